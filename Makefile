@@ -1,0 +1,60 @@
+# Tirage — the single entry point for building, testing and benchmarking.
+# `make test` and `make run` set up a fresh Debian machine by themselves.
+
+GO      ?= go
+BIN     := bin
+GOFLAGS ?=
+export GOTOOLCHAIN := local
+
+.PHONY: all build deps test test-long bench fuzz lint generate generate-check run vuln clean
+
+all: build
+
+## build: the three programs into bin/
+build:
+	$(GO) build -o $(BIN)/ ./cmd/rngd ./cmd/rngctl ./cmd/rngverify
+
+## deps: Debian packages the tests use (apt-get; skipped when present)
+deps:
+	bash scripts/deps.sh
+
+## test: unit, integration (SoftHSM2, swtpm, MariaDB + Trillian) and short statistical tests, with -race
+test: deps
+	bash scripts/test.sh
+
+## test-long: the long statistical tests (CI runs them too)
+test-long: deps
+	TIRAGE_LONG_TESTS=1 bash scripts/test.sh -run 'Long' 
+
+## bench: benchmarks; figures into docs/BENCHMARKS.md
+bench: deps build
+	bash scripts/bench.sh
+
+## fuzz: every fuzz target for a short run (FUZZTIME, default 10s)
+fuzz:
+	bash scripts/fuzz.sh
+
+## lint: gofmt, go vet, staticcheck
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$')); if [ -n "$$out" ]; then echo "gofmt: $$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
+## vuln: govulncheck over the module
+vuln:
+	$(GO) tool govulncheck ./...
+
+## generate: protobuf and gRPC code (Debian's protoc, plugins pinned in go.mod)
+generate: deps
+	bash scripts/generate.sh
+
+## generate-check: fail if generated code drifts from its sources
+generate-check: generate
+	@git diff --exit-code -- '*.pb.go' || { echo "generated code drifted: run make generate and commit"; exit 1; }
+
+## run: the daemon on its embedded dev defaults, then a demo client
+run: deps build
+	bash scripts/run.sh
+
+clean:
+	rm -rf $(BIN)

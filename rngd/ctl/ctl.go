@@ -1,0 +1,81 @@
+// Package ctl is rngctl, the operator's and auditor's command line.
+//
+// Each group of subcommands lives in its own file and registers itself in
+// commands (keys, entropy, emission, qod, state, promo, log …). Run
+// dispatches on the first argument. Exit codes: 0 success, 1 the operation
+// failed (one line on stderr says why), 2 usage error.
+package ctl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Env is what a subcommand may touch: its arguments and the standard streams.
+// Secrets (PINs, passphrases) are read from files or file descriptors named by
+// flags, or from Stdin at a prompt — never from a flag's value.
+type Env struct {
+	Args   []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// Command is one rngctl subcommand group.
+type Command struct {
+	Summary string
+	Run     func(ctx context.Context, env Env) int
+}
+
+// commands is filled by init functions of the files of this package.
+var commands = map[string]Command{}
+
+func register(name string, c Command) {
+	if _, dup := commands[name]; dup {
+		panic("rngctl: command registered twice: " + name)
+	}
+	commands[name] = c
+}
+
+// Exit codes.
+const (
+	ExitOK    = 0
+	ExitFail  = 1
+	ExitUsage = 2
+)
+
+// Run runs rngctl with args (without the program name) and returns the exit code.
+func Run(ctx context.Context, env Env) int {
+	if len(env.Args) == 0 || env.Args[0] == "-h" || env.Args[0] == "--help" || env.Args[0] == "help" {
+		usage(env.Stderr)
+		if len(env.Args) == 0 {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	c, ok := commands[env.Args[0]]
+	if !ok {
+		fmt.Fprintf(env.Stderr, "rngctl: unknown command %q (rngctl help lists them)\n", env.Args[0])
+		return ExitUsage
+	}
+	sub := env
+	sub.Args = env.Args[1:]
+	return c.Run(ctx, sub)
+}
+
+func usage(w io.Writer) {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("usage: rngctl COMMAND [ARGS]\n\ncommands:\n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-12s %s\n", n, commands[n].Summary)
+	}
+	io.WriteString(w, b.String())
+}
