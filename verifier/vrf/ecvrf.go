@@ -1,0 +1,440 @@
+package vrf
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+
+	"filippo.io/bigmod"
+	"filippo.io/nistec"
+	"github.com/cloudflare/circl/group"
+)
+
+// ECVRF parameters of the P-256 suites (RFC 9381 §5.5).
+const (
+	ptLen      = 33 // point_to_string: SEC 1 compressed
+	cLen       = 16 // challenge length
+	qLen       = 32 // scalar length
+	ecProofLen = ptLen + cLen + qLen
+
+	// h2cSuiteID is the RFC 9380 suite of ECVRF-P256-SHA256-SSWU (§5.5).
+	h2cSuiteID = "P256_XMD:SHA-256_SSWU_NU_"
+)
+
+// Domain separators of RFC 9381 §5.
+const (
+	encodeTAIFront   = 0x01 // §5.4.1.1
+	challengeFront   = 0x02 // §5.4.3
+	proofToHashFront = 0x03 // §5.2
+	back             = 0x00
+)
+
+// orderP256 is q, the order of the P-256 base point.
+var orderP256 = []byte{
+	0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xbc, 0xe6, 0xfa, 0xad, 0xa7, 0x17, 0x9e, 0x84,
+	0xf3, 0xb9, 0xca, 0xc2, 0xfc, 0x63, 0x25, 0x51,
+}
+
+var scalarQ = func() *bigmod.Modulus {
+	m, err := bigmod.NewModulus(orderP256)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}()
+
+func suiteString(s Suite) byte {
+	if s == SuiteP256SSWU {
+		return 0x02
+	}
+	return 0x01 // ECVRF-P256-SHA256-TAI and RSA-FDH-VRF-SHA256
+}
+
+type ecPublicKey struct {
+	enc [ptLen]byte // PK_string
+	y   *nistec.P256Point
+}
+
+// parseECPublicKey is ECVRF_validate_key (RFC 9381 §5.4.5).
+func parseECPublicKey(b []byte) (*ecPublicKey, error) {
+	// 1. Y = string_to_point(PK_string)
+	y, err := stringToPoint(b)
+	// 2. If Y is "INVALID", output "INVALID" and stop.
+	if err != nil {
+		return nil, fmt.Errorf("vrf: public key: %w", err)
+	}
+	// 3. If cofactor*Y is the identity element, output "INVALID" and stop.
+	// (The cofactor of P-256 is 1, and stringToPoint never yields the identity.)
+	k := &ecPublicKey{y: y}
+	copy(k.enc[:], b)
+	return k, nil
+}
+
+// stringToPoint is string_to_point of RFC 9381 §5.5: a canonical SEC 1
+// compressed encoding of a point other than the identity.
+func stringToPoint(b []byte) (*nistec.P256Point, error) {
+	if len(b) != ptLen {
+		if len(b) == 65 && b[0] == 4 {
+			return nil, errors.New("uncompressed point, want 33-byte compressed")
+		}
+		return nil, fmt.Errorf("point has %d bytes, want 33 (compressed)", len(b))
+	}
+	if b[0] != 2 && b[0] != 3 {
+		return nil, fmt.Errorf("point prefix %#02x, want 0x02 or 0x03", b[0])
+	}
+	// nistec rejects x ≥ p and x with no square root; 33 bytes cannot encode
+	// the identity.
+	p, err := nistec.NewP256Point().SetBytes(b)
+	if err != nil {
+		return nil, errors.New("not a point on P-256")
+	}
+	return p, nil
+}
+
+type ecPrivateKey struct {
+	x         [qLen]byte // SK, big-endian; equals the secret scalar x
+	xn        *bigmod.Nat
+	destroyed bool
+}
+
+func newECPrivateKey(s Suite, raw []byte) (*PrivateKey, error) {
+	if len(raw) != qLen {
+		return nil, fmt.Errorf("vrf: P-256 private key has %d bytes, want 32", len(raw))
+	}
+	xn, err := bigmod.NewNat().SetBytes(raw, scalarQ)
+	if err != nil || xn.IsZero() == 1 {
+		return nil, errors.New("vrf: P-256 private key is not in [1, q-1]")
+	}
+	sk := &ecPrivateKey{xn: xn}
+	copy(sk.x[:], raw)
+	// Y = x*B
+	y, err := nistec.NewP256Point().ScalarBaseMult(sk.x[:])
+	if err != nil {
+		return nil, fmt.Errorf("vrf: P-256 private key: %w", err)
+	}
+	pk := &ecPublicKey{y: y}
+	copy(pk.enc[:], y.BytesCompressed())
+	return &PrivateKey{suite: s, pub: &PublicKey{suite: s, ec: pk}, ec: sk}, nil
+}
+
+func generateECKey(s Suite, rand io.Reader) (*PrivateKey, error) {
+	// Rejection sampling of a uniform scalar in [1, q-1]; the probability
+	// of a rejection is about 2⁻³².
+	var b [qLen]byte
+	defer clear(b[:])
+	for range 64 {
+		if _, err := io.ReadFull(rand, b[:]); err != nil {
+			return nil, fmt.Errorf("vrf: couldn't read randomness: %w", err)
+		}
+		if sk, err := newECPrivateKey(s, b[:]); err == nil {
+			return sk, nil
+		}
+	}
+	return nil, errors.New("vrf: randomness source keeps returning invalid scalars")
+}
+
+func (sk *ecPrivateKey) destroy() {
+	clear(sk.x[:])
+	if sk.xn != nil {
+		clear(sk.xn.Bits())
+	}
+	sk.destroyed = true
+}
+
+// encodeToCurve is ECVRF_encode_to_curve (RFC 9381 §5.4.1) with
+// encode_to_curve_salt = PK_string (§5.5). It returns H and, for TAI, the
+// counter that succeeded.
+func encodeToCurve(s Suite, pk []byte, alpha []byte) (*nistec.P256Point, int, error) {
+	if s == SuiteP256SSWU {
+		return encodeToCurveH2C(pk, alpha)
+	}
+	return encodeToCurveTAI(pk, alpha)
+}
+
+var h2cDST = []byte("ECVRF_" + h2cSuiteID + "\x02")
+
+// encodeToCurveH2C is ECVRF_encode_to_curve_h2c_suite (§5.4.1.2).
+func encodeToCurveH2C(salt, alpha []byte) (*nistec.P256Point, int, error) {
+	// 1. string_to_be_hashed = encode_to_curve_salt || alpha_string
+	msg := make([]byte, 0, len(salt)+len(alpha))
+	msg = append(append(msg, salt...), alpha...)
+	// 2. H = encode(string_to_be_hashed), RFC 9380 encode_to_curve with
+	//    DST = "ECVRF_" || h2c_suite_ID_string || suite_string.
+	e := group.P256.HashToElementNonUniform(msg, h2cDST)
+	enc, err := e.MarshalBinary()
+	if err != nil {
+		return nil, 0, fmt.Errorf("vrf: encode_to_curve: %w", err)
+	}
+	h, err := nistec.NewP256Point().SetBytes(enc)
+	if err != nil {
+		return nil, 0, fmt.Errorf("vrf: encode_to_curve: %w", err)
+	}
+	// 3. Output H
+	return h, 0, nil
+}
+
+// encodeToCurveTAI is ECVRF_encode_to_curve_try_and_increment (§5.4.1.1).
+func encodeToCurveTAI(salt, alpha []byte) (*nistec.P256Point, int, error) {
+	// 1. ctr = 0
+	// 2. encode_to_curve_domain_separator_front = 0x01
+	// 3. encode_to_curve_domain_separator_back = 0x00
+	// 4. H = "INVALID"
+	// 5. While H is "INVALID" or H is the identity element of the group:
+	var buf [ptLen]byte
+	buf[0] = 0x02
+	for ctr := 0; ctr < 256; ctr++ {
+		// A. ctr_string = int_to_string(ctr, 1)
+		// B. hash_string = Hash(suite_string || front || salt || alpha || ctr_string || back)
+		h := sha256.New()
+		h.Write([]byte{0x01, encodeTAIFront})
+		h.Write(salt)
+		h.Write(alpha)
+		h.Write([]byte{byte(ctr), back})
+		// C. H = interpret_hash_value_as_a_point(hash_string): string_to_point(0x02 || hash_string)
+		h.Sum(buf[1:1])
+		if p, err := nistec.NewP256Point().SetBytes(buf[:]); err == nil {
+			// D. (cofactor 1) 6. Output H
+			return p, ctr, nil
+		}
+		// E. ctr = ctr + 1
+	}
+	return nil, 0, errors.New("vrf: try_and_increment found no point")
+}
+
+// nonceRFC6979 is ECVRF_nonce_generation_RFC6979 (RFC 9381 §5.4.2.1): RFC
+// 6979 §3.2 with m = h_string, Hash = SHA-256 and qlen = hlen = 256.
+func nonceRFC6979(x *[qLen]byte, hString []byte) *bigmod.Nat {
+	// a. h1 = H(m)
+	h1 := sha256.Sum256(hString)
+	// bits2octets(h1) = int2octets(bits2int(h1) mod q); qlen = hlen so no shift.
+	z, _ := bigmod.NewNat().SetOverflowingBytes(h1[:], scalarQ)
+	hOct := z.Bytes(scalarQ)
+	// b. V = 0x01 0x01 ... ; c. K = 0x00 0x00 ...
+	var v, k [sha256.Size]byte
+	for i := range v {
+		v[i] = 0x01
+	}
+	mac := func(key []byte, parts ...[]byte) [sha256.Size]byte {
+		m := hmac.New(sha256.New, key)
+		for _, p := range parts {
+			m.Write(p)
+		}
+		var out [sha256.Size]byte
+		m.Sum(out[:0])
+		return out
+	}
+	// d. K = HMAC_K(V || 0x00 || int2octets(x) || bits2octets(h1))
+	k = mac(k[:], v[:], []byte{0x00}, x[:], hOct)
+	// e. V = HMAC_K(V)
+	v = mac(k[:], v[:])
+	// f. K = HMAC_K(V || 0x01 || int2octets(x) || bits2octets(h1))
+	k = mac(k[:], v[:], []byte{0x01}, x[:], hOct)
+	// g. V = HMAC_K(V)
+	v = mac(k[:], v[:])
+	defer clear(k[:])
+	defer clear(v[:])
+	// h. Loop until k is in [1, q-1].
+	for {
+		// 1.-2. T = V = HMAC_K(V), tlen = qlen
+		v = mac(k[:], v[:])
+		// 3. k = bits2int(T)
+		kn, err := bigmod.NewNat().SetBytes(v[:], scalarQ)
+		if err == nil && kn.IsZero() == 0 {
+			return kn
+		}
+		// K = HMAC_K(V || 0x00); V = HMAC_K(V)
+		k = mac(k[:], v[:], []byte{0x00})
+		v = mac(k[:], v[:])
+	}
+}
+
+// challenge is ECVRF_challenge_generation (§5.4.3) over the encoded points.
+// It returns c_string, cLen bytes.
+func challenge(s Suite, p1, p2, p3, p4, p5 []byte) [cLen]byte {
+	// 1. challenge_generation_domain_separator_front = 0x02
+	// 2. Initialize str = suite_string || front
+	// 3. for PJ in [P1, P2, P3, P4, P5]: str = str || point_to_string(PJ)
+	// 4. challenge_generation_domain_separator_back = 0x00
+	// 5. str = str || back
+	h := sha256.New()
+	h.Write([]byte{suiteString(s), challengeFront})
+	for _, p := range [][]byte{p1, p2, p3, p4, p5} {
+		h.Write(p)
+	}
+	h.Write([]byte{back})
+	// 6. c_string = Hash(str)
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	// 7. truncated_c_string = c_string[0]...c_string[cLen-1]
+	var c [cLen]byte
+	copy(c[:], sum[:cLen])
+	// 8. c = string_to_int(truncated_c_string): the caller's business.
+	return c
+}
+
+// ecProveTrace holds the intermediate values of one proof, for tests.
+type ecProveTrace struct {
+	h, u, v []byte
+	k       []byte
+	ctr     int
+}
+
+func (sk *ecPrivateKey) prove(s Suite, pk *ecPublicKey, alpha []byte) ([]byte, error) {
+	pi, _, err := sk.proveTrace(s, pk, alpha)
+	return pi, err
+}
+
+// proveTrace is ECVRF_prove (RFC 9381 §5.1).
+func (sk *ecPrivateKey) proveTrace(s Suite, pk *ecPublicKey, alpha []byte) ([]byte, *ecProveTrace, error) {
+	// 1. Use SK to derive the VRF secret scalar x and the VRF public key Y = x*B
+	//    (done by newECPrivateKey).
+	// 2. encode_to_curve_salt = PK_string.
+	// 3. H = ECVRF_encode_to_curve(encode_to_curve_salt, alpha_string)
+	h, ctr, err := encodeToCurve(s, pk.enc[:], alpha)
+	if err != nil {
+		return nil, nil, err
+	}
+	// 4. h_string = point_to_string(H)
+	hString := h.BytesCompressed()
+	// 5. Gamma = x*H
+	gamma, err := nistec.NewP256Point().ScalarMult(h, sk.x[:])
+	if err != nil {
+		return nil, nil, fmt.Errorf("vrf: Gamma: %w", err)
+	}
+	gammaString := gamma.BytesCompressed()
+	// 6. k = ECVRF_nonce_generation(SK, h_string)
+	k := nonceRFC6979(&sk.x, hString)
+	kBytes := k.Bytes(scalarQ)
+	defer clear(kBytes)
+	// 7. c = ECVRF_challenge_generation(Y, H, Gamma, k*B, k*H)
+	kB, err := nistec.NewP256Point().ScalarBaseMult(kBytes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("vrf: k*B: %w", err)
+	}
+	kH, err := nistec.NewP256Point().ScalarMult(h, kBytes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("vrf: k*H: %w", err)
+	}
+	u, v := kB.BytesCompressed(), kH.BytesCompressed()
+	c := challenge(s, pk.enc[:], hString, gammaString, u, v)
+	// 8. s = (k + c*x) mod q, in constant time.
+	var cFull [qLen]byte
+	copy(cFull[qLen-cLen:], c[:])
+	cn, err := bigmod.NewNat().SetBytes(cFull[:], scalarQ)
+	if err != nil {
+		return nil, nil, err // c < 2^128 < q
+	}
+	sn := cn.Mul(sk.xn, scalarQ).Add(k, scalarQ)
+	// 9. pi_string = point_to_string(Gamma) || int_to_string(c, cLen) || int_to_string(s, qLen)
+	pi := make([]byte, 0, ecProofLen)
+	pi = append(pi, gammaString...)
+	pi = append(pi, c[:]...)
+	pi = append(pi, sn.Bytes(scalarQ)...)
+	clear(k.Bits())
+	// 10. Output pi_string
+	tr := &ecProveTrace{h: hString, u: u, v: v, k: append([]byte(nil), kBytes...), ctr: ctr}
+	return pi, tr, nil
+}
+
+// ecProof is a decoded proof (Gamma, c, s).
+type ecProof struct {
+	gamma       *nistec.P256Point
+	gammaString []byte
+	c           [qLen]byte // left-padded to a full scalar
+	s           []byte
+}
+
+// decodeProof is ECVRF_decode_proof (RFC 9381 §5.4.4).
+func decodeProof(pi []byte) (*ecProof, error) {
+	if len(pi) != ecProofLen {
+		return nil, invalid("proof has %d bytes, want %d", len(pi), ecProofLen)
+	}
+	// 1. let gamma_string = pi_string[0]...pi_string[ptLen-1]
+	// 2. let c_string = pi_string[ptLen]...pi_string[ptLen+cLen-1]
+	// 3. let s_string = pi_string[ptLen+cLen]...pi_string[ptLen+cLen+qLen-1]
+	d := &ecProof{gammaString: pi[:ptLen], s: pi[ptLen+cLen:]}
+	// 4. Gamma = string_to_point(gamma_string)
+	g, err := stringToPoint(d.gammaString)
+	// 5. if Gamma = "INVALID" output "INVALID" and stop.
+	if err != nil {
+		return nil, invalid("Gamma is not a valid compressed point (%v)", err)
+	}
+	d.gamma = g
+	// 6. c = string_to_int(c_string)
+	copy(d.c[qLen-cLen:], pi[ptLen:ptLen+cLen])
+	// 7. s = string_to_int(s_string)
+	// 8. if s ≥ q, output "INVALID" and stop.
+	if _, err := bigmod.NewNat().SetBytes(d.s, scalarQ); err != nil {
+		return nil, invalid("s is not reduced mod q")
+	}
+	// 9. Output Gamma, c, and s
+	return d, nil
+}
+
+// ecProofToHash is ECVRF_proof_to_hash (§5.2) after decoding; with cofactor
+// 1 and a canonical Gamma, point_to_string(cofactor*Gamma) = gamma_string.
+func ecProofToHash(s Suite, gammaString []byte) []byte {
+	// 4. proof_to_hash_domain_separator_front = 0x03
+	// 5. proof_to_hash_domain_separator_back = 0x00
+	// 6. beta_string = Hash(suite_string || front || point_to_string(cofactor * Gamma) || back)
+	h := sha256.New()
+	h.Write([]byte{suiteString(s), proofToHashFront})
+	h.Write(gammaString)
+	h.Write([]byte{back})
+	return h.Sum(nil)
+}
+
+// verifyEC is ECVRF_verify (RFC 9381 §5.3).
+func verifyEC(s Suite, pk *ecPublicKey, alpha, pi []byte) ([]byte, error) {
+	// 1.-3. Y = string_to_point(PK_string), validated by ParsePublicKey.
+	y := pk.y
+	// 4. D = ECVRF_decode_proof(pi_string)
+	// 5. If D is "INVALID", output "INVALID" and stop
+	d, err := decodeProof(pi)
+	if err != nil {
+		return nil, err
+	}
+	// 6. (Gamma, c, s) = D
+	// 7. H = ECVRF_encode_to_curve(encode_to_curve_salt, alpha_string)
+	h, _, err := encodeToCurve(s, pk.enc[:], alpha)
+	if err != nil {
+		return nil, err
+	}
+	// -c mod q, public.
+	cn, err := bigmod.NewNat().SetBytes(d.c[:], scalarQ)
+	if err != nil {
+		return nil, err
+	}
+	negC := bigmod.NewNat().ExpandFor(scalarQ).Sub(cn, scalarQ).Bytes(scalarQ)
+	// 8. U = s*B - c*Y
+	u, err := nistec.NewP256Point().ScalarBaseMult(d.s)
+	if err != nil {
+		return nil, err
+	}
+	t, err := nistec.NewP256Point().ScalarMult(y, negC)
+	if err != nil {
+		return nil, err
+	}
+	u.Add(u, t)
+	// 9. V = s*H - c*Gamma
+	v, err := nistec.NewP256Point().ScalarMult(h, d.s)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := t.ScalarMult(d.gamma, negC); err != nil {
+		return nil, err
+	}
+	v.Add(v, t)
+	// 10. c' = ECVRF_challenge_generation(Y, H, Gamma, U, V)
+	c2 := challenge(s, pk.enc[:], h.BytesCompressed(), d.gammaString, u.BytesCompressed(), v.BytesCompressed())
+	// 11. If c and c' are equal, output ("VALID", ECVRF_proof_to_hash(pi_string)).
+	if subtle.ConstantTimeCompare(c2[:], d.c[qLen-cLen:]) != 1 {
+		return nil, invalid("proof does not verify under this key")
+	}
+	return ecProofToHash(s, d.gammaString), nil
+}
