@@ -1,0 +1,414 @@
+package promo
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// Certificate is everything needed to re-check one promotion draw offline:
+// the two log records with their inclusion proofs, a signed checkpoint they
+// are included in, the keys, and each pick's inclusion proof in the entrant
+// tree. It is JSON (indented, as CertificateJSON writes it); its fingerprint
+// is the SHA-256 of the file's bytes (Fingerprint), printed on the
+// procès-verbal with a QR code.
+//
+// A certificate carries its own keys for convenience; a verifier should pin
+// them (Anchors) to the keys announced by the operator — the keys'
+// fingerprints are printed on the procès-verbal and in the log.
+type Certificate struct {
+	V            int          `json:"v"` // 1
+	Draw         string       `json:"draw"`
+	Title        string       `json:"title,omitempty"`
+	Prize        string       `json:"prize,omitempty"`
+	RulesHash    string       `json:"rules_sha256"`
+	Freeze       LoggedRecord `json:"freeze"`
+	DrawRecord   LoggedRecord `json:"draw_record"`
+	Checkpoint   string       `json:"checkpoint"` // signed note (c2sp.org/tlog-checkpoint)
+	LogKeys      []string     `json:"log_keys"`   // signed-note verifier keys of the log
+	VRFSuite     string       `json:"vrf_suite"`
+	VRFPublicKey string       `json:"vrf_public_key"` // hex
+	Picks        []PickProof  `json:"picks"`
+}
+
+// LoggedRecord is a log leaf with its index and inclusion proof in the checkpoint.
+type LoggedRecord struct {
+	Index  uint64   `json:"index"`
+	Record string   `json:"record"` // the leaf bytes (canonical JSON, as a string)
+	Proof  []string `json:"proof"`  // RFC 6962 audit path, hex
+}
+
+// PickProof proves a pick's leaf is entrant Index of the frozen tree.
+type PickProof struct {
+	Rank      int      `json:"rank"`
+	Index     uint64   `json:"index"`
+	Leaf      string   `json:"leaf"`
+	Pseudonym string   `json:"pseudonym"`
+	Proof     []string `json:"proof"`
+}
+
+// CertificateJSON encodes a certificate as its file bytes.
+func CertificateJSON(c *Certificate) []byte {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		panic("promo: certificate encoding: " + err.Error())
+	}
+	return append(b, '\n')
+}
+
+// Fingerprint is the certificate's fingerprint: hex SHA-256 of its bytes.
+func Fingerprint(certFile []byte) string {
+	h := sha256.Sum256(certFile)
+	return hex.EncodeToString(h[:])
+}
+
+// ProofHex encodes an audit path.
+func ProofHex(p []tlog.Hash) []string {
+	out := make([]string, len(p))
+	for i, h := range p {
+		out[i] = hex.EncodeToString(h[:])
+	}
+	return out
+}
+
+// Names of the checks Verify runs, in order. A failure is a *CheckError
+// naming one of them.
+const (
+	CheckFormat          = "certificate-format"
+	CheckKeys            = "pinned-keys"
+	CheckCheckpoint      = "checkpoint-signature"
+	CheckFreezeRecord    = "freeze-record"
+	CheckFreezeInclusion = "freeze-inclusion"
+	CheckDrawRecord      = "draw-record"
+	CheckDrawInclusion   = "draw-inclusion"
+	CheckRules           = "rules-hash"
+	CheckLink            = "freeze-draw-link"
+	CheckCommitment      = "commitment"
+	CheckShare           = "bailiff-share"
+	CheckVRF             = "vrf-proof"
+	CheckPicks           = "ranked-picks"
+	CheckPickInclusion   = "pick-inclusion"
+	CheckEntrantList     = "entrant-list"
+	CheckEntrantRoot     = "entrant-root"
+)
+
+// CheckError says which check failed and why. Errors from a certificate that
+// does not verify are always *CheckError.
+type CheckError struct {
+	Check string
+	Err   error
+}
+
+func (e *CheckError) Error() string { return e.Check + ": " + e.Err.Error() }
+func (e *CheckError) Unwrap() error { return e.Err }
+
+func fail(check, format string, args ...any) error {
+	return &CheckError{Check: check, Err: fmt.Errorf(format, args...)}
+}
+
+// Anchors are what the verifier trusts, obtained independently of the certificate.
+type Anchors struct {
+	// LogKeys pins the log's signed-note verifier keys (empty: trust the
+	// certificate's, and report their fingerprints).
+	LogKeys []string
+	// VRFPublicKey pins the VRF key (hex; empty: trust the certificate's).
+	VRFPublicKey string
+	// Rules is the rules file; if set its hash must match.
+	Rules []byte
+	// Reserves, if ≥ 0, is the number of reserves the rules require; -1 skips the check.
+	Reserves int
+}
+
+// Verified is what a successful verification established.
+type Verified struct {
+	Draw       string
+	Count      uint64
+	Withheld   uint64
+	Days       []string
+	FrozenAt   string
+	DrawnAt    string
+	Share      string
+	Beacon     *BeaconValue
+	Picks      []PickProof
+	Accounts   []string // the picks' accounts, in rank order (only with the entrant list)
+	TreeSize   uint64   // the checkpoint's tree size
+	LogOrigin  string
+	LogKeys    []string
+	VRFKey     string // hex
+	RulesHash  string
+	Freeze     *FreezeRecord
+	DrawRecord *DrawRecord
+}
+
+// Verify checks a certificate file offline. With list == nil it runs the
+// public checks: checkpoint signature, both records' inclusion, the
+// freeze/draw link and commitment, α and the VRF proof, the ranked picks from
+// β, each pick's inclusion in the entrant root. With the bailiff's entrant
+// list it also checks that the list is canonical and hashes to the frozen
+// root and count, and names the picked accounts.
+func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
+	var c Certificate
+	dec := json.NewDecoder(bytes.NewReader(certFile))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, fail(CheckFormat, "not a certificate: %w", err)
+	}
+	if c.V != 1 {
+		return nil, fail(CheckFormat, "unsupported version %d", c.V)
+	}
+	v := &Verified{Draw: c.Draw, Picks: c.Picks, RulesHash: c.RulesHash}
+
+	// Keys: pinned ones must be the certificate's.
+	logKeys := c.LogKeys
+	if len(a.LogKeys) > 0 {
+		logKeys = a.LogKeys
+	}
+	vrfKey := c.VRFPublicKey
+	if a.VRFPublicKey != "" {
+		if !strings.EqualFold(a.VRFPublicKey, c.VRFPublicKey) {
+			return nil, fail(CheckKeys, "the certificate's VRF key is not the pinned one")
+		}
+		vrfKey = strings.ToLower(a.VRFPublicKey)
+	}
+	v.LogKeys, v.VRFKey = logKeys, vrfKey
+
+	// 1. The checkpoint is signed by a log key.
+	var verifiers []note.Verifier
+	for _, k := range logKeys {
+		if nv, err := note.NewVerifier(k); err == nil {
+			verifiers = append(verifiers, nv)
+		}
+	}
+	if len(verifiers) == 0 {
+		return nil, fail(CheckCheckpoint, "no usable Ed25519 log key")
+	}
+	n, err := note.Open([]byte(c.Checkpoint), note.VerifierList(verifiers...))
+	if err != nil {
+		return nil, fail(CheckCheckpoint, "%w", err)
+	}
+	origin, tree, err := parseCheckpoint(n.Text)
+	if err != nil {
+		return nil, fail(CheckCheckpoint, "%w", err)
+	}
+	v.TreeSize, v.LogOrigin = uint64(tree.N), origin
+
+	// 2. Both records are in the checkpoint's tree.
+	f, err := ParseFreeze([]byte(c.Freeze.Record))
+	if err != nil {
+		return nil, fail(CheckFreezeRecord, "%w", err)
+	}
+	if err := checkInclusion(tree, c.Freeze); err != nil {
+		return nil, fail(CheckFreezeInclusion, "%w", err)
+	}
+	d, err := ParseDraw([]byte(c.DrawRecord.Record))
+	if err != nil {
+		return nil, fail(CheckDrawRecord, "%w", err)
+	}
+	if err := checkInclusion(tree, c.DrawRecord); err != nil {
+		return nil, fail(CheckDrawInclusion, "%w", err)
+	}
+	v.Freeze, v.DrawRecord = f, d
+	v.Count, v.Withheld, v.Days, v.FrozenAt, v.DrawnAt, v.Share, v.Beacon = f.Count, f.Withheld, f.Days, f.FrozenAt, d.DrawnAt, d.Share, d.Beacon
+
+	// 3. The rules file, if given, is the frozen one.
+	if f.RulesHash != c.RulesHash {
+		return nil, fail(CheckRules, "certificate says rules %s, the freeze record %s", c.RulesHash, f.RulesHash)
+	}
+	if a.Rules != nil {
+		if h := RulesHash(a.Rules); hex.EncodeToString(h[:]) != f.RulesHash {
+			return nil, fail(CheckRules, "the rules file hashes to %x, the freeze record says %s", h, f.RulesHash)
+		}
+	}
+
+	// 4. The draw record is the draw of this freeze, logged after it.
+	fl := tlog.RecordHash([]byte(c.Freeze.Record))
+	switch {
+	case d.Draw != f.Draw || c.Draw != f.Draw:
+		return nil, fail(CheckLink, "draw ids differ: certificate %q, freeze %q, draw %q", c.Draw, f.Draw, d.Draw)
+	case d.FreezeLeaf != hex.EncodeToString(fl[:]) || d.FreezeIndex != c.Freeze.Index:
+		return nil, fail(CheckLink, "the draw record does not name this freeze record")
+	case d.Root != f.Root || d.Count != f.Count || d.Commitment != f.Commitment:
+		return nil, fail(CheckLink, "the draw record's root, count or commitment differ from the freeze")
+	case c.DrawRecord.Index <= c.Freeze.Index:
+		return nil, fail(CheckLink, "the draw record (index %d) was not logged after the freeze (index %d)", c.DrawRecord.Index, c.Freeze.Index)
+	}
+
+	// 5. r opens the commitment H(r).
+	var r, root, cm [32]byte
+	hex.Decode(r[:], []byte(d.R))
+	hex.Decode(root[:], []byte(f.Root))
+	hex.Decode(cm[:], []byte(f.Commitment))
+	if Commit(r) != cm {
+		return nil, fail(CheckCommitment, "the revealed r does not open the commitment logged at the freeze")
+	}
+	if _, err := ParseShare(d.Share); err != nil {
+		return nil, fail(CheckShare, "%w", err)
+	}
+
+	// 6. π is the VRF proof for α under the key; β follows from it.
+	suite, err := vrf.ParseSuite(d.Suite)
+	if err != nil {
+		return nil, fail(CheckVRF, "%w", err)
+	}
+	if d.PublicKey != vrfKey || d.Suite != c.VRFSuite {
+		return nil, fail(CheckVRF, "the draw record's VRF key is not the certificate's key")
+	}
+	kb, _ := hex.DecodeString(vrfKey)
+	pk, err := vrf.ParsePublicKey(suite, kb)
+	if err != nil {
+		return nil, fail(CheckVRF, "%w", err)
+	}
+	proof, _ := hex.DecodeString(d.Proof)
+	alpha := Alpha(AlphaInput{Draw: f.Draw, Root: root, Count: f.Count, Commitment: cm, R: r, Share: d.Share, Beacon: d.Beacon})
+	beta, err := vrf.Verify(pk, alpha, proof)
+	if err != nil {
+		return nil, fail(CheckVRF, "%w", err)
+	}
+	if hex.EncodeToString(beta) != d.Beta {
+		return nil, fail(CheckVRF, "β in the record is not the proof's output")
+	}
+
+	// 7. The picks are RankedSample(β) and each leaf is in the entrant tree.
+	reserves := len(d.Winners) - 1
+	if a.Reserves >= 0 {
+		reserves = a.Reserves
+	}
+	idx, err := Picks(beta, reserves, f.Count)
+	if err != nil {
+		return nil, fail(CheckPicks, "%w", err)
+	}
+	if len(idx) != len(d.Winners) || len(c.Picks) != len(d.Winners) {
+		return nil, fail(CheckPicks, "%d picks recorded, %d certified, %d expected", len(d.Winners), len(c.Picks), len(idx))
+	}
+	for i, x := range idx {
+		w, p := d.Winners[i], c.Picks[i]
+		if w.Index != uint64(x) || p.Index != w.Index || p.Rank != w.Rank || p.Leaf != w.Leaf {
+			return nil, fail(CheckPicks, "rank %d: β picks entrant %d, the records say %d", i+1, x, w.Index)
+		}
+		var leaf tlog.Hash
+		hex.Decode(leaf[:], []byte(p.Leaf))
+		if p.Pseudonym != Pseudonym(leaf) {
+			return nil, fail(CheckPicks, "rank %d: pseudonym %q is not that of leaf %s", i+1, p.Pseudonym, p.Leaf)
+		}
+		proof, err := parseProof(p.Proof)
+		if err == nil {
+			err = tlog.CheckRecord(proof, int64(f.Count), root, int64(p.Index), leaf)
+		}
+		if err != nil {
+			return nil, fail(CheckPickInclusion, "rank %d: %w", i+1, err)
+		}
+	}
+
+	// 8. The bailiff's path: the list is the frozen one.
+	if list != nil {
+		if list.Draw != f.Draw {
+			return nil, fail(CheckEntrantList, "the list is for draw %q, not %q", list.Draw, f.Draw)
+		}
+		t, err := list.Tree()
+		if err != nil {
+			return nil, fail(CheckEntrantList, "%w", err)
+		}
+		if uint64(t.Size()) != f.Count {
+			return nil, fail(CheckEntrantRoot, "the list holds %d entrants, %d were frozen", t.Size(), f.Count)
+		}
+		if t.Root() != root {
+			return nil, fail(CheckEntrantRoot, "the list does not hash to the frozen root")
+		}
+		for _, p := range c.Picks {
+			v.Accounts = append(v.Accounts, list.Accounts[p.Index])
+		}
+	}
+	return v, nil
+}
+
+func checkInclusion(tree tlog.Tree, r LoggedRecord) error {
+	proof, err := parseProof(r.Proof)
+	if err != nil {
+		return err
+	}
+	if r.Index >= uint64(tree.N) {
+		return fmt.Errorf("index %d not below the checkpoint's size %d", r.Index, tree.N)
+	}
+	return tlog.CheckRecord(proof, tree.N, tree.Hash, int64(r.Index), tlog.RecordHash([]byte(r.Record)))
+}
+
+func parseProof(p []string) (tlog.RecordProof, error) {
+	out := make(tlog.RecordProof, len(p))
+	for i, s := range p {
+		b, err := hex.DecodeString(s)
+		if err != nil || len(b) != tlog.HashSize {
+			return nil, fmt.Errorf("proof hash %d is not 32 bytes of hex", i)
+		}
+		copy(out[i][:], b)
+	}
+	return out, nil
+}
+
+// parseCheckpoint reads the body of a c2sp.org/tlog-checkpoint: origin, size, base64 root.
+func parseCheckpoint(text string) (string, tlog.Tree, error) {
+	lines := strings.SplitN(text, "\n", 4)
+	if len(lines) < 4 || lines[0] == "" {
+		return "", tlog.Tree{}, errors.New("malformed checkpoint text")
+	}
+	n, err := strconv.ParseInt(lines[1], 10, 64)
+	if err != nil || n < 0 || strconv.FormatInt(n, 10) != lines[1] {
+		return "", tlog.Tree{}, fmt.Errorf("malformed checkpoint size %q", clip(lines[1]))
+	}
+	h, err := base64.StdEncoding.Strict().DecodeString(lines[2])
+	if err != nil || len(h) != tlog.HashSize {
+		return "", tlog.Tree{}, errors.New("malformed checkpoint root hash")
+	}
+	var t tlog.Tree
+	t.N = n
+	copy(t.Hash[:], h)
+	return lines[0], t, nil
+}
+
+// CertificateInput is what the appliance gathers to certify a draw.
+type CertificateInput struct {
+	Title, Prize      string
+	Freeze, Draw      []byte // the two log leaves
+	FreezeIndex       uint64
+	DrawIndex         uint64
+	FreezeProof       tlog.RecordProof // both in the tree of Checkpoint
+	DrawProof         tlog.RecordProof
+	Checkpoint        []byte // signed note
+	LogKeys           []string
+	Tree              *EntrantTree // the frozen entrant tree, for the picks' proofs
+	DrawRecord        *DrawRecord
+	FreezeRecordRules string // rules hash (hex) from the freeze record
+}
+
+// NewCertificate assembles a certificate; Verify(CertificateJSON(c), …) then checks it.
+func NewCertificate(in CertificateInput) (*Certificate, error) {
+	d := in.DrawRecord
+	c := &Certificate{
+		V: 1, Draw: d.Draw, Title: in.Title, Prize: in.Prize, RulesHash: in.FreezeRecordRules,
+		Freeze:       LoggedRecord{Index: in.FreezeIndex, Record: string(in.Freeze), Proof: ProofHex(in.FreezeProof)},
+		DrawRecord:   LoggedRecord{Index: in.DrawIndex, Record: string(in.Draw), Proof: ProofHex(in.DrawProof)},
+		Checkpoint:   string(in.Checkpoint),
+		LogKeys:      in.LogKeys,
+		VRFSuite:     d.Suite,
+		VRFPublicKey: d.PublicKey,
+	}
+	for _, w := range d.Winners {
+		p, err := in.Tree.Prove(int64(w.Index))
+		if err != nil {
+			return nil, fmt.Errorf("couldn't prove pick %d: %w", w.Rank, err)
+		}
+		leaf := in.Tree.Leaf(int64(w.Index))
+		c.Picks = append(c.Picks, PickProof{Rank: w.Rank, Index: w.Index, Leaf: w.Leaf, Pseudonym: Pseudonym(leaf), Proof: ProofHex(p)})
+	}
+	return c, nil
+}

@@ -1,0 +1,141 @@
+package promo
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// Closed is the closed-accounts input: account → closing instant (the zero
+// time when the date is unknown, which counts as closed before everything).
+type Closed map[string]time.Time
+
+// ECredit is one e-credit owed (art. 3.2).
+type ECredit struct {
+	Account     string
+	Day         int    // index in Rules.Days
+	Date        string // the participation day
+	AmountCents int64
+	// PaymentDeadline is the last day it may be paid; ValidityEnd the last
+	// day it is valid when paid on the deadline (dates in the rules' zone).
+	PaymentDeadline, ValidityEnd string
+}
+
+// Eligibility is the outcome of a tally: who earned what, who was withheld.
+//
+// Participation on day i: the account's counted stakes that day total at
+// least Days[i].MinimumCents. A participant whose account is closed at or
+// before the day's payment deadline gets no e-credit (art. 2.3); a
+// participant whose account is listed as closed at all — the closed-accounts
+// input is taken at the freeze, before the draw date — is not entered in the
+// day's draw. Each account earns at most one e-credit per day and enters each
+// draw at most once, however many days feed the draw and however much it staked.
+type Eligibility struct {
+	rules  *Rules
+	tally  *Tally
+	closed Closed
+	order  []uint32 // account ids sorted by account string
+
+	// Participants[i] is how many accounts reached day i's minimum.
+	Participants []int
+	// WithheldECredits[i] is how many of them were closed by the payment deadline.
+	WithheldECredits []int
+	// WithheldEntries[j] is how many participants of draw j's days were closed.
+	WithheldEntries []int
+	// Entrants[j] is draw j's canonical entrant list: sorted, no duplicates.
+	Entrants [][]string
+}
+
+// Eligibility computes participation, e-credits and each draw's entrants.
+func (t *Tally) Eligibility(closed Closed) *Eligibility {
+	r := t.rules
+	n := len(r.Days)
+	e := &Eligibility{
+		rules: r, tally: t, closed: closed,
+		Participants:     make([]int, n),
+		WithheldECredits: make([]int, n),
+		WithheldEntries:  make([]int, len(r.Draws)),
+		Entrants:         make([][]string, len(r.Draws)),
+	}
+	e.order = make([]uint32, len(t.accounts))
+	for i := range e.order {
+		e.order[i] = uint32(i)
+	}
+	slices.SortFunc(e.order, func(a, b uint32) int { return strings.Compare(t.accounts[a], t.accounts[b]) })
+	deadlines := make([]time.Time, n)
+	for i := range n {
+		deadlines[i] = r.DayStart(i).AddDate(0, 0, r.ECredit.PaymentWithinDays+1)
+	}
+	for _, id := range e.order {
+		acct := t.accounts[id]
+		closedAt, isClosed := closed[acct]
+		for i := range n {
+			if t.totals[int(id)*n+i] < r.Days[i].MinimumCents {
+				continue
+			}
+			e.Participants[i]++
+			if isClosed && closedAt.Before(deadlines[i]) {
+				e.WithheldECredits[i]++
+			}
+		}
+		for j := range r.Draws {
+			if !e.participated(id, j) {
+				continue
+			}
+			if isClosed {
+				e.WithheldEntries[j]++
+				continue
+			}
+			e.Entrants[j] = append(e.Entrants[j], acct)
+		}
+	}
+	return e
+}
+
+func (e *Eligibility) participated(id uint32, j int) bool {
+	n := len(e.rules.Days)
+	for _, i := range e.rules.drawDays[j] {
+		if e.tally.totals[int(id)*n+i] >= e.rules.Days[i].MinimumCents {
+			return true
+		}
+	}
+	return false
+}
+
+// ECredits calls fn for every e-credit owed, by day then account. It stops at
+// the first error fn returns and returns it.
+func (e *Eligibility) ECredits(fn func(ECredit) error) error {
+	r, t := e.rules, e.tally
+	n := len(r.Days)
+	for i := range n {
+		if r.Days[i].ECreditCents == 0 {
+			continue
+		}
+		deadline := r.DayStart(i).AddDate(0, 0, r.ECredit.PaymentWithinDays+1)
+		c := ECredit{Day: i, Date: r.Days[i].Date, AmountCents: r.Days[i].ECreditCents,
+			PaymentDeadline: r.PaymentDeadline(i), ValidityEnd: r.ValidityEnd(i)}
+		for _, id := range e.order {
+			if t.totals[int(id)*n+i] < r.Days[i].MinimumCents {
+				continue
+			}
+			acct := t.accounts[id]
+			if at, closed := e.closed[acct]; closed && at.Before(deadline) {
+				continue
+			}
+			c.Account = acct
+			if err := fn(c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Total returns account's counted total on day i (0 if none).
+func (t *Tally) Total(account string, day int) int64 {
+	id, ok := t.ids[account]
+	if !ok {
+		return 0
+	}
+	return t.totals[int(id)*len(t.rules.Days)+day]
+}

@@ -1,0 +1,246 @@
+package promo
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// Entrant commitments.
+//
+// Each entrant of a draw is committed as one leaf of an RFC 6962 Merkle tree
+// (the hashing of golang.org/x/mod/sumdb/tlog and transparency-dev/merkle):
+//
+//	salt   = the freeze key K, 32 random bytes from the appliance's DRBG
+//	data_i = HMAC-SHA-256(K, "tirage/promo/entrant/v1" || u32be(len(D)) || D || u32be(len(A_i)) || A_i)
+//	leaf_i = SHA-256(0x00 || data_i)                          (tlog.RecordHash)
+//	root   = the RFC 6962 root of leaf_0 … leaf_{n-1}          (tlog.TreeHash)
+//
+// where D is the full draw id ("operation/id") and A_0 < A_1 < … < A_{n-1}
+// are the entrants' account ids in byte order, without duplicates. The
+// public log and the certificate hold only leaf hashes: without K nobody can
+// test whether an account is in the list. The bailiff receives K with the
+// list and recomputes everything. The pseudonymous id of entrant i is the
+// first 8 bytes of leaf_i in hex, grouped by four (e.g. "3f2a-91bc-0d4e-77a1").
+const entrantDomain = "tirage/promo/entrant/v1"
+
+// EntrantList is a draw's canonical entrant list with its freeze key. It is
+// private: it goes to the bailiff and stays on the appliance.
+type EntrantList struct {
+	Draw     string   // full draw id, operation/id
+	Key      [32]byte // the freeze key K
+	Accounts []string // sorted, no duplicates
+}
+
+// Canonicalize sorts accounts and removes duplicates, in place.
+func Canonicalize(accounts []string) []string {
+	slices.Sort(accounts)
+	return slices.Compact(accounts)
+}
+
+// EntrantData is data_i for account in draw (see the package's entrant commitments).
+func EntrantData(key [32]byte, draw, account string) [32]byte {
+	m := hmac.New(sha256.New, key[:])
+	m.Write([]byte(entrantDomain))
+	var l [4]byte
+	binary.BigEndian.PutUint32(l[:], uint32(len(draw)))
+	m.Write(l[:])
+	m.Write([]byte(draw))
+	binary.BigEndian.PutUint32(l[:], uint32(len(account)))
+	m.Write(l[:])
+	m.Write([]byte(account))
+	var out [32]byte
+	m.Sum(out[:0])
+	return out
+}
+
+// Pseudonym is the public id of an entrant: its leaf hash's first 8 bytes.
+func Pseudonym(leaf tlog.Hash) string {
+	h := hex.EncodeToString(leaf[:8])
+	return h[0:4] + "-" + h[4:8] + "-" + h[8:12] + "-" + h[12:16]
+}
+
+// EntrantTree is the Merkle tree over a list's leaves, all hashes kept in the
+// tlog storage layout so that inclusion proofs can be made for any entrant.
+type EntrantTree struct {
+	n      int64
+	hashes []tlog.Hash
+	leaves []tlog.Hash
+}
+
+// ReadHashes implements tlog.HashReader.
+func (t *EntrantTree) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
+	out := make([]tlog.Hash, len(indexes))
+	for i, x := range indexes {
+		if x < 0 || x >= int64(len(t.hashes)) {
+			return nil, fmt.Errorf("promo: hash index %d out of range", x)
+		}
+		out[i] = t.hashes[x]
+	}
+	return out, nil
+}
+
+// Tree builds the entrant tree of a canonical list. It checks the list is
+// canonical.
+func (l *EntrantList) Tree() (*EntrantTree, error) {
+	if err := l.checkCanonical(); err != nil {
+		return nil, err
+	}
+	t := &EntrantTree{
+		hashes: make([]tlog.Hash, 0, 2*len(l.Accounts)),
+		leaves: make([]tlog.Hash, 0, len(l.Accounts)),
+	}
+	for _, a := range l.Accounts {
+		d := EntrantData(l.Key, l.Draw, a)
+		if err := t.add(tlog.RecordHash(d[:])); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+func (t *EntrantTree) add(leaf tlog.Hash) error {
+	hs, err := tlog.StoredHashesForRecordHash(t.n, leaf, t)
+	if err != nil {
+		return err
+	}
+	t.hashes = append(t.hashes, hs...)
+	t.leaves = append(t.leaves, leaf)
+	t.n++
+	return nil
+}
+
+// Size is the number of entrants.
+func (t *EntrantTree) Size() int64 { return t.n }
+
+// Root is the RFC 6962 root (the hash of the empty string for no entrant).
+func (t *EntrantTree) Root() tlog.Hash {
+	if t.n == 0 {
+		return sha256.Sum256(nil)
+	}
+	h, err := tlog.TreeHash(t.n, t)
+	if err != nil {
+		panic("promo: entrant tree inconsistent: " + err.Error()) // all hashes are in memory
+	}
+	return h
+}
+
+// Leaf is the leaf hash of entrant i.
+func (t *EntrantTree) Leaf(i int64) tlog.Hash { return t.leaves[i] }
+
+// Prove returns the inclusion proof of entrant i.
+func (t *EntrantTree) Prove(i int64) (tlog.RecordProof, error) {
+	return tlog.ProveRecord(t.n, i, t)
+}
+
+func (l *EntrantList) checkCanonical() error {
+	for i, a := range l.Accounts {
+		if !accountRE.MatchString(a) {
+			return fmt.Errorf("entrant %d: account must match [A-Za-z0-9._:-]{1,64}, got %q", i+1, clip(a))
+		}
+		if i > 0 && l.Accounts[i-1] >= a {
+			return fmt.Errorf("entrant %d: list not canonical: %q does not sort strictly after %q", i+1, clip(a), clip(l.Accounts[i-1]))
+		}
+	}
+	return nil
+}
+
+// The entrant list file (version 1), text, one field per line:
+//
+//	tirage promotion entrants v1
+//	draw <operation/id>
+//	key <64 hex digits>
+//	count <n>
+//	<account 1>
+//	…
+//	<account n>
+const listMagic = "tirage promotion entrants v1"
+
+// Format encodes the list in the entrant list file format.
+func (l *EntrantList) Format() []byte {
+	var b bytes.Buffer
+	size := 0
+	for _, a := range l.Accounts {
+		size += len(a) + 1
+	}
+	b.Grow(size + 200)
+	fmt.Fprintf(&b, "%s\ndraw %s\nkey %x\ncount %d\n", listMagic, l.Draw, l.Key, len(l.Accounts))
+	for _, a := range l.Accounts {
+		b.WriteString(a)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// ErrEntrantList wraps every defect of an entrant list file.
+var ErrEntrantList = errors.New("invalid entrant list")
+
+// ParseEntrantList parses an entrant list file; it must be canonical (sorted,
+// no duplicates) and Format must give back the same bytes.
+func ParseEntrantList(data []byte) (*EntrantList, error) {
+	fail := func(line int, format string, args ...any) (*EntrantList, error) {
+		return nil, fmt.Errorf("%w: line %d: %s", ErrEntrantList, line, fmt.Sprintf(format, args...))
+	}
+	var l EntrantList
+	rest := data
+	next := func() (string, bool) {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			return "", false
+		}
+		s := string(rest[:i])
+		rest = rest[i+1:]
+		return s, true
+	}
+	if s, ok := next(); !ok || s != listMagic {
+		return fail(1, "first line must be %q", listMagic)
+	}
+	s, ok := next()
+	if !ok || !strings.HasPrefix(s, "draw ") || !validDrawID(s[5:]) {
+		return fail(2, "want \"draw <operation/id>\"")
+	}
+	l.Draw = s[5:]
+	s, ok = next()
+	k, err := hex.DecodeString(strings.TrimPrefix(s, "key "))
+	if !ok || !strings.HasPrefix(s, "key ") || err != nil || len(k) != 32 || hex.EncodeToString(k) != s[4:] {
+		return fail(3, "want \"key <64 lower-case hex digits>\"")
+	}
+	copy(l.Key[:], k)
+	s, ok = next()
+	n, err := strconv.ParseUint(strings.TrimPrefix(s, "count "), 10, 32)
+	if !ok || !strings.HasPrefix(s, "count ") || err != nil || strconv.FormatUint(n, 10) != s[6:] {
+		return fail(4, "want \"count <n>\"")
+	}
+	if n > uint64(len(rest)) {
+		return fail(4, "count %d exceeds the lines present", n)
+	}
+	l.Accounts = make([]string, 0, n)
+	for i := uint64(0); i < n; i++ {
+		a, ok := next()
+		if !ok {
+			return fail(5+int(i), "count says %d entrants, the file holds %d", n, i)
+		}
+		l.Accounts = append(l.Accounts, a)
+	}
+	if len(rest) != 0 {
+		return fail(5+int(n), "trailing data after %d entrants", n)
+	}
+	if err := l.checkCanonical(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrEntrantList, err)
+	}
+	return &l, nil
+}
+
+func validDrawID(s string) bool {
+	op, id, ok := strings.Cut(s, "/")
+	return ok && idRE.MatchString(op) && drawIDRE.MatchString(id)
+}

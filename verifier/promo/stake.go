@@ -1,0 +1,251 @@
+package promo
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"regexp"
+	"strconv"
+	"time"
+)
+
+// Stake kinds (column "kind").
+const (
+	KindSingle       = "single"       // an ordinary stake (also the empty string)
+	KindSubscription = "subscription" // a stake made through a subscription
+	KindAboPlus      = "abo+"         // a stake recorded under the Abo+ service
+)
+
+// StakeColumns are the fields of a stake row, in the CSV header's canonical
+// order; JSON Lines objects use the same names.
+//
+//	id             the operator's unique transaction id (duplicates are rejected)
+//	account        the player account id, [A-Za-z0-9._:-]{1,64}
+//	time           when the stake was placed (recorded), RFC 3339 with an offset
+//	game           the game code (see the rules' ranges)
+//	amount_cents   the stake, integer cents, 1 … 10^11
+//	channel        the sales channel (see the rules' channels)
+//	kind           single (or empty) | subscription | abo+
+//	subscribed_at  subscription stakes: when the subscription was taken (RFC 3339)
+//	debited_at     Abo+ stakes: when the account was debited (RFC 3339)
+var StakeColumns = []string{"id", "account", "time", "game", "amount_cents", "channel", "kind", "subscribed_at", "debited_at"}
+
+// Stake is one validated stake row.
+type Stake struct {
+	ID           string
+	Account      string
+	Time         time.Time
+	Game         string
+	AmountCents  int64
+	Channel      string
+	Kind         string
+	SubscribedAt time.Time
+	DebitedAt    time.Time
+}
+
+// FieldError says which field of a row is wrong and why.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+var accountRE = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+var codeRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+
+// ParseStake validates one row given as its fields in StakeColumns order
+// (missing trailing fields are empty). It does not look at the rules.
+func ParseStake(f [9]string) (Stake, error) {
+	var s Stake
+	if f[0] == "" || len(f[0]) > 128 {
+		return s, &FieldError{"id", "required, at most 128 bytes"}
+	}
+	s.ID = f[0]
+	if !accountRE.MatchString(f[1]) {
+		return s, &FieldError{"account", fmt.Sprintf("must match [A-Za-z0-9._:-]{1,64}, got %q", clip(f[1]))}
+	}
+	s.Account = f[1]
+	t, err := parseInstant(f[2])
+	if err != nil {
+		return s, &FieldError{"time", err.Error()}
+	}
+	s.Time = t
+	if !codeRE.MatchString(f[3]) {
+		return s, &FieldError{"game", fmt.Sprintf("must be a game code [a-z0-9-], got %q", clip(f[3]))}
+	}
+	s.Game = f[3]
+	a, err := strconv.ParseInt(f[4], 10, 64)
+	if err != nil || a <= 0 || a > maxAmountCents {
+		return s, &FieldError{"amount_cents", fmt.Sprintf("must be an integer number of cents between 1 and %d, got %q", int64(maxAmountCents), clip(f[4]))}
+	}
+	s.AmountCents = a
+	if !codeRE.MatchString(f[5]) {
+		return s, &FieldError{"channel", fmt.Sprintf("must be a channel code [a-z0-9-], got %q", clip(f[5]))}
+	}
+	s.Channel = f[5]
+	switch f[6] {
+	case "", KindSingle:
+		s.Kind = KindSingle
+		if f[7] != "" || f[8] != "" {
+			return s, &FieldError{"kind", "single stake with subscribed_at or debited_at: say subscription or abo+"}
+		}
+	case KindSubscription:
+		s.Kind = KindSubscription
+		if s.SubscribedAt, err = parseInstant(f[7]); err != nil {
+			return s, &FieldError{"subscribed_at", err.Error()}
+		}
+	case KindAboPlus:
+		s.Kind = KindAboPlus
+		if s.DebitedAt, err = parseInstant(f[8]); err != nil {
+			return s, &FieldError{"debited_at", err.Error()}
+		}
+	default:
+		return s, &FieldError{"kind", fmt.Sprintf("must be single, subscription or abo+, got %q", clip(f[6]))}
+	}
+	return s, nil
+}
+
+func parseInstant(v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, fmt.Errorf("required (RFC 3339 with an offset)")
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("must be RFC 3339 with an offset like 2016-06-13T00:00:00+02:00, got %q", clip(v))
+	}
+	return t, nil
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// Exclusion says why a valid stake does not count. The zero value means it counts.
+type Exclusion uint8
+
+// Exclusion reasons.
+const (
+	Counts Exclusion = iota
+	OutsidePeriod
+	ChannelNotCounted
+	GameNotInRange
+	SubscriptionOtherDay
+	AboPlusOtherDay
+	SubscriptionExcluded
+	AboPlusExcluded
+	numExclusions
+)
+
+var exclusionNames = [...]string{
+	Counts:               "counts",
+	OutsidePeriod:        "outside the participation period",
+	ChannelNotCounted:    "channel not counted",
+	GameNotInRange:       "game not in the day's range",
+	SubscriptionOtherDay: "subscription not taken on the stake's day",
+	AboPlusOtherDay:      "abo+ stake not debited on the day it was recorded",
+	SubscriptionExcluded: "subscription stakes excluded",
+	AboPlusExcluded:      "abo+ stakes excluded",
+}
+
+func (e Exclusion) String() string { return exclusionNames[e] }
+
+// Classify applies the rules to one stake: the participation day it counts
+// for, or why it does not count.
+func (r *Rules) Classify(s *Stake) (day int, why Exclusion) {
+	day = r.DayIndex(s.Time)
+	if day < 0 {
+		return -1, OutsidePeriod
+	}
+	if !r.channels[s.Channel] {
+		return -1, ChannelNotCounted
+	}
+	if !r.counts(day, s.Game) {
+		return -1, GameNotInRange
+	}
+	switch s.Kind {
+	case KindSubscription:
+		switch r.Subscriptions.Subscription {
+		case Excluded:
+			return -1, SubscriptionExcluded
+		case SubscribedSameDay:
+			if r.DayIndex(s.SubscribedAt) != day {
+				return -1, SubscriptionOtherDay
+			}
+		}
+	case KindAboPlus:
+		switch r.Subscriptions.AboPlus {
+		case Excluded:
+			return -1, AboPlusExcluded
+		case RecordedDebitedSameDay:
+			if r.DayIndex(s.DebitedAt) != day {
+				return -1, AboPlusOtherDay
+			}
+		}
+	}
+	return day, Counts
+}
+
+// DuplicateError rejects a stake whose id was already seen.
+type DuplicateError struct{ FirstLine int }
+
+func (e *DuplicateError) Error() string {
+	return fmt.Sprintf("id: duplicate stake id (first seen on line %d)", e.FirstLine)
+}
+
+// Tally accumulates stakes into totals per account per participation day.
+// It holds one int64 per account per day and one 20-byte entry per stake id;
+// feed it rows in any order. It is not safe for concurrent use.
+type Tally struct {
+	rules    *Rules
+	ids      map[string]uint32
+	accounts []string
+	totals   []int64 // totals[acct*len(days)+day]
+	seen     map[[16]byte]uint32
+	// Rows counts the stakes added; Excluded counts those not counting, by reason.
+	Rows     int64
+	Excluded [numExclusions]int64
+}
+
+// NewTally starts an empty tally for rules.
+func NewTally(r *Rules) *Tally {
+	return &Tally{rules: r, ids: map[string]uint32{}, seen: map[[16]byte]uint32{}}
+}
+
+// Add counts stake s read from line. It returns a *DuplicateError (and
+// changes nothing) when the stake id was seen before, otherwise why the
+// stake does not count (Counts if it does).
+func (t *Tally) Add(line int, s *Stake) (Exclusion, error) {
+	k := sha256.Sum256([]byte(s.ID))
+	var key [16]byte
+	copy(key[:], k[:16])
+	if first, dup := t.seen[key]; dup {
+		return Counts, &DuplicateError{FirstLine: int(first)}
+	}
+	t.seen[key] = uint32(line)
+	t.Rows++
+	day, why := t.rules.Classify(s)
+	if why != Counts {
+		t.Excluded[why]++
+		return why, nil
+	}
+	n := len(t.rules.Days)
+	id, ok := t.ids[s.Account]
+	if !ok {
+		id = uint32(len(t.accounts))
+		t.ids[s.Account] = id
+		t.accounts = append(t.accounts, s.Account)
+		t.totals = append(t.totals, make([]int64, n)...)
+	}
+	// Saturate rather than overflow: past 2^62 cents every minimum is met anyway.
+	i := int(id)*n + day
+	if t.totals[i] += s.AmountCents; t.totals[i] > 1<<62 {
+		t.totals[i] = 1 << 62
+	}
+	return Counts, nil
+}
+
+// Accounts is the number of accounts with at least one counted stake.
+func (t *Tally) Accounts() int { return len(t.accounts) }
