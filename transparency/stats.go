@@ -1,0 +1,112 @@
+package transparency
+
+import (
+	"errors"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// latencyBuckets are the append latency histogram's upper bounds, seconds.
+var latencyBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+// Stats is a snapshot of a log's append counters.
+type Stats struct {
+	// Appends counts acknowledged appends.
+	Appends uint64
+	// Failures counts appends that returned ErrUnavailable (refused draws).
+	Failures uint64
+	// InFlight is the queue depth: appends started and not yet answered.
+	InFlight int64
+	// LatencyBuckets are histogram upper bounds in seconds; LatencyCounts
+	// the cumulative count of acknowledged appends at or below each.
+	LatencyBuckets []float64
+	LatencyCounts  []uint64
+	// LatencySum is the total latency of acknowledged appends, seconds.
+	LatencySum float64
+}
+
+// Meter counts appends for Stats. The zero value is ready; it is safe for
+// concurrent use (atomics only).
+type Meter struct {
+	appends, failures atomic.Uint64
+	inFlight          atomic.Int64
+	sumNanos          atomic.Uint64
+	counts            [14]atomic.Uint64 // len(latencyBuckets)+1 (+Inf)
+}
+
+// Start records the start of an append; call the returned func with the
+// append's error when it is answered.
+func (m *Meter) Start() func(error) {
+	m.inFlight.Add(1)
+	t0 := time.Now()
+	return func(err error) {
+		m.inFlight.Add(-1)
+		switch {
+		case err == nil:
+			d := time.Since(t0)
+			m.appends.Add(1)
+			m.sumNanos.Add(uint64(d))
+			i := 0
+			for i < len(latencyBuckets) && d.Seconds() > latencyBuckets[i] {
+				i++
+			}
+			m.counts[i].Add(1)
+		case errors.Is(err, ErrUnavailable):
+			m.failures.Add(1)
+		}
+	}
+}
+
+// Stats returns a snapshot.
+func (m *Meter) Stats() Stats {
+	s := Stats{
+		Appends:        m.appends.Load(),
+		Failures:       m.failures.Load(),
+		InFlight:       m.inFlight.Load(),
+		LatencyBuckets: latencyBuckets,
+		LatencyCounts:  make([]uint64, len(latencyBuckets)),
+		LatencySum:     float64(m.sumNanos.Load()) / 1e9,
+	}
+	var cum uint64
+	for i := range latencyBuckets {
+		cum += m.counts[i].Load()
+		s.LatencyCounts[i] = cum
+	}
+	return s
+}
+
+// NewCollector exports a log's Stats as Prometheus metrics:
+// tirage_log_appends_total, tirage_log_append_failures_total (the alarm),
+// tirage_log_append_queue_depth and tirage_log_append_latency_seconds.
+func NewCollector(l Log) prometheus.Collector { return &collector{l: l} }
+
+var (
+	descAppends  = prometheus.NewDesc("tirage_log_appends_total", "Leaves durably appended to the transparency log.", nil, nil)
+	descFailures = prometheus.NewDesc("tirage_log_append_failures_total", "Appends refused because the log backend failed (each one is a refused draw).", nil, nil)
+	descInFlight = prometheus.NewDesc("tirage_log_append_queue_depth", "Appends waiting to be durably sequenced.", nil, nil)
+	descLatency  = prometheus.NewDesc("tirage_log_append_latency_seconds", "Time from Append to durable sequencing.", nil, nil)
+)
+
+type collector struct{ l Log }
+
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- descAppends
+	ch <- descFailures
+	ch <- descInFlight
+	ch <- descLatency
+}
+
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	s := c.l.Stats()
+	ch <- prometheus.MustNewConstMetric(descAppends, prometheus.CounterValue, float64(s.Appends))
+	ch <- prometheus.MustNewConstMetric(descFailures, prometheus.CounterValue, float64(s.Failures))
+	ch <- prometheus.MustNewConstMetric(descInFlight, prometheus.GaugeValue, float64(s.InFlight))
+	b := make(map[float64]uint64, len(s.LatencyBuckets))
+	for i, ub := range s.LatencyBuckets {
+		b[ub] = s.LatencyCounts[i]
+	}
+	ch <- prometheus.MustNewConstHistogram(descLatency, s.Appends, s.LatencySum, b)
+}
+

@@ -1,0 +1,713 @@
+// Package tilelog is the embedded transparency log backend: a tile-based
+// Merkle log (c2sp.org/tlog-tiles) stored by github.com/transparency-dev/tessera's
+// POSIX driver in a directory of the daemon's data directory. There is no
+// server to install.
+//
+// # Layout of Config.Dir
+//
+//	tiles/                 tessera's POSIX log: checkpoint, tile/..., tile/entries/...
+//	                       (served verbatim under /log/ by transparency.NewHTTPHandler)
+//	leafhash.db            bbolt index from RFC 6962 leaf hash to first index,
+//	                       rebuilt from the entry bundles (never authoritative)
+//	LOCK                   flock held while the log is open (one writer per directory)
+//
+// # Durability
+//
+// Append resolves tessera's Add future before returning: with the POSIX
+// driver the future resolves once the batch holding the leaf is written to
+// entry bundles and integrated into the tree state on disk, with fsync. A
+// leaf still in an in-memory batch is never acknowledged; if the process
+// dies, it was never acknowledged and may or may not appear.
+//
+// # Latency
+//
+// Batches are flushed after BatchMaxAge or BatchMaxSize entries; a
+// checkpoint is published at most every CheckpointInterval (tessera's
+// minimum is 100 ms). With the defaults (10 ms, 256, 100 ms) an append is
+// acknowledged in about a batch age and a verifiable inclusion proof exists
+// within about one checkpoint interval (see docs/bench/transparency.md).
+//
+// # Reads
+//
+// Proofs are computed with x/mod sumdb/tlog over a tile reader of the POSIX
+// layout; every tile read is authenticated against the latest signed
+// checkpoint (golang.org/x/mod >= v0.40, see GO-2026-6179), and entries are
+// checked against the level-0 tile hashes, so a corrupted disk reports
+// transparency.ErrSecurity instead of a wrong answer.
+package tilelog
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/transparency-dev/tessera"
+	"github.com/transparency-dev/tessera/api"
+	"github.com/transparency-dev/tessera/api/layout"
+	"github.com/transparency-dev/tessera/storage/posix"
+	bolt "go.etcd.io/bbolt"
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/checkpoint"
+)
+
+// Defaults for Config's zero fields.
+const (
+	DefaultBatchMaxAge        = 10 * time.Millisecond
+	DefaultBatchMaxSize       = 256
+	DefaultCheckpointInterval = 100 * time.Millisecond
+	// pollInterval is how often AwaitCheckpoint re-reads the checkpoint file.
+	pollInterval = 2 * time.Millisecond
+)
+
+// Config configures the embedded log.
+type Config struct {
+	// Dir is the log's directory (created if missing), normally
+	// <data dir>/log. One process at a time may open it.
+	Dir string
+	// Origin names the log: first line of every checkpoint and name of the
+	// checkpoint keys, e.g. "tirage.fr/log/<appliance id>". Never change it
+	// for an existing log.
+	Origin string
+	// Signers sign checkpoints: an Ed25519 key (required, listed first in
+	// VerifierKeys) and, recommended, an ML-DSA-44 key. Each is a
+	// crypto.Signer whose Public() is ed25519.PublicKey or
+	// *mldsa44.PublicKey (hsm signers, or software keys until then).
+	Signers []crypto.Signer
+	// BatchMaxAge bounds how long a leaf waits in memory before its batch is
+	// written (default 10 ms).
+	BatchMaxAge time.Duration
+	// BatchMaxSize flushes a batch early when it holds this many leaves
+	// (default 256).
+	BatchMaxSize uint
+	// CheckpointInterval is the minimum time between checkpoints (default
+	// and minimum 100 ms).
+	CheckpointInterval time.Duration
+	// Logger receives operational messages (never key material); nil
+	// discards them.
+	Logger *slog.Logger
+}
+
+// Log is the embedded backend; it implements transparency.Log and
+// transparency.Tiles.
+type Log struct {
+	cfg       Config
+	tilesDir  string
+	verifiers []note.Verifier
+	vkeys     []string
+	meter     transparency.Meter
+
+	add      tessera.AddFn
+	shutdown func(context.Context) error
+	cancel   context.CancelFunc
+	lock     *os.File
+	index    *leafIndex
+	tiles    tileCache
+	bg       sync.WaitGroup
+
+	// mu guards closed and the latest checkpoint cache.
+	mu       sync.Mutex
+	closed   bool
+	cpRaw    []byte
+	cp       *checkpoint.Checkpoint
+	cpReadAt time.Time
+}
+
+var (
+	_ transparency.Log   = (*Log)(nil)
+	_ transparency.Tiles = (*Log)(nil)
+)
+
+// Open opens (or creates) the log in cfg.Dir.
+func Open(ctx context.Context, cfg Config) (*Log, error) {
+	if cfg.Dir == "" {
+		return nil, errors.New("tilelog: Config.Dir is empty")
+	}
+	if cfg.BatchMaxAge == 0 {
+		cfg.BatchMaxAge = DefaultBatchMaxAge
+	}
+	if cfg.BatchMaxSize == 0 {
+		cfg.BatchMaxSize = DefaultBatchMaxSize
+	}
+	if cfg.CheckpointInterval == 0 {
+		cfg.CheckpointInterval = DefaultCheckpointInterval
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	signers, verifiers, vkeys, err := transparency.CheckpointKeys(cfg.Origin, cfg.Signers)
+	if err != nil {
+		return nil, fmt.Errorf("tilelog: %w", err)
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o750); err != nil {
+		return nil, fmt.Errorf("tilelog: couldn't create log directory: %w", err)
+	}
+	lock, err := lockDir(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	l := &Log{cfg: cfg, tilesDir: filepath.Join(cfg.Dir, "tiles"), verifiers: verifiers, vkeys: vkeys, lock: lock}
+	l.tiles.m = make(map[tlog.Tile][]byte)
+	fail := func(err error) (*Log, error) {
+		if l.cancel != nil {
+			l.cancel()
+		}
+		if l.index != nil {
+			l.index.close()
+		}
+		lock.Close()
+		return nil, err
+	}
+	if err := l.checkOrigin(); err != nil {
+		return fail(err)
+	}
+	driver, err := posix.New(ctx, posix.Config{Path: l.tilesDir})
+	if err != nil {
+		return fail(fmt.Errorf("tilelog: %w: %w", transparency.ErrUnavailable, err))
+	}
+	opts := tessera.NewAppendOptions().
+		WithCheckpointSigner(signers[0], signers[1:]...).
+		WithBatching(cfg.BatchMaxSize, cfg.BatchMaxAge).
+		WithCheckpointInterval(cfg.CheckpointInterval)
+	bgctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	l.cancel = cancel
+	app, shutdown, _, err := tessera.NewAppender(bgctx, driver, opts)
+	if err != nil {
+		return fail(fmt.Errorf("tilelog: %w: couldn't start tessera: %w", transparency.ErrUnavailable, err))
+	}
+	l.add, l.shutdown = app.Add, shutdown
+	l.index, err = openLeafIndex(filepath.Join(cfg.Dir, "leafhash.db"))
+	if err != nil {
+		return fail(err)
+	}
+	l.bg.Add(1)
+	go l.indexLoop(bgctx)
+	return l, nil
+}
+
+// checkOrigin refuses to open a log whose existing checkpoint names another
+// origin (a configuration mistake that would fork the log's identity).
+func (l *Log) checkOrigin() error {
+	raw, err := os.ReadFile(filepath.Join(l.tilesDir, layout.CheckpointPath))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("tilelog: %w: %w", transparency.ErrUnavailable, err)
+	}
+	origin, _, _, _ := checkpoint.ParseText(string(raw))
+	if origin != l.cfg.Origin {
+		return fmt.Errorf("tilelog: log in %s has origin %q, config says %q", l.cfg.Dir, origin, l.cfg.Origin)
+	}
+	if _, err := checkpoint.Open(raw, l.verifiers...); err != nil {
+		return fmt.Errorf("tilelog: %w: existing checkpoint does not verify with the configured keys: %w", transparency.ErrSecurity, err)
+	}
+	return nil
+}
+
+func lockDir(dir string) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, "LOCK"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("tilelog: couldn't open lock file: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("tilelog: log directory %s is in use by another process: %w", dir, err)
+	}
+	return f, nil
+}
+
+// Append implements transparency.Log.
+func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
+	if err := transparency.CheckLeaf(leaf); err != nil {
+		return 0, err
+	}
+	if l.isClosed() {
+		return 0, transparency.ErrClosed
+	}
+	done := l.meter.Start()
+	idx, err := l.add(ctx, tessera.NewEntry(bytes.Clone(leaf)))()
+	if err != nil {
+		err = fmt.Errorf("tilelog: couldn't append leaf: %w: %w", transparency.ErrUnavailable, err)
+		done(err)
+		l.cfg.Logger.Error("transparency log append failed", "err", err)
+		return 0, err
+	}
+	done(nil)
+	return idx.Index, nil
+}
+
+func (l *Log) isClosed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.closed
+}
+
+// Checkpoint implements transparency.Log.
+func (l *Log) Checkpoint(ctx context.Context) (*checkpoint.Checkpoint, error) {
+	return l.latest(0)
+}
+
+// latest returns the published checkpoint, re-reading the file when the
+// cached copy is older than maxAge.
+func (l *Log) latest(maxAge time.Duration) (*checkpoint.Checkpoint, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil, transparency.ErrClosed
+	}
+	if l.cp != nil && maxAge > 0 && time.Since(l.cpReadAt) < maxAge {
+		return l.cp, nil
+	}
+	raw, err := os.ReadFile(filepath.Join(l.tilesDir, layout.CheckpointPath))
+	if err != nil {
+		return nil, fmt.Errorf("tilelog: couldn't read checkpoint: %w: %w", transparency.ErrUnavailable, err)
+	}
+	l.cpReadAt = time.Now()
+	if l.cp != nil && bytes.Equal(raw, l.cpRaw) {
+		return l.cp, nil
+	}
+	cp, err := checkpoint.Open(raw, l.verifiers...)
+	if err != nil {
+		return nil, fmt.Errorf("tilelog: %w: published checkpoint does not verify: %w", transparency.ErrSecurity, err)
+	}
+	if l.cp != nil && cp.Size < l.cp.Size {
+		return nil, fmt.Errorf("tilelog: %w: checkpoint went back from %d to %d leaves", transparency.ErrSecurity, l.cp.Size, cp.Size)
+	}
+	l.cp, l.cpRaw = cp, raw
+	return cp, nil
+}
+
+// AwaitCheckpoint implements transparency.Log.
+func (l *Log) AwaitCheckpoint(ctx context.Context, size uint64) (*checkpoint.Checkpoint, error) {
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for {
+		cp, err := l.latest(pollInterval / 2)
+		if err != nil {
+			return nil, err
+		}
+		if cp.Size >= size {
+			return cp, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("tilelog: waiting for a checkpoint of %d leaves: %w", size, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// hashReader returns an authenticated hash reader for the latest checkpoint
+// and checks treeSize against it.
+func (l *Log) hashReader(treeSize uint64) (tlog.HashReader, *checkpoint.Checkpoint, error) {
+	cp, err := l.latest(pollInterval / 2)
+	if err != nil {
+		return nil, nil, err
+	}
+	if treeSize > cp.Size {
+		return nil, nil, fmt.Errorf("tilelog: %w: tree size %d beyond the latest checkpoint (%d)", transparency.ErrNotFound, treeSize, cp.Size)
+	}
+	return tlog.TileHashReader(cp.Tree(), (*tileReader)(l)), cp, nil
+}
+
+// proofErr classifies tlog errors: a tile that does not authenticate is a
+// security error, anything else a storage failure.
+func proofErr(what string, err error) error {
+	if errors.Is(err, transparency.ErrUnavailable) {
+		return fmt.Errorf("tilelog: %s: %w", what, err)
+	}
+	return fmt.Errorf("tilelog: %s: %w: %w", what, transparency.ErrSecurity, err)
+}
+
+// InclusionProof implements transparency.Log.
+func (l *Log) InclusionProof(ctx context.Context, index, treeSize uint64) (tlog.RecordProof, error) {
+	if index >= treeSize {
+		return nil, fmt.Errorf("tilelog: %w: index %d not below tree size %d", transparency.ErrInvalidRequest, index, treeSize)
+	}
+	r, _, err := l.hashReader(treeSize)
+	if err != nil {
+		return nil, err
+	}
+	p, err := tlog.ProveRecord(int64(treeSize), int64(index), r)
+	if err != nil {
+		return nil, proofErr(fmt.Sprintf("couldn't prove leaf %d in tree %d", index, treeSize), err)
+	}
+	return p, nil
+}
+
+// InclusionProofByHash implements transparency.Log.
+func (l *Log) InclusionProofByHash(ctx context.Context, leafHash tlog.Hash, treeSize uint64) (uint64, tlog.RecordProof, error) {
+	if treeSize == 0 {
+		return 0, nil, fmt.Errorf("tilelog: %w: tree size 0 holds no leaf", transparency.ErrInvalidRequest)
+	}
+	if _, _, err := l.hashReader(treeSize); err != nil {
+		return 0, nil, err
+	}
+	if err := l.catchUpIndex(ctx, treeSize); err != nil {
+		return 0, nil, err
+	}
+	idx, ok, err := l.index.lookup(leafHash)
+	if err != nil {
+		return 0, nil, err
+	}
+	if !ok || idx >= treeSize {
+		return 0, nil, fmt.Errorf("tilelog: %w: no leaf with hash %x in tree %d", transparency.ErrNotFound, leafHash[:], treeSize)
+	}
+	p, err := l.InclusionProof(ctx, idx, treeSize)
+	return idx, p, err
+}
+
+// ConsistencyProof implements transparency.Log.
+func (l *Log) ConsistencyProof(ctx context.Context, oldSize, newSize uint64) (tlog.TreeProof, error) {
+	if oldSize > newSize {
+		return nil, fmt.Errorf("tilelog: %w: old size %d above new size %d", transparency.ErrInvalidRequest, oldSize, newSize)
+	}
+	r, _, err := l.hashReader(newSize)
+	if err != nil {
+		return nil, err
+	}
+	if oldSize == 0 || oldSize == newSize {
+		return tlog.TreeProof{}, nil
+	}
+	p, err := tlog.ProveTree(int64(newSize), int64(oldSize), r)
+	if err != nil {
+		return nil, proofErr(fmt.Sprintf("couldn't prove tree %d in tree %d", oldSize, newSize), err)
+	}
+	return p, nil
+}
+
+// Entries implements transparency.Log. Each entry is checked against its
+// leaf hash in the authenticated tiles.
+func (l *Log) Entries(ctx context.Context, start, end, treeSize uint64) ([][]byte, error) {
+	end, err := transparency.CheckRange(start, end, treeSize)
+	if err != nil {
+		return nil, err
+	}
+	r, _, err := l.hashReader(treeSize)
+	if err != nil {
+		return nil, err
+	}
+	out, err := l.readEntries(start, end, treeSize)
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int64, len(out))
+	for i := range out {
+		idx[i] = tlog.StoredHashIndex(0, int64(start)+int64(i))
+	}
+	hashes, err := r.ReadHashes(idx)
+	if err != nil {
+		return nil, proofErr("couldn't read leaf hashes", err)
+	}
+	for i, e := range out {
+		if tlog.RecordHash(e) != hashes[i] {
+			return nil, fmt.Errorf("tilelog: %w: entry %d does not match its leaf hash", transparency.ErrSecurity, start+uint64(i))
+		}
+	}
+	return out, nil
+}
+
+// readEntries reads leaves [start, end) from the entry bundles of a tree of
+// treeSize leaves, unauthenticated.
+func (l *Log) readEntries(start, end, treeSize uint64) ([][]byte, error) {
+	var out [][]byte
+	for b := start / layout.EntryBundleWidth; b*layout.EntryBundleWidth < end; b++ {
+		raw, err := l.ReadEntryBundle(context.Background(), b, layout.PartialTileSize(0, b, treeSize))
+		if err != nil {
+			return nil, err
+		}
+		var eb api.EntryBundle
+		if err := eb.UnmarshalText(raw); err != nil {
+			return nil, fmt.Errorf("tilelog: %w: entry bundle %d: %w", transparency.ErrSecurity, b, err)
+		}
+		first := b * layout.EntryBundleWidth
+		for i, e := range eb.Entries {
+			n := first + uint64(i)
+			if n >= start && n < end {
+				out = append(out, e)
+			}
+		}
+	}
+	if uint64(len(out)) != end-start {
+		return nil, fmt.Errorf("tilelog: %w: entry bundles hold %d of entries [%d, %d)", transparency.ErrSecurity, len(out), start, end)
+	}
+	return out, nil
+}
+
+// ReadTile implements transparency.Tiles.
+func (l *Log) ReadTile(ctx context.Context, level, index uint64, width uint8) ([]byte, error) {
+	return l.readResource(layout.TilePath(level, index, width), layout.TilePath(level, index, 0), width, 32)
+}
+
+// ReadEntryBundle implements transparency.Tiles.
+func (l *Log) ReadEntryBundle(ctx context.Context, index uint64, width uint8) ([]byte, error) {
+	return l.readResource(layout.EntriesPath(index, width), layout.EntriesPath(index, 0), width, 0)
+}
+
+// readResource reads a tile or bundle. A partial resource may have been
+// replaced by a wider one since the checkpoint was read (tessera garbage
+// collects partials below the published size); then the full resource or
+// the narrowest wider partial is used, truncated to width when hashSize is
+// set (hash tiles; entry bundles are returned whole and cut by the caller).
+func (l *Log) readResource(path, fullPath string, width uint8, hashSize int) ([]byte, error) {
+	cut := func(b []byte) []byte {
+		if hashSize > 0 && width > 0 && len(b) > int(width)*hashSize {
+			return b[:int(width)*hashSize]
+		}
+		return b
+	}
+	b, err := os.ReadFile(filepath.Join(l.tilesDir, path))
+	if err == nil || width == 0 || !errors.Is(err, fs.ErrNotExist) {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("tilelog: %w: %s", transparency.ErrNotFound, path)
+			}
+			return nil, fmt.Errorf("tilelog: %w: %w", transparency.ErrUnavailable, err)
+		}
+		return b, nil
+	}
+	if b, err := os.ReadFile(filepath.Join(l.tilesDir, fullPath)); err == nil {
+		return cut(b), nil
+	}
+	for w := int(width) + 1; w < layout.EntryBundleWidth; w++ {
+		p := fullPath + fmt.Sprintf(".p/%d", w)
+		if b, err := os.ReadFile(filepath.Join(l.tilesDir, p)); err == nil {
+			return cut(b), nil
+		}
+	}
+	return nil, fmt.Errorf("tilelog: %w: %s", transparency.ErrNotFound, path)
+}
+
+// VerifierKeys implements transparency.Log.
+func (l *Log) VerifierKeys() []string { return l.vkeys }
+
+// Stats implements transparency.Log.
+func (l *Log) Stats() transparency.Stats { return l.meter.Stats() }
+
+// Close implements transparency.Log: it waits (up to a minute) for a
+// checkpoint covering every acknowledged leaf, then stops.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return transparency.ErrClosed
+	}
+	l.closed = true
+	l.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := l.shutdown(ctx)
+	l.cancel()
+	l.bg.Wait()
+	if cerr := l.index.close(); err == nil {
+		err = cerr
+	}
+	if cerr := l.lock.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("tilelog: close: %w", err)
+	}
+	return nil
+}
+
+// tileReader is the log seen as an x/mod tlog.TileReader.
+type tileReader Log
+
+func (r *tileReader) Height() int { return 8 }
+
+func (r *tileReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
+	l := (*Log)(r)
+	out := make([][]byte, len(tiles))
+	for i, t := range tiles {
+		if b, ok := l.tiles.get(t); ok {
+			out[i] = b
+			continue
+		}
+		w := uint8(t.W)
+		if t.W == layout.TileWidth {
+			w = 0
+		}
+		b, err := l.ReadTile(context.Background(), uint64(t.L), uint64(t.N), w)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+// SaveTiles is called with tiles tlog has authenticated; full ones never
+// change and are cached.
+func (r *tileReader) SaveTiles(tiles []tlog.Tile, data [][]byte) {
+	for i, t := range tiles {
+		if t.W == layout.TileWidth {
+			(*Log)(r).tiles.put(t, data[i])
+		}
+	}
+}
+
+// tileCache holds authenticated full tiles.
+type tileCache struct {
+	mu sync.Mutex
+	m  map[tlog.Tile][]byte // guarded by mu
+}
+
+const maxCachedTiles = 1024 // 8 MiB
+
+func (c *tileCache) get(t tlog.Tile) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.m[t]
+	return b, ok
+}
+
+func (c *tileCache) put(t tlog.Tile, b []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxCachedTiles {
+		clear(c.m)
+	}
+	c.m[t] = b
+}
+
+// indexLoop keeps the leaf hash index near the published tree.
+func (l *Log) indexLoop(ctx context.Context) {
+	defer l.bg.Done()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		cp, err := l.latest(pollInterval)
+		if err != nil {
+			continue
+		}
+		if err := l.catchUpIndex(ctx, cp.Size); err != nil {
+			l.cfg.Logger.Warn("transparency log leaf index", "err", err)
+		}
+	}
+}
+
+// catchUpIndex indexes leaves up to size (at least).
+func (l *Log) catchUpIndex(ctx context.Context, size uint64) error {
+	l.index.mu.Lock()
+	defer l.index.mu.Unlock()
+	next, err := l.index.next()
+	if err != nil {
+		return err
+	}
+	for next < size {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		end := min(size, (next/layout.EntryBundleWidth+1)*layout.EntryBundleWidth)
+		entries, err := l.Entries(ctx, next, end, size)
+		if err != nil {
+			return err
+		}
+		if err := l.index.add(next, entries); err != nil {
+			return err
+		}
+		next += uint64(len(entries))
+	}
+	return nil
+}
+
+// leafIndex maps leaf hashes to their first index, in bbolt.
+type leafIndex struct {
+	mu sync.Mutex // serialises catch-up
+	db *bolt.DB
+}
+
+var (
+	bucketLeaf = []byte("leaf")
+	bucketMeta = []byte("meta")
+	keyNext    = []byte("next")
+)
+
+func openLeafIndex(path string) (*leafIndex, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("tilelog: %w: couldn't open leaf index: %w", transparency.ErrUnavailable, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		if _, err := tx.CreateBucketIfNotExists(bucketLeaf); err != nil {
+			return err
+		}
+		_, err := tx.CreateBucketIfNotExists(bucketMeta)
+		return err
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("tilelog: %w: couldn't init leaf index: %w", transparency.ErrUnavailable, err)
+	}
+	return &leafIndex{db: db}, nil
+}
+
+func (x *leafIndex) next() (uint64, error) {
+	var n uint64
+	err := x.db.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(bucketMeta).Get(keyNext); len(v) == 8 {
+			n = binary.BigEndian.Uint64(v)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("tilelog: %w: leaf index: %w", transparency.ErrUnavailable, err)
+	}
+	return n, nil
+}
+
+func (x *leafIndex) add(first uint64, entries [][]byte) error {
+	err := x.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketLeaf)
+		for i, e := range entries {
+			h := tlog.RecordHash(e)
+			if b.Get(h[:]) != nil {
+				continue
+			}
+			if err := b.Put(h[:], binary.BigEndian.AppendUint64(nil, first+uint64(i))); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketMeta).Put(keyNext, binary.BigEndian.AppendUint64(nil, first+uint64(len(entries))))
+	})
+	if err != nil {
+		return fmt.Errorf("tilelog: %w: leaf index: %w", transparency.ErrUnavailable, err)
+	}
+	return nil
+}
+
+func (x *leafIndex) lookup(h tlog.Hash) (uint64, bool, error) {
+	var idx uint64
+	var ok bool
+	err := x.db.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(bucketLeaf).Get(h[:]); len(v) == 8 {
+			idx, ok = binary.BigEndian.Uint64(v), true
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, false, fmt.Errorf("tilelog: %w: leaf index: %w", transparency.ErrUnavailable, err)
+	}
+	return idx, ok, nil
+}
+
+func (x *leafIndex) close() error { return x.db.Close() }
