@@ -1,0 +1,159 @@
+package entropy
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"time"
+)
+
+// Defaults, chosen conservatively.
+const (
+	// DefaultAlpha is the false-alarm probability per health test and sample
+	// (SP 800-90B §4.4 recommends 2^-20 ≤ α ≤ 2^-40).
+	DefaultAlpha = 0x1p-30
+	// DefaultRequiredEntropy is the credited entropy, in bits, each seed must
+	// carry: 256 bits for the DRBG's security strength plus 128 for the
+	// nonce (SP 800-90A §8.6.7).
+	DefaultRequiredEntropy = 384
+	// DefaultReseedRequests is the number of Read requests between reseeds
+	// (SP 800-90A allows 2^48 for HMAC_DRBG).
+	DefaultReseedRequests = 1024
+	// DefaultReseedInterval is the longest time between reseeds.
+	DefaultReseedInterval = time.Minute
+)
+
+// Bounds on Config.Alpha.
+const (
+	MinAlpha = 0x1p-40
+	MaxAlpha = 0x1p-20
+)
+
+// SourceConfig declares one entropy source.
+type SourceConfig struct {
+	// Name identifies the source in metrics, logs and errors; unique within
+	// a Config. Defaults to Kind.
+	Name string
+	// Kind selects the implementation: "hwrng" (a hardware RNG device),
+	// "rdseed" (the CPU's RDSEED instruction), "tpm" (TPM2_GetRandom) or
+	// "getrandom" (getrandom(2); never credited). Ignored when Source is set.
+	Kind string
+	// Path is the device for "hwrng" (default /dev/hwrng) and "tpm"
+	// (default /dev/tpmrm0).
+	Path string
+	// Address, for "tpm", is the TCP command port of a TPM simulator
+	// (swtpm) instead of a device, e.g. "127.0.0.1:2321".
+	Address string
+	// MinEntropy is the declared min-entropy of one raw 8-bit sample, in
+	// bits (0 < H ≤ 8), from the source's SP 800-90B entropy assessment. It
+	// sets the health-test cutoffs and the entropy credited to the source.
+	// Required for physical sources; ignored for non-physical ones.
+	MinEntropy float64
+	// SeedBytes is the number of raw bytes read from the source for each
+	// seed. Default: enough for the source alone to meet RequiredEntropy,
+	// ceil(RequiredEntropy / MinEntropy); non-physical sources default to 32.
+	SeedBytes int
+	// Source, when set, is used instead of opening Kind (custom hardware,
+	// tests). Its Physical method decides whether it is credited.
+	Source Source
+}
+
+// Config configures a Generator. The zero value of each optional field
+// selects the documented default.
+type Config struct {
+	// Sources are read for every seed, in order. Their credited entropy
+	// (SeedBytes × MinEntropy for each healthy physical source) must reach
+	// RequiredEntropy, or the Generator refuses to produce output.
+	Sources []SourceConfig
+	// Alpha is the false-alarm probability of each health test per sample,
+	// between 2^-40 and 2^-20 (default 2^-30).
+	Alpha float64
+	// RequiredEntropy is the credited entropy, in bits, each seed must carry
+	// (default 384, minimum 256: the DRBG's security strength).
+	RequiredEntropy int
+	// ReseedRequests is the number of Read calls after which the DRBG is
+	// reseeded (default 1024).
+	ReseedRequests uint64
+	// ReseedInterval is the time after which the DRBG is reseeded before the
+	// next Read (default 1 minute).
+	ReseedInterval time.Duration
+	// PredictionResistance reseeds from the sources before every Read
+	// (SP 800-90A §8.8); each Read then costs a full seed from the hardware.
+	PredictionResistance bool
+	// Personalization is the DRBG's personalization string (SP 800-90A
+	// §8.7.1), e.g. the appliance's identity. Not secret.
+	Personalization []byte
+	// Logger receives health events and reseed failures. Default: discard.
+	Logger *slog.Logger
+	// Clock returns the current time (default time.Now); tests inject one.
+	Clock func() time.Time
+}
+
+func (c *Config) withDefaults() (Config, error) {
+	n := *c
+	if n.Alpha == 0 {
+		n.Alpha = DefaultAlpha
+	}
+	if !(n.Alpha >= MinAlpha && n.Alpha <= MaxAlpha) {
+		return n, fmt.Errorf("entropy: config Alpha = %g, want between 2^-40 and 2^-20", n.Alpha)
+	}
+	if n.RequiredEntropy == 0 {
+		n.RequiredEntropy = DefaultRequiredEntropy
+	}
+	if n.RequiredEntropy < 256 {
+		return n, fmt.Errorf("entropy: config RequiredEntropy = %d bits, want at least 256", n.RequiredEntropy)
+	}
+	if n.ReseedRequests == 0 {
+		n.ReseedRequests = DefaultReseedRequests
+	}
+	if n.ReseedInterval == 0 {
+		n.ReseedInterval = DefaultReseedInterval
+	}
+	if n.ReseedInterval < 0 {
+		return n, fmt.Errorf("entropy: config ReseedInterval = %v, want positive", n.ReseedInterval)
+	}
+	if n.Logger == nil {
+		n.Logger = slog.New(slog.DiscardHandler)
+	}
+	if n.Clock == nil {
+		n.Clock = time.Now
+	}
+	if len(n.Sources) == 0 {
+		return n, errors.New("entropy: config Sources is empty")
+	}
+	n.Sources = append([]SourceConfig(nil), c.Sources...)
+	seen := map[string]bool{}
+	for i := range n.Sources {
+		s := &n.Sources[i]
+		if s.Name == "" {
+			s.Name = s.Kind
+			if s.Source != nil {
+				s.Name = s.Source.Name()
+			}
+		}
+		if s.Name == "" {
+			return n, fmt.Errorf("entropy: config Sources[%d]: Name and Kind are empty", i)
+		}
+		if seen[s.Name] {
+			return n, fmt.Errorf("entropy: config Sources[%d]: Name %q used twice", i, s.Name)
+		}
+		seen[s.Name] = true
+		if s.SeedBytes < 0 || s.SeedBytes > 1<<16 {
+			return n, fmt.Errorf("entropy: config Sources[%d] (%s): SeedBytes = %d, want 1..65536", i, s.Name, s.SeedBytes)
+		}
+	}
+	return n, nil
+}
+
+// checkPhysical validates a physical source's declared min-entropy and
+// fills in its SeedBytes default.
+func (s *SourceConfig) checkPhysical(i, required int) error {
+	if !(s.MinEntropy > 0 && s.MinEntropy <= 8) {
+		return fmt.Errorf("entropy: config Sources[%d] (%s): MinEntropy = %g bits per 8-bit sample, want 0 < H ≤ 8", i, s.Name, s.MinEntropy)
+	}
+	if s.SeedBytes == 0 {
+		s.SeedBytes = int(math.Ceil(float64(required) / s.MinEntropy))
+	}
+	return nil
+}

@@ -1,0 +1,48 @@
+// Package entropy is the appliance's random bit generator: physical entropy
+// sources, health-tested on every raw sample as SP 800-90B §4.4 requires,
+// conditioned with a vetted function (SP 800-90B §3.1.5.1.1, HMAC-SHA-256)
+// and used to seed and reseed an SP 800-90A HMAC_DRBG (package drbg).
+//
+// # Sources
+//
+// A Source yields raw 8-bit samples. The kinds are /dev/hwrng (a hardware
+// RNG device), the CPU's RDSEED instruction (amd64 with RDSEED in CPUID;
+// ErrNotSupported elsewhere), a TPM 2.0 through TPM2_GetRandom (the device
+// or a simulator over TCP) and getrandom(2). getrandom is declared
+// non-physical: it is mixed into every seed but credited with no entropy.
+//
+// Each physical source declares its min-entropy H per 8-bit sample
+// (SourceConfig.MinEntropy). From H and the false-alarm probability α
+// (Config.Alpha) come the cutoffs of the two health tests:
+//
+//   - Repetition Count Test (§4.4.1): C = 1 + ⌈-log2(α) / H⌉;
+//   - Adaptive Proportion Test (§4.4.2), window W = 512: C = 1 +
+//     CRITBINOM(W, 2^-H, 1-α), computed with exact arithmetic.
+//
+// Before first use, and again on Retest, each physical source passes the
+// start-up tests: both tests over 1,024 fresh samples (§4.3). Afterwards
+// every sample read is tested.
+//
+// # Failing closed
+//
+// A source that fails a test, or whose read fails, is marked failed and no
+// longer used; its samples of the failing read are discarded. Each seed
+// needs Config.RequiredEntropy credited bits (SeedBytes × H summed over the
+// healthy physical sources). When the healthy sources fall short, Read and
+// Healthy return an error wrapping ErrUnhealthy and one *HealthError per
+// failed source (which source, which test), Read returns no bytes, the
+// metric tirage_entropy_generator_healthy drops to 0 and an error is logged.
+// Nothing recovers by itself: an operator calls Retest, which re-runs the
+// start-up tests on every physical source and instantiates a fresh DRBG
+// (docs/entropy.md).
+//
+// # DRBG
+//
+// The conditioned seed instantiates HMAC_DRBG (SHA-256, 256-bit security
+// strength). It is reseeded before a Read when ReseedRequests reads have
+// been served or ReseedInterval has passed on the injected clock, and before
+// every Read with PredictionResistance.
+//
+// No seed, raw sample or DRBG state appears in an error, a log line or a
+// metric.
+package entropy

@@ -1,0 +1,397 @@
+package entropy
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"tirage.fr/tirage/rngd/entropy/drbg"
+)
+
+// ErrUnhealthy means the sources that pass their health tests no longer
+// credit the entropy a seed requires, so the Generator refuses to produce
+// output. The caller must refuse the draw (gRPC Unavailable) and raise the
+// alarm; an operator inspects the source and calls Retest. The error chain
+// also holds a *HealthError per failed source.
+var ErrUnhealthy = errors.New("entropy unhealthy")
+
+// ErrClosed is returned after Close.
+var ErrClosed = errors.New("entropy: generator closed")
+
+// HealthError says which source failed which test. It wraps ErrUnhealthy
+// and, for a failed read, the I/O error. It never carries sample values.
+type HealthError struct {
+	Source string // the source's configured name
+	Test   string // TestRCT, TestAPT or TestRead
+	Detail string
+	Err    error // the read error, for TestRead
+}
+
+func (e *HealthError) Error() string {
+	s := fmt.Sprintf("entropy source %s failed the %s test: %s", e.Source, e.Test, e.Detail)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns ErrUnhealthy and the underlying read error, if any.
+func (e *HealthError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrUnhealthy, e.Err}
+	}
+	return []error{ErrUnhealthy}
+}
+
+// SourceStatus is the health of one source, as Status reports it.
+type SourceStatus struct {
+	Name     string
+	Physical bool
+	// CreditedBits is the entropy credited to the source's contribution to
+	// each seed (0 for non-physical sources).
+	CreditedBits float64
+	// Failure is nil while the source is healthy.
+	Failure *HealthError
+}
+
+type sourceState struct {
+	cfg      SourceConfig
+	src      Source
+	owned    bool // opened by us, closed by Close
+	physical bool
+	credited float64
+	health   *HealthTest // nil for non-physical sources
+	failure  *HealthError
+}
+
+// Generator is the appliance's random bit generator: the configured sources,
+// health-tested on every raw sample, conditioned with HMAC-SHA-256, seed an
+// SP 800-90A HMAC_DRBG that is reseeded on schedule. It is safe for
+// concurrent use; calls are serialised.
+type Generator struct {
+	cfg Config
+	log *slog.Logger
+	m   *metrics
+
+	mu       sync.Mutex // guards the fields below
+	sources  []*sourceState
+	drbg     *drbg.HMAC
+	requests uint64 // Read requests since the last (re)seed
+	seededAt int64  // Clock at the last (re)seed, Unix nanoseconds
+	seeds    uint64 // number of (re)seeds, part of the instantiation nonce
+	closed   bool
+}
+
+// New opens the configured sources, runs the start-up health tests on every
+// physical source (1,024 samples each) and instantiates the DRBG. It fails
+// if the configuration is invalid, a source cannot be opened, or the sources
+// that pass start-up do not credit cfg.RequiredEntropy (error wrapping
+// ErrUnhealthy).
+func New(cfg Config) (*Generator, error) {
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	g := &Generator{cfg: c, log: c.Logger, m: newMetrics()}
+	var total float64
+	for i, sc := range c.Sources {
+		src, err := Open(sc)
+		if err != nil {
+			g.closeSources()
+			return nil, err
+		}
+		st := &sourceState{cfg: sc, src: src, owned: sc.Source == nil, physical: src.Physical()}
+		g.sources = append(g.sources, st)
+		if st.physical {
+			if err := st.cfg.checkPhysical(i, c.RequiredEntropy); err != nil {
+				g.closeSources()
+				return nil, err
+			}
+			st.credited = float64(st.cfg.SeedBytes) * st.cfg.MinEntropy
+			total += st.credited
+			if st.health, err = NewHealthTest(st.cfg.Name, st.cfg.MinEntropy, c.Alpha); err != nil {
+				g.closeSources()
+				return nil, err
+			}
+		} else if st.cfg.SeedBytes == 0 {
+			st.cfg.SeedBytes = 32
+		}
+	}
+	if total < float64(c.RequiredEntropy) {
+		g.closeSources()
+		return nil, fmt.Errorf("entropy: config: the physical sources credit %.1f bits per seed, RequiredEntropy is %d", total, c.RequiredEntropy)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, st := range g.sources {
+		g.m.sourceHealthy.WithLabelValues(st.cfg.Name).Set(1)
+		if st.physical {
+			g.startup(st)
+		}
+	}
+	if err := g.seed(true); err != nil {
+		g.closeSources()
+		return nil, err
+	}
+	return g, nil
+}
+
+// Read fills p with output of the DRBG (it is the daemon's source of each
+// game's secret r). It reseeds first when the schedule asks for it. When the
+// healthy sources do not meet the required entropy it returns 0 and an error
+// wrapping ErrUnhealthy, and p is zeroed: it fails closed.
+func (g *Generator) Read(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return 0, ErrClosed
+	}
+	if err := g.healthy(); err != nil {
+		g.m.refused.Inc()
+		clear(p)
+		return 0, err
+	}
+	for off := 0; off < len(p); {
+		chunk := min(len(p)-off, drbg.MaxRequest)
+		if g.reseedDue() {
+			if err := g.seed(false); err != nil {
+				g.m.refused.Inc()
+				clear(p)
+				return 0, err
+			}
+		}
+		if err := g.drbg.Generate(p[off:off+chunk], nil); err != nil {
+			clear(p)
+			return 0, fmt.Errorf("entropy: drbg: %w", err)
+		}
+		g.requests++
+		off += chunk
+	}
+	return len(p), nil
+}
+
+// Healthy returns nil when the healthy sources meet the required entropy,
+// or the error Read would return.
+func (g *Generator) Healthy() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return ErrClosed
+	}
+	return g.healthy()
+}
+
+// Status reports the health of every source.
+func (g *Generator) Status() []SourceStatus {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := make([]SourceStatus, len(g.sources))
+	for i, st := range g.sources {
+		out[i] = SourceStatus{Name: st.cfg.Name, Physical: st.physical, CreditedBits: st.credited, Failure: st.failure}
+	}
+	return out
+}
+
+// Retest is the operator's recovery action (docs/entropy.md): it re-runs
+// the start-up tests on every physical source, failed or not, marks each
+// healthy or failed by the outcome, and, if the healthy sources meet the
+// required entropy, instantiates a fresh DRBG from them. Nothing recovers
+// without it.
+func (g *Generator) Retest(ctx context.Context) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return ErrClosed
+	}
+	g.log.Info("entropy: operator retest: re-running start-up health tests")
+	for _, st := range g.sources {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !st.physical {
+			continue
+		}
+		was := st.failure
+		st.failure = nil
+		g.startup(st)
+		if st.failure == nil {
+			g.m.sourceHealthy.WithLabelValues(st.cfg.Name).Set(1)
+			if was != nil {
+				g.log.Warn("entropy: source passed start-up tests again and is back in use", "source", st.cfg.Name)
+			}
+		}
+	}
+	if g.drbg != nil {
+		g.drbg.Wipe()
+		g.drbg = nil
+	}
+	return g.seed(true)
+}
+
+// Collectors returns the Prometheus collectors for the daemon to register.
+func (g *Generator) Collectors() []prometheus.Collector { return g.m.collectors() }
+
+// Close wipes the DRBG state and closes the sources New opened.
+func (g *Generator) Close() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return nil
+	}
+	g.closed = true
+	if g.drbg != nil {
+		g.drbg.Wipe()
+		g.drbg = nil
+	}
+	return g.closeSources()
+}
+
+func (g *Generator) closeSources() error {
+	var errs []error
+	for _, st := range g.sources {
+		if c, ok := st.src.(io.Closer); ok && st.owned {
+			errs = append(errs, c.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// startup runs the start-up tests of one physical source. g.mu is held.
+func (g *Generator) startup(st *sourceState) {
+	err := st.health.Startup(countingSource{st.src, g.m.bytesRead.WithLabelValues(st.cfg.Name)})
+	var he *HealthError
+	if errors.As(err, &he) {
+		g.fail(st, he)
+	}
+}
+
+// fail marks a source failed, counts and logs it. g.mu is held.
+func (g *Generator) fail(st *sourceState, he *HealthError) {
+	st.failure = he
+	g.m.sourceHealthy.WithLabelValues(st.cfg.Name).Set(0)
+	g.m.failures.WithLabelValues(st.cfg.Name, he.Test).Inc()
+	attrs := []any{"source", st.cfg.Name, "test", he.Test, "detail", he.Detail}
+	if he.Err != nil {
+		attrs = append(attrs, "err", he.Err.Error())
+	}
+	g.log.Error("entropy: source failed health test; it is no longer used", attrs...)
+}
+
+// healthy checks the credited entropy of the healthy sources. g.mu is held.
+func (g *Generator) healthy() error {
+	var credited float64
+	var failures []error
+	for _, st := range g.sources {
+		if st.failure != nil {
+			failures = append(failures, st.failure)
+		} else if st.physical {
+			credited += st.credited
+		}
+	}
+	if credited >= float64(g.cfg.RequiredEntropy) {
+		g.m.healthy.Set(1)
+		return nil
+	}
+	g.m.healthy.Set(0)
+	if len(failures) == 0 {
+		failures = append(failures, ErrUnhealthy)
+	}
+	return fmt.Errorf("entropy: healthy sources credit %.1f bits per seed, %d required; draws refused until an operator retest: %w",
+		credited, g.cfg.RequiredEntropy, errors.Join(failures...))
+}
+
+// reseedDue reports whether the schedule asks for a reseed. g.mu is held.
+func (g *Generator) reseedDue() bool {
+	if g.cfg.PredictionResistance || g.requests >= g.cfg.ReseedRequests {
+		return true
+	}
+	now := g.cfg.Clock().UnixNano()
+	// A clock that went backwards also reseeds.
+	return now < g.seededAt || now-g.seededAt >= int64(g.cfg.ReseedInterval)
+}
+
+// seed gathers raw samples from every healthy source (health-testing each
+// sample), conditions them and instantiates (first) or reseeds the DRBG.
+// g.mu is held.
+func (g *Generator) seed(instantiate bool) error {
+	if err := g.healthy(); err != nil {
+		return err
+	}
+	var inputs []rawInput
+	defer func() {
+		for _, in := range inputs {
+			clear(in.data)
+		}
+	}()
+	for _, st := range g.sources {
+		if st.failure != nil {
+			continue
+		}
+		buf := make([]byte, st.cfg.SeedBytes)
+		n, err := io.ReadFull(st.src, buf)
+		g.m.bytesRead.WithLabelValues(st.cfg.Name).Add(float64(n))
+		if err != nil {
+			clear(buf)
+			g.fail(st, &HealthError{Source: st.cfg.Name, Test: TestRead, Detail: "read failed while seeding", Err: err})
+			continue
+		}
+		if st.health != nil {
+			if err := st.health.Feed(buf); err != nil {
+				clear(buf)
+				var he *HealthError
+				errors.As(err, &he)
+				g.fail(st, he)
+				continue
+			}
+		}
+		inputs = append(inputs, rawInput{source: st.cfg.Name, data: buf})
+	}
+	// Samples of sources that failed were dropped above; what is left must
+	// still meet the requirement.
+	if err := g.healthy(); err != nil {
+		return err
+	}
+	material := condition(inputs, int(math.Ceil(float64(g.cfg.RequiredEntropy)/8)))
+	defer clear(material)
+	now := g.cfg.Clock()
+	if instantiate || g.drbg == nil {
+		// The nonce (SP 800-90A §8.6.7): an instantiation counter and the
+		// time; the entropy input already carries the nonce's entropy.
+		nonce := binary.BigEndian.AppendUint64(nil, g.seeds)
+		nonce = binary.BigEndian.AppendUint64(nonce, uint64(now.UnixNano()))
+		d, err := drbg.NewHMAC(material, nonce, g.cfg.Personalization)
+		if err != nil {
+			return fmt.Errorf("entropy: instantiate drbg: %w", err)
+		}
+		if g.drbg != nil {
+			g.drbg.Wipe()
+		}
+		g.drbg = d
+	} else if err := g.drbg.Reseed(material, nil); err != nil {
+		return fmt.Errorf("entropy: reseed drbg: %w", err)
+	}
+	g.seeds++
+	g.requests = 0
+	g.seededAt = now.UnixNano()
+	g.m.reseeds.Inc()
+	return nil
+}
+
+// countingSource counts the bytes read from a source.
+type countingSource struct {
+	Source
+	c prometheus.Counter
+}
+
+func (s countingSource) Read(p []byte) (int, error) {
+	n, err := s.Source.Read(p)
+	s.c.Add(float64(n))
+	return n, err
+}

@@ -1,0 +1,175 @@
+package entropy
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+)
+
+// Window sizes of the Adaptive Proportion Test (SP 800-90B §4.4.2).
+const (
+	aptWindowBinary    = 1024
+	aptWindowNonBinary = 512
+	// startupSamples is the number of samples the start-up tests (§4.3
+	// requirement 3) run over before a source is first used.
+	startupSamples = 1024
+)
+
+// Names of the tests, as they appear in errors, logs and metric labels.
+const (
+	TestRCT  = "repetition-count"
+	TestAPT  = "adaptive-proportion"
+	TestRead = "read"
+)
+
+// rctCutoff is the Repetition Count Test cutoff of SP 800-90B §4.4.1:
+// C = 1 + ceil(-log2(α) / H), for min-entropy H bits per sample and false
+// alarm probability α.
+func rctCutoff(h, alpha float64) int {
+	return 1 + int(math.Ceil(-math.Log2(alpha)/h))
+}
+
+// aptCutoff is the Adaptive Proportion Test cutoff of SP 800-90B §4.4.2 for
+// window w: C = 1 + CRITBINOM(w, 2^-H, 1-α), that is the smallest C with
+// P(Binomial(w, 2^-H) ≥ C) ≤ α. (The count B of a window is 1 plus a
+// Binomial(w-1, p) for an ideal source, so this C is one count more
+// conservative than the tightest one; it is the formula the standard states
+// and the one its Table 2 lists.) The tail sums are computed exactly: for
+// integer H and α a power of two, p = 2^-H is a dyadic rational and 4096-bit
+// floats hold every term without rounding; otherwise p is rounded to float64
+// once.
+func aptCutoff(w int, h, alpha float64) int {
+	const prec = 4096
+	n := w
+	newf := func() *big.Float { return new(big.Float).SetPrec(prec) }
+	p := newf().SetFloat64(math.Exp2(-h))
+	q := newf().Sub(newf().SetInt64(1), p)
+	a := newf().SetFloat64(alpha)
+
+	pk := make([]*big.Float, n+1) // p^k
+	qk := make([]*big.Float, n+1) // q^k
+	pk[0], qk[0] = newf().SetInt64(1), newf().SetInt64(1)
+	for k := 1; k <= n; k++ {
+		pk[k] = newf().Mul(pk[k-1], p)
+		qk[k] = newf().Mul(qk[k-1], q)
+	}
+	// Walk c down from n, accumulating tail(c) = Σ_{k≥c} C(n,k) p^k q^(n-k),
+	// which grows as c decreases; keep the smallest c with tail(c) ≤ α.
+	binom := big.NewInt(1) // C(n, k), starting at k = n
+	tail, term, bf := newf(), newf(), newf()
+	c := n + 1 // tail(n+1) = 0 ≤ α
+	for k := n; k >= 0; k-- {
+		term.Mul(bf.SetInt(binom), pk[k])
+		term.Mul(term, qk[n-k])
+		tail.Add(tail, term)
+		if tail.Cmp(a) > 0 {
+			break
+		}
+		c = k
+		// C(n, k-1) = C(n, k) · k / (n-k+1).
+		binom.Mul(binom, big.NewInt(int64(k)))
+		binom.Quo(binom, big.NewInt(int64(n-k+1)))
+	}
+	return c
+}
+
+// HealthTest runs the two continuous health tests of SP 800-90B §4.4 on the
+// raw 8-bit samples of one source: the Repetition Count Test and the
+// Adaptive Proportion Test (window 512, the standard's window for
+// non-binary samples). It is not safe for concurrent use.
+type HealthTest struct {
+	source string
+
+	rctC, aptC, aptW int
+
+	// Repetition Count Test state: the last value a and its run length b.
+	rctA    byte
+	rctB    int
+	started bool
+
+	// Adaptive Proportion Test state: the window's first value, its count
+	// and the number of samples seen in the window.
+	aptA    byte
+	aptB    int
+	aptSeen int
+}
+
+// NewHealthTest returns the health tests for a source whose 8-bit samples
+// carry minEntropy bits of min-entropy (0 < H ≤ 8), with false-alarm
+// probability alpha (2^-40 ≤ α ≤ 2^-20) per test and sample.
+func NewHealthTest(source string, minEntropy, alpha float64) (*HealthTest, error) {
+	if !(minEntropy > 0 && minEntropy <= 8) {
+		return nil, fmt.Errorf("entropy: source %s: min-entropy %g bits per sample, want 0 < H ≤ 8", source, minEntropy)
+	}
+	if !(alpha >= MinAlpha && alpha <= MaxAlpha) {
+		return nil, fmt.Errorf("entropy: alpha %g, want between 2^-40 and 2^-20", alpha)
+	}
+	w := aptWindowNonBinary
+	return &HealthTest{source: source, rctC: rctCutoff(minEntropy, alpha), aptC: aptCutoff(w, minEntropy, alpha), aptW: w}, nil
+}
+
+// Cutoffs returns the RCT cutoff, the APT cutoff and the APT window.
+func (t *HealthTest) Cutoffs() (rct, apt, window int) { return t.rctC, t.aptC, t.aptW }
+
+// Reset forgets all state, as for a fresh start-up.
+func (t *HealthTest) Reset() {
+	*t = HealthTest{source: t.source, rctC: t.rctC, aptC: t.aptC, aptW: t.aptW}
+}
+
+// Startup runs the start-up tests (SP 800-90B §4.3 requirement 3): it
+// resets the tests and runs them over 1,024 fresh samples read from src,
+// which are then discarded. The error wraps ErrUnhealthy (a *HealthError)
+// when a test fails or src cannot be read.
+func (t *HealthTest) Startup(src Source) error {
+	t.Reset()
+	buf := make([]byte, startupSamples)
+	defer clear(buf)
+	if _, err := io.ReadFull(src, buf); err != nil {
+		return &HealthError{Source: t.source, Test: TestRead, Detail: "read failed during start-up tests", Err: err}
+	}
+	return t.Feed(buf)
+}
+
+// Feed runs both tests on the samples in p, in order, and returns a
+// *HealthError (wrapping ErrUnhealthy) at the first failure. Errors never
+// contain sample values.
+func (t *HealthTest) Feed(p []byte) error {
+	if test, detail := t.feed(p); test != "" {
+		return &HealthError{Source: t.source, Test: test, Detail: detail}
+	}
+	return nil
+}
+
+func (t *HealthTest) feed(p []byte) (test, detail string) {
+	for _, x := range p {
+		// §4.4.1 Repetition Count Test.
+		if t.started && x == t.rctA {
+			t.rctB++
+			if t.rctB >= t.rctC {
+				return TestRCT, fmt.Sprintf("a value repeated %d times in a row (cutoff %d)", t.rctB, t.rctC)
+			}
+		} else {
+			t.rctA, t.rctB, t.started = x, 1, true
+		}
+		// §4.4.2 Adaptive Proportion Test.
+		if t.aptSeen == 0 {
+			// 1. A = the next sample; 2. B = 1.
+			t.aptA, t.aptB, t.aptSeen = x, 1, 1
+			continue
+		}
+		// 3. For i = 1 to W-1: if the next sample equals A, B = B + 1;
+		// if B ≥ C, signal a failure.
+		if x == t.aptA {
+			t.aptB++
+			if t.aptB >= t.aptC {
+				return TestAPT, fmt.Sprintf("a value occurred %d times in a window of %d (cutoff %d)", t.aptB, t.aptW, t.aptC)
+			}
+		}
+		t.aptSeen++
+		if t.aptSeen == t.aptW {
+			t.aptSeen = 0
+		}
+	}
+	return "", ""
+}
