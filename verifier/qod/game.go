@@ -1,0 +1,355 @@
+// Package qod holds the rules of Quitte ou Double, stage 2: the paytable with
+// exact rationals, the game's state machine and the replay of a game's
+// records. Source: /work/shared/spec/quitte-ou-double.md and the operator's
+// rules (règlement, art. 2.2.4–2.2.11); where they differ, the rules win.
+//
+// # API
+//
+//	g, err := qod.NewGame(qod.Start{...})        // "CONTINUER": multipliers from the start's β
+//	err = g.CheckPick(number, now)               // validate before proving (nothing drawn yet)
+//	g, losing, err = g.Pick(number, beta, now)   // β = VRF output over record.PickAlpha
+//	g, err = g.Continue(now) / g.Stop(now)       // at tier 1..3
+//	g, err = g.Expire(now) / g.Refund(now)       // 30-day expiry; operator refund (art. 2.2.11)
+//	g, err = qod.Replay(leaves, qod.ReplayConfig{Verify: ...})  // re-run a game's records
+//
+// Game is a value: every method returns the next state and leaves the
+// receiver unchanged, so a refused event changes nothing.
+//
+// # Draws
+//
+//   - Multipliers: one VRF output β per game, over record.StartAlpha; m_t = 3
+//     when Bernoulli(q_t) on draw.NewStream(β, "tier<t>") (t = 1..4) is true.
+//     q = 3/506, 86/969, 59/455, 3/44. When S = 50,000 € every m_t = 2 and no
+//     draw is made: the start record carries no proof.
+//   - Picks: one VRF output per pick, over record.PickAlpha(…, index, number);
+//     the number is losing when Bernoulli(3, n) on draw.NewStream(β, "pick")
+//     is true, n = 30 − index being the numbers still hidden.
+//
+// # Time rules
+//
+// Times are instants; the calendar rules are read in the operator's legal
+// time zone (Europe/Paris), passed in as a *time.Location (nil means UTC).
+//
+//   - Start (art. 2.2.4): "au plus tard dans un délai de vingt-neuf jours
+//     suivant la date de clôture". The closure day D does not count; the 29
+//     days are D+1 … D+29 and the last one ends at 24:00. StartDeadline returns
+//     00:00 on D+30: a start at or after it is refused.
+//   - Play window (art. 2.2.5, 2.2.10): "trente jours, à compter du moment où
+//     il a cliqué sur CONTINUER" — from the instant of the start, 30 calendar
+//     days at the same wall-clock time (PlayDeadline). At or after it a pick,
+//     continue or stop is refused (ErrExpired) and the game can be expired:
+//     no gain, no refund.
+//   - Refund (art. 2.2.11): the operator may refund (3 €) any unfinished game.
+package qod
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"tirage.fr/tirage/verifier/draw"
+	"tirage.fr/tirage/verifier/record"
+)
+
+// Errors of the state machine. The event is refused and the game unchanged.
+var (
+	ErrStake        = errors.New("stake out of range")                       // S must be 1..5,000,000 cents
+	ErrBeta         = errors.New("vrf output missing or not expected")       // β absent where a draw is needed, or present for S = 50,000 €
+	ErrStartClosed  = errors.New("start refused: emission closed +29 days")  // art. 2.2.4
+	ErrNumberRange  = errors.New("number out of range 1..30")                // pick of a number outside the grid
+	ErrNumberPicked = errors.New("number already picked")                    // pick of a number already selected
+	ErrGameOver     = errors.New("game over")                                // any event after won, lost, expired or refunded
+	ErrAtTier       = errors.New("tier reached: continue or stop first")     // pick while a decision is due
+	ErrNotAtTier    = errors.New("not at a tier")                            // continue or stop while playing
+	ErrExpired      = errors.New("30-day play window over: expire the game") // art. 2.2.5: the caller should Expire
+	ErrNotExpired   = errors.New("play window not over yet")                 // Expire before the deadline
+	ErrTimeOrder    = errors.New("event time before the game's last event")  // the clock went backwards
+	ErrTicketPlayed = errors.New("ticket code already played")               // a code starts one game only (the daemon checks, see TicketKey)
+)
+
+// Phase is where a game stands.
+type Phase uint8
+
+// The phases. Won, Lost, Expired and Refunded are final.
+const (
+	Playing  Phase = iota + 1 // picking towards the next tier
+	AtTier                    // tier 1..3 reached: continue or stop
+	Won                       // stopped at a tier, or tier 4 reached
+	Lost                      // a losing number was picked
+	Expired                   // not finished within 30 days
+	Refunded                  // refunded by the operator
+)
+
+var phaseNames = [...]string{"", "playing", "at-tier", "won", "lost", "expired", "refunded"}
+
+func (p Phase) String() string {
+	if int(p) < len(phaseNames) && p != 0 {
+		return phaseNames[p]
+	}
+	return fmt.Sprintf("phase(%d)", uint8(p))
+}
+
+// Over reports whether p is final.
+func (p Phase) Over() bool { return p >= Won }
+
+// Start is what starting a game needs.
+type Start struct {
+	Game     string   // game id
+	Emission string   // emission id
+	Ticket   [32]byte // record.TicketHash of the code
+	Stake    int64    // S in cents, from the manifest
+	// Beta is the VRF output over record.StartAlpha; nil when Stake = MaxStake.
+	Beta []byte
+	// Now is the instant of "CONTINUER"; StartDeadline comes from the
+	// emission's record (see StartDeadline).
+	Now, StartDeadline time.Time
+	// Location is the operator's legal time zone (Europe/Paris); nil = UTC.
+	Location *time.Location
+}
+
+// Game is the state of one stage-2 game. It is a value (no pointers,
+// slices or maps): copying it copies the state.
+type Game struct {
+	ID          string
+	Emission    string
+	Ticket      [32]byte
+	Stake       int64        // S, cents
+	Multipliers [Tiers]int   // m_1..m_4
+	Amounts     [Tiers]int64 // A_1..A_4, cents
+	Started     time.Time    // the start instant
+	Expires     time.Time    // PlayDeadline(Started)
+	Last        time.Time    // time of the last event
+
+	Phase        Phase
+	Tier         int          // tiers reached, 0..4
+	Picks        int          // numbers picked so far (good ones, plus the losing one if Lost)
+	Order        [Numbers]int // numbers in pick order; Order[:Picks]
+	Picked       uint32       // bit n set when number n (1..30) has been picked
+	Win          int64        // cents, when Won
+	RefundAmount int64        // cents, when Refunded
+}
+
+// StartDeadline is the first instant at which stage 2 can no longer start
+// for an emission whose closure notice gives the date closure ("YYYY-MM-DD"):
+// 00:00 on closure + 30 days in loc, the end of the 29th day after closure.
+func StartDeadline(closure string, loc *time.Location) (time.Time, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	d, err := time.ParseInLocation(time.DateOnly, closure, loc)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("closure date %q: %w", closure, err)
+	}
+	return time.Date(d.Year(), d.Month(), d.Day()+30, 0, 0, 0, 0, loc).UTC(), nil
+}
+
+// PlayDeadline is the end of the 30-day play window of a game started at
+// started: the same wall-clock time 30 calendar days later in loc.
+func PlayDeadline(started time.Time, loc *time.Location) time.Time {
+	if loc == nil {
+		loc = time.UTC
+	}
+	return started.In(loc).AddDate(0, 0, 30).UTC()
+}
+
+// TicketKey names a ticket across emissions, for the daemon's "a code plays
+// once" index; a second start for the same key is ErrTicketPlayed.
+func TicketKey(emission string, ticket [32]byte) string {
+	return fmt.Sprintf("%s/%x", emission, ticket[:])
+}
+
+// NewGame starts a game ("CONTINUER"): it checks the start deadline and the
+// stake and draws the four multipliers from s.Beta.
+func NewGame(s Start) (Game, error) {
+	if !s.StartDeadline.IsZero() && !s.Now.Before(s.StartDeadline) {
+		return Game{}, fmt.Errorf("start at %s, deadline %s: %w",
+			s.Now.UTC().Format(time.RFC3339), s.StartDeadline.UTC().Format(time.RFC3339), ErrStartClosed)
+	}
+	m, err := Multipliers(s.Stake, s.Beta)
+	if err != nil {
+		return Game{}, err
+	}
+	return Game{
+		ID:          s.Game,
+		Emission:    s.Emission,
+		Ticket:      s.Ticket,
+		Stake:       s.Stake,
+		Multipliers: m,
+		Amounts:     Amounts(s.Stake, m),
+		Started:     s.Now,
+		Expires:     PlayDeadline(s.Now, s.Location),
+		Last:        s.Now,
+		Phase:       Playing,
+	}, nil
+}
+
+// Hidden is n, the numbers not yet picked.
+func (g Game) Hidden() int { return Numbers - g.Picks }
+
+// Good is the number of good numbers found.
+func (g Game) Good() int {
+	if g.Phase == Lost {
+		return g.Picks - 1
+	}
+	return g.Picks
+}
+
+// IsPicked reports whether number has been picked.
+func (g Game) IsPicked(number int) bool {
+	return number >= 1 && number <= Numbers && g.Picked&(1<<number) != 0
+}
+
+// PickedNumbers returns the numbers picked, in order.
+func (g Game) PickedNumbers() []int { return append([]int(nil), g.Order[:g.Picks]...) }
+
+// Amount is the amount of the tier reached (A_Tier), or S before tier 1.
+func (g Game) Amount() int64 {
+	if g.Tier == 0 {
+		return g.Stake
+	}
+	return g.Amounts[g.Tier-1]
+}
+
+// check validates an event's time against the game and the play window.
+func (g Game) check(now time.Time) error {
+	if g.Phase.Over() {
+		return fmt.Errorf("game %s is %s: %w", g.ID, g.Phase, ErrGameOver)
+	}
+	if now.Before(g.Last) {
+		return fmt.Errorf("event at %s: %w", now.UTC().Format(time.RFC3339), ErrTimeOrder)
+	}
+	if !now.Before(g.Expires) {
+		return fmt.Errorf("game %s expired at %s: %w", g.ID, g.Expires.UTC().Format(time.RFC3339), ErrExpired)
+	}
+	return nil
+}
+
+// CheckPick validates a pick before anything is drawn.
+func (g Game) CheckPick(number int, now time.Time) error {
+	if err := g.check(now); err != nil {
+		return err
+	}
+	if g.Phase == AtTier {
+		return fmt.Errorf("tier %d reached: %w", g.Tier, ErrAtTier)
+	}
+	if number < 1 || number > Numbers {
+		return fmt.Errorf("number %d: %w", number, ErrNumberRange)
+	}
+	if g.IsPicked(number) {
+		return fmt.Errorf("number %d: %w", number, ErrNumberPicked)
+	}
+	return nil
+}
+
+// Pick applies the pick of number decided by β (the VRF output over
+// record.PickAlpha with index g.Picks): it returns the next state and
+// whether the number is losing.
+func (g Game) Pick(number int, beta []byte, now time.Time) (Game, bool, error) {
+	if len(beta) == 0 {
+		return g, false, fmt.Errorf("pick: %w", ErrBeta)
+	}
+	return g.pick(number, draw.NewStream(beta, labelPick), now)
+}
+
+// pick is Pick with the stream given: the exhaustive tests drive it with
+// chosen bytes.
+func (g Game) pick(number int, s *draw.Stream, now time.Time) (Game, bool, error) {
+	if err := g.CheckPick(number, now); err != nil {
+		return g, false, err
+	}
+	losing, err := pickLosing(s, g.Hidden())
+	if err != nil {
+		return g, false, err
+	}
+	g.Order[g.Picks] = number
+	g.Picks++
+	g.Picked |= 1 << number
+	g.Last = now
+	if losing {
+		g.Phase = Lost
+		return g, true, nil
+	}
+	if g.Tier < Tiers && g.Picks == GoodAt[g.Tier] {
+		g.Tier++
+		g.Phase = AtTier
+		if g.Tier == Tiers {
+			g.Phase = Won
+			g.Win = g.Amounts[Tiers-1]
+		}
+	}
+	return g, false, nil
+}
+
+// Continue gives up A_t to aim for the next tier (irrevocable).
+func (g Game) Continue(now time.Time) (Game, error) {
+	if err := g.decide(now); err != nil {
+		return g, err
+	}
+	g.Phase = Playing
+	g.Last = now
+	return g, nil
+}
+
+// Stop ends the game at tier t, winning A_t ("Arrêter la partie").
+func (g Game) Stop(now time.Time) (Game, error) {
+	if err := g.decide(now); err != nil {
+		return g, err
+	}
+	g.Phase = Won
+	g.Win = g.Amounts[g.Tier-1]
+	g.Last = now
+	return g, nil
+}
+
+func (g Game) decide(now time.Time) error {
+	if err := g.check(now); err != nil {
+		return err
+	}
+	if g.Phase != AtTier {
+		return fmt.Errorf("%d good numbers, tier %d: %w", g.Good(), g.Tier, ErrNotAtTier)
+	}
+	return nil
+}
+
+// Expire ends an unfinished game whose 30-day window is over: no gain, no refund.
+func (g Game) Expire(now time.Time) (Game, error) {
+	if g.Phase.Over() {
+		return g, fmt.Errorf("game %s is %s: %w", g.ID, g.Phase, ErrGameOver)
+	}
+	if now.Before(g.Expires) {
+		return g, fmt.Errorf("game %s expires at %s: %w", g.ID, g.Expires.UTC().Format(time.RFC3339), ErrNotExpired)
+	}
+	g.Phase = Expired
+	g.Last = now
+	return g, nil
+}
+
+// Refund ends an unfinished game with the refund of the ticket (art. 2.2.11): no gain.
+func (g Game) Refund(now time.Time) (Game, error) {
+	if g.Phase.Over() {
+		return g, fmt.Errorf("game %s is %s: %w", g.ID, g.Phase, ErrGameOver)
+	}
+	if now.Before(g.Last) {
+		return g, fmt.Errorf("event at %s: %w", now.UTC().Format(time.RFC3339), ErrTimeOrder)
+	}
+	g.Phase = Refunded
+	g.RefundAmount = TicketPrice
+	g.Last = now
+	return g, nil
+}
+
+// Result is the game_end result string of a final phase (record.Result*),
+// or "" while the game goes on.
+func (g Game) Result() string {
+	switch g.Phase {
+	case Won:
+		return record.ResultWon
+	case Lost:
+		return record.ResultLost
+	case Expired:
+		return record.ResultExpired
+	case Refunded:
+		return record.ResultRefunded
+	}
+	return ""
+}

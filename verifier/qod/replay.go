@@ -1,0 +1,216 @@
+package qod
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"time"
+
+	"tirage.fr/tirage/verifier/record"
+)
+
+// ErrTranscript means a game's records contradict the rules or each other: a
+// wrong outcome, a broken hash link, a bad proof, an impossible event. It is
+// evidence of misbehaviour (or corruption), never an ordinary failure: report
+// it, do not retry.
+var ErrTranscript = errors.New("game transcript violates the rules")
+
+// VerifyFunc checks a VRF proof of alpha under the announced key keyID and
+// returns β (vrf.Verify with the key looked up by id).
+type VerifyFunc func(keyID string, alpha, proof []byte) (beta []byte, err error)
+
+// ReplayConfig is what Replay needs besides the records.
+type ReplayConfig struct {
+	// Verify checks VRF proofs. Nil: proofs are not checked and the β
+	// written in the records is trusted (outcomes are still recomputed).
+	// Proofs can only be checked once the game's end record has revealed r.
+	Verify VerifyFunc
+	// StartDeadline, when not zero, is the emission's start deadline
+	// (record.Emission.StartDeadline); the start must come before it.
+	StartDeadline time.Time
+	// Location is the operator's legal time zone (Europe/Paris); nil = UTC.
+	Location *time.Location
+}
+
+// Replayed is the result of Replay.
+type Replayed struct {
+	Game Game
+	// Ended: the last record is the game's end (r revealed, checked against H(r)).
+	Ended bool
+	// ProofsChecked counts the VRF proofs verified (0 unless Verify was
+	// given and the game ended).
+	ProofsChecked int
+}
+
+// Replay re-runs the state machine over one game's leaves, in log order
+// (start, then picks and decisions, then possibly the end), and checks every
+// hash link, transition, amount and outcome; with cfg.Verify and an end
+// record, every VRF proof too. Any violation wraps ErrTranscript and names
+// the record (0-based position in leaves).
+func Replay(leaves [][]byte, cfg ReplayConfig) (Replayed, error) {
+	var out Replayed
+	if len(leaves) == 0 {
+		return out, fmt.Errorf("no records: %w", ErrTranscript)
+	}
+	recs := make([]record.GameRecord, len(leaves))
+	for i, leaf := range leaves {
+		r, err := record.Parse(leaf)
+		if err != nil {
+			return out, fmt.Errorf("record %d: %w: %w", i, err, ErrTranscript)
+		}
+		gr, ok := r.(record.GameRecord)
+		if !ok {
+			return out, fmt.Errorf("record %d: kind %s is not a game record: %w", i, r.Kind(), ErrTranscript)
+		}
+		recs[i] = gr
+	}
+	start, ok := recs[0].(*record.GameStart)
+	if !ok {
+		return out, fmt.Errorf("record 0: kind %s, want %s: %w", recs[0].Kind(), record.KindGameStart, ErrTranscript)
+	}
+	fail := func(i int, format string, args ...any) error {
+		return fmt.Errorf("game %s record %d (%s): %s: %w", start.Game, i, recs[i].Kind(), fmt.Sprintf(format, args...), ErrTranscript)
+	}
+	// Hash links and game id.
+	for i := 1; i < len(recs); i++ {
+		if recs[i].GameID() != start.Game {
+			return out, fail(i, "game %q", recs[i].GameID())
+		}
+		if recs[i].PrevHash() != record.LeafHash(leaves[i-1]) {
+			return out, fail(i, "prev is not the leaf hash of record %d", i-1)
+		}
+		if _, again := recs[i].(*record.GameStart); again {
+			return out, fail(i, "second start")
+		}
+		if _, end := recs[i-1].(*record.GameEnd); end {
+			return out, fail(i, "record after the game's end")
+		}
+	}
+	// The secret, when revealed, opens the commitment and every α.
+	var secret [32]byte
+	if end, ok := recs[len(recs)-1].(*record.GameEnd); ok {
+		out.Ended = true
+		secret = end.Secret
+		if record.Commit(secret) != start.Commit {
+			return out, fail(len(recs)-1, "secret does not open the start's commitment")
+		}
+	}
+	failErr := func(i int, err error) error {
+		return fmt.Errorf("game %s record %d (%s): %w: %w", start.Game, i, recs[i].Kind(), err, ErrTranscript)
+	}
+	verify := func(i int, key string, alpha, proof, beta []byte) error {
+		if cfg.Verify == nil || !out.Ended {
+			return nil
+		}
+		b, err := cfg.Verify(key, alpha, proof)
+		if err != nil {
+			return fmt.Errorf("game %s record %d (%s): vrf proof: %w: %w", start.Game, i, recs[i].Kind(), err, ErrTranscript)
+		}
+		if !bytes.Equal(b, beta) {
+			return fail(i, "beta is not the proof's output")
+		}
+		out.ProofsChecked++
+		return nil
+	}
+
+	// Start.
+	if start.Stake == MaxStake && (start.Key != "" || len(start.Proof) > 0) {
+		return out, fail(0, "stake 50,000 € is not drawn, but a proof is present")
+	}
+	g, err := NewGame(Start{
+		Game: start.Game, Emission: start.Emission, Ticket: start.Ticket, Stake: start.Stake,
+		Beta: start.Beta, Now: start.Time, StartDeadline: cfg.StartDeadline, Location: cfg.Location,
+	})
+	if err != nil {
+		return out, failErr(0, err)
+	}
+	switch {
+	case g.Multipliers != start.Multipliers:
+		return out, fail(0, "multipliers %v, β gives %v", start.Multipliers, g.Multipliers)
+	case g.Amounts != start.Amounts:
+		return out, fail(0, "amounts %v, rules give %v", start.Amounts, g.Amounts)
+	case !g.Expires.Equal(start.Expires):
+		return out, fail(0, "expires %s, rules give %s", start.Expires.UTC().Format(time.RFC3339), g.Expires.Format(time.RFC3339))
+	}
+	if start.Stake != MaxStake {
+		if err := verify(0, start.Key, start.Alpha(secret), start.Proof, start.Beta); err != nil {
+			return out, err
+		}
+	}
+
+	// Picks, decisions, end.
+	for i := 1; i < len(recs); i++ {
+		switch r := recs[i].(type) {
+		case *record.Pick:
+			if r.Index != g.Picks {
+				return out, fail(i, "index %d, want %d", r.Index, g.Picks)
+			}
+			next, losing, err := g.Pick(r.Number, r.Beta, r.Time)
+			if err != nil {
+				return out, failErr(i, err)
+			}
+			want := record.OutcomeGood
+			if losing {
+				want = record.OutcomeLosing
+			}
+			if r.Outcome != want {
+				return out, fail(i, "outcome %s, β gives %s", r.Outcome, want)
+			}
+			alpha := record.PickAlpha(g.ID, g.Emission, g.Ticket, secret, r.Index, r.Number)
+			if err := verify(i, r.Key, alpha, r.Proof, r.Beta); err != nil {
+				return out, err
+			}
+			g = next
+		case *record.Decision:
+			if g.Phase == AtTier && r.Tier != g.Tier {
+				return out, fail(i, "tier %d, the game is at tier %d", r.Tier, g.Tier)
+			}
+			if r.Choice == record.ChoiceStop {
+				g, err = g.Stop(r.Time)
+			} else {
+				g, err = g.Continue(r.Time)
+			}
+			if err != nil {
+				return out, failErr(i, err)
+			}
+		case *record.GameEnd:
+			if g, err = endGame(g, r); err != nil {
+				return out, failErr(i, err)
+			}
+		}
+	}
+	out.Game = g
+	return out, nil
+}
+
+// endGame applies an end record: a final phase must match it; an unfinished
+// game may only expire (after the deadline) or be refunded.
+func endGame(g Game, r *record.GameEnd) (Game, error) {
+	var err error
+	if !g.Phase.Over() {
+		switch r.Result {
+		case record.ResultExpired:
+			g, err = g.Expire(r.Time)
+		case record.ResultRefunded:
+			g, err = g.Refund(r.Time)
+		default:
+			return g, fmt.Errorf("result %s, but the game is %s", r.Result, g.Phase)
+		}
+		if err != nil {
+			return g, err
+		}
+	} else if r.Time.Before(g.Last) {
+		return g, fmt.Errorf("end at %s: %w", r.Time.UTC().Format(time.RFC3339), ErrTimeOrder)
+	}
+	switch {
+	case r.Result != g.Result():
+		return g, fmt.Errorf("result %s, the game is %s", r.Result, g.Phase)
+	case r.Tier != g.Tier:
+		return g, fmt.Errorf("tier %d, the game reached %d", r.Tier, g.Tier)
+	case r.Win != g.Win:
+		return g, fmt.Errorf("win %d cents, the rules give %d", r.Win, g.Win)
+	case r.Refund != g.RefundAmount:
+		return g, fmt.Errorf("refund %d cents, the rules give %d", r.Refund, g.RefundAmount)
+	}
+	return g, nil
+}

@@ -1,0 +1,575 @@
+package record
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The canonical JSON subset (see the package documentation):
+//
+//	value  = object / array / string / integer / "true" / "false"
+//	object = "{" [ member *( "," member ) ] "}"   keys strictly increasing bytewise
+//	member = string ":" value
+//	array  = "[" [ value *( "," value ) ] "]"
+//	string = DQUOTE *( %x20-21 / %x23-5B / %x5D-7E / "\" DQUOTE / "\\" ) DQUOTE
+//	integer = [ "-" ] ( "0" / %x31-39 *DIGIT )    no "-0", |n| ≤ 2^53−1
+//
+// No whitespace, no null, no floats, no other escapes, ASCII only.
+
+const (
+	maxSafeInt = 1<<53 - 1
+	maxDepth   = 8
+	timeLayout = "2006-01-02T15:04:05Z"
+)
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// field is one member of an encoded struct.
+type field struct {
+	name      string
+	index     int
+	omitempty bool
+}
+
+var fieldCache sync.Map // reflect.Type → []field, sorted by name
+
+// fieldsOf returns the `rec`-tagged fields of struct type t, sorted by name.
+func fieldsOf(t reflect.Type) []field {
+	if f, ok := fieldCache.Load(t); ok {
+		return f.([]field)
+	}
+	var fs []field
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag, ok := sf.Tag.Lookup("rec")
+		if !ok {
+			continue
+		}
+		name, opt, _ := strings.Cut(tag, ",")
+		fs = append(fs, field{name: name, index: i, omitempty: opt == "omitempty"})
+	}
+	slices.SortFunc(fs, func(a, b field) int { return compareStrings(a.name, b.name) })
+	fieldCache.Store(t, fs)
+	return fs
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// isEmpty reports whether an omitempty field is omitted.
+func isEmpty(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Slice, reflect.String:
+		return v.Len() == 0
+	}
+	return v.IsZero()
+}
+
+// encoder appends canonical JSON.
+type encoder struct {
+	buf []byte
+}
+
+// encodeTop writes the top-level object: "kind", "v" and the fields of r.
+func (e *encoder) encodeTop(r Record) error {
+	rv := reflect.ValueOf(r)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return fmt.Errorf("record: Format needs a non-nil pointer to a record struct, got %T", r)
+	}
+	rv = rv.Elem()
+	type member struct {
+		name string
+		f    *field
+	}
+	fs := fieldsOf(rv.Type())
+	ms := make([]member, 0, len(fs)+2)
+	ms = append(ms, member{name: "kind"}, member{name: "v"})
+	for i := range fs {
+		ms = append(ms, member{name: fs[i].name, f: &fs[i]})
+	}
+	slices.SortFunc(ms, func(a, b member) int { return compareStrings(a.name, b.name) })
+	e.buf = append(e.buf, '{')
+	first := true
+	for _, m := range ms {
+		var fv reflect.Value
+		if m.f != nil {
+			fv = rv.Field(m.f.index)
+			if m.f.omitempty && isEmpty(fv) {
+				continue
+			}
+		}
+		if !first {
+			e.buf = append(e.buf, ',')
+		}
+		first = false
+		e.buf = strconv.AppendQuote(e.buf, m.name)
+		e.buf = append(e.buf, ':')
+		switch {
+		case m.name == "kind" && m.f == nil:
+			e.buf = strconv.AppendQuote(e.buf, string(r.Kind()))
+		case m.name == "v" && m.f == nil:
+			e.buf = strconv.AppendInt(e.buf, Version, 10)
+		default:
+			if err := e.value(fv, m.name); err != nil {
+				return err
+			}
+		}
+	}
+	e.buf = append(e.buf, '}')
+	return nil
+}
+
+func (e *encoder) value(v reflect.Value, path string) error {
+	t := v.Type()
+	switch {
+	case t == timeType:
+		tm := v.Interface().(time.Time)
+		if tm.Nanosecond() != 0 {
+			return fmt.Errorf("record: field %s: time %s is not a whole second", path, tm.UTC().Format(time.RFC3339Nano))
+		}
+		if y := tm.UTC().Year(); y < 1970 || y > 9999 {
+			return fmt.Errorf("record: field %s: year %d out of range 1970..9999", path, y)
+		}
+		e.buf = append(e.buf, '"')
+		e.buf = tm.UTC().AppendFormat(e.buf, timeLayout)
+		e.buf = append(e.buf, '"')
+		return nil
+	case (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && t.Elem().Kind() == reflect.Uint8:
+		e.buf = append(e.buf, '"')
+		if t.Kind() == reflect.Slice {
+			e.buf = hex.AppendEncode(e.buf, v.Bytes())
+		} else {
+			b := make([]byte, v.Len())
+			reflect.Copy(reflect.ValueOf(b), v)
+			e.buf = hex.AppendEncode(e.buf, b)
+		}
+		e.buf = append(e.buf, '"')
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.String:
+		s := v.String()
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < 0x20 || c > 0x7e {
+				return fmt.Errorf("record: field %s: byte 0x%02x at %d is not printable ASCII", path, c, i)
+			}
+		}
+		e.buf = append(e.buf, '"')
+		for i := 0; i < len(s); i++ {
+			if s[i] == '"' || s[i] == '\\' {
+				e.buf = append(e.buf, '\\')
+			}
+			e.buf = append(e.buf, s[i])
+		}
+		e.buf = append(e.buf, '"')
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n := v.Int()
+		if n > maxSafeInt || n < -maxSafeInt {
+			return fmt.Errorf("record: field %s: integer %d outside ±(2^53−1)", path, n)
+		}
+		e.buf = strconv.AppendInt(e.buf, n, 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n := v.Uint()
+		if n > maxSafeInt {
+			return fmt.Errorf("record: field %s: integer %d above 2^53−1", path, n)
+		}
+		e.buf = strconv.AppendUint(e.buf, n, 10)
+	case reflect.Bool:
+		e.buf = strconv.AppendBool(e.buf, v.Bool())
+	case reflect.Slice, reflect.Array:
+		e.buf = append(e.buf, '[')
+		for i := range v.Len() {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			if err := e.value(v.Index(i), path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+		e.buf = append(e.buf, ']')
+	case reflect.Struct:
+		e.buf = append(e.buf, '{')
+		first := true
+		for _, f := range fieldsOf(t) {
+			fv := v.Field(f.index)
+			if f.omitempty && isEmpty(fv) {
+				continue
+			}
+			if !first {
+				e.buf = append(e.buf, ',')
+			}
+			first = false
+			e.buf = strconv.AppendQuote(e.buf, f.name)
+			e.buf = append(e.buf, ':')
+			if err := e.value(fv, path+"."+f.name); err != nil {
+				return err
+			}
+		}
+		e.buf = append(e.buf, '}')
+	default:
+		return fmt.Errorf("record: field %s: unsupported type %s", path, t)
+	}
+	return nil
+}
+
+// jvalue is a parsed canonical-JSON value.
+type jvalue struct {
+	kind    byte // '{', '[', '"', '0' (integer), 't' (bool)
+	str     string
+	num     int64
+	boolean bool
+	arr     []jvalue
+	obj     []jmember
+}
+
+type jmember struct {
+	key string
+	val jvalue
+}
+
+// parser reads the canonical JSON subset and rejects everything else,
+// saying where and why.
+type parser struct {
+	b   []byte
+	off int
+}
+
+func (p *parser) errorf(format string, args ...any) error {
+	return fmt.Errorf("record: byte %d: %s: %w", p.off, fmt.Sprintf(format, args...), ErrMalformed)
+}
+
+func (p *parser) value(depth int) (jvalue, error) {
+	if depth > maxDepth {
+		return jvalue{}, p.errorf("nested deeper than %d", maxDepth)
+	}
+	if p.off >= len(p.b) {
+		return jvalue{}, p.errorf("unexpected end")
+	}
+	switch c := p.b[p.off]; {
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.array(depth)
+	case c == '"':
+		s, err := p.str()
+		return jvalue{kind: '"', str: s}, err
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.integer()
+	case bytes.HasPrefix(p.b[p.off:], []byte("true")):
+		p.off += 4
+		return jvalue{kind: 't', boolean: true}, nil
+	case bytes.HasPrefix(p.b[p.off:], []byte("false")):
+		p.off += 5
+		return jvalue{kind: 't'}, nil
+	case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		return jvalue{}, p.errorf("whitespace is not canonical")
+	default:
+		return jvalue{}, p.errorf("unexpected %q (null, floats and whitespace are not canonical)", c)
+	}
+}
+
+func (p *parser) expect(c byte) error {
+	if p.off >= len(p.b) {
+		return p.errorf("unexpected end, want %q", c)
+	}
+	if p.b[p.off] != c {
+		if b := p.b[p.off]; b == ' ' || b == '\t' || b == '\n' || b == '\r' {
+			return p.errorf("whitespace is not canonical")
+		}
+		return p.errorf("got %q, want %q", p.b[p.off], c)
+	}
+	p.off++
+	return nil
+}
+
+func (p *parser) object(depth int) (jvalue, error) {
+	p.off++ // '{'
+	v := jvalue{kind: '{'}
+	if p.off < len(p.b) && p.b[p.off] == '}' {
+		p.off++
+		return v, nil
+	}
+	for {
+		if p.off < len(p.b) && p.b[p.off] != '"' {
+			return v, p.errorf("object key must be a string")
+		}
+		start := p.off
+		k, err := p.str()
+		if err != nil {
+			return v, err
+		}
+		if n := len(v.obj); n > 0 && k <= v.obj[n-1].key {
+			p.off = start
+			if k == v.obj[n-1].key {
+				return v, p.errorf("duplicate key %q", k)
+			}
+			return v, p.errorf("key %q after %q: keys must be sorted", k, v.obj[n-1].key)
+		}
+		if err := p.expect(':'); err != nil {
+			return v, err
+		}
+		val, err := p.value(depth + 1)
+		if err != nil {
+			return v, err
+		}
+		v.obj = append(v.obj, jmember{key: k, val: val})
+		if p.off < len(p.b) && p.b[p.off] == '}' {
+			p.off++
+			return v, nil
+		}
+		if err := p.expect(','); err != nil {
+			return v, err
+		}
+	}
+}
+
+func (p *parser) array(depth int) (jvalue, error) {
+	p.off++ // '['
+	v := jvalue{kind: '['}
+	if p.off < len(p.b) && p.b[p.off] == ']' {
+		p.off++
+		return v, nil
+	}
+	for {
+		val, err := p.value(depth + 1)
+		if err != nil {
+			return v, err
+		}
+		v.arr = append(v.arr, val)
+		if p.off < len(p.b) && p.b[p.off] == ']' {
+			p.off++
+			return v, nil
+		}
+		if err := p.expect(','); err != nil {
+			return v, err
+		}
+	}
+}
+
+func (p *parser) str() (string, error) {
+	p.off++ // '"'
+	var out []byte
+	for {
+		if p.off >= len(p.b) {
+			return "", p.errorf("unterminated string")
+		}
+		c := p.b[p.off]
+		switch {
+		case c == '"':
+			p.off++
+			return string(out), nil
+		case c == '\\':
+			if p.off+1 < len(p.b) && (p.b[p.off+1] == '"' || p.b[p.off+1] == '\\') {
+				out = append(out, p.b[p.off+1])
+				p.off += 2
+				continue
+			}
+			return "", p.errorf("only \\\" and \\\\ escapes are canonical")
+		case c < 0x20 || c > 0x7e:
+			return "", p.errorf("byte 0x%02x in a string: only printable ASCII is allowed", c)
+		}
+		out = append(out, c)
+		p.off++
+	}
+}
+
+func (p *parser) integer() (jvalue, error) {
+	start := p.off
+	if p.b[p.off] == '-' {
+		p.off++
+	}
+	digits := p.off
+	for p.off < len(p.b) && p.b[p.off] >= '0' && p.b[p.off] <= '9' {
+		p.off++
+	}
+	switch {
+	case p.off == digits:
+		return jvalue{}, p.errorf("a number needs digits")
+	case p.b[digits] == '0' && p.off-digits > 1:
+		p.off = start
+		return jvalue{}, p.errorf("leading zero")
+	case string(p.b[start:p.off]) == "-0":
+		p.off = start
+		return jvalue{}, p.errorf("-0 is not canonical")
+	}
+	if p.off < len(p.b) {
+		if c := p.b[p.off]; c == '.' || c == 'e' || c == 'E' {
+			return jvalue{}, p.errorf("only integers are allowed (amounts are integer cents)")
+		}
+	}
+	if p.off-digits > 16 {
+		p.off = start
+		return jvalue{}, p.errorf("integer outside ±(2^53−1)")
+	}
+	n, err := strconv.ParseInt(string(p.b[start:p.off]), 10, 64)
+	if err != nil || n > maxSafeInt || n < -maxSafeInt {
+		p.off = start
+		return jvalue{}, p.errorf("integer outside ±(2^53−1)")
+	}
+	return jvalue{kind: '0', num: n}, nil
+}
+
+func decodeErr(path, format string, args ...any) error {
+	return fmt.Errorf("record: field %s: %s: %w", path, fmt.Sprintf(format, args...), ErrMalformed)
+}
+
+// decodeStruct fills the struct v from object members, skipping the names
+// in skip (the top level's "kind" and "v").
+func decodeStruct(v reflect.Value, members []jmember, path string, skip ...string) error {
+	fs := fieldsOf(v.Type())
+	seen := make([]bool, len(fs))
+next:
+	for _, m := range members {
+		if slices.Contains(skip, m.key) {
+			continue
+		}
+		for i, f := range fs {
+			if f.name != m.key {
+				continue
+			}
+			seen[i] = true
+			fp := m.key
+			if path != "" {
+				fp = path + "." + m.key
+			}
+			fv := v.Field(f.index)
+			if err := decodeValue(fv, m.val, fp); err != nil {
+				return err
+			}
+			if f.omitempty && isEmpty(fv) {
+				return decodeErr(fp, "an empty optional field must be omitted")
+			}
+			continue next
+		}
+		where := path
+		if where == "" {
+			where = "the record"
+		}
+		return decodeErr(joinPath(path, m.key), "unknown field for %s (version %d)", where, Version)
+	}
+	for i, f := range fs {
+		if !seen[i] && !f.omitempty {
+			return decodeErr(joinPath(path, f.name), "missing")
+		}
+	}
+	return nil
+}
+
+func joinPath(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+func decodeValue(v reflect.Value, j jvalue, path string) error {
+	t := v.Type()
+	isBytes := (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && t.Elem().Kind() == reflect.Uint8
+	switch {
+	case t == timeType:
+		if j.kind != '"' {
+			return decodeErr(path, "want a time string")
+		}
+		tm, err := time.Parse(timeLayout, j.str)
+		if err != nil || tm.Format(timeLayout) != j.str {
+			return decodeErr(path, "time %q is not RFC 3339 UTC with seconds (YYYY-MM-DDThh:mm:ssZ)", j.str)
+		}
+		v.Set(reflect.ValueOf(tm))
+		return nil
+	case isBytes:
+		if j.kind != '"' {
+			return decodeErr(path, "want a lowercase hex string")
+		}
+		for i := 0; i < len(j.str); i++ {
+			if c := j.str[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+				return decodeErr(path, "hex must be lowercase 0-9a-f, got %q", c)
+			}
+		}
+		b, err := hex.DecodeString(j.str)
+		if err != nil {
+			return decodeErr(path, "odd-length hex")
+		}
+		if t.Kind() == reflect.Array {
+			if len(b) != t.Len() {
+				return decodeErr(path, "want %d bytes, got %d", t.Len(), len(b))
+			}
+			reflect.Copy(v, reflect.ValueOf(b))
+		} else {
+			v.SetBytes(b)
+		}
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.String:
+		if j.kind != '"' {
+			return decodeErr(path, "want a string")
+		}
+		v.SetString(j.str)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if j.kind != '0' {
+			return decodeErr(path, "want an integer")
+		}
+		if v.OverflowInt(j.num) {
+			return decodeErr(path, "integer %d out of range", j.num)
+		}
+		v.SetInt(j.num)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if j.kind != '0' {
+			return decodeErr(path, "want an integer")
+		}
+		if j.num < 0 || v.OverflowUint(uint64(j.num)) {
+			return decodeErr(path, "integer %d out of range", j.num)
+		}
+		v.SetUint(uint64(j.num))
+	case reflect.Bool:
+		if j.kind != 't' {
+			return decodeErr(path, "want true or false")
+		}
+		v.SetBool(j.boolean)
+	case reflect.Array:
+		if j.kind != '[' {
+			return decodeErr(path, "want an array")
+		}
+		if len(j.arr) != t.Len() {
+			return decodeErr(path, "want %d elements, got %d", t.Len(), len(j.arr))
+		}
+		for i := range j.arr {
+			if err := decodeValue(v.Index(i), j.arr[i], path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice:
+		if j.kind != '[' {
+			return decodeErr(path, "want an array")
+		}
+		s := reflect.MakeSlice(t, len(j.arr), len(j.arr))
+		for i := range j.arr {
+			if err := decodeValue(s.Index(i), j.arr[i], path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+		v.Set(s)
+	case reflect.Struct:
+		if j.kind != '{' {
+			return decodeErr(path, "want an object")
+		}
+		return decodeStruct(v, j.obj, path)
+	default:
+		return decodeErr(path, "unsupported type %s", t)
+	}
+	return nil
+}

@@ -1,0 +1,401 @@
+package record
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"time"
+)
+
+// Outcomes, decisions and results as they appear in records.
+const (
+	OutcomeGood   = "good"
+	OutcomeLosing = "losing"
+
+	ChoiceContinue = "continue"
+	ChoiceStop     = "stop"
+
+	ResultWon      = "won"
+	ResultLost     = "lost"
+	ResultExpired  = "expired"
+	ResultRefunded = "refunded"
+)
+
+// Key is one announced public key.
+type Key struct {
+	ID          string   `rec:"id"`          // the key's name in later records, e.g. "vrf-2026-1"
+	Use         string   `rec:"use"`         // "vrf", "log" (checkpoint signing) or "attestation"
+	Suite       string   `rec:"suite"`       // e.g. "ECVRF-P256-SHA256-SSWU", "RSA-FDH-VRF-SHA256", "Ed25519"
+	PublicKey   []byte   `rec:"public_key"`  // P-256: 33-byte compressed point; RSA: DER SubjectPublicKeyInfo
+	Fingerprint [32]byte `rec:"fingerprint"` // Fingerprint(PublicKey)
+}
+
+// KeyAnnouncement announces the appliance's public keys; these are the log's
+// first records, so no key can be chosen after the fact.
+type KeyAnnouncement struct {
+	Time        time.Time `rec:"time"`
+	Keys        []Key     `rec:"keys"`
+	Attestation []byte    `rec:"attestation,omitempty"` // e.g. an HSM/TPM attestation or DSSE envelope over the keys
+}
+
+// Kind implements Record.
+func (*KeyAnnouncement) Kind() Kind { return KindKey }
+
+func (r *KeyAnnouncement) validate() error {
+	if len(r.Keys) == 0 {
+		return fmt.Errorf("keys: none announced")
+	}
+	seen := map[string]bool{}
+	for i, k := range r.Keys {
+		switch {
+		case k.ID == "":
+			return fmt.Errorf("keys[%d].id: empty", i)
+		case seen[k.ID]:
+			return fmt.Errorf("keys[%d].id: %q announced twice", i, k.ID)
+		case k.Use == "" || k.Suite == "":
+			return fmt.Errorf("keys[%d]: use and suite are required", i)
+		case len(k.PublicKey) == 0:
+			return fmt.Errorf("keys[%d].public_key: empty", i)
+		case k.Fingerprint != Fingerprint(k.PublicKey):
+			return fmt.Errorf("keys[%d].fingerprint: not SHA-256 of public_key", i)
+		}
+		seen[k.ID] = true
+	}
+	return checkTime("time", r.Time)
+}
+
+// Emission registers a ticket emission and the date in its published
+// closure notice. StartDeadline is the first instant at which stage 2 may no
+// longer start (qod.StartDeadline of the closure date).
+type Emission struct {
+	Time          time.Time `rec:"time"`
+	Emission      string    `rec:"emission"`
+	Closure       string    `rec:"closure"`        // YYYY-MM-DD, from the closure notice
+	StartDeadline time.Time `rec:"start_deadline"` // starts at or after this instant are refused
+}
+
+// Kind implements Record.
+func (*Emission) Kind() Kind { return KindEmission }
+
+func (r *Emission) validate() error {
+	if r.Emission == "" {
+		return fmt.Errorf("emission: empty")
+	}
+	if d, err := time.Parse(time.DateOnly, r.Closure); err != nil || d.Format(time.DateOnly) != r.Closure {
+		return fmt.Errorf("closure: %q is not a YYYY-MM-DD date", r.Closure)
+	}
+	if err := checkTime("start_deadline", r.StartDeadline); err != nil {
+		return err
+	}
+	return checkTime("time", r.Time)
+}
+
+// Manifest commits to an emission's ticket manifest: the Merkle root over its
+// entries (code hash, stake S, emission) and their count.
+type Manifest struct {
+	Time     time.Time `rec:"time"`
+	Emission string    `rec:"emission"`
+	Root     [32]byte  `rec:"root"`
+	Count    uint64    `rec:"count"`
+	Total    int64     `rec:"total,omitempty"` // sum of the stakes S, in cents
+}
+
+// Kind implements Record.
+func (*Manifest) Kind() Kind { return KindManifest }
+
+func (r *Manifest) validate() error {
+	if r.Emission == "" {
+		return fmt.Errorf("emission: empty")
+	}
+	if r.Total < 0 {
+		return fmt.Errorf("total: negative")
+	}
+	return checkTime("time", r.Time)
+}
+
+// GameStart opens a stage-2 game ("CONTINUER"). The four multipliers are
+// drawn from one VRF output (see package qod); when S = 50,000 € they are all
+// 2 with no draw, and Key, Proof and Beta are omitted.
+type GameStart struct {
+	Time        time.Time `rec:"time"`
+	Game        string    `rec:"game"`
+	Emission    string    `rec:"emission"`
+	Ticket      [32]byte  `rec:"ticket"`      // hash of the ticket's 18-character code
+	Stake       int64     `rec:"stake"`       // S, cents
+	Multipliers [4]int    `rec:"multipliers"` // m_1..m_4, each 2 or 3
+	Amounts     [4]int64  `rec:"amounts"`     // A_1..A_4 = A_{t−1}·m_t, cents
+	Commit      [32]byte  `rec:"commit"`      // Commit(r)
+	Expires     time.Time `rec:"expires"`     // end of the 30-day play window
+	Key         string    `rec:"key,omitempty"`
+	Proof       []byte    `rec:"proof,omitempty"` // VRF proof over StartAlpha
+	Beta        []byte    `rec:"beta,omitempty"`  // VRF output
+}
+
+// Kind implements Record.
+func (*GameStart) Kind() Kind { return KindGameStart }
+
+// GameID implements GameRecord.
+func (r *GameStart) GameID() string { return r.Game }
+
+// PrevHash implements GameRecord: a start has no previous record.
+func (r *GameStart) PrevHash() [32]byte { return [32]byte{} }
+
+func (r *GameStart) validate() error {
+	if r.Game == "" || r.Emission == "" {
+		return fmt.Errorf("game and emission are required")
+	}
+	if r.Stake <= 0 {
+		return fmt.Errorf("stake: %d cents, must be positive", r.Stake)
+	}
+	for t, m := range r.Multipliers {
+		if m != 2 && m != 3 {
+			return fmt.Errorf("multipliers[%d]: %d, must be 2 or 3", t, m)
+		}
+	}
+	if err := checkVRF(r.Key, r.Proof, r.Beta, true); err != nil {
+		return err
+	}
+	if err := checkTime("expires", r.Expires); err != nil {
+		return err
+	}
+	return checkTime("time", r.Time)
+}
+
+// checkVRF requires key, proof and β together (or, when optional, none).
+func checkVRF(key string, proof, beta []byte, optional bool) error {
+	n := 0
+	for _, ok := range []bool{key != "", len(proof) > 0, len(beta) > 0} {
+		if ok {
+			n++
+		}
+	}
+	if n == 3 || (optional && n == 0) {
+		return nil
+	}
+	return fmt.Errorf("key, proof and beta go together")
+}
+
+// Pick records one number picked and whether it is good or losing.
+// Index is the number of picks before this one (0 for the first), so the
+// draw is among n = 30 − Index hidden numbers.
+type Pick struct {
+	Time    time.Time `rec:"time"`
+	Game    string    `rec:"game"`
+	Index   int       `rec:"index"`
+	Number  int       `rec:"number"`  // 1..30
+	Outcome string    `rec:"outcome"` // "good" or "losing"
+	Key     string    `rec:"key"`
+	Proof   []byte    `rec:"proof"` // VRF proof over PickAlpha
+	Beta    []byte    `rec:"beta"`
+	Prev    [32]byte  `rec:"prev"`
+}
+
+// Kind implements Record.
+func (*Pick) Kind() Kind { return KindPick }
+
+// GameID implements GameRecord.
+func (r *Pick) GameID() string { return r.Game }
+
+// PrevHash implements GameRecord.
+func (r *Pick) PrevHash() [32]byte { return r.Prev }
+
+func (r *Pick) validate() error {
+	switch {
+	case r.Game == "":
+		return fmt.Errorf("game: empty")
+	case r.Index < 0 || r.Index > 29:
+		return fmt.Errorf("index: %d, must be 0..29", r.Index)
+	case r.Number < 1 || r.Number > 30:
+		return fmt.Errorf("number: %d, must be 1..30", r.Number)
+	case r.Outcome != OutcomeGood && r.Outcome != OutcomeLosing:
+		return fmt.Errorf("outcome: %q, must be %q or %q", r.Outcome, OutcomeGood, OutcomeLosing)
+	}
+	if err := checkVRF(r.Key, r.Proof, r.Beta, false); err != nil {
+		return err
+	}
+	return checkTime("time", r.Time)
+}
+
+// Decision records the player's choice at tier 1, 2 or 3.
+type Decision struct {
+	Time   time.Time `rec:"time"`
+	Game   string    `rec:"game"`
+	Tier   int       `rec:"tier"`   // 1..3
+	Choice string    `rec:"choice"` // "continue" or "stop"
+	Prev   [32]byte  `rec:"prev"`
+}
+
+// Kind implements Record.
+func (*Decision) Kind() Kind { return KindDecision }
+
+// GameID implements GameRecord.
+func (r *Decision) GameID() string { return r.Game }
+
+// PrevHash implements GameRecord.
+func (r *Decision) PrevHash() [32]byte { return r.Prev }
+
+func (r *Decision) validate() error {
+	switch {
+	case r.Game == "":
+		return fmt.Errorf("game: empty")
+	case r.Tier < 1 || r.Tier > 3:
+		return fmt.Errorf("tier: %d, must be 1..3", r.Tier)
+	case r.Choice != ChoiceContinue && r.Choice != ChoiceStop:
+		return fmt.Errorf("choice: %q, must be %q or %q", r.Choice, ChoiceContinue, ChoiceStop)
+	}
+	return checkTime("time", r.Time)
+}
+
+// GameEnd closes a game and reveals its secret r, so that anyone can then
+// recompute every α of the game and check every VRF proof.
+type GameEnd struct {
+	Time   time.Time `rec:"time"`
+	Game   string    `rec:"game"`
+	Result string    `rec:"result"`           // "won", "lost", "expired" or "refunded"
+	Tier   int       `rec:"tier"`             // tiers reached, 0..4
+	Win    int64     `rec:"win,omitempty"`    // cents; only when won
+	Refund int64     `rec:"refund,omitempty"` // cents; only when refunded (the ticket price)
+	Secret [32]byte  `rec:"secret"`           // r
+	Prev   [32]byte  `rec:"prev"`
+}
+
+// Kind implements Record.
+func (*GameEnd) Kind() Kind { return KindGameEnd }
+
+// GameID implements GameRecord.
+func (r *GameEnd) GameID() string { return r.Game }
+
+// PrevHash implements GameRecord.
+func (r *GameEnd) PrevHash() [32]byte { return r.Prev }
+
+func (r *GameEnd) validate() error {
+	switch {
+	case r.Game == "":
+		return fmt.Errorf("game: empty")
+	case r.Tier < 0 || r.Tier > 4:
+		return fmt.Errorf("tier: %d, must be 0..4", r.Tier)
+	case r.Win < 0 || r.Refund < 0:
+		return fmt.Errorf("win and refund cannot be negative")
+	}
+	switch r.Result {
+	case ResultWon:
+		if r.Win == 0 || r.Refund != 0 || r.Tier == 0 {
+			return fmt.Errorf("result won: needs a win, a tier ≥ 1 and no refund")
+		}
+	case ResultRefunded:
+		if r.Refund == 0 || r.Win != 0 {
+			return fmt.Errorf("result refunded: needs a refund and no win")
+		}
+	case ResultLost, ResultExpired:
+		if r.Win != 0 || r.Refund != 0 {
+			return fmt.Errorf("result %s: no win, no refund", r.Result)
+		}
+	default:
+		return fmt.Errorf("result: %q, must be won, lost, expired or refunded", r.Result)
+	}
+	return checkTime("time", r.Time)
+}
+
+// PromoFreeze freezes a promotion draw's entrant list before the ceremony:
+// the Merkle root and count of the entrants, how many winners and reserves
+// will be ranked, the appliance's commitment H(r), and (optionally) the
+// public beacon round announced in advance.
+type PromoFreeze struct {
+	Time      time.Time `rec:"time"`
+	Draw      string    `rec:"draw"`
+	Promotion string    `rec:"promotion"`
+	Root      [32]byte  `rec:"root"`
+	Count     uint64    `rec:"count"`
+	Winners   uint64    `rec:"winners"`
+	Reserves  uint64    `rec:"reserves"`
+	Commit    [32]byte  `rec:"commit"`           // Commit(r)
+	Beacon    string    `rec:"beacon,omitempty"` // e.g. "drand quicknet round 123456"
+}
+
+// Kind implements Record.
+func (*PromoFreeze) Kind() Kind { return KindPromoFreeze }
+
+func (r *PromoFreeze) validate() error {
+	if r.Draw == "" || r.Promotion == "" {
+		return fmt.Errorf("draw and promotion are required")
+	}
+	if r.Winners == 0 || r.Winners+r.Reserves > r.Count {
+		return fmt.Errorf("winners + reserves (%d + %d) must be 1..count (%d)", r.Winners, r.Reserves, r.Count)
+	}
+	return checkTime("time", r.Time)
+}
+
+// PromoDraw is the draw itself: it reveals r, carries the bailiff's share s
+// and the beacon value, and ranks Winners then Reserves entrant indices
+// (0-based positions in the frozen list) from one VRF output.
+type PromoDraw struct {
+	Time        time.Time `rec:"time"`
+	Draw        string    `rec:"draw"`
+	Root        [32]byte  `rec:"root"`
+	Count       uint64    `rec:"count"`
+	Winners     uint64    `rec:"winners"`
+	Reserves    uint64    `rec:"reserves"`
+	Commit      [32]byte  `rec:"commit"`
+	Secret      [32]byte  `rec:"secret"` // r
+	Share       []byte    `rec:"share"`  // the bailiff's contribution s
+	Beacon      string    `rec:"beacon,omitempty"`
+	BeaconValue []byte    `rec:"beacon_value,omitempty"`
+	Ranking     []uint64  `rec:"ranking"` // winners then reserves
+	Key         string    `rec:"key"`
+	Proof       []byte    `rec:"proof"` // VRF proof over PromoDrawAlpha
+	Beta        []byte    `rec:"beta"`
+	Prev        [32]byte  `rec:"prev"` // leaf hash of the freeze record
+}
+
+// Kind implements Record.
+func (*PromoDraw) Kind() Kind { return KindPromoDraw }
+
+func (r *PromoDraw) validate() error {
+	switch {
+	case r.Draw == "":
+		return fmt.Errorf("draw: empty")
+	case len(r.Share) == 0:
+		return fmt.Errorf("share: the bailiff's share is required")
+	case uint64(len(r.Ranking)) != r.Winners+r.Reserves:
+		return fmt.Errorf("ranking: %d entries, want winners + reserves = %d", len(r.Ranking), r.Winners+r.Reserves)
+	case r.Commit != Commit(r.Secret):
+		return fmt.Errorf("secret: does not match commit")
+	case (r.Beacon == "") != (len(r.BeaconValue) == 0):
+		return fmt.Errorf("beacon and beacon_value go together")
+	}
+	seen := make(map[uint64]bool, len(r.Ranking))
+	for i, e := range r.Ranking {
+		if e >= r.Count || seen[e] {
+			return fmt.Errorf("ranking[%d]: %d out of range or repeated", i, e)
+		}
+		seen[e] = true
+	}
+	if err := checkVRF(r.Key, r.Proof, r.Beta, false); err != nil {
+		return err
+	}
+	return checkTime("time", r.Time)
+}
+
+// Attestation logs the digest of a signed statement (an in-toto statement in
+// a DSSE envelope: the paytable and its PAR report, health-test history,
+// statistical test reports, build provenance).
+type Attestation struct {
+	Time      time.Time `rec:"time"`
+	Subject   string    `rec:"subject"`             // what is attested, e.g. "qod/paytable"
+	Type      string    `rec:"type"`                // the statement's predicate type URI
+	Digest    [32]byte  `rec:"digest"`              // SHA-256 of the envelope
+	Key       string    `rec:"key"`                 // the signing key's id (announced)
+	Statement []byte    `rec:"statement,omitempty"` // the envelope itself, when small enough to log
+}
+
+// Kind implements Record.
+func (*Attestation) Kind() Kind { return KindAttestation }
+
+func (r *Attestation) validate() error {
+	if r.Subject == "" || r.Type == "" || r.Key == "" {
+		return fmt.Errorf("subject, type and key are required")
+	}
+	if len(r.Statement) > 0 && sha256.Sum256(r.Statement) != r.Digest {
+		return fmt.Errorf("digest: not SHA-256 of statement")
+	}
+	return checkTime("time", r.Time)
+}

@@ -1,0 +1,253 @@
+// Package record defines Tirage's log leaves and the VRF inputs α of its draws.
+//
+// # API
+//
+//	leaf, err := record.Format(&record.Pick{...})   // canonical bytes of one leaf
+//	r, err := record.Parse(leaf)                     // the same record back; rejects non-canonical bytes
+//	h := record.LeafHash(leaf)                       // RFC 6962 leaf hash; the "prev" link of the next record
+//	a := record.PickAlpha(game, emission, ticket, secret, index, number)   // α for vrf.Prove / vrf.Verify
+//	a := record.StartAlpha(...), record.PromoDrawAlpha(...)
+//	c := record.Commit(secret)                       // H(r) = SHA-256(r), logged at start, r revealed at end
+//
+// Every kind is a struct implementing Record: *KeyAnnouncement, *Emission,
+// *Manifest, *GameStart, *Pick, *Decision, *GameEnd, *PromoFreeze,
+// *PromoDraw, *Attestation. Parse returns one of those pointers.
+//
+// # Encoding (version 1)
+//
+// A leaf is one JSON object in a canonical subset of RFC 8785 (JCS) chosen so
+// that every record has exactly one encoding and a person can read it:
+//
+//   - members sorted by key (bytewise; keys are ASCII), no duplicate keys, no
+//     whitespace anywhere, no null;
+//   - integers only, in ±(2^53−1) (I-JSON), no leading zeros, no "-0", no
+//     fraction or exponent: amounts are integer euro cents (300 = 3 €);
+//   - strings of printable ASCII (0x20–0x7E) with only \" and \\ escaped;
+//   - byte strings (keys, proofs, hashes, β, r) as lowercase hex strings;
+//   - times as RFC 3339 UTC strings with whole seconds, "2026-11-30T01:44:00Z";
+//     calendar dates (an emission's closure date) as "YYYY-MM-DD".
+//
+// The top level is {"kind":"…","v":1,…}: "v" is the format version and "kind"
+// names the record type. Parse accepts only version 1 and only the fields
+// defined for the kind; optional fields are omitted when empty and rejected
+// when present but empty, so Format(Parse(b)) == b for every b Parse accepts.
+// New fields may be added to a kind under a new version.
+//
+// # Hash links
+//
+// Records of one game (and a promotion draw after its freeze) carry "prev",
+// the RFC 6962 leaf hash of the previous record of the same game:
+//
+//	LeafHash(leaf) = SHA-256(0x00 || leaf)
+//
+// which is also the hash the Merkle log stores for that leaf, so an auditor
+// can look the previous record up by hash. The first record of a game (its
+// start) has no prev.
+//
+// # VRF inputs
+//
+// α = "tirage/alpha/v1" || u16be(len(kind)) || kind || field_1 || … || field_n,
+// each field being u32be(len(value)) || value. Integers are 8-byte big-endian
+// values (so their fields read 00000008 || u64be). The fields of each kind are
+// listed on StartAlpha, PickAlpha and PromoDrawAlpha, and docs/alpha.md works
+// examples by hand.
+package record
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+)
+
+// Version is the record format version this package writes and reads.
+const Version = 1
+
+// MaxLeafSize bounds the size of a leaf Parse accepts.
+const MaxLeafSize = 1 << 20
+
+// Errors. Check with errors.Is; the wrapping message names the field.
+var (
+	// ErrMalformed: the bytes are not a canonical version-1 record
+	// (syntax, field, type or value). The record must be refused.
+	ErrMalformed = errors.New("malformed record")
+	// ErrUnknownKind: the kind is not one this version defines.
+	ErrUnknownKind = errors.New("unknown record kind")
+	// ErrVersion: the format version is not 1. A newer verifier may read it.
+	ErrVersion = errors.New("unsupported record version")
+)
+
+// Kind names a record type; it is the "kind" member of the leaf.
+type Kind string
+
+// The record kinds of version 1.
+const (
+	KindKey         Kind = "key"          // public keys announced (first records of the log)
+	KindEmission    Kind = "emission"     // a ticket emission registered with its closure date
+	KindManifest    Kind = "manifest"     // a ticket manifest imported: Merkle root and count
+	KindGameStart   Kind = "game_start"   // stage 2 started ("CONTINUER"): multipliers, H(r)
+	KindPick        Kind = "pick"         // one number picked: good or losing
+	KindDecision    Kind = "decision"     // at a tier: continue or stop
+	KindGameEnd     Kind = "game_end"     // won, lost, expired or refunded; reveals r
+	KindPromoFreeze Kind = "promo_freeze" // a promotion's entrant list frozen, H(r) committed
+	KindPromoDraw   Kind = "promo_draw"   // a promotion draw: ranked winners and reserves
+	KindAttestation Kind = "attestation"  // a signed statement's digest
+)
+
+// Record is one log leaf. The concrete types are the pointer types listed in
+// the package documentation.
+type Record interface {
+	Kind() Kind
+	validate() error
+}
+
+// GameRecord is implemented by the records of a game (start, pick, decision,
+// end): the daemon and the verifier use it to chain them.
+type GameRecord interface {
+	Record
+	GameID() string
+	// PrevHash is the leaf hash of the previous record of the game; zero for a start.
+	PrevHash() [32]byte
+}
+
+// newRecord returns a new zero record of kind k.
+func newRecord(k Kind) Record {
+	switch k {
+	case KindKey:
+		return new(KeyAnnouncement)
+	case KindEmission:
+		return new(Emission)
+	case KindManifest:
+		return new(Manifest)
+	case KindGameStart:
+		return new(GameStart)
+	case KindPick:
+		return new(Pick)
+	case KindDecision:
+		return new(Decision)
+	case KindGameEnd:
+		return new(GameEnd)
+	case KindPromoFreeze:
+		return new(PromoFreeze)
+	case KindPromoDraw:
+		return new(PromoDraw)
+	case KindAttestation:
+		return new(Attestation)
+	}
+	return nil
+}
+
+// Format returns the canonical encoding of r. It fails, naming the field,
+// when a value cannot be encoded canonically (a time with sub-second
+// precision, a non-ASCII string, an integer beyond 2^53−1) or breaks the
+// kind's rules (an unknown outcome, a number outside 1..30, …).
+func Format(r Record) ([]byte, error) {
+	if r == nil || reflect.ValueOf(r).IsNil() {
+		return nil, errors.New("record: Format of a nil record")
+	}
+	if err := r.validate(); err != nil {
+		return nil, fmt.Errorf("record %s: %w", r.Kind(), err)
+	}
+	e := encoder{buf: make([]byte, 0, 512)}
+	if err := e.encodeTop(r); err != nil {
+		return nil, err
+	}
+	return e.buf, nil
+}
+
+// Parse decodes a leaf. It accepts exactly the bytes Format produces, so
+// Format(Parse(b)) == b, and rejects everything else with an error naming
+// the byte offset or the field (ErrMalformed, ErrUnknownKind, ErrVersion).
+func Parse(leaf []byte) (Record, error) {
+	if len(leaf) > MaxLeafSize {
+		return nil, fmt.Errorf("record: %d bytes exceeds %d: %w", len(leaf), MaxLeafSize, ErrMalformed)
+	}
+	p := parser{b: leaf}
+	if len(leaf) == 0 || leaf[0] != '{' {
+		return nil, p.errorf("a record is a JSON object")
+	}
+	top, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	if p.off != len(leaf) {
+		return nil, p.errorf("trailing bytes after the record")
+	}
+	var kind, version *jvalue
+	for i := range top.obj {
+		switch top.obj[i].key {
+		case "kind":
+			kind = &top.obj[i].val
+		case "v":
+			version = &top.obj[i].val
+		}
+	}
+	if version == nil || version.kind != '0' {
+		return nil, decodeErr("v", "missing or not an integer")
+	}
+	if version.num != Version {
+		return nil, fmt.Errorf("record: version %d: %w", version.num, ErrVersion)
+	}
+	if kind == nil || kind.kind != '"' {
+		return nil, decodeErr("kind", "missing or not a string")
+	}
+	r := newRecord(Kind(kind.str))
+	if r == nil {
+		return nil, fmt.Errorf("record: kind %q: %w", kind.str, ErrUnknownKind)
+	}
+	if err := decodeStruct(reflect.ValueOf(r).Elem(), top.obj, "", "kind", "v"); err != nil {
+		return nil, err
+	}
+	if err := r.validate(); err != nil {
+		return nil, fmt.Errorf("record %s: %w: %w", r.Kind(), err, ErrMalformed)
+	}
+	// Belt and braces: the grammar above admits exactly one encoding per
+	// record, and this check keeps that true if a field type is added.
+	again, err := Format(r)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", err, ErrMalformed)
+	}
+	if !bytes.Equal(again, leaf) {
+		return nil, fmt.Errorf("record: not the canonical encoding: %w", ErrMalformed)
+	}
+	return r, nil
+}
+
+// LeafHash is the RFC 6962 leaf hash SHA-256(0x00 || leaf): the "prev" link
+// of the next record of the same game, and the hash the log stores.
+func LeafHash(leaf []byte) [32]byte {
+	h := sha256.New()
+	h.Write([]byte{0})
+	h.Write(leaf)
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// Commit is H(r) = SHA-256(r), the commitment to a game's (or a promotion
+// draw's) secret r that the start (or freeze) record carries.
+func Commit(secret [32]byte) [32]byte {
+	return sha256.Sum256(secret[:])
+}
+
+// Fingerprint is SHA-256 of a public key's bytes as announced (for P-256 the
+// 33-byte compressed point; for RSA the DER SubjectPublicKeyInfo).
+func Fingerprint(publicKey []byte) [32]byte {
+	return sha256.Sum256(publicKey)
+}
+
+// Hex renders a 32-byte hash the way records do, for messages.
+func Hex(h [32]byte) string {
+	return fmt.Sprintf("%x", h[:])
+}
+
+func checkTime(name string, t time.Time) error {
+	if t.IsZero() {
+		return fmt.Errorf("%s: missing time", name)
+	}
+	return nil
+}
+
+func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }
