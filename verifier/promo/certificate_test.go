@@ -1,0 +1,439 @@
+package promo
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// detReader is a deterministic byte source for key generation in tests.
+type detReader struct{ ctr uint64 }
+
+func (d *detReader) Read(p []byte) (int, error) {
+	for i := 0; i < len(p); i += 32 {
+		var c [8]byte
+		binary.BigEndian.PutUint64(c[:], d.ctr)
+		d.ctr++
+		h := sha256.Sum256(append([]byte("promo-test"), c[:]...))
+		copy(p[i:], h[:])
+	}
+	return len(p), nil
+}
+
+type softProver struct{ sk *vrf.PrivateKey }
+
+func (p softProver) PublicKey() *vrf.PublicKey          { return p.sk.Public() }
+func (p softProver) Prove(alpha []byte) ([]byte, error) { return p.sk.Prove(alpha) }
+
+func testProver(t testing.TB) softProver {
+	sk, err := vrf.GenerateKey(vrf.SuiteP256SSWU, &detReader{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return softProver{sk}
+}
+
+// memLog is an in-memory RFC 6962 log with Ed25519-signed checkpoints, for tests.
+type memLog struct {
+	tree   EntrantTree
+	leaves [][]byte
+	signer note.Signer
+	vkey   string
+}
+
+func newMemLog(t testing.TB) *memLog {
+	skey, vkey, err := note.GenerateKey(&detReader{ctr: 1 << 32}, "tirage.test/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := note.NewSigner(skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &memLog{signer: s, vkey: vkey}
+}
+
+func (l *memLog) append(t testing.TB, leaf []byte) uint64 {
+	if err := l.tree.add(tlog.RecordHash(leaf)); err != nil {
+		t.Fatal(err)
+	}
+	l.leaves = append(l.leaves, leaf)
+	return uint64(len(l.leaves) - 1)
+}
+
+func (l *memLog) checkpoint(t testing.TB) []byte {
+	root := l.tree.Root()
+	text := fmt.Sprintf("tirage.test/log\n%d\n%s\n", l.tree.Size(), base64.StdEncoding.EncodeToString(root[:]))
+	msg, err := note.Sign(&note.Note{Text: text}, l.signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msg
+}
+
+type fixture struct {
+	list     *EntrantList
+	cert     []byte
+	rules    []byte
+	vkey     string
+	prover   softProver
+	reserves int
+}
+
+func accounts(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("acct-%06d", i)
+	}
+	return out
+}
+
+// runFlow freezes accounts, runs a ceremony with share and certifies the draw.
+func runFlow(t testing.TB, accts []string, share string, reserves int) *fixture {
+	_, rules := loadExample(t)
+	rh := RulesHash(rules)
+	var key, r [32]byte
+	(&detReader{ctr: 7}).Read(key[:])
+	(&detReader{ctr: 9}).Read(r[:])
+	list := &EntrantList{Draw: "bonus-crescendo/1", Key: key, Accounts: Canonicalize(append([]string{}, accts...))}
+	tree, err := list.Tree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2016, 6, 20, 18, 0, 0, 0, time.UTC)
+	fr := NewFreeze(rh, []string{"2016-06-16"}, tree, 1, list.Draw, r, now)
+	lg := newMemLog(t)
+	lg.append(t, []byte("earlier record"))
+	fi := lg.append(t, FormatFreeze(fr))
+	lg.append(t, []byte("another draw's record"))
+	p := testProver(t)
+	c := &Ceremony{Freeze: fr, FreezeIndex: fi, Tree: tree, R: r, Share: share, Reserves: reserves, Prover: p, Now: now.Add(40 * time.Hour)}
+	d, err := c.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	di := lg.append(t, FormatDraw(d))
+	cp := lg.checkpoint(t)
+	fp, _ := tlog.ProveRecord(lg.tree.Size(), int64(fi), &lg.tree)
+	dp, _ := tlog.ProveRecord(lg.tree.Size(), int64(di), &lg.tree)
+	cert, err := NewCertificate(CertificateInput{
+		Title: "Tirage au sort n° 1", Freeze: FormatFreeze(fr), Draw: FormatDraw(d), FreezeIndex: fi, DrawIndex: di,
+		FreezeProof: fp, DrawProof: dp, Checkpoint: cp, LogKeys: []string{lg.vkey}, Tree: tree, DrawRecord: d, FreezeRecordRules: fr.RulesHash,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{list: list, cert: CertificateJSON(cert), rules: rules, vkey: lg.vkey, prover: p, reserves: reserves}
+}
+
+func TestCertificateVerifies(t *testing.T) {
+	f := runFlow(t, accounts(1000), "text:huissier Maître Dupont 21/06", 3)
+	anchors := Anchors{LogKeys: []string{f.vkey}, VRFPublicKey: hex.EncodeToString(f.prover.PublicKey().Bytes()), Rules: f.rules, Reserves: 3}
+	pub, err := Verify(f.cert, nil, anchors)
+	if err != nil {
+		t.Fatalf("public path: %v", err)
+	}
+	if len(pub.Picks) != 4 || pub.Accounts != nil || pub.Count != 1000 {
+		t.Fatalf("public path: %d picks, accounts %v, count %d", len(pub.Picks), pub.Accounts, pub.Count)
+	}
+	bail, err := Verify(f.cert, f.list, anchors)
+	if err != nil {
+		t.Fatalf("bailiff path: %v", err)
+	}
+	seen := map[string]bool{}
+	for i, a := range bail.Accounts {
+		if a != f.list.Accounts[bail.Picks[i].Index] || seen[a] {
+			t.Fatalf("pick %d: account %s", i, a)
+		}
+		seen[a] = true
+	}
+	// The certificate holds no account id.
+	for _, a := range f.list.Accounts {
+		if bytes.Contains(f.cert, []byte(a)) {
+			t.Fatalf("certificate leaks account %s", a)
+		}
+	}
+	// The list file round-trips.
+	l2, err := ParseEntrantList(f.list.Format())
+	if err != nil || !bytes.Equal(l2.Format(), f.list.Format()) {
+		t.Fatalf("entrant list round trip: %v", err)
+	}
+	// Fewer entrants than picks: everyone is ranked, once.
+	small := runFlow(t, accounts(2), "dice:1234561234561234561234561", 3)
+	v, err := Verify(small.cert, small.list, Anchors{Reserves: 3})
+	if err != nil || len(v.Picks) != 2 {
+		t.Fatalf("2 entrants: %v, %d picks", err, len(v.Picks))
+	}
+}
+
+// Tampering with the list, the share, a record or the certificate fails the named check.
+func TestTamperedCertificateFails(t *testing.T) {
+	f := runFlow(t, accounts(50), "text:huissier Maître Dupont 21/06", 2)
+	anchors := Anchors{Reserves: 2}
+	var c Certificate
+	mustUnmarshal(t, f.cert, &c)
+
+	edit := func(fn func(c *Certificate)) []byte {
+		var c2 Certificate
+		mustUnmarshal(t, f.cert, &c2)
+		fn(&c2)
+		return CertificateJSON(&c2)
+	}
+	// Re-sign-free edits of the draw record keep valid JSON but break inclusion.
+	drawEdit := func(fn func(d *DrawRecord)) []byte {
+		return edit(func(c *Certificate) {
+			d, err := ParseDraw([]byte(c.DrawRecord.Record))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn(d)
+			c.DrawRecord.Record = string(FormatDraw(d))
+		})
+	}
+	otherList := *f.list
+	otherList.Accounts = append(append([]string{}, f.list.Accounts[:10]...), f.list.Accounts[11:]...)
+	swapped := *f.list
+	swapped.Accounts = append([]string{}, f.list.Accounts...)
+	swapped.Accounts[3] = "acct-000003x"
+	otherKey := *f.list
+	otherKey.Key[0] ^= 1
+	otherVRF, _ := vrf.GenerateKey(vrf.SuiteP256SSWU, &detReader{ctr: 99})
+
+	cases := []struct {
+		name  string
+		cert  []byte
+		list  *EntrantList
+		anch  Anchors
+		check string
+	}{
+		{"garbage", []byte("{"), nil, anchors, CheckFormat},
+		{"entrant removed", f.cert, &otherList, anchors, CheckEntrantRoot},
+		{"entrant replaced", f.cert, &swapped, anchors, CheckEntrantRoot},
+		{"wrong freeze key", f.cert, &otherKey, anchors, CheckEntrantRoot},
+		{"unsorted list", f.cert, &EntrantList{Draw: f.list.Draw, Key: f.list.Key, Accounts: []string{"b", "a"}}, anchors, CheckEntrantList},
+		{"list of another draw", f.cert, &EntrantList{Draw: "bonus-crescendo/2", Key: f.list.Key, Accounts: f.list.Accounts}, anchors, CheckEntrantList},
+		{"share changed", drawEdit(func(d *DrawRecord) { d.Share = "text:huissier Maître Durand 21/06" }), nil, anchors, CheckDrawInclusion},
+		{"winner changed", drawEdit(func(d *DrawRecord) { d.Winners[0].Index = (d.Winners[0].Index + 1) % d.Count }), nil, anchors, CheckDrawInclusion},
+		{"freeze count changed", edit(func(c *Certificate) {
+			c.Freeze.Record = strings.Replace(c.Freeze.Record, `"count":50`, `"count":49`, 1)
+		}), nil, anchors, CheckFreezeInclusion},
+		{"freeze record not canonical", edit(func(c *Certificate) { c.Freeze.Record = " " + c.Freeze.Record }), nil, anchors, CheckFreezeRecord},
+		{"checkpoint altered", edit(func(c *Certificate) {
+			if !strings.Contains(c.Checkpoint, "\n4\n") {
+				t.Fatal("checkpoint fixture")
+			}
+			c.Checkpoint = strings.Replace(c.Checkpoint, "\n4\n", "\n5\n", 1)
+		}), nil, anchors, CheckCheckpoint},
+		{"unknown log key", f.cert, nil, Anchors{LogKeys: []string{mustVKey(t)}, Reserves: 2}, CheckCheckpoint},
+		{"other VRF key pinned", f.cert, nil, Anchors{VRFPublicKey: hex.EncodeToString(otherVRF.Public().Bytes()), Reserves: 2}, CheckKeys},
+		{"pick reordered", edit(func(c *Certificate) { c.Picks[0], c.Picks[1] = c.Picks[1], c.Picks[0] }), nil, anchors, CheckPicks},
+		{"pick proof altered", edit(func(c *Certificate) { c.Picks[1].Proof[0] = strings.Repeat("0", 64) }), nil, anchors, CheckPickInclusion},
+		{"pseudonym altered", edit(func(c *Certificate) { c.Picks[0].Pseudonym = "0000-0000-0000-0000" }), nil, anchors, CheckPicks},
+		{"fewer reserves than the rules", f.cert, nil, Anchors{Reserves: 3}, CheckPicks},
+		{"other rules file", f.cert, nil, Anchors{Rules: []byte("version: 1\n"), Reserves: 2}, CheckRules},
+		{"records swapped", edit(func(c *Certificate) { c.Freeze, c.DrawRecord = c.DrawRecord, c.Freeze }), nil, anchors, CheckFreezeRecord},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Verify(tc.cert, tc.list, tc.anch)
+			var ce *CheckError
+			if !errors.As(err, &ce) {
+				t.Fatalf("got %v, want a failed %s check", err, tc.check)
+			}
+			if ce.Check != tc.check {
+				t.Fatalf("failed check %q (%v), want %q", ce.Check, ce.Err, tc.check)
+			}
+		})
+	}
+}
+
+// A forged draw: the operator recomputes a draw record with another share
+// and logs it properly; the VRF still binds the share, so the picks must
+// be the ones β gives — a record claiming other picks fails.
+func TestForgedDrawRecordFails(t *testing.T) {
+	f := runFlow(t, accounts(50), "dice:6543216543216543216543216", 0)
+	var c Certificate
+	mustUnmarshal(t, f.cert, &c)
+	d, _ := ParseDraw([]byte(c.DrawRecord.Record))
+	fr, _ := ParseFreeze([]byte(c.Freeze.Record))
+	// Rebuild a log where the draw record claims entrant 0 won.
+	d.Winners[0].Index = (d.Winners[0].Index + 1) % 50
+	tree, _ := f.list.Tree()
+	leaf := tree.Leaf(int64(d.Winners[0].Index))
+	d.Winners[0].Leaf = hex.EncodeToString(leaf[:])
+	lg := newMemLog(t)
+	fi := lg.append(t, FormatFreeze(fr))
+	d.FreezeIndex = fi
+	di := lg.append(t, FormatDraw(d))
+	fp, _ := tlog.ProveRecord(2, int64(fi), &lg.tree)
+	dp, _ := tlog.ProveRecord(2, int64(di), &lg.tree)
+	forged, err := NewCertificate(CertificateInput{Freeze: FormatFreeze(fr), Draw: FormatDraw(d), FreezeIndex: fi, DrawIndex: di,
+		FreezeProof: fp, DrawProof: dp, Checkpoint: lg.checkpoint(t), LogKeys: []string{lg.vkey}, Tree: tree, DrawRecord: d, FreezeRecordRules: fr.RulesHash})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Verify(CertificateJSON(forged), f.list, Anchors{Reserves: 0})
+	var ce *CheckError
+	if !errors.As(err, &ce) || ce.Check != CheckPicks {
+		t.Fatalf("got %v, want %s", err, CheckPicks)
+	}
+}
+
+func mustUnmarshal(t *testing.T, b []byte, c *Certificate) {
+	t.Helper()
+	if err := jsonStrict(b, c); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func jsonStrict(b []byte, v any) error { return strictJSON(b, v) }
+
+func mustVKey(t *testing.T) string {
+	_, vkey, err := note.GenerateKey(&detReader{ctr: 1 << 40}, "tirage.test/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vkey
+}
+
+// The winner is uniform over the entrants and the ranked picks are uniform
+// over ordered tuples. Picks maps β to ranks; β values are SHA-256 outputs
+// (the VRF's β is a SHA-256 output too). Expected counts are exact:
+// each ordered triple of distinct entrants out of 5 has probability
+// (5-3)!/5! = 1/60. Chi-square with 59 degrees of freedom; the critical
+// value 108.16 gives a false-failure rate of 1e-4 (fixed seed: the test
+// is deterministic, the rate says how unlucky the seed would have to be).
+func TestPicksUniform(t *testing.T) {
+	const n, k, trials = 5, 3, 60 * 200
+	counts := map[[3]int]int{}
+	for i := range trials {
+		beta := sha256.Sum256(binary.BigEndian.AppendUint64([]byte("picks-uniform"), uint64(i)))
+		idx, err := Picks(beta[:], k-1, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts[[3]int{idx[0], idx[1], idx[2]}]++
+	}
+	if len(counts) != 60 {
+		t.Fatalf("%d distinct ordered triples, want 60", len(counts))
+	}
+	chi := chiSquare(counts, trials/60.0)
+	if chi > 108.16 {
+		t.Fatalf("chi-square %.2f > 108.16 (df 59, false-failure rate 1e-4)", chi)
+	}
+}
+
+// The same through the real ceremony (VRF and all): the winner among 10
+// entrants over 1000 ceremonies with distinct shares; each has probability
+// exactly 1/10. Chi-square df 9, critical value 33.72 for a false-failure
+// rate of 1e-4.
+func TestWinnerUniformThroughCeremony(t *testing.T) {
+	trials := 1000
+	if testing.Short() {
+		trials = 300
+	}
+	list := &EntrantList{Draw: "bonus-crescendo/1", Accounts: accounts(10)}
+	tree, _ := list.Tree()
+	var r [32]byte
+	fr := NewFreeze([32]byte{}, nil, tree, 0, list.Draw, r, time.Unix(0, 0))
+	p := testProver(t)
+	counts := map[[3]int]int{}
+	for i := range trials {
+		c := &Ceremony{Freeze: fr, Tree: tree, R: r, Share: fmt.Sprintf("text:share number %d", i), Prover: p, Now: time.Unix(1, 0)}
+		d, err := c.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts[[3]int{int(d.Winners[0].Index)}]++
+	}
+	if chi := chiSquare(counts, float64(trials)/10); chi > 33.72 || len(counts) != 10 {
+		t.Fatalf("chi-square %.2f over %d cells (df 9, critical 33.72 at 1e-4)", chi, len(counts))
+	}
+}
+
+func chiSquare(counts map[[3]int]int, expected float64) float64 {
+	var chi float64
+	for _, c := range counts {
+		chi += math.Pow(float64(c)-expected, 2) / expected
+	}
+	return chi
+}
+
+func TestRecordsRoundTrip(t *testing.T) {
+	f := runFlow(t, accounts(5), "text:12345678", 1)
+	var c Certificate
+	mustUnmarshal(t, f.cert, &c)
+	if _, err := ParseFreeze([]byte(c.Freeze.Record)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseDraw([]byte(c.DrawRecord.Record)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func FuzzParseDraw(f *testing.F) {
+	fx := runFlow(f, accounts(5), "text:12345678", 1)
+	var c Certificate
+	if err := strictJSON(fx.cert, &c); err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte(c.DrawRecord.Record))
+	f.Add([]byte(c.Freeze.Record))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if d, err := ParseDraw(b); err == nil && !bytes.Equal(FormatDraw(d), b) {
+			t.Fatal("accepted a non-canonical draw record")
+		}
+		if fr, err := ParseFreeze(b); err == nil && !bytes.Equal(FormatFreeze(fr), b) {
+			t.Fatal("accepted a non-canonical freeze record")
+		}
+	})
+}
+
+func FuzzParseEntrantList(f *testing.F) {
+	f.Add((&EntrantList{Draw: "op/1", Accounts: accounts(3)}).Format())
+	f.Add([]byte(listMagic + "\ndraw op/1\nkey " + strings.Repeat("0", 64) + "\ncount 0\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, err := ParseEntrantList(b)
+		if err != nil {
+			if !errors.Is(err, ErrEntrantList) {
+				t.Fatalf("error not wrapping ErrEntrantList: %v", err)
+			}
+			return
+		}
+		if !bytes.Equal(l.Format(), b) {
+			t.Fatal("round trip changed the bytes")
+		}
+	})
+}
+
+func FuzzVerify(f *testing.F) {
+	fx := runFlow(f, accounts(7), "text:12345678", 1)
+	f.Add(fx.cert)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, err := Verify(b, nil, Anchors{Reserves: -1})
+		if err == nil && !bytes.Equal(b, fx.cert) {
+			// Only whitespace-level changes of the genuine certificate may pass.
+			var c1, c2 Certificate
+			if strictJSON(b, &c1) != nil || strictJSON(fx.cert, &c2) != nil || !bytes.Equal(CertificateJSON(&c1), CertificateJSON(&c2)) {
+				t.Fatal("a different certificate verified")
+			}
+		}
+		var ce *CheckError
+		if err != nil && !errors.As(err, &ce) {
+			t.Fatalf("error without a check name: %v", err)
+		}
+	})
+}
