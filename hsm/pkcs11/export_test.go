@@ -1,0 +1,55 @@
+//go:build cgo
+
+package pkcs11
+
+import (
+	"fmt"
+
+	p11 "github.com/miekg/pkcs11"
+)
+
+// PrivateAttributes reads the protection attributes of the private key label.
+func (t *Token) PrivateAttributes(label string) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := t.session(func(sh p11.SessionHandle) error {
+		objs, err := t.objects(sh, label)
+		if err != nil || len(objs) != 1 {
+			return fmt.Errorf("find %q: %d objects, %v", label, len(objs), err)
+		}
+		names := map[uint]string{p11.CKA_SENSITIVE: "CKA_SENSITIVE", p11.CKA_EXTRACTABLE: "CKA_EXTRACTABLE",
+			p11.CKA_ALWAYS_SENSITIVE: "CKA_ALWAYS_SENSITIVE", p11.CKA_NEVER_EXTRACTABLE: "CKA_NEVER_EXTRACTABLE",
+			p11.CKA_TOKEN: "CKA_TOKEN", p11.CKA_PRIVATE: "CKA_PRIVATE"}
+		for ty, name := range names {
+			a, err := t.attrs(sh, objs[0].priv, ty)
+			if err != nil {
+				return err
+			}
+			out[name] = isTrue(a[ty])
+		}
+		return nil
+	})
+	return out, err
+}
+
+// ReadPrivateValue tries to read the secret value of the private key label
+// (CKA_PRIVATE_EXPONENT for RSA, CKA_VALUE for EC); nil means the token gave it.
+func (t *Token) ReadPrivateValue(label string) error {
+	return t.session(func(sh p11.SessionHandle) error {
+		objs, err := t.objects(sh, label)
+		if err != nil || len(objs) != 1 {
+			return fmt.Errorf("find %q: %v", label, err)
+		}
+		ty := uint(p11.CKA_VALUE)
+		if objs[0].keyType == p11.CKK_RSA {
+			ty = p11.CKA_PRIVATE_EXPONENT
+		}
+		a, err := t.attrs(sh, objs[0].priv, ty)
+		if err != nil {
+			return err
+		}
+		if len(a[ty]) == 0 {
+			return fmt.Errorf("empty value")
+		}
+		return nil
+	})
+}

@@ -1,0 +1,80 @@
+// Package pkcs11 is the hsm.Backend for a PKCS#11 token: a hardware security
+// module, a smart card, or SoftHSM2 in tests. Private keys are generated on
+// the token, sensitive and non-extractable, and never leave it: this package
+// only ever asks the token to sign.
+//
+// # Keys and mechanisms
+//
+//   - VRF keys are RSA (2048 bits by default) and prove RSA-FDH-VRF-SHA256
+//     (RFC 9381 §4): the host computes EM with vrf.RSAFDHEncode, the token
+//     computes the raw private operation s = EM^d mod n with CKM_RSA_X_509,
+//     and π = I2OSP(s, k). Before a proof is released the host checks it
+//     with vrf.Verify: a faulty RSA-CRT result would otherwise disclose a
+//     factor of n (Boneh–DeMillo–Lipton), and a wrong proof must never reach
+//     the log. ECVRF keys cannot be held by a PKCS#11 token (no mechanism
+//     computes the ECVRF proof), so GenerateVRF refuses them.
+//   - Signing keys are Ed25519 (CKM_EC_EDWARDS_KEY_PAIR_GEN, CKM_EDDSA;
+//     PKCS#11 3.0, SoftHSM2 ≥ 2.6) or, where the token lacks EdDSA, ECDSA
+//     P-256 (CKM_EC_KEY_PAIR_GEN, CKM_ECDSA over a SHA-256 digest computed
+//     by the host; the token's r||s is re-encoded as ASN.1 DER). Signatures
+//     are verified on the host before they are released, too.
+//
+// Generated private keys carry CKA_TOKEN, CKA_PRIVATE, CKA_SENSITIVE and
+// CKA_SIGN true and CKA_EXTRACTABLE, CKA_DECRYPT and CKA_UNWRAP false; the
+// public key object has the same CKA_LABEL and CKA_ID. A key whose token
+// reports it extractable or not sensitive is refused at generation and at
+// use. A key's purpose follows from its type: RSA keys are VRF keys, EC and
+// EC-Edwards keys are signing keys; other objects on the token are ignored.
+//
+// # Sessions and failure
+//
+// Open logs in once (CKU_USER) and keeps a pool of Config.Sessions
+// read-write sessions; each operation takes one session for its duration,
+// so as many operations run in parallel as there are sessions. Every error
+// of the token during Prove or Sign is returned wrapped in hsm.ErrUnavailable:
+// the draw is refused, nothing is retried and nothing falls back. A token
+// that went away (device removed, session closed) stays failed until the
+// daemon reopens it.
+//
+// The PIN is handed to the PKCS#11 library as a Go string (the only form
+// github.com/miekg/pkcs11 takes), which cannot be wiped; Config.PIN itself
+// is not kept after Open. Errors name the token, the label and the PKCS#11
+// return value, never the PIN.
+//
+// # Build
+//
+// The backend needs cgo (github.com/miekg/pkcs11 loads the module with
+// dlopen). Built without cgo, Open fails with [ErrNotBuilt].
+package pkcs11
+
+import (
+	"errors"
+	"log/slog"
+)
+
+// Config configures a PKCS#11 backend.
+type Config struct {
+	// Module is the path of the PKCS#11 library, e.g.
+	// /usr/lib/softhsm/libsofthsm2.so.
+	Module string
+	// TokenLabel selects the token (CKA_LABEL of the token, trailing spaces
+	// ignored). Exactly one present token must carry it.
+	TokenLabel string
+	// PIN is the user PIN. Open uses it to log in and does not keep it; the
+	// caller should zero it after Open.
+	PIN []byte
+	// Sessions is the number of sessions kept open, hence of operations run
+	// in parallel; zero means 4.
+	Sessions int
+	// RSABits is the modulus size of new VRF keys; zero means 2048.
+	RSABits int
+	// Logger receives token events (never a PIN); nil discards them.
+	Logger *slog.Logger
+}
+
+// ErrNotBuilt is returned by Open in binaries built without cgo: rebuild
+// with CGO_ENABLED=1 and a C compiler to use an HSM.
+var ErrNotBuilt = errors.New("built without PKCS#11 support: rebuild with cgo enabled (CGO_ENABLED=1 and a C compiler)")
+
+// DefaultModule is the module of Debian's softhsm2 package.
+const DefaultModule = "/usr/lib/softhsm/libsofthsm2.so"

@@ -1,0 +1,734 @@
+//go:build cgo
+
+package pkcs11
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/asn1"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"sort"
+	"strings"
+	"sync"
+
+	p11 "github.com/miekg/pkcs11"
+
+	"tirage.fr/tirage/hsm"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// PKCS#11 3.0 values that github.com/miekg/pkcs11 v1.1.2 does not define.
+const (
+	ckkECEdwards           = 0x00000040 // CKK_EC_EDWARDS
+	ckmECEdwardsKeyPairGen = 0x00001055 // CKM_EC_EDWARDS_KEY_PAIR_GEN
+	ckmEdDSA               = 0x00001057 // CKM_EDDSA
+	defaultSessions        = 4
+	defaultRSABits         = 2048
+	maxObjects             = 1024
+)
+
+// DER OIDs for CKA_EC_PARAMS.
+var (
+	oidP256    = []byte{0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07} // 1.2.840.10045.3.1.7
+	oidEd25519 = []byte{0x06, 0x03, 0x2b, 0x65, 0x70}                               // 1.3.101.112
+)
+
+// modules holds the loaded PKCS#11 libraries of this process: a library is
+// initialised once per process, and one token is open at most once (a
+// second login would succeed whatever the PIN, since PKCS#11 login state is
+// per application).
+var modules = struct {
+	sync.Mutex // guards m
+	m          map[string]*module
+}{m: map[string]*module{}}
+
+type module struct {
+	path string
+	ctx  *p11.Ctx
+	refs int           // open tokens
+	open map[uint]bool // slots with an open Token
+}
+
+func acquireModule(path string) (*module, error) {
+	modules.Lock()
+	defer modules.Unlock()
+	if m, ok := modules.m[path]; ok {
+		m.refs++
+		return m, nil
+	}
+	ctx := p11.New(path)
+	if ctx == nil {
+		return nil, fmt.Errorf("%w: couldn't load PKCS#11 module %s", hsm.ErrUnavailable, path)
+	}
+	if err := ctx.Initialize(); err != nil && !isCode(err, p11.CKR_CRYPTOKI_ALREADY_INITIALIZED) {
+		ctx.Destroy()
+		return nil, fmt.Errorf("%w: couldn't initialise PKCS#11 module %s: %w", hsm.ErrUnavailable, path, err)
+	}
+	m := &module{path: path, ctx: ctx, refs: 1, open: map[uint]bool{}}
+	modules.m[path] = m
+	return m, nil
+}
+
+func (m *module) release(slot uint, held bool) {
+	modules.Lock()
+	defer modules.Unlock()
+	if held {
+		delete(m.open, slot)
+	}
+	m.refs--
+	if m.refs == 0 {
+		m.ctx.Finalize()
+		m.ctx.Destroy()
+		delete(modules.m, m.path)
+	}
+}
+
+func isCode(err error, code uint) bool {
+	var e p11.Error
+	return errors.As(err, &e) && uint(e) == code
+}
+
+// Token is an open PKCS#11 token. It implements hsm.Backend.
+type Token struct {
+	mod     *module
+	ctx     *p11.Ctx
+	slot    uint
+	label   string
+	rsaBits int
+	log     *slog.Logger
+	eddsa   bool // the token has CKM_EDDSA and CKM_EC_EDWARDS_KEY_PAIR_GEN
+
+	mu       sync.RWMutex // operations hold it for reading, Close for writing
+	closed   bool         // guarded by mu
+	sessions chan p11.SessionHandle
+	all      []p11.SessionHandle // every session, for Close
+
+	genMu sync.Mutex // serialises key generation (label uniqueness)
+}
+
+var _ hsm.Backend = (*Token)(nil)
+
+// Open loads cfg.Module, finds the token labelled cfg.TokenLabel, opens
+// cfg.Sessions sessions and logs in with cfg.PIN.
+func Open(cfg Config) (hsm.Backend, error) {
+	return openToken(cfg)
+}
+
+func openToken(cfg Config) (*Token, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Module == "" {
+		return nil, errors.New("PKCS#11 module path is not set")
+	}
+	if cfg.TokenLabel == "" {
+		return nil, errors.New("PKCS#11 token label is not set")
+	}
+	if len(cfg.PIN) == 0 {
+		return nil, fmt.Errorf("%w: empty PIN for token %q", hsm.ErrBadCredentials, cfg.TokenLabel)
+	}
+	n := cfg.Sessions
+	if n <= 0 {
+		n = defaultSessions
+	}
+	bits := cfg.RSABits
+	if bits == 0 {
+		bits = defaultRSABits
+	}
+	if bits < 2048 || bits > 8192 || bits%8 != 0 {
+		return nil, fmt.Errorf("RSA modulus size %d: want a multiple of 8 from 2048 to 8192", bits)
+	}
+	m, err := acquireModule(cfg.Module)
+	if err != nil {
+		return nil, err
+	}
+	slot, err := findSlot(m, cfg.TokenLabel)
+	if err != nil {
+		m.release(0, false)
+		return nil, err
+	}
+	modules.Lock()
+	busy := m.open[slot]
+	if !busy {
+		m.open[slot] = true
+	}
+	modules.Unlock()
+	if busy {
+		m.release(0, false)
+		return nil, fmt.Errorf("PKCS#11 token %q is already open in this process", cfg.TokenLabel)
+	}
+	t := &Token{mod: m, ctx: m.ctx, slot: slot, label: cfg.TokenLabel, rsaBits: bits, log: log,
+		sessions: make(chan p11.SessionHandle, n)}
+	for range n {
+		sh, err := t.ctx.OpenSession(slot, p11.CKF_SERIAL_SESSION|p11.CKF_RW_SESSION)
+		if err != nil {
+			t.shutdown(false)
+			return nil, fmt.Errorf("%w: couldn't open a session on token %q: %w", hsm.ErrUnavailable, cfg.TokenLabel, err)
+		}
+		t.all = append(t.all, sh)
+		t.sessions <- sh
+	}
+	if err := t.ctx.Login(t.all[0], p11.CKU_USER, string(cfg.PIN)); err != nil {
+		t.shutdown(false)
+		switch {
+		case isCode(err, p11.CKR_PIN_INCORRECT), isCode(err, p11.CKR_PIN_INVALID), isCode(err, p11.CKR_PIN_LEN_RANGE):
+			log.Warn("pkcs11: login refused", "token", cfg.TokenLabel, "err", err)
+			return nil, fmt.Errorf("%w: token %q refused the PIN (%w)", hsm.ErrBadCredentials, cfg.TokenLabel, err)
+		case isCode(err, p11.CKR_PIN_LOCKED), isCode(err, p11.CKR_PIN_EXPIRED):
+			return nil, fmt.Errorf("%w: token %q: PIN locked or expired, the security officer must reset it (%w)", hsm.ErrBadCredentials, cfg.TokenLabel, err)
+		}
+		return nil, fmt.Errorf("%w: couldn't log in to token %q: %w", hsm.ErrUnavailable, cfg.TokenLabel, err)
+	}
+	t.eddsa = t.hasMechanisms(ckmEdDSA, ckmECEdwardsKeyPairGen)
+	log.Info("pkcs11: token opened", "module", cfg.Module, "token", cfg.TokenLabel, "slot", slot,
+		"sessions", n, "eddsa", t.eddsa)
+	return t, nil
+}
+
+func findSlot(m *module, label string) (uint, error) {
+	slots, err := m.ctx.GetSlotList(true)
+	if err != nil {
+		return 0, fmt.Errorf("%w: couldn't list PKCS#11 slots of %s: %w", hsm.ErrUnavailable, m.path, err)
+	}
+	var found []uint
+	var seen []string
+	for _, s := range slots {
+		ti, err := m.ctx.GetTokenInfo(s)
+		if err != nil {
+			continue
+		}
+		l := strings.TrimRight(ti.Label, " \x00")
+		seen = append(seen, fmt.Sprintf("%q", l))
+		if l == label {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return 0, fmt.Errorf("%w: no PKCS#11 token labelled %q in %s (tokens present: %s)", hsm.ErrUnavailable, label, m.path, strings.Join(seen, ", "))
+	case 1:
+		return found[0], nil
+	}
+	return 0, fmt.Errorf("%d PKCS#11 tokens are labelled %q in %s: relabel all but one", len(found), label, m.path)
+}
+
+func (t *Token) hasMechanisms(want ...uint) bool {
+	ms, err := t.ctx.GetMechanismList(t.slot)
+	if err != nil {
+		return false
+	}
+	have := map[uint]bool{}
+	for _, m := range ms {
+		have[m.Mechanism] = true
+	}
+	for _, w := range want {
+		if !have[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// shutdown closes the sessions and releases the module.
+func (t *Token) shutdown(loggedIn bool) {
+	if loggedIn && len(t.all) > 0 {
+		t.ctx.Logout(t.all[0])
+	}
+	for _, sh := range t.all {
+		t.ctx.CloseSession(sh)
+	}
+	t.all = nil
+	t.mod.release(t.slot, true)
+}
+
+// Close logs out, closes the sessions and, with the last token of the
+// module, finalises the module. It waits for operations in flight.
+func (t *Token) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil
+	}
+	t.closed = true
+	t.shutdown(true)
+	t.log.Info("pkcs11: token closed", "token", t.label)
+	return nil
+}
+
+// Kind is "pkcs11".
+func (t *Token) Kind() string { return "pkcs11" }
+
+// Software is false: keys are in the token.
+func (t *Token) Software() bool { return false }
+
+// EdDSA reports whether the token supports Ed25519 keys.
+func (t *Token) EdDSA() bool { return t.eddsa }
+
+// session runs f with a session of the pool. The error wraps
+// hsm.ErrUnavailable when the token is closed.
+func (t *Token) session(f func(sh p11.SessionHandle) error) error {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if t.closed {
+		return fmt.Errorf("%w: token %q is closed", hsm.ErrUnavailable, t.label)
+	}
+	sh := <-t.sessions
+	defer func() { t.sessions <- sh }()
+	return f(sh)
+}
+
+// object is a key pair found on the token.
+type object struct {
+	label   string
+	keyType uint
+	priv    p11.ObjectHandle
+	pub     p11.ObjectHandle
+}
+
+func (t *Token) find(sh p11.SessionHandle, tmpl []*p11.Attribute) ([]p11.ObjectHandle, error) {
+	if err := t.ctx.FindObjectsInit(sh, tmpl); err != nil {
+		return nil, err
+	}
+	objs, _, err := t.ctx.FindObjects(sh, maxObjects)
+	if ferr := t.ctx.FindObjectsFinal(sh); err == nil {
+		err = ferr
+	}
+	return objs, err
+}
+
+func (t *Token) attrs(sh p11.SessionHandle, o p11.ObjectHandle, types ...uint) (map[uint][]byte, error) {
+	tmpl := make([]*p11.Attribute, len(types))
+	for i, ty := range types {
+		tmpl[i] = p11.NewAttribute(ty, nil)
+	}
+	got, err := t.ctx.GetAttributeValue(sh, o, tmpl)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uint][]byte, len(got))
+	for _, a := range got {
+		out[a.Type] = a.Value
+	}
+	return out, nil
+}
+
+// objects lists the key pairs with a private key (and the label, if set).
+func (t *Token) objects(sh p11.SessionHandle, label string) ([]object, error) {
+	tmpl := []*p11.Attribute{p11.NewAttribute(p11.CKA_CLASS, p11.CKO_PRIVATE_KEY)}
+	if label != "" {
+		tmpl = append(tmpl, p11.NewAttribute(p11.CKA_LABEL, label))
+	}
+	privs, err := t.find(sh, tmpl)
+	if err != nil {
+		return nil, err
+	}
+	var out []object
+	for _, o := range privs {
+		a, err := t.attrs(sh, o, p11.CKA_LABEL, p11.CKA_KEY_TYPE, p11.CKA_ID)
+		if err != nil {
+			return nil, err
+		}
+		obj := object{label: string(a[p11.CKA_LABEL]), keyType: ulong(a[p11.CKA_KEY_TYPE]), priv: o}
+		pubs, err := t.find(sh, []*p11.Attribute{
+			p11.NewAttribute(p11.CKA_CLASS, p11.CKO_PUBLIC_KEY),
+			p11.NewAttribute(p11.CKA_LABEL, obj.label),
+			p11.NewAttribute(p11.CKA_ID, a[p11.CKA_ID]),
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(pubs) != 1 {
+			t.log.Debug("pkcs11: private key without one matching public key skipped", "label", obj.label, "public", len(pubs))
+			continue
+		}
+		obj.pub = pubs[0]
+		out = append(out, obj)
+	}
+	return out, nil
+}
+
+// ulong decodes a CK_ULONG attribute (native byte order and size).
+func ulong(b []byte) uint {
+	var v uint
+	for i := len(b) - 1; i >= 0; i-- {
+		v = v<<8 | uint(b[i]) // little-endian hosts (amd64, arm64)
+	}
+	return v
+}
+
+// key reads the public half of obj and describes it.
+func (t *Token) key(sh p11.SessionHandle, obj object) (hsm.Key, crypto.PublicKey, *vrf.PublicKey, error) {
+	k := hsm.Key{Label: obj.label}
+	switch obj.keyType {
+	case p11.CKK_RSA:
+		a, err := t.attrs(sh, obj.pub, p11.CKA_MODULUS, p11.CKA_PUBLIC_EXPONENT)
+		if err != nil {
+			return k, nil, nil, err
+		}
+		e := new(big.Int).SetBytes(a[p11.CKA_PUBLIC_EXPONENT])
+		if !e.IsInt64() || e.Int64() > 1<<31 {
+			return k, nil, nil, fmt.Errorf("RSA key %q: public exponent too large", obj.label)
+		}
+		der, err := x509.MarshalPKIXPublicKey(&rsa.PublicKey{N: new(big.Int).SetBytes(a[p11.CKA_MODULUS]), E: int(e.Int64())})
+		if err != nil {
+			return k, nil, nil, fmt.Errorf("RSA key %q: %w", obj.label, err)
+		}
+		pk, err := vrf.ParsePublicKey(vrf.SuiteRSAFDH256, der)
+		if err != nil {
+			return k, nil, nil, fmt.Errorf("RSA key %q is not an RSA-FDH-VRF key: %w", obj.label, err)
+		}
+		k.Purpose, k.Algorithm, k.Public = hsm.PurposeVRF, string(vrf.SuiteRSAFDH256), pk.Bytes()
+		return k, nil, pk, nil
+	case p11.CKK_EC, ckkECEdwards:
+		a, err := t.attrs(sh, obj.pub, p11.CKA_EC_PARAMS, p11.CKA_EC_POINT)
+		if err != nil {
+			return k, nil, nil, err
+		}
+		pt := a[p11.CKA_EC_POINT]
+		// CKA_EC_POINT is a DER OCTET STRING; some tokens give the bare point.
+		var inner []byte
+		if rest, err := asn1.Unmarshal(pt, &inner); err == nil && len(rest) == 0 {
+			pt = inner
+		}
+		var pub crypto.PublicKey
+		switch {
+		case obj.keyType == p11.CKK_EC && string(a[p11.CKA_EC_PARAMS]) == string(oidP256):
+			p, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), pt)
+			if err != nil {
+				return k, nil, nil, fmt.Errorf("EC key %q: %w", obj.label, err)
+			}
+			pub, k.Algorithm = p, hsm.ECDSAP256SHA256
+		case obj.keyType == ckkECEdwards && string(a[p11.CKA_EC_PARAMS]) == string(oidEd25519):
+			if len(pt) != ed25519.PublicKeySize {
+				return k, nil, nil, fmt.Errorf("Ed25519 key %q: point of %d bytes", obj.label, len(pt))
+			}
+			pub, k.Algorithm = ed25519.PublicKey(pt), hsm.Ed25519
+		default:
+			return k, nil, nil, fmt.Errorf("%w: key %q is on a curve other than P-256 or Ed25519", hsm.ErrUnsupported, obj.label)
+		}
+		enc, err := hsm.MarshalSignerPublic(pub)
+		if err != nil {
+			return k, nil, nil, err
+		}
+		k.Purpose, k.Public = hsm.PurposeSign, enc
+		return k, pub, nil, nil
+	}
+	return k, nil, nil, fmt.Errorf("%w: key %q has key type %#x", hsm.ErrUnsupported, obj.label, obj.keyType)
+}
+
+// Keys lists the RSA, P-256 and Ed25519 key pairs of the token.
+func (t *Token) Keys() ([]hsm.Key, error) {
+	var keys []hsm.Key
+	err := t.session(func(sh p11.SessionHandle) error {
+		objs, err := t.objects(sh, "")
+		if err != nil {
+			return err
+		}
+		for _, o := range objs {
+			k, _, _, err := t.key(sh, o)
+			if errors.Is(err, hsm.ErrUnsupported) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			keys = append(keys, k)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("couldn't list keys of token %q: %w", t.label, err)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].Label < keys[j].Label })
+	return keys, nil
+}
+
+// lookup finds the key pair labelled label with the given purpose and
+// checks that its private key is sensitive and not extractable.
+func (t *Token) lookup(label, purpose string) (object, crypto.PublicKey, *vrf.PublicKey, string, error) {
+	var (
+		obj  object
+		pub  crypto.PublicKey
+		vpub *vrf.PublicKey
+		alg  string
+	)
+	err := t.session(func(sh p11.SessionHandle) error {
+		objs, err := t.objects(sh, label)
+		if err != nil {
+			return fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)
+		}
+		if len(objs) > 1 {
+			return fmt.Errorf("token %q holds %d keys labelled %q: remove all but one", t.label, len(objs), label)
+		}
+		if len(objs) == 0 {
+			return fmt.Errorf("%w: no %s key labelled %q on token %q", hsm.ErrNotFound, purpose, label, t.label)
+		}
+		obj = objs[0]
+		k, p, vp, err := t.key(sh, obj)
+		if err != nil {
+			return err
+		}
+		if k.Purpose != purpose {
+			return fmt.Errorf("%w: key %q on token %q is a %s key, not a %s key", hsm.ErrNotFound, label, t.label, k.Purpose, purpose)
+		}
+		pub, vpub, alg = p, vp, k.Algorithm
+		return t.checkProtected(sh, obj)
+	})
+	return obj, pub, vpub, alg, err
+}
+
+// checkProtected refuses a private key the token would let out.
+func (t *Token) checkProtected(sh p11.SessionHandle, obj object) error {
+	a, err := t.attrs(sh, obj.priv, p11.CKA_SENSITIVE, p11.CKA_EXTRACTABLE, p11.CKA_SIGN)
+	if err != nil {
+		return fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)
+	}
+	if !isTrue(a[p11.CKA_SENSITIVE]) || isTrue(a[p11.CKA_EXTRACTABLE]) || !isTrue(a[p11.CKA_SIGN]) {
+		return fmt.Errorf("key %q on token %q is extractable, not sensitive or cannot sign: refusing to use it", obj.label, t.label)
+	}
+	return nil
+}
+
+func isTrue(b []byte) bool { return len(b) == 1 && b[0] != 0 }
+
+// VRFProver returns the RSA-FDH-VRF prover of key label.
+func (t *Token) VRFProver(label string) (hsm.VRFProver, error) {
+	obj, _, vpub, _, err := t.lookup(label, hsm.PurposeVRF)
+	if err != nil {
+		return nil, err
+	}
+	return &prover{t: t, label: label, priv: obj.priv, pub: vpub}, nil
+}
+
+// Signer returns the signer of key label.
+func (t *Token) Signer(label string) (hsm.Signer, error) {
+	obj, pub, _, alg, err := t.lookup(label, hsm.PurposeSign)
+	if err != nil {
+		return nil, err
+	}
+	return &signer{t: t, label: label, priv: obj.priv, pub: pub, alg: alg}, nil
+}
+
+// GenerateVRF makes an RSA-FDH-VRF-SHA256 key pair on the token.
+func (t *Token) GenerateVRF(label string, suite vrf.Suite) (hsm.VRFProver, error) {
+	if suite != vrf.SuiteRSAFDH256 {
+		return nil, fmt.Errorf("%w: a PKCS#11 token holds %s keys only, not %s", hsm.ErrUnsupported, vrf.SuiteRSAFDH256, suite)
+	}
+	err := t.generate(label, p11.CKM_RSA_PKCS_KEY_PAIR_GEN, p11.CKK_RSA, []*p11.Attribute{
+		p11.NewAttribute(p11.CKA_MODULUS_BITS, t.rsaBits),
+		p11.NewAttribute(p11.CKA_PUBLIC_EXPONENT, []byte{1, 0, 1}),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t.VRFProver(label)
+}
+
+// GenerateSigner makes an Ed25519 key pair on the token, or an ECDSA P-256
+// one (algorithm ECDSAP256SHA256, or "" on a token without EdDSA).
+func (t *Token) GenerateSigner(label, algorithm string) (hsm.Signer, error) {
+	if algorithm == "" {
+		algorithm = hsm.ECDSAP256SHA256
+		if t.eddsa {
+			algorithm = hsm.Ed25519
+		}
+	}
+	var err error
+	switch algorithm {
+	case hsm.Ed25519:
+		if !t.eddsa {
+			return nil, fmt.Errorf("%w: token %q lacks CKM_EDDSA; use %s", hsm.ErrUnsupported, t.label, hsm.ECDSAP256SHA256)
+		}
+		err = t.generate(label, ckmECEdwardsKeyPairGen, ckkECEdwards, []*p11.Attribute{p11.NewAttribute(p11.CKA_EC_PARAMS, oidEd25519)})
+	case hsm.ECDSAP256SHA256:
+		err = t.generate(label, p11.CKM_EC_KEY_PAIR_GEN, p11.CKK_EC, []*p11.Attribute{p11.NewAttribute(p11.CKA_EC_PARAMS, oidP256)})
+	default:
+		return nil, fmt.Errorf("%w: signature algorithm %q (want %s or %s)", hsm.ErrUnsupported, algorithm, hsm.Ed25519, hsm.ECDSAP256SHA256)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return t.Signer(label)
+}
+
+// generate makes a key pair labelled label; pubExtra go into the public key
+// template.
+func (t *Token) generate(label string, mech, keyType uint, pubExtra []*p11.Attribute) error {
+	if err := hsm.CheckLabel(label); err != nil {
+		return err
+	}
+	t.genMu.Lock()
+	defer t.genMu.Unlock()
+	id := make([]byte, 16)
+	if _, err := rand.Read(id); err != nil {
+		return err
+	}
+	err := t.session(func(sh p11.SessionHandle) error {
+		taken, err := t.find(sh, []*p11.Attribute{p11.NewAttribute(p11.CKA_LABEL, label)})
+		if err != nil {
+			return fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)
+		}
+		if len(taken) > 0 {
+			return fmt.Errorf("%w: %q on token %q", hsm.ErrExists, label, t.label)
+		}
+		common := func(class uint) []*p11.Attribute {
+			return []*p11.Attribute{
+				p11.NewAttribute(p11.CKA_CLASS, class),
+				p11.NewAttribute(p11.CKA_KEY_TYPE, keyType),
+				p11.NewAttribute(p11.CKA_TOKEN, true),
+				p11.NewAttribute(p11.CKA_LABEL, label),
+				p11.NewAttribute(p11.CKA_ID, id),
+			}
+		}
+		pubT := append(common(p11.CKO_PUBLIC_KEY),
+			p11.NewAttribute(p11.CKA_PRIVATE, false),
+			p11.NewAttribute(p11.CKA_VERIFY, true))
+		pubT = append(pubT, pubExtra...)
+		privT := append(common(p11.CKO_PRIVATE_KEY),
+			p11.NewAttribute(p11.CKA_PRIVATE, true),
+			p11.NewAttribute(p11.CKA_SENSITIVE, true),
+			p11.NewAttribute(p11.CKA_EXTRACTABLE, false),
+			p11.NewAttribute(p11.CKA_SIGN, true))
+		if keyType == p11.CKK_RSA {
+			pubT = append(pubT, p11.NewAttribute(p11.CKA_ENCRYPT, false), p11.NewAttribute(p11.CKA_WRAP, false))
+			privT = append(privT, p11.NewAttribute(p11.CKA_DECRYPT, false), p11.NewAttribute(p11.CKA_UNWRAP, false))
+		}
+		pub, priv, err := t.ctx.GenerateKeyPair(sh, []*p11.Mechanism{p11.NewMechanism(mech, nil)}, pubT, privT)
+		if err != nil {
+			return fmt.Errorf("%w: token %q couldn't generate key %q: %w", hsm.ErrUnavailable, t.label, label, err)
+		}
+		if err := t.checkProtected(sh, object{label: label, priv: priv}); err != nil {
+			t.ctx.DestroyObject(sh, priv)
+			t.ctx.DestroyObject(sh, pub)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	t.log.Info("pkcs11: key generated on token", "token", t.label, "label", label, "mechanism", fmt.Sprintf("%#x", mech))
+	return nil
+}
+
+// sign runs C_SignInit + C_Sign with mech and the private key priv.
+func (t *Token) sign(mech uint, priv p11.ObjectHandle, data []byte) ([]byte, error) {
+	var out []byte
+	err := t.session(func(sh p11.SessionHandle) error {
+		if err := t.ctx.SignInit(sh, []*p11.Mechanism{p11.NewMechanism(mech, nil)}, priv); err != nil {
+			return err
+		}
+		var err error
+		out, err = t.ctx.Sign(sh, data)
+		return err
+	})
+	return out, err
+}
+
+type prover struct {
+	t     *Token
+	label string
+	priv  p11.ObjectHandle
+	pub   *vrf.PublicKey
+}
+
+func (p *prover) Suite() vrf.Suite          { return vrf.SuiteRSAFDH256 }
+func (p *prover) PublicKey() *vrf.PublicKey { return p.pub }
+
+// Prove computes π for alpha (RFC 9381 §4.1).
+func (p *prover) Prove(alpha []byte) ([]byte, error) {
+	// 1.–3. EM = MGF1(suite_string || 0x01 || I2OSP(k, 4) || I2OSP(n, k) || alpha, k - 1),
+	//       m = OS2IP(EM), left-padded to k bytes for the token.
+	em, err := vrf.RSAFDHEncode(p.pub, alpha)
+	if err != nil {
+		return nil, err
+	}
+	// 4. s = RSASP1(K, m), on the token (CKM_RSA_X_509 is the raw primitive).
+	s, err := p.t.sign(p11.CKM_RSA_X_509, p.priv, em)
+	if err != nil {
+		return nil, fmt.Errorf("%w: token %q: RSA-FDH-VRF prove with key %q: %w", hsm.ErrUnavailable, p.t.label, p.label, err)
+	}
+	// 5. pi_string = I2OSP(s, k).
+	k := len(em)
+	if len(s) > k {
+		return nil, fmt.Errorf("%w: token %q returned %d bytes for a %d-byte modulus", hsm.ErrUnavailable, p.t.label, len(s), k)
+	}
+	pi := make([]byte, k)
+	copy(pi[k-len(s):], s)
+	// Check before release: a faulty result must not leave (see package doc).
+	if _, err := vrf.Verify(p.pub, alpha, pi); err != nil {
+		p.t.log.Error("pkcs11: token returned an RSA-FDH-VRF proof that does not verify", "token", p.t.label, "label", p.label)
+		return nil, fmt.Errorf("%w: token %q returned a proof that does not verify under key %q", hsm.ErrUnavailable, p.t.label, p.label)
+	}
+	return pi, nil
+}
+
+type signer struct {
+	t     *Token
+	label string
+	priv  p11.ObjectHandle
+	pub   crypto.PublicKey
+	alg   string
+}
+
+func (s *signer) Public() crypto.PublicKey { return s.pub }
+func (s *signer) Algorithm() string        { return s.alg }
+
+func (s *signer) Sign(msg []byte) ([]byte, error) {
+	if s.alg == hsm.ECDSAP256SHA256 {
+		h := sha256.Sum256(msg)
+		return s.signChecked(h[:], msg)
+	}
+	return s.signChecked(msg, msg)
+}
+
+// SignDigest signs a SHA-256 digest with ECDSA (hsm.DigestSigner).
+func (s *signer) SignDigest(digest []byte) ([]byte, error) {
+	if s.alg != hsm.ECDSAP256SHA256 || len(digest) != sha256.Size {
+		return nil, fmt.Errorf("%w: SignDigest takes a SHA-256 digest and an ECDSA key", hsm.ErrUnsupported)
+	}
+	return s.signChecked(digest, nil)
+}
+
+// signChecked signs data (the message for Ed25519, the digest for ECDSA)
+// and verifies the signature before returning it; msg is the message, or
+// nil when only the digest is known.
+func (s *signer) signChecked(data, msg []byte) ([]byte, error) {
+	mech := uint(ckmEdDSA)
+	if s.alg == hsm.ECDSAP256SHA256 {
+		mech = p11.CKM_ECDSA
+	}
+	sig, err := s.t.sign(mech, s.priv, data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: token %q: %s sign with key %q: %w", hsm.ErrUnavailable, s.t.label, s.alg, s.label, err)
+	}
+	ok := false
+	switch s.alg {
+	case hsm.Ed25519:
+		ok = len(sig) == ed25519.SignatureSize && ed25519.Verify(s.pub.(ed25519.PublicKey), data, sig)
+	case hsm.ECDSAP256SHA256:
+		// The token returns r || s, 32 bytes each; crypto/ecdsa uses DER.
+		if len(sig) == 64 {
+			der, err := asn1.Marshal(struct{ R, S *big.Int }{new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])})
+			if err == nil {
+				sig = der
+				ok = ecdsa.VerifyASN1(s.pub.(*ecdsa.PublicKey), data, sig)
+			}
+		}
+	}
+	if !ok {
+		s.t.log.Error("pkcs11: token returned a signature that does not verify", "token", s.t.label, "label", s.label)
+		return nil, fmt.Errorf("%w: token %q returned a %s signature that does not verify under key %q", hsm.ErrUnavailable, s.t.label, s.alg, s.label)
+	}
+	return sig, nil
+}

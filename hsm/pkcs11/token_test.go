@@ -1,0 +1,123 @@
+//go:build cgo
+
+package pkcs11_test
+
+import (
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"tirage.fr/tirage/hsm"
+	"tirage.fr/tirage/hsm/hsmtest"
+	"tirage.fr/tirage/hsm/pkcs11"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+func TestConformanceSoftHSM(t *testing.T) {
+	sh := hsmtest.NewSoftHSM(t)
+	tok := sh.InitToken(t, "tirage-conformance")
+	hsmtest.Run(t, hsmtest.Harness{
+		Open: func(t *testing.T, pin []byte, log *slog.Logger) (hsm.Backend, error) {
+			return pkcs11.Open(pkcs11.Config{Module: sh.Module, TokenLabel: tok.Label, PIN: pin, Logger: log})
+		},
+		Secret:         tok.PIN,
+		WrongSecret:    []byte("00000000"),
+		Kind:           "pkcs11",
+		VRFSuites:      []vrf.Suite{vrf.SuiteRSAFDH256},
+		SignAlgorithms: []string{hsm.Ed25519, hsm.ECDSAP256SHA256},
+		Unsupported:    []vrf.Suite{vrf.SuiteP256SSWU},
+	})
+}
+
+func TestOpenErrors(t *testing.T) {
+	sh := hsmtest.NewSoftHSM(t)
+	tok := sh.InitToken(t, "tirage-errors")
+	log, capture := hsmtest.NewLog()
+	var errs []string
+	for _, c := range []struct {
+		name string
+		cfg  pkcs11.Config
+		want string
+	}{
+		{"no module", pkcs11.Config{Module: "/nonexistent/libp11.so", TokenLabel: tok.Label, PIN: tok.PIN}, "couldn't load PKCS#11 module"},
+		{"no token", pkcs11.Config{Module: sh.Module, TokenLabel: "absent", PIN: tok.PIN}, `no PKCS#11 token labelled "absent"`},
+		{"empty PIN", pkcs11.Config{Module: sh.Module, TokenLabel: tok.Label}, "empty PIN"},
+		{"SO PIN as user PIN", pkcs11.Config{Module: sh.Module, TokenLabel: tok.Label, PIN: tok.SOPIN}, "refused the PIN"},
+		{"small RSA", pkcs11.Config{Module: sh.Module, TokenLabel: tok.Label, PIN: tok.PIN, RSABits: 1024}, "RSA modulus size 1024"},
+	} {
+		c.cfg.Logger = log
+		b, err := pkcs11.Open(c.cfg)
+		if err == nil {
+			b.Close()
+			t.Errorf("%s: Open succeeded", c.name)
+			continue
+		}
+		errs = append(errs, err.Error())
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want it to say %q", c.name, err, c.want)
+		}
+	}
+
+	// A token is open at most once per process: a second login would not
+	// check the PIN.
+	b, err := pkcs11.Open(pkcs11.Config{Module: sh.Module, TokenLabel: tok.Label, PIN: tok.PIN, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = pkcs11.Open(pkcs11.Config{Module: sh.Module, TokenLabel: tok.Label, PIN: []byte("wrong-pin"), Logger: log})
+	if err == nil || !strings.Contains(err.Error(), "already open") {
+		t.Errorf("second Open of an open token: err = %v, want already open", err)
+	} else {
+		errs = append(errs, err.Error())
+	}
+	b.Close()
+	hsmtest.AssertNoSecrets(t, append(capture.Bytes(), strings.Join(errs, "\n")...), tok.PIN, tok.SOPIN)
+}
+
+// TestKeysNotExtractable checks the attributes of generated keys and that
+// a token refuses to reveal them.
+func TestKeysNotExtractable(t *testing.T) {
+	sh := hsmtest.NewSoftHSM(t)
+	tok := sh.InitToken(t, "tirage-attrs")
+	b, err := pkcs11.Open(pkcs11.Config{Module: sh.Module, TokenLabel: tok.Label, PIN: tok.PIN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := b.GenerateVRF("vrf", vrf.SuiteRSAFDH256); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.GenerateSigner("log", ""); err != nil {
+		t.Fatal(err)
+	}
+	tk := b.(*pkcs11.Token)
+	if !tk.EdDSA() {
+		t.Error("SoftHSM2 2.6 should offer EdDSA")
+	}
+	for _, label := range []string{"vrf", "log"} {
+		a, err := tk.PrivateAttributes(label)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, want := range map[string]bool{"CKA_SENSITIVE": true, "CKA_EXTRACTABLE": false,
+			"CKA_ALWAYS_SENSITIVE": true, "CKA_NEVER_EXTRACTABLE": true, "CKA_TOKEN": true, "CKA_PRIVATE": true} {
+			if a[name] != want {
+				t.Errorf("%s: %s = %v, want %v", label, name, a[name], want)
+			}
+		}
+		if err := tk.ReadPrivateValue(label); err == nil {
+			t.Errorf("%s: the token revealed the private key value", label)
+		}
+	}
+	s, err := b.Signer("log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Algorithm() != hsm.Ed25519 {
+		t.Errorf("default signer algorithm %s, want Ed25519 on SoftHSM2", s.Algorithm())
+	}
+	if _, err := b.VRFProver("log"); !errors.Is(err, hsm.ErrNotFound) {
+		t.Errorf("VRFProver of a signing key: %v", err)
+	}
+}
