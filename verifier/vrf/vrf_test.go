@@ -10,17 +10,18 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"filippo.io/nistec"
 )
 
 // example is a vector decoded into keys and byte strings.
 type example struct {
-	v                 rfcVector
-	suite             Suite
-	sk                *PrivateKey
-	pk                *PublicKey
-	alpha, pi, beta   []byte
-	skRaw, pkRaw      []byte
-	modulusBits, kLen int
+	v               rfcVector
+	suite           Suite
+	sk              *PrivateKey
+	pk              *PublicKey
+	alpha, pi, beta []byte
+	skRaw, pkRaw    []byte
 }
 
 func loadExamples(t testing.TB) []example {
@@ -190,8 +191,11 @@ func badPoints(t *testing.T, valid []byte) map[string][]byte {
 		t.Fatal("test point too large")
 	}
 	uncompressed := func() []byte {
-		x, y := elliptic.UnmarshalCompressed(elliptic.P256(), valid)
-		return elliptic.Marshal(elliptic.P256(), x, y) //nolint:staticcheck // test input only
+		p, err := nistec.NewP256Point().SetBytes(valid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Bytes()
 	}()
 	return map[string][]byte{
 		"identity (SEC 1 0x00)":         {0x00},
