@@ -1,0 +1,455 @@
+package entropy
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// faultSource is the fault-injection harness: a physical source whose
+// samples come from ChaCha8 with a fixed seed, and which can be switched to
+// stuck (one repeated value), broken (read errors) or back. It records every
+// byte it produced, so tests can look for them where they must not be.
+type faultSource struct {
+	name string
+	mu   sync.Mutex
+	r    *rand.Rand
+	mode string // "", "stuck", "broken"
+	out  bytes.Buffer
+	n    int // bytes produced
+}
+
+func newFaultSource(name string, seed byte) *faultSource {
+	return &faultSource{name: name, r: rand.New(rand.NewChaCha8([32]byte{seed}))}
+}
+
+func (s *faultSource) Name() string   { return s.name }
+func (s *faultSource) Physical() bool { return true }
+
+func (s *faultSource) set(mode string) {
+	s.mu.Lock()
+	s.mode = mode
+	s.mu.Unlock()
+}
+
+func (s *faultSource) Read(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch s.mode {
+	case "broken":
+		return 0, errors.New("device unplugged")
+	case "stuck":
+		for i := range p {
+			p[i] = 0xa5
+		}
+	default:
+		for i := range p {
+			p[i] = byte(s.r.Uint32())
+		}
+	}
+	s.out.Write(p)
+	s.n += len(p)
+	return len(p), nil
+}
+
+func (s *faultSource) produced() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return bytes.Clone(s.out.Bytes())
+}
+
+// fakeClock is an injected clock advanced by the test.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+type harness struct {
+	g     *Generator
+	clock *fakeClock
+	logs  *lockedBuffer
+	srcs  []*faultSource
+}
+
+// newHarness builds a Generator over fault sources each declared H = 6 and
+// each crediting the full requirement alone.
+func newHarness(t *testing.T, n int, mod func(*Config)) *harness {
+	t.Helper()
+	h := &harness{clock: &fakeClock{now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}, logs: &lockedBuffer{}}
+	cfg := Config{
+		Logger: slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Clock:  h.clock.Now,
+	}
+	for i := range n {
+		s := newFaultSource("fault"+string(rune('A'+i)), byte(i+10))
+		h.srcs = append(h.srcs, s)
+		cfg.Sources = append(cfg.Sources, SourceConfig{Source: s, MinEntropy: 6})
+	}
+	cfg.Sources = append(cfg.Sources, SourceConfig{Kind: KindGetrandom})
+	if mod != nil {
+		mod(&cfg)
+	}
+	g, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	h.g = g
+	return h
+}
+
+func metricValue(t *testing.T, g *Generator, name string, labels ...string) float64 {
+	t.Helper()
+	for _, c := range g.Collectors() {
+		ch := make(chan prometheus.Metric, 16)
+		go func() { c.Collect(ch); close(ch) }()
+		for m := range ch {
+			if !strings.Contains(m.Desc().String(), `"`+name+`"`) {
+				continue
+			}
+			var d dto.Metric
+			if err := m.Write(&d); err != nil {
+				t.Fatal(err)
+			}
+			match := true
+			for i := 0; i+1 < len(labels); i += 2 {
+				found := false
+				for _, lp := range d.Label {
+					if lp.GetName() == labels[i] && lp.GetValue() == labels[i+1] {
+						found = true
+					}
+				}
+				match = match && found
+			}
+			if !match {
+				continue
+			}
+			switch {
+			case d.Gauge != nil:
+				return d.Gauge.GetValue()
+			case d.Counter != nil:
+				return d.Counter.GetValue()
+			}
+		}
+	}
+	return -1
+}
+
+func TestGeneratorReads(t *testing.T) {
+	h := newHarness(t, 1, nil)
+	a, b := make([]byte, 32), make([]byte, 32)
+	if n, err := h.g.Read(a); n != 32 || err != nil {
+		t.Fatalf("Read = %d, %v", n, err)
+	}
+	if _, err := h.g.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(a, b) || bytes.Equal(a, make([]byte, 32)) {
+		t.Error("two reads returned the same or zero bytes")
+	}
+	// Reads larger than one DRBG request are split.
+	big := make([]byte, 3<<16+5)
+	if n, err := h.g.Read(big); n != len(big) || err != nil {
+		t.Fatalf("large Read = %d, %v", n, err)
+	}
+	if err := h.g.Healthy(); err != nil {
+		t.Error(err)
+	}
+	if v := metricValue(t, h.g, "tirage_entropy_generator_healthy"); v != 1 {
+		t.Errorf("generator_healthy = %v, want 1", v)
+	}
+}
+
+// TestStuckSourceRefusesDraws is the acceptance scenario: a source gets
+// stuck, the RCT trips while reseeding, the generator refuses (ErrUnhealthy
+// naming the source and the test, zero bytes, alarm metric, log line), and
+// only an operator Retest after the fault is cleared brings it back.
+func TestStuckSourceRefusesDraws(t *testing.T) {
+	h := newHarness(t, 1, nil)
+	buf := make([]byte, 32)
+	if _, err := h.g.Read(buf); err != nil {
+		t.Fatal(err)
+	}
+	h.srcs[0].set("stuck")
+	h.clock.advance(DefaultReseedInterval) // the next Read reseeds
+	for i := range buf {
+		buf[i] = 0xee
+	}
+	n, err := h.g.Read(buf)
+	if n != 0 || !errors.Is(err, ErrUnhealthy) {
+		t.Fatalf("Read with a stuck source = %d, %v; want 0, ErrUnhealthy", n, err)
+	}
+	if !bytes.Equal(buf, make([]byte, 32)) {
+		t.Error("refused Read left bytes in the buffer")
+	}
+	var he *HealthError
+	if !errors.As(err, &he) || he.Source != "faultA" || he.Test != TestRCT {
+		t.Fatalf("error %v does not name source faultA and the RCT", err)
+	}
+	if v := metricValue(t, h.g, "tirage_entropy_generator_healthy"); v != 0 {
+		t.Errorf("generator_healthy = %v, want 0", v)
+	}
+	if v := metricValue(t, h.g, "tirage_entropy_source_healthy", "source", "faultA"); v != 0 {
+		t.Errorf("source_healthy{faultA} = %v, want 0", v)
+	}
+	if v := metricValue(t, h.g, "tirage_entropy_health_failures_total", "source", "faultA", "test", TestRCT); v != 1 {
+		t.Errorf("health_failures_total{faultA,RCT} = %v, want 1", v)
+	}
+	if !strings.Contains(h.logs.String(), `"test":"repetition-count"`) {
+		t.Errorf("no log line for the failure; logs: %s", h.logs.String())
+	}
+
+	// No silent recovery: the fault clears, time passes, reads still refused.
+	h.srcs[0].set("")
+	h.clock.advance(time.Hour)
+	if _, err := h.g.Read(buf); !errors.Is(err, ErrUnhealthy) {
+		t.Fatalf("recovered without an operator: %v", err)
+	}
+	if v := metricValue(t, h.g, "tirage_entropy_refused_reads_total"); v != 2 {
+		t.Errorf("refused_reads_total = %v, want 2", v)
+	}
+
+	// Retest while the source is still stuck keeps refusing.
+	h.srcs[0].set("stuck")
+	if err := h.g.Retest(context.Background()); !errors.Is(err, ErrUnhealthy) {
+		t.Fatalf("Retest with a stuck source: %v", err)
+	}
+	// Retest after repair brings the generator back.
+	h.srcs[0].set("")
+	if err := h.g.Retest(context.Background()); err != nil {
+		t.Fatalf("Retest after repair: %v", err)
+	}
+	if _, err := h.g.Read(buf); err != nil {
+		t.Fatalf("Read after Retest: %v", err)
+	}
+	if v := metricValue(t, h.g, "tirage_entropy_generator_healthy"); v != 1 {
+		t.Errorf("generator_healthy after Retest = %v, want 1", v)
+	}
+}
+
+// TestRedundantSources: with two sources each crediting the requirement,
+// one failure keeps draws going on the other; the second failure stops them.
+func TestRedundantSources(t *testing.T) {
+	h := newHarness(t, 2, func(c *Config) { c.PredictionResistance = true })
+	buf := make([]byte, 32)
+	h.srcs[0].set("broken")
+	if _, err := h.g.Read(buf); err != nil {
+		t.Fatalf("one of two sources broken: %v", err)
+	}
+	st := h.g.Status()
+	if st[0].Failure == nil || st[0].Failure.Test != TestRead || st[1].Failure != nil {
+		t.Fatalf("status after faultA broke: %+v", st)
+	}
+	h.srcs[1].set("stuck")
+	_, err := h.g.Read(buf)
+	var he *HealthError
+	if !errors.Is(err, ErrUnhealthy) || !errors.As(err, &he) {
+		t.Fatalf("both sources failed: %v", err)
+	}
+	for _, want := range []string{"faultA failed the read test", "faultB failed the repetition-count test"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
+
+// TestBiasedSourceRefusesDraws: a source biased beyond its declared H (every
+// other sample 0: H = 1, declared 6) trips the APT while seeding.
+func TestBiasedSourceRefusesDraws(t *testing.T) {
+	s := &alternatingSource{r: rand.New(rand.NewChaCha8([32]byte{7}))}
+	_, err := New(Config{Sources: []SourceConfig{{Source: s, MinEntropy: 6}}})
+	var he *HealthError
+	if !errors.As(err, &he) || he.Test != TestAPT || !errors.Is(err, ErrUnhealthy) {
+		t.Fatalf("New over a biased source: %v, want an APT failure", err)
+	}
+}
+
+type alternatingSource struct {
+	r *rand.Rand
+	i int
+}
+
+func (s *alternatingSource) Name() string   { return "biased" }
+func (s *alternatingSource) Physical() bool { return true }
+func (s *alternatingSource) Read(p []byte) (int, error) {
+	for j := range p {
+		p[j] = 0
+		if s.i%2 == 1 {
+			p[j] = byte(1 + s.r.IntN(255))
+		}
+		s.i++
+	}
+	return len(p), nil
+}
+
+func TestReseedSchedule(t *testing.T) {
+	h := newHarness(t, 1, func(c *Config) { c.ReseedRequests = 4; c.ReseedInterval = time.Minute })
+	reseeds := func() float64 { return metricValue(t, h.g, "tirage_entropy_reseeds_total") }
+	if r := reseeds(); r != 1 {
+		t.Fatalf("after New: %v seeds, want 1 (instantiate)", r)
+	}
+	buf := make([]byte, 32)
+	for range 4 {
+		h.g.Read(buf)
+	}
+	if r := reseeds(); r != 1 {
+		t.Errorf("after 4 reads: %v, want 1", r)
+	}
+	h.g.Read(buf) // 5th request: counter reached 4
+	if r := reseeds(); r != 2 {
+		t.Errorf("after 5 reads: %v, want 2", r)
+	}
+	h.clock.advance(59 * time.Second)
+	h.g.Read(buf)
+	if r := reseeds(); r != 2 {
+		t.Errorf("59 s later: %v, want 2", r)
+	}
+	h.clock.advance(time.Second)
+	h.g.Read(buf)
+	if r := reseeds(); r != 3 {
+		t.Errorf("60 s later: %v, want 3", r)
+	}
+	h.clock.advance(-time.Hour) // clock stepped back
+	h.g.Read(buf)
+	if r := reseeds(); r != 4 {
+		t.Errorf("clock stepped back: %v, want 4", r)
+	}
+	// Each reseed read SeedBytes = ceil(384/6) = 64 bytes after the 1,024
+	// start-up samples.
+	if n := h.srcs[0].n; n != 1024+4*64 {
+		t.Errorf("source produced %d bytes, want %d", n, 1024+4*64)
+	}
+}
+
+func TestPredictionResistance(t *testing.T) {
+	h := newHarness(t, 1, func(c *Config) { c.PredictionResistance = true })
+	buf := make([]byte, 32)
+	for range 3 {
+		if _, err := h.g.Read(buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := metricValue(t, h.g, "tirage_entropy_reseeds_total"); r != 4 {
+		t.Errorf("with prediction resistance, 3 reads: %v seeds, want 4", r)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	good := func() Config {
+		return Config{Sources: []SourceConfig{{Source: newFaultSource("s", 1), MinEntropy: 6}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		mod   func(*Config)
+		field string
+	}{
+		{"no sources", func(c *Config) { c.Sources = nil }, "Sources"},
+		{"alpha", func(c *Config) { c.Alpha = 0.01 }, "Alpha"},
+		{"required", func(c *Config) { c.RequiredEntropy = 128 }, "RequiredEntropy"},
+		{"min-entropy", func(c *Config) { c.Sources[0].MinEntropy = 9 }, "MinEntropy"},
+		{"kind", func(c *Config) { c.Sources = []SourceConfig{{Kind: "lava-lamp", MinEntropy: 1}} }, "lava-lamp"},
+		{"credit", func(c *Config) { c.Sources[0].SeedBytes = 10 }, "RequiredEntropy"},
+		{"only getrandom", func(c *Config) { c.Sources = []SourceConfig{{Kind: KindGetrandom}} }, "RequiredEntropy"},
+		{"duplicate", func(c *Config) { c.Sources = append(c.Sources, c.Sources[0]) }, "used twice"},
+		{"interval", func(c *Config) { c.ReseedInterval = -time.Second }, "ReseedInterval"},
+	} {
+		c := good()
+		tc.mod(&c)
+		g, err := New(c)
+		if err == nil {
+			g.Close()
+			t.Errorf("%s: accepted", tc.name)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.field) {
+			t.Errorf("%s: error %q does not name %s", tc.name, err, tc.field)
+		}
+	}
+}
+
+func TestClosed(t *testing.T) {
+	h := newHarness(t, 1, nil)
+	h.g.Close()
+	if _, err := h.g.Read(make([]byte, 8)); !errors.Is(err, ErrClosed) {
+		t.Errorf("Read after Close: %v", err)
+	}
+}
+
+// TestNoSecretsInLogsOrErrors runs a generator through reads, a health
+// failure, refusals and a retest, then looks for every raw sample window
+// and every output it produced in the captured log and in every error.
+func TestNoSecretsInLogsOrErrors(t *testing.T) {
+	h := newHarness(t, 2, func(c *Config) { c.ReseedRequests = 2 })
+	var outputs [][]byte
+	var errs []string
+	for i := range 12 {
+		switch i {
+		case 4:
+			h.srcs[0].set("stuck")
+		case 6:
+			h.srcs[1].set("broken")
+		case 9:
+			h.srcs[0].set("")
+			h.srcs[1].set("")
+			if err := h.g.Retest(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		buf := make([]byte, 32)
+		if _, err := h.g.Read(buf); err != nil {
+			errs = append(errs, err.Error())
+		} else {
+			outputs = append(outputs, buf)
+		}
+	}
+	if len(errs) == 0 || len(outputs) == 0 {
+		t.Fatalf("scenario did not produce both outputs (%d) and errors (%d)", len(outputs), len(errs))
+	}
+	haystack := strings.ToLower(h.logs.String() + strings.Join(errs, "\n"))
+	check := func(what string, secret []byte) {
+		// Any 8-byte window, in hex or raw, is a leak.
+		for i := 0; i+8 <= len(secret); i++ {
+			w := secret[i : i+8]
+			if bytes.Equal(w, bytes.Repeat(w[:1], 8)) {
+				continue // a stuck source's constant run is not secret
+			}
+			if strings.Contains(haystack, hex.EncodeToString(w)) || strings.Contains(haystack, strings.ToLower(string(w))) {
+				t.Fatalf("%s bytes at offset %d found in logs or errors", what, i)
+			}
+		}
+	}
+	for _, s := range h.srcs {
+		check("raw sample", s.produced())
+	}
+	for _, o := range outputs {
+		check("output", o)
+	}
+	if !strings.Contains(haystack, "faulta") {
+		t.Error("logs do not name the failed source: the capture is not working")
+	}
+}
+
+var _ io.Reader = (*Generator)(nil)

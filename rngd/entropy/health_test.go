@@ -1,0 +1,172 @@
+package entropy
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestAPTCutoffTable checks the APT cutoffs against SP 800-90B Table 2
+// (W = 512, non-binary samples, α = 2^-20).
+func TestAPTCutoffTable(t *testing.T) {
+	for _, tc := range []struct {
+		h    float64
+		want int
+	}{{0.5, 410}, {1, 311}, {2, 177}, {4, 62}, {8, 13}} {
+		if got := aptCutoff(512, tc.h, 0x1p-20); got != tc.want {
+			t.Errorf("W=512 H=%v α=2^-20: cutoff %d, want %d (SP 800-90B Table 2)", tc.h, got, tc.want)
+		}
+	}
+}
+
+// TestAPTCutoffDefinition checks, independently of the exact big-float sum,
+// that every cutoff C is the smallest with P(Binomial(W, 2^-H) ≥ C) ≤ α:
+// the tail at C is at most α and the tail at C-1 exceeds it (log-space
+// float64 sums, relative error far below the margins involved).
+func TestAPTCutoffDefinition(t *testing.T) {
+	for _, w := range []int{512, 1024} {
+		for _, a := range []float64{0x1p-20, 0x1p-30, 0x1p-40} {
+			for _, h := range []float64{0.3, 0.5, 1, 1.7, 3, 6.5, 8} {
+				c := aptCutoff(w, h, a)
+				if tc := binomTail(w, math.Exp2(-h), c); tc > a*(1+1e-9) {
+					t.Errorf("W=%d H=%v α=%g: C=%d has tail %g > α", w, h, a, c, tc)
+				}
+				if tc := binomTail(w, math.Exp2(-h), c-1); tc <= a*(1-1e-9) {
+					t.Errorf("W=%d H=%v α=%g: C-1=%d already has tail %g ≤ α", w, h, a, c-1, tc)
+				}
+			}
+		}
+	}
+}
+
+// binomTail is P(Binomial(n, p) ≥ c) summed in log space.
+func binomTail(n int, p float64, c int) float64 {
+	var s float64
+	for k := c; k <= n; k++ {
+		ln, _ := math.Lgamma(float64(n + 1))
+		lk, _ := math.Lgamma(float64(k + 1))
+		lnk, _ := math.Lgamma(float64(n - k + 1))
+		s += math.Exp(ln - lk - lnk + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p))
+	}
+	return s
+}
+
+func TestRCTCutoff(t *testing.T) {
+	for _, tc := range []struct {
+		h, alpha float64
+		want     int
+	}{
+		{1, 0x1p-20, 21},
+		{0.5, 0x1p-20, 41},
+		{8, 0x1p-20, 4}, // 1 + ⌈2.5⌉
+		{8, 0x1p-40, 6},
+		{2, 0x1p-30, 16},
+	} {
+		if got := rctCutoff(tc.h, tc.alpha); got != tc.want {
+			t.Errorf("H=%v α=%g: RCT cutoff %d, want %d", tc.h, tc.alpha, got, tc.want)
+		}
+	}
+}
+
+// TestStuckSourceTripsRCT: a stuck source fails the RCT at exactly the
+// cutoff-th identical sample.
+func TestStuckSourceTripsRCT(t *testing.T) {
+	ht, err := NewHealthTest("stuck", 4, 0x1p-30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rct, _, _ := ht.Cutoffs()
+	sample := []byte{0x5a}
+	for i := 1; i < rct; i++ {
+		if err := ht.Feed(sample); err != nil {
+			t.Fatalf("failed after %d identical samples, cutoff %d: %v", i, rct, err)
+		}
+	}
+	err = ht.Feed(sample)
+	var he *HealthError
+	if !errors.As(err, &he) || he.Test != TestRCT || !errors.Is(err, ErrUnhealthy) {
+		t.Fatalf("after %d identical samples: %v, want an RCT HealthError", rct, err)
+	}
+}
+
+// TestBiasedSourceTripsAPT: a source whose every other sample is the same
+// value (most likely value p = 1/2, so H = 1 bit per sample) but never
+// repeats twice in a row is declared H = 8. The RCT cannot see it; the APT
+// must fail within the first window of 512 samples.
+func TestBiasedSourceTripsAPT(t *testing.T) {
+	ht, err := NewHealthTest("biased", 8, 0x1p-30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, apt, w := ht.Cutoffs()
+	r := rand.New(rand.NewChaCha8([32]byte{1}))
+	for i := 0; i < w; i++ {
+		x := byte(0)
+		if i%2 == 1 {
+			x = byte(1 + r.IntN(255))
+		}
+		err := ht.Feed([]byte{x})
+		if err == nil {
+			continue
+		}
+		var he *HealthError
+		if !errors.As(err, &he) || he.Test != TestAPT {
+			t.Fatalf("sample %d: %v, want an APT failure", i, err)
+		}
+		// The value 0 reaches count C at sample 2(C-1).
+		if i != 2*(apt-1) {
+			t.Errorf("APT failed at sample %d, want %d", i, 2*(apt-1))
+		}
+		return
+	}
+	t.Fatalf("APT did not fail within one window of %d samples", w)
+}
+
+// TestBiasedIIDSourceTripsAPT: i.i.d. samples where 0 has probability 1/4
+// (true H = 2) declared H = 4. With the fixed seed below the tests fail within
+// 8 windows; for a random seed the chance that no window starting with 0
+// trips is at most (3/4)^8 ≈ 10%, which is why the seed is fixed.
+func TestBiasedIIDSourceTripsAPT(t *testing.T) {
+	ht, err := NewHealthTest("biased-iid", 4, 0x1p-30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, w := ht.Cutoffs()
+	r := rand.New(rand.NewChaCha8([32]byte{2}))
+	buf := make([]byte, 8*w)
+	for i := range buf {
+		if r.IntN(4) != 0 {
+			buf[i] = byte(1 + r.IntN(255))
+		}
+	}
+	if err := ht.Feed(buf); !errors.Is(err, ErrUnhealthy) {
+		t.Fatalf("biased source passed %d samples", len(buf))
+	}
+}
+
+// TestIdealSourcePasses: a good source (ChaCha8, fixed seed) declared at
+// H = 7 passes 2^20 samples. False-failure probability for a random seed:
+// at most 2·2^20·2^-30 = 2^-9; with the fixed seed the outcome is fixed.
+func TestIdealSourcePasses(t *testing.T) {
+	ht, err := NewHealthTest("ideal", 7, 0x1p-30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewChaCha8([32]byte{3}))
+	buf := make([]byte, 1<<20)
+	for i := range buf {
+		buf[i] = byte(r.Uint32())
+	}
+	if err := ht.Feed(buf); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestNewHealthTestRejects(t *testing.T) {
+	for _, tc := range []struct{ h, a float64 }{{0, 0x1p-30}, {8.5, 0x1p-30}, {math.NaN(), 0x1p-30}, {4, 0x1p-10}, {4, 0x1p-50}} {
+		if _, err := NewHealthTest("x", tc.h, tc.a); err == nil {
+			t.Errorf("H=%v α=%g accepted", tc.h, tc.a)
+		}
+	}
+}

@@ -1,0 +1,150 @@
+package entropy
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/cpu"
+)
+
+// skipAbsent skips a test whose hardware is missing, loudly under CI.
+func skipAbsent(t *testing.T, what string) {
+	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Logf("!!!!!!!! CI: %s is ABSENT on this runner: the real-hardware test is SKIPPED !!!!!!!!", what)
+	}
+	t.Skipf("%s absent on this machine; skipping the real-hardware test", what)
+}
+
+func TestHWRNG(t *testing.T) {
+	src, err := OpenDevice("hwrng", DefaultHWRNGPath)
+	if errors.Is(err, ErrNotSupported) {
+		skipAbsent(t, DefaultHWRNGPath)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.(io.Closer).Close()
+	checkRealSource(t, src, true)
+}
+
+func TestRDSEED(t *testing.T) {
+	src, err := OpenRDSEED("rdseed")
+	if !cpu.X86.HasRDSEED {
+		if !errors.Is(err, ErrNotSupported) {
+			t.Fatalf("without RDSEED in CPUID: OpenRDSEED error %v, want ErrNotSupported", err)
+		}
+		skipAbsent(t, "the RDSEED instruction")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRealSource(t, src, true)
+}
+
+func TestGetrandom(t *testing.T) {
+	checkRealSource(t, Getrandom(""), false)
+}
+
+func TestTPMSwtpm(t *testing.T) {
+	addr := startSwtpm(t)
+	src, err := OpenTPM("tpm", "", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.(io.Closer).Close()
+	checkRealSource(t, src, true)
+}
+
+func TestTPMDeviceAbsent(t *testing.T) {
+	_, err := OpenTPM("tpm", "/nonexistent/tpmrm0", "")
+	if !errors.Is(err, ErrNotSupported) {
+		t.Fatalf("missing TPM device: %v, want ErrNotSupported", err)
+	}
+}
+
+// checkRealSource reads the start-up sample count from a real source and
+// runs the start-up tests with a conservative declared H (2 bits per byte).
+// False-failure rate: each test's false-alarm probability is α = 2^-30 per
+// sample, so at most 2·1024·2^-30 < 2^-18 for this test.
+func checkRealSource(t *testing.T, src Source, physical bool) {
+	t.Helper()
+	if src.Physical() != physical {
+		t.Errorf("%s: Physical() = %v, want %v", src.Name(), src.Physical(), physical)
+	}
+	ht, err := NewHealthTest(src.Name(), 2, 0x1p-30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ht.Startup(src); err != nil {
+		t.Fatalf("%s: start-up tests: %v", src.Name(), err)
+	}
+	// Odd sizes exercise partial reads of 64-byte device chunks and 8-byte
+	// RDSEED words.
+	for _, n := range []int{1, 7, 65, 130} {
+		buf := make([]byte, n)
+		if m, err := src.Read(buf); err != nil || m != n {
+			t.Fatalf("%s: Read(%d) = %d, %v", src.Name(), n, m, err)
+		}
+	}
+}
+
+// startSwtpm starts Debian's swtpm on free loopback ports with a fresh state
+// directory and returns its command address; it is stopped at cleanup.
+func startSwtpm(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("swtpm")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("swtpm not installed (make deps installs it)")
+		}
+		t.Skip("swtpm not installed (apt-get install swtpm); skipping")
+	}
+	port, ctrl := freePort(t), freePort(t)
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "socket", "--tpm2",
+		"--server", "type=tcp,port="+strconv.Itoa(port)+",bindaddr=127.0.0.1",
+		"--ctrl", "type=tcp,port="+strconv.Itoa(ctrl)+",bindaddr=127.0.0.1",
+		"--tpmstate", "dir="+dir,
+		"--flags", "not-need-init,startup-clear")
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	// Wait for swtpm to listen (process start-up, not the passage of time).
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("swtpm did not listen on %s: %v; output: %s", addr, err, out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
