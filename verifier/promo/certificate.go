@@ -14,6 +14,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
 )
 
@@ -28,18 +29,26 @@ import (
 // them (Anchors) to the keys announced by the operator — the keys'
 // fingerprints are printed on the procès-verbal and in the log.
 type Certificate struct {
-	V            int          `json:"v"` // 1
-	Draw         string       `json:"draw"`
-	Title        string       `json:"title,omitempty"`
-	Prize        string       `json:"prize,omitempty"`
-	RulesHash    string       `json:"rules_sha256"`
-	Freeze       LoggedRecord `json:"freeze"`
-	DrawRecord   LoggedRecord `json:"draw_record"`
-	Checkpoint   string       `json:"checkpoint"` // signed note (c2sp.org/tlog-checkpoint)
-	LogKeys      []string     `json:"log_keys"`   // signed-note verifier keys of the log
-	VRFSuite     string       `json:"vrf_suite"`
-	VRFPublicKey string       `json:"vrf_public_key"` // hex
-	Picks        []PickProof  `json:"picks"`
+	V         int    `json:"v"` // 1
+	Draw      string `json:"draw"`
+	Title     string `json:"title,omitempty"`
+	Prize     string `json:"prize,omitempty"`
+	RulesHash string `json:"rules_sha256"`
+	// Days and Withheld are informative (the procès-verbal shows them): the
+	// participation days feeding the draw and how many participants were
+	// left out because their account was closed.
+	Days     []string `json:"days,omitempty"`
+	Withheld uint64   `json:"withheld_closed"`
+	// Keys is the key announcement naming the VRF key, when the log holds one.
+	Keys         *LoggedRecord `json:"keys,omitempty"`
+	Freeze       LoggedRecord  `json:"freeze"`
+	DrawRecord   LoggedRecord  `json:"draw_record"`
+	Checkpoint   string        `json:"checkpoint"` // signed note (c2sp.org/tlog-checkpoint)
+	LogKeys      []string      `json:"log_keys"`   // signed-note verifier keys of the log
+	VRFKeyID     string        `json:"vrf_key_id"`
+	VRFSuite     string        `json:"vrf_suite"`
+	VRFPublicKey string        `json:"vrf_public_key"` // hex
+	Picks        []PickProof   `json:"picks"`
 }
 
 // LoggedRecord is a log leaf with its index and inclusion proof in the checkpoint.
@@ -126,37 +135,37 @@ type Anchors struct {
 	VRFPublicKey string
 	// Rules is the rules file; if set its hash must match.
 	Rules []byte
-	// Reserves, if ≥ 0, is the number of reserves the rules require; -1 skips the check.
+	// Reserves, if ≥ 0, is the number of reserves the rules require (fewer
+	// are ranked only when there are fewer entrants); -1 skips the check.
 	Reserves int
 }
 
 // Verified is what a successful verification established.
 type Verified struct {
 	Draw       string
+	Operation  string
+	RulesHash  string
 	Count      uint64
 	Withheld   uint64
 	Days       []string
-	FrozenAt   string
-	DrawnAt    string
 	Share      string
-	Beacon     *BeaconValue
 	Picks      []PickProof
 	Accounts   []string // the picks' accounts, in rank order (only with the entrant list)
 	TreeSize   uint64   // the checkpoint's tree size
 	LogOrigin  string
 	LogKeys    []string
 	VRFKey     string // hex
-	RulesHash  string
-	Freeze     *FreezeRecord
-	DrawRecord *DrawRecord
+	KeyLogged  bool   // the VRF key was found in a key announcement in the log
+	Freeze     *record.PromoFreeze
+	DrawRecord *record.PromoDraw
 }
 
 // Verify checks a certificate file offline. With list == nil it runs the
-// public checks: checkpoint signature, both records' inclusion, the
-// freeze/draw link and commitment, α and the VRF proof, the ranked picks from
-// β, each pick's inclusion in the entrant root. With the bailiff's entrant
-// list it also checks that the list is canonical and hashes to the frozen
-// root and count, and names the picked accounts.
+// public checks: checkpoint signature, the records' inclusion, the
+// freeze/draw link and commitment, α and the VRF proof, the ranked picks
+// from β, each pick's inclusion in the entrant root. With the bailiff's
+// entrant list it also checks that the list is canonical and hashes to the
+// frozen root and count, and names the picked accounts.
 func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	var c Certificate
 	dec := json.NewDecoder(bytes.NewReader(certFile))
@@ -167,21 +176,12 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	if c.V != 1 {
 		return nil, fail(CheckFormat, "unsupported version %d", c.V)
 	}
-	v := &Verified{Draw: c.Draw, Picks: c.Picks, RulesHash: c.RulesHash}
-
-	// Keys: pinned ones must be the certificate's.
+	v := &Verified{Draw: c.Draw, Picks: c.Picks, Days: c.Days, Withheld: c.Withheld}
 	logKeys := c.LogKeys
 	if len(a.LogKeys) > 0 {
 		logKeys = a.LogKeys
 	}
-	vrfKey := c.VRFPublicKey
-	if a.VRFPublicKey != "" {
-		if !strings.EqualFold(a.VRFPublicKey, c.VRFPublicKey) {
-			return nil, fail(CheckKeys, "the certificate's VRF key is not the pinned one")
-		}
-		vrfKey = strings.ToLower(a.VRFPublicKey)
-	}
-	v.LogKeys, v.VRFKey = logKeys, vrfKey
+	v.LogKeys = logKeys
 
 	// 1. The checkpoint is signed by a log key.
 	var verifiers []note.Verifier
@@ -203,114 +203,146 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	}
 	v.TreeSize, v.LogOrigin = uint64(tree.N), origin
 
-	// 2. Both records are in the checkpoint's tree.
-	f, err := ParseFreeze([]byte(c.Freeze.Record))
-	if err != nil {
-		return nil, fail(CheckFreezeRecord, "%w", err)
+	// 2. The records are what they claim and are in the checkpoint's tree.
+	fr, err := record.Parse([]byte(c.Freeze.Record))
+	f, ok := fr.(*record.PromoFreeze)
+	if err != nil || !ok {
+		return nil, fail(CheckFreezeRecord, "not a promo_freeze record: %v", errOr(err, "another kind"))
 	}
 	if err := checkInclusion(tree, c.Freeze); err != nil {
 		return nil, fail(CheckFreezeInclusion, "%w", err)
 	}
-	d, err := ParseDraw([]byte(c.DrawRecord.Record))
-	if err != nil {
-		return nil, fail(CheckDrawRecord, "%w", err)
+	dr, err := record.Parse([]byte(c.DrawRecord.Record))
+	d, ok := dr.(*record.PromoDraw)
+	if err != nil || !ok {
+		return nil, fail(CheckDrawRecord, "not a promo_draw record: %v", errOr(err, "another kind"))
 	}
 	if err := checkInclusion(tree, c.DrawRecord); err != nil {
 		return nil, fail(CheckDrawInclusion, "%w", err)
 	}
-	v.Freeze, v.DrawRecord = f, d
-	v.Count, v.Withheld, v.Days, v.FrozenAt, v.DrawnAt, v.Share, v.Beacon = f.Count, f.Withheld, f.Days, f.FrozenAt, d.DrawnAt, d.Share, d.Beacon
+	v.Freeze, v.DrawRecord, v.Count, v.Share = f, d, f.Count, string(d.Share)
 
-	// 3. The rules file, if given, is the frozen one.
-	if f.RulesHash != c.RulesHash {
-		return nil, fail(CheckRules, "certificate says rules %s, the freeze record %s", c.RulesHash, f.RulesHash)
+	// 3. The VRF key: announced in the log, or the certificate's; pinned if asked.
+	vrfKey, suite := c.VRFPublicKey, c.VRFSuite
+	if c.Keys != nil {
+		kr, err := record.Parse([]byte(c.Keys.Record))
+		ka, ok := kr.(*record.KeyAnnouncement)
+		if err != nil || !ok {
+			return nil, fail(CheckKeys, "not a key announcement: %v", errOr(err, "another kind"))
+		}
+		if err := checkInclusion(tree, *c.Keys); err != nil {
+			return nil, fail(CheckKeys, "key announcement: %w", err)
+		}
+		found := false
+		for _, k := range ka.Keys {
+			if k.ID == d.Key && k.Use == "vrf" {
+				vrfKey, suite, found = hex.EncodeToString(k.PublicKey), k.Suite, true
+			}
+		}
+		if !found {
+			return nil, fail(CheckKeys, "the key announcement has no VRF key %q", d.Key)
+		}
+		if c.Keys.Index >= c.Freeze.Index {
+			return nil, fail(CheckKeys, "the VRF key was announced after the freeze")
+		}
+		v.KeyLogged = true
+	}
+	if vrfKey != c.VRFPublicKey || suite != c.VRFSuite || d.Key != c.VRFKeyID {
+		return nil, fail(CheckKeys, "the certificate's VRF key is not the one the draw record names")
+	}
+	if a.VRFPublicKey != "" && !strings.EqualFold(a.VRFPublicKey, vrfKey) {
+		return nil, fail(CheckKeys, "the draw's VRF key is not the pinned one")
+	}
+	v.VRFKey = vrfKey
+
+	// 4. The rules file is the frozen one.
+	op, rh, err := ParsePromotionField(f.Promotion)
+	if err != nil {
+		return nil, fail(CheckRules, "%w", err)
+	}
+	v.Operation, v.RulesHash = op, rh
+	if rh != c.RulesHash {
+		return nil, fail(CheckRules, "certificate says rules %s, the freeze record %s", c.RulesHash, rh)
 	}
 	if a.Rules != nil {
-		if h := RulesHash(a.Rules); hex.EncodeToString(h[:]) != f.RulesHash {
-			return nil, fail(CheckRules, "the rules file hashes to %x, the freeze record says %s", h, f.RulesHash)
+		if h := RulesHash(a.Rules); hex.EncodeToString(h[:]) != rh {
+			return nil, fail(CheckRules, "the rules file hashes to %x, the freeze record says %s", h, rh)
 		}
 	}
 
-	// 4. The draw record is the draw of this freeze, logged after it.
-	fl := tlog.RecordHash([]byte(c.Freeze.Record))
+	// 5. The draw record is the draw of this freeze, logged after it.
 	switch {
-	case d.Draw != f.Draw || c.Draw != f.Draw:
+	case d.Draw != f.Draw || c.Draw != f.Draw || !strings.HasPrefix(f.Draw, op+"/"):
 		return nil, fail(CheckLink, "draw ids differ: certificate %q, freeze %q, draw %q", c.Draw, f.Draw, d.Draw)
-	case d.FreezeLeaf != hex.EncodeToString(fl[:]) || d.FreezeIndex != c.Freeze.Index:
-		return nil, fail(CheckLink, "the draw record does not name this freeze record")
-	case d.Root != f.Root || d.Count != f.Count || d.Commitment != f.Commitment:
-		return nil, fail(CheckLink, "the draw record's root, count or commitment differ from the freeze")
+	case d.Prev != record.LeafHash([]byte(c.Freeze.Record)):
+		return nil, fail(CheckLink, "the draw record does not link to this freeze record")
+	case d.Root != f.Root || d.Count != f.Count || d.Winners != f.Winners || d.Reserves != f.Reserves || d.Beacon != f.Beacon:
+		return nil, fail(CheckLink, "the draw record's root, count, winners, reserves or beacon differ from the freeze")
 	case c.DrawRecord.Index <= c.Freeze.Index:
 		return nil, fail(CheckLink, "the draw record (index %d) was not logged after the freeze (index %d)", c.DrawRecord.Index, c.Freeze.Index)
 	}
 
-	// 5. r opens the commitment H(r).
-	var r, root, cm [32]byte
-	hex.Decode(r[:], []byte(d.R))
-	hex.Decode(root[:], []byte(f.Root))
-	hex.Decode(cm[:], []byte(f.Commitment))
-	if Commit(r) != cm {
+	// 6. r opens the commitment H(r) logged at the freeze.
+	if d.Commit != f.Commit || record.Commit(d.Secret) != f.Commit {
 		return nil, fail(CheckCommitment, "the revealed r does not open the commitment logged at the freeze")
 	}
-	if _, err := ParseShare(d.Share); err != nil {
+	if _, err := ParseShare(string(d.Share)); err != nil {
 		return nil, fail(CheckShare, "%w", err)
 	}
 
-	// 6. π is the VRF proof for α under the key; β follows from it.
-	suite, err := vrf.ParseSuite(d.Suite)
+	// 7. π is the VRF proof for α under the key; β follows from it.
+	s, err := vrf.ParseSuite(suite)
 	if err != nil {
 		return nil, fail(CheckVRF, "%w", err)
-	}
-	if d.PublicKey != vrfKey || d.Suite != c.VRFSuite {
-		return nil, fail(CheckVRF, "the draw record's VRF key is not the certificate's key")
 	}
 	kb, _ := hex.DecodeString(vrfKey)
-	pk, err := vrf.ParsePublicKey(suite, kb)
+	pk, err := vrf.ParsePublicKey(s, kb)
 	if err != nil {
 		return nil, fail(CheckVRF, "%w", err)
 	}
-	proof, _ := hex.DecodeString(d.Proof)
-	alpha := Alpha(AlphaInput{Draw: f.Draw, Root: root, Count: f.Count, Commitment: cm, R: r, Share: d.Share, Beacon: d.Beacon})
-	beta, err := vrf.Verify(pk, alpha, proof)
+	alpha := record.PromoDrawAlpha(f.Draw, f.Root, f.Count, f.Commit, d.Secret, d.Share, d.BeaconValue)
+	beta, err := vrf.Verify(pk, alpha, d.Proof)
 	if err != nil {
 		return nil, fail(CheckVRF, "%w", err)
 	}
-	if hex.EncodeToString(beta) != d.Beta {
+	if !bytes.Equal(beta, d.Beta) {
 		return nil, fail(CheckVRF, "β in the record is not the proof's output")
 	}
 
-	// 7. The picks are RankedSample(β) and each leaf is in the entrant tree.
-	reserves := len(d.Winners) - 1
-	if a.Reserves >= 0 {
-		reserves = a.Reserves
+	// 8. The ranking is RankedSample(β) and each pick's leaf is in the entrant tree.
+	if a.Reserves >= 0 && f.Reserves != Ranked(a.Reserves, f.Count)-1 {
+		return nil, fail(CheckPicks, "the freeze ranks %d reserves, the rules ask for %d", f.Reserves, a.Reserves)
 	}
-	idx, err := Picks(beta, reserves, f.Count)
+	idx, err := Picks(beta, f.Winners+f.Reserves, f.Count)
 	if err != nil {
 		return nil, fail(CheckPicks, "%w", err)
 	}
-	if len(idx) != len(d.Winners) || len(c.Picks) != len(d.Winners) {
-		return nil, fail(CheckPicks, "%d picks recorded, %d certified, %d expected", len(d.Winners), len(c.Picks), len(idx))
+	if len(idx) != len(d.Ranking) || len(c.Picks) != len(d.Ranking) {
+		return nil, fail(CheckPicks, "%d picks recorded, %d certified, %d expected", len(d.Ranking), len(c.Picks), len(idx))
 	}
 	for i, x := range idx {
-		w, p := d.Winners[i], c.Picks[i]
-		if w.Index != uint64(x) || p.Index != w.Index || p.Rank != w.Rank || p.Leaf != w.Leaf {
-			return nil, fail(CheckPicks, "rank %d: β picks entrant %d, the records say %d", i+1, x, w.Index)
+		p := c.Picks[i]
+		if d.Ranking[i] != uint64(x) || p.Index != uint64(x) || p.Rank != i+1 {
+			return nil, fail(CheckPicks, "rank %d: β picks entrant %d, the records say %d", i+1, x, d.Ranking[i])
 		}
 		var leaf tlog.Hash
+		if b, err := hex.DecodeString(p.Leaf); err != nil || len(b) != 32 {
+			return nil, fail(CheckPicks, "rank %d: leaf is not 32 bytes of hex", i+1)
+		}
 		hex.Decode(leaf[:], []byte(p.Leaf))
 		if p.Pseudonym != Pseudonym(leaf) {
 			return nil, fail(CheckPicks, "rank %d: pseudonym %q is not that of leaf %s", i+1, p.Pseudonym, p.Leaf)
 		}
 		proof, err := parseProof(p.Proof)
 		if err == nil {
-			err = tlog.CheckRecord(proof, int64(f.Count), root, int64(p.Index), leaf)
+			err = tlog.CheckRecord(proof, int64(f.Count), f.Root, int64(p.Index), leaf)
 		}
 		if err != nil {
 			return nil, fail(CheckPickInclusion, "rank %d: %w", i+1, err)
 		}
 	}
 
-	// 8. The bailiff's path: the list is the frozen one.
+	// 9. The bailiff's path: the list is the frozen one.
 	if list != nil {
 		if list.Draw != f.Draw {
 			return nil, fail(CheckEntrantList, "the list is for draw %q, not %q", list.Draw, f.Draw)
@@ -322,7 +354,7 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 		if uint64(t.Size()) != f.Count {
 			return nil, fail(CheckEntrantRoot, "the list holds %d entrants, %d were frozen", t.Size(), f.Count)
 		}
-		if t.Root() != root {
+		if t.Root() != f.Root {
 			return nil, fail(CheckEntrantRoot, "the list does not hash to the frozen root")
 		}
 		for _, p := range c.Picks {
@@ -330,6 +362,13 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 		}
 	}
 	return v, nil
+}
+
+func errOr(err error, s string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return s
 }
 
 func checkInclusion(tree tlog.Tree, r LoggedRecord) error {
@@ -377,38 +416,40 @@ func parseCheckpoint(text string) (string, tlog.Tree, error) {
 
 // CertificateInput is what the appliance gathers to certify a draw.
 type CertificateInput struct {
-	Title, Prize      string
-	Freeze, Draw      []byte // the two log leaves
-	FreezeIndex       uint64
-	DrawIndex         uint64
-	FreezeProof       tlog.RecordProof // both in the tree of Checkpoint
-	DrawProof         tlog.RecordProof
-	Checkpoint        []byte // signed note
-	LogKeys           []string
-	Tree              *EntrantTree // the frozen entrant tree, for the picks' proofs
-	DrawRecord        *DrawRecord
-	FreezeRecordRules string // rules hash (hex) from the freeze record
+	Title, Prize string
+	RulesHash    [32]byte
+	Days         []string
+	Withheld     uint64
+	// Keys, Freeze and Draw are log leaves, each with its index and its
+	// inclusion proof in the tree of Checkpoint. Keys is optional.
+	Keys, Freeze, Draw *LoggedRecord
+	Checkpoint         []byte // signed note
+	LogKeys            []string
+	Tree               *EntrantTree // the frozen entrant tree, for the picks' proofs
+	VRFKey             *vrf.PublicKey
 }
 
 // NewCertificate assembles a certificate; Verify(CertificateJSON(c), …) then checks it.
 func NewCertificate(in CertificateInput) (*Certificate, error) {
-	d := in.DrawRecord
-	c := &Certificate{
-		V: 1, Draw: d.Draw, Title: in.Title, Prize: in.Prize, RulesHash: in.FreezeRecordRules,
-		Freeze:       LoggedRecord{Index: in.FreezeIndex, Record: string(in.Freeze), Proof: ProofHex(in.FreezeProof)},
-		DrawRecord:   LoggedRecord{Index: in.DrawIndex, Record: string(in.Draw), Proof: ProofHex(in.DrawProof)},
-		Checkpoint:   string(in.Checkpoint),
-		LogKeys:      in.LogKeys,
-		VRFSuite:     d.Suite,
-		VRFPublicKey: d.PublicKey,
+	r, err := record.Parse([]byte(in.Draw.Record))
+	d, ok := r.(*record.PromoDraw)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("draw leaf: %v", errOr(err, "not a promo_draw record"))
 	}
-	for _, w := range d.Winners {
-		p, err := in.Tree.Prove(int64(w.Index))
+	c := &Certificate{
+		V: 1, Draw: d.Draw, Title: in.Title, Prize: in.Prize,
+		RulesHash: hex.EncodeToString(in.RulesHash[:]), Days: in.Days, Withheld: in.Withheld,
+		Keys: in.Keys, Freeze: *in.Freeze, DrawRecord: *in.Draw,
+		Checkpoint: string(in.Checkpoint), LogKeys: in.LogKeys,
+		VRFKeyID: d.Key, VRFSuite: string(in.VRFKey.Suite()), VRFPublicKey: hex.EncodeToString(in.VRFKey.Bytes()),
+	}
+	for rank, i := range d.Ranking {
+		p, err := in.Tree.Prove(int64(i))
 		if err != nil {
-			return nil, fmt.Errorf("couldn't prove pick %d: %w", w.Rank, err)
+			return nil, fmt.Errorf("couldn't prove pick %d: %w", rank+1, err)
 		}
-		leaf := in.Tree.Leaf(int64(w.Index))
-		c.Picks = append(c.Picks, PickProof{Rank: w.Rank, Index: w.Index, Leaf: w.Leaf, Pseudonym: Pseudonym(leaf), Proof: ProofHex(p)})
+		leaf := in.Tree.Leaf(int64(i))
+		c.Picks = append(c.Picks, PickProof{Rank: rank + 1, Index: i, Leaf: hex.EncodeToString(leaf[:]), Pseudonym: Pseudonym(leaf), Proof: ProofHex(p)})
 	}
 	return c, nil
 }

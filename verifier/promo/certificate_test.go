@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -16,6 +17,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
 )
 
@@ -104,7 +106,6 @@ func accounts(n int) []string {
 // runFlow freezes accounts, runs a ceremony with share and certifies the draw.
 func runFlow(t testing.TB, accts []string, share string, reserves int) *fixture {
 	_, rules := loadExample(t)
-	rh := RulesHash(rules)
 	var key, r [32]byte
 	(&detReader{ctr: 7}).Read(key[:])
 	(&detReader{ctr: 9}).Read(r[:])
@@ -114,29 +115,54 @@ func runFlow(t testing.TB, accts []string, share string, reserves int) *fixture 
 		t.Fatal(err)
 	}
 	now := time.Date(2016, 6, 20, 18, 0, 0, 0, time.UTC)
-	fr := NewFreeze(rh, []string{"2016-06-16"}, tree, 1, list.Draw, r, now)
-	lg := newMemLog(t)
-	lg.append(t, []byte("earlier record"))
-	fi := lg.append(t, FormatFreeze(fr))
-	lg.append(t, []byte("another draw's record"))
 	p := testProver(t)
-	c := &Ceremony{Freeze: fr, FreezeIndex: fi, Tree: tree, R: r, Share: share, Reserves: reserves, Prover: p, Now: now.Add(40 * time.Hour)}
+	lg := newMemLog(t)
+	keys := mustFormat(t, &record.KeyAnnouncement{Time: now, Keys: []record.Key{{
+		ID: "vrf-test", Use: "vrf", Suite: string(p.PublicKey().Suite()), PublicKey: p.PublicKey().Bytes(),
+		Fingerprint: record.Fingerprint(p.PublicKey().Bytes()),
+	}}})
+	ki := lg.append(t, keys)
+	fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash(rules), Draw: list.Draw, Tree: tree, Reserves: reserves, R: r, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	freeze := mustFormat(t, fr)
+	fi := lg.append(t, freeze)
+	lg.append(t, []byte("another draw's record"))
+	c := &Ceremony{Freeze: fr, Tree: tree, R: r, Share: share, KeyID: "vrf-test", Prover: p, Now: now.Add(40 * time.Hour)}
 	d, err := c.Run()
 	if err != nil {
 		t.Fatal(err)
 	}
-	di := lg.append(t, FormatDraw(d))
-	cp := lg.checkpoint(t)
-	fp, _ := tlog.ProveRecord(lg.tree.Size(), int64(fi), &lg.tree)
-	dp, _ := tlog.ProveRecord(lg.tree.Size(), int64(di), &lg.tree)
+	drawLeaf := mustFormat(t, d)
+	di := lg.append(t, drawLeaf)
 	cert, err := NewCertificate(CertificateInput{
-		Title: "Tirage au sort n° 1", Freeze: FormatFreeze(fr), Draw: FormatDraw(d), FreezeIndex: fi, DrawIndex: di,
-		FreezeProof: fp, DrawProof: dp, Checkpoint: cp, LogKeys: []string{lg.vkey}, Tree: tree, DrawRecord: d, FreezeRecordRules: fr.RulesHash,
+		Title: "Tirage au sort n° 1", RulesHash: RulesHash(rules), Days: []string{"2016-06-16"}, Withheld: 1,
+		Keys: lg.logged(t, ki), Freeze: lg.logged(t, fi), Draw: lg.logged(t, di),
+		Checkpoint: lg.checkpoint(t), LogKeys: []string{lg.vkey}, Tree: tree, VRFKey: p.PublicKey(),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &fixture{list: list, cert: CertificateJSON(cert), rules: rules, vkey: lg.vkey, prover: p, reserves: reserves}
+}
+
+func mustFormat(t testing.TB, r record.Record) []byte {
+	t.Helper()
+	b, err := record.Format(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// logged returns leaf i with its inclusion proof in the current tree.
+func (l *memLog) logged(t testing.TB, i uint64) *LoggedRecord {
+	p, err := tlog.ProveRecord(l.tree.Size(), int64(i), &l.tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &LoggedRecord{Index: i, Record: string(l.leaves[i]), Proof: ProofHex(p)}
 }
 
 func TestCertificateVerifies(t *testing.T) {
@@ -193,14 +219,15 @@ func TestTamperedCertificateFails(t *testing.T) {
 		return CertificateJSON(&c2)
 	}
 	// Re-sign-free edits of the draw record keep valid JSON but break inclusion.
-	drawEdit := func(fn func(d *DrawRecord)) []byte {
+	drawEdit := func(fn func(d *record.PromoDraw)) []byte {
 		return edit(func(c *Certificate) {
-			d, err := ParseDraw([]byte(c.DrawRecord.Record))
+			r, err := record.Parse([]byte(c.DrawRecord.Record))
 			if err != nil {
 				t.Fatal(err)
 			}
+			d := r.(*record.PromoDraw)
 			fn(d)
-			c.DrawRecord.Record = string(FormatDraw(d))
+			c.DrawRecord.Record = string(mustFormat(t, d))
 		})
 	}
 	otherList := *f.list
@@ -225,11 +252,14 @@ func TestTamperedCertificateFails(t *testing.T) {
 		{"wrong freeze key", f.cert, &otherKey, anchors, CheckEntrantRoot},
 		{"unsorted list", f.cert, &EntrantList{Draw: f.list.Draw, Key: f.list.Key, Accounts: []string{"b", "a"}}, anchors, CheckEntrantList},
 		{"list of another draw", f.cert, &EntrantList{Draw: "bonus-crescendo/2", Key: f.list.Key, Accounts: f.list.Accounts}, anchors, CheckEntrantList},
-		{"share changed", drawEdit(func(d *DrawRecord) { d.Share = "text:huissier Maître Durand 21/06" }), nil, anchors, CheckDrawInclusion},
-		{"winner changed", drawEdit(func(d *DrawRecord) { d.Winners[0].Index = (d.Winners[0].Index + 1) % d.Count }), nil, anchors, CheckDrawInclusion},
+		{"share changed", drawEdit(func(d *record.PromoDraw) { d.Share = []byte("text:huissier Maître Durand 21/06") }), nil, anchors, CheckDrawInclusion},
+		{"winner changed", drawEdit(func(d *record.PromoDraw) { d.Ranking[0], d.Ranking[1] = d.Ranking[1], d.Ranking[0] }), nil, anchors, CheckDrawInclusion},
 		{"freeze count changed", edit(func(c *Certificate) {
 			c.Freeze.Record = strings.Replace(c.Freeze.Record, `"count":50`, `"count":49`, 1)
 		}), nil, anchors, CheckFreezeInclusion},
+		{"key announcement dropped", edit(func(c *Certificate) { c.Keys = nil }), nil, Anchors{VRFPublicKey: hex.EncodeToString(f.prover.PublicKey().Bytes()), Reserves: 2}, ""},
+		{"key announcement altered", edit(func(c *Certificate) { c.Keys.Index++ }), nil, anchors, CheckKeys},
+		{"certificate's VRF key replaced", edit(func(c *Certificate) { c.VRFPublicKey = hex.EncodeToString(otherVRF.Public().Bytes()) }), nil, anchors, CheckKeys},
 		{"freeze record not canonical", edit(func(c *Certificate) { c.Freeze.Record = " " + c.Freeze.Record }), nil, anchors, CheckFreezeRecord},
 		{"checkpoint altered", edit(func(c *Certificate) {
 			if !strings.Contains(c.Checkpoint, "\n4\n") {
@@ -249,6 +279,12 @@ func TestTamperedCertificateFails(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Verify(tc.cert, tc.list, tc.anch)
+			if tc.check == "" {
+				if err != nil {
+					t.Fatalf("want success, got %v", err)
+				}
+				return
+			}
 			var ce *CheckError
 			if !errors.As(err, &ce) {
 				t.Fatalf("got %v, want a failed %s check", err, tc.check)
@@ -260,28 +296,22 @@ func TestTamperedCertificateFails(t *testing.T) {
 	}
 }
 
-// A forged draw: the operator recomputes a draw record with another share
-// and logs it properly; the VRF still binds the share, so the picks must
-// be the ones β gives — a record claiming other picks fails.
+// A forged draw: the operator logs, properly, a draw record claiming
+// another winner; β still decides, so the ranking check fails.
 func TestForgedDrawRecordFails(t *testing.T) {
 	f := runFlow(t, accounts(50), "dice:6543216543216543216543216", 0)
 	var c Certificate
 	mustUnmarshal(t, f.cert, &c)
-	d, _ := ParseDraw([]byte(c.DrawRecord.Record))
-	fr, _ := ParseFreeze([]byte(c.Freeze.Record))
-	// Rebuild a log where the draw record claims entrant 0 won.
-	d.Winners[0].Index = (d.Winners[0].Index + 1) % 50
+	fr, _ := record.Parse([]byte(c.Freeze.Record))
+	dr, _ := record.Parse([]byte(c.DrawRecord.Record))
+	d := dr.(*record.PromoDraw)
+	d.Ranking[0] = (d.Ranking[0] + 1) % 50
 	tree, _ := f.list.Tree()
-	leaf := tree.Leaf(int64(d.Winners[0].Index))
-	d.Winners[0].Leaf = hex.EncodeToString(leaf[:])
 	lg := newMemLog(t)
-	fi := lg.append(t, FormatFreeze(fr))
-	d.FreezeIndex = fi
-	di := lg.append(t, FormatDraw(d))
-	fp, _ := tlog.ProveRecord(2, int64(fi), &lg.tree)
-	dp, _ := tlog.ProveRecord(2, int64(di), &lg.tree)
-	forged, err := NewCertificate(CertificateInput{Freeze: FormatFreeze(fr), Draw: FormatDraw(d), FreezeIndex: fi, DrawIndex: di,
-		FreezeProof: fp, DrawProof: dp, Checkpoint: lg.checkpoint(t), LogKeys: []string{lg.vkey}, Tree: tree, DrawRecord: d, FreezeRecordRules: fr.RulesHash})
+	fi := lg.append(t, mustFormat(t, fr))
+	di := lg.append(t, mustFormat(t, d))
+	forged, err := NewCertificate(CertificateInput{Freeze: lg.logged(t, fi), Draw: lg.logged(t, di),
+		Checkpoint: lg.checkpoint(t), LogKeys: []string{lg.vkey}, Tree: tree, VRFKey: f.prover.PublicKey(), RulesHash: RulesHash(f.rules)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +329,11 @@ func mustUnmarshal(t *testing.T, b []byte, c *Certificate) {
 	}
 }
 
-func jsonStrict(b []byte, v any) error { return strictJSON(b, v) }
+func jsonStrict(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
 
 func mustVKey(t *testing.T) string {
 	_, vkey, err := note.GenerateKey(&detReader{ctr: 1 << 40}, "tirage.test/log")
@@ -321,7 +355,7 @@ func TestPicksUniform(t *testing.T) {
 	counts := map[[3]int]int{}
 	for i := range trials {
 		beta := sha256.Sum256(binary.BigEndian.AppendUint64([]byte("picks-uniform"), uint64(i)))
-		idx, err := Picks(beta[:], k-1, n)
+		idx, err := Picks(beta[:], k, n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -348,7 +382,10 @@ func TestWinnerUniformThroughCeremony(t *testing.T) {
 	list := &EntrantList{Draw: "bonus-crescendo/1", Accounts: accounts(10)}
 	tree, _ := list.Tree()
 	var r [32]byte
-	fr := NewFreeze([32]byte{}, nil, tree, 0, list.Draw, r, time.Unix(0, 0))
+	fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", Draw: list.Draw, Tree: tree, R: r, Now: time.Unix(0, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	p := testProver(t)
 	counts := map[[3]int]int{}
 	for i := range trials {
@@ -357,7 +394,7 @@ func TestWinnerUniformThroughCeremony(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		counts[[3]int{int(d.Winners[0].Index)}]++
+		counts[[3]int{int(d.Ranking[0])}]++
 	}
 	if chi := chiSquare(counts, float64(trials)/10); chi > 33.72 || len(counts) != 10 {
 		t.Fatalf("chi-square %.2f over %d cells (df 9, critical 33.72 at 1e-4)", chi, len(counts))
@@ -370,36 +407,6 @@ func chiSquare(counts map[[3]int]int, expected float64) float64 {
 		chi += math.Pow(float64(c)-expected, 2) / expected
 	}
 	return chi
-}
-
-func TestRecordsRoundTrip(t *testing.T) {
-	f := runFlow(t, accounts(5), "text:12345678", 1)
-	var c Certificate
-	mustUnmarshal(t, f.cert, &c)
-	if _, err := ParseFreeze([]byte(c.Freeze.Record)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ParseDraw([]byte(c.DrawRecord.Record)); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func FuzzParseDraw(f *testing.F) {
-	fx := runFlow(f, accounts(5), "text:12345678", 1)
-	var c Certificate
-	if err := strictJSON(fx.cert, &c); err != nil {
-		f.Fatal(err)
-	}
-	f.Add([]byte(c.DrawRecord.Record))
-	f.Add([]byte(c.Freeze.Record))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if d, err := ParseDraw(b); err == nil && !bytes.Equal(FormatDraw(d), b) {
-			t.Fatal("accepted a non-canonical draw record")
-		}
-		if fr, err := ParseFreeze(b); err == nil && !bytes.Equal(FormatFreeze(fr), b) {
-			t.Fatal("accepted a non-canonical freeze record")
-		}
-	})
 }
 
 func FuzzParseEntrantList(f *testing.F) {
@@ -427,7 +434,7 @@ func FuzzVerify(f *testing.F) {
 		if err == nil && !bytes.Equal(b, fx.cert) {
 			// Only whitespace-level changes of the genuine certificate may pass.
 			var c1, c2 Certificate
-			if strictJSON(b, &c1) != nil || strictJSON(fx.cert, &c2) != nil || !bytes.Equal(CertificateJSON(&c1), CertificateJSON(&c2)) {
+			if jsonStrict(b, &c1) != nil || jsonStrict(fx.cert, &c2) != nil || !bytes.Equal(CertificateJSON(&c1), CertificateJSON(&c2)) {
 				t.Fatal("a different certificate verified")
 			}
 		}

@@ -1,0 +1,68 @@
+package promo
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// FormatTime is how promotion documents show an instant: RFC 3339 UTC, whole seconds.
+func FormatTime(t time.Time) string { return t.UTC().Truncate(time.Second).Format(time.RFC3339) }
+
+// The bailiff's share s, as bound into α, is one of
+//
+//	text:<the typed text>   8 to 256 bytes of printable UTF-8, surrounding spaces trimmed
+//	dice:<digits 1–6>       at least MinDiceRolls rolls, in the order rolled
+//
+// Typed input is normalised by ParseShare so that what the bailiff types and
+// what the certificate shows are the same string.
+const MinDiceRolls = 25 // 25 fair d6 rolls carry 64.6 bits
+
+// ParseShare checks a share in its recorded form ("text:…" or "dice:…").
+func ParseShare(s string) (string, error) {
+	switch {
+	case strings.HasPrefix(s, "text:"):
+		t := s[5:]
+		if t != strings.TrimSpace(t) || len(t) < 8 || len(t) > 256 || !utf8.ValidString(t) {
+			return "", errors.New("typed share must be 8 to 256 bytes of UTF-8 without surrounding spaces")
+		}
+		for _, r := range t {
+			if r < 0x20 || r == 0x7f {
+				return "", errors.New("typed share must not contain control characters")
+			}
+		}
+	case strings.HasPrefix(s, "dice:"):
+		d := s[5:]
+		if len(d) < MinDiceRolls || len(d) > 256 {
+			return "", fmt.Errorf("dice share needs %d to 256 rolls, got %d", MinDiceRolls, len(d))
+		}
+		for _, c := range d {
+			if c < '1' || c > '6' {
+				return "", fmt.Errorf("dice roll %q is not 1 to 6", c)
+			}
+		}
+	default:
+		return "", errors.New("share must start with text: or dice:")
+	}
+	return s, nil
+}
+
+// ShareFromText normalises typed text into a share.
+func ShareFromText(t string) (string, error) { return ParseShare("text:" + strings.TrimSpace(t)) }
+
+// ShareFromDice normalises dice rolls typed with any separators ("3 5 1, 6…").
+func ShareFromDice(rolls string) (string, error) {
+	var b strings.Builder
+	for _, c := range rolls {
+		switch {
+		case c >= '1' && c <= '6':
+			b.WriteRune(c)
+		case c == ' ' || c == ',' || c == '-' || c == '\t' || c == '\n' || c == '\r':
+		default:
+			return "", fmt.Errorf("dice roll %q is not 1 to 6", c)
+		}
+	}
+	return ParseShare("dice:" + b.String())
+}
