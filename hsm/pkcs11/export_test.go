@@ -53,3 +53,23 @@ func (t *Token) ReadPrivateValue(label string) error {
 		return nil
 	})
 }
+
+// DestroyKey deletes the key pair label from the token behind the back of
+// provers and signers already handed out.
+func (t *Token) DestroyKey(label string) error {
+	return t.session(func(sh p11.SessionHandle) error {
+		objs, err := t.objects(sh, label)
+		if err != nil {
+			return err
+		}
+		for _, o := range objs {
+			if err := t.ctx.DestroyObject(sh, o.priv); err != nil {
+				return err
+			}
+			if err := t.ctx.DestroyObject(sh, o.pub); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

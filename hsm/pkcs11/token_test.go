@@ -121,3 +121,41 @@ func TestKeysNotExtractable(t *testing.T) {
 		t.Errorf("VRFProver of a signing key: %v", err)
 	}
 }
+
+// TestFailClosed removes keys from the token under a prover and a signer:
+// they must fail with ErrUnavailable, never answer.
+func TestFailClosed(t *testing.T) {
+	sh := hsmtest.NewSoftHSM(t)
+	tok := sh.InitToken(t, "tirage-failclosed")
+	b, err := pkcs11.Open(pkcs11.Config{Module: sh.Module, TokenLabel: tok.Label, PIN: tok.PIN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	p, err := b.GenerateVRF("vrf", vrf.SuiteRSAFDH256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := b.GenerateSigner("log", hsm.ECDSAP256SHA256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Prove([]byte("before")); err != nil {
+		t.Fatal(err)
+	}
+	tk := b.(*pkcs11.Token)
+	for _, l := range []string{"vrf", "log"} {
+		if err := tk.DestroyKey(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if pi, err := p.Prove([]byte("after")); !errors.Is(err, hsm.ErrUnavailable) || pi != nil {
+		t.Errorf("Prove with the key gone: proof %x, err %v; want ErrUnavailable", pi, err)
+	}
+	if sig, err := s.Sign([]byte("after")); !errors.Is(err, hsm.ErrUnavailable) || sig != nil {
+		t.Errorf("Sign with the key gone: sig %x, err %v; want ErrUnavailable", sig, err)
+	}
+	if _, err := b.VRFProver("vrf"); !errors.Is(err, hsm.ErrNotFound) {
+		t.Errorf("VRFProver of a destroyed key: %v", err)
+	}
+}
