@@ -2,16 +2,13 @@ package entropy
 
 import (
 	"errors"
-	"fmt"
 	"io"
-	"net"
 	"os"
-	"os/exec"
-	"strconv"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/cpu"
+
+	"tirage.fr/tirage/rngd/entropy/entropytest"
 )
 
 // skipAbsent skips a test whose hardware is missing, loudly under CI.
@@ -54,7 +51,7 @@ func TestGetrandom(t *testing.T) {
 }
 
 func TestTPMSwtpm(t *testing.T) {
-	addr := startSwtpm(t)
+	addr := entropytest.StartSwtpm(t)
 	src, err := OpenTPM("tpm", "", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -96,55 +93,3 @@ func checkRealSource(t *testing.T, src Source, physical bool) {
 	}
 }
 
-// startSwtpm starts Debian's swtpm on free loopback ports with a fresh state
-// directory and returns its command address; it is stopped at cleanup.
-func startSwtpm(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("swtpm")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("swtpm not installed (make deps installs it)")
-		}
-		t.Skip("swtpm not installed (apt-get install swtpm); skipping")
-	}
-	port, ctrl := freePort(t), freePort(t)
-	dir := t.TempDir()
-	cmd := exec.Command(bin, "socket", "--tpm2",
-		"--server", "type=tcp,port="+strconv.Itoa(port)+",bindaddr=127.0.0.1",
-		"--ctrl", "type=tcp,port="+strconv.Itoa(ctrl)+",bindaddr=127.0.0.1",
-		"--tpmstate", "dir="+dir,
-		"--flags", "not-need-init,startup-clear")
-	out := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	// Wait for swtpm to listen (process start-up, not the passage of time).
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
-			return addr
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("swtpm did not listen on %s: %v; output: %s", addr, err, out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}

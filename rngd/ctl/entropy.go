@@ -1,0 +1,195 @@
+package ctl
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"tirage.fr/tirage/rngd/entropy"
+	"tirage.fr/tirage/rngd/entropy/battery"
+)
+
+func init() {
+	register("entropy", Command{Summary: "test an entropy source (SP 800-90B health tests, quick SP 800-22 battery)", Run: runEntropy})
+}
+
+const entropyUsage = `usage: rngctl entropy test --source KIND [flags]
+
+Reads raw samples from one entropy source, runs the SP 800-90B start-up
+health tests (1,024 samples), then reads --bytes more bytes under the
+continuous health tests (Repetition Count, Adaptive Proportion) and runs a
+quick statistical battery on them (SP 800-22 frequency, runs and serial
+tests; chi-square of byte values), printing a report with P-values.
+
+  --source KIND       hwrng, rdseed, tpm or getrandom
+  --bytes N           bytes to read after start-up (default 100000; hwrng
+                      delivers about 10 kB/s)
+  --min-entropy H     declared min-entropy per 8-bit sample, 0 < H <= 8
+                      (default 2), sets the health-test cutoffs
+  --alpha A           false-alarm probability per test and sample, 2^-40..2^-20,
+                      written as 2^-30 or a number (default 2^-30)
+  --device PATH       device for hwrng (default /dev/hwrng) or tpm (default
+                      /dev/tpmrm0)
+  --tpm-address ADDR  TPM simulator command port, e.g. 127.0.0.1:2321
+
+The battery is reported at significance 0.01: for a good source each of its
+5 P-values falls below 0.01 with probability 0.01, so it is informational
+and does not change the exit status.
+
+Exit status:
+  0  the health tests passed
+  1  a health test failed, or the source could not be opened or read
+  2  usage error
+`
+
+func runEntropy(ctx context.Context, env Env) int {
+	if len(env.Args) == 0 || env.Args[0] == "-h" || env.Args[0] == "--help" {
+		io.WriteString(env.Stderr, entropyUsage)
+		if len(env.Args) == 0 {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	if env.Args[0] != "test" {
+		fmt.Fprintf(env.Stderr, "rngctl entropy: unknown subcommand %q (rngctl entropy -h for usage)\n", env.Args[0])
+		return ExitUsage
+	}
+	return runEntropyTest(ctx, env, env.Args[1:])
+}
+
+func runEntropyTest(ctx context.Context, env Env, args []string) int {
+	fs := flag.NewFlagSet("rngctl entropy test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	kind := fs.String("source", "", "")
+	nbytes := fs.Int("bytes", 100000, "")
+	h := fs.Float64("min-entropy", 2, "")
+	alphaText := fs.String("alpha", "2^-30", "")
+	device := fs.String("device", "", "")
+	tpmAddr := fs.String("tpm-address", "", "")
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(env.Stderr, "rngctl entropy test: "+format+" (rngctl entropy -h for usage)\n", a...)
+		return ExitUsage
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			io.WriteString(env.Stderr, entropyUsage)
+			return ExitOK
+		}
+		return usageErr("%s", err)
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected argument %q", fs.Arg(0))
+	}
+	switch *kind {
+	case entropy.KindHWRNG, entropy.KindRDSEED, entropy.KindTPM, entropy.KindGetrandom:
+	case "":
+		return usageErr("missing --source")
+	default:
+		return usageErr("--source %q: want hwrng, rdseed, tpm or getrandom", *kind)
+	}
+	if *nbytes < 16 || *nbytes > 1<<30 {
+		return usageErr("--bytes %d: want 16 to 2^30", *nbytes)
+	}
+	if !(*h > 0 && *h <= 8) {
+		return usageErr("--min-entropy %g: want 0 < H <= 8", *h)
+	}
+	alpha, err := parseAlpha(*alphaText)
+	if err != nil || !(alpha >= entropy.MinAlpha && alpha <= entropy.MaxAlpha) {
+		return usageErr("--alpha %q: want 2^-40 to 2^-20", *alphaText)
+	}
+
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(env.Stderr, "rngctl entropy test: "+format+"\n", a...)
+		return ExitFail
+	}
+	src, err := entropy.Open(entropy.SourceConfig{Kind: *kind, Path: *device, Address: *tpmAddr})
+	if err != nil {
+		return fail("%s", err)
+	}
+	if c, ok := src.(io.Closer); ok {
+		defer c.Close()
+	}
+	ht, err := entropy.NewHealthTest(src.Name(), *h, alpha)
+	if err != nil {
+		return fail("%s", err)
+	}
+	rct, apt, w := ht.Cutoffs()
+	out := env.Stdout
+	kindNote := "physical"
+	if !src.Physical() {
+		kindNote = "non-physical (never credited; health tests run for information)"
+	}
+	fmt.Fprintf(out, "source          %s, %s\n", src.Name(), kindNote)
+	fmt.Fprintf(out, "declared H      %g bits per 8-bit sample, alpha = %s\n", *h, alphaString(alpha))
+	fmt.Fprintf(out, "cutoffs         repetition count %d; adaptive proportion %d in a window of %d\n", rct, apt, w)
+
+	if err := ht.Startup(src); err != nil {
+		fmt.Fprintf(out, "start-up tests  FAIL over 1024 samples\n")
+		return fail("%s", err)
+	}
+	fmt.Fprintf(out, "start-up tests  pass over 1024 samples\n")
+
+	data := make([]byte, *nbytes)
+	const chunk = 4096
+	for off := 0; off < len(data); off += chunk {
+		if err := ctx.Err(); err != nil {
+			return fail("interrupted after %d bytes", off)
+		}
+		p := data[off:min(off+chunk, len(data))]
+		if _, err := io.ReadFull(src, p); err != nil {
+			return fail("source %s: read failed after %d bytes: %s", src.Name(), off, err)
+		}
+		if err := ht.Feed(p); err != nil {
+			fmt.Fprintf(out, "continuous      FAIL within bytes %d..%d\n", off, off+len(p))
+			return fail("%s", err)
+		}
+	}
+	fmt.Fprintf(out, "continuous      pass over %d samples\n", len(data))
+
+	results, err := battery.Run(data)
+	if err != nil {
+		return fail("%s", err)
+	}
+	fmt.Fprintf(out, "\nstatistical battery on %d bytes (SP 800-22 Rev. 1a; significance 0.01):\n", len(data))
+	for _, r := range results {
+		ps := make([]string, len(r.PValues))
+		for i, p := range r.PValues {
+			ps[i] = strconv.FormatFloat(p, 'f', 6, 64)
+		}
+		verdict := "pass"
+		if !r.Pass(0.01) {
+			verdict = "low P-value"
+		}
+		line := fmt.Sprintf("  %-26s P = %-20s %s", r.Name, strings.Join(ps, ", "), verdict)
+		if r.Note != "" {
+			line += " (" + r.Note + ")"
+		}
+		fmt.Fprintln(out, line)
+	}
+	fmt.Fprintln(out, "\nresult          health tests passed")
+	return ExitOK
+}
+
+// parseAlpha accepts "2^-30" or a decimal number.
+func parseAlpha(s string) (float64, error) {
+	if e, ok := strings.CutPrefix(s, "2^"); ok {
+		n, err := strconv.Atoi(e)
+		if err != nil {
+			return 0, err
+		}
+		return math.Exp2(float64(n)), nil
+	}
+	return strconv.ParseFloat(s, 64)
+}
+
+func alphaString(a float64) string {
+	if l := math.Log2(a); l == math.Trunc(l) {
+		return fmt.Sprintf("2^%d", int(l))
+	}
+	return strconv.FormatFloat(a, 'g', -1, 64)
+}

@@ -1,0 +1,113 @@
+package ctl
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"tirage.fr/tirage/rngd/entropy/entropytest"
+)
+
+// TestEntropyBinary builds rngctl and runs `rngctl entropy test` against
+// real sources, a stuck "device" (a file of zeros) and bad input, checking
+// exit codes and output. The battery's P-values do not change the exit
+// status, so these cases have no statistical false-failure rate; the health
+// tests' false-alarm rate is at most 2·(1024+N)·2^-30 per run (< 2^-15).
+func TestEntropyBinary(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "rngctl")
+	build := exec.Command("go", "build", "-o", bin, "tirage.fr/tirage/cmd/rngctl")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	zeros := filepath.Join(dir, "zeros")
+	if err := os.WriteFile(zeros, make([]byte, 8192), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tpm := entropytest.StartSwtpm(t)
+
+	type tc struct {
+		name     string
+		args     []string
+		code     int
+		stdout   []string
+		stderr   string
+		needsDev string
+	}
+	cases := []tc{
+		{name: "getrandom", args: []string{"--source", "getrandom", "--bytes", "4096"}, code: 0,
+			stdout: []string{"non-physical", "start-up tests  pass", "frequency (monobit)", "runs", "serial (m=", "byte chi-square", "health tests passed"}},
+		{name: "hwrng", args: []string{"--source", "hwrng", "--bytes", "2048"}, code: 0, needsDev: "/dev/hwrng",
+			stdout: []string{"hwrng, physical", "repetition count 16; adaptive proportion 190 in a window of 512", "start-up tests  pass"}},
+		{name: "tpm", args: []string{"--source", "tpm", "--tpm-address", tpm, "--bytes", "2048", "--min-entropy", "4", "--alpha", "2^-20"},
+			code: 0, stdout: []string{"tpm, physical", "alpha = 2^-20", "start-up tests  pass"}},
+		{name: "stuck device", args: []string{"--source", "hwrng", "--device", zeros, "--bytes", "1024"}, code: 1,
+			stdout: []string{"start-up tests  FAIL"}, stderr: "failed the repetition-count test"},
+		{name: "missing device", args: []string{"--source", "hwrng", "--device", filepath.Join(dir, "none"), "--bytes", "1024"}, code: 1,
+			stderr: "not supported"},
+		{name: "no source", args: []string{"--bytes", "10"}, code: 2, stderr: "missing --source"},
+		{name: "unknown source", args: []string{"--source", "lava"}, code: 2, stderr: "--source \"lava\""},
+		{name: "bad bytes", args: []string{"--source", "getrandom", "--bytes", "-3"}, code: 2, stderr: "--bytes -3"},
+		{name: "bad H", args: []string{"--source", "getrandom", "--min-entropy", "9"}, code: 2, stderr: "--min-entropy 9"},
+		{name: "bad alpha", args: []string{"--source", "getrandom", "--alpha", "2^-8"}, code: 2, stderr: "--alpha \"2^-8\""},
+		{name: "extra arg", args: []string{"--source", "getrandom", "x"}, code: 2, stderr: "unexpected argument"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.needsDev != "" {
+				if _, err := os.Stat(c.needsDev); err != nil {
+					if os.Getenv("CI") == "true" {
+						t.Logf("!!!!!!!! CI: %s ABSENT: SKIPPING the real-hardware case !!!!!!!!", c.needsDev)
+					}
+					t.Skipf("%s absent", c.needsDev)
+				}
+			}
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(bin, append([]string{"entropy", "test"}, c.args...)...)
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, c.code, stdout.String(), stderr.String())
+			}
+			for _, want := range c.stdout {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+				}
+			}
+			if c.stderr != "" {
+				if !strings.Contains(stderr.String(), c.stderr) {
+					t.Errorf("stderr lacks %q: %s", c.stderr, stderr.String())
+				}
+				if n := strings.Count(strings.TrimSpace(stderr.String()), "\n"); n != 0 {
+					t.Errorf("stderr is %d lines, want one: %s", n+1, stderr.String())
+				}
+			}
+		})
+	}
+}
+
+func TestEntropyUsage(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := Run(context.Background(), Env{Args: []string{"entropy"}, Stdout: &out, Stderr: &errb}); code != ExitUsage {
+		t.Errorf("rngctl entropy: exit %d, want 2", code)
+	}
+	if !strings.Contains(errb.String(), "usage: rngctl entropy test") {
+		t.Errorf("no usage: %s", errb.String())
+	}
+	errb.Reset()
+	if code := Run(context.Background(), Env{Args: []string{"entropy", "frob"}, Stdout: &out, Stderr: &errb}); code != ExitUsage {
+		t.Errorf("unknown subcommand: exit %d, want 2", code)
+	}
+}
