@@ -92,4 +92,3 @@ func checkRealSource(t *testing.T, src Source, physical bool) {
 		}
 	}
 }
-
