@@ -147,9 +147,9 @@ func (sk *ecPrivateKey) destroy() {
 }
 
 // encodeToCurve is ECVRF_encode_to_curve (RFC 9381 §5.4.1) with
-// encode_to_curve_salt = PK_string (§5.5). It returns H and, for TAI, the
-// counter that succeeded.
-func encodeToCurve(s Suite, pk []byte, alpha []byte) (*nistec.P256Point, int, error) {
+// encode_to_curve_salt = PK_string (§5.5). It returns H, h_string =
+// point_to_string(H) and, for TAI, the counter that succeeded.
+func encodeToCurve(s Suite, pk []byte, alpha []byte) (*nistec.P256Point, []byte, int, error) {
 	if s == SuiteP256SSWU {
 		return encodeToCurveH2C(pk, alpha)
 	}
@@ -159,7 +159,7 @@ func encodeToCurve(s Suite, pk []byte, alpha []byte) (*nistec.P256Point, int, er
 var h2cDST = []byte("ECVRF_" + h2cSuiteID + "\x02")
 
 // encodeToCurveH2C is ECVRF_encode_to_curve_h2c_suite (§5.4.1.2).
-func encodeToCurveH2C(salt, alpha []byte) (*nistec.P256Point, int, error) {
+func encodeToCurveH2C(salt, alpha []byte) (*nistec.P256Point, []byte, int, error) {
 	// 1. string_to_be_hashed = encode_to_curve_salt || alpha_string
 	msg := make([]byte, 0, len(salt)+len(alpha))
 	msg = append(append(msg, salt...), alpha...)
@@ -168,18 +168,24 @@ func encodeToCurveH2C(salt, alpha []byte) (*nistec.P256Point, int, error) {
 	e := group.P256.HashToElementNonUniform(msg, h2cDST)
 	enc, err := e.MarshalBinary()
 	if err != nil {
-		return nil, 0, fmt.Errorf("vrf: encode_to_curve: %w", err)
+		return nil, nil, 0, fmt.Errorf("vrf: encode_to_curve: %w", err)
 	}
 	h, err := nistec.NewP256Point().SetBytes(enc)
-	if err != nil {
-		return nil, 0, fmt.Errorf("vrf: encode_to_curve: %w", err)
+	if err != nil || len(enc) != 65 {
+		// Only the identity, with probability 2⁻²⁵⁶.
+		return nil, nil, 0, errors.New("vrf: encode_to_curve gave the identity")
 	}
+	// SEC 1 compression of the affine (x, y) circl returned, sparing an
+	// inversion: 0x02 | (y mod 2) || x.
+	hString := make([]byte, ptLen)
+	hString[0] = 0x02 | enc[64]&1
+	copy(hString[1:], enc[1:33])
 	// 3. Output H
-	return h, 0, nil
+	return h, hString, 0, nil
 }
 
 // encodeToCurveTAI is ECVRF_encode_to_curve_try_and_increment (§5.4.1.1).
-func encodeToCurveTAI(salt, alpha []byte) (*nistec.P256Point, int, error) {
+func encodeToCurveTAI(salt, alpha []byte) (*nistec.P256Point, []byte, int, error) {
 	// 1. ctr = 0
 	// 2. encode_to_curve_domain_separator_front = 0x01
 	// 3. encode_to_curve_domain_separator_back = 0x00
@@ -199,11 +205,11 @@ func encodeToCurveTAI(salt, alpha []byte) (*nistec.P256Point, int, error) {
 		h.Sum(buf[1:1])
 		if p, err := nistec.NewP256Point().SetBytes(buf[:]); err == nil {
 			// D. (cofactor 1) 6. Output H
-			return p, ctr, nil
+			return p, buf[:], ctr, nil
 		}
 		// E. ctr = ctr + 1
 	}
-	return nil, 0, errors.New("vrf: try_and_increment found no point")
+	return nil, nil, 0, errors.New("vrf: try_and_increment found no point")
 }
 
 // nonceRFC6979 is ECVRF_nonce_generation_RFC6979 (RFC 9381 §5.4.2.1): RFC
@@ -295,12 +301,11 @@ func (sk *ecPrivateKey) proveTrace(s Suite, pk *ecPublicKey, alpha []byte) ([]by
 	//    (done by newECPrivateKey).
 	// 2. encode_to_curve_salt = PK_string.
 	// 3. H = ECVRF_encode_to_curve(encode_to_curve_salt, alpha_string)
-	h, ctr, err := encodeToCurve(s, pk.enc[:], alpha)
+	// 4. h_string = point_to_string(H)
+	h, hString, ctr, err := encodeToCurve(s, pk.enc[:], alpha)
 	if err != nil {
 		return nil, nil, err
 	}
-	// 4. h_string = point_to_string(H)
-	hString := h.BytesCompressed()
 	// 5. Gamma = x*H
 	gamma, err := nistec.NewP256Point().ScalarMult(h, sk.x[:])
 	if err != nil {
@@ -401,7 +406,7 @@ func verifyEC(s Suite, pk *ecPublicKey, alpha, pi []byte) ([]byte, error) {
 	}
 	// 6. (Gamma, c, s) = D
 	// 7. H = ECVRF_encode_to_curve(encode_to_curve_salt, alpha_string)
-	h, _, err := encodeToCurve(s, pk.enc[:], alpha)
+	h, hString, _, err := encodeToCurve(s, pk.enc[:], alpha)
 	if err != nil {
 		return nil, err
 	}
@@ -431,7 +436,7 @@ func verifyEC(s Suite, pk *ecPublicKey, alpha, pi []byte) ([]byte, error) {
 	}
 	v.Add(v, t)
 	// 10. c' = ECVRF_challenge_generation(Y, H, Gamma, U, V)
-	c2 := challenge(s, pk.enc[:], h.BytesCompressed(), d.gammaString, u.BytesCompressed(), v.BytesCompressed())
+	c2 := challenge(s, pk.enc[:], hString, d.gammaString, u.BytesCompressed(), v.BytesCompressed())
 	// 11. If c and c' are equal, output ("VALID", ECVRF_proof_to_hash(pi_string)).
 	if subtle.ConstantTimeCompare(c2[:], d.c[qLen-cLen:]) != 1 {
 		return nil, invalid("proof does not verify under this key")

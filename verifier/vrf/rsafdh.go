@@ -2,6 +2,7 @@ package vrf
 
 import (
 	"bytes"
+	cryptorand "crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -162,9 +163,13 @@ type rsaPrivateKey struct {
 }
 
 // GenerateRSAKey returns a new RSA-FDH-VRF-SHA256 private key with a
-// modulus of bits bits (2048 to 8192) and e = 65537. Note that crypto/rsa
-// may draw its randomness from the system regardless of rand.
+// modulus of bits bits (2048 to 8192) and e = 65537. rand may be nil;
+// crypto/rsa draws from the system's secure source regardless of rand (Go
+// 1.26), so RSA keys cannot be generated deterministically.
 func GenerateRSAKey(bits int, rand io.Reader) (*PrivateKey, error) {
+	if rand == nil {
+		rand = cryptorand.Reader
+	}
 	if bits < minRSABits || bits > maxRSABits {
 		return nil, fmt.Errorf("vrf: RSA key size %d bits, want %d to %d", bits, minRSABits, maxRSABits)
 	}
@@ -224,6 +229,9 @@ func newRSAPrivateKeyFrom(k *rsa.PrivateKey) (*PrivateKey, error) {
 }
 
 func (sk *rsaPrivateKey) pkcs8() []byte {
+	if sk.key == nil {
+		return nil
+	}
 	b, err := x509.MarshalPKCS8PrivateKey(sk.key)
 	if err != nil {
 		return nil

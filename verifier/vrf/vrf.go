@@ -61,6 +61,7 @@
 package vrf
 
 import (
+	cryptorand "crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -170,9 +171,13 @@ type PrivateKey struct {
 // DefaultRSABits is the modulus size GenerateKey uses for RSA.
 const DefaultRSABits = 2048
 
-// GenerateKey returns a new private key of suite s drawn from rand (RSA keys
-// have DefaultRSABits bits; see [GenerateRSAKey]).
+// GenerateKey returns a new private key of suite s drawn from rand, or from
+// crypto/rand when rand is nil. RSA keys have DefaultRSABits bits (see
+// [GenerateRSAKey]).
 func GenerateKey(s Suite, rand io.Reader) (*PrivateKey, error) {
+	if rand == nil {
+		rand = cryptorand.Reader
+	}
 	switch {
 	case s.isEC():
 		return generateECKey(s, rand)
@@ -198,7 +203,8 @@ func NewPrivateKey(s Suite, raw []byte) (*PrivateKey, error) {
 func (sk *PrivateKey) Suite() Suite { return sk.suite }
 
 // Bytes returns the encoding [NewPrivateKey] takes. It is the secret key:
-// never log it.
+// never log it. After [PrivateKey.Destroy] it returns zeros (P-256) or nil
+// (RSA).
 func (sk *PrivateKey) Bytes() []byte {
 	if sk.ec != nil {
 		return append([]byte(nil), sk.ec.x[:]...)
@@ -228,7 +234,9 @@ func (sk *PrivateKey) Prove(alpha []byte) ([]byte, error) {
 var errDestroyed = errors.New("vrf: private key was destroyed")
 
 // Destroy overwrites the secret values of sk (best effort: the Go runtime may
-// have copied them) and makes sk unusable for proving.
+// have copied them, and hash states are not wiped) and makes sk unusable for
+// proving. It must not run concurrently with Prove; Prove itself is safe for
+// concurrent use.
 func (sk *PrivateKey) Destroy() {
 	if sk.ec != nil {
 		sk.ec.destroy()

@@ -542,3 +542,42 @@ func TestNilAndMisuse(t *testing.T) {
 		t.Error("Equal with nil")
 	}
 }
+
+func TestProveConcurrently(t *testing.T) {
+	for _, e := range loadExamples(t) {
+		done := make(chan error, 4)
+		for range 4 {
+			go func() {
+				pi, err := e.sk.Prove(e.alpha)
+				if err == nil && !bytes.Equal(pi, e.pi) {
+					err = errors.New("concurrent proof differs")
+				}
+				done <- err
+			}()
+		}
+		for range 4 {
+			if err := <-done; err != nil {
+				t.Fatalf("%s: %v", e.v.ID, err)
+			}
+		}
+	}
+}
+
+func TestDestroyRSA(t *testing.T) {
+	e := loadExamples(t)[0]
+	sk, err := NewPrivateKey(SuiteRSAFDH256, e.skRaw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk.Destroy()
+	if _, err := sk.Prove(e.alpha); err == nil {
+		t.Error("a destroyed RSA key still proves")
+	}
+	if sk.Bytes() != nil {
+		t.Error("a destroyed RSA key still encodes")
+	}
+	// The public half stays usable.
+	if _, err := Verify(sk.Public(), e.alpha, e.pi); err != nil {
+		t.Error(err)
+	}
+}
