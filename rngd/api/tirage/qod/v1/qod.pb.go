@@ -558,7 +558,10 @@ type GameReply struct {
 	// The sealed record of this call.
 	Receipt *Receipt `protobuf:"bytes,2,opt,name=receipt,proto3" json:"receipt,omitempty"`
 	// For a Pick: the outcome of this pick.
-	Pick          *PickResult `protobuf:"bytes,3,opt,name=pick,proto3" json:"pick,omitempty"`
+	Pick *PickResult `protobuf:"bytes,3,opt,name=pick,proto3" json:"pick,omitempty"`
+	// When this call ended the game (a losing pick, tier 4, a stop): the
+	// sealed end record, which reveals the game's secret r.
+	EndReceipt    *Receipt `protobuf:"bytes,4,opt,name=end_receipt,json=endReceipt,proto3" json:"end_receipt,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -610,6 +613,13 @@ func (x *GameReply) GetReceipt() *Receipt {
 func (x *GameReply) GetPick() *PickResult {
 	if x != nil {
 		return x.Pick
+	}
+	return nil
+}
+
+func (x *GameReply) GetEndReceipt() *Receipt {
+	if x != nil {
+		return x.EndReceipt
 	}
 	return nil
 }
@@ -1009,11 +1019,13 @@ const file_tirage_qod_v1_qod_proto_rawDesc = "" +
 	"\x12GetReceiptsRequest\x12\x17\n" +
 	"\agame_id\x18\x01 \x01(\tR\x06gameId\"I\n" +
 	"\x13GetReceiptsResponse\x122\n" +
-	"\breceipts\x18\x01 \x03(\v2\x16.tirage.qod.v1.ReceiptR\breceipts\"\x95\x01\n" +
+	"\breceipts\x18\x01 \x03(\v2\x16.tirage.qod.v1.ReceiptR\breceipts\"\xce\x01\n" +
 	"\tGameReply\x12'\n" +
 	"\x04game\x18\x01 \x01(\v2\x13.tirage.qod.v1.GameR\x04game\x120\n" +
 	"\areceipt\x18\x02 \x01(\v2\x16.tirage.qod.v1.ReceiptR\areceipt\x12-\n" +
-	"\x04pick\x18\x03 \x01(\v2\x19.tirage.qod.v1.PickResultR\x04pick\"<\n" +
+	"\x04pick\x18\x03 \x01(\v2\x19.tirage.qod.v1.PickResultR\x04pick\x127\n" +
+	"\vend_receipt\x18\x04 \x01(\v2\x16.tirage.qod.v1.ReceiptR\n" +
+	"endReceipt\"<\n" +
 	"\n" +
 	"PickResult\x12\x16\n" +
 	"\x06number\x18\x01 \x01(\rR\x06number\x12\x16\n" +
@@ -1121,28 +1133,29 @@ var file_tirage_qod_v1_qod_proto_depIdxs = []int32{
 	12, // 3: tirage.qod.v1.GameReply.game:type_name -> tirage.qod.v1.Game
 	13, // 4: tirage.qod.v1.GameReply.receipt:type_name -> tirage.qod.v1.Receipt
 	11, // 5: tirage.qod.v1.GameReply.pick:type_name -> tirage.qod.v1.PickResult
-	1,  // 6: tirage.qod.v1.Game.status:type_name -> tirage.qod.v1.Status
-	11, // 7: tirage.qod.v1.Game.picks:type_name -> tirage.qod.v1.PickResult
-	14, // 8: tirage.qod.v1.Game.started_at:type_name -> google.protobuf.Timestamp
-	14, // 9: tirage.qod.v1.Game.expires_at:type_name -> google.protobuf.Timestamp
-	14, // 10: tirage.qod.v1.Game.ended_at:type_name -> google.protobuf.Timestamp
-	2,  // 11: tirage.qod.v1.QuitteOuDouble.StartGame:input_type -> tirage.qod.v1.StartGameRequest
-	3,  // 12: tirage.qod.v1.QuitteOuDouble.Pick:input_type -> tirage.qod.v1.PickRequest
-	4,  // 13: tirage.qod.v1.QuitteOuDouble.Decide:input_type -> tirage.qod.v1.DecideRequest
-	5,  // 14: tirage.qod.v1.QuitteOuDouble.GetGame:input_type -> tirage.qod.v1.GetGameRequest
-	6,  // 15: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:input_type -> tirage.qod.v1.ListUnfinishedGamesRequest
-	8,  // 16: tirage.qod.v1.QuitteOuDouble.GetReceipts:input_type -> tirage.qod.v1.GetReceiptsRequest
-	10, // 17: tirage.qod.v1.QuitteOuDouble.StartGame:output_type -> tirage.qod.v1.GameReply
-	10, // 18: tirage.qod.v1.QuitteOuDouble.Pick:output_type -> tirage.qod.v1.GameReply
-	10, // 19: tirage.qod.v1.QuitteOuDouble.Decide:output_type -> tirage.qod.v1.GameReply
-	12, // 20: tirage.qod.v1.QuitteOuDouble.GetGame:output_type -> tirage.qod.v1.Game
-	7,  // 21: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:output_type -> tirage.qod.v1.ListUnfinishedGamesResponse
-	9,  // 22: tirage.qod.v1.QuitteOuDouble.GetReceipts:output_type -> tirage.qod.v1.GetReceiptsResponse
-	17, // [17:23] is the sub-list for method output_type
-	11, // [11:17] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	13, // 6: tirage.qod.v1.GameReply.end_receipt:type_name -> tirage.qod.v1.Receipt
+	1,  // 7: tirage.qod.v1.Game.status:type_name -> tirage.qod.v1.Status
+	11, // 8: tirage.qod.v1.Game.picks:type_name -> tirage.qod.v1.PickResult
+	14, // 9: tirage.qod.v1.Game.started_at:type_name -> google.protobuf.Timestamp
+	14, // 10: tirage.qod.v1.Game.expires_at:type_name -> google.protobuf.Timestamp
+	14, // 11: tirage.qod.v1.Game.ended_at:type_name -> google.protobuf.Timestamp
+	2,  // 12: tirage.qod.v1.QuitteOuDouble.StartGame:input_type -> tirage.qod.v1.StartGameRequest
+	3,  // 13: tirage.qod.v1.QuitteOuDouble.Pick:input_type -> tirage.qod.v1.PickRequest
+	4,  // 14: tirage.qod.v1.QuitteOuDouble.Decide:input_type -> tirage.qod.v1.DecideRequest
+	5,  // 15: tirage.qod.v1.QuitteOuDouble.GetGame:input_type -> tirage.qod.v1.GetGameRequest
+	6,  // 16: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:input_type -> tirage.qod.v1.ListUnfinishedGamesRequest
+	8,  // 17: tirage.qod.v1.QuitteOuDouble.GetReceipts:input_type -> tirage.qod.v1.GetReceiptsRequest
+	10, // 18: tirage.qod.v1.QuitteOuDouble.StartGame:output_type -> tirage.qod.v1.GameReply
+	10, // 19: tirage.qod.v1.QuitteOuDouble.Pick:output_type -> tirage.qod.v1.GameReply
+	10, // 20: tirage.qod.v1.QuitteOuDouble.Decide:output_type -> tirage.qod.v1.GameReply
+	12, // 21: tirage.qod.v1.QuitteOuDouble.GetGame:output_type -> tirage.qod.v1.Game
+	7,  // 22: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:output_type -> tirage.qod.v1.ListUnfinishedGamesResponse
+	9,  // 23: tirage.qod.v1.QuitteOuDouble.GetReceipts:output_type -> tirage.qod.v1.GetReceiptsResponse
+	18, // [18:24] is the sub-list for method output_type
+	12, // [12:18] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_tirage_qod_v1_qod_proto_init() }

@@ -1,0 +1,411 @@
+package rngd
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/verifier/qod"
+	"tirage.fr/tirage/verifier/record"
+)
+
+// createEmission registers an emission and its closure date.
+func (e *engine) createEmission(ctx context.Context, req *adminv1.CreateEmissionRequest) (*adminv1.CreateEmissionResponse, error) {
+	c, err := newCall(adminServer, "CreateEmission", req)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckEmissionID(req.EmissionId); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	if d, err := time.Parse(time.DateOnly, req.ClosureDate); err != nil || d.Format(time.DateOnly) != req.ClosureDate {
+		return nil, status.Errorf(codes.InvalidArgument, "closure_date: %q is not a YYYY-MM-DD date", req.ClosureDate)
+	}
+	deadline, err := qod.StartDeadline(req.ClosureDate, e.loc)
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "closure_date: %v", err)
+	}
+	reply := new(adminv1.CreateEmissionResponse)
+	if ok, err := e.replayed(c, reply); ok || err != nil {
+		return reply, err
+	}
+	defer e.locks.lock("emission/" + req.EmissionId)()
+	if ok, err := e.replayed(c, reply); ok || err != nil {
+		return reply, err
+	}
+	if _, err := e.emission(req.EmissionId); err == nil {
+		return nil, status.Errorf(codes.FailedPrecondition, "emission_id: emission %q is already registered", req.EmissionId)
+	} else if status.Code(err) != codes.NotFound {
+		return nil, err
+	}
+	em := storedEmission{ID: req.EmissionId, Closure: req.ClosureDate, StartDeadline: deadline}
+	rec := &record.Emission{Time: e.now(), Emission: em.ID, Closure: em.Closure, StartDeadline: deadline}
+	s, err := e.seal(ctx, nil, rec, nil, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	reply = &adminv1.CreateEmissionResponse{Emission: emissionProto(em), Receipt: s.receipt}
+	err = e.commit(&c, reply, nil, []sealed{s}, func(tx *bolt.Tx) error {
+		return putJSON(tx, bucketEmissions, []byte(em.ID), &em)
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.log.Info("emission registered", "emission", em.ID, "closure", em.Closure, "start_deadline", deadline, "log_index", s.index)
+	return reply, nil
+}
+
+func (e *engine) emission(id string) (storedEmission, error) {
+	var em storedEmission
+	var found bool
+	err := e.store.db.View(func(tx *bolt.Tx) error {
+		var err error
+		found, err = getJSON(tx, bucketEmissions, []byte(id), &em)
+		return err
+	})
+	if err != nil {
+		return em, status.Errorf(codes.Internal, "state store: %v", err)
+	}
+	if !found {
+		return em, status.Errorf(codes.NotFound, "emission_id: no emission %q (register it first)", id)
+	}
+	return em, nil
+}
+
+func emissionProto(em storedEmission) *adminv1.Emission {
+	return &adminv1.Emission{EmissionId: em.ID, ClosureDate: em.Closure, StartDeadline: timestamppb.New(em.StartDeadline),
+		Tickets: em.Tickets, ManifestRoots: em.Roots}
+}
+
+func (e *engine) listEmissions() (*adminv1.ListEmissionsResponse, error) {
+	out := new(adminv1.ListEmissionsResponse)
+	err := e.store.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketEmissions).ForEach(func(k, v []byte) error {
+			var em storedEmission
+			if _, err := getJSON(tx, bucketEmissions, k, &em); err != nil {
+				return err
+			}
+			out.Emissions = append(out.Emissions, emissionProto(em))
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "state store: %v", err)
+	}
+	return out, nil
+}
+
+// manifestPath is where an imported manifest is kept, by root: Rebuild reads
+// the tickets back from it (the log holds only the root and the count).
+func (e *engine) manifestPath(root []byte) string {
+	return filepath.Join(e.cfg.DataDir, "manifests", hex.EncodeToString(root)+".csv")
+}
+
+// importManifest imports a ticket manifest: header first, then tickets.
+func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreamingServer[adminv1.ImportManifestRequest, adminv1.ImportManifestResponse]) error {
+	first, err := stream.Recv()
+	if err != nil {
+		return status.Errorf(codes.InvalidArgument, "no manifest header: %v", err)
+	}
+	h := first.GetHeader()
+	if h == nil {
+		return status.Error(codes.InvalidArgument, "header: the first message must be the manifest header")
+	}
+	em, err := e.emission(h.EmissionId)
+	if err != nil {
+		return err
+	}
+	var tickets []Ticket
+	root := NewManifestRoot()
+	var total int64
+	for {
+		m, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		b := m.GetTickets()
+		if b == nil {
+			return status.Error(codes.InvalidArgument, "header: only the first message may be a header")
+		}
+		for _, t := range b.Tickets {
+			n := len(tickets) + 1
+			if len(t.CodeSha256) != 32 {
+				return status.Errorf(codes.InvalidArgument, "tickets[%d].code_sha256: %d bytes, want 32", n, len(t.CodeSha256))
+			}
+			if err := CheckStake(t.StakeCents); err != nil {
+				return status.Errorf(codes.InvalidArgument, "tickets[%d]: %v", n, err)
+			}
+			tk := Ticket{Emission: em.ID, StakeCents: t.StakeCents}
+			copy(tk.TicketHash[:], t.CodeSha256)
+			tickets = append(tickets, tk)
+			root.Add(tk)
+			total += t.StakeCents
+		}
+	}
+	if uint64(len(tickets)) != h.Count {
+		return status.Errorf(codes.InvalidArgument, "count: header says %d tickets, %d received", h.Count, len(tickets))
+	}
+	if len(tickets) == 0 {
+		return status.Error(codes.InvalidArgument, "count: a manifest needs at least one ticket")
+	}
+	rootHash := root.Root()
+	req := &adminv1.ImportManifestRequest{Part: &adminv1.ImportManifestRequest_Header{Header: &adminv1.ManifestHeader{
+		RequestId: h.RequestId, EmissionId: h.EmissionId, Count: h.Count}}}
+	c, err := newCall(adminServer, "ImportManifest/"+hex.EncodeToString(rootHash), req)
+	if err != nil {
+		return err
+	}
+	reply := new(adminv1.ImportManifestResponse)
+	if ok, err := e.replayed(c, reply); ok || err != nil {
+		if err != nil {
+			return err
+		}
+		return stream.SendAndClose(reply)
+	}
+	defer e.locks.lock("emission/" + em.ID)()
+	if ok, err := e.replayed(c, reply); ok || err != nil {
+		if err != nil {
+			return err
+		}
+		return stream.SendAndClose(reply)
+	}
+	// A code appears once in all manifests.
+	hashes := make([][32]byte, len(tickets))
+	for i, t := range tickets {
+		hashes[i] = t.TicketHash
+	}
+	slices.SortFunc(hashes, func(a, b [32]byte) int { return bytes.Compare(a[:], b[:]) })
+	for i := 1; i < len(hashes); i++ {
+		if hashes[i] == hashes[i-1] {
+			return status.Errorf(codes.InvalidArgument, "tickets: ticket %x appears twice in the manifest", hashes[i])
+		}
+	}
+	err = e.store.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketTickets)
+		for _, h := range hashes {
+			if b.Get(h[:]) != nil {
+				return status.Errorf(codes.FailedPrecondition, "tickets: ticket %x is already imported (nothing changed)", h)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := writeManifest(e.manifestPath(rootHash), tickets); err != nil {
+		return status.Errorf(codes.Internal, "couldn't keep the manifest: %v", err)
+	}
+	var rh [32]byte
+	copy(rh[:], rootHash)
+	rec := &record.Manifest{Time: e.now(), Emission: em.ID, Root: rh, Count: uint64(len(tickets)), Total: total}
+	s, err := e.seal(stream.Context(), nil, rec, nil, nil, nil)
+	if err != nil {
+		return err
+	}
+	em.Tickets += uint64(len(tickets))
+	em.Roots = append(em.Roots, hex.EncodeToString(rootHash))
+	reply = &adminv1.ImportManifestResponse{EmissionId: em.ID, Count: uint64(len(tickets)), Root: rootHash, Receipt: s.receipt}
+	if err := e.putTickets(tickets[:len(tickets)-1]); err != nil {
+		return err
+	}
+	err = e.commit(&c, reply, nil, []sealed{s}, func(tx *bolt.Tx) error {
+		if err := putTicketsTx(tx, tickets[len(tickets)-1:]); err != nil {
+			return err
+		}
+		return putJSON(tx, bucketEmissions, []byte(em.ID), &em)
+	})
+	if err != nil {
+		return err
+	}
+	e.log.Info("manifest imported", "emission", em.ID, "tickets", len(tickets), "root", hex.EncodeToString(rootHash), "log_index", s.index)
+	return stream.SendAndClose(reply)
+}
+
+// putTickets stores tickets in transactions of bounded size. A crash in
+// between leaves the store behind the log: it is rebuilt at the next start.
+func (e *engine) putTickets(tickets []Ticket) error {
+	for len(tickets) > 0 {
+		n := min(len(tickets), 50_000)
+		if err := e.store.db.Update(func(tx *bolt.Tx) error { return putTicketsTx(tx, tickets[:n]) }); err != nil {
+			return status.Errorf(codes.Internal, "state store: %v", err)
+		}
+		tickets = tickets[n:]
+	}
+	return nil
+}
+
+func putTicketsTx(tx *bolt.Tx, tickets []Ticket) error {
+	for _, t := range tickets {
+		if err := putJSON(tx, bucketTickets, t.TicketHash[:], &storedTicket{Emission: t.Emission, Stake: t.StakeCents}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeManifest(path string, tickets []Ticket) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	for _, t := range tickets {
+		b.WriteString(t.Line())
+		b.WriteByte('\n')
+	}
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b.Bytes()); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// qodService is tirage.qod.v1.QuitteOuDouble.
+type qodService struct {
+	qodv1.UnimplementedQuitteOuDoubleServer
+	e *engine
+}
+
+func (s *qodService) StartGame(ctx context.Context, req *qodv1.StartGameRequest) (*qodv1.GameReply, error) {
+	server, err := callerIdentity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.e.startGame(ctx, server, req)
+}
+
+func (s *qodService) Pick(ctx context.Context, req *qodv1.PickRequest) (*qodv1.GameReply, error) {
+	server, err := callerIdentity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.e.pick(ctx, server, req)
+}
+
+func (s *qodService) Decide(ctx context.Context, req *qodv1.DecideRequest) (*qodv1.GameReply, error) {
+	server, err := callerIdentity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.e.decide(ctx, server, req)
+}
+
+func (s *qodService) GetGame(ctx context.Context, req *qodv1.GetGameRequest) (*qodv1.Game, error) {
+	server, err := callerIdentity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.e.getGame(server, req.GameId)
+}
+
+func (s *qodService) ListUnfinishedGames(ctx context.Context, _ *qodv1.ListUnfinishedGamesRequest) (*qodv1.ListUnfinishedGamesResponse, error) {
+	server, err := callerIdentity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	games, err := s.e.listUnfinished(server)
+	return &qodv1.ListUnfinishedGamesResponse{Games: games}, err
+}
+
+func (s *qodService) GetReceipts(ctx context.Context, req *qodv1.GetReceiptsRequest) (*qodv1.GetReceiptsResponse, error) {
+	server, err := callerIdentity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.e.receipts(ctx, server, req.GameId)
+	return &qodv1.GetReceiptsResponse{Receipts: r}, err
+}
+
+// adminService is tirage.admin.v1.Admin.
+type adminService struct {
+	adminv1.UnimplementedAdminServer
+	e     *engine
+	addrs func() []string
+}
+
+func (s *adminService) Status(ctx context.Context, _ *adminv1.StatusRequest) (*adminv1.StatusResponse, error) {
+	r := &adminv1.StatusResponse{Version: s.e.cfg.Version, DevMode: s.e.cfg.Dev, VrfSuite: string(s.e.suite),
+		VrfKeyId: s.e.keyID, LogOrigin: s.e.cfg.Log.Origin}
+	if cp, err := s.e.tlog.Checkpoint(ctx); err == nil {
+		r.LogSize = cp.Size
+	}
+	s.e.store.db.View(func(tx *bolt.Tx) error {
+		r.GamesUnfinished = uint64(tx.Bucket(bucketUnfinished).Stats().KeyN)
+		return nil
+	})
+	if s.addrs != nil {
+		r.ListenAddresses = s.addrs()
+	}
+	return r, nil
+}
+
+func (s *adminService) CreateEmission(ctx context.Context, req *adminv1.CreateEmissionRequest) (*adminv1.CreateEmissionResponse, error) {
+	return s.e.createEmission(ctx, req)
+}
+
+func (s *adminService) ListEmissions(context.Context, *adminv1.ListEmissionsRequest) (*adminv1.ListEmissionsResponse, error) {
+	return s.e.listEmissions()
+}
+
+func (s *adminService) ImportManifest(stream grpc.ClientStreamingServer[adminv1.ImportManifestRequest, adminv1.ImportManifestResponse]) error {
+	return s.e.importManifest(stream.Context(), stream)
+}
+
+func (s *adminService) RefundGame(ctx context.Context, req *adminv1.RefundGameRequest) (*qodv1.GameReply, error) {
+	c, err := newCall(adminServer, "RefundGame", req)
+	if err != nil {
+		return nil, err
+	}
+	if req.GameId == "" {
+		return nil, status.Error(codes.InvalidArgument, "game_id: required")
+	}
+	if req.Reason == "" {
+		return nil, status.Error(codes.InvalidArgument, "reason: required (why the 30 days could not be honoured)")
+	}
+	r, err := s.e.endGame(ctx, &c, req.GameId, true)
+	if err == nil {
+		s.e.log.Warn("game refunded by the operator", "game", req.GameId, "reason", req.Reason)
+	}
+	return r, err
+}
+
+func (s *adminService) SweepExpired(ctx context.Context, _ *adminv1.SweepExpiredRequest) (*adminv1.SweepExpiredResponse, error) {
+	ended, err := s.e.sweep(ctx)
+	return &adminv1.SweepExpiredResponse{ExpiredGameIds: ended}, err
+}
+
+func (s *adminService) GetGame(_ context.Context, req *qodv1.GetGameRequest) (*qodv1.Game, error) {
+	return s.e.getGame("", req.GameId)
+}
+
+// fmtCents renders cents as euros, for logs and the demo.
+func fmtCents(c int64) string { return fmt.Sprintf("%d.%02d €", c/100, c%100) }

@@ -1,0 +1,806 @@
+package rngd
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"tirage.fr/tirage/hsm"
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/verifier/qod"
+	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// engine is the draw pipeline: it validates a call against the stored game
+// state, builds α, has the key custody prove it, computes the outcome with
+// verifier/qod, formats the record with verifier/record, appends it durably
+// to the log, and only then stores the new state and replies.
+//
+// Concurrency: calls for one game (or, for a start, one ticket) are
+// serialised by locks; everything else runs in parallel. The log batches
+// concurrent appends (tessera) and the store commits concurrent updates
+// together (bbolt Batch), so both group-commit under load.
+type engine struct {
+	cfg     Config
+	log     *slog.Logger
+	clock   Clock
+	loc     *time.Location
+	store   *store
+	tlog    transparency.Log
+	prover  hsm.VRFProver
+	suite   vrf.Suite
+	pub     []byte // the VRF public key, as vrf.PublicKey.Bytes
+	keyID   string // the VRF key's id in records
+	entropy io.Reader
+	metrics *metrics
+	locks   keyLocks
+}
+
+// adminServer is the request-id namespace of the operator's calls (a game
+// server identity is a DNS name or CN and never contains '#').
+const adminServer = "#admin"
+
+// storedGame is a game as the store keeps it.
+type storedGame struct {
+	Game      qod.Game
+	Server    string   // the game server that owns it
+	Secret    [32]byte // r; zero when lost (see Rebuild)
+	HasSecret bool
+	Records   uint32    // records sealed so far
+	LastHash  [32]byte  // leaf hash of the last record (the next record's prev)
+	LastIndex uint64    // its log index
+	Ended     bool      // the end record is sealed
+	EndedAt   time.Time // its time
+}
+
+// storedTicket is a manifest entry as the store keeps it.
+type storedTicket struct {
+	Emission string
+	Stake    int64
+	Game     string `json:",omitempty"` // set once the code has started a game
+}
+
+// storedEmission is an emission as the store keeps it.
+type storedEmission struct {
+	ID            string
+	Closure       string
+	StartDeadline time.Time
+	Tickets       uint64
+	Roots         []string
+}
+
+func (e *engine) now() time.Time { return e.clock.Now().UTC().Truncate(time.Second) }
+
+// keyIDFor names a VRF key in records: "vrf-" and the first 16 hex digits of
+// its fingerprint.
+func keyIDFor(pub []byte) string { return "vrf-" + hsm.Fingerprint(pub)[:16] }
+
+// random reads n bytes from the DRBG; a failure refuses the draw (fail closed).
+func (e *engine) random(n int) ([]byte, error) {
+	b := make([]byte, n)
+	if _, err := io.ReadFull(e.entropy, b); err != nil {
+		e.metrics.alarms.WithLabelValues("entropy").Inc()
+		e.log.Error("entropy failure: draw refused", "err", err)
+		return nil, status.Errorf(codes.Unavailable, "entropy unavailable, nothing was drawn (retry later with the same request_id): %v", err)
+	}
+	return b, nil
+}
+
+// prove returns π and β for α; a failure of the key custody refuses the draw.
+func (e *engine) prove(alpha []byte) (proof, beta []byte, err error) {
+	start := time.Now()
+	proof, err = e.prover.Prove(alpha)
+	e.metrics.proveSeconds.Observe(time.Since(start).Seconds())
+	if err == nil {
+		beta, err = vrf.ProofToHash(e.suite, proof)
+	}
+	if err != nil {
+		e.metrics.alarms.WithLabelValues("keys").Inc()
+		e.log.Error("vrf prove failure: draw refused", "err", err)
+		return nil, nil, status.Errorf(codes.Unavailable, "key custody unavailable, nothing was drawn (retry later with the same request_id): %v", err)
+	}
+	return proof, beta, nil
+}
+
+// appendLeaf appends durably. The append is not cancelled with the caller:
+// once a record is on its way to the log, its state is stored too.
+func (e *engine) appendLeaf(ctx context.Context, leaf []byte) (uint64, error) {
+	e.metrics.appendQueue.Inc()
+	start := time.Now()
+	idx, err := e.tlog.Append(context.WithoutCancel(ctx), leaf)
+	e.metrics.appendSeconds.Observe(time.Since(start).Seconds())
+	e.metrics.appendQueue.Dec()
+	if err != nil {
+		e.metrics.alarms.WithLabelValues("log").Inc()
+		e.log.Error("log append failure: reply refused", "err", err)
+		return 0, status.Errorf(codes.Unavailable, "transparency log unavailable, the record was not sealed (retry later with the same request_id): %v", err)
+	}
+	return idx, nil
+}
+
+// sealed is a record appended to the log, waiting to be stored.
+type sealed struct {
+	leaf    []byte
+	index   uint64
+	receipt *qodv1.Receipt
+}
+
+// seal formats rec, appends it and returns its receipt. For a game record,
+// sg's chain (last hash, index, record count) advances.
+func (e *engine) seal(ctx context.Context, sg *storedGame, rec record.Record, alpha, proof, beta []byte) (sealed, error) {
+	leaf, err := record.Format(rec)
+	if err != nil {
+		return sealed{}, status.Errorf(codes.Internal, "couldn't format the %s record: %v", rec.Kind(), err)
+	}
+	idx, err := e.appendLeaf(ctx, leaf)
+	if err != nil {
+		return sealed{}, err
+	}
+	s := sealed{leaf: leaf, index: idx, receipt: e.receipt(leaf, idx, alpha, proof, beta)}
+	if sg != nil {
+		sg.LastHash = record.LeafHash(leaf)
+		sg.LastIndex = idx
+		sg.Records++
+	}
+	outcome := ""
+	switch r := rec.(type) {
+	case *record.Pick:
+		outcome = r.Outcome
+	case *record.Decision:
+		outcome = r.Choice
+	case *record.GameEnd:
+		outcome = r.Result
+	case *record.GameStart:
+		outcome = fmt.Sprintf("x%d%d%d%d", r.Multipliers[0], r.Multipliers[1], r.Multipliers[2], r.Multipliers[3])
+	}
+	e.metrics.draws.WithLabelValues(string(rec.Kind()), outcome).Inc()
+	return s, nil
+}
+
+func (e *engine) receipt(leaf []byte, idx uint64, alpha, proof, beta []byte) *qodv1.Receipt {
+	h := record.LeafHash(leaf)
+	r := &qodv1.Receipt{Record: leaf, LogIndex: idx, LeafHash: h[:]}
+	if len(proof) > 0 {
+		r.VrfAlpha, r.VrfProof, r.VrfOutput = alpha, proof, beta
+		r.VrfSuite, r.VrfKeyId, r.VrfPublicKey = string(e.suite), e.keyID, e.pub
+	}
+	return r
+}
+
+// call is one mutating call, identified by its server and request id.
+type call struct {
+	server, id string
+	digest     [32]byte
+}
+
+// checkRequestID validates a request id: 1..128 printable ASCII characters.
+func checkRequestID(id string) error {
+	if id == "" {
+		return status.Error(codes.InvalidArgument, "request_id: required (a unique id per mutating call; reuse it only to retry)")
+	}
+	if len(id) > 128 {
+		return status.Errorf(codes.InvalidArgument, "request_id: %d characters, at most 128", len(id))
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x21 || id[i] > 0x7e {
+			return status.Errorf(codes.InvalidArgument, "request_id: character %d is not printable ASCII", i+1)
+		}
+	}
+	return nil
+}
+
+// newCall identifies a call by the content of req without its request_id.
+func newCall(server, method string, req proto.Message) (call, error) {
+	m := proto.Clone(req)
+	fd := m.ProtoReflect().Descriptor().Fields().ByName("request_id")
+	id := m.ProtoReflect().Get(fd).String()
+	if err := checkRequestID(id); err != nil {
+		return call{}, err
+	}
+	m.ProtoReflect().Clear(fd)
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	if err != nil {
+		return call{}, status.Errorf(codes.Internal, "couldn't encode the request: %v", err)
+	}
+	return call{server: server, id: id, digest: requestDigest(method, b)}, nil
+}
+
+// replayed returns the stored reply of c into out (true), or false when c is
+// new. The same request id with other content is ALREADY_EXISTS.
+func (e *engine) replayed(c call, out proto.Message) (bool, error) {
+	var sr storedRequest
+	var ok bool
+	e.store.db.View(func(tx *bolt.Tx) error {
+		sr, ok = getRequest(tx, c.server, c.id)
+		return nil
+	})
+	if !ok {
+		return false, nil
+	}
+	if sr.digest != c.digest {
+		return false, status.Errorf(codes.AlreadyExists, "request_id %q was already used for another request (nothing changed): use a new request_id", c.id)
+	}
+	if err := proto.Unmarshal(sr.reply, out); err != nil {
+		return false, status.Errorf(codes.Internal, "stored reply of request_id %q is corrupt: %v", c.id, err)
+	}
+	return true, nil
+}
+
+// commit stores, in one transaction: the game, the sealed records'
+// receipts, the call's reply and the applied count. It is called only after
+// the records are durable in the log.
+func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sealed, extra func(tx *bolt.Tx) error) error {
+	var replyBytes []byte
+	if c != nil {
+		var err error
+		if replyBytes, err = proto.Marshal(reply); err != nil {
+			return status.Errorf(codes.Internal, "couldn't encode the reply: %v", err)
+		}
+	}
+	err := e.store.db.Batch(func(tx *bolt.Tx) error {
+		if sg != nil {
+			if err := putGame(tx, sg); err != nil {
+				return err
+			}
+			for i, s := range recs {
+				b, err := proto.Marshal(s.receipt)
+				if err != nil {
+					return err
+				}
+				seq := sg.Records - uint32(len(recs)) + uint32(i)
+				if err := tx.Bucket(bucketReceipts).Put(receiptKey(sg.Game.ID, seq), b); err != nil {
+					return err
+				}
+			}
+		}
+		if extra != nil {
+			if err := extra(tx); err != nil {
+				return err
+			}
+		}
+		if c != nil {
+			if err := putRequest(tx, c.server, c.id, storedRequest{digest: c.digest, reply: replyBytes}); err != nil {
+				return err
+			}
+		}
+		return markApplied(tx, uint64(len(recs)))
+	})
+	if err != nil {
+		// The records are in the log but not in the store: the store is
+		// behind the log and is rebuilt at the next start.
+		e.metrics.alarms.WithLabelValues("store").Inc()
+		e.log.Error("state store write failed after a durable append; restart rngd to rebuild the store from the log", "err", err)
+		return status.Errorf(codes.Internal, "state store failure after sealing (the record is in the log): %v", err)
+	}
+	return nil
+}
+
+func putGame(tx *bolt.Tx, sg *storedGame) error {
+	if err := putJSON(tx, bucketGames, []byte(sg.Game.ID), sg); err != nil {
+		return err
+	}
+	if sg.HasSecret {
+		if err := tx.Bucket(bucketSecrets).Put([]byte(sg.Game.ID), sg.Secret[:]); err != nil {
+			return err
+		}
+	}
+	key := joinKey(sg.Server, []byte(sg.Game.ID))
+	if sg.Ended {
+		return tx.Bucket(bucketUnfinished).Delete(key)
+	}
+	return tx.Bucket(bucketUnfinished).Put(key, u64(uint64(sg.Game.Expires.Unix())))
+}
+
+
+
+// loadGame loads a game for server ("" for the operator: any game).
+func (e *engine) loadGame(id, server string) (*storedGame, error) {
+	if id == "" {
+		return nil, status.Error(codes.InvalidArgument, "game_id: required")
+	}
+	sg := new(storedGame)
+	var found bool
+	err := e.store.db.View(func(tx *bolt.Tx) error {
+		var err error
+		found, err = getJSON(tx, bucketGames, []byte(id), sg)
+		return err
+	})
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "state store: %v", err)
+	}
+	if !found {
+		return nil, status.Errorf(codes.NotFound, "game_id: no game %q", id)
+	}
+	if server != "" && sg.Server != server {
+		return nil, status.Errorf(codes.PermissionDenied, "game_id: game %q belongs to another game server", id)
+	}
+	return sg, nil
+}
+
+// ruleError maps a refusal of the state machine to a gRPC status.
+func ruleError(err error) error {
+	switch {
+	case errors.Is(err, qod.ErrNumberRange):
+		return status.Errorf(codes.InvalidArgument, "number: %v", err)
+	case errors.Is(err, qod.ErrNumberPicked):
+		return status.Errorf(codes.FailedPrecondition, "number: %v", err)
+	case errors.Is(err, qod.ErrGameOver), errors.Is(err, qod.ErrAtTier), errors.Is(err, qod.ErrNotAtTier),
+		errors.Is(err, qod.ErrExpired), errors.Is(err, qod.ErrStartClosed), errors.Is(err, qod.ErrTicketPlayed),
+		errors.Is(err, qod.ErrNotExpired):
+		return status.Errorf(codes.FailedPrecondition, "%v", err)
+	case errors.Is(err, qod.ErrTimeOrder):
+		return status.Errorf(codes.Unavailable, "the clock went backwards, nothing was drawn: %v", err)
+	}
+	return status.Errorf(codes.Internal, "%v", err)
+}
+
+// startGame is "CONTINUER".
+func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartGameRequest) (*qodv1.GameReply, error) {
+	c, err := newCall(server, "StartGame", req)
+	if err != nil {
+		return nil, err
+	}
+	ticket, err := record.TicketHash(req.Code)
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "code: %v", err)
+	}
+	reply := new(qodv1.GameReply)
+	if ok, err := e.replayed(c, reply); ok || err != nil {
+		return reply, err
+	}
+	defer e.locks.lock("ticket/" + hex.EncodeToString(ticket[:]))()
+	if ok, err := e.replayed(c, reply); ok || err != nil {
+		return reply, err
+	}
+	var t storedTicket
+	var em storedEmission
+	var found bool
+	err = e.store.db.View(func(tx *bolt.Tx) error {
+		var err error
+		if found, err = getJSON(tx, bucketTickets, ticket[:], &t); err != nil || !found {
+			return err
+		}
+		_, err = getJSON(tx, bucketEmissions, []byte(t.Emission), &em)
+		return err
+	})
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "state store: %v", err)
+	}
+	if !found {
+		return nil, status.Error(codes.NotFound, "code: no ticket with this code in the imported manifests")
+	}
+	if t.Game != "" {
+		return nil, status.Errorf(codes.FailedPrecondition, "code: %v", qod.ErrTicketPlayed)
+	}
+	now := e.now()
+	if !now.Before(em.StartDeadline) {
+		return nil, status.Errorf(codes.FailedPrecondition, "code: start deadline passed: emission %s closed on %s, stage 2 could start until %s",
+			em.ID, em.Closure, em.StartDeadline.Format(time.RFC3339))
+	}
+	rnd, err := e.random(32 + 16)
+	if err != nil {
+		return nil, err
+	}
+	var secret [32]byte
+	copy(secret[:], rnd)
+	id := server + "/" + hex.EncodeToString(rnd[32:])
+	var alpha, proof, beta []byte
+	if t.Stake != qod.MaxStake {
+		alpha = record.StartAlpha(id, t.Emission, ticket, t.Stake, secret)
+		if proof, beta, err = e.prove(alpha); err != nil {
+			return nil, err
+		}
+	}
+	g, err := qod.NewGame(qod.Start{Game: id, Emission: t.Emission, Ticket: ticket, Stake: t.Stake, Beta: beta,
+		Now: now, StartDeadline: em.StartDeadline, Location: e.loc})
+	if err != nil {
+		return nil, ruleError(err)
+	}
+	rec := &record.GameStart{Time: now, Game: id, Emission: t.Emission, Ticket: ticket, Stake: t.Stake,
+		Multipliers: g.Multipliers, Amounts: g.Amounts, Commit: record.Commit(secret), Expires: g.Expires}
+	if beta != nil {
+		rec.Key, rec.Proof, rec.Beta = e.keyID, proof, beta
+	}
+	sg := &storedGame{Game: g, Server: server, Secret: secret, HasSecret: true}
+	s, err := e.seal(ctx, sg, rec, alpha, proof, beta)
+	if err != nil {
+		return nil, err
+	}
+	reply = &qodv1.GameReply{Game: e.gameProto(sg, now), Receipt: s.receipt}
+	t.Game = id
+	err = e.commit(&c, reply, sg, []sealed{s}, func(tx *bolt.Tx) error {
+		return putJSON(tx, bucketTickets, ticket[:], &t)
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.log.Info("game started", "game", id, "emission", t.Emission, "stake_cents", t.Stake, "log_index", s.index)
+	return reply, nil
+}
+
+// pick draws whether a number is good or losing.
+func (e *engine) pick(ctx context.Context, server string, req *qodv1.PickRequest) (*qodv1.GameReply, error) {
+	c, err := newCall(server, "Pick", req)
+	if err != nil {
+		return nil, err
+	}
+	if req.GameId == "" {
+		return nil, status.Error(codes.InvalidArgument, "game_id: required")
+	}
+	if req.Number < 1 || req.Number > qod.Numbers {
+		return nil, status.Errorf(codes.InvalidArgument, "number: %d is out of range 1..%d", req.Number, qod.Numbers)
+	}
+	reply := new(qodv1.GameReply)
+	if ok, err := e.replayed(c, reply); ok || err != nil {
+		return reply, err
+	}
+	defer e.locks.lock("game/" + req.GameId)()
+	if ok, err := e.replayed(c, reply); ok || err != nil {
+		return reply, err
+	}
+	sg, err := e.loadGame(req.GameId, server)
+	if err != nil {
+		return nil, err
+	}
+	now := e.now()
+	number := int(req.Number)
+	if err := e.playable(sg); err != nil {
+		return nil, err
+	}
+	if err := sg.Game.CheckPick(number, now); err != nil {
+		return nil, ruleError(err)
+	}
+	index := sg.Game.Picks
+	alpha := record.PickAlpha(sg.Game.ID, sg.Game.Emission, sg.Game.Ticket, sg.Secret, index, number)
+	proof, beta, err := e.prove(alpha)
+	if err != nil {
+		return nil, err
+	}
+	g, losing, err := sg.Game.Pick(number, beta, now)
+	if err != nil {
+		return nil, ruleError(err)
+	}
+	outcome := record.OutcomeGood
+	if losing {
+		outcome = record.OutcomeLosing
+	}
+	rec := &record.Pick{Time: now, Game: sg.Game.ID, Index: index, Number: number, Outcome: outcome,
+		Key: e.keyID, Proof: proof, Beta: beta, Prev: sg.LastHash}
+	s, err := e.seal(ctx, sg, rec, alpha, proof, beta)
+	if err != nil {
+		return nil, err
+	}
+	sg.Game = g
+	return e.finish(ctx, &c, sg, now, []sealed{s}, &qodv1.PickResult{Number: req.Number, Losing: losing})
+}
+
+// playable refuses draws for a game whose secret was lost (see Rebuild).
+func (e *engine) playable(sg *storedGame) error {
+	if !sg.HasSecret && !sg.Game.Phase.Over() {
+		return status.Errorf(codes.FailedPrecondition, "game_id: game %q cannot continue: its secret was lost when the state store was rebuilt; the operator must refund it", sg.Game.ID)
+	}
+	return nil
+}
+
+// decide seals a stop or a continue at a tier.
+func (e *engine) decide(ctx context.Context, server string, req *qodv1.DecideRequest) (*qodv1.GameReply, error) {
+	c, err := newCall(server, "Decide", req)
+	if err != nil {
+		return nil, err
+	}
+	if req.GameId == "" {
+		return nil, status.Error(codes.InvalidArgument, "game_id: required")
+	}
+	choice := ""
+	switch req.Decision {
+	case qodv1.Decision_DECISION_STOP:
+		choice = record.ChoiceStop
+	case qodv1.Decision_DECISION_CONTINUE:
+		choice = record.ChoiceContinue
+	default:
+		return nil, status.Errorf(codes.InvalidArgument, "decision: %v, must be DECISION_STOP or DECISION_CONTINUE", req.Decision)
+	}
+	reply := new(qodv1.GameReply)
+	if ok, err := e.replayed(c, reply); ok || err != nil {
+		return reply, err
+	}
+	defer e.locks.lock("game/" + req.GameId)()
+	if ok, err := e.replayed(c, reply); ok || err != nil {
+		return reply, err
+	}
+	sg, err := e.loadGame(req.GameId, server)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.playable(sg); err != nil {
+		return nil, err
+	}
+	now := e.now()
+	var g qod.Game
+	if choice == record.ChoiceStop {
+		g, err = sg.Game.Stop(now)
+	} else {
+		g, err = sg.Game.Continue(now)
+	}
+	if err != nil {
+		return nil, ruleError(err)
+	}
+	rec := &record.Decision{Time: now, Game: sg.Game.ID, Tier: sg.Game.Tier, Choice: choice, Prev: sg.LastHash}
+	s, err := e.seal(ctx, sg, rec, nil, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	sg.Game = g
+	return e.finish(ctx, &c, sg, now, []sealed{s}, nil)
+}
+
+// finish seals the end record when the game is over, then stores the game
+// and the reply.
+func (e *engine) finish(ctx context.Context, c *call, sg *storedGame, now time.Time, recs []sealed, pick *qodv1.PickResult) (*qodv1.GameReply, error) {
+	reply := &qodv1.GameReply{Pick: pick}
+	if len(recs) > 0 {
+		reply.Receipt = recs[0].receipt
+	}
+	if sg.Game.Phase.Over() {
+		end, err := e.sealEnd(ctx, sg, now)
+		if err != nil {
+			// The game's last event is in the log; store it so that the
+			// store follows the log, and let the sweeper seal the end.
+			e.commit(nil, nil, sg, recs, nil)
+			return nil, err
+		}
+		recs = append(recs, end)
+		reply.EndReceipt = end.receipt
+		if reply.Receipt == nil {
+			reply.Receipt = end.receipt
+		}
+	}
+	reply.Game = e.gameProto(sg, now)
+	if err := e.commit(c, reply, sg, recs, nil); err != nil {
+		return nil, err
+	}
+	return reply, nil
+}
+
+// sealEnd appends the end record of a game that is over; it reveals r.
+func (e *engine) sealEnd(ctx context.Context, sg *storedGame, now time.Time) (sealed, error) {
+	g := sg.Game
+	rec := &record.GameEnd{Time: now, Game: g.ID, Result: g.Result(), Tier: g.Tier, Win: g.Win,
+		Refund: g.RefundAmount, Secret: sg.Secret, Prev: sg.LastHash}
+	s, err := e.seal(ctx, sg, rec, nil, nil, nil)
+	if err != nil {
+		return s, err
+	}
+	sg.Ended, sg.EndedAt = true, now
+	e.log.Info("game ended", "game", g.ID, "result", g.Result(), "tier", g.Tier, "win_cents", g.Win, "log_index", s.index)
+	return s, nil
+}
+
+// endGame ends an unfinished game by expiry or refund (operator and sweeper).
+func (e *engine) endGame(ctx context.Context, c *call, id string, refund bool) (*qodv1.GameReply, error) {
+	defer e.locks.lock("game/" + id)()
+	reply := new(qodv1.GameReply)
+	if c != nil {
+		if ok, err := e.replayed(*c, reply); ok || err != nil {
+			return reply, err
+		}
+	}
+	sg, err := e.loadGame(id, "")
+	if err != nil {
+		return nil, err
+	}
+	now := e.now()
+	if sg.Game.Phase.Over() && !sg.Ended {
+		// A game whose end could not be sealed before (log failure).
+		return e.finish(ctx, c, sg, now, nil, nil)
+	}
+	var g qod.Game
+	if refund {
+		g, err = sg.Game.Refund(now)
+	} else {
+		g, err = sg.Game.Expire(now)
+	}
+	if err != nil {
+		return nil, ruleError(err)
+	}
+	sg.Game = g
+	end, err := e.sealEnd(ctx, sg, now)
+	if err != nil {
+		return nil, err
+	}
+	reply = &qodv1.GameReply{Game: e.gameProto(sg, now), Receipt: end.receipt, EndReceipt: end.receipt}
+	if err := e.commit(c, reply, sg, []sealed{end}, nil); err != nil {
+		return nil, err
+	}
+	return reply, nil
+}
+
+// sweep ends every unfinished game whose play window is over, and seals the
+// end of games whose end could not be sealed before.
+func (e *engine) sweep(ctx context.Context) ([]string, error) {
+	now := e.now()
+	var due []string
+	var unfinished int
+	e.store.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketUnfinished).ForEach(func(k, v []byte) error {
+			unfinished++
+			_, id, _ := strings.Cut(string(k), "\x00")
+			if len(v) == 8 && !now.Before(time.Unix(int64(beUint64(v)), 0)) {
+				due = append(due, id)
+				return nil
+			}
+			var sg storedGame
+			if ok, _ := getJSON(tx, bucketGames, []byte(id), &sg); ok && sg.Game.Phase.Over() && !sg.Ended {
+				due = append(due, id)
+			}
+			return nil
+		})
+	})
+	var ended []string
+	for _, id := range due {
+		if _, err := e.endGame(ctx, nil, id, false); err != nil {
+			if status.Code(err) == codes.FailedPrecondition {
+				continue // finished meanwhile
+			}
+			return ended, err
+		}
+		ended = append(ended, id)
+	}
+	e.metrics.unfinished.Set(float64(unfinished - len(ended)))
+	return ended, nil
+}
+
+func (e *engine) sweepLoop(ctx context.Context) {
+	t := time.NewTicker(e.cfg.Game.SweepInterval.Duration)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if ended, err := e.sweep(ctx); err != nil {
+				e.log.Error("sweep failed", "err", err)
+			} else if len(ended) > 0 {
+				e.log.Info("expired games ended", "count", len(ended))
+			}
+		}
+	}
+}
+
+// gameProto is a game as the API shows it. A game past its play window but
+// not yet swept shows as expired: it accepts no more picks.
+func (e *engine) gameProto(sg *storedGame, now time.Time) *qodv1.Game {
+	g := sg.Game
+	p := &qodv1.Game{
+		GameId:       g.ID,
+		Server:       sg.Server,
+		EmissionId:   g.Emission,
+		StakeCents:   g.Stake,
+		GoodCount:    uint32(g.Good()),
+		Tier:         uint32(g.Tier),
+		PrizeCents:   g.Win,
+		StartedAt:    timestamppb.New(g.Started),
+		ExpiresAt:    timestamppb.New(g.Expires),
+		LastLogIndex: sg.LastIndex,
+	}
+	c := record.Commit(sg.Secret)
+	if sg.HasSecret {
+		p.Commitment = c[:]
+	}
+	for t := range qod.Tiers {
+		p.Multipliers = append(p.Multipliers, uint32(g.Multipliers[t]))
+		p.TierAmountsCents = append(p.TierAmountsCents, g.Amounts[t])
+	}
+	for i, n := range g.PickedNumbers() {
+		p.Picks = append(p.Picks, &qodv1.PickResult{Number: uint32(n), Losing: g.Phase == qod.Lost && i == g.Picks-1})
+	}
+	switch g.Phase {
+	case qod.Playing:
+		p.Status = qodv1.Status_STATUS_PLAYING
+	case qod.AtTier:
+		p.Status = qodv1.Status_STATUS_AT_TIER
+	case qod.Won:
+		p.Status = qodv1.Status_STATUS_WON
+	case qod.Lost:
+		p.Status = qodv1.Status_STATUS_LOST
+	case qod.Expired:
+		p.Status = qodv1.Status_STATUS_EXPIRED
+	case qod.Refunded:
+		p.Status = qodv1.Status_STATUS_REFUNDED
+	}
+	if !g.Phase.Over() && !now.Before(g.Expires) {
+		p.Status = qodv1.Status_STATUS_EXPIRED
+	}
+	if sg.Ended {
+		p.EndedAt = timestamppb.New(sg.EndedAt)
+		if sg.HasSecret {
+			p.Secret = sg.Secret[:]
+		}
+	}
+	return p
+}
+
+// getGame returns a game's exact state (server "" = operator: any game).
+func (e *engine) getGame(server, id string) (*qodv1.Game, error) {
+	sg, err := e.loadGame(id, server)
+	if err != nil {
+		return nil, err
+	}
+	return e.gameProto(sg, e.now()), nil
+}
+
+// listUnfinished lists server's games in play.
+func (e *engine) listUnfinished(server string) ([]*qodv1.Game, error) {
+	now := e.now()
+	var out []*qodv1.Game
+	prefix := joinKey(server, nil)
+	err := e.store.db.View(func(tx *bolt.Tx) error {
+		cur := tx.Bucket(bucketUnfinished).Cursor()
+		for k, _ := cur.Seek(prefix); k != nil && strings.HasPrefix(string(k), string(prefix)); k, _ = cur.Next() {
+			sg := new(storedGame)
+			if _, err := getJSON(tx, bucketGames, k[len(prefix):], sg); err != nil {
+				return err
+			}
+			out = append(out, e.gameProto(sg, now))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "state store: %v", err)
+	}
+	return out, nil
+}
+
+// receipts returns a game's receipts, with inclusion proofs in the latest
+// checkpoint for the records it covers.
+func (e *engine) receipts(ctx context.Context, server, id string) ([]*qodv1.Receipt, error) {
+	sg, err := e.loadGame(id, server)
+	if err != nil {
+		return nil, err
+	}
+	var out []*qodv1.Receipt
+	err = e.store.db.View(func(tx *bolt.Tx) error {
+		for seq := uint32(0); seq < sg.Records; seq++ {
+			r := new(qodv1.Receipt)
+			if err := proto.Unmarshal(tx.Bucket(bucketReceipts).Get(receiptKey(id, seq)), r); err != nil {
+				return err
+			}
+			out = append(out, r)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "state store: %v", err)
+	}
+	cp, err := e.tlog.Checkpoint(ctx)
+	if err != nil {
+		return out, nil // receipts without inclusion proofs; the caller may ask again
+	}
+	for _, r := range out {
+		if r.LogIndex >= cp.Size {
+			continue
+		}
+		proof, err := e.tlog.InclusionProof(ctx, r.LogIndex, cp.Size)
+		if err != nil {
+			continue
+		}
+		r.Checkpoint = cp.Note
+		for _, h := range proof {
+			r.InclusionProof = append(r.InclusionProof, append([]byte(nil), h[:]...))
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,71 @@
+package rngd
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics are the daemon's Prometheus series, on its own registry (so that
+// several daemons can run in one test process).
+type metrics struct {
+	reg *prometheus.Registry
+
+	draws         *prometheus.CounterVec   // kind, outcome
+	refusals      *prometheus.CounterVec   // reason (a gRPC code name or a precise cause)
+	callSeconds   *prometheus.HistogramVec // method
+	proveSeconds  prometheus.Histogram
+	appendSeconds prometheus.Histogram
+	inFlight      prometheus.Gauge // calls between validation and reply
+	appendQueue   prometheus.Gauge // records waiting for their durable append
+	alarms        *prometheus.CounterVec // component: entropy, keys, log, store
+	devMode       prometheus.Gauge
+	unfinished    prometheus.Gauge
+}
+
+func newMetrics(dev bool) *metrics {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	latency := prometheus.ExponentialBuckets(0.0002, 2, 16) // 0.2 ms … 6.5 s
+	m := &metrics{
+		reg: reg,
+		draws: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tirage_draws_total", Help: "Sealed records by kind (start, pick, decision, end) and outcome.",
+		}, []string{"kind", "outcome"}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tirage_refusals_total", Help: "Refused calls by reason.",
+		}, []string{"reason"}),
+		callSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "tirage_call_seconds", Help: "Latency of game-server and admin calls.", Buckets: latency,
+		}, []string{"method"}),
+		proveSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "tirage_vrf_prove_seconds", Help: "Latency of VRF proofs.", Buckets: latency,
+		}),
+		appendSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "tirage_log_append_seconds", Help: "Latency of durable log appends.", Buckets: latency,
+		}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "tirage_calls_in_flight", Help: "Mutating calls being processed.",
+		}),
+		appendQueue: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "tirage_log_append_queue", Help: "Records waiting for their durable append.",
+		}),
+		alarms: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "tirage_alarms_total", Help: "Failures that refused a draw, by component (entropy, keys, log, store). Any increase needs an operator.",
+		}, []string{"component"}),
+		devMode: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "tirage_dev_mode", Help: "1 when the daemon runs in dev mode (insecure: never in production).",
+		}),
+		unfinished: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "tirage_games_unfinished", Help: "Games in play (as of the last sweep).",
+		}),
+	}
+	reg.MustRegister(m.draws, m.refusals, m.callSeconds, m.proveSeconds, m.appendSeconds,
+		m.inFlight, m.appendQueue, m.alarms, m.devMode, m.unfinished)
+	if dev {
+		m.devMode.Set(1)
+	}
+	for _, c := range []string{"entropy", "keys", "log", "store"} {
+		m.alarms.WithLabelValues(c)
+	}
+	return m
+}

@@ -1,0 +1,8 @@
+//go:build !tirage_dev
+
+package rngd
+
+// devBuild: production binaries refuse dev mode.
+const devBuild = false
+
+const devPassphrase = ""

@@ -1,0 +1,349 @@
+package rngd
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	"google.golang.org/grpc"
+
+	"tirage.fr/tirage/hsm"
+	"tirage.fr/tirage/hsm/keystore"
+	"tirage.fr/tirage/rngd/entropy"
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/tilelog"
+	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// components are what the engine runs on, opened from the config.
+type components struct {
+	keys    hsm.Backend
+	prover  hsm.VRFProver
+	signer  hsm.Signer
+	entropy *entropy.Generator
+	log     *tilelog.Log
+	closers []io.Closer
+}
+
+func (c *components) close() {
+	for i := len(c.closers) - 1; i >= 0; i-- {
+		c.closers[i].Close()
+	}
+}
+
+// cryptoSigner lets the log sign checkpoints with an hsm.Signer (Ed25519
+// signs the message itself: crypto.Signer with crypto.Hash(0)).
+type cryptoSigner struct{ hsm.Signer }
+
+func (s cryptoSigner) Sign(_ io.Reader, msg []byte, opts crypto.SignerOpts) ([]byte, error) {
+	if opts != nil && opts.HashFunc() != 0 {
+		return nil, errors.New("only Ed25519 (pure) checkpoint signers are supported")
+	}
+	return s.Signer.Sign(msg)
+}
+
+// openEngine opens the store, the entropy generator, the keys and the log,
+// and brings the store up to date with the log.
+func openEngine(ctx context.Context, cfg Config) (*engine, *components, error) {
+	c := new(components)
+	e, err := openEngineInto(ctx, cfg, c)
+	if err != nil {
+		c.close()
+		return nil, nil, err
+	}
+	return e, c, nil
+}
+
+func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("couldn't make data_dir: %w", err)
+	}
+	st, err := openStore(filepath.Join(cfg.DataDir, "state.db"))
+	if err != nil {
+		return nil, err
+	}
+	c.closers = append(c.closers, closerFunc(st.close))
+
+	var srcs []entropy.SourceConfig
+	for _, s := range cfg.Entropy.Sources {
+		srcs = append(srcs, entropy.SourceConfig{Kind: s.Kind, Path: s.Path, Address: s.Address, MinEntropy: s.MinEntropy})
+	}
+	c.entropy, err = entropy.New(entropy.Config{
+		Sources:              srcs,
+		ReseedRequests:       cfg.Entropy.ReseedRequests,
+		ReseedInterval:       cfg.Entropy.ReseedInterval.Duration,
+		PredictionResistance: cfg.Entropy.PredictionResistance,
+		Personalization:      []byte("tirage rngd " + cfg.Log.Origin),
+		Logger:               cfg.Logger.With("component", "entropy"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("couldn't start the entropy generator: %w", err)
+	}
+	c.closers = append(c.closers, c.entropy)
+
+	if err := openKeys(cfg, c); err != nil {
+		return nil, err
+	}
+
+	c.log, err = tilelog.Open(ctx, tilelog.Config{
+		Dir:                filepath.Join(cfg.DataDir, "log"),
+		Origin:             cfg.Log.Origin,
+		Signers:            []crypto.Signer{cryptoSigner{c.signer}},
+		BatchMaxAge:        cfg.Log.BatchMaxAge.Duration,
+		CheckpointInterval: cfg.Log.CheckpointInterval.Duration,
+		Logger:             cfg.Logger.With("component", "log"),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("couldn't open the log: %w", err)
+	}
+	c.closers = append(c.closers, c.log)
+
+	loc, _ := time.LoadLocation(cfg.Game.TimeZone)
+	pub := c.prover.PublicKey().Bytes()
+	e := &engine{
+		cfg: cfg, log: cfg.Logger, clock: cfg.Clock, loc: loc, store: st, tlog: c.log,
+		prover: c.prover, suite: c.prover.Suite(), pub: pub, keyID: keyIDFor(pub),
+		entropy: c.entropy, metrics: newMetrics(cfg.Dev),
+	}
+	e.metrics.reg.MustRegister(c.entropy.Collectors()...)
+	e.metrics.reg.MustRegister(transparency.NewCollector(c.log))
+	if err := e.catchUp(ctx); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+type closerFunc func() error
+
+func (f closerFunc) Close() error { return f() }
+
+// openKeys opens the software keystore and the VRF and checkpoint keys. In
+// dev mode missing keys are generated; otherwise they must exist (rngctl
+// keys init).
+func openKeys(cfg Config, c *components) error {
+	if cfg.Keys.Backend != "software" {
+		return fmt.Errorf("config keys.backend %q: this rngd opens \"software\" keystores (PKCS#11: see docs/rngd.md)", cfg.Keys.Backend)
+	}
+	var pass []byte
+	switch {
+	case cfg.Keys.PassphraseFile != "":
+		b, err := os.ReadFile(cfg.Keys.PassphraseFile)
+		if err != nil {
+			return fmt.Errorf("couldn't read keys.passphrase_file: %w", err)
+		}
+		pass = bytes.TrimRight(b, "\r\n")
+	case cfg.Dev:
+		pass = []byte(devPassphrase)
+	default:
+		return errors.New("config keys.passphrase_file is required")
+	}
+	ks, err := keystore.Open(keystore.Config{Dir: cfg.Keys.Dir, Passphrase: pass, Logger: cfg.Logger.With("component", "keys")})
+	clear(pass)
+	if err != nil {
+		return fmt.Errorf("couldn't open the keystore: %w", err)
+	}
+	c.keys = ks
+	c.closers = append(c.closers, ks)
+	c.prover, err = ks.VRFProver(cfg.Keys.VRFLabel)
+	if errors.Is(err, hsm.ErrNotFound) && cfg.Dev {
+		c.prover, err = ks.GenerateVRF(cfg.Keys.VRFLabel, vrf.DefaultSuite)
+	}
+	if err != nil {
+		return fmt.Errorf("vrf key %q: %w (create it with rngctl keys init)", cfg.Keys.VRFLabel, err)
+	}
+	c.signer, err = ks.Signer(cfg.Keys.SignerLabel)
+	if errors.Is(err, hsm.ErrNotFound) && cfg.Dev {
+		c.signer, err = ks.GenerateSigner(cfg.Keys.SignerLabel, hsm.Ed25519)
+	}
+	if err != nil {
+		return fmt.Errorf("log signing key %q: %w (create it with rngctl keys init)", cfg.Keys.SignerLabel, err)
+	}
+	return nil
+}
+
+// logSize is the number of leaves in the log: the latest checkpoint's size,
+// after waiting briefly for leaves sequenced before a restart to be
+// integrated.
+func (e *engine) logSize(ctx context.Context) (uint64, error) {
+	cp, err := e.tlog.Checkpoint(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("couldn't read the log's checkpoint: %w", err)
+	}
+	var applied uint64
+	e.store.db.View(func(tx *bolt.Tx) error { applied = appliedCount(tx); return nil })
+	want := max(applied, cp.Size+1)
+	wctx, cancel := context.WithTimeout(ctx, 3*e.cfg.Log.CheckpointInterval.Duration+time.Second)
+	defer cancel()
+	if later, err := e.tlog.AwaitCheckpoint(wctx, want); err == nil {
+		cp = later
+	} else if applied > cp.Size {
+		return 0, fmt.Errorf("the state store has applied %d records but the log has only %d: wrong data directory or a log that lost records", applied, cp.Size)
+	}
+	return cp.Size, nil
+}
+
+// catchUp rebuilds the store from the log when they disagree (a crash
+// between a durable append and the store's commit, or a lost store).
+func (e *engine) catchUp(ctx context.Context) error {
+	size, err := e.logSize(ctx)
+	if err != nil {
+		return err
+	}
+	var applied uint64
+	e.store.db.View(func(tx *bolt.Tx) error { applied = appliedCount(tx); return nil })
+	if applied == size {
+		return nil
+	}
+	e.log.Warn("state store is behind the log: rebuilding it from the log", "applied", applied, "log_size", size)
+	return e.rebuild(ctx, size)
+}
+
+// announceKeys appends the key announcement when the VRF key in use has
+// not been announced yet (the log's first record on a fresh appliance).
+func (e *engine) announceKeys(ctx context.Context, signer hsm.Signer) error {
+	announced := false
+	e.store.db.View(func(tx *bolt.Tx) error {
+		announced = tx.Bucket(bucketMeta).Get([]byte("announced/"+e.keyID)) != nil
+		return nil
+	})
+	if announced {
+		return nil
+	}
+	spki, err := x509.MarshalPKIXPublicKey(signer.Public())
+	if err != nil {
+		return fmt.Errorf("couldn't encode the log key: %w", err)
+	}
+	rec := &record.KeyAnnouncement{Time: e.now(), Keys: []record.Key{
+		{ID: e.keyID, Use: "vrf", Suite: string(e.suite), PublicKey: e.pub, Fingerprint: record.Fingerprint(e.pub)},
+		{ID: "log-" + hsm.Fingerprint(spki)[:16], Use: "log", Suite: signer.Algorithm(), PublicKey: spki, Fingerprint: record.Fingerprint(spki)},
+	}}
+	s, err := e.seal(ctx, nil, rec, nil, nil, nil)
+	if err != nil {
+		return fmt.Errorf("couldn't announce the keys: %w", err)
+	}
+	e.log.Info("keys announced", "vrf_key", e.keyID, "log_index", s.index)
+	return e.commit(nil, nil, nil, []sealed{s}, func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketMeta).Put([]byte("announced/"+e.keyID), u64(s.index))
+	})
+}
+
+// Start opens everything the config names and starts listening; Serve then
+// serves until its context ends.
+func Start(ctx context.Context, cfg Config) (*Daemon, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Dev {
+		if _, err := GenerateDevPKI(filepath.Join(cfg.DataDir, "dev"), "client", "client2"); err != nil {
+			return nil, err
+		}
+	}
+	e, c, err := openEngine(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.announceKeys(ctx, c.signer); err != nil {
+		c.close()
+		return nil, err
+	}
+	httpHandlers, auditRegister := auditSurfaces(c.log)
+	d, err := newDaemon(cfg, e, httpHandlers, auditRegister)
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	d.closers = c.closers
+	d.banner(c)
+	return d, nil
+}
+
+// Run is rngd: Start, then Serve until ctx ends.
+func Run(ctx context.Context, cfg Config) error {
+	d, err := Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return d.Serve(ctx)
+}
+
+// Rebuild rebuilds the state store of a stopped daemon from its log
+// (rngctl state rebuild). It returns the number of records replayed.
+func Rebuild(ctx context.Context, cfg Config) (uint64, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return 0, err
+	}
+	e, c, err := openEngine(ctx, cfg)
+	if err != nil {
+		return 0, err
+	}
+	defer c.close()
+	size, err := e.logSize(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return size, e.rebuild(ctx, size)
+}
+
+// banner prints what an operator checks first: version, mode, keys and
+// addresses.
+func (d *Daemon) banner(c *components) {
+	cfg := d.cfg
+	w := cfg.Banner
+	var b strings.Builder
+	if cfg.Dev {
+		b.WriteString(strings.Repeat("!", 72) + "\n")
+		b.WriteString("!!  DEV MODE: generated certificates, software keys with a known\n")
+		b.WriteString("!!  passphrase. NOT FOR PRODUCTION. (tirage_dev_mode = 1)\n")
+		b.WriteString(strings.Repeat("!", 72) + "\n")
+	}
+	fmt.Fprintf(&b, "rngd %s\n", cfg.Version)
+	fmt.Fprintf(&b, "  data dir      %s\n", cfg.DataDir)
+	fmt.Fprintf(&b, "  log           %s (%s), origin %q, batch %s, checkpoint every %s\n", cfg.Log.Backend, filepath.Join(cfg.DataDir, "log"), cfg.Log.Origin, cfg.Log.BatchMaxAge, cfg.Log.CheckpointInterval)
+	fmt.Fprintf(&b, "  keys          %s keystore %s%s\n", c.keys.Kind(), cfg.Keys.Dir, map[bool]string{true: " (software keys: development only)", false: ""}[c.keys.Software()])
+	fmt.Fprintf(&b, "  vrf key       %s %s fingerprint %s\n", d.engine.keyID, d.engine.suite, hsm.Fingerprint(d.engine.pub))
+	if spki, err := x509.MarshalPKIXPublicKey(c.signer.Public()); err == nil {
+		fmt.Fprintf(&b, "  log key       %s fingerprint %s\n", c.signer.Algorithm(), hsm.Fingerprint(spki))
+	}
+	for _, v := range c.log.VerifierKeys() {
+		fmt.Fprintf(&b, "  log vkey      %s\n", v)
+	}
+	var kinds []string
+	for _, s := range cfg.Entropy.Sources {
+		kinds = append(kinds, s.Kind)
+	}
+	fmt.Fprintf(&b, "  entropy       %s -> HMAC_DRBG\n", strings.Join(kinds, " + "))
+	fmt.Fprintf(&b, "  time zone     %s, sweep every %s\n", cfg.Game.TimeZone, cfg.Game.SweepInterval)
+	a := d.Addrs()
+	fmt.Fprintf(&b, "  grpc (mTLS)   %s  (client CA %s)\n", a.GRPC, cfg.GRPC.ClientCAFile)
+	if a.HTTP != "" {
+		fmt.Fprintf(&b, "  http          http://%s  (/metrics /healthz /log/)\n", a.HTTP)
+	}
+	fmt.Fprintf(&b, "  admin         unix:%s  (uids %v)\n", a.Admin, cfg.Admin.AllowedUIDs)
+	io.WriteString(w, b.String())
+	d.log.Info("rngd started", "version", cfg.Version, "dev_mode", cfg.Dev, "grpc", a.GRPC, "http", a.HTTP,
+		"admin", a.Admin, "vrf_key", d.engine.keyID, "vrf_fingerprint", hsm.Fingerprint(d.engine.pub))
+	if cfg.Dev {
+		d.log.Warn("DEV MODE: not for production")
+	}
+}
+
+// auditSurfaces are the auditors' read surfaces of the log: the tiles
+// under /log/ on the HTTP listener and the gRPC audit service.
+func auditSurfaces(l *tilelog.Log) (map[string]http.Handler, func(*grpc.Server)) {
+	// TODO(transparency): mount transparency.NewHTTPHandler and register
+	// transparency.NewAuditServer once they land.
+	return nil, nil
+}

@@ -1,0 +1,214 @@
+package rngd
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// DevPKI names the files of a development PKI made by [GenerateDevPKI]: a CA,
+// the daemon's server certificate (for 127.0.0.1 and localhost) and one client
+// certificate per game server. In production the operator's own PKI issues
+// these; the daemon only reads them.
+type DevPKI struct {
+	Dir string
+}
+
+// File names inside a DevPKI directory.
+const (
+	devCACert     = "ca.pem"
+	devCAKey      = "ca.key"
+	devServerCert = "server.pem"
+	devServerKey  = "server.key"
+)
+
+// CA is the path of the CA certificate.
+func (p DevPKI) CA() string { return filepath.Join(p.Dir, devCACert) }
+
+// ServerCert and ServerKey are the daemon's certificate and key.
+func (p DevPKI) ServerCert() string { return filepath.Join(p.Dir, devServerCert) }
+func (p DevPKI) ServerKey() string  { return filepath.Join(p.Dir, devServerKey) }
+
+// ClientCert and ClientKey are the files of the client certificate named
+// name ("client" for the demo game server).
+func (p DevPKI) ClientCert(name string) string { return filepath.Join(p.Dir, name+".pem") }
+func (p DevPKI) ClientKey(name string) string  { return filepath.Join(p.Dir, name+".key") }
+
+// GenerateDevPKI makes, in dir, a CA, a server certificate and a client
+// certificate for each name in clients (whose identity is that name), unless
+// the CA already exists: then only missing client certificates are made.
+// Keys are ECDSA P-256, written with mode 0600.
+func GenerateDevPKI(dir string, clients ...string) (DevPKI, error) {
+	p := DevPKI{Dir: dir}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return p, fmt.Errorf("couldn't make the dev pki directory: %w", err)
+	}
+	caCert, caKey, err := loadCA(p)
+	if errors.Is(err, os.ErrNotExist) {
+		caCert, caKey, err = makeCA(p)
+	}
+	if err != nil {
+		return p, err
+	}
+	if _, err := os.Stat(p.ServerCert()); errors.Is(err, os.ErrNotExist) {
+		tmpl := leafTemplate("rngd")
+		tmpl.DNSNames = []string{"localhost", "rngd"}
+		tmpl.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+		if err := issue(tmpl, caCert, caKey, p.ServerCert(), p.ServerKey()); err != nil {
+			return p, err
+		}
+	}
+	for _, name := range clients {
+		if _, err := os.Stat(p.ClientCert(name)); err == nil {
+			continue
+		}
+		tmpl := leafTemplate(name)
+		tmpl.DNSNames = []string{name}
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+		if err := issue(tmpl, caCert, caKey, p.ClientCert(name), p.ClientKey(name)); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+func leafTemplate(cn string) *x509.Certificate {
+	serial, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	now := time.Now()
+	return &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: cn, Organization: []string{"Tirage dev"}},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.AddDate(2, 0, 0),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+	}
+}
+
+func makeCA(p DevPKI) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	tmpl := leafTemplate("Tirage dev CA")
+	tmpl.IsCA = true
+	tmpl.BasicConstraintsValid = true
+	tmpl.KeyUsage = x509.KeyUsageCertSign | x509.KeyUsageCRLSign
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("couldn't make the dev ca key: %w", err)
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("couldn't make the dev ca: %w", err)
+	}
+	if err := writeKeyPair(der, key, p.CA(), filepath.Join(p.Dir, devCAKey)); err != nil {
+		return nil, nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	return cert, key, err
+}
+
+func loadCA(p DevPKI) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	pair, err := tls.LoadX509KeyPair(p.CA(), filepath.Join(p.Dir, devCAKey))
+	if err != nil {
+		if _, statErr := os.Stat(p.CA()); errors.Is(statErr, os.ErrNotExist) {
+			return nil, nil, statErr
+		}
+		return nil, nil, fmt.Errorf("couldn't load the dev ca: %w", err)
+	}
+	key, ok := pair.PrivateKey.(*ecdsa.PrivateKey)
+	if !ok {
+		return nil, nil, errors.New("dev ca key is not an ecdsa key")
+	}
+	cert, err := x509.ParseCertificate(pair.Certificate[0])
+	return cert, key, err
+}
+
+func issue(tmpl, ca *x509.Certificate, caKey *ecdsa.PrivateKey, certPath, keyPath string) error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return fmt.Errorf("couldn't make a key for %s: %w", tmpl.Subject.CommonName, err)
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return fmt.Errorf("couldn't issue a certificate for %s: %w", tmpl.Subject.CommonName, err)
+	}
+	return writeKeyPair(der, key, certPath, keyPath)
+}
+
+func writeKeyPair(der []byte, key *ecdsa.PrivateKey, certPath, keyPath string) error {
+	kb, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return fmt.Errorf("couldn't encode a key: %w", err)
+	}
+	if err := os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
+		return fmt.Errorf("couldn't write a key: %w", err)
+	}
+	if err := os.WriteFile(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		return fmt.Errorf("couldn't write a certificate: %w", err)
+	}
+	return nil
+}
+
+// ServerTLS is the TLS configuration of the game servers' listener: TLS 1.3,
+// the daemon's certificate, and client certificates required and verified
+// against the CA bundle in caFile.
+func ServerTLS(certFile, keyFile, caFile string) (*tls.Config, error) {
+	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't load the server certificate: %w", err)
+	}
+	pool, err := loadPool(caFile)
+	if err != nil {
+		return nil, err
+	}
+	return &tls.Config{
+		MinVersion:   tls.VersionTLS13,
+		Certificates: []tls.Certificate{pair},
+		ClientAuth:   tls.RequireAndVerifyClientCert,
+		ClientCAs:    pool,
+	}, nil
+}
+
+// ClientTLS is the TLS configuration of a game server: its certificate, and
+// the CA that issued the daemon's.
+func ClientTLS(certFile, keyFile, caFile string) (*tls.Config, error) {
+	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't load the client certificate: %w", err)
+	}
+	pool, err := loadPool(caFile)
+	if err != nil {
+		return nil, err
+	}
+	return &tls.Config{MinVersion: tls.VersionTLS13, Certificates: []tls.Certificate{pair}, RootCAs: pool}, nil
+}
+
+func loadPool(caFile string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read the ca bundle: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("no certificate in the ca bundle %s", caFile)
+	}
+	return pool, nil
+}
+
+// Identity is a game server's identity: the first DNS name of its verified
+// client certificate, or its subject common name when it has none.
+func Identity(cert *x509.Certificate) string {
+	if len(cert.DNSNames) > 0 {
+		return cert.DNSNames[0]
+	}
+	return cert.Subject.CommonName
+}

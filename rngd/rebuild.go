@@ -1,0 +1,203 @@
+package rngd
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+	"google.golang.org/protobuf/proto"
+
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/verifier/qod"
+	"tirage.fr/tirage/verifier/record"
+)
+
+// rebuild replaces the store's contents with what the first size records of
+// the log say, replaying every game with verifier/qod. It keeps the two
+// buckets the log cannot give back: the replies to request ids and the
+// secrets r of unfinished games (the log reveals r only at a game's end).
+// A game whose secret is missing can no longer be played; it can be
+// refunded.
+func (e *engine) rebuild(ctx context.Context, size uint64) error {
+	err := e.store.db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketUnfinished} {
+			if err := tx.DeleteBucket(b); err != nil {
+				return err
+			}
+			if _, err := tx.CreateBucket(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("couldn't clear the state store: %w", err)
+	}
+	r := rebuilder{e: e, games: map[string]*rebuildGame{}}
+	for start := uint64(0); start < size; {
+		end := min(size, start+transparency.MaxEntries)
+		leaves, err := e.tlog.Entries(ctx, start, end, size)
+		if err != nil {
+			return fmt.Errorf("couldn't read log entries %d..%d: %w", start, end, err)
+		}
+		if len(leaves) == 0 {
+			return fmt.Errorf("log returned no entries at %d", start)
+		}
+		err = e.store.db.Update(func(tx *bolt.Tx) error {
+			for i, leaf := range leaves {
+				if err := r.apply(tx, start+uint64(i), leaf); err != nil {
+					return fmt.Errorf("log record %d: %w", start+uint64(i), err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		start += uint64(len(leaves))
+	}
+	return e.store.db.Update(func(tx *bolt.Tx) error {
+		for _, g := range r.games {
+			if err := r.storeGame(tx, g); err != nil {
+				return err
+			}
+		}
+		e.log.Info("state store rebuilt from the log", "records", size, "unfinished_games", len(r.games), "games_without_secret", r.lost)
+		return tx.Bucket(bucketMeta).Put(keyApplied, u64(size))
+	})
+}
+
+type rebuilder struct {
+	e     *engine
+	games map[string]*rebuildGame // unfinished games
+	lost  int
+}
+
+type rebuildGame struct {
+	leaves  [][]byte
+	indices []uint64
+	start   *record.GameStart
+	end     *record.GameEnd
+}
+
+func (r *rebuilder) apply(tx *bolt.Tx, index uint64, leaf []byte) error {
+	rec, err := record.Parse(leaf)
+	if err != nil {
+		return err
+	}
+	switch v := rec.(type) {
+	case *record.KeyAnnouncement:
+		for _, k := range v.Keys {
+			if err := tx.Bucket(bucketMeta).Put([]byte("announced/"+k.ID), u64(index)); err != nil {
+				return err
+			}
+		}
+	case *record.Emission:
+		em := storedEmission{ID: v.Emission, Closure: v.Closure, StartDeadline: v.StartDeadline}
+		return putJSON(tx, bucketEmissions, []byte(em.ID), &em)
+	case *record.Manifest:
+		return r.manifest(tx, v)
+	case *record.GameStart:
+		r.games[v.Game] = &rebuildGame{leaves: [][]byte{leaf}, indices: []uint64{index}, start: v}
+		var t storedTicket
+		if ok, err := getJSON(tx, bucketTickets, v.Ticket[:], &t); err != nil || !ok {
+			return fmt.Errorf("game %s: ticket %x not in any manifest", v.Game, v.Ticket)
+		}
+		t.Game = v.Game
+		return putJSON(tx, bucketTickets, v.Ticket[:], &t)
+	case record.GameRecord:
+		g := r.games[v.GameID()]
+		if g == nil {
+			return fmt.Errorf("%s record of game %s, which is not in play", v.Kind(), v.GameID())
+		}
+		g.leaves = append(g.leaves, leaf)
+		g.indices = append(g.indices, index)
+		if end, ok := v.(*record.GameEnd); ok {
+			g.end = end
+			delete(r.games, v.GameID())
+			return r.storeGame(tx, g)
+		}
+	}
+	return nil
+}
+
+// manifest reloads an imported manifest's tickets from the data directory.
+func (r *rebuilder) manifest(tx *bolt.Tx, m *record.Manifest) error {
+	path := r.e.manifestPath(m.Root[:])
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("manifest %x of emission %s: %w (restore the file, then rebuild again)", m.Root, m.Emission, err)
+	}
+	defer f.Close()
+	root := NewManifestRoot()
+	var tickets []Ticket
+	if err := ReadManifest(f, func(t Ticket) error { root.Add(t); tickets = append(tickets, t); return nil }); err != nil {
+		return err
+	}
+	if !bytes.Equal(root.Root(), m.Root[:]) || root.Count() != m.Count {
+		return fmt.Errorf("manifest file %s does not match the logged root and count", path)
+	}
+	if err := putTicketsTx(tx, tickets); err != nil {
+		return err
+	}
+	var em storedEmission
+	if _, err := getJSON(tx, bucketEmissions, []byte(m.Emission), &em); err != nil {
+		return err
+	}
+	em.Tickets += m.Count
+	em.Roots = append(em.Roots, hex.EncodeToString(m.Root[:]))
+	return putJSON(tx, bucketEmissions, []byte(em.ID), &em)
+}
+
+// storeGame replays a game's records with verifier/qod and stores the
+// resulting state and receipts.
+func (r *rebuilder) storeGame(tx *bolt.Tx, g *rebuildGame) error {
+	e := r.e
+	var em storedEmission
+	getJSON(tx, bucketEmissions, []byte(g.start.Emission), &em)
+	rep, err := qod.Replay(g.leaves, qod.ReplayConfig{StartDeadline: em.StartDeadline, Location: e.loc})
+	if err != nil {
+		return err
+	}
+	server, _, _ := strings.Cut(g.start.Game, "/")
+	sg := &storedGame{Game: rep.Game, Server: server, Records: uint32(len(g.leaves)),
+		LastHash: record.LeafHash(g.leaves[len(g.leaves)-1]), LastIndex: g.indices[len(g.indices)-1], Ended: rep.Ended}
+	if g.end != nil {
+		sg.Secret, sg.HasSecret, sg.EndedAt = g.end.Secret, true, g.end.Time
+	} else if s := tx.Bucket(bucketSecrets).Get([]byte(g.start.Game)); len(s) == 32 {
+		copy(sg.Secret[:], s)
+		sg.HasSecret = record.Commit(sg.Secret) == g.start.Commit
+	}
+	if !sg.HasSecret && !sg.Ended {
+		r.lost++
+		e.log.Warn("unfinished game without its secret: it can only be refunded", "game", g.start.Game)
+	}
+	for i, leaf := range g.leaves {
+		rec, _ := record.Parse(leaf)
+		var alpha, proof, beta []byte
+		switch v := rec.(type) {
+		case *record.GameStart:
+			proof, beta = v.Proof, v.Beta
+			if sg.HasSecret && len(proof) > 0 {
+				alpha = record.StartAlpha(v.Game, v.Emission, v.Ticket, v.Stake, sg.Secret)
+			}
+		case *record.Pick:
+			proof, beta = v.Proof, v.Beta
+			if sg.HasSecret {
+				alpha = record.PickAlpha(v.Game, g.start.Emission, g.start.Ticket, sg.Secret, v.Index, v.Number)
+			}
+		}
+		b, err := proto.Marshal(e.receipt(leaf, g.indices[i], alpha, proof, beta))
+		if err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketReceipts).Put(receiptKey(sg.Game.ID, uint32(i)), b); err != nil {
+			return err
+		}
+	}
+	return putGame(tx, sg)
+}

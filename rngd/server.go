@@ -1,0 +1,305 @@
+package rngd
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sys/unix"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
+
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+)
+
+// Daemon is a running rngd: its three listeners (game servers' gRPC with
+// mutual TLS, the operator's admin socket, the read-only HTTP listener) in
+// front of the draw engine.
+type Daemon struct {
+	cfg     Config
+	log     *slog.Logger
+	engine  *engine
+	health  *health.Server
+	grpc    *grpc.Server
+	admin   *grpc.Server
+	http    *http.Server
+	lisGRPC net.Listener
+	lisAdm  net.Listener
+	lisHTTP net.Listener
+
+	closeOnce sync.Once
+	closers   []io.Closer // components, closed in reverse order after the listeners
+}
+
+// Addrs are the daemon's listen addresses.
+type Addrs struct {
+	GRPC, HTTP, Admin string
+}
+
+// Addrs returns the addresses the daemon listens on (useful with port 0).
+func (d *Daemon) Addrs() Addrs {
+	a := Addrs{GRPC: d.lisGRPC.Addr().String(), Admin: d.lisAdm.Addr().String()}
+	if d.lisHTTP != nil {
+		a.HTTP = d.lisHTTP.Addr().String()
+	}
+	return a
+}
+
+// newDaemon makes the listeners and servers around an engine.
+func newDaemon(cfg Config, e *engine, extraHTTP map[string]http.Handler, registerAudit func(*grpc.Server)) (*Daemon, error) {
+	d := &Daemon{cfg: cfg, log: cfg.Logger, engine: e, health: health.NewServer()}
+	tlsConf, err := ServerTLS(cfg.GRPC.CertFile, cfg.GRPC.KeyFile, cfg.GRPC.ClientCAFile)
+	if err != nil {
+		return nil, err
+	}
+	d.grpc = grpc.NewServer(
+		grpc.Creds(credentials.NewTLS(tlsConf)),
+		grpc.MaxConcurrentStreams(cfg.GRPC.MaxConcurrentStreams),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+		grpc.ChainUnaryInterceptor(d.observe),
+	)
+	qodv1.RegisterQuitteOuDoubleServer(d.grpc, &qodService{e: e})
+	healthpb.RegisterHealthServer(d.grpc, d.health)
+	reflection.Register(d.grpc)
+	if registerAudit != nil {
+		registerAudit(d.grpc)
+	}
+
+	d.admin = grpc.NewServer(grpc.ChainUnaryInterceptor(d.observe))
+	adminv1.RegisterAdminServer(d.admin, &adminService{e: e, addrs: func() []string {
+		a := d.Addrs()
+		return []string{"grpc " + a.GRPC, "http " + a.HTTP, "admin unix:" + a.Admin}
+	}})
+	healthpb.RegisterHealthServer(d.admin, d.health)
+	reflection.Register(d.admin)
+
+	if d.lisGRPC, err = net.Listen("tcp", cfg.GRPC.Listen); err != nil {
+		return nil, fmt.Errorf("couldn't listen on grpc.listen %s: %w", cfg.GRPC.Listen, err)
+	}
+	if d.lisAdm, err = listenAdmin(cfg.Admin); err != nil {
+		d.lisGRPC.Close()
+		return nil, err
+	}
+	if cfg.HTTP.Listen != "" {
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(e.metrics.reg, promhttp.HandlerOpts{}))
+		mux.HandleFunc("/healthz", d.healthz)
+		for p, h := range extraHTTP {
+			mux.Handle(p, h)
+		}
+		d.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		if d.lisHTTP, err = net.Listen("tcp", cfg.HTTP.Listen); err != nil {
+			d.lisGRPC.Close()
+			d.lisAdm.Close()
+			return nil, fmt.Errorf("couldn't listen on http.listen %s: %w", cfg.HTTP.Listen, err)
+		}
+	}
+	return d, nil
+}
+
+// Serve serves until ctx is done, then shuts down gracefully: the health
+// service turns NOT_SERVING, in-flight calls are drained (for at most
+// drain), and the components are closed.
+func (d *Daemon) Serve(ctx context.Context) error {
+	errc := make(chan error, 3)
+	go func() { errc <- d.grpc.Serve(d.lisGRPC) }()
+	go func() { errc <- d.admin.Serve(d.lisAdm) }()
+	if d.http != nil {
+		go func() {
+			if err := d.http.Serve(d.lisHTTP); !errors.Is(err, http.ErrServerClosed) {
+				errc <- err
+			}
+		}()
+	}
+	sweepDone := make(chan struct{})
+	sweepCtx, stopSweep := context.WithCancel(ctx)
+	go func() { defer close(sweepDone); d.engine.sweepLoop(sweepCtx) }()
+	d.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	d.health.SetServingStatus(qodv1.QuitteOuDouble_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+		err = fmt.Errorf("a listener failed: %w", err)
+	}
+	stopSweep()
+	<-sweepDone
+	d.shutdown(30 * time.Second)
+	return err
+}
+
+// shutdown drains in-flight calls for at most drain, then closes everything.
+func (d *Daemon) shutdown(drain time.Duration) {
+	d.closeOnce.Do(func() {
+		d.log.Info("shutting down: draining in-flight calls")
+		d.health.Shutdown()
+		done := make(chan struct{})
+		go func() {
+			d.grpc.GracefulStop()
+			d.admin.GracefulStop()
+			close(done)
+		}()
+		t := time.NewTimer(drain)
+		select {
+		case <-done:
+		case <-t.C:
+			d.log.Warn("drain timed out: stopping the remaining calls")
+			d.grpc.Stop()
+			d.admin.Stop()
+			<-done
+		}
+		t.Stop()
+		if d.http != nil {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			d.http.Shutdown(sctx)
+			cancel()
+		}
+		os.Remove(d.cfg.Admin.Socket)
+		for i := len(d.closers) - 1; i >= 0; i-- {
+			if err := d.closers[i].Close(); err != nil {
+				d.log.Error("close failed", "err", err)
+			}
+		}
+		d.log.Info("stopped")
+	})
+}
+
+func (d *Daemon) healthz(w http.ResponseWriter, r *http.Request) {
+	resp, _ := d.health.Check(r.Context(), &healthpb.HealthCheckRequest{})
+	st := resp.GetStatus().String()
+	w.Header().Set("Content-Type", "application/json")
+	if resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	json.NewEncoder(w).Encode(map[string]any{"status": st, "dev_mode": d.cfg.Dev, "version": d.cfg.Version})
+}
+
+// observe times every unary call and counts refusals by status code.
+func (d *Daemon) observe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	start := time.Now()
+	resp, err := handler(ctx, req)
+	method := info.FullMethod[strings.LastIndexByte(info.FullMethod, '/')+1:]
+	d.engine.metrics.callSeconds.WithLabelValues(method).Observe(time.Since(start).Seconds())
+	if err != nil {
+		d.engine.metrics.refusals.WithLabelValues(status.Code(err).String()).Inc()
+		lvl := slog.LevelInfo
+		if c := status.Code(err); c == codes.Internal || c == codes.Unavailable {
+			lvl = slog.LevelError
+		}
+		d.log.Log(ctx, lvl, "call refused", "method", method, "code", status.Code(err).String(), "msg", status.Convert(err).Message())
+	}
+	return resp, err
+}
+
+// callerIdentity is the game server's identity from its verified client
+// certificate.
+func callerIdentity(ctx context.Context) (string, error) {
+	p, ok := peer.FromContext(ctx)
+	if !ok {
+		return "", status.Error(codes.Unauthenticated, "no peer")
+	}
+	ti, ok := p.AuthInfo.(credentials.TLSInfo)
+	if !ok || len(ti.State.VerifiedChains) == 0 || len(ti.State.VerifiedChains[0]) == 0 {
+		return "", status.Error(codes.Unauthenticated, "a verified client certificate is required")
+	}
+	id := Identity(ti.State.VerifiedChains[0][0])
+	if id == "" {
+		return "", status.Error(codes.Unauthenticated, "client certificate names no identity (no DNS SAN, no CN)")
+	}
+	return id, nil
+}
+
+// listenAdmin opens the admin Unix socket (mode 0600) and admits only peers
+// whose kernel credentials name an allowed uid.
+func listenAdmin(c AdminConfig) (net.Listener, error) {
+	if fi, err := os.Lstat(c.Socket); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		// A stale socket from a killed daemon; the state store's lock
+		// already ensures no other daemon is running on this data dir.
+		os.Remove(c.Socket)
+	}
+	old := syscall.Umask(0o177)
+	l, err := net.Listen("unix", c.Socket)
+	syscall.Umask(old)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't listen on admin.socket %s: %w", c.Socket, err)
+	}
+	if err := os.Chmod(c.Socket, 0o600); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("couldn't restrict admin.socket: %w", err)
+	}
+	return &peerCredListener{Listener: l, allowed: c.AllowedUIDs}, nil
+}
+
+type peerCredListener struct {
+	net.Listener
+	allowed []int
+}
+
+func (l *peerCredListener) Accept() (net.Conn, error) {
+	for {
+		conn, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if l.admit(conn) {
+			return conn, nil
+		}
+		conn.Close()
+	}
+}
+
+func (l *peerCredListener) admit(conn net.Conn) bool {
+	uc, ok := conn.(*net.UnixConn)
+	if !ok {
+		return false
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	var cred *unix.Ucred
+	raw.Control(func(fd uintptr) {
+		cred, err = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	})
+	if err != nil || cred == nil {
+		return false
+	}
+	for _, u := range l.allowed {
+		if int(cred.Uid) == u {
+			return true
+		}
+	}
+	return false
+}
+
+// requestDigest identifies a mutating call's content: the method and the
+// deterministic encoding of the request without its request id.
+func requestDigest(method string, content []byte) [32]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00", method)
+	h.Write(content)
+	var d [32]byte
+	h.Sum(d[:0])
+	return d
+}
