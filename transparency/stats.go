@@ -109,4 +109,3 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstHistogram(descLatency, s.Appends, s.LatencySum, b)
 }
-

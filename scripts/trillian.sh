@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# Trillian v1.8 stack for the transparency log's Trillian backend, all on loopback,
+# all under .run/ (private to this working tree, never a system service):
+#
+#   scripts/trillian.sh up     MariaDB (private instance in .run/mariadb) + schema,
+#                              trillian_log_server + trillian_log_signer (built from the
+#                              module pinned in go.mod), one LOG tree; writes .run/trillian.env
+#   scripts/trillian.sh down   stops them by PID (.run/*.pid)
+#   scripts/trillian.sh status
+#
+# .run/trillian.env (read by transparency/trillian tests and by rngd in dev mode):
+#   TRILLIAN_LOG_ADDR   log server gRPC address (admin API on the same port)
+#   TRILLIAN_TREE_ID    a ready LOG tree
+#   TRILLIAN_MYSQL_URI  the DSN the servers use (dev-only credentials, local socket stack)
+# `up` is idempotent: a running stack is reused; binaries are rebuilt only when go.mod changes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+RUN=$ROOT/.run
+BIN=$RUN/trillian-bin
+DB=$RUN/mariadb
+ENV=$RUN/trillian.env
+export GOTOOLCHAIN=local
+
+log() { echo "trillian.sh: $*" >&2; }
+
+alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+wait_tcp() { # host port seconds
+  local i
+  for ((i = 0; i < $3 * 20; i++)); do
+    if (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; then return 0; fi
+    sleep 0.05
+  done
+  return 1
+}
+
+build() {
+  local stamp=$BIN/.stamp want
+  want=$(sha256sum go.mod go.sum | sha256sum | cut -c1-16)
+  if [ -x "$BIN/trillian_log_server" ] && [ -x "$BIN/trillian_log_signer" ] && [ -x "$BIN/createtree" ] &&
+    [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+    return
+  fi
+  log "building trillian_log_server, trillian_log_signer, createtree ($(go list -m -f '{{.Version}}' github.com/google/trillian))"
+  mkdir -p "$BIN"
+  go build -o "$BIN/" github.com/google/trillian/cmd/trillian_log_server \
+    github.com/google/trillian/cmd/trillian_log_signer github.com/google/trillian/cmd/createtree
+  echo "$want" >"$stamp"
+}
+
+mariadb_up() {
+  mkdir -p "$DB"
+  local user=(--user="$(id -un)")
+  if alive "$RUN/mariadbd.pid"; then return; fi
+  if [ ! -d "$DB/data/mysql" ]; then
+    log "initialising MariaDB in $DB/data"
+    rm -rf "$DB/data"
+    mariadb-install-db --no-defaults --datadir="$DB/data" "${user[@]}" \
+      --auth-root-authentication-method=socket --skip-test-db >"$DB/install.log" 2>&1 ||
+      { cat "$DB/install.log" >&2; exit 1; }
+  fi
+  local port
+  port=$(free_port)
+  echo "$port" >"$DB/port"
+  mariadbd --no-defaults --datadir="$DB/data" "${user[@]}" --socket="$DB/mysqld.sock" \
+    --port="$port" --bind-address=127.0.0.1 --skip-name-resolve --pid-file="$DB/mariadbd.pid" \
+    --log-error="$DB/mariadbd.log" --innodb-buffer-pool-size=128M --max-connections=500 \
+    </dev/null >/dev/null 2>&1 &
+  echo $! >"$RUN/mariadbd.pid"
+  local i
+  for ((i = 0; i < 600; i++)); do
+    if mariadb-admin --no-defaults --socket="$DB/mysqld.sock" -uroot ping >/dev/null 2>&1; then break; fi
+    alive "$RUN/mariadbd.pid" || { tail -20 "$DB/mariadbd.log" >&2; log "mariadbd exited"; exit 1; }
+    sleep 0.05
+  done
+  mariadb-admin --no-defaults --socket="$DB/mysqld.sock" -uroot ping >/dev/null
+}
+
+sql() { mariadb --no-defaults --socket="$DB/mysqld.sock" -uroot "$@"; }
+
+schema() {
+  local pass
+  [ -f "$DB/password" ] || head -c 18 /dev/urandom | base64 | tr -d '/+=' >"$DB/password"
+  chmod 600 "$DB/password"
+  pass=$(cat "$DB/password")
+  sql <<SQL
+CREATE DATABASE IF NOT EXISTS trillian;
+CREATE USER IF NOT EXISTS 'trillian'@'127.0.0.1' IDENTIFIED BY '$pass';
+GRANT ALL ON trillian.* TO 'trillian'@'127.0.0.1';
+SQL
+  if [ "$(sql -N -e "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema='trillian' AND table_name='Trees'")" = 0 ]; then
+    local dir
+    dir=$(go list -m -f '{{.Dir}}' github.com/google/trillian)
+    log "loading Trillian schema"
+    sql trillian <"$dir/storage/mysql/schema/storage.sql"
+  fi
+}
+
+trillian_up() {
+  local port pass uri
+  port=$(cat "$DB/port")
+  pass=$(cat "$DB/password")
+  uri="trillian:${pass}@tcp(127.0.0.1:${port})/trillian"
+  # The DSN holds a password: pass it in a 0600 flag file, never on the command line.
+  (umask 077 && echo "--mysql_uri='$uri'" >"$RUN/trillian.flags")
+  if ! alive "$RUN/trillian_log_server.pid"; then
+    local rpc http
+    rpc=$(free_port)
+    http=$(free_port)
+    "$BIN/trillian_log_server" --rpc_endpoint="127.0.0.1:$rpc" --http_endpoint="127.0.0.1:$http" \
+      --storage_system=mysql --quota_system=noop --config="$RUN/trillian.flags" --mysql_max_conns=100 \
+      </dev/null >"$RUN/trillian_log_server.log" 2>&1 &
+    echo $! >"$RUN/trillian_log_server.pid"
+    echo "127.0.0.1:$rpc" >"$RUN/trillian_log_server.addr"
+  fi
+  if ! alive "$RUN/trillian_log_signer.pid"; then
+    local rpc http
+    rpc=$(free_port)
+    http=$(free_port)
+    # A short sequencer interval: Append waits for integration (see docs/transparency.md).
+    "$BIN/trillian_log_signer" --rpc_endpoint="127.0.0.1:$rpc" --http_endpoint="127.0.0.1:$http" \
+      --storage_system=mysql --quota_system=noop --config="$RUN/trillian.flags" --mysql_max_conns=100 \
+      --force_master --sequencer_interval=10ms --batch_size=2000 --num_sequencers=4 \
+      </dev/null >"$RUN/trillian_log_signer.log" 2>&1 &
+    echo $! >"$RUN/trillian_log_signer.pid"
+  fi
+  local addr
+  addr=$(cat "$RUN/trillian_log_server.addr")
+  wait_tcp 127.0.0.1 "${addr##*:}" 30 || { tail -20 "$RUN/trillian_log_server.log" >&2; log "log server did not start"; exit 1; }
+  local tree
+  tree=$(sed -n 's/^TRILLIAN_TREE_ID=//p' "$ENV" 2>/dev/null || true)
+  if [ -z "$tree" ]; then
+    tree=$("$BIN/createtree" --admin_server="$addr" --display_name=tirage --max_root_duration=0 2>"$RUN/createtree.log") ||
+      { cat "$RUN/createtree.log" >&2; exit 1; }
+  fi
+  {
+    echo "TRILLIAN_LOG_ADDR=$addr"
+    echo "TRILLIAN_TREE_ID=$tree"
+    echo "TRILLIAN_MYSQL_URI=$uri"
+  } >"$ENV.tmp"
+  chmod 600 "$ENV.tmp"
+  mv "$ENV.tmp" "$ENV"
+}
+
+stop() { # pidfile
+  local f=$1 pid i
+  [ -f "$f" ] || return 0
+  pid=$(cat "$f")
+  if kill -0 "$pid" 2>/dev/null; then
+    kill "$pid" 2>/dev/null || true
+    for ((i = 0; i < 200; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$f"
+}
+
+case "${1:-}" in
+up)
+  mkdir -p "$RUN"
+  command -v mariadbd >/dev/null || { log "mariadbd missing: run make deps"; exit 1; }
+  build
+  mariadb_up
+  schema
+  trillian_up
+  log "up: $(tr '\n' ' ' <"$ENV" | sed 's/TRILLIAN_MYSQL_URI=[^ ]*/TRILLIAN_MYSQL_URI=<in .run\/trillian.env>/')"
+  ;;
+down)
+  stop "$RUN/trillian_log_signer.pid"
+  stop "$RUN/trillian_log_server.pid"
+  stop "$RUN/mariadbd.pid"
+  rm -f "$ENV" "$RUN/trillian_log_server.addr" "$RUN/trillian.flags"
+  log "down"
+  ;;
+status)
+  for p in mariadbd trillian_log_server trillian_log_signer; do
+    if alive "$RUN/$p.pid"; then echo "$p: running (pid $(cat "$RUN/$p.pid"))"; else echo "$p: stopped"; fi
+  done
+  ;;
+*)
+  echo "usage: $0 up|down|status" >&2
+  exit 2
+  ;;
+esac

@@ -1,0 +1,568 @@
+// Package trillian is the scale-out transparency log backend: a Trillian v1.8
+// LOG tree (trillian_log_server + trillian_log_signer on MariaDB/MySQL),
+// reached through its gRPC API, which several rngd replicas can share.
+//
+// # Appends and latency
+//
+// Trillian splits an append in two: QueueLeaf stores the leaf durably in the
+// database's queue, and the signer later sequences queued leaves (assigns
+// indices) and integrates them into the tree, every sequencer interval.
+// transparency.Log promises an index, so Append queues the leaf and then
+// waits until it is integrated: one follower goroutine polls the log root
+// (Config.PollInterval) while appends wait, reads the newly integrated
+// leaves by range and hands each waiting Append its index. The price is
+// latency — the sequencer interval plus a poll interval plus a round trip
+// (≈ 20–40 ms with scripts/trillian.sh's 10 ms sequencer interval) — not
+// throughput: waits overlap, and the signer sequences in batches.
+//
+// A leaf equal to a leaf already in the tree is not appended again:
+// Trillian deduplicates by leaf identity, and Append returns the existing
+// index. (The embedded backend appends duplicates; draw records are unique,
+// since each one links to the previous record of its game.)
+//
+// # Checkpoints
+//
+// Trillian v1.8 returns unsigned log roots. The appliance signs the
+// tlog-checkpoint itself (package transparency/checkpoint), with the same
+// keys and shape as the embedded backend. Before signing a root larger than
+// the last one it signed, it checks a consistency proof between the two, so
+// a misbehaving Trillian or database cannot make it sign a fork
+// (transparency.ErrSecurity).
+package trillian
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	tpb "github.com/google/trillian"
+	"github.com/google/trillian/types"
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/checkpoint"
+)
+
+// DefaultPollInterval is how often the root is polled while appends wait.
+const DefaultPollInterval = 5 * time.Millisecond
+
+// Config configures the Trillian backend.
+type Config struct {
+	// Conn is a gRPC connection to trillian_log_server (the caller dials it,
+	// with TLS in production).
+	Conn grpc.ClientConnInterface
+	// TreeID is the LOG tree (created with CreateTree or Trillian's
+	// createtree).
+	TreeID int64
+	// Origin names the log in checkpoints and keys (see tilelog.Config).
+	Origin string
+	// Signers sign checkpoints: Ed25519 (required) and ML-DSA-44.
+	Signers []crypto.Signer
+	// PollInterval is how often the log root is read while appends wait
+	// (default 5 ms).
+	PollInterval time.Duration
+	// RPCTimeout bounds each Trillian call (default 10 s).
+	RPCTimeout time.Duration
+	// Logger receives operational messages; nil discards them.
+	Logger *slog.Logger
+}
+
+// Log is the Trillian backend; it implements transparency.Log.
+type Log struct {
+	cfg       Config
+	client    tpb.TrillianLogClient
+	signers   []note.Signer
+	verifiers []note.Verifier
+	vkeys     []string
+	meter     transparency.Meter
+	cancel    context.CancelFunc
+	done      chan struct{}
+
+	// mu guards everything below.
+	mu      sync.Mutex
+	closed  bool
+	waiters map[tlog.Hash][]chan uint64
+	nwait   int
+	seen    uint64 // leaves below seen have been handed to waiters
+	wake    chan struct{}
+	cp      *checkpoint.Checkpoint // last checkpoint signed
+}
+
+var _ transparency.Log = (*Log)(nil)
+
+// Open connects to the tree and starts the follower.
+func Open(ctx context.Context, cfg Config) (*Log, error) {
+	if cfg.Conn == nil || cfg.TreeID == 0 {
+		return nil, errors.New("trillian: Config.Conn and Config.TreeID are required")
+	}
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = DefaultPollInterval
+	}
+	if cfg.RPCTimeout == 0 {
+		cfg.RPCTimeout = 10 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	signers, verifiers, vkeys, err := transparency.CheckpointKeys(cfg.Origin, cfg.Signers)
+	if err != nil {
+		return nil, fmt.Errorf("trillian: %w", err)
+	}
+	l := &Log{
+		cfg: cfg, client: tpb.NewTrillianLogClient(cfg.Conn),
+		signers: signers, verifiers: verifiers, vkeys: vkeys,
+		waiters: make(map[tlog.Hash][]chan uint64), wake: make(chan struct{}, 1), done: make(chan struct{}),
+	}
+	root, err := l.root(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l.seen = root.TreeSize
+	if _, err := l.sign(ctx, root); err != nil {
+		return nil, err
+	}
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	l.cancel = cancel
+	go l.follow(bg)
+	return l, nil
+}
+
+// rpcErr maps a Trillian error: request errors keep their meaning, anything
+// else is the backend being unavailable.
+func rpcErr(what string, err error) error {
+	switch status.Code(err) {
+	case codes.NotFound:
+		return fmt.Errorf("trillian: %s: %w: %w", what, transparency.ErrNotFound, err)
+	case codes.InvalidArgument, codes.OutOfRange:
+		return fmt.Errorf("trillian: %s: %w: %w", what, transparency.ErrInvalidRequest, err)
+	}
+	return fmt.Errorf("trillian: %s: %w: %w", what, transparency.ErrUnavailable, err)
+}
+
+func (l *Log) rpcCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, l.cfg.RPCTimeout)
+}
+
+// root reads Trillian's latest (unsigned) log root.
+func (l *Log) root(ctx context.Context) (*types.LogRootV1, error) {
+	ctx, cancel := l.rpcCtx(ctx)
+	defer cancel()
+	resp, err := l.client.GetLatestSignedLogRoot(ctx, &tpb.GetLatestSignedLogRootRequest{LogId: l.cfg.TreeID})
+	if err != nil {
+		return nil, rpcErr("couldn't read log root", err)
+	}
+	var r types.LogRootV1
+	if err := r.UnmarshalBinary(resp.GetSignedLogRoot().GetLogRoot()); err != nil {
+		return nil, fmt.Errorf("trillian: %w: malformed log root: %w", transparency.ErrUnavailable, err)
+	}
+	if len(r.RootHash) != tlog.HashSize || r.TreeSize > 1<<63-1 {
+		return nil, fmt.Errorf("trillian: %w: log root with %d-byte hash", transparency.ErrUnavailable, len(r.RootHash))
+	}
+	return &r, nil
+}
+
+// sign returns the signed checkpoint for root, signing it if it is new,
+// after checking it is consistent with the last checkpoint signed.
+func (l *Log) sign(ctx context.Context, root *types.LogRootV1) (*checkpoint.Checkpoint, error) {
+	var h tlog.Hash
+	copy(h[:], root.RootHash)
+	l.mu.Lock()
+	prev := l.cp
+	l.mu.Unlock()
+	if prev != nil {
+		switch {
+		case root.TreeSize == prev.Size && h == prev.Hash:
+			return prev, nil
+		case root.TreeSize < prev.Size:
+			// Another reader raced us with an older root; keep the newer.
+			return prev, nil
+		case root.TreeSize == prev.Size:
+			return nil, fmt.Errorf("trillian: %w: two roots for tree size %d", transparency.ErrSecurity, prev.Size)
+		}
+		if prev.Size > 0 {
+			p, err := l.consistency(ctx, prev.Size, root.TreeSize)
+			if err != nil {
+				return nil, err
+			}
+			if err := tlog.CheckTree(p, int64(root.TreeSize), h, int64(prev.Size), prev.Hash); err != nil {
+				return nil, fmt.Errorf("trillian: %w: root %d is not consistent with signed checkpoint %d: %w", transparency.ErrSecurity, root.TreeSize, prev.Size, err)
+			}
+		}
+	}
+	cp, err := checkpoint.Sign(l.cfg.Origin, root.TreeSize, h, l.signers...)
+	if err != nil {
+		return nil, fmt.Errorf("trillian: %w: %w", transparency.ErrUnavailable, err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cp == nil || cp.Size > l.cp.Size {
+		l.cp = cp
+	}
+	return l.cp, nil
+}
+
+// Append implements transparency.Log: QueueLeaf, then wait for integration.
+func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
+	if err := transparency.CheckLeaf(leaf); err != nil {
+		return 0, err
+	}
+	done := l.meter.Start()
+	idx, err := l.append(ctx, leaf)
+	done(err)
+	if err != nil && errors.Is(err, transparency.ErrUnavailable) {
+		l.cfg.Logger.Error("transparency log append failed", "err", err)
+	}
+	return idx, err
+}
+
+func (l *Log) append(ctx context.Context, leaf []byte) (uint64, error) {
+	h := tlog.RecordHash(leaf)
+	ch := make(chan uint64, 1)
+	// Register before queueing, so the follower cannot miss the leaf.
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return 0, transparency.ErrClosed
+	}
+	l.waiters[h] = append(l.waiters[h], ch)
+	l.nwait++
+	l.mu.Unlock()
+	defer l.unwait(h, ch)
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+
+	rctx, cancel := l.rpcCtx(ctx)
+	resp, err := l.client.QueueLeaf(rctx, &tpb.QueueLeafRequest{LogId: l.cfg.TreeID, Leaf: &tpb.LogLeaf{LeafValue: leaf}})
+	cancel()
+	if err != nil {
+		return 0, rpcErr("couldn't queue leaf", err)
+	}
+	dup := codes.Code(resp.GetQueuedLeaf().GetStatus().GetCode()) == codes.AlreadyExists
+	if got := resp.GetQueuedLeaf().GetLeaf().GetMerkleLeafHash(); !dup && !bytes.Equal(got, h[:]) {
+		return 0, fmt.Errorf("trillian: %w: leaf hash %x, want RFC 6962 %x (tree must use RFC6962_SHA256)", transparency.ErrUnavailable, got, h[:])
+	}
+	if dup {
+		// A duplicate: it may be integrated already, below what the
+		// follower will read.
+		if idx, ok, err := l.findIntegrated(ctx, h); err != nil || ok {
+			return idx, err
+		}
+	}
+	select {
+	case idx := <-ch:
+		return idx, nil
+	case <-ctx.Done():
+		return 0, fmt.Errorf("trillian: leaf queued but not integrated yet: %w: %w", transparency.ErrUnavailable, ctx.Err())
+	case <-l.done:
+		return 0, transparency.ErrClosed
+	}
+}
+
+func (l *Log) unwait(h tlog.Hash, ch chan uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ws := l.waiters[h]
+	for i, c := range ws {
+		if c == ch {
+			ws = append(ws[:i], ws[i+1:]...)
+			l.nwait--
+			break
+		}
+	}
+	if len(ws) == 0 {
+		delete(l.waiters, h)
+	} else {
+		l.waiters[h] = ws
+	}
+}
+
+// findIntegrated looks a leaf hash up in the current tree.
+func (l *Log) findIntegrated(ctx context.Context, h tlog.Hash) (uint64, bool, error) {
+	root, err := l.root(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	if root.TreeSize == 0 {
+		return 0, false, nil
+	}
+	idx, _, err := l.proofByHash(ctx, h, root.TreeSize)
+	if errors.Is(err, transparency.ErrNotFound) {
+		return 0, false, nil
+	}
+	return idx, err == nil, err
+}
+
+// follow polls the root while appends wait and hands out indices.
+func (l *Log) follow(ctx context.Context) {
+	defer close(l.done)
+	t := time.NewTicker(l.cfg.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.wake:
+		}
+		for {
+			root, err := l.root(ctx)
+			if err == nil {
+				err = l.deliver(ctx, root.TreeSize)
+			}
+			if err != nil && ctx.Err() == nil {
+				l.cfg.Logger.Warn("trillian follower", "err", err)
+			}
+			l.mu.Lock()
+			n := l.nwait
+			l.mu.Unlock()
+			if n == 0 {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}
+}
+
+// deliver reads leaves [seen, size) and wakes their waiters.
+func (l *Log) deliver(ctx context.Context, size uint64) error {
+	l.mu.Lock()
+	from := l.seen
+	if l.nwait == 0 {
+		// Nobody waits: leaves integrated so far cannot be theirs (waiters
+		// register before queueing), so skip them unread.
+		l.seen = max(l.seen, size)
+		l.mu.Unlock()
+		return nil
+	}
+	l.mu.Unlock()
+	for from < size {
+		rctx, cancel := l.rpcCtx(ctx)
+		resp, err := l.client.GetLeavesByRange(rctx, &tpb.GetLeavesByRangeRequest{LogId: l.cfg.TreeID, StartIndex: int64(from), Count: int64(min(size-from, 1000))})
+		cancel()
+		if err != nil {
+			return rpcErr("couldn't read new leaves", err)
+		}
+		leaves := resp.GetLeaves()
+		if len(leaves) == 0 {
+			return fmt.Errorf("trillian: %w: no leaves returned from %d", transparency.ErrUnavailable, from)
+		}
+		l.mu.Lock()
+		for _, lf := range leaves {
+			var h tlog.Hash
+			copy(h[:], lf.GetMerkleLeafHash())
+			for _, ch := range l.waiters[h] {
+				select {
+				case ch <- uint64(lf.GetLeafIndex()):
+				default:
+				}
+			}
+		}
+		from += uint64(len(leaves))
+		l.seen = max(l.seen, from)
+		l.mu.Unlock()
+	}
+	return nil
+}
+
+// Checkpoint implements transparency.Log.
+func (l *Log) Checkpoint(ctx context.Context) (*checkpoint.Checkpoint, error) {
+	if l.isClosed() {
+		return nil, transparency.ErrClosed
+	}
+	root, err := l.root(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return l.sign(ctx, root)
+}
+
+func (l *Log) isClosed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.closed
+}
+
+// AwaitCheckpoint implements transparency.Log. Trillian publishes a root as
+// soon as leaves are integrated, so after Append this returns at once.
+func (l *Log) AwaitCheckpoint(ctx context.Context, size uint64) (*checkpoint.Checkpoint, error) {
+	t := time.NewTicker(l.cfg.PollInterval)
+	defer t.Stop()
+	for {
+		cp, err := l.Checkpoint(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if cp.Size >= size {
+			return cp, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("trillian: waiting for a checkpoint of %d leaves: %w", size, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// checkSize returns ErrNotFound for a tree size beyond the latest checkpoint.
+func (l *Log) checkSize(ctx context.Context, treeSize uint64) error {
+	l.mu.Lock()
+	cp := l.cp
+	l.mu.Unlock()
+	if cp != nil && treeSize <= cp.Size {
+		return nil
+	}
+	cp, err := l.Checkpoint(ctx)
+	if err != nil {
+		return err
+	}
+	if treeSize > cp.Size {
+		return fmt.Errorf("trillian: %w: tree size %d beyond the latest checkpoint (%d)", transparency.ErrNotFound, treeSize, cp.Size)
+	}
+	return nil
+}
+
+// Entries implements transparency.Log.
+func (l *Log) Entries(ctx context.Context, start, end, treeSize uint64) ([][]byte, error) {
+	end, err := transparency.CheckRange(start, end, treeSize)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.checkSize(ctx, treeSize); err != nil {
+		return nil, err
+	}
+	rctx, cancel := l.rpcCtx(ctx)
+	defer cancel()
+	resp, err := l.client.GetLeavesByRange(rctx, &tpb.GetLeavesByRangeRequest{LogId: l.cfg.TreeID, StartIndex: int64(start), Count: int64(end - start)})
+	if err != nil {
+		return nil, rpcErr("couldn't read entries", err)
+	}
+	out := make([][]byte, 0, len(resp.GetLeaves()))
+	for i, lf := range resp.GetLeaves() {
+		if lf.GetLeafIndex() != int64(start)+int64(i) {
+			return nil, fmt.Errorf("trillian: %w: leaf %d returned at position %d", transparency.ErrSecurity, lf.GetLeafIndex(), start+uint64(i))
+		}
+		if h := tlog.RecordHash(lf.GetLeafValue()); !bytes.Equal(h[:], lf.GetMerkleLeafHash()) {
+			return nil, fmt.Errorf("trillian: %w: leaf %d does not match its hash", transparency.ErrSecurity, lf.GetLeafIndex())
+		}
+		out = append(out, lf.GetLeafValue())
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("trillian: %w: no entries returned from %d", transparency.ErrUnavailable, start)
+	}
+	return out, nil
+}
+
+func toProof(hashes [][]byte) ([]tlog.Hash, error) {
+	p := make([]tlog.Hash, len(hashes))
+	for i, h := range hashes {
+		if len(h) != tlog.HashSize {
+			return nil, fmt.Errorf("trillian: %w: proof hash of %d bytes", transparency.ErrUnavailable, len(h))
+		}
+		copy(p[i][:], h)
+	}
+	return p, nil
+}
+
+// InclusionProof implements transparency.Log.
+func (l *Log) InclusionProof(ctx context.Context, index, treeSize uint64) (tlog.RecordProof, error) {
+	if index >= treeSize {
+		return nil, fmt.Errorf("trillian: %w: index %d not below tree size %d", transparency.ErrInvalidRequest, index, treeSize)
+	}
+	if err := l.checkSize(ctx, treeSize); err != nil {
+		return nil, err
+	}
+	rctx, cancel := l.rpcCtx(ctx)
+	defer cancel()
+	resp, err := l.client.GetInclusionProof(rctx, &tpb.GetInclusionProofRequest{LogId: l.cfg.TreeID, LeafIndex: int64(index), TreeSize: int64(treeSize)})
+	if err != nil {
+		return nil, rpcErr(fmt.Sprintf("couldn't prove leaf %d in tree %d", index, treeSize), err)
+	}
+	return toProof(resp.GetProof().GetHashes())
+}
+
+// InclusionProofByHash implements transparency.Log.
+func (l *Log) InclusionProofByHash(ctx context.Context, leafHash tlog.Hash, treeSize uint64) (uint64, tlog.RecordProof, error) {
+	if treeSize == 0 {
+		return 0, nil, fmt.Errorf("trillian: %w: tree size 0 holds no leaf", transparency.ErrInvalidRequest)
+	}
+	if err := l.checkSize(ctx, treeSize); err != nil {
+		return 0, nil, err
+	}
+	return l.proofByHash(ctx, leafHash, treeSize)
+}
+
+func (l *Log) proofByHash(ctx context.Context, leafHash tlog.Hash, treeSize uint64) (uint64, tlog.RecordProof, error) {
+	rctx, cancel := l.rpcCtx(ctx)
+	defer cancel()
+	resp, err := l.client.GetInclusionProofByHash(rctx, &tpb.GetInclusionProofByHashRequest{LogId: l.cfg.TreeID, LeafHash: leafHash[:], TreeSize: int64(treeSize), OrderBySequence: true})
+	if err != nil {
+		return 0, nil, rpcErr(fmt.Sprintf("couldn't prove leaf hash %x", leafHash[:]), err)
+	}
+	for _, p := range resp.GetProof() {
+		if p.GetLeafIndex() >= 0 && uint64(p.GetLeafIndex()) < treeSize {
+			proof, err := toProof(p.GetHashes())
+			return uint64(p.GetLeafIndex()), proof, err
+		}
+	}
+	return 0, nil, fmt.Errorf("trillian: %w: no leaf with hash %x in tree %d", transparency.ErrNotFound, leafHash[:], treeSize)
+}
+
+// ConsistencyProof implements transparency.Log.
+func (l *Log) ConsistencyProof(ctx context.Context, oldSize, newSize uint64) (tlog.TreeProof, error) {
+	if oldSize > newSize {
+		return nil, fmt.Errorf("trillian: %w: old size %d above new size %d", transparency.ErrInvalidRequest, oldSize, newSize)
+	}
+	if err := l.checkSize(ctx, newSize); err != nil {
+		return nil, err
+	}
+	if oldSize == 0 || oldSize == newSize {
+		return tlog.TreeProof{}, nil
+	}
+	return l.consistency(ctx, oldSize, newSize)
+}
+
+func (l *Log) consistency(ctx context.Context, oldSize, newSize uint64) (tlog.TreeProof, error) {
+	rctx, cancel := l.rpcCtx(ctx)
+	defer cancel()
+	resp, err := l.client.GetConsistencyProof(rctx, &tpb.GetConsistencyProofRequest{LogId: l.cfg.TreeID, FirstTreeSize: int64(oldSize), SecondTreeSize: int64(newSize)})
+	if err != nil {
+		return nil, rpcErr(fmt.Sprintf("couldn't prove tree %d in tree %d", oldSize, newSize), err)
+	}
+	return toProof(resp.GetProof().GetHashes())
+}
+
+// VerifierKeys implements transparency.Log.
+func (l *Log) VerifierKeys() []string { return l.vkeys }
+
+// Stats implements transparency.Log.
+func (l *Log) Stats() transparency.Stats { return l.meter.Stats() }
+
+// Close implements transparency.Log. Appends still waiting return
+// ErrClosed (their leaves are queued in Trillian and will be integrated, but
+// were not acknowledged). The connection is the caller's to close.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return transparency.ErrClosed
+	}
+	l.closed = true
+	l.mu.Unlock()
+	l.cancel()
+	<-l.done
+	return nil
+}

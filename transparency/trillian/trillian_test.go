@@ -1,0 +1,132 @@
+package trillian_test
+
+import (
+	"bufio"
+	"context"
+	"crypto"
+	"crypto/ed25519"
+	"crypto/rand"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cloudflare/circl/sign/mldsa/mldsa44"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/logtest"
+	"tirage.fr/tirage/transparency/trillian"
+)
+
+// stack reads .run/trillian.env (written by scripts/trillian.sh up), found by
+// walking up from the test's directory. Without it the test skips locally
+// and fails in CI (CI=true), where make test starts the stack.
+func stack(t testing.TB) map[string]string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("module root not found")
+		}
+		dir = parent
+	}
+	f, err := os.Open(filepath.Join(dir, ".run", "trillian.env"))
+	if err != nil {
+		msg := "Trillian stack not running (no .run/trillian.env): start it with `bash scripts/trillian.sh up` (make test does)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	defer f.Close()
+	env := map[string]string{}
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if k, v, ok := strings.Cut(s.Text(), "="); ok {
+			env[k] = v
+		}
+	}
+	if env["TRILLIAN_LOG_ADDR"] == "" {
+		t.Fatal(".run/trillian.env lacks TRILLIAN_LOG_ADDR")
+	}
+	return env
+}
+
+func dial(t testing.TB) *grpc.ClientConn {
+	env := stack(t)
+	// Loopback test stack without TLS.
+	conn, err := grpc.NewClient(env["TRILLIAN_LOG_ADDR"], grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+func signers(t testing.TB) []crypto.Signer {
+	_, ed, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ml, err := mldsa44.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []crypto.Signer{ed, ml}
+}
+
+func newTree(t testing.TB, conn *grpc.ClientConn) int64 {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	id, err := trillian.CreateTree(ctx, conn, "tirage-test-"+strconv.Itoa(os.Getpid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func opener(t *testing.T) logtest.Opener {
+	conn := dial(t)
+	tree := newTree(t, conn)
+	s := signers(t)
+	return func() (transparency.Log, error) {
+		return trillian.Open(context.Background(), trillian.Config{Conn: conn, TreeID: tree, Origin: "tirage.fr/log/trillian-test", Signers: s})
+	}
+}
+
+func TestConformance(t *testing.T) { logtest.Run(t, opener) }
+
+// A duplicate leaf gets the index of the original.
+func TestDuplicateLeaf(t *testing.T) {
+	l, err := opener(t)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := t.Context()
+	a, err := l.Append(ctx, []byte("same leaf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Append(ctx, []byte("other leaf")); err != nil {
+		t.Fatal(err)
+	}
+	b, err := l.Append(ctx, []byte("same leaf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b {
+		t.Fatalf("duplicate leaf got index %d, original %d", b, a)
+	}
+}
