@@ -581,3 +581,31 @@ func TestDestroyRSA(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestRSAPrimeOrder proves with the primes of the RFC keys in both orders:
+// the CRT recombination must not depend on p > q.
+func TestRSAPrimeOrder(t *testing.T) {
+	for _, e := range loadExamples(t) {
+		if e.suite != SuiteRSAFDH256 {
+			continue
+		}
+		k, err := x509.ParsePKCS8PrivateKey(e.skRaw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rk := k.(*rsa.PrivateKey)
+		swapped := &rsa.PrivateKey{PublicKey: rk.PublicKey, D: rk.D, Primes: []*big.Int{rk.Primes[1], rk.Primes[0]}}
+		swapped.Precompute()
+		der, err := x509.MarshalPKCS8PrivateKey(swapped)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sk, err := NewPrivateKey(SuiteRSAFDH256, der)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := mustProve(t, sk, e.alpha); !bytes.Equal(got, e.pi) {
+			t.Errorf("%s: proof with swapped primes differs", e.v.ID)
+		}
+	}
+}
