@@ -144,7 +144,7 @@ func (t *EntrantTree) Prove(i int64) (tlog.RecordProof, error) {
 
 func (l *EntrantList) checkCanonical() error {
 	for i, a := range l.Accounts {
-		if !accountRE.MatchString(a) {
+		if !validAccount(a) {
 			return fmt.Errorf("entrant %d: account must match [A-Za-z0-9._:-]{1,64}, got %q", i+1, clip(a))
 		}
 		if i > 0 && l.Accounts[i-1] >= a {

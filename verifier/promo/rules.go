@@ -51,6 +51,9 @@ type Rules struct {
 	drawDays [][]int // per draw, the indices of the days feeding it
 	first    time.Time
 	end      time.Time
+	// byOrdinal[i] is the index of the day of ordinal firstOrdinal+i, or -1.
+	byOrdinal    []int
+	firstOrdinal int64
 }
 
 // Subscription policies.
@@ -461,6 +464,14 @@ func (r *Rules) validate(v *validator) {
 		r.first, _ = r.parseDate(r.Days[0].Date)
 		last, _ := r.parseDate(r.Days[len(r.Days)-1].Date)
 		r.end = last.AddDate(0, 0, 1)
+		r.firstOrdinal = ordinal(r.first.Date())
+		r.byOrdinal = make([]int, ordinal(last.Date())-r.firstOrdinal+1)
+		for i := range r.byOrdinal {
+			r.byOrdinal[i] = -1
+		}
+		for i := range r.Days {
+			r.byOrdinal[ordinal(r.DayStart(i).Date())-r.firstOrdinal] = i
+		}
 	}
 	// Keep ranges' keys sorted so that every derived list is deterministic.
 	for name := range r.Ranges {
@@ -510,17 +521,16 @@ func (r *Rules) DayIndex(t time.Time) int {
 	}
 	lt := t.In(r.loc)
 	y, m, d := lt.Date()
-	i, ok := r.days[fmt.Sprintf("%04d-%02d-%02d", y, m, d)]
-	if !ok {
+	off := ordinal(y, m, d) - r.firstOrdinal
+	if off < 0 || off >= int64(len(r.byOrdinal)) {
 		return -1
 	}
-	return i
+	return r.byOrdinal[off]
 }
 
-// dayIndexDate is DayIndex without the period check on an already-local date.
-func (r *Rules) dayKey(t time.Time) string {
-	y, m, d := t.In(r.loc).Date()
-	return fmt.Sprintf("%04d-%02d-%02d", y, m, d)
+// ordinal numbers calendar days (days since 1970-01-01 of the proleptic calendar).
+func ordinal(y int, m time.Month, d int) int64 {
+	return time.Date(y, m, d, 12, 0, 0, 0, time.UTC).Unix() / 86400
 }
 
 // DrawIndex returns the index in Draws of draw id, or -1.

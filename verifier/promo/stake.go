@@ -3,7 +3,6 @@ package promo
 import (
 	"crypto/sha256"
 	"fmt"
-	"regexp"
 	"strconv"
 	"time"
 )
@@ -50,8 +49,41 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
-var accountRE = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
-var codeRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+// validAccount reports whether a matches [A-Za-z0-9._:-]{1,64} (a loop: this runs per stake row).
+func validAccount(a string) bool {
+	if len(a) == 0 || len(a) > 64 {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		c := a[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// validCode reports whether c matches [a-z0-9][a-z0-9-]{0,63}.
+func validCode(s string) bool {
+	if len(s) == 0 || len(s) > 64 || s[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckAccount validates an account id.
+func CheckAccount(a string) error {
+	if !validAccount(a) {
+		return &FieldError{"account", fmt.Sprintf("must match [A-Za-z0-9._:-]{1,64}, got %q", clip(a))}
+	}
+	return nil
+}
 
 // ParseStake validates one row given as its fields in StakeColumns order
 // (missing trailing fields are empty). It does not look at the rules.
@@ -61,8 +93,8 @@ func ParseStake(f [9]string) (Stake, error) {
 		return s, &FieldError{"id", "required, at most 128 bytes"}
 	}
 	s.ID = f[0]
-	if !accountRE.MatchString(f[1]) {
-		return s, &FieldError{"account", fmt.Sprintf("must match [A-Za-z0-9._:-]{1,64}, got %q", clip(f[1]))}
+	if err := CheckAccount(f[1]); err != nil {
+		return s, err
 	}
 	s.Account = f[1]
 	t, err := parseInstant(f[2])
@@ -70,7 +102,7 @@ func ParseStake(f [9]string) (Stake, error) {
 		return s, &FieldError{"time", err.Error()}
 	}
 	s.Time = t
-	if !codeRE.MatchString(f[3]) {
+	if !validCode(f[3]) {
 		return s, &FieldError{"game", fmt.Sprintf("must be a game code [a-z0-9-], got %q", clip(f[3]))}
 	}
 	s.Game = f[3]
@@ -79,7 +111,7 @@ func ParseStake(f [9]string) (Stake, error) {
 		return s, &FieldError{"amount_cents", fmt.Sprintf("must be an integer number of cents between 1 and %d, got %q", int64(maxAmountCents), clip(f[4]))}
 	}
 	s.AmountCents = a
-	if !codeRE.MatchString(f[5]) {
+	if !validCode(f[5]) {
 		return s, &FieldError{"channel", fmt.Sprintf("must be a channel code [a-z0-9-], got %q", clip(f[5]))}
 	}
 	s.Channel = f[5]
@@ -126,7 +158,7 @@ func clip(s string) string {
 // Exclusion says why a valid stake does not count. The zero value means it counts.
 type Exclusion uint8
 
-// Exclusion reasons.
+// Exclusion reasons (NumExclusions of them, Counts included).
 const (
 	Counts Exclusion = iota
 	OutsidePeriod
@@ -136,7 +168,7 @@ const (
 	AboPlusOtherDay
 	SubscriptionExcluded
 	AboPlusExcluded
-	numExclusions
+	NumExclusions
 )
 
 var exclusionNames = [...]string{
@@ -206,7 +238,7 @@ type Tally struct {
 	seen     map[[16]byte]uint32
 	// Rows counts the stakes added; Excluded counts those not counting, by reason.
 	Rows     int64
-	Excluded [numExclusions]int64
+	Excluded [NumExclusions]int64
 }
 
 // NewTally starts an empty tally for rules.

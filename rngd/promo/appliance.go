@@ -1,0 +1,614 @@
+// Package promo runs promotions on the appliance: it ingests stake files,
+// computes eligibility and e-credits with the pure rules of
+// tirage.fr/tirage/verifier/promo, freezes each draw's entrant list into the
+// transparency log, runs the bailiff's ceremony and writes the certificate,
+// the freeze receipt and the procès-verbal (JSON and PDF).
+//
+// # State
+//
+// Each draw has a directory Dir/<operation>/<draw id>/ (mode 0700):
+//
+//	meta.json         what the documents show (title, prize, days, counts)
+//	rules.yaml        the rules file frozen with the draw
+//	entrants.txt      the canonical entrant list with its freeze key (private: bailiff)
+//	secret            r, hex (private: revealed by the draw record)
+//	freeze.leaf       the promo_freeze record, then freeze.idx its log index
+//	draw.lock         created (O_EXCL) when a ceremony starts: no second draw
+//	draw.leaf         the promo_draw record, then draw.idx its log index
+//	certificate.json  the certificate (rngverify certificate checks it)
+//
+// # No redraw
+//
+// A draw runs at most once: the ceremony creates draw.lock exclusively
+// before it proves anything. If the log append fails after the proof, the
+// record stays in draw.leaf and the next run re-sends that very record —
+// the same share, the same winners — and refuses a new share. Auditors see
+// every promo_draw record in the log; two for one draw id are misbehaviour.
+//
+// # Failing closed
+//
+// Entropy, key or log failures refuse the operation with an error and change
+// nothing that was published: a freeze whose append failed is re-sent
+// unchanged by the next freeze of the same draw.
+package promo
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/record"
+)
+
+// Config configures an Appliance.
+type Config struct {
+	// Dir holds the draws' state (see the package doc), e.g. <data dir>/promo.
+	Dir string
+	// Log is the transparency log the records go to.
+	Log transparency.Log
+	// Prover holds the VRF key (an hsm.VRFProver).
+	Prover promo.Prover
+	// KeyID is the VRF key's id in the key announcement.
+	KeyID string
+	// KeysIndex is the log index of the key announcement naming the VRF
+	// key; certificates carry it with its inclusion proof. -1: none.
+	KeysIndex int64
+	// Entropy is the appliance's DRBG (rngd/entropy.Generator). A failed
+	// read refuses the freeze.
+	Entropy io.Reader
+	// Clock gives the time of records (default time.Now).
+	Clock func() time.Time
+	// Logger receives operational messages (never r, K or account ids).
+	Logger *slog.Logger
+}
+
+// Appliance runs freezes, ceremonies and certificates.
+type Appliance struct{ cfg Config }
+
+// New checks cfg and returns an Appliance.
+func New(cfg Config) (*Appliance, error) {
+	switch {
+	case cfg.Dir == "":
+		return nil, errors.New("promo: Config.Dir is empty")
+	case cfg.Log == nil || cfg.Prover == nil || cfg.Entropy == nil:
+		return nil, errors.New("promo: Config needs Log, Prover and Entropy")
+	case cfg.KeyID == "":
+		return nil, errors.New("promo: Config.KeyID is empty")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Appliance{cfg: cfg}, nil
+}
+
+// Errors a caller may act on.
+var (
+	// ErrFrozen: the draw was frozen already; its list cannot change.
+	ErrFrozen = errors.New("draw already frozen")
+	// ErrNotFrozen: no freeze for this draw: freeze it first.
+	ErrNotFrozen = errors.New("draw not frozen")
+	// ErrDrawn: the draw was run already; there is no second draw.
+	ErrDrawn = errors.New("draw already run: there is no second draw")
+)
+
+// Meta is what the documents of a draw show besides the records.
+type Meta struct {
+	Operation    string   `json:"operation"`
+	OpTitle      string   `json:"operation_title"`
+	Draw         string   `json:"draw"` // operation/id
+	Title        string   `json:"title"`
+	Prize        string   `json:"prize"`
+	ValueCents   int64    `json:"value_cents"`
+	Currency     string   `json:"currency"`
+	Date         string   `json:"date"`
+	Days         []string `json:"days"`
+	Reserves     int      `json:"reserves"`
+	Beacon       string   `json:"beacon,omitempty"`
+	RulesHash    string   `json:"rules_sha256"`
+	Participants int      `json:"participants"` // accounts that met a feeding day's minimum
+	Withheld     int      `json:"withheld_closed"`
+	Entrants     int      `json:"entrants"`
+	Rejected     int64    `json:"rejected_rows"` // of the stake ingestion feeding the freeze
+	Rows         int64    `json:"rows"`
+}
+
+// FreezeRequest freezes one draw.
+type FreezeRequest struct {
+	Rules     *promo.Rules
+	RulesFile []byte
+	DrawIndex int      // index in Rules.Draws
+	Entrants  []string // canonical (Eligibility.Entrants[j])
+	Withheld  int      // participants left out (closed accounts)
+	Rows      int64    // stake rows read, for the documents
+	Rejected  int64    // stake rows rejected, for the documents
+}
+
+// Frozen is a logged freeze.
+type Frozen struct {
+	Meta   Meta
+	Leaf   []byte
+	Index  uint64
+	Record *record.PromoFreeze
+}
+
+func (a *Appliance) drawDir(draw string) (string, error) {
+	op, id, ok := strings.Cut(draw, "/")
+	if !ok || op == "" || id == "" || strings.ContainsAny(op+id, `/\.`) {
+		return "", fmt.Errorf("draw id %q is not <operation>/<id>", draw)
+	}
+	return filepath.Join(a.cfg.Dir, op, id), nil
+}
+
+// Freeze commits a draw's entrant list: the promo_freeze record is appended
+// to the log and the private list and r are kept for the ceremony.
+func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, error) {
+	r := req.Rules
+	d := r.Draws[req.DrawIndex]
+	draw := r.FullDrawID(req.DrawIndex)
+	dir, err := a.drawDir(draw)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return nil, fmt.Errorf("couldn't make the promotion directory: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o700); errors.Is(err, fs.ErrExist) {
+		return a.resumeFreeze(ctx, draw, dir)
+	} else if err != nil {
+		return nil, fmt.Errorf("couldn't make the draw directory: %w", err)
+	}
+	abandon := func(err error) (*Frozen, error) {
+		os.RemoveAll(dir) // nothing was sent to the log
+		return nil, err
+	}
+	var secret [64]byte // K || r
+	if _, err := io.ReadFull(a.cfg.Entropy, secret[:]); err != nil {
+		return abandon(fmt.Errorf("entropy failure, freeze refused: %w", err))
+	}
+	defer clear(secret[:])
+	list := &promo.EntrantList{Draw: draw, Accounts: req.Entrants}
+	copy(list.Key[:], secret[:32])
+	var rv [32]byte
+	copy(rv[:], secret[32:])
+	tree, err := list.Tree()
+	if err != nil {
+		return abandon(err)
+	}
+	beacon := ""
+	if d.Beacon != nil {
+		beacon = fmt.Sprintf("%s round %d", d.Beacon.Source, d.Beacon.Round)
+	}
+	rec, err := promo.NewFreeze(promo.FreezeInput{
+		Operation: r.Operation, RulesHash: promo.RulesHash(req.RulesFile), Draw: draw, Tree: tree,
+		Reserves: d.Reserves, Beacon: beacon, R: rv, Now: a.cfg.Clock(),
+	})
+	if err != nil {
+		return abandon(err)
+	}
+	leaf, err := record.Format(rec)
+	if err != nil {
+		return abandon(err)
+	}
+	participants := len(req.Entrants) + req.Withheld
+	meta := Meta{
+		Operation: r.Operation, OpTitle: r.Title, Draw: draw, Title: d.Title, Prize: d.Prize, ValueCents: d.ValueCents,
+		Currency: r.Currency, Date: d.Date, Reserves: d.Reserves, Beacon: beacon,
+		Participants: participants, Withheld: req.Withheld, Entrants: len(req.Entrants),
+		Rejected: req.Rejected, Rows: req.Rows,
+	}
+	_, meta.RulesHash, _ = promo.ParsePromotionField(rec.Promotion)
+	for _, i := range r.DrawDays(req.DrawIndex) {
+		meta.Days = append(meta.Days, r.Days[i].Date)
+	}
+	mj, _ := json.MarshalIndent(meta, "", "  ")
+	for _, f := range []struct {
+		name string
+		data []byte
+		mode os.FileMode
+	}{
+		{"meta.json", append(mj, '\n'), 0o644},
+		{"rules.yaml", req.RulesFile, 0o644},
+		{"entrants.txt", list.Format(), 0o600},
+		{"secret", []byte(hex.EncodeToString(rv[:]) + "\n"), 0o600},
+		{"freeze.leaf", leaf, 0o644},
+	} {
+		if err := writeFile(filepath.Join(dir, f.name), f.data, f.mode); err != nil {
+			return abandon(err)
+		}
+	}
+	return a.appendFreeze(ctx, dir, meta, leaf, rec)
+}
+
+// resumeFreeze handles a draw directory that exists: frozen (ErrFrozen), or
+// a freeze whose append did not complete, which is re-sent unchanged.
+func (a *Appliance) resumeFreeze(ctx context.Context, draw, dir string) (*Frozen, error) {
+	if _, err := os.Stat(filepath.Join(dir, "freeze.idx")); err == nil {
+		return nil, fmt.Errorf("%s: %w", draw, ErrFrozen)
+	}
+	leaf, err := os.ReadFile(filepath.Join(dir, "freeze.leaf"))
+	if err != nil {
+		return nil, fmt.Errorf("%s: incomplete draw directory without a freeze record; inspect %s: %w", draw, dir, err)
+	}
+	rec, err := record.Parse(leaf)
+	fr, ok := rec.(*record.PromoFreeze)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("%s: freeze.leaf is not a promo_freeze record", draw)
+	}
+	var meta Meta
+	if err := readJSON(filepath.Join(dir, "meta.json"), &meta); err != nil {
+		return nil, err
+	}
+	a.cfg.Logger.Warn("re-sending a freeze whose append did not complete", "draw", draw)
+	return a.appendFreeze(ctx, dir, meta, leaf, fr)
+}
+
+func (a *Appliance) appendFreeze(ctx context.Context, dir string, meta Meta, leaf []byte, rec *record.PromoFreeze) (*Frozen, error) {
+	idx, err := a.appendOnce(ctx, leaf)
+	if err != nil {
+		return nil, fmt.Errorf("log append failed, freeze not published (run the freeze again to re-send it unchanged): %w", err)
+	}
+	if err := writeFile(filepath.Join(dir, "freeze.idx"), []byte(strconv.FormatUint(idx, 10)+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	a.cfg.Logger.Info("draw frozen", "draw", meta.Draw, "entrants", meta.Entrants, "log_index", idx)
+	return &Frozen{Meta: meta, Leaf: leaf, Index: idx, Record: rec}, nil
+}
+
+// appendOnce appends leaf unless the log already holds it (a retry after an
+// append whose acknowledgement was lost).
+func (a *Appliance) appendOnce(ctx context.Context, leaf []byte) (uint64, error) {
+	if cp, err := a.cfg.Log.Checkpoint(ctx); err == nil && cp.Size > 0 {
+		if i, _, err := a.cfg.Log.InclusionProofByHash(ctx, tlog.Hash(record.LeafHash(leaf)), cp.Size); err == nil {
+			return i, nil
+		}
+	}
+	return a.cfg.Log.Append(ctx, leaf)
+}
+
+// DrawRequest is the ceremony's input.
+type DrawRequest struct {
+	Draw        string // operation/id
+	Share       string // normalised (promo.ShareFromText / ShareFromDice)
+	BeaconValue []byte // the announced beacon round's value, if any
+}
+
+// Drawn is a logged draw.
+type Drawn struct {
+	Meta   Meta
+	Leaf   []byte
+	Index  uint64
+	Record *record.PromoDraw
+}
+
+// Draw runs the ceremony of a frozen draw, once.
+func (a *Appliance) Draw(ctx context.Context, req DrawRequest) (*Drawn, error) {
+	dir, err := a.drawDir(req.Draw)
+	if err != nil {
+		return nil, err
+	}
+	st, err := a.load(req.Draw, dir)
+	if err != nil {
+		return nil, err
+	}
+	if st.drawLeaf != nil {
+		if st.drawIdx >= 0 {
+			return nil, fmt.Errorf("%s: %w", req.Draw, ErrDrawn)
+		}
+		// The append of this very record did not complete: re-send it, never a new one.
+		if string(st.draw.Share) != req.Share {
+			return nil, fmt.Errorf("%s: %w; its record (with the share entered then) was not yet published and is re-sent only with that same share", req.Draw, ErrDrawn)
+		}
+		return a.appendDraw(ctx, dir, st, st.drawLeaf, st.draw)
+	}
+	// The freeze must be in a published checkpoint before anything is drawn.
+	if _, err := a.cfg.Log.AwaitCheckpoint(ctx, st.freezeIdx+1); err != nil {
+		return nil, fmt.Errorf("the freeze is not yet in a checkpoint: %w", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "draw.lock"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("%s: %w (a ceremony started before; see draw.lock)", req.Draw, ErrDrawn)
+	} else if err != nil {
+		return nil, fmt.Errorf("couldn't take the draw lock: %w", err)
+	}
+	fmt.Fprintf(lock, "ceremony started %s\n", promo.FormatTime(a.cfg.Clock()))
+	if err := lock.Sync(); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	lock.Close()
+	c := &promo.Ceremony{
+		Freeze: st.freeze, Tree: st.tree, R: st.r, Share: req.Share, BeaconValue: req.BeaconValue,
+		KeyID: a.cfg.KeyID, Prover: a.cfg.Prover, Now: a.cfg.Clock(),
+	}
+	d, err := c.Run()
+	if err != nil {
+		// Nothing was proven that anyone saw; the lock stays: the operator
+		// inspects and, if nothing was drawn, removes it by hand (logged).
+		return nil, fmt.Errorf("ceremony refused, nothing drawn: %w (remove draw.lock to run it again)", err)
+	}
+	leaf, err := record.Format(d)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFile(filepath.Join(dir, "draw.leaf"), leaf, 0o644); err != nil {
+		return nil, err
+	}
+	return a.appendDraw(ctx, dir, st, leaf, d)
+}
+
+func (a *Appliance) appendDraw(ctx context.Context, dir string, st *drawState, leaf []byte, d *record.PromoDraw) (*Drawn, error) {
+	idx, err := a.appendOnce(ctx, leaf)
+	if err != nil {
+		return nil, fmt.Errorf("log append failed, draw not published (run the ceremony again with the same share to re-send this same record): %w", err)
+	}
+	if err := writeFile(filepath.Join(dir, "draw.idx"), []byte(strconv.FormatUint(idx, 10)+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	a.cfg.Logger.Info("draw published", "draw", d.Draw, "log_index", idx)
+	return &Drawn{Meta: st.meta, Leaf: leaf, Index: idx, Record: d}, nil
+}
+
+// drawState is a draw directory loaded and checked.
+type drawState struct {
+	meta       Meta
+	list       *promo.EntrantList
+	tree       *promo.EntrantTree
+	r          [32]byte
+	freezeLeaf []byte
+	freeze     *record.PromoFreeze
+	freezeIdx  uint64
+	drawLeaf   []byte
+	draw       *record.PromoDraw
+	drawIdx    int64 // -1 until published
+}
+
+func (a *Appliance) load(draw, dir string) (*drawState, error) {
+	st := &drawState{drawIdx: -1}
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", draw, ErrNotFrozen)
+	}
+	idx, err := readIndex(filepath.Join(dir, "freeze.idx"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w (the freeze was not published; run the freeze again)", draw, ErrNotFrozen)
+	} else if err != nil {
+		return nil, err
+	}
+	st.freezeIdx = uint64(idx)
+	if err := readJSON(filepath.Join(dir, "meta.json"), &st.meta); err != nil {
+		return nil, err
+	}
+	if st.freezeLeaf, err = os.ReadFile(filepath.Join(dir, "freeze.leaf")); err != nil {
+		return nil, err
+	}
+	rec, err := record.Parse(st.freezeLeaf)
+	fr, ok := rec.(*record.PromoFreeze)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("%s: freeze.leaf is not a promo_freeze record", draw)
+	}
+	st.freeze = fr
+	lb, err := os.ReadFile(filepath.Join(dir, "entrants.txt"))
+	if err != nil {
+		return nil, err
+	}
+	if st.list, err = promo.ParseEntrantList(lb); err != nil {
+		return nil, err
+	}
+	if st.tree, err = st.list.Tree(); err != nil {
+		return nil, err
+	}
+	sb, err := os.ReadFile(filepath.Join(dir, "secret"))
+	if err != nil {
+		return nil, err
+	}
+	if n, err := hex.Decode(st.r[:], bytes.TrimSpace(sb)); err != nil || n != 32 {
+		return nil, fmt.Errorf("%s: the secret file is damaged", draw)
+	}
+	if st.drawLeaf, err = os.ReadFile(filepath.Join(dir, "draw.leaf")); err == nil {
+		rec, err := record.Parse(st.drawLeaf)
+		d, ok := rec.(*record.PromoDraw)
+		if err != nil || !ok {
+			return nil, fmt.Errorf("%s: draw.leaf is not a promo_draw record", draw)
+		}
+		st.draw = d
+		if st.drawIdx, err = readIndex(filepath.Join(dir, "draw.idx")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		} else if err != nil {
+			st.drawIdx = -1
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return st, nil
+}
+
+// Certificate is a certified draw's documents.
+type Certificate struct {
+	Meta     Meta
+	JSON     []byte // the certificate file
+	Verified *promo.Verified
+	List     *promo.EntrantList
+}
+
+// Certify builds the certificate of a published draw, writes it to
+// certificate.json in the draw's directory and checks it with the verifier
+// (bailiff's path) before returning it.
+func (a *Appliance) Certify(ctx context.Context, draw string) (*Certificate, error) {
+	dir, err := a.drawDir(draw)
+	if err != nil {
+		return nil, err
+	}
+	st, err := a.load(draw, dir)
+	if err != nil {
+		return nil, err
+	}
+	if st.drawIdx < 0 {
+		return nil, fmt.Errorf("%s: the draw was not published yet", draw)
+	}
+	cp, err := a.cfg.Log.AwaitCheckpoint(ctx, uint64(st.drawIdx)+1)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't get a checkpoint including the draw: %w", err)
+	}
+	logged := func(idx uint64, leaf []byte) (*promo.LoggedRecord, error) {
+		p, err := a.cfg.Log.InclusionProof(ctx, idx, cp.Size)
+		if err != nil {
+			return nil, fmt.Errorf("couldn't prove record %d: %w", idx, err)
+		}
+		return &promo.LoggedRecord{Index: idx, Record: string(leaf), Proof: promo.ProofHex(p)}, nil
+	}
+	in := promo.CertificateInput{
+		Title: st.meta.Title, Prize: st.meta.Prize, Days: st.meta.Days, Withheld: uint64(st.meta.Withheld),
+		Checkpoint: cp.Note, LogKeys: a.cfg.Log.VerifierKeys(), Tree: st.tree, VRFKey: a.cfg.Prover.PublicKey(),
+	}
+	hex.Decode(in.RulesHash[:], []byte(st.meta.RulesHash))
+	if in.Freeze, err = logged(st.freezeIdx, st.freezeLeaf); err != nil {
+		return nil, err
+	}
+	if in.Draw, err = logged(uint64(st.drawIdx), st.drawLeaf); err != nil {
+		return nil, err
+	}
+	if a.cfg.KeysIndex >= 0 {
+		es, err := a.cfg.Log.Entries(ctx, uint64(a.cfg.KeysIndex), uint64(a.cfg.KeysIndex)+1, cp.Size)
+		if err != nil || len(es) != 1 {
+			return nil, fmt.Errorf("couldn't read the key announcement at %d: %v", a.cfg.KeysIndex, err)
+		}
+		if in.Keys, err = logged(uint64(a.cfg.KeysIndex), es[0]); err != nil {
+			return nil, err
+		}
+	}
+	c, err := promo.NewCertificate(in)
+	if err != nil {
+		return nil, err
+	}
+	js := promo.CertificateJSON(c)
+	v, err := promo.Verify(js, st.list, promo.Anchors{LogKeys: a.cfg.Log.VerifierKeys(), Reserves: st.meta.Reserves})
+	if err != nil {
+		return nil, fmt.Errorf("the certificate just made does not verify: %w", err)
+	}
+	if err := writeFile(filepath.Join(dir, "certificate.json"), js, 0o644); err != nil {
+		return nil, err
+	}
+	return &Certificate{Meta: st.meta, JSON: js, Verified: v, List: st.list}, nil
+}
+
+// FreezeReceipt is the bailiff's receipt of a freeze (JSON): what was
+// committed, when, and where in the log, with the proof.
+type FreezeReceipt struct {
+	V            int                `json:"v"`
+	Draw         string             `json:"draw"`
+	Title        string             `json:"title"`
+	RulesHash    string             `json:"rules_sha256"`
+	Days         []string           `json:"days"`
+	Count        uint64             `json:"count"`
+	Root         string             `json:"entrants_root"`
+	Commitment   string             `json:"commitment"`
+	Reserves     uint64             `json:"reserves"`
+	Beacon       string             `json:"beacon,omitempty"`
+	FrozenAt     string             `json:"frozen_at"`
+	Withheld     int                `json:"withheld_closed"`
+	Participants int                `json:"participants"`
+	Freeze       promo.LoggedRecord `json:"freeze"`
+	Checkpoint   string             `json:"checkpoint"`
+	LogKeys      []string           `json:"log_keys"`
+	EntrantsFile string             `json:"entrants_sha256"` // SHA-256 of the private entrant list file
+}
+
+// Receipt returns the freeze receipt of a frozen draw (waiting for a
+// checkpoint that includes the freeze).
+func (a *Appliance) Receipt(ctx context.Context, draw string) (*FreezeReceipt, error) {
+	dir, err := a.drawDir(draw)
+	if err != nil {
+		return nil, err
+	}
+	st, err := a.load(draw, dir)
+	if err != nil {
+		return nil, err
+	}
+	cp, err := a.cfg.Log.AwaitCheckpoint(ctx, st.freezeIdx+1)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't get a checkpoint including the freeze: %w", err)
+	}
+	p, err := a.cfg.Log.InclusionProof(ctx, st.freezeIdx, cp.Size)
+	if err != nil {
+		return nil, err
+	}
+	f := st.freeze
+	lh := sha256.Sum256(st.list.Format())
+	return &FreezeReceipt{
+		V: 1, Draw: draw, Title: st.meta.Title, RulesHash: st.meta.RulesHash, Days: st.meta.Days,
+		Count: f.Count, Root: hex.EncodeToString(f.Root[:]), Commitment: hex.EncodeToString(f.Commit[:]),
+		Reserves: f.Reserves, Beacon: f.Beacon, FrozenAt: promo.FormatTime(f.Time),
+		Withheld: st.meta.Withheld, Participants: st.meta.Participants,
+		Freeze:     promo.LoggedRecord{Index: st.freezeIdx, Record: string(st.freezeLeaf), Proof: promo.ProofHex(p)},
+		Checkpoint: string(cp.Note), LogKeys: a.cfg.Log.VerifierKeys(),
+		EntrantsFile: hex.EncodeToString(lh[:]),
+	}, nil
+}
+
+// EntrantsFile returns the path of a draw's private entrant list.
+func (a *Appliance) EntrantsFile(draw string) (string, error) {
+	dir, err := a.drawDir(draw)
+	return filepath.Join(dir, "entrants.txt"), err
+}
+
+func readIndex(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return -1, err
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 63)
+	if err != nil {
+		return -1, fmt.Errorf("%s is damaged", filepath.Base(path))
+	}
+	return int64(n), nil
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s is damaged: %w", filepath.Base(path), err)
+	}
+	return nil
+}
+
+// writeFile writes data durably: a temporary file, fsync, rename.
+func writeFile(path string, data []byte, mode os.FileMode) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

@@ -1,0 +1,295 @@
+package promo
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"tirage.fr/tirage/verifier/promo"
+)
+
+// Input formats of stake files.
+const (
+	FormatCSV   = "csv"   // RFC 4180, header line naming the columns (promo.StakeColumns, any order)
+	FormatJSONL = "jsonl" // JSON Lines: one object per line with the same names
+)
+
+// FormatOf guesses a stake file's format from its name: .jsonl/.ndjson is JSON Lines, anything else CSV.
+func FormatOf(name string) string {
+	if strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".ndjson") {
+		return FormatJSONL
+	}
+	return FormatCSV
+}
+
+// IngestStats sums up an ingestion.
+type IngestStats struct {
+	Lines    int64 // data lines read (header excluded)
+	Rejected int64 // malformed or duplicate rows, each reported
+	Counted  int64 // rows that count towards a participation day
+	Excluded [promo.NumExclusions]int64
+}
+
+// Ingest streams stake rows from r into t. Every rejected row is written to
+// rejects as "<line>: <field>: <reason>" (line numbers are 1-based lines of
+// the file, the CSV header being line 1); nothing is dropped silently.
+// progress, if not nil, is called about every 250,000 lines with the number
+// of lines and bytes read so far.
+func Ingest(ctx context.Context, r io.Reader, format string, t *promo.Tally, rejects io.Writer, progress func(lines, bytes int64)) (IngestStats, error) {
+	var st IngestStats
+	cr := &countingReader{r: r}
+	br := bufio.NewReaderSize(cr, 1<<20)
+	rw := bufio.NewWriter(rejects)
+	defer rw.Flush()
+	reject := func(line int, err error) error {
+		st.Rejected++
+		_, werr := fmt.Fprintf(rw, "%d: %v\n", line, err)
+		return werr
+	}
+	add := func(line int, f *[9]string) error {
+		s, err := promo.ParseStake(*f)
+		if err == nil {
+			var why promo.Exclusion
+			why, err = t.Add(line, &s)
+			if err == nil {
+				if why == promo.Counts {
+					st.Counted++
+				} else {
+					st.Excluded[why]++
+				}
+				return nil
+			}
+		}
+		return reject(line, err)
+	}
+	tick := func(line int) error {
+		if line%250_000 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if progress != nil {
+				progress(st.Lines, cr.n)
+			}
+		}
+		return nil
+	}
+	var err error
+	switch format {
+	case FormatCSV:
+		err = ingestCSV(br, &st, add, reject, tick)
+	case FormatJSONL:
+		err = ingestJSONL(br, &st, add, reject, tick)
+	default:
+		return st, fmt.Errorf("unknown stake format %q (want csv or jsonl)", format)
+	}
+	if progress != nil {
+		progress(st.Lines, cr.n)
+	}
+	if err != nil {
+		return st, err
+	}
+	return st, rw.Flush()
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func ingestCSV(br *bufio.Reader, st *IngestStats, add func(int, *[9]string) error, reject func(int, error) error, tick func(int) error) error {
+	cr := csv.NewReader(br)
+	cr.ReuseRecord = true
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err != nil {
+		return fmt.Errorf("stake file: line 1: couldn't read the header: %w", err)
+	}
+	cols := make([]int, len(header)) // file column → StakeColumns index
+	seen := map[string]bool{}
+	for i, h := range header {
+		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		cols[i] = -1
+		for j, c := range promo.StakeColumns {
+			if h == c {
+				cols[i] = j
+			}
+		}
+		if cols[i] < 0 {
+			return fmt.Errorf("stake file: line 1: unknown column %q (want %s)", h, strings.Join(promo.StakeColumns, ","))
+		}
+		if seen[h] {
+			return fmt.Errorf("stake file: line 1: column %q twice", h)
+		}
+		seen[h] = true
+	}
+	for _, c := range promo.StakeColumns[:6] {
+		if !seen[c] {
+			return fmt.Errorf("stake file: line 1: missing column %q", c)
+		}
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		line, _ := cr.FieldPos(0)
+		st.Lines++
+		if err != nil {
+			var pe *csv.ParseError
+			if !errors.As(err, &pe) {
+				return fmt.Errorf("stake file: %w", err)
+			}
+			if err := reject(pe.StartLine, fmt.Errorf("csv: %w", pe.Err)); err != nil {
+				return err
+			}
+			continue
+		}
+		if len(rec) != len(cols) {
+			if err := reject(line, fmt.Errorf("row has %d fields, the header %d", len(rec), len(cols))); err != nil {
+				return err
+			}
+			continue
+		}
+		var f [9]string
+		for i, v := range rec {
+			f[cols[i]] = v
+		}
+		if err := add(line, &f); err != nil {
+			return err
+		}
+		if err := tick(line); err != nil {
+			return err
+		}
+	}
+}
+
+// jsonStake is one JSON Lines object.
+type jsonStake struct {
+	ID           string      `json:"id"`
+	Account      string      `json:"account"`
+	Time         string      `json:"time"`
+	Game         string      `json:"game"`
+	AmountCents  json.Number `json:"amount_cents"`
+	Channel      string      `json:"channel"`
+	Kind         string      `json:"kind"`
+	SubscribedAt string      `json:"subscribed_at"`
+	DebitedAt    string      `json:"debited_at"`
+}
+
+// maxLine bounds one JSON line (and keeps a garbage file from using memory).
+const maxLine = 64 << 10
+
+func ingestJSONL(br *bufio.Reader, st *IngestStats, add func(int, *[9]string) error, reject func(int, error) error, tick func(int) error) error {
+	line := 0
+	for {
+		b, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull || len(b) > maxLine {
+			line++
+			st.Lines++
+			for err == bufio.ErrBufferFull {
+				_, err = br.ReadSlice('\n')
+			}
+			if rerr := reject(line, fmt.Errorf("line longer than %d bytes", maxLine)); rerr != nil {
+				return rerr
+			}
+			if err == io.EOF {
+				return nil
+			}
+			continue
+		}
+		if len(b) == 0 && err == io.EOF {
+			return nil
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("stake file: %w", err)
+		}
+		line++
+		b = bytes.TrimSpace(b)
+		if len(b) == 0 {
+			if err == io.EOF {
+				return nil
+			}
+			continue
+		}
+		st.Lines++
+		var js jsonStake
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		dec.UseNumber()
+		if derr := dec.Decode(&js); derr != nil {
+			if rerr := reject(line, fmt.Errorf("json: %w", derr)); rerr != nil {
+				return rerr
+			}
+		} else if dec.More() {
+			if rerr := reject(line, errors.New("json: more than one value on the line")); rerr != nil {
+				return rerr
+			}
+		} else {
+			f := [9]string{js.ID, js.Account, js.Time, js.Game, js.AmountCents.String(), js.Channel, js.Kind, js.SubscribedAt, js.DebitedAt}
+			if aerr := add(line, &f); aerr != nil {
+				return aerr
+			}
+		}
+		if terr := tick(line); terr != nil {
+			return terr
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// ReadClosed reads the closed-accounts input: CSV with a header "account"
+// or "account,closed_at" (RFC 3339; empty means closed at an unknown date,
+// treated as before everything). Any malformed line fails the whole input:
+// a closure that is not understood must not let an account through.
+func ReadClosed(r io.Reader) (promo.Closed, error) {
+	cr := csv.NewReader(bufio.NewReader(r))
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("closed accounts: line 1: couldn't read the header: %w", err)
+	}
+	if len(header) < 1 || len(header) > 2 || strings.TrimPrefix(header[0], "\ufeff") != "account" || (len(header) == 2 && header[1] != "closed_at") {
+		return nil, errors.New("closed accounts: line 1: header must be account or account,closed_at")
+	}
+	out := promo.Closed{}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("closed accounts: %w", err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) != len(header) {
+			return nil, fmt.Errorf("closed accounts: line %d: %d fields, the header has %d", line, len(rec), len(header))
+		}
+		if err := promo.CheckAccount(rec[0]); err != nil {
+			return nil, fmt.Errorf("closed accounts: line %d: %w", line, err)
+		}
+		var at time.Time
+		if len(rec) == 2 && rec[1] != "" {
+			if at, err = time.Parse(time.RFC3339, rec[1]); err != nil {
+				return nil, fmt.Errorf("closed accounts: line %d: closed_at: want RFC 3339 with an offset, got %q", line, rec[1])
+			}
+		}
+		if prev, dup := out[rec[0]]; !dup || at.Before(prev) {
+			out[rec[0]] = at
+		}
+	}
+}
