@@ -51,6 +51,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/transparency-dev/tessera"
 	"github.com/transparency-dev/tessera/api"
 	"github.com/transparency-dev/tessera/api/layout"
@@ -58,6 +59,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+	"k8s.io/klog/v2"
 
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/checkpoint"
@@ -99,6 +101,8 @@ type Config struct {
 	// discards them.
 	Logger *slog.Logger
 }
+
+var klogOnce sync.Once
 
 // Log is the embedded backend; it implements transparency.Log and
 // transparency.Tiles.
@@ -151,6 +155,9 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tilelog: %w", err)
 	}
+	// tessera logs through klog (process-wide): send it to the first
+	// opened log's logger rather than to stderr.
+	klogOnce.Do(func() { klog.SetLogger(logr.FromSlogHandler(cfg.Logger.Handler())) })
 	if err := os.MkdirAll(cfg.Dir, 0o750); err != nil {
 		return nil, fmt.Errorf("tilelog: couldn't create log directory: %w", err)
 	}

@@ -1,0 +1,127 @@
+package transparency
+
+import (
+	"context"
+	"errors"
+
+	"golang.org/x/mod/sumdb/tlog"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	auditpb "tirage.fr/tirage/transparency/auditpb/v1"
+)
+
+// NewAuditServer returns the read-only gRPC auditor service over a log (any
+// backend). Register it with auditpb.RegisterAuditServer.
+//
+// Status codes: InvalidArgument for a malformed request (the message names
+// the field), NotFound for a tree size beyond the latest checkpoint or an
+// unknown leaf hash, Unavailable when the backend fails (retry), DataLoss for
+// an ErrSecurity (the storage contradicts a signed checkpoint).
+func NewAuditServer(l Log) auditpb.AuditServer { return &auditServer{l: l} }
+
+type auditServer struct {
+	auditpb.UnimplementedAuditServer
+	l Log
+}
+
+func grpcError(err error) error {
+	switch {
+	case errors.Is(err, ErrInvalidRequest):
+		return status.Error(codes.InvalidArgument, err.Error())
+	case errors.Is(err, ErrNotFound):
+		return status.Error(codes.NotFound, err.Error())
+	case errors.Is(err, ErrSecurity):
+		return status.Error(codes.DataLoss, err.Error())
+	case errors.Is(err, ErrUnavailable), errors.Is(err, ErrClosed):
+		return status.Error(codes.Unavailable, err.Error())
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, err.Error())
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, err.Error())
+	}
+	return status.Error(codes.Internal, err.Error())
+}
+
+// treeSize resolves 0 to the latest checkpoint size.
+func (s *auditServer) treeSize(ctx context.Context, n uint64) (uint64, error) {
+	if n != 0 {
+		return n, nil
+	}
+	cp, err := s.l.Checkpoint(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return cp.Size, nil
+}
+
+func hashes(p []tlog.Hash) [][]byte {
+	out := make([][]byte, len(p))
+	for i := range p {
+		out[i] = p[i][:]
+	}
+	return out
+}
+
+func (s *auditServer) Checkpoint(ctx context.Context, _ *auditpb.CheckpointRequest) (*auditpb.CheckpointResponse, error) {
+	cp, err := s.l.Checkpoint(ctx)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	return &auditpb.CheckpointResponse{Note: cp.Note, Origin: cp.Origin, Size: cp.Size, RootHash: cp.Hash[:]}, nil
+}
+
+func (s *auditServer) VerifierKeys(context.Context, *auditpb.VerifierKeysRequest) (*auditpb.VerifierKeysResponse, error) {
+	return &auditpb.VerifierKeysResponse{Keys: s.l.VerifierKeys()}, nil
+}
+
+func (s *auditServer) Entries(ctx context.Context, req *auditpb.EntriesRequest) (*auditpb.EntriesResponse, error) {
+	size, err := s.treeSize(ctx, req.GetTreeSize())
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	e, err := s.l.Entries(ctx, req.GetStart(), req.GetEnd(), size)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	return &auditpb.EntriesResponse{Entries: e}, nil
+}
+
+func (s *auditServer) InclusionProof(ctx context.Context, req *auditpb.InclusionProofRequest) (*auditpb.InclusionProofResponse, error) {
+	size, err := s.treeSize(ctx, req.GetTreeSize())
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	var (
+		idx uint64
+		p   tlog.RecordProof
+	)
+	switch leaf := req.GetLeaf().(type) {
+	case *auditpb.InclusionProofRequest_Index:
+		idx = leaf.Index
+		p, err = s.l.InclusionProof(ctx, idx, size)
+	case *auditpb.InclusionProofRequest_LeafHash:
+		if len(leaf.LeafHash) != tlog.HashSize {
+			return nil, status.Errorf(codes.InvalidArgument, "leaf_hash: %d bytes, want %d", len(leaf.LeafHash), tlog.HashSize)
+		}
+		idx, p, err = s.l.InclusionProofByHash(ctx, tlog.Hash(leaf.LeafHash), size)
+	default:
+		return nil, status.Error(codes.InvalidArgument, "leaf: set index or leaf_hash")
+	}
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	return &auditpb.InclusionProofResponse{Index: idx, TreeSize: size, Hashes: hashes(p)}, nil
+}
+
+func (s *auditServer) ConsistencyProof(ctx context.Context, req *auditpb.ConsistencyProofRequest) (*auditpb.ConsistencyProofResponse, error) {
+	size, err := s.treeSize(ctx, req.GetNewSize())
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	p, err := s.l.ConsistencyProof(ctx, req.GetOldSize(), size)
+	if err != nil {
+		return nil, grpcError(err)
+	}
+	return &auditpb.ConsistencyProofResponse{OldSize: req.GetOldSize(), NewSize: size, Hashes: hashes(p)}, nil
+}
