@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"sync"
 )
 
 // Window sizes of the Adaptive Proportion Test (SP 800-90B §4.4.2).
@@ -40,6 +41,24 @@ func rctCutoff(h, alpha float64) int {
 // floats hold every term without rounding; otherwise p is rounded to float64
 // once.
 func aptCutoff(w int, h, alpha float64) int {
+	key := cutoffKey{w, h, alpha}
+	if c, ok := aptCutoffs.Load(key); ok {
+		return c.(int)
+	}
+	c := computeAPTCutoff(w, h, alpha)
+	aptCutoffs.Store(key, c)
+	return c
+}
+
+type cutoffKey struct {
+	w        int
+	h, alpha float64
+}
+
+// aptCutoffs caches aptCutoff: the exact sums take tens of milliseconds.
+var aptCutoffs sync.Map // cutoffKey → int
+
+func computeAPTCutoff(w int, h, alpha float64) int {
 	const prec = 4096
 	n := w
 	newf := func() *big.Float { return new(big.Float).SetPrec(prec) }

@@ -92,3 +92,44 @@ func checkRealSource(t *testing.T, src Source, physical bool) {
 		}
 	}
 }
+
+// TestGeneratorRealSources runs the Generator over every real source this
+// machine has: /dev/hwrng, RDSEED, swtpm and getrandom, with prediction
+// resistance so that each Read reseeds from all of them.
+func TestGeneratorRealSources(t *testing.T) {
+	cfg := Config{PredictionResistance: true}
+	if _, err := os.Stat(DefaultHWRNGPath); err == nil {
+		cfg.Sources = append(cfg.Sources, SourceConfig{Kind: KindHWRNG, MinEntropy: 2})
+	} else {
+		t.Logf("%s absent: not in this run", DefaultHWRNGPath)
+	}
+	if cpu.X86.HasRDSEED {
+		cfg.Sources = append(cfg.Sources, SourceConfig{Kind: KindRDSEED, MinEntropy: 4})
+	} else {
+		t.Log("no RDSEED: not in this run")
+	}
+	cfg.Sources = append(cfg.Sources,
+		SourceConfig{Kind: KindTPM, Address: entropytest.StartSwtpm(t), MinEntropy: 4},
+		SourceConfig{Kind: KindGetrandom})
+	g, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	seen := map[string]bool{}
+	for range 4 {
+		r := make([]byte, 32)
+		if _, err := g.Read(r); err != nil {
+			t.Fatal(err)
+		}
+		if seen[string(r)] {
+			t.Fatal("repeated output")
+		}
+		seen[string(r)] = true
+	}
+	for _, st := range g.Status() {
+		if st.Failure != nil {
+			t.Errorf("source %s failed: %v", st.Name, st.Failure)
+		}
+	}
+}

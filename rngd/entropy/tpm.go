@@ -125,8 +125,14 @@ func (s *simulatorConn) Send(cmd []byte) ([]byte, error) {
 	if _, err := s.c.Write(req); err != nil {
 		return nil, fmt.Errorf("tpm simulator: send: %w", err)
 	}
+	return readSimulatorResponse(s.c)
+}
+
+// readSimulatorResponse parses one response of the simulator protocol: the
+// length, the response and the trailing acknowledgement, which must be 0.
+func readSimulatorResponse(r io.Reader) ([]byte, error) {
 	var hdr [4]byte
-	if _, err := io.ReadFull(s.c, hdr[:]); err != nil {
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return nil, fmt.Errorf("tpm simulator: response length: %w", err)
 	}
 	n := binary.BigEndian.Uint32(hdr[:])
@@ -134,10 +140,10 @@ func (s *simulatorConn) Send(cmd []byte) ([]byte, error) {
 		return nil, fmt.Errorf("tpm simulator: response length %d out of range", n)
 	}
 	rsp := make([]byte, n)
-	if _, err := io.ReadFull(s.c, rsp); err != nil {
+	if _, err := io.ReadFull(r, rsp); err != nil {
 		return nil, fmt.Errorf("tpm simulator: response: %w", err)
 	}
-	if _, err := io.ReadFull(s.c, hdr[:]); err != nil {
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return nil, fmt.Errorf("tpm simulator: acknowledgement: %w", err)
 	}
 	if ack := binary.BigEndian.Uint32(hdr[:]); ack != 0 {
