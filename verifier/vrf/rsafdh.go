@@ -57,6 +57,19 @@ func parseRSAPublicKey(der []byte) (*rsaPublicKey, error) {
 	return k, nil
 }
 
+// NewRSAPublicKey returns the RSA-FDH-VRF-SHA256 public key of pub (for
+// example read from a hardware token), with the checks of [ParsePublicKey].
+func NewRSAPublicKey(pub *rsa.PublicKey) (*PublicKey, error) {
+	if pub == nil {
+		return nil, errors.New("vrf: no RSA public key")
+	}
+	k, err := newRSAPublicKey(pub)
+	if err != nil {
+		return nil, err
+	}
+	return &PublicKey{suite: SuiteRSAFDH256, rsa: k}, nil
+}
+
 // newRSAPublicKey checks the key's sanity: n odd and 2048 to 8192 bits
 // long, e odd and 3 ≤ e < 2³¹.
 func newRSAPublicKey(rp *rsa.PublicKey) (*rsaPublicKey, error) {

@@ -609,3 +609,52 @@ func TestRSAPrimeOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestNewRSAPublicKey(t *testing.T) {
+	e := loadExamples(t)[0]
+	pub, err := x509.ParsePKIXPublicKey(e.pkRaw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := NewRSAPublicKey(pub.(*rsa.PublicKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pk.Equal(e.pk) {
+		t.Error("NewRSAPublicKey differs from ParsePublicKey")
+	}
+	if _, err := NewRSAPublicKey(&rsa.PublicKey{N: big.NewInt(15), E: 3}); err == nil {
+		t.Error("tiny modulus accepted")
+	}
+	if _, err := NewRSAPublicKey(nil); err == nil {
+		t.Error("nil accepted")
+	}
+}
+
+// TestRSAFDHEncodeRawRSA plays the hardware token: a raw RSA private
+// operation (textbook m^d mod n in math/big, as CKM_RSA_X_509 computes it) on
+// RSAFDHEncode's output must give the proof Prove gives.
+func TestRSAFDHEncodeRawRSA(t *testing.T) {
+	for _, e := range loadExamples(t) {
+		if e.suite != SuiteRSAFDH256 {
+			continue
+		}
+		k, err := x509.ParsePKCS8PrivateKey(e.skRaw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rk := k.(*rsa.PrivateKey)
+		em, err := RSAFDHEncode(e.pk, e.alpha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(em) != ProofSize(e.suite, e.pk) {
+			t.Fatalf("EM has %d bytes, want k = %d", len(em), ProofSize(e.suite, e.pk))
+		}
+		s := new(big.Int).Exp(new(big.Int).SetBytes(em), rk.D, rk.N)
+		pi := s.FillBytes(make([]byte, len(em)))
+		if !bytes.Equal(pi, e.pi) {
+			t.Errorf("%s: raw RSA on EM differs from the RFC proof", e.v.ID)
+		}
+	}
+}
