@@ -373,4 +373,3 @@ func FuzzParseTilePath(f *testing.F) {
 		}
 	})
 }
-

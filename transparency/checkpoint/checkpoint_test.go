@@ -49,7 +49,7 @@ func TestMLDSAKeyID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := sha256.Sum256(append(append([]byte(name+"\n\xffml-dsa-44")), pub.Bytes()...))
+	h := sha256.Sum256(append([]byte(name+"\n\xffml-dsa-44"), pub.Bytes()...))
 	if want := "+" + strings.ToLower(strings.TrimLeft(hexID(h[:4]), "")) + "+"; !strings.Contains(vk, want) {
 		t.Fatalf("vkey %.60s... lacks key ID %s", vk, want)
 	}

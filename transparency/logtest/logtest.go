@@ -236,7 +236,7 @@ func readAll(ctx context.Context, l transparency.Log, start, end, size uint64) (
 			return nil, err
 		}
 		if len(e) == 0 {
-			return nil, errors.New("Entries returned nothing")
+			return nil, errors.New("entries returned nothing")
 		}
 		out = append(out, e...)
 		start += uint64(len(e))
