@@ -304,7 +304,12 @@ func (p *parser) object(depth int) (jvalue, error) {
 		return v, nil
 	}
 	for {
-		if p.off < len(p.b) && p.b[p.off] != '"' {
+		if p.off >= len(p.b) {
+			return v, p.errorf("unexpected end")
+		}
+		if c := p.b[p.off]; c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			return v, p.errorf("whitespace is not canonical")
+		} else if c != '"' {
 			return v, p.errorf("object key must be a string")
 		}
 		start := p.off
