@@ -147,14 +147,14 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 		}
 		for _, t := range b.Tickets {
 			n := len(tickets) + 1
-			if len(t.CodeSha256) != 32 {
-				return status.Errorf(codes.InvalidArgument, "tickets[%d].code_sha256: %d bytes, want 32", n, len(t.CodeSha256))
+			if len(t.TicketHash) != 32 {
+				return status.Errorf(codes.InvalidArgument, "tickets[%d].ticket_hash: %d bytes, want 32", n, len(t.TicketHash))
 			}
 			if err := CheckStake(t.StakeCents); err != nil {
 				return status.Errorf(codes.InvalidArgument, "tickets[%d]: %v", n, err)
 			}
 			tk := Ticket{Emission: em.ID, StakeCents: t.StakeCents}
-			copy(tk.TicketHash[:], t.CodeSha256)
+			copy(tk.TicketHash[:], t.TicketHash)
 			tickets = append(tickets, tk)
 			root.Add(tk)
 			total += t.StakeCents
@@ -167,9 +167,7 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 		return status.Error(codes.InvalidArgument, "count: a manifest needs at least one ticket")
 	}
 	rootHash := root.Root()
-	req := &adminv1.ImportManifestRequest{Part: &adminv1.ImportManifestRequest_Header{Header: &adminv1.ManifestHeader{
-		RequestId: h.RequestId, EmissionId: h.EmissionId, Count: h.Count}}}
-	c, err := newCall(adminServer, "ImportManifest/"+hex.EncodeToString(rootHash), req)
+	c, err := newCall(adminServer, "ImportManifest/"+hex.EncodeToString(rootHash), h)
 	if err != nil {
 		return err
 	}

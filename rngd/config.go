@@ -97,10 +97,6 @@ type LogConfig struct {
 	BatchMaxAge Duration `toml:"batch_max_age"`
 	// CheckpointInterval is how often a checkpoint is signed (default 100ms).
 	CheckpointInterval Duration `toml:"checkpoint_interval"`
-	// ReceiptWait bounds how long a reply waits for a checkpoint that covers
-	// its record, to include an inclusion proof (default 0: do not wait; the
-	// proof is fetched later with GetReceipts).
-	ReceiptWait Duration `toml:"receipt_wait"`
 }
 
 // KeysConfig selects the key custody.

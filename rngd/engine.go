@@ -304,8 +304,6 @@ func putGame(tx *bolt.Tx, sg *storedGame) error {
 	return tx.Bucket(bucketUnfinished).Put(key, u64(uint64(sg.Game.Expires.Unix())))
 }
 
-
-
 // loadGame loads a game for server ("" for the operator: any game).
 func (e *engine) loadGame(id, server string) (*storedGame, error) {
 	if id == "" {
@@ -764,6 +762,10 @@ func (e *engine) listUnfinished(server string) ([]*qodv1.Game, error) {
 	return out, nil
 }
 
+// receiptWait bounds how long GetReceipts waits for a checkpoint covering
+// the game's last record (the log signs one every checkpoint interval).
+const receiptWait = 3 * time.Second
+
 // receipts returns a game's receipts, with inclusion proofs in the latest
 // checkpoint for the records it covers.
 func (e *engine) receipts(ctx context.Context, server, id string) ([]*qodv1.Receipt, error) {
@@ -785,9 +787,14 @@ func (e *engine) receipts(ctx context.Context, server, id string) ([]*qodv1.Rece
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "state store: %v", err)
 	}
-	cp, err := e.tlog.Checkpoint(ctx)
+	// Wait briefly for a checkpoint that covers the game's last record.
+	wctx, cancel := context.WithTimeout(ctx, receiptWait)
+	cp, err := e.tlog.AwaitCheckpoint(wctx, sg.LastIndex+1)
+	cancel()
 	if err != nil {
-		return out, nil // receipts without inclusion proofs; the caller may ask again
+		if cp, err = e.tlog.Checkpoint(ctx); err != nil {
+			return out, nil // receipts without inclusion proofs; the caller may ask again
+		}
 	}
 	for _, r := range out {
 		if r.LogIndex >= cp.Size {

@@ -2,6 +2,7 @@ package rngd
 
 import (
 	"bufio"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
@@ -16,6 +17,7 @@ import (
 	"github.com/transparency-dev/merkle/compact"
 	"github.com/transparency-dev/merkle/rfc6962"
 
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	"tirage.fr/tirage/verifier/record"
 )
 
@@ -176,4 +178,34 @@ func DemoTickets(emission string, seed []byte, n int) (codes []string, tickets [
 		tickets = append(tickets, Ticket{Emission: emission, TicketHash: h, StakeCents: Stakes[i%len(Stakes)]})
 	}
 	return codes, tickets
+}
+
+// ImportTickets streams a manifest to the admin API (rngctl emission import,
+// the demo and the tests use it).
+func ImportTickets(ctx context.Context, adm adminv1.AdminClient, requestID, emission string, tickets []Ticket) (*adminv1.ImportManifestResponse, error) {
+	st, err := adm.ImportManifest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = st.Send(&adminv1.ImportManifestRequest{Part: &adminv1.ImportManifestRequest_Header{Header: &adminv1.ManifestHeader{
+		RequestId: requestID, EmissionId: emission, Count: uint64(len(tickets))}}})
+	for len(tickets) > 0 && err == nil {
+		n := min(len(tickets), 10_000)
+		batch := &adminv1.TicketBatch{}
+		for _, t := range tickets[:n] {
+			if t.Emission != emission {
+				return nil, fmt.Errorf("ticket %x belongs to emission %q, not %q", t.TicketHash, t.Emission, emission)
+			}
+			batch.Tickets = append(batch.Tickets, &adminv1.Ticket{TicketHash: t.TicketHash[:], StakeCents: t.StakeCents})
+		}
+		err = st.Send(&adminv1.ImportManifestRequest{Part: &adminv1.ImportManifestRequest_Tickets{Tickets: batch}})
+		tickets = tickets[n:]
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil // the server ended the stream: its status comes with CloseAndRecv
+	}
+	if err != nil {
+		return nil, err
+	}
+	return st.CloseAndRecv()
 }

@@ -15,8 +15,8 @@ type metrics struct {
 	callSeconds   *prometheus.HistogramVec // method
 	proveSeconds  prometheus.Histogram
 	appendSeconds prometheus.Histogram
-	inFlight      prometheus.Gauge // calls between validation and reply
-	appendQueue   prometheus.Gauge // records waiting for their durable append
+	inFlight      prometheus.Gauge       // calls between validation and reply
+	appendQueue   prometheus.Gauge       // records waiting for their durable append
 	alarms        *prometheus.CounterVec // component: entropy, keys, log, store
 	devMode       prometheus.Gauge
 	unfinished    prometheus.Gauge

@@ -444,8 +444,10 @@ func (x *ListEmissionsResponse) GetEmissions() []*Emission {
 
 type Ticket struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// SHA-256 of the ticket's 18-character code (upper case, as printed).
-	CodeSha256 []byte `protobuf:"bytes,1,opt,name=code_sha256,json=codeSha256,proto3" json:"code_sha256,omitempty"`
+	// The ticket's hash, SHA-256("tirage/ticket/v1" || code), the code in
+	// upper case (verifier/record.TicketHash). The appliance never sees codes
+	// before a game server presents one.
+	TicketHash []byte `protobuf:"bytes,1,opt,name=ticket_hash,json=ticketHash,proto3" json:"ticket_hash,omitempty"`
 	// The stage-1 gain S, in euro cents: one of the prize table's amounts.
 	StakeCents    int64 `protobuf:"varint,2,opt,name=stake_cents,json=stakeCents,proto3" json:"stake_cents,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -482,9 +484,9 @@ func (*Ticket) Descriptor() ([]byte, []int) {
 	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{7}
 }
 
-func (x *Ticket) GetCodeSha256() []byte {
+func (x *Ticket) GetTicketHash() []byte {
 	if x != nil {
-		return x.CodeSha256
+		return x.TicketHash
 	}
 	return nil
 }
@@ -930,8 +932,8 @@ const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\x15ListEmissionsResponse\x127\n" +
 	"\temissions\x18\x01 \x03(\v2\x19.tirage.admin.v1.EmissionR\temissions\"J\n" +
 	"\x06Ticket\x12\x1f\n" +
-	"\vcode_sha256\x18\x01 \x01(\fR\n" +
-	"codeSha256\x12\x1f\n" +
+	"\vticket_hash\x18\x01 \x01(\fR\n" +
+	"ticketHash\x12\x1f\n" +
 	"\vstake_cents\x18\x02 \x01(\x03R\n" +
 	"stakeCents\"f\n" +
 	"\x0eManifestHeader\x12\x1d\n" +

@@ -1,0 +1,657 @@
+package rngd
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/transparency/checkpoint"
+	"tirage.fr/tirage/verifier/qod"
+	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// wantStatus checks an error's gRPC code and that its message names the
+// problem.
+func wantStatus(t *testing.T, err error, code codes.Code, substr string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("call succeeded, want %v %q", code, substr)
+	}
+	st := status.Convert(err)
+	if st.Code() != code || !strings.Contains(st.Message(), substr) {
+		t.Fatalf("got %v %q, want %v containing %q", st.Code(), st.Message(), code, substr)
+	}
+}
+
+// unchanged runs call, which must fail with code and substr, and checks the
+// game did not change.
+func unchanged(t *testing.T, c qodv1.QuitteOuDoubleClient, gameID string, code codes.Code, substr string, call func() error) {
+	t.Helper()
+	before, err := c.GetGame(context.Background(), &qodv1.GetGameRequest{GameId: gameID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, call(), code, substr)
+	after, err := c.GetGame(context.Background(), &qodv1.GetGameRequest{GameId: gameID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(before, after) {
+		t.Fatalf("refused call changed the game:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+var reqSeq struct {
+	sync.Mutex
+	n int
+}
+
+func rid() string {
+	reqSeq.Lock()
+	defer reqSeq.Unlock()
+	reqSeq.n++
+	return fmt.Sprintf("req-%d", reqSeq.n)
+}
+
+func start(t *testing.T, c qodv1.QuitteOuDoubleClient, code string) *qodv1.GameReply {
+	t.Helper()
+	r, err := c.StartGame(context.Background(), &qodv1.StartGameRequest{RequestId: rid(), Code: code})
+	if err != nil {
+		t.Fatalf("start %s: %v", code, err)
+	}
+	return r
+}
+
+// nextNumber is the smallest number not yet picked.
+func nextNumber(g *qodv1.Game) uint32 {
+	picked := map[uint32]bool{}
+	for _, p := range g.Picks {
+		picked[p.Number] = true
+	}
+	for n := uint32(1); ; n++ {
+		if !picked[n] {
+			return n
+		}
+	}
+}
+
+// playUntil picks (continuing at every tier) until stop says so or the game ends.
+func playUntil(t *testing.T, c qodv1.QuitteOuDoubleClient, g *qodv1.Game, stop func(*qodv1.Game) bool) *qodv1.Game {
+	t.Helper()
+	ctx := context.Background()
+	for !stop(g) {
+		switch g.Status {
+		case qodv1.Status_STATUS_PLAYING:
+			r, err := c.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: nextNumber(g)})
+			if err != nil {
+				t.Errorf("pick: %v", err)
+				return g
+			}
+			g = r.Game
+		case qodv1.Status_STATUS_AT_TIER:
+			r, err := c.Decide(ctx, &qodv1.DecideRequest{RequestId: rid(), GameId: g.GameId, Decision: qodv1.Decision_DECISION_CONTINUE})
+			if err != nil {
+				t.Errorf("continue: %v", err)
+				return g
+			}
+			g = r.Game
+		default:
+			return g
+		}
+	}
+	return g
+}
+
+// verifyGame checks a game's receipts as an auditor would, offline: every
+// VRF proof, the replay of the state machine, the hash chain and the
+// inclusion of every record in a signed checkpoint.
+func verifyGame(t *testing.T, td *testDaemon, c qodv1.QuitteOuDoubleClient, g *qodv1.Game) {
+	t.Helper()
+	rs, err := c.GetReceipts(context.Background(), &qodv1.GetReceiptsRequest{GameId: g.GameId})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leaves [][]byte
+	var pk *vrf.PublicKey
+	for i, r := range rs.Receipts {
+		leaves = append(leaves, r.Record)
+		if len(r.VrfProof) > 0 {
+			if pk, err = vrf.ParsePublicKey(vrf.Suite(r.VrfSuite), r.VrfPublicKey); err != nil {
+				t.Fatal(err)
+			}
+			beta, err := vrf.Verify(pk, r.VrfAlpha, r.VrfProof)
+			if err != nil || !bytes.Equal(beta, r.VrfOutput) {
+				t.Fatalf("receipt %d: vrf proof does not verify: %v", i, err)
+			}
+		}
+		if len(r.Checkpoint) == 0 {
+			t.Fatalf("receipt %d (index %d): no checkpoint", i, r.LogIndex)
+		}
+		v, err := checkpoint.ParseVerifierKey(td.d.engine.tlog.VerifierKeys()[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp, err := checkpoint.Open(r.Checkpoint, v)
+		if err != nil {
+			t.Fatalf("receipt %d: checkpoint: %v", i, err)
+		}
+		var proof tlog.RecordProof
+		for _, h := range r.InclusionProof {
+			proof = append(proof, tlog.Hash(h))
+		}
+		if err := tlog.CheckRecord(proof, int64(cp.Size), cp.Hash, int64(r.LogIndex), tlog.RecordHash(r.Record)); err != nil {
+			t.Fatalf("receipt %d: inclusion: %v", i, err)
+		}
+	}
+	keyID := ""
+	if len(rs.Receipts) > 0 {
+		keyID = rs.Receipts[len(rs.Receipts)-1].VrfKeyId
+	}
+	rep, err := qod.Replay(leaves, qod.ReplayConfig{Location: td.d.engine.loc, Verify: func(id string, alpha, proof []byte) ([]byte, error) {
+		if pk == nil || (keyID != "" && id != keyID) {
+			return nil, fmt.Errorf("unknown key %q", id)
+		}
+		return vrf.Verify(pk, alpha, proof)
+	}})
+	if err != nil {
+		t.Fatalf("replay: %v", err)
+	}
+	if !rep.Ended || rep.Game.Win != g.PrizeCents || rep.Game.Phase.String() == "" {
+		t.Fatalf("replay: ended %v win %d, game says %d", rep.Ended, rep.Game.Win, g.PrizeCents)
+	}
+	if want := len(g.Picks); g.StakeCents != qod.MaxStake {
+		if rep.ProofsChecked != want+1 {
+			t.Fatalf("replay checked %d proofs, want %d", rep.ProofsChecked, want+1)
+		}
+	}
+}
+
+func TestE2EGameRules(t *testing.T) {
+	td := newTestDaemon(t)
+	codesE1 := td.emission("E1", "2026-12-15", 700)
+	a, b := td.client("server-a"), td.client("server-b")
+	ctx := context.Background()
+
+	t.Run("start", func(t *testing.T) {
+		r := start(t, a, codesE1[1]) // 1,000 €
+		g := r.Game
+		if g.Status != qodv1.Status_STATUS_PLAYING || g.StakeCents != 100_000 || g.Server != "server-a" || len(g.Commitment) != 32 {
+			t.Fatalf("start: %v", g)
+		}
+		amount := g.StakeCents
+		for i, m := range g.Multipliers {
+			if m != 2 && m != 3 {
+				t.Fatalf("multiplier %d = %d", i, m)
+			}
+			amount *= int64(m)
+			if g.TierAmountsCents[i] != amount {
+				t.Fatalf("tier %d amount %d, want %d", i+1, g.TierAmountsCents[i], amount)
+			}
+		}
+		rec, err := record.Parse(r.Receipt.Record)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gs := rec.(*record.GameStart)
+		if gs.Game != g.GameId || gs.Stake != g.StakeCents || !bytes.Equal(gs.Commit[:], g.Commitment) {
+			t.Fatalf("start record %+v does not match game %v", gs, g)
+		}
+		pk, err := vrf.ParsePublicKey(vrf.Suite(r.Receipt.VrfSuite), r.Receipt.VrfPublicKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		beta, err := vrf.Verify(pk, r.Receipt.VrfAlpha, r.Receipt.VrfProof)
+		if err != nil || !bytes.Equal(beta, gs.Beta) {
+			t.Fatalf("start proof: %v", err)
+		}
+		if m, _ := qod.Multipliers(gs.Stake, beta); m != gs.Multipliers {
+			t.Fatalf("multipliers %v, recomputed %v", gs.Multipliers, m)
+		}
+	})
+
+	t.Run("max stake: all x2, no draw", func(t *testing.T) {
+		r := start(t, a, codesE1[0])
+		if fmt.Sprint(r.Game.Multipliers) != "[2 2 2 2]" || len(r.Receipt.VrfProof) != 0 || r.Game.TierAmountsCents[3] != 80_000_000 {
+			t.Fatalf("50,000 € start: %v %v", r.Game, r.Receipt)
+		}
+	})
+
+	t.Run("request id replay", func(t *testing.T) {
+		req := &qodv1.StartGameRequest{RequestId: "replay-1", Code: codesE1[2]}
+		r1, err := a.StartGame(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r2, err := a.StartGame(ctx, req)
+		if err != nil || !proto.Equal(r1, r2) {
+			t.Fatalf("retry gave another reply: %v", err)
+		}
+		_, err = a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: "replay-1", Code: codesE1[3]})
+		wantStatus(t, err, codes.AlreadyExists, "request_id")
+		// Nothing changed: the other code still starts.
+		start(t, a, codesE1[3])
+		// The same request id from another server is another request.
+		if _, err := b.StartGame(ctx, &qodv1.StartGameRequest{RequestId: "replay-1", Code: codesE1[4]}); err != nil {
+			t.Fatal(err)
+		}
+		p := &qodv1.PickRequest{RequestId: "replay-pick", GameId: r1.Game.GameId, Number: 7}
+		p1, err := a.Pick(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p2, err := a.Pick(ctx, p)
+		if err != nil || !proto.Equal(p1, p2) {
+			t.Fatalf("pick retry gave another reply: %v", err)
+		}
+		if len(p2.Game.Picks) != 1 {
+			t.Fatalf("retry drew again: %v", p2.Game.Picks)
+		}
+		unchanged(t, a, r1.Game.GameId, codes.AlreadyExists, "request_id", func() error {
+			_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: "replay-pick", GameId: r1.Game.GameId, Number: 8})
+			return err
+		})
+	})
+
+	t.Run("bad start", func(t *testing.T) {
+		for _, tc := range []struct {
+			req       *qodv1.StartGameRequest
+			code      codes.Code
+			substr    string
+			otherwise string
+		}{
+			{&qodv1.StartGameRequest{RequestId: rid(), Code: ""}, codes.InvalidArgument, "code", ""},
+			{&qodv1.StartGameRequest{RequestId: rid(), Code: "ABC"}, codes.InvalidArgument, "code", ""},
+			{&qodv1.StartGameRequest{RequestId: rid(), Code: "ABCDEFGHIJKLMNOPQ!"}, codes.InvalidArgument, "code", ""},
+			{&qodv1.StartGameRequest{RequestId: rid(), Code: "ZZZZZZZZZZZZZZZZZZ"}, codes.NotFound, "code", ""},
+			{&qodv1.StartGameRequest{RequestId: "", Code: codesE1[5]}, codes.InvalidArgument, "request_id", ""},
+			{&qodv1.StartGameRequest{RequestId: "bad id", Code: codesE1[5]}, codes.InvalidArgument, "request_id", ""},
+			{&qodv1.StartGameRequest{RequestId: rid(), Code: codesE1[1]}, codes.FailedPrecondition, "already played", ""},
+			{&qodv1.StartGameRequest{RequestId: rid(), Code: strings.ToLower(codesE1[1])}, codes.FailedPrecondition, "already played", ""},
+		} {
+			_, err := a.StartGame(ctx, tc.req)
+			wantStatus(t, err, tc.code, tc.substr)
+		}
+		// codesE1[5] was never started by the refused calls.
+		start(t, a, codesE1[5])
+	})
+
+	g := start(t, a, codesE1[6]).Game
+	t.Run("bad pick", func(t *testing.T) {
+		id := g.GameId
+		for _, tc := range []struct {
+			c      qodv1.QuitteOuDoubleClient
+			req    *qodv1.PickRequest
+			code   codes.Code
+			substr string
+		}{
+			{a, &qodv1.PickRequest{RequestId: rid(), GameId: id, Number: 0}, codes.InvalidArgument, "number"},
+			{a, &qodv1.PickRequest{RequestId: rid(), GameId: id, Number: 31}, codes.InvalidArgument, "number"},
+			{a, &qodv1.PickRequest{RequestId: rid(), GameId: "", Number: 1}, codes.InvalidArgument, "game_id"},
+			{a, &qodv1.PickRequest{RequestId: rid(), GameId: "server-a/nope", Number: 1}, codes.NotFound, "game_id"},
+			{b, &qodv1.PickRequest{RequestId: rid(), GameId: id, Number: 1}, codes.PermissionDenied, "another game server"},
+			{a, &qodv1.PickRequest{RequestId: "", GameId: id, Number: 1}, codes.InvalidArgument, "request_id"},
+		} {
+			unchanged(t, a, id, tc.code, tc.substr, func() error { _, err := tc.c.Pick(ctx, tc.req); return err })
+		}
+		_, err := b.GetGame(ctx, &qodv1.GetGameRequest{GameId: id})
+		wantStatus(t, err, codes.PermissionDenied, "another game server")
+		_, err = b.GetReceipts(ctx, &qodv1.GetReceiptsRequest{GameId: id})
+		wantStatus(t, err, codes.PermissionDenied, "another game server")
+		unchanged(t, a, id, codes.PermissionDenied, "another game server", func() error {
+			_, err := b.Decide(ctx, &qodv1.DecideRequest{RequestId: rid(), GameId: id, Decision: qodv1.Decision_DECISION_STOP})
+			return err
+		})
+		unchanged(t, a, id, codes.FailedPrecondition, "not at a tier", func() error {
+			_, err := a.Decide(ctx, &qodv1.DecideRequest{RequestId: rid(), GameId: id, Decision: qodv1.Decision_DECISION_STOP})
+			return err
+		})
+		unchanged(t, a, id, codes.FailedPrecondition, "not at a tier", func() error {
+			_, err := a.Decide(ctx, &qodv1.DecideRequest{RequestId: rid(), GameId: id, Decision: qodv1.Decision_DECISION_CONTINUE})
+			return err
+		})
+		unchanged(t, a, id, codes.InvalidArgument, "decision", func() error {
+			_, err := a.Decide(ctx, &qodv1.DecideRequest{RequestId: rid(), GameId: id})
+			return err
+		})
+		r, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: id, Number: 13})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Game.Status == qodv1.Status_STATUS_PLAYING {
+			unchanged(t, a, id, codes.FailedPrecondition, "already picked", func() error {
+				_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: id, Number: 13})
+				return err
+			})
+		}
+	})
+
+	t.Run("list unfinished per server", func(t *testing.T) {
+		la, err := a.ListUnfinishedGames(ctx, &qodv1.ListUnfinishedGamesRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lb, err := b.ListUnfinishedGames(ctx, &qodv1.ListUnfinishedGamesRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range la.Games {
+			if x.Server != "server-a" || x.Status == qodv1.Status_STATUS_LOST || x.Status == qodv1.Status_STATUS_WON {
+				t.Fatalf("server-a lists %v", x)
+			}
+		}
+		if len(lb.Games) != 1 || lb.Games[0].Server != "server-b" {
+			t.Fatalf("server-b lists %v", lb.Games)
+		}
+	})
+
+	// Play many games as game servers do, in parallel, until every rule has
+	// been met: a loss, a stop at a tier, a continue, tier 4.
+	var mu sync.Mutex
+	var lost, stopped, top *qodv1.Game
+	var wg sync.WaitGroup
+	next := make(chan string)
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for code := range next {
+				g := start(t, a, code).Game
+				mu.Lock()
+				wantStop := stopped == nil
+				mu.Unlock()
+				g = playUntil(t, a, g, func(g *qodv1.Game) bool { return wantStop && g.Status == qodv1.Status_STATUS_AT_TIER })
+				if g.Status == qodv1.Status_STATUS_AT_TIER {
+					unchanged(t, a, g.GameId, codes.FailedPrecondition, "continue or stop first", func() error {
+						_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: nextNumber(g)})
+						return err
+					})
+					r, err := a.Decide(ctx, &qodv1.DecideRequest{RequestId: rid(), GameId: g.GameId, Decision: qodv1.Decision_DECISION_STOP})
+					if err != nil {
+						t.Error(err)
+						continue
+					}
+					g = r.Game
+					if g.Status != qodv1.Status_STATUS_WON || g.PrizeCents != g.TierAmountsCents[g.Tier-1] || r.EndReceipt == nil {
+						t.Errorf("stop at tier %d: %v", g.Tier, g)
+					}
+				}
+				mu.Lock()
+				switch {
+				case g.Status == qodv1.Status_STATUS_LOST && lost == nil:
+					lost = g
+				case g.Status == qodv1.Status_STATUS_WON && g.Tier < 4 && stopped == nil:
+					stopped = g
+				case g.Status == qodv1.Status_STATUS_WON && g.Tier == 4 && top == nil:
+					top = g
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, code := range codesE1[10:] {
+		mu.Lock()
+		done := lost != nil && stopped != nil && top != nil
+		mu.Unlock()
+		if done {
+			break
+		}
+		next <- code
+	}
+	close(next)
+	wg.Wait()
+	if lost == nil || stopped == nil || top == nil {
+		t.Fatalf("did not meet every outcome: lost %v stopped %v tier4 %v", lost != nil, stopped != nil, top != nil)
+	}
+
+	t.Run("loss", func(t *testing.T) {
+		last := lost.Picks[len(lost.Picks)-1]
+		if !last.Losing || lost.PrizeCents != 0 || len(lost.Secret) != 32 || lost.EndedAt == nil {
+			t.Fatalf("lost game: %v", lost)
+		}
+		unchanged(t, a, lost.GameId, codes.FailedPrecondition, "game over", func() error {
+			_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: lost.GameId, Number: nextNumber(lost)})
+			return err
+		})
+		verifyGame(t, td, a, lost)
+	})
+	t.Run("stop", func(t *testing.T) {
+		unchanged(t, a, stopped.GameId, codes.FailedPrecondition, "game over", func() error {
+			_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: stopped.GameId, Number: nextNumber(stopped)})
+			return err
+		})
+		unchanged(t, a, stopped.GameId, codes.FailedPrecondition, "game over", func() error {
+			_, err := a.Decide(ctx, &qodv1.DecideRequest{RequestId: rid(), GameId: stopped.GameId, Decision: qodv1.Decision_DECISION_CONTINUE})
+			return err
+		})
+		verifyGame(t, td, a, stopped)
+	})
+	t.Run("tier 4 ends the game", func(t *testing.T) {
+		if top.GoodCount != 18 || top.PrizeCents != top.TierAmountsCents[3] || len(top.Picks) != 18 {
+			t.Fatalf("tier 4: %v", top)
+		}
+		verifyGame(t, td, a, top)
+	})
+
+	t.Run("refund", func(t *testing.T) {
+		adm := td.admin()
+		g := start(t, b, codesE1[7]).Game
+		_, err := adm.RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: g.GameId})
+		wantStatus(t, err, codes.InvalidArgument, "reason")
+		r, err := adm.RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: g.GameId, Reason: "outage"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		end, _ := record.Parse(r.EndReceipt.Record)
+		if r.Game.Status != qodv1.Status_STATUS_REFUNDED || end.(*record.GameEnd).Refund != qod.TicketPrice {
+			t.Fatalf("refund: %v %s", r.Game, r.EndReceipt.Record)
+		}
+		_, err = adm.RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: g.GameId, Reason: "again"})
+		wantStatus(t, err, codes.FailedPrecondition, "game over")
+		_, err = adm.RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: "x/y", Reason: "r"})
+		wantStatus(t, err, codes.NotFound, "game_id")
+	})
+
+	t.Run("metrics", func(t *testing.T) {
+		resp, err := http.Get("http://" + td.d.Addrs().HTTP + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		for _, want := range []string{`tirage_draws_total{kind="pick",outcome="losing"}`, `tirage_refusals_total{reason="PermissionDenied"}`,
+			"tirage_dev_mode 0", "tirage_log_append_seconds_bucket", "tirage_vrf_prove_seconds_count"} {
+			if !strings.Contains(string(body), want) {
+				t.Errorf("/metrics lacks %s", want)
+			}
+		}
+	})
+}
+
+func TestE2ETime(t *testing.T) {
+	td := newTestDaemon(t)
+	ctx := context.Background()
+	a := td.client("server-a")
+	// Closure 2026-11-01: starts allowed until 2026-12-01 00:00 Paris
+	// (2026-11-30 23:00 UTC); the clock is at 2026-11-30 10:00 UTC.
+	codes1 := td.emission("EARLY", "2026-11-01", 20)
+	// A game in play after one pick (a first pick loses with p = 1/10).
+	var g *qodv1.Game
+	for i := 3; g == nil || g.Status != qodv1.Status_STATUS_PLAYING; i++ {
+		g = start(t, a, codes1[i]).Game
+		r, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g = r.Game
+	}
+
+	td.clock.Advance(13 * time.Hour) // 2026-11-30 23:00 UTC = 2026-12-01 00:00 Paris
+	_, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: codes1[2]})
+	wantStatus(t, err, codes.FailedPrecondition, "start deadline passed")
+
+	// 30 days after the start: the game is expired and refuses everything.
+	td.clock.Advance(30*24*time.Hour - 13*time.Hour)
+	{
+		unchanged(t, a, g.GameId, codes.FailedPrecondition, "expired", func() error {
+			_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: 2})
+			return err
+		})
+		got, _ := a.GetGame(ctx, &qodv1.GetGameRequest{GameId: g.GameId})
+		if got.Status != qodv1.Status_STATUS_EXPIRED {
+			t.Fatalf("expired game shows %v", got.Status)
+		}
+		sw, err := td.admin().SweepExpired(ctx, &adminv1.SweepExpiredRequest{})
+		if err != nil || len(sw.ExpiredGameIds) != 1 || sw.ExpiredGameIds[0] != g.GameId {
+			t.Fatalf("sweep: %v %v", sw, err)
+		}
+		rs, err := a.GetReceipts(ctx, &qodv1.GetReceiptsRequest{GameId: g.GameId})
+		if err != nil {
+			t.Fatal(err)
+		}
+		end, _ := record.Parse(rs.Receipts[len(rs.Receipts)-1].Record)
+		if e, ok := end.(*record.GameEnd); !ok || e.Result != record.ResultExpired {
+			t.Fatalf("last record %s", rs.Receipts[len(rs.Receipts)-1].Record)
+		}
+		unchanged(t, a, g.GameId, codes.FailedPrecondition, "game over", func() error {
+			_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: 2})
+			return err
+		})
+		if l, _ := a.ListUnfinishedGames(ctx, &qodv1.ListUnfinishedGamesRequest{}); len(l.Games) != 0 {
+			t.Fatalf("expired game still listed: %v", l.Games)
+		}
+	}
+}
+
+func TestE2ERestartAndRebuild(t *testing.T) {
+	td := newTestDaemon(t)
+	ctx := context.Background()
+	codes1 := td.emission("R1", "2026-12-31", 30)
+	a := td.client("server-a")
+	var ids []string
+	for i := 1; i <= 6; i++ {
+		g := start(t, a, codes1[i]).Game
+		g = playUntil(t, a, g, func(g *qodv1.Game) bool { return len(g.Picks) >= i })
+		ids = append(ids, g.GameId)
+	}
+	snapshot := func() map[string]*qodv1.Game {
+		c := td.client("server-a")
+		m := map[string]*qodv1.Game{}
+		for _, id := range ids {
+			g, err := c.GetGame(ctx, &qodv1.GetGameRequest{GameId: id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m[id] = g
+		}
+		return m
+	}
+	before := snapshot()
+	td.restart()
+	for id, g := range snapshot() {
+		if !proto.Equal(g, before[id]) {
+			t.Fatalf("after restart %s:\n%v\nwas\n%v", id, g, before[id])
+		}
+	}
+	td.stop()
+	n, err := Rebuild(ctx, td.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 10 {
+		t.Fatalf("rebuild replayed %d records", n)
+	}
+	td.start()
+	for id, g := range snapshot() {
+		if !proto.Equal(g, before[id]) {
+			t.Fatalf("after rebuild %s:\n%v\nwas\n%v", id, g, before[id])
+		}
+	}
+	// The rebuilt games go on, and a played code stays played.
+	a = td.client("server-a")
+	for _, id := range ids {
+		g := before[id]
+		if g.Status == qodv1.Status_STATUS_PLAYING {
+			if _, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: id, Number: nextNumber(g)}); err != nil {
+				t.Fatalf("pick after rebuild: %v", err)
+			}
+		}
+	}
+	_, err = a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: codes1[1]})
+	wantStatus(t, err, codes.FailedPrecondition, "already played")
+}
+
+func TestE2ETransport(t *testing.T) {
+	td := newTestDaemon(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cc := td.conn("server-a")
+	h, err := healthpb.NewHealthClient(cc).Check(ctx, &healthpb.HealthCheckRequest{Service: "tirage.qod.v1.QuitteOuDouble"})
+	if err != nil || h.Status != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("health: %v %v", h, err)
+	}
+	st, err := reflectionpb.NewServerReflectionClient(cc).ServerReflectionInfo(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Send(&reflectionpb.ServerReflectionRequest{MessageRequest: &reflectionpb.ServerReflectionRequest_ListServices{}})
+	resp, err := st.Recv()
+	if err != nil || !strings.Contains(fmt.Sprint(resp.GetListServicesResponse()), "tirage.qod.v1.QuitteOuDouble") {
+		t.Fatalf("reflection: %v %v", resp, err)
+	}
+	// The admin service is not on the game servers' listener.
+	_, err = adminv1.NewAdminClient(cc).Status(ctx, &adminv1.StatusRequest{})
+	wantStatus(t, err, codes.Unimplemented, "")
+	// No client certificate, or one from another CA: refused.
+	other, err := GenerateDevPKI(t.TempDir(), "server-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]func() *tls.Config{
+		"no certificate": func() *tls.Config {
+			c, _ := ClientTLS(td.pki.ClientCert("server-a"), td.pki.ClientKey("server-a"), td.pki.CA())
+			c.Certificates = nil
+			return c
+		},
+		"foreign ca": func() *tls.Config {
+			c, _ := ClientTLS(other.ClientCert("server-a"), other.ClientKey("server-a"), td.pki.CA())
+			return c
+		},
+	} {
+		cc, err := grpc.NewClient(td.d.Addrs().GRPC, grpc.WithTransportCredentials(credentials.NewTLS(tc())))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = qodv1.NewQuitteOuDoubleClient(cc).ListUnfinishedGames(ctx, &qodv1.ListUnfinishedGamesRequest{})
+		cc.Close()
+		if status.Code(err) != codes.Unavailable {
+			t.Errorf("%s: got %v, want Unavailable (handshake refused)", name, err)
+		}
+	}
+	s, err := td.admin().Status(ctx, &adminv1.StatusRequest{})
+	if err != nil || s.DevMode || s.LogSize == 0 || s.VrfKeyId == "" {
+		t.Fatalf("status: %v %v", s, err)
+	}
+	_, err = td.admin().CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: rid(), EmissionId: "bad id", ClosureDate: "2026-12-01"})
+	wantStatus(t, err, codes.InvalidArgument, "emission_id")
+	_, err = td.admin().CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: rid(), EmissionId: "E", ClosureDate: "2026-13-01"})
+	wantStatus(t, err, codes.InvalidArgument, "closure_date")
+}

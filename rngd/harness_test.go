@@ -1,0 +1,182 @@
+package rngd
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"tirage.fr/tirage/hsm"
+	"tirage.fr/tirage/hsm/keystore"
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// testClock is the injected clock: tests move it forward, never sleep.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// testDaemon is a real rngd on loopback: mTLS gRPC on a free port, the admin
+// socket, a real tessera log, software keystore, hwrng-backed DRBG.
+type testDaemon struct {
+	t      *testing.T
+	dir    string
+	pki    DevPKI
+	cfg    Config
+	clock  *testClock
+	d      *Daemon
+	cancel context.CancelFunc
+	done   chan error
+}
+
+const testPassphrase = "correct horse battery staple"
+
+// testKDF keeps key sealing cheap in tests (the format and code are the
+// production ones; only the Argon2id cost differs).
+var testKDF = keystore.KDFParams{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}
+
+// newTestDaemon makes a data directory with a PKI for two game servers
+// ("server-a", "server-b") and keys made as rngctl keys init would, then
+// starts the daemon.
+func newTestDaemon(t *testing.T) *testDaemon {
+	t.Helper()
+	dir := t.TempDir()
+	pki, err := GenerateDevPKI(filepath.Join(dir, "pki"), "server-a", "server-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass := filepath.Join(dir, "passphrase")
+	if err := os.WriteFile(pass, []byte(testPassphrase+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ks, err := keystore.Open(keystore.Config{Dir: filepath.Join(dir, "data", "keys"), Passphrase: []byte(testPassphrase), KDF: testKDF})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ks.GenerateVRF("vrf", vrf.DefaultSuite); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ks.GenerateSigner("log", hsm.Ed25519); err != nil {
+		t.Fatal(err)
+	}
+	ks.Close()
+	td := &testDaemon{t: t, dir: dir, pki: pki, clock: &testClock{t: time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)}}
+	td.cfg = Config{
+		DataDir: filepath.Join(dir, "data"),
+		GRPC:    GRPCConfig{Listen: "127.0.0.1:0", CertFile: pki.ServerCert(), KeyFile: pki.ServerKey(), ClientCAFile: pki.CA()},
+		HTTP:    HTTPConfig{Listen: "127.0.0.1:0"},
+		Keys:    KeysConfig{PassphraseFile: pass},
+		Log:     LogConfig{BatchMaxAge: Duration{2 * time.Millisecond}},
+		Game:    GameConfig{SweepInterval: Duration{time.Hour}},
+		Clock:   td.clock,
+		Logger:  slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	td.start()
+	return td
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(string(p))
+	return len(p), nil
+}
+
+func (td *testDaemon) start() {
+	td.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	d, err := Start(ctx, td.cfg)
+	if err != nil {
+		cancel()
+		td.t.Fatal(err)
+	}
+	td.d, td.cancel, td.done = d, cancel, make(chan error, 1)
+	go func() { td.done <- d.Serve(ctx) }()
+	td.t.Cleanup(td.stop)
+}
+
+// stop shuts the daemon down gracefully (idempotent).
+func (td *testDaemon) stop() {
+	if td.cancel == nil {
+		return
+	}
+	td.cancel()
+	if err := <-td.done; err != nil {
+		td.t.Errorf("serve: %v", err)
+	}
+	td.cancel = nil
+}
+
+// restart stops the daemon and starts it again on the same data directory.
+func (td *testDaemon) restart() {
+	td.stop()
+	td.start()
+}
+
+// client connects as the game server name (a certificate of the test PKI).
+func (td *testDaemon) client(name string) qodv1.QuitteOuDoubleClient {
+	td.t.Helper()
+	return qodv1.NewQuitteOuDoubleClient(td.conn(name))
+}
+
+func (td *testDaemon) conn(name string) *grpc.ClientConn {
+	td.t.Helper()
+	tc, err := ClientTLS(td.pki.ClientCert(name), td.pki.ClientKey(name), td.pki.CA())
+	if err != nil {
+		td.t.Fatal(err)
+	}
+	cc, err := grpc.NewClient(td.d.Addrs().GRPC, grpc.WithTransportCredentials(credentials.NewTLS(tc)))
+	if err != nil {
+		td.t.Fatal(err)
+	}
+	td.t.Cleanup(func() { cc.Close() })
+	return cc
+}
+
+func (td *testDaemon) admin() adminv1.AdminClient {
+	td.t.Helper()
+	cc, err := grpc.NewClient("unix:"+td.d.Addrs().Admin, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		td.t.Fatal(err)
+	}
+	td.t.Cleanup(func() { cc.Close() })
+	return adminv1.NewAdminClient(cc)
+}
+
+// emission registers an emission closing on closure and imports n demo
+// tickets; it returns their codes (ticket i has stake Stakes[i%7]).
+func (td *testDaemon) emission(id, closure string, n int) []string {
+	td.t.Helper()
+	ctx := context.Background()
+	adm := td.admin()
+	if _, err := adm.CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: "em-" + id, EmissionId: id, ClosureDate: closure}); err != nil {
+		td.t.Fatal(err)
+	}
+	codes, tickets := DemoTickets(id, []byte("test seed"), n)
+	if _, err := ImportTickets(ctx, adm, "mf-"+id, id, tickets); err != nil {
+		td.t.Fatal(err)
+	}
+	return codes
+}
