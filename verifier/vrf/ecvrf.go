@@ -60,16 +60,22 @@ type ecPublicKey struct {
 	y   *nistec.P256Point
 }
 
-// parseECPublicKey is ECVRF_validate_key (RFC 9381 §5.4.5).
+// parseECPublicKey is steps 1-3 of ECVRF_verify (RFC 9381 §5.3), which
+// "need to be performed only once for a given public key", with validate_key
+// = TRUE: this package always validates keys.
 func parseECPublicKey(b []byte) (*ecPublicKey, error) {
 	// 1. Y = string_to_point(PK_string)
 	y, err := stringToPoint(b)
-	// 2. If Y is "INVALID", output "INVALID" and stop.
+	// 2. If Y is "INVALID", output "INVALID" and stop
 	if err != nil {
 		return nil, fmt.Errorf("vrf: public key: %w", err)
 	}
-	// 3. If cofactor*Y is the identity element, output "INVALID" and stop.
-	// (The cofactor of P-256 is 1, and stringToPoint never yields the identity.)
+	// 3. ECVRF_validate_key(Y) (§5.4.5): 1. Y' = cofactor*Y; 2. if Y' is the
+	//    identity, "INVALID". The cofactor of P-256 is 1 and stringToPoint
+	//    never yields the identity (it has no 33-byte encoding).
+	if y.IsInfinity() == 1 {
+		return nil, errors.New("vrf: public key: the identity")
+	}
 	k := &ecPublicKey{y: y}
 	copy(k.enc[:], b)
 	return k, nil
@@ -190,24 +196,26 @@ func encodeToCurveTAI(salt, alpha []byte) (*nistec.P256Point, []byte, int, error
 	// 2. encode_to_curve_domain_separator_front = 0x01
 	// 3. encode_to_curve_domain_separator_back = 0x00
 	// 4. H = "INVALID"
-	// 5. While H is "INVALID" or H is the identity element of the group:
+	// 5. While H is "INVALID" or H is the identity element of the group
+	//    (ctr_string has one octet: give up at 256, probability 2⁻²⁵⁶):
 	var buf [ptLen]byte
 	buf[0] = 0x02
 	for ctr := 0; ctr < 256; ctr++ {
-		// A. ctr_string = int_to_string(ctr, 1)
-		// B. hash_string = Hash(suite_string || front || salt || alpha || ctr_string || back)
+		// a. ctr_string = int_to_string(ctr, 1)
+		// b. hash_string = Hash(suite_string || front || salt || alpha || ctr_string || back)
 		h := sha256.New()
-		h.Write([]byte{0x01, encodeTAIFront})
+		h.Write([]byte{suiteString(SuiteP256TAI), encodeTAIFront})
 		h.Write(salt)
 		h.Write(alpha)
 		h.Write([]byte{byte(ctr), back})
-		// C. H = interpret_hash_value_as_a_point(hash_string): string_to_point(0x02 || hash_string)
+		// c. H = interpret_hash_value_as_a_point(hash_string) = string_to_point(0x02 || hash_string)
 		h.Sum(buf[1:1])
 		if p, err := nistec.NewP256Point().SetBytes(buf[:]); err == nil {
-			// D. (cofactor 1) 6. Output H
+			// d. (cofactor 1: nothing to do)
+			// 6. Output H; h_string is the encoding it was decoded from.
 			return p, buf[:], ctr, nil
 		}
-		// E. ctr = ctr + 1
+		// e. ctr = ctr + 1
 	}
 	return nil, nil, 0, errors.New("vrf: try_and_increment found no point")
 }
@@ -259,7 +267,8 @@ func nonceRFC6979(x *[qLen]byte, hString []byte) *bigmod.Nat {
 	}
 }
 
-// challenge is ECVRF_challenge_generation (§5.4.3) over the encoded points.
+// challenge is ECVRF_challenge_generation (§5.4.3) over the encoded points
+// (point_to_string already applied).
 // It returns c_string, cLen bytes.
 func challenge(s Suite, p1, p2, p3, p4, p5 []byte) [cLen]byte {
 	// 1. challenge_generation_domain_separator_front = 0x02
@@ -298,25 +307,25 @@ func (sk *ecPrivateKey) prove(s Suite, pk *ecPublicKey, alpha []byte) ([]byte, e
 // proveTrace is ECVRF_prove (RFC 9381 §5.1).
 func (sk *ecPrivateKey) proveTrace(s Suite, pk *ecPublicKey, alpha []byte) ([]byte, *ecProveTrace, error) {
 	// 1. Use SK to derive the VRF secret scalar x and the VRF public key Y = x*B
-	//    (done by newECPrivateKey).
-	// 2. encode_to_curve_salt = PK_string.
-	// 3. H = ECVRF_encode_to_curve(encode_to_curve_salt, alpha_string)
-	// 4. h_string = point_to_string(H)
+	//    (cached by newECPrivateKey).
+	// 2. H = ECVRF_encode_to_curve(encode_to_curve_salt, alpha_string),
+	//    encode_to_curve_salt = PK_string
+	// 3. h_string = point_to_string(H)
 	h, hString, ctr, err := encodeToCurve(s, pk.enc[:], alpha)
 	if err != nil {
 		return nil, nil, err
 	}
-	// 5. Gamma = x*H
+	// 4. Gamma = x*H
 	gamma, err := nistec.NewP256Point().ScalarMult(h, sk.x[:])
 	if err != nil {
 		return nil, nil, fmt.Errorf("vrf: Gamma: %w", err)
 	}
 	gammaString := gamma.BytesCompressed()
-	// 6. k = ECVRF_nonce_generation(SK, h_string)
+	// 5. k = ECVRF_nonce_generation(SK, h_string)
 	k := nonceRFC6979(&sk.x, hString)
 	kBytes := k.Bytes(scalarQ)
 	defer clear(kBytes)
-	// 7. c = ECVRF_challenge_generation(Y, H, Gamma, k*B, k*H)
+	// 6. c = ECVRF_challenge_generation(Y, H, Gamma, k*B, k*H)
 	kB, err := nistec.NewP256Point().ScalarBaseMult(kBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("vrf: k*B: %w", err)
@@ -327,7 +336,7 @@ func (sk *ecPrivateKey) proveTrace(s Suite, pk *ecPublicKey, alpha []byte) ([]by
 	}
 	u, v := kB.BytesCompressed(), kH.BytesCompressed()
 	c := challenge(s, pk.enc[:], hString, gammaString, u, v)
-	// 8. s = (k + c*x) mod q, in constant time.
+	// 7. s = (k + c*x) mod q, in constant time.
 	var cFull [qLen]byte
 	copy(cFull[qLen-cLen:], c[:])
 	cn, err := bigmod.NewNat().SetBytes(cFull[:], scalarQ)
@@ -335,13 +344,13 @@ func (sk *ecPrivateKey) proveTrace(s Suite, pk *ecPublicKey, alpha []byte) ([]by
 		return nil, nil, err // c < 2^128 < q
 	}
 	sn := cn.Mul(sk.xn, scalarQ).Add(k, scalarQ)
-	// 9. pi_string = point_to_string(Gamma) || int_to_string(c, cLen) || int_to_string(s, qLen)
+	// 8. pi_string = point_to_string(Gamma) || int_to_string(c, cLen) || int_to_string(s, qLen)
 	pi := make([]byte, 0, ecProofLen)
 	pi = append(pi, gammaString...)
 	pi = append(pi, c[:]...)
 	pi = append(pi, sn.Bytes(scalarQ)...)
 	clear(k.Bits())
-	// 10. Output pi_string
+	// 9. Output pi_string
 	tr := &ecProveTrace{h: hString, u: u, v: v, k: append([]byte(nil), kBytes...), ctr: ctr}
 	return pi, tr, nil
 }
@@ -381,8 +390,9 @@ func decodeProof(pi []byte) (*ecProof, error) {
 	return d, nil
 }
 
-// ecProofToHash is ECVRF_proof_to_hash (§5.2) after decoding; with cofactor
-// 1 and a canonical Gamma, point_to_string(cofactor*Gamma) = gamma_string.
+// ecProofToHash is ECVRF_proof_to_hash (§5.2) after steps 1-3 (decoding);
+// with cofactor 1 and a canonical Gamma, point_to_string(cofactor*Gamma) =
+// gamma_string.
 func ecProofToHash(s Suite, gammaString []byte) []byte {
 	// 4. proof_to_hash_domain_separator_front = 0x03
 	// 5. proof_to_hash_domain_separator_back = 0x00
