@@ -33,9 +33,10 @@
 //
 // # Validation
 //
-// [ParsePublicKey] runs ECVRF_validate_key (§5.4.5): the point must be a
-// canonical compressed encoding of a point on the curve (no uncompressed
-// form, no x ≥ p, never the identity). RSA keys must have a modulus of 2048 to
+// ECVRF verification always runs with validate_key = TRUE (§5.3): once per
+// key, [ParsePublicKey] runs string_to_point and ECVRF_validate_key (§5.4.5):
+// the point must be a canonical compressed encoding of a point on the curve
+// (no uncompressed form, no x ≥ p, never the identity). RSA keys must have a modulus of 2048 to
 // 8192 bits that is odd, and an odd public exponent 3 ≤ e < 2³¹; the SPKI
 // must be strict DER. [Verify] rejects proofs of the wrong length, a Gamma
 // that is not a valid compressed point, s ≥ q, and RSA proofs ≥ n, each with
