@@ -19,7 +19,12 @@
 //   - RSA-FDH-VRF-SHA256 (suite_string 0x01, §4): π is the raw RSA signature
 //     of EM = MGF1(suite_string || 0x01 || I2OSP(k, 4) || I2OSP(n, k) || α, k-1).
 //     A hardware token can compute it with a raw RSA operation
-//     (CKM_RSA_X_509) on [RSAFDHEncode]'s output.
+//     (CKM_RSA_X_509) on [RSAFDHEncode]'s output. Unlike the ECVRF, it has
+//     only "trusted" uniqueness and collision resistance (§7.1.1): a key
+//     whose RSA function is not a bijection could have several valid β for
+//     one α. The checks of [ParsePublicKey] are sanity checks, not a proof
+//     that (n, e) is well formed; the key must be generated honestly and
+//     announced before use.
 //
 // Both ECVRF suites use RFC 6979 deterministic nonces (§5.4.2.1), the
 // challenge of §5.4.3 (cLen = 16), proofs Gamma(33) || c(16) || s(32) of 81
