@@ -84,15 +84,22 @@ func Multipliers(stake int64, beta []byte) ([Tiers]int, error) {
 		return m, fmt.Errorf("multipliers need the start's VRF output: %w", ErrBeta)
 	}
 	for t := 1; t <= Tiers; t++ {
-		x3, err := draw.NewStream(beta, tierLabel(t)).Bernoulli(Triple[t-1].P, Triple[t-1].Q)
+		v, err := multiplier(draw.NewStream(beta, tierLabel(t)), t)
 		if err != nil {
 			return m, err
 		}
-		if x3 {
-			m[t-1] = 3
-		}
+		m[t-1] = v
 	}
 	return m, nil
+}
+
+// multiplier draws m_t from its stream: 3 with probability q_t, else 2.
+func multiplier(s *draw.Stream, t int) (int, error) {
+	x3, err := s.Bernoulli(Triple[t-1].P, Triple[t-1].Q)
+	if x3 {
+		return 3, err
+	}
+	return 2, err
 }
 
 // Amounts returns A_1..A_4 in cents: A_0 = S, A_t = A_{t−1}·m_t.
