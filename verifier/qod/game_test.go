@@ -227,7 +227,7 @@ func TestTimeRules(t *testing.T) {
 		t.Error("a malformed closure date was accepted")
 	}
 	// 30 days at the same Paris wall-clock time, across the change to winter time.
-	start := time.Date(2026, 10, 10, 8, 30, 0, 0, time.UTC) // 10:30 CEST
+	start := time.Date(2026, 10, 10, 8, 30, 0, 0, time.UTC)                                                       // 10:30 CEST
 	if got, want := PlayDeadline(start, paris), time.Date(2026, 11, 9, 9, 30, 0, 0, time.UTC); !got.Equal(want) { // 10:30 CET
 		t.Errorf("PlayDeadline = %s, want %s", got, want)
 	}
