@@ -1,0 +1,246 @@
+package promo
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"tirage.fr/tirage/hsm"
+	"tirage.fr/tirage/hsm/keystore"
+	"tirage.fr/tirage/rngd/entropy"
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// testEntropy is the appliance's real generator on /dev/hwrng (plus
+// getrandom, uncredited), as rngd configures it by default.
+func testEntropy(t testing.TB) *entropy.Generator {
+	t.Helper()
+	if f, err := os.Open("/dev/hwrng"); err != nil {
+		t.Skipf("no hardware RNG here: %v", err)
+	} else {
+		f.Close()
+	}
+	g, err := entropy.New(entropy.Config{Sources: []entropy.SourceConfig{{Kind: "hwrng", MinEntropy: 4}, {Kind: "getrandom"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	return g
+}
+
+// testKeys is a software keystore (cheapest KDF) with a VRF key and an Ed25519 log key.
+func testKeys(t testing.TB, dir string) hsm.Backend {
+	t.Helper()
+	ks, err := keystore.Open(keystore.Config{Dir: dir, Passphrase: []byte("promo test passphrase"), KDF: keystore.KDFParams{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ks.Close() })
+	if _, err := ks.VRFProver("vrf"); errors.Is(err, hsm.ErrNotFound) {
+		if _, err := ks.GenerateVRF("vrf", vrf.SuiteP256SSWU); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ks.GenerateSigner("log", hsm.Ed25519); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ks
+}
+
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func openTestAppliance(t *testing.T, data string, keys hsm.Backend, ent *entropy.Generator, c *clock) (*Appliance, transparency.Log) {
+	t.Helper()
+	a, lg, err := OpenOffline(context.Background(), OfflineConfig{
+		DataDir: data, Origin: "tirage.test/promo", Keys: keys, VRFLabel: "vrf", LogLabel: "log",
+		Entropy: ent, Clock: c.now,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, lg
+}
+
+// The whole Bonus Crescendo flow on the real log, keys and entropy: ingest,
+// eligibility, e-credits, four freezes, one ceremony per draw, certificates,
+// documents; no second freeze, no second draw; tampering is caught.
+func TestBonusCrescendoOffline(t *testing.T) {
+	ctx := context.Background()
+	r, rulesFile := exampleRules(t)
+	tmp := t.TempDir()
+	var stakes bytes.Buffer
+	if err := Generate(&stakes, r, GenConfig{Rows: 20_000, Accounts: 1500, Seed: 42, Format: FormatCSV, Defects: true}); err != nil {
+		t.Fatal(err)
+	}
+	// Edge rows on top of the synthetic ones.
+	stakes.WriteString("edge1,E1,2016-06-16T23:59:59+02:00,loto,1200,web,,,\n")
+	stakes.WriteString("edge2,E2,2016-06-17T00:00:00+02:00,loto,1200,web,,,\n")
+	stakes.WriteString("edge3,E3,2016-06-16T10:00:00+02:00,loto\n")
+	var closed bytes.Buffer
+	GenerateClosed(&closed, r, 1500, 42)
+	closedSet, err := ReadClosed(&closed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tally := promo.NewTally(r)
+	var rejects bytes.Buffer
+	var progressed int
+	st, err := Ingest(ctx, &stakes, FormatCSV, tally, &rejects, func(lines, bytes int64) { progressed++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Lines != 20_003 || st.Rejected == 0 || progressed == 0 {
+		t.Fatalf("ingest: %+v, %d progress calls", st, progressed)
+	}
+	if int64(strings.Count(rejects.String(), "\n")) != st.Rejected {
+		t.Fatalf("%d rejections reported for %d rejected rows", strings.Count(rejects.String(), "\n"), st.Rejected)
+	}
+	if !strings.Contains(rejects.String(), "20004: row has 4 fields") {
+		t.Errorf("short row not reported with its line: %s", rejects.String())
+	}
+	if tally.Total("E1", 3) != 1200 || tally.Total("E2", 3) != 0 || tally.Total("E2", 4) != 0 {
+		t.Errorf("edge stakes: E1 Thu %d, E2 Thu %d Fri %d", tally.Total("E1", 3), tally.Total("E2", 3), tally.Total("E2", 4))
+	}
+	el := tally.Eligibility(closedSet)
+	var report bytes.Buffer
+	n, total, err := WriteECredits(&report, el)
+	if err != nil || n == 0 || total == 0 || !strings.HasPrefix(report.String(), ECreditHeader) {
+		t.Fatalf("e-credit report: %d lines, %d cents, %v", n, total, err)
+	}
+
+	c := &clock{t: time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC)}
+	keys := testKeys(t, filepath.Join(tmp, "keys"))
+	ent := testEntropy(t)
+	data := filepath.Join(tmp, "data")
+	a, lg := openTestAppliance(t, data, keys, ent, c)
+	for j := range r.Draws {
+		fz, err := a.Freeze(ctx, FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: j, Entrants: el.Entrants[j], Withheld: el.WithheldEntries[j], Rows: st.Lines, Rejected: st.Rejected})
+		if err != nil {
+			t.Fatalf("freeze %d: %v", j, err)
+		}
+		if fz.Record.Count != uint64(len(el.Entrants[j])) || fz.Record.Reserves != 3 {
+			t.Fatalf("freeze %d: count %d reserves %d", j, fz.Record.Count, fz.Record.Reserves)
+		}
+	}
+	if _, err := a.Freeze(ctx, FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"X"}}); !errors.Is(err, ErrFrozen) {
+		t.Fatalf("second freeze: %v, want ErrFrozen", err)
+	}
+	if _, err := a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/9", Share: "text:12345678"}); !errors.Is(err, ErrNotFrozen) {
+		t.Fatalf("draw of an unknown draw: %v", err)
+	}
+	rc, err := a.Receipt(ctx, "bonus-crescendo/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pdf bytes.Buffer
+	if err := WriteReceiptPDF(&pdf, rc); err != nil || !bytes.HasPrefix(pdf.Bytes(), []byte("%PDF-")) {
+		t.Fatalf("receipt pdf: %v", err)
+	}
+
+	c.t = time.Date(2016, 6, 21, 8, 30, 0, 0, time.UTC)
+	for j := range r.Draws {
+		draw := r.FullDrawID(j)
+		share, _ := promo.ShareFromDice("6 1 4 2 5 3 3 5 2 6 1 1 4 4 2 5 6 3 3 1 2 5 6 4 " + string(rune('1'+j)))
+		if _, err := a.Draw(ctx, DrawRequest{Draw: draw, Share: share}); err != nil {
+			t.Fatalf("draw %s: %v", draw, err)
+		}
+		// There is no second draw, with the same share or another.
+		if _, err := a.Draw(ctx, DrawRequest{Draw: draw, Share: "text:another try"}); !errors.Is(err, ErrDrawn) {
+			t.Fatalf("second draw of %s: %v, want ErrDrawn", draw, err)
+		}
+		cert, err := a.Certify(ctx, draw)
+		if err != nil {
+			t.Fatalf("certify %s: %v", draw, err)
+		}
+		if !cert.Verified.KeyLogged || len(cert.Verified.Accounts) != 4 {
+			t.Fatalf("%s: key logged %v, %d accounts", draw, cert.Verified.KeyLogged, len(cert.Verified.Accounts))
+		}
+		for _, acct := range cert.Verified.Accounts {
+			if bytes.Contains(cert.JSON, []byte(`"`+acct+`"`)) {
+				t.Fatalf("certificate names account %s", acct)
+			}
+		}
+		// The public path, pinned to the log key.
+		if _, err := promo.Verify(cert.JSON, nil, promo.Anchors{LogKeys: lg.VerifierKeys(), Rules: rulesFile, Reserves: 3}); err != nil {
+			t.Fatalf("%s public verification: %v", draw, err)
+		}
+		var pv, annex bytes.Buffer
+		if err := WriteProcesVerbalPDF(&pv, cert); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteAnnexPDF(&annex, cert); err != nil {
+			t.Fatal(err)
+		}
+		for _, acct := range cert.Verified.Accounts {
+			if bytes.Contains(pv.Bytes(), []byte(acct+" ")) {
+				t.Fatalf("procès-verbal names account %s", acct)
+			}
+		}
+		if j == 0 {
+			// A tampered entrant list fails the bailiff's check.
+			lf, _ := a.EntrantsFile(draw)
+			b, _ := os.ReadFile(lf)
+			list, _ := promo.ParseEntrantList(b)
+			list.Accounts = list.Accounts[1:]
+			_, err := promo.Verify(cert.JSON, list, promo.Anchors{Reserves: 3})
+			var ce *promo.CheckError
+			if !errors.As(err, &ce) || ce.Check != promo.CheckEntrantRoot {
+				t.Fatalf("tampered list: %v", err)
+			}
+			os.WriteFile(filepath.Join(tmp, "pv.pdf"), pv.Bytes(), 0o644)
+		}
+	}
+
+	// The state survives a restart: a reopened appliance still refuses a second draw.
+	lg.Close()
+	a2, lg2 := openTestAppliance(t, data, keys, ent, c)
+	defer lg2.Close()
+	if _, err := a2.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/2", Share: "text:after restart"}); !errors.Is(err, ErrDrawn) {
+		t.Fatalf("draw after restart: %v", err)
+	}
+	var meta Meta
+	b, _ := os.ReadFile(filepath.Join(data, "promo", "bonus-crescendo", "1", "meta.json"))
+	if err := json.Unmarshal(b, &meta); err != nil || meta.Entrants != len(el.Entrants[0]) {
+		t.Fatalf("meta: %v %+v", err, meta)
+	}
+}
+
+// A freeze refused for lack of entropy leaves nothing behind.
+func TestFreezeFailsClosedOnEntropy(t *testing.T) {
+	r, rulesFile := exampleRules(t)
+	tmp := t.TempDir()
+	keys := testKeys(t, filepath.Join(tmp, "keys"))
+	c := &clock{t: time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC)}
+	a, lg, err := OpenOffline(context.Background(), OfflineConfig{
+		DataDir: tmp, Origin: "tirage.test/promo", Keys: keys, VRFLabel: "vrf", LogLabel: "log",
+		Entropy: failingReader{}, Clock: c.now,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lg.Close()
+	_, err = a.Freeze(context.Background(), FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"a", "b"}})
+	if err == nil || !strings.Contains(err.Error(), "entropy") {
+		t.Fatalf("freeze with failing entropy: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "promo", "bonus-crescendo", "1")); !os.IsNotExist(err) {
+		t.Fatalf("a refused freeze left state behind: %v", err)
+	}
+	if n := lg.Stats().Appends; n != 1 { // the key announcement only
+		t.Fatalf("%d appends after a refused freeze, want 1", n)
+	}
+}
+
+type failingReader struct{}
+
+func (failingReader) Read([]byte) (int, error) { return 0, errors.New("entropy: health test failed") }

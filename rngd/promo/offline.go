@@ -1,0 +1,167 @@
+package promo
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"tirage.fr/tirage/hsm"
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/tilelog"
+)
+
+// OfflineConfig wires an Appliance for an offline ceremony on the
+// appliance: the embedded log (transparency/tilelog) in DataDir/log, the
+// draws' state in DataDir/promo, keys from an hsm.Backend and entropy from
+// the appliance's DRBG. rngd must not run on the same data directory at the
+// same time (the log directory is locked by whichever opens it first).
+type OfflineConfig struct {
+	// DataDir holds log/ and promo/.
+	DataDir string
+	// Origin names the log (first line of its checkpoints); an existing
+	// log refuses another origin.
+	Origin string
+	// Keys is the key custody backend; VRFLabel and LogLabel name the VRF
+	// key and the checkpoint signing key (Ed25519).
+	Keys               hsm.Backend
+	VRFLabel, LogLabel string
+	// Entropy is the DRBG (an *entropy.Generator).
+	Entropy io.Reader
+	// CheckpointInterval of the log (default: tilelog's).
+	CheckpointInterval time.Duration
+	Clock              func() time.Time
+	Logger             *slog.Logger
+}
+
+// checkpointSigner lets the log sign checkpoints with an hsm.Signer
+// (Ed25519 signs the message itself: crypto.Hash(0)).
+type checkpointSigner struct{ hsm.Signer }
+
+func (s checkpointSigner) Sign(_ io.Reader, msg []byte, opts crypto.SignerOpts) ([]byte, error) {
+	if opts != nil && opts.HashFunc() != 0 {
+		return nil, errors.New("only Ed25519 (pure) checkpoint signers are supported")
+	}
+	return s.Signer.Sign(msg)
+}
+
+// OpenOffline opens the log and the keys and returns the Appliance and the
+// log (the caller closes it). On a new log it first appends the key
+// announcement (hsm.Announce of the VRF and log keys); on an existing one it
+// finds the announcement of the VRF key, which must be there.
+func OpenOffline(ctx context.Context, cfg OfflineConfig) (*Appliance, transparency.Log, error) {
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	prover, err := cfg.Keys.VRFProver(cfg.VRFLabel)
+	if err != nil {
+		return nil, nil, fmt.Errorf("vrf key %q: %w", cfg.VRFLabel, err)
+	}
+	signer, err := cfg.Keys.Signer(cfg.LogLabel)
+	if err != nil {
+		return nil, nil, fmt.Errorf("log key %q: %w", cfg.LogLabel, err)
+	}
+	lg, err := tilelog.Open(ctx, tilelog.Config{
+		Dir: filepath.Join(cfg.DataDir, "log"), Origin: cfg.Origin,
+		Signers: []crypto.Signer{checkpointSigner{signer}}, CheckpointInterval: cfg.CheckpointInterval,
+		Logger: cfg.Logger.With("component", "log"),
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("couldn't open the log: %w", err)
+	}
+	dir := filepath.Join(cfg.DataDir, "promo")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		lg.Close()
+		return nil, nil, err
+	}
+	idx, keyID, err := announcement(ctx, lg, dir, cfg, prover, signer)
+	if err != nil {
+		lg.Close()
+		return nil, nil, err
+	}
+	a, err := New(Config{Dir: dir, Log: lg, Prover: prover, KeyID: keyID, KeysIndex: int64(idx), Entropy: cfg.Entropy, Clock: cfg.Clock, Logger: cfg.Logger})
+	if err != nil {
+		lg.Close()
+		return nil, nil, err
+	}
+	return a, lg, nil
+}
+
+// announcement returns the log index of the key announcement naming the
+// VRF key and the key's id, appending the announcement to an empty log.
+func announcement(ctx context.Context, lg transparency.Log, dir string, cfg OfflineConfig, prover hsm.VRFProver, signer hsm.Signer) (uint64, string, error) {
+	pub := prover.PublicKey().Bytes()
+	find := func(leaf []byte) (string, bool) {
+		ann, err := hsm.CheckAnnouncement(leaf)
+		if err != nil {
+			return "", false
+		}
+		for _, k := range ann.Keys {
+			if k.Use == hsm.UseVRF && bytes.Equal(k.PublicKey, pub) {
+				return k.ID, true
+			}
+		}
+		return "", false
+	}
+	path := filepath.Join(dir, "announcement.idx")
+	cp, err := lg.Checkpoint(ctx)
+	if err != nil {
+		return 0, "", fmt.Errorf("couldn't read the log's checkpoint: %w", err)
+	}
+	if i, err := readIndex(path); err == nil {
+		es, err := lg.Entries(ctx, uint64(i), uint64(i)+1, cp.Size)
+		if err != nil || len(es) != 1 {
+			return 0, "", fmt.Errorf("couldn't read the key announcement at %d: %v", i, err)
+		}
+		id, ok := find(es[0])
+		if !ok {
+			return 0, "", fmt.Errorf("the log's record %d does not announce VRF key %q", i, cfg.VRFLabel)
+		}
+		return uint64(i), id, nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return 0, "", err
+	}
+	// Look for it in the log.
+	for start := uint64(0); start < cp.Size; {
+		es, err := lg.Entries(ctx, start, min(start+transparency.MaxEntries, cp.Size), cp.Size)
+		if err != nil {
+			return 0, "", err
+		}
+		for j, e := range es {
+			if id, ok := find(e); ok {
+				i := start + uint64(j)
+				return i, id, writeFile(path, []byte(strconv.FormatUint(i, 10)+"\n"), 0o644)
+			}
+		}
+		start += uint64(len(es))
+	}
+	if cp.Size > 0 {
+		return 0, "", fmt.Errorf("the log (%d records) holds no announcement of VRF key %q: announce it first (rngctl keys announce)", cp.Size, cfg.VRFLabel)
+	}
+	leaf, err := hsm.Announce(cfg.Clock(), []hsm.AnnouncedKey{
+		{Use: hsm.UseVRF, Label: cfg.VRFLabel, Prover: prover},
+		{Use: hsm.UseLog, Label: cfg.LogLabel, Signer: signer},
+	})
+	if err != nil {
+		return 0, "", fmt.Errorf("couldn't make the key announcement: %w", err)
+	}
+	i, err := lg.Append(ctx, leaf)
+	if err != nil {
+		return 0, "", fmt.Errorf("couldn't append the key announcement: %w", err)
+	}
+	cfg.Logger.Info("keys announced", "log_index", i)
+	id, _ := find(leaf)
+	return i, id, writeFile(path, []byte(strconv.FormatUint(i, 10)+"\n"), 0o644)
+}
+
