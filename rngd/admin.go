@@ -352,7 +352,7 @@ type adminService struct {
 
 func (s *adminService) Status(ctx context.Context, _ *adminv1.StatusRequest) (*adminv1.StatusResponse, error) {
 	r := &adminv1.StatusResponse{Version: s.e.cfg.Version, DevMode: s.e.cfg.Dev, VrfSuite: string(s.e.suite),
-		VrfKeyId: s.e.keyID, LogOrigin: s.e.cfg.Log.Origin}
+		VrfKeyId: s.e.keyID, LogOrigin: s.e.cfg.Log.Origin, LogVerifierKeys: s.e.tlog.VerifierKeys()}
 	if cp, err := s.e.tlog.Checkpoint(ctx); err == nil {
 		r.LogSize = cp.Size
 	}

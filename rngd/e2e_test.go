@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/mod/sumdb/tlog"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -23,7 +22,6 @@ import (
 
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
-	"tirage.fr/tirage/transparency/checkpoint"
 	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
@@ -130,58 +128,21 @@ func verifyGame(t *testing.T, td *testDaemon, c qodv1.QuitteOuDoubleClient, g *q
 	if err != nil {
 		t.Fatal(err)
 	}
-	var leaves [][]byte
-	var pk *vrf.PublicKey
-	for i, r := range rs.Receipts {
-		leaves = append(leaves, r.Record)
-		if len(r.VrfProof) > 0 {
-			if pk, err = vrf.ParsePublicKey(vrf.Suite(r.VrfSuite), r.VrfPublicKey); err != nil {
-				t.Fatal(err)
-			}
-			beta, err := vrf.Verify(pk, r.VrfAlpha, r.VrfProof)
-			if err != nil || !bytes.Equal(beta, r.VrfOutput) {
-				t.Fatalf("receipt %d: vrf proof does not verify: %v", i, err)
-			}
-		}
-		if len(r.Checkpoint) == 0 {
-			t.Fatalf("receipt %d (index %d): no checkpoint", i, r.LogIndex)
-		}
-		v, err := checkpoint.ParseVerifierKey(td.d.engine.tlog.VerifierKeys()[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		cp, err := checkpoint.Open(r.Checkpoint, v)
-		if err != nil {
-			t.Fatalf("receipt %d: checkpoint: %v", i, err)
-		}
-		var proof tlog.RecordProof
-		for _, h := range r.InclusionProof {
-			proof = append(proof, tlog.Hash(h))
-		}
-		if err := tlog.CheckRecord(proof, int64(cp.Size), cp.Hash, int64(r.LogIndex), tlog.RecordHash(r.Record)); err != nil {
-			t.Fatalf("receipt %d: inclusion: %v", i, err)
-		}
-	}
-	keyID := ""
-	if len(rs.Receipts) > 0 {
-		keyID = rs.Receipts[len(rs.Receipts)-1].VrfKeyId
-	}
-	rep, err := qod.Replay(leaves, qod.ReplayConfig{Location: td.d.engine.loc, Verify: func(id string, alpha, proof []byte) ([]byte, error) {
-		if pk == nil || (keyID != "" && id != keyID) {
-			return nil, fmt.Errorf("unknown key %q", id)
-		}
-		return vrf.Verify(pk, alpha, proof)
-	}})
+	v, err := VerifyReceipts(rs.Receipts, td.d.engine.tlog.VerifierKeys()[0], td.d.engine.pub, td.d.engine.loc)
 	if err != nil {
-		t.Fatalf("replay: %v", err)
+		t.Fatal(err)
 	}
-	if !rep.Ended || rep.Game.Win != g.PrizeCents || rep.Game.Phase.String() == "" {
-		t.Fatalf("replay: ended %v win %d, game says %d", rep.Ended, rep.Game.Win, g.PrizeCents)
+	if !v.Ended || v.Game.Win != g.PrizeCents || v.Included != len(rs.Receipts) {
+		t.Fatalf("verified %+v, game says prize %d", v, g.PrizeCents)
 	}
-	if want := len(g.Picks); g.StakeCents != qod.MaxStake {
-		if rep.ProofsChecked != want+1 {
-			t.Fatalf("replay checked %d proofs, want %d", rep.ProofsChecked, want+1)
-		}
+	if want := len(g.Picks) + 1; g.StakeCents != qod.MaxStake && v.Proofs != want {
+		t.Fatalf("verified %d proofs, want %d", v.Proofs, want)
+	}
+	// A tampered receipt fails.
+	bad := proto.Clone(rs.Receipts[len(rs.Receipts)-1]).(*qodv1.Receipt)
+	bad.Record = bytes.Replace(bad.Record, []byte(`"tier":`), []byte(`"tier":1`), 1)
+	if _, err := VerifyReceipts(append(rs.Receipts[:len(rs.Receipts)-1:len(rs.Receipts)-1], bad), td.d.engine.tlog.VerifierKeys()[0], nil, td.d.engine.loc); err == nil {
+		t.Fatal("a tampered end record verified")
 	}
 }
 
@@ -644,6 +605,18 @@ func TestE2ETransport(t *testing.T) {
 		cc.Close()
 		if status.Code(err) != codes.Unavailable {
 			t.Errorf("%s: got %v, want Unavailable (handshake refused)", name, err)
+		}
+	}
+	// The auditors' surfaces: /log/ on HTTP.
+	for _, path := range []string{"/log/checkpoint", "/log/vkey"} {
+		resp, err := http.Get("http://" + td.d.Addrs().HTTP + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(body), "tirage.fr/dev-log") {
+			t.Fatalf("GET %s: %d %q", path, resp.StatusCode, body)
 		}
 	}
 	s, err := td.admin().Status(ctx, &adminv1.StatusRequest{})

@@ -21,6 +21,7 @@ import (
 	"tirage.fr/tirage/hsm/keystore"
 	"tirage.fr/tirage/rngd/entropy"
 	"tirage.fr/tirage/transparency"
+	auditpb "tirage.fr/tirage/transparency/auditpb/v1"
 	"tirage.fr/tirage/transparency/tilelog"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
@@ -340,10 +341,11 @@ func (d *Daemon) banner(c *components) {
 	}
 }
 
-// auditSurfaces are the auditors' read surfaces of the log: the tiles
-// under /log/ on the HTTP listener and the gRPC audit service.
+// auditSurfaces are the auditors' read surfaces of the log: the tiles,
+// checkpoint and verifier key under /log/ on the HTTP listener, and the
+// gRPC audit service (tirage.transparency.audit.v1) on the gRPC listener.
 func auditSurfaces(l *tilelog.Log) (map[string]http.Handler, func(*grpc.Server)) {
-	// TODO(transparency): mount transparency.NewHTTPHandler and register
-	// transparency.NewAuditServer once they land.
-	return nil, nil
+	return map[string]http.Handler{"/log/": transparency.NewHTTPHandler(l)}, func(s *grpc.Server) {
+		auditpb.RegisterAuditServer(s, transparency.NewAuditServer(l))
+	}
 }

@@ -1,0 +1,105 @@
+package rngd
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/transparency/checkpoint"
+	"tirage.fr/tirage/verifier/qod"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// VerifiedGame is what VerifyReceipts established about one game.
+type VerifiedGame struct {
+	Game           qod.Game
+	Ended          bool
+	Records        int
+	Proofs         int    // VRF proofs verified
+	Included       int    // records proven included in a signed checkpoint
+	CheckpointSize uint64 // size of the newest checkpoint seen
+}
+
+// VerifyReceipts checks a game's receipts (GetReceipts) the way an auditor
+// does, offline, trusting only the log's verifier key logVKey and the VRF
+// public key announced in the log (vrfKey, as a receipt carries it; nil:
+// take it from the receipts): every VRF proof against its α and β, the
+// replay of the state machine with verifier/qod (outcomes, amounts, hash
+// links, H(r)), and the inclusion of every record in a signed checkpoint.
+// A receipt without a checkpoint is reported as not included, not as an
+// error.
+func VerifyReceipts(receipts []*qodv1.Receipt, logVKey string, vrfKey []byte, loc *time.Location) (VerifiedGame, error) {
+	var v VerifiedGame
+	if len(receipts) == 0 {
+		return v, fmt.Errorf("no receipts")
+	}
+	noteVerifier, err := checkpoint.ParseVerifierKey(logVKey)
+	if err != nil {
+		return v, fmt.Errorf("log verifier key: %w", err)
+	}
+	var pk *vrf.PublicKey
+	var suite vrf.Suite
+	leaves := make([][]byte, len(receipts))
+	for i, r := range receipts {
+		leaves[i] = r.Record
+		if len(r.VrfProof) > 0 {
+			key := vrfKey
+			if key == nil {
+				key = r.VrfPublicKey
+			}
+			if pk == nil {
+				suite = vrf.Suite(r.VrfSuite)
+				if pk, err = vrf.ParsePublicKey(suite, key); err != nil {
+					return v, fmt.Errorf("receipt %d: vrf public key: %w", i, err)
+				}
+			}
+			if !bytes.Equal(pk.Bytes(), r.VrfPublicKey) {
+				return v, fmt.Errorf("receipt %d: proof made with another key than the announced one", i)
+			}
+			beta, err := vrf.Verify(pk, r.VrfAlpha, r.VrfProof)
+			if err != nil {
+				return v, fmt.Errorf("receipt %d: %w", i, err)
+			}
+			if !bytes.Equal(beta, r.VrfOutput) {
+				return v, fmt.Errorf("receipt %d: β differs from the proof's output", i)
+			}
+			v.Proofs++
+		}
+		if len(r.Checkpoint) == 0 {
+			continue
+		}
+		cp, err := checkpoint.Open(r.Checkpoint, noteVerifier)
+		if err != nil {
+			return v, fmt.Errorf("receipt %d: checkpoint: %w", i, err)
+		}
+		proof := make(tlog.RecordProof, len(r.InclusionProof))
+		for j, h := range r.InclusionProof {
+			if len(h) != tlog.HashSize {
+				return v, fmt.Errorf("receipt %d: inclusion proof hash %d has %d bytes", i, j, len(h))
+			}
+			copy(proof[j][:], h)
+		}
+		if err := tlog.CheckRecord(proof, int64(cp.Size), cp.Hash, int64(r.LogIndex), tlog.RecordHash(r.Record)); err != nil {
+			return v, fmt.Errorf("receipt %d (log index %d): not included in checkpoint %d: %w", i, r.LogIndex, cp.Size, err)
+		}
+		v.Included++
+		v.CheckpointSize = max(v.CheckpointSize, cp.Size)
+	}
+	rep, err := qod.Replay(leaves, qod.ReplayConfig{Location: loc, Verify: func(_ string, alpha, proof []byte) ([]byte, error) {
+		if pk == nil {
+			return nil, fmt.Errorf("no vrf key")
+		}
+		return vrf.Verify(pk, alpha, proof)
+	}})
+	if err != nil {
+		return v, err
+	}
+	v.Game, v.Ended, v.Records = rep.Game, rep.Ended, len(leaves)
+	if rep.Ended && rep.ProofsChecked != v.Proofs {
+		return v, fmt.Errorf("replay checked %d proofs, the receipts carry %d", rep.ProofsChecked, v.Proofs)
+	}
+	return v, nil
+}
