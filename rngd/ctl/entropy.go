@@ -29,8 +29,10 @@ tests; chi-square of byte values), printing a report with P-values.
   --source KIND       hwrng, rdseed, tpm or getrandom
   --bytes N           bytes to read after start-up (default 100000; hwrng
                       delivers about 10 kB/s)
-  --min-entropy H     declared min-entropy per 8-bit sample, 0 < H <= 8
+  --min-entropy H     declared min-entropy per sample, 0 < H <= sample bits
                       (default 2), sets the health-test cutoffs
+  --sample-bits B     8 (each byte is a sample; default) or 1 (each bit:
+                      a binary noise source, APT window 1024)
   --alpha A           false-alarm probability per test and sample, 2^-40..2^-20,
                       written as 2^-30 or a number (default 2^-30)
   --device PATH       device for hwrng (default /dev/hwrng) or tpm (default
@@ -68,6 +70,7 @@ func runEntropyTest(ctx context.Context, env Env, args []string) int {
 	kind := fs.String("source", "", "")
 	nbytes := fs.Int("bytes", 100000, "")
 	h := fs.Float64("min-entropy", 2, "")
+	sampleBits := fs.Int("sample-bits", 8, "")
 	alphaText := fs.String("alpha", "2^-30", "")
 	device := fs.String("device", "", "")
 	tpmAddr := fs.String("tpm-address", "", "")
@@ -95,8 +98,11 @@ func runEntropyTest(ctx context.Context, env Env, args []string) int {
 	if *nbytes < 16 || *nbytes > 1<<30 {
 		return usageErr("--bytes %d: want 16 to 2^30", *nbytes)
 	}
-	if !(*h > 0 && *h <= 8) {
-		return usageErr("--min-entropy %g: want 0 < H <= 8", *h)
+	if *sampleBits != 8 && *sampleBits != 1 {
+		return usageErr("--sample-bits %d: want 8 or 1", *sampleBits)
+	}
+	if !(*h > 0 && *h <= float64(*sampleBits)) {
+		return usageErr("--min-entropy %g: want 0 < H <= %d", *h, *sampleBits)
 	}
 	alpha, err := parseAlpha(*alphaText)
 	if err != nil || !(alpha >= entropy.MinAlpha && alpha <= entropy.MaxAlpha) {
@@ -114,7 +120,7 @@ func runEntropyTest(ctx context.Context, env Env, args []string) int {
 	if c, ok := src.(io.Closer); ok {
 		defer c.Close()
 	}
-	ht, err := entropy.NewHealthTest(src.Name(), *h, alpha)
+	ht, err := entropy.NewHealthTest(src.Name(), *sampleBits, *h, alpha)
 	if err != nil {
 		return fail("%s", err)
 	}
@@ -125,7 +131,7 @@ func runEntropyTest(ctx context.Context, env Env, args []string) int {
 		kindNote = "non-physical (never credited; health tests run for information)"
 	}
 	fmt.Fprintf(out, "source          %s, %s\n", src.Name(), kindNote)
-	fmt.Fprintf(out, "declared H      %g bits per 8-bit sample, alpha = %s\n", *h, alphaString(alpha))
+	fmt.Fprintf(out, "declared H      %g bits per %d-bit sample, alpha = %s\n", *h, *sampleBits, alphaString(alpha))
 	fmt.Fprintf(out, "cutoffs         repetition count %d; adaptive proportion %d in a window of %d\n", rct, apt, w)
 
 	if err := ht.Startup(src); err != nil {
@@ -149,7 +155,7 @@ func runEntropyTest(ctx context.Context, env Env, args []string) int {
 			return fail("%s", err)
 		}
 	}
-	fmt.Fprintf(out, "continuous      pass over %d samples\n", len(data))
+	fmt.Fprintf(out, "continuous      pass over %d samples\n", len(data)*8 / *sampleBits)
 
 	results, err := battery.Run(data)
 	if err != nil {

@@ -85,7 +85,7 @@ func BenchmarkGeneratorRead(b *testing.B) {
 }
 
 func BenchmarkHealthTestFeed(b *testing.B) {
-	ht, _ := NewHealthTest("bench", 6, DefaultAlpha)
+	ht, _ := NewHealthTest("bench", 8, 6, DefaultAlpha)
 	buf := make([]byte, 4096)
 	for i := range buf {
 		buf[i] = byte(i*131 + i>>8)

@@ -45,14 +45,19 @@ type SourceConfig struct {
 	// Address, for "tpm", is the TCP command port of a TPM simulator
 	// (swtpm) instead of a device, e.g. "127.0.0.1:2321".
 	Address string
-	// MinEntropy is the declared min-entropy of one raw 8-bit sample, in
-	// bits (0 < H ≤ 8), from the source's SP 800-90B entropy assessment. It
-	// sets the health-test cutoffs and the entropy credited to the source.
+	// SampleBits is the width of one raw sample: 8 (default; each byte is a
+	// sample) or 1 (a binary noise source: each bit, most significant first;
+	// the APT window is then 1024).
+	SampleBits int
+	// MinEntropy is the declared min-entropy of one raw sample, in bits
+	// (0 < H ≤ SampleBits), from the source's SP 800-90B entropy assessment.
+	// It sets the health-test cutoffs and the entropy credited to the source.
 	// Required for physical sources; ignored for non-physical ones.
 	MinEntropy float64
 	// SeedBytes is the number of raw bytes read from the source for each
 	// seed. Default: enough for the source alone to meet RequiredEntropy,
-	// ceil(RequiredEntropy / MinEntropy); non-physical sources default to 32.
+	// ceil(RequiredEntropy / (MinEntropy · 8/SampleBits)); non-physical
+	// sources default to 32.
 	SeedBytes int
 	// Source, when set, is used instead of opening Kind (custom hardware,
 	// tests). Its Physical method decides whether it is credited.
@@ -149,11 +154,22 @@ func (c *Config) withDefaults() (Config, error) {
 // checkPhysical validates a physical source's declared min-entropy and
 // fills in its SeedBytes default.
 func (s *SourceConfig) checkPhysical(i, required int) error {
-	if !(s.MinEntropy > 0 && s.MinEntropy <= 8) {
-		return fmt.Errorf("entropy: config Sources[%d] (%s): MinEntropy = %g bits per 8-bit sample, want 0 < H ≤ 8", i, s.Name, s.MinEntropy)
+	if s.SampleBits == 0 {
+		s.SampleBits = 8
+	}
+	if s.SampleBits != 8 && s.SampleBits != 1 {
+		return fmt.Errorf("entropy: config Sources[%d] (%s): SampleBits = %d, want 8 or 1", i, s.Name, s.SampleBits)
+	}
+	if !(s.MinEntropy > 0 && s.MinEntropy <= float64(s.SampleBits)) {
+		return fmt.Errorf("entropy: config Sources[%d] (%s): MinEntropy = %g bits per %d-bit sample, want 0 < H ≤ %d", i, s.Name, s.MinEntropy, s.SampleBits, s.SampleBits)
 	}
 	if s.SeedBytes == 0 {
-		s.SeedBytes = int(math.Ceil(float64(required) / s.MinEntropy))
+		s.SeedBytes = int(math.Ceil(float64(required) / s.perByte()))
 	}
 	return nil
+}
+
+// perByte is the entropy credited to one raw byte of a physical source.
+func (s *SourceConfig) perByte() float64 {
+	return s.MinEntropy * float64(8/s.SampleBits)
 }

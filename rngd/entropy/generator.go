@@ -114,9 +114,9 @@ func New(cfg Config) (*Generator, error) {
 				g.closeSources()
 				return nil, err
 			}
-			st.credited = float64(st.cfg.SeedBytes) * st.cfg.MinEntropy
+			st.credited = float64(st.cfg.SeedBytes) * st.cfg.perByte()
 			total += st.credited
-			if st.health, err = NewHealthTest(st.cfg.Name, st.cfg.MinEntropy, c.Alpha); err != nil {
+			if st.health, err = NewHealthTest(st.cfg.Name, st.cfg.SampleBits, st.cfg.MinEntropy, c.Alpha); err != nil {
 				g.closeSources()
 				return nil, err
 			}

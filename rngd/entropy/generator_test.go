@@ -453,3 +453,46 @@ func TestNoSecretsInLogsOrErrors(t *testing.T) {
 }
 
 var _ io.Reader = (*Generator)(nil)
+
+func TestBinarySourceCredit(t *testing.T) {
+	g, err := New(Config{Sources: []SourceConfig{{Source: newFaultSource("bin", 3), SampleBits: 1, MinEntropy: 0.5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	// Default SeedBytes = ⌈384 / (0.5 · 8)⌉ = 96 bytes, credited 384 bits.
+	if st := g.Status(); st[0].CreditedBits != 384 {
+		t.Errorf("credited %v bits, want 384", st[0].CreditedBits)
+	}
+	_, err = New(Config{Sources: []SourceConfig{{Source: newFaultSource("bin", 3), SampleBits: 3, MinEntropy: 0.5}}})
+	if err == nil || !strings.Contains(err.Error(), "SampleBits") {
+		t.Errorf("SampleBits 3: %v", err)
+	}
+}
+
+// TestConcurrentReads: Read is safe for concurrent use (run with -race) and
+// concurrent callers never receive the same bytes.
+func TestConcurrentReads(t *testing.T) {
+	h := newHarness(t, 1, func(c *Config) { c.ReseedRequests = 7 })
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 50 {
+				r := make([]byte, 32)
+				if _, err := h.g.Read(r); err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				if seen[string(r)] {
+					t.Error("duplicate output")
+				}
+				seen[string(r)] = true
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -94,11 +94,12 @@ func computeAPTCutoff(w int, h, alpha float64) int {
 }
 
 // HealthTest runs the two continuous health tests of SP 800-90B §4.4 on the
-// raw 8-bit samples of one source: the Repetition Count Test and the
-// Adaptive Proportion Test (window 512, the standard's window for
-// non-binary samples). It is not safe for concurrent use.
+// raw samples of one source: the Repetition Count Test and the Adaptive
+// Proportion Test, with the standard's window (512 for 8-bit samples, 1024
+// for binary ones). It is not safe for concurrent use.
 type HealthTest struct {
 	source string
+	bits   int // sample size: 8 (each byte a sample) or 1 (each bit, MSB first)
 
 	rctC, aptC, aptW int
 
@@ -114,18 +115,27 @@ type HealthTest struct {
 	aptSeen int
 }
 
-// NewHealthTest returns the health tests for a source whose 8-bit samples
-// carry minEntropy bits of min-entropy (0 < H ≤ 8), with false-alarm
-// probability alpha (2^-40 ≤ α ≤ 2^-20) per test and sample.
-func NewHealthTest(source string, minEntropy, alpha float64) (*HealthTest, error) {
-	if !(minEntropy > 0 && minEntropy <= 8) {
-		return nil, fmt.Errorf("entropy: source %s: min-entropy %g bits per sample, want 0 < H ≤ 8", source, minEntropy)
+// NewHealthTest returns the health tests for a source whose samples are
+// sampleBits wide (8: each byte is a sample; 1: each bit, most significant
+// first, for a binary noise source) and carry minEntropy bits of
+// min-entropy each (0 < H ≤ sampleBits), with false-alarm probability alpha
+// (2^-40 ≤ α ≤ 2^-20) per test and sample.
+func NewHealthTest(source string, sampleBits int, minEntropy, alpha float64) (*HealthTest, error) {
+	w := aptWindowNonBinary
+	switch sampleBits {
+	case 8:
+	case 1:
+		w = aptWindowBinary
+	default:
+		return nil, fmt.Errorf("entropy: source %s: sample size %d bits, want 8 or 1", source, sampleBits)
+	}
+	if !(minEntropy > 0 && minEntropy <= float64(sampleBits)) {
+		return nil, fmt.Errorf("entropy: source %s: min-entropy %g bits per %d-bit sample, want 0 < H ≤ %d", source, minEntropy, sampleBits, sampleBits)
 	}
 	if !(alpha >= MinAlpha && alpha <= MaxAlpha) {
 		return nil, fmt.Errorf("entropy: alpha %g, want between 2^-40 and 2^-20", alpha)
 	}
-	w := aptWindowNonBinary
-	return &HealthTest{source: source, rctC: rctCutoff(minEntropy, alpha), aptC: aptCutoff(w, minEntropy, alpha), aptW: w}, nil
+	return &HealthTest{source: source, bits: sampleBits, rctC: rctCutoff(minEntropy, alpha), aptC: aptCutoff(w, minEntropy, alpha), aptW: w}, nil
 }
 
 // Cutoffs returns the RCT cutoff, the APT cutoff and the APT window.
@@ -133,7 +143,7 @@ func (t *HealthTest) Cutoffs() (rct, apt, window int) { return t.rctC, t.aptC, t
 
 // Reset forgets all state, as for a fresh start-up.
 func (t *HealthTest) Reset() {
-	*t = HealthTest{source: t.source, rctC: t.rctC, aptC: t.aptC, aptW: t.aptW}
+	*t = HealthTest{source: t.source, bits: t.bits, rctC: t.rctC, aptC: t.aptC, aptW: t.aptW}
 }
 
 // Startup runs the start-up tests (SP 800-90B §4.3 requirement 3): it
@@ -142,7 +152,7 @@ func (t *HealthTest) Reset() {
 // when a test fails or src cannot be read.
 func (t *HealthTest) Startup(src Source) error {
 	t.Reset()
-	buf := make([]byte, startupSamples)
+	buf := make([]byte, startupSamples*t.bits/8)
 	defer clear(buf)
 	if _, err := io.ReadFull(src, buf); err != nil {
 		return &HealthError{Source: t.source, Test: TestRead, Detail: "read failed during start-up tests", Err: err}
@@ -161,34 +171,52 @@ func (t *HealthTest) Feed(p []byte) error {
 }
 
 func (t *HealthTest) feed(p []byte) (test, detail string) {
+	if t.bits == 1 {
+		for _, b := range p {
+			for i := 7; i >= 0; i-- {
+				if test, detail = t.step((b >> i) & 1); test != "" {
+					return test, detail
+				}
+			}
+		}
+		return "", ""
+	}
 	for _, x := range p {
-		// §4.4.1 Repetition Count Test.
-		if t.started && x == t.rctA {
-			t.rctB++
-			if t.rctB >= t.rctC {
-				return TestRCT, fmt.Sprintf("a value repeated %d times in a row (cutoff %d)", t.rctB, t.rctC)
-			}
-		} else {
-			t.rctA, t.rctB, t.started = x, 1, true
+		if test, detail = t.step(x); test != "" {
+			return test, detail
 		}
-		// §4.4.2 Adaptive Proportion Test.
-		if t.aptSeen == 0 {
-			// 1. A = the next sample; 2. B = 1.
-			t.aptA, t.aptB, t.aptSeen = x, 1, 1
-			continue
+	}
+	return "", ""
+}
+
+// step runs both tests on one sample.
+func (t *HealthTest) step(x byte) (test, detail string) {
+	// §4.4.1 Repetition Count Test.
+	if t.started && x == t.rctA {
+		t.rctB++
+		if t.rctB >= t.rctC {
+			return TestRCT, fmt.Sprintf("a value repeated %d times in a row (cutoff %d)", t.rctB, t.rctC)
 		}
-		// 3. For i = 1 to W-1: if the next sample equals A, B = B + 1;
-		// if B ≥ C, signal a failure.
-		if x == t.aptA {
-			t.aptB++
-			if t.aptB >= t.aptC {
-				return TestAPT, fmt.Sprintf("a value occurred %d times in a window of %d (cutoff %d)", t.aptB, t.aptW, t.aptC)
-			}
+	} else {
+		t.rctA, t.rctB, t.started = x, 1, true
+	}
+	// §4.4.2 Adaptive Proportion Test.
+	if t.aptSeen == 0 {
+		// 1. A = the next sample; 2. B = 1.
+		t.aptA, t.aptB, t.aptSeen = x, 1, 1
+		return "", ""
+	}
+	// 3. For i = 1 to W-1: if the next sample equals A, B = B + 1;
+	// if B ≥ C, signal a failure.
+	if x == t.aptA {
+		t.aptB++
+		if t.aptB >= t.aptC {
+			return TestAPT, fmt.Sprintf("a value occurred %d times in a window of %d (cutoff %d)", t.aptB, t.aptW, t.aptC)
 		}
-		t.aptSeen++
-		if t.aptSeen == t.aptW {
-			t.aptSeen = 0
-		}
+	}
+	t.aptSeen++
+	if t.aptSeen == t.aptW {
+		t.aptSeen = 0
 	}
 	return "", ""
 }

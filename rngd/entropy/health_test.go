@@ -72,7 +72,7 @@ func TestRCTCutoff(t *testing.T) {
 // TestStuckSourceTripsRCT: a stuck source fails the RCT at exactly the
 // cutoff-th identical sample.
 func TestStuckSourceTripsRCT(t *testing.T) {
-	ht, err := NewHealthTest("stuck", 4, 0x1p-30)
+	ht, err := NewHealthTest("stuck", 8, 4, 0x1p-30)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestStuckSourceTripsRCT(t *testing.T) {
 // repeats twice in a row is declared H = 8. The RCT cannot see it; the APT
 // must fail within the first window of 512 samples.
 func TestBiasedSourceTripsAPT(t *testing.T) {
-	ht, err := NewHealthTest("biased", 8, 0x1p-30)
+	ht, err := NewHealthTest("biased", 8, 8, 0x1p-30)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestBiasedSourceTripsAPT(t *testing.T) {
 // 8 windows; for a random seed the chance that no window starting with 0
 // trips is at most (3/4)^8 ≈ 10%, which is why the seed is fixed.
 func TestBiasedIIDSourceTripsAPT(t *testing.T) {
-	ht, err := NewHealthTest("biased-iid", 4, 0x1p-30)
+	ht, err := NewHealthTest("biased-iid", 8, 4, 0x1p-30)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestBiasedIIDSourceTripsAPT(t *testing.T) {
 // H = 7 passes 2^20 samples. False-failure probability for a random seed:
 // at most 2·2^20·2^-30 = 2^-9; with the fixed seed the outcome is fixed.
 func TestIdealSourcePasses(t *testing.T) {
-	ht, err := NewHealthTest("ideal", 7, 0x1p-30)
+	ht, err := NewHealthTest("ideal", 8, 7, 0x1p-30)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,8 +165,52 @@ func TestIdealSourcePasses(t *testing.T) {
 
 func TestNewHealthTestRejects(t *testing.T) {
 	for _, tc := range []struct{ h, a float64 }{{0, 0x1p-30}, {8.5, 0x1p-30}, {math.NaN(), 0x1p-30}, {4, 0x1p-10}, {4, 0x1p-50}} {
-		if _, err := NewHealthTest("x", tc.h, tc.a); err == nil {
+		if _, err := NewHealthTest("x", 8, tc.h, tc.a); err == nil {
 			t.Errorf("H=%v α=%g accepted", tc.h, tc.a)
 		}
+	}
+}
+
+// TestBinarySamples: with 1-bit samples the APT window is 1024 and each bit
+// (most significant first) is a sample. A stuck bit trips the RCT after
+// C bits; a source whose bits are 1 with probability 3/4 (H = 0.415),
+// declared H = 1, trips the APT (fixed seed).
+func TestBinarySamples(t *testing.T) {
+	ht, err := NewHealthTest("bin", 1, 1, 0x1p-30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rct, apt, w := ht.Cutoffs()
+	if w != 1024 || rct != 31 || apt != aptCutoff(1024, 1, 0x1p-30) {
+		t.Fatalf("binary cutoffs %d %d %d", rct, apt, w)
+	}
+	// 0x55 = 01010101: alternating bits never repeat; 3 bytes of 0xff then
+	// 0x00 make runs of 24 and 8, both under 31.
+	if err := ht.Feed([]byte{0x55, 0x55, 0xff, 0xff, 0xff, 0x00, 0x55}); err != nil {
+		t.Fatalf("good bits: %v", err)
+	}
+	ht.Reset()
+	err = ht.Feed([]byte{0xff, 0xff, 0xff, 0xfe})
+	var he *HealthError
+	if !errors.As(err, &he) || he.Test != TestRCT {
+		t.Fatalf("32 ones: %v, want RCT failure at bit 31", err)
+	}
+	ht.Reset()
+	r := rand.New(rand.NewChaCha8([32]byte{5}))
+	buf := make([]byte, 4*w/8)
+	for i := range buf {
+		// Each bit is 1 with probability 3/4: OR of two fair bits; broken
+		// runs keep the RCT quiet (runs of 31 ones have probability 2^-13).
+		a, b := byte(r.Uint32()), byte(r.Uint32())
+		buf[i] = a | b
+	}
+	if err := ht.Feed(buf); !errors.As(err, &he) || he.Test != TestAPT {
+		t.Fatalf("biased bits: %v, want APT failure", err)
+	}
+	if _, err := NewHealthTest("bin", 1, 1.5, 0x1p-30); err == nil {
+		t.Error("H = 1.5 accepted for 1-bit samples")
+	}
+	if _, err := NewHealthTest("bin", 4, 1, 0x1p-30); err == nil {
+		t.Error("4-bit samples accepted")
 	}
 }

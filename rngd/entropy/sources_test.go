@@ -76,7 +76,7 @@ func checkRealSource(t *testing.T, src Source, physical bool) {
 	if src.Physical() != physical {
 		t.Errorf("%s: Physical() = %v, want %v", src.Name(), src.Physical(), physical)
 	}
-	ht, err := NewHealthTest(src.Name(), 2, 0x1p-30)
+	ht, err := NewHealthTest(src.Name(), 8, 2, 0x1p-30)
 	if err != nil {
 		t.Fatal(err)
 	}
