@@ -160,8 +160,8 @@ func (g *Generator) Read(p []byte) (int, error) {
 	}
 	for off := 0; off < len(p); {
 		chunk := min(len(p)-off, drbg.MaxRequest)
-		if g.reseedDue() {
-			if err := g.seed(false); err != nil {
+		if g.drbg == nil || g.reseedDue() {
+			if err := g.seed(g.drbg == nil); err != nil {
 				g.m.refused.Inc()
 				clear(p)
 				return 0, err
