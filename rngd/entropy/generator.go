@@ -86,6 +86,7 @@ type Generator struct {
 	requests uint64 // Read requests since the last (re)seed
 	seededAt int64  // Clock at the last (re)seed, Unix nanoseconds
 	seeds    uint64 // number of (re)seeds, part of the instantiation nonce
+	refusing bool   // the healthy sources fall short; logged once per episode
 	closed   bool
 }
 
@@ -297,9 +298,18 @@ func (g *Generator) healthy() error {
 	}
 	if credited >= float64(g.cfg.RequiredEntropy) {
 		g.m.healthy.Set(1)
+		if g.refusing {
+			g.refusing = false
+			g.log.Warn("entropy: healthy sources meet the requirement again; draws resume", "credited_bits", credited, "required_bits", g.cfg.RequiredEntropy)
+		}
 		return nil
 	}
 	g.m.healthy.Set(0)
+	if !g.refusing {
+		g.refusing = true
+		g.log.Error("entropy: healthy sources fall short of the required entropy; draws refused until an operator retest",
+			"credited_bits", credited, "required_bits", g.cfg.RequiredEntropy, "failed_sources", len(failures))
+	}
 	if len(failures) == 0 {
 		failures = append(failures, ErrUnhealthy)
 	}

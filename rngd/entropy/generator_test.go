@@ -218,6 +218,9 @@ func TestStuckSourceRefusesDraws(t *testing.T) {
 	if v := metricValue(t, h.g, "tirage_entropy_health_failures_total", "source", "faultA", "test", TestRCT); v != 1 {
 		t.Errorf("health_failures_total{faultA,RCT} = %v, want 1", v)
 	}
+	if !strings.Contains(h.logs.String(), "draws refused until an operator retest") {
+		t.Errorf("no log line for the refusal; logs: %s", h.logs.String())
+	}
 	if !strings.Contains(h.logs.String(), `"test":"repetition-count"`) {
 		t.Errorf("no log line for the failure; logs: %s", h.logs.String())
 	}
