@@ -179,7 +179,7 @@ func TestReplayHonestGames(t *testing.T) {
 	sk := testKey(t)
 	pk := sk.Public()
 	games := map[string]*transcript{
-		"won at tier 4": find(t, sk, "t4", 2000, 0, func(g qod.Game) bool { return g.Phase == qod.Won }),
+		"won at tier 4":  find(t, sk, "t4", 2000, 0, func(g qod.Game) bool { return g.Phase == qod.Won }),
 		"stop at tier 2": find(t, sk, "s2", 500, 2, func(g qod.Game) bool { return g.Phase == qod.Won && g.Tier == 2 }),
 		"lost":           find(t, sk, "l", 1000, 0, func(g qod.Game) bool { return g.Phase == qod.Lost && g.Tier >= 1 }),
 		"50,000 € stop":  find(t, sk, "max", qod.MaxStake, 1, func(g qod.Game) bool { return g.Phase == qod.Won }),
