@@ -1,0 +1,343 @@
+// Package receipt defines the documents the appliance hands out so that
+// anyone can check a draw offline — a receipt (one record), a game
+// transcript (every record of one game) — and verifies them, and promotion
+// certificates (package promo), into a [verdict.Verdict] that names each
+// check.
+//
+// # Receipt (JSON, version 1)
+//
+//	{
+//	  "v": 1,
+//	  "type": "tirage/receipt",
+//	  "index": 17,                        // the record's log index
+//	  "record": "{\"beta\":…}",           // the leaf, byte for byte, as a JSON string
+//	  "inclusion_proof": ["<hex>", …],    // RFC 6962 audit path in the checkpoint's tree
+//	  "checkpoint": "<signed note>",      // a C2SP checkpoint whose tree holds the record
+//	  "log_keys": ["<vkey>", …],          // the log's verifier keys (informative, see Trust)
+//	  "vrf_key": {"id": "vrf-…", "suite": "ECVRF-P256-SHA256-SSWU", "public_key": "<hex>"},
+//	  "alpha": "<hex>"                    // optional: α of the draw (it contains r)
+//	}
+//
+// vrf_key is present when the record carries a VRF proof (game start with a
+// draw, pick, promotion draw). α contains the game's secret r, so a receipt
+// handed out before the game ends should omit it; its proof is then checked
+// from the game's transcript once r is revealed.
+//
+// # Transcript (JSON, version 1)
+//
+//	{
+//	  "v": 1,
+//	  "type": "tirage/transcript",
+//	  "game": "g-…",
+//	  "records": [{"index": 12, "record": "…", "inclusion_proof": […]}, …],   // start, picks, decisions, end, in log order
+//	  "emission": {"index": 3, "record": "…", "inclusion_proof": […]},         // optional: the emission (start deadline)
+//	  "keys": {"index": 0, "record": "…", "inclusion_proof": […]},             // optional: the key announcement
+//	  "vrf_keys": [{"id": …, "suite": …, "public_key": …}],
+//	  "checkpoint": "<signed note>",
+//	  "log_keys": ["<vkey>", …]
+//	}
+//
+// # Trust
+//
+// Nothing in a document is trusted because the document says so. The log
+// key must be given by the caller ([Anchors].LogKeys) or pinned by
+// fingerprint (SHA-256 of its announced encoding, [checkpoint.Key.Fingerprint]).
+// A VRF key is trusted when given or pinned (SHA-256 of its bytes,
+// record.Fingerprint), or when the transcript's key announcement is in the
+// trusted log before the game started — keys are announced first, so none
+// can be chosen after the fact.
+//
+// # Checks
+//
+// Check names are those of package verdict. Contradictions — a proof that
+// does not verify, an outcome β does not give, a broken or reordered chain,
+// an r that does not open its commitment, a forked log — are
+// StatusMisbehaviour; a missing or untrusted anchor is StatusFail.
+//
+// The package does no I/O.
+package receipt
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// Document types (the "type" member).
+const (
+	TypeReceipt    = "tirage/receipt"
+	TypeTranscript = "tirage/transcript"
+)
+
+// MaxSize bounds a document this package reads.
+const MaxSize = 16 << 20
+
+// Logged is a log leaf with its index and its inclusion proof.
+type Logged struct {
+	Index  uint64   `json:"index"`
+	Record string   `json:"record"`
+	Proof  []string `json:"inclusion_proof,omitempty"`
+}
+
+// VRFKey names a VRF public key.
+type VRFKey struct {
+	ID        string `json:"id"`
+	Suite     string `json:"suite"`
+	PublicKey string `json:"public_key"` // hex, as rngverify vrf --pk takes it
+}
+
+// Receipt is one sealed record.
+type Receipt struct {
+	V          int      `json:"v"`
+	Type       string   `json:"type"`
+	Index      uint64   `json:"index"`
+	Record     string   `json:"record"`
+	Proof      []string `json:"inclusion_proof,omitempty"`
+	Checkpoint string   `json:"checkpoint,omitempty"`
+	LogKeys    []string `json:"log_keys,omitempty"`
+	VRFKey     *VRFKey  `json:"vrf_key,omitempty"`
+	Alpha      string   `json:"alpha,omitempty"`
+}
+
+// Transcript is every record of one game.
+type Transcript struct {
+	V          int      `json:"v"`
+	Type       string   `json:"type"`
+	Game       string   `json:"game"`
+	Records    []Logged `json:"records"`
+	Emission   *Logged  `json:"emission,omitempty"`
+	Keys       *Logged  `json:"keys,omitempty"`
+	VRFKeys    []VRFKey `json:"vrf_keys,omitempty"`
+	Checkpoint string   `json:"checkpoint"`
+	LogKeys    []string `json:"log_keys,omitempty"`
+}
+
+// Marshal encodes a receipt or transcript as its file bytes (indented JSON).
+func Marshal(doc any) []byte {
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		panic("receipt: " + err.Error())
+	}
+	return append(b, '\n')
+}
+
+// ProofHex encodes an inclusion proof for Logged.Proof.
+func ProofHex(p []tlog.Hash) []string {
+	out := make([]string, len(p))
+	for i, h := range p {
+		out[i] = hex.EncodeToString(h[:])
+	}
+	return out
+}
+
+// Kinds of document Detect recognises.
+const (
+	DocReceipt     = "receipt"
+	DocTranscript  = "transcript"
+	DocCertificate = "certificate"
+	DocEntrants    = "entrants"
+	DocLogKeys     = "log-keys"
+)
+
+// Detect names the kind of document in b ("" when unknown): a receipt, a
+// transcript, a promotion certificate, a promotion entrant list, or a file
+// of log verifier keys.
+func Detect(b []byte) string {
+	var probe struct {
+		Type       string          `json:"type"`
+		DrawRecord json.RawMessage `json:"draw_record"`
+	}
+	t := bytes.TrimSpace(b)
+	if len(t) > 0 && t[0] == '{' {
+		if json.Unmarshal(t, &probe) != nil {
+			return ""
+		}
+		switch {
+		case probe.Type == TypeReceipt:
+			return DocReceipt
+		case probe.Type == TypeTranscript:
+			return DocTranscript
+		case probe.DrawRecord != nil:
+			return DocCertificate
+		}
+		return ""
+	}
+	if _, err := checkpoint.ParseKeys(string(t)); err == nil {
+		return DocLogKeys
+	}
+	if bytes.HasPrefix(t, []byte("tirage promotion entrants v1\n")) {
+		return DocEntrants
+	}
+	return ""
+}
+
+// Anchors is what the verifier trusts, obtained independently of the
+// documents it checks.
+type Anchors struct {
+	// LogKeys are trusted log verifier keys.
+	LogKeys []*checkpoint.Key
+	// VRFKeys are trusted VRF public keys.
+	VRFKeys []*vrf.PublicKey
+	// Pins are pinned key fingerprints (lower-case hex SHA-256 of a VRF
+	// key's bytes or of a log key's announced encoding).
+	Pins []string
+	// Last, when set, is the last checkpoint this verifier trusted: a
+	// document's checkpoint of the same size must have the same root.
+	Last *checkpoint.Checkpoint
+	// Location is the operator's legal time zone for the game rules
+	// (Europe/Paris); nil means UTC.
+	Location *time.Location
+}
+
+func (a *Anchors) pinned(fp string) bool {
+	for _, p := range a.Pins {
+		if strings.EqualFold(strings.TrimSpace(p), fp) {
+			return true
+		}
+	}
+	return false
+}
+
+// logKeys returns the trusted log keys: the anchors' plus the document's
+// keys whose fingerprint is pinned.
+func (a *Anchors) logKeys(doc []string) (trusted []*checkpoint.Key, offered []*checkpoint.Key) {
+	trusted = append(trusted, a.LogKeys...)
+	for _, t := range doc {
+		k, err := checkpoint.ParseKey(t)
+		if err != nil {
+			continue
+		}
+		offered = append(offered, k)
+		if a.pinned(k.Fingerprint()) {
+			trusted = append(trusted, k)
+		}
+	}
+	return trusted, offered
+}
+
+// vrfTrusted reports whether pk is given or pinned.
+func (a *Anchors) vrfTrusted(pk *vrf.PublicKey) bool {
+	for _, k := range a.VRFKeys {
+		if k.Equal(pk) {
+			return true
+		}
+	}
+	return a.pinned(record.Hex(record.Fingerprint(pk.Bytes())))
+}
+
+// decodeStrict decodes one JSON document with no unknown field.
+func decodeStrict(b []byte, v any) error {
+	if len(b) > MaxSize {
+		return fmt.Errorf("%d bytes exceeds %d", len(b), MaxSize)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("trailing data after the document")
+	}
+	return nil
+}
+
+// parseVRFKey decodes a VRFKey.
+func parseVRFKey(k VRFKey) (*vrf.PublicKey, error) {
+	s, err := vrf.ParseSuite(k.Suite)
+	if err != nil {
+		return nil, err
+	}
+	b, err := hex.DecodeString(k.PublicKey)
+	if err != nil {
+		return nil, fmt.Errorf("public_key is not hex")
+	}
+	return vrf.ParsePublicKey(s, b)
+}
+
+func parseProof(p []string) (tlog.RecordProof, error) {
+	out := make(tlog.RecordProof, len(p))
+	for i, s := range p {
+		b, err := hex.DecodeString(s)
+		if err != nil || len(b) != tlog.HashSize {
+			return nil, fmt.Errorf("inclusion_proof[%d] is not 32 bytes of hex", i)
+		}
+		copy(out[i][:], b)
+	}
+	return out, nil
+}
+
+// logCheck runs the log checks shared by receipts and transcripts:
+// log-key, checkpoint-signature, log-consistency (with Anchors.Last), and
+// inclusion of each entry. It returns the opened checkpoint (nil if it could
+// not be authenticated).
+func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, entries []Logged, names []string) *checkpoint.Checkpoint {
+	if note == "" {
+		v.Fail(verdict.CheckSignature, "the document carries no checkpoint: the record may not be sealed yet — ask for it again")
+		v.Skip(verdict.CheckInclusion, "no checkpoint")
+		return nil
+	}
+	trusted, offered := a.logKeys(docKeys)
+	if len(trusted) == 0 {
+		var fps []string
+		for _, k := range offered {
+			fps = append(fps, k.Algorithm+" "+k.Fingerprint())
+		}
+		hint := "the document names no log key"
+		if len(fps) > 0 {
+			hint = "the document names " + strings.Join(fps, ", ") + ": compare with the appliance's published fingerprints and pin one"
+		}
+		v.Fail(verdict.CheckLogKey, "no trusted log key: give --log-key FILE or --pin FINGERPRINT (%s)", hint)
+		v.Skip(verdict.CheckSignature, "no trusted log key")
+		v.Skip(verdict.CheckInclusion, "checkpoint not authenticated")
+		return nil
+	}
+	fps := make([]string, 0, len(trusted))
+	for _, k := range trusted {
+		fps = append(fps, k.Algorithm+" "+k.Fingerprint())
+	}
+	v.Pass(verdict.CheckLogKey, "%s", strings.Join(fps, ", "))
+	cp, err := checkpoint.Open([]byte(note), trusted)
+	if err != nil {
+		v.Fail(verdict.CheckSignature, "%s", err)
+		v.Skip(verdict.CheckInclusion, "checkpoint not authenticated")
+		return nil
+	}
+	v.Pass(verdict.CheckSignature, "%s", cp)
+	if a.Last != nil && a.Last.Origin == cp.Origin {
+		switch err := checkpoint.Consistent(a.Last, cp, nil); {
+		case cp.Size != a.Last.Size:
+			v.Skip(verdict.CheckConsistent, "trusted size %d, document size %d: run rngverify log to check that the log only grew", a.Last.Size, cp.Size)
+		case err != nil:
+			v.Misbehaviour(verdict.CheckConsistent, "%s (trusted root %x, document root %x)", err, a.Last.Root[:], cp.Root[:])
+		default:
+			v.Pass(verdict.CheckConsistent, "same tree as the last trusted checkpoint")
+		}
+	}
+	for i, e := range entries {
+		p, err := parseProof(e.Proof)
+		if err == nil {
+			if e.Index >= uint64(cp.Size) {
+				err = fmt.Errorf("index %d is not below the tree size %d", e.Index, cp.Size)
+			} else {
+				err = tlog.CheckRecord(p, cp.Size, cp.Root, int64(e.Index), tlog.RecordHash([]byte(e.Record)))
+			}
+		}
+		if err != nil {
+			v.Fail(verdict.CheckInclusion, "%s at index %d: %s", names[i], e.Index, err)
+			return cp
+		}
+	}
+	v.Pass(verdict.CheckInclusion, "%d record(s) in the tree of size %d", len(entries), cp.Size)
+	v.Fact("log", "%s", cp)
+	return cp
+}

@@ -1,0 +1,462 @@
+// Package receipttest is a small in-memory appliance for tests: it plays
+// Quitte ou Double games with the pure core (vrf, record, qod), seals every
+// record in an in-memory RFC 6962 log (x/mod tlog) with checkpoints signed
+// by Ed25519 and ML-DSA-44, and hands out receipts, transcripts and the
+// log's tiles in the C2SP tlog-tiles layout. It can be told to cheat — a
+// forged proof, a swapped outcome, a wrong r, a forked log — so that tests
+// can check that verifiers catch each.
+//
+// It does no I/O: Tiles returns the files; tests write or serve them.
+package receipttest
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/cloudflare/circl/sign/mldsa/mldsa44"
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"tirage.fr/tirage/verifier/qod"
+	"tirage.fr/tirage/verifier/receipt"
+	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// Origin is the test log's name.
+const Origin = "tirage.test/log"
+
+// Appliance is a deterministic test appliance.
+type Appliance struct {
+	VRF     *vrf.PrivateKey
+	VRFID   string
+	LogKeys []string // verifier keys: Ed25519, ML-DSA-44
+	// Now is the clock; every event advances it by a minute.
+	Now time.Time
+	// Location is the legal time zone (nil = UTC).
+	Location *time.Location
+
+	rng     *rand.ChaCha8
+	signers []note.Signer
+	leaves  [][]byte
+	hashes  []tlog.Hash
+	keysIdx uint64
+	emIdx   uint64
+}
+
+// New returns an appliance seeded with seed; it logs its key announcement
+// and one emission first.
+func New(seed byte) (*Appliance, error) {
+	var s [32]byte
+	s[0] = seed
+	a := &Appliance{rng: rand.NewChaCha8(s), Now: time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)}
+	var err error
+	if a.VRF, err = vrf.GenerateKey(vrf.SuiteP256SSWU, a.rng); err != nil {
+		return nil, err
+	}
+	pub := a.VRF.Public().Bytes()
+	a.VRFID = fmt.Sprintf("vrf-%x", record.Fingerprint(pub))[:20]
+	edPub, edPriv, err := ed25519.GenerateKey(a.rng)
+	if err != nil {
+		return nil, err
+	}
+	mlPub, mlPriv, err := mldsa44.GenerateKey(a.rng)
+	if err != nil {
+		return nil, err
+	}
+	a.signers = []note.Signer{
+		newSigner(Origin, append([]byte{1}, edPub...), func(m []byte) ([]byte, error) { return ed25519.Sign(edPriv, m), nil }),
+		newSigner(Origin, append([]byte("\xffml-dsa-44"), mlPub.Bytes()...), func(m []byte) ([]byte, error) {
+			sig := make([]byte, mldsa44.SignatureSize)
+			err := mldsa44.SignTo(mlPriv, m, nil, false, sig)
+			return sig, err
+		}),
+	}
+	for _, s := range a.signers {
+		a.LogKeys = append(a.LogKeys, s.(*signer).vkey)
+	}
+	spki := append([]byte{0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00}, edPub...)
+	a.keysIdx = a.Append(must(record.Format(&record.KeyAnnouncement{Time: a.tick(), Keys: []record.Key{
+		{ID: a.VRFID, Use: "vrf", Suite: string(vrf.SuiteP256SSWU), PublicKey: pub, Fingerprint: record.Fingerprint(pub)},
+		{ID: "log-ed25519", Use: "log", Suite: "Ed25519", PublicKey: spki, Fingerprint: record.Fingerprint(spki)},
+	}})))
+	deadline, _ := qod.StartDeadline("2026-11-30", a.Location)
+	a.emIdx = a.Append(must(record.Format(&record.Emission{Time: a.tick(), Emission: "E1", Closure: "2026-11-30", StartDeadline: deadline})))
+	return a, nil
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func (a *Appliance) tick() time.Time {
+	a.Now = a.Now.Add(time.Minute)
+	return a.Now
+}
+
+// Append seals a leaf and returns its index.
+func (a *Appliance) Append(leaf []byte) uint64 {
+	n := int64(len(a.leaves))
+	h, err := tlog.StoredHashes(n, leaf, hashReader(a.hashes))
+	if err != nil {
+		panic(err)
+	}
+	a.leaves = append(a.leaves, bytes.Clone(leaf))
+	a.hashes = append(a.hashes, h...)
+	return uint64(n)
+}
+
+// Size is the number of leaves.
+func (a *Appliance) Size() int64 { return int64(len(a.leaves)) }
+
+// Leaf returns leaf i.
+func (a *Appliance) Leaf(i uint64) []byte { return a.leaves[i] }
+
+// Root is the tree hash of the first n leaves.
+func (a *Appliance) Root(n int64) tlog.Hash {
+	h, err := tlog.TreeHash(n, hashReader(a.hashes))
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+// Checkpoint signs the current tree.
+func (a *Appliance) Checkpoint() []byte { return a.CheckpointAt(a.Size()) }
+
+// CheckpointAt signs the tree of the first n leaves.
+func (a *Appliance) CheckpointAt(n int64) []byte {
+	root := a.Root(n)
+	text := fmt.Sprintf("%s\n%d\n%s\n", Origin, n, base64.StdEncoding.EncodeToString(root[:]))
+	msg, err := note.Sign(&note.Note{Text: text}, a.signers...)
+	if err != nil {
+		panic(err)
+	}
+	return msg
+}
+
+// Inclusion is the inclusion proof of leaf i in the tree of size n.
+func (a *Appliance) Inclusion(i uint64, n int64) []string {
+	p, err := tlog.ProveRecord(n, int64(i), hashReader(a.hashes))
+	if err != nil {
+		panic(err)
+	}
+	return receipt.ProofHex(p)
+}
+
+// Consistency is the consistency proof from size m to n.
+func (a *Appliance) Consistency(m, n int64) tlog.TreeProof {
+	p, err := tlog.ProveTree(n, m, hashReader(a.hashes))
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// Fork returns an independent copy of the appliance holding the first n
+// leaves, signing with the same keys: appending different leaves to it gives
+// a second history of the log.
+func (a *Appliance) Fork(n int64) *Appliance {
+	b := *a
+	b.leaves = append([][]byte(nil), a.leaves[:n]...)
+	b.hashes = append([]tlog.Hash(nil), a.hashes[:tlog.StoredHashCount(n)]...)
+	st := *a.rng
+	b.rng = &st
+	return &b
+}
+
+// Cheat makes a game dishonest.
+type Cheat struct {
+	// ForgeProof flips a bit of the proof of pick k (1-based) as logged.
+	ForgeProof int
+	// SwapOutcome records pick k (1-based) with the opposite outcome and
+	// plays on according to the lie, links and inclusion intact.
+	SwapOutcome int
+	// WrongSecret reveals an r at the end that is not the committed one.
+	WrongSecret bool
+}
+
+// Play describes a game to play.
+type Play struct {
+	Game  string
+	Stake int64 // cents; default 1000
+	// Numbers are picked in order until the game ends (default 1..30).
+	Numbers []int
+	// StopAt is the tier to stop at (0: continue to tier 4).
+	StopAt int
+	// Unfinished leaves the game after that many picks, without an end.
+	Unfinished int
+	Cheat      Cheat
+}
+
+// Game is a played game as logged.
+type Game struct {
+	ID      string
+	Indices []uint64
+	Alphas  [][]byte // α of each record (nil when it draws nothing)
+	Final   qod.Game
+}
+
+// PlayGame plays and logs a game.
+func (a *Appliance) PlayGame(p Play) (*Game, error) {
+	if p.Stake == 0 {
+		p.Stake = 1000
+	}
+	if p.Numbers == nil {
+		for n := 1; n <= 30; n++ {
+			p.Numbers = append(p.Numbers, n)
+		}
+	}
+	var secret, ticket [32]byte
+	a.rng.Read(secret[:])
+	a.rng.Read(ticket[:])
+	out := &Game{ID: p.Game}
+	log := func(r record.Record, alpha []byte) ([]byte, error) {
+		leaf, err := record.Format(r)
+		if err != nil {
+			return nil, err
+		}
+		out.Indices = append(out.Indices, a.Append(leaf))
+		out.Alphas = append(out.Alphas, alpha)
+		return leaf, nil
+	}
+	now := a.tick()
+	start := &record.GameStart{Time: now, Game: p.Game, Emission: "E1", Ticket: ticket, Stake: p.Stake,
+		Commit: record.Commit(secret), Expires: qod.PlayDeadline(now, a.Location)}
+	var beta []byte
+	var alpha []byte
+	if p.Stake != qod.MaxStake {
+		alpha = start.Alpha(secret)
+		proof, err := a.VRF.Prove(alpha)
+		if err != nil {
+			return nil, err
+		}
+		beta, _ = vrf.ProofToHash(vrf.SuiteP256SSWU, proof)
+		start.Key, start.Proof, start.Beta = a.VRFID, proof, beta
+	}
+	g, err := qod.NewGame(qod.Start{Game: p.Game, Emission: "E1", Ticket: ticket, Stake: p.Stake, Beta: beta, Now: now, Location: a.Location})
+	if err != nil {
+		return nil, err
+	}
+	start.Multipliers, start.Amounts = g.Multipliers, g.Amounts
+	prev, err := log(start, alpha)
+	if err != nil {
+		return nil, err
+	}
+	for _, number := range p.Numbers {
+		if g.Phase.Over() || (p.Unfinished > 0 && g.Picks == p.Unfinished) {
+			break
+		}
+		now := a.tick()
+		alpha := record.PickAlpha(p.Game, "E1", ticket, secret, g.Picks, number)
+		proof, err := a.VRF.Prove(alpha)
+		if err != nil {
+			return nil, err
+		}
+		beta, _ := vrf.ProofToHash(vrf.SuiteP256SSWU, proof)
+		index := g.Picks
+		next, losing, err := g.Pick(number, beta, now)
+		if err != nil {
+			return nil, err
+		}
+		if p.Cheat.SwapOutcome == index+1 {
+			// Play on according to the lie: a good number becomes losing
+			// (the game ends lost); a losing one becomes good.
+			losing = !losing
+			if losing {
+				next = g
+				next.Phase, next.Picks, next.Last = qod.Lost, g.Picks+1, now
+			} else {
+				next = g
+				next.Order[next.Picks] = number
+				next.Picks++
+				next.Picked |= 1 << number
+				next.Last = now
+				if next.Tier < qod.Tiers && next.Picks == qod.GoodAt[next.Tier] {
+					next.Tier++
+					next.Phase = qod.AtTier
+					if next.Tier == qod.Tiers {
+						next.Phase, next.Win = qod.Won, next.Amounts[qod.Tiers-1]
+					}
+				}
+			}
+		}
+		if p.Cheat.ForgeProof == index+1 {
+			proof = bytes.Clone(proof)
+			proof[40] ^= 1
+		}
+		outcome := record.OutcomeGood
+		if losing {
+			outcome = record.OutcomeLosing
+		}
+		if prev, err = log(&record.Pick{Time: now, Game: p.Game, Index: index, Number: number, Outcome: outcome,
+			Key: a.VRFID, Proof: proof, Beta: beta, Prev: record.LeafHash(prev)}, alpha); err != nil {
+			return nil, err
+		}
+		g = next
+		if g.Phase == qod.AtTier {
+			now := a.tick()
+			choice := record.ChoiceContinue
+			if g.Tier == p.StopAt {
+				choice = record.ChoiceStop
+				g, err = g.Stop(now)
+			} else {
+				g, err = g.Continue(now)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if prev, err = log(&record.Decision{Time: now, Game: p.Game, Tier: g.Tier, Choice: choice, Prev: record.LeafHash(prev)}, nil); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out.Final = g
+	if !g.Phase.Over() {
+		return out, nil
+	}
+	if p.Cheat.WrongSecret {
+		secret[0] ^= 1
+	}
+	_, err = log(&record.GameEnd{Time: a.tick(), Game: p.Game, Result: g.Result(), Tier: g.Tier, Win: g.Win,
+		Refund: g.RefundAmount, Secret: secret, Prev: record.LeafHash(prev)}, nil)
+	return out, err
+}
+
+// TranscriptOptions alter a transcript as a cheating appliance would.
+type TranscriptOptions struct {
+	Drop    int  // drop record k (1-based) from the transcript
+	Swap    int  // swap records k and k+1 (1-based)
+	NoKeys  bool // leave the key announcement out
+	NoVRFID bool // leave the vrf_keys out
+}
+
+// Transcript exports a game, proofs against the current checkpoint.
+func (a *Appliance) Transcript(g *Game, o TranscriptOptions) []byte {
+	n := a.Size()
+	t := receipt.Transcript{V: 1, Type: receipt.TypeTranscript, Game: g.ID, Checkpoint: string(a.Checkpoint()), LogKeys: a.LogKeys,
+		Emission: &receipt.Logged{Index: a.emIdx, Record: string(a.leaves[a.emIdx]), Proof: a.Inclusion(a.emIdx, n)}}
+	if !o.NoKeys {
+		t.Keys = &receipt.Logged{Index: a.keysIdx, Record: string(a.leaves[a.keysIdx]), Proof: a.Inclusion(a.keysIdx, n)}
+	}
+	if !o.NoVRFID {
+		t.VRFKeys = []receipt.VRFKey{a.vrfKey()}
+	}
+	for _, i := range g.Indices {
+		t.Records = append(t.Records, receipt.Logged{Index: i, Record: string(a.leaves[i]), Proof: a.Inclusion(i, n)})
+	}
+	if o.Drop > 0 {
+		t.Records = append(t.Records[:o.Drop-1], t.Records[o.Drop:]...)
+	}
+	if o.Swap > 0 {
+		t.Records[o.Swap-1], t.Records[o.Swap] = t.Records[o.Swap], t.Records[o.Swap-1]
+	}
+	return receipt.Marshal(&t)
+}
+
+func (a *Appliance) vrfKey() receipt.VRFKey {
+	return receipt.VRFKey{ID: a.VRFID, Suite: string(vrf.SuiteP256SSWU), PublicKey: fmt.Sprintf("%x", a.VRF.Public().Bytes())}
+}
+
+// Receipt exports record k (0-based) of a game; withAlpha includes α.
+func (a *Appliance) Receipt(g *Game, k int, withAlpha bool) []byte {
+	i := g.Indices[k]
+	n := a.Size()
+	rc := receipt.Receipt{V: 1, Type: receipt.TypeReceipt, Index: i, Record: string(a.leaves[i]), Proof: a.Inclusion(i, n),
+		Checkpoint: string(a.Checkpoint()), LogKeys: a.LogKeys}
+	if g.Alphas[k] != nil {
+		k := a.vrfKey()
+		rc.VRFKey = &k
+	}
+	if withAlpha && g.Alphas[k] != nil {
+		rc.Alpha = fmt.Sprintf("%x", g.Alphas[k])
+	}
+	return receipt.Marshal(&rc)
+}
+
+// VRFFingerprint is the pinnable fingerprint of the VRF key.
+func (a *Appliance) VRFFingerprint() string { return record.Hex(record.Fingerprint(a.VRF.Public().Bytes())) }
+
+// LogKeyFile is the text of a log key file (as served at /log/vkey).
+func (a *Appliance) LogKeyFile() []byte { return []byte(strings.Join(a.LogKeys, "\n") + "\n") }
+
+// Tiles returns the log in the C2SP tlog-tiles layout (paths relative to
+// the log's URL prefix): checkpoint, tile/<L>/<N>[.p/<W>] hash tiles and
+// tile/entries/<N>[.p/<W>] entry bundles (entries as u16be length || data).
+func (a *Appliance) Tiles() map[string][]byte {
+	n := a.Size()
+	files := map[string][]byte{"checkpoint": a.Checkpoint()}
+	for _, t := range tlog.NewTiles(8, 0, n) {
+		data, err := tlog.ReadTileData(t, hashReader(a.hashes))
+		if err != nil {
+			panic(err)
+		}
+		files[TilePath(t)] = data
+	}
+	for start := int64(0); start < n; start += 256 {
+		end := min(start+256, n)
+		var b []byte
+		for _, leaf := range a.leaves[start:end] {
+			b = binary.BigEndian.AppendUint16(b, uint16(len(leaf)))
+			b = append(b, leaf...)
+		}
+		t := tlog.Tile{H: 8, L: -1, N: start / 256, W: int(end - start)}
+		files[TilePath(t)] = b
+	}
+	return files
+}
+
+// TilePath is the C2SP tlog-tiles path of an x/mod tile (height 8; level −1
+// is the entry bundle).
+func TilePath(t tlog.Tile) string {
+	p := t.Path() // tile/8/<L or data>/<N>[.p/<W>]
+	p = strings.TrimPrefix(p, "tile/8/")
+	if strings.HasPrefix(p, "data/") {
+		return "tile/entries/" + strings.TrimPrefix(p, "data/")
+	}
+	return "tile/" + p
+}
+
+type hashReader []tlog.Hash
+
+func (h hashReader) ReadHashes(idx []int64) ([]tlog.Hash, error) {
+	out := make([]tlog.Hash, len(idx))
+	for i, x := range idx {
+		if x >= int64(len(h)) {
+			return nil, fmt.Errorf("hash %d not stored", x)
+		}
+		out[i] = h[x]
+	}
+	return out, nil
+}
+
+type signer struct {
+	name string
+	id   uint32
+	vkey string
+	sign func([]byte) ([]byte, error)
+}
+
+func newSigner(name string, typeAndKey []byte, sign func([]byte) ([]byte, error)) *signer {
+	h := sha256.New()
+	io.WriteString(h, name+"\n")
+	h.Write(typeAndKey)
+	id := binary.BigEndian.Uint32(h.Sum(nil))
+	return &signer{name: name, id: id, sign: sign,
+		vkey: fmt.Sprintf("%s+%08x+%s", name, id, base64.StdEncoding.EncodeToString(typeAndKey))}
+}
+
+func (s *signer) Name() string                    { return s.name }
+func (s *signer) KeyHash() uint32                 { return s.id }
+func (s *signer) Sign(msg []byte) ([]byte, error) { return s.sign(msg) }
