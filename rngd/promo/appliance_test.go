@@ -197,7 +197,11 @@ func TestBonusCrescendoOffline(t *testing.T) {
 			if !errors.As(err, &ce) || ce.Check != promo.CheckEntrantRoot {
 				t.Fatalf("tampered list: %v", err)
 			}
-			os.WriteFile(filepath.Join(tmp, "pv.pdf"), pv.Bytes(), 0o644)
+			if d := os.Getenv("PROMO_PDF_DIR"); d != "" {
+				os.WriteFile(filepath.Join(d, "proces-verbal.pdf"), pv.Bytes(), 0o644)
+				os.WriteFile(filepath.Join(d, "annexe.pdf"), annex.Bytes(), 0o644)
+				os.WriteFile(filepath.Join(d, "receipt.pdf"), pdf.Bytes(), 0o644)
+			}
 		}
 	}
 

@@ -165,8 +165,8 @@ func WriteProcesVerbalPDF(w io.Writer, c *Certificate) error {
 	f, dr := v.Freeze, v.DrawRecord
 	fp := promo.Fingerprint(c.JSON)
 	d := newDoc("Procès-verbal de tirage au sort — "+c.Meta.Title, dr.Time)
-	d.para(fmt.Sprintf("Opération « %s » (%s). Tirage au sort effectué par l'appareil Tirage, en présence et sous le contrôle de l'huissier de justice soussigné, le %s.",
-		strings.Trim(c.Meta.OpTitle, "«» "), c.Meta.Operation, frenchTime(promo.FormatTime(dr.Time))))
+	d.para(fmt.Sprintf("%s (%s). Tirage au sort effectué par l'appareil Tirage, en présence et sous le contrôle de l'huissier de justice soussigné, le %s.",
+		c.Meta.OpTitle, c.Meta.Operation, frenchTime(promo.FormatTime(dr.Time))))
 	d.heading("Lot")
 	d.field("Dotation", c.Meta.Prize, false)
 	if c.Meta.ValueCents > 0 {
@@ -194,9 +194,9 @@ func WriteProcesVerbalPDF(w io.Writer, c *Certificate) error {
 	}
 	d.field("Secret r révélé", hex.EncodeToString(dr.Secret[:]), true)
 	d.field("Clé VRF", fmt.Sprintf("%s, SHA-256 %s", dr.Key, fingerprintHex(v.VRFKey)), true)
-	d.field("Sortie VRF β", hex.EncodeToString(dr.Beta), true)
+	d.field("Sortie VRF (beta)", hex.EncodeToString(dr.Beta), true)
 	d.heading("Résultat")
-	d.para("Un seul tirage : le gagnant puis les suppléants, dans l'ordre, sont issus de la même sortie β ; il n'y a pas de second tirage.")
+	d.para("Un seul tirage : le gagnant puis les suppléants, dans l'ordre, sont issus de la même sortie VRF ; il n'y a pas de second tirage.")
 	for _, p := range v.Picks {
 		role := "Gagnant"
 		if p.Rank > 1 {
