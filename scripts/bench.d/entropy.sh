@@ -16,7 +16,8 @@ eval "$cmd" | tee "$raw" >&2
   echo "Medians of $count runs. Sources: 4 KiB reads of the raw source. Generator: one"
   echo "32-byte Read (a game's secret r) over /dev/hwrng (H = 2) + getrandom, default"
   echo "reseed schedule (1,024 requests or 1 min) and with prediction resistance"
-  echo "(reseed from the hardware before every Read)."
+  echo "(reseed from the hardware before every Read). Load average when run:"
+  echo "$(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (the machine is shared; figures vary with load)."
   echo
   echo "| benchmark | time/op | throughput | ops/s |"
   echo "|---|---:|---:|---:|"
@@ -36,7 +37,7 @@ eval "$cmd" | tee "$raw" >&2
       return sprintf("%.0f ns", ns)
     }
     END { for (i=1;i<=n;i++) { m=median(mb[order[i]]); t=median(ns[order[i]])
-      thr = (m >= 1) ? sprintf("%.1f MB/s", m) : sprintf("%.1f kB/s", m*1000)
+      thr = (m >= 1) ? sprintf("%.1f MB/s", m) : (m > 0 ? sprintf("%.1f kB/s", m*1000) : "< 10 kB/s")
       printf "| %s | %s | %s | %.0f |\n", order[i], human(t), thr, 1e9/t } }' "$raw"
   echo
   echo "Reproduce: \`bash scripts/bench.d/entropy.sh\` (or \`$cmd\`)."
