@@ -535,9 +535,8 @@ func (c *promoCmd) runDraw(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	js, _ := json.Marshal(rc)
-	fmt.Fprintf(c.env.Stderr, "draw %s: %d entrants frozen at %s, root %s\nreceipt fingerprint: %s\n",
-		c.draw, rc.Count, rc.FrozenAt, rc.Root, promo.Fingerprint(js))
+	fmt.Fprintf(c.env.Stderr, "draw %s: %d entrants frozen at %s, root %s\nfreeze record: log index %d, leaf hash %s (as on the receipt)\n",
+		c.draw, rc.Count, rc.FrozenAt, rc.Root, rc.Freeze.Index, rc.FreezeLeafHash)
 	what := "bailiff's share (typed text, 8 to 256 bytes)"
 	if c.dice {
 		what = fmt.Sprintf("bailiff's dice rolls (at least %d digits 1-6)", promo.MinDiceRolls)

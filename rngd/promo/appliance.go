@@ -526,9 +526,12 @@ type FreezeReceipt struct {
 	Withheld     int                `json:"withheld_closed"`
 	Participants int                `json:"participants"`
 	Freeze       promo.LoggedRecord `json:"freeze"`
-	Checkpoint   string             `json:"checkpoint"`
-	LogKeys      []string           `json:"log_keys"`
-	EntrantsFile string             `json:"entrants_sha256"` // SHA-256 of the private entrant list file
+	// FreezeLeafHash is the freeze record's RFC 6962 leaf hash: the stable
+	// fingerprint of the freeze, shown again at the ceremony.
+	FreezeLeafHash string   `json:"freeze_leaf_hash"`
+	Checkpoint     string   `json:"checkpoint"`
+	LogKeys        []string `json:"log_keys"`
+	EntrantsFile   string   `json:"entrants_sha256"` // SHA-256 of the private entrant list file
 }
 
 // Receipt returns the freeze receipt of a frozen draw (waiting for a
@@ -552,13 +555,15 @@ func (a *Appliance) Receipt(ctx context.Context, draw string) (*FreezeReceipt, e
 	}
 	f := st.freeze
 	lh := sha256.Sum256(st.list.Format())
+	fl := record.LeafHash(st.freezeLeaf)
 	return &FreezeReceipt{
 		V: 1, Draw: draw, Title: st.meta.Title, RulesHash: st.meta.RulesHash, Days: st.meta.Days,
 		Count: f.Count, Root: hex.EncodeToString(f.Root[:]), Commitment: hex.EncodeToString(f.Commit[:]),
 		Reserves: f.Reserves, Beacon: f.Beacon, FrozenAt: promo.FormatTime(f.Time),
 		Withheld: st.meta.Withheld, Participants: st.meta.Participants,
-		Freeze:     promo.LoggedRecord{Index: st.freezeIdx, Record: string(st.freezeLeaf), Proof: promo.ProofHex(p)},
-		Checkpoint: string(cp.Note), LogKeys: a.cfg.Log.VerifierKeys(),
+		Freeze:         promo.LoggedRecord{Index: st.freezeIdx, Record: string(st.freezeLeaf), Proof: promo.ProofHex(p)},
+		FreezeLeafHash: hex.EncodeToString(fl[:]),
+		Checkpoint:     string(cp.Note), LogKeys: a.cfg.Log.VerifierKeys(),
 		EntrantsFile: hex.EncodeToString(lh[:]),
 	}, nil
 }

@@ -44,7 +44,7 @@ func Generate(w io.Writer, r *promo.Rules, cfg GenConfig) error {
 	games = append(games, "keno")
 	channels := append(append([]string{}, r.Channels...), "retail")
 	start := r.DayStart(0).AddDate(0, 0, -1)
-	end := r.DayStart(len(r.Days) - 1).AddDate(0, 0, 2)
+	end := r.DayStart(len(r.Days)-1).AddDate(0, 0, 2)
 	span := end.Unix() - start.Unix()
 	loc := r.Location()
 

@@ -164,4 +164,3 @@ func announcement(ctx context.Context, lg transparency.Log, dir string, cfg Offl
 	id, _ := find(leaf)
 	return i, id, writeFile(path, []byte(strconv.FormatUint(i, 10)+"\n"), 0o644)
 }
-

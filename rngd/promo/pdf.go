@@ -140,6 +140,7 @@ func WriteReceiptPDF(w io.Writer, r *FreezeReceipt) error {
 	d.field("Gel effectué le", frenchTime(r.FrozenAt), false)
 	d.heading("Journal de transparence")
 	d.field("Index de l'enregistrement", fmt.Sprint(r.Freeze.Index), false)
+	d.field("Empreinte du gel", r.FreezeLeafHash, true)
 	d.field("Point de contrôle", firstLines(r.Checkpoint, 3), true)
 	d.field("Empreinte du récépissé", hash8(fp), true)
 	d.pdf.Ln(2)
