@@ -386,7 +386,9 @@ func (a *Appliance) Receipt(g *Game, k int, withAlpha bool) []byte {
 }
 
 // VRFFingerprint is the pinnable fingerprint of the VRF key.
-func (a *Appliance) VRFFingerprint() string { return record.Hex(record.Fingerprint(a.VRF.Public().Bytes())) }
+func (a *Appliance) VRFFingerprint() string {
+	return record.Hex(record.Fingerprint(a.VRF.Public().Bytes()))
+}
 
 // LogKeyFile is the text of a log key file (as served at /log/vkey).
 func (a *Appliance) LogKeyFile() []byte { return []byte(strings.Join(a.LogKeys, "\n") + "\n") }

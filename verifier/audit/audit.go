@@ -1,0 +1,556 @@
+// Package audit follows a Tirage transparency log from its first entry to
+// its latest signed checkpoint and re-verifies everything in it: every
+// entry against the signed tree, every record's format, every game
+// (chain, commitment, VRF proofs, outcomes, rules — package receipt's
+// CheckGame), every promotion draw against its freeze, and the observed
+// frequencies of the draws against the exact probabilities of the rules.
+//
+// # Reading the log
+//
+// The log is read in the C2SP tlog-tiles layout (https://c2sp.org/tlog-tiles)
+// through a caller-supplied [Fetcher] — over HTTP from rngd's /log/ or from a
+// directory — so the package itself does no I/O:
+//
+//	checkpoint                       the signed checkpoint
+//	tile/<L>/<N>[.p/<W>]             hash tiles (height 8)
+//	tile/entries/<N>[.p/<W>]         entry bundles: (u16be(len) || leaf)*
+//
+// Hash tiles are authenticated against the checkpoint by x/mod's
+// tlog.TileHashReader (x/mod ≥ v0.40 checks every tile, GO-2026-6179); each
+// entry's RFC 6962 leaf hash must equal the authenticated level-0 hash.
+//
+// # Keys
+//
+// The checkpoint must be signed by the trusted log keys (package
+// checkpoint). VRF keys are those announced in the log's key records; when
+// the caller pins VRF fingerprints, an announced key that is not pinned
+// fails the vrf-key check.
+//
+// # Speed
+//
+// Entries are read and parsed in log order; games are verified as soon as
+// their end record arrives, on Config.Workers goroutines, so the audit runs
+// at close to the machine's raw VRF-verify throughput (docs/bench/verify.md).
+package audit
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/receipt"
+	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// Fetcher reads one file of the log's tile layout by its path relative to
+// the log's prefix ("checkpoint", "tile/0/x001/234", "tile/entries/000.p/7").
+type Fetcher interface {
+	Fetch(ctx context.Context, path string) ([]byte, error)
+}
+
+// Config is what an audit needs.
+type Config struct {
+	// Fetch reads the log.
+	Fetch Fetcher
+	// LogKeys are the trusted log keys.
+	LogKeys []*checkpoint.Key
+	// Last, when set, is the last checkpoint the auditor trusted: the log
+	// must be consistent with it (a fork is misbehaviour).
+	Last *checkpoint.Checkpoint
+	// VRFPins, when not empty, are the only VRF key fingerprints accepted.
+	VRFPins []string
+	// Location is the operator's legal time zone (Europe/Paris); nil = UTC.
+	Location *time.Location
+	// Workers verify games in parallel (default GOMAXPROCS).
+	Workers int
+	// Progress, when set, is called after each entry bundle with the
+	// entries read and the tree size.
+	Progress func(done, total int64)
+}
+
+// Result is an audit's outcome.
+type Result struct {
+	Verdict    *verdict.Verdict
+	Checkpoint *checkpoint.Checkpoint // the checkpoint audited (nil if it could not be opened)
+	Stats      *Stats
+	Records    int64 // entries verified
+	Games      int   // games verified (ended and unfinished)
+	Proofs     int   // VRF proofs verified
+}
+
+// maxIssues bounds the failures listed per check.
+const maxIssues = 5
+
+// Run audits the log.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	v := verdict.New("audit", "log")
+	res := &Result{Verdict: v, Stats: newStats()}
+	note, err := cfg.Fetch.Fetch(ctx, "checkpoint")
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read the checkpoint: %w", err)
+	}
+	cp, err := checkpoint.Open(note, cfg.LogKeys)
+	if err != nil {
+		v.Fail(verdict.CheckSignature, "%s", err)
+		return res, nil
+	}
+	res.Checkpoint = cp
+	v.Subject = fmt.Sprintf("log %s, %d entries", cp.Origin, cp.Size)
+	v.Pass(verdict.CheckSignature, "%s", cp)
+	tr := &tileReader{ctx: ctx, fetch: cfg.Fetch, cache: map[tlog.Tile][]byte{}}
+	hr := tlog.TileHashReader(cp.Tree(), tr)
+	if cfg.Last != nil {
+		consistent(v, cfg.Last, cp, hr)
+	}
+
+	a := newAuditor(cfg, v, res)
+	var readErr error
+	for start := int64(0); start < cp.Size; start += 256 {
+		if err := ctx.Err(); err != nil {
+			readErr = err
+			break
+		}
+		end := min(start+256, cp.Size)
+		leaves, err := readBundle(ctx, cfg.Fetch, start, end)
+		if err != nil {
+			readErr = err
+			break
+		}
+		idx := make([]int64, 0, end-start)
+		for i := start; i < end; i++ {
+			idx = append(idx, tlog.StoredHashIndex(0, i))
+		}
+		hashes, err := hr.ReadHashes(idx)
+		if err != nil {
+			if strings.Contains(err.Error(), "inconsistent") || strings.Contains(err.Error(), "malformed") {
+				a.entryIssue("tiles %d..%d do not match the signed tree: %s", start, end-1, err)
+				break
+			}
+			readErr = fmt.Errorf("couldn't read the hash tiles of entries %d..%d: %w", start, end-1, err)
+			break
+		}
+		for i, leaf := range leaves {
+			n := start + int64(i)
+			if tlog.RecordHash(leaf) != hashes[i] {
+				a.entryIssue("entry %d does not match the signed tree", n)
+				continue
+			}
+			a.add(uint64(n), leaf)
+		}
+		res.Records = end
+		if cfg.Progress != nil {
+			cfg.Progress(end, cp.Size)
+		}
+	}
+	a.finish()
+	if readErr != nil {
+		return res, fmt.Errorf("audit stopped after %d of %d entries: %w", res.Records, cp.Size, readErr)
+	}
+	return res, nil
+}
+
+// consistent checks the log against the last trusted checkpoint.
+func consistent(v *verdict.Verdict, last, cp *checkpoint.Checkpoint, hr tlog.HashReader) {
+	var proof tlog.TreeProof
+	if last.Size < cp.Size && last.Size > 0 {
+		p, err := tlog.ProveTree(cp.Size, last.Size, hr)
+		if err != nil {
+			v.Fail(verdict.CheckConsistent, "couldn't build the consistency proof from size %d: %s", last.Size, err)
+			return
+		}
+		proof = p
+	}
+	if cp.Size < last.Size {
+		v.Fail(verdict.CheckConsistent, "the log serves size %d, smaller than the trusted size %d: a stale or rolled-back log", cp.Size, last.Size)
+		return
+	}
+	if err := checkpoint.Consistent(last, cp, proof); err != nil {
+		if errors.Is(err, verdict.ErrMisbehaviour) {
+			v.Misbehaviour(verdict.CheckConsistent, "%s", err)
+		} else {
+			v.Fail(verdict.CheckConsistent, "%s", err)
+		}
+		return
+	}
+	v.Pass(verdict.CheckConsistent, "size %d extends the trusted size %d", cp.Size, last.Size)
+}
+
+// readBundle reads the entries [start, end) (one bundle).
+func readBundle(ctx context.Context, f Fetcher, start, end int64) ([][]byte, error) {
+	t := tlog.Tile{H: 8, L: -1, N: start / 256, W: int(end - start)}
+	path := tilePath(t)
+	b, err := f.Fetch(ctx, path)
+	if err != nil && t.W < 256 {
+		// A full bundle may have replaced the partial one.
+		t.W = 256
+		b, err = f.Fetch(ctx, tilePath(t))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read entry bundle %s: %w", path, err)
+	}
+	var out [][]byte
+	for len(b) > 0 && len(out) < int(end-start) {
+		if len(b) < 2 || len(b)-2 < int(binary.BigEndian.Uint16(b)) {
+			return nil, fmt.Errorf("entry bundle %s: truncated entry %d", path, len(out))
+		}
+		n := int(binary.BigEndian.Uint16(b))
+		out = append(out, b[2:2+n])
+		b = b[2+n:]
+	}
+	if len(out) != int(end-start) {
+		return nil, fmt.Errorf("entry bundle %s: %d entries, want %d", path, len(out), end-start)
+	}
+	return out, nil
+}
+
+// tilePath is the C2SP path of an x/mod tile (level −1: entry bundle).
+func tilePath(t tlog.Tile) string {
+	p := strings.TrimPrefix(t.Path(), "tile/8/")
+	if rest, ok := strings.CutPrefix(p, "data/"); ok {
+		return "tile/entries/" + rest
+	}
+	return "tile/" + p
+}
+
+// TilePath is the C2SP tlog-tiles path of an x/mod tile of height 8 (level
+// −1 names the entry bundle).
+func TilePath(t tlog.Tile) string { return tilePath(t) }
+
+// tileReader implements tlog.TileReader over a Fetcher, keeping the upper
+// levels (read again for every bundle) in memory.
+type tileReader struct {
+	ctx   context.Context
+	fetch Fetcher
+	mu    sync.Mutex
+	cache map[tlog.Tile][]byte
+}
+
+func (r *tileReader) Height() int { return 8 }
+
+func (r *tileReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
+	out := make([][]byte, len(tiles))
+	for i, t := range tiles {
+		r.mu.Lock()
+		b, ok := r.cache[t]
+		r.mu.Unlock()
+		if ok {
+			out[i] = b
+			continue
+		}
+		b, err := r.fetch.Fetch(r.ctx, tilePath(t))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+func (r *tileReader) SaveTiles(tiles []tlog.Tile, data [][]byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, t := range tiles {
+		if t.L > 0 {
+			r.cache[t] = data[i]
+		}
+	}
+}
+
+// pending is a game being read.
+type pending struct {
+	leaves  [][]byte
+	indices []uint64
+}
+
+type job struct {
+	game    string
+	g       receipt.Game
+	ended   bool
+	promo   *record.PromoDraw
+	freeze  *record.PromoFreeze
+	drawIdx uint64
+}
+
+// auditor consumes entries in order.
+type auditor struct {
+	cfg     Config
+	v       *verdict.Verdict
+	res     *Result
+	keys    map[string]*vrf.PublicKey
+	keyBad  []string
+	dead    map[string]time.Time // emission → start deadline
+	games   map[string]*pending
+	freezes map[string]*record.PromoFreeze
+	kinds   map[record.Kind]int
+
+	jobs chan job
+	wg   sync.WaitGroup
+	mu   sync.Mutex // guards the fields below and res.Stats, res.Games, res.Proofs
+	// issues per check name.
+	issues   map[string][]string
+	misbehav map[string]bool
+	counts   map[string]int
+	entryBad []string
+	recBad   []string
+}
+
+func newAuditor(cfg Config, v *verdict.Verdict, res *Result) *auditor {
+	a := &auditor{cfg: cfg, v: v, res: res, keys: map[string]*vrf.PublicKey{}, dead: map[string]time.Time{},
+		games: map[string]*pending{}, freezes: map[string]*record.PromoFreeze{}, kinds: map[record.Kind]int{},
+		jobs: make(chan job, 4*cfg.Workers), issues: map[string][]string{}, misbehav: map[string]bool{}, counts: map[string]int{}}
+	for range cfg.Workers {
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			for j := range a.jobs {
+				a.run(j)
+			}
+		}()
+	}
+	return a
+}
+
+func (a *auditor) entryIssue(format string, args ...any) {
+	a.entryBad = append(a.entryBad, fmt.Sprintf(format, args...))
+}
+
+func (a *auditor) key(id string) (*vrf.PublicKey, bool) {
+	pk, ok := a.keys[id]
+	return pk, ok
+}
+
+// add reads one authenticated entry.
+func (a *auditor) add(index uint64, leaf []byte) {
+	r, err := record.Parse(leaf)
+	if err != nil {
+		a.recBad = append(a.recBad, fmt.Sprintf("entry %d: %s", index, err))
+		return
+	}
+	a.kinds[r.Kind()]++
+	switch x := r.(type) {
+	case *record.KeyAnnouncement:
+		for _, k := range x.Keys {
+			if k.Use != "vrf" {
+				continue
+			}
+			s, err := vrf.ParseSuite(k.Suite)
+			var pk *vrf.PublicKey
+			if err == nil {
+				pk, err = vrf.ParsePublicKey(s, k.PublicKey)
+			}
+			if err != nil {
+				a.keyBad = append(a.keyBad, fmt.Sprintf("entry %d: key %s: %s", index, k.ID, err))
+				continue
+			}
+			fp := record.Hex(k.Fingerprint)
+			if len(a.cfg.VRFPins) > 0 && !pinned(a.cfg.VRFPins, fp) {
+				a.keyBad = append(a.keyBad, fmt.Sprintf("entry %d: key %s (fingerprint %s) is not pinned", index, k.ID, fp))
+				continue
+			}
+			if _, dup := a.keys[k.ID]; dup {
+				a.keyBad = append(a.keyBad, fmt.Sprintf("entry %d: key %s announced again", index, k.ID))
+				continue
+			}
+			a.keys[k.ID] = pk
+			a.v.Fact("vrf key", "%s %s fingerprint %s (entry %d)", k.ID, k.Suite, fp, index)
+		}
+	case *record.Emission:
+		a.dead[x.Emission] = x.StartDeadline
+	case *record.GameStart:
+		if _, dup := a.games[x.Game]; dup {
+			a.issue(verdict.CheckGames, true, "game %s: second start at entry %d", x.Game, index)
+			return
+		}
+		a.games[x.Game] = &pending{leaves: [][]byte{leaf}, indices: []uint64{index}}
+	case *record.Pick, *record.Decision, *record.GameEnd:
+		gid := x.(record.GameRecord).GameID()
+		p, ok := a.games[gid]
+		if !ok {
+			a.issue(verdict.CheckGames, true, "entry %d: a %s of game %s, which never started (or already ended)", index, x.Kind(), gid)
+			return
+		}
+		p.leaves, p.indices = append(p.leaves, leaf), append(p.indices, index)
+		if _, end := x.(*record.GameEnd); end {
+			delete(a.games, gid)
+			a.submit(gid, p, true)
+		}
+	case *record.PromoFreeze:
+		a.freezes[x.Draw] = x
+	case *record.PromoDraw:
+		f, ok := a.freezes[x.Draw]
+		if !ok {
+			a.issue(verdict.CheckPromotions, true, "entry %d: draw %s has no freeze before it", index, x.Draw)
+			return
+		}
+		delete(a.freezes, x.Draw)
+		a.jobs <- job{promo: x, freeze: f, drawIdx: index}
+	}
+}
+
+func pinned(pins []string, fp string) bool {
+	for _, p := range pins {
+		if strings.EqualFold(p, fp) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *auditor) submit(gid string, p *pending, ended bool) {
+	start, _ := record.Parse(p.leaves[0])
+	g := receipt.Game{Leaves: p.leaves, Indices: p.indices, Key: a.key, Location: a.cfg.Location}
+	if s, ok := start.(*record.GameStart); ok {
+		g.StartDeadline = a.dead[s.Emission]
+	}
+	a.jobs <- job{game: gid, g: g, ended: ended}
+}
+
+// issue records a problem for a check (kept up to maxIssues).
+func (a *auditor) issue(check string, misbehaviour bool, format string, args ...any) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.counts[check]++
+	if misbehaviour {
+		a.misbehav[check] = true
+	}
+	if len(a.issues[check]) < maxIssues {
+		a.issues[check] = append(a.issues[check], fmt.Sprintf(format, args...))
+	}
+}
+
+// run verifies one game or promotion draw (on a worker).
+func (a *auditor) run(j job) {
+	if j.promo != nil {
+		a.runPromo(j)
+		return
+	}
+	v := verdict.New("game", j.game)
+	p := receipt.CheckGame(v, j.g)
+	proofs := 0
+	if c := v.Find(verdict.CheckVRFProof); c != nil && c.Status == verdict.StatusPass {
+		fmt.Sscanf(c.Detail, "%d", &proofs)
+	}
+	if c := v.First(); c != nil {
+		a.issue(verdict.CheckGames, c.Status == verdict.StatusMisbehaviour, "game %s: %s: %s", j.game, c.Name, c.Detail)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.res.Games++
+	a.res.Proofs += proofs
+	if p != nil && v.Status() == verdict.StatusPass {
+		a.res.Stats.add(p)
+	}
+}
+
+func (a *auditor) runPromo(j job) {
+	d, f := j.promo, j.freeze
+	fail := func(format string, args ...any) {
+		a.issue(verdict.CheckPromotions, true, "draw %s (entry %d): %s", d.Draw, j.drawIdx, fmt.Sprintf(format, args...))
+	}
+	fl, _ := record.Format(f)
+	switch {
+	case d.Prev != record.LeafHash(fl):
+		fail("does not link to its freeze")
+		return
+	case d.Root != f.Root || d.Count != f.Count || d.Winners != f.Winners || d.Reserves != f.Reserves || d.Commit != f.Commit:
+		fail("root, count, winners, reserves or commitment differ from the freeze")
+		return
+	case record.Commit(d.Secret) != f.Commit:
+		fail("r does not open the commitment of the freeze")
+		return
+	}
+	pk, ok := a.key(d.Key)
+	if !ok {
+		a.issue(verdict.CheckPromotions, false, "draw %s: key %q was not announced", d.Draw, d.Key)
+		return
+	}
+	beta, err := vrf.Verify(pk, d.Alpha(), d.Proof)
+	if err != nil || string(beta) != string(d.Beta) {
+		fail("the proof does not verify under key %s", d.Key)
+		return
+	}
+	idx, err := promo.Picks(beta, d.Winners+d.Reserves, d.Count)
+	if err != nil || len(idx) != len(d.Ranking) {
+		fail("ranking %v, β gives %v", d.Ranking, idx)
+		return
+	}
+	for i := range idx {
+		if uint64(idx[i]) != d.Ranking[i] {
+			fail("ranking %v, β gives %v", d.Ranking, idx)
+			return
+		}
+	}
+	a.mu.Lock()
+	a.counts["promo-ok"]++
+	a.res.Proofs++
+	a.mu.Unlock()
+}
+
+// finish verifies the unfinished games, waits for the workers and writes the checks.
+func (a *auditor) finish() {
+	ids := make([]string, 0, len(a.games))
+	for id := range a.games {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		a.submit(id, a.games[id], false)
+	}
+	close(a.jobs)
+	a.wg.Wait()
+	v := a.v
+
+	if len(a.entryBad) > 0 {
+		v.Misbehaviour(verdict.CheckEntries, "%s", strings.Join(a.entryBad[:min(len(a.entryBad), maxIssues)], "; "))
+	} else {
+		v.Pass(verdict.CheckEntries, "%d entries match the signed tree", a.res.Records)
+	}
+	if len(a.recBad) > 0 {
+		v.Misbehaviour(verdict.CheckRecord, "%d malformed: %s", len(a.recBad), strings.Join(a.recBad[:min(len(a.recBad), maxIssues)], "; "))
+	} else {
+		var ks []string
+		for k, n := range a.kinds {
+			ks = append(ks, fmt.Sprintf("%s %d", k, n))
+		}
+		sort.Strings(ks)
+		v.Pass(verdict.CheckRecord, "%s", strings.Join(ks, ", "))
+	}
+	switch {
+	case len(a.keyBad) > 0:
+		v.Fail(verdict.CheckVRFKey, "%s", strings.Join(a.keyBad[:min(len(a.keyBad), maxIssues)], "; "))
+	case len(a.keys) == 0:
+		v.Skip(verdict.CheckVRFKey, "no VRF key announced in the log")
+	default:
+		v.Pass(verdict.CheckVRFKey, "%d key(s) announced in the log%s", len(a.keys), map[bool]string{true: ", all pinned", false: " (not pinned: compare their fingerprints with the published ones)"}[len(a.cfg.VRFPins) > 0])
+	}
+	a.report(verdict.CheckGames, fmt.Sprintf("%d games (%d unfinished), %d VRF proofs", a.res.Games, len(ids), a.res.Proofs))
+	a.report(verdict.CheckPromotions, fmt.Sprintf("%d draws", a.counts["promo-ok"]))
+	a.res.Stats.check(v)
+}
+
+func (a *auditor) report(check, ok string) {
+	issues := a.issues[check]
+	switch {
+	case len(issues) == 0:
+		a.v.Pass(check, "%s", ok)
+	case a.misbehav[check]:
+		a.v.Misbehaviour(check, "%d failing: %s", a.counts[check], strings.Join(issues, "; "))
+	default:
+		a.v.Fail(check, "%d failing: %s", a.counts[check], strings.Join(issues, "; "))
+	}
+}

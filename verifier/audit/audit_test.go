@@ -1,0 +1,145 @@
+package audit_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"testing"
+
+	"tirage.fr/tirage/verifier/audit"
+	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/receipt/receipttest"
+	"tirage.fr/tirage/verifier/verdict"
+)
+
+type files map[string][]byte
+
+func (f files) Fetch(_ context.Context, path string) ([]byte, error) {
+	b, ok := f[path]
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
+	}
+	return b, nil
+}
+
+func logWith(t *testing.T, games int, cheat func(i int) receipttest.Cheat) *receipttest.Appliance {
+	t.Helper()
+	a, err := receipttest.New(9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range games {
+		p := receipttest.Play{Game: fmt.Sprintf("g-%03d", i), StopAt: i % 5}
+		if i%7 == 3 {
+			p.Unfinished = 2
+		}
+		if cheat != nil {
+			p.Cheat = cheat(i)
+		}
+		if _, err := a.PlayGame(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a
+}
+
+func run(t *testing.T, a *receipttest.Appliance, f files, last *checkpoint.Checkpoint) *audit.Result {
+	t.Helper()
+	keys, err := checkpoint.ParseKeys(string(a.LogKeyFile()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls int
+	res, err := audit.Run(context.Background(), audit.Config{Fetch: f, LogKeys: keys, Last: last, Workers: 2,
+		VRFPins: []string{a.VRFFingerprint()}, Progress: func(done, total int64) { calls++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 {
+		t.Error("no progress reported")
+	}
+	return res
+}
+
+func TestAuditHonest(t *testing.T) {
+	a := logWith(t, 60, nil)
+	if a.Size() < 256 {
+		t.Fatalf("log of %d entries does not span two bundles", a.Size())
+	}
+	res := run(t, a, a.Tiles(), nil)
+	v := res.Verdict
+	if v.Status() != verdict.StatusPass {
+		t.Fatalf("honest log:\n%s", v.Text("en"))
+	}
+	if res.Games != 60 || res.Records != a.Size() || res.Proofs == 0 {
+		t.Errorf("games %d records %d proofs %d", res.Games, res.Records, res.Proofs)
+	}
+	if n := res.Stats.Picks[30].Trials; n != 60 {
+		t.Errorf("first picks counted %d, want 60", n)
+	}
+}
+
+func TestAuditCheating(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cheat receipttest.Cheat
+	}{
+		{"forged proof", receipttest.Cheat{ForgeProof: 1}},
+		{"swapped outcome", receipttest.Cheat{SwapOutcome: 2}},
+		{"wrong r", receipttest.Cheat{WrongSecret: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := logWith(t, 10, func(i int) receipttest.Cheat {
+				if i == 6 {
+					return tc.cheat
+				}
+				return receipttest.Cheat{}
+			})
+			v := run(t, a, a.Tiles(), nil).Verdict
+			if c := v.Find(verdict.CheckGames); v.Status() != verdict.StatusMisbehaviour || c.Status != verdict.StatusMisbehaviour {
+				t.Fatalf("cheat not caught as misbehaviour:\n%s", v.Text("en"))
+			}
+		})
+	}
+}
+
+func TestAuditTamperedEntry(t *testing.T) {
+	a := logWith(t, 5, nil)
+	f := a.Tiles()
+	for p, b := range f {
+		if len(p) > 13 && p[:13] == "tile/entries/" {
+			b[10] ^= 1
+		}
+	}
+	v := run(t, a, f, nil).Verdict
+	if c := v.Find(verdict.CheckEntries); c == nil || c.Status != verdict.StatusMisbehaviour {
+		t.Fatalf("tampered entry:\n%s", v.Text("en"))
+	}
+}
+
+func TestAuditFork(t *testing.T) {
+	a := logWith(t, 5, nil)
+	keys, _ := checkpoint.ParseKeys(string(a.LogKeyFile()))
+	n := a.Size()
+	b := a.Fork(n - 3)
+	for b.Size() < n {
+		b.Append([]byte("not a record"))
+	}
+	forked, err := checkpoint.Open(b.CheckpointAt(n-1), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.PlayGame(receipttest.Play{Game: "later", StopAt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	v := run(t, a, a.Tiles(), forked).Verdict
+	if c := v.Find(verdict.CheckConsistent); c == nil || c.Status != verdict.StatusMisbehaviour {
+		t.Fatalf("fork not caught:\n%s", v.Text("en"))
+	}
+	// And the honest earlier checkpoint is consistent.
+	honest, _ := checkpoint.Open(a.CheckpointAt(n-1), keys)
+	v = run(t, a, a.Tiles(), honest).Verdict
+	if c := v.Find(verdict.CheckConsistent); c == nil || c.Status != verdict.StatusPass {
+		t.Fatalf("honest growth:\n%s", v.Text("en"))
+	}
+}

@@ -1,0 +1,144 @@
+package audit
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"tirage.fr/tirage/verifier/qod"
+	"tirage.fr/tirage/verifier/receipt"
+	"tirage.fr/tirage/verifier/verdict"
+)
+
+// ZLimit is the |z| beyond which a cell's frequency fails the statistics
+// check. Each cell is a binomial count with an exact probability (3/n for a
+// pick with n numbers hidden, q_t for a ×3 multiplier at tier t); with the
+// normal approximation P(|Z| > 5.6) ≈ 2.1e-8, so over the 34 cells the
+// false-failure rate of an honest appliance is below 1e-6. Cells with fewer
+// than 10 expected events (or non-events) are shown but not tested.
+const ZLimit = 5.6
+
+// Stats are the observed draws of the verified games.
+type Stats struct {
+	// Picks[n] counts picks made with n numbers hidden (n = 1..30).
+	Picks [qod.Numbers + 1]Cell
+	// Triples[t-1] counts drawn starts and the ×3 multipliers at tier t.
+	Triples [qod.Tiers]Cell
+}
+
+// Cell is a binomial count: Events among Trials, expected with probability P/Q.
+type Cell struct {
+	Label  string `json:"label"`
+	Trials int64  `json:"trials"`
+	Events int64  `json:"events"`
+	P      uint64 `json:"p"`
+	Q      uint64 `json:"q"`
+}
+
+// Expected is Trials·P/Q.
+func (c Cell) Expected() float64 { return float64(c.Trials) * float64(c.P) / float64(c.Q) }
+
+// Z is the standard score of Events, 0 when not testable.
+func (c Cell) Z() float64 {
+	p := float64(c.P) / float64(c.Q)
+	sd := math.Sqrt(float64(c.Trials) * p * (1 - p))
+	if sd == 0 {
+		return 0
+	}
+	return (float64(c.Events) - c.Expected()) / sd
+}
+
+// Testable: at least 10 expected events and non-events.
+func (c Cell) Testable() bool {
+	e := c.Expected()
+	return e >= 10 && float64(c.Trials)-e >= 10
+}
+
+func newStats() *Stats {
+	s := &Stats{}
+	for n := 1; n <= qod.Numbers; n++ {
+		f := qod.LosingChance(n)
+		s.Picks[n] = Cell{Label: fmt.Sprintf("losing pick, %d hidden", n), P: f.P, Q: f.Q}
+	}
+	for t := range qod.Tiers {
+		s.Triples[t] = Cell{Label: fmt.Sprintf("x3 at tier %d", t+1), P: qod.Triple[t].P, Q: qod.Triple[t].Q}
+	}
+	return s
+}
+
+func (s *Stats) add(p *receipt.Played) {
+	for _, pk := range p.Picks {
+		c := &s.Picks[pk.Hidden]
+		c.Trials++
+		if pk.Losing {
+			c.Events++
+		}
+	}
+	if p.Drawn {
+		for t, m := range p.Multipliers {
+			s.Triples[t].Trials++
+			if m == 3 {
+				s.Triples[t].Events++
+			}
+		}
+	}
+}
+
+// Cells lists the cells with at least one trial.
+func (s *Stats) Cells() []Cell {
+	var out []Cell
+	for n := qod.Numbers; n >= 1; n-- {
+		if s.Picks[n].Trials > 0 {
+			out = append(out, s.Picks[n])
+		}
+	}
+	for _, c := range s.Triples {
+		if c.Trials > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (s *Stats) check(v *verdict.Verdict) {
+	tested, worst := 0, 0.0
+	var bad []string
+	for _, c := range s.Cells() {
+		if !c.Testable() {
+			continue
+		}
+		tested++
+		z := c.Z()
+		worst = max(worst, math.Abs(z))
+		if math.Abs(z) > ZLimit {
+			bad = append(bad, fmt.Sprintf("%s: %d of %d, expected %.1f (p = %d/%d), z = %.1f", c.Label, c.Events, c.Trials, c.Expected(), c.P, c.Q, z))
+		}
+	}
+	switch {
+	case len(bad) > 0:
+		// Not proof of misbehaviour, but an alarm: investigate.
+		v.Fail(verdict.CheckStatistics, "%s", strings.Join(bad, "; "))
+	case tested == 0:
+		v.Skip(verdict.CheckStatistics, "too few draws to test (a cell needs 10 expected events)")
+	default:
+		v.Pass(verdict.CheckStatistics, "%d cells tested, largest |z| %.2f (limit %.1f, false alarm < 1e-6)", tested, worst, ZLimit)
+	}
+}
+
+// Table renders the cells as a text table in lang ("fr" or "en").
+func (s *Stats) Table(lang string) string {
+	var b strings.Builder
+	h := []string{"draw", "trials", "observed", "expected", "probability", "z"}
+	if lang == "fr" {
+		h = []string{"tirage", "essais", "observé", "attendu", "probabilité", "z"}
+	}
+	fmt.Fprintf(&b, "%-26s %9s %9s %11s %12s %7s\n", h[0], h[1], h[2], h[3], h[4], h[5])
+	for _, c := range s.Cells() {
+		z := "—"
+		if c.Testable() {
+			z = fmt.Sprintf("%.2f", c.Z())
+		}
+		fmt.Fprintf(&b, "%-26s %9d %9d %11.1f %12s %7s\n", c.Label, c.Trials, c.Events, c.Expected(), fmt.Sprintf("%d/%d", c.P, c.Q), z)
+	}
+	return b.String()
+}
