@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"tirage.fr/tirage/hsm"
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/verifier/qod"
@@ -59,6 +60,7 @@ func (e *engine) createEmission(ctx context.Context, req *adminv1.CreateEmission
 	if err != nil {
 		return nil, err
 	}
+	em.Index = s.index
 	reply = &adminv1.CreateEmissionResponse{Emission: emissionProto(em), Receipt: s.receipt}
 	err = e.commit(&c, reply, nil, []sealed{s}, func(tx *bolt.Tx) error {
 		return putJSON(tx, bucketEmissions, []byte(em.ID), &em)
@@ -352,7 +354,8 @@ type adminService struct {
 
 func (s *adminService) Status(ctx context.Context, _ *adminv1.StatusRequest) (*adminv1.StatusResponse, error) {
 	r := &adminv1.StatusResponse{Version: s.e.cfg.Version, DevMode: s.e.cfg.Dev, VrfSuite: string(s.e.suite),
-		VrfKeyId: s.e.keyID, LogOrigin: s.e.cfg.Log.Origin, LogVerifierKeys: s.e.tlog.VerifierKeys()}
+		VrfKeyId: s.e.keyID, LogOrigin: s.e.cfg.Log.Origin, LogVerifierKeys: s.e.tlog.VerifierKeys(),
+		VrfFingerprint: hsm.Fingerprint(s.e.pub)}
 	if cp, err := s.e.tlog.Checkpoint(ctx); err == nil {
 		r.LogSize = cp.Size
 	}

@@ -22,7 +22,9 @@ import (
 
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	vcheckpoint "tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/qod"
+	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
 )
@@ -137,6 +139,20 @@ func verifyGame(t *testing.T, td *testDaemon, c qodv1.QuitteOuDoubleClient, g *q
 	}
 	if want := len(g.Picks) + 1; g.StakeCents != qod.MaxStake && v.Proofs != want {
 		t.Fatalf("verified %d proofs, want %d", v.Proofs, want)
+	}
+	// The transcript document passes the standalone verifier (rngverify's code).
+	tr, err := c.GetTranscript(context.Background(), &qodv1.GetTranscriptRequest{GameId: g.GameId})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := vcheckpoint.ParseKeys(td.d.engine.tlog.VerifierKeys()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, _ := vrf.ParsePublicKey(td.d.engine.suite, td.d.engine.pub)
+	verdict := receipt.VerifyTranscript(tr.Document, receipt.Anchors{LogKeys: keys, VRFKeys: []*vrf.PublicKey{pk}, Location: td.d.engine.loc})
+	if err := verdict.Err(); err != nil {
+		t.Fatalf("transcript: %v\n%s\n%s", err, verdict.Text("en"), tr.Document)
 	}
 	// A tampered receipt fails.
 	bad := proto.Clone(rs.Receipts[len(rs.Receipts)-1]).(*qodv1.Receipt)

@@ -76,6 +76,7 @@ type storedTicket struct {
 // storedEmission is an emission as the store keeps it.
 type storedEmission struct {
 	ID            string
+	Index         uint64 // log index of its record
 	Closure       string
 	StartDeadline time.Time
 	Tickets       uint64

@@ -97,7 +97,7 @@ func (r *rebuilder) apply(tx *bolt.Tx, index uint64, leaf []byte) error {
 			}
 		}
 	case *record.Emission:
-		em := storedEmission{ID: v.Emission, Closure: v.Closure, StartDeadline: v.StartDeadline}
+		em := storedEmission{ID: v.Emission, Index: index, Closure: v.Closure, StartDeadline: v.StartDeadline}
 		return putJSON(tx, bucketEmissions, []byte(em.ID), &em)
 	case *record.Manifest:
 		return r.manifest(tx, v)

@@ -27,6 +27,7 @@ func main() {
 	err := demo.Run(ctx, demo.Config{
 		GRPC: *addr, AdminSocket: filepath.Join(*data, "admin.sock"), PKI: rngd.DevPKI{Dir: filepath.Join(*data, "dev")},
 		Client: "client", Emission: "DEMO-" + now.Format("2006-01"), Closure: closure.Format(time.DateOnly), Tickets: 700, Games: *games, Out: os.Stdout,
+		TranscriptDir: filepath.Join(*data, "transcripts"),
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "rngdemo:", err)

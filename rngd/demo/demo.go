@@ -12,8 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
+	_ "time/tzdata"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -24,6 +27,8 @@ import (
 	"tirage.fr/tirage/rngd"
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/record"
 )
 
@@ -37,7 +42,9 @@ type Config struct {
 	Closure     string // its closure date, YYYY-MM-DD
 	Tickets     int    // tickets in the demo manifest
 	Games       int
-	Out         io.Writer
+	// TranscriptDir, if set, receives each game's transcript document.
+	TranscriptDir string
+	Out           io.Writer
 }
 
 // Run plays the demo and returns an error if any check failed.
@@ -118,15 +125,50 @@ func Run(ctx context.Context, c Config) error {
 		if err != nil {
 			return fmt.Errorf("game %s does not verify: %w", g.GameId, err)
 		}
-		fmt.Fprintf(out, "   verified: %d records, %d VRF proofs, %d inclusion proofs (checkpoint of %d), replay: %s %s\n",
+		fmt.Fprintf(out, "   receipts: %d records, %d VRF proofs, %d inclusion proofs (checkpoint of %d), replay: %s %s\n",
 			v.Records, v.Proofs, v.Included, v.CheckpointSize, v.Game.Phase, money(v.Game.Win))
 		total.add(v)
+		if err := c.transcript(ctx, gs, g.GameId, st, out); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(out, "\n== verification summary: %d games, %d records, %d VRF proofs verified, %d records proven in signed checkpoints, every game replayed by verifier/qod: OK\n",
 		total.games, total.records, total.proofs, total.included)
 	fmt.Fprintf(out, "   auditors: curl http://127.0.0.1:7480/log/checkpoint ; metrics: curl http://127.0.0.1:7480/metrics\n")
 	return nil
 }
+
+// transcript fetches the game's transcript, keeps it in TranscriptDir and
+// checks it with the standalone verifier's code (what rngverify runs),
+// trusting only the log key and the VRF key the operator announced.
+func (c Config) transcript(ctx context.Context, gs qodv1.QuitteOuDoubleClient, id string, st *adminv1.StatusResponse, out io.Writer) error {
+	tr, err := gs.GetTranscript(ctx, &qodv1.GetTranscriptRequest{GameId: id})
+	if err != nil {
+		return fmt.Errorf("transcript: %w", err)
+	}
+	if c.TranscriptDir != "" {
+		if err := os.MkdirAll(c.TranscriptDir, 0o755); err != nil {
+			return err
+		}
+		path := filepath.Join(c.TranscriptDir, strings.ReplaceAll(id, "/", "_")+".json")
+		if err := os.WriteFile(path, tr.Document, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "   transcript: %s\n", path)
+	}
+	keys, err := checkpoint.ParseKeys(strings.Join(st.LogVerifierKeys, "\n"))
+	if err != nil {
+		return err
+	}
+	v := receipt.VerifyTranscript(tr.Document, receipt.Anchors{LogKeys: keys, Pins: []string{st.VrfFingerprint}, Location: paris})
+	fmt.Fprintf(out, "   verifier: %s\n", v.Summary("en"))
+	if err := v.Err(); err != nil {
+		return fmt.Errorf("transcript of %s: %w", id, err)
+	}
+	return nil
+}
+
+var paris, _ = time.LoadLocation("Europe/Paris")
 
 type summary struct{ games, records, proofs, included int }
 

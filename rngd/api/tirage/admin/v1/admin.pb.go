@@ -81,8 +81,10 @@ type StatusResponse struct {
 	ListenAddresses []string               `protobuf:"bytes,8,rep,name=listen_addresses,json=listenAddresses,proto3" json:"listen_addresses,omitempty"`
 	// The log's signed-note verifier keys (as served at /log/vkey).
 	LogVerifierKeys []string `protobuf:"bytes,9,rep,name=log_verifier_keys,json=logVerifierKeys,proto3" json:"log_verifier_keys,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// SHA-256 of the VRF public key, hex (record.Fingerprint).
+	VrfFingerprint string `protobuf:"bytes,10,opt,name=vrf_fingerprint,json=vrfFingerprint,proto3" json:"vrf_fingerprint,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *StatusResponse) Reset() {
@@ -176,6 +178,13 @@ func (x *StatusResponse) GetLogVerifierKeys() []string {
 		return x.LogVerifierKeys
 	}
 	return nil
+}
+
+func (x *StatusResponse) GetVrfFingerprint() string {
+	if x != nil {
+		return x.VrfFingerprint
+	}
+	return ""
 }
 
 type Emission struct {
@@ -909,7 +918,7 @@ var File_tirage_admin_v1_admin_proto protoreflect.FileDescriptor
 const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\n" +
 	"\x1btirage/admin/v1/admin.proto\x12\x0ftirage.admin.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17tirage/qod/v1/qod.proto\"\x0f\n" +
-	"\rStatusRequest\"\xbc\x02\n" +
+	"\rStatusRequest\"\xe5\x02\n" +
 	"\x0eStatusResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x19\n" +
 	"\bdev_mode\x18\x02 \x01(\bR\adevMode\x12\x1b\n" +
@@ -921,7 +930,9 @@ const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\blog_size\x18\x06 \x01(\x04R\alogSize\x12)\n" +
 	"\x10games_unfinished\x18\a \x01(\x04R\x0fgamesUnfinished\x12)\n" +
 	"\x10listen_addresses\x18\b \x03(\tR\x0flistenAddresses\x12*\n" +
-	"\x11log_verifier_keys\x18\t \x03(\tR\x0flogVerifierKeys\"\xd2\x01\n" +
+	"\x11log_verifier_keys\x18\t \x03(\tR\x0flogVerifierKeys\x12'\n" +
+	"\x0fvrf_fingerprint\x18\n" +
+	" \x01(\tR\x0evrfFingerprint\"\xd2\x01\n" +
 	"\bEmission\x12\x1f\n" +
 	"\vemission_id\x18\x01 \x01(\tR\n" +
 	"emissionId\x12!\n" +

@@ -165,6 +165,95 @@ func (Status) EnumDescriptor() ([]byte, []int) {
 	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{1}
 }
 
+type GetTranscriptRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	GameId        string                 `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTranscriptRequest) Reset() {
+	*x = GetTranscriptRequest{}
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTranscriptRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTranscriptRequest) ProtoMessage() {}
+
+func (x *GetTranscriptRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTranscriptRequest.ProtoReflect.Descriptor instead.
+func (*GetTranscriptRequest) Descriptor() ([]byte, []int) {
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *GetTranscriptRequest) GetGameId() string {
+	if x != nil {
+		return x.GameId
+	}
+	return ""
+}
+
+type GetTranscriptResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The transcript file, JSON.
+	Document      []byte `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTranscriptResponse) Reset() {
+	*x = GetTranscriptResponse{}
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTranscriptResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTranscriptResponse) ProtoMessage() {}
+
+func (x *GetTranscriptResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTranscriptResponse.ProtoReflect.Descriptor instead.
+func (*GetTranscriptResponse) Descriptor() ([]byte, []int) {
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *GetTranscriptResponse) GetDocument() []byte {
+	if x != nil {
+		return x.Document
+	}
+	return nil
+}
+
 type StartGameRequest struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	RequestId string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
@@ -176,7 +265,7 @@ type StartGameRequest struct {
 
 func (x *StartGameRequest) Reset() {
 	*x = StartGameRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[0]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -188,7 +277,7 @@ func (x *StartGameRequest) String() string {
 func (*StartGameRequest) ProtoMessage() {}
 
 func (x *StartGameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[0]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -201,7 +290,7 @@ func (x *StartGameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartGameRequest.ProtoReflect.Descriptor instead.
 func (*StartGameRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{0}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *StartGameRequest) GetRequestId() string {
@@ -230,7 +319,7 @@ type PickRequest struct {
 
 func (x *PickRequest) Reset() {
 	*x = PickRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[1]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -242,7 +331,7 @@ func (x *PickRequest) String() string {
 func (*PickRequest) ProtoMessage() {}
 
 func (x *PickRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[1]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -255,7 +344,7 @@ func (x *PickRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PickRequest.ProtoReflect.Descriptor instead.
 func (*PickRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{1}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *PickRequest) GetRequestId() string {
@@ -290,7 +379,7 @@ type DecideRequest struct {
 
 func (x *DecideRequest) Reset() {
 	*x = DecideRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[2]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -302,7 +391,7 @@ func (x *DecideRequest) String() string {
 func (*DecideRequest) ProtoMessage() {}
 
 func (x *DecideRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[2]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -315,7 +404,7 @@ func (x *DecideRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideRequest.ProtoReflect.Descriptor instead.
 func (*DecideRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{2}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *DecideRequest) GetRequestId() string {
@@ -348,7 +437,7 @@ type GetGameRequest struct {
 
 func (x *GetGameRequest) Reset() {
 	*x = GetGameRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[3]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -360,7 +449,7 @@ func (x *GetGameRequest) String() string {
 func (*GetGameRequest) ProtoMessage() {}
 
 func (x *GetGameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[3]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -373,7 +462,7 @@ func (x *GetGameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGameRequest.ProtoReflect.Descriptor instead.
 func (*GetGameRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{3}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetGameRequest) GetGameId() string {
@@ -391,7 +480,7 @@ type ListUnfinishedGamesRequest struct {
 
 func (x *ListUnfinishedGamesRequest) Reset() {
 	*x = ListUnfinishedGamesRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[4]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -403,7 +492,7 @@ func (x *ListUnfinishedGamesRequest) String() string {
 func (*ListUnfinishedGamesRequest) ProtoMessage() {}
 
 func (x *ListUnfinishedGamesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[4]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -416,7 +505,7 @@ func (x *ListUnfinishedGamesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListUnfinishedGamesRequest.ProtoReflect.Descriptor instead.
 func (*ListUnfinishedGamesRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{4}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{6}
 }
 
 type ListUnfinishedGamesResponse struct {
@@ -428,7 +517,7 @@ type ListUnfinishedGamesResponse struct {
 
 func (x *ListUnfinishedGamesResponse) Reset() {
 	*x = ListUnfinishedGamesResponse{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[5]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -440,7 +529,7 @@ func (x *ListUnfinishedGamesResponse) String() string {
 func (*ListUnfinishedGamesResponse) ProtoMessage() {}
 
 func (x *ListUnfinishedGamesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[5]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -453,7 +542,7 @@ func (x *ListUnfinishedGamesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListUnfinishedGamesResponse.ProtoReflect.Descriptor instead.
 func (*ListUnfinishedGamesResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{5}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListUnfinishedGamesResponse) GetGames() []*Game {
@@ -472,7 +561,7 @@ type GetReceiptsRequest struct {
 
 func (x *GetReceiptsRequest) Reset() {
 	*x = GetReceiptsRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[6]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -484,7 +573,7 @@ func (x *GetReceiptsRequest) String() string {
 func (*GetReceiptsRequest) ProtoMessage() {}
 
 func (x *GetReceiptsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[6]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -497,7 +586,7 @@ func (x *GetReceiptsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReceiptsRequest.ProtoReflect.Descriptor instead.
 func (*GetReceiptsRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{6}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetReceiptsRequest) GetGameId() string {
@@ -516,7 +605,7 @@ type GetReceiptsResponse struct {
 
 func (x *GetReceiptsResponse) Reset() {
 	*x = GetReceiptsResponse{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[7]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -528,7 +617,7 @@ func (x *GetReceiptsResponse) String() string {
 func (*GetReceiptsResponse) ProtoMessage() {}
 
 func (x *GetReceiptsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[7]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -541,7 +630,7 @@ func (x *GetReceiptsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReceiptsResponse.ProtoReflect.Descriptor instead.
 func (*GetReceiptsResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{7}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetReceiptsResponse) GetReceipts() []*Receipt {
@@ -568,7 +657,7 @@ type GameReply struct {
 
 func (x *GameReply) Reset() {
 	*x = GameReply{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[8]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -580,7 +669,7 @@ func (x *GameReply) String() string {
 func (*GameReply) ProtoMessage() {}
 
 func (x *GameReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[8]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -593,7 +682,7 @@ func (x *GameReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameReply.ProtoReflect.Descriptor instead.
 func (*GameReply) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{8}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GameReply) GetGame() *Game {
@@ -634,7 +723,7 @@ type PickResult struct {
 
 func (x *PickResult) Reset() {
 	*x = PickResult{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[9]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -646,7 +735,7 @@ func (x *PickResult) String() string {
 func (*PickResult) ProtoMessage() {}
 
 func (x *PickResult) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[9]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -659,7 +748,7 @@ func (x *PickResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PickResult.ProtoReflect.Descriptor instead.
 func (*PickResult) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{9}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *PickResult) GetNumber() uint32 {
@@ -712,7 +801,7 @@ type Game struct {
 
 func (x *Game) Reset() {
 	*x = Game{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[10]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -724,7 +813,7 @@ func (x *Game) String() string {
 func (*Game) ProtoMessage() {}
 
 func (x *Game) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[10]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -737,7 +826,7 @@ func (x *Game) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Game.ProtoReflect.Descriptor instead.
 func (*Game) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{10}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Game) GetGameId() string {
@@ -887,7 +976,7 @@ type Receipt struct {
 
 func (x *Receipt) Reset() {
 	*x = Receipt{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[11]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -899,7 +988,7 @@ func (x *Receipt) String() string {
 func (*Receipt) ProtoMessage() {}
 
 func (x *Receipt) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[11]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -912,7 +1001,7 @@ func (x *Receipt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Receipt.ProtoReflect.Descriptor instead.
 func (*Receipt) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{11}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Receipt) GetRecord() []byte {
@@ -996,7 +1085,11 @@ var File_tirage_qod_v1_qod_proto protoreflect.FileDescriptor
 
 const file_tirage_qod_v1_qod_proto_rawDesc = "" +
 	"\n" +
-	"\x17tirage/qod/v1/qod.proto\x12\rtirage.qod.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"E\n" +
+	"\x17tirage/qod/v1/qod.proto\x12\rtirage.qod.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"/\n" +
+	"\x14GetTranscriptRequest\x12\x17\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\"3\n" +
+	"\x15GetTranscriptResponse\x12\x1a\n" +
+	"\bdocument\x18\x01 \x01(\fR\bdocument\"E\n" +
 	"\x10StartGameRequest\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
@@ -1086,14 +1179,15 @@ const file_tirage_qod_v1_qod_proto_rawDesc = "" +
 	"STATUS_WON\x10\x03\x12\x0f\n" +
 	"\vSTATUS_LOST\x10\x04\x12\x12\n" +
 	"\x0eSTATUS_EXPIRED\x10\x05\x12\x13\n" +
-	"\x0fSTATUS_REFUNDED\x10\x062\xdb\x03\n" +
+	"\x0fSTATUS_REFUNDED\x10\x062\xb7\x04\n" +
 	"\x0eQuitteOuDouble\x12F\n" +
 	"\tStartGame\x12\x1f.tirage.qod.v1.StartGameRequest\x1a\x18.tirage.qod.v1.GameReply\x12<\n" +
 	"\x04Pick\x12\x1a.tirage.qod.v1.PickRequest\x1a\x18.tirage.qod.v1.GameReply\x12@\n" +
 	"\x06Decide\x12\x1c.tirage.qod.v1.DecideRequest\x1a\x18.tirage.qod.v1.GameReply\x12=\n" +
 	"\aGetGame\x12\x1d.tirage.qod.v1.GetGameRequest\x1a\x13.tirage.qod.v1.Game\x12l\n" +
 	"\x13ListUnfinishedGames\x12).tirage.qod.v1.ListUnfinishedGamesRequest\x1a*.tirage.qod.v1.ListUnfinishedGamesResponse\x12T\n" +
-	"\vGetReceipts\x12!.tirage.qod.v1.GetReceiptsRequest\x1a\".tirage.qod.v1.GetReceiptsResponseB/Z-tirage.fr/tirage/rngd/api/tirage/qod/v1;qodv1b\x06proto3"
+	"\vGetReceipts\x12!.tirage.qod.v1.GetReceiptsRequest\x1a\".tirage.qod.v1.GetReceiptsResponse\x12Z\n" +
+	"\rGetTranscript\x12#.tirage.qod.v1.GetTranscriptRequest\x1a$.tirage.qod.v1.GetTranscriptResponseB/Z-tirage.fr/tirage/rngd/api/tirage/qod/v1;qodv1b\x06proto3"
 
 var (
 	file_tirage_qod_v1_qod_proto_rawDescOnce sync.Once
@@ -1108,51 +1202,55 @@ func file_tirage_qod_v1_qod_proto_rawDescGZIP() []byte {
 }
 
 var file_tirage_qod_v1_qod_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_tirage_qod_v1_qod_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_tirage_qod_v1_qod_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_tirage_qod_v1_qod_proto_goTypes = []any{
 	(Decision)(0),                       // 0: tirage.qod.v1.Decision
 	(Status)(0),                         // 1: tirage.qod.v1.Status
-	(*StartGameRequest)(nil),            // 2: tirage.qod.v1.StartGameRequest
-	(*PickRequest)(nil),                 // 3: tirage.qod.v1.PickRequest
-	(*DecideRequest)(nil),               // 4: tirage.qod.v1.DecideRequest
-	(*GetGameRequest)(nil),              // 5: tirage.qod.v1.GetGameRequest
-	(*ListUnfinishedGamesRequest)(nil),  // 6: tirage.qod.v1.ListUnfinishedGamesRequest
-	(*ListUnfinishedGamesResponse)(nil), // 7: tirage.qod.v1.ListUnfinishedGamesResponse
-	(*GetReceiptsRequest)(nil),          // 8: tirage.qod.v1.GetReceiptsRequest
-	(*GetReceiptsResponse)(nil),         // 9: tirage.qod.v1.GetReceiptsResponse
-	(*GameReply)(nil),                   // 10: tirage.qod.v1.GameReply
-	(*PickResult)(nil),                  // 11: tirage.qod.v1.PickResult
-	(*Game)(nil),                        // 12: tirage.qod.v1.Game
-	(*Receipt)(nil),                     // 13: tirage.qod.v1.Receipt
-	(*timestamppb.Timestamp)(nil),       // 14: google.protobuf.Timestamp
+	(*GetTranscriptRequest)(nil),        // 2: tirage.qod.v1.GetTranscriptRequest
+	(*GetTranscriptResponse)(nil),       // 3: tirage.qod.v1.GetTranscriptResponse
+	(*StartGameRequest)(nil),            // 4: tirage.qod.v1.StartGameRequest
+	(*PickRequest)(nil),                 // 5: tirage.qod.v1.PickRequest
+	(*DecideRequest)(nil),               // 6: tirage.qod.v1.DecideRequest
+	(*GetGameRequest)(nil),              // 7: tirage.qod.v1.GetGameRequest
+	(*ListUnfinishedGamesRequest)(nil),  // 8: tirage.qod.v1.ListUnfinishedGamesRequest
+	(*ListUnfinishedGamesResponse)(nil), // 9: tirage.qod.v1.ListUnfinishedGamesResponse
+	(*GetReceiptsRequest)(nil),          // 10: tirage.qod.v1.GetReceiptsRequest
+	(*GetReceiptsResponse)(nil),         // 11: tirage.qod.v1.GetReceiptsResponse
+	(*GameReply)(nil),                   // 12: tirage.qod.v1.GameReply
+	(*PickResult)(nil),                  // 13: tirage.qod.v1.PickResult
+	(*Game)(nil),                        // 14: tirage.qod.v1.Game
+	(*Receipt)(nil),                     // 15: tirage.qod.v1.Receipt
+	(*timestamppb.Timestamp)(nil),       // 16: google.protobuf.Timestamp
 }
 var file_tirage_qod_v1_qod_proto_depIdxs = []int32{
 	0,  // 0: tirage.qod.v1.DecideRequest.decision:type_name -> tirage.qod.v1.Decision
-	12, // 1: tirage.qod.v1.ListUnfinishedGamesResponse.games:type_name -> tirage.qod.v1.Game
-	13, // 2: tirage.qod.v1.GetReceiptsResponse.receipts:type_name -> tirage.qod.v1.Receipt
-	12, // 3: tirage.qod.v1.GameReply.game:type_name -> tirage.qod.v1.Game
-	13, // 4: tirage.qod.v1.GameReply.receipt:type_name -> tirage.qod.v1.Receipt
-	11, // 5: tirage.qod.v1.GameReply.pick:type_name -> tirage.qod.v1.PickResult
-	13, // 6: tirage.qod.v1.GameReply.end_receipt:type_name -> tirage.qod.v1.Receipt
+	14, // 1: tirage.qod.v1.ListUnfinishedGamesResponse.games:type_name -> tirage.qod.v1.Game
+	15, // 2: tirage.qod.v1.GetReceiptsResponse.receipts:type_name -> tirage.qod.v1.Receipt
+	14, // 3: tirage.qod.v1.GameReply.game:type_name -> tirage.qod.v1.Game
+	15, // 4: tirage.qod.v1.GameReply.receipt:type_name -> tirage.qod.v1.Receipt
+	13, // 5: tirage.qod.v1.GameReply.pick:type_name -> tirage.qod.v1.PickResult
+	15, // 6: tirage.qod.v1.GameReply.end_receipt:type_name -> tirage.qod.v1.Receipt
 	1,  // 7: tirage.qod.v1.Game.status:type_name -> tirage.qod.v1.Status
-	11, // 8: tirage.qod.v1.Game.picks:type_name -> tirage.qod.v1.PickResult
-	14, // 9: tirage.qod.v1.Game.started_at:type_name -> google.protobuf.Timestamp
-	14, // 10: tirage.qod.v1.Game.expires_at:type_name -> google.protobuf.Timestamp
-	14, // 11: tirage.qod.v1.Game.ended_at:type_name -> google.protobuf.Timestamp
-	2,  // 12: tirage.qod.v1.QuitteOuDouble.StartGame:input_type -> tirage.qod.v1.StartGameRequest
-	3,  // 13: tirage.qod.v1.QuitteOuDouble.Pick:input_type -> tirage.qod.v1.PickRequest
-	4,  // 14: tirage.qod.v1.QuitteOuDouble.Decide:input_type -> tirage.qod.v1.DecideRequest
-	5,  // 15: tirage.qod.v1.QuitteOuDouble.GetGame:input_type -> tirage.qod.v1.GetGameRequest
-	6,  // 16: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:input_type -> tirage.qod.v1.ListUnfinishedGamesRequest
-	8,  // 17: tirage.qod.v1.QuitteOuDouble.GetReceipts:input_type -> tirage.qod.v1.GetReceiptsRequest
-	10, // 18: tirage.qod.v1.QuitteOuDouble.StartGame:output_type -> tirage.qod.v1.GameReply
-	10, // 19: tirage.qod.v1.QuitteOuDouble.Pick:output_type -> tirage.qod.v1.GameReply
-	10, // 20: tirage.qod.v1.QuitteOuDouble.Decide:output_type -> tirage.qod.v1.GameReply
-	12, // 21: tirage.qod.v1.QuitteOuDouble.GetGame:output_type -> tirage.qod.v1.Game
-	7,  // 22: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:output_type -> tirage.qod.v1.ListUnfinishedGamesResponse
-	9,  // 23: tirage.qod.v1.QuitteOuDouble.GetReceipts:output_type -> tirage.qod.v1.GetReceiptsResponse
-	18, // [18:24] is the sub-list for method output_type
-	12, // [12:18] is the sub-list for method input_type
+	13, // 8: tirage.qod.v1.Game.picks:type_name -> tirage.qod.v1.PickResult
+	16, // 9: tirage.qod.v1.Game.started_at:type_name -> google.protobuf.Timestamp
+	16, // 10: tirage.qod.v1.Game.expires_at:type_name -> google.protobuf.Timestamp
+	16, // 11: tirage.qod.v1.Game.ended_at:type_name -> google.protobuf.Timestamp
+	4,  // 12: tirage.qod.v1.QuitteOuDouble.StartGame:input_type -> tirage.qod.v1.StartGameRequest
+	5,  // 13: tirage.qod.v1.QuitteOuDouble.Pick:input_type -> tirage.qod.v1.PickRequest
+	6,  // 14: tirage.qod.v1.QuitteOuDouble.Decide:input_type -> tirage.qod.v1.DecideRequest
+	7,  // 15: tirage.qod.v1.QuitteOuDouble.GetGame:input_type -> tirage.qod.v1.GetGameRequest
+	8,  // 16: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:input_type -> tirage.qod.v1.ListUnfinishedGamesRequest
+	10, // 17: tirage.qod.v1.QuitteOuDouble.GetReceipts:input_type -> tirage.qod.v1.GetReceiptsRequest
+	2,  // 18: tirage.qod.v1.QuitteOuDouble.GetTranscript:input_type -> tirage.qod.v1.GetTranscriptRequest
+	12, // 19: tirage.qod.v1.QuitteOuDouble.StartGame:output_type -> tirage.qod.v1.GameReply
+	12, // 20: tirage.qod.v1.QuitteOuDouble.Pick:output_type -> tirage.qod.v1.GameReply
+	12, // 21: tirage.qod.v1.QuitteOuDouble.Decide:output_type -> tirage.qod.v1.GameReply
+	14, // 22: tirage.qod.v1.QuitteOuDouble.GetGame:output_type -> tirage.qod.v1.Game
+	9,  // 23: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:output_type -> tirage.qod.v1.ListUnfinishedGamesResponse
+	11, // 24: tirage.qod.v1.QuitteOuDouble.GetReceipts:output_type -> tirage.qod.v1.GetReceiptsResponse
+	3,  // 25: tirage.qod.v1.QuitteOuDouble.GetTranscript:output_type -> tirage.qod.v1.GetTranscriptResponse
+	19, // [19:26] is the sub-list for method output_type
+	12, // [12:19] is the sub-list for method input_type
 	12, // [12:12] is the sub-list for extension type_name
 	12, // [12:12] is the sub-list for extension extendee
 	0,  // [0:12] is the sub-list for field type_name
@@ -1169,7 +1267,7 @@ func file_tirage_qod_v1_qod_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tirage_qod_v1_qod_proto_rawDesc), len(file_tirage_qod_v1_qod_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   12,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

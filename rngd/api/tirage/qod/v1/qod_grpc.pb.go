@@ -50,6 +50,7 @@ const (
 	QuitteOuDouble_GetGame_FullMethodName             = "/tirage.qod.v1.QuitteOuDouble/GetGame"
 	QuitteOuDouble_ListUnfinishedGames_FullMethodName = "/tirage.qod.v1.QuitteOuDouble/ListUnfinishedGames"
 	QuitteOuDouble_GetReceipts_FullMethodName         = "/tirage.qod.v1.QuitteOuDouble/GetReceipts"
+	QuitteOuDouble_GetTranscript_FullMethodName       = "/tirage.qod.v1.QuitteOuDouble/GetTranscript"
 )
 
 // QuitteOuDoubleClient is the client API for QuitteOuDouble service.
@@ -73,6 +74,12 @@ type QuitteOuDoubleClient interface {
 	// GetReceipts returns every receipt of a game, in order, with inclusion
 	// proofs in the latest checkpoint when the log has published one.
 	GetReceipts(ctx context.Context, in *GetReceiptsRequest, opts ...grpc.CallOption) (*GetReceiptsResponse, error)
+	// GetTranscript returns the game's transcript document (verifier/receipt
+	// format, "tirage/transcript"): every record of the game, the emission and
+	// the key announcement, with inclusion proofs in one signed checkpoint.
+	// rngverify checks it offline. Before the game ends its secret r is not
+	// revealed, so proofs can only be checked once it has ended.
+	GetTranscript(ctx context.Context, in *GetTranscriptRequest, opts ...grpc.CallOption) (*GetTranscriptResponse, error)
 }
 
 type quitteOuDoubleClient struct {
@@ -143,6 +150,16 @@ func (c *quitteOuDoubleClient) GetReceipts(ctx context.Context, in *GetReceiptsR
 	return out, nil
 }
 
+func (c *quitteOuDoubleClient) GetTranscript(ctx context.Context, in *GetTranscriptRequest, opts ...grpc.CallOption) (*GetTranscriptResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetTranscriptResponse)
+	err := c.cc.Invoke(ctx, QuitteOuDouble_GetTranscript_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // QuitteOuDoubleServer is the server API for QuitteOuDouble service.
 // All implementations must embed UnimplementedQuitteOuDoubleServer
 // for forward compatibility.
@@ -164,6 +181,12 @@ type QuitteOuDoubleServer interface {
 	// GetReceipts returns every receipt of a game, in order, with inclusion
 	// proofs in the latest checkpoint when the log has published one.
 	GetReceipts(context.Context, *GetReceiptsRequest) (*GetReceiptsResponse, error)
+	// GetTranscript returns the game's transcript document (verifier/receipt
+	// format, "tirage/transcript"): every record of the game, the emission and
+	// the key announcement, with inclusion proofs in one signed checkpoint.
+	// rngverify checks it offline. Before the game ends its secret r is not
+	// revealed, so proofs can only be checked once it has ended.
+	GetTranscript(context.Context, *GetTranscriptRequest) (*GetTranscriptResponse, error)
 	mustEmbedUnimplementedQuitteOuDoubleServer()
 }
 
@@ -191,6 +214,9 @@ func (UnimplementedQuitteOuDoubleServer) ListUnfinishedGames(context.Context, *L
 }
 func (UnimplementedQuitteOuDoubleServer) GetReceipts(context.Context, *GetReceiptsRequest) (*GetReceiptsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetReceipts not implemented")
+}
+func (UnimplementedQuitteOuDoubleServer) GetTranscript(context.Context, *GetTranscriptRequest) (*GetTranscriptResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetTranscript not implemented")
 }
 func (UnimplementedQuitteOuDoubleServer) mustEmbedUnimplementedQuitteOuDoubleServer() {}
 func (UnimplementedQuitteOuDoubleServer) testEmbeddedByValue()                        {}
@@ -321,6 +347,24 @@ func _QuitteOuDouble_GetReceipts_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _QuitteOuDouble_GetTranscript_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetTranscriptRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QuitteOuDoubleServer).GetTranscript(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: QuitteOuDouble_GetTranscript_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QuitteOuDoubleServer).GetTranscript(ctx, req.(*GetTranscriptRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // QuitteOuDouble_ServiceDesc is the grpc.ServiceDesc for QuitteOuDouble service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -351,6 +395,10 @@ var QuitteOuDouble_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetReceipts",
 			Handler:    _QuitteOuDouble_GetReceipts_Handler,
+		},
+		{
+			MethodName: "GetTranscript",
+			Handler:    _QuitteOuDouble_GetTranscript_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
