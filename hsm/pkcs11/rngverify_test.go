@@ -12,22 +12,13 @@ import (
 	"strings"
 	"testing"
 
-	"tirage.fr/tirage/hsm/hsmtest"
-	"tirage.fr/tirage/hsm/pkcs11"
 	"tirage.fr/tirage/verifier/vrf"
 )
 
 // TestRSAFDHProofsVerify makes RSA-FDH-VRF proofs inside SoftHSM2 and checks
 // them with verifier/vrf and with the shipped rngverify binary.
 func TestRSAFDHProofsVerify(t *testing.T) {
-	sh := hsmtest.NewSoftHSM(t)
-	tok := sh.InitToken(t, "tirage-rngverify")
-	b, err := pkcs11.Open(pkcs11.Config{Module: sh.Module, TokenLabel: tok.Label, PIN: tok.PIN})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	p, err := b.GenerateVRF("vrf", vrf.SuiteRSAFDH256)
+	p, err := openSoftHSM(t, "tirage-rngverify").GenerateVRF("vrf", vrf.SuiteRSAFDH256)
 	if err != nil {
 		t.Fatal(err)
 	}

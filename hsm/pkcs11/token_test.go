@@ -14,6 +14,19 @@ import (
 	"tirage.fr/tirage/verifier/vrf"
 )
 
+// openSoftHSM opens a fresh SoftHSM2 token labelled label for t.
+func openSoftHSM(t *testing.T, label string) *pkcs11.Token {
+	t.Helper()
+	sh := hsmtest.NewSoftHSM(t)
+	tok := sh.InitToken(t, label)
+	b, err := pkcs11.Open(pkcs11.Config{Module: sh.Module, TokenLabel: tok.Label, PIN: tok.PIN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b.(*pkcs11.Token)
+}
+
 func TestConformanceSoftHSM(t *testing.T) {
 	sh := hsmtest.NewSoftHSM(t)
 	tok := sh.InitToken(t, "tirage-conformance")
@@ -78,25 +91,19 @@ func TestOpenErrors(t *testing.T) {
 // TestKeysNotExtractable checks the attributes of generated keys and that
 // a token refuses to reveal them.
 func TestKeysNotExtractable(t *testing.T) {
-	sh := hsmtest.NewSoftHSM(t)
-	tok := sh.InitToken(t, "tirage-attrs")
-	b, err := pkcs11.Open(pkcs11.Config{Module: sh.Module, TokenLabel: tok.Label, PIN: tok.PIN})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := openSoftHSM(t, "tirage-attrs")
 	if _, err := b.GenerateVRF("vrf", vrf.SuiteRSAFDH256); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.GenerateSigner("log", ""); err != nil {
 		t.Fatal(err)
 	}
-	tk := b.(*pkcs11.Token)
-	if !tk.EdDSA() {
+
+	if !b.EdDSA() {
 		t.Error("SoftHSM2 2.6 should offer EdDSA")
 	}
 	for _, label := range []string{"vrf", "log"} {
-		a, err := tk.PrivateAttributes(label)
+		a, err := b.PrivateAttributes(label)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +113,7 @@ func TestKeysNotExtractable(t *testing.T) {
 				t.Errorf("%s: %s = %v, want %v", label, name, a[name], want)
 			}
 		}
-		if err := tk.ReadPrivateValue(label); err == nil {
+		if err := b.ReadPrivateValue(label); err == nil {
 			t.Errorf("%s: the token revealed the private key value", label)
 		}
 	}
@@ -125,13 +132,7 @@ func TestKeysNotExtractable(t *testing.T) {
 // TestFailClosed removes keys from the token under a prover and a signer:
 // they must fail with ErrUnavailable, never answer.
 func TestFailClosed(t *testing.T) {
-	sh := hsmtest.NewSoftHSM(t)
-	tok := sh.InitToken(t, "tirage-failclosed")
-	b, err := pkcs11.Open(pkcs11.Config{Module: sh.Module, TokenLabel: tok.Label, PIN: tok.PIN})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := openSoftHSM(t, "tirage-failclosed")
 	p, err := b.GenerateVRF("vrf", vrf.SuiteRSAFDH256)
 	if err != nil {
 		t.Fatal(err)
@@ -143,9 +144,9 @@ func TestFailClosed(t *testing.T) {
 	if _, err := p.Prove([]byte("before")); err != nil {
 		t.Fatal(err)
 	}
-	tk := b.(*pkcs11.Token)
+
 	for _, l := range []string{"vrf", "log"} {
-		if err := tk.DestroyKey(l); err != nil {
+		if err := b.DestroyKey(l); err != nil {
 			t.Fatal(err)
 		}
 	}
