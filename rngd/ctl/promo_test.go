@@ -1,0 +1,105 @@
+package ctl
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"tirage.fr/tirage/verifier/cli"
+)
+
+func promoRun(stdin string, args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), Env{Args: append([]string{"promo"}, args...), Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb})
+	return code, out.String(), errb.String()
+}
+
+const exampleRules = "../../examples/bonus-crescendo.yaml"
+
+func TestPromoCheck(t *testing.T) {
+	if code, out, errs := promoRun("", "check", exampleRules); code != ExitOK || !strings.Contains(out, "7 days, 4 draws") {
+		t.Fatalf("check: %d %s %s", code, out, errs)
+	}
+	src, _ := os.ReadFile(exampleRules)
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, bytes.Replace(src, []byte("minimum_cents: 1000, e_credit_cents: 500}"), []byte("minimum_cents: 0, e_credit_cents: 500}"), 1), 0o644)
+	code, _, errs := promoRun("", "check", bad)
+	if code != ExitFail || !strings.Contains(errs, "bad.yaml: line 34: days[0].minimum_cents: must be between 1") || strings.Count(errs, "\n") != 1 {
+		t.Fatalf("invalid rules: exit %d, %q", code, errs)
+	}
+	for _, args := range [][]string{{"check"}, {"nope"}, {"freeze", "--rules", exampleRules}, {"draw", "--bogus"}} {
+		if code, _, errs := promoRun("", args...); code != ExitUsage {
+			t.Errorf("%v: exit %d (%s), want usage", args, code, errs)
+		}
+	}
+}
+
+// The offline ceremony through rngctl, checked by rngverify: gen, freeze,
+// draw (once), certificate.
+func TestPromoCeremonyCLI(t *testing.T) {
+	if f, err := os.Open("/dev/hwrng"); err != nil {
+		t.Skipf("no hardware RNG: %v", err)
+	} else {
+		f.Close()
+	}
+	old := promoNow
+	promoNow = func() time.Time { return time.Date(2016, 6, 21, 8, 30, 0, 0, time.UTC) }
+	t.Cleanup(func() { promoNow = old })
+	dir := t.TempDir()
+	pass := filepath.Join(dir, "pass")
+	os.WriteFile(pass, []byte("ceremony passphrase\n"), 0o600)
+	keysDir := filepath.Join(dir, "keys")
+	k := &keysRun{t: t}
+	if code, _, errs := k.run("", "init", "--dir", keysDir, "--passphrase-file", pass, "--announcement", filepath.Join(dir, "ann.json"),
+		"--kdf-time", "1", "--kdf-memory-mib", "8", "--kdf-threads", "1"); code != ExitOK {
+		t.Fatalf("keys init: %s", errs)
+	}
+	stakes, closed, out := filepath.Join(dir, "stakes.jsonl"), filepath.Join(dir, "closed.csv"), filepath.Join(dir, "out")
+	if code, _, errs := promoRun("", "gen", "--rules", exampleRules, "--rows", "5000", "--format", "jsonl", "--defects", "--out", stakes, "--closed", closed); code != ExitOK {
+		t.Fatalf("gen: %s", errs)
+	}
+	common := []string{"--data", filepath.Join(dir, "data"), "--origin", "tirage.test/ctl", "--keys", keysDir, "--passphrase-file", pass}
+	code, stdout, errs := promoRun("", append([]string{"freeze", "--rules", exampleRules, "--stakes", stakes, "--closed", closed, "--out", out, "--quiet"}, common...)...)
+	if code != ExitOK || strings.Count(stdout, "frozen bonus-crescendo/") != 4 {
+		t.Fatalf("freeze: exit %d\n%s\n%s", code, stdout, errs)
+	}
+	for _, f := range []string{"e-credits.csv", "rejected.txt", "summary.json", "bonus-crescendo-1-receipt.pdf", "bonus-crescendo-1-receipt.json", "bonus-crescendo-1-entrants.txt"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("freeze did not write %s", f)
+		}
+	}
+	// Freezing again is refused.
+	if code, _, errs := promoRun("", append([]string{"freeze", "--rules", exampleRules, "--stakes", stakes, "--out", out, "--quiet", "--draw", "1"}, common...)...); code != ExitFail || !strings.Contains(errs, "already frozen") {
+		t.Fatalf("second freeze: exit %d %s", code, errs)
+	}
+	// A share too short changes nothing.
+	if code, _, errs := promoRun("short\n", append([]string{"draw", "--draw", "bonus-crescendo/1", "--out", out}, common...)...); code != ExitUsage || !strings.Contains(errs, "share") {
+		t.Fatalf("short share: exit %d %s", code, errs)
+	}
+	code, stdout, errs = promoRun("Maître Dupont, huissier, 21 juin 2016\n", append([]string{"draw", "--draw", "bonus-crescendo/1", "--out", out}, common...)...)
+	if code != ExitOK || !strings.Contains(stdout, "winner ") || strings.Count(stdout, "reserve ") != 3 {
+		t.Fatalf("draw: exit %d\n%s\n%s", code, stdout, errs)
+	}
+	if code, _, errs := promoRun("another share\n", append([]string{"draw", "--draw", "bonus-crescendo/1", "--out", out}, common...)...); code != ExitFail || !strings.Contains(errs, "no second draw") {
+		t.Fatalf("second draw: exit %d %s", code, errs)
+	}
+	cert := filepath.Join(out, "bonus-crescendo-1-certificate.json")
+	var vout, verr bytes.Buffer
+	if c := cli.Run(cli.Env{Args: []string{"certificate", cert, "--entrants", filepath.Join(out, "bonus-crescendo-1-entrants.txt"), "--rules", exampleRules, "--reserves", "3"}, Stdout: &vout, Stderr: &verr}); c != cli.ExitOK {
+		t.Fatalf("rngverify certificate: %d %s", c, verr.String())
+	}
+	for _, f := range []string{"bonus-crescendo-1-proces-verbal.pdf", "bonus-crescendo-1-annexe-privee.pdf"} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil || !bytes.HasPrefix(b, []byte("%PDF-")) {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	// The certificate can be re-issued.
+	if code, _, errs := promoRun("", append([]string{"certificate", "--draw", "bonus-crescendo/1", "--out", filepath.Join(dir, "again")}, common...)...); code != ExitOK {
+		t.Fatalf("certificate: %s", errs)
+	}
+}
