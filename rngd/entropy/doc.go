@@ -5,18 +5,20 @@
 //
 // # Sources
 //
-// A Source yields raw 8-bit samples. The kinds are /dev/hwrng (a hardware
+// A Source yields raw samples: each byte is one 8-bit sample, or, for a
+// binary noise source (SourceConfig.SampleBits = 1), each bit. The kinds are /dev/hwrng (a hardware
 // RNG device), the CPU's RDSEED instruction (amd64 with RDSEED in CPUID;
 // ErrNotSupported elsewhere), a TPM 2.0 through TPM2_GetRandom (the device
 // or a simulator over TCP) and getrandom(2). getrandom is declared
 // non-physical: it is mixed into every seed but credited with no entropy.
 //
-// Each physical source declares its min-entropy H per 8-bit sample
+// Each physical source declares its min-entropy H per sample
 // (SourceConfig.MinEntropy). From H and the false-alarm probability α
 // (Config.Alpha) come the cutoffs of the two health tests:
 //
 //   - Repetition Count Test (§4.4.1): C = 1 + ⌈-log2(α) / H⌉;
-//   - Adaptive Proportion Test (§4.4.2), window W = 512: C = 1 +
+//   - Adaptive Proportion Test (§4.4.2), window W = 512 (1024 for binary
+//     samples): C = 1 +
 //     CRITBINOM(W, 2^-H, 1-α), computed with exact arithmetic.
 //
 // Before first use, and again on Retest, each physical source passes the

@@ -128,11 +128,14 @@ func Serial(bits []byte, m int) (p1, p2 float64) {
 		}
 		n := len(bits)
 		counts := make([]int, 1<<k)
+		mask := 1<<k - 1
+		// Rolling k-bit window over the sequence extended cyclically.
+		v := 0
+		for j := 0; j < k-1; j++ {
+			v = v<<1 | int(bits[j%n])
+		}
 		for i := 0; i < n; i++ {
-			v := 0
-			for j := 0; j < k; j++ {
-				v = v<<1 | int(bits[(i+j)%n])
-			}
+			v = (v<<1 | int(bits[(i+k-1)%n])) & mask
 			counts[v]++
 		}
 		var s float64
