@@ -73,3 +73,6 @@ func (t *Token) DestroyKey(label string) error {
 		return nil
 	})
 }
+
+// WithoutEdDSA makes t behave as a token without CKM_EDDSA.
+func (t *Token) WithoutEdDSA() { t.eddsa = false }

@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/asn1"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -357,13 +358,15 @@ func (t *Token) objects(sh p11.SessionHandle, label string) ([]object, error) {
 	return out, nil
 }
 
-// ulong decodes a CK_ULONG attribute (native byte order and size).
+// ulong decodes a CK_ULONG attribute (native byte order, 4 or 8 bytes).
 func ulong(b []byte) uint {
-	var v uint
-	for i := len(b) - 1; i >= 0; i-- {
-		v = v<<8 | uint(b[i]) // little-endian hosts (amd64, arm64)
+	switch len(b) {
+	case 4:
+		return uint(binary.NativeEndian.Uint32(b))
+	case 8:
+		return uint(binary.NativeEndian.Uint64(b))
 	}
-	return v
+	return ^uint(0) // matches no key type
 }
 
 // key reads the public half of obj and describes it.
@@ -447,6 +450,9 @@ func (t *Token) Keys() ([]hsm.Key, error) {
 		return nil
 	})
 	if err != nil {
+		if !errors.Is(err, hsm.ErrUnavailable) {
+			err = fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)
+		}
 		return nil, fmt.Errorf("couldn't list keys of token %q: %w", t.label, err)
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].Label < keys[j].Label })

@@ -160,3 +160,20 @@ func TestFailClosed(t *testing.T) {
 		t.Errorf("VRFProver of a destroyed key: %v", err)
 	}
 }
+
+// TestECDSAFallback: on a token without EdDSA the default signer is ECDSA
+// P-256 and Ed25519 is refused.
+func TestECDSAFallback(t *testing.T) {
+	b := openSoftHSM(t, "tirage-noeddsa")
+	b.WithoutEdDSA()
+	s, err := b.GenerateSigner("log", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Algorithm() != hsm.ECDSAP256SHA256 {
+		t.Errorf("default signer without EdDSA: %s, want %s", s.Algorithm(), hsm.ECDSAP256SHA256)
+	}
+	if _, err := b.GenerateSigner("ed", hsm.Ed25519); !errors.Is(err, hsm.ErrUnsupported) || !strings.Contains(err.Error(), "CKM_EDDSA") {
+		t.Errorf("Ed25519 without EdDSA: err = %v, want ErrUnsupported naming CKM_EDDSA", err)
+	}
+}
