@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+
+	"tirage.fr/tirage/rngd/entropy/drbg"
 )
 
 // faultSource is the fault-injection harness: a physical source whose
@@ -402,11 +405,12 @@ func TestClosed(t *testing.T) {
 }
 
 // TestNoSecretsInLogsOrErrors runs a generator through reads, a health
-// failure, refusals and a retest, then looks for every raw sample window
-// and every output it produced in the captured log and in every error.
+// failure, refusals and a retest, then looks for every raw sample window,
+// every output and every DRBG state (Key, V) it went through in the
+// captured log and in every error.
 func TestNoSecretsInLogsOrErrors(t *testing.T) {
 	h := newHarness(t, 2, func(c *Config) { c.ReseedRequests = 2 })
-	var outputs [][]byte
+	var outputs, states [][]byte
 	var errs []string
 	for i := range 12 {
 		switch i {
@@ -427,6 +431,12 @@ func TestNoSecretsInLogsOrErrors(t *testing.T) {
 		} else {
 			outputs = append(outputs, buf)
 		}
+		// The DRBG's internal state (Key, V) after each read, as bytes.
+		h.g.mu.Lock()
+		if h.g.drbg != nil {
+			states = append(states, drbgState(h.g.drbg))
+		}
+		h.g.mu.Unlock()
 	}
 	if len(errs) == 0 || len(outputs) == 0 {
 		t.Fatalf("scenario did not produce both outputs (%d) and errors (%d)", len(outputs), len(errs))
@@ -450,12 +460,35 @@ func TestNoSecretsInLogsOrErrors(t *testing.T) {
 	for _, o := range outputs {
 		check("output", o)
 	}
+	if len(states) == 0 {
+		t.Fatal("no DRBG state captured")
+	}
+	for _, st := range states {
+		check("DRBG state", st)
+	}
 	if !strings.Contains(haystack, "faulta") {
 		t.Error("logs do not name the failed source: the capture is not working")
 	}
 }
 
 var _ io.Reader = (*Generator)(nil)
+
+// drbgState reads the DRBG's unexported Key and V by reflection (the drbg
+// package deliberately offers no accessor for its secret state).
+func drbgState(d *drbg.HMAC) []byte {
+	var out []byte
+	v := reflect.ValueOf(d).Elem()
+	for _, name := range []string{"key", "v"} {
+		f := v.FieldByName(name)
+		for i := range f.Len() {
+			out = append(out, byte(f.Index(i).Uint()))
+		}
+	}
+	if len(out) != 64 {
+		panic("drbg state layout changed")
+	}
+	return out
+}
 
 func TestBinarySourceCredit(t *testing.T) {
 	g, err := New(Config{Sources: []SourceConfig{{Source: newFaultSource("bin", 3), SampleBits: 1, MinEntropy: 0.5}}})
