@@ -110,6 +110,10 @@ type KeysConfig struct {
 	// newline ignored). Required unless dev mode, which uses a known dev
 	// passphrase.
 	PassphraseFile string `toml:"passphrase_file"`
+	// AnnouncementFile is the signed key announcement written by rngctl
+	// keys init; rngd appends it as the log's first record. Without it rngd
+	// makes the announcement itself (hsm.Announce) from the keys below.
+	AnnouncementFile string `toml:"announcement_file"`
 	// VRFLabel and SignerLabel name the VRF key and the log's signing key
 	// (defaults "vrf" and "log").
 	VRFLabel    string `toml:"vrf_label"`

@@ -43,7 +43,7 @@ type engine struct {
 	prover  hsm.VRFProver
 	suite   vrf.Suite
 	pub     []byte // the VRF public key, as vrf.PublicKey.Bytes
-	keyID   string // the VRF key's id in records
+	keyID   string // the VRF key's id in records, as announced
 	entropy io.Reader
 	metrics *metrics
 	locks   keyLocks
@@ -84,10 +84,6 @@ type storedEmission struct {
 }
 
 func (e *engine) now() time.Time { return e.clock.Now().UTC().Truncate(time.Second) }
-
-// keyIDFor names a VRF key in records: "vrf-" and the first 16 hex digits of
-// its fingerprint.
-func keyIDFor(pub []byte) string { return "vrf-" + hsm.Fingerprint(pub)[:16] }
 
 // random reads n bytes from the DRBG; a failure refuses the draw (fail closed).
 func (e *engine) random(n int) ([]byte, error) {

@@ -114,7 +114,7 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 	pub := c.prover.PublicKey().Bytes()
 	e := &engine{
 		cfg: cfg, log: cfg.Logger, clock: cfg.Clock, loc: loc, store: st, tlog: c.log,
-		prover: c.prover, suite: c.prover.Suite(), pub: pub, keyID: keyIDFor(pub),
+		prover: c.prover, suite: c.prover.Suite(), pub: pub, keyID: cfg.Keys.VRFLabel,
 		entropy: c.entropy, metrics: newMetrics(cfg.Dev),
 	}
 	e.metrics.reg.MustRegister(c.entropy.Collectors()...)
@@ -210,33 +210,67 @@ func (e *engine) catchUp(ctx context.Context) error {
 	return e.rebuild(ctx, size)
 }
 
-// announceKeys appends the key announcement when the VRF key in use has
-// not been announced yet (the log's first record on a fresh appliance).
-func (e *engine) announceKeys(ctx context.Context, signer hsm.Signer) error {
-	announced := false
+// announceKeys makes sure the VRF key in use is announced in the log before
+// any draw (on a fresh appliance the announcement is the log's first
+// record). It appends the signed announcement of rngctl keys init
+// (keys.announcement_file) or, without one, makes it with hsm.Announce. The
+// key's id in the announcement is the id every record names.
+func (e *engine) announceKeys(ctx context.Context, c *components) error {
+	fp := hsm.Fingerprint(e.pub)
+	var v []byte
 	e.store.db.View(func(tx *bolt.Tx) error {
-		announced = tx.Bucket(bucketMeta).Get([]byte("announced/"+e.keyID)) != nil
+		v = bytes.Clone(tx.Bucket(bucketMeta).Get([]byte("announced/" + fp)))
 		return nil
 	})
-	if announced {
+	if len(v) > 8 {
+		e.keyID = string(v[8:])
 		return nil
 	}
-	spki, err := x509.MarshalPKIXPublicKey(signer.Public())
-	if err != nil {
-		return fmt.Errorf("couldn't encode the log key: %w", err)
+	var leaf []byte
+	var err error
+	if f := e.cfg.Keys.AnnouncementFile; f != "" {
+		if leaf, err = os.ReadFile(f); err != nil {
+			return fmt.Errorf("couldn't read keys.announcement_file: %w", err)
+		}
+	} else {
+		keys := []hsm.AnnouncedKey{{Use: hsm.UseVRF, Label: e.cfg.Keys.VRFLabel, Prover: c.prover},
+			{Use: hsm.UseLog, Label: e.cfg.Keys.SignerLabel, Signer: c.signer}}
+		if leaf, err = hsm.Announce(e.now(), keys); err != nil {
+			return fmt.Errorf("couldn't make the key announcement: %w", err)
+		}
 	}
-	rec := &record.KeyAnnouncement{Time: e.now(), Keys: []record.Key{
-		{ID: e.keyID, Use: "vrf", Suite: string(e.suite), PublicKey: e.pub, Fingerprint: record.Fingerprint(e.pub)},
-		{ID: "log-" + hsm.Fingerprint(spki)[:16], Use: "log", Suite: signer.Algorithm(), PublicKey: spki, Fingerprint: record.Fingerprint(spki)},
-	}}
-	s, err := e.seal(ctx, nil, rec, nil, nil, nil)
+	ann, err := hsm.CheckAnnouncement(leaf)
+	if err != nil {
+		return fmt.Errorf("key announcement: %w", err)
+	}
+	id := ""
+	for _, k := range ann.Keys {
+		if k.Use == hsm.UseVRF && bytes.Equal(k.PublicKey, e.pub) {
+			id = k.ID
+		}
+	}
+	if id == "" {
+		return errors.New("the key announcement does not announce the VRF key in use")
+	}
+	idx, err := e.appendLeaf(ctx, leaf)
 	if err != nil {
 		return fmt.Errorf("couldn't announce the keys: %w", err)
 	}
-	e.log.Info("keys announced", "vrf_key", e.keyID, "log_index", s.index)
-	return e.commit(nil, nil, nil, []sealed{s}, func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketMeta).Put([]byte("announced/"+e.keyID), u64(s.index))
+	e.keyID = id
+	e.log.Info("keys announced", "vrf_key", id, "vrf_fingerprint", fp, "log_index", idx)
+	return e.commit(nil, nil, nil, []sealed{{leaf: leaf, index: idx}}, func(tx *bolt.Tx) error {
+		return putAnnounced(tx, ann, idx)
 	})
+}
+
+// putAnnounced records which keys the log has announced, by fingerprint.
+func putAnnounced(tx *bolt.Tx, ann *record.KeyAnnouncement, idx uint64) error {
+	for _, k := range ann.Keys {
+		if err := tx.Bucket(bucketMeta).Put([]byte("announced/"+hsm.Fingerprint(k.PublicKey)), append(u64(idx), k.ID...)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Start opens everything the config names and starts listening; Serve then
@@ -255,7 +289,7 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := e.announceKeys(ctx, c.signer); err != nil {
+	if err := e.announceKeys(ctx, c); err != nil {
 		c.close()
 		return nil, err
 	}

@@ -91,11 +91,7 @@ func (r *rebuilder) apply(tx *bolt.Tx, index uint64, leaf []byte) error {
 	}
 	switch v := rec.(type) {
 	case *record.KeyAnnouncement:
-		for _, k := range v.Keys {
-			if err := tx.Bucket(bucketMeta).Put([]byte("announced/"+k.ID), u64(index)); err != nil {
-				return err
-			}
-		}
+		return putAnnounced(tx, v, index)
 	case *record.Emission:
 		em := storedEmission{ID: v.Emission, Index: index, Closure: v.Closure, StartDeadline: v.StartDeadline}
 		return putJSON(tx, bucketEmissions, []byte(em.ID), &em)

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"tirage.fr/tirage/hsm"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/verifier/receipt"
 )
@@ -32,7 +33,7 @@ func (e *engine) transcript(ctx context.Context, server, id string) ([]byte, err
 	var keysIndex uint64
 	var announced bool
 	e.store.db.View(func(tx *bolt.Tx) error {
-		if v := tx.Bucket(bucketMeta).Get([]byte("announced/" + e.keyID)); len(v) == 8 {
+		if v := tx.Bucket(bucketMeta).Get([]byte("announced/" + hsm.Fingerprint(e.pub))); len(v) >= 8 {
 			keysIndex, announced = beUint64(v), true
 		}
 		return nil
