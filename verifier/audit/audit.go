@@ -88,6 +88,8 @@ type Result struct {
 	Records    int64 // entries verified
 	Games      int   // games verified (ended and unfinished)
 	Proofs     int   // VRF proofs verified
+	// Proof is the consistency proof from Config.Last to Checkpoint.
+	Proof tlog.TreeProof
 }
 
 // maxIssues bounds the failures listed per check.
@@ -115,7 +117,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	tr := &tileReader{ctx: ctx, fetch: cfg.Fetch, cache: map[tlog.Tile][]byte{}}
 	hr := tlog.TileHashReader(cp.Tree(), tr)
 	if cfg.Last != nil {
-		consistent(v, cfg.Last, cp, hr)
+		res.Proof = consistent(v, cfg.Last, cp, hr)
 	}
 
 	a := newAuditor(cfg, v, res)
@@ -164,20 +166,29 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
+// Consistency checks, through the log's tiles (authenticated against cp),
+// that cp extends last, and records the log-consistency check in v:
+// misbehaviour for a fork, a failure when the proof cannot be read.
+// It returns the consistency proof checked (for checkpoint.LogState.Advance).
+func Consistency(ctx context.Context, f Fetcher, last, cp *checkpoint.Checkpoint, v *verdict.Verdict) tlog.TreeProof {
+	tr := &tileReader{ctx: ctx, fetch: f, cache: map[tlog.Tile][]byte{}}
+	return consistent(v, last, cp, tlog.TileHashReader(cp.Tree(), tr))
+}
+
 // consistent checks the log against the last trusted checkpoint.
-func consistent(v *verdict.Verdict, last, cp *checkpoint.Checkpoint, hr tlog.HashReader) {
+func consistent(v *verdict.Verdict, last, cp *checkpoint.Checkpoint, hr tlog.HashReader) tlog.TreeProof {
 	var proof tlog.TreeProof
 	if last.Size < cp.Size && last.Size > 0 {
 		p, err := tlog.ProveTree(cp.Size, last.Size, hr)
 		if err != nil {
 			v.Fail(verdict.CheckConsistent, "couldn't build the consistency proof from size %d: %s", last.Size, err)
-			return
+			return nil
 		}
 		proof = p
 	}
 	if cp.Size < last.Size {
 		v.Fail(verdict.CheckConsistent, "the log serves size %d, smaller than the trusted size %d: a stale or rolled-back log", cp.Size, last.Size)
-		return
+		return nil
 	}
 	if err := checkpoint.Consistent(last, cp, proof); err != nil {
 		if errors.Is(err, verdict.ErrMisbehaviour) {
@@ -185,9 +196,10 @@ func consistent(v *verdict.Verdict, last, cp *checkpoint.Checkpoint, hr tlog.Has
 		} else {
 			v.Fail(verdict.CheckConsistent, "%s", err)
 		}
-		return
+		return nil
 	}
 	v.Pass(verdict.CheckConsistent, "size %d extends the trusted size %d", cp.Size, last.Size)
+	return proof
 }
 
 // readBundle reads the entries [start, end) (one bundle).

@@ -1,0 +1,359 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"tirage.fr/tirage/verifier/audit"
+	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/verdict"
+)
+
+func init() {
+	register("log", "check the log's signed checkpoint and that it only grew since the last one trusted", runLog)
+	register("audit", "follow the whole log: re-verify every record and game, statistics against the exact probabilities", runAudit)
+}
+
+const logUsage = `usage: rngverify log (--url URL | --dir DIR) [--tofu] [trust flags] [--lang fr|en] [--json]
+
+Checks the transparency log's latest signed checkpoint and its consistency
+with the last checkpoint this verifier trusted (kept in the state file), then
+records it there. Two checkpoints of one size with different roots, or a log
+that does not extend the trusted one, are reported as MISBEHAVIOUR (a fork).
+
+  --url URL   the log's tile API, e.g. http://127.0.0.1:7480/log
+  --dir DIR   the log's tile directory (C2SP tlog-tiles layout: DIR/checkpoint,
+              DIR/tile/...), e.g. rngd's <data dir>/log/tiles
+  --tofu      trust on first use: when the state file does not know the log yet
+              and no --log-key or --pin is given, trust the keys the log serves
+              at URL/vkey (said loudly, recorded as "first-use" in the state)
+
+The log's keys come, in order, from the state file, --log-key files, or the
+keys served at URL/vkey whose fingerprint is pinned with --pin.
+
+`
+
+const auditUsage = `usage: rngverify audit (--url URL | --dir DIR) [--tofu] [--workers N] [--quiet] [trust flags] [--lang fr|en] [--json]
+
+Follows the whole log: checks the signed checkpoint and its consistency with
+the state file, every entry against the signed tree, every record, every game
+(chain, r commitment, VRF proofs, outcomes, rules) and promotion draw, and
+compares the observed frequencies of the draws with the exact probabilities
+(a progress bar goes to stderr unless --quiet). VRF keys are those announced in
+the log; pin them with --pin to require them.
+
+  --workers N   games verified in parallel (default: all cores)
+  --quiet       no progress bar
+
+`
+
+type logFlags struct {
+	*common
+	url, dir *string
+	tofu     *bool
+}
+
+func newLogFlags(name string) *logFlags {
+	c := newCommon(name)
+	return &logFlags{common: c, url: c.fs.String("url", "", ""), dir: c.fs.String("dir", "", ""), tofu: c.fs.Bool("tofu", false, "")}
+}
+
+func (l *logFlags) fetcher() (audit.Fetcher, error) {
+	switch {
+	case (*l.url == "") == (*l.dir == ""):
+		return nil, errors.New("give one of --url or --dir")
+	case *l.dir != "":
+		return dirFetcher(*l.dir), nil
+	}
+	u, err := url.Parse(*l.url)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("--url %q: want http(s)://host[:port]/prefix", *l.url)
+	}
+	return &httpFetcher{base: strings.TrimSuffix(u.String(), "/"), client: &http.Client{Timeout: 60 * time.Second}}, nil
+}
+
+// trust opens the log's checkpoint with the trusted keys, learning them
+// (pinned or first use) when the state does not know the log. It returns the
+// log's state entry (already in st) and the checkpoint; a nil checkpoint
+// means the verdict records why.
+func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *checkpoint.State, v *verdict.Verdict) (*checkpoint.LogState, *checkpoint.Checkpoint, error) {
+	note, err := f.Fetch(ctx, "checkpoint")
+	if err != nil {
+		return nil, nil, fmt.Errorf("couldn't read the checkpoint: %w", err)
+	}
+	text, _, _ := strings.Cut(string(note), "\n\n")
+	origin, _, _, err := checkpoint.ParseText(text + "\n")
+	if err != nil {
+		v.Misbehaviour(verdict.CheckSignature, "the log serves a malformed checkpoint: %s", err)
+		return nil, nil, nil
+	}
+	a, err := l.anchors()
+	if err != nil {
+		return nil, nil, err
+	}
+	ls := st.Logs[origin]
+	if ls == nil {
+		keys, mode := a.LogKeys, checkpoint.TrustPinned
+		if len(a.Pins) > 0 || *l.tofu {
+			served, err := f.Fetch(ctx, "vkey")
+			if err != nil {
+				return nil, nil, fmt.Errorf("couldn't read the log's keys at vkey: %w", err)
+			}
+			offered, err := checkpoint.ParseKeys(string(served))
+			if err != nil {
+				v.Fail(verdict.CheckLogKey, "the log serves unreadable keys: %s", err)
+				return nil, nil, nil
+			}
+			for _, k := range offered {
+				if *l.tofu || pinnedFP(a.Pins, k.Fingerprint()) {
+					keys = append(keys, k)
+				}
+			}
+			if *l.tofu && len(a.LogKeys) == 0 && len(a.Pins) == 0 {
+				mode = checkpoint.TrustFirstUse
+			}
+		}
+		var forLog []*checkpoint.Key
+		for _, k := range keys {
+			if k.Name == origin {
+				forLog = append(forLog, k)
+			}
+		}
+		if len(forLog) == 0 {
+			v.Fail(verdict.CheckLogKey, "no trusted key for log %q: give --log-key FILE, --pin FINGERPRINT, or --tofu to trust it on first use", origin)
+			return nil, nil, nil
+		}
+		if ls, err = st.Trust(origin, forLog, mode, time.Now()); err != nil {
+			return nil, nil, err
+		}
+		if mode == checkpoint.TrustFirstUse {
+			fmt.Fprintf(env.Stderr, "rngverify %s: TRUST ON FIRST USE: trusting log %q with the keys it serves:\n", l.name, origin)
+			for _, k := range forLog {
+				fmt.Fprintf(env.Stderr, "  %s %s\n", k.Algorithm, k.Fingerprint())
+			}
+			fmt.Fprintf(env.Stderr, "  compare these fingerprints with the appliance's published ones; recorded in %s\n", l.statePath())
+		}
+	}
+	keys, err := ls.TrustedKeys()
+	if err != nil {
+		return nil, nil, fmt.Errorf("state file: %w", err)
+	}
+	fps := []string{}
+	for _, k := range keys {
+		fps = append(fps, k.Algorithm+" "+k.Fingerprint())
+	}
+	v.Pass(verdict.CheckLogKey, "%s (%s since %s)", strings.Join(fps, ", "), ls.Trust, ls.Since)
+	cp, err := checkpoint.Open(note, keys)
+	if err != nil {
+		v.Fail(verdict.CheckSignature, "%s", err)
+		return ls, nil, nil
+	}
+	v.Pass(verdict.CheckSignature, "%s", cp)
+	return ls, cp, nil
+}
+
+func pinnedFP(pins []string, fp string) bool {
+	for _, p := range pins {
+		if strings.EqualFold(p, fp) {
+			return true
+		}
+	}
+	return false
+}
+
+func runLog(env Env) int { return runFollow(env, false) }
+
+func runAudit(env Env) int { return runFollow(env, true) }
+
+func runFollow(env Env, full bool) int {
+	name, usage := "log", logUsage
+	if full {
+		name, usage = "audit", auditUsage
+	}
+	l := newLogFlags(name)
+	workers := l.fs.Int("workers", 0, "")
+	quiet := l.fs.Bool("quiet", false, "")
+	pos, err := l.parse(env.Args)
+	if errors.Is(err, flag.ErrHelp) {
+		io.WriteString(env.Stderr, usage+fmt.Sprintf(trustUsage, defaultStatePath())+exitUsage)
+		return ExitOK
+	}
+	if err != nil {
+		return l.usageErr(env, "%s", err)
+	}
+	if len(pos) > 0 {
+		return l.usageErr(env, "unexpected argument %q", pos[0])
+	}
+	f, err := l.fetcher()
+	if err != nil {
+		return l.usageErr(env, "%s", err)
+	}
+	st, err := l.loadState()
+	if err != nil {
+		return l.usageErr(env, "state file %s: %s", l.statePath(), err)
+	}
+	ctx := context.Background()
+	v := verdict.New(name, "log")
+	ls, cp, err := l.trust(ctx, env, f, st, v)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "rngverify %s: %s\n", name, err)
+		return ExitUsage
+	}
+	if cp == nil {
+		return l.report(env, v, nil)
+	}
+	last, err := ls.Last()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "rngverify %s: state file: %s\n", name, err)
+		return ExitUsage
+	}
+	var extra func(io.Writer)
+	var proof tlog.TreeProof
+	if !full {
+		v.Subject = fmt.Sprintf("log %s", cp.Origin)
+		if last != nil {
+			proof = audit.Consistency(ctx, f, last, cp, v)
+		} else {
+			v.Skip(verdict.CheckConsistent, "first checkpoint seen for this log")
+		}
+		v.Fact("checkpoint", "size %d root %x", cp.Size, cp.Root[:])
+	} else {
+		a, _ := l.anchors()
+		cfg := audit.Config{Fetch: f, LogKeys: mustKeys(ls), Last: last, VRFPins: a.Pins, Location: a.Location, Workers: *workers}
+		var bar *progress
+		if !*quiet {
+			bar = &progress{w: env.Stderr, start: time.Now()}
+			cfg.Progress = bar.update
+		}
+		res, err := audit.Run(ctx, cfg)
+		if bar != nil {
+			bar.done()
+		}
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "rngverify audit: %s\n", err)
+			if res == nil {
+				return ExitUsage
+			}
+		}
+		v, proof = res.Verdict, res.Proof
+		if res.Checkpoint != nil {
+			cp = res.Checkpoint // the audit may have read a newer checkpoint
+		}
+		if last == nil && v.Find(verdict.CheckConsistent) == nil {
+			v.Skip(verdict.CheckConsistent, "first checkpoint seen for this log")
+		}
+		v.Fact("records", "%d", res.Records)
+		v.Fact("games", "%d", res.Games)
+		v.Fact("vrf proofs", "%d", res.Proofs)
+		if bar != nil && res.Records > 0 {
+			el := time.Since(bar.start)
+			v.Fact("throughput", "%.0f records/s (%s)", float64(res.Records)/el.Seconds(), el.Round(time.Millisecond))
+		}
+		stats := res.Stats
+		extra = func(w io.Writer) { io.WriteString(w, "\n"+stats.Table(*l.lang)) }
+		if err != nil {
+			v.Fail(verdict.CheckEntries, "%s", err)
+		}
+	}
+	if v.Status() == verdict.StatusPass {
+		if err := ls.Advance(cp, proof, time.Now()); err != nil {
+			fmt.Fprintf(env.Stderr, "rngverify %s: %s\n", name, err)
+			return ExitFail
+		}
+		if err := l.saveState(st); err != nil {
+			fmt.Fprintf(env.Stderr, "rngverify %s: couldn't save the trust state: %s\n", name, err)
+			return ExitUsage
+		}
+		v.Fact("trust state", "%s: size %d recorded", l.statePath(), cp.Size)
+	}
+	return l.report(env, v, extra)
+}
+
+func mustKeys(ls *checkpoint.LogState) []*checkpoint.Key {
+	k, _ := ls.TrustedKeys()
+	return k
+}
+
+// progress draws a progress bar on stderr.
+type progress struct {
+	w     io.Writer
+	start time.Time
+	last  time.Time
+	drawn bool
+}
+
+func (p *progress) update(done, total int64) {
+	now := time.Now()
+	if done < total && now.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = now
+	const width = 30
+	fill := int(int64(width) * done / max(total, 1))
+	rate := float64(done) / max(now.Sub(p.start).Seconds(), 1e-3)
+	fmt.Fprintf(p.w, "\r[%s%s] %d/%d entries %3d%% %.0f/s", strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total, 100*done/max(total, 1), rate)
+	p.drawn = true
+}
+
+func (p *progress) done() {
+	if p.drawn {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// httpFetcher reads the tile API over HTTP (no retry, no redirect to
+// another host, bounded sizes).
+type httpFetcher struct {
+	base   string
+	client *http.Client
+}
+
+const maxFetch = 32 << 20
+
+func (h *httpFetcher) Fetch(ctx context.Context, path string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.base+"/"+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := h.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: HTTP %s", path, resp.Status)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxFetch+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(b) > maxFetch {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxFetch)
+	}
+	return b, nil
+}
+
+// dirFetcher reads the tile layout from a directory.
+type dirFetcher string
+
+func (d dirFetcher) Fetch(_ context.Context, path string) ([]byte, error) {
+	if !fs.ValidPath(path) {
+		return nil, fmt.Errorf("invalid path %q", path)
+	}
+	return os.ReadFile(filepath.Join(string(d), filepath.FromSlash(path)))
+}

@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/receipt/receipttest"
+)
+
+// run runs rngverify with args and returns the exit code, stdout and stderr.
+func run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Run(Env{Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
+	return code, out.String(), errb.String()
+}
+
+func write(t *testing.T, dir, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func newAppliance(t *testing.T, seed byte) *receipttest.Appliance {
+	t.Helper()
+	a, err := receipttest.New(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func playGame(t *testing.T, a *receipttest.Appliance, p receipttest.Play) *receipttest.Game {
+	t.Helper()
+	g, err := a.PlayGame(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func writeTiles(t *testing.T, dir string, a *receipttest.Appliance) {
+	t.Helper()
+	for p, b := range a.Tiles() {
+		write(t, dir, p, b)
+	}
+}
+
+func TestGameAndReceiptCommands(t *testing.T) {
+	dir := t.TempDir()
+	a := newAppliance(t, 11)
+	g := playGame(t, a, receipttest.Play{Game: "g-1", StopAt: 2})
+	logKey := write(t, dir, "log.vkey", a.LogKeyFile())
+	transcript := write(t, dir, "game.json", a.Transcript(g, receipttest.TranscriptOptions{}))
+	rcpt := write(t, dir, "receipt.json", a.Receipt(g, 1, true))
+
+	code, out, errs := run(t, "game", transcript, "--log-key", logKey)
+	if code != ExitOK || !strings.Contains(out, "VERDICT: every check passed") {
+		t.Fatalf("game: exit %d\n%s%s", code, out, errs)
+	}
+	for _, c := range []string{"chain", "commitment", "vrf-proof", "outcome", "rules", "inclusion", "checkpoint-signature"} {
+		if !strings.Contains(out, "[PASS] "+c) {
+			t.Errorf("game output lacks a passed %s check:\n%s", c, out)
+		}
+	}
+	code, out, _ = run(t, "game", transcript, "--log-key", logKey, "--lang", "fr")
+	if code != ExitOK || !strings.Contains(out, "toutes les vérifications sont réussies") || !strings.Contains(out, "engagement sur le secret") {
+		t.Errorf("game --lang fr: exit %d\n%s", code, out)
+	}
+	code, out, _ = run(t, "game", "--json", "--log-key", logKey, transcript)
+	var j struct {
+		Verdict string `json:"verdict"`
+		Checks  []struct{ Check, Status string }
+	}
+	if err := json.Unmarshal([]byte(out), &j); code != ExitOK || err != nil || j.Verdict != "pass" || len(j.Checks) < 8 {
+		t.Errorf("game --json: exit %d err %v %+v", code, err, j)
+	}
+	// Receipt: trusted by pinned fingerprints only.
+	k, _ := checkpoint.ParseKey(a.LogKeys[0])
+	code, out, errs = run(t, "receipt", rcpt, "--pin", k.Fingerprint(), "--pin", a.VRFFingerprint())
+	if code != ExitOK {
+		t.Fatalf("receipt: exit %d\n%s%s", code, out, errs)
+	}
+	// No trust anchor: not verified, exit 1, ordinary wording.
+	code, _, errs = run(t, "receipt", rcpt)
+	if code != ExitFail || !strings.Contains(errs, "NOT VERIFIED, check log-key") {
+		t.Errorf("receipt without anchors: exit %d %q", code, errs)
+	}
+	// Usage errors and unreadable input: exit 2.
+	for _, args := range [][]string{
+		{"game"}, {"game", "a", "b"}, {"game", transcript, "--lang", "de"}, {"game", filepath.Join(dir, "missing.json")},
+		{"receipt", rcpt, "--pin", "xyz"}, {"game", logKey, "--log-key", logKey},
+	} {
+		if code, _, errs := run(t, args...); code != ExitUsage || errs == "" {
+			t.Errorf("%q: exit %d %q, want 2", args, code, errs)
+		}
+	}
+}
+
+// TestCheatingApplianceCommands: each lie ends in exit 1 with the
+// misbehaviour wording and the right check named.
+func TestCheatingApplianceCommands(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		play  receipttest.Play
+		opts  receipttest.TranscriptOptions
+		check string
+	}{
+		{"forged-proof", receipttest.Play{Cheat: receipttest.Cheat{ForgeProof: 3}}, receipttest.TranscriptOptions{}, "vrf-proof"},
+		{"swapped-outcome", receipttest.Play{Cheat: receipttest.Cheat{SwapOutcome: 1}}, receipttest.TranscriptOptions{}, "outcome"},
+		{"dropped", receipttest.Play{}, receipttest.TranscriptOptions{Drop: 2}, "chain"},
+		{"reordered", receipttest.Play{}, receipttest.TranscriptOptions{Swap: 3}, "chain"},
+		{"wrong-r", receipttest.Play{Cheat: receipttest.Cheat{WrongSecret: true}}, receipttest.TranscriptOptions{}, "commitment"},
+	} {
+		a := newAppliance(t, 12)
+		tc.play.Game = "g-" + tc.name
+		g := playGame(t, a, tc.play)
+		f := write(t, dir, tc.name+".json", a.Transcript(g, tc.opts))
+		key := write(t, dir, tc.name+".vkey", a.LogKeyFile())
+		code, out, errs := run(t, "game", f, "--log-key", key)
+		if code != ExitFail || !strings.Contains(errs, "MISBEHAVIOUR PROVEN, check "+tc.check+":") || !strings.Contains(out, "[MISBEHAVIOUR] "+tc.check) {
+			t.Errorf("%s: exit %d\nstderr %s\n%s", tc.name, code, errs, out)
+		}
+	}
+}
+
+func TestLogCommandDir(t *testing.T) {
+	dir := t.TempDir()
+	a := newAppliance(t, 13)
+	playGame(t, a, receipttest.Play{Game: "g-1"})
+	tiles := filepath.Join(dir, "tiles")
+	writeTiles(t, tiles, a)
+	state := filepath.Join(dir, "state.json")
+	key := write(t, dir, "log.vkey", a.LogKeyFile())
+
+	// No key, no TOFU: not verified.
+	if code, _, errs := run(t, "log", "--dir", tiles, "--state", state); code != ExitFail || !strings.Contains(errs, "log-key") {
+		t.Fatalf("log without key: exit %d %s", code, errs)
+	}
+	code, out, errs := run(t, "log", "--dir", tiles, "--state", state, "--log-key", key)
+	if code != ExitOK {
+		t.Fatalf("first log: exit %d\n%s%s", code, out, errs)
+	}
+	st, err := os.ReadFile(state)
+	if err != nil || !strings.Contains(string(st), `"trust": "pinned"`) {
+		t.Fatalf("state: %s %v", st, err)
+	}
+	// The log grows: consistent; the keys now come from the state.
+	old := a.Fork(a.Size())
+	playGame(t, a, receipttest.Play{Game: "g-2", StopAt: 1})
+	writeTiles(t, tiles, a)
+	code, out, errs = run(t, "log", "--dir", tiles, "--state", state)
+	if code != ExitOK || !strings.Contains(out, "[PASS] log-consistency") {
+		t.Fatalf("grown log: exit %d\n%s%s", code, out, errs)
+	}
+	// A fork of the same size with another history: misbehaviour, state unchanged.
+	fork := old.Fork(old.Size())
+	playGame(t, fork, receipttest.Play{Game: "g-2-forked", StopAt: 1, Numbers: []int{30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11}})
+	for fork.Size() < a.Size() {
+		fork.Append([]byte(`{"kind":"padding"}`))
+	}
+	fork = fork.Fork(a.Size())
+	forkDir := filepath.Join(dir, "fork")
+	writeTiles(t, forkDir, fork)
+	before, _ := os.ReadFile(state)
+	code, out, errs = run(t, "log", "--dir", forkDir, "--state", state)
+	if code != ExitFail || !strings.Contains(errs, "MISBEHAVIOUR PROVEN, check log-consistency") {
+		t.Fatalf("fork: exit %d\n%s%s", code, out, errs)
+	}
+	if after, _ := os.ReadFile(state); !bytes.Equal(before, after) {
+		t.Error("the state changed after a fork")
+	}
+}
+
+func TestLogAndAuditURL(t *testing.T) {
+	dir := t.TempDir()
+	a := newAppliance(t, 14)
+	for i := range 12 {
+		playGame(t, a, receipttest.Play{Game: "g-" + string(rune('a'+i)), StopAt: i % 4})
+	}
+	files := a.Tiles()
+	files["vkey"] = a.LogKeyFile()
+	srv := httptest.NewServer(http.StripPrefix("/log/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, ok := files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(b)
+	})))
+	defer srv.Close()
+	url := srv.URL + "/log"
+
+	// TOFU, said loudly.
+	state := filepath.Join(dir, "tofu.json")
+	code, out, errs := run(t, "log", "--url", url, "--state", state, "--tofu")
+	if code != ExitOK || !strings.Contains(errs, "TRUST ON FIRST USE") {
+		t.Fatalf("tofu: exit %d\n%s%s", code, out, errs)
+	}
+	if st, _ := os.ReadFile(state); !strings.Contains(string(st), `"trust": "first-use"`) {
+		t.Errorf("state: %s", st)
+	}
+	// Pinned fingerprint, then a full audit.
+	k, _ := checkpoint.ParseKey(a.LogKeys[0])
+	state = filepath.Join(dir, "pinned.json")
+	code, out, errs = run(t, "audit", "--url", url, "--state", state, "--pin", k.Fingerprint(), "--pin", a.VRFFingerprint())
+	if code != ExitOK || !strings.Contains(out, "[PASS] games") || !strings.Contains(out, "losing pick, 30 hidden") || !strings.Contains(errs, "entries 100%") {
+		t.Fatalf("audit: exit %d\n%s\nstderr: %s", code, out, errs)
+	}
+	// A pin that matches nothing the log serves.
+	code, _, errs = run(t, "audit", "--url", url, "--state", filepath.Join(dir, "x.json"), "--pin", strings.Repeat("0", 64), "--quiet")
+	if code != ExitFail || !strings.Contains(errs, "log-key") {
+		t.Errorf("wrong pin: exit %d %s", code, errs)
+	}
+}
