@@ -58,6 +58,7 @@ init and announce:
 init only:
   --vrf-suite SUITE           default ECVRF-P256-SHA256-SSWU (software), RSA-FDH-VRF-SHA256 (pkcs11)
   --sign-alg ALG              Ed25519 or ECDSA-P256-SHA256 (default: Ed25519 where supported)
+  --rsa-bits N                pkcs11: RSA-FDH-VRF modulus size, 2048 to 8192 (default 2048)
   --kdf-time N, --kdf-memory-mib N, --kdf-threads N
                               software: Argon2id cost of the new key files (default 3, 64, 4)
 export-public:
@@ -77,6 +78,7 @@ type keysCmd struct {
 	vrfLabel, logLabel, attLabel      string
 	vrfSuite, signAlg                 string
 	kdfTime, kdfMemoryMiB, kdfThreads uint
+	rsaBits                           int
 	label, format                     string
 }
 
@@ -117,6 +119,7 @@ func runKeys(ctx context.Context, env Env) int {
 			fs.UintVar(&c.kdfTime, "kdf-time", uint(keystore.DefaultKDF.Time), "")
 			fs.UintVar(&c.kdfMemoryMiB, "kdf-memory-mib", uint(keystore.DefaultKDF.MemoryKiB/1024), "")
 			fs.UintVar(&c.kdfThreads, "kdf-threads", uint(keystore.DefaultKDF.Threads), "")
+			fs.IntVar(&c.rsaBits, "rsa-bits", 0, "")
 			run = c.init
 		}
 	case "show":
@@ -188,7 +191,7 @@ func (c *keysCmd) open() (hsm.Backend, error) {
 			return nil, err
 		}
 		defer clear(pin)
-		return pkcs11.Open(pkcs11.Config{Module: c.module, TokenLabel: c.tokenLabel, PIN: pin, Logger: log})
+		return pkcs11.Open(pkcs11.Config{Module: c.module, TokenLabel: c.tokenLabel, PIN: pin, RSABits: c.rsaBits, Logger: log})
 	}
 	return nil, usagef("--backend %q: want software or pkcs11", c.backend)
 }

@@ -58,6 +58,7 @@ func TestKeysPKCS11(t *testing.T) {
 		{"SO PIN", string(tok.SOPIN) + "\n", []string{"show"}, ExitFail, "refused the PIN"},
 		{"passphrase for pkcs11", "", []string{"show", "--passphrase-file", pinFile}, ExitUsage, "--backend software"},
 		{"init over existing keys", string(tok.PIN), []string{"init", "--announcement", filepath.Join(dir, "x")}, ExitFail, "already exists"},
+		{"small RSA", string(tok.PIN), []string{"init", "--vrf-label", "v3", "--rsa-bits", "1024", "--announcement", filepath.Join(dir, "z")}, ExitFail, "RSA modulus size 1024"},
 		{"ECVRF on a token", string(tok.PIN), []string{"init", "--vrf-label", "v2", "--vrf-suite", string(vrf.SuiteP256SSWU), "--announcement", filepath.Join(dir, "y")}, ExitFail, "unsupported"},
 	} {
 		code, _, errOut := k.run(c.stdin, append(c.args, tokenFlags...)...)
