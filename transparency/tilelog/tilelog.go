@@ -72,6 +72,10 @@ const (
 	DefaultCheckpointInterval = 100 * time.Millisecond
 	// pollInterval is how often AwaitCheckpoint re-reads the checkpoint file.
 	pollInterval = 2 * time.Millisecond
+	// indexInterval is how often the leaf hash index catches up in the
+	// background (lookups by hash also catch up first, so it only keeps
+	// their latency low).
+	indexInterval = 10 * time.Second
 )
 
 // Config configures the embedded log.
@@ -594,7 +598,7 @@ func (c *tileCache) put(t tlog.Tile, b []byte) {
 // indexLoop keeps the leaf hash index near the published tree.
 func (l *Log) indexLoop(ctx context.Context) {
 	defer l.bg.Done()
-	t := time.NewTicker(time.Second)
+	t := time.NewTicker(indexInterval)
 	defer t.Stop()
 	for {
 		select {

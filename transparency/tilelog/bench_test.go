@@ -1,0 +1,107 @@
+package tilelog_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/transparency-dev/tessera"
+	"github.com/transparency-dev/tessera/storage/posix"
+
+	"k8s.io/klog/v2"
+
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/logtest"
+	"tirage.fr/tirage/transparency/tilelog"
+)
+
+var benchAppenders = []int{1, 64, 512}
+
+func openBench(b *testing.B) *tilelog.Log {
+	l, err := tilelog.Open(context.Background(), tilelog.Config{Dir: b.TempDir(), Origin: origin, Signers: testSigners(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return l
+}
+
+// rawTessera is tessera used directly with the same options as tilelog's
+// defaults: the engine tilelog is compared with.
+func rawTessera(b *testing.B) (tessera.AddFn, *tessera.PublicationAwaiter, func()) {
+	klog.SetLogger(logr.Discard()) // as tilelog does: no klog lines in the output
+	ctx, cancel := context.WithCancel(context.Background())
+	d, err := posix.New(ctx, posix.Config{Path: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	signers, _, _, err := transparency.CheckpointKeys(origin, testSigners(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := tessera.NewAppendOptions().WithCheckpointSigner(signers[0], signers[1:]...).
+		WithBatching(tilelog.DefaultBatchMaxSize, tilelog.DefaultBatchMaxAge).
+		WithCheckpointInterval(tilelog.DefaultCheckpointInterval)
+	a, shutdown, r, err := tessera.NewAppender(ctx, d, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	aw := tessera.NewPublicationAwaiter(ctx, r.ReadCheckpoint, 2*time.Millisecond)
+	return a.Add, aw, func() { shutdown(context.Background()); cancel() }
+}
+
+// BenchmarkAppend: appends/s with N concurrent appenders, acknowledged
+// (durably sequenced) appends; tilelog vs tessera used directly.
+func BenchmarkAppend(b *testing.B) {
+	for _, n := range benchAppenders {
+		b.Run(fmt.Sprintf("engine=tessera/appenders=%d", n), func(b *testing.B) {
+			add, _, stop := rawTessera(b)
+			defer stop()
+			el, lat, err := logtest.Load(context.Background(), n, b.N, func(ctx context.Context, i int) error {
+				_, err := add(ctx, tessera.NewEntry(logtest.Leaf("raw", i)))()
+				return err
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			logtest.Report(b, el, lat, "ack")
+		})
+		b.Run(fmt.Sprintf("engine=tilelog/appenders=%d", n), func(b *testing.B) {
+			l := openBench(b)
+			defer l.Close()
+			el, lat, err := logtest.Load(context.Background(), n, b.N, logtest.AppendOp(l, "log"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			logtest.Report(b, el, lat, "ack")
+		})
+	}
+}
+
+// BenchmarkInclusion: append → verifiable inclusion (a signed checkpoint
+// covering the leaf, and a checked proof), 16 concurrent draws.
+func BenchmarkInclusion(b *testing.B) {
+	const n = 16
+	b.Run(fmt.Sprintf("engine=tessera/appenders=%d", n), func(b *testing.B) {
+		add, aw, stop := rawTessera(b)
+		defer stop()
+		el, lat, err := logtest.Load(context.Background(), n, b.N, func(ctx context.Context, i int) error {
+			_, _, err := aw.Await(ctx, add(ctx, tessera.NewEntry(logtest.Leaf("raw", i))))
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		logtest.Report(b, el, lat, "incl")
+	})
+	b.Run(fmt.Sprintf("engine=tilelog/appenders=%d", n), func(b *testing.B) {
+		l := openBench(b)
+		defer l.Close()
+		el, lat, err := logtest.Load(context.Background(), n, b.N, logtest.InclusionOp(l, "log"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		logtest.Report(b, el, lat, "incl")
+	})
+}

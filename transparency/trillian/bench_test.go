@@ -1,0 +1,118 @@
+package trillian_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	tpb "github.com/google/trillian"
+	"github.com/google/trillian/types"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"tirage.fr/tirage/transparency/logtest"
+	"tirage.fr/tirage/transparency/trillian"
+)
+
+var benchAppenders = []int{1, 64, 512, 2048}
+
+func rootSize(b *testing.B, c tpb.TrillianLogClient, tree int64) uint64 {
+	resp, err := c.GetLatestSignedLogRoot(context.Background(), &tpb.GetLatestSignedLogRootRequest{LogId: tree})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var r types.LogRootV1
+	if err := r.UnmarshalBinary(resp.GetSignedLogRoot().GetLogRoot()); err != nil {
+		b.Fatal(err)
+	}
+	return r.TreeSize
+}
+
+// waitIntegrated polls until the tree has size leaves.
+func waitIntegrated(b *testing.B, c tpb.TrillianLogClient, tree int64, size uint64) {
+	for rootSize(b, c, tree) < size {
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// BenchmarkAppend: integrated appends/s with N concurrent appenders; the
+// backend vs Trillian's QueueLeaf used directly (timed until the queued
+// leaves are all integrated, so both count sequenced leaves).
+func BenchmarkAppend(b *testing.B) {
+	conn := dial(b)
+	c := tpb.NewTrillianLogClient(conn)
+	run := fmt.Sprint(time.Now().UnixNano())
+	for _, n := range benchAppenders {
+		b.Run(fmt.Sprintf("engine=trillian-raw/appenders=%d", n), func(b *testing.B) {
+			tree := newTree(b, conn)
+			start := time.Now()
+			_, lat, err := logtest.Load(context.Background(), n, b.N, func(ctx context.Context, i int) error {
+				_, err := c.QueueLeaf(ctx, &tpb.QueueLeafRequest{LogId: tree, Leaf: &tpb.LogLeaf{LeafValue: logtest.Leaf("raw"+run, i)}})
+				return err
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			waitIntegrated(b, c, tree, uint64(b.N))
+			logtest.Report(b, time.Since(start), lat, "ack")
+		})
+		b.Run(fmt.Sprintf("engine=trillian/appenders=%d", n), func(b *testing.B) {
+			tree := newTree(b, conn)
+			l, err := trillian.Open(context.Background(), trillian.Config{Conn: conn, TreeID: tree, Origin: "tirage.fr/log/bench", Signers: signers(b)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer l.Close()
+			el, lat, err := logtest.Load(context.Background(), n, b.N, logtest.AppendOp(l, "log"+run))
+			if err != nil {
+				b.Fatal(err)
+			}
+			logtest.Report(b, el, lat, "ack")
+		})
+	}
+}
+
+// BenchmarkInclusion: append → verifiable inclusion, 16 concurrent draws;
+// raw: QueueLeaf, then poll GetInclusionProofByHash until it answers.
+func BenchmarkInclusion(b *testing.B) {
+	const n = 16
+	conn := dial(b)
+	c := tpb.NewTrillianLogClient(conn)
+	run := fmt.Sprint(time.Now().UnixNano())
+	b.Run(fmt.Sprintf("engine=trillian-raw/appenders=%d", n), func(b *testing.B) {
+		tree := newTree(b, conn)
+		el, lat, err := logtest.Load(context.Background(), n, b.N, func(ctx context.Context, i int) error {
+			lf := logtest.Leaf("raw"+run, i)
+			if _, err := c.QueueLeaf(ctx, &tpb.QueueLeafRequest{LogId: tree, Leaf: &tpb.LogLeaf{LeafValue: lf}}); err != nil {
+				return err
+			}
+			h := tlog.RecordHash(lf)
+			for {
+				size := rootSize(b, c, tree)
+				if size > 0 {
+					if _, err := c.GetInclusionProofByHash(ctx, &tpb.GetInclusionProofByHashRequest{LogId: tree, LeafHash: h[:], TreeSize: int64(size)}); err == nil {
+						return nil
+					}
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		logtest.Report(b, el, lat, "incl")
+	})
+	b.Run(fmt.Sprintf("engine=trillian/appenders=%d", n), func(b *testing.B) {
+		tree := newTree(b, conn)
+		l, err := trillian.Open(context.Background(), trillian.Config{Conn: conn, TreeID: tree, Origin: "tirage.fr/log/bench", Signers: signers(b)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer l.Close()
+		el, lat, err := logtest.Load(context.Background(), n, b.N, logtest.InclusionOp(l, "log"+run))
+		if err != nil {
+			b.Fatal(err)
+		}
+		logtest.Report(b, el, lat, "incl")
+	})
+}
