@@ -299,6 +299,9 @@ func (p *parser) expect(c byte) error {
 func (p *parser) object(depth int) (jvalue, error) {
 	p.off++ // '{'
 	v := jvalue{kind: '{'}
+	if depth == 0 {
+		v.obj = make([]jmember, 0, 16) // a record has about a dozen members
+	}
 	if p.off < len(p.b) && p.b[p.off] == '}' {
 		p.off++
 		return v, nil
@@ -367,6 +370,18 @@ func (p *parser) array(depth int) (jvalue, error) {
 
 func (p *parser) str() (string, error) {
 	p.off++ // '"'
+	// Fast path: no escape before the closing quote.
+	for i := p.off; i < len(p.b); i++ {
+		c := p.b[i]
+		if c == '"' {
+			s := string(p.b[p.off:i])
+			p.off = i + 1
+			return s, nil
+		}
+		if c == '\\' || c < 0x20 || c > 0x7e {
+			break
+		}
+	}
 	var out []byte
 	for {
 		if p.off >= len(p.b) {
