@@ -25,6 +25,6 @@ func TestLockedBuf(t *testing.T) {
 	if lb.b != nil {
 		t.Error("wipe left the buffer in place")
 	}
-	_ = view // unmapped: reading it would fault, which is the point
+	_ = view  // unmapped: reading it would fault, which is the point
 	lb.wipe() // idempotent
 }
