@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"tirage.fr/tirage/verifier/record"
 )
 
@@ -36,7 +38,36 @@ func FuzzParse(f *testing.F) {
 		if _, err := record.Parse(again); err != nil {
 			t.Fatalf("Parse(Format(Parse(b))) fails: %v", err)
 		}
+		checkJCS(t, leaf)
 	})
+}
+
+// checkJCS: every leaf is already in RFC 8785 canonical form, checked with
+// an independent JCS implementation (go-json-experiment's jsontext).
+func checkJCS(t *testing.T, leaf []byte) {
+	t.Helper()
+	v := jsontext.Value(bytes.Clone(leaf))
+	if err := v.Canonicalize(); err != nil {
+		t.Fatalf("JCS rejects %q: %v", leaf, err)
+	}
+	if !bytes.Equal(v, leaf) {
+		t.Fatalf("not RFC 8785 canonical:\n leaf %s\n  JCS %s", leaf, v)
+	}
+}
+
+func TestLeavesAreJCS(t *testing.T) {
+	for _, r := range samples() {
+		leaf, err := record.Format(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkJCS(t, leaf)
+	}
+	// And the checker is not vacuous.
+	v := jsontext.Value(`{"b":1,"a":2}`)
+	if err := v.Canonicalize(); err != nil || string(v) != `{"a":2,"b":1}` {
+		t.Fatalf("JCS checker: %s %v", v, err)
+	}
 }
 
 // TestFuzzSeedCorpusLoads checks the committed corpus under
