@@ -42,60 +42,127 @@ type IngestStats struct {
 // the file, the CSV header being line 1); nothing is dropped silently.
 // progress, if not nil, is called about every 250,000 lines with the number
 // of lines and bytes read so far.
+//
+// Reading and parsing run in one goroutine, tallying in the caller's: rows
+// reach the tally in file order, in batches.
 func Ingest(ctx context.Context, r io.Reader, format string, t *promo.Tally, rejects io.Writer, progress func(lines, bytes int64)) (IngestStats, error) {
 	var st IngestStats
-	cr := &countingReader{r: r}
-	br := bufio.NewReaderSize(cr, 1<<20)
-	rw := bufio.NewWriter(rejects)
-	defer rw.Flush()
-	reject := func(line int, err error) error {
-		st.Rejected++
-		_, werr := fmt.Fprintf(rw, "%d: %v\n", line, err)
-		return werr
-	}
-	add := func(line int, f *[9]string) error {
-		s, err := promo.ParseStake(*f)
-		if err == nil {
-			var why promo.Exclusion
-			why, err = t.Add(line, &s)
-			if err == nil {
-				if why == promo.Counts {
-					st.Counted++
-				} else {
-					st.Excluded[why]++
-				}
-				return nil
-			}
-		}
-		return reject(line, err)
-	}
-	tick := func(line int) error {
-		if line%250_000 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if progress != nil {
-				progress(st.Lines, cr.n)
-			}
-		}
-		return nil
-	}
-	var err error
-	switch format {
-	case FormatCSV:
-		err = ingestCSV(br, &st, add, reject, tick)
-	case FormatJSONL:
-		err = ingestJSONL(br, &st, add, reject, tick)
-	default:
+	if format != FormatCSV && format != FormatJSONL {
 		return st, fmt.Errorf("unknown stake format %q (want csv or jsonl)", format)
 	}
+	cr := &countingReader{r: r}
+	br := bufio.NewReaderSize(cr, 1<<20)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	// Producer: frames and parses rows into batches.
+	const batchSize = 2048
+	batches := make(chan []parsedRow, 8)
+	free := make(chan []parsedRow, 10)
+	var lines, read int64 // written by the producer, read after done
+	done := make(chan error, 1)
+	go func() {
+		batch := make([]parsedRow, 0, batchSize)
+		flush := func() error {
+			select {
+			case batches <- batch:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			select {
+			case batch = <-free:
+				batch = batch[:0]
+			default:
+				batch = make([]parsedRow, 0, batchSize)
+			}
+			return nil
+		}
+		push := func(p parsedRow) error {
+			batch = append(batch, p)
+			if len(batch) == batchSize {
+				return flush()
+			}
+			return nil
+		}
+		add := func(line int, f *[9]string) error {
+			s, err := promo.ParseStake(*f)
+			return push(parsedRow{line: line, s: s, err: err})
+		}
+		reject := func(line int, err error) error { return push(parsedRow{line: line, err: err}) }
+		var pst IngestStats
+		tick := func(line int) error {
+			if line%250_000 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if progress != nil {
+					progress(pst.Lines, cr.n)
+				}
+			}
+			return nil
+		}
+		var err error
+		if format == FormatCSV {
+			err = ingestCSV(br, &pst, add, reject, tick)
+		} else {
+			err = ingestJSONL(br, &pst, add, reject, tick)
+		}
+		if err == nil && len(batch) > 0 {
+			err = flush()
+		}
+		lines, read = pst.Lines, cr.n
+		close(batches)
+		done <- err
+	}()
+
+	// Consumer: tallies in order and reports rejections.
+	rw := bufio.NewWriter(rejects)
+	var werr error
+	for batch := range batches {
+		for i := range batch {
+			p := &batch[i]
+			err := p.err
+			if err == nil {
+				var why promo.Exclusion
+				if why, err = t.Add(p.line, &p.s); err == nil {
+					if why == promo.Counts {
+						st.Counted++
+					} else {
+						st.Excluded[why]++
+					}
+					continue
+				}
+			}
+			st.Rejected++
+			if _, e := fmt.Fprintf(rw, "%d: %v\n", p.line, err); e != nil && werr == nil {
+				werr = e
+				cancel()
+			}
+		}
+		select {
+		case free <- batch:
+		default:
+		}
+	}
+	err := <-done
+	st.Lines = lines
 	if progress != nil {
-		progress(st.Lines, cr.n)
+		progress(lines, read)
+	}
+	if werr != nil {
+		return st, fmt.Errorf("couldn't write the rejections: %w", werr)
 	}
 	if err != nil {
 		return st, err
 	}
 	return st, rw.Flush()
+}
+
+// parsedRow is a row parsed by Ingest's producer: a stake, or why it is rejected.
+type parsedRow struct {
+	line int
+	s    promo.Stake
+	err  error
 }
 
 type countingReader struct {
