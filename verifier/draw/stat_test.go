@@ -4,99 +4,17 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
-	"math"
+	"math/big"
 	"os"
 	"testing"
+
+	"tirage.fr/tirage/verifier/draw/drawtest"
 )
 
 // falseFailure is the probability that a statistical test below fails for
 // correct code (per test; the seeds are fixed, so a given build either
 // always passes or always fails).
 const falseFailure = 1e-6
-
-// gammaQ is the regularized upper incomplete gamma function Q(a, x)
-// (series for x < a+1, Lentz continued fraction otherwise).
-func gammaQ(a, x float64) float64 {
-	if x <= 0 {
-		return 1
-	}
-	lg, _ := math.Lgamma(a)
-	if x < a+1 {
-		sum, term := 1/a, 1/a
-		for n := 1.0; n < 1000; n++ {
-			term *= x / (a + n)
-			sum += term
-			if term < sum*1e-15 {
-				break
-			}
-		}
-		return 1 - sum*math.Exp(-x+a*math.Log(x)-lg)
-	}
-	const tiny = 1e-300
-	b := x + 1 - a
-	c, d := 1/tiny, 1/b
-	h := d
-	for i := 1.0; i < 1000; i++ {
-		an := -i * (i - a)
-		b += 2
-		d = an*d + b
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = b + an/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		del := d * c
-		h *= del
-		if math.Abs(del-1) < 1e-15 {
-			break
-		}
-	}
-	return math.Exp(-x+a*math.Log(x)-lg) * h
-}
-
-// chiSquareCritical returns x with P(χ²_df > x) = p, by bisection.
-func chiSquareCritical(df int, p float64) float64 {
-	lo, hi := 0.0, 10.0*float64(df)+200
-	for range 200 {
-		mid := (lo + hi) / 2
-		if gammaQ(float64(df)/2, mid/2) > p {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return (lo + hi) / 2
-}
-
-// TestGammaQ checks the χ² tail against closed forms: Q(1/2, x) = erfc(√x)
-// and, for integer k, Q(k, x) = e^(−x) Σ_{i<k} x^i/i!.
-func TestGammaQ(t *testing.T) {
-	for _, x := range []float64{0.01, 0.5, 1, 3, 7.5, 12, 20, 40, 60} {
-		if got, want := gammaQ(0.5, x), math.Erfc(math.Sqrt(x)); math.Abs(got-want) > 1e-12+1e-9*want {
-			t.Errorf("Q(1/2, %g) = %g, want %g", x, got, want)
-		}
-		for _, k := range []int{1, 2, 15, 64, 507} {
-			sum, term := 0.0, 1.0
-			for i := range k {
-				if i > 0 {
-					term *= x / float64(i)
-				}
-				sum += term
-			}
-			want := math.Exp(-x) * sum
-			if got := gammaQ(float64(k), x); math.Abs(got-want) > 1e-12+1e-9*want {
-				t.Errorf("Q(%d, %g) = %g, want %g", k, x, got, want)
-			}
-		}
-	}
-	// And the quantile: P(χ²_1 > 23.928127) = 1e-6 (erfc form above).
-	if got := chiSquareCritical(1, 1e-6); math.Abs(got-23.928127) > 1e-4 {
-		t.Errorf("critical(df 1, 1e-6) = %f", got)
-	}
-}
 
 // seededBeta is a fixed pseudo-VRF output for statistical tests.
 func seededBeta(seed string, i int) []byte {
@@ -108,17 +26,16 @@ func seededBeta(seed string, i int) []byte {
 // (num[i]/den) at the false-failure rate above.
 func chiSquare(t *testing.T, what string, observed []int, num []uint64, den uint64, trials int) {
 	t.Helper()
-	var x2 float64
-	for i, o := range observed {
-		e := float64(trials) * float64(num[i]) / float64(den)
-		x2 += (float64(o) - e) * (float64(o) - e) / e
+	probs := make([]*big.Rat, len(num))
+	for i := range num {
+		probs[i] = new(big.Rat).SetFrac(new(big.Int).SetUint64(num[i]), new(big.Int).SetUint64(den))
 	}
-	crit := chiSquareCritical(len(observed)-1, falseFailure)
-	if x2 > crit {
+	x2, crit, ok := drawtest.ChiSquare(observed, probs, falseFailure)
+	if !ok {
 		t.Errorf("%s: χ² = %.2f > %.2f (df %d, false-failure rate %g)", what, x2, crit, len(observed)-1, falseFailure)
 	}
 	if testing.Verbose() {
-		fmt.Fprintf(os.Stderr, "%s: χ² = %.2f, critical %.2f (df %d)\n", what, x2, crit, len(observed)-1)
+		fmt.Fprintf(os.Stderr, "%s: χ² = %.2f, critical %.2f (df %d, %d trials)\n", what, x2, crit, len(observed)-1, trials)
 	}
 }
 

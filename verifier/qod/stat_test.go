@@ -1,0 +1,113 @@
+package qod
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"math/big"
+	"os"
+	"testing"
+
+	"tirage.fr/tirage/verifier/draw/drawtest"
+)
+
+// falseFailure is the per-test probability that a χ² test below fails
+// for correct code; the seeds are fixed.
+const falseFailure = 1e-6
+
+// simulate plays games always continuing, with β = SHA-256(seed || game ||
+// step) standing in for VRF outputs, and counts how each ends (lost before
+// tier 1, …, lost before tier 4, tier 4 reached), the ×3 draws per tier, and
+// losses per pick index.
+func simulate(t *testing.T, seed string, games int) (ends [5]int, x3 [Tiers]int, picks, losses [Numbers]int) {
+	b := func(i, step int) []byte {
+		h := sha256.Sum256(binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64([]byte(seed), uint64(i)), uint64(step)))
+		return h[:]
+	}
+	for i := range games {
+		g, err := NewGame(Start{Game: "sim", Emission: "E", Stake: 1000, Beta: b(i, 1000), Now: t0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for tier, m := range g.Multipliers {
+			if m == 3 {
+				x3[tier]++
+			}
+		}
+		for !g.Phase.Over() {
+			if g.Phase == AtTier {
+				g, _ = g.Continue(t0)
+				continue
+			}
+			n := 1
+			for g.IsPicked(n) {
+				n++
+			}
+			index := g.Picks
+			var losing bool
+			if g, losing, err = g.Pick(n, b(i, index), t0); err != nil {
+				t.Fatal(err)
+			}
+			picks[index]++
+			if losing {
+				losses[index]++
+			}
+		}
+		if g.Phase == Won {
+			ends[4]++
+		} else {
+			ends[g.Tier]++
+		}
+	}
+	return
+}
+
+func checkSimulation(t *testing.T, seed string, games int) {
+	ends, x3, picks, losses := simulate(t, seed, games)
+	one := big.NewRat(1, 1)
+	// Exact law of the end of an always-continue game.
+	probs := make([]*big.Rat, 5)
+	reach := big.NewRat(1, 1)
+	for tier := 1; tier <= Tiers; tier++ {
+		probs[tier-1] = new(big.Rat).Mul(reach, new(big.Rat).Sub(one, Reach(tier)))
+		reach.Mul(reach, Reach(tier))
+	}
+	probs[4] = reach // 11/203
+	report := func(what string, obs []int, p []*big.Rat) {
+		stat, crit, ok := drawtest.ChiSquare(obs, p, falseFailure)
+		if !ok {
+			t.Errorf("%s: χ² = %.2f > %.2f (false-failure rate %g)", what, stat, crit, falseFailure)
+		}
+		if testing.Verbose() {
+			fmt.Fprintf(os.Stderr, "%s %v: χ² = %.2f, critical %.2f\n", what, obs, stat, crit)
+		}
+	}
+	report("game ends (lost before tier 1..4, tier 4)", ends[:], probs)
+	for tier := range Tiers {
+		q := Triple[tier].Rat()
+		report(fmt.Sprintf("×3 at tier %d", tier+1), []int{games - x3[tier], x3[tier]}, []*big.Rat{new(big.Rat).Sub(one, q), q})
+	}
+	// Loss at pick index i, given that it was played: 3/(30 − i).
+	for i := range 18 {
+		if picks[i] < 5*(30-i) {
+			continue // too few for the χ² approximation
+		}
+		p := big.NewRat(3, int64(30-i))
+		report(fmt.Sprintf("loss at pick %d", i), []int{picks[i] - losses[i], losses[i]}, []*big.Rat{new(big.Rat).Sub(one, p), p})
+	}
+}
+
+// TestGameStatistics plays 20,000 games through the state machine and
+// compares how they end, the multipliers and the loss per pick with the
+// exact rationals (χ², false-failure rate 1e-6 per comparison).
+func TestGameStatistics(t *testing.T) {
+	checkSimulation(t, "qod statistics", 20_000)
+}
+
+// TestGameStatisticsLong does the same with 1,000,000 games (make test-long).
+func TestGameStatisticsLong(t *testing.T) {
+	if os.Getenv("TIRAGE_LONG_TESTS") != "1" {
+		t.Skip("set TIRAGE_LONG_TESTS=1")
+	}
+	checkSimulation(t, "qod statistics long", 1_000_000)
+}
