@@ -342,6 +342,58 @@ func ruleError(err error) error {
 	return status.Errorf(codes.Internal, "%v", err)
 }
 
+// emissionTicket is a ticket about to start a game.
+type emissionTicket struct {
+	ticket   [32]byte
+	emission string
+	stake    int64
+}
+
+// startDraw is a started game before it is sealed.
+type startDraw struct {
+	game               qod.Game
+	secret             [32]byte
+	alpha, proof, beta []byte
+}
+
+// drawStart is the draw of a game's start: r and the game id from the DRBG,
+// α = record.StartAlpha, π from the key custody, β from π, and the
+// multipliers by verifier/qod (no draw when S = 50,000 €).
+func (e *engine) drawStart(server string, t emissionTicket, now, deadline time.Time) (startDraw, error) {
+	var d startDraw
+	rnd, err := e.random(32 + 16)
+	if err != nil {
+		return d, err
+	}
+	copy(d.secret[:], rnd)
+	id := server + "/" + hex.EncodeToString(rnd[32:])
+	if t.stake != qod.MaxStake {
+		d.alpha = record.StartAlpha(id, t.emission, t.ticket, t.stake, d.secret)
+		if d.proof, d.beta, err = e.prove(d.alpha); err != nil {
+			return d, err
+		}
+	}
+	d.game, err = qod.NewGame(qod.Start{Game: id, Emission: t.emission, Ticket: t.ticket, Stake: t.stake, Beta: d.beta,
+		Now: now, StartDeadline: deadline, Location: e.loc})
+	if err != nil {
+		return d, ruleError(err)
+	}
+	return d, nil
+}
+
+// drawPick is the draw of a pick: α = record.PickAlpha for the game's next
+// pick index, π, β, and the outcome and next state by verifier/qod.
+func (e *engine) drawPick(sg *storedGame, number int, now time.Time) (g qod.Game, losing bool, alpha, proof, beta []byte, err error) {
+	alpha = record.PickAlpha(sg.Game.ID, sg.Game.Emission, sg.Game.Ticket, sg.Secret, sg.Game.Picks, number)
+	if proof, beta, err = e.prove(alpha); err != nil {
+		return
+	}
+	if g, losing, err = sg.Game.Pick(number, beta, now); err != nil {
+		err = ruleError(err)
+	}
+	return
+}
+
 // startGame is "CONTINUER".
 func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartGameRequest) (*qodv1.GameReply, error) {
 	c, err := newCall(server, "StartGame", req)
@@ -385,25 +437,11 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 		return nil, status.Errorf(codes.FailedPrecondition, "code: start deadline passed: emission %s closed on %s, stage 2 could start until %s",
 			em.ID, em.Closure, em.StartDeadline.Format(time.RFC3339))
 	}
-	rnd, err := e.random(32 + 16)
+	d, err := e.drawStart(server, emissionTicket{ticket: ticket, emission: t.Emission, stake: t.Stake}, now, em.StartDeadline)
 	if err != nil {
 		return nil, err
 	}
-	var secret [32]byte
-	copy(secret[:], rnd)
-	id := server + "/" + hex.EncodeToString(rnd[32:])
-	var alpha, proof, beta []byte
-	if t.Stake != qod.MaxStake {
-		alpha = record.StartAlpha(id, t.Emission, ticket, t.Stake, secret)
-		if proof, beta, err = e.prove(alpha); err != nil {
-			return nil, err
-		}
-	}
-	g, err := qod.NewGame(qod.Start{Game: id, Emission: t.Emission, Ticket: ticket, Stake: t.Stake, Beta: beta,
-		Now: now, StartDeadline: em.StartDeadline, Location: e.loc})
-	if err != nil {
-		return nil, ruleError(err)
-	}
+	g, id, secret, alpha, proof, beta := d.game, d.game.ID, d.secret, d.alpha, d.proof, d.beta
 	rec := &record.GameStart{Time: now, Game: id, Emission: t.Emission, Ticket: ticket, Stake: t.Stake,
 		Multipliers: g.Multipliers, Amounts: g.Amounts, Commit: record.Commit(secret), Expires: g.Expires}
 	if beta != nil {
@@ -459,14 +497,9 @@ func (e *engine) pick(ctx context.Context, server string, req *qodv1.PickRequest
 		return nil, ruleError(err)
 	}
 	index := sg.Game.Picks
-	alpha := record.PickAlpha(sg.Game.ID, sg.Game.Emission, sg.Game.Ticket, sg.Secret, index, number)
-	proof, beta, err := e.prove(alpha)
+	g, losing, alpha, proof, beta, err := e.drawPick(sg, number, now)
 	if err != nil {
 		return nil, err
-	}
-	g, losing, err := sg.Game.Pick(number, beta, now)
-	if err != nil {
-		return nil, ruleError(err)
 	}
 	outcome := record.OutcomeGood
 	if losing {
