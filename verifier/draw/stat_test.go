@@ -42,10 +42,7 @@ func chiSquare(t *testing.T, what string, observed []int, num []uint64, den uint
 // TestUniformStatistics draws from β = SHA-256(seed || i), as production
 // draws from VRF outputs, and compares with the exact uniform law.
 func TestUniformStatistics(t *testing.T) {
-	trials := 120_000
-	if testing.Short() {
-		trials = 30_000
-	}
+	trials := 60_000
 	for _, n := range []uint64{30, 129, 1015} {
 		obs := make([]int, n)
 		num := make([]uint64, n)
@@ -64,7 +61,7 @@ func TestUniformStatistics(t *testing.T) {
 }
 
 func TestBernoulliStatistics(t *testing.T) {
-	trials := 50_000
+	trials := 30_000
 	for _, pq := range [][2]uint64{{3, 506}, {86, 969}, {59, 455}, {3, 44}, {3, 30}, {3, 13}} {
 		obs := make([]int, 2)
 		for i := range trials {
