@@ -84,31 +84,47 @@ type encoder struct {
 	buf []byte
 }
 
+// Pseudo-field indexes of the top-level members that are not struct fields.
+const (
+	indexKind    = -1
+	indexVersion = -2
+)
+
+var topCache sync.Map // reflect.Type → []field: fieldsOf plus "kind" and "v", sorted
+
+func topFieldsOf(t reflect.Type) []field {
+	if f, ok := topCache.Load(t); ok {
+		return f.([]field)
+	}
+	fs := append([]field{{name: "kind", index: indexKind}, {name: "v", index: indexVersion}}, fieldsOf(t)...)
+	slices.SortFunc(fs, func(a, b field) int { return compareStrings(a.name, b.name) })
+	topCache.Store(t, fs)
+	return fs
+}
+
 // encodeTop writes the top-level object: "kind", "v" and the fields of r.
 func (e *encoder) encodeTop(r Record) error {
 	rv := reflect.ValueOf(r)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("record: Format needs a non-nil pointer to a record struct, got %T", r)
 	}
-	rv = rv.Elem()
-	type member struct {
-		name string
-		f    *field
+	return e.object(rv.Elem(), "", r.Kind())
+}
+
+// object writes struct v; at the top level (kind set) the members "kind"
+// and "v" take their places among the fields in key order.
+func (e *encoder) object(v reflect.Value, path string, kind Kind) error {
+	fs := fieldsOf(v.Type())
+	if kind != "" {
+		fs = topFieldsOf(v.Type())
 	}
-	fs := fieldsOf(rv.Type())
-	ms := make([]member, 0, len(fs)+2)
-	ms = append(ms, member{name: "kind"}, member{name: "v"})
-	for i := range fs {
-		ms = append(ms, member{name: fs[i].name, f: &fs[i]})
-	}
-	slices.SortFunc(ms, func(a, b member) int { return compareStrings(a.name, b.name) })
 	e.buf = append(e.buf, '{')
 	first := true
-	for _, m := range ms {
+	for _, f := range fs {
 		var fv reflect.Value
-		if m.f != nil {
-			fv = rv.Field(m.f.index)
-			if m.f.omitempty && isEmpty(fv) {
+		if f.index >= 0 {
+			fv = v.Field(f.index)
+			if f.omitempty && isEmpty(fv) {
 				continue
 			}
 		}
@@ -116,15 +132,15 @@ func (e *encoder) encodeTop(r Record) error {
 			e.buf = append(e.buf, ',')
 		}
 		first = false
-		e.buf = strconv.AppendQuote(e.buf, m.name)
+		e.buf = strconv.AppendQuote(e.buf, f.name)
 		e.buf = append(e.buf, ':')
-		switch {
-		case m.name == "kind" && m.f == nil:
-			e.buf = strconv.AppendQuote(e.buf, string(r.Kind()))
-		case m.name == "v" && m.f == nil:
+		switch f.index {
+		case indexKind:
+			e.buf = strconv.AppendQuote(e.buf, string(kind))
+		case indexVersion:
 			e.buf = strconv.AppendInt(e.buf, Version, 10)
 		default:
-			if err := e.value(fv, m.name); err != nil {
+			if err := e.value(fv, joinPath(path, f.name)); err != nil {
 				return err
 			}
 		}
@@ -202,24 +218,7 @@ func (e *encoder) value(v reflect.Value, path string) error {
 		}
 		e.buf = append(e.buf, ']')
 	case reflect.Struct:
-		e.buf = append(e.buf, '{')
-		first := true
-		for _, f := range fieldsOf(t) {
-			fv := v.Field(f.index)
-			if f.omitempty && isEmpty(fv) {
-				continue
-			}
-			if !first {
-				e.buf = append(e.buf, ',')
-			}
-			first = false
-			e.buf = strconv.AppendQuote(e.buf, f.name)
-			e.buf = append(e.buf, ':')
-			if err := e.value(fv, path+"."+f.name); err != nil {
-				return err
-			}
-		}
-		e.buf = append(e.buf, '}')
+		return e.object(v, path, "")
 	default:
 		return fmt.Errorf("record: field %s: unsupported type %s", path, t)
 	}
