@@ -1,0 +1,233 @@
+package ctl
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"tirage.fr/tirage/rngd"
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
+)
+
+func init() {
+	register("emission", Command{Summary: "ticket emissions: create, list, import a manifest, make a demo manifest", Run: runEmission})
+}
+
+const emissionUsage = `usage: rngctl emission create|list|import|demo-manifest [FLAGS]
+
+  create         register an emission and its closure date (closure notice)
+                 --id ID --closure YYYY-MM-DD
+  list           list the registered emissions
+  import         import a ticket manifest (lines emission_id,ticket_hash_hex,stake_cents);
+                 its Merkle root and count are logged
+                 --id ID --manifest FILE
+  demo-manifest  make a demo manifest and the codes of its tickets (tests, make run)
+                 --id ID --count N --manifest FILE --codes FILE [--seed TEXT]
+
+admin flags (create, list, import):
+  --socket PATH       rngd's admin socket (default data/admin.sock)
+  --request-id ID     request id (default: derived from the command, so that
+                      running the same command again returns the same result)
+`
+
+// adminFlags are the flags of commands that talk to rngd's admin socket.
+type adminFlags struct {
+	socket, requestID string
+}
+
+func (a *adminFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&a.socket, "socket", "data/admin.sock", "rngd's admin socket")
+	fs.StringVar(&a.requestID, "request-id", "", "request id (default: derived from the command)")
+}
+
+// dial connects to the admin socket; its own credentials are the socket's
+// file permissions and the kernel's peer credentials.
+func (a *adminFlags) dial() (adminv1.AdminClient, func(), error) {
+	if _, err := os.Stat(a.socket); err != nil {
+		return nil, nil, fmt.Errorf("admin socket %s: %w (is rngd running? see --socket)", a.socket, err)
+	}
+	cc, err := grpc.NewClient("unix:"+a.socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, nil, err
+	}
+	return adminv1.NewAdminClient(cc), func() { cc.Close() }, nil
+}
+
+// id is the request id: --request-id, or one derived from what the command
+// acts on, so that running the same command again is a retry.
+func (a *adminFlags) id(derived string) string {
+	if a.requestID != "" {
+		return a.requestID
+	}
+	h := sha256.Sum256([]byte(derived))
+	return "rngctl-" + hex.EncodeToString(h[:16])
+}
+
+// fail prints one line and returns the exit code of a failed operation.
+func fail(env Env, err error) int {
+	msg := err.Error()
+	if st, ok := status.FromError(err); ok {
+		msg = fmt.Sprintf("%s (%s)", st.Message(), st.Code())
+	}
+	fmt.Fprintln(env.Stderr, "rngctl:", msg)
+	return ExitFail
+}
+
+func usageError(env Env, usage, format string, args ...any) int {
+	fmt.Fprintf(env.Stderr, "rngctl: "+format+"\n", args...)
+	fmt.Fprint(env.Stderr, usage)
+	return ExitUsage
+}
+
+func runEmission(ctx context.Context, env Env) int {
+	if len(env.Args) == 0 {
+		return usageError(env, emissionUsage, "emission: a subcommand is required")
+	}
+	fs := flag.NewFlagSet("emission "+env.Args[0], flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var a adminFlags
+	a.register(fs)
+	id := fs.String("id", "", "emission id")
+	closure := fs.String("closure", "", "closure date, YYYY-MM-DD")
+	manifest := fs.String("manifest", "", "manifest file")
+	codesFile := fs.String("codes", "", "demo codes file")
+	count := fs.Int("count", 0, "tickets")
+	seed := fs.String("seed", "tirage demo", "demo seed")
+	if err := fs.Parse(env.Args[1:]); err != nil {
+		return usageError(env, emissionUsage, "emission %s: %v", env.Args[0], err)
+	}
+	if fs.NArg() > 0 {
+		return usageError(env, emissionUsage, "emission %s: unexpected argument %q", env.Args[0], fs.Arg(0))
+	}
+	need := func(names ...string) bool {
+		for _, n := range names {
+			if fs.Lookup(n).Value.String() == "" || fs.Lookup(n).Value.String() == "0" {
+				usageError(env, emissionUsage, "emission %s: --%s is required", env.Args[0], n)
+				return false
+			}
+		}
+		return true
+	}
+	switch env.Args[0] {
+	case "create":
+		if !need("id", "closure") {
+			return ExitUsage
+		}
+		adm, done, err := a.dial()
+		if err != nil {
+			return fail(env, err)
+		}
+		defer done()
+		r, err := adm.CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: a.id("rngctl-emission-" + *id), EmissionId: *id, ClosureDate: *closure})
+		if err != nil {
+			return fail(env, err)
+		}
+		fmt.Fprintf(env.Stdout, "emission %s registered: closure %s, stage 2 may start until %s (log index %d)\n",
+			*id, *closure, r.Emission.StartDeadline.AsTime().Format(time.RFC3339), r.Receipt.LogIndex)
+	case "list":
+		adm, done, err := a.dial()
+		if err != nil {
+			return fail(env, err)
+		}
+		defer done()
+		r, err := adm.ListEmissions(ctx, &adminv1.ListEmissionsRequest{})
+		if err != nil {
+			return fail(env, err)
+		}
+		for _, e := range r.Emissions {
+			fmt.Fprintf(env.Stdout, "%s\tclosure %s\tstart deadline %s\t%d tickets\tmanifests %s\n", e.EmissionId, e.ClosureDate,
+				e.StartDeadline.AsTime().Format(time.RFC3339), e.Tickets, strings.Join(e.ManifestRoots, ","))
+		}
+	case "import":
+		if !need("id", "manifest") {
+			return ExitUsage
+		}
+		tickets, err := readManifest(*manifest, *id)
+		if err != nil {
+			return fail(env, err)
+		}
+		root := rngd.NewManifestRoot()
+		for _, t := range tickets {
+			root.Add(t)
+		}
+		adm, done, err := a.dial()
+		if err != nil {
+			return fail(env, err)
+		}
+		defer done()
+		r, err := rngd.ImportTickets(ctx, adm, a.id("rngctl-manifest-"+hex.EncodeToString(root.Root())), *id, tickets)
+		if err != nil {
+			return fail(env, err)
+		}
+		fmt.Fprintf(env.Stdout, "manifest imported: emission %s, %d tickets, root %x (log index %d)\n", r.EmissionId, r.Count, r.Root, r.Receipt.LogIndex)
+	case "demo-manifest":
+		if !need("id", "count", "manifest", "codes") {
+			return ExitUsage
+		}
+		if err := rngd.CheckEmissionID(*id); err != nil {
+			return usageError(env, emissionUsage, "emission demo-manifest: --id: %v", err)
+		}
+		codes, tickets := rngd.DemoTickets(*id, []byte(*seed), *count)
+		var m, c strings.Builder
+		fmt.Fprintf(&m, "# tirage ticket manifest: emission %s, %d demo tickets\n", *id, *count)
+		for i, t := range tickets {
+			m.WriteString(t.Line() + "\n")
+			fmt.Fprintf(&c, "%s,%d\n", codes[i], t.StakeCents)
+		}
+		if err := writeNew(*manifest, m.String(), 0o644); err != nil {
+			return fail(env, err)
+		}
+		if err := writeNew(*codesFile, c.String(), 0o600); err != nil {
+			return fail(env, err)
+		}
+		fmt.Fprintf(env.Stdout, "demo manifest: %s (%d tickets); their codes: %s (keep them secret)\n", *manifest, *count, *codesFile)
+	default:
+		return usageError(env, emissionUsage, "emission: unknown subcommand %q", env.Args[0])
+	}
+	return ExitOK
+}
+
+func readManifest(path, emission string) ([]rngd.Ticket, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var tickets []rngd.Ticket
+	err = rngd.ReadManifest(bufio.NewReader(f), func(t rngd.Ticket) error {
+		if t.Emission != emission {
+			return fmt.Errorf("manifest ticket %x belongs to emission %q, not %q", t.TicketHash, t.Emission, emission)
+		}
+		tickets = append(tickets, t)
+		return nil
+	})
+	if err == nil && len(tickets) == 0 {
+		err = errors.New("the manifest has no ticket")
+	}
+	return tickets, err
+}
+
+// writeNew writes a file that must not exist yet.
+func writeNew(path, content string, mode os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.WriteString(f, content); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,113 @@
+package ctl
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+)
+
+func init() {
+	register("qod", Command{Summary: "Quitte ou Double games: show, refund, sweep expired; daemon status", Run: runQoD})
+}
+
+const qodUsage = `usage: rngctl qod status|show|refund|sweep [FLAGS]
+
+  status   the daemon's version, keys, log size and unfinished games
+  show     a game's exact state (any game server's)
+           --game ID
+  refund   end an unfinished game with the ticket's refund (article 2.2.11)
+           --game ID --reason TEXT
+  sweep    end now every game whose 30 days are over (rngd also does it on its own)
+
+admin flags:
+  --socket PATH       rngd's admin socket (default data/admin.sock)
+  --request-id ID     request id of refund (default: derived from the game)
+`
+
+func runQoD(ctx context.Context, env Env) int {
+	if len(env.Args) == 0 {
+		return usageError(env, qodUsage, "qod: a subcommand is required")
+	}
+	fs := flag.NewFlagSet("qod "+env.Args[0], flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var a adminFlags
+	a.register(fs)
+	game := fs.String("game", "", "game id")
+	reason := fs.String("reason", "", "why the 30 days could not be honoured")
+	if err := fs.Parse(env.Args[1:]); err != nil {
+		return usageError(env, qodUsage, "qod %s: %v", env.Args[0], err)
+	}
+	if fs.NArg() > 0 {
+		return usageError(env, qodUsage, "qod %s: unexpected argument %q", env.Args[0], fs.Arg(0))
+	}
+	sub := env.Args[0]
+	switch sub {
+	case "status", "sweep":
+	case "show":
+		if *game == "" {
+			return usageError(env, qodUsage, "qod show: --game is required")
+		}
+	case "refund":
+		if *game == "" || *reason == "" {
+			return usageError(env, qodUsage, "qod refund: --game and --reason are required")
+		}
+	default:
+		return usageError(env, qodUsage, "qod: unknown subcommand %q", sub)
+	}
+	adm, done, err := a.dial()
+	if err != nil {
+		return fail(env, err)
+	}
+	defer done()
+	switch sub {
+	case "status":
+		s, err := adm.Status(ctx, &adminv1.StatusRequest{})
+		if err != nil {
+			return fail(env, err)
+		}
+		fmt.Fprintf(env.Stdout, "rngd %s dev_mode=%v\nvrf key %s %s fingerprint %s\nlog %s size %d\nunfinished games %d\n%s\n",
+			s.Version, s.DevMode, s.VrfKeyId, s.VrfSuite, s.VrfFingerprint, s.LogOrigin, s.LogSize, s.GamesUnfinished, strings.Join(s.ListenAddresses, "\n"))
+	case "show":
+		g, err := adm.GetGame(ctx, &qodv1.GetGameRequest{GameId: *game})
+		if err != nil {
+			return fail(env, err)
+		}
+		printGame(env, g)
+	case "refund":
+		r, err := adm.RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: a.id("rngctl-refund-" + *game), GameId: *game, Reason: *reason})
+		if err != nil {
+			return fail(env, err)
+		}
+		fmt.Fprintf(env.Stdout, "game %s refunded (log index %d)\n", *game, r.EndReceipt.GetLogIndex())
+	case "sweep":
+		r, err := adm.SweepExpired(ctx, &adminv1.SweepExpiredRequest{})
+		if err != nil {
+			return fail(env, err)
+		}
+		fmt.Fprintf(env.Stdout, "%d expired games ended\n", len(r.ExpiredGameIds))
+		for _, id := range r.ExpiredGameIds {
+			fmt.Fprintln(env.Stdout, id)
+		}
+	}
+	return ExitOK
+}
+
+func printGame(env Env, g *qodv1.Game) {
+	var picks []string
+	for _, p := range g.Picks {
+		s := fmt.Sprint(p.Number)
+		if p.Losing {
+			s += "(losing)"
+		}
+		picks = append(picks, s)
+	}
+	fmt.Fprintf(env.Stdout, "game %s\nserver %s\nemission %s\nstatus %s\nstake %d cents\nmultipliers %v\ntier amounts %v cents\npicks %s\ngood %d tier %d prize %d cents\nstarted %s expires %s\nlast log index %d\n",
+		g.GameId, g.Server, g.EmissionId, strings.TrimPrefix(g.Status.String(), "STATUS_"), g.StakeCents, g.Multipliers, g.TierAmountsCents,
+		strings.Join(picks, " "), g.GoodCount, g.Tier, g.PrizeCents, g.StartedAt.AsTime().Format(time.RFC3339), g.ExpiresAt.AsTime().Format(time.RFC3339), g.LastLogIndex)
+}
