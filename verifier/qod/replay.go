@@ -214,3 +214,18 @@ func endGame(g Game, r *record.GameEnd) (Game, error) {
 	}
 	return g, nil
 }
+
+// CheckEmission checks an emission record against art. 2.2.4: its start
+// deadline must be StartDeadline of its closure date in loc (Europe/Paris).
+// A mismatch wraps ErrTranscript.
+func CheckEmission(e *record.Emission, loc *time.Location) error {
+	want, err := StartDeadline(e.Closure, loc)
+	if err != nil {
+		return fmt.Errorf("emission %s: %w: %w", e.Emission, err, ErrTranscript)
+	}
+	if !e.StartDeadline.Equal(want) {
+		return fmt.Errorf("emission %s: start_deadline %s, closure %s gives %s: %w", e.Emission,
+			e.StartDeadline.UTC().Format(time.RFC3339), e.Closure, want.Format(time.RFC3339), ErrTranscript)
+	}
+	return nil
+}

@@ -383,3 +383,14 @@ func BenchmarkReplay(b *testing.B) {
 		}
 	}
 }
+
+func TestCheckEmission(t *testing.T) {
+	e := &record.Emission{Emission: "QOD-1", Closure: "2026-12-31", StartDeadline: time.Date(2027, 1, 29, 23, 0, 0, 0, time.UTC)}
+	if err := qod.CheckEmission(e, paris); err != nil {
+		t.Fatal(err)
+	}
+	e.StartDeadline = e.StartDeadline.Add(time.Hour)
+	if err := qod.CheckEmission(e, paris); !errors.Is(err, qod.ErrTranscript) || !strings.Contains(err.Error(), "start_deadline") {
+		t.Errorf("a late deadline: %v", err)
+	}
+}
