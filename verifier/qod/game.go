@@ -10,8 +10,12 @@
 //	g, losing, err = g.Pick(number, beta, now)   // β = VRF output over record.PickAlpha
 //	g, err = g.Continue(now) / g.Stop(now)       // at tier 1..3
 //	g, err = g.Expire(now) / g.Refund(now)       // 30-day expiry; operator refund (art. 2.2.11)
-//	g, err = qod.Replay(leaves, qod.ReplayConfig{Verify: ...})  // re-run a game's records
+//	res, err := qod.Replay(leaves, qod.ReplayConfig{Verify: ...})  // re-check a game's records
+//	err = qod.CheckEmission(emissionRecord, paris)                  // its start deadline
 //
+// Errors are sentinels wrapped with detail (ErrNumberPicked, ErrNotAtTier,
+// ErrExpired, …): the event is refused and nothing changes. ErrTranscript,
+// from Replay, is evidence of misbehaviour.
 // Game is a value: every method returns the next state and leaves the
 // receiver unchanged, so a refused event changes nothing.
 //
@@ -24,6 +28,18 @@
 //   - Picks: one VRF output per pick, over record.PickAlpha(…, index, number);
 //     the number is losing when Bernoulli(3, n) on draw.NewStream(β, "pick")
 //     is true, n = 30 − index being the numbers still hidden.
+//
+// # Records of a game
+//
+// In log order, each linked to the previous one by record.LeafHash:
+//
+//  1. game_start: S, multipliers, amounts, H(r), expires, and the proof
+//     over record.StartAlpha (none for S = 50,000 €);
+//  2. one pick per number picked, index = picks before it;
+//  3. at each tier 1..3 reached, a decision (continue or stop);
+//  4. once the game is over, or to expire or refund it, one game_end
+//     revealing r: result Game.Result(), tier Game.Tier, win Game.Win,
+//     refund Game.RefundAmount.
 //
 // # Time rules
 //
