@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +67,50 @@ func (d *dump) table(w *strings.Builder) {
 	for _, r := range d.rows {
 		fmt.Fprintf(w, "| `%s` | %s |\n", r[0], r[1])
 	}
+}
+
+// members describes the `rec` members of a record struct, in key order.
+func members(t reflect.Type) string {
+	var out [][2]string // name, description
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, ok := f.Tag.Lookup("rec")
+		if !ok {
+			continue
+		}
+		name, opt, _ := strings.Cut(tag, ",")
+		typ := jsonType(f.Type)
+		if opt == "omitempty" {
+			typ += ", optional"
+		}
+		out = append(out, [2]string{name, fmt.Sprintf("`%s` (%s)", name, typ)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	var s []string
+	for _, m := range out {
+		s = append(s, m[1])
+	}
+	return strings.Join(s, ", ")
+}
+
+func jsonType(t reflect.Type) string {
+	switch {
+	case t == reflect.TypeFor[time.Time]():
+		return "time"
+	case t.Kind() == reflect.Array && t.Elem().Kind() == reflect.Uint8:
+		return fmt.Sprintf("hex%d", t.Len())
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
+		return "hex"
+	case t.Kind() == reflect.String:
+		return "string"
+	case t.Kind() == reflect.Array:
+		return fmt.Sprintf("array of %d %s", t.Len(), jsonType(t.Elem()))
+	case t.Kind() == reflect.Slice:
+		return "array of " + jsonType(t.Elem())
+	case t.Kind() == reflect.Struct:
+		return "object: " + members(t)
+	}
+	return "int"
 }
 
 func u64be(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
@@ -318,7 +364,13 @@ func alphaDoc(t *testing.T) string {
 	p("  refused and the game ends `expired`.\n")
 	start := time.Date(2026, 10, 10, 8, 30, 0, 0, time.UTC)
 	p("  Started %s (10:30 CEST) → expires %s (10:30 CET).\n", start.Format(time.RFC3339), qod.PlayDeadline(start, paris).Format(time.RFC3339))
-	p("\n## Appendix: one leaf of each kind\n\n")
+	p("\n## Appendix A: members of each kind (version 1)\n\n")
+	p("Besides `kind` and `v`. *hex* is a lowercase hex string (*hex32*: exactly 32 bytes), *int* an\n")
+	p("integer, *time* `YYYY-MM-DDThh:mm:ssZ`; optional members are omitted when empty.\n\n")
+	for _, r := range samples() {
+		p("- `%s`: %s\n", r.Kind(), members(reflect.TypeOf(r).Elem()))
+	}
+	p("\n## Appendix B: one leaf of each kind\n\n")
 	for _, r := range samples() {
 		leaf, err := record.Format(r)
 		if err != nil {
