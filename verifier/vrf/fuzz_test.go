@@ -158,3 +158,27 @@ func TestFuzzSeedCorpusLoads(t *testing.T) {
 		t.Errorf("%d valid seeds, want 9", valid)
 	}
 }
+
+// FuzzProofToHash checks that ProofToHash never panics on arbitrary bytes,
+// rejects with ErrInvalidProof, and agrees with Verify on valid proofs.
+func FuzzProofToHash(f *testing.F) {
+	for _, s := range verifySeeds(f) {
+		f.Add(s.suite, s.proof)
+	}
+	f.Fuzz(func(t *testing.T, suite byte, proof []byte) {
+		s := fuzzSuite(suite)
+		beta, err := ProofToHash(s, proof)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidProof) {
+				t.Fatalf("ProofToHash error %q does not wrap ErrInvalidProof", err)
+			}
+			return
+		}
+		if len(beta) != OutputSize {
+			t.Fatalf("β has %d bytes", len(beta))
+		}
+		if s.isEC() && len(proof) != ecProofLen {
+			t.Fatalf("accepted a %d-byte ECVRF proof", len(proof))
+		}
+	})
+}
