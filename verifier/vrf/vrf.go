@@ -159,10 +159,13 @@ func (pk *PublicKey) Suite() Suite { return pk.suite }
 
 // Bytes returns the encoding [ParsePublicKey] takes.
 func (pk *PublicKey) Bytes() []byte {
-	if pk.ec != nil {
+	switch {
+	case pk.ec != nil:
 		return append([]byte(nil), pk.ec.enc[:]...)
+	case pk.rsa != nil:
+		return append([]byte(nil), pk.rsa.spki...)
 	}
-	return append([]byte(nil), pk.rsa.spki...)
+	return nil
 }
 
 // Equal reports whether pk and other are the same key of the same suite.
@@ -219,10 +222,13 @@ func (sk *PrivateKey) Suite() Suite { return sk.suite }
 // never log it. After [PrivateKey.Destroy] it returns zeros (P-256) or nil
 // (RSA).
 func (sk *PrivateKey) Bytes() []byte {
-	if sk.ec != nil {
+	switch {
+	case sk.ec != nil:
 		return append([]byte(nil), sk.ec.x[:]...)
+	case sk.rsa != nil:
+		return sk.rsa.pkcs8()
 	}
-	return sk.rsa.pkcs8()
+	return nil
 }
 
 // Public returns the public key.
@@ -238,7 +244,10 @@ func (sk *PrivateKey) Prove(alpha []byte) ([]byte, error) {
 		}
 		return sk.ec.prove(sk.suite, sk.pub.ec, alpha)
 	}
-	if sk.rsa == nil || sk.rsa.destroyed {
+	if sk.rsa == nil {
+		return nil, errors.New("vrf: empty private key (use GenerateKey or NewPrivateKey)")
+	}
+	if sk.rsa.destroyed {
 		return nil, errDestroyed
 	}
 	return sk.rsa.prove(sk.pub.rsa, alpha)
@@ -263,13 +272,13 @@ func (sk *PrivateKey) Destroy() {
 // β. When the proof is wrong the error wraps [ErrInvalidProof] and says in
 // one line what is wrong.
 func Verify(pk *PublicKey, alpha, proof []byte) (beta []byte, err error) {
-	if pk == nil {
-		return nil, errors.New("vrf: no public key")
-	}
-	if pk.ec != nil {
+	switch {
+	case pk != nil && pk.ec != nil:
 		return verifyEC(pk.suite, pk.ec, alpha, proof)
+	case pk != nil && pk.rsa != nil:
+		return verifyRSA(pk.rsa, alpha, proof)
 	}
-	return verifyRSA(pk.rsa, alpha, proof)
+	return nil, errors.New("vrf: no public key")
 }
 
 // ProofToHash returns β for proof π without verifying it (RFC 9381 §4.2,

@@ -537,6 +537,15 @@ func TestNilAndMisuse(t *testing.T) {
 	if _, err := ProofToHash(SuiteRSAFDH256, []byte{1}); !errors.Is(err, ErrInvalidProof) {
 		t.Errorf("ProofToHash short RSA proof: %v", err)
 	}
+	if _, err := Verify(&PublicKey{}, nil, e.pi); err == nil {
+		t.Error("zero PublicKey accepted")
+	}
+	if (&PublicKey{}).Bytes() != nil || (&PrivateKey{}).Bytes() != nil {
+		t.Error("zero keys encode")
+	}
+	if _, err := (&PrivateKey{}).Prove(nil); err == nil {
+		t.Error("zero PrivateKey proves")
+	}
 	var nilKey *PublicKey
 	if !nilKey.Equal(nil) || nilKey.Equal(e.pk) || e.pk.Equal(nil) {
 		t.Error("Equal with nil")
