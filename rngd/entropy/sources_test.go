@@ -133,3 +133,16 @@ func TestGeneratorRealSources(t *testing.T) {
 		}
 	}
 }
+
+func TestRDSEEDRetryBound(t *testing.T) {
+	if !cpu.X86.HasRDSEED {
+		skipAbsent(t, "the RDSEED instruction")
+	}
+	// Zero retries: the instruction is not even tried.
+	if _, ok := rdseed64(0); ok {
+		t.Error("rdseed64(0) delivered a value")
+	}
+	if _, ok := rdseed64(rdseedRetries); !ok {
+		t.Errorf("no seed in %d tries", rdseedRetries)
+	}
+}
