@@ -300,12 +300,12 @@ type ecProveTrace struct {
 }
 
 func (sk *ecPrivateKey) prove(s Suite, pk *ecPublicKey, alpha []byte) ([]byte, error) {
-	pi, _, err := sk.proveTrace(s, pk, alpha)
-	return pi, err
+	return sk.proveTrace(s, pk, alpha, nil)
 }
 
-// proveTrace is ECVRF_prove (RFC 9381 §5.1).
-func (sk *ecPrivateKey) proveTrace(s Suite, pk *ecPublicKey, alpha []byte) ([]byte, *ecProveTrace, error) {
+// proveTrace is ECVRF_prove (RFC 9381 §5.1). When tr is not nil it receives
+// the intermediate values, the secret nonce k included: tests only.
+func (sk *ecPrivateKey) proveTrace(s Suite, pk *ecPublicKey, alpha []byte, tr *ecProveTrace) ([]byte, error) {
 	// 1. Use SK to derive the VRF secret scalar x and the VRF public key Y = x*B
 	//    (cached by newECPrivateKey).
 	// 2. H = ECVRF_encode_to_curve(encode_to_curve_salt, alpha_string),
@@ -313,12 +313,12 @@ func (sk *ecPrivateKey) proveTrace(s Suite, pk *ecPublicKey, alpha []byte) ([]by
 	// 3. h_string = point_to_string(H)
 	h, hString, ctr, err := encodeToCurve(s, pk.enc[:], alpha)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// 4. Gamma = x*H
 	gamma, err := nistec.NewP256Point().ScalarMult(h, sk.x[:])
 	if err != nil {
-		return nil, nil, fmt.Errorf("vrf: Gamma: %w", err)
+		return nil, fmt.Errorf("vrf: Gamma: %w", err)
 	}
 	gammaString := gamma.BytesCompressed()
 	// 5. k = ECVRF_nonce_generation(SK, h_string)
@@ -328,11 +328,11 @@ func (sk *ecPrivateKey) proveTrace(s Suite, pk *ecPublicKey, alpha []byte) ([]by
 	// 6. c = ECVRF_challenge_generation(Y, H, Gamma, k*B, k*H)
 	kB, err := nistec.NewP256Point().ScalarBaseMult(kBytes)
 	if err != nil {
-		return nil, nil, fmt.Errorf("vrf: k*B: %w", err)
+		return nil, fmt.Errorf("vrf: k*B: %w", err)
 	}
 	kH, err := nistec.NewP256Point().ScalarMult(h, kBytes)
 	if err != nil {
-		return nil, nil, fmt.Errorf("vrf: k*H: %w", err)
+		return nil, fmt.Errorf("vrf: k*H: %w", err)
 	}
 	u, v := kB.BytesCompressed(), kH.BytesCompressed()
 	c := challenge(s, pk.enc[:], hString, gammaString, u, v)
@@ -341,7 +341,7 @@ func (sk *ecPrivateKey) proveTrace(s Suite, pk *ecPublicKey, alpha []byte) ([]by
 	copy(cFull[qLen-cLen:], c[:])
 	cn, err := bigmod.NewNat().SetBytes(cFull[:], scalarQ)
 	if err != nil {
-		return nil, nil, err // c < 2^128 < q
+		return nil, err // c < 2^128 < q
 	}
 	sn := cn.Mul(sk.xn, scalarQ).Add(k, scalarQ)
 	// 8. pi_string = point_to_string(Gamma) || int_to_string(c, cLen) || int_to_string(s, qLen)
@@ -351,8 +351,10 @@ func (sk *ecPrivateKey) proveTrace(s Suite, pk *ecPublicKey, alpha []byte) ([]by
 	pi = append(pi, sn.Bytes(scalarQ)...)
 	clear(k.Bits())
 	// 9. Output pi_string
-	tr := &ecProveTrace{h: hString, u: u, v: v, k: append([]byte(nil), kBytes...), ctr: ctr}
-	return pi, tr, nil
+	if tr != nil {
+		*tr = ecProveTrace{h: hString, u: u, v: v, k: append([]byte(nil), kBytes...), ctr: ctr}
+	}
+	return pi, nil
 }
 
 // ecProof is a decoded proof (Gamma, c, s).

@@ -186,8 +186,8 @@ func TestVectors(t *testing.T) {
 			}
 
 			// ECVRF intermediate values.
-			_, tr, err := sk.ec.proveTrace(s, pk.ec, alpha)
-			if err != nil {
+			tr := new(ecProveTrace)
+			if _, err := sk.ec.proveTrace(s, pk.ec, alpha, tr); err != nil {
 				t.Fatal(err)
 			}
 			for _, c := range []struct {
