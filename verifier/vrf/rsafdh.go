@@ -125,8 +125,10 @@ func (pk *rsaPublicKey) encodeEM(alpha []byte) []byte {
 
 // RSAFDHEncode returns EM for alpha under an RSA-FDH-VRF key, left-padded
 // with one zero octet to the modulus length k: the input of the raw RSA
-// private operation (for example PKCS #11 CKM_RSA_X_509) whose output is the
-// proof π.
+// private operation (for example PKCS #11 CKM_RSA_X_509) whose output,
+// left-padded with zeros to k bytes, is the proof π. As for any signature
+// made outside this package, check π with [Verify] before using it: a faulty
+// token must not produce an outcome.
 func RSAFDHEncode(pk *PublicKey, alpha []byte) ([]byte, error) {
 	if pk == nil || pk.rsa == nil {
 		return nil, errors.New("vrf: RSAFDHEncode needs an RSA-FDH-VRF public key")
