@@ -598,11 +598,7 @@ func TestRSAPrimeOrder(t *testing.T) {
 		if e.suite != SuiteRSAFDH256 {
 			continue
 		}
-		k, err := x509.ParsePKCS8PrivateKey(e.skRaw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rk := k.(*rsa.PrivateKey)
+		rk := rsaKeyOf(t, e)
 		swapped := &rsa.PrivateKey{PublicKey: rk.PublicKey, D: rk.D, Primes: []*big.Int{rk.Primes[1], rk.Primes[0]}}
 		swapped.Precompute()
 		der, err := x509.MarshalPKCS8PrivateKey(swapped)
@@ -648,11 +644,7 @@ func TestRSAFDHEncodeRawRSA(t *testing.T) {
 		if e.suite != SuiteRSAFDH256 {
 			continue
 		}
-		k, err := x509.ParsePKCS8PrivateKey(e.skRaw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rk := k.(*rsa.PrivateKey)
+		rk := rsaKeyOf(t, e)
 		em, err := RSAFDHEncode(e.pk, e.alpha)
 		if err != nil {
 			t.Fatal(err)
@@ -666,4 +658,14 @@ func TestRSAFDHEncodeRawRSA(t *testing.T) {
 			t.Errorf("%s: raw RSA on EM differs from the RFC proof", e.v.ID)
 		}
 	}
+}
+
+// rsaKeyOf returns the crypto/rsa form of an RSA example's private key.
+func rsaKeyOf(t *testing.T, e example) *rsa.PrivateKey {
+	t.Helper()
+	k, err := x509.ParsePKCS8PrivateKey(e.skRaw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.(*rsa.PrivateKey)
 }
