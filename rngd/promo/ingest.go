@@ -212,7 +212,6 @@ func ingestCSV(br *bufio.Reader, st *IngestStats, add func(int, *[9]string) erro
 		if err == io.EOF {
 			return nil
 		}
-		line, _ := cr.FieldPos(0)
 		st.Lines++
 		if err != nil {
 			var pe *csv.ParseError
@@ -224,6 +223,7 @@ func ingestCSV(br *bufio.Reader, st *IngestStats, add func(int, *[9]string) erro
 			}
 			continue
 		}
+		line, _ := cr.FieldPos(0)
 		if len(rec) != len(cols) {
 			if err := reject(line, fmt.Errorf("row has %d fields, the header %d", len(rec), len(cols))); err != nil {
 				return err

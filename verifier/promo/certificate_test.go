@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -443,4 +444,62 @@ func FuzzVerify(f *testing.F) {
 			t.Fatalf("error without a check name: %v", err)
 		}
 	})
+}
+
+// A pre-announced beacon round is bound: the freeze names it, the ceremony
+// needs its value, and the value changes α (so β).
+func TestBeaconBound(t *testing.T) {
+	list := &EntrantList{Draw: "bonus-crescendo/1", Accounts: accounts(20)}
+	tree, _ := list.Tree()
+	var r [32]byte
+	fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", Draw: list.Draw, Tree: tree, R: r, Beacon: "drand quicknet round 1234", Now: time.Unix(0, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := testProver(t)
+	c := &Ceremony{Freeze: fr, Tree: tree, R: r, Share: "text:12345678", Prover: p, KeyID: "k", Now: time.Unix(1, 0)}
+	if _, err := c.Run(); err == nil || !strings.Contains(err.Error(), "beacon") {
+		t.Fatalf("ceremony without the announced beacon value: %v", err)
+	}
+	c.BeaconValue = []byte{1, 2, 3}
+	d1, err := c.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.BeaconValue = []byte{1, 2, 4}
+	d2, err := c.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(d1.Beta, d2.Beta) || d1.Beacon != "drand quicknet round 1234" {
+		t.Fatal("the beacon value does not reach β")
+	}
+	// No beacon announced: a value is refused.
+	fr.Beacon = ""
+	if _, err := c.Run(); err == nil {
+		t.Fatal("beacon value accepted without an announced round")
+	}
+}
+
+// TestPicksUniformLong runs the ranked-pick uniformity test on 10 entrants,
+// ordered triples (720 cells, each with probability exactly 1/720), 720,000
+// β values; chi-square df 719, critical value 868.65 for a false-failure rate
+// of 1e-4 (regularized incomplete gamma). TIRAGE_LONG_TESTS=1 runs it.
+func TestPicksUniformLong(t *testing.T) {
+	if os.Getenv("TIRAGE_LONG_TESTS") != "1" {
+		t.Skip("long statistical test: set TIRAGE_LONG_TESTS=1")
+	}
+	const n, k, cells, perCell = 10, 3, 720, 1000
+	counts := map[[3]int]int{}
+	for i := range cells * perCell {
+		beta := sha256.Sum256(binary.BigEndian.AppendUint64([]byte("picks-uniform-long"), uint64(i)))
+		idx, err := Picks(beta[:], k, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts[[3]int{idx[0], idx[1], idx[2]}]++
+	}
+	if chi := chiSquare(counts, perCell); chi > 868.65 || len(counts) != cells {
+		t.Fatalf("chi-square %.1f over %d cells (df 719, critical 868.65 at 1e-4)", chi, len(counts))
+	}
 }

@@ -1,0 +1,135 @@
+package promo
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"tirage.fr/tirage/verifier/promo"
+)
+
+// The JSON Lines and CSV readers see the same rows the same way.
+func TestIngestFormatsAgree(t *testing.T) {
+	r, _ := exampleRules(t)
+	tallies := map[string]*promo.Tally{}
+	stats := map[string]IngestStats{}
+	for _, f := range []string{FormatCSV, FormatJSONL} {
+		var buf bytes.Buffer
+		if err := Generate(&buf, r, GenConfig{Rows: 30_000, Accounts: 2000, Seed: 3, Format: f, Defects: true}); err != nil {
+			t.Fatal(err)
+		}
+		tallies[f] = promo.NewTally(r)
+		var rej bytes.Buffer
+		st, err := Ingest(context.Background(), &buf, f, tallies[f], &rej, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Rejected == 0 || int64(strings.Count(rej.String(), "\n")) != st.Rejected {
+			t.Fatalf("%s: %d rejected, report:\n%s", f, st.Rejected, rej.String())
+		}
+		stats[f] = st
+	}
+	c, j := stats[FormatCSV], stats[FormatJSONL]
+	if c.Lines != j.Lines || c.Rejected != j.Rejected || c.Counted != j.Counted || c.Excluded != j.Excluded {
+		t.Fatalf("csv %+v, jsonl %+v", c, j)
+	}
+	for a := range 2000 {
+		acct := "A" + strconv.Itoa(a)
+		for d := range r.Days {
+			if tallies[FormatCSV].Total(acct, d) != tallies[FormatJSONL].Total(acct, d) {
+				t.Fatalf("%s day %d differs", acct, d)
+			}
+		}
+	}
+}
+
+func TestIngestBadInput(t *testing.T) {
+	r, _ := exampleRules(t)
+	for _, c := range []struct{ format, in, err string }{
+		{FormatCSV, "", "couldn't read the header"},
+		{FormatCSV, "id,account,when\n", `unknown column "when"`},
+		{FormatCSV, "id,account,time,game,amount_cents\n", `missing column "channel"`},
+		{FormatCSV, "id,id,account,time,game,amount_cents,channel\n", `column "id" twice`},
+		{"xml", "", "unknown stake format"},
+	} {
+		_, err := Ingest(context.Background(), strings.NewReader(c.in), c.format, promo.NewTally(r), &bytes.Buffer{}, nil)
+		if err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%q: %v, want %q", c.in, err, c.err)
+		}
+	}
+	// Row-level problems are reported with their line, and counting goes on.
+	in := "id,account,time,game,amount_cents,channel\n" +
+		"1,a,2016-06-16T10:00:00+02:00,loto,1200,web\n" +
+		"2,b,\"2016-06-16T10:00:00+02:00,loto,1200,web\n"
+	var rej bytes.Buffer
+	st, err := Ingest(context.Background(), strings.NewReader(in), FormatCSV, promo.NewTally(r), &rej, nil)
+	if err != nil || st.Counted != 1 || st.Rejected != 1 || !strings.HasPrefix(rej.String(), "3: csv:") {
+		t.Fatalf("%v %+v %q", err, st, rej.String())
+	}
+	jl := `{"id":"1","account":"a","time":"2016-06-16T10:00:00+02:00","game":"loto","amount_cents":1200,"channel":"web"}` + "\n" +
+		`{"id":"2","account":"a","time":"2016-06-16T10:00:00+02:00","game":"loto","amount_cents":1200,"channel":"web","extra":1}` + "\n\n" +
+		`{"id":"3","account":"a"` + "\n" +
+		`{"id":"4","account":"a","time":"2016-06-16T10:00:00+02:00","game":"loto","amount_cents":12.5,"channel":"web"}` + "\n" +
+		strings.Repeat("x", maxLine+10) + "\n" +
+		`{"id":"5","account":"a","time":"2016-06-16T10:00:00+02:00","game":"loto","amount_cents":1200,"channel":"web"}`
+	rej.Reset()
+	st, err = Ingest(context.Background(), strings.NewReader(jl), FormatJSONL, promo.NewTally(r), &rej, nil)
+	want := []string{"2: json: json: unknown field \"extra\"", "4: json:", "5: amount_cents:", "6: line longer than"}
+	got := strings.Split(strings.TrimSpace(rej.String()), "\n")
+	if err != nil || st.Counted != 2 || len(got) != len(want) {
+		t.Fatalf("%v %+v\n%s", err, st, rej.String())
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("rejection %d = %q, want prefix %q", i, got[i], want[i])
+		}
+	}
+}
+
+func TestReadClosed(t *testing.T) {
+	c, err := ReadClosed(strings.NewReader("account,closed_at\nA1,2016-06-17T10:00:00+02:00\nA2,\nA1,2016-06-15T10:00:00+02:00\n"))
+	if err != nil || len(c) != 2 || !c["A2"].IsZero() || c["A1"].Day() != 15 {
+		t.Fatalf("%v %v", err, c)
+	}
+	for _, in := range []string{"acct\nA1\n", "account,closed_at\nA 1,\n", "account,closed_at\nA1,yesterday\n", "account\nA1,x\n"} {
+		if _, err := ReadClosed(strings.NewReader(in)); err == nil {
+			t.Errorf("%q accepted", in)
+		}
+	}
+}
+
+// FuzzIngest: whatever the bytes, every data line is either counted,
+// excluded or reported, and nothing panics.
+func FuzzIngest(f *testing.F) {
+	r, _ := exampleRules(f)
+	var csv, jl bytes.Buffer
+	Generate(&csv, r, GenConfig{Rows: 20, Seed: 1, Format: FormatCSV, Defects: true})
+	Generate(&jl, r, GenConfig{Rows: 20, Seed: 1, Format: FormatJSONL, Defects: true})
+	f.Add(csv.Bytes(), false)
+	f.Add(jl.Bytes(), true)
+	f.Add([]byte("id,account,time,game,amount_cents,channel\n\"\n"), false)
+	f.Fuzz(func(t *testing.T, b []byte, jsonl bool) {
+		format := FormatCSV
+		if jsonl {
+			format = FormatJSONL
+		}
+		tl := promo.NewTally(r)
+		var rej bytes.Buffer
+		st, err := Ingest(context.Background(), bytes.NewReader(b), format, tl, &rej, nil)
+		if err != nil {
+			return // header-level problems refuse the whole file
+		}
+		var excluded int64
+		for _, n := range st.Excluded {
+			excluded += n
+		}
+		if st.Counted+excluded+st.Rejected != st.Lines {
+			t.Fatalf("%d lines: %d counted + %d excluded + %d rejected", st.Lines, st.Counted, excluded, st.Rejected)
+		}
+		if int64(strings.Count(rej.String(), "\n")) != st.Rejected {
+			t.Fatalf("%d rejected, %d reported", st.Rejected, strings.Count(rej.String(), "\n"))
+		}
+	})
+}
