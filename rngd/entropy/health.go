@@ -33,10 +33,11 @@ func rctCutoff(h, alpha float64) int {
 
 // aptCutoff is the Adaptive Proportion Test cutoff of SP 800-90B §4.4.2 for
 // window w: C = 1 + CRITBINOM(w, 2^-H, 1-α), that is the smallest C with
-// P(Binomial(w, 2^-H) ≥ C) ≤ α. (The count B of a window is 1 plus a
-// Binomial(w-1, p) for an ideal source, so this C is one count more
-// conservative than the tightest one; it is the formula the standard states
-// and the one its Table 2 lists.) The tail sums are computed exactly: for
+// P(Binomial(w, 2^-H) ≥ C) ≤ α: the formula the standard states and its
+// Table 2 lists, followed as written. (The count B of a window is 1 plus a
+// Binomial(w-1, p) for an ideal source, so the real false-alarm probability
+// per window is P(Binomial(w-1, p) ≥ C-1), up to about 3.5 α for W = 512;
+// docs/entropy.md gives the figures.) The tail sums are computed exactly: for
 // integer H and α a power of two, p = 2^-H is a dyadic rational and 4096-bit
 // floats hold every term without rounding; otherwise p is rounded to float64
 // once.
