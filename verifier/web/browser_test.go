@@ -1,0 +1,246 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"tirage.fr/tirage/verifier/receipt"
+	"tirage.fr/tirage/verifier/receipt/receipttest"
+)
+
+const chromium = "/usr/bin/chromium"
+
+// pageDoc is what the page shows for one document.
+type pageDoc struct {
+	File    string            `json:"file"`
+	Verdict string            `json:"verdict"`
+	Summary string            `json:"summary"`
+	Checks  map[string]string `json:"checks"`
+}
+
+// TestBrowserPage builds the page with scripts/wasm.sh, opens it from a
+// file:// URL in headless Chromium, drops good and tampered documents on it
+// and reads the checks it shows: good files pass, tampered files fail with
+// the right check named, in French and in English, with no network request.
+func TestBrowserPage(t *testing.T) {
+	if _, err := os.Stat(chromium); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("chromium is required in CI: %v", err)
+		}
+		t.Skipf("skipping the browser test: %s not installed (apt-get install chromium)", chromium)
+	}
+	dir := t.TempDir()
+	page := filepath.Join(dir, "page")
+	if out, err := exec.Command("bash", "../../scripts/wasm.sh", page).CombinedOutput(); err != nil {
+		t.Fatalf("scripts/wasm.sh: %v\n%s", err, out)
+	}
+	files := documents(t, filepath.Join(dir, "docs"))
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:0:0],
+		chromedp.ExecPath(chromium),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(filepath.Join(dir, "profile")),
+	)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+
+	var mu sync.Mutex
+	var requests []string
+	if err := chromedp.Do(ctx); err != nil { // starts the browser and its tab
+		t.Fatal(err)
+	}
+	if err := chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			mu.Lock()
+			requests = append(requests, e.Request.URL)
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(page, "index.html"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.tirageReady === true`, chromedp.WithPollingTimeout(2*time.Minute))); err != nil {
+		t.Fatalf("the page did not load its verifier: %v", err)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Click("#lang-en"),
+		chromedp.SendKeys("#pins", files["pin"]),
+		chromedp.SetUploadFiles("#files", []string{files["vkey"], files["game"], files["game-tampered"], files["receipt"],
+			files["certificate"], files["entrants"], files["certificate-tampered"], files["junk"]}),
+	); err != nil {
+		t.Fatal(err)
+	}
+	docs := read(t, ctx, 6)
+	want := map[string]struct{ verdict, check, status string }{
+		"game.json":                 {"pass", "vrf-proof", "pass"},
+		"game-tampered.json":        {"misbehaviour", "outcome", "misbehaviour"},
+		"receipt.json":              {"pass", "outcome", "pass"},
+		"certificate.json":          {"pass", "entrant-root", "pass"},
+		"certificate-tampered.json": {"misbehaviour", "ranked-picks", "misbehaviour"},
+		"junk.txt":                  {"fail", "format", "fail"},
+	}
+	for _, d := range docs {
+		w, ok := want[d.File]
+		if !ok {
+			t.Errorf("unexpected document %q", d.File)
+			continue
+		}
+		if d.Verdict != w.verdict || d.Checks[w.check] != w.status {
+			t.Errorf("%s: verdict %s, %s %s; want %s, %s %s (%s)", d.File, d.Verdict, w.check, d.Checks[w.check], w.verdict, w.check, w.status, d.Summary)
+		}
+		if d.Verdict == "misbehaviour" && !strings.Contains(d.Summary, "MISBEHAVIOUR PROVEN") {
+			t.Errorf("%s: summary %q", d.File, d.Summary)
+		}
+	}
+	// French.
+	if err := chromedp.Do(ctx, chromedp.Click("#lang-fr")); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range read(t, ctx, 6) {
+		if d.File == "game-tampered.json" && !strings.Contains(d.Summary, "MANQUEMENT PROUVÉ") {
+			t.Errorf("French summary %q", d.Summary)
+		}
+		if d.File == "game.json" && !strings.Contains(d.Summary, "toutes les vérifications sont réussies") {
+			t.Errorf("French summary %q", d.Summary)
+		}
+	}
+	text, err := chromedp.Run(ctx, chromedp.Text("#results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "Chaque valeur aléatoire est accompagnée d'une preuve") {
+		t.Errorf("the French explanations are not shown:\n%.2000s", text)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, u := range requests {
+		if !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
+			t.Errorf("the page made a network request: %s", u)
+		}
+	}
+}
+
+// read waits until the page shows n documents and returns them.
+func read(t *testing.T, ctx context.Context, n int) []pageDoc {
+	t.Helper()
+	const js = `JSON.stringify(Array.from(document.querySelectorAll("#results section.doc")).map(d => ({
+		file: d.dataset.file, verdict: d.dataset.verdict, summary: d.querySelector(".summary").textContent,
+		checks: Object.fromEntries(Array.from(d.querySelectorAll("li[data-check]")).map(li => [li.dataset.check, li.dataset.status]))})))`
+	var docs []pageDoc
+	deadline := time.Now().Add(time.Minute)
+	for {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = nil
+		if err := json.Unmarshal([]byte(s), &docs); err != nil {
+			t.Fatal(err)
+		}
+		if len(docs) >= n || time.Now().After(deadline) {
+			break
+		}
+		chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`document.querySelectorAll("#results section.doc").length >= %d`, n),
+			chromedp.WithPollingTimeout(time.Minute)))
+	}
+	if len(docs) != n {
+		status, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("status").textContent + " | " + document.getElementById("loaded").textContent`))
+		t.Fatalf("the page shows %d documents, want %d (status: %s)", len(docs), n, status)
+	}
+	return docs
+}
+
+// documents writes the test documents and returns their paths (and the pin).
+func documents(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	put := func(key, name string, b []byte) {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out[key] = p
+	}
+	a, err := receipttest.New(21)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := a.PlayGame(receipttest.Play{Game: "g-page", StopAt: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := os.ReadFile("../cli/testdata/promo-certificate.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entrants, err := os.ReadFile("../cli/testdata/promo-entrants.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The log keys as the operators publish them: the appliance's and the
+	// promotion log's (its certificate names it; here it stands for the
+	// published key file).
+	var c struct {
+		LogKeys []string          `json:"log_keys"`
+		Picks   []json.RawMessage `json:"picks"`
+	}
+	if err := json.Unmarshal(cert, &c); err != nil {
+		t.Fatal(err)
+	}
+	put("vkey", "log.vkey", append(a.LogKeyFile(), []byte(strings.Join(c.LogKeys, "\n")+"\n")...))
+	put("game", "game.json", a.Transcript(g, receipttest.TranscriptOptions{}))
+	put("receipt", "receipt.json", a.Receipt(g, 1, true))
+	out["pin"] = a.VRFFingerprint()
+
+	// A transcript whose first pick's outcome was edited.
+	var tr receipt.Transcript
+	json.Unmarshal(a.Transcript(g, receipttest.TranscriptOptions{}), &tr)
+	r := tr.Records[1].Record
+	if strings.Contains(r, `"outcome":"good"`) {
+		r = strings.Replace(r, `"outcome":"good"`, `"outcome":"losing"`, 1)
+	} else {
+		r = strings.Replace(r, `"outcome":"losing"`, `"outcome":"good"`, 1)
+	}
+	tr.Records[1].Record = r
+	put("game-tampered", "game-tampered.json", receipt.Marshal(&tr))
+
+	put("certificate", "certificate.json", cert)
+	put("entrants", "entrants.txt", entrants)
+	// A certificate whose winner was changed.
+	var m map[string]any
+	json.Unmarshal(cert, &m)
+	picks := m["picks"].([]any)
+	p0 := picks[0].(map[string]any)
+	p0["index"] = p0["index"].(float64) + 1
+	b, _ := json.MarshalIndent(m, "", "  ")
+	put("certificate-tampered", "certificate-tampered.json", b)
+	put("junk", "junk.txt", []byte("hello\n"))
+	return out
+}
