@@ -20,14 +20,24 @@ RUN=$ROOT/.run
 BIN=$RUN/trillian-bin
 DB=$RUN/mariadb
 ENV=$RUN/trillian.env
+DB_RESTARTED=
 export GOTOOLCHAIN=local
 
 log() { echo "trillian.sh: $*" >&2; }
 
 alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+free_port() { # a loopback port nobody listens on (bash only: CI machines may lack python)
+  local p i
+  for ((i = 0; i < 100; i++)); do
+    p=$((20000 + RANDOM % 40000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      echo "$p"
+      return
+    fi
+  done
+  log "no free port found"
+  exit 1
 }
 
 wait_tcp() { # host port seconds
@@ -56,7 +66,13 @@ build() {
 mariadb_up() {
   mkdir -p "$DB"
   local user=(--user="$(id -un)")
-  if alive "$RUN/mariadbd.pid"; then return; fi
+  local i
+  for ((i = 0; i < 200; i++)); do # a running server answers, or is shutting down
+    alive "$RUN/mariadbd.pid" || break
+    mariadb-admin --no-defaults --socket="$DB/mysqld.sock" -uroot ping >/dev/null 2>&1 && return
+    sleep 0.05
+  done
+  if alive "$RUN/mariadbd.pid"; then log "mariadbd (pid $(cat "$RUN/mariadbd.pid")) does not answer"; exit 1; fi
   if [ ! -d "$DB/data/mysql" ]; then
     log "initialising MariaDB in $DB/data"
     rm -rf "$DB/data"
@@ -67,12 +83,12 @@ mariadb_up() {
   local port
   port=$(free_port)
   echo "$port" >"$DB/port"
+  DB_RESTARTED=1 # servers still running would point at the old port
   mariadbd --no-defaults --datadir="$DB/data" "${user[@]}" --socket="$DB/mysqld.sock" \
     --port="$port" --bind-address=127.0.0.1 --skip-name-resolve --pid-file="$DB/mariadbd.pid" \
     --log-error="$DB/mariadbd.log" --innodb-buffer-pool-size=128M --max-connections=500 \
     </dev/null >/dev/null 2>&1 &
   echo $! >"$RUN/mariadbd.pid"
-  local i
   for ((i = 0; i < 600; i++)); do
     if mariadb-admin --no-defaults --socket="$DB/mysqld.sock" -uroot ping >/dev/null 2>&1; then break; fi
     alive "$RUN/mariadbd.pid" || { tail -20 "$DB/mariadbd.log" >&2; log "mariadbd exited"; exit 1; }
@@ -103,6 +119,11 @@ SQL
 
 trillian_up() {
   local port pass uri
+  if [ -n "${DB_RESTARTED:-}" ]; then
+    stop "$RUN/trillian_log_signer.pid"
+    stop "$RUN/trillian_log_server.pid"
+    rm -f "$ENV"
+  fi
   port=$(cat "$DB/port")
   pass=$(cat "$DB/password")
   uri="trillian:${pass}@tcp(127.0.0.1:${port})/trillian"

@@ -81,7 +81,9 @@ var (
 type Log interface {
 	// Append adds leaf to the log and returns its index once it is durably
 	// sequenced. Empty leaves and leaves over MaxLeafSize return
-	// ErrInvalidLeaf. Backend failures wrap ErrUnavailable.
+	// ErrInvalidLeaf. Backend failures (and a ctx done before the leaf is
+	// sequenced) wrap ErrUnavailable. An error does not prove the leaf is
+	// absent: it may have been in flight and appear later, unacknowledged.
 	Append(ctx context.Context, leaf []byte) (uint64, error)
 
 	// Checkpoint returns the latest signed checkpoint.

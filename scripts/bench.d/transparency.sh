@@ -51,6 +51,7 @@ END {
       if (!((("Append") SUBSEP a) in seen)) continue
       r = median("Append" SUBSEP e[2] SUBSEP a SUBSEP "appends/s")
       b = median("Append" SUBSEP e[1] SUBSEP a SUBSEP "appends/s")
+      if (r == "–" && b == "–") continue
       ratio = (r == "–" || b == "–" || r + 0 == 0) ? "–" : sprintf("%.0f %%", 100 * b / r)
       printf "| %s | %d | %s | %s | %s | %s / %s |\n", e[1], a, fmt(r), fmt(b), ratio,
         fmt(median("Append" SUBSEP e[1] SUBSEP a SUBSEP "ack-p50-ms")), fmt(median("Append" SUBSEP e[1] SUBSEP a SUBSEP "ack-p99-ms"))

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"crypto/sha256"
+	"encoding/base64"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -201,4 +203,32 @@ func FuzzParseVerifierKey(f *testing.F) {
 			t.Fatalf("name %q not the prefix of %q", v.Name(), vk)
 		}
 	})
+}
+
+// Known answer: Ed25519 is deterministic, so for the same key x/mod's own
+// signer (fed the key in its PRIVATE+KEY text form) must produce the very
+// same signed note, byte for byte.
+func TestEd25519MatchesXModSigner(t *testing.T) {
+	ed, _ := keys(t)
+	s, err := NewSigner(name, ed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := tlog.RecordHash([]byte("known answer"))
+	cp, err := Sign(name, 1234, root, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skey := fmt.Sprintf("PRIVATE+KEY+%s+%08x+%s", name, s.KeyHash(), base64.StdEncoding.EncodeToString(append([]byte{1}, ed.Seed()...)))
+	xs, err := note.NewSigner(skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := note.Sign(&note.Note{Text: name + "\n1234\n" + base64.StdEncoding.EncodeToString(root[:]) + "\n"}, xs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(cp.Note, want) {
+		t.Fatalf("signed checkpoint differs from x/mod's:\n%s\nwant:\n%s", cp.Note, want)
+	}
 }

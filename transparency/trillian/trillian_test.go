@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cloudflare/circl/sign/mldsa/mldsa44"
+	tpb "github.com/google/trillian"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
@@ -93,6 +94,10 @@ func newTree(t testing.TB, conn *grpc.ClientConn) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The signer visits every active tree at each pass: leave none behind.
+	t.Cleanup(func() {
+		tpb.NewTrillianAdminClient(conn).DeleteTree(context.Background(), &tpb.DeleteTreeRequest{TreeId: id})
+	})
 	return id
 }
 
