@@ -41,7 +41,7 @@ func (c *testClock) Advance(d time.Duration) {
 // testDaemon is a real rngd on loopback: mTLS gRPC on a free port, the admin
 // socket, a real tessera log, software keystore, hwrng-backed DRBG.
 type testDaemon struct {
-	t      *testing.T
+	t      testing.TB
 	dir    string
 	pki    DevPKI
 	cfg    Config
@@ -60,7 +60,7 @@ var testKDF = keystore.KDFParams{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}
 // newTestDaemon makes a data directory with a PKI for two game servers
 // ("server-a", "server-b") and keys made as rngctl keys init would, then
 // starts the daemon.
-func newTestDaemon(t *testing.T) *testDaemon {
+func newTestDaemon(t testing.TB, mods ...func(*Config)) *testDaemon {
 	t.Helper()
 	dir := t.TempDir()
 	pki, err := GenerateDevPKI(filepath.Join(dir, "pki"), "server-a", "server-b")
@@ -93,11 +93,14 @@ func newTestDaemon(t *testing.T) *testDaemon {
 		Clock:   td.clock,
 		Logger:  slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
+	for _, m := range mods {
+		m(&td.cfg)
+	}
 	td.start()
 	return td
 }
 
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(string(p))
