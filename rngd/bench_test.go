@@ -188,4 +188,3 @@ func BenchmarkQoDDraws(b *testing.B) {
 	b.ReportMetric(q(0.50), "p50-ms")
 	b.ReportMetric(q(0.99), "p99-ms")
 }
-
