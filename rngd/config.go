@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+	_ "time/tzdata" // Europe/Paris without the system zoneinfo
 
 	"github.com/BurntSushi/toml"
 )
