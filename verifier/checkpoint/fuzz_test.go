@@ -1,0 +1,91 @@
+package checkpoint_test
+
+import (
+	"bytes"
+	"testing"
+
+	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/receipt/receipttest"
+)
+
+// FuzzOpen: a checkpoint that opens re-parses to the same tree and its text
+// is the start of the note; nothing panics.
+func FuzzOpen(f *testing.F) {
+	a, err := receipttest.New(41)
+	if err != nil {
+		f.Fatal(err)
+	}
+	keys, err := checkpoint.ParseKeys(string(a.LogKeyFile()))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(a.Checkpoint())
+	f.Add(a.CheckpointAt(1))
+	f.Add([]byte("tirage.test/log\n1\nAAAA\n\n— x\n"))
+	if _, err := checkpoint.Open(a.Checkpoint(), keys); err != nil {
+		f.Fatalf("seed: %v", err)
+	}
+	f.Fuzz(func(t *testing.T, note []byte) {
+		c, err := checkpoint.Open(note, keys)
+		if err != nil {
+			return
+		}
+		text, _, _ := bytes.Cut(note, []byte("\n\n"))
+		origin, size, root, err := checkpoint.ParseText(string(text) + "\n")
+		if err != nil || origin != c.Origin || size != c.Size || root != c.Root {
+			t.Fatalf("opened %v but the text parses to %q %d %x (%v)", c, origin, size, root, err)
+		}
+	})
+}
+
+// FuzzParseKey: a key that parses prints back as its text and has a fingerprint.
+func FuzzParseKey(f *testing.F) {
+	a, err := receipttest.New(42)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, k := range a.LogKeys {
+		f.Add(k)
+	}
+	f.Add("name+00000000+AQ==")
+	f.Fuzz(func(t *testing.T, s string) {
+		k, err := checkpoint.ParseKey(s)
+		if err != nil {
+			return
+		}
+		again, err := checkpoint.ParseKey(k.Text)
+		if err != nil || again.Fingerprint() != k.Fingerprint() || len(k.Fingerprint()) != 64 {
+			t.Fatalf("%q: reparse %v", s, err)
+		}
+	})
+}
+
+// FuzzParseState: a state that parses marshals to a state that parses the same.
+func FuzzParseState(f *testing.F) {
+	a, err := receipttest.New(43)
+	if err != nil {
+		f.Fatal(err)
+	}
+	keys, _ := checkpoint.ParseKeys(string(a.LogKeyFile()))
+	s, _ := checkpoint.ParseState(nil)
+	l, err := s.Trust(receipttest.Origin, keys, checkpoint.TrustPinned, a.Now)
+	if err != nil {
+		f.Fatal(err)
+	}
+	c, _ := checkpoint.Open(a.Checkpoint(), keys)
+	if err := l.Advance(c, nil, a.Now); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(s.Marshal())
+	f.Add([]byte(`{"v":1,"logs":{}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := checkpoint.ParseState(b)
+		if err != nil {
+			return
+		}
+		again, err := checkpoint.ParseState(s.Marshal())
+		if err != nil || !bytes.Equal(again.Marshal(), s.Marshal()) {
+			t.Fatalf("state does not round-trip: %v", err)
+		}
+	})
+}
