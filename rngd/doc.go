@@ -1,0 +1,45 @@
+// Package rngd is Tirage's draw daemon: it draws Quitte ou Double (stage 2)
+// for game servers over gRPC, seals every state change in the transparency
+// log before replying, and serves the operator and the auditors.
+//
+// # Surfaces
+//
+//   - Game servers: tirage.qod.v1.QuitteOuDouble (rngd/api/tirage/qod/v1) on
+//     the gRPC listener, mutual TLS 1.3 only. A caller's identity is the
+//     first DNS SAN of its verified client certificate (else its CN); a game
+//     belongs to the identity that started it, and any other identity gets
+//     PERMISSION_DENIED. The standard health service and server reflection
+//     are on; so is the log's audit service (transparency/auditpb/v1).
+//   - The operator: tirage.admin.v1.Admin on a Unix socket (mode 0600,
+//     peers checked by SO_PEERCRED uid), used by rngctl.
+//   - Auditors and monitoring: HTTP /log/ (tlog-tiles, checkpoint, vkey),
+//     /metrics (Prometheus), /healthz.
+//
+// # The draw pipeline
+//
+// For each mutating call: authenticate; check the request id (a retry
+// returns the stored reply; other content under the same id is
+// ALREADY_EXISTS); lock the game (or, for a start, the ticket); validate
+// against the stored state with verifier/qod (bad input: a status naming the
+// field, nothing changes); build α with verifier/record; prove it with the
+// key custody (hsm); β = ProofToHash(π); outcome and next state by
+// verifier/qod; format the record (verifier/record), linked to the game's
+// previous record by leaf hash; append it durably to the log; then store the
+// new state, the receipt and the reply in one bbolt transaction, and reply.
+// A game's secret r comes from the DRBG (rngd/entropy), is committed (H(r))
+// in the start record and revealed in the end record. Any failure of the
+// entropy, the keys or the log refuses the call with UNAVAILABLE and raises
+// tirage_alarms_total; nothing is drawn twice: α depends only on the game,
+// its secret, the pick index and the number, so a retried draw has the
+// same outcome.
+//
+// # State
+//
+// The log is the source of truth; the store (DATA/state.db) is a cache that
+// [Rebuild] recreates from the log. At start the daemon compares the number
+// of records the store applied with the log's size and rebuilds when they
+// differ. The store also keeps what the log cannot give back: the replies to
+// request ids and the secrets of unfinished games.
+//
+// See docs/rngd.md for the operator's guide and the API.
+package rngd
