@@ -3,17 +3,14 @@ package promo
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
-	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
 )
@@ -183,25 +180,22 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	}
 	v.LogKeys = logKeys
 
-	// 1. The checkpoint is signed by a log key.
-	var verifiers []note.Verifier
+	// 1. The checkpoint is signed by the log keys (verifier/checkpoint).
+	var keys []*checkpoint.Key
 	for _, k := range logKeys {
-		if nv, err := note.NewVerifier(k); err == nil {
-			verifiers = append(verifiers, nv)
+		if pk, err := checkpoint.ParseKey(k); err == nil {
+			keys = append(keys, pk)
 		}
 	}
-	if len(verifiers) == 0 {
-		return nil, fail(CheckCheckpoint, "no usable Ed25519 log key")
+	if len(keys) == 0 {
+		return nil, fail(CheckCheckpoint, "no usable log key")
 	}
-	n, err := note.Open([]byte(c.Checkpoint), note.VerifierList(verifiers...))
+	cp, err := checkpoint.Open([]byte(c.Checkpoint), keys)
 	if err != nil {
 		return nil, fail(CheckCheckpoint, "%w", err)
 	}
-	origin, tree, err := parseCheckpoint(n.Text)
-	if err != nil {
-		return nil, fail(CheckCheckpoint, "%w", err)
-	}
-	v.TreeSize, v.LogOrigin = uint64(tree.N), origin
+	tree := cp.Tree()
+	v.TreeSize, v.LogOrigin = uint64(cp.Size), cp.Origin
 
 	// 2. The records are what they claim and are in the checkpoint's tree.
 	fr, err := record.Parse([]byte(c.Freeze.Record))
@@ -392,26 +386,6 @@ func parseProof(p []string) (tlog.RecordProof, error) {
 		copy(out[i][:], b)
 	}
 	return out, nil
-}
-
-// parseCheckpoint reads the body of a c2sp.org/tlog-checkpoint: origin, size, base64 root.
-func parseCheckpoint(text string) (string, tlog.Tree, error) {
-	lines := strings.SplitN(text, "\n", 4)
-	if len(lines) < 4 || lines[0] == "" {
-		return "", tlog.Tree{}, errors.New("malformed checkpoint text")
-	}
-	n, err := strconv.ParseInt(lines[1], 10, 64)
-	if err != nil || n < 0 || strconv.FormatInt(n, 10) != lines[1] {
-		return "", tlog.Tree{}, fmt.Errorf("malformed checkpoint size %q", clip(lines[1]))
-	}
-	h, err := base64.StdEncoding.Strict().DecodeString(lines[2])
-	if err != nil || len(h) != tlog.HashSize {
-		return "", tlog.Tree{}, errors.New("malformed checkpoint root hash")
-	}
-	var t tlog.Tree
-	t.N = n
-	copy(t.Hash[:], h)
-	return lines[0], t, nil
 }
 
 // CertificateInput is what the appliance gathers to certify a draw.

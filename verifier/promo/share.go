@@ -44,7 +44,7 @@ func ParseShare(s string) (string, error) {
 			}
 		}
 	default:
-		return "", errors.New("share must start with text: or dice:")
+		return "", errors.New(`share must start with "text:" or "dice:"`)
 	}
 	return s, nil
 }
