@@ -301,14 +301,11 @@ type Drawn struct {
 
 // Draw runs the ceremony of a frozen draw, once.
 func (a *Appliance) Draw(ctx context.Context, req DrawRequest) (*Drawn, error) {
-	dir, err := a.drawDir(req.Draw)
+	st, err := a.load(req.Draw)
 	if err != nil {
 		return nil, err
 	}
-	st, err := a.load(req.Draw, dir)
-	if err != nil {
-		return nil, err
-	}
+	dir := st.dir
 	if st.drawLeaf != nil {
 		if st.drawIdx >= 0 {
 			return nil, fmt.Errorf("%s: %w", req.Draw, ErrDrawn)
@@ -369,6 +366,7 @@ func (a *Appliance) appendDraw(ctx context.Context, dir string, st *drawState, l
 
 // drawState is a draw directory loaded and checked.
 type drawState struct {
+	dir        string
 	meta       Meta
 	list       *promo.EntrantList
 	tree       *promo.EntrantTree
@@ -381,8 +379,12 @@ type drawState struct {
 	drawIdx    int64 // -1 until published
 }
 
-func (a *Appliance) load(draw, dir string) (*drawState, error) {
-	st := &drawState{drawIdx: -1}
+func (a *Appliance) load(draw string) (*drawState, error) {
+	dir, err := a.drawDir(draw)
+	if err != nil {
+		return nil, err
+	}
+	st := &drawState{dir: dir, drawIdx: -1}
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", draw, ErrNotFrozen)
 	}
@@ -452,14 +454,11 @@ type Certificate struct {
 // certificate.json in the draw's directory and checks it with the verifier
 // (bailiff's path) before returning it.
 func (a *Appliance) Certify(ctx context.Context, draw string) (*Certificate, error) {
-	dir, err := a.drawDir(draw)
+	st, err := a.load(draw)
 	if err != nil {
 		return nil, err
 	}
-	st, err := a.load(draw, dir)
-	if err != nil {
-		return nil, err
-	}
+	dir := st.dir
 	if st.drawIdx < 0 {
 		return nil, fmt.Errorf("%s: the draw was not published yet", draw)
 	}
@@ -537,11 +536,7 @@ type FreezeReceipt struct {
 // Receipt returns the freeze receipt of a frozen draw (waiting for a
 // checkpoint that includes the freeze).
 func (a *Appliance) Receipt(ctx context.Context, draw string) (*FreezeReceipt, error) {
-	dir, err := a.drawDir(draw)
-	if err != nil {
-		return nil, err
-	}
-	st, err := a.load(draw, dir)
+	st, err := a.load(draw)
 	if err != nil {
 		return nil, err
 	}
