@@ -1,0 +1,119 @@
+package rngd
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"sync/atomic"
+	"testing"
+
+	dto "github.com/prometheus/client_model/go"
+	"google.golang.org/grpc/codes"
+
+	"tirage.fr/tirage/hsm"
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/rngd/entropy"
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// stuckAfter is a physical source that passes the start-up tests, then
+// repeats one byte forever (a stuck noise source).
+type stuckAfter struct{ good atomic.Int64 }
+
+func (s *stuckAfter) Name() string   { return "stuck" }
+func (s *stuckAfter) Physical() bool { return true }
+func (s *stuckAfter) Read(p []byte) (int, error) {
+	if s.good.Add(-int64(len(p))) >= 0 {
+		return rand.Read(p)
+	}
+	for i := range p {
+		p[i] = 0x5a
+	}
+	return len(p), nil
+}
+
+// failingProver is key custody that has lost its token.
+type failingProver struct{ hsm.VRFProver }
+
+func (failingProver) Prove([]byte) ([]byte, error) {
+	return nil, errors.New("pkcs11: CKR_DEVICE_REMOVED: " + hsm.ErrUnavailable.Error())
+}
+
+// failingLog refuses appends as a full disk would.
+type failingLog struct{ transparency.Log }
+
+func (failingLog) Append(context.Context, []byte) (uint64, error) {
+	return 0, transparency.ErrUnavailable
+}
+
+// Entropy, key and log failures refuse the draw with UNAVAILABLE, raise the
+// alarm of their component and change nothing; the game goes on once the
+// component is back.
+func TestFailClosed(t *testing.T) {
+	td := newTestDaemon(t)
+	e := td.d.engine
+	codes1 := td.emission("FC", "2026-12-31", 20)
+	a := td.client("server-a")
+	ctx := context.Background()
+	g := start(t, a, codes1[1]).Game
+	alarm := func(c string) float64 {
+		var m dto.Metric
+		e.metrics.alarms.WithLabelValues(c).Write(&m)
+		return m.GetCounter().GetValue()
+	}
+
+	// A stuck hardware source: the health tests trip at the next reseed and
+	// the generator refuses to produce r.
+	src := &stuckAfter{}
+	src.good.Store(1200) // the start-up tests (1,024 samples) and the first seed pass
+	gen, err := entropy.New(entropy.Config{Sources: []entropy.SourceConfig{{Source: src, MinEntropy: 4}}, ReseedRequests: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gen.Close()
+	good := e.entropy
+	e.entropy = gen
+	var refused error
+	for i := 2; i < 6 && refused == nil; i++ {
+		_, refused = a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: codes1[i]})
+	}
+	wantStatus(t, refused, codes.Unavailable, "entropy unavailable")
+	if !errors.Is(gen.Healthy(), entropy.ErrUnhealthy) || alarm("entropy") == 0 {
+		t.Fatalf("generator health %v, alarm %v", gen.Healthy(), alarm("entropy"))
+	}
+	e.entropy = good
+
+	prover := e.prover
+	e.prover = failingProver{prover}
+	unchanged(t, a, g.GameId, codes.Unavailable, "key custody unavailable", func() error {
+		_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: "retry-me", GameId: g.GameId, Number: 5})
+		return err
+	})
+	e.prover = prover
+	if alarm("keys") != 1 {
+		t.Fatalf("keys alarm %v", alarm("keys"))
+	}
+
+	tl := e.tlog
+	e.tlog = failingLog{tl}
+	unchanged(t, a, g.GameId, codes.Unavailable, "transparency log unavailable", func() error {
+		_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: "retry-me", GameId: g.GameId, Number: 5})
+		return err
+	})
+	e.tlog = tl
+	if alarm("log") != 1 {
+		t.Fatalf("log alarm %v", alarm("log"))
+	}
+
+	// Back to health: the retry with the same request id draws, once.
+	r, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: "retry-me", GameId: g.GameId, Number: 5})
+	if err != nil || len(r.Game.Picks) != 1 {
+		t.Fatalf("retry after recovery: %v %v", r, err)
+	}
+	// The daemon's own VRF key verifies what it drew.
+	pk, _ := vrf.ParsePublicKey(e.suite, e.pub)
+	if _, err := vrf.Verify(pk, r.Receipt.VrfAlpha, r.Receipt.VrfProof); err != nil {
+		t.Fatal(err)
+	}
+}
