@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -407,6 +406,3 @@ func (s *adminService) SweepExpired(ctx context.Context, _ *adminv1.SweepExpired
 func (s *adminService) GetGame(_ context.Context, req *qodv1.GetGameRequest) (*qodv1.Game, error) {
 	return s.e.getGame("", req.GameId)
 }
-
-// fmtCents renders cents as euros, for logs and the demo.
-func fmtCents(c int64) string { return fmt.Sprintf("%d.%02d €", c/100, c%100) }

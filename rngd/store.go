@@ -9,6 +9,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // The state store is a bbolt file, state.db, in the data directory. It is a
@@ -53,7 +54,7 @@ var errStoreLocked = errors.New("the state store is in use by another process (i
 func openStore(path string) (*store, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("couldn't open %s: %w", path, errStoreLocked)
 		}
 		return nil, fmt.Errorf("couldn't open the state store: %w", err)
