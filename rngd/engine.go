@@ -477,22 +477,13 @@ func (e *engine) pick(ctx context.Context, server string, req *qodv1.PickRequest
 		return nil, status.Errorf(codes.InvalidArgument, "number: %d is out of range 1..%d", req.Number, qod.Numbers)
 	}
 	reply := new(qodv1.GameReply)
-	if ok, err := e.replayed(c, reply); ok || err != nil {
+	sg, unlock, done, err := e.enterGame(c, req.GameId, server, reply)
+	defer unlock()
+	if done || err != nil {
 		return reply, err
-	}
-	defer e.locks.lock("game/" + req.GameId)()
-	if ok, err := e.replayed(c, reply); ok || err != nil {
-		return reply, err
-	}
-	sg, err := e.loadGame(req.GameId, server)
-	if err != nil {
-		return nil, err
 	}
 	now := e.now()
 	number := int(req.Number)
-	if err := e.playable(sg); err != nil {
-		return nil, err
-	}
 	if err := sg.Game.CheckPick(number, now); err != nil {
 		return nil, ruleError(err)
 	}
@@ -513,6 +504,24 @@ func (e *engine) pick(ctx context.Context, server string, req *qodv1.PickRequest
 	}
 	sg.Game = g
 	return e.finish(ctx, &c, sg, now, []sealed{s}, &qodv1.PickResult{Number: req.Number, Losing: losing})
+}
+
+// enterGame checks the call's request id, locks the game and loads it for
+// server. done reports a retry: reply then holds the stored reply. The
+// caller defers unlock in every case.
+func (e *engine) enterGame(c call, id, server string, reply *qodv1.GameReply) (sg *storedGame, unlock func(), done bool, err error) {
+	unlock = func() {}
+	if done, err = e.replayed(c, reply); done || err != nil {
+		return nil, unlock, done, err
+	}
+	unlock = e.locks.lock("game/" + id)
+	if done, err = e.replayed(c, reply); done || err != nil {
+		return nil, unlock, done, err
+	}
+	if sg, err = e.loadGame(id, server); err == nil {
+		err = e.playable(sg)
+	}
+	return sg, unlock, false, err
 }
 
 // playable refuses draws for a game whose secret was lost (see Rebuild).
@@ -542,19 +551,10 @@ func (e *engine) decide(ctx context.Context, server string, req *qodv1.DecideReq
 		return nil, status.Errorf(codes.InvalidArgument, "decision: %v, must be DECISION_STOP or DECISION_CONTINUE", req.Decision)
 	}
 	reply := new(qodv1.GameReply)
-	if ok, err := e.replayed(c, reply); ok || err != nil {
+	sg, unlock, done, err := e.enterGame(c, req.GameId, server, reply)
+	defer unlock()
+	if done || err != nil {
 		return reply, err
-	}
-	defer e.locks.lock("game/" + req.GameId)()
-	if ok, err := e.replayed(c, reply); ok || err != nil {
-		return reply, err
-	}
-	sg, err := e.loadGame(req.GameId, server)
-	if err != nil {
-		return nil, err
-	}
-	if err := e.playable(sg); err != nil {
-		return nil, err
 	}
 	now := e.now()
 	var g qod.Game
