@@ -397,6 +397,7 @@ func (c *promoCmd) ingest(ctx context.Context, name string, t *promo.Tally, reje
 		defer f.Close()
 		if fi, err := f.Stat(); err == nil {
 			size = fi.Size()
+			t.Grow(int(size / 60)) // stake rows are about 60 to 120 bytes
 		}
 		in = f
 	}

@@ -33,6 +33,7 @@ func BenchmarkIngestCSV(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		t := promo.NewTally(r)
+		t.Grow(1_000_000)
 		if _, err := Ingest(context.Background(), bytes.NewReader(buf.Bytes()), FormatCSV, t, io.Discard, nil); err != nil {
 			b.Fatal(err)
 		}

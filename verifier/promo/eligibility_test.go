@@ -255,3 +255,33 @@ func TestParseStakeFields(t *testing.T) {
 		}
 	}
 }
+
+// Stake ids of any length are told apart exactly (short ones) or by 120
+// bits of SHA-256 (long ones); a repeat is caught either way.
+func TestDuplicateIDs(t *testing.T) {
+	r, _ := loadExample(t)
+	long := strings.Repeat("x", 40)
+	ids := []string{"a", "a\x00", long, long + "y", strings.Repeat("z", 15), strings.Repeat("z", 16)}
+	tl := NewTally(r)
+	tl.Grow(100)
+	for i, id := range ids {
+		s, err := ParseStake(row{id, "acc", "2016-06-16T10:00:00+02:00", "loto", "100", "web"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tl.Add(i+1, &s); err != nil {
+			t.Fatalf("id %q: %v", id, err)
+		}
+	}
+	for i, id := range ids {
+		s, _ := ParseStake(row{id, "acc", "2016-06-16T10:00:00+02:00", "loto", "100", "web"})
+		_, err := tl.Add(100+i, &s)
+		var de *DuplicateError
+		if !errors.As(err, &de) || de.FirstLine != i+1 {
+			t.Fatalf("repeat of %q: %v", id, err)
+		}
+	}
+	if tl.Total("acc", 3) != 600 {
+		t.Fatalf("total %d, want 600", tl.Total("acc", 3))
+	}
+}

@@ -409,6 +409,8 @@ func (r *Rules) validate(v *validator) {
 
 	if len(r.Days) == 0 {
 		v.fail("days", "at least one participation day is required")
+	} else if len(r.Days) > maxDays {
+		v.fail("days", "at most %d participation days, got %d", maxDays, len(r.Days))
 	}
 	r.days = map[string]int{}
 	r.drawDays = make([][]int, len(r.Draws))

@@ -250,9 +250,7 @@ func NewTally(r *Rules) *Tally {
 // changes nothing) when the stake id was seen before, otherwise why the
 // stake does not count (Counts if it does).
 func (t *Tally) Add(line int, s *Stake) (Exclusion, error) {
-	k := sha256.Sum256([]byte(s.ID))
-	var key [16]byte
-	copy(key[:], k[:16])
+	key := idKey(s.ID)
 	if first, dup := t.seen[key]; dup {
 		return Counts, &DuplicateError{FirstLine: int(first)}
 	}
@@ -269,7 +267,7 @@ func (t *Tally) Add(line int, s *Stake) (Exclusion, error) {
 		id = uint32(len(t.accounts))
 		t.ids[s.Account] = id
 		t.accounts = append(t.accounts, s.Account)
-		t.totals = append(t.totals, make([]int64, n)...)
+		t.totals = append(t.totals, zeros[:n]...)
 	}
 	// Saturate rather than overflow: past 2^62 cents every minimum is met anyway.
 	i := int(id)*n + day
@@ -277,6 +275,40 @@ func (t *Tally) Add(line int, s *Stake) (Exclusion, error) {
 		t.totals[i] = 1 << 62
 	}
 	return Counts, nil
+}
+
+// zeros backs the totals of a new account (at most len(zeros) days; checked by ParseRules).
+var zeros [maxDays]int64
+
+// maxDays bounds the participation days of a rules file.
+const maxDays = 366
+
+// Grow makes room for about rows more stakes, so that the duplicate check
+// does not rehash millions of ids as it grows (a hint: any value is safe).
+func (t *Tally) Grow(rows int) {
+	if rows <= len(t.seen) || rows > 1<<30 {
+		return
+	}
+	seen := make(map[[16]byte]uint32, rows)
+	for k, v := range t.seen {
+		seen[k] = v
+	}
+	t.seen = seen
+}
+
+// idKey is the duplicate check's key of a stake id: the id itself when it
+// fits (first byte its length, 1 to 15), else 0xff and 120 bits of its SHA-256.
+func idKey(id string) [16]byte {
+	var key [16]byte
+	if len(id) < 16 {
+		key[0] = byte(len(id))
+		copy(key[1:], id)
+		return key
+	}
+	h := sha256.Sum256([]byte(id))
+	copy(key[:], h[:16])
+	key[0] = 0xff
+	return key
 }
 
 // Accounts is the number of accounts with at least one counted stake.
