@@ -2,6 +2,7 @@ package ctl
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -485,7 +486,7 @@ func (c *promoCmd) freeze(ctx context.Context) error {
 		draw := r.FullDrawID(j)
 		fz, err := a.Freeze(ctx, rpromo.FreezeRequest{
 			Rules: r, RulesFile: res.rulesFile, DrawIndex: j, Entrants: res.el.Entrants[j], Withheld: res.el.WithheldEntries[j],
-			Rows: res.stats.Lines, Rejected: res.stats.Rejected,
+			Rows: res.stats.Lines, Rejected: res.stats.Rejected, Excluded: res.stats.Excluded,
 		})
 		if err != nil {
 			return fmt.Errorf("draw %s: %w", draw, err)
@@ -495,8 +496,7 @@ func (c *promoCmd) freeze(ctx context.Context) error {
 			return err
 		}
 		base := filepath.Join(c.out, strings.ReplaceAll(draw, "/", "-"))
-		js, _ := json.MarshalIndent(rc, "", "  ")
-		if err := os.WriteFile(base+"-receipt.json", append(js, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(base+"-receipt.json", rpromo.ReceiptJSON(rc), 0o644); err != nil {
 			return err
 		}
 		if err := writeWith(base+"-receipt.pdf", func(w io.Writer) error { return rpromo.WriteReceiptPDF(w, rc) }); err != nil {
@@ -510,8 +510,8 @@ func (c *promoCmd) freeze(ctx context.Context) error {
 		if err := os.WriteFile(base+"-entrants.txt", lb, 0o600); err != nil {
 			return err
 		}
-		fmt.Fprintf(c.env.Stdout, "frozen %s: %d entrants, root %x, log index %d; receipt %s-receipt.pdf, private list %s-entrants.txt (for the bailiff)\n",
-			draw, fz.Record.Count, fz.Record.Root[:8], fz.Index, base, base)
+		fmt.Fprintf(c.env.Stdout, "frozen %s: %d entrants, root %x, log index %d; receipt %s-receipt.pdf (sha256:%x of the .json), private list %s-entrants.txt (for the bailiff)\n",
+			draw, fz.Record.Count, fz.Record.Root[:8], fz.Index, base, sha256.Sum256(rpromo.ReceiptJSON(rc)), base)
 	}
 	return nil
 }

@@ -129,17 +129,20 @@ type Meta struct {
 	Entrants     int      `json:"entrants"`
 	Rejected     int64    `json:"rejected_rows"` // of the stake ingestion feeding the freeze
 	Rows         int64    `json:"rows"`
+	// Excluded counts valid stake rows that did not count, by reason.
+	Excluded map[string]int64 `json:"excluded_rows,omitempty"`
 }
 
 // FreezeRequest freezes one draw.
 type FreezeRequest struct {
 	Rules     *promo.Rules
 	RulesFile []byte
-	DrawIndex int      // index in Rules.Draws
-	Entrants  []string // canonical (Eligibility.Entrants[j])
-	Withheld  int      // participants left out (closed accounts)
-	Rows      int64    // stake rows read, for the documents
-	Rejected  int64    // stake rows rejected, for the documents
+	DrawIndex int                        // index in Rules.Draws
+	Entrants  []string                   // canonical (Eligibility.Entrants[j])
+	Withheld  int                        // participants left out (closed accounts)
+	Rows      int64                      // stake rows read, for the documents
+	Rejected  int64                      // stake rows rejected, for the documents
+	Excluded  [promo.NumExclusions]int64 // valid rows not counted, by reason (IngestStats.Excluded)
 }
 
 // Frozen is a logged freeze.
@@ -214,6 +217,14 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 		Currency: r.Currency, Date: d.Date, Reserves: d.Reserves, Beacon: beacon,
 		Participants: participants, Withheld: req.Withheld, Entrants: len(req.Entrants),
 		Rejected: req.Rejected, Rows: req.Rows,
+	}
+	for i, n := range req.Excluded {
+		if i > 0 && n > 0 {
+			if meta.Excluded == nil {
+				meta.Excluded = map[string]int64{}
+			}
+			meta.Excluded[promo.Exclusion(i).String()] = n
+		}
 	}
 	_, meta.RulesHash, _ = promo.ParsePromotionField(rec.Promotion)
 	for _, i := range r.DrawDays(req.DrawIndex) {
@@ -531,6 +542,15 @@ type FreezeReceipt struct {
 	Checkpoint     string   `json:"checkpoint"`
 	LogKeys        []string `json:"log_keys"`
 	EntrantsFile   string   `json:"entrants_sha256"` // SHA-256 of the private entrant list file
+}
+
+// ReceiptJSON is the receipt file's bytes (indented JSON); the PDF prints their SHA-256.
+func ReceiptJSON(r *FreezeReceipt) []byte {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		panic("promo: receipt encoding: " + err.Error()) // strings, numbers and slices only
+	}
+	return append(b, '\n')
 }
 
 // Receipt returns the freeze receipt of a frozen draw (waiting for a

@@ -124,7 +124,7 @@ func TestBonusCrescendoOffline(t *testing.T) {
 	data := filepath.Join(tmp, "data")
 	a, lg := openTestAppliance(t, data, keys, ent, c)
 	for j := range r.Draws {
-		fz, err := a.Freeze(ctx, FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: j, Entrants: el.Entrants[j], Withheld: el.WithheldEntries[j], Rows: st.Lines, Rejected: st.Rejected})
+		fz, err := a.Freeze(ctx, FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: j, Entrants: el.Entrants[j], Withheld: el.WithheldEntries[j], Rows: st.Lines, Rejected: st.Rejected, Excluded: st.Excluded})
 		if err != nil {
 			t.Fatalf("freeze %d: %v", j, err)
 		}
@@ -214,7 +214,7 @@ func TestBonusCrescendoOffline(t *testing.T) {
 	}
 	var meta Meta
 	b, _ := os.ReadFile(filepath.Join(data, "promo", "bonus-crescendo", "1", "meta.json"))
-	if err := json.Unmarshal(b, &meta); err != nil || meta.Entrants != len(el.Entrants[0]) {
+	if err := json.Unmarshal(b, &meta); err != nil || meta.Entrants != len(el.Entrants[0]) || meta.Excluded[promo.ChannelNotCounted.String()] == 0 {
 		t.Fatalf("meta: %v %+v", err, meta)
 	}
 }

@@ -96,6 +96,17 @@ func (d *doc) write(w io.Writer) error {
 	return d.pdf.Output(w)
 }
 
+// exclusionFR translates the exclusion reasons of verifier/promo.
+var exclusionFR = map[string]string{
+	promo.OutsidePeriod.String():        "hors période de participation",
+	promo.ChannelNotCounted.String():    "canal non retenu (hors internet et applications)",
+	promo.GameNotInRange.String():       "jeu hors de la gamme du jour",
+	promo.SubscriptionOtherDay.String(): "abonnement non souscrit le jour de la prise de jeu",
+	promo.AboPlusOtherDay.String():      "Abo+ non prélevé le jour de l'enregistrement",
+	promo.SubscriptionExcluded.String(): "abonnements exclus",
+	promo.AboPlusExcluded.String():      "Abo+ exclus",
+}
+
 func euros(cents int64) string {
 	s := fmt.Sprintf("%d,%02d €", cents/100, cents%100)
 	return strings.Replace(s, ",00 €", " €", 1)
@@ -114,11 +125,7 @@ func frenchTime(s string) string {
 
 // WriteReceiptPDF writes the freeze receipt handed to the bailiff before the ceremony.
 func WriteReceiptPDF(w io.Writer, r *FreezeReceipt) error {
-	js, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	fp := sha256.Sum256(js)
+	fp := sha256.Sum256(ReceiptJSON(r))
 	frozen, _ := time.Parse(time.RFC3339, r.FrozenAt)
 	d := newDoc("Récépissé de gel de la liste des participants — "+r.Title, frozen)
 	d.para("La liste des participants au tirage ci-dessous a été arrêtée et son empreinte inscrite au journal de transparence de l'appareil avant toute contribution de l'huissier. Elle ne peut plus être modifiée sans que la vérification échoue.")
@@ -177,7 +184,10 @@ func WriteProcesVerbalPDF(w io.Writer, c *Certificate) error {
 	d.field("Jours de participation", strings.Join(c.Meta.Days, ", "), false)
 	if c.Meta.Rows > 0 {
 		d.field("Lignes de mises lues", fmt.Sprint(c.Meta.Rows), false)
-		d.field("Lignes rejetées", fmt.Sprintf("%d (rapport de rejet joint, une ligne par motif)", c.Meta.Rejected), false)
+		d.field("Lignes rejetées", fmt.Sprintf("%d (mal formées ou en double ; rapport joint, une ligne par rejet)", c.Meta.Rejected), false)
+		for _, k := range sortedKeys(c.Meta.Excluded) {
+			d.field("Mises non retenues", fmt.Sprintf("%d : %s", c.Meta.Excluded[k], exclusionFR[k]), false)
+		}
 	}
 	d.field("Comptes qualifiés", fmt.Sprint(c.Meta.Participants), false)
 	d.field("Exclus (compte clôturé)", fmt.Sprint(c.Meta.Withheld), false)
