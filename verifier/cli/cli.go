@@ -1,12 +1,20 @@
 // Package cli is rngverify, the standalone verifier's command line.
 //
 // It does no network I/O of its own beyond what a subcommand is explicitly
-// asked to fetch (rngverify log --url), trusts only keys it is given, and
-// imports nothing but the pure verifier core and the standard library — a
-// test in package verifier keeps its dependency closure small.
+// asked to fetch (rngverify log --url, rngverify audit --url), trusts only
+// keys it is given (files, pinned fingerprints, or trust on first use asked
+// for with --tofu and recorded in its state file), and imports nothing but
+// the pure verifier core and the standard library — a test in package
+// verifier keeps its dependency closure small.
+//
+// Commands: vrf (one proof), receipt (one record), game (a transcript),
+// certificate (a promotion draw), log (checkpoint and consistency), audit
+// (the whole log). Verdicts name each check (package verdict), in English or
+// French (--lang), or as JSON (--json). docs/verifier.md is the manual.
 //
 // Exit codes: 0 every check passed, 1 a check failed (one line says which and
-// why), 2 usage error or unreadable input.
+// why: "NOT VERIFIED" when nothing is proven, "MISBEHAVIOUR PROVEN" when the
+// material contradicts itself), 2 usage error or unreadable input.
 package cli
 
 import (

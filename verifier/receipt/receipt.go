@@ -68,6 +68,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
 	"tirage.fr/tirage/verifier/vrf"
@@ -131,14 +132,8 @@ func Marshal(doc any) []byte {
 	return append(b, '\n')
 }
 
-// ProofHex encodes an inclusion proof for Logged.Proof.
-func ProofHex(p []tlog.Hash) []string {
-	out := make([]string, len(p))
-	for i, h := range p {
-		out[i] = hex.EncodeToString(h[:])
-	}
-	return out
-}
+// ProofHex encodes an inclusion proof for Logged.Proof (as certificates do).
+func ProofHex(p []tlog.Hash) []string { return promo.ProofHex(p) }
 
 // Kinds of document Detect recognises.
 const (

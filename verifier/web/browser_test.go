@@ -1,3 +1,5 @@
+//go:build !js
+
 package web_test
 
 import (
@@ -14,9 +16,6 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
-
-	"tirage.fr/tirage/verifier/receipt"
-	"tirage.fr/tirage/verifier/receipt/receipttest"
 )
 
 const chromium = "/usr/bin/chromium"
@@ -172,75 +171,4 @@ func read(t *testing.T, ctx context.Context, n int) []pageDoc {
 		t.Fatalf("the page shows %d documents, want %d (status: %s)", len(docs), n, status)
 	}
 	return docs
-}
-
-// documents writes the test documents and returns their paths (and the pin).
-func documents(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	put := func(key, name string, b []byte) {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out[key] = p
-	}
-	a, err := receipttest.New(21)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := a.PlayGame(receipttest.Play{Game: "g-page", StopAt: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := os.ReadFile("../cli/testdata/promo-certificate.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	entrants, err := os.ReadFile("../cli/testdata/promo-entrants.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The log keys as the operators publish them: the appliance's and the
-	// promotion log's (its certificate names it; here it stands for the
-	// published key file).
-	var c struct {
-		LogKeys []string          `json:"log_keys"`
-		Picks   []json.RawMessage `json:"picks"`
-	}
-	if err := json.Unmarshal(cert, &c); err != nil {
-		t.Fatal(err)
-	}
-	put("vkey", "log.vkey", append(a.LogKeyFile(), []byte(strings.Join(c.LogKeys, "\n")+"\n")...))
-	put("game", "game.json", a.Transcript(g, receipttest.TranscriptOptions{}))
-	put("receipt", "receipt.json", a.Receipt(g, 1, true))
-	out["pin"] = a.VRFFingerprint()
-
-	// A transcript whose first pick's outcome was edited.
-	var tr receipt.Transcript
-	json.Unmarshal(a.Transcript(g, receipttest.TranscriptOptions{}), &tr)
-	r := tr.Records[1].Record
-	if strings.Contains(r, `"outcome":"good"`) {
-		r = strings.Replace(r, `"outcome":"good"`, `"outcome":"losing"`, 1)
-	} else {
-		r = strings.Replace(r, `"outcome":"losing"`, `"outcome":"good"`, 1)
-	}
-	tr.Records[1].Record = r
-	put("game-tampered", "game-tampered.json", receipt.Marshal(&tr))
-
-	put("certificate", "certificate.json", cert)
-	put("entrants", "entrants.txt", entrants)
-	// A certificate whose winner was changed.
-	var m map[string]any
-	json.Unmarshal(cert, &m)
-	picks := m["picks"].([]any)
-	p0 := picks[0].(map[string]any)
-	p0["index"] = p0["index"].(float64) + 1
-	b, _ := json.MarshalIndent(m, "", "  ")
-	put("certificate-tampered", "certificate-tampered.json", b)
-	put("junk", "junk.txt", []byte("hello\n"))
-	return out
 }
