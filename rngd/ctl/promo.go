@@ -482,8 +482,13 @@ func (c *promoCmd) freeze(ctx context.Context) error {
 		return err
 	}
 	defer closeAll()
+	var empty []string
 	for _, j := range draws {
 		draw := r.FullDrawID(j)
+		if len(res.el.Entrants[j]) == 0 {
+			empty = append(empty, draw)
+			continue
+		}
 		fz, err := a.Freeze(ctx, rpromo.FreezeRequest{
 			Rules: r, RulesFile: res.rulesFile, DrawIndex: j, Entrants: res.el.Entrants[j], Withheld: res.el.WithheldEntries[j],
 			Rows: res.stats.Lines, Rejected: res.stats.Rejected, Excluded: res.stats.Excluded,
@@ -512,6 +517,9 @@ func (c *promoCmd) freeze(ctx context.Context) error {
 		}
 		fmt.Fprintf(c.env.Stdout, "frozen %s: %d entrants, root %x, log index %d; receipt %s-receipt.pdf (sha256:%x of the .json), private list %s-entrants.txt (for the bailiff)\n",
 			draw, fz.Record.Count, fz.Record.Root[:8], fz.Index, base, sha256.Sum256(rpromo.ReceiptJSON(rc)), base)
+	}
+	if len(empty) > 0 {
+		return fmt.Errorf("no entrant, nothing frozen for %s (the other draws are frozen)", strings.Join(empty, ", "))
 	}
 	return nil
 }
