@@ -34,6 +34,7 @@ var timeType = reflect.TypeFor[time.Time]()
 // field is one member of an encoded struct.
 type field struct {
 	name      string
+	key       []byte // the encoded `"name":`
 	index     int
 	omitempty bool
 }
@@ -53,12 +54,14 @@ func fieldsOf(t reflect.Type) []field {
 			continue
 		}
 		name, opt, _ := strings.Cut(tag, ",")
-		fs = append(fs, field{name: name, index: i, omitempty: opt == "omitempty"})
+		fs = append(fs, field{name: name, key: memberKey(name), index: i, omitempty: opt == "omitempty"})
 	}
 	slices.SortFunc(fs, func(a, b field) int { return compareStrings(a.name, b.name) })
 	fieldCache.Store(t, fs)
 	return fs
 }
+
+func memberKey(name string) []byte { return append(strconv.AppendQuote(nil, name), ':') }
 
 func compareStrings(a, b string) int {
 	switch {
@@ -96,7 +99,7 @@ func topFieldsOf(t reflect.Type) []field {
 	if f, ok := topCache.Load(t); ok {
 		return f.([]field)
 	}
-	fs := append([]field{{name: "kind", index: indexKind}, {name: "v", index: indexVersion}}, fieldsOf(t)...)
+	fs := append([]field{{name: "kind", key: memberKey("kind"), index: indexKind}, {name: "v", key: memberKey("v"), index: indexVersion}}, fieldsOf(t)...)
 	slices.SortFunc(fs, func(a, b field) int { return compareStrings(a.name, b.name) })
 	topCache.Store(t, fs)
 	return fs
@@ -132,8 +135,7 @@ func (e *encoder) object(v reflect.Value, path string, kind Kind) error {
 			e.buf = append(e.buf, ',')
 		}
 		first = false
-		e.buf = strconv.AppendQuote(e.buf, f.name)
-		e.buf = append(e.buf, ':')
+		e.buf = append(e.buf, f.key...)
 		switch f.index {
 		case indexKind:
 			e.buf = strconv.AppendQuote(e.buf, string(kind))
@@ -212,7 +214,7 @@ func (e *encoder) value(v reflect.Value, path string) error {
 			if i > 0 {
 				e.buf = append(e.buf, ',')
 			}
-			if err := e.value(v.Index(i), path+"["+strconv.Itoa(i)+"]"); err != nil {
+			if err := e.value(v.Index(i), path); err != nil {
 				return err
 			}
 		}
@@ -567,7 +569,7 @@ func decodeValue(v reflect.Value, j jvalue, path string) error {
 			return decodeErr(path, "want %d elements, got %d", t.Len(), len(j.arr))
 		}
 		for i := range j.arr {
-			if err := decodeValue(v.Index(i), j.arr[i], path+"["+strconv.Itoa(i)+"]"); err != nil {
+			if err := decodeValue(v.Index(i), j.arr[i], path); err != nil {
 				return err
 			}
 		}
@@ -577,7 +579,7 @@ func decodeValue(v reflect.Value, j jvalue, path string) error {
 		}
 		s := reflect.MakeSlice(t, len(j.arr), len(j.arr))
 		for i := range j.arr {
-			if err := decodeValue(s.Index(i), j.arr[i], path+"["+strconv.Itoa(i)+"]"); err != nil {
+			if err := decodeValue(s.Index(i), j.arr[i], path); err != nil {
 				return err
 			}
 		}
