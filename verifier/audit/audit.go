@@ -38,6 +38,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"sort"
 	"strings"
@@ -296,6 +297,7 @@ type job struct {
 	promo   *record.PromoDraw
 	freeze  *record.PromoFreeze
 	drawIdx uint64
+	key     func(string) (*vrf.PublicKey, bool) // keys announced before the draw
 }
 
 // auditor consumes entries in order.
@@ -341,9 +343,16 @@ func (a *auditor) entryIssue(format string, args ...any) {
 	a.entryBad = append(a.entryBad, fmt.Sprintf(format, args...))
 }
 
-func (a *auditor) key(id string) (*vrf.PublicKey, bool) {
-	pk, ok := a.keys[id]
-	return pk, ok
+// keyring returns the lookup of the keys announced so far. a.keys is
+// replaced, never modified, on each announcement (by the reading goroutine),
+// so a job holds the keys announced before its game ended and workers never
+// read a map being written.
+func (a *auditor) keyring() func(string) (*vrf.PublicKey, bool) {
+	keys := a.keys
+	return func(id string) (*vrf.PublicKey, bool) {
+		pk, ok := keys[id]
+		return pk, ok
+	}
 }
 
 // add reads one authenticated entry.
@@ -378,7 +387,9 @@ func (a *auditor) add(index uint64, leaf []byte) {
 				a.keyBad = append(a.keyBad, fmt.Sprintf("entry %d: key %s announced again", index, k.ID))
 				continue
 			}
-			a.keys[k.ID] = pk
+			keys := maps.Clone(a.keys)
+			keys[k.ID] = pk
+			a.keys = keys
 			a.v.Fact("vrf key", "%s %s fingerprint %s (entry %d)", k.ID, k.Suite, fp, index)
 		}
 	case *record.Emission:
@@ -410,7 +421,7 @@ func (a *auditor) add(index uint64, leaf []byte) {
 			return
 		}
 		delete(a.freezes, x.Draw)
-		a.jobs <- job{promo: x, freeze: f, drawIdx: index}
+		a.jobs <- job{promo: x, freeze: f, drawIdx: index, key: a.keyring()}
 	}
 }
 
@@ -425,7 +436,7 @@ func pinned(pins []string, fp string) bool {
 
 func (a *auditor) submit(gid string, p *pending, ended bool) {
 	start, _ := record.Parse(p.leaves[0])
-	g := receipt.Game{Leaves: p.leaves, Indices: p.indices, Key: a.key, Location: a.cfg.Location}
+	g := receipt.Game{Leaves: p.leaves, Indices: p.indices, Key: a.keyring(), Location: a.cfg.Location}
 	if s, ok := start.(*record.GameStart); ok {
 		g.StartDeadline = a.dead[s.Emission]
 	}
@@ -486,7 +497,7 @@ func (a *auditor) runPromo(j job) {
 		fail("r does not open the commitment of the freeze")
 		return
 	}
-	pk, ok := a.key(d.Key)
+	pk, ok := j.key(d.Key)
 	if !ok {
 		a.issue(verdict.CheckPromotions, false, "draw %s: key %q was not announced", d.Draw, d.Key)
 		return

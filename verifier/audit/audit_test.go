@@ -143,3 +143,21 @@ func TestAuditFork(t *testing.T) {
 		t.Fatalf("honest growth:\n%s", v.Text("en"))
 	}
 }
+
+func TestAuditPromotions(t *testing.T) {
+	a := logWith(t, 3, nil)
+	if err := a.PromoDraw("d1", 50, false); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, a, a.Tiles(), nil)
+	if c := res.Verdict.Find(verdict.CheckPromotions); c == nil || c.Status != verdict.StatusPass || c.Detail != "1 draws" {
+		t.Fatalf("honest draw:\n%s", res.Verdict.Text("en"))
+	}
+	if err := a.PromoDraw("d2", 50, true); err != nil {
+		t.Fatal(err)
+	}
+	res = run(t, a, a.Tiles(), nil)
+	if c := res.Verdict.Find(verdict.CheckPromotions); c == nil || c.Status != verdict.StatusMisbehaviour {
+		t.Fatalf("steered draw:\n%s", res.Verdict.Text("en"))
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/record"
@@ -462,3 +463,44 @@ func newSigner(name string, typeAndKey []byte, sign func([]byte) ([]byte, error)
 func (s *signer) Name() string                    { return s.name }
 func (s *signer) KeyHash() uint32                 { return s.id }
 func (s *signer) Sign(msg []byte) ([]byte, error) { return s.sign(msg) }
+
+// PromoDraw logs a promotion freeze over n synthetic entrants and its draw
+// (promo's own ceremony). With swapWinner, the logged ranking puts the first
+// reserve first: a steered draw.
+func (a *Appliance) PromoDraw(id string, n int, swapWinner bool) error {
+	l := &promo.EntrantList{Draw: "bonus/" + id}
+	a.rng.Read(l.Key[:])
+	for i := range n {
+		l.Accounts = append(l.Accounts, fmt.Sprintf("A%06d", i))
+	}
+	tree, err := l.Tree()
+	if err != nil {
+		return err
+	}
+	var r [32]byte
+	a.rng.Read(r[:])
+	f, err := promo.NewFreeze(promo.FreezeInput{Operation: "bonus", Draw: l.Draw, Tree: tree, Reserves: 2, R: r, Now: a.tick()})
+	if err != nil {
+		return err
+	}
+	a.Append(must(record.Format(f)))
+	share, err := promo.ShareFromText("bailiff " + id)
+	if err != nil {
+		return err
+	}
+	c := promo.Ceremony{Freeze: f, Tree: tree, R: r, Share: share, KeyID: a.VRFID, Prover: prover{a.VRF}, Now: a.tick()}
+	d, err := c.Run()
+	if err != nil {
+		return err
+	}
+	if swapWinner && len(d.Ranking) > 1 {
+		d.Ranking[0], d.Ranking[1] = d.Ranking[1], d.Ranking[0]
+	}
+	a.Append(must(record.Format(d)))
+	return nil
+}
+
+type prover struct{ sk *vrf.PrivateKey }
+
+func (p prover) PublicKey() *vrf.PublicKey           { return p.sk.Public() }
+func (p prover) Prove(alpha []byte) ([]byte, error) { return p.sk.Prove(alpha) }
