@@ -8,6 +8,8 @@
 //	a := record.PickAlpha(game, emission, ticket, secret, index, number)   // α for vrf.Prove / vrf.Verify
 //	a := record.StartAlpha(...), record.PromoDrawAlpha(...)
 //	c := record.Commit(secret)                       // H(r) = SHA-256(r), logged at start, r revealed at end
+//	t, err := record.TicketHash(code)                // SHA-256("tirage/ticket/v1" || normalised 18-char code)
+//	f := record.Fingerprint(publicKey)               // SHA-256 of an announced key
 //
 // Every kind is a struct implementing Record: *KeyAnnouncement, *Emission,
 // *Manifest, *GameStart, *Pick, *Decision, *GameEnd, *PromoFreeze,
