@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,3 +249,73 @@ func TestFreezeFailsClosedOnEntropy(t *testing.T) {
 type failingReader struct{}
 
 func (failingReader) Read([]byte) (int, error) { return 0, errors.New("entropy: health test failed") }
+
+// flakyLog is the real log with appends that fail while failing is set, as a
+// full disk or a lost Trillian would (fault injection around the real backend).
+type flakyLog struct {
+	transparency.Log
+	failing bool
+}
+
+func (f *flakyLog) Append(ctx context.Context, leaf []byte) (uint64, error) {
+	if f.failing {
+		return 0, fmt.Errorf("injected: %w", transparency.ErrUnavailable)
+	}
+	return f.Log.Append(ctx, leaf)
+}
+
+// A log failure refuses the freeze and the draw; the retry re-sends the very
+// same records, and a ceremony cannot be re-run with another share.
+func TestLogFailureNoRedraw(t *testing.T) {
+	ctx := context.Background()
+	r, rulesFile := exampleRules(t)
+	tmp := t.TempDir()
+	c := &clock{t: time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC)}
+	keys := testKeys(t, filepath.Join(tmp, "keys"))
+	a0, lg := openTestAppliance(t, filepath.Join(tmp, "data"), keys, testEntropy(t), c)
+	defer lg.Close()
+	fl := &flakyLog{Log: lg}
+	cfg := a0.cfg
+	cfg.Log = fl
+	a, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"A1", "A2", "A3", "A4", "A5", "A6"}}
+
+	fl.failing = true
+	if _, err := a.Freeze(ctx, req); err == nil || !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("freeze on a failing log: %v", err)
+	}
+	if _, err := a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:12345678"}); !errors.Is(err, ErrNotFrozen) {
+		t.Fatalf("draw of an unpublished freeze: %v", err)
+	}
+	leaf, _ := os.ReadFile(filepath.Join(tmp, "data", "promo", "bonus-crescendo", "1", "freeze.leaf"))
+	fl.failing = false
+	// The retry (even with another list) re-sends the recorded freeze unchanged.
+	req.Entrants = []string{"B1"}
+	fz, err := a.Freeze(ctx, req)
+	if err != nil || !bytes.Equal(fz.Leaf, leaf) || fz.Record.Count != 6 {
+		t.Fatalf("freeze retry: %v, count %d", err, fz.Record.Count)
+	}
+
+	c.t = c.t.Add(24 * time.Hour)
+	fl.failing = true
+	if _, err := a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:first share"}); err == nil || !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("draw on a failing log: %v", err)
+	}
+	fl.failing = false
+	if _, err := a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:second share"}); !errors.Is(err, ErrDrawn) {
+		t.Fatalf("draw again with another share: %v, want ErrDrawn", err)
+	}
+	d, err := a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:first share"})
+	if err != nil || string(d.Record.Share) != "text:first share" {
+		t.Fatalf("re-send of the same draw: %v", err)
+	}
+	if _, err := a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:first share"}); !errors.Is(err, ErrDrawn) {
+		t.Fatalf("third draw: %v", err)
+	}
+	if _, err := a.Certify(ctx, "bonus-crescendo/1"); err != nil {
+		t.Fatal(err)
+	}
+}
