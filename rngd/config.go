@@ -103,8 +103,16 @@ type LogConfig struct {
 // KeysConfig selects the key custody.
 type KeysConfig struct {
 	// Backend is "software" (an encrypted keystore in Dir; default) or
-	// "pkcs11".
+	// "pkcs11" (an HSM: Module, TokenLabel, PINFile; VRF keys are
+	// RSA-FDH-VRF-SHA256 inside the token).
 	Backend string `toml:"backend"`
+	// Module, TokenLabel, PINFile and Sessions configure the pkcs11
+	// backend: the PKCS#11 library, the token's label, a file holding the
+	// user PIN (never a flag) and the sessions kept open (default 4).
+	Module     string `toml:"module"`
+	TokenLabel string `toml:"token_label"`
+	PINFile    string `toml:"pin_file"`
+	Sessions   int    `toml:"sessions"`
 	// Dir is the software keystore, default DataDir/keys.
 	Dir string `toml:"dir"`
 	// PassphraseFile holds the keystore passphrase (never a flag; trailing

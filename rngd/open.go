@@ -19,6 +19,7 @@ import (
 
 	"tirage.fr/tirage/hsm"
 	"tirage.fr/tirage/hsm/keystore"
+	"tirage.fr/tirage/hsm/pkcs11"
 	"tirage.fr/tirage/rngd/entropy"
 	"tirage.fr/tirage/transparency"
 	auditpb "tirage.fr/tirage/transparency/auditpb/v1"
@@ -133,26 +134,39 @@ func (f closerFunc) Close() error { return f() }
 // dev mode missing keys are generated; otherwise they must exist (rngctl
 // keys init).
 func openKeys(cfg Config, c *components) error {
-	if cfg.Keys.Backend != "software" {
-		return fmt.Errorf("config keys.backend %q: this rngd opens \"software\" keystores (PKCS#11: see docs/rngd.md)", cfg.Keys.Backend)
-	}
-	var pass []byte
-	switch {
-	case cfg.Keys.PassphraseFile != "":
-		b, err := os.ReadFile(cfg.Keys.PassphraseFile)
-		if err != nil {
-			return fmt.Errorf("couldn't read keys.passphrase_file: %w", err)
+	var ks hsm.Backend
+	var err error
+	switch cfg.Keys.Backend {
+	case "software":
+		var pass []byte
+		switch {
+		case cfg.Keys.PassphraseFile != "":
+			if pass, err = readSecret(cfg.Keys.PassphraseFile); err != nil {
+				return fmt.Errorf("couldn't read keys.passphrase_file: %w", err)
+			}
+		case cfg.Dev:
+			pass = []byte(devPassphrase)
+		default:
+			return errors.New("config keys.passphrase_file is required")
 		}
-		pass = bytes.TrimRight(b, "\r\n")
-	case cfg.Dev:
-		pass = []byte(devPassphrase)
+		ks, err = keystore.Open(keystore.Config{Dir: cfg.Keys.Dir, Passphrase: pass, Logger: cfg.Logger.With("component", "keys")})
+		clear(pass)
+	case "pkcs11":
+		if cfg.Keys.Module == "" || cfg.Keys.TokenLabel == "" || cfg.Keys.PINFile == "" {
+			return errors.New("config keys: backend pkcs11 needs module, token_label and pin_file")
+		}
+		var pin []byte
+		if pin, err = readSecret(cfg.Keys.PINFile); err != nil {
+			return fmt.Errorf("couldn't read keys.pin_file: %w", err)
+		}
+		ks, err = pkcs11.Open(pkcs11.Config{Module: cfg.Keys.Module, TokenLabel: cfg.Keys.TokenLabel, PIN: pin,
+			Sessions: cfg.Keys.Sessions, Logger: cfg.Logger.With("component", "keys")})
+		clear(pin)
 	default:
-		return errors.New("config keys.passphrase_file is required")
+		return fmt.Errorf("config keys.backend %q: want \"software\" or \"pkcs11\"", cfg.Keys.Backend)
 	}
-	ks, err := keystore.Open(keystore.Config{Dir: cfg.Keys.Dir, Passphrase: pass, Logger: cfg.Logger.With("component", "keys")})
-	clear(pass)
 	if err != nil {
-		return fmt.Errorf("couldn't open the keystore: %w", err)
+		return fmt.Errorf("couldn't open the %s key custody: %w", cfg.Keys.Backend, err)
 	}
 	c.keys = ks
 	c.closers = append(c.closers, ks)
@@ -171,6 +185,15 @@ func openKeys(cfg Config, c *components) error {
 		return fmt.Errorf("log signing key %q: %w (create it with rngctl keys init)", cfg.Keys.SignerLabel, err)
 	}
 	return nil
+}
+
+// readSecret reads a passphrase or PIN file, without its trailing newline.
+func readSecret(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b, "\r\n"), nil
 }
 
 // logSize is the number of leaves in the log: the latest checkpoint's size,
