@@ -502,5 +502,5 @@ func (a *Appliance) PromoDraw(id string, n int, swapWinner bool) error {
 
 type prover struct{ sk *vrf.PrivateKey }
 
-func (p prover) PublicKey() *vrf.PublicKey           { return p.sk.Public() }
+func (p prover) PublicKey() *vrf.PublicKey          { return p.sk.Public() }
 func (p prover) Prove(alpha []byte) ([]byte, error) { return p.sk.Prove(alpha) }
