@@ -228,8 +228,11 @@ func Open(msg []byte, trusted []*Key) (*Checkpoint, error) {
 		return nil, err
 	}
 	var vs []note.Verifier
+	seen := map[uint32]bool{}
 	for _, k := range trusted {
-		if k.Name == origin {
+		// The same key may be trusted twice (a key file and a pin).
+		if k.Name == origin && !seen[k.verifier.KeyHash()] {
+			seen[k.verifier.KeyHash()] = true
 			vs = append(vs, k.verifier)
 		}
 	}

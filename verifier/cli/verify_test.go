@@ -3,9 +3,11 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -225,5 +227,70 @@ func TestLogAndAuditURL(t *testing.T) {
 	code, _, errs = run(t, "audit", "--url", url, "--state", filepath.Join(dir, "x.json"), "--pin", strings.Repeat("0", 64), "--quiet")
 	if code != ExitFail || !strings.Contains(errs, "log-key") {
 		t.Errorf("wrong pin: exit %d %s", code, errs)
+	}
+}
+
+func TestVRFKeyFiles(t *testing.T) {
+	dir := t.TempDir()
+	a := newAppliance(t, 15)
+	g := playGame(t, a, receipttest.Play{Game: "g-k", StopAt: 1})
+	rcpt := write(t, dir, "r.json", a.Receipt(g, 1, true))
+	logKey := write(t, dir, "log.vkey", a.LogKeyFile())
+	line := write(t, dir, "vrf.key", []byte(fmt.Sprintf("# the appliance's VRF key\nECVRF-P256-SHA256-SSWU %x\n", a.VRF.Public().Bytes())))
+	ann := write(t, dir, "keys.json", a.Leaf(0)) // the key announcement record
+	for _, f := range []string{line, ann} {
+		if code, out, errs := run(t, "receipt", rcpt, "--log-key", logKey, "--vrf-key", f); code != ExitOK {
+			t.Errorf("--vrf-key %s: exit %d\n%s%s", filepath.Base(f), code, out, errs)
+		}
+	}
+	// The key announcement pins the log key too: no --log-key needed.
+	if code, out, errs := run(t, "receipt", rcpt, "--vrf-key", ann); code != ExitOK {
+		t.Errorf("--vrf-key announcement alone: exit %d\n%s%s", code, out, errs)
+	}
+	other := newAppliance(t, 16)
+	wrong := write(t, dir, "other.key", []byte(fmt.Sprintf("ECVRF-P256-SHA256-SSWU %x\n", other.VRF.Public().Bytes())))
+	if code, _, errs := run(t, "receipt", rcpt, "--log-key", logKey, "--vrf-key", wrong); code != ExitFail || !strings.Contains(errs, "check vrf-key") {
+		t.Errorf("another VRF key: exit %d %s", code, errs)
+	}
+	bad := write(t, dir, "bad.key", []byte("ECVRF-P256-SHA256-SSWU zz\n"))
+	if code, _, _ := run(t, "receipt", rcpt, "--vrf-key", bad); code != ExitUsage {
+		t.Errorf("unreadable --vrf-key: exit %d", code)
+	}
+}
+
+// TestBinary drives the built rngverify as a user would and checks exit codes.
+func TestBinary(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "rngverify")
+	if out, err := exec.Command("go", "build", "-o", bin, "tirage.fr/tirage/cmd/rngverify").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	a := newAppliance(t, 17)
+	g := playGame(t, a, receipttest.Play{Game: "g-bin", StopAt: 3})
+	bad := playGame(t, a, receipttest.Play{Game: "g-bin-bad", Cheat: receipttest.Cheat{WrongSecret: true}})
+	key := write(t, dir, "log.vkey", a.LogKeyFile())
+	good := write(t, dir, "good.json", a.Transcript(g, receipttest.TranscriptOptions{}))
+	cheat := write(t, dir, "cheat.json", a.Transcript(bad, receipttest.TranscriptOptions{}))
+	tiles := filepath.Join(dir, "tiles")
+	writeTiles(t, tiles, a)
+	state := filepath.Join(dir, "state.json")
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"game", good, "--log-key", key}, 0},
+		{[]string{"game", cheat, "--log-key", key, "--json"}, 1},
+		{[]string{"game", good}, 1},
+		{[]string{"game"}, 2},
+		{[]string{"game", filepath.Join(dir, "nope.json")}, 2},
+		{[]string{"log", "--dir", tiles, "--log-key", key, "--state", state}, 0},
+		{[]string{"audit", "--dir", tiles, "--state", state, "--quiet"}, 1}, // the cheating game
+		{[]string{"log", "--url", "ftp://x"}, 2},
+	} {
+		cmd := exec.Command(bin, c.args...)
+		out, _ := cmd.CombinedOutput()
+		if got := cmd.ProcessState.ExitCode(); got != c.code {
+			t.Errorf("rngverify %s: exit %d, want %d\n%s", strings.Join(c.args, " "), got, c.code, out)
+		}
 	}
 }

@@ -62,6 +62,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -142,11 +143,12 @@ const (
 	DocCertificate = "certificate"
 	DocEntrants    = "entrants"
 	DocLogKeys     = "log-keys"
+	DocKeyRecord   = "key-record" // the log's key announcement record (its keys' fingerprints can be pinned)
 )
 
 // Detect names the kind of document in b ("" when unknown): a receipt, a
-// transcript, a promotion certificate, a promotion entrant list, or a file
-// of log verifier keys.
+// transcript, a promotion certificate, a promotion entrant list, a file of
+// log verifier keys, or the log's key announcement record.
 func Detect(b []byte) string {
 	var probe struct {
 		Type       string          `json:"type"`
@@ -164,6 +166,9 @@ func Detect(b []byte) string {
 			return DocTranscript
 		case probe.DrawRecord != nil:
 			return DocCertificate
+		}
+		if r, err := record.Parse(t); err == nil && r.Kind() == record.KindKey {
+			return DocKeyRecord
 		}
 		return ""
 	}
@@ -213,7 +218,7 @@ func (a *Anchors) logKeys(doc []string) (trusted []*checkpoint.Key, offered []*c
 			continue
 		}
 		offered = append(offered, k)
-		if a.pinned(k.Fingerprint()) {
+		if a.pinned(k.Fingerprint()) && !slices.ContainsFunc(trusted, func(t *checkpoint.Key) bool { return t.Text == k.Text }) {
 			trusted = append(trusted, k)
 		}
 	}

@@ -6,11 +6,13 @@
 // the page (scripts/wasm.sh assembles bin/verifier-web/).
 //
 // Trust on the page is what the user drops or types: a log key file (the
-// text served at /log/vkey) or pinned fingerprints. A document is never
+// text served at /log/vkey), the log's key announcement record (every key in
+// it is pinned), or pinned fingerprints. A document is never
 // trusted on its own word: without an anchor its log-key check fails.
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -19,6 +21,7 @@ import (
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/receipt"
+	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
 )
 
@@ -50,6 +53,12 @@ func Verify(files []File, pins string) []Result {
 		case receipt.DocLogKeys:
 			keys, _ := checkpoint.ParseKeys(string(f.Data))
 			a.LogKeys = append(a.LogKeys, keys...)
+		case receipt.DocKeyRecord:
+			// The operator's published key announcement: pin every key in it.
+			r, _ := record.Parse(bytes.TrimSpace(f.Data))
+			for _, k := range r.(*record.KeyAnnouncement).Keys {
+				a.Pins = append(a.Pins, record.Hex(k.Fingerprint))
+			}
 		case receipt.DocEntrants:
 			l, err := promo.ParseEntrantList(f.Data)
 			if err != nil {

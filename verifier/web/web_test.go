@@ -137,3 +137,19 @@ func documents(t *testing.T, dir string) map[string]string {
 	put("junk", "junk.txt", []byte("hello\n"))
 	return out
 }
+
+// TestKeyRecordAnchors: the key announcement alone anchors a transcript.
+func TestKeyRecordAnchors(t *testing.T) {
+	a, err := receipttest.New(22)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := a.PlayGame(receipttest.Play{Game: "g-k", StopAt: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := web.Verify([]web.File{{Name: "keys.json", Data: a.Leaf(0)}, {Name: "game.json", Data: a.Transcript(g, receipttest.TranscriptOptions{})}}, "")
+	if len(res) != 1 || res[0].Verdict.Status() != "pass" {
+		t.Fatalf("%d results: %s", len(res), res[0].Verdict.Text("en"))
+	}
+}
