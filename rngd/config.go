@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -90,8 +91,16 @@ type AdminConfig struct {
 
 // LogConfig selects the transparency log.
 type LogConfig struct {
-	// Backend is "tessera" (embedded, default, in DataDir/log).
+	// Backend is "tessera" (embedded, default, in DataDir/log) or
+	// "trillian" (a Trillian v1.8 log server; one rngd per tree for now:
+	// the state store follows the log it alone writes).
 	Backend string `toml:"backend"`
+	// TrillianAddress and TrillianTreeID select the Trillian log.
+	TrillianAddress string `toml:"trillian_address"`
+	TrillianTreeID  int64  `toml:"trillian_tree_id"`
+	// TrillianCAFile is the CA of the log server's TLS certificate. Without
+	// it the connection is plaintext, allowed only to a loopback address.
+	TrillianCAFile string `toml:"trillian_ca_file"`
 	// Origin is the checkpoint origin line, default "tirage.fr/dev-log".
 	Origin string `toml:"origin"`
 	// BatchMaxAge bounds how long an append waits for its batch (default 10ms).
@@ -255,8 +264,20 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Log.Backend == "" {
 		c.Log.Backend = "tessera"
 	}
-	if c.Log.Backend != "tessera" {
-		return c, fmt.Errorf("config log.backend %q: rngd supports \"tessera\"", c.Log.Backend)
+	switch c.Log.Backend {
+	case "tessera":
+	case "trillian":
+		if c.Log.TrillianAddress == "" || c.Log.TrillianTreeID == 0 {
+			return c, errors.New("config log: backend trillian needs trillian_address and trillian_tree_id")
+		}
+		if c.Log.TrillianCAFile == "" {
+			host, _, err := net.SplitHostPort(c.Log.TrillianAddress)
+			if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+				return c, fmt.Errorf("config log.trillian_address %q: plaintext is allowed only on loopback; set trillian_ca_file", c.Log.TrillianAddress)
+			}
+		}
+	default:
+		return c, fmt.Errorf("config log.backend %q: want \"tessera\" or \"trillian\"", c.Log.Backend)
 	}
 	if c.Log.Origin == "" {
 		c.Log.Origin = "tirage.fr/dev-log"

@@ -16,6 +16,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"tirage.fr/tirage/hsm"
 	"tirage.fr/tirage/hsm/keystore"
@@ -24,6 +26,7 @@ import (
 	"tirage.fr/tirage/transparency"
 	auditpb "tirage.fr/tirage/transparency/auditpb/v1"
 	"tirage.fr/tirage/transparency/tilelog"
+	"tirage.fr/tirage/transparency/trillian"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
 )
@@ -34,7 +37,7 @@ type components struct {
 	prover  hsm.VRFProver
 	signer  hsm.Signer
 	entropy *entropy.Generator
-	log     *tilelog.Log
+	log     transparency.Log
 	closers []io.Closer
 }
 
@@ -98,18 +101,9 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 		return nil, err
 	}
 
-	c.log, err = tilelog.Open(ctx, tilelog.Config{
-		Dir:                filepath.Join(cfg.DataDir, "log"),
-		Origin:             cfg.Log.Origin,
-		Signers:            []crypto.Signer{cryptoSigner{c.signer}},
-		BatchMaxAge:        cfg.Log.BatchMaxAge.Duration,
-		CheckpointInterval: cfg.Log.CheckpointInterval.Duration,
-		Logger:             cfg.Logger.With("component", "log"),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("couldn't open the log: %w", err)
+	if err := openLog(ctx, cfg, c); err != nil {
+		return nil, err
 	}
-	c.closers = append(c.closers, c.log)
 
 	loc, _ := time.LoadLocation(cfg.Game.TimeZone)
 	pub := c.prover.PublicKey().Bytes()
@@ -124,6 +118,49 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 		return nil, err
 	}
 	return e, nil
+}
+
+// openLog opens the configured transparency log, its checkpoints signed by
+// the key custody's log key.
+func openLog(ctx context.Context, cfg Config, c *components) error {
+	signers := []crypto.Signer{cryptoSigner{c.signer}}
+	logger := cfg.Logger.With("component", "log")
+	var err error
+	switch cfg.Log.Backend {
+	case "trillian":
+		creds := insecure.NewCredentials()
+		if cfg.Log.TrillianCAFile != "" {
+			tc, err := clientTLSRoots(cfg.Log.TrillianCAFile)
+			if err != nil {
+				return err
+			}
+			creds = credentials.NewTLS(tc)
+		}
+		conn, err := grpc.NewClient(cfg.Log.TrillianAddress, grpc.WithTransportCredentials(creds))
+		if err != nil {
+			return fmt.Errorf("couldn't dial trillian: %w", err)
+		}
+		c.closers = append(c.closers, conn)
+		c.log, err = trillian.Open(ctx, trillian.Config{Conn: conn, TreeID: cfg.Log.TrillianTreeID, Origin: cfg.Log.Origin,
+			Signers: signers, Logger: logger})
+		if err != nil {
+			return fmt.Errorf("couldn't open the trillian log: %w", err)
+		}
+	default:
+		c.log, err = tilelog.Open(ctx, tilelog.Config{
+			Dir:                filepath.Join(cfg.DataDir, "log"),
+			Origin:             cfg.Log.Origin,
+			Signers:            signers,
+			BatchMaxAge:        cfg.Log.BatchMaxAge.Duration,
+			CheckpointInterval: cfg.Log.CheckpointInterval.Duration,
+			Logger:             logger,
+		})
+		if err != nil {
+			return fmt.Errorf("couldn't open the log: %w", err)
+		}
+	}
+	c.closers = append(c.closers, c.log)
+	return nil
 }
 
 type closerFunc func() error
@@ -369,7 +406,11 @@ func (d *Daemon) banner(c *components) {
 	}
 	fmt.Fprintf(&b, "rngd %s\n", cfg.Version)
 	fmt.Fprintf(&b, "  data dir      %s\n", cfg.DataDir)
-	fmt.Fprintf(&b, "  log           %s (%s), origin %q, batch %s, checkpoint every %s\n", cfg.Log.Backend, filepath.Join(cfg.DataDir, "log"), cfg.Log.Origin, cfg.Log.BatchMaxAge, cfg.Log.CheckpointInterval)
+	if cfg.Log.Backend == "trillian" {
+		fmt.Fprintf(&b, "  log           trillian %s tree %d, origin %q\n", cfg.Log.TrillianAddress, cfg.Log.TrillianTreeID, cfg.Log.Origin)
+	} else {
+		fmt.Fprintf(&b, "  log           tessera %s, origin %q, batch %s, checkpoint every %s\n", filepath.Join(cfg.DataDir, "log"), cfg.Log.Origin, cfg.Log.BatchMaxAge, cfg.Log.CheckpointInterval)
+	}
 	fmt.Fprintf(&b, "  keys          %s keystore %s%s\n", c.keys.Kind(), cfg.Keys.Dir, map[bool]string{true: " (software keys: development only)", false: ""}[c.keys.Software()])
 	fmt.Fprintf(&b, "  vrf key       %s %s fingerprint %s\n", d.engine.keyID, d.engine.suite, hsm.Fingerprint(d.engine.pub))
 	if spki, err := x509.MarshalPKIXPublicKey(c.signer.Public()); err == nil {
@@ -401,7 +442,7 @@ func (d *Daemon) banner(c *components) {
 // auditSurfaces are the auditors' read surfaces of the log: the tiles,
 // checkpoint and verifier key under /log/ on the HTTP listener, and the
 // gRPC audit service (tirage.transparency.audit.v1) on the gRPC listener.
-func auditSurfaces(l *tilelog.Log) (map[string]http.Handler, func(*grpc.Server)) {
+func auditSurfaces(l transparency.Log) (map[string]http.Handler, func(*grpc.Server)) {
 	return map[string]http.Handler{"/log/": transparency.NewHTTPHandler(l)}, func(s *grpc.Server) {
 		auditpb.RegisterAuditServer(s, transparency.NewAuditServer(l))
 	}

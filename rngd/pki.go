@@ -192,6 +192,15 @@ func ClientTLS(certFile, keyFile, caFile string) (*tls.Config, error) {
 	return &tls.Config{MinVersion: tls.VersionTLS13, Certificates: []tls.Certificate{pair}, RootCAs: pool}, nil
 }
 
+// clientTLSRoots trusts the CA bundle in caFile, without a client certificate.
+func clientTLSRoots(caFile string) (*tls.Config, error) {
+	pool, err := loadPool(caFile)
+	if err != nil {
+		return nil, err
+	}
+	return &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}, nil
+}
+
 func loadPool(caFile string) (*x509.CertPool, error) {
 	pem, err := os.ReadFile(caFile)
 	if err != nil {

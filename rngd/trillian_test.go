@@ -1,0 +1,74 @@
+package rngd
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	tpb "github.com/google/trillian"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/transparency/trillian"
+)
+
+// trillianEnv reads .run/trillian.env, written by scripts/trillian.sh up
+// (make test starts the MariaDB + Trillian stack).
+func trillianEnv(t *testing.T) map[string]string {
+	f, err := os.Open(filepath.Join("..", ".run", "trillian.env"))
+	if err != nil {
+		msg := "Trillian stack not running (no .run/trillian.env): bash scripts/trillian.sh up (make test does)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	defer f.Close()
+	env := map[string]string{}
+	for s := bufio.NewScanner(f); s.Scan(); {
+		if k, v, ok := strings.Cut(s.Text(), "="); ok {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+// The daemon on the scale-out backend: a Trillian v1.8 tree on MariaDB,
+// checkpoints signed by the appliance; games played and verified offline.
+func TestE2ETrillian(t *testing.T) {
+	env := trillianEnv(t)
+	addr := env["TRILLIAN_LOG_ADDR"]
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tree, err := trillian.CreateTree(ctx, conn, "rngd-"+strconv.Itoa(os.Getpid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		tpb.NewTrillianAdminClient(conn).DeleteTree(context.Background(), &tpb.DeleteTreeRequest{TreeId: tree})
+	})
+	td := newTestDaemon(t, func(c *Config) {
+		c.Log = LogConfig{Backend: "trillian", TrillianAddress: addr, TrillianTreeID: tree}
+	})
+	codes := td.emission("TRL", "2026-12-31", 20)
+	a := td.client("server-a")
+	for _, code := range codes[1:3] {
+		g := playUntil(t, a, start(t, a, code).Game, func(*qodv1.Game) bool { return false })
+		verifyGame(t, td, a, g)
+	}
+	td.restart()
+	if _, err := td.client("server-a").ListUnfinishedGames(context.Background(), &qodv1.ListUnfinishedGamesRequest{}); err != nil {
+		t.Fatal(err)
+	}
+}
