@@ -107,6 +107,12 @@ type LogConfig struct {
 	BatchMaxAge Duration `toml:"batch_max_age"`
 	// CheckpointInterval is how often a checkpoint is signed (default 100ms).
 	CheckpointInterval Duration `toml:"checkpoint_interval"`
+	// ReceiptWait, when set, makes StartGame, Pick and Decide wait up to
+	// this long for a checkpoint covering their records, so that the reply's
+	// receipts carry the signed checkpoint and the inclusion proofs (about
+	// one checkpoint interval more latency). Default 0: replies carry the
+	// log index; GetReceipts returns the proofs.
+	ReceiptWait Duration `toml:"receipt_wait"`
 }
 
 // KeysConfig selects the key custody.

@@ -644,3 +644,18 @@ func TestE2ETransport(t *testing.T) {
 	_, err = td.admin().CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: rid(), EmissionId: "E", ClosureDate: "2026-13-01"})
 	wantStatus(t, err, codes.InvalidArgument, "closure_date")
 }
+
+// With log.receipt_wait, a reply carries its checkpoint and inclusion proof.
+func TestE2EReceiptWait(t *testing.T) {
+	td := newTestDaemon(t, func(c *Config) { c.Log.ReceiptWait = Duration{5 * time.Second} })
+	codes1 := td.emission("RW", "2026-12-31", 5)
+	a := td.client("server-a")
+	r := start(t, a, codes1[1])
+	if len(r.Receipt.Checkpoint) == 0 || (r.Receipt.LogIndex > 0 && len(r.Receipt.InclusionProof) == 0) {
+		t.Fatalf("start receipt without inclusion proof: %v", r.Receipt)
+	}
+	v, err := VerifyReceipts([]*qodv1.Receipt{r.Receipt}, td.d.engine.tlog.VerifierKeys()[0], nil, td.d.engine.loc)
+	if err != nil || v.Included != 1 {
+		t.Fatalf("%+v %v", v, err)
+	}
+}

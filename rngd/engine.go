@@ -461,7 +461,7 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 		return nil, err
 	}
 	e.log.Info("game started", "game", id, "emission", t.Emission, "stake_cents", t.Stake, "log_index", s.index)
-	return reply, nil
+	return e.withInclusion(ctx, reply), nil
 }
 
 // pick draws whether a number is good or losing.
@@ -600,7 +600,7 @@ func (e *engine) finish(ctx context.Context, c *call, sg *storedGame, now time.T
 	if err := e.commit(c, reply, sg, recs, nil); err != nil {
 		return nil, err
 	}
-	return reply, nil
+	return e.withInclusion(ctx, reply), nil
 }
 
 // sealEnd appends the end record of a game that is over; it reveals r.
@@ -792,6 +792,54 @@ func (e *engine) listUnfinished(server string) ([]*qodv1.Game, error) {
 	return out, nil
 }
 
+// proveInclusion waits at most wait for a checkpoint that covers every
+// receipt, then adds the checkpoint and each record's inclusion proof to the
+// receipts it covers. Receipts it cannot prove stay without (the caller may
+// ask again with GetReceipts).
+func (e *engine) proveInclusion(ctx context.Context, wait time.Duration, rs ...*qodv1.Receipt) {
+	var last uint64
+	for _, r := range rs {
+		last = max(last, r.LogIndex)
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	cp, err := e.tlog.AwaitCheckpoint(wctx, last+1)
+	cancel()
+	if err != nil {
+		if cp, err = e.tlog.Checkpoint(ctx); err != nil {
+			return
+		}
+	}
+	for _, r := range rs {
+		if r.LogIndex >= cp.Size {
+			continue
+		}
+		proof, err := e.tlog.InclusionProof(ctx, r.LogIndex, cp.Size)
+		if err != nil {
+			continue
+		}
+		r.Checkpoint = cp.Note
+		r.InclusionProof = r.InclusionProof[:0]
+		for _, h := range proof {
+			r.InclusionProof = append(r.InclusionProof, append([]byte(nil), h[:]...))
+		}
+	}
+}
+
+// withInclusion adds inclusion proofs to a mutating call's reply when
+// log.receipt_wait asks for them (the stored reply, returned to retries,
+// has none).
+func (e *engine) withInclusion(ctx context.Context, reply *qodv1.GameReply) *qodv1.GameReply {
+	if w := e.cfg.Log.ReceiptWait.Duration; w > 0 && reply.Receipt != nil {
+		reply = proto.Clone(reply).(*qodv1.GameReply)
+		rs := []*qodv1.Receipt{reply.Receipt}
+		if reply.EndReceipt != nil {
+			rs = append(rs, reply.EndReceipt)
+		}
+		e.proveInclusion(ctx, w, rs...)
+	}
+	return reply
+}
+
 // receiptWait bounds how long GetReceipts waits for a checkpoint covering
 // the game's last record (the log signs one every checkpoint interval).
 const receiptWait = 3 * time.Second
@@ -817,27 +865,6 @@ func (e *engine) receipts(ctx context.Context, server, id string) ([]*qodv1.Rece
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "state store: %v", err)
 	}
-	// Wait briefly for a checkpoint that covers the game's last record.
-	wctx, cancel := context.WithTimeout(ctx, receiptWait)
-	cp, err := e.tlog.AwaitCheckpoint(wctx, sg.LastIndex+1)
-	cancel()
-	if err != nil {
-		if cp, err = e.tlog.Checkpoint(ctx); err != nil {
-			return out, nil // receipts without inclusion proofs; the caller may ask again
-		}
-	}
-	for _, r := range out {
-		if r.LogIndex >= cp.Size {
-			continue
-		}
-		proof, err := e.tlog.InclusionProof(ctx, r.LogIndex, cp.Size)
-		if err != nil {
-			continue
-		}
-		r.Checkpoint = cp.Note
-		for _, h := range proof {
-			r.InclusionProof = append(r.InclusionProof, append([]byte(nil), h[:]...))
-		}
-	}
+	e.proveInclusion(ctx, receiptWait, out...)
 	return out, nil
 }
