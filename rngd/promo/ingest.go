@@ -43,8 +43,9 @@ type IngestStats struct {
 // progress, if not nil, is called about every 250,000 lines with the number
 // of lines and bytes read so far.
 //
-// Reading and parsing run in one goroutine, tallying in the caller's: rows
-// reach the tally in file order, in batches.
+// Three stages run concurrently: one goroutine frames rows (CSV records or
+// JSON lines) into batches, parseWorkers goroutines parse them, and the
+// caller's goroutine tallies them in file order.
 func Ingest(ctx context.Context, r io.Reader, format string, t *promo.Tally, rejects io.Writer, progress func(lines, bytes int64)) (IngestStats, error) {
 	var st IngestStats
 	if format != FormatCSV && format != FormatJSONL {
@@ -55,40 +56,34 @@ func Ingest(ctx context.Context, r io.Reader, format string, t *promo.Tally, rej
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	// Producer: frames and parses rows into batches.
 	const batchSize = 2048
-	batches := make(chan []parsedRow, 8)
-	free := make(chan []parsedRow, 10)
-	var lines, read int64 // written by the producer, read after done
+	work := make(chan *ingestJob, 2*parseWorkers)
+	order := make(chan *ingestJob, 4*parseWorkers)
+	var lines, read int64 // written by the framer, read after done
 	done := make(chan error, 1)
+
+	// Framer.
 	go func() {
-		batch := make([]parsedRow, 0, batchSize)
+		job := newIngestJob(batchSize)
 		flush := func() error {
-			select {
-			case batches <- batch:
-			case <-ctx.Done():
-				return ctx.Err()
+			// work first: a job the tally waits for is always being parsed.
+			for _, ch := range []chan *ingestJob{work, order} {
+				select {
+				case ch <- job:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
 			}
-			select {
-			case batch = <-free:
-				batch = batch[:0]
-			default:
-				batch = make([]parsedRow, 0, batchSize)
-			}
+			job = newIngestJob(batchSize)
 			return nil
 		}
-		push := func(p parsedRow) error {
-			batch = append(batch, p)
-			if len(batch) == batchSize {
+		push := func(row rawRow) error {
+			job.rows = append(job.rows, row)
+			if len(job.rows) == batchSize {
 				return flush()
 			}
 			return nil
 		}
-		add := func(line int, f *[9]string) error {
-			s, err := promo.ParseStake(*f)
-			return push(parsedRow{line: line, s: s, err: err})
-		}
-		reject := func(line int, err error) error { return push(parsedRow{line: line, err: err}) }
 		var pst IngestStats
 		tick := func(line int) error {
 			if line%250_000 == 0 {
@@ -103,24 +98,35 @@ func Ingest(ctx context.Context, r io.Reader, format string, t *promo.Tally, rej
 		}
 		var err error
 		if format == FormatCSV {
-			err = ingestCSV(br, &pst, add, reject, tick)
+			err = ingestCSV(br, &pst, push, tick)
 		} else {
-			err = ingestJSONL(br, &pst, add, reject, tick)
+			err = ingestJSONL(br, &pst, push, tick)
 		}
-		if err == nil && len(batch) > 0 {
+		if err == nil && len(job.rows) > 0 {
 			err = flush()
 		}
 		lines, read = pst.Lines, cr.n
-		close(batches)
+		close(work)
+		close(order)
 		done <- err
 	}()
 
-	// Consumer: tallies in order and reports rejections.
+	// Parsers.
+	for range parseWorkers {
+		go func() {
+			for job := range work {
+				job.parse()
+			}
+		}()
+	}
+
+	// Tally, in file order.
 	rw := bufio.NewWriter(rejects)
 	var werr error
-	for batch := range batches {
-		for i := range batch {
-			p := &batch[i]
+	for job := range order {
+		<-job.done
+		for i := range job.out {
+			p := &job.out[i]
 			err := p.err
 			if err == nil {
 				var why promo.Exclusion
@@ -139,10 +145,6 @@ func Ingest(ctx context.Context, r io.Reader, format string, t *promo.Tally, rej
 				cancel()
 			}
 		}
-		select {
-		case free <- batch:
-		default:
-		}
 	}
 	err := <-done
 	st.Lines = lines
@@ -158,11 +160,53 @@ func Ingest(ctx context.Context, r io.Reader, format string, t *promo.Tally, rej
 	return st, rw.Flush()
 }
 
-// parsedRow is a row parsed by Ingest's producer: a stake, or why it is rejected.
+// parseWorkers is the number of parsing goroutines of Ingest.
+const parseWorkers = 2
+
+// rawRow is a framed row: CSV fields, or a JSON line to decode, or why the
+// framing rejected it.
+type rawRow struct {
+	line int
+	f    [9]string
+	json []byte
+	err  error
+}
+
+// parsedRow is a parsed row: a stake, or why it is rejected.
 type parsedRow struct {
 	line int
 	s    promo.Stake
 	err  error
+}
+
+type ingestJob struct {
+	rows []rawRow
+	out  []parsedRow
+	done chan struct{}
+}
+
+func newIngestJob(n int) *ingestJob {
+	return &ingestJob{rows: make([]rawRow, 0, n), done: make(chan struct{})}
+}
+
+func (j *ingestJob) parse() {
+	j.out = make([]parsedRow, len(j.rows))
+	for i := range j.rows {
+		r := &j.rows[i]
+		p := &j.out[i]
+		p.line, p.err = r.line, r.err
+		if p.err != nil {
+			continue
+		}
+		if r.json != nil {
+			if r.f, p.err = decodeJSONLine(r.json); p.err != nil {
+				continue
+			}
+		}
+		p.s, p.err = promo.ParseStake(r.f)
+	}
+	j.rows = nil
+	close(j.done)
 }
 
 type countingReader struct {
@@ -176,7 +220,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func ingestCSV(br *bufio.Reader, st *IngestStats, add func(int, *[9]string) error, reject func(int, error) error, tick func(int) error) error {
+func ingestCSV(br *bufio.Reader, st *IngestStats, push func(rawRow) error, tick func(int) error) error {
 	cr := csv.NewReader(br)
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = -1
@@ -218,23 +262,23 @@ func ingestCSV(br *bufio.Reader, st *IngestStats, add func(int, *[9]string) erro
 			if !errors.As(err, &pe) {
 				return fmt.Errorf("stake file: %w", err)
 			}
-			if err := reject(pe.StartLine, fmt.Errorf("csv: %w", pe.Err)); err != nil {
+			if err := push(rawRow{line: pe.StartLine, err: fmt.Errorf("csv: %w", pe.Err)}); err != nil {
 				return err
 			}
 			continue
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) != len(cols) {
-			if err := reject(line, fmt.Errorf("row has %d fields, the header %d", len(rec), len(cols))); err != nil {
+			if err := push(rawRow{line: line, err: fmt.Errorf("row has %d fields, the header %d", len(rec), len(cols))}); err != nil {
 				return err
 			}
 			continue
 		}
-		var f [9]string
+		row := rawRow{line: line}
 		for i, v := range rec {
-			f[cols[i]] = v
+			row.f[cols[i]] = v
 		}
-		if err := add(line, &f); err != nil {
+		if err := push(row); err != nil {
 			return err
 		}
 		if err := tick(line); err != nil {
@@ -256,10 +300,25 @@ type jsonStake struct {
 	DebitedAt    string      `json:"debited_at"`
 }
 
+// decodeJSONLine decodes one JSON Lines object into stake fields.
+func decodeJSONLine(b []byte) ([9]string, error) {
+	var js jsonStake
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(&js); err != nil {
+		return [9]string{}, fmt.Errorf("json: %w", err)
+	}
+	if dec.More() {
+		return [9]string{}, errors.New("json: more than one value on the line")
+	}
+	return [9]string{js.ID, js.Account, js.Time, js.Game, js.AmountCents.String(), js.Channel, js.Kind, js.SubscribedAt, js.DebitedAt}, nil
+}
+
 // maxLine bounds one JSON line (and keeps a garbage file from using memory).
 const maxLine = 64 << 10
 
-func ingestJSONL(br *bufio.Reader, st *IngestStats, add func(int, *[9]string) error, reject func(int, error) error, tick func(int) error) error {
+func ingestJSONL(br *bufio.Reader, st *IngestStats, push func(rawRow) error, tick func(int) error) error {
 	line := 0
 	for {
 		b, err := br.ReadSlice('\n')
@@ -269,7 +328,7 @@ func ingestJSONL(br *bufio.Reader, st *IngestStats, add func(int, *[9]string) er
 			for err == bufio.ErrBufferFull {
 				_, err = br.ReadSlice('\n')
 			}
-			if rerr := reject(line, fmt.Errorf("line longer than %d bytes", maxLine)); rerr != nil {
+			if rerr := push(rawRow{line: line, err: fmt.Errorf("line longer than %d bytes", maxLine)}); rerr != nil {
 				return rerr
 			}
 			if err == io.EOF {
@@ -292,23 +351,8 @@ func ingestJSONL(br *bufio.Reader, st *IngestStats, add func(int, *[9]string) er
 			continue
 		}
 		st.Lines++
-		var js jsonStake
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		dec.UseNumber()
-		if derr := dec.Decode(&js); derr != nil {
-			if rerr := reject(line, fmt.Errorf("json: %w", derr)); rerr != nil {
-				return rerr
-			}
-		} else if dec.More() {
-			if rerr := reject(line, errors.New("json: more than one value on the line")); rerr != nil {
-				return rerr
-			}
-		} else {
-			f := [9]string{js.ID, js.Account, js.Time, js.Game, js.AmountCents.String(), js.Channel, js.Kind, js.SubscribedAt, js.DebitedAt}
-			if aerr := add(line, &f); aerr != nil {
-				return aerr
-			}
+		if perr := push(rawRow{line: line, json: bytes.Clone(b)}); perr != nil {
+			return perr
 		}
 		if terr := tick(line); terr != nil {
 			return terr
