@@ -12,6 +12,7 @@ export GOTOOLCHAIN=local
 mkdir -p bin data
 go build -tags tirage_dev -o bin/rngd-dev ./cmd/rngd
 go build -o bin/rngdemo ./cmd/rngdemo
+[ -x bin/rngverify ] || go build -o bin/rngverify ./cmd/rngverify
 
 bin/rngd-dev --dev &
 pid=$!
@@ -34,6 +35,16 @@ curl -fsS http://127.0.0.1:7480/healthz >/dev/null
 echo
 echo "== demo game server (client certificate data/dev/client.pem) =="
 bin/rngdemo --data data --games "${DEMO_GAMES:-4}"
+
+# The standalone verifier, as an auditor runs it, on the newest transcript.
+if [ -x bin/rngverify ]; then
+  t=$(ls -t data/transcripts/*.json 2>/dev/null | head -1 || true)
+  if [ -n "$t" ]; then
+    echo
+    echo "== bin/rngverify game $t --log-key data/transcripts/log.vkey =="
+    bin/rngverify game "$t" --log-key data/transcripts/log.vkey
+  fi
+fi
 
 if [ "${DEMO_ONLY:-0}" = "1" ]; then
   exit 0

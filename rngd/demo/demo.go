@@ -134,6 +134,13 @@ func Run(ctx context.Context, c Config) error {
 	}
 	fmt.Fprintf(out, "\n== verification summary: %d games, %d records, %d VRF proofs verified, %d records proven in signed checkpoints, every game replayed by verifier/qod: OK\n",
 		total.games, total.records, total.proofs, total.included)
+	if c.TranscriptDir != "" {
+		vkey := filepath.Join(c.TranscriptDir, "log.vkey")
+		if err := os.WriteFile(vkey, []byte(strings.Join(st.LogVerifierKeys, "\n")+"\n"), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "   re-check offline: bin/rngverify game %s/<game>.json --log-key %s\n", c.TranscriptDir, vkey)
+	}
 	fmt.Fprintf(out, "   auditors: curl http://127.0.0.1:7480/log/checkpoint ; metrics: curl http://127.0.0.1:7480/metrics\n")
 	return nil
 }
