@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -657,5 +658,21 @@ func TestE2EReceiptWait(t *testing.T) {
 	v, err := VerifyReceipts([]*qodv1.Receipt{r.Receipt}, td.d.engine.tlog.VerifierKeys()[0], nil, td.d.engine.loc)
 	if err != nil || v.Included != 1 {
 		t.Fatalf("%+v %v", v, err)
+	}
+}
+
+// The admin socket admits only the configured Unix users (kernel peer
+// credentials), and is created with mode 0600.
+func TestAdminPeerCredentials(t *testing.T) {
+	td := newTestDaemon(t, func(c *Config) { c.Admin.AllowedUIDs = []int{os.Getuid() + 4242} })
+	fi, err := os.Stat(td.d.Addrs().Admin)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("admin socket mode %v %v", fi.Mode(), err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = td.admin().Status(ctx, &adminv1.StatusRequest{})
+	if status.Code(err) != codes.Unavailable {
+		t.Fatalf("a user not allowed reached the admin API: %v", err)
 	}
 }
