@@ -320,7 +320,8 @@ type auditor struct {
 	misbehav map[string]bool
 	counts   map[string]int
 	entryBad []string
-	recBad   []string
+	recBad   []string // malformed records
+	recNew   []string // records of a version or kind this verifier does not know
 }
 
 func newAuditor(cfg Config, v *verdict.Verdict, res *Result) *auditor {
@@ -359,6 +360,10 @@ func (a *auditor) keyring() func(string) (*vrf.PublicKey, bool) {
 func (a *auditor) add(index uint64, leaf []byte) {
 	r, err := record.Parse(leaf)
 	if err != nil {
+		if errors.Is(err, record.ErrVersion) || errors.Is(err, record.ErrUnknownKind) {
+			a.recNew = append(a.recNew, fmt.Sprintf("entry %d: %s", index, err))
+			return
+		}
 		a.recBad = append(a.recBad, fmt.Sprintf("entry %d: %s", index, err))
 		return
 	}
@@ -543,9 +548,12 @@ func (a *auditor) finish() {
 	} else {
 		v.Pass(verdict.CheckEntries, "%d entries match the signed tree", a.res.Records)
 	}
-	if len(a.recBad) > 0 {
+	switch {
+	case len(a.recBad) > 0:
 		v.Misbehaviour(verdict.CheckRecord, "%d malformed: %s", len(a.recBad), strings.Join(a.recBad[:min(len(a.recBad), maxIssues)], "; "))
-	} else {
+	case len(a.recNew) > 0:
+		v.Fail(verdict.CheckRecord, "%d not readable by this version of rngverify: %s", len(a.recNew), strings.Join(a.recNew[:min(len(a.recNew), maxIssues)], "; "))
+	default:
 		var ks []string
 		for k, n := range a.kinds {
 			ks = append(ks, fmt.Sprintf("%s %d", k, n))

@@ -161,3 +161,19 @@ func TestAuditPromotions(t *testing.T) {
 		t.Fatalf("steered draw:\n%s", res.Verdict.Text("en"))
 	}
 }
+
+// TestAuditUnknownRecords: a record of a newer version is not misbehaviour;
+// a malformed one is.
+func TestAuditUnknownRecords(t *testing.T) {
+	a := logWith(t, 2, nil)
+	a.Append([]byte(`{"kind":"pick","v":2}`))
+	v := run(t, a, a.Tiles(), nil).Verdict
+	if c := v.Find(verdict.CheckRecord); c.Status != verdict.StatusFail || v.Status() != verdict.StatusFail {
+		t.Errorf("newer record: %s\n%s", c.Status, v.Text("en"))
+	}
+	a.Append([]byte(`{"kind":"pick", "v":1}`))
+	v = run(t, a, a.Tiles(), nil).Verdict
+	if c := v.Find(verdict.CheckRecord); c.Status != verdict.StatusMisbehaviour {
+		t.Errorf("malformed record: %s\n%s", c.Status, v.Text("en"))
+	}
+}

@@ -57,7 +57,7 @@ func CheckGame(v *verdict.Verdict, g Game) *Played {
 	for i, leaf := range g.Leaves {
 		r, err := record.Parse(leaf)
 		if err != nil {
-			v.Misbehaviour(verdict.CheckRecord, "record %d: %s", i, err)
+			recordProblem(v, err, "record %d", i)
 			return nil
 		}
 		gr, ok := r.(record.GameRecord)

@@ -61,6 +61,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -340,4 +341,17 @@ func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, ent
 	v.Pass(verdict.CheckInclusion, "%d record(s) in the tree of size %d", len(entries), cp.Size)
 	v.Fact("log", "%s", cp)
 	return cp
+}
+
+// recordProblem records a record that does not parse: a version or kind
+// this verifier does not know is an ordinary failure (a newer verifier may
+// read it); anything else is a malformed record, which the appliance never
+// writes — misbehaviour (or a damaged file).
+func recordProblem(v *verdict.Verdict, err error, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if errors.Is(err, record.ErrVersion) || errors.Is(err, record.ErrUnknownKind) {
+		v.Fail(verdict.CheckRecord, "%s: %s (a newer rngverify may read it)", msg, err)
+		return
+	}
+	v.Misbehaviour(verdict.CheckRecord, "%s: %s", msg, err)
 }

@@ -28,7 +28,7 @@ func VerifyReceipt(file []byte, a Anchors) *verdict.Verdict {
 	v.Pass(verdict.CheckFormat, "")
 	rec, err := record.Parse([]byte(rc.Record))
 	if err != nil {
-		v.Misbehaviour(verdict.CheckRecord, "%s", err)
+		recordProblem(v, err, "the record")
 		return v
 	}
 	v.Subject = fmt.Sprintf("receipt of a %s record at log index %d%s", rec.Kind(), rc.Index, gameOf(rec))
@@ -210,7 +210,7 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 	for i, e := range t.Records {
 		r, err := record.Parse([]byte(e.Record))
 		if err != nil {
-			v.Misbehaviour(verdict.CheckRecord, "record %d: %s", i, err)
+			recordProblem(v, err, "record %d", i)
 			return v
 		}
 		if gr, ok := r.(record.GameRecord); !ok || gr.GameID() != t.Game {
