@@ -3,6 +3,7 @@ package rngd
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -11,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"golang.org/x/time/rate"
 
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
@@ -116,6 +119,7 @@ func BenchmarkQoDDraws(b *testing.B) {
 	var mu sync.Mutex
 	var lat []time.Duration
 	target := int64(b.N)
+	appendSum0, appendN0 := histogram(td.d.engine.metrics.appendSeconds)
 	b.ResetTimer()
 	var wg sync.WaitGroup
 	for w := range clients {
@@ -187,4 +191,13 @@ func BenchmarkQoDDraws(b *testing.B) {
 	b.ReportMetric(float64(picks.Load())/el, "picks/s")
 	b.ReportMetric(q(0.50), "p50-ms")
 	b.ReportMetric(q(0.99), "p99-ms")
+	appendSum, appendN := histogram(td.d.engine.metrics.appendSeconds)
+	b.ReportMetric(1000*(appendSum-appendSum0)/math.Max(1, float64(appendN-appendN0)), "append-mean-ms")
+}
+
+// histogram returns a histogram's sum and count.
+func histogram(h prometheus.Histogram) (float64, uint64) {
+	var m dto.Metric
+	h.Write(&m)
+	return m.GetHistogram().GetSampleSum(), m.GetHistogram().GetSampleCount()
 }

@@ -25,6 +25,7 @@ peak=$(metric QoDDraws draws/s)
 picks=$(metric QoDDraws picks/s)
 p50=$(metric QoDDraws p50-ms)
 p99=$(metric QoDDraws p99-ms)
+app=$(metric QoDDraws append-mean-ms)
 half=$(awk -v p="$peak" 'BEGIN { printf "%.0f", p/2 }')
 cmd_half="TIRAGE_BENCH_RATE=$half TIRAGE_BENCH_CLIENTS=$clients go test -run '^\$' -bench 'QoDDraws\$' -benchtime $((draws / 2))x ./rngd/"
 TIRAGE_BENCH_RATE=$half TIRAGE_BENCH_CLIENTS=$clients TIRAGE_BENCH_TICKETS=$((draws / 5)) \
@@ -33,6 +34,7 @@ cat "$raw.half" >&2
 hrate=$(awk '{ for (i=3;i<=NF;i++) if ($(i+1)=="draws/s") v=$i } END { print v }' "$raw.half")
 h50=$(awk '{ for (i=3;i<=NF;i++) if ($(i+1)=="p50-ms") v=$i } END { print v }' "$raw.half")
 h99=$(awk '{ for (i=3;i<=NF;i++) if ($(i+1)=="p99-ms") v=$i } END { print v }' "$raw.half")
+happ=$(awk '{ for (i=3;i<=NF;i++) if ($(i+1)=="append-mean-ms") v=$i } END { print v }' "$raw.half")
 rm -f "$raw.half"
 ratio=$(awk -v a="$peak" -v b="$proofs" 'BEGIN { printf "%.0f", 100*a/b }')
 {
@@ -55,6 +57,10 @@ ratio=$(awk -v a="$peak" -v b="$proofs" 'BEGIN { printf "%.0f", 100*a/b }')
   echo "| p50 / p99 latency at peak (closed loop, $clients sessions) | $p50 ms / $p99 ms |"
   echo "| paced at half of peak: achieved draws/s | $hrate |"
   echo "| p50 / p99 latency at half of peak | $h50 ms / $h99 ms (goal p99 ≤ 25 ms) |"
+  echo "| mean durable log append (tessera) at peak / at half | $app ms / $happ ms |"
+  echo
+  echo "The reply waits for the durable append; the mean append latency shows how much of a call's"
+  echo "latency is the log's (batching and fsync on this disk) rather than the daemon's."
   echo
   echo "Reproduce: \`bash scripts/bench.d/rngd.sh\` (DRAWS, CLIENTS), i.e."
   echo
