@@ -179,7 +179,8 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 		}
 		return stream.SendAndClose(reply)
 	}
-	defer e.locks.lock("emission/" + em.ID)()
+	// One import at a time: a code may appear in one manifest only.
+	defer e.locks.lock("manifests")()
 	if ok, err := e.replayed(c, reply); ok || err != nil {
 		if err != nil {
 			return err
