@@ -181,6 +181,9 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 	}
 	// One import at a time: a code may appear in one manifest only.
 	defer e.locks.lock("manifests")()
+	if em, err = e.emission(h.EmissionId); err != nil { // as of now, under the lock
+		return err
+	}
 	if ok, err := e.replayed(c, reply); ok || err != nil {
 		if err != nil {
 			return err
