@@ -109,7 +109,7 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 		if len(a.Pins) > 0 || *l.tofu {
 			served, err := f.Fetch(ctx, "vkey")
 			if err != nil {
-				return nil, nil, fmt.Errorf("couldn't read the log's keys at vkey: %w", err)
+				return nil, nil, fmt.Errorf("couldn't read the log's keys at vkey (with --dir, give --log-key FILE): %w", err)
 			}
 			offered, err := checkpoint.ParseKeys(string(served))
 			if err != nil {

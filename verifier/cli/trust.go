@@ -176,8 +176,8 @@ func (c *common) anchors() (receipt.Anchors, error) {
 		for _, l := range s.Logs {
 			keys, _ := l.TrustedKeys()
 			a.LogKeys = append(a.LogKeys, keys...)
-			if last, err := l.Last(); err == nil && last != nil && a.Last == nil {
-				a.Last = last
+			if last, err := l.Last(); err == nil && last != nil {
+				a.Last = append(a.Last, last)
 			}
 		}
 	}

@@ -294,3 +294,32 @@ func TestBinary(t *testing.T) {
 		}
 	}
 }
+
+// TestReceiptAgainstState: a receipt proven against a checkpoint of the
+// trusted size but another root is a fork.
+func TestReceiptAgainstState(t *testing.T) {
+	dir := t.TempDir()
+	a := newAppliance(t, 18)
+	playGame(t, a, receipttest.Play{Game: "g-0"})
+	fork := a.Fork(a.Size())
+	playGame(t, a, receipttest.Play{Game: "g-1", StopAt: 1})
+	g := playGame(t, fork, receipttest.Play{Game: "g-1", StopAt: 2, Numbers: []int{9, 8, 7, 6, 5, 4, 3, 2, 1, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}})
+	for fork.Size() < a.Size() {
+		fork.Append([]byte("pad"))
+	}
+	for a.Size() < fork.Size() {
+		a.Append([]byte("pad"))
+	}
+	tiles := filepath.Join(dir, "tiles")
+	writeTiles(t, tiles, a)
+	key := write(t, dir, "log.vkey", a.LogKeyFile())
+	state := filepath.Join(dir, "state.json")
+	if code, out, errs := run(t, "log", "--dir", tiles, "--log-key", key, "--state", state); code != ExitOK {
+		t.Fatalf("log: %d\n%s%s", code, out, errs)
+	}
+	rc := write(t, dir, "r.json", fork.Receipt(g, 1, true))
+	code, out, errs := run(t, "receipt", rc, "--state", state, "--pin", fork.VRFFingerprint())
+	if code != ExitFail || !strings.Contains(errs, "MISBEHAVIOUR PROVEN, check log-consistency") {
+		t.Errorf("forked receipt: exit %d %s\n%s", code, errs, out)
+	}
+}

@@ -192,9 +192,9 @@ type Anchors struct {
 	// Pins are pinned key fingerprints (lower-case hex SHA-256 of a VRF
 	// key's bytes or of a log key's announced encoding).
 	Pins []string
-	// Last, when set, is the last checkpoint this verifier trusted: a
-	// document's checkpoint of the same size must have the same root.
-	Last *checkpoint.Checkpoint
+	// Last are the last checkpoints this verifier trusted (one per log):
+	// a document's checkpoint of the same log and size must have the same root.
+	Last []*checkpoint.Checkpoint
 	// Location is the operator's legal time zone for the game rules
 	// (Europe/Paris); nil means UTC.
 	Location *time.Location
@@ -314,12 +314,15 @@ func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, ent
 		return nil
 	}
 	v.Pass(verdict.CheckSignature, "%s", cp)
-	if a.Last != nil && a.Last.Origin == cp.Origin {
-		switch err := checkpoint.Consistent(a.Last, cp, nil); {
-		case cp.Size != a.Last.Size:
-			v.Skip(verdict.CheckConsistent, "trusted size %d, document size %d: run rngverify log to check that the log only grew", a.Last.Size, cp.Size)
+	for _, last := range a.Last {
+		if last.Origin != cp.Origin {
+			continue
+		}
+		switch err := checkpoint.Consistent(last, cp, nil); {
+		case cp.Size != last.Size:
+			v.Skip(verdict.CheckConsistent, "trusted size %d, document size %d: run rngverify log to check that the log only grew", last.Size, cp.Size)
 		case err != nil:
-			v.Misbehaviour(verdict.CheckConsistent, "%s (trusted root %x, document root %x)", err, a.Last.Root[:], cp.Root[:])
+			v.Misbehaviour(verdict.CheckConsistent, "%s (trusted root %x, document root %x)", err, last.Root[:], cp.Root[:])
 		default:
 			v.Pass(verdict.CheckConsistent, "same tree as the last trusted checkpoint")
 		}

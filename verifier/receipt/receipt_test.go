@@ -186,7 +186,7 @@ func TestReceiptFork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	anchors.Last = last
+	anchors.Last = []*checkpoint.Checkpoint{last}
 	v := receipt.VerifyReceipt(a.Receipt(g, 0, true), anchors)
 	expect(t, v, verdict.StatusMisbehaviour, verdict.CheckConsistent)
 }
