@@ -1,7 +1,9 @@
 package rngd
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
 	"crypto/rand"
 	"errors"
 	"sync/atomic"
@@ -11,6 +13,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"tirage.fr/tirage/hsm"
+	"tirage.fr/tirage/hsm/hsmtest"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/rngd/entropy"
 	"tirage.fr/tirage/transparency"
@@ -110,6 +113,17 @@ func TestFailClosed(t *testing.T) {
 	r, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: "retry-me", GameId: g.GameId, Number: 5})
 	if err != nil || len(r.Game.Picks) != 1 {
 		t.Fatalf("retry after recovery: %v %v", r, err)
+	}
+	// No secret in any log line: not the keystore passphrase, not the
+	// secret r of a game in play.
+	sg, err := e.loadGame(g.GameId, "server-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := td.logs()
+	hsmtest.AssertNoSecrets(t, logs, []byte(testPassphrase), sg.Secret[:], []byte(hex.EncodeToString(sg.Secret[:])))
+	if !bytes.Contains(logs, []byte("entropy failure")) {
+		t.Fatalf("the entropy failure was not logged:\n%s", logs)
 	}
 	// The daemon's own VRF key verifies what it drew.
 	pk, _ := vrf.ParsePublicKey(e.suite, e.pub)

@@ -1,6 +1,7 @@
 package rngd
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"os"
@@ -49,6 +50,8 @@ type testDaemon struct {
 	d      *Daemon
 	cancel context.CancelFunc
 	done   chan error
+	logMu  sync.Mutex
+	logBuf []byte
 }
 
 const testPassphrase = "correct horse battery staple"
@@ -91,8 +94,8 @@ func newTestDaemon(t testing.TB, mods ...func(*Config)) *testDaemon {
 		Log:     LogConfig{BatchMaxAge: Duration{2 * time.Millisecond}},
 		Game:    GameConfig{SweepInterval: Duration{time.Hour}},
 		Clock:   td.clock,
-		Logger:  slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
+	td.cfg.Logger = slog.New(slog.NewTextHandler(testWriter{t: t, mu: &td.logMu, all: &td.logBuf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	for _, m := range mods {
 		m(&td.cfg)
 	}
@@ -100,11 +103,29 @@ func newTestDaemon(t testing.TB, mods ...func(*Config)) *testDaemon {
 	return td
 }
 
-type testWriter struct{ t testing.TB }
+// testWriter sends the daemon's log lines to the test log and keeps them
+// (every level) for the no-secrets check.
+type testWriter struct {
+	t   testing.TB
+	mu  *sync.Mutex
+	all *[]byte
+}
 
 func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Log(string(p))
+	w.mu.Lock()
+	*w.all = append(*w.all, p...)
+	w.mu.Unlock()
+	if bytes.Contains(p, []byte("level=WARN")) || bytes.Contains(p, []byte("level=ERROR")) {
+		w.t.Log(string(p))
+	}
 	return len(p), nil
+}
+
+// logs returns everything the daemon logged so far.
+func (td *testDaemon) logs() []byte {
+	td.logMu.Lock()
+	defer td.logMu.Unlock()
+	return bytes.Clone(td.logBuf)
 }
 
 func (td *testDaemon) start() {
