@@ -3,8 +3,8 @@ package rngd
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
 	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"sync/atomic"
 	"testing"
