@@ -79,6 +79,12 @@ type Config struct {
 	// Progress, when set, is called after each entry bundle with the
 	// entries read and the tree size.
 	Progress func(done, total int64)
+	// Follow, when positive, keeps following the log after the first pass:
+	// every Follow, the next checkpoint must extend the last one audited
+	// (else misbehaviour) and its new entries are audited, until ctx ends.
+	Follow time.Duration
+	// Wait waits d or until ctx ends (nil: a timer). Tests inject it.
+	Wait func(ctx context.Context, d time.Duration) error
 }
 
 // Result is an audit's outcome.
@@ -91,6 +97,8 @@ type Result struct {
 	Proofs     int   // VRF proofs verified
 	// Proof is the consistency proof from Config.Last to Checkpoint.
 	Proof tlog.TreeProof
+	// Followed counts the checkpoints followed after the first one.
+	Followed int
 }
 
 // maxIssues bounds the failures listed per check.
@@ -100,6 +108,9 @@ const maxIssues = 5
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	if cfg.Wait == nil {
+		cfg.Wait = wait
 	}
 	v := verdict.New("audit", "log")
 	res := &Result{Verdict: v, Stats: newStats()}
@@ -122,42 +133,51 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 
 	a := newAuditor(cfg, v, res)
-	var readErr error
-	for start := int64(0); start < cp.Size; start += 256 {
-		if err := ctx.Err(); err != nil {
-			readErr = err
+	readErr := a.read(ctx, hr, 0, cp)
+	// Follow: wait, read the next checkpoint, check that it extends the
+	// one audited, audit the new entries; until ctx ends.
+	for readErr == nil && cfg.Follow > 0 && len(a.entryBad) == 0 {
+		if err := cfg.Wait(ctx, cfg.Follow); err != nil {
+			break // the caller stopped following: not an error
+		}
+		note, err := cfg.Fetch.Fetch(ctx, "checkpoint")
+		if err != nil {
+			readErr = fmt.Errorf("couldn't read the checkpoint: %w", err)
 			break
 		}
-		end := min(start+256, cp.Size)
-		leaves, err := readBundle(ctx, cfg.Fetch, start, end)
+		next, err := checkpoint.Open(note, cfg.LogKeys)
 		if err != nil {
-			readErr = err
+			v.Fail(verdict.CheckSignature, "followed checkpoint: %s", err)
 			break
 		}
-		idx := make([]int64, 0, end-start)
-		for i := start; i < end; i++ {
-			idx = append(idx, tlog.StoredHashIndex(0, i))
-		}
-		hashes, err := hr.ReadHashes(idx)
-		if err != nil {
-			if strings.Contains(err.Error(), "inconsistent") || strings.Contains(err.Error(), "malformed") {
-				a.entryIssue("tiles %d..%d do not match the signed tree: %s", start, end-1, err)
+		if next.Size <= cp.Size {
+			if err := checkpoint.Consistent(cp, next, nil); err != nil || next.Size < cp.Size {
+				v.Misbehaviour(verdict.CheckConsistent, "followed checkpoint of size %d after size %d: %v", next.Size, cp.Size, err)
 				break
 			}
-			readErr = fmt.Errorf("couldn't read the hash tiles of entries %d..%d: %w", start, end-1, err)
+			continue
+		}
+		hr = tlog.TileHashReader(next.Tree(), tr)
+		proof, err := tlog.ProveTree(next.Size, cp.Size, hr)
+		if err == nil {
+			err = checkpoint.Consistent(cp, next, proof)
+		}
+		if err != nil {
+			v.Misbehaviour(verdict.CheckConsistent, "followed checkpoint of size %d does not extend size %d: %s", next.Size, cp.Size, err)
 			break
 		}
-		for i, leaf := range leaves {
-			n := start + int64(i)
-			if tlog.RecordHash(leaf) != hashes[i] {
-				a.entryIssue("entry %d does not match the signed tree", n)
-				continue
-			}
-			a.add(uint64(n), leaf)
+		readErr = a.read(ctx, hr, cp.Size, next)
+		if readErr == nil {
+			cp, res.Checkpoint = next, next
+			res.Followed++
 		}
-		res.Records = end
-		if cfg.Progress != nil {
-			cfg.Progress(end, cp.Size)
+	}
+	if res.Followed > 0 {
+		v.Subject = fmt.Sprintf("log %s, %d entries (%d checkpoints followed)", cp.Origin, cp.Size, res.Followed)
+		if cfg.Last != nil && cfg.Last.Size > 0 && cfg.Last.Size < cp.Size {
+			// The proof from the trusted checkpoint to the last one followed,
+			// for the caller's trust state.
+			res.Proof, _ = tlog.ProveTree(cp.Size, cfg.Last.Size, hr)
 		}
 	}
 	a.finish()
@@ -165,6 +185,58 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return res, fmt.Errorf("audit stopped after %d of %d entries: %w", res.Records, cp.Size, readErr)
 	}
 	return res, nil
+}
+
+// wait is the default Config.Wait.
+func wait(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// read audits the entries [from, cp.Size), hashes read through hr (cp's tree).
+func (a *auditor) read(ctx context.Context, hr tlog.HashReader, from int64, cp *checkpoint.Checkpoint) error {
+	for start := from / 256 * 256; start < cp.Size; start += 256 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		end := min(start+256, cp.Size)
+		leaves, err := readBundle(ctx, a.cfg.Fetch, start, end)
+		if err != nil {
+			return err
+		}
+		first := max(start, from)
+		idx := make([]int64, 0, end-first)
+		for i := first; i < end; i++ {
+			idx = append(idx, tlog.StoredHashIndex(0, i))
+		}
+		hashes, err := hr.ReadHashes(idx)
+		if err != nil {
+			if strings.Contains(err.Error(), "inconsistent") || strings.Contains(err.Error(), "malformed") {
+				a.entryIssue("tiles %d..%d do not match the signed tree: %s", first, end-1, err)
+				return nil
+			}
+			return fmt.Errorf("couldn't read the hash tiles of entries %d..%d: %w", first, end-1, err)
+		}
+		for i, leaf := range leaves[first-start:] {
+			n := first + int64(i)
+			if tlog.RecordHash(leaf) != hashes[i] {
+				a.entryIssue("entry %d does not match the signed tree", n)
+				continue
+			}
+			a.add(uint64(n), leaf)
+		}
+		a.res.Records = end
+		if a.cfg.Progress != nil {
+			a.cfg.Progress(end, cp.Size)
+		}
+	}
+	return nil
 }
 
 // Consistency checks, through the log's tiles (authenticated against cp),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"testing"
+	"time"
 
 	"tirage.fr/tirage/verifier/audit"
 	"tirage.fr/tirage/verifier/checkpoint"
@@ -176,4 +177,87 @@ func TestAuditUnknownRecords(t *testing.T) {
 	if c := v.Find(verdict.CheckRecord); c.Status != verdict.StatusMisbehaviour {
 		t.Errorf("malformed record: %s\n%s", c.Status, v.Text("en"))
 	}
+}
+
+// live serves an appliance's current tiles.
+type live struct{ a *receipttest.Appliance }
+
+func (l live) Fetch(ctx context.Context, path string) ([]byte, error) {
+	return files(l.a.Tiles()).Fetch(ctx, path)
+}
+
+// TestAuditFollow: the auditor keeps up with a growing log (time injected:
+// each wait plays a game), verifies the games that span checkpoints, and
+// catches a log that forks while it follows.
+func TestAuditFollow(t *testing.T) {
+	a := logWith(t, 3, nil)
+	keys, _ := checkpoint.ParseKeys(string(a.LogKeyFile()))
+	first, _ := checkpoint.Open(a.Checkpoint(), keys)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rounds := 0
+	res, err := audit.Run(ctx, audit.Config{Fetch: live{a}, LogKeys: keys, Last: first, Follow: time.Hour,
+		Wait: func(ctx context.Context, _ time.Duration) error {
+			rounds++
+			switch rounds {
+			case 1: // a game split across two checkpoints
+				if _, err := a.PlayGame(receipttest.Play{Game: "span", Unfinished: 2}); err != nil {
+					t.Fatal(err)
+				}
+			case 2:
+				a.Append(must(t, a.Leaf(1))) // the emission again, outside any game: harmless
+			case 3: // nothing new
+			default:
+				cancel()
+				return ctx.Err()
+			}
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict.Status() != verdict.StatusPass || res.Followed != 2 || res.Records != a.Size() || res.Checkpoint.Size != a.Size() {
+		t.Fatalf("followed %d, records %d of %d:\n%s", res.Followed, res.Records, a.Size(), res.Verdict.Text("en"))
+	}
+	if err := checkpoint.Consistent(first, res.Checkpoint, res.Proof); err != nil {
+		t.Errorf("proof for the trust state: %v", err)
+	}
+
+	// A fork while following.
+	b := logWith(t, 2, nil)
+	var served *receipttest.Appliance = b
+	fork := b.Fork(b.Size() - 1)
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	rounds = 0
+	res, err = audit.Run(ctx2, audit.Config{Fetch: liveFunc(func() *receipttest.Appliance { return served }), LogKeys: keys, Follow: time.Hour,
+		Wait: func(ctx context.Context, _ time.Duration) error {
+			rounds++
+			if rounds > 1 {
+				cancel2()
+				return ctx.Err()
+			}
+			for fork.Size() <= b.Size() {
+				fork.Append([]byte("rewritten history"))
+			}
+			served = fork
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Verdict.First(); res.Verdict.Status() != verdict.StatusMisbehaviour || c.Name != verdict.CheckConsistent {
+		t.Fatalf("fork while following:\n%s", res.Verdict.Text("en"))
+	}
+}
+
+type liveFunc func() *receipttest.Appliance
+
+func (l liveFunc) Fetch(ctx context.Context, path string) ([]byte, error) {
+	return files(l().Tiles()).Fetch(ctx, path)
+}
+
+func must(t *testing.T, b []byte) []byte {
+	t.Helper()
+	return append([]byte(nil), b...)
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/promo"
 )
 
@@ -31,7 +32,8 @@ Re-checks a promotion draw certificate (certificate.json) offline:
                     (entrants.txt) is canonical and hashes to the frozen root
                     and count; prints the picked accounts
 
-  --log-key VKEY    pin the log's signed-note verifier key (repeatable);
+  --log-key KEY     pin the log's verifier key: a file with one key per line (as
+                    served at /log/vkey) or the key text itself (repeatable);
                     default: the certificate's own keys, printed for comparison
   --vrf-key HEX     pin the VRF public key
   --rules FILE      the operation's rules file: its SHA-256 must be the frozen one
@@ -94,7 +96,23 @@ func runCertificate(env Env) int {
 	if err != nil {
 		return usageErr("couldn't read the certificate: %v", err)
 	}
-	anchors := promo.Anchors{LogKeys: logKeys, VRFPublicKey: *vrfKey, Reserves: *reserves}
+	var pinned []string
+	for _, k := range logKeys {
+		if _, err := checkpoint.ParseKey(k); err == nil {
+			pinned = append(pinned, k)
+			continue
+		}
+		b, err := os.ReadFile(k)
+		if err != nil {
+			return usageErr("--log-key: neither a key nor a readable file: %v", err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				pinned = append(pinned, line)
+			}
+		}
+	}
+	anchors := promo.Anchors{LogKeys: pinned, VRFPublicKey: *vrfKey, Reserves: *reserves}
 	if *rules != "" {
 		if anchors.Rules, err = os.ReadFile(*rules); err != nil {
 			return usageErr("couldn't read the rules: %v", err)

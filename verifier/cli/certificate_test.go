@@ -2,11 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/mod/sumdb/note"
 )
 
 func runCLI(args ...string) (int, string, string) {
@@ -38,7 +41,15 @@ func TestCertificateCommand(t *testing.T) {
 	if code, _, errs := runCLI("certificate", "--log-key", c.LogKeys[0], certFile); code != ExitOK {
 		t.Fatalf("pinned log key: exit %d %s", code, errs)
 	}
-	other := "tirage.test/e2e+00000000+AWidXJwd6IAr2+PJejYUJfDOJLTbJXIfCBw0KFrQhLVA"
+	keyFile := filepath.Join(t.TempDir(), "vkey")
+	os.WriteFile(keyFile, []byte(c.LogKeys[0]+"\n"), 0o644)
+	if code, _, errs := runCLI("certificate", "--log-key", keyFile, certFile); code != ExitOK {
+		t.Fatalf("pinned log key file: exit %d %s", code, errs)
+	}
+	_, other, err := note.GenerateKey(rand.Reader, "tirage.test/e2e")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if code, _, errs := runCLI("certificate", certFile, "--log-key", other); code != ExitFail || !strings.Contains(errs, "FAILED checkpoint-signature") {
 		t.Fatalf("other log key: exit %d %s", code, errs)
 	}

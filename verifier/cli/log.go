@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
@@ -45,7 +46,7 @@ keys served at URL/vkey whose fingerprint is pinned with --pin.
 
 `
 
-const auditUsage = `usage: rngverify audit (--url URL | --dir DIR) [--tofu] [--workers N] [--quiet] [trust flags] [--lang fr|en] [--json]
+const auditUsage = `usage: rngverify audit (--url URL | --dir DIR) [--tofu] [--follow DURATION] [--workers N] [--quiet] [trust flags] [--lang fr|en] [--json]
 
 Follows the whole log: checks the signed checkpoint and its consistency with
 the state file, every entry against the signed tree, every record, every game
@@ -54,6 +55,9 @@ compares the observed frequencies of the draws with the exact probabilities
 (a progress bar goes to stderr unless --quiet). VRF keys are those announced in
 the log; pin them with --pin to require them.
 
+  --follow D    after the first pass, keep following the log: every D (e.g. 30s)
+                read the new checkpoint, check that it extends the last one
+                (a fork is MISBEHAVIOUR), audit the new entries; Ctrl-C stops
   --workers N   games verified in parallel (default: all cores)
   --quiet       no progress bar
 
@@ -185,6 +189,7 @@ func runFollow(env Env, full bool) int {
 	l := newLogFlags(name)
 	workers := l.fs.Int("workers", 0, "")
 	quiet := l.fs.Bool("quiet", false, "")
+	follow := l.fs.Duration("follow", 0, "")
 	pos, err := l.parse(env.Args)
 	if errors.Is(err, flag.ErrHelp) {
 		io.WriteString(env.Stderr, usage+fmt.Sprintf(trustUsage, defaultStatePath())+exitUsage)
@@ -204,7 +209,11 @@ func runFollow(env Env, full bool) int {
 	if err != nil {
 		return l.usageErr(env, "state file %s: %s", l.statePath(), err)
 	}
-	ctx := context.Background()
+	if *follow != 0 && (!full || *follow < time.Second) {
+		return l.usageErr(env, "--follow: audit only, at least 1s")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	v := verdict.New(name, "log")
 	ls, cp, err := l.trust(ctx, env, f, st, v)
 	if err != nil {
@@ -231,7 +240,10 @@ func runFollow(env Env, full bool) int {
 		v.Fact("checkpoint", "size %d root %x", cp.Size, cp.Root[:])
 	} else {
 		a, _ := l.anchors()
-		cfg := audit.Config{Fetch: f, LogKeys: mustKeys(ls), Last: last, VRFPins: a.Pins, Location: a.Location, Workers: *workers}
+		cfg := audit.Config{Fetch: f, LogKeys: mustKeys(ls), Last: last, VRFPins: a.Pins, Location: a.Location, Workers: *workers, Follow: *follow}
+		if *follow > 0 {
+			fmt.Fprintf(env.Stderr, "rngverify audit: following the log every %s; Ctrl-C stops and prints the verdict\n", *follow)
+		}
 		var bar *progress
 		if !*quiet {
 			bar = &progress{w: env.Stderr, start: time.Now()}
