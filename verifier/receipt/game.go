@@ -33,12 +33,10 @@ type Game struct {
 // Played is what a verified game tells the statistics.
 type Played struct {
 	Ended       bool
-	Drawn       bool              // the multipliers were drawn (S < 50,000 €)
-	Multipliers [qod.Tiers]int    // m_1..m_4
-	Picks       []PickOutcome     // in order
-	Final       qod.Game          // the replayed state
-	Records     []record.Record   // parsed records
-	Starts      *record.GameStart // the start record
+	Drawn       bool           // the multipliers were drawn (S < 50,000 €)
+	Multipliers [qod.Tiers]int // m_1..m_4
+	Picks       []PickOutcome  // in order
+	Final       qod.Game       // the replayed state
 }
 
 // PickOutcome is one pick: numbers hidden before it and whether it lost.
@@ -66,7 +64,6 @@ func CheckGame(v *verdict.Verdict, g Game) *Played {
 			return nil
 		}
 		recs[i] = gr
-		p.Records = append(p.Records, r)
 	}
 	if len(recs) == 0 {
 		v.Fail(verdict.CheckRecord, "no record")
@@ -77,7 +74,6 @@ func CheckGame(v *verdict.Verdict, g Game) *Played {
 		v.Misbehaviour(verdict.CheckChain, "the first record is a %s, not the game's start: records are missing", recs[0].Kind())
 		return nil
 	}
-	p.Starts = start
 
 	// Chain: one game, hash links, log order, nothing after the end.
 	chainOK := true
