@@ -223,6 +223,9 @@ func (v *Verdict) Text(lang string) string {
 	l := language(lang)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", l.word("subject"), v.Subject)
+	if lang == "fr" {
+		b.WriteString("  (les détails techniques après chaque vérification sont en anglais)\n")
+	}
 	for _, c := range v.Checks {
 		fmt.Fprintf(&b, "  [%s] %-22s %s", l.word(string(c.Status)), c.Name, Title(c.Name, lang))
 		if c.Detail != "" {
