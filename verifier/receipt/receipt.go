@@ -161,7 +161,7 @@ func Detect(b []byte) string {
 			return ""
 		}
 		switch {
-		case probe.Type == TypeReceipt:
+		case probe.Type == TypeReceipt || isProtoJSON(t):
 			return DocReceipt
 		case probe.Type == TypeTranscript:
 			return DocTranscript

@@ -17,7 +17,15 @@ import (
 func VerifyReceipt(file []byte, a Anchors) *verdict.Verdict {
 	v := verdict.New(DocReceipt, "receipt")
 	var rc Receipt
-	if err := decodeStrict(file, &rc); err != nil {
+	if isProtoJSON(file) {
+		// The daemon's protobuf Receipt as JSON (grpcurl, protojson).
+		r, err := FromProtoJSON(file)
+		if err != nil {
+			v.Fail(verdict.CheckFormat, "not a receipt (protobuf JSON): %s", err)
+			return v
+		}
+		rc = *r
+	} else if err := decodeStrict(file, &rc); err != nil {
 		v.Fail(verdict.CheckFormat, "not a receipt: %s", err)
 		return v
 	}

@@ -1,0 +1,86 @@
+package receipt
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"tirage.fr/tirage/verifier/record"
+)
+
+// The daemon's gRPC replies carry a protobuf Receipt (tirage.qod.v1.Receipt);
+// printed as JSON by grpcurl or protojson it reads
+//
+//	{"record": "<base64>", "logIndex": "17", "leafHash": "<base64>",
+//	 "vrfAlpha": …, "vrfProof": …, "vrfOutput": …, "vrfSuite": "…",
+//	 "vrfKeyId": "…", "vrfPublicKey": …, "checkpoint": "<base64>",
+//	 "inclusionProof": ["<base64>", …]}
+//
+// FromProtoJSON turns that into a Receipt, so that an auditor can pipe
+// grpcurl's output into rngverify receipt. Fields keep their protobuf
+// meaning; nothing is trusted more for it.
+
+// protoReceipt mirrors tirage.qod.v1.Receipt in protojson (camelCase names,
+// bytes in base64, uint64 as a decimal string).
+type protoReceipt struct {
+	Record         []byte   `json:"record"`
+	LogIndex       string   `json:"logIndex"`
+	LeafHash       []byte   `json:"leafHash"`
+	VrfAlpha       []byte   `json:"vrfAlpha"`
+	VrfProof       []byte   `json:"vrfProof"`
+	VrfOutput      []byte   `json:"vrfOutput"`
+	VrfSuite       string   `json:"vrfSuite"`
+	VrfKeyID       string   `json:"vrfKeyId"`
+	VrfPublicKey   []byte   `json:"vrfPublicKey"`
+	Checkpoint     []byte   `json:"checkpoint"`
+	InclusionProof [][]byte `json:"inclusionProof"`
+}
+
+// isProtoJSON reports whether b looks like a protojson Receipt.
+func isProtoJSON(b []byte) bool {
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(b, &probe) != nil {
+		return false
+	}
+	_, rec := probe["record"]
+	_, typ := probe["type"]
+	_, leaf := probe["leafHash"]
+	return rec && leaf && !typ
+}
+
+// FromProtoJSON converts the daemon's protobuf Receipt, as JSON, into a
+// Receipt (log keys are not part of it: give them as anchors).
+func FromProtoJSON(b []byte) (*Receipt, error) {
+	var p protoReceipt
+	if err := decodeStrict(b, &p); err != nil {
+		return nil, err
+	}
+	idx := uint64(0)
+	if p.LogIndex != "" {
+		var err error
+		if idx, err = strconv.ParseUint(p.LogIndex, 10, 64); err != nil {
+			return nil, fmt.Errorf("logIndex %q is not a decimal integer", p.LogIndex)
+		}
+	}
+	r := &Receipt{V: 1, Type: TypeReceipt, Index: idx, Record: string(p.Record), Checkpoint: string(p.Checkpoint)}
+	for i, h := range p.InclusionProof {
+		if len(h) != 32 {
+			return nil, fmt.Errorf("inclusionProof[%d] is not 32 bytes", i)
+		}
+		r.Proof = append(r.Proof, hex.EncodeToString(h))
+	}
+	if len(p.LeafHash) > 0 {
+		if h := record.LeafHash([]byte(r.Record)); !bytes.Equal(h[:], p.LeafHash) {
+			return nil, fmt.Errorf("leafHash is not the hash of the record")
+		}
+	}
+	if p.VrfKeyID != "" {
+		r.VRFKey = &VRFKey{ID: p.VrfKeyID, Suite: p.VrfSuite, PublicKey: hex.EncodeToString(p.VrfPublicKey)}
+	}
+	if len(p.VrfAlpha) > 0 {
+		r.Alpha = hex.EncodeToString(p.VrfAlpha)
+	}
+	return r, nil
+}

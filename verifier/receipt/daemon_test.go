@@ -1,0 +1,49 @@
+package receipt_test
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protojson"
+
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/verifier/receipt"
+	"tirage.fr/tirage/verifier/receipt/receipttest"
+	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
+)
+
+// TestProtoJSONReceipt: the daemon's protobuf Receipt printed by protojson
+// (as grpcurl does) verifies like the JSON receipt. (The generated types are
+// a test dependency only.)
+func TestProtoJSONReceipt(t *testing.T) {
+	a := appliance(t, 8)
+	g := play(t, a, receipttest.Play{Game: "g-proto", StopAt: 1})
+	var rc receipt.Receipt
+	if err := json.Unmarshal(a.Receipt(g, 1, true), &rc); err != nil {
+		t.Fatal(err)
+	}
+	pb := &qodv1.Receipt{Record: []byte(rc.Record), LogIndex: rc.Index, Checkpoint: []byte(rc.Checkpoint),
+		VrfSuite: rc.VRFKey.Suite, VrfKeyId: rc.VRFKey.ID}
+	h := record.LeafHash([]byte(rc.Record))
+	pb.LeafHash = h[:]
+	pb.VrfPublicKey, _ = hex.DecodeString(rc.VRFKey.PublicKey)
+	pb.VrfAlpha, _ = hex.DecodeString(rc.Alpha)
+	for _, p := range rc.Proof {
+		b, _ := hex.DecodeString(p)
+		pb.InclusionProof = append(pb.InclusionProof, b)
+	}
+	b, err := protojson.Marshal(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if receipt.Detect(b) != receipt.DocReceipt {
+		t.Fatalf("protojson receipt not detected: %s", b)
+	}
+	expect(t, receipt.VerifyReceipt(b, keyed(t, a)), verdict.StatusPass, "")
+	// A wrong leaf hash is unreadable input.
+	pb.LeafHash = make([]byte, 32)
+	b, _ = protojson.Marshal(pb)
+	expect(t, receipt.VerifyReceipt(b, keyed(t, a)), verdict.StatusFail, verdict.CheckFormat)
+}
