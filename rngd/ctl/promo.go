@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -301,6 +302,11 @@ type SummaryDraw struct {
 }
 
 func (c *promoCmd) eligibility(ctx context.Context) (*eligibilityResult, error) {
+	// Millions of rows: keep the heap well under the appliance's 2 GiB budget
+	// (a soft limit; GOMEMLIMIT in the environment wins).
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(1536 << 20)
+	}
 	r, data, err := loadRules(c.rules)
 	if err != nil {
 		return nil, err
@@ -398,7 +404,12 @@ func (c *promoCmd) ingest(ctx context.Context, name string, t *promo.Tally, reje
 		defer f.Close()
 		if fi, err := f.Stat(); err == nil {
 			size = fi.Size()
-			t.Grow(int(size / 60)) // stake rows are about 60 to 120 bytes
+			// Stake rows are about 75 (CSV) or 125 (JSON Lines) bytes.
+			perRow := int64(70)
+			if rpromo.FormatOf(name) == rpromo.FormatJSONL {
+				perRow = 115
+			}
+			t.Grow(int(size / perRow))
 		}
 		in = f
 	}

@@ -300,8 +300,117 @@ type jsonStake struct {
 	DebitedAt    string      `json:"debited_at"`
 }
 
-// decodeJSONLine decodes one JSON Lines object into stake fields.
+// decodeJSONLine decodes one JSON Lines object into stake fields: the
+// common shape (a flat object of known keys with plain ASCII strings and an
+// integer amount) by flatJSONLine, anything else by encoding/json, whose
+// errors name the problem. The two agree wherever the first answers
+// (FuzzFlatJSONLine).
 func decodeJSONLine(b []byte) ([9]string, error) {
+	if f, ok := flatJSONLine(b); ok {
+		return f, nil
+	}
+	return decodeJSONLineStd(b)
+}
+
+// flatJSONLine parses {"key":"value"|digits, …} where keys are exactly
+// StakeColumns' names, each at most once, strings hold printable ASCII
+// without escapes, and amount_cents is a non-negative integer literal
+// without leading zeros. It reports false for anything else, never an error.
+func flatJSONLine(b []byte) (f [9]string, ok bool) {
+	i := 0
+	ws := func() {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+			i++
+		}
+	}
+	str := func() (string, bool) {
+		if i >= len(b) || b[i] != '"' {
+			return "", false
+		}
+		i++
+		start := i
+		for i < len(b) && b[i] != '"' {
+			if b[i] < 0x20 || b[i] >= 0x7f || b[i] == '\\' {
+				return "", false
+			}
+			i++
+		}
+		if i >= len(b) {
+			return "", false
+		}
+		i++
+		return string(b[start : i-1]), true
+	}
+	var seen [9]bool
+	ws()
+	if i >= len(b) || b[i] != '{' {
+		return f, false
+	}
+	i++
+	ws()
+	if i < len(b) && b[i] == '}' {
+		i++
+	} else {
+		for {
+			ws()
+			key, ok := str()
+			if !ok {
+				return f, false
+			}
+			col := -1
+			for j, c := range promo.StakeColumns {
+				if key == c {
+					col = j
+				}
+			}
+			if col < 0 || seen[col] {
+				return f, false
+			}
+			seen[col] = true
+			ws()
+			if i >= len(b) || b[i] != ':' {
+				return f, false
+			}
+			i++
+			ws()
+			if i < len(b) && b[i] == '"' {
+				// A quoted amount must be a JSON number literal for
+				// encoding/json: leave that case to it.
+				if f[col], ok = str(); !ok || col == 4 {
+					return f, false
+				}
+			} else {
+				// Only amount_cents may be a number.
+				start := i
+				for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+					i++
+				}
+				if col != 4 || i == start || (b[start] == '0' && i-start > 1) {
+					return f, false
+				}
+				if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
+					return f, false
+				}
+				f[col] = string(b[start:i])
+			}
+			ws()
+			if i < len(b) && b[i] == ',' {
+				i++
+				continue
+			}
+			if i < len(b) && b[i] == '}' {
+				i++
+				break
+			}
+			return f, false
+		}
+	}
+	ws()
+	return f, i == len(b)
+}
+
+// decodeJSONLineStd decodes one JSON Lines object with encoding/json.
+func decodeJSONLineStd(b []byte) ([9]string, error) {
 	var js jsonStake
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

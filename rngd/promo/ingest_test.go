@@ -133,3 +133,28 @@ func FuzzIngest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFlatJSONLine: wherever the fast JSON path answers, encoding/json
+// accepts the line and reads the same fields.
+func FuzzFlatJSONLine(f *testing.F) {
+	f.Add([]byte(`{"id":"s1","account":"A1","time":"2016-06-16T10:00:00+02:00","game":"loto","amount_cents":1200,"channel":"web"}`))
+	f.Add([]byte(` { "id" : "s1" , "amount_cents" : "0012" , "kind":"abo+","debited_at":"x"} `))
+	f.Add([]byte(`{"ID":"s1"}`))
+	f.Add([]byte(`{"id":"a\"b"}`))
+	f.Add([]byte(`{"amount_cents":012}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"id":"1","id":"2"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fast, ok := flatJSONLine(b)
+		if !ok {
+			return
+		}
+		slow, err := decodeJSONLineStd(b)
+		if err != nil {
+			t.Fatalf("fast path accepted %q, encoding/json: %v", b, err)
+		}
+		if fast != slow {
+			t.Fatalf("%q: fast %q, encoding/json %q", b, fast, slow)
+		}
+	})
+}
