@@ -174,6 +174,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if res.Followed > 0 {
 		v.Subject = fmt.Sprintf("log %s, %d entries (%d checkpoints followed)", cp.Origin, cp.Size, res.Followed)
+		if v.Find(verdict.CheckConsistent) == nil {
+			v.Pass(verdict.CheckConsistent, "each of the %d checkpoints followed extends the one before", res.Followed)
+		}
 		if cfg.Last != nil && cfg.Last.Size > 0 && cfg.Last.Size < cp.Size {
 			// The proof from the trusted checkpoint to the last one followed,
 			// for the caller's trust state.
