@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 export GOTOOLCHAIN=local
 ROWS=${ROWS:-10000000}
-FORMAT=${FORMAT:-csv}
+FORMATS=${FORMATS:-${FORMAT:-csv jsonl}}
 OUT_MD=${OUT_MD:-docs/bench/promo.md}
 work=$(mktemp -d /tmp/tirage-promo-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -20,15 +20,6 @@ rules=examples/bonus-crescendo.yaml
 printf 'promo bench keystore passphrase\n' > "$work/pass"; chmod 600 "$work/pass"
 "$rngctl" keys init --dir "$work/keys" --passphrase-file "$work/pass" --announcement "$work/ann.json" \
   --kdf-time 1 --kdf-memory-mib 8 --kdf-threads 1 >/dev/null 2>&1
-
-rows_fmt=$(printf "%'d" "$ROWS" 2>/dev/null || echo "$ROWS")
-echo "promo bench: generating $ROWS rows ($FORMAT)"
-t0=$(date +%s.%N)
-"$rngctl" promo gen --rules "$rules" --rows "$ROWS" --format "$FORMAT" --defects --seed 2016 \
-  --out "$work/stakes.$FORMAT" --closed "$work/closed.csv"
-t1=$(date +%s.%N)
-gen_s=$(echo "$t1 - $t0" | bc)
-size_mb=$(( $(stat -c %s "$work/stakes.$FORMAT") / 1048576 ))
 
 # measure NAME CMD...: runs CMD under /usr/bin/time -v, appends "name wall user sys rss_kb".
 measure() {
@@ -41,27 +32,38 @@ measure() {
   rss=$(awk -F': ' '/Maximum resident set size/{print $2}' "$work/time.$name")
   echo "$name $wall $user $sys $rss" >> "$work/results"
 }
-common=(--data "$work/data" --origin tirage.bench/promo --keys "$work/keys" --passphrase-file "$work/pass")
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-measure freeze "$rngctl" promo freeze --rules "$rules" --stakes "$work/stakes.$FORMAT" --closed "$work/closed.csv" \
-  --out "$work/out" --quiet "${common[@]}" > "$work/freeze.out"
-for d in 1 2 3 4; do
-  echo "6 1 4 2 5 3 3 5 2 6 1 1 4 4 2 5 6 3 3 1 2 5 6 4 $d" | \
-    measure "draw$d" "$rngctl" promo draw --dice --draw "bonus-crescendo/$d" --out "$work/out" "${common[@]}" > "$work/draw$d.out" 2>/dev/null
-done
-for d in 1 2 3 4; do
-  measure "verify$d" "$rngverify" certificate "$work/out/bonus-crescendo-$d-certificate.json" \
-    --entrants "$work/out/bonus-crescendo-$d-entrants.txt" --rules "$rules" --reserves 3 > /dev/null
-done
-load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-cat "$work/freeze.out"
 
-awk -v rows="$ROWS" -v gen="$gen_s" -v mb="$size_mb" -v fmt="$FORMAT" -v lb="$load_before" -v la="$load_after" \
+# run_format FORMAT: generate, freeze, draw, verify; table section on stdout.
+run_format() {
+  local FORMAT=$1
+  rm -rf "$work/data" "$work/out" "$work/results"
+  echo "promo bench: generating $ROWS rows ($FORMAT)" >&2
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$rngctl" promo gen --rules "$rules" --rows "$ROWS" --format "$FORMAT" --defects --seed 2016 \
+    --out "$work/stakes.$FORMAT" --closed "$work/closed.csv"
+  t1=$(date +%s.%N)
+  gen_s=$(echo "$t1 - $t0" | bc)
+  size_mb=$(( $(stat -c %s "$work/stakes.$FORMAT") / 1048576 ))
+  load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+  measure freeze "$rngctl" promo freeze --rules "$rules" --stakes "$work/stakes.$FORMAT" --closed "$work/closed.csv" \
+    --out "$work/out" --quiet "${common[@]}" > "$work/freeze.out"
+  for d in 1 2 3 4; do
+    echo "6 1 4 2 5 3 3 5 2 6 1 1 4 4 2 5 6 3 3 1 2 5 6 4 $d" | \
+      measure "draw$d" "$rngctl" promo draw --dice --draw "bonus-crescendo/$d" --out "$work/out" "${common[@]}" > "$work/draw$d.out" 2>/dev/null
+  done
+  for d in 1 2 3 4; do
+    measure "verify$d" "$rngverify" certificate "$work/out/bonus-crescendo-$d-certificate.json" \
+      --entrants "$work/out/bonus-crescendo-$d-entrants.txt" --rules "$rules" --reserves 3 > /dev/null
+  done
+  load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+  rm -f "$work/stakes.$FORMAT"
+  awk -v rows="$ROWS" -v gen="$gen_s" -v mb="$size_mb" -v fmt="$FORMAT" -v lb="$load_before" -v la="$load_after" \
     -v entrants="$(grep '^frozen' "$work/freeze.out" | grep -o '[0-9]* entrants' | awk '{s=s (s?" / ":"") $1} END{print s}')" \
     -v summary="$(head -1 "$work/freeze.out")" '
 { name[NR]=$1; wall[NR]=$2; cpu[NR]=$3+$4; rss[NR]=$5 }
 END {
-  printf "## Promotions\n\n"
+  printf "### %s\n\n", (fmt=="csv" ? "CSV" : "JSON Lines")
   printf "Bonus Crescendo on %d synthetic stake rows (%s, %d MB, with malformed and duplicate rows and a closed-accounts file):\n", rows, fmt, mb
   printf "%s; entrants per draw %s.\n\n", summary, entrants
   printf "| step | wall (s) | CPU user+sys (s) | peak RSS (MiB) |\n|---|---:|---:|---:|\n"
@@ -79,6 +81,19 @@ END {
   printf "Goal: ≤ 60 s and ≤ 2048 MiB peak RSS. Generating the file (not counted) took %.1f s.\n", gen
   printf "Load average (1, 5, 15 min) before: %s, after: %s — the machine is shared; CPU time is the\n", lb, la
   printf "figure that does not depend on other users, wall time is what this run got.\n\n"
-  printf "Reproduce: `bash scripts/bench.d/promo.sh` (env ROWS, FORMAT=csv|jsonl), or `make bench`.\n"
-}' "$work/results" > "$OUT_MD"
+}' "$work/results"
+}
+
+common=(--data "$work/data" --origin tirage.bench/promo --keys "$work/keys" --passphrase-file "$work/pass")
+{
+  printf "## Promotions\n\n"
+  printf "Each step is a real \`rngctl\`/\`rngverify\` process (embedded tile log, software keystore, /dev/hwrng);\n"
+  printf "wall time, CPU time and peak RSS from \`/usr/bin/time -v\`.\n\n"
+  for f in $FORMATS; do
+    run_format "$f"
+    echo
+  done
+  printf "Reproduce: \`bash scripts/bench.d/promo.sh\` (env ROWS, FORMATS=\"csv jsonl\"), or \`make bench\`.\n"
+} > "$work/promo.md"
+mv "$work/promo.md" "$OUT_MD"
 cat "$OUT_MD"
