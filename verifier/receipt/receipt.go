@@ -279,13 +279,14 @@ func parseProof(p []string) (tlog.RecordProof, error) {
 
 // logCheck runs the log checks shared by receipts and transcripts:
 // log-key, checkpoint-signature, log-consistency (with Anchors.Last), and
-// inclusion of each entry. It returns the opened checkpoint (nil if it could
-// not be authenticated).
-func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, entries []Logged, names []string) *checkpoint.Checkpoint {
+// inclusion of each entry. It returns which entries are proven in the
+// authenticated checkpoint (all false when it could not be authenticated).
+func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, entries []Logged, names []string) (included []bool) {
+	included = make([]bool, len(entries))
 	if note == "" {
 		v.Fail(verdict.CheckSignature, "the document carries no checkpoint: the record may not be sealed yet — ask for it again")
 		v.Skip(verdict.CheckInclusion, "no checkpoint")
-		return nil
+		return included
 	}
 	trusted, offered := a.logKeys(docKeys)
 	if len(trusted) == 0 {
@@ -300,7 +301,7 @@ func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, ent
 		v.Fail(verdict.CheckLogKey, "no trusted log key: give --log-key FILE or --pin FINGERPRINT (%s)", hint)
 		v.Skip(verdict.CheckSignature, "no trusted log key")
 		v.Skip(verdict.CheckInclusion, "checkpoint not authenticated")
-		return nil
+		return included
 	}
 	fps := make([]string, 0, len(trusted))
 	for _, k := range trusted {
@@ -311,7 +312,7 @@ func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, ent
 	if err != nil {
 		v.Fail(verdict.CheckSignature, "%s", err)
 		v.Skip(verdict.CheckInclusion, "checkpoint not authenticated")
-		return nil
+		return included
 	}
 	v.Pass(verdict.CheckSignature, "%s", cp)
 	for _, last := range a.Last {
@@ -327,6 +328,7 @@ func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, ent
 			v.Pass(verdict.CheckConsistent, "same tree as the last trusted checkpoint")
 		}
 	}
+	var failed []string
 	for i, e := range entries {
 		p, err := parseProof(e.Proof)
 		if err == nil {
@@ -337,13 +339,18 @@ func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, ent
 			}
 		}
 		if err != nil {
-			v.Fail(verdict.CheckInclusion, "%s at index %d: %s", names[i], e.Index, err)
-			return cp
+			failed = append(failed, fmt.Sprintf("%s at index %d: %s", names[i], e.Index, err))
+			continue
 		}
+		included[i] = true
 	}
-	v.Pass(verdict.CheckInclusion, "%d record(s) in the tree of size %d", len(entries), cp.Size)
+	if len(failed) > 0 {
+		v.Fail(verdict.CheckInclusion, "%s", strings.Join(failed, "; "))
+	} else {
+		v.Pass(verdict.CheckInclusion, "%d record(s) in the tree of size %d", len(entries), cp.Size)
+	}
 	v.Fact("log", "%s", cp)
-	return cp
+	return included
 }
 
 // recordProblem records a record that does not parse: a version or kind

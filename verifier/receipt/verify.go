@@ -236,7 +236,8 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 		return v
 	}
 
-	cp := logCheck(v, &a, t.Checkpoint, t.LogKeys, entries, names)
+	included := logCheck(v, &a, t.Checkpoint, t.LogKeys, entries, names)
+	keysIncluded := t.Keys != nil && included[len(entries)-1]
 
 	// VRF keys: given, pinned, or announced in the trusted log before the start.
 	ring := map[string]*vrf.PublicKey{}
@@ -251,7 +252,8 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 		switch {
 		case a.vrfTrusted(pk):
 			ring[k.ID] = pk
-		case announced(keys, k.ID, pk) && cp != nil && v.Find(verdict.CheckInclusion).Status == verdict.StatusPass && t.Keys.Index < t.Records[0].Index:
+		case announced(keys, k.ID, pk) && keysIncluded && t.Keys.Index < t.Records[0].Index:
+			// Announced in the trusted log before the game started.
 			ring[k.ID] = pk
 		default:
 			problems = append(problems, fmt.Sprintf("key %s (fingerprint %s) is neither given, pinned, nor announced in the trusted log before the game", k.ID, fp))
