@@ -249,10 +249,18 @@ func (v *Verdict) Summary(lang string) string {
 	case StatusPass:
 		return l.word("verdict-pass")
 	case StatusMisbehaviour:
-		return fmt.Sprintf("%s %s: %s", l.word("verdict-misbehaviour"), c.Name, c.Detail)
+		return fmt.Sprintf("%s %s: %s", l.word("verdict-misbehaviour"), l.check(c.Name), c.Detail)
 	}
 	if c == nil {
 		return l.word("verdict-empty")
 	}
-	return fmt.Sprintf("%s %s: %s", l.word("verdict-fail"), c.Name, c.Detail)
+	return fmt.Sprintf("%s %s: %s", l.word("verdict-fail"), l.check(c.Name), c.Detail)
+}
+
+// check names a check in a summary: «title» (name).
+func (l language) check(name string) string {
+	if t := Title(name, string(l)); t != name {
+		return fmt.Sprintf("«%s» (%s)", t, name)
+	}
+	return name
 }
