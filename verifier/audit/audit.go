@@ -49,6 +49,7 @@ import (
 
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
@@ -383,6 +384,7 @@ type auditor struct {
 	keys    map[string]*vrf.PublicKey
 	keyBad  []string
 	dead    map[string]time.Time // emission → start deadline
+	tickets map[string]string    // qod.TicketKey → first game
 	games   map[string]*pending
 	freezes map[string]*record.PromoFreeze
 	kinds   map[record.Kind]int
@@ -401,7 +403,7 @@ type auditor struct {
 
 func newAuditor(cfg Config, v *verdict.Verdict, res *Result) *auditor {
 	a := &auditor{cfg: cfg, v: v, res: res, keys: map[string]*vrf.PublicKey{}, dead: map[string]time.Time{},
-		games: map[string]*pending{}, freezes: map[string]*record.PromoFreeze{}, kinds: map[record.Kind]int{},
+		games: map[string]*pending{}, tickets: map[string]string{}, freezes: map[string]*record.PromoFreeze{}, kinds: map[record.Kind]int{},
 		jobs: make(chan job, 4*cfg.Workers), issues: map[string][]string{}, misbehav: map[string]bool{}, counts: map[string]int{}}
 	for range cfg.Workers {
 		a.wg.Add(1)
@@ -478,6 +480,15 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		if _, dup := a.games[x.Game]; dup {
 			a.issue(verdict.CheckGames, true, "game %s: second start at entry %d", x.Game, index)
 			return
+		}
+		// A ticket code plays once (art. 2.2.4), in an emission registered before.
+		tk := qod.TicketKey(x.Emission, x.Ticket)
+		if first, played := a.tickets[tk]; played {
+			a.issue(verdict.CheckGames, true, "game %s (entry %d): its ticket already played game %s", x.Game, index, first)
+		}
+		a.tickets[tk] = x.Game
+		if _, ok := a.dead[x.Emission]; !ok {
+			a.issue(verdict.CheckGames, true, "game %s (entry %d): emission %q was not registered before", x.Game, index, x.Emission)
 		}
 		a.games[x.Game] = &pending{leaves: [][]byte{leaf}, indices: []uint64{index}}
 	case *record.Pick, *record.Decision, *record.GameEnd:

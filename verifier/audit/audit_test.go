@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"strings"
 	"testing"
 	"time"
 
@@ -260,4 +261,20 @@ func (l liveFunc) Fetch(ctx context.Context, path string) ([]byte, error) {
 func must(t *testing.T, b []byte) []byte {
 	t.Helper()
 	return append([]byte(nil), b...)
+}
+
+// TestAuditTicketPlayedTwice: a ticket code starts one game only.
+func TestAuditTicketPlayedTwice(t *testing.T) {
+	a := logWith(t, 2, nil)
+	g, err := a.PlayGame(receipttest.Play{Game: "first", StopAt: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.PlayGame(receipttest.Play{Game: "replayed", StopAt: 1, Ticket: g.Ticket}); err != nil {
+		t.Fatal(err)
+	}
+	v := run(t, a, a.Tiles(), nil).Verdict
+	if c := v.Find(verdict.CheckGames); c.Status != verdict.StatusMisbehaviour || !strings.Contains(c.Detail, "already played game first") {
+		t.Fatalf("ticket played twice:\n%s", v.Text("en"))
+	}
 }

@@ -198,12 +198,15 @@ type Play struct {
 	StopAt int
 	// Unfinished leaves the game after that many picks, without an end.
 	Unfinished int
-	Cheat      Cheat
+	// Ticket, when not zero, is the ticket hash to play (zero: a fresh one).
+	Ticket [32]byte
+	Cheat  Cheat
 }
 
 // Game is a played game as logged.
 type Game struct {
 	ID      string
+	Ticket  [32]byte
 	Indices []uint64
 	Alphas  [][]byte // α of each record (nil when it draws nothing)
 	Final   qod.Game
@@ -222,7 +225,10 @@ func (a *Appliance) PlayGame(p Play) (*Game, error) {
 	var secret, ticket [32]byte
 	a.rng.Read(secret[:])
 	a.rng.Read(ticket[:])
-	out := &Game{ID: p.Game}
+	if p.Ticket != ([32]byte{}) {
+		ticket = p.Ticket
+	}
+	out := &Game{ID: p.Game, Ticket: ticket}
 	log := func(r record.Record, alpha []byte) ([]byte, error) {
 		leaf, err := record.Format(r)
 		if err != nil {
