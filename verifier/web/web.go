@@ -14,8 +14,6 @@ package web
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"strconv"
 	"strings"
 
 	"tirage.fr/tirage/verifier/checkpoint"
@@ -84,110 +82,11 @@ func Verify(files []File, pins string) []Result {
 		case receipt.DocTranscript:
 			v = receipt.VerifyTranscript(f.Data, a)
 		default:
-			v = Certificate(f.Data, lists, a)
+			v = receipt.VerifyCertificate(f.Data, lists, a)
 		}
 		out = append(out, Result{File: f.Name, Verdict: v})
 	}
 	return out
-}
-
-// certificateChecks are promo.Verify's checks in the order it runs them.
-var certificateChecks = []string{
-	promo.CheckFormat, promo.CheckCheckpoint, promo.CheckFreezeRecord, promo.CheckFreezeInclusion,
-	promo.CheckDrawRecord, promo.CheckDrawInclusion, promo.CheckKeys, promo.CheckRules, promo.CheckLink,
-	promo.CheckCommitment, promo.CheckShare, promo.CheckVRF, promo.CheckPicks, promo.CheckPickInclusion,
-}
-
-// certificateMisbehaviour: a failure of these checks is a contradiction
-// inside authenticated material.
-var certificateMisbehaviour = map[string]bool{
-	promo.CheckLink: true, promo.CheckCommitment: true, promo.CheckVRF: true, promo.CheckPicks: true,
-}
-
-// Certificate verifies a promotion certificate (promo.Verify) as a verdict
-// naming each of its checks; with the draw's entrant list in lists, the
-// bailiff's checks too. The log keys must be anchored (a key file, or a
-// pinned fingerprint of one of the certificate's keys).
-func Certificate(file []byte, lists map[string]*promo.EntrantList, a receipt.Anchors) *verdict.Verdict {
-	v := verdict.New(receipt.DocCertificate, "promotion certificate")
-	var probe struct {
-		Draw    string   `json:"draw"`
-		LogKeys []string `json:"log_keys"`
-	}
-	json.Unmarshal(file, &probe)
-	if probe.Draw != "" {
-		v.Subject = "promotion draw " + probe.Draw
-	}
-	var logKeys []string
-	for _, k := range a.LogKeys {
-		logKeys = append(logKeys, k.Text)
-	}
-	for _, t := range probe.LogKeys {
-		if k, err := checkpoint.ParseKey(t); err == nil {
-			for _, p := range a.Pins {
-				if p == k.Fingerprint() {
-					logKeys = append(logKeys, t)
-				}
-			}
-		}
-	}
-	anchors := promo.Anchors{LogKeys: logKeys, Reserves: -1}
-	if len(logKeys) == 0 {
-		// The other checks still run, with the certificate's own keys, so
-		// that the user sees everything else; the verdict cannot pass.
-		v.Fail(verdict.CheckLogKey, "no trusted log key: drop the log's key file or pin its fingerprint")
-	} else {
-		v.Pass(verdict.CheckLogKey, "%d key(s)", len(logKeys))
-	}
-	list := lists[probe.Draw]
-	checks := certificateChecks
-	if list != nil {
-		checks = append(append([]string(nil), checks...), promo.CheckEntrantList, promo.CheckEntrantRoot)
-	}
-	res, err := promo.Verify(file, list, anchors)
-	failed := ""
-	var ce *promo.CheckError
-	if errors.As(err, &ce) {
-		failed = ce.Check
-	} else if err != nil {
-		failed = promo.CheckFormat
-		ce = &promo.CheckError{Check: failed, Err: err}
-	}
-	reached := true
-	for _, c := range checks {
-		switch {
-		case !reached:
-			v.Skip(c, "not reached")
-		case c == failed:
-			reached = false
-			if certificateMisbehaviour[c] {
-				v.Misbehaviour(c, "%s", ce.Err)
-			} else {
-				v.Fail(c, "%s", ce.Err)
-			}
-		default:
-			v.Pass(c, "")
-		}
-	}
-	if list == nil {
-		v.Skip(promo.CheckEntrantRoot, "no entrant list given: public checks only")
-	}
-	if res != nil {
-		v.Fact("draw", "%s, %d entrants", res.Draw, res.Count)
-		for i, p := range res.Picks {
-			role := "winner"
-			if p.Rank > 1 {
-				role = "reserve " + strconv.Itoa(p.Rank-1)
-			}
-			acct := ""
-			if res.Accounts != nil {
-				acct = ", account " + res.Accounts[i]
-			}
-			v.Fact(role, "%s (entrant %d)%s", p.Pseudonym, p.Index+1, acct)
-		}
-		v.Fact("certificate fingerprint", "sha256:%s", promo.Fingerprint(file))
-	}
-	return v
 }
 
 // pageCheck is one check as the page shows it.

@@ -1,0 +1,125 @@
+package receipt
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/verdict"
+)
+
+// certificateChecks are promo.Verify's checks in the order it runs them.
+var certificateChecks = []string{
+	promo.CheckFormat, promo.CheckCheckpoint, promo.CheckFreezeRecord, promo.CheckFreezeInclusion,
+	promo.CheckDrawRecord, promo.CheckDrawInclusion, promo.CheckKeys, promo.CheckRules, promo.CheckLink,
+	promo.CheckCommitment, promo.CheckShare, promo.CheckVRF, promo.CheckPicks, promo.CheckPickInclusion,
+}
+
+// certificateMisbehaviour: a failure of these checks is a contradiction
+// inside authenticated material.
+var certificateMisbehaviour = map[string]bool{
+	promo.CheckLink: true, promo.CheckCommitment: true, promo.CheckVRF: true, promo.CheckPicks: true,
+}
+
+// VerifyCertificate verifies a promotion certificate (promo.Verify) as a
+// verdict naming each of its checks; with the draw's entrant list in lists
+// (by draw id), the bailiff's checks too. The log keys must be anchored (a
+// key given, or a pinned fingerprint of one of the certificate's keys):
+// without an anchor the log-key check fails, and the other checks run with
+// the certificate's own keys so that the user still sees them.
+func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Anchors) *verdict.Verdict {
+	v := verdict.New(DocCertificate, "promotion certificate")
+	var probe struct {
+		Draw         string   `json:"draw"`
+		LogKeys      []string `json:"log_keys"`
+		VRFSuite     string   `json:"vrf_suite"`
+		VRFPublicKey string   `json:"vrf_public_key"`
+	}
+	json.Unmarshal(file, &probe)
+	if probe.Draw != "" {
+		v.Subject = "promotion draw " + probe.Draw
+	}
+	var logKeys []string
+	for _, k := range a.LogKeys {
+		logKeys = append(logKeys, k.Text)
+	}
+	for _, t := range probe.LogKeys {
+		if k, err := checkpoint.ParseKey(t); err == nil {
+			if a.pinned(k.Fingerprint()) {
+				logKeys = append(logKeys, t)
+			}
+		}
+	}
+	anchors := promo.Anchors{LogKeys: logKeys, Reserves: -1}
+	// The VRF key: pinned by fingerprint or given, or the draw fails pinned-keys.
+	if pk, err := parseVRFKey(VRFKey{Suite: probe.VRFSuite, PublicKey: probe.VRFPublicKey}); err == nil && a.vrfTrusted(pk) {
+		anchors.VRFPublicKey = probe.VRFPublicKey
+	} else if len(a.VRFKeys) > 0 {
+		anchors.VRFPublicKey = hex.EncodeToString(a.VRFKeys[0].Bytes())
+	}
+	if len(logKeys) == 0 {
+		v.Fail(verdict.CheckLogKey, "no trusted log key: give the log's key file or pin its fingerprint")
+	} else {
+		v.Pass(verdict.CheckLogKey, "%d key(s)", len(logKeys))
+	}
+	list := lists[probe.Draw]
+	checks := certificateChecks
+	if list != nil {
+		checks = append(append([]string(nil), checks...), promo.CheckEntrantList, promo.CheckEntrantRoot)
+	}
+	res, err := promo.Verify(file, list, anchors)
+	failed := ""
+	var ce *promo.CheckError
+	if errors.As(err, &ce) {
+		failed = ce.Check
+	} else if err != nil {
+		failed = promo.CheckFormat
+		ce = &promo.CheckError{Check: failed, Err: err}
+	}
+	reached := true
+	for _, c := range checks {
+		switch {
+		case !reached:
+			v.Skip(c, "not reached")
+		case c == failed:
+			reached = false
+			if certificateMisbehaviour[c] {
+				v.Misbehaviour(c, "%s", ce.Err)
+			} else {
+				v.Fail(c, "%s", ce.Err)
+			}
+		default:
+			v.Pass(c, "")
+		}
+	}
+	if list == nil {
+		v.Skip(promo.CheckEntrantRoot, "no entrant list given: public checks only")
+	}
+	if res != nil {
+		switch {
+		case anchors.VRFPublicKey != "":
+			v.Pass(verdict.CheckVRFKey, "pinned")
+		case res.KeyLogged:
+			v.Pass(verdict.CheckVRFKey, "announced in the log before the freeze")
+		default:
+			v.Fail(verdict.CheckVRFKey, "the VRF key %s is neither announced in the log nor pinned", res.VRFKey)
+		}
+		v.Fact("draw", "%s, %d entrants", res.Draw, res.Count)
+		for i, p := range res.Picks {
+			role := "winner"
+			if p.Rank > 1 {
+				role = "reserve " + strconv.Itoa(p.Rank-1)
+			}
+			acct := ""
+			if res.Accounts != nil {
+				acct = ", account " + res.Accounts[i]
+			}
+			v.Fact(role, "%s (entrant %d)%s", p.Pseudonym, p.Index+1, acct)
+		}
+		v.Fact("certificate fingerprint", "sha256:%s", promo.Fingerprint(file))
+	}
+	return v
+}
