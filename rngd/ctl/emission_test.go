@@ -3,54 +3,12 @@ package ctl
 import (
 	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"tirage.fr/tirage/hsm"
-	"tirage.fr/tirage/hsm/keystore"
-	"tirage.fr/tirage/rngd"
-	"tirage.fr/tirage/verifier/vrf"
+	"tirage.fr/tirage/rngd/rngdtest"
 )
-
-// startDaemon runs a real rngd (keys made as rngctl keys init makes them)
-// and returns its admin socket.
-func startDaemon(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	pki, err := rngd.GenerateDevPKI(filepath.Join(dir, "pki"), "server-a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pass := filepath.Join(dir, "pass")
-	os.WriteFile(pass, []byte("ctl test passphrase"), 0o600)
-	ks, err := keystore.Open(keystore.Config{Dir: filepath.Join(dir, "data", "keys"), Passphrase: []byte("ctl test passphrase"),
-		KDF: keystore.KDFParams{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ks.GenerateVRF("vrf", vrf.DefaultSuite)
-	ks.GenerateSigner("log", hsm.Ed25519)
-	ks.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	d, err := rngd.Start(ctx, rngd.Config{
-		DataDir: filepath.Join(dir, "data"),
-		GRPC:    rngd.GRPCConfig{Listen: "127.0.0.1:0", CertFile: pki.ServerCert(), KeyFile: pki.ServerKey(), ClientCAFile: pki.CA()},
-		HTTP:    rngd.HTTPConfig{Listen: "off"},
-		Keys:    rngd.KeysConfig{PassphraseFile: pass},
-		Log:     rngd.LogConfig{BatchMaxAge: rngd.Duration{Duration: 2 * time.Millisecond}},
-	})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error)
-	go func() { done <- d.Serve(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return d.Addrs().Admin
-}
 
 func rngctl(args ...string) (code int, stdout, stderr string) {
 	var o, e bytes.Buffer
@@ -59,7 +17,7 @@ func rngctl(args ...string) (code int, stdout, stderr string) {
 }
 
 func TestEmissionCommands(t *testing.T) {
-	sock := startDaemon(t)
+	sock := rngdtest.Start(t).Admin
 	dir := t.TempDir()
 	manifest, codes := filepath.Join(dir, "m.csv"), filepath.Join(dir, "codes.txt")
 	for _, tc := range []struct {

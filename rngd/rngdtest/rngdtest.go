@@ -1,0 +1,76 @@
+// Package rngdtest starts a real rngd for the tests of other packages
+// (rngctl, the demo): the production components on loopback — mTLS gRPC on
+// a free port, the admin socket, the embedded tessera log, a software
+// keystore whose keys are made as rngctl keys init makes them, the
+// hwrng-seeded DRBG — in a temporary data directory.
+package rngdtest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"tirage.fr/tirage/hsm"
+	"tirage.fr/tirage/hsm/keystore"
+	"tirage.fr/tirage/rngd"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// Daemon is a running test daemon.
+type Daemon struct {
+	rngd.Addrs
+	PKI     rngd.DevPKI // in DataDir/dev, with a client certificate per name given to Start
+	DataDir string
+}
+
+// Start starts a daemon that stops when the test ends.
+func Start(t testing.TB, clients ...string) *Daemon {
+	t.Helper()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	pki, err := rngd.GenerateDevPKI(filepath.Join(data, "dev"), clients...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const passphrase = "rngdtest passphrase"
+	pass := filepath.Join(dir, "passphrase")
+	if err := os.WriteFile(pass, []byte(passphrase), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Cheap Argon2id: the file format and code are the production ones.
+	ks, err := keystore.Open(keystore.Config{Dir: filepath.Join(data, "keys"), Passphrase: []byte(passphrase),
+		KDF: keystore.KDFParams{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ks.GenerateVRF("vrf", vrf.DefaultSuite); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ks.GenerateSigner("log", hsm.Ed25519); err != nil {
+		t.Fatal(err)
+	}
+	ks.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	d, err := rngd.Start(ctx, rngd.Config{
+		DataDir: data,
+		GRPC:    rngd.GRPCConfig{Listen: "127.0.0.1:0", CertFile: pki.ServerCert(), KeyFile: pki.ServerKey(), ClientCAFile: pki.CA()},
+		HTTP:    rngd.HTTPConfig{Listen: "off"},
+		Keys:    rngd.KeysConfig{PassphraseFile: pass},
+		Log:     rngd.LogConfig{BatchMaxAge: rngd.Duration{Duration: 2 * time.Millisecond}},
+	})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- d.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("rngd: %v", err)
+		}
+	})
+	return &Daemon{Addrs: d.Addrs(), PKI: pki, DataDir: data}
+}
