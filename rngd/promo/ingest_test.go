@@ -158,3 +158,25 @@ func FuzzFlatJSONLine(f *testing.F) {
 		}
 	})
 }
+
+// The e-credit report, byte for byte, on a small case.
+func TestECreditReport(t *testing.T) {
+	r, _ := exampleRules(t)
+	in := "id,account,time,game,amount_cents,channel\n" +
+		"1,bob,2016-06-13T09:00:00+02:00,illiko-express,1000,web\n" +
+		"2,al,2016-06-19T23:59:59+02:00,bingo-live,1500,app\n" +
+		"3,al,2016-06-13T09:00:00+02:00,illiko-action,999,web\n" +
+		"4,cy,2016-06-13T09:00:00+02:00,illiko-action,5000,web\n"
+	tl := promo.NewTally(r)
+	if _, err := Ingest(context.Background(), strings.NewReader(in), FormatCSV, tl, &bytes.Buffer{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	n, total, err := WriteECredits(&out, tl.Eligibility(promo.Closed{"cy": {}}))
+	want := ECreditHeader +
+		"bob,2016-06-13,500,2016-06-20,2016-06-27\n" +
+		"al,2016-06-19,800,2016-06-26,2016-07-03\n"
+	if err != nil || n != 2 || total != 1300 || out.String() != want {
+		t.Fatalf("%d e-credits, %d cents, %v:\n%s", n, total, err, out.String())
+	}
+}
