@@ -43,7 +43,7 @@ run_format() {
   "$rngctl" promo gen --rules "$rules" --rows "$ROWS" --format "$FORMAT" --defects --seed 2016 \
     --out "$work/stakes.$FORMAT" --closed "$work/closed.csv"
   t1=$(date +%s.%N)
-  gen_s=$(echo "$t1 - $t0" | bc)
+  gen_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')
   size_mb=$(( $(stat -c %s "$work/stakes.$FORMAT") / 1048576 ))
   load_before=$(cut -d' ' -f1-3 /proc/loadavg)
   measure freeze "$rngctl" promo freeze --rules "$rules" --stakes "$work/stakes.$FORMAT" --closed "$work/closed.csv" \
