@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -47,6 +48,48 @@ type engine struct {
 	entropy io.Reader
 	metrics *metrics
 	locks   keyLocks
+	games   gameCache
+}
+
+// gameCache keeps the games in play in memory, as last committed, so that
+// a call does not decode its game from the store. Entries are values:
+// callers get copies.
+type gameCache struct {
+	mu sync.RWMutex
+	m  map[string]storedGame // guarded by mu
+}
+
+func (c *gameCache) get(id string) (storedGame, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	sg, ok := c.m[id]
+	return sg, ok
+}
+
+// put caches a game just committed (an ended game leaves the cache).
+func (c *gameCache) put(sg *storedGame) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[string]storedGame)
+	}
+	if sg.Ended {
+		delete(c.m, sg.Game.ID)
+	} else {
+		c.m[sg.Game.ID] = *sg
+	}
+}
+
+func (c *gameCache) drop(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, id)
+}
+
+func (c *gameCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m = nil
 }
 
 // adminServer is the request-id namespace of the operator's calls (a game
@@ -275,6 +318,13 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 		}
 		return markApplied(tx, uint64(len(recs)))
 	})
+	if sg != nil {
+		if err == nil {
+			e.games.put(sg)
+		} else {
+			e.games.drop(sg.Game.ID)
+		}
+	}
 	if err != nil {
 		// The records are in the log but not in the store: the store is
 		// behind the log and is rebuilt at the next start.
@@ -307,17 +357,21 @@ func (e *engine) loadGame(id, server string) (*storedGame, error) {
 		return nil, status.Error(codes.InvalidArgument, "game_id: required")
 	}
 	sg := new(storedGame)
-	var found bool
-	err := e.store.db.View(func(tx *bolt.Tx) error {
-		var err error
-		found, err = getJSON(tx, bucketGames, []byte(id), sg)
-		return err
-	})
-	if err != nil {
-		return nil, status.Errorf(codes.Internal, "state store: %v", err)
-	}
-	if !found {
-		return nil, status.Errorf(codes.NotFound, "game_id: no game %q", id)
+	if cached, ok := e.games.get(id); ok {
+		*sg = cached
+	} else {
+		var found bool
+		err := e.store.db.View(func(tx *bolt.Tx) error {
+			var err error
+			found, err = getJSON(tx, bucketGames, []byte(id), sg)
+			return err
+		})
+		if err != nil {
+			return nil, status.Errorf(codes.Internal, "state store: %v", err)
+		}
+		if !found {
+			return nil, status.Errorf(codes.NotFound, "game_id: no game %q", id)
+		}
 	}
 	if server != "" && sg.Server != server {
 		return nil, status.Errorf(codes.PermissionDenied, "game_id: game %q belongs to another game server", id)

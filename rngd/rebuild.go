@@ -23,6 +23,7 @@ import (
 // A game whose secret is missing can no longer be played; it can be
 // refunded.
 func (e *engine) rebuild(ctx context.Context, size uint64) error {
+	e.games.reset()
 	err := e.store.db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketUnfinished} {
 			if err := tx.DeleteBucket(b); err != nil {
