@@ -105,6 +105,9 @@ type LogConfig struct {
 	Origin string `toml:"origin"`
 	// BatchMaxAge bounds how long an append waits for its batch (default 10ms).
 	BatchMaxAge Duration `toml:"batch_max_age"`
+	// BatchMaxSize writes a batch as soon as it holds this many records
+	// (default: the embedded log's, 256).
+	BatchMaxSize uint `toml:"batch_max_size"`
 	// CheckpointInterval is how often a checkpoint is signed (default 100ms).
 	CheckpointInterval Duration `toml:"checkpoint_interval"`
 	// ReceiptWait, when set, makes StartGame, Pick and Decide wait up to

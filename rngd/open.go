@@ -152,6 +152,7 @@ func openLog(ctx context.Context, cfg Config, c *components) error {
 			Origin:             cfg.Log.Origin,
 			Signers:            signers,
 			BatchMaxAge:        cfg.Log.BatchMaxAge.Duration,
+			BatchMaxSize:       cfg.Log.BatchMaxSize,
 			CheckpointInterval: cfg.Log.CheckpointInterval.Duration,
 			Logger:             logger,
 		})
