@@ -133,7 +133,7 @@ func Crash(t *testing.T, childTest string, env []string, open Opener, published 
 		}
 	}()
 	var before Verified
-	for n := 0; n < 1000 || before.Size < 200; {
+	for n := 0; n < 600 || before.Size < 100; {
 		select {
 		case n = <-progress:
 		case <-readDone:

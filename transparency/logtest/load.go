@@ -46,13 +46,8 @@ func Load(ctx context.Context, workers, n int, op func(ctx context.Context, i in
 // Report reports appends/s and the p50/p99 latency (ms) of a Load run as
 // benchmark metrics, under the given latency name.
 func Report(b *testing.B, elapsed time.Duration, lat []time.Duration, name string) {
-	s := slices.Clone(lat)
-	slices.Sort(s)
-	q := func(p float64) float64 { return float64(s[min(len(s)-1, int(p*float64(len(s))))]) / 1e6 }
 	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "appends/s")
-	b.ReportMetric(q(0.50), name+"-p50-ms")
-	b.ReportMetric(q(0.99), name+"-p99-ms")
-	b.ReportMetric(0, "ns/op")
+	ReportLatency(b, lat, name)
 }
 
 // Leaf returns a benchmark leaf of about 300 bytes, the size of a draw
@@ -88,4 +83,33 @@ func InclusionOp(l transparency.Log, run string) func(context.Context, int) erro
 		}
 		return tlog.CheckRecord(p, int64(cp.Size), cp.Hash, int64(idx), tlog.RecordHash(lf))
 	}
+}
+
+// Spaced runs n operations one at a time, gap apart (the gap is not timed),
+// and returns each operation's latency: draws arriving on a quiet log.
+func Spaced(ctx context.Context, n int, gap time.Duration, op func(ctx context.Context, i int) error) ([]time.Duration, error) {
+	lat := make([]time.Duration, n)
+	for i := range n {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(gap):
+		}
+		t0 := time.Now()
+		if err := op(ctx, i); err != nil {
+			return nil, err
+		}
+		lat[i] = time.Since(t0)
+	}
+	return lat, nil
+}
+
+// ReportLatency reports the p50/p99 latency (ms) of lat as benchmark metrics.
+func ReportLatency(b *testing.B, lat []time.Duration, name string) {
+	s := slices.Clone(lat)
+	slices.Sort(s)
+	q := func(p float64) float64 { return float64(s[min(len(s)-1, int(p*float64(len(s))))]) / 1e6 }
+	b.ReportMetric(q(0.50), name+"-p50-ms")
+	b.ReportMetric(q(0.99), name+"-p99-ms")
+	b.ReportMetric(0, "ns/op")
 }

@@ -105,3 +105,30 @@ func BenchmarkInclusion(b *testing.B) {
 		logtest.Report(b, el, lat, "incl")
 	})
 }
+
+// BenchmarkInclusionIdle: append → verifiable inclusion for a draw arriving
+// on a quiet log (draws 150 ms apart, more than the checkpoint interval).
+func BenchmarkInclusionIdle(b *testing.B) {
+	const gap = 150 * time.Millisecond
+	b.Run("engine=tessera/appenders=1", func(b *testing.B) {
+		add, aw, stop := rawTessera(b)
+		defer stop()
+		lat, err := logtest.Spaced(context.Background(), b.N, gap, func(ctx context.Context, i int) error {
+			_, _, err := aw.Await(ctx, add(ctx, tessera.NewEntry(logtest.Leaf("raw", i))))
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		logtest.ReportLatency(b, lat, "incl")
+	})
+	b.Run("engine=tilelog/appenders=1", func(b *testing.B) {
+		l := openBench(b)
+		defer l.Close()
+		lat, err := logtest.Spaced(context.Background(), b.N, gap, logtest.InclusionOp(l, "log"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		logtest.ReportLatency(b, lat, "incl")
+	})
+}

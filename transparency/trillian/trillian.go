@@ -87,6 +87,8 @@ type Log struct {
 	cancel    context.CancelFunc
 	done      chan struct{}
 
+	signMu sync.Mutex // serialises sign
+
 	// mu guards everything below.
 	mu      sync.Mutex
 	closed  bool
@@ -173,6 +175,10 @@ func (l *Log) root(ctx context.Context) (*types.LogRootV1, error) {
 // sign returns the signed checkpoint for root, signing it if it is new,
 // after checking it is consistent with the last checkpoint signed.
 func (l *Log) sign(ctx context.Context, root *types.LogRootV1) (*checkpoint.Checkpoint, error) {
+	// One signing at a time: concurrent readers of a new root then find it
+	// signed instead of each proving and signing it again.
+	l.signMu.Lock()
+	defer l.signMu.Unlock()
 	var h tlog.Hash
 	copy(h[:], root.RootHash)
 	l.mu.Lock()
