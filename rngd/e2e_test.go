@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -575,6 +576,36 @@ func TestE2ERestartAndRebuild(t *testing.T) {
 	}
 	_, err = a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: codes1[1]})
 	wantStatus(t, err, codes.FailedPrecondition, "already played")
+
+	// The store lost altogether: the daemon rebuilds it from the log at
+	// start. Ended games come back whole; a game in play lost its secret
+	// (the log reveals r only at the end): it refuses draws and can be
+	// refunded.
+	after := snapshot()
+	td.stop()
+	if err := os.Remove(filepath.Join(td.cfg.DataDir, "state.db")); err != nil {
+		t.Fatal(err)
+	}
+	td.start()
+	a = td.client("server-a")
+	for id, g := range snapshot() {
+		was := after[id]
+		if was.Status == qodv1.Status_STATUS_PLAYING || was.Status == qodv1.Status_STATUS_AT_TIER {
+			if len(g.Picks) != len(was.Picks) || g.Status != was.Status {
+				t.Fatalf("game in play after losing the store: %v, was %v", g, was)
+			}
+			_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: id, Number: nextNumber(g)})
+			wantStatus(t, err, codes.FailedPrecondition, "secret was lost")
+			r, err := td.admin().RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: id, Reason: "state store lost"})
+			if err != nil || r.Game.Status != qodv1.Status_STATUS_REFUNDED {
+				t.Fatalf("refund: %v %v", r, err)
+			}
+			continue
+		}
+		if !proto.Equal(g, was) {
+			t.Fatalf("ended game after losing the store:\n%v\nwas\n%v", g, was)
+		}
+	}
 }
 
 func TestE2ETransport(t *testing.T) {
