@@ -184,6 +184,11 @@ type GameConfig struct {
 	TimeZone string `toml:"time_zone"`
 	// SweepInterval is how often expired games are ended, default 1m.
 	SweepInterval Duration `toml:"sweep_interval"`
+	// ReplyRetention is how long the reply to a request id is kept for
+	// retries, default 2400h (100 days: beyond the 30 days of play and the
+	// 90 days of claims after closure, article 5). Older request ids are
+	// forgotten: reusing one then starts a new call.
+	ReplyRetention Duration `toml:"reply_retention"`
 }
 
 // Duration is a time.Duration written as a Go duration string in TOML.
@@ -317,6 +322,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if _, err := time.LoadLocation(c.Game.TimeZone); err != nil {
 		return c, fmt.Errorf("config game.time_zone: %w", err)
+	}
+	if c.Game.ReplyRetention.Duration == 0 {
+		c.Game.ReplyRetention.Duration = 100 * 24 * time.Hour
 	}
 	if c.Game.SweepInterval.Duration == 0 {
 		c.Game.SweepInterval.Duration = time.Minute

@@ -312,7 +312,7 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 			}
 		}
 		if c != nil {
-			if err := putRequest(tx, c.server, c.id, storedRequest{digest: c.digest, reply: replyBytes}); err != nil {
+			if err := putRequest(tx, c.server, c.id, storedRequest{digest: c.digest, at: e.clock.Now().Unix(), reply: replyBytes}); err != nil {
 				return err
 			}
 		}
@@ -757,6 +757,12 @@ func (e *engine) sweepLoop(ctx context.Context) {
 				e.log.Error("sweep failed", "err", err)
 			} else if len(ended) > 0 {
 				e.log.Info("expired games ended", "count", len(ended))
+			}
+			cutoff := e.clock.Now().Add(-e.cfg.Game.ReplyRetention.Duration)
+			if n, err := e.store.pruneRequests(cutoff, 100_000); err != nil {
+				e.log.Error("pruning stored replies failed", "err", err)
+			} else if n > 0 {
+				e.log.Info("stored replies pruned", "count", n, "before", cutoff)
 			}
 		}
 	}

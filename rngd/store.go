@@ -25,7 +25,7 @@ import (
 //	tickets     SHA-256(code) → JSON ticket (emission, stake, game once played)
 //	games       game id → JSON game
 //	receipts    game id ‖ 0x00 ‖ seq (uint32 BE) → proto Receipt
-//	requests    server ‖ 0x00 ‖ request id → digest (32) ‖ proto reply
+//	requests    server ‖ 0x00 ‖ request id → digest (32) ‖ time (8) ‖ proto reply
 //	unfinished  server ‖ 0x00 ‖ game id → expiry (unix seconds, BE)
 //	secrets     game id → r (32 bytes)
 //
@@ -124,26 +124,53 @@ func putJSON(tx *bolt.Tx, bucket, key []byte, v any) error {
 }
 
 // storedRequest is what the store keeps of a mutating call: the digest of its
-// content and its reply.
+// content, when it was answered, and its reply.
 type storedRequest struct {
 	digest [32]byte
+	at     int64 // unix seconds
 	reply  []byte
 }
 
+// Value layout: digest (32) ‖ at (8, big endian) ‖ reply.
+const requestHeader = 32 + 8
+
 func getRequest(tx *bolt.Tx, server, id string) (storedRequest, bool) {
 	raw := tx.Bucket(bucketRequests).Get(joinKey(server, []byte(id)))
-	if len(raw) < 32 {
+	if len(raw) < requestHeader {
 		return storedRequest{}, false
 	}
 	var r storedRequest
 	copy(r.digest[:], raw)
-	r.reply = bytes.Clone(raw[32:])
+	r.at = int64(beUint64(raw[32:]))
+	r.reply = bytes.Clone(raw[requestHeader:])
 	return r, true
 }
 
 func putRequest(tx *bolt.Tx, server, id string, r storedRequest) error {
-	v := append(r.digest[:len(r.digest):len(r.digest)], r.reply...)
+	v := make([]byte, 0, requestHeader+len(r.reply))
+	v = append(v, r.digest[:]...)
+	v = binary.BigEndian.AppendUint64(v, uint64(r.at))
+	v = append(v, r.reply...)
 	return tx.Bucket(bucketRequests).Put(joinKey(server, []byte(id)), v)
+}
+
+// pruneRequests deletes the replies stored before cutoff, at most limit of
+// them, and returns how many it deleted.
+func (s *store) pruneRequests(cutoff time.Time, limit int) (int, error) {
+	n := 0
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketRequests).Cursor()
+		for k, v := c.First(); k != nil && n < limit; k, v = c.Next() {
+			if len(v) >= requestHeader && int64(beUint64(v[32:])) < cutoff.Unix() {
+				if err := c.Delete(); err != nil {
+					return err
+				}
+				n++
+			}
+		}
+		return nil
+	})
+	return n, err
 }
 
 func receiptKey(gameID string, seq uint32) []byte {
