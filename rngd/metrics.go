@@ -44,7 +44,7 @@ func newMetrics(dev bool) *metrics {
 			Name: "tirage_log_append_seconds", Help: "Latency of durable log appends.", Buckets: latency,
 		}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "tirage_calls_in_flight", Help: "Mutating calls being processed.",
+			Name: "tirage_calls_in_flight", Help: "Calls being processed (game servers' and admin).",
 		}),
 		appendQueue: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "tirage_log_append_queue", Help: "Records waiting for their durable append.",

@@ -198,7 +198,9 @@ func (d *Daemon) healthz(w http.ResponseWriter, r *http.Request) {
 // observe times every unary call and counts refusals by status code.
 func (d *Daemon) observe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	start := time.Now()
+	d.engine.metrics.inFlight.Inc()
 	resp, err := handler(ctx, req)
+	d.engine.metrics.inFlight.Dec()
 	method := info.FullMethod[strings.LastIndexByte(info.FullMethod, '/')+1:]
 	d.engine.metrics.callSeconds.WithLabelValues(method).Observe(time.Since(start).Seconds())
 	if err != nil {
