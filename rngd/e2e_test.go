@@ -194,12 +194,12 @@ func TestE2EGameRules(t *testing.T) {
 		if gs.Game != g.GameId || gs.Stake != g.StakeCents || !bytes.Equal(gs.Commit[:], g.Commitment) {
 			t.Fatalf("start record %+v does not match game %v", gs, g)
 		}
-		pk, err := vrf.ParsePublicKey(vrf.Suite(r.Receipt.VrfSuite), r.Receipt.VrfPublicKey)
-		if err != nil {
-			t.Fatal(err)
+		// α contains r: not shown while the game is in play.
+		if len(r.Receipt.VrfAlpha) != 0 || !bytes.Equal(r.Receipt.VrfProof, gs.Proof) {
+			t.Fatalf("start receipt of a game in play: alpha %x", r.Receipt.VrfAlpha)
 		}
-		beta, err := vrf.Verify(pk, r.Receipt.VrfAlpha, r.Receipt.VrfProof)
-		if err != nil || !bytes.Equal(beta, gs.Beta) {
+		beta, err := vrf.ProofToHash(vrf.Suite(r.Receipt.VrfSuite), r.Receipt.VrfProof)
+		if err != nil || !bytes.Equal(beta, gs.Beta) || !bytes.Equal(beta, r.Receipt.VrfOutput) {
 			t.Fatalf("start proof: %v", err)
 		}
 		if m, _ := qod.Multipliers(gs.Stake, beta); m != gs.Multipliers {

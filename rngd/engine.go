@@ -506,7 +506,7 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 	if err != nil {
 		return nil, err
 	}
-	reply = &qodv1.GameReply{Game: e.gameProto(sg, now), Receipt: s.receipt}
+	reply = &qodv1.GameReply{Game: e.gameProto(sg, now), Receipt: publicReceipt(s.receipt, false)}
 	t.Game = id
 	err = e.commit(&c, reply, sg, []sealed{s}, func(tx *bolt.Tx) error {
 		return putJSON(tx, bucketTickets, ticket[:], &t)
@@ -651,10 +651,24 @@ func (e *engine) finish(ctx context.Context, c *call, sg *storedGame, now time.T
 		}
 	}
 	reply.Game = e.gameProto(sg, now)
+	reply.Receipt = publicReceipt(reply.Receipt, sg.Ended)
 	if err := e.commit(c, reply, sg, recs, nil); err != nil {
 		return nil, err
 	}
 	return e.withInclusion(ctx, reply), nil
+}
+
+// publicReceipt is a receipt as it may leave the daemon: α contains the
+// game's secret r, so it is shown only once the game has ended (its end
+// record reveals r); before that a receipt carries π and β, and the proof is
+// checked from the transcript after the end.
+func publicReceipt(r *qodv1.Receipt, ended bool) *qodv1.Receipt {
+	if r == nil || ended || len(r.VrfAlpha) == 0 {
+		return r
+	}
+	r = proto.Clone(r).(*qodv1.Receipt)
+	r.VrfAlpha = nil
+	return r
 }
 
 // sealEnd appends the end record of a game that is over; it reveals r.
@@ -924,6 +938,9 @@ func (e *engine) receipts(ctx context.Context, server, id string) ([]*qodv1.Rece
 	})
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "state store: %v", err)
+	}
+	for i := range out {
+		out[i] = publicReceipt(out[i], sg.Ended)
 	}
 	e.proveInclusion(ctx, receiptWait, out...)
 	return out, nil

@@ -17,6 +17,7 @@ import (
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/rngd/entropy"
 	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
 )
 
@@ -125,9 +126,11 @@ func TestFailClosed(t *testing.T) {
 	if !bytes.Contains(logs, []byte("entropy failure")) {
 		t.Fatalf("the entropy failure was not logged:\n%s", logs)
 	}
-	// The daemon's own VRF key verifies what it drew.
+	// The daemon's own VRF key verifies what it drew (α recomputed with the
+	// game's secret, which only the daemon knows until the game ends).
 	pk, _ := vrf.ParsePublicKey(e.suite, e.pub)
-	if _, err := vrf.Verify(pk, r.Receipt.VrfAlpha, r.Receipt.VrfProof); err != nil {
-		t.Fatal(err)
+	alpha := record.PickAlpha(g.GameId, g.EmissionId, sg.Game.Ticket, sg.Secret, 0, 5)
+	if beta, err := vrf.Verify(pk, alpha, r.Receipt.VrfProof); err != nil || !bytes.Equal(beta, r.Receipt.VrfOutput) || len(r.Receipt.VrfAlpha) != 0 {
+		t.Fatalf("pick proof: %v", err)
 	}
 }

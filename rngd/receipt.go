@@ -13,7 +13,9 @@ import (
 	"tirage.fr/tirage/verifier/vrf"
 )
 
-// VerifiedGame is what VerifyReceipts established about one game.
+// VerifiedGame is what VerifyReceipts established about one game. Proofs
+// counts the VRF proofs checked against their α (given once the game has
+// ended).
 type VerifiedGame struct {
 	Game           qod.Game
 	Ended          bool
@@ -59,14 +61,18 @@ func VerifyReceipts(receipts []*qodv1.Receipt, logVKey string, vrfKey []byte, lo
 			if !bytes.Equal(pk.Bytes(), r.VrfPublicKey) {
 				return v, fmt.Errorf("receipt %d: proof made with another key than the announced one", i)
 			}
-			beta, err := vrf.Verify(pk, r.VrfAlpha, r.VrfProof)
-			if err != nil {
-				return v, fmt.Errorf("receipt %d: %w", i, err)
+			// α is given once the game has ended (it contains r); before
+			// that only the replay below, after the end, can check π.
+			if len(r.VrfAlpha) > 0 {
+				beta, err := vrf.Verify(pk, r.VrfAlpha, r.VrfProof)
+				if err != nil {
+					return v, fmt.Errorf("receipt %d: %w", i, err)
+				}
+				if !bytes.Equal(beta, r.VrfOutput) {
+					return v, fmt.Errorf("receipt %d: β differs from the proof's output", i)
+				}
+				v.Proofs++
 			}
-			if !bytes.Equal(beta, r.VrfOutput) {
-				return v, fmt.Errorf("receipt %d: β differs from the proof's output", i)
-			}
-			v.Proofs++
 		}
 		if len(r.Checkpoint) == 0 {
 			continue

@@ -957,7 +957,8 @@ type Receipt struct {
 	// RFC 6962 leaf hash of the record.
 	LeafHash []byte `protobuf:"bytes,3,opt,name=leaf_hash,json=leafHash,proto3" json:"leaf_hash,omitempty"`
 	// The VRF input α, proof π and output β of the draw (empty for records
-	// that draw nothing, such as a decision).
+	// that draw nothing, such as a decision). α contains the game's secret r:
+	// it is given only once the game has ended.
 	VrfAlpha  []byte `protobuf:"bytes,4,opt,name=vrf_alpha,json=vrfAlpha,proto3" json:"vrf_alpha,omitempty"`
 	VrfProof  []byte `protobuf:"bytes,5,opt,name=vrf_proof,json=vrfProof,proto3" json:"vrf_proof,omitempty"`
 	VrfOutput []byte `protobuf:"bytes,6,opt,name=vrf_output,json=vrfOutput,proto3" json:"vrf_output,omitempty"`
