@@ -524,9 +524,6 @@ func (e *engine) pick(ctx context.Context, server string, req *qodv1.PickRequest
 	if err != nil {
 		return nil, err
 	}
-	if req.GameId == "" {
-		return nil, status.Error(codes.InvalidArgument, "game_id: required")
-	}
 	if req.Number < 1 || req.Number > qod.Numbers {
 		return nil, status.Errorf(codes.InvalidArgument, "number: %d is out of range 1..%d", req.Number, qod.Numbers)
 	}
@@ -565,6 +562,9 @@ func (e *engine) pick(ctx context.Context, server string, req *qodv1.PickRequest
 // caller defers unlock in every case.
 func (e *engine) enterGame(c call, id, server string, reply *qodv1.GameReply) (sg *storedGame, unlock func(), done bool, err error) {
 	unlock = func() {}
+	if id == "" {
+		return nil, unlock, false, status.Error(codes.InvalidArgument, "game_id: required")
+	}
 	if done, err = e.replayed(c, reply); done || err != nil {
 		return nil, unlock, done, err
 	}
@@ -591,9 +591,6 @@ func (e *engine) decide(ctx context.Context, server string, req *qodv1.DecideReq
 	c, err := newCall(server, "Decide", req)
 	if err != nil {
 		return nil, err
-	}
-	if req.GameId == "" {
-		return nil, status.Error(codes.InvalidArgument, "game_id: required")
 	}
 	choice := ""
 	switch req.Decision {
