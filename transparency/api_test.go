@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/cloudflare/circl/sign/mldsa/mldsa44"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"golang.org/x/mod/sumdb/tlog"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -372,4 +374,36 @@ func FuzzParseTilePath(f *testing.F) {
 			t.Fatalf("round trip of %q: %+v, %v", p, again, err)
 		}
 	})
+}
+
+func TestCollector(t *testing.T) {
+	l, _ := openLog(t, 5)
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(transparency.NewCollector(l))
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*dto.MetricFamily{}
+	for _, mf := range mfs {
+		got[mf.GetName()] = mf
+	}
+	if v := got["tirage_log_appends_total"].GetMetric()[0].GetCounter().GetValue(); v != 5 {
+		t.Errorf("tirage_log_appends_total = %v, want 5", v)
+	}
+	if v := got["tirage_log_append_queue_depth"].GetMetric()[0].GetGauge().GetValue(); v != 0 {
+		t.Errorf("queue depth = %v after all appends returned", v)
+	}
+	if v := got["tirage_log_append_failures_total"].GetMetric()[0].GetCounter().GetValue(); v != 0 {
+		t.Errorf("failures = %v", v)
+	}
+	h := got["tirage_log_append_latency_seconds"].GetMetric()[0].GetHistogram()
+	if h.GetSampleCount() != 5 || h.GetSampleSum() <= 0 {
+		t.Errorf("latency histogram: count %d sum %v", h.GetSampleCount(), h.GetSampleSum())
+	}
+	// A closed log refuses appends; ErrClosed is not counted as a backend failure.
+	l.Close()
+	if _, err := l.Append(t.Context(), []byte("x")); !errors.Is(err, transparency.ErrClosed) {
+		t.Fatalf("Append after Close = %v", err)
+	}
 }

@@ -8,14 +8,18 @@ cd "$(dirname "$0")/../.."
 export GOTOOLCHAIN=local
 COUNT=${COUNT:-3}
 BENCHTIME=${BENCHTIME:-3s}
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+# Raw go test output is kept in .run/ (RAW=1 re-renders it without re-running).
+mkdir -p .run
+out=.run/bench-transparency.txt
+if [ -z "${RAW:-}" ]; then
+  : >"$out"
 # COUNT separate passes, so that a backend and its raw engine alternate and
 # share the machine's load drift (this machine is shared).
 for ((i = 1; i <= COUNT; i++)); do
   go test -run '^$' -bench . -benchtime="$BENCHTIME" -count=1 -timeout 60m \
     ./transparency/tilelog/ ./transparency/trillian/ 2>/dev/null | grep '^Benchmark' | tee -a "$out" >&2
 done
+fi
 
 # Lines: BenchmarkX/engine=E/appenders=N-2  iters  v unit  v unit  v unit
 awk -v count="$COUNT" -v benchtime="$BENCHTIME" '
@@ -88,7 +92,7 @@ END {
   }
   print ""
   print "Reading: under lockstep load a draw waits for the next checkpoint (tessera publishes at most every"
-  print "100 ms), hence ≈ 100–130 ms; on a quiet log the checkpoint follows the batch at once. Trillian's"
+  print "100 ms), hence ≈ 100–130 ms; on a quiet log the checkpoint follows the batch at once. The Trillian"
   print "backend returns the index, so each appender waits for integration: its throughput is bounded by"
   print "concurrency / latency and reaches the raw QueueLeaf → integration rate only with enough appends in"
   print "flight (raw QueueLeaf returns before integration, so it pipelines with few clients)."

@@ -6,6 +6,7 @@ import (
 	"crypto"
 	"crypto/ed25519"
 	"crypto/rand"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -133,5 +134,28 @@ func TestDuplicateLeaf(t *testing.T) {
 	}
 	if a != b {
 		t.Fatalf("duplicate leaf got index %d, original %d", b, a)
+	}
+}
+
+// When Trillian cannot be reached the append fails with ErrUnavailable (the
+// draw is refused) and is counted.
+func TestAppendFailure(t *testing.T) {
+	env := stack(t)
+	conn, err := grpc.NewClient(env["TRILLIAN_LOG_ADDR"], grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := trillian.Open(t.Context(), trillian.Config{Conn: conn, TreeID: newTree(t, dial(t)), Origin: "tirage.fr/log/fail", Signers: signers(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	conn.Close()
+	_, err = l.Append(t.Context(), []byte("lost"))
+	if !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("Append with Trillian gone = %v, want ErrUnavailable", err)
+	}
+	if s := l.Stats(); s.Failures != 1 || s.Appends != 0 {
+		t.Fatalf("Stats = %+v", s)
 	}
 }
