@@ -49,6 +49,10 @@ type engine struct {
 	metrics *metrics
 	locks   keyLocks
 	games   gameCache
+	// proving admits GOMAXPROCS proofs at a time: more would only queue
+	// on the CPUs, ahead of the log's and the store's goroutines whose
+	// latency every reply waits for.
+	proving chan struct{}
 }
 
 // gameCache keeps the games in play in memory, as last committed, so that
@@ -141,6 +145,10 @@ func (e *engine) random(n int) ([]byte, error) {
 
 // prove returns π and β for α; a failure of the key custody refuses the draw.
 func (e *engine) prove(alpha []byte) (proof, beta []byte, err error) {
+	if e.proving != nil {
+		e.proving <- struct{}{}
+		defer func() { <-e.proving }()
+	}
 	start := time.Now()
 	proof, err = e.prover.Prove(alpha)
 	e.metrics.proveSeconds.Observe(time.Since(start).Seconds())

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -110,7 +111,7 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 	e := &engine{
 		cfg: cfg, log: cfg.Logger, clock: cfg.Clock, loc: loc, store: st, tlog: c.log,
 		prover: c.prover, suite: c.prover.Suite(), pub: pub, keyID: cfg.Keys.VRFLabel,
-		entropy: c.entropy, metrics: newMetrics(cfg.Dev),
+		entropy: c.entropy, metrics: newMetrics(cfg.Dev), proving: make(chan struct{}, runtime.GOMAXPROCS(0)),
 	}
 	e.metrics.reg.MustRegister(c.entropy.Collectors()...)
 	e.metrics.reg.MustRegister(transparency.NewCollector(c.log))
