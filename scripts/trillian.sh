@@ -28,9 +28,11 @@ log() { echo "trillian.sh: $*" >&2; }
 alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 free_port() { # a loopback port nobody listens on (bash only: CI machines may lack python)
+  # Below the kernel's ephemeral range (ip_local_port_range, 32768+ by default), so
+  # that no test's outgoing connection can take the port between now and the bind.
   local p i
   for ((i = 0; i < 100; i++)); do
-    p=$((20000 + RANDOM % 40000))
+    p=$((20000 + RANDOM % 12000))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
       echo "$p"
       return
@@ -130,21 +132,20 @@ trillian_up() {
   # The DSN holds a password: pass it in a 0600 flag file, never on the command line.
   (umask 077 && echo "--mysql_uri='$uri'" >"$RUN/trillian.flags")
   if ! alive "$RUN/trillian_log_server.pid"; then
-    local rpc http
+    local rpc
     rpc=$(free_port)
-    http=$(free_port)
-    "$BIN/trillian_log_server" --rpc_endpoint="127.0.0.1:$rpc" --http_endpoint="127.0.0.1:$http" \
+    # No HTTP endpoint: metrics are not used, and one port less to collide.
+    "$BIN/trillian_log_server" --rpc_endpoint="127.0.0.1:$rpc" --http_endpoint= \
       --storage_system=mysql --quota_system=noop --config="$RUN/trillian.flags" --mysql_max_conns=100 \
       </dev/null >"$RUN/trillian_log_server.log" 2>&1 &
     echo $! >"$RUN/trillian_log_server.pid"
     echo "127.0.0.1:$rpc" >"$RUN/trillian_log_server.addr"
   fi
   if ! alive "$RUN/trillian_log_signer.pid"; then
-    local rpc http
+    local rpc
     rpc=$(free_port)
-    http=$(free_port)
     # A short sequencer interval: Append waits for integration (see docs/transparency.md).
-    "$BIN/trillian_log_signer" --rpc_endpoint="127.0.0.1:$rpc" --http_endpoint="127.0.0.1:$http" \
+    "$BIN/trillian_log_signer" --rpc_endpoint="127.0.0.1:$rpc" --http_endpoint= \
       --storage_system=mysql --quota_system=noop --config="$RUN/trillian.flags" --mysql_max_conns=100 \
       --force_master --sequencer_interval=10ms --batch_size=2000 --num_sequencers=4 \
       </dev/null >"$RUN/trillian_log_signer.log" 2>&1 &
@@ -153,6 +154,10 @@ trillian_up() {
   local addr
   addr=$(cat "$RUN/trillian_log_server.addr")
   wait_tcp 127.0.0.1 "${addr##*:}" 30 || { tail -20 "$RUN/trillian_log_server.log" >&2; log "log server did not start"; exit 1; }
+  sleep 1
+  for d in trillian_log_server trillian_log_signer; do
+    alive "$RUN/$d.pid" || { tail -20 "$RUN/$d.log" >&2; log "$d exited at start"; exit 1; }
+  done
   local tree
   tree=$(sed -n 's/^TRILLIAN_TREE_ID=//p' "$ENV" 2>/dev/null || true)
   if [ -z "$tree" ]; then

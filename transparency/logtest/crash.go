@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cloudflare/circl/sign/mldsa/mldsa44"
 	"golang.org/x/mod/sumdb/tlog"
@@ -133,12 +134,17 @@ func Crash(t *testing.T, childTest string, env []string, open Opener, published 
 		}
 	}()
 	var before Verified
+	// A stalled backend must fail the test, not hang it until the global timeout.
+	deadline := time.After(5 * time.Minute)
 	for n := 0; n < 600 || before.Size < 100; {
 		select {
 		case n = <-progress:
 		case <-readDone:
 			cmd.Wait()
 			t.Fatal("child exited before the crash")
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatalf("no progress: %d acknowledged appends and a checkpoint of size %d after 5 minutes", n, before.Size)
 		}
 		if raw, err := published(); err == nil {
 			before = VerifyCheckpoint(t, raw, vkey)
