@@ -6,13 +6,17 @@ BIN     := bin
 GOFLAGS ?=
 export GOTOOLCHAIN := local
 
-.PHONY: all build deps test test-long bench fuzz lint generate generate-check run vuln clean
+.PHONY: all build wasm deps test test-long bench fuzz lint generate generate-check run vuln clean
 
 all: build
 
 ## build: the three programs into bin/
 build:
 	$(GO) build -o $(BIN)/ ./cmd/rngd ./cmd/rngctl ./cmd/rngverify
+
+## wasm: the offline browser verifier into bin/verifier-web/ (open index.html from disk)
+wasm:
+	bash scripts/wasm.sh
 
 ## deps: Debian packages the tests use (apt-get; skipped when present)
 deps:

@@ -2,7 +2,7 @@
 # Installs the Debian packages that Tirage's tests and demo use, when missing.
 # Go tools are pinned in go.mod (tool directives) and run with `go tool`.
 set -euo pipefail
-pkgs=(time softhsm2 opensc swtpm swtpm-tools mariadb-server mariadb-client protobuf-compiler chromium ca-certificates)
+pkgs=(curl time softhsm2 opensc swtpm swtpm-tools mariadb-server mariadb-client protobuf-compiler chromium ca-certificates)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
