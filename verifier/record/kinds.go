@@ -2,6 +2,7 @@ package record
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"time"
 )
@@ -126,8 +127,11 @@ type GameStart struct {
 	Commit      [32]byte  `rec:"commit"`      // Commit(r)
 	Expires     time.Time `rec:"expires"`     // end of the 30-day play window
 	Key         string    `rec:"key,omitempty"`
-	Proof       []byte    `rec:"proof,omitempty"` // VRF proof over StartAlpha
-	Beta        []byte    `rec:"beta,omitempty"`  // VRF output
+	Proof       []byte    `rec:"proof,omitempty"`      // VRF proof over StartAlpha
+	Beta        []byte    `rec:"beta,omitempty"`       // VRF output
+	Server      string    `rec:"server,omitempty"`     // the game server that owns the game (its certificate identity)
+	Req         [32]byte  `rec:"req,omitempty"`        // RequestID of the call that sealed this record
+	ReqDigest   [32]byte  `rec:"req_digest,omitempty"` // that call's content digest
 }
 
 // Kind implements Record.
@@ -154,6 +158,9 @@ func (r *GameStart) validate() error {
 	if err := checkVRF(r.Key, r.Proof, r.Beta, true); err != nil {
 		return err
 	}
+	if err := checkRequest(r.Req, r.ReqDigest); err != nil {
+		return err
+	}
 	if err := checkTime("expires", r.Expires); err != nil {
 		return err
 	}
@@ -174,19 +181,48 @@ func checkVRF(key string, proof, beta []byte, optional bool) error {
 	return fmt.Errorf("key, proof and beta go together")
 }
 
+// checkRequest requires req and req_digest together (or neither).
+func checkRequest(req, digest [32]byte) error {
+	if (req == [32]byte{}) != (digest == [32]byte{}) {
+		return fmt.Errorf("req and req_digest go together")
+	}
+	return nil
+}
+
+// RequestID identifies a mutating call in the records it seals (their "req"
+// member): SHA-256("tirage/request/v1" || u32be(len(caller)) || caller ||
+// u32be(len(id)) || id), where caller is the game server's identity (or the
+// operator's namespace) and id the request id it chose. The call's content
+// digest goes in "req_digest", so a retry of the same id with the same
+// content can be answered from the log alone, and the same id with other
+// content refused.
+func RequestID(caller, id string) [32]byte {
+	h := sha256.New()
+	h.Write([]byte("tirage/request/v1"))
+	for _, s := range []string{caller, id} {
+		h.Write(binary.BigEndian.AppendUint32(nil, uint32(len(s))))
+		h.Write([]byte(s))
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
 // Pick records one number picked and whether it is good or losing.
 // Index is the number of picks before this one (0 for the first), so the
 // draw is among n = 30 − Index hidden numbers.
 type Pick struct {
-	Time    time.Time `rec:"time"`
-	Game    string    `rec:"game"`
-	Index   int       `rec:"index"`
-	Number  int       `rec:"number"`  // 1..30
-	Outcome string    `rec:"outcome"` // "good" or "losing"
-	Key     string    `rec:"key"`
-	Proof   []byte    `rec:"proof"` // VRF proof over PickAlpha
-	Beta    []byte    `rec:"beta"`
-	Prev    [32]byte  `rec:"prev"`
+	Time      time.Time `rec:"time"`
+	Game      string    `rec:"game"`
+	Index     int       `rec:"index"`
+	Number    int       `rec:"number"`  // 1..30
+	Outcome   string    `rec:"outcome"` // "good" or "losing"
+	Key       string    `rec:"key"`
+	Proof     []byte    `rec:"proof"` // VRF proof over PickAlpha
+	Beta      []byte    `rec:"beta"`
+	Prev      [32]byte  `rec:"prev"`
+	Req       [32]byte  `rec:"req,omitempty"`        // RequestID of the call
+	ReqDigest [32]byte  `rec:"req_digest,omitempty"` // the call's content digest
 }
 
 // Kind implements Record.
@@ -212,16 +248,21 @@ func (r *Pick) validate() error {
 	if err := checkVRF(r.Key, r.Proof, r.Beta, false); err != nil {
 		return err
 	}
+	if err := checkRequest(r.Req, r.ReqDigest); err != nil {
+		return err
+	}
 	return checkTime("time", r.Time)
 }
 
 // Decision records the player's choice at tier 1, 2 or 3.
 type Decision struct {
-	Time   time.Time `rec:"time"`
-	Game   string    `rec:"game"`
-	Tier   int       `rec:"tier"`   // 1..3
-	Choice string    `rec:"choice"` // "continue" or "stop"
-	Prev   [32]byte  `rec:"prev"`
+	Time      time.Time `rec:"time"`
+	Game      string    `rec:"game"`
+	Tier      int       `rec:"tier"`   // 1..3
+	Choice    string    `rec:"choice"` // "continue" or "stop"
+	Prev      [32]byte  `rec:"prev"`
+	Req       [32]byte  `rec:"req,omitempty"`        // RequestID of the call
+	ReqDigest [32]byte  `rec:"req_digest,omitempty"` // the call's content digest
 }
 
 // Kind implements Record.
@@ -242,20 +283,25 @@ func (r *Decision) validate() error {
 	case r.Choice != ChoiceContinue && r.Choice != ChoiceStop:
 		return fmt.Errorf("choice: %q, must be %q or %q", r.Choice, ChoiceContinue, ChoiceStop)
 	}
+	if err := checkRequest(r.Req, r.ReqDigest); err != nil {
+		return err
+	}
 	return checkTime("time", r.Time)
 }
 
 // GameEnd closes a game and reveals its secret r, so that anyone can then
 // recompute every α of the game and check every VRF proof.
 type GameEnd struct {
-	Time   time.Time `rec:"time"`
-	Game   string    `rec:"game"`
-	Result string    `rec:"result"`           // "won", "lost", "expired" or "refunded"
-	Tier   int       `rec:"tier"`             // tiers reached, 0..4
-	Win    int64     `rec:"win,omitempty"`    // cents; only when won
-	Refund int64     `rec:"refund,omitempty"` // cents; only when refunded (the ticket price)
-	Secret [32]byte  `rec:"secret"`           // r
-	Prev   [32]byte  `rec:"prev"`
+	Time      time.Time `rec:"time"`
+	Game      string    `rec:"game"`
+	Result    string    `rec:"result"`           // "won", "lost", "expired" or "refunded"
+	Tier      int       `rec:"tier"`             // tiers reached, 0..4
+	Win       int64     `rec:"win,omitempty"`    // cents; only when won
+	Refund    int64     `rec:"refund,omitempty"` // cents; only when refunded (the ticket price)
+	Secret    [32]byte  `rec:"secret"`           // r
+	Prev      [32]byte  `rec:"prev"`
+	Req       [32]byte  `rec:"req,omitempty"`        // RequestID of the call; none when the sweeper ends a game
+	ReqDigest [32]byte  `rec:"req_digest,omitempty"` // the call's content digest
 }
 
 // Kind implements Record.
@@ -291,6 +337,9 @@ func (r *GameEnd) validate() error {
 		}
 	default:
 		return fmt.Errorf("result: %q, must be won, lost, expired or refunded", r.Result)
+	}
+	if err := checkRequest(r.Req, r.ReqDigest); err != nil {
+		return err
 	}
 	return checkTime("time", r.Time)
 }

@@ -33,7 +33,11 @@
 // names the record type. Parse accepts only version 1 and only the fields
 // defined for the kind; optional fields are omitted when empty and rejected
 // when present but empty, so Format(Parse(b)) == b for every b Parse accepts.
-// New fields may be added to a kind under a new version.
+// An optional field may be added to a kind within version 1 (a record
+// without it keeps its one encoding, and a record with it has exactly one
+// too); anything else — a new required field, a changed meaning — needs a new
+// version. The optional members "req" and "req_digest" of the game records
+// (see RequestID) and "server" of game_start were added that way.
 //
 // # Hash links
 //

@@ -40,9 +40,11 @@ func samples() []record.Record {
 		&record.GameStart{Time: t0, Game: "g-000042", Emission: "QOD-2026-07", Ticket: ticket, Stake: 2000,
 			Multipliers: [4]int{2, 3, 2, 2}, Amounts: [4]int64{4000, 12000, 24000, 48000},
 			Commit: record.Commit(secret), Expires: t0.AddDate(0, 0, 30),
-			Key: "vrf-1", Proof: bytes.Repeat([]byte{0xaa}, 81), Beta: bytes.Repeat([]byte{0xbb}, 32)},
+			Key: "vrf-1", Proof: bytes.Repeat([]byte{0xaa}, 81), Beta: bytes.Repeat([]byte{0xbb}, 32),
+			Server: "gs-1.example", Req: record.RequestID("gs-1.example", "req-1"), ReqDigest: h32("start request")},
 		&record.Pick{Time: t0.Add(time.Minute), Game: "g-000042", Index: 0, Number: 17, Outcome: record.OutcomeGood,
-			Key: "vrf-1", Proof: bytes.Repeat([]byte{0xcc}, 81), Beta: bytes.Repeat([]byte{0xdd}, 32), Prev: h32("previous leaf")},
+			Key: "vrf-1", Proof: bytes.Repeat([]byte{0xcc}, 81), Beta: bytes.Repeat([]byte{0xdd}, 32), Prev: h32("previous leaf"),
+			Req: record.RequestID("gs-1.example", "req-2"), ReqDigest: h32("pick request")},
 		&record.Decision{Time: t0.Add(5 * time.Minute), Game: "g-000042", Tier: 1, Choice: record.ChoiceContinue, Prev: h32("previous leaf")},
 		&record.GameEnd{Time: t0.Add(9 * time.Minute), Game: "g-000042", Result: record.ResultWon, Tier: 2, Win: 12000, Secret: secret, Prev: h32("previous leaf")},
 		&record.PromoFreeze{Time: t0, Draw: "BC-2016-1", Promotion: "bonus-crescendo", Root: h32("entrants"), Count: 48213,
@@ -146,6 +148,8 @@ func TestRejects(t *testing.T) {
 		{"empty optional present", rep(string(end), `"result"`, `"refund":0,"result"`), record.ErrMalformed, "omitted"},
 		{"won without win", rep(string(end), `,"win":12000`, ""), record.ErrMalformed, "won"},
 		{"true as number", rep(p, `"number":17`, `"number":true`), record.ErrMalformed, "integer"},
+		{"req without req_digest", rep(p, `,"req_digest":"4ea1b74f9620b12bbfc9c60745b2fb911dd2f1527585abfba5d0199e0d7fd342"`, ""), record.ErrMalformed, "req and req_digest"},
+		{"zero req present", rep(p, `"req":"d1e611bc87df4bcdd5038c5a15d472a66559652810ff46f61672712e56b983ae"`, `"req":"0000000000000000000000000000000000000000000000000000000000000000"`), record.ErrMalformed, "omitted"},
 	}
 	for _, c := range cases {
 		r, err := record.Parse([]byte(c.leaf))
@@ -272,5 +276,17 @@ func TestTicketHash(t *testing.T) {
 		if _, err := record.TicketHash(bad); !errors.Is(err, record.ErrTicketCode) {
 			t.Errorf("TicketHash(%q): %v", bad, err)
 		}
+	}
+}
+
+// TestRequestID: the request identity binds caller and id without
+// ambiguity (length prefixes), and matches the value computed by hand.
+func TestRequestID(t *testing.T) {
+	want := sha256.Sum256([]byte("tirage/request/v1\x00\x00\x00\x02gs\x00\x00\x00\x03r-1"))
+	if got := record.RequestID("gs", "r-1"); got != want {
+		t.Fatalf("RequestID = %x, want %x", got, want)
+	}
+	if record.RequestID("gs", "r-1") == record.RequestID("gsr", "-1") {
+		t.Fatal("RequestID is ambiguous between caller and id")
 	}
 }
