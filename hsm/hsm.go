@@ -44,6 +44,7 @@ import (
 	"fmt"
 	"io"
 
+	"tirage.fr/tirage/verifier/announce"
 	"tirage.fr/tirage/verifier/vrf"
 )
 
@@ -197,29 +198,12 @@ func ProverKey(label string, p VRFProver) Key {
 }
 
 // VerifySignature checks a signature made by a [Signer] with algorithm alg.
+// The verification is the verifier core's (announce.VerifySignature).
 func VerifySignature(pub crypto.PublicKey, alg string, msg, sig []byte) error {
-	switch alg {
-	case Ed25519:
-		p, ok := pub.(ed25519.PublicKey)
-		if !ok || len(p) != ed25519.PublicKeySize {
-			return fmt.Errorf("public key %T is not an Ed25519 key", pub)
-		}
-		if !ed25519.Verify(p, msg, sig) {
-			return errors.New("invalid Ed25519 signature")
-		}
-		return nil
-	case ECDSAP256SHA256:
-		p, ok := pub.(*ecdsa.PublicKey)
-		if !ok || p.Curve.Params().Name != "P-256" {
-			return fmt.Errorf("public key %T is not an ECDSA P-256 key", pub)
-		}
-		h := sha256.Sum256(msg)
-		if !ecdsa.VerifyASN1(p, h[:], sig) {
-			return errors.New("invalid ECDSA P-256 signature")
-		}
-		return nil
+	if alg != Ed25519 && alg != ECDSAP256SHA256 {
+		return fmt.Errorf("%w: signature algorithm %q", ErrUnsupported, alg)
 	}
-	return fmt.Errorf("%w: signature algorithm %q", ErrUnsupported, alg)
+	return announce.VerifySignature(pub, alg, msg, sig)
 }
 
 // DigestSigner is implemented by ECDSA signers that can sign a SHA-256

@@ -1,0 +1,246 @@
+package announce_test
+
+import (
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"tirage.fr/tirage/verifier/announce"
+	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// zeros is a deterministic reader for throwaway keys.
+type zeros struct{ b byte }
+
+func (z zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = z.b + byte(i)
+	}
+	return len(p), nil
+}
+
+// makeAnnouncement builds an announcement of a VRF key, an Ed25519 log key and an ECDSA
+// attestation key following steps 1–4 of the package documentation,
+// independently of hsm.Announce.
+func makeAnnouncement(t testing.TB) []byte {
+	t.Helper()
+	vk, err := vrf.GenerateKey(vrf.SuiteP256SSWU, zeros{7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lk := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
+	ak, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spki := func(pub any) []byte {
+		b, err := x509.MarshalPKIXPublicKey(pub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	keys := []record.Key{
+		{ID: "vrf", Use: announce.UseVRF, Suite: string(vrf.SuiteP256SSWU), PublicKey: vk.Public().Bytes()},
+		{ID: "log", Use: announce.UseLog, Suite: announce.Ed25519, PublicKey: spki(lk.Public())},
+		{ID: "att", Use: announce.UseAttestation, Suite: announce.ECDSAP256SHA256, PublicKey: spki(ak.Public())},
+	}
+	for i := range keys {
+		keys[i].Fingerprint = record.Fingerprint(keys[i].PublicKey)
+	}
+	ann := &record.KeyAnnouncement{Time: time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC), Keys: keys}
+	payload, err := record.Format(ann)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := announce.PAE(announce.PayloadType, payload)
+	pi, err := vk.Prove(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.Sum256(m)
+	es, err := ecdsa.SignASN1(rand.Reader, ak, h[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := announce.Envelope{Payload: payload, PayloadType: announce.PayloadType, Signatures: []announce.Signature{
+		{KeyID: "vrf", Sig: pi}, {KeyID: "log", Sig: ed25519.Sign(lk, m)}, {KeyID: "att", Sig: es}}}
+	if ann.Attestation, err = json.Marshal(env); err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := record.Format(ann)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return leaf
+}
+
+func TestPAE(t *testing.T) {
+	// DSSE protocol v1.0 test vector: PAE("http://example.com/HelloWorld", "hello world").
+	got := string(announce.PAE("http://example.com/HelloWorld", []byte("hello world")))
+	if want := "DSSEv1 29 http://example.com/HelloWorld 11 hello world"; got != want {
+		t.Fatalf("PAE = %q, want %q", got, want)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	fixture, err := os.ReadFile("testdata/announcement.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, leaf := range map[string][]byte{"made here": makeAnnouncement(t), "rngd's (testdata)": fixture} {
+		ann, err := announce.Parse(leaf)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(ann.Keys) < 2 {
+			t.Fatalf("%s: %d keys", name, len(ann.Keys))
+		}
+		if err := announce.Check(leaf); err != nil {
+			t.Fatalf("%s: Check: %v", name, err)
+		}
+	}
+}
+
+// Each tampering fails the named check, for the named key.
+func TestCheckTampered(t *testing.T) {
+	leaf := makeAnnouncement(t)
+	reformat := func(f func(a *record.KeyAnnouncement, env map[string]any)) []byte {
+		r, err := record.Parse(leaf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := r.(*record.KeyAnnouncement)
+		var env map[string]any
+		if err := json.Unmarshal(a.Attestation, &env); err != nil {
+			t.Fatal(err)
+		}
+		f(a, env)
+		a.Attestation, _ = json.Marshal(env)
+		if len(env) == 0 {
+			a.Attestation = nil
+		}
+		b, err := record.Format(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	sig := func(env map[string]any, i int) map[string]any { return env["signatures"].([]any)[i].(map[string]any) }
+	other, _ := vrf.GenerateKey(vrf.SuiteP256SSWU, zeros{42})
+	cases := []struct {
+		name, check, key string
+		leaf             []byte
+	}{
+		{"swapped VRF key", announce.CheckPayload, "", reformat(func(a *record.KeyAnnouncement, env map[string]any) {
+			a.Keys[0].PublicKey = other.Public().Bytes()
+			a.Keys[0].Fingerprint = record.Fingerprint(a.Keys[0].PublicKey)
+		})},
+		{"swapped VRF key, payload too", announce.CheckPossession, "vrf", reformat(func(a *record.KeyAnnouncement, env map[string]any) {
+			a.Keys[0].PublicKey = other.Public().Bytes()
+			a.Keys[0].Fingerprint = record.Fingerprint(a.Keys[0].PublicKey)
+			bare := *a
+			bare.Attestation = nil
+			payload, _ := record.Format(&bare)
+			env["payload"] = payload
+		})},
+		{"dropped signature", announce.CheckSignatures, "", reformat(func(a *record.KeyAnnouncement, env map[string]any) {
+			env["signatures"] = env["signatures"].([]any)[:2]
+		})},
+		{"reordered signatures", announce.CheckKeyID, "log", reformat(func(a *record.KeyAnnouncement, env map[string]any) {
+			s := env["signatures"].([]any)
+			s[1], s[2] = s[2], s[1]
+		})},
+		{"forged VRF proof", announce.CheckPossession, "vrf", reformat(func(a *record.KeyAnnouncement, env map[string]any) {
+			pi, _ := other.Prove([]byte("x"))
+			sig(env, 0)["sig"] = pi
+		})},
+		{"log signature of something else", announce.CheckPossession, "log", reformat(func(a *record.KeyAnnouncement, env map[string]any) {
+			sig(env, 1)["sig"] = ed25519.Sign(ed25519.NewKeyFromSeed(make([]byte, 32)), []byte("other"))
+		})},
+		{"attestation signature cut", announce.CheckPossession, "att", reformat(func(a *record.KeyAnnouncement, env map[string]any) {
+			s := sig(env, 2)["sig"].(string)
+			sig(env, 2)["sig"] = s[:len(s)-4]
+		})},
+		{"other payload type", announce.CheckPayloadType, "", reformat(func(a *record.KeyAnnouncement, env map[string]any) {
+			env["payloadType"] = "application/vnd.in-toto+json"
+		})},
+		{"unknown field", announce.CheckEnvelope, "", reformat(func(a *record.KeyAnnouncement, env map[string]any) {
+			env["extra"] = 1
+		})},
+		{"no attestation", announce.CheckEnvelope, "", reformat(func(a *record.KeyAnnouncement, env map[string]any) {
+			for k := range env {
+				delete(env, k)
+			}
+		})},
+		{"not an announcement", announce.CheckLeaf, "", []byte(`{"kind":"nope","v":1}`)},
+	}
+	for _, c := range cases {
+		err := announce.Check(c.leaf)
+		var ae *announce.Error
+		switch {
+		case !errors.Is(err, announce.ErrBad) || !errors.As(err, &ae):
+			t.Errorf("%s: err = %v, want an *Error wrapping ErrBad", c.name, err)
+		case ae.Check != c.check || ae.Key != c.key:
+			t.Errorf("%s: failed check %q key %q (%v), want %q key %q", c.name, ae.Check, ae.Key, err, c.check, c.key)
+		case c.key != "" && !strings.Contains(err.Error(), `"`+c.key+`"`):
+			t.Errorf("%s: error %q does not name the key", c.name, err)
+		}
+	}
+}
+
+func FuzzParseEnvelope(f *testing.F) {
+	r, err := record.Parse(makeAnnouncement(f))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(r.(*record.KeyAnnouncement).Attestation)
+	f.Add([]byte(`{"payload":"e30=","payloadType":"` + announce.PayloadType + `","signatures":[]}`))
+	f.Add([]byte(`{"payload":"","payloadType":"","signatures":null} {}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		env, err := announce.ParseEnvelope(b)
+		if err != nil {
+			var ae *announce.Error
+			if !errors.As(err, &ae) || !errors.Is(err, announce.ErrBad) {
+				t.Fatalf("error %v is not an *Error wrapping ErrBad", err)
+			}
+			return
+		}
+		if env.PayloadType != announce.PayloadType || len(env.Payload) == 0 {
+			t.Fatalf("accepted %+v", env)
+		}
+	})
+}
+
+func FuzzParse(f *testing.F) {
+	leaf := makeAnnouncement(f)
+	f.Add(leaf)
+	fixture, _ := os.ReadFile("testdata/announcement.json")
+	f.Add(fixture)
+	f.Add([]byte(`{"keys":[],"kind":"key","time":"2026-11-30T02:00:00Z","v":1}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ann, err := announce.Parse(b)
+		if err != nil {
+			if !errors.Is(err, announce.ErrBad) {
+				t.Fatalf("error %v does not wrap ErrBad", err)
+			}
+			return
+		}
+		// Accepted: it is canonical and re-checks.
+		again, err := record.Format(ann)
+		if err != nil || string(again) != string(b) {
+			t.Fatalf("accepted a non-canonical announcement")
+		}
+	})
+}
