@@ -27,7 +27,8 @@
 // keys and shape as the embedded backend. Before signing a root larger than
 // the last one it signed, it checks a consistency proof between the two, so
 // a misbehaving Trillian or database cannot make it sign a fork
-// (transparency.ErrSecurity).
+// (transparency.ErrSecurity). With Config.StateFile the last signed
+// checkpoint survives restarts, and so does the check.
 package trillian
 
 import (
@@ -36,7 +37,9 @@ import (
 	"crypto"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -70,6 +73,11 @@ type Config struct {
 	// PollInterval is how often the log root is read while appends wait
 	// (default 5 ms).
 	PollInterval time.Duration
+	// StateFile, if set, keeps the last checkpoint this appliance signed
+	// (e.g. <data dir>/trillian-checkpoint), so that after a restart the
+	// first Trillian root must still be consistent with it: a rolled-back
+	// or forked database is then detected (ErrSecurity) instead of signed.
+	StateFile string
 	// RPCTimeout bounds each Trillian call (default 10 s).
 	RPCTimeout time.Duration
 	// Logger receives operational messages; nil discards them.
@@ -124,9 +132,15 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		signers: signers, verifiers: verifiers, vkeys: vkeys,
 		waiters: make(map[tlog.Hash][]chan uint64), wake: make(chan struct{}, 1), done: make(chan struct{}),
 	}
+	if err := l.loadState(); err != nil {
+		return nil, err
+	}
 	root, err := l.root(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if l.cp != nil && root.TreeSize < l.cp.Size {
+		return nil, fmt.Errorf("trillian: %w: tree %d has %d leaves, but this appliance signed a checkpoint of %d", transparency.ErrSecurity, cfg.TreeID, root.TreeSize, l.cp.Size)
 	}
 	l.seen = root.TreeSize
 	if _, err := l.sign(ctx, root); err != nil {
@@ -208,12 +222,61 @@ func (l *Log) sign(ctx context.Context, root *types.LogRootV1) (*checkpoint.Chec
 	if err != nil {
 		return nil, fmt.Errorf("trillian: %w: %w", transparency.ErrUnavailable, err)
 	}
+	if err := l.saveState(cp); err != nil {
+		return nil, err
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.cp == nil || cp.Size > l.cp.Size {
 		l.cp = cp
 	}
 	return l.cp, nil
+}
+
+// loadState reads the last checkpoint signed before a restart, if any.
+func (l *Log) loadState() error {
+	if l.cfg.StateFile == "" {
+		return nil
+	}
+	raw, err := os.ReadFile(l.cfg.StateFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("trillian: %w: couldn't read state file: %w", transparency.ErrUnavailable, err)
+	}
+	cp, err := checkpoint.Open(raw, l.verifiers...)
+	if err != nil {
+		return fmt.Errorf("trillian: %w: state file holds no checkpoint of this log: %w", transparency.ErrSecurity, err)
+	}
+	l.cp = cp
+	return nil
+}
+
+// saveState durably records a newly signed checkpoint (before it is
+// handed out).
+func (l *Log) saveState(cp *checkpoint.Checkpoint) error {
+	if l.cfg.StateFile == "" {
+		return nil
+	}
+	tmp := l.cfg.StateFile + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err == nil {
+		_, err = f.Write(cp.Note)
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err == nil {
+		err = os.Rename(tmp, l.cfg.StateFile)
+	}
+	if err != nil {
+		return fmt.Errorf("trillian: %w: couldn't save the signed checkpoint: %w", transparency.ErrUnavailable, err)
+	}
+	return nil
 }
 
 // Append implements transparency.Log: QueueLeaf, then wait for integration.

@@ -159,3 +159,37 @@ func TestAppendFailure(t *testing.T) {
 		t.Fatalf("Stats = %+v", s)
 	}
 }
+
+// The last signed checkpoint survives a restart: a Trillian tree that does
+// not extend it (here: another, shorter tree, as after a database rollback)
+// is refused with ErrSecurity rather than signed.
+func TestStateFileDetectsRollback(t *testing.T) {
+	conn := dial(t)
+	s := signers(t)
+	state := filepath.Join(t.TempDir(), "trillian-checkpoint")
+	open := func(tree int64) (transparency.Log, error) {
+		return trillian.Open(t.Context(), trillian.Config{Conn: conn, TreeID: tree, Origin: "tirage.fr/log/state", Signers: s, StateFile: state})
+	}
+	tree := newTree(t, conn)
+	l, err := open(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := l.Append(t.Context(), []byte{'s', byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := l.AwaitCheckpoint(t.Context(), 3); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	l, err = open(tree) // same tree: fine
+	if err != nil {
+		t.Fatalf("reopen with state file: %v", err)
+	}
+	l.Close()
+	if _, err := open(newTree(t, conn)); !errors.Is(err, transparency.ErrSecurity) {
+		t.Fatalf("open on a tree shorter than the signed checkpoint = %v, want ErrSecurity", err)
+	}
+}
