@@ -1,7 +1,6 @@
 package hsm
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -55,32 +54,12 @@ func Announce(now time.Time, keys []AnnouncedKey) ([]byte, error) {
 		rk.Fingerprint = record.Fingerprint(rk.PublicKey)
 		ann.Keys = append(ann.Keys, rk)
 	}
-	// 1.
-	payload, err := record.Format(ann)
-	if err != nil {
-		return nil, err
-	}
-	// 2.
-	m := announce.PAE(announce.PayloadType, payload)
-	env := announce.Envelope{Payload: payload, PayloadType: announce.PayloadType}
-	// 3.
-	for _, k := range keys {
-		var sig []byte
-		if k.Use == UseVRF {
-			sig, err = k.Prover.Prove(m)
-		} else {
-			sig, err = k.Signer.Sign(m)
+	return announce.Seal(ann, func(i int, m []byte) ([]byte, error) {
+		if keys[i].Use == UseVRF {
+			return keys[i].Prover.Prove(m)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("key %q couldn't sign the announcement: %w", k.Label, err)
-		}
-		env.Signatures = append(env.Signatures, announce.Signature{KeyID: k.Label, Sig: sig})
-	}
-	// 4.
-	if ann.Attestation, err = json.Marshal(env); err != nil {
-		return nil, err
-	}
-	return record.Format(ann)
+		return keys[i].Signer.Sign(m)
+	})
 }
 
 // ErrBadAnnouncement is wrapped by every error of CheckAnnouncement that

@@ -4,8 +4,8 @@
 // (github.com/secure-systems-lab/dsse, protocol v1.0) in which every
 // announced key proves that the appliance holds its private half.
 //
-// The announcement is made (by hsm.Announce) in these steps, and [Check]
-// reverses them:
+// The announcement is made ([Seal], which hsm.Announce calls with the
+// appliance's keys) in these steps, and [Check] reverses them:
 //
 //  1. payload = record.Format of the announcement without its attestation;
 //     payloadType = [PayloadType].
@@ -122,12 +122,41 @@ func PAE(payloadType string, payload []byte) []byte {
 	return b.Bytes()
 }
 
+// Seal attaches to ann (whose Attestation is replaced) the DSSE envelope in
+// which each key proves possession (steps 1–4), and returns the formatted
+// leaf. prove is called once per key, with its index in ann.Keys and m: it
+// returns the key's signature of m, or for a VRF key its proof for α = m.
+func Seal(ann *record.KeyAnnouncement, prove func(i int, m []byte) ([]byte, error)) ([]byte, error) {
+	ann.Attestation = nil
+	// 1.
+	payload, err := record.Format(ann)
+	if err != nil {
+		return nil, err
+	}
+	// 2.
+	m := PAE(PayloadType, payload)
+	env := Envelope{Payload: payload, PayloadType: PayloadType}
+	// 3.
+	for i, k := range ann.Keys {
+		sig, err := prove(i, m)
+		if err != nil {
+			return nil, fmt.Errorf("key %q couldn't sign the announcement: %w", k.ID, err)
+		}
+		env.Signatures = append(env.Signatures, Signature{KeyID: k.ID, Sig: sig})
+	}
+	// 4.
+	if ann.Attestation, err = json.Marshal(env); err != nil {
+		return nil, err
+	}
+	return record.Format(ann)
+}
+
 // ParseEnvelope parses an attestation as a DSSE envelope of a key
 // announcement (step 4 reversed): strict JSON, no unknown field, nothing
 // after it, the announcement's payload type, a payload.
 func ParseEnvelope(b []byte) (*Envelope, error) {
 	if len(b) == 0 {
-		return nil, fail(CheckEnvelope, "missing")
+		return nil, fail(CheckEnvelope, "the record's attestation is empty: no DSSE envelope, no proof of possession")
 	}
 	if len(b) > MaxEnvelope {
 		return nil, fail(CheckEnvelope, "%d bytes, more than %d", len(b), MaxEnvelope)

@@ -29,9 +29,8 @@ func (z zeros) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// makeAnnouncement builds an announcement of a VRF key, an Ed25519 log key and an ECDSA
-// attestation key following steps 1–4 of the package documentation,
-// independently of hsm.Announce.
+// makeAnnouncement seals an announcement of a VRF key, an Ed25519 log key
+// and an ECDSA attestation key.
 func makeAnnouncement(t testing.TB) []byte {
 	t.Helper()
 	vk, err := vrf.GenerateKey(vrf.SuiteP256SSWU, zeros{7})
@@ -59,26 +58,16 @@ func makeAnnouncement(t testing.TB) []byte {
 		keys[i].Fingerprint = record.Fingerprint(keys[i].PublicKey)
 	}
 	ann := &record.KeyAnnouncement{Time: time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC), Keys: keys}
-	payload, err := record.Format(ann)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := announce.PAE(announce.PayloadType, payload)
-	pi, err := vk.Prove(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := sha256.Sum256(m)
-	es, err := ecdsa.SignASN1(rand.Reader, ak, h[:])
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := announce.Envelope{Payload: payload, PayloadType: announce.PayloadType, Signatures: []announce.Signature{
-		{KeyID: "vrf", Sig: pi}, {KeyID: "log", Sig: ed25519.Sign(lk, m)}, {KeyID: "att", Sig: es}}}
-	if ann.Attestation, err = json.Marshal(env); err != nil {
-		t.Fatal(err)
-	}
-	leaf, err := record.Format(ann)
+	leaf, err := announce.Seal(ann, func(i int, m []byte) ([]byte, error) {
+		switch i {
+		case 0:
+			return vk.Prove(m)
+		case 1:
+			return ed25519.Sign(lk, m), nil
+		}
+		h := sha256.Sum256(m)
+		return ecdsa.SignASN1(rand.Reader, ak, h[:])
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

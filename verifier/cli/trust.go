@@ -12,6 +12,7 @@ import (
 	"time"
 	_ "time/tzdata" // the rules' time zone (Europe/Paris) without relying on the host's zoneinfo
 
+	"tirage.fr/tirage/verifier/announce"
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/record"
@@ -34,9 +35,11 @@ type common struct {
 }
 
 const trustUsage = `Trust (never taken from the material being verified):
-  --log-key FILE   the log's verifier key(s), one per line, as served at /log/vkey (repeatable)
+  --log-key FILE   the log's verifier key(s), one per line, as served at /log/vkey, or the key
+                   text itself, or the log's key announcement record (JSON; checked as below) (repeatable)
   --vrf-key FILE   the VRF public key: lines "SUITE HEX" (HEX as rngverify vrf --pk takes it),
-                   or the log's key announcement record (JSON); its keys are all pinned (repeatable)
+                   or the log's key announcement record (JSON): every key in it must prove
+                   possession (its DSSE signatures), then its keys are all pinned (repeatable)
   --pin SHA256     pin a key by fingerprint: lower-case hex SHA-256 of a VRF public key,
                    or of the log's Ed25519 key as DER SubjectPublicKeyInfo (as rngd prints them) (repeatable)
   --state FILE     the trust state kept by rngverify log (default %s):
@@ -149,7 +152,20 @@ func (c *common) anchors() (receipt.Anchors, error) {
 	for _, f := range c.logKeys {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return a, fmt.Errorf("--log-key: %w", err)
+			// The key text itself (a verifier key is public).
+			if k, kerr := checkpoint.ParseKey(f); kerr == nil {
+				a.LogKeys = append(a.LogKeys, k)
+				continue
+			}
+			return a, fmt.Errorf("--log-key: neither a key nor a readable file: %w", err)
+		}
+		if isAnnouncement(b) {
+			_, pins, err := announcedKeys(b)
+			if err != nil {
+				return a, fmt.Errorf("--log-key %s: %w", f, err)
+			}
+			a.Pins = append(a.Pins, pins...)
+			continue
 		}
 		keys, err := checkpoint.ParseKeys(string(b))
 		if err != nil {
@@ -184,30 +200,36 @@ func (c *common) anchors() (receipt.Anchors, error) {
 	return a, nil
 }
 
-// parseVRFKeyFile reads "SUITE HEX" lines or a key announcement record.
-func parseVRFKeyFile(b []byte) ([]*vrf.PublicKey, []string, error) {
-	t := strings.TrimSpace(string(b))
-	if strings.HasPrefix(t, "{") {
-		r, err := record.Parse([]byte(t))
-		if err != nil {
-			return nil, nil, err
-		}
-		ka, ok := r.(*record.KeyAnnouncement)
-		if !ok {
-			return nil, nil, fmt.Errorf("a %s record, not a key announcement", r.Kind())
-		}
-		var keys []*vrf.PublicKey
-		var pins []string
-		for _, k := range ka.Keys {
-			pins = append(pins, record.Hex(k.Fingerprint))
-			if s, err := vrf.ParseSuite(k.Suite); err == nil && k.Use == "vrf" {
-				if pk, err := vrf.ParsePublicKey(s, k.PublicKey); err == nil {
-					keys = append(keys, pk)
-				}
+func isAnnouncement(b []byte) bool { return strings.HasPrefix(strings.TrimSpace(string(b)), "{") }
+
+// announcedKeys reads the log's key announcement record, checks that every
+// key in it proved possession (verifier/announce), and returns its VRF keys
+// and the fingerprints of all its keys. A tampered announcement is refused
+// with the failing check named.
+func announcedKeys(b []byte) ([]*vrf.PublicKey, []string, error) {
+	ka, err := announce.Parse([]byte(strings.TrimSpace(string(b))))
+	if err != nil {
+		return nil, nil, err
+	}
+	var keys []*vrf.PublicKey
+	var pins []string
+	for _, k := range ka.Keys {
+		pins = append(pins, record.Hex(k.Fingerprint))
+		if s, err := vrf.ParseSuite(k.Suite); err == nil && k.Use == announce.UseVRF {
+			if pk, err := vrf.ParsePublicKey(s, k.PublicKey); err == nil {
+				keys = append(keys, pk)
 			}
 		}
-		return keys, pins, nil
 	}
+	return keys, pins, nil
+}
+
+// parseVRFKeyFile reads "SUITE HEX" lines or a key announcement record.
+func parseVRFKeyFile(b []byte) ([]*vrf.PublicKey, []string, error) {
+	if isAnnouncement(b) {
+		return announcedKeys(b)
+	}
+	t := strings.TrimSpace(string(b))
 	var keys []*vrf.PublicKey
 	for i, line := range strings.Split(t, "\n") {
 		line = strings.TrimSpace(line)

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"tirage.fr/tirage/verifier/announce"
 	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/receipt/receipttest"
 )
 
@@ -34,6 +36,13 @@ func write(t *testing.T, dir, name string, b []byte) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 func newAppliance(t *testing.T, seed byte) *receipttest.Appliance {
@@ -237,17 +246,39 @@ func TestVRFKeyFiles(t *testing.T) {
 	rcpt := write(t, dir, "r.json", a.Receipt(g, 1, true))
 	logKey := write(t, dir, "log.vkey", a.LogKeyFile())
 	line := write(t, dir, "vrf.key", []byte(fmt.Sprintf("# the appliance's VRF key\nECVRF-P256-SHA256-SSWU %x\n", a.VRF.Public().Bytes())))
-	ann := write(t, dir, "keys.json", a.Leaf(0)) // the key announcement record
+	// The appliance's announcement record, its VRF key sealed by its proof
+	// of possession (verifier/announce).
+	r, err := record.Parse(a.Leaf(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ka := r.(*record.KeyAnnouncement)
+	ka.Keys = ka.Keys[:1]
+	sealed, err := announce.Seal(ka, func(_ int, m []byte) ([]byte, error) { return a.VRF.Prove(m) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann := write(t, dir, "keys.json", sealed)
 	for _, f := range []string{line, ann} {
 		if code, out, errs := run(t, "receipt", rcpt, "--log-key", logKey, "--vrf-key", f); code != ExitOK {
 			t.Errorf("--vrf-key %s: exit %d\n%s%s", filepath.Base(f), code, out, errs)
 		}
 	}
-	// The key announcement pins the log key too: no --log-key needed.
-	if code, out, errs := run(t, "receipt", rcpt, "--vrf-key", ann); code != ExitOK {
-		t.Errorf("--vrf-key announcement alone: exit %d\n%s%s", code, out, errs)
-	}
+	// An announcement whose keys do not prove possession is refused, with
+	// the failing check named: unsigned, or a key swapped after sealing.
+	unsigned := write(t, dir, "unsigned.json", a.Leaf(0))
 	other := newAppliance(t, 16)
+	ka.Keys[0].PublicKey = other.VRF.Public().Bytes()
+	ka.Keys[0].Fingerprint = record.Fingerprint(ka.Keys[0].PublicKey)
+	swapped := write(t, dir, "swapped.json", must(record.Format(ka)))
+	for f, check := range map[string]string{unsigned: "envelope", swapped: "payload"} {
+		for _, flag := range []string{"--vrf-key", "--log-key"} {
+			code, _, errs := run(t, "receipt", rcpt, flag, f)
+			if code != ExitUsage || !strings.Contains(errs, "bad key announcement: "+check) || strings.Count(errs, "\n") != 1 {
+				t.Errorf("%s %s: exit %d %q, want exit 2 naming %s", flag, filepath.Base(f), code, errs, check)
+			}
+		}
+	}
 	wrong := write(t, dir, "other.key", []byte(fmt.Sprintf("ECVRF-P256-SHA256-SSWU %x\n", other.VRF.Public().Bytes())))
 	if code, _, errs := run(t, "receipt", rcpt, "--log-key", logKey, "--vrf-key", wrong); code != ExitFail || !strings.Contains(errs, "check vrf-key") {
 		t.Errorf("another VRF key: exit %d %s", code, errs)
