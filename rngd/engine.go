@@ -228,10 +228,22 @@ func (e *engine) receipt(leaf []byte, idx uint64, alpha, proof, beta []byte) *qo
 	return r
 }
 
-// call is one mutating call, identified by its server and request id.
+// call is one mutating call, identified by its server and request id. The
+// records it seals carry req and digest ("req", "req_digest"), so its reply
+// can be rebuilt from the log (see rebuild).
 type call struct {
 	server, id string
-	digest     [32]byte
+	req        [32]byte // record.RequestID(server, id): the key of its stored reply
+	digest     [32]byte // requestDigest of its content
+}
+
+// stamp returns the call's request identity for the records it seals (zero
+// for the sweeper's calls, which have none).
+func (c *call) stamp() (req, digest [32]byte) {
+	if c == nil {
+		return
+	}
+	return c.req, c.digest
 }
 
 // checkRequestID validates a request id: 1..128 printable ASCII characters.
@@ -263,7 +275,7 @@ func newCall(server, method string, req proto.Message) (call, error) {
 	if err != nil {
 		return call{}, status.Errorf(codes.Internal, "couldn't encode the request: %v", err)
 	}
-	return call{server: server, id: id, digest: requestDigest(method, b)}, nil
+	return call{server: server, id: id, req: record.RequestID(server, id), digest: requestDigest(method, b)}, nil
 }
 
 // replayed returns the stored reply of c into out (true), or false when c is
@@ -272,7 +284,7 @@ func (e *engine) replayed(c call, out proto.Message) (bool, error) {
 	var sr storedRequest
 	var ok bool
 	e.store.db.View(func(tx *bolt.Tx) error {
-		sr, ok = getRequest(tx, c.server, c.id)
+		sr, ok = getRequest(tx, c.req)
 		return nil
 	})
 	if !ok {
@@ -320,7 +332,7 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 			}
 		}
 		if c != nil {
-			if err := putRequest(tx, c.server, c.id, storedRequest{digest: c.digest, at: e.clock.Now().Unix(), reply: replyBytes}); err != nil {
+			if err := putRequest(tx, c.req, storedRequest{digest: c.digest, at: e.clock.Now().Unix(), reply: replyBytes}); err != nil {
 				return err
 			}
 		}
@@ -505,7 +517,8 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 	}
 	g, id, secret, alpha, proof, beta := d.game, d.game.ID, d.secret, d.alpha, d.proof, d.beta
 	rec := &record.GameStart{Time: now, Game: id, Emission: t.Emission, Ticket: ticket, Stake: t.Stake,
-		Multipliers: g.Multipliers, Amounts: g.Amounts, Commit: record.Commit(secret), Expires: g.Expires}
+		Multipliers: g.Multipliers, Amounts: g.Amounts, Commit: record.Commit(secret), Expires: g.Expires, Server: server}
+	rec.Req, rec.ReqDigest = c.stamp()
 	if beta != nil {
 		rec.Key, rec.Proof, rec.Beta = e.keyID, proof, beta
 	}
@@ -557,6 +570,7 @@ func (e *engine) pick(ctx context.Context, server string, req *qodv1.PickRequest
 	}
 	rec := &record.Pick{Time: now, Game: sg.Game.ID, Index: index, Number: number, Outcome: outcome,
 		Key: e.keyID, Proof: proof, Beta: beta, Prev: sg.LastHash}
+	rec.Req, rec.ReqDigest = c.stamp()
 	s, err := e.seal(ctx, sg, rec, alpha, proof, beta)
 	if err != nil {
 		return nil, err
@@ -626,6 +640,7 @@ func (e *engine) decide(ctx context.Context, server string, req *qodv1.DecideReq
 		return nil, ruleError(err)
 	}
 	rec := &record.Decision{Time: now, Game: sg.Game.ID, Tier: sg.Game.Tier, Choice: choice, Prev: sg.LastHash}
+	rec.Req, rec.ReqDigest = c.stamp()
 	s, err := e.seal(ctx, sg, rec, nil, nil, nil)
 	if err != nil {
 		return nil, err
@@ -642,7 +657,7 @@ func (e *engine) finish(ctx context.Context, c *call, sg *storedGame, now time.T
 		reply.Receipt = recs[0].receipt
 	}
 	if sg.Game.Phase.Over() {
-		end, err := e.sealEnd(ctx, sg, now)
+		end, err := e.sealEnd(ctx, c, sg, now)
 		if err != nil {
 			// The game's last event is in the log; store it so that the
 			// store follows the log, and let the sweeper seal the end.
@@ -676,11 +691,13 @@ func publicReceipt(r *qodv1.Receipt, ended bool) *qodv1.Receipt {
 	return r
 }
 
-// sealEnd appends the end record of a game that is over; it reveals r.
-func (e *engine) sealEnd(ctx context.Context, sg *storedGame, now time.Time) (sealed, error) {
+// sealEnd appends the end record of a game that is over; it reveals r. c is
+// the call that ends it (nil for the sweeper).
+func (e *engine) sealEnd(ctx context.Context, c *call, sg *storedGame, now time.Time) (sealed, error) {
 	g := sg.Game
 	rec := &record.GameEnd{Time: now, Game: g.ID, Result: g.Result(), Tier: g.Tier, Win: g.Win,
 		Refund: g.RefundAmount, Secret: sg.Secret, Prev: sg.LastHash}
+	rec.Req, rec.ReqDigest = c.stamp()
 	s, err := e.seal(ctx, sg, rec, nil, nil, nil)
 	if err != nil {
 		return s, err
@@ -718,7 +735,7 @@ func (e *engine) endGame(ctx context.Context, c *call, id string, refund bool) (
 		return nil, ruleError(err)
 	}
 	sg.Game = g
-	end, err := e.sealEnd(ctx, sg, now)
+	end, err := e.sealEnd(ctx, c, sg, now)
 	if err != nil {
 		return nil, err
 	}

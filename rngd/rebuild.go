@@ -7,21 +7,25 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/protobuf/proto"
 
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/record"
 )
 
 // rebuild replaces the store's contents with what the first size records of
-// the log say, replaying every game with verifier/qod. It keeps the two
-// buckets the log cannot give back: the replies to request ids and the
-// secrets r of unfinished games (the log reveals r only at a game's end).
-// A game whose secret is missing can no longer be played; it can be
-// refunded.
+// the log say, replaying every game with verifier/qod. It keeps the secrets
+// r of unfinished games (the log reveals r only at a game's end): a game
+// whose secret is missing can no longer be played; it can be refunded. It
+// keeps the stored replies too, and restores from the log the reply of every
+// call whose records carry its request identity, so that nothing acknowledged
+// — or sealed but not yet acknowledged — is ever answered differently on a
+// retry.
 func (e *engine) rebuild(ctx context.Context, size uint64) error {
 	e.games.reset()
 	err := e.store.db.Update(func(tx *bolt.Tx) error {
@@ -156,11 +160,17 @@ func (r *rebuilder) storeGame(tx *bolt.Tx, g *rebuildGame) error {
 	e := r.e
 	var em storedEmission
 	getJSON(tx, bucketEmissions, []byte(g.start.Emission), &em)
-	rep, err := qod.Replay(g.leaves, qod.ReplayConfig{StartDeadline: em.StartDeadline, Location: e.loc})
+	cfg := qod.ReplayConfig{StartDeadline: em.StartDeadline, Location: e.loc}
+	rep, err := qod.Replay(g.leaves, cfg)
 	if err != nil {
 		return err
 	}
-	server, _, _ := strings.Cut(g.start.Game, "/")
+	server := g.start.Server
+	if server == "" {
+		// Records sealed before "server" was logged: the game id starts
+		// with its owner's identity.
+		server, _, _ = strings.Cut(g.start.Game, "/")
+	}
 	sg := &storedGame{Game: rep.Game, Server: server, Records: uint32(len(g.leaves)),
 		LastHash: record.LeafHash(g.leaves[len(g.leaves)-1]), LastIndex: g.indices[len(g.indices)-1], Ended: rep.Ended}
 	if g.end != nil {
@@ -173,8 +183,11 @@ func (r *rebuilder) storeGame(tx *bolt.Tx, g *rebuildGame) error {
 		r.lost++
 		e.log.Warn("unfinished game without its secret: it can only be refunded", "game", g.start.Game)
 	}
+	recs := make([]record.GameRecord, len(g.leaves))
+	receipts := make([]*qodv1.Receipt, len(g.leaves))
 	for i, leaf := range g.leaves {
 		rec, _ := record.Parse(leaf)
+		recs[i] = rec.(record.GameRecord)
 		var alpha, proof, beta []byte
 		switch v := rec.(type) {
 		case *record.GameStart:
@@ -188,7 +201,8 @@ func (r *rebuilder) storeGame(tx *bolt.Tx, g *rebuildGame) error {
 				alpha = record.PickAlpha(v.Game, g.start.Emission, g.start.Ticket, sg.Secret, v.Index, v.Number)
 			}
 		}
-		b, err := proto.Marshal(e.receipt(leaf, g.indices[i], alpha, proof, beta))
+		receipts[i] = e.receipt(leaf, g.indices[i], alpha, proof, beta)
+		b, err := proto.Marshal(receipts[i])
 		if err != nil {
 			return err
 		}
@@ -196,5 +210,75 @@ func (r *rebuilder) storeGame(tx *bolt.Tx, g *rebuildGame) error {
 			return err
 		}
 	}
+	if err := r.storeReplies(tx, g, sg, cfg, recs, receipts); err != nil {
+		return err
+	}
 	return putGame(tx, sg)
+}
+
+// requestOf returns the request identity a game record carries and its time.
+func requestOf(rec record.GameRecord) (req, digest [32]byte, at time.Time) {
+	switch v := rec.(type) {
+	case *record.GameStart:
+		return v.Req, v.ReqDigest, v.Time
+	case *record.Pick:
+		return v.Req, v.ReqDigest, v.Time
+	case *record.Decision:
+		return v.Req, v.ReqDigest, v.Time
+	case *record.GameEnd:
+		return v.Req, v.ReqDigest, v.Time
+	}
+	return
+}
+
+// storeReplies stores, for each call that sealed records of the game (a run
+// of records with the same "req"), the reply the call gave or would have
+// given: the game as it stood after the call, the receipt of its first
+// record and, when it ended the game, the end's receipt — as engine.startGame,
+// engine.finish and engine.endGame build it. A reply already stored is kept.
+// A call cut short between its records (a losing pick whose end was not
+// sealed) gets no reply: its retry is answered by the game's state.
+func (r *rebuilder) storeReplies(tx *bolt.Tx, g *rebuildGame, sg *storedGame, cfg qod.ReplayConfig, recs []record.GameRecord, receipts []*qodv1.Receipt) error {
+	for i, j := 0, 0; i < len(recs); i = j {
+		req, digest, at := requestOf(recs[i])
+		for j = i + 1; j < len(recs); j++ {
+			if q, _, _ := requestOf(recs[j]); q != req {
+				break
+			}
+		}
+		if req == ([32]byte{}) {
+			continue
+		}
+		if _, ok := getRequest(tx, req); ok {
+			continue
+		}
+		rep, err := qod.Replay(g.leaves[:j], cfg)
+		if err != nil {
+			return err
+		}
+		end, ended := recs[j-1].(*record.GameEnd)
+		if rep.Game.Phase.Over() && !ended {
+			continue
+		}
+		then := &storedGame{Game: rep.Game, Server: sg.Server, Secret: sg.Secret, HasSecret: sg.HasSecret,
+			Records: uint32(j), LastHash: record.LeafHash(g.leaves[j-1]), LastIndex: g.indices[j-1], Ended: ended}
+		if ended {
+			then.EndedAt = end.Time
+		}
+		reply := &qodv1.GameReply{Game: r.e.gameProto(then, at), Receipt: publicReceipt(receipts[i], ended)}
+		if ended {
+			reply.EndReceipt = receipts[j-1]
+		}
+		if p, ok := recs[i].(*record.Pick); ok {
+			reply.Pick = &qodv1.PickResult{Number: uint32(p.Number), Losing: p.Outcome == record.OutcomeLosing}
+		}
+		b, err := proto.Marshal(reply)
+		if err != nil {
+			return err
+		}
+		if err := putRequest(tx, req, storedRequest{digest: digest, at: at.Unix(), reply: b}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -25,13 +25,16 @@ import (
 //	tickets     SHA-256(code) → JSON ticket (emission, stake, game once played)
 //	games       game id → JSON game
 //	receipts    game id ‖ 0x00 ‖ seq (uint32 BE) → proto Receipt
-//	requests    server ‖ 0x00 ‖ request id → digest (32) ‖ time (8) ‖ proto reply
+//	requests    record.RequestID(server, request id) → digest (32) ‖ time (8) ‖ proto reply
 //	unfinished  server ‖ 0x00 ‖ game id → expiry (unix seconds, BE)
 //	secrets     game id → r (32 bytes)
 //
-// The requests and secrets buckets hold what the log does not (the replies
-// to request ids, and each unfinished game's secret r, which the log only
-// reveals at the game's end): Rebuild keeps them.
+// The secrets bucket holds what the log does not (each unfinished game's
+// secret r, which the log only reveals at the game's end): Rebuild keeps it.
+// Rebuild also keeps the requests bucket and adds to it the reply of every
+// call whose records carry its request identity ("req", "req_digest"), so a
+// retry after a crash between the append and the store's commit gets its
+// original reply.
 var (
 	bucketMeta       = []byte("meta")
 	bucketEmissions  = []byte("emissions")
@@ -134,8 +137,8 @@ type storedRequest struct {
 // Value layout: digest (32) ‖ at (8, big endian) ‖ reply.
 const requestHeader = 32 + 8
 
-func getRequest(tx *bolt.Tx, server, id string) (storedRequest, bool) {
-	raw := tx.Bucket(bucketRequests).Get(joinKey(server, []byte(id)))
+func getRequest(tx *bolt.Tx, req [32]byte) (storedRequest, bool) {
+	raw := tx.Bucket(bucketRequests).Get(req[:])
 	if len(raw) < requestHeader {
 		return storedRequest{}, false
 	}
@@ -146,12 +149,12 @@ func getRequest(tx *bolt.Tx, server, id string) (storedRequest, bool) {
 	return r, true
 }
 
-func putRequest(tx *bolt.Tx, server, id string, r storedRequest) error {
+func putRequest(tx *bolt.Tx, req [32]byte, r storedRequest) error {
 	v := make([]byte, 0, requestHeader+len(r.reply))
 	v = append(v, r.digest[:]...)
 	v = binary.BigEndian.AppendUint64(v, uint64(r.at))
 	v = append(v, r.reply...)
-	return tx.Bucket(bucketRequests).Put(joinKey(server, []byte(id)), v)
+	return tx.Bucket(bucketRequests).Put(req[:], v)
 }
 
 // pruneRequests deletes the replies stored before cutoff, at most limit of

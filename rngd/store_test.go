@@ -6,6 +6,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"tirage.fr/tirage/verifier/record"
 )
 
 // Stored replies older than the retention are pruned; newer ones stay and
@@ -23,7 +25,7 @@ func TestPruneRequests(t *testing.T) {
 			if id == "new" {
 				at = t0
 			}
-			if err := putRequest(tx, "gs", id, storedRequest{digest: [32]byte{byte(i)}, at: at.Unix(), reply: []byte(id)}); err != nil {
+			if err := putRequest(tx, record.RequestID("gs", id), storedRequest{digest: [32]byte{byte(i)}, at: at.Unix(), reply: []byte(id)}); err != nil {
 				return err
 			}
 		}
@@ -40,11 +42,11 @@ func TestPruneRequests(t *testing.T) {
 	}
 	st.db.View(func(tx *bolt.Tx) error {
 		for _, id := range []string{"old-1", "old-2"} {
-			if _, ok := getRequest(tx, "gs", id); ok {
+			if _, ok := getRequest(tx, record.RequestID("gs", id)); ok {
 				t.Errorf("%s not pruned", id)
 			}
 		}
-		r, ok := getRequest(tx, "gs", "new")
+		r, ok := getRequest(tx, record.RequestID("gs", "new"))
 		if !ok || string(r.reply) != "new" || r.digest[0] != 2 || r.at != t0.Unix() {
 			t.Errorf("new request: %+v %v", r, ok)
 		}

@@ -1,0 +1,136 @@
+package rngd
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
+
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+)
+
+// sentCall is a mutating call a game server made, replayable with the same
+// request id against whatever daemon runs now.
+type sentCall struct {
+	game string
+	do   func(td *testDaemon) (*qodv1.GameReply, error)
+}
+
+// retryAll retries every call and returns the replies.
+func retryAll(t *testing.T, td *testDaemon, calls []sentCall) []*qodv1.GameReply {
+	t.Helper()
+	out := make([]*qodv1.GameReply, len(calls))
+	for i, c := range calls {
+		r, err := c.do(td)
+		if err != nil {
+			t.Fatalf("retry of call %d (game %s): %v", i, c.game, err)
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// Nothing acknowledged is ever lost: after a crash between the log append
+// and the store's commit, and after losing the store altogether, a retried
+// request gets its original reply (same record, proof and log index),
+// rebuilt from the request identity the records carry; the same id with
+// other content is still refused.
+func TestRetryAfterRebuild(t *testing.T) {
+	td := newTestDaemon(t)
+	ctx := context.Background()
+	tickets := td.emission("RT", "2026-12-31", 10)
+	var calls []sentCall
+	send := func(game string, do func(td *testDaemon) (*qodv1.GameReply, error)) *qodv1.GameReply {
+		t.Helper()
+		r, err := do(td)
+		if err != nil {
+			t.Fatalf("call %d: %v", len(calls), err)
+		}
+		calls = append(calls, sentCall{game: r.Game.GameId, do: do})
+		return r
+	}
+	startCall := func(code string) func(td *testDaemon) (*qodv1.GameReply, error) {
+		req := &qodv1.StartGameRequest{RequestId: rid(), Code: code}
+		return func(td *testDaemon) (*qodv1.GameReply, error) { return td.client("server-a").StartGame(ctx, req) }
+	}
+	pickCall := func(g *qodv1.Game) (*qodv1.PickRequest, func(td *testDaemon) (*qodv1.GameReply, error)) {
+		req := &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: nextNumber(g)}
+		return req, func(td *testDaemon) (*qodv1.GameReply, error) { return td.client("server-a").Pick(ctx, req) }
+	}
+	// Game 1 is played to its end (continuing at every tier); game 2 is
+	// left in play after one pick.
+	g1 := send("", startCall(tickets[0])).Game
+	for g1.Status == qodv1.Status_STATUS_PLAYING || g1.Status == qodv1.Status_STATUS_AT_TIER {
+		if g1.Status == qodv1.Status_STATUS_AT_TIER {
+			req := &qodv1.DecideRequest{RequestId: rid(), GameId: g1.GameId, Decision: qodv1.Decision_DECISION_CONTINUE}
+			g1 = send("", func(td *testDaemon) (*qodv1.GameReply, error) { return td.client("server-a").Decide(ctx, req) }).Game
+			continue
+		}
+		_, do := pickCall(g1)
+		g1 = send("", do).Game
+	}
+	g2 := send("", startCall(tickets[1])).Game
+	_, do := pickCall(g2)
+	g2 = send("", do).Game
+	if g2.Status != qodv1.Status_STATUS_PLAYING {
+		// One game in ten loses its first pick: play a third ticket.
+		g2 = send("", startCall(tickets[2])).Game
+	}
+	want := retryAll(t, td, calls)
+
+	// A crash after the append, before the commit: the store is put back
+	// as it was before the call, behind the log.
+	state := filepath.Join(td.cfg.DataDir, "state.db")
+	td.stop()
+	before, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	td.start()
+	lost, do := pickCall(g2)
+	first, err := do(td)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls = append(calls, sentCall{game: g2.GameId, do: do})
+	want = append(want, retryAll(t, td, calls[len(calls)-1:])...)
+	td.stop()
+	if err := os.WriteFile(state, before, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	td.start()
+	for i, r := range retryAll(t, td, calls) {
+		if !proto.Equal(r, want[i]) {
+			t.Fatalf("after the crash, call %d answered\n%v\nwant\n%v", i, r, want[i])
+		}
+	}
+	if last := want[len(want)-1].Receipt; last.LogIndex != first.Receipt.LogIndex || string(last.Record) != string(first.Receipt.Record) {
+		t.Fatalf("the lost call's reply changed:\n%v\nwas\n%v", last, first.Receipt)
+	}
+	other := proto.Clone(lost).(*qodv1.PickRequest)
+	other.Number = nextNumber(want[len(want)-1].Game)
+	_, err = td.client("server-a").Pick(ctx, other)
+	wantStatus(t, err, codes.AlreadyExists, "already used")
+
+	// The operator refunds the game in play; then the store is lost
+	// altogether: every call gets its reply back whole.
+	refund := &adminv1.RefundGameRequest{RequestId: rid(), GameId: g2.GameId, Reason: "test"}
+	send("", func(td *testDaemon) (*qodv1.GameReply, error) { return td.admin().RefundGame(ctx, refund) })
+	want = append(want, retryAll(t, td, calls[len(calls)-1:])...)
+	td.stop()
+	if err := os.Remove(state); err != nil {
+		t.Fatal(err)
+	}
+	td.start()
+	for i, r := range retryAll(t, td, calls) {
+		if !proto.Equal(r, want[i]) {
+			t.Fatalf("after losing the store, call %d answered\n%v\nwant\n%v", i, r, want[i])
+		}
+	}
+	_, err = td.client("server-a").Pick(ctx, other)
+	wantStatus(t, err, codes.AlreadyExists, "already used")
+}
