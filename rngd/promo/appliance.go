@@ -226,7 +226,7 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 			meta.Excluded[promo.Exclusion(i).String()] = n
 		}
 	}
-	_, meta.RulesHash, _ = promo.ParsePromotionField(rec.Promotion)
+	_, meta.RulesHash, _ = promo.FreezeRules(rec)
 	for _, i := range r.DrawDays(req.DrawIndex) {
 		meta.Days = append(meta.Days, r.Days[i].Date)
 	}

@@ -19,8 +19,8 @@ import (
 //  1. Freeze: the appliance draws r (32 bytes) from its DRBG, keeps it secret
 //     and logs a promo_freeze record with the entrant root, n, the number of
 //     winners (1) and reserves, commit = record.Commit(r) = SHA-256(r), the
-//     announced beacon round if any, and promotion = "<operation>
-//     rules-sha256:<hex>" (binding the rules file).
+//     announced beacon round if any, promotion = the operation and
+//     rules = RulesHash(rules file) (binding the rules file).
 //  2. Ceremony, after the freeze is logged: the bailiff enters the share s
 //     (ParseShare); if a beacon round was announced, its published value b
 //     is entered.
@@ -55,18 +55,26 @@ func Ranked(reserves int, n uint64) uint64 {
 	return min(k, n)
 }
 
-var promotionRE = regexp.MustCompile(`^([a-z0-9][a-z0-9-]{0,63}) rules-sha256:([0-9a-f]{64})$`)
+var (
+	operationRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+	// legacyPromotionRE is the promotion member of freezes logged before
+	// the record had "rules": "<operation> rules-sha256:<hex>".
+	legacyPromotionRE = regexp.MustCompile(`^([a-z0-9][a-z0-9-]{0,63}) rules-sha256:([0-9a-f]{64})$`)
+)
 
-// PromotionField is the freeze record's promotion: "<operation> rules-sha256:<hex>".
-func PromotionField(operation string, rulesHash [32]byte) string {
-	return operation + " rules-sha256:" + hex.EncodeToString(rulesHash[:])
-}
-
-// ParsePromotionField splits a freeze record's promotion field.
-func ParsePromotionField(s string) (operation, rulesHash string, err error) {
-	m := promotionRE.FindStringSubmatch(s)
+// FreezeRules returns the operation and the rules hash (lowercase hex) a
+// freeze record binds: its promotion and rules members, or, for a freeze
+// logged before "rules" existed, the two parts of its promotion member.
+func FreezeRules(f *record.PromoFreeze) (operation, rulesHash string, err error) {
+	if f.Rules != ([32]byte{}) {
+		if !operationRE.MatchString(f.Promotion) {
+			return "", "", fmt.Errorf("promotion %q is not an operation name", clip(f.Promotion))
+		}
+		return f.Promotion, hex.EncodeToString(f.Rules[:]), nil
+	}
+	m := legacyPromotionRE.FindStringSubmatch(f.Promotion)
 	if m == nil {
-		return "", "", fmt.Errorf("promotion %q is not \"<operation> rules-sha256:<hex>\"", clip(s))
+		return "", "", fmt.Errorf("the freeze record has no rules hash (promotion %q)", clip(f.Promotion))
 	}
 	return m[1], m[2], nil
 }
@@ -96,13 +104,16 @@ func NewFreeze(in FreezeInput) (*record.PromoFreeze, error) {
 	if n == 0 {
 		return nil, errors.New("no entrant: nothing to freeze")
 	}
+	if !operationRE.MatchString(in.Operation) || in.RulesHash == ([32]byte{}) {
+		return nil, fmt.Errorf("operation %q: a name of a-z, 0-9 and '-', with the rules file's hash", clip(in.Operation))
+	}
 	if !validDrawID(in.Draw) || !strings.HasPrefix(in.Draw, in.Operation+"/") {
 		return nil, fmt.Errorf("draw id %q is not %s/<id>", in.Draw, in.Operation)
 	}
 	return &record.PromoFreeze{
 		Time: in.Now.UTC().Truncate(time.Second), Draw: in.Draw,
-		Promotion: PromotionField(in.Operation, in.RulesHash),
-		Root:      in.Tree.Root(), Count: n,
+		Promotion: in.Operation, Rules: in.RulesHash,
+		Root: in.Tree.Root(), Count: n,
 		Winners: 1, Reserves: Ranked(in.Reserves, n) - 1,
 		Commit: record.Commit(in.R), Beacon: in.Beacon,
 	}, nil

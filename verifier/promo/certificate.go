@@ -250,7 +250,7 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	v.VRFKey = vrfKey
 
 	// 4. The rules file is the frozen one.
-	op, rh, err := ParsePromotionField(f.Promotion)
+	op, rh, err := FreezeRules(f)
 	if err != nil {
 		return nil, fail(CheckRules, "%w", err)
 	}

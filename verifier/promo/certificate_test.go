@@ -383,7 +383,7 @@ func TestWinnerUniformThroughCeremony(t *testing.T) {
 	list := &EntrantList{Draw: "bonus-crescendo/1", Accounts: accounts(10)}
 	tree, _ := list.Tree()
 	var r [32]byte
-	fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", Draw: list.Draw, Tree: tree, R: r, Now: time.Unix(0, 0)})
+	fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("rules")), Draw: list.Draw, Tree: tree, R: r, Now: time.Unix(0, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +452,7 @@ func TestBeaconBound(t *testing.T) {
 	list := &EntrantList{Draw: "bonus-crescendo/1", Accounts: accounts(20)}
 	tree, _ := list.Tree()
 	var r [32]byte
-	fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", Draw: list.Draw, Tree: tree, R: r, Beacon: "drand quicknet round 1234", Now: time.Unix(0, 0)})
+	fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("rules")), Draw: list.Draw, Tree: tree, R: r, Beacon: "drand quicknet round 1234", Now: time.Unix(0, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -501,5 +501,29 @@ func TestPicksUniformLong(t *testing.T) {
 	}
 	if chi := chiSquare(counts, perCell); chi > 868.65 || len(counts) != cells {
 		t.Fatalf("chi-square %.1f over %d cells (df 719, critical 868.65 at 1e-4)", chi, len(counts))
+	}
+}
+
+// FreezeRules reads the rules hash from the freeze's "rules" member, or from
+// the promotion member of a freeze logged before it existed, and refuses a
+// freeze that binds no rules file.
+func TestFreezeRules(t *testing.T) {
+	h := RulesHash([]byte("rules"))
+	hx := hex.EncodeToString(h[:])
+	cases := []struct {
+		f       record.PromoFreeze
+		op, sum string
+	}{
+		{record.PromoFreeze{Promotion: "bonus-crescendo", Rules: h}, "bonus-crescendo", hx},
+		{record.PromoFreeze{Promotion: "bonus-crescendo rules-sha256:" + hx}, "bonus-crescendo", hx},
+		{record.PromoFreeze{Promotion: "bonus-crescendo"}, "", ""},
+		{record.PromoFreeze{Promotion: "Bonus Crescendo", Rules: h}, "", ""},
+		{record.PromoFreeze{Promotion: "bonus-crescendo rules-sha256:" + hx, Rules: h}, "", ""},
+	}
+	for i, c := range cases {
+		op, sum, err := FreezeRules(&c.f)
+		if op != c.op || sum != c.sum || (err == nil) != (c.op != "") {
+			t.Errorf("case %d: FreezeRules(%q) = %q, %q, %v; want %q, %q", i, c.f.Promotion, op, sum, err, c.op, c.sum)
+		}
 	}
 }

@@ -346,12 +346,15 @@ func (r *GameEnd) validate() error {
 
 // PromoFreeze freezes a promotion draw's entrant list before the ceremony:
 // the Merkle root and count of the entrants, how many winners and reserves
-// will be ranked, the appliance's commitment H(r), and (optionally) the
-// public beacon round announced in advance.
+// will be ranked, the appliance's commitment H(r), the SHA-256 of the
+// operation's rules file and (optionally) the public beacon round announced
+// in advance. Freezes logged before "rules" existed carried the rules hash
+// in Promotion as "<operation> rules-sha256:<hex>" (see verifier/promo).
 type PromoFreeze struct {
 	Time      time.Time `rec:"time"`
 	Draw      string    `rec:"draw"`
-	Promotion string    `rec:"promotion"`
+	Promotion string    `rec:"promotion"`       // the operation, e.g. "bonus-crescendo"
+	Rules     [32]byte  `rec:"rules,omitempty"` // SHA-256 of the rules file's exact bytes
 	Root      [32]byte  `rec:"root"`
 	Count     uint64    `rec:"count"`
 	Winners   uint64    `rec:"winners"`

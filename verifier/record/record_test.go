@@ -47,7 +47,7 @@ func samples() []record.Record {
 			Req: record.RequestID("gs-1.example", "req-2"), ReqDigest: h32("pick request")},
 		&record.Decision{Time: t0.Add(5 * time.Minute), Game: "g-000042", Tier: 1, Choice: record.ChoiceContinue, Prev: h32("previous leaf")},
 		&record.GameEnd{Time: t0.Add(9 * time.Minute), Game: "g-000042", Result: record.ResultWon, Tier: 2, Win: 12000, Secret: secret, Prev: h32("previous leaf")},
-		&record.PromoFreeze{Time: t0, Draw: "BC-2016-1", Promotion: "bonus-crescendo", Root: h32("entrants"), Count: 48213,
+		&record.PromoFreeze{Time: t0, Draw: "BC-2016-1", Promotion: "bonus-crescendo", Rules: h32("rules file"), Root: h32("entrants"), Count: 48213,
 			Winners: 1, Reserves: 3, Commit: record.Commit(secret), Beacon: "drand quicknet round 1234567"},
 		&record.PromoDraw{Time: t0.Add(time.Hour), Draw: "BC-2016-1", Root: h32("entrants"), Count: 48213, Winners: 1, Reserves: 3,
 			Commit: record.Commit(secret), Secret: secret, Share: []byte("bailiff share"),
