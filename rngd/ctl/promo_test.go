@@ -89,7 +89,7 @@ func TestPromoCeremonyCLI(t *testing.T) {
 	}
 	cert := filepath.Join(out, "bonus-crescendo-1-certificate.json")
 	var vout, verr bytes.Buffer
-	if c := cli.Run(cli.Env{Args: []string{"certificate", cert, "--entrants", filepath.Join(out, "bonus-crescendo-1-entrants.txt"), "--rules", exampleRules, "--reserves", "3"}, Stdout: &vout, Stderr: &verr}); c != cli.ExitOK {
+	if c := cli.Run(cli.Env{Args: []string{"certificate", cert, "--tofu", "--entrants", filepath.Join(out, "bonus-crescendo-1-entrants.txt"), "--rules", exampleRules, "--reserves", "3"}, Stdout: &vout, Stderr: &verr}); c != cli.ExitOK {
 		t.Fatalf("rngverify certificate: %d %s", c, verr.String())
 	}
 	for _, f := range []string{"bonus-crescendo-1-proces-verbal.pdf", "bonus-crescendo-1-annexe-privee.pdf"} {

@@ -1,8 +1,8 @@
 package cli
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,173 +12,179 @@ import (
 
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/receipt"
+	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 func init() {
 	register("certificate", "re-check a promotion draw certificate offline (with the entrant list: the bailiff's checks)", runCertificate)
 }
 
-const certificateUsage = `usage: rngverify certificate FILE [--entrants LIST] [--log-key VKEY]... [--vrf-key HEX] [--rules FILE] [--reserves N]
+const certificateUsage = `usage: rngverify certificate FILE [--entrants LIST] [--rules FILE] [--reserves N]
+                            (trust flags | --tofu) [--lang fr|en] [--json]
 
 Re-checks a promotion draw certificate (certificate.json) offline:
 
-  public checks     the checkpoint is signed by the log key; the freeze, the
-                    draw and the key announcement are in the log; the draw
+  public checks     the checkpoint is signed by a trusted log key; the freeze,
+                    the draw and the key announcement are in the log; the draw
                     links to the freeze and reveals the r it committed to;
                     the VRF proof is valid for α = (draw, root, count, H(r),
-                    r, bailiff's share, beacon); the winner and reserves are
-                    the ranked sample of β; each pick is in the frozen list
+                    r, bailiff's share, beacon) under a trusted or announced
+                    key; the winner and reserves are the ranked sample of β;
+                    each pick is in the frozen list
   --entrants LIST   the bailiff's checks too: the private entrant list
                     (entrants.txt) is canonical and hashes to the frozen root
                     and count; prints the picked accounts
-
-  --log-key KEY     pin the log's verifier key: a file with one key per line (as
-                    served at /log/vkey) or the key text itself (repeatable);
-                    default: the certificate's own keys, printed for comparison
-  --vrf-key HEX     pin the VRF public key
   --rules FILE      the operation's rules file: its SHA-256 must be the frozen one
   --reserves N      the number of reserves the rules require
 
-Exit status:
-  0  every check passed
-  1  a check failed (one line names the check and why)
-  2  usage error or unreadable input
+The log's keys must be given (trust flags below: the operator's published
+key files or fingerprints, or its key announcement record), or
+  --tofu            trust on first use: accept the certificate's own keys and
+                    print their fingerprints on stderr, to compare with the
+                    operator's published ones
+Without either, rngverify certificate refuses to run (exit 2).
+
 `
 
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+// certificateFlags are the certificate command's own flags.
+type certificateFlags struct {
+	entrants, rules *string
+	reserves        *int
+	tofu            *bool
+}
 
 func runCertificate(env Env) int {
-	fs := flag.NewFlagSet("rngverify certificate", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	entrants := fs.String("entrants", "", "")
-	vrfKey := fs.String("vrf-key", "", "")
-	rules := fs.String("rules", "", "")
-	reserves := fs.Int("reserves", -1, "")
-	var logKeys multiFlag
-	fs.Var(&logKeys, "log-key", "")
-	usageErr := func(format string, args ...any) int {
-		fmt.Fprintf(env.Stderr, "rngverify certificate: "+format+" (rngverify certificate -h for usage)\n", args...)
-		return ExitUsage
+	c := newCommon("certificate")
+	f := certificateFlags{
+		entrants: c.fs.String("entrants", "", ""),
+		rules:    c.fs.String("rules", "", ""),
+		reserves: c.fs.Int("reserves", -1, ""),
+		tofu:     c.fs.Bool("tofu", false, ""),
 	}
-	// The file may come before or after the flags.
-	args := env.Args
-	var file string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		file, args = args[0], args[1:]
+	pos, err := c.parse(env.Args)
+	if errors.Is(err, flag.ErrHelp) {
+		io.WriteString(env.Stderr, certificateUsage+fmt.Sprintf(trustUsage, defaultStatePath())+exitUsage)
+		return ExitOK
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			io.WriteString(env.Stderr, certificateUsage)
-			return ExitOK
-		}
-		return usageErr("%s", err)
-	}
-	if file == "" && fs.NArg() > 0 {
-		file = fs.Arg(0)
-		if fs.NArg() > 1 {
-			return usageErr("unexpected argument %q", fs.Arg(1))
-		}
-	} else if fs.NArg() > 0 {
-		return usageErr("unexpected argument %q", fs.Arg(0))
-	}
-	if file == "" {
-		return usageErr("missing the certificate FILE")
-	}
-	if *vrfKey != "" {
-		if _, err := hex.DecodeString(*vrfKey); err != nil {
-			return usageErr("--vrf-key is not hex")
-		}
-	}
-	cert, err := os.ReadFile(file)
 	if err != nil {
-		return usageErr("couldn't read the certificate: %v", err)
+		return c.usageErr(env, "%s", err)
 	}
-	var pinned []string
-	for _, k := range logKeys {
-		if _, err := checkpoint.ParseKey(k); err == nil {
-			pinned = append(pinned, k)
-			continue
-		}
-		b, err := os.ReadFile(k)
-		if err != nil {
-			return usageErr("--log-key: neither a key nor a readable file: %v", err)
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if line = strings.TrimSpace(line); line != "" {
-				pinned = append(pinned, line)
-			}
-		}
+	switch {
+	case len(pos) == 0:
+		return c.usageErr(env, "missing the certificate FILE")
+	case len(pos) > 1:
+		return c.usageErr(env, "unexpected argument %q", pos[1])
 	}
-	anchors := promo.Anchors{LogKeys: pinned, VRFPublicKey: *vrfKey, Reserves: *reserves}
-	if *rules != "" {
-		if anchors.Rules, err = os.ReadFile(*rules); err != nil {
-			return usageErr("couldn't read the rules: %v", err)
+	if len(c.logKeys)+len(c.vrfKeys)+len(c.pins) == 0 && *c.state == "" && !*f.tofu {
+		return c.usageErr(env, "no trust anchor: give the operator's keys (--log-key FILE, --vrf-key FILE or --pin FINGERPRINT), or --tofu to accept the certificate's own keys and see their fingerprints")
+	}
+	a, err := c.anchors()
+	if err != nil {
+		return c.usageErr(env, "%s", err)
+	}
+	anchors := promo.Anchors{Reserves: *f.reserves}
+	if *f.rules != "" {
+		if anchors.Rules, err = os.ReadFile(*f.rules); err != nil {
+			return c.usageErr(env, "couldn't read the rules: %v", err)
 		}
 	}
 	var list *promo.EntrantList
-	if *entrants != "" {
-		b, err := os.ReadFile(*entrants)
+	if *f.entrants != "" {
+		b, err := os.ReadFile(*f.entrants)
 		if err != nil {
-			return usageErr("couldn't read the entrant list: %v", err)
+			return c.usageErr(env, "couldn't read the entrant list: %v", err)
 		}
 		if list, err = promo.ParseEntrantList(b); err != nil {
-			fmt.Fprintf(env.Stderr, "rngverify certificate: FAILED %s: %v\n", promo.CheckEntrantList, err)
-			return ExitFail
+			v := verdict.New(receipt.DocCertificate, "promotion certificate")
+			v.Fail(promo.CheckEntrantList, "%s: %s", *f.entrants, err)
+			return c.report(env, v, nil)
 		}
 	}
-	v, err := promo.Verify(cert, list, anchors)
+	file, err := readInput(env, pos[0])
 	if err != nil {
-		var ce *promo.CheckError
-		if errors.As(err, &ce) {
-			fmt.Fprintf(env.Stderr, "rngverify certificate: FAILED %s: %v\n", ce.Check, ce.Err)
-		} else {
-			fmt.Fprintf(env.Stderr, "rngverify certificate: FAILED: %v\n", err)
-		}
-		return ExitFail
+		return c.usageErr(env, "couldn't read the certificate: %v", err)
 	}
-	w := env.Stdout
-	fmt.Fprintf(w, "certificate %s\nfingerprint sha256:%s\n", file, promo.Fingerprint(cert))
-	fmt.Fprintf(w, "draw %s (%s), rules sha256 %s\n", v.Draw, v.Operation, v.RulesHash)
-	fmt.Fprintf(w, "entrants %d (withheld, closed accounts: %d), frozen %s, drawn %s\n",
-		v.Count, v.Withheld, promo.FormatTime(v.Freeze.Time), promo.FormatTime(v.DrawRecord.Time))
-	fmt.Fprintf(w, "bailiff's share %q\n", v.Share)
-	for i, p := range v.Picks {
-		role := "winner"
-		if p.Rank > 1 {
-			role = fmt.Sprintf("reserve %d", p.Rank-1)
-		}
-		acct := ""
-		if v.Accounts != nil {
-			acct = "  account " + v.Accounts[i]
-		}
-		fmt.Fprintf(w, "%-10s %s  entrant %d of %d%s\n", role, p.Pseudonym, p.Index+1, v.Count, acct)
+	var cert struct {
+		Draw         string   `json:"draw"`
+		LogKeys      []string `json:"log_keys"`
+		VRFKeyID     string   `json:"vrf_key_id"`
+		VRFSuite     string   `json:"vrf_suite"`
+		VRFPublicKey string   `json:"vrf_public_key"`
 	}
-	checks := []string{promo.CheckCheckpoint, promo.CheckFreezeInclusion, promo.CheckDrawInclusion, promo.CheckKeys, promo.CheckRules,
-		promo.CheckLink, promo.CheckCommitment, promo.CheckShare, promo.CheckVRF, promo.CheckPicks, promo.CheckPickInclusion}
+	if err := json.Unmarshal(file, &cert); err != nil || cert.Draw == "" {
+		v := verdict.New(receipt.DocCertificate, pos[0])
+		if err == nil {
+			err = errors.New("no draw")
+		}
+		v.Fail(verdict.CheckFormat, "%s is not a promotion certificate: %s", pos[0], err)
+		return c.report(env, v, nil)
+	}
+	if *f.tofu {
+		a.Pins = append(a.Pins, tofu(env.Stderr, cert.LogKeys, cert.VRFKeyID, cert.VRFSuite, cert.VRFPublicKey)...)
+	}
+	var lists map[string]*promo.EntrantList
 	if list != nil {
-		checks = append(checks, promo.CheckEntrantList, promo.CheckEntrantRoot)
+		lists = map[string]*promo.EntrantList{list.Draw: list}
 	}
-	fmt.Fprintf(w, "ok: %s\n", strings.Join(checks, ", "))
-	vk, _ := hex.DecodeString(v.VRFKey)
-	fp := sha256.Sum256(vk)
-	if len(logKeys) == 0 {
-		fmt.Fprintf(w, "note: log keys taken from the certificate; compare with the operator's published keys:\n")
-		for _, k := range v.LogKeys {
-			fmt.Fprintf(w, "  log key %s\n", k)
+	v := receipt.VerifyCertificate(file, lists, a)
+	if *f.tofu {
+		v.Fact("trust", "on first use (--tofu): the certificate's own keys, fingerprints printed on stderr")
+	}
+	if list != nil && list.Draw != cert.Draw {
+		set(v, promo.CheckEntrantRoot, verdict.StatusFail, "the entrant list is of draw %q, the certificate of draw %q", list.Draw, cert.Draw)
+	}
+	if v.Status() == verdict.StatusPass && (anchors.Rules != nil || anchors.Reserves >= 0) {
+		// The certificate is authenticated by a trusted key: check the
+		// frozen rules and reserves against the ones given.
+		anchors.LogKeys, anchors.VRFPublicKey = cert.LogKeys, cert.VRFPublicKey
+		_, err := promo.Verify(file, list, anchors)
+		var ce *promo.CheckError
+		switch {
+		case errors.As(err, &ce):
+			set(v, ce.Check, verdict.StatusFail, "%s", ce.Err)
+		case err != nil:
+			set(v, promo.CheckRules, verdict.StatusFail, "%s", err)
+		case anchors.Rules != nil:
+			set(v, promo.CheckRules, verdict.StatusPass, "the rules file given is the frozen one")
 		}
 	}
-	if *vrfKey == "" {
-		logged := "announced in the log before the freeze"
-		if !v.KeyLogged {
-			logged = "NOT found in a logged key announcement: pin it with --vrf-key"
+	return c.report(env, v, nil)
+}
+
+// set sets the result of check name in v, adding it if it did not run.
+func set(v *verdict.Verdict, name string, s verdict.Status, format string, args ...any) {
+	ch := v.Find(name)
+	if ch == nil {
+		v.Checks = append(v.Checks, verdict.Check{Name: name})
+		ch = &v.Checks[len(v.Checks)-1]
+	}
+	ch.Status, ch.Detail = s, fmt.Sprintf(format, args...)
+}
+
+// tofu accepts a certificate's own keys (trust on first use, asked for
+// with --tofu): it prints their fingerprints on w and returns them as pins.
+func tofu(w io.Writer, logKeys []string, vrfID, vrfSuite, vrfHex string) []string {
+	var b strings.Builder
+	var pins []string
+	b.WriteString("rngverify certificate: --tofu: trusting the certificate's own keys; compare their fingerprints with the operator's published ones:\n")
+	for _, t := range logKeys {
+		k, err := checkpoint.ParseKey(t)
+		if err != nil {
+			continue
 		}
-		fmt.Fprintf(w, "note: VRF key sha256 %x, %s\n", fp, logged)
+		pins = append(pins, k.Fingerprint())
+		fmt.Fprintf(&b, "  log key %s  sha256 %s\n", k.Name, k.Fingerprint())
 	}
-	if list == nil {
-		fmt.Fprintln(w, "note: public checks only; the bailiff adds --entrants entrants.txt")
+	if raw, err := hex.DecodeString(vrfHex); err == nil && len(raw) > 0 {
+		fp := record.Hex(record.Fingerprint(raw))
+		pins = append(pins, fp)
+		fmt.Fprintf(&b, "  VRF key %s (%s)  sha256 %s\n", vrfID, vrfSuite, fp)
 	}
-	return ExitOK
+	if len(pins) == 0 {
+		b.WriteString("  (none: the certificate carries no readable key)\n")
+	}
+	io.WriteString(w, b.String())
+	return pins
 }

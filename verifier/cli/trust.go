@@ -301,3 +301,9 @@ func readInput(env Env, path string) ([]byte, error) {
 	}
 	return os.ReadFile(path)
 }
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }

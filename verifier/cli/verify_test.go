@@ -14,8 +14,8 @@ import (
 
 	"tirage.fr/tirage/verifier/announce"
 	"tirage.fr/tirage/verifier/checkpoint"
-	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/receipt/receipttest"
+	"tirage.fr/tirage/verifier/record"
 )
 
 // run runs rngverify with args and returns the exit code, stdout and stderr.
