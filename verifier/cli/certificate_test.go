@@ -132,6 +132,11 @@ func TestCertificateCommandTampered(t *testing.T) {
 	json.Unmarshal(annb, &rec)
 	rec["time"] = "2026-11-30T00:00:00Z"
 	forged, _ := json.Marshal(rec)
+	var swapped map[string]any
+	json.Unmarshal(cert, &swapped)
+	picks := swapped["picks"].([]any)
+	picks[0], picks[1] = picks[1], picks[0]
+	swappedb, _ := json.Marshal(swapped)
 	cases := []struct {
 		name  string
 		args  []string
@@ -142,6 +147,7 @@ func TestCertificateCommandTampered(t *testing.T) {
 		{"list of another draw", []string{"certificate", certFile, "--tofu", "--entrants", otherDraw}, ExitFail, "check entrant-root: the entrant list is of draw"},
 		{"list garbled", []string{"certificate", certFile, "--tofu", "--entrants", write("bad.txt", list[1:])}, ExitFail, "check entrant-list"},
 		{"share changed", []string{"certificate", write("c1.json", bytes.Replace(cert, []byte(`\"share\":\"`), []byte(`\"share\":\"00`), 1)), "--vrf-key", ann}, ExitFail, "check draw-"},
+		{"picks swapped", []string{"certificate", write("c3.json", swappedb), "--vrf-key", ann}, ExitFail, "MISBEHAVIOUR PROVEN, check ranked-picks"},
 		{"rules other", []string{"certificate", certFile, "--vrf-key", ann, "--rules", certFile}, ExitFail, "NOT VERIFIED, check rules-hash"},
 		{"reserves other", []string{"certificate", certFile, "--vrf-key", ann, "--reserves", "2"}, ExitFail, "check ranked-picks"},
 		{"announcement tampered", []string{"certificate", certFile, "--vrf-key", write("forged.json", forged)}, ExitUsage, "bad key announcement: payload"},
