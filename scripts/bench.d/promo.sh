@@ -54,7 +54,8 @@ run_format() {
   done
   for d in 1 2 3 4; do
     measure "verify$d" "$rngverify" certificate "$work/out/bonus-crescendo-$d-certificate.json" \
-      --entrants "$work/out/bonus-crescendo-$d-entrants.txt" --rules "$rules" --reserves 3 > /dev/null
+      --entrants "$work/out/bonus-crescendo-$d-entrants.txt" --rules "$rules" --reserves 3 \
+      --log-key "$work/ann.json" --vrf-key "$work/ann.json" > /dev/null
   done
   load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   rm -f "$work/stakes.$FORMAT"
