@@ -127,10 +127,11 @@ func TestFailClosed(t *testing.T) {
 		t.Fatalf("the entropy failure was not logged:\n%s", logs)
 	}
 	// The daemon's own VRF key verifies what it drew (α recomputed with the
-	// game's secret, which only the daemon knows until the game ends).
+	// game's secret, which only the daemon knows until the game ends: the
+	// receipt shows α only when the pick lost, ending the game).
 	pk, _ := vrf.ParsePublicKey(e.suite, e.pub)
 	alpha := record.PickAlpha(g.GameId, g.EmissionId, sg.Game.Ticket, sg.Secret, 0, 5)
-	if beta, err := vrf.Verify(pk, alpha, r.Receipt.VrfProof); err != nil || !bytes.Equal(beta, r.Receipt.VrfOutput) || len(r.Receipt.VrfAlpha) != 0 {
+	if beta, err := vrf.Verify(pk, alpha, r.Receipt.VrfProof); err != nil || !bytes.Equal(beta, r.Receipt.VrfOutput) || (len(r.Receipt.VrfAlpha) != 0) != (r.Game.EndedAt != nil) {
 		t.Fatalf("pick proof: %v", err)
 	}
 }

@@ -92,6 +92,7 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 		PredictionResistance: cfg.Entropy.PredictionResistance,
 		Personalization:      []byte("tirage rngd " + cfg.Log.Origin),
 		Logger:               cfg.Logger.With("component", "entropy"),
+		Clock:                cfg.Clock.Now,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("couldn't start the entropy generator: %w", err)

@@ -33,6 +33,213 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+type EntropyStatusRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EntropyStatusRequest) Reset() {
+	*x = EntropyStatusRequest{}
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EntropyStatusRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EntropyStatusRequest) ProtoMessage() {}
+
+func (x *EntropyStatusRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EntropyStatusRequest.ProtoReflect.Descriptor instead.
+func (*EntropyStatusRequest) Descriptor() ([]byte, []int) {
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{0}
+}
+
+type EntropyRetestRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EntropyRetestRequest) Reset() {
+	*x = EntropyRetestRequest{}
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EntropyRetestRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EntropyRetestRequest) ProtoMessage() {}
+
+func (x *EntropyRetestRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EntropyRetestRequest.ProtoReflect.Descriptor instead.
+func (*EntropyRetestRequest) Descriptor() ([]byte, []int) {
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{1}
+}
+
+type EntropySource struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The source's configured name, e.g. "hwrng".
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// A physical noise source (health-tested and credited), or a
+	// non-physical one mixed in without credit (getrandom).
+	Physical bool `protobuf:"varint,2,opt,name=physical,proto3" json:"physical,omitempty"`
+	// Entropy credited to its contribution to each seed, in bits.
+	CreditedBits float64 `protobuf:"fixed64,3,opt,name=credited_bits,json=creditedBits,proto3" json:"credited_bits,omitempty"`
+	// Empty while healthy; otherwise which test failed and why.
+	Failure       string `protobuf:"bytes,4,opt,name=failure,proto3" json:"failure,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EntropySource) Reset() {
+	*x = EntropySource{}
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EntropySource) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EntropySource) ProtoMessage() {}
+
+func (x *EntropySource) ProtoReflect() protoreflect.Message {
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EntropySource.ProtoReflect.Descriptor instead.
+func (*EntropySource) Descriptor() ([]byte, []int) {
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *EntropySource) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *EntropySource) GetPhysical() bool {
+	if x != nil {
+		return x.Physical
+	}
+	return false
+}
+
+func (x *EntropySource) GetCreditedBits() float64 {
+	if x != nil {
+		return x.CreditedBits
+	}
+	return 0
+}
+
+func (x *EntropySource) GetFailure() string {
+	if x != nil {
+		return x.Failure
+	}
+	return ""
+}
+
+type EntropyStatusResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True when the healthy sources meet the required entropy.
+	Healthy bool `protobuf:"varint,1,opt,name=healthy,proto3" json:"healthy,omitempty"`
+	// Why the generator refuses, when it does.
+	Error         string           `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	Sources       []*EntropySource `protobuf:"bytes,3,rep,name=sources,proto3" json:"sources,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EntropyStatusResponse) Reset() {
+	*x = EntropyStatusResponse{}
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EntropyStatusResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EntropyStatusResponse) ProtoMessage() {}
+
+func (x *EntropyStatusResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EntropyStatusResponse.ProtoReflect.Descriptor instead.
+func (*EntropyStatusResponse) Descriptor() ([]byte, []int) {
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *EntropyStatusResponse) GetHealthy() bool {
+	if x != nil {
+		return x.Healthy
+	}
+	return false
+}
+
+func (x *EntropyStatusResponse) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *EntropyStatusResponse) GetSources() []*EntropySource {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
+}
+
 type StatusRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -41,7 +248,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[0]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -53,7 +260,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[0]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -66,7 +273,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{0}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{4}
 }
 
 type StatusResponse struct {
@@ -89,7 +296,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[1]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -101,7 +308,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[1]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -114,7 +321,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{1}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *StatusResponse) GetVersion() string {
@@ -204,7 +411,7 @@ type Emission struct {
 
 func (x *Emission) Reset() {
 	*x = Emission{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[2]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -216,7 +423,7 @@ func (x *Emission) String() string {
 func (*Emission) ProtoMessage() {}
 
 func (x *Emission) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[2]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -229,7 +436,7 @@ func (x *Emission) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Emission.ProtoReflect.Descriptor instead.
 func (*Emission) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{2}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Emission) GetEmissionId() string {
@@ -279,7 +486,7 @@ type CreateEmissionRequest struct {
 
 func (x *CreateEmissionRequest) Reset() {
 	*x = CreateEmissionRequest{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[3]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -291,7 +498,7 @@ func (x *CreateEmissionRequest) String() string {
 func (*CreateEmissionRequest) ProtoMessage() {}
 
 func (x *CreateEmissionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[3]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -304,7 +511,7 @@ func (x *CreateEmissionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateEmissionRequest.ProtoReflect.Descriptor instead.
 func (*CreateEmissionRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{3}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CreateEmissionRequest) GetRequestId() string {
@@ -338,7 +545,7 @@ type CreateEmissionResponse struct {
 
 func (x *CreateEmissionResponse) Reset() {
 	*x = CreateEmissionResponse{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[4]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -350,7 +557,7 @@ func (x *CreateEmissionResponse) String() string {
 func (*CreateEmissionResponse) ProtoMessage() {}
 
 func (x *CreateEmissionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[4]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -363,7 +570,7 @@ func (x *CreateEmissionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateEmissionResponse.ProtoReflect.Descriptor instead.
 func (*CreateEmissionResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{4}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CreateEmissionResponse) GetEmission() *Emission {
@@ -388,7 +595,7 @@ type ListEmissionsRequest struct {
 
 func (x *ListEmissionsRequest) Reset() {
 	*x = ListEmissionsRequest{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[5]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -400,7 +607,7 @@ func (x *ListEmissionsRequest) String() string {
 func (*ListEmissionsRequest) ProtoMessage() {}
 
 func (x *ListEmissionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[5]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -413,7 +620,7 @@ func (x *ListEmissionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEmissionsRequest.ProtoReflect.Descriptor instead.
 func (*ListEmissionsRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{5}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{9}
 }
 
 type ListEmissionsResponse struct {
@@ -425,7 +632,7 @@ type ListEmissionsResponse struct {
 
 func (x *ListEmissionsResponse) Reset() {
 	*x = ListEmissionsResponse{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[6]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -437,7 +644,7 @@ func (x *ListEmissionsResponse) String() string {
 func (*ListEmissionsResponse) ProtoMessage() {}
 
 func (x *ListEmissionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[6]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -450,7 +657,7 @@ func (x *ListEmissionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEmissionsResponse.ProtoReflect.Descriptor instead.
 func (*ListEmissionsResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{6}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListEmissionsResponse) GetEmissions() []*Emission {
@@ -474,7 +681,7 @@ type Ticket struct {
 
 func (x *Ticket) Reset() {
 	*x = Ticket{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[7]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -486,7 +693,7 @@ func (x *Ticket) String() string {
 func (*Ticket) ProtoMessage() {}
 
 func (x *Ticket) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[7]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -499,7 +706,7 @@ func (x *Ticket) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ticket.ProtoReflect.Descriptor instead.
 func (*Ticket) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{7}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Ticket) GetTicketHash() []byte {
@@ -528,7 +735,7 @@ type ManifestHeader struct {
 
 func (x *ManifestHeader) Reset() {
 	*x = ManifestHeader{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[8]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -540,7 +747,7 @@ func (x *ManifestHeader) String() string {
 func (*ManifestHeader) ProtoMessage() {}
 
 func (x *ManifestHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[8]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -553,7 +760,7 @@ func (x *ManifestHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ManifestHeader.ProtoReflect.Descriptor instead.
 func (*ManifestHeader) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{8}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ManifestHeader) GetRequestId() string {
@@ -590,7 +797,7 @@ type ImportManifestRequest struct {
 
 func (x *ImportManifestRequest) Reset() {
 	*x = ImportManifestRequest{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[9]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -602,7 +809,7 @@ func (x *ImportManifestRequest) String() string {
 func (*ImportManifestRequest) ProtoMessage() {}
 
 func (x *ImportManifestRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[9]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -615,7 +822,7 @@ func (x *ImportManifestRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportManifestRequest.ProtoReflect.Descriptor instead.
 func (*ImportManifestRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{9}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ImportManifestRequest) GetPart() isImportManifestRequest_Part {
@@ -668,7 +875,7 @@ type TicketBatch struct {
 
 func (x *TicketBatch) Reset() {
 	*x = TicketBatch{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[10]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -680,7 +887,7 @@ func (x *TicketBatch) String() string {
 func (*TicketBatch) ProtoMessage() {}
 
 func (x *TicketBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[10]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -693,7 +900,7 @@ func (x *TicketBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TicketBatch.ProtoReflect.Descriptor instead.
 func (*TicketBatch) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{10}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *TicketBatch) GetTickets() []*Ticket {
@@ -716,7 +923,7 @@ type ImportManifestResponse struct {
 
 func (x *ImportManifestResponse) Reset() {
 	*x = ImportManifestResponse{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[11]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -728,7 +935,7 @@ func (x *ImportManifestResponse) String() string {
 func (*ImportManifestResponse) ProtoMessage() {}
 
 func (x *ImportManifestResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[11]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -741,7 +948,7 @@ func (x *ImportManifestResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportManifestResponse.ProtoReflect.Descriptor instead.
 func (*ImportManifestResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{11}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ImportManifestResponse) GetEmissionId() string {
@@ -784,7 +991,7 @@ type RefundGameRequest struct {
 
 func (x *RefundGameRequest) Reset() {
 	*x = RefundGameRequest{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[12]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -796,7 +1003,7 @@ func (x *RefundGameRequest) String() string {
 func (*RefundGameRequest) ProtoMessage() {}
 
 func (x *RefundGameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[12]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -809,7 +1016,7 @@ func (x *RefundGameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefundGameRequest.ProtoReflect.Descriptor instead.
 func (*RefundGameRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{12}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RefundGameRequest) GetRequestId() string {
@@ -841,7 +1048,7 @@ type SweepExpiredRequest struct {
 
 func (x *SweepExpiredRequest) Reset() {
 	*x = SweepExpiredRequest{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[13]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -853,7 +1060,7 @@ func (x *SweepExpiredRequest) String() string {
 func (*SweepExpiredRequest) ProtoMessage() {}
 
 func (x *SweepExpiredRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[13]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -866,7 +1073,7 @@ func (x *SweepExpiredRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SweepExpiredRequest.ProtoReflect.Descriptor instead.
 func (*SweepExpiredRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{13}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{17}
 }
 
 type SweepExpiredResponse struct {
@@ -878,7 +1085,7 @@ type SweepExpiredResponse struct {
 
 func (x *SweepExpiredResponse) Reset() {
 	*x = SweepExpiredResponse{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[14]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -890,7 +1097,7 @@ func (x *SweepExpiredResponse) String() string {
 func (*SweepExpiredResponse) ProtoMessage() {}
 
 func (x *SweepExpiredResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[14]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -903,7 +1110,7 @@ func (x *SweepExpiredResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SweepExpiredResponse.ProtoReflect.Descriptor instead.
 func (*SweepExpiredResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{14}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *SweepExpiredResponse) GetExpiredGameIds() []string {
@@ -917,7 +1124,18 @@ var File_tirage_admin_v1_admin_proto protoreflect.FileDescriptor
 
 const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\n" +
-	"\x1btirage/admin/v1/admin.proto\x12\x0ftirage.admin.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17tirage/qod/v1/qod.proto\"\x0f\n" +
+	"\x1btirage/admin/v1/admin.proto\x12\x0ftirage.admin.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17tirage/qod/v1/qod.proto\"\x16\n" +
+	"\x14EntropyStatusRequest\"\x16\n" +
+	"\x14EntropyRetestRequest\"~\n" +
+	"\rEntropySource\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1a\n" +
+	"\bphysical\x18\x02 \x01(\bR\bphysical\x12#\n" +
+	"\rcredited_bits\x18\x03 \x01(\x01R\fcreditedBits\x12\x18\n" +
+	"\afailure\x18\x04 \x01(\tR\afailure\"\x81\x01\n" +
+	"\x15EntropyStatusResponse\x12\x18\n" +
+	"\ahealthy\x18\x01 \x01(\bR\ahealthy\x12\x14\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error\x128\n" +
+	"\asources\x18\x03 \x03(\v2\x1e.tirage.admin.v1.EntropySourceR\asources\"\x0f\n" +
 	"\rStatusRequest\"\xe5\x02\n" +
 	"\x0eStatusResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x19\n" +
@@ -982,7 +1200,7 @@ const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\"\x15\n" +
 	"\x13SweepExpiredRequest\"@\n" +
 	"\x14SweepExpiredResponse\x12(\n" +
-	"\x10expired_game_ids\x18\x01 \x03(\tR\x0eexpiredGameIds2\xe2\x04\n" +
+	"\x10expired_game_ids\x18\x01 \x03(\tR\x0eexpiredGameIds2\xa2\x06\n" +
 	"\x05Admin\x12I\n" +
 	"\x06Status\x12\x1e.tirage.admin.v1.StatusRequest\x1a\x1f.tirage.admin.v1.StatusResponse\x12a\n" +
 	"\x0eCreateEmission\x12&.tirage.admin.v1.CreateEmissionRequest\x1a'.tirage.admin.v1.CreateEmissionResponse\x12^\n" +
@@ -991,7 +1209,9 @@ const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\n" +
 	"RefundGame\x12\".tirage.admin.v1.RefundGameRequest\x1a\x18.tirage.qod.v1.GameReply\x12[\n" +
 	"\fSweepExpired\x12$.tirage.admin.v1.SweepExpiredRequest\x1a%.tirage.admin.v1.SweepExpiredResponse\x12=\n" +
-	"\aGetGame\x12\x1d.tirage.qod.v1.GetGameRequest\x1a\x13.tirage.qod.v1.GameB3Z1tirage.fr/tirage/rngd/api/tirage/admin/v1;adminv1b\x06proto3"
+	"\aGetGame\x12\x1d.tirage.qod.v1.GetGameRequest\x1a\x13.tirage.qod.v1.Game\x12^\n" +
+	"\rEntropyStatus\x12%.tirage.admin.v1.EntropyStatusRequest\x1a&.tirage.admin.v1.EntropyStatusResponse\x12^\n" +
+	"\rEntropyRetest\x12%.tirage.admin.v1.EntropyRetestRequest\x1a&.tirage.admin.v1.EntropyStatusResponseB3Z1tirage.fr/tirage/rngd/api/tirage/admin/v1;adminv1b\x06proto3"
 
 var (
 	file_tirage_admin_v1_admin_proto_rawDescOnce sync.Once
@@ -1005,57 +1225,66 @@ func file_tirage_admin_v1_admin_proto_rawDescGZIP() []byte {
 	return file_tirage_admin_v1_admin_proto_rawDescData
 }
 
-var file_tirage_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_tirage_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_tirage_admin_v1_admin_proto_goTypes = []any{
-	(*StatusRequest)(nil),          // 0: tirage.admin.v1.StatusRequest
-	(*StatusResponse)(nil),         // 1: tirage.admin.v1.StatusResponse
-	(*Emission)(nil),               // 2: tirage.admin.v1.Emission
-	(*CreateEmissionRequest)(nil),  // 3: tirage.admin.v1.CreateEmissionRequest
-	(*CreateEmissionResponse)(nil), // 4: tirage.admin.v1.CreateEmissionResponse
-	(*ListEmissionsRequest)(nil),   // 5: tirage.admin.v1.ListEmissionsRequest
-	(*ListEmissionsResponse)(nil),  // 6: tirage.admin.v1.ListEmissionsResponse
-	(*Ticket)(nil),                 // 7: tirage.admin.v1.Ticket
-	(*ManifestHeader)(nil),         // 8: tirage.admin.v1.ManifestHeader
-	(*ImportManifestRequest)(nil),  // 9: tirage.admin.v1.ImportManifestRequest
-	(*TicketBatch)(nil),            // 10: tirage.admin.v1.TicketBatch
-	(*ImportManifestResponse)(nil), // 11: tirage.admin.v1.ImportManifestResponse
-	(*RefundGameRequest)(nil),      // 12: tirage.admin.v1.RefundGameRequest
-	(*SweepExpiredRequest)(nil),    // 13: tirage.admin.v1.SweepExpiredRequest
-	(*SweepExpiredResponse)(nil),   // 14: tirage.admin.v1.SweepExpiredResponse
-	(*timestamppb.Timestamp)(nil),  // 15: google.protobuf.Timestamp
-	(*v1.Receipt)(nil),             // 16: tirage.qod.v1.Receipt
-	(*v1.GetGameRequest)(nil),      // 17: tirage.qod.v1.GetGameRequest
-	(*v1.GameReply)(nil),           // 18: tirage.qod.v1.GameReply
-	(*v1.Game)(nil),                // 19: tirage.qod.v1.Game
+	(*EntropyStatusRequest)(nil),   // 0: tirage.admin.v1.EntropyStatusRequest
+	(*EntropyRetestRequest)(nil),   // 1: tirage.admin.v1.EntropyRetestRequest
+	(*EntropySource)(nil),          // 2: tirage.admin.v1.EntropySource
+	(*EntropyStatusResponse)(nil),  // 3: tirage.admin.v1.EntropyStatusResponse
+	(*StatusRequest)(nil),          // 4: tirage.admin.v1.StatusRequest
+	(*StatusResponse)(nil),         // 5: tirage.admin.v1.StatusResponse
+	(*Emission)(nil),               // 6: tirage.admin.v1.Emission
+	(*CreateEmissionRequest)(nil),  // 7: tirage.admin.v1.CreateEmissionRequest
+	(*CreateEmissionResponse)(nil), // 8: tirage.admin.v1.CreateEmissionResponse
+	(*ListEmissionsRequest)(nil),   // 9: tirage.admin.v1.ListEmissionsRequest
+	(*ListEmissionsResponse)(nil),  // 10: tirage.admin.v1.ListEmissionsResponse
+	(*Ticket)(nil),                 // 11: tirage.admin.v1.Ticket
+	(*ManifestHeader)(nil),         // 12: tirage.admin.v1.ManifestHeader
+	(*ImportManifestRequest)(nil),  // 13: tirage.admin.v1.ImportManifestRequest
+	(*TicketBatch)(nil),            // 14: tirage.admin.v1.TicketBatch
+	(*ImportManifestResponse)(nil), // 15: tirage.admin.v1.ImportManifestResponse
+	(*RefundGameRequest)(nil),      // 16: tirage.admin.v1.RefundGameRequest
+	(*SweepExpiredRequest)(nil),    // 17: tirage.admin.v1.SweepExpiredRequest
+	(*SweepExpiredResponse)(nil),   // 18: tirage.admin.v1.SweepExpiredResponse
+	(*timestamppb.Timestamp)(nil),  // 19: google.protobuf.Timestamp
+	(*v1.Receipt)(nil),             // 20: tirage.qod.v1.Receipt
+	(*v1.GetGameRequest)(nil),      // 21: tirage.qod.v1.GetGameRequest
+	(*v1.GameReply)(nil),           // 22: tirage.qod.v1.GameReply
+	(*v1.Game)(nil),                // 23: tirage.qod.v1.Game
 }
 var file_tirage_admin_v1_admin_proto_depIdxs = []int32{
-	15, // 0: tirage.admin.v1.Emission.start_deadline:type_name -> google.protobuf.Timestamp
-	2,  // 1: tirage.admin.v1.CreateEmissionResponse.emission:type_name -> tirage.admin.v1.Emission
-	16, // 2: tirage.admin.v1.CreateEmissionResponse.receipt:type_name -> tirage.qod.v1.Receipt
-	2,  // 3: tirage.admin.v1.ListEmissionsResponse.emissions:type_name -> tirage.admin.v1.Emission
-	8,  // 4: tirage.admin.v1.ImportManifestRequest.header:type_name -> tirage.admin.v1.ManifestHeader
-	10, // 5: tirage.admin.v1.ImportManifestRequest.tickets:type_name -> tirage.admin.v1.TicketBatch
-	7,  // 6: tirage.admin.v1.TicketBatch.tickets:type_name -> tirage.admin.v1.Ticket
-	16, // 7: tirage.admin.v1.ImportManifestResponse.receipt:type_name -> tirage.qod.v1.Receipt
-	0,  // 8: tirage.admin.v1.Admin.Status:input_type -> tirage.admin.v1.StatusRequest
-	3,  // 9: tirage.admin.v1.Admin.CreateEmission:input_type -> tirage.admin.v1.CreateEmissionRequest
-	5,  // 10: tirage.admin.v1.Admin.ListEmissions:input_type -> tirage.admin.v1.ListEmissionsRequest
-	9,  // 11: tirage.admin.v1.Admin.ImportManifest:input_type -> tirage.admin.v1.ImportManifestRequest
-	12, // 12: tirage.admin.v1.Admin.RefundGame:input_type -> tirage.admin.v1.RefundGameRequest
-	13, // 13: tirage.admin.v1.Admin.SweepExpired:input_type -> tirage.admin.v1.SweepExpiredRequest
-	17, // 14: tirage.admin.v1.Admin.GetGame:input_type -> tirage.qod.v1.GetGameRequest
-	1,  // 15: tirage.admin.v1.Admin.Status:output_type -> tirage.admin.v1.StatusResponse
-	4,  // 16: tirage.admin.v1.Admin.CreateEmission:output_type -> tirage.admin.v1.CreateEmissionResponse
-	6,  // 17: tirage.admin.v1.Admin.ListEmissions:output_type -> tirage.admin.v1.ListEmissionsResponse
-	11, // 18: tirage.admin.v1.Admin.ImportManifest:output_type -> tirage.admin.v1.ImportManifestResponse
-	18, // 19: tirage.admin.v1.Admin.RefundGame:output_type -> tirage.qod.v1.GameReply
-	14, // 20: tirage.admin.v1.Admin.SweepExpired:output_type -> tirage.admin.v1.SweepExpiredResponse
-	19, // 21: tirage.admin.v1.Admin.GetGame:output_type -> tirage.qod.v1.Game
-	15, // [15:22] is the sub-list for method output_type
-	8,  // [8:15] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	2,  // 0: tirage.admin.v1.EntropyStatusResponse.sources:type_name -> tirage.admin.v1.EntropySource
+	19, // 1: tirage.admin.v1.Emission.start_deadline:type_name -> google.protobuf.Timestamp
+	6,  // 2: tirage.admin.v1.CreateEmissionResponse.emission:type_name -> tirage.admin.v1.Emission
+	20, // 3: tirage.admin.v1.CreateEmissionResponse.receipt:type_name -> tirage.qod.v1.Receipt
+	6,  // 4: tirage.admin.v1.ListEmissionsResponse.emissions:type_name -> tirage.admin.v1.Emission
+	12, // 5: tirage.admin.v1.ImportManifestRequest.header:type_name -> tirage.admin.v1.ManifestHeader
+	14, // 6: tirage.admin.v1.ImportManifestRequest.tickets:type_name -> tirage.admin.v1.TicketBatch
+	11, // 7: tirage.admin.v1.TicketBatch.tickets:type_name -> tirage.admin.v1.Ticket
+	20, // 8: tirage.admin.v1.ImportManifestResponse.receipt:type_name -> tirage.qod.v1.Receipt
+	4,  // 9: tirage.admin.v1.Admin.Status:input_type -> tirage.admin.v1.StatusRequest
+	7,  // 10: tirage.admin.v1.Admin.CreateEmission:input_type -> tirage.admin.v1.CreateEmissionRequest
+	9,  // 11: tirage.admin.v1.Admin.ListEmissions:input_type -> tirage.admin.v1.ListEmissionsRequest
+	13, // 12: tirage.admin.v1.Admin.ImportManifest:input_type -> tirage.admin.v1.ImportManifestRequest
+	16, // 13: tirage.admin.v1.Admin.RefundGame:input_type -> tirage.admin.v1.RefundGameRequest
+	17, // 14: tirage.admin.v1.Admin.SweepExpired:input_type -> tirage.admin.v1.SweepExpiredRequest
+	21, // 15: tirage.admin.v1.Admin.GetGame:input_type -> tirage.qod.v1.GetGameRequest
+	0,  // 16: tirage.admin.v1.Admin.EntropyStatus:input_type -> tirage.admin.v1.EntropyStatusRequest
+	1,  // 17: tirage.admin.v1.Admin.EntropyRetest:input_type -> tirage.admin.v1.EntropyRetestRequest
+	5,  // 18: tirage.admin.v1.Admin.Status:output_type -> tirage.admin.v1.StatusResponse
+	8,  // 19: tirage.admin.v1.Admin.CreateEmission:output_type -> tirage.admin.v1.CreateEmissionResponse
+	10, // 20: tirage.admin.v1.Admin.ListEmissions:output_type -> tirage.admin.v1.ListEmissionsResponse
+	15, // 21: tirage.admin.v1.Admin.ImportManifest:output_type -> tirage.admin.v1.ImportManifestResponse
+	22, // 22: tirage.admin.v1.Admin.RefundGame:output_type -> tirage.qod.v1.GameReply
+	18, // 23: tirage.admin.v1.Admin.SweepExpired:output_type -> tirage.admin.v1.SweepExpiredResponse
+	23, // 24: tirage.admin.v1.Admin.GetGame:output_type -> tirage.qod.v1.Game
+	3,  // 25: tirage.admin.v1.Admin.EntropyStatus:output_type -> tirage.admin.v1.EntropyStatusResponse
+	3,  // 26: tirage.admin.v1.Admin.EntropyRetest:output_type -> tirage.admin.v1.EntropyStatusResponse
+	18, // [18:27] is the sub-list for method output_type
+	9,  // [9:18] is the sub-list for method input_type
+	9,  // [9:9] is the sub-list for extension type_name
+	9,  // [9:9] is the sub-list for extension extendee
+	0,  // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_tirage_admin_v1_admin_proto_init() }
@@ -1063,7 +1292,7 @@ func file_tirage_admin_v1_admin_proto_init() {
 	if File_tirage_admin_v1_admin_proto != nil {
 		return
 	}
-	file_tirage_admin_v1_admin_proto_msgTypes[9].OneofWrappers = []any{
+	file_tirage_admin_v1_admin_proto_msgTypes[13].OneofWrappers = []any{
 		(*ImportManifestRequest_Header)(nil),
 		(*ImportManifestRequest_Tickets)(nil),
 	}
@@ -1073,7 +1302,7 @@ func file_tirage_admin_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tirage_admin_v1_admin_proto_rawDesc), len(file_tirage_admin_v1_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -37,6 +37,8 @@ const (
 	Admin_RefundGame_FullMethodName     = "/tirage.admin.v1.Admin/RefundGame"
 	Admin_SweepExpired_FullMethodName   = "/tirage.admin.v1.Admin/SweepExpired"
 	Admin_GetGame_FullMethodName        = "/tirage.admin.v1.Admin/GetGame"
+	Admin_EntropyStatus_FullMethodName  = "/tirage.admin.v1.Admin/EntropyStatus"
+	Admin_EntropyRetest_FullMethodName  = "/tirage.admin.v1.Admin/EntropyRetest"
 )
 
 // AdminClient is the client API for Admin service.
@@ -62,6 +64,15 @@ type AdminClient interface {
 	SweepExpired(ctx context.Context, in *SweepExpiredRequest, opts ...grpc.CallOption) (*SweepExpiredResponse, error)
 	// GetGame returns any game, whatever its server.
 	GetGame(ctx context.Context, in *v1.GetGameRequest, opts ...grpc.CallOption) (*v1.Game, error)
+	// EntropyStatus reports the health of every entropy source and whether
+	// the generator produces output (draws are refused while it does not).
+	EntropyStatus(ctx context.Context, in *EntropyStatusRequest, opts ...grpc.CallOption) (*EntropyStatusResponse, error)
+	// EntropyRetest is the operator's recovery action (docs/entropy.md): it
+	// re-runs the start-up health tests on every physical source and reseeds
+	// from the healthy ones. It returns the status after the retest: healthy
+	// is false, and error names the failed sources, when they still fall
+	// short (draws stay refused).
+	EntropyRetest(ctx context.Context, in *EntropyRetestRequest, opts ...grpc.CallOption) (*EntropyStatusResponse, error)
 }
 
 type adminClient struct {
@@ -145,6 +156,26 @@ func (c *adminClient) GetGame(ctx context.Context, in *v1.GetGameRequest, opts .
 	return out, nil
 }
 
+func (c *adminClient) EntropyStatus(ctx context.Context, in *EntropyStatusRequest, opts ...grpc.CallOption) (*EntropyStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EntropyStatusResponse)
+	err := c.cc.Invoke(ctx, Admin_EntropyStatus_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminClient) EntropyRetest(ctx context.Context, in *EntropyRetestRequest, opts ...grpc.CallOption) (*EntropyStatusResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EntropyStatusResponse)
+	err := c.cc.Invoke(ctx, Admin_EntropyRetest_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServer is the server API for Admin service.
 // All implementations must embed UnimplementedAdminServer
 // for forward compatibility.
@@ -168,6 +199,15 @@ type AdminServer interface {
 	SweepExpired(context.Context, *SweepExpiredRequest) (*SweepExpiredResponse, error)
 	// GetGame returns any game, whatever its server.
 	GetGame(context.Context, *v1.GetGameRequest) (*v1.Game, error)
+	// EntropyStatus reports the health of every entropy source and whether
+	// the generator produces output (draws are refused while it does not).
+	EntropyStatus(context.Context, *EntropyStatusRequest) (*EntropyStatusResponse, error)
+	// EntropyRetest is the operator's recovery action (docs/entropy.md): it
+	// re-runs the start-up health tests on every physical source and reseeds
+	// from the healthy ones. It returns the status after the retest: healthy
+	// is false, and error names the failed sources, when they still fall
+	// short (draws stay refused).
+	EntropyRetest(context.Context, *EntropyRetestRequest) (*EntropyStatusResponse, error)
 	mustEmbedUnimplementedAdminServer()
 }
 
@@ -198,6 +238,12 @@ func (UnimplementedAdminServer) SweepExpired(context.Context, *SweepExpiredReque
 }
 func (UnimplementedAdminServer) GetGame(context.Context, *v1.GetGameRequest) (*v1.Game, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetGame not implemented")
+}
+func (UnimplementedAdminServer) EntropyStatus(context.Context, *EntropyStatusRequest) (*EntropyStatusResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method EntropyStatus not implemented")
+}
+func (UnimplementedAdminServer) EntropyRetest(context.Context, *EntropyRetestRequest) (*EntropyStatusResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method EntropyRetest not implemented")
 }
 func (UnimplementedAdminServer) mustEmbedUnimplementedAdminServer() {}
 func (UnimplementedAdminServer) testEmbeddedByValue()               {}
@@ -335,6 +381,42 @@ func _Admin_GetGame_Handler(srv interface{}, ctx context.Context, dec func(inter
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Admin_EntropyStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EntropyStatusRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServer).EntropyStatus(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Admin_EntropyStatus_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServer).EntropyStatus(ctx, req.(*EntropyStatusRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Admin_EntropyRetest_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EntropyRetestRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServer).EntropyRetest(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Admin_EntropyRetest_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServer).EntropyRetest(ctx, req.(*EntropyRetestRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Admin_ServiceDesc is the grpc.ServiceDesc for Admin service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -365,6 +447,14 @@ var Admin_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetGame",
 			Handler:    _Admin_GetGame_Handler,
+		},
+		{
+			MethodName: "EntropyStatus",
+			Handler:    _Admin_EntropyStatus_Handler,
+		},
+		{
+			MethodName: "EntropyRetest",
+			Handler:    _Admin_EntropyRetest_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
