@@ -4,19 +4,27 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=local
-. scripts/services.sh
-services_up
-trap services_down EXIT
-mkdir -p docs/bench
-for s in scripts/bench.d/*.sh; do
-  [ -e "$s" ] || continue
-  echo "bench: $s"
-  bash "$s"
-done
+# BENCH_ONLY="vrf rngd" runs only those areas; --assemble only rebuilds
+# docs/BENCHMARKS.md from the sections already in docs/bench/.
+if [ "${1:-}" != "--assemble" ]; then
+  . scripts/services.sh
+  services_up
+  trap services_down EXIT
+  mkdir -p docs/bench
+  for s in scripts/bench.d/*.sh; do
+    [ -e "$s" ] || continue
+    area=$(basename "$s" .sh)
+    if [ -n "${BENCH_ONLY:-}" ] && [[ " $BENCH_ONLY " != *" $area "* ]]; then continue; fi
+    echo "bench: $s"
+    bash "$s"
+  done
+fi
 {
   echo "# Benchmarks"
   echo
-  echo "Written by \`make bench\` on $(date -u +%Y-%m-%dT%H:%MZ). Reproduce with \`make bench\`."
+  echo "Assembled by \`make bench\` on $(date -u +%Y-%m-%dT%H:%MZ) from docs/bench/*.md; each section"
+  echo "says when and under what machine load it was measured, and the command that reproduces it."
+  echo "The machine is shared (2 cores): CPU-time figures are steadier than wall-clock ones."
   echo
   echo "## Machine"
   echo
