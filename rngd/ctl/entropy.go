@@ -10,15 +10,25 @@ import (
 	"strconv"
 	"strings"
 
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	"tirage.fr/tirage/rngd/entropy"
 	"tirage.fr/tirage/rngd/entropy/battery"
 )
 
 func init() {
-	register("entropy", Command{Summary: "test an entropy source (SP 800-90B health tests, quick SP 800-22 battery)", Run: runEntropy})
+	register("entropy", Command{Summary: "test an entropy source (SP 800-90B health tests, quick SP 800-22 battery); rngd's entropy status and retest", Run: runEntropy})
 }
 
 const entropyUsage = `usage: rngctl entropy test --source KIND [flags]
+       rngctl entropy status|retest [--socket PATH]
+
+status prints the health of every entropy source of the running rngd and
+whether it draws; retest re-runs the start-up health tests on its physical
+sources and reseeds from the healthy ones (the operator's recovery action
+after an entropy alarm, docs/entropy.md). Both exit 1 while draws are
+refused.
+
+test:
 
 Reads raw samples from one entropy source, runs the SP 800-90B start-up
 health tests (1,024 samples), then reads --bytes more bytes under the
@@ -57,11 +67,60 @@ func runEntropy(ctx context.Context, env Env) int {
 		}
 		return ExitOK
 	}
-	if env.Args[0] != "test" {
-		fmt.Fprintf(env.Stderr, "rngctl entropy: unknown subcommand %q (rngctl entropy -h for usage)\n", env.Args[0])
-		return ExitUsage
+	switch env.Args[0] {
+	case "test":
+		return runEntropyTest(ctx, env, env.Args[1:])
+	case "status", "retest":
+		return runEntropyDaemon(ctx, env)
 	}
-	return runEntropyTest(ctx, env, env.Args[1:])
+	fmt.Fprintf(env.Stderr, "rngctl entropy: unknown subcommand %q (rngctl entropy -h for usage)\n", env.Args[0])
+	return ExitUsage
+}
+
+// runEntropyDaemon is rngctl entropy status|retest, over the admin socket.
+func runEntropyDaemon(ctx context.Context, env Env) int {
+	sub := env.Args[0]
+	fs := flag.NewFlagSet("rngctl entropy "+sub, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var a adminFlags
+	a.register(fs)
+	if err := fs.Parse(env.Args[1:]); err != nil {
+		return usageError(env, entropyUsage, "entropy %s: %v", sub, err)
+	}
+	if fs.NArg() > 0 {
+		return usageError(env, entropyUsage, "entropy %s: unexpected argument %q", sub, fs.Arg(0))
+	}
+	adm, done, err := a.dial()
+	if err != nil {
+		return fail(env, err)
+	}
+	defer done()
+	var st *adminv1.EntropyStatusResponse
+	if sub == "retest" {
+		st, err = adm.EntropyRetest(ctx, &adminv1.EntropyRetestRequest{})
+	} else {
+		st, err = adm.EntropyStatus(ctx, &adminv1.EntropyStatusRequest{})
+	}
+	if err != nil {
+		return fail(env, err)
+	}
+	for _, src := range st.Sources {
+		health := "healthy"
+		if src.Failure != "" {
+			health = "FAILED: " + src.Failure
+		}
+		kind := "physical, credited " + strconv.FormatFloat(src.CreditedBits, 'f', 1, 64) + " bits per seed"
+		if !src.Physical {
+			kind = "not credited"
+		}
+		fmt.Fprintf(env.Stdout, "source %s (%s): %s\n", src.Name, kind, health)
+	}
+	if !st.Healthy {
+		fmt.Fprintf(env.Stderr, "rngctl: entropy unhealthy, rngd refuses draws: %s\n", st.Error)
+		return ExitFail
+	}
+	fmt.Fprintln(env.Stdout, "entropy healthy: rngd draws")
+	return ExitOK
 }
 
 func runEntropyTest(ctx context.Context, env Env, args []string) int {

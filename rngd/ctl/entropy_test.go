@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"tirage.fr/tirage/rngd/entropy/entropytest"
+	"tirage.fr/tirage/rngd/rngdtest"
 )
 
 // TestEntropyBinary builds rngctl and runs `rngctl entropy test` against
@@ -112,5 +113,29 @@ func TestEntropyUsage(t *testing.T) {
 	errb.Reset()
 	if code := Run(context.Background(), Env{Args: []string{"entropy", "frob"}, Stdout: &out, Stderr: &errb}); code != ExitUsage {
 		t.Errorf("unknown subcommand: exit %d, want 2", code)
+	}
+}
+
+// rngctl entropy status|retest against a running rngd: the sources and their
+// health, exit 0 while rngd draws; usage errors exit 2; no daemon exits 1.
+// (An unhealthy source refusing draws, and its recovery by a retest, are
+// tested in rngd's TestEntropyAdmin.)
+func TestEntropyDaemonCommands(t *testing.T) {
+	sock := rngdtest.Start(t).Admin
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		output string
+	}{
+		{[]string{"entropy", "status", "--socket", sock}, ExitOK, "entropy healthy: rngd draws"},
+		{[]string{"entropy", "status", "--socket", sock}, ExitOK, ": healthy"},
+		{[]string{"entropy", "retest", "--socket", sock}, ExitOK, "entropy healthy: rngd draws"},
+		{[]string{"entropy", "status", "--socket", sock, "extra"}, ExitUsage, "unexpected argument"},
+		{[]string{"entropy", "retest", "--socket", filepath.Join(t.TempDir(), "none.sock")}, ExitFail, "is rngd running"},
+	} {
+		code, out, errOut := rngctl(tc.args...)
+		if code != tc.code || !strings.Contains(out+errOut, tc.output) {
+			t.Errorf("rngctl %s: exit %d, %q %q; want %d and %q", strings.Join(tc.args, " "), code, out, errOut, tc.code, tc.output)
+		}
 	}
 }
