@@ -237,8 +237,11 @@ func requestOf(rec record.GameRecord) (req, digest [32]byte, at time.Time) {
 // record and, when it ended the game, the end's receipt — as engine.startGame,
 // engine.finish and engine.endGame build it. A reply already stored is kept.
 // A call cut short between its records (a losing pick whose end was not
-// sealed) gets no reply: its retry is answered by the game's state.
+// sealed) gets no reply: its retry is answered by the game's state. Nor does
+// a call older than game.reply_retention, whose reply the sweeper would
+// prune.
 func (r *rebuilder) storeReplies(tx *bolt.Tx, g *rebuildGame, sg *storedGame, cfg qod.ReplayConfig, recs []record.GameRecord, receipts []*qodv1.Receipt) error {
+	cutoff := r.e.clock.Now().Add(-r.e.cfg.Game.ReplyRetention.Duration)
 	for i, j := 0, 0; i < len(recs); i = j {
 		req, digest, at := requestOf(recs[i])
 		for j = i + 1; j < len(recs); j++ {
@@ -246,7 +249,7 @@ func (r *rebuilder) storeReplies(tx *bolt.Tx, g *rebuildGame, sg *storedGame, cf
 				break
 			}
 		}
-		if req == ([32]byte{}) {
+		if req == ([32]byte{}) || at.Before(cutoff) {
 			continue
 		}
 		if _, ok := getRequest(tx, req); ok {

@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
@@ -133,4 +135,18 @@ func TestRetryAfterRebuild(t *testing.T) {
 	}
 	_, err = td.client("server-a").Pick(ctx, other)
 	wantStatus(t, err, codes.AlreadyExists, "already used")
+
+	// Past game.reply_retention a rebuild no longer restores the replies
+	// (the sweeper would prune them): a retry is a new call. (The
+	// retention is the default, 100 days.)
+	td.clock.Advance(101 * 24 * time.Hour)
+	td.stop()
+	if err := os.Remove(state); err != nil {
+		t.Fatal(err)
+	}
+	td.start()
+	_, err = calls[1].do(td)
+	if status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("retry past the retention: %v, want FAILED_PRECONDITION (a new call on an ended game)", err)
+	}
 }
