@@ -485,7 +485,7 @@ func (a *Appliance) PromoDraw(id string, n int, swapWinner bool) error {
 	}
 	var r [32]byte
 	a.rng.Read(r[:])
-	f, err := promo.NewFreeze(promo.FreezeInput{Operation: "bonus", Draw: l.Draw, Tree: tree, Reserves: 2, R: r, Now: a.tick()})
+	f, err := promo.NewFreeze(promo.FreezeInput{Operation: "bonus", RulesHash: promo.RulesHash([]byte("rules of the test operation\n")), Draw: l.Draw, Tree: tree, Reserves: 2, R: r, Now: a.tick()})
 	if err != nil {
 		return err
 	}
