@@ -73,7 +73,27 @@ func (processLifetime) TempDir() string {
 	if err != nil {
 		panic(err)
 	}
+	benchDirs.Lock()
+	benchDirs.list = append(benchDirs.list, d)
+	benchDirs.Unlock()
 	return d
+}
+
+// benchDirs are the shared benchmark daemon's directories, removed when the
+// test binary exits (TestMain): each holds a whole log and store.
+var benchDirs struct {
+	sync.Mutex
+	list []string
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	benchDirs.Lock()
+	for _, d := range benchDirs.list {
+		os.RemoveAll(d)
+	}
+	benchDirs.Unlock()
+	os.Exit(code)
 }
 
 // BenchmarkVRFProveParallel is the raw bound: proofs with the daemon's key
