@@ -11,6 +11,9 @@ package battery
 import (
 	"errors"
 	"math"
+	"strconv"
+
+	"tirage.fr/tirage/verifier/draw/drawtest"
 )
 
 // Result is the outcome of one test.
@@ -45,7 +48,7 @@ func Run(data []byte) ([]Result, error) {
 	return []Result{
 		{Name: "frequency (monobit)", PValues: []float64{Frequency(bits)}},
 		runsResult(bits),
-		{Name: "serial (m=" + itoa(m) + ")", PValues: []float64{p1, p2}},
+		{Name: "serial (m=" + strconv.Itoa(m) + ")", PValues: []float64{p1, p2}},
 		{Name: "byte chi-square (255 df)", PValues: []float64{ByteChiSquare(data)}},
 	}, nil
 }
@@ -172,61 +175,11 @@ func ByteChiSquare(data []byte) float64 {
 }
 
 // Igamc is the regularized upper incomplete gamma function Q(a, x) =
-// Γ(a, x) / Γ(a), as SP 800-22 §5.5.3 uses it: a power series for x < a+1,
-// a continued fraction (modified Lentz) otherwise.
+// Γ(a, x) / Γ(a), as SP 800-22 §5.5.3 uses it: the χ² tail the draw tests
+// use too (drawtest.GammaQ), with NaN for arguments outside its domain.
 func Igamc(a, x float64) float64 {
-	switch {
-	case math.IsNaN(a) || math.IsNaN(x) || a <= 0:
+	if math.IsNaN(a) || math.IsNaN(x) || a <= 0 {
 		return math.NaN()
-	case x <= 0:
-		return 1
-	case math.IsInf(x, 1):
-		return 0
 	}
-	lg, _ := math.Lgamma(a)
-	front := math.Exp(-x + a*math.Log(x) - lg)
-	if x < a+1 {
-		// P(a, x) = e^-x x^a / Γ(a) · Σ x^n / (a (a+1) … (a+n)).
-		sum, term := 1/a, 1/a
-		for n := 1; n < 10000; n++ {
-			term *= x / (a + float64(n))
-			sum += term
-			if term < sum*1e-16 {
-				break
-			}
-		}
-		return max(0, 1-front*sum)
-	}
-	// Q(a, x) = e^-x x^a / Γ(a) · 1/(x+1-a- 1·(1-a)/(x+3-a- 2·(2-a)/(x+5-a- …))).
-	const tiny = 1e-300
-	b := x + 1 - a
-	c := 1 / tiny
-	d := 1 / b
-	h := d
-	for i := 1; i < 10000; i++ {
-		an := -float64(i) * (float64(i) - a)
-		b += 2
-		d = an*d + b
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = b + an/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
-		del := d * c
-		h *= del
-		if math.Abs(del-1) < 1e-16 {
-			break
-		}
-	}
-	return front * h
-}
-
-func itoa(n int) string {
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return itoa(n/10) + string(rune('0'+n%10))
+	return drawtest.GammaQ(a, x)
 }
