@@ -20,6 +20,7 @@ import (
 	"tirage.fr/tirage/hsm"
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/rngd/atomicfile"
 	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/record"
 )
@@ -273,23 +274,7 @@ func writeManifest(path string, tickets []Ticket) error {
 		b.WriteString(t.Line())
 		b.WriteByte('\n')
 	}
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b.Bytes()); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, b.Bytes(), 0o600)
 }
 
 // qodService is tirage.qod.v1.QuitteOuDouble.

@@ -51,6 +51,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"tirage.fr/tirage/rngd/atomicfile"
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/record"
@@ -242,7 +243,7 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 		{"secret", []byte(hex.EncodeToString(rv[:]) + "\n"), 0o600},
 		{"freeze.leaf", leaf, 0o644},
 	} {
-		if err := writeFile(filepath.Join(dir, f.name), f.data, f.mode); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, f.name), f.data, f.mode); err != nil {
 			return abandon(err)
 		}
 	}
@@ -277,7 +278,7 @@ func (a *Appliance) appendFreeze(ctx context.Context, dir string, meta Meta, lea
 	if err != nil {
 		return nil, fmt.Errorf("log append failed, freeze not published (run the freeze again to re-send it unchanged): %w", err)
 	}
-	if err := writeFile(filepath.Join(dir, "freeze.idx"), []byte(strconv.FormatUint(idx, 10)+"\n"), 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "freeze.idx"), []byte(strconv.FormatUint(idx, 10)+"\n"), 0o644); err != nil {
 		return nil, err
 	}
 	a.cfg.Logger.Info("draw frozen", "draw", meta.Draw, "entrants", meta.Entrants, "log_index", idx)
@@ -357,7 +358,7 @@ func (a *Appliance) Draw(ctx context.Context, req DrawRequest) (*Drawn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeFile(filepath.Join(dir, "draw.leaf"), leaf, 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "draw.leaf"), leaf, 0o644); err != nil {
 		return nil, err
 	}
 	return a.appendDraw(ctx, dir, st, leaf, d)
@@ -368,7 +369,7 @@ func (a *Appliance) appendDraw(ctx context.Context, dir string, st *drawState, l
 	if err != nil {
 		return nil, fmt.Errorf("log append failed, draw not published (run the ceremony again with the same share to re-send this same record): %w", err)
 	}
-	if err := writeFile(filepath.Join(dir, "draw.idx"), []byte(strconv.FormatUint(idx, 10)+"\n"), 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "draw.idx"), []byte(strconv.FormatUint(idx, 10)+"\n"), 0o644); err != nil {
 		return nil, err
 	}
 	a.cfg.Logger.Info("draw published", "draw", d.Draw, "log_index", idx)
@@ -513,7 +514,7 @@ func (a *Appliance) Certify(ctx context.Context, draw string) (*Certificate, err
 	if err != nil {
 		return nil, fmt.Errorf("the certificate just made does not verify: %w", err)
 	}
-	if err := writeFile(filepath.Join(dir, "certificate.json"), js, 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "certificate.json"), js, 0o644); err != nil {
 		return nil, err
 	}
 	return &Certificate{Meta: st.meta, JSON: js, Verified: v, List: st.list}, nil
@@ -610,25 +611,4 @@ func readJSON(path string, v any) error {
 		return fmt.Errorf("%s is damaged: %w", filepath.Base(path), err)
 	}
 	return nil
-}
-
-// writeFile writes data durably: a temporary file, fsync, rename.
-func writeFile(path string, data []byte, mode os.FileMode) error {
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }

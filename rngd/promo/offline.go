@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"tirage.fr/tirage/hsm"
+	"tirage.fr/tirage/rngd/atomicfile"
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/tilelog"
 )
@@ -141,7 +142,7 @@ func announcement(ctx context.Context, lg transparency.Log, dir string, cfg Offl
 		for j, e := range es {
 			if id, ok := find(e); ok {
 				i := start + uint64(j)
-				return i, id, writeFile(path, []byte(strconv.FormatUint(i, 10)+"\n"), 0o644)
+				return i, id, atomicfile.Write(path, []byte(strconv.FormatUint(i, 10)+"\n"), 0o644)
 			}
 		}
 		start += uint64(len(es))
@@ -162,5 +163,5 @@ func announcement(ctx context.Context, lg transparency.Log, dir string, cfg Offl
 	}
 	cfg.Logger.Info("keys announced", "log_index", i)
 	id, _ := find(leaf)
-	return i, id, writeFile(path, []byte(strconv.FormatUint(i, 10)+"\n"), 0o644)
+	return i, id, atomicfile.Write(path, []byte(strconv.FormatUint(i, 10)+"\n"), 0o644)
 }
