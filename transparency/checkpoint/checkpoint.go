@@ -48,12 +48,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/cloudflare/circl/sign/mldsa/mldsa44"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+
+	vcheckpoint "tirage.fr/tirage/verifier/checkpoint"
 )
 
 // Signature type identifiers (see the package doc).
@@ -94,27 +95,11 @@ func ParseText(text string) (origin string, size uint64, root tlog.Hash, err err
 	if !strings.HasSuffix(text, "\n") {
 		return "", 0, tlog.Hash{}, errors.New("checkpoint: text does not end in newline")
 	}
-	lines := strings.SplitN(text, "\n", 4)
-	if len(lines) < 4 {
-		return "", 0, tlog.Hash{}, errors.New("checkpoint: fewer than 3 lines")
+	origin, n, root, err := vcheckpoint.ParseText(text)
+	if err != nil {
+		return "", 0, tlog.Hash{}, fmt.Errorf("checkpoint: %w", err)
 	}
-	origin = lines[0]
-	if origin == "" {
-		return "", 0, tlog.Hash{}, errors.New("checkpoint: empty origin")
-	}
-	if lines[1] == "" || (len(lines[1]) > 1 && lines[1][0] == '0') {
-		return "", 0, tlog.Hash{}, fmt.Errorf("checkpoint: malformed tree size %q", lines[1])
-	}
-	size, err = strconv.ParseUint(lines[1], 10, 64)
-	if err != nil || size > 1<<63-1 {
-		return "", 0, tlog.Hash{}, fmt.Errorf("checkpoint: malformed tree size %q", lines[1])
-	}
-	h, err := base64.StdEncoding.Strict().DecodeString(lines[2])
-	if err != nil || len(h) != tlog.HashSize {
-		return "", 0, tlog.Hash{}, fmt.Errorf("checkpoint: malformed root hash %q", lines[2])
-	}
-	copy(root[:], h)
-	return origin, size, root, nil
+	return origin, uint64(n), root, nil
 }
 
 // Sign formats the checkpoint for a tree and signs it with every signer.
@@ -176,14 +161,11 @@ func NewSigner(name string, s crypto.Signer) (note.Signer, error) {
 // NewVerifier returns the note verifier matching a public key (ed25519.PublicKey
 // or *mldsa44.PublicKey).
 func NewVerifier(name string, pub crypto.PublicKey) (note.Verifier, error) {
-	if !validName(name) {
-		return nil, fmt.Errorf("checkpoint: invalid key name %q", name)
-	}
-	typ, raw, err := publicKeyBytes(pub)
+	vkey, err := VerifierKey(name, pub)
 	if err != nil {
 		return nil, err
 	}
-	return newVerifier(name, typ, raw)
+	return ParseVerifierKey(vkey)
 }
 
 // VerifierKey returns the signed-note verifier key text
@@ -200,41 +182,17 @@ func VerifierKey(name string, pub crypto.PublicKey) (string, error) {
 	return fmt.Sprintf("%s+%08x+%s", name, keyID(name, typ, raw), base64.StdEncoding.EncodeToString(append(typ, raw...))), nil
 }
 
-// ParseVerifierKey parses a verifier key text of either type.
+// ParseVerifierKey parses a verifier key text of either type, with the
+// verifier core's parser (the one rngverify trusts keys with).
 func ParseVerifierKey(vkey string) (note.Verifier, error) {
-	name, rest, ok := strings.Cut(vkey, "+")
-	if !ok || !validName(name) {
-		return nil, errors.New("checkpoint: malformed verifier key: bad name")
+	if vkey != strings.TrimSpace(vkey) {
+		return nil, errors.New("checkpoint: malformed verifier key: surrounding white space")
 	}
-	hexID, b64, ok := strings.Cut(rest, "+")
-	if !ok || len(hexID) != 8 {
-		return nil, errors.New("checkpoint: malformed verifier key: bad key ID")
-	}
-	id, err := strconv.ParseUint(hexID, 16, 32)
+	k, err := vcheckpoint.ParseKey(vkey)
 	if err != nil {
-		return nil, errors.New("checkpoint: malformed verifier key: bad key ID")
+		return nil, fmt.Errorf("checkpoint: malformed verifier key: %w", err)
 	}
-	raw, err := base64.StdEncoding.Strict().DecodeString(b64)
-	if err != nil || len(raw) == 0 {
-		return nil, errors.New("checkpoint: malformed verifier key: bad key encoding")
-	}
-	var v note.Verifier
-	switch {
-	case raw[0] == algEd25519:
-		v, err = newVerifier(name, raw[:1], raw[1:])
-	case raw[0] == algOther && bytes.HasPrefix(raw[1:], []byte(mldsa44ID)):
-		n := 1 + len(mldsa44ID)
-		v, err = newVerifier(name, raw[:n], raw[n:])
-	default:
-		return nil, fmt.Errorf("checkpoint: unknown verifier key type 0x%02x", raw[0])
-	}
-	if err != nil {
-		return nil, err
-	}
-	if v.KeyHash() != uint32(id) {
-		return nil, errors.New("checkpoint: malformed verifier key: key ID does not match key")
-	}
-	return v, nil
+	return k.Verifier(), nil
 }
 
 // publicKeyBytes returns the signature type identifier and the encoded key.
@@ -250,27 +208,6 @@ func publicKeyBytes(pub crypto.PublicKey) (typ, raw []byte, err error) {
 	default:
 		return nil, nil, fmt.Errorf("checkpoint: unsupported public key type %T (want Ed25519 or ML-DSA-44)", pub)
 	}
-}
-
-func newVerifier(name string, typ, raw []byte) (note.Verifier, error) {
-	v := &verifier{name: name, hash: keyID(name, typ, raw)}
-	switch {
-	case len(typ) == 1 && typ[0] == algEd25519:
-		if len(raw) != ed25519.PublicKeySize {
-			return nil, errors.New("checkpoint: bad Ed25519 public key size")
-		}
-		pk := ed25519.PublicKey(bytes.Clone(raw))
-		v.verify = func(msg, sig []byte) bool { return ed25519.Verify(pk, msg, sig) }
-	default:
-		pk := new(mldsa44.PublicKey)
-		if err := pk.UnmarshalBinary(raw); err != nil {
-			return nil, fmt.Errorf("checkpoint: bad ML-DSA-44 public key: %w", err)
-		}
-		v.verify = func(msg, sig []byte) bool {
-			return len(sig) == mldsa44.SignatureSize && mldsa44.Verify(pk, msg, nil, sig)
-		}
-	}
-	return v, nil
 }
 
 // keyID is SHA-256(name || 0x0A || type || key)[:4], big-endian.
@@ -320,13 +257,3 @@ func (s *signer) Sign(msg []byte) ([]byte, error) {
 	}
 	return sig, nil
 }
-
-type verifier struct {
-	name   string
-	hash   uint32
-	verify func(msg, sig []byte) bool
-}
-
-func (v *verifier) Name() string                { return v.name }
-func (v *verifier) KeyHash() uint32             { return v.hash }
-func (v *verifier) Verify(msg, sig []byte) bool { return v.verify(msg, sig) }

@@ -211,6 +211,9 @@ func (v *verifier) Verify(msg, sig []byte) bool { return v.verify(msg, sig) }
 func (v *verifier) String() string              { return v.name }
 func (k *Key) String() string                   { return k.Algorithm + " " + k.Fingerprint() }
 
+// Verifier returns the key as a signed-note verifier (x/mod sumdb/note).
+func (k *Key) Verifier() note.Verifier { return k.verifier }
+
 // Open verifies a signed checkpoint: every trusted key named like the
 // checkpoint's origin must have signed it (and at least one key must be
 // trusted for that origin); signatures by other keys are ignored, as the
