@@ -5,18 +5,16 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
-	"golang.org/x/time/rate"
 
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/rngd/loadtest"
 )
 
 // The daemon benchmarks: a load generator plays games as game servers do,
@@ -118,99 +116,37 @@ func BenchmarkVRFProveParallel(b *testing.B) {
 // BenchmarkQoDDraws plays games over gRPC + mTLS with TIRAGE_BENCH_CLIENTS
 // concurrent game sessions (default 256) until b.N draws (starts and picks)
 // are done: the daemon's peak. TIRAGE_BENCH_RATE, when set, paces the
-// draws at that many per second (open loop) instead.
+// draws at that many per second (open loop) instead. The load generator
+// (package loadtest) runs in this process, beside the daemon; its
+// BenchmarkDaemonProcess runs the daemon in a process of its own.
 func BenchmarkQoDDraws(b *testing.B) {
 	td := benchDaemon(b)
 	clients := 256
 	if v, err := strconv.Atoi(os.Getenv("TIRAGE_BENCH_CLIENTS")); err == nil {
 		clients = v
 	}
-	var lim *rate.Limiter
+	var pace float64
 	if v, err := strconv.ParseFloat(os.Getenv("TIRAGE_BENCH_RATE"), 64); err == nil && v > 0 {
-		lim = rate.NewLimiter(rate.Limit(v), 1)
+		pace = v
 	}
 	td.t = processLifetime{b}
 	conns := make([]qodv1.QuitteOuDoubleClient, 8)
 	for i := range conns {
 		conns[i] = td.client("server-a")
 	}
-	ctx := context.Background()
-	var draws, picks atomic.Int64
-	var mu sync.Mutex
-	var lat []time.Duration
-	target := int64(b.N)
 	appendSum0, appendN0 := histogram(td.d.engine.metrics.appendSeconds)
 	b.ResetTimer()
-	var wg sync.WaitGroup
-	for w := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := conns[w%len(conns)]
-			var mine []time.Duration
-			defer func() { mu.Lock(); lat = append(lat, mine...); mu.Unlock() }()
-			timed := func(f func() (*qodv1.GameReply, error)) (*qodv1.GameReply, error) {
-				if lim != nil {
-					lim.Wait(ctx)
-				}
-				t0 := time.Now()
-				r, err := f()
-				mine = append(mine, time.Since(t0))
-				return r, err
-			}
-			for draws.Load() < target {
-				var code string
-				select {
-				case code = <-bench.codes:
-				default:
-					b.Error("out of tickets: raise TIRAGE_BENCH_TICKETS")
-					return
-				}
-				r, err := timed(func() (*qodv1.GameReply, error) {
-					return c.StartGame(ctx, &qodv1.StartGameRequest{RequestId: "b-" + code, Code: code})
-				})
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				draws.Add(1)
-				g := r.Game
-				for n := 0; draws.Load() < target; n++ {
-					rid := g.GameId + "-" + strconv.Itoa(n)
-					if g.Status == qodv1.Status_STATUS_AT_TIER {
-						r, err = c.Decide(ctx, &qodv1.DecideRequest{RequestId: rid, GameId: g.GameId, Decision: qodv1.Decision_DECISION_CONTINUE})
-					} else if g.Status == qodv1.Status_STATUS_PLAYING {
-						r, err = timed(func() (*qodv1.GameReply, error) {
-							return c.Pick(ctx, &qodv1.PickRequest{RequestId: rid, GameId: g.GameId, Number: nextNumber(g)})
-						})
-						draws.Add(1)
-						picks.Add(1)
-					} else {
-						break
-					}
-					if err != nil {
-						b.Error(err)
-						return
-					}
-					g = r.Game
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	el := b.Elapsed().Seconds()
+	r, err := loadtest.Run(context.Background(), loadtest.Config{
+		Conns: conns, Codes: bench.codes, Sessions: clients, Draws: int64(b.N), Rate: pace,
+	})
 	b.StopTimer()
-	slices.Sort(lat)
-	q := func(f float64) float64 {
-		if len(lat) == 0 {
-			return 0
-		}
-		return float64(lat[int(f*float64(len(lat)-1))].Microseconds()) / 1000
+	if err != nil {
+		b.Error(err)
 	}
-	b.ReportMetric(float64(draws.Load())/el, "draws/s")
-	b.ReportMetric(float64(picks.Load())/el, "picks/s")
-	b.ReportMetric(q(0.50), "p50-ms")
-	b.ReportMetric(q(0.99), "p99-ms")
+	b.ReportMetric(r.DrawsPerSecond(), "draws/s")
+	b.ReportMetric(r.PicksPerSecond(), "picks/s")
+	b.ReportMetric(loadtest.Milliseconds(r.P50()), "p50-ms")
+	b.ReportMetric(loadtest.Milliseconds(r.P99()), "p99-ms")
 	appendSum, appendN := histogram(td.d.engine.metrics.appendSeconds)
 	b.ReportMetric(1000*(appendSum-appendSum0)/math.Max(1, float64(appendN-appendN0)), "append-mean-ms")
 }

@@ -1,0 +1,402 @@
+package loadtest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"tirage.fr/tirage/rngd"
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+)
+
+// BenchmarkDaemonProcess is the load test as ghz would run it: the real
+// rngd binary (built with -tags tirage_dev, as make run does) in a process
+// of its own, in dev mode on a temporary data directory and kernel-chosen
+// loopback ports, and the load generator (this package) in the test
+// process. Each call starts a fresh daemon, registers an emission with
+// TIRAGE_BENCH_TICKETS tickets through the admin socket (default: enough
+// for b.N draws), connects 8 mTLS connections with the dev client
+// certificate, plays b.N draws with TIRAGE_BENCH_CLIENTS sessions (default
+// 256), paced at TIRAGE_BENCH_RATE draws/s when set, then stops the daemon
+// with SIGTERM and checks that it drains and exits 0.
+//
+// Over exactly the measured window it reads the CPU time of the daemon
+// process (utime + stime of /proc/<pid>/stat, all its threads) and of this
+// process (getrusage RUSAGE_SELF: the load generator; the daemon is a child
+// and is not counted). The metrics:
+//
+//	draws/s, picks/s           throughput seen by the load generator
+//	p50-ms, p99-ms             latency of a draw call
+//	append-mean-ms             mean durable log append (the daemon's /metrics)
+//	daemon-cpu-us/draw         daemon CPU per draw
+//	loadgen-cpu-us/draw        load generator CPU per draw
+//	daemon-draws/s-all-cores   NumCPU · 10⁶ / daemon-cpu-us/draw: the draws
+//	                           per second of the daemon with every core its
+//	                           own (the game servers elsewhere, as in
+//	                           production), to set beside the raw VRF bound
+func BenchmarkDaemonProcess(b *testing.B) {
+	sessions := 256
+	if v, err := strconv.Atoi(os.Getenv("TIRAGE_BENCH_CLIENTS")); err == nil && v > 0 {
+		sessions = v
+	}
+	tickets := b.N/2 + 2*sessions // a game is about six draws; 1 ticket in 7 is skipped
+	if v, err := strconv.Atoi(os.Getenv("TIRAGE_BENCH_TICKETS")); err == nil && v > 0 {
+		tickets = v
+	}
+	var pace float64
+	if v, err := strconv.ParseFloat(os.Getenv("TIRAGE_BENCH_RATE"), 64); err == nil && v > 0 {
+		pace = v
+	}
+	ctx := context.Background()
+	d := startDaemon(b, daemonBinary(b))
+	codes := emission(b, d.admin, "BENCH", tickets)
+	conns, hangUp := dial(b, d.grpc, rngd.DevPKI{Dir: filepath.Join(d.data, "dev")}, "client", 8)
+
+	append0 := d.appendHistogram(b)
+	cpu0, err := processCPU(d.cmd.Process.Pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	self0 := selfCPU()
+	b.ResetTimer()
+	r, runErr := Run(ctx, Config{Conns: conns, Codes: codes, Sessions: sessions, Draws: int64(b.N), Rate: pace})
+	b.StopTimer()
+	self1 := selfCPU()
+	cpu1, err := processCPU(d.cmd.Process.Pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	append1 := d.appendHistogram(b)
+	if runErr != nil {
+		b.Error(runErr)
+	}
+
+	perDraw := func(t time.Duration) float64 { return float64(t.Microseconds()) / math.Max(1, float64(r.Draws)) }
+	daemonUS := perDraw(cpu1 - cpu0)
+	b.ReportMetric(r.DrawsPerSecond(), "draws/s")
+	b.ReportMetric(r.PicksPerSecond(), "picks/s")
+	b.ReportMetric(Milliseconds(r.P50()), "p50-ms")
+	b.ReportMetric(Milliseconds(r.P99()), "p99-ms")
+	b.ReportMetric(1000*(append1.sum-append0.sum)/math.Max(1, append1.count-append0.count), "append-mean-ms")
+	b.ReportMetric(daemonUS, "daemon-cpu-us/draw")
+	b.ReportMetric(perDraw(self1-self0), "loadgen-cpu-us/draw")
+	if daemonUS > 0 {
+		b.ReportMetric(float64(runtime.NumCPU())*1e6/daemonUS, "daemon-draws/s-all-cores")
+	}
+	hangUp()
+	d.stop(b)
+	b.Logf("daemon CPU: %v in the window of %v; %v over its whole life (wait4 rusage)", cpu1-cpu0, r.Elapsed, d.lifeCPU)
+}
+
+// buildDir holds the daemon binary, built once per test binary.
+var build struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if build.dir != "" {
+		os.RemoveAll(build.dir)
+	}
+	os.Exit(code)
+}
+
+// daemonBinary builds cmd/rngd with dev mode compiled in. go test puts its
+// own go first in PATH.
+func daemonBinary(b *testing.B) string {
+	build.once.Do(func() {
+		if build.dir, build.err = os.MkdirTemp("", "rngd-loadtest-bin-"); build.err != nil {
+			return
+		}
+		build.bin = filepath.Join(build.dir, "rngd-dev")
+		out, err := exec.Command("go", "build", "-tags", "tirage_dev", "-o", build.bin, "tirage.fr/tirage/cmd/rngd").CombinedOutput()
+		if err != nil {
+			build.err = fmt.Errorf("go build rngd: %w\n%s", err, out)
+		}
+	})
+	if build.err != nil {
+		b.Fatal(build.err)
+	}
+	return build.bin
+}
+
+// daemon is an rngd process.
+type daemon struct {
+	cmd     *exec.Cmd
+	data    string
+	logPath string
+	grpc    string // host:port of the game servers' listener
+	http    string // host:port of /metrics
+	admin   string // admin socket path
+	done    chan error
+	stopped bool
+	lifeCPU time.Duration
+}
+
+// startDaemon starts bin in dev mode on a fresh data directory, with the
+// gRPC and HTTP listeners on ports the kernel picks (the banner says which),
+// and waits until it serves.
+func startDaemon(b *testing.B, bin string) *daemon {
+	dir := b.TempDir()
+	d := &daemon{data: filepath.Join(dir, "data"), logPath: filepath.Join(dir, "rngd.log"), done: make(chan error, 1)}
+	cfg := filepath.Join(dir, "rngd.toml")
+	toml := fmt.Sprintf("data_dir = %q\ndev = true\n\n[grpc]\nlisten = \"127.0.0.1:0\"\n\n[http]\nlisten = \"127.0.0.1:0\"\n", d.data)
+	if err := os.WriteFile(cfg, []byte(toml), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	logf, err := os.Create(d.logPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d.cmd = exec.Command(bin, "--config", cfg)
+	d.cmd.Stderr = logf // slog JSON
+	stdout, err := d.cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := d.cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	logf.Close()
+	b.Cleanup(func() {
+		if !d.stopped {
+			d.cmd.Process.Kill()
+			<-d.done
+		}
+	})
+
+	// The banner names the listeners; the rest of stdout is drained.
+	addrs := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			switch {
+			case len(f) >= 3 && f[0] == "grpc" && f[1] == "(mTLS)":
+				d.grpc = f[2]
+			case len(f) >= 2 && f[0] == "http":
+				d.http = strings.TrimPrefix(f[1], "http://")
+			case len(f) >= 2 && f[0] == "admin":
+				d.admin = strings.TrimPrefix(f[1], "unix:")
+				addrs <- nil // the banner's last line
+				io.Copy(io.Discard, stdout)
+				d.done <- d.cmd.Wait()
+				return
+			}
+		}
+		addrs <- errors.New("rngd ended its output without a banner")
+		d.done <- d.cmd.Wait()
+	}()
+	select {
+	case err = <-addrs:
+	case <-time.After(2 * time.Minute):
+		err = errors.New("no banner after 2 minutes")
+	}
+	if err == nil && (d.grpc == "" || d.http == "") {
+		err = fmt.Errorf("banner without the listeners (grpc %q, http %q)", d.grpc, d.http)
+	}
+	if err != nil {
+		b.Fatalf("%v; rngd log:\n%s", err, d.logTail())
+	}
+	return d
+}
+
+// logTail is the end of the daemon's log, for failure messages.
+func (d *daemon) logTail() string {
+	log, _ := os.ReadFile(d.logPath)
+	return string(log[max(0, len(log)-4000):])
+}
+
+// stop sends SIGTERM and requires a graceful exit (status 0) within a minute.
+func (d *daemon) stop(b *testing.B) {
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		b.Fatal(err)
+	}
+	var err error
+	select {
+	case err = <-d.done:
+	case <-time.After(time.Minute):
+		d.cmd.Process.Kill()
+		err = errors.New("no exit a minute after SIGTERM")
+		<-d.done
+	}
+	d.stopped = true
+	if ru, ok := d.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		d.lifeCPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	if err != nil {
+		b.Fatalf("rngd after SIGTERM: %v; rngd log:\n%s", err, d.logTail())
+	}
+	if !bytes.Contains([]byte(d.logTail()), []byte(`"msg":"stopped"`)) {
+		b.Errorf("rngd exited 0 without logging its drain; rngd log:\n%s", d.logTail())
+	}
+}
+
+// emission registers an emission with n demo tickets over the admin socket,
+// as rngctl does, and returns the codes of those that draw multipliers
+// (every 7th demo ticket is a 50,000 € one, which draws none).
+func emission(tb testing.TB, adminSocket, id string, n int) chan string {
+	tb.Helper()
+	cc, err := grpc.NewClient("unix:"+adminSocket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer cc.Close()
+	adm := adminv1.NewAdminClient(cc)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if _, err := adm.CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: "em-" + id, EmissionId: id, ClosureDate: "2099-12-31"}, grpc.WaitForReady(true)); err != nil {
+		tb.Fatalf("create emission: %v", err)
+	}
+	all, tickets := rngd.DemoTickets(id, []byte("loadtest"), n)
+	if _, err := rngd.ImportTickets(ctx, adm, "mf-"+id, id, tickets); err != nil {
+		tb.Fatalf("import manifest: %v", err)
+	}
+	codes := make(chan string, len(all))
+	for i, c := range all {
+		if i%len(rngd.Stakes) != 0 {
+			codes <- c
+		}
+	}
+	return codes
+}
+
+// dial opens n mTLS connections to addr as the game server name of pki and
+// waits until each serves (a health check completes its TLS handshake, so
+// that none falls in a measured window). The connections close at the end
+// of the test, or earlier by the returned func.
+func dial(tb testing.TB, addr string, pki rngd.DevPKI, name string, n int) ([]qodv1.QuitteOuDoubleClient, func()) {
+	tb.Helper()
+	tc, err := rngd.ClientTLS(pki.ClientCert(name), pki.ClientKey(name), pki.CA())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out []qodv1.QuitteOuDoubleClient
+	var ccs []*grpc.ClientConn
+	closeAll := func() {
+		for _, cc := range ccs {
+			cc.Close()
+		}
+		ccs = nil
+	}
+	tb.Cleanup(closeAll)
+	for range n {
+		cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(credentials.NewTLS(tc)))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ccs = append(ccs, cc)
+		h, err := healthpb.NewHealthClient(cc).Check(ctx, &healthpb.HealthCheckRequest{Service: qodv1.QuitteOuDouble_ServiceDesc.ServiceName}, grpc.WaitForReady(true))
+		if err != nil {
+			tb.Fatalf("health: %v", err)
+		}
+		if h.Status != healthpb.HealthCheckResponse_SERVING {
+			tb.Fatalf("health: %v", h.Status)
+		}
+		out = append(out, qodv1.NewQuitteOuDoubleClient(cc))
+	}
+	return out, closeAll
+}
+
+// histogramSums is a Prometheus histogram's sum and count.
+type histogramSums struct{ sum, count float64 }
+
+// appendHistogram reads the durable-append latency histogram from the
+// daemon's /metrics (Prometheus text format, unlabelled series).
+func (d *daemon) appendHistogram(b *testing.B) histogramSums {
+	resp, err := http.Get("http://" + d.http + "/metrics")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var h histogramSums
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		name, value, ok := strings.Cut(sc.Text(), " ")
+		var dst *float64
+		switch name {
+		case "tirage_log_append_seconds_sum":
+			dst = &h.sum
+		case "tirage_log_append_seconds_count":
+			dst = &h.count
+		}
+		if ok && dst != nil {
+			if *dst, err = strconv.ParseFloat(value, 64); err != nil {
+				b.Fatalf("/metrics %s: %v", name, err)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return h
+}
+
+// userHZ is the unit of the CPU times in /proc/<pid>/stat: USER_HZ, which
+// Linux fixes at 100 for user space on every architecture, whatever the
+// kernel's own tick (sysconf(_SC_CLK_TCK) and `getconf CLK_TCK` return it).
+// A reading is thus to 10 ms; over a benchmark window of several CPU seconds
+// the error is under 1 %.
+const userHZ = 100
+
+// processCPU is the CPU time (user + system, all threads) a process used so
+// far, from fields 14 and 15 of /proc/<pid>/stat.
+func processCPU(pid int) (time.Duration, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// "pid (comm) state ppid ...": comm may hold spaces, so count after ')'.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: no ')'", pid)
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields after comm", pid, len(f))
+	}
+	var ticks int64
+	for _, s := range f[11:13] { // fields 14 (utime) and 15 (stime); f[0] is field 3
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / userHZ, nil
+}
+
+// selfCPU is the CPU time (user + system) this process used so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err) // EFAULT or EINVAL only: not with these arguments
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
