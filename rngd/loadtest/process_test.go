@@ -109,7 +109,7 @@ func BenchmarkDaemonProcess(b *testing.B) {
 	b.Logf("daemon CPU: %v in the window of %v; %v over its whole life (wait4 rusage)", cpu1-cpu0, r.Elapsed, d.lifeCPU)
 }
 
-// buildDir holds the daemon binary, built once per test binary.
+// build holds the daemon binary, built once per test binary.
 var build struct {
 	once sync.Once
 	dir  string
