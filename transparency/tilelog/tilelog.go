@@ -7,25 +7,27 @@
 //
 //	tiles/                 tessera's POSIX log: checkpoint, tile/..., tile/entries/...
 //	                       (served verbatim under /log/ by transparency.NewHTTPHandler)
+//	journal/               the write-ahead journal (journal.go)
 //	leafhash.db            bbolt index from RFC 6962 leaf hash to first index,
 //	                       rebuilt from the entry bundles (never authoritative)
 //	LOCK                   flock held while the log is open (one writer per directory)
 //
 // # Durability
 //
-// Append resolves tessera's Add future before returning: with the POSIX
-// driver the future resolves once the batch holding the leaf is written to
-// entry bundles and integrated into the tree state on disk, with fsync. A
-// leaf still in an in-memory batch is never acknowledged; if the process
-// dies, it was never acknowledged and may or may not appear.
+// Append returns once the leaf and its index are in the write-ahead journal,
+// synced (journal.go); tessera integrates the journaled leaves in the
+// background, in journal order, at the journal's indices, and Open hands it
+// the ones it did not integrate before a crash. A leaf not yet journaled is
+// never acknowledged; if the process dies, it may or may not appear.
 //
 // # Latency
 //
-// Batches are flushed after BatchMaxAge or BatchMaxSize entries; a
-// checkpoint is published at most every CheckpointInterval (tessera's
-// minimum is 100 ms). With the defaults (10 ms, 256, 100 ms) an append is
-// acknowledged in about a batch age and a verifiable inclusion proof exists
-// within about one checkpoint interval (see docs/bench/transparency.md).
+// An append is acknowledged after one journal fsync. Tessera's batches
+// (BatchMaxAge, BatchMaxSize) then bound how soon the leaf is in the tree,
+// and a checkpoint is published at most every CheckpointInterval (tessera's
+// minimum is 100 ms). With the defaults (10 ms, 256, 100 ms) a verifiable
+// inclusion proof exists within about one checkpoint interval (see
+// docs/bench/transparency.md).
 //
 // # Reads
 //
@@ -48,6 +50,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -125,6 +128,18 @@ type Log struct {
 	tiles    tileCache
 	bg       sync.WaitGroup
 
+	// The append pipeline (journal.go): Append queues, journalLoop journals
+	// and acknowledges, integrateLoop hands the journaled leaves to tessera.
+	journal    *journal
+	pmu        sync.Mutex
+	queue      []appendReq // guarded by pmu
+	failed     error       // guarded by pmu: the pipeline stopped (fail closed)
+	stopping   bool        // guarded by pmu
+	wake       chan struct{}
+	integrate  chan journaled
+	integrated atomic.Uint64 // leaves tessera has durably integrated
+	pipeline   sync.WaitGroup
+
 	// mu guards closed and the latest checkpoint cache.
 	mu       sync.Mutex
 	closed   bool
@@ -194,11 +209,20 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		WithCheckpointInterval(cfg.CheckpointInterval)
 	bgctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	l.cancel = cancel
-	app, shutdown, _, err := tessera.NewAppender(bgctx, driver, opts)
+	app, shutdown, reader, err := tessera.NewAppender(bgctx, driver, opts)
 	if err != nil {
 		return fail(fmt.Errorf("tilelog: %w: couldn't start tessera: %w", transparency.ErrUnavailable, err))
 	}
 	l.add, l.shutdown = app.Add, shutdown
+	if err := l.recover(bgctx, reader); err != nil {
+		shutdown(context.Background())
+		return fail(err)
+	}
+	l.wake = make(chan struct{}, 1)
+	l.integrate = make(chan journaled, integrateQueue)
+	l.pipeline.Add(2)
+	go l.journalLoop()
+	go l.integrateLoop(bgctx)
 	l.index, err = openLeafIndex(filepath.Join(cfg.Dir, "leafhash.db"))
 	if err != nil {
 		return fail(err)
@@ -240,7 +264,8 @@ func lockDir(dir string) (*os.File, error) {
 	return f, nil
 }
 
-// Append implements transparency.Log.
+// Append implements transparency.Log: it returns once the leaf is in the
+// journal, synced, with its index (see journal.go).
 func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 	if err := transparency.CheckLeaf(leaf); err != nil {
 		return 0, err
@@ -249,15 +274,35 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 		return 0, transparency.ErrClosed
 	}
 	done := l.meter.Start()
-	idx, err := l.add(ctx, tessera.NewEntry(bytes.Clone(leaf)))()
-	if err != nil {
-		err = fmt.Errorf("tilelog: couldn't append leaf: %w: %w", transparency.ErrUnavailable, err)
+	req := appendReq{leaf: bytes.Clone(leaf), done: make(chan appendResult, 1)}
+	l.pmu.Lock()
+	switch {
+	case l.stopping:
+		l.pmu.Unlock()
+		done(transparency.ErrClosed)
+		return 0, transparency.ErrClosed
+	case l.failed != nil:
+		err := l.failed
+		l.pmu.Unlock()
 		done(err)
-		l.cfg.Logger.Error("transparency log append failed", "err", err)
 		return 0, err
 	}
-	done(nil)
-	return idx.Index, nil
+	l.queue = append(l.queue, req)
+	l.pmu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+	select {
+	case r := <-req.done:
+		done(r.err)
+		return r.index, r.err
+	case <-ctx.Done():
+		// The leaf may still be appended: it was never acknowledged.
+		err := fmt.Errorf("tilelog: append: %w", ctx.Err())
+		done(err)
+		return 0, err
+	}
 }
 
 func (l *Log) isClosed() bool {
@@ -518,11 +563,24 @@ func (l *Log) Close() error {
 	}
 	l.closed = true
 	l.mu.Unlock()
+	// Acknowledge what is queued, let tessera integrate everything
+	// journaled, then stop tessera.
+	l.pmu.Lock()
+	l.stopping = true
+	l.pmu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+	l.pipeline.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	err := l.shutdown(ctx)
 	l.cancel()
 	l.bg.Wait()
+	if cerr := l.journal.close(); err == nil {
+		err = cerr
+	}
 	if cerr := l.index.close(); err == nil {
 		err = cerr
 	}

@@ -47,32 +47,77 @@ func opener(t *testing.T) logtest.Opener {
 
 func TestConformance(t *testing.T) { logtest.Run(t, opener) }
 
-// A storage failure fails the append with ErrUnavailable (the draw is
-// refused) and counts it; nothing is acknowledged.
+// A storage failure under tessera stops the append pipeline: the leaf
+// already journaled keeps its index, later appends fail with ErrUnavailable
+// (the draw is refused) and are counted; once the storage is repaired,
+// reopening the log integrates the journaled leaf at the index it was given.
 func TestAppendFailure(t *testing.T) {
 	dir := t.TempDir()
-	l, err := tilelog.Open(context.Background(), tilelog.Config{Dir: dir, Origin: origin, Signers: testSigners(t)})
+	cfg := tilelog.Config{Dir: dir, Origin: origin, Signers: testSigners(t)}
+	l, err := tilelog.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
 	if _, err := l.Append(t.Context(), []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.AwaitCheckpoint(t.Context(), 1); err != nil {
 		t.Fatal(err)
 	}
 	// Entry bundles can no longer be written (a file where their directory
 	// should be: fails even for root).
 	entries := filepath.Join(dir, "tiles", "tile", "entries")
-	if err := os.RemoveAll(entries); err != nil {
+	saved := filepath.Join(dir, "entries.saved")
+	if err := os.Rename(entries, saved); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(entries, []byte("in the way"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = l.Append(t.Context(), []byte("second"))
+	idx, err := l.Append(t.Context(), []byte("second"))
+	if err != nil || idx != 1 {
+		t.Fatalf("Append(second) = %d, %v; want 1 (journaled)", idx, err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		_, err = l.Append(t.Context(), []byte("refused"))
+		if err != nil || time.Now().After(deadline) {
+			break
+		}
+	}
 	if !errors.Is(err, transparency.ErrUnavailable) {
 		t.Fatalf("Append on broken storage = %v, want ErrUnavailable", err)
 	}
-	if s := l.Stats(); s.Failures != 1 || s.Appends != 1 || s.InFlight != 0 {
+	if s := l.Stats(); s.Failures != 1 || s.InFlight != 0 {
 		t.Fatalf("Stats = %+v", s)
+	}
+	l.Close()
+
+	if err := os.Remove(entries); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(saved, entries); err != nil {
+		t.Fatal(err)
+	}
+	l, err = tilelog.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	cp, err := l.AwaitCheckpoint(t.Context(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := l.Entries(t.Context(), 0, cp.Size, cp.Size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got[0]) != "first" || string(got[1]) != "second" {
+		t.Fatalf("after reopening, entries 0 and 1 = %q, %q; want first, second", got[0], got[1])
+	}
+	for _, e := range got[2:] {
+		if string(e) != "refused" {
+			t.Fatalf("unexpected entry %q", e)
+		}
 	}
 }

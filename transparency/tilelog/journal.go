@@ -1,0 +1,265 @@
+package tilelog
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"tirage.fr/tirage/transparency"
+)
+
+// The journal is the log's write-ahead journal: Append is acknowledged once
+// its leaf is written to the journal, with its index, and the journal is
+// synced (one fsync for every leaf that arrived meanwhile: a group commit).
+// Tessera then integrates the journaled leaves, in journal order, in the
+// background; at Open, the leaves journaled but not yet integrated are
+// handed to tessera again before any new append. An acknowledged leaf is
+// therefore never lost and never gets another index, and the reply to an
+// append waits for one fsync instead of tessera's batch age and its
+// sequence of file replacements.
+//
+// Files: journal/<first index, 20 digits>.wal, append-only segments. A
+// record is
+//
+//	index (8, big endian) ‖ length (4, big endian) ‖ leaf ‖ CRC-32C (4) of what precedes
+//
+// Indices are consecutive across records and segments. A torn record at the
+// end of the newest segment (a crash during a write that was never
+// acknowledged) is cut off at Open; a bad record anywhere else is
+// corruption, and Open refuses the log. A segment is deleted once tessera
+// has integrated all its leaves (and it is not the newest).
+const (
+	journalDir   = "journal"
+	journalExt   = ".wal"
+	recordHeader = 8 + 4
+	recordCRC    = 4
+	// segmentBytes is the size past which the journal starts a new segment.
+	segmentBytes = 64 << 20
+)
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// journal is the segment files. It is used by one goroutine at a time.
+type journal struct {
+	dir  string
+	f    *os.File // the newest segment, open for appending
+	size int64    // its length
+	next uint64   // index of the next record
+	// segs are the segments' first indices, oldest first; the last is f's.
+	segs []uint64
+	buf  []byte
+	// maxSegment is the size past which a new segment starts.
+	maxSegment int64
+}
+
+// journalRecord is a leaf read back from the journal.
+type journalRecord struct {
+	index uint64
+	leaf  []byte
+}
+
+func segmentName(first uint64) string { return fmt.Sprintf("%020d%s", first, journalExt) }
+
+// openJournal opens the journal in dir, cuts off a torn tail, and returns
+// the records from index from on (the ones tessera has not integrated).
+// An empty journal starts at from.
+func openJournal(dir string, from uint64) (*journal, []journalRecord, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, nil, fmt.Errorf("couldn't create the journal directory: %w", err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("couldn't list the journal: %w", err)
+	}
+	j := &journal{dir: dir, next: from, maxSegment: segmentBytes}
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasSuffix(name, journalExt) {
+			continue
+		}
+		first, err := strconv.ParseUint(strings.TrimSuffix(name, journalExt), 10, 64)
+		if err != nil || segmentName(first) != name {
+			return nil, nil, fmt.Errorf("%w: unexpected journal file %s", transparency.ErrSecurity, name)
+		}
+		j.segs = append(j.segs, first)
+	}
+	slices.Sort(j.segs)
+	var tail []journalRecord
+	for i, first := range j.segs {
+		last := i == len(j.segs)-1
+		path := filepath.Join(dir, segmentName(first))
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("couldn't read journal segment: %w", err)
+		}
+		recs, good, err := parseSegment(raw, first)
+		if err != nil && !last {
+			return nil, nil, fmt.Errorf("%w: journal segment %s: %w", transparency.ErrSecurity, segmentName(first), err)
+		}
+		if i > 0 && first != j.next {
+			return nil, nil, fmt.Errorf("%w: journal segment %s does not follow index %d", transparency.ErrSecurity, segmentName(first), j.next-1)
+		}
+		if i == 0 && first > from {
+			return nil, nil, fmt.Errorf("%w: the journal starts at index %d but the log holds only %d leaves", transparency.ErrSecurity, first, from)
+		}
+		j.next = first + uint64(len(recs))
+		for _, r := range recs {
+			if r.index >= from {
+				tail = append(tail, r)
+			}
+		}
+		if last {
+			// Cut a torn tail: it was never acknowledged.
+			if good < len(raw) {
+				if err := os.Truncate(path, int64(good)); err != nil {
+					return nil, nil, fmt.Errorf("couldn't cut the journal's torn tail: %w", err)
+				}
+			}
+			if j.f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
+				return nil, nil, fmt.Errorf("couldn't open the journal: %w", err)
+			}
+			j.size = int64(good)
+		}
+	}
+	if j.next < from {
+		// Everything journaled is integrated and old segments are gone, or
+		// there is no journal yet: the next record continues the log.
+		if j.f != nil && j.size > 0 {
+			return nil, nil, fmt.Errorf("%w: the journal ends at index %d but the log holds %d leaves", transparency.ErrSecurity, j.next, from)
+		}
+		j.next = from
+	}
+	if j.f == nil || (j.size == 0 && j.segs[len(j.segs)-1] != j.next) {
+		if j.f != nil {
+			j.f.Close()
+			os.Remove(filepath.Join(dir, segmentName(j.segs[len(j.segs)-1])))
+			j.segs = j.segs[:len(j.segs)-1]
+			j.f = nil
+		}
+		if err := j.newSegment(); err != nil {
+			return nil, nil, err
+		}
+	}
+	return j, tail, nil
+}
+
+// parseSegment returns the records of a segment whose first index is first,
+// and how many bytes of it are whole, good records. err says why parsing
+// stopped early.
+func parseSegment(raw []byte, first uint64) (recs []journalRecord, good int, err error) {
+	want := first
+	for off := 0; off < len(raw); {
+		if len(raw)-off < recordHeader+recordCRC {
+			return recs, off, io.ErrUnexpectedEOF
+		}
+		idx := binary.BigEndian.Uint64(raw[off:])
+		n := int(binary.BigEndian.Uint32(raw[off+8:]))
+		if n > transparency.MaxLeafSize || len(raw)-off < recordHeader+n+recordCRC {
+			return recs, off, io.ErrUnexpectedEOF
+		}
+		end := off + recordHeader + n
+		if crc32.Checksum(raw[off:end], crcTable) != binary.BigEndian.Uint32(raw[end:]) {
+			return recs, off, errors.New("record checksum mismatch")
+		}
+		if idx != want {
+			return recs, off, fmt.Errorf("record has index %d, want %d", idx, want)
+		}
+		recs = append(recs, journalRecord{index: idx, leaf: raw[off+recordHeader : end]})
+		want++
+		off = end + recordCRC
+	}
+	return recs, len(raw), nil
+}
+
+// appendRecord appends the journal record of leaf at index to b.
+func appendRecord(b []byte, index uint64, leaf []byte) []byte {
+	start := len(b)
+	b = binary.BigEndian.AppendUint64(b, index)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(leaf)))
+	b = append(b, leaf...)
+	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b[start:], crcTable))
+}
+
+// newSegment starts a segment at j.next (and makes its name durable).
+func (j *journal) newSegment() error {
+	path := filepath.Join(j.dir, segmentName(j.next))
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("couldn't create a journal segment: %w", err)
+	}
+	if err := syncDir(j.dir); err != nil {
+		f.Close()
+		return err
+	}
+	if j.f != nil {
+		j.f.Close()
+	}
+	j.f, j.size = f, 0
+	j.segs = append(j.segs, j.next)
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("couldn't open %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("couldn't sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// write journals leaves durably and returns the index of the first.
+func (j *journal) write(leaves [][]byte) (uint64, error) {
+	if j.size >= j.maxSegment {
+		if err := j.newSegment(); err != nil {
+			return 0, err
+		}
+	}
+	first := j.next
+	j.buf = j.buf[:0]
+	for i, leaf := range leaves {
+		j.buf = appendRecord(j.buf, first+uint64(i), leaf)
+	}
+	if _, err := j.f.Write(j.buf); err != nil {
+		return 0, fmt.Errorf("couldn't write the journal: %w", err)
+	}
+	if err := j.f.Sync(); err != nil {
+		return 0, fmt.Errorf("couldn't sync the journal: %w", err)
+	}
+	j.size += int64(len(j.buf))
+	j.next += uint64(len(leaves))
+	if cap(j.buf) > 4<<20 {
+		j.buf = nil
+	}
+	return first, nil
+}
+
+// trim deletes the segments (but the newest) whose leaves are all below
+// size, the number of leaves tessera has integrated durably.
+func (j *journal) trim(size uint64) error {
+	for len(j.segs) > 1 && j.segs[1] <= size {
+		if err := os.Remove(filepath.Join(j.dir, segmentName(j.segs[0]))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("couldn't delete an integrated journal segment: %w", err)
+		}
+		j.segs = j.segs[1:]
+	}
+	return nil
+}
+
+func (j *journal) close() error {
+	if j.f == nil {
+		return nil
+	}
+	return j.f.Close()
+}

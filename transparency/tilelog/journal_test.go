@@ -1,0 +1,164 @@
+package tilelog
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"tirage.fr/tirage/transparency"
+)
+
+func journalLeaves(from, n int) [][]byte {
+	var out [][]byte
+	for i := from; i < from+n; i++ {
+		out = append(out, fmt.Appendf(nil, "leaf %d", i))
+	}
+	return out
+}
+
+func checkTail(t *testing.T, tail []journalRecord, from uint64, n int) {
+	t.Helper()
+	if len(tail) != n {
+		t.Fatalf("tail has %d records, want %d", len(tail), n)
+	}
+	for i, r := range tail {
+		want := fmt.Sprintf("leaf %d", from+uint64(i))
+		if r.index != from+uint64(i) || string(r.leaf) != want {
+			t.Fatalf("tail[%d] = %d %q, want %d %q", i, r.index, r.leaf, from+uint64(i), want)
+		}
+	}
+}
+
+// Records written come back from the index asked for, across segments;
+// integrated segments are deleted but the newest; indices continue.
+func TestJournalReopenAndTrim(t *testing.T) {
+	dir := t.TempDir()
+	j, tail, err := openJournal(dir, 0)
+	if err != nil || len(tail) != 0 {
+		t.Fatal(tail, err)
+	}
+	j.maxSegment = 100
+	for g := range 5 {
+		first, err := j.write(journalLeaves(g*3, 3))
+		if err != nil || first != uint64(g*3) {
+			t.Fatalf("write group %d = %d, %v", g, first, err)
+		}
+	}
+	if len(j.segs) < 3 {
+		t.Fatalf("%d segments, want several", len(j.segs))
+	}
+	j.close()
+	j, tail, err = openJournal(dir, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTail(t, tail, 4, 11)
+	if err := j.trim(15); err != nil {
+		t.Fatal(err)
+	}
+	if len(j.segs) != 1 {
+		t.Fatalf("after trim: segments %v, want only the newest", j.segs)
+	}
+	if first, err := j.write(journalLeaves(15, 1)); err != nil || first != 15 {
+		t.Fatalf("write after trim = %d, %v", first, err)
+	}
+	j.close()
+	_, tail, err = openJournal(dir, 15)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTail(t, tail, 15, 1)
+}
+
+// A torn record at the end (never acknowledged) is cut off and its index
+// given to the next record; a bad record in an older segment is refused.
+func TestJournalTornTailAndCorruption(t *testing.T) {
+	dir := t.TempDir()
+	j, _, err := openJournal(dir, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.write(journalLeaves(7, 2)); err != nil {
+		t.Fatal(err)
+	}
+	seg := filepath.Join(dir, segmentName(j.segs[len(j.segs)-1]))
+	j.close()
+	good, _ := os.ReadFile(seg)
+	if err := os.WriteFile(seg, append(good, []byte("\x00\x00\x00\x00\x00\x00\x00\x09\x00\x00\x00\x10torn")...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, tail, err := openJournal(dir, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTail(t, tail, 7, 2)
+	if first, err := j.write(journalLeaves(9, 1)); err != nil || first != 9 {
+		t.Fatalf("write after a torn tail = %d, %v", first, err)
+	}
+	j.maxSegment = 0 // the next write starts a segment
+	if _, err := j.write(journalLeaves(10, 1)); err != nil {
+		t.Fatal(err)
+	}
+	j.close()
+	_, tail, err = openJournal(dir, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTail(t, tail, 7, 4)
+
+	raw, _ := os.ReadFile(seg)
+	raw[recordHeader] ^= 1 // first leaf of the older segment
+	os.WriteFile(seg, raw, 0o600)
+	if _, _, err := openJournal(dir, 7); !errors.Is(err, transparency.ErrSecurity) {
+		t.Fatalf("openJournal with a corrupt older segment = %v, want ErrSecurity", err)
+	}
+}
+
+// A journal that ends before the log (leaves integrated, then journaled
+// records lost) or starts after it is refused.
+func TestJournalGap(t *testing.T) {
+	dir := t.TempDir()
+	j, _, err := openJournal(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.write(journalLeaves(0, 3))
+	j.close()
+	if _, _, err := openJournal(dir, 5); !errors.Is(err, transparency.ErrSecurity) {
+		t.Fatalf("journal ending at 3 for a log of 5 = %v, want ErrSecurity", err)
+	}
+	dir2 := t.TempDir()
+	j, _, _ = openJournal(dir2, 10)
+	j.write(journalLeaves(10, 1))
+	j.close()
+	if _, _, err := openJournal(dir2, 4); !errors.Is(err, transparency.ErrSecurity) {
+		t.Fatalf("journal starting at 10 for a log of 4 = %v, want ErrSecurity", err)
+	}
+}
+
+// FuzzParseSegment: any bytes parse without panic into consecutive records
+// that lie within the input.
+func FuzzParseSegment(f *testing.F) {
+	j := &journal{}
+	f.Add([]byte{})
+	for _, n := range []int{1, 3} {
+		j.buf, j.next = nil, 0
+		for i, leaf := range journalLeaves(0, n) {
+			j.buf = appendRecord(j.buf, uint64(i), leaf)
+		}
+		f.Add(append([]byte(nil), j.buf...))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		recs, good, _ := parseSegment(raw, 0)
+		if good > len(raw) {
+			t.Fatalf("good %d > %d", good, len(raw))
+		}
+		for i, r := range recs {
+			if r.index != uint64(i) {
+				t.Fatalf("record %d has index %d", i, r.index)
+			}
+		}
+	})
+}

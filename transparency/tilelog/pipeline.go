@@ -1,0 +1,173 @@
+package tilelog
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/transparency-dev/tessera"
+
+	"tirage.fr/tirage/transparency"
+)
+
+// The append pipeline. Append queues its leaf and waits; journalLoop takes
+// everything queued, journals it with one fsync and acknowledges each leaf
+// with its index; integrateLoop hands the journaled leaves to tessera, in
+// order, and checks that tessera gives each the journal's index (tessera's
+// queue flushes batches one at a time, in order, and this is its only
+// writer). Any failure stops the pipeline: appends are refused from then on
+// (fail closed) until the log is reopened, which replays the journal.
+
+// integrateQueue bounds the journaled groups waiting for tessera: when it is
+// full, journalLoop waits, and appends with it.
+const integrateQueue = 256
+
+type appendReq struct {
+	leaf []byte
+	done chan appendResult
+}
+
+type appendResult struct {
+	index uint64
+	err   error
+}
+
+// journaled is a group of consecutive journaled leaves.
+type journaled struct {
+	first  uint64
+	leaves [][]byte
+}
+
+// recover opens the journal and has tessera integrate, before any new
+// append, the journaled leaves it does not hold yet.
+func (l *Log) recover(ctx context.Context, reader tessera.LogReader) error {
+	size, err := reader.IntegratedSize(ctx)
+	if err != nil {
+		return fmt.Errorf("tilelog: %w: couldn't read the tree size: %w", transparency.ErrUnavailable, err)
+	}
+	j, tail, err := openJournal(filepath.Join(l.cfg.Dir, journalDir), size)
+	if err != nil {
+		return fmt.Errorf("tilelog: %w", err)
+	}
+	l.journal = j
+	l.integrated.Store(size)
+	if len(tail) == 0 {
+		return nil
+	}
+	g := journaled{first: tail[0].index, leaves: make([][]byte, len(tail))}
+	for i, r := range tail {
+		g.leaves[i] = r.leaf
+	}
+	if err := l.integrateGroups(ctx, []journaled{g}); err != nil {
+		j.close()
+		return err
+	}
+	l.cfg.Logger.Info("transparency log: journaled leaves integrated", "count", len(tail), "from", g.first)
+	return nil
+}
+
+// fail stops the pipeline with err (the first failure is kept).
+func (l *Log) fail(err error) error {
+	l.pmu.Lock()
+	defer l.pmu.Unlock()
+	if l.failed == nil {
+		l.failed = fmt.Errorf("tilelog: %w: %w (appends are refused until the log is reopened)", transparency.ErrUnavailable, err)
+		l.cfg.Logger.Error("transparency log append pipeline stopped", "err", err)
+	}
+	return l.failed
+}
+
+func (l *Log) journalLoop() {
+	defer l.pipeline.Done()
+	defer close(l.integrate)
+	for range l.wake {
+		for {
+			l.pmu.Lock()
+			batch, stopping, failed := l.queue, l.stopping, l.failed
+			l.queue = nil
+			l.pmu.Unlock()
+			if len(batch) == 0 {
+				if stopping {
+					return
+				}
+				break
+			}
+			if failed != nil {
+				for _, r := range batch {
+					r.done <- appendResult{err: failed}
+				}
+				continue
+			}
+			leaves := make([][]byte, len(batch))
+			for i, r := range batch {
+				leaves[i] = r.leaf
+			}
+			first, err := l.journal.write(leaves)
+			if err != nil {
+				err = l.fail(err)
+			}
+			for i, r := range batch {
+				r.done <- appendResult{index: first + uint64(i), err: err}
+			}
+			if err != nil {
+				continue
+			}
+			l.integrate <- journaled{first: first, leaves: leaves}
+			if err := l.journal.trim(l.integrated.Load()); err != nil {
+				l.fail(err)
+			}
+		}
+	}
+}
+
+func (l *Log) integrateLoop(ctx context.Context) {
+	defer l.pipeline.Done()
+	for g := range l.integrate {
+		groups := []journaled{g}
+	more:
+		for {
+			select {
+			case g, ok := <-l.integrate:
+				if !ok {
+					break more
+				}
+				groups = append(groups, g)
+			default:
+				break more
+			}
+		}
+		l.pmu.Lock()
+		failed := l.failed
+		l.pmu.Unlock()
+		if failed != nil {
+			continue // the journal keeps them for the next Open
+		}
+		if err := l.integrateGroups(ctx, groups); err != nil {
+			l.fail(err)
+		}
+	}
+}
+
+// integrateGroups adds consecutive groups of journaled leaves to tessera and
+// waits until they are durably integrated at their journal indices.
+func (l *Log) integrateGroups(ctx context.Context, groups []journaled) error {
+	var futures []tessera.IndexFuture
+	for _, g := range groups {
+		for _, leaf := range g.leaves {
+			futures = append(futures, l.add(ctx, tessera.NewEntry(leaf)))
+		}
+	}
+	want := groups[0].first
+	for _, f := range futures {
+		idx, err := f()
+		if err != nil {
+			return fmt.Errorf("tessera couldn't integrate journaled leaf %d: %w", want, err)
+		}
+		if idx.Index != want {
+			return fmt.Errorf("%w: tessera gave journaled leaf %d the index %d", transparency.ErrSecurity, want, idx.Index)
+		}
+		want++
+	}
+	l.integrated.Store(want)
+	return nil
+}
