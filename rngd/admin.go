@@ -75,7 +75,7 @@ func (e *engine) createEmission(ctx context.Context, req *adminv1.CreateEmission
 func (e *engine) emission(id string) (storedEmission, error) {
 	var em storedEmission
 	var found bool
-	err := e.store.db.View(func(tx *bolt.Tx) error {
+	err := e.store.view(func(tx *bolt.Tx) error {
 		var err error
 		found, err = getJSON(tx, bucketEmissions, []byte(id), &em)
 		return err
@@ -96,7 +96,7 @@ func emissionProto(em storedEmission) *adminv1.Emission {
 
 func (e *engine) listEmissions() (*adminv1.ListEmissionsResponse, error) {
 	out := new(adminv1.ListEmissionsResponse)
-	err := e.store.db.View(func(tx *bolt.Tx) error {
+	err := e.store.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketEmissions).ForEach(func(k, v []byte) error {
 			var em storedEmission
 			if _, err := getJSON(tx, bucketEmissions, k, &em); err != nil {
@@ -202,7 +202,7 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 			return status.Errorf(codes.InvalidArgument, "tickets: ticket %x appears twice in the manifest", hashes[i])
 		}
 	}
-	err = e.store.db.View(func(tx *bolt.Tx) error {
+	err = e.store.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketTickets)
 		for _, h := range hashes {
 			if b.Get(h[:]) != nil {
@@ -248,7 +248,7 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 func (e *engine) putTickets(tickets []Ticket) error {
 	for len(tickets) > 0 {
 		n := min(len(tickets), 50_000)
-		if err := e.store.db.Update(func(tx *bolt.Tx) error { return putTicketsTx(tx, tickets[:n]) }); err != nil {
+		if err := e.store.write(func(tx *bolt.Tx) error { return putTicketsTx(tx, tickets[:n]) }, [32]byte{}, nil, true); err != nil {
 			return status.Errorf(codes.Internal, "state store: %v", err)
 		}
 		tickets = tickets[n:]
@@ -347,7 +347,7 @@ func (s *adminService) Status(ctx context.Context, _ *adminv1.StatusRequest) (*a
 	if cp, err := s.e.tlog.Checkpoint(ctx); err == nil {
 		r.LogSize = cp.Size
 	}
-	s.e.store.db.View(func(tx *bolt.Tx) error {
+	s.e.store.view(func(tx *bolt.Tx) error {
 		r.GamesUnfinished = uint64(tx.Bucket(bucketUnfinished).Stats().KeyN)
 		return nil
 	})

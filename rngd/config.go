@@ -103,7 +103,9 @@ type LogConfig struct {
 	TrillianCAFile string `toml:"trillian_ca_file"`
 	// Origin is the checkpoint origin line, default "tirage.fr/dev-log".
 	Origin string `toml:"origin"`
-	// BatchMaxAge bounds how long an append waits for its batch (default 10ms).
+	// BatchMaxAge bounds how long a journaled record waits for its batch to
+	// be integrated into the tree (default 10ms; the append itself is
+	// acknowledged once journaled, see transparency/tilelog).
 	BatchMaxAge Duration `toml:"batch_max_age"`
 	// BatchMaxSize writes a batch as soon as it holds this many records
 	// (default: the embedded log's, 256).

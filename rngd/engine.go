@@ -31,9 +31,10 @@ import (
 // to the log, and only then stores the new state and replies.
 //
 // Concurrency: calls for one game (or, for a start, one ticket) are
-// serialised by locks; everything else runs in parallel. The log batches
-// concurrent appends (tessera) and the store commits concurrent updates
-// together (bbolt Batch), so both group-commit under load.
+// serialised by locks; everything else runs in parallel. The log journals
+// concurrent appends with one fsync, and the store's writer commits
+// concurrent changes in one transaction (see store), so both group-commit
+// under load.
 type engine struct {
 	cfg     Config
 	log     *slog.Logger
@@ -70,7 +71,8 @@ func (c *gameCache) get(id string) (storedGame, bool) {
 	return sg, ok
 }
 
-// put caches a game just committed (an ended game leaves the cache).
+// put caches a game as just handed to the store (an ended game leaves the
+// cache: a later read waits for the store's commit of its end).
 func (c *gameCache) put(sg *storedGame) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -82,12 +84,6 @@ func (c *gameCache) put(sg *storedGame) {
 	} else {
 		c.m[sg.Game.ID] = *sg
 	}
-}
-
-func (c *gameCache) drop(id string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.m, id)
 }
 
 func (c *gameCache) reset() {
@@ -281,12 +277,7 @@ func newCall(server, method string, req proto.Message) (call, error) {
 // replayed returns the stored reply of c into out (true), or false when c is
 // new. The same request id with other content is ALREADY_EXISTS.
 func (e *engine) replayed(c call, out proto.Message) (bool, error) {
-	var sr storedRequest
-	var ok bool
-	e.store.db.View(func(tx *bolt.Tx) error {
-		sr, ok = getRequest(tx, c.req)
-		return nil
-	})
+	sr, ok := e.store.request(c.req)
 	if !ok {
 		return false, nil
 	}
@@ -299,20 +290,32 @@ func (e *engine) replayed(c call, out proto.Message) (bool, error) {
 	return true, nil
 }
 
-// commit stores, in one transaction: the game, the sealed records'
+// commit hands to the store, as one change: the game, the sealed records'
 // receipts, the call's reply and the applied count. It is called only after
-// the records are durable in the log.
+// the records are durable in the log. The game cache is updated at once;
+// the call waits for the store's commit only when it changes more than a
+// game (extra: a start's ticket and secret, the operator's records) or no
+// game at all.
 func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sealed, extra func(tx *bolt.Tx) error) error {
-	var replyBytes []byte
+	var sr *storedRequest
+	var key [32]byte
 	if c != nil {
-		var err error
-		if replyBytes, err = proto.Marshal(reply); err != nil {
+		b, err := proto.Marshal(reply)
+		if err != nil {
 			return status.Errorf(codes.Internal, "couldn't encode the reply: %v", err)
 		}
+		sr, key = &storedRequest{digest: c.digest, at: e.clock.Now().Unix(), reply: b}, c.req
 	}
-	err := e.store.db.Batch(func(tx *bolt.Tx) error {
-		if sg != nil {
-			if err := putGame(tx, sg); err != nil {
+	var game *storedGame
+	if sg != nil {
+		g := *sg
+		game = &g
+		e.games.put(game)
+	}
+	wait := extra != nil || sg == nil
+	err := e.store.write(func(tx *bolt.Tx) error {
+		if game != nil {
+			if err := putGame(tx, game); err != nil {
 				return err
 			}
 			for i, s := range recs {
@@ -320,8 +323,8 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 				if err != nil {
 					return err
 				}
-				seq := sg.Records - uint32(len(recs)) + uint32(i)
-				if err := tx.Bucket(bucketReceipts).Put(receiptKey(sg.Game.ID, seq), b); err != nil {
+				seq := game.Records - uint32(len(recs)) + uint32(i)
+				if err := tx.Bucket(bucketReceipts).Put(receiptKey(game.Game.ID, seq), b); err != nil {
 					return err
 				}
 			}
@@ -331,26 +334,32 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 				return err
 			}
 		}
-		if c != nil {
-			if err := putRequest(tx, c.req, storedRequest{digest: c.digest, at: e.clock.Now().Unix(), reply: replyBytes}); err != nil {
+		if sr != nil {
+			if err := putRequest(tx, key, *sr); err != nil {
 				return err
 			}
 		}
 		return markApplied(tx, uint64(len(recs)))
-	})
-	if sg != nil {
-		if err == nil {
-			e.games.put(sg)
-		} else {
-			e.games.drop(sg.Game.ID)
-		}
-	}
+	}, key, sr, wait)
 	if err != nil {
 		// The records are in the log but not in the store: the store is
 		// behind the log and is rebuilt at the next start.
-		e.metrics.alarms.WithLabelValues("store").Inc()
-		e.log.Error("state store write failed after a durable append; restart rngd to rebuild the store from the log", "err", err)
-		return status.Errorf(codes.Internal, "state store failure after sealing (the record is in the log): %v", err)
+		return status.Errorf(codes.Unavailable, "state store failure after sealing (the record is in the log; restart rngd to rebuild the store from it): %v", err)
+	}
+	return nil
+}
+
+// storeFailed reports the writer's failure (alarm and log).
+func (e *engine) storeFailed(err error) {
+	e.metrics.alarms.WithLabelValues("store").Inc()
+	e.log.Error("state store write failed after a durable append: draws are refused; restart rngd to rebuild the store from the log", "err", err)
+}
+
+// storeHealth refuses a call before it draws anything when the store has
+// failed.
+func (e *engine) storeHealth() error {
+	if err := e.store.health(); err != nil {
+		return status.Errorf(codes.Unavailable, "state store unavailable, nothing was drawn: %v", err)
 	}
 	return nil
 }
@@ -381,7 +390,7 @@ func (e *engine) loadGame(id, server string) (*storedGame, error) {
 		*sg = cached
 	} else {
 		var found bool
-		err := e.store.db.View(func(tx *bolt.Tx) error {
+		err := e.store.view(func(tx *bolt.Tx) error {
 			var err error
 			found, err = getJSON(tx, bucketGames, []byte(id), sg)
 			return err
@@ -482,6 +491,9 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 	if ok, err := e.replayed(c, reply); ok || err != nil {
 		return reply, err
 	}
+	if err := e.storeHealth(); err != nil {
+		return nil, err
+	}
 	defer e.locks.lock("ticket/" + hex.EncodeToString(ticket[:]))()
 	if ok, err := e.replayed(c, reply); ok || err != nil {
 		return reply, err
@@ -489,7 +501,7 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 	var t storedTicket
 	var em storedEmission
 	var found bool
-	err = e.store.db.View(func(tx *bolt.Tx) error {
+	err = e.store.view(func(tx *bolt.Tx) error {
 		var err error
 		if found, err = getJSON(tx, bucketTickets, ticket[:], &t); err != nil || !found {
 			return err
@@ -589,6 +601,9 @@ func (e *engine) enterGame(c call, id, server string, reply *qodv1.GameReply) (s
 	}
 	if done, err = e.replayed(c, reply); done || err != nil {
 		return nil, unlock, done, err
+	}
+	if err = e.storeHealth(); err != nil {
+		return nil, unlock, false, err
 	}
 	unlock = e.locks.lock("game/" + id)
 	if done, err = e.replayed(c, reply); done || err != nil {
@@ -752,7 +767,7 @@ func (e *engine) sweep(ctx context.Context) ([]string, error) {
 	now := e.now()
 	var due []string
 	var unfinished int
-	e.store.db.View(func(tx *bolt.Tx) error {
+	e.store.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketUnfinished).ForEach(func(k, v []byte) error {
 			unfinished++
 			_, id, _ := strings.Cut(string(k), "\x00")
@@ -871,7 +886,7 @@ func (e *engine) listUnfinished(server string) ([]*qodv1.Game, error) {
 	now := e.now()
 	var out []*qodv1.Game
 	prefix := joinKey(server, nil)
-	err := e.store.db.View(func(tx *bolt.Tx) error {
+	err := e.store.view(func(tx *bolt.Tx) error {
 		cur := tx.Bucket(bucketUnfinished).Cursor()
 		for k, _ := cur.Seek(prefix); k != nil && strings.HasPrefix(string(k), string(prefix)); k, _ = cur.Next() {
 			sg := new(storedGame)
@@ -948,7 +963,7 @@ func (e *engine) receipts(ctx context.Context, server, id string) ([]*qodv1.Rece
 		return nil, err
 	}
 	var out []*qodv1.Receipt
-	err = e.store.db.View(func(tx *bolt.Tx) error {
+	err = e.store.view(func(tx *bolt.Tx) error {
 		for seq := uint32(0); seq < sg.Records; seq++ {
 			r := new(qodv1.Receipt)
 			if err := proto.Unmarshal(tx.Bucket(bucketReceipts).Get(receiptKey(id, seq)), r); err != nil {

@@ -114,6 +114,7 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 		prover: c.prover, suite: c.prover.Suite(), pub: pub, keyID: cfg.Keys.VRFLabel,
 		entropy: c.entropy, metrics: newMetrics(cfg.Dev), proving: make(chan struct{}, runtime.GOMAXPROCS(0)),
 	}
+	st.onFail = e.storeFailed
 	e.metrics.reg.MustRegister(c.entropy.Collectors()...)
 	e.metrics.reg.MustRegister(transparency.NewCollector(c.log))
 	if err := e.catchUp(ctx); err != nil {
@@ -245,7 +246,7 @@ func (e *engine) logSize(ctx context.Context) (uint64, error) {
 		return 0, fmt.Errorf("couldn't read the log's checkpoint: %w", err)
 	}
 	var applied uint64
-	e.store.db.View(func(tx *bolt.Tx) error { applied = appliedCount(tx); return nil })
+	e.store.view(func(tx *bolt.Tx) error { applied = appliedCount(tx); return nil })
 	want := max(applied, cp.Size+1)
 	wctx, cancel := context.WithTimeout(ctx, 3*e.cfg.Log.CheckpointInterval.Duration+time.Second)
 	defer cancel()
@@ -265,7 +266,7 @@ func (e *engine) catchUp(ctx context.Context) error {
 		return err
 	}
 	var applied uint64
-	e.store.db.View(func(tx *bolt.Tx) error { applied = appliedCount(tx); return nil })
+	e.store.view(func(tx *bolt.Tx) error { applied = appliedCount(tx); return nil })
 	if applied == size {
 		return nil
 	}
@@ -281,7 +282,7 @@ func (e *engine) catchUp(ctx context.Context) error {
 func (e *engine) announceKeys(ctx context.Context, c *components) error {
 	fp := hsm.Fingerprint(e.pub)
 	var v []byte
-	e.store.db.View(func(tx *bolt.Tx) error {
+	e.store.view(func(tx *bolt.Tx) error {
 		v = bytes.Clone(tx.Bucket(bucketMeta).Get([]byte("announced/" + fp)))
 		return nil
 	})

@@ -27,6 +27,9 @@ import (
 // — or sealed but not yet acknowledged — is ever answered differently on a
 // retry.
 func (e *engine) rebuild(ctx context.Context, size uint64) error {
+	if err := e.store.sync(); err != nil {
+		return err
+	}
 	e.games.reset()
 	err := e.store.db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketUnfinished} {

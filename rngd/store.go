@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -47,9 +48,45 @@ var (
 	keyApplied       = []byte("applied")
 )
 
+// store is the bbolt file and its writer. Calls hand their changes to the
+// writer, which applies them in order, many calls to a transaction (one
+// fsync for all: the store's group commit). A pick's or a decision's reply
+// does not wait for its commit — its records are already durable in the log,
+// which is the source of truth, and a crash before the commit leaves the
+// store behind the log, which Open then rebuilds from the log. A start (it
+// holds the game's secret r, which the log does not) and the operator's
+// changes wait for theirs.
+//
+// Readers see every change handed over before them: the games in play are
+// cached by the engine, the replies of calls not yet committed are kept in
+// pending, and every other read waits for the writer to catch up first
+// (view).
 type store struct {
 	db *bolt.DB
+	// onFail is told of the writer's first failure (alarm and log).
+	onFail func(error)
+
+	mu      sync.Mutex
+	cond    sync.Cond
+	queue   []storeWrite
+	queued  uint64 // changes handed over so far
+	applied uint64 // of which committed (or failed)
+	closed  bool
+	failed  error
+	pending map[[32]byte]storedRequest // replies queued, not yet committed
+	exited  chan struct{}
 }
+
+// storeWrite is one call's change.
+type storeWrite struct {
+	fn   func(*bolt.Tx) error
+	req  [32]byte // its request key, when pending holds its reply
+	has  bool
+	done chan error // nil when the call does not wait
+}
+
+// errStoreFailed wraps the writer's failure for every later change.
+var errStoreFailed = errors.New("the state store failed; restart rngd to rebuild it from the log")
 
 // errStoreLocked means another process (a running rngd) holds the state store.
 var errStoreLocked = errors.New("the state store is in use by another process (is rngd running?)")
@@ -62,9 +99,6 @@ func openStore(path string) (*store, error) {
 		}
 		return nil, fmt.Errorf("couldn't open the state store: %w", err)
 	}
-	// Concurrent calls for different games are committed together (one
-	// fsync per batch): the store's group commit.
-	db.MaxBatchDelay = 2 * time.Millisecond
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketRequests, bucketUnfinished, bucketSecrets} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
@@ -77,10 +111,143 @@ func openStore(path string) (*store, error) {
 		db.Close()
 		return nil, fmt.Errorf("couldn't initialise the state store: %w", err)
 	}
-	return &store{db: db}, nil
+	s := &store{db: db, pending: map[[32]byte]storedRequest{}, exited: make(chan struct{}), onFail: func(error) {}}
+	s.cond.L = &s.mu
+	go s.run()
+	return s, nil
 }
 
-func (s *store) close() error { return s.db.Close() }
+// close commits what is queued, then closes the file.
+func (s *store) close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.cond.Broadcast()
+	s.mu.Unlock()
+	<-s.exited
+	return s.db.Close()
+}
+
+// run is the writer.
+func (s *store) run() {
+	defer close(s.exited)
+	for {
+		s.mu.Lock()
+		for len(s.queue) == 0 && !s.closed {
+			s.cond.Wait()
+		}
+		if len(s.queue) == 0 {
+			s.mu.Unlock()
+			return
+		}
+		batch, upto, err := s.queue, s.queued, s.failed
+		s.queue = nil
+		s.mu.Unlock()
+		if err == nil {
+			err = s.db.Update(func(tx *bolt.Tx) error {
+				for _, w := range batch {
+					if err := w.fn(tx); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				err = fmt.Errorf("%w: %w", errStoreFailed, err)
+			}
+		}
+		s.mu.Lock()
+		if err != nil && s.failed == nil {
+			s.failed = err
+			s.onFail(err)
+		}
+		if err == nil {
+			for _, w := range batch {
+				if w.has {
+					delete(s.pending, w.req)
+				}
+			}
+		}
+		s.applied = upto
+		s.cond.Broadcast()
+		s.mu.Unlock()
+		for _, w := range batch {
+			if w.done != nil {
+				w.done <- err
+			}
+		}
+	}
+}
+
+// write hands a change to the writer; with wait, it returns once the change
+// is committed. req, when not nil, is the call's reply, kept in pending until
+// then.
+func (s *store) write(fn func(*bolt.Tx) error, key [32]byte, req *storedRequest, wait bool) error {
+	w := storeWrite{fn: fn}
+	if wait {
+		w.done = make(chan error, 1)
+	}
+	s.mu.Lock()
+	if err := s.failed; err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	if s.closed {
+		s.mu.Unlock()
+		return errors.New("the state store is closed")
+	}
+	if req != nil {
+		s.pending[key] = *req
+		w.req, w.has = key, true
+	}
+	s.queue = append(s.queue, w)
+	s.queued++
+	s.cond.Broadcast()
+	s.mu.Unlock()
+	if wait {
+		return <-w.done
+	}
+	return nil
+}
+
+// health is the writer's failure, if any.
+func (s *store) health() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failed
+}
+
+// sync waits until every change handed over so far is committed.
+func (s *store) sync() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for target := s.queued; s.applied < target && s.failed == nil; {
+		s.cond.Wait()
+	}
+	return s.failed
+}
+
+// view reads the store once every change handed over so far is committed.
+func (s *store) view(fn func(tx *bolt.Tx) error) error {
+	if err := s.sync(); err != nil {
+		return err
+	}
+	return s.db.View(fn)
+}
+
+// request returns the reply stored for req, committed or pending.
+func (s *store) request(req [32]byte) (storedRequest, bool) {
+	s.mu.Lock()
+	r, ok := s.pending[req]
+	s.mu.Unlock()
+	if ok {
+		return r, true
+	}
+	s.db.View(func(tx *bolt.Tx) error {
+		r, ok = getRequest(tx, req)
+		return nil
+	})
+	return r, ok
+}
 
 func u64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
 

@@ -32,7 +32,7 @@ func (e *engine) transcript(ctx context.Context, server, id string) ([]byte, err
 	}
 	var keysIndex uint64
 	var announced bool
-	e.store.db.View(func(tx *bolt.Tx) error {
+	e.store.view(func(tx *bolt.Tx) error {
 		if v := tx.Bucket(bucketMeta).Get([]byte("announced/" + hsm.Fingerprint(e.pub))); len(v) >= 8 {
 			keysIndex, announced = beUint64(v), true
 		}
