@@ -4,6 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -360,7 +363,7 @@ type PromoFreeze struct {
 	Winners   uint64    `rec:"winners"`
 	Reserves  uint64    `rec:"reserves"`
 	Commit    [32]byte  `rec:"commit"`           // Commit(r)
-	Beacon    string    `rec:"beacon,omitempty"` // e.g. "drand quicknet round 123456"
+	Beacon    string    `rec:"beacon,omitempty"` // "drand:<chain hash>:<round>" (verifier/beacon.Ref); free text in older freezes
 }
 
 // Kind implements Record.
@@ -373,7 +376,29 @@ func (r *PromoFreeze) validate() error {
 	if r.Winners == 0 || r.Winners+r.Reserves > r.Count {
 		return fmt.Errorf("winners + reserves (%d + %d) must be 1..count (%d)", r.Winners, r.Reserves, r.Count)
 	}
+	if err := checkBeacon(r.Beacon); err != nil {
+		return err
+	}
 	return checkTime("time", r.Time)
+}
+
+// beaconRefRE is the canonical drand round reference of verifier/beacon.Ref.
+var beaconRefRE = regexp.MustCompile(`^drand:[0-9a-f]{64}:[1-9][0-9]{0,19}$`)
+
+// checkBeacon: a beacon that claims to be a drand round reference
+// ("drand:…") must be one, in canonical form; other non-empty strings are
+// the free-text beacons of freezes logged before beacons were verified.
+func checkBeacon(b string) error {
+	if !strings.HasPrefix(b, "drand:") {
+		return nil
+	}
+	if !beaconRefRE.MatchString(b) {
+		return fmt.Errorf("beacon: %q is not drand:<chain hash, 64 lowercase hex>:<round>", b)
+	}
+	if _, err := strconv.ParseUint(b[strings.LastIndexByte(b, ':')+1:], 10, 64); err != nil {
+		return fmt.Errorf("beacon: round out of range")
+	}
+	return nil
 }
 
 // PromoDraw is the draw itself: it reveals r, carries the bailiff's share s
@@ -413,6 +438,9 @@ func (r *PromoDraw) validate() error {
 		return fmt.Errorf("secret: does not match commit")
 	case (r.Beacon == "") != (len(r.BeaconValue) == 0):
 		return fmt.Errorf("beacon and beacon_value go together")
+	}
+	if err := checkBeacon(r.Beacon); err != nil {
+		return err
 	}
 	seen := make(map[uint64]bool, len(r.Ranking))
 	for i, e := range r.Ranking {
