@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"tirage.fr/tirage/verifier/beacon"
 	"tirage.fr/tirage/verifier/draw"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
@@ -19,11 +20,17 @@ import (
 //  1. Freeze: the appliance draws r (32 bytes) from its DRBG, keeps it secret
 //     and logs a promo_freeze record with the entrant root, n, the number of
 //     winners (1) and reserves, commit = record.Commit(r) = SHA-256(r), the
-//     announced beacon round if any, promotion = the operation and
-//     rules = RulesHash(rules file) (binding the rules file).
+//     announced beacon round if any ("drand:<chain hash>:<round>", a
+//     beacon.Ref), promotion = the operation and rules = RulesHash(rules
+//     file) (binding the rules file).
 //  2. Ceremony, after the freeze is logged: the bailiff enters the share s
 //     (ParseShare); if a beacon round was announced, its published value b
-//     is entered.
+//     is entered — the round's BLS signature (for a chained drand chain,
+//     the previous round's signature then the round's) — and must verify
+//     under the pinned key of the announced chain for the announced round
+//     (VerifyBeacon). The round's randomness is SHA-256(signature); b binds
+//     it. Freezes logged before beacons were verified announced a free
+//     text; their value is bound as given, unverified.
 //  3. α = record.PromoDrawAlpha(draw, root, n, commit, r, s, b).
 //  4. π = VRF_prove(SK, α); β = VRF_proof_to_hash(π) (RFC 9381).
 //  5. (i_1, …, i_k) = draw.NewStream(β, "promo").RankedSample(k, n) with
@@ -85,6 +92,48 @@ type Prover interface {
 	Prove(alpha []byte) ([]byte, error)
 }
 
+// BeaconRound is a beacon value checked against the freeze's announcement.
+type BeaconRound struct {
+	Announced  string        // the freeze's beacon member
+	Chain      *beacon.Chain // nil for a free-text (unverified) beacon of an older freeze
+	Round      uint64
+	Randomness [32]byte // SHA-256(signature), when Chain is set
+}
+
+// Verified reports whether the value was checked against a drand chain.
+func (b *BeaconRound) Verified() bool { return b != nil && b.Chain != nil }
+
+// VerifyBeacon checks a draw's beacon value against the freeze's announced
+// beacon: none and none; a drand round reference and that round's value
+// (beacon.Chain.Verify under the pinned chain); or, for a freeze logged
+// before beacons were verified, a free text and any value. It returns nil
+// when no beacon was announced.
+func VerifyBeacon(announced string, value []byte) (*BeaconRound, error) {
+	switch {
+	case announced == "" && len(value) == 0:
+		return nil, nil
+	case announced == "":
+		return nil, errors.New("beacon_value: the freeze announced no beacon round; no value may be bound")
+	case len(value) == 0:
+		return nil, fmt.Errorf("beacon_value: the freeze announced %s; its value is required", announced)
+	case !beacon.IsRef(announced):
+		return &BeaconRound{Announced: announced}, nil
+	}
+	ref, err := beacon.ParseRef(announced)
+	if err != nil {
+		return nil, fmt.Errorf("beacon: %w", err)
+	}
+	c := beacon.Pinned(hex.EncodeToString(ref.Chain[:]))
+	if c == nil {
+		return nil, fmt.Errorf("beacon: chain %x is not a drand chain this verifier pins", ref.Chain)
+	}
+	rnd, err := c.Verify(ref.Round, value)
+	if err != nil {
+		return nil, fmt.Errorf("beacon_value: not the value of %s round %d: %w", c, ref.Round, err)
+	}
+	return &BeaconRound{Announced: announced, Chain: c, Round: ref.Round, Randomness: rnd}, nil
+}
+
 // FreezeInput is what a freeze commits to.
 type FreezeInput struct {
 	Operation string
@@ -92,7 +141,7 @@ type FreezeInput struct {
 	Draw      string // full draw id, operation/id
 	Tree      *EntrantTree
 	Reserves  int
-	Beacon    string   // the pre-announced beacon round, or ""
+	Beacon    string   // the pre-announced beacon round (a beacon.Ref of a pinned chain), or ""
 	R         [32]byte // the appliance's secret
 	Now       time.Time
 }
@@ -110,6 +159,16 @@ func NewFreeze(in FreezeInput) (*record.PromoFreeze, error) {
 	if !validDrawID(in.Draw) || !strings.HasPrefix(in.Draw, in.Operation+"/") {
 		return nil, fmt.Errorf("draw id %q is not %s/<id>", in.Draw, in.Operation)
 	}
+	if in.Beacon != "" {
+		// New freezes announce a verifiable round only.
+		ref, err := beacon.ParseRef(in.Beacon)
+		if err != nil {
+			return nil, err
+		}
+		if beacon.Pinned(hex.EncodeToString(ref.Chain[:])) == nil {
+			return nil, fmt.Errorf("beacon: chain %x is not a drand chain this verifier pins", ref.Chain)
+		}
+	}
 	return &record.PromoFreeze{
 		Time: in.Now.UTC().Truncate(time.Second), Draw: in.Draw,
 		Promotion: in.Operation, Rules: in.RulesHash,
@@ -125,7 +184,7 @@ type Ceremony struct {
 	Tree        *EntrantTree // rebuilt from the frozen list; must match the freeze
 	R           [32]byte     // the value committed to at the freeze
 	Share       string       // normalised share (ShareFromText / ShareFromDice)
-	BeaconValue []byte       // required iff the freeze announced a beacon
+	BeaconValue []byte       // required iff the freeze announced a beacon; checked by VerifyBeacon
 	KeyID       string       // the VRF key's id as announced in the log
 	Prover      Prover
 	Now         time.Time
@@ -144,8 +203,8 @@ func (c *Ceremony) Run() (*record.PromoDraw, error) {
 	if _, err := ParseShare(c.Share); err != nil {
 		return nil, fmt.Errorf("bailiff share: %w", err)
 	}
-	if (f.Beacon != "") != (len(c.BeaconValue) > 0) {
-		return nil, fmt.Errorf("beacon: the freeze announced %q; a value is required exactly when a round was announced", f.Beacon)
+	if _, err := VerifyBeacon(f.Beacon, c.BeaconValue); err != nil {
+		return nil, err
 	}
 	leaf, err := record.Format(f)
 	if err != nil {

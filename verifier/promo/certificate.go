@@ -102,6 +102,7 @@ const (
 	CheckLink            = "freeze-draw-link"
 	CheckCommitment      = "commitment"
 	CheckShare           = "bailiff-share"
+	CheckBeacon          = "beacon-signature"
 	CheckVRF             = "vrf-proof"
 	CheckPicks           = "ranked-picks"
 	CheckPickInclusion   = "pick-inclusion"
@@ -148,6 +149,7 @@ type Verified struct {
 	Share      string
 	Picks      []PickProof
 	Accounts   []string // the picks' accounts, in rank order (only with the entrant list)
+	Beacon     *BeaconRound // the announced beacon round, nil if none
 	TreeSize   uint64   // the checkpoint's tree size
 	LogOrigin  string
 	LogKeys    []string
@@ -159,7 +161,8 @@ type Verified struct {
 
 // Verify checks a certificate file offline. With list == nil it runs the
 // public checks: checkpoint signature, the records' inclusion, the
-// freeze/draw link and commitment, α and the VRF proof, the ranked picks
+// freeze/draw link and commitment, the announced drand round's signature
+// (VerifyBeacon, under the pinned chain key), α and the VRF proof, the ranked picks
 // from β, each pick's inclusion in the entrant root. With the bailiff's
 // entrant list it also checks that the list is canonical and hashes to the
 // frozen root and count, and names the picked accounts.
@@ -282,6 +285,10 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	}
 	if _, err := ParseShare(string(d.Share)); err != nil {
 		return nil, fail(CheckShare, "%w", err)
+	}
+	// 6b. The beacon value is the announced drand round's signature.
+	if v.Beacon, err = VerifyBeacon(f.Beacon, d.BeaconValue); err != nil {
+		return nil, fail(CheckBeacon, "%w", err)
 	}
 
 	// 7. π is the VRF proof for α under the key; β follows from it.

@@ -13,6 +13,8 @@ import (
 	_ "time/tzdata" // Europe/Paris must resolve identically on every machine, with or without system tzdata.
 
 	"gopkg.in/yaml.v3"
+
+	"tirage.fr/tirage/verifier/beacon"
 )
 
 // RulesVersion is the only schema version ParseRules accepts.
@@ -122,12 +124,30 @@ type Draw struct {
 	Beacon *BeaconSpec `yaml:"beacon,omitempty"`
 }
 
-// BeaconSpec pre-announces a public beacon round.
+// BeaconSpec pre-announces a public beacon round: a round of a drand chain
+// (verifier/beacon), whose signature the ceremony checks before binding it.
 type BeaconSpec struct {
-	// Source names the beacon (e.g. "drand quicknet 52db9ba7…").
-	Source string `yaml:"source"`
-	// Round is the round number whose value is bound.
+	// Source describes the beacon for people (e.g. "drand quicknet, League
+	// of Entropy"); optional.
+	Source string `yaml:"source,omitempty"`
+	// Chain is the drand chain: "quicknet", "default" (alias "mainnet") or
+	// the chain hash (64 hex) of one of them — the chains whose keys the
+	// verifier pins (beacon.Pinned).
+	Chain string `yaml:"chain"`
+	// Round is the round number whose value is bound (≥ 1).
 	Round uint64 `yaml:"round"`
+}
+
+// Ref returns the announced round as a beacon reference, and its chain.
+func (b *BeaconSpec) Ref() (beacon.Ref, *beacon.Chain, error) {
+	c := beacon.Pinned(strings.ToLower(b.Chain))
+	if c == nil {
+		return beacon.Ref{}, nil, fmt.Errorf("chain %q is not a drand chain this verifier pins (quicknet, default, or the chain hash of one)", b.Chain)
+	}
+	if b.Round == 0 {
+		return beacon.Ref{}, nil, errors.New("round must be at least 1")
+	}
+	return beacon.Ref{Chain: c.Hash(), Round: b.Round}, c, nil
 }
 
 // RulesError is one problem in a rules file: where it is and what is wrong.
@@ -402,8 +422,14 @@ func (r *Rules) validate(v *validator) {
 				v.fail(p+".latest_date", "is before the scheduled date %s", d.Date)
 			}
 		}
-		if d.Beacon != nil && strings.TrimSpace(d.Beacon.Source) == "" {
-			v.fail(p+".beacon.source", "is required when a beacon is announced")
+		if d.Beacon != nil {
+			if _, _, err := d.Beacon.Ref(); err != nil {
+				field := ".beacon.chain"
+				if beacon.Pinned(strings.ToLower(d.Beacon.Chain)) != nil {
+					field = ".beacon.round"
+				}
+				v.fail(p+field, "%s", err)
+			}
 		}
 	}
 

@@ -1,0 +1,228 @@
+package promo
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"tirage.fr/tirage/verifier/beacon"
+	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// drandRound is a real published drand round of verifier/beacon's vectors
+// (../beacon/testdata/rounds.json names the source of each).
+type drandRound struct {
+	Chain      string `json:"chain"`
+	Round      uint64 `json:"round"`
+	Prev       string `json:"previous_signature"`
+	Signature  string `json:"signature"`
+	Randomness string `json:"randomness"`
+}
+
+func (r drandRound) ref() string {
+	return beacon.Ref{Chain: beacon.Pinned(r.Chain).Hash(), Round: r.Round}.String()
+}
+
+func (r drandRound) value(t testing.TB) []byte {
+	b, err := hex.DecodeString(r.Prev + r.Signature)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// realRound returns the first vector of chain with a published randomness.
+func realRound(t testing.TB, chain string) drandRound {
+	t.Helper()
+	return roundOf(t, chain, 0)
+}
+
+// roundOf returns the vector of this chain and round (0: the first with a
+// published randomness).
+func roundOf(t testing.TB, chain string, round uint64) drandRound {
+	t.Helper()
+	b, err := os.ReadFile("../beacon/testdata/rounds.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Rounds []drandRound }
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range f.Rounds {
+		if r.Chain == chain && (r.Round == round || round == 0 && r.Randomness != "") {
+			return r
+		}
+	}
+	t.Fatalf("no %s round %d", chain, round)
+	return drandRound{}
+}
+
+// A pre-announced drand round: the freeze names it, the ceremony refuses a
+// missing value or one that is not that round's signature (another round,
+// a flipped bit, another chain), binds the real one, and the certificate's
+// beacon-signature check recomputes the published randomness.
+func TestBeaconVerified(t *testing.T) {
+	for _, chain := range []string{"quicknet", "default"} {
+		rd := realRound(t, chain)
+		list := &EntrantList{Draw: "bonus-crescendo/1", Accounts: accounts(20)}
+		tree, _ := list.Tree()
+		var r [32]byte
+		fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("rules")), Draw: list.Draw, Tree: tree, R: r, Beacon: rd.ref(), Now: time.Unix(0, 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(fr.Beacon, "drand:") || mustFormat(t, fr) == nil {
+			t.Fatalf("freeze beacon %q", fr.Beacon)
+		}
+		c := &Ceremony{Freeze: fr, Tree: tree, R: r, Share: "text:12345678", Prover: testProver(t), KeyID: "k", Now: time.Unix(1, 0)}
+		good := rd.value(t)
+		flipped := bytes.Clone(good)
+		flipped[len(flipped)-3] ^= 4
+		other := realRound(t, map[string]string{"quicknet": "default", "default": "quicknet"}[chain]).value(t)
+		for name, bad := range map[string][]byte{"missing": nil, "flipped bit": flipped, "other chain's round": other, "truncated": good[:len(good)-1]} {
+			c.BeaconValue = bad
+			if _, err := c.Run(); err == nil || !strings.Contains(err.Error(), "beacon_value") {
+				t.Errorf("%s: %s value: %v", chain, name, err)
+			}
+		}
+		// Announced for the next round: this round's value is refused.
+		next := *fr
+		next.Beacon = beacon.Ref{Chain: beacon.Pinned(chain).Hash(), Round: rd.Round + 1}.String()
+		c.Freeze, c.BeaconValue = &next, good
+		if _, err := c.Run(); err == nil || !strings.Contains(err.Error(), "beacon_value") {
+			t.Errorf("%s: the value of round %d accepted for round %d: %v", chain, rd.Round, rd.Round+1, err)
+		}
+		c.Freeze = fr
+		d, err := c.Run()
+		if err != nil {
+			t.Fatalf("%s: %v", chain, err)
+		}
+		if !bytes.Equal(d.BeaconValue, good) || d.Beacon != fr.Beacon {
+			t.Fatalf("%s: the draw record does not carry the round", chain)
+		}
+		b, err := VerifyBeacon(d.Beacon, d.BeaconValue)
+		if err != nil || !b.Verified() || hex.EncodeToString(b.Randomness[:]) != rd.Randomness || b.Round != rd.Round {
+			t.Fatalf("%s: VerifyBeacon = %+v, %v; want randomness %s", chain, b, err, rd.Randomness)
+		}
+	}
+	// No beacon announced: a value is refused.
+	if _, err := VerifyBeacon("", []byte{1}); err == nil {
+		t.Error("a beacon value accepted without an announced round")
+	}
+	// New freezes announce verifiable rounds of pinned chains only.
+	list := &EntrantList{Draw: "bonus-crescendo/1", Accounts: accounts(3)}
+	tree, _ := list.Tree()
+	for _, b := range []string{"drand quicknet round 1234", "drand:" + strings.Repeat("ab", 32) + ":5", "drand:52db:1"} {
+		if _, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("r")), Draw: list.Draw, Tree: tree, Beacon: b, Now: time.Unix(0, 0)}); err == nil {
+			t.Errorf("freeze with beacon %q accepted", b)
+		}
+	}
+}
+
+// The certificate of a draw with a drand round verifies, the beacon check
+// included; a draw record binding another value — properly proven and
+// logged by a dishonest appliance — fails beacon-signature.
+func TestCertificateBeacon(t *testing.T) {
+	rd := realRound(t, "quicknet")
+	f := runFlowBeacon(t, accounts(30), "text:huissier Maître Dupont 21/06", 2, rd.ref(), rd.value(t))
+	v, err := Verify(f.cert, f.list, Anchors{Rules: f.rules, Reserves: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Beacon.Verified() || hex.EncodeToString(v.Beacon.Randomness[:]) != rd.Randomness || v.Beacon.Chain != &beacon.Quicknet {
+		t.Fatalf("beacon %+v", v.Beacon)
+	}
+	// A dishonest appliance proves and logs a draw with another value: the
+	// real signature of another quicknet round.
+	var c Certificate
+	mustUnmarshal(t, f.cert, &c)
+	fr, _ := record.Parse([]byte(c.Freeze.Record))
+	dr, _ := record.Parse([]byte(c.DrawRecord.Record))
+	d := dr.(*record.PromoDraw)
+	d.BeaconValue = roundOf(t, "quicknet", 123).value(t)
+	d.Proof, err = f.prover.Prove(d.Alpha())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Beta, _ = vrf.Verify(f.prover.PublicKey(), d.Alpha(), d.Proof)
+	idx, _ := Picks(d.Beta, d.Winners+d.Reserves, d.Count)
+	for i, x := range idx {
+		d.Ranking[i] = uint64(x)
+	}
+	tree, _ := f.list.Tree()
+	lg := newMemLog(t)
+	fi := lg.append(t, mustFormat(t, fr))
+	di := lg.append(t, mustFormat(t, d))
+	forged, err := NewCertificate(CertificateInput{Freeze: lg.logged(t, fi), Draw: lg.logged(t, di),
+		Checkpoint: lg.checkpoint(t), LogKeys: []string{lg.vkey}, Tree: tree, VRFKey: f.prover.PublicKey(), RulesHash: RulesHash(f.rules)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Verify(CertificateJSON(forged), f.list, Anchors{Reserves: -1})
+	var ce *CheckError
+	if !errors.As(err, &ce) || ce.Check != CheckBeacon || !strings.Contains(err.Error(), "does not verify") {
+		t.Fatalf("got %v, want %s", err, CheckBeacon)
+	}
+	// Without a beacon the check passes with nothing to check.
+	plain := runFlow(t, accounts(5), "text:12345678", 0)
+	if v, err := Verify(plain.cert, nil, Anchors{Reserves: -1}); err != nil || v.Beacon != nil {
+		t.Fatalf("no beacon: %v, %+v", err, v)
+	}
+}
+
+// A freeze logged before beacons were verified announced a free text: its
+// draw still runs and its certificate still verifies, the value bound as
+// given (old meaning), reported as not verified.
+func TestLegacyBeacon(t *testing.T) {
+	f := runFlowBeacon(t, accounts(10), "text:12345678", 1, "drand quicknet round 1234", []byte{1, 2, 3})
+	v, err := Verify(f.cert, f.list, Anchors{Reserves: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Beacon == nil || v.Beacon.Verified() || v.Beacon.Announced != "drand quicknet round 1234" {
+		t.Fatalf("legacy beacon %+v", v.Beacon)
+	}
+}
+
+// A rules file announces a round of a pinned drand chain, by name or hash;
+// another chain or round 0 is an error naming the field.
+func TestRulesBeacon(t *testing.T) {
+	_, data := loadExample(t)
+	with := func(spec string) []byte {
+		return bytes.Replace(data, []byte("    reserves: 3\n"), []byte("    reserves: 3\n    beacon: "+spec+"\n"), 1)
+	}
+	for _, ok := range []string{
+		`{source: "drand quicknet", chain: quicknet, round: 12345678}`,
+		`{chain: 52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971, round: 1}`,
+		`{chain: mainnet, round: 5}`,
+	} {
+		r, err := ParseRules(with(ok))
+		if err != nil {
+			t.Fatalf("%s: %v", ok, err)
+		}
+		ref, c, err := r.Draws[0].Beacon.Ref()
+		if err != nil || c == nil || ref.Chain != c.Hash() || ref.Round != r.Draws[0].Beacon.Round {
+			t.Fatalf("%s: Ref = %v, %v, %v", ok, ref, c, err)
+		}
+	}
+	for spec, field := range map[string]string{
+		`{source: "drand quicknet round 5", round: 5}`:                                        "draws[0].beacon.chain",
+		`{chain: "drand quicknet", round: 5}`:                                                 "draws[0].beacon.chain",
+		`{chain: 0000000000000000000000000000000000000000000000000000000000000000, round: 5}`: "draws[0].beacon.chain",
+		`{chain: quicknet, round: 0}`:                                                         "draws[0].beacon.round",
+		`{chain: quicknet}`:                                                                   "draws[0].beacon.round",
+		`{chain: quicknet, round: 5, key: ab}`:                                                "key",
+	} {
+		_, err := ParseRules(with(spec))
+		if err == nil || !strings.Contains(err.Error(), field) {
+			t.Errorf("%s: %v, want an error naming %s", spec, err, field)
+		}
+	}
+}
