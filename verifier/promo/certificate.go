@@ -148,9 +148,9 @@ type Verified struct {
 	Days       []string
 	Share      string
 	Picks      []PickProof
-	Accounts   []string // the picks' accounts, in rank order (only with the entrant list)
+	Accounts   []string     // the picks' accounts, in rank order (only with the entrant list)
 	Beacon     *BeaconRound // the announced beacon round, nil if none
-	TreeSize   uint64   // the checkpoint's tree size
+	TreeSize   uint64       // the checkpoint's tree size
 	LogOrigin  string
 	LogKeys    []string
 	VRFKey     string // hex
