@@ -587,6 +587,13 @@ func (a *auditor) runPromo(j job) {
 	case record.Commit(d.Secret) != f.Commit:
 		fail("r does not open the commitment of the freeze")
 		return
+	case d.Beacon != f.Beacon:
+		fail("the beacon differs from the freeze's")
+		return
+	}
+	if _, err := promo.VerifyBeacon(f.Beacon, d.BeaconValue); err != nil {
+		fail("%v", err)
+		return
 	}
 	pk, ok := j.key(d.Key)
 	if !ok {

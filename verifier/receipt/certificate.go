@@ -15,7 +15,7 @@ import (
 var certificateChecks = []string{
 	promo.CheckFormat, promo.CheckCheckpoint, promo.CheckFreezeRecord, promo.CheckFreezeInclusion,
 	promo.CheckDrawRecord, promo.CheckDrawInclusion, promo.CheckKeys, promo.CheckRules, promo.CheckLink,
-	promo.CheckCommitment, promo.CheckShare, promo.CheckVRF, promo.CheckPicks, promo.CheckPickInclusion,
+	promo.CheckCommitment, promo.CheckShare, promo.CheckBeacon, promo.CheckVRF, promo.CheckPicks, promo.CheckPickInclusion,
 }
 
 // certificateMisbehaviour: a failure of these checks is a contradiction
