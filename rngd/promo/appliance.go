@@ -199,7 +199,11 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 	}
 	beacon := ""
 	if d.Beacon != nil {
-		beacon = fmt.Sprintf("%s round %d", d.Beacon.Source, d.Beacon.Round)
+		ref, _, err := d.Beacon.Ref()
+		if err != nil {
+			return abandon(fmt.Errorf("draws[%d].beacon: %w", req.DrawIndex, err))
+		}
+		beacon = ref.String()
 	}
 	rec, err := promo.NewFreeze(promo.FreezeInput{
 		Operation: r.Operation, RulesHash: promo.RulesHash(req.RulesFile), Draw: draw, Tree: tree,
@@ -300,7 +304,7 @@ func (a *Appliance) appendOnce(ctx context.Context, leaf []byte) (uint64, error)
 type DrawRequest struct {
 	Draw        string // operation/id
 	Share       string // normalised (promo.ShareFromText / ShareFromDice)
-	BeaconValue []byte // the announced beacon round's value, if any
+	BeaconValue []byte // the announced drand round's value (its signature; chained chains: previous signature then signature), if any
 }
 
 // Drawn is a logged draw.
@@ -327,6 +331,11 @@ func (a *Appliance) Draw(ctx context.Context, req DrawRequest) (*Drawn, error) {
 			return nil, fmt.Errorf("%s: %w; its record (with the share entered then) was not yet published and is re-sent only with that same share", req.Draw, ErrDrawn)
 		}
 		return a.appendDraw(ctx, dir, st, st.drawLeaf, st.draw)
+	}
+	// The beacon value must be the announced round's before anything is
+	// locked: a mistyped value changes nothing.
+	if _, err := promo.VerifyBeacon(st.freeze.Beacon, req.BeaconValue); err != nil {
+		return nil, fmt.Errorf("%s: %w", req.Draw, err)
 	}
 	// The freeze must be in a published checkpoint before anything is drawn.
 	if _, err := a.cfg.Log.AwaitCheckpoint(ctx, st.freezeIdx+1); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/go-pdf/fpdf"
 	"rsc.io/qr"
 
+	"tirage.fr/tirage/verifier/beacon"
 	"tirage.fr/tirage/verifier/promo"
 )
 
@@ -142,7 +143,7 @@ func WriteReceiptPDF(w io.Writer, r *FreezeReceipt) error {
 	d.field("Liste privée (SHA-256)", r.EntrantsFile, true)
 	d.field("Engagement H(r)", r.Commitment, true)
 	if r.Beacon != "" {
-		d.field("Balise publique annoncée", r.Beacon, false)
+		d.field("Balise publique annoncée", beaconLabel(r.Beacon), true)
 	}
 	d.field("Gel effectué le", frenchTime(r.FrozenAt), false)
 	d.heading("Journal de transparence")
@@ -200,8 +201,13 @@ func WriteProcesVerbalPDF(w io.Writer, c *Certificate) error {
 	d.field("Règlement (SHA-256)", v.RulesHash, true)
 	d.heading("Cérémonie")
 	d.field("Contribution de l'huissier", string(dr.Share), true)
-	if dr.Beacon != "" {
-		d.field("Balise publique", dr.Beacon+" : "+hex.EncodeToString(dr.BeaconValue), true)
+	switch {
+	case v.Beacon.Verified():
+		d.field("Balise publique", beaconLabel(dr.Beacon), true)
+		d.field("Signature du tour (vérifiée)", hex.EncodeToString(dr.BeaconValue), true)
+		d.field("Aléa du tour, SHA-256(signature)", hex.EncodeToString(v.Beacon.Randomness[:]), true)
+	case dr.Beacon != "":
+		d.field("Balise publique (non vérifiée)", dr.Beacon+" : "+hex.EncodeToString(dr.BeaconValue), true)
 	}
 	d.field("Secret r révélé", hex.EncodeToString(dr.Secret[:]), true)
 	d.field("Clé VRF", fmt.Sprintf("%s, SHA-256 %s", dr.Key, fingerprintHex(v.VRFKey)), true)
@@ -268,4 +274,17 @@ func (c *Certificate) drawIndex() uint64 {
 	var cert promo.Certificate
 	json.Unmarshal(c.JSON, &cert)
 	return cert.DrawRecord.Index
+}
+
+// beaconLabel names an announced beacon round for people: the drand chain
+// and round, then the reference as logged.
+func beaconLabel(announced string) string {
+	ref, err := beacon.ParseRef(announced)
+	if err != nil {
+		return announced // a free-text beacon of an older freeze
+	}
+	if c := beacon.Pinned(hex.EncodeToString(ref.Chain[:])); c != nil {
+		return fmt.Sprintf("%s, tour %d (%s)", c, ref.Round, announced)
+	}
+	return announced
 }
