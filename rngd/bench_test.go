@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	rtmetrics "runtime/metrics"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -34,6 +35,7 @@ var bench struct {
 // enough tickets (TIRAGE_BENCH_TICKETS, default 20,000).
 func benchDaemon(b *testing.B) *testDaemon {
 	bench.once.Do(func() {
+		TuneGC() // as cmd/rngd does
 		n := 20_000
 		if v, err := strconv.Atoi(os.Getenv("TIRAGE_BENCH_TICKETS")); err == nil {
 			n = v
@@ -135,6 +137,7 @@ func BenchmarkQoDDraws(b *testing.B) {
 		conns[i] = td.client("server-a")
 	}
 	appendSum0, appendN0 := histogram(td.d.engine.metrics.appendSeconds)
+	sched0 := schedLatencies()
 	b.ResetTimer()
 	r, err := loadtest.Run(context.Background(), loadtest.Config{
 		Conns: conns, Codes: bench.codes, Sessions: clients, Draws: int64(b.N), Rate: pace,
@@ -149,6 +152,7 @@ func BenchmarkQoDDraws(b *testing.B) {
 	b.ReportMetric(loadtest.Milliseconds(r.P99()), "p99-ms")
 	appendSum, appendN := histogram(td.d.engine.metrics.appendSeconds)
 	b.ReportMetric(1000*(appendSum-appendSum0)/math.Max(1, float64(appendN-appendN0)), "append-mean-ms")
+	b.ReportMetric(1000*schedQuantile(sched0, schedLatencies(), 0.99), "sched-p99-ms")
 }
 
 // histogram returns a histogram's sum and count.
@@ -156,4 +160,31 @@ func histogram(h prometheus.Histogram) (float64, uint64) {
 	var m dto.Metric
 	h.Write(&m)
 	return m.GetHistogram().GetSampleSum(), m.GetHistogram().GetSampleCount()
+}
+
+// schedLatencies is the Go runtime's histogram of how long goroutines wait,
+// runnable, for a CPU: each call crosses several goroutines (the transport's
+// readers and writers, the handler, the log's journal), so on a busy
+// machine their wait adds up in a call's latency.
+func schedLatencies() *rtmetrics.Float64Histogram {
+	s := []rtmetrics.Sample{{Name: "/sched/latencies:seconds"}}
+	rtmetrics.Read(s)
+	return s[0].Value.Float64Histogram()
+}
+
+// schedQuantile is the q quantile (seconds, a bucket's upper bound) of the
+// waits between two readings.
+func schedQuantile(a, z *rtmetrics.Float64Histogram, q float64) float64 {
+	var total uint64
+	for i := range z.Counts {
+		total += z.Counts[i] - a.Counts[i]
+	}
+	var n uint64
+	for i := range z.Counts {
+		n += z.Counts[i] - a.Counts[i]
+		if total > 0 && float64(n) >= q*float64(total) {
+			return z.Buckets[i+1]
+		}
+	}
+	return 0
 }

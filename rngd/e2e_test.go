@@ -24,6 +24,7 @@ import (
 
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/rngd/loadtest"
 	vcheckpoint "tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/receipt"
@@ -83,19 +84,6 @@ func start(t *testing.T, c qodv1.QuitteOuDoubleClient, code string) *qodv1.GameR
 	return r
 }
 
-// nextNumber is the smallest number not yet picked.
-func nextNumber(g *qodv1.Game) uint32 {
-	picked := map[uint32]bool{}
-	for _, p := range g.Picks {
-		picked[p.Number] = true
-	}
-	for n := uint32(1); ; n++ {
-		if !picked[n] {
-			return n
-		}
-	}
-}
-
 // playUntil picks (continuing at every tier) until stop says so or the game ends.
 func playUntil(t *testing.T, c qodv1.QuitteOuDoubleClient, g *qodv1.Game, stop func(*qodv1.Game) bool) *qodv1.Game {
 	t.Helper()
@@ -103,7 +91,7 @@ func playUntil(t *testing.T, c qodv1.QuitteOuDoubleClient, g *qodv1.Game, stop f
 	for !stop(g) {
 		switch g.Status {
 		case qodv1.Status_STATUS_PLAYING:
-			r, err := c.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: nextNumber(g)})
+			r, err := c.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: loadtest.NextNumber(g)})
 			if err != nil {
 				t.Errorf("pick: %v", err)
 				return g
@@ -360,7 +348,7 @@ func TestE2EGameRules(t *testing.T) {
 				g = playUntil(t, a, g, func(g *qodv1.Game) bool { return wantStop && g.Status == qodv1.Status_STATUS_AT_TIER })
 				if g.Status == qodv1.Status_STATUS_AT_TIER {
 					unchanged(t, a, g.GameId, codes.FailedPrecondition, "continue or stop first", func() error {
-						_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: nextNumber(g)})
+						_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: loadtest.NextNumber(g)})
 						return err
 					})
 					r, err := a.Decide(ctx, &qodv1.DecideRequest{RequestId: rid(), GameId: g.GameId, Decision: qodv1.Decision_DECISION_STOP})
@@ -407,14 +395,14 @@ func TestE2EGameRules(t *testing.T) {
 			t.Fatalf("lost game: %v", lost)
 		}
 		unchanged(t, a, lost.GameId, codes.FailedPrecondition, "game over", func() error {
-			_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: lost.GameId, Number: nextNumber(lost)})
+			_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: lost.GameId, Number: loadtest.NextNumber(lost)})
 			return err
 		})
 		verifyGame(t, td, a, lost)
 	})
 	t.Run("stop", func(t *testing.T) {
 		unchanged(t, a, stopped.GameId, codes.FailedPrecondition, "game over", func() error {
-			_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: stopped.GameId, Number: nextNumber(stopped)})
+			_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: stopped.GameId, Number: loadtest.NextNumber(stopped)})
 			return err
 		})
 		unchanged(t, a, stopped.GameId, codes.FailedPrecondition, "game over", func() error {
@@ -569,7 +557,7 @@ func TestE2ERestartAndRebuild(t *testing.T) {
 	for _, id := range ids {
 		g := before[id]
 		if g.Status == qodv1.Status_STATUS_PLAYING {
-			if _, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: id, Number: nextNumber(g)}); err != nil {
+			if _, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: id, Number: loadtest.NextNumber(g)}); err != nil {
 				t.Fatalf("pick after rebuild: %v", err)
 			}
 		}
@@ -594,7 +582,7 @@ func TestE2ERestartAndRebuild(t *testing.T) {
 			if len(g.Picks) != len(was.Picks) || g.Status != was.Status {
 				t.Fatalf("game in play after losing the store: %v, was %v", g, was)
 			}
-			_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: id, Number: nextNumber(g)})
+			_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: id, Number: loadtest.NextNumber(g)})
 			wantStatus(t, err, codes.FailedPrecondition, "secret was lost")
 			r, err := td.admin().RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: id, Reason: "state store lost"})
 			if err != nil || r.Game.Status != qodv1.Status_STATUS_REFUNDED {

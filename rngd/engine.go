@@ -449,7 +449,7 @@ func (e *engine) drawStart(server string, t emissionTicket, now, deadline time.T
 		return d, err
 	}
 	copy(d.secret[:], rnd)
-	id := server + "/" + hex.EncodeToString(rnd[32:])
+	id := gameID(server, now, rnd[32:])
 	if t.stake != qod.MaxStake {
 		d.alpha = record.StartAlpha(id, t.emission, t.ticket, t.stake, d.secret)
 		if d.proof, d.beta, err = e.prove(d.alpha); err != nil {
@@ -462,6 +462,19 @@ func (e *engine) drawStart(server string, t emissionTicket, now, deadline time.T
 		return d, ruleError(err)
 	}
 	return d, nil
+}
+
+// gameID names a game: the game server, then 12 hex digits of the start's
+// Unix time in milliseconds and 20 random hex digits. Ids of games started
+// together sort together, so the store's B+tree pages of the games in play
+// are few and its commits write few pages.
+func gameID(server string, now time.Time, rnd []byte) string {
+	ms := uint64(now.UnixMilli()) & (1<<48 - 1)
+	var b [6]byte
+	for i := range b {
+		b[i] = byte(ms >> (8 * (5 - i)))
+	}
+	return server + "/" + hex.EncodeToString(b[:]) + hex.EncodeToString(rnd[:10])
 }
 
 // drawPick is the draw of a pick: α = record.PickAlpha for the game's next

@@ -13,6 +13,7 @@ import (
 
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/rngd/loadtest"
 )
 
 // sentCall is a mutating call a game server made, replayable with the same
@@ -60,7 +61,7 @@ func TestRetryAfterRebuild(t *testing.T) {
 		return func(td *testDaemon) (*qodv1.GameReply, error) { return td.client("server-a").StartGame(ctx, req) }
 	}
 	pickCall := func(g *qodv1.Game) (*qodv1.PickRequest, func(td *testDaemon) (*qodv1.GameReply, error)) {
-		req := &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: nextNumber(g)}
+		req := &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: loadtest.NextNumber(g)}
 		return req, func(td *testDaemon) (*qodv1.GameReply, error) { return td.client("server-a").Pick(ctx, req) }
 	}
 	// Game 1 is played to its end (continuing at every tier); game 2 is
@@ -114,7 +115,7 @@ func TestRetryAfterRebuild(t *testing.T) {
 		t.Fatalf("the lost call's reply changed:\n%v\nwas\n%v", last, first.Receipt)
 	}
 	other := proto.Clone(lost).(*qodv1.PickRequest)
-	other.Number = nextNumber(want[len(want)-1].Game)
+	other.Number = loadtest.NextNumber(want[len(want)-1].Game)
 	_, err = td.client("server-a").Pick(ctx, other)
 	wantStatus(t, err, codes.AlreadyExists, "already used")
 

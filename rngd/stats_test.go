@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/rngd/loadtest"
 	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/record"
 )
@@ -210,7 +211,7 @@ func TestQoDStatistics(t *testing.T) {
 					if g.Status == qodv1.Status_STATUS_AT_TIER {
 						r, err = e.decide(ctx, "stats", &qodv1.DecideRequest{RequestId: rid, GameId: g.GameId, Decision: qodv1.Decision_DECISION_CONTINUE})
 					} else {
-						r, err = e.pick(ctx, "stats", &qodv1.PickRequest{RequestId: rid, GameId: g.GameId, Number: nextNumber(g)})
+						r, err = e.pick(ctx, "stats", &qodv1.PickRequest{RequestId: rid, GameId: g.GameId, Number: loadtest.NextNumber(g)})
 						if err == nil {
 							picks = append(picks, r.Pick.Losing)
 						}
