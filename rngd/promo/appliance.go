@@ -335,7 +335,7 @@ func (a *Appliance) Draw(ctx context.Context, req DrawRequest) (*Drawn, error) {
 	// The beacon value must be the announced round's before anything is
 	// locked: a mistyped value changes nothing.
 	if _, err := promo.VerifyBeacon(st.freeze.Beacon, req.BeaconValue); err != nil {
-		return nil, fmt.Errorf("%s: %w", req.Draw, err)
+		return nil, fmt.Errorf("%s: beacon_value: %w", req.Draw, err)
 	}
 	// The freeze must be in a published checkpoint before anything is drawn.
 	if _, err := a.cfg.Log.AwaitCheckpoint(ctx, st.freezeIdx+1); err != nil {

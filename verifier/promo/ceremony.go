@@ -107,29 +107,35 @@ func (b *BeaconRound) Verified() bool { return b != nil && b.Chain != nil }
 // beacon: none and none; a drand round reference and that round's value
 // (beacon.Chain.Verify under the pinned chain); or, for a freeze logged
 // before beacons were verified, a free text and any value. It returns nil
-// when no beacon was announced.
+// when no beacon was announced. Its errors do not name the field: callers
+// do (beacon_value, --beacon).
 func VerifyBeacon(announced string, value []byte) (*BeaconRound, error) {
-	switch {
-	case announced == "" && len(value) == 0:
+	if announced == "" {
+		if len(value) > 0 {
+			return nil, errors.New("the freeze announced no beacon round; no value may be bound")
+		}
 		return nil, nil
-	case announced == "":
-		return nil, errors.New("beacon_value: the freeze announced no beacon round; no value may be bound")
-	case len(value) == 0:
-		return nil, fmt.Errorf("beacon_value: the freeze announced %s; its value is required", announced)
-	case !beacon.IsRef(announced):
+	}
+	if !beacon.IsRef(announced) {
+		if len(value) == 0 {
+			return nil, fmt.Errorf("the freeze announced the beacon %q; its value is required", announced)
+		}
 		return &BeaconRound{Announced: announced}, nil
 	}
 	ref, err := beacon.ParseRef(announced)
 	if err != nil {
-		return nil, fmt.Errorf("beacon: %w", err)
+		return nil, err
 	}
 	c := beacon.Pinned(hex.EncodeToString(ref.Chain[:]))
 	if c == nil {
-		return nil, fmt.Errorf("beacon: chain %x is not a drand chain this verifier pins", ref.Chain)
+		return nil, fmt.Errorf("chain %x is not a drand chain this verifier pins", ref.Chain)
+	}
+	if len(value) == 0 {
+		return nil, fmt.Errorf("the freeze announced %s round %d; its published signature is required", c, ref.Round)
 	}
 	rnd, err := c.Verify(ref.Round, value)
 	if err != nil {
-		return nil, fmt.Errorf("beacon_value: not the value of %s round %d: %w", c, ref.Round, err)
+		return nil, fmt.Errorf("not the signature of %s round %d: %w", c, ref.Round, err)
 	}
 	return &BeaconRound{Announced: announced, Chain: c, Round: ref.Round, Randomness: rnd}, nil
 }
@@ -204,7 +210,7 @@ func (c *Ceremony) Run() (*record.PromoDraw, error) {
 		return nil, fmt.Errorf("bailiff share: %w", err)
 	}
 	if _, err := VerifyBeacon(f.Beacon, c.BeaconValue); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("beacon_value: %w", err)
 	}
 	leaf, err := record.Format(f)
 	if err != nil {
