@@ -64,7 +64,11 @@ freeze, draw and certificate (the offline ceremony on the appliance):
 draw:
   --dice                the bailiff's share is dice rolls (digits 1-6), else typed text
   --share-file FILE     read the share from FILE instead of standard input
-  --beacon HEX          the published value of the beacon round announced in the rules
+  --beacon HEX          the signature of the drand round announced in the rules, hex,
+                        as published (https://api.drand.sh/<chain hash>/public/<round>,
+                        "signature"); checked against the pinned chain key before
+                        the share is asked for
+  --beacon-previous HEX chained chains (drand default): the round's "previous_signature"
   --out DIR             where to write certificate.json, proces-verbal.pdf, annexe-privee.pdf
 
 The share is read from standard input after the freeze receipt's fingerprint
@@ -85,7 +89,7 @@ type promoCmd struct {
 	quiet, dice, defects                   bool
 	vrfLabel, logLabel, entropyKind        string
 	minEntropy                             float64
-	shareFile, beacon, format              string
+	shareFile, beacon, beaconPrev, format  string
 	rows                                   int64
 	accounts                               int
 	seed                                   uint64
@@ -160,6 +164,7 @@ func runPromo(ctx context.Context, env Env) int {
 		fs.BoolVar(&c.dice, "dice", false, "")
 		fs.StringVar(&c.shareFile, "share-file", "", "")
 		fs.StringVar(&c.beacon, "beacon", "", "")
+		fs.StringVar(&c.beaconPrev, "beacon-previous", "", "")
 		fs.StringVar(&c.out, "out", "", "")
 		run = c.runDraw
 	case "certificate":
@@ -541,10 +546,17 @@ func (c *promoCmd) runDraw(ctx context.Context) error {
 	}
 	var beacon []byte
 	if c.beacon != "" {
-		var err error
-		if beacon, err = hex.DecodeString(c.beacon); err != nil {
-			return usagef("--beacon: %v", err)
+		prev, err := hex.DecodeString(strings.TrimSpace(c.beaconPrev))
+		if err != nil {
+			return usagef("--beacon-previous: not hex: %v", err)
 		}
+		sig, err := hex.DecodeString(strings.TrimSpace(c.beacon))
+		if err != nil {
+			return usagef("--beacon: not hex: %v", err)
+		}
+		beacon = append(prev, sig...)
+	} else if c.beaconPrev != "" {
+		return usagef("--beacon-previous goes with --beacon")
 	}
 	a, closeAll, err := c.open(ctx)
 	if err != nil {
@@ -557,6 +569,14 @@ func (c *promoCmd) runDraw(ctx context.Context) error {
 	}
 	fmt.Fprintf(c.env.Stderr, "draw %s: %d entrants frozen at %s, root %s\nfreeze record: log index %d, leaf hash %s (as on the receipt)\n",
 		c.draw, rc.Count, rc.FrozenAt, rc.Root, rc.Freeze.Index, rc.FreezeLeafHash)
+	// The beacon value is checked before the bailiff types anything.
+	br, err := promo.VerifyBeacon(rc.Beacon, beacon)
+	if err != nil {
+		return fmt.Errorf("--beacon: %w", err)
+	}
+	if br.Verified() {
+		fmt.Fprintf(c.env.Stderr, "beacon: %s round %d, signature verified; randomness %x\n", br.Chain, br.Round, br.Randomness)
+	}
 	what := "bailiff's share (typed text, 8 to 256 bytes)"
 	if c.dice {
 		what = fmt.Sprintf("bailiff's dice rolls (at least %d digits 1-6)", promo.MinDiceRolls)

@@ -1,0 +1,90 @@
+package ctl
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"tirage.fr/tirage/verifier/cli"
+)
+
+// Real drand quicknet rounds (verifier/beacon/testdata/rounds.json names
+// their sources).
+const (
+	quicknet123    = "b75c69d0b72a5d906e854e808ba7e2accb1542ac355ae486d591aa9d43765482e26cd02df835d3546d23c4b13e0dfc92"
+	quicknet657413 = "b713718a38ae728dfd477991af2822e08d2f305e47718cef9f7848ce4050e7be41076862b98fad56e91a6b85b89cd97b"
+)
+
+// rngctl promo draw checks the announced drand round's signature before the
+// share is asked for: a wrong, flipped or missing one is refused with one
+// line naming --beacon (exit 1), bad hex is a usage error (exit 2), and
+// nothing is locked; the real one is bound and rngverify certificate
+// reports the beacon-signature check.
+func TestPromoBeaconCLI(t *testing.T) {
+	if f, err := os.Open("/dev/hwrng"); err != nil {
+		t.Skipf("no hardware RNG: %v", err)
+	} else {
+		f.Close()
+	}
+	old := promoNow
+	promoNow = func() time.Time { return time.Date(2016, 6, 21, 8, 30, 0, 0, time.UTC) }
+	t.Cleanup(func() { promoNow = old })
+	dir := t.TempDir()
+	src, _ := os.ReadFile(exampleRules)
+	rules := filepath.Join(dir, "rules.yaml")
+	os.WriteFile(rules, bytes.Replace(src, []byte("    reserves: 3\n"), []byte("    reserves: 3\n    beacon: {source: \"drand quicknet\", chain: quicknet, round: 123}\n"), 1), 0o644)
+	pass := filepath.Join(dir, "pass")
+	os.WriteFile(pass, []byte("ceremony passphrase\n"), 0o600)
+	keysDir := filepath.Join(dir, "keys")
+	k := &keysRun{t: t}
+	if code, _, errs := k.run("", "init", "--dir", keysDir, "--passphrase-file", pass, "--announcement", filepath.Join(dir, "ann.json"),
+		"--kdf-time", "1", "--kdf-memory-mib", "8", "--kdf-threads", "1"); code != ExitOK {
+		t.Fatalf("keys init: %s", errs)
+	}
+	stakes, out := filepath.Join(dir, "stakes.csv"), filepath.Join(dir, "out")
+	if code, _, errs := promoRun("", "gen", "--rules", rules, "--rows", "2000", "--out", stakes); code != ExitOK {
+		t.Fatalf("gen: %s", errs)
+	}
+	common := []string{"--data", filepath.Join(dir, "data"), "--origin", "tirage.test/ctl", "--keys", keysDir, "--passphrase-file", pass}
+	if code, _, errs := promoRun("", append([]string{"freeze", "--rules", rules, "--stakes", stakes, "--out", out, "--quiet", "--draw", "1"}, common...)...); code != ExitOK {
+		t.Fatalf("freeze: exit %d %s", code, errs)
+	}
+	draw := append([]string{"draw", "--draw", "bonus-crescendo/1", "--out", out}, common...)
+	flipped := []byte(quicknet123)
+	if flipped[40] == '0' {
+		flipped[40] = '1'
+	} else {
+		flipped[40] = '0'
+	}
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		code  int
+		want  string
+	}{
+		{"another round's signature", []string{"--beacon", quicknet657413}, ExitFail, "--beacon: not the signature of drand quicknet (52db9ba7…) round 123"},
+		{"a changed digit", []string{"--beacon", string(flipped)}, ExitFail, "--beacon: "},
+		{"no signature", nil, ExitFail, "--beacon: the freeze announced drand quicknet (52db9ba7…) round 123; its published signature is required"},
+		{"not hex", []string{"--beacon", "zz"}, ExitUsage, "--beacon: not hex"},
+		{"previous alone", []string{"--beacon-previous", "ab"}, ExitUsage, "--beacon-previous goes with --beacon"},
+	} {
+		code, _, errs := promoRun("Maître Dupont, huissier\n", append(append([]string{}, draw...), tc.flags...)...)
+		lines := strings.Split(strings.TrimSpace(errs), "\n")
+		last := lines[len(lines)-1]
+		if code != tc.code || !strings.Contains(last, tc.want) || strings.Contains(errs, "bailiff's share") {
+			t.Errorf("%s: exit %d, last line %q (want exit %d, %q)\n%s", tc.name, code, last, tc.code, tc.want, errs)
+		}
+	}
+	code, _, errs := promoRun("Maître Dupont, huissier\n", append(append([]string{}, draw...), "--beacon", quicknet123)...)
+	if code != ExitOK || !strings.Contains(errs, "signature verified; randomness") {
+		t.Fatalf("draw with the real round: exit %d\n%s", code, errs)
+	}
+	cert := filepath.Join(out, "bonus-crescendo-1-certificate.json")
+	var vout, verr bytes.Buffer
+	if c := cli.Run(cli.Env{Args: []string{"certificate", cert, "--tofu", "--rules", rules, "--reserves", "3"}, Stdout: &vout, Stderr: &verr}); c != cli.ExitOK || !strings.Contains(vout.String(), "beacon-signature") {
+		t.Fatalf("rngverify certificate: %d\n%s\n%s", c, vout.String(), verr.String())
+	}
+}
