@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"maps"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -113,7 +114,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Wait == nil {
 		cfg.Wait = wait
 	}
-	v := verdict.New("audit", "log")
+	v := verdict.New("audit", verdict.MsgSubjectLog)
 	res := &Result{Verdict: v, Stats: newStats()}
 	note, err := cfg.Fetch.Fetch(ctx, "checkpoint")
 	if err != nil {
@@ -121,12 +122,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	cp, err := checkpoint.Open(note, cfg.LogKeys)
 	if err != nil {
-		v.Fail(verdict.CheckSignature, "%s", err)
+		v.Fail(verdict.CheckSignature, verdict.MsgSame, receipt.Cause(err))
 		return res, nil
 	}
 	res.Checkpoint = cp
-	v.Subject = fmt.Sprintf("log %s, %d entries", cp.Origin, cp.Size)
-	v.Pass(verdict.CheckSignature, "%s", cp)
+	v.SetSubject(verdict.MsgSubjectLogEntries, cp.Origin, cp.Size)
+	v.Pass(verdict.CheckSignature, verdict.MsgSame, receipt.CheckpointMsg(cp))
 	tr := &tileReader{ctx: ctx, fetch: cfg.Fetch, cache: map[tlog.Tile][]byte{}}
 	hr := tlog.TileHashReader(cp.Tree(), tr)
 	if cfg.Last != nil {
@@ -148,12 +149,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		next, err := checkpoint.Open(note, cfg.LogKeys)
 		if err != nil {
-			v.Fail(verdict.CheckSignature, "followed checkpoint: %s", err)
+			v.Fail(verdict.CheckSignature, verdict.MsgFollowedCheckpoint, receipt.Cause(err))
 			break
 		}
 		if next.Size <= cp.Size {
 			if err := checkpoint.Consistent(cp, next, nil); err != nil || next.Size < cp.Size {
-				v.Misbehaviour(verdict.CheckConsistent, "followed checkpoint of size %d after size %d: %v", next.Size, cp.Size, err)
+				why := verdict.M(verdict.MsgCauseShrunk) // the log shrank, "<nil>" in English
+				if err != nil {
+					why = receipt.Cause(err)
+				}
+				v.Misbehaviour(verdict.CheckConsistent, verdict.MsgFollowedNotAfter, next.Size, cp.Size, why)
 				break
 			}
 			continue
@@ -164,7 +169,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			err = checkpoint.Consistent(cp, next, proof)
 		}
 		if err != nil {
-			v.Misbehaviour(verdict.CheckConsistent, "followed checkpoint of size %d does not extend size %d: %s", next.Size, cp.Size, err)
+			v.Misbehaviour(verdict.CheckConsistent, verdict.MsgFollowedNotExtend, next.Size, cp.Size, receipt.Cause(err))
 			break
 		}
 		readErr = a.read(ctx, hr, cp.Size, next)
@@ -174,9 +179,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	if res.Followed > 0 {
-		v.Subject = fmt.Sprintf("log %s, %d entries (%d checkpoints followed)", cp.Origin, cp.Size, res.Followed)
+		v.SetSubject(verdict.MsgSubjectLogFollowed, cp.Origin, cp.Size, res.Followed)
 		if v.Find(verdict.CheckConsistent) == nil {
-			v.Pass(verdict.CheckConsistent, "each of the %d checkpoints followed extends the one before", res.Followed)
+			v.Pass(verdict.CheckConsistent, verdict.MsgFollowedOK, res.Followed)
 		}
 		if cfg.Last != nil && cfg.Last.Size > 0 && cfg.Last.Size < cp.Size {
 			// The proof from the trusted checkpoint to the last one followed,
@@ -222,7 +227,7 @@ func (a *auditor) read(ctx context.Context, hr tlog.HashReader, from int64, cp *
 		hashes, err := hr.ReadHashes(idx)
 		if err != nil {
 			if strings.Contains(err.Error(), "inconsistent") || strings.Contains(err.Error(), "malformed") {
-				a.entryIssue("tiles %d..%d do not match the signed tree: %s", first, end-1, err)
+				a.entryIssue(verdict.MsgTilesMismatch, first, end-1, receipt.Cause(err))
 				return nil
 			}
 			return fmt.Errorf("couldn't read the hash tiles of entries %d..%d: %w", first, end-1, err)
@@ -230,7 +235,7 @@ func (a *auditor) read(ctx context.Context, hr tlog.HashReader, from int64, cp *
 		for i, leaf := range leaves[first-start:] {
 			n := first + int64(i)
 			if tlog.RecordHash(leaf) != hashes[i] {
-				a.entryIssue("entry %d does not match the signed tree", n)
+				a.entryIssue(verdict.MsgEntryMismatch, n)
 				continue
 			}
 			a.add(uint64(n), leaf)
@@ -258,24 +263,24 @@ func consistent(v *verdict.Verdict, last, cp *checkpoint.Checkpoint, hr tlog.Has
 	if last.Size < cp.Size && last.Size > 0 {
 		p, err := tlog.ProveTree(cp.Size, last.Size, hr)
 		if err != nil {
-			v.Fail(verdict.CheckConsistent, "couldn't build the consistency proof from size %d: %s", last.Size, err)
+			v.Fail(verdict.CheckConsistent, verdict.MsgConsistencyUnbuildable, last.Size, receipt.Cause(err))
 			return nil
 		}
 		proof = p
 	}
 	if cp.Size < last.Size {
-		v.Fail(verdict.CheckConsistent, "the log serves size %d, smaller than the trusted size %d: a stale or rolled-back log", cp.Size, last.Size)
+		v.Fail(verdict.CheckConsistent, verdict.MsgRolledBack, cp.Size, last.Size)
 		return nil
 	}
 	if err := checkpoint.Consistent(last, cp, proof); err != nil {
 		if errors.Is(err, verdict.ErrMisbehaviour) {
-			v.Misbehaviour(verdict.CheckConsistent, "%s", err)
+			v.Misbehaviour(verdict.CheckConsistent, verdict.MsgSame, receipt.Cause(err))
 		} else {
-			v.Fail(verdict.CheckConsistent, "%s", err)
+			v.Fail(verdict.CheckConsistent, verdict.MsgSame, receipt.Cause(err))
 		}
 		return nil
 	}
-	v.Pass(verdict.CheckConsistent, "size %d extends the trusted size %d", cp.Size, last.Size)
+	v.Pass(verdict.CheckConsistent, verdict.MsgExtends, cp.Size, last.Size)
 	return proof
 }
 
@@ -382,7 +387,7 @@ type auditor struct {
 	v       *verdict.Verdict
 	res     *Result
 	keys    map[string]*vrf.PublicKey
-	keyBad  []string
+	keyBad  []verdict.Msg
 	dead    map[string]time.Time // emission → start deadline
 	tickets map[string]string    // qod.TicketKey → first game
 	games   map[string]*pending
@@ -393,18 +398,18 @@ type auditor struct {
 	wg   sync.WaitGroup
 	mu   sync.Mutex // guards the fields below and res.Stats, res.Games, res.Proofs
 	// issues per check name.
-	issues   map[string][]string
+	issues   map[string][]verdict.Msg
 	misbehav map[string]bool
 	counts   map[string]int
-	entryBad []string
-	recBad   []string // malformed records
-	recNew   []string // records of a version or kind this verifier does not know
+	entryBad []verdict.Msg
+	recBad   []verdict.Msg // malformed records
+	recNew   []verdict.Msg // records of a version or kind this verifier does not know
 }
 
 func newAuditor(cfg Config, v *verdict.Verdict, res *Result) *auditor {
 	a := &auditor{cfg: cfg, v: v, res: res, keys: map[string]*vrf.PublicKey{}, dead: map[string]time.Time{},
 		games: map[string]*pending{}, tickets: map[string]string{}, freezes: map[string]*record.PromoFreeze{}, kinds: map[record.Kind]int{},
-		jobs: make(chan job, 4*cfg.Workers), issues: map[string][]string{}, misbehav: map[string]bool{}, counts: map[string]int{}}
+		jobs: make(chan job, 4*cfg.Workers), issues: map[string][]verdict.Msg{}, misbehav: map[string]bool{}, counts: map[string]int{}}
 	for range cfg.Workers {
 		a.wg.Add(1)
 		go func() {
@@ -417,8 +422,8 @@ func newAuditor(cfg Config, v *verdict.Verdict, res *Result) *auditor {
 	return a
 }
 
-func (a *auditor) entryIssue(format string, args ...any) {
-	a.entryBad = append(a.entryBad, fmt.Sprintf(format, args...))
+func (a *auditor) entryIssue(id verdict.MsgID, args ...any) {
+	a.entryBad = append(a.entryBad, verdict.M(id, args...))
 }
 
 // keyring returns the lookup of the keys announced so far. a.keys is
@@ -438,10 +443,10 @@ func (a *auditor) add(index uint64, leaf []byte) {
 	r, err := record.Parse(leaf)
 	if err != nil {
 		if errors.Is(err, record.ErrVersion) || errors.Is(err, record.ErrUnknownKind) {
-			a.recNew = append(a.recNew, fmt.Sprintf("entry %d: %s", index, err))
+			a.recNew = append(a.recNew, verdict.M(verdict.MsgEntry, index, receipt.Cause(err)))
 			return
 		}
-		a.recBad = append(a.recBad, fmt.Sprintf("entry %d: %s", index, err))
+		a.recBad = append(a.recBad, verdict.M(verdict.MsgEntry, index, receipt.Cause(err)))
 		return
 	}
 	a.kinds[r.Kind()]++
@@ -457,45 +462,45 @@ func (a *auditor) add(index uint64, leaf []byte) {
 				pk, err = vrf.ParsePublicKey(s, k.PublicKey)
 			}
 			if err != nil {
-				a.keyBad = append(a.keyBad, fmt.Sprintf("entry %d: key %s: %s", index, k.ID, err))
+				a.keyBad = append(a.keyBad, verdict.M(verdict.MsgEntryKey, index, k.ID, receipt.Cause(err)))
 				continue
 			}
 			fp := record.Hex(k.Fingerprint)
 			if len(a.cfg.VRFPins) > 0 && !pinned(a.cfg.VRFPins, fp) {
-				a.keyBad = append(a.keyBad, fmt.Sprintf("entry %d: key %s (fingerprint %s) is not pinned", index, k.ID, fp))
+				a.keyBad = append(a.keyBad, verdict.M(verdict.MsgEntryKeyNotPinned, index, k.ID, fp))
 				continue
 			}
 			if _, dup := a.keys[k.ID]; dup {
-				a.keyBad = append(a.keyBad, fmt.Sprintf("entry %d: key %s announced again", index, k.ID))
+				a.keyBad = append(a.keyBad, verdict.M(verdict.MsgEntryKeyAgain, index, k.ID))
 				continue
 			}
 			keys := maps.Clone(a.keys)
 			keys[k.ID] = pk
 			a.keys = keys
-			a.v.Fact("vrf key", "%s %s fingerprint %s (entry %d)", k.ID, k.Suite, fp, index)
+			a.v.Fact("vrf key", verdict.MsgVRFKeyEntry, k.ID, k.Suite, fp, index)
 		}
 	case *record.Emission:
 		a.dead[x.Emission] = x.StartDeadline
 	case *record.GameStart:
 		if _, dup := a.games[x.Game]; dup {
-			a.issue(verdict.CheckGames, true, "game %s: second start at entry %d", x.Game, index)
+			a.issue(verdict.CheckGames, true, verdict.MsgGameSecondStart, x.Game, index)
 			return
 		}
 		// A ticket code plays once (art. 2.2.4), in an emission registered before.
 		tk := qod.TicketKey(x.Emission, x.Ticket)
 		if first, played := a.tickets[tk]; played {
-			a.issue(verdict.CheckGames, true, "game %s (entry %d): its ticket already played game %s", x.Game, index, first)
+			a.issue(verdict.CheckGames, true, verdict.MsgTicketReplayed, x.Game, index, first)
 		}
 		a.tickets[tk] = x.Game
 		if _, ok := a.dead[x.Emission]; !ok {
-			a.issue(verdict.CheckGames, true, "game %s (entry %d): emission %q was not registered before", x.Game, index, x.Emission)
+			a.issue(verdict.CheckGames, true, verdict.MsgEmissionUnregistered, x.Game, index, x.Emission)
 		}
 		a.games[x.Game] = &pending{leaves: [][]byte{leaf}, indices: []uint64{index}}
 	case *record.Pick, *record.Decision, *record.GameEnd:
 		gid := x.(record.GameRecord).GameID()
 		p, ok := a.games[gid]
 		if !ok {
-			a.issue(verdict.CheckGames, true, "entry %d: a %s of game %s, which never started (or already ended)", index, x.Kind(), gid)
+			a.issue(verdict.CheckGames, true, verdict.MsgOrphanRecord, index, verdict.Term(x.Kind()), gid)
 			return
 		}
 		p.leaves, p.indices = append(p.leaves, leaf), append(p.indices, index)
@@ -508,7 +513,7 @@ func (a *auditor) add(index uint64, leaf []byte) {
 	case *record.PromoDraw:
 		f, ok := a.freezes[x.Draw]
 		if !ok {
-			a.issue(verdict.CheckPromotions, true, "entry %d: draw %s has no freeze before it", index, x.Draw)
+			a.issue(verdict.CheckPromotions, true, verdict.MsgDrawNoFreeze, index, x.Draw)
 			return
 		}
 		delete(a.freezes, x.Draw)
@@ -535,7 +540,7 @@ func (a *auditor) submit(gid string, p *pending, ended bool) {
 }
 
 // issue records a problem for a check (kept up to maxIssues).
-func (a *auditor) issue(check string, misbehaviour bool, format string, args ...any) {
+func (a *auditor) issue(check string, misbehaviour bool, id verdict.MsgID, args ...any) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.counts[check]++
@@ -543,7 +548,7 @@ func (a *auditor) issue(check string, misbehaviour bool, format string, args ...
 		a.misbehav[check] = true
 	}
 	if len(a.issues[check]) < maxIssues {
-		a.issues[check] = append(a.issues[check], fmt.Sprintf(format, args...))
+		a.issues[check] = append(a.issues[check], verdict.M(id, args...))
 	}
 }
 
@@ -553,14 +558,18 @@ func (a *auditor) run(j job) {
 		a.runPromo(j)
 		return
 	}
-	v := verdict.New("game", j.game)
+	v := verdict.New("game", verdict.MsgSame, j.game)
 	p := receipt.CheckGame(v, j.g)
 	proofs := 0
-	if c := v.Find(verdict.CheckVRFProof); c != nil && c.Status == verdict.StatusPass {
-		fmt.Sscanf(c.Detail, "%d", &proofs)
+	if c := v.Find(verdict.CheckVRFProof); c != nil && c.Status == verdict.StatusPass && c.Message != nil && c.Message.ID == verdict.MsgProofs {
+		proofs, _ = c.Message.Args[0].(int)
 	}
 	if c := v.First(); c != nil {
-		a.issue(verdict.CheckGames, c.Status == verdict.StatusMisbehaviour, "game %s: %s: %s", j.game, c.Name, c.Detail)
+		why := verdict.M(verdict.NoDetail)
+		if c.Message != nil {
+			why = *c.Message
+		}
+		a.issue(verdict.CheckGames, c.Status == verdict.StatusMisbehaviour, verdict.MsgGameCheck, j.game, c.Name, why)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -573,19 +582,19 @@ func (a *auditor) run(j job) {
 
 func (a *auditor) runPromo(j job) {
 	d, f := j.promo, j.freeze
-	fail := func(format string, args ...any) {
-		a.issue(verdict.CheckPromotions, true, "draw %s (entry %d): %s", d.Draw, j.drawIdx, fmt.Sprintf(format, args...))
+	fail := func(id verdict.MsgID, args ...any) {
+		a.issue(verdict.CheckPromotions, true, verdict.MsgDrawIssue, d.Draw, j.drawIdx, verdict.M(id, args...))
 	}
 	fl, _ := record.Format(f)
 	switch {
 	case d.Prev != record.LeafHash(fl):
-		fail("does not link to its freeze")
+		fail(verdict.MsgDrawNoLink)
 		return
 	case d.Root != f.Root || d.Count != f.Count || d.Winners != f.Winners || d.Reserves != f.Reserves || d.Commit != f.Commit:
-		fail("root, count, winners, reserves or commitment differ from the freeze")
+		fail(verdict.MsgDrawFields)
 		return
 	case record.Commit(d.Secret) != f.Commit:
-		fail("r does not open the commitment of the freeze")
+		fail(verdict.MsgDrawCommit)
 		return
 	case d.Beacon != f.Beacon:
 		fail("the beacon differs from the freeze's")
@@ -597,22 +606,22 @@ func (a *auditor) runPromo(j job) {
 	}
 	pk, ok := j.key(d.Key)
 	if !ok {
-		a.issue(verdict.CheckPromotions, false, "draw %s: key %q was not announced", d.Draw, d.Key)
+		a.issue(verdict.CheckPromotions, false, verdict.MsgDrawKeyUnannounced, d.Draw, d.Key)
 		return
 	}
 	beta, err := vrf.Verify(pk, d.Alpha(), d.Proof)
 	if err != nil || string(beta) != string(d.Beta) {
-		fail("the proof does not verify under key %s", d.Key)
+		fail(verdict.MsgDrawProof, d.Key)
 		return
 	}
 	idx, err := promo.Picks(beta, d.Winners+d.Reserves, d.Count)
 	if err != nil || len(idx) != len(d.Ranking) {
-		fail("ranking %v, β gives %v", d.Ranking, idx)
+		fail(verdict.MsgRankingWrong, d.Ranking, idx)
 		return
 	}
 	for i := range idx {
 		if uint64(idx[i]) != d.Ranking[i] {
-			fail("ranking %v, β gives %v", d.Ranking, idx)
+			fail(verdict.MsgRankingWrong, d.Ranking, idx)
 			return
 		}
 	}
@@ -637,44 +646,52 @@ func (a *auditor) finish() {
 	v := a.v
 
 	if len(a.entryBad) > 0 {
-		v.Misbehaviour(verdict.CheckEntries, "%s", strings.Join(a.entryBad[:min(len(a.entryBad), maxIssues)], "; "))
+		v.Misbehaviour(verdict.CheckEntries, verdict.MsgSame, a.entryBad[:min(len(a.entryBad), maxIssues)])
 	} else {
-		v.Pass(verdict.CheckEntries, "%d entries match the signed tree", a.res.Records)
+		v.Pass(verdict.CheckEntries, verdict.MsgEntriesOK, a.res.Records)
 	}
 	switch {
 	case len(a.recBad) > 0:
-		v.Misbehaviour(verdict.CheckRecord, "%d malformed: %s", len(a.recBad), strings.Join(a.recBad[:min(len(a.recBad), maxIssues)], "; "))
+		v.Misbehaviour(verdict.CheckRecord, verdict.MsgMalformed, len(a.recBad), a.recBad[:min(len(a.recBad), maxIssues)])
 	case len(a.recNew) > 0:
-		v.Fail(verdict.CheckRecord, "%d not readable by this version of rngverify: %s", len(a.recNew), strings.Join(a.recNew[:min(len(a.recNew), maxIssues)], "; "))
+		v.Fail(verdict.CheckRecord, verdict.MsgTooNew, len(a.recNew), a.recNew[:min(len(a.recNew), maxIssues)])
 	default:
-		var ks []string
-		for k, n := range a.kinds {
-			ks = append(ks, fmt.Sprintf("%s %d", k, n))
+		kinds := make([]record.Kind, 0, len(a.kinds))
+		for k := range a.kinds {
+			kinds = append(kinds, k)
 		}
-		sort.Strings(ks)
-		v.Pass(verdict.CheckRecord, "%s", strings.Join(ks, ", "))
+		slices.Sort(kinds)
+		ks := make(verdict.Series, 0, len(kinds))
+		for _, k := range kinds {
+			ks = append(ks, verdict.M(verdict.MsgKindCount, verdict.Term(k), a.kinds[k]))
+		}
+		v.Pass(verdict.CheckRecord, verdict.MsgSame, ks)
 	}
 	switch {
 	case len(a.keyBad) > 0:
-		v.Fail(verdict.CheckVRFKey, "%s", strings.Join(a.keyBad[:min(len(a.keyBad), maxIssues)], "; "))
+		v.Fail(verdict.CheckVRFKey, verdict.MsgSame, a.keyBad[:min(len(a.keyBad), maxIssues)])
 	case len(a.keys) == 0:
-		v.Skip(verdict.CheckVRFKey, "no VRF key announced in the log")
+		v.Skip(verdict.CheckVRFKey, verdict.MsgNoKeyAnnounced)
 	default:
-		v.Pass(verdict.CheckVRFKey, "%d key(s) announced in the log%s", len(a.keys), map[bool]string{true: ", all pinned", false: " (not pinned: compare their fingerprints with the published ones)"}[len(a.cfg.VRFPins) > 0])
+		if len(a.cfg.VRFPins) > 0 {
+			v.Pass(verdict.CheckVRFKey, verdict.MsgKeysAnnouncedPinned, len(a.keys))
+		} else {
+			v.Pass(verdict.CheckVRFKey, verdict.MsgKeysAnnounced, len(a.keys))
+		}
 	}
-	a.report(verdict.CheckGames, fmt.Sprintf("%d games (%d unfinished), %d VRF proofs", a.res.Games, len(ids), a.res.Proofs))
-	a.report(verdict.CheckPromotions, fmt.Sprintf("%d draws", a.counts["promo-ok"]))
+	a.report(verdict.CheckGames, verdict.M(verdict.MsgGamesOK, a.res.Games, len(ids), a.res.Proofs))
+	a.report(verdict.CheckPromotions, verdict.M(verdict.MsgDrawsOK, a.counts["promo-ok"]))
 	a.res.Stats.check(v)
 }
 
-func (a *auditor) report(check, ok string) {
+func (a *auditor) report(check string, ok verdict.Msg) {
 	issues := a.issues[check]
 	switch {
 	case len(issues) == 0:
-		a.v.Pass(check, "%s", ok)
+		a.v.Pass(check, verdict.MsgSame, ok)
 	case a.misbehav[check]:
-		a.v.Misbehaviour(check, "%d failing: %s", a.counts[check], strings.Join(issues, "; "))
+		a.v.Misbehaviour(check, verdict.MsgFailing, a.counts[check], issues)
 	default:
-		a.v.Fail(check, "%d failing: %s", a.counts[check], strings.Join(issues, "; "))
+		a.v.Fail(check, verdict.MsgFailing, a.counts[check], issues)
 	}
 }

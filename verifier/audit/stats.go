@@ -28,11 +28,12 @@ type Stats struct {
 
 // Cell is a binomial count: Events among Trials, expected with probability P/Q.
 type Cell struct {
-	Label  string `json:"label"`
-	Trials int64  `json:"trials"`
-	Events int64  `json:"events"`
-	P      uint64 `json:"p"`
-	Q      uint64 `json:"q"`
+	Label  string      `json:"label"` // in English; Name in language-neutral form
+	Name   verdict.Msg `json:"name"`
+	Trials int64       `json:"trials"`
+	Events int64       `json:"events"`
+	P      uint64      `json:"p"`
+	Q      uint64      `json:"q"`
 }
 
 // Expected is Trials·P/Q.
@@ -54,14 +55,18 @@ func (c Cell) Testable() bool {
 	return e >= 10 && float64(c.Trials)-e >= 10
 }
 
+func newCell(name verdict.Msg, p, q uint64) Cell {
+	return Cell{Label: name.Text("en"), Name: name, P: p, Q: q}
+}
+
 func newStats() *Stats {
 	s := &Stats{}
 	for n := 1; n <= qod.Numbers; n++ {
 		f := qod.LosingChance(n)
-		s.Picks[n] = Cell{Label: fmt.Sprintf("losing pick, %d hidden", n), P: f.P, Q: f.Q}
+		s.Picks[n] = newCell(verdict.M(verdict.MsgCellLosingPick, n), f.P, f.Q)
 	}
 	for t := range qod.Tiers {
-		s.Triples[t] = Cell{Label: fmt.Sprintf("x3 at tier %d", t+1), P: qod.Triple[t].P, Q: qod.Triple[t].Q}
+		s.Triples[t] = newCell(verdict.M(verdict.MsgCellTriple, t+1), qod.Triple[t].P, qod.Triple[t].Q)
 	}
 	return s
 }
@@ -102,7 +107,7 @@ func (s *Stats) Cells() []Cell {
 
 func (s *Stats) check(v *verdict.Verdict) {
 	tested, worst := 0, 0.0
-	var bad []string
+	var bad []verdict.Msg
 	for _, c := range s.Cells() {
 		if !c.Testable() {
 			continue
@@ -111,17 +116,17 @@ func (s *Stats) check(v *verdict.Verdict) {
 		z := c.Z()
 		worst = max(worst, math.Abs(z))
 		if math.Abs(z) > ZLimit {
-			bad = append(bad, fmt.Sprintf("%s: %d of %d, expected %.1f (p = %d/%d), z = %.1f", c.Label, c.Events, c.Trials, c.Expected(), c.P, c.Q, z))
+			bad = append(bad, verdict.M(verdict.MsgCellBad, c.Name, c.Events, c.Trials, c.Expected(), c.P, c.Q, z))
 		}
 	}
 	switch {
 	case len(bad) > 0:
 		// Not proof of misbehaviour, but an alarm: investigate.
-		v.Fail(verdict.CheckStatistics, "%s", strings.Join(bad, "; "))
+		v.Fail(verdict.CheckStatistics, verdict.MsgSame, bad)
 	case tested == 0:
-		v.Skip(verdict.CheckStatistics, "too few draws to test (a cell needs 10 expected events)")
+		v.Skip(verdict.CheckStatistics, verdict.MsgTooFewDraws)
 	default:
-		v.Pass(verdict.CheckStatistics, "%d cells tested, largest |z| %.2f (limit %.1f, false alarm < 1e-6)", tested, worst, ZLimit)
+		v.Pass(verdict.CheckStatistics, verdict.MsgStatsOK, tested, worst, ZLimit)
 	}
 }
 
@@ -138,7 +143,7 @@ func (s *Stats) Table(lang string) string {
 		if c.Testable() {
 			z = fmt.Sprintf("%.2f", c.Z())
 		}
-		fmt.Fprintf(&b, "%-26s %9d %9d %11.1f %12s %7s\n", c.Label, c.Trials, c.Events, c.Expected(), fmt.Sprintf("%d/%d", c.P, c.Q), z)
+		fmt.Fprintf(&b, "%-26s %9d %9d %11.1f %12s %7s\n", c.Name.Text(lang), c.Trials, c.Events, c.Expected(), fmt.Sprintf("%d/%d", c.P, c.Q), z)
 	}
 	return b.String()
 }

@@ -97,8 +97,8 @@ func runCertificate(env Env) int {
 			return c.usageErr(env, "couldn't read the entrant list: %v", err)
 		}
 		if list, err = promo.ParseEntrantList(b); err != nil {
-			v := verdict.New(receipt.DocCertificate, "promotion certificate")
-			v.Fail(promo.CheckEntrantList, "%s: %s", *f.entrants, err)
+			v := verdict.New(receipt.DocCertificate, verdict.MsgSubjectCertificate)
+			v.Fail(promo.CheckEntrantList, verdict.MsgColon, *f.entrants, receipt.Cause(err))
 			return c.report(env, v, nil)
 		}
 	}
@@ -114,11 +114,11 @@ func runCertificate(env Env) int {
 		VRFPublicKey string   `json:"vrf_public_key"`
 	}
 	if err := json.Unmarshal(file, &cert); err != nil || cert.Draw == "" {
-		v := verdict.New(receipt.DocCertificate, pos[0])
+		v := verdict.New(receipt.DocCertificate, verdict.MsgSame, pos[0])
 		if err == nil {
 			err = errors.New("no draw")
 		}
-		v.Fail(verdict.CheckFormat, "%s is not a promotion certificate: %s", pos[0], err)
+		v.Fail(verdict.CheckFormat, verdict.MsgNotCertificate, pos[0], receipt.Cause(err))
 		return c.report(env, v, nil)
 	}
 	if *f.tofu {
@@ -130,10 +130,10 @@ func runCertificate(env Env) int {
 	}
 	v := receipt.VerifyCertificate(file, lists, a)
 	if *f.tofu {
-		v.Fact("trust", "on first use (--tofu): the certificate's own keys, fingerprints printed on stderr")
+		v.Fact("trust", verdict.MsgTOFU)
 	}
 	if list != nil && list.Draw != cert.Draw {
-		set(v, promo.CheckEntrantRoot, verdict.StatusFail, "the entrant list is of draw %q, the certificate of draw %q", list.Draw, cert.Draw)
+		v.Set(promo.CheckEntrantRoot, verdict.StatusFail, verdict.MsgListOtherDraw, list.Draw, cert.Draw)
 	}
 	if v.Status() == verdict.StatusPass && (anchors.Rules != nil || anchors.Reserves >= 0) {
 		// The certificate is authenticated by a trusted key: check the
@@ -143,24 +143,14 @@ func runCertificate(env Env) int {
 		var ce *promo.CheckError
 		switch {
 		case errors.As(err, &ce):
-			set(v, ce.Check, verdict.StatusFail, "%s", ce.Err)
+			v.Set(ce.Check, verdict.StatusFail, verdict.MsgSame, receipt.Cause(ce.Err))
 		case err != nil:
-			set(v, promo.CheckRules, verdict.StatusFail, "%s", err)
+			v.Set(promo.CheckRules, verdict.StatusFail, verdict.MsgSame, receipt.Cause(err))
 		case anchors.Rules != nil:
-			set(v, promo.CheckRules, verdict.StatusPass, "the rules file given is the frozen one")
+			v.Set(promo.CheckRules, verdict.StatusPass, verdict.MsgRulesGiven)
 		}
 	}
 	return c.report(env, v, nil)
-}
-
-// set sets the result of check name in v, adding it if it did not run.
-func set(v *verdict.Verdict, name string, s verdict.Status, format string, args ...any) {
-	ch := v.Find(name)
-	if ch == nil {
-		v.Checks = append(v.Checks, verdict.Check{Name: name})
-		ch = &v.Checks[len(v.Checks)-1]
-	}
-	ch.Status, ch.Detail = s, fmt.Sprintf(format, args...)
 }
 
 // tofu accepts a certificate's own keys (trust on first use, asked for

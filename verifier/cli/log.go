@@ -19,6 +19,7 @@ import (
 
 	"tirage.fr/tirage/verifier/audit"
 	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/verdict"
 )
 
@@ -100,7 +101,7 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 	text, _, _ := strings.Cut(string(note), "\n\n")
 	origin, _, _, err := checkpoint.ParseText(text + "\n")
 	if err != nil {
-		v.Misbehaviour(verdict.CheckSignature, "the log serves a malformed checkpoint: %s", err)
+		v.Misbehaviour(verdict.CheckSignature, verdict.MsgMalformedCheckpoint, receipt.Cause(err))
 		return nil, nil, nil
 	}
 	a, err := l.anchors()
@@ -117,7 +118,7 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 			}
 			offered, err := checkpoint.ParseKeys(string(served))
 			if err != nil {
-				v.Fail(verdict.CheckLogKey, "the log serves unreadable keys: %s", err)
+				v.Fail(verdict.CheckLogKey, verdict.MsgUnreadableKeys, receipt.Cause(err))
 				return nil, nil, nil
 			}
 			for _, k := range offered {
@@ -136,7 +137,7 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 			}
 		}
 		if len(forLog) == 0 {
-			v.Fail(verdict.CheckLogKey, "no trusted key for log %q: give --log-key FILE, --pin FINGERPRINT, or --tofu to trust it on first use", origin)
+			v.Fail(verdict.CheckLogKey, verdict.MsgNoKeyForLog, origin)
 			return nil, nil, nil
 		}
 		if ls, err = st.Trust(origin, forLog, mode, time.Now()); err != nil {
@@ -158,13 +159,13 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 	for _, k := range keys {
 		fps = append(fps, k.Algorithm+" "+k.Fingerprint())
 	}
-	v.Pass(verdict.CheckLogKey, "%s (%s since %s)", strings.Join(fps, ", "), ls.Trust, ls.Since)
+	v.Pass(verdict.CheckLogKey, verdict.MsgLogKeyTrust, strings.Join(fps, ", "), verdict.Term(ls.Trust), ls.Since)
 	cp, err := checkpoint.Open(note, keys)
 	if err != nil {
-		v.Fail(verdict.CheckSignature, "%s", err)
+		v.Fail(verdict.CheckSignature, verdict.MsgSame, receipt.Cause(err))
 		return ls, nil, nil
 	}
-	v.Pass(verdict.CheckSignature, "%s", cp)
+	v.Pass(verdict.CheckSignature, verdict.MsgSame, receipt.CheckpointMsg(cp))
 	return ls, cp, nil
 }
 
@@ -214,7 +215,7 @@ func runFollow(env Env, full bool) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	v := verdict.New(name, "log")
+	v := verdict.New(name, verdict.MsgSubjectLog)
 	ls, cp, err := l.trust(ctx, env, f, st, v)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "rngverify %s: %s\n", name, err)
@@ -231,13 +232,13 @@ func runFollow(env Env, full bool) int {
 	var extra func(io.Writer)
 	var proof tlog.TreeProof
 	if !full {
-		v.Subject = fmt.Sprintf("log %s", cp.Origin)
+		v.SetSubject(verdict.MsgSubjectLogOrigin, cp.Origin)
 		if last != nil {
 			proof = audit.Consistency(ctx, f, last, cp, v)
 		} else {
-			v.Skip(verdict.CheckConsistent, "first checkpoint seen for this log")
+			v.Skip(verdict.CheckConsistent, verdict.MsgFirstCheckpoint)
 		}
-		v.Fact("checkpoint", "size %d root %x", cp.Size, cp.Root[:])
+		v.Fact("checkpoint", verdict.MsgSizeRoot, cp.Size, cp.Root[:])
 	} else {
 		a, _ := l.anchors()
 		cfg := audit.Config{Fetch: f, LogKeys: mustKeys(ls), Last: last, VRFPins: a.Pins, Location: a.Location, Workers: *workers, Follow: *follow}
@@ -264,19 +265,19 @@ func runFollow(env Env, full bool) int {
 			cp = res.Checkpoint // the audit may have read a newer checkpoint
 		}
 		if last == nil && v.Find(verdict.CheckConsistent) == nil {
-			v.Skip(verdict.CheckConsistent, "first checkpoint seen for this log")
+			v.Skip(verdict.CheckConsistent, verdict.MsgFirstCheckpoint)
 		}
-		v.Fact("records", "%d", res.Records)
-		v.Fact("games", "%d", res.Games)
-		v.Fact("vrf proofs", "%d", res.Proofs)
+		v.Fact("records", verdict.MsgInt, res.Records)
+		v.Fact("games", verdict.MsgInt, res.Games)
+		v.Fact("vrf proofs", verdict.MsgInt, res.Proofs)
 		if bar != nil && res.Records > 0 {
 			el := time.Since(bar.start)
-			v.Fact("throughput", "%.0f records/s (%s)", float64(res.Records)/el.Seconds(), el.Round(time.Millisecond))
+			v.Fact("throughput", verdict.MsgThroughput, float64(res.Records)/el.Seconds(), el.Round(time.Millisecond).String())
 		}
 		stats := res.Stats
 		extra = func(w io.Writer) { io.WriteString(w, "\n"+stats.Table(*l.lang)) }
 		if err != nil {
-			v.Fail(verdict.CheckEntries, "%s", err)
+			v.Fail(verdict.CheckEntries, verdict.MsgSame, receipt.Cause(err))
 		}
 	}
 	if v.Status() == verdict.StatusPass {
@@ -288,7 +289,7 @@ func runFollow(env Env, full bool) int {
 			fmt.Fprintf(env.Stderr, "rngverify %s: couldn't save the trust state: %s\n", name, err)
 			return ExitUsage
 		}
-		v.Fact("trust state", "%s: size %d recorded", l.statePath(), cp.Size)
+		v.Fact("trust state", verdict.MsgTrustState, l.statePath(), cp.Size)
 	}
 	return l.report(env, v, extra)
 }

@@ -277,16 +277,21 @@ func (c *common) report(env Env, v *verdict.Verdict, extra func(w io.Writer)) in
 	case v.Status() == verdict.StatusPass:
 		return ExitOK
 	case first != nil && first.Name == verdict.CheckFormat:
-		fmt.Fprintf(env.Stderr, "rngverify %s: unreadable input: %s\n", c.name, first.Detail)
+		c.conclude(env, verdict.MsgCLIUnreadable, c.name, first.Reason(*c.lang))
 		return ExitUsage
 	case v.Status() == verdict.StatusMisbehaviour:
-		fmt.Fprintf(env.Stderr, "rngverify %s: MISBEHAVIOUR PROVEN, check %s: %s\n", c.name, first.Name, first.Detail)
+		c.conclude(env, verdict.MsgCLIMisbehaviour, c.name, first.Name, first.Reason(*c.lang))
 	case first != nil:
-		fmt.Fprintf(env.Stderr, "rngverify %s: NOT VERIFIED, check %s: %s\n", c.name, first.Name, first.Detail)
+		c.conclude(env, verdict.MsgCLINotVerified, c.name, first.Name, first.Reason(*c.lang))
 	default:
-		fmt.Fprintf(env.Stderr, "rngverify %s: NOT VERIFIED: no check ran\n", c.name)
+		c.conclude(env, verdict.MsgCLINoCheck, c.name)
 	}
 	return ExitFail
+}
+
+// conclude prints the verdict's one-line conclusion on stderr, in --lang.
+func (c *common) conclude(env Env, id verdict.MsgID, args ...any) {
+	fmt.Fprintln(env.Stderr, verdict.M(id, args...).Text(*c.lang))
 }
 
 func (c *common) usageErr(env Env, format string, args ...any) int {

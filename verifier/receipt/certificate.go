@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"strconv"
 
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/promo"
@@ -31,7 +30,7 @@ var certificateMisbehaviour = map[string]bool{
 // without an anchor the log-key check fails, and the other checks run with
 // the certificate's own keys so that the user still sees them.
 func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Anchors) *verdict.Verdict {
-	v := verdict.New(DocCertificate, "promotion certificate")
+	v := verdict.New(DocCertificate, verdict.MsgSubjectCertificate)
 	var probe struct {
 		Draw         string   `json:"draw"`
 		LogKeys      []string `json:"log_keys"`
@@ -40,7 +39,7 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 	}
 	json.Unmarshal(file, &probe)
 	if probe.Draw != "" {
-		v.Subject = "promotion draw " + probe.Draw
+		v.SetSubject(verdict.MsgSubjectPromoDraw, probe.Draw)
 	}
 	var logKeys []string
 	for _, k := range a.LogKeys {
@@ -61,9 +60,9 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 		anchors.VRFPublicKey = hex.EncodeToString(a.VRFKeys[0].Bytes())
 	}
 	if len(logKeys) == 0 {
-		v.Fail(verdict.CheckLogKey, "no trusted log key: give the log's key file or pin its fingerprint")
+		v.Fail(verdict.CheckLogKey, verdict.MsgNoTrustedLogKeyCert)
 	} else {
-		v.Pass(verdict.CheckLogKey, "%d key(s)", len(logKeys))
+		v.Pass(verdict.CheckLogKey, verdict.MsgKeyCount, len(logKeys))
 	}
 	list := lists[probe.Draw]
 	checks := certificateChecks
@@ -83,43 +82,43 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 	for _, c := range checks {
 		switch {
 		case !reached:
-			v.Skip(c, "not reached")
+			v.Skip(c, verdict.MsgNotReached)
 		case c == failed:
 			reached = false
 			if certificateMisbehaviour[c] {
-				v.Misbehaviour(c, "%s", ce.Err)
+				v.Misbehaviour(c, verdict.MsgSame, Cause(ce.Err))
 			} else {
-				v.Fail(c, "%s", ce.Err)
+				v.Fail(c, verdict.MsgSame, Cause(ce.Err))
 			}
 		default:
-			v.Pass(c, "")
+			v.Pass(c, verdict.NoDetail)
 		}
 	}
 	if list == nil {
-		v.Skip(promo.CheckEntrantRoot, "no entrant list given: public checks only")
+		v.Skip(promo.CheckEntrantRoot, verdict.MsgPublicOnly)
 	}
 	if res != nil {
 		switch {
 		case anchors.VRFPublicKey != "":
-			v.Pass(verdict.CheckVRFKey, "pinned")
+			v.Pass(verdict.CheckVRFKey, verdict.MsgPinned)
 		case res.KeyLogged:
-			v.Pass(verdict.CheckVRFKey, "announced in the log before the freeze")
+			v.Pass(verdict.CheckVRFKey, verdict.MsgAnnouncedBeforeFreeze)
 		default:
-			v.Fail(verdict.CheckVRFKey, "the VRF key %s is neither announced in the log nor pinned", res.VRFKey)
+			v.Fail(verdict.CheckVRFKey, verdict.MsgVRFKeyNotAnchored, res.VRFKey)
 		}
-		v.Fact("draw", "%s, %d entrants", res.Draw, res.Count)
+		v.Fact("draw", verdict.MsgDrawFact, res.Draw, res.Count)
 		for i, p := range res.Picks {
-			role := "winner"
+			role := verdict.M(verdict.MsgWinner)
 			if p.Rank > 1 {
-				role = "reserve " + strconv.Itoa(p.Rank-1)
+				role = verdict.M(verdict.MsgReserve, p.Rank-1)
 			}
-			acct := ""
 			if res.Accounts != nil {
-				acct = ", account " + res.Accounts[i]
+				v.FactNamed(role, verdict.MsgPickFactAccount, p.Pseudonym, p.Index+1, res.Accounts[i])
+			} else {
+				v.FactNamed(role, verdict.MsgPickFact, p.Pseudonym, p.Index+1)
 			}
-			v.Fact(role, "%s (entrant %d)%s", p.Pseudonym, p.Index+1, acct)
 		}
-		v.Fact("certificate fingerprint", "sha256:%s", promo.Fingerprint(file))
+		v.Fact("certificate fingerprint", verdict.MsgSha256, promo.Fingerprint(file))
 	}
 	return v
 }

@@ -55,23 +55,23 @@ func CheckGame(v *verdict.Verdict, g Game) *Played {
 	for i, leaf := range g.Leaves {
 		r, err := record.Parse(leaf)
 		if err != nil {
-			recordProblem(v, err, "record %d", i)
+			recordProblem(v, err, verdict.M(verdict.MsgNameRecord, i))
 			return nil
 		}
 		gr, ok := r.(record.GameRecord)
 		if !ok {
-			v.Misbehaviour(verdict.CheckRecord, "record %d: a %s record is not a game record", i, r.Kind())
+			v.Misbehaviour(verdict.CheckRecord, verdict.MsgNotGameRecord, i, kind(r))
 			return nil
 		}
 		recs[i] = gr
 	}
 	if len(recs) == 0 {
-		v.Fail(verdict.CheckRecord, "no record")
+		v.Fail(verdict.CheckRecord, verdict.MsgNoRecord)
 		return nil
 	}
 	start, ok := recs[0].(*record.GameStart)
 	if !ok {
-		v.Misbehaviour(verdict.CheckChain, "the first record is a %s, not the game's start: records are missing", recs[0].Kind())
+		v.Misbehaviour(verdict.CheckChain, verdict.MsgFirstNotStart, kind(recs[0]))
 		return nil
 	}
 
@@ -80,22 +80,22 @@ func CheckGame(v *verdict.Verdict, g Game) *Played {
 	for i := 1; i < len(recs) && chainOK; i++ {
 		switch {
 		case recs[i].GameID() != start.Game:
-			v.Misbehaviour(verdict.CheckChain, "record %d (%s) belongs to game %q, not %q", i, recs[i].Kind(), recs[i].GameID(), start.Game)
+			v.Misbehaviour(verdict.CheckChain, verdict.MsgChainOtherGame, i, kind(recs[i]), recs[i].GameID(), start.Game)
 		case recs[i].PrevHash() != record.LeafHash(g.Leaves[i-1]):
-			v.Misbehaviour(verdict.CheckChain, "record %d (%s) does not link to record %d: a record was dropped, added or reordered", i, recs[i].Kind(), i-1)
+			v.Misbehaviour(verdict.CheckChain, verdict.MsgChainBroken, i, kind(recs[i]), i-1)
 		case g.Indices != nil && g.Indices[i] <= g.Indices[i-1]:
-			v.Misbehaviour(verdict.CheckChain, "record %d (%s) at log index %d is not after record %d (index %d)", i, recs[i].Kind(), g.Indices[i], i-1, g.Indices[i-1])
+			v.Misbehaviour(verdict.CheckChain, verdict.MsgChainOrder, i, kind(recs[i]), g.Indices[i], i-1, g.Indices[i-1])
 		case recs[i-1].Kind() == record.KindGameEnd:
-			v.Misbehaviour(verdict.CheckChain, "record %d (%s) comes after the game's end", i, recs[i].Kind())
+			v.Misbehaviour(verdict.CheckChain, verdict.MsgChainAfterEnd, i, kind(recs[i]))
 		case recs[i].Kind() == record.KindGameStart:
-			v.Misbehaviour(verdict.CheckChain, "record %d is a second start", i)
+			v.Misbehaviour(verdict.CheckChain, verdict.MsgChainSecondStart, i)
 		default:
 			continue
 		}
 		chainOK = false
 	}
 	if chainOK {
-		v.Pass(verdict.CheckChain, "%d records linked by hash", len(recs))
+		v.Pass(verdict.CheckChain, verdict.MsgChainOK, len(recs))
 	}
 
 	// Commitment: the end reveals r, which must open H(r) of the start.
@@ -104,19 +104,19 @@ func CheckGame(v *verdict.Verdict, g Game) *Played {
 		p.Ended = true
 		secret = end.Secret
 		if record.Commit(secret) != start.Commit {
-			v.Misbehaviour(verdict.CheckCommitment, "the r revealed at the end (record %d) does not open the commitment H(r) of the start", len(recs)-1)
+			v.Misbehaviour(verdict.CheckCommitment, verdict.MsgCommitBroken, len(recs)-1)
 		} else {
-			v.Pass(verdict.CheckCommitment, "H(r) = %s", record.Hex(start.Commit))
+			v.Pass(verdict.CheckCommitment, verdict.MsgCommitOK, record.Hex(start.Commit))
 		}
 	} else {
-		v.Skip(verdict.CheckCommitment, "the game has not ended: r is revealed by its end record")
+		v.Skip(verdict.CheckCommitment, verdict.MsgNotEnded)
 	}
 
 	// VRF proofs, once r is known.
 	if p.Ended {
 		checkProofs(v, g, recs, start, secret)
 	} else {
-		v.Skip(verdict.CheckVRFProof, "the game has not ended: α contains r, revealed at the end")
+		v.Skip(verdict.CheckVRFProof, verdict.MsgNotEndedAlpha)
 	}
 
 	// Outcomes from β.
@@ -126,16 +126,16 @@ func CheckGame(v *verdict.Verdict, g Game) *Played {
 	rep, err := qod.Replay(g.Leaves, qod.ReplayConfig{StartDeadline: g.StartDeadline, Location: g.Location})
 	switch {
 	case errors.Is(err, qod.ErrTranscript):
-		v.Misbehaviour(verdict.CheckRules, "%s", trimClass(err))
+		v.Misbehaviour(verdict.CheckRules, verdict.MsgSame, CauseText(err, trimClass(err)))
 	case err != nil:
-		v.Fail(verdict.CheckRules, "%s", err)
+		v.Fail(verdict.CheckRules, verdict.MsgSame, Cause(err))
 	default:
 		p.Final = rep.Game
-		state := rep.Game.Phase.String()
+		var state any = verdict.Term(rep.Game.Phase.String())
 		if rep.Game.Phase == qod.Won {
-			state = fmt.Sprintf("won %d.%02d € at tier %d", rep.Game.Win/100, rep.Game.Win%100, rep.Game.Tier)
+			state = verdict.M(verdict.MsgWon, rep.Game.Win/100, rep.Game.Win%100, rep.Game.Tier)
 		}
-		v.Pass(verdict.CheckRules, "%d picks, %s", rep.Game.Picks, state)
+		v.Pass(verdict.CheckRules, verdict.MsgRulesOK, rep.Game.Picks, state)
 	}
 	return p
 }
@@ -144,39 +144,39 @@ func CheckGame(v *verdict.Verdict, g Game) *Played {
 // records and r.
 func checkProofs(v *verdict.Verdict, g Game, recs []record.GameRecord, start *record.GameStart, secret [32]byte) {
 	n := 0
-	check := func(what, keyID string, alpha, proof, beta []byte) bool {
+	check := func(what any, keyID string, alpha, proof, beta []byte) bool {
 		pk, ok := g.Key(keyID)
 		if !ok {
-			v.Fail(verdict.CheckVRFProof, "%s: key %q is not known", what, keyID)
+			v.Fail(verdict.CheckVRFProof, verdict.MsgKeyUnknown, what, keyID)
 			return false
 		}
 		b, err := vrf.Verify(pk, alpha, proof)
 		if err != nil {
-			v.Misbehaviour(verdict.CheckVRFProof, "%s: the proof does not verify under key %s (%s)", what, keyID, trimVRF(err))
+			v.Misbehaviour(verdict.CheckVRFProof, verdict.MsgProofInvalid, what, keyID, vrfCause(err))
 			return false
 		}
 		if !bytes.Equal(b, beta) {
-			v.Misbehaviour(verdict.CheckVRFProof, "%s: β in the record is not the proof's output", what)
+			v.Misbehaviour(verdict.CheckVRFProof, verdict.MsgBetaNotOutputOf, what)
 			return false
 		}
 		n++
 		return true
 	}
 	if start.Key != "" {
-		if !check("start", start.Key, start.Alpha(secret), start.Proof, start.Beta) {
+		if !check(verdict.Term("start"), start.Key, start.Alpha(secret), start.Proof, start.Beta) {
 			return
 		}
 	}
 	for i, r := range recs {
 		if pk, ok := r.(*record.Pick); ok {
-			what := fmt.Sprintf("pick %d (number %d, record %d)", pk.Index+1, pk.Number, i)
+			what := verdict.M(verdict.MsgPickName, pk.Index+1, pk.Number, i)
 			alpha := record.PickAlpha(start.Game, start.Emission, start.Ticket, secret, pk.Index, pk.Number)
 			if !check(what, pk.Key, alpha, pk.Proof, pk.Beta) {
 				return
 			}
 		}
 	}
-	v.Pass(verdict.CheckVRFProof, "%d proofs", n)
+	v.Pass(verdict.CheckVRFProof, verdict.MsgProofs, n)
 }
 
 // checkOutcomes recomputes the multipliers and each pick's outcome from β.
@@ -184,11 +184,11 @@ func checkOutcomes(v *verdict.Verdict, recs []record.GameRecord, start *record.G
 	if start.Key != "" {
 		m, err := qod.Multipliers(start.Stake, start.Beta)
 		if err != nil {
-			v.Misbehaviour(verdict.CheckOutcome, "start: %s", err)
+			v.Misbehaviour(verdict.CheckOutcome, verdict.MsgStartErr, Cause(err))
 			return
 		}
 		if m != start.Multipliers {
-			v.Misbehaviour(verdict.CheckOutcome, "start: multipliers %v, β gives %v", start.Multipliers, m)
+			v.Misbehaviour(verdict.CheckOutcome, verdict.MsgStartMultipliers, start.Multipliers, m)
 			return
 		}
 		p.Drawn = true
@@ -200,10 +200,10 @@ func checkOutcomes(v *verdict.Verdict, recs []record.GameRecord, start *record.G
 		if !ok {
 			continue
 		}
-		what := fmt.Sprintf("pick %d (number %d, record %d)", pk.Index+1, pk.Number, i)
+		what := verdict.M(verdict.MsgPickName, pk.Index+1, pk.Number, i)
 		losing, err := PickLosing(pk.Index, pk.Number, pk.Beta)
 		if err != nil {
-			v.Misbehaviour(verdict.CheckOutcome, "%s: %s", what, err)
+			v.Misbehaviour(verdict.CheckOutcome, verdict.MsgColon, what, Cause(err))
 			return
 		}
 		want := record.OutcomeGood
@@ -211,13 +211,13 @@ func checkOutcomes(v *verdict.Verdict, recs []record.GameRecord, start *record.G
 			want = record.OutcomeLosing
 		}
 		if pk.Outcome != want {
-			v.Misbehaviour(verdict.CheckOutcome, "%s: recorded %s, β gives %s", what, pk.Outcome, want)
+			v.Misbehaviour(verdict.CheckOutcome, verdict.MsgOutcomeWrong, what, verdict.Term(pk.Outcome), verdict.Term(want))
 			return
 		}
 		p.Picks = append(p.Picks, PickOutcome{Hidden: qod.Numbers - pk.Index, Losing: losing})
 		n++
 	}
-	v.Pass(verdict.CheckOutcome, "multipliers %v and %d pick outcomes recomputed from β", start.Multipliers, n)
+	v.Pass(verdict.CheckOutcome, verdict.MsgOutcomesOK, start.Multipliers, n)
 }
 
 // PickLosing decides the pick at index (picks before it) of number from β
@@ -239,6 +239,8 @@ func trimClass(err error) string {
 	return strings.TrimSuffix(s, ": "+qod.ErrTranscript.Error())
 }
 
-func trimVRF(err error) string {
-	return strings.TrimPrefix(err.Error(), "vrf: ")
+// vrfCause is the cause of a proof that does not verify, without vrf's
+// "vrf: " prefix.
+func vrfCause(err error) verdict.Msg {
+	return CauseText(err, strings.TrimPrefix(err.Error(), "vrf: "))
 }

@@ -59,6 +59,7 @@ package receipt
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -281,11 +282,11 @@ func parseProof(p []string) (tlog.RecordProof, error) {
 // log-key, checkpoint-signature, log-consistency (with Anchors.Last), and
 // inclusion of each entry. It returns which entries are proven in the
 // authenticated checkpoint (all false when it could not be authenticated).
-func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, entries []Logged, names []string) (included []bool) {
+func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, entries []Logged, names []verdict.Msg) (included []bool) {
 	included = make([]bool, len(entries))
 	if note == "" {
-		v.Fail(verdict.CheckSignature, "the document carries no checkpoint: the record may not be sealed yet — ask for it again")
-		v.Skip(verdict.CheckInclusion, "no checkpoint")
+		v.Fail(verdict.CheckSignature, verdict.MsgNoCheckpoint)
+		v.Skip(verdict.CheckInclusion, verdict.MsgNoCheckpointShort)
 		return included
 	}
 	trusted, offered := a.logKeys(docKeys)
@@ -294,62 +295,65 @@ func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, ent
 		for _, k := range offered {
 			fps = append(fps, k.Algorithm+" "+k.Fingerprint())
 		}
-		hint := "the document names no log key"
+		hint := verdict.M(verdict.MsgHintNoLogKey)
 		if len(fps) > 0 {
-			hint = "the document names " + strings.Join(fps, ", ") + ": compare with the appliance's published fingerprints and pin one"
+			hint = verdict.M(verdict.MsgHintLogKeys, strings.Join(fps, ", "))
 		}
-		v.Fail(verdict.CheckLogKey, "no trusted log key: give --log-key FILE or --pin FINGERPRINT (%s)", hint)
-		v.Skip(verdict.CheckSignature, "no trusted log key")
-		v.Skip(verdict.CheckInclusion, "checkpoint not authenticated")
+		v.Fail(verdict.CheckLogKey, verdict.MsgNoTrustedLogKey, hint)
+		v.Skip(verdict.CheckSignature, verdict.MsgNoTrustedLogKeyShort)
+		v.Skip(verdict.CheckInclusion, verdict.MsgUnauthenticated)
 		return included
 	}
 	fps := make([]string, 0, len(trusted))
 	for _, k := range trusted {
 		fps = append(fps, k.Algorithm+" "+k.Fingerprint())
 	}
-	v.Pass(verdict.CheckLogKey, "%s", strings.Join(fps, ", "))
+	v.Pass(verdict.CheckLogKey, verdict.MsgSame, strings.Join(fps, ", "))
 	cp, err := checkpoint.Open([]byte(note), trusted)
 	if err != nil {
-		v.Fail(verdict.CheckSignature, "%s", err)
-		v.Skip(verdict.CheckInclusion, "checkpoint not authenticated")
+		v.Fail(verdict.CheckSignature, verdict.MsgSame, Cause(err))
+		v.Skip(verdict.CheckInclusion, verdict.MsgUnauthenticated)
 		return included
 	}
-	v.Pass(verdict.CheckSignature, "%s", cp)
+	v.Pass(verdict.CheckSignature, verdict.MsgSame, CheckpointMsg(cp))
 	for _, last := range a.Last {
 		if last.Origin != cp.Origin {
 			continue
 		}
 		switch err := checkpoint.Consistent(last, cp, nil); {
 		case cp.Size != last.Size:
-			v.Skip(verdict.CheckConsistent, "trusted size %d, document size %d: run rngverify log to check that the log only grew", last.Size, cp.Size)
+			v.Skip(verdict.CheckConsistent, verdict.MsgConsistencyLater, last.Size, cp.Size)
 		case err != nil:
-			v.Misbehaviour(verdict.CheckConsistent, "%s (trusted root %x, document root %x)", err, last.Root[:], cp.Root[:])
+			v.Misbehaviour(verdict.CheckConsistent, verdict.MsgForkRoots, Cause(err), last.Root[:], cp.Root[:])
 		default:
-			v.Pass(verdict.CheckConsistent, "same tree as the last trusted checkpoint")
+			v.Pass(verdict.CheckConsistent, verdict.MsgSameTree)
 		}
 	}
-	var failed []string
+	var failed []verdict.Msg
 	for i, e := range entries {
 		p, err := parseProof(e.Proof)
+		var why verdict.Msg
 		if err == nil {
 			if e.Index >= uint64(cp.Size) {
-				err = fmt.Errorf("index %d is not below the tree size %d", e.Index, cp.Size)
-			} else {
-				err = tlog.CheckRecord(p, cp.Size, cp.Root, int64(e.Index), tlog.RecordHash([]byte(e.Record)))
+				why = verdict.M(verdict.MsgIndexBeyond, e.Index, cp.Size)
+			} else if err = tlog.CheckRecord(p, cp.Size, cp.Root, int64(e.Index), tlog.RecordHash([]byte(e.Record))); err != nil {
+				why = Cause(err)
 			}
+		} else {
+			why = Cause(err)
 		}
-		if err != nil {
-			failed = append(failed, fmt.Sprintf("%s at index %d: %s", names[i], e.Index, err))
+		if why.ID != verdict.NoDetail {
+			failed = append(failed, verdict.M(verdict.MsgNotIncludedAt, names[i], e.Index, why))
 			continue
 		}
 		included[i] = true
 	}
 	if len(failed) > 0 {
-		v.Fail(verdict.CheckInclusion, "%s", strings.Join(failed, "; "))
+		v.Fail(verdict.CheckInclusion, verdict.MsgSame, failed)
 	} else {
-		v.Pass(verdict.CheckInclusion, "%d record(s) in the tree of size %d", len(entries), cp.Size)
+		v.Pass(verdict.CheckInclusion, verdict.MsgIncluded, len(entries), cp.Size)
 	}
-	v.Fact("log", "%s", cp)
+	v.Fact("log", verdict.MsgSame, CheckpointMsg(cp))
 	return included
 }
 
@@ -357,11 +361,16 @@ func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, ent
 // this verifier does not know is an ordinary failure (a newer verifier may
 // read it); anything else is a malformed record, which the appliance never
 // writes — misbehaviour (or a damaged file).
-func recordProblem(v *verdict.Verdict, err error, format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
+func recordProblem(v *verdict.Verdict, err error, what verdict.Msg) {
 	if errors.Is(err, record.ErrVersion) || errors.Is(err, record.ErrUnknownKind) {
-		v.Fail(verdict.CheckRecord, "%s: %s (a newer rngverify may read it)", msg, err)
+		v.Fail(verdict.CheckRecord, verdict.MsgRecordTooNew, what, Cause(err))
 		return
 	}
-	v.Misbehaviour(verdict.CheckRecord, "%s: %s", msg, err)
+	v.Misbehaviour(verdict.CheckRecord, verdict.MsgColon, what, Cause(err))
+}
+
+// CheckpointMsg is cp in language-neutral form; its English rendering is
+// cp.String().
+func CheckpointMsg(cp *checkpoint.Checkpoint) verdict.Msg {
+	return verdict.M(verdict.MsgCheckpoint, cp.Origin, cp.Size, base64.StdEncoding.EncodeToString(cp.Root[:]))
 }

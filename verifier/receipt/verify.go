@@ -3,7 +3,6 @@ package receipt
 import (
 	"bytes"
 	"encoding/hex"
-	"fmt"
 
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/qod"
@@ -15,89 +14,93 @@ import (
 // VerifyReceipt checks a receipt file: format, record, the log (key,
 // signature, inclusion), and for a draw the key, α, proof and outcome.
 func VerifyReceipt(file []byte, a Anchors) *verdict.Verdict {
-	v := verdict.New(DocReceipt, "receipt")
+	v := verdict.New(DocReceipt, verdict.MsgSubjectReceipt)
 	var rc Receipt
 	if isProtoJSON(file) {
 		// The daemon's protobuf Receipt as JSON (grpcurl, protojson).
 		r, err := FromProtoJSON(file)
 		if err != nil {
-			v.Fail(verdict.CheckFormat, "not a receipt (protobuf JSON): %s", err)
+			v.Fail(verdict.CheckFormat, verdict.MsgNotReceiptProto, Cause(err))
 			return v
 		}
 		rc = *r
 	} else if err := decodeStrict(file, &rc); err != nil {
-		v.Fail(verdict.CheckFormat, "not a receipt: %s", err)
+		v.Fail(verdict.CheckFormat, verdict.MsgNotReceipt, Cause(err))
 		return v
 	}
 	if rc.V != 1 || rc.Type != TypeReceipt {
-		v.Fail(verdict.CheckFormat, "version %d type %q, want 1 %q", rc.V, rc.Type, TypeReceipt)
+		v.Fail(verdict.CheckFormat, verdict.MsgWrongVersion, rc.V, rc.Type, TypeReceipt)
 		return v
 	}
-	v.Pass(verdict.CheckFormat, "")
+	v.Pass(verdict.CheckFormat, verdict.NoDetail)
 	rec, err := record.Parse([]byte(rc.Record))
 	if err != nil {
-		recordProblem(v, err, "the record")
+		recordProblem(v, err, verdict.M(verdict.MsgNameTheRecord))
 		return v
 	}
-	v.Subject = fmt.Sprintf("receipt of a %s record at log index %d%s", rec.Kind(), rc.Index, gameOf(rec))
-	v.Pass(verdict.CheckRecord, "%s", rec.Kind())
-	v.Fact("leaf hash", "%s", record.Hex(record.LeafHash([]byte(rc.Record))))
+	if g, ok := rec.(record.GameRecord); ok {
+		v.SetSubject(verdict.MsgSubjectReceiptOfGame, kind(rec), rc.Index, g.GameID())
+	} else {
+		v.SetSubject(verdict.MsgSubjectReceiptOf, kind(rec), rc.Index)
+	}
+	v.Pass(verdict.CheckRecord, verdict.MsgSame, kind(rec))
+	v.Fact("leaf hash", verdict.MsgSame, record.Hex(record.LeafHash([]byte(rc.Record))))
 
-	logCheck(v, &a, rc.Checkpoint, rc.LogKeys, []Logged{{Index: rc.Index, Record: rc.Record, Proof: rc.Proof}}, []string{"the record"})
+	logCheck(v, &a, rc.Checkpoint, rc.LogKeys, []Logged{{Index: rc.Index, Record: rc.Record, Proof: rc.Proof}}, []verdict.Msg{verdict.M(verdict.MsgNameTheRecord)})
 
 	keyID, proof, beta := drawOf(rec)
 	if keyID == "" {
-		v.Skip(verdict.CheckVRFProof, "a %s record draws nothing", rec.Kind())
+		v.Skip(verdict.CheckVRFProof, verdict.MsgDrawsNothing, kind(rec))
 		return v
 	}
 	// The key.
 	var pk *vrf.PublicKey
 	switch {
 	case rc.VRFKey == nil:
-		v.Fail(verdict.CheckVRFKey, "the receipt names no VRF key")
+		v.Fail(verdict.CheckVRFKey, verdict.MsgReceiptNoKey)
 	case rc.VRFKey.ID != keyID:
-		v.Misbehaviour(verdict.CheckVRFKey, "the record names key %q, the receipt %q", keyID, rc.VRFKey.ID)
+		v.Misbehaviour(verdict.CheckVRFKey, verdict.MsgKeyMismatch, keyID, rc.VRFKey.ID)
 	default:
 		pk, err = parseVRFKey(*rc.VRFKey)
 		switch {
 		case err != nil:
-			v.Fail(verdict.CheckVRFKey, "%s", err)
+			v.Fail(verdict.CheckVRFKey, verdict.MsgSame, Cause(err))
 			pk = nil
 		case !a.vrfTrusted(pk):
-			v.Fail(verdict.CheckVRFKey, "key %s (fingerprint %s) is not trusted: give --vrf-key FILE or --pin FINGERPRINT", keyID, record.Hex(record.Fingerprint(pk.Bytes())))
+			v.Fail(verdict.CheckVRFKey, verdict.MsgVRFKeyUntrusted, keyID, record.Hex(record.Fingerprint(pk.Bytes())))
 		default:
-			v.Pass(verdict.CheckVRFKey, "%s %s fingerprint %s", keyID, pk.Suite(), record.Hex(record.Fingerprint(pk.Bytes())))
+			v.Pass(verdict.CheckVRFKey, verdict.MsgVRFKey, keyID, pk.Suite(), record.Hex(record.Fingerprint(pk.Bytes())))
 		}
 	}
 	// α, then the proof.
 	var alpha []byte
 	if pd, ok := rec.(*record.PromoDraw); ok {
 		alpha = pd.Alpha()
-		v.Pass(verdict.CheckAlpha, "α rebuilt from the record")
+		v.Pass(verdict.CheckAlpha, verdict.MsgAlphaFromRecord)
 	} else if rc.Alpha == "" {
-		v.Skip(verdict.CheckAlpha, "α is not in the receipt (it contains the game's secret r, revealed at the end): verify the game's transcript")
+		v.Skip(verdict.CheckAlpha, verdict.MsgAlphaNotInReceipt)
 	} else if ab, err := hex.DecodeString(rc.Alpha); err != nil {
-		v.Fail(verdict.CheckAlpha, "alpha is not hex")
+		v.Fail(verdict.CheckAlpha, verdict.MsgAlphaNotHex)
 	} else if _, err := secretFromAlpha(rec, ab); err != nil {
-		v.Misbehaviour(verdict.CheckAlpha, "%s", err)
+		v.Misbehaviour(verdict.CheckAlpha, verdict.MsgSame, Cause(err))
 	} else {
 		alpha = ab
-		v.Pass(verdict.CheckAlpha, "α binds the record's game, pick and number")
+		v.Pass(verdict.CheckAlpha, verdict.MsgAlphaBinds)
 	}
 	switch {
 	case alpha == nil:
-		v.Skip(verdict.CheckVRFProof, "no usable α")
+		v.Skip(verdict.CheckVRFProof, verdict.MsgNoUsableAlpha)
 	case pk == nil:
-		v.Skip(verdict.CheckVRFProof, "no usable key")
+		v.Skip(verdict.CheckVRFProof, verdict.MsgNoUsableKey)
 	default:
 		b, err := vrf.Verify(pk, alpha, proof)
 		switch {
 		case err != nil:
-			v.Misbehaviour(verdict.CheckVRFProof, "%s: the proof does not verify under key %s (%s)", rec.Kind(), keyID, trimVRF(err))
+			v.Misbehaviour(verdict.CheckVRFProof, verdict.MsgProofInvalid, kind(rec), keyID, vrfCause(err))
 		case !bytes.Equal(b, beta):
-			v.Misbehaviour(verdict.CheckVRFProof, "β in the record is not the proof's output")
+			v.Misbehaviour(verdict.CheckVRFProof, verdict.MsgBetaNotOutput)
 		default:
-			v.Pass(verdict.CheckVRFProof, "β = %x", b)
+			v.Pass(verdict.CheckVRFProof, verdict.MsgBeta, b)
 		}
 	}
 	// The outcome from β (with the record's β, whether or not the proof could be checked).
@@ -110,23 +113,23 @@ func VerifyReceipt(file []byte, a Anchors) *verdict.Verdict {
 		}
 		switch {
 		case err != nil:
-			v.Misbehaviour(verdict.CheckOutcome, "pick %d: %s", r.Index+1, err)
+			v.Misbehaviour(verdict.CheckOutcome, verdict.MsgPickErr, r.Index+1, Cause(err))
 		case want != r.Outcome:
-			v.Misbehaviour(verdict.CheckOutcome, "pick %d (number %d): recorded %s, β gives %s", r.Index+1, r.Number, r.Outcome, want)
+			v.Misbehaviour(verdict.CheckOutcome, verdict.MsgPickOutcomeWrong, r.Index+1, r.Number, verdict.Term(r.Outcome), verdict.Term(want))
 		default:
-			v.Pass(verdict.CheckOutcome, "pick %d, number %d: %s (probability of losing %s)", r.Index+1, r.Number, want, qod.LosingChance(qod.Numbers-r.Index))
+			v.Pass(verdict.CheckOutcome, verdict.MsgPickOutcome, r.Index+1, r.Number, verdict.Term(want), qod.LosingChance(qod.Numbers-r.Index))
 		}
 	case *record.GameStart:
 		m, err := qod.Multipliers(r.Stake, r.Beta)
 		switch {
 		case err != nil:
-			v.Misbehaviour(verdict.CheckOutcome, "start: %s", err)
+			v.Misbehaviour(verdict.CheckOutcome, verdict.MsgStartErr, Cause(err))
 		case m != r.Multipliers:
-			v.Misbehaviour(verdict.CheckOutcome, "start: multipliers %v, β gives %v", r.Multipliers, m)
+			v.Misbehaviour(verdict.CheckOutcome, verdict.MsgStartMultipliers, r.Multipliers, m)
 		case qod.Amounts(r.Stake, m) != r.Amounts:
-			v.Misbehaviour(verdict.CheckOutcome, "start: amounts %v, the rules give %v", r.Amounts, qod.Amounts(r.Stake, m))
+			v.Misbehaviour(verdict.CheckOutcome, verdict.MsgStartAmounts, r.Amounts, qod.Amounts(r.Stake, m))
 		default:
-			v.Pass(verdict.CheckOutcome, "multipliers %v", m)
+			v.Pass(verdict.CheckOutcome, verdict.MsgMultipliers, m)
 		}
 	case *record.PromoDraw:
 		idx, err := promo.Picks(r.Beta, r.Winners+r.Reserves, r.Count)
@@ -135,20 +138,16 @@ func VerifyReceipt(file []byte, a Anchors) *verdict.Verdict {
 			ok = uint64(idx[i]) == r.Ranking[i]
 		}
 		if ok {
-			v.Pass(verdict.CheckOutcome, "ranking %v", r.Ranking)
+			v.Pass(verdict.CheckOutcome, verdict.MsgRanking, r.Ranking)
 		} else {
-			v.Misbehaviour(verdict.CheckOutcome, "ranking %v, β gives %v", r.Ranking, idx)
+			v.Misbehaviour(verdict.CheckOutcome, verdict.MsgRankingWrong, r.Ranking, idx)
 		}
 	}
 	return v
 }
 
-func gameOf(r record.Record) string {
-	if g, ok := r.(record.GameRecord); ok {
-		return ", game " + g.GameID()
-	}
-	return ""
-}
+// kind is a record's kind as a word of the verdict vocabulary.
+func kind(r record.Record) verdict.Term { return verdict.Term(r.Kind()) }
 
 // drawOf returns the key id, proof and β of a record that draws.
 func drawOf(r record.Record) (string, []byte, []byte) {
@@ -167,50 +166,50 @@ func drawOf(r record.Record) (string, []byte, []byte) {
 // (key, signature, inclusion of every record), the VRF keys, then the game
 // itself (CheckGame).
 func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
-	v := verdict.New(DocTranscript, "game transcript")
+	v := verdict.New(DocTranscript, verdict.MsgSubjectTranscript)
 	var t Transcript
 	if err := decodeStrict(file, &t); err != nil {
-		v.Fail(verdict.CheckFormat, "not a transcript: %s", err)
+		v.Fail(verdict.CheckFormat, verdict.MsgNotTranscript, Cause(err))
 		return v
 	}
 	if t.V != 1 || t.Type != TypeTranscript {
-		v.Fail(verdict.CheckFormat, "version %d type %q, want 1 %q", t.V, t.Type, TypeTranscript)
+		v.Fail(verdict.CheckFormat, verdict.MsgWrongVersion, t.V, t.Type, TypeTranscript)
 		return v
 	}
 	if len(t.Records) == 0 {
-		v.Fail(verdict.CheckFormat, "no records")
+		v.Fail(verdict.CheckFormat, verdict.MsgNoRecords)
 		return v
 	}
-	v.Pass(verdict.CheckFormat, "")
-	v.Subject = fmt.Sprintf("game %s (%d records)", t.Game, len(t.Records))
+	v.Pass(verdict.CheckFormat, verdict.NoDetail)
+	v.SetSubject(verdict.MsgSubjectGame, t.Game, len(t.Records))
 
 	// Records parse; the optional emission and key announcement are what they claim.
 	var emission *record.Emission
 	var keys *record.KeyAnnouncement
 	entries := append([]Logged(nil), t.Records...)
-	names := make([]string, 0, len(entries)+2)
+	names := make([]verdict.Msg, 0, len(entries)+2)
 	for i := range t.Records {
-		names = append(names, fmt.Sprintf("record %d", i))
+		names = append(names, verdict.M(verdict.MsgNameRecord, i))
 	}
 	if t.Emission != nil {
 		r, err := record.Parse([]byte(t.Emission.Record))
 		e, ok := r.(*record.Emission)
 		if err != nil || !ok {
-			v.Misbehaviour(verdict.CheckRecord, "emission: not an emission record")
+			v.Misbehaviour(verdict.CheckRecord, verdict.MsgEmissionNotEmission)
 			return v
 		}
 		emission = e
-		entries, names = append(entries, *t.Emission), append(names, "the emission record")
+		entries, names = append(entries, *t.Emission), append(names, verdict.M(verdict.MsgNameEmission))
 	}
 	if t.Keys != nil {
 		r, err := record.Parse([]byte(t.Keys.Record))
 		k, ok := r.(*record.KeyAnnouncement)
 		if err != nil || !ok {
-			v.Misbehaviour(verdict.CheckRecord, "keys: not a key announcement")
+			v.Misbehaviour(verdict.CheckRecord, verdict.MsgKeysNotAnnouncement)
 			return v
 		}
 		keys = k
-		entries, names = append(entries, *t.Keys), append(names, "the key announcement")
+		entries, names = append(entries, *t.Keys), append(names, verdict.M(verdict.MsgNameKeys))
 	}
 	leaves := make([][]byte, len(t.Records))
 	indices := make([]uint64, len(t.Records))
@@ -218,11 +217,11 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 	for i, e := range t.Records {
 		r, err := record.Parse([]byte(e.Record))
 		if err != nil {
-			recordProblem(v, err, "record %d", i)
+			recordProblem(v, err, verdict.M(verdict.MsgNameRecord, i))
 			return v
 		}
 		if gr, ok := r.(record.GameRecord); !ok || gr.GameID() != t.Game {
-			v.Misbehaviour(verdict.CheckRecord, "record %d: not a record of game %q", i, t.Game)
+			v.Misbehaviour(verdict.CheckRecord, verdict.MsgRecordNotOfGame, i, t.Game)
 			return v
 		}
 		if s, ok := r.(*record.GameStart); ok && i == 0 {
@@ -230,9 +229,9 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 		}
 		leaves[i], indices[i] = []byte(e.Record), e.Index
 	}
-	v.Pass(verdict.CheckRecord, "%d canonical records", len(entries))
+	v.Pass(verdict.CheckRecord, verdict.MsgCanonicalRecords, len(entries))
 	if emission != nil && start != nil && emission.Emission != start.Emission {
-		v.Misbehaviour(verdict.CheckRecord, "the emission record is for %q, the game for %q", emission.Emission, start.Emission)
+		v.Misbehaviour(verdict.CheckRecord, verdict.MsgEmissionMismatch, emission.Emission, start.Emission)
 		return v
 	}
 
@@ -241,11 +240,11 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 
 	// VRF keys: given, pinned, or announced in the trusted log before the start.
 	ring := map[string]*vrf.PublicKey{}
-	var problems []string
+	var problems []verdict.Msg
 	for _, k := range t.VRFKeys {
 		pk, err := parseVRFKey(k)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("key %q: %s", k.ID, err))
+			problems = append(problems, verdict.M(verdict.MsgKeyProblem, k.ID, Cause(err)))
 			continue
 		}
 		fp := record.Hex(record.Fingerprint(pk.Bytes()))
@@ -256,7 +255,7 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 			// Announced in the trusted log before the game started.
 			ring[k.ID] = pk
 		default:
-			problems = append(problems, fmt.Sprintf("key %s (fingerprint %s) is neither given, pinned, nor announced in the trusted log before the game", k.ID, fp))
+			problems = append(problems, verdict.M(verdict.MsgKeyNotAnchored, k.ID, fp))
 		}
 	}
 	used := map[string]bool{}
@@ -268,19 +267,19 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 	}
 	for id := range used {
 		if _, ok := ring[id]; !ok && len(problems) == 0 {
-			problems = append(problems, fmt.Sprintf("the records name key %q, which the transcript does not give", id))
+			problems = append(problems, verdict.M(verdict.MsgKeyNotGiven, id))
 		}
 	}
 	switch {
 	case len(problems) > 0:
-		v.Fail(verdict.CheckVRFKey, "%s", problems[0])
+		v.Fail(verdict.CheckVRFKey, verdict.MsgSame, problems[0])
 	case len(used) == 0:
-		v.Skip(verdict.CheckVRFKey, "no record of this game draws")
+		v.Skip(verdict.CheckVRFKey, verdict.MsgNoDraw)
 	default:
 		for id, pk := range ring {
-			v.Fact("vrf key", "%s %s fingerprint %s", id, pk.Suite(), record.Hex(record.Fingerprint(pk.Bytes())))
+			v.Fact("vrf key", verdict.MsgVRFKey, id, pk.Suite(), record.Hex(record.Fingerprint(pk.Bytes())))
 		}
-		v.Pass(verdict.CheckVRFKey, "%d key(s)", len(ring))
+		v.Pass(verdict.CheckVRFKey, verdict.MsgKeyCount, len(ring))
 	}
 	// The game. Proofs are checked with the document's keys even when they
 	// are not trusted: the vrf-key check already failed then.
@@ -296,7 +295,7 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 		g.StartDeadline = emission.StartDeadline
 	}
 	if p := CheckGame(v, g); p != nil && p.Final.Phase != 0 {
-		v.Fact("game", "%s: %d picks, tier %d, %s", t.Game, p.Final.Picks, p.Final.Tier, p.Final.Phase)
+		v.Fact("game", verdict.MsgGameFact, t.Game, p.Final.Picks, p.Final.Tier, verdict.Term(p.Final.Phase.String()))
 	}
 	return v
 }

@@ -82,6 +82,8 @@ var titles = map[string][2]text{
 		{"The draw is the draw of this freeze, logged after it, with the same list.", "Le tirage est bien celui de ce gel, journalisé après lui, sur la même liste."}},
 	"bailiff-share": {{"bailiff's share", "contribution de l'huissier"},
 		{"The bailiff's contribution entered at the ceremony is in the draw.", "La contribution saisie par l'huissier lors de la cérémonie entre dans le tirage."}},
+	"beacon-signature": {{"public beacon", "balise publique d'aléa"},
+		{"The public beacon value bound into the draw is the one of the drand round announced at the freeze, signed by that beacon.", "La valeur de la balise publique d'aléa intégrée au tirage est celle de la ronde drand annoncée lors du gel, signée par cette balise."}},
 	"ranked-picks": {{"winners and reserves", "gagnants et suppléants"},
 		{"Winners and reserves are exactly those the proven random value designates.", "Gagnants et suppléants sont exactement ceux que désigne la valeur aléatoire prouvée."}},
 	"pick-inclusion": {{"winners in the list", "gagnants dans la liste"},
@@ -123,7 +125,8 @@ func Known(name string) bool { _, ok := titles[name]; return ok }
 type language string
 
 var words = map[string]text{
-	"subject":              {"verified", "vérifié"},
+	"subject":              {"verified: ", "vérifié : "},
+	"colon":                {": ", " : "},
 	"pass":                 {"PASS", "OK"},
 	"fail":                 {"FAIL", "ÉCHEC"},
 	"misbehaviour":         {"MISBEHAVIOUR", "MANQUEMENT"},

@@ -60,15 +60,37 @@ type Check struct {
 	Name string `json:"check"`
 	// Status is the result.
 	Status Status `json:"status"`
-	// Detail is a one-line technical reason, naming the item: "pick 7: the
-	// proof does not verify under key vrf-…". Empty on a plain pass.
+	// Detail is a one-line technical reason in English, naming the item:
+	// "pick 7: the proof does not verify under key vrf-…". Empty on a plain
+	// pass. It is Message rendered in English.
 	Detail string `json:"detail,omitempty"`
+	// Message is the reason in language-neutral form (see [Msg]); render it
+	// with [Check.Reason].
+	Message *Msg `json:"message,omitempty"`
+}
+
+// Reason is the check's one-line reason in lang ("fr" or "en").
+func (c Check) Reason(lang string) string {
+	if c.Message != nil {
+		return c.Message.Text(lang)
+	}
+	return c.Detail
+}
+
+// Set sets the check's result and reason.
+func (c *Check) Set(s Status, m Msg) {
+	c.Status, c.Detail, c.Message = s, m.Text("en"), nil
+	if m.ID != NoDetail {
+		c.Message = &m
+	}
 }
 
 // Verdict is the list of checks run on one piece of material.
 type Verdict struct {
-	// Subject says what was verified, e.g. "game g-42 (9 records)".
-	Subject string `json:"subject"`
+	// Subject says what was verified, e.g. "game g-42 (9 records)", in
+	// English: SubjectMsg rendered in English (see [Verdict.SetSubject]).
+	Subject    string `json:"subject"`
+	SubjectMsg *Msg   `json:"subject_message,omitempty"`
 	// Kind is the kind of material: receipt, transcript, certificate, log, audit.
 	Kind   string  `json:"kind"`
 	Checks []Check `json:"checks"`
@@ -77,46 +99,95 @@ type Verdict struct {
 	Facts []Fact `json:"facts,omitempty"`
 }
 
-// Fact is one labelled value of a verdict.
+// Fact is one labelled value of a verdict. Name and Value are in English;
+// Label and Message are their language-neutral forms.
 type Fact struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
+	Name    string `json:"name"`
+	Value   string `json:"value"`
+	Label   *Msg   `json:"label,omitempty"`
+	Message *Msg   `json:"message,omitempty"`
 }
 
-// New returns an empty verdict.
-func New(kind, subject string) *Verdict { return &Verdict{Kind: kind, Subject: subject} }
+// Text is the fact's name and value in lang.
+func (f Fact) Text(lang string) (name, value string) {
+	name, value = f.Name, f.Value
+	if f.Label != nil {
+		name = f.Label.Text(lang)
+	}
+	if f.Message != nil {
+		value = f.Message.Text(lang)
+	}
+	return name, value
+}
 
-// Pass records a passed check.
-func (v *Verdict) Pass(name, format string, args ...any) {
-	v.add(name, StatusPass, format, args...)
+// New returns an empty verdict on the subject id(args…).
+func New(kind string, id MsgID, args ...any) *Verdict {
+	v := &Verdict{Kind: kind}
+	v.SetSubject(id, args...)
+	return v
+}
+
+// SetSubject says what was verified.
+func (v *Verdict) SetSubject(id MsgID, args ...any) {
+	m := M(id, args...)
+	v.Subject, v.SubjectMsg = m.Text("en"), &m
+}
+
+// SubjectText is the subject in lang.
+func (v *Verdict) SubjectText(lang string) string {
+	if v.SubjectMsg != nil {
+		return v.SubjectMsg.Text(lang)
+	}
+	return v.Subject
+}
+
+// Pass records a passed check, with the reason id(args…) (NoDetail: none).
+func (v *Verdict) Pass(name string, id MsgID, args ...any) {
+	v.add(name, StatusPass, M(id, args...))
 }
 
 // Fail records a failed check (ordinary class).
-func (v *Verdict) Fail(name, format string, args ...any) {
-	v.add(name, StatusFail, format, args...)
+func (v *Verdict) Fail(name string, id MsgID, args ...any) {
+	v.add(name, StatusFail, M(id, args...))
 }
 
 // Misbehaviour records a check that proves misbehaviour.
-func (v *Verdict) Misbehaviour(name, format string, args ...any) {
-	v.add(name, StatusMisbehaviour, format, args...)
+func (v *Verdict) Misbehaviour(name string, id MsgID, args ...any) {
+	v.add(name, StatusMisbehaviour, M(id, args...))
 }
 
 // Skip records a check that does not apply or cannot run on this material.
-func (v *Verdict) Skip(name, format string, args ...any) {
-	v.add(name, StatusSkip, format, args...)
+func (v *Verdict) Skip(name string, id MsgID, args ...any) {
+	v.add(name, StatusSkip, M(id, args...))
 }
 
-// Fact records an established fact.
-func (v *Verdict) Fact(name, format string, args ...any) {
-	v.Facts = append(v.Facts, Fact{Name: name, Value: fmt.Sprintf(format, args...)})
+// Fact records an established fact: its name (a Term of the vocabulary)
+// and its value id(args…).
+func (v *Verdict) Fact(name Term, id MsgID, args ...any) {
+	v.FactNamed(M(MsgSame, name), id, args...)
 }
 
-func (v *Verdict) add(name string, s Status, format string, args ...any) {
-	d := format
-	if len(args) > 0 {
-		d = fmt.Sprintf(format, args...)
+// FactNamed records an established fact whose name is a message
+// ("reserve 2").
+func (v *Verdict) FactNamed(name Msg, id MsgID, args ...any) {
+	m := M(id, args...)
+	v.Facts = append(v.Facts, Fact{Name: name.Text("en"), Value: m.Text("en"), Label: &name, Message: &m})
+}
+
+// Set sets the result of check name, adding the check if it did not run.
+func (v *Verdict) Set(name string, s Status, id MsgID, args ...any) {
+	c := v.Find(name)
+	if c == nil {
+		v.Checks = append(v.Checks, Check{Name: name})
+		c = &v.Checks[len(v.Checks)-1]
 	}
-	v.Checks = append(v.Checks, Check{Name: name, Status: s, Detail: d})
+	c.Set(s, M(id, args...))
+}
+
+func (v *Verdict) add(name string, s Status, m Msg) {
+	c := Check{Name: name}
+	c.Set(s, m)
+	v.Checks = append(v.Checks, c)
 }
 
 // Status is the overall result: misbehaviour if any check proves it, else
@@ -166,8 +237,10 @@ func (v *Verdict) First() *Check {
 // check. It wraps ErrMisbehaviour or ErrFailed.
 type CheckError struct {
 	Check  string
-	Detail string
-	class  error
+	Detail string // in English
+	// Message is Detail in language-neutral form (nil when there is none).
+	Message *Msg
+	class   error
 }
 
 func (e *CheckError) Error() string {
@@ -191,23 +264,29 @@ func (v *Verdict) Err() error {
 	if c.Status == StatusMisbehaviour {
 		class = ErrMisbehaviour
 	}
-	return &CheckError{Check: c.Name, Detail: c.Detail, class: class}
+	return &CheckError{Check: c.Name, Detail: c.Detail, Message: c.Message, class: class}
 }
 
 // jsonVerdict is the --json form: the verdict plus its overall status.
 type jsonVerdict struct {
-	Verdict Status  `json:"verdict"`
-	Kind    string  `json:"kind"`
-	Subject string  `json:"subject"`
-	Summary string  `json:"summary"`
-	Checks  []Check `json:"checks"`
-	Facts   []Fact  `json:"facts,omitempty"`
+	Verdict    Status  `json:"verdict"`
+	Kind       string  `json:"kind"`
+	Subject    string  `json:"subject"`
+	SubjectMsg *Msg    `json:"subject_message,omitempty"`
+	Summary    string  `json:"summary"`
+	Checks     []Check `json:"checks"`
+	Facts      []Fact  `json:"facts,omitempty"`
 }
 
-// JSON is the machine-readable verdict: {"verdict":"pass|fail|misbehaviour",
-// "kind":…, "subject":…, "checks":[{"check":…,"status":…,"detail":…}], "facts":[…]}.
+// JSON is the machine-readable verdict, in English whatever the language
+// asked for: {"verdict":"pass|fail|misbehaviour", "kind":…, "subject":…,
+// "subject_message":{"id":…,"args":[…]}, "summary":…,
+// "checks":[{"check":…,"status":…,"detail":…,"message":{"id":…,"args":[…]}}],
+// "facts":[{"name":…,"value":…,"label":…,"message":{…}}]}. The message
+// objects are the language-neutral forms of the English texts beside them
+// (ids in messages.go).
 func (v *Verdict) JSON() []byte {
-	b, err := json.MarshalIndent(jsonVerdict{Verdict: v.Status(), Kind: v.Kind, Subject: v.Subject,
+	b, err := json.MarshalIndent(jsonVerdict{Verdict: v.Status(), Kind: v.Kind, Subject: v.Subject, SubjectMsg: v.SubjectMsg,
 		Summary: v.Summary("en"), Checks: v.Checks, Facts: v.Facts}, "", "  ")
 	if err != nil {
 		panic("verdict: " + err.Error())
@@ -222,19 +301,17 @@ func (v *Verdict) JSON() []byte {
 func (v *Verdict) Text(lang string) string {
 	l := language(lang)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s\n", l.word("subject"), v.Subject)
-	if lang == "fr" {
-		b.WriteString("  (les détails techniques après chaque vérification sont en anglais)\n")
-	}
+	fmt.Fprintf(&b, "%s%s\n", l.word("subject"), v.SubjectText(lang))
 	for _, c := range v.Checks {
 		fmt.Fprintf(&b, "  [%s] %-22s %s", l.word(string(c.Status)), c.Name, Title(c.Name, lang))
-		if c.Detail != "" {
-			fmt.Fprintf(&b, " — %s", c.Detail)
+		if r := c.Reason(lang); r != "" {
+			fmt.Fprintf(&b, " — %s", r)
 		}
 		b.WriteString("\n")
 	}
 	for _, f := range v.Facts {
-		fmt.Fprintf(&b, "  %s: %s\n", f.Name, f.Value)
+		n, val := f.Text(lang)
+		fmt.Fprintf(&b, "  %s%s%s\n", n, l.word("colon"), val)
 	}
 	b.WriteString(v.Summary(lang))
 	b.WriteString("\n")
@@ -249,17 +326,20 @@ func (v *Verdict) Summary(lang string) string {
 	case StatusPass:
 		return l.word("verdict-pass")
 	case StatusMisbehaviour:
-		return fmt.Sprintf("%s %s: %s", l.word("verdict-misbehaviour"), l.check(c.Name), c.Detail)
+		return fmt.Sprintf("%s %s%s%s", l.word("verdict-misbehaviour"), l.check(c.Name), l.word("colon"), c.Reason(lang))
 	}
 	if c == nil {
 		return l.word("verdict-empty")
 	}
-	return fmt.Sprintf("%s %s: %s", l.word("verdict-fail"), l.check(c.Name), c.Detail)
+	return fmt.Sprintf("%s %s%s%s", l.word("verdict-fail"), l.check(c.Name), l.word("colon"), c.Reason(lang))
 }
 
 // check names a check in a summary: «title» (name).
 func (l language) check(name string) string {
 	if t := Title(name, string(l)); t != name {
+		if l == "fr" {
+			return fmt.Sprintf("« %s » (%s)", t, name)
+		}
 		return fmt.Sprintf("«%s» (%s)", t, name)
 	}
 	return name

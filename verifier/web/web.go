@@ -60,8 +60,8 @@ func Verify(files []File, pins string) []Result {
 		case receipt.DocEntrants:
 			l, err := promo.ParseEntrantList(f.Data)
 			if err != nil {
-				v := verdict.New(receipt.DocEntrants, f.Name)
-				v.Fail("entrant-list", "%s", err)
+				v := verdict.New(receipt.DocEntrants, verdict.MsgSame, f.Name)
+				v.Fail(promo.CheckEntrantList, verdict.MsgSame, receipt.Cause(err))
 				out = append(out, Result{File: f.Name, Verdict: v})
 				continue
 			}
@@ -69,8 +69,8 @@ func Verify(files []File, pins string) []Result {
 		case receipt.DocReceipt, receipt.DocTranscript, receipt.DocCertificate:
 			docs = append(docs, f)
 		default:
-			v := verdict.New("", f.Name)
-			v.Fail(verdict.CheckFormat, "not a Tirage receipt, transcript, certificate, entrant list or log key file")
+			v := verdict.New("", verdict.MsgSame, f.Name)
+			v.Fail(verdict.CheckFormat, verdict.MsgNotTirageFile)
 			out = append(out, Result{File: f.Name, Verdict: v})
 		}
 	}
@@ -99,13 +99,19 @@ type pageCheck struct {
 }
 
 type pageResult struct {
-	File    string         `json:"file"`
-	Kind    string         `json:"kind"`
-	Subject string         `json:"subject"`
-	Verdict string         `json:"verdict"`
-	Summary string         `json:"summary"`
-	Checks  []pageCheck    `json:"checks"`
-	Facts   []verdict.Fact `json:"facts,omitempty"`
+	File    string      `json:"file"`
+	Kind    string      `json:"kind"`
+	Subject string      `json:"subject"`
+	Verdict string      `json:"verdict"`
+	Summary string      `json:"summary"`
+	Checks  []pageCheck `json:"checks"`
+	Facts   []pageFact  `json:"facts,omitempty"`
+}
+
+// pageFact is one established fact as the page shows it.
+type pageFact struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 // Render encodes results for the page in lang ("fr" or "en").
@@ -113,10 +119,14 @@ func Render(results []Result, lang string) []byte {
 	out := make([]pageResult, 0, len(results))
 	for _, r := range results {
 		v := r.Verdict
-		p := pageResult{File: r.File, Kind: v.Kind, Subject: v.Subject, Verdict: string(v.Status()), Summary: v.Summary(lang), Facts: v.Facts}
+		p := pageResult{File: r.File, Kind: v.Kind, Subject: v.SubjectText(lang), Verdict: string(v.Status()), Summary: v.Summary(lang)}
 		for _, c := range v.Checks {
 			p.Checks = append(p.Checks, pageCheck{Name: c.Name, Status: string(c.Status), Title: verdict.Title(c.Name, lang),
-				Explanation: verdict.Explanation(c.Name, lang), Detail: c.Detail})
+				Explanation: verdict.Explanation(c.Name, lang), Detail: c.Reason(lang)})
+		}
+		for _, f := range v.Facts {
+			name, value := f.Text(lang)
+			p.Facts = append(p.Facts, pageFact{Name: name, Value: value})
 		}
 		out = append(out, p)
 	}

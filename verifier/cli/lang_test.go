@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"tirage.fr/tirage/verifier/receipt/receipttest"
+)
+
+// english are words that give away an English sentence in French output.
+// Ids, hashes, check names and file names never contain them as words.
+var english = regexp.MustCompile(`\b(the|does|not|record|records|pick|proof|key|trusted|is|of|and|with|gives|recorded|verify|under|log|size|checkpoint|root)\b`)
+
+// frenchOK checks that a French rendering reads as French: every line's
+// prose (after the check's title) is free of English words.
+func frenchOK(t *testing.T, name, out string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		// Drop what is not prose: check names in brackets' column, paths.
+		prose := line
+		if i := strings.Index(prose, "] "); i >= 0 {
+			prose = prose[i+2:]
+			if j := strings.IndexByte(prose, ' '); j >= 0 {
+				prose = prose[j:] // the check's name (vrf-proof, …) is an identifier
+			}
+		}
+		// Technical details quoted from the core's errors are English by
+		// design, and labelled so.
+		prose = regexp.MustCompile(`en anglais\)? : « [^»]*»`).ReplaceAllString(prose, " ")
+		prose = regexp.MustCompile(`vérification [a-z-]+ :|\(([a-z-]+)\)|rngverify [a-z]+|[0-9a-f]{16,}|\S+\.json|\S+/\S+`).ReplaceAllString(prose, " ")
+		if m := english.FindString(prose); m != "" {
+			t.Errorf("%s: English %q in French output line:\n%s", name, m, line)
+		}
+	}
+}
+
+// TestLanguages: each failing check reads in the language asked for — the
+// reason after the check too — and English output is what it always was.
+func TestLanguages(t *testing.T) {
+	dir := t.TempDir()
+	a := newAppliance(t, 21)
+	key := write(t, dir, "log.vkey", a.LogKeyFile())
+
+	// A forged proof in a game transcript (misbehaviour, vrf-proof).
+	forged := playGame(t, a, receipttest.Play{Game: "g-forged", Cheat: receipttest.Cheat{ForgeProof: 3}})
+	forgedFile := write(t, dir, "forged.json", a.Transcript(forged, receipttest.TranscriptOptions{}))
+
+	// A receipt whose outcome was edited after the fact (misbehaviour,
+	// outcome; the edited record is no longer the logged one).
+	g := playGame(t, a, receipttest.Play{Game: "g-receipt", StopAt: 2})
+	rc := a.Receipt(g, 1, true)
+	tampered := bytes.Replace(rc, []byte(`\"outcome\":\"good\"`), []byte(`\"outcome\":\"losing\"`), 1)
+	if bytes.Equal(tampered, rc) {
+		t.Fatalf("the receipt has no good outcome to edit:\n%s", rc)
+	}
+	tamperedFile := write(t, dir, "tampered.json", tampered)
+
+	// A forked log: a receipt proven in a tree of the trusted size with
+	// another root.
+	f := newAppliance(t, 22)
+	playGame(t, f, receipttest.Play{Game: "g-0"})
+	fork := f.Fork(f.Size())
+	playGame(t, f, receipttest.Play{Game: "g-1", StopAt: 1})
+	fg := playGame(t, fork, receipttest.Play{Game: "g-1", StopAt: 2, Numbers: []int{9, 8, 7, 6, 5, 4, 3, 2, 1, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}})
+	for fork.Size() < f.Size() {
+		fork.Append([]byte("pad"))
+	}
+	for f.Size() < fork.Size() {
+		f.Append([]byte("pad"))
+	}
+	tiles := filepath.Join(dir, "tiles")
+	writeTiles(t, tiles, f)
+	state := filepath.Join(dir, "state.json")
+	if code, out, errs := run(t, "log", "--dir", tiles, "--log-key", write(t, dir, "f.vkey", f.LogKeyFile()), "--state", state); code != ExitOK {
+		t.Fatalf("log: %d\n%s%s", code, out, errs)
+	}
+	forkFile := write(t, dir, "forked.json", fork.Receipt(fg, 1, true))
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		// The check line and stderr conclusion, in English (as they have
+		// always read) and in French.
+		enLine, enErr, frLine, frErr *regexp.Regexp
+	}{
+		{"wrong-proof", []string{"game", forgedFile, "--log-key", key},
+			regexp.MustCompile(`\[MISBEHAVIOUR\] vrf-proof +draw proofs — pick 3 \(number \d+, record 3\): the proof does not verify under key \S+ \(proof does not verify under this key\)\n`),
+			regexp.MustCompile(`^rngverify game: MISBEHAVIOUR PROVEN, check vrf-proof: pick 3 \(number \d+, record 3\): the proof does not verify under key \S+ \(proof does not verify under this key\)\n$`),
+			regexp.MustCompile(`\[MANQUEMENT\] vrf-proof +preuves des tirages — sélection 3 \(numéro \d+, enregistrement 3\) : la preuve ne se vérifie pas sous la clé \S+ \(preuve invalide \(détail technique, en anglais : « proof does not verify under this key »\)\)\n`),
+			regexp.MustCompile(`^rngverify game : MANQUEMENT PROUVÉ, vérification vrf-proof : sélection 3 \(numéro \d+, enregistrement 3\) : la preuve ne se vérifie pas sous la clé \S+ \(preuve invalide \(détail technique, en anglais : « proof does not verify under this key »\)\)\n$`)},
+		{"tampered-receipt", []string{"receipt", tamperedFile, "--log-key", key, "--pin", a.VRFFingerprint()},
+			regexp.MustCompile(`\[MISBEHAVIOUR\] outcome +outcomes — pick 1 \(number \d+\): recorded losing, β gives good`),
+			regexp.MustCompile(`^rngverify receipt: MISBEHAVIOUR PROVEN, check outcome: pick 1 \(number \d+\): recorded losing, β gives good\n$`),
+			regexp.MustCompile(`\[MANQUEMENT\] outcome +résultats — sélection 1 \(numéro \d+\) : enregistré « numéro perdant », β donne « bon numéro »`),
+			regexp.MustCompile(`^rngverify receipt : MANQUEMENT PROUVÉ, vérification outcome : sélection 1 \(numéro \d+\) : enregistré « numéro perdant », β donne « bon numéro »\n$`)},
+		{"forked-log", []string{"receipt", forkFile, "--state", state, "--pin", fork.VRFFingerprint()},
+			regexp.MustCompile(`\[MISBEHAVIOUR\] log-consistency +log consistency — two checkpoints of size \d+ with different roots: log fork: misbehaviour \(trusted root [0-9a-f]{64}, document root [0-9a-f]{64}\)\n`),
+			regexp.MustCompile(`^rngverify receipt: MISBEHAVIOUR PROVEN, check log-consistency: two checkpoints of size \d+ with different roots: log fork: misbehaviour \(trusted root`),
+			regexp.MustCompile(`\[MANQUEMENT\] log-consistency +cohérence du journal — bifurcation du journal : deux historiques différents pour une même taille \(manquement\) \(détail technique, en anglais : « two checkpoints of size \d+ with different roots: log fork: misbehaviour »\) \(racine de confiance [0-9a-f]{64}, racine du document [0-9a-f]{64}\)\n`),
+			regexp.MustCompile(`^rngverify receipt : MANQUEMENT PROUVÉ, vérification log-consistency : bifurcation du journal`)},
+	} {
+		code, out, errs := run(t, tc.args...)
+		if code != ExitFail || !tc.enLine.MatchString(out) || !tc.enErr.MatchString(errs) {
+			t.Errorf("%s, English: exit %d\nstderr: %s\n%s", tc.name, code, errs, out)
+		}
+		code, out, errs = run(t, append(tc.args, "--lang", "fr")...)
+		if code != ExitFail || !tc.frLine.MatchString(out) || !tc.frErr.MatchString(errs) {
+			t.Errorf("%s, French: exit %d\nstderr: %s\n%s", tc.name, code, errs, out)
+		}
+		frenchOK(t, tc.name, out+errs)
+		if testing.Verbose() {
+			t.Logf("%s --lang fr:\n%s%s", tc.name, out, errs)
+		}
+		// --json stays English, with the message ids beside the text.
+		_, out, _ = run(t, append(tc.args, "--json", "--lang", "fr")...)
+		if !strings.Contains(out, `"detail": "`) || !strings.Contains(out, `"message": {`) || strings.Contains(out, "MANQUEMENT") {
+			t.Errorf("%s --json: %s", tc.name, out)
+		}
+	}
+
+	// The built binary speaks French too.
+	bin := filepath.Join(dir, "rngverify")
+	if out, err := exec.Command("go", "build", "-o", bin, "tirage.fr/tirage/cmd/rngverify").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "game", forgedFile, "--log-key", key, "--lang", "fr")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Env = append(os.Environ(), "LANG=C")
+	cmd.Run()
+	if cmd.ProcessState.ExitCode() != ExitFail || !strings.Contains(stdout.String(), "la preuve ne se vérifie pas sous la clé") || !strings.Contains(stderr.String(), "MANQUEMENT PROUVÉ, vérification vrf-proof : sélection 3") {
+		t.Errorf("binary --lang fr: exit %d\n%s%s", cmd.ProcessState.ExitCode(), stdout.String(), stderr.String())
+	}
+	frenchOK(t, "binary", stdout.String()+stderr.String())
+}

@@ -1,0 +1,90 @@
+package receipt
+
+import (
+	"errors"
+	"strings"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/qod"
+	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// causes names the core's sentinel errors in the message catalog, most
+// specific first (a rule broken on replay also wraps qod.ErrTranscript).
+var causes = []struct {
+	err error
+	id  verdict.MsgID
+}{
+	{vrf.ErrInvalidProof, verdict.MsgCauseInvalidProof},
+	{vrf.ErrUnknownSuite, verdict.MsgCauseUnknownSuite},
+	{record.ErrVersion, verdict.MsgCauseRecordVersion},
+	{record.ErrUnknownKind, verdict.MsgCauseRecordKind},
+	{record.ErrMalformed, verdict.MsgCauseRecordMalformed},
+	{checkpoint.ErrFork, verdict.MsgCauseFork},
+	{checkpoint.ErrUntrusted, verdict.MsgCauseCheckpointUntrusted},
+	{checkpoint.ErrMalformed, verdict.MsgCauseCheckpointMalformed},
+	{qod.ErrStake, verdict.MsgCauseStake},
+	{qod.ErrBeta, verdict.MsgCauseBeta},
+	{qod.ErrStartClosed, verdict.MsgCauseStartClosed},
+	{qod.ErrNumberRange, verdict.MsgCauseNumberRange},
+	{qod.ErrNumberPicked, verdict.MsgCauseNumberPicked},
+	{qod.ErrGameOver, verdict.MsgCauseGameOver},
+	{qod.ErrAtTier, verdict.MsgCauseAtTier},
+	{qod.ErrNotAtTier, verdict.MsgCauseNotAtTier},
+	{qod.ErrExpired, verdict.MsgCauseExpired},
+	{qod.ErrNotExpired, verdict.MsgCauseNotExpired},
+	{qod.ErrTimeOrder, verdict.MsgCauseTimeOrder},
+	{qod.ErrTicketPlayed, verdict.MsgCauseTicketPlayed},
+	{qod.ErrTranscript, verdict.MsgCauseTranscript},
+	{promo.ErrEntrantList, verdict.MsgCauseEntrantList},
+	{errInclusion, verdict.MsgCauseInclusion},
+}
+
+// errInclusion is x/mod tlog's (unexported) error for an inclusion proof
+// that does not lead to the tree's root, obtained from tlog itself: a
+// one-leaf tree whose root is not the leaf.
+var errInclusion = tlog.CheckRecord(nil, 1, tlog.Hash{}, 0, tlog.Hash{1})
+
+// Cause is the language-neutral form of an error of the verifier core, as
+// the reason of a check: its English rendering is err's text, unchanged;
+// in French, a sentinel the catalog knows (vrf.ErrInvalidProof,
+// qod.ErrNumberPicked, checkpoint.ErrFork …) is named in French, followed by
+// the English text as a technical detail when that text says more than the
+// sentinel. Any other error is shown as a technical detail.
+func Cause(err error) verdict.Msg { return CauseText(err, err.Error()) }
+
+// CauseText is Cause with the English text to show (err's text trimmed of
+// a prefix the reason already says).
+func CauseText(err error, text string) verdict.Msg {
+	for _, c := range causes {
+		if errors.Is(err, c.err) {
+			if text == strings.TrimPrefix(c.err.Error(), "vrf: ") || text == c.err.Error() {
+				return verdict.M(c.id)
+			}
+			return verdict.M(verdict.MsgCauseDetail, verdict.M(c.id), text)
+		}
+	}
+	return verdict.M(verdict.MsgCauseTechnical, text)
+}
+
+// Localize returns m with its error arguments turned into causes (Cause),
+// so that they are rendered in the reader's language too.
+func Localize(m verdict.Msg) verdict.Msg {
+	out := verdict.Msg{ID: m.ID, Args: make([]any, len(m.Args))}
+	for i, a := range m.Args {
+		switch x := a.(type) {
+		case error:
+			out.Args[i] = Cause(x)
+		case verdict.Msg:
+			out.Args[i] = Localize(x)
+		default:
+			out.Args[i] = a
+		}
+	}
+	return out
+}

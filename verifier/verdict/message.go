@@ -1,0 +1,175 @@
+package verdict
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// # Messages
+//
+// The reason after a check, a verdict's subject and a fact's value are
+// written once per language, in the catalog of messages.go, and kept in
+// language-neutral form: a [Msg] is a message id ([MsgID]) plus its
+// arguments. [Msg.Text] renders it in French or English:
+//
+//   - an argument that is itself a Msg is rendered first, in the same
+//     language (a pick's name, the cause of an error);
+//   - a [Term] (a record kind, an outcome, a game phase, a fact's name) is
+//     translated through the vocabulary of messages.go;
+//   - a []Msg or a [Series] is rendered item by item and joined with "; "
+//     or ", ";
+//   - an error is shown by its text (callers turn the core's errors into
+//     Msgs first: see receipt.Cause);
+//   - anything else (numbers, ids, hashes) is formatted as it is, by the
+//     verb of the template. Templates are fmt formats; French ones may
+//     reorder arguments with explicit indexes (%[2]s).
+//
+// The English rendering is the Detail of a Check (and the value of a Fact,
+// the Subject of a Verdict), stable for scripts; the Msg rides along in
+// JSON as "message": {"id": …, "args": […]}.
+
+// MsgID names a message of the catalog.
+type MsgID string
+
+// NoDetail is the empty reason of a plain pass.
+const NoDetail MsgID = ""
+
+// Msg is a message in language-neutral form.
+type Msg struct {
+	ID   MsgID `json:"id"`
+	Args []any `json:"args,omitempty"`
+}
+
+// M returns the message id with args.
+func M(id MsgID, args ...any) Msg { return Msg{ID: id, Args: args} }
+
+// Term is a word of the vocabulary, translated when a message is rendered:
+// a record kind ("pick"), an outcome ("losing"), a game phase ("won"), a
+// fact's name ("leaf hash"). An unknown term is shown as it is.
+type Term string
+
+// Text renders m in lang ("fr" or "en"; anything else is English).
+func (m Msg) Text(lang string) string {
+	if m.ID == NoDetail {
+		return ""
+	}
+	t, ok := messages[m.ID]
+	if !ok {
+		// Not in the catalog (a test forbids it): show the id and the
+		// arguments rather than nothing.
+		return fmt.Sprint(append([]any{string(m.ID)}, m.Args...)...)
+	}
+	format := t.en
+	if lang == "fr" {
+		format = t.fr
+	}
+	args := make([]any, len(m.Args))
+	for i, a := range m.Args {
+		args[i] = renderArg(a, lang)
+	}
+	return fmt.Sprintf(wToV(format), args...)
+}
+
+// String is the English rendering.
+func (m Msg) String() string { return m.Text("en") }
+
+func renderArg(a any, lang string) any {
+	switch x := a.(type) {
+	case Msg:
+		return x.Text(lang)
+	case *Msg:
+		return x.Text(lang)
+	case Term:
+		return x.Text(lang)
+	case []Msg:
+		return join(x, "; ", lang)
+	case Series:
+		return join(x, ", ", lang)
+	case error:
+		return x.Error()
+	}
+	return a
+}
+
+// Series is a list of messages shown separated by commas; a []Msg argument
+// is shown separated by semicolons.
+type Series []Msg
+
+func join(ms []Msg, sep, lang string) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = m.Text(lang)
+	}
+	return strings.Join(parts, sep)
+}
+
+// Text is the term in lang.
+func (t Term) Text(lang string) string {
+	w, ok := vocabulary[t]
+	if !ok {
+		return string(t)
+	}
+	if lang == "fr" {
+		return w.fr
+	}
+	return w.en
+}
+
+// MarshalJSON writes errors as their text and nested messages as objects.
+func (m Msg) MarshalJSON() ([]byte, error) {
+	args := make([]any, len(m.Args))
+	for i, a := range m.Args {
+		switch x := a.(type) {
+		case error:
+			args[i] = x.Error()
+		case []byte:
+			args[i] = fmt.Sprintf("%x", x)
+		default:
+			args[i] = a
+		}
+	}
+	type plain Msg
+	return json.Marshal(plain{ID: m.ID, Args: args})
+}
+
+// wToV turns fmt.Errorf's %w verbs into %v: templates shared with error
+// construction (promo.CheckError) wrap with %w there and print here.
+func wToV(format string) string {
+	if !strings.Contains(format, "w") {
+		return format
+	}
+	var b strings.Builder
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		b.WriteByte(c)
+		if c != '%' {
+			continue
+		}
+		// Copy flags, width, precision and index up to the verb.
+		j := i + 1
+		for j < len(format) && strings.IndexByte("+-# 0123456789.[]*", format[j]) >= 0 {
+			j++
+		}
+		b.WriteString(format[i+1 : min(j, len(format))])
+		if j < len(format) {
+			if format[j] == 'w' {
+				b.WriteByte('v')
+			} else {
+				b.WriteByte(format[j])
+			}
+		}
+		i = j
+	}
+	return b.String()
+}
+
+// Format is the template of id in lang, for callers that build an error
+// with it (fmt.Errorf keeps %w wrapping) and a Msg with the same id.
+func Format(id MsgID, lang string) string {
+	t := messages[id]
+	if lang == "fr" {
+		return t.fr
+	}
+	return t.en
+}

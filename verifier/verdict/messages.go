@@ -1,0 +1,705 @@
+package verdict
+
+// The catalog of messages: every reason, subject and fact value that a
+// verdict carries, written once in English and once in French. The English
+// text is the one scripts have always read (Check.Detail); the French one is
+// for the huissier (commissaire de justice) and the auditors. TestCatalog
+// fails when an id lacks a language or when the two disagree on arguments.
+
+// Message ids.
+const (
+
+	// Shared: values passed through, prefixes, lists.
+	MsgSame       MsgID = "same"
+	MsgColon      MsgID = "colon"
+	MsgInt        MsgID = "int"
+	MsgSha256     MsgID = "sha256"
+	MsgCheckpoint MsgID = "checkpoint"
+	MsgSizeRoot   MsgID = "size-root"
+	MsgKindCount  MsgID = "kind-count"
+	MsgKeyCount   MsgID = "key-count"
+	MsgNotReached MsgID = "not-reached"
+	MsgPinned     MsgID = "pinned"
+
+	// Causes: the core's errors (receipt.Cause).
+	MsgCauseTechnical           MsgID = "cause-technical"
+	MsgCauseDetail              MsgID = "cause-detail"
+	MsgCauseInvalidProof        MsgID = "cause-invalid-proof"
+	MsgCauseUnknownSuite        MsgID = "cause-unknown-suite"
+	MsgCauseRecordMalformed     MsgID = "cause-record-malformed"
+	MsgCauseRecordKind          MsgID = "cause-record-kind"
+	MsgCauseRecordVersion       MsgID = "cause-record-version"
+	MsgCauseCheckpointUntrusted MsgID = "cause-checkpoint-untrusted"
+	MsgCauseCheckpointMalformed MsgID = "cause-checkpoint-malformed"
+	MsgCauseFork                MsgID = "cause-fork"
+	MsgCauseShrunk              MsgID = "cause-shrunk"
+	MsgCauseTranscript          MsgID = "cause-transcript"
+	MsgCauseStake               MsgID = "cause-stake"
+	MsgCauseBeta                MsgID = "cause-beta"
+	MsgCauseStartClosed         MsgID = "cause-start-closed"
+	MsgCauseNumberRange         MsgID = "cause-number-range"
+	MsgCauseNumberPicked        MsgID = "cause-number-picked"
+	MsgCauseGameOver            MsgID = "cause-game-over"
+	MsgCauseAtTier              MsgID = "cause-at-tier"
+	MsgCauseNotAtTier           MsgID = "cause-not-at-tier"
+	MsgCauseExpired             MsgID = "cause-expired"
+	MsgCauseNotExpired          MsgID = "cause-not-expired"
+	MsgCauseTimeOrder           MsgID = "cause-time-order"
+	MsgCauseTicketPlayed        MsgID = "cause-ticket-played"
+	MsgCauseEntrantList         MsgID = "cause-entrant-list"
+	MsgCauseInclusion           MsgID = "cause-inclusion"
+
+	// Subjects.
+	MsgSubjectReceipt       MsgID = "subject-receipt"
+	MsgSubjectReceiptOf     MsgID = "subject-receipt-of"
+	MsgSubjectReceiptOfGame MsgID = "subject-receipt-of-game"
+	MsgSubjectTranscript    MsgID = "subject-transcript"
+	MsgSubjectGame          MsgID = "subject-game"
+	MsgSubjectCertificate   MsgID = "subject-certificate"
+	MsgSubjectPromoDraw     MsgID = "subject-promo-draw"
+	MsgSubjectLog           MsgID = "subject-log"
+	MsgSubjectLogOrigin     MsgID = "subject-log-origin"
+	MsgSubjectLogEntries    MsgID = "subject-log-entries"
+	MsgSubjectLogFollowed   MsgID = "subject-log-followed"
+
+	// Documents (receipt, transcript).
+	MsgNotReceiptProto     MsgID = "not-receipt-proto"
+	MsgNotReceipt          MsgID = "not-receipt"
+	MsgNotTranscript       MsgID = "not-transcript"
+	MsgWrongVersion        MsgID = "wrong-version"
+	MsgNoRecords           MsgID = "no-records"
+	MsgNoRecord            MsgID = "no-record"
+	MsgDrawsNothing        MsgID = "draws-nothing"
+	MsgReceiptNoKey        MsgID = "receipt-no-key"
+	MsgKeyMismatch         MsgID = "key-mismatch"
+	MsgVRFKeyUntrusted     MsgID = "v-r-f-key-untrusted"
+	MsgVRFKey              MsgID = "v-r-f-key"
+	MsgAlphaFromRecord     MsgID = "alpha-from-record"
+	MsgAlphaNotInReceipt   MsgID = "alpha-not-in-receipt"
+	MsgAlphaNotHex         MsgID = "alpha-not-hex"
+	MsgAlphaBinds          MsgID = "alpha-binds"
+	MsgNoUsableAlpha       MsgID = "no-usable-alpha"
+	MsgNoUsableKey         MsgID = "no-usable-key"
+	MsgProofInvalid        MsgID = "proof-invalid"
+	MsgBetaNotOutput       MsgID = "beta-not-output"
+	MsgBetaNotOutputOf     MsgID = "beta-not-output-of"
+	MsgBeta                MsgID = "beta"
+	MsgPickErr             MsgID = "pick-err"
+	MsgPickOutcomeWrong    MsgID = "pick-outcome-wrong"
+	MsgPickOutcome         MsgID = "pick-outcome"
+	MsgStartErr            MsgID = "start-err"
+	MsgStartMultipliers    MsgID = "start-multipliers"
+	MsgStartAmounts        MsgID = "start-amounts"
+	MsgMultipliers         MsgID = "multipliers"
+	MsgRanking             MsgID = "ranking"
+	MsgRankingWrong        MsgID = "ranking-wrong"
+	MsgEmissionNotEmission MsgID = "emission-not-emission"
+	MsgKeysNotAnnouncement MsgID = "keys-not-announcement"
+	MsgRecordNotOfGame     MsgID = "record-not-of-game"
+	MsgCanonicalRecords    MsgID = "canonical-records"
+	MsgEmissionMismatch    MsgID = "emission-mismatch"
+	MsgNameRecord          MsgID = "name-record"
+	MsgNameTheRecord       MsgID = "name-the-record"
+	MsgNameEmission        MsgID = "name-emission"
+	MsgNameKeys            MsgID = "name-keys"
+	MsgKeyProblem          MsgID = "key-problem"
+	MsgKeyNotAnchored      MsgID = "key-not-anchored"
+	MsgKeyNotGiven         MsgID = "key-not-given"
+	MsgNoDraw              MsgID = "no-draw"
+	MsgGameFact            MsgID = "game-fact"
+	MsgRecordTooNew        MsgID = "record-too-new"
+
+	// The log checks of a document.
+	MsgNoCheckpoint         MsgID = "no-checkpoint"
+	MsgNoCheckpointShort    MsgID = "no-checkpoint-short"
+	MsgNoTrustedLogKey      MsgID = "no-trusted-log-key"
+	MsgHintNoLogKey         MsgID = "hint-no-log-key"
+	MsgHintLogKeys          MsgID = "hint-log-keys"
+	MsgNoTrustedLogKeyShort MsgID = "no-trusted-log-key-short"
+	MsgUnauthenticated      MsgID = "unauthenticated"
+	MsgConsistencyLater     MsgID = "consistency-later"
+	MsgForkRoots            MsgID = "fork-roots"
+	MsgSameTree             MsgID = "same-tree"
+	MsgNotIncludedAt        MsgID = "not-included-at"
+	MsgIndexBeyond          MsgID = "index-beyond"
+	MsgIncluded             MsgID = "included"
+
+	// Games (chain, commitment, proofs, outcomes, rules).
+	MsgNotGameRecord    MsgID = "not-game-record"
+	MsgFirstNotStart    MsgID = "first-not-start"
+	MsgChainOtherGame   MsgID = "chain-other-game"
+	MsgChainBroken      MsgID = "chain-broken"
+	MsgChainOrder       MsgID = "chain-order"
+	MsgChainAfterEnd    MsgID = "chain-after-end"
+	MsgChainSecondStart MsgID = "chain-second-start"
+	MsgChainOK          MsgID = "chain-o-k"
+	MsgCommitBroken     MsgID = "commit-broken"
+	MsgCommitOK         MsgID = "commit-o-k"
+	MsgNotEnded         MsgID = "not-ended"
+	MsgNotEndedAlpha    MsgID = "not-ended-alpha"
+	MsgWon              MsgID = "won"
+	MsgRulesOK          MsgID = "rules-o-k"
+	MsgKeyUnknown       MsgID = "key-unknown"
+	MsgPickName         MsgID = "pick-name"
+	MsgProofs           MsgID = "proofs"
+	MsgOutcomeWrong     MsgID = "outcome-wrong"
+	MsgOutcomesOK       MsgID = "outcomes-o-k"
+
+	// Promotion certificates (receipt, promo, rngverify certificate).
+	MsgNoTrustedLogKeyCert   MsgID = "no-trusted-log-key-cert"
+	MsgPublicOnly            MsgID = "public-only"
+	MsgAnnouncedBeforeFreeze MsgID = "announced-before-freeze"
+	MsgVRFKeyNotAnchored     MsgID = "v-r-f-key-not-anchored"
+	MsgDrawFact              MsgID = "draw-fact"
+	MsgWinner                MsgID = "winner"
+	MsgReserve               MsgID = "reserve"
+	MsgPickFact              MsgID = "pick-fact"
+	MsgPickFactAccount       MsgID = "pick-fact-account"
+	MsgNotCertificate        MsgID = "not-certificate"
+	MsgListOtherDraw         MsgID = "list-other-draw"
+	MsgRulesGiven            MsgID = "rules-given"
+	MsgTOFU                  MsgID = "t-o-f-u"
+	MsgPromoNotCertificate   MsgID = "promo-not-certificate"
+	MsgPromoVersion          MsgID = "promo-version"
+	MsgPromoNoLogKey         MsgID = "promo-no-log-key"
+	MsgPromoErr              MsgID = "promo-err"
+	MsgPromoNotFreeze        MsgID = "promo-not-freeze"
+	MsgPromoNotDraw          MsgID = "promo-not-draw"
+	MsgPromoNotKeys          MsgID = "promo-not-keys"
+	MsgPromoKeysErr          MsgID = "promo-keys-err"
+	MsgPromoNoVRFKey         MsgID = "promo-no-v-r-f-key"
+	MsgPromoKeyLate          MsgID = "promo-key-late"
+	MsgPromoKeyOther         MsgID = "promo-key-other"
+	MsgPromoKeyNotPinned     MsgID = "promo-key-not-pinned"
+	MsgPromoRulesDiffer      MsgID = "promo-rules-differ"
+	MsgPromoRulesFile        MsgID = "promo-rules-file"
+	MsgPromoDrawIDs          MsgID = "promo-draw-i-ds"
+	MsgPromoNoLink           MsgID = "promo-no-link"
+	MsgPromoLinkFields       MsgID = "promo-link-fields"
+	MsgPromoOrder            MsgID = "promo-order"
+	MsgPromoCommit           MsgID = "promo-commit"
+	MsgPromoReserves         MsgID = "promo-reserves"
+	MsgPromoPickCount        MsgID = "promo-pick-count"
+	MsgPromoRankEntrant      MsgID = "promo-rank-entrant"
+	MsgPromoRankLeaf         MsgID = "promo-rank-leaf"
+	MsgPromoRankPseudonym    MsgID = "promo-rank-pseudonym"
+	MsgPromoRankErr          MsgID = "promo-rank-err"
+	MsgPromoListDraw         MsgID = "promo-list-draw"
+	MsgPromoListSize         MsgID = "promo-list-size"
+	MsgPromoListRoot         MsgID = "promo-list-root"
+
+	// Audit and rngverify log.
+	MsgFollowedCheckpoint     MsgID = "followed-checkpoint"
+	MsgFollowedNotAfter       MsgID = "followed-not-after"
+	MsgFollowedNotExtend      MsgID = "followed-not-extend"
+	MsgFollowedOK             MsgID = "followed-o-k"
+	MsgConsistencyUnbuildable MsgID = "consistency-unbuildable"
+	MsgRolledBack             MsgID = "rolled-back"
+	MsgExtends                MsgID = "extends"
+	MsgVRFKeyEntry            MsgID = "v-r-f-key-entry"
+	MsgGameSecondStart        MsgID = "game-second-start"
+	MsgTicketReplayed         MsgID = "ticket-replayed"
+	MsgEmissionUnregistered   MsgID = "emission-unregistered"
+	MsgOrphanRecord           MsgID = "orphan-record"
+	MsgDrawNoFreeze           MsgID = "draw-no-freeze"
+	MsgTilesMismatch          MsgID = "tiles-mismatch"
+	MsgEntryMismatch          MsgID = "entry-mismatch"
+	MsgEntry                  MsgID = "entry"
+	MsgEntryKey               MsgID = "entry-key"
+	MsgEntryKeyNotPinned      MsgID = "entry-key-not-pinned"
+	MsgEntryKeyAgain          MsgID = "entry-key-again"
+	MsgGameCheck              MsgID = "game-check"
+	MsgDrawIssue              MsgID = "draw-issue"
+	MsgDrawNoLink             MsgID = "draw-no-link"
+	MsgDrawFields             MsgID = "draw-fields"
+	MsgDrawCommit             MsgID = "draw-commit"
+	MsgDrawKeyUnannounced     MsgID = "draw-key-unannounced"
+	MsgDrawProof              MsgID = "draw-proof"
+	MsgEntriesOK              MsgID = "entries-o-k"
+	MsgMalformed              MsgID = "malformed"
+	MsgTooNew                 MsgID = "too-new"
+	MsgKeysAnnouncedPinned    MsgID = "keys-announced-pinned"
+	MsgKeysAnnounced          MsgID = "keys-announced"
+	MsgNoKeyAnnounced         MsgID = "no-key-announced"
+	MsgGamesOK                MsgID = "games-o-k"
+	MsgDrawsOK                MsgID = "draws-o-k"
+	MsgFailing                MsgID = "failing"
+	MsgCellBad                MsgID = "cell-bad"
+	MsgTooFewDraws            MsgID = "too-few-draws"
+	MsgStatsOK                MsgID = "stats-o-k"
+	MsgCellLosingPick         MsgID = "cell-losing-pick"
+	MsgCellTriple             MsgID = "cell-triple"
+	MsgMalformedCheckpoint    MsgID = "malformed-checkpoint"
+	MsgUnreadableKeys         MsgID = "unreadable-keys"
+	MsgNoKeyForLog            MsgID = "no-key-for-log"
+	MsgLogKeyTrust            MsgID = "log-key-trust"
+	MsgFirstCheckpoint        MsgID = "first-checkpoint"
+	MsgThroughput             MsgID = "throughput"
+	MsgTrustState             MsgID = "trust-state"
+
+	// The browser page.
+	MsgNotTirageFile MsgID = "not-tirage-file"
+
+	// rngverify's one-line conclusion on stderr.
+	MsgCLIUnreadable   MsgID = "c-l-i-unreadable"
+	MsgCLIMisbehaviour MsgID = "c-l-i-misbehaviour"
+	MsgCLINotVerified  MsgID = "c-l-i-not-verified"
+	MsgCLINoCheck      MsgID = "c-l-i-no-check"
+)
+
+var messages = map[MsgID]text{
+
+	// Shared: values passed through, prefixes, lists.
+	MsgSame: {"%s",
+		"%s"},
+	MsgColon: {"%s: %s",
+		"%s : %s"},
+	MsgInt: {"%d",
+		"%d"},
+	MsgSha256: {"sha256:%s",
+		"sha256:%s"},
+	MsgCheckpoint: {"%s size %d root %s",
+		"%s, taille %d, racine %s"},
+	MsgSizeRoot: {"size %d root %x",
+		"taille %d, racine %x"},
+	MsgKindCount: {"%s %d",
+		"%s : %d"},
+	MsgKeyCount: {"%d key(s)",
+		"%d clé(s)"},
+	MsgNotReached: {"not reached",
+		"non atteinte"},
+	MsgPinned: {"pinned",
+		"épinglée"},
+
+	// Causes: the core's errors (receipt.Cause).
+	MsgCauseTechnical: {"%[1]s",
+		"erreur technique (en anglais) : « %[1]s »"},
+	MsgCauseDetail: {"%[2]s",
+		"%[1]s (détail technique, en anglais : « %[2]s »)"},
+	MsgCauseInvalidProof: {"invalid proof",
+		"preuve invalide"},
+	MsgCauseUnknownSuite: {"unknown suite",
+		"suite VRF inconnue"},
+	MsgCauseRecordMalformed: {"malformed record",
+		"enregistrement mal formé"},
+	MsgCauseRecordKind: {"unknown record kind",
+		"type d'enregistrement inconnu"},
+	MsgCauseRecordVersion: {"unsupported record version",
+		"version d'enregistrement non prise en charge"},
+	MsgCauseCheckpointUntrusted: {"checkpoint not signed by the trusted log keys",
+		"point de contrôle non signé par les clés de confiance du journal"},
+	MsgCauseCheckpointMalformed: {"malformed checkpoint",
+		"point de contrôle mal formé"},
+	MsgCauseFork: {"log fork: misbehaviour",
+		"bifurcation du journal : deux historiques différents pour une même taille (manquement)"},
+	MsgCauseShrunk: {"<nil>",
+		"le journal a diminué de taille"},
+	MsgCauseTranscript: {"game transcript violates the rules",
+		"la transcription de la partie enfreint le règlement"},
+	MsgCauseStake: {"stake out of range",
+		"montant de départ hors limites"},
+	MsgCauseBeta: {"vrf output missing or not expected",
+		"sortie VRF absente ou inattendue"},
+	MsgCauseStartClosed: {"start refused: emission closed +29 days",
+		"démarrage refusé : émission close depuis plus de 29 jours"},
+	MsgCauseNumberRange: {"number out of range 1..30",
+		"numéro hors de la grille 1..30"},
+	MsgCauseNumberPicked: {"number already picked",
+		"numéro déjà sélectionné"},
+	MsgCauseGameOver: {"game over",
+		"partie terminée"},
+	MsgCauseAtTier: {"tier reached: continue or stop first",
+		"palier atteint : il faut d'abord continuer ou s'arrêter"},
+	MsgCauseNotAtTier: {"not at a tier",
+		"pas à un palier"},
+	MsgCauseExpired: {"30-day play window over: expire the game",
+		"délai de jeu de 30 jours écoulé : la partie doit expirer"},
+	MsgCauseNotExpired: {"play window not over yet",
+		"le délai de jeu n'est pas encore écoulé"},
+	MsgCauseTimeOrder: {"event time before the game's last event",
+		"événement daté d'avant le dernier événement de la partie"},
+	MsgCauseTicketPlayed: {"ticket code already played",
+		"code de ticket déjà joué"},
+	MsgCauseEntrantList: {"invalid entrant list",
+		"liste des participants invalide"},
+	MsgCauseInclusion: {"invalid transparency proof",
+		"la preuve d'inclusion ne mène pas à la racine de l'arbre signé"},
+
+	// Subjects.
+	MsgSubjectReceipt: {"receipt",
+		"reçu"},
+	MsgSubjectReceiptOf: {"receipt of a %s record at log index %d",
+		"reçu d'un enregistrement « %s » à l'index %d du journal"},
+	MsgSubjectReceiptOfGame: {"receipt of a %s record at log index %d, game %s",
+		"reçu d'un enregistrement « %s » à l'index %d du journal, partie %s"},
+	MsgSubjectTranscript: {"game transcript",
+		"transcription de partie"},
+	MsgSubjectGame: {"game %s (%d records)",
+		"partie %s (%d enregistrements)"},
+	MsgSubjectCertificate: {"promotion certificate",
+		"certificat de tirage promotionnel"},
+	MsgSubjectPromoDraw: {"promotion draw %s",
+		"tirage promotionnel %s"},
+	MsgSubjectLog: {"log",
+		"journal"},
+	MsgSubjectLogOrigin: {"log %s",
+		"journal %s"},
+	MsgSubjectLogEntries: {"log %s, %d entries",
+		"journal %s, %d entrées"},
+	MsgSubjectLogFollowed: {"log %s, %d entries (%d checkpoints followed)",
+		"journal %s, %d entrées (%d points de contrôle suivis)"},
+
+	// Documents (receipt, transcript).
+	MsgNotReceiptProto: {"not a receipt (protobuf JSON): %s",
+		"ce n'est pas un reçu (JSON protobuf) : %s"},
+	MsgNotReceipt: {"not a receipt: %s",
+		"ce n'est pas un reçu : %s"},
+	MsgNotTranscript: {"not a transcript: %s",
+		"ce n'est pas une transcription de partie : %s"},
+	MsgWrongVersion: {"version %d type %q, want 1 %q",
+		"version %d, type %q ; attendu : version 1, type %q"},
+	MsgNoRecords: {"no records",
+		"aucun enregistrement"},
+	MsgNoRecord: {"no record",
+		"aucun enregistrement"},
+	MsgDrawsNothing: {"a %s record draws nothing",
+		"un enregistrement « %s » ne comporte aucun tirage"},
+	MsgReceiptNoKey: {"the receipt names no VRF key",
+		"le reçu ne désigne aucune clé VRF"},
+	MsgKeyMismatch: {"the record names key %q, the receipt %q",
+		"l'enregistrement désigne la clé %q, le reçu la clé %q"},
+	MsgVRFKeyUntrusted: {"key %s (fingerprint %s) is not trusted: give --vrf-key FILE or --pin FINGERPRINT",
+		"la clé %s (empreinte %s) n'est pas de confiance : fournissez --vrf-key FICHIER ou --pin EMPREINTE"},
+	MsgVRFKey: {"%s %s fingerprint %s",
+		"%s %s, empreinte %s"},
+	MsgAlphaFromRecord: {"α rebuilt from the record",
+		"entrée α reconstruite à partir de l'enregistrement"},
+	MsgAlphaNotInReceipt: {"α is not in the receipt (it contains the game's secret r, revealed at the end): verify the game's transcript",
+		"l'entrée α ne figure pas dans le reçu (elle contient le secret r de la partie, révélé à la fin) : vérifiez la transcription de la partie"},
+	MsgAlphaNotHex: {"alpha is not hex",
+		"l'entrée α n'est pas en hexadécimal"},
+	MsgAlphaBinds: {"α binds the record's game, pick and number",
+		"l'entrée α lie la partie, la sélection et le numéro de l'enregistrement"},
+	MsgNoUsableAlpha: {"no usable α",
+		"aucune entrée α exploitable"},
+	MsgNoUsableKey: {"no usable key",
+		"aucune clé exploitable"},
+	MsgProofInvalid: {"%s: the proof does not verify under key %s (%s)",
+		"%s : la preuve ne se vérifie pas sous la clé %s (%s)"},
+	MsgBetaNotOutput: {"β in the record is not the proof's output",
+		"le β de l'enregistrement n'est pas la sortie de la preuve"},
+	MsgBetaNotOutputOf: {"%s: β in the record is not the proof's output",
+		"%s : le β de l'enregistrement n'est pas la sortie de la preuve"},
+	MsgBeta: {"β = %x",
+		"β = %x"},
+	MsgPickErr: {"pick %d: %s",
+		"sélection %d : %s"},
+	MsgPickOutcomeWrong: {"pick %d (number %d): recorded %s, β gives %s",
+		"sélection %d (numéro %d) : enregistré « %s », β donne « %s »"},
+	MsgPickOutcome: {"pick %d, number %d: %s (probability of losing %s)",
+		"sélection %d, numéro %d : %s (probabilité de perdre %s)"},
+	MsgStartErr: {"start: %s",
+		"début de partie : %s"},
+	MsgStartMultipliers: {"start: multipliers %v, β gives %v",
+		"début de partie : multiplicateurs %v, β donne %v"},
+	MsgStartAmounts: {"start: amounts %v, the rules give %v",
+		"début de partie : montants %v, le règlement donne %v"},
+	MsgMultipliers: {"multipliers %v",
+		"multiplicateurs %v"},
+	MsgRanking: {"ranking %v",
+		"classement %v"},
+	MsgRankingWrong: {"ranking %v, β gives %v",
+		"classement %v, β donne %v"},
+	MsgEmissionNotEmission: {"emission: not an emission record",
+		"émission : ce n'est pas un enregistrement d'émission"},
+	MsgKeysNotAnnouncement: {"keys: not a key announcement",
+		"clés : ce n'est pas une annonce de clés"},
+	MsgRecordNotOfGame: {"record %d: not a record of game %q",
+		"enregistrement %d : ce n'est pas un enregistrement de la partie %q"},
+	MsgCanonicalRecords: {"%d canonical records",
+		"%d enregistrements canoniques"},
+	MsgEmissionMismatch: {"the emission record is for %q, the game for %q",
+		"l'enregistrement d'émission concerne %q, la partie %q"},
+	MsgNameRecord: {"record %d",
+		"l'enregistrement %d"},
+	MsgNameTheRecord: {"the record",
+		"l'enregistrement"},
+	MsgNameEmission: {"the emission record",
+		"l'enregistrement d'émission"},
+	MsgNameKeys: {"the key announcement",
+		"l'annonce de clés"},
+	MsgKeyProblem: {"key %q: %s",
+		"clé %q : %s"},
+	MsgKeyNotAnchored: {"key %s (fingerprint %s) is neither given, pinned, nor announced in the trusted log before the game",
+		"la clé %s (empreinte %s) n'est ni fournie, ni épinglée, ni annoncée dans le journal de confiance avant la partie"},
+	MsgKeyNotGiven: {"the records name key %q, which the transcript does not give",
+		"les enregistrements désignent la clé %q, que la transcription ne fournit pas"},
+	MsgNoDraw: {"no record of this game draws",
+		"aucun enregistrement de cette partie ne comporte de tirage"},
+	MsgGameFact: {"%s: %d picks, tier %d, %s",
+		"%s : %d sélections, palier %d, %s"},
+	MsgRecordTooNew: {"%s: %s (a newer rngverify may read it)",
+		"%s : %s (une version plus récente de rngverify saura peut-être le lire)"},
+
+	// The log checks of a document.
+	MsgNoCheckpoint: {"the document carries no checkpoint: the record may not be sealed yet — ask for it again",
+		"le document ne comporte aucun point de contrôle signé : l'enregistrement n'est peut-être pas encore scellé — redemandez-le"},
+	MsgNoCheckpointShort: {"no checkpoint",
+		"aucun point de contrôle"},
+	MsgNoTrustedLogKey: {"no trusted log key: give --log-key FILE or --pin FINGERPRINT (%s)",
+		"aucune clé de journal de confiance : fournissez --log-key FICHIER ou --pin EMPREINTE (%s)"},
+	MsgHintNoLogKey: {"the document names no log key",
+		"le document ne désigne aucune clé de journal"},
+	MsgHintLogKeys: {"the document names %s: compare with the appliance's published fingerprints and pin one",
+		"le document désigne %s : comparez avec les empreintes publiées de l'appareil et épinglez-en une"},
+	MsgNoTrustedLogKeyShort: {"no trusted log key",
+		"aucune clé de journal de confiance"},
+	MsgUnauthenticated: {"checkpoint not authenticated",
+		"point de contrôle non authentifié"},
+	MsgConsistencyLater: {"trusted size %d, document size %d: run rngverify log to check that the log only grew",
+		"taille de confiance %d, taille du document %d : lancez rngverify log pour vérifier que le journal n'a fait que croître"},
+	MsgForkRoots: {"%s (trusted root %x, document root %x)",
+		"%s (racine de confiance %x, racine du document %x)"},
+	MsgSameTree: {"same tree as the last trusted checkpoint",
+		"même arbre que le dernier point de contrôle de confiance"},
+	MsgNotIncludedAt: {"%s at index %d: %s",
+		"%s, à l'index %d : %s"},
+	MsgIndexBeyond: {"index %d is not below the tree size %d",
+		"l'index %d n'est pas inférieur à la taille de l'arbre, %d"},
+	MsgIncluded: {"%d record(s) in the tree of size %d",
+		"%d enregistrement(s) dans l'arbre de taille %d"},
+
+	// Games (chain, commitment, proofs, outcomes, rules).
+	MsgNotGameRecord: {"record %d: a %s record is not a game record",
+		"enregistrement %d : un enregistrement « %s » n'est pas un enregistrement de partie"},
+	MsgFirstNotStart: {"the first record is a %s, not the game's start: records are missing",
+		"le premier enregistrement est « %s » et non le début de la partie : des enregistrements manquent"},
+	MsgChainOtherGame: {"record %d (%s) belongs to game %q, not %q",
+		"l'enregistrement %d (%s) appartient à la partie %q, et non à %q"},
+	MsgChainBroken: {"record %d (%s) does not link to record %d: a record was dropped, added or reordered",
+		"l'enregistrement %d (%s) ne se rattache pas à l'enregistrement %d : un enregistrement a été retiré, ajouté ou déplacé"},
+	MsgChainOrder: {"record %d (%s) at log index %d is not after record %d (index %d)",
+		"l'enregistrement %d (%s), à l'index %d du journal, ne suit pas l'enregistrement %d (index %d)"},
+	MsgChainAfterEnd: {"record %d (%s) comes after the game's end",
+		"l'enregistrement %d (%s) vient après la fin de la partie"},
+	MsgChainSecondStart: {"record %d is a second start",
+		"l'enregistrement %d est un second début de partie"},
+	MsgChainOK: {"%d records linked by hash",
+		"%d enregistrements chaînés par empreinte"},
+	MsgCommitBroken: {"the r revealed at the end (record %d) does not open the commitment H(r) of the start",
+		"le secret r révélé à la fin (enregistrement %d) ne correspond pas à l'engagement H(r) pris au début de la partie"},
+	MsgCommitOK: {"H(r) = %s",
+		"H(r) = %s"},
+	MsgNotEnded: {"the game has not ended: r is revealed by its end record",
+		"la partie n'est pas terminée : r sera révélé par son enregistrement de fin"},
+	MsgNotEndedAlpha: {"the game has not ended: α contains r, revealed at the end",
+		"la partie n'est pas terminée : α contient r, révélé à la fin"},
+	MsgWon: {"won %d.%02d € at tier %d",
+		"gagnée, %d,%02d € au palier %d"},
+	MsgRulesOK: {"%d picks, %s",
+		"%d sélections, %s"},
+	MsgKeyUnknown: {"%s: key %q is not known",
+		"%s : la clé %q est inconnue"},
+	MsgPickName: {"pick %d (number %d, record %d)",
+		"sélection %d (numéro %d, enregistrement %d)"},
+	MsgProofs: {"%d proofs",
+		"%d preuves"},
+	MsgOutcomeWrong: {"%s: recorded %s, β gives %s",
+		"%s : enregistré « %s », β donne « %s »"},
+	MsgOutcomesOK: {"multipliers %v and %d pick outcomes recomputed from β",
+		"multiplicateurs %v et %d résultats de sélection recalculés à partir de β"},
+
+	// Promotion certificates (receipt, promo, rngverify certificate).
+	MsgNoTrustedLogKeyCert: {"no trusted log key: give the log's key file or pin its fingerprint",
+		"aucune clé de journal de confiance : fournissez le fichier de clé du journal ou épinglez son empreinte"},
+	MsgPublicOnly: {"no entrant list given: public checks only",
+		"aucune liste de participants fournie : vérifications publiques seulement"},
+	MsgAnnouncedBeforeFreeze: {"announced in the log before the freeze",
+		"annoncée dans le journal avant le gel"},
+	MsgVRFKeyNotAnchored: {"the VRF key %s is neither announced in the log nor pinned",
+		"la clé VRF %s n'est ni annoncée dans le journal ni épinglée"},
+	MsgDrawFact: {"%s, %d entrants",
+		"%s, %d participants"},
+	MsgWinner: {"winner",
+		"gagnant"},
+	MsgReserve: {"reserve %d",
+		"suppléant %d"},
+	MsgPickFact: {"%s (entrant %d)",
+		"%s (participant %d)"},
+	MsgPickFactAccount: {"%s (entrant %d), account %s",
+		"%s (participant %d), compte %s"},
+	MsgNotCertificate: {"%s is not a promotion certificate: %s",
+		"%s n'est pas un certificat de tirage promotionnel : %s"},
+	MsgListOtherDraw: {"the entrant list is of draw %q, the certificate of draw %q",
+		"la liste des participants est celle du tirage %q, le certificat celui du tirage %q"},
+	MsgRulesGiven: {"the rules file given is the frozen one",
+		"le fichier de règlement fourni est bien celui qui a été gelé"},
+	MsgTOFU: {"on first use (--tofu): the certificate's own keys, fingerprints printed on stderr",
+		"à la première utilisation (--tofu) : les propres clés du certificat, empreintes affichées sur la sortie d'erreur"},
+	MsgPromoNotCertificate: {"not a certificate: %w",
+		"ce n'est pas un certificat : %[1]v"},
+	MsgPromoVersion: {"unsupported version %d",
+		"version %d non prise en charge"},
+	MsgPromoNoLogKey: {"no usable log key",
+		"aucune clé de journal exploitable"},
+	MsgPromoErr: {"%w",
+		"%[1]v"},
+	MsgPromoNotFreeze: {"not a promo_freeze record: %v",
+		"ce n'est pas un enregistrement de gel (promo_freeze) : %v"},
+	MsgPromoNotDraw: {"not a promo_draw record: %v",
+		"ce n'est pas un enregistrement de tirage (promo_draw) : %v"},
+	MsgPromoNotKeys: {"not a key announcement: %v",
+		"ce n'est pas une annonce de clés : %v"},
+	MsgPromoKeysErr: {"key announcement: %w",
+		"annonce de clés : %[1]v"},
+	MsgPromoNoVRFKey: {"the key announcement has no VRF key %q",
+		"l'annonce de clés ne comporte pas de clé VRF %q"},
+	MsgPromoKeyLate: {"the VRF key was announced after the freeze",
+		"la clé VRF a été annoncée après le gel"},
+	MsgPromoKeyOther: {"the certificate's VRF key is not the one the draw record names",
+		"la clé VRF du certificat n'est pas celle que désigne l'enregistrement du tirage"},
+	MsgPromoKeyNotPinned: {"the draw's VRF key is not the pinned one",
+		"la clé VRF du tirage n'est pas celle qui a été épinglée"},
+	MsgPromoRulesDiffer: {"certificate says rules %s, the freeze record %s",
+		"le certificat indique le règlement %s, l'enregistrement du gel %s"},
+	MsgPromoRulesFile: {"the rules file hashes to %x, the freeze record says %s",
+		"l'empreinte du fichier de règlement est %x, l'enregistrement du gel indique %s"},
+	MsgPromoDrawIDs: {"draw ids differ: certificate %q, freeze %q, draw %q",
+		"les identifiants de tirage diffèrent : certificat %q, gel %q, tirage %q"},
+	MsgPromoNoLink: {"the draw record does not link to this freeze record",
+		"l'enregistrement du tirage ne se rattache pas à cet enregistrement de gel"},
+	MsgPromoLinkFields: {"the draw record's root, count, winners, reserves or beacon differ from the freeze",
+		"la racine, le nombre, les gagnants, les suppléants ou la balise publique de l'enregistrement du tirage diffèrent du gel"},
+	MsgPromoOrder: {"the draw record (index %d) was not logged after the freeze (index %d)",
+		"l'enregistrement du tirage (index %d) n'a pas été journalisé après le gel (index %d)"},
+	MsgPromoCommit: {"the revealed r does not open the commitment logged at the freeze",
+		"le secret r révélé ne correspond pas à l'engagement journalisé lors du gel"},
+	MsgPromoReserves: {"the freeze ranks %d reserves, the rules ask for %d",
+		"le gel classe %d suppléants, le règlement en demande %d"},
+	MsgPromoPickCount: {"%d picks recorded, %d certified, %d expected",
+		"%d désignations enregistrées, %d certifiées, %d attendues"},
+	MsgPromoRankEntrant: {"rank %d: β picks entrant %d, the records say %d",
+		"rang %d : β désigne le participant %d, les enregistrements indiquent %d"},
+	MsgPromoRankLeaf: {"rank %d: leaf is not 32 bytes of hex",
+		"rang %d : la feuille n'est pas de 32 octets en hexadécimal"},
+	MsgPromoRankPseudonym: {"rank %d: pseudonym %q is not that of leaf %s",
+		"rang %d : le pseudonyme %q n'est pas celui de la feuille %s"},
+	MsgPromoRankErr: {"rank %d: %w",
+		"rang %d : %[2]v"},
+	MsgPromoListDraw: {"the list is for draw %q, not %q",
+		"la liste concerne le tirage %q, et non %q"},
+	MsgPromoListSize: {"the list holds %d entrants, %d were frozen",
+		"la liste compte %d participants, %d ont été gelés"},
+	MsgPromoListRoot: {"the list does not hash to the frozen root",
+		"l'empreinte de la liste n'est pas la racine gelée"},
+
+	// Audit and rngverify log.
+	MsgFollowedCheckpoint: {"followed checkpoint: %s",
+		"point de contrôle suivi : %s"},
+	MsgFollowedNotAfter: {"followed checkpoint of size %d after size %d: %v",
+		"point de contrôle suivi de taille %d après la taille %d : %v"},
+	MsgFollowedNotExtend: {"followed checkpoint of size %d does not extend size %d: %s",
+		"le point de contrôle suivi de taille %d ne prolonge pas celui de taille %d : %s"},
+	MsgFollowedOK: {"each of the %d checkpoints followed extends the one before",
+		"chacun des %d points de contrôle suivis prolonge le précédent"},
+	MsgConsistencyUnbuildable: {"couldn't build the consistency proof from size %d: %s",
+		"impossible de construire la preuve de cohérence depuis la taille %d : %s"},
+	MsgRolledBack: {"the log serves size %d, smaller than the trusted size %d: a stale or rolled-back log",
+		"le journal présente la taille %d, inférieure à la taille de confiance %d : journal périmé ou revenu en arrière"},
+	MsgExtends: {"size %d extends the trusted size %d",
+		"la taille %d prolonge la taille de confiance %d"},
+	MsgVRFKeyEntry: {"%s %s fingerprint %s (entry %d)",
+		"%s %s, empreinte %s (entrée %d)"},
+	MsgGameSecondStart: {"game %s: second start at entry %d",
+		"partie %s : second début à l'entrée %d"},
+	MsgTicketReplayed: {"game %s (entry %d): its ticket already played game %s",
+		"partie %s (entrée %d) : son ticket a déjà joué la partie %s"},
+	MsgEmissionUnregistered: {"game %s (entry %d): emission %q was not registered before",
+		"partie %s (entrée %d) : l'émission %q n'avait pas été enregistrée auparavant"},
+	MsgOrphanRecord: {"entry %d: a %s of game %s, which never started (or already ended)",
+		"entrée %d : « %s » de la partie %s, qui n'a jamais commencé (ou est déjà terminée)"},
+	MsgDrawNoFreeze: {"entry %d: draw %s has no freeze before it",
+		"entrée %d : le tirage %s n'est précédé d'aucun gel"},
+	MsgTilesMismatch: {"tiles %d..%d do not match the signed tree: %s",
+		"les tuiles %d..%d ne correspondent pas à l'arbre signé : %s"},
+	MsgEntryMismatch: {"entry %d does not match the signed tree",
+		"l'entrée %d ne correspond pas à l'arbre signé"},
+	MsgEntry: {"entry %d: %s",
+		"entrée %d : %s"},
+	MsgEntryKey: {"entry %d: key %s: %s",
+		"entrée %d : clé %s : %s"},
+	MsgEntryKeyNotPinned: {"entry %d: key %s (fingerprint %s) is not pinned",
+		"entrée %d : la clé %s (empreinte %s) n'est pas épinglée"},
+	MsgEntryKeyAgain: {"entry %d: key %s announced again",
+		"entrée %d : la clé %s est annoncée une seconde fois"},
+	MsgGameCheck: {"game %s: %s: %s",
+		"partie %s : %s : %s"},
+	MsgDrawIssue: {"draw %s (entry %d): %s",
+		"tirage %s (entrée %d) : %s"},
+	MsgDrawNoLink: {"does not link to its freeze",
+		"ne se rattache pas à son gel"},
+	MsgDrawFields: {"root, count, winners, reserves or commitment differ from the freeze",
+		"la racine, le nombre, les gagnants, les suppléants ou l'engagement diffèrent du gel"},
+	MsgDrawCommit: {"r does not open the commitment of the freeze",
+		"r ne correspond pas à l'engagement du gel"},
+	MsgDrawKeyUnannounced: {"draw %s: key %q was not announced",
+		"tirage %s : la clé %q n'a pas été annoncée"},
+	MsgDrawProof: {"the proof does not verify under key %s",
+		"la preuve ne se vérifie pas sous la clé %s"},
+	MsgEntriesOK: {"%d entries match the signed tree",
+		"%d entrées correspondent à l'arbre signé"},
+	MsgMalformed: {"%d malformed: %s",
+		"%d mal formé(s) : %s"},
+	MsgTooNew: {"%d not readable by this version of rngverify: %s",
+		"%d illisible(s) par cette version de rngverify : %s"},
+	MsgKeysAnnouncedPinned: {"%d key(s) announced in the log, all pinned",
+		"%d clé(s) annoncée(s) dans le journal, toutes épinglées"},
+	MsgKeysAnnounced: {"%d key(s) announced in the log (not pinned: compare their fingerprints with the published ones)",
+		"%d clé(s) annoncée(s) dans le journal (non épinglées : comparez leurs empreintes avec celles publiées)"},
+	MsgNoKeyAnnounced: {"no VRF key announced in the log",
+		"aucune clé VRF annoncée dans le journal"},
+	MsgGamesOK: {"%d games (%d unfinished), %d VRF proofs",
+		"%d parties (%d non terminées), %d preuves VRF"},
+	MsgDrawsOK: {"%d draws",
+		"%d tirages"},
+	MsgFailing: {"%d failing: %s",
+		"%d en échec : %s"},
+	MsgCellBad: {"%s: %d of %d, expected %.1f (p = %d/%d), z = %.1f",
+		"%s : %d sur %d, %.1f attendus (p = %d/%d), z = %.1f"},
+	MsgTooFewDraws: {"too few draws to test (a cell needs 10 expected events)",
+		"trop peu de tirages pour tester (il faut 10 événements attendus par case)"},
+	MsgStatsOK: {"%d cells tested, largest |z| %.2f (limit %.1f, false alarm < 1e-6)",
+		"%d cases testées, plus grand |z| %.2f (limite %.1f, fausse alarme < 1e-6)"},
+	MsgCellLosingPick: {"losing pick, %d hidden",
+		"numéro perdant, %d cachés"},
+	MsgCellTriple: {"x3 at tier %d",
+		"x3 au palier %d"},
+	MsgMalformedCheckpoint: {"the log serves a malformed checkpoint: %s",
+		"le journal présente un point de contrôle mal formé : %s"},
+	MsgUnreadableKeys: {"the log serves unreadable keys: %s",
+		"le journal présente des clés illisibles : %s"},
+	MsgNoKeyForLog: {"no trusted key for log %q: give --log-key FILE, --pin FINGERPRINT, or --tofu to trust it on first use",
+		"aucune clé de confiance pour le journal %q : fournissez --log-key FICHIER, --pin EMPREINTE, ou --tofu pour lui faire confiance à la première utilisation"},
+	MsgLogKeyTrust: {"%s (%s since %s)",
+		"%s (%s depuis %s)"},
+	MsgFirstCheckpoint: {"first checkpoint seen for this log",
+		"premier point de contrôle vu pour ce journal"},
+	MsgThroughput: {"%.0f records/s (%s)",
+		"%.0f enregistrements/s (%s)"},
+	MsgTrustState: {"%s: size %d recorded",
+		"%s : taille %d enregistrée"},
+
+	// The browser page.
+	MsgNotTirageFile: {"not a Tirage receipt, transcript, certificate, entrant list or log key file",
+		"ce n'est ni un reçu, ni une transcription, ni un certificat, ni une liste de participants, ni un fichier de clé de journal Tirage"},
+
+	// rngverify's one-line conclusion on stderr.
+	MsgCLIUnreadable: {"rngverify %s: unreadable input: %s",
+		"rngverify %s : fichier illisible : %s"},
+	MsgCLIMisbehaviour: {"rngverify %s: MISBEHAVIOUR PROVEN, check %s: %s",
+		"rngverify %s : MANQUEMENT PROUVÉ, vérification %s : %s"},
+	MsgCLINotVerified: {"rngverify %s: NOT VERIFIED, check %s: %s",
+		"rngverify %s : NON VÉRIFIÉ, vérification %s : %s"},
+	MsgCLINoCheck: {"rngverify %s: NOT VERIFIED: no check ran",
+		"rngverify %s : NON VÉRIFIÉ : aucune vérification n'a eu lieu"},
+}

@@ -1,0 +1,50 @@
+package verdict
+
+// vocabulary translates the words a message takes as arguments ([Term]):
+// record kinds, outcomes, game phases, trust modes and the names of facts.
+// The English word is the one the records and scripts use.
+var vocabulary = map[Term]text{
+	// Record kinds (record.Kind).
+	"key":          {"key", "annonce de clés"},
+	"emission":     {"emission", "émission"},
+	"manifest":     {"manifest", "manifeste de tickets"},
+	"game_start":   {"game_start", "début de partie"},
+	"pick":         {"pick", "sélection"},
+	"decision":     {"decision", "décision au palier"},
+	"game_end":     {"game_end", "fin de partie"},
+	"promo_freeze": {"promo_freeze", "gel promotionnel"},
+	"promo_draw":   {"promo_draw", "tirage promotionnel"},
+	"attestation":  {"attestation", "attestation"},
+	"start":        {"start", "début de partie"},
+
+	// Outcomes of a pick (record.Outcome*).
+	"good":   {"good", "bon numéro"},
+	"losing": {"losing", "numéro perdant"},
+
+	// Game phases (qod.Phase).
+	"playing":  {"playing", "en cours"},
+	"at-tier":  {"at-tier", "à un palier"},
+	"won":      {"won", "gagnée"},
+	"lost":     {"lost", "perdue"},
+	"expired":  {"expired", "expirée"},
+	"refunded": {"refunded", "remboursée"},
+
+	// Trust modes (checkpoint.TrustPinned, TrustFirstUse).
+	"pinned":    {"pinned", "épinglée"},
+	"first-use": {"first-use", "confiance à la première utilisation"},
+
+	// Names of facts.
+	"leaf hash":               {"leaf hash", "empreinte de la feuille"},
+	"log":                     {"log", "journal"},
+	"vrf key":                 {"vrf key", "clé VRF"},
+	"game":                    {"game", "partie"},
+	"draw":                    {"draw", "tirage"},
+	"certificate fingerprint": {"certificate fingerprint", "empreinte du certificat"},
+	"trust":                   {"trust", "confiance"},
+	"checkpoint":              {"checkpoint", "point de contrôle"},
+	"records":                 {"records", "enregistrements"},
+	"games":                   {"games", "parties"},
+	"vrf proofs":              {"vrf proofs", "preuves VRF"},
+	"throughput":              {"throughput", "débit"},
+	"trust state":             {"trust state", "état de confiance"},
+}
