@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"tirage.fr/tirage/verifier/cli"
 )
@@ -24,26 +23,10 @@ const (
 // nothing is locked; the real one is bound and rngverify certificate
 // reports the beacon-signature check.
 func TestPromoBeaconCLI(t *testing.T) {
-	if f, err := os.Open("/dev/hwrng"); err != nil {
-		t.Skipf("no hardware RNG: %v", err)
-	} else {
-		f.Close()
-	}
-	old := promoNow
-	promoNow = func() time.Time { return time.Date(2016, 6, 21, 8, 30, 0, 0, time.UTC) }
-	t.Cleanup(func() { promoNow = old })
-	dir := t.TempDir()
+	dir, keysDir, pass := promoCeremonySetup(t)
 	src, _ := os.ReadFile(exampleRules)
 	rules := filepath.Join(dir, "rules.yaml")
 	os.WriteFile(rules, bytes.Replace(src, []byte("    reserves: 3\n"), []byte("    reserves: 3\n    beacon: {source: \"drand quicknet\", chain: quicknet, round: 123}\n"), 1), 0o644)
-	pass := filepath.Join(dir, "pass")
-	os.WriteFile(pass, []byte("ceremony passphrase\n"), 0o600)
-	keysDir := filepath.Join(dir, "keys")
-	k := &keysRun{t: t}
-	if code, _, errs := k.run("", "init", "--dir", keysDir, "--passphrase-file", pass, "--announcement", filepath.Join(dir, "ann.json"),
-		"--kdf-time", "1", "--kdf-memory-mib", "8", "--kdf-threads", "1"); code != ExitOK {
-		t.Fatalf("keys init: %s", errs)
-	}
 	stakes, out := filepath.Join(dir, "stakes.csv"), filepath.Join(dir, "out")
 	if code, _, errs := promoRun("", "gen", "--rules", rules, "--rows", "2000", "--out", stakes); code != ExitOK {
 		t.Fatalf("gen: %s", errs)

@@ -38,9 +38,11 @@ func TestPromoCheck(t *testing.T) {
 	}
 }
 
-// The offline ceremony through rngctl, checked by rngverify: gen, freeze,
-// draw (once), certificate.
-func TestPromoCeremonyCLI(t *testing.T) {
+// promoCeremonySetup skips without /dev/hwrng, fixes the ceremony's clock
+// and makes a software keystore: it returns the temporary directory, the
+// keys directory and the passphrase file.
+func promoCeremonySetup(t *testing.T) (dir, keysDir, pass string) {
+	t.Helper()
 	if f, err := os.Open("/dev/hwrng"); err != nil {
 		t.Skipf("no hardware RNG: %v", err)
 	} else {
@@ -49,15 +51,22 @@ func TestPromoCeremonyCLI(t *testing.T) {
 	old := promoNow
 	promoNow = func() time.Time { return time.Date(2016, 6, 21, 8, 30, 0, 0, time.UTC) }
 	t.Cleanup(func() { promoNow = old })
-	dir := t.TempDir()
-	pass := filepath.Join(dir, "pass")
+	dir = t.TempDir()
+	pass = filepath.Join(dir, "pass")
 	os.WriteFile(pass, []byte("ceremony passphrase\n"), 0o600)
-	keysDir := filepath.Join(dir, "keys")
+	keysDir = filepath.Join(dir, "keys")
 	k := &keysRun{t: t}
 	if code, _, errs := k.run("", "init", "--dir", keysDir, "--passphrase-file", pass, "--announcement", filepath.Join(dir, "ann.json"),
 		"--kdf-time", "1", "--kdf-memory-mib", "8", "--kdf-threads", "1"); code != ExitOK {
 		t.Fatalf("keys init: %s", errs)
 	}
+	return dir, keysDir, pass
+}
+
+// The offline ceremony through rngctl, checked by rngverify: gen, freeze,
+// draw (once), certificate.
+func TestPromoCeremonyCLI(t *testing.T) {
+	dir, keysDir, pass := promoCeremonySetup(t)
 	stakes, closed, out := filepath.Join(dir, "stakes.jsonl"), filepath.Join(dir, "closed.csv"), filepath.Join(dir, "out")
 	if code, _, errs := promoRun("", "gen", "--rules", exampleRules, "--rows", "5000", "--format", "jsonl", "--defects", "--out", stakes, "--closed", closed); code != ExitOK {
 		t.Fatalf("gen: %s", errs)

@@ -24,10 +24,7 @@ const (
 // beaconRules is the example rules file with draw 1 announcing quicknet round 123.
 func beaconRules(t testing.TB) (*promo.Rules, []byte) {
 	t.Helper()
-	data, err := os.ReadFile("../../examples/bonus-crescendo.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, data := exampleRules(t)
 	data = bytes.Replace(data, []byte("    reserves: 3\n"), []byte("    reserves: 3\n    beacon: {source: \"drand quicknet\", chain: quicknet, round: 123}\n"), 1)
 	r, err := promo.ParseRules(data)
 	if err != nil {

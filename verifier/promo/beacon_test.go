@@ -156,16 +156,7 @@ func TestCertificateBeacon(t *testing.T) {
 	for i, x := range idx {
 		d.Ranking[i] = uint64(x)
 	}
-	tree, _ := f.list.Tree()
-	lg := newMemLog(t)
-	fi := lg.append(t, mustFormat(t, fr))
-	di := lg.append(t, mustFormat(t, d))
-	forged, err := NewCertificate(CertificateInput{Freeze: lg.logged(t, fi), Draw: lg.logged(t, di),
-		Checkpoint: lg.checkpoint(t), LogKeys: []string{lg.vkey}, Tree: tree, VRFKey: f.prover.PublicKey(), RulesHash: RulesHash(f.rules)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = Verify(CertificateJSON(forged), f.list, Anchors{Reserves: -1})
+	_, err = Verify(f.forge(t, fr, d), f.list, Anchors{Reserves: -1})
 	var ce *CheckError
 	if !errors.As(err, &ce) || ce.Check != CheckBeacon || !strings.Contains(err.Error(), "does not verify") {
 		t.Fatalf("got %v, want %s", err, CheckBeacon)

@@ -315,6 +315,17 @@ func TestForgedDrawRecordFails(t *testing.T) {
 	dr, _ := record.Parse([]byte(c.DrawRecord.Record))
 	d := dr.(*record.PromoDraw)
 	d.Ranking[0] = (d.Ranking[0] + 1) % 50
+	_, err := Verify(f.forge(t, fr, d), f.list, Anchors{Reserves: 0})
+	var ce *CheckError
+	if !errors.As(err, &ce) || ce.Check != CheckPicks {
+		t.Fatalf("got %v, want %s", err, CheckPicks)
+	}
+}
+
+// forge logs fr and d properly in a new log and certifies them, as a
+// dishonest appliance would.
+func (f *fixture) forge(t *testing.T, fr record.Record, d *record.PromoDraw) []byte {
+	t.Helper()
 	tree, _ := f.list.Tree()
 	lg := newMemLog(t)
 	fi := lg.append(t, mustFormat(t, fr))
@@ -324,11 +335,7 @@ func TestForgedDrawRecordFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Verify(CertificateJSON(forged), f.list, Anchors{Reserves: 0})
-	var ce *CheckError
-	if !errors.As(err, &ce) || ce.Check != CheckPicks {
-		t.Fatalf("got %v, want %s", err, CheckPicks)
-	}
+	return CertificateJSON(forged)
 }
 
 func mustUnmarshal(t *testing.T, b []byte, c *Certificate) {
