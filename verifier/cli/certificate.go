@@ -143,7 +143,7 @@ func runCertificate(env Env) int {
 		var ce *promo.CheckError
 		switch {
 		case errors.As(err, &ce):
-			v.Set(ce.Check, verdict.StatusFail, verdict.MsgSame, receipt.Cause(ce.Err))
+			v.Set(ce.Check, verdict.StatusFail, verdict.MsgSame, receipt.CheckErrorMsg(ce))
 		case err != nil:
 			v.Set(promo.CheckRules, verdict.StatusFail, verdict.MsgSame, receipt.Cause(err))
 		case anchors.Rules != nil:

@@ -12,6 +12,7 @@ import (
 
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
 	"tirage.fr/tirage/verifier/vrf"
 )
 
@@ -115,13 +116,18 @@ const (
 type CheckError struct {
 	Check string
 	Err   error
+	// Msg is Err in language-neutral form: an id of verdict's message
+	// catalog and its arguments, for readers in French or English.
+	Msg verdict.Msg
 }
 
 func (e *CheckError) Error() string { return e.Check + ": " + e.Err.Error() }
 func (e *CheckError) Unwrap() error { return e.Err }
 
-func fail(check, format string, args ...any) error {
-	return &CheckError{Check: check, Err: fmt.Errorf(format, args...)}
+// fail is check's failure with the reason id(args…) of verdict's catalog;
+// Err is its English text (the template wraps errors with %w).
+func fail(check string, id verdict.MsgID, args ...any) error {
+	return &CheckError{Check: check, Err: fmt.Errorf(verdict.Format(id, "en"), args...), Msg: verdict.M(id, args...)}
 }
 
 // Anchors are what the verifier trusts, obtained independently of the certificate.
@@ -171,10 +177,10 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	dec := json.NewDecoder(bytes.NewReader(certFile))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return nil, fail(CheckFormat, "not a certificate: %w", err)
+		return nil, fail(CheckFormat, verdict.MsgPromoNotCertificate, err)
 	}
 	if c.V != 1 {
-		return nil, fail(CheckFormat, "unsupported version %d", c.V)
+		return nil, fail(CheckFormat, verdict.MsgPromoVersion, c.V)
 	}
 	v := &Verified{Draw: c.Draw, Picks: c.Picks, Days: c.Days, Withheld: c.Withheld}
 	logKeys := c.LogKeys
@@ -191,11 +197,11 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 		}
 	}
 	if len(keys) == 0 {
-		return nil, fail(CheckCheckpoint, "no usable log key")
+		return nil, fail(CheckCheckpoint, verdict.MsgPromoNoLogKey)
 	}
 	cp, err := checkpoint.Open([]byte(c.Checkpoint), keys)
 	if err != nil {
-		return nil, fail(CheckCheckpoint, "%w", err)
+		return nil, fail(CheckCheckpoint, verdict.MsgPromoErr, err)
 	}
 	tree := cp.Tree()
 	v.TreeSize, v.LogOrigin = uint64(cp.Size), cp.Origin
@@ -204,18 +210,18 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	fr, err := record.Parse([]byte(c.Freeze.Record))
 	f, ok := fr.(*record.PromoFreeze)
 	if err != nil || !ok {
-		return nil, fail(CheckFreezeRecord, "not a promo_freeze record: %v", errOr(err, "another kind"))
+		return nil, fail(CheckFreezeRecord, verdict.MsgPromoNotFreeze, errOr(err, "another kind"))
 	}
 	if err := checkInclusion(tree, c.Freeze); err != nil {
-		return nil, fail(CheckFreezeInclusion, "%w", err)
+		return nil, fail(CheckFreezeInclusion, verdict.MsgPromoErr, err)
 	}
 	dr, err := record.Parse([]byte(c.DrawRecord.Record))
 	d, ok := dr.(*record.PromoDraw)
 	if err != nil || !ok {
-		return nil, fail(CheckDrawRecord, "not a promo_draw record: %v", errOr(err, "another kind"))
+		return nil, fail(CheckDrawRecord, verdict.MsgPromoNotDraw, errOr(err, "another kind"))
 	}
 	if err := checkInclusion(tree, c.DrawRecord); err != nil {
-		return nil, fail(CheckDrawInclusion, "%w", err)
+		return nil, fail(CheckDrawInclusion, verdict.MsgPromoErr, err)
 	}
 	v.Freeze, v.DrawRecord, v.Count, v.Share = f, d, f.Count, string(d.Share)
 
@@ -225,10 +231,10 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 		kr, err := record.Parse([]byte(c.Keys.Record))
 		ka, ok := kr.(*record.KeyAnnouncement)
 		if err != nil || !ok {
-			return nil, fail(CheckKeys, "not a key announcement: %v", errOr(err, "another kind"))
+			return nil, fail(CheckKeys, verdict.MsgPromoNotKeys, errOr(err, "another kind"))
 		}
 		if err := checkInclusion(tree, *c.Keys); err != nil {
-			return nil, fail(CheckKeys, "key announcement: %w", err)
+			return nil, fail(CheckKeys, verdict.MsgPromoKeysErr, err)
 		}
 		found := false
 		for _, k := range ka.Keys {
@@ -237,126 +243,126 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 			}
 		}
 		if !found {
-			return nil, fail(CheckKeys, "the key announcement has no VRF key %q", d.Key)
+			return nil, fail(CheckKeys, verdict.MsgPromoNoVRFKey, d.Key)
 		}
 		if c.Keys.Index >= c.Freeze.Index {
-			return nil, fail(CheckKeys, "the VRF key was announced after the freeze")
+			return nil, fail(CheckKeys, verdict.MsgPromoKeyLate)
 		}
 		v.KeyLogged = true
 	}
 	if vrfKey != c.VRFPublicKey || suite != c.VRFSuite || d.Key != c.VRFKeyID {
-		return nil, fail(CheckKeys, "the certificate's VRF key is not the one the draw record names")
+		return nil, fail(CheckKeys, verdict.MsgPromoKeyOther)
 	}
 	if a.VRFPublicKey != "" && !strings.EqualFold(a.VRFPublicKey, vrfKey) {
-		return nil, fail(CheckKeys, "the draw's VRF key is not the pinned one")
+		return nil, fail(CheckKeys, verdict.MsgPromoKeyNotPinned)
 	}
 	v.VRFKey = vrfKey
 
 	// 4. The rules file is the frozen one.
 	op, rh, err := FreezeRules(f)
 	if err != nil {
-		return nil, fail(CheckRules, "%w", err)
+		return nil, fail(CheckRules, verdict.MsgPromoErr, err)
 	}
 	v.Operation, v.RulesHash = op, rh
 	if rh != c.RulesHash {
-		return nil, fail(CheckRules, "certificate says rules %s, the freeze record %s", c.RulesHash, rh)
+		return nil, fail(CheckRules, verdict.MsgPromoRulesDiffer, c.RulesHash, rh)
 	}
 	if a.Rules != nil {
 		if h := RulesHash(a.Rules); hex.EncodeToString(h[:]) != rh {
-			return nil, fail(CheckRules, "the rules file hashes to %x, the freeze record says %s", h, rh)
+			return nil, fail(CheckRules, verdict.MsgPromoRulesFile, h, rh)
 		}
 	}
 
 	// 5. The draw record is the draw of this freeze, logged after it.
 	switch {
 	case d.Draw != f.Draw || c.Draw != f.Draw || !strings.HasPrefix(f.Draw, op+"/"):
-		return nil, fail(CheckLink, "draw ids differ: certificate %q, freeze %q, draw %q", c.Draw, f.Draw, d.Draw)
+		return nil, fail(CheckLink, verdict.MsgPromoDrawIDs, c.Draw, f.Draw, d.Draw)
 	case d.Prev != record.LeafHash([]byte(c.Freeze.Record)):
-		return nil, fail(CheckLink, "the draw record does not link to this freeze record")
+		return nil, fail(CheckLink, verdict.MsgPromoNoLink)
 	case d.Root != f.Root || d.Count != f.Count || d.Winners != f.Winners || d.Reserves != f.Reserves || d.Beacon != f.Beacon:
-		return nil, fail(CheckLink, "the draw record's root, count, winners, reserves or beacon differ from the freeze")
+		return nil, fail(CheckLink, verdict.MsgPromoLinkFields)
 	case c.DrawRecord.Index <= c.Freeze.Index:
-		return nil, fail(CheckLink, "the draw record (index %d) was not logged after the freeze (index %d)", c.DrawRecord.Index, c.Freeze.Index)
+		return nil, fail(CheckLink, verdict.MsgPromoOrder, c.DrawRecord.Index, c.Freeze.Index)
 	}
 
 	// 6. r opens the commitment H(r) logged at the freeze.
 	if d.Commit != f.Commit || record.Commit(d.Secret) != f.Commit {
-		return nil, fail(CheckCommitment, "the revealed r does not open the commitment logged at the freeze")
+		return nil, fail(CheckCommitment, verdict.MsgPromoCommit)
 	}
 	if _, err := ParseShare(string(d.Share)); err != nil {
-		return nil, fail(CheckShare, "%w", err)
+		return nil, fail(CheckShare, verdict.MsgPromoErr, err)
 	}
 	// 6b. The beacon value is the announced drand round's signature.
 	if v.Beacon, err = VerifyBeacon(f.Beacon, d.BeaconValue); err != nil {
-		return nil, fail(CheckBeacon, "%w", err)
+		return nil, fail(CheckBeacon, verdict.MsgPromoErr, err)
 	}
 
 	// 7. π is the VRF proof for α under the key; β follows from it.
 	s, err := vrf.ParseSuite(suite)
 	if err != nil {
-		return nil, fail(CheckVRF, "%w", err)
+		return nil, fail(CheckVRF, verdict.MsgPromoErr, err)
 	}
 	kb, _ := hex.DecodeString(vrfKey)
 	pk, err := vrf.ParsePublicKey(s, kb)
 	if err != nil {
-		return nil, fail(CheckVRF, "%w", err)
+		return nil, fail(CheckVRF, verdict.MsgPromoErr, err)
 	}
 	alpha := record.PromoDrawAlpha(f.Draw, f.Root, f.Count, f.Commit, d.Secret, d.Share, d.BeaconValue)
 	beta, err := vrf.Verify(pk, alpha, d.Proof)
 	if err != nil {
-		return nil, fail(CheckVRF, "%w", err)
+		return nil, fail(CheckVRF, verdict.MsgPromoErr, err)
 	}
 	if !bytes.Equal(beta, d.Beta) {
-		return nil, fail(CheckVRF, "β in the record is not the proof's output")
+		return nil, fail(CheckVRF, verdict.MsgBetaNotOutput)
 	}
 
 	// 8. The ranking is RankedSample(β) and each pick's leaf is in the entrant tree.
 	if a.Reserves >= 0 && f.Reserves != Ranked(a.Reserves, f.Count)-1 {
-		return nil, fail(CheckPicks, "the freeze ranks %d reserves, the rules ask for %d", f.Reserves, a.Reserves)
+		return nil, fail(CheckPicks, verdict.MsgPromoReserves, f.Reserves, a.Reserves)
 	}
 	idx, err := Picks(beta, f.Winners+f.Reserves, f.Count)
 	if err != nil {
-		return nil, fail(CheckPicks, "%w", err)
+		return nil, fail(CheckPicks, verdict.MsgPromoErr, err)
 	}
 	if len(idx) != len(d.Ranking) || len(c.Picks) != len(d.Ranking) {
-		return nil, fail(CheckPicks, "%d picks recorded, %d certified, %d expected", len(d.Ranking), len(c.Picks), len(idx))
+		return nil, fail(CheckPicks, verdict.MsgPromoPickCount, len(d.Ranking), len(c.Picks), len(idx))
 	}
 	for i, x := range idx {
 		p := c.Picks[i]
 		if d.Ranking[i] != uint64(x) || p.Index != uint64(x) || p.Rank != i+1 {
-			return nil, fail(CheckPicks, "rank %d: β picks entrant %d, the records say %d", i+1, x, d.Ranking[i])
+			return nil, fail(CheckPicks, verdict.MsgPromoRankEntrant, i+1, x, d.Ranking[i])
 		}
 		var leaf tlog.Hash
 		if b, err := hex.DecodeString(p.Leaf); err != nil || len(b) != 32 {
-			return nil, fail(CheckPicks, "rank %d: leaf is not 32 bytes of hex", i+1)
+			return nil, fail(CheckPicks, verdict.MsgPromoRankLeaf, i+1)
 		}
 		hex.Decode(leaf[:], []byte(p.Leaf))
 		if p.Pseudonym != Pseudonym(leaf) {
-			return nil, fail(CheckPicks, "rank %d: pseudonym %q is not that of leaf %s", i+1, p.Pseudonym, p.Leaf)
+			return nil, fail(CheckPicks, verdict.MsgPromoRankPseudonym, i+1, p.Pseudonym, p.Leaf)
 		}
 		proof, err := parseProof(p.Proof)
 		if err == nil {
 			err = tlog.CheckRecord(proof, int64(f.Count), f.Root, int64(p.Index), leaf)
 		}
 		if err != nil {
-			return nil, fail(CheckPickInclusion, "rank %d: %w", i+1, err)
+			return nil, fail(CheckPickInclusion, verdict.MsgPromoRankErr, i+1, err)
 		}
 	}
 
 	// 9. The bailiff's path: the list is the frozen one.
 	if list != nil {
 		if list.Draw != f.Draw {
-			return nil, fail(CheckEntrantList, "the list is for draw %q, not %q", list.Draw, f.Draw)
+			return nil, fail(CheckEntrantList, verdict.MsgPromoListDraw, list.Draw, f.Draw)
 		}
 		t, err := list.Tree()
 		if err != nil {
-			return nil, fail(CheckEntrantList, "%w", err)
+			return nil, fail(CheckEntrantList, verdict.MsgPromoErr, err)
 		}
 		if uint64(t.Size()) != f.Count {
-			return nil, fail(CheckEntrantRoot, "the list holds %d entrants, %d were frozen", t.Size(), f.Count)
+			return nil, fail(CheckEntrantRoot, verdict.MsgPromoListSize, t.Size(), f.Count)
 		}
 		if t.Root() != f.Root {
-			return nil, fail(CheckEntrantRoot, "the list does not hash to the frozen root")
+			return nil, fail(CheckEntrantRoot, verdict.MsgPromoListRoot)
 		}
 		for _, p := range c.Picks {
 			v.Accounts = append(v.Accounts, list.Accounts[p.Index])

@@ -88,3 +88,13 @@ func Localize(m verdict.Msg) verdict.Msg {
 	}
 	return out
 }
+
+// CheckErrorMsg is the reason of a promotion check that failed: ce's
+// message (promo builds it from the catalog), its error arguments named as
+// causes.
+func CheckErrorMsg(ce *promo.CheckError) verdict.Msg {
+	if ce.Msg.ID != verdict.NoDetail {
+		return Localize(ce.Msg)
+	}
+	return Cause(ce.Err)
+}

@@ -86,9 +86,9 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 		case c == failed:
 			reached = false
 			if certificateMisbehaviour[c] {
-				v.Misbehaviour(c, verdict.MsgSame, Cause(ce.Err))
+				v.Misbehaviour(c, verdict.MsgSame, CheckErrorMsg(ce))
 			} else {
-				v.Fail(c, verdict.MsgSame, Cause(ce.Err))
+				v.Fail(c, verdict.MsgSame, CheckErrorMsg(ce))
 			}
 		default:
 			v.Pass(c, verdict.NoDetail)
