@@ -1,6 +1,7 @@
 package promo
 
 import (
+	"bytes"
 	"os"
 	"strings"
 	"testing"
@@ -100,6 +101,8 @@ func FuzzParseRules(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(data)
+	f.Add(bytes.Replace(data, []byte("    reserves: 3\n"), []byte("    reserves: 3\n    beacon: {chain: quicknet, round: 123}\n"), 1))
+	f.Add(bytes.Replace(data, []byte("    reserves: 3\n"), []byte("    reserves: 3\n    beacon: {source: drand, round: 0}\n"), 1))
 	f.Add([]byte("version: 1\n"))
 	f.Add([]byte("days: [{date: 2016-03-27}]\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
