@@ -315,7 +315,7 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 	wait := extra != nil || sg == nil
 	err := e.store.write(func(tx *bolt.Tx) error {
 		if game != nil {
-			if err := putGame(tx, game); err != nil {
+			if err := putGame(tx, game, game.Records == uint32(len(recs))); err != nil {
 				return err
 			}
 			for i, s := range recs {
@@ -364,18 +364,23 @@ func (e *engine) storeHealth() error {
 	return nil
 }
 
-func putGame(tx *bolt.Tx, sg *storedGame) error {
+// putGame stores a game. Its secret and its place among the unfinished games
+// change only when it starts (full) and when it ends.
+func putGame(tx *bolt.Tx, sg *storedGame, full bool) error {
 	if err := putJSON(tx, bucketGames, []byte(sg.Game.ID), sg); err != nil {
 		return err
+	}
+	key := joinKey(sg.Server, []byte(sg.Game.ID))
+	if sg.Ended {
+		return tx.Bucket(bucketUnfinished).Delete(key)
+	}
+	if !full {
+		return nil
 	}
 	if sg.HasSecret {
 		if err := tx.Bucket(bucketSecrets).Put([]byte(sg.Game.ID), sg.Secret[:]); err != nil {
 			return err
 		}
-	}
-	key := joinKey(sg.Server, []byte(sg.Game.ID))
-	if sg.Ended {
-		return tx.Bucket(bucketUnfinished).Delete(key)
 	}
 	return tx.Bucket(bucketUnfinished).Put(key, u64(uint64(sg.Game.Expires.Unix())))
 }

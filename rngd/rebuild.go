@@ -216,7 +216,7 @@ func (r *rebuilder) storeGame(tx *bolt.Tx, g *rebuildGame) error {
 	if err := r.storeReplies(tx, g, sg, cfg, recs, receipts); err != nil {
 		return err
 	}
-	return putGame(tx, sg)
+	return putGame(tx, sg, true)
 }
 
 // requestOf returns the request identity a game record carries and its time.
