@@ -54,16 +54,7 @@ func (m Msg) Text(lang string) string {
 	if m.ID == NoDetail {
 		return ""
 	}
-	t, ok := messages[m.ID]
-	if !ok {
-		// Not in the catalog (a test forbids it): show the id and the
-		// arguments rather than nothing.
-		return fmt.Sprint(append([]any{string(m.ID)}, m.Args...)...)
-	}
-	format := t.en
-	if lang == "fr" {
-		format = t.fr
-	}
+	format := Format(m.ID, lang)
 	args := make([]any, len(m.Args))
 	for i, a := range m.Args {
 		args[i] = renderArg(a, lang)
@@ -165,10 +156,15 @@ func wToV(format string) string {
 }
 
 // Format is the template of id in lang, for callers that build an error
-// with it (fmt.Errorf keeps %w wrapping) and a Msg with the same id.
+// with it (fmt.Errorf keeps %w wrapping) and a Msg with the same id. An id
+// that is not in the catalog (a literal where an id was expected, which
+// TestMessagesComeFromTheCatalog forbids) is taken as its own template.
 func Format(id MsgID, lang string) string {
-	t := messages[id]
-	if lang == "fr" {
+	t, ok := messages[id]
+	switch {
+	case !ok:
+		return string(id)
+	case lang == "fr":
 		return t.fr
 	}
 	return t.en

@@ -115,6 +115,16 @@ func TestBrowserPage(t *testing.T) {
 			t.Errorf("%s: summary %q", d.File, d.Summary)
 		}
 	}
+	text, err := chromedp.Run(ctx, chromedp.Text("#results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"(number 1, record 1): recorded good, β gives losing", "does not link to record 1",
+		"rank 1: β picks entrant", "log: tirage.test/log size"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the English reasons are not shown (%q):\n%.3000s", want, text)
+		}
+	}
 	// French.
 	if err := chromedp.Do(ctx, chromedp.Click("#lang-fr")); err != nil {
 		t.Fatal(err)
@@ -127,12 +137,25 @@ func TestBrowserPage(t *testing.T) {
 			t.Errorf("French summary %q", d.Summary)
 		}
 	}
-	text, err := chromedp.Run(ctx, chromedp.Text("#results"))
+	text, err = chromedp.Run(ctx, chromedp.Text("#results"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(text, "Chaque valeur aléatoire est accompagnée d'une preuve") {
 		t.Errorf("the French explanations are not shown:\n%.2000s", text)
+	}
+	// The reason after each check is French too, and so are the facts.
+	for _, want := range []string{"(numéro 1, enregistrement 1) : enregistré « bon numéro », β donne « numéro perdant »",
+		"l'enregistrement 2 (fin de partie) ne se rattache pas à l'enregistrement 1", "rang 1 : β désigne le participant",
+		"journal : tirage.test/log, taille", "3 enregistrements chaînés par empreinte"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the French reasons are not shown (%q):\n%.3000s", want, text)
+		}
+	}
+	for _, en := range []string{"recorded good", "β gives", "does not link", "records linked by hash", "log: "} {
+		if strings.Contains(text, en) {
+			t.Errorf("the French page shows English %q", en)
+		}
 	}
 	mu.Lock()
 	defer mu.Unlock()

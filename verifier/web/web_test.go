@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -53,6 +54,51 @@ func TestVerify(t *testing.T) {
 			}
 		}
 	}
+	// The reasons, subjects and facts are in the language asked for.
+	want2 := map[string]map[string][]string{
+		"en": {"game-tampered.json": {"MISBEHAVIOUR PROVEN — keep these files as evidence — check «record chain» (chain): record 2 (game_end) does not link to record 1", "(number 1, record 1): recorded good, β gives losing"},
+			"certificate-tampered.json": {"MISBEHAVIOUR PROVEN", "rank 1: "},
+			"junk.txt":                  {"not a Tirage receipt, transcript, certificate, entrant list or log key file"}},
+		"fr": {"game-tampered.json": {"MANQUEMENT PROUVÉ — conservez ces fichiers comme preuve — vérification « chaîne des enregistrements » (chain) : l'enregistrement 2 (fin de partie) ne se rattache pas à l'enregistrement 1", "(numéro 1, enregistrement 1) : enregistré « bon numéro », β donne « numéro perdant »"},
+			"certificate-tampered.json": {"MANQUEMENT PROUVÉ", "rang 1 : "},
+			"junk.txt":                  {"ce n'est ni un reçu, ni une transcription"}},
+	}
+	for lang, byFile := range want2 {
+		var docs []struct {
+			File, Subject, Summary string
+			Checks                 []struct{ Detail string }
+			Facts                  []struct{ Name, Value string }
+		}
+		if err := json.Unmarshal(web.Render(web.Verify(files, paths["pin"]), lang), &docs); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range docs {
+			all := d.Subject + "\n" + d.Summary
+			for _, c := range d.Checks {
+				all += "\n" + c.Detail
+			}
+			for _, f := range d.Facts {
+				all += "\n" + f.Name + ": " + f.Value
+			}
+			for _, w := range byFile[d.File] {
+				if !strings.Contains(all, w) {
+					t.Errorf("%s, %s lacks %q:\n%s", lang, d.File, w, all)
+				}
+			}
+			// Technical details quoted from the core's errors stay English,
+			// labelled so; everything else is French.
+			prose := regexp.MustCompile(`en anglais\)? : « [^»]*»`).ReplaceAllString(all, "")
+			for _, en := range []string{" record", " pick ", " the ", " does not ", "entrant", "fingerprint", "key(s)"} {
+				if lang == "fr" && strings.Contains(prose, en) {
+					t.Errorf("%s in French shows English %q:\n%s", d.File, en, all)
+				}
+			}
+			if testing.Verbose() {
+				t.Logf("%s %s:\n%s", lang, d.File, all)
+			}
+		}
+	}
+
 	// Without the key file and pin, nothing is trusted.
 	var bare []web.File
 	for _, f := range files {
