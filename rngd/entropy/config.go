@@ -93,6 +93,19 @@ type Config struct {
 	Logger *slog.Logger
 	// Clock returns the current time (default time.Now); tests inject one.
 	Clock func() time.Time
+	// ReadTimeout bounds every read from a source: the samples of one seed,
+	// or the 1,024 samples of its start-up tests (default 2 s). A source
+	// that does not deliver in time (a stalled /dev/hwrng, a TPM that stops
+	// answering) fails the "timeout" health test: it is no longer used, and
+	// draws are refused if the remaining sources fall short, until an
+	// operator Retest finds it answering again. Each source has at most one
+	// read outstanding: a stalled read is never duplicated. Raise it for a
+	// source slower than about 1 kB/s.
+	ReadTimeout time.Duration
+	// After returns a channel that receives once d has passed, on the same
+	// clock as Clock (default time.After); tests inject one to fire the read
+	// deadline without waiting.
+	After func(d time.Duration) <-chan time.Time
 }
 
 func (c *Config) withDefaults() (Config, error) {
@@ -117,6 +130,15 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	if n.ReseedInterval < 0 {
 		return n, fmt.Errorf("entropy: config ReseedInterval = %v, want positive", n.ReseedInterval)
+	}
+	if n.ReadTimeout == 0 {
+		n.ReadTimeout = DefaultReadTimeout
+	}
+	if n.ReadTimeout < 0 {
+		return n, fmt.Errorf("entropy: config ReadTimeout = %v, want positive", n.ReadTimeout)
+	}
+	if n.After == nil {
+		n.After = time.After
 	}
 	if n.Logger == nil {
 		n.Logger = slog.New(slog.DiscardHandler)

@@ -29,12 +29,15 @@ var ErrClosed = errors.New("entropy: generator closed")
 // and, for a failed read, the I/O error. It never carries sample values.
 type HealthError struct {
 	Source string // the source's configured name
-	Test   string // TestRCT, TestAPT or TestRead
+	Test   string // TestRCT, TestAPT, TestRead or TestTimeout
 	Detail string
-	Err    error // the read error, for TestRead
+	Err    error // the read error, for TestRead; ErrTimeout for TestTimeout
 }
 
 func (e *HealthError) Error() string {
+	if e.Test == TestTimeout {
+		return fmt.Sprintf("entropy source %s timed out: %s", e.Source, e.Detail)
+	}
 	s := fmt.Sprintf("entropy source %s failed the %s test: %s", e.Source, e.Test, e.Detail)
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
@@ -69,6 +72,9 @@ type sourceState struct {
 	credited float64
 	health   *HealthTest // nil for non-physical sources
 	failure  *HealthError
+	// inflight is the source's outstanding read, if any: one not yet
+	// collected, or one abandoned at its deadline that has not returned.
+	inflight *pendingRead
 }
 
 // Generator is the appliance's random bit generator: the configured sources,
@@ -133,10 +139,8 @@ func New(cfg Config) (*Generator, error) {
 	defer g.mu.Unlock()
 	for _, st := range g.sources {
 		g.m.sourceHealthy.WithLabelValues(st.cfg.Name).Set(1)
-		if st.physical {
-			g.startup(st)
-		}
 	}
+	g.startup(context.Background())
 	if err := g.seed(true); err != nil {
 		g.closeSources()
 		return nil, err
@@ -211,23 +215,12 @@ func (g *Generator) Retest(ctx context.Context) error {
 	if g.closed {
 		return ErrClosed
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	g.log.Info("entropy: operator retest: re-running start-up health tests")
-	for _, st := range g.sources {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if !st.physical {
-			continue
-		}
-		was := st.failure
-		st.failure = nil
-		g.startup(st)
-		if st.failure == nil {
-			g.m.sourceHealthy.WithLabelValues(st.cfg.Name).Set(1)
-			if was != nil {
-				g.log.Warn("entropy: source passed start-up tests again and is back in use", "source", st.cfg.Name)
-			}
-		}
+	if err := g.startup(ctx); err != nil {
+		return err
 	}
 	if g.drbg != nil {
 		g.drbg.Wipe()
@@ -264,13 +257,44 @@ func (g *Generator) closeSources() error {
 	return errors.Join(errs...)
 }
 
-// startup runs the start-up tests of one physical source. g.mu is held.
-func (g *Generator) startup(st *sourceState) {
-	err := st.health.Startup(countingSource{st.src, g.m.bytesRead.WithLabelValues(st.cfg.Name)})
-	var he *HealthError
-	if errors.As(err, &he) {
-		g.fail(st, he)
+// startup runs the start-up tests of every physical source, failed or not,
+// reading the sources in parallel, each within Config.ReadTimeout. A source
+// that passes is healthy again; one that fails is marked failed. If ctx is
+// done first, the sources not yet decided keep their state and ctx's error
+// is returned. g.mu is held.
+func (g *Generator) startup(ctx context.Context) error {
+	var phys []*sourceState
+	for _, st := range g.sources {
+		if st.physical {
+			phys = append(phys, st)
+			st.start(st.health.startupBytes())
+		}
 	}
+	for i, st := range phys {
+		buf, err := g.read(ctx, st, st.health.startupBytes(), "during start-up tests")
+		if err == nil {
+			err = st.health.startup(buf)
+			clear(buf)
+		}
+		var he *HealthError
+		switch {
+		case errors.As(err, &he):
+			g.fail(st, he)
+		case err != nil:
+			// Cancelled: reads started for the sources left are given up.
+			for _, rest := range phys[i+1:] {
+				if rest.inflight != nil {
+					rest.inflight.abandoned = true
+				}
+			}
+			return err
+		case st.failure != nil:
+			st.failure = nil
+			g.m.sourceHealthy.WithLabelValues(st.cfg.Name).Set(1)
+			g.log.Warn("entropy: source passed start-up tests again and is back in use", "source", st.cfg.Name)
+		}
+	}
+	return nil
 }
 
 // fail marks a source failed, counts and logs it. g.mu is held.
@@ -340,16 +364,21 @@ func (g *Generator) seed(instantiate bool) error {
 			clear(in.data)
 		}
 	}()
+	// The healthy sources are read in parallel, each within
+	// Config.ReadTimeout.
+	var live []*sourceState
 	for _, st := range g.sources {
-		if st.failure != nil {
-			continue
+		if st.failure == nil {
+			live = append(live, st)
+			st.start(st.cfg.SeedBytes)
 		}
-		buf := make([]byte, st.cfg.SeedBytes)
-		n, err := io.ReadFull(st.src, buf)
-		g.m.bytesRead.WithLabelValues(st.cfg.Name).Add(float64(n))
+	}
+	for _, st := range live {
+		buf, err := g.read(context.Background(), st, st.cfg.SeedBytes, "while seeding")
 		if err != nil {
-			clear(buf)
-			g.fail(st, &HealthError{Source: st.cfg.Name, Test: TestRead, Detail: "read failed while seeding", Err: err})
+			var he *HealthError
+			errors.As(err, &he)
+			g.fail(st, he)
 			continue
 		}
 		if st.health != nil {
@@ -392,16 +421,4 @@ func (g *Generator) seed(instantiate bool) error {
 	g.seededAt = now.UnixNano()
 	g.m.reseeds.Inc()
 	return nil
-}
-
-// countingSource counts the bytes read from a source.
-type countingSource struct {
-	Source
-	c prometheus.Counter
-}
-
-func (s countingSource) Read(p []byte) (int, error) {
-	n, err := s.Source.Read(p)
-	s.c.Add(float64(n))
-	return n, err
 }

@@ -22,15 +22,44 @@ import (
 
 // faultSource is the fault-injection harness: a physical source whose
 // samples come from ChaCha8 with a fixed seed, and which can be switched to
-// stuck (one repeated value), broken (read errors) or back. It records every
-// byte it produced, so tests can look for them where they must not be.
+// stuck (one repeated value), broken (read errors), stalled (Read blocks
+// until resume) or back. It records every byte it produced, so tests can
+// look for them where they must not be.
 type faultSource struct {
-	name string
-	mu   sync.Mutex
-	r    *rand.Rand
-	mode string // "", "stuck", "broken"
-	out  bytes.Buffer
-	n    int // bytes produced
+	name    string
+	mu      sync.Mutex
+	r       *rand.Rand
+	mode    string // "", "stuck", "broken"
+	gate    chan struct{}
+	blocked int // Reads blocked in a stall now
+	maxBlk  int // most Reads ever blocked at once
+	out     bytes.Buffer
+	n       int // bytes produced
+}
+
+// stall makes every Read block until resume.
+func (s *faultSource) stall() {
+	s.mu.Lock()
+	s.gate = make(chan struct{})
+	s.mu.Unlock()
+}
+
+// resume releases the Reads blocked by stall: they return fresh samples.
+func (s *faultSource) resume() {
+	s.mu.Lock()
+	if s.gate != nil {
+		close(s.gate)
+		s.gate = nil
+	}
+	s.mu.Unlock()
+}
+
+// blockedReads returns the number of Reads blocked now and the most ever
+// blocked at once.
+func (s *faultSource) blockedReads() (now, most int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.blocked, s.maxBlk
 }
 
 func newFaultSource(name string, seed byte) *faultSource {
@@ -49,6 +78,14 @@ func (s *faultSource) set(mode string) {
 func (s *faultSource) Read(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if gate := s.gate; gate != nil {
+		s.blocked++
+		s.maxBlk = max(s.maxBlk, s.blocked)
+		s.mu.Unlock()
+		<-gate
+		s.mu.Lock()
+		s.blocked--
+	}
 	switch s.mode {
 	case "broken":
 		return 0, errors.New("device unplugged")
@@ -72,10 +109,19 @@ func (s *faultSource) produced() []byte {
 	return bytes.Clone(s.out.Bytes())
 }
 
-// fakeClock is an injected clock advanced by the test.
+// fakeClock is an injected clock advanced by the test. Its timers (After)
+// fire only when advance reaches them.
 type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
+	mu     sync.Mutex
+	now    time.Time
+	timers []fakeTimer // not yet fired
+	armed  int         // timers ever created
+	cond   *sync.Cond  // broadcast when a timer is created
+}
+
+type fakeTimer struct {
+	at time.Time
+	ch chan time.Time
 }
 
 func (c *fakeClock) Now() time.Time {
@@ -84,10 +130,68 @@ func (c *fakeClock) Now() time.Time {
 	return c.now
 }
 
+func (c *fakeClock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	c.timers = append(c.timers, fakeTimer{at: c.now.Add(d), ch: ch})
+	c.armed++
+	c.condition().Broadcast()
+	return ch
+}
+
+// condition returns c.cond, made on first use. c.mu is held.
+func (c *fakeClock) condition() *sync.Cond {
+	if c.cond == nil {
+		c.cond = sync.NewCond(&c.mu)
+	}
+	return c.cond
+}
+
+// timersArmed returns the number of timers created so far.
+func (c *fakeClock) timersArmed() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.armed
+}
+
+// awaitTimers blocks until n timers in all have been created and returns
+// the last one created.
+func (c *fakeClock) awaitTimers(n int) fakeTimer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for c.armed < n {
+		c.condition().Wait()
+	}
+	return c.timers[len(c.timers)-1]
+}
+
+// pending reports whether tm has not fired yet.
+func (c *fakeClock) pending(tm fakeTimer) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, x := range c.timers {
+		if x.ch == tm.ch {
+			return true
+		}
+	}
+	return false
+}
+
+// advance moves the clock and fires the timers it reaches.
 func (c *fakeClock) advance(d time.Duration) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
-	c.mu.Unlock()
+	left := c.timers[:0]
+	for _, tm := range c.timers {
+		if tm.at.After(c.now) {
+			left = append(left, tm)
+			continue
+		}
+		tm.ch <- c.now
+	}
+	c.timers = left
 }
 
 type harness struct {
@@ -105,6 +209,7 @@ func newHarness(t *testing.T, n int, mod func(*Config)) *harness {
 	cfg := Config{
 		Logger: slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Clock:  h.clock.Now,
+		After:  h.clock.After,
 	}
 	for i := range n {
 		s := newFaultSource("fault"+string(rune('A'+i)), byte(i+10))

@@ -22,6 +22,9 @@ const (
 	TestRCT  = "repetition-count"
 	TestAPT  = "adaptive-proportion"
 	TestRead = "read"
+	// TestTimeout: the source did not deliver within Config.ReadTimeout
+	// (ErrTimeout).
+	TestTimeout = "timeout"
 )
 
 // rctCutoff is the Repetition Count Test cutoff of SP 800-90B §4.4.1:
@@ -152,12 +155,20 @@ func (t *HealthTest) Reset() {
 // which are then discarded. The error wraps ErrUnhealthy (a *HealthError)
 // when a test fails or src cannot be read.
 func (t *HealthTest) Startup(src Source) error {
-	t.Reset()
-	buf := make([]byte, startupSamples*t.bits/8)
+	buf := make([]byte, t.startupBytes())
 	defer clear(buf)
 	if _, err := io.ReadFull(src, buf); err != nil {
 		return &HealthError{Source: t.source, Test: TestRead, Detail: "read failed during start-up tests", Err: err}
 	}
+	return t.startup(buf)
+}
+
+// startupBytes is the size of the start-up tests' 1,024 samples.
+func (t *HealthTest) startupBytes() int { return startupSamples * t.bits / 8 }
+
+// startup resets the tests and runs them over the start-up samples in buf.
+func (t *HealthTest) startup(buf []byte) error {
+	t.Reset()
 	return t.Feed(buf)
 }
 

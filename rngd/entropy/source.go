@@ -68,11 +68,13 @@ func Open(sc SourceConfig) (Source, error) {
 	}
 }
 
-// deviceSource reads a character device such as /dev/hwrng.
+// deviceSource reads a character device such as /dev/hwrng. No lock is
+// held across a read: Close must not wait for a device that stalled.
 type deviceSource struct {
-	name string
-	mu   sync.Mutex // guards f
-	f    *os.File
+	name      string
+	f         *os.File // safe for a Read concurrent with Close
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // OpenDevice opens a hardware RNG character device (physical source).
@@ -91,24 +93,17 @@ func (s *deviceSource) Name() string   { return s.name }
 func (s *deviceSource) Physical() bool { return true }
 
 func (s *deviceSource) Read(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.f == nil {
-		return 0, os.ErrClosed
-	}
-	// The virtio driver returns at most 64 bytes per read.
+	// The virtio driver returns at most 64 bytes per read. After Close,
+	// os.File returns os.ErrClosed.
 	return io.ReadFull(s.f, p)
 }
 
+// Close closes the device. A read blocked in the kernel is woken when the
+// device can be polled (a FIFO); /dev/hwrng cannot, and its read returns
+// when the driver does.
 func (s *deviceSource) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.f == nil {
-		return nil
-	}
-	err := s.f.Close()
-	s.f = nil
-	return err
+	s.closeOnce.Do(func() { s.closeErr = s.f.Close() })
+	return s.closeErr
 }
 
 // getrandomSource is the kernel's getrandom(2): a DRBG, not a noise source.

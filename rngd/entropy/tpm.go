@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/go-tpm/tpm2"
@@ -23,9 +24,12 @@ const DefaultTPMPath = "/dev/tpmrm0"
 const tpmIOTimeout = 10 * time.Second
 
 type tpmSource struct {
-	name string
-	mu   sync.Mutex // guards t
-	t    transport.TPMCloser
+	name      string
+	mu        sync.Mutex // serialises commands; never held by Close
+	t         transport.TPMCloser
+	closed    atomic.Bool
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // OpenTPM opens a TPM 2.0 as a physical source read with TPM2_GetRandom.
@@ -67,7 +71,7 @@ func (s *tpmSource) Physical() bool { return true }
 func (s *tpmSource) Read(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.t == nil {
+	if s.closed.Load() {
 		return 0, os.ErrClosed
 	}
 	n := 0
@@ -87,15 +91,14 @@ func (s *tpmSource) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// Close closes the transport without waiting for a command in progress (a
+// TPM that stopped answering must not hang Close); that command then fails.
 func (s *tpmSource) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.t == nil {
-		return nil
-	}
-	err := s.t.Close()
-	s.t = nil
-	return err
+	s.closeOnce.Do(func() {
+		s.closed.Store(true)
+		s.closeErr = s.t.Close()
+	})
+	return s.closeErr
 }
 
 // simulatorConn is the command channel of the TCG TPM simulator's TCP
