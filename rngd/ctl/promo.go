@@ -207,6 +207,15 @@ func (c *promoCmd) check(context.Context) error {
 	}
 	h := promo.RulesHash(data)
 	fmt.Fprintf(c.env.Stdout, "%s: %d days, %d draws, rules sha256 %x\n", r.Operation, len(r.Days), len(r.Draws), h)
+	for i, d := range r.Draws {
+		if d.Beacon == nil {
+			continue
+		}
+		// Validated by ParseRules: a round of a pinned chain.
+		ref, ch, _ := d.Beacon.Ref()
+		fmt.Fprintf(c.env.Stdout, "%s: beacon %s round %d, published at %s (freeze before it); logged as %s\n",
+			r.FullDrawID(i), ch, ref.Round, promo.FormatTime(ch.RoundTime(ref.Round)), ref)
+	}
 	return nil
 }
 

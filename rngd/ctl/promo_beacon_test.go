@@ -27,6 +27,10 @@ func TestPromoBeaconCLI(t *testing.T) {
 	src, _ := os.ReadFile(exampleRules)
 	rules := filepath.Join(dir, "rules.yaml")
 	os.WriteFile(rules, bytes.Replace(src, []byte("    reserves: 3\n"), []byte("    reserves: 3\n    beacon: {source: \"drand quicknet\", chain: quicknet, round: 123}\n"), 1), 0o644)
+	if code, out, errs := promoRun("", "check", rules); code != ExitOK ||
+		!strings.Contains(out, "bonus-crescendo/1: beacon drand quicknet (52db9ba7…) round 123, published at 2023-08-23T15:15:33Z") {
+		t.Fatalf("check: exit %d\n%s%s", code, out, errs)
+	}
 	stakes, out := filepath.Join(dir, "stakes.csv"), filepath.Join(dir, "out")
 	if code, _, errs := promoRun("", "gen", "--rules", rules, "--rows", "2000", "--out", stakes); code != ExitOK {
 		t.Fatalf("gen: %s", errs)

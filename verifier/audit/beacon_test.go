@@ -31,7 +31,7 @@ func TestAuditPromoBeacon(t *testing.T) {
 		l := &promo.EntrantList{Draw: "bonus/b", Accounts: []string{"A1", "A2", "A3", "A4"}}
 		tree, _ := l.Tree()
 		var r [32]byte
-		now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+		now := beacon.Quicknet.RoundTime(123).Add(-time.Hour) // announced before the round is published
 		ref := beacon.Ref{Chain: beacon.Quicknet.Hash(), Round: 123}
 		f, err := promo.NewFreeze(promo.FreezeInput{Operation: "bonus", RulesHash: promo.RulesHash([]byte("rules")), Draw: l.Draw, Tree: tree, Reserves: 1, Beacon: ref.String(), R: r, Now: now})
 		if err != nil {

@@ -55,6 +55,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	bls "github.com/cloudflare/circl/ecc/bls12381"
 )
@@ -97,6 +98,21 @@ func (c *Chain) Hash() [32]byte {
 	var out [32]byte
 	h.Sum(out[:0])
 	return out
+}
+
+// RoundTime is when round (≥ 1) is published: genesis + (round − 1) × period
+// (drand common/time.go TimeOfRound, without the overflow cases, which
+// saturate here at the largest time).
+func (c *Chain) RoundTime(round uint64) time.Time {
+	if round == 0 {
+		round = 1
+	}
+	const maxUnix = 1<<62 - 1
+	steps := round - 1
+	if c.Period != 0 && steps > uint64(maxUnix-c.GenesisTime)/uint64(c.Period) {
+		return time.Unix(maxUnix, 0).UTC()
+	}
+	return time.Unix(c.GenesisTime+int64(steps)*int64(c.Period), 0).UTC()
 }
 
 // String names the chain: its name and the start of its hash.

@@ -82,6 +82,23 @@ func TestPinned(t *testing.T) {
 	}
 }
 
+// Round times: quicknet round 1 is its genesis, 3 s apart; the default
+// chain 30 s apart; absurd rounds saturate instead of wrapping.
+func TestRoundTime(t *testing.T) {
+	if got := beacon.Quicknet.RoundTime(1); got.Unix() != 1692803367 {
+		t.Errorf("quicknet round 1 at %v", got)
+	}
+	if got := beacon.Quicknet.RoundTime(123); got.Unix() != 1692803367+122*3 {
+		t.Errorf("quicknet round 123 at %v", got)
+	}
+	if got := beacon.Default.RoundTime(72785); got.Unix() != 1595431050+72784*30 {
+		t.Errorf("default round 72785 at %v", got)
+	}
+	if a, b := beacon.Quicknet.RoundTime(1<<63), beacon.Quicknet.RoundTime(1<<64-1); a.Before(beacon.Quicknet.RoundTime(1<<40)) || !a.Equal(b) {
+		t.Errorf("huge rounds: %v %v", a, b)
+	}
+}
+
 // Real rounds verify and give the published randomness.
 func TestRealRounds(t *testing.T) {
 	for _, v := range vectors(t) {

@@ -116,6 +116,22 @@ func TestBeaconVerified(t *testing.T) {
 	if _, err := VerifyBeacon("", []byte{1}); err == nil {
 		t.Error("a beacon value accepted without an announced round")
 	}
+	// The round must be published after the freeze: not at it, not before.
+	{
+		list := &EntrantList{Draw: "bonus-crescendo/1", Accounts: accounts(3)}
+		tree, _ := list.Tree()
+		ref := beacon.Ref{Chain: beacon.Quicknet.Hash(), Round: 123}
+		at := beacon.Quicknet.RoundTime(123)
+		for _, now := range []time.Time{at, at.Add(time.Hour)} {
+			_, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("r")), Draw: list.Draw, Tree: tree, Beacon: ref.String(), Now: now})
+			if err == nil || !strings.Contains(err.Error(), "not after the freeze") {
+				t.Errorf("freeze at %v announcing a round published at %v: %v", now, at, err)
+			}
+		}
+		if _, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("r")), Draw: list.Draw, Tree: tree, Beacon: ref.String(), Now: at.Add(-time.Second)}); err != nil {
+			t.Errorf("freeze a second before the round: %v", err)
+		}
+	}
 	// New freezes announce verifiable rounds of pinned chains only.
 	list := &EntrantList{Draw: "bonus-crescendo/1", Accounts: accounts(3)}
 	tree, _ := list.Tree()
@@ -160,6 +176,25 @@ func TestCertificateBeacon(t *testing.T) {
 	var ce *CheckError
 	if !errors.As(err, &ce) || ce.Check != CheckBeacon || !strings.Contains(err.Error(), "does not verify") {
 		t.Fatalf("got %v, want %s", err, CheckBeacon)
+	}
+	// A freeze logged after the round was published (a dishonest clock or
+	// record): the beacon was known at the freeze; beacon-signature fails.
+	fr2 := fr.(*record.PromoFreeze)
+	fr2.Time = beacon.Quicknet.RoundTime(rd.Round).Add(time.Minute)
+	d2 := *dr.(*record.PromoDraw)
+	d2.BeaconValue = rd.value(t)
+	d2.Prev = record.LeafHash(mustFormat(t, fr2))
+	if d2.Proof, err = f.prover.Prove(d2.Alpha()); err != nil {
+		t.Fatal(err)
+	}
+	d2.Beta, _ = vrf.Verify(f.prover.PublicKey(), d2.Alpha(), d2.Proof)
+	idx, _ = Picks(d2.Beta, d2.Winners+d2.Reserves, d2.Count)
+	for i, x := range idx {
+		d2.Ranking[i] = uint64(x)
+	}
+	_, err = Verify(f.forge(t, fr2, &d2), f.list, Anchors{Reserves: -1})
+	if !errors.As(err, &ce) || ce.Check != CheckBeacon || !strings.Contains(err.Error(), "not after the freeze") {
+		t.Fatalf("a round published before the freeze: got %v, want %s", err, CheckBeacon)
 	}
 	// Without a beacon the check passes with nothing to check.
 	plain := runFlow(t, accounts(5), "text:12345678", 0)

@@ -171,8 +171,14 @@ func NewFreeze(in FreezeInput) (*record.PromoFreeze, error) {
 		if err != nil {
 			return nil, err
 		}
-		if beacon.Pinned(hex.EncodeToString(ref.Chain[:])) == nil {
+		c := beacon.Pinned(hex.EncodeToString(ref.Chain[:]))
+		if c == nil {
 			return nil, fmt.Errorf("beacon: chain %x is not a drand chain this verifier pins", ref.Chain)
+		}
+		// The round must still be unknown when the list is frozen.
+		if t := c.RoundTime(ref.Round); !t.After(in.Now) {
+			return nil, fmt.Errorf("beacon: %s round %d is published at %s, not after the freeze (%s): announce a later round",
+				c, ref.Round, FormatTime(t), FormatTime(in.Now))
 		}
 	}
 	return &record.PromoFreeze{

@@ -292,9 +292,14 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	if _, err := ParseShare(string(d.Share)); err != nil {
 		return nil, fail(CheckShare, verdict.MsgPromoErr, err)
 	}
-	// 6b. The beacon value is the announced drand round's signature.
+	// 6b. The beacon value is the announced drand round's signature, a
+	//     round published after the freeze.
 	if v.Beacon, err = VerifyBeacon(f.Beacon, d.BeaconValue); err != nil {
 		return nil, fail(CheckBeacon, verdict.MsgPromoErr, err)
+	}
+	if b := v.Beacon; b.Verified() && !b.Chain.RoundTime(b.Round).After(f.Time) {
+		return nil, fail(CheckBeacon, verdict.MsgPromoErr, fmt.Errorf("%s round %d was published at %s, not after the freeze (%s)",
+			b.Chain, b.Round, FormatTime(b.Chain.RoundTime(b.Round)), FormatTime(f.Time)))
 	}
 
 	// 7. π is the VRF proof for α under the key; β follows from it.
