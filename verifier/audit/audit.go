@@ -597,11 +597,11 @@ func (a *auditor) runPromo(j job) {
 		fail(verdict.MsgDrawCommit)
 		return
 	case d.Beacon != f.Beacon:
-		fail("the beacon differs from the freeze's")
+		fail(verdict.MsgDrawBeacon)
 		return
 	}
 	if _, err := promo.VerifyBeacon(f.Beacon, d.BeaconValue); err != nil {
-		fail("%v", err)
+		fail(verdict.MsgSame, receipt.Cause(err))
 		return
 	}
 	pk, ok := j.key(d.Key)

@@ -116,7 +116,7 @@ func (s *Stats) check(v *verdict.Verdict) {
 		z := c.Z()
 		worst = max(worst, math.Abs(z))
 		if math.Abs(z) > ZLimit {
-			bad = append(bad, verdict.M(verdict.MsgCellBad, c.Name, c.Events, c.Trials, c.Expected(), c.P, c.Q, z))
+			bad = append(bad, verdict.M(verdict.MsgCellBad, c.Name, c.Events, c.Trials, verdict.Decimal{V: c.Expected(), Prec: 1}, c.P, c.Q, verdict.Decimal{V: z, Prec: 1}))
 		}
 	}
 	switch {
@@ -126,7 +126,7 @@ func (s *Stats) check(v *verdict.Verdict) {
 	case tested == 0:
 		v.Skip(verdict.CheckStatistics, verdict.MsgTooFewDraws)
 	default:
-		v.Pass(verdict.CheckStatistics, verdict.MsgStatsOK, tested, worst, ZLimit)
+		v.Pass(verdict.CheckStatistics, verdict.MsgStatsOK, tested, verdict.Decimal{V: worst, Prec: 2}, verdict.Decimal{V: ZLimit, Prec: 1})
 	}
 }
 
@@ -141,9 +141,9 @@ func (s *Stats) Table(lang string) string {
 	for _, c := range s.Cells() {
 		z := "—"
 		if c.Testable() {
-			z = fmt.Sprintf("%.2f", c.Z())
+			z = verdict.Decimal{V: c.Z(), Prec: 2}.Text(lang)
 		}
-		fmt.Fprintf(&b, "%-26s %9d %9d %11.1f %12s %7s\n", c.Name.Text(lang), c.Trials, c.Events, c.Expected(), fmt.Sprintf("%d/%d", c.P, c.Q), z)
+		fmt.Fprintf(&b, "%-26s %9d %9d %11s %12s %7s\n", c.Name.Text(lang), c.Trials, c.Events, verdict.Decimal{V: c.Expected(), Prec: 1}.Text(lang), fmt.Sprintf("%d/%d", c.P, c.Q), z)
 	}
 	return b.String()
 }

@@ -122,7 +122,7 @@ func runCertificate(env Env) int {
 		return c.report(env, v, nil)
 	}
 	if *f.tofu {
-		a.Pins = append(a.Pins, tofu(env.Stderr, cert.LogKeys, cert.VRFKeyID, cert.VRFSuite, cert.VRFPublicKey)...)
+		a.Pins = append(a.Pins, tofu(env.Stderr, *c.lang, cert.LogKeys, cert.VRFKeyID, cert.VRFSuite, cert.VRFPublicKey)...)
 	}
 	var lists map[string]*promo.EntrantList
 	if list != nil {
@@ -155,25 +155,26 @@ func runCertificate(env Env) int {
 
 // tofu accepts a certificate's own keys (trust on first use, asked for
 // with --tofu): it prints their fingerprints on w and returns them as pins.
-func tofu(w io.Writer, logKeys []string, vrfID, vrfSuite, vrfHex string) []string {
+func tofu(w io.Writer, lang string, logKeys []string, vrfID, vrfSuite, vrfHex string) []string {
 	var b strings.Builder
 	var pins []string
-	b.WriteString("rngverify certificate: --tofu: trusting the certificate's own keys; compare their fingerprints with the operator's published ones:\n")
+	line := func(id verdict.MsgID, args ...any) { b.WriteString(verdict.M(id, args...).Text(lang) + "\n") }
+	line(verdict.MsgCLITOFUCert)
 	for _, t := range logKeys {
 		k, err := checkpoint.ParseKey(t)
 		if err != nil {
 			continue
 		}
 		pins = append(pins, k.Fingerprint())
-		fmt.Fprintf(&b, "  log key %s  sha256 %s\n", k.Name, k.Fingerprint())
+		line(verdict.MsgCLITOFULogKey, k.Name, k.Fingerprint())
 	}
 	if raw, err := hex.DecodeString(vrfHex); err == nil && len(raw) > 0 {
 		fp := record.Hex(record.Fingerprint(raw))
 		pins = append(pins, fp)
-		fmt.Fprintf(&b, "  VRF key %s (%s)  sha256 %s\n", vrfID, vrfSuite, fp)
+		line(verdict.MsgCLITOFUVRFKey, vrfID, vrfSuite, fp)
 	}
 	if len(pins) == 0 {
-		b.WriteString("  (none: the certificate carries no readable key)\n")
+		line(verdict.MsgCLITOFUNone)
 	}
 	io.WriteString(w, b.String())
 	return pins

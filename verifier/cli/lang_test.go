@@ -138,3 +138,49 @@ func TestLanguages(t *testing.T) {
 	}
 	frenchOK(t, "binary", stdout.String()+stderr.String())
 }
+
+// TestLanguagesLogAndAudit: trust on first use, the progress bar, the audit's
+// reasons and its statistics table read in French with --lang fr.
+func TestLanguagesLogAndAudit(t *testing.T) {
+	dir := t.TempDir()
+	a := newAppliance(t, 23)
+	for i := range 6 {
+		playGame(t, a, receipttest.Play{Game: "g-" + string(rune('a'+i)), StopAt: i % 3})
+	}
+	playGame(t, a, receipttest.Play{Game: "g-bad", Cheat: receipttest.Cheat{WrongSecret: true}})
+	tiles := filepath.Join(dir, "tiles")
+	writeTiles(t, tiles, a)
+	write(t, tiles, "vkey", a.LogKeyFile())
+	state := filepath.Join(dir, "state.json")
+
+	code, out, errs := run(t, "log", "--dir", tiles, "--state", state, "--tofu", "--lang", "fr")
+	if code != ExitOK || !strings.Contains(errs, "CONFIANCE À LA PREMIÈRE UTILISATION : le journal \"tirage.test/log\" est accepté") ||
+		!strings.Contains(out, "[OK] log-key                clé du journal de confiance — Ed25519 ") || !strings.Contains(out, "(confiance à la première utilisation depuis ") {
+		t.Fatalf("log --tofu --lang fr: exit %d\n%s%s", code, out, errs)
+	}
+	frenchOK(t, "log", out+errs)
+
+	code, out, errs = run(t, "audit", "--dir", tiles, "--state", state, "--lang", "fr")
+	for _, want := range []string{
+		"[MANQUEMENT] games", "1 en échec : partie g-bad : commitment : le secret r révélé à la fin (enregistrement ",
+		"vérifié : journal tirage.test/log, ", "numéro perdant, 30 cachés", "tirage                        essais",
+		"enregistrements : ", "MANQUEMENT PROUVÉ, vérification games : 1 en échec : partie g-bad",
+	} {
+		if !strings.Contains(out+errs, want) {
+			t.Errorf("audit --lang fr lacks %q: exit %d\n%s%s", want, code, out, errs)
+		}
+	}
+	if code != ExitFail || !strings.Contains(errs, "entrées 100 %") {
+		t.Errorf("audit --lang fr: exit %d\n%s", code, errs)
+	}
+	frenchOK(t, "audit", out+errs)
+	if testing.Verbose() {
+		t.Logf("audit --lang fr:\n%s%s", out, errs)
+	}
+	// English as it always was.
+	code, out, errs = run(t, "audit", "--dir", tiles, "--state", state, "--quiet")
+	if code != ExitFail || !strings.Contains(out, "[MISBEHAVIOUR] games") || !strings.Contains(out, "1 failing: game g-bad: commitment: the r revealed at the end (record ") ||
+		!strings.Contains(errs, "rngverify audit: MISBEHAVIOUR PROVEN, check games: 1 failing: game g-bad") {
+		t.Errorf("audit: exit %d\n%s%s", code, out, errs)
+	}
+}

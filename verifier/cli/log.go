@@ -144,11 +144,11 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 			return nil, nil, err
 		}
 		if mode == checkpoint.TrustFirstUse {
-			fmt.Fprintf(env.Stderr, "rngverify %s: TRUST ON FIRST USE: trusting log %q with the keys it serves:\n", l.name, origin)
+			l.conclude(env, verdict.MsgCLITOFULog, l.name, origin)
 			for _, k := range forLog {
-				fmt.Fprintf(env.Stderr, "  %s %s\n", k.Algorithm, k.Fingerprint())
+				l.conclude(env, verdict.MsgCLITOFUKey, k.Algorithm, k.Fingerprint())
 			}
-			fmt.Fprintf(env.Stderr, "  compare these fingerprints with the appliance's published ones; recorded in %s\n", l.statePath())
+			l.conclude(env, verdict.MsgCLITOFUCompare, l.statePath())
 		}
 	}
 	keys, err := ls.TrustedKeys()
@@ -243,11 +243,11 @@ func runFollow(env Env, full bool) int {
 		a, _ := l.anchors()
 		cfg := audit.Config{Fetch: f, LogKeys: mustKeys(ls), Last: last, VRFPins: a.Pins, Location: a.Location, Workers: *workers, Follow: *follow}
 		if *follow > 0 {
-			fmt.Fprintf(env.Stderr, "rngverify audit: following the log every %s; Ctrl-C stops and prints the verdict\n", *follow)
+			l.conclude(env, verdict.MsgCLIFollowing, follow.String())
 		}
 		var bar *progress
 		if !*quiet {
-			bar = &progress{w: env.Stderr, start: time.Now()}
+			bar = &progress{w: env.Stderr, lang: *l.lang, start: time.Now()}
 			cfg.Progress = bar.update
 		}
 		res, err := audit.Run(ctx, cfg)
@@ -302,6 +302,7 @@ func mustKeys(ls *checkpoint.LogState) []*checkpoint.Key {
 // progress draws a progress bar on stderr.
 type progress struct {
 	w     io.Writer
+	lang  string
 	start time.Time
 	last  time.Time
 	drawn bool
@@ -316,7 +317,8 @@ func (p *progress) update(done, total int64) {
 	const width = 30
 	fill := int(int64(width) * done / max(total, 1))
 	rate := float64(done) / max(now.Sub(p.start).Seconds(), 1e-3)
-	fmt.Fprintf(p.w, "\r[%s%s] %d/%d entries %3d%% %.0f/s", strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total, 100*done/max(total, 1), rate)
+	io.WriteString(p.w, verdict.M(verdict.MsgCLIProgress, strings.Repeat("#", fill), strings.Repeat(".", width-fill), done, total, 100*done/max(total, 1),
+		verdict.Decimal{V: rate, Prec: 0}).Text(p.lang))
 	p.drawn = true
 }
 

@@ -67,7 +67,7 @@ func runDocument(env Env, name, usage string, verify func([]byte, receipt.Anchor
 	}
 	b, err := readInput(env, pos[0])
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "rngverify %s: couldn't read %s: %s\n", name, pos[0], err)
+		c.conclude(env, verdict.MsgCLICouldntRead, name, pos[0], receipt.Cause(err))
 		return ExitUsage
 	}
 	return c.report(env, verify(b, a), nil)

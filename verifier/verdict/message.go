@@ -3,6 +3,7 @@ package verdict
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -17,6 +18,7 @@ import (
 //     language (a pick's name, the cause of an error);
 //   - a [Term] (a record kind, an outcome, a game phase, a fact's name) is
 //     translated through the vocabulary of messages.go;
+//   - a [Decimal] is a number with a decimal point or comma;
 //   - a []Msg or a [Series] is rendered item by item and joined with "; "
 //     or ", ";
 //   - an error is shown by its text (callers turn the core's errors into
@@ -77,6 +79,8 @@ func renderArg(a any, lang string) any {
 		return join(x, "; ", lang)
 	case Series:
 		return join(x, ", ", lang)
+	case Decimal:
+		return x.Text(lang)
 	case error:
 		return x.Error()
 	}
@@ -93,6 +97,27 @@ func join(ms []Msg, sep, lang string) string {
 		parts[i] = m.Text(lang)
 	}
 	return strings.Join(parts, sep)
+}
+
+// Decimal is a number shown with Prec decimals: with a decimal point in
+// English, a decimal comma in French. Templates print it with %s.
+type Decimal struct {
+	V    float64
+	Prec int
+}
+
+// Text is d in lang.
+func (d Decimal) Text(lang string) string {
+	s := strconv.FormatFloat(d.V, 'f', d.Prec, 64)
+	if lang == "fr" {
+		s = strings.Replace(s, ".", ",", 1)
+	}
+	return s
+}
+
+// MarshalJSON writes d as a JSON number.
+func (d Decimal) MarshalJSON() ([]byte, error) {
+	return []byte(strconv.FormatFloat(d.V, 'f', d.Prec, 64)), nil
 }
 
 // Text is the term in lang.

@@ -72,8 +72,8 @@ const (
 	MsgDrawsNothing        MsgID = "draws-nothing"
 	MsgReceiptNoKey        MsgID = "receipt-no-key"
 	MsgKeyMismatch         MsgID = "key-mismatch"
-	MsgVRFKeyUntrusted     MsgID = "v-r-f-key-untrusted"
-	MsgVRFKey              MsgID = "v-r-f-key"
+	MsgVRFKeyUntrusted     MsgID = "vrf-key-untrusted"
+	MsgVRFKey              MsgID = "vrf-key"
 	MsgAlphaFromRecord     MsgID = "alpha-from-record"
 	MsgAlphaNotInReceipt   MsgID = "alpha-not-in-receipt"
 	MsgAlphaNotHex         MsgID = "alpha-not-hex"
@@ -132,24 +132,24 @@ const (
 	MsgChainOrder       MsgID = "chain-order"
 	MsgChainAfterEnd    MsgID = "chain-after-end"
 	MsgChainSecondStart MsgID = "chain-second-start"
-	MsgChainOK          MsgID = "chain-o-k"
+	MsgChainOK          MsgID = "chain-ok"
 	MsgCommitBroken     MsgID = "commit-broken"
-	MsgCommitOK         MsgID = "commit-o-k"
+	MsgCommitOK         MsgID = "commit-ok"
 	MsgNotEnded         MsgID = "not-ended"
 	MsgNotEndedAlpha    MsgID = "not-ended-alpha"
 	MsgWon              MsgID = "won"
-	MsgRulesOK          MsgID = "rules-o-k"
+	MsgRulesOK          MsgID = "rules-ok"
 	MsgKeyUnknown       MsgID = "key-unknown"
 	MsgPickName         MsgID = "pick-name"
 	MsgProofs           MsgID = "proofs"
 	MsgOutcomeWrong     MsgID = "outcome-wrong"
-	MsgOutcomesOK       MsgID = "outcomes-o-k"
+	MsgOutcomesOK       MsgID = "outcomes-ok"
 
 	// Promotion certificates (receipt, promo, rngverify certificate).
 	MsgNoTrustedLogKeyCert   MsgID = "no-trusted-log-key-cert"
 	MsgPublicOnly            MsgID = "public-only"
 	MsgAnnouncedBeforeFreeze MsgID = "announced-before-freeze"
-	MsgVRFKeyNotAnchored     MsgID = "v-r-f-key-not-anchored"
+	MsgVRFKeyNotAnchored     MsgID = "vrf-key-not-anchored"
 	MsgDrawFact              MsgID = "draw-fact"
 	MsgWinner                MsgID = "winner"
 	MsgReserve               MsgID = "reserve"
@@ -158,7 +158,7 @@ const (
 	MsgNotCertificate        MsgID = "not-certificate"
 	MsgListOtherDraw         MsgID = "list-other-draw"
 	MsgRulesGiven            MsgID = "rules-given"
-	MsgTOFU                  MsgID = "t-o-f-u"
+	MsgTOFU                  MsgID = "tofu"
 	MsgPromoNotCertificate   MsgID = "promo-not-certificate"
 	MsgPromoVersion          MsgID = "promo-version"
 	MsgPromoNoLogKey         MsgID = "promo-no-log-key"
@@ -167,13 +167,13 @@ const (
 	MsgPromoNotDraw          MsgID = "promo-not-draw"
 	MsgPromoNotKeys          MsgID = "promo-not-keys"
 	MsgPromoKeysErr          MsgID = "promo-keys-err"
-	MsgPromoNoVRFKey         MsgID = "promo-no-v-r-f-key"
+	MsgPromoNoVRFKey         MsgID = "promo-no-vrf-key"
 	MsgPromoKeyLate          MsgID = "promo-key-late"
 	MsgPromoKeyOther         MsgID = "promo-key-other"
 	MsgPromoKeyNotPinned     MsgID = "promo-key-not-pinned"
 	MsgPromoRulesDiffer      MsgID = "promo-rules-differ"
 	MsgPromoRulesFile        MsgID = "promo-rules-file"
-	MsgPromoDrawIDs          MsgID = "promo-draw-i-ds"
+	MsgPromoDrawIDs          MsgID = "promo-draw-ids"
 	MsgPromoNoLink           MsgID = "promo-no-link"
 	MsgPromoLinkFields       MsgID = "promo-link-fields"
 	MsgPromoOrder            MsgID = "promo-order"
@@ -192,11 +192,11 @@ const (
 	MsgFollowedCheckpoint     MsgID = "followed-checkpoint"
 	MsgFollowedNotAfter       MsgID = "followed-not-after"
 	MsgFollowedNotExtend      MsgID = "followed-not-extend"
-	MsgFollowedOK             MsgID = "followed-o-k"
+	MsgFollowedOK             MsgID = "followed-ok"
 	MsgConsistencyUnbuildable MsgID = "consistency-unbuildable"
 	MsgRolledBack             MsgID = "rolled-back"
 	MsgExtends                MsgID = "extends"
-	MsgVRFKeyEntry            MsgID = "v-r-f-key-entry"
+	MsgVRFKeyEntry            MsgID = "vrf-key-entry"
 	MsgGameSecondStart        MsgID = "game-second-start"
 	MsgTicketReplayed         MsgID = "ticket-replayed"
 	MsgEmissionUnregistered   MsgID = "emission-unregistered"
@@ -210,23 +210,24 @@ const (
 	MsgEntryKeyAgain          MsgID = "entry-key-again"
 	MsgGameCheck              MsgID = "game-check"
 	MsgDrawIssue              MsgID = "draw-issue"
+	MsgDrawBeacon             MsgID = "draw-beacon"
 	MsgDrawNoLink             MsgID = "draw-no-link"
 	MsgDrawFields             MsgID = "draw-fields"
 	MsgDrawCommit             MsgID = "draw-commit"
 	MsgDrawKeyUnannounced     MsgID = "draw-key-unannounced"
 	MsgDrawProof              MsgID = "draw-proof"
-	MsgEntriesOK              MsgID = "entries-o-k"
+	MsgEntriesOK              MsgID = "entries-ok"
 	MsgMalformed              MsgID = "malformed"
 	MsgTooNew                 MsgID = "too-new"
 	MsgKeysAnnouncedPinned    MsgID = "keys-announced-pinned"
 	MsgKeysAnnounced          MsgID = "keys-announced"
 	MsgNoKeyAnnounced         MsgID = "no-key-announced"
-	MsgGamesOK                MsgID = "games-o-k"
-	MsgDrawsOK                MsgID = "draws-o-k"
+	MsgGamesOK                MsgID = "games-ok"
+	MsgDrawsOK                MsgID = "draws-ok"
 	MsgFailing                MsgID = "failing"
 	MsgCellBad                MsgID = "cell-bad"
 	MsgTooFewDraws            MsgID = "too-few-draws"
-	MsgStatsOK                MsgID = "stats-o-k"
+	MsgStatsOK                MsgID = "stats-ok"
 	MsgCellLosingPick         MsgID = "cell-losing-pick"
 	MsgCellTriple             MsgID = "cell-triple"
 	MsgMalformedCheckpoint    MsgID = "malformed-checkpoint"
@@ -241,10 +242,20 @@ const (
 	MsgNotTirageFile MsgID = "not-tirage-file"
 
 	// rngverify's one-line conclusion on stderr.
-	MsgCLIUnreadable   MsgID = "c-l-i-unreadable"
-	MsgCLIMisbehaviour MsgID = "c-l-i-misbehaviour"
-	MsgCLINotVerified  MsgID = "c-l-i-not-verified"
-	MsgCLINoCheck      MsgID = "c-l-i-no-check"
+	MsgCLIUnreadable   MsgID = "cli-unreadable"
+	MsgCLIMisbehaviour MsgID = "cli-misbehaviour"
+	MsgCLINotVerified  MsgID = "cli-not-verified"
+	MsgCLINoCheck      MsgID = "cli-no-check"
+	MsgCLITOFULog      MsgID = "cli-tofu-log"
+	MsgCLITOFUKey      MsgID = "cli-tofu-key"
+	MsgCLITOFUCompare  MsgID = "cli-tofu-compare"
+	MsgCLITOFUCert     MsgID = "cli-tofu-cert"
+	MsgCLITOFULogKey   MsgID = "cli-tofu-log-key"
+	MsgCLITOFUVRFKey   MsgID = "cli-tofu-vrf-key"
+	MsgCLITOFUNone     MsgID = "cli-tofu-none"
+	MsgCLIFollowing    MsgID = "cli-following"
+	MsgCLIProgress     MsgID = "cli-progress"
+	MsgCLICouldntRead  MsgID = "cli-couldnt-read"
 )
 
 var messages = map[MsgID]text{
@@ -636,6 +647,8 @@ var messages = map[MsgID]text{
 		"partie %s : %s : %s"},
 	MsgDrawIssue: {"draw %s (entry %d): %s",
 		"tirage %s (entrée %d) : %s"},
+	MsgDrawBeacon: {"the beacon differs from the freeze's",
+		"la balise publique d'aléa diffère de celle annoncée lors du gel"},
 	MsgDrawNoLink: {"does not link to its freeze",
 		"ne se rattache pas à son gel"},
 	MsgDrawFields: {"root, count, winners, reserves or commitment differ from the freeze",
@@ -664,12 +677,12 @@ var messages = map[MsgID]text{
 		"%d tirages"},
 	MsgFailing: {"%d failing: %s",
 		"%d en échec : %s"},
-	MsgCellBad: {"%s: %d of %d, expected %.1f (p = %d/%d), z = %.1f",
-		"%s : %d sur %d, %.1f attendus (p = %d/%d), z = %.1f"},
+	MsgCellBad: {"%s: %d of %d, expected %s (p = %d/%d), z = %s",
+		"%s : %d sur %d, %s attendus (p = %d/%d), z = %s"},
 	MsgTooFewDraws: {"too few draws to test (a cell needs 10 expected events)",
 		"trop peu de tirages pour tester (il faut 10 événements attendus par case)"},
-	MsgStatsOK: {"%d cells tested, largest |z| %.2f (limit %.1f, false alarm < 1e-6)",
-		"%d cases testées, plus grand |z| %.2f (limite %.1f, fausse alarme < 1e-6)"},
+	MsgStatsOK: {"%d cells tested, largest |z| %s (limit %s, false alarm < 1e-6)",
+		"%d cases testées, plus grand |z| %s (limite %s, probabilité de fausse alarme < 10⁻⁶)"},
 	MsgCellLosingPick: {"losing pick, %d hidden",
 		"numéro perdant, %d cachés"},
 	MsgCellTriple: {"x3 at tier %d",
@@ -702,4 +715,24 @@ var messages = map[MsgID]text{
 		"rngverify %s : NON VÉRIFIÉ, vérification %s : %s"},
 	MsgCLINoCheck: {"rngverify %s: NOT VERIFIED: no check ran",
 		"rngverify %s : NON VÉRIFIÉ : aucune vérification n'a eu lieu"},
+	MsgCLITOFULog: {"rngverify %s: TRUST ON FIRST USE: trusting log %q with the keys it serves:",
+		"rngverify %s : CONFIANCE À LA PREMIÈRE UTILISATION : le journal %q est accepté avec les clés qu'il présente :"},
+	MsgCLITOFUKey: {"  %s %s",
+		"  %s %s"},
+	MsgCLITOFUCompare: {"  compare these fingerprints with the appliance's published ones; recorded in %s",
+		"  comparez ces empreintes avec celles que l'exploitant publie pour l'appareil ; enregistrées dans %s"},
+	MsgCLITOFUCert: {"rngverify certificate: --tofu: trusting the certificate's own keys; compare their fingerprints with the operator's published ones:",
+		"rngverify certificate : --tofu : confiance accordée aux propres clés du certificat ; comparez leurs empreintes avec celles que publie l'opérateur :"},
+	MsgCLITOFULogKey: {"  log key %s  sha256 %s",
+		"  clé du journal %s  sha256 %s"},
+	MsgCLITOFUVRFKey: {"  VRF key %s (%s)  sha256 %s",
+		"  clé VRF %s (%s)  sha256 %s"},
+	MsgCLITOFUNone: {"  (none: the certificate carries no readable key)",
+		"  (aucune : le certificat ne comporte aucune clé lisible)"},
+	MsgCLIFollowing: {"rngverify audit: following the log every %s; Ctrl-C stops and prints the verdict",
+		"rngverify audit : suivi du journal toutes les %s ; Ctrl-C l'interrompt et affiche le verdict"},
+	MsgCLIProgress: {"\r[%s%s] %d/%d entries %3d%% %s/s",
+		"\r[%s%s] %d/%d entrées %3d %% %s/s"},
+	MsgCLICouldntRead: {"rngverify %s: couldn't read %s: %s",
+		"rngverify %s : impossible de lire %s : %s"},
 }
