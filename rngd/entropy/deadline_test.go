@@ -8,11 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"tirage.fr/tirage/rngd/entropy/entropytest"
 )
 
 // result is what a Read or Retest run on its own goroutine returned.
@@ -344,4 +347,64 @@ func TestReadTimeoutConfig(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "ReadTimeout") {
 		t.Errorf("negative ReadTimeout: %v", err)
 	}
+}
+
+// TestStalledTPM: a real TPM (swtpm) stops answering — the process is
+// frozen with SIGSTOP while the Generator runs. The reseed's TPM2_GetRandom
+// gets no reply; the draw is refused at the deadline. After SIGCONT the
+// TPM answers the command it was holding, and Retest restores the source.
+func TestStalledTPM(t *testing.T) {
+	addr, proc := entropytest.StartSwtpmProcess(t)
+	clock := &fakeClock{now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}
+	g, err := New(Config{
+		Sources: []SourceConfig{{Kind: KindTPM, Address: addr, MinEntropy: 4}},
+		Clock:   clock.Now, After: clock.After,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if _, err := g.Read(make([]byte, 32)); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := proc.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proc.Signal(syscall.SIGCONT) })
+	awaitStopped(t, proc.Pid)
+	clock.advance(DefaultReseedInterval)
+	armed := clock.timersArmed()
+	res := goRead(g, make([]byte, 32))
+	expire(t, clock, armed, 1)
+	checkTimeout(t, await(t, res, "Read over a frozen TPM").err, KindTPM)
+
+	if err := proc.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Retest(context.Background()); err != nil {
+		t.Fatalf("Retest once the TPM answers: %v", err)
+	}
+	if _, err := g.Read(make([]byte, 32)); err != nil {
+		t.Fatalf("Read after Retest: %v", err)
+	}
+}
+
+// awaitStopped waits until the kernel reports process pid stopped (state T
+// in /proc/PID/stat): SIGSTOP is delivered asynchronously.
+func awaitStopped(t *testing.T, pid int) {
+	t.Helper()
+	path := filepath.Join("/proc", strconv.Itoa(pid), "stat")
+	for range 100000 {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Skipf("cannot read %s: %v", path, err)
+		}
+		// The state follows the command name, which is in parentheses.
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'T' {
+			return
+		}
+		runtime.Gosched()
+	}
+	t.Fatalf("process %d did not stop after SIGSTOP", pid)
 }

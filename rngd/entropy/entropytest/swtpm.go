@@ -22,6 +22,14 @@ import (
 // it skips the test, or fails it when CI=true (make deps installs swtpm).
 func StartSwtpm(t testing.TB) string {
 	t.Helper()
+	addr, _ := StartSwtpmProcess(t)
+	return addr
+}
+
+// StartSwtpmProcess is StartSwtpm that also returns the swtpm process, for
+// tests that make the TPM stop answering (SIGSTOP) and resume (SIGCONT).
+func StartSwtpmProcess(t testing.TB) (string, *os.Process) {
+	t.Helper()
 	bin, err := exec.LookPath("swtpm")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -51,7 +59,7 @@ func StartSwtpm(t testing.TB) string {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
 			c.Close()
-			return addr
+			return addr, cmd.Process
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("swtpm did not listen on %s: %v; output: %s", addr, err, out.String())
