@@ -78,7 +78,11 @@ func newTestDaemon(t testing.TB, mods ...func(*Config)) *testDaemon {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ks.GenerateVRF("vrf", vrf.DefaultSuite); err != nil {
+	suite := vrf.DefaultSuite
+	if s := os.Getenv("TIRAGE_BENCH_SUITE"); s != "" { // benchmarks of another suite
+		suite = vrf.Suite(s)
+	}
+	if _, err := ks.GenerateVRF("vrf", suite); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ks.GenerateSigner("log", hsm.Ed25519); err != nil {
