@@ -62,24 +62,7 @@ func TestLanguages(t *testing.T) {
 
 	// A forked log: a receipt proven in a tree of the trusted size with
 	// another root.
-	f := newAppliance(t, 22)
-	playGame(t, f, receipttest.Play{Game: "g-0"})
-	fork := f.Fork(f.Size())
-	playGame(t, f, receipttest.Play{Game: "g-1", StopAt: 1})
-	fg := playGame(t, fork, receipttest.Play{Game: "g-1", StopAt: 2, Numbers: []int{9, 8, 7, 6, 5, 4, 3, 2, 1, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}})
-	for fork.Size() < f.Size() {
-		fork.Append([]byte("pad"))
-	}
-	for f.Size() < fork.Size() {
-		f.Append([]byte("pad"))
-	}
-	tiles := filepath.Join(dir, "tiles")
-	writeTiles(t, tiles, f)
-	state := filepath.Join(dir, "state.json")
-	if code, out, errs := run(t, "log", "--dir", tiles, "--log-key", write(t, dir, "f.vkey", f.LogKeyFile()), "--state", state); code != ExitOK {
-		t.Fatalf("log: %d\n%s%s", code, out, errs)
-	}
-	forkFile := write(t, dir, "forked.json", fork.Receipt(fg, 1, true))
+	forkFile, state, forkPin := forkedReceipt(t, filepath.Join(dir, "fork"), 22)
 
 	for _, tc := range []struct {
 		name string
@@ -98,7 +81,7 @@ func TestLanguages(t *testing.T) {
 			regexp.MustCompile(`^rngverify receipt: MISBEHAVIOUR PROVEN, check outcome: pick 1 \(number \d+\): recorded losing, β gives good\n$`),
 			regexp.MustCompile(`\[MANQUEMENT\] outcome +résultats — sélection 1 \(numéro \d+\) : enregistré « numéro perdant », β donne « bon numéro »`),
 			regexp.MustCompile(`^rngverify receipt : MANQUEMENT PROUVÉ, vérification outcome : sélection 1 \(numéro \d+\) : enregistré « numéro perdant », β donne « bon numéro »\n$`)},
-		{"forked-log", []string{"receipt", forkFile, "--state", state, "--pin", fork.VRFFingerprint()},
+		{"forked-log", []string{"receipt", forkFile, "--state", state, "--pin", forkPin},
 			regexp.MustCompile(`\[MISBEHAVIOUR\] log-consistency +log consistency — two checkpoints of size \d+ with different roots: log fork: misbehaviour \(trusted root [0-9a-f]{64}, document root [0-9a-f]{64}\)\n`),
 			regexp.MustCompile(`^rngverify receipt: MISBEHAVIOUR PROVEN, check log-consistency: two checkpoints of size \d+ with different roots: log fork: misbehaviour \(trusted root`),
 			regexp.MustCompile(`\[MANQUEMENT\] log-consistency +cohérence du journal — bifurcation du journal : deux historiques différents pour une même taille \(manquement\) \(détail technique, en anglais : « two checkpoints of size \d+ with different roots: log fork: misbehaviour »\) \(racine de confiance [0-9a-f]{64}, racine du document [0-9a-f]{64}\)\n`),

@@ -329,8 +329,20 @@ func TestBinary(t *testing.T) {
 // TestReceiptAgainstState: a receipt proven against a checkpoint of the
 // trusted size but another root is a fork.
 func TestReceiptAgainstState(t *testing.T) {
-	dir := t.TempDir()
-	a := newAppliance(t, 18)
+	rc, state, pin := forkedReceipt(t, t.TempDir(), 18)
+	code, out, errs := run(t, "receipt", rc, "--state", state, "--pin", pin)
+	if code != ExitFail || !strings.Contains(errs, "MISBEHAVIOUR PROVEN, check log-consistency") {
+		t.Errorf("forked receipt: exit %d %s\n%s", code, errs, out)
+	}
+}
+
+// forkedReceipt writes a trust state that has seen the log of one appliance
+// (rngverify log) and a receipt proven in a fork of that log of the same
+// size, and returns the receipt's path, the state's and the fork's VRF
+// fingerprint.
+func forkedReceipt(t *testing.T, dir string, seed byte) (receipt, state, vrfPin string) {
+	t.Helper()
+	a := newAppliance(t, seed)
 	playGame(t, a, receipttest.Play{Game: "g-0"})
 	fork := a.Fork(a.Size())
 	playGame(t, a, receipttest.Play{Game: "g-1", StopAt: 1})
@@ -344,13 +356,9 @@ func TestReceiptAgainstState(t *testing.T) {
 	tiles := filepath.Join(dir, "tiles")
 	writeTiles(t, tiles, a)
 	key := write(t, dir, "log.vkey", a.LogKeyFile())
-	state := filepath.Join(dir, "state.json")
+	state = filepath.Join(dir, "state.json")
 	if code, out, errs := run(t, "log", "--dir", tiles, "--log-key", key, "--state", state); code != ExitOK {
 		t.Fatalf("log: %d\n%s%s", code, out, errs)
 	}
-	rc := write(t, dir, "r.json", fork.Receipt(g, 1, true))
-	code, out, errs := run(t, "receipt", rc, "--state", state, "--pin", fork.VRFFingerprint())
-	if code != ExitFail || !strings.Contains(errs, "MISBEHAVIOUR PROVEN, check log-consistency") {
-		t.Errorf("forked receipt: exit %d %s\n%s", code, errs, out)
-	}
+	return write(t, dir, "forked-receipt.json", fork.Receipt(g, 1, true)), state, fork.VRFFingerprint()
 }
