@@ -118,15 +118,7 @@ func TestStalledSourceRefusesDraws(t *testing.T) {
 	if !bytes.Equal(buf, make([]byte, 32)) {
 		t.Error("refused Read left bytes in the buffer")
 	}
-	if v := metricValue(t, h.g, "tirage_entropy_generator_healthy"); v != 0 {
-		t.Errorf("generator_healthy = %v, want 0 (the alarm)", v)
-	}
-	if v := metricValue(t, h.g, "tirage_entropy_source_healthy", "source", "faultA"); v != 0 {
-		t.Errorf("source_healthy{faultA} = %v, want 0", v)
-	}
-	if v := metricValue(t, h.g, "tirage_entropy_health_failures_total", "source", "faultA", "test", TestTimeout); v != 1 {
-		t.Errorf("health_failures_total{faultA,timeout} = %v, want 1", v)
-	}
+	checkAlarm(t, h.g, "faultA", TestTimeout)
 	logs := h.logs.String()
 	for _, want := range []string{`"test":"timeout"`, `"source":"faultA"`, "draws refused until an operator retest"} {
 		if !strings.Contains(logs, want) {
@@ -233,7 +225,7 @@ func TestStalledRedundantSource(t *testing.T) {
 // TestStartupTimeout: a source that stalls before its start-up tests fails
 // New with the timeout error (the source is never used).
 func TestStartupTimeout(t *testing.T) {
-	clock := &fakeClock{now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}
+	clock := newFakeClock()
 	src := newFaultSource("slow", 1)
 	src.stall()
 	t.Cleanup(src.resume)
@@ -247,6 +239,19 @@ func TestStartupTimeout(t *testing.T) {
 	}()
 	expire(t, clock, 0, 1)
 	checkTimeout(t, await(t, res, "New").err, "slow")
+}
+
+// newClocked returns a Generator over the one source sc on a fake clock,
+// closed at the end of the test.
+func newClocked(t *testing.T, sc SourceConfig) (*Generator, *fakeClock) {
+	t.Helper()
+	clock := newFakeClock()
+	g, err := New(Config{Sources: []SourceConfig{sc}, Clock: clock.Now, After: clock.After})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	return g, clock
 }
 
 // silentFIFO makes a FIFO whose writer end the test holds open: a reader
@@ -286,15 +291,7 @@ func TestStalledDevice(t *testing.T) {
 	}
 	const seedBytes = 64 // ⌈384 / 6⌉
 	feed(startupSamples + seedBytes)
-	clock := &fakeClock{now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}
-	g, err := New(Config{
-		Sources: []SourceConfig{{Kind: KindHWRNG, Path: path, MinEntropy: 6}},
-		Clock:   clock.Now, After: clock.After,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
+	g, clock := newClocked(t, SourceConfig{Kind: KindHWRNG, Path: path, MinEntropy: 6})
 
 	clock.advance(DefaultReseedInterval)
 	armed := clock.timersArmed()
@@ -355,15 +352,7 @@ func TestReadTimeoutConfig(t *testing.T) {
 // TPM answers the command it was holding, and Retest restores the source.
 func TestStalledTPM(t *testing.T) {
 	addr, proc := entropytest.StartSwtpmProcess(t)
-	clock := &fakeClock{now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}
-	g, err := New(Config{
-		Sources: []SourceConfig{{Kind: KindTPM, Address: addr, MinEntropy: 4}},
-		Clock:   clock.Now, After: clock.After,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
+	g, clock := newClocked(t, SourceConfig{Kind: KindTPM, Address: addr, MinEntropy: 4})
 	if _, err := g.Read(make([]byte, 32)); err != nil {
 		t.Fatal(err)
 	}

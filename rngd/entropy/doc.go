@@ -28,7 +28,11 @@
 // # Failing closed
 //
 // A source that fails a test, or whose read fails, is marked failed and no
-// longer used; its samples of the failing read are discarded. Each seed
+// longer used; its samples of the failing read are discarded. A read that
+// does not complete within Config.ReadTimeout (a stalled /dev/hwrng, a TPM
+// that stopped answering) fails the "timeout" test the same way: each read
+// runs on a goroutine of its own, and a stalled one is abandoned, never
+// duplicated — a source has at most one read outstanding. Each seed
 // needs Config.RequiredEntropy credited bits (SeedBytes × H summed over the
 // healthy physical sources). When the healthy sources fall short, Read and
 // Healthy return an error wrapping ErrUnhealthy and one *HealthError per

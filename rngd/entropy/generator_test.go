@@ -124,6 +124,10 @@ type fakeTimer struct {
 	ch chan time.Time
 }
 
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}
+}
+
 func (c *fakeClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -205,7 +209,7 @@ type harness struct {
 // each crediting the full requirement alone.
 func newHarness(t *testing.T, n int, mod func(*Config)) *harness {
 	t.Helper()
-	h := &harness{clock: &fakeClock{now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}, logs: &lockedBuffer{}}
+	h := &harness{clock: newFakeClock(), logs: &lockedBuffer{}}
 	cfg := Config{
 		Logger: slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Clock:  h.clock.Now,
@@ -266,6 +270,21 @@ func metricValue(t *testing.T, g *Generator, name string, labels ...string) floa
 	return -1
 }
 
+// checkAlarm checks the metrics after source failed test and draws are
+// refused: the alarm, the source's health and its failure count.
+func checkAlarm(t *testing.T, g *Generator, source, test string) {
+	t.Helper()
+	if v := metricValue(t, g, "tirage_entropy_generator_healthy"); v != 0 {
+		t.Errorf("generator_healthy = %v, want 0 (the alarm)", v)
+	}
+	if v := metricValue(t, g, "tirage_entropy_source_healthy", "source", source); v != 0 {
+		t.Errorf("source_healthy{%s} = %v, want 0", source, v)
+	}
+	if v := metricValue(t, g, "tirage_entropy_health_failures_total", "source", source, "test", test); v != 1 {
+		t.Errorf("health_failures_total{%s,%s} = %v, want 1", source, test, v)
+	}
+}
+
 func TestGeneratorReads(t *testing.T) {
 	h := newHarness(t, 1, nil)
 	a, b := make([]byte, 32), make([]byte, 32)
@@ -317,15 +336,7 @@ func TestStuckSourceRefusesDraws(t *testing.T) {
 	if !errors.As(err, &he) || he.Source != "faultA" || he.Test != TestRCT {
 		t.Fatalf("error %v does not name source faultA and the RCT", err)
 	}
-	if v := metricValue(t, h.g, "tirage_entropy_generator_healthy"); v != 0 {
-		t.Errorf("generator_healthy = %v, want 0", v)
-	}
-	if v := metricValue(t, h.g, "tirage_entropy_source_healthy", "source", "faultA"); v != 0 {
-		t.Errorf("source_healthy{faultA} = %v, want 0", v)
-	}
-	if v := metricValue(t, h.g, "tirage_entropy_health_failures_total", "source", "faultA", "test", TestRCT); v != 1 {
-		t.Errorf("health_failures_total{faultA,RCT} = %v, want 1", v)
-	}
+	checkAlarm(t, h.g, "faultA", TestRCT)
 	if !strings.Contains(h.logs.String(), "draws refused until an operator retest") {
 		t.Errorf("no log line for the refusal; logs: %s", h.logs.String())
 	}
