@@ -170,6 +170,18 @@ func TestCertificateCommandTampered(t *testing.T) {
 			if code != c.code || !strings.Contains(last, c.check) || !strings.HasPrefix(last, "rngverify certificate: ") {
 				t.Fatalf("exit %d, stderr %q; want exit %d and a last line with %q", code, errs, c.code, c.check)
 			}
+			if c.code != ExitFail {
+				return
+			}
+			// The bailiff's language: every reason in French.
+			code, out, errs := runCLI(append(c.args, "--lang", "fr")...)
+			if code != c.code || !strings.Contains(errs, "rngverify certificate : ") {
+				t.Fatalf("--lang fr: exit %d\n%s%s", code, out, errs)
+			}
+			frenchOK(t, c.name, out+errs)
+			if testing.Verbose() {
+				t.Logf("--lang fr:\n%s%s", out, errs)
+			}
 		})
 	}
 }

@@ -137,7 +137,7 @@ func TestLanguagesLogAndAudit(t *testing.T) {
 	state := filepath.Join(dir, "state.json")
 
 	code, out, errs := run(t, "log", "--dir", tiles, "--state", state, "--tofu", "--lang", "fr")
-	if code != ExitOK || !strings.Contains(errs, "CONFIANCE À LA PREMIÈRE UTILISATION : le journal \"tirage.test/log\" est accepté") ||
+	if code != ExitOK || !strings.Contains(errs, "CONFIANCE À LA PREMIÈRE UTILISATION : le journal « tirage.test/log » est accepté") ||
 		!strings.Contains(out, "[OK] log-key                clé du journal de confiance — Ed25519 ") || !strings.Contains(out, "(confiance à la première utilisation depuis ") {
 		t.Fatalf("log --tofu --lang fr: exit %d\n%s%s", code, out, errs)
 	}
