@@ -1,6 +1,7 @@
 package tilelog
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -26,26 +27,33 @@ import (
 // append waits for one fsync instead of tessera's batch age and its
 // sequence of file replacements.
 //
-// Files: journal/<first index, 20 digits>.wal, append-only segments. A
-// record is
+// Files: journal/<first index, 20 digits>.wal, append-only segments of
+// groups, one group per fsync:
 //
-//	index (8, big endian) ‖ length (4, big endian) ‖ leaf ‖ CRC-32C (4) of what precedes
+//	header: "TJG1" ‖ first index (8) ‖ count (4) ‖ body length (4) ‖ CRC-32C of the body (4) ‖ CRC-32C of the 24 bytes before (4)
+//	body:   count × (length (4) ‖ leaf)
 //
-// Indices are consecutive across records and segments. A torn record at the
-// end of the newest segment (a crash during a write that was never
-// acknowledged) is cut off at Open; a bad record anywhere else is
-// corruption, and Open refuses the log. A segment is deleted once tessera
-// has integrated all its leaves (and it is not the newest).
+// all big endian; the indices of a group are first .. first+count-1 and
+// follow on from the group before, across segments. A group is written only
+// after the one before it is synced (and acknowledged), so at Open a bad
+// group is a torn write, never acknowledged, only when nothing follows it:
+// its header is whole and its body ends at the end of the file, or no whole
+// header follows it. It is cut off. A bad group followed by anything else,
+// or in an older segment, is corruption: Open refuses the log. A segment is
+// deleted once tessera has integrated all its leaves (and it is not the
+// newest).
 const (
-	journalDir   = "journal"
-	journalExt   = ".wal"
-	recordHeader = 8 + 4
-	recordCRC    = 4
+	journalDir  = "journal"
+	journalExt  = ".wal"
+	groupHeader = 4 + 8 + 4 + 4 + 4 + 4
 	// segmentBytes is the size past which the journal starts a new segment.
 	segmentBytes = 64 << 20
 )
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
+var (
+	crcTable   = crc32.MakeTable(crc32.Castagnoli)
+	groupMagic = [4]byte{'T', 'J', 'G', '1'}
+)
 
 // journal is the segment files. It is used by one goroutine at a time.
 type journal struct {
@@ -100,8 +108,8 @@ func openJournal(dir string, from uint64) (*journal, []journalRecord, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("couldn't read journal segment: %w", err)
 		}
-		recs, good, err := parseSegment(raw, first)
-		if err != nil && !last {
+		recs, good, torn, err := parseSegment(raw, first)
+		if err != nil && (!last || !torn) {
 			return nil, nil, fmt.Errorf("%w: journal segment %s: %w", transparency.ErrSecurity, segmentName(first), err)
 		}
 		if i > 0 && first != j.next {
@@ -151,41 +159,97 @@ func openJournal(dir string, from uint64) (*journal, []journalRecord, error) {
 	return j, tail, nil
 }
 
-// parseSegment returns the records of a segment whose first index is first,
-// and how many bytes of it are whole, good records. err says why parsing
-// stopped early.
-func parseSegment(raw []byte, first uint64) (recs []journalRecord, good int, err error) {
-	want := first
-	for off := 0; off < len(raw); {
-		if len(raw)-off < recordHeader+recordCRC {
-			return recs, off, io.ErrUnexpectedEOF
-		}
-		idx := binary.BigEndian.Uint64(raw[off:])
-		n := int(binary.BigEndian.Uint32(raw[off+8:]))
-		if n > transparency.MaxLeafSize || len(raw)-off < recordHeader+n+recordCRC {
-			return recs, off, io.ErrUnexpectedEOF
-		}
-		end := off + recordHeader + n
-		if crc32.Checksum(raw[off:end], crcTable) != binary.BigEndian.Uint32(raw[end:]) {
-			return recs, off, errors.New("record checksum mismatch")
-		}
-		if idx != want {
-			return recs, off, fmt.Errorf("record has index %d, want %d", idx, want)
-		}
-		recs = append(recs, journalRecord{index: idx, leaf: raw[off+recordHeader : end]})
-		want++
-		off = end + recordCRC
-	}
-	return recs, len(raw), nil
+// groupHead is a parsed group header.
+type groupHead struct {
+	first         uint64
+	count, length uint32
+	crc           uint32
 }
 
-// appendRecord appends the journal record of leaf at index to b.
-func appendRecord(b []byte, index uint64, leaf []byte) []byte {
+// parseHead parses the group header at the start of b.
+func parseHead(b []byte) (groupHead, bool) {
+	if len(b) < groupHeader || [4]byte(b[:4]) != groupMagic ||
+		crc32.Checksum(b[:groupHeader-4], crcTable) != binary.BigEndian.Uint32(b[groupHeader-4:]) {
+		return groupHead{}, false
+	}
+	return groupHead{
+		first:  binary.BigEndian.Uint64(b[4:]),
+		count:  binary.BigEndian.Uint32(b[12:]),
+		length: binary.BigEndian.Uint32(b[16:]),
+		crc:    binary.BigEndian.Uint32(b[20:]),
+	}, true
+}
+
+// parseSegment returns the records of a segment whose first index is first
+// and the length of its good groups. When a group is bad, err says why, and
+// torn says whether it is a torn last write (see the file format above)
+// rather than corruption.
+func parseSegment(raw []byte, first uint64) (recs []journalRecord, good int, torn bool, err error) {
+	want := first
+	for off := 0; off < len(raw); {
+		h, ok := parseHead(raw[off:])
+		if !ok {
+			return recs, off, !laterHead(raw[off+1:]), errors.New("bad group header")
+		}
+		if h.first != want {
+			return recs, off, false, fmt.Errorf("group starts at index %d, want %d", h.first, want)
+		}
+		end := off + groupHeader + int(h.length)
+		if end > len(raw) {
+			return recs, off, true, io.ErrUnexpectedEOF
+		}
+		body := raw[off+groupHeader : end]
+		if crc32.Checksum(body, crcTable) != h.crc {
+			return recs, off, end == len(raw), errors.New("group checksum mismatch")
+		}
+		n := len(recs)
+		for len(body) > 0 {
+			if len(body) < 4 || int(binary.BigEndian.Uint32(body)) > min(len(body)-4, transparency.MaxLeafSize) {
+				return recs[:n], off, false, errors.New("malformed group body")
+			}
+			l := int(binary.BigEndian.Uint32(body))
+			recs = append(recs, journalRecord{index: want, leaf: body[4 : 4+l]})
+			want++
+			body = body[4+l:]
+		}
+		if len(recs)-n != int(h.count) {
+			return recs[:n], off, false, fmt.Errorf("group holds %d records, its header says %d", len(recs)-n, h.count)
+		}
+		off = end
+	}
+	return recs, len(raw), false, nil
+}
+
+// laterHead reports whether b holds a whole group header anywhere.
+func laterHead(b []byte) bool {
+	for i := 0; ; i++ {
+		j := bytes.Index(b[i:], groupMagic[:])
+		if j < 0 {
+			return false
+		}
+		i += j
+		if _, ok := parseHead(b[i:]); ok {
+			return true
+		}
+	}
+}
+
+// appendGroup appends the group of leaves from index first to b.
+func appendGroup(b []byte, first uint64, leaves [][]byte) []byte {
 	start := len(b)
-	b = binary.BigEndian.AppendUint64(b, index)
-	b = binary.BigEndian.AppendUint32(b, uint32(len(leaf)))
-	b = append(b, leaf...)
-	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b[start:], crcTable))
+	b = append(b, make([]byte, groupHeader)...)
+	for _, leaf := range leaves {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(leaf)))
+		b = append(b, leaf...)
+	}
+	h := b[start : start+groupHeader]
+	copy(h, groupMagic[:])
+	binary.BigEndian.PutUint64(h[4:], first)
+	binary.BigEndian.PutUint32(h[12:], uint32(len(leaves)))
+	binary.BigEndian.PutUint32(h[16:], uint32(len(b)-start-groupHeader))
+	binary.BigEndian.PutUint32(h[20:], crc32.Checksum(b[start+groupHeader:], crcTable))
+	binary.BigEndian.PutUint32(h[24:], crc32.Checksum(h[:groupHeader-4], crcTable))
+	return b
 }
 
 // newSegment starts a segment at j.next (and makes its name durable).
@@ -227,10 +291,7 @@ func (j *journal) write(leaves [][]byte) (uint64, error) {
 		}
 	}
 	first := j.next
-	j.buf = j.buf[:0]
-	for i, leaf := range leaves {
-		j.buf = appendRecord(j.buf, first+uint64(i), leaf)
-	}
+	j.buf = appendGroup(j.buf[:0], first, leaves)
 	if _, err := j.f.Write(j.buf); err != nil {
 		return 0, fmt.Errorf("couldn't write the journal: %w", err)
 	}

@@ -1,6 +1,7 @@
 package tilelog
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -109,10 +110,51 @@ func TestJournalTornTailAndCorruption(t *testing.T) {
 	checkTail(t, tail, 7, 4)
 
 	raw, _ := os.ReadFile(seg)
-	raw[recordHeader] ^= 1 // first leaf of the older segment
+	raw[groupHeader+4] ^= 1 // first leaf of the older segment
 	os.WriteFile(seg, raw, 0o600)
 	if _, _, err := openJournal(dir, 7); !errors.Is(err, transparency.ErrSecurity) {
 		t.Fatalf("openJournal with a corrupt older segment = %v, want ErrSecurity", err)
+	}
+}
+
+// In the newest segment too, a bad group with a group after it is
+// corruption (the bad one was synced and acknowledged before the next was
+// written); a group cut short at the end of the file is a torn write.
+func TestJournalLastSegment(t *testing.T) {
+	dir := t.TempDir()
+	j, _, err := openJournal(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.write(journalLeaves(0, 2))
+	j.write(journalLeaves(2, 2))
+	seg := filepath.Join(dir, segmentName(0))
+	j.close()
+	good, _ := os.ReadFile(seg)
+
+	cut := good[:len(good)-3] // the second group's write was cut
+	os.WriteFile(seg, cut, 0o600)
+	j, tail, err := openJournal(dir, 0)
+	if err != nil {
+		t.Fatalf("torn last group: %v", err)
+	}
+	checkTail(t, tail, 0, 2)
+	if first, err := j.write(journalLeaves(2, 1)); err != nil || first != 2 {
+		t.Fatalf("write after cutting = %d, %v", first, err)
+	}
+	j.close()
+
+	bad := bytes.Clone(good)
+	bad[groupHeader+5] ^= 1 // in the first group's body
+	os.WriteFile(seg, bad, 0o600)
+	if _, _, err := openJournal(dir, 0); !errors.Is(err, transparency.ErrSecurity) {
+		t.Fatalf("a bad first group followed by another = %v, want ErrSecurity", err)
+	}
+	bad = bytes.Clone(good)
+	bad[1] ^= 1 // the first group's header
+	os.WriteFile(seg, bad, 0o600)
+	if _, _, err := openJournal(dir, 0); !errors.Is(err, transparency.ErrSecurity) {
+		t.Fatalf("a bad first header followed by a group = %v, want ErrSecurity", err)
 	}
 }
 
@@ -141,17 +183,13 @@ func TestJournalGap(t *testing.T) {
 // FuzzParseSegment: any bytes parse without panic into consecutive records
 // that lie within the input.
 func FuzzParseSegment(f *testing.F) {
-	j := &journal{}
 	f.Add([]byte{})
 	for _, n := range []int{1, 3} {
-		j.buf, j.next = nil, 0
-		for i, leaf := range journalLeaves(0, n) {
-			j.buf = appendRecord(j.buf, uint64(i), leaf)
-		}
-		f.Add(append([]byte(nil), j.buf...))
+		g := appendGroup(nil, 0, journalLeaves(0, n))
+		f.Add(appendGroup(g, uint64(n), journalLeaves(n, 2)))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		recs, good, _ := parseSegment(raw, 0)
+		recs, good, _, _ := parseSegment(raw, 0)
 		if good > len(raw) {
 			t.Fatalf("good %d > %d", good, len(raw))
 		}
