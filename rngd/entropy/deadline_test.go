@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -396,4 +397,57 @@ func awaitStopped(t *testing.T, pid int) {
 		runtime.Gosched()
 	}
 	t.Fatalf("process %d did not stop after SIGSTOP", pid)
+}
+
+// TestWithReadTimeout: the wrapper for code that reads a source directly.
+// Over a FIFO that falls silent, a Read times out; once bytes flow, the next
+// Read first lets the stalled read finish and drops its samples, then
+// returns fresh ones.
+func TestWithReadTimeout(t *testing.T) {
+	path, w := silentFIFO(t)
+	dev, err := OpenDevice("fifo", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := newFakeClock()
+	src := newTimedSource(dev, time.Second, clock.After)
+	defer src.Close()
+	if src.Name() != "fifo" || !src.Physical() {
+		t.Errorf("Name, Physical = %q, %v", src.Name(), src.Physical())
+	}
+	res := make(chan result, 1)
+	go func() {
+		n, err := src.Read(make([]byte, 64))
+		res <- result{n, err}
+	}()
+	expire(t, clock, 0, 1)
+	r := await(t, res, "Read")
+	var he *HealthError
+	if r.n != 0 || !errors.Is(r.err, ErrTimeout) || !errors.As(r.err, &he) || he.Source != "fifo" ||
+		r.err.Error() != "entropy source fifo timed out: no samples within 1s" {
+		t.Fatalf("Read over a silent FIFO = %d, %v", r.n, r.err)
+	}
+	data := make([]byte, 64+16)
+	for i := range data {
+		data[i] = byte(i)
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 16)
+	if n, err := src.Read(got); n != 16 || err != nil || !bytes.Equal(got, data[64:]) {
+		t.Fatalf("Read after the FIFO resumed = %d, %v, % x; want the 16 bytes after the 64 the stalled read took", n, err, got)
+	}
+
+	// The exported constructor uses the real clock.
+	path2, _ := silentFIFO(t)
+	dev2, err := OpenDevice("fifo2", path2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src2 := WithReadTimeout(dev2, 10*time.Millisecond)
+	defer src2.(io.Closer).Close()
+	if _, err := src2.Read(make([]byte, 8)); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("WithReadTimeout over a silent FIFO: %v", err)
+	}
 }

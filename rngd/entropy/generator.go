@@ -72,9 +72,10 @@ type sourceState struct {
 	credited float64
 	health   *HealthTest // nil for non-physical sources
 	failure  *HealthError
-	// inflight is the source's outstanding read, if any: one not yet
-	// collected, or one abandoned at its deadline that has not returned.
-	inflight *pendingRead
+	// guard reads the source with Config.ReadTimeout; its outstanding
+	// read, if any, is one not yet collected or one abandoned at its
+	// deadline that has not returned.
+	guard stallGuard
 }
 
 // Generator is the appliance's random bit generator: the configured sources,
@@ -114,7 +115,8 @@ func New(cfg Config) (*Generator, error) {
 			g.closeSources()
 			return nil, err
 		}
-		st := &sourceState{cfg: sc, src: src, owned: sc.Source == nil, physical: src.Physical()}
+		st := &sourceState{cfg: sc, src: src, owned: sc.Source == nil, physical: src.Physical(),
+			guard: stallGuard{src: src, name: sc.Name, timeout: c.ReadTimeout, after: c.After}}
 		g.sources = append(g.sources, st)
 		if st.physical {
 			if err := st.cfg.checkPhysical(i, c.RequiredEntropy); err != nil {
@@ -267,7 +269,7 @@ func (g *Generator) startup(ctx context.Context) error {
 	for _, st := range g.sources {
 		if st.physical {
 			phys = append(phys, st)
-			st.start(st.health.startupBytes())
+			st.guard.start(st.health.startupBytes())
 		}
 	}
 	for i, st := range phys {
@@ -283,8 +285,8 @@ func (g *Generator) startup(ctx context.Context) error {
 		case err != nil:
 			// Cancelled: reads started for the sources left are given up.
 			for _, rest := range phys[i+1:] {
-				if rest.inflight != nil {
-					rest.inflight.abandoned = true
+				if p := rest.guard.inflight; p != nil {
+					p.abandoned = true
 				}
 			}
 			return err
@@ -370,7 +372,7 @@ func (g *Generator) seed(instantiate bool) error {
 	for _, st := range g.sources {
 		if st.failure == nil {
 			live = append(live, st)
-			st.start(st.cfg.SeedBytes)
+			st.guard.start(st.cfg.SeedBytes)
 		}
 	}
 	for _, st := range live {
