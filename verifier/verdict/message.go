@@ -7,30 +7,6 @@ import (
 	"strings"
 )
 
-// # Messages
-//
-// The reason after a check, a verdict's subject and a fact's value are
-// written once per language, in the catalog of messages.go, and kept in
-// language-neutral form: a [Msg] is a message id ([MsgID]) plus its
-// arguments. [Msg.Text] renders it in French or English:
-//
-//   - an argument that is itself a Msg is rendered first, in the same
-//     language (a pick's name, the cause of an error);
-//   - a [Term] (a record kind, an outcome, a game phase, a fact's name) is
-//     translated through the vocabulary of messages.go;
-//   - a [Decimal] is a number with a decimal point or comma;
-//   - a []Msg or a [Series] is rendered item by item and joined with "; "
-//     or ", ";
-//   - an error is shown by its text (callers turn the core's errors into
-//     Msgs first: see receipt.Cause);
-//   - anything else (numbers, ids, hashes) is formatted as it is, by the
-//     verb of the template. Templates are fmt formats; French ones may
-//     reorder arguments with explicit indexes (%[2]s).
-//
-// The English rendering is the Detail of a Check (and the value of a Fact,
-// the Subject of a Verdict), stable for scripts; the Msg rides along in
-// JSON as "message": {"id": …, "args": […]}.
-
 // MsgID names a message of the catalog.
 type MsgID string
 
@@ -51,7 +27,20 @@ func M(id MsgID, args ...any) Msg { return Msg{ID: id, Args: args} }
 // fact's name ("leaf hash"). An unknown term is shown as it is.
 type Term string
 
-// Text renders m in lang ("fr" or "en"; anything else is English).
+// Text renders m in lang ("fr" or "en"; anything else is English) with the
+// template of its id. Arguments are rendered first:
+//
+//   - a Msg in the same language (a pick's name, the cause of an error);
+//   - a [Term] (a record kind, an outcome, a game phase, a fact's name)
+//     through the vocabulary (vocabulary.go);
+//   - a [Decimal] with a decimal point or a decimal comma;
+//   - a []Msg or a [Series] item by item, joined with "; " or ", ";
+//   - an error by its text (callers name the core's errors first: see
+//     receipt.Cause);
+//   - anything else (numbers, ids, hashes) as it is, by the template's verb.
+//
+// Templates are fmt formats; French ones may reorder arguments with
+// explicit indexes (%[2]s).
 func (m Msg) Text(lang string) string {
 	if m.ID == NoDetail {
 		return ""

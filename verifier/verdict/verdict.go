@@ -22,6 +22,19 @@
 // misbehaviour, and an error wrapping [ErrFailed] otherwise; both are
 // [*CheckError] naming the first check that failed.
 //
+// # Languages
+//
+// Everything a verdict says to people — the reason after each check, the
+// subject, the facts — is kept in language-neutral form, a [Msg]: an id of
+// the message catalog (messages.go, one English and one French template per
+// id) and its arguments, rendered by [Msg.Text] in French or English.
+// Check.Detail, Verdict.Subject and Fact.Name/Value hold the English
+// rendering, the text scripts have always read; [Verdict.Text],
+// [Verdict.Summary], [Check.Reason] and [Fact.Text] render in the language
+// asked for, and [Verdict.JSON] carries the ids and arguments beside the
+// English. Check titles and explanations are in names.go, the words that
+// messages take as arguments (record kinds, outcomes …) in vocabulary.go.
+//
 // The package does no I/O.
 package verdict
 
