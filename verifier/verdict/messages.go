@@ -8,7 +8,6 @@ package verdict
 
 // Message ids.
 const (
-
 	// Shared: values passed through, prefixes, lists.
 	MsgSame       MsgID = "same"
 	MsgColon      MsgID = "colon"
@@ -259,7 +258,6 @@ const (
 )
 
 var messages = map[MsgID]text{
-
 	// Shared: values passed through, prefixes, lists.
 	MsgSame: {"%s",
 		"%s"},
@@ -308,7 +306,7 @@ var messages = map[MsgID]text{
 	MsgCauseTranscript: {"game transcript violates the rules",
 		"la transcription de la partie enfreint le règlement"},
 	MsgCauseStake: {"stake out of range",
-		"montant de départ hors limites"},
+		"gain de l'étape 1 hors des limites du règlement"},
 	MsgCauseBeta: {"vrf output missing or not expected",
 		"sortie VRF absente ou inattendue"},
 	MsgCauseStartClosed: {"start refused: emission closed +29 days",
@@ -352,13 +350,13 @@ var messages = map[MsgID]text{
 	MsgSubjectPromoDraw: {"promotion draw %s",
 		"tirage promotionnel %s"},
 	MsgSubjectLog: {"log",
-		"journal"},
+		"journal de transparence"},
 	MsgSubjectLogOrigin: {"log %s",
-		"journal %s"},
+		"journal de transparence %s"},
 	MsgSubjectLogEntries: {"log %s, %d entries",
-		"journal %s, %d entrées"},
+		"journal de transparence %s, %d entrées"},
 	MsgSubjectLogFollowed: {"log %s, %d entries (%d checkpoints followed)",
-		"journal %s, %d entrées (%d points de contrôle suivis)"},
+		"journal de transparence %s, %d entrées (%d points de contrôle suivis)"},
 
 	// Documents (receipt, transcript).
 	MsgNotReceiptProto: {"not a receipt (protobuf JSON): %s",
