@@ -26,7 +26,8 @@ var ErrUnhealthy = errors.New("entropy unhealthy")
 var ErrClosed = errors.New("entropy: generator closed")
 
 // HealthError says which source failed which test. It wraps ErrUnhealthy
-// and, for a failed read, the I/O error. It never carries sample values.
+// and, for a failed read, the I/O error (ErrTimeout for a source that did
+// not deliver within Config.ReadTimeout). It never carries sample values.
 type HealthError struct {
 	Source string // the source's configured name
 	Test   string // TestRCT, TestAPT, TestRead or TestTimeout
@@ -142,7 +143,7 @@ func New(cfg Config) (*Generator, error) {
 	for _, st := range g.sources {
 		g.m.sourceHealthy.WithLabelValues(st.cfg.Name).Set(1)
 	}
-	g.startup(context.Background())
+	g.startup(context.Background()) // fails only when its context is done
 	if err := g.seed(true); err != nil {
 		g.closeSources()
 		return nil, err
