@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -63,5 +64,58 @@ func TestRender(t *testing.T) {
 				t.Errorf("%s has no %s title or explanation", name, l)
 			}
 		}
+	}
+}
+
+// TestJSONMessages: --json keeps the English text in detail, subject and
+// facts, and carries each text's message id and arguments beside it
+// (nested messages as objects, words as strings, decimals as numbers,
+// bytes as hex).
+func TestJSONMessages(t *testing.T) {
+	v := New("transcript", MsgSubjectGame, "g", 3)
+	v.Misbehaviour(CheckVRFProof, MsgProofInvalid, M(MsgPickName, 3, 12, 4), "vrf-1", M(MsgCauseInvalidProof))
+	v.Pass(CheckStatistics, MsgStatsOK, 5, Decimal{V: 1.25, Prec: 2}, Decimal{V: 5.3, Prec: 1})
+	v.Fail(CheckConsistent, MsgForkRoots, M(MsgCauseFork), []byte{0xab}, []byte{0xcd})
+	v.Fact("game", MsgGameFact, "g", 2, 1, Term("lost"))
+	var j struct {
+		Subject        string
+		SubjectMessage Msg `json:"subject_message"`
+		Checks         []struct {
+			Detail  string
+			Message json.RawMessage
+		}
+		Facts []struct {
+			Name, Value    string
+			Label, Message json.RawMessage
+		}
+	}
+	b := v.JSON()
+	if err := json.Unmarshal(b, &j); err != nil {
+		t.Fatal(err)
+	}
+	if j.Subject != "game g (3 records)" || j.SubjectMessage.ID != MsgSubjectGame {
+		t.Errorf("subject: %s", b)
+	}
+	for i, want := range []struct{ detail, message string }{
+		{"pick 3 (number 12, record 4): the proof does not verify under key vrf-1 (invalid proof)",
+			`{"id":"proof-invalid","args":[{"id":"pick-name","args":[3,12,4]},"vrf-1",{"id":"cause-invalid-proof"}]}`},
+		{"5 cells tested, largest |z| 1.25 (limit 5.3, false alarm < 1e-6)", `{"id":"stats-ok","args":[5,1.25,5.3]}`},
+		{"log fork: misbehaviour (trusted root ab, document root cd)", `{"id":"fork-roots","args":[{"id":"cause-fork"},"ab","cd"]}`},
+	} {
+		var compact bytes.Buffer
+		json.Compact(&compact, j.Checks[i].Message)
+		if j.Checks[i].Detail != want.detail || compact.String() != want.message {
+			t.Errorf("check %d: %q %s, want %q %s", i, j.Checks[i].Detail, compact.String(), want.detail, want.message)
+		}
+	}
+	var label, value bytes.Buffer
+	json.Compact(&label, j.Facts[0].Label)
+	json.Compact(&value, j.Facts[0].Message)
+	if f := j.Facts[0]; f.Name != "game" || f.Value != "g: 2 picks, tier 1, lost" || label.String() != `{"id":"same","args":["game"]}` ||
+		value.String() != `{"id":"game-fact","args":["g",2,1,"lost"]}` {
+		t.Errorf("fact: %+v %s %s", f, label.String(), value.String())
+	}
+	if fr := v.Text("fr"); !strings.Contains(fr, "plus grand |z| 1,25 (limite 5,3,") || !strings.Contains(fr, "partie : g : 2 sélections, palier 1, perdue") {
+		t.Errorf("French:\n%s", fr)
 	}
 }
