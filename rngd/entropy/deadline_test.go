@@ -451,3 +451,38 @@ func TestWithReadTimeout(t *testing.T) {
 		t.Fatalf("WithReadTimeout over a silent FIFO: %v", err)
 	}
 }
+
+// TestRetestCancelledWhileStalled: an operator who gives up on a retest
+// over a stalled source (context cancelled) gets the context's error at
+// once; the source stays failed, still with its one outstanding read.
+func TestRetestCancelledWhileStalled(t *testing.T) {
+	h := newHarness(t, 1, nil)
+	src := h.srcs[0]
+	t.Cleanup(src.resume)
+	src.stall()
+	h.clock.advance(DefaultReseedInterval)
+	armed := h.clock.timersArmed()
+	res := goRead(h.g, make([]byte, 32))
+	expire(t, h.clock, armed, 1)
+	checkTimeout(t, await(t, res, "Read").err, "faultA")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	armed = h.clock.timersArmed()
+	done := make(chan result, 1)
+	go func() { done <- result{0, h.g.Retest(ctx)} }()
+	h.clock.awaitTimers(armed + 1) // the retest waits for faultA
+	cancel()
+	if err := await(t, done, "cancelled Retest").err; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled Retest: %v", err)
+	}
+	if st := h.g.Status(); st[0].Failure == nil || st[0].Failure.Test != TestTimeout {
+		t.Fatalf("status after a cancelled retest: %+v", st[0])
+	}
+	if now, most := src.blockedReads(); now != 1 || most != 1 {
+		t.Errorf("reads blocked: %d now, %d at most; want 1 and 1", now, most)
+	}
+	src.resume()
+	if err := h.g.Retest(context.Background()); err != nil {
+		t.Fatalf("Retest after resume: %v", err)
+	}
+}
