@@ -99,19 +99,13 @@ type pageCheck struct {
 }
 
 type pageResult struct {
-	File    string      `json:"file"`
-	Kind    string      `json:"kind"`
-	Subject string      `json:"subject"`
-	Verdict string      `json:"verdict"`
-	Summary string      `json:"summary"`
-	Checks  []pageCheck `json:"checks"`
-	Facts   []pageFact  `json:"facts,omitempty"`
-}
-
-// pageFact is one established fact as the page shows it.
-type pageFact struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
+	File    string         `json:"file"`
+	Kind    string         `json:"kind"`
+	Subject string         `json:"subject"`
+	Verdict string         `json:"verdict"`
+	Summary string         `json:"summary"`
+	Checks  []pageCheck    `json:"checks"`
+	Facts   []verdict.Fact `json:"facts,omitempty"` // localized name and value only
 }
 
 // Render encodes results for the page in lang ("fr" or "en").
@@ -126,7 +120,7 @@ func Render(results []Result, lang string) []byte {
 		}
 		for _, f := range v.Facts {
 			name, value := f.Text(lang)
-			p.Facts = append(p.Facts, pageFact{Name: name, Value: value})
+			p.Facts = append(p.Facts, verdict.Fact{Name: name, Value: value})
 		}
 		out = append(out, p)
 	}
