@@ -33,9 +33,9 @@ var bench struct {
 
 // benchDaemon starts one daemon for all the benchmarks of the process, with
 // enough tickets (TIRAGE_BENCH_TICKETS, default 20,000).
-func benchDaemon(b *testing.B) *testDaemon {
+func benchDaemon(b testing.TB) *testDaemon {
 	bench.once.Do(func() {
-		TuneGC() // as cmd/rngd does
+		TuneRuntime() // as cmd/rngd does
 		n := 20_000
 		if v, err := strconv.Atoi(os.Getenv("TIRAGE_BENCH_TICKETS")); err == nil {
 			n = v
@@ -55,7 +55,7 @@ func benchDaemon(b *testing.B) *testDaemon {
 
 // newBenchDaemon is newTestDaemon with the production log defaults and the
 // system clock.
-func newBenchDaemon(b *testing.B) *testDaemon {
+func newBenchDaemon(b testing.TB) *testDaemon {
 	return newTestDaemon(processLifetime{b}, func(c *Config) {
 		c.Log.BatchMaxAge = Duration{}
 		c.Clock = nil

@@ -22,7 +22,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "rngd:", err)
 		os.Exit(2)
 	}
-	rngd.TuneGC()
+	rngd.TuneRuntime()
 	cfg.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	cfg.Banner = os.Stdout
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -41,6 +41,8 @@ cmd() {
   done
   echo "$s"
 }
+# The daemon's GOMAXPROCS, as rngd.TuneRuntime sets it in cmd/rngd.
+procs=$((2 * $(nproc)))
 half_of() { awk -v p="$1" 'BEGIN { printf "%.0f", p/2 }'; }
 
 # 1. The raw VRF bound.
@@ -49,11 +51,11 @@ bench raw "${a_raw[@]}"
 proofs=$(get raw proofs/s)
 
 # 2. The daemon in the benchmark's process: peak, then half of it.
-a_peak=(TIRAGE_BENCH_CLIENTS="$clients" TIRAGE_BENCH_TICKETS=$((draws / 3)) -- -bench 'QoDDraws$' -benchtime "${draws}x" ./rngd/)
+a_peak=(TIRAGE_BENCH_CLIENTS="$clients" TIRAGE_BENCH_TICKETS=$((draws / 3)) -- -bench 'QoDDraws$' -benchtime "${draws}x" -cpu "$procs" ./rngd/)
 bench peak "${a_peak[@]}"
 peak=$(get peak draws/s)
 half=$(half_of "$peak")
-a_half=(TIRAGE_BENCH_RATE="$half" TIRAGE_BENCH_CLIENTS="$clients" TIRAGE_BENCH_TICKETS=$((draws / 5)) -- -bench 'QoDDraws$' -benchtime "$((draws / 2))x" ./rngd/)
+a_half=(TIRAGE_BENCH_RATE="$half" TIRAGE_BENCH_CLIENTS="$clients" TIRAGE_BENCH_TICKETS=$((draws / 5)) -- -bench 'QoDDraws$' -benchtime "$((draws / 2))x" -cpu "$procs" ./rngd/)
 bench half "${a_half[@]}"
 
 # 3. The rngd binary in its own process: peak, then half of it.
@@ -70,7 +72,7 @@ bench phalf "${a_phalf[@]}"
 rsa=RSA-FDH-VRF-SHA256
 a_rraw=(TIRAGE_BENCH_SUITE=$rsa TIRAGE_BENCH_TICKETS=100 -- -bench 'VRFProveParallel' -benchtime 3s ./rngd/)
 bench rraw "${a_rraw[@]}"
-a_rpeak=(TIRAGE_BENCH_SUITE=$rsa TIRAGE_BENCH_CLIENTS="$clients" TIRAGE_BENCH_TICKETS=$((draws / 6)) -- -bench 'QoDDraws$' -benchtime "$((draws / 2))x" ./rngd/)
+a_rpeak=(TIRAGE_BENCH_SUITE=$rsa TIRAGE_BENCH_CLIENTS="$clients" TIRAGE_BENCH_TICKETS=$((draws / 6)) -- -bench 'QoDDraws$' -benchtime "$((draws / 2))x" -cpu "$procs" ./rngd/)
 bench rpeak "${a_rpeak[@]}"
 rratio=$(awk -v a="$(get rpeak draws/s)" -v b="$(get rraw proofs/s)" 'BEGIN { printf "%.0f", 100*a/b }')
 
@@ -84,7 +86,8 @@ cores=$(nproc)
   echo "A load generator plays games as game servers do ($clients concurrent sessions over 8 mTLS"
   echo "connections; start, then pick and continue until the game ends), against rngd with the"
   echo "embedded log (its write-ahead journal, then tessera), the bbolt store written behind, the"
-  echo "software ECVRF-P256-SHA256-SSWU key and the hwrng-seeded DRBG, GOGC 400 as cmd/rngd sets it."
+  echo "software ECVRF-P256-SHA256-SSWU key and the hwrng-seeded DRBG, with GOGC 400 and GOMAXPROCS"
+  echo "twice the cores as cmd/rngd sets them (rngd.TuneRuntime)."
   echo "Every reply waits for the durable append of its records (the journal's fsync); a start also"
   echo "waits for the store's commit of its secret r."
   echo "A draw is a start (multipliers) or a pick: one VRF proof each. Raw bound: proofs with the"
