@@ -179,6 +179,8 @@ func runEntropyTest(ctx context.Context, env Env, args []string) int {
 	if c, ok := src.(io.Closer); ok {
 		defer c.Close()
 	}
+	// A stalled device fails the test instead of hanging it.
+	src = entropy.WithReadTimeout(src, entropy.DefaultReadTimeout)
 	ht, err := entropy.NewHealthTest(src.Name(), *sampleBits, *h, alpha)
 	if err != nil {
 		return fail("%s", err)
