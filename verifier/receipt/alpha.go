@@ -3,26 +3,26 @@ package receipt
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 
 	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // alphaFields splits a VRF input α (record's layout: domain || u16be(len(kind))
 // || kind || (u32be(len) || value)*) into its kind and fields.
 func alphaFields(a []byte) (kind string, fields [][]byte, err error) {
 	if !bytes.HasPrefix(a, []byte(record.AlphaDomain)) {
-		return "", nil, fmt.Errorf("α does not start with %q", record.AlphaDomain)
+		return "", nil, verdict.Errorf(verdict.MsgAlphaDomain, record.AlphaDomain)
 	}
 	a = a[len(record.AlphaDomain):]
 	if len(a) < 2 || len(a) < 2+int(binary.BigEndian.Uint16(a)) {
-		return "", nil, fmt.Errorf("α: truncated kind")
+		return "", nil, verdict.Errorf(verdict.MsgAlphaTruncatedKind)
 	}
 	n := int(binary.BigEndian.Uint16(a))
 	kind, a = string(a[2:2+n]), a[2+n:]
 	for len(a) > 0 {
 		if len(a) < 4 || uint64(len(a)-4) < uint64(binary.BigEndian.Uint32(a)) {
-			return "", nil, fmt.Errorf("α: truncated field %d", len(fields)+1)
+			return "", nil, verdict.Errorf(verdict.MsgAlphaTruncatedField, len(fields)+1)
 		}
 		l := int(binary.BigEndian.Uint32(a))
 		fields, a = append(fields, a[4:4+l]), a[4+l:]
@@ -43,7 +43,7 @@ func secretFromAlpha(rec record.Record, a []byte) ([32]byte, error) {
 	switch x := rec.(type) {
 	case *record.Pick:
 		if kind != "qod/pick" || len(f) != 6 || len(f[2]) != 32 || len(f[3]) != 32 {
-			return r, fmt.Errorf("α is not the α of a pick")
+			return r, verdict.Errorf(verdict.MsgAlphaNotPick)
 		}
 		var ticket [32]byte
 		copy(ticket[:], f[2])
@@ -51,17 +51,17 @@ func secretFromAlpha(rec record.Record, a []byte) ([32]byte, error) {
 		want = record.PickAlpha(x.Game, string(f[1]), ticket, r, x.Index, x.Number)
 	case *record.GameStart:
 		if kind != "qod/start" || len(f) != 5 || len(f[4]) != 32 {
-			return r, fmt.Errorf("α is not the α of a game start")
+			return r, verdict.Errorf(verdict.MsgAlphaNotStart)
 		}
 		copy(r[:], f[4])
 		want = x.Alpha(r)
 	case *record.PromoDraw:
 		want, r = x.Alpha(), x.Secret
 	default:
-		return r, fmt.Errorf("a %s record has no VRF input", rec.Kind())
+		return r, verdict.Errorf(verdict.MsgAlphaNoInput, verdict.Term(rec.Kind()))
 	}
 	if !bytes.Equal(want, a) {
-		return r, fmt.Errorf("α does not bind this record's fields (game, emission, ticket, index, number)")
+		return r, verdict.Errorf(verdict.MsgAlphaNotBound)
 	}
 	return r, nil
 }

@@ -2,7 +2,6 @@ package receipt
 
 import (
 	"errors"
-	"strings"
 
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -52,6 +51,7 @@ var errInclusion = tlog.CheckRecord(nil, 1, tlog.Hash{}, 0, tlog.Hash{1})
 
 // Cause is the language-neutral form of an error of the verifier core, as
 // the reason of a check: its English rendering is err's text, unchanged;
+// in French, an error built from the catalog (verdict.Errorf) is rendered
 // in French, a sentinel the catalog knows (vrf.ErrInvalidProof,
 // qod.ErrNumberPicked, checkpoint.ErrFork …) is named in French, followed by
 // the English text as a technical detail when that text says more than the
@@ -61,10 +61,17 @@ func Cause(err error) verdict.Msg { return CauseText(err, err.Error()) }
 // CauseText is Cause with the English text to show (err's text trimmed of
 // a prefix the reason already says).
 func CauseText(err error, text string) verdict.Msg {
+	var me *verdict.MsgError
+	if errors.As(err, &me) {
+		if me.Error() == text {
+			return Localize(me.Msg)
+		}
+		return verdict.M(verdict.MsgCauseDetail, Localize(me.Msg), text)
+	}
 	for _, c := range causes {
 		if errors.Is(err, c.err) {
-			if text == strings.TrimPrefix(c.err.Error(), "vrf: ") || text == c.err.Error() {
-				return verdict.M(c.id)
+			if m := verdict.M(c.id); m.Text("en") == text {
+				return m
 			}
 			return verdict.M(verdict.MsgCauseDetail, verdict.M(c.id), text)
 		}

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"strconv"
 
 	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // The daemon's gRPC replies carry a protobuf Receipt (tirage.qod.v1.Receipt);
@@ -61,19 +61,19 @@ func FromProtoJSON(b []byte) (*Receipt, error) {
 	if p.LogIndex != "" {
 		var err error
 		if idx, err = strconv.ParseUint(p.LogIndex, 10, 64); err != nil {
-			return nil, fmt.Errorf("logIndex %q is not a decimal integer", p.LogIndex)
+			return nil, verdict.Errorf(verdict.MsgLogIndexNotInt, p.LogIndex)
 		}
 	}
 	r := &Receipt{V: 1, Type: TypeReceipt, Index: idx, Record: string(p.Record), Checkpoint: string(p.Checkpoint)}
 	for i, h := range p.InclusionProof {
 		if len(h) != 32 {
-			return nil, fmt.Errorf("inclusionProof[%d] is not 32 bytes", i)
+			return nil, verdict.Errorf(verdict.MsgProofNot32, i)
 		}
 		r.Proof = append(r.Proof, hex.EncodeToString(h))
 	}
 	if len(p.LeafHash) > 0 {
 		if h := record.LeafHash([]byte(r.Record)); !bytes.Equal(h[:], p.LeafHash) {
-			return nil, fmt.Errorf("leafHash is not the hash of the record")
+			return nil, verdict.Errorf(verdict.MsgLeafHashWrong)
 		}
 	}
 	if p.VrfKeyID != "" {

@@ -3,7 +3,6 @@ package receipt
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -225,7 +224,7 @@ func checkOutcomes(v *verdict.Verdict, recs []record.GameRecord, start *record.G
 // n = 30 − index.
 func PickLosing(index, number int, beta []byte) (bool, error) {
 	if index < 0 || index >= qod.Numbers {
-		return false, fmt.Errorf("index %d out of 0..29", index)
+		return false, verdict.Errorf(verdict.MsgPickIndexRange, index)
 	}
 	// A game that has made index good picks, none of them number, and is
 	// waiting for the next pick: only Hidden() = 30 − index matters.

@@ -63,7 +63,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -240,7 +239,7 @@ func (a *Anchors) vrfTrusted(pk *vrf.PublicKey) bool {
 // decodeStrict decodes one JSON document with no unknown field.
 func decodeStrict(b []byte, v any) error {
 	if len(b) > MaxSize {
-		return fmt.Errorf("%d bytes exceeds %d", len(b), MaxSize)
+		return verdict.Errorf(verdict.MsgDocTooLarge, len(b), MaxSize)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -248,7 +247,7 @@ func decodeStrict(b []byte, v any) error {
 		return err
 	}
 	if dec.More() {
-		return fmt.Errorf("trailing data after the document")
+		return verdict.Errorf(verdict.MsgDocTrailing)
 	}
 	return nil
 }
@@ -261,7 +260,7 @@ func parseVRFKey(k VRFKey) (*vrf.PublicKey, error) {
 	}
 	b, err := hex.DecodeString(k.PublicKey)
 	if err != nil {
-		return nil, fmt.Errorf("public_key is not hex")
+		return nil, verdict.Errorf(verdict.MsgPublicKeyHex)
 	}
 	return vrf.ParsePublicKey(s, b)
 }
@@ -271,7 +270,7 @@ func parseProof(p []string) (tlog.RecordProof, error) {
 	for i, s := range p {
 		b, err := hex.DecodeString(s)
 		if err != nil || len(b) != tlog.HashSize {
-			return nil, fmt.Errorf("inclusion_proof[%d] is not 32 bytes of hex", i)
+			return nil, verdict.Errorf(verdict.MsgProofHex, i)
 		}
 		copy(out[i][:], b)
 	}

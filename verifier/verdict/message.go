@@ -183,3 +183,24 @@ func Format(id MsgID, lang string) string {
 	}
 	return t.en
 }
+
+// MsgError is an error whose text is a message of the catalog: Error is
+// its English rendering, and a verdict can show it in the reader's language
+// (receipt.Cause finds it with errors.As). Error arguments are wrapped.
+type MsgError struct{ Msg Msg }
+
+// Errorf returns a *MsgError for the message id(args…).
+func Errorf(id MsgID, args ...any) error { return &MsgError{Msg: M(id, args...)} }
+
+func (e *MsgError) Error() string { return e.Msg.Text("en") }
+
+// Unwrap returns the error arguments.
+func (e *MsgError) Unwrap() []error {
+	var errs []error
+	for _, a := range e.Msg.Args {
+		if err, ok := a.(error); ok {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}

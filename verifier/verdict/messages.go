@@ -108,6 +108,23 @@ const (
 	MsgGameFact            MsgID = "game-fact"
 	MsgRecordTooNew        MsgID = "record-too-new"
 
+	// Errors of the documents' own parsing (verdict.Errorf in receipt).
+	MsgAlphaDomain         MsgID = "alpha-domain"
+	MsgAlphaTruncatedKind  MsgID = "alpha-truncated-kind"
+	MsgAlphaTruncatedField MsgID = "alpha-truncated-field"
+	MsgAlphaNotPick        MsgID = "alpha-not-pick"
+	MsgAlphaNotStart       MsgID = "alpha-not-start"
+	MsgAlphaNoInput        MsgID = "alpha-no-input"
+	MsgAlphaNotBound       MsgID = "alpha-not-bound"
+	MsgDocTooLarge         MsgID = "doc-too-large"
+	MsgDocTrailing         MsgID = "doc-trailing"
+	MsgPublicKeyHex        MsgID = "public-key-hex"
+	MsgProofHex            MsgID = "proof-hex"
+	MsgLogIndexNotInt      MsgID = "log-index-not-int"
+	MsgProofNot32          MsgID = "proof-not-32"
+	MsgLeafHashWrong       MsgID = "leaf-hash-wrong"
+	MsgPickIndexRange      MsgID = "pick-index-range"
+
 	// The log checks of a document.
 	MsgNoCheckpoint         MsgID = "no-checkpoint"
 	MsgNoCheckpointShort    MsgID = "no-checkpoint-short"
@@ -449,6 +466,38 @@ var messages = map[MsgID]text{
 		"%s : %d sélections, palier %d, %s"},
 	MsgRecordTooNew: {"%s: %s (a newer rngverify may read it)",
 		"%s : %s (une version plus récente de rngverify saura peut-être le lire)"},
+
+	// Errors of the documents' own parsing (verdict.Errorf in receipt).
+	MsgAlphaDomain: {"α does not start with %q",
+		"α ne commence pas par « %s »"},
+	MsgAlphaTruncatedKind: {"α: truncated kind",
+		"α : type tronqué"},
+	MsgAlphaTruncatedField: {"α: truncated field %d",
+		"α : champ %d tronqué"},
+	MsgAlphaNotPick: {"α is not the α of a pick",
+		"α n'est pas l'entrée d'une sélection"},
+	MsgAlphaNotStart: {"α is not the α of a game start",
+		"α n'est pas l'entrée d'un début de partie"},
+	MsgAlphaNoInput: {"a %s record has no VRF input",
+		"un enregistrement « %s » n'a pas d'entrée VRF"},
+	MsgAlphaNotBound: {"α does not bind this record's fields (game, emission, ticket, index, number)",
+		"α ne lie pas les champs de cet enregistrement (partie, émission, ticket, index, numéro)"},
+	MsgDocTooLarge: {"%d bytes exceeds %d",
+		"%d octets, au-delà de la limite de %d"},
+	MsgDocTrailing: {"trailing data after the document",
+		"données en trop après le document"},
+	MsgPublicKeyHex: {"public_key is not hex",
+		"public_key n'est pas en hexadécimal"},
+	MsgProofHex: {"inclusion_proof[%d] is not 32 bytes of hex",
+		"inclusion_proof[%d] n'est pas de 32 octets en hexadécimal"},
+	MsgLogIndexNotInt: {"logIndex %q is not a decimal integer",
+		"logIndex « %s » n'est pas un entier décimal"},
+	MsgProofNot32: {"inclusionProof[%d] is not 32 bytes",
+		"inclusionProof[%d] n'est pas de 32 octets"},
+	MsgLeafHashWrong: {"leafHash is not the hash of the record",
+		"leafHash n'est pas l'empreinte de l'enregistrement"},
+	MsgPickIndexRange: {"index %d out of 0..29",
+		"index %d hors de 0..29"},
 
 	// The log checks of a document.
 	MsgNoCheckpoint: {"the document carries no checkpoint: the record may not be sealed yet — ask for it again",
