@@ -163,6 +163,11 @@ type EntropyConfig struct {
 	// PredictionResistance reseeds before every read (slow: a full seed
 	// from the hardware per game).
 	PredictionResistance bool `toml:"prediction_resistance"`
+	// ReadTimeout bounds each read from a physical source (default 2s): a
+	// source that does not answer in time fails its health for that seed,
+	// as a stuck one does, and draws are refused if the others cannot
+	// credit the seed; rngctl entropy retest restores it.
+	ReadTimeout Duration `toml:"read_timeout"`
 }
 
 // EntropySource is one [[entropy.source]] table.

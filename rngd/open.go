@@ -90,6 +90,7 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 		ReseedRequests:       cfg.Entropy.ReseedRequests,
 		ReseedInterval:       cfg.Entropy.ReseedInterval.Duration,
 		PredictionResistance: cfg.Entropy.PredictionResistance,
+		ReadTimeout:          cfg.Entropy.ReadTimeout.Duration,
 		Personalization:      []byte("tirage rngd " + cfg.Log.Origin),
 		Logger:               cfg.Logger.With("component", "entropy"),
 		Clock:                cfg.Clock.Now,
