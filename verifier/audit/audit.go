@@ -37,7 +37,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"maps"
 	"runtime"
 	"slices"
@@ -118,7 +117,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res := &Result{Verdict: v, Stats: newStats()}
 	note, err := cfg.Fetch.Fetch(ctx, "checkpoint")
 	if err != nil {
-		return nil, fmt.Errorf("couldn't read the checkpoint: %w", err)
+		return nil, verdict.Errorf(verdict.MsgAuditCheckpointRead, err)
 	}
 	cp, err := checkpoint.Open(note, cfg.LogKeys)
 	if err != nil {
@@ -144,7 +143,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		note, err := cfg.Fetch.Fetch(ctx, "checkpoint")
 		if err != nil {
-			readErr = fmt.Errorf("couldn't read the checkpoint: %w", err)
+			readErr = verdict.Errorf(verdict.MsgAuditCheckpointRead, err)
 			break
 		}
 		next, err := checkpoint.Open(note, cfg.LogKeys)
@@ -191,7 +190,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	a.finish()
 	if readErr != nil {
-		return res, fmt.Errorf("audit stopped after %d of %d entries: %w", res.Records, cp.Size, readErr)
+		return res, verdict.Errorf(verdict.MsgAuditStopped, res.Records, cp.Size, readErr)
 	}
 	return res, nil
 }
@@ -230,7 +229,7 @@ func (a *auditor) read(ctx context.Context, hr tlog.HashReader, from int64, cp *
 				a.entryIssue(verdict.MsgTilesMismatch, first, end-1, receipt.Cause(err))
 				return nil
 			}
-			return fmt.Errorf("couldn't read the hash tiles of entries %d..%d: %w", first, end-1, err)
+			return verdict.Errorf(verdict.MsgAuditTilesRead, first, end-1, err)
 		}
 		for i, leaf := range leaves[first-start:] {
 			n := first + int64(i)
@@ -295,19 +294,19 @@ func readBundle(ctx context.Context, f Fetcher, start, end int64) ([][]byte, err
 		b, err = f.Fetch(ctx, tilePath(t))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("couldn't read entry bundle %s: %w", path, err)
+		return nil, verdict.Errorf(verdict.MsgAuditBundleRead, path, err)
 	}
 	var out [][]byte
 	for len(b) > 0 && len(out) < int(end-start) {
 		if len(b) < 2 || len(b)-2 < int(binary.BigEndian.Uint16(b)) {
-			return nil, fmt.Errorf("entry bundle %s: truncated entry %d", path, len(out))
+			return nil, verdict.Errorf(verdict.MsgAuditBundleTruncated, path, len(out))
 		}
 		n := int(binary.BigEndian.Uint16(b))
 		out = append(out, b[2:2+n])
 		b = b[2+n:]
 	}
 	if len(out) != int(end-start) {
-		return nil, fmt.Errorf("entry bundle %s: %d entries, want %d", path, len(out), end-start)
+		return nil, verdict.Errorf(verdict.MsgAuditBundleCount, path, len(out), end-start)
 	}
 	return out, nil
 }

@@ -96,7 +96,7 @@ func (l *logFlags) fetcher() (audit.Fetcher, error) {
 func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *checkpoint.State, v *verdict.Verdict) (*checkpoint.LogState, *checkpoint.Checkpoint, error) {
 	note, err := f.Fetch(ctx, "checkpoint")
 	if err != nil {
-		return nil, nil, fmt.Errorf("couldn't read the checkpoint: %w", err)
+		return nil, nil, verdict.Errorf(verdict.MsgAuditCheckpointRead, err)
 	}
 	text, _, _ := strings.Cut(string(note), "\n\n")
 	origin, _, _, err := checkpoint.ParseText(text + "\n")
@@ -114,7 +114,7 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 		if len(a.Pins) > 0 || *l.tofu {
 			served, err := f.Fetch(ctx, "vkey")
 			if err != nil {
-				return nil, nil, fmt.Errorf("couldn't read the log's keys at vkey (with --dir, give --log-key FILE): %w", err)
+				return nil, nil, verdict.Errorf(verdict.MsgCLIKeysRead, err)
 			}
 			offered, err := checkpoint.ParseKeys(string(served))
 			if err != nil {
@@ -218,7 +218,7 @@ func runFollow(env Env, full bool) int {
 	v := verdict.New(name, verdict.MsgSubjectLog)
 	ls, cp, err := l.trust(ctx, env, f, st, v)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "rngverify %s: %s\n", name, err)
+		l.conclude(env, verdict.MsgCLIError, name, receipt.Cause(err))
 		return ExitUsage
 	}
 	if cp == nil {
@@ -255,7 +255,7 @@ func runFollow(env Env, full bool) int {
 			bar.done()
 		}
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "rngverify audit: %s\n", err)
+			l.conclude(env, verdict.MsgCLIError, name, receipt.Cause(err))
 			if res == nil {
 				return ExitUsage
 			}
@@ -282,7 +282,7 @@ func runFollow(env Env, full bool) int {
 	}
 	if v.Status() == verdict.StatusPass {
 		if err := ls.Advance(cp, proof, time.Now()); err != nil {
-			fmt.Fprintf(env.Stderr, "rngverify %s: %s\n", name, err)
+			l.conclude(env, verdict.MsgCLIError, name, receipt.Cause(err))
 			return ExitFail
 		}
 		if err := l.saveState(st); err != nil {

@@ -254,6 +254,16 @@ const (
 	MsgThroughput             MsgID = "throughput"
 	MsgTrustState             MsgID = "trust-state"
 
+	// Errors of the audit's reading (verdict.Errorf in audit).
+	MsgAuditCheckpointRead  MsgID = "audit-checkpoint-read"
+	MsgAuditStopped         MsgID = "audit-stopped"
+	MsgAuditTilesRead       MsgID = "audit-tiles-read"
+	MsgAuditBundleRead      MsgID = "audit-bundle-read"
+	MsgAuditBundleTruncated MsgID = "audit-bundle-truncated"
+	MsgAuditBundleCount     MsgID = "audit-bundle-count"
+	MsgCLIKeysRead          MsgID = "cli-keys-read"
+	MsgCLIError             MsgID = "cli-error"
+
 	// The browser page.
 	MsgNotTirageFile MsgID = "not-tirage-file"
 
@@ -748,6 +758,24 @@ var messages = map[MsgID]text{
 		"%.0f enregistrements/s (%s)"},
 	MsgTrustState: {"%s: size %d recorded",
 		"%s : taille %d enregistrée"},
+
+	// Errors of the audit's reading (verdict.Errorf in audit).
+	MsgAuditCheckpointRead: {"couldn't read the checkpoint: %w",
+		"impossible de lire le point de contrôle : %[1]v"},
+	MsgAuditStopped: {"audit stopped after %d of %d entries: %w",
+		"audit interrompu après %d entrées sur %d : %v"},
+	MsgAuditTilesRead: {"couldn't read the hash tiles of entries %d..%d: %w",
+		"impossible de lire les tuiles d'empreintes des entrées %d..%d : %v"},
+	MsgAuditBundleRead: {"couldn't read entry bundle %s: %w",
+		"impossible de lire le paquet d'entrées %s : %v"},
+	MsgAuditBundleTruncated: {"entry bundle %s: truncated entry %d",
+		"paquet d'entrées %s : entrée %d tronquée"},
+	MsgAuditBundleCount: {"entry bundle %s: %d entries, want %d",
+		"paquet d'entrées %s : %d entrées au lieu de %d"},
+	MsgCLIKeysRead: {"couldn't read the log's keys at vkey (with --dir, give --log-key FILE): %w",
+		"impossible de lire les clés du journal (vkey) (avec --dir, fournissez --log-key FICHIER) : %[1]v"},
+	MsgCLIError: {"rngverify %s: %s",
+		"rngverify %s : %s"},
 
 	// The browser page.
 	MsgNotTirageFile: {"not a Tirage receipt, transcript, certificate, entrant list or log key file",

@@ -119,3 +119,15 @@ func TestJSONMessages(t *testing.T) {
 		t.Errorf("French:\n%s", fr)
 	}
 }
+
+// TestErrorf: an error built from the catalog says its English text and
+// wraps its error arguments.
+func TestErrorf(t *testing.T) {
+	inner := errors.New("connection refused")
+	err := Errorf(MsgAuditCheckpointRead, inner)
+	var me *MsgError
+	if err.Error() != "couldn't read the checkpoint: connection refused" || !errors.Is(err, inner) || !errors.As(err, &me) ||
+		me.Msg.Text("fr") != "impossible de lire le point de contrôle : connection refused" {
+		t.Errorf("%v", err)
+	}
+}
