@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // ErrTranscript means a game's records contradict the rules or each other: a
@@ -42,6 +43,12 @@ type Replayed struct {
 	ProofsChecked int
 }
 
+// violation is a rule broken on replay: the message id(args…) of verdict's
+// catalog (its English text), then ErrTranscript.
+func violation(id verdict.MsgID, args ...any) error {
+	return fmt.Errorf("%w: %w", verdict.Errorf(id, args...), ErrTranscript)
+}
+
 // Replay re-runs the state machine over one game's leaves, in log order
 // (start, then picks and decisions, then possibly the end), and checks every
 // hash link, transition, amount and outcome; with cfg.Verify and an end
@@ -50,40 +57,40 @@ type Replayed struct {
 func Replay(leaves [][]byte, cfg ReplayConfig) (Replayed, error) {
 	var out Replayed
 	if len(leaves) == 0 {
-		return out, fmt.Errorf("no records: %w", ErrTranscript)
+		return out, violation(verdict.MsgNoRecords)
 	}
 	recs := make([]record.GameRecord, len(leaves))
 	for i, leaf := range leaves {
 		r, err := record.Parse(leaf)
 		if err != nil {
-			return out, fmt.Errorf("record %d: %w: %w", i, err, ErrTranscript)
+			return out, violation(verdict.MsgReplayRecord, i, err)
 		}
 		gr, ok := r.(record.GameRecord)
 		if !ok {
-			return out, fmt.Errorf("record %d: kind %s is not a game record: %w", i, r.Kind(), ErrTranscript)
+			return out, violation(verdict.MsgReplayNotGame, i, verdict.Term(r.Kind()))
 		}
 		recs[i] = gr
 	}
 	start, ok := recs[0].(*record.GameStart)
 	if !ok {
-		return out, fmt.Errorf("record 0: kind %s, want %s: %w", recs[0].Kind(), record.KindGameStart, ErrTranscript)
+		return out, violation(verdict.MsgReplayFirst, verdict.Term(recs[0].Kind()), verdict.Term(record.KindGameStart))
 	}
-	fail := func(i int, format string, args ...any) error {
-		return fmt.Errorf("game %s record %d (%s): %s: %w", start.Game, i, recs[i].Kind(), fmt.Sprintf(format, args...), ErrTranscript)
+	fail := func(i int, id verdict.MsgID, args ...any) error {
+		return violation(verdict.MsgReplayAt, start.Game, i, verdict.Term(recs[i].Kind()), verdict.M(id, args...))
 	}
 	// Hash links and game id.
 	for i := 1; i < len(recs); i++ {
 		if recs[i].GameID() != start.Game {
-			return out, fail(i, "game %q", recs[i].GameID())
+			return out, fail(i, verdict.MsgRuleOtherGame, recs[i].GameID())
 		}
 		if recs[i].PrevHash() != record.LeafHash(leaves[i-1]) {
-			return out, fail(i, "prev is not the leaf hash of record %d", i-1)
+			return out, fail(i, verdict.MsgRulePrev, i-1)
 		}
 		if _, again := recs[i].(*record.GameStart); again {
-			return out, fail(i, "second start")
+			return out, fail(i, verdict.MsgRuleSecondStart)
 		}
 		if _, end := recs[i-1].(*record.GameEnd); end {
-			return out, fail(i, "record after the game's end")
+			return out, fail(i, verdict.MsgRuleAfterEnd)
 		}
 	}
 	// The secret, when revealed, opens the commitment and every α.
@@ -92,11 +99,11 @@ func Replay(leaves [][]byte, cfg ReplayConfig) (Replayed, error) {
 		out.Ended = true
 		secret = end.Secret
 		if record.Commit(secret) != start.Commit {
-			return out, fail(len(recs)-1, "secret does not open the start's commitment")
+			return out, fail(len(recs)-1, verdict.MsgRuleSecret)
 		}
 	}
 	failErr := func(i int, err error) error {
-		return fmt.Errorf("game %s record %d (%s): %w: %w", start.Game, i, recs[i].Kind(), err, ErrTranscript)
+		return violation(verdict.MsgReplayAtErr, start.Game, i, verdict.Term(recs[i].Kind()), err)
 	}
 	verify := func(i int, key string, alpha, proof, beta []byte) error {
 		if cfg.Verify == nil || !out.Ended {
@@ -104,10 +111,10 @@ func Replay(leaves [][]byte, cfg ReplayConfig) (Replayed, error) {
 		}
 		b, err := cfg.Verify(key, alpha, proof)
 		if err != nil {
-			return fmt.Errorf("game %s record %d (%s): vrf proof: %w: %w", start.Game, i, recs[i].Kind(), err, ErrTranscript)
+			return violation(verdict.MsgReplayAtProof, start.Game, i, verdict.Term(recs[i].Kind()), err)
 		}
 		if !bytes.Equal(b, beta) {
-			return fail(i, "beta is not the proof's output")
+			return fail(i, verdict.MsgRuleBeta)
 		}
 		out.ProofsChecked++
 		return nil
@@ -115,7 +122,7 @@ func Replay(leaves [][]byte, cfg ReplayConfig) (Replayed, error) {
 
 	// Start.
 	if start.Stake == MaxStake && (start.Key != "" || len(start.Proof) > 0) {
-		return out, fail(0, "stake 50,000 € is not drawn, but a proof is present")
+		return out, fail(0, verdict.MsgRuleNotDrawn)
 	}
 	g, err := NewGame(Start{
 		Game: start.Game, Emission: start.Emission, Ticket: start.Ticket, Stake: start.Stake,
@@ -126,11 +133,11 @@ func Replay(leaves [][]byte, cfg ReplayConfig) (Replayed, error) {
 	}
 	switch {
 	case g.Multipliers != start.Multipliers:
-		return out, fail(0, "multipliers %v, β gives %v", start.Multipliers, g.Multipliers)
+		return out, fail(0, verdict.MsgRuleMultipliers, start.Multipliers, g.Multipliers)
 	case g.Amounts != start.Amounts:
-		return out, fail(0, "amounts %v, rules give %v", start.Amounts, g.Amounts)
+		return out, fail(0, verdict.MsgRuleAmounts, start.Amounts, g.Amounts)
 	case !g.Expires.Equal(start.Expires):
-		return out, fail(0, "expires %s, rules give %s", start.Expires.UTC().Format(time.RFC3339), g.Expires.Format(time.RFC3339))
+		return out, fail(0, verdict.MsgRuleExpires, start.Expires.UTC().Format(time.RFC3339), g.Expires.Format(time.RFC3339))
 	}
 	if start.Stake != MaxStake {
 		if err := verify(0, start.Key, start.Alpha(secret), start.Proof, start.Beta); err != nil {
@@ -143,7 +150,7 @@ func Replay(leaves [][]byte, cfg ReplayConfig) (Replayed, error) {
 		switch r := recs[i].(type) {
 		case *record.Pick:
 			if r.Index != g.Picks {
-				return out, fail(i, "index %d, want %d", r.Index, g.Picks)
+				return out, fail(i, verdict.MsgRuleIndex, r.Index, g.Picks)
 			}
 			next, losing, err := g.Pick(r.Number, r.Beta, r.Time)
 			if err != nil {
@@ -154,7 +161,7 @@ func Replay(leaves [][]byte, cfg ReplayConfig) (Replayed, error) {
 				want = record.OutcomeLosing
 			}
 			if r.Outcome != want {
-				return out, fail(i, "outcome %s, β gives %s", r.Outcome, want)
+				return out, fail(i, verdict.MsgRuleOutcome, verdict.Term(r.Outcome), verdict.Term(want))
 			}
 			alpha := record.PickAlpha(g.ID, g.Emission, g.Ticket, secret, r.Index, r.Number)
 			if err := verify(i, r.Key, alpha, r.Proof, r.Beta); err != nil {
@@ -163,7 +170,7 @@ func Replay(leaves [][]byte, cfg ReplayConfig) (Replayed, error) {
 			g = next
 		case *record.Decision:
 			if g.Phase == AtTier && r.Tier != g.Tier {
-				return out, fail(i, "tier %d, the game is at tier %d", r.Tier, g.Tier)
+				return out, fail(i, verdict.MsgRuleTier, r.Tier, g.Tier)
 			}
 			if r.Choice == record.ChoiceStop {
 				g, err = g.Stop(r.Time)
@@ -194,23 +201,23 @@ func endGame(g Game, r *record.GameEnd) (Game, error) {
 		case record.ResultRefunded:
 			g, err = g.Refund(r.Time)
 		default:
-			return g, fmt.Errorf("result %s, but the game is %s", r.Result, g.Phase)
+			return g, verdict.Errorf(verdict.MsgRuleResultPhase, verdict.Term(r.Result), verdict.Term(g.Phase.String()))
 		}
 		if err != nil {
 			return g, err
 		}
 	} else if r.Time.Before(g.Last) {
-		return g, fmt.Errorf("end at %s: %w", r.Time.UTC().Format(time.RFC3339), ErrTimeOrder)
+		return g, verdict.Errorf(verdict.MsgRuleEndTime, r.Time.UTC().Format(time.RFC3339), ErrTimeOrder)
 	}
 	switch {
 	case r.Result != g.Result():
-		return g, fmt.Errorf("result %s, the game is %s", r.Result, g.Phase)
+		return g, verdict.Errorf(verdict.MsgRuleResult, verdict.Term(r.Result), verdict.Term(g.Phase.String()))
 	case r.Tier != g.Tier:
-		return g, fmt.Errorf("tier %d, the game reached %d", r.Tier, g.Tier)
+		return g, verdict.Errorf(verdict.MsgRuleTierReached, r.Tier, g.Tier)
 	case r.Win != g.Win:
-		return g, fmt.Errorf("win %d cents, the rules give %d", r.Win, g.Win)
+		return g, verdict.Errorf(verdict.MsgRuleWin, r.Win, g.Win)
 	case r.Refund != g.RefundAmount:
-		return g, fmt.Errorf("refund %d cents, the rules give %d", r.Refund, g.RefundAmount)
+		return g, verdict.Errorf(verdict.MsgRuleRefund, r.Refund, g.RefundAmount)
 	}
 	return g, nil
 }
@@ -221,11 +228,11 @@ func endGame(g Game, r *record.GameEnd) (Game, error) {
 func CheckEmission(e *record.Emission, loc *time.Location) error {
 	want, err := StartDeadline(e.Closure, loc)
 	if err != nil {
-		return fmt.Errorf("emission %s: %w: %w", e.Emission, err, ErrTranscript)
+		return violation(verdict.MsgReplayEmission, e.Emission, err)
 	}
 	if !e.StartDeadline.Equal(want) {
-		return fmt.Errorf("emission %s: start_deadline %s, closure %s gives %s: %w", e.Emission,
-			e.StartDeadline.UTC().Format(time.RFC3339), e.Closure, want.Format(time.RFC3339), ErrTranscript)
+		return violation(verdict.MsgReplayEmissionDeadline, e.Emission,
+			e.StartDeadline.UTC().Format(time.RFC3339), e.Closure, want.Format(time.RFC3339))
 	}
 	return nil
 }

@@ -161,6 +161,35 @@ const (
 	MsgOutcomeWrong     MsgID = "outcome-wrong"
 	MsgOutcomesOK       MsgID = "outcomes-ok"
 
+	// Game rules on replay (qod.Replay, verdict.Errorf).
+	MsgReplayRecord           MsgID = "replay-record"
+	MsgReplayNotGame          MsgID = "replay-not-game"
+	MsgReplayFirst            MsgID = "replay-first"
+	MsgReplayAt               MsgID = "replay-at"
+	MsgReplayAtErr            MsgID = "replay-at-err"
+	MsgReplayAtProof          MsgID = "replay-at-proof"
+	MsgReplayEmission         MsgID = "replay-emission"
+	MsgReplayEmissionDeadline MsgID = "replay-emission-deadline"
+	MsgRuleOtherGame          MsgID = "rule-other-game"
+	MsgRulePrev               MsgID = "rule-prev"
+	MsgRuleSecondStart        MsgID = "rule-second-start"
+	MsgRuleAfterEnd           MsgID = "rule-after-end"
+	MsgRuleSecret             MsgID = "rule-secret"
+	MsgRuleBeta               MsgID = "rule-beta"
+	MsgRuleNotDrawn           MsgID = "rule-not-drawn"
+	MsgRuleMultipliers        MsgID = "rule-multipliers"
+	MsgRuleAmounts            MsgID = "rule-amounts"
+	MsgRuleExpires            MsgID = "rule-expires"
+	MsgRuleIndex              MsgID = "rule-index"
+	MsgRuleOutcome            MsgID = "rule-outcome"
+	MsgRuleTier               MsgID = "rule-tier"
+	MsgRuleResultPhase        MsgID = "rule-result-phase"
+	MsgRuleEndTime            MsgID = "rule-end-time"
+	MsgRuleResult             MsgID = "rule-result"
+	MsgRuleTierReached        MsgID = "rule-tier-reached"
+	MsgRuleWin                MsgID = "rule-win"
+	MsgRuleRefund             MsgID = "rule-refund"
+
 	// Promotion certificates (receipt, promo, rngverify certificate).
 	MsgNoTrustedLogKeyCert   MsgID = "no-trusted-log-key-cert"
 	MsgPublicOnly            MsgID = "public-only"
@@ -576,6 +605,62 @@ var messages = map[MsgID]text{
 		"%s : enregistré « %s », β donne « %s »"},
 	MsgOutcomesOK: {"multipliers %v and %d pick outcomes recomputed from β",
 		"multiplicateurs %v et %d résultats de sélection recalculés à partir de β"},
+
+	// Game rules on replay (qod.Replay, verdict.Errorf).
+	MsgReplayRecord: {"record %d: %w",
+		"enregistrement %d : %[2]v"},
+	MsgReplayNotGame: {"record %d: kind %s is not a game record",
+		"enregistrement %d : le type « %s » n'est pas un enregistrement de partie"},
+	MsgReplayFirst: {"record 0: kind %s, want %s",
+		"enregistrement 0 : type « %s », attendu « %s »"},
+	MsgReplayAt: {"game %s record %d (%s): %s",
+		"partie %s, enregistrement %d (%s) : %s"},
+	MsgReplayAtErr: {"game %s record %d (%s): %w",
+		"partie %s, enregistrement %d (%s) : %[4]v"},
+	MsgReplayAtProof: {"game %s record %d (%s): vrf proof: %w",
+		"partie %s, enregistrement %d (%s) : preuve VRF : %[4]v"},
+	MsgReplayEmission: {"emission %s: %w",
+		"émission %s : %[2]v"},
+	MsgReplayEmissionDeadline: {"emission %s: start_deadline %s, closure %s gives %s",
+		"émission %s : date limite de démarrage %s, alors que la clôture du %s donne %s"},
+	MsgRuleOtherGame: {"game %q",
+		"appartient à la partie « %s »"},
+	MsgRulePrev: {"prev is not the leaf hash of record %d",
+		"le lien prev n'est pas l'empreinte de feuille de l'enregistrement %d"},
+	MsgRuleSecondStart: {"second start",
+		"second début de partie"},
+	MsgRuleAfterEnd: {"record after the game's end",
+		"enregistrement postérieur à la fin de la partie"},
+	MsgRuleSecret: {"secret does not open the start's commitment",
+		"le secret ne correspond pas à l'engagement pris au début de la partie"},
+	MsgRuleBeta: {"beta is not the proof's output",
+		"β n'est pas la sortie de la preuve"},
+	MsgRuleNotDrawn: {"stake 50,000 € is not drawn, but a proof is present",
+		"un gain de 50 000 € n'est pas tiré au sort, mais une preuve est présente"},
+	MsgRuleMultipliers: {"multipliers %v, β gives %v",
+		"multiplicateurs %v, β donne %v"},
+	MsgRuleAmounts: {"amounts %v, rules give %v",
+		"montants %v, le règlement donne %v"},
+	MsgRuleExpires: {"expires %s, rules give %s",
+		"expiration le %s, le règlement donne %s"},
+	MsgRuleIndex: {"index %d, want %d",
+		"index %d, attendu %d"},
+	MsgRuleOutcome: {"outcome %s, β gives %s",
+		"résultat « %s », β donne « %s »"},
+	MsgRuleTier: {"tier %d, the game is at tier %d",
+		"palier %d, la partie est au palier %d"},
+	MsgRuleResultPhase: {"result %s, but the game is %s",
+		"issue « %s », mais la partie est « %s »"},
+	MsgRuleEndTime: {"end at %s: %w",
+		"fin le %s : %[2]v"},
+	MsgRuleResult: {"result %s, the game is %s",
+		"issue « %s », la partie est « %s »"},
+	MsgRuleTierReached: {"tier %d, the game reached %d",
+		"palier %d, la partie a atteint le palier %d"},
+	MsgRuleWin: {"win %d cents, the rules give %d",
+		"gain de %d centimes, le règlement donne %d"},
+	MsgRuleRefund: {"refund %d cents, the rules give %d",
+		"remboursement de %d centimes, le règlement donne %d"},
 
 	// Promotion certificates (receipt, promo, rngverify certificate).
 	MsgNoTrustedLogKeyCert: {"no trusted log key: give the log's key file or pin its fingerprint",

@@ -56,10 +56,12 @@ func TestVerify(t *testing.T) {
 	}
 	// The reasons, subjects and facts are in the language asked for.
 	want2 := map[string]map[string][]string{
-		"en": {"game-tampered.json": {"MISBEHAVIOUR PROVEN — keep these files as evidence — check «record chain» (chain): record 2 (game_end) does not link to record 1", "(number 1, record 1): recorded good, β gives losing"},
+		"en": {"game-tampered.json": {"MISBEHAVIOUR PROVEN — keep these files as evidence — check «record chain» (chain): record 2 (game_end) does not link to record 1", "(number 1, record 1): recorded good, β gives losing",
+			"game g-page record 2 (game_end): prev is not the leaf hash of record 1"},
 			"certificate-tampered.json": {"MISBEHAVIOUR PROVEN", "rank 1: "},
 			"junk.txt":                  {"not a Tirage receipt, transcript, certificate, entrant list or log key file"}},
-		"fr": {"game-tampered.json": {"MANQUEMENT PROUVÉ — conservez ces fichiers comme preuve — vérification « chaîne des enregistrements » (chain) : l'enregistrement 2 (fin de partie) ne se rattache pas à l'enregistrement 1", "(numéro 1, enregistrement 1) : enregistré « bon numéro », β donne « numéro perdant »"},
+		"fr": {"game-tampered.json": {"MANQUEMENT PROUVÉ — conservez ces fichiers comme preuve — vérification « chaîne des enregistrements » (chain) : l'enregistrement 2 (fin de partie) ne se rattache pas à l'enregistrement 1", "(numéro 1, enregistrement 1) : enregistré « bon numéro », β donne « numéro perdant »",
+			"partie g-page, enregistrement 2 (fin de partie) : le lien prev n'est pas l'empreinte de feuille de l'enregistrement 1"},
 			"certificate-tampered.json": {"MANQUEMENT PROUVÉ", "rang 1 : "},
 			"junk.txt":                  {"ce n'est ni un reçu, ni une transcription"}},
 	}
