@@ -157,9 +157,9 @@ func TestCatalog(t *testing.T) {
 func TestMessagesComeFromTheCatalog(t *testing.T) {
 	// Argument position of the MsgID, by method or function name.
 	pos := map[string]int{"Pass": 1, "Fail": 1, "Misbehaviour": 1, "Skip": 1, "Fact": 1, "FactNamed": 1,
-		"Set": 2, "SetSubject": 0, "New": 1, "M": 0, "issue": 2, "entryIssue": 0}
+		"Set": 2, "SetSubject": 0, "New": 1, "M": 0, "issue": 2, "entryIssue": 0, "Errorf": 0}
 	// Functions (and closures) that take an id, by package directory.
-	funcs := map[string]map[string]int{"promo": {"fail": 1}, "audit": {"fail": 0}}
+	funcs := map[string]map[string]int{"promo": {"fail": 1}, "audit": {"fail": 0}, "qod": {"fail": 1, "violation": 0}}
 	files := 0
 	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -185,11 +185,12 @@ func TestMessagesComeFromTheCatalog(t *testing.T) {
 			// promo's fail(CheckX, id, args…) builds a CheckError from the
 			// catalog; audit's fail(id, args…) an issue.
 			if f, ok := call.Fun.(*ast.Ident); ok {
-				i, ok := funcs[filepath.Base(filepath.Dir(path))][f.Name]
+				dir := filepath.Base(filepath.Dir(path))
+				i, ok := funcs[dir][f.Name]
 				if !ok || i >= len(call.Args) {
 					return true
 				}
-				if c, ok := call.Args[0].(*ast.Ident); i == 1 && (!ok || !strings.HasPrefix(c.Name, "Check")) {
+				if c, ok := call.Args[0].(*ast.Ident); dir == "promo" && (!ok || !strings.HasPrefix(c.Name, "Check")) {
 					return true // another fail (promo's entrant list parser)
 				}
 				if lit, ok := call.Args[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
@@ -205,7 +206,7 @@ func TestMessagesComeFromTheCatalog(t *testing.T) {
 			if !ok || i >= len(call.Args) {
 				return true
 			}
-			if x, ok := sel.X.(*ast.Ident); (sel.Sel.Name == "New" || sel.Sel.Name == "M") && (!ok || x.Name != "verdict") {
+			if x, ok := sel.X.(*ast.Ident); (sel.Sel.Name == "New" || sel.Sel.Name == "M" || sel.Sel.Name == "Errorf") && (!ok || x.Name != "verdict") {
 				return true
 			}
 			if lit, ok := call.Args[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
