@@ -161,6 +161,14 @@ const (
 	MsgOutcomeWrong     MsgID = "outcome-wrong"
 	MsgOutcomesOK       MsgID = "outcomes-ok"
 
+	// Rejected VRF proofs (vrf.Verify).
+	MsgVRFProofLength    MsgID = "vrf-proof-length"
+	MsgVRFProofLengthRSA MsgID = "vrf-proof-length-rsa"
+	MsgVRFGamma          MsgID = "vrf-gamma"
+	MsgVRFScalar         MsgID = "vrf-scalar"
+	MsgVRFNoVerify       MsgID = "vrf-no-verify"
+	MsgVRFNotBelowN      MsgID = "vrf-not-below-n"
+
 	// Game rules on replay (qod.Replay, verdict.Errorf).
 	MsgReplayRecord           MsgID = "replay-record"
 	MsgReplayNotGame          MsgID = "replay-not-game"
@@ -605,6 +613,20 @@ var messages = map[MsgID]text{
 		"%s : enregistré « %s », β donne « %s »"},
 	MsgOutcomesOK: {"multipliers %v and %d pick outcomes recomputed from β",
 		"multiplicateurs %v et %d résultats de sélection recalculés à partir de β"},
+
+	// Rejected VRF proofs (vrf.Verify).
+	MsgVRFProofLength: {"proof has %d bytes, want %d",
+		"la preuve fait %d octets au lieu de %d"},
+	MsgVRFProofLengthRSA: {"proof has %d bytes, want the modulus length (%d to %d)",
+		"la preuve fait %d octets au lieu de la longueur du module (%d à %d)"},
+	MsgVRFGamma: {"Gamma is not a valid compressed point (%v)",
+		"Gamma n'est pas un point compressé valide (%v)"},
+	MsgVRFScalar: {"s is not reduced mod q",
+		"s n'est pas réduit modulo q"},
+	MsgVRFNoVerify: {"proof does not verify under this key",
+		"la preuve ne se vérifie pas sous cette clé"},
+	MsgVRFNotBelowN: {"proof is not less than the RSA modulus n",
+		"la preuve n'est pas inférieure au module RSA n"},
 
 	// Game rules on replay (qod.Replay, verdict.Errorf).
 	MsgReplayRecord: {"record %d: %w",

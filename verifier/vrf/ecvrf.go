@@ -11,6 +11,8 @@ import (
 	"filippo.io/bigmod"
 	"filippo.io/nistec"
 	"github.com/cloudflare/circl/group"
+
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // ECVRF parameters of the P-256 suites (RFC 9381 §5.5).
@@ -368,7 +370,7 @@ type ecProof struct {
 // decodeProof is ECVRF_decode_proof (RFC 9381 §5.4.4).
 func decodeProof(pi []byte) (*ecProof, error) {
 	if len(pi) != ecProofLen {
-		return nil, invalid("proof has %d bytes, want %d", len(pi), ecProofLen)
+		return nil, invalid(verdict.MsgVRFProofLength, len(pi), ecProofLen)
 	}
 	// 1. let gamma_string = pi_string[0]...pi_string[ptLen-1]
 	// 2. let c_string = pi_string[ptLen]...pi_string[ptLen+cLen-1]
@@ -378,7 +380,7 @@ func decodeProof(pi []byte) (*ecProof, error) {
 	g, err := stringToPoint(d.gammaString)
 	// 5. if Gamma = "INVALID" output "INVALID" and stop.
 	if err != nil {
-		return nil, invalid("Gamma is not a valid compressed point (%v)", err)
+		return nil, invalid(verdict.MsgVRFGamma, err)
 	}
 	d.gamma = g
 	// 6. c = string_to_int(c_string)
@@ -386,7 +388,7 @@ func decodeProof(pi []byte) (*ecProof, error) {
 	// 7. s = string_to_int(s_string)
 	// 8. if s ≥ q, output "INVALID" and stop.
 	if _, err := bigmod.NewNat().SetBytes(d.s, scalarQ); err != nil {
-		return nil, invalid("s is not reduced mod q")
+		return nil, invalid(verdict.MsgVRFScalar)
 	}
 	// 9. Output Gamma, c, and s
 	return d, nil
@@ -451,7 +453,7 @@ func verifyEC(s Suite, pk *ecPublicKey, alpha, pi []byte) ([]byte, error) {
 	c2 := challenge(s, pk.enc[:], hString, d.gammaString, u.BytesCompressed(), v.BytesCompressed())
 	// 11. If c and c' are equal, output ("VALID", ECVRF_proof_to_hash(pi_string)).
 	if subtle.ConstantTimeCompare(c2[:], d.c[qLen-cLen:]) != 1 {
-		return nil, invalid("proof does not verify under this key")
+		return nil, invalid(verdict.MsgVRFNoVerify)
 	}
 	return ecProofToHash(s, d.gammaString), nil
 }

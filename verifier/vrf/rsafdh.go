@@ -14,6 +14,8 @@ import (
 	"math/big"
 
 	"filippo.io/bigmod"
+
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // Limits on RSA moduli accepted by this package.
@@ -149,13 +151,13 @@ func rsaProofToHash(pi []byte) []byte {
 // verifyRSA is RSAFDHVRF_verify (RFC 9381 §4.3).
 func verifyRSA(pk *rsaPublicKey, alpha, pi []byte) ([]byte, error) {
 	if len(pi) != pk.k {
-		return nil, invalid("proof has %d bytes, want %d", len(pi), pk.k)
+		return nil, invalid(verdict.MsgVRFProofLength, len(pi), pk.k)
 	}
 	// 1. s = OS2IP(pi_string)
 	// 2. m = RSAVP1(pk, s): s must be in [0, n-1].
 	s, err := bigmod.NewNat().SetBytes(pi, pk.n)
 	if err != nil {
-		return nil, invalid("proof is not less than the RSA modulus n")
+		return nil, invalid(verdict.MsgVRFNotBelowN)
 	}
 	m := bigmod.NewNat().ExpShortVarTime(s, uint(pk.e), pk.n)
 	// 3.-4. EM' = MGF1(...), 5. m' = OS2IP(EM')
@@ -163,7 +165,7 @@ func verifyRSA(pk *rsaPublicKey, alpha, pi []byte) ([]byte, error) {
 	// 6. If m and m' are equal, output ("VALID", RSAFDHVRF_proof_to_hash(pi_string)).
 	mb := m.Bytes(pk.n) // k octets; m' < 256^(k-1) has a zero first octet
 	if mb[0] != 0 || subtle.ConstantTimeCompare(mb[1:], emPrime) != 1 {
-		return nil, invalid("proof does not verify under this key")
+		return nil, invalid(verdict.MsgVRFNoVerify)
 	}
 	return rsaProofToHash(pi), nil
 }

@@ -78,6 +78,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // Suite names an RFC 9381 ciphersuite, written as in the RFC.
@@ -117,14 +119,18 @@ func ParseSuite(name string) (Suite, error) {
 
 func (s Suite) isEC() bool { return s == SuiteP256SSWU || s == SuiteP256TAI }
 
-// invalidProofError is a one-line reason a proof was rejected.
-type invalidProofError struct{ msg string }
+// invalidProofError is a one-line reason a proof was rejected: a message
+// of verdict's catalog, so that a verifier can say it in French too; its
+// Error is "vrf: " and the English text.
+type invalidProofError struct{ reason *verdict.MsgError }
 
-func (e *invalidProofError) Error() string { return e.msg }
-func (e *invalidProofError) Unwrap() error { return ErrInvalidProof }
+func (e *invalidProofError) Error() string { return "vrf: " + e.reason.Error() }
 
-func invalid(format string, args ...any) error {
-	return &invalidProofError{msg: fmt.Sprintf("vrf: "+format, args...)}
+// Unwrap returns ErrInvalidProof and the reason.
+func (e *invalidProofError) Unwrap() []error { return []error{ErrInvalidProof, e.reason} }
+
+func invalid(id verdict.MsgID, args ...any) error {
+	return &invalidProofError{reason: &verdict.MsgError{Msg: verdict.M(id, args...)}}
 }
 
 // PublicKey is a validated VRF public key of one suite.
@@ -293,7 +299,7 @@ func ProofToHash(s Suite, proof []byte) (beta []byte, err error) {
 		return ecProofToHash(s, d.gammaString), nil
 	case s == SuiteRSAFDH256:
 		if len(proof) < minRSABits/8 || len(proof) > maxRSABits/8 {
-			return nil, invalid("proof has %d bytes, want the modulus length (%d to %d)", len(proof), minRSABits/8, maxRSABits/8)
+			return nil, invalid(verdict.MsgVRFProofLengthRSA, len(proof), minRSABits/8, maxRSABits/8)
 		}
 		return rsaProofToHash(proof), nil
 	}
