@@ -220,11 +220,11 @@ func (k *Key) Verifier() note.Verifier { return k.verifier }
 // signed-note spec requires. Failures wrap ErrUntrusted or ErrMalformed.
 func Open(msg []byte, trusted []*Key) (*Checkpoint, error) {
 	if len(msg) > MaxSize {
-		return nil, fmt.Errorf("note of %d bytes exceeds %d: %w", len(msg), MaxSize, ErrMalformed)
+		return nil, wrap(ErrMalformed, verdict.MsgCPTooLarge, len(msg), MaxSize)
 	}
 	text, _, ok := strings.Cut(string(msg), "\n\n")
 	if !ok {
-		return nil, fmt.Errorf("no signature block: %w", ErrMalformed)
+		return nil, wrap(ErrMalformed, verdict.MsgCPNoSignature)
 	}
 	origin, size, root, err := ParseText(text + "\n")
 	if err != nil {
@@ -240,16 +240,16 @@ func Open(msg []byte, trusted []*Key) (*Checkpoint, error) {
 		}
 	}
 	if len(vs) == 0 {
-		return nil, fmt.Errorf("no trusted key for log %q: %w", origin, ErrUntrusted)
+		return nil, wrap(ErrUntrusted, verdict.MsgCPNoTrustedKey, origin)
 	}
 	n, err := note.Open(msg, note.VerifierList(vs...))
 	if err != nil {
 		var inv *note.InvalidSignatureError
 		if errors.As(err, &inv) {
-			return nil, fmt.Errorf("invalid signature by %s+%08x: %w", inv.Name, inv.Hash, ErrUntrusted)
+			return nil, wrap(ErrUntrusted, verdict.MsgCPBadSignature, inv.Name, inv.Hash)
 		}
 		if _, ok := err.(*note.UnverifiedNoteError); ok {
-			return nil, fmt.Errorf("log %q: signed by none of the trusted keys: %w", origin, ErrUntrusted)
+			return nil, wrap(ErrUntrusted, verdict.MsgCPSignedByNone, origin)
 		}
 		return nil, fmt.Errorf("%w: %w", err, ErrMalformed)
 	}
@@ -261,7 +261,7 @@ func Open(msg []byte, trusted []*Key) (*Checkpoint, error) {
 			}
 		}
 		if !signed {
-			return nil, fmt.Errorf("trusted key %s+%08x did not sign: %w", v.Name(), v.KeyHash(), ErrUntrusted)
+			return nil, wrap(ErrUntrusted, verdict.MsgCPKeyDidNotSign, v.Name(), v.KeyHash())
 		}
 	}
 	return &Checkpoint{Origin: origin, Size: size, Root: root, Note: bytes.Clone(msg)}, nil
@@ -272,19 +272,25 @@ func Open(msg []byte, trusted []*Key) (*Checkpoint, error) {
 func ParseText(text string) (origin string, size int64, root tlog.Hash, err error) {
 	lines := strings.SplitN(text, "\n", 4)
 	if len(lines) < 4 || lines[0] == "" {
-		return "", 0, root, fmt.Errorf("fewer than three lines: %w", ErrMalformed)
+		return "", 0, root, wrap(ErrMalformed, verdict.MsgCPFewLines)
 	}
 	origin = lines[0]
 	size, err = strconv.ParseInt(lines[1], 10, 64)
 	if err != nil || size < 0 || strconv.FormatInt(size, 10) != lines[1] {
-		return "", 0, root, fmt.Errorf("tree size %q: %w", clip(lines[1]), ErrMalformed)
+		return "", 0, root, wrap(ErrMalformed, verdict.MsgCPTreeSize, clip(lines[1]))
 	}
 	h, err := base64.StdEncoding.Strict().DecodeString(lines[2])
 	if err != nil || len(h) != tlog.HashSize {
-		return "", 0, root, fmt.Errorf("root hash %q: %w", clip(lines[2]), ErrMalformed)
+		return "", 0, root, wrap(ErrMalformed, verdict.MsgCPRootHash, clip(lines[2]))
 	}
 	copy(root[:], h)
 	return origin, size, root, nil
+}
+
+// wrap is an error whose text is the message id(args…) of verdict's catalog
+// (so that a verifier can show it in French too), then the sentinel's.
+func wrap(sentinel error, id verdict.MsgID, args ...any) error {
+	return fmt.Errorf("%w: %w", verdict.Errorf(id, args...), sentinel)
 }
 
 // Consistent checks that newer extends older: proof is the RFC 6962
@@ -293,19 +299,19 @@ func ParseText(text string) (origin string, size int64, root tlog.Hash, err erro
 func Consistent(older, newer *Checkpoint, proof tlog.TreeProof) error {
 	switch {
 	case older.Origin != newer.Origin:
-		return fmt.Errorf("checkpoints of two logs (%q, %q)", older.Origin, newer.Origin)
+		return verdict.Errorf(verdict.MsgCPTwoLogs, older.Origin, newer.Origin)
 	case newer.Size < older.Size:
 		return Consistent(newer, older, proof)
 	case older.Size == newer.Size:
 		if older.Root != newer.Root {
-			return fmt.Errorf("two checkpoints of size %d with different roots: %w", older.Size, ErrFork)
+			return wrap(ErrFork, verdict.MsgCPSameSizeFork, older.Size)
 		}
 		return nil
 	case older.Size == 0:
 		return nil
 	}
 	if err := tlog.CheckTree(proof, newer.Size, newer.Root, older.Size, older.Root); err != nil {
-		return fmt.Errorf("size %d does not extend size %d (%w): %w", newer.Size, older.Size, err, ErrFork)
+		return wrap(ErrFork, verdict.MsgCPNotExtend, newer.Size, older.Size, err)
 	}
 	return nil
 }

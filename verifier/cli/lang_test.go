@@ -84,8 +84,8 @@ func TestLanguages(t *testing.T) {
 		{"forked-log", []string{"receipt", forkFile, "--state", state, "--pin", forkPin},
 			regexp.MustCompile(`\[MISBEHAVIOUR\] log-consistency +log consistency — two checkpoints of size \d+ with different roots: log fork: misbehaviour \(trusted root [0-9a-f]{64}, document root [0-9a-f]{64}\)\n`),
 			regexp.MustCompile(`^rngverify receipt: MISBEHAVIOUR PROVEN, check log-consistency: two checkpoints of size \d+ with different roots: log fork: misbehaviour \(trusted root`),
-			regexp.MustCompile(`\[MANQUEMENT\] log-consistency +cohérence du journal — bifurcation du journal : deux historiques différents pour une même taille \(manquement\) \(détail technique, en anglais : « two checkpoints of size \d+ with different roots: log fork: misbehaviour »\) \(racine de confiance [0-9a-f]{64}, racine du document [0-9a-f]{64}\)\n`),
-			regexp.MustCompile(`^rngverify receipt : MANQUEMENT PROUVÉ, vérification log-consistency : bifurcation du journal`)},
+			regexp.MustCompile(`\[MANQUEMENT\] log-consistency +cohérence du journal — deux points de contrôle de taille \d+ avec des racines différentes : bifurcation du journal \(manquement\) \(racine de confiance [0-9a-f]{64}, racine du document [0-9a-f]{64}\)\n`),
+			regexp.MustCompile(`^rngverify receipt : MANQUEMENT PROUVÉ, vérification log-consistency : deux points de contrôle de taille \d+ avec des racines différentes : bifurcation du journal \(manquement\)`)},
 	} {
 		code, out, errs := run(t, tc.args...)
 		if code != ExitFail || !tc.enLine.MatchString(out) || !tc.enErr.MatchString(errs) {

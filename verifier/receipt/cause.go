@@ -2,6 +2,7 @@ package receipt
 
 import (
 	"errors"
+	"strings"
 
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -63,10 +64,19 @@ func Cause(err error) verdict.Msg { return CauseText(err, err.Error()) }
 func CauseText(err error, text string) verdict.Msg {
 	var me *verdict.MsgError
 	if errors.As(err, &me) {
-		if me.Error() == text {
-			return Localize(me.Msg)
+		m := Localize(me.Msg)
+		rest, ok := strings.CutPrefix(text, me.Error())
+		if ok && rest == "" {
+			return m
 		}
-		return verdict.M(verdict.MsgCauseDetail, Localize(me.Msg), text)
+		// The message, then a sentinel's text: qod's rule violations,
+		// checkpoint's failures.
+		for _, c := range causes {
+			if s := verdict.M(c.id); ok && rest == ": "+s.Text("en") && errors.Is(err, c.err) {
+				return verdict.M(verdict.MsgColon, m, s)
+			}
+		}
+		return verdict.M(verdict.MsgCauseDetail, m, text)
 	}
 	for _, c := range causes {
 		if errors.Is(err, c.err) {

@@ -25,11 +25,11 @@ func TestCause(t *testing.T) {
 		{fmt.Errorf("receipt: %w", verdict.Errorf(verdict.MsgPickIndexRange, 31)),
 			"index 31 hors de 0..29 (détail technique, en anglais : « receipt: index 31 out of 0..29 »)"},
 		{vrf.ErrInvalidProof, "preuve invalide (détail technique, en anglais : « vrf: invalid proof »)"},
-		{checkpoint.ErrFork, "bifurcation du journal : deux historiques différents pour une même taille (manquement)"},
+		{checkpoint.ErrFork, "bifurcation du journal (manquement)"},
 		{fmt.Errorf("record 3: %w: %w", qod.ErrNumberPicked, qod.ErrTranscript),
 			"numéro déjà sélectionné (détail technique, en anglais : « record 3: number already picked: game transcript violates the rules »)"},
 		{fmt.Errorf("two checkpoints of size 5 with different roots: %w", checkpoint.ErrFork),
-			"bifurcation du journal : deux historiques différents pour une même taille (manquement) (détail technique, en anglais : « two checkpoints of size 5 with different roots: log fork: misbehaviour »)"},
+			"bifurcation du journal (manquement) (détail technique, en anglais : « two checkpoints of size 5 with different roots: log fork: misbehaviour »)"},
 		{errInclusion, "la preuve d'inclusion ne mène pas à la racine de l'arbre signé"},
 		{errors.New("unexpected EOF"), "erreur technique (en anglais) : « unexpected EOF »"},
 	} {

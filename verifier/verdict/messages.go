@@ -161,6 +161,20 @@ const (
 	MsgOutcomeWrong     MsgID = "outcome-wrong"
 	MsgOutcomesOK       MsgID = "outcomes-ok"
 
+	// Signed checkpoints (checkpoint.Open, Consistent).
+	MsgCPTooLarge      MsgID = "cp-too-large"
+	MsgCPNoSignature   MsgID = "cp-no-signature"
+	MsgCPNoTrustedKey  MsgID = "cp-no-trusted-key"
+	MsgCPBadSignature  MsgID = "cp-bad-signature"
+	MsgCPSignedByNone  MsgID = "cp-signed-by-none"
+	MsgCPKeyDidNotSign MsgID = "cp-key-did-not-sign"
+	MsgCPFewLines      MsgID = "cp-few-lines"
+	MsgCPTreeSize      MsgID = "cp-tree-size"
+	MsgCPRootHash      MsgID = "cp-root-hash"
+	MsgCPTwoLogs       MsgID = "cp-two-logs"
+	MsgCPSameSizeFork  MsgID = "cp-same-size-fork"
+	MsgCPNotExtend     MsgID = "cp-not-extend"
+
 	// Rejected VRF proofs (vrf.Verify).
 	MsgVRFProofLength    MsgID = "vrf-proof-length"
 	MsgVRFProofLengthRSA MsgID = "vrf-proof-length-rsa"
@@ -364,7 +378,7 @@ var messages = map[MsgID]text{
 	MsgCauseCheckpointMalformed: {"malformed checkpoint",
 		"point de contrôle mal formé"},
 	MsgCauseFork: {"log fork: misbehaviour",
-		"bifurcation du journal : deux historiques différents pour une même taille (manquement)"},
+		"bifurcation du journal (manquement)"},
 	MsgCauseShrunk: {"<nil>",
 		"le journal a diminué de taille"},
 	MsgCauseTranscript: {"game transcript violates the rules",
@@ -613,6 +627,32 @@ var messages = map[MsgID]text{
 		"%s : enregistré « %s », β donne « %s »"},
 	MsgOutcomesOK: {"multipliers %v and %d pick outcomes recomputed from β",
 		"multiplicateurs %v et %d résultats de sélection recalculés à partir de β"},
+
+	// Signed checkpoints (checkpoint.Open, Consistent).
+	MsgCPTooLarge: {"note of %d bytes exceeds %d",
+		"note de %d octets, au-delà de la limite de %d"},
+	MsgCPNoSignature: {"no signature block",
+		"aucun bloc de signature"},
+	MsgCPNoTrustedKey: {"no trusted key for log %q",
+		"aucune clé de confiance pour le journal « %s »"},
+	MsgCPBadSignature: {"invalid signature by %s+%08x",
+		"signature invalide de %s+%08x"},
+	MsgCPSignedByNone: {"log %q: signed by none of the trusted keys",
+		"journal « %s » : signé par aucune des clés de confiance"},
+	MsgCPKeyDidNotSign: {"trusted key %s+%08x did not sign",
+		"la clé de confiance %s+%08x n'a pas signé"},
+	MsgCPFewLines: {"fewer than three lines",
+		"moins de trois lignes"},
+	MsgCPTreeSize: {"tree size %q",
+		"taille de l'arbre « %s »"},
+	MsgCPRootHash: {"root hash %q",
+		"empreinte racine « %s »"},
+	MsgCPTwoLogs: {"checkpoints of two logs (%q, %q)",
+		"points de contrôle de deux journaux différents (« %s », « %s »)"},
+	MsgCPSameSizeFork: {"two checkpoints of size %d with different roots",
+		"deux points de contrôle de taille %d avec des racines différentes"},
+	MsgCPNotExtend: {"size %d does not extend size %d (%w)",
+		"la taille %d ne prolonge pas la taille %d (%v)"},
 
 	// Rejected VRF proofs (vrf.Verify).
 	MsgVRFProofLength: {"proof has %d bytes, want %d",
