@@ -2,10 +2,14 @@ package tilelog
 
 import (
 	"bytes"
+	"context"
+	"crypto"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"tirage.fr/tirage/transparency"
@@ -199,4 +203,40 @@ func FuzzParseSegment(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Appends wait for tessera when it is maxLag leaves behind the journal: the
+// lag never passes maxLag plus one group (at most one leaf per appender).
+func TestJournalLag(t *testing.T) {
+	const appenders, lag = 64, 16
+	l, err := Open(context.Background(), Config{Dir: t.TempDir(), Origin: "example.com/lag", Signers: lagSigners(t), maxLag: lag})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for w := range appenders {
+		wg.Go(func() {
+			for i := range 20 {
+				if _, err := l.Append(context.Background(), fmt.Appendf(nil, "lag %d %d", w, i)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if l.lagSeen > lag+appenders || l.lagSeen == 0 {
+		t.Fatalf("tessera was %d leaves behind the journal, want 1..%d", l.lagSeen, lag+appenders)
+	}
+}
+
+func lagSigners(t *testing.T) []crypto.Signer {
+	_, k, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []crypto.Signer{k}
 }

@@ -18,9 +18,15 @@ import (
 // writer). Any failure stops the pipeline: appends are refused from then on
 // (fail closed) until the log is reopened, which replays the journal.
 
-// integrateQueue bounds the journaled groups waiting for tessera: when it is
-// full, journalLoop waits, and appends with it.
+// integrateQueue bounds the journaled groups waiting for tessera.
 const integrateQueue = 256
+
+// maxLag bounds the leaves journaled but not yet integrated by tessera: past
+// it, journalLoop waits for tessera, and appends with it. So appends are
+// acknowledged no faster, over time, than tessera integrates them; a crash
+// leaves at most this many leaves to replay; and an acknowledged leaf is in
+// the tree within about maxLag / (tessera's rate) (well under a second here).
+const maxLag = 8192
 
 type appendReq struct {
 	leaf []byte
@@ -73,6 +79,7 @@ func (l *Log) fail(err error) error {
 	if l.failed == nil {
 		l.failed = fmt.Errorf("tilelog: %w: %w (appends are refused until the log is reopened)", transparency.ErrUnavailable, err)
 		l.cfg.Logger.Error("transparency log append pipeline stopped", "err", err)
+		l.caughtUp.Broadcast()
 	}
 	return l.failed
 }
@@ -98,6 +105,7 @@ func (l *Log) journalLoop() {
 				}
 				continue
 			}
+			l.awaitTessera()
 			leaves := make([][]byte, len(batch))
 			for i, r := range batch {
 				leaves[i] = r.leaf
@@ -112,11 +120,22 @@ func (l *Log) journalLoop() {
 			if err != nil {
 				continue
 			}
+			l.lagSeen = max(l.lagSeen, l.journal.next-l.integrated.Load())
 			l.integrate <- journaled{first: first, leaves: leaves}
 			if err := l.journal.trim(l.integrated.Load()); err != nil {
 				l.fail(err)
 			}
 		}
+	}
+}
+
+// awaitTessera waits while tessera is maxLag leaves or more behind the
+// journal (or until the pipeline fails).
+func (l *Log) awaitTessera() {
+	l.pmu.Lock()
+	defer l.pmu.Unlock()
+	for l.journal.next-l.integrated.Load() >= l.cfg.maxLag && l.failed == nil {
+		l.caughtUp.Wait()
 	}
 }
 
@@ -168,6 +187,9 @@ func (l *Log) integrateGroups(ctx context.Context, groups []journaled) error {
 		}
 		want++
 	}
+	l.pmu.Lock()
 	l.integrated.Store(want)
+	l.caughtUp.Broadcast()
+	l.pmu.Unlock()
 	return nil
 }

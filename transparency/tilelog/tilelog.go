@@ -108,6 +108,9 @@ type Config struct {
 	// Logger receives operational messages (never key material); nil
 	// discards them.
 	Logger *slog.Logger
+
+	// maxLag overrides the package's maxLag (tests).
+	maxLag uint64
 }
 
 var klogOnce sync.Once
@@ -139,6 +142,8 @@ type Log struct {
 	wake       chan struct{}
 	integrate  chan journaled
 	integrated atomic.Uint64 // leaves tessera has durably integrated
+	caughtUp   sync.Cond     // on pmu: integrated grew, or the pipeline failed
+	lagSeen    uint64        // the most leaves journaled ahead of tessera (journalLoop's)
 	pipeline   sync.WaitGroup
 
 	// mu guards closed and the latest checkpoint cache.
@@ -171,6 +176,9 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.maxLag == 0 {
+		cfg.maxLag = maxLag
+	}
 	signers, verifiers, vkeys, err := transparency.CheckpointKeys(cfg.Origin, cfg.Signers)
 	if err != nil {
 		return nil, fmt.Errorf("tilelog: %w", err)
@@ -187,6 +195,7 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	}
 	l := &Log{cfg: cfg, tilesDir: filepath.Join(cfg.Dir, "tiles"), verifiers: verifiers, vkeys: vkeys, lock: lock}
 	l.tiles.m = make(map[tlog.Tile][]byte)
+	l.caughtUp.L = &l.pmu
 	fail := func(err error) (*Log, error) {
 		if l.cancel != nil {
 			l.cancel()
