@@ -177,7 +177,7 @@ func (l *Log) integrateGroups(ctx context.Context, groups []journaled) error {
 		}
 	}
 	want := groups[0].first
-	for _, f := range futures {
+	for i, f := range futures {
 		idx, err := f()
 		if err != nil {
 			return fmt.Errorf("tessera couldn't integrate journaled leaf %d: %w", want, err)
@@ -186,10 +186,14 @@ func (l *Log) integrateGroups(ctx context.Context, groups []journaled) error {
 			return fmt.Errorf("%w: tessera gave journaled leaf %d the index %d", transparency.ErrSecurity, want, idx.Index)
 		}
 		want++
+		// Tessera resolves a batch's futures together, once the batch is
+		// durable: report progress batch by batch, not only at the end.
+		if i == len(futures)-1 || (i+1)%int(l.cfg.BatchMaxSize) == 0 {
+			l.pmu.Lock()
+			l.integrated.Store(want)
+			l.caughtUp.Broadcast()
+			l.pmu.Unlock()
+		}
 	}
-	l.pmu.Lock()
-	l.integrated.Store(want)
-	l.caughtUp.Broadcast()
-	l.pmu.Unlock()
 	return nil
 }
