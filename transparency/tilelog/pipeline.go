@@ -139,61 +139,79 @@ func (l *Log) awaitTessera() {
 	}
 }
 
+// integrateLoop adds the journaled leaves to tessera, in order, as they
+// come; confirmLoop waits for their futures, in the same order, so tessera's
+// queue is fed while earlier batches are being written.
 func (l *Log) integrateLoop(ctx context.Context) {
 	defer l.pipeline.Done()
+	defer close(l.futures)
 	for g := range l.integrate {
-		groups := []journaled{g}
-	more:
-		for {
-			select {
-			case g, ok := <-l.integrate:
-				if !ok {
-					break more
-				}
-				groups = append(groups, g)
-			default:
-				break more
-			}
-		}
 		l.pmu.Lock()
 		failed := l.failed
 		l.pmu.Unlock()
 		if failed != nil {
 			continue // the journal keeps them for the next Open
 		}
-		if err := l.integrateGroups(ctx, groups); err != nil {
-			l.fail(err)
+		for i, leaf := range g.leaves {
+			l.futures <- pendingLeaf{index: g.first + uint64(i), future: l.add(ctx, tessera.NewEntry(leaf))}
 		}
 	}
 }
 
-// integrateGroups adds consecutive groups of journaled leaves to tessera and
-// waits until they are durably integrated at their journal indices.
-func (l *Log) integrateGroups(ctx context.Context, groups []journaled) error {
-	var futures []tessera.IndexFuture
-	for _, g := range groups {
-		for _, leaf := range g.leaves {
-			futures = append(futures, l.add(ctx, tessera.NewEntry(leaf)))
+// pendingLeaf is a journaled leaf handed to tessera.
+type pendingLeaf struct {
+	index  uint64
+	future tessera.IndexFuture
+}
+
+func (l *Log) confirmLoop() {
+	defer l.pipeline.Done()
+	n := 0
+	for p := range l.futures {
+		if err := l.confirm(p); err != nil {
+			l.fail(err)
+			for range l.futures { // the journal keeps them for the next Open
+			}
+			return
 		}
-	}
-	want := groups[0].first
-	for i, f := range futures {
-		idx, err := f()
-		if err != nil {
-			return fmt.Errorf("tessera couldn't integrate journaled leaf %d: %w", want, err)
-		}
-		if idx.Index != want {
-			return fmt.Errorf("%w: tessera gave journaled leaf %d the index %d", transparency.ErrSecurity, want, idx.Index)
-		}
-		want++
 		// Tessera resolves a batch's futures together, once the batch is
-		// durable: report progress batch by batch, not only at the end.
-		if i == len(futures)-1 || (i+1)%int(l.cfg.BatchMaxSize) == 0 {
+		// durable: report progress batch by batch.
+		if n++; n%int(l.cfg.BatchMaxSize) == 0 || len(l.futures) == 0 {
 			l.pmu.Lock()
-			l.integrated.Store(want)
+			l.integrated.Store(p.index + 1)
 			l.caughtUp.Broadcast()
 			l.pmu.Unlock()
 		}
 	}
+}
+
+// confirm waits until tessera has durably integrated p at its journal index.
+func (l *Log) confirm(p pendingLeaf) error {
+	idx, err := p.future()
+	if err != nil {
+		return fmt.Errorf("tessera couldn't integrate journaled leaf %d: %w", p.index, err)
+	}
+	if idx.Index != p.index {
+		return fmt.Errorf("%w: tessera gave journaled leaf %d the index %d", transparency.ErrSecurity, p.index, idx.Index)
+	}
+	return nil
+}
+
+// integrateGroups adds consecutive groups of journaled leaves to tessera and
+// waits until they are durably integrated at their journal indices (Open's
+// replay).
+func (l *Log) integrateGroups(ctx context.Context, groups []journaled) error {
+	var pending []pendingLeaf
+	for _, g := range groups {
+		for i, leaf := range g.leaves {
+			pending = append(pending, pendingLeaf{index: g.first + uint64(i), future: l.add(ctx, tessera.NewEntry(leaf))})
+		}
+	}
+	for _, p := range pending {
+		if err := l.confirm(p); err != nil {
+			return err
+		}
+	}
+	l.integrated.Store(pending[len(pending)-1].index + 1)
 	return nil
 }

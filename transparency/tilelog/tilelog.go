@@ -141,9 +141,10 @@ type Log struct {
 	stopping   bool        // guarded by pmu
 	wake       chan struct{}
 	integrate  chan journaled
-	integrated atomic.Uint64 // leaves tessera has durably integrated
-	caughtUp   sync.Cond     // on pmu: integrated grew, or the pipeline failed
-	lagSeen    uint64        // the most leaves journaled ahead of tessera (journalLoop's)
+	futures    chan pendingLeaf // added to tessera, in order, not yet confirmed
+	integrated atomic.Uint64    // leaves tessera has durably integrated
+	caughtUp   sync.Cond        // on pmu: integrated grew, or the pipeline failed
+	lagSeen    uint64           // the most leaves journaled ahead of tessera (journalLoop's)
 	pipeline   sync.WaitGroup
 
 	// mu guards closed and the latest checkpoint cache.
@@ -230,9 +231,11 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	}
 	l.wake = make(chan struct{}, 1)
 	l.integrate = make(chan journaled, integrateQueue)
-	l.pipeline.Add(2)
+	l.futures = make(chan pendingLeaf, maxLag)
+	l.pipeline.Add(3)
 	go l.journalLoop()
 	go l.integrateLoop(bgctx)
+	go l.confirmLoop()
 	l.index, err = openLeafIndex(filepath.Join(cfg.Dir, "leafhash.db"))
 	if err != nil {
 		return fail(err)
