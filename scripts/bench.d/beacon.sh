@@ -19,19 +19,7 @@ eval "$cmd" | tee "$raw" >&2
   echo
   echo "| benchmark | time/op | ops/s | B/op | allocs/op |"
   echo "|---|---:|---:|---:|---:|"
-  awk '/^Benchmark/ {
-      name=$1; sub(/-[0-9]+$/, "", name); sub(/^Benchmark/, "", name)
-      for (i=3;i<=NF;i++) { if ($(i+1)=="ns/op") t=$i; if ($(i+1)=="B/op") bo=$i; if ($(i+1)=="allocs/op") al=$i }
-      ns[name]=ns[name] " " t; bop[name]=bo; alc[name]=al
-      if (!(name in seen)) { order[++n]=name; seen[name]=1 }
-    }
-    function median(s,   a, k, i, j, x) {
-      k=split(s, a, " ")
-      for (i=1;i<=k;i++) for (j=i+1;j<=k;j++) if (a[j]+0 < a[i]+0) { x=a[i]; a[i]=a[j]; a[j]=x }
-      return (k%2) ? a[(k+1)/2] : (a[k/2]+a[k/2+1])/2
-    }
-    END { for (i=1;i<=n;i++) { t=median(ns[order[i]])
-      printf "| %s | %.2f ms | %.0f | %s | %s |\n", order[i], t/1e6, 1e9/t, bop[order[i]], alc[order[i]] } }' "$raw"
+  awk -f scripts/bench-medians.awk "$raw"
   echo
   echo "Reproduce: \`bash scripts/bench.d/beacon.sh\` (or \`$cmd\`)."
 } > docs/bench/beacon.md
