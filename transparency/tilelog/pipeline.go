@@ -13,10 +13,12 @@ import (
 // The append pipeline. Append queues its leaf and waits; journalLoop takes
 // everything queued, journals it with one fsync and acknowledges each leaf
 // with its index; integrateLoop hands the journaled leaves to tessera, in
-// order, and checks that tessera gives each the journal's index (tessera's
-// queue flushes batches one at a time, in order, and this is its only
-// writer). Any failure stops the pipeline: appends are refused from then on
-// (fail closed) until the log is reopened, which replays the journal.
+// order, as they come; confirmLoop waits for tessera's futures in the same
+// order and checks that tessera gave each leaf its journal index (tessera's
+// queue flushes batches one at a time, in order, and integrateLoop is its
+// only writer). Any failure stops the pipeline: appends are refused from
+// then on (fail closed) until the log is reopened, which replays the
+// journal.
 
 // integrateQueue bounds the journaled groups waiting for tessera.
 const integrateQueue = 256
@@ -60,15 +62,19 @@ func (l *Log) recover(ctx context.Context, reader tessera.LogReader) error {
 	if len(tail) == 0 {
 		return nil
 	}
-	g := journaled{first: tail[0].index, leaves: make([][]byte, len(tail))}
+	// Add them all, then confirm them in order.
+	pending := make([]pendingLeaf, len(tail))
 	for i, r := range tail {
-		g.leaves[i] = r.leaf
+		pending[i] = pendingLeaf{index: r.index, future: l.add(ctx, tessera.NewEntry(r.leaf))}
 	}
-	if err := l.integrateGroups(ctx, []journaled{g}); err != nil {
-		j.close()
-		return err
+	for _, p := range pending {
+		if err := l.confirm(p); err != nil {
+			j.close()
+			return err
+		}
 	}
-	l.cfg.Logger.Info("transparency log: journaled leaves integrated", "count", len(tail), "from", g.first)
+	l.integrated.Store(size + uint64(len(tail)))
+	l.cfg.Logger.Info("transparency log: journaled leaves integrated", "count", len(tail), "from", size)
 	return nil
 }
 
@@ -139,9 +145,8 @@ func (l *Log) awaitTessera() {
 	}
 }
 
-// integrateLoop adds the journaled leaves to tessera, in order, as they
-// come; confirmLoop waits for their futures, in the same order, so tessera's
-// queue is fed while earlier batches are being written.
+// integrateLoop adds the journaled leaves to tessera as they come, so that
+// tessera's queue is fed while confirmLoop waits for earlier batches.
 func (l *Log) integrateLoop(ctx context.Context) {
 	defer l.pipeline.Done()
 	defer close(l.futures)
@@ -164,6 +169,8 @@ type pendingLeaf struct {
 	future tessera.IndexFuture
 }
 
+// confirmLoop confirms the leaves integrateLoop added, in order, and reports
+// tessera's progress to journalLoop (maxLag).
 func (l *Log) confirmLoop() {
 	defer l.pipeline.Done()
 	n := 0
@@ -194,24 +201,5 @@ func (l *Log) confirm(p pendingLeaf) error {
 	if idx.Index != p.index {
 		return fmt.Errorf("%w: tessera gave journaled leaf %d the index %d", transparency.ErrSecurity, p.index, idx.Index)
 	}
-	return nil
-}
-
-// integrateGroups adds consecutive groups of journaled leaves to tessera and
-// waits until they are durably integrated at their journal indices (Open's
-// replay).
-func (l *Log) integrateGroups(ctx context.Context, groups []journaled) error {
-	var pending []pendingLeaf
-	for _, g := range groups {
-		for i, leaf := range g.leaves {
-			pending = append(pending, pendingLeaf{index: g.first + uint64(i), future: l.add(ctx, tessera.NewEntry(leaf))})
-		}
-	}
-	for _, p := range pending {
-		if err := l.confirm(p); err != nil {
-			return err
-		}
-	}
-	l.integrated.Store(pending[len(pending)-1].index + 1)
 	return nil
 }
