@@ -30,6 +30,17 @@ function median(key,   n, i, j, t, a) {
   return a[int((n + 1) / 2)]
 }
 function fmt(x) { if (x == "–") return x; return (x + 0 >= 100) ? sprintf("%.0f", x) : sprintf("%.1f", x) }
+# inclusion prints the rows of an inclusion-latency table: benchmark b with n appenders.
+function inclusion(b, n,   k, e) {
+  print "| backend | p50 (ms) | p99 (ms) | raw engine p50 / p99 (ms) |"
+  print "|---|---:|---:|---:|"
+  for (k = 1; k <= 2; k++) {
+    split(pairs[k], e, ":")
+    printf "| %s | %s | %s | %s / %s |\n", e[1],
+      fmt(median(b SUBSEP e[1] SUBSEP n SUBSEP "incl-p50-ms")), fmt(median(b SUBSEP e[1] SUBSEP n SUBSEP "incl-p99-ms")),
+      fmt(median(b SUBSEP e[2] SUBSEP n SUBSEP "incl-p50-ms")), fmt(median(b SUBSEP e[2] SUBSEP n SUBSEP "incl-p99-ms"))
+  }
+}
 {
   split($1, p, "/"); kind = p[1]; sub(/^Benchmark/, "", kind)
   eng = p[2]; sub(/^engine=/, "", eng)
@@ -70,26 +81,12 @@ END {
   print "Append → verifiable inclusion (Append, a signed checkpoint covering the leaf, an inclusion proof"
   print "checked with x/mod tlog), 16 concurrent draws in lockstep:"
   print ""
-  print "| backend | p50 (ms) | p99 (ms) | raw engine p50 / p99 (ms) |"
-  print "|---|---:|---:|---:|"
-  for (k = 1; k <= 2; k++) {
-    split(pairs[k], e, ":")
-    printf "| %s | %s | %s | %s / %s |\n", e[1],
-      fmt(median("Inclusion" SUBSEP e[1] SUBSEP 16 SUBSEP "incl-p50-ms")), fmt(median("Inclusion" SUBSEP e[1] SUBSEP 16 SUBSEP "incl-p99-ms")),
-      fmt(median("Inclusion" SUBSEP e[2] SUBSEP 16 SUBSEP "incl-p50-ms")), fmt(median("Inclusion" SUBSEP e[2] SUBSEP 16 SUBSEP "incl-p99-ms"))
-  }
+  inclusion("Inclusion", 16)
   print ""
   print "Append → verifiable inclusion for a draw arriving on a quiet log (one draw every 150 ms, more than"
   print "the 100 ms checkpoint interval: the latency a fresh draw sees; goal < 250 ms):"
   print ""
-  print "| backend | p50 (ms) | p99 (ms) | raw engine p50 / p99 (ms) |"
-  print "|---|---:|---:|---:|"
-  for (k = 1; k <= 2; k++) {
-    split(pairs[k], e, ":")
-    printf "| %s | %s | %s | %s / %s |\n", e[1],
-      fmt(median("InclusionIdle" SUBSEP e[1] SUBSEP 1 SUBSEP "incl-p50-ms")), fmt(median("InclusionIdle" SUBSEP e[1] SUBSEP 1 SUBSEP "incl-p99-ms")),
-      fmt(median("InclusionIdle" SUBSEP e[2] SUBSEP 1 SUBSEP "incl-p50-ms")), fmt(median("InclusionIdle" SUBSEP e[2] SUBSEP 1 SUBSEP "incl-p99-ms"))
-  }
+  inclusion("InclusionIdle", 1)
   print ""
   print "Reading: tilelog acknowledges an append once its leaf is in the log'"'"'s write-ahead journal (one fsync"
   print "shared by the appends that arrived meanwhile) and hands it to tessera in the background, at most"
