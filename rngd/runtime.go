@@ -10,7 +10,7 @@ import (
 // (GOGC). A draw allocates a few kilobytes that die with the call, and the
 // live heap is small (the games in play, the log's buffers): letting the
 // heap grow to five times the live data instead of twice cuts the
-// collector's share of the CPU by about two thirds (docs/rngd.md).
+// collector's share of the CPU from about 5 % to 1–2 % (docs/rngd.md).
 const GCPercent = 400
 
 // TuneRuntime sets the daemon process's runtime, unless the environment
