@@ -2,7 +2,10 @@
 // its latest signed checkpoint and re-verifies everything in it: every
 // entry against the signed tree, every record's format, every game
 // (chain, commitment, VRF proofs, outcomes, rules — package receipt's
-// CheckGame), every promotion draw against its freeze, and the observed
+// CheckGame), every promotion draw against its freeze (link, commitment,
+// beacon value, a beacon round published after the freeze — the
+// certificate's rule, beacon.Chain.PublishedAfter — VRF proof, ranking),
+// and the observed
 // frequencies of the draws against the exact probabilities of the rules.
 //
 // # Reading the log
@@ -226,7 +229,7 @@ func (a *auditor) read(ctx context.Context, hr tlog.HashReader, from int64, cp *
 		hashes, err := hr.ReadHashes(idx)
 		if err != nil {
 			if strings.Contains(err.Error(), "inconsistent") || strings.Contains(err.Error(), "malformed") {
-				a.entryIssue(verdict.MsgTilesMismatch, first, end-1, receipt.Cause(err))
+				a.entryIssue(verdict.MsgTilesMismatch, first, end-1, receipt.Cause(tlogError(err)))
 				return nil
 			}
 			return verdict.Errorf(verdict.MsgAuditTilesRead, first, end-1, err)
@@ -262,7 +265,7 @@ func consistent(v *verdict.Verdict, last, cp *checkpoint.Checkpoint, hr tlog.Has
 	if last.Size < cp.Size && last.Size > 0 {
 		p, err := tlog.ProveTree(cp.Size, last.Size, hr)
 		if err != nil {
-			v.Fail(verdict.CheckConsistent, verdict.MsgConsistencyUnbuildable, last.Size, receipt.Cause(err))
+			v.Fail(verdict.CheckConsistent, verdict.MsgConsistencyUnbuildable, last.Size, receipt.Cause(tlogError(err)))
 			return nil
 		}
 		proof = p
@@ -281,6 +284,12 @@ func consistent(v *verdict.Verdict, last, cp *checkpoint.Checkpoint, hr tlog.Has
 	}
 	v.Pass(verdict.CheckConsistent, verdict.MsgExtends, cp.Size, last.Size)
 	return proof
+}
+
+// tlogError names x/mod tlog's errors in the catalog (same English text),
+// so that they read in French too.
+func tlogError(err error) error {
+	return verdict.Named(err, verdict.MsgTlogInconsistentTile, verdict.MsgTlogProveTreeInputs, verdict.MsgTlogProofFailed)
 }
 
 // readBundle reads the entries [start, end) (one bundle).
@@ -599,7 +608,13 @@ func (a *auditor) runPromo(j job) {
 		fail(verdict.MsgDrawBeacon)
 		return
 	}
-	if _, err := promo.VerifyBeacon(f.Beacon, d.BeaconValue); err != nil {
+	b, err := promo.VerifyBeacon(f.Beacon, d.BeaconValue)
+	if err == nil && b.Verified() {
+		// The round must have been unknown at the freeze: the certificate's
+		// rule (beacon.Chain.PublishedAfter).
+		err = b.Chain.PublishedAfter(b.Round, f.Time)
+	}
+	if err != nil {
 		fail(verdict.MsgSame, receipt.Cause(err))
 		return
 	}

@@ -44,6 +44,17 @@
 // # References
 //
 // A freeze names a round as a Ref, "drand:<chain hash hex>:<round>".
+//
+// # Unknown at the freeze
+//
+// A round binds nothing unless its value was unknown when the entrant list
+// was frozen: [Chain.PublishedAfter] requires the round's publication time
+// (RoundTime) to be strictly after the freeze's time. The appliance refuses
+// to freeze with an earlier round, a certificate and the log audit reject
+// one.
+//
+// Errors are messages of the verdict catalog (verdict.Errorf), so that a
+// verifier shows them in French too; their English text is the one above.
 package beacon
 
 import (
@@ -51,13 +62,14 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	bls "github.com/cloudflare/circl/ecc/bls12381"
+
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // Schemes supported.
@@ -114,6 +126,19 @@ func (c *Chain) RoundTime(round uint64) time.Time {
 	}
 	return time.Unix(c.GenesisTime+int64(steps)*int64(c.Period), 0).UTC()
 }
+
+// PublishedAfter returns nil when round is published strictly after t (the
+// freeze's time), so that its value was unknown when t was logged; else an
+// error naming both times (UTC, to the second).
+func (c *Chain) PublishedAfter(round uint64, t time.Time) error {
+	if rt := c.RoundTime(round); !rt.After(t) {
+		return verdict.Errorf(verdict.MsgBeaconNotAfter, c, round, formatTime(rt), formatTime(t))
+	}
+	return nil
+}
+
+// formatTime is RFC 3339 in UTC to the second, as the records write times.
+func formatTime(t time.Time) string { return t.UTC().Truncate(time.Second).Format(time.RFC3339) }
 
 // String names the chain: its name and the start of its hash.
 func (c *Chain) String() string {
@@ -194,14 +219,14 @@ func ParseRef(s string) (Ref, error) {
 	rest, ok := strings.CutPrefix(s, refPrefix)
 	h, n, ok2 := strings.Cut(rest, ":")
 	if !ok || !ok2 || len(h) != 64 || strings.ToLower(h) != h {
-		return r, fmt.Errorf("beacon %q is not drand:<chain hash, 64 lowercase hex>:<round>", clip(s))
+		return r, verdict.Errorf(verdict.MsgBeaconRefForm, clip(s))
 	}
 	if _, err := hex.Decode(r.Chain[:], []byte(h)); err != nil {
-		return r, fmt.Errorf("beacon %q: chain hash: %w", clip(s), err)
+		return r, verdict.Errorf(verdict.MsgBeaconRefHash, clip(s), err)
 	}
 	round, err := strconv.ParseUint(n, 10, 64)
 	if err != nil || round == 0 || strconv.FormatUint(round, 10) != n {
-		return r, fmt.Errorf("beacon %q: the round is not a number from 1 to 2^64-1 in canonical form", clip(s))
+		return r, verdict.Errorf(verdict.MsgBeaconRefRound, clip(s))
 	}
 	r.Round = round
 	return r, nil
@@ -216,15 +241,15 @@ func clip(s string) string {
 
 // Errors of Verify; both mean the value is not that round's.
 var (
-	ErrMalformed = errors.New("not a well-formed signature of this chain's scheme")
-	ErrInvalid   = errors.New("the signature does not verify for this chain and round")
+	ErrMalformed = verdict.Errorf(verdict.MsgBeaconMalformed)
+	ErrInvalid   = verdict.Errorf(verdict.MsgBeaconInvalid)
 )
 
 // Verify checks that value is round's value on chain c (see the package doc)
 // and returns the round's randomness SHA-256(σ).
 func (c *Chain) Verify(round uint64, value []byte) (randomness [32]byte, err error) {
 	if round == 0 {
-		return randomness, errors.New("round 0 does not exist")
+		return randomness, verdict.Errorf(verdict.MsgBeaconRoundZero)
 	}
 	var ok bool
 	switch c.Scheme {
@@ -233,7 +258,7 @@ func (c *Chain) Verify(round uint64, value []byte) (randomness [32]byte, err err
 	case SchemeChained:
 		ok, err = verifyChained(c, round, value)
 	default:
-		return randomness, fmt.Errorf("scheme %q is not supported (only %s and %s)", c.Scheme, SchemeUnchainedG1, SchemeChained)
+		return randomness, verdict.Errorf(verdict.MsgBeaconScheme, c.Scheme, SchemeUnchainedG1, SchemeChained)
 	}
 	if err != nil {
 		return randomness, err
@@ -267,7 +292,7 @@ func verifyG1(key []byte, round uint64, sig []byte) (bool, error) {
 	//    prime-order subgroup, not the identity.
 	var pk bls.G2
 	if len(key) != bls.G2SizeCompressed || pk.SetBytes(key) != nil || pk.IsIdentity() {
-		return false, errors.New("the chain's public key is not a G2 point")
+		return false, verdict.Errorf(verdict.MsgBeaconChainKey, "G2")
 	}
 	var s bls.G1
 	if len(sig) != bls.G1SizeCompressed || s.SetBytes(sig) != nil || s.IsIdentity() || !bytes.Equal(s.BytesCompressed(), sig) {
@@ -287,19 +312,18 @@ func verifyChained(c *Chain, round uint64, value []byte) (bool, error) {
 	// 1. Decode the key (G1) and σ (G2), as above; prev is what precedes σ.
 	var pk bls.G1
 	if len(c.PublicKey) != bls.G1SizeCompressed || pk.SetBytes(c.PublicKey) != nil || pk.IsIdentity() {
-		return false, errors.New("the chain's public key is not a G1 point")
+		return false, verdict.Errorf(verdict.MsgBeaconChainKey, "G1")
 	}
 	wantPrev := bls.G2SizeCompressed
 	if round == 1 {
 		wantPrev = len(c.GenesisSeed)
 	}
 	if len(value) != wantPrev+bls.G2SizeCompressed {
-		return false, fmt.Errorf("%w: a chained round's value is the previous round's signature (%d bytes) then its signature (%d bytes), got %d bytes",
-			ErrMalformed, wantPrev, bls.G2SizeCompressed, len(value))
+		return false, verdict.Errorf(verdict.MsgBeaconChainedLength, ErrMalformed, wantPrev, bls.G2SizeCompressed, len(value))
 	}
 	prev, sig := value[:wantPrev], value[wantPrev:]
 	if round == 1 && !bytes.Equal(prev, c.GenesisSeed) {
-		return false, fmt.Errorf("%w: round 1 follows the genesis seed", ErrMalformed)
+		return false, verdict.Errorf(verdict.MsgBeaconGenesis, ErrMalformed)
 	}
 	var s bls.G2
 	if s.SetBytes(sig) != nil || s.IsIdentity() || !bytes.Equal(s.BytesCompressed(), sig) {

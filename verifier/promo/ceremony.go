@@ -11,6 +11,7 @@ import (
 	"tirage.fr/tirage/verifier/beacon"
 	"tirage.fr/tirage/verifier/draw"
 	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
 	"tirage.fr/tirage/verifier/vrf"
 )
 
@@ -112,13 +113,13 @@ func (b *BeaconRound) Verified() bool { return b != nil && b.Chain != nil }
 func VerifyBeacon(announced string, value []byte) (*BeaconRound, error) {
 	if announced == "" {
 		if len(value) > 0 {
-			return nil, errors.New("the freeze announced no beacon round; no value may be bound")
+			return nil, verdict.Errorf(verdict.MsgBeaconNoneAnnounced)
 		}
 		return nil, nil
 	}
 	if !beacon.IsRef(announced) {
 		if len(value) == 0 {
-			return nil, fmt.Errorf("the freeze announced the beacon %q; its value is required", announced)
+			return nil, verdict.Errorf(verdict.MsgBeaconValueRequired, announced)
 		}
 		return &BeaconRound{Announced: announced}, nil
 	}
@@ -128,14 +129,14 @@ func VerifyBeacon(announced string, value []byte) (*BeaconRound, error) {
 	}
 	c := beacon.Pinned(hex.EncodeToString(ref.Chain[:]))
 	if c == nil {
-		return nil, fmt.Errorf("chain %x is not a drand chain this verifier pins", ref.Chain)
+		return nil, verdict.Errorf(verdict.MsgBeaconChainUnpinned, ref.Chain)
 	}
 	if len(value) == 0 {
-		return nil, fmt.Errorf("the freeze announced %s round %d; its published signature is required", c, ref.Round)
+		return nil, verdict.Errorf(verdict.MsgBeaconSignatureRequired, c, ref.Round)
 	}
 	rnd, err := c.Verify(ref.Round, value)
 	if err != nil {
-		return nil, fmt.Errorf("not the signature of %s round %d: %w", c, ref.Round, err)
+		return nil, verdict.Errorf(verdict.MsgBeaconNotRound, c, ref.Round, err)
 	}
 	return &BeaconRound{Announced: announced, Chain: c, Round: ref.Round, Randomness: rnd}, nil
 }

@@ -297,9 +297,10 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	if v.Beacon, err = VerifyBeacon(f.Beacon, d.BeaconValue); err != nil {
 		return nil, fail(CheckBeacon, verdict.MsgPromoErr, err)
 	}
-	if b := v.Beacon; b.Verified() && !b.Chain.RoundTime(b.Round).After(f.Time) {
-		return nil, fail(CheckBeacon, verdict.MsgPromoErr, fmt.Errorf("%s round %d was published at %s, not after the freeze (%s)",
-			b.Chain, b.Round, FormatTime(b.Chain.RoundTime(b.Round)), FormatTime(f.Time)))
+	if b := v.Beacon; b.Verified() {
+		if err := b.Chain.PublishedAfter(b.Round, f.Time); err != nil {
+			return nil, fail(CheckBeacon, verdict.MsgPromoErr, err)
+		}
 	}
 
 	// 7. π is the VRF proof for α under the key; β follows from it.

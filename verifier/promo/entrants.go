@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"golang.org/x/mod/sumdb/tlog"
+
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // Entrant commitments.
@@ -145,10 +147,10 @@ func (t *EntrantTree) Prove(i int64) (tlog.RecordProof, error) {
 func (l *EntrantList) checkCanonical() error {
 	for i, a := range l.Accounts {
 		if !validAccount(a) {
-			return fmt.Errorf("entrant %d: account must match [A-Za-z0-9._:-]{1,64}, got %q", i+1, clip(a))
+			return verdict.Errorf(verdict.MsgListAccount, i+1, clip(a))
 		}
 		if i > 0 && l.Accounts[i-1] >= a {
-			return fmt.Errorf("entrant %d: list not canonical: %q does not sort strictly after %q", i+1, clip(a), clip(l.Accounts[i-1]))
+			return verdict.Errorf(verdict.MsgListOrder, i+1, clip(a), clip(l.Accounts[i-1]))
 		}
 	}
 	return nil
@@ -187,8 +189,8 @@ var ErrEntrantList = errors.New("invalid entrant list")
 // ParseEntrantList parses an entrant list file; it must be canonical (sorted,
 // no duplicates) and Format must give back the same bytes.
 func ParseEntrantList(data []byte) (*EntrantList, error) {
-	fail := func(line int, format string, args ...any) (*EntrantList, error) {
-		return nil, fmt.Errorf("%w: line %d: %s", ErrEntrantList, line, fmt.Sprintf(format, args...))
+	fail := func(line int, id verdict.MsgID, args ...any) (*EntrantList, error) {
+		return nil, verdict.Errorf(id, append([]any{ErrEntrantList, line}, args...)...)
 	}
 	var l EntrantList
 	rest := data
@@ -202,40 +204,40 @@ func ParseEntrantList(data []byte) (*EntrantList, error) {
 		return s, true
 	}
 	if s, ok := next(); !ok || s != listMagic {
-		return fail(1, "first line must be %q", listMagic)
+		return fail(1, verdict.MsgListHeader, listMagic)
 	}
 	s, ok := next()
 	if !ok || !strings.HasPrefix(s, "draw ") || !validDrawID(s[5:]) {
-		return fail(2, "want \"draw <operation/id>\"")
+		return fail(2, verdict.MsgListDrawLine)
 	}
 	l.Draw = s[5:]
 	s, ok = next()
 	k, err := hex.DecodeString(strings.TrimPrefix(s, "key "))
 	if !ok || !strings.HasPrefix(s, "key ") || err != nil || len(k) != 32 || hex.EncodeToString(k) != s[4:] {
-		return fail(3, "want \"key <64 lower-case hex digits>\"")
+		return fail(3, verdict.MsgListKeyLine)
 	}
 	copy(l.Key[:], k)
 	s, ok = next()
 	n, err := strconv.ParseUint(strings.TrimPrefix(s, "count "), 10, 32)
 	if !ok || !strings.HasPrefix(s, "count ") || err != nil || strconv.FormatUint(n, 10) != s[6:] {
-		return fail(4, "want \"count <n>\"")
+		return fail(4, verdict.MsgListCountLine)
 	}
 	if n > uint64(len(rest)) {
-		return fail(4, "count %d exceeds the lines present", n)
+		return fail(4, verdict.MsgListCountExceeds, n)
 	}
 	l.Accounts = make([]string, 0, n)
 	for i := uint64(0); i < n; i++ {
 		a, ok := next()
 		if !ok {
-			return fail(5+int(i), "count says %d entrants, the file holds %d", n, i)
+			return fail(5+int(i), verdict.MsgListCountShort, n, i)
 		}
 		l.Accounts = append(l.Accounts, a)
 	}
 	if len(rest) != 0 {
-		return fail(5+int(n), "trailing data after %d entrants", n)
+		return fail(5+int(n), verdict.MsgListTrailing, n)
 	}
 	if err := l.checkCanonical(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrEntrantList, err)
+		return nil, verdict.Errorf(verdict.MsgListEntrant, ErrEntrantList, err)
 	}
 	return &l, nil
 }

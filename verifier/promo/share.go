@@ -1,11 +1,11 @@
 package promo
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // FormatTime is how promotion documents show an instant: RFC 3339 UTC, whole seconds.
@@ -26,25 +26,25 @@ func ParseShare(s string) (string, error) {
 	case strings.HasPrefix(s, "text:"):
 		t := s[5:]
 		if t != strings.TrimSpace(t) || len(t) < 8 || len(t) > 256 || !utf8.ValidString(t) {
-			return "", errors.New("typed share must be 8 to 256 bytes of UTF-8 without surrounding spaces")
+			return "", verdict.Errorf(verdict.MsgShareText)
 		}
 		for _, r := range t {
 			if r < 0x20 || r == 0x7f {
-				return "", errors.New("typed share must not contain control characters")
+				return "", verdict.Errorf(verdict.MsgShareControl)
 			}
 		}
 	case strings.HasPrefix(s, "dice:"):
 		d := s[5:]
 		if len(d) < MinDiceRolls || len(d) > 256 {
-			return "", fmt.Errorf("dice share needs %d to 256 rolls, got %d", MinDiceRolls, len(d))
+			return "", verdict.Errorf(verdict.MsgShareDiceCount, MinDiceRolls, len(d))
 		}
 		for _, c := range d {
 			if c < '1' || c > '6' {
-				return "", fmt.Errorf("dice roll %q is not 1 to 6", c)
+				return "", verdict.Errorf(verdict.MsgShareDiceRoll, c)
 			}
 		}
 	default:
-		return "", errors.New(`share must start with "text:" or "dice:"`)
+		return "", verdict.Errorf(verdict.MsgSharePrefix)
 	}
 	return s, nil
 }
@@ -61,7 +61,7 @@ func ShareFromDice(rolls string) (string, error) {
 			b.WriteRune(c)
 		case c == ' ' || c == ',' || c == '-' || c == '\t' || c == '\n' || c == '\r':
 		default:
-			return "", fmt.Errorf("dice roll %q is not 1 to 6", c)
+			return "", verdict.Errorf(verdict.MsgShareDiceRoll, c)
 		}
 	}
 	return ParseShare("dice:" + b.String())

@@ -91,6 +91,13 @@ func verbs(t *testing.T, id MsgID, format string) map[int]byte {
 	return out
 }
 
+// libraryText: messages whose English rendering is a library's own English
+// error text (encoding/json), passed as an argument so that English output
+// stays what it always was, byte for byte; French says the same from the
+// other arguments (offset, field, type) instead of quoting English. The
+// value is that argument's position; French must still use every other one.
+var libraryText = map[MsgID]int{MsgJSONSyntax: 2, MsgJSONType: 3}
+
 // TestCatalog: every message id has an English and a French rendering, the
 // two take the same arguments with the same verbs (French may add none and
 // drop none that English uses), and both render without a formatting error.
@@ -120,7 +127,7 @@ func TestCatalog(t *testing.T) {
 			if !inEn && !inFr {
 				break
 			}
-			if inEn && !inFr {
+			if inEn && !inFr && libraryText[id] != i+1 {
 				t.Errorf("%s: French drops argument %d: %q / %q", name, i+1, m.en, m.fr)
 			}
 			if inEn && inFr && ce != cf {

@@ -204,3 +204,20 @@ func (e *MsgError) Unwrap() []error {
 	}
 	return errs
 }
+
+// Named returns err as a *MsgError of the first of ids (messages without
+// arguments) whose English text is exactly err's text — the way to name a
+// library's unexported error (x/mod tlog's "invalid transparency proof") in
+// the catalog without changing what it says in English. Otherwise it
+// returns err unchanged.
+func Named(err error, ids ...MsgID) error {
+	if err == nil {
+		return nil
+	}
+	for _, id := range ids {
+		if Format(id, "en") == err.Error() {
+			return Errorf(id)
+		}
+	}
+	return err
+}

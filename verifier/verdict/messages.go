@@ -333,6 +333,71 @@ const (
 	MsgCLIFollowing    MsgID = "cli-following"
 	MsgCLIProgress     MsgID = "cli-progress"
 	MsgCLICouldntRead  MsgID = "cli-couldnt-read"
+
+	// Entrant lists (promo.ParseEntrantList, verdict.Errorf in promo).
+	MsgListHeader       MsgID = "list-header"
+	MsgListDrawLine     MsgID = "list-draw-line"
+	MsgListKeyLine      MsgID = "list-key-line"
+	MsgListCountLine    MsgID = "list-count-line"
+	MsgListCountExceeds MsgID = "list-count-exceeds"
+	MsgListCountShort   MsgID = "list-count-short"
+	MsgListTrailing     MsgID = "list-trailing"
+	MsgListEntrant      MsgID = "list-entrant"
+	MsgListAccount      MsgID = "list-account"
+	MsgListOrder        MsgID = "list-order"
+
+	// The bailiff's share (promo.ParseShare).
+	MsgShareText      MsgID = "share-text"
+	MsgShareControl   MsgID = "share-control"
+	MsgShareDiceCount MsgID = "share-dice-count"
+	MsgShareDiceRoll  MsgID = "share-dice-roll"
+	MsgSharePrefix    MsgID = "share-prefix"
+
+	// Public beacons (promo.VerifyBeacon, package beacon).
+	MsgBeaconNoneAnnounced     MsgID = "beacon-none-announced"
+	MsgBeaconValueRequired     MsgID = "beacon-value-required"
+	MsgBeaconChainUnpinned     MsgID = "beacon-chain-unpinned"
+	MsgBeaconSignatureRequired MsgID = "beacon-signature-required"
+	MsgBeaconNotRound          MsgID = "beacon-not-round"
+	MsgBeaconRefForm           MsgID = "beacon-ref-form"
+	MsgBeaconRefHash           MsgID = "beacon-ref-hash"
+	MsgBeaconRefRound          MsgID = "beacon-ref-round"
+	MsgBeaconMalformed         MsgID = "beacon-malformed"
+	MsgBeaconInvalid           MsgID = "beacon-invalid"
+	MsgBeaconRoundZero         MsgID = "beacon-round-zero"
+	MsgBeaconScheme            MsgID = "beacon-scheme"
+	MsgBeaconChainKey          MsgID = "beacon-chain-key"
+	MsgBeaconChainedLength     MsgID = "beacon-chained-length"
+	MsgBeaconGenesis           MsgID = "beacon-genesis"
+	MsgBeaconNotAfter          MsgID = "beacon-not-after"
+
+	// x/mod/sumdb/tlog's errors, by their exact text (verdict.Named).
+	MsgTlogProofFailed      MsgID = "tlog-proof-failed"
+	MsgTlogTreeInputs       MsgID = "tlog-tree-inputs"
+	MsgTlogProveTreeInputs  MsgID = "tlog-prove-tree-inputs"
+	MsgTlogInconsistentTile MsgID = "tlog-inconsistent-tile"
+
+	// rngverify's reading of its input and its usage.
+	MsgJSONSyntax     MsgID = "json-syntax"
+	MsgJSONType       MsgID = "json-type"
+	MsgCertNoDraw     MsgID = "cert-no-draw"
+	MsgCLIUsage       MsgID = "cli-usage"
+	MsgCLIUsageLine   MsgID = "cli-usage-line"
+	MsgCLIUnknown     MsgID = "cli-unknown"
+	MsgCLIUsageErr    MsgID = "cli-usage-err"
+	MsgCLIUnexpected  MsgID = "cli-unexpected"
+	MsgCLIMissingFlag MsgID = "cli-missing-flag"
+	MsgCLINotHex      MsgID = "cli-not-hex"
+	MsgCLISuite       MsgID = "cli-suite"
+	MsgVRFRejected    MsgID = "vrf-rejected"
+	MsgVRFBetaDiffers MsgID = "vrf-beta-differs"
+	MsgVRFUsage       MsgID = "vrf-usage"
+	MsgCmdAudit       MsgID = "cmd-audit"
+	MsgCmdCertificate MsgID = "cmd-certificate"
+	MsgCmdGame        MsgID = "cmd-game"
+	MsgCmdLog         MsgID = "cmd-log"
+	MsgCmdReceipt     MsgID = "cmd-receipt"
+	MsgCmdVRF         MsgID = "cmd-vrf"
 )
 
 var messages = map[MsgID]text{
@@ -957,4 +1022,168 @@ var messages = map[MsgID]text{
 		"\r[%s%s] %d/%d entrées %3d %% %s/s"},
 	MsgCLICouldntRead: {"rngverify %s: couldn't read %s: %s",
 		"rngverify %s : impossible de lire %s : %s"},
+
+	// Entrant lists (promo.ParseEntrantList, verdict.Errorf in promo).
+	MsgListHeader: {"%w: line %d: first line must be %q",
+		"%[1]v : ligne %[2]d : la première ligne doit être « %[3]s »"},
+	MsgListDrawLine: {"%w: line %d: want \"draw <operation/id>\"",
+		"%[1]v : ligne %[2]d : « draw <opération/identifiant> » attendu"},
+	MsgListKeyLine: {"%w: line %d: want \"key <64 lower-case hex digits>\"",
+		"%[1]v : ligne %[2]d : « key <64 chiffres hexadécimaux en minuscules> » attendu"},
+	MsgListCountLine: {"%w: line %d: want \"count <n>\"",
+		"%[1]v : ligne %[2]d : « count <nombre> » attendu"},
+	MsgListCountExceeds: {"%w: line %d: count %d exceeds the lines present",
+		"%[1]v : ligne %[2]d : le nombre de participants annoncé (%[3]d) dépasse celui des lignes présentes"},
+	MsgListCountShort: {"%w: line %d: count says %d entrants, the file holds %d",
+		"%[1]v : ligne %[2]d : %[3]d participants annoncés, le fichier n'en contient que %[4]d"},
+	MsgListTrailing: {"%w: line %d: trailing data after %d entrants",
+		"%[1]v : ligne %[2]d : données en trop après les %[3]d participants"},
+	MsgListEntrant: {"%w: %w",
+		"%[1]v : %[2]v"},
+	MsgListAccount: {"entrant %d: account must match [A-Za-z0-9._:-]{1,64}, got %q",
+		"participant %d : le compte doit être de la forme [A-Za-z0-9._:-]{1,64}, et non « %s »"},
+	MsgListOrder: {"entrant %d: list not canonical: %q does not sort strictly after %q",
+		"participant %d : liste non canonique : « %s » ne vient pas strictement après « %s » dans l'ordre de tri"},
+
+	// The bailiff's share (promo.ParseShare).
+	MsgShareText: {"typed share must be 8 to 256 bytes of UTF-8 without surrounding spaces",
+		"la contribution saisie par l'huissier doit compter de 8 à 256 octets UTF-8, sans espace au début ni à la fin"},
+	MsgShareControl: {"typed share must not contain control characters",
+		"la contribution saisie par l'huissier ne doit pas contenir de caractères de contrôle"},
+	MsgShareDiceCount: {"dice share needs %d to 256 rolls, got %d",
+		"une contribution aux dés demande de %d à 256 lancers, et non %d"},
+	MsgShareDiceRoll: {"dice roll %q is not 1 to 6",
+		"le lancer de dé %q n'est pas un chiffre de 1 à 6"},
+	MsgSharePrefix: {"share must start with \"text:\" or \"dice:\"",
+		"la contribution de l'huissier doit commencer par « text: » ou « dice: »"},
+
+	// Public beacons (promo.VerifyBeacon, package beacon).
+	MsgBeaconNoneAnnounced: {"the freeze announced no beacon round; no value may be bound",
+		"le gel n'a annoncé aucune ronde de balise publique d'aléa : aucune valeur ne peut être intégrée au tirage"},
+	MsgBeaconValueRequired: {"the freeze announced the beacon %q; its value is required",
+		"le gel a annoncé la balise publique « %s » : sa valeur est requise"},
+	MsgBeaconChainUnpinned: {"chain %x is not a drand chain this verifier pins",
+		"la chaîne %x n'est pas une chaîne drand connue de ce vérificateur"},
+	MsgBeaconSignatureRequired: {"the freeze announced %s round %d; its published signature is required",
+		"le gel a annoncé la ronde %[2]d de %[1]s : sa signature publiée est requise"},
+	MsgBeaconNotRound: {"not the signature of %s round %d: %w",
+		"ce n'est pas la signature de la ronde %[2]d de %[1]s : %[3]v"},
+	MsgBeaconRefForm: {"beacon %q is not drand:<chain hash, 64 lowercase hex>:<round>",
+		"la balise « %s » n'est pas de la forme drand:<empreinte de la chaîne, 64 chiffres hexadécimaux en minuscules>:<ronde>"},
+	MsgBeaconRefHash: {"beacon %q: chain hash: %w",
+		"balise « %s » : empreinte de la chaîne : %v"},
+	MsgBeaconRefRound: {"beacon %q: the round is not a number from 1 to 2^64-1 in canonical form",
+		"balise « %s » : la ronde n'est pas un nombre de 1 à 2^64-1 écrit sous forme canonique"},
+	MsgBeaconMalformed: {"not a well-formed signature of this chain's scheme",
+		"ce n'est pas une signature bien formée selon le schéma de cette chaîne"},
+	MsgBeaconInvalid: {"the signature does not verify for this chain and round",
+		"la signature ne se vérifie pas pour cette chaîne et cette ronde"},
+	MsgBeaconRoundZero: {"round 0 does not exist",
+		"la ronde 0 n'existe pas"},
+	MsgBeaconScheme: {"scheme %q is not supported (only %s and %s)",
+		"le schéma « %s » n'est pas pris en charge (seulement %s et %s)"},
+	MsgBeaconChainKey: {"the chain's public key is not a %s point",
+		"la clé publique de la chaîne n'est pas un point de %s"},
+	MsgBeaconChainedLength: {"%w: a chained round's value is the previous round's signature (%d bytes) then its signature (%d bytes), got %d bytes",
+		"%[1]v : la valeur d'une ronde chaînée est la signature de la ronde précédente (%[2]d octets) suivie de sa propre signature (%[3]d octets), et non %[4]d octets"},
+	MsgBeaconGenesis: {"%w: round 1 follows the genesis seed",
+		"%[1]v : la ronde 1 suit la graine de genèse de la chaîne"},
+	MsgBeaconNotAfter: {"%s round %d was published at %s, not after the freeze (%s)",
+		"la ronde %[2]d de %[1]s a été publiée le %[3]s, et non après le gel (%[4]s) : sa valeur pouvait être connue avant le gel"},
+
+	// x/mod/sumdb/tlog's errors, by their exact text (verdict.Named).
+	MsgTlogProofFailed: {"invalid transparency proof",
+		"la preuve du journal de transparence ne mène pas à la racine signée"},
+	MsgTlogTreeInputs: {"tlog: invalid inputs in CheckTree",
+		"preuve de cohérence inutilisable : tailles ou longueur de preuve incohérentes"},
+	MsgTlogProveTreeInputs: {"tlog: invalid inputs in ProveTree",
+		"preuve de cohérence impossible à construire : tailles incohérentes"},
+	MsgTlogInconsistentTile: {"downloaded inconsistent tile",
+		"une tuile d'empreintes lue dans le journal contredit l'arbre signé"},
+
+	// rngverify's reading of its input and its usage. The JSON messages
+	// print the decoder's own English text in English (byte for byte) and
+	// say it in French from the other arguments (TestCatalog's libraryText).
+	MsgJSONSyntax: {"%[2]s",
+		"ce n'est pas du JSON valide (erreur de syntaxe à l'octet %[1]d)"},
+	MsgJSONType: {"%[3]s",
+		"le champ JSON « %[1]s » n'a pas le type attendu (%[2]s)"},
+	MsgCertNoDraw: {"no draw",
+		"aucun tirage nommé (le champ « draw » manque)"},
+	MsgCLIUsage: {"usage: rngverify COMMAND [ARGS]\n\ncommands:\n",
+		"utilisation : rngverify COMMANDE [ARGUMENTS] [--lang fr|en]\n\ncommandes :\n"},
+	MsgCLIUsageLine: {"  %-12s %s\n",
+		"  %-12s %s\n"},
+	MsgCLIUnknown: {"rngverify: unknown command %q (rngverify help lists them)",
+		"rngverify : commande « %s » inconnue (rngverify help --lang fr les liste)"},
+	MsgCLIUsageErr: {"rngverify %s: %s (rngverify %s -h for usage)",
+		"rngverify %s : %s (rngverify %[3]s -h --lang fr pour l'aide)"},
+	MsgCLIUnexpected: {"unexpected argument %q",
+		"argument inattendu « %s »"},
+	MsgCLIMissingFlag: {"missing --%s",
+		"--%s manquant"},
+	MsgCLINotHex: {"--%s is not hex: %s",
+		"--%s n'est pas en hexadécimal : %s"},
+	MsgCLISuite: {"--suite: %s",
+		"--suite : %s"},
+	MsgVRFRejected: {"rngverify vrf: %s rejected: %s",
+		"rngverify vrf : %s refusé : %s"},
+	MsgVRFBetaDiffers: {"rngverify vrf: the proof is valid but its output %x differs from --beta",
+		"rngverify vrf : la preuve est valide mais sa sortie %x diffère de --beta"},
+	MsgCmdAudit: {"follow the whole log: re-verify every record and game, statistics against the exact probabilities",
+		"suivre tout le journal de transparence : revérifier chaque enregistrement et chaque partie, statistiques comparées aux probabilités exactes"},
+	MsgCmdCertificate: {"re-check a promotion draw certificate offline (with the entrant list: the bailiff's checks)",
+		"revérifier hors ligne le certificat d'un tirage promotionnel (avec la liste des participants : les vérifications de l'huissier)"},
+	MsgCmdGame: {"check a whole game transcript: chain, r commitment, every proof and outcome, the rules",
+		"vérifier la transcription d'une partie entière : chaîne, engagement sur r, chaque preuve et chaque résultat, le règlement"},
+	MsgCmdLog: {"check the log's signed checkpoint and that it only grew since the last one trusted",
+		"vérifier le point de contrôle signé du journal et qu'il n'a fait que croître depuis le dernier accepté"},
+	MsgCmdReceipt: {"check one draw's receipt: record, log inclusion, VRF proof, outcome",
+		"vérifier le reçu d'un tirage : enregistrement, présence dans le journal, preuve VRF, résultat"},
+	MsgCmdVRF: {"check one RFC 9381 VRF proof and print its output β",
+		"vérifier une preuve VRF (RFC 9381) et afficher sa sortie β"},
+	MsgVRFUsage: {`usage: rngverify vrf --suite NAME --pk HEX --alpha HEX --proof HEX [--beta HEX] [--lang fr|en]
+
+Checks one RFC 9381 VRF proof: that --proof is the proof for input --alpha
+under public key --pk. When it is, prints the VRF output β in lowercase hex
+and exits 0.
+
+  --suite NAME   ECVRF-P256-SHA256-SSWU (Tirage's default), ECVRF-P256-SHA256-TAI
+                 or RSA-FDH-VRF-SHA256, written as in RFC 9381
+  --pk HEX       P-256 suites: the 33-byte SEC 1 compressed point;
+                 RSA-FDH-VRF-SHA256: the DER SubjectPublicKeyInfo
+  --alpha HEX    the VRF input α (may be empty: --alpha "")
+  --proof HEX    the proof π (81 bytes for P-256, the modulus length for RSA)
+  --beta HEX     optional: also require β to equal this value
+  --lang fr|en   language of the messages (default en)
+
+Exit status:
+  0  the proof is valid (β printed on stdout)
+  1  a check failed: the proof is invalid, the key given is hex but not a
+     valid key of the suite, or β differs from --beta (one line on stderr)
+  2  usage error: unknown or missing flag, a value that is not hex,
+     an unknown suite, extra arguments
+`, `utilisation : rngverify vrf --suite NOM --pk HEX --alpha HEX --proof HEX [--beta HEX] [--lang fr|en]
+
+Vérifie une preuve VRF (RFC 9381) : que --proof est bien la preuve pour
+l'entrée --alpha sous la clé publique --pk. Si c'est le cas, affiche la sortie
+β de la VRF en hexadécimal (minuscules) et se termine avec le code 0.
+
+  --suite NOM    ECVRF-P256-SHA256-SSWU (celle de Tirage par défaut), ECVRF-P256-SHA256-TAI
+                 ou RSA-FDH-VRF-SHA256, écrites comme dans la RFC 9381
+  --pk HEX       suites P-256 : le point compressé SEC 1 de 33 octets ;
+                 RSA-FDH-VRF-SHA256 : la SubjectPublicKeyInfo en DER
+  --alpha HEX    l'entrée α de la VRF (peut être vide : --alpha "")
+  --proof HEX    la preuve π (81 octets pour P-256, la taille du module pour RSA)
+  --beta HEX     facultatif : exige aussi que β soit égal à cette valeur
+  --lang fr|en   langue des messages (anglais par défaut)
+
+Code de sortie :
+  0  la preuve est valide (β affiché sur la sortie standard)
+  1  une vérification a échoué : la preuve est invalide, la clé fournie est en
+     hexadécimal mais n'est pas une clé valide de la suite, ou β diffère de
+     --beta (une ligne sur la sortie d'erreur)
+  2  erreur d'utilisation : option inconnue ou manquante, valeur qui n'est pas
+     en hexadécimal, suite inconnue, arguments en trop
+`},
 }
