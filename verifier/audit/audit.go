@@ -289,7 +289,7 @@ func consistent(v *verdict.Verdict, last, cp *checkpoint.Checkpoint, hr tlog.Has
 // tlogError names x/mod tlog's errors in the catalog (same English text),
 // so that they read in French too.
 func tlogError(err error) error {
-	return verdict.Named(err, verdict.MsgTlogInconsistentTile, verdict.MsgTlogProveTreeInputs, verdict.MsgTlogProofFailed)
+	return verdict.Named(err, verdict.MsgTlogInconsistentTile, verdict.MsgTlogProofFailed)
 }
 
 // readBundle reads the entries [start, end) (one bundle).

@@ -311,7 +311,7 @@ func Consistent(older, newer *Checkpoint, proof tlog.TreeProof) error {
 		return nil
 	}
 	if err := tlog.CheckTree(proof, newer.Size, newer.Root, older.Size, older.Root); err != nil {
-		return wrap(ErrFork, verdict.MsgCPNotExtend, newer.Size, older.Size, verdict.Named(err, verdict.MsgTlogProofFailed, verdict.MsgTlogTreeInputs))
+		return wrap(ErrFork, verdict.MsgCPNotExtend, newer.Size, older.Size, verdict.Named(err, verdict.MsgTlogProofFailed))
 	}
 	return nil
 }

@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register("certificate", "re-check a promotion draw certificate offline (with the entrant list: the bailiff's checks)", runCertificate)
+	register("certificate", verdict.MsgCmdCertificate, runCertificate)
 }
 
 const certificateUsage = `usage: rngverify certificate FILE [--entrants LIST] [--rules FILE] [--reserves N]
@@ -116,9 +116,9 @@ func runCertificate(env Env) int {
 	if err := json.Unmarshal(file, &cert); err != nil || cert.Draw == "" {
 		v := verdict.New(receipt.DocCertificate, verdict.MsgSame, pos[0])
 		if err == nil {
-			err = errors.New("no draw")
+			err = verdict.Errorf(verdict.MsgCertNoDraw)
 		}
-		v.Fail(verdict.CheckFormat, verdict.MsgNotCertificate, pos[0], receipt.Cause(err))
+		v.Fail(verdict.CheckFormat, verdict.MsgNotCertificate, pos[0], jsonCause(err))
 		return c.report(env, v, nil)
 	}
 	if *f.tofu {
@@ -178,4 +178,23 @@ func tofu(w io.Writer, lang string, logKeys []string, vrfID, vrfSuite, vrfHex st
 	}
 	io.WriteString(w, b.String())
 	return pins
+}
+
+// jsonCause is the reason a JSON document could not be read: encoding/json's
+// syntax and type errors said in the reader's language (their English text
+// unchanged), anything else as receipt.Cause says it.
+func jsonCause(err error) verdict.Msg {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return verdict.M(verdict.MsgJSONSyntax, se.Offset, err.Error())
+	case errors.As(err, &te):
+		where := verdict.M(verdict.MsgJSONRoot)
+		if te.Field != "" {
+			where = verdict.M(verdict.MsgJSONField, te.Field)
+		}
+		return verdict.M(verdict.MsgJSONType, where, verdict.Term(te.Value), err.Error())
+	}
+	return receipt.Cause(err)
 }

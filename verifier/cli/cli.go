@@ -10,7 +10,8 @@
 // Commands: vrf (one proof), receipt (one record), game (a transcript),
 // certificate (a promotion draw), log (checkpoint and consistency), audit
 // (the whole log). Verdicts name each check (package verdict), in English or
-// French (--lang), or as JSON (--json). docs/verifier.md is the manual.
+// French (--lang), or as JSON (--json); so are the command list (rngverify
+// help --lang fr) and rngverify vrf's messages. docs/verifier.md is the manual.
 //
 // Exit codes: 0 every check passed, 1 a check failed (one line says which and
 // why: "NOT VERIFIED" when nothing is proven, "MISBEHAVIOUR PROVEN" when the
@@ -18,10 +19,11 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 	"sort"
 	"strings"
+
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // Exit codes.
@@ -40,14 +42,14 @@ type Env struct {
 }
 
 type command struct {
-	summary string
+	summary verdict.MsgID
 	run     func(env Env) int
 }
 
 // commands is filled by init functions of the files of this package.
 var commands = map[string]command{}
 
-func register(name, summary string, run func(env Env) int) {
+func register(name string, summary verdict.MsgID, run func(env Env) int) {
 	if _, dup := commands[name]; dup {
 		panic("rngverify: command registered twice: " + name)
 	}
@@ -56,8 +58,10 @@ func register(name, summary string, run func(env Env) int) {
 
 // Run runs rngverify with args (without the program name) and returns the exit code.
 func Run(env Env) int {
+	lang := langOf(env.Args)
+	env.Args = langLast(env.Args)
 	if len(env.Args) == 0 || env.Args[0] == "-h" || env.Args[0] == "--help" || env.Args[0] == "help" {
-		usage(env.Stderr)
+		usage(env.Stderr, lang)
 		if len(env.Args) == 0 {
 			return ExitUsage
 		}
@@ -65,7 +69,7 @@ func Run(env Env) int {
 	}
 	c, ok := commands[env.Args[0]]
 	if !ok {
-		fmt.Fprintf(env.Stderr, "rngverify: unknown command %q (rngverify help lists them)\n", env.Args[0])
+		io.WriteString(env.Stderr, verdict.M(verdict.MsgCLIUnknown, env.Args[0]).Text(lang)+"\n")
 		return ExitUsage
 	}
 	sub := env
@@ -73,16 +77,52 @@ func Run(env Env) int {
 	return c.run(sub)
 }
 
-func usage(w io.Writer) {
+func usage(w io.Writer, lang string) {
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	var b strings.Builder
-	b.WriteString("usage: rngverify COMMAND [ARGS]\n\ncommands:\n")
+	b.WriteString(verdict.M(verdict.MsgCLIUsage).Text(lang))
 	for _, n := range names {
-		fmt.Fprintf(&b, "  %-12s %s\n", n, commands[n].summary)
+		b.WriteString(verdict.M(verdict.MsgCLIUsageLine, n, verdict.M(commands[n].summary)).Text(lang))
 	}
 	io.WriteString(w, b.String())
+}
+
+// langOf is the language asked for by --lang (or -lang, --lang=…) anywhere
+// in args: "fr", or "en" (the default, and for any other value, which the
+// command's own flag parsing then refuses). Messages printed before or
+// instead of a command's flag parsing (usage, flag errors) use it.
+func langOf(args []string) string {
+	for i, a := range args {
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "lang" {
+			continue
+		}
+		if !hasVal && i+1 < len(args) {
+			val = args[i+1]
+		}
+		if val == "fr" {
+			return "fr"
+		}
+	}
+	return "en"
+}
+
+// langLast moves a --lang flag given before the command (rngverify --lang fr
+// help) after it, where the command reads its flags.
+func langLast(args []string) []string {
+	if len(args) == 0 || !strings.HasPrefix(args[0], "-") || !strings.HasPrefix(strings.TrimLeft(args[0], "-"), "lang") {
+		return args
+	}
+	n := 1
+	if !strings.Contains(args[0], "=") {
+		n = min(2, len(args))
+	}
+	if n == len(args) {
+		return nil // only the language: the usage
+	}
+	return append(append([]string{}, args[n:]...), args[:n]...)
 }

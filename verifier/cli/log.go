@@ -24,8 +24,8 @@ import (
 )
 
 func init() {
-	register("log", "check the log's signed checkpoint and that it only grew since the last one trusted", runLog)
-	register("audit", "follow the whole log: re-verify every record and game, statistics against the exact probabilities", runAudit)
+	register("log", verdict.MsgCmdLog, runLog)
+	register("audit", verdict.MsgCmdAudit, runAudit)
 }
 
 const logUsage = `usage: rngverify log (--url URL | --dir DIR) [--tofu] [trust flags] [--lang fr|en] [--json]

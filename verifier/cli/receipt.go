@@ -11,10 +11,10 @@ import (
 )
 
 func init() {
-	register("receipt", "check one draw's receipt: record, log inclusion, VRF proof, outcome", func(env Env) int {
+	register("receipt", verdict.MsgCmdReceipt, func(env Env) int {
 		return runDocument(env, "receipt", receiptUsage, receipt.VerifyReceipt)
 	})
-	register("game", "check a whole game transcript: chain, r commitment, every proof and outcome, the rules", func(env Env) int {
+	register("game", verdict.MsgCmdGame, func(env Env) int {
 		return runDocument(env, "game", gameUsage, receipt.VerifyTranscript)
 	})
 }

@@ -9,36 +9,17 @@ import (
 	"io"
 	"strings"
 
+	"tirage.fr/tirage/verifier/receipt"
+	"tirage.fr/tirage/verifier/verdict"
 	"tirage.fr/tirage/verifier/vrf"
 )
 
 func init() {
-	register("vrf", "check one RFC 9381 VRF proof and print its output β", runVRF)
+	register("vrf", verdict.MsgCmdVRF, runVRF)
 }
 
-const vrfUsage = `usage: rngverify vrf --suite NAME --pk HEX --alpha HEX --proof HEX [--beta HEX]
-
-Checks one RFC 9381 VRF proof: that --proof is the proof for input --alpha
-under public key --pk. When it is, prints the VRF output β in lowercase hex
-and exits 0.
-
-  --suite NAME   ECVRF-P256-SHA256-SSWU (Tirage's default), ECVRF-P256-SHA256-TAI
-                 or RSA-FDH-VRF-SHA256, written as in RFC 9381
-  --pk HEX       P-256 suites: the 33-byte SEC 1 compressed point;
-                 RSA-FDH-VRF-SHA256: the DER SubjectPublicKeyInfo
-  --alpha HEX    the VRF input α (may be empty: --alpha "")
-  --proof HEX    the proof π (81 bytes for P-256, the modulus length for RSA)
-  --beta HEX     optional: also require β to equal this value
-
-Exit status:
-  0  the proof is valid (β printed on stdout)
-  1  a check failed: the proof is invalid, the key given is hex but not a
-     valid key of the suite, or β differs from --beta (one line on stderr)
-  2  usage error: unknown or missing flag, a value that is not hex,
-     an unknown suite, extra arguments
-`
-
 func runVRF(env Env) int {
+	lang := langOf(env.Args)
 	fs := flag.NewFlagSet("rngverify vrf", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	suiteName := fs.String("suite", "", "")
@@ -46,30 +27,34 @@ func runVRF(env Env) int {
 	alphaHex := fs.String("alpha", "", "")
 	proofHex := fs.String("proof", "", "")
 	betaHex := fs.String("beta", "", "")
-	usageErr := func(format string, args ...any) int {
-		fmt.Fprintf(env.Stderr, "rngverify vrf: "+format+" (rngverify vrf -h for usage)\n", args...)
+	fs.String("lang", "en", "")
+	say := func(w io.Writer, id verdict.MsgID, args ...any) {
+		io.WriteString(w, verdict.M(id, args...).Text(lang)+"\n")
+	}
+	usageErr := func(why verdict.Msg) int {
+		say(env.Stderr, verdict.MsgCLIUsageErr, "vrf", why, "vrf")
 		return ExitUsage
 	}
 	if err := fs.Parse(env.Args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			io.WriteString(env.Stderr, vrfUsage)
+			io.WriteString(env.Stderr, verdict.M(verdict.MsgVRFUsage).Text(lang))
 			return ExitOK
 		}
-		return usageErr("%s", err)
+		return usageErr(flagError(err))
 	}
 	if fs.NArg() > 0 {
-		return usageErr("unexpected argument %q", fs.Arg(0))
+		return usageErr(verdict.M(verdict.MsgCLIUnexpected, fs.Arg(0)))
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	for _, name := range []string{"suite", "pk", "alpha", "proof"} {
 		if !set[name] {
-			return usageErr("missing --%s", name)
+			return usageErr(verdict.M(verdict.MsgCLIMissingFlag, name))
 		}
 	}
 	suite, err := vrf.ParseSuite(*suiteName)
 	if err != nil {
-		return usageErr("--suite: %s", strings.TrimPrefix(err.Error(), "vrf: "))
+		return usageErr(verdict.M(verdict.MsgCLISuite, *suiteName))
 	}
 	values := map[string][]byte{}
 	for _, f := range []struct {
@@ -81,27 +66,53 @@ func runVRF(env Env) int {
 		}
 		b, err := hex.DecodeString(f.hex)
 		if err != nil {
-			return usageErr("--%s is not hex: %s", f.name, strings.TrimPrefix(err.Error(), "encoding/hex: "))
+			return usageErr(hexError(f.name, err))
 		}
 		values[f.name] = b
 	}
 
-	fail := func(field string, err error) int {
-		fmt.Fprintf(env.Stderr, "rngverify vrf: %s rejected: %s\n", field, strings.TrimPrefix(err.Error(), "vrf: "))
-		return ExitFail
-	}
 	pk, err := vrf.ParsePublicKey(suite, values["pk"])
 	if err != nil {
-		return fail("--pk", err)
+		// The key's defect is the core's English text, named as such in French.
+		say(env.Stderr, verdict.MsgVRFRejected, "--pk", verdict.M(verdict.MsgVRFKeyRejected, suite, strings.TrimPrefix(err.Error(), "vrf: ")))
+		return ExitFail
 	}
 	beta, err := vrf.Verify(pk, values["alpha"], values["proof"])
 	if err != nil {
-		return fail("--proof", err)
+		// The reason is a message of the catalog (vrf's invalid proof).
+		say(env.Stderr, verdict.MsgVRFRejected, "--proof", receipt.CauseText(err, strings.TrimPrefix(err.Error(), "vrf: ")))
+		return ExitFail
 	}
 	if want, ok := values["beta"]; ok && !bytes.Equal(want, beta) {
-		fmt.Fprintf(env.Stderr, "rngverify vrf: the proof is valid but its output %x differs from --beta\n", beta)
+		say(env.Stderr, verdict.MsgVRFBetaDiffers, beta)
 		return ExitFail
 	}
 	fmt.Fprintf(env.Stdout, "%x\n", beta)
 	return ExitOK
+}
+
+// hexError is the reason a flag's value is not hex (encoding/hex's errors,
+// without their package prefix in English).
+func hexError(name string, err error) verdict.Msg {
+	var ib hex.InvalidByteError
+	switch {
+	case errors.As(err, &ib):
+		return verdict.M(verdict.MsgCLINotHexByte, name, fmt.Sprintf("%#U", rune(ib)))
+	case errors.Is(err, hex.ErrLength):
+		return verdict.M(verdict.MsgCLINotHexOdd, name)
+	}
+	return verdict.M(verdict.MsgColon, name, receipt.Cause(err))
+}
+
+// flagError is the reason package flag refused the arguments: its two
+// usual errors in the catalog (same English text), others as they are.
+func flagError(err error) verdict.Msg {
+	s := err.Error()
+	if name, ok := strings.CutPrefix(s, "flag provided but not defined: -"); ok {
+		return verdict.M(verdict.MsgCLIFlagUnknown, name)
+	}
+	if name, ok := strings.CutPrefix(s, "flag needs an argument: -"); ok {
+		return verdict.M(verdict.MsgCLIFlagValue, name)
+	}
+	return receipt.Cause(err)
 }

@@ -373,13 +373,13 @@ const (
 
 	// x/mod/sumdb/tlog's errors, by their exact text (verdict.Named).
 	MsgTlogProofFailed      MsgID = "tlog-proof-failed"
-	MsgTlogTreeInputs       MsgID = "tlog-tree-inputs"
-	MsgTlogProveTreeInputs  MsgID = "tlog-prove-tree-inputs"
 	MsgTlogInconsistentTile MsgID = "tlog-inconsistent-tile"
 
 	// rngverify's reading of its input and its usage.
 	MsgJSONSyntax     MsgID = "json-syntax"
 	MsgJSONType       MsgID = "json-type"
+	MsgJSONField      MsgID = "json-field"
+	MsgJSONRoot       MsgID = "json-root"
 	MsgCertNoDraw     MsgID = "cert-no-draw"
 	MsgCLIUsage       MsgID = "cli-usage"
 	MsgCLIUsageLine   MsgID = "cli-usage-line"
@@ -387,8 +387,12 @@ const (
 	MsgCLIUsageErr    MsgID = "cli-usage-err"
 	MsgCLIUnexpected  MsgID = "cli-unexpected"
 	MsgCLIMissingFlag MsgID = "cli-missing-flag"
-	MsgCLINotHex      MsgID = "cli-not-hex"
+	MsgCLINotHexByte  MsgID = "cli-not-hex-byte"
+	MsgCLINotHexOdd   MsgID = "cli-not-hex-odd"
 	MsgCLISuite       MsgID = "cli-suite"
+	MsgCLIFlagUnknown MsgID = "cli-flag-unknown"
+	MsgCLIFlagValue   MsgID = "cli-flag-value"
+	MsgVRFKeyRejected MsgID = "vrf-key-rejected"
 	MsgVRFRejected    MsgID = "vrf-rejected"
 	MsgVRFBetaDiffers MsgID = "vrf-beta-differs"
 	MsgVRFUsage       MsgID = "vrf-usage"
@@ -1094,10 +1098,6 @@ var messages = map[MsgID]text{
 	// x/mod/sumdb/tlog's errors, by their exact text (verdict.Named).
 	MsgTlogProofFailed: {"invalid transparency proof",
 		"la preuve du journal de transparence ne mène pas à la racine signée"},
-	MsgTlogTreeInputs: {"tlog: invalid inputs in CheckTree",
-		"preuve de cohérence inutilisable : tailles ou longueur de preuve incohérentes"},
-	MsgTlogProveTreeInputs: {"tlog: invalid inputs in ProveTree",
-		"preuve de cohérence impossible à construire : tailles incohérentes"},
 	MsgTlogInconsistentTile: {"downloaded inconsistent tile",
 		"une tuile d'empreintes lue dans le journal contredit l'arbre signé"},
 
@@ -1107,7 +1107,11 @@ var messages = map[MsgID]text{
 	MsgJSONSyntax: {"%[2]s",
 		"ce n'est pas du JSON valide (erreur de syntaxe à l'octet %[1]d)"},
 	MsgJSONType: {"%[3]s",
-		"le champ JSON « %[1]s » n'a pas le type attendu (%[2]s)"},
+		"%[1]s : une valeur JSON de type « %[2]s » n'est pas du type attendu"},
+	MsgJSONField: {"field %q",
+		"champ « %s »"},
+	MsgJSONRoot: {"the document",
+		"le document"},
 	MsgCertNoDraw: {"no draw",
 		"aucun tirage nommé (le champ « draw » manque)"},
 	MsgCLIUsage: {"usage: rngverify COMMAND [ARGS]\n\ncommands:\n",
@@ -1122,10 +1126,18 @@ var messages = map[MsgID]text{
 		"argument inattendu « %s »"},
 	MsgCLIMissingFlag: {"missing --%s",
 		"--%s manquant"},
-	MsgCLINotHex: {"--%s is not hex: %s",
-		"--%s n'est pas en hexadécimal : %s"},
-	MsgCLISuite: {"--suite: %s",
-		"--suite : %s"},
+	MsgCLINotHexByte: {"--%s is not hex: invalid byte: %s",
+		"--%s n'est pas en hexadécimal : caractère invalide %s"},
+	MsgCLINotHexOdd: {"--%s is not hex: odd length hex string",
+		"--%s n'est pas en hexadécimal : nombre impair de chiffres"},
+	MsgCLISuite: {"--suite: unknown suite %q (want ECVRF-P256-SHA256-SSWU, ECVRF-P256-SHA256-TAI or RSA-FDH-VRF-SHA256)",
+		"--suite : suite VRF « %s » inconnue (ECVRF-P256-SHA256-SSWU, ECVRF-P256-SHA256-TAI ou RSA-FDH-VRF-SHA256 attendue)"},
+	MsgCLIFlagUnknown: {"flag provided but not defined: -%s",
+		"option inconnue : -%s"},
+	MsgCLIFlagValue: {"flag needs an argument: -%s",
+		"l'option -%s attend une valeur"},
+	MsgVRFKeyRejected: {"%[2]s",
+		"ce n'est pas une clé publique valide de la suite %[1]s (détail technique, en anglais : « %[2]s »)"},
 	MsgVRFRejected: {"rngverify vrf: %s rejected: %s",
 		"rngverify vrf : %s refusé : %s"},
 	MsgVRFBetaDiffers: {"rngverify vrf: the proof is valid but its output %x differs from --beta",

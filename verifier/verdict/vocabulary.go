@@ -47,4 +47,11 @@ var vocabulary = map[Term]text{
 	"vrf proofs":              {"vrf proofs", "preuves VRF"},
 	"throughput":              {"throughput", "débit"},
 	"trust state":             {"trust state", "état de confiance"},
+
+	// JSON value kinds (encoding/json's UnmarshalTypeError.Value).
+	"number": {"number", "nombre"},
+	"array":  {"array", "tableau"},
+	"object": {"object", "objet"},
+	"bool":   {"bool", "booléen"},
+	"string": {"string", "chaîne"},
 }

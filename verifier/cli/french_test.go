@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"tirage.fr/tirage/verifier/beacon"
+	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/receipt"
+)
+
+// identifiers are what a French line may hold in English because it is
+// not prose: flags (--proof), the command column of the usage, and the file
+// syntax or names quoted in guillemets (« key <…> », « verify »).
+var identifiers = regexp.MustCompile(`(^|\s)--?[a-z][a-z-]*|(?m)^  [a-z]+ {2,}|« [^»]* »`)
+
+// frenchProse is frenchOK on s without its identifiers.
+func frenchProse(t *testing.T, name, s string) {
+	t.Helper()
+	frenchOK(t, name, identifiers.ReplaceAllString(s, " "))
+}
+
+// quotedEnglish is how a French reason quotes an English text it could not
+// say in French: none of the reasons below may do it any more.
+var quotedEnglish = regexp.MustCompile(`anglais|en anglais`)
+
+// TestFrenchReasons: the core's errors that rngverify shows as reasons —
+// promotion beacon and bailiff's share details, entrant list defects, the
+// log's consistency proof — read in French with --lang fr, without quoting
+// English, and their English text is what it always was (err.Error()).
+func TestFrenchReasons(t *testing.T) {
+	sig123, _ := hex.DecodeString("b75c69d0b72a5d906e854e808ba7e2accb1542ac355ae486d591aa9d43765482e26cd02df835d3546d23c4b13e0dfc92")
+	q123 := beacon.Ref{Chain: beacon.Quicknet.Hash(), Round: 123}.String()
+	q124 := beacon.Ref{Chain: beacon.Quicknet.Hash(), Round: 124}.String()
+	d1 := beacon.Ref{Chain: beacon.Default.Hash(), Round: 1}.String()
+	d2 := beacon.Ref{Chain: beacon.Default.Hash(), Round: 2}.String()
+	second := func(_ any, err error) error { return err }
+	list := func(lines ...string) error {
+		return second(promo.ParseEntrantList([]byte(strings.Join(lines, "\n") + "\n")))
+	}
+	const head, draw, key = "tirage promotion entrants v1", "draw bonus/b", "key 782eb46caa79cd9d5d3fe1fe1b0b2e4608c82b6b5a6ae7b4ba76827865be40cc"
+	older := &checkpoint.Checkpoint{Origin: "o", Size: 1, Root: tlog.Hash{1}}
+	newer := &checkpoint.Checkpoint{Origin: "o", Size: 2, Root: tlog.Hash{2}}
+	published := beacon.Quicknet.RoundTime(123)
+
+	for _, c := range []struct {
+		name string
+		err  error
+		en   string // the English text, unchanged
+		fr   string // in the French reason
+	}{
+		// Public beacon (promo.VerifyBeacon, package beacon).
+		{"beacon none announced", second(promo.VerifyBeacon("", sig123)), "the freeze announced no beacon round; no value may be bound", "aucune ronde de balise publique"},
+		{"beacon value required", second(promo.VerifyBeacon("bourse du 3 mars", nil)), `the freeze announced the beacon "bourse du 3 mars"; its value is required`, "sa valeur est requise"},
+		{"beacon chain unpinned", second(promo.VerifyBeacon("drand:"+strings.Repeat("ab", 32)+":5", sig123)), "chain abababab", "n'est pas une chaîne drand connue de ce vérificateur"},
+		{"beacon signature required", second(promo.VerifyBeacon(q123, nil)), "round 123; its published signature is required", "sa signature publiée est requise"},
+		{"beacon other round", second(promo.VerifyBeacon(q124, sig123)), "round 124: the signature does not verify for this chain and round", "ce n'est pas la signature de la ronde 124 de drand quicknet (52db9ba7…) : la signature ne se vérifie pas pour cette chaîne et cette ronde"},
+		{"beacon malformed", second(promo.VerifyBeacon(q123, bytes.Repeat([]byte{0xff}, 48))), "not a well-formed signature of this chain's scheme", "signature bien formée"},
+		{"beacon chained length", second(promo.VerifyBeacon(d2, sig123)), "a chained round's value is the previous round's signature (96 bytes) then its signature (96 bytes), got 48 bytes", "suivie de sa propre signature (96 octets), et non 48 octets"},
+		{"beacon genesis", second(promo.VerifyBeacon(d1, make([]byte, 32+96))), "round 1 follows the genesis seed", "la ronde 1 suit la graine de genèse"},
+		{"beacon reference", second(promo.VerifyBeacon("drand:quicknet:123", sig123)), `beacon "drand:quicknet:123" is not drand:<chain hash, 64 lowercase hex>:<round>`, "n'est pas de la forme drand:<empreinte de la chaîne"},
+		{"beacon round", second(promo.VerifyBeacon("drand:"+strings.Repeat("ab", 32)+":0", sig123)), "the round is not a number from 1 to 2^64-1 in canonical form", "la ronde n'est pas un nombre de 1 à 2^64-1"},
+		{"beacon round 0", second(beacon.Quicknet.Verify(0, sig123)), "round 0 does not exist", "la ronde 0 n'existe pas"},
+		{"beacon before the freeze", beacon.Quicknet.PublishedAfter(123, published), "drand quicknet (52db9ba7…) round 123 was published at 2023-08-23T15:15:33Z, not after the freeze (2023-08-23T15:15:33Z)",
+			"la ronde 123 de drand quicknet (52db9ba7…) a été publiée le 2023-08-23T15:15:33Z, et non après le gel (2023-08-23T15:15:33Z)"},
+		// The bailiff's share (promo.ParseShare).
+		{"share too short", second(promo.ParseShare("text:court")), "typed share must be 8 to 256 bytes of UTF-8 without surrounding spaces", "de 8 à 256 octets UTF-8"},
+		{"share control", second(promo.ParseShare("text:huissier\x07martin")), "typed share must not contain control characters", "caractères de contrôle"},
+		{"share few rolls", second(promo.ParseShare("dice:123456")), "dice share needs 25 to 256 rolls, got 6", "de 25 à 256 lancers, et non 6"},
+		{"share roll", second(promo.ParseShare("dice:" + strings.Repeat("1", 24) + "7")), "dice roll '7' is not 1 to 6", "le lancer de dé '7' n'est pas un chiffre de 1 à 6"},
+		{"share prefix", second(promo.ParseShare("pile ou face")), `share must start with "text:" or "dice:"`, "doit commencer par « text: » ou « dice: »"},
+		// Entrant lists (promo.ParseEntrantList).
+		{"list header", list("entrants"), `invalid entrant list: line 1: first line must be "tirage promotion entrants v1"`, "liste des participants invalide : ligne 1 : la première ligne doit être « tirage promotion entrants v1 »"},
+		{"list draw", list(head, "tirage bonus/b"), `invalid entrant list: line 2: want "draw <operation/id>"`, "ligne 2 : « draw <opération/identifiant> » attendu"},
+		{"list key", list(head, draw, "key ABC"), `invalid entrant list: line 3: want "key <64 lower-case hex digits>"`, "ligne 3 : « key <64 chiffres hexadécimaux en minuscules> » attendu"},
+		{"list count", list(head, draw, key, "count two"), `invalid entrant list: line 4: want "count <n>"`, "ligne 4 : « count <nombre> » attendu"},
+		{"list count exceeds", list(head, draw, key, "count 99"), "invalid entrant list: line 4: count 99 exceeds the lines present", "le nombre de participants annoncé (99) dépasse"},
+		{"list count short", list(head, draw, key, "count 3", "A1", "A2"), "invalid entrant list: line 7: count says 3 entrants, the file holds 2", "3 participants annoncés, le fichier n'en contient que 2"},
+		{"list trailing", list(head, draw, key, "count 1", "A1", "A2"), "invalid entrant list: line 6: trailing data after 1 entrants", "données en trop après les 1 participants"},
+		{"list account", list(head, draw, key, "count 1", "A 1"), `invalid entrant list: entrant 1: account must match [A-Za-z0-9._:-]{1,64}, got "A 1"`, "participant 1 : le compte doit être de la forme"},
+		{"list order", list(head, draw, key, "count 2", "A2", "A1"), `invalid entrant list: entrant 2: list not canonical: "A1" does not sort strictly after "A2"`, "liste non canonique : « A1 » ne vient pas strictement après « A2 »"},
+		// The log's consistency proof (checkpoint.Consistent, x/mod tlog).
+		{"consistency proof", checkpoint.Consistent(older, newer, tlog.TreeProof{{3}}), "size 2 does not extend size 1 (invalid transparency proof): log fork: misbehaviour",
+			"la taille 2 ne prolonge pas la taille 1 (la preuve du journal de transparence ne mène pas à la racine signée) : bifurcation du journal (manquement)"},
+	} {
+		if c.err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		m := receipt.Cause(c.err)
+		if en := m.Text("en"); en != c.err.Error() || !strings.Contains(en, c.en) {
+			t.Errorf("%s: English %q, the error says %q, want it with %q", c.name, en, c.err.Error(), c.en)
+		}
+		fr := m.Text("fr")
+		if !strings.Contains(fr, c.fr) || quotedEnglish.MatchString(fr) {
+			t.Errorf("%s: French %q, want it with %q and no English quoted", c.name, fr, c.fr)
+		}
+		if w := english.FindString(identifiers.ReplaceAllString(fr, " ")); w != "" {
+			t.Errorf("%s: English %q in French %q", c.name, w, fr)
+		}
+	}
+}
+
+// TestFrenchCLI: what rngverify itself says — the command list, an unknown
+// command, a certificate that is not JSON or not a certificate, an entrant
+// list that is not one — reads in French with --lang fr, and in English as
+// it always did.
+func TestFrenchCLI(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	notJSON, truncated := file("hello.json", "hello"), file("cut.json", `{"draw":`)
+	noDraw, number := file("nodraw.json", `{"v":1}`), file("number.json", `{"draw":5}`)
+	array := file("array.json", `[1]`)
+	list, err := os.ReadFile(entrantFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	badList := file("list.txt", strings.Replace(string(list), "count ", "count x", 1))
+
+	for _, c := range []struct {
+		name   string
+		args   []string
+		code   int
+		en, fr string // on stdout or stderr, after the run in each language
+	}{
+		{"usage", []string{}, ExitUsage, "usage: rngverify COMMAND [ARGS]\n\ncommands:\n  audit        follow the whole log: re-verify every record and game",
+			"utilisation : rngverify COMMANDE [ARGUMENTS] [--lang fr|en]\n\ncommandes :\n  audit        suivre tout le journal de transparence"},
+		{"help", []string{"help"}, ExitOK, "  vrf          check one RFC 9381 VRF proof and print its output β\n", "  vrf          vérifier une preuve VRF (RFC 9381) et afficher sa sortie β\n"},
+		{"unknown command", []string{"verify"}, ExitUsage, "rngverify: unknown command \"verify\" (rngverify help lists them)\n", "rngverify : commande « verify » inconnue"},
+		{"not json", []string{"certificate", notJSON, "--tofu"}, ExitUsage, "hello.json is not a promotion certificate: invalid character 'h' looking for beginning of value\n",
+			"hello.json n'est pas un certificat de tirage promotionnel : ce n'est pas du JSON valide (erreur de syntaxe à l'octet 1)\n"},
+		{"truncated json", []string{"certificate", truncated, "--tofu"}, ExitUsage, "cut.json is not a promotion certificate: unexpected end of JSON input\n", "ce n'est pas du JSON valide (erreur de syntaxe à l'octet 8)\n"},
+		{"no draw", []string{"certificate", noDraw, "--tofu"}, ExitUsage, "nodraw.json is not a promotion certificate: no draw\n", "aucun tirage nommé (le champ « draw » manque)\n"},
+		{"json type", []string{"certificate", number, "--tofu"}, ExitUsage, "number.json is not a promotion certificate: json: cannot unmarshal number into Go struct field .draw of type string\n",
+			"champ « draw » : une valeur JSON de type « nombre » n'est pas du type attendu\n"},
+		{"json array", []string{"certificate", array, "--tofu"}, ExitUsage, "array.json is not a promotion certificate: json: cannot unmarshal array into Go value of type struct",
+			"le document : une valeur JSON de type « tableau » n'est pas du type attendu\n"},
+		{"entrant list", []string{"certificate", certFile, "--tofu", "--entrants", badList}, ExitFail, `list.txt: invalid entrant list: line 4: want "count <n>"` + "\n",
+			"list.txt : liste des participants invalide : ligne 4 : « count <nombre> » attendu\n"},
+	} {
+		for _, lang := range []string{"en", "fr"} {
+			args := c.args
+			if lang == "fr" {
+				args = append([]string{"--lang", "fr"}, c.args...)
+			}
+			code, out, errs := runCLI(args...)
+			want := map[string]string{"en": c.en, "fr": c.fr}[lang]
+			if code != c.code || !strings.Contains(out+errs, want) {
+				t.Errorf("%s --lang %s: exit %d, want %d and %q in\n%s%s", c.name, lang, code, c.code, want, out, errs)
+			}
+			if lang == "fr" {
+				frenchProse(t, c.name, out+errs)
+				if quotedEnglish.MatchString(out + errs) {
+					t.Errorf("%s: French output quotes English:\n%s%s", c.name, out, errs)
+				}
+			}
+		}
+	}
+}
+
+// TestVRFFrench: every rngverify vrf case of TestVRFRun, with --lang fr:
+// same exit code and output, one line on stderr in French. Only the key's
+// own defect (package vrf's English text) is quoted, labelled as such.
+func TestVRFFrench(t *testing.T) {
+	for _, c := range vrfCLICases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := run(t, append(c.args, "--lang", "fr")...)
+			if code != c.code || out != c.stdout {
+				t.Errorf("exit %d stdout %q, want %d %q", code, out, c.code, c.stdout)
+			}
+			switch {
+			case c.name == "help":
+				if !strings.HasPrefix(errs, "utilisation : rngverify vrf ") || !strings.Contains(errs, "Code de sortie :") {
+					t.Errorf("help: %s", errs)
+				}
+				return
+			case c.code == ExitOK:
+				if errs != "" {
+					t.Errorf("stderr %q", errs)
+				}
+				return
+			}
+			if strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "rngverify vrf : ") {
+				t.Errorf("stderr %q is not one French line", errs)
+			}
+			if quotedEnglish.MatchString(errs) && !strings.Contains(errs, "--pk refusé : ce n'est pas une clé publique valide de la suite") {
+				t.Errorf("English quoted: %s", errs)
+			}
+			frenchProse(t, c.name, errs)
+		})
+	}
+}
