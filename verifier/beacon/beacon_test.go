@@ -5,9 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	bls "github.com/cloudflare/circl/ecc/bls12381"
 
@@ -96,6 +98,42 @@ func TestRoundTime(t *testing.T) {
 	}
 	if a, b := beacon.Quicknet.RoundTime(1<<63), beacon.Quicknet.RoundTime(1<<64-1); a.Before(beacon.Quicknet.RoundTime(1<<40)) || !a.Equal(b) {
 		t.Errorf("huge rounds: %v %v", a, b)
+	}
+}
+
+// PublishedAfter: every real round of testdata is unknown at any time up to
+// a second before its publication, and known from its publication on (the
+// rule is strict: a freeze logged in the very second of the round is too
+// late); the error names the round and both times in UTC.
+func TestPublishedAfter(t *testing.T) {
+	paris := time.FixedZone("CET", 3600)
+	for _, v := range vectors(t) {
+		c := beacon.Pinned(v.Chain)
+		at := c.RoundTime(v.Round)
+		for _, tc := range []struct {
+			freeze time.Time
+			ok     bool
+		}{
+			{at.Add(-time.Second), true},
+			{at.Add(-time.Duration(c.Period) * time.Second).In(paris), true},
+			{at, false},
+			{at.Add(time.Nanosecond), false},
+			{at.Add(24 * time.Hour).In(paris), false},
+		} {
+			err := c.PublishedAfter(v.Round, tc.freeze)
+			if (err == nil) != tc.ok {
+				t.Errorf("%s round %d (at %v), freeze %v: %v", v.Chain, v.Round, at, tc.freeze, err)
+				continue
+			}
+			if err == nil {
+				continue
+			}
+			want := fmt.Sprintf("%s round %d was published at %s, not after the freeze (%s)", c, v.Round,
+				at.UTC().Format(time.RFC3339), tc.freeze.UTC().Truncate(time.Second).Format(time.RFC3339))
+			if err.Error() != want {
+				t.Errorf("error %q, want %q", err, want)
+			}
+		}
 	}
 }
 
