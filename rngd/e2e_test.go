@@ -655,6 +655,11 @@ func TestE2ETransport(t *testing.T) {
 			t.Fatalf("GET %s: %d %q", path, resp.StatusCode, body)
 		}
 	}
+	// The key announcement is the log's first record: wait for a
+	// checkpoint that covers it (the log signs one per interval).
+	if _, err := td.d.engine.tlog.AwaitCheckpoint(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
 	s, err := td.admin().Status(ctx, &adminv1.StatusRequest{})
 	if err != nil || s.DevMode || s.LogSize == 0 || s.VrfKeyId == "" {
 		t.Fatalf("status: %v %v", s, err)

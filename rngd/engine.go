@@ -284,33 +284,156 @@ func (e *engine) replayed(c call, out proto.Message) (bool, error) {
 	if sr.digest != c.digest {
 		return false, status.Errorf(codes.AlreadyExists, "request_id %q was already used for another request (nothing changed): use a new request_id", c.id)
 	}
-	if err := proto.Unmarshal(sr.reply, out); err != nil {
-		return false, status.Errorf(codes.Internal, "stored reply of request_id %q is corrupt: %v", c.id, err)
+	switch {
+	case sr.msg != nil:
+		proto.Merge(out, sr.msg)
+	case sr.game != "":
+		reply, err := e.storedReply(sr)
+		if err != nil {
+			return false, status.Errorf(codes.Internal, "stored reply of request_id %q: %v", c.id, err)
+		}
+		if reply == nil {
+			// The call was cut short between its records (see replyOf):
+			// the game's state answers its retry.
+			return false, nil
+		}
+		proto.Merge(out, reply)
+	default:
+		if err := proto.Unmarshal(sr.reply, out); err != nil {
+			return false, status.Errorf(codes.Internal, "stored reply of request_id %q is corrupt: %v", c.id, err)
+		}
 	}
 	return true, nil
 }
 
-// commit hands to the store, as one change: the game, the sealed records'
-// receipts, the call's reply and the applied count. It is called only after
-// the records are durable in the log. The game cache is updated at once;
-// the call waits for the store's commit only when it changes more than a
-// game (extra: a start's ticket and secret, the operator's records) or no
-// game at all.
+// storedReply makes again the reply of a game call from the records it
+// sealed.
+func (e *engine) storedReply(sr storedRequest) (*qodv1.GameReply, error) {
+	var reply *qodv1.GameReply
+	err := e.store.view(func(tx *bolt.Tx) error {
+		sg := new(storedGame)
+		if ok, err := getJSON(tx, bucketGames, []byte(sr.game), sg); err != nil || !ok {
+			return fmt.Errorf("game %s not in the state store (%v)", sr.game, err)
+		}
+		if sr.end > sg.Records || sr.first >= sr.end {
+			return fmt.Errorf("game %s: records %d..%d, it has %d", sr.game, sr.first, sr.end, sg.Records)
+		}
+		leaves, indices, err := gameRecords(tx, sr.game, sr.end)
+		if err != nil {
+			return err
+		}
+		reply, err = e.replyOf(sg, leaves, indices, int(sr.first), e.replayConfig(tx, sg.Game.Emission))
+		return err
+	})
+	return reply, err
+}
+
+// replayConfig is how verifier/qod replays a game of emission.
+func (e *engine) replayConfig(tx *bolt.Tx, emission string) qod.ReplayConfig {
+	var em storedEmission
+	getJSON(tx, bucketEmissions, []byte(emission), &em)
+	return qod.ReplayConfig{StartDeadline: em.StartDeadline, Location: e.loc}
+}
+
+// recordReceipt is the receipt of a game's record. α is known when the
+// game's secret is (publicReceipt hides it until the game ends).
+func (e *engine) recordReceipt(sg *storedGame, leaf []byte, index uint64) (*qodv1.Receipt, error) {
+	rec, err := record.Parse(leaf)
+	if err != nil {
+		return nil, err
+	}
+	g := sg.Game
+	var alpha, proof, beta []byte
+	switch v := rec.(type) {
+	case *record.GameStart:
+		proof, beta = v.Proof, v.Beta
+		if sg.HasSecret && len(proof) > 0 {
+			alpha = record.StartAlpha(v.Game, v.Emission, v.Ticket, v.Stake, sg.Secret)
+		}
+	case *record.Pick:
+		proof, beta = v.Proof, v.Beta
+		if sg.HasSecret {
+			alpha = record.PickAlpha(v.Game, g.Emission, g.Ticket, sg.Secret, v.Index, v.Number)
+		}
+	}
+	return e.receipt(leaf, index, alpha, proof, beta), nil
+}
+
+// replyOf is the reply of the call that sealed the records first..n-1 of a
+// game whose records 0..n-1 are leaves (at indices): the game as it stood
+// after the call, the receipt of the call's first record and, when the call
+// ended the game, the end's receipt — as startGame, finish and endGame make
+// it. It is nil for a call cut short between its records (a losing pick
+// whose end was not sealed): the game's state answers its retry.
+func (e *engine) replyOf(sg *storedGame, leaves [][]byte, indices []uint64, first int, cfg qod.ReplayConfig) (*qodv1.GameReply, error) {
+	n := len(leaves)
+	rep, err := qod.Replay(leaves, cfg)
+	if err != nil {
+		return nil, err
+	}
+	last, err := record.Parse(leaves[n-1])
+	if err != nil {
+		return nil, err
+	}
+	end, ended := last.(*record.GameEnd)
+	if rep.Game.Phase.Over() && !ended {
+		return nil, nil
+	}
+	then := &storedGame{Game: rep.Game, Server: sg.Server, Secret: sg.Secret, HasSecret: sg.HasSecret,
+		Records: uint32(n), LastHash: record.LeafHash(leaves[n-1]), LastIndex: indices[n-1], Ended: ended}
+	at := rep.Game.Started
+	if ended {
+		then.EndedAt = end.Time
+	}
+	rec, err := record.Parse(leaves[first])
+	if err != nil {
+		return nil, err
+	}
+	if gr, ok := rec.(record.GameRecord); ok {
+		_, _, at = requestOf(gr)
+	}
+	r, err := e.recordReceipt(sg, leaves[first], indices[first])
+	if err != nil {
+		return nil, err
+	}
+	reply := &qodv1.GameReply{Game: e.gameProto(then, at), Receipt: publicReceipt(r, ended)}
+	if ended {
+		if reply.EndReceipt, err = e.recordReceipt(sg, leaves[n-1], indices[n-1]); err != nil {
+			return nil, err
+		}
+	}
+	if p, ok := rec.(*record.Pick); ok {
+		reply.Pick = &qodv1.PickResult{Number: uint32(p.Number), Losing: p.Outcome == record.OutcomeLosing}
+	}
+	return reply, nil
+}
+
+// commit hands to the store, as one change: the game, the sealed records,
+// the call's reply and the applied count. It is called only after the
+// records are durable in the log. The game cache is updated at once; the
+// call waits for the store's commit only when it changes more than a game
+// (extra: a start's ticket and secret, the operator's records) or no game
+// at all. A game call's reply is stored as the records it sealed.
 func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sealed, extra func(tx *bolt.Tx) error) error {
 	var sr *storedRequest
 	var key [32]byte
-	if c != nil {
-		b, err := proto.Marshal(reply)
-		if err != nil {
-			return status.Errorf(codes.Internal, "couldn't encode the reply: %v", err)
-		}
-		sr, key = &storedRequest{digest: c.digest, at: e.clock.Now().Unix(), reply: b}, c.req
-	}
 	var game *storedGame
 	if sg != nil {
 		g := *sg
 		game = &g
 		e.games.put(game)
+	}
+	if c != nil {
+		sr, key = &storedRequest{digest: c.digest, at: e.clock.Now().Unix(), msg: reply}, c.req
+		if game != nil && len(recs) > 0 {
+			sr.game, sr.first, sr.end = game.Game.ID, game.Records-uint32(len(recs)), game.Records
+		} else {
+			b, err := proto.Marshal(reply)
+			if err != nil {
+				return status.Errorf(codes.Internal, "couldn't encode the reply: %v", err)
+			}
+			sr.reply = b
+		}
 	}
 	wait := extra != nil || sg == nil
 	err := e.store.write(func(tx *bolt.Tx) error {
@@ -319,12 +442,8 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 				return err
 			}
 			for i, s := range recs {
-				b, err := proto.Marshal(s.receipt)
-				if err != nil {
-					return err
-				}
 				seq := game.Records - uint32(len(recs)) + uint32(i)
-				if err := tx.Bucket(bucketReceipts).Put(receiptKey(game.Game.ID, seq), b); err != nil {
+				if err := putRecord(tx, game.Game.ID, seq, s.index, s.leaf); err != nil {
 					return err
 				}
 			}
@@ -982,9 +1101,13 @@ func (e *engine) receipts(ctx context.Context, server, id string) ([]*qodv1.Rece
 	}
 	var out []*qodv1.Receipt
 	err = e.store.view(func(tx *bolt.Tx) error {
-		for seq := uint32(0); seq < sg.Records; seq++ {
-			r := new(qodv1.Receipt)
-			if err := proto.Unmarshal(tx.Bucket(bucketReceipts).Get(receiptKey(id, seq)), r); err != nil {
+		leaves, indices, err := gameRecords(tx, id, sg.Records)
+		if err != nil {
+			return err
+		}
+		for i, leaf := range leaves {
+			r, err := e.recordReceipt(sg, leaf, indices[i])
+			if err != nil {
 				return err
 			}
 			out = append(out, r)

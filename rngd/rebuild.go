@@ -10,9 +10,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-	"google.golang.org/protobuf/proto"
 
-	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/record"
@@ -187,33 +185,14 @@ func (r *rebuilder) storeGame(tx *bolt.Tx, g *rebuildGame) error {
 		e.log.Warn("unfinished game without its secret: it can only be refunded", "game", g.start.Game)
 	}
 	recs := make([]record.GameRecord, len(g.leaves))
-	receipts := make([]*qodv1.Receipt, len(g.leaves))
 	for i, leaf := range g.leaves {
 		rec, _ := record.Parse(leaf)
 		recs[i] = rec.(record.GameRecord)
-		var alpha, proof, beta []byte
-		switch v := rec.(type) {
-		case *record.GameStart:
-			proof, beta = v.Proof, v.Beta
-			if sg.HasSecret && len(proof) > 0 {
-				alpha = record.StartAlpha(v.Game, v.Emission, v.Ticket, v.Stake, sg.Secret)
-			}
-		case *record.Pick:
-			proof, beta = v.Proof, v.Beta
-			if sg.HasSecret {
-				alpha = record.PickAlpha(v.Game, g.start.Emission, g.start.Ticket, sg.Secret, v.Index, v.Number)
-			}
-		}
-		receipts[i] = e.receipt(leaf, g.indices[i], alpha, proof, beta)
-		b, err := proto.Marshal(receipts[i])
-		if err != nil {
-			return err
-		}
-		if err := tx.Bucket(bucketReceipts).Put(receiptKey(sg.Game.ID, uint32(i)), b); err != nil {
+		if err := putRecord(tx, sg.Game.ID, uint32(i), g.indices[i], leaf); err != nil {
 			return err
 		}
 	}
-	if err := r.storeReplies(tx, g, sg, cfg, recs, receipts); err != nil {
+	if err := r.storeReplies(tx, sg, recs); err != nil {
 		return err
 	}
 	return putGame(tx, sg, true)
@@ -235,15 +214,11 @@ func requestOf(rec record.GameRecord) (req, digest [32]byte, at time.Time) {
 }
 
 // storeReplies stores, for each call that sealed records of the game (a run
-// of records with the same "req"), the reply the call gave or would have
-// given: the game as it stood after the call, the receipt of its first
-// record and, when it ended the game, the end's receipt — as engine.startGame,
-// engine.finish and engine.endGame build it. A reply already stored is kept.
-// A call cut short between its records (a losing pick whose end was not
-// sealed) gets no reply: its retry is answered by the game's state. Nor does
-// a call older than game.reply_retention, whose reply the sweeper would
-// prune.
-func (r *rebuilder) storeReplies(tx *bolt.Tx, g *rebuildGame, sg *storedGame, cfg qod.ReplayConfig, recs []record.GameRecord, receipts []*qodv1.Receipt) error {
+// of records with the same "req"), its reply as those records (see
+// engine.replyOf, which makes it again on a retry). A reply already stored
+// is kept. Nor does a call older than game.reply_retention get one: the
+// sweeper would prune it.
+func (r *rebuilder) storeReplies(tx *bolt.Tx, sg *storedGame, recs []record.GameRecord) error {
 	cutoff := r.e.clock.Now().Add(-r.e.cfg.Game.ReplyRetention.Duration)
 	for i, j := 0, 0; i < len(recs); i = j {
 		req, digest, at := requestOf(recs[i])
@@ -258,31 +233,8 @@ func (r *rebuilder) storeReplies(tx *bolt.Tx, g *rebuildGame, sg *storedGame, cf
 		if _, ok := getRequest(tx, req); ok {
 			continue
 		}
-		rep, err := qod.Replay(g.leaves[:j], cfg)
-		if err != nil {
-			return err
-		}
-		end, ended := recs[j-1].(*record.GameEnd)
-		if rep.Game.Phase.Over() && !ended {
-			continue
-		}
-		then := &storedGame{Game: rep.Game, Server: sg.Server, Secret: sg.Secret, HasSecret: sg.HasSecret,
-			Records: uint32(j), LastHash: record.LeafHash(g.leaves[j-1]), LastIndex: g.indices[j-1], Ended: ended}
-		if ended {
-			then.EndedAt = end.Time
-		}
-		reply := &qodv1.GameReply{Game: r.e.gameProto(then, at), Receipt: publicReceipt(receipts[i], ended)}
-		if ended {
-			reply.EndReceipt = receipts[j-1]
-		}
-		if p, ok := recs[i].(*record.Pick); ok {
-			reply.Pick = &qodv1.PickResult{Number: uint32(p.Number), Losing: p.Outcome == record.OutcomeLosing}
-		}
-		b, err := proto.Marshal(reply)
-		if err != nil {
-			return err
-		}
-		if err := putRequest(tx, req, storedRequest{digest: digest, at: at.Unix(), reply: b}); err != nil {
+		sr := storedRequest{digest: digest, at: at.Unix(), game: sg.Game.ID, first: uint32(i), end: uint32(j)}
+		if err := putRequest(tx, req, sr); err != nil {
 			return err
 		}
 	}

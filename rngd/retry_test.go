@@ -47,6 +47,7 @@ func TestRetryAfterRebuild(t *testing.T) {
 	ctx := context.Background()
 	tickets := td.emission("RT", "2026-12-31", 10)
 	var calls []sentCall
+	var replies []*qodv1.GameReply // as first answered
 	send := func(game string, do func(td *testDaemon) (*qodv1.GameReply, error)) *qodv1.GameReply {
 		t.Helper()
 		r, err := do(td)
@@ -54,6 +55,7 @@ func TestRetryAfterRebuild(t *testing.T) {
 			t.Fatalf("call %d: %v", len(calls), err)
 		}
 		calls = append(calls, sentCall{game: r.Game.GameId, do: do})
+		replies = append(replies, r)
 		return r
 	}
 	startCall := func(code string) func(td *testDaemon) (*qodv1.GameReply, error) {
@@ -83,7 +85,17 @@ func TestRetryAfterRebuild(t *testing.T) {
 		// One game in ten loses its first pick: play a third ticket.
 		g2 = send("", startCall(tickets[2])).Game
 	}
+	// Once committed, a game call's reply is kept as the records it
+	// sealed: made again from them, it is the reply first given.
+	if err := td.d.engine.store.sync(); err != nil {
+		t.Fatal(err)
+	}
 	want := retryAll(t, td, calls)
+	for i, r := range want {
+		if !proto.Equal(r, replies[i]) {
+			t.Fatalf("retry of call %d from the committed store:\n%v\nwant the first reply\n%v", i, r, replies[i])
+		}
+	}
 
 	// A crash after the append, before the commit: the store is put back
 	// as it was before the call, behind the log.

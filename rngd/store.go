@@ -11,22 +11,33 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
+	"google.golang.org/protobuf/proto"
 )
 
 // The state store is a bbolt file, state.db, in the data directory. It is a
 // cache of the log: everything in it can be rebuilt by replaying the log
 // (see [Rebuild]). One bbolt transaction holds everything a call changes —
-// the game, its receipt, the request id's reply and the count of applied log
+// the game, its records, the request id's reply and the count of applied log
 // records — so a reply is stored exactly when the state it reports is.
+//
+// It keeps as little as it can, since every byte is written under the draw
+// load: a game's records are kept as the log has them (the leaf and its
+// index; a receipt is made from them when asked for), and the reply to a
+// game call is kept as a reference to the game's records, from which the
+// reply is made again on a retry.
 //
 // Buckets:
 //
 //	meta        "applied" → count of log records applied (uint64, big endian)
+//	            "format"  → storeFormat (uint64, big endian)
 //	emissions   emission id → JSON emission
 //	tickets     SHA-256(code) → JSON ticket (emission, stake, game once played)
 //	games       game id → JSON game
-//	receipts    game id ‖ 0x00 ‖ seq (uint32 BE) → proto Receipt
-//	requests    record.RequestID(server, request id) → digest (32) ‖ time (8) ‖ proto reply
+//	receipts    game id ‖ 0x00 ‖ seq (uint32 BE) → log index (8, BE) ‖ leaf
+//	requests    record.RequestID(server, request id) → digest (32) ‖ time (8) ‖ kind (1) ‖ …
+//	              kind 0: the proto reply (the operator's calls)
+//	              kind 1: first (4, BE) ‖ end (4, BE) ‖ game id: the call sealed
+//	                      the game's records first..end-1 (see engine.replyOf)
 //	unfinished  server ‖ 0x00 ‖ game id → expiry (unix seconds, BE)
 //	secrets     game id → r (32 bytes)
 //
@@ -46,7 +57,12 @@ var (
 	bucketUnfinished = []byte("unfinished")
 	bucketSecrets    = []byte("secrets")
 	keyApplied       = []byte("applied")
+	keyFormat        = []byte("format")
 )
+
+// storeFormat is the layout above. Format 1 (no "format" key) kept whole
+// receipts and whole replies: openStore upgrades it (see upgrade).
+const storeFormat = 2
 
 // store is the bbolt file and its writer. Calls hand their changes to the
 // writer, which applies them in order, many calls to a transaction (one
@@ -73,7 +89,7 @@ type store struct {
 	applied uint64 // of which committed (or failed)
 	closed  bool
 	failed  error
-	pending map[[32]byte]storedRequest // replies queued, not yet committed
+	pending map[[32]byte]storedRequest // replies queued, not yet committed (with msg)
 	exited  chan struct{}
 }
 
@@ -105,7 +121,7 @@ func openStore(path string) (*store, error) {
 				return err
 			}
 		}
-		return nil
+		return upgrade(tx)
 	})
 	if err != nil {
 		db.Close()
@@ -115,6 +131,42 @@ func openStore(path string) (*store, error) {
 	s.cond.L = &s.mu
 	go s.run()
 	return s, nil
+}
+
+// upgrade brings a store of format 1 to storeFormat: its stored replies
+// become kind 0, and its applied count goes back to 0, so that Open rebuilds
+// the rest (games, receipts) from the log.
+func upgrade(tx *bolt.Tx) error {
+	meta := tx.Bucket(bucketMeta)
+	if v := meta.Get(keyFormat); v != nil {
+		if len(v) != 8 || beUint64(v) != storeFormat {
+			return fmt.Errorf("state store format %x is not the format %d this rngd reads (a newer rngd wrote it?)", v, storeFormat)
+		}
+		return nil
+	}
+	b := tx.Bucket(bucketRequests)
+	var keys, vals [][]byte
+	err := b.ForEach(func(k, v []byte) error {
+		if len(v) >= requestHeader {
+			nv := append(bytes.Clone(v[:requestHeader]), replyWhole)
+			keys, vals = append(keys, bytes.Clone(k)), append(vals, append(nv, v[requestHeader:]...))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i := range keys {
+		if err := b.Put(keys[i], vals[i]); err != nil {
+			return err
+		}
+	}
+	if meta.Get(keyApplied) != nil {
+		if err := meta.Put(keyApplied, u64(0)); err != nil {
+			return err
+		}
+	}
+	return meta.Put(keyFormat, u64(storeFormat))
 }
 
 // close commits what is queued, then closes the file.
@@ -294,33 +346,63 @@ func putJSON(tx *bolt.Tx, bucket, key []byte, v any) error {
 }
 
 // storedRequest is what the store keeps of a mutating call: the digest of its
-// content, when it was answered, and its reply.
+// content, when it was answered, and its reply — whole (reply), or as the
+// game records it sealed (game, first, end). While the call is pending, msg
+// is its reply.
 type storedRequest struct {
-	digest [32]byte
-	at     int64 // unix seconds
-	reply  []byte
+	digest     [32]byte
+	at         int64 // unix seconds
+	reply      []byte
+	game       string
+	first, end uint32
+	msg        proto.Message
 }
 
-// Value layout: digest (32) ‖ at (8, big endian) ‖ reply.
+// Value layout: digest (32) ‖ at (8, big endian) ‖ kind (1) ‖ kind's fields.
 const requestHeader = 32 + 8
+
+// Kinds of stored reply.
+const (
+	replyWhole   = 0 // the reply, proto-encoded
+	replyRecords = 1 // first (4) ‖ end (4) ‖ game id
+)
 
 func getRequest(tx *bolt.Tx, req [32]byte) (storedRequest, bool) {
 	raw := tx.Bucket(bucketRequests).Get(req[:])
-	if len(raw) < requestHeader {
+	if len(raw) < requestHeader+1 {
 		return storedRequest{}, false
 	}
 	var r storedRequest
 	copy(r.digest[:], raw)
 	r.at = int64(beUint64(raw[32:]))
-	r.reply = bytes.Clone(raw[requestHeader:])
+	switch body := raw[requestHeader+1:]; raw[requestHeader] {
+	case replyWhole:
+		r.reply = bytes.Clone(body)
+	case replyRecords:
+		if len(body) < 8 {
+			return storedRequest{}, false
+		}
+		r.first, r.end = binary.BigEndian.Uint32(body), binary.BigEndian.Uint32(body[4:])
+		r.game = string(body[8:])
+	default:
+		return storedRequest{}, false
+	}
 	return r, true
 }
 
 func putRequest(tx *bolt.Tx, req [32]byte, r storedRequest) error {
-	v := make([]byte, 0, requestHeader+len(r.reply))
+	v := make([]byte, 0, requestHeader+1+8+len(r.game)+len(r.reply))
 	v = append(v, r.digest[:]...)
 	v = binary.BigEndian.AppendUint64(v, uint64(r.at))
-	v = append(v, r.reply...)
+	if r.game != "" {
+		v = append(v, replyRecords)
+		v = binary.BigEndian.AppendUint32(v, r.first)
+		v = binary.BigEndian.AppendUint32(v, r.end)
+		v = append(v, r.game...)
+	} else {
+		v = append(v, replyWhole)
+		v = append(v, r.reply...)
+	}
 	return tx.Bucket(bucketRequests).Put(req[:], v)
 }
 
@@ -345,4 +427,24 @@ func (s *store) pruneRequests(cutoff time.Time, limit int) (int, error) {
 
 func receiptKey(gameID string, seq uint32) []byte {
 	return binary.BigEndian.AppendUint32(joinKey(gameID, nil), seq)
+}
+
+// putRecord stores a game's record seq: its log index and leaf.
+func putRecord(tx *bolt.Tx, gameID string, seq uint32, index uint64, leaf []byte) error {
+	v := make([]byte, 0, 8+len(leaf))
+	v = binary.BigEndian.AppendUint64(v, index)
+	return tx.Bucket(bucketReceipts).Put(receiptKey(gameID, seq), append(v, leaf...))
+}
+
+// gameRecords reads a game's records 0..n-1: their leaves and log indices.
+func gameRecords(tx *bolt.Tx, gameID string, n uint32) (leaves [][]byte, indices []uint64, err error) {
+	for seq := range n {
+		v := tx.Bucket(bucketReceipts).Get(receiptKey(gameID, seq))
+		if len(v) < 8 {
+			return nil, nil, fmt.Errorf("game %s: record %d missing from the state store", gameID, seq)
+		}
+		indices = append(indices, beUint64(v))
+		leaves = append(leaves, bytes.Clone(v[8:]))
+	}
+	return leaves, indices, nil
 }

@@ -2,6 +2,7 @@ package rngd
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,4 +53,67 @@ func TestPruneRequests(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// A store of format 1 (whole replies, no "format" key) is upgraded when
+// opened: its replies read back whole, and its applied count is reset so
+// that Open rebuilds the rest from the log. A format this rngd does not
+// know is refused.
+func TestStoreUpgrade(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := record.RequestID("gs", "old")
+	err = db.Update(func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucket(bucketMeta)
+		if err != nil {
+			return err
+		}
+		if err := meta.Put(keyApplied, u64(42)); err != nil {
+			return err
+		}
+		b, err := tx.CreateBucket(bucketRequests)
+		if err != nil {
+			return err
+		}
+		v := append(make([]byte, 32, 64), u64(1_700_000_000)...) // digest 0, at
+		return b.Put(req[:], append(v, "reply bytes"...))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := openStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.db.View(func(tx *bolt.Tx) error {
+		r, ok := getRequest(tx, req)
+		if !ok || string(r.reply) != "reply bytes" || r.at != 1_700_000_000 || r.game != "" {
+			t.Errorf("upgraded reply: %+v %v", r, ok)
+		}
+		if n := appliedCount(tx); n != 0 {
+			t.Errorf("applied after upgrade: %d, want 0 (rebuild)", n)
+		}
+		return nil
+	})
+	// Opened again, it is not upgraded twice.
+	st.db.Update(func(tx *bolt.Tx) error { return markApplied(tx, 7) })
+	st.close()
+	if st, err = openStore(path); err != nil {
+		t.Fatal(err)
+	}
+	st.db.View(func(tx *bolt.Tx) error {
+		if r, ok := getRequest(tx, req); !ok || string(r.reply) != "reply bytes" || appliedCount(tx) != 7 {
+			t.Errorf("second open: %+v %v applied %d", r, ok, appliedCount(tx))
+		}
+		return nil
+	})
+	st.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyFormat, u64(storeFormat+1)) })
+	st.close()
+	if _, err := openStore(path); err == nil || !strings.Contains(err.Error(), "format") {
+		t.Fatalf("open of a newer format: %v", err)
+	}
 }
