@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -107,6 +108,75 @@ func BenchmarkDaemonProcess(b *testing.B) {
 	hangUp()
 	d.stop(b)
 	b.Logf("daemon CPU: %v in the window of %v; %v over its whole life (wait4 rusage)", cpu1-cpu0, r.Elapsed, d.lifeCPU)
+}
+
+// BenchmarkDaemonProcessCall is the floor under every draw: the same rngd
+// process, connections and sessions as BenchmarkDaemonProcess, each session
+// asking GetGame for a game it started, b.N calls in all. A GetGame is a
+// unary call over mTLS that the daemon answers from memory: no proof, no
+// log append, no store write. Its daemon CPU per call is what the transport
+// (gRPC, TLS, the network system calls) and the handler's framing cost
+// before a draw does any work of its own. The metrics:
+//
+//	calls/s                   GetGame calls per second
+//	daemon-cpu-us/call        daemon CPU per call
+//	loadgen-cpu-us/call       load generator CPU per call
+func BenchmarkDaemonProcessCall(b *testing.B) {
+	sessions := 256
+	if v, err := strconv.Atoi(os.Getenv("TIRAGE_BENCH_CLIENTS")); err == nil && v > 0 {
+		sessions = v
+	}
+	ctx := context.Background()
+	d := startDaemon(b, daemonBinary(b))
+	codes := emission(b, d.admin, "CALL", 2*sessions)
+	conns, hangUp := dial(b, d.grpc, rngd.DevPKI{Dir: filepath.Join(d.data, "dev")}, "client", 8)
+	games := make([]string, sessions)
+	for i := range games {
+		r, err := conns[i%len(conns)].StartGame(ctx, &qodv1.StartGameRequest{RequestId: fmt.Sprintf("call-%d", i), Code: <-codes})
+		if err != nil {
+			b.Fatal(err)
+		}
+		games[i] = r.Game.GameId
+	}
+
+	cpu0, err := processCPU(d.cmd.Process.Pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	self0 := selfCPU()
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	var failed atomic.Pointer[error]
+	var next atomic.Int64
+	for i := range sessions {
+		wg.Go(func() {
+			c, req := conns[i%len(conns)], &qodv1.GetGameRequest{GameId: games[i]}
+			for next.Add(1) <= int64(b.N) {
+				if _, err := c.GetGame(ctx, req); err != nil {
+					failed.CompareAndSwap(nil, &err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	self1 := selfCPU()
+	cpu1, err := processCPU(d.cmd.Process.Pid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := failed.Load(); err != nil {
+		b.Fatal(*err)
+	}
+	perCall := func(t time.Duration) float64 { return float64(t.Microseconds()) / float64(b.N) }
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
+	b.ReportMetric(perCall(cpu1-cpu0), "daemon-cpu-us/call")
+	b.ReportMetric(perCall(self1-self0), "loadgen-cpu-us/call")
+	hangUp()
+	d.stop(b)
 }
 
 // build holds the daemon binary, built once per test binary.
