@@ -1,16 +1,18 @@
 package vrf
 
 import (
+	"crypto"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 
 	"filippo.io/bigmod"
 	"filippo.io/nistec"
-	"github.com/cloudflare/circl/group"
+	"github.com/cloudflare/circl/expander"
 
 	"tirage.fr/tirage/verifier/verdict"
 )
@@ -166,30 +168,90 @@ func encodeToCurve(s Suite, pk []byte, alpha []byte) (*nistec.P256Point, []byte,
 
 var h2cDST = []byte("ECVRF_" + h2cSuiteID + "\x02")
 
-// encodeToCurveH2C is ECVRF_encode_to_curve_h2c_suite (§5.4.1.2).
+// The simplified SWU map's constants for P-256 (RFC 9380 §8.2): Z = -10,
+// A = -3, B = the curve's b.
+var (
+	sswuP = fieldHex("ffffffff00000001000000000000000000000000ffffffffffffffffffffffff")
+	sswuB = fieldHex("5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604b")
+	sswuZ = new(big.Int).Sub(sswuP, big.NewInt(10))
+	// -B/A = B/3 and B/(Z·A) = B/30, mod p.
+	sswuBOver3  = new(big.Int).Mod(new(big.Int).Mul(sswuB, new(big.Int).ModInverse(big.NewInt(3), sswuP)), sswuP)
+	sswuBOver30 = new(big.Int).Mod(new(big.Int).Mul(sswuB, new(big.Int).ModInverse(big.NewInt(30), sswuP)), sswuP)
+)
+
+// fieldHex is a constant of SEC 2 §2.4.2 (P-256), from hex.
+func fieldHex(h string) *big.Int {
+	v, ok := new(big.Int).SetString(h, 16)
+	if !ok {
+		panic("vrf: bad constant " + h)
+	}
+	return v
+}
+
+// encodeToCurveH2C is ECVRF_encode_to_curve_h2c_suite (§5.4.1.2): RFC 9380
+// encode_to_curve for P256_XMD:SHA-256_SSWU_NU_.
 func encodeToCurveH2C(salt, alpha []byte) (*nistec.P256Point, []byte, int, error) {
 	// 1. string_to_be_hashed = encode_to_curve_salt || alpha_string
 	msg := make([]byte, 0, len(salt)+len(alpha))
 	msg = append(append(msg, salt...), alpha...)
 	// 2. H = encode(string_to_be_hashed), RFC 9380 encode_to_curve with
-	//    DST = "ECVRF_" || h2c_suite_ID_string || suite_string.
-	e := group.P256.HashToElementNonUniform(msg, h2cDST)
-	enc, err := e.MarshalBinary()
+	//    DST = "ECVRF_" || h2c_suite_ID_string || suite_string:
+	//    u = hash_to_field(msg, 1) (§5.2, L = 48),
+	u := new(big.Int).SetBytes(expander.NewExpanderMD(crypto.SHA256, h2cDST).Expand(msg, 48))
+	u.Mod(u, sswuP)
+	//    Q = map_to_curve(u), the simplified SWU map (§6.6.2), and
+	//    clear_cofactor(Q) = Q (h = 1).
+	h, hString, err := sswu(u)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("vrf: encode_to_curve: %w", err)
+		return nil, nil, 0, err
 	}
-	h, err := nistec.NewP256Point().SetBytes(enc)
-	if err != nil || len(enc) != 65 {
-		// Only the identity, with probability 2⁻²⁵⁶.
-		return nil, nil, 0, errors.New("vrf: encode_to_curve gave the identity")
-	}
-	// SEC 1 compression of the affine (x, y) circl returned, sparing an
-	// inversion: 0x02 | (y mod 2) || x.
-	hString := make([]byte, ptLen)
-	hString[0] = 0x02 | enc[64]&1
-	copy(hString[1:], enc[1:33])
 	// 3. Output H
 	return h, hString, 0, nil
+}
+
+// sswu is the simplified SWU map of RFC 9380 §6.6.2 for P-256, returning the
+// point and its SEC 1 compression. The candidates x1 and x2 are computed
+// with math/big (its input u is hashed from α; math/big is not constant
+// time, nor was circl's map that this replaces, about twice as slow), and
+// nistec's point decompression does the rest in constant time: it computes
+// g(x) and its square root, fails when there is none, and returns the root
+// of the parity asked for (sgn0 is the parity for P-256).
+func sswu(u *big.Int) (*nistec.P256Point, []byte, error) {
+	p := sswuP
+	// 1. tv1 = inv0(Z² u⁴ + Z u²)
+	zu2 := new(big.Int).Mul(u, u)
+	zu2.Mul(zu2, sswuZ).Mod(zu2, p)
+	den := new(big.Int).Mul(zu2, zu2)
+	den.Add(den, zu2).Mod(den, p)
+	x1 := new(big.Int)
+	if den.Sign() == 0 {
+		// 3. If tv1 == 0, set x1 = B / (Z·A)
+		x1.Set(sswuBOver30)
+	} else {
+		// 2. x1 = (-B / A)·(1 + tv1)
+		tv1 := new(big.Int).ModInverse(den, p)
+		x1.Add(tv1, big.NewInt(1))
+		x1.Mul(x1, sswuBOver3).Mod(x1, p)
+	}
+	// 4. gx1 = x1³ + A·x1 + B: nistec computes it below.
+	// 5.-9. x = x1 when gx1 is a square, else x2 = Z·u²·x1, whose
+	//       gx2 = Z³u⁶·gx1 is then a square (Z is not); y = sqrt(gx) with
+	//       sgn0(y) = sgn0(u). Decompressing x with the prefix
+	//       0x02 | sgn0(u) computes that y, and fails exactly when gx is not
+	//       a square (gx1 is never 0: P-256 has no point of order 2).
+	// 10. return (x, y), compressed.
+	enc := make([]byte, ptLen)
+	enc[0] = 0x02 | byte(u.Bit(0))
+	x1.FillBytes(enc[1:])
+	q, err := nistec.NewP256Point().SetBytes(enc)
+	if err != nil {
+		x2 := x1.Mul(zu2, x1)
+		x2.Mod(x2, p).FillBytes(enc[1:])
+		if q, err = nistec.NewP256Point().SetBytes(enc); err != nil {
+			return nil, nil, fmt.Errorf("vrf: simplified SWU gave no point: %w", err)
+		}
+	}
+	return q, enc, nil
 }
 
 // encodeToCurveTAI is ECVRF_encode_to_curve_try_and_increment (§5.4.1.1).
