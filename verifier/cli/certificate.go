@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -20,33 +19,6 @@ import (
 func init() {
 	register("certificate", verdict.MsgCmdCertificate, runCertificate)
 }
-
-const certificateUsage = `usage: rngverify certificate FILE [--entrants LIST] [--rules FILE] [--reserves N]
-                            (trust flags | --tofu) [--lang fr|en] [--json]
-
-Re-checks a promotion draw certificate (certificate.json) offline:
-
-  public checks     the checkpoint is signed by a trusted log key; the freeze,
-                    the draw and the key announcement are in the log; the draw
-                    links to the freeze and reveals the r it committed to;
-                    the VRF proof is valid for α = (draw, root, count, H(r),
-                    r, bailiff's share, beacon) under a trusted or announced
-                    key; the winner and reserves are the ranked sample of β;
-                    each pick is in the frozen list
-  --entrants LIST   the bailiff's checks too: the private entrant list
-                    (entrants.txt) is canonical and hashes to the frozen root
-                    and count; prints the picked accounts
-  --rules FILE      the operation's rules file: its SHA-256 must be the frozen one
-  --reserves N      the number of reserves the rules require
-
-The log's keys must be given (trust flags below: the operator's published
-key files or fingerprints, or its key announcement record), or
-  --tofu            trust on first use: accept the certificate's own keys and
-                    print their fingerprints on stderr, to compare with the
-                    operator's published ones
-Without either, rngverify certificate refuses to run (exit 2).
-
-`
 
 // certificateFlags are the certificate command's own flags.
 type certificateFlags struct {
@@ -65,36 +37,35 @@ func runCertificate(env Env) int {
 	}
 	pos, err := c.parse(env.Args)
 	if errors.Is(err, flag.ErrHelp) {
-		io.WriteString(env.Stderr, certificateUsage+fmt.Sprintf(trustUsage, defaultStatePath())+exitUsage)
-		return ExitOK
+		return c.help(env, verdict.MsgUsageCertificate)
 	}
 	if err != nil {
-		return c.usageErr(env, "%s", err)
+		return c.usageErr(env, flagError(err))
 	}
 	switch {
 	case len(pos) == 0:
-		return c.usageErr(env, "missing the certificate FILE")
+		return c.usageErr(env, verdict.M(verdict.MsgCLIMissingCert))
 	case len(pos) > 1:
-		return c.usageErr(env, "unexpected argument %q", pos[1])
+		return c.usageErr(env, verdict.M(verdict.MsgCLIUnexpected, pos[1]))
 	}
 	if len(c.logKeys)+len(c.vrfKeys)+len(c.pins) == 0 && *c.state == "" && !*f.tofu {
-		return c.usageErr(env, "no trust anchor: give the operator's keys (--log-key FILE, --vrf-key FILE or --pin FINGERPRINT), or --tofu to accept the certificate's own keys and see their fingerprints")
+		return c.usageErr(env, verdict.M(verdict.MsgCLINoAnchor))
 	}
 	a, err := c.anchors()
 	if err != nil {
-		return c.usageErr(env, "%s", err)
+		return c.usageErr(env, receipt.Cause(err))
 	}
 	anchors := promo.Anchors{Reserves: *f.reserves}
 	if *f.rules != "" {
 		if anchors.Rules, err = os.ReadFile(*f.rules); err != nil {
-			return c.usageErr(env, "couldn't read the rules: %v", err)
+			return c.usageErr(env, verdict.M(verdict.MsgCLIReadRules, receipt.Cause(fileErr(err))))
 		}
 	}
 	var list *promo.EntrantList
 	if *f.entrants != "" {
 		b, err := os.ReadFile(*f.entrants)
 		if err != nil {
-			return c.usageErr(env, "couldn't read the entrant list: %v", err)
+			return c.usageErr(env, verdict.M(verdict.MsgCLIReadEntrants, receipt.Cause(fileErr(err))))
 		}
 		if list, err = promo.ParseEntrantList(b); err != nil {
 			v := verdict.New(receipt.DocCertificate, verdict.MsgSubjectCertificate)
@@ -104,7 +75,7 @@ func runCertificate(env Env) int {
 	}
 	file, err := readInput(env, pos[0])
 	if err != nil {
-		return c.usageErr(env, "couldn't read the certificate: %v", err)
+		return c.usageErr(env, verdict.M(verdict.MsgCLIReadCert, receipt.Cause(fileErr(err))))
 	}
 	var cert struct {
 		Draw         string   `json:"draw"`

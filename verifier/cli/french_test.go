@@ -20,7 +20,7 @@ import (
 // identifiers are what a French line may hold in English because it is
 // not prose: flags (--proof), the command column of the usage, and the file
 // syntax or names quoted in guillemets (« key <…> », « verify »).
-var identifiers = regexp.MustCompile(`(^|\s)--?[a-z][a-z-]*|(?m)^  [a-z]+ {2,}|« [^»]* »`)
+var identifiers = regexp.MustCompile(`(^|[\s(])--?[a-z][a-z-]*|(?m)^  [a-z]+ {2,}|« [^»]* »`)
 
 // frenchProse is frenchOK on s without its identifiers.
 func frenchProse(t *testing.T, name, s string) {
@@ -30,7 +30,7 @@ func frenchProse(t *testing.T, name, s string) {
 
 // quotedEnglish is how a French reason quotes an English text it could not
 // say in French: none of the reasons below may do it any more.
-var quotedEnglish = regexp.MustCompile(`anglais|en anglais`)
+var quotedEnglish = regexp.MustCompile(`en anglais`)
 
 // TestFrenchReasons: the core's errors that rngverify shows as reasons —
 // promotion beacon and bailiff's share details, entrant list defects, the
@@ -151,6 +151,28 @@ func TestFrenchCLI(t *testing.T) {
 			"le document : une valeur JSON de type « tableau » n'est pas du type attendu\n"},
 		{"entrant list", []string{"certificate", certFile, "--tofu", "--entrants", badList}, ExitFail, `list.txt: invalid entrant list: line 4: want "count <n>"` + "\n",
 			"list.txt : liste des participants invalide : ligne 4 : « count <nombre> » attendu\n"},
+		// Each command's help, and the command line refused.
+		{"receipt help", []string{"receipt", "-h"}, ExitOK, "usage: rngverify receipt FILE [trust flags] [--lang fr|en] [--json]\n\nChecks one receipt",
+			"utilisation : rngverify receipt FICHIER [options de confiance] [--lang fr|en] [--json]\n\nVérifie un reçu"},
+		{"game help", []string{"game", "-h"}, ExitOK, "usage: rngverify game FILE", "Vérifie la transcription d'une partie"},
+		{"certificate help", []string{"certificate", "-h"}, ExitOK, "\nExit status:\n  0  every check passed\n", "\nCode de sortie :\n  0  toutes les vérifications sont réussies\n"},
+		{"log help", []string{"log", "-h"}, ExitOK, "Trust (never taken from the material being verified):\n", "Confiance (jamais tirée des pièces vérifiées) :\n"},
+		{"audit help", []string{"audit", "-h"}, ExitOK, "usage: rngverify audit (--url URL | --dir DIR)", "Parcourt tout le journal de transparence"},
+		{"two files", []string{"receipt", "a", "b"}, ExitUsage, "rngverify receipt: want exactly one FILE, got 2 (rngverify receipt -h for usage)\n",
+			"rngverify receipt : un seul FICHIER attendu, 2 donné(s) (rngverify receipt -h --lang fr pour l'aide)\n"},
+		{"unknown flag", []string{"game", "x", "--bad"}, ExitUsage, "flag provided but not defined: -bad", "option inconnue : -bad"},
+		{"bad pin", []string{"receipt", "x", "--pin", "zz"}, ExitUsage, `--pin "zz": want 64 hex digits (a SHA-256 fingerprint)`, "--pin « zz » : 64 chiffres hexadécimaux attendus"},
+		{"bad zone", []string{"receipt", "x", "--tz", "Nowhere/Else"}, ExitUsage, `--tz "Nowhere/Else": unknown time zone Nowhere/Else`, "--tz : fuseau horaire « Nowhere/Else » inconnu ou invalide"},
+		{"no log key file", []string{"game", "x", "--log-key", filepath.Join(dir, "none.vkey")}, ExitUsage, "--log-key: neither a key nor a readable file: open " + filepath.Join(dir, "none.vkey") + ": no such file or directory",
+			"--log-key : ni une clé ni un fichier lisible : le fichier " + filepath.Join(dir, "none.vkey") + " n'existe pas"},
+		{"vrf key suite", []string{"receipt", "x", "--vrf-key", file("vrf.key", "ECVRF-ED25519 00\n")}, ExitUsage, `vrf.key: line 1: vrf: unknown suite "ECVRF-ED25519" (want`,
+			"vrf.key : ligne 1 : suite VRF « ECVRF-ED25519 » inconnue"},
+		{"no receipt file", []string{"receipt", filepath.Join(dir, "none.json")}, ExitUsage, "none.json: no such file or directory\n", "none.json : le fichier " + filepath.Join(dir, "none.json") + " n'existe pas\n"},
+		{"no anchor", []string{"certificate", certFile}, ExitUsage, "rngverify certificate: no trust anchor: give the operator's keys", "rngverify certificate : aucune ancre de confiance : fournissez les clés de l'exploitant"},
+		{"no rules file", []string{"certificate", certFile, "--tofu", "--rules", filepath.Join(dir, "none.yaml")}, ExitUsage, "couldn't read the rules: open ", "impossible de lire le règlement : le fichier "},
+		{"log without source", []string{"log"}, ExitUsage, "rngverify log: give one of --url or --dir (rngverify log -h for usage)\n", "rngverify log : donnez l'une des options --url ou --dir"},
+		{"log bad url", []string{"log", "--url", "ftp://x"}, ExitUsage, `--url "ftp://x": want http(s)://host[:port]/prefix`, "--url « ftp://x » : http(s)://hôte[:port]/préfixe attendu"},
+		{"follow for log", []string{"log", "--dir", dir, "--follow", "1s"}, ExitUsage, "--follow: audit only, at least 1s", "--follow : avec audit seulement, au moins 1s"},
 	} {
 		for _, lang := range []string{"en", "fr"} {
 			args := c.args

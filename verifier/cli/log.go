@@ -28,42 +28,6 @@ func init() {
 	register("audit", verdict.MsgCmdAudit, runAudit)
 }
 
-const logUsage = `usage: rngverify log (--url URL | --dir DIR) [--tofu] [trust flags] [--lang fr|en] [--json]
-
-Checks the transparency log's latest signed checkpoint and its consistency
-with the last checkpoint this verifier trusted (kept in the state file), then
-records it there. Two checkpoints of one size with different roots, or a log
-that does not extend the trusted one, are reported as MISBEHAVIOUR (a fork).
-
-  --url URL   the log's tile API, e.g. http://127.0.0.1:7480/log
-  --dir DIR   the log's tile directory (C2SP tlog-tiles layout: DIR/checkpoint,
-              DIR/tile/...), e.g. rngd's <data dir>/log/tiles
-  --tofu      trust on first use: when the state file does not know the log yet
-              and no --log-key or --pin is given, trust the keys the log serves
-              at URL/vkey (said loudly, recorded as "first-use" in the state)
-
-The log's keys come, in order, from the state file, --log-key files, or the
-keys served at URL/vkey whose fingerprint is pinned with --pin.
-
-`
-
-const auditUsage = `usage: rngverify audit (--url URL | --dir DIR) [--tofu] [--follow DURATION] [--workers N] [--quiet] [trust flags] [--lang fr|en] [--json]
-
-Follows the whole log: checks the signed checkpoint and its consistency with
-the state file, every entry against the signed tree, every record, every game
-(chain, r commitment, VRF proofs, outcomes, rules) and promotion draw, and
-compares the observed frequencies of the draws with the exact probabilities
-(a progress bar goes to stderr unless --quiet). VRF keys are those announced in
-the log; pin them with --pin to require them.
-
-  --follow D    after the first pass, keep following the log: every D (e.g. 30s)
-                read the new checkpoint, check that it extends the last one
-                (a fork is MISBEHAVIOUR), audit the new entries; Ctrl-C stops
-  --workers N   games verified in parallel (default: all cores)
-  --quiet       no progress bar
-
-`
-
 type logFlags struct {
 	*common
 	url, dir *string
@@ -78,13 +42,13 @@ func newLogFlags(name string) *logFlags {
 func (l *logFlags) fetcher() (audit.Fetcher, error) {
 	switch {
 	case (*l.url == "") == (*l.dir == ""):
-		return nil, errors.New("give one of --url or --dir")
+		return nil, verdict.Errorf(verdict.MsgCLIURLOrDir)
 	case *l.dir != "":
 		return dirFetcher(*l.dir), nil
 	}
 	u, err := url.Parse(*l.url)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--url %q: want http(s)://host[:port]/prefix", *l.url)
+		return nil, verdict.Errorf(verdict.MsgCLIURLBad, *l.url)
 	}
 	return &httpFetcher{base: strings.TrimSuffix(u.String(), "/"), client: &http.Client{Timeout: 60 * time.Second}}, nil
 }
@@ -183,9 +147,9 @@ func runLog(env Env) int { return runFollow(env, false) }
 func runAudit(env Env) int { return runFollow(env, true) }
 
 func runFollow(env Env, full bool) int {
-	name, usage := "log", logUsage
+	name, usage := "log", verdict.MsgUsageLog
 	if full {
-		name, usage = "audit", auditUsage
+		name, usage = "audit", verdict.MsgUsageAudit
 	}
 	l := newLogFlags(name)
 	workers := l.fs.Int("workers", 0, "")
@@ -193,25 +157,24 @@ func runFollow(env Env, full bool) int {
 	follow := l.fs.Duration("follow", 0, "")
 	pos, err := l.parse(env.Args)
 	if errors.Is(err, flag.ErrHelp) {
-		io.WriteString(env.Stderr, usage+fmt.Sprintf(trustUsage, defaultStatePath())+exitUsage)
-		return ExitOK
+		return l.help(env, usage)
 	}
 	if err != nil {
-		return l.usageErr(env, "%s", err)
+		return l.usageErr(env, flagError(err))
 	}
 	if len(pos) > 0 {
-		return l.usageErr(env, "unexpected argument %q", pos[0])
+		return l.usageErr(env, verdict.M(verdict.MsgCLIUnexpected, pos[0]))
 	}
 	f, err := l.fetcher()
 	if err != nil {
-		return l.usageErr(env, "%s", err)
+		return l.usageErr(env, receipt.Cause(err))
 	}
 	st, err := l.loadState()
 	if err != nil {
-		return l.usageErr(env, "state file %s: %s", l.statePath(), err)
+		return l.usageErr(env, verdict.M(verdict.MsgCLIStateFile, l.statePath(), receipt.Cause(err)))
 	}
 	if *follow != 0 && (!full || *follow < time.Second) {
-		return l.usageErr(env, "--follow: audit only, at least 1s")
+		return l.usageErr(env, verdict.M(verdict.MsgCLIFollowBad))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -226,7 +189,7 @@ func runFollow(env Env, full bool) int {
 	}
 	last, err := ls.Last()
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "rngverify %s: state file: %s\n", name, err)
+		l.conclude(env, verdict.MsgCLIStateErr, name, receipt.Cause(err))
 		return ExitUsage
 	}
 	var extra func(io.Writer)
@@ -286,7 +249,7 @@ func runFollow(env Env, full bool) int {
 			return ExitFail
 		}
 		if err := l.saveState(st); err != nil {
-			fmt.Fprintf(env.Stderr, "rngverify %s: couldn't save the trust state: %s\n", name, err)
+			l.conclude(env, verdict.MsgCLISaveState, name, receipt.Cause(fileErr(err)))
 			return ExitUsage
 		}
 		v.Fact("trust state", verdict.MsgTrustState, l.statePath(), cp.Size)

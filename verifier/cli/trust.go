@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,24 +33,10 @@ type common struct {
 	lang    *string
 	json    *bool
 	tz      *string
+	// argLang is the language of --lang as found in the arguments, for
+	// what is said before or instead of parsing them (help, usage errors).
+	argLang string
 }
-
-const trustUsage = `Trust (never taken from the material being verified):
-  --log-key FILE   the log's verifier key(s), one per line, as served at /log/vkey, or the key
-                   text itself, or the log's key announcement record (JSON; checked as below) (repeatable)
-  --vrf-key FILE   the VRF public key: lines "SUITE HEX" (HEX as rngverify vrf --pk takes it),
-                   or the log's key announcement record (JSON): every key in it must prove
-                   possession (its DSSE signatures), then its keys are all pinned (repeatable)
-  --pin SHA256     pin a key by fingerprint: lower-case hex SHA-256 of a VRF public key,
-                   or of the log's Ed25519 key as DER SubjectPublicKeyInfo (as rngd prints them) (repeatable)
-  --state FILE     the trust state kept by rngverify log (default %s):
-                   its log keys are trusted and its last checkpoint is compared
-
-Output:
-  --lang fr|en     language of the verdict (default en)
-  --json           print the verdict as JSON
-  --tz ZONE        the operator's legal time zone for the game rules (default Europe/Paris)
-`
 
 func newCommon(name string) *common {
 	c := &common{name: name, fs: flag.NewFlagSet("rngverify "+name, flag.ContinueOnError)}
@@ -76,6 +63,7 @@ func defaultStatePath() string {
 // parse parses args, allowing positional arguments among the flags, and
 // returns the positional arguments. err is a usage error (or flag.ErrHelp).
 func (c *common) parse(args []string) ([]string, error) {
+	c.argLang = langOf(args)
 	var pos []string
 	for {
 		if err := c.fs.Parse(args); err != nil {
@@ -88,11 +76,11 @@ func (c *common) parse(args []string) ([]string, error) {
 		args = c.fs.Args()[1:]
 	}
 	if *c.lang != "fr" && *c.lang != "en" {
-		return nil, fmt.Errorf("--lang: %q, want fr or en", *c.lang)
+		return nil, verdict.Errorf(verdict.MsgCLILangBad, *c.lang)
 	}
 	for _, p := range c.pins {
 		if b, err := hex.DecodeString(p); err != nil || len(b) != 32 {
-			return nil, fmt.Errorf("--pin %q: want 64 hex digits (a SHA-256 fingerprint)", p)
+			return nil, verdict.Errorf(verdict.MsgCLIPinBad, p)
 		}
 	}
 	return pos, nil
@@ -109,7 +97,7 @@ func (c *common) statePath() string {
 func (c *common) loadState() (*checkpoint.State, error) {
 	b, err := os.ReadFile(c.statePath())
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
+		return nil, fileErr(err)
 	}
 	return checkpoint.ParseState(b)
 }
@@ -145,7 +133,7 @@ func (c *common) anchors() (receipt.Anchors, error) {
 	var a receipt.Anchors
 	loc, err := time.LoadLocation(*c.tz)
 	if err != nil {
-		return a, fmt.Errorf("--tz %q: %w", *c.tz, err)
+		return a, verdict.Errorf(verdict.MsgCLITZ, *c.tz, err)
 	}
 	a.Location = loc
 	a.Pins = append(a.Pins, c.pins...)
@@ -157,37 +145,37 @@ func (c *common) anchors() (receipt.Anchors, error) {
 				a.LogKeys = append(a.LogKeys, k)
 				continue
 			}
-			return a, fmt.Errorf("--log-key: neither a key nor a readable file: %w", err)
+			return a, verdict.Errorf(verdict.MsgCLILogKeyNeither, fileErr(err))
 		}
 		if isAnnouncement(b) {
 			_, pins, err := announcedKeys(b)
 			if err != nil {
-				return a, fmt.Errorf("--log-key %s: %w", f, err)
+				return a, verdict.Errorf(verdict.MsgCLIFlagFile, "--log-key", f, err)
 			}
 			a.Pins = append(a.Pins, pins...)
 			continue
 		}
 		keys, err := checkpoint.ParseKeys(string(b))
 		if err != nil {
-			return a, fmt.Errorf("--log-key %s: %w", f, err)
+			return a, verdict.Errorf(verdict.MsgCLIFlagFile, "--log-key", f, err)
 		}
 		a.LogKeys = append(a.LogKeys, keys...)
 	}
 	for _, f := range c.vrfKeys {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return a, fmt.Errorf("--vrf-key: %w", err)
+			return a, verdict.Errorf(verdict.MsgCLIFlagErr, "--vrf-key", fileErr(err))
 		}
 		keys, pins, err := parseVRFKeyFile(b)
 		if err != nil {
-			return a, fmt.Errorf("--vrf-key %s: %w", f, err)
+			return a, verdict.Errorf(verdict.MsgCLIFlagFile, "--vrf-key", f, err)
 		}
 		a.VRFKeys, a.Pins = append(a.VRFKeys, keys...), append(a.Pins, pins...)
 	}
 	if *c.state != "" {
 		s, err := c.loadState()
 		if err != nil {
-			return a, fmt.Errorf("--state: %w", err)
+			return a, verdict.Errorf(verdict.MsgCLIFlagErr, "--state", err)
 		}
 		for _, l := range s.Logs {
 			keys, _ := l.TrustedKeys()
@@ -238,24 +226,24 @@ func parseVRFKeyFile(b []byte) ([]*vrf.PublicKey, []string, error) {
 		}
 		suite, h, ok := strings.Cut(line, " ")
 		if !ok {
-			return nil, nil, fmt.Errorf("line %d: want \"SUITE HEX\"", i+1)
+			return nil, nil, verdict.Errorf(verdict.MsgVRFKeyLineForm, i+1)
 		}
 		s, err := vrf.ParseSuite(suite)
 		if err != nil {
-			return nil, nil, fmt.Errorf("line %d: %w", i+1, err)
+			return nil, nil, verdict.Errorf(verdict.MsgVRFKeyLineSuite, i+1, verdict.M(verdict.MsgUnknownSuite, suite))
 		}
 		raw, err := hex.DecodeString(strings.TrimSpace(h))
 		if err != nil {
-			return nil, nil, fmt.Errorf("line %d: the key is not hex", i+1)
+			return nil, nil, verdict.Errorf(verdict.MsgVRFKeyLineHex, i+1)
 		}
 		pk, err := vrf.ParsePublicKey(s, raw)
 		if err != nil {
-			return nil, nil, fmt.Errorf("line %d: %w", i+1, err)
+			return nil, nil, verdict.Errorf(verdict.MsgVRFKeyLineErr, i+1, err)
 		}
 		keys = append(keys, pk)
 	}
 	if len(keys) == 0 {
-		return nil, nil, errors.New("no key found")
+		return nil, nil, verdict.Errorf(verdict.MsgNoKeyFound)
 	}
 	return keys, nil, nil
 }
@@ -294,9 +282,34 @@ func (c *common) conclude(env Env, id verdict.MsgID, args ...any) {
 	fmt.Fprintln(env.Stderr, verdict.M(id, args...).Text(*c.lang))
 }
 
-func (c *common) usageErr(env Env, format string, args ...any) int {
-	fmt.Fprintf(env.Stderr, "rngverify %s: %s (rngverify %s -h for usage)\n", c.name, fmt.Sprintf(format, args...), c.name)
+// usageErr prints why the command line is refused, in --lang, and returns
+// ExitUsage.
+func (c *common) usageErr(env Env, why verdict.Msg) int {
+	fmt.Fprintln(env.Stderr, verdict.M(verdict.MsgCLIUsageErr, c.name, why, c.name).Text(c.argLang))
 	return ExitUsage
+}
+
+// help prints the command's usage (the catalog's usage), the trust flags
+// and the exit codes, in --lang, and returns ExitOK.
+func (c *common) help(env Env, usage verdict.MsgID) int {
+	l := c.argLang
+	io.WriteString(env.Stderr, verdict.M(usage).Text(l)+verdict.M(verdict.MsgUsageTrust, defaultStatePath()).Text(l)+verdict.M(verdict.MsgUsageExit).Text(l))
+	return ExitOK
+}
+
+// fileErr names in the catalog a file that does not exist or may not be
+// read (os's English text unchanged), so that it reads in French too.
+func fileErr(err error) error {
+	var pe *fs.PathError
+	switch {
+	case !errors.As(err, &pe):
+		return err
+	case errors.Is(err, fs.ErrNotExist):
+		return verdict.Errorf(verdict.MsgFileNotExist, pe.Path, err)
+	case errors.Is(err, fs.ErrPermission):
+		return verdict.Errorf(verdict.MsgFilePermission, pe.Path, err)
+	}
+	return err
 }
 
 // readInput reads FILE, or stdin for "-".

@@ -54,7 +54,7 @@ func runVRF(env Env) int {
 	}
 	suite, err := vrf.ParseSuite(*suiteName)
 	if err != nil {
-		return usageErr(verdict.M(verdict.MsgCLISuite, *suiteName))
+		return usageErr(verdict.M(verdict.MsgCLISuite, verdict.M(verdict.MsgUnknownSuite, *suiteName)))
 	}
 	values := map[string][]byte{}
 	for _, f := range []struct {

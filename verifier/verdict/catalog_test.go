@@ -92,11 +92,11 @@ func verbs(t *testing.T, id MsgID, format string) map[int]byte {
 }
 
 // libraryText: messages whose English rendering is a library's own English
-// error text (encoding/json), passed as an argument so that English output
+// error text (encoding/json, os, time), passed as an argument so that English output
 // stays what it always was, byte for byte; French says the same from the
-// other arguments (offset, field, type) instead of quoting English. The
+// other arguments (offset, field, type, file, zone) instead of quoting English. The
 // value is that argument's position; French must still use every other one.
-var libraryText = map[MsgID]int{MsgJSONSyntax: 2, MsgJSONType: 3}
+var libraryText = map[MsgID]int{MsgJSONSyntax: 2, MsgJSONType: 3, MsgCLITZ: 2, MsgFileNotExist: 2, MsgFilePermission: 2}
 
 // TestCatalog: every message id has an English and a French rendering, the
 // two take the same arguments with the same verbs (French may add none and

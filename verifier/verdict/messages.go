@@ -376,32 +376,65 @@ const (
 	MsgTlogInconsistentTile MsgID = "tlog-inconsistent-tile"
 
 	// rngverify's reading of its input and its usage.
-	MsgJSONSyntax     MsgID = "json-syntax"
-	MsgJSONType       MsgID = "json-type"
-	MsgJSONField      MsgID = "json-field"
-	MsgJSONRoot       MsgID = "json-root"
-	MsgCertNoDraw     MsgID = "cert-no-draw"
-	MsgCLIUsage       MsgID = "cli-usage"
-	MsgCLIUsageLine   MsgID = "cli-usage-line"
-	MsgCLIUnknown     MsgID = "cli-unknown"
-	MsgCLIUsageErr    MsgID = "cli-usage-err"
-	MsgCLIUnexpected  MsgID = "cli-unexpected"
-	MsgCLIMissingFlag MsgID = "cli-missing-flag"
-	MsgCLINotHexByte  MsgID = "cli-not-hex-byte"
-	MsgCLINotHexOdd   MsgID = "cli-not-hex-odd"
-	MsgCLISuite       MsgID = "cli-suite"
-	MsgCLIFlagUnknown MsgID = "cli-flag-unknown"
-	MsgCLIFlagValue   MsgID = "cli-flag-value"
-	MsgVRFKeyRejected MsgID = "vrf-key-rejected"
-	MsgVRFRejected    MsgID = "vrf-rejected"
-	MsgVRFBetaDiffers MsgID = "vrf-beta-differs"
-	MsgVRFUsage       MsgID = "vrf-usage"
-	MsgCmdAudit       MsgID = "cmd-audit"
-	MsgCmdCertificate MsgID = "cmd-certificate"
-	MsgCmdGame        MsgID = "cmd-game"
-	MsgCmdLog         MsgID = "cmd-log"
-	MsgCmdReceipt     MsgID = "cmd-receipt"
-	MsgCmdVRF         MsgID = "cmd-vrf"
+	MsgJSONSyntax       MsgID = "json-syntax"
+	MsgJSONType         MsgID = "json-type"
+	MsgJSONField        MsgID = "json-field"
+	MsgJSONRoot         MsgID = "json-root"
+	MsgCertNoDraw       MsgID = "cert-no-draw"
+	MsgCLIUsage         MsgID = "cli-usage"
+	MsgCLIUsageLine     MsgID = "cli-usage-line"
+	MsgCLIUnknown       MsgID = "cli-unknown"
+	MsgCLIUsageErr      MsgID = "cli-usage-err"
+	MsgCLIUnexpected    MsgID = "cli-unexpected"
+	MsgCLIMissingFlag   MsgID = "cli-missing-flag"
+	MsgCLINotHexByte    MsgID = "cli-not-hex-byte"
+	MsgCLINotHexOdd     MsgID = "cli-not-hex-odd"
+	MsgCLISuite         MsgID = "cli-suite"
+	MsgUnknownSuite     MsgID = "unknown-suite"
+	MsgVRFKeyLineSuite  MsgID = "vrf-key-line-suite"
+	MsgCLIFlagUnknown   MsgID = "cli-flag-unknown"
+	MsgCLIFlagValue     MsgID = "cli-flag-value"
+	MsgVRFKeyRejected   MsgID = "vrf-key-rejected"
+	MsgVRFRejected      MsgID = "vrf-rejected"
+	MsgVRFBetaDiffers   MsgID = "vrf-beta-differs"
+	MsgVRFUsage         MsgID = "vrf-usage"
+	MsgCLIMissingCert   MsgID = "cli-missing-cert"
+	MsgCLINoAnchor      MsgID = "cli-no-anchor"
+	MsgCLIReadRules     MsgID = "cli-read-rules"
+	MsgCLIReadEntrants  MsgID = "cli-read-entrants"
+	MsgCLIReadCert      MsgID = "cli-read-cert"
+	MsgCLIOneFile       MsgID = "cli-one-file"
+	MsgCLILangBad       MsgID = "cli-lang-bad"
+	MsgCLIPinBad        MsgID = "cli-pin-bad"
+	MsgCLITZ            MsgID = "cli-tz"
+	MsgCLILogKeyNeither MsgID = "cli-log-key-neither"
+	MsgCLIFlagFile      MsgID = "cli-flag-file"
+	MsgCLIFlagErr       MsgID = "cli-flag-err"
+	MsgFileNotExist     MsgID = "file-not-exist"
+	MsgFilePermission   MsgID = "file-permission"
+	MsgVRFKeyLineForm   MsgID = "vrf-key-line-form"
+	MsgVRFKeyLineErr    MsgID = "vrf-key-line-err"
+	MsgVRFKeyLineHex    MsgID = "vrf-key-line-hex"
+	MsgNoKeyFound       MsgID = "no-key-found"
+	MsgCLIURLOrDir      MsgID = "cli-url-or-dir"
+	MsgCLIURLBad        MsgID = "cli-url-bad"
+	MsgCLIStateFile     MsgID = "cli-state-file"
+	MsgCLIFollowBad     MsgID = "cli-follow-bad"
+	MsgCLIStateErr      MsgID = "cli-state-err"
+	MsgCLISaveState     MsgID = "cli-save-state"
+	MsgUsageReceipt     MsgID = "usage-receipt"
+	MsgUsageGame        MsgID = "usage-game"
+	MsgUsageExit        MsgID = "usage-exit"
+	MsgUsageTrust       MsgID = "usage-trust"
+	MsgUsageCertificate MsgID = "usage-certificate"
+	MsgUsageLog         MsgID = "usage-log"
+	MsgUsageAudit       MsgID = "usage-audit"
+	MsgCmdAudit         MsgID = "cmd-audit"
+	MsgCmdCertificate   MsgID = "cmd-certificate"
+	MsgCmdGame          MsgID = "cmd-game"
+	MsgCmdLog           MsgID = "cmd-log"
+	MsgCmdReceipt       MsgID = "cmd-receipt"
+	MsgCmdVRF           MsgID = "cmd-vrf"
 )
 
 var messages = map[MsgID]text{
@@ -1130,8 +1163,12 @@ var messages = map[MsgID]text{
 		"--%s n'est pas en hexadécimal : caractère invalide %s"},
 	MsgCLINotHexOdd: {"--%s is not hex: odd length hex string",
 		"--%s n'est pas en hexadécimal : nombre impair de chiffres"},
-	MsgCLISuite: {"--suite: unknown suite %q (want ECVRF-P256-SHA256-SSWU, ECVRF-P256-SHA256-TAI or RSA-FDH-VRF-SHA256)",
-		"--suite : suite VRF « %s » inconnue (ECVRF-P256-SHA256-SSWU, ECVRF-P256-SHA256-TAI ou RSA-FDH-VRF-SHA256 attendue)"},
+	MsgCLISuite: {"--suite: %s",
+		"--suite : %s"},
+	MsgUnknownSuite: {"unknown suite %q (want ECVRF-P256-SHA256-SSWU, ECVRF-P256-SHA256-TAI or RSA-FDH-VRF-SHA256)",
+		"suite VRF « %s » inconnue (ECVRF-P256-SHA256-SSWU, ECVRF-P256-SHA256-TAI ou RSA-FDH-VRF-SHA256 attendue)"},
+	MsgVRFKeyLineSuite: {"line %d: vrf: %s",
+		"ligne %d : %s"},
 	MsgCLIFlagUnknown: {"flag provided but not defined: -%s",
 		"option inconnue : -%s"},
 	MsgCLIFlagValue: {"flag needs an argument: -%s",
@@ -1142,6 +1179,61 @@ var messages = map[MsgID]text{
 		"rngverify vrf : %s refusé : %s"},
 	MsgVRFBetaDiffers: {"rngverify vrf: the proof is valid but its output %x differs from --beta",
 		"rngverify vrf : la preuve est valide mais sa sortie %x diffère de --beta"},
+	MsgUsageReceipt:     {usageReceiptEN, usageReceiptFR},
+	MsgUsageGame:        {usageGameEN, usageGameFR},
+	MsgUsageExit:        {usageExitEN, usageExitFR},
+	MsgUsageTrust:       {usageTrustEN, usageTrustFR},
+	MsgUsageCertificate: {usageCertificateEN, usageCertificateFR},
+	MsgUsageLog:         {usageLogEN, usageLogFR},
+	MsgUsageAudit:       {usageAuditEN, usageAuditFR},
+	MsgCLIMissingCert: {"missing the certificate FILE",
+		"il manque le FICHIER du certificat"},
+	MsgCLINoAnchor: {"no trust anchor: give the operator's keys (--log-key FILE, --vrf-key FILE or --pin FINGERPRINT), or --tofu to accept the certificate's own keys and see their fingerprints",
+		"aucune ancre de confiance : fournissez les clés de l'exploitant (--log-key FICHIER, --vrf-key FICHIER ou --pin EMPREINTE), ou --tofu pour accepter les propres clés du certificat et voir leurs empreintes"},
+	MsgCLIReadRules: {"couldn't read the rules: %v",
+		"impossible de lire le règlement : %v"},
+	MsgCLIReadEntrants: {"couldn't read the entrant list: %v",
+		"impossible de lire la liste des participants : %v"},
+	MsgCLIReadCert: {"couldn't read the certificate: %v",
+		"impossible de lire le certificat : %v"},
+	MsgCLIOneFile: {"want exactly one FILE, got %d",
+		"un seul FICHIER attendu, %d donné(s)"},
+	MsgCLILangBad: {"--lang: %q, want fr or en",
+		"--lang : « %s », fr ou en attendu"},
+	MsgCLIPinBad: {"--pin %q: want 64 hex digits (a SHA-256 fingerprint)",
+		"--pin « %s » : 64 chiffres hexadécimaux attendus (une empreinte SHA-256)"},
+	MsgCLITZ: {"--tz %q: %w",
+		"--tz : fuseau horaire « %[1]s » inconnu ou invalide"},
+	MsgCLILogKeyNeither: {"--log-key: neither a key nor a readable file: %w",
+		"--log-key : ni une clé ni un fichier lisible : %v"},
+	MsgCLIFlagFile: {"%s %s: %w",
+		"%s %s : %v"},
+	MsgCLIFlagErr: {"%s: %w",
+		"%s : %v"},
+	MsgFileNotExist: {"%[2]s",
+		"le fichier %[1]s n'existe pas"},
+	MsgFilePermission: {"%[2]s",
+		"accès refusé au fichier %[1]s"},
+	MsgVRFKeyLineForm: {"line %d: want \"SUITE HEX\"",
+		"ligne %d : « SUITE HEX » attendu"},
+	MsgVRFKeyLineErr: {"line %d: %w",
+		"ligne %d : %v"},
+	MsgVRFKeyLineHex: {"line %d: the key is not hex",
+		"ligne %d : la clé n'est pas en hexadécimal"},
+	MsgNoKeyFound: {"no key found",
+		"aucune clé trouvée"},
+	MsgCLIURLOrDir: {"give one of --url or --dir",
+		"donnez l'une des options --url ou --dir"},
+	MsgCLIURLBad: {"--url %q: want http(s)://host[:port]/prefix",
+		"--url « %s » : http(s)://hôte[:port]/préfixe attendu"},
+	MsgCLIStateFile: {"state file %s: %s",
+		"fichier d'état %s : %s"},
+	MsgCLIFollowBad: {"--follow: audit only, at least 1s",
+		"--follow : avec audit seulement, au moins 1s"},
+	MsgCLIStateErr: {"rngverify %s: state file: %s",
+		"rngverify %s : fichier d'état : %s"},
+	MsgCLISaveState: {"rngverify %s: couldn't save the trust state: %s",
+		"rngverify %s : impossible d'enregistrer l'état de confiance : %s"},
 	MsgCmdAudit: {"follow the whole log: re-verify every record and game, statistics against the exact probabilities",
 		"suivre tout le journal de transparence : revérifier chaque enregistrement et chaque partie, statistiques comparées aux probabilités exactes"},
 	MsgCmdCertificate: {"re-check a promotion draw certificate offline (with the entrant list: the bailiff's checks)",
