@@ -124,25 +124,25 @@ func ParseKey(text string) (*Key, error) {
 	text = strings.TrimSpace(text)
 	name, rest, ok := strings.Cut(text, "+")
 	if !ok || !validName(name) {
-		return nil, fmt.Errorf("log key %q: bad name", clip(text))
+		return nil, verdict.Errorf(verdict.MsgLogKeyName, clip(text))
 	}
 	hexID, b64, ok := strings.Cut(rest, "+")
 	if !ok || len(hexID) != 8 {
-		return nil, fmt.Errorf("log key %q: bad key id", clip(text))
+		return nil, verdict.Errorf(verdict.MsgLogKeyID, clip(text))
 	}
 	id, err := strconv.ParseUint(hexID, 16, 32)
 	if err != nil {
-		return nil, fmt.Errorf("log key %q: bad key id", clip(text))
+		return nil, verdict.Errorf(verdict.MsgLogKeyID, clip(text))
 	}
 	raw, err := base64.StdEncoding.Strict().DecodeString(b64)
 	if err != nil || len(raw) == 0 {
-		return nil, fmt.Errorf("log key %q: bad base64 key", clip(text))
+		return nil, verdict.Errorf(verdict.MsgLogKeyBase64, clip(text))
 	}
 	k := &Key{Text: text, Name: name}
 	switch {
 	case raw[0] == algEd25519:
 		if len(raw) != 1+ed25519.PublicKeySize {
-			return nil, fmt.Errorf("log key %q: bad Ed25519 key size", clip(text))
+			return nil, verdict.Errorf(verdict.MsgLogKeyEd25519, clip(text))
 		}
 		pk := ed25519.PublicKey(bytes.Clone(raw[1:]))
 		k.Algorithm = "Ed25519"
@@ -154,7 +154,7 @@ func ParseKey(text string) (*Key, error) {
 		pub := raw[1+len(mldsaID):]
 		pk := new(mldsa44.PublicKey)
 		if err := pk.UnmarshalBinary(pub); err != nil {
-			return nil, fmt.Errorf("log key %q: bad ML-DSA-44 key: %w", clip(text), err)
+			return nil, verdict.Errorf(verdict.MsgLogKeyMLDSA, clip(text), err)
 		}
 		k.Algorithm = "ML-DSA-44"
 		k.Public = bytes.Clone(pub)
@@ -162,10 +162,10 @@ func ParseKey(text string) (*Key, error) {
 			return len(sig) == mldsa44.SignatureSize && mldsa44.Verify(pk, msg, nil, sig)
 		}}
 	default:
-		return nil, fmt.Errorf("log key %q: unknown signature type 0x%02x", clip(text), raw[0])
+		return nil, verdict.Errorf(verdict.MsgLogKeyType, clip(text), raw[0])
 	}
 	if k.verifier.KeyHash() != uint32(id) {
-		return nil, fmt.Errorf("log key %q: key id does not match the key", clip(text))
+		return nil, verdict.Errorf(verdict.MsgLogKeyMismatch, clip(text))
 	}
 	return k, nil
 }
@@ -180,12 +180,12 @@ func ParseKeys(text string) ([]*Key, error) {
 		}
 		k, err := ParseKey(line)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", i+1, err)
+			return nil, verdict.Errorf(verdict.MsgLineErr, i+1, err)
 		}
 		out = append(out, k)
 	}
 	if len(out) == 0 {
-		return nil, errors.New("no log key found")
+		return nil, verdict.Errorf(verdict.MsgNoLogKeyFound)
 	}
 	return out, nil
 }

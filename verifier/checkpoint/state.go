@@ -3,11 +3,12 @@ package checkpoint
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
+
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // State is the verifier's local trust state: per log, the keys it trusts
@@ -49,17 +50,17 @@ func ParseState(b []byte) (*State, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(s); err != nil {
-		return nil, fmt.Errorf("trust state: %w", err)
+		return nil, verdict.Errorf(verdict.MsgStateErr, err)
 	}
 	if s.V != 1 {
-		return nil, fmt.Errorf("trust state: version %d, want 1", s.V)
+		return nil, verdict.Errorf(verdict.MsgStateVersion, s.V)
 	}
 	if s.Logs == nil {
 		s.Logs = map[string]*LogState{}
 	}
 	for origin, l := range s.Logs {
 		if _, err := l.TrustedKeys(); err != nil {
-			return nil, fmt.Errorf("trust state: log %q: %w", origin, err)
+			return nil, verdict.Errorf(verdict.MsgStateLog, origin, err)
 		}
 	}
 	return s, nil
@@ -85,7 +86,7 @@ func (l *LogState) TrustedKeys() ([]*Key, error) {
 		out = append(out, k)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no key")
+		return nil, verdict.Errorf(verdict.MsgStateNoKey)
 	}
 	return out, nil
 }
@@ -109,14 +110,14 @@ func (s *State) Trust(origin string, keys []*Key, mode string, now time.Time) (*
 	texts := make([]string, 0, len(keys))
 	for _, k := range keys {
 		if k.Name != origin {
-			return nil, fmt.Errorf("key %s is for log %q, not %q", k.Fingerprint(), k.Name, origin)
+			return nil, verdict.Errorf(verdict.MsgStateKeyOtherLog, k.Fingerprint(), k.Name, origin)
 		}
 		texts = append(texts, k.Text)
 	}
 	slices.Sort(texts)
 	if l, ok := s.Logs[origin]; ok {
 		if !slices.Equal(l.Keys, texts) {
-			return nil, fmt.Errorf("log %q is already trusted with other keys (since %s): edit the state file to change them", origin, l.Since)
+			return nil, verdict.Errorf(verdict.MsgStateOtherKeys, origin, l.Since)
 		}
 		return l, nil
 	}
@@ -132,7 +133,7 @@ func (s *State) Trust(origin string, keys []*Key, mode string, now time.Time) (*
 func (l *LogState) Advance(c *Checkpoint, proof tlog.TreeProof, now time.Time) error {
 	last, err := l.Last()
 	if err != nil {
-		return fmt.Errorf("last trusted checkpoint: %w", err)
+		return verdict.Errorf(verdict.MsgStateLast, err)
 	}
 	if last != nil {
 		if err := Consistent(last, c, proof); err != nil {

@@ -87,6 +87,13 @@ func TestFrenchReasons(t *testing.T) {
 		{"list trailing", list(head, draw, key, "count 1", "A1", "A2"), "invalid entrant list: line 6: trailing data after 1 entrants", "données en trop après les 1 participants"},
 		{"list account", list(head, draw, key, "count 1", "A 1"), `invalid entrant list: entrant 1: account must match [A-Za-z0-9._:-]{1,64}, got "A 1"`, "participant 1 : le compte doit être de la forme"},
 		{"list order", list(head, draw, key, "count 2", "A2", "A1"), `invalid entrant list: entrant 2: list not canonical: "A1" does not sort strictly after "A2"`, "liste non canonique : « A1 » ne vient pas strictement après « A2 »"},
+		// Log key files and the trust state (package checkpoint).
+		{"log key name", second(checkpoint.ParseKeys("\nbad name+01234567+AQ==\n")), `line 2: log key "bad name+01234567+AQ==": bad name`, "ligne 2 : clé de journal « bad name+01234567+AQ== » : nom invalide"},
+		{"log key id", second(checkpoint.ParseKey("o+xyz+AQ==")), `log key "o+xyz+AQ==": bad key id`, "identifiant de clé invalide"},
+		{"log key type", second(checkpoint.ParseKey("o+01234567+BwAA")), "unknown signature type 0x07", "type de signature 0x07 inconnu"},
+		{"no log key", second(checkpoint.ParseKeys("# none\n")), "no log key found", "aucune clé de journal trouvée"},
+		{"state version", second(checkpoint.ParseState([]byte(`{"v":2}`))), "trust state: version 2, want 1", "état de confiance : version 2, 1 attendue"},
+		{"state keys", second(checkpoint.ParseState([]byte(`{"v":1,"logs":{"o":{"keys":[]}}}`))), `trust state: log "o": no key`, "état de confiance : journal « o » : aucune clé"},
 		// The log's consistency proof (checkpoint.Consistent, x/mod tlog).
 		{"consistency proof", checkpoint.Consistent(older, newer, tlog.TreeProof{{3}}), "size 2 does not extend size 1 (invalid transparency proof): log fork: misbehaviour",
 			"la taille 2 ne prolonge pas la taille 1 (la preuve du journal de transparence ne mène pas à la racine signée) : bifurcation du journal (manquement)"},

@@ -238,7 +238,7 @@ func parseVRFKeyFile(b []byte) ([]*vrf.PublicKey, []string, error) {
 		}
 		pk, err := vrf.ParsePublicKey(s, raw)
 		if err != nil {
-			return nil, nil, verdict.Errorf(verdict.MsgVRFKeyLineErr, i+1, err)
+			return nil, nil, verdict.Errorf(verdict.MsgLineErr, i+1, err)
 		}
 		keys = append(keys, pk)
 	}

@@ -162,18 +162,33 @@ const (
 	MsgOutcomesOK       MsgID = "outcomes-ok"
 
 	// Signed checkpoints (checkpoint.Open, Consistent).
-	MsgCPTooLarge      MsgID = "cp-too-large"
-	MsgCPNoSignature   MsgID = "cp-no-signature"
-	MsgCPNoTrustedKey  MsgID = "cp-no-trusted-key"
-	MsgCPBadSignature  MsgID = "cp-bad-signature"
-	MsgCPSignedByNone  MsgID = "cp-signed-by-none"
-	MsgCPKeyDidNotSign MsgID = "cp-key-did-not-sign"
-	MsgCPFewLines      MsgID = "cp-few-lines"
-	MsgCPTreeSize      MsgID = "cp-tree-size"
-	MsgCPRootHash      MsgID = "cp-root-hash"
-	MsgCPTwoLogs       MsgID = "cp-two-logs"
-	MsgCPSameSizeFork  MsgID = "cp-same-size-fork"
-	MsgCPNotExtend     MsgID = "cp-not-extend"
+	MsgCPTooLarge       MsgID = "cp-too-large"
+	MsgCPNoSignature    MsgID = "cp-no-signature"
+	MsgCPNoTrustedKey   MsgID = "cp-no-trusted-key"
+	MsgCPBadSignature   MsgID = "cp-bad-signature"
+	MsgCPSignedByNone   MsgID = "cp-signed-by-none"
+	MsgCPKeyDidNotSign  MsgID = "cp-key-did-not-sign"
+	MsgCPFewLines       MsgID = "cp-few-lines"
+	MsgCPTreeSize       MsgID = "cp-tree-size"
+	MsgCPRootHash       MsgID = "cp-root-hash"
+	MsgCPTwoLogs        MsgID = "cp-two-logs"
+	MsgCPSameSizeFork   MsgID = "cp-same-size-fork"
+	MsgCPNotExtend      MsgID = "cp-not-extend"
+	MsgLogKeyName       MsgID = "log-key-name"
+	MsgLogKeyID         MsgID = "log-key-id"
+	MsgLogKeyBase64     MsgID = "log-key-base64"
+	MsgLogKeyEd25519    MsgID = "log-key-ed25519"
+	MsgLogKeyMLDSA      MsgID = "log-key-mldsa"
+	MsgLogKeyType       MsgID = "log-key-type"
+	MsgLogKeyMismatch   MsgID = "log-key-mismatch"
+	MsgNoLogKeyFound    MsgID = "no-log-key-found"
+	MsgStateErr         MsgID = "state-err"
+	MsgStateVersion     MsgID = "state-version"
+	MsgStateLog         MsgID = "state-log"
+	MsgStateNoKey       MsgID = "state-no-key"
+	MsgStateKeyOtherLog MsgID = "state-key-other-log"
+	MsgStateOtherKeys   MsgID = "state-other-keys"
+	MsgStateLast        MsgID = "state-last"
 
 	// Rejected VRF proofs (vrf.Verify).
 	MsgVRFProofLength    MsgID = "vrf-proof-length"
@@ -413,7 +428,7 @@ const (
 	MsgFileNotExist     MsgID = "file-not-exist"
 	MsgFilePermission   MsgID = "file-permission"
 	MsgVRFKeyLineForm   MsgID = "vrf-key-line-form"
-	MsgVRFKeyLineErr    MsgID = "vrf-key-line-err"
+	MsgLineErr          MsgID = "line-err"
 	MsgVRFKeyLineHex    MsgID = "vrf-key-line-hex"
 	MsgNoKeyFound       MsgID = "no-key-found"
 	MsgCLIURLOrDir      MsgID = "cli-url-or-dir"
@@ -755,6 +770,36 @@ var messages = map[MsgID]text{
 		"deux points de contrôle de taille %d avec des racines différentes"},
 	MsgCPNotExtend: {"size %d does not extend size %d (%w)",
 		"la taille %d ne prolonge pas la taille %d (%v)"},
+	MsgLogKeyName: {"log key %q: bad name",
+		"clé de journal « %s » : nom invalide"},
+	MsgLogKeyID: {"log key %q: bad key id",
+		"clé de journal « %s » : identifiant de clé invalide"},
+	MsgLogKeyBase64: {"log key %q: bad base64 key",
+		"clé de journal « %s » : clé en base64 invalide"},
+	MsgLogKeyEd25519: {"log key %q: bad Ed25519 key size",
+		"clé de journal « %s » : taille de clé Ed25519 invalide"},
+	MsgLogKeyMLDSA: {"log key %q: bad ML-DSA-44 key: %w",
+		"clé de journal « %s » : clé ML-DSA-44 invalide : %v"},
+	MsgLogKeyType: {"log key %q: unknown signature type 0x%02x",
+		"clé de journal « %s » : type de signature 0x%02x inconnu"},
+	MsgLogKeyMismatch: {"log key %q: key id does not match the key",
+		"clé de journal « %s » : l'identifiant ne correspond pas à la clé"},
+	MsgNoLogKeyFound: {"no log key found",
+		"aucune clé de journal trouvée"},
+	MsgStateErr: {"trust state: %w",
+		"état de confiance : %v"},
+	MsgStateVersion: {"trust state: version %d, want 1",
+		"état de confiance : version %d, 1 attendue"},
+	MsgStateLog: {"trust state: log %q: %w",
+		"état de confiance : journal « %s » : %v"},
+	MsgStateNoKey: {"no key",
+		"aucune clé"},
+	MsgStateKeyOtherLog: {"key %s is for log %q, not %q",
+		"la clé %s est celle du journal « %s », et non « %s »"},
+	MsgStateOtherKeys: {"log %q is already trusted with other keys (since %s): edit the state file to change them",
+		"le journal « %s » est déjà de confiance avec d'autres clés (depuis %s) : modifiez le fichier d'état pour les changer"},
+	MsgStateLast: {"last trusted checkpoint: %w",
+		"dernier point de contrôle de confiance : %v"},
 
 	// Rejected VRF proofs (vrf.Verify).
 	MsgVRFProofLength: {"proof has %d bytes, want %d",
@@ -1216,7 +1261,7 @@ var messages = map[MsgID]text{
 		"accès refusé au fichier %[1]s"},
 	MsgVRFKeyLineForm: {"line %d: want \"SUITE HEX\"",
 		"ligne %d : « SUITE HEX » attendu"},
-	MsgVRFKeyLineErr: {"line %d: %w",
+	MsgLineErr: {"line %d: %w",
 		"ligne %d : %v"},
 	MsgVRFKeyLineHex: {"line %d: the key is not hex",
 		"ligne %d : la clé n'est pas en hexadécimal"},
