@@ -8,6 +8,8 @@ package ctl
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -28,6 +30,55 @@ type Env struct {
 type Command struct {
 	Summary string
 	Run     func(ctx context.Context, env Env) int
+}
+
+// newFlags is the flag set of subcommand name ("emission create"): errors
+// are reported by parseArgs, not by the flag package.
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parseArgs parses args into fs for the subcommand name, whose group's
+// usage text is usage. ok is false when the caller should return code: -h
+// prints the usage (ExitOK); a bad flag or, unless positional arguments are
+// the caller's, any argument left is a usage error naming it (ExitUsage).
+// The flag package quotes values only for flags we define, none of which
+// holds a secret.
+func parseArgs(env Env, fs *flag.FlagSet, args []string, name, usage string, positional bool) (code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			io.WriteString(env.Stderr, usage)
+			return ExitOK, false
+		}
+		return usageError(env, name, "%s: %v", name, err), false
+	}
+	if !positional && fs.NArg() > 0 {
+		return usageError(env, name, "%s: unexpected argument %q", name, fs.Arg(0)), false
+	}
+	return 0, true
+}
+
+// groupHelp prints a group's usage when its subcommand is missing (a usage
+// error) or is -h, --help or help; done says the caller should return code.
+func groupHelp(env Env, usage string) (code int, done bool) {
+	if len(env.Args) > 0 && env.Args[0] != "-h" && env.Args[0] != "--help" && env.Args[0] != "help" {
+		return 0, false
+	}
+	io.WriteString(env.Stderr, usage)
+	if len(env.Args) == 0 {
+		return ExitUsage, true
+	}
+	return ExitOK, true
+}
+
+// usageError reports a usage error of a subcommand of group (its first
+// word is the group's name) in one line, which says where the usage is.
+func usageError(env Env, group, format string, args ...any) int {
+	group, _, _ = strings.Cut(group, " ")
+	fmt.Fprintf(env.Stderr, "rngctl: "+format+" (rngctl %s -h for usage)\n", append(args, group)...)
+	return ExitUsage
 }
 
 // commands is filled by init functions of the files of this package.

@@ -85,18 +85,11 @@ func fail(env Env, err error) int {
 	return ExitFail
 }
 
-func usageError(env Env, usage, format string, args ...any) int {
-	fmt.Fprintf(env.Stderr, "rngctl: "+format+"\n", args...)
-	fmt.Fprint(env.Stderr, usage)
-	return ExitUsage
-}
-
 func runEmission(ctx context.Context, env Env) int {
-	if len(env.Args) == 0 {
-		return usageError(env, emissionUsage, "emission: a subcommand is required")
+	if code, done := groupHelp(env, emissionUsage); done {
+		return code
 	}
-	fs := flag.NewFlagSet("emission "+env.Args[0], flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlags("emission " + env.Args[0])
 	var a adminFlags
 	a.register(fs)
 	id := fs.String("id", "", "emission id")
@@ -105,16 +98,13 @@ func runEmission(ctx context.Context, env Env) int {
 	codesFile := fs.String("codes", "", "demo codes file")
 	count := fs.Int("count", 0, "tickets")
 	seed := fs.String("seed", "tirage demo", "demo seed")
-	if err := fs.Parse(env.Args[1:]); err != nil {
-		return usageError(env, emissionUsage, "emission %s: %v", env.Args[0], err)
-	}
-	if fs.NArg() > 0 {
-		return usageError(env, emissionUsage, "emission %s: unexpected argument %q", env.Args[0], fs.Arg(0))
+	if code, ok := parseArgs(env, fs, env.Args[1:], fs.Name(), emissionUsage, false); !ok {
+		return code
 	}
 	need := func(names ...string) bool {
 		for _, n := range names {
 			if fs.Lookup(n).Value.String() == "" || fs.Lookup(n).Value.String() == "0" {
-				usageError(env, emissionUsage, "emission %s: --%s is required", env.Args[0], n)
+				usageError(env, "emission", "emission %s: --%s is required", env.Args[0], n)
 				return false
 			}
 		}
@@ -177,7 +167,7 @@ func runEmission(ctx context.Context, env Env) int {
 			return ExitUsage
 		}
 		if err := rngd.CheckEmissionID(*id); err != nil {
-			return usageError(env, emissionUsage, "emission demo-manifest: --id: %v", err)
+			return usageError(env, "emission", "emission demo-manifest: --id: %v", err)
 		}
 		codes, tickets := rngd.DemoTickets(*id, []byte(*seed), *count)
 		var m, c strings.Builder
@@ -194,7 +184,7 @@ func runEmission(ctx context.Context, env Env) int {
 		}
 		fmt.Fprintf(env.Stdout, "demo manifest: %s (%d tickets); their codes: %s (keep them secret)\n", *manifest, *count, *codesFile)
 	default:
-		return usageError(env, emissionUsage, "emission: unknown subcommand %q", env.Args[0])
+		return usageError(env, "emission", "emission: unknown subcommand %q", env.Args[0])
 	}
 	return ExitOK
 }

@@ -25,7 +25,7 @@ func TestEmissionCommands(t *testing.T) {
 		code   int
 		output string
 	}{
-		{[]string{"emission"}, ExitUsage, "subcommand is required"},
+		{[]string{"emission"}, ExitUsage, "usage: rngctl emission"},
 		{[]string{"emission", "create", "--socket", sock, "--id", "E1"}, ExitUsage, "--closure is required"},
 		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-02-30"}, ExitFail, "closure_date"},
 		{[]string{"emission", "create", "--socket", sock, "--id", "bad id", "--closure", "2026-12-01"}, ExitFail, "emission_id"},

@@ -2,8 +2,6 @@ package ctl
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -60,12 +58,8 @@ Exit status:
 `
 
 func runEntropy(ctx context.Context, env Env) int {
-	if len(env.Args) == 0 || env.Args[0] == "-h" || env.Args[0] == "--help" {
-		io.WriteString(env.Stderr, entropyUsage)
-		if len(env.Args) == 0 {
-			return ExitUsage
-		}
-		return ExitOK
+	if code, done := groupHelp(env, entropyUsage); done {
+		return code
 	}
 	switch env.Args[0] {
 	case "test":
@@ -73,22 +67,17 @@ func runEntropy(ctx context.Context, env Env) int {
 	case "status", "retest":
 		return runEntropyDaemon(ctx, env)
 	}
-	fmt.Fprintf(env.Stderr, "rngctl entropy: unknown subcommand %q (rngctl entropy -h for usage)\n", env.Args[0])
-	return ExitUsage
+	return usageError(env, "entropy", "entropy: unknown subcommand %q", env.Args[0])
 }
 
 // runEntropyDaemon is rngctl entropy status|retest, over the admin socket.
 func runEntropyDaemon(ctx context.Context, env Env) int {
 	sub := env.Args[0]
-	fs := flag.NewFlagSet("rngctl entropy "+sub, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlags("entropy " + sub)
 	var a adminFlags
 	a.register(fs)
-	if err := fs.Parse(env.Args[1:]); err != nil {
-		return usageError(env, entropyUsage, "entropy %s: %v", sub, err)
-	}
-	if fs.NArg() > 0 {
-		return usageError(env, entropyUsage, "entropy %s: unexpected argument %q", sub, fs.Arg(0))
+	if code, ok := parseArgs(env, fs, env.Args[1:], fs.Name(), entropyUsage, false); !ok {
+		return code
 	}
 	adm, done, err := a.dial()
 	if err != nil {
@@ -124,8 +113,7 @@ func runEntropyDaemon(ctx context.Context, env Env) int {
 }
 
 func runEntropyTest(ctx context.Context, env Env, args []string) int {
-	fs := flag.NewFlagSet("rngctl entropy test", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlags("entropy test")
 	kind := fs.String("source", "", "")
 	nbytes := fs.Int("bytes", 100000, "")
 	h := fs.Float64("min-entropy", 2, "")
@@ -137,15 +125,8 @@ func runEntropyTest(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "rngctl entropy test: "+format+" (rngctl entropy -h for usage)\n", a...)
 		return ExitUsage
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			io.WriteString(env.Stderr, entropyUsage)
-			return ExitOK
-		}
-		return usageErr("%s", err)
-	}
-	if fs.NArg() > 0 {
-		return usageErr("unexpected argument %q", fs.Arg(0))
+	if code, ok := parseArgs(env, fs, args, fs.Name(), entropyUsage, false); !ok {
+		return code
 	}
 	switch *kind {
 	case entropy.KindHWRNG, entropy.KindRDSEED, entropy.KindTPM, entropy.KindGetrandom:

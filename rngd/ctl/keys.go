@@ -86,16 +86,11 @@ type keysCmd struct {
 var errUsage = errors.New("usage")
 
 func runKeys(ctx context.Context, env Env) int {
-	if len(env.Args) == 0 || env.Args[0] == "-h" || env.Args[0] == "--help" || env.Args[0] == "help" {
-		io.WriteString(env.Stderr, keysUsage)
-		if len(env.Args) == 0 {
-			return ExitUsage
-		}
-		return ExitOK
+	if code, done := groupHelp(env, keysUsage); done {
+		return code
 	}
 	c := &keysCmd{env: env, name: "rngctl keys " + env.Args[0]}
-	c.fs = flag.NewFlagSet(c.name, flag.ContinueOnError)
-	c.fs.SetOutput(io.Discard)
+	c.fs = newFlags(c.name)
 	fs := c.fs
 	fs.StringVar(&c.backend, "backend", "software", "")
 	fs.StringVar(&c.dir, "dir", "", "")
@@ -129,22 +124,10 @@ func runKeys(ctx context.Context, env Env) int {
 		fs.StringVar(&c.format, "format", "hex", "")
 		run = c.exportPublic
 	default:
-		fmt.Fprintf(env.Stderr, "rngctl keys: unknown subcommand %q (rngctl keys help lists them)\n", env.Args[0])
-		return ExitUsage
+		return usageError(env, "keys", "keys: unknown subcommand %q", env.Args[0])
 	}
-	if err := fs.Parse(env.Args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			io.WriteString(env.Stderr, keysUsage)
-			return ExitOK
-		}
-		// The flag package quotes values only for flags we define, none of
-		// which holds a secret.
-		fmt.Fprintf(env.Stderr, "%s: %s (rngctl keys help for usage)\n", c.name, err)
-		return ExitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(env.Stderr, "%s: unexpected argument #%d (rngctl keys help for usage)\n", c.name, 1)
-		return ExitUsage
+	if code, ok := parseArgs(env, fs, env.Args[1:], strings.TrimPrefix(c.name, "rngctl "), keysUsage, false); !ok {
+		return code
 	}
 	if err := run(); err != nil {
 		fmt.Fprintf(env.Stderr, "%s: %s\n", c.name, strings.ReplaceAll(err.Error(), "\n", " "))

@@ -102,17 +102,12 @@ func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 func runPromo(ctx context.Context, env Env) int {
-	if len(env.Args) == 0 || env.Args[0] == "-h" || env.Args[0] == "--help" || env.Args[0] == "help" {
-		io.WriteString(env.Stderr, promoUsage)
-		if len(env.Args) == 0 {
-			return ExitUsage
-		}
-		return ExitOK
+	if code, done := groupHelp(env, promoUsage); done {
+		return code
 	}
 	c := &promoCmd{env: env, name: "rngctl promo " + env.Args[0]}
 	c.keys = keysCmd{env: env, name: c.name}
-	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlags(c.name)
 	c.fs = fs
 	var run func(context.Context) error
 	logFlags := func() {
@@ -172,20 +167,10 @@ func runPromo(ctx context.Context, env Env) int {
 		fs.StringVar(&c.out, "out", "", "")
 		run = c.certificate
 	default:
-		fmt.Fprintf(env.Stderr, "rngctl promo: unknown subcommand %q (rngctl promo help lists them)\n", env.Args[0])
-		return ExitUsage
+		return usageError(env, "promo", "promo: unknown subcommand %q", env.Args[0])
 	}
-	if err := fs.Parse(env.Args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			io.WriteString(env.Stderr, promoUsage)
-			return ExitOK
-		}
-		fmt.Fprintf(env.Stderr, "%s: %s (rngctl promo help for usage)\n", c.name, err)
-		return ExitUsage
-	}
-	if env.Args[0] != "check" && fs.NArg() > 0 {
-		fmt.Fprintf(env.Stderr, "%s: unexpected argument %q (rngctl promo help for usage)\n", c.name, fs.Arg(0))
-		return ExitUsage
+	if code, ok := parseArgs(env, fs, env.Args[1:], strings.TrimPrefix(c.name, "rngctl "), promoUsage, env.Args[0] == "check"); !ok {
+		return code
 	}
 	if err := run(ctx); err != nil {
 		fmt.Fprintf(env.Stderr, "%s: %s\n", c.name, strings.ReplaceAll(err.Error(), "\n", "; "))

@@ -2,9 +2,7 @@ package ctl
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -31,34 +29,30 @@ admin flags:
 `
 
 func runQoD(ctx context.Context, env Env) int {
-	if len(env.Args) == 0 {
-		return usageError(env, qodUsage, "qod: a subcommand is required")
+	if code, done := groupHelp(env, qodUsage); done {
+		return code
 	}
-	fs := flag.NewFlagSet("qod "+env.Args[0], flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := newFlags("qod " + env.Args[0])
 	var a adminFlags
 	a.register(fs)
 	game := fs.String("game", "", "game id")
 	reason := fs.String("reason", "", "why the 30 days could not be honoured")
-	if err := fs.Parse(env.Args[1:]); err != nil {
-		return usageError(env, qodUsage, "qod %s: %v", env.Args[0], err)
-	}
-	if fs.NArg() > 0 {
-		return usageError(env, qodUsage, "qod %s: unexpected argument %q", env.Args[0], fs.Arg(0))
+	if code, ok := parseArgs(env, fs, env.Args[1:], fs.Name(), qodUsage, false); !ok {
+		return code
 	}
 	sub := env.Args[0]
 	switch sub {
 	case "status", "sweep":
 	case "show":
 		if *game == "" {
-			return usageError(env, qodUsage, "qod show: --game is required")
+			return usageError(env, "qod", "qod show: --game is required")
 		}
 	case "refund":
 		if *game == "" || *reason == "" {
-			return usageError(env, qodUsage, "qod refund: --game and --reason are required")
+			return usageError(env, "qod", "qod refund: --game and --reason are required")
 		}
 	default:
-		return usageError(env, qodUsage, "qod: unknown subcommand %q", sub)
+		return usageError(env, "qod", "qod: unknown subcommand %q", sub)
 	}
 	adm, done, err := a.dial()
 	if err != nil {

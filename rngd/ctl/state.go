@@ -2,9 +2,7 @@ package ctl
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"io"
 
 	"tirage.fr/tirage/rngd"
 )
@@ -24,18 +22,20 @@ const stateUsage = `usage: rngctl state rebuild --config FILE [--dev]
 `
 
 func runState(ctx context.Context, env Env) int {
-	if len(env.Args) == 0 || env.Args[0] != "rebuild" {
-		return usageError(env, stateUsage, "state: the subcommand is rebuild")
+	if code, done := groupHelp(env, stateUsage); done {
+		return code
 	}
-	fs := flag.NewFlagSet("state rebuild", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	if env.Args[0] != "rebuild" {
+		return usageError(env, "state", "state: unknown subcommand %q, the only one is rebuild", env.Args[0])
+	}
+	fs := newFlags("state rebuild")
 	config := fs.String("config", "", "rngd's config file")
 	dev := fs.Bool("dev", false, "dev mode")
-	if err := fs.Parse(env.Args[1:]); err != nil {
-		return usageError(env, stateUsage, "state rebuild: %v", err)
+	if code, ok := parseArgs(env, fs, env.Args[1:], fs.Name(), stateUsage, false); !ok {
+		return code
 	}
 	if *config == "" && !*dev {
-		return usageError(env, stateUsage, "state rebuild: --config is required")
+		return usageError(env, "state", "state rebuild: --config is required")
 	}
 	cfg, err := rngd.ConfigFromFlags(*config, *dev)
 	if err != nil {
