@@ -50,7 +50,7 @@ func ParseState(b []byte) (*State, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(s); err != nil {
-		return nil, verdict.Errorf(verdict.MsgStateErr, err)
+		return nil, verdict.Errorf(verdict.MsgStateErr, verdict.JSONError(err))
 	}
 	if s.V != 1 {
 		return nil, verdict.Errorf(verdict.MsgStateVersion, s.V)

@@ -89,7 +89,7 @@ func runCertificate(env Env) int {
 		if err == nil {
 			err = verdict.Errorf(verdict.MsgCertNoDraw)
 		}
-		v.Fail(verdict.CheckFormat, verdict.MsgNotCertificate, pos[0], jsonCause(err))
+		v.Fail(verdict.CheckFormat, verdict.MsgNotCertificate, pos[0], receipt.Cause(verdict.JSONError(err)))
 		return c.report(env, v, nil)
 	}
 	if *f.tofu {
@@ -149,23 +149,4 @@ func tofu(w io.Writer, lang string, logKeys []string, vrfID, vrfSuite, vrfHex st
 	}
 	io.WriteString(w, b.String())
 	return pins
-}
-
-// jsonCause is the reason a JSON document could not be read: encoding/json's
-// syntax and type errors said in the reader's language (their English text
-// unchanged), anything else as receipt.Cause says it.
-func jsonCause(err error) verdict.Msg {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return verdict.M(verdict.MsgJSONSyntax, se.Offset, err.Error())
-	case errors.As(err, &te):
-		where := verdict.M(verdict.MsgJSONRoot)
-		if te.Field != "" {
-			where = verdict.M(verdict.MsgJSONField, te.Field)
-		}
-		return verdict.M(verdict.MsgJSONType, where, verdict.Term(te.Value), err.Error())
-	}
-	return receipt.Cause(err)
 }

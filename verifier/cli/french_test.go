@@ -137,6 +137,11 @@ func TestFrenchCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	badList := file("list.txt", strings.Replace(string(list), "count ", "count x", 1))
+	cert, err := os.ReadFile(certFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := file("extra.json", strings.Replace(string(cert), "{", `{"extra": 1,`, 1))
 
 	for _, c := range []struct {
 		name   string
@@ -156,6 +161,8 @@ func TestFrenchCLI(t *testing.T) {
 			"champ « draw » : une valeur JSON de type « nombre » n'est pas du type attendu\n"},
 		{"json array", []string{"certificate", array, "--tofu"}, ExitUsage, "array.json is not a promotion certificate: json: cannot unmarshal array into Go value of type struct",
 			"le document : une valeur JSON de type « tableau » n'est pas du type attendu\n"},
+		{"unknown field", []string{"certificate", extra, "--tofu"}, ExitFail, "check certificate-format: not a certificate: json: unknown field \"extra\"\n",
+			"vérification certificate-format : ce n'est pas un certificat : champ JSON « extra » inconnu\n"},
 		{"entrant list", []string{"certificate", certFile, "--tofu", "--entrants", badList}, ExitFail, `list.txt: invalid entrant list: line 4: want "count <n>"` + "\n",
 			"list.txt : liste des participants invalide : ligne 4 : « count <nombre> » attendu\n"},
 		// Each command's help, and the command line refused.

@@ -177,7 +177,7 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	dec := json.NewDecoder(bytes.NewReader(certFile))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return nil, fail(CheckFormat, verdict.MsgPromoNotCertificate, err)
+		return nil, fail(CheckFormat, verdict.MsgPromoNotCertificate, verdict.JSONError(err))
 	}
 	if c.V != 1 {
 		return nil, fail(CheckFormat, verdict.MsgPromoVersion, c.V)

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -220,4 +221,31 @@ func Named(err error, ids ...MsgID) error {
 		}
 	}
 	return err
+}
+
+// JSONError names encoding/json's errors in the catalog — a syntax error
+// (with its offset), a value of the wrong type (with its field), a document
+// cut short, an unknown field — so that they read in French too; the
+// English text is err's, unchanged. Other errors are returned as they are.
+func JSONError(err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se):
+		return Errorf(MsgJSONSyntax, se.Offset, err)
+	case errors.As(err, &te):
+		where := M(MsgJSONRoot)
+		if te.Field != "" {
+			where = M(MsgJSONField, te.Field)
+		}
+		return Errorf(MsgJSONType, where, Term(te.Value), err)
+	}
+	if q, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if name, uerr := strconv.Unquote(q); uerr == nil && Errorf(MsgJSONUnknownField, name).Error() == err.Error() {
+			return Errorf(MsgJSONUnknownField, name)
+		}
+	}
+	return Named(err, MsgJSONTruncated) // io.ErrUnexpectedEOF from a json.Decoder
 }

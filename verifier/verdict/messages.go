@@ -395,6 +395,8 @@ const (
 	MsgJSONType         MsgID = "json-type"
 	MsgJSONField        MsgID = "json-field"
 	MsgJSONRoot         MsgID = "json-root"
+	MsgJSONTruncated    MsgID = "json-truncated"
+	MsgJSONUnknownField MsgID = "json-unknown-field"
 	MsgCertNoDraw       MsgID = "cert-no-draw"
 	MsgCLIUsage         MsgID = "cli-usage"
 	MsgCLIUsageLine     MsgID = "cli-usage-line"
@@ -1190,6 +1192,10 @@ var messages = map[MsgID]text{
 		"champ « %s »"},
 	MsgJSONRoot: {"the document",
 		"le document"},
+	MsgJSONTruncated: {"unexpected EOF",
+		"le JSON s'arrête avant la fin du document"},
+	MsgJSONUnknownField: {"json: unknown field %q",
+		"champ JSON « %s » inconnu"},
 	MsgCertNoDraw: {"no draw",
 		"aucun tirage nommé (le champ « draw » manque)"},
 	MsgCLIUsage: {"usage: rngverify COMMAND [ARGS]\n\ncommands:\n",

@@ -131,3 +131,50 @@ func TestErrorf(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// JSONError and Named: encoding/json's and x/mod tlog's errors keep their
+// English text byte for byte and read in French without quoting English.
+func TestLibraryErrors(t *testing.T) {
+	decode := func(doc string, strict bool) error {
+		var v struct {
+			Draw string `json:"draw"`
+		}
+		dec := json.NewDecoder(strings.NewReader(doc))
+		if strict {
+			dec.DisallowUnknownFields()
+		}
+		return dec.Decode(&v)
+	}
+	for _, c := range []struct {
+		err error
+		id  MsgID
+		fr  string
+	}{
+		{JSONError(json.Unmarshal([]byte("hello"), new(any))), MsgJSONSyntax, "ce n'est pas du JSON valide (erreur de syntaxe à l'octet 1)"},
+		{JSONError(decode(`{"draw":5}`, false)), MsgJSONType, "champ « draw » : une valeur JSON de type « nombre » n'est pas du type attendu"},
+		{JSONError(decode(`[true]`, false)), MsgJSONType, "le document : une valeur JSON de type « tableau » n'est pas du type attendu"},
+		{JSONError(decode(`{"draw":`, false)), MsgJSONTruncated, "le JSON s'arrête avant la fin du document"},
+		{JSONError(decode(`{"prize":"x"}`, true)), MsgJSONUnknownField, "champ JSON « prize » inconnu"},
+		{Named(errors.New("invalid transparency proof"), MsgTlogInconsistentTile, MsgTlogProofFailed), MsgTlogProofFailed, "la preuve du journal de transparence ne mène pas à la racine signée"},
+	} {
+		var me *MsgError
+		if c.err == nil || !errors.As(c.err, &me) || me.Msg.ID != c.id {
+			t.Errorf("%v: not the message %s", c.err, c.id)
+			continue
+		}
+		if fr := me.Msg.Text("fr"); fr != c.fr {
+			t.Errorf("%s in French: %q, want %q", c.id, fr, c.fr)
+		}
+	}
+	// English is the library's text, unchanged.
+	for _, doc := range []string{"hello", `{"draw":5}`, `{"draw":`, `{"prize":"x"}`, `[1]`} {
+		raw := decode(doc, true)
+		if got := JSONError(raw); got.Error() != raw.Error() {
+			t.Errorf("%s: %q, the decoder said %q", doc, got, raw)
+		}
+	}
+	other := errors.New("something else")
+	if JSONError(other) != other || Named(other, MsgTlogProofFailed) != other || JSONError(nil) != nil || Named(nil) != nil {
+		t.Error("an error the catalog does not name must pass through unchanged")
+	}
+}
