@@ -49,6 +49,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -687,6 +688,10 @@ func (l *Log) indexLoop(ctx context.Context) {
 	}
 }
 
+// indexBatch is how many leaves the index adds in one transaction (16
+// entry bundles): one fsync, and each B+tree page written once, for all.
+const indexBatch = 16 * layout.EntryBundleWidth
+
 // catchUpIndex indexes leaves up to size (at least).
 func (l *Log) catchUpIndex(ctx context.Context, size uint64) error {
 	l.index.mu.Lock()
@@ -696,18 +701,23 @@ func (l *Log) catchUpIndex(ctx context.Context, size uint64) error {
 		return err
 	}
 	for next < size {
-		if err := ctx.Err(); err != nil {
+		first := next
+		var batch [][]byte
+		for next < size && next-first < indexBatch {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			end := min(size, (next/layout.EntryBundleWidth+1)*layout.EntryBundleWidth)
+			entries, err := l.Entries(ctx, next, end, size)
+			if err != nil {
+				return err
+			}
+			batch = append(batch, entries...)
+			next += uint64(len(entries))
+		}
+		if err := l.index.add(first, batch); err != nil {
 			return err
 		}
-		end := min(size, (next/layout.EntryBundleWidth+1)*layout.EntryBundleWidth)
-		entries, err := l.Entries(ctx, next, end, size)
-		if err != nil {
-			return err
-		}
-		if err := l.index.add(next, entries); err != nil {
-			return err
-		}
-		next += uint64(len(entries))
 	}
 	return nil
 }
@@ -757,15 +767,28 @@ func (x *leafIndex) next() (uint64, error) {
 	return n, nil
 }
 
+// add indexes entries, the leaves first, first+1, …: each hash keeps the
+// first index it was seen at. The puts go in key order, so that the
+// transaction walks the B+tree once.
 func (x *leafIndex) add(first uint64, entries [][]byte) error {
+	type put struct {
+		h   tlog.Hash
+		idx uint64
+	}
+	puts := make([]put, len(entries))
+	for i, e := range entries {
+		puts[i] = put{tlog.RecordHash(e), first + uint64(i)}
+	}
+	// Stable: of equal hashes in the batch, the first index is put first,
+	// and the later ones find it (a transaction reads its own puts).
+	slices.SortStableFunc(puts, func(a, b put) int { return bytes.Compare(a.h[:], b.h[:]) })
 	err := x.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketLeaf)
-		for i, e := range entries {
-			h := tlog.RecordHash(e)
-			if b.Get(h[:]) != nil {
+		for _, p := range puts {
+			if b.Get(p.h[:]) != nil {
 				continue
 			}
-			if err := b.Put(h[:], binary.BigEndian.AppendUint64(nil, first+uint64(i))); err != nil {
+			if err := b.Put(p.h[:], binary.BigEndian.AppendUint64(nil, p.idx)); err != nil {
 				return err
 			}
 		}
