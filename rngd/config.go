@@ -104,8 +104,14 @@ type LogConfig struct {
 	// Origin is the checkpoint origin line, default "tirage.fr/dev-log".
 	Origin string `toml:"origin"`
 	// BatchMaxAge bounds how long a journaled record waits for its batch to
-	// be integrated into the tree (default 10ms; the append itself is
-	// acknowledged once journaled, see transparency/tilelog).
+	// be integrated into the tree (default 50ms). Replies do not wait for it
+	// (the append is acknowledged once journaled, see transparency/tilelog),
+	// only inclusion proofs do: a fresh draw's proof exists within about
+	// this age plus one checkpoint interval. Under load, batches of a whole
+	// entry bundle (256 records) cost tessera less per record than the
+	// partial bundles it rewrites at every flush of a shorter age: 50ms
+	// instead of 10ms gave 5 % less CPU and 7 % more draws per second
+	// (docs/rngd.md).
 	BatchMaxAge Duration `toml:"batch_max_age"`
 	// BatchMaxSize writes a batch as soon as it holds this many records
 	// (default: the embedded log's, 256).
@@ -304,7 +310,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.Log.Origin = "tirage.fr/dev-log"
 	}
 	if c.Log.BatchMaxAge.Duration == 0 {
-		c.Log.BatchMaxAge.Duration = 10 * time.Millisecond
+		c.Log.BatchMaxAge.Duration = 50 * time.Millisecond
 	}
 	if c.Log.CheckpointInterval.Duration == 0 {
 		c.Log.CheckpointInterval.Duration = 100 * time.Millisecond
