@@ -271,7 +271,11 @@ func (e *engine) catchUp(ctx context.Context) error {
 	if applied == size {
 		return nil
 	}
-	e.log.Warn("state store is behind the log: rebuilding it from the log", "applied", applied, "log_size", size)
+	if e.store.upgraded {
+		e.log.Info("state store upgraded to format 2: rebuilding it from the log", "log_size", size)
+	} else {
+		e.log.Warn("state store is behind the log: rebuilding it from the log", "applied", applied, "log_size", size)
+	}
 	return e.rebuild(ctx, size)
 }
 

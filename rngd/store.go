@@ -79,6 +79,8 @@ const storeFormat = 2
 // (view).
 type store struct {
 	db *bolt.DB
+	// upgraded: the file held format 1, whose rest Open rebuilds.
+	upgraded bool
 	// onFail is told of the writer's first failure (alarm and log).
 	onFail func(error)
 
@@ -115,19 +117,22 @@ func openStore(path string) (*store, error) {
 		}
 		return nil, fmt.Errorf("couldn't open the state store: %w", err)
 	}
+	var upgraded bool
 	err = db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketRequests, bucketUnfinished, bucketSecrets} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
 		}
-		return upgrade(tx)
+		var err error
+		upgraded, err = upgrade(tx)
+		return err
 	})
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("couldn't initialise the state store: %w", err)
 	}
-	s := &store{db: db, pending: map[[32]byte]storedRequest{}, exited: make(chan struct{}), onFail: func(error) {}}
+	s := &store{db: db, upgraded: upgraded, pending: map[[32]byte]storedRequest{}, exited: make(chan struct{}), onFail: func(error) {}}
 	s.cond.L = &s.mu
 	go s.run()
 	return s, nil
@@ -135,14 +140,15 @@ func openStore(path string) (*store, error) {
 
 // upgrade brings a store of format 1 to storeFormat: its stored replies
 // become kind 0, and its applied count goes back to 0, so that Open rebuilds
-// the rest (games, receipts) from the log.
-func upgrade(tx *bolt.Tx) error {
+// the rest (games, receipts) from the log. It reports whether the store held
+// format 1 data.
+func upgrade(tx *bolt.Tx) (bool, error) {
 	meta := tx.Bucket(bucketMeta)
 	if v := meta.Get(keyFormat); v != nil {
 		if len(v) != 8 || beUint64(v) != storeFormat {
-			return fmt.Errorf("state store format %x is not the format %d this rngd reads (a newer rngd wrote it?)", v, storeFormat)
+			return false, fmt.Errorf("state store format %x is not the format %d this rngd reads (a newer rngd wrote it?)", v, storeFormat)
 		}
-		return nil
+		return false, nil
 	}
 	b := tx.Bucket(bucketRequests)
 	var keys, vals [][]byte
@@ -154,19 +160,20 @@ func upgrade(tx *bolt.Tx) error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return false, err
 	}
 	for i := range keys {
 		if err := b.Put(keys[i], vals[i]); err != nil {
-			return err
+			return false, err
 		}
 	}
-	if meta.Get(keyApplied) != nil {
+	old := meta.Get(keyApplied) != nil
+	if old {
 		if err := meta.Put(keyApplied, u64(0)); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return meta.Put(keyFormat, u64(storeFormat))
+	return old, meta.Put(keyFormat, u64(storeFormat))
 }
 
 // close commits what is queued, then closes the file.

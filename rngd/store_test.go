@@ -89,6 +89,9 @@ func TestStoreUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !st.upgraded {
+		t.Error("not reported as upgraded")
+	}
 	st.db.View(func(tx *bolt.Tx) error {
 		r, ok := getRequest(tx, req)
 		if !ok || string(r.reply) != "reply bytes" || r.at != 1_700_000_000 || r.game != "" {
@@ -104,6 +107,9 @@ func TestStoreUpgrade(t *testing.T) {
 	st.close()
 	if st, err = openStore(path); err != nil {
 		t.Fatal(err)
+	}
+	if st.upgraded {
+		t.Error("upgraded twice")
 	}
 	st.db.View(func(tx *bolt.Tx) error {
 		if r, ok := getRequest(tx, req); !ok || string(r.reply) != "reply bytes" || appliedCount(tx) != 7 {
