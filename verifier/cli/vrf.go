@@ -73,8 +73,8 @@ func runVRF(env Env) int {
 
 	pk, err := vrf.ParsePublicKey(suite, values["pk"])
 	if err != nil {
-		// The key's defect is the core's English text, named as such in French.
-		say(env.Stderr, verdict.MsgVRFRejected, "--pk", verdict.M(verdict.MsgVRFKeyRejected, suite, strings.TrimPrefix(err.Error(), "vrf: ")))
+		// The key's defect is a message of the catalog (vrf's refused keys).
+		say(env.Stderr, verdict.MsgVRFRejected, "--pk", verdict.M(verdict.MsgVRFKeyInvalidFor, suite, receipt.CauseText(err, strings.TrimPrefix(err.Error(), "vrf: "))))
 		return ExitFail
 	}
 	beta, err := vrf.Verify(pk, values["alpha"], values["proof"])

@@ -69,6 +69,11 @@ func CauseText(err error, text string) verdict.Msg {
 		if ok && rest == "" {
 			return m
 		}
+		// Package vrf's reasons (a refused key, proof or suite), with its
+		// "vrf: " prefix, which says nothing in French.
+		if text == "vrf: "+me.Error() {
+			return verdict.M(verdict.MsgVRFPrefix, m)
+		}
 		// The message, then a sentinel's text: qod's rule violations,
 		// checkpoint's failures.
 		for _, c := range causes {

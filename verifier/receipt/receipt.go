@@ -236,7 +236,9 @@ func (a *Anchors) vrfTrusted(pk *vrf.PublicKey) bool {
 	return a.pinned(record.Hex(record.Fingerprint(pk.Bytes())))
 }
 
-// decodeStrict decodes one JSON document with no unknown field.
+// decodeStrict decodes one JSON document with no unknown field. Its errors
+// are in the catalog (verdict.JSONError; a protojson bytes field that is not
+// base64), their English text encoding/json's.
 func decodeStrict(b []byte, v any) error {
 	if len(b) > MaxSize {
 		return verdict.Errorf(verdict.MsgDocTooLarge, len(b), MaxSize)
@@ -244,7 +246,11 @@ func decodeStrict(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return err
+		var ce base64.CorruptInputError
+		if errors.As(err, &ce) && err.Error() == ce.Error() {
+			return verdict.Errorf(verdict.MsgBase64Corrupt, int64(ce))
+		}
+		return verdict.JSONError(err)
 	}
 	if dec.More() {
 		return verdict.Errorf(verdict.MsgDocTrailing)

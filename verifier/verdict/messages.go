@@ -452,6 +452,66 @@ const (
 	MsgCmdLog           MsgID = "cmd-log"
 	MsgCmdReceipt       MsgID = "cmd-receipt"
 	MsgCmdVRF           MsgID = "cmd-vrf"
+
+	// Package vrf's refused public keys (vrf.ParsePublicKey), and the
+	// x509 and asn1 errors of an RSA key's DER, by their exact text.
+	MsgVRFKeyPointLength     MsgID = "vrf-key-point-length"
+	MsgVRFKeyUncompressed    MsgID = "vrf-key-uncompressed"
+	MsgVRFKeyPointPrefix     MsgID = "vrf-key-point-prefix"
+	MsgVRFKeyNotOnCurve      MsgID = "vrf-key-not-on-curve"
+	MsgVRFKeyIdentity        MsgID = "vrf-key-identity"
+	MsgVRFKeyRSANotDER       MsgID = "vrf-key-rsa-not-der"
+	MsgVRFKeyNotRSA          MsgID = "vrf-key-not-rsa"
+	MsgVRFKeyRSANotCanonical MsgID = "vrf-key-rsa-not-canonical"
+	MsgVRFKeyRSAModulusSign  MsgID = "vrf-key-rsa-modulus-sign"
+	MsgVRFKeyRSABits         MsgID = "vrf-key-rsa-bits"
+	MsgVRFKeyRSAEven         MsgID = "vrf-key-rsa-even"
+	MsgVRFKeyRSAExponent     MsgID = "vrf-key-rsa-exponent"
+	MsgX509PKCS1             MsgID = "x509-pkcs1"
+	MsgX509Trailing          MsgID = "x509-trailing"
+	MsgX509UnknownAlgorithm  MsgID = "x509-unknown-algorithm"
+	MsgASN1Syntax            MsgID = "asn1-syntax"
+	MsgASN1Structure         MsgID = "asn1-structure"
+	MsgASN1Detail            MsgID = "asn1-detail"
+	MsgASN1SequenceTruncated MsgID = "asn1-sequence-truncated"
+	MsgASN1TagTruncated      MsgID = "asn1-tag-truncated"
+	MsgASN1DataTruncated     MsgID = "asn1-data-truncated"
+	MsgASN1LengthTooLarge    MsgID = "asn1-length-too-large"
+	MsgVRFPrefix             MsgID = "vrf-prefix"
+	MsgVRFKeyInvalidFor      MsgID = "vrf-key-invalid-for"
+	MsgBase64Corrupt         MsgID = "base64-corrupt"
+
+	// Key announcements (package announce).
+	MsgAnnounceBadKey           MsgID = "announce-bad-key"
+	MsgAnnounceBad              MsgID = "announce-bad"
+	MsgAnnounceCheckRecord      MsgID = "announce-check-record"
+	MsgAnnounceCheckEnvelope    MsgID = "announce-check-envelope"
+	MsgAnnounceCheckPayloadType MsgID = "announce-check-payload-type"
+	MsgAnnounceCheckPayload     MsgID = "announce-check-payload"
+	MsgAnnounceCheckSignatures  MsgID = "announce-check-signatures"
+	MsgAnnounceCheckKeyID       MsgID = "announce-check-keyid"
+	MsgAnnounceCheckPossession  MsgID = "announce-check-possession"
+	MsgAnnounceEmpty            MsgID = "announce-empty"
+	MsgAnnounceTooLarge         MsgID = "announce-too-large"
+	MsgAnnounceNotDSSE          MsgID = "announce-not-dsse"
+	MsgAnnounceTrailing         MsgID = "announce-trailing"
+	MsgAnnouncePayloadType      MsgID = "announce-payload-type"
+	MsgAnnounceMissing          MsgID = "announce-missing"
+	MsgAnnounceKind             MsgID = "announce-kind"
+	MsgAnnounceNotAttached      MsgID = "announce-not-attached"
+	MsgAnnounceSigCount         MsgID = "announce-sig-count"
+	MsgAnnounceSigNames         MsgID = "announce-sig-names"
+	MsgAnnounceVRFProof         MsgID = "announce-vrf-proof"
+	MsgAnnouncePublicKey        MsgID = "announce-public-key"
+	MsgAnnounceNotEd25519       MsgID = "announce-not-ed25519"
+	MsgAnnounceBadEd25519       MsgID = "announce-bad-ed25519"
+	MsgAnnounceNotECDSA         MsgID = "announce-not-ecdsa"
+	MsgAnnounceBadECDSA         MsgID = "announce-bad-ecdsa"
+	MsgAnnounceAlgorithm        MsgID = "announce-algorithm"
+
+	// Promotion certificates: a certified pick that is not β's.
+	MsgPromoRankPick MsgID = "promo-rank-pick"
+	MsgPromoPickRank MsgID = "promo-pick-rank"
 )
 
 var messages = map[MsgID]text{
@@ -1341,4 +1401,116 @@ Code de sortie :
   2  erreur d'utilisation : option inconnue ou manquante, valeur qui n'est pas
      en hexadécimal, suite inconnue, arguments en trop
 `},
+	// Package vrf's refused public keys: English is vrf's text without its
+	// "vrf: " prefix (MsgVRFPrefix adds it back).
+	MsgVRFKeyPointLength: {"public key: point has %d bytes, want 33 (compressed)",
+		"la clé publique a %d octets au lieu des 33 d'un point compressé"},
+	MsgVRFKeyUncompressed: {"public key: uncompressed point, want 33-byte compressed",
+		"la clé publique est un point non compressé, alors que la forme compressée de 33 octets est attendue"},
+	MsgVRFKeyPointPrefix: {"public key: point prefix %#02x, want 0x02 or 0x03",
+		"la clé publique commence par l'octet %#02x au lieu de 0x02 ou 0x03 (point compressé)"},
+	MsgVRFKeyNotOnCurve: {"public key: not a point on P-256",
+		"la clé publique n'est pas un point de la courbe P-256"},
+	MsgVRFKeyIdentity: {"public key: the identity",
+		"la clé publique est l'élément neutre de la courbe (point à l'infini)"},
+	MsgVRFKeyRSANotDER: {"RSA public key is not a DER SubjectPublicKeyInfo: %v",
+		"la clé publique RSA n'est pas une SubjectPublicKeyInfo en DER : %v"},
+	MsgVRFKeyNotRSA: {"public key is a %s, want RSA",
+		"la clé publique est de type %s, et non une clé RSA"},
+	MsgVRFKeyRSANotCanonical: {"RSA public key is not in canonical DER",
+		"la clé publique RSA n'est pas dans son encodage DER canonique"},
+	MsgVRFKeyRSAModulusSign: {"RSA modulus n is not positive",
+		"le module RSA n n'est pas strictement positif"},
+	MsgVRFKeyRSABits: {"RSA modulus has %d bits, want %d to %d",
+		"le module RSA a %d bits, alors que %d à %d sont attendus"},
+	MsgVRFKeyRSAEven: {"RSA modulus n is even",
+		"le module RSA n est pair"},
+	MsgVRFKeyRSAExponent: {"RSA public exponent %d is not an odd number in [3, 2^31)",
+		"l'exposant public RSA %d n'est pas un nombre impair de [3, 2^31["},
+	MsgX509PKCS1: {"x509: failed to parse public key (use ParsePKCS1PublicKey instead for this key format)",
+		"c'est une clé RSA au format PKCS #1, sans l'enveloppe SubjectPublicKeyInfo"},
+	MsgX509Trailing: {"x509: trailing data after ASN.1 of public-key",
+		"des données suivent la structure ASN.1 de la clé"},
+	MsgX509UnknownAlgorithm: {"x509: unknown public key algorithm",
+		"algorithme de clé publique inconnu"},
+	MsgASN1Syntax: {"asn1: syntax error: %s",
+		"erreur de syntaxe DER : %s"},
+	MsgASN1Structure: {"asn1: structure error: %s",
+		"erreur de structure DER : %s"},
+	MsgASN1Detail: {"%s",
+		"détail de l'analyseur ASN.1 : « %s »"},
+	MsgASN1SequenceTruncated: {"sequence truncated",
+		"séquence tronquée"},
+	MsgASN1TagTruncated: {"truncated tag or length",
+		"étiquette ou longueur tronquée"},
+	MsgASN1DataTruncated: {"data truncated",
+		"données tronquées"},
+	MsgASN1LengthTooLarge: {"length too large",
+		"longueur trop grande"},
+	MsgVRFPrefix: {"vrf: %s",
+		"%s"},
+	MsgVRFKeyInvalidFor: {"%[2]s",
+		"%[2]s (suite %[1]s)"},
+	MsgBase64Corrupt: {"illegal base64 data at input byte %d",
+		"données base64 invalides à l'octet %d"},
+
+	// Key announcements (package announce): English is announce.Error's text.
+	MsgAnnounceBadKey: {"bad key announcement: keys[%d] %q: %s: %v",
+		"annonce des clés invalide : clé n° %[1]d « %[2]s », %[3]s : %[4]v"},
+	MsgAnnounceBad: {"bad key announcement: %s: %v",
+		"annonce des clés invalide : %s : %v"},
+	MsgAnnounceCheckRecord: {"record",
+		"enregistrement"},
+	MsgAnnounceCheckEnvelope: {"envelope",
+		"enveloppe DSSE"},
+	MsgAnnounceCheckPayloadType: {"payload-type",
+		"type de contenu de l'enveloppe"},
+	MsgAnnounceCheckPayload: {"payload",
+		"contenu de l'enveloppe"},
+	MsgAnnounceCheckSignatures: {"signatures",
+		"signatures"},
+	MsgAnnounceCheckKeyID: {"keyid",
+		"identifiant de clé"},
+	MsgAnnounceCheckPossession: {"possession",
+		"preuve de possession"},
+	MsgAnnounceEmpty: {"the record's attestation is empty: no DSSE envelope, no proof of possession",
+		"l'attestation de l'enregistrement est vide : ni enveloppe DSSE, ni preuve de possession"},
+	MsgAnnounceTooLarge: {"%d bytes, more than %d",
+		"%d octets, plus que les %d permis"},
+	MsgAnnounceNotDSSE: {"not a DSSE envelope: %v",
+		"ce n'est pas une enveloppe DSSE : %v"},
+	MsgAnnounceTrailing: {"data after the envelope",
+		"des données suivent l'enveloppe"},
+	MsgAnnouncePayloadType: {"%q, want %q",
+		"« %s » au lieu de « %s »"},
+	MsgAnnounceMissing: {"missing",
+		"absent"},
+	MsgAnnounceKind: {"record kind %q, want %q",
+		"enregistrement de type « %s » au lieu de « %s »"},
+	MsgAnnounceNotAttached: {"is not the announcement it is attached to",
+		"ce n'est pas l'annonce à laquelle l'enveloppe est jointe"},
+	MsgAnnounceSigCount: {"%d, want one per key (%d)",
+		"%d, alors qu'il en faut une par clé (%d)"},
+	MsgAnnounceSigNames: {"signature %d names %q",
+		"la signature %d nomme la clé « %s »"},
+	MsgAnnounceVRFProof: {"the VRF proof does not verify: %v",
+		"la preuve VRF ne se vérifie pas : %v"},
+	MsgAnnouncePublicKey: {"public_key: %v",
+		"champ public_key : %v"},
+	MsgAnnounceNotEd25519: {"public key %s is not an Ed25519 key",
+		"la clé publique de type %s n'est pas une clé Ed25519"},
+	MsgAnnounceBadEd25519: {"invalid Ed25519 signature",
+		"signature Ed25519 invalide"},
+	MsgAnnounceNotECDSA: {"public key %s is not an ECDSA P-256 key",
+		"la clé publique de type %s n'est pas une clé ECDSA P-256"},
+	MsgAnnounceBadECDSA: {"invalid ECDSA P-256 signature",
+		"signature ECDSA P-256 invalide"},
+	MsgAnnounceAlgorithm: {"unsupported signature algorithm %q",
+		"algorithme de signature « %s » non pris en charge"},
+
+	// Promotion certificates: a certified pick that is not β's.
+	MsgPromoRankPick: {"rank %d: β picks entrant %d, the certificate names entrant %d",
+		"rang %d : β désigne le participant %d, le certificat nomme le participant %d"},
+	MsgPromoPickRank: {"rank %d: the certificate's pick says rank %d",
+		"rang %d : la désignation du certificat indique le rang %d"},
 }

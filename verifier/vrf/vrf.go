@@ -79,6 +79,9 @@ package vrf
 
 import (
 	cryptorand "crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/asn1"
 	"errors"
 	"fmt"
 	"io"
@@ -118,23 +121,88 @@ func ParseSuite(name string) (Suite, error) {
 			return s, nil
 		}
 	}
-	return "", fmt.Errorf("%w %q (want ECVRF-P256-SHA256-SSWU, ECVRF-P256-SHA256-TAI or RSA-FDH-VRF-SHA256)", ErrUnknownSuite, name)
+	return "", &reasonError{reason: &verdict.MsgError{Msg: verdict.M(verdict.MsgUnknownSuite, name)}, cause: ErrUnknownSuite}
 }
 
 func (s Suite) isEC() bool { return s == SuiteP256SSWU || s == SuiteP256TAI }
 
-// invalidProofError is a one-line reason a proof was rejected: a message
-// of verdict's catalog, so that a verifier can say it in French too; its
-// Error is "vrf: " and the English text.
-type invalidProofError struct{ reason *verdict.MsgError }
+// reasonError is a one-line reason package vrf refused something: a
+// message of verdict's catalog, so that a verifier can say it in French
+// too. Its Error is "vrf: " and the English text; it wraps cause (a
+// sentinel, or the parser's own error) and the reason.
+type reasonError struct {
+	reason *verdict.MsgError
+	cause  error
+}
 
-func (e *invalidProofError) Error() string { return "vrf: " + e.reason.Error() }
+func (e *reasonError) Error() string { return "vrf: " + e.reason.Error() }
 
-// Unwrap returns ErrInvalidProof and the reason.
-func (e *invalidProofError) Unwrap() []error { return []error{ErrInvalidProof, e.reason} }
+// Unwrap returns the cause and the reason.
+func (e *reasonError) Unwrap() []error { return []error{e.cause, e.reason} }
 
+// invalid is a reason a proof was rejected; it wraps ErrInvalidProof.
 func invalid(id verdict.MsgID, args ...any) error {
-	return &invalidProofError{reason: &verdict.MsgError{Msg: verdict.M(id, args...)}}
+	return &reasonError{reason: &verdict.MsgError{Msg: verdict.M(id, args...)}, cause: ErrInvalidProof}
+}
+
+// keyError names the reason parsing public key b of suite s failed with
+// err in the catalog: the candidate reason whose English is err's text
+// (after "vrf: "), so that the text stays what it always was, byte for byte.
+// An error no candidate matches is returned as it is.
+func keyError(s Suite, b []byte, err error) error {
+	var candidates []verdict.Msg
+	if s.isEC() {
+		candidates = []verdict.Msg{verdict.M(verdict.MsgVRFKeyPointLength, len(b)), verdict.M(verdict.MsgVRFKeyUncompressed),
+			verdict.M(verdict.MsgVRFKeyNotOnCurve), verdict.M(verdict.MsgVRFKeyIdentity)}
+		if len(b) > 0 {
+			candidates = append(candidates, verdict.M(verdict.MsgVRFKeyPointPrefix, b[0]))
+		}
+	} else {
+		candidates = []verdict.Msg{verdict.M(verdict.MsgVRFKeyRSANotCanonical), verdict.M(verdict.MsgVRFKeyRSAModulusSign),
+			verdict.M(verdict.MsgVRFKeyRSAEven)}
+		pub, perr := x509.ParsePKIXPublicKey(b)
+		switch rp, ok := pub.(*rsa.PublicKey); {
+		case perr != nil:
+			candidates = append(candidates, verdict.M(verdict.MsgVRFKeyRSANotDER, derCause(perr)))
+		case !ok:
+			candidates = append(candidates, verdict.M(verdict.MsgVRFKeyNotRSA, fmt.Sprintf("%T", pub)))
+		case rp.N != nil:
+			candidates = append(candidates, verdict.M(verdict.MsgVRFKeyRSABits, rp.N.BitLen(), minRSABits, maxRSABits),
+				verdict.M(verdict.MsgVRFKeyRSAExponent, rp.E))
+		}
+	}
+	for _, m := range candidates {
+		if "vrf: "+m.Text("en") == err.Error() {
+			return &reasonError{reason: &verdict.MsgError{Msg: m}, cause: err}
+		}
+	}
+	return err
+}
+
+// derCause is the x509 or asn1 error of a DER key in the catalog (its
+// English text unchanged), or err itself.
+func derCause(err error) any {
+	var syn asn1.SyntaxError
+	var st asn1.StructuralError
+	switch {
+	case errors.As(err, &syn):
+		return verdict.M(verdict.MsgASN1Syntax, asn1Detail(syn.Msg))
+	case errors.As(err, &st):
+		return verdict.M(verdict.MsgASN1Structure, asn1Detail(st.Msg))
+	}
+	return verdict.Named(err, verdict.MsgX509PKCS1, verdict.MsgX509Trailing, verdict.MsgX509UnknownAlgorithm)
+}
+
+// asn1Detail is encoding/asn1's detail of an error: its usual fixed texts in
+// the catalog, any other quoted as the parser's detail.
+func asn1Detail(s string) verdict.Msg {
+	for _, id := range []verdict.MsgID{verdict.MsgASN1SequenceTruncated, verdict.MsgASN1TagTruncated,
+		verdict.MsgASN1DataTruncated, verdict.MsgASN1LengthTooLarge} {
+		if verdict.Format(id, "en") == s {
+			return verdict.M(id)
+		}
+	}
+	return verdict.M(verdict.MsgASN1Detail, s)
 }
 
 // PublicKey is a validated VRF public key of one suite.
@@ -151,13 +219,13 @@ func ParsePublicKey(s Suite, b []byte) (*PublicKey, error) {
 	case s.isEC():
 		k, err := parseECPublicKey(b)
 		if err != nil {
-			return nil, err
+			return nil, keyError(s, b, err)
 		}
 		return &PublicKey{suite: s, ec: k}, nil
 	case s == SuiteRSAFDH256:
 		k, err := parseRSAPublicKey(b)
 		if err != nil {
-			return nil, err
+			return nil, keyError(s, b, err)
 		}
 		return &PublicKey{suite: s, rsa: k}, nil
 	}
