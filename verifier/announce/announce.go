@@ -41,6 +41,7 @@ import (
 	"strconv"
 
 	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
 	"tirage.fr/tirage/verifier/vrf"
 )
 
@@ -87,18 +88,49 @@ type Error struct {
 	Err   error
 }
 
-func (e *Error) Error() string {
-	if e.Index >= 0 {
-		return fmt.Sprintf("%s: keys[%d] %q: %s: %v", ErrBad, e.Index, e.Key, e.Check, e.Err)
-	}
-	return fmt.Sprintf("%s: %s: %v", ErrBad, e.Check, e.Err)
-}
+// Error is "bad key announcement: ", the key (keys[i] "id: ") for the
+// per-key checks, the check and the cause: the English rendering of its
+// message of verdict's catalog ([Error.As]).
+func (e *Error) Error() string { return e.msg().Text("en") }
 
 // Unwrap returns ErrBad and the cause.
 func (e *Error) Unwrap() []error { return []error{ErrBad, e.Err} }
 
-func fail(check string, format string, args ...any) error {
-	return &Error{Check: check, Index: -1, Err: fmt.Errorf(format, args...)}
+// As finds e as a *verdict.MsgError, its message in the catalog, so that a
+// verifier can say it in French (receipt.Cause); its English text is e's.
+func (e *Error) As(target any) bool {
+	if p, ok := target.(**verdict.MsgError); ok {
+		*p = &verdict.MsgError{Msg: e.msg()}
+		return true
+	}
+	return false
+}
+
+// checkNames are the checks' names in the catalog (English: the name).
+var checkNames = map[string]verdict.MsgID{
+	CheckLeaf:        verdict.MsgAnnounceCheckRecord,
+	CheckEnvelope:    verdict.MsgAnnounceCheckEnvelope,
+	CheckPayloadType: verdict.MsgAnnounceCheckPayloadType,
+	CheckPayload:     verdict.MsgAnnounceCheckPayload,
+	CheckSignatures:  verdict.MsgAnnounceCheckSignatures,
+	CheckKeyID:       verdict.MsgAnnounceCheckKeyID,
+	CheckPossession:  verdict.MsgAnnounceCheckPossession,
+}
+
+func (e *Error) msg() verdict.Msg {
+	check := verdict.M(verdict.MsgSame, e.Check)
+	if id, ok := checkNames[e.Check]; ok {
+		check = verdict.M(id)
+	}
+	if e.Index >= 0 {
+		return verdict.M(verdict.MsgAnnounceBadKey, e.Index, e.Key, check, e.Err)
+	}
+	return verdict.M(verdict.MsgAnnounceBad, check, e.Err)
+}
+
+// fail is the failed check whose cause is the catalog's message id(args…).
+func fail(check string, id verdict.MsgID, args ...any) error {
+	return &Error{Check: check, Index: -1, Err: verdict.Errorf(id, args...)}
 }
 
 // Signature is one DSSE signature.
@@ -156,25 +188,25 @@ func Seal(ann *record.KeyAnnouncement, prove func(i int, m []byte) ([]byte, erro
 // after it, the announcement's payload type, a payload.
 func ParseEnvelope(b []byte) (*Envelope, error) {
 	if len(b) == 0 {
-		return nil, fail(CheckEnvelope, "the record's attestation is empty: no DSSE envelope, no proof of possession")
+		return nil, fail(CheckEnvelope, verdict.MsgAnnounceEmpty)
 	}
 	if len(b) > MaxEnvelope {
-		return nil, fail(CheckEnvelope, "%d bytes, more than %d", len(b), MaxEnvelope)
+		return nil, fail(CheckEnvelope, verdict.MsgAnnounceTooLarge, len(b), MaxEnvelope)
 	}
 	var env Envelope
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&env); err != nil {
-		return nil, fail(CheckEnvelope, "not a DSSE envelope: %v", err)
+		return nil, fail(CheckEnvelope, verdict.MsgAnnounceNotDSSE, verdict.JSONError(err))
 	}
 	if dec.More() {
-		return nil, fail(CheckEnvelope, "data after the envelope")
+		return nil, fail(CheckEnvelope, verdict.MsgAnnounceTrailing)
 	}
 	if env.PayloadType != PayloadType {
-		return nil, fail(CheckPayloadType, "%q, want %q", env.PayloadType, PayloadType)
+		return nil, fail(CheckPayloadType, verdict.MsgAnnouncePayloadType, env.PayloadType, PayloadType)
 	}
 	if len(env.Payload) == 0 {
-		return nil, fail(CheckPayload, "missing")
+		return nil, fail(CheckPayload, verdict.MsgAnnounceMissing)
 	}
 	return &env, nil
 }
@@ -187,7 +219,7 @@ func Parse(leaf []byte) (*record.KeyAnnouncement, error) {
 	}
 	ann, ok := r.(*record.KeyAnnouncement)
 	if !ok {
-		return nil, fail(CheckLeaf, "record kind %q, want %q", r.Kind(), record.KindKey)
+		return nil, fail(CheckLeaf, verdict.MsgAnnounceKind, r.Kind(), record.KindKey)
 	}
 	if err := CheckRecord(ann); err != nil {
 		return nil, err
@@ -217,10 +249,10 @@ func CheckRecord(ann *record.KeyAnnouncement) error {
 		return &Error{Check: CheckLeaf, Index: -1, Err: err}
 	}
 	if !bytes.Equal(payload, env.Payload) {
-		return fail(CheckPayload, "is not the announcement it is attached to")
+		return fail(CheckPayload, verdict.MsgAnnounceNotAttached)
 	}
 	if len(env.Signatures) != len(ann.Keys) {
-		return fail(CheckSignatures, "%d, want one per key (%d)", len(env.Signatures), len(ann.Keys))
+		return fail(CheckSignatures, verdict.MsgAnnounceSigCount, len(env.Signatures), len(ann.Keys))
 	}
 	// 2.
 	m := PAE(env.PayloadType, env.Payload)
@@ -228,7 +260,7 @@ func CheckRecord(ann *record.KeyAnnouncement) error {
 	for i, k := range ann.Keys {
 		s := env.Signatures[i]
 		if s.KeyID != k.ID {
-			return &Error{Check: CheckKeyID, Index: i, Key: k.ID, Err: fmt.Errorf("signature %d names %q", i, s.KeyID)}
+			return &Error{Check: CheckKeyID, Index: i, Key: k.ID, Err: verdict.Errorf(verdict.MsgAnnounceSigNames, i, s.KeyID)}
 		}
 		if err := possession(k, m, s.Sig); err != nil {
 			return &Error{Check: CheckPossession, Index: i, Key: k.ID, Err: err}
@@ -249,13 +281,13 @@ func possession(k record.Key, m, sig []byte) error {
 			return err
 		}
 		if _, err := vrf.Verify(pk, m, sig); err != nil {
-			return fmt.Errorf("the VRF proof does not verify: %w", err)
+			return verdict.Errorf(verdict.MsgAnnounceVRFProof, err)
 		}
 		return nil
 	}
 	pub, err := x509.ParsePKIXPublicKey(k.PublicKey)
 	if err != nil {
-		return fmt.Errorf("public_key: %w", err)
+		return verdict.Errorf(verdict.MsgAnnouncePublicKey, err)
 	}
 	return VerifySignature(pub, k.Suite, m, sig)
 }
@@ -267,22 +299,22 @@ func VerifySignature(pub any, alg string, msg, sig []byte) error {
 	case Ed25519:
 		p, ok := pub.(ed25519.PublicKey)
 		if !ok || len(p) != ed25519.PublicKeySize {
-			return fmt.Errorf("public key %T is not an Ed25519 key", pub)
+			return verdict.Errorf(verdict.MsgAnnounceNotEd25519, fmt.Sprintf("%T", pub))
 		}
 		if !ed25519.Verify(p, msg, sig) {
-			return errors.New("invalid Ed25519 signature")
+			return verdict.Errorf(verdict.MsgAnnounceBadEd25519)
 		}
 		return nil
 	case ECDSAP256SHA256:
 		p, ok := pub.(*ecdsa.PublicKey)
 		if !ok || p.Curve.Params().Name != "P-256" {
-			return fmt.Errorf("public key %T is not an ECDSA P-256 key", pub)
+			return verdict.Errorf(verdict.MsgAnnounceNotECDSA, fmt.Sprintf("%T", pub))
 		}
 		h := sha256.Sum256(msg)
 		if !ecdsa.VerifyASN1(p, h[:], sig) {
-			return errors.New("invalid ECDSA P-256 signature")
+			return verdict.Errorf(verdict.MsgAnnounceBadECDSA)
 		}
 		return nil
 	}
-	return fmt.Errorf("unsupported signature algorithm %q", alg)
+	return verdict.Errorf(verdict.MsgAnnounceAlgorithm, alg)
 }
