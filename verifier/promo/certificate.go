@@ -335,8 +335,13 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	}
 	for i, x := range idx {
 		p := c.Picks[i]
-		if d.Ranking[i] != uint64(x) || p.Index != uint64(x) || p.Rank != i+1 {
+		switch {
+		case d.Ranking[i] != uint64(x):
 			return nil, fail(CheckPicks, verdict.MsgPromoRankEntrant, i+1, x, d.Ranking[i])
+		case p.Index != uint64(x):
+			return nil, fail(CheckPicks, verdict.MsgPromoRankPick, i+1, x, p.Index)
+		case p.Rank != i+1:
+			return nil, fail(CheckPicks, verdict.MsgPromoPickRank, i+1, p.Rank)
 		}
 		var leaf tlog.Hash
 		if b, err := hex.DecodeString(p.Leaf); err != nil || len(b) != 32 {

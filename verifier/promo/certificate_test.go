@@ -305,6 +305,59 @@ func TestTamperedCertificateFails(t *testing.T) {
 	}
 }
 
+// TestPickReasons: a certificate whose picks are swapped, or whose pick is
+// labelled with another rank, fails the ranked-picks check with a reason
+// that names what β gives and what the certificate claims — two different
+// numbers — in English and in French. (The swapped-picks reason once
+// printed the recorded ranking, equal to β's, where the certificate's pick
+// belongs: "β picks entrant 394, the records say 394".)
+func TestPickReasons(t *testing.T) {
+	f := runFlow(t, accounts(50), "text:huissier Maître Dupont 21/06", 2)
+	var c Certificate
+	mustUnmarshal(t, f.cert, &c)
+	if len(c.Picks) < 2 || c.Picks[0].Index == c.Picks[1].Index {
+		t.Fatalf("fixture: picks %+v", c.Picks)
+	}
+	first, second := c.Picks[0].Index, c.Picks[1].Index
+	edit := func(fn func(c *Certificate)) []byte {
+		var c2 Certificate
+		mustUnmarshal(t, f.cert, &c2)
+		fn(&c2)
+		return CertificateJSON(&c2)
+	}
+	for _, tc := range []struct {
+		name   string
+		cert   []byte
+		en, fr string
+	}{
+		{"picks swapped", edit(func(c *Certificate) { c.Picks[0], c.Picks[1] = c.Picks[1], c.Picks[0] }),
+			fmt.Sprintf("rank 1: β picks entrant %d, the certificate names entrant %d", first, second),
+			fmt.Sprintf("rang 1 : β désigne le participant %d, le certificat nomme le participant %d", first, second)},
+		{"entrants swapped, ranks kept", edit(func(c *Certificate) {
+			c.Picks[0], c.Picks[1] = c.Picks[1], c.Picks[0]
+			c.Picks[0].Rank, c.Picks[1].Rank = 1, 2
+		}),
+			fmt.Sprintf("rank 1: β picks entrant %d, the certificate names entrant %d", first, second),
+			fmt.Sprintf("rang 1 : β désigne le participant %d, le certificat nomme le participant %d", first, second)},
+		{"rank relabelled", edit(func(c *Certificate) { c.Picks[0].Rank = 3 }),
+			"rank 1: the certificate's pick says rank 3",
+			"rang 1 : la désignation du certificat indique le rang 3"},
+	} {
+		_, err := Verify(tc.cert, f.list, Anchors{Reserves: 2})
+		var ce *CheckError
+		if !errors.As(err, &ce) || ce.Check != CheckPicks {
+			t.Errorf("%s: got %v, want a failed %s check", tc.name, err, CheckPicks)
+			continue
+		}
+		if en := ce.Msg.Text("en"); en != tc.en || ce.Err.Error() != tc.en {
+			t.Errorf("%s: English %q (error %q), want %q", tc.name, en, ce.Err, tc.en)
+		}
+		if fr := ce.Msg.Text("fr"); fr != tc.fr {
+			t.Errorf("%s: French %q, want %q", tc.name, fr, tc.fr)
+		}
+	}
+}
+
 // A forged draw: the operator logs, properly, a draw record claiming
 // another winner; β still decides, so the ranking check fails.
 func TestForgedDrawRecordFails(t *testing.T) {
@@ -314,11 +367,15 @@ func TestForgedDrawRecordFails(t *testing.T) {
 	fr, _ := record.Parse([]byte(c.Freeze.Record))
 	dr, _ := record.Parse([]byte(c.DrawRecord.Record))
 	d := dr.(*record.PromoDraw)
+	beta := d.Ranking[0]
 	d.Ranking[0] = (d.Ranking[0] + 1) % 50
 	_, err := Verify(f.forge(t, fr, d), f.list, Anchors{Reserves: 0})
 	var ce *CheckError
 	if !errors.As(err, &ce) || ce.Check != CheckPicks {
 		t.Fatalf("got %v, want %s", err, CheckPicks)
+	}
+	if want := fmt.Sprintf("rank 1: β picks entrant %d, the records say %d", beta, d.Ranking[0]); ce.Err.Error() != want {
+		t.Errorf("reason %q, want %q", ce.Err, want)
 	}
 }
 
