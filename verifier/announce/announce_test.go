@@ -9,12 +9,14 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"tirage.fr/tirage/verifier/announce"
+	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
 )
@@ -184,6 +186,19 @@ func TestCheckTampered(t *testing.T) {
 			t.Errorf("%s: failed check %q key %q (%v), want %q key %q", c.name, ae.Check, ae.Key, err, c.check, c.key)
 		case c.key != "" && !strings.Contains(err.Error(), `"`+c.key+`"`):
 			t.Errorf("%s: error %q does not name the key", c.name, err)
+		}
+		// The text is what it always was, and it reads in French (but for
+		// the record's own defects, package record's).
+		old := fmt.Sprintf("%s: %s: %v", announce.ErrBad, ae.Check, ae.Err)
+		if ae.Index >= 0 {
+			old = fmt.Sprintf("%s: keys[%d] %q: %s: %v", announce.ErrBad, ae.Index, ae.Key, ae.Check, ae.Err)
+		}
+		m := receipt.Cause(err)
+		if en := m.Text("en"); err.Error() != old || en != old {
+			t.Errorf("%s: error %q, English %q, want %q", c.name, err, en, old)
+		}
+		if fr := m.Text("fr"); !strings.HasPrefix(fr, "annonce des clés invalide : ") || (ae.Check != announce.CheckLeaf && strings.Contains(fr, "anglais")) {
+			t.Errorf("%s: French %q", c.name, fr)
 		}
 	}
 }

@@ -17,6 +17,12 @@ import (
 // sentinels by name with the English text as a labelled detail when it says
 // more, anything else as a labelled English detail.
 func TestCause(t *testing.T) {
+	second := func(_ any, err error) error { return err }
+	sk, err := vrf.GenerateKey(vrf.SuiteP256SSWU, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk := sk.Public()
 	for _, tc := range []struct {
 		err error
 		fr  string
@@ -32,6 +38,10 @@ func TestCause(t *testing.T) {
 			"bifurcation du journal (manquement) (détail technique, en anglais : « two checkpoints of size 5 with different roots: log fork: misbehaviour »)"},
 		{errInclusion, "la preuve d'inclusion ne mène pas à la racine de l'arbre signé"},
 		{errors.New("unexpected EOF"), "erreur technique (en anglais) : « unexpected EOF »"},
+		// Package vrf's reasons, with its "vrf: " prefix.
+		{second(vrf.ParsePublicKey(vrf.SuiteP256SSWU, []byte{2})), "la clé publique a 1 octets au lieu des 33 d'un point compressé"},
+		{second(vrf.Verify(pk, nil, make([]byte, 80))), "la preuve fait 80 octets au lieu de 81"},
+		{second(vrf.ParseSuite("X")), "suite VRF « X » inconnue (ECVRF-P256-SHA256-SSWU, ECVRF-P256-SHA256-TAI ou RSA-FDH-VRF-SHA256 attendue)"},
 	} {
 		m := Cause(tc.err)
 		if en := m.Text("en"); en != tc.err.Error() {

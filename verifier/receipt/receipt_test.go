@@ -190,3 +190,45 @@ func TestReceiptFork(t *testing.T) {
 	v := receipt.VerifyReceipt(a.Receipt(g, 0, true), anchors)
 	expect(t, v, verdict.StatusMisbehaviour, verdict.CheckConsistent)
 }
+
+// TestDocumentErrorsInFrench: a receipt or transcript that is not JSON of
+// its kind fails the format check with encoding/json's own English text,
+// unchanged, and a French reason that quotes no English.
+func TestDocumentErrorsInFrench(t *testing.T) {
+	for _, c := range []struct {
+		name, file string
+		verify     func([]byte, receipt.Anchors) *verdict.Verdict
+		en, fr     string
+	}{
+		{"syntax", "hello", receipt.VerifyReceipt, "not a receipt: invalid character 'h' looking for beginning of value",
+			"ce n'est pas un reçu : ce n'est pas du JSON valide (erreur de syntaxe à l'octet 1)"},
+		{"type", `{"v":"x"}`, receipt.VerifyReceipt, "not a receipt: json: cannot unmarshal string into Go struct field Receipt.v of type int",
+			"ce n'est pas un reçu : champ « v » : une valeur JSON de type « chaîne » n'est pas du type attendu"},
+		{"root type", `[1]`, receipt.VerifyReceipt, "not a receipt: json: cannot unmarshal array into Go value of type receipt.Receipt",
+			"ce n'est pas un reçu : le document : une valeur JSON de type « tableau » n'est pas du type attendu"},
+		{"unknown field", `{"zz":1}`, receipt.VerifyReceipt, `not a receipt: json: unknown field "zz"`, "ce n'est pas un reçu : champ JSON « zz » inconnu"},
+		{"cut", `{"v":`, receipt.VerifyReceipt, "not a receipt: unexpected EOF", "ce n'est pas un reçu : le JSON s'arrête avant la fin du document"},
+		{"protojson base64", `{"record":"x!","leafHash":"AA=="}`, receipt.VerifyReceipt, "not a receipt (protobuf JSON): illegal base64 data at input byte 1",
+			"ce n'est pas un reçu (JSON protobuf) : données base64 invalides à l'octet 1"},
+		{"protojson type", `{"record":"AA==","leafHash":5}`, receipt.VerifyReceipt,
+			"not a receipt (protobuf JSON): json: cannot unmarshal number into Go struct field protoReceipt.leafHash of type []uint8",
+			"ce n'est pas un reçu (JSON protobuf) : champ « leafHash » : une valeur JSON de type « nombre » n'est pas du type attendu"},
+		{"transcript type", `{"v":1,"type":"tirage/transcript","records":5}`, receipt.VerifyTranscript,
+			"not a transcript: json: cannot unmarshal number into Go struct field Transcript.records of type []receipt.Logged",
+			"ce n'est pas une transcription de partie : champ « records » : une valeur JSON de type « nombre » n'est pas du type attendu"},
+		{"transcript unknown field", `{"v":1,"zz":1}`, receipt.VerifyTranscript, `not a transcript: json: unknown field "zz"`,
+			"ce n'est pas une transcription de partie : champ JSON « zz » inconnu"},
+	} {
+		c0 := c.verify([]byte(c.file), receipt.Anchors{}).Find(verdict.CheckFormat)
+		if c0 == nil || c0.Status != verdict.StatusFail {
+			t.Errorf("%s: format check %+v", c.name, c0)
+			continue
+		}
+		if c0.Detail != c.en || c0.Reason("en") != c.en {
+			t.Errorf("%s: English %q, want %q", c.name, c0.Detail, c.en)
+		}
+		if fr := c0.Reason("fr"); fr != c.fr {
+			t.Errorf("%s: French %q, want %q", c.name, fr, c.fr)
+		}
+	}
+}

@@ -2,9 +2,12 @@ package vrf
 
 import (
 	"bytes"
+	"crypto/ecdsa"
 	"crypto/elliptic"
+	cryptorand "crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/asn1"
 	"errors"
 	"math/big"
 	"math/rand/v2"
@@ -12,6 +15,8 @@ import (
 	"testing"
 
 	"filippo.io/nistec"
+
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // example is a vector decoded into keys and byte strings.
@@ -668,4 +673,81 @@ func rsaKeyOf(t *testing.T, e example) *rsa.PrivateKey {
 		t.Fatal(err)
 	}
 	return k.(*rsa.PrivateKey)
+}
+
+// TestKeyErrorsNamed: a refused public key's error is a message of
+// verdict's catalog (so that a verifier says it in French) whose English is
+// exactly the parser's text, with the parser's error still wrapped; an
+// unknown suite likewise.
+func TestKeyErrorsNamed(t *testing.T) {
+	e := loadExamples(t)[0]
+	n := e.pk.rsa.nBig
+	valid := unhex(t, "0360fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6")
+	type bad struct {
+		suite Suite
+		b     []byte
+		raw   error // the parser's own error
+	}
+	var cases []bad
+	for _, b := range badPoints(t, valid) {
+		_, raw := parseECPublicKey(b)
+		cases = append(cases, bad{SuiteP256SSWU, b, raw})
+	}
+	ecSPKI, err := x509.MarshalPKIXPublicKey(mustECDSAPublic(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range [][]byte{nil, {0}, valid, ecSPKI, append(bytes.Clone(e.pkRaw), 0), rsaSPKI(t, n, 3*65537*2),
+		rsaSPKI(t, new(big.Int).Add(n, big.NewInt(1)), 65537), rsaSPKI(t, new(big.Int).Rsh(n, 1100), 65537),
+		x509.MarshalPKCS1PublicKey(&rsa.PublicKey{N: n, E: 65537})} {
+		_, raw := parseRSAPublicKey(b)
+		cases = append(cases, bad{SuiteRSAFDH256, b, raw})
+	}
+	for _, c := range cases {
+		_, err := ParsePublicKey(c.suite, c.b)
+		var me *verdict.MsgError
+		switch {
+		case c.raw == nil || err == nil:
+			t.Errorf("%s %x: accepted (parser: %v, ParsePublicKey: %v)", c.suite, c.b, c.raw, err)
+		case err.Error() != c.raw.Error():
+			t.Errorf("%s %x: text %q, the parser says %q", c.suite, c.b, err, c.raw)
+		case !wrapsText(err, c.raw.Error()):
+			t.Errorf("%s %x: %v does not wrap the parser's error", c.suite, c.b, err)
+		case !errors.As(err, &me) || "vrf: "+me.Error() != err.Error() || me.Msg.Text("fr") == me.Error():
+			t.Errorf("%s %x: %q is not named in the catalog (%v)", c.suite, c.b, err, me)
+		}
+	}
+	var syn asn1.SyntaxError
+	if _, err := ParsePublicKey(SuiteRSAFDH256, []byte{0}); !errors.As(err, &syn) {
+		t.Errorf("%v: encoding/asn1's error is not wrapped", err)
+	}
+	_, err = ParseSuite("ECVRF-EDWARDS25519-SHA512-TAI")
+	var me *verdict.MsgError
+	if want := `vrf: unknown suite "ECVRF-EDWARDS25519-SHA512-TAI" (want ECVRF-P256-SHA256-SSWU, ECVRF-P256-SHA256-TAI or RSA-FDH-VRF-SHA256)`; err == nil || err.Error() != want ||
+		!errors.Is(err, ErrUnknownSuite) || !errors.As(err, &me) || me.Msg.ID != verdict.MsgUnknownSuite {
+		t.Errorf("unknown suite: %v", err)
+	}
+}
+
+func mustECDSAPublic(t *testing.T) *ecdsa.PublicKey {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), cryptorand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &k.PublicKey
+}
+
+// wrapsText reports whether err directly wraps an error whose text is text.
+func wrapsText(err error, text string) bool {
+	u, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return false
+	}
+	for _, e := range u.Unwrap() {
+		if e.Error() == text {
+			return true
+		}
+	}
+	return false
 }
