@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // fuzzSuites maps the fuzzers' suite byte to a suite.
@@ -104,8 +106,10 @@ func FuzzProofMutation(f *testing.F) {
 	})
 }
 
-// FuzzParsePublicKey checks that ParsePublicKey never panics and that every
-// key it accepts round-trips byte for byte.
+// FuzzParsePublicKey checks that ParsePublicKey never panics, that every
+// key it accepts round-trips byte for byte, and that every P-256 key it
+// refuses is refused with a reason of verdict's catalog (said in French
+// too) whose English is the error's text.
 func FuzzParsePublicKey(f *testing.F) {
 	for _, e := range loadExamples(f) {
 		i := suiteIndex(e.suite)
@@ -118,6 +122,10 @@ func FuzzParsePublicKey(f *testing.F) {
 		s := fuzzSuite(suite)
 		pk, err := ParsePublicKey(s, b)
 		if err != nil {
+			var me *verdict.MsgError
+			if s.isEC() && (!errors.As(err, &me) || "vrf: "+me.Error() != err.Error()) {
+				t.Fatalf("%x: %q is not a reason of the catalog", b, err)
+			}
 			return
 		}
 		if !bytes.Equal(pk.Bytes(), b) {
