@@ -24,6 +24,11 @@
 // the announcement; it does not say who that was. Trust still comes from the
 // user: the announcement file they were given, or pinned fingerprints.
 //
+// Errors are [*Error]: the failed check, the key for the per-key checks, and
+// the cause. Their text is English; each is built from verdict's message
+// catalog (errors.As finds an *Error as a *verdict.MsgError), so that
+// rngverify says it in French too, the English text unchanged.
+//
 // The package does no I/O; it is the code both the daemon (which checks the
 // announcement it logs) and rngverify (which checks one given as a trust
 // anchor) run.
