@@ -60,8 +60,9 @@
 // input is hashed from α, and α becomes public when the game ends), and
 // nistec's point decompression computes y in constant time. It gives the
 // same points as circl's map (TestSSWUAgreesWithCircl, and the RFC 9381
-// vectors) in about half the time: a proof went from about 110 µs to 90 µs
-// here (BenchmarkProve, -cpu 1). circl's group.P256 is not used for scalar
+// vectors) in about half the time: a proof went from 105 to 90 µs of CPU
+// here, a verification from 137 to 119 µs (docs/bench/vrf.md, medians of
+// BenchmarkProve and BenchmarkVerify, -cpu 1). circl's group.P256 is not used for scalar
 // multiplication either: it calls the deprecated crypto/elliptic, converts
 // every point through math/big, crypto/elliptic panics on invalid points, and
 // circl's Scalar arithmetic is math/big and not constant time; so no point
