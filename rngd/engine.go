@@ -436,6 +436,10 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 		}
 	}
 	wait := extra != nil || sg == nil
+	indices := make([]uint64, len(recs))
+	for i, r := range recs {
+		indices[i] = r.index
+	}
 	err := e.store.write(func(tx *bolt.Tx) error {
 		if game != nil {
 			if err := putGame(tx, game, game.Records == uint32(len(recs))); err != nil {
@@ -459,7 +463,7 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 			}
 		}
 		return markApplied(tx, uint64(len(recs)))
-	}, key, sr, wait)
+	}, indices, key, sr, wait)
 	if err != nil {
 		// The records are in the log but not in the store: the store is
 		// behind the log and is rebuilt at the next start.

@@ -157,6 +157,19 @@ func (td *testDaemon) stop() {
 	td.cancel = nil
 }
 
+// snapshotState stops the daemon and returns its state store's path and
+// contents (a crash is simulated by writing them back later).
+func (td *testDaemon) snapshotState() (string, []byte) {
+	td.t.Helper()
+	state := filepath.Join(td.cfg.DataDir, "state.db")
+	td.stop()
+	b, err := os.ReadFile(state)
+	if err != nil {
+		td.t.Fatal(err)
+	}
+	return state, b
+}
+
 // restart stops the daemon and starts it again on the same data directory.
 func (td *testDaemon) restart() {
 	td.stop()

@@ -259,22 +259,29 @@ func (e *engine) logSize(ctx context.Context) (uint64, error) {
 	return cp.Size, nil
 }
 
-// catchUp rebuilds the store from the log when they disagree (a crash
-// between a durable append and the store's commit, or a lost store).
+// catchUp brings the store level with the log when they disagree — after a
+// crash between durable appends and the store's commits, or records
+// appended while rngd was stopped (rngctl promo) — by applying the log's
+// tail from the store's prefix (applyTail). A store of an older format is
+// rebuilt whole.
 func (e *engine) catchUp(ctx context.Context) error {
 	size, err := e.logSize(ctx)
 	if err != nil {
 		return err
 	}
-	var applied uint64
-	e.store.view(func(tx *bolt.Tx) error { applied = appliedCount(tx); return nil })
-	if applied == size {
+	var applied, prefix uint64
+	e.store.view(func(tx *bolt.Tx) error { applied, prefix = appliedCount(tx), prefixOf(tx); return nil })
+	if applied == size && prefix == size {
 		return nil
 	}
-	if e.store.upgraded {
-		e.log.Info("state store upgraded to format 2: rebuilding it from the log", "log_size", size)
-	} else {
-		e.log.Warn("state store is behind the log: rebuilding it from the log", "applied", applied, "log_size", size)
+	switch {
+	case e.store.upgraded:
+		e.log.Info("state store upgraded to format 3: rebuilding it from the log", "log_size", size)
+	case prefix <= size && applied <= size:
+		e.log.Warn("state store is behind the log: applying the log's tail", "prefix", prefix, "applied", applied, "log_size", size)
+		return e.applyTail(ctx, prefix, size)
+	default:
+		e.log.Warn("state store is ahead of the log: rebuilding it from the log", "prefix", prefix, "applied", applied, "log_size", size)
 	}
 	return e.rebuild(ctx, size)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,13 +39,43 @@ func (e *engine) rebuild(ctx context.Context, size uint64) error {
 				return err
 			}
 		}
-		return nil
+		return tx.Bucket(bucketMeta).Put(keyFormat, u64(storeFormat))
 	})
 	if err != nil {
 		return fmt.Errorf("couldn't clear the state store: %w", err)
 	}
 	r := rebuilder{e: e, games: map[string]*rebuildGame{}}
-	for start := uint64(0); start < size; {
+	if err := r.replay(ctx, 0, size); err != nil {
+		return err
+	}
+	e.log.Info("state store rebuilt from the log", "records", size, "unfinished_games", r.unfinished, "games_without_secret", r.lost)
+	return nil
+}
+
+// applyTail applies the log records from, the store's prefix, to size on top
+// of the store: the recovery after a crash, when calls' records reached the
+// log but not the store. Every record below from is in the store; above it,
+// some are (calls commit in the order they finish), and applying one again
+// changes nothing: a game's records already stored are skipped by index, an
+// emission or a manifest already stored is left as it is.
+func (e *engine) applyTail(ctx context.Context, from, size uint64) error {
+	if err := e.store.sync(); err != nil {
+		return err
+	}
+	e.games.reset()
+	r := rebuilder{e: e, games: map[string]*rebuildGame{}, incremental: true}
+	if err := r.replay(ctx, from, size); err != nil {
+		return err
+	}
+	e.log.Info("state store caught up with the log", "from", from, "records", size-from, "games", r.touched, "games_without_secret", r.lost)
+	return nil
+}
+
+// replay applies the log records from..size-1, then stores the games left in
+// play and the store's new prefix.
+func (r *rebuilder) replay(ctx context.Context, from, size uint64) error {
+	e := r.e
+	for start := from; start < size; {
 		end := min(size, start+transparency.MaxEntries)
 		leaves, err := e.tlog.Entries(ctx, start, end, size)
 		if err != nil {
@@ -71,9 +102,9 @@ func (e *engine) rebuild(ctx context.Context, size uint64) error {
 			if err := r.storeGame(tx, g); err != nil {
 				return err
 			}
+			r.unfinished++
 		}
-		e.log.Info("state store rebuilt from the log", "records", size, "unfinished_games", len(r.games), "games_without_secret", r.lost)
-		return tx.Bucket(bucketMeta).Put(keyApplied, u64(size))
+		return e.store.caughtUp(tx, size)
 	})
 }
 
@@ -81,6 +112,11 @@ type rebuilder struct {
 	e     *engine
 	games map[string]*rebuildGame // unfinished games
 	lost  int
+	// incremental: the store already holds what the log says below the
+	// first record applied, and maybe some of the records after it.
+	incremental bool
+	unfinished  int // games left in play
+	touched     int // games stored
 }
 
 type rebuildGame struct {
@@ -99,11 +135,28 @@ func (r *rebuilder) apply(tx *bolt.Tx, index uint64, leaf []byte) error {
 	case *record.KeyAnnouncement:
 		return putAnnounced(tx, v, index)
 	case *record.Emission:
+		if r.incremental && tx.Bucket(bucketEmissions).Get([]byte(v.Emission)) != nil {
+			return nil // its manifests may have changed it since
+		}
 		em := storedEmission{ID: v.Emission, Index: index, Closure: v.Closure, StartDeadline: v.StartDeadline}
 		return putJSON(tx, bucketEmissions, []byte(em.ID), &em)
 	case *record.Manifest:
+		if r.incremental {
+			var em storedEmission
+			if _, err := getJSON(tx, bucketEmissions, []byte(v.Emission), &em); err != nil {
+				return err
+			}
+			if slices.Contains(em.Roots, hex.EncodeToString(v.Root[:])) {
+				return nil // imported: its tickets may have been played since
+			}
+		}
 		return r.manifest(tx, v)
 	case *record.GameStart:
+		if r.incremental {
+			if g, err := r.stored(tx, v.Game); err != nil || g != nil {
+				return err // stored with its start
+			}
+		}
 		r.games[v.Game] = &rebuildGame{leaves: [][]byte{leaf}, indices: []uint64{index}, start: v}
 		var t storedTicket
 		if ok, err := getJSON(tx, bucketTickets, v.Ticket[:], &t); err != nil || !ok {
@@ -113,8 +166,16 @@ func (r *rebuilder) apply(tx *bolt.Tx, index uint64, leaf []byte) error {
 		return putJSON(tx, bucketTickets, v.Ticket[:], &t)
 	case record.GameRecord:
 		g := r.games[v.GameID()]
+		if g == nil && r.incremental {
+			if g, err = r.stored(tx, v.GameID()); err != nil {
+				return err
+			}
+		}
 		if g == nil {
 			return fmt.Errorf("%s record of game %s, which is not in play", v.Kind(), v.GameID())
+		}
+		if index <= g.indices[len(g.indices)-1] {
+			return nil // stored already
 		}
 		g.leaves = append(g.leaves, leaf)
 		g.indices = append(g.indices, index)
@@ -125,6 +186,40 @@ func (r *rebuilder) apply(tx *bolt.Tx, index uint64, leaf []byte) error {
 		}
 	}
 	return nil
+}
+
+// stored loads a game the store holds, with its records, into the games in
+// play of an incremental replay (nil when the store does not have it).
+func (r *rebuilder) stored(tx *bolt.Tx, id string) (*rebuildGame, error) {
+	if g := r.games[id]; g != nil {
+		return g, nil
+	}
+	var sg storedGame
+	if ok, err := getJSON(tx, bucketGames, []byte(id), &sg); err != nil || !ok {
+		return nil, err
+	}
+	leaves, indices, err := gameRecords(tx, id, sg.Records)
+	if err != nil {
+		return nil, err
+	}
+	if len(leaves) == 0 {
+		return nil, fmt.Errorf("game %s: no records in the state store", id)
+	}
+	rec, err := record.Parse(leaves[0])
+	if err != nil {
+		return nil, err
+	}
+	start, ok := rec.(*record.GameStart)
+	if !ok {
+		return nil, fmt.Errorf("game %s: its first stored record is a %s", id, rec.Kind())
+	}
+	g := &rebuildGame{leaves: leaves, indices: indices, start: start}
+	if rec, err = record.Parse(leaves[len(leaves)-1]); err != nil {
+		return nil, err
+	}
+	g.end, _ = rec.(*record.GameEnd)
+	r.games[id] = g
+	return g, nil
 }
 
 // manifest reloads an imported manifest's tickets from the data directory.
@@ -159,6 +254,7 @@ func (r *rebuilder) manifest(tx *bolt.Tx, m *record.Manifest) error {
 // resulting state and receipts.
 func (r *rebuilder) storeGame(tx *bolt.Tx, g *rebuildGame) error {
 	e := r.e
+	r.touched++
 	var em storedEmission
 	getJSON(tx, bucketEmissions, []byte(g.start.Emission), &em)
 	cfg := qod.ReplayConfig{StartDeadline: em.StartDeadline, Location: e.loc}

@@ -3,7 +3,6 @@ package rngd
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -99,12 +98,7 @@ func TestRetryAfterRebuild(t *testing.T) {
 
 	// A crash after the append, before the commit: the store is put back
 	// as it was before the call, behind the log.
-	state := filepath.Join(td.cfg.DataDir, "state.db")
-	td.stop()
-	before, err := os.ReadFile(state)
-	if err != nil {
-		t.Fatal(err)
-	}
+	state, before := td.snapshotState()
 	td.start()
 	lost, do := pickCall(g2)
 	first, err := do(td)

@@ -29,6 +29,7 @@ import (
 // Buckets:
 //
 //	meta        "applied" → count of log records applied (uint64, big endian)
+//	            "prefix"  → n: every log record below index n is applied (uint64, BE)
 //	            "format"  → storeFormat (uint64, big endian)
 //	emissions   emission id → JSON emission
 //	tickets     SHA-256(code) → JSON ticket (emission, stake, game once played)
@@ -58,11 +59,13 @@ var (
 	bucketSecrets    = []byte("secrets")
 	keyApplied       = []byte("applied")
 	keyFormat        = []byte("format")
+	keyPrefix        = []byte("prefix")
 )
 
 // storeFormat is the layout above. Format 1 (no "format" key) kept whole
-// receipts and whole replies: openStore upgrades it (see upgrade).
-const storeFormat = 2
+// receipts and whole replies, format 2 had no "prefix": openStore upgrades
+// them (see upgrade).
+const storeFormat = 3
 
 // store is the bbolt file and its writer. Calls hand their changes to the
 // writer, which applies them in order, many calls to a transaction (one
@@ -79,7 +82,7 @@ const storeFormat = 2
 // (view).
 type store struct {
 	db *bolt.DB
-	// upgraded: the file held format 1, whose rest Open rebuilds.
+	// upgraded: the file held an older format, whose rest Open rebuilds.
 	upgraded bool
 	// onFail is told of the writer's first failure (alarm and log).
 	onFail func(error)
@@ -92,15 +95,21 @@ type store struct {
 	closed  bool
 	failed  error
 	pending map[[32]byte]storedRequest // replies queued, not yet committed (with msg)
-	exited  chan struct{}
+	// prefix is the store's "prefix": the log records below it are all
+	// committed; above holds the committed indices at or above it (the
+	// writer's: calls commit in the order they finish, not in log order).
+	prefix uint64
+	above  map[uint64]struct{}
+	exited chan struct{}
 }
 
 // storeWrite is one call's change.
 type storeWrite struct {
-	fn   func(*bolt.Tx) error
-	req  [32]byte // its request key, when pending holds its reply
-	has  bool
-	done chan error // nil when the call does not wait
+	fn      func(*bolt.Tx) error
+	indices []uint64 // log indices of the records it applies
+	req     [32]byte // its request key, when pending holds its reply
+	has     bool
+	done    chan error // nil when the call does not wait
 }
 
 // errStoreFailed wraps the writer's failure for every later change.
@@ -132,39 +141,47 @@ func openStore(path string) (*store, error) {
 		db.Close()
 		return nil, fmt.Errorf("couldn't initialise the state store: %w", err)
 	}
-	s := &store{db: db, upgraded: upgraded, pending: map[[32]byte]storedRequest{}, exited: make(chan struct{}), onFail: func(error) {}}
+	s := &store{db: db, upgraded: upgraded, pending: map[[32]byte]storedRequest{}, above: map[uint64]struct{}{},
+		exited: make(chan struct{}), onFail: func(error) {}}
+	db.View(func(tx *bolt.Tx) error { s.prefix = prefixOf(tx); return nil })
 	s.cond.L = &s.mu
 	go s.run()
 	return s, nil
 }
 
-// upgrade brings a store of format 1 to storeFormat: its stored replies
-// become kind 0, and its applied count goes back to 0, so that Open rebuilds
-// the rest (games, receipts) from the log. It reports whether the store held
-// format 1 data.
+// upgrade brings a store of an older format to storeFormat: format 1's
+// stored replies become kind 0; its applied count goes back to 0, so that
+// Open rebuilds the rest (games, records, the prefix) from the log. It
+// reports whether the store held data of the older format.
 func upgrade(tx *bolt.Tx) (bool, error) {
 	meta := tx.Bucket(bucketMeta)
+	format := uint64(1)
 	if v := meta.Get(keyFormat); v != nil {
-		if len(v) != 8 || beUint64(v) != storeFormat {
-			return false, fmt.Errorf("state store format %x is not the format %d this rngd reads (a newer rngd wrote it?)", v, storeFormat)
+		if len(v) != 8 || beUint64(v) > storeFormat || beUint64(v) < 2 {
+			return false, fmt.Errorf("state store format %x is not a format this rngd reads (up to %d; a newer rngd wrote it?)", v, storeFormat)
 		}
+		format = beUint64(v)
+	}
+	if format == storeFormat {
 		return false, nil
 	}
-	b := tx.Bucket(bucketRequests)
-	var keys, vals [][]byte
-	err := b.ForEach(func(k, v []byte) error {
-		if len(v) >= requestHeader {
-			nv := append(bytes.Clone(v[:requestHeader]), replyWhole)
-			keys, vals = append(keys, bytes.Clone(k)), append(vals, append(nv, v[requestHeader:]...))
-		}
-		return nil
-	})
-	if err != nil {
-		return false, err
-	}
-	for i := range keys {
-		if err := b.Put(keys[i], vals[i]); err != nil {
+	if format == 1 {
+		b := tx.Bucket(bucketRequests)
+		var keys, vals [][]byte
+		err := b.ForEach(func(k, v []byte) error {
+			if len(v) >= requestHeader {
+				nv := append(bytes.Clone(v[:requestHeader]), replyWhole)
+				keys, vals = append(keys, bytes.Clone(k)), append(vals, append(nv, v[requestHeader:]...))
+			}
+			return nil
+		})
+		if err != nil {
 			return false, err
+		}
+		for i := range keys {
+			if err := b.Put(keys[i], vals[i]); err != nil {
+				return false, err
+			}
 		}
 	}
 	old := meta.Get(keyApplied) != nil
@@ -172,6 +189,9 @@ func upgrade(tx *bolt.Tx) (bool, error) {
 		if err := meta.Put(keyApplied, u64(0)); err != nil {
 			return false, err
 		}
+	}
+	if err := meta.Put(keyPrefix, u64(0)); err != nil {
+		return false, err
 	}
 	return old, meta.Put(keyFormat, u64(storeFormat))
 }
@@ -203,12 +223,27 @@ func (s *store) run() {
 		s.mu.Unlock()
 		if err == nil {
 			err = s.db.Update(func(tx *bolt.Tx) error {
+				moved := false
 				for _, w := range batch {
 					if err := w.fn(tx); err != nil {
 						return err
 					}
+					for _, i := range w.indices {
+						s.above[i] = struct{}{}
+						moved = true
+					}
 				}
-				return nil
+				if !moved {
+					return nil
+				}
+				for {
+					if _, ok := s.above[s.prefix]; !ok {
+						break
+					}
+					delete(s.above, s.prefix)
+					s.prefix++
+				}
+				return tx.Bucket(bucketMeta).Put(keyPrefix, u64(s.prefix))
 			})
 			if err != nil {
 				err = fmt.Errorf("%w: %w", errStoreFailed, err)
@@ -238,10 +273,10 @@ func (s *store) run() {
 }
 
 // write hands a change to the writer; with wait, it returns once the change
-// is committed. req, when not nil, is the call's reply, kept in pending until
-// then.
-func (s *store) write(fn func(*bolt.Tx) error, key [32]byte, req *storedRequest, wait bool) error {
-	w := storeWrite{fn: fn}
+// is committed. indices are the log records it applies (for the prefix).
+// req, when not nil, is the call's reply, kept in pending until then.
+func (s *store) write(fn func(*bolt.Tx) error, indices []uint64, key [32]byte, req *storedRequest, wait bool) error {
+	w := storeWrite{fn: fn, indices: indices}
 	if wait {
 		w.done = make(chan error, 1)
 	}
@@ -326,6 +361,28 @@ func appliedCount(tx *bolt.Tx) uint64 {
 		return 0
 	}
 	return binary.BigEndian.Uint64(v)
+}
+
+// prefixOf is the stored prefix (0 when there is none).
+func prefixOf(tx *bolt.Tx) uint64 {
+	v := tx.Bucket(bucketMeta).Get(keyPrefix)
+	if len(v) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(v)
+}
+
+// caughtUp records, with the writer idle, that the store now applies every
+// log record below size (after a rebuild or a catch-up).
+func (s *store) caughtUp(tx *bolt.Tx, size uint64) error {
+	s.mu.Lock()
+	s.prefix = size
+	clear(s.above)
+	s.mu.Unlock()
+	if err := tx.Bucket(bucketMeta).Put(keyApplied, u64(size)); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketMeta).Put(keyPrefix, u64(size))
 }
 
 // markApplied counts n more applied log records.

@@ -123,3 +123,40 @@ func TestStoreUpgrade(t *testing.T) {
 		t.Fatalf("open of a newer format: %v", err)
 	}
 }
+
+// A store of format 2 (no prefix) keeps its stored replies as they are and
+// is rebuilt from the log.
+func TestStoreUpgradeFormat2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	st, err := openStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := record.RequestID("gs", "ref")
+	ref := storedRequest{digest: [32]byte{7}, at: 1_700_000_000, game: "gs/0001", first: 2, end: 4}
+	st.db.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		meta.Put(keyFormat, u64(2))
+		meta.Delete(keyPrefix)
+		meta.Put(keyApplied, u64(9))
+		return putRequest(tx, req, ref)
+	})
+	st.close()
+	if st, err = openStore(path); err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	if !st.upgraded || st.prefix != 0 {
+		t.Errorf("upgraded %v, prefix %d", st.upgraded, st.prefix)
+	}
+	st.db.View(func(tx *bolt.Tx) error {
+		r, ok := getRequest(tx, req)
+		if !ok || r.game != ref.game || r.first != 2 || r.end != 4 || r.digest != ref.digest {
+			t.Errorf("reference after the upgrade: %+v %v", r, ok)
+		}
+		if appliedCount(tx) != 0 || beUint64(tx.Bucket(bucketMeta).Get(keyFormat)) != storeFormat {
+			t.Errorf("applied %d, format %x", appliedCount(tx), tx.Bucket(bucketMeta).Get(keyFormat))
+		}
+		return nil
+	})
+}

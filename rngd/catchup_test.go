@@ -1,0 +1,211 @@
+package rngd
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
+
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+)
+
+// storeView is what the game servers can read of the store: every game,
+// its receipts (without the inclusion proofs, which follow the latest
+// checkpoint) and the unfinished list.
+type storeView struct {
+	games      map[string]*qodv1.Game
+	receipts   map[string][]*qodv1.Receipt
+	unfinished []string
+}
+
+func viewStore(t *testing.T, td *testDaemon, ids []string) storeView {
+	t.Helper()
+	ctx := context.Background()
+	a := td.client("server-a")
+	v := storeView{games: map[string]*qodv1.Game{}, receipts: map[string][]*qodv1.Receipt{}}
+	for _, id := range ids {
+		g, err := a.GetGame(ctx, &qodv1.GetGameRequest{GameId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.games[id] = g
+		rs, err := a.GetReceipts(ctx, &qodv1.GetReceiptsRequest{GameId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs.Receipts {
+			r.Checkpoint, r.InclusionProof = nil, nil
+		}
+		v.receipts[id] = rs.Receipts
+	}
+	l, err := a.ListUnfinishedGames(ctx, &qodv1.ListUnfinishedGamesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range l.Games {
+		v.unfinished = append(v.unfinished, g.GameId)
+	}
+	return v
+}
+
+func sameView(t *testing.T, when string, got, want storeView) {
+	t.Helper()
+	for id, g := range want.games {
+		if !proto.Equal(got.games[id], g) {
+			t.Errorf("%s: game %s\n%v\nwant\n%v", when, id, got.games[id], g)
+		}
+		if len(got.receipts[id]) != len(want.receipts[id]) {
+			t.Errorf("%s: game %s has %d receipts, want %d", when, id, len(got.receipts[id]), len(want.receipts[id]))
+			continue
+		}
+		for i, r := range want.receipts[id] {
+			if !proto.Equal(got.receipts[id][i], r) {
+				t.Errorf("%s: game %s receipt %d\n%v\nwant\n%v", when, id, i, got.receipts[id][i], r)
+			}
+		}
+	}
+	if len(got.unfinished) != len(want.unfinished) {
+		t.Errorf("%s: unfinished %v, want %v", when, got.unfinished, want.unfinished)
+	}
+}
+
+// After a crash, the store is behind the log by the calls whose records
+// reached the log but not the store; rngd applies the log's tail from the
+// store's prefix instead of replaying the whole log.
+//
+// First the crash as it happens: the store as it was before a tail of picks
+// and decisions (their replies do not wait for the store). Then a tail of
+// everything — picks of games started before it, new games, a new emission
+// and its manifest, a refund — that the store already holds, its prefix
+// put back before it (calls commit in the order they finish, so the store
+// may hold records above its prefix): applying it again changes nothing,
+// tickets played before or in it stay played. Both come out as the store
+// was before, the same as a full rebuild's, and a restart after that finds
+// nothing to catch up.
+func TestCatchUpFromPrefix(t *testing.T) {
+	td := newTestDaemon(t)
+	ctx := context.Background()
+	codes1 := td.emission("C1", "2026-12-31", 40)
+	a := td.client("server-a")
+	var ids []string
+	for i := 1; i <= 6; i++ {
+		g := start(t, a, codes1[i]).Game
+		g = playUntil(t, a, g, func(g *qodv1.Game) bool { return len(g.Picks) >= i%3 })
+		ids = append(ids, g.GameId)
+	}
+	state, before := td.snapshotState()
+	// 1. A tail of picks and decisions, lost by the store.
+	td.start()
+	a = td.client("server-a")
+	pickAll := func() {
+		for _, id := range ids {
+			g, err := a.GetGame(ctx, &qodv1.GetGameRequest{GameId: id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			playUntil(t, a, g, func(h *qodv1.Game) bool { return len(h.Picks) > len(g.Picks) })
+		}
+	}
+	pickAll()
+	want := viewStore(t, td, ids)
+	td.stop()
+	if err := os.WriteFile(state, before, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	caughtUp := func(when string) {
+		t.Helper()
+		mark := len(td.logs())
+		td.start()
+		if logs := td.logs()[mark:]; !bytes.Contains(logs, []byte("applying the log's tail")) || bytes.Contains(logs, []byte("rebuilt from the log")) {
+			t.Fatalf("%s: the start did not apply the tail alone:\n%s", when, logs)
+		}
+		sameView(t, when, viewStore(t, td, ids), want)
+	}
+	caughtUp("after a tail of picks")
+
+	// 2. A tail of everything, which the store holds already.
+	var prefix, applied uint64
+	td.stop()
+	readMeta(t, state, func(tx *bolt.Tx) { prefix, applied = prefixOf(tx), appliedCount(tx) })
+	td.start()
+	a = td.client("server-a")
+	pickAll()
+	for i := 7; i <= 8; i++ {
+		g := start(t, a, codes1[i]).Game
+		ids = append(ids, playUntil(t, a, g, func(g *qodv1.Game) bool { return len(g.Picks) >= 2 }).GameId)
+	}
+	codes2 := td.emission("C2", "2026-12-31", 20)
+	g := start(t, a, codes2[1]).Game
+	ids = append(ids, g.GameId)
+	if _, err := td.admin().RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: g.GameId, Reason: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	ids = append(ids, start(t, a, codes2[2]).Game.GameId)
+	want = viewStore(t, td, ids)
+	td.stop()
+	readMeta(t, state, func(tx *bolt.Tx) {
+		// Stopped cleanly, every record is committed: the writer's prefix
+		// followed the commits.
+		if p, n := prefixOf(tx), appliedCount(tx); p != n || p <= prefix {
+			t.Fatalf("after the tail: prefix %d, applied %d (before it: %d)", p, n, prefix)
+		}
+	})
+	writeMeta(t, state, prefix, applied)
+	caughtUp("after a tail the store held")
+	a = td.client("server-a")
+	for _, code := range []string{codes1[1], codes1[7], codes2[1], codes2[2]} {
+		_, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: code})
+		wantStatus(t, err, codes.FailedPrecondition, "already played")
+	}
+
+	// A full rebuild gives the same store; a restart then finds nothing to
+	// do.
+	td.stop()
+	if _, err := Rebuild(ctx, td.cfg); err != nil {
+		t.Fatal(err)
+	}
+	td.start()
+	sameView(t, "after a rebuild", viewStore(t, td, ids), want)
+	mark := len(td.logs())
+	td.restart()
+	if logs := td.logs()[mark:]; bytes.Contains(logs, []byte("state store")) {
+		t.Fatalf("restart after a rebuild touched the store:\n%s", logs)
+	}
+	sameView(t, "after a restart", viewStore(t, td, ids), want)
+	// The tail's emission goes on.
+	start(t, td.client("server-a"), codes2[3])
+}
+
+func readMeta(t *testing.T, path string, f func(tx *bolt.Tx)) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.View(func(tx *bolt.Tx) error { f(tx); return nil })
+}
+
+// writeMeta puts a stopped daemon's store prefix and applied count back.
+func writeMeta(t *testing.T, path string, prefix, applied uint64) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(func(tx *bolt.Tx) error {
+		if err := tx.Bucket(bucketMeta).Put(keyPrefix, u64(prefix)); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketMeta).Put(keyApplied, u64(applied))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
