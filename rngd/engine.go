@@ -409,11 +409,13 @@ func (e *engine) replyOf(sg *storedGame, leaves [][]byte, indices []uint64, firs
 }
 
 // commit hands to the store, as one change: the game, the sealed records,
-// the call's reply and the applied count. It is called only after the
-// records are durable in the log. The game cache is updated at once; the
-// call waits for the store's commit only when it changes more than a game
-// (extra: a start's ticket and secret, the operator's records) or no game
-// at all. A game call's reply is stored as the records it sealed.
+// the call's reply, extra changes (a start's ticket, the operator's) and
+// the applied count. It is called only after the records are durable in the
+// log, from which all of it can be made again (a start's secret r, which
+// the log does not hold yet, was committed before: keepSecret). The game
+// cache is updated at once; only the operator's calls, which change no
+// game, wait for the store's commit. A game call's reply is stored as the
+// records it sealed.
 func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sealed, extra func(tx *bolt.Tx) error) error {
 	var sr *storedRequest
 	var key [32]byte
@@ -435,7 +437,7 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 			sr.reply = b
 		}
 	}
-	wait := extra != nil || sg == nil
+	wait := sg == nil
 	indices := make([]uint64, len(recs))
 	for i, r := range recs {
 		indices[i] = r.index
@@ -568,9 +570,10 @@ type startDraw struct {
 }
 
 // drawStart is the draw of a game's start: r and the game id from the DRBG,
-// α = record.StartAlpha, π from the key custody, β from π, and the
-// multipliers by verifier/qod (no draw when S = 50,000 €).
-func (e *engine) drawStart(server string, t emissionTicket, now, deadline time.Time) (startDraw, error) {
+// kept by keep (when not nil) before anything is proved, then α =
+// record.StartAlpha, π from the key custody, β from π, and the multipliers
+// by verifier/qod (no draw when S = 50,000 €).
+func (e *engine) drawStart(server string, t emissionTicket, now, deadline time.Time, keep func(id string, r [32]byte) error) (startDraw, error) {
 	var d startDraw
 	rnd, err := e.random(32 + 16)
 	if err != nil {
@@ -578,6 +581,11 @@ func (e *engine) drawStart(server string, t emissionTicket, now, deadline time.T
 	}
 	copy(d.secret[:], rnd)
 	id := gameID(server, now, rnd[32:])
+	if keep != nil {
+		if err := keep(id, d.secret); err != nil {
+			return d, err
+		}
+	}
 	if t.stake != qod.MaxStake {
 		d.alpha = record.StartAlpha(id, t.emission, t.ticket, t.stake, d.secret)
 		if d.proof, d.beta, err = e.prove(d.alpha); err != nil {
@@ -603,6 +611,21 @@ func gameID(server string, now time.Time, rnd []byte) string {
 		b[i] = byte(ms >> (8 * (5 - i)))
 	}
 	return server + "/" + hex.EncodeToString(b[:]) + hex.EncodeToString(rnd[:10])
+}
+
+// keepSecret commits a game's secret r to the store before its start is
+// drawn and appended: the log reveals r only at the game's end, so the
+// store must hold it from the moment the start record can exist — a crash
+// right after the append then loses nothing (a start that never reaches the
+// log leaves an r no record commits to, which nothing reads).
+func (e *engine) keepSecret(id string, r [32]byte) error {
+	err := e.store.write(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketSecrets).Put([]byte(id), r[:])
+	}, nil, [32]byte{}, nil, true)
+	if err != nil {
+		return status.Errorf(codes.Unavailable, "state store unavailable, nothing was drawn: %v", err)
+	}
+	return nil
 }
 
 // drawPick is the draw of a pick: α = record.PickAlpha for the game's next
@@ -664,7 +687,7 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 		return nil, status.Errorf(codes.FailedPrecondition, "code: start deadline passed: emission %s closed on %s, stage 2 could start until %s",
 			em.ID, em.Closure, em.StartDeadline.Format(time.RFC3339))
 	}
-	d, err := e.drawStart(server, emissionTicket{ticket: ticket, emission: t.Emission, stake: t.Stake}, now, em.StartDeadline)
+	d, err := e.drawStart(server, emissionTicket{ticket: ticket, emission: t.Emission, stake: t.Stake}, now, em.StartDeadline, e.keepSecret)
 	if err != nil {
 		return nil, err
 	}

@@ -146,7 +146,7 @@ func playDirect(tb testing.TB, e *engine, n int, t *tally) {
 				copy(ticket[:], strconv.Itoa(i))
 				now := e.now()
 				stake := Stakes[1+i%(len(Stakes)-1)] // every stake below 50,000 €: multipliers are drawn
-				d, err := e.drawStart("stats", emissionTicket{ticket: ticket, emission: "STATS", stake: stake}, now, now.AddDate(0, 0, 1))
+				d, err := e.drawStart("stats", emissionTicket{ticket: ticket, emission: "STATS", stake: stake}, now, now.AddDate(0, 0, 1), nil)
 				if err != nil {
 					tb.Error(err)
 					return

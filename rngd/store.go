@@ -69,12 +69,13 @@ const storeFormat = 3
 
 // store is the bbolt file and its writer. Calls hand their changes to the
 // writer, which applies them in order, many calls to a transaction (one
-// fsync for all: the store's group commit). A pick's or a decision's reply
-// does not wait for its commit — its records are already durable in the log,
-// which is the source of truth, and a crash before the commit leaves the
-// store behind the log, which Open then rebuilds from the log. A start (it
-// holds the game's secret r, which the log does not) and the operator's
-// changes wait for theirs.
+// fsync for all: the store's group commit). A game call's reply does not
+// wait for its commit — its records are already durable in the log, which
+// is the source of truth, and a crash before the commit leaves the store
+// behind the log, which Open then catches up from the log. A game's secret
+// r, which the log does not hold until the end, is committed (waited for)
+// before its start is drawn (engine.keepSecret); the operator's changes
+// wait for theirs.
 //
 // Readers see every change handed over before them: the games in play are
 // cached by the engine, the replies of calls not yet committed are kept in

@@ -197,7 +197,7 @@ func TestMain(m *testing.M) {
 
 // daemonBinary builds cmd/rngd with dev mode compiled in. go test puts its
 // own go first in PATH.
-func daemonBinary(b *testing.B) string {
+func daemonBinary(tb testing.TB) string {
 	build.once.Do(func() {
 		if build.dir, build.err = os.MkdirTemp("", "rngd-loadtest-bin-"); build.err != nil {
 			return
@@ -209,7 +209,7 @@ func daemonBinary(b *testing.B) string {
 		}
 	})
 	if build.err != nil {
-		b.Fatal(build.err)
+		tb.Fatal(build.err)
 	}
 	return build.bin
 }
@@ -230,29 +230,34 @@ type daemon struct {
 // startDaemon starts bin in dev mode on a fresh data directory, with the
 // gRPC and HTTP listeners on ports the kernel picks (the banner says which),
 // and waits until it serves.
-func startDaemon(b *testing.B, bin string) *daemon {
-	dir := b.TempDir()
+func startDaemon(tb testing.TB, bin string) *daemon {
+	return startDaemonIn(tb, bin, tb.TempDir())
+}
+
+// startDaemonIn is startDaemon on dir, which may hold a daemon's data
+// directory from before (its log is appended to).
+func startDaemonIn(tb testing.TB, bin, dir string) *daemon {
 	d := &daemon{data: filepath.Join(dir, "data"), logPath: filepath.Join(dir, "rngd.log"), done: make(chan error, 1)}
 	cfg := filepath.Join(dir, "rngd.toml")
 	toml := fmt.Sprintf("data_dir = %q\ndev = true\n\n[grpc]\nlisten = \"127.0.0.1:0\"\n\n[http]\nlisten = \"127.0.0.1:0\"\n", d.data)
 	if err := os.WriteFile(cfg, []byte(toml), 0o600); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	logf, err := os.Create(d.logPath)
+	logf, err := os.OpenFile(d.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	d.cmd = exec.Command(bin, "--config", cfg)
 	d.cmd.Stderr = logf // slog JSON
 	stdout, err := d.cmd.StdoutPipe()
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	if err := d.cmd.Start(); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	logf.Close()
-	b.Cleanup(func() {
+	tb.Cleanup(func() {
 		if !d.stopped {
 			d.cmd.Process.Kill()
 			<-d.done
@@ -290,7 +295,7 @@ func startDaemon(b *testing.B, bin string) *daemon {
 		err = fmt.Errorf("banner without the listeners (grpc %q, http %q)", d.grpc, d.http)
 	}
 	if err != nil {
-		b.Fatalf("%v; rngd log:\n%s", err, d.logTail())
+		tb.Fatalf("%v; rngd log:\n%s", err, d.logTail())
 	}
 	return d
 }
@@ -302,9 +307,9 @@ func (d *daemon) logTail() string {
 }
 
 // stop sends SIGTERM and requires a graceful exit (status 0) within a minute.
-func (d *daemon) stop(b *testing.B) {
+func (d *daemon) stop(tb testing.TB) {
 	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	var err error
 	select {
@@ -319,10 +324,10 @@ func (d *daemon) stop(b *testing.B) {
 		d.lifeCPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	if err != nil {
-		b.Fatalf("rngd after SIGTERM: %v; rngd log:\n%s", err, d.logTail())
+		tb.Fatalf("rngd after SIGTERM: %v; rngd log:\n%s", err, d.logTail())
 	}
 	if !bytes.Contains([]byte(d.logTail()), []byte(`"msg":"stopped"`)) {
-		b.Errorf("rngd exited 0 without logging its drain; rngd log:\n%s", d.logTail())
+		tb.Errorf("rngd exited 0 without logging its drain; rngd log:\n%s", d.logTail())
 	}
 }
 

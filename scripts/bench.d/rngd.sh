@@ -99,7 +99,7 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "software ECVRF-P256-SHA256-SSWU key and the hwrng-seeded DRBG, with GOGC 400 and GOMAXPROCS"
   echo "twice the cores as cmd/rngd sets them (rngd.TuneRuntime)."
   echo "Every reply waits for the durable append of its records (the journal's fsync); a start also"
-  echo "waits for the store's commit of its secret r."
+  echo "waits, before it is drawn, for the store's commit of its secret r."
   echo "A draw is a start (multipliers) or a pick: one VRF proof each. Raw bound: proofs with the"
   echo "same key on all $cores cores, same run. Load average when run: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "on $cores cores (the machine is shared; figures vary with load)."
