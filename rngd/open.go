@@ -441,6 +441,7 @@ func (d *Daemon) banner(c *components) {
 	}
 	fmt.Fprintf(&b, "  entropy       %s -> HMAC_DRBG\n", strings.Join(kinds, " + "))
 	fmt.Fprintf(&b, "  time zone     %s, sweep every %s\n", cfg.Game.TimeZone, cfg.Game.SweepInterval)
+	fmt.Fprintf(&b, "  process       %s\n", processProtection())
 	a := d.Addrs()
 	fmt.Fprintf(&b, "  grpc (mTLS)   %s  (client CA %s)\n", a.GRPC, cfg.GRPC.ClientCAFile)
 	if a.HTTP != "" {

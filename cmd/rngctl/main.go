@@ -7,10 +7,16 @@ import (
 	"os/signal"
 	"syscall"
 
+	"tirage.fr/tirage/rngd"
 	"tirage.fr/tirage/rngd/ctl"
 )
 
 func main() {
+	// rngctl reads passphrases and PINs and holds keys (keys, promo draw).
+	if err := rngd.ProtectProcess(); err != nil {
+		os.Stderr.WriteString("rngctl: " + err.Error() + "\n")
+		os.Exit(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := ctl.Run(ctx, ctl.Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
 	stop()

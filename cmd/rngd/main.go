@@ -14,6 +14,10 @@ import (
 )
 
 func main() {
+	if err := rngd.ProtectProcess(); err != nil {
+		fmt.Fprintln(os.Stderr, "rngd:", err)
+		os.Exit(1)
+	}
 	config := flag.String("config", "", "config file (TOML, see examples/rngd.toml)")
 	dev := flag.Bool("dev", false, "dev mode: embedded dev defaults, generated certificates (binaries built with -tags tirage_dev only)")
 	flag.Parse()
