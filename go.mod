@@ -2,6 +2,8 @@ module tirage.fr/tirage
 
 go 1.26.0
 
+toolchain go1.27.3
+
 require (
 	filippo.io/bigmod v0.1.0
 	filippo.io/nistec v0.0.4

@@ -3,7 +3,7 @@
 # then assembles docs/BENCHMARKS.md with the machine description.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GOTOOLCHAIN=local
+export GOTOOLCHAIN=auto # go.mod's toolchain line
 # BENCH_ONLY="vrf rngd" runs only those areas; --assemble only rebuilds
 # docs/BENCHMARKS.md from the sections already in docs/bench/.
 # The Trillian stack (MariaDB and the signer, which polls every 10 ms) runs

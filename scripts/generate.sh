@@ -4,7 +4,7 @@
 # (go tool protoc-gen-go, go tool protoc-gen-go-grpc), so the output is reproducible.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GOTOOLCHAIN=local
+export GOTOOLCHAIN=auto # go.mod's toolchain line
 for s in scripts/generate.d/*.sh; do
   [ -e "$s" ] || continue
   echo "generate: $s"

@@ -8,7 +8,7 @@
 # DEMO_ONLY=1 stops it right after the demo (CI, tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GOTOOLCHAIN=local
+export GOTOOLCHAIN=auto # go.mod's toolchain line
 mkdir -p bin data
 go build -tags tirage_dev -o bin/rngd-dev ./cmd/rngd
 go build -o bin/rngdemo ./cmd/rngdemo

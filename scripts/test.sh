@@ -4,7 +4,7 @@
 # Extra arguments go to `go test` (make test-long passes -run Long).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GOTOOLCHAIN=local
+export GOTOOLCHAIN=auto # go.mod's toolchain line
 . scripts/services.sh
 services_up
 trap services_down EXIT

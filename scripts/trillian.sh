@@ -21,7 +21,7 @@ BIN=$RUN/trillian-bin
 DB=$RUN/mariadb
 ENV=$RUN/trillian.env
 DB_RESTARTED=
-export GOTOOLCHAIN=local
+export GOTOOLCHAIN=auto # go.mod's toolchain line
 
 log() { echo "trillian.sh: $*" >&2; }
 

@@ -8,7 +8,7 @@
 # The page makes no network request (its Content-Security-Policy forbids it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GOTOOLCHAIN=local
+export GOTOOLCHAIN=auto # go.mod's toolchain line
 out="${1:-bin/verifier-web}"
 mkdir -p "$out"
 GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o "$out/main.wasm" ./verifier/web/wasm

@@ -4,7 +4,7 @@
 # Writes docs/bench/core.md with the median of COUNT runs (default 5).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export GOTOOLCHAIN=local
+export GOTOOLCHAIN=auto # go.mod's toolchain line
 count=${COUNT:-5}
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT

@@ -4,7 +4,7 @@
 # one 256-bit secret. Writes docs/bench/entropy.md with medians of 5 runs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export GOTOOLCHAIN=local
+export GOTOOLCHAIN=auto # go.mod's toolchain line
 count=${BENCH_COUNT:-5}
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT

@@ -8,7 +8,7 @@
 # Goal: ≤ 60 s and ≤ 2 GiB peak RSS on the 2-core machine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export GOTOOLCHAIN=local
+export GOTOOLCHAIN=auto # go.mod's toolchain line
 ROWS=${ROWS:-10000000}
 FORMATS=${FORMATS:-${FORMAT:-csv jsonl}}
 OUT_MD=${OUT_MD:-docs/bench/promo.md}

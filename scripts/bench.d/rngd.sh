@@ -13,7 +13,7 @@
 # every core its own. Writes docs/bench/rngd.md.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export GOTOOLCHAIN=local
+export GOTOOLCHAIN=auto # go.mod's toolchain line
 draws=${DRAWS:-20000}
 clients=${CLIENTS:-256}
 tmp=$(mktemp -d)

@@ -5,7 +5,7 @@
 # Needs the Trillian stack (scripts/trillian.sh up; make bench starts it).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export GOTOOLCHAIN=local
+export GOTOOLCHAIN=auto # go.mod's toolchain line
 COUNT=${COUNT:-3}
 BENCHTIME=${BENCHTIME:-3s}
 # Raw go test output is kept in .run/ (RAW=1 re-renders it without re-running).

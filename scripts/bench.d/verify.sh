@@ -7,7 +7,7 @@
 # Usage: scripts/bench.d/verify.sh   (env: VERIFY_BENCH_COUNT, VERIFY_BENCH_TIME)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export GOTOOLCHAIN=local
+export GOTOOLCHAIN=auto # go.mod's toolchain line
 count="${VERIFY_BENCH_COUNT:-5}"
 benchtime="${VERIFY_BENCH_TIME:-3x}"
 cmd="go test ./verifier/audit/ -run '^\$' -bench '^BenchmarkAuditVsRaw\$' -count $count -benchtime $benchtime"

@@ -4,7 +4,7 @@
 # ns/op. Usage: scripts/bench.d/vrf.sh   (env: VRF_BENCH_COUNT, VRF_BENCH_TIME)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export GOTOOLCHAIN=local
+export GOTOOLCHAIN=auto # go.mod's toolchain line
 count="${VRF_BENCH_COUNT:-10}"
 benchtime="${VRF_BENCH_TIME:-1s}"
 cmd="go test ./verifier/vrf/ -run '^\$' -bench '^Benchmark(Prove|Verify)\$' -cpu 1 -count $count -benchtime $benchtime"

@@ -2,7 +2,7 @@
 # Generates the Go code of rngd's gRPC API (rngd/api/tirage/*/v1/*.proto).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export GOTOOLCHAIN=local
+export GOTOOLCHAIN=auto # go.mod's toolchain line
 PROTOC=${PROTOC:-/usr/bin/protoc}
 # The plugins are the versions pinned by go.mod's tool directives.
 gen_go=$(go tool -n protoc-gen-go)

@@ -4,7 +4,7 @@
 # pinned by go.mod's tool directives.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export GOTOOLCHAIN=local
+export GOTOOLCHAIN=auto # go.mod's toolchain line
 PROTOC=${PROTOC:-/usr/bin/protoc}
 gen_go=$(go tool -n protoc-gen-go)
 gen_grpc=$(go tool -n protoc-gen-go-grpc)
