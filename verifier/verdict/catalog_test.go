@@ -96,7 +96,7 @@ func verbs(t *testing.T, id MsgID, format string) map[int]byte {
 // stays what it always was, byte for byte; French says the same from the
 // other arguments (offset, field, type, file, zone) instead of quoting English. The
 // value is that argument's position; French must still use every other one.
-var libraryText = map[MsgID]int{MsgJSONSyntax: 2, MsgJSONType: 3, MsgCLITZ: 2, MsgFileNotExist: 2, MsgFilePermission: 2}
+var libraryText = map[MsgID]int{MsgJSONSyntax: 2, MsgJSONType: 3, MsgJSONBase64: 3, MsgCLITZ: 2, MsgFileNotExist: 2, MsgFilePermission: 2}
 
 // TestCatalog: every message id has an English and a French rendering, the
 // two take the same arguments with the same verbs (French may add none and

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -230,6 +231,7 @@ func Named(err error, ids ...MsgID) error {
 func JSONError(err error) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
+	var ce base64.CorruptInputError
 	switch {
 	case err == nil:
 		return nil
@@ -239,6 +241,9 @@ func JSONError(err error) error {
 		where := M(MsgJSONRoot)
 		if te.Field != "" {
 			where = M(MsgJSONField, te.Field)
+		}
+		if errors.As(err, &ce) { // a []byte field that is not base64
+			return Errorf(MsgJSONBase64, where, int64(ce), err)
 		}
 		return Errorf(MsgJSONType, where, Term(te.Value), err)
 	}

@@ -480,6 +480,7 @@ const (
 	MsgVRFPrefix             MsgID = "vrf-prefix"
 	MsgVRFKeyInvalidFor      MsgID = "vrf-key-invalid-for"
 	MsgBase64Corrupt         MsgID = "base64-corrupt"
+	MsgJSONBase64            MsgID = "json-base64"
 
 	// Key announcements (package announce).
 	MsgAnnounceBadKey           MsgID = "announce-bad-key"
@@ -1453,6 +1454,10 @@ Code de sortie :
 		"%[2]s (suite %[1]s)"},
 	MsgBase64Corrupt: {"illegal base64 data at input byte %d",
 		"données base64 invalides à l'octet %d"},
+	// encoding/json since Go 1.27: a bytes field's base64 error, inside
+	// an UnmarshalTypeError.
+	MsgJSONBase64: {"%[3]s",
+		"%[1]s : données base64 invalides à l'octet %[2]d"},
 
 	// Key announcements (package announce): English is announce.Error's text.
 	MsgAnnounceBadKey: {"bad key announcement: keys[%d] %q: %s: %v",
