@@ -114,7 +114,7 @@ type LogConfig struct {
 	// (docs/rngd.md).
 	BatchMaxAge Duration `toml:"batch_max_age"`
 	// BatchMaxSize writes a batch as soon as it holds this many records
-	// (default: the embedded log's, 256).
+	// (default: the embedded log's, tilelog.DefaultBatchMaxSize, 1024).
 	BatchMaxSize uint `toml:"batch_max_size"`
 	// CheckpointInterval is how often a checkpoint is signed (default 100ms).
 	CheckpointInterval Duration `toml:"checkpoint_interval"`
