@@ -71,7 +71,7 @@ import (
 
 // Defaults for Config's zero fields.
 const (
-	DefaultBatchMaxAge        = 10 * time.Millisecond
+	DefaultBatchMaxAge = 10 * time.Millisecond
 	// DefaultBatchMaxSize is 1024 leaves, four entry bundles: the journal
 	// feeds tessera without waiting for it, so under load tessera's
 	// batches fill up, and a bigger batch integrates more per flush (its
@@ -79,7 +79,7 @@ const (
 	// appends/s against 46–51 k with batches of 256 (BenchmarkAppend, in
 	// alternating pairs). Callers of tessera used directly, who each wait
 	// for their leaf, fill batches no bigger than their number.
-	DefaultBatchMaxSize = 1024
+	DefaultBatchMaxSize       = 1024
 	DefaultCheckpointInterval = 100 * time.Millisecond
 	// pollInterval is how often AwaitCheckpoint re-reads the checkpoint file.
 	pollInterval = 2 * time.Millisecond
