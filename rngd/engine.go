@@ -489,8 +489,9 @@ func (e *engine) storeHealth() error {
 	return nil
 }
 
-// putGame stores a game. Its secret and its place among the unfinished games
-// change only when it starts (full) and when it ends.
+// putGame stores a game. Its place among the unfinished games changes only
+// when it starts (full) and when it ends; its secret r is kept apart, from
+// before its start (keepSecret).
 func putGame(tx *bolt.Tx, sg *storedGame, full bool) error {
 	if err := putJSON(tx, bucketGames, []byte(sg.Game.ID), sg); err != nil {
 		return err
@@ -501,11 +502,6 @@ func putGame(tx *bolt.Tx, sg *storedGame, full bool) error {
 	}
 	if !full {
 		return nil
-	}
-	if sg.HasSecret {
-		if err := tx.Bucket(bucketSecrets).Put([]byte(sg.Game.ID), sg.Secret[:]); err != nil {
-			return err
-		}
 	}
 	return tx.Bucket(bucketUnfinished).Put(key, u64(uint64(sg.Game.Expires.Unix())))
 }
