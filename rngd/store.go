@@ -97,8 +97,10 @@ type store struct {
 	failed  error
 	pending map[[32]byte]storedRequest // replies queued, not yet committed (with msg)
 	// prefix is the store's "prefix": the log records below it are all
-	// committed; above holds the committed indices at or above it (the
-	// writer's: calls commit in the order they finish, not in log order).
+	// committed; above holds the committed indices at or above it (calls
+	// commit in the order they finish, not in log order). Both change
+	// only inside write transactions, which bbolt serialises: the writer's
+	// and caughtUp's.
 	prefix uint64
 	above  map[uint64]struct{}
 	exited chan struct{}
@@ -373,13 +375,11 @@ func prefixOf(tx *bolt.Tx) uint64 {
 	return binary.BigEndian.Uint64(v)
 }
 
-// caughtUp records, with the writer idle, that the store now applies every
-// log record below size (after a rebuild or a catch-up).
+// caughtUp records in tx, a write transaction, that the store now applies
+// every log record below size (after a rebuild or a catch-up).
 func (s *store) caughtUp(tx *bolt.Tx, size uint64) error {
-	s.mu.Lock()
 	s.prefix = size
 	clear(s.above)
-	s.mu.Unlock()
 	if err := tx.Bucket(bucketMeta).Put(keyApplied, u64(size)); err != nil {
 		return err
 	}
