@@ -177,6 +177,33 @@ func TestCatchUpFromPrefix(t *testing.T) {
 		t.Fatalf("restart after a rebuild touched the store:\n%s", logs)
 	}
 	sameView(t, "after a restart", viewStore(t, td, ids), want)
+
+	// A store that disagrees with the log below its prefix (a game it
+	// should hold, gone) is rebuilt from the whole log instead.
+	var gone string
+	for _, id := range ids {
+		if rs := want.receipts[id]; rs[len(rs)-1].LogIndex >= prefix {
+			gone = id
+			break
+		}
+	}
+	if gone == "" {
+		t.Fatal("no game has records after the prefix")
+	}
+	td.stop()
+	writeMeta(t, state, prefix, applied)
+	db, err := bolt.Open(state, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketGames).Delete([]byte(gone)) })
+	db.Close()
+	mark = len(td.logs())
+	td.start()
+	if logs := td.logs()[mark:]; !bytes.Contains(logs, []byte("does not apply")) || !bytes.Contains(logs, []byte("rebuilt from the log")) {
+		t.Fatalf("a tail that does not apply: no rebuild\n%s", logs)
+	}
+	sameView(t, "after the fallback rebuild", viewStore(t, td, ids), want)
 	// The tail's emission goes on.
 	start(t, td.client("server-a"), codes2[3])
 }

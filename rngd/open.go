@@ -279,7 +279,13 @@ func (e *engine) catchUp(ctx context.Context) error {
 		e.log.Info("state store upgraded to format 3: rebuilding it from the log", "log_size", size)
 	case prefix <= size && applied <= size:
 		e.log.Warn("state store is behind the log: applying the log's tail", "prefix", prefix, "applied", applied, "log_size", size)
-		return e.applyTail(ctx, prefix, size)
+		err := e.applyTail(ctx, prefix, size)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		// The store disagrees with the log below its prefix: the log is
+		// the truth.
+		e.log.Error("the log's tail does not apply to the state store: rebuilding it from the whole log", "err", err)
 	default:
 		e.log.Warn("state store is ahead of the log: rebuilding it from the log", "prefix", prefix, "applied", applied, "log_size", size)
 	}
