@@ -381,7 +381,6 @@ func (e *engine) replyOf(sg *storedGame, leaves [][]byte, indices []uint64, firs
 	}
 	then := &storedGame{Game: rep.Game, Server: sg.Server, Secret: sg.Secret, HasSecret: sg.HasSecret,
 		Records: uint32(n), LastHash: record.LeafHash(leaves[n-1]), LastIndex: indices[n-1], Ended: ended}
-	at := rep.Game.Started
 	if ended {
 		then.EndedAt = end.Time
 	}
@@ -389,9 +388,11 @@ func (e *engine) replyOf(sg *storedGame, leaves [][]byte, indices []uint64, firs
 	if err != nil {
 		return nil, err
 	}
-	if gr, ok := rec.(record.GameRecord); ok {
-		_, _, at = requestOf(gr)
+	gr, ok := rec.(record.GameRecord)
+	if !ok {
+		return nil, fmt.Errorf("game %s: record %d is a %s", sg.Game.ID, first, rec.Kind())
 	}
+	_, _, at := requestOf(gr) // the call's time, as its reply showed the game
 	r, err := e.recordReceipt(sg, leaves[first], indices[first])
 	if err != nil {
 		return nil, err

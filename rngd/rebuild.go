@@ -255,10 +255,7 @@ func (r *rebuilder) manifest(tx *bolt.Tx, m *record.Manifest) error {
 func (r *rebuilder) storeGame(tx *bolt.Tx, g *rebuildGame) error {
 	e := r.e
 	r.touched++
-	var em storedEmission
-	getJSON(tx, bucketEmissions, []byte(g.start.Emission), &em)
-	cfg := qod.ReplayConfig{StartDeadline: em.StartDeadline, Location: e.loc}
-	rep, err := qod.Replay(g.leaves, cfg)
+	rep, err := qod.Replay(g.leaves, e.replayConfig(tx, g.start.Emission))
 	if err != nil {
 		return err
 	}

@@ -76,8 +76,8 @@ const (
 	// feeds tessera without waiting for it, so under load tessera's
 	// batches fill up, and a bigger batch integrates more per flush (its
 	// files and fsyncs are per batch). With 512 appenders: 70–72 k
-	// appends/s against 46–51 k with batches of 256 (BenchmarkAppend, in
-	// alternating pairs). Callers of tessera used directly, who each wait
+	// appends/s against 46–51 k with batches of 256 (BenchmarkAppend, two
+	// runs of each). Callers of tessera used directly, who each wait
 	// for their leaf, fill batches no bigger than their number.
 	DefaultBatchMaxSize       = 1024
 	DefaultCheckpointInterval = 100 * time.Millisecond
