@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # make bench: runs every scripts/bench.d/*.sh (each writes docs/bench/<area>.md),
 # then assembles docs/BENCHMARKS.md with the machine description.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-export GOTOOLCHAIN=auto # go.mod's toolchain line
+. "$(dirname "$0")/benchlib.sh"
 # BENCH_ONLY="vrf rngd" runs only those areas; --assemble only rebuilds
 # docs/BENCHMARKS.md from the sections already in docs/bench/.
 # The Trillian stack (MariaDB and the signer, which polls every 10 ms) runs

@@ -2,12 +2,9 @@
 # drand beacon verification (verifier/beacon): one BLS12-381 pairing check
 # of a real quicknet round, as a ceremony and every certificate check do.
 # Writes docs/bench/beacon.md with the median of COUNT runs (default 5).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-export GOTOOLCHAIN=auto # go.mod's toolchain line
+. "$(dirname "$0")/../benchlib.sh"
 count=${COUNT:-5}
-raw=$(mktemp)
-trap 'rm -f "$raw"' EXIT
+bench_raw
 cmd="go test -run '^\$' -bench . -benchmem -benchtime 2s -count $count ./verifier/beacon"
 eval "$cmd" | tee "$raw" >&2
 {
@@ -15,7 +12,7 @@ eval "$cmd" | tee "$raw" >&2
   echo
   echo "Medians of $count runs, one goroutine: verifying quicknet round 123's signature"
   echo "(decode and subgroup checks, hash to G1, a two-pairing product). Load average when run:"
-  echo "$(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (the machine is shared; figures vary with load)."
+  echo "$(loadavg) on $(nproc) cores (the machine is shared; figures vary with load)."
   echo
   echo "| benchmark | time/op | ops/s | B/op | allocs/op |"
   echo "|---|---:|---:|---:|---:|"

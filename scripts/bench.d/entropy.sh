@@ -2,12 +2,9 @@
 # Entropy benchmarks: raw source throughput (/dev/hwrng, RDSEED, swtpm,
 # getrandom), SP 800-90B health tests, HMAC_DRBG, and the Generator's Read of
 # one 256-bit secret. Writes docs/bench/entropy.md with medians of 5 runs.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-export GOTOOLCHAIN=auto # go.mod's toolchain line
+. "$(dirname "$0")/../benchlib.sh"
 count=${BENCH_COUNT:-5}
-raw=$(mktemp)
-trap 'rm -f "$raw"' EXIT
+bench_raw
 cmd="go test -run '^\$' -bench . -benchtime 1s -count $count ./rngd/entropy/ ./rngd/entropy/drbg/"
 eval "$cmd" | tee "$raw" >&2
 {
@@ -17,7 +14,7 @@ eval "$cmd" | tee "$raw" >&2
   echo "32-byte Read (a game's secret r) over /dev/hwrng (H = 2) + getrandom, default"
   echo "reseed schedule (1,024 requests or 1 min) and with prediction resistance"
   echo "(reseed from the hardware before every Read). Load average when run:"
-  echo "$(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (the machine is shared; figures vary with load)."
+  echo "$(loadavg) on $(nproc) cores (the machine is shared; figures vary with load)."
   echo
   echo "| benchmark | time/op | throughput | ops/s |"
   echo "|---|---:|---:|---:|"

@@ -2,12 +2,9 @@
 # Key custody benchmarks: VRF proving and signing with software keys (keystore)
 # and inside SoftHSM2 (PKCS#11), serial and parallel; unsealing a key file.
 # Writes docs/bench/hsm.md with the median of COUNT runs (default 5).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-export GOTOOLCHAIN=auto # go.mod's toolchain line
+. "$(dirname "$0")/../benchlib.sh"
 count=${COUNT:-5}
-raw=$(mktemp)
-trap 'rm -f "$raw"' EXIT
+bench_raw
 go test -run '^$' -bench 'BenchmarkSoftware|BenchmarkSoftHSM' -benchtime 0.5s -count "$count" \
   ./hsm/keystore ./hsm/pkcs11 | tee -a "$raw" >&2
 go test -run '^$' -bench 'BenchmarkOpen' -benchtime 3x -count 3 ./hsm/keystore | tee -a "$raw" >&2
@@ -34,7 +31,7 @@ open=$(awk '$1 == "BenchmarkOpen" { print $2 }' <<<"$medians")
   echo "one backend; the PKCS#11 backend keeps one session per goroutine. SoftHSM2 figures"
   echo "include the host-side check of every result (vrf.Verify / signature verification)"
   echo "that the backend makes before releasing it. Median of $count runs; load average"
-  echo "when written: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (a busy machine inflates the figures)."
+  echo "when written: $(loadavg) on $(nproc) cores (a busy machine inflates the figures)."
   echo
   echo "| operation | backend | serial, per op | serial rate | parallel, per op | parallel rate |"
   echo "|---|---|---|---|---|---|"

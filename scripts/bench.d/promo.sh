@@ -6,9 +6,7 @@
 # log, a software keystore and /dev/hwrng; /usr/bin/time -v gives wall time,
 # CPU time and peak RSS. Writes docs/bench/promo.md.
 # Goal: ≤ 60 s and ≤ 2 GiB peak RSS on the 2-core machine.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-export GOTOOLCHAIN=auto # go.mod's toolchain line
+. "$(dirname "$0")/../benchlib.sh"
 ROWS=${ROWS:-10000000}
 FORMATS=${FORMATS:-${FORMAT:-csv jsonl}}
 OUT_MD=${OUT_MD:-docs/bench/promo.md}
@@ -45,7 +43,7 @@ run_format() {
   t1=$(date +%s.%N)
   gen_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}')
   size_mb=$(( $(stat -c %s "$work/stakes.$FORMAT") / 1048576 ))
-  load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+  load_before=$(loadavg)
   measure freeze "$rngctl" promo freeze --rules "$rules" --stakes "$work/stakes.$FORMAT" --closed "$work/closed.csv" \
     --out "$work/out" --quiet "${common[@]}" > "$work/freeze.out"
   for d in 1 2 3 4; do
@@ -57,7 +55,7 @@ run_format() {
       --entrants "$work/out/bonus-crescendo-$d-entrants.txt" --rules "$rules" --reserves 3 \
       --log-key "$work/ann.json" --vrf-key "$work/ann.json" > /dev/null
   done
-  load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+  load_after=$(loadavg)
   rm -f "$work/stakes.$FORMAT"
   awk -v rows="$ROWS" -v gen="$gen_s" -v mb="$size_mb" -v fmt="$FORMAT" -v lb="$load_before" -v la="$load_after" \
     -v entrants="$(grep '^frozen' "$work/freeze.out" | grep -o '[0-9]* entrants' | awk '{s=s (s?" / ":"") $1} END{print s}')" \

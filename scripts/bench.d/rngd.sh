@@ -1,19 +1,18 @@
 #!/usr/bin/env bash
 # rngd end to end: Quitte ou Double draws (starts and picks) per second and
 # their latency, from a load generator playing games over gRPC + mutual TLS
-# against a daemon with the embedded tessera log (default 10 ms batches), the
-# bbolt store, the software VRF key and the hwrng-seeded DRBG; side by side
-# with the raw VRF-prove throughput of the same key on all cores, in the same
-# run. Then the latency at half of the measured peak (open-loop pacing).
+# against a daemon with the embedded log (its journal, then tessera in
+# batches of up to 50 ms), the bbolt store, the software VRF key and the
+# hwrng-seeded DRBG; side by side with the raw VRF-prove throughput of the
+# same key on all cores, in the same run. Then the latency at half of the
+# measured peak (open-loop pacing).
 #
 # Twice: the daemon in the benchmark's own process (rngd BenchmarkQoDDraws),
 # then the real rngd binary in a process of its own (rngd/loadtest
 # BenchmarkDaemonProcess), whose CPU time is measured apart from the load
 # generator's: what the daemon costs per draw, and what it would serve with
 # every core its own. Writes docs/bench/rngd.md.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-export GOTOOLCHAIN=auto # go.mod's toolchain line
+. "$(dirname "$0")/../benchlib.sh"
 draws=${DRAWS:-20000}
 clients=${CLIENTS:-256}
 tmp=$(mktemp -d)
@@ -101,7 +100,7 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "Every reply waits for the durable append of its records (the journal's fsync); a start also"
   echo "waits, before it is drawn, for the store's commit of its secret r."
   echo "A draw is a start (multipliers) or a pick: one VRF proof each. Raw bound: proofs with the"
-  echo "same key on all $cores cores, same run. Load average when run: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "same key on all $cores cores, same run. Load average when run: $(loadavg)"
   echo "on $cores cores (the machine is shared; figures vary with load)."
   echo
   echo "### Daemon and load generator in one process"

@@ -3,9 +3,7 @@
 # Embedded (tilelog) vs tessera used directly, Trillian backend vs Trillian's
 # QueueLeaf used directly, in the same run; medians of COUNT runs.
 # Needs the Trillian stack (scripts/trillian.sh up; make bench starts it).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-export GOTOOLCHAIN=auto # go.mod's toolchain line
+. "$(dirname "$0")/../benchlib.sh"
 COUNT=${COUNT:-3}
 BENCHTIME=${BENCHTIME:-3s}
 # Raw go test output is kept in .run/ (RAW=1 re-renders it without re-running).

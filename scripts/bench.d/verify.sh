@@ -5,15 +5,12 @@
 # audits that log (entries, records, games, proofs, statistics): both see the
 # same machine load. Reports the median over COUNT runs.
 # Usage: scripts/bench.d/verify.sh   (env: VERIFY_BENCH_COUNT, VERIFY_BENCH_TIME)
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-export GOTOOLCHAIN=auto # go.mod's toolchain line
+. "$(dirname "$0")/../benchlib.sh"
 count="${VERIFY_BENCH_COUNT:-5}"
 benchtime="${VERIFY_BENCH_TIME:-3x}"
 cmd="go test ./verifier/audit/ -run '^\$' -bench '^BenchmarkAuditVsRaw\$' -count $count -benchtime $benchtime"
-load0="$(cut -d' ' -f1-3 /proc/loadavg)"
-raw="$(mktemp)"
-trap 'rm -f "$raw"' EXIT
+load0="$(loadavg)"
+bench_raw
 eval "$cmd" | tee "$raw" >&2
 cores="$(grep -m1 '^BenchmarkAuditVsRaw' "$raw" | sed -E 's/^BenchmarkAuditVsRaw-([0-9]+).*/\1/')"
 mkdir -p docs/bench
@@ -26,7 +23,7 @@ mkdir -p docs/bench
   echo "audits that log from its tiles in memory (entries against the signed tree,"
   echo "records, every game's chain, commitment, proofs, outcomes and rules,"
   echo "statistics). Median of $count runs of $benchtime (the machine is shared: load"
-  echo "average before the run was $load0, after $(cut -d' ' -f1-3 /proc/loadavg))."
+  echo "average before the run was $load0, after $(loadavg))."
   echo "About 81 % of the records carry a VRF proof; goal: audit records/s ≥ 70 % of raw verifies/s."
   echo
   echo "| metric | median | highest run |"

@@ -2,15 +2,12 @@
 # VRF prove/verify benchmarks (package verifier/vrf) -> docs/bench/vrf.md.
 # Runs each benchmark COUNT times on one core (-cpu 1) and reports the median
 # ns/op. Usage: scripts/bench.d/vrf.sh   (env: VRF_BENCH_COUNT, VRF_BENCH_TIME)
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-export GOTOOLCHAIN=auto # go.mod's toolchain line
+. "$(dirname "$0")/../benchlib.sh"
 count="${VRF_BENCH_COUNT:-10}"
 benchtime="${VRF_BENCH_TIME:-1s}"
 cmd="go test ./verifier/vrf/ -run '^\$' -bench '^Benchmark(Prove|Verify)\$' -cpu 1 -count $count -benchtime $benchtime"
-load0="$(cut -d' ' -f1-3 /proc/loadavg)"
-raw="$(mktemp)"
-trap 'rm -f "$raw"' EXIT
+load0="$(loadavg)"
+bench_raw
 eval "$cmd" | tee "$raw" >&2
 mkdir -p docs/bench
 {
@@ -19,7 +16,7 @@ mkdir -p docs/bench
   echo "RFC 9381 VRF (package \`verifier/vrf\`) on one core (\`-cpu 1\`): $count runs of $benchtime"
   echo "per benchmark, medians. *CPU* is the process CPU time per operation (the"
   echo "benchmarks report it as \`cpu-ns/op\`); *wall* is Go's ns/op. The machine is shared"
-  echo "(load average $load0 before the run, $(cut -d' ' -f1-3 /proc/loadavg) after), so wall"
+  echo "(load average $load0 before the run, $(loadavg) after), so wall"
   echo "time includes waiting for the CPU; the targets are per core and compare to CPU time."
   echo "Keys are the RFC 9381 example keys (RSA: 2048-bit); α is 48 bytes."
   echo "\`BenchmarkProve/ECVRF-P256-SHA256-SSWU\` is the raw VRF-prove bound other"
