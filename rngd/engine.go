@@ -492,13 +492,16 @@ func (e *engine) storeHealth() error {
 
 // putGame stores a game. Its place among the unfinished games changes only
 // when it starts (full) and when it ends; its secret r is kept apart, from
-// before its start (keepSecret).
+// before its start (keepSecret) until its end, whose record reveals it.
 func putGame(tx *bolt.Tx, sg *storedGame, full bool) error {
 	if err := putJSON(tx, bucketGames, []byte(sg.Game.ID), sg); err != nil {
 		return err
 	}
 	key := joinKey(sg.Server, []byte(sg.Game.ID))
 	if sg.Ended {
+		if err := tx.Bucket(bucketSecrets).Delete([]byte(sg.Game.ID)); err != nil {
+			return err
+		}
 		return tx.Bucket(bucketUnfinished).Delete(key)
 	}
 	if !full {

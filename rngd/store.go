@@ -40,7 +40,7 @@ import (
 //	              kind 1: first (4, BE) ‖ end (4, BE) ‖ game id: the call sealed
 //	                      the game's records first..end-1 (see engine.replyOf)
 //	unfinished  server ‖ 0x00 ‖ game id → expiry (unix seconds, BE)
-//	secrets     game id → r (32 bytes)
+//	secrets     game id → r (32 bytes), from before the start to the end
 //
 // The secrets bucket holds what the log does not (each unfinished game's
 // secret r, which the log only reveals at the game's end): Rebuild keeps it.

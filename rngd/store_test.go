@@ -1,6 +1,7 @@
 package rngd
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/verifier/record"
 )
 
@@ -159,4 +161,71 @@ func TestStoreUpgradeFormat2(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// A game's secret r is kept apart from before its start until its end,
+// whose record reveals it: the secrets bucket holds the unfinished games'
+// secrets and no other, as played and after a rebuild from the log, which
+// also drops the secret of a game that ended while a store of an older
+// rngd still kept it.
+func TestSecretsKeptUntilEnd(t *testing.T) {
+	td := newTestDaemon(t)
+	a := td.client("server-a")
+	codes := td.emission("SK", "2026-12-31", 6)
+	over := func(g *qodv1.Game) bool {
+		return g.Status != qodv1.Status_STATUS_PLAYING && g.Status != qodv1.Status_STATUS_AT_TIER
+	}
+	var unfinished, ended []string
+	for i, code := range codes {
+		g := start(t, a, code).Game
+		if i%2 == 0 {
+			g = playUntil(t, a, g, over)
+			ended = append(ended, g.GameId)
+		} else {
+			unfinished = append(unfinished, g.GameId)
+		}
+	}
+	state := filepath.Join(td.cfg.DataDir, "state.db")
+	secrets := func(when string) {
+		t.Helper()
+		readMeta(t, state, func(tx *bolt.Tx) {
+			b := tx.Bucket(bucketSecrets)
+			if n := b.Stats().KeyN; n != len(unfinished) {
+				t.Errorf("%s: %d secrets kept, want %d (the unfinished games')", when, n, len(unfinished))
+			}
+			for _, id := range unfinished {
+				if len(b.Get([]byte(id))) != 32 {
+					t.Errorf("%s: unfinished game %s has no secret", when, id)
+				}
+			}
+		})
+	}
+	td.stop()
+	secrets("as played")
+	// An older rngd kept the secrets of ended games.
+	db, err := bolt.Open(state, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketSecrets).Put([]byte(ended[0]), make([]byte, 32))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Rebuild(context.Background(), td.cfg); err != nil {
+		t.Fatal(err)
+	}
+	secrets("after a rebuild")
+	// The unfinished games go on with their secrets.
+	td.start()
+	a = td.client("server-a")
+	for _, id := range unfinished {
+		g, err := a.GetGame(context.Background(), &qodv1.GetGameRequest{GameId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		playUntil(t, a, g, over)
+	}
 }
