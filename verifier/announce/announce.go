@@ -292,7 +292,7 @@ func possession(k record.Key, m, sig []byte) error {
 	}
 	pub, err := x509.ParsePKIXPublicKey(k.PublicKey)
 	if err != nil {
-		return verdict.Errorf(verdict.MsgAnnouncePublicKey, err)
+		return verdict.Errorf(verdict.MsgAnnouncePublicKey, verdict.X509Error(err))
 	}
 	return VerifySignature(pub, k.Suite, m, sig)
 }

@@ -8,14 +8,18 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -25,6 +29,7 @@ import (
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
 	"tirage.fr/tirage/verifier/vrf"
 )
 
@@ -64,6 +69,27 @@ func TestFrenchReasons(t *testing.T) {
 	smallSPKI, _ := x509.MarshalPKIXPublicKey(&small.PublicKey)
 	edPub := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize)).Public()
 	envelope := func(s string) error { return second(announce.ParseEnvelope([]byte(s))) }
+	// A key announcement whose one signing key has public key pub: it fails
+	// on that key, before any signature is checked.
+	signingKey := func(suite string, pub []byte) error {
+		ann := &record.KeyAnnouncement{Time: time.Unix(1e9, 0), Keys: []record.Key{{ID: "log", Use: announce.UseLog, Suite: suite, PublicKey: pub, Fingerprint: record.Fingerprint(pub)}}}
+		leaf, err := announce.Seal(ann, func(int, []byte) ([]byte, error) { return []byte{1}, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return announce.Check(leaf)
+	}
+	edKey := func(pub []byte) error { return signingKey(announce.Ed25519, pub) }
+	ecKeyOf := func(pub []byte) error { return signingKey(announce.ECDSAP256SHA256, pub) }
+	edSPKI, _ := x509.MarshalPKIXPublicKey(edPub)
+	p384, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p384SPKI, _ := x509.MarshalPKIXPublicKey(&p384.PublicKey)
+	point := append([]byte{4}, bytes.Repeat([]byte{0x11}, 64)...)
+	const badKey = `bad key announcement: keys[0] "log": possession: public_key: `
+	const badKeyFr = "annonce des clés invalide : clé n° 0 « log », preuve de possession : champ « public_key » : "
 	sig123, _ := hex.DecodeString("b75c69d0b72a5d906e854e808ba7e2accb1542ac355ae486d591aa9d43765482e26cd02df835d3546d23c4b13e0dfc92")
 	q123 := beacon.Ref{Chain: beacon.Quicknet.Hash(), Round: 123}.String()
 	q124 := beacon.Ref{Chain: beacon.Quicknet.Hash(), Round: 124}.String()
@@ -148,23 +174,59 @@ func TestFrenchReasons(t *testing.T) {
 		{"announce Ed25519 signature", announce.VerifySignature(edPub, announce.Ed25519, []byte("m"), make([]byte, 64)), "invalid Ed25519 signature", "signature Ed25519 invalide"},
 		{"announce not ECDSA", announce.VerifySignature(edPub, announce.ECDSAP256SHA256, []byte("m"), nil), "public key ed25519.PublicKey is not an ECDSA P-256 key", "la clé publique de type ed25519.PublicKey n'est pas une clé ECDSA P-256"},
 		{"announce algorithm", announce.VerifySignature(edPub, "RSA", []byte("m"), nil), `unsupported signature algorithm "RSA"`, "algorithme de signature « RSA » non pris en charge"},
+		// A signing key's SubjectPublicKeyInfo that crypto/x509 refuses
+		// (announce.CheckRecord), and an RSA VRF key's (package vrf).
+		{"announced key not DER", edKey([]byte{0}), badKey + "asn1: syntax error: truncated tag or length",
+			badKeyFr + "clé publique illisible (SPKI DER invalide : erreur de syntaxe DER : étiquette ou longueur tronquée)"},
+		{"announced key DER structure", edKey([]byte{2, 1, 0}), badKey + "asn1: structure error: ", badKeyFr + "clé publique illisible (SPKI DER invalide : la structure ASN.1 n'est pas celle d'une SubjectPublicKeyInfo)"},
+		{"announced key PKCS #1", edKey(x509.MarshalPKCS1PublicKey(&small.PublicKey)), badKey + "x509: failed to parse public key (use ParsePKCS1PublicKey instead for this key format)",
+			badKeyFr + "c'est une clé RSA au format PKCS #1, sans l'enveloppe SubjectPublicKeyInfo"},
+		{"announced key trailing", edKey(append(edSPKI, 0)), badKey + "x509: trailing data after ASN.1 of public-key", badKeyFr + "des données suivent la structure ASN.1 de la clé"},
+		{"announced key algorithm", edKey(spki(t, asn1.ObjectIdentifier{1, 2, 3, 4}, nil, make([]byte, 32))), badKey + "x509: unknown public key algorithm", badKeyFr + "algorithme de clé publique inconnu"},
+		{"announced key curve", ecKeyOf(spki(t, oidECDSA, oidBytes(t, asn1.ObjectIdentifier{1, 3, 132, 0, 10}), point)), badKey + "x509: unsupported elliptic curve",
+			badKeyFr + "courbe elliptique non prise en charge"},
+		{"announced key ECDSA parameters", ecKeyOf(spki(t, oidECDSA, asn1.NullBytes, point)), badKey + "x509: invalid ECDSA parameters", "paramètres ECDSA invalides"},
+		{"announced key compressed point", ecKeyOf(spki(t, oidECDSA, oidBytes(t, oidP256), append([]byte{2}, make([]byte, 32)...))), badKey + "ecdsa: invalid uncompressed public key",
+			"la clé publique ECDSA n'est pas un point non compressé"},
+		{"announced key point length", ecKeyOf(spki(t, oidECDSA, oidBytes(t, oidP256), point[:40])), badKey + "invalid P256 point encoding", "le point de la courbe P256 est mal encodé"},
+		{"announced key off the curve", ecKeyOf(spki(t, oidECDSA, oidBytes(t, oidP256), point)), badKey + "P256 point not on curve", badKeyFr + "le point n'est pas sur la courbe P256"},
+		{"announced key Ed25519 size", edKey(spki(t, oidEd25519, nil, make([]byte, 31))), badKey + "x509: wrong Ed25519 public key size", "la clé publique Ed25519 n'a pas la bonne taille"},
+		{"announced key Ed25519 parameters", edKey(spki(t, oidEd25519, asn1.NullBytes, make([]byte, 32))), badKey + "x509: Ed25519 key encoded with illegal parameters",
+			"clé Ed25519 encodée avec des paramètres, qui doivent être absents"},
+		{"announced key RSA NULL", edKey(spki(t, oidRSA, nil, x509.MarshalPKCS1PublicKey(&small.PublicKey))), badKey + "x509: RSA key missing NULL parameters", "clé RSA sans le paramètre NULL exigé"},
+		{"announced key wrong curve", ecKeyOf(p384SPKI), `bad key announcement: keys[0] "log": possession: public key *ecdsa.PublicKey is not an ECDSA P-256 key`,
+			"la clé publique de type *ecdsa.PublicKey n'est pas une clé ECDSA P-256"},
+		{"announcement record", second(announce.Parse([]byte(`{"v":1}`))), "bad key announcement: record: record: field kind: missing or not a string: malformed record",
+			"annonce des clés invalide : enregistrement : enregistrement mal formé, champ « kind » : absent ou pas une chaîne"},
+		{"vrf RSA key NULL", rsaKey(spki(t, oidRSA, nil, x509.MarshalPKCS1PublicKey(&small.PublicKey))), "vrf: RSA public key is not a DER SubjectPublicKeyInfo: x509: RSA key missing NULL parameters",
+			"la clé publique RSA n'est pas une SubjectPublicKeyInfo en DER : clé RSA sans le paramètre NULL exigé (RFC 3279)"},
 	} {
-		if c.err == nil {
-			t.Errorf("%s: no error", c.name)
-			continue
-		}
-		m := receipt.Cause(c.err)
-		if en := m.Text("en"); en != c.err.Error() || !strings.Contains(en, c.en) {
-			t.Errorf("%s: English %q, the error says %q, want it with %q", c.name, en, c.err.Error(), c.en)
-		}
-		fr := m.Text("fr")
-		if !strings.Contains(fr, c.fr) || quotedEnglish.MatchString(fr) {
-			t.Errorf("%s: French %q, want it with %q and no English quoted", c.name, fr, c.fr)
-		}
-		if w := english.FindString(identifiers.ReplaceAllString(fr, " ")); w != "" {
-			t.Errorf("%s: English %q in French %q", c.name, w, fr)
-		}
+		frenchReason(t, c.name, c.err, c.en, c.fr)
 	}
+}
+
+// frenchReason checks the reason rngverify gives for err (receipt.Cause):
+// in English, err's text, which holds en; in French, a text that holds fr,
+// quotes no English and has no English word outside its identifiers. It
+// returns the reason.
+func frenchReason(t *testing.T, name string, err error, en, fr string) verdict.Msg {
+	t.Helper()
+	if err == nil {
+		t.Errorf("%s: no error", name)
+		return verdict.Msg{}
+	}
+	m := receipt.Cause(err)
+	if got := m.Text("en"); got != err.Error() || !strings.Contains(got, en) {
+		t.Errorf("%s: English %q, the error says %q, want it with %q", name, got, err.Error(), en)
+	}
+	got := m.Text("fr")
+	if !strings.Contains(got, fr) || quotedEnglish.MatchString(got) {
+		t.Errorf("%s: French %q, want it with %q and no English quoted", name, got, fr)
+	}
+	if w := english.FindString(identifiers.ReplaceAllString(got, " ")); w != "" {
+		t.Errorf("%s: English %q in French %q", name, w, got)
+	}
+	return m
 }
 
 // TestFrenchCLI: what rngverify itself says — the command list, an unknown
@@ -230,6 +292,15 @@ func TestFrenchCLI(t *testing.T) {
 	annVRF := tamper("ann-vrf.json", func(_ map[string]any, sigs []any) { sig(sigs[0])["sig"] = sig(sigs[1])["sig"] })
 	annLog := tamper("ann-log.json", func(_ map[string]any, sigs []any) { sig(sigs[1])["sig"] = strings.Repeat("A", 86) + "==" })
 	annCount := tamper("ann-count.json", func(env map[string]any, sigs []any) { env["signatures"] = sigs[:1] })
+	// An announcement whose signing key is not DER, and one that is not a
+	// well-formed key record.
+	badSPKI := &record.KeyAnnouncement{Time: time.Unix(1e9, 0), Keys: []record.Key{{ID: "log", Use: announce.UseLog, Suite: announce.Ed25519, PublicKey: []byte{0}, Fingerprint: record.Fingerprint([]byte{0})}}}
+	badSPKILeaf, err := announce.Seal(badSPKI, func(int, []byte) ([]byte, error) { return []byte{1}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	annSPKI := file("ann-spki.json", string(badSPKILeaf))
+	annRecord := file("ann-record.json", `{"keys":[],"kind":"key","time":"2026-11-30T09:15:00Z","v":1}`)
 
 	for _, c := range []struct {
 		name   string
@@ -300,6 +371,12 @@ func TestFrenchCLI(t *testing.T) {
 			"ann-log.json : annonce des clés invalide : clé n° 1 « log », preuve de possession : signature Ed25519 invalide ("},
 		{"announcement signature count", []string{"receipt", receiptSyntax, "--vrf-key", annCount}, ExitUsage, "ann-count.json: bad key announcement: signatures: 1, want one per key (2) (",
 			"ann-count.json : annonce des clés invalide : signatures : 1, alors qu'il en faut une par clé (2) ("},
+		{"announcement key not DER", []string{"receipt", receiptSyntax, "--vrf-key", annSPKI}, ExitUsage,
+			`ann-spki.json: bad key announcement: keys[0] "log": possession: public_key: asn1: syntax error: truncated tag or length (`,
+			"ann-spki.json : annonce des clés invalide : clé n° 0 « log », preuve de possession : champ « public_key » : clé publique illisible (SPKI DER invalide : erreur de syntaxe DER : étiquette ou longueur tronquée) ("},
+		{"announcement record", []string{"receipt", receiptSyntax, "--vrf-key", annRecord}, ExitUsage,
+			"ann-record.json: bad key announcement: record: record key: keys: none announced: malformed record (",
+			"ann-record.json : annonce des clés invalide : enregistrement : enregistrement mal formé (annonce de clés) : champ « keys » : aucune clé annoncée ("},
 	} {
 		for _, lang := range []string{"en", "fr"} {
 			args := c.args
@@ -369,4 +446,316 @@ func protoBase64Error(lang string) string {
 		return "ce n'est pas un reçu (JSON protobuf) : données base64 invalides à l'octet 1\n"
 	}
 	return "ce n'est pas un reçu (JSON protobuf) : champ « record » : données base64 invalides à l'octet 1\n"
+}
+
+// Algorithm and curve identifiers of a SubjectPublicKeyInfo.
+var (
+	oidRSA     = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 1}
+	oidECDSA   = asn1.ObjectIdentifier{1, 2, 840, 10045, 2, 1}
+	oidP256    = asn1.ObjectIdentifier{1, 2, 840, 10045, 3, 1, 7}
+	oidEd25519 = asn1.ObjectIdentifier{1, 3, 101, 112}
+)
+
+// spki is the DER SubjectPublicKeyInfo of key under algorithm oid, with
+// params (DER) when not nil.
+func spki(t *testing.T, oid asn1.ObjectIdentifier, params, key []byte) []byte {
+	t.Helper()
+	alg := pkix.AlgorithmIdentifier{Algorithm: oid}
+	if params != nil {
+		alg.Parameters = asn1.RawValue{FullBytes: params}
+	}
+	b, err := asn1.Marshal(struct {
+		Algorithm pkix.AlgorithmIdentifier
+		PublicKey asn1.BitString
+	}{alg, asn1.BitString{Bytes: key, BitLength: 8 * len(key)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func oidBytes(t *testing.T, oid asn1.ObjectIdentifier) []byte {
+	t.Helper()
+	b, err := asn1.Marshal(oid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// unreachableRecordMsgs are package record's messages that no record, well
+// or badly formed, can reach through Parse, Format or TicketHash.
+var unreachableRecordMsgs = map[verdict.MsgID]string{
+	verdict.MsgRecordFormatPointer:   "every record type is a pointer, and a nil one is MsgRecordFormatNil",
+	verdict.MsgRecordNotCanonical:    "Parse's grammar admits one encoding per record; the check is belt and braces",
+	verdict.MsgRecordUnsupportedType: "every field type of every kind is supported",
+	verdict.MsgRecordWantBool:        "no kind has a boolean field",
+}
+
+// TestFrenchRecordReasons: every refusal of package record — Parse's JSON
+// subset, its fields and each kind's rules, Format's, TicketHash's — reads
+// in French with --lang fr, without quoting English, and its English text
+// is exactly what it always was. The cases are driven through the real
+// parser (the golden records of package record, altered), and together
+// reach every message of the package's in the catalog.
+func TestFrenchRecordReasons(t *testing.T) {
+	golden := map[record.Kind]string{}
+	files, err := filepath.Glob("../record/testdata/golden/*.json")
+	if err != nil || len(files) < 10 {
+		t.Fatalf("golden records: %v %v", files, err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden[record.Kind(strings.TrimSuffix(filepath.Base(f), ".json"))] = strings.TrimSpace(string(b))
+	}
+	parse := func(s string) error {
+		_, err := record.Parse([]byte(s))
+		return err
+	}
+	// alter parses the golden record of kind k with old replaced by new.
+	alter := func(k record.Kind, old, new string) error {
+		s, ok := golden[k]
+		if !ok || !strings.Contains(s, old) {
+			t.Fatalf("golden %s has no %q", k, old)
+		}
+		return parse(strings.Replace(s, old, new, 1))
+	}
+	// drop parses the golden record of kind k without member name (not the last).
+	drop := func(k record.Kind, name string) error {
+		m := regexp.MustCompile(`"` + name + `":("[^"]*"|[^,}]*),`).FindString(golden[k])
+		if m == "" {
+			t.Fatalf("golden %s has no member %q", k, name)
+		}
+		return alter(k, m, "")
+	}
+	format := func(r record.Record) error {
+		_, err := record.Format(r)
+		return err
+	}
+	ticket := func(code string) error {
+		_, err := record.TicketHash(code)
+		return err
+	}
+	when := time.Date(2026, 11, 30, 9, 15, 0, 0, time.UTC)
+	keyOf := golden[record.KindKey][strings.Index(golden[record.KindKey], "{\"fingerprint") : strings.Index(golden[record.KindKey], "}]")+1]
+	keys := func(list string) string {
+		return `{"keys":[` + list + `],"kind":"key","time":"2026-11-30T09:15:00Z","v":1}`
+	}
+	const mal = ": malformed record"
+	const beaconHash = "drand:abababababababababababababababababababababababababababababababab"
+
+	seen := map[verdict.MsgID]bool{}
+	for _, c := range []struct {
+		name string
+		err  error
+		en   string // the whole English text
+		fr   string // in the French reason
+	}{
+		// The canonical JSON subset (record: byte N: …).
+		{"not an object", parse(`[1]`), "record: byte 0: a record is a JSON object" + mal, "enregistrement mal formé à l'octet 0 : un enregistrement est un objet JSON"},
+		{"too large", parse(strings.Repeat(" ", record.MaxLeafSize+1)), "record: 1048577 bytes exceeds 1048576" + mal, "enregistrement mal formé : 1048577 octets, plus que les 1048576 permis"},
+		{"nested", parse(`{"a":[[[[[[[[[1]]]]]]]]]}`), "record: byte 13: nested deeper than 8" + mal, "à l'octet 13 : plus de 8 niveaux d'imbrication"},
+		{"end", parse(`{"a":`), "record: byte 5: unexpected end" + mal, "à l'octet 5 : fin inattendue"},
+		{"end in object", parse(`{"a":1,`), "record: byte 7: unexpected end" + mal, "à l'octet 7 : fin inattendue"},
+		{"end want", parse(`{"a"`), `record: byte 4: unexpected end, want ':'` + mal, "à l'octet 4 : fin inattendue, ':' attendu"},
+		{"whitespace", parse(`{"a" :1}`), "record: byte 4: whitespace is not canonical" + mal, "à l'octet 4 : les blancs (espaces, tabulations, fins de ligne) ne sont pas canoniques"},
+		{"whitespace value", parse(`{"a": 1}`), "record: byte 5: whitespace is not canonical" + mal, "ne sont pas canoniques"},
+		{"whitespace key", parse(`{"a":1, "b":2}`), "record: byte 7: whitespace is not canonical" + mal, "à l'octet 7 : les blancs"},
+		{"null", parse(`{"a":null}`), "record: byte 5: unexpected 'n' (null, floats and whitespace are not canonical)" + mal,
+			"à l'octet 5 : caractère 'n' inattendu (null, les nombres à virgule et les blancs ne sont pas canoniques)"},
+		{"got want", parse(`{"a":1;`), "record: byte 6: got ';', want ','" + mal, "à l'octet 6 : ';' au lieu de ','"},
+		{"key not a string", parse(`{1:1}`), "record: byte 1: object key must be a string" + mal, "à l'octet 1 : le nom d'un membre d'objet doit être une chaîne"},
+		{"duplicate key", parse(`{"a":1,"a":2}`), `record: byte 7: duplicate key "a"` + mal, "à l'octet 7 : membre « a » en double"},
+		{"key order", parse(`{"b":1,"a":2}`), `record: byte 7: key "a" after "b": keys must be sorted` + mal, "membre « a » après « b » : les membres doivent être triés"},
+		{"unterminated", parse(`{"a":"x`), "record: byte 7: unterminated string" + mal, "à l'octet 7 : chaîne non terminée"},
+		{"escape", parse(`{"a":"\n"}`), `record: byte 6: only \" and \\ escapes are canonical` + mal, `à l'octet 6 : seuls les échappements \" et \\ sont canoniques`},
+		{"non-ASCII", parse(`{"a":"é"}`), "record: byte 6: byte 0xc3 in a string: only printable ASCII is allowed" + mal, "octet 0xc3 dans une chaîne : seul l'ASCII imprimable est permis"},
+		{"no digits", parse(`{"a":-}`), "record: byte 6: a number needs digits" + mal, "à l'octet 6 : un nombre doit avoir des chiffres"},
+		{"leading zero", parse(`{"a":01}`), "record: byte 5: leading zero" + mal, "à l'octet 5 : zéro en tête d'un nombre"},
+		{"minus zero", parse(`{"a":-0}`), "record: byte 5: -0 is not canonical" + mal, "à l'octet 5 : -0 n'est pas canonique"},
+		{"fraction", parse(`{"a":1.5}`), "record: byte 6: only integers are allowed (amounts are integer cents)" + mal, "seuls les entiers sont permis (les montants sont en centimes entiers)"},
+		{"integer range", parse(`{"a":99999999999999999}`), "record: byte 5: integer outside ±(2^53−1)" + mal, "à l'octet 5 : entier hors de l'intervalle ±(2^53−1)"},
+		{"integer digits", parse(`{"a":9999999999999999}`), "record: byte 5: integer outside ±(2^53−1)" + mal, "entier hors de l'intervalle"},
+		{"trailing", parse(`{}x`), "record: byte 2: trailing bytes after the record" + mal, "à l'octet 2 : des octets suivent l'enregistrement"},
+		// The top level and the fields (record: field NAME: …).
+		{"no version", parse(`{}`), "record: field v: missing or not an integer" + mal, "enregistrement mal formé, champ « v » : absent ou pas un entier"},
+		{"version", parse(`{"v":2}`), "record: version 2: unsupported record version", "version d'enregistrement non prise en charge (version 2)"},
+		{"no kind", parse(`{"v":1}`), "record: field kind: missing or not a string" + mal, "champ « kind » : absent ou pas une chaîne"},
+		{"kind", parse(`{"kind":"x","v":1}`), `record: kind "x": unknown record kind`, "type d'enregistrement inconnu : « x »"},
+		{"unknown field", alter(record.KindEmission, `"v":1}`, `"v":1,"x":1}`), "record: field x: unknown field for the record (version 1)" + mal,
+			"champ « x » : champ inconnu dans un enregistrement (version 1)"},
+		{"unknown nested field", alter(record.KindKey, `"use":"vrf"}`, `"use":"vrf","x":1}`), "record: field keys.x: unknown field for keys (version 1)" + mal,
+			"champ « keys.x » : champ inconnu dans « keys » (version 1)"},
+		{"missing", drop(record.KindEmission, "closure"), "record: field closure: missing" + mal, "champ « closure » : absent"},
+		{"empty optional", alter(record.KindManifest, `"total":630000000`, `"total":0`), "record: field total: an empty optional field must be omitted" + mal,
+			"champ « total » : un champ facultatif vide doit être omis"},
+		{"want time", alter(record.KindEmission, `"time":"2026-11-30T09:15:00Z"`, `"time":1`), "record: field time: want a time string" + mal, "champ « time » : une date et heure (chaîne) est attendue"},
+		{"bad time", alter(record.KindEmission, `"time":"2026-11-30T09:15:00Z"`, `"time":"2026-11-30"`), `record: field time: time "2026-11-30" is not RFC 3339 UTC with seconds (YYYY-MM-DDThh:mm:ssZ)` + mal,
+			"« 2026-11-30 » n'est pas une date et heure RFC 3339 UTC à la seconde (AAAA-MM-JJThh:mm:ssZ)"},
+		{"want hex", alter(record.KindManifest, `"root":"8325`, `"root":1,"rz":"`), "record: field root: want a lowercase hex string" + mal, "champ « root » : une chaîne hexadécimale en minuscules est attendue"},
+		{"hex digit", alter(record.KindManifest, `"root":"8325`, `"root":"G325`), "record: field root: hex must be lowercase 0-9a-f, got 'G'" + mal, "l'hexadécimal s'écrit en minuscules 0-9a-f, et non 'G'"},
+		{"odd hex", alter(record.KindManifest, `"root":"8325`, `"root":"325`), "record: field root: odd-length hex" + mal, "champ « root » : hexadécimal de longueur impaire"},
+		{"hex length", alter(record.KindManifest, `"root":"8325`, `"root":"83","rz":"`), "record: field root: want 32 bytes, got 1" + mal, "champ « root » : 32 octets attendus, et non 1"},
+		{"want string", alter(record.KindEmission, `"emission":"QOD-2026-07"`, `"emission":1`), "record: field emission: want a string" + mal, "champ « emission » : une chaîne est attendue"},
+		{"want integer", alter(record.KindManifest, `"count":3000000`, `"count":"x"`), "record: field count: want an integer" + mal, "champ « count » : un entier est attendu"},
+		{"want integer (signed)", alter(record.KindPick, `"index":0`, `"index":"0"`), "record: field index: want an integer" + mal, "champ « index » : un entier est attendu"},
+		{"integer out of range", alter(record.KindManifest, `"count":3000000`, `"count":-1`), "record: field count: integer -1 out of range" + mal, "champ « count » : l'entier -1 est hors limites"},
+		{"want array", alter(record.KindGameStart, `"multipliers":[2,3,2,2]`, `"multipliers":2`), "record: field multipliers: want an array" + mal, "champ « multipliers » : un tableau est attendu"},
+		{"want array (list)", alter(record.KindPromoDraw, `"ranking":[40211,77,3141,9000]`, `"ranking":1`), "record: field ranking: want an array" + mal, "champ « ranking » : un tableau est attendu"},
+		{"want elements", alter(record.KindGameStart, `"multipliers":[2,3,2,2]`, `"multipliers":[2,3,2]`), "record: field multipliers: want 4 elements, got 3" + mal, "4 éléments attendus, et non 3"},
+		{"want object", parse(keys("1")), "record: field keys: want an object" + mal, "champ « keys » : un objet est attendu"},
+		// Each kind's rules (record KIND: …: malformed record).
+		{"no keys", parse(keys("")), "record key: keys: none announced" + mal, "enregistrement mal formé (annonce de clés) : champ « keys » : aucune clé annoncée"},
+		{"key id", alter(record.KindKey, `"id":"vrf-1"`, `"id":""`), "record key: keys[0].id: empty" + mal, "champ « keys[0].id » vide"},
+		{"key twice", parse(keys(keyOf + "," + keyOf)), `record key: keys[1].id: "vrf-1" announced twice` + mal, "champ « keys[1].id » : la clé « vrf-1 » est annoncée deux fois"},
+		{"key use", alter(record.KindKey, `"use":"vrf"`, `"use":""`), "record key: keys[0]: use and suite are required" + mal, "champ « keys[0] » : les champs « use » et « suite » sont requis"},
+		{"key public key", alter(record.KindKey, `"public_key":"021111111111111111111111111111111111111111111111111111111111111111"`, `"public_key":""`),
+			"record key: keys[0].public_key: empty" + mal, "champ « keys[0].public_key » vide"},
+		{"key fingerprint", alter(record.KindKey, `"fingerprint":"e`, `"fingerprint":"f`), "record key: keys[0].fingerprint: not SHA-256 of public_key" + mal,
+			"champ « keys[0].fingerprint » : ce n'est pas le SHA-256 de « public_key »"},
+		{"emission", alter(record.KindEmission, `"emission":"QOD-2026-07"`, `"emission":""`), "record emission: emission: empty" + mal, "enregistrement mal formé (émission) : champ « emission » vide"},
+		{"closure", alter(record.KindEmission, `"closure":"2026-12-31"`, `"closure":"2026-13-31"`), `record emission: closure: "2026-13-31" is not a YYYY-MM-DD date` + mal,
+			"champ « closure » : « 2026-13-31 » n'est pas une date AAAA-MM-JJ"},
+		{"missing time", alter(record.KindEmission, `"time":"2026-11-30T09:15:00Z"`, `"time":"0001-01-01T00:00:00Z"`), "record emission: time: missing time" + mal,
+			"champ « time » : date et heure absentes"},
+		{"manifest emission", alter(record.KindManifest, `"emission":"QOD-2026-07"`, `"emission":""`), "record manifest: emission: empty" + mal, "(manifeste de tickets) : champ « emission » vide"},
+		{"total", alter(record.KindManifest, `"total":630000000`, `"total":-5`), "record manifest: total: negative" + mal, "champ « total » négatif"},
+		{"game and emission", alter(record.KindGameStart, `"game":"g-000042"`, `"game":""`), "record game_start: game and emission are required" + mal,
+			"enregistrement mal formé (début de partie) : les champs « game » et « emission » sont requis"},
+		{"stake", alter(record.KindGameStart, `"stake":2000`, `"stake":-1`), "record game_start: stake: -1 cents, must be positive" + mal,
+			"champ « stake » : -1 centimes, alors que la mise doit être strictement positive"},
+		{"multiplier", alter(record.KindGameStart, `"multipliers":[2,3,2,2]`, `"multipliers":[2,4,2,2]`), "record game_start: multipliers[1]: 4, must be 2 or 3" + mal,
+			"champ « multipliers[1] » : 4, alors qu'un multiplicateur vaut 2 ou 3"},
+		{"vrf together", drop(record.KindGameStart, "key"), "record game_start: key, proof and beta go together" + mal, "les champs « key », « proof » et « beta » vont ensemble : tous les trois ou aucun"},
+		{"req together", drop(record.KindPick, "req"), "record pick: req and req_digest go together" + mal, "les champs « req » et « req_digest » vont ensemble : tous deux ou aucun"},
+		{"pick game", alter(record.KindPick, `"game":"g-000042"`, `"game":""`), "record pick: game: empty" + mal, "enregistrement mal formé (sélection) : champ « game » vide"},
+		{"pick index", alter(record.KindPick, `"index":0`, `"index":30`), "record pick: index: 30, must be 0..29" + mal, "champ « index » : 30, alors qu'il doit être compris entre 0 et 29"},
+		{"pick number", alter(record.KindPick, `"number":17`, `"number":31`), "record pick: number: 31, must be 1..30" + mal, "champ « number » : 31, alors qu'il doit être compris entre 1 et 30"},
+		{"pick outcome", alter(record.KindPick, `"outcome":"good"`, `"outcome":"bad"`), `record pick: outcome: "bad", must be "good" or "losing"` + mal,
+			"champ « outcome » : « bad », alors que « good » ou « losing » est attendu"},
+		{"decision game", alter(record.KindDecision, `"game":"g-000042"`, `"game":""`), "record decision: game: empty" + mal, "(décision au palier) : champ « game » vide"},
+		{"decision tier", alter(record.KindDecision, `"tier":1`, `"tier":4`), "record decision: tier: 4, must be 1..3" + mal, "champ « tier » : 4, alors qu'il doit être compris entre 1 et 3"},
+		{"decision choice", alter(record.KindDecision, `"choice":"continue"`, `"choice":"maybe"`), `record decision: choice: "maybe", must be "continue" or "stop"` + mal,
+			"champ « choice » : « maybe », alors que « continue » ou « stop » est attendu"},
+		{"end game", alter(record.KindGameEnd, `"game":"g-000042"`, `"game":""`), "record game_end: game: empty" + mal, "(fin de partie) : champ « game » vide"},
+		{"end tier", alter(record.KindGameEnd, `"tier":2`, `"tier":5`), "record game_end: tier: 5, must be 0..4" + mal, "champ « tier » : 5, alors qu'il doit être compris entre 0 et 4"},
+		{"end negative", alter(record.KindGameEnd, `"win":12000`, `"win":-1`), "record game_end: win and refund cannot be negative" + mal, "les champs « win » et « refund » ne peuvent pas être négatifs"},
+		{"end won", alter(record.KindGameEnd, `"tier":2`, `"tier":0`), "record game_end: result won: needs a win, a tier ≥ 1 and no refund" + mal,
+			"résultat « won » : il faut un gain, un palier ≥ 1 et aucun remboursement"},
+		{"end refunded", alter(record.KindGameEnd, `"result":"won"`, `"result":"refunded"`), "record game_end: result refunded: needs a refund and no win" + mal,
+			"résultat « refunded » : il faut un remboursement et aucun gain"},
+		{"end lost", alter(record.KindGameEnd, `"result":"won"`, `"result":"lost"`), "record game_end: result lost: no win, no refund" + mal, "résultat « lost » : ni gain, ni remboursement"},
+		{"end result", alter(record.KindGameEnd, `"result":"won"`, `"result":"draw"`), `record game_end: result: "draw", must be won, lost, expired or refunded` + mal,
+			"champ « result » : « draw », alors que « won », « lost », « expired » ou « refunded » est attendu"},
+		{"freeze draw", alter(record.KindPromoFreeze, `"draw":"BC-2016-1"`, `"draw":""`), "record promo_freeze: draw and promotion are required" + mal,
+			"(gel promotionnel) : les champs « draw » et « promotion » sont requis"},
+		{"freeze winners", alter(record.KindPromoFreeze, `"winners":1`, `"winners":0`), "record promo_freeze: winners + reserves (0 + 3) must be 1..count (48213)" + mal,
+			"gagnants + réserves (0 + 3) doit être compris entre 1 et le nombre de participants (48213)"},
+		{"freeze beacon", alter(record.KindPromoFreeze, `"beacon":"drand quicknet round 1234567"`, `"beacon":"drand:x"`),
+			`record promo_freeze: beacon: "drand:x" is not drand:<chain hash, 64 lowercase hex>:<round>` + mal,
+			"champ « beacon » : « drand:x » n'est pas de la forme drand:<empreinte de la chaîne, 64 chiffres hexadécimaux en minuscules>:<ronde>"},
+		{"freeze beacon round", alter(record.KindPromoFreeze, `"beacon":"drand quicknet round 1234567"`, `"beacon":"`+beaconHash+`:99999999999999999999"`),
+			"record promo_freeze: beacon: round out of range" + mal, "champ « beacon » : numéro de ronde hors limites"},
+		{"draw draw", alter(record.KindPromoDraw, `"draw":"BC-2016-1"`, `"draw":""`), "record promo_draw: draw: empty" + mal, "(tirage promotionnel) : champ « draw » vide"},
+		{"draw share", alter(record.KindPromoDraw, `"share":"6261696c696666207368617265"`, `"share":""`), "record promo_draw: share: the bailiff's share is required" + mal,
+			"champ « share » : la contribution de l'huissier est requise"},
+		{"draw ranking", alter(record.KindPromoDraw, `"ranking":[40211,77,3141,9000]`, `"ranking":[40211,77,3141]`), "record promo_draw: ranking: 3 entries, want winners + reserves = 4" + mal,
+			"champ « ranking » : 3 rangs, alors que gagnants + réserves = 4"},
+		{"draw secret", alter(record.KindPromoDraw, `"secret":"e`, `"secret":"f`), "record promo_draw: secret: does not match commit" + mal,
+			"champ « secret » : ne correspond pas à l'engagement « commit »"},
+		{"draw beacon value", drop(record.KindPromoDraw, "beacon_value"), "record promo_draw: beacon and beacon_value go together" + mal, "les champs « beacon » et « beacon_value » vont ensemble"},
+		{"draw beacon", alter(record.KindPromoDraw, `"beacon":"drand quicknet round 1234567"`, `"beacon":"drand:1"`),
+			`record promo_draw: beacon: "drand:1" is not drand:<chain hash, 64 lowercase hex>:<round>` + mal, "champ « beacon » : « drand:1 » n'est pas de la forme"},
+		{"draw ranking entry", alter(record.KindPromoDraw, `"ranking":[40211,77,`, `"ranking":[40211,40211,`), "record promo_draw: ranking[1]: 40211 out of range or repeated" + mal,
+			"champ « ranking[1] » : 40211 hors limites ou répété"},
+		{"draw vrf", alter(record.KindPromoDraw, `"key":"vrf-1"`, `"key":""`), "record promo_draw: key, proof and beta go together" + mal, "les champs « key », « proof » et « beta » vont ensemble"},
+		{"attestation", alter(record.KindAttestation, `"subject":"qod/paytable"`, `"subject":""`), "record attestation: subject, type and key are required" + mal,
+			"(attestation) : les champs « subject », « type » et « key » sont requis"},
+		{"attestation digest", alter(record.KindAttestation, `"digest":"4`, `"digest":"5`), "record attestation: digest: not SHA-256 of statement" + mal,
+			"champ « digest » : ce n'est pas le SHA-256 de « statement »"},
+		// Parse's check that the record it read formats again.
+		{"year", alter(record.KindEmission, `"time":"2026-11-30T09:15:00Z"`, `"time":"1969-12-31T23:59:59Z"`), "record: field time: year 1969 out of range 1970..9999" + mal,
+			"enregistrement mal formé : champ « time » : l'année 1969 n'est pas comprise entre 1970 et 9999"},
+		// Format's refusals.
+		{"format nil", format(nil), "record: Format of a nil record", "aucun enregistrement à encoder (Format reçoit nil)"},
+		{"format nil pointer", format((*record.Pick)(nil)), "record: Format of a nil record", "aucun enregistrement à encoder"},
+		{"format rules", format(&record.Pick{Time: when, Game: "g", Index: 40}), "record pick: index: 40, must be 0..29",
+			"sélection invalide : champ « index » : 40, alors qu'il doit être compris entre 0 et 29"},
+		{"format fraction", format(&record.Emission{Time: when.Add(1), Emission: "E", Closure: "2026-12-31", StartDeadline: when}),
+			"record: field time: time 2026-11-30T09:15:00.000000001Z is not a whole second", "champ « time » : l'heure 2026-11-30T09:15:00.000000001Z n'est pas à la seconde entière"},
+		{"format ASCII", format(&record.Emission{Time: when, Emission: "É", Closure: "2026-12-31", StartDeadline: when}),
+			"record: field emission: byte 0xc3 at 0 is not printable ASCII", "champ « emission » : l'octet 0xc3 en position 0 n'est pas un caractère ASCII imprimable"},
+		{"format unsigned", format(&record.Manifest{Time: when, Emission: "E", Count: 1 << 60}), "record: field count: integer 1152921504606846976 above 2^53−1",
+			"champ « count » : l'entier 1152921504606846976 dépasse 2^53−1"},
+		{"format signed", format(&record.GameStart{Time: when, Game: "g", Emission: "E", Stake: 1 << 60, Multipliers: [4]int{2, 2, 2, 2}, Expires: when}),
+			"record: field stake: integer 1152921504606846976 outside ±(2^53−1)", "champ « stake » : l'entier 1152921504606846976 sort de l'intervalle ±(2^53−1)"},
+		// Ticket codes.
+		{"ticket character", ticket("AB!"), "ticket code: character 3: ticket code must be 18 characters A-Z 0-9",
+			"code de ticket : caractère 3 : un code de ticket fait 18 caractères A-Z 0-9"},
+		{"ticket length", ticket("AB-C"), "ticket code: 3 characters: ticket code must be 18 characters A-Z 0-9", "code de ticket : 3 caractères : un code de ticket fait 18 caractères"},
+	} {
+		if c.err != nil && c.err.Error() != c.en {
+			t.Errorf("%s: English %q, want %q", c.name, c.err.Error(), c.en)
+		}
+		m := frenchReason(t, c.name, c.err, c.en, c.fr)
+		msgIDs(m, seen)
+	}
+	// The sentinels are still there to test with errors.Is.
+	for _, c := range []struct {
+		err      error
+		sentinel error
+	}{
+		{parse(`{}`), record.ErrMalformed}, {parse(`{"v":2}`), record.ErrVersion},
+		{parse(`{"kind":"x","v":1}`), record.ErrUnknownKind}, {ticket("x"), record.ErrTicketCode},
+		{alter(record.KindPick, `"index":0`, `"index":30`), record.ErrMalformed},
+	} {
+		if !errors.Is(c.err, c.sentinel) {
+			t.Errorf("%v does not wrap %v", c.err, c.sentinel)
+		}
+	}
+	// Every message of package record's in the catalog is reached above.
+	src, err := os.ReadFile("../verdict/messages.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, _ := strings.Cut(string(src), "// Package record's refusals (record.Parse")
+	block, _, _ = strings.Cut(block, "\n\n")
+	decl := regexp.MustCompile(`(?m)^\s*(Msg\w*)\s+MsgID = "([^"]+)"`).FindAllStringSubmatch(block, -1)
+	if len(decl) < 80 {
+		t.Fatalf("found only %d record messages in messages.go", len(decl))
+	}
+	for _, d := range decl {
+		id := verdict.MsgID(d[2])
+		if why, ok := unreachableRecordMsgs[id]; ok {
+			if seen[id] {
+				t.Errorf("%s is reached, yet listed as unreachable (%s)", d[1], why)
+			}
+			continue
+		}
+		if !seen[id] {
+			t.Errorf("%s: no case above reaches it", d[1])
+		}
+	}
+}
+
+// msgIDs adds the ids of m and of the messages among its arguments to seen.
+func msgIDs(m verdict.Msg, seen map[verdict.MsgID]bool) {
+	seen[m.ID] = true
+	for _, a := range m.Args {
+		switch x := a.(type) {
+		case verdict.Msg:
+			msgIDs(x, seen)
+		case []verdict.Msg:
+			for _, y := range x {
+				msgIDs(y, seen)
+			}
+		case verdict.Series:
+			for _, y := range x {
+				msgIDs(y, seen)
+			}
+		}
+	}
 }

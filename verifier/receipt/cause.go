@@ -43,6 +43,7 @@ var causes = []struct {
 	{qod.ErrTranscript, verdict.MsgCauseTranscript},
 	{promo.ErrEntrantList, verdict.MsgCauseEntrantList},
 	{errInclusion, verdict.MsgCauseInclusion},
+	{record.ErrTicketCode, verdict.MsgCauseTicketCode},
 }
 
 // errInclusion is x/mod tlog's (unexported) error for an inclusion proof
@@ -56,7 +57,9 @@ var errInclusion = tlog.CheckRecord(nil, 1, tlog.Hash{}, 0, tlog.Hash{1})
 // in French, a sentinel the catalog knows (vrf.ErrInvalidProof,
 // qod.ErrNumberPicked, checkpoint.ErrFork …) is named in French, followed by
 // the English text as a technical detail when that text says more than the
-// sentinel. Any other error is shown as a technical detail.
+// sentinel. crypto/x509's refusal of a key, when it reaches here bare, is
+// named too (verdict.X509Named). Any other error is shown as a technical
+// detail.
 func Cause(err error) verdict.Msg { return CauseText(err, err.Error()) }
 
 // CauseText is Cause with the English text to show (err's text trimmed of
@@ -90,6 +93,11 @@ func CauseText(err error, text string) verdict.Msg {
 			}
 			return verdict.M(verdict.MsgCauseDetail, verdict.M(c.id), text)
 		}
+	}
+	// crypto/x509's refusal of a key that reached here bare (package vrf
+	// names only some of an RSA key's).
+	if named := verdict.X509Named(err); named != err && text == err.Error() {
+		return Cause(named)
 	}
 	return verdict.M(verdict.MsgCauseTechnical, text)
 }

@@ -3,7 +3,8 @@ package record
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
+
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // AlphaDomain is the domain-separation prefix of every VRF input.
@@ -105,12 +106,12 @@ func TicketHash(code string) ([32]byte, error) {
 			c -= 'a' - 'A'
 		case (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'):
 		default:
-			return [32]byte{}, fmt.Errorf("ticket code: character %d: %w", i+1, ErrTicketCode)
+			return [32]byte{}, verdict.Errorf(verdict.MsgTicketCodeChar, i+1, ErrTicketCode)
 		}
 		norm = append(norm, c)
 	}
 	if len(norm) != 18 {
-		return [32]byte{}, fmt.Errorf("ticket code: %d characters: %w", len(norm), ErrTicketCode)
+		return [32]byte{}, verdict.Errorf(verdict.MsgTicketCodeLength, len(norm), ErrTicketCode)
 	}
 	return sha256Sum(append([]byte("tirage/ticket/v1"), norm...)), nil
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // The canonical JSON subset (see the package documentation):
@@ -109,7 +111,7 @@ func topFieldsOf(t reflect.Type) []field {
 func (e *encoder) encodeTop(r Record) error {
 	rv := reflect.ValueOf(r)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return fmt.Errorf("record: Format needs a non-nil pointer to a record struct, got %T", r)
+		return verdict.Errorf(verdict.MsgRecordFormatPointer, fmt.Sprintf("%T", r))
 	}
 	return e.object(rv.Elem(), "", r.Kind())
 }
@@ -157,10 +159,10 @@ func (e *encoder) value(v reflect.Value, path string) error {
 	case t == timeType:
 		tm := v.Interface().(time.Time)
 		if tm.Nanosecond() != 0 {
-			return fmt.Errorf("record: field %s: time %s is not a whole second", path, tm.UTC().Format(time.RFC3339Nano))
+			return encodeErr(path, verdict.MsgRecordTimeFraction, tm.UTC().Format(time.RFC3339Nano))
 		}
 		if y := tm.UTC().Year(); y < 1970 || y > 9999 {
-			return fmt.Errorf("record: field %s: year %d out of range 1970..9999", path, y)
+			return encodeErr(path, verdict.MsgRecordYear, y)
 		}
 		e.buf = append(e.buf, '"')
 		e.buf = tm.UTC().AppendFormat(e.buf, timeLayout)
@@ -183,7 +185,7 @@ func (e *encoder) value(v reflect.Value, path string) error {
 		s := v.String()
 		for i := 0; i < len(s); i++ {
 			if c := s[i]; c < 0x20 || c > 0x7e {
-				return fmt.Errorf("record: field %s: byte 0x%02x at %d is not printable ASCII", path, c, i)
+				return encodeErr(path, verdict.MsgRecordNotPrintable, c, i)
 			}
 		}
 		e.buf = append(e.buf, '"')
@@ -197,13 +199,13 @@ func (e *encoder) value(v reflect.Value, path string) error {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		n := v.Int()
 		if n > maxSafeInt || n < -maxSafeInt {
-			return fmt.Errorf("record: field %s: integer %d outside ±(2^53−1)", path, n)
+			return encodeErr(path, verdict.MsgRecordIntOutside, n)
 		}
 		e.buf = strconv.AppendInt(e.buf, n, 10)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		n := v.Uint()
 		if n > maxSafeInt {
-			return fmt.Errorf("record: field %s: integer %d above 2^53−1", path, n)
+			return encodeErr(path, verdict.MsgRecordIntAbove, n)
 		}
 		e.buf = strconv.AppendUint(e.buf, n, 10)
 	case reflect.Bool:
@@ -222,7 +224,7 @@ func (e *encoder) value(v reflect.Value, path string) error {
 	case reflect.Struct:
 		return e.object(v, path, "")
 	default:
-		return fmt.Errorf("record: field %s: unsupported type %s", path, t)
+		return encodeErr(path, verdict.MsgRecordUnsupportedType, t.String())
 	}
 	return nil
 }
@@ -249,16 +251,23 @@ type parser struct {
 	off int
 }
 
-func (p *parser) errorf(format string, args ...any) error {
-	return fmt.Errorf("record: byte %d: %s: %w", p.off, fmt.Sprintf(format, args...), ErrMalformed)
+// errorf is the refusal id(args…) at the parser's offset; it wraps
+// ErrMalformed.
+func (p *parser) errorf(id verdict.MsgID, args ...any) error {
+	return verdict.Errorf(verdict.MsgRecordByte, p.off, verdict.M(id, args...), ErrMalformed)
+}
+
+// encodeErr is Format's refusal id(args…) of the value of field path.
+func encodeErr(path string, id verdict.MsgID, args ...any) error {
+	return verdict.Errorf(verdict.MsgRecordEncodeField, path, verdict.M(id, args...))
 }
 
 func (p *parser) value(depth int) (jvalue, error) {
 	if depth > maxDepth {
-		return jvalue{}, p.errorf("nested deeper than %d", maxDepth)
+		return jvalue{}, p.errorf(verdict.MsgRecordTooDeep, maxDepth)
 	}
 	if p.off >= len(p.b) {
-		return jvalue{}, p.errorf("unexpected end")
+		return jvalue{}, p.errorf(verdict.MsgRecordEnd)
 	}
 	switch c := p.b[p.off]; {
 	case c == '{':
@@ -277,21 +286,21 @@ func (p *parser) value(depth int) (jvalue, error) {
 		p.off += 5
 		return jvalue{kind: 't'}, nil
 	case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-		return jvalue{}, p.errorf("whitespace is not canonical")
+		return jvalue{}, p.errorf(verdict.MsgRecordWhitespace)
 	default:
-		return jvalue{}, p.errorf("unexpected %q (null, floats and whitespace are not canonical)", c)
+		return jvalue{}, p.errorf(verdict.MsgRecordUnexpected, c)
 	}
 }
 
 func (p *parser) expect(c byte) error {
 	if p.off >= len(p.b) {
-		return p.errorf("unexpected end, want %q", c)
+		return p.errorf(verdict.MsgRecordEndWant, c)
 	}
 	if p.b[p.off] != c {
 		if b := p.b[p.off]; b == ' ' || b == '\t' || b == '\n' || b == '\r' {
-			return p.errorf("whitespace is not canonical")
+			return p.errorf(verdict.MsgRecordWhitespace)
 		}
-		return p.errorf("got %q, want %q", p.b[p.off], c)
+		return p.errorf(verdict.MsgRecordGotWant, p.b[p.off], c)
 	}
 	p.off++
 	return nil
@@ -309,12 +318,12 @@ func (p *parser) object(depth int) (jvalue, error) {
 	}
 	for {
 		if p.off >= len(p.b) {
-			return v, p.errorf("unexpected end")
+			return v, p.errorf(verdict.MsgRecordEnd)
 		}
 		if c := p.b[p.off]; c == ' ' || c == '\t' || c == '\n' || c == '\r' {
-			return v, p.errorf("whitespace is not canonical")
+			return v, p.errorf(verdict.MsgRecordWhitespace)
 		} else if c != '"' {
-			return v, p.errorf("object key must be a string")
+			return v, p.errorf(verdict.MsgRecordKeyNotString)
 		}
 		start := p.off
 		k, err := p.str()
@@ -324,9 +333,9 @@ func (p *parser) object(depth int) (jvalue, error) {
 		if n := len(v.obj); n > 0 && k <= v.obj[n-1].key {
 			p.off = start
 			if k == v.obj[n-1].key {
-				return v, p.errorf("duplicate key %q", k)
+				return v, p.errorf(verdict.MsgRecordDuplicateKey, k)
 			}
-			return v, p.errorf("key %q after %q: keys must be sorted", k, v.obj[n-1].key)
+			return v, p.errorf(verdict.MsgRecordKeyOrder, k, v.obj[n-1].key)
 		}
 		if err := p.expect(':'); err != nil {
 			return v, err
@@ -386,7 +395,7 @@ func (p *parser) str() (string, error) {
 	var out []byte
 	for {
 		if p.off >= len(p.b) {
-			return "", p.errorf("unterminated string")
+			return "", p.errorf(verdict.MsgRecordUnterminated)
 		}
 		c := p.b[p.off]
 		switch {
@@ -399,9 +408,9 @@ func (p *parser) str() (string, error) {
 				p.off += 2
 				continue
 			}
-			return "", p.errorf("only \\\" and \\\\ escapes are canonical")
+			return "", p.errorf(verdict.MsgRecordEscape)
 		case c < 0x20 || c > 0x7e:
-			return "", p.errorf("byte 0x%02x in a string: only printable ASCII is allowed", c)
+			return "", p.errorf(verdict.MsgRecordStringByte, c)
 		}
 		out = append(out, c)
 		p.off++
@@ -419,33 +428,35 @@ func (p *parser) integer() (jvalue, error) {
 	}
 	switch {
 	case p.off == digits:
-		return jvalue{}, p.errorf("a number needs digits")
+		return jvalue{}, p.errorf(verdict.MsgRecordNoDigits)
 	case p.b[digits] == '0' && p.off-digits > 1:
 		p.off = start
-		return jvalue{}, p.errorf("leading zero")
+		return jvalue{}, p.errorf(verdict.MsgRecordLeadingZero)
 	case string(p.b[start:p.off]) == "-0":
 		p.off = start
-		return jvalue{}, p.errorf("-0 is not canonical")
+		return jvalue{}, p.errorf(verdict.MsgRecordMinusZero)
 	}
 	if p.off < len(p.b) {
 		if c := p.b[p.off]; c == '.' || c == 'e' || c == 'E' {
-			return jvalue{}, p.errorf("only integers are allowed (amounts are integer cents)")
+			return jvalue{}, p.errorf(verdict.MsgRecordFraction)
 		}
 	}
 	if p.off-digits > 16 {
 		p.off = start
-		return jvalue{}, p.errorf("integer outside ±(2^53−1)")
+		return jvalue{}, p.errorf(verdict.MsgRecordIntRange)
 	}
 	n, err := strconv.ParseInt(string(p.b[start:p.off]), 10, 64)
 	if err != nil || n > maxSafeInt || n < -maxSafeInt {
 		p.off = start
-		return jvalue{}, p.errorf("integer outside ±(2^53−1)")
+		return jvalue{}, p.errorf(verdict.MsgRecordIntRange)
 	}
 	return jvalue{kind: '0', num: n}, nil
 }
 
-func decodeErr(path, format string, args ...any) error {
-	return fmt.Errorf("record: field %s: %s: %w", path, fmt.Sprintf(format, args...), ErrMalformed)
+// decodeErr is Parse's refusal id(args…) of field path; it wraps
+// ErrMalformed.
+func decodeErr(path string, id verdict.MsgID, args ...any) error {
+	return verdict.Errorf(verdict.MsgRecordField, path, verdict.M(id, args...), ErrMalformed)
 }
 
 // decodeStruct fills the struct v from object members, skipping the names
@@ -472,19 +483,18 @@ next:
 				return err
 			}
 			if f.omitempty && isEmpty(fv) {
-				return decodeErr(fp, "an empty optional field must be omitted")
+				return decodeErr(fp, verdict.MsgRecordEmptyOptional)
 			}
 			continue next
 		}
-		where := path
-		if where == "" {
-			where = "the record"
+		if path == "" {
+			return decodeErr(m.key, verdict.MsgRecordUnknownField, Version)
 		}
-		return decodeErr(joinPath(path, m.key), "unknown field for %s (version %d)", where, Version)
+		return decodeErr(joinPath(path, m.key), verdict.MsgRecordUnknownFieldIn, path, Version)
 	}
 	for i, f := range fs {
 		if !seen[i] && !f.omitempty {
-			return decodeErr(joinPath(path, f.name), "missing")
+			return decodeErr(joinPath(path, f.name), verdict.MsgRecordMissing)
 		}
 	}
 	return nil
@@ -503,30 +513,30 @@ func decodeValue(v reflect.Value, j jvalue, path string) error {
 	switch {
 	case t == timeType:
 		if j.kind != '"' {
-			return decodeErr(path, "want a time string")
+			return decodeErr(path, verdict.MsgRecordWantTime)
 		}
 		tm, err := time.Parse(timeLayout, j.str)
 		if err != nil || tm.Format(timeLayout) != j.str {
-			return decodeErr(path, "time %q is not RFC 3339 UTC with seconds (YYYY-MM-DDThh:mm:ssZ)", j.str)
+			return decodeErr(path, verdict.MsgRecordBadTime, j.str)
 		}
 		v.Set(reflect.ValueOf(tm))
 		return nil
 	case isBytes:
 		if j.kind != '"' {
-			return decodeErr(path, "want a lowercase hex string")
+			return decodeErr(path, verdict.MsgRecordWantHex)
 		}
 		for i := 0; i < len(j.str); i++ {
 			if c := j.str[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-				return decodeErr(path, "hex must be lowercase 0-9a-f, got %q", c)
+				return decodeErr(path, verdict.MsgRecordHexDigit, c)
 			}
 		}
 		b, err := hex.DecodeString(j.str)
 		if err != nil {
-			return decodeErr(path, "odd-length hex")
+			return decodeErr(path, verdict.MsgRecordOddHex)
 		}
 		if t.Kind() == reflect.Array {
 			if len(b) != t.Len() {
-				return decodeErr(path, "want %d bytes, got %d", t.Len(), len(b))
+				return decodeErr(path, verdict.MsgRecordWantBytes, t.Len(), len(b))
 			}
 			reflect.Copy(v, reflect.ValueOf(b))
 		} else {
@@ -537,36 +547,36 @@ func decodeValue(v reflect.Value, j jvalue, path string) error {
 	switch t.Kind() {
 	case reflect.String:
 		if j.kind != '"' {
-			return decodeErr(path, "want a string")
+			return decodeErr(path, verdict.MsgRecordWantString)
 		}
 		v.SetString(j.str)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		if j.kind != '0' {
-			return decodeErr(path, "want an integer")
+			return decodeErr(path, verdict.MsgRecordWantInteger)
 		}
 		if v.OverflowInt(j.num) {
-			return decodeErr(path, "integer %d out of range", j.num)
+			return decodeErr(path, verdict.MsgRecordIntOutOfRange, j.num)
 		}
 		v.SetInt(j.num)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		if j.kind != '0' {
-			return decodeErr(path, "want an integer")
+			return decodeErr(path, verdict.MsgRecordWantInteger)
 		}
 		if j.num < 0 || v.OverflowUint(uint64(j.num)) {
-			return decodeErr(path, "integer %d out of range", j.num)
+			return decodeErr(path, verdict.MsgRecordIntOutOfRange, j.num)
 		}
 		v.SetUint(uint64(j.num))
 	case reflect.Bool:
 		if j.kind != 't' {
-			return decodeErr(path, "want true or false")
+			return decodeErr(path, verdict.MsgRecordWantBool)
 		}
 		v.SetBool(j.boolean)
 	case reflect.Array:
 		if j.kind != '[' {
-			return decodeErr(path, "want an array")
+			return decodeErr(path, verdict.MsgRecordWantArray)
 		}
 		if len(j.arr) != t.Len() {
-			return decodeErr(path, "want %d elements, got %d", t.Len(), len(j.arr))
+			return decodeErr(path, verdict.MsgRecordWantElements, t.Len(), len(j.arr))
 		}
 		for i := range j.arr {
 			if err := decodeValue(v.Index(i), j.arr[i], path); err != nil {
@@ -575,7 +585,7 @@ func decodeValue(v reflect.Value, j jvalue, path string) error {
 		}
 	case reflect.Slice:
 		if j.kind != '[' {
-			return decodeErr(path, "want an array")
+			return decodeErr(path, verdict.MsgRecordWantArray)
 		}
 		s := reflect.MakeSlice(t, len(j.arr), len(j.arr))
 		for i := range j.arr {
@@ -586,11 +596,11 @@ func decodeValue(v reflect.Value, j jvalue, path string) error {
 		v.Set(s)
 	case reflect.Struct:
 		if j.kind != '{' {
-			return decodeErr(path, "want an object")
+			return decodeErr(path, verdict.MsgRecordWantObject)
 		}
 		return decodeStruct(v, j.obj, path)
 	default:
-		return decodeErr(path, "unsupported type %s", t)
+		return decodeErr(path, verdict.MsgRecordUnsupportedType, t.String())
 	}
 	return nil
 }

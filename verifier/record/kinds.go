@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // Outcomes, decisions and results as they appear in records.
@@ -46,21 +48,21 @@ func (*KeyAnnouncement) Kind() Kind { return KindKey }
 
 func (r *KeyAnnouncement) validate() error {
 	if len(r.Keys) == 0 {
-		return fmt.Errorf("keys: none announced")
+		return verdict.Errorf(verdict.MsgRecordNoKeys)
 	}
 	seen := map[string]bool{}
 	for i, k := range r.Keys {
 		switch {
 		case k.ID == "":
-			return fmt.Errorf("keys[%d].id: empty", i)
+			return verdict.Errorf(verdict.MsgRecordEmpty, fmt.Sprintf("keys[%d].id", i))
 		case seen[k.ID]:
-			return fmt.Errorf("keys[%d].id: %q announced twice", i, k.ID)
+			return verdict.Errorf(verdict.MsgRecordKeyTwice, i, k.ID)
 		case k.Use == "" || k.Suite == "":
-			return fmt.Errorf("keys[%d]: use and suite are required", i)
+			return verdict.Errorf(verdict.MsgRecordKeyUseSuite, i)
 		case len(k.PublicKey) == 0:
-			return fmt.Errorf("keys[%d].public_key: empty", i)
+			return verdict.Errorf(verdict.MsgRecordEmpty, fmt.Sprintf("keys[%d].public_key", i))
 		case k.Fingerprint != Fingerprint(k.PublicKey):
-			return fmt.Errorf("keys[%d].fingerprint: not SHA-256 of public_key", i)
+			return verdict.Errorf(verdict.MsgRecordFingerprint, i)
 		}
 		seen[k.ID] = true
 	}
@@ -82,10 +84,10 @@ func (*Emission) Kind() Kind { return KindEmission }
 
 func (r *Emission) validate() error {
 	if r.Emission == "" {
-		return fmt.Errorf("emission: empty")
+		return verdict.Errorf(verdict.MsgRecordEmpty, "emission")
 	}
 	if d, err := time.Parse(time.DateOnly, r.Closure); err != nil || d.Format(time.DateOnly) != r.Closure {
-		return fmt.Errorf("closure: %q is not a YYYY-MM-DD date", r.Closure)
+		return verdict.Errorf(verdict.MsgRecordClosure, r.Closure)
 	}
 	if err := checkTime("start_deadline", r.StartDeadline); err != nil {
 		return err
@@ -108,10 +110,10 @@ func (*Manifest) Kind() Kind { return KindManifest }
 
 func (r *Manifest) validate() error {
 	if r.Emission == "" {
-		return fmt.Errorf("emission: empty")
+		return verdict.Errorf(verdict.MsgRecordEmpty, "emission")
 	}
 	if r.Total < 0 {
-		return fmt.Errorf("total: negative")
+		return verdict.Errorf(verdict.MsgRecordNegative, "total")
 	}
 	return checkTime("time", r.Time)
 }
@@ -148,14 +150,14 @@ func (r *GameStart) PrevHash() [32]byte { return [32]byte{} }
 
 func (r *GameStart) validate() error {
 	if r.Game == "" || r.Emission == "" {
-		return fmt.Errorf("game and emission are required")
+		return verdict.Errorf(verdict.MsgRecordRequired2, "game", "emission")
 	}
 	if r.Stake <= 0 {
-		return fmt.Errorf("stake: %d cents, must be positive", r.Stake)
+		return verdict.Errorf(verdict.MsgRecordStake, r.Stake)
 	}
 	for t, m := range r.Multipliers {
 		if m != 2 && m != 3 {
-			return fmt.Errorf("multipliers[%d]: %d, must be 2 or 3", t, m)
+			return verdict.Errorf(verdict.MsgRecordMultiplier, t, m)
 		}
 	}
 	if err := checkVRF(r.Key, r.Proof, r.Beta, true); err != nil {
@@ -181,13 +183,13 @@ func checkVRF(key string, proof, beta []byte, optional bool) error {
 	if n == 3 || (optional && n == 0) {
 		return nil
 	}
-	return fmt.Errorf("key, proof and beta go together")
+	return verdict.Errorf(verdict.MsgRecordTogether3, "key", "proof", "beta")
 }
 
 // checkRequest requires req and req_digest together (or neither).
 func checkRequest(req, digest [32]byte) error {
 	if (req == [32]byte{}) != (digest == [32]byte{}) {
-		return fmt.Errorf("req and req_digest go together")
+		return verdict.Errorf(verdict.MsgRecordTogether2, "req", "req_digest")
 	}
 	return nil
 }
@@ -240,13 +242,13 @@ func (r *Pick) PrevHash() [32]byte { return r.Prev }
 func (r *Pick) validate() error {
 	switch {
 	case r.Game == "":
-		return fmt.Errorf("game: empty")
+		return verdict.Errorf(verdict.MsgRecordEmpty, "game")
 	case r.Index < 0 || r.Index > 29:
-		return fmt.Errorf("index: %d, must be 0..29", r.Index)
+		return verdict.Errorf(verdict.MsgRecordRange, "index", r.Index, 0, 29)
 	case r.Number < 1 || r.Number > 30:
-		return fmt.Errorf("number: %d, must be 1..30", r.Number)
+		return verdict.Errorf(verdict.MsgRecordRange, "number", r.Number, 1, 30)
 	case r.Outcome != OutcomeGood && r.Outcome != OutcomeLosing:
-		return fmt.Errorf("outcome: %q, must be %q or %q", r.Outcome, OutcomeGood, OutcomeLosing)
+		return verdict.Errorf(verdict.MsgRecordOneOf, "outcome", r.Outcome, OutcomeGood, OutcomeLosing)
 	}
 	if err := checkVRF(r.Key, r.Proof, r.Beta, false); err != nil {
 		return err
@@ -280,11 +282,11 @@ func (r *Decision) PrevHash() [32]byte { return r.Prev }
 func (r *Decision) validate() error {
 	switch {
 	case r.Game == "":
-		return fmt.Errorf("game: empty")
+		return verdict.Errorf(verdict.MsgRecordEmpty, "game")
 	case r.Tier < 1 || r.Tier > 3:
-		return fmt.Errorf("tier: %d, must be 1..3", r.Tier)
+		return verdict.Errorf(verdict.MsgRecordRange, "tier", r.Tier, 1, 3)
 	case r.Choice != ChoiceContinue && r.Choice != ChoiceStop:
-		return fmt.Errorf("choice: %q, must be %q or %q", r.Choice, ChoiceContinue, ChoiceStop)
+		return verdict.Errorf(verdict.MsgRecordOneOf, "choice", r.Choice, ChoiceContinue, ChoiceStop)
 	}
 	if err := checkRequest(r.Req, r.ReqDigest); err != nil {
 		return err
@@ -319,27 +321,27 @@ func (r *GameEnd) PrevHash() [32]byte { return r.Prev }
 func (r *GameEnd) validate() error {
 	switch {
 	case r.Game == "":
-		return fmt.Errorf("game: empty")
+		return verdict.Errorf(verdict.MsgRecordEmpty, "game")
 	case r.Tier < 0 || r.Tier > 4:
-		return fmt.Errorf("tier: %d, must be 0..4", r.Tier)
+		return verdict.Errorf(verdict.MsgRecordRange, "tier", r.Tier, 0, 4)
 	case r.Win < 0 || r.Refund < 0:
-		return fmt.Errorf("win and refund cannot be negative")
+		return verdict.Errorf(verdict.MsgRecordWinRefund)
 	}
 	switch r.Result {
 	case ResultWon:
 		if r.Win == 0 || r.Refund != 0 || r.Tier == 0 {
-			return fmt.Errorf("result won: needs a win, a tier ≥ 1 and no refund")
+			return verdict.Errorf(verdict.MsgRecordResultWon)
 		}
 	case ResultRefunded:
 		if r.Refund == 0 || r.Win != 0 {
-			return fmt.Errorf("result refunded: needs a refund and no win")
+			return verdict.Errorf(verdict.MsgRecordResultRefunded)
 		}
 	case ResultLost, ResultExpired:
 		if r.Win != 0 || r.Refund != 0 {
-			return fmt.Errorf("result %s: no win, no refund", r.Result)
+			return verdict.Errorf(verdict.MsgRecordResultNoWin, r.Result)
 		}
 	default:
-		return fmt.Errorf("result: %q, must be won, lost, expired or refunded", r.Result)
+		return verdict.Errorf(verdict.MsgRecordResult, r.Result)
 	}
 	if err := checkRequest(r.Req, r.ReqDigest); err != nil {
 		return err
@@ -371,10 +373,10 @@ func (*PromoFreeze) Kind() Kind { return KindPromoFreeze }
 
 func (r *PromoFreeze) validate() error {
 	if r.Draw == "" || r.Promotion == "" {
-		return fmt.Errorf("draw and promotion are required")
+		return verdict.Errorf(verdict.MsgRecordRequired2, "draw", "promotion")
 	}
 	if r.Winners == 0 || r.Winners+r.Reserves > r.Count {
-		return fmt.Errorf("winners + reserves (%d + %d) must be 1..count (%d)", r.Winners, r.Reserves, r.Count)
+		return verdict.Errorf(verdict.MsgRecordWinners, r.Winners, r.Reserves, r.Count)
 	}
 	if err := checkBeacon(r.Beacon); err != nil {
 		return err
@@ -393,10 +395,10 @@ func checkBeacon(b string) error {
 		return nil
 	}
 	if !beaconRefRE.MatchString(b) {
-		return fmt.Errorf("beacon: %q is not drand:<chain hash, 64 lowercase hex>:<round>", b)
+		return verdict.Errorf(verdict.MsgRecordBeaconRef, b)
 	}
 	if _, err := strconv.ParseUint(b[strings.LastIndexByte(b, ':')+1:], 10, 64); err != nil {
-		return fmt.Errorf("beacon: round out of range")
+		return verdict.Errorf(verdict.MsgRecordBeaconRound)
 	}
 	return nil
 }
@@ -429,15 +431,15 @@ func (*PromoDraw) Kind() Kind { return KindPromoDraw }
 func (r *PromoDraw) validate() error {
 	switch {
 	case r.Draw == "":
-		return fmt.Errorf("draw: empty")
+		return verdict.Errorf(verdict.MsgRecordEmpty, "draw")
 	case len(r.Share) == 0:
-		return fmt.Errorf("share: the bailiff's share is required")
+		return verdict.Errorf(verdict.MsgRecordShare)
 	case uint64(len(r.Ranking)) != r.Winners+r.Reserves:
-		return fmt.Errorf("ranking: %d entries, want winners + reserves = %d", len(r.Ranking), r.Winners+r.Reserves)
+		return verdict.Errorf(verdict.MsgRecordRanking, len(r.Ranking), r.Winners+r.Reserves)
 	case r.Commit != Commit(r.Secret):
-		return fmt.Errorf("secret: does not match commit")
+		return verdict.Errorf(verdict.MsgRecordSecret)
 	case (r.Beacon == "") != (len(r.BeaconValue) == 0):
-		return fmt.Errorf("beacon and beacon_value go together")
+		return verdict.Errorf(verdict.MsgRecordTogether2, "beacon", "beacon_value")
 	}
 	if err := checkBeacon(r.Beacon); err != nil {
 		return err
@@ -445,7 +447,7 @@ func (r *PromoDraw) validate() error {
 	seen := make(map[uint64]bool, len(r.Ranking))
 	for i, e := range r.Ranking {
 		if e >= r.Count || seen[e] {
-			return fmt.Errorf("ranking[%d]: %d out of range or repeated", i, e)
+			return verdict.Errorf(verdict.MsgRecordRankingEntry, i, e)
 		}
 		seen[e] = true
 	}
@@ -472,10 +474,10 @@ func (*Attestation) Kind() Kind { return KindAttestation }
 
 func (r *Attestation) validate() error {
 	if r.Subject == "" || r.Type == "" || r.Key == "" {
-		return fmt.Errorf("subject, type and key are required")
+		return verdict.Errorf(verdict.MsgRecordRequired3, "subject", "type", "key")
 	}
 	if len(r.Statement) > 0 && sha256.Sum256(r.Statement) != r.Digest {
-		return fmt.Errorf("digest: not SHA-256 of statement")
+		return verdict.Errorf(verdict.MsgRecordDigest)
 	}
 	return checkTime("time", r.Time)
 }

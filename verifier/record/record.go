@@ -67,6 +67,8 @@ import (
 	"fmt"
 	"reflect"
 	"time"
+
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // Version is the record format version this package writes and reads.
@@ -75,7 +77,10 @@ const Version = 1
 // MaxLeafSize bounds the size of a leaf Parse accepts.
 const MaxLeafSize = 1 << 20
 
-// Errors. Check with errors.Is; the wrapping message names the field.
+// Errors. Check with errors.Is; the wrapping message names the field. Every
+// error of Parse, Format and TicketHash is built from verdict's message
+// catalog (a *verdict.MsgError, wrapping these sentinels), so that rngverify
+// says it in French too; its English text is the package's own.
 var (
 	// ErrMalformed: the bytes are not a canonical version-1 record
 	// (syntax, field, type or value). The record must be refused.
@@ -152,10 +157,10 @@ func newRecord(k Kind) Record {
 // kind's rules (an unknown outcome, a number outside 1..30, …).
 func Format(r Record) ([]byte, error) {
 	if r == nil || reflect.ValueOf(r).IsNil() {
-		return nil, errors.New("record: Format of a nil record")
+		return nil, verdict.Errorf(verdict.MsgRecordFormatNil)
 	}
 	if err := r.validate(); err != nil {
-		return nil, fmt.Errorf("record %s: %w", r.Kind(), err)
+		return nil, verdict.Errorf(verdict.MsgRecordFormat, verdict.Term(r.Kind()), err)
 	}
 	e := encoder{buf: make([]byte, 0, 512)}
 	if err := e.encodeTop(r); err != nil {
@@ -169,18 +174,18 @@ func Format(r Record) ([]byte, error) {
 // the byte offset or the field (ErrMalformed, ErrUnknownKind, ErrVersion).
 func Parse(leaf []byte) (Record, error) {
 	if len(leaf) > MaxLeafSize {
-		return nil, fmt.Errorf("record: %d bytes exceeds %d: %w", len(leaf), MaxLeafSize, ErrMalformed)
+		return nil, verdict.Errorf(verdict.MsgRecordTooLarge, len(leaf), MaxLeafSize, ErrMalformed)
 	}
 	p := parser{b: leaf}
 	if len(leaf) == 0 || leaf[0] != '{' {
-		return nil, p.errorf("a record is a JSON object")
+		return nil, p.errorf(verdict.MsgRecordNotObject)
 	}
 	top, err := p.value(0)
 	if err != nil {
 		return nil, err
 	}
 	if p.off != len(leaf) {
-		return nil, p.errorf("trailing bytes after the record")
+		return nil, p.errorf(verdict.MsgRecordTrailing)
 	}
 	var kind, version *jvalue
 	for i := range top.obj {
@@ -192,32 +197,32 @@ func Parse(leaf []byte) (Record, error) {
 		}
 	}
 	if version == nil || version.kind != '0' {
-		return nil, decodeErr("v", "missing or not an integer")
+		return nil, decodeErr("v", verdict.MsgRecordVersionType)
 	}
 	if version.num != Version {
-		return nil, fmt.Errorf("record: version %d: %w", version.num, ErrVersion)
+		return nil, verdict.Errorf(verdict.MsgRecordVersion, version.num, ErrVersion)
 	}
 	if kind == nil || kind.kind != '"' {
-		return nil, decodeErr("kind", "missing or not a string")
+		return nil, decodeErr("kind", verdict.MsgRecordKindType)
 	}
 	r := newRecord(Kind(kind.str))
 	if r == nil {
-		return nil, fmt.Errorf("record: kind %q: %w", kind.str, ErrUnknownKind)
+		return nil, verdict.Errorf(verdict.MsgRecordKind, kind.str, ErrUnknownKind)
 	}
 	if err := decodeStruct(reflect.ValueOf(r).Elem(), top.obj, "", "kind", "v"); err != nil {
 		return nil, err
 	}
 	if err := r.validate(); err != nil {
-		return nil, fmt.Errorf("record %s: %w: %w", r.Kind(), err, ErrMalformed)
+		return nil, verdict.Errorf(verdict.MsgRecordInvalid, verdict.Term(r.Kind()), err, ErrMalformed)
 	}
 	// Belt and braces: the grammar above admits exactly one encoding per
 	// record, and this check keeps that true if a field type is added.
 	again, err := Format(r)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", err, ErrMalformed)
+		return nil, verdict.Errorf(verdict.MsgRecordNotEncodable, err, ErrMalformed)
 	}
 	if !bytes.Equal(again, leaf) {
-		return nil, fmt.Errorf("record: not the canonical encoding: %w", ErrMalformed)
+		return nil, verdict.Errorf(verdict.MsgRecordNotCanonical, ErrMalformed)
 	}
 	return r, nil
 }
@@ -252,7 +257,7 @@ func Hex(h [32]byte) string {
 
 func checkTime(name string, t time.Time) error {
 	if t.IsZero() {
-		return fmt.Errorf("%s: missing time", name)
+		return verdict.Errorf(verdict.MsgRecordMissingTime, name)
 	}
 	return nil
 }

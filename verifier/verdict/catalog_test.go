@@ -96,7 +96,7 @@ func verbs(t *testing.T, id MsgID, format string) map[int]byte {
 // stays what it always was, byte for byte; French says the same from the
 // other arguments (offset, field, type, file, zone) instead of quoting English. The
 // value is that argument's position; French must still use every other one.
-var libraryText = map[MsgID]int{MsgJSONSyntax: 2, MsgJSONType: 3, MsgJSONBase64: 3, MsgCLITZ: 2, MsgFileNotExist: 2, MsgFilePermission: 2}
+var libraryText = map[MsgID]int{MsgX509NotSPKI: 2, MsgJSONSyntax: 2, MsgJSONType: 3, MsgJSONBase64: 3, MsgCLITZ: 2, MsgFileNotExist: 2, MsgFilePermission: 2}
 
 // TestCatalog: every message id has an English and a French rendering, the
 // two take the same arguments with the same verbs (French may add none and
@@ -164,9 +164,10 @@ func TestCatalog(t *testing.T) {
 func TestMessagesComeFromTheCatalog(t *testing.T) {
 	// Argument position of the MsgID, by method or function name.
 	pos := map[string]int{"Pass": 1, "Fail": 1, "Misbehaviour": 1, "Skip": 1, "Fact": 1, "FactNamed": 1,
-		"Set": 2, "SetSubject": 0, "New": 1, "M": 0, "issue": 2, "entryIssue": 0, "Errorf": 0}
+		"Set": 2, "SetSubject": 0, "New": 1, "M": 0, "issue": 2, "entryIssue": 0, "Errorf": 0, "errorf": 0}
 	// Functions (and closures) that take an id, by package directory.
-	funcs := map[string]map[string]int{"promo": {"fail": 1}, "audit": {"fail": 0}, "qod": {"fail": 1, "violation": 0}, "vrf": {"invalid": 0}, "checkpoint": {"wrap": 1}}
+	funcs := map[string]map[string]int{"promo": {"fail": 1}, "audit": {"fail": 0}, "qod": {"fail": 1, "violation": 0}, "vrf": {"invalid": 0}, "checkpoint": {"wrap": 1},
+		"record": {"decodeErr": 1, "encodeErr": 1}}
 	files := 0
 	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -510,6 +510,124 @@ const (
 	MsgAnnounceBadECDSA         MsgID = "announce-bad-ecdsa"
 	MsgAnnounceAlgorithm        MsgID = "announce-algorithm"
 
+	// Package record's refusals (record.Parse, record.Format, the
+	// decoders): English is the package's text, byte for byte; the field
+	// names and the canonical JSON's own tokens stay as they are.
+	MsgRecordTooLarge        MsgID = "record-too-large"
+	MsgRecordByte            MsgID = "record-byte"
+	MsgRecordField           MsgID = "record-field"
+	MsgRecordVersion         MsgID = "record-version"
+	MsgRecordKind            MsgID = "record-kind"
+	MsgRecordInvalid         MsgID = "record-invalid"
+	MsgRecordNotEncodable    MsgID = "record-not-encodable"
+	MsgRecordNotCanonical    MsgID = "record-not-canonical"
+	MsgRecordFormat          MsgID = "record-format"
+	MsgRecordFormatNil       MsgID = "record-format-nil"
+	MsgRecordFormatPointer   MsgID = "record-format-pointer"
+	MsgRecordEncodeField     MsgID = "record-encode-field"
+	MsgRecordTimeFraction    MsgID = "record-time-fraction"
+	MsgRecordYear            MsgID = "record-year"
+	MsgRecordNotPrintable    MsgID = "record-not-printable"
+	MsgRecordIntOutside      MsgID = "record-int-outside"
+	MsgRecordIntAbove        MsgID = "record-int-above"
+	MsgRecordUnsupportedType MsgID = "record-unsupported-type"
+	MsgRecordNotObject       MsgID = "record-not-object"
+	MsgRecordTrailing        MsgID = "record-trailing"
+	MsgRecordTooDeep         MsgID = "record-too-deep"
+	MsgRecordEnd             MsgID = "record-end"
+	MsgRecordEndWant         MsgID = "record-end-want"
+	MsgRecordWhitespace      MsgID = "record-whitespace"
+	MsgRecordUnexpected      MsgID = "record-unexpected"
+	MsgRecordGotWant         MsgID = "record-got-want"
+	MsgRecordKeyNotString    MsgID = "record-key-not-string"
+	MsgRecordDuplicateKey    MsgID = "record-duplicate-key"
+	MsgRecordKeyOrder        MsgID = "record-key-order"
+	MsgRecordUnterminated    MsgID = "record-unterminated"
+	MsgRecordEscape          MsgID = "record-escape"
+	MsgRecordStringByte      MsgID = "record-string-byte"
+	MsgRecordNoDigits        MsgID = "record-no-digits"
+	MsgRecordLeadingZero     MsgID = "record-leading-zero"
+	MsgRecordMinusZero       MsgID = "record-minus-zero"
+	MsgRecordFraction        MsgID = "record-fraction"
+	MsgRecordIntRange        MsgID = "record-int-range"
+	MsgRecordVersionType     MsgID = "record-version-type"
+	MsgRecordKindType        MsgID = "record-kind-type"
+	MsgRecordEmptyOptional   MsgID = "record-empty-optional"
+	MsgRecordUnknownField    MsgID = "record-unknown-field"
+	MsgRecordUnknownFieldIn  MsgID = "record-unknown-field-in"
+	MsgRecordMissing         MsgID = "record-missing"
+	MsgRecordWantTime        MsgID = "record-want-time"
+	MsgRecordBadTime         MsgID = "record-bad-time"
+	MsgRecordWantHex         MsgID = "record-want-hex"
+	MsgRecordHexDigit        MsgID = "record-hex-digit"
+	MsgRecordOddHex          MsgID = "record-odd-hex"
+	MsgRecordWantBytes       MsgID = "record-want-bytes"
+	MsgRecordWantString      MsgID = "record-want-string"
+	MsgRecordWantInteger     MsgID = "record-want-integer"
+	MsgRecordIntOutOfRange   MsgID = "record-int-out-of-range"
+	MsgRecordWantBool        MsgID = "record-want-bool"
+	MsgRecordWantArray       MsgID = "record-want-array"
+	MsgRecordWantElements    MsgID = "record-want-elements"
+	MsgRecordWantObject      MsgID = "record-want-object"
+	MsgRecordEmpty           MsgID = "record-empty"
+	MsgRecordNoKeys          MsgID = "record-no-keys"
+	MsgRecordKeyTwice        MsgID = "record-key-twice"
+	MsgRecordKeyUseSuite     MsgID = "record-key-use-suite"
+	MsgRecordFingerprint     MsgID = "record-fingerprint"
+	MsgRecordClosure         MsgID = "record-closure"
+	MsgRecordNegative        MsgID = "record-negative"
+	MsgRecordRequired2       MsgID = "record-required-2"
+	MsgRecordRequired3       MsgID = "record-required-3"
+	MsgRecordStake           MsgID = "record-stake"
+	MsgRecordMultiplier      MsgID = "record-multiplier"
+	MsgRecordTogether2       MsgID = "record-together-2"
+	MsgRecordTogether3       MsgID = "record-together-3"
+	MsgRecordRange           MsgID = "record-range"
+	MsgRecordOneOf           MsgID = "record-one-of"
+	MsgRecordWinRefund       MsgID = "record-win-refund"
+	MsgRecordResultWon       MsgID = "record-result-won"
+	MsgRecordResultRefunded  MsgID = "record-result-refunded"
+	MsgRecordResultNoWin     MsgID = "record-result-no-win"
+	MsgRecordResult          MsgID = "record-result"
+	MsgRecordWinners         MsgID = "record-winners"
+	MsgRecordBeaconRef       MsgID = "record-beacon-ref"
+	MsgRecordBeaconRound     MsgID = "record-beacon-round"
+	MsgRecordShare           MsgID = "record-share"
+	MsgRecordRanking         MsgID = "record-ranking"
+	MsgRecordSecret          MsgID = "record-secret"
+	MsgRecordRankingEntry    MsgID = "record-ranking-entry"
+	MsgRecordDigest          MsgID = "record-digest"
+	MsgRecordMissingTime     MsgID = "record-missing-time"
+	MsgTicketCodeChar        MsgID = "ticket-code-char"
+	MsgTicketCodeLength      MsgID = "ticket-code-length"
+	MsgCauseTicketCode       MsgID = "cause-ticket-code"
+
+	// A public key's DER that crypto/x509 refuses (verdict.X509Error):
+	// English is the library's text, byte for byte.
+	MsgX509NotSPKI        MsgID = "x509-not-spki"
+	MsgX509SPKIStructure  MsgID = "x509-spki-structure"
+	MsgX509Unreadable     MsgID = "x509-unreadable"
+	MsgX509IllegalParams  MsgID = "x509-illegal-params"
+	MsgX509RSANull        MsgID = "x509-rsa-null"
+	MsgX509RSAInvalid     MsgID = "x509-rsa-invalid"
+	MsgX509RSAModulus     MsgID = "x509-rsa-modulus"
+	MsgX509RSAExponent    MsgID = "x509-rsa-exponent"
+	MsgX509RSAModulusSign MsgID = "x509-rsa-modulus-sign"
+	MsgX509RSAExpSign     MsgID = "x509-rsa-exponent-sign"
+	MsgX509ECDSAParams    MsgID = "x509-ecdsa-params"
+	MsgX509Curve          MsgID = "x509-curve"
+	MsgX509ECUncompressed MsgID = "x509-ec-uncompressed"
+	MsgX509ECEncoding     MsgID = "x509-ec-encoding"
+	MsgX509PointEncoding  MsgID = "x509-point-encoding"
+	MsgX509PointOffCurve  MsgID = "x509-point-off-curve"
+	MsgX509Ed25519Size    MsgID = "x509-ed25519-size"
+	MsgX509X25519Key      MsgID = "x509-x25519-key"
+	MsgX509MLDSAParams    MsgID = "x509-mldsa-params"
+	MsgX509MLDSALength    MsgID = "x509-mldsa-length"
+	MsgX509DSAKey         MsgID = "x509-dsa-key"
+	MsgX509DSAParams      MsgID = "x509-dsa-params"
+	MsgX509DSAZero        MsgID = "x509-dsa-zero"
+
 	// Promotion certificates: a certified pick that is not β's.
 	MsgPromoRankPick MsgID = "promo-rank-pick"
 	MsgPromoPickRank MsgID = "promo-pick-rank"
@@ -1501,7 +1619,7 @@ Code de sortie :
 	MsgAnnounceVRFProof: {"the VRF proof does not verify: %v",
 		"la preuve VRF ne se vérifie pas : %v"},
 	MsgAnnouncePublicKey: {"public_key: %v",
-		"champ public_key : %v"},
+		"champ « public_key » : %v"},
 	MsgAnnounceNotEd25519: {"public key %s is not an Ed25519 key",
 		"la clé publique de type %s n'est pas une clé Ed25519"},
 	MsgAnnounceBadEd25519: {"invalid Ed25519 signature",
@@ -1512,6 +1630,237 @@ Code de sortie :
 		"signature ECDSA P-256 invalide"},
 	MsgAnnounceAlgorithm: {"unsupported signature algorithm %q",
 		"algorithme de signature « %s » non pris en charge"},
+
+	// Package record's refusals. The first ones wrap a detail (a Msg) and
+	// the sentinel error (record.ErrMalformed …), which French says first.
+	MsgRecordTooLarge: {"record: %d bytes exceeds %d: %v",
+		"%[3]s : %[1]d octets, plus que les %[2]d permis"},
+	MsgRecordByte: {"record: byte %d: %s: %v",
+		"%[3]s à l'octet %[1]d : %[2]s"},
+	MsgRecordField: {"record: field %s: %s: %v",
+		"%[3]s, champ « %[1]s » : %[2]s"},
+	MsgRecordVersion: {"record: version %d: %v",
+		"%[2]s (version %[1]d)"},
+	MsgRecordKind: {"record: kind %q: %v",
+		"%[2]s : « %[1]s »"},
+	MsgRecordInvalid: {"record %s: %v: %v",
+		"%[3]s (%[1]s) : %[2]s"},
+	MsgRecordNotEncodable: {"%v: %v",
+		"%[2]s : %[1]s"},
+	MsgRecordNotCanonical: {"record: not the canonical encoding: %v",
+		"%s : ce n'est pas son encodage canonique"},
+	MsgRecordFormat: {"record %s: %v",
+		"%s invalide : %s"},
+	MsgRecordFormatNil: {"record: Format of a nil record",
+		"aucun enregistrement à encoder (Format reçoit nil)"},
+	MsgRecordFormatPointer: {"record: Format needs a non-nil pointer to a record struct, got %s",
+		"Format attend un pointeur non nul vers une structure d'enregistrement, et non %s"},
+	MsgRecordEncodeField: {"record: field %s: %s",
+		"champ « %s » : %s"},
+	MsgRecordTimeFraction: {"time %s is not a whole second",
+		"l'heure %s n'est pas à la seconde entière"},
+	MsgRecordYear: {"year %d out of range 1970..9999",
+		"l'année %d n'est pas comprise entre 1970 et 9999"},
+	MsgRecordNotPrintable: {"byte 0x%02x at %d is not printable ASCII",
+		"l'octet 0x%02x en position %d n'est pas un caractère ASCII imprimable"},
+	MsgRecordIntOutside: {"integer %d outside ±(2^53−1)",
+		"l'entier %d sort de l'intervalle ±(2^53−1)"},
+	MsgRecordIntAbove: {"integer %d above 2^53−1",
+		"l'entier %d dépasse 2^53−1"},
+	MsgRecordUnsupportedType: {"unsupported type %s",
+		"type Go %s non pris en charge"},
+	MsgRecordNotObject: {"a record is a JSON object",
+		"un enregistrement est un objet JSON"},
+	MsgRecordTrailing: {"trailing bytes after the record",
+		"des octets suivent l'enregistrement"},
+	MsgRecordTooDeep: {"nested deeper than %d",
+		"plus de %d niveaux d'imbrication"},
+	MsgRecordEnd: {"unexpected end",
+		"fin inattendue"},
+	MsgRecordEndWant: {"unexpected end, want %q",
+		"fin inattendue, %q attendu"},
+	MsgRecordWhitespace: {"whitespace is not canonical",
+		"les blancs (espaces, tabulations, fins de ligne) ne sont pas canoniques"},
+	MsgRecordUnexpected: {"unexpected %q (null, floats and whitespace are not canonical)",
+		"caractère %q inattendu (null, les nombres à virgule et les blancs ne sont pas canoniques)"},
+	MsgRecordGotWant: {"got %q, want %q",
+		"%q au lieu de %q"},
+	MsgRecordKeyNotString: {"object key must be a string",
+		"le nom d'un membre d'objet doit être une chaîne"},
+	MsgRecordDuplicateKey: {"duplicate key %q",
+		"membre « %s » en double"},
+	MsgRecordKeyOrder: {"key %q after %q: keys must be sorted",
+		"membre « %s » après « %s » : les membres doivent être triés"},
+	MsgRecordUnterminated: {"unterminated string",
+		"chaîne non terminée"},
+	MsgRecordEscape: {`only \" and \\ escapes are canonical`,
+		`seuls les échappements \" et \\ sont canoniques`},
+	MsgRecordStringByte: {"byte 0x%02x in a string: only printable ASCII is allowed",
+		"octet 0x%02x dans une chaîne : seul l'ASCII imprimable est permis"},
+	MsgRecordNoDigits: {"a number needs digits",
+		"un nombre doit avoir des chiffres"},
+	MsgRecordLeadingZero: {"leading zero",
+		"zéro en tête d'un nombre"},
+	MsgRecordMinusZero: {"-0 is not canonical",
+		"-0 n'est pas canonique"},
+	MsgRecordFraction: {"only integers are allowed (amounts are integer cents)",
+		"seuls les entiers sont permis (les montants sont en centimes entiers)"},
+	MsgRecordIntRange: {"integer outside ±(2^53−1)",
+		"entier hors de l'intervalle ±(2^53−1)"},
+	MsgRecordVersionType: {"missing or not an integer",
+		"absent ou pas un entier"},
+	MsgRecordKindType: {"missing or not a string",
+		"absent ou pas une chaîne"},
+	MsgRecordEmptyOptional: {"an empty optional field must be omitted",
+		"un champ facultatif vide doit être omis"},
+	MsgRecordUnknownField: {"unknown field for the record (version %d)",
+		"champ inconnu dans un enregistrement (version %d)"},
+	MsgRecordUnknownFieldIn: {"unknown field for %s (version %d)",
+		"champ inconnu dans « %s » (version %d)"},
+	MsgRecordMissing: {"missing",
+		"absent"},
+	MsgRecordWantTime: {"want a time string",
+		"une date et heure (chaîne) est attendue"},
+	MsgRecordBadTime: {"time %q is not RFC 3339 UTC with seconds (YYYY-MM-DDThh:mm:ssZ)",
+		"« %s » n'est pas une date et heure RFC 3339 UTC à la seconde (AAAA-MM-JJThh:mm:ssZ)"},
+	MsgRecordWantHex: {"want a lowercase hex string",
+		"une chaîne hexadécimale en minuscules est attendue"},
+	MsgRecordHexDigit: {"hex must be lowercase 0-9a-f, got %q",
+		"l'hexadécimal s'écrit en minuscules 0-9a-f, et non %q"},
+	MsgRecordOddHex: {"odd-length hex",
+		"hexadécimal de longueur impaire"},
+	MsgRecordWantBytes: {"want %d bytes, got %d",
+		"%d octets attendus, et non %d"},
+	MsgRecordWantString: {"want a string",
+		"une chaîne est attendue"},
+	MsgRecordWantInteger: {"want an integer",
+		"un entier est attendu"},
+	MsgRecordIntOutOfRange: {"integer %d out of range",
+		"l'entier %d est hors limites"},
+	MsgRecordWantBool: {"want true or false",
+		"true ou false attendu"},
+	MsgRecordWantArray: {"want an array",
+		"un tableau est attendu"},
+	MsgRecordWantElements: {"want %d elements, got %d",
+		"%d éléments attendus, et non %d"},
+	MsgRecordWantObject: {"want an object",
+		"un objet est attendu"},
+	// A kind's rules (the validate methods), inside MsgRecordInvalid or
+	// MsgRecordFormat.
+	MsgRecordEmpty: {"%s: empty",
+		"champ « %s » vide"},
+	MsgRecordNoKeys: {"keys: none announced",
+		"champ « keys » : aucune clé annoncée"},
+	MsgRecordKeyTwice: {"keys[%d].id: %q announced twice",
+		"champ « keys[%[1]d].id » : la clé « %[2]s » est annoncée deux fois"},
+	MsgRecordKeyUseSuite: {"keys[%d]: use and suite are required",
+		"champ « keys[%d] » : les champs « use » et « suite » sont requis"},
+	MsgRecordFingerprint: {"keys[%d].fingerprint: not SHA-256 of public_key",
+		"champ « keys[%d].fingerprint » : ce n'est pas le SHA-256 de « public_key »"},
+	MsgRecordClosure: {"closure: %q is not a YYYY-MM-DD date",
+		"champ « closure » : « %s » n'est pas une date AAAA-MM-JJ"},
+	MsgRecordNegative: {"%s: negative",
+		"champ « %s » négatif"},
+	MsgRecordRequired2: {"%s and %s are required",
+		"les champs « %s » et « %s » sont requis"},
+	MsgRecordRequired3: {"%s, %s and %s are required",
+		"les champs « %s », « %s » et « %s » sont requis"},
+	MsgRecordStake: {"stake: %d cents, must be positive",
+		"champ « stake » : %d centimes, alors que la mise doit être strictement positive"},
+	MsgRecordMultiplier: {"multipliers[%d]: %d, must be 2 or 3",
+		"champ « multipliers[%d] » : %d, alors qu'un multiplicateur vaut 2 ou 3"},
+	MsgRecordTogether2: {"%s and %s go together",
+		"les champs « %s » et « %s » vont ensemble : tous deux ou aucun"},
+	MsgRecordTogether3: {"%s, %s and %s go together",
+		"les champs « %s », « %s » et « %s » vont ensemble : tous les trois ou aucun"},
+	MsgRecordRange: {"%s: %d, must be %d..%d",
+		"champ « %s » : %d, alors qu'il doit être compris entre %d et %d"},
+	MsgRecordOneOf: {"%s: %q, must be %q or %q",
+		"champ « %s » : « %s », alors que « %s » ou « %s » est attendu"},
+	MsgRecordWinRefund: {"win and refund cannot be negative",
+		"les champs « win » et « refund » ne peuvent pas être négatifs"},
+	MsgRecordResultWon: {"result won: needs a win, a tier ≥ 1 and no refund",
+		"résultat « won » : il faut un gain, un palier ≥ 1 et aucun remboursement"},
+	MsgRecordResultRefunded: {"result refunded: needs a refund and no win",
+		"résultat « refunded » : il faut un remboursement et aucun gain"},
+	MsgRecordResultNoWin: {"result %s: no win, no refund",
+		"résultat « %s » : ni gain, ni remboursement"},
+	MsgRecordResult: {"result: %q, must be won, lost, expired or refunded",
+		"champ « result » : « %s », alors que « won », « lost », « expired » ou « refunded » est attendu"},
+	MsgRecordWinners: {"winners + reserves (%d + %d) must be 1..count (%d)",
+		"gagnants + réserves (%d + %d) doit être compris entre 1 et le nombre de participants (%d)"},
+	MsgRecordBeaconRef: {"beacon: %q is not drand:<chain hash, 64 lowercase hex>:<round>",
+		"champ « beacon » : « %s » n'est pas de la forme drand:<empreinte de la chaîne, 64 chiffres hexadécimaux en minuscules>:<ronde>"},
+	MsgRecordBeaconRound: {"beacon: round out of range",
+		"champ « beacon » : numéro de ronde hors limites"},
+	MsgRecordShare: {"share: the bailiff's share is required",
+		"champ « share » : la contribution de l'huissier est requise"},
+	MsgRecordRanking: {"ranking: %d entries, want winners + reserves = %d",
+		"champ « ranking » : %d rangs, alors que gagnants + réserves = %d"},
+	MsgRecordSecret: {"secret: does not match commit",
+		"champ « secret » : ne correspond pas à l'engagement « commit »"},
+	MsgRecordRankingEntry: {"ranking[%d]: %d out of range or repeated",
+		"champ « ranking[%d] » : %d hors limites ou répété"},
+	MsgRecordDigest: {"digest: not SHA-256 of statement",
+		"champ « digest » : ce n'est pas le SHA-256 de « statement »"},
+	MsgRecordMissingTime: {"%s: missing time",
+		"champ « %s » : date et heure absentes"},
+	MsgTicketCodeChar: {"ticket code: character %d: %v",
+		"code de ticket : caractère %d : %v"},
+	MsgTicketCodeLength: {"ticket code: %d characters: %v",
+		"code de ticket : %d caractères : %v"},
+	MsgCauseTicketCode: {"ticket code must be 18 characters A-Z 0-9",
+		"un code de ticket fait 18 caractères A-Z 0-9"},
+
+	// crypto/x509's refusals of a public key (verdict.X509Error). English
+	// is the library's text: the fixed ones are their own template, the
+	// others print it whole and French says it from the other arguments.
+	MsgX509NotSPKI: {"%[2]s",
+		"clé publique illisible (SPKI DER invalide : %[1]s)"},
+	MsgX509SPKIStructure: {"not the ASN.1 structure of a SubjectPublicKeyInfo",
+		"la structure ASN.1 n'est pas celle d'une SubjectPublicKeyInfo"},
+	MsgX509Unreadable: {"%s",
+		"clé publique illisible (détail technique, en anglais : « %s »)"},
+	MsgX509IllegalParams: {"x509: %s key encoded with illegal parameters",
+		"clé %s encodée avec des paramètres, qui doivent être absents (RFC 8410)"},
+	MsgX509RSANull: {"x509: RSA key missing NULL parameters",
+		"clé RSA sans le paramètre NULL exigé (RFC 3279)"},
+	MsgX509RSAInvalid: {"x509: invalid RSA public key",
+		"clé publique RSA illisible (structure PKCS #1 invalide)"},
+	MsgX509RSAModulus: {"x509: invalid RSA modulus",
+		"module RSA illisible"},
+	MsgX509RSAExponent: {"x509: invalid RSA public exponent",
+		"exposant public RSA illisible"},
+	MsgX509RSAModulusSign: {"x509: RSA modulus is not a positive number",
+		"le module RSA n'est pas strictement positif"},
+	MsgX509RSAExpSign: {"x509: RSA public exponent is not a positive number",
+		"l'exposant public RSA n'est pas strictement positif"},
+	MsgX509ECDSAParams: {"x509: invalid ECDSA parameters",
+		"paramètres ECDSA invalides : la courbe n'est pas désignée par son identifiant (OID)"},
+	MsgX509Curve: {"x509: unsupported elliptic curve",
+		"courbe elliptique non prise en charge"},
+	MsgX509ECUncompressed: {"ecdsa: invalid uncompressed public key",
+		"la clé publique ECDSA n'est pas un point non compressé (octet 0x04 en tête)"},
+	MsgX509ECEncoding: {"ecdsa: invalid public key encoding",
+		"encodage de la clé publique ECDSA invalide"},
+	MsgX509PointEncoding: {"invalid %s point encoding",
+		"le point de la courbe %s est mal encodé (longueur incorrecte)"},
+	MsgX509PointOffCurve: {"%s point not on curve",
+		"le point n'est pas sur la courbe %s"},
+	MsgX509Ed25519Size: {"x509: wrong Ed25519 public key size",
+		"la clé publique Ed25519 n'a pas la bonne taille (32 octets)"},
+	MsgX509X25519Key: {"crypto/ecdh: invalid public key",
+		"clé publique X25519 invalide"},
+	MsgX509MLDSAParams: {"x509: unsupported ML-DSA parameters",
+		"paramètres ML-DSA non pris en charge"},
+	MsgX509MLDSALength: {"mldsa: invalid public key length",
+		"la clé publique ML-DSA n'a pas la bonne longueur"},
+	MsgX509DSAKey: {"x509: invalid DSA public key",
+		"clé publique DSA illisible"},
+	MsgX509DSAParams: {"x509: invalid DSA parameters",
+		"paramètres DSA illisibles"},
+	MsgX509DSAZero: {"x509: zero or negative DSA parameter",
+		"un paramètre DSA est nul ou négatif"},
 
 	// Promotion certificates: a certified pick that is not β's.
 	MsgPromoRankPick: {"rank %d: β picks entrant %d, the certificate names entrant %d",
