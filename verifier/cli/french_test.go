@@ -586,7 +586,7 @@ func TestFrenchRecordReasons(t *testing.T) {
 		{"no kind", parse(`{"v":1}`), "record: field kind: missing or not a string" + mal, "champ « kind » : absent ou pas une chaîne"},
 		{"kind", parse(`{"kind":"x","v":1}`), `record: kind "x": unknown record kind`, "type d'enregistrement inconnu : « x »"},
 		{"unknown field", alter(record.KindEmission, `"v":1}`, `"v":1,"x":1}`), "record: field x: unknown field for the record (version 1)" + mal,
-			"champ « x » : champ inconnu dans un enregistrement (version 1)"},
+			"champ « x » : champ inconnu pour ce type d'enregistrement (version 1)"},
 		{"unknown nested field", alter(record.KindKey, `"use":"vrf"}`, `"use":"vrf","x":1}`), "record: field keys.x: unknown field for keys (version 1)" + mal,
 			"champ « keys.x » : champ inconnu dans « keys » (version 1)"},
 		{"missing", drop(record.KindEmission, "closure"), "record: field closure: missing" + mal, "champ « closure » : absent"},

@@ -1714,7 +1714,7 @@ Code de sortie :
 	MsgRecordEmptyOptional: {"an empty optional field must be omitted",
 		"un champ facultatif vide doit être omis"},
 	MsgRecordUnknownField: {"unknown field for the record (version %d)",
-		"champ inconnu dans un enregistrement (version %d)"},
+		"champ inconnu pour ce type d'enregistrement (version %d)"},
 	MsgRecordUnknownFieldIn: {"unknown field for %s (version %d)",
 		"champ inconnu dans « %s » (version %d)"},
 	MsgRecordMissing: {"missing",
