@@ -187,23 +187,11 @@ func derCause(err error) any {
 	var st asn1.StructuralError
 	switch {
 	case errors.As(err, &syn):
-		return verdict.M(verdict.MsgASN1Syntax, asn1Detail(syn.Msg))
+		return verdict.M(verdict.MsgASN1Syntax, verdict.ASN1Detail(syn.Msg))
 	case errors.As(err, &st):
-		return verdict.M(verdict.MsgASN1Structure, asn1Detail(st.Msg))
+		return verdict.M(verdict.MsgASN1Structure, verdict.ASN1Detail(st.Msg))
 	}
 	return verdict.Named(err, verdict.MsgX509PKCS1, verdict.MsgX509Trailing, verdict.MsgX509UnknownAlgorithm)
-}
-
-// asn1Detail is encoding/asn1's detail of an error: its usual fixed texts in
-// the catalog, any other quoted as the parser's detail.
-func asn1Detail(s string) verdict.Msg {
-	for _, id := range []verdict.MsgID{verdict.MsgASN1SequenceTruncated, verdict.MsgASN1TagTruncated,
-		verdict.MsgASN1DataTruncated, verdict.MsgASN1LengthTooLarge} {
-		if verdict.Format(id, "en") == s {
-			return verdict.M(id)
-		}
-	}
-	return verdict.M(verdict.MsgASN1Detail, s)
 }
 
 // PublicKey is a validated VRF public key of one suite.
