@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/grpc/codes"
@@ -12,6 +16,8 @@ import (
 
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/checkpoint"
 )
 
 // storeView is what the game servers can read of the store: every game,
@@ -234,5 +240,88 @@ func writeMeta(t *testing.T, path string, prefix, applied uint64) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// fakeLog is a log whose checkpoints the test sets: latest is the current
+// one, await answers AwaitCheckpoint (nil: the wait times out).
+type fakeLog struct {
+	transparency.Log
+	latest, await *checkpoint.Checkpoint
+	awaited       []uint64 // the sizes AwaitCheckpoint was asked for
+}
+
+func (f *fakeLog) Checkpoint(context.Context) (*checkpoint.Checkpoint, error) { return f.latest, nil }
+
+func (f *fakeLog) AwaitCheckpoint(ctx context.Context, size uint64) (*checkpoint.Checkpoint, error) {
+	f.awaited = append(f.awaited, size)
+	if f.await == nil {
+		return nil, context.DeadlineExceeded
+	}
+	return f.await, nil
+}
+
+// sequencedLog is a fakeLog that knows how many leaves it holds.
+type sequencedLog struct {
+	*fakeLog
+	sequenced uint64
+}
+
+func (s sequencedLog) Sequenced() uint64 { return s.sequenced }
+
+// At start-up rngd takes the log's size from its checkpoint, once that covers
+// every leaf the log sequenced before the restart (the embedded journal's
+// tail, integrated at Open): with a log that knows its size it waits for
+// exactly that, not at all when the checkpoint covers it already, and refuses
+// to start when no checkpoint comes to cover it, rather than serve without
+// records it acknowledged. With a log that does not know (Trillian) it waits
+// briefly for one more leaf and goes on with the checkpoint it has.
+func TestLogSize(t *testing.T) {
+	cp := func(n uint64) *checkpoint.Checkpoint { return &checkpoint.Checkpoint{Origin: "o", Size: n} }
+	for _, c := range []struct {
+		name      string
+		applied   uint64
+		latest    uint64
+		await     *checkpoint.Checkpoint
+		sequenced int64 // -1: the log does not implement transparency.Sequencer
+		want      uint64
+		wantAwait []uint64
+		wantErr   string
+	}{
+		{name: "checkpoint covers the journal", applied: 7, latest: 10, sequenced: 10, want: 10},
+		{name: "journal beyond the checkpoint", applied: 7, latest: 10, sequenced: 12, await: cp(12), want: 12, wantAwait: []uint64{12}},
+		{name: "no checkpoint covers the journal", latest: 10, sequenced: 12, wantAwait: []uint64{12}, wantErr: "checkpoint covers only 10"},
+		{name: "store ahead of the log", applied: 11, latest: 10, sequenced: 10, wantAwait: []uint64{11}, wantErr: "applied 11 records but the log has only 10"},
+		{name: "trillian: one more came", applied: 7, latest: 10, sequenced: -1, await: cp(11), want: 11, wantAwait: []uint64{11}},
+		{name: "trillian: none came", applied: 7, latest: 10, sequenced: -1, want: 10, wantAwait: []uint64{11}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st, err := openStore(filepath.Join(t.TempDir(), "state.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.close()
+			if err := st.db.Update(func(tx *bolt.Tx) error { return markApplied(tx, c.applied) }); err != nil {
+				t.Fatal(err)
+			}
+			f := &fakeLog{latest: cp(c.latest), await: c.await}
+			var l transparency.Log = f
+			if c.sequenced >= 0 {
+				l = sequencedLog{f, uint64(c.sequenced)}
+			}
+			e := &engine{store: st, tlog: l, cfg: Config{Log: LogConfig{CheckpointInterval: Duration{time.Millisecond}}}}
+			got, err := e.logSize(context.Background())
+			switch {
+			case c.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("got %d, %v; want an error saying %q", got, err, c.wantErr)
+				}
+			case err != nil || got != c.want:
+				t.Fatalf("got %d, %v; want %d", got, err, c.want)
+			}
+			if !slices.Equal(f.awaited, c.wantAwait) {
+				t.Errorf("awaited checkpoints of sizes %v, want %v", f.awaited, c.wantAwait)
+			}
+		})
 	}
 }

@@ -239,8 +239,10 @@ func readSecret(path string) ([]byte, error) {
 }
 
 // logSize is the number of leaves in the log: the latest checkpoint's size,
-// after waiting briefly for leaves sequenced before a restart to be
-// integrated.
+// once it covers every leaf the log sequenced before a restart. A log that
+// knows how many it holds (transparency.Sequencer: the embedded journal) is
+// waited for exactly that, and not at all when its checkpoint already covers
+// them; with one that does not (Trillian), rngd waits briefly for one more.
 func (e *engine) logSize(ctx context.Context) (uint64, error) {
 	cp, err := e.tlog.Checkpoint(ctx)
 	if err != nil {
@@ -249,12 +251,23 @@ func (e *engine) logSize(ctx context.Context) (uint64, error) {
 	var applied uint64
 	e.store.view(func(tx *bolt.Tx) error { applied = appliedCount(tx); return nil })
 	want := max(applied, cp.Size+1)
+	var sequenced uint64
+	if s, ok := e.tlog.(transparency.Sequencer); ok {
+		sequenced = s.Sequenced()
+		if want = max(applied, sequenced); cp.Size >= want {
+			return cp.Size, nil
+		}
+	}
 	wctx, cancel := context.WithTimeout(ctx, 3*e.cfg.Log.CheckpointInterval.Duration+time.Second)
 	defer cancel()
-	if later, err := e.tlog.AwaitCheckpoint(wctx, want); err == nil {
-		cp = later
-	} else if applied > cp.Size {
+	later, err := e.tlog.AwaitCheckpoint(wctx, want)
+	switch {
+	case err == nil:
+		return later.Size, nil
+	case applied > cp.Size:
 		return 0, fmt.Errorf("the state store has applied %d records but the log has only %d: wrong data directory or a log that lost records", applied, cp.Size)
+	case sequenced > cp.Size:
+		return 0, fmt.Errorf("the log holds %d records but its checkpoint covers only %d: %w", sequenced, cp.Size, err)
 	}
 	return cp.Size, nil
 }

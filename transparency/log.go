@@ -121,6 +121,15 @@ type Log interface {
 	Close() error
 }
 
+// Sequencer is implemented by backends that know how many leaves they hold
+// durably, in a checkpoint or not yet (the embedded backend: its journal):
+// AwaitCheckpoint(ctx, Sequenced()) returns the first checkpoint that covers
+// every append acknowledged so far. A backend that cannot know it (Trillian,
+// whose queue the signer drains on its own) does not implement it.
+type Sequencer interface {
+	Sequenced() uint64
+}
+
 // Tiles is implemented by backends stored in the c2sp.org/tlog-tiles layout
 // (the embedded backend): the HTTP handler serves their files verbatim.
 type Tiles interface {

@@ -59,6 +59,7 @@ func (l *Log) recover(ctx context.Context, reader tessera.LogReader) error {
 	}
 	l.journal = j
 	l.integrated.Store(size)
+	l.sequenced.Store(size + uint64(len(tail)))
 	if len(tail) == 0 {
 		return nil
 	}
@@ -119,6 +120,8 @@ func (l *Log) journalLoop() {
 			first, err := l.journal.write(leaves)
 			if err != nil {
 				err = l.fail(err)
+			} else {
+				l.sequenced.Store(first + uint64(len(leaves)))
 			}
 			for i, r := range batch {
 				r.done <- appendResult{index: first + uint64(i), err: err}

@@ -151,6 +151,7 @@ type Log struct {
 	integrate  chan journaled
 	futures    chan pendingLeaf // added to tessera, in order, not yet confirmed
 	integrated atomic.Uint64    // leaves tessera has durably integrated
+	sequenced  atomic.Uint64    // leaves journaled (acknowledged or about to be)
 	caughtUp   sync.Cond        // on pmu: integrated grew, or the pipeline failed
 	lagSeen    uint64           // the most leaves journaled ahead of tessera (journalLoop's)
 	pipeline   sync.WaitGroup
@@ -164,9 +165,15 @@ type Log struct {
 }
 
 var (
-	_ transparency.Log   = (*Log)(nil)
-	_ transparency.Tiles = (*Log)(nil)
+	_ transparency.Log       = (*Log)(nil)
+	_ transparency.Tiles     = (*Log)(nil)
+	_ transparency.Sequencer = (*Log)(nil)
 )
+
+// Sequenced implements transparency.Sequencer: the leaves in the journal,
+// integrated into the tree or not yet. After Open every one of them is
+// integrated (Open hands tessera the journal's tail first).
+func (l *Log) Sequenced() uint64 { return l.sequenced.Load() }
 
 // Open opens (or creates) the log in cfg.Dir.
 func Open(ctx context.Context, cfg Config) (*Log, error) {

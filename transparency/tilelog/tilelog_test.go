@@ -91,6 +91,11 @@ func TestAppendFailure(t *testing.T) {
 	if s := l.Stats(); s.Failures != 1 || s.InFlight != 0 {
 		t.Fatalf("Stats = %+v", s)
 	}
+	// Every acknowledged leaf is sequenced, integrated or not.
+	sequenced := l.Sequenced()
+	if sequenced < 2 {
+		t.Fatalf("Sequenced() = %d after two acknowledged appends", sequenced)
+	}
 	l.Close()
 
 	if err := os.Remove(entries); err != nil {
@@ -104,9 +109,15 @@ func TestAppendFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	cp, err := l.AwaitCheckpoint(t.Context(), 2)
+	if got := l.Sequenced(); got != sequenced {
+		t.Fatalf("after reopening, Sequenced() = %d, want %d", got, sequenced)
+	}
+	cp, err := l.AwaitCheckpoint(t.Context(), sequenced)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cp.Size != sequenced {
+		t.Fatalf("after reopening, the checkpoint covers %d leaves, want the %d sequenced", cp.Size, sequenced)
 	}
 	got, err := l.Entries(t.Context(), 0, cp.Size, cp.Size)
 	if err != nil {
