@@ -54,13 +54,26 @@ func benchDaemon(b testing.TB) *testDaemon {
 }
 
 // newBenchDaemon is newTestDaemon with the production log defaults and the
-// system clock.
+// system clock; with TIRAGE_BENCH_KEYS=pkcs11, its keys are in a SoftHSM2
+// token (the production custody: RSA-FDH-VRF-SHA256 proofs made by the
+// token, each checked by the host before release).
 func newBenchDaemon(b testing.TB) *testDaemon {
-	return newTestDaemon(processLifetime{b}, func(c *Config) {
+	mods := []func(*Config){func(c *Config) {
 		c.Log.BatchMaxAge = Duration{}
 		c.Clock = nil
-	})
+	}}
+	if os.Getenv("TIRAGE_BENCH_KEYS") == "pkcs11" {
+		if hsmKeys == nil {
+			b.Skip("TIRAGE_BENCH_KEYS=pkcs11 needs a cgo build (the PKCS#11 backend)")
+		}
+		mods = append(mods, hsmKeys(processLifetime{b}))
+	}
+	return newTestDaemon(processLifetime{b}, mods...)
 }
+
+// hsmKeys, set in cgo builds (pkcs11_test.go), puts the daemon's keys in a
+// SoftHSM2 token.
+var hsmKeys func(testing.TB) func(*Config)
 
 // processLifetime keeps the shared benchmark daemon (and its clients) alive
 // across benchmark runs: its cleanups are dropped, the process ends them.

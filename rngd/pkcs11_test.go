@@ -15,10 +15,13 @@ import (
 	"tirage.fr/tirage/verifier/vrf"
 )
 
-// The daemon on an HSM: keys generated inside a SoftHSM2 token (RSA-FDH-VRF
-// through CKM_RSA_X_509, Ed25519 checkpoints), games played over mTLS, every
-// receipt verified offline.
-func TestE2EPKCS11(t *testing.T) {
+func init() { hsmKeys = softHSMKeys }
+
+// softHSMKeys makes the keys inside a new SoftHSM2 token, as rngctl keys
+// init does on an HSM (an RSA-FDH-VRF-SHA256 VRF key, through
+// CKM_RSA_X_509, and an Ed25519 checkpoint key), and returns the config
+// change that has the daemon use them.
+func softHSMKeys(t testing.TB) func(*Config) {
 	sh := hsmtest.NewSoftHSM(t)
 	tok := sh.InitToken(t, "tirage-rngd")
 	b, err := pkcs11.Open(pkcs11.Config{Module: sh.Module, TokenLabel: tok.Label, PIN: tok.PIN})
@@ -36,9 +39,16 @@ func TestE2EPKCS11(t *testing.T) {
 	if err := os.WriteFile(pin, append(tok.PIN, '\n'), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	td := newTestDaemon(t, func(c *Config) {
+	return func(c *Config) {
 		c.Keys = KeysConfig{Backend: "pkcs11", Module: sh.Module, TokenLabel: tok.Label, PINFile: pin}
-	})
+	}
+}
+
+// The daemon on an HSM: keys generated inside a SoftHSM2 token (RSA-FDH-VRF
+// through CKM_RSA_X_509, Ed25519 checkpoints), games played over mTLS, every
+// receipt verified offline.
+func TestE2EPKCS11(t *testing.T) {
+	td := newTestDaemon(t, softHSMKeys(t))
 	if td.d.engine.suite != vrf.SuiteRSAFDH256 {
 		t.Fatalf("suite %s", td.d.engine.suite)
 	}
