@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -82,20 +81,10 @@ const storeFormat = 3
 // pending, and every other read waits for the writer to catch up first
 // (view).
 type store struct {
-	db *bolt.DB
+	writer
 	// upgraded: the file held an older format, whose rest Open rebuilds.
 	upgraded bool
-	// onFail is told of the writer's first failure (alarm and log).
-	onFail func(error)
-
-	mu      sync.Mutex
-	cond    sync.Cond
-	queue   []storeWrite
-	queued  uint64 // changes handed over so far
-	applied uint64 // of which committed (or failed)
-	closed  bool
-	failed  error
-	pending map[[32]byte]storedRequest // replies queued, not yet committed (with msg)
+	pending  map[[32]byte]storedRequest // guarded by mu: replies queued, not yet committed (with msg)
 	// prefix is the store's "prefix": the log records below it are all
 	// committed; above holds the committed indices at or above it (calls
 	// commit in the order they finish, not in log order). Both change
@@ -103,16 +92,6 @@ type store struct {
 	// and caughtUp's.
 	prefix uint64
 	above  map[uint64]struct{}
-	exited chan struct{}
-}
-
-// storeWrite is one call's change.
-type storeWrite struct {
-	fn      func(*bolt.Tx) error
-	indices []uint64 // log indices of the records it applies
-	req     [32]byte // its request key, when pending holds its reply
-	has     bool
-	done    chan error // nil when the call does not wait
 }
 
 // errStoreFailed wraps the writer's failure for every later change.
@@ -144,11 +123,11 @@ func openStore(path string) (*store, error) {
 		db.Close()
 		return nil, fmt.Errorf("couldn't initialise the state store: %w", err)
 	}
-	s := &store{db: db, upgraded: upgraded, pending: map[[32]byte]storedRequest{}, above: map[uint64]struct{}{},
-		exited: make(chan struct{}), onFail: func(error) {}}
+	s := &store{writer: writer{db: db, failure: errStoreFailed}, upgraded: upgraded,
+		pending: map[[32]byte]storedRequest{}, above: map[uint64]struct{}{}}
+	s.finish, s.committed = s.advancePrefix, s.dropPending
 	db.View(func(tx *bolt.Tx) error { s.prefix = prefixOf(tx); return nil })
-	s.cond.L = &s.mu
-	go s.run()
+	s.start()
 	return s, nil
 }
 
@@ -199,78 +178,34 @@ func upgrade(tx *bolt.Tx) (bool, error) {
 	return old, meta.Put(keyFormat, u64(storeFormat))
 }
 
-// close commits what is queued, then closes the file.
-func (s *store) close() error {
-	s.mu.Lock()
-	s.closed = true
-	s.cond.Broadcast()
-	s.mu.Unlock()
-	<-s.exited
-	return s.db.Close()
+// advancePrefix ends a batch's transaction: the records it applied are
+// committed, and the prefix moves past those now all committed.
+func (s *store) advancePrefix(tx *bolt.Tx, batch []storeWrite) error {
+	moved := false
+	for _, w := range batch {
+		for _, i := range w.indices {
+			s.above[i] = struct{}{}
+			moved = true
+		}
+	}
+	if !moved {
+		return nil
+	}
+	for {
+		if _, ok := s.above[s.prefix]; !ok {
+			break
+		}
+		delete(s.above, s.prefix)
+		s.prefix++
+	}
+	return tx.Bucket(bucketMeta).Put(keyPrefix, u64(s.prefix))
 }
 
-// run is the writer.
-func (s *store) run() {
-	defer close(s.exited)
-	for {
-		s.mu.Lock()
-		for len(s.queue) == 0 && !s.closed {
-			s.cond.Wait()
-		}
-		if len(s.queue) == 0 {
-			s.mu.Unlock()
-			return
-		}
-		batch, upto, err := s.queue, s.queued, s.failed
-		s.queue = nil
-		s.mu.Unlock()
-		if err == nil {
-			err = s.db.Update(func(tx *bolt.Tx) error {
-				moved := false
-				for _, w := range batch {
-					if err := w.fn(tx); err != nil {
-						return err
-					}
-					for _, i := range w.indices {
-						s.above[i] = struct{}{}
-						moved = true
-					}
-				}
-				if !moved {
-					return nil
-				}
-				for {
-					if _, ok := s.above[s.prefix]; !ok {
-						break
-					}
-					delete(s.above, s.prefix)
-					s.prefix++
-				}
-				return tx.Bucket(bucketMeta).Put(keyPrefix, u64(s.prefix))
-			})
-			if err != nil {
-				err = fmt.Errorf("%w: %w", errStoreFailed, err)
-			}
-		}
-		s.mu.Lock()
-		if err != nil && s.failed == nil {
-			s.failed = err
-			s.onFail(err)
-		}
-		if err == nil {
-			for _, w := range batch {
-				if w.has {
-					delete(s.pending, w.req)
-				}
-			}
-		}
-		s.applied = upto
-		s.cond.Broadcast()
-		s.mu.Unlock()
-		for _, w := range batch {
-			if w.done != nil {
-				w.done <- err
-			}
+// dropPending forgets the replies of a committed batch: the store has them.
+func (s *store) dropPending(batch []storeWrite) {
+	for _, w := range batch {
+		if w.has {
+			delete(s.pending, w.req)
 		}
 	}
 }
@@ -280,47 +215,12 @@ func (s *store) run() {
 // req, when not nil, is the call's reply, kept in pending until then.
 func (s *store) write(fn func(*bolt.Tx) error, indices []uint64, key [32]byte, req *storedRequest, wait bool) error {
 	w := storeWrite{fn: fn, indices: indices}
-	if wait {
-		w.done = make(chan error, 1)
-	}
-	s.mu.Lock()
-	if err := s.failed; err != nil {
-		s.mu.Unlock()
-		return err
-	}
-	if s.closed {
-		s.mu.Unlock()
-		return errors.New("the state store is closed")
-	}
+	var add func()
 	if req != nil {
-		s.pending[key] = *req
 		w.req, w.has = key, true
+		add = func() { s.pending[key] = *req }
 	}
-	s.queue = append(s.queue, w)
-	s.queued++
-	s.cond.Broadcast()
-	s.mu.Unlock()
-	if wait {
-		return <-w.done
-	}
-	return nil
-}
-
-// health is the writer's failure, if any.
-func (s *store) health() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.failed
-}
-
-// sync waits until every change handed over so far is committed.
-func (s *store) sync() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for target := s.queued; s.applied < target && s.failed == nil; {
-		s.cond.Wait()
-	}
-	return s.failed
+	return s.hand(w, wait, add)
 }
 
 // view reads the store once every change handed over so far is committed.

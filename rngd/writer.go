@@ -1,0 +1,159 @@
+package rngd
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// writer is a bbolt file's group commit. Calls hand it their changes; one
+// goroutine applies them in the order handed over, every change handed
+// over meanwhile in one transaction (one fsync for all), and tells the
+// calls that wait. After a failed commit it applies nothing more: every
+// later change gets the failure (fail closed), until the file is reopened.
+type writer struct {
+	db *bolt.DB
+	// failure wraps the first failure for every later change.
+	failure error
+	// onFail is told of the first failure (alarm and log).
+	onFail func(error)
+	// finish, when set, ends each batch's transaction (the state store's
+	// prefix); committed, when set, runs under mu once a batch is
+	// committed (the state store's pending replies).
+	finish    func(tx *bolt.Tx, batch []storeWrite) error
+	committed func(batch []storeWrite)
+
+	mu      sync.Mutex
+	cond    sync.Cond
+	queue   []storeWrite
+	queued  uint64 // changes handed over so far
+	applied uint64 // of which committed (or failed)
+	closed  bool
+	failed  error
+	exited  chan struct{}
+}
+
+// storeWrite is one call's change.
+type storeWrite struct {
+	fn      func(*bolt.Tx) error
+	indices []uint64 // log indices of the records it applies
+	req     [32]byte // its request key, when pending holds its reply
+	has     bool
+	done    chan error // nil when the call does not wait
+}
+
+// start starts w's goroutine.
+func (w *writer) start() {
+	w.exited = make(chan struct{})
+	if w.onFail == nil {
+		w.onFail = func(error) {}
+	}
+	w.cond.L = &w.mu
+	go w.run()
+}
+
+func (w *writer) run() {
+	defer close(w.exited)
+	for {
+		w.mu.Lock()
+		for len(w.queue) == 0 && !w.closed {
+			w.cond.Wait()
+		}
+		if len(w.queue) == 0 {
+			w.mu.Unlock()
+			return
+		}
+		batch, upto, err := w.queue, w.queued, w.failed
+		w.queue = nil
+		w.mu.Unlock()
+		if err == nil {
+			err = w.db.Update(func(tx *bolt.Tx) error {
+				for _, c := range batch {
+					if err := c.fn(tx); err != nil {
+						return err
+					}
+				}
+				if w.finish != nil {
+					return w.finish(tx, batch)
+				}
+				return nil
+			})
+			if err != nil {
+				err = fmt.Errorf("%w: %w", w.failure, err)
+			}
+		}
+		w.mu.Lock()
+		if err != nil && w.failed == nil {
+			w.failed = err
+			w.onFail(err)
+		}
+		if err == nil && w.committed != nil {
+			w.committed(batch)
+		}
+		w.applied = upto
+		w.cond.Broadcast()
+		w.mu.Unlock()
+		for _, c := range batch {
+			if c.done != nil {
+				c.done <- err
+			}
+		}
+	}
+}
+
+// hand queues c, after running add under mu (when not nil), and returns,
+// when wait, once c is committed.
+func (w *writer) hand(c storeWrite, wait bool, add func()) error {
+	if wait {
+		c.done = make(chan error, 1)
+	}
+	w.mu.Lock()
+	if err := w.failed; err != nil {
+		w.mu.Unlock()
+		return err
+	}
+	if w.closed {
+		w.mu.Unlock()
+		return errors.New("the store is closed")
+	}
+	if add != nil {
+		add()
+	}
+	w.queue = append(w.queue, c)
+	w.queued++
+	w.cond.Broadcast()
+	w.mu.Unlock()
+	if wait {
+		return <-c.done
+	}
+	return nil
+}
+
+// health is the writer's failure, if any.
+func (w *writer) health() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.failed
+}
+
+// sync waits until every change handed over so far is committed.
+func (w *writer) sync() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for target := w.queued; w.applied < target && w.failed == nil; {
+		w.cond.Wait()
+	}
+	return w.failed
+}
+
+// close commits what is queued, then closes the file.
+func (w *writer) close() error {
+	w.mu.Lock()
+	w.closed = true
+	w.cond.Broadcast()
+	w.mu.Unlock()
+	<-w.exited
+	return w.db.Close()
+}
