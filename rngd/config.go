@@ -22,7 +22,8 @@ import (
 // keys, and dev mode must be asked for explicitly.
 type Config struct {
 	// DataDir holds everything the daemon keeps: the embedded log (log/),
-	// the state store (state.db), the software keystore (keys/), imported
+	// the state store (state.db), the unfinished games' secrets
+	// (secrets.db), the software keystore (keys/), imported
 	// manifests (manifests/), the admin socket and, in dev mode, the dev PKI
 	// (dev/). Default "./data".
 	DataDir string `toml:"data_dir"`

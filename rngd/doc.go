@@ -37,9 +37,11 @@
 //
 // The log is the source of truth; the store (DATA/state.db) is a cache that
 // [Rebuild] recreates from the log. At start the daemon compares the number
-// of records the store applied with the log's size and rebuilds when they
-// differ. The store also keeps what the log cannot give back: the replies to
-// request ids and the secrets of unfinished games.
+// of records the store applied with the log's size and applies the log's
+// tail, or rebuilds, when they differ. The store also keeps the replies to
+// request ids; the secrets of unfinished games, which the log cannot give
+// back, are in a file of their own (DATA/secrets.db), which a rebuild leaves
+// alone.
 //
 // See docs/rngd.md for the operator's guide and the API.
 package rngd

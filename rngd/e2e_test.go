@@ -565,14 +565,28 @@ func TestE2ERestartAndRebuild(t *testing.T) {
 	_, err = a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: codes1[1]})
 	wantStatus(t, err, codes.FailedPrecondition, "already played")
 
-	// The store lost altogether: the daemon rebuilds it from the log at
-	// start. Ended games come back whole; a game in play lost its secret
-	// (the log reveals r only at the end): it refuses draws and can be
-	// refunded.
+	// The state store lost altogether: the daemon rebuilds it from the
+	// log at start, and every game comes back whole, the games in play
+	// with their secrets, which are in secrets.db.
 	after := snapshot()
 	td.stop()
 	if err := os.Remove(filepath.Join(td.cfg.DataDir, "state.db")); err != nil {
 		t.Fatal(err)
+	}
+	td.start()
+	for id, g := range snapshot() {
+		if !proto.Equal(g, after[id]) {
+			t.Fatalf("game after losing state.db:\n%v\nwas\n%v", g, after[id])
+		}
+	}
+	// The secrets lost too: ended games come back whole; a game in play
+	// lost its secret (the log reveals r only at the end): it refuses
+	// draws and can be refunded.
+	td.stop()
+	for _, f := range []string{"state.db", "secrets.db"} {
+		if err := os.Remove(filepath.Join(td.cfg.DataDir, f)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	td.start()
 	a = td.client("server-a")

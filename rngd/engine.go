@@ -41,6 +41,7 @@ type engine struct {
 	clock   Clock
 	loc     *time.Location
 	store   *store
+	secrets *secretStore
 	tlog    transparency.Log
 	prover  hsm.VRFProver
 	suite   vrf.Suite
@@ -467,6 +468,12 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 		}
 		return markApplied(tx, uint64(len(recs)))
 	}, indices, key, sr, wait)
+	if err == nil && game != nil && game.Ended && len(recs) > 0 {
+		// Its end record, now in the log, reveals r. Should this fail, the
+		// secret store's alarm is up and starts are refused; this call is
+		// sealed and stored.
+		e.secrets.drop(game.Game.ID)
+	}
 	if err != nil {
 		// The records are in the log but not in the store: the store is
 		// behind the log and is rebuilt at the next start.
@@ -481,6 +488,12 @@ func (e *engine) storeFailed(err error) {
 	e.log.Error("state store write failed after a durable append: draws are refused; restart rngd to rebuild the store from the log", "err", err)
 }
 
+// secretsFailed reports the secret store's failure (alarm and log).
+func (e *engine) secretsFailed(err error) {
+	e.metrics.alarms.WithLabelValues("store").Inc()
+	e.log.Error("secret store write failed: starts are refused until rngd restarts", "err", err)
+}
+
 // storeHealth refuses a call before it draws anything when the store has
 // failed.
 func (e *engine) storeHealth() error {
@@ -491,17 +504,15 @@ func (e *engine) storeHealth() error {
 }
 
 // putGame stores a game. Its place among the unfinished games changes only
-// when it starts (full) and when it ends; its secret r is kept apart, from
-// before its start (keepSecret) until its end, whose record reveals it.
+// when it starts (full) and when it ends; its secret r is kept apart, in
+// the secret store, from before its start (keepSecret) until its end, whose
+// record reveals it.
 func putGame(tx *bolt.Tx, sg *storedGame, full bool) error {
 	if err := putJSON(tx, bucketGames, []byte(sg.Game.ID), sg); err != nil {
 		return err
 	}
 	key := joinKey(sg.Server, []byte(sg.Game.ID))
 	if sg.Ended {
-		if err := tx.Bucket(bucketSecrets).Delete([]byte(sg.Game.ID)); err != nil {
-			return err
-		}
 		return tx.Bucket(bucketUnfinished).Delete(key)
 	}
 	if !full {
@@ -613,17 +624,14 @@ func gameID(server string, now time.Time, rnd []byte) string {
 	return server + "/" + hex.EncodeToString(b[:]) + hex.EncodeToString(rnd[:10])
 }
 
-// keepSecret commits a game's secret r to the store before its start is
-// drawn and appended: the log reveals r only at the game's end, so the
-// store must hold it from the moment the start record can exist — a crash
+// keepSecret commits a game's secret r to the secret store before its start
+// is drawn and appended: the log reveals r only at the game's end, so rngd
+// must hold it from the moment the start record can exist — a crash
 // right after the append then loses nothing (a start that never reaches the
 // log leaves an r no record commits to, which nothing reads).
 func (e *engine) keepSecret(id string, r [32]byte) error {
-	err := e.store.write(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketSecrets).Put([]byte(id), r[:])
-	}, nil, [32]byte{}, nil, true)
-	if err != nil {
-		return status.Errorf(codes.Unavailable, "state store unavailable, nothing was drawn: %v", err)
+	if err := e.secrets.keep(id, r); err != nil {
+		return status.Errorf(codes.Unavailable, "secret store unavailable, nothing was drawn: %v", err)
 	}
 	return nil
 }

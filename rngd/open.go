@@ -80,6 +80,14 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 		return nil, err
 	}
 	c.closers = append(c.closers, closerFunc(st.close))
+	sec, err := openSecrets(filepath.Join(cfg.DataDir, "secrets.db"))
+	if err != nil {
+		return nil, err
+	}
+	c.closers = append(c.closers, closerFunc(sec.close))
+	if err := moveSecrets(st, sec); err != nil {
+		return nil, err
+	}
 
 	var srcs []entropy.SourceConfig
 	for _, s := range cfg.Entropy.Sources {
@@ -111,11 +119,11 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 	loc, _ := time.LoadLocation(cfg.Game.TimeZone)
 	pub := c.prover.PublicKey().Bytes()
 	e := &engine{
-		cfg: cfg, log: cfg.Logger, clock: cfg.Clock, loc: loc, store: st, tlog: c.log,
+		cfg: cfg, log: cfg.Logger, clock: cfg.Clock, loc: loc, store: st, secrets: sec, tlog: c.log,
 		prover: c.prover, suite: c.prover.Suite(), pub: pub, keyID: cfg.Keys.VRFLabel,
 		entropy: c.entropy, metrics: newMetrics(cfg.Dev), proving: make(chan struct{}, runtime.GOMAXPROCS(0)),
 	}
-	st.onFail = e.storeFailed
+	st.onFail, sec.onFail = e.storeFailed, e.secretsFailed
 	e.metrics.reg.MustRegister(c.entropy.Collectors()...)
 	e.metrics.reg.MustRegister(transparency.NewCollector(c.log))
 	if err := e.catchUp(ctx); err != nil {

@@ -95,6 +95,9 @@ func (r *rebuilder) replay(ctx context.Context, from, size uint64) error {
 		if err != nil {
 			return err
 		}
+		if err := r.forgetEnded(); err != nil {
+			return err
+		}
 		start += uint64(len(leaves))
 	}
 	return e.store.db.Update(func(tx *bolt.Tx) error {
@@ -117,6 +120,20 @@ type rebuilder struct {
 	incremental bool
 	unfinished  int // games left in play
 	touched     int // games stored
+	// ended are the games stored ended since the last transaction: the
+	// secret store forgets their secrets (an older rngd kept them).
+	ended []string
+}
+
+// forgetEnded drops the secrets of the games stored ended, once the
+// transaction that stored them is committed.
+func (r *rebuilder) forgetEnded() error {
+	if len(r.ended) == 0 {
+		return nil
+	}
+	err := r.e.secrets.drop(r.ended...)
+	r.ended = nil
+	return err
 }
 
 type rebuildGame struct {
@@ -269,9 +286,11 @@ func (r *rebuilder) storeGame(tx *bolt.Tx, g *rebuildGame) error {
 		LastHash: record.LeafHash(g.leaves[len(g.leaves)-1]), LastIndex: g.indices[len(g.indices)-1], Ended: rep.Ended}
 	if g.end != nil {
 		sg.Secret, sg.HasSecret, sg.EndedAt = g.end.Secret, true, g.end.Time
-	} else if s := tx.Bucket(bucketSecrets).Get([]byte(g.start.Game)); len(s) == 32 {
-		copy(sg.Secret[:], s)
-		sg.HasSecret = record.Commit(sg.Secret) == g.start.Commit
+		r.ended = append(r.ended, g.start.Game)
+	} else if s, ok, err := e.secrets.get(g.start.Game); err != nil {
+		return err
+	} else if ok {
+		sg.Secret, sg.HasSecret = s, record.Commit(s) == g.start.Commit
 	}
 	if !sg.HasSecret && !sg.Ended {
 		r.lost++

@@ -39,11 +39,10 @@ import (
 //	              kind 1: first (4, BE) ‖ end (4, BE) ‖ game id: the call sealed
 //	                      the game's records first..end-1 (see engine.replyOf)
 //	unfinished  server ‖ 0x00 ‖ game id → expiry (unix seconds, BE)
-//	secrets     game id → r (32 bytes), from before the start to the end
 //
-// The secrets bucket holds what the log does not (each unfinished game's
-// secret r, which the log only reveals at the game's end): Rebuild keeps it.
-// Rebuild also keeps the requests bucket and adds to it the reply of every
+// What the log does not hold, each unfinished game's secret r (the log only
+// reveals it at the game's end), is in a file of its own, secrets.db (see
+// secretStore), which Rebuild leaves alone. Rebuild keeps the requests bucket and adds to it the reply of every
 // call whose records carry its request identity ("req", "req_digest"), so a
 // retry after a crash between the append and the store's commit gets its
 // original reply.
@@ -62,9 +61,10 @@ var (
 )
 
 // storeFormat is the layout above. Format 1 (no "format" key) kept whole
-// receipts and whole replies, format 2 had no "prefix": openStore upgrades
-// them (see upgrade).
-const storeFormat = 3
+// receipts and whole replies, format 2 had no "prefix", format 3 kept the
+// secrets in a bucket of state.db: openStore upgrades them (see upgrade;
+// Open moves format 3's secrets to secrets.db, see moveSecrets).
+const storeFormat = 4
 
 // store is the bbolt file and its writer. Calls hand their changes to the
 // writer, which applies them in order, many calls to a transaction (one
@@ -97,20 +97,30 @@ type store struct {
 // errStoreFailed wraps the writer's failure for every later change.
 var errStoreFailed = errors.New("the state store failed; restart rngd to rebuild it from the log")
 
-// errStoreLocked means another process (a running rngd) holds the state store.
-var errStoreLocked = errors.New("the state store is in use by another process (is rngd running?)")
+// errStoreLocked means another process (a running rngd) holds a store.
+var errStoreLocked = errors.New("in use by another process (is rngd running?)")
 
-func openStore(path string) (*store, error) {
+// openBolt opens a bbolt file of the data directory (what names it in
+// errors), which one process at a time may hold.
+func openBolt(path, what string) (*bolt.DB, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
 	if err != nil {
 		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("couldn't open %s: %w", path, errStoreLocked)
 		}
-		return nil, fmt.Errorf("couldn't open the state store: %w", err)
+		return nil, fmt.Errorf("couldn't open the %s: %w", what, err)
+	}
+	return db, nil
+}
+
+func openStore(path string) (*store, error) {
+	db, err := openBolt(path, "state store")
+	if err != nil {
+		return nil, err
 	}
 	var upgraded bool
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketRequests, bucketUnfinished, bucketSecrets} {
+		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketRequests, bucketUnfinished} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -146,6 +156,11 @@ func upgrade(tx *bolt.Tx) (bool, error) {
 	}
 	if format == storeFormat {
 		return false, nil
+	}
+	if format == 3 {
+		// Its secrets bucket is moved out by Open (moveSecrets); the
+		// rest is as format 4 has it.
+		return false, meta.Put(keyFormat, u64(storeFormat))
 	}
 	if format == 1 {
 		b := tx.Bucket(bucketRequests)

@@ -1,7 +1,9 @@
 package rngd
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -163,11 +165,11 @@ func TestStoreUpgradeFormat2(t *testing.T) {
 	})
 }
 
-// A game's secret r is kept apart from before its start until its end,
-// whose record reveals it: the secrets bucket holds the unfinished games'
-// secrets and no other, as played and after a rebuild from the log, which
-// also drops the secret of a game that ended while a store of an older
-// rngd still kept it.
+// A game's secret r is kept apart, in secrets.db, from before its start
+// until its end, whose record reveals it: the secret store holds the
+// unfinished games' secrets and no other, as played and after a rebuild
+// from the log, which also drops the secret of a game that ended while an
+// older rngd still kept it.
 func TestSecretsKeptUntilEnd(t *testing.T) {
 	td := newTestDaemon(t)
 	a := td.client("server-a")
@@ -185,10 +187,10 @@ func TestSecretsKeptUntilEnd(t *testing.T) {
 			unfinished = append(unfinished, g.GameId)
 		}
 	}
-	state := filepath.Join(td.cfg.DataDir, "state.db")
+	path := filepath.Join(td.cfg.DataDir, "secrets.db")
 	secrets := func(when string) {
 		t.Helper()
-		readMeta(t, state, func(tx *bolt.Tx) {
+		readMeta(t, path, func(tx *bolt.Tx) {
 			b := tx.Bucket(bucketSecrets)
 			if n := b.Stats().KeyN; n != len(unfinished) {
 				t.Errorf("%s: %d secrets kept, want %d (the unfinished games')", when, n, len(unfinished))
@@ -203,7 +205,7 @@ func TestSecretsKeptUntilEnd(t *testing.T) {
 	td.stop()
 	secrets("as played")
 	// An older rngd kept the secrets of ended games.
-	db, err := bolt.Open(state, 0o600, nil)
+	db, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,4 +230,82 @@ func TestSecretsKeptUntilEnd(t *testing.T) {
 		}
 		playUntil(t, a, g, over)
 	}
+}
+
+// A data directory of store format 3 kept the secrets in a bucket of
+// state.db: rngd moves them to secrets.db when it opens it, without
+// rebuilding the rest, and the games in play go on with them.
+func TestStoreUpgradeFormat3(t *testing.T) {
+	td := newTestDaemon(t)
+	a := td.client("server-a")
+	var ids []string
+	for _, code := range td.emission("F3", "2026-12-31", 3) {
+		g := start(t, a, code).Game
+		ids = append(ids, g.GameId)
+	}
+	td.stop()
+	state, secrets := filepath.Join(td.cfg.DataDir, "state.db"), filepath.Join(td.cfg.DataDir, "secrets.db")
+	// Format 3: the secrets in state.db, no secrets.db.
+	kept := map[string][]byte{}
+	readMeta(t, secrets, func(tx *bolt.Tx) {
+		tx.Bucket(bucketSecrets).ForEach(func(k, v []byte) error { kept[string(k)] = bytes.Clone(v); return nil })
+	})
+	if len(kept) != len(ids) {
+		t.Fatalf("%d secrets kept for %d games in play", len(kept), len(ids))
+	}
+	if err := os.Remove(secrets); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(state, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucket(bucketSecrets)
+		if err != nil {
+			return err
+		}
+		for k, v := range kept {
+			if err := b.Put([]byte(k), v); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketMeta).Put(keyFormat, u64(3))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := len(td.logs())
+	td.start()
+	if logs := td.logs()[mark:]; bytes.Contains(logs, []byte("rebuil")) {
+		t.Errorf("format 3 was rebuilt from the log:\n%s", logs)
+	}
+	a = td.client("server-a")
+	over := func(g *qodv1.Game) bool {
+		return g.Status != qodv1.Status_STATUS_PLAYING && g.Status != qodv1.Status_STATUS_AT_TIER
+	}
+	for _, id := range ids {
+		g, err := a.GetGame(context.Background(), &qodv1.GetGameRequest{GameId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g = playUntil(t, a, g, over); g.Status == qodv1.Status_STATUS_PLAYING || g.Status == qodv1.Status_STATUS_AT_TIER {
+			t.Fatalf("game %s did not end: %v", id, g.Status)
+		}
+	}
+	td.stop()
+	readMeta(t, state, func(tx *bolt.Tx) {
+		if tx.Bucket(bucketSecrets) != nil {
+			t.Error("state.db still has a secrets bucket")
+		}
+		if f := beUint64(tx.Bucket(bucketMeta).Get(keyFormat)); f != storeFormat {
+			t.Errorf("format %d, want %d", f, storeFormat)
+		}
+	})
+	readMeta(t, secrets, func(tx *bolt.Tx) {
+		if n := tx.Bucket(bucketSecrets).Stats().KeyN; n != 0 {
+			t.Errorf("%d secrets left after every game ended", n)
+		}
+	})
 }

@@ -15,8 +15,9 @@ const stateUsage = `usage: rngctl state rebuild --config FILE [--dev]
 
   rebuild   replace the state store (DATA/state.db) with what the log says:
             emissions, manifests (from DATA/manifests), every game replayed by
-            verifier/qod. rngd must be stopped. Replies to request ids and the
-            secrets of unfinished games, which the log does not hold, are kept.
+            verifier/qod. rngd must be stopped. Replies to request ids are
+            kept; the secrets of unfinished games, which the log does not
+            hold, are in DATA/secrets.db, which the rebuild leaves alone.
   --config FILE   rngd's config file
   --dev           dev mode, as rngd --dev (dev builds only)
 `

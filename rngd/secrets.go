@@ -1,0 +1,128 @@
+package rngd
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// The secret store is a bbolt file of its own, secrets.db in the data
+// directory: the one thing rngd keeps that the log cannot give back, each
+// unfinished game's secret r (the log reveals r only in the game's end
+// record). One bucket:
+//
+//	secrets   game id → r (32 bytes), from before the start is drawn to the end
+//
+// It is apart from state.db for the start's sake: a start waits, before it
+// is drawn, until its r is committed, and a commit of this file holds only
+// the secrets handed over meanwhile (a few pages), where a commit of
+// state.db holds every call's records and replies. A start then waits for
+// a small commit, not behind the state store's large ones. A rebuild of
+// state.db from the log leaves this file alone.
+
+// errSecretsFailed wraps the secret store's failure for every later change.
+var errSecretsFailed = errors.New("the secret store failed; restart rngd")
+
+// secretStore is secrets.db and its writer.
+type secretStore struct {
+	writer
+}
+
+func openSecrets(path string) (*secretStore, error) {
+	db, err := openBolt(path, "secret store")
+	if err != nil {
+		return nil, err
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists(bucketSecrets)
+		return err
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("couldn't initialise the secret store: %w", err)
+	}
+	s := &secretStore{writer{db: db, failure: errSecretsFailed}}
+	s.start()
+	return s, nil
+}
+
+// keep commits game id's secret r, and returns once it is durable.
+func (s *secretStore) keep(id string, r [32]byte) error {
+	return s.hand(storeWrite{fn: func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketSecrets).Put([]byte(id), r[:])
+	}}, true, nil)
+}
+
+// drop forgets the secrets of ended games (their end records reveal them),
+// without waiting.
+func (s *secretStore) drop(ids ...string) error {
+	return s.hand(storeWrite{fn: func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketSecrets)
+		for _, id := range ids {
+			if err := b.Delete([]byte(id)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}, false, nil)
+}
+
+// get returns game id's secret, once every change handed over is committed.
+func (s *secretStore) get(id string) (r [32]byte, ok bool, err error) {
+	if err := s.sync(); err != nil {
+		return r, false, err
+	}
+	err = s.db.View(func(tx *bolt.Tx) error {
+		if v := tx.Bucket(bucketSecrets).Get([]byte(id)); len(v) == 32 {
+			copy(r[:], v)
+			ok = true
+		}
+		return nil
+	})
+	return r, ok, err
+}
+
+// moveSecrets moves the secrets an older state.db kept in its own secrets
+// bucket (store format 3 and before) into the secret store: committed there
+// first, then deleted from state.db, so that a crash between the two
+// leaves them in both, and the next start moves them again.
+func moveSecrets(st *store, sec *secretStore) error {
+	var keys, vals [][]byte
+	st.db.View(func(tx *bolt.Tx) error {
+		if b := tx.Bucket(bucketSecrets); b != nil {
+			b.ForEach(func(k, v []byte) error {
+				keys, vals = append(keys, bytes.Clone(k)), append(vals, bytes.Clone(v))
+				return nil
+			})
+		}
+		return nil
+	})
+	if keys == nil && !hasBucket(st.db, bucketSecrets) {
+		return nil
+	}
+	err := sec.hand(storeWrite{fn: func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketSecrets)
+		for i := range keys {
+			if err := b.Put(keys[i], vals[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}, true, nil)
+	if err != nil {
+		return fmt.Errorf("couldn't move the secrets to the secret store: %w", err)
+	}
+	err = st.db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket(bucketSecrets) })
+	if err != nil {
+		return fmt.Errorf("couldn't move the secrets to the secret store: %w", err)
+	}
+	return nil
+}
+
+func hasBucket(db *bolt.DB, name []byte) bool {
+	var ok bool
+	db.View(func(tx *bolt.Tx) error { ok = tx.Bucket(name) != nil; return nil })
+	return ok
+}
