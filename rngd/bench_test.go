@@ -101,6 +101,12 @@ var benchDirs struct {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	// The shared benchmark daemon stops before its directories go: its
+	// log would otherwise write into a directory removed under it.
+	if td := bench.td; td != nil && td.cancel != nil {
+		td.cancel()
+		<-td.done
+	}
 	benchDirs.Lock()
 	for _, d := range benchDirs.list {
 		os.RemoveAll(d)
