@@ -248,7 +248,7 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 func (e *engine) putTickets(tickets []Ticket) error {
 	for len(tickets) > 0 {
 		n := min(len(tickets), 50_000)
-		if err := e.store.write(func(tx *bolt.Tx) error { return putTicketsTx(tx, tickets[:n]) }, nil, [32]byte{}, nil, true); err != nil {
+		if err := e.store.write(storeWrite{fn: func(tx *bolt.Tx) error { return putTicketsTx(tx, tickets[:n]) }}, nil, true); err != nil {
 			return status.Errorf(codes.Internal, "state store: %v", err)
 		}
 		tickets = tickets[n:]

@@ -444,7 +444,12 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 	for i, r := range recs {
 		indices[i] = r.index
 	}
-	err := e.store.write(func(tx *bolt.Tx) error {
+	w := storeWrite{indices: indices, req: key}
+	if game != nil && game.Records == uint32(len(recs)) {
+		// A start: its ticket reads as played before the commit.
+		w.ticket, w.started = game.Game.Ticket, game.Game.ID
+	}
+	w.fn = func(tx *bolt.Tx) error {
 		if game != nil {
 			if err := putGame(tx, game, game.Records == uint32(len(recs))); err != nil {
 				return err
@@ -467,7 +472,8 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 			}
 		}
 		return markApplied(tx, uint64(len(recs)))
-	}, indices, key, sr, wait)
+	}
+	err := e.store.write(w, sr, wait)
 	if err == nil && game != nil && game.Ended && len(recs) > 0 {
 		// Its end record, now in the log, reveals r. Should this fail, the
 		// secret store's alarm is up and starts are refused; this call is
@@ -670,17 +676,17 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 	if ok, err := e.replayed(c, reply); ok || err != nil {
 		return reply, err
 	}
-	var t storedTicket
+	// Read without waiting for the store's writer: a start not yet
+	// committed shows in the ticket (store.ticket), and emissions change
+	// only by the operator's calls, which wait for their commits.
 	var em storedEmission
-	var found bool
-	err = e.store.view(func(tx *bolt.Tx) error {
-		var err error
-		if found, err = getJSON(tx, bucketTickets, ticket[:], &t); err != nil || !found {
+	t, found, err := e.store.ticket(ticket)
+	if err == nil && found {
+		err = e.store.db.View(func(tx *bolt.Tx) error {
+			_, err := getJSON(tx, bucketEmissions, []byte(t.Emission), &em)
 			return err
-		}
-		_, err = getJSON(tx, bucketEmissions, []byte(t.Emission), &em)
-		return err
-	})
+		})
+	}
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "state store: %v", err)
 	}

@@ -85,6 +85,7 @@ type store struct {
 	// upgraded: the file held an older format, whose rest Open rebuilds.
 	upgraded bool
 	pending  map[[32]byte]storedRequest // guarded by mu: replies queued, not yet committed (with msg)
+	started  map[[32]byte]string        // guarded by mu: tickets played by starts not yet committed → game id
 	// prefix is the store's "prefix": the log records below it are all
 	// committed; above holds the committed indices at or above it (calls
 	// commit in the order they finish, not in log order). Both change
@@ -134,7 +135,7 @@ func openStore(path string) (*store, error) {
 		return nil, fmt.Errorf("couldn't initialise the state store: %w", err)
 	}
 	s := &store{writer: writer{db: db, failure: errStoreFailed}, upgraded: upgraded,
-		pending: map[[32]byte]storedRequest{}, above: map[uint64]struct{}{}}
+		pending: map[[32]byte]storedRequest{}, started: map[[32]byte]string{}, above: map[uint64]struct{}{}}
 	s.finish, s.committed = s.advancePrefix, s.dropPending
 	db.View(func(tx *bolt.Tx) error { s.prefix = prefixOf(tx); return nil })
 	s.start()
@@ -216,26 +217,51 @@ func (s *store) advancePrefix(tx *bolt.Tx, batch []storeWrite) error {
 	return tx.Bucket(bucketMeta).Put(keyPrefix, u64(s.prefix))
 }
 
-// dropPending forgets the replies of a committed batch: the store has them.
+// dropPending forgets the replies and played tickets of a committed batch:
+// the store has them.
 func (s *store) dropPending(batch []storeWrite) {
 	for _, w := range batch {
 		if w.has {
 			delete(s.pending, w.req)
 		}
+		if w.started != "" {
+			delete(s.started, w.ticket)
+		}
 	}
 }
 
 // write hands a change to the writer; with wait, it returns once the change
-// is committed. indices are the log records it applies (for the prefix).
-// req, when not nil, is the call's reply, kept in pending until then.
-func (s *store) write(fn func(*bolt.Tx) error, indices []uint64, key [32]byte, req *storedRequest, wait bool) error {
-	w := storeWrite{fn: fn, indices: indices}
-	var add func()
-	if req != nil {
-		w.req, w.has = key, true
-		add = func() { s.pending[key] = *req }
+// is committed. w.indices are the log records it applies (for the prefix);
+// req, when not nil, is the call's reply (under w.req), and w.started the
+// game that played w.ticket: both are kept in memory until then.
+func (s *store) write(w storeWrite, req *storedRequest, wait bool) error {
+	w.has = req != nil
+	return s.hand(w, wait, func() {
+		if req != nil {
+			s.pending[w.req] = *req
+		}
+		if w.started != "" {
+			s.started[w.ticket] = w.started
+		}
+	})
+}
+
+// ticket reads a ticket as the calls handed over so far left it, without
+// waiting for the writer: a start not yet committed marks it played.
+func (s *store) ticket(hash [32]byte) (t storedTicket, found bool, err error) {
+	s.mu.Lock()
+	game, started := s.started[hash]
+	s.mu.Unlock()
+	// The map is read first: a start leaves it only once committed, so
+	// what it no longer holds, the file does.
+	err = s.db.View(func(tx *bolt.Tx) error {
+		found, err = getJSON(tx, bucketTickets, hash[:], &t)
+		return err
+	})
+	if started {
+		t.Game = game
 	}
-	return s.hand(w, wait, add)
+	return t, found, err
 }
 
 // view reads the store once every change handed over so far is committed.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -308,4 +309,52 @@ func TestStoreUpgradeFormat3(t *testing.T) {
 			t.Errorf("%d secrets left after every game ended", n)
 		}
 	})
+}
+
+// A start's ticket reads as played from the moment the start hands its
+// change to the writer, before the commit (a start reads tickets without
+// waiting for the writer), and from the file after.
+func TestTicketPlayedBeforeCommit(t *testing.T) {
+	st, err := openStore(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	hash := record.Commit([32]byte{1}) // any 32 bytes
+	if err := st.write(storeWrite{fn: func(tx *bolt.Tx) error {
+		return putJSON(tx, bucketTickets, hash[:], &storedTicket{Emission: "E", Stake: 100})
+	}}, nil, true); err != nil {
+		t.Fatal(err)
+	}
+	// The writer is held inside a commit while the start is handed over.
+	release, holding := make(chan struct{}), make(chan struct{})
+	let := sync.OnceFunc(func() { close(release) })
+	defer let() // before st.close, even when the test fails
+	st.write(storeWrite{fn: func(*bolt.Tx) error { close(holding); <-release; return nil }}, nil, false)
+	<-holding
+	err = st.write(storeWrite{ticket: hash, started: "gs/game", fn: func(tx *bolt.Tx) error {
+		return putJSON(tx, bucketTickets, hash[:], &storedTicket{Emission: "E", Stake: 100, Game: "gs/game"})
+	}}, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk, found, err := st.ticket(hash); err != nil || !found || tk.Game != "gs/game" || tk.Stake != 100 {
+		t.Fatalf("before the commit: %+v %v %v, want played by gs/game", tk, found, err)
+	}
+	let()
+	if err := st.sync(); err != nil {
+		t.Fatal(err)
+	}
+	st.mu.Lock()
+	left := len(st.started)
+	st.mu.Unlock()
+	if left != 0 {
+		t.Errorf("%d started tickets kept after the commit", left)
+	}
+	if tk, found, err := st.ticket(hash); err != nil || !found || tk.Game != "gs/game" {
+		t.Fatalf("after the commit: %+v %v %v", tk, found, err)
+	}
+	if _, found, err := st.ticket([32]byte{9}); err != nil || found {
+		t.Fatalf("unknown ticket: found %v, %v", found, err)
+	}
 }

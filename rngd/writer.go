@@ -41,6 +41,10 @@ type storeWrite struct {
 	indices []uint64 // log indices of the records it applies
 	req     [32]byte // its request key, when pending holds its reply
 	has     bool
+	// started, when not empty, is the game a start played ticket with:
+	// the store's started map holds it until the commit.
+	ticket  [32]byte
+	started string
 	done    chan error // nil when the call does not wait
 }
 
