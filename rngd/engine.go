@@ -445,13 +445,14 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 		indices[i] = r.index
 	}
 	w := storeWrite{indices: indices, req: key}
-	if game != nil && game.Records == uint32(len(recs)) {
-		// A start: its ticket reads as played before the commit.
+	start := game != nil && game.Records == uint32(len(recs))
+	if start {
+		// Its ticket reads as played before the commit.
 		w.ticket, w.started = game.Game.Ticket, game.Game.ID
 	}
 	w.fn = func(tx *bolt.Tx) error {
 		if game != nil {
-			if err := putGame(tx, game, game.Records == uint32(len(recs))); err != nil {
+			if err := putGame(tx, game, start); err != nil {
 				return err
 			}
 			for i, s := range recs {

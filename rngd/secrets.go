@@ -90,8 +90,10 @@ func (s *secretStore) get(id string) (r [32]byte, ok bool, err error) {
 // leaves them in both, and the next start moves them again.
 func moveSecrets(st *store, sec *secretStore) error {
 	var keys, vals [][]byte
+	var found bool
 	st.db.View(func(tx *bolt.Tx) error {
-		if b := tx.Bucket(bucketSecrets); b != nil {
+		b := tx.Bucket(bucketSecrets)
+		if found = b != nil; found {
 			b.ForEach(func(k, v []byte) error {
 				keys, vals = append(keys, bytes.Clone(k)), append(vals, bytes.Clone(v))
 				return nil
@@ -99,7 +101,7 @@ func moveSecrets(st *store, sec *secretStore) error {
 		}
 		return nil
 	})
-	if keys == nil && !hasBucket(st.db, bucketSecrets) {
+	if !found {
 		return nil
 	}
 	err := sec.hand(storeWrite{fn: func(tx *bolt.Tx) error {
@@ -119,10 +121,4 @@ func moveSecrets(st *store, sec *secretStore) error {
 		return fmt.Errorf("couldn't move the secrets to the secret store: %w", err)
 	}
 	return nil
-}
-
-func hasBucket(db *bolt.DB, name []byte) bool {
-	var ok bool
-	db.View(func(tx *bolt.Tx) error { ok = tx.Bucket(name) != nil; return nil })
-	return ok
 }

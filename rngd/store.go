@@ -42,10 +42,10 @@ import (
 //
 // What the log does not hold, each unfinished game's secret r (the log only
 // reveals it at the game's end), is in a file of its own, secrets.db (see
-// secretStore), which Rebuild leaves alone. Rebuild keeps the requests bucket and adds to it the reply of every
-// call whose records carry its request identity ("req", "req_digest"), so a
-// retry after a crash between the append and the store's commit gets its
-// original reply.
+// secretStore), which Rebuild leaves alone. Rebuild keeps the requests
+// bucket and adds to it the reply of every call whose records carry its
+// request identity ("req", "req_digest"), so a retry after a crash between
+// the append and the store's commit gets its original reply.
 var (
 	bucketMeta       = []byte("meta")
 	bucketEmissions  = []byte("emissions")
@@ -73,13 +73,13 @@ const storeFormat = 4
 // is the source of truth, and a crash before the commit leaves the store
 // behind the log, which Open then catches up from the log. A game's secret
 // r, which the log does not hold until the end, is committed (waited for)
-// before its start is drawn (engine.keepSecret); the operator's changes
-// wait for theirs.
+// to the secret store before its start is drawn (engine.keepSecret); the
+// operator's changes wait for theirs.
 //
 // Readers see every change handed over before them: the games in play are
 // cached by the engine, the replies of calls not yet committed are kept in
-// pending, and every other read waits for the writer to catch up first
-// (view).
+// pending, the tickets played by starts not yet committed in started, and
+// every other read waits for the writer to catch up first (view).
 type store struct {
 	writer
 	// upgraded: the file held an older format, whose rest Open rebuilds.
