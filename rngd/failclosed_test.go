@@ -180,3 +180,38 @@ func TestStoreFailure(t *testing.T) {
 		t.Fatalf("after restart the game has picks %v, want the acknowledged %v", got.Picks, picked.Game.Picks)
 	}
 }
+
+// A secret store that can no longer commit: no start is drawn (its secret
+// could not be kept), with UNAVAILABLE and the store alarm, and nothing of
+// it reaches the log; the games in play go on (their secrets are kept), and
+// after a restart starts are drawn again.
+func TestSecretStoreFailure(t *testing.T) {
+	td := newTestDaemon(t)
+	codes1 := td.emission("SS", "2026-12-31", 10)
+	a := td.client("server-a")
+	ctx := context.Background()
+	started := start(t, a, codes1[1])
+	g := started.Game
+	e := td.d.engine
+	if err := e.secrets.db.Close(); err != nil { // the file is gone from under the writer
+		t.Fatal(err)
+	}
+	_, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: codes1[2]})
+	wantStatus(t, err, codes.Unavailable, "secret store unavailable, nothing was drawn")
+	var m dto.Metric
+	e.metrics.alarms.WithLabelValues("store").Write(&m)
+	if m.GetCounter().GetValue() != 1 {
+		t.Fatalf("store alarm %v, want 1", m.GetCounter().GetValue())
+	}
+	// The game in play goes on; the refused start appended nothing: the
+	// pick's record follows the game's start in the log.
+	picked, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: 1})
+	if err != nil {
+		t.Fatalf("pick with the secret store down: %v", err)
+	}
+	if got, want := picked.Receipt.LogIndex, started.Receipt.LogIndex+1; got != want {
+		t.Fatalf("the pick is at log index %d, want %d: the refused start appended something", got, want)
+	}
+	td.restart()
+	start(t, td.client("server-a"), codes1[2])
+}
