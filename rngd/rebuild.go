@@ -120,8 +120,8 @@ type rebuilder struct {
 	incremental bool
 	unfinished  int // games left in play
 	touched     int // games stored
-	// ended are the games stored ended since the last transaction: the
-	// secret store forgets their secrets (an older rngd kept them).
+	// ended are the games stored ended since the last transaction whose
+	// secrets the secret store still keeps: it forgets them.
 	ended []string
 }
 
@@ -286,7 +286,14 @@ func (r *rebuilder) storeGame(tx *bolt.Tx, g *rebuildGame) error {
 		LastHash: record.LeafHash(g.leaves[len(g.leaves)-1]), LastIndex: g.indices[len(g.indices)-1], Ended: rep.Ended}
 	if g.end != nil {
 		sg.Secret, sg.HasSecret, sg.EndedAt = g.end.Secret, true, g.end.Time
-		r.ended = append(r.ended, g.start.Game)
+		// Only a secret still kept is dropped (one an older rngd kept, or
+		// whose drop a crash lost): most ended games have none, and a
+		// rebuild then writes nothing to the secret store.
+		if _, kept, err := e.secrets.read(g.start.Game); err != nil {
+			return err
+		} else if kept {
+			r.ended = append(r.ended, g.start.Game)
+		}
 	} else if s, ok, err := e.secrets.get(g.start.Game); err != nil {
 		return err
 	} else if ok {

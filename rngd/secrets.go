@@ -74,6 +74,12 @@ func (s *secretStore) get(id string) (r [32]byte, ok bool, err error) {
 	if err := s.sync(); err != nil {
 		return r, false, err
 	}
+	return s.read(id)
+}
+
+// read returns game id's secret as committed, without waiting for the
+// writer.
+func (s *secretStore) read(id string) (r [32]byte, ok bool, err error) {
 	err = s.db.View(func(tx *bolt.Tx) error {
 		if v := tx.Bucket(bucketSecrets).Get([]byte(id)); len(v) == 32 {
 			copy(r[:], v)

@@ -59,7 +59,7 @@ func (l *Log) recover(ctx context.Context, reader tessera.LogReader) error {
 	}
 	l.journal = j
 	l.integrated.Store(size)
-	l.sequenced.Store(size + uint64(len(tail)))
+	l.sequenced.Store(j.next)
 	if len(tail) == 0 {
 		return nil
 	}
@@ -121,7 +121,7 @@ func (l *Log) journalLoop() {
 			if err != nil {
 				err = l.fail(err)
 			} else {
-				l.sequenced.Store(first + uint64(len(leaves)))
+				l.sequenced.Store(l.journal.next)
 			}
 			for i, r := range batch {
 				r.done <- appendResult{index: first + uint64(i), err: err}

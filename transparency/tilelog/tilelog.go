@@ -151,7 +151,7 @@ type Log struct {
 	integrate  chan journaled
 	futures    chan pendingLeaf // added to tessera, in order, not yet confirmed
 	integrated atomic.Uint64    // leaves tessera has durably integrated
-	sequenced  atomic.Uint64    // leaves journaled (acknowledged or about to be)
+	sequenced  atomic.Uint64    // journal.next, for readers outside journalLoop
 	caughtUp   sync.Cond        // on pmu: integrated grew, or the pipeline failed
 	lagSeen    uint64           // the most leaves journaled ahead of tessera (journalLoop's)
 	pipeline   sync.WaitGroup
