@@ -163,6 +163,10 @@ func PAE(payloadType string, payload []byte) []byte {
 // which each key proves possession (steps 1–4), and returns the formatted
 // leaf. prove is called once per key, with its index in ann.Keys and m: it
 // returns the key's signature of m, or for a VRF key its proof for α = m.
+//
+// Unlike [Check]'s, Seal's errors are plain English and not in verdict's
+// catalog: only the appliance makes an announcement (hsm.Announce, for rngd
+// and rngctl), so they reach its operators and logs, never rngverify.
 func Seal(ann *record.KeyAnnouncement, prove func(i int, m []byte) ([]byte, error)) ([]byte, error) {
 	ann.Attestation = nil
 	// 1.
@@ -312,8 +316,11 @@ func VerifySignature(pub any, alg string, msg, sig []byte) error {
 		return nil
 	case ECDSAP256SHA256:
 		p, ok := pub.(*ecdsa.PublicKey)
-		if !ok || p.Curve.Params().Name != "P-256" {
+		switch curve := curveName(p); {
+		case !ok || curve == "":
 			return verdict.Errorf(verdict.MsgAnnounceNotECDSA, fmt.Sprintf("%T", pub))
+		case curve != "P-256": // P-384, P-521: named, so that the reader sees which
+			return verdict.Errorf(verdict.MsgAnnounceECDSACurve, fmt.Sprintf("%T", pub), curve)
 		}
 		h := sha256.Sum256(msg)
 		if !ecdsa.VerifyASN1(p, h[:], sig) {
@@ -322,4 +329,13 @@ func VerifySignature(pub any, alg string, msg, sig []byte) error {
 		return nil
 	}
 	return verdict.Errorf(verdict.MsgAnnounceAlgorithm, alg)
+}
+
+// curveName is the name of p's curve ("P-256", "P-384"), "" for no key, no
+// curve or a curve without a name.
+func curveName(p *ecdsa.PublicKey) string {
+	if p == nil || p.Curve == nil || p.Curve.Params() == nil {
+		return ""
+	}
+	return p.Curve.Params().Name
 }

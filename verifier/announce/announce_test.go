@@ -248,3 +248,70 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// An ECDSA key on another curve than P-256 (here P-384, sealed with its own
+// valid signature) is refused by name: the reason says which curve it is,
+// in English and in French; a key that is not ECDSA at all is refused as
+// it always was.
+func TestECDSACurveNamed(t *testing.T) {
+	p384, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p521, err := ecdsa.GenerateKey(elliptic.P521(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := x509.MarshalPKIXPublicKey(p384.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := record.Key{ID: "log", Use: announce.UseLog, Suite: announce.ECDSAP256SHA256, PublicKey: pub, Fingerprint: record.Fingerprint(pub)}
+	ann := &record.KeyAnnouncement{Time: time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC), Keys: []record.Key{k}}
+	leaf, err := announce.Seal(ann, func(_ int, m []byte) ([]byte, error) {
+		h := sha256.Sum256(m)
+		return ecdsa.SignASN1(rand.Reader, p384, h[:])
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edPub := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize)).Public()
+	for _, c := range []struct {
+		name   string
+		err    error
+		en, fr string
+	}{
+		{"announced P-384 key", announce.Check(leaf),
+			`bad key announcement: keys[0] "log": possession: public key *ecdsa.PublicKey is not an ECDSA P-256 key (its curve is P-384)`,
+			"annonce des clés invalide : clé n° 0 « log », preuve de possession : la clé publique de type *ecdsa.PublicKey n'est pas une clé ECDSA P-256 (sa courbe est P-384)"},
+		{"P-521 key", announce.VerifySignature(&p521.PublicKey, announce.ECDSAP256SHA256, []byte("m"), nil),
+			"public key *ecdsa.PublicKey is not an ECDSA P-256 key (its curve is P-521)",
+			"la clé publique de type *ecdsa.PublicKey n'est pas une clé ECDSA P-256 (sa courbe est P-521)"},
+		{"Ed25519 key", announce.VerifySignature(edPub, announce.ECDSAP256SHA256, []byte("m"), nil),
+			"public key ed25519.PublicKey is not an ECDSA P-256 key",
+			"la clé publique de type ed25519.PublicKey n'est pas une clé ECDSA P-256"},
+	} {
+		if c.err == nil {
+			t.Errorf("%s: accepted", c.name)
+			continue
+		}
+		m := receipt.Cause(c.err)
+		if en := m.Text("en"); c.err.Error() != c.en || en != c.en {
+			t.Errorf("%s: error %q, English %q, want %q", c.name, c.err, en, c.en)
+		}
+		if fr := m.Text("fr"); !strings.HasSuffix(fr, c.fr) {
+			t.Errorf("%s: French %q, want it to end with %q", c.name, fr, c.fr)
+		}
+	}
+}
+
+// An ECDSA key without a curve (or a nil one) is not an ECDSA P-256 key:
+// refused, not a panic.
+func TestECDSANoCurve(t *testing.T) {
+	for _, pub := range []*ecdsa.PublicKey{{}, nil} {
+		err := announce.VerifySignature(pub, announce.ECDSAP256SHA256, []byte("m"), nil)
+		if want := "public key *ecdsa.PublicKey is not an ECDSA P-256 key"; err == nil || err.Error() != want {
+			t.Errorf("%#v: %v, want %q", pub, err, want)
+		}
+	}
+}

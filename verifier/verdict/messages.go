@@ -507,6 +507,7 @@ const (
 	MsgAnnounceNotEd25519       MsgID = "announce-not-ed25519"
 	MsgAnnounceBadEd25519       MsgID = "announce-bad-ed25519"
 	MsgAnnounceNotECDSA         MsgID = "announce-not-ecdsa"
+	MsgAnnounceECDSACurve       MsgID = "announce-ecdsa-curve"
 	MsgAnnounceBadECDSA         MsgID = "announce-bad-ecdsa"
 	MsgAnnounceAlgorithm        MsgID = "announce-algorithm"
 
@@ -1626,6 +1627,8 @@ Code de sortie :
 		"signature Ed25519 invalide"},
 	MsgAnnounceNotECDSA: {"public key %s is not an ECDSA P-256 key",
 		"la clé publique de type %s n'est pas une clé ECDSA P-256"},
+	MsgAnnounceECDSACurve: {"public key %s is not an ECDSA P-256 key (its curve is %s)",
+		"la clé publique de type %s n'est pas une clé ECDSA P-256 (sa courbe est %s)"},
 	MsgAnnounceBadECDSA: {"invalid ECDSA P-256 signature",
 		"signature ECDSA P-256 invalide"},
 	MsgAnnounceAlgorithm: {"unsupported signature algorithm %q",
