@@ -988,13 +988,33 @@ func (e *engine) sweepLoop(ctx context.Context) {
 			} else if len(ended) > 0 {
 				e.log.Info("expired games ended", "count", len(ended))
 			}
-			cutoff := e.clock.Now().Add(-e.cfg.Game.ReplyRetention.Duration)
-			if n, err := e.store.pruneRequests(cutoff, 100_000); err != nil {
-				e.log.Error("pruning stored replies failed", "err", err)
-			} else if n > 0 {
-				e.log.Info("stored replies pruned", "count", n, "before", cutoff)
-			}
+			e.prune(ctx)
 		}
+	}
+}
+
+// pruneChunk is how many stored replies one transaction of prune deletes at
+// most: the store's writer waits meanwhile.
+const pruneChunk = 10_000
+
+// prune deletes the replies stored longer than game.reply_retention ago,
+// pruneChunk at a time.
+func (e *engine) prune(ctx context.Context) {
+	cutoff := e.clock.Now().Add(-e.cfg.Game.ReplyRetention.Duration)
+	total := 0
+	for ctx.Err() == nil {
+		n, err := e.store.pruneRequests(cutoff, pruneChunk)
+		if err != nil {
+			e.log.Error("pruning stored replies failed", "err", err)
+			break
+		}
+		total += n
+		if n < pruneChunk {
+			break
+		}
+	}
+	if total > 0 {
+		e.log.Info("stored replies pruned", "count", total, "before", cutoff)
 	}
 }
 

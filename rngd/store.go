@@ -38,6 +38,9 @@ import (
 //	              kind 0: the proto reply (the operator's calls)
 //	              kind 1: first (4, BE) ‖ end (4, BE) ‖ game id: the call sealed
 //	                      the game's records first..end-1 (see engine.replyOf)
+//	requests-by-time  time (8, BE) ‖ request key (32) → empty: the requests in
+//	            the order they were stored, so that the sweeper prunes the old
+//	            ones without reading the others
 //	unfinished  server ‖ 0x00 ‖ game id → expiry (unix seconds, BE)
 //
 // What the log does not hold, each unfinished game's secret r (the log only
@@ -53,6 +56,7 @@ var (
 	bucketGames      = []byte("games")
 	bucketReceipts   = []byte("receipts")
 	bucketRequests   = []byte("requests")
+	bucketReqByTime  = []byte("requests-by-time")
 	bucketUnfinished = []byte("unfinished")
 	bucketSecrets    = []byte("secrets")
 	keyApplied       = []byte("applied")
@@ -62,9 +66,10 @@ var (
 
 // storeFormat is the layout above. Format 1 (no "format" key) kept whole
 // receipts and whole replies, format 2 had no "prefix", format 3 kept the
-// secrets in a bucket of state.db: openStore upgrades them (see upgrade;
-// Open moves format 3's secrets to secrets.db, see moveSecrets).
-const storeFormat = 4
+// secrets in a bucket of state.db, format 4 had no requests-by-time:
+// openStore upgrades them (see upgrade; Open moves format 3's secrets to
+// secrets.db, see moveSecrets).
+const storeFormat = 5
 
 // store is the bbolt file and its writer. Calls hand their changes to the
 // writer, which applies them in order, many calls to a transaction (one
@@ -121,7 +126,7 @@ func openStore(path string) (*store, error) {
 	}
 	var upgraded bool
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketRequests, bucketUnfinished} {
+		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketRequests, bucketReqByTime, bucketUnfinished} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -158,9 +163,12 @@ func upgrade(tx *bolt.Tx) (bool, error) {
 	if format == storeFormat {
 		return false, nil
 	}
-	if format == 3 {
-		// Its secrets bucket is moved out by Open (moveSecrets); the
-		// rest is as format 4 has it.
+	if format >= 3 {
+		// Format 3's secrets bucket is moved out by Open (moveSecrets);
+		// the rest is as format 5 has it, but for requests-by-time.
+		if err := indexRequests(tx); err != nil {
+			return false, err
+		}
 		return false, meta.Put(keyFormat, u64(storeFormat))
 	}
 	if format == 1 {
@@ -181,6 +189,9 @@ func upgrade(tx *bolt.Tx) (bool, error) {
 				return false, err
 			}
 		}
+	}
+	if err := indexRequests(tx); err != nil {
+		return false, err
 	}
 	old := meta.Get(keyApplied) != nil
 	if old {
@@ -409,21 +420,65 @@ func putRequest(tx *bolt.Tx, req [32]byte, r storedRequest) error {
 		v = append(v, replyWhole)
 		v = append(v, r.reply...)
 	}
-	return tx.Bucket(bucketRequests).Put(req[:], v)
+	if err := tx.Bucket(bucketRequests).Put(req[:], v); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketReqByTime).Put(timeKey(r.at, req), nil)
 }
 
-// pruneRequests deletes the replies stored before cutoff, at most limit of
-// them, and returns how many it deleted.
+// timeKey is req's key in requests-by-time.
+func timeKey(at int64, req [32]byte) []byte {
+	return append(binary.BigEndian.AppendUint64(make([]byte, 0, 40), uint64(at)), req[:]...)
+}
+
+// indexRequests fills requests-by-time from the requests bucket (the
+// upgrade from a format without it).
+func indexRequests(tx *bolt.Tx) error {
+	var keys [][]byte
+	err := tx.Bucket(bucketRequests).ForEach(func(k, v []byte) error {
+		if len(k) == 32 && len(v) >= requestHeader {
+			keys = append(keys, timeKey(int64(beUint64(v[32:])), [32]byte(k)))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	b := tx.Bucket(bucketReqByTime)
+	for _, k := range keys {
+		if err := b.Put(k, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pruneRequests deletes the replies stored before cutoff, oldest first, at
+// most limit of them, and returns how many it deleted. It reads only the
+// entries it deletes (requests-by-time), in one transaction.
 func (s *store) pruneRequests(cutoff time.Time, limit int) (int, error) {
 	n := 0
 	err := s.db.Update(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketRequests).Cursor()
-		for k, v := c.First(); k != nil && n < limit; k, v = c.Next() {
-			if len(v) >= requestHeader && int64(beUint64(v[32:])) < cutoff.Unix() {
-				if err := c.Delete(); err != nil {
+		// Collected first, then deleted: a bbolt cursor that deletes
+		// may skip the next key (etcd-io/bbolt#146).
+		var due [][]byte
+		c := tx.Bucket(bucketReqByTime).Cursor()
+		for k, _ := c.First(); k != nil && len(due) < limit && int64(beUint64(k)) < cutoff.Unix(); k, _ = c.Next() {
+			due = append(due, bytes.Clone(k))
+		}
+		reqs, byTime := tx.Bucket(bucketRequests), tx.Bucket(bucketReqByTime)
+		for _, k := range due {
+			// The request itself goes only if it is the one indexed
+			// (stored at that time).
+			req := k[8:]
+			if v := reqs.Get(req); len(v) >= requestHeader && beUint64(v[32:]) == beUint64(k) {
+				if err := reqs.Delete(req); err != nil {
 					return err
 				}
 				n++
+			}
+			if err := byTime.Delete(k); err != nil {
+				return err
 			}
 		}
 		return nil

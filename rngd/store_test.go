@@ -3,6 +3,7 @@ package rngd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,8 +17,10 @@ import (
 	"tirage.fr/tirage/verifier/record"
 )
 
-// Stored replies older than the retention are pruned; newer ones stay and
-// read back intact.
+// Stored replies older than the retention are pruned, oldest first, every
+// one of them (a bbolt cursor that deletes would skip some), limit at a
+// time; newer ones stay and read back intact, and so does a request stored
+// again after its first time was indexed.
 func TestPruneRequests(t *testing.T) {
 	st, err := openStore(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
@@ -25,36 +28,66 @@ func TestPruneRequests(t *testing.T) {
 	}
 	defer st.close()
 	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	cutoff := t0.AddDate(0, 0, -100)
+	// Old and new requests interleaved in key order, over many pages.
+	const n = 3000
+	old := func(i int) bool { return i%3 != 0 }
+	id := func(i int) string { return fmt.Sprintf("req-%d", i) }
 	err = st.db.Update(func(tx *bolt.Tx) error {
-		for i, id := range []string{"old-1", "old-2", "new"} {
-			at := t0.AddDate(0, 0, -200)
-			if id == "new" {
-				at = t0
+		for i := range n {
+			at := t0.Add(time.Duration(i) * time.Second)
+			if old(i) {
+				at = t0.AddDate(0, 0, -200).Add(time.Duration(i) * time.Second)
 			}
-			if err := putRequest(tx, record.RequestID("gs", id), storedRequest{digest: [32]byte{byte(i)}, at: at.Unix(), reply: []byte(id)}); err != nil {
+			if err := putRequest(tx, record.RequestID("gs", id(i)), storedRequest{digest: [32]byte{byte(i)}, at: at.Unix(), reply: []byte(id(i))}); err != nil {
 				return err
 			}
 		}
-		return nil
+		// Stored again, at a time after the cutoff: its first index
+		// entry is due, the request is not.
+		return putRequest(tx, record.RequestID("gs", id(1)), storedRequest{digest: [32]byte{1}, at: t0.Unix(), reply: []byte(id(1))})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := st.pruneRequests(t0.AddDate(0, 0, -100), 1); err != nil || n != 1 {
-		t.Fatalf("pruned %d (limit 1): %v", n, err)
+	if got, err := st.pruneRequests(cutoff, 1); err != nil || got != 0 {
+		// The oldest index entry is request 1's first time.
+		t.Fatalf("pruned %d (limit 1, the re-stored request first): %v", got, err)
 	}
-	if n, err := st.pruneRequests(t0.AddDate(0, 0, -100), 10); err != nil || n != 1 {
-		t.Fatalf("pruned %d: %v", n, err)
+	if got, err := st.pruneRequests(cutoff, 10); err != nil || got != 10 {
+		t.Fatalf("pruned %d (limit 10): %v", got, err)
+	}
+	if got, err := st.pruneRequests(cutoff, n); err != nil || got != 2*n/3-1-10 {
+		t.Fatalf("pruned %d, want %d: %v", got, 2*n/3-1-10, err)
+	}
+	if got, err := st.pruneRequests(cutoff, n); err != nil || got != 0 {
+		t.Fatalf("pruned %d more: %v", got, err)
 	}
 	st.db.View(func(tx *bolt.Tx) error {
-		for _, id := range []string{"old-1", "old-2"} {
-			if _, ok := getRequest(tx, record.RequestID("gs", id)); ok {
-				t.Errorf("%s not pruned", id)
+		for i := range n {
+			r, ok := getRequest(tx, record.RequestID("gs", id(i)))
+			if old(i) && i != 1 {
+				if ok {
+					t.Errorf("%s not pruned", id(i))
+				}
+			} else if !ok || string(r.reply) != id(i) || r.digest[0] != byte(i) || r.at < t0.Unix() {
+				t.Errorf("%s: %+v %v", id(i), r, ok)
 			}
 		}
-		r, ok := getRequest(tx, record.RequestID("gs", "new"))
-		if !ok || string(r.reply) != "new" || r.digest[0] != 2 || r.at != t0.Unix() {
-			t.Errorf("new request: %+v %v", r, ok)
+		if got, want := tx.Bucket(bucketReqByTime).Stats().KeyN, n/3+1; got != want {
+			t.Errorf("requests-by-time holds %d entries, want %d", got, want)
+		}
+		return nil
+	})
+}
+
+// indexed reports whether requests-by-time indexes every stored request.
+func indexed(t *testing.T, tx *bolt.Tx) {
+	t.Helper()
+	byTime := tx.Bucket(bucketReqByTime)
+	tx.Bucket(bucketRequests).ForEach(func(k, v []byte) error {
+		if byTime.Get(timeKey(int64(beUint64(v[32:])), [32]byte(k))) == nil {
+			t.Errorf("request %x not in requests-by-time", k)
 		}
 		return nil
 	})
@@ -105,6 +138,7 @@ func TestStoreUpgrade(t *testing.T) {
 		if n := appliedCount(tx); n != 0 {
 			t.Errorf("applied after upgrade: %d, want 0 (rebuild)", n)
 		}
+		indexed(t, tx)
 		return nil
 	})
 	// Opened again, it is not upgraded twice.
@@ -271,6 +305,9 @@ func TestStoreUpgradeFormat3(t *testing.T) {
 				return err
 			}
 		}
+		if err := tx.DeleteBucket(bucketReqByTime); err != nil {
+			return err
+		}
 		return tx.Bucket(bucketMeta).Put(keyFormat, u64(3))
 	})
 	db.Close()
@@ -303,6 +340,10 @@ func TestStoreUpgradeFormat3(t *testing.T) {
 		if f := beUint64(tx.Bucket(bucketMeta).Get(keyFormat)); f != storeFormat {
 			t.Errorf("format %d, want %d", f, storeFormat)
 		}
+		if n := tx.Bucket(bucketRequests).Stats().KeyN; n < len(ids) {
+			t.Errorf("%d stored replies for %d starts", n, len(ids))
+		}
+		indexed(t, tx)
 	})
 	readMeta(t, secrets, func(tx *bolt.Tx) {
 		if n := tx.Bucket(bucketSecrets).Stats().KeyN; n != 0 {
@@ -356,5 +397,54 @@ func TestTicketPlayedBeforeCommit(t *testing.T) {
 	}
 	if _, found, err := st.ticket([32]byte{9}); err != nil || found {
 		t.Fatalf("unknown ticket: found %v, %v", found, err)
+	}
+}
+
+// The sweeper prunes every reply stored longer than game.reply_retention
+// ago, however many (several transactions of pruneChunk), and keeps the
+// newer: a retry of a pruned request id is a new call, one of a kept one
+// gets its reply.
+func TestSweeperPrunesReplies(t *testing.T) {
+	td := newTestDaemon(t)
+	a := td.client("server-a")
+	codes := td.emission("PR", "2026-12-31", 1)
+	e := td.d.engine
+	t0 := td.clock.Now()
+	due := pruneChunk + 7
+	var kept int // the operator's calls above
+	err := e.store.db.Update(func(tx *bolt.Tx) error {
+		kept = tx.Bucket(bucketRequests).Stats().KeyN
+		for i := range due {
+			at := t0.Add(-e.cfg.Game.ReplyRetention.Duration - time.Duration(i+1)*time.Second)
+			if err := putRequest(tx, record.RequestID("server-a", fmt.Sprint("old-", i)), storedRequest{at: at.Unix(), reply: []byte("x")}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &qodv1.StartGameRequest{RequestId: "kept", Code: codes[0]}
+	first, err := a.StartGame(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.prune(context.Background())
+	e.store.view(func(tx *bolt.Tx) error {
+		if n := tx.Bucket(bucketRequests).Stats().KeyN; n != kept+1 {
+			t.Errorf("%d stored replies after pruning, want %d (the operator's and the start's)", n, kept+1)
+		}
+		if n := tx.Bucket(bucketReqByTime).Stats().KeyN; n != kept+1 {
+			t.Errorf("requests-by-time: %d entries, want %d", n, kept+1)
+		}
+		return nil
+	})
+	if !bytes.Contains(td.logs(), []byte(fmt.Sprintf("stored replies pruned\" count=%d ", due))) {
+		t.Errorf("no log of %d replies pruned:\n%s", due, td.logs())
+	}
+	again, err := a.StartGame(context.Background(), req)
+	if err != nil || again.Game.GameId != first.Game.GameId {
+		t.Fatalf("retry of the kept start: %v, %v", again, err)
 	}
 }
