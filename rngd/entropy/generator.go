@@ -209,7 +209,8 @@ func (g *Generator) Status() []SourceStatus {
 
 // Retest is the operator's recovery action (docs/entropy.md): it re-runs
 // the start-up tests on every physical source, failed or not, marks each
-// healthy or failed by the outcome, and, if the healthy sources meet the
+// healthy or failed by the outcome (a failed non-physical source: by
+// whether it reads again), and, if the healthy sources meet the
 // required entropy, instantiates a fresh DRBG from them. Nothing recovers
 // without it.
 func (g *Generator) Retest(ctx context.Context) error {
@@ -262,7 +263,8 @@ func (g *Generator) closeSources() error {
 
 // startup runs the start-up tests of every physical source, failed or not,
 // reading the sources in parallel, each within Config.ReadTimeout. A source
-// that passes is healthy again; one that fails is marked failed. If ctx is
+// that passes is healthy again; one that fails is marked failed. Then each
+// failed non-physical source is read once: healthy again if it delivers. If ctx is
 // done first, the sources not yet decided keep their state and ctx's error
 // is returned. g.mu is held.
 func (g *Generator) startup(ctx context.Context) error {
@@ -292,12 +294,36 @@ func (g *Generator) startup(ctx context.Context) error {
 			}
 			return err
 		case st.failure != nil:
-			st.failure = nil
-			g.m.sourceHealthy.WithLabelValues(st.cfg.Name).Set(1)
-			g.log.Warn("entropy: source passed start-up tests again and is back in use", "source", st.cfg.Name)
+			g.recovered(st, "passed start-up tests again")
+		}
+	}
+	// A non-physical source has no health tests: one that failed (a read
+	// error or timeout) is back in use once a seed's worth reads again.
+	for _, st := range g.sources {
+		if st.physical || st.failure == nil {
+			continue
+		}
+		st.guard.start(st.cfg.SeedBytes)
+		buf, err := g.read(ctx, st, st.cfg.SeedBytes, "on retest")
+		clear(buf)
+		var he *HealthError
+		switch {
+		case errors.As(err, &he):
+			g.fail(st, he)
+		case err != nil:
+			return err
+		default:
+			g.recovered(st, "reads again")
 		}
 	}
 	return nil
+}
+
+// recovered puts a failed source back in use. g.mu is held.
+func (g *Generator) recovered(st *sourceState, how string) {
+	st.failure = nil
+	g.m.sourceHealthy.WithLabelValues(st.cfg.Name).Set(1)
+	g.log.Warn("entropy: source "+how+" and is back in use", "source", st.cfg.Name)
 }
 
 // fail marks a source failed, counts and logs it. g.mu is held.

@@ -27,6 +27,7 @@ import (
 // look for them where they must not be.
 type faultSource struct {
 	name    string
+	mixOnly bool // non-physical: mixed into seeds, credited nothing
 	mu      sync.Mutex
 	r       *rand.Rand
 	mode    string // "", "stuck", "broken"
@@ -67,7 +68,7 @@ func newFaultSource(name string, seed byte) *faultSource {
 }
 
 func (s *faultSource) Name() string   { return s.name }
-func (s *faultSource) Physical() bool { return true }
+func (s *faultSource) Physical() bool { return !s.mixOnly }
 
 func (s *faultSource) set(mode string) {
 	s.mu.Lock()
@@ -395,6 +396,64 @@ func TestRedundantSources(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
+	}
+}
+
+// A non-physical source that failed (it has no health tests: a read error)
+// is left out of the seeds, draws going on on the physical sources' credit,
+// until an operator retest finds it reading again.
+func TestNonPhysicalSourceRetest(t *testing.T) {
+	mix := newFaultSource("mix", 99)
+	mix.mixOnly = true
+	h := newHarness(t, 1, func(c *Config) {
+		c.PredictionResistance = true
+		c.Sources = append(c.Sources, SourceConfig{Source: mix})
+	})
+	buf := make([]byte, 32)
+	mix.set("broken")
+	if _, err := h.g.Read(buf); err != nil {
+		t.Fatalf("the non-physical source broken: %v", err)
+	}
+	failed := func() *HealthError { return h.g.Status()[2].Failure }
+	if f := failed(); f == nil || f.Test != TestRead {
+		t.Fatalf("mix status after it broke: %+v", h.g.Status()[2])
+	}
+	if v := metricValue(t, h.g, "tirage_entropy_source_healthy", "source", "mix"); v != 0 {
+		t.Errorf("source_healthy{mix} = %v, want 0", v)
+	}
+	// Still broken: a retest leaves it failed, and draws go on.
+	if err := h.g.Retest(context.Background()); err != nil {
+		t.Fatalf("Retest: %v", err)
+	}
+	if failed() == nil {
+		t.Fatal("a broken non-physical source passed the retest")
+	}
+	mix.set("")
+	before := len(mix.produced())
+	if _, err := h.g.Read(buf); err != nil {
+		t.Fatal(err)
+	}
+	if len(mix.produced()) != before {
+		t.Error("a failed source was read while seeding")
+	}
+	if err := h.g.Retest(context.Background()); err != nil {
+		t.Fatalf("Retest: %v", err)
+	}
+	if f := failed(); f != nil {
+		t.Fatalf("mix still failed after it reads again and a retest: %v", f)
+	}
+	if v := metricValue(t, h.g, "tirage_entropy_source_healthy", "source", "mix"); v != 1 {
+		t.Errorf("source_healthy{mix} = %v, want 1", v)
+	}
+	before = len(mix.produced())
+	if _, err := h.g.Read(buf); err != nil {
+		t.Fatal(err)
+	}
+	if len(mix.produced()) <= before {
+		t.Error("mix not read into the seed after it came back")
+	}
+	if !strings.Contains(h.logs.String(), `"msg":"entropy: source reads again and is back in use","source":"mix"`) {
+		t.Errorf("no log of mix back in use:\n%s", h.logs.String())
 	}
 }
 
