@@ -41,7 +41,9 @@ import (
 // header follows it. It is cut off. A bad group followed by anything else,
 // or in an older segment, is corruption: Open refuses the log. A segment is
 // deleted once tessera has integrated all its leaves (and it is not the
-// newest).
+// newest), and older segments wholly below the integrated size may be
+// missing: a segment that reappears after a crash, before a gap, is only
+// deleted again.
 const (
 	journalDir  = "journal"
 	journalExt  = ".wal"
@@ -112,7 +114,10 @@ func openJournal(dir string, from uint64) (*journal, []journalRecord, error) {
 		if err != nil && (!last || !torn) {
 			return nil, nil, fmt.Errorf("%w: journal segment %s: %w", transparency.ErrSecurity, segmentName(first), err)
 		}
-		if i > 0 && first != j.next {
+		// A gap is allowed below from only: the leaves missing from the
+		// journal are integrated, and their segments were deleted while
+		// an older one's deletion did not reach the disk (trim).
+		if i > 0 && (first < j.next || first > j.next && first > from) {
 			return nil, nil, fmt.Errorf("%w: journal segment %s does not follow index %d", transparency.ErrSecurity, segmentName(first), j.next-1)
 		}
 		if i == 0 && first > from {
@@ -308,12 +313,19 @@ func (j *journal) write(leaves [][]byte) (uint64, error) {
 
 // trim deletes the segments (but the newest) whose leaves are all below
 // size, the number of leaves tessera has integrated durably.
+// The directory is synced after the deletions, though openJournal accepts
+// an integrated segment that reappears after a crash anyway.
 func (j *journal) trim(size uint64) error {
+	removed := false
 	for len(j.segs) > 1 && j.segs[1] <= size {
 		if err := os.Remove(filepath.Join(j.dir, segmentName(j.segs[0]))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("couldn't delete an integrated journal segment: %w", err)
 		}
 		j.segs = j.segs[1:]
+		removed = true
+	}
+	if removed {
+		return syncDir(j.dir)
 	}
 	return nil
 }

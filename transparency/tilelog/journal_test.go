@@ -7,8 +7,10 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -239,4 +241,94 @@ func lagSigners(t *testing.T) []crypto.Signer {
 		t.Fatal(err)
 	}
 	return []crypto.Signer{k}
+}
+
+// A segment deleted by trim may reappear after a crash (its deletion not
+// durable) next to a gap where later, deleted, segments were: when every
+// leaf of the gap is integrated, the journal opens and the segment is
+// deleted again; a gap above the integrated size is still refused.
+func TestJournalReappearedSegment(t *testing.T) {
+	dir := t.TempDir()
+	j, _, err := openJournal(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.maxSegment = 1 // a segment per write
+	for g := range 4 {
+		if _, err := j.write(journalLeaves(g*3, 3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(j.segs, []uint64{0, 3, 6, 9}) {
+		t.Fatalf("segments %v, want [0 3 6 9]", j.segs)
+	}
+	saved := make(map[uint64][]byte)
+	for _, first := range j.segs[:3] {
+		if saved[first], err = os.ReadFile(filepath.Join(dir, segmentName(first))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.trim(9); err != nil {
+		t.Fatal(err)
+	}
+	j.close()
+	reappear := func(firsts ...uint64) {
+		t.Helper()
+		for _, first := range []uint64{0, 3, 6} {
+			os.Remove(filepath.Join(dir, segmentName(first)))
+		}
+		for _, first := range firsts {
+			if err := os.WriteFile(filepath.Join(dir, segmentName(first)), saved[first], 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	for _, firsts := range [][]uint64{{0}, {3}, {0, 3}, {0, 6}} {
+		reappear(firsts...)
+		for _, from := range []uint64{9, 11} {
+			j, tail, err := openJournal(dir, from)
+			if err != nil {
+				t.Fatalf("segments %v reappeared, log of %d leaves: %v", firsts, from, err)
+			}
+			checkTail(t, tail, from, 12-int(from))
+			j.close()
+		}
+	}
+
+	// Written to, the journal deletes the reappeared segments.
+	reappear(0, 6)
+	j, _, err = openJournal(dir, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, err := j.write(journalLeaves(12, 1)); err != nil || first != 12 {
+		t.Fatalf("write = %d, %v; want 12", first, err)
+	}
+	if err := j.trim(12); err != nil {
+		t.Fatal(err)
+	}
+	j.close()
+	for _, first := range []uint64{0, 6} {
+		if _, err := os.Stat(filepath.Join(dir, segmentName(first))); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("reappeared segment %d not deleted: %v", first, err)
+		}
+	}
+
+	// Leaves of the gap not integrated: lost, refused.
+	reappear(0)
+	for _, from := range []uint64{2, 3, 8} {
+		if _, _, err := openJournal(dir, from); !errors.Is(err, transparency.ErrSecurity) {
+			t.Fatalf("gap after segment 0 in a journal for a log of %d leaves = %v, want ErrSecurity", from, err)
+		}
+	}
+	// Overlapping segments are refused.
+	reappear(0)
+	raw := appendGroup(nil, 2, journalLeaves(2, 7)) // 2..8, overlaps segment 0
+	if err := os.WriteFile(filepath.Join(dir, segmentName(2)), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := openJournal(dir, 9); !errors.Is(err, transparency.ErrSecurity) {
+		t.Fatalf("overlapping segments = %v, want ErrSecurity", err)
+	}
 }

@@ -70,8 +70,7 @@ func (l *Log) recover(ctx context.Context, reader tessera.LogReader) error {
 	}
 	for _, p := range pending {
 		if err := l.confirm(p); err != nil {
-			j.close()
-			return err
+			return err // Open's failure path closes the journal
 		}
 	}
 	l.integrated.Store(size + uint64(len(tail)))

@@ -212,9 +212,17 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	l := &Log{cfg: cfg, tilesDir: filepath.Join(cfg.Dir, "tiles"), verifiers: verifiers, vkeys: vkeys, lock: lock}
 	l.tiles.m = make(map[tlog.Tile][]byte)
 	l.caughtUp.L = &l.pmu
+	// fail undoes what Open did so far. Nothing may fail once the
+	// pipeline's goroutines are started: they are not stopped here.
 	fail := func(err error) (*Log, error) {
+		if l.shutdown != nil {
+			l.shutdown(context.Background())
+		}
 		if l.cancel != nil {
 			l.cancel()
+		}
+		if l.journal != nil {
+			l.journal.close()
 		}
 		if l.index != nil {
 			l.index.close()
@@ -223,6 +231,12 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		return nil, err
 	}
 	if err := l.checkOrigin(); err != nil {
+		return fail(err)
+	}
+	// The leaf index is opened before tessera and the pipeline start, so
+	// that its failure has nothing running to stop.
+	l.index, err = openLeafIndex(filepath.Join(cfg.Dir, "leafhash.db"))
+	if err != nil {
 		return fail(err)
 	}
 	driver, err := posix.New(ctx, posix.Config{Path: l.tilesDir})
@@ -241,7 +255,6 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	}
 	l.add, l.shutdown = app.Add, shutdown
 	if err := l.recover(bgctx, reader); err != nil {
-		shutdown(context.Background())
 		return fail(err)
 	}
 	l.wake = make(chan struct{}, 1)
@@ -251,10 +264,6 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	go l.journalLoop()
 	go l.integrateLoop(bgctx)
 	go l.confirmLoop()
-	l.index, err = openLeafIndex(filepath.Join(cfg.Dir, "leafhash.db"))
-	if err != nil {
-		return fail(err)
-	}
 	l.bg.Add(1)
 	go l.indexLoop(bgctx)
 	return l, nil
