@@ -4,31 +4,31 @@ package pkcs11
 
 import (
 	"fmt"
+	"sync"
 
 	p11 "github.com/miekg/pkcs11"
 )
 
 // PrivateAttributes reads the protection attributes of the private key label.
 func (t *Token) PrivateAttributes(label string) (map[string]bool, error) {
-	out := map[string]bool{}
-	err := t.session(func(sh p11.SessionHandle) error {
+	return call(t, t.timeout, func(sh p11.SessionHandle) (map[string]bool, error) {
 		objs, err := t.objects(sh, label)
 		if err != nil || len(objs) != 1 {
-			return fmt.Errorf("find %q: %d objects, %v", label, len(objs), err)
+			return nil, fmt.Errorf("find %q: %d objects, %v", label, len(objs), err)
 		}
+		out := map[string]bool{}
 		names := map[uint]string{p11.CKA_SENSITIVE: "CKA_SENSITIVE", p11.CKA_EXTRACTABLE: "CKA_EXTRACTABLE",
 			p11.CKA_ALWAYS_SENSITIVE: "CKA_ALWAYS_SENSITIVE", p11.CKA_NEVER_EXTRACTABLE: "CKA_NEVER_EXTRACTABLE",
 			p11.CKA_TOKEN: "CKA_TOKEN", p11.CKA_PRIVATE: "CKA_PRIVATE"}
 		for ty, name := range names {
 			a, err := t.attrs(sh, objs[0].priv, ty)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			out[name] = isTrue(a[ty])
 		}
-		return nil
+		return out, nil
 	})
-	return out, err
 }
 
 // ReadPrivateValue tries to read the secret value of the private key label
@@ -76,3 +76,14 @@ func (t *Token) DestroyKey(label string) error {
 
 // WithoutEdDSA makes t behave as a token without CKM_EDDSA.
 func (t *Token) WithoutEdDSA() { t.eddsa = false }
+
+// StallSigns makes the signing calls of t block before C_SignInit, as on a
+// token that stopped answering, until release is called.
+func (t *Token) StallSigns() (release func()) {
+	ch := make(chan struct{})
+	t.beforeSign = func() { <-ch }
+	return sync.OnceFunc(func() { close(ch) })
+}
+
+// Stuck is the number of calls still running after their caller timed out.
+func (t *Token) Stuck() int64 { return t.stuck.Load() }

@@ -36,6 +36,18 @@
 // that went away (device removed, session closed) stays failed until the
 // daemon reopens it.
 //
+// A token that stops answering (a network HSM behind a dead link) must not
+// stall draws silently: each operation, the wait for a free session
+// included, is bounded by Config.CallTimeout (10 s by default; key
+// generation by at least 10 minutes). A PKCS#11 call cannot be interrupted,
+// so on timeout the caller gets an error wrapping hsm.ErrUnavailable and
+// context.DeadlineExceeded while the call goes on in the background,
+// keeping its session out of the pool until it returns; once every session
+// is stuck, every operation fails after CallTimeout. Timeouts are logged at
+// error level. Close waits about twice CallTimeout at most; with calls
+// still stuck it returns an error and the sessions and the module are
+// released when they return.
+//
 // The PIN is handed to the PKCS#11 library as a Go string (the only form
 // github.com/miekg/pkcs11 takes), which cannot be wiped; Config.PIN itself
 // is not kept after Open. Errors name the token, the label and the PKCS#11
@@ -50,6 +62,7 @@ package pkcs11
 import (
 	"errors"
 	"log/slog"
+	"time"
 )
 
 // Config configures a PKCS#11 backend.
@@ -68,6 +81,12 @@ type Config struct {
 	Sessions int
 	// RSABits is the modulus size of new VRF keys; zero means 2048.
 	RSABits int
+	// CallTimeout bounds each operation on the token (a proof, a signature,
+	// a key lookup), the wait for a free session included; zero means 10 s.
+	// On timeout the operation fails with hsm.ErrUnavailable (see the
+	// package doc). Key generation is bounded by the larger of CallTimeout
+	// and 10 minutes.
+	CallTimeout time.Duration
 	// Logger receives token events (never a PIN); nil discards them.
 	Logger *slog.Logger
 }

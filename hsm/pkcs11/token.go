@@ -3,6 +3,7 @@
 package pkcs11
 
 import (
+	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -20,6 +21,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	p11 "github.com/miekg/pkcs11"
 
@@ -34,6 +37,8 @@ const (
 	ckmEdDSA               = 0x00001057 // CKM_EDDSA
 	defaultSessions        = 4
 	defaultRSABits         = 2048
+	defaultCallTimeout     = 10 * time.Second
+	minGenerateTimeout     = 10 * time.Minute // key generation (RSA 8192 takes minutes on some tokens)
 	maxObjects             = 1024
 )
 
@@ -106,14 +111,19 @@ type Token struct {
 	label   string
 	rsaBits int
 	log     *slog.Logger
-	eddsa   bool // the token has CKM_EDDSA and CKM_EC_EDWARDS_KEY_PAIR_GEN
+	eddsa   bool          // the token has CKM_EDDSA and CKM_EC_EDWARDS_KEY_PAIR_GEN
+	timeout time.Duration // Config.CallTimeout
 
 	mu       sync.RWMutex // operations hold it for reading, Close for writing
 	closed   bool         // guarded by mu
 	sessions chan p11.SessionHandle
 	all      []p11.SessionHandle // every session, for Close
+	running  sync.WaitGroup      // calls running in the token, timed out or not
+	stuck    atomic.Int64        // calls still running after their caller timed out
 
 	genMu sync.Mutex // serialises key generation (label uniqueness)
+
+	beforeSign func() // tests: run before C_SignInit
 }
 
 var _ hsm.Backend = (*Token)(nil)
@@ -149,6 +159,13 @@ func openToken(cfg Config) (*Token, error) {
 	if bits < 2048 || bits > 8192 || bits%8 != 0 {
 		return nil, fmt.Errorf("RSA modulus size %d: want a multiple of 8 from 2048 to 8192", bits)
 	}
+	timeout := cfg.CallTimeout
+	if timeout == 0 {
+		timeout = defaultCallTimeout
+	}
+	if timeout < 0 {
+		return nil, fmt.Errorf("PKCS#11 call timeout %v: want a positive duration, or zero for %v", timeout, defaultCallTimeout)
+	}
 	m, err := acquireModule(cfg.Module)
 	if err != nil {
 		return nil, err
@@ -169,7 +186,7 @@ func openToken(cfg Config) (*Token, error) {
 		return nil, fmt.Errorf("PKCS#11 token %q is already open in this process", cfg.TokenLabel)
 	}
 	t := &Token{mod: m, ctx: m.ctx, slot: slot, label: cfg.TokenLabel, rsaBits: bits, log: log,
-		sessions: make(chan p11.SessionHandle, n)}
+		timeout: timeout, sessions: make(chan p11.SessionHandle, n)}
 	for range n {
 		sh, err := t.ctx.OpenSession(slot, p11.CKF_SERIAL_SESSION|p11.CKF_RW_SESSION)
 		if err != nil {
@@ -192,7 +209,7 @@ func openToken(cfg Config) (*Token, error) {
 	}
 	t.eddsa = t.hasMechanisms(ckmEdDSA, ckmECEdwardsKeyPairGen)
 	log.Info("pkcs11: token opened", "module", cfg.Module, "token", cfg.TokenLabel, "slot", slot,
-		"sessions", n, "eddsa", t.eddsa)
+		"sessions", n, "eddsa", t.eddsa, "call_timeout", timeout)
 	return t, nil
 }
 
@@ -253,14 +270,39 @@ func (t *Token) shutdown(loggedIn bool) {
 }
 
 // Close logs out, closes the sessions and, with the last token of the
-// module, finalises the module. It waits for operations in flight.
+// module, finalises the module. It waits for operations in flight, at most
+// about twice Config.CallTimeout (longer during a key generation): if calls are still stuck in the token then,
+// Close returns an error wrapping hsm.ErrUnavailable and the sessions and
+// the module are released when the last stuck call returns (until then the
+// token cannot be opened again in this process).
 func (t *Token) Close() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
 		return nil
 	}
-	t.closed = true
+	t.closed = true // no call starts now: t.running only goes down
+	idle := make(chan struct{})
+	go func() {
+		t.running.Wait()
+		close(idle)
+	}()
+	timer := time.NewTimer(t.timeout)
+	defer timer.Stop()
+	select {
+	case <-idle:
+	case <-timer.C:
+		n := t.stuck.Load()
+		t.log.Error("pkcs11: token closed with calls stuck in it: its sessions will be closed when they return",
+			"token", t.label, "stuck", n, "waited", t.timeout)
+		go func() {
+			<-idle
+			t.shutdown(true)
+			t.log.Info("pkcs11: token closed after its stuck calls returned", "token", t.label)
+		}()
+		return fmt.Errorf("%w: token %q: %d calls still stuck in the token after %v; its sessions will be closed when they return",
+			hsm.ErrUnavailable, t.label, n, t.timeout)
+	}
 	t.shutdown(true)
 	t.log.Info("pkcs11: token closed", "token", t.label)
 	return nil
@@ -275,17 +317,64 @@ func (t *Token) Software() bool { return false }
 // EdDSA reports whether the token supports Ed25519 keys.
 func (t *Token) EdDSA() bool { return t.eddsa }
 
-// session runs f with a session of the pool. The error wraps
-// hsm.ErrUnavailable when the token is closed.
-func (t *Token) session(f func(sh p11.SessionHandle) error) error {
+// call runs f with a session of the pool and returns its result. It waits
+// at most timeout in all, for a free session and for f. A PKCS#11 call
+// cannot be interrupted, so f runs in its own goroutine: on timeout the
+// caller gets an error wrapping hsm.ErrUnavailable and
+// context.DeadlineExceeded, and f keeps its session until it returns: a
+// session goes back to the pool only once its call has ended. f must share
+// nothing with the caller but its result.
+func call[T any](t *Token, timeout time.Duration, f func(sh p11.SessionHandle) (T, error)) (T, error) {
+	var zero T
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	if t.closed {
-		return fmt.Errorf("%w: token %q is closed", hsm.ErrUnavailable, t.label)
+		return zero, fmt.Errorf("%w: token %q is closed", hsm.ErrUnavailable, t.label)
 	}
-	sh := <-t.sessions
-	defer func() { t.sessions <- sh }()
-	return f(sh)
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var sh p11.SessionHandle
+	select {
+	case sh = <-t.sessions:
+	case <-timer.C:
+		n := t.stuck.Load()
+		t.log.Error("pkcs11: no session free: the token is not answering", "token", t.label, "timeout", timeout, "stuck", n)
+		return zero, fmt.Errorf("%w: token %q: no session free within %v (%d calls stuck in the token): %w",
+			hsm.ErrUnavailable, t.label, timeout, n, context.DeadlineExceeded)
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	start := time.Now()
+	t.running.Add(1)
+	go func() {
+		v, err := f(sh)
+		t.sessions <- sh
+		t.running.Done()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-timer.C:
+	}
+	t.stuck.Add(1)
+	go func() {
+		<-done
+		t.log.Warn("pkcs11: a stuck token call returned", "token", t.label, "after", time.Since(start).Round(time.Millisecond))
+		t.stuck.Add(-1)
+	}()
+	t.log.Error("pkcs11: token call timed out: the token is not answering", "token", t.label, "timeout", timeout)
+	return zero, fmt.Errorf("%w: token %q did not answer within %v: %w", hsm.ErrUnavailable, t.label, timeout, context.DeadlineExceeded)
+}
+
+// session runs f with a session of the pool, bounded by Config.CallTimeout
+// (see call).
+func (t *Token) session(f func(sh p11.SessionHandle) error) error {
+	_, err := call(t, t.timeout, func(sh p11.SessionHandle) (struct{}, error) { return struct{}{}, f(sh) })
+	return err
 }
 
 // object is a key pair found on the token.
@@ -397,28 +486,11 @@ func (t *Token) key(sh p11.SessionHandle, obj object) (hsm.Key, crypto.PublicKey
 		if err != nil {
 			return k, nil, nil, err
 		}
-		pt := a[p11.CKA_EC_POINT]
-		// CKA_EC_POINT is a DER OCTET STRING; some tokens give the bare point.
-		var inner []byte
-		if rest, err := asn1.Unmarshal(pt, &inner); err == nil && len(rest) == 0 {
-			pt = inner
+		pub, alg, err := ecPublic(obj.keyType, a[p11.CKA_EC_PARAMS], a[p11.CKA_EC_POINT])
+		if err != nil {
+			return k, nil, nil, fmt.Errorf("key %q: %w", obj.label, err)
 		}
-		var pub crypto.PublicKey
-		switch {
-		case obj.keyType == p11.CKK_EC && string(a[p11.CKA_EC_PARAMS]) == string(oidP256):
-			p, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), pt)
-			if err != nil {
-				return k, nil, nil, fmt.Errorf("EC key %q: %w", obj.label, err)
-			}
-			pub, k.Algorithm = p, hsm.ECDSAP256SHA256
-		case obj.keyType == ckkECEdwards && string(a[p11.CKA_EC_PARAMS]) == string(oidEd25519):
-			if len(pt) != ed25519.PublicKeySize {
-				return k, nil, nil, fmt.Errorf("Ed25519 key %q: point of %d bytes", obj.label, len(pt))
-			}
-			pub, k.Algorithm = ed25519.PublicKey(pt), hsm.Ed25519
-		default:
-			return k, nil, nil, fmt.Errorf("%w: key %q is on a curve other than P-256 or Ed25519", hsm.ErrUnsupported, obj.label)
-		}
+		k.Algorithm = alg
 		enc, err := hsm.MarshalSignerPublic(pub)
 		if err != nil {
 			return k, nil, nil, err
@@ -429,25 +501,66 @@ func (t *Token) key(sh p11.SessionHandle, obj object) (hsm.Key, crypto.PublicKey
 	return k, nil, nil, fmt.Errorf("%w: key %q has key type %#x", hsm.ErrUnsupported, obj.label, obj.keyType)
 }
 
+// ecPublic decodes an EC or EC-Edwards public key from its CKA_EC_PARAMS and
+// CKA_EC_POINT; it returns the key and its algorithm.
+func ecPublic(keyType uint, params, v []byte) (crypto.PublicKey, string, error) {
+	switch {
+	case keyType == p11.CKK_EC && string(params) == string(oidP256):
+		pt, err := ecPoint(v, func(b []byte) bool { return len(b) == 65 && b[0] == 0x04 })
+		if err != nil {
+			return nil, "", fmt.Errorf("P-256 key: %w", err)
+		}
+		p, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), pt)
+		if err != nil {
+			return nil, "", fmt.Errorf("P-256 key: %w", err)
+		}
+		return p, hsm.ECDSAP256SHA256, nil
+	case keyType == ckkECEdwards && string(params) == string(oidEd25519):
+		pt, err := ecPoint(v, func(b []byte) bool { return len(b) == ed25519.PublicKeySize })
+		if err != nil {
+			return nil, "", fmt.Errorf("Ed25519 key: %w", err)
+		}
+		return ed25519.PublicKey(pt), hsm.Ed25519, nil
+	}
+	return nil, "", fmt.Errorf("%w: a key on a curve other than P-256 or Ed25519", hsm.ErrUnsupported)
+}
+
+// ecPoint returns the point of a CKA_EC_POINT value v, which PKCS#11 makes
+// a DER OCTET STRING holding the point and some tokens make the bare point;
+// isPoint tells a point of the curve by its size (and prefix). The bare
+// form is tried first: a bare point may also read as DER (04 3f … for P-256,
+// 04 1e … for Ed25519), and unwrapping it would truncate it. Neither form is
+// ambiguous, as the DER form is two bytes longer.
+func ecPoint(v []byte, isPoint func([]byte) bool) ([]byte, error) {
+	if isPoint(v) {
+		return v, nil
+	}
+	var inner []byte
+	if rest, err := asn1.Unmarshal(v, &inner); err == nil && len(rest) == 0 && isPoint(inner) {
+		return inner, nil
+	}
+	return nil, fmt.Errorf("CKA_EC_POINT of %d bytes is neither a point of the curve nor a DER OCTET STRING holding one", len(v))
+}
+
 // Keys lists the RSA, P-256 and Ed25519 key pairs of the token.
 func (t *Token) Keys() ([]hsm.Key, error) {
-	var keys []hsm.Key
-	err := t.session(func(sh p11.SessionHandle) error {
+	keys, err := call(t, t.timeout, func(sh p11.SessionHandle) ([]hsm.Key, error) {
 		objs, err := t.objects(sh, "")
 		if err != nil {
-			return err
+			return nil, err
 		}
+		var keys []hsm.Key
 		for _, o := range objs {
 			k, _, _, err := t.key(sh, o)
 			if errors.Is(err, hsm.ErrUnsupported) {
 				continue
 			}
 			if err != nil {
-				return err
+				return nil, err
 			}
 			keys = append(keys, k)
 		}
-		return nil
+		return keys, nil
 	})
 	if err != nil {
 		if !errors.Is(err, hsm.ErrUnavailable) {
@@ -459,38 +572,40 @@ func (t *Token) Keys() ([]hsm.Key, error) {
 	return keys, nil
 }
 
+// found is a key pair found by lookup.
+type found struct {
+	obj  object
+	pub  crypto.PublicKey // signing keys
+	vpub *vrf.PublicKey   // VRF keys
+	alg  string
+}
+
 // lookup finds the key pair labelled label with the given purpose and
 // checks that its private key is sensitive and not extractable.
-func (t *Token) lookup(label, purpose string) (object, crypto.PublicKey, *vrf.PublicKey, string, error) {
-	var (
-		obj  object
-		pub  crypto.PublicKey
-		vpub *vrf.PublicKey
-		alg  string
-	)
-	err := t.session(func(sh p11.SessionHandle) error {
+func (t *Token) lookup(label, purpose string) (found, error) {
+	return call(t, t.timeout, func(sh p11.SessionHandle) (found, error) {
 		objs, err := t.objects(sh, label)
 		if err != nil {
-			return fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)
+			return found{}, fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)
 		}
 		if len(objs) > 1 {
-			return fmt.Errorf("token %q holds %d keys labelled %q: remove all but one", t.label, len(objs), label)
+			return found{}, fmt.Errorf("token %q holds %d keys labelled %q: remove all but one", t.label, len(objs), label)
 		}
 		if len(objs) == 0 {
-			return fmt.Errorf("%w: no %s key labelled %q on token %q", hsm.ErrNotFound, purpose, label, t.label)
+			return found{}, fmt.Errorf("%w: no %s key labelled %q on token %q", hsm.ErrNotFound, purpose, label, t.label)
 		}
-		obj = objs[0]
-		k, p, vp, err := t.key(sh, obj)
+		k, p, vp, err := t.key(sh, objs[0])
 		if err != nil {
-			return err
+			return found{}, err
 		}
 		if k.Purpose != purpose {
-			return fmt.Errorf("%w: key %q on token %q is a %s key, not a %s key", hsm.ErrNotFound, label, t.label, k.Purpose, purpose)
+			return found{}, fmt.Errorf("%w: key %q on token %q is a %s key, not a %s key", hsm.ErrNotFound, label, t.label, k.Purpose, purpose)
 		}
-		pub, vpub, alg = p, vp, k.Algorithm
-		return t.checkProtected(sh, obj)
+		if err := t.checkProtected(sh, objs[0]); err != nil {
+			return found{}, err
+		}
+		return found{obj: objs[0], pub: p, vpub: vp, alg: k.Algorithm}, nil
 	})
-	return obj, pub, vpub, alg, err
 }
 
 // checkProtected refuses a private key the token would let out.
@@ -509,20 +624,20 @@ func isTrue(b []byte) bool { return len(b) == 1 && b[0] != 0 }
 
 // VRFProver returns the RSA-FDH-VRF prover of key label.
 func (t *Token) VRFProver(label string) (hsm.VRFProver, error) {
-	obj, _, vpub, _, err := t.lookup(label, hsm.PurposeVRF)
+	f, err := t.lookup(label, hsm.PurposeVRF)
 	if err != nil {
 		return nil, err
 	}
-	return &prover{t: t, label: label, priv: obj.priv, pub: vpub}, nil
+	return &prover{t: t, label: label, priv: f.obj.priv, pub: f.vpub}, nil
 }
 
 // Signer returns the signer of key label.
 func (t *Token) Signer(label string) (hsm.Signer, error) {
-	obj, pub, _, alg, err := t.lookup(label, hsm.PurposeSign)
+	f, err := t.lookup(label, hsm.PurposeSign)
 	if err != nil {
 		return nil, err
 	}
-	return &signer{t: t, label: label, priv: obj.priv, pub: pub, alg: alg}, nil
+	return &signer{t: t, label: label, priv: f.obj.priv, pub: f.pub, alg: f.alg}, nil
 }
 
 // GenerateVRF makes an RSA-FDH-VRF-SHA256 key pair on the token.
@@ -573,52 +688,12 @@ func (t *Token) generate(label string, mech, keyType uint, pubExtra []*p11.Attri
 	if err := hsm.CheckLabel(label); err != nil {
 		return err
 	}
-	t.genMu.Lock()
-	defer t.genMu.Unlock()
 	id := make([]byte, 16)
 	if _, err := rand.Read(id); err != nil {
 		return err
 	}
-	err := t.session(func(sh p11.SessionHandle) error {
-		taken, err := t.find(sh, []*p11.Attribute{p11.NewAttribute(p11.CKA_LABEL, label)})
-		if err != nil {
-			return fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)
-		}
-		if len(taken) > 0 {
-			return fmt.Errorf("%w: %q on token %q", hsm.ErrExists, label, t.label)
-		}
-		common := func(class uint) []*p11.Attribute {
-			return []*p11.Attribute{
-				p11.NewAttribute(p11.CKA_CLASS, class),
-				p11.NewAttribute(p11.CKA_KEY_TYPE, keyType),
-				p11.NewAttribute(p11.CKA_TOKEN, true),
-				p11.NewAttribute(p11.CKA_LABEL, label),
-				p11.NewAttribute(p11.CKA_ID, id),
-			}
-		}
-		pubT := append(common(p11.CKO_PUBLIC_KEY),
-			p11.NewAttribute(p11.CKA_PRIVATE, false),
-			p11.NewAttribute(p11.CKA_VERIFY, true))
-		pubT = append(pubT, pubExtra...)
-		privT := append(common(p11.CKO_PRIVATE_KEY),
-			p11.NewAttribute(p11.CKA_PRIVATE, true),
-			p11.NewAttribute(p11.CKA_SENSITIVE, true),
-			p11.NewAttribute(p11.CKA_EXTRACTABLE, false),
-			p11.NewAttribute(p11.CKA_SIGN, true))
-		if keyType == p11.CKK_RSA {
-			pubT = append(pubT, p11.NewAttribute(p11.CKA_ENCRYPT, false), p11.NewAttribute(p11.CKA_WRAP, false))
-			privT = append(privT, p11.NewAttribute(p11.CKA_DECRYPT, false), p11.NewAttribute(p11.CKA_UNWRAP, false))
-		}
-		pub, priv, err := t.ctx.GenerateKeyPair(sh, []*p11.Mechanism{p11.NewMechanism(mech, nil)}, pubT, privT)
-		if err != nil {
-			return fmt.Errorf("%w: token %q couldn't generate key %q: %w", hsm.ErrUnavailable, t.label, label, err)
-		}
-		if err := t.checkProtected(sh, object{label: label, priv: priv}); err != nil {
-			t.ctx.DestroyObject(sh, priv)
-			t.ctx.DestroyObject(sh, pub)
-			return err
-		}
-		return nil
+	_, err := call(t, max(t.timeout, minGenerateTimeout), func(sh p11.SessionHandle) (struct{}, error) {
+		return struct{}{}, t.generateIn(sh, label, id, mech, keyType, pubExtra)
 	})
 	if err != nil {
 		return err
@@ -627,18 +702,73 @@ func (t *Token) generate(label string, mech, keyType uint, pubExtra []*p11.Attri
 	return nil
 }
 
+// generateIn is generate with session sh.
+func (t *Token) generateIn(sh p11.SessionHandle, label string, id []byte, mech, keyType uint, pubExtra []*p11.Attribute) error {
+	// Taken here, not by the caller: a generation stuck in the token holds
+	// it until the token returns, whoever timed out.
+	t.genMu.Lock()
+	defer t.genMu.Unlock()
+	taken, err := t.find(sh, []*p11.Attribute{p11.NewAttribute(p11.CKA_LABEL, label)})
+	if err != nil {
+		return fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)
+	}
+	if len(taken) > 0 {
+		return fmt.Errorf("%w: %q on token %q", hsm.ErrExists, label, t.label)
+	}
+	common := func(class uint) []*p11.Attribute {
+		return []*p11.Attribute{
+			p11.NewAttribute(p11.CKA_CLASS, class),
+			p11.NewAttribute(p11.CKA_KEY_TYPE, keyType),
+			p11.NewAttribute(p11.CKA_TOKEN, true),
+			p11.NewAttribute(p11.CKA_LABEL, label),
+			p11.NewAttribute(p11.CKA_ID, id),
+		}
+	}
+	pubT := append(common(p11.CKO_PUBLIC_KEY),
+		p11.NewAttribute(p11.CKA_PRIVATE, false),
+		p11.NewAttribute(p11.CKA_VERIFY, true))
+	pubT = append(pubT, pubExtra...)
+	privT := append(common(p11.CKO_PRIVATE_KEY),
+		p11.NewAttribute(p11.CKA_PRIVATE, true),
+		p11.NewAttribute(p11.CKA_SENSITIVE, true),
+		p11.NewAttribute(p11.CKA_EXTRACTABLE, false),
+		p11.NewAttribute(p11.CKA_SIGN, true))
+	if keyType == p11.CKK_RSA {
+		pubT = append(pubT, p11.NewAttribute(p11.CKA_ENCRYPT, false), p11.NewAttribute(p11.CKA_WRAP, false))
+		privT = append(privT, p11.NewAttribute(p11.CKA_DECRYPT, false), p11.NewAttribute(p11.CKA_UNWRAP, false))
+	}
+	pub, priv, err := t.ctx.GenerateKeyPair(sh, []*p11.Mechanism{p11.NewMechanism(mech, nil)}, pubT, privT)
+	if err != nil {
+		return fmt.Errorf("%w: token %q couldn't generate key %q: %w", hsm.ErrUnavailable, t.label, label, err)
+	}
+	if err := t.checkProtected(sh, object{label: label, priv: priv}); err != nil {
+		t.ctx.DestroyObject(sh, priv)
+		t.ctx.DestroyObject(sh, pub)
+		return err
+	}
+	return nil
+}
+
+// failed wraps err, a failure of the token to do what, in hsm.ErrUnavailable
+// unless it already is (closed token, timeout).
+func (t *Token) failed(err error, what string) error {
+	if errors.Is(err, hsm.ErrUnavailable) {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return fmt.Errorf("%w: token %q: %s: %w", hsm.ErrUnavailable, t.label, what, err)
+}
+
 // sign runs C_SignInit + C_Sign with mech and the private key priv.
 func (t *Token) sign(mech uint, priv p11.ObjectHandle, data []byte) ([]byte, error) {
-	var out []byte
-	err := t.session(func(sh p11.SessionHandle) error {
-		if err := t.ctx.SignInit(sh, []*p11.Mechanism{p11.NewMechanism(mech, nil)}, priv); err != nil {
-			return err
+	return call(t, t.timeout, func(sh p11.SessionHandle) ([]byte, error) {
+		if t.beforeSign != nil {
+			t.beforeSign()
 		}
-		var err error
-		out, err = t.ctx.Sign(sh, data)
-		return err
+		if err := t.ctx.SignInit(sh, []*p11.Mechanism{p11.NewMechanism(mech, nil)}, priv); err != nil {
+			return nil, err
+		}
+		return t.ctx.Sign(sh, data)
 	})
-	return out, err
 }
 
 type prover struct {
@@ -662,7 +792,7 @@ func (p *prover) Prove(alpha []byte) ([]byte, error) {
 	// 4. s = RSASP1(K, m), on the token (CKM_RSA_X_509 is the raw primitive).
 	s, err := p.t.sign(p11.CKM_RSA_X_509, p.priv, em)
 	if err != nil {
-		return nil, fmt.Errorf("%w: token %q: RSA-FDH-VRF prove with key %q: %w", hsm.ErrUnavailable, p.t.label, p.label, err)
+		return nil, p.t.failed(err, fmt.Sprintf("RSA-FDH-VRF prove with key %q", p.label))
 	}
 	// 5. pi_string = I2OSP(s, k).
 	k := len(em)
@@ -716,7 +846,7 @@ func (s *signer) signChecked(data, msg []byte) ([]byte, error) {
 	}
 	sig, err := s.t.sign(mech, s.priv, data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: token %q: %s sign with key %q: %w", hsm.ErrUnavailable, s.t.label, s.alg, s.label, err)
+		return nil, s.t.failed(err, fmt.Sprintf("%s sign with key %q", s.alg, s.label))
 	}
 	ok := false
 	switch s.alg {

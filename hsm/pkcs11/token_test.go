@@ -3,10 +3,12 @@
 package pkcs11_test
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"tirage.fr/tirage/hsm"
 	"tirage.fr/tirage/hsm/hsmtest"
@@ -175,5 +177,129 @@ func TestECDSAFallback(t *testing.T) {
 	}
 	if _, err := b.GenerateSigner("ed", hsm.Ed25519); !errors.Is(err, hsm.ErrUnsupported) || !strings.Contains(err.Error(), "CKM_EDDSA") {
 		t.Errorf("Ed25519 without EdDSA: err = %v, want ErrUnsupported naming CKM_EDDSA", err)
+	}
+}
+
+// TestStalledToken: a token that stops answering fails each operation with
+// a timeout error wrapping ErrUnavailable within Config.CallTimeout, keeps
+// the stuck sessions out of the pool until their calls return, and does not
+// hang Close.
+func TestStalledToken(t *testing.T) {
+	sh := hsmtest.NewSoftHSM(t)
+	tok := sh.InitToken(t, "tirage-stalled")
+	const timeout = 300 * time.Millisecond
+	const slack = 3 * time.Second // scheduling under -race
+	log, capture := hsmtest.NewLog()
+	cfg := pkcs11.Config{Module: sh.Module, TokenLabel: tok.Label, PIN: tok.PIN, Sessions: 2, CallTimeout: timeout, Logger: log}
+	b, err := pkcs11.Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	tk := b.(*pkcs11.Token)
+	p, err := b.GenerateVRF("vrf", vrf.SuiteRSAFDH256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := b.GenerateSigner("log", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounded := func(what string, want string, f func() error) {
+		t.Helper()
+		start := time.Now()
+		err := f()
+		d := time.Since(start)
+		if !errors.Is(err, hsm.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want ErrUnavailable and DeadlineExceeded saying %q", what, err, want)
+		}
+		if d < timeout || d > timeout+slack {
+			t.Errorf("%s returned after %v, want %v", what, d, timeout)
+		}
+	}
+	waitStuck := func(n int64) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); tk.Stuck() != n; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d calls stuck, want %d", tk.Stuck(), n)
+			}
+		}
+	}
+
+	// One stuck call holds one session; the other still serves, and the
+	// stuck session is back once its call returns.
+	release := tk.StallSigns()
+	bounded("Prove on a stalled token", "did not answer within 300ms", func() error {
+		pi, err := p.Prove([]byte("stalled"))
+		if pi != nil {
+			t.Errorf("Prove on a stalled token returned a proof")
+		}
+		return err
+	})
+	if tk.Stuck() != 1 {
+		t.Errorf("Stuck() = %d, want 1", tk.Stuck())
+	}
+	if _, err := b.Keys(); err != nil {
+		t.Errorf("Keys with one session stuck: %v", err)
+	}
+	release()
+	waitStuck(0)
+	for i := range 4 { // both sessions work again
+		if _, err := s.Sign([]byte("after")); err != nil {
+			t.Fatalf("Sign %d after the token came back: %v", i, err)
+		}
+	}
+
+	// With every session stuck, operations fail waiting for a session and
+	// Close gives up waiting.
+	release = tk.StallSigns()
+	defer release()
+	bounded("Sign on a stalled token", "did not answer within", func() error { _, err := s.Sign([]byte("a")); return err })
+	bounded("Prove on a stalled token", "did not answer within", func() error { _, err := p.Prove([]byte("b")); return err })
+	bounded("Sign with every session stuck", "no session free within 300ms (2 calls stuck", func() error { _, err := s.Sign([]byte("c")); return err })
+	bounded("Keys with every session stuck", "no session free", func() error { _, err := b.Keys(); return err })
+	start := time.Now()
+	err = b.Close()
+	if d := time.Since(start); d > 2*timeout+slack {
+		t.Errorf("Close took %v with calls stuck", d)
+	}
+	if !errors.Is(err, hsm.ErrUnavailable) || !strings.Contains(err.Error(), "2 calls still stuck") {
+		t.Errorf("Close with calls stuck: err = %v, want ErrUnavailable naming 2 stuck calls", err)
+	}
+	if _, err := p.Prove([]byte("closed")); !errors.Is(err, hsm.ErrUnavailable) || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("Prove after Close: %v", err)
+	}
+	if b2, err := pkcs11.Open(cfg); err == nil || !strings.Contains(err.Error(), "already open") {
+		t.Errorf("Open while the closed token's calls are stuck: err = %v, want already open", err)
+		if err == nil {
+			b2.Close()
+		}
+	}
+
+	// Once the calls return, the sessions are closed and the token can be
+	// opened again.
+	release()
+	waitStuck(0)
+	var b2 hsm.Backend
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if b2, err = pkcs11.Open(cfg); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("reopen after the stuck calls returned: %v", err)
+		}
+	}
+	defer b2.Close()
+	p2, err := b2.VRFProver("vrf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p2.Prove([]byte("reopened")); err != nil {
+		t.Errorf("Prove on the reopened token: %v", err)
+	}
+	for _, msg := range []string{"token call timed out", "no session free", "token closed with calls stuck", "stuck token call returned"} {
+		if !strings.Contains(string(capture.Bytes()), msg) {
+			t.Errorf("log lacks %q", msg)
+		}
 	}
 }
