@@ -140,6 +140,10 @@ type KeysConfig struct {
 	TokenLabel string `toml:"token_label"`
 	PINFile    string `toml:"pin_file"`
 	Sessions   int    `toml:"sessions"`
+	// CallTimeout bounds each call to the token (a proof, a signature),
+	// the wait for a free session included: a token that stops answering
+	// fails draws with UNAVAILABLE and the keys alarm; default 10s.
+	CallTimeout Duration `toml:"call_timeout"`
 	// Dir is the software keystore, default DataDir/keys.
 	Dir string `toml:"dir"`
 	// PassphraseFile holds the keystore passphrase (never a flag; trailing

@@ -210,7 +210,7 @@ func openKeys(cfg Config, c *components) error {
 			return fmt.Errorf("couldn't read keys.pin_file: %w", err)
 		}
 		ks, err = pkcs11.Open(pkcs11.Config{Module: cfg.Keys.Module, TokenLabel: cfg.Keys.TokenLabel, PIN: pin,
-			Sessions: cfg.Keys.Sessions, Logger: cfg.Logger.With("component", "keys")})
+			Sessions: cfg.Keys.Sessions, CallTimeout: cfg.Keys.CallTimeout.Duration, Logger: cfg.Logger.With("component", "keys")})
 		clear(pin)
 	default:
 		return fmt.Errorf("config keys.backend %q: want \"software\" or \"pkcs11\"", cfg.Keys.Backend)
