@@ -29,6 +29,20 @@
 // a misbehaving Trillian or database cannot make it sign a fork
 // (transparency.ErrSecurity). With Config.StateFile the last signed
 // checkpoint survives restarts, and so does the check.
+//
+// # Rollback
+//
+// A root smaller than one already seen (signed, or read by the follower)
+// is either a stale read (a lagging database replica behind the log
+// server: transient) or the database restored from an older backup or
+// otherwise rolled back (persistent). Such a root is re-read for up to
+// Config.RollbackGrace; if no root read in that time reaches the size
+// already seen, the log is taken for rolled back: the error
+// (transparency.ErrSecurity, naming both sizes) is logged and from then on
+// returned by Append, Checkpoint and AwaitCheckpoint — waiting appends
+// included, whose leaves would otherwise get indices below those already
+// handed out and never be delivered. Only a restart clears it (and with
+// Config.StateFile, Open then refuses the tree too).
 package trillian
 
 import (
@@ -58,6 +72,13 @@ import (
 // DefaultPollInterval is how often the root is polled while appends wait.
 const DefaultPollInterval = 5 * time.Millisecond
 
+// DefaultRollbackGrace is how long a root smaller than one already seen may
+// persist before it is taken for a rollback. A stale replica read clears in
+// well under a second on a healthy database; a restored backup never does.
+// Two seconds keeps the two apart while a rollback still fails appends
+// within seconds rather than leaving them hanging.
+const DefaultRollbackGrace = 2 * time.Second
+
 // Config configures the Trillian backend.
 type Config struct {
 	// Conn is a gRPC connection to trillian_log_server (the caller dials it,
@@ -80,6 +101,10 @@ type Config struct {
 	StateFile string
 	// RPCTimeout bounds each Trillian call (default 10 s).
 	RPCTimeout time.Duration
+	// RollbackGrace is how long Trillian may keep returning a root smaller
+	// than one already seen (replica lag) before the log is taken for
+	// rolled back: ErrSecurity (default DefaultRollbackGrace).
+	RollbackGrace time.Duration
 	// Logger receives operational messages; nil discards them.
 	Logger *slog.Logger
 }
@@ -105,6 +130,8 @@ type Log struct {
 	seen    uint64 // leaves below seen have been handed to waiters
 	wake    chan struct{}
 	cp      *checkpoint.Checkpoint // last checkpoint signed
+	failed  error                  // the rollback detected, if any (ErrSecurity)
+	failc   chan struct{}          // closed when failed is set
 }
 
 var _ transparency.Log = (*Log)(nil)
@@ -120,6 +147,9 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if cfg.RPCTimeout == 0 {
 		cfg.RPCTimeout = 10 * time.Second
 	}
+	if cfg.RollbackGrace == 0 {
+		cfg.RollbackGrace = DefaultRollbackGrace
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -131,6 +161,7 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		cfg: cfg, client: tpb.NewTrillianLogClient(cfg.Conn),
 		signers: signers, verifiers: verifiers, vkeys: vkeys,
 		waiters: make(map[tlog.Hash][]chan uint64), wake: make(chan struct{}, 1), done: make(chan struct{}),
+		failc: make(chan struct{}),
 	}
 	if err := l.loadState(); err != nil {
 		return nil, err
@@ -139,8 +170,9 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	if l.cp != nil && root.TreeSize < l.cp.Size {
-		return nil, fmt.Errorf("trillian: %w: tree %d has %d leaves, but this appliance signed a checkpoint of %d", transparency.ErrSecurity, cfg.TreeID, root.TreeSize, l.cp.Size)
+	// Against the state file's checkpoint (seen is still 0).
+	if root, err = l.checkRoot(ctx, root); err != nil {
+		return nil, err
 	}
 	l.seen = root.TreeSize
 	if _, err := l.sign(ctx, root); err != nil {
@@ -186,6 +218,81 @@ func (l *Log) root(ctx context.Context) (*types.LogRootV1, error) {
 	return &r, nil
 }
 
+// floor is the largest tree size seen so far: signed, or read by the
+// follower. Trillian never legitimately goes below it.
+func (l *Log) floor() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f := l.seen
+	if l.cp != nil {
+		f = max(f, l.cp.Size)
+	}
+	return f
+}
+
+// failure returns the rollback detected, if any.
+func (l *Log) failure() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.failed
+}
+
+// fail records a rollback: appends and checkpoints fail closed from now on,
+// and appends waiting for their index are woken with err.
+func (l *Log) fail(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.failed != nil {
+		return
+	}
+	l.failed = err
+	close(l.failc)
+	l.cfg.Logger.Error("transparency log rolled back: appends and checkpoints refused until an operator investigates", "err", err)
+}
+
+// checkRoot returns root if it is not below the floor. Otherwise it re-reads
+// the root — at once, since a concurrent reader may simply have read a newer
+// one, then every grace/20 — until a root reaches the floor (replica lag or a
+// race: that fresher root is returned) or Config.RollbackGrace passes with
+// every read still below it: the tree was rolled back (ErrSecurity, recorded
+// by fail). Requiring the smaller root to persist for the whole window,
+// rather than failing on one read, keeps a lagging replica from stopping
+// draws; a restored backup does not catch up by itself, so it is reported
+// within the window.
+func (l *Log) checkRoot(ctx context.Context, root *types.LogRootV1) (*types.LogRootV1, error) {
+	if err := l.failure(); err != nil {
+		return nil, err
+	}
+	floor := l.floor()
+	if root.TreeSize >= floor {
+		return root, nil
+	}
+	first := root.TreeSize
+	deadline := time.Now().Add(l.cfg.RollbackGrace)
+	every := max(l.cfg.PollInterval, l.cfg.RollbackGrace/20)
+	for {
+		r, err := l.root(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if r.TreeSize >= floor {
+			return r, nil
+		}
+		root = r
+		if !time.Now().Before(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("trillian: %w: tree %d: root of %d leaves below the %d already seen: %w", transparency.ErrUnavailable, l.cfg.TreeID, root.TreeSize, floor, ctx.Err())
+		case <-time.After(every):
+		}
+	}
+	err := fmt.Errorf("trillian: %w: tree %d went back from %d to %d leaves (%d after %v, still below %d): the database was rolled back or forked", transparency.ErrSecurity, l.cfg.TreeID, floor, first, root.TreeSize, l.cfg.RollbackGrace, floor)
+	l.fail(err)
+	return nil, err
+}
+
 // sign returns the signed checkpoint for root, signing it if it is new,
 // after checking it is consistent with the last checkpoint signed.
 func (l *Log) sign(ctx context.Context, root *types.LogRootV1) (*checkpoint.Checkpoint, error) {
@@ -193,6 +300,12 @@ func (l *Log) sign(ctx context.Context, root *types.LogRootV1) (*checkpoint.Chec
 	// signed instead of each proving and signing it again.
 	l.signMu.Lock()
 	defer l.signMu.Unlock()
+	// A root below the last checkpoint is a race with another reader or
+	// replica lag (then checkRoot returns a fresher root), or a rollback.
+	root, err := l.checkRoot(ctx, root)
+	if err != nil {
+		return nil, err
+	}
 	var h tlog.Hash
 	copy(h[:], root.RootHash)
 	l.mu.Lock()
@@ -203,8 +316,8 @@ func (l *Log) sign(ctx context.Context, root *types.LogRootV1) (*checkpoint.Chec
 		case root.TreeSize == prev.Size && h == prev.Hash:
 			return prev, nil
 		case root.TreeSize < prev.Size:
-			// Another reader raced us with an older root; keep the newer.
-			return prev, nil
+			// checkRoot rules this out (floor >= prev.Size); fail closed.
+			return nil, fmt.Errorf("trillian: %w: root of %d leaves below signed checkpoint %d", transparency.ErrSecurity, root.TreeSize, prev.Size)
 		case root.TreeSize == prev.Size:
 			return nil, fmt.Errorf("trillian: %w: two roots for tree size %d", transparency.ErrSecurity, prev.Size)
 		}
@@ -254,26 +367,15 @@ func (l *Log) loadState() error {
 }
 
 // saveState durably records a newly signed checkpoint (before it is
-// handed out).
+// handed out): see writeDurable.
 func (l *Log) saveState(cp *checkpoint.Checkpoint) error {
 	if l.cfg.StateFile == "" {
 		return nil
 	}
-	tmp := l.cfg.StateFile + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
-	if err == nil {
-		_, err = f.Write(cp.Note)
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err == nil {
-		err = os.Rename(tmp, l.cfg.StateFile)
-	}
-	if err != nil {
+	// Durably, directory included: a checkpoint lost in a power cut (or the
+	// state file's first write) would let a database restored from a backup
+	// after that power cut go undetected.
+	if err := writeDurable(l.cfg.StateFile, cp.Note, 0o600); err != nil {
 		return fmt.Errorf("trillian: %w: couldn't save the signed checkpoint: %w", transparency.ErrUnavailable, err)
 	}
 	return nil
@@ -287,7 +389,7 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 	done := l.meter.Start()
 	idx, err := l.append(ctx, leaf)
 	done(err)
-	if err != nil && errors.Is(err, transparency.ErrUnavailable) {
+	if err != nil && (errors.Is(err, transparency.ErrUnavailable) || errors.Is(err, transparency.ErrSecurity)) {
 		l.cfg.Logger.Error("transparency log append failed", "err", err)
 	}
 	return idx, err
@@ -301,6 +403,10 @@ func (l *Log) append(ctx context.Context, leaf []byte) (uint64, error) {
 	if l.closed {
 		l.mu.Unlock()
 		return 0, transparency.ErrClosed
+	}
+	if l.failed != nil {
+		l.mu.Unlock()
+		return 0, l.failed
 	}
 	l.waiters[h] = append(l.waiters[h], ch)
 	l.nwait++
@@ -331,6 +437,8 @@ func (l *Log) append(ctx context.Context, leaf []byte) (uint64, error) {
 	select {
 	case idx := <-ch:
 		return idx, nil
+	case <-l.failc:
+		return 0, l.failure()
 	case <-ctx.Done():
 		return 0, fmt.Errorf("trillian: leaf queued but not integrated yet: %w: %w", transparency.ErrUnavailable, ctx.Err())
 	case <-l.done:
@@ -386,9 +494,14 @@ func (l *Log) follow(ctx context.Context) {
 		for {
 			root, err := l.root(ctx)
 			if err == nil {
+				// A root below seen would leave waiting appends hanging:
+				// their leaves get indices that were already read.
+				root, err = l.checkRoot(ctx, root)
+			}
+			if err == nil {
 				err = l.deliver(ctx, root.TreeSize)
 			}
-			if err != nil && ctx.Err() == nil {
+			if err != nil && ctx.Err() == nil && !errors.Is(err, transparency.ErrSecurity) {
 				l.cfg.Logger.Warn("trillian follower", "err", err)
 			}
 			l.mu.Lock()
