@@ -32,6 +32,11 @@ import (
 	"tirage.fr/tirage/verifier/vrf"
 )
 
+// trillianStateFile, in the data directory, holds the last checkpoint rngd
+// signed for its Trillian tree: a tree found smaller at the next start (a
+// database restored from an older backup) is refused.
+const trillianStateFile = "trillian-checkpoint"
+
 // components are what the engine runs on, opened from the config.
 type components struct {
 	keys    hsm.Backend
@@ -154,7 +159,7 @@ func openLog(ctx context.Context, cfg Config, c *components) error {
 		}
 		c.closers = append(c.closers, conn)
 		c.log, err = trillian.Open(ctx, trillian.Config{Conn: conn, TreeID: cfg.Log.TrillianTreeID, Origin: cfg.Log.Origin,
-			Signers: signers, Logger: logger})
+			Signers: signers, StateFile: filepath.Join(cfg.DataDir, trillianStateFile), Logger: logger})
 		if err != nil {
 			return fmt.Errorf("couldn't open the trillian log: %w", err)
 		}

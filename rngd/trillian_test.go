@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/transparency/trillian"
 )
@@ -70,5 +71,19 @@ func TestE2ETrillian(t *testing.T) {
 	td.restart()
 	if _, err := td.client("server-a").ListUnfinishedGames(context.Background(), &qodv1.ListUnfinishedGamesRequest{}); err != nil {
 		t.Fatal(err)
+	}
+	// The last checkpoint signed is kept in the data directory, for the
+	// rollback check at the next start: it covers every record appended.
+	note, err := os.ReadFile(filepath.Join(td.cfg.DataDir, trillianStateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := td.admin().Status(ctx, &adminv1.StatusRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitN(string(note), "\n", 3)
+	if len(lines) < 3 || lines[1] != strconv.FormatUint(st.LogSize, 10) || st.LogSize < 7 {
+		t.Errorf("state file's checkpoint, the log's checkpoint of %d leaves:\n%s", st.LogSize, note)
 	}
 }
