@@ -47,6 +47,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -80,7 +81,12 @@ type Config struct {
 }
 
 // Appliance runs freezes, ceremonies and certificates.
-type Appliance struct{ cfg Config }
+type Appliance struct {
+	cfg Config
+
+	mu      sync.Mutex
+	appends map[tlog.Hash]*leafAppend // guarded by mu; see appendOnce
+}
 
 // New checks cfg and returns an Appliance.
 func New(cfg Config) (*Appliance, error) {
@@ -98,7 +104,7 @@ func New(cfg Config) (*Appliance, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Appliance{cfg: cfg}, nil
+	return &Appliance{cfg: cfg, appends: map[tlog.Hash]*leafAppend{}}, nil
 }
 
 // Errors a caller may act on.
@@ -289,15 +295,125 @@ func (a *Appliance) appendFreeze(ctx context.Context, dir string, meta Meta, lea
 	return &Frozen{Meta: meta, Leaf: leaf, Index: idx, Record: rec}, nil
 }
 
-// appendOnce appends leaf unless the log already holds it (a retry after an
-// append whose acknowledgement was lost).
+// appendOnce appends leaf unless the log already holds it: a retry after an
+// append whose acknowledgement was lost must not log the record twice (the
+// auditor reports a second promo_freeze or promo_draw of a draw as the
+// appliance's misbehaviour). It fails closed: only a lookup answering "not
+// found" lets the append go ahead; any other lookup failure is returned.
+//
+// A log that counts the leaves it holds (transparency.Sequencer: the
+// embedded log's journal) is first waited for until a checkpoint covers all
+// of them, so the lookup sees a leaf acknowledged or journaled but not yet
+// in the published checkpoint. A leaf still in its queue is not counted
+// yet: appends of this Appliance are therefore tracked until the log
+// answers (see leafAppend), and a retry in the same process waits for the
+// earlier append instead of sending the leaf again. No other process can
+// hold one queued: the log directory is locked to one process, and Close
+// journals the queue.
+//
+// A log that is not a Sequencer (Trillian, whose signer drains its queue on
+// its own) is looked up in its latest checkpoint; a leaf queued but not yet
+// in it is deduplicated by the backend: Trillian keeps one leaf per leaf
+// identity, and transparency/trillian's Append of a duplicate returns the
+// index of the leaf already there (waiting for it to be integrated) rather
+// than appending it again.
 func (a *Appliance) appendOnce(ctx context.Context, leaf []byte) (uint64, error) {
-	if cp, err := a.cfg.Log.Checkpoint(ctx); err == nil && cp.Size > 0 {
-		if i, _, err := a.cfg.Log.InclusionProofByHash(ctx, tlog.Hash(record.LeafHash(leaf)), cp.Size); err == nil {
-			return i, nil
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("record not sent to the log: %w", err)
+	}
+	h := tlog.Hash(record.LeafHash(leaf))
+	seq, ok := a.cfg.Log.(transparency.Sequencer)
+	if !ok {
+		cp, err := a.cfg.Log.Checkpoint(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("couldn't read the log's checkpoint to look for the record before sending it: %w", err)
+		}
+		if i, found, err := a.lookup(ctx, h, cp.Size); found || err != nil {
+			return i, err
+		}
+		return a.cfg.Log.Append(ctx, leaf)
+	}
+	for {
+		if p := a.pendingAppend(h); p != nil {
+			select {
+			case <-p.done:
+			case <-ctx.Done():
+				return 0, fmt.Errorf("an earlier append of this record is not yet acknowledged by the log (a retry waits for it): %w", ctx.Err())
+			}
+			if p.err == nil {
+				return p.index, nil
+			}
+			// It was refused, so not acknowledged: look it up again.
+		}
+		n := seq.Sequenced()
+		cp, err := a.cfg.Log.AwaitCheckpoint(ctx, n)
+		if err != nil {
+			return 0, fmt.Errorf("couldn't get a checkpoint covering the log's %d sequenced records, to look for the record before sending it: %w", n, err)
+		}
+		if i, found, err := a.lookup(ctx, h, cp.Size); found || err != nil {
+			return i, err
+		}
+		a.mu.Lock()
+		if a.appends[h] != nil { // a concurrent call sent it meanwhile
+			a.mu.Unlock()
+			continue
+		}
+		p := &leafAppend{done: make(chan struct{})}
+		a.appends[h] = p
+		a.mu.Unlock()
+		go a.runAppend(context.WithoutCancel(ctx), h, leaf, p)
+		select {
+		case <-p.done:
+			return p.index, p.err
+		case <-ctx.Done():
+			return 0, fmt.Errorf("the log has not acknowledged the record yet; it may still be appended (a retry finds it or waits for it): %w", ctx.Err())
 		}
 	}
-	return a.cfg.Log.Append(ctx, leaf)
+}
+
+// leafAppend is an append of this Appliance to a transparency.Sequencer
+// log. It runs until the log answers, even when its caller gives up (the
+// embedded log answers every queued leaf, at the latest when it is
+// closed): acknowledged, it stays in Appliance.appends, which a retry
+// consults before looking the leaf up; refused, it is removed.
+type leafAppend struct {
+	done  chan struct{} // closed once index and err are set
+	index uint64
+	err   error
+}
+
+func (a *Appliance) pendingAppend(h tlog.Hash) *leafAppend {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.appends[h]
+}
+
+func (a *Appliance) runAppend(ctx context.Context, h tlog.Hash, leaf []byte, p *leafAppend) {
+	p.index, p.err = a.cfg.Log.Append(ctx, leaf)
+	if p.err != nil {
+		a.mu.Lock()
+		delete(a.appends, h)
+		a.mu.Unlock()
+	}
+	close(p.done)
+}
+
+// lookup finds the leaf of hash h in the log's tree of size leaves. Only
+// "not found" means absent; any other failure (log unavailable, security
+// error, context done) is returned: the record may be there, and sending it
+// again could log it twice.
+func (a *Appliance) lookup(ctx context.Context, h tlog.Hash, size uint64) (uint64, bool, error) {
+	if size == 0 {
+		return 0, false, nil
+	}
+	i, _, err := a.cfg.Log.InclusionProofByHash(ctx, h, size)
+	switch {
+	case err == nil:
+		return i, true, nil
+	case errors.Is(err, transparency.ErrNotFound) && !errors.Is(err, transparency.ErrSecurity) && !errors.Is(err, transparency.ErrUnavailable):
+		return 0, false, nil
+	}
+	return 0, false, fmt.Errorf("couldn't look the record up in the log's tree of %d records, so it is not sent again (it may be there already): %w", size, err)
 }
 
 // DrawRequest is the ceremony's input.
