@@ -171,6 +171,11 @@ func (e *engine) appendLeaf(ctx context.Context, leaf []byte) (uint64, error) {
 	if err != nil {
 		e.metrics.alarms.WithLabelValues("log").Inc()
 		e.log.Error("log append failure: reply refused", "err", err)
+		if errors.Is(err, transparency.ErrSecurity) {
+			// A rolled-back or forked log: no retry helps until an
+			// operator has looked.
+			return 0, status.Errorf(codes.Internal, "transparency log integrity failure, the record was not sealed; draws are refused until an operator investigates: %v", err)
+		}
 		return 0, status.Errorf(codes.Unavailable, "transparency log unavailable, the record was not sealed (retry later with the same request_id): %v", err)
 	}
 	return idx, nil

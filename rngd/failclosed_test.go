@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -44,10 +45,16 @@ func (failingProver) Prove([]byte) ([]byte, error) {
 	return nil, errors.New("pkcs11: CKR_DEVICE_REMOVED: " + hsm.ErrUnavailable.Error())
 }
 
-// failingLog refuses appends as a full disk would.
-type failingLog struct{ transparency.Log }
+// failingLog refuses appends as a full disk would (err nil), or with err.
+type failingLog struct {
+	transparency.Log
+	err error
+}
 
-func (failingLog) Append(context.Context, []byte) (uint64, error) {
+func (l failingLog) Append(context.Context, []byte) (uint64, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
 	return 0, transparency.ErrUnavailable
 }
 
@@ -100,13 +107,19 @@ func TestFailClosed(t *testing.T) {
 	}
 
 	tl := e.tlog
-	e.tlog = failingLog{tl}
+	e.tlog = failingLog{Log: tl}
 	unchanged(t, a, g.GameId, codes.Unavailable, "transparency log unavailable", func() error {
 		_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: "retry-me", GameId: g.GameId, Number: 5})
 		return err
 	})
+	// A log found rolled back: no retry helps, an operator must look.
+	e.tlog = failingLog{Log: tl, err: fmt.Errorf("trillian: %w: tree 7 went back from 9 to 4 leaves", transparency.ErrSecurity)}
+	unchanged(t, a, g.GameId, codes.Internal, "transparency log integrity failure", func() error {
+		_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: "retry-me", GameId: g.GameId, Number: 5})
+		return err
+	})
 	e.tlog = tl
-	if alarm("log") != 1 {
+	if alarm("log") != 2 {
 		t.Fatalf("log alarm %v", alarm("log"))
 	}
 

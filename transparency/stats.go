@@ -15,7 +15,8 @@ var latencyBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 type Stats struct {
 	// Appends counts acknowledged appends.
 	Appends uint64
-	// Failures counts appends that returned ErrUnavailable (refused draws).
+	// Failures counts appends that returned ErrUnavailable or ErrSecurity
+	// (refused draws).
 	Failures uint64
 	// InFlight is the queue depth: appends started and not yet answered.
 	InFlight int64
@@ -53,7 +54,7 @@ func (m *Meter) Start() func(error) {
 				i++
 			}
 			m.counts[i].Add(1)
-		case errors.Is(err, ErrUnavailable):
+		case errors.Is(err, ErrUnavailable), errors.Is(err, ErrSecurity):
 			m.failures.Add(1)
 		}
 	}
