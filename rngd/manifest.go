@@ -18,6 +18,7 @@ import (
 	"github.com/transparency-dev/merkle/rfc6962"
 
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
+	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/record"
 )
 
@@ -45,7 +46,7 @@ var (
 )
 
 // Stakes are the gains S of the prize table, in cents, highest first.
-var Stakes = []int64{5_000_000, 100_000, 10_000, 5_000, 2_000, 1_000, 500}
+var Stakes = qod.Stakes
 
 // Ticket is one manifest line.
 type Ticket struct {
@@ -61,12 +62,10 @@ func (t Ticket) Line() string {
 
 // CheckStake reports whether s is a gain of the prize table.
 func CheckStake(s int64) error {
-	for _, v := range Stakes {
-		if s == v {
-			return nil
-		}
+	if qod.CheckStake(s) != nil {
+		return fmt.Errorf("stake_cents %d is not a gain of the prize table", s)
 	}
-	return fmt.Errorf("stake_cents %d is not a gain of the prize table", s)
+	return nil
 }
 
 // CheckEmissionID reports whether id is a valid emission id.

@@ -488,7 +488,15 @@ func (a *auditor) add(index uint64, leaf []byte) {
 			a.v.Fact("vrf key", verdict.MsgVRFKeyEntry, k.ID, k.Suite, fp, index)
 		}
 	case *record.Emission:
+		// Its start deadline is the rules' (art. 2.2.4), not what the
+		// record claims; the games are checked against the rules' one.
 		a.dead[x.Emission] = x.StartDeadline
+		if err := qod.CheckEmission(x, a.cfg.Location); err != nil {
+			a.issue(verdict.CheckGames, true, verdict.MsgEmissionBad, index, receipt.Cause(err))
+			if d, err := qod.StartDeadline(x.Closure, a.cfg.Location); err == nil {
+				a.dead[x.Emission] = d
+			}
+		}
 	case *record.GameStart:
 		if _, dup := a.games[x.Game]; dup {
 			a.issue(verdict.CheckGames, true, verdict.MsgGameSecondStart, x.Game, index)

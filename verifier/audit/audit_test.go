@@ -11,6 +11,7 @@ import (
 	"tirage.fr/tirage/verifier/audit"
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/receipt/receipttest"
+	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
 )
 
@@ -52,7 +53,7 @@ func run(t *testing.T, a *receipttest.Appliance, f files, last *checkpoint.Check
 		t.Fatal(err)
 	}
 	var calls int
-	res, err := audit.Run(context.Background(), audit.Config{Fetch: f, LogKeys: keys, Last: last, Workers: 2,
+	res, err := audit.Run(context.Background(), audit.Config{Fetch: f, LogKeys: keys, Last: last, Workers: 2, Location: a.Location,
 		VRFPins: []string{a.VRFFingerprint()}, Progress: func(done, total int64) { calls++ }})
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +198,7 @@ func TestAuditFollow(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rounds := 0
-	res, err := audit.Run(ctx, audit.Config{Fetch: live{a}, LogKeys: keys, Last: first, Follow: time.Hour,
+	res, err := audit.Run(ctx, audit.Config{Fetch: live{a}, LogKeys: keys, Last: first, Follow: time.Hour, Location: a.Location,
 		Wait: func(ctx context.Context, _ time.Duration) error {
 			rounds++
 			switch rounds {
@@ -231,7 +232,7 @@ func TestAuditFollow(t *testing.T) {
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	defer cancel2()
 	rounds = 0
-	res, err = audit.Run(ctx2, audit.Config{Fetch: liveFunc(func() *receipttest.Appliance { return served }), LogKeys: keys, Follow: time.Hour,
+	res, err = audit.Run(ctx2, audit.Config{Fetch: liveFunc(func() *receipttest.Appliance { return served }), LogKeys: keys, Follow: time.Hour, Location: a.Location,
 		Wait: func(ctx context.Context, _ time.Duration) error {
 			rounds++
 			if rounds > 1 {
@@ -276,5 +277,22 @@ func TestAuditTicketPlayedTwice(t *testing.T) {
 	v := run(t, a, a.Tiles(), nil).Verdict
 	if c := v.Find(verdict.CheckGames); c.Status != verdict.StatusMisbehaviour || !strings.Contains(c.Detail, "already played game first") {
 		t.Fatalf("ticket played twice:\n%s", v.Text("en"))
+	}
+}
+
+// An emission whose start deadline is not the rules' (closure + 29 days,
+// art. 2.2.4) is the appliance's misbehaviour, even with no game in it.
+func TestAuditEmissionDeadline(t *testing.T) {
+	a := logWith(t, 2, nil)
+	wrong := time.Date(2027, 12, 29, 23, 0, 0, 0, time.UTC)
+	leaf, err := record.Format(&record.Emission{Time: a.Now.Add(time.Minute), Emission: "E2", Closure: "2026-11-30", StartDeadline: wrong})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Append(leaf)
+	v := run(t, a, a.Tiles(), nil).Verdict
+	c := v.Find(verdict.CheckGames)
+	if c.Status != verdict.StatusMisbehaviour || !strings.Contains(c.Detail, "emission E2: start_deadline 2027-12-29T23:00:00Z, closure 2026-11-30 gives 2026-12-29T23:00:00Z") {
+		t.Fatalf("emission with a deadline a year late:\n%s", v.Text("en"))
 	}
 }

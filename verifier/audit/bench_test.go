@@ -89,7 +89,7 @@ func BenchmarkAudit(b *testing.B) {
 	var res *audit.Result
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		res, err = audit.Run(context.Background(), audit.Config{Fetch: d.files, LogKeys: d.keys})
+		res, err = audit.Run(context.Background(), audit.Config{Fetch: d.files, LogKeys: d.keys, Location: d.a.Location})
 		if err != nil || res.Verdict.Status() != "pass" {
 			b.Fatalf("audit: %v\n%s", err, res.Verdict.Text("en"))
 		}
@@ -135,7 +135,7 @@ func BenchmarkAuditVsRaw(b *testing.B) {
 		}
 		wg.Wait()
 		t1 := nowSeconds()
-		res, err := audit.Run(context.Background(), audit.Config{Fetch: d.files, LogKeys: d.keys})
+		res, err := audit.Run(context.Background(), audit.Config{Fetch: d.files, LogKeys: d.keys, Location: d.a.Location})
 		if err != nil || res.Verdict.Status() != "pass" {
 			b.Fatalf("audit: %v", err)
 		}

@@ -69,7 +69,7 @@ import (
 
 // Errors of the state machine. The event is refused and the game unchanged.
 var (
-	ErrStake        = errors.New("stake out of range")                       // S must be 1..5,000,000 cents
+	ErrStake        = errors.New("stake out of range")                       // S must be a gain of the prize table (Stakes)
 	ErrBeta         = errors.New("vrf output missing or not expected")       // β absent where a draw is needed, or present for S = 50,000 €
 	ErrStartClosed  = errors.New("start refused: emission closed +29 days")  // art. 2.2.4
 	ErrNumberRange  = errors.New("number out of range 1..30")                // pick of a number outside the grid
@@ -180,6 +180,9 @@ func NewGame(s Start) (Game, error) {
 	if !s.StartDeadline.IsZero() && !s.Now.Before(s.StartDeadline) {
 		return Game{}, fmt.Errorf("start at %s, deadline %s: %w",
 			s.Now.UTC().Format(time.RFC3339), s.StartDeadline.UTC().Format(time.RFC3339), ErrStartClosed)
+	}
+	if err := CheckStake(s.Stake); err != nil {
+		return Game{}, err
 	}
 	m, err := Multipliers(s.Stake, s.Beta)
 	if err != nil {
@@ -342,11 +345,10 @@ func (g Game) Expire(now time.Time) (Game, error) {
 
 // Refund ends an unfinished game with the refund of the ticket (art. 2.2.11): no gain.
 func (g Game) Refund(now time.Time) (Game, error) {
-	if g.Phase.Over() {
-		return g, fmt.Errorf("game %s is %s: %w", g.ID, g.Phase, ErrGameOver)
-	}
-	if now.Before(g.Last) {
-		return g, fmt.Errorf("event at %s: %w", now.UTC().Format(time.RFC3339), ErrTimeOrder)
+	// Within the play window only: a game past it is expired (art.
+	// 2.2.10: no gain, no refund), swept or not.
+	if err := g.check(now); err != nil {
+		return g, err
 	}
 	g.Phase = Refunded
 	g.RefundAmount = TicketPrice

@@ -183,6 +183,8 @@ func TestStartRules(t *testing.T) {
 		{"zero stake", func(s *Start) { s.Stake = 0 }, ErrStake},
 		{"negative stake", func(s *Start) { s.Stake = -500 }, ErrStake},
 		{"above 50,000 €", func(s *Start) { s.Stake = MaxStake + 1 }, ErrStake},
+		{"not a gain of the prize table", func(s *Start) { s.Stake = 2500 }, ErrStake},
+		{"1 cent", func(s *Start) { s.Stake = 1 }, ErrStake},
 		{"no β", func(s *Start) { s.Beta = nil }, ErrBeta},
 		{"β at 50,000 €", func(s *Start) { s.Stake = MaxStake }, ErrBeta},
 	} {
@@ -241,6 +243,16 @@ func TestTimeRules(t *testing.T) {
 	}
 	if r, err := g.Refund(t0.Add(time.Hour)); err != nil || r.Phase != Refunded || r.RefundAmount != TicketPrice || r.Result() != "refunded" {
 		t.Errorf("Refund: %+v %v", r, err)
+	}
+	// Past the window the game is expired, swept or not: no refund (art.
+	// 2.2.10).
+	for _, at := range []time.Time{g.Expires, g.Expires.Add(72 * time.Hour)} {
+		if r, err := g.Refund(at); !errors.Is(err, ErrExpired) || r.Phase != g.Phase {
+			t.Errorf("Refund at %s: %+v %v, want ErrExpired", at, r.Phase, err)
+		}
+	}
+	if _, err := g.Refund(g.Expires.Add(-time.Second)); err != nil {
+		t.Errorf("Refund a second before the deadline: %v", err)
 	}
 }
 

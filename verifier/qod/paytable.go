@@ -17,6 +17,22 @@ const (
 	TicketPrice = 300       // 3 € in cents: the refund of art. 2.2.11
 )
 
+// Stakes are the gains S of stage 1's prize table (spec "The game in one
+// paragraph"), in cents, highest first: the only stakes stage 2 is played
+// with.
+var Stakes = []int64{5_000_000, 100_000, 10_000, 5_000, 2_000, 1_000, 500}
+
+// CheckStake refuses a stake that is not a gain of the prize table
+// (ErrStake).
+func CheckStake(stake int64) error {
+	for _, v := range Stakes {
+		if stake == v {
+			return nil
+		}
+	}
+	return fmt.Errorf("stake %d cents is not a gain of the prize table: %w", stake, ErrStake)
+}
+
 // GoodAt[t-1] is G_t, the number of good numbers that reaches tier t.
 var GoodAt = [Tiers]int{6, 11, 15, 18}
 

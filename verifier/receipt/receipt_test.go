@@ -38,7 +38,7 @@ func pinned(t *testing.T, a *receipttest.Appliance) receipt.Anchors {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return receipt.Anchors{Pins: []string{k.Fingerprint()}}
+	return receipt.Anchors{Pins: []string{k.Fingerprint()}, Location: a.Location}
 }
 
 func keyed(t *testing.T, a *receipttest.Appliance) receipt.Anchors {
@@ -47,7 +47,7 @@ func keyed(t *testing.T, a *receipttest.Appliance) receipt.Anchors {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return receipt.Anchors{LogKeys: keys, Pins: []string{a.VRFFingerprint()}}
+	return receipt.Anchors{LogKeys: keys, Pins: []string{a.VRFFingerprint()}, Location: a.Location}
 }
 
 func expect(t *testing.T, v *verdict.Verdict, status verdict.Status, check string) {
@@ -143,7 +143,7 @@ func TestTranscriptUntrusted(t *testing.T) {
 	g := play(t, a, receipttest.Play{Game: "g"})
 	file := a.Transcript(g, receipttest.TranscriptOptions{})
 	// No anchor at all: the log key check fails, nothing is trusted.
-	v := receipt.VerifyTranscript(file, receipt.Anchors{})
+	v := receipt.VerifyTranscript(file, receipt.Anchors{Location: a.Location})
 	expect(t, v, verdict.StatusFail, verdict.CheckLogKey)
 	// Another appliance's key: the signature check fails.
 	v = receipt.VerifyTranscript(file, keyed(t, appliance(t, 5)))

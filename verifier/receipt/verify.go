@@ -234,6 +234,14 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 		v.Misbehaviour(verdict.CheckRecord, verdict.MsgEmissionMismatch, emission.Emission, start.Emission)
 		return v
 	}
+	// The emission's start deadline is the rules' (art. 2.2.4), not only
+	// what its record claims: the game is checked against it below.
+	if emission != nil {
+		if err := qod.CheckEmission(emission, a.Location); err != nil {
+			v.Misbehaviour(verdict.CheckRecord, verdict.MsgSame, Cause(err))
+			return v
+		}
+	}
 
 	included := logCheck(v, &a, t.Checkpoint, t.LogKeys, entries, names)
 	keysIncluded := t.Keys != nil && included[len(entries)-1]

@@ -282,6 +282,7 @@ const (
 	MsgGameSecondStart        MsgID = "game-second-start"
 	MsgTicketReplayed         MsgID = "ticket-replayed"
 	MsgEmissionUnregistered   MsgID = "emission-unregistered"
+	MsgEmissionBad            MsgID = "emission-bad"
 	MsgOrphanRecord           MsgID = "orphan-record"
 	MsgDrawNoFreeze           MsgID = "draw-no-freeze"
 	MsgTilesMismatch          MsgID = "tiles-mismatch"
@@ -1160,6 +1161,8 @@ var messages = map[MsgID]text{
 		"partie %s (entrée %d) : son ticket a déjà joué la partie %s"},
 	MsgEmissionUnregistered: {"game %s (entry %d): emission %q was not registered before",
 		"partie %s (entrée %d) : l'émission « %s » n'avait pas été enregistrée auparavant"},
+	MsgEmissionBad: {"entry %d: %s",
+		"entrée %d : %s"},
 	MsgOrphanRecord: {"entry %d: a %s of game %s, which never started (or already ended)",
 		"entrée %d : « %s » de la partie %s, qui n'a jamais commencé (ou est déjà terminée)"},
 	MsgDrawNoFreeze: {"entry %d: draw %s has no freeze before it",

@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/promo"
@@ -39,7 +40,12 @@ type Result struct {
 // them (log key files) plus the pinned fingerprints (hex, separated by
 // spaces, commas or newlines).
 func Verify(files []File, pins string) []Result {
+	// The game rules' time zone, as rngverify's default --tz (the page
+	// embeds the zone database: time/tzdata in wasm).
 	var a receipt.Anchors
+	if loc, err := time.LoadLocation("Europe/Paris"); err == nil {
+		a.Location = loc
+	}
 	for _, p := range strings.FieldsFunc(pins, func(r rune) bool { return r == ' ' || r == ',' || r == '\n' || r == '\t' || r == '\r' }) {
 		a.Pins = append(a.Pins, strings.ToLower(p))
 	}

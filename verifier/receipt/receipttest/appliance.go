@@ -58,8 +58,11 @@ type Appliance struct {
 func New(seed byte) (*Appliance, error) {
 	var s [32]byte
 	s[0] = seed
-	a := &Appliance{rng: rand.NewChaCha8(s), Now: time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)}
-	var err error
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		return nil, err
+	}
+	a := &Appliance{rng: rand.NewChaCha8(s), Now: time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC), Location: paris}
 	if a.VRF, err = vrf.GenerateKey(vrf.SuiteP256SSWU, a.rng); err != nil {
 		return nil, err
 	}
