@@ -45,6 +45,7 @@ func (e *engine) createEmission(ctx context.Context, req *adminv1.CreateEmission
 	if ok, err := e.replayed(c, reply); ok || err != nil {
 		return reply, err
 	}
+	defer e.lockRequest(c)()
 	defer e.locks.lock("emission/" + req.EmissionId)()
 	if ok, err := e.replayed(c, reply); ok || err != nil {
 		return reply, err
@@ -180,6 +181,7 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 		}
 		return stream.SendAndClose(reply)
 	}
+	defer e.lockRequest(c)()
 	// One import at a time: a code may appear in one manifest only.
 	defer e.locks.lock("manifests")()
 	if em, err = e.emission(h.EmissionId); err != nil { // as of now, under the lock

@@ -239,6 +239,15 @@ type call struct {
 	digest     [32]byte // requestDigest of its content
 }
 
+// lockRequest serialises the calls that carry one request identity, for
+// the whole call: two calls with the same request id (a retry racing the
+// original, or the same id with other content) must not both pass the
+// stored-reply check and both draw. It is taken before the game's, ticket's
+// or emission's lock, never after.
+func (e *engine) lockRequest(c call) (unlock func()) {
+	return e.locks.lock("req/" + string(c.req[:]))
+}
+
 // stamp returns the call's request identity for the records it seals (zero
 // for the sweeper's calls, which have none).
 func (c *call) stamp() (req, digest [32]byte) {
@@ -678,6 +687,7 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 	if err := e.storeHealth(); err != nil {
 		return nil, err
 	}
+	defer e.lockRequest(c)()
 	defer e.locks.lock("ticket/" + hex.EncodeToString(ticket[:]))()
 	if ok, err := e.replayed(c, reply); ok || err != nil {
 		return reply, err
@@ -789,7 +799,9 @@ func (e *engine) enterGame(c call, id, server string, reply *qodv1.GameReply) (s
 	if err = e.storeHealth(); err != nil {
 		return nil, unlock, false, err
 	}
-	unlock = e.locks.lock("game/" + id)
+	unlockReq := e.lockRequest(c)
+	unlockGame := e.locks.lock("game/" + id)
+	unlock = func() { unlockGame(); unlockReq() }
 	if done, err = e.replayed(c, reply); done || err != nil {
 		return nil, unlock, done, err
 	}
@@ -908,6 +920,9 @@ func (e *engine) sealEnd(ctx context.Context, c *call, sg *storedGame, now time.
 
 // endGame ends an unfinished game by expiry or refund (operator and sweeper).
 func (e *engine) endGame(ctx context.Context, c *call, id string, refund bool) (*qodv1.GameReply, error) {
+	if c != nil {
+		defer e.lockRequest(*c)()
+	}
 	defer e.locks.lock("game/" + id)()
 	reply := new(qodv1.GameReply)
 	if c != nil {

@@ -2,7 +2,9 @@ package rngd
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +15,8 @@ import (
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/rngd/loadtest"
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/verifier/record"
 )
 
 // sentCall is a mutating call a game server made, replayable with the same
@@ -162,5 +166,58 @@ func TestRetryAfterRebuild(t *testing.T) {
 	_, err = calls[1].do(td)
 	if status.Code(err) != codes.FailedPrecondition {
 		t.Fatalf("retry past the retention: %v, want FAILED_PRECONDITION (a new call on an ended game)", err)
+	}
+}
+
+// Two calls with one request id and different content, at the same time: one
+// draws, the other is refused as a reuse of the id, and the log holds one
+// start (the stored-reply check and the draw are one step per request id).
+func TestSameRequestIDConcurrent(t *testing.T) {
+	td := newTestDaemon(t)
+	a := td.client("server-a")
+	ctx := context.Background()
+	codes1 := td.emission("RQ", "2026-12-31", 41)
+	for round := range 10 {
+		id := fmt.Sprintf("same-%d", round)
+		errs := make([]error, 2)
+		replies := make([]*qodv1.GameReply, 2)
+		var wg sync.WaitGroup
+		for i := range 2 {
+			wg.Go(func() {
+				replies[i], errs[i] = a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: id, Code: codes1[1+2*round+i]})
+			})
+		}
+		wg.Wait()
+		ok := 0
+		for i, err := range errs {
+			if err == nil {
+				ok++
+				continue
+			}
+			if status.Code(err) != codes.AlreadyExists {
+				t.Fatalf("round %d call %d: %v", round, i, err)
+			}
+		}
+		if ok != 1 {
+			t.Fatalf("round %d: %d of 2 calls with one request id drew (%v)", round, ok, errs)
+		}
+	}
+	tl := td.d.engine.tlog
+	cp, err := tl.AwaitCheckpoint(ctx, tl.(transparency.Sequencer).Sequenced())
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaves, err := tl.Entries(ctx, 0, cp.Size, cp.Size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := 0
+	for _, leaf := range leaves {
+		if r, err := record.Parse(leaf); err == nil && r.Kind() == record.KindGameStart {
+			starts++
+		}
+	}
+	if starts != 10 {
+		t.Fatalf("%d starts in the log for 10 request ids", starts)
 	}
 }
