@@ -325,3 +325,51 @@ func TestLogSize(t *testing.T) {
 		})
 	}
 }
+
+// A crash in the middle of a manifest import: its tickets were committed
+// (they are stored in several commits) and one was played, but not the
+// manifest's own last commit. Applying the log's tail imports the manifest
+// again; the ticket played stays played, so its code does not play twice.
+func TestCatchUpManifestKeepsPlayedTickets(t *testing.T) {
+	td := newTestDaemon(t)
+	ctx := context.Background()
+	codes1 := td.emission("MC", "2026-12-31", 5)
+	a := td.client("server-a")
+	g := start(t, a, codes1[1]).Game
+	td.stop()
+	state := filepath.Join(td.cfg.DataDir, "state.db")
+	var manifest uint64 // the manifest record's log index
+	readMeta(t, state, func(tx *bolt.Tx) {
+		var em storedEmission
+		getJSON(tx, bucketEmissions, []byte("MC"), &em)
+		manifest = em.Index + 1
+	})
+	db, err := bolt.Open(state, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		var em storedEmission
+		if _, err := getJSON(tx, bucketEmissions, []byte("MC"), &em); err != nil {
+			return err
+		}
+		em.Roots, em.Tickets = nil, 0
+		return putJSON(tx, bucketEmissions, []byte("MC"), &em)
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeMeta(t, state, manifest, manifest)
+	mark := len(td.logs())
+	td.start()
+	if logs := td.logs()[mark:]; !bytes.Contains(logs, []byte("applying the log's tail")) {
+		t.Fatalf("the start did not apply the tail:\n%s", logs)
+	}
+	a = td.client("server-a")
+	_, err = a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: codes1[1]})
+	wantStatus(t, err, codes.FailedPrecondition, "already played")
+	if got, err := a.GetGame(ctx, &qodv1.GetGameRequest{GameId: g.GameId}); err != nil || got.Status != qodv1.Status_STATUS_PLAYING {
+		t.Fatalf("the game played: %v %v", got, err)
+	}
+}

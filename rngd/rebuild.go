@@ -255,6 +255,11 @@ func (r *rebuilder) manifest(tx *bolt.Tx, m *record.Manifest) error {
 	if !bytes.Equal(root.Root(), m.Root[:]) || root.Count() != m.Count {
 		return fmt.Errorf("manifest file %s does not match the logged root and count", path)
 	}
+	// A ticket already stored is kept as it is: after a crash in the
+	// middle of an import (its tickets are stored in several commits, the
+	// manifest's own last), some may have been played since.
+	b := tx.Bucket(bucketTickets)
+	tickets = slices.DeleteFunc(tickets, func(t Ticket) bool { return b.Get(t.TicketHash[:]) != nil })
 	if err := putTicketsTx(tx, tickets); err != nil {
 		return err
 	}
