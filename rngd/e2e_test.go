@@ -613,6 +613,19 @@ func TestE2ERestartAndRebuild(t *testing.T) {
 			t.Fatalf("ended game after losing the store:\n%v\nwas\n%v", g, was)
 		}
 	}
+	// Those refunds ended games without revealing r (lost): the log still
+	// rebuilds, and rngd starts on it.
+	refunded := snapshot()
+	td.stop()
+	if _, err := Rebuild(ctx, td.cfg); err != nil {
+		t.Fatalf("rebuild after refunds of games whose secret was lost: %v", err)
+	}
+	td.start()
+	for id, g := range snapshot() {
+		if !proto.Equal(g, refunded[id]) {
+			t.Fatalf("game after the rebuild:\n%v\nwas\n%v", g, refunded[id])
+		}
+	}
 }
 
 func TestE2ETransport(t *testing.T) {

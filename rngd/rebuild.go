@@ -290,7 +290,7 @@ func (r *rebuilder) storeGame(tx *bolt.Tx, g *rebuildGame) error {
 	sg := &storedGame{Game: rep.Game, Server: server, Records: uint32(len(g.leaves)),
 		LastHash: record.LeafHash(g.leaves[len(g.leaves)-1]), LastIndex: g.indices[len(g.indices)-1], Ended: rep.Ended}
 	if g.end != nil {
-		sg.Secret, sg.HasSecret, sg.EndedAt = g.end.Secret, true, g.end.Time
+		sg.Secret, sg.HasSecret, sg.EndedAt = g.end.Secret, !g.end.SecretLost(), g.end.Time
 		// Only a secret still kept is dropped (one an older rngd kept, or
 		// whose drop a crash lost): most ended games have none, and a
 		// rebuild then writes nothing to the secret store.

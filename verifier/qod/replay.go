@@ -38,6 +38,10 @@ type Replayed struct {
 	Game Game
 	// Ended: the last record is the game's end (r revealed, checked against H(r)).
 	Ended bool
+	// SecretLost: the end does not reveal r, which the appliance lost
+	// (record.GameEnd.SecretLost: a refund or an expiry): the proofs
+	// cannot be checked.
+	SecretLost bool
 	// ProofsChecked counts the VRF proofs verified (0 unless Verify was
 	// given and the game ended).
 	ProofsChecked int
@@ -98,7 +102,9 @@ func Replay(leaves [][]byte, cfg ReplayConfig) (Replayed, error) {
 	if end, ok := recs[len(recs)-1].(*record.GameEnd); ok {
 		out.Ended = true
 		secret = end.Secret
-		if record.Commit(secret) != start.Commit {
+		if end.SecretLost() {
+			out.SecretLost = true
+		} else if record.Commit(secret) != start.Commit {
 			return out, fail(len(recs)-1, verdict.MsgRuleSecret)
 		}
 	}
@@ -106,7 +112,7 @@ func Replay(leaves [][]byte, cfg ReplayConfig) (Replayed, error) {
 		return violation(verdict.MsgReplayAtErr, start.Game, i, verdict.Term(recs[i].Kind()), err)
 	}
 	verify := func(i int, key string, alpha, proof, beta []byte) error {
-		if cfg.Verify == nil || !out.Ended {
+		if cfg.Verify == nil || !out.Ended || out.SecretLost {
 			return nil
 		}
 		b, err := cfg.Verify(key, alpha, proof)

@@ -394,3 +394,38 @@ func TestCheckEmission(t *testing.T) {
 		t.Errorf("a late deadline: %v", err)
 	}
 }
+
+// A game refunded or expired after the appliance lost its secret ends with a
+// zero secret: it replays (the appliance can rebuild its state), no proof is
+// checked, and it says so. A zero secret at any other end breaks the
+// commitment.
+func TestReplaySecretLost(t *testing.T) {
+	sk := testKey(t)
+	pk := sk.Public()
+	for _, c := range []struct {
+		name string
+		end  func(*transcript) error
+		lost bool
+	}{
+		{"refunded", func(tr *transcript) (err error) { tr.g, err = tr.g.Refund(tr.now); return }, true},
+		{"expired", func(tr *transcript) (err error) { tr.g, err = tr.g.Expire(tr.g.Expires); tr.now = tr.g.Expires; return }, true},
+	} {
+		tr := startGame(t, sk, "lost-"+c.name, 2000)
+		if err := c.end(tr); err != nil {
+			t.Fatal(err)
+		}
+		tr.secret = [32]byte{}
+		tr.end()
+		rep, err := replay(tr, pk)
+		if err != nil || !rep.Ended || !rep.SecretLost || rep.ProofsChecked != 0 {
+			t.Errorf("%s with the secret lost: %+v %v", c.name, rep, err)
+		}
+	}
+	tr := find(t, sk, "lost-won", 2000, 1, func(g qod.Game) bool { return g.Phase == qod.Won })
+	tr.leaves = tr.leaves[:len(tr.leaves)-1]
+	tr.secret = [32]byte{}
+	tr.end()
+	if _, err := replay(tr, pk); !errors.Is(err, qod.ErrTranscript) {
+		t.Errorf("a won game ending with a zero secret: %v", err)
+	}
+}

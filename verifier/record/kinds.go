@@ -315,6 +315,14 @@ func (*GameEnd) Kind() Kind { return KindGameEnd }
 // GameID implements GameRecord.
 func (r *GameEnd) GameID() string { return r.Game }
 
+// SecretLost reports an end that does not reveal r because the appliance
+// lost it (its secret store): the secret is all zero, and only a game that
+// ends without a draw deciding its outcome, refunded or expired, may end so.
+// Its draws cannot be verified.
+func (r *GameEnd) SecretLost() bool {
+	return r.Secret == [32]byte{} && (r.Result == ResultRefunded || r.Result == ResultExpired)
+}
+
 // PrevHash implements GameRecord.
 func (r *GameEnd) PrevHash() [32]byte { return r.Prev }
 
