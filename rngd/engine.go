@@ -101,7 +101,7 @@ const adminServer = "#admin"
 type storedGame struct {
 	Game      qod.Game
 	Server    string   // the game server that owns it
-	Secret    [32]byte // r; zero when lost (see Rebuild)
+	Secret    [32]byte // r; zero when lost (see Rebuild); in state.db only once revealed (putGame)
 	HasSecret bool
 	Records   uint32    // records sealed so far
 	LastHash  [32]byte  // leaf hash of the last record (the next record's prev)
@@ -330,6 +330,9 @@ func (e *engine) storedReply(sr storedRequest) (*qodv1.GameReply, error) {
 		if ok, err := getJSON(tx, bucketGames, []byte(sr.game), sg); err != nil || !ok {
 			return fmt.Errorf("game %s not in the state store (%v)", sr.game, err)
 		}
+		if err := e.fillSecret(sg); err != nil {
+			return err
+		}
 		if sr.end > sg.Records || sr.first >= sr.end {
 			return fmt.Errorf("game %s: records %d..%d, it has %d", sr.game, sr.first, sr.end, sg.Records)
 		}
@@ -529,7 +532,15 @@ func (e *engine) storeHealth() error {
 // the secret store, from before its start (keepSecret) until its end, whose
 // record reveals it.
 func putGame(tx *bolt.Tx, sg *storedGame, full bool) error {
-	if err := putJSON(tx, bucketGames, []byte(sg.Game.ID), sg); err != nil {
+	stored := sg
+	if !sg.Ended && sg.Secret != ([32]byte{}) {
+		// r of a game in play stays in secrets.db alone (loadGame reads
+		// it there): state.db, its copies and backups hold no secret.
+		c := *sg
+		c.Secret = [32]byte{}
+		stored = &c
+	}
+	if err := putJSON(tx, bucketGames, []byte(sg.Game.ID), stored); err != nil {
 		return err
 	}
 	key := joinKey(sg.Server, []byte(sg.Game.ID))
@@ -563,11 +574,30 @@ func (e *engine) loadGame(id, server string) (*storedGame, error) {
 		if !found {
 			return nil, status.Errorf(codes.NotFound, "game_id: no game %q", id)
 		}
+		if err := e.fillSecret(sg); err != nil {
+			return nil, err
+		}
 	}
 	if server != "" && sg.Server != server {
 		return nil, status.Errorf(codes.PermissionDenied, "game_id: game %q belongs to another game server", id)
 	}
 	return sg, nil
+}
+
+// fillSecret reads into sg, a game read from state.db, its secret r while
+// it is in play: state.db keeps r only once the end record reveals it
+// (putGame). A secret gone from secrets.db (lost) leaves the game without
+// one: it can only be refunded.
+func (e *engine) fillSecret(sg *storedGame) error {
+	if sg.Ended || !sg.HasSecret {
+		return nil
+	}
+	r, ok, err := e.secrets.read(sg.Game.ID)
+	if err != nil {
+		return status.Errorf(codes.Unavailable, "secret store: %v", err)
+	}
+	sg.Secret, sg.HasSecret = r, ok
+	return nil
 }
 
 // ruleError maps a refusal of the state machine to a gRPC status.
@@ -1110,6 +1140,9 @@ func (e *engine) listUnfinished(server string) ([]*qodv1.Game, error) {
 		for k, _ := cur.Seek(prefix); k != nil && strings.HasPrefix(string(k), string(prefix)); k, _ = cur.Next() {
 			sg := new(storedGame)
 			if _, err := getJSON(tx, bucketGames, k[len(prefix):], sg); err != nil {
+				return err
+			}
+			if err := e.fillSecret(sg); err != nil {
 				return err
 			}
 			out = append(out, e.gameProto(sg, now))

@@ -7,10 +7,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
+	bolt "go.etcd.io/bbolt"
 	"google.golang.org/grpc/codes"
 
 	"tirage.fr/tirage/hsm"
@@ -227,4 +229,39 @@ func TestSecretStoreFailure(t *testing.T) {
 	}
 	td.restart()
 	start(t, td.client("server-a"), codes1[2])
+}
+
+// A start refused after its secret was kept (key custody lost) leaves the
+// secret behind; the next start of rngd drops it, and only it.
+func TestOrphanSecretsDropped(t *testing.T) {
+	td := newTestDaemon(t)
+	e := td.d.engine
+	ctx := context.Background()
+	codes1 := td.emission("OS", "2026-12-31", 10)
+	a := td.client("server-a")
+	g := start(t, a, codes1[1]).Game
+	prover := e.prover
+	e.prover = failingProver{prover}
+	for _, code := range codes1[2:5] {
+		_, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: code})
+		wantStatus(t, err, codes.Unavailable, "key custody unavailable")
+	}
+	e.prover = prover
+	td.stop()
+	secrets := filepath.Join(td.cfg.DataDir, "secrets.db")
+	count := func() (n int, inPlay bool) {
+		readMeta(t, secrets, func(tx *bolt.Tx) {
+			n = tx.Bucket(bucketSecrets).Stats().KeyN
+			inPlay = tx.Bucket(bucketSecrets).Get([]byte(g.GameId)) != nil
+		})
+		return
+	}
+	if n, ok := count(); n != 4 || !ok {
+		t.Fatalf("%d secrets kept before the restart (game in play's: %v), want 4", n, ok)
+	}
+	td.start()
+	td.stop()
+	if n, ok := count(); n != 1 || !ok {
+		t.Fatalf("%d secrets kept after the restart (game in play's: %v), want only the game in play's", n, ok)
+	}
 }

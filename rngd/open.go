@@ -93,6 +93,9 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 	if err := moveSecrets(st, sec); err != nil {
 		return nil, err
 	}
+	if err := scrubSecrets(st, sec); err != nil {
+		return nil, err
+	}
 
 	var srcs []entropy.SourceConfig
 	for _, s := range cfg.Entropy.Sources {
@@ -134,7 +137,42 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 	if err := e.catchUp(ctx); err != nil {
 		return nil, err
 	}
+	if err := e.dropOrphanSecrets(); err != nil {
+		return nil, err
+	}
 	return e, nil
+}
+
+// dropOrphanSecrets forgets the secrets of starts that never reached the
+// log: a start keeps its secret before it is drawn, and one refused after
+// that (key custody or log unavailable) leaves it behind. Once the store
+// holds every game the log does (catchUp), a secret without its game is
+// such a one.
+func (e *engine) dropOrphanSecrets() error {
+	var ids []string
+	err := e.secrets.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketSecrets).ForEach(func(k, _ []byte) error {
+			ids = append(ids, string(k))
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("couldn't read the secret store: %w", err)
+	}
+	var orphans []string
+	e.store.view(func(tx *bolt.Tx) error {
+		for _, id := range ids {
+			if tx.Bucket(bucketGames).Get([]byte(id)) == nil {
+				orphans = append(orphans, id)
+			}
+		}
+		return nil
+	})
+	if len(orphans) == 0 {
+		return nil
+	}
+	e.log.Info("secrets of starts that never reached the log dropped", "count", len(orphans))
+	return e.secrets.drop(orphans...)
 }
 
 // openLog opens the configured transparency log, its checkpoints signed by
@@ -302,7 +340,7 @@ func (e *engine) catchUp(ctx context.Context) error {
 	}
 	switch {
 	case e.store.upgraded:
-		e.log.Info("state store upgraded to format 3: rebuilding it from the log", "log_size", size)
+		e.log.Info("state store upgraded from an older format: rebuilding it from the log", "format", storeFormat, "log_size", size)
 	case prefix <= size && applied <= size:
 		e.log.Warn("state store is behind the log: applying the log's tail", "prefix", prefix, "applied", applied, "log_size", size)
 		err := e.applyTail(ctx, prefix, size)

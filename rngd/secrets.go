@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -125,6 +126,52 @@ func moveSecrets(st *store, sec *secretStore) error {
 	err = st.db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket(bucketSecrets) })
 	if err != nil {
 		return fmt.Errorf("couldn't move the secrets to the secret store: %w", err)
+	}
+	return nil
+}
+
+// scrubSecrets takes out of state.db the secrets r an older rngd wrote into
+// its games in play (storedGame.Secret, before putGame left it out): each is
+// kept in the secret store first (it may be the only copy left, if
+// secrets.db was lost), then the game is stored again without it. It reads
+// only the games in play.
+func scrubSecrets(st *store, sec *secretStore) error {
+	var games []*storedGame
+	err := st.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketUnfinished).ForEach(func(k, _ []byte) error {
+			_, id, _ := strings.Cut(string(k), "\x00")
+			sg := new(storedGame)
+			if ok, err := getJSON(tx, bucketGames, []byte(id), sg); err != nil || !ok {
+				return err
+			}
+			if !sg.Ended && sg.Secret != ([32]byte{}) {
+				games = append(games, sg)
+			}
+			return nil
+		})
+	})
+	if err != nil || len(games) == 0 {
+		return err
+	}
+	for _, sg := range games {
+		if _, ok, err := sec.read(sg.Game.ID); err != nil {
+			return err
+		} else if !ok {
+			if err := sec.keep(sg.Game.ID, sg.Secret); err != nil {
+				return err
+			}
+		}
+	}
+	err = st.db.Update(func(tx *bolt.Tx) error {
+		for _, sg := range games {
+			if err := putGame(tx, sg, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("couldn't take the secrets out of the state store: %w", err)
 	}
 	return nil
 }

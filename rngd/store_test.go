@@ -448,3 +448,107 @@ func TestSweeperPrunesReplies(t *testing.T) {
 		t.Fatalf("retry of the kept start: %v, %v", again, err)
 	}
 }
+
+// The secret r of a game in play is in secrets.db alone, never in state.db
+// (its copies and backups hold no secret); a game read back from state.db
+// gets it from secrets.db. A state.db an older rngd wrote with secrets in
+// its games is scrubbed at start, each secret kept in secrets.db first — it
+// may be the only copy left.
+func TestSecretNotInStateStore(t *testing.T) {
+	td := newTestDaemon(t)
+	ctx := context.Background()
+	a := td.client("server-a")
+	var games []*qodv1.Game
+	for _, code := range td.emission("SN", "2026-12-31", 3)[1:] {
+		games = append(games, start(t, a, code).Game)
+	}
+	td.stop()
+	state, secrets := filepath.Join(td.cfg.DataDir, "state.db"), filepath.Join(td.cfg.DataDir, "secrets.db")
+	kept := map[string][32]byte{}
+	readMeta(t, secrets, func(tx *bolt.Tx) {
+		for _, g := range games {
+			kept[g.GameId] = [32]byte(tx.Bucket(bucketSecrets).Get([]byte(g.GameId)))
+		}
+	})
+	storedSecrets := func() (n int) {
+		readMeta(t, state, func(tx *bolt.Tx) {
+			for _, g := range games {
+				var sg storedGame
+				getJSON(tx, bucketGames, []byte(g.GameId), &sg)
+				if !sg.HasSecret {
+					t.Errorf("game %s stored without HasSecret", g.GameId)
+				}
+				if !sg.Ended && sg.Secret != ([32]byte{}) {
+					n++
+				}
+			}
+		})
+		return n
+	}
+	if n := storedSecrets(); n != 0 {
+		t.Fatalf("%d secrets of games in play in state.db", n)
+	}
+	// As an older rngd left them: r in state.db's games, and the first
+	// game's gone from secrets.db.
+	for _, f := range []struct {
+		path string
+		fn   func(tx *bolt.Tx) error
+	}{
+		{state, func(tx *bolt.Tx) error {
+			for _, g := range games {
+				var sg storedGame
+				getJSON(tx, bucketGames, []byte(g.GameId), &sg)
+				sg.Secret = kept[g.GameId]
+				if err := putJSON(tx, bucketGames, []byte(g.GameId), &sg); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{secrets, func(tx *bolt.Tx) error { return tx.Bucket(bucketSecrets).Delete([]byte(games[0].GameId)) }},
+	} {
+		db, err := bolt.Open(f.path, 0o600, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = db.Update(f.fn)
+		db.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	td.start()
+	a = td.client("server-a")
+	for _, g := range games {
+		got, err := a.GetGame(ctx, &qodv1.GetGameRequest{GameId: g.GameId})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := record.Commit(kept[g.GameId])
+		if !bytes.Equal(got.Commitment, c[:]) || !bytes.Equal(got.Commitment, g.Commitment) {
+			t.Errorf("game %s: commitment %x, want %x", g.GameId, got.Commitment, c)
+		}
+		r, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: 1})
+		if err != nil {
+			t.Fatalf("pick in game %s: %v", g.GameId, err)
+		}
+		if r.Game.EndedAt != nil {
+			// Lost: the end revealed r, which opens the commitment.
+			if want := kept[g.GameId]; !bytes.Equal(r.Game.Secret, want[:]) {
+				t.Errorf("game %s revealed %x, want %x", g.GameId, r.Game.Secret, want)
+			}
+			delete(kept, g.GameId)
+		}
+	}
+	td.stop()
+	if n := storedSecrets(); n != 0 {
+		t.Fatalf("%d secrets of games in play left in state.db", n)
+	}
+	readMeta(t, secrets, func(tx *bolt.Tx) {
+		for id, r := range kept {
+			if v := tx.Bucket(bucketSecrets).Get([]byte(id)); !bytes.Equal(v, r[:]) {
+				t.Errorf("game %s in play: secret %x in secrets.db, want %x", id, v, r)
+			}
+		}
+	})
+}
