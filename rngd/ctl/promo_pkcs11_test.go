@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"tirage.fr/tirage/hsm/hsmtest"
 	"tirage.fr/tirage/verifier/promo"
@@ -22,6 +23,9 @@ func TestPromoPKCS11(t *testing.T) {
 		f.Close()
 	}
 	fixClock(t)
+	oldNow := promoNow
+	promoNow = func() time.Time { return time.Date(2016, 6, 21, 8, 30, 0, 0, time.UTC) } // after the period, on the draw date
+	t.Cleanup(func() { promoNow = oldNow })
 	sh := hsmtest.NewSoftHSM(t)
 	tok := sh.InitToken(t, "tirage-promo")
 	dir := t.TempDir()

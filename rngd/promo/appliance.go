@@ -25,6 +25,14 @@
 // the same share, the same winners — and refuses a new share. Auditors see
 // every promo_draw record in the log; two for one draw id are misbehaviour.
 //
+// # Dates
+//
+// A freeze is refused before the draw's participation period has ended,
+// and a ceremony outside the draw's date and latest date
+// (promo.Rules.FreezeFrom, DrawWindow), by the clock that stamps the
+// record: the verifier checks the same instants (promo.Verify with the
+// rules file, check draw-dates). A refusal logs and locks nothing.
+//
 // # Failing closed
 //
 // Entropy, key or log failures refuse the operation with an error and change
@@ -190,6 +198,13 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 		os.RemoveAll(dir) // nothing was sent to the log
 		return nil, err
 	}
+	// The list is frozen once the participation period is over, or it
+	// could miss its last stakes; now is the freeze record's time.
+	now := a.cfg.Clock().UTC().Truncate(time.Second)
+	if from := r.FreezeFrom(req.DrawIndex); now.Before(from) {
+		return abandon(fmt.Errorf("%s: freeze refused at %s: the participation period ends on %s at 24:00 %s time (%s); freeze after it",
+			draw, promo.FormatTime(now), from.AddDate(0, 0, -1).Format("2006-01-02"), r.Timezone, promo.FormatTime(from)))
+	}
 	var secret [64]byte // K || r
 	if _, err := io.ReadFull(a.cfg.Entropy, secret[:]); err != nil {
 		return abandon(fmt.Errorf("entropy failure, freeze refused: %w", err))
@@ -213,7 +228,7 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 	}
 	rec, err := promo.NewFreeze(promo.FreezeInput{
 		Operation: r.Operation, RulesHash: promo.RulesHash(req.RulesFile), Draw: draw, Tree: tree,
-		Reserves: d.Reserves, Beacon: beacon, R: rv, Now: a.cfg.Clock(),
+		Reserves: d.Reserves, Beacon: beacon, R: rv, Now: now,
 	})
 	if err != nil {
 		return abandon(err)
@@ -453,6 +468,19 @@ func (a *Appliance) Draw(ctx context.Context, req DrawRequest) (*Drawn, error) {
 	if _, err := promo.VerifyBeacon(st.freeze.Beacon, req.BeaconValue); err != nil {
 		return nil, fmt.Errorf("%s: beacon_value: %w", req.Draw, err)
 	}
+	// The ceremony is held on the draw's date or, failing that, by its
+	// latest date (rules.yaml, the file the freeze binds); now is the draw
+	// record's time. A refusal locks nothing.
+	now := a.cfg.Clock().UTC().Truncate(time.Second)
+	r, j, err := promo.RulesOfFreeze(st.rulesFile, st.freeze)
+	if err != nil {
+		return nil, fmt.Errorf("%s: rules.yaml: %w", req.Draw, err)
+	}
+	if from, until := r.DrawWindow(j); now.Before(from) || !now.Before(until) {
+		return nil, fmt.Errorf("%s: ceremony refused at %s (%s, %s time): the rules allow it from %s to %s inclusive (%s to %s)",
+			req.Draw, promo.FormatTime(now), now.In(r.Location()).Format("2006-01-02"), r.Timezone,
+			r.Draws[j].Date, r.LatestDate(j), promo.FormatTime(from), promo.FormatTime(until))
+	}
 	// The freeze must be in a published checkpoint before anything is drawn.
 	if _, err := a.cfg.Log.AwaitCheckpoint(ctx, st.freezeIdx+1); err != nil {
 		return nil, fmt.Errorf("the freeze is not yet in a checkpoint: %w", err)
@@ -463,7 +491,7 @@ func (a *Appliance) Draw(ctx context.Context, req DrawRequest) (*Drawn, error) {
 	} else if err != nil {
 		return nil, fmt.Errorf("couldn't take the draw lock: %w", err)
 	}
-	fmt.Fprintf(lock, "ceremony started %s\n", promo.FormatTime(a.cfg.Clock()))
+	fmt.Fprintf(lock, "ceremony started %s\n", promo.FormatTime(now))
 	if err := lock.Sync(); err != nil {
 		lock.Close()
 		return nil, err
@@ -471,7 +499,7 @@ func (a *Appliance) Draw(ctx context.Context, req DrawRequest) (*Drawn, error) {
 	lock.Close()
 	c := &promo.Ceremony{
 		Freeze: st.freeze, Tree: st.tree, R: st.r, Share: req.Share, BeaconValue: req.BeaconValue,
-		KeyID: a.cfg.KeyID, Prover: a.cfg.Prover, Now: a.cfg.Clock(),
+		KeyID: a.cfg.KeyID, Prover: a.cfg.Prover, Now: now, RulesFile: st.rulesFile,
 	}
 	d, err := c.Run()
 	if err != nil {
@@ -508,6 +536,7 @@ type drawState struct {
 	list       *promo.EntrantList
 	tree       *promo.EntrantTree
 	r          [32]byte
+	rulesFile  []byte // rules.yaml: the rules file the freeze binds
 	freezeLeaf []byte
 	freeze     *record.PromoFreeze
 	freezeIdx  uint64
@@ -536,6 +565,9 @@ func (a *Appliance) load(draw string) (*drawState, error) {
 		return nil, err
 	}
 	if st.freezeLeaf, err = os.ReadFile(filepath.Join(dir, "freeze.leaf")); err != nil {
+		return nil, err
+	}
+	if st.rulesFile, err = os.ReadFile(filepath.Join(dir, "rules.yaml")); err != nil {
 		return nil, err
 	}
 	rec, err := record.Parse(st.freezeLeaf)
@@ -635,7 +667,7 @@ func (a *Appliance) Certify(ctx context.Context, draw string) (*Certificate, err
 		return nil, err
 	}
 	js := promo.CertificateJSON(c)
-	v, err := promo.Verify(js, st.list, promo.Anchors{LogKeys: a.cfg.Log.VerifierKeys(), Reserves: st.meta.Reserves})
+	v, err := promo.Verify(js, st.list, promo.Anchors{LogKeys: a.cfg.Log.VerifierKeys(), Rules: st.rulesFile, Reserves: st.meta.Reserves})
 	if err != nil {
 		return nil, fmt.Errorf("the certificate just made does not verify: %w", err)
 	}

@@ -221,6 +221,9 @@ func WriteProcesVerbalPDF(w io.Writer, c *Certificate) error {
 		}
 		d.field(role, fmt.Sprintf("%s (position %d sur %d)", p.Pseudonym, p.Index+1, f.Count), true)
 	}
+	if len(v.Picks) > 1 {
+		d.para("Le rang de suppléant ne donne aucun droit à une dotation que le gagnant perd après le tirage : le règlement de l'opération en fixe le sort.")
+	}
 	d.para("Les identifiants de compte des personnes tirées figurent uniquement dans l'annexe privée remise à l'opérateur.")
 	d.heading("Anomalies")
 	d.para("Aucune anomalie constatée par l'appareil : la liste, l'engagement, la preuve VRF et les preuves d'inclusion ont été vérifiés avant l'émission de ce procès-verbal.")

@@ -201,6 +201,10 @@ type Ceremony struct {
 	KeyID       string       // the VRF key's id as announced in the log
 	Prover      Prover
 	Now         time.Time
+	// RulesFile, if set, is the rules file the freeze binds: the ceremony
+	// is then refused when the freeze or Now falls outside the draw's
+	// dates (Rules.CheckSchedule), as Verify refuses its certificate.
+	RulesFile []byte
 }
 
 // Run runs the ceremony and returns the draw record. It fails, drawing
@@ -218,6 +222,16 @@ func (c *Ceremony) Run() (*record.PromoDraw, error) {
 	}
 	if _, err := VerifyBeacon(f.Beacon, c.BeaconValue); err != nil {
 		return nil, fmt.Errorf("beacon_value: %w", err)
+	}
+	now := c.Now.UTC().Truncate(time.Second) // the draw record's time
+	if c.RulesFile != nil {
+		r, j, err := RulesOfFreeze(c.RulesFile, f)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.CheckSchedule(j, f.Time, now); err != nil {
+			return nil, err
+		}
 	}
 	leaf, err := record.Format(f)
 	if err != nil {
@@ -239,7 +253,7 @@ func (c *Ceremony) Run() (*record.PromoDraw, error) {
 		return nil, err
 	}
 	d := &record.PromoDraw{
-		Time: c.Now.UTC().Truncate(time.Second), Draw: f.Draw,
+		Time: now, Draw: f.Draw,
 		Root: f.Root, Count: f.Count, Winners: f.Winners, Reserves: f.Reserves,
 		Commit: f.Commit, Secret: c.R, Share: []byte(c.Share),
 		Beacon: f.Beacon, BeaconValue: c.BeaconValue,

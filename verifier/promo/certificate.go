@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -101,6 +102,7 @@ const (
 	CheckDrawInclusion   = "draw-inclusion"
 	CheckRules           = "rules-hash"
 	CheckLink            = "freeze-draw-link"
+	CheckDates           = "draw-dates" // only with Anchors.Rules
 	CheckCommitment      = "commitment"
 	CheckShare           = "bailiff-share"
 	CheckBeacon          = "beacon-signature"
@@ -137,7 +139,10 @@ type Anchors struct {
 	LogKeys []string
 	// VRFPublicKey pins the VRF key (hex; empty: trust the certificate's).
 	VRFPublicKey string
-	// Rules is the rules file; if set its hash must match.
+	// Rules is the rules file; if set its hash must match, and the
+	// records' times must keep its dates (check draw-dates: frozen after
+	// the participation period, drawn between the draw's date and its
+	// latest date; Rules.CheckSchedule).
 	Rules []byte
 	// Reserves, if ≥ 0, is the number of reserves the rules require (fewer
 	// are ranked only when there are fewer entrants); -1 skips the check.
@@ -171,7 +176,9 @@ type Verified struct {
 // (VerifyBeacon, under the pinned chain key), α and the VRF proof, the ranked picks
 // from β, each pick's inclusion in the entrant root. With the bailiff's
 // entrant list it also checks that the list is canonical and hashes to the
-// frozen root and count, and names the picked accounts.
+// frozen root and count, and names the picked accounts. With the rules file
+// (Anchors.Rules) it also checks the dates of the freeze and the ceremony
+// (CheckDates), which the certificate alone does not carry.
 func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	var c Certificate
 	dec := json.NewDecoder(bytes.NewReader(certFile))
@@ -267,9 +274,14 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	if rh != c.RulesHash {
 		return nil, fail(CheckRules, verdict.MsgPromoRulesDiffer, c.RulesHash, rh)
 	}
+	var rules *Rules
+	var drawIndex int
 	if a.Rules != nil {
 		if h := RulesHash(a.Rules); hex.EncodeToString(h[:]) != rh {
 			return nil, fail(CheckRules, verdict.MsgPromoRulesFile, h, rh)
+		}
+		if rules, drawIndex, err = RulesOfFreeze(a.Rules, f); err != nil {
+			return nil, fail(CheckRules, verdict.MsgPromoErr, err)
 		}
 	}
 
@@ -283,6 +295,18 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 		return nil, fail(CheckLink, verdict.MsgPromoLinkFields)
 	case c.DrawRecord.Index <= c.Freeze.Index:
 		return nil, fail(CheckLink, verdict.MsgPromoOrder, c.DrawRecord.Index, c.Freeze.Index)
+	}
+	// 5b. With the rules file: the list was frozen after the participation
+	//     period, and the ceremony held on the draw's date or by its
+	//     latest date (the records' own times, sealed in the log).
+	if rules != nil {
+		if err := rules.CheckSchedule(drawIndex, f.Time, d.Time); err != nil {
+			var me *verdict.MsgError
+			if errors.As(err, &me) {
+				return nil, &CheckError{Check: CheckDates, Err: err, Msg: me.Msg}
+			}
+			return nil, fail(CheckDates, verdict.MsgPromoErr, err)
+		}
 	}
 
 	// 6. r opens the commitment H(r) logged at the freeze.

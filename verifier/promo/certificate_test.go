@@ -113,6 +113,12 @@ func runFlow(t testing.TB, accts []string, share string, reserves int) *fixture 
 // The freeze record is built directly, so that older free-text beacons can
 // be tested too.
 func runFlowBeacon(t testing.TB, accts []string, share string, reserves int, announced string, value []byte) *fixture {
+	now := time.Date(2016, 6, 20, 18, 0, 0, 0, time.UTC)
+	return runFlowAt(t, accts, share, reserves, announced, value, now, now.Add(40*time.Hour))
+}
+
+// runFlowAt is runFlowBeacon with the freeze at frozen and the ceremony at drawn.
+func runFlowAt(t testing.TB, accts []string, share string, reserves int, announced string, value []byte, frozen, drawn time.Time) *fixture {
 	_, rules := loadExample(t)
 	var key, r [32]byte
 	(&detReader{ctr: 7}).Read(key[:])
@@ -122,7 +128,7 @@ func runFlowBeacon(t testing.TB, accts []string, share string, reserves int, ann
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Date(2016, 6, 20, 18, 0, 0, 0, time.UTC)
+	now := frozen
 	p := testProver(t)
 	lg := newMemLog(t)
 	keys := mustFormat(t, &record.KeyAnnouncement{Time: now, Keys: []record.Key{{
@@ -138,7 +144,7 @@ func runFlowBeacon(t testing.TB, accts []string, share string, reserves int, ann
 	freeze := mustFormat(t, fr)
 	fi := lg.append(t, freeze)
 	lg.append(t, []byte("another draw's record"))
-	c := &Ceremony{Freeze: fr, Tree: tree, R: r, Share: share, BeaconValue: value, KeyID: "vrf-test", Prover: p, Now: now.Add(40 * time.Hour)}
+	c := &Ceremony{Freeze: fr, Tree: tree, R: r, Share: share, BeaconValue: value, KeyID: "vrf-test", Prover: p, Now: drawn}
 	d, err := c.Run()
 	if err != nil {
 		t.Fatal(err)

@@ -29,8 +29,9 @@
 // # Specification
 //
 // The entrant commitments are specified at EntrantData, the draw's steps at
-// the top of ceremony.go (freeze, share, α, VRF, ranked picks), the
-// certificate and the order of its checks at Certificate and Verify. The
+// the top of ceremony.go (freeze, share, α, VRF, ranked picks), the dates
+// of a freeze and a ceremony at the top of schedule.go, the certificate and
+// the order of its checks at Certificate and Verify. The
 // records and α are those of verifier/record; the ranked sample is
 // verifier/draw's RankedSample on the stream of β labelled "promo".
 package promo

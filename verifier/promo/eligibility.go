@@ -24,12 +24,25 @@ type ECredit struct {
 // Eligibility is the outcome of a tally: who earned what, who was withheld.
 //
 // Participation on day i: the account's counted stakes that day total at
-// least Days[i].MinimumCents. A participant whose account is closed at or
-// before the day's payment deadline gets no e-credit (art. 2.3); a
-// participant whose account is listed as closed at all — the closed-accounts
-// input is taken at the freeze, before the draw date — is not entered in the
-// day's draw. Each account earns at most one e-credit per day and enters each
-// draw at most once, however many days feed the draw and however much it staked.
+// least Days[i].MinimumCents. The account must be valid — not closed — on
+// the e-credit's payment date and on the draw date (art. 2.3):
+//
+//   - A participant whose account closed at or before the day's payment
+//     deadline (on the deadline day included) gets no e-credit: the rules
+//     fix no other payment date (art. 3.2.2: paid within 7 days), and a
+//     closure by then may precede the payment.
+//   - A participant whose account closed at or before the draw's date (on
+//     that day included) is not entered in the draw. An account closed after
+//     the draw date keeps its entry: closing between the draw and the prize's
+//     delivery forfeits the prize, not the entry (art. 3.3.1, 3.3.3). The
+//     closed-accounts input is normally taken at the freeze, before the
+//     draw, so every closure it lists withholds the entry; a closure dated
+//     later (one taking effect after the draw, or a report re-run after it)
+//     does not.
+//
+// The date of closure unknown counts as before everything. Each account
+// earns at most one e-credit per day and enters each draw at most once,
+// however many days feed the draw and however much it staked.
 type Eligibility struct {
 	rules  *Rules
 	tally  *Tally
@@ -40,7 +53,8 @@ type Eligibility struct {
 	Participants []int
 	// WithheldECredits[i] is how many of them were closed by the payment deadline.
 	WithheldECredits []int
-	// WithheldEntries[j] is how many participants of draw j's days were closed.
+	// WithheldEntries[j] is how many participants of draw j's days were
+	// closed by the draw date.
 	WithheldEntries []int
 	// Entrants[j] is draw j's canonical entrant list: sorted, no duplicates.
 	Entrants [][]string
@@ -66,6 +80,12 @@ func (t *Tally) Eligibility(closed Closed) *Eligibility {
 	for i := range n {
 		deadlines[i] = r.DayStart(i).AddDate(0, 0, r.ECredit.PaymentWithinDays+1)
 	}
+	// Midnight ending each draw's date: closed before it, not valid on the draw date.
+	drawDates := make([]time.Time, len(r.Draws))
+	for j := range r.Draws {
+		d, _ := r.parseDate(r.Draws[j].Date)
+		drawDates[j] = d.AddDate(0, 0, 1)
+	}
 	for _, id := range e.order {
 		acct := t.accounts[id]
 		closedAt, isClosed := closed[acct]
@@ -82,7 +102,7 @@ func (t *Tally) Eligibility(closed Closed) *Eligibility {
 			if !e.participated(id, j) {
 				continue
 			}
-			if isClosed {
+			if isClosed && closedAt.Before(drawDates[j]) {
 				e.WithheldEntries[j]++
 				continue
 			}

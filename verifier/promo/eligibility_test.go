@@ -136,23 +136,43 @@ func TestBonusCrescendoWorkedExample(t *testing.T) {
 	}
 }
 
-// An account closed after the payment deadline still gets its e-credit but
-// is not entered in the draw.
+// The account must be valid on the e-credit's payment date and on the draw
+// date: "le joueur doit avoir un compte FDJ® en cours de validité (c'est-à-dire
+// non clôturé …) à la date de versement du e-crédit … et ou à la date définie
+// au sous-article 3.1" (art. 2.3; 3.1: the draws of art. 2.4, on 21 June). An
+// account closed after the draw date keeps its entry: "Les gagnants dont le
+// compte FDJ® viendrait à être clôturé entre la date du tirage au sort et la
+// mise à disposition des dotations … ne pourront prétendre à aucun gain"
+// (art. 3.3.1): such a closure forfeits the prize, not the entry. (This test
+// once wanted no entry for an account closed on 24 June.)
 func TestClosedAfterPayment(t *testing.T) {
 	r, _ := loadExample(t)
 	tl, _ := tally(t, r, []row{{"1", "paul", "2016-06-16T10:00:00+02:00", "loto", "1200", "web"}})
-	closedAt := time.Date(2016, 6, 24, 10, 0, 0, 0, r.Location()) // deadline was 23 June
-	el := tl.Eligibility(Closed{"paul": closedAt})
-	n := 0
-	el.ECredits(func(ECredit) error { n++; return nil })
-	if n != 1 || len(el.Entrants[0]) != 0 {
-		t.Fatalf("%d e-credits, %d entrants; want 1, 0", n, len(el.Entrants[0]))
-	}
-	el = tl.Eligibility(Closed{"paul": closedAt.AddDate(0, 0, -1)}) // closed on the deadline day
-	n = 0
-	el.ECredits(func(ECredit) error { n++; return nil })
-	if n != 0 {
-		t.Fatalf("e-credit paid to an account closed on the deadline day")
+	paris := r.Location()
+	for _, c := range []struct {
+		name     string
+		closedAt time.Time
+		credits  int
+		entered  bool
+	}{
+		// After the payment deadline (23 June) and after the draw date (21 June).
+		{"24 June", time.Date(2016, 6, 24, 10, 0, 0, 0, paris), 1, true},
+		// On the deadline day: the e-credit may not have been paid yet.
+		{"on the deadline day", time.Date(2016, 6, 23, 10, 0, 0, 0, paris), 0, true},
+		// The first second after the draw date, Paris time (still 21 June in UTC).
+		{"22 June 00:00 Paris", time.Date(2016, 6, 21, 22, 0, 0, 0, time.UTC), 0, true},
+		// On the draw date: not valid on the draw date.
+		{"21 June 23:59:59 Paris", time.Date(2016, 6, 21, 21, 59, 59, 0, time.UTC), 0, false},
+		{"20 June", time.Date(2016, 6, 20, 9, 0, 0, 0, paris), 0, false},
+		{"date unknown", time.Time{}, 0, false},
+	} {
+		el := tl.Eligibility(Closed{"paul": c.closedAt})
+		n := 0
+		el.ECredits(func(ECredit) error { n++; return nil })
+		entered := slices.Equal(el.Entrants[0], []string{"paul"})
+		if n != c.credits || entered != c.entered || el.WithheldEntries[0] != map[bool]int{true: 0, false: 1}[c.entered] {
+			t.Errorf("closed %s: %d e-credits, entered %v (%d withheld); want %d, %v", c.name, n, entered, el.WithheldEntries[0], c.credits, c.entered)
+		}
 	}
 }
 
@@ -283,5 +303,51 @@ func TestDuplicateIDs(t *testing.T) {
 	}
 	if tl.Total("acc", 3) != 600 {
 		t.Fatalf("total %d, want 600", tl.Total("acc", 3))
+	}
+}
+
+// Art. 2.2 sets the subscription and Abo+ conditions "Pour les jeux de tirage
+// Loto®, JOKER+® et Euro Millions - My Million" only: on the other games of
+// the operation (Bingo Live!®, the illiko® range) a subscription or Abo+
+// stake counts like any other stake. A rules file without
+// subscriptions.games applies the policies to every game, as before.
+func TestSubscriptionGames(t *testing.T) {
+	r, src := loadExample(t)
+	rows := []row{
+		// Friday 17 (Bingo Live ≥ 12 €): subscribed on Wednesday, debited the next day.
+		{"b1", "bea", "2016-06-17T20:00:00+02:00", "bingo-live", "1200", "web", "subscription", "2016-06-15T19:00:00+02:00"},
+		{"b2", "ben", "2016-06-17T23:30:00+02:00", "bingo-live", "1200", "web", "abo+", "", "2016-06-18T00:30:00+02:00"},
+		// Saturday 18 (illiko ≥ 15 €).
+		{"i1", "ida", "2016-06-18T12:00:00+02:00", "illiko-action", "1500", "web", "subscription", "2016-06-01T12:00:00+02:00"},
+		// Thursday 16 (Loto) and Wednesday 15 (Euro Millions): the conditions apply.
+		{"l1", "leo", "2016-06-16T20:00:00+02:00", "loto-joker-plus", "1200", "web", "subscription", "2016-06-15T19:00:00+02:00"},
+		{"l2", "lou", "2016-06-16T23:30:00+02:00", "loto", "1200", "web", "abo+", "", "2016-06-17T00:30:00+02:00"},
+		{"e1", "eve", "2016-06-15T20:00:00+02:00", "euromillions-my-million", "1000", "web", "subscription", "2016-06-14T19:00:00+02:00"},
+		{"e2", "eli", "2016-06-15T20:00:00+02:00", "euromillions-my-million", "1000", "web", "abo+", "", "2016-06-15T21:00:00+02:00"},
+	}
+	tl, rej := tally(t, r, rows)
+	if len(rej) != 0 {
+		t.Fatal(rej)
+	}
+	el := tl.Eligibility(nil)
+	if !slices.Equal(el.Entrants[1], []string{"bea", "ben"}) || !slices.Equal(el.Entrants[2], []string{"ida"}) || len(el.Entrants[0]) != 0 {
+		t.Errorf("entrants: draw 1 %v, draw 2 %v, draw 3 %v; want none, [bea ben], [ida]", el.Entrants[0], el.Entrants[1], el.Entrants[2])
+	}
+	if el.Participants[2] != 1 || tl.Total("eli", 2) != 1000 || tl.Total("eve", 2) != 0 {
+		t.Errorf("Wednesday: %d participants (eli %d, eve %d), want 1 (eli)", el.Participants[2], tl.Total("eli", 2), tl.Total("eve", 2))
+	}
+	if got := tl.Excluded; got[SubscriptionOtherDay] != 2 || got[AboPlusOtherDay] != 1 {
+		t.Errorf("exclusions %v, want 2 subscriptions and 1 Abo+ stake of another day", got)
+	}
+
+	// Without the list: every game, as before the list existed.
+	all, err := ParseRules([]byte(strings.Replace(string(src), "  games: [loto, loto-joker-plus, loto-multi-options, loto-joker-plus-multi-options, euromillions-my-million]\n", "", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, _ = tally(t, all, rows)
+	el = tl.Eligibility(nil)
+	if len(el.Entrants[1])+len(el.Entrants[2]) != 0 || tl.Excluded[SubscriptionOtherDay] != 4 || tl.Excluded[AboPlusOtherDay] != 2 {
+		t.Errorf("policies on every game: entrants %v %v, exclusions %v", el.Entrants[1], el.Entrants[2], tl.Excluded)
 	}
 }

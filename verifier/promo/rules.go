@@ -50,7 +50,8 @@ type Rules struct {
 	days     map[string]int // date → index in Days
 	ranges   []map[string]bool
 	channels map[string]bool
-	drawDays [][]int // per draw, the indices of the days feeding it
+	subGames map[string]bool // Subscriptions.Games; nil: every game
+	drawDays [][]int         // per draw, the indices of the days feeding it
 	first    time.Time
 	end      time.Time
 	// byOrdinal[i] is the index of the day of ordinal firstOrdinal+i, or -1.
@@ -74,6 +75,11 @@ const (
 
 // SubscriptionRules says which subscription stakes count.
 type SubscriptionRules struct {
+	// Games lists the game codes the two policies apply to (art. 2.2: the
+	// draw games Loto®, JOKER+® and Euro Millions - My Million). A
+	// subscription or Abo+ stake on another game counts like any other
+	// stake. Empty: the policies apply to every game.
+	Games []string `yaml:"games,omitempty"`
 	// Subscription: subscribed-same-day | counted | excluded.
 	Subscription string `yaml:"subscription"`
 	// AboPlus: recorded-and-debited-same-day | counted | excluded.
@@ -379,6 +385,24 @@ func (r *Rules) validate(v *validator) {
 			if !idRE.MatchString(g) {
 				v.fail(fmt.Sprintf("ranges.%s[%d]", name, i), "game code must match [a-z0-9][a-z0-9-]*, got %q", g)
 			}
+		}
+	}
+	if len(r.Subscriptions.Games) > 0 {
+		inRange := map[string]bool{}
+		for _, games := range r.Ranges {
+			for _, g := range games {
+				inRange[g] = true
+			}
+		}
+		r.subGames = map[string]bool{}
+		for i, g := range r.Subscriptions.Games {
+			switch {
+			case !idRE.MatchString(g):
+				v.fail(fmt.Sprintf("subscriptions.games[%d]", i), "game code must match [a-z0-9][a-z0-9-]*, got %q", g)
+			case !inRange[g]:
+				v.fail(fmt.Sprintf("subscriptions.games[%d]", i), "game %q is in no range (under ranges)", g)
+			}
+			r.subGames[g] = true
 		}
 	}
 	switch r.Subscriptions.Subscription {

@@ -56,10 +56,11 @@ func TestRulesErrors(t *testing.T) {
 		{"unknown range", "range: euromillions-my-million,", "range: euromillion,", 36, "days[2].range", "unknown range"},
 		{"unknown draw", "draw: \"4\"}", "draw: \"9\"}", 40, "days[6].draw", "unknown draw"},
 		{"bad date", "date: 2016-06-14,", "date: 2016-06-31,", 35, "days[1].date", "YYYY-MM-DD"},
-		{"unknown field", "    reserves: 3\n  - id: \"2\"", "    reservez: 3\n  - id: \"2\"", 52, "reservez", "unknown field"},
-		{"subscription policy", "subscription: subscribed-same-day", "subscription: sometimes", 24, "subscriptions.subscription", "must be"},
-		{"wrong type", "validity_days: 7", "validity_days: seven", 30, "(value)", "cannot unmarshal"},
-		{"draw before its day", "    date: 2016-06-21\n    latest_date: 2016-07-21\n    reserves: 3\n  - id: \"4\"", "    date: 2016-06-18\n    latest_date: 2016-07-21\n    reserves: 3\n  - id: \"4\"", 64, "draws[2].date", "on or before"},
+		{"unknown field", "    reserves: 3\n  - id: \"2\"", "    reservez: 3\n  - id: \"2\"", 57, "reservez", "unknown field"},
+		{"subscription policy", "subscription: subscribed-same-day", "subscription: sometimes", 25, "subscriptions.subscription", "must be"},
+		{"subscription game in no range", "euromillions-my-million]\n  subscription:", "euromillion]\n  subscription:", 24, "subscriptions.games[4]", "in no range"},
+		{"wrong type", "validity_days: 7", "validity_days: seven", 31, "(value)", "cannot unmarshal"},
+		{"draw before its day", "    date: 2016-06-21\n    latest_date: 2016-07-21\n    reserves: 3\n  - id: \"4\"", "    date: 2016-06-18\n    latest_date: 2016-07-21\n    reserves: 3\n  - id: \"4\"", 69, "draws[2].date", "on or before"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -197,6 +197,12 @@ func (r *Rules) Classify(s *Stake) (day int, why Exclusion) {
 	if !r.counts(day, s.Game) {
 		return -1, GameNotInRange
 	}
+	if s.Kind == KindSingle || r.subGames != nil && !r.subGames[s.Game] {
+		// The subscription policies (art. 2.2) concern the games of
+		// Subscriptions.Games only: on another game a subscription or
+		// Abo+ stake counts like any other stake.
+		return day, Counts
+	}
 	switch s.Kind {
 	case KindSubscription:
 		switch r.Subscriptions.Subscription {

@@ -1,0 +1,86 @@
+package promo
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"tirage.fr/tirage/verifier/promo"
+)
+
+// The appliance keeps the dates of the rules (art. 2.1, 2.4), by the times of
+// the records it logs: no freeze before the participation period has ended
+// (19 June 2016 at 24:00, Paris time), no ceremony before the draw's date
+// (21 June) or after its latest date (21 July, included). A refusal logs
+// nothing and locks nothing; the certificate is checked against the rules.
+func TestScheduleKept(t *testing.T) {
+	ctx := context.Background()
+	r, rulesFile := exampleRules(t)
+	tmp := t.TempDir()
+	paris := r.Location()
+	c := &clock{t: time.Date(2016, 6, 19, 12, 0, 0, 0, paris)}
+	a, lg := openTestAppliance(t, filepath.Join(tmp, "data"), testKeys(t, filepath.Join(tmp, "keys")), testEntropy(t), c)
+	defer lg.Close()
+	req := FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 3, Entrants: []string{"A1", "A2", "A3", "A4", "A5"}}
+	dir, _ := a.drawDir("bonus-crescendo/4")
+
+	for _, at := range []time.Time{time.Date(2016, 6, 19, 12, 0, 0, 0, paris), time.Date(2016, 6, 19, 23, 59, 59, 0, paris)} {
+		c.t = at
+		_, err := a.Freeze(ctx, req)
+		if err == nil || !strings.Contains(err.Error(), "bonus-crescendo/4: freeze refused at "+promo.FormatTime(at)+": the participation period ends on 2016-06-19 at 24:00 Europe/Paris time (2016-06-19T22:00:00Z)") {
+			t.Fatalf("freeze at %s: %v", at, err)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("a refused freeze left %s: %v", dir, err)
+		}
+	}
+	if n := lg.Stats().Appends; n != 1 { // the key announcement only
+		t.Fatalf("%d appends after refused freezes, want 1", n)
+	}
+	c.t = time.Date(2016, 6, 20, 0, 0, 0, 0, paris)
+	fz, err := a.Freeze(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fz.Record.Time.Equal(c.t) {
+		t.Fatalf("freeze record time %s, want %s", fz.Record.Time, c.t)
+	}
+
+	share := "text:Maître Dupont, huissier"
+	for _, at := range []time.Time{
+		time.Date(2016, 6, 20, 23, 59, 59, 0, paris), // the day before the draw date
+		time.Date(2016, 7, 22, 0, 0, 0, 0, paris),    // 21 July 22:00 UTC: the day after the latest date, in Paris
+		time.Date(2016, 8, 30, 10, 0, 0, 0, paris),
+	} {
+		c.t = at
+		_, err := a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/4", Share: share})
+		want := "bonus-crescendo/4: ceremony refused at " + promo.FormatTime(at) + " (" + at.Format("2006-01-02") +
+			", Europe/Paris time): the rules allow it from 2016-06-21 to 2016-07-21 inclusive (2016-06-20T22:00:00Z to 2016-07-21T22:00:00Z)"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("draw at %s: %v\nwant %s", at, err, want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "draw.lock")); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("a refused ceremony left draw.lock: %v", err)
+		}
+	}
+	// Postponed to the last minute of the latest date: held.
+	c.t = time.Date(2016, 7, 21, 23, 59, 0, 0, paris)
+	d, err := a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/4", Share: share})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Record.Time.Equal(c.t) {
+		t.Fatalf("draw record time %s, want %s", d.Record.Time, c.t)
+	}
+	cert, err := a.Certify(ctx, "bonus-crescendo/4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := promo.Verify(cert.JSON, nil, promo.Anchors{LogKeys: lg.VerifierKeys(), Rules: rulesFile, Reserves: 3}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,112 @@
+package promo
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
+)
+
+// The dates of a draw (Bonus Crescendo art. 2.1 and 2.4). Dates are
+// calendar days in the rules' zone; a day ends at 24:00 there.
+//
+//   - The entrant list is frozen once the participation period is over:
+//     not before midnight ending its last day (Sunday 19 June 2016, 23:59,
+//     Paris time), so that every stake of the period is in. A draw
+//     scheduled while the period still runs (possible in other operations)
+//     waits for the end of the last day feeding it instead.
+//   - The ceremony is held on the draw's date ("le mardi 21 juin 2016") or,
+//     if that date cannot be kept, at the latest on latest_date, a calendar
+//     day included ("dans un délai de 30 jours": 30 days after 21 June, the
+//     day of the date itself not counted, is 21 July, which ends at 24:00).
+//     Without latest_date, only the date itself.
+//
+// The instants checked are those of the records, sealed in the log: the
+// promo_freeze record's time and the promo_draw record's time.
+
+// FreezeFrom is the earliest instant draw j's entrant list may be frozen:
+// the end of the participation period, or for a draw scheduled before the
+// period ends, the end of the last day feeding it.
+func (r *Rules) FreezeFrom(j int) time.Time {
+	if start, ok := r.parseDate(r.Draws[j].Date); ok && start.Before(r.end) {
+		last := r.drawDays[j][len(r.drawDays[j])-1] // days are in calendar order
+		return r.DayStart(last).AddDate(0, 0, 1)
+	}
+	return r.end
+}
+
+// LatestDate is the last day draw j may be held: latest_date, or its date
+// when there is none.
+func (r *Rules) LatestDate(j int) string {
+	if d := r.Draws[j].LatestDate; d != "" {
+		return d
+	}
+	return r.Draws[j].Date
+}
+
+// DrawWindow is when draw j's ceremony may be held: from midnight starting
+// its date up to (excluded) midnight ending LatestDate, in the rules' zone.
+func (r *Rules) DrawWindow(j int) (from, until time.Time) {
+	from, _ = r.parseDate(r.Draws[j].Date)
+	last, _ := r.parseDate(r.LatestDate(j))
+	return from, last.AddDate(0, 0, 1)
+}
+
+// CheckFreezeTime returns an error (of verdict's catalog, naming the dates)
+// when an entrant list of draw j frozen at t could miss stakes of the
+// participation period.
+func (r *Rules) CheckFreezeTime(j int, t time.Time) error {
+	from := r.FreezeFrom(j)
+	if !t.Before(from) {
+		return nil
+	}
+	lastDay := from.AddDate(0, 0, -1).Format("2006-01-02")
+	return verdict.Errorf(verdict.MsgPromoFrozenEarly, r.FullDrawID(j), FormatTime(t), lastDay, r.Timezone, FormatTime(from))
+}
+
+// CheckDrawTime returns an error (of verdict's catalog, naming the dates)
+// when a ceremony of draw j at t falls outside the dates the rules allow.
+func (r *Rules) CheckDrawTime(j int, t time.Time) error {
+	from, until := r.DrawWindow(j)
+	if !t.Before(from) && t.Before(until) {
+		return nil
+	}
+	return verdict.Errorf(verdict.MsgPromoDrawnOutside, r.FullDrawID(j), FormatTime(t), t.In(r.loc).Format("2006-01-02"), r.Timezone,
+		r.Draws[j].Date, r.LatestDate(j))
+}
+
+// RulesOfFreeze parses rulesFile, checks that it is the file the freeze
+// record binds and returns it with the index of the frozen draw in Draws.
+func RulesOfFreeze(rulesFile []byte, f *record.PromoFreeze) (*Rules, int, error) {
+	_, hash, err := FreezeRules(f)
+	if err != nil {
+		return nil, -1, err
+	}
+	if h := RulesHash(rulesFile); fmt.Sprintf("%x", h) != hash {
+		return nil, -1, verdict.Errorf(verdict.MsgPromoRulesFile, h, hash)
+	}
+	r, err := ParseRules(rulesFile)
+	if err != nil {
+		return nil, -1, fmt.Errorf("the frozen rules file: %w", err)
+	}
+	op, id, _ := strings.Cut(f.Draw, "/")
+	j := r.DrawIndex(id)
+	if op != r.Operation || j < 0 {
+		return nil, -1, verdict.Errorf(verdict.MsgPromoRulesNoDraw, f.Draw)
+	}
+	return r, j, nil
+}
+
+// CheckSchedule checks a freeze record's time, and a ceremony's time if
+// drawn is not zero, against the dates of draw j.
+func (r *Rules) CheckSchedule(j int, frozen, drawn time.Time) error {
+	if err := r.CheckFreezeTime(j, frozen); err != nil {
+		return err
+	}
+	if drawn.IsZero() {
+		return nil
+	}
+	return r.CheckDrawTime(j, drawn)
+}
