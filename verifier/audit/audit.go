@@ -38,6 +38,7 @@ package audit
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"maps"
@@ -389,18 +390,50 @@ type job struct {
 	key     func(string) (*vrf.PublicKey, bool) // keys announced before the draw
 }
 
+// emission is an emission's first record.
+type emission struct {
+	index   uint64
+	closure string
+	claimed time.Time // the record's start deadline
+	dead    time.Time // the rules' start deadline (art. 2.2.4)
+}
+
+// gameKey names a game id in auditor.started: the first 16 bytes of its
+// SHA-256. A collision could only report a game id as reused when it is not
+// (a false alarm, about 2^-128 per pair), never hide a reuse.
+type gameKey [16]byte
+
+func keyOf(game string) gameKey {
+	h := sha256.Sum256([]byte(game))
+	return gameKey(h[:16])
+}
+
 // auditor consumes entries in order.
+//
+// Ids are unique in a log: an emission is registered once (rngd refuses a
+// second registration), a game id is drawn at random and started once, a
+// promotion draw is frozen once and drawn once (rngd/promo: a retry re-sends
+// the very record, which the log holds once). The auditor keeps every id it
+// has seen, with the entry that introduced it; a repeat is misbehaviour and
+// the first record stays the one that counts. The one repeat accepted is an
+// emission record whose closure and start deadline are those of the first:
+// a registration whose log append failed may have reached the log
+// unacknowledged before the operator registered the emission again (same
+// content, a later time), and it changes nothing the audit relies on.
 type auditor struct {
-	cfg     Config
-	v       *verdict.Verdict
-	res     *Result
-	keys    map[string]*vrf.PublicKey
-	keyBad  []verdict.Msg
-	dead    map[string]time.Time // emission → start deadline
-	tickets map[string]string    // qod.TicketKey → first game
-	games   map[string]*pending
-	freezes map[string]*record.PromoFreeze
-	kinds   map[record.Kind]int
+	cfg       Config
+	v         *verdict.Verdict
+	res       *Result
+	keys      map[string]*vrf.PublicKey
+	keyBad    []verdict.Msg
+	emissions map[string]*emission
+	tickets   map[string]string  // qod.TicketKey → first game
+	started   map[gameKey]uint64 // every game started → its start's entry
+	games     map[string]*pending
+	frozen    map[string]uint64 // every draw frozen → its freeze's entry
+	drawn     map[string]uint64 // every draw drawn → its draw's entry
+	freezes   map[string]*record.PromoFreeze
+	kinds     map[record.Kind]int
 
 	jobs chan job
 	wg   sync.WaitGroup
@@ -415,8 +448,9 @@ type auditor struct {
 }
 
 func newAuditor(cfg Config, v *verdict.Verdict, res *Result) *auditor {
-	a := &auditor{cfg: cfg, v: v, res: res, keys: map[string]*vrf.PublicKey{}, dead: map[string]time.Time{},
-		games: map[string]*pending{}, tickets: map[string]string{}, freezes: map[string]*record.PromoFreeze{}, kinds: map[record.Kind]int{},
+	a := &auditor{cfg: cfg, v: v, res: res, keys: map[string]*vrf.PublicKey{}, emissions: map[string]*emission{},
+		games: map[string]*pending{}, tickets: map[string]string{}, started: map[gameKey]uint64{},
+		frozen: map[string]uint64{}, drawn: map[string]uint64{}, freezes: map[string]*record.PromoFreeze{}, kinds: map[record.Kind]int{},
 		jobs: make(chan job, 4*cfg.Workers), issues: map[string][]verdict.Msg{}, misbehav: map[string]bool{}, counts: map[string]int{}}
 	for range cfg.Workers {
 		a.wg.Add(1)
@@ -488,19 +522,35 @@ func (a *auditor) add(index uint64, leaf []byte) {
 			a.v.Fact("vrf key", verdict.MsgVRFKeyEntry, k.ID, k.Suite, fp, index)
 		}
 	case *record.Emission:
+		if e, dup := a.emissions[x.Emission]; dup {
+			// The first record counts; the same registration again is
+			// harmless (see auditor), another closure or deadline is not.
+			if x.Closure != e.closure || !x.StartDeadline.Equal(e.claimed) {
+				a.issue(verdict.CheckGames, true, verdict.MsgEmissionAgain, x.Emission, index, x.Closure,
+					x.StartDeadline.UTC().Format(time.RFC3339), e.index, e.closure, e.claimed.UTC().Format(time.RFC3339))
+			}
+			return
+		}
 		// Its start deadline is the rules' (art. 2.2.4), not what the
 		// record claims; the games are checked against the rules' one.
-		a.dead[x.Emission] = x.StartDeadline
+		e := &emission{index: index, closure: x.Closure, claimed: x.StartDeadline, dead: x.StartDeadline}
+		a.emissions[x.Emission] = e
 		if err := qod.CheckEmission(x, a.cfg.Location); err != nil {
 			a.issue(verdict.CheckGames, true, verdict.MsgEmissionBad, index, receipt.Cause(err))
 			if d, err := qod.StartDeadline(x.Closure, a.cfg.Location); err == nil {
-				a.dead[x.Emission] = d
+				e.dead = d
 			}
 		}
 	case *record.GameStart:
-		if _, dup := a.games[x.Game]; dup {
-			a.issue(verdict.CheckGames, true, verdict.MsgGameSecondStart, x.Game, index)
-			return
+		k := keyOf(x.Game)
+		if first, dup := a.started[k]; dup {
+			a.issue(verdict.CheckGames, true, verdict.MsgGameIDAgain, x.Game, index, first)
+			if _, playing := a.games[x.Game]; playing {
+				return // its records cannot be told from the first game's
+			}
+			// The first game ended: this one is audited as a game of its own.
+		} else {
+			a.started[k] = index
 		}
 		// A ticket code plays once (art. 2.2.4), in an emission registered before.
 		tk := qod.TicketKey(x.Emission, x.Ticket)
@@ -508,7 +558,7 @@ func (a *auditor) add(index uint64, leaf []byte) {
 			a.issue(verdict.CheckGames, true, verdict.MsgTicketReplayed, x.Game, index, first)
 		}
 		a.tickets[tk] = x.Game
-		if _, ok := a.dead[x.Emission]; !ok {
+		if _, ok := a.emissions[x.Emission]; !ok {
 			a.issue(verdict.CheckGames, true, verdict.MsgEmissionUnregistered, x.Game, index, x.Emission)
 		}
 		a.games[x.Game] = &pending{leaves: [][]byte{leaf}, indices: []uint64{index}}
@@ -525,8 +575,20 @@ func (a *auditor) add(index uint64, leaf []byte) {
 			a.submit(gid, p, true)
 		}
 	case *record.PromoFreeze:
+		// A draw is frozen once: a second freeze would let the appliance
+		// draw again (a re-roll) or swap the list or commitment drawn on.
+		if first, dup := a.frozen[x.Draw]; dup {
+			a.issue(verdict.CheckPromotions, true, verdict.MsgFreezeAgain, x.Draw, index, first)
+			return // the first freeze stays the one its draw must match
+		}
+		a.frozen[x.Draw] = index
 		a.freezes[x.Draw] = x
 	case *record.PromoDraw:
+		if first, dup := a.drawn[x.Draw]; dup {
+			a.issue(verdict.CheckPromotions, true, verdict.MsgDrawAgain, x.Draw, index, first)
+			return
+		}
+		a.drawn[x.Draw] = index
 		f, ok := a.freezes[x.Draw]
 		if !ok {
 			a.issue(verdict.CheckPromotions, true, verdict.MsgDrawNoFreeze, index, x.Draw)
@@ -550,7 +612,9 @@ func (a *auditor) submit(gid string, p *pending, ended bool) {
 	start, _ := record.Parse(p.leaves[0])
 	g := receipt.Game{Leaves: p.leaves, Indices: p.indices, Key: a.keyring(), Location: a.cfg.Location}
 	if s, ok := start.(*record.GameStart); ok {
-		g.StartDeadline = a.dead[s.Emission]
+		if e := a.emissions[s.Emission]; e != nil {
+			g.StartDeadline = e.dead
+		}
 	}
 	a.jobs <- job{game: gid, g: g, ended: ended}
 }

@@ -10,6 +10,7 @@ import (
 
 	"tirage.fr/tirage/verifier/audit"
 	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/receipt/receipttest"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
@@ -295,4 +296,128 @@ func TestAuditEmissionDeadline(t *testing.T) {
 	if c.Status != verdict.StatusMisbehaviour || !strings.Contains(c.Detail, "emission E2: start_deadline 2027-12-29T23:00:00Z, closure 2026-11-30 gives 2026-12-29T23:00:00Z") {
 		t.Fatalf("emission with a deadline a year late:\n%s", v.Text("en"))
 	}
+}
+
+// wantMisbehaviour audits a: check must be misbehaviour, its detail
+// mentioning want.
+func wantMisbehaviour(t *testing.T, a *receipttest.Appliance, check, want string) {
+	t.Helper()
+	v := run(t, a, a.Tiles(), nil).Verdict
+	if c := v.Find(check); c == nil || c.Status != verdict.StatusMisbehaviour || !strings.Contains(c.Detail, want) {
+		t.Fatalf("want %s misbehaviour %q:\n%s", check, want, v.Text("en"))
+	}
+}
+
+// TestAuditGameIDReused: a game id is started once, even after its game
+// ended; the second game is still audited as a game of its own.
+func TestAuditGameIDReused(t *testing.T) {
+	t.Run("ended", func(t *testing.T) {
+		a := logWith(t, 2, nil)
+		g1, err := a.PlayGame(receipttest.Play{Game: "reused", StopAt: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g2, err := a.PlayGame(receipttest.Play{Game: "reused", StopAt: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantMisbehaviour(t, a, verdict.CheckGames,
+			fmt.Sprintf("game reused started again at entry %d (first started at entry %d)", g2.Indices[0], g1.Indices[0]))
+		if res := run(t, a, a.Tiles(), nil); res.Games != 4 {
+			t.Errorf("%d games audited, want 4 (the reused id's second game too)", res.Games)
+		}
+	})
+	t.Run("in play", func(t *testing.T) {
+		a := logWith(t, 2, nil)
+		g1, err := a.PlayGame(receipttest.Play{Game: "reused", Unfinished: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g2, err := a.PlayGame(receipttest.Play{Game: "reused", StopAt: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantMisbehaviour(t, a, verdict.CheckGames,
+			fmt.Sprintf("game reused started again at entry %d (first started at entry %d)", g2.Indices[0], g1.Indices[0]))
+	})
+}
+
+// TestAuditEmissionAgain: an emission registered again with another closure
+// cannot move its start deadline; the same registration again is harmless.
+func TestAuditEmissionAgain(t *testing.T) {
+	later := func(a *receipttest.Appliance, closure string) uint64 {
+		d, err := qod.StartDeadline(closure, a.Location)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Now = a.Now.Add(time.Minute)
+		return a.Append(must(t, mustFormat(t, &record.Emission{Time: a.Now, Emission: "E1", Closure: closure, StartDeadline: d})))
+	}
+	t.Run("same", func(t *testing.T) {
+		a := logWith(t, 2, nil)
+		later(a, "2026-11-30")
+		if _, err := a.PlayGame(receipttest.Play{Game: "after", StopAt: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if v := run(t, a, a.Tiles(), nil).Verdict; v.Status() != verdict.StatusPass {
+			t.Fatalf("the same registration again:\n%s", v.Text("en"))
+		}
+	})
+	t.Run("later closure", func(t *testing.T) {
+		a := logWith(t, 2, nil)
+		i := later(a, "2026-12-31")
+		// A game started after the first deadline (2026-12-29 23:00 UTC),
+		// before the second one's.
+		a.Now = time.Date(2027, 1, 10, 10, 0, 0, 0, time.UTC)
+		if _, err := a.PlayGame(receipttest.Play{Game: "late", StopAt: 1}); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("emission E1 registered again at entry %d with closure 2026-12-31 and start deadline 2027-01-29T23:00:00Z (first registered at entry 1 with closure 2026-11-30 and start deadline 2026-12-29T23:00:00Z)", i)
+		wantMisbehaviour(t, a, verdict.CheckGames, want)
+		wantMisbehaviour(t, a, verdict.CheckGames, "game late: ")
+	})
+}
+
+// TestAuditPromoAgain: a draw is frozen once and drawn once.
+func TestAuditPromoAgain(t *testing.T) {
+	a := logWith(t, 2, nil)
+	n := uint64(a.Size())
+	if err := a.PromoDraw("d1", 50, false); err != nil {
+		t.Fatal(err)
+	}
+	// The appliance froze and drew d1 again: a re-roll.
+	if err := a.PromoDraw("d1", 50, false); err != nil {
+		t.Fatal(err)
+	}
+	v := run(t, a, a.Tiles(), nil).Verdict
+	c := v.Find(verdict.CheckPromotions)
+	for _, want := range []string{
+		fmt.Sprintf("draw bonus/d1 frozen again at entry %d (first frozen at entry %d)", n+2, n),
+		fmt.Sprintf("draw bonus/d1 drawn again at entry %d (first drawn at entry %d)", n+3, n+1),
+	} {
+		if c == nil || c.Status != verdict.StatusMisbehaviour || !strings.Contains(c.Detail, want) {
+			t.Fatalf("re-roll, want %q:\n%s", want, v.Text("en"))
+		}
+	}
+
+	// Frozen twice, then drawn on the second freeze.
+	b := a.Fork(int64(n))
+	b.Append(a.Leaf(n))
+	b.Append(a.Leaf(n + 2))
+	b.Append(a.Leaf(n + 3))
+	wantMisbehaviour(t, b, verdict.CheckPromotions, fmt.Sprintf("draw bonus/d1 frozen again at entry %d (first frozen at entry %d)", n+1, n))
+
+	// Drawn twice (the same record again).
+	b = a.Fork(int64(n + 2))
+	b.Append(a.Leaf(n + 1))
+	wantMisbehaviour(t, b, verdict.CheckPromotions, fmt.Sprintf("draw bonus/d1 drawn again at entry %d (first drawn at entry %d)", n+2, n+1))
+}
+
+func mustFormat(t *testing.T, r record.Record) []byte {
+	t.Helper()
+	b, err := record.Format(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

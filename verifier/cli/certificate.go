@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"io"
-	"os"
 	"strings"
 
 	"tirage.fr/tirage/verifier/checkpoint"
@@ -57,13 +56,13 @@ func runCertificate(env Env) int {
 	}
 	anchors := promo.Anchors{Reserves: *f.reserves}
 	if *f.rules != "" {
-		if anchors.Rules, err = os.ReadFile(*f.rules); err != nil {
+		if anchors.Rules, err = readFileMax(*f.rules, maxRules, verdict.MsgLimitRules); err != nil {
 			return c.usageErr(env, verdict.M(verdict.MsgCLIReadRules, receipt.Cause(fileErr(err))))
 		}
 	}
 	var list *promo.EntrantList
 	if *f.entrants != "" {
-		b, err := os.ReadFile(*f.entrants)
+		b, err := readFileHead(*f.entrants, maxEntrants, verdict.MsgLimitEntrants, "tirage promotion entrants v1\n")
 		if err != nil {
 			return c.usageErr(env, verdict.M(verdict.MsgCLIReadEntrants, receipt.Cause(fileErr(err))))
 		}

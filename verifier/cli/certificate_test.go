@@ -147,7 +147,7 @@ func TestCertificateCommandTampered(t *testing.T) {
 		{"list of another draw", []string{"certificate", certFile, "--tofu", "--entrants", otherDraw}, ExitFail, "check entrant-root: the entrant list is of draw"},
 		{"list garbled", []string{"certificate", certFile, "--tofu", "--entrants", write("bad.txt", list[1:])}, ExitFail, "check entrant-list"},
 		{"share changed", []string{"certificate", write("c1.json", bytes.Replace(cert, []byte(`\"share\":\"`), []byte(`\"share\":\"00`), 1)), "--vrf-key", ann}, ExitFail, "check draw-"},
-		{"picks swapped", []string{"certificate", write("c3.json", swappedb), "--vrf-key", ann}, ExitFail, "MISBEHAVIOUR PROVEN, check ranked-picks"},
+		{"picks swapped", []string{"certificate", write("c3.json", swappedb), "--vrf-key", ann}, ExitFail, "NOT VERIFIED, check ranked-picks"}, // the certificate's own picks, not the log's
 		{"rules other", []string{"certificate", certFile, "--vrf-key", ann, "--rules", certFile}, ExitFail, "NOT VERIFIED, check rules-hash"},
 		{"reserves other", []string{"certificate", certFile, "--vrf-key", ann, "--reserves", "2"}, ExitFail, "check ranked-picks"},
 		{"announcement tampered", []string{"certificate", certFile, "--vrf-key", write("forged.json", forged)}, ExitUsage, "bad key announcement: payload"},

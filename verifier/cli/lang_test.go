@@ -50,15 +50,20 @@ func TestLanguages(t *testing.T) {
 	forged := playGame(t, a, receipttest.Play{Game: "g-forged", Cheat: receipttest.Cheat{ForgeProof: 3}})
 	forgedFile := write(t, dir, "forged.json", a.Transcript(forged, receipttest.TranscriptOptions{}))
 
-	// A receipt whose outcome was edited after the fact (misbehaviour,
-	// outcome; the edited record is no longer the logged one).
-	g := playGame(t, a, receipttest.Play{Game: "g-receipt", StopAt: 2})
-	rc := a.Receipt(g, 1, true)
-	tampered := bytes.Replace(rc, []byte(`\"outcome\":\"good\"`), []byte(`\"outcome\":\"losing\"`), 1)
-	if bytes.Equal(tampered, rc) {
+	// A receipt of a pick the appliance logged with the wrong outcome
+	// (misbehaviour, outcome).
+	g := playGame(t, a, receipttest.Play{Game: "g-receipt", StopAt: 2, Cheat: receipttest.Cheat{SwapOutcome: 1}})
+	tamperedFile := write(t, dir, "tampered.json", a.Receipt(g, 1, true))
+
+	// A receipt whose outcome was edited after the fact: the edited record
+	// is not the logged one, which proves nothing against the appliance.
+	h := playGame(t, a, receipttest.Play{Game: "g-edited", StopAt: 2})
+	rc := a.Receipt(h, 1, true)
+	edited := bytes.Replace(rc, []byte(`\"outcome\":\"good\"`), []byte(`\"outcome\":\"losing\"`), 1)
+	if bytes.Equal(edited, rc) {
 		t.Fatalf("the receipt has no good outcome to edit:\n%s", rc)
 	}
-	tamperedFile := write(t, dir, "tampered.json", tampered)
+	editedFile := write(t, dir, "edited.json", edited)
 
 	// A forked log: a receipt proven in a tree of the trusted size with
 	// another root.
@@ -81,6 +86,11 @@ func TestLanguages(t *testing.T) {
 			regexp.MustCompile(`^rngverify receipt: MISBEHAVIOUR PROVEN, check outcome: pick 1 \(number \d+\): recorded losing, β gives good\n$`),
 			regexp.MustCompile(`\[MANQUEMENT\] outcome +résultats — sélection 1 \(numéro \d+\) : enregistré « numéro perdant », β donne « bon numéro »`),
 			regexp.MustCompile(`^rngverify receipt : MANQUEMENT PROUVÉ, vérification outcome : sélection 1 \(numéro \d+\) : enregistré « numéro perdant », β donne « bon numéro »\n$`)},
+		{"edited-receipt", []string{"receipt", editedFile, "--log-key", key, "--pin", a.VRFFingerprint()},
+			regexp.MustCompile(`\[FAIL\] outcome +outcomes — the records are not proven to be the appliance's \(the record is not included under a checkpoint signed by a trusted log key\): not proof of misbehaviour: pick 1 \(number \d+\): recorded losing, β gives good\n`),
+			regexp.MustCompile(`^rngverify receipt: NOT VERIFIED, check inclusion: the record at index \d+: invalid transparency proof\n$`),
+			regexp.MustCompile(`\[ÉCHEC\] outcome +résultats — rien ne prouve que ces enregistrements soient ceux de l'appareil \(l'enregistrement ne figure pas sous un point de contrôle signé par une clé de journal de confiance\) : ce n'est pas une preuve de manquement : sélection 1 \(numéro \d+\) : enregistré « numéro perdant », β donne « bon numéro »\n`),
+			regexp.MustCompile(`^rngverify receipt : NON VÉRIFIÉ, vérification inclusion : l'enregistrement, à l'index \d+ : la preuve d'inclusion ne mène pas à la racine de l'arbre signé\n$`)},
 		{"forked-log", []string{"receipt", forkFile, "--state", state, "--pin", forkPin},
 			regexp.MustCompile(`\[MISBEHAVIOUR\] log-consistency +log consistency — two checkpoints of size \d+ with different roots: log fork: misbehaviour \(trusted root [0-9a-f]{64}, document root [0-9a-f]{64}\)\n`),
 			regexp.MustCompile(`^rngverify receipt: MISBEHAVIOUR PROVEN, check log-consistency: two checkpoints of size \d+ with different roots: log fork: misbehaviour \(trusted root`),

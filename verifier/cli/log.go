@@ -333,5 +333,17 @@ func (d dirFetcher) Fetch(_ context.Context, path string) ([]byte, error) {
 	if !fs.ValidPath(path) {
 		return nil, fmt.Errorf("invalid path %q", path)
 	}
-	return os.ReadFile(filepath.Join(string(d), filepath.FromSlash(path)))
+	f, err := os.Open(filepath.Join(string(d), filepath.FromSlash(path)))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxFetch+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxFetch {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxFetch)
+	}
+	return b, nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"flag"
@@ -95,7 +96,7 @@ func (c *common) statePath() string {
 
 // loadState reads the trust state; a missing file is an empty state.
 func (c *common) loadState() (*checkpoint.State, error) {
-	b, err := os.ReadFile(c.statePath())
+	b, err := readFileMax(c.statePath(), maxState, verdict.MsgLimitState)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fileErr(err)
 	}
@@ -138,7 +139,7 @@ func (c *common) anchors() (receipt.Anchors, error) {
 	a.Location = loc
 	a.Pins = append(a.Pins, c.pins...)
 	for _, f := range c.logKeys {
-		b, err := os.ReadFile(f)
+		b, err := readFileMax(f, maxKeyFile, verdict.MsgLimitKeyFile)
 		if err != nil {
 			// The key text itself (a verifier key is public).
 			if k, kerr := checkpoint.ParseKey(f); kerr == nil {
@@ -162,7 +163,7 @@ func (c *common) anchors() (receipt.Anchors, error) {
 		a.LogKeys = append(a.LogKeys, keys...)
 	}
 	for _, f := range c.vrfKeys {
-		b, err := os.ReadFile(f)
+		b, err := readFileMax(f, maxKeyFile, verdict.MsgLimitKeyFile)
 		if err != nil {
 			return a, verdict.Errorf(verdict.MsgCLIFlagErr, "--vrf-key", fileErr(err))
 		}
@@ -312,12 +313,73 @@ func fileErr(err error) error {
 	return err
 }
 
-// readInput reads FILE, or stdin for "-".
+// readInput reads FILE, or stdin for "-" (cut after receipt.MaxSize + 1
+// bytes, which the verifiers refuse as too large).
 func readInput(env Env, path string) ([]byte, error) {
 	if path == "-" {
 		return io.ReadAll(io.LimitReader(env.Stdin, receipt.MaxSize+1))
 	}
-	return os.ReadFile(path)
+	return readFileMax(path, maxDocument, verdict.MsgLimitDocument)
+}
+
+// The most rngverify reads of a file, by kind: a device (/dev/zero) or a
+// file that is not what it claims is refused, not read into memory.
+const (
+	// maxDocument: a receipt, transcript or certificate, as on stdin.
+	maxDocument = receipt.MaxSize
+	// maxEntrants: a promotion's entrant list. Account ids are at most 64
+	// characters (promo.CheckAccount), so 10 million entrants take at most
+	// 650 MB; the largest draw of the 10-million-row benchmark
+	// (docs/bench/promo.md) has 139,571, a 9 MB list.
+	maxEntrants = 1 << 30
+	// maxKeyFile: a key file or key announcement (a few kB).
+	maxKeyFile = 1 << 20
+	// maxRules: an operation's rules file; maxState: the trust state.
+	maxRules = receipt.MaxSize
+	maxState = receipt.MaxSize
+)
+
+// readFileMax reads the file at path, refusing it when it holds more than
+// limit bytes: the error names the file, the limit in MiB and what the
+// limit is for (kind).
+func readFileMax(path string, limit int64, kind verdict.MsgID) ([]byte, error) {
+	return readFileHead(path, limit, kind, "")
+}
+
+// readFileHead is readFileMax for a file that must begin with head: one
+// that does not is returned as soon as that is seen (its first len(head)
+// bytes at most), for its parser to refuse, so that a device such as
+// /dev/zero is not read up to a large limit.
+func readFileHead(path string, limit int64, kind verdict.MsgID, head string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tooLarge := verdict.Errorf(verdict.MsgFileTooLarge, path, limit>>20, verdict.M(kind))
+	var buf bytes.Buffer
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		if fi.Size() > limit {
+			return nil, tooLarge
+		}
+		buf.Grow(int(fi.Size()) + 1)
+	}
+	start := make([]byte, len(head))
+	n, err := io.ReadFull(f, start)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	if string(start[:n]) != head {
+		return start[:n], nil
+	}
+	buf.Write(start)
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1-int64(n))); err != nil {
+		return nil, err
+	}
+	if int64(buf.Len()) > limit {
+		return nil, tooLarge
+	}
+	return buf.Bytes(), nil
 }
 
 // multiFlag is a repeatable string flag.

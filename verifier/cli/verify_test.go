@@ -14,8 +14,10 @@ import (
 
 	"tirage.fr/tirage/verifier/announce"
 	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/receipt/receipttest"
 	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // run runs rngverify with args and returns the exit code, stdout and stderr.
@@ -133,8 +135,7 @@ func TestCheatingApplianceCommands(t *testing.T) {
 	}{
 		{"forged-proof", receipttest.Play{Cheat: receipttest.Cheat{ForgeProof: 3}}, receipttest.TranscriptOptions{}, "vrf-proof"},
 		{"swapped-outcome", receipttest.Play{Cheat: receipttest.Cheat{SwapOutcome: 1}}, receipttest.TranscriptOptions{}, "outcome"},
-		{"dropped", receipttest.Play{}, receipttest.TranscriptOptions{Drop: 2}, "chain"},
-		{"reordered", receipttest.Play{}, receipttest.TranscriptOptions{Swap: 3}, "chain"},
+		{"broken-chain", receipttest.Play{Cheat: receipttest.Cheat{BadPrev: 2}}, receipttest.TranscriptOptions{}, "chain"},
 		{"wrong-r", receipttest.Play{Cheat: receipttest.Cheat{WrongSecret: true}}, receipttest.TranscriptOptions{}, "commitment"},
 	} {
 		a := newAppliance(t, 12)
@@ -145,6 +146,109 @@ func TestCheatingApplianceCommands(t *testing.T) {
 		code, out, errs := run(t, "game", f, "--log-key", key)
 		if code != ExitFail || !strings.Contains(errs, "MISBEHAVIOUR PROVEN, check "+tc.check+":") || !strings.Contains(out, "[MISBEHAVIOUR] "+tc.check) {
 			t.Errorf("%s: exit %d\nstderr %s\n%s", tc.name, code, errs, out)
+		}
+	}
+}
+
+// TestEditedTranscriptCommands: a transcript anyone edited — a record
+// deleted or moved, one character of a β changed — is NOT VERIFIED, never
+// MISBEHAVIOUR PROVEN, with the log key or with no anchor at all.
+func TestEditedTranscriptCommands(t *testing.T) {
+	dir := t.TempDir()
+	a := newAppliance(t, 12)
+	g := playGame(t, a, receipttest.Play{Game: "g-edited"})
+	var tr receipt.Transcript
+	json.Unmarshal(a.Transcript(g, receipttest.TranscriptOptions{}), &tr)
+	r := tr.Records[1].Record
+	i := strings.Index(r, `"beta":"`) + len(`"beta":"`)
+	c := "0"
+	if r[i] == '0' {
+		c = "1"
+	}
+	tr.Records[1].Record = r[:i] + c + r[i+1:]
+	key := write(t, dir, "log.vkey", a.LogKeyFile())
+	for name, file := range map[string][]byte{
+		"dropped":   a.Transcript(g, receipttest.TranscriptOptions{Drop: 2}),
+		"reordered": a.Transcript(g, receipttest.TranscriptOptions{Swap: 3}),
+		"beta":      receipt.Marshal(&tr),
+	} {
+		f := write(t, dir, name+".json", file)
+		for _, args := range [][]string{{"game", f, "--log-key", key}, {"game", f}, {"game", f, "--lang", "fr"}} {
+			code, out, errs := run(t, args...)
+			if code != ExitFail || strings.Contains(errs+out, "MISBEHAVIOUR") || strings.Contains(errs+out, "MANQUEMENT") ||
+				!(strings.Contains(errs, "NOT VERIFIED") || strings.Contains(errs, "NON VÉRIFIÉ")) {
+				t.Errorf("%s %v: exit %d\nstderr %s\n%s", name, args[2:], code, errs, out)
+			}
+		}
+	}
+}
+
+// TestFileLimits: a document, key file or entrant list is read up to a
+// limit, and one beyond it (a device such as /dev/zero) is refused with an
+// error naming the file and the limit.
+func TestFileLimits(t *testing.T) {
+	dir := t.TempDir()
+	big := func(name string, size int64) string {
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := f.Truncate(size); err != nil { // sparse: nothing is written
+			t.Fatal(err)
+		}
+		return p
+	}
+	doc := big("game.json", maxDocument+1)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"game", doc}, ExitUsage, "couldn't read " + doc + ": " + doc + " is larger than 16 MiB, the limit for a receipt, transcript or certificate"},
+		{[]string{"receipt", doc, "--lang", "fr"}, ExitUsage, doc + " dépasse 16 Mio, la limite pour un reçu, une transcription ou un certificat"},
+		{[]string{"game", "x.json", "--log-key", big("log.vkey", maxKeyFile+1)}, ExitUsage, "is larger than 1 MiB, the limit for a key file"},
+		{[]string{"game", "x.json", "--vrf-key", big("vrf.key", maxKeyFile+1)}, ExitUsage, "is larger than 1 MiB, the limit for a key file"},
+		{[]string{"certificate", certFile, "--tofu", "--entrants", big("entrants.txt", maxEntrants+1)}, ExitUsage,
+			"is larger than 1024 MiB, the limit for an entrant list (10 million entrants with 64-character account ids fit in it)"},
+		{[]string{"certificate", certFile, "--tofu", "--rules", big("rules.yaml", maxRules+1)}, ExitUsage, "is larger than 16 MiB, the limit for a rules file"},
+		{[]string{"certificate", big("cert.json", maxDocument+1), "--tofu"}, ExitUsage, "is larger than 16 MiB"},
+	} {
+		code, _, errs := run(t, tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	// A device has no size: it is read up to the limit only.
+	if code, _, errs := run(t, "game", "/dev/zero"); code != ExitUsage || !strings.Contains(errs, "/dev/zero is larger than 16 MiB") {
+		t.Errorf("game /dev/zero: exit %d %q", code, errs)
+	}
+	// An entrant list must begin as one: /dev/zero is refused at once.
+	if code, out, _ := run(t, "certificate", certFile, "--tofu", "--entrants", "/dev/zero"); code != ExitFail || !strings.Contains(out, `first line must be "tirage promotion entrants v1"`) {
+		t.Errorf("--entrants /dev/zero: exit %d %s", code, out)
+	}
+	// Within the limits, the files are read whole.
+	head := "tirage promotion entrants v1\n"
+	p := write(t, dir, "list.txt", []byte(head+strings.Repeat("x", 100)))
+	for _, limit := range []int64{int64(len(head) + 100), int64(len(head) + 99)} {
+		b, err := readFileHead(p, limit, verdict.MsgLimitEntrants, head)
+		if fits := limit >= int64(len(head)+100); fits != (err == nil) || (fits && string(b) != head+strings.Repeat("x", 100)) {
+			t.Errorf("limit %d: %q %v", limit, b, err)
+		}
+	}
+}
+
+// TestGameHelpNamesTheRealSource: rngverify game -h says where a
+// transcript comes from (rngd's GetTranscript; rngctl has no such command).
+func TestGameHelpNamesTheRealSource(t *testing.T) {
+	for _, lang := range []string{"en", "fr"} {
+		code, _, errs := run(t, "game", "-h", "--lang", lang)
+		if code != ExitOK || strings.Contains(errs, "rngctl qod transcript") || !strings.Contains(errs, "tirage.qod.v1.QuitteOuDouble/GetTranscript") {
+			t.Errorf("game -h --lang %s: exit %d\n%s", lang, code, errs)
 		}
 	}
 }

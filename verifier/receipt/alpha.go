@@ -32,8 +32,11 @@ func alphaFields(a []byte) (kind string, fields [][]byte, err error) {
 
 // secretFromAlpha checks that α is the α of rec (the fields the record
 // carries) and returns the secret r it contains, with which the α is then
-// rebuilt byte for byte by package record.
-func secretFromAlpha(rec record.Record, a []byte) ([32]byte, error) {
+// rebuilt byte for byte by package record. A pick carries neither emission
+// nor ticket: they are the game's start's when start is given (the caller
+// checked it is this game's), else α's own. Whether r is the committed one
+// is the caller's business (record.Commit against the start's commit).
+func secretFromAlpha(rec record.Record, a []byte, start *record.GameStart) ([32]byte, error) {
 	var r [32]byte
 	kind, f, err := alphaFields(a)
 	if err != nil {
@@ -45,10 +48,12 @@ func secretFromAlpha(rec record.Record, a []byte) ([32]byte, error) {
 		if kind != "qod/pick" || len(f) != 6 || len(f[2]) != 32 || len(f[3]) != 32 {
 			return r, verdict.Errorf(verdict.MsgAlphaNotPick)
 		}
-		var ticket [32]byte
-		copy(ticket[:], f[2])
+		emission, ticket := string(f[1]), [32]byte(f[2])
+		if start != nil {
+			emission, ticket = start.Emission, start.Ticket
+		}
 		copy(r[:], f[3])
-		want = record.PickAlpha(x.Game, string(f[1]), ticket, r, x.Index, x.Number)
+		want = record.PickAlpha(x.Game, emission, ticket, r, x.Index, x.Number)
 	case *record.GameStart:
 		if kind != "qod/start" || len(f) != 5 || len(f[4]) != 32 {
 			return r, verdict.Errorf(verdict.MsgAlphaNotStart)

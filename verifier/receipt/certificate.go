@@ -7,6 +7,7 @@ import (
 
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
 )
 
@@ -18,9 +19,75 @@ var certificateChecks = []string{
 }
 
 // certificateMisbehaviour: a failure of these checks is a contradiction
-// inside authenticated material.
+// inside the material, proof when it is authenticated (certificateWhy).
 var certificateMisbehaviour = map[string]bool{
 	promo.CheckLink: true, promo.CheckCommitment: true, promo.CheckVRF: true, promo.CheckPicks: true,
+}
+
+// certificateWhy says why a contradiction promo.Verify found (ce) is no
+// proof against the appliance, or nil when it is. promo.Verify reaches its
+// contradictions only once the freeze and draw records are included in the
+// checkpoint; they are the appliance's when that checkpoint is signed by a
+// trusted log key (logTrusted). A VRF proof fails as proof only under a key
+// anchored (vrfPinned: given or pinned) or announced in the log, and, for a
+// key pinned by fingerprint only, under its every suite. The certificate's
+// own members — its draw id, its picks — are not in the log.
+func certificateWhy(file []byte, ce *promo.CheckError, logTrusted, vrfPinned bool, a Anchors) *verdict.Msg {
+	msg := func(id verdict.MsgID, args ...any) *verdict.Msg { m := verdict.M(id, args...); return &m }
+	if !logTrusted {
+		return msg(verdict.MsgWhyCheckpoint)
+	}
+	var c promo.Certificate
+	if json.Unmarshal(file, &c) != nil {
+		return msg(verdict.MsgWhyLayout)
+	}
+	args := ce.Msg.Args
+	switch ce.Check {
+	case promo.CheckLink:
+		// The draw ids: the freeze's and the draw's agree, only the
+		// certificate's own differs.
+		if ce.Msg.ID == verdict.MsgPromoDrawIDs && len(args) == 3 && args[1] == args[2] && args[0] != args[1] {
+			return msg(verdict.MsgWhyCertificate, "draw")
+		}
+	case promo.CheckPicks:
+		switch ce.Msg.ID {
+		case verdict.MsgPromoRankPick, verdict.MsgPromoPickRank, verdict.MsgPromoRankLeaf, verdict.MsgPromoRankPseudonym:
+			return msg(verdict.MsgWhyCertificate, "picks")
+		case verdict.MsgPromoPickCount:
+			// The draw record's ranking has as many picks as β gives: only
+			// the certificate's list differs.
+			if len(args) == 3 && args[0] == args[2] {
+				return msg(verdict.MsgWhyCertificate, "picks")
+			}
+		}
+	case promo.CheckVRF:
+		switch {
+		case c.Keys != nil:
+			// The key and its suite come from the announcement in the log.
+		case !vrfPinned:
+			return msg(verdict.MsgWhyKeyUntrusted, c.VRFKeyID)
+		default:
+			pk, err := parseVRFKey(VRFKey{Suite: c.VRFSuite, PublicKey: c.VRFPublicKey})
+			if err != nil {
+				return msg(verdict.MsgWhyKeyUntrusted, c.VRFKeyID)
+			}
+			if a.vrfGiven(pk) {
+				return nil
+			}
+			fr, err1 := record.Parse([]byte(c.Freeze.Record))
+			dr, err2 := record.Parse([]byte(c.DrawRecord.Record))
+			f, ok1 := fr.(*record.PromoFreeze)
+			d, ok2 := dr.(*record.PromoDraw)
+			if err1 != nil || err2 != nil || !ok1 || !ok2 {
+				return nil
+			}
+			alpha := record.PromoDrawAlpha(f.Draw, f.Root, f.Count, f.Commit, d.Secret, d.Share, d.BeaconValue)
+			if s, ok := otherSuite(pk, alpha, d.Proof, d.Beta); ok {
+				return msg(verdict.MsgWhySuite, string(s))
+			}
+		}
+	}
+	return nil
 }
 
 // VerifyCertificate verifies a promotion certificate (promo.Verify) as a
@@ -28,7 +95,8 @@ var certificateMisbehaviour = map[string]bool{
 // (by draw id), the bailiff's checks too. The log keys must be anchored (a
 // key given, or a pinned fingerprint of one of the certificate's keys):
 // without an anchor the log-key check fails, and the other checks run with
-// the certificate's own keys so that the user still sees them.
+// the certificate's own keys so that the user still sees them — but then
+// no contradiction they find is proof of misbehaviour (certificateWhy).
 func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Anchors) *verdict.Verdict {
 	v := verdict.New(DocCertificate, verdict.MsgSubjectCertificate)
 	var probe struct {
@@ -87,6 +155,9 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 			reached = false
 			if certificateMisbehaviour[c] {
 				v.Misbehaviour(c, verdict.MsgSame, CheckErrorMsg(ce))
+				if why := certificateWhy(file, ce, len(logKeys) > 0, anchors.VRFPublicKey != "", a); why != nil {
+					downgrade(&v.Checks[len(v.Checks)-1], *why)
+				}
 			} else {
 				v.Fail(c, verdict.MsgSame, CheckErrorMsg(ce))
 			}

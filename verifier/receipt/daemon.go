@@ -16,7 +16,14 @@ import (
 //	{"record": "<base64>", "logIndex": "17", "leafHash": "<base64>",
 //	 "vrfAlpha": …, "vrfProof": …, "vrfOutput": …, "vrfSuite": "…",
 //	 "vrfKeyId": "…", "vrfPublicKey": …, "checkpoint": "<base64>",
-//	 "inclusionProof": ["<base64>", …]}
+//	 "inclusionProof": ["<base64>", …],
+//	 "startRecord": "<base64>", "startLogIndex": "12",
+//	 "startInclusionProof": ["<base64>", …]}
+//
+// The start fields (a pick's game start, proven in the same checkpoint,
+// which binds the pick's α to the game's commitment: see the package
+// documentation) are those of tirage.qod.v1.Receipt fields start_record,
+// start_log_index and start_inclusion_proof.
 //
 // FromProtoJSON turns that into a Receipt, so that an auditor can pipe
 // grpcurl's output into rngverify receipt. Fields keep their protobuf
@@ -36,6 +43,10 @@ type protoReceipt struct {
 	VrfPublicKey   []byte   `json:"vrfPublicKey"`
 	Checkpoint     []byte   `json:"checkpoint"`
 	InclusionProof [][]byte `json:"inclusionProof"`
+	// The game's start, for a later record of the game.
+	StartRecord         []byte   `json:"startRecord"`
+	StartLogIndex       string   `json:"startLogIndex"`
+	StartInclusionProof [][]byte `json:"startInclusionProof"`
 }
 
 // isProtoJSON reports whether b looks like a protojson Receipt.
@@ -81,6 +92,21 @@ func FromProtoJSON(b []byte) (*Receipt, error) {
 	}
 	if len(p.VrfAlpha) > 0 {
 		r.Alpha = hex.EncodeToString(p.VrfAlpha)
+	}
+	if len(p.StartRecord) > 0 {
+		r.Start = &Logged{Record: string(p.StartRecord)}
+		if p.StartLogIndex != "" {
+			var err error
+			if r.Start.Index, err = strconv.ParseUint(p.StartLogIndex, 10, 64); err != nil {
+				return nil, verdict.Errorf(verdict.MsgProtoFieldNotInt, "startLogIndex", p.StartLogIndex)
+			}
+		}
+		for i, h := range p.StartInclusionProof {
+			if len(h) != 32 {
+				return nil, verdict.Errorf(verdict.MsgProtoFieldNotHash, "startInclusionProof", i)
+			}
+			r.Start.Proof = append(r.Start.Proof, hex.EncodeToString(h))
+		}
 	}
 	return r, nil
 }

@@ -3,6 +3,7 @@ package receipt_test
 import (
 	"encoding/hex"
 	"encoding/json"
+	"strconv"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protojson"
@@ -41,9 +42,36 @@ func TestProtoJSONReceipt(t *testing.T) {
 	if receipt.Detect(b) != receipt.DocReceipt {
 		t.Fatalf("protojson receipt not detected: %s", b)
 	}
-	expect(t, receipt.VerifyReceipt(b, keyed(t, a)), verdict.StatusPass, "")
+	// Without the game's start, the pick's α is not bound to the game's
+	// commitment: its proof is not passed.
+	v := receipt.VerifyReceipt(b, keyed(t, a))
+	expect(t, v, verdict.StatusFail, verdict.CheckVRFProof)
+	// With it (start_record, start_log_index, start_inclusion_proof, which
+	// rngd is to add to tirage.qod.v1.Receipt), the receipt verifies.
+	withStart := func(b []byte, index string) []byte {
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		m["startRecord"] = []byte(rc.Start.Record)
+		m["startLogIndex"] = index
+		var proof [][]byte
+		for _, p := range rc.Start.Proof {
+			h, _ := hex.DecodeString(p)
+			proof = append(proof, h)
+		}
+		m["startInclusionProof"] = proof
+		out, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	idx := strconv.FormatUint(rc.Start.Index, 10)
+	expect(t, receipt.VerifyReceipt(withStart(b, idx), keyed(t, a)), verdict.StatusPass, "")
+	expect(t, receipt.VerifyReceipt(withStart(b, "x"), keyed(t, a)), verdict.StatusFail, verdict.CheckFormat)
 	// A wrong leaf hash is unreadable input.
 	pb.LeafHash = make([]byte, 32)
 	b, _ = protojson.Marshal(pb)
-	expect(t, receipt.VerifyReceipt(b, keyed(t, a)), verdict.StatusFail, verdict.CheckFormat)
+	expect(t, receipt.VerifyReceipt(withStart(b, idx), keyed(t, a)), verdict.StatusFail, verdict.CheckFormat)
 }

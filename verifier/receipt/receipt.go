@@ -15,13 +15,25 @@
 //	  "checkpoint": "<signed note>",      // a C2SP checkpoint whose tree holds the record
 //	  "log_keys": ["<vkey>", …],          // the log's verifier keys (informative, see Trust)
 //	  "vrf_key": {"id": "vrf-…", "suite": "ECVRF-P256-SHA256-SSWU", "public_key": "<hex>"},
-//	  "alpha": "<hex>"                    // optional: α of the draw (it contains r)
+//	  "alpha": "<hex>",                   // optional: α of the draw (it contains r)
+//	  "start": {"index": 12, "record": "…", "inclusion_proof": […]},  // a game record after the start: the game's start
+//	  "freeze": {"index": 40, "record": "…", "inclusion_proof": […]}  // a promotion draw: its freeze
 //	}
 //
 // vrf_key is present when the record carries a VRF proof (game start with a
 // draw, pick, promotion draw). α contains the game's secret r, so a receipt
 // handed out before the game ends should omit it; its proof is then checked
 // from the game's transcript once r is revealed.
+//
+// α alone proves nothing about r: an appliance could draw a pick with any r
+// it likes. What ties r to the game is the commitment H(r) logged at its
+// start (for a promotion draw, at its freeze) before the draw. So a pick's
+// receipt with α carries the game's start record ("start", proven in the
+// same checkpoint, logged before the pick): its emission, ticket and H(r)
+// are what α must contain. Without it a pick's proof is not passed (the
+// verdict says to give the transcript or the start record). A start's α
+// must open the start's own H(r); a promotion draw's r must open the H(r)
+// of its freeze ("freeze"), to which the draw links.
 //
 // # Transcript (JSON, version 1)
 //
@@ -52,7 +64,14 @@
 // Check names are those of package verdict. Contradictions — a proof that
 // does not verify, an outcome β does not give, a broken or reordered chain,
 // an r that does not open its commitment, a forked log — are
-// StatusMisbehaviour; a missing or untrusted anchor is StatusFail.
+// StatusMisbehaviour when what they rest on is proven to be the appliance's:
+// the records included under a checkpoint signed by a trusted log key, a
+// trusted VRF key (see evidence.go and Game.Included). A contradiction in
+// material not so proven — an edited document, one checked without anchors,
+// the document's own members — is StatusFail, its reason saying why it
+// proves nothing (verdict.MsgNotProof). A missing or untrusted anchor is
+// StatusFail. An end that does not reveal r because the appliance lost it
+// (record.GameEnd.SecretLost) fails the commitment check, ordinary class.
 //
 // The package does no I/O.
 package receipt
@@ -63,6 +82,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -110,6 +130,11 @@ type Receipt struct {
 	LogKeys    []string `json:"log_keys,omitempty"`
 	VRFKey     *VRFKey  `json:"vrf_key,omitempty"`
 	Alpha      string   `json:"alpha,omitempty"`
+	// Start is the game's start record, for a receipt of a later record of
+	// the game (a pick above all): it binds α to the game's commitment.
+	Start *Logged `json:"start,omitempty"`
+	// Freeze is the freeze record, for a receipt of a promotion draw.
+	Freeze *Logged `json:"freeze,omitempty"`
 }
 
 // Transcript is every record of one game.
@@ -236,6 +261,17 @@ func (a *Anchors) vrfTrusted(pk *vrf.PublicKey) bool {
 	return a.pinned(record.Hex(record.Fingerprint(pk.Bytes())))
 }
 
+// vrfGiven reports whether pk, its suite included, is one of the keys
+// given (a pinned fingerprint fixes only a key's bytes).
+func (a *Anchors) vrfGiven(pk *vrf.PublicKey) bool {
+	for _, k := range a.VRFKeys {
+		if k.Equal(pk) {
+			return true
+		}
+	}
+	return false
+}
+
 // decodeStrict decodes one JSON document with no unknown field. Its errors
 // are in the catalog (verdict.JSONError; a protojson bytes field that is not
 // base64), their English text encoding/json's.
@@ -252,7 +288,9 @@ func decodeStrict(b []byte, v any) error {
 		}
 		return verdict.JSONError(err)
 	}
-	if dec.More() {
+	// Only white space may follow (dec.More alone lets a stray '}' or ']'
+	// through).
+	if _, err := dec.Token(); err != io.EOF {
 		return verdict.Errorf(verdict.MsgDocTrailing)
 	}
 	return nil
@@ -365,13 +403,14 @@ func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, ent
 // recordProblem records a record that does not parse: a version or kind
 // this verifier does not know is an ordinary failure (a newer verifier may
 // read it); anything else is a malformed record, which the appliance never
-// writes — misbehaviour (or a damaged file).
-func recordProblem(v *verdict.Verdict, err error, what verdict.Msg) {
+// writes — misbehaviour when the record is proven to be in its log (why
+// nil), else a damaged or edited file (a failure saying why).
+func recordProblem(v *verdict.Verdict, err error, what verdict.Msg, why *verdict.Msg) {
 	if errors.Is(err, record.ErrVersion) || errors.Is(err, record.ErrUnknownKind) {
 		v.Fail(verdict.CheckRecord, verdict.MsgRecordTooNew, what, Cause(err))
 		return
 	}
-	v.Misbehaviour(verdict.CheckRecord, verdict.MsgColon, what, Cause(err))
+	claim(v, verdict.CheckRecord, why, verdict.MsgColon, what, Cause(err))
 }
 
 // CheckpointMsg is cp in language-neutral form; its English rendering is

@@ -125,8 +125,7 @@ func TestCheatingAppliance(t *testing.T) {
 		{"forged proof", receipttest.Play{Cheat: receipttest.Cheat{ForgeProof: 2}}, receipttest.TranscriptOptions{}, verdict.CheckVRFProof},
 		{"swapped outcome", receipttest.Play{Cheat: receipttest.Cheat{SwapOutcome: 2}}, receipttest.TranscriptOptions{}, verdict.CheckOutcome},
 		{"wrong r", receipttest.Play{Cheat: receipttest.Cheat{WrongSecret: true}}, receipttest.TranscriptOptions{}, verdict.CheckCommitment},
-		{"dropped record", receipttest.Play{}, receipttest.TranscriptOptions{Drop: 3}, verdict.CheckChain},
-		{"reordered records", receipttest.Play{}, receipttest.TranscriptOptions{Swap: 2}, verdict.CheckChain},
+		{"broken chain", receipttest.Play{Cheat: receipttest.Cheat{BadPrev: 3}}, receipttest.TranscriptOptions{}, verdict.CheckChain},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := appliance(t, 3)
@@ -182,7 +181,8 @@ func TestReceipt(t *testing.T) {
 	var other receipt.Receipt
 	json.Unmarshal(a.Receipt(g, 2, true), &other)
 	rc.Alpha = other.Alpha
-	expect(t, receipt.VerifyReceipt(receipt.Marshal(&rc), keyed(t, a)), verdict.StatusMisbehaviour, verdict.CheckAlpha)
+	// Anyone can paste it: the proof does not verify over it, so it proves nothing.
+	expect(t, receipt.VerifyReceipt(receipt.Marshal(&rc), keyed(t, a)), verdict.StatusFail, verdict.CheckAlpha)
 }
 
 func TestReceiptFork(t *testing.T) {

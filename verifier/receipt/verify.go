@@ -12,7 +12,15 @@ import (
 )
 
 // VerifyReceipt checks a receipt file: format, record, the log (key,
-// signature, inclusion), and for a draw the key, α, proof and outcome.
+// signature, inclusion), and for a draw the key, α, its commitment, the
+// proof and the outcome. A pick's α is bound to the game's commitment only
+// through the game's start record (the receipt's "start"), a promotion
+// draw's through its freeze ("freeze"): without it the proof check fails.
+//
+// A contradiction is misbehaviour only when what it rests on is proven to
+// be the appliance's (see evidence.go): the records included under a
+// checkpoint signed by a trusted log key, a trusted VRF key, and for the
+// receipt's own α a valid proof under that key. Otherwise it is a failure.
 func VerifyReceipt(file []byte, a Anchors) *verdict.Verdict {
 	v := verdict.New(DocReceipt, verdict.MsgSubjectReceipt)
 	var rc Receipt
@@ -33,77 +41,110 @@ func VerifyReceipt(file []byte, a Anchors) *verdict.Verdict {
 		return v
 	}
 	v.Pass(verdict.CheckFormat, verdict.NoDetail)
+
+	// The log's entries: the record (0), and the start or freeze it carries.
+	entries := []Logged{{Index: rc.Index, Record: rc.Record, Proof: rc.Proof}}
+	names := []verdict.Msg{verdict.M(verdict.MsgNameTheRecord)}
+	startAt, freezeAt := -1, -1
+	if rc.Start != nil {
+		startAt = len(entries)
+		entries, names = append(entries, *rc.Start), append(names, verdict.M(verdict.MsgNameStart))
+	}
+	if rc.Freeze != nil {
+		freezeAt = len(entries)
+		entries, names = append(entries, *rc.Freeze), append(names, verdict.M(verdict.MsgNameFreeze))
+	}
+	ev := newEvidence(v)
+	// settled: the log checks, then every misbehaviour claim settled
+	// against them.
+	settled := func() *verdict.Verdict {
+		ev.settle(logCheck(v, &a, rc.Checkpoint, rc.LogKeys, entries, names), names)
+		return v
+	}
+
 	rec, err := record.Parse([]byte(rc.Record))
 	if err != nil {
-		recordProblem(v, err, verdict.M(verdict.MsgNameTheRecord))
-		return v
+		recordProblem(v, err, verdict.M(verdict.MsgNameTheRecord), nil)
+		ev.on(0)
+		return settled()
 	}
 	if g, ok := rec.(record.GameRecord); ok {
 		v.SetSubject(verdict.MsgSubjectReceiptOfGame, kind(rec), rc.Index, g.GameID())
 	} else {
 		v.SetSubject(verdict.MsgSubjectReceiptOf, kind(rec), rc.Index)
 	}
+	start, freeze, ok := companions(v, ev, rec, &rc, startAt, freezeAt)
+	if !ok {
+		return settled()
+	}
 	v.Pass(verdict.CheckRecord, verdict.MsgSame, kind(rec))
 	v.Fact("leaf hash", verdict.MsgSame, record.Hex(record.LeafHash([]byte(rc.Record))))
 
-	logCheck(v, &a, rc.Checkpoint, rc.LogKeys, []Logged{{Index: rc.Index, Record: rc.Record, Proof: rc.Proof}}, []verdict.Msg{verdict.M(verdict.MsgNameTheRecord)})
+	included := logCheck(v, &a, rc.Checkpoint, rc.LogKeys, entries, names)
 
-	keyID, proof, beta := drawOf(rec)
-	if keyID == "" {
+	if keyID, proof, beta := drawOf(rec); keyID == "" {
 		v.Skip(verdict.CheckVRFProof, verdict.MsgDrawsNothing, kind(rec))
-		return v
-	}
-	// The key.
-	var pk *vrf.PublicKey
-	switch {
-	case rc.VRFKey == nil:
-		v.Fail(verdict.CheckVRFKey, verdict.MsgReceiptNoKey)
-	case rc.VRFKey.ID != keyID:
-		v.Misbehaviour(verdict.CheckVRFKey, verdict.MsgKeyMismatch, keyID, rc.VRFKey.ID)
-	default:
-		pk, err = parseVRFKey(*rc.VRFKey)
-		switch {
-		case err != nil:
-			v.Fail(verdict.CheckVRFKey, verdict.MsgSame, Cause(err))
-			pk = nil
-		case !a.vrfTrusted(pk):
-			v.Fail(verdict.CheckVRFKey, verdict.MsgVRFKeyUntrusted, keyID, record.Hex(record.Fingerprint(pk.Bytes())))
-		default:
-			v.Pass(verdict.CheckVRFKey, verdict.MsgVRFKey, keyID, pk.Suite(), record.Hex(record.Fingerprint(pk.Bytes())))
-		}
-	}
-	// α, then the proof.
-	var alpha []byte
-	if pd, ok := rec.(*record.PromoDraw); ok {
-		alpha = pd.Alpha()
-		v.Pass(verdict.CheckAlpha, verdict.MsgAlphaFromRecord)
-	} else if rc.Alpha == "" {
-		v.Skip(verdict.CheckAlpha, verdict.MsgAlphaNotInReceipt)
-	} else if ab, err := hex.DecodeString(rc.Alpha); err != nil {
-		v.Fail(verdict.CheckAlpha, verdict.MsgAlphaNotHex)
-	} else if _, err := secretFromAlpha(rec, ab); err != nil {
-		v.Misbehaviour(verdict.CheckAlpha, verdict.MsgSame, Cause(err))
 	} else {
-		alpha = ab
-		v.Pass(verdict.CheckAlpha, verdict.MsgAlphaBinds)
-	}
-	switch {
-	case alpha == nil:
-		v.Skip(verdict.CheckVRFProof, verdict.MsgNoUsableAlpha)
-	case pk == nil:
-		v.Skip(verdict.CheckVRFProof, verdict.MsgNoUsableKey)
-	default:
-		b, err := vrf.Verify(pk, alpha, proof)
+		pk, suiteKnown := receiptKey(v, ev, &a, rc.VRFKey, keyID)
+		alpha, unbound, bad := receiptAlpha(v, ev, rec, rc.Alpha, start, freeze, startAt, freezeAt)
 		switch {
-		case err != nil:
-			v.Misbehaviour(verdict.CheckVRFProof, verdict.MsgProofInvalid, kind(rec), keyID, vrfCause(err))
-		case !bytes.Equal(b, beta):
-			v.Misbehaviour(verdict.CheckVRFProof, verdict.MsgBetaNotOutput)
+		case bad >= 0:
+			// α contradicts the records: proof only when the appliance's
+			// key signed that α (the receipt's α is not in the log).
+			if b, err := verifyWith(pk, alpha, proof); err == nil && bytes.Equal(b, beta) {
+				ev.onAt(bad, 0, startAt)
+			} else {
+				ev.documentAt(bad, verdict.M(verdict.MsgWhyAlpha))
+			}
+			v.Skip(verdict.CheckVRFProof, verdict.MsgNoUsableAlpha)
+		case alpha == nil:
+			v.Skip(verdict.CheckVRFProof, verdict.MsgNoUsableAlpha)
+		case pk == nil:
+			v.Skip(verdict.CheckVRFProof, verdict.MsgNoUsableKey)
 		default:
-			v.Pass(verdict.CheckVRFProof, verdict.MsgBeta, b)
+			b, err := vrf.Verify(pk, alpha, proof)
+			switch {
+			case err != nil || !bytes.Equal(b, beta):
+				if err != nil {
+					v.Misbehaviour(verdict.CheckVRFProof, verdict.MsgProofInvalid, kind(rec), keyID, vrfCause(err))
+				} else {
+					v.Misbehaviour(verdict.CheckVRFProof, verdict.MsgBetaNotOutput)
+				}
+				_, isPromo := rec.(*record.PromoDraw)
+				switch why := whyKey(keyID, true, suiteKnown, pk, alpha, proof, beta); {
+				case unbound != "" && !isPromo:
+					// α may hold any r: an edited α fails the proof too.
+					ev.document(verdict.M(verdict.MsgWhyAlpha))
+				case why != nil:
+					ev.document(*why)
+				case isPromo:
+					ev.on(0) // α is the record's own
+				default:
+					ev.on(0, startAt) // α: the record's fields, the start's, and r opening its H(r)
+				}
+			case unbound != "":
+				// The proof is right for the α given, but that α may
+				// hold any r: it proves nothing about the draw.
+				v.Fail(verdict.CheckVRFProof, unbound)
+			default:
+				v.Pass(verdict.CheckVRFProof, verdict.MsgBeta, b)
+			}
 		}
 	}
-	// The outcome from β (with the record's β, whether or not the proof could be checked).
+	// An end's r opens the start's commitment, unless the appliance lost r.
+	if end, ok := rec.(*record.GameEnd); ok && start != nil {
+		switch {
+		case end.SecretLost():
+			v.Fail(verdict.CheckCommitment, verdict.MsgSecretLost, verdict.Term(end.Result))
+		case record.Commit(end.Secret) != start.Commit:
+			v.Misbehaviour(verdict.CheckCommitment, verdict.MsgEndCommitBroken)
+			ev.on(0, startAt)
+		default:
+			v.Pass(verdict.CheckCommitment, verdict.MsgCommitOK, record.Hex(start.Commit))
+		}
+	}
+	// The outcome from β (with the record's β, whether or not the proof
+	// could be checked): it rests on the record alone.
 	switch r := rec.(type) {
 	case *record.Pick:
 		losing, err := PickLosing(r.Index, r.Number, r.Beta)
@@ -120,7 +161,13 @@ func VerifyReceipt(file []byte, a Anchors) *verdict.Verdict {
 			v.Pass(verdict.CheckOutcome, verdict.MsgPickOutcome, r.Index+1, r.Number, verdict.Term(want), qod.LosingChance(qod.Numbers-r.Index))
 		}
 	case *record.GameStart:
-		m, err := qod.Multipliers(r.Stake, r.Beta)
+		// Drawn or not: the stake is a gain of the prize table, and only
+		// S = 50,000 € goes without a draw (qod.Multipliers refuses the rest).
+		err := qod.CheckStake(r.Stake)
+		var m [qod.Tiers]int
+		if err == nil {
+			m, err = qod.Multipliers(r.Stake, r.Beta)
+		}
 		switch {
 		case err != nil:
 			v.Misbehaviour(verdict.CheckOutcome, verdict.MsgStartErr, Cause(err))
@@ -143,7 +190,175 @@ func VerifyReceipt(file []byte, a Anchors) *verdict.Verdict {
 			v.Misbehaviour(verdict.CheckOutcome, verdict.MsgRankingWrong, r.Ranking, idx)
 		}
 	}
+	if c := v.Checks[len(v.Checks)-1]; c.Name == verdict.CheckOutcome && c.Status == verdict.StatusMisbehaviour {
+		ev.on(0) // the outcome just checked rests on the record alone
+	}
+	ev.settle(included, names)
 	return v
+}
+
+// verifyWith verifies proof for α under pk (an error when pk or α is missing).
+func verifyWith(pk *vrf.PublicKey, alpha, proof []byte) ([]byte, error) {
+	if pk == nil || alpha == nil {
+		return nil, verdict.Errorf(verdict.MsgNoUsableKey)
+	}
+	return vrf.Verify(pk, alpha, proof)
+}
+
+// companions reads the receipt's start or freeze record (entries startAt,
+// freezeAt), which must be this game's start (logged before the record) or
+// this draw's freeze (which the draw links to). ok is false when the
+// verdict is already settled. The receipt's choice of companion is its
+// own: another game's start or another draw's freeze proves nothing.
+func companions(v *verdict.Verdict, ev *evidence, rec record.Record, rc *Receipt, startAt, freezeAt int) (start *record.GameStart, freeze *record.PromoFreeze, ok bool) {
+	layout := verdict.M(verdict.MsgWhyLayout)
+	if rc.Start != nil {
+		gr, isGame := rec.(record.GameRecord)
+		if !isGame || rec.Kind() == record.KindGameStart {
+			v.Fail(verdict.CheckRecord, verdict.MsgReceiptNoStart, kind(rec))
+			return nil, nil, false
+		}
+		r, err := record.Parse([]byte(rc.Start.Record))
+		if err != nil {
+			recordProblem(v, err, verdict.M(verdict.MsgNameStart), nil)
+			ev.on(startAt)
+			return nil, nil, false
+		}
+		s, isStart := r.(*record.GameStart)
+		if !isStart || s.Game != gr.GameID() {
+			v.Misbehaviour(verdict.CheckRecord, verdict.MsgStartNotOfGame, gr.GameID())
+			ev.document(layout)
+			return nil, nil, false
+		}
+		if rc.Start.Index >= rc.Index {
+			v.Misbehaviour(verdict.CheckChain, verdict.MsgStartNotBefore, rc.Start.Index, rc.Index)
+			ev.on(0, startAt)
+			return nil, nil, false
+		}
+		start = s
+	}
+	if rc.Freeze != nil {
+		d, isDraw := rec.(*record.PromoDraw)
+		if !isDraw {
+			v.Fail(verdict.CheckRecord, verdict.MsgReceiptNoFreeze, kind(rec))
+			return nil, nil, false
+		}
+		r, err := record.Parse([]byte(rc.Freeze.Record))
+		if err != nil {
+			recordProblem(v, err, verdict.M(verdict.MsgNameFreeze), nil)
+			ev.on(freezeAt)
+			return nil, nil, false
+		}
+		f, isFreeze := r.(*record.PromoFreeze)
+		if !isFreeze {
+			v.Misbehaviour(verdict.CheckRecord, verdict.MsgFreezeNotFreeze)
+			ev.document(layout)
+			return nil, nil, false
+		}
+		// The draw is this freeze's, logged after it (as promo.Verify checks).
+		switch {
+		case d.Draw != f.Draw:
+			v.Misbehaviour(verdict.CheckChain, verdict.MsgFreezeOtherDraw, f.Draw, d.Draw)
+			ev.document(layout)
+		case d.Prev != record.LeafHash([]byte(rc.Freeze.Record)):
+			v.Misbehaviour(verdict.CheckChain, verdict.MsgPromoNoLink)
+			ev.on(0, freezeAt)
+		case d.Root != f.Root || d.Count != f.Count || d.Winners != f.Winners || d.Reserves != f.Reserves || d.Beacon != f.Beacon:
+			v.Misbehaviour(verdict.CheckChain, verdict.MsgPromoLinkFields)
+			ev.on(0, freezeAt)
+		case rc.Index <= rc.Freeze.Index:
+			v.Misbehaviour(verdict.CheckChain, verdict.MsgPromoOrder, rc.Index, rc.Freeze.Index)
+			ev.on(0, freezeAt)
+		default:
+			freeze = f
+		}
+		if freeze == nil {
+			return nil, nil, false
+		}
+	}
+	return start, freeze, true
+}
+
+// receiptKey checks the receipt's VRF key against the record's key id and
+// the anchors; it returns the key when it can be used, and whether its
+// suite is known to be the appliance's (a key given, not only pinned by
+// fingerprint).
+func receiptKey(v *verdict.Verdict, ev *evidence, a *Anchors, k *VRFKey, keyID string) (*vrf.PublicKey, bool) {
+	switch {
+	case k == nil:
+		v.Fail(verdict.CheckVRFKey, verdict.MsgReceiptNoKey)
+	case k.ID != keyID:
+		// The receipt's vrf_key is not in the log: no proof of anything.
+		v.Misbehaviour(verdict.CheckVRFKey, verdict.MsgKeyMismatch, keyID, k.ID)
+		ev.document(verdict.M(verdict.MsgWhyReceiptKey))
+	default:
+		pk, err := parseVRFKey(*k)
+		switch {
+		case err != nil:
+			v.Fail(verdict.CheckVRFKey, verdict.MsgSame, Cause(err))
+		case !a.vrfTrusted(pk):
+			v.Fail(verdict.CheckVRFKey, verdict.MsgVRFKeyUntrusted, keyID, record.Hex(record.Fingerprint(pk.Bytes())))
+		default:
+			v.Pass(verdict.CheckVRFKey, verdict.MsgVRFKey, keyID, pk.Suite(), record.Hex(record.Fingerprint(pk.Bytes())))
+			return pk, a.vrfGiven(pk)
+		}
+	}
+	return nil, false
+}
+
+// receiptAlpha checks α (the receipt's, or the promotion draw record's
+// own) and that its r opens the commitment H(r) logged before the draw:
+// the start's own for a start, the game's start's for a pick, the freeze's
+// for a promotion draw. It returns α when the proof can be checked with it
+// and, when that commitment is not at hand, the reason the proof, even
+// valid, proves nothing (a cheating appliance may have drawn with any r).
+// When the receipt's α contradicts the records (its fields, or an r that
+// does not open H(r)), bad is the position of that check in v and α is
+// returned for the caller to see whether the appliance's key signed it:
+// only then is it proof.
+func receiptAlpha(v *verdict.Verdict, ev *evidence, rec record.Record, alphaHex string, start *record.GameStart, freeze *record.PromoFreeze, startAt, freezeAt int) (alpha []byte, unbound verdict.MsgID, bad int) {
+	if pd, ok := rec.(*record.PromoDraw); ok {
+		// The record carries r and H(r) (Parse checks that r opens it).
+		v.Pass(verdict.CheckAlpha, verdict.MsgAlphaFromRecord)
+		switch {
+		case freeze == nil:
+			return pd.Alpha(), verdict.MsgAlphaUnboundFreeze, -1
+		case pd.Commit != freeze.Commit:
+			v.Misbehaviour(verdict.CheckCommitment, verdict.MsgPromoCommit)
+			ev.on(0, freezeAt)
+			return nil, "", -1
+		}
+		v.Pass(verdict.CheckCommitment, verdict.MsgCommitOK, record.Hex(freeze.Commit))
+		return pd.Alpha(), "", -1
+	}
+	if alphaHex == "" {
+		v.Skip(verdict.CheckAlpha, verdict.MsgAlphaNotInReceipt)
+		return nil, "", -1
+	}
+	ab, err := hex.DecodeString(alphaHex)
+	if err != nil {
+		v.Fail(verdict.CheckAlpha, verdict.MsgAlphaNotHex)
+		return nil, "", -1
+	}
+	r, err := secretFromAlpha(rec, ab, start)
+	if err != nil {
+		v.Misbehaviour(verdict.CheckAlpha, verdict.MsgSame, Cause(err))
+		return ab, "", len(v.Checks) - 1
+	}
+	v.Pass(verdict.CheckAlpha, verdict.MsgAlphaBinds)
+	commit := start
+	if s, ok := rec.(*record.GameStart); ok {
+		commit = s
+	}
+	if commit == nil {
+		return ab, verdict.MsgAlphaUnboundStart, -1
+	}
+	if record.Commit(r) != commit.Commit {
+		v.Misbehaviour(verdict.CheckCommitment, verdict.MsgAlphaCommitBroken)
+		return ab, "", len(v.Checks) - 1
+	}
+	v.Pass(verdict.CheckCommitment, verdict.MsgCommitOK, record.Hex(commit.Commit))
+	return ab, "", -1
 }
 
 // kind is a record's kind as a word of the verdict vocabulary.
@@ -164,7 +379,11 @@ func drawOf(r record.Record) (string, []byte, []byte) {
 
 // VerifyTranscript checks a game transcript: format and records, the log
 // (key, signature, inclusion of every record), the VRF keys, then the game
-// itself (CheckGame).
+// itself (CheckGame). A contradiction is misbehaviour only when the records
+// it rests on are proven in the appliance's log — included under a
+// checkpoint signed by a trusted log key — and, for a proof, under a
+// trusted key; a transcript's own choice of records proves nothing (see
+// Game.Included).
 func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 	v := verdict.New(DocTranscript, verdict.MsgSubjectTranscript)
 	var t Transcript
@@ -183,33 +402,59 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 	v.Pass(verdict.CheckFormat, verdict.NoDetail)
 	v.SetSubject(verdict.MsgSubjectGame, t.Game, len(t.Records))
 
-	// Records parse; the optional emission and key announcement are what they claim.
-	var emission *record.Emission
-	var keys *record.KeyAnnouncement
+	// The log's entries: the records, then the optional emission and key
+	// announcement.
 	entries := append([]Logged(nil), t.Records...)
 	names := make([]verdict.Msg, 0, len(entries)+2)
 	for i := range t.Records {
 		names = append(names, verdict.M(verdict.MsgNameRecord, i))
 	}
+	emAt, keysAt := -1, -1
+	if t.Emission != nil {
+		emAt = len(entries)
+		entries, names = append(entries, *t.Emission), append(names, verdict.M(verdict.MsgNameEmission))
+	}
+	if t.Keys != nil {
+		keysAt = len(entries)
+		entries, names = append(entries, *t.Keys), append(names, verdict.M(verdict.MsgNameKeys))
+	}
+	ev := newEvidence(v)
+	layout := verdict.M(verdict.MsgWhyLayout)
+	settled := func() *verdict.Verdict {
+		ev.settle(logCheck(v, &a, t.Checkpoint, t.LogKeys, entries, names), names)
+		return v
+	}
+
+	// Records parse; the optional emission and key announcement are what they claim.
+	var emission *record.Emission
+	var keys *record.KeyAnnouncement
 	if t.Emission != nil {
 		r, err := record.Parse([]byte(t.Emission.Record))
 		e, ok := r.(*record.Emission)
 		if err != nil || !ok {
 			v.Misbehaviour(verdict.CheckRecord, verdict.MsgEmissionNotEmission)
-			return v
+			if err != nil {
+				ev.on(emAt) // malformed, if the log holds it
+			} else {
+				ev.document(layout)
+			}
+			return settled()
 		}
 		emission = e
-		entries, names = append(entries, *t.Emission), append(names, verdict.M(verdict.MsgNameEmission))
 	}
 	if t.Keys != nil {
 		r, err := record.Parse([]byte(t.Keys.Record))
 		k, ok := r.(*record.KeyAnnouncement)
 		if err != nil || !ok {
 			v.Misbehaviour(verdict.CheckRecord, verdict.MsgKeysNotAnnouncement)
-			return v
+			if err != nil {
+				ev.on(keysAt)
+			} else {
+				ev.document(layout)
+			}
+			return settled()
 		}
 		keys = k
-		entries, names = append(entries, *t.Keys), append(names, verdict.M(verdict.MsgNameKeys))
 	}
 	leaves := make([][]byte, len(t.Records))
 	indices := make([]uint64, len(t.Records))
@@ -217,12 +462,14 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 	for i, e := range t.Records {
 		r, err := record.Parse([]byte(e.Record))
 		if err != nil {
-			recordProblem(v, err, verdict.M(verdict.MsgNameRecord, i))
-			return v
+			recordProblem(v, err, verdict.M(verdict.MsgNameRecord, i), nil)
+			ev.on(i)
+			return settled()
 		}
 		if gr, ok := r.(record.GameRecord); !ok || gr.GameID() != t.Game {
 			v.Misbehaviour(verdict.CheckRecord, verdict.MsgRecordNotOfGame, i, t.Game)
-			return v
+			ev.document(layout)
+			return settled()
 		}
 		if s, ok := r.(*record.GameStart); ok && i == 0 {
 			start = s
@@ -232,22 +479,28 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 	v.Pass(verdict.CheckRecord, verdict.MsgCanonicalRecords, len(entries))
 	if emission != nil && start != nil && emission.Emission != start.Emission {
 		v.Misbehaviour(verdict.CheckRecord, verdict.MsgEmissionMismatch, emission.Emission, start.Emission)
-		return v
+		ev.document(layout)
+		return settled()
 	}
 	// The emission's start deadline is the rules' (art. 2.2.4), not only
 	// what its record claims: the game is checked against it below.
 	if emission != nil {
 		if err := qod.CheckEmission(emission, a.Location); err != nil {
 			v.Misbehaviour(verdict.CheckRecord, verdict.MsgSame, Cause(err))
-			return v
+			ev.on(emAt)
+			return settled()
 		}
 	}
 
 	included := logCheck(v, &a, t.Checkpoint, t.LogKeys, entries, names)
-	keysIncluded := t.Keys != nil && included[len(entries)-1]
+	ev.settle(included, names)
+	keysIncluded := keysAt >= 0 && included[keysAt]
 
-	// VRF keys: given, pinned, or announced in the trusted log before the start.
+	// VRF keys: given, pinned, or announced in the trusted log before the
+	// start. A key's suite is known when it is given or announced; a pin
+	// fixes only its bytes.
 	ring := map[string]*vrf.PublicKey{}
+	suiteKnown := map[string]bool{}
 	var problems []verdict.Msg
 	for _, k := range t.VRFKeys {
 		pk, err := parseVRFKey(k)
@@ -256,12 +509,12 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 			continue
 		}
 		fp := record.Hex(record.Fingerprint(pk.Bytes()))
+		logged := announced(keys, k.ID, pk) && keysIncluded && t.Keys.Index < t.Records[0].Index
 		switch {
-		case a.vrfTrusted(pk):
+		case a.vrfTrusted(pk) || logged:
+			// Given or pinned, or announced in the trusted log before the game started.
 			ring[k.ID] = pk
-		case announced(keys, k.ID, pk) && keysIncluded && t.Keys.Index < t.Records[0].Index:
-			// Announced in the trusted log before the game started.
-			ring[k.ID] = pk
+			suiteKnown[k.ID] = logged || a.vrfGiven(pk)
 		default:
 			problems = append(problems, verdict.M(verdict.MsgKeyNotAnchored, k.ID, fp))
 		}
@@ -290,20 +543,35 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 		v.Pass(verdict.CheckVRFKey, verdict.MsgKeyCount, len(ring))
 	}
 	// The game. Proofs are checked with the document's keys even when they
-	// are not trusted: the vrf-key check already failed then.
+	// are not trusted: the vrf-key check already failed then, and a proof
+	// that fails under such a key proves nothing (Game.Trusted).
 	all := map[string]*vrf.PublicKey{}
 	for _, k := range t.VRFKeys {
 		if pk, err := parseVRFKey(k); err == nil {
 			all[k.ID] = pk
 		}
 	}
-	g := Game{Leaves: leaves, Indices: indices, Location: a.Location,
-		Key: func(id string) (*vrf.PublicKey, bool) { pk, ok := all[id]; return pk, ok }}
-	if emission != nil {
+	g := Game{Leaves: leaves, Indices: indices, Location: a.Location, Included: included[:len(t.Records)],
+		Key: func(id string) (*vrf.PublicKey, bool) { pk, ok := all[id]; return pk, ok },
+		Trusted: func(id string) (bool, bool) {
+			pk, ok := ring[id]
+			return ok && pk.Equal(all[id]), suiteKnown[id]
+		}}
+	emissionProven := emission != nil && included[emAt]
+	if emissionProven {
 		g.StartDeadline = emission.StartDeadline
 	}
 	if p := CheckGame(v, g); p != nil && p.Final.Phase != 0 {
 		v.Fact("game", verdict.MsgGameFact, t.Game, p.Final.Picks, p.Final.Tier, verdict.Term(p.Final.Phase.String()))
+	}
+	switch {
+	case emission == nil:
+		// Without its emission, the game's start deadline is unknown: the
+		// rules were replayed without it, and the verdict says so.
+		v.Skip(verdict.CheckRules, verdict.MsgDeadlineNotChecked)
+	case !emissionProven:
+		// Nor with an emission record not proven to be the appliance's.
+		v.Skip(verdict.CheckRules, verdict.MsgDeadlineNotProven)
 	}
 	return v
 }

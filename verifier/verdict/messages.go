@@ -321,6 +321,12 @@ const (
 	MsgThroughput             MsgID = "throughput"
 	MsgTrustState             MsgID = "trust-state"
 
+	// Audit: an id logged twice (emission, game, promotion freeze or draw).
+	MsgGameIDAgain   MsgID = "game-id-again"
+	MsgEmissionAgain MsgID = "emission-again"
+	MsgFreezeAgain   MsgID = "freeze-again"
+	MsgDrawAgain     MsgID = "draw-again"
+
 	// Errors of the audit's reading (verdict.Errorf in audit).
 	MsgAuditCheckpointRead  MsgID = "audit-checkpoint-read"
 	MsgAuditStopped         MsgID = "audit-stopped"
@@ -633,6 +639,58 @@ const (
 	// Promotion certificates: a certified pick that is not β's.
 	MsgPromoRankPick MsgID = "promo-rank-pick"
 	MsgPromoPickRank MsgID = "promo-pick-rank"
+
+	// Promotion certificates: the dates of the rules (promo.Rules.CheckSchedule).
+	MsgPromoFrozenEarly  MsgID = "promo-frozen-early"
+	MsgPromoDrawnOutside MsgID = "promo-drawn-outside"
+	MsgPromoRulesNoDraw  MsgID = "promo-rules-no-draw"
+
+	// Receipts: α bound to the commitment of the game's start or of the
+	// promotion's freeze; transcripts without their emission.
+	MsgNameStart          MsgID = "name-start"
+	MsgNameFreeze         MsgID = "name-freeze"
+	MsgReceiptNoStart     MsgID = "receipt-no-start"
+	MsgReceiptNoFreeze    MsgID = "receipt-no-freeze"
+	MsgStartNotOfGame     MsgID = "start-not-of-game"
+	MsgStartNotBefore     MsgID = "start-not-before"
+	MsgFreezeNotFreeze    MsgID = "freeze-not-freeze"
+	MsgFreezeOtherDraw    MsgID = "freeze-other-draw"
+	MsgAlphaCommitBroken  MsgID = "alpha-commit-broken"
+	MsgAlphaUnboundStart  MsgID = "alpha-unbound-start"
+	MsgAlphaUnboundFreeze MsgID = "alpha-unbound-freeze"
+	MsgEndCommitBroken    MsgID = "end-commit-broken"
+	MsgDeadlineNotChecked MsgID = "deadline-not-checked"
+	MsgProtoFieldNotInt   MsgID = "proto-field-not-int"
+	MsgProtoFieldNotHash  MsgID = "proto-field-not-hash"
+
+	// Misbehaviour that rests on what is not proven to be the appliance's
+	// is a failure, not proof (receipt: VerifyReceipt, VerifyTranscript,
+	// VerifyCertificate, CheckGame): MsgNotProof(why, the contradiction).
+	MsgNotProof        MsgID = "not-proof"
+	MsgWhyNotIncluded  MsgID = "why-not-included"
+	MsgWhyNotAdjacent  MsgID = "why-not-adjacent"
+	MsgWhyKeyUntrusted MsgID = "why-key-untrusted"
+	MsgWhySuite        MsgID = "why-suite"
+	MsgWhyLayout       MsgID = "why-layout"
+	MsgWhyReceiptKey   MsgID = "why-receipt-key"
+	MsgWhyAlpha        MsgID = "why-alpha"
+	MsgWhyCheckpoint   MsgID = "why-checkpoint"
+	MsgWhyCertificate  MsgID = "why-certificate"
+
+	// A game that ended after the appliance lost its secret r
+	// (record.GameEnd.SecretLost).
+	MsgSecretLost MsgID = "secret-lost"
+
+	// rngverify: a file larger than the limit for its kind.
+	MsgFileTooLarge  MsgID = "file-too-large"
+	MsgLimitDocument MsgID = "limit-document"
+	MsgLimitEntrants MsgID = "limit-entrants"
+	MsgLimitKeyFile  MsgID = "limit-key-file"
+	MsgLimitRules    MsgID = "limit-rules"
+	MsgLimitState    MsgID = "limit-state"
+
+	// Transcripts whose emission record is not proven in the log.
+	MsgDeadlineNotProven MsgID = "deadline-not-proven"
 )
 
 var messages = map[MsgID]text{
@@ -1237,6 +1295,16 @@ var messages = map[MsgID]text{
 		"%.0f enregistrements/s (%s)"},
 	MsgTrustState: {"%s: size %d recorded",
 		"%s : taille %d enregistrée"},
+
+	// Audit: an id logged twice (emission, game, promotion freeze or draw).
+	MsgGameIDAgain: {"game %s started again at entry %d (first started at entry %d)",
+		"partie %s démarrée à nouveau à l'entrée %d (premier démarrage à l'entrée %d)"},
+	MsgEmissionAgain: {"emission %s registered again at entry %d with closure %s and start deadline %s (first registered at entry %d with closure %s and start deadline %s)",
+		"émission %s enregistrée à nouveau à l'entrée %d, avec la clôture du %s et la date limite de démarrage %s (enregistrée d'abord à l'entrée %d, avec la clôture du %s et la date limite de démarrage %s)"},
+	MsgFreezeAgain: {"draw %s frozen again at entry %d (first frozen at entry %d)",
+		"tirage %s gelé à nouveau à l'entrée %d (premier gel à l'entrée %d)"},
+	MsgDrawAgain: {"draw %s drawn again at entry %d (first drawn at entry %d)",
+		"tirage %s effectué à nouveau à l'entrée %d (premier tirage à l'entrée %d)"},
 
 	// Errors of the audit's reading (verdict.Errorf in audit).
 	MsgAuditCheckpointRead: {"couldn't read the checkpoint: %w",
@@ -1873,4 +1941,88 @@ Code de sortie :
 		"rang %d : β désigne le participant %d, le certificat nomme le participant %d"},
 	MsgPromoPickRank: {"rank %d: the certificate's pick says rank %d",
 		"rang %d : la désignation du certificat indique le rang %d"},
+
+	// Promotion certificates: the dates of the rules (promo.Rules.CheckSchedule).
+	MsgPromoFrozenEarly: {"draw %s was frozen at %s, before its participation period ended (%s at 24:00, %s time, i.e. %s)",
+		"le tirage %s a été gelé le %s, avant la fin de sa période de participation (le %s à 24 h, heure de %s, soit %s)"},
+	MsgPromoDrawnOutside: {"draw %s was held at %s (%s, %s time), outside the dates the rules allow (%s to %s)",
+		"le tirage %s a eu lieu le %s (le %s, heure de %s), hors des dates que permet le règlement (du %s au %s)"},
+	MsgPromoRulesNoDraw: {"the rules file has no draw %s",
+		"le règlement ne prévoit pas de tirage %s"},
+
+	// Receipts: α bound to the commitment of the game's start or of the
+	// promotion's freeze; transcripts without their emission.
+	MsgNameStart: {"the game's start record",
+		"l'enregistrement de début de partie"},
+	MsgNameFreeze: {"the freeze record",
+		"l'enregistrement du gel"},
+	MsgReceiptNoStart: {"a %s receipt takes no start record (only a later record of the game does)",
+		"un reçu « %s » ne prend pas d'enregistrement de début de partie (seul un enregistrement ultérieur de la partie en prend un)"},
+	MsgReceiptNoFreeze: {"a %s receipt takes no freeze record (only a promotion draw does)",
+		"un reçu « %s » ne prend pas d'enregistrement de gel (seul un tirage promotionnel en prend un)"},
+	MsgStartNotOfGame: {"start: not the start record of game %q",
+		"début de partie : ce n'est pas l'enregistrement de début de la partie « %s »"},
+	MsgStartNotBefore: {"the start record (index %d) was not logged before the record (index %d)",
+		"l'enregistrement de début de partie (index %d) n'a pas été journalisé avant l'enregistrement (index %d)"},
+	MsgFreezeNotFreeze: {"freeze: not a freeze record",
+		"gel : ce n'est pas un enregistrement de gel"},
+	MsgFreezeOtherDraw: {"the freeze record is of draw %q, the draw record of draw %q",
+		"l'enregistrement du gel concerne le tirage « %s », l'enregistrement du tirage le tirage « %s »"},
+	MsgAlphaCommitBroken: {"the r in α does not open the commitment H(r) of the game's start",
+		"le secret r contenu dans l'entrée α n'ouvre pas l'engagement H(r) du début de partie"},
+	MsgAlphaUnboundStart: {"α not bound to the game's commitment: give the transcript or the start record",
+		"l'entrée α n'est pas liée à l'engagement de la partie : fournissez la transcription ou l'enregistrement de début de partie"},
+	MsgAlphaUnboundFreeze: {"α not bound to the draw's commitment: give the certificate or the freeze record",
+		"l'entrée α n'est pas liée à l'engagement du tirage : fournissez le certificat ou l'enregistrement du gel"},
+	MsgEndCommitBroken: {"the r revealed by the end record does not open the commitment H(r) of the game's start",
+		"le secret r révélé par l'enregistrement de fin ne correspond pas à l'engagement H(r) du début de partie"},
+	MsgDeadlineNotChecked: {"start deadline (art. 2.2.4) not checked: the transcript has no emission record",
+		"date limite de début de partie (art. 2.2.4) non vérifiée : la transcription ne contient pas l'enregistrement d'émission"},
+	MsgProtoFieldNotInt: {"%s %q is not a decimal integer",
+		"%s « %s » n'est pas un entier décimal"},
+	MsgProtoFieldNotHash: {"%s[%d] is not 32 bytes",
+		"%s[%d] n'est pas de 32 octets"},
+
+	// Misbehaviour that rests on what is not proven to be the appliance's.
+	MsgNotProof: {"%v: not proof of misbehaviour: %v",
+		"%v : ce n'est pas une preuve de manquement : %v"},
+	MsgWhyNotIncluded: {"the records are not proven to be the appliance's (%v is not included under a checkpoint signed by a trusted log key)",
+		"rien ne prouve que ces enregistrements soient ceux de l'appareil (%v ne figure pas sous un point de contrôle signé par une clé de journal de confiance)"},
+	MsgWhyNotAdjacent: {"the transcript is not proven complete: records %d and %d are not adjacent in the log, and a record between them may have been left out",
+		"rien ne prouve que la transcription soit complète : les enregistrements %d et %d ne se suivent pas dans le journal, et un enregistrement a pu être omis entre eux"},
+	MsgWhyKeyUntrusted: {"VRF key %s is not a trusted key",
+		"la clé VRF %s n'est pas une clé de confiance"},
+	MsgWhySuite: {"the proof verifies under suite %s: the document names another suite, and a pinned fingerprint fixes only the key's bytes",
+		"la preuve se vérifie avec la suite %s : le document en indique une autre, et une empreinte épinglée ne fixe que les octets de la clé"},
+	MsgWhyLayout: {"the document, not the log, puts these records together",
+		"c'est le document, et non le journal, qui réunit ces enregistrements"},
+	MsgWhyReceiptKey: {"the receipt's vrf_key is not in the log",
+		"la clé vrf_key du reçu ne figure pas dans le journal"},
+	MsgWhyAlpha: {"the receipt's α is not in the log, and no valid proof under the trusted key binds it",
+		"l'entrée α du reçu ne figure pas dans le journal, et aucune preuve valide sous la clé de confiance ne la lie"},
+	MsgWhyCheckpoint: {"the records are not proven to be the appliance's (the checkpoint is not signed by a trusted log key)",
+		"rien ne prouve que ces enregistrements soient ceux de l'appareil (le point de contrôle n'est pas signé par une clé de journal de confiance)"},
+	MsgWhyCertificate: {"the certificate's own %s member is not in the log",
+		"le membre %s du certificat ne figure pas dans le journal"},
+
+	// A game that ended after the appliance lost its secret r.
+	MsgSecretLost: {"the appliance did not reveal r: it lost it (game %s); this game's draws cannot be verified",
+		"l'appareil n'a pas révélé le secret r : il l'a perdu (partie %s) ; les tirages de cette partie ne peuvent pas être vérifiés"},
+
+	// rngverify: a file larger than the limit for its kind.
+	MsgFileTooLarge: {"%s is larger than %d MiB, the limit for %v",
+		"%s dépasse %d Mio, la limite pour %v"},
+	MsgLimitDocument: {"a receipt, transcript or certificate",
+		"un reçu, une transcription ou un certificat"},
+	MsgLimitEntrants: {"an entrant list (10 million entrants with 64-character account ids fit in it)",
+		"une liste de participants (10 millions de participants aux identifiants de 64 caractères y tiennent)"},
+	MsgLimitKeyFile: {"a key file",
+		"un fichier de clés"},
+	MsgLimitRules: {"a rules file",
+		"un règlement"},
+	MsgLimitState: {"the trust state",
+		"l'état de confiance"},
+	// Transcripts whose emission record is not proven in the log.
+	MsgDeadlineNotProven: {"start deadline (art. 2.2.4) not checked: the emission record is not proven in the log",
+		"date limite de début de partie (art. 2.2.4) non vérifiée : rien ne prouve que l'enregistrement d'émission figure dans le journal"},
 }

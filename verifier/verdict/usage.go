@@ -26,23 +26,29 @@ donne β. FICHIER « - » lit l'entrée standard.
 `
 	usageGameEN = `usage: rngverify game FILE [trust flags] [--lang fr|en] [--json]
 
-Checks a game transcript (JSON "tirage/transcript", exported by
-rngctl qod transcript --game ID): every record is canonical and in the signed
-log; the records link by hash in order, none missing; the r revealed at the end
-opens the start's commitment; every VRF proof verifies under the trusted key;
-every outcome is the one β gives; replaying the game follows the rules.
-FILE "-" reads stdin.
+Checks a game transcript (JSON "tirage/transcript", as rngd's game server API
+returns it: gRPC tirage.qod.v1.QuitteOuDouble/GetTranscript; rngdemo saves them
+in data/transcripts/): every record is canonical and in the signed log; the
+records link by hash in order, none missing; the r revealed at the end opens
+the start's commitment; every VRF proof verifies under the trusted key; every
+outcome is the one β gives; replaying the game follows the rules. A
+contradiction is MISBEHAVIOUR only between records proven in the log under a
+trusted log key: an edited transcript is NOT VERIFIED. FILE "-" reads stdin.
 
 `
 	usageGameFR = `utilisation : rngverify game FICHIER [options de confiance] [--lang fr|en] [--json]
 
-Vérifie la transcription d'une partie (JSON « tirage/transcript », exportée par
-rngctl qod transcript --game ID) : chaque enregistrement est sous forme
-canonique et figure dans le journal signé ; les enregistrements se suivent par
-empreinte, dans l'ordre, sans manque ; le secret r révélé à la fin correspond à
-l'engagement du début ; chaque preuve VRF se vérifie sous la clé de confiance ;
-chaque résultat est celui que donne β ; rejouer la partie respecte le
-règlement. FICHIER « - » lit l'entrée standard.
+Vérifie la transcription d'une partie (JSON « tirage/transcript », telle que
+la renvoie l'API des serveurs de jeu de rngd : gRPC
+tirage.qod.v1.QuitteOuDouble/GetTranscript ; rngdemo les enregistre dans
+data/transcripts/) : chaque enregistrement est sous forme canonique et figure
+dans le journal signé ; les enregistrements se suivent par empreinte, dans
+l'ordre, sans manque ; le secret r révélé à la fin correspond à l'engagement du
+début ; chaque preuve VRF se vérifie sous la clé de confiance ; chaque résultat
+est celui que donne β ; rejouer la partie respecte le règlement. Une
+contradiction n'est un MANQUEMENT qu'entre des enregistrements dont la présence
+dans le journal est prouvée sous une clé de journal de confiance : une
+transcription modifiée est NON VÉRIFIÉE. FICHIER « - » lit l'entrée standard.
 
 `
 	usageExitEN = `

@@ -29,9 +29,12 @@ type pageDoc struct {
 }
 
 // TestBrowserPage builds the page with scripts/wasm.sh, opens it from a
-// file:// URL in headless Chromium, drops good and tampered documents on it
-// and reads the checks it shows: good files pass, tampered files fail with
-// the right check named, in French and in English, with no network request.
+// file:// URL in headless Chromium, gives it the operator's log key file as
+// a trusted key and a pinned fingerprint, drops good and tampered documents
+// on it and reads the checks it shows: good files pass, tampered files fail
+// with the right check named, in French and in English, with no network
+// request. Then the key file goes among the documents instead: it is shown
+// as not trusted, with the page's advice, and the documents do not pass.
 func TestBrowserPage(t *testing.T) {
 	if _, err := os.Stat(chromium); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -88,7 +91,8 @@ func TestBrowserPage(t *testing.T) {
 	if err := chromedp.Do(ctx,
 		chromedp.Click("#lang-en"),
 		chromedp.SendKeys("#pins", files["pin"]),
-		chromedp.SetUploadFiles("#files", []string{files["vkey"], files["game"], files["game-tampered"], files["receipt"],
+		chromedp.SetUploadFiles("#anchors", []string{files["vkey"]}),
+		chromedp.SetUploadFiles("#files", []string{files["game"], files["game-tampered"], files["receipt"],
 			files["certificate"], files["entrants"], files["certificate-tampered"], files["junk"]}),
 	); err != nil {
 		t.Fatal(err)
@@ -96,10 +100,10 @@ func TestBrowserPage(t *testing.T) {
 	docs := read(t, ctx, 6)
 	want := map[string]struct{ verdict, check, status string }{
 		"game.json":                 {"pass", "vrf-proof", "pass"},
-		"game-tampered.json":        {"misbehaviour", "outcome", "misbehaviour"},
+		"game-tampered.json":        {"fail", "outcome", "fail"}, // edited: proves nothing against the appliance
 		"receipt.json":              {"pass", "outcome", "pass"},
 		"certificate.json":          {"pass", "entrant-root", "pass"},
-		"certificate-tampered.json": {"misbehaviour", "ranked-picks", "misbehaviour"},
+		"certificate-tampered.json": {"fail", "ranked-picks", "fail"},
 		"junk.txt":                  {"fail", "format", "fail"},
 	}
 	for _, d := range docs {
@@ -130,7 +134,7 @@ func TestBrowserPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range read(t, ctx, 6) {
-		if d.File == "game-tampered.json" && !strings.Contains(d.Summary, "MANQUEMENT PROUVÉ") {
+		if d.File == "game-tampered.json" && !strings.Contains(d.Summary, "NON VÉRIFIÉ") {
 			t.Errorf("French summary %q", d.Summary)
 		}
 		if d.File == "game.json" && !strings.Contains(d.Summary, "toutes les vérifications sont réussies") {
@@ -156,6 +160,29 @@ func TestBrowserPage(t *testing.T) {
 		if strings.Contains(text, en) {
 			t.Errorf("the French page shows English %q", en)
 		}
+	}
+
+	// The key file among the documents, and no trusted key: nothing passes,
+	// the key file is shown as not trusted and the page says how to trust it.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("pins").value = ""; true`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Click("#lang-en"),
+		chromedp.Click("#clear-anchors"),
+		chromedp.Click("#clear"),
+		chromedp.SetUploadFiles("#files", []string{files["vkey"], files["receipt"]}),
+	); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range read(t, ctx, 2) {
+		if d.Verdict == "pass" || d.Checks["log-key"] != "fail" {
+			t.Errorf("%s without a trusted key: verdict %s, log-key %s (%s)", d.File, d.Verdict, d.Checks["log-key"], d.Summary)
+		}
+	}
+	note, err := chromedp.Run(ctx, chromedp.Text(`#results section[data-note="key-not-trusted"] .note`))
+	if err != nil || !strings.Contains(note, "it is not trusted") || !strings.Contains(note, "type them in 1") {
+		t.Errorf("the key file among the documents: note %q (%v)", note, err)
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -1,27 +1,37 @@
 // Package web is the logic of rngverify's offline browser page: the files
-// a user drops (receipts, transcripts, promotion certificates, entrant lists,
-// log key files) are recognised, verified with the same core as the command
-// line, and rendered as localized checks for the page to show. It does no
-// I/O; verifier/web/wasm bridges it to JavaScript, and static/index.html is
-// the page (scripts/wasm.sh assembles bin/verifier-web/).
+// a user drops (receipts, transcripts, promotion certificates, entrant lists)
+// are recognised, verified with the same core as the command line, and
+// rendered as localized checks for the page to show. It does no I/O;
+// verifier/web/wasm bridges it to JavaScript, and static/index.html is the
+// page (scripts/wasm.sh assembles bin/verifier-web/).
 //
-// Trust on the page is what the user drops or types: a log key file (the
-// text served at /log/vkey), the log's key announcement record (every key in
-// it is pinned), or pinned fingerprints. A document is never
-// trusted on its own word: without an anchor its log-key check fails.
+// Trust on the page comes only from what the user gives as such, apart
+// from the documents to check: the operator's key files (the log key file
+// served at /log/vkey, or the log's key announcement record, which must
+// pass verifier/announce's possession check before its keys are pinned),
+// and pinned fingerprints — as rngverify's --log-key, --vrf-key and --pin.
+// A key file or key announcement dropped among the documents is never
+// trusted: whoever made the documents could have made it too. It is shown
+// with its fingerprints, as trusted only when the anchors already trust
+// every key in it, and a document that needs it fails its log-key (or
+// vrf-key) check as it does on the command line without an anchor.
 package web
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
+	"tirage.fr/tirage/verifier/announce"
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
+	"tirage.fr/tirage/verifier/vrf"
 )
 
 // File is one dropped file.
@@ -30,39 +40,65 @@ type File struct {
 	Data []byte
 }
 
+// Notes: what the page adds, in its own words, under a result.
+const (
+	// NoteKeyNotTrusted: a key file dropped among the documents, not
+	// trusted; the page says how to trust it.
+	NoteKeyNotTrusted = "key-not-trusted"
+	// NoteAnchorRefused: a file given as a trusted key that is not one (or
+	// whose announcement fails its possession check); nothing in it is trusted.
+	NoteAnchorRefused = "anchor-refused"
+	// NotePinRefused: a pinned fingerprint that is not 64 hex digits.
+	NotePinRefused = "pin-refused"
+)
+
 // Result is one document's verdict.
 type Result struct {
 	File    string
 	Verdict *verdict.Verdict
+	// Note, if not empty, is one of the Note constants.
+	Note string
 }
 
-// Verify verifies every document among files with the anchors found among
-// them (log key files) plus the pinned fingerprints (hex, separated by
-// spaces, commas or newlines).
-func Verify(files []File, pins string) []Result {
+// Verify verifies every document among docs (receipts, transcripts,
+// certificates, with the entrant lists among them). It trusts only
+// anchors — the operator's log key files and key announcement records,
+// obtained by the user apart from the documents — and pins, pinned key
+// fingerprints (hex, separated by spaces, commas or newlines). An anchor or
+// pin that cannot be trusted is reported first (NoteAnchorRefused,
+// NotePinRefused) and trusts nothing; a key file among docs is reported
+// (NoteKeyNotTrusted unless the anchors already trust all its keys) and
+// trusts nothing either.
+func Verify(docs, anchors []File, pins string) []Result {
 	// The game rules' time zone, as rngverify's default --tz (the page
 	// embeds the zone database: time/tzdata in wasm).
 	var a receipt.Anchors
 	if loc, err := time.LoadLocation("Europe/Paris"); err == nil {
 		a.Location = loc
 	}
+	var out []Result
 	for _, p := range strings.FieldsFunc(pins, func(r rune) bool { return r == ' ' || r == ',' || r == '\n' || r == '\t' || r == '\r' }) {
+		if b, err := hex.DecodeString(p); err != nil || len(b) != 32 {
+			v := verdict.New("pin", verdict.MsgSame, p)
+			v.Fail(verdict.CheckLogKey, verdict.MsgCLIPinBad, p)
+			out = append(out, Result{File: p, Verdict: v, Note: NotePinRefused})
+			continue
+		}
 		a.Pins = append(a.Pins, strings.ToLower(p))
 	}
+	for _, f := range anchors {
+		if err := trust(&a, f.Data); err != nil {
+			v := verdict.New(receipt.Detect(f.Data), verdict.MsgSame, f.Name)
+			v.Fail(verdict.CheckLogKey, verdict.MsgSame, receipt.Cause(err))
+			out = append(out, Result{File: f.Name, Verdict: v, Note: NoteAnchorRefused})
+		}
+	}
 	lists := map[string]*promo.EntrantList{}
-	var docs []File
-	var out []Result
-	for _, f := range files {
-		switch receipt.Detect(f.Data) {
-		case receipt.DocLogKeys:
-			keys, _ := checkpoint.ParseKeys(string(f.Data))
-			a.LogKeys = append(a.LogKeys, keys...)
-		case receipt.DocKeyRecord:
-			// The operator's published key announcement: pin every key in it.
-			r, _ := record.Parse(bytes.TrimSpace(f.Data))
-			for _, k := range r.(*record.KeyAnnouncement).Keys {
-				a.Pins = append(a.Pins, record.Hex(k.Fingerprint))
-			}
+	var checked []File
+	for _, f := range docs {
+		switch kind := receipt.Detect(f.Data); kind {
+		case receipt.DocLogKeys, receipt.DocKeyRecord:
+			out = append(out, offered(kind, f, &a))
 		case receipt.DocEntrants:
 			l, err := promo.ParseEntrantList(f.Data)
 			if err != nil {
@@ -73,14 +109,14 @@ func Verify(files []File, pins string) []Result {
 			}
 			lists[l.Draw] = l
 		case receipt.DocReceipt, receipt.DocTranscript, receipt.DocCertificate:
-			docs = append(docs, f)
+			checked = append(checked, f)
 		default:
 			v := verdict.New("", verdict.MsgSame, f.Name)
 			v.Fail(verdict.CheckFormat, verdict.MsgNotTirageFile)
 			out = append(out, Result{File: f.Name, Verdict: v})
 		}
 	}
-	for _, f := range docs {
+	for _, f := range checked {
 		var v *verdict.Verdict
 		switch receipt.Detect(f.Data) {
 		case receipt.DocReceipt:
@@ -93,6 +129,82 @@ func Verify(files []File, pins string) []Result {
 		out = append(out, Result{File: f.Name, Verdict: v})
 	}
 	return out
+}
+
+// trust adds to a the keys of an anchor file, as rngverify's --log-key
+// FILE: a key announcement record (JSON) must pass announce.Parse — every
+// key proved possession — before its keys are pinned and its VRF keys
+// trusted; anything else must be a log key file. Nothing is added on error.
+func trust(a *receipt.Anchors, b []byte) error {
+	t := bytes.TrimSpace(b)
+	if len(t) > 0 && t[0] == '{' {
+		if k := receipt.Detect(t); k != "" && k != receipt.DocKeyRecord {
+			return verdict.Errorf(verdict.MsgKeysNotAnnouncement)
+		}
+		ka, err := announce.Parse(t)
+		if err != nil {
+			return err
+		}
+		for _, k := range ka.Keys {
+			a.Pins = append(a.Pins, record.Hex(k.Fingerprint))
+			if s, err := vrf.ParseSuite(k.Suite); err == nil && k.Use == announce.UseVRF {
+				if pk, err := vrf.ParsePublicKey(s, k.PublicKey); err == nil {
+					a.VRFKeys = append(a.VRFKeys, pk)
+				}
+			}
+		}
+		return nil
+	}
+	keys, err := checkpoint.ParseKeys(string(t))
+	if err != nil {
+		return err
+	}
+	a.LogKeys = append(a.LogKeys, keys...)
+	return nil
+}
+
+// offered is the verdict on a key file dropped among the documents: its
+// keys, trusted only if the anchors already trust every one of them; a key
+// announcement is also checked (announce.Parse) and named bad if it fails.
+func offered(kind string, f File, a *receipt.Anchors) Result {
+	v := verdict.New(kind, verdict.MsgSame, f.Name)
+	trusted := slices.Clone(a.Pins)
+	for _, k := range a.LogKeys {
+		trusted = append(trusted, k.Fingerprint())
+	}
+	for _, k := range a.VRFKeys {
+		trusted = append(trusted, record.Hex(record.Fingerprint(k.Bytes())))
+	}
+	type key struct{ name, fp string }
+	var keys []key
+	if kind == receipt.DocKeyRecord {
+		t := bytes.TrimSpace(f.Data)
+		if _, err := announce.Parse(t); err != nil {
+			v.Fail(verdict.CheckRecord, verdict.MsgSame, receipt.Cause(err))
+		}
+		r, _ := record.Parse(t)
+		for _, k := range r.(*record.KeyAnnouncement).Keys {
+			keys = append(keys, key{k.Use + " " + k.Suite, record.Hex(record.Fingerprint(k.PublicKey))})
+		}
+	} else {
+		lk, _ := checkpoint.ParseKeys(string(f.Data))
+		for _, k := range lk {
+			keys = append(keys, key{k.Algorithm, k.Fingerprint()})
+		}
+	}
+	var all, untrusted []string
+	for _, k := range keys {
+		all = append(all, k.name+" "+k.fp)
+		if !slices.Contains(trusted, k.fp) {
+			untrusted = append(untrusted, k.name+" "+k.fp)
+		}
+	}
+	if len(keys) > 0 && len(untrusted) == 0 {
+		v.Pass(verdict.CheckLogKey, verdict.MsgSame, strings.Join(all, ", "))
+		return Result{File: f.Name, Verdict: v}
+	}
+	v.Fail(verdict.CheckLogKey, verdict.MsgNoTrustedLogKey, verdict.M(verdict.MsgHintLogKeys, strings.Join(untrusted, ", ")))
+	return Result{File: f.Name, Verdict: v, Note: NoteKeyNotTrusted}
 }
 
 // pageCheck is one check as the page shows it.
@@ -112,6 +224,7 @@ type pageResult struct {
 	Summary string         `json:"summary"`
 	Checks  []pageCheck    `json:"checks"`
 	Facts   []verdict.Fact `json:"facts,omitempty"` // localized name and value only
+	Note    string         `json:"note,omitempty"`  // Result.Note, which the page words
 }
 
 // Render encodes results for the page in lang ("fr" or "en").
@@ -119,7 +232,7 @@ func Render(results []Result, lang string) []byte {
 	out := make([]pageResult, 0, len(results))
 	for _, r := range results {
 		v := r.Verdict
-		p := pageResult{File: r.File, Kind: v.Kind, Subject: v.SubjectText(lang), Verdict: string(v.Status()), Summary: v.Summary(lang)}
+		p := pageResult{File: r.File, Kind: v.Kind, Subject: v.SubjectText(lang), Verdict: string(v.Status()), Summary: v.Summary(lang), Note: r.Note}
 		for _, c := range v.Checks {
 			p.Checks = append(p.Checks, pageCheck{Name: c.Name, Status: string(c.Status), Title: verdict.Title(c.Name, lang),
 				Explanation: verdict.Explanation(c.Name, lang), Detail: c.Reason(lang)})

@@ -5,11 +5,16 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"tirage.fr/tirage/verifier/announce"
+	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/receipt/receipttest"
+	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
 	"tirage.fr/tirage/verifier/web"
 )
 
@@ -17,7 +22,7 @@ import (
 // as TestBrowserPage.
 func TestVerify(t *testing.T) {
 	paths := documents(t, t.TempDir())
-	var files []web.File
+	var files, anchors []web.File
 	for k, p := range paths {
 		if k == "pin" {
 			continue
@@ -26,7 +31,12 @@ func TestVerify(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, web.File{Name: filepath.Base(p), Data: b})
+		f := web.File{Name: filepath.Base(p), Data: b}
+		if k == "vkey" {
+			anchors = append(anchors, f) // the operator's key file, trusted
+		} else {
+			files = append(files, f)
+		}
 	}
 	var docs []struct {
 		File    string `json:"file"`
@@ -36,11 +46,12 @@ func TestVerify(t *testing.T) {
 			Name, Status, Title, Explanation string
 		} `json:"checks"`
 	}
-	if err := json.Unmarshal(web.Render(web.Verify(files, paths["pin"]), "en"), &docs); err != nil {
+	if err := json.Unmarshal(web.Render(web.Verify(files, anchors, paths["pin"]), "en"), &docs); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"game.json": "pass", "game-tampered.json": "misbehaviour", "receipt.json": "pass",
-		"certificate.json": "pass", "certificate-tampered.json": "misbehaviour", "junk.txt": "fail"}
+	// Edited files prove nothing against the appliance: not verified.
+	want := map[string]string{"game.json": "pass", "game-tampered.json": "fail", "receipt.json": "pass",
+		"certificate.json": "pass", "certificate-tampered.json": "fail", "junk.txt": "fail"}
 	if len(docs) != len(want) {
 		t.Errorf("%d documents, want %d", len(docs), len(want))
 	}
@@ -56,13 +67,13 @@ func TestVerify(t *testing.T) {
 	}
 	// The reasons, subjects and facts are in the language asked for.
 	want2 := map[string]map[string][]string{
-		"en": {"game-tampered.json": {"MISBEHAVIOUR PROVEN — keep these files as evidence — check «record chain» (chain): record 2 (game_end) does not link to record 1", "(number 1, record 1): recorded good, β gives losing",
+		"en": {"game-tampered.json": {"NOT VERIFIED (nothing proven either way) — failed check «in the log» (inclusion): record 1 at index", "not proof of misbehaviour: record 2 (game_end) does not link to record 1", "(number 1, record 1): recorded good, β gives losing",
 			"game g-page record 2 (game_end): prev is not the leaf hash of record 1"},
-			"certificate-tampered.json": {"MISBEHAVIOUR PROVEN", "rank 1: "},
+			"certificate-tampered.json": {"not proof of misbehaviour", "rank 1: "},
 			"junk.txt":                  {"not a Tirage receipt, transcript, certificate, entrant list or log key file"}},
-		"fr": {"game-tampered.json": {"MANQUEMENT PROUVÉ — conservez ces fichiers comme preuve — vérification « chaîne des enregistrements » (chain) : l'enregistrement 2 (fin de partie) ne se rattache pas à l'enregistrement 1", "(numéro 1, enregistrement 1) : enregistré « bon numéro », β donne « numéro perdant »",
+		"fr": {"game-tampered.json": {"NON VÉRIFIÉ", "ce n'est pas une preuve de manquement : l'enregistrement 2 (fin de partie) ne se rattache pas à l'enregistrement 1", "(numéro 1, enregistrement 1) : enregistré « bon numéro », β donne « numéro perdant »",
 			"partie g-page, enregistrement 2 (fin de partie) : le lien prev n'est pas l'empreinte de feuille de l'enregistrement 1"},
-			"certificate-tampered.json": {"MANQUEMENT PROUVÉ", "rang 1 : "},
+			"certificate-tampered.json": {"ce n'est pas une preuve de manquement", "rang 1 : "},
 			"junk.txt":                  {"ce n'est ni un reçu, ni une transcription"}},
 	}
 	for lang, byFile := range want2 {
@@ -71,7 +82,7 @@ func TestVerify(t *testing.T) {
 			Checks                 []struct{ Detail string }
 			Facts                  []struct{ Name, Value string }
 		}
-		if err := json.Unmarshal(web.Render(web.Verify(files, paths["pin"]), lang), &docs); err != nil {
+		if err := json.Unmarshal(web.Render(web.Verify(files, anchors, paths["pin"]), lang), &docs); err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range docs {
@@ -101,16 +112,16 @@ func TestVerify(t *testing.T) {
 		}
 	}
 
-	// Without the key file and pin, nothing is trusted.
-	var bare []web.File
-	for _, f := range files {
-		if f.Name != "log.vkey" {
-			bare = append(bare, f)
-		}
-	}
-	for _, r := range web.Verify(bare, "") {
-		if r.Verdict.Status() == "pass" {
-			t.Errorf("%s passed without any trust anchor", r.File)
+	// Without the key file and pin, nothing is trusted; nor when the key
+	// file comes among the documents: it is shown as not trusted.
+	for _, docs := range [][]web.File{files, append(slices.Clone(files), anchors...)} {
+		for _, r := range web.Verify(docs, nil, "") {
+			if r.Verdict.Status() == "pass" {
+				t.Errorf("%s passed without any trust anchor", r.File)
+			}
+			if r.File == "log.vkey" && r.Note != web.NoteKeyNotTrusted {
+				t.Errorf("the key file among the documents: note %q, %s", r.Note, r.Verdict.Text("en"))
+			}
 		}
 	}
 }
@@ -186,9 +197,18 @@ func documents(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// TestKeyRecordAnchors: the key announcement alone anchors a transcript.
-func TestKeyRecordAnchors(t *testing.T) {
-	a, err := receipttest.New(22)
+// bundle is what an attacker sends: documents of its own appliance with its
+// keys — the log key file, its key announcement (unsigned, as the log's first
+// leaf of receipttest, or sealed with the VRF key's proof of possession, as
+// rngd announces) — and, for the pins, its keys' fingerprints.
+type bundle struct {
+	receipt, transcript, vkey, unsigned, sealed, swapped []byte
+	vrfPin, logPin                                       string
+}
+
+func newBundle(t *testing.T, seed byte) bundle {
+	t.Helper()
+	a, err := receipttest.New(seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,8 +216,159 @@ func TestKeyRecordAnchors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := web.Verify([]web.File{{Name: "keys.json", Data: a.Leaf(0)}, {Name: "game.json", Data: a.Transcript(g, receipttest.TranscriptOptions{})}}, "")
-	if len(res) != 1 || res[0].Verdict.Status() != "pass" {
-		t.Fatalf("%d results: %s", len(res), res[0].Verdict.Text("en"))
+	r, err := record.Parse(a.Leaf(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ka := r.(*record.KeyAnnouncement)
+	ka.Keys = ka.Keys[:1] // the VRF key: receipttest holds no log key in announce's form
+	sealed, err := announce.Seal(ka, func(_ int, m []byte) ([]byte, error) { return a.VRF.Prove(m) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same record, its key swapped after sealing.
+	other, err := receipttest.New(seed + 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ka.Keys[0].PublicKey = other.VRF.Public().Bytes()
+	ka.Keys[0].Fingerprint = record.Fingerprint(ka.Keys[0].PublicKey)
+	swapped, err := record.Format(ka)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lk, err := checkpoint.ParseKey(a.LogKeys[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bundle{receipt: a.Receipt(g, 1, true), transcript: a.Transcript(g, receipttest.TranscriptOptions{}),
+		vkey: a.LogKeyFile(), unsigned: a.Leaf(0), sealed: sealed, swapped: swapped, vrfPin: a.VRFFingerprint(), logPin: lk.Fingerprint()}
+}
+
+// results maps file names to results; a missing file's verdict is an
+// empty one (no check: not a pass).
+func results(rs []web.Result) missing {
+	m := map[string]web.Result{}
+	for _, r := range rs {
+		m[r.File] = r
+	}
+	return missing(m)
+}
+
+type missing map[string]web.Result
+
+func (m missing) get(f string) web.Result {
+	if r, ok := m[f]; ok {
+		return r
+	}
+	return web.Result{File: f, Verdict: verdict.New("", verdict.MsgSame, f+" (no result)")}
+}
+
+// TestDroppedKeysAreNotTrusted: a bundle of an attacker's documents and its
+// own keys — key announcement or log key file dropped with the documents —
+// does not pass (it did when the page trusted dropped keys): the documents
+// fail their log-key check, as rngverify without --log-key or --pin, and
+// each key file is shown as not trusted, with its fingerprints.
+func TestDroppedKeysAreNotTrusted(t *testing.T) {
+	b := newBundle(t, 22)
+	for name, keys := range map[string][]web.File{
+		"key announcement":             {{Name: "keys.json", Data: b.unsigned}},
+		"sealed announcement":          {{Name: "keys.json", Data: b.sealed}},
+		"sealed announcement and vkey": {{Name: "keys.json", Data: b.sealed}, {Name: "log.vkey", Data: b.vkey}},
+	} {
+		docs := append(slices.Clone(keys), web.File{Name: "receipt.json", Data: b.receipt}, web.File{Name: "game.json", Data: b.transcript})
+		res := results(web.Verify(docs, nil, ""))
+		for _, f := range []string{"receipt.json", "game.json"} {
+			v := res.get(f).Verdict
+			if v.Status() == "pass" || v.Find(verdict.CheckLogKey) == nil || v.Find(verdict.CheckLogKey).Status != verdict.StatusFail {
+				t.Errorf("%s: %s is not refused for its log key:\n%v", name, f, v.Text("en"))
+				continue
+			}
+			if why := v.Find(verdict.CheckLogKey).Reason("en"); !strings.Contains(why, "no trusted log key") || !strings.Contains(why, b.logPin) {
+				t.Errorf("%s: %s: log-key: %s", name, f, why)
+			}
+		}
+		for _, k := range keys {
+			r := res.get(k.Name)
+			if r.Verdict.Status() == "pass" || r.Note != web.NoteKeyNotTrusted || !strings.Contains(r.Verdict.Text("en"), b.vrfPin[:16]) && !strings.Contains(r.Verdict.Text("en"), b.logPin) {
+				t.Errorf("%s: %s among the documents: note %q\n%v", name, k.Name, r.Note, r.Verdict.Text("en"))
+			}
+		}
+	}
+}
+
+// TestAnchors: the same keys given as anchors (apart from the documents)
+// are trusted; a key announcement only if it passes announce.Check, and a
+// refused anchor trusts nothing and says why.
+func TestAnchors(t *testing.T) {
+	b := newBundle(t, 22)
+	docs := []web.File{{Name: "receipt.json", Data: b.receipt}, {Name: "game.json", Data: b.transcript}}
+	pass := func(name string, rs []web.Result, want ...string) {
+		t.Helper()
+		res := results(rs)
+		for _, f := range want {
+			if v := res.get(f).Verdict; v.Status() != "pass" {
+				t.Errorf("%s: %s does not pass:\n%v", name, f, v.Text("en"))
+			}
+		}
+	}
+	anchors := []web.File{{Name: "keys.json", Data: b.sealed}, {Name: "log.vkey", Data: b.vkey}}
+	rs := web.Verify(docs, anchors, "")
+	if len(rs) != 2 {
+		t.Errorf("%d results, want the 2 documents", len(rs))
+	}
+	pass("sealed announcement and vkey", rs, "receipt.json", "game.json")
+	// Pinned fingerprints alone.
+	pass("pins", web.Verify(docs, nil, b.vrfPin+", "+strings.ToUpper(b.logPin)), "receipt.json", "game.json")
+	// The key files also among the documents: shown as trusted.
+	pass("keys also among the documents", web.Verify(append(slices.Clone(anchors), docs...), anchors, ""), "keys.json", "log.vkey", "receipt.json", "game.json")
+	// The transcript's VRF key is announced in the trusted log; the receipt's
+	// is not trusted without the announcement.
+	res := results(web.Verify(docs, anchors[1:], ""))
+	if v := res.get("receipt.json").Verdict; v.Status() == "pass" || v.Find(verdict.CheckVRFKey) == nil || v.Find(verdict.CheckVRFKey).Status != verdict.StatusFail {
+		t.Errorf("receipt without its VRF key anchored:\n%s", v.Text("en"))
+	}
+	pass("vkey", web.Verify(docs, anchors[1:], ""), "game.json")
+
+	// Refused anchors: an unsigned or tampered announcement, a document.
+	for name, c := range map[string]struct {
+		data   []byte
+		en, fr string
+	}{
+		"unsigned":  {b.unsigned, "bad key announcement: envelope", "annonce des clés invalide"},
+		"swapped":   {b.swapped, "bad key announcement: payload", "annonce des clés invalide"},
+		"a receipt": {b.receipt, "not a key announcement", "ce n'est pas une annonce de clés"},
+		"junk":      {[]byte("hello\n"), "line 1", "ligne 1"},
+		"a bad pin": {nil, "--pin \"12ab\"", "64 chiffres hexadécimaux"},
+	} {
+		var anchors []web.File
+		pins := "12ab " + b.logPin
+		if c.data != nil {
+			anchors, pins = []web.File{{Name: "keys.json", Data: c.data}}, b.logPin
+		}
+		rs := web.Verify(docs, anchors, pins)
+		if len(rs) != 3 {
+			t.Errorf("%s: %d results, want the refusal and the 2 documents", name, len(rs))
+			continue
+		}
+		r := rs[0]
+		want := web.NoteAnchorRefused
+		if c.data == nil {
+			want = web.NotePinRefused
+		}
+		if r.Note != want || r.Verdict.Status() != "fail" || !strings.Contains(r.Verdict.Text("en"), c.en) || !strings.Contains(r.Verdict.Text("fr"), c.fr) {
+			t.Errorf("%s: note %q\n%s\n%s", name, r.Note, r.Verdict.Text("en"), r.Verdict.Text("fr"))
+		}
+		if rs[1].Verdict.Status() == "pass" {
+			t.Errorf("%s: receipt passed with a refused anchor:\n%s", name, rs[1].Verdict.Text("en"))
+		}
+	}
+	// The page is told the note.
+	var page []struct{ File, Note string }
+	if err := json.Unmarshal(web.Render(web.Verify([]web.File{{Name: "keys.json", Data: b.sealed}}, []web.File{{Name: "bad.json", Data: b.unsigned}}, ""), "fr"), &page); err != nil {
+		t.Fatal(err)
+	}
+	if len(page) != 2 || page[0].Note != web.NoteAnchorRefused || page[1].Note != web.NoteKeyNotTrusted {
+		t.Errorf("rendered notes: %+v", page)
 	}
 }

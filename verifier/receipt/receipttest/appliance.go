@@ -4,7 +4,7 @@
 // by Ed25519 and ML-DSA-44, and hands out receipts, transcripts and the
 // log's tiles in the C2SP tlog-tiles layout. It can be told to cheat — a
 // forged proof, a swapped outcome, a wrong r, a forked log — so that tests
-// can check that verifiers catch each.
+// can check that verifiers catch each (grep Cheat).
 //
 // It does no I/O: Tiles returns the files; tests write or serve them.
 package receipttest
@@ -189,6 +189,21 @@ type Cheat struct {
 	SwapOutcome int
 	// WrongSecret reveals an r at the end that is not the committed one.
 	WrongSecret bool
+	// StartSecret draws the multipliers with an r that is not the
+	// committed one (α and proof consistent with it); the end reveals the
+	// committed r.
+	StartSecret bool
+	// Reroll draws pick k (1-based) with fresh secrets r' — not the
+	// committed r — until it is losing, and logs it with that α: a re-rolled
+	// pick whose α, proof and β agree with one another.
+	Reroll int
+	// RerollTicket draws pick k (1-based) with the committed r but fresh
+	// ticket hashes in α until it is losing.
+	RerollTicket int
+	// BadPrev logs record k (1-based, after the start) with a prev that is
+	// not the leaf hash of the game's previous record: a broken chain in
+	// the log itself, the records adjacent.
+	BadPrev int
 }
 
 // Play describes a game to play.
@@ -203,7 +218,14 @@ type Play struct {
 	Unfinished int
 	// Ticket, when not zero, is the ticket hash to play (zero: a fresh one).
 	Ticket [32]byte
-	Cheat  Cheat
+	// Refund ends the game with the ticket's refund once the picks are
+	// played (with Unfinished: after that many picks).
+	Refund bool
+	// SecretLost ends the game as an appliance that lost its secret r
+	// does (record.GameEnd.SecretLost): an all-zero secret. Only a refunded
+	// (or expired) game may end so.
+	SecretLost bool
+	Cheat      Cheat
 }
 
 // Game is a played game as logged.
@@ -233,6 +255,16 @@ func (a *Appliance) PlayGame(p Play) (*Game, error) {
 	}
 	out := &Game{ID: p.Game, Ticket: ticket}
 	log := func(r record.Record, alpha []byte) ([]byte, error) {
+		if p.Cheat.BadPrev == len(out.Indices) {
+			switch x := r.(type) {
+			case *record.Pick:
+				x.Prev[0] ^= 1
+			case *record.Decision:
+				x.Prev[0] ^= 1
+			case *record.GameEnd:
+				x.Prev[0] ^= 1
+			}
+		}
 		leaf, err := record.Format(r)
 		if err != nil {
 			return nil, err
@@ -248,6 +280,11 @@ func (a *Appliance) PlayGame(p Play) (*Game, error) {
 	var alpha []byte
 	if p.Stake != qod.MaxStake {
 		alpha = start.Alpha(secret)
+		if p.Cheat.StartSecret {
+			var other [32]byte
+			a.rng.Read(other[:])
+			alpha = start.Alpha(other)
+		}
 		proof, err := a.VRF.Prove(alpha)
 		if err != nil {
 			return nil, err
@@ -269,16 +306,35 @@ func (a *Appliance) PlayGame(p Play) (*Game, error) {
 			break
 		}
 		now := a.tick()
-		alpha := record.PickAlpha(p.Game, "E1", ticket, secret, g.Picks, number)
-		proof, err := a.VRF.Prove(alpha)
-		if err != nil {
-			return nil, err
-		}
-		beta, _ := vrf.ProofToHash(vrf.SuiteP256SSWU, proof)
 		index := g.Picks
-		next, losing, err := g.Pick(number, beta, now)
-		if err != nil {
-			return nil, err
+		var alpha, proof, beta []byte
+		var next qod.Game
+		var losing bool
+		for try := 0; ; try++ {
+			r, t := secret, ticket
+			if try > 0 && p.Cheat.Reroll == index+1 {
+				a.rng.Read(r[:])
+			}
+			if try > 0 && p.Cheat.RerollTicket == index+1 {
+				a.rng.Read(t[:])
+			}
+			alpha = record.PickAlpha(p.Game, "E1", t, r, index, number)
+			proof, err = a.VRF.Prove(alpha)
+			if err != nil {
+				return nil, err
+			}
+			beta, _ = vrf.ProofToHash(vrf.SuiteP256SSWU, proof)
+			next, losing, err = g.Pick(number, beta, now)
+			if err != nil {
+				return nil, err
+			}
+			rerolled := p.Cheat.Reroll == index+1 || p.Cheat.RerollTicket == index+1
+			if !rerolled || (try > 0 && losing) {
+				break
+			}
+			if try == 1000 {
+				return nil, fmt.Errorf("pick %d: no losing draw in 1000 tries", index+1)
+			}
 		}
 		if p.Cheat.SwapOutcome == index+1 {
 			// Play on according to the lie: a good number becomes losing
@@ -332,12 +388,20 @@ func (a *Appliance) PlayGame(p Play) (*Game, error) {
 			}
 		}
 	}
+	if p.Refund && !g.Phase.Over() {
+		if g, err = g.Refund(a.tick()); err != nil {
+			return nil, err
+		}
+	}
 	out.Final = g
 	if !g.Phase.Over() {
 		return out, nil
 	}
 	if p.Cheat.WrongSecret {
 		secret[0] ^= 1
+	}
+	if p.SecretLost {
+		secret = [32]byte{}
 	}
 	_, err = log(&record.GameEnd{Time: a.tick(), Game: p.Game, Result: g.Result(), Tier: g.Tier, Win: g.Win,
 		Refund: g.RefundAmount, Secret: secret, Prev: record.LeafHash(prev)}, nil)
@@ -346,10 +410,11 @@ func (a *Appliance) PlayGame(p Play) (*Game, error) {
 
 // TranscriptOptions alter a transcript as a cheating appliance would.
 type TranscriptOptions struct {
-	Drop    int  // drop record k (1-based) from the transcript
-	Swap    int  // swap records k and k+1 (1-based)
-	NoKeys  bool // leave the key announcement out
-	NoVRFID bool // leave the vrf_keys out
+	Drop       int  // drop record k (1-based) from the transcript
+	Swap       int  // swap records k and k+1 (1-based)
+	NoKeys     bool // leave the key announcement out
+	NoVRFID    bool // leave the vrf_keys out
+	NoEmission bool // leave the emission record out
 }
 
 // Transcript exports a game, proofs against the current checkpoint.
@@ -357,6 +422,9 @@ func (a *Appliance) Transcript(g *Game, o TranscriptOptions) []byte {
 	n := a.Size()
 	t := receipt.Transcript{V: 1, Type: receipt.TypeTranscript, Game: g.ID, Checkpoint: string(a.Checkpoint()), LogKeys: a.LogKeys,
 		Emission: &receipt.Logged{Index: a.emIdx, Record: string(a.leaves[a.emIdx]), Proof: a.Inclusion(a.emIdx, n)}}
+	if o.NoEmission {
+		t.Emission = nil
+	}
 	if !o.NoKeys {
 		t.Keys = &receipt.Logged{Index: a.keysIdx, Record: string(a.leaves[a.keysIdx]), Proof: a.Inclusion(a.keysIdx, n)}
 	}
@@ -379,8 +447,21 @@ func (a *Appliance) vrfKey() receipt.VRFKey {
 	return receipt.VRFKey{ID: a.VRFID, Suite: string(vrf.SuiteP256SSWU), PublicKey: fmt.Sprintf("%x", a.VRF.Public().Bytes())}
 }
 
-// Receipt exports record k (0-based) of a game; withAlpha includes α.
+// Receipt exports record k (0-based) of a game; withAlpha includes α. A
+// receipt of a record after the start carries the game's start record.
 func (a *Appliance) Receipt(g *Game, k int, withAlpha bool) []byte {
+	return a.ReceiptWith(g, k, ReceiptOptions{Alpha: withAlpha})
+}
+
+// ReceiptOptions say what a receipt holds.
+type ReceiptOptions struct {
+	Alpha   bool // include α
+	NoStart bool // leave the game's start record out
+}
+
+// ReceiptWith exports record k (0-based) of a game, proofs against the
+// current checkpoint.
+func (a *Appliance) ReceiptWith(g *Game, k int, o ReceiptOptions) []byte {
 	i := g.Indices[k]
 	n := a.Size()
 	rc := receipt.Receipt{V: 1, Type: receipt.TypeReceipt, Index: i, Record: string(a.leaves[i]), Proof: a.Inclusion(i, n),
@@ -389,10 +470,29 @@ func (a *Appliance) Receipt(g *Game, k int, withAlpha bool) []byte {
 		k := a.vrfKey()
 		rc.VRFKey = &k
 	}
-	if withAlpha && g.Alphas[k] != nil {
+	if o.Alpha && g.Alphas[k] != nil {
 		rc.Alpha = fmt.Sprintf("%x", g.Alphas[k])
 	}
+	if s := g.Indices[0]; k > 0 && !o.NoStart {
+		rc.Start = &receipt.Logged{Index: s, Record: string(a.leaves[s]), Proof: a.Inclusion(s, n)}
+	}
 	return receipt.Marshal(&rc)
+}
+
+// ForgeStart logs a game start that draws nothing — no key, proof or β —
+// at any stake, with multipliers m and their amounts: a cheating appliance
+// skipping the draw, which only S = 50,000 € may.
+func (a *Appliance) ForgeStart(game string, stake int64, m [qod.Tiers]int) (*Game, error) {
+	var secret, ticket [32]byte
+	a.rng.Read(secret[:])
+	a.rng.Read(ticket[:])
+	now := a.tick()
+	leaf, err := record.Format(&record.GameStart{Time: now, Game: game, Emission: "E1", Ticket: ticket, Stake: stake,
+		Multipliers: m, Amounts: qod.Amounts(stake, m), Commit: record.Commit(secret), Expires: qod.PlayDeadline(now, a.Location)})
+	if err != nil {
+		return nil, err
+	}
+	return &Game{ID: game, Ticket: ticket, Indices: []uint64{a.Append(leaf)}, Alphas: [][]byte{nil}}, nil
 }
 
 // VRFFingerprint is the pinnable fingerprint of the VRF key.
@@ -477,6 +577,39 @@ func (s *signer) Sign(msg []byte) ([]byte, error) { return s.sign(msg) }
 // (promo's own ceremony). With swapWinner, the logged ranking puts the first
 // reserve first: a steered draw.
 func (a *Appliance) PromoDraw(id string, n int, swapWinner bool) error {
+	_, err := a.PromoDrawWith(id, n, PromoCheat{SwapWinner: swapWinner})
+	return err
+}
+
+// PromoCheat makes a promotion draw dishonest.
+type PromoCheat struct {
+	// SwapWinner puts the first reserve first in the logged ranking.
+	SwapWinner bool
+	// Redraw draws with a fresh r, not the one committed to at the freeze
+	// (the draw record still links to the freeze; its r opens its own H(r)).
+	Redraw bool
+}
+
+// Promo is a logged promotion draw: its freeze's and draw's log indices.
+type Promo struct {
+	Freeze, Draw uint64
+}
+
+// PromoReceipt exports the receipt of a promotion draw, with its freeze
+// record when withFreeze.
+func (a *Appliance) PromoReceipt(p *Promo, withFreeze bool) []byte {
+	n := a.Size()
+	k := a.vrfKey()
+	rc := receipt.Receipt{V: 1, Type: receipt.TypeReceipt, Index: p.Draw, Record: string(a.leaves[p.Draw]), Proof: a.Inclusion(p.Draw, n),
+		Checkpoint: string(a.Checkpoint()), LogKeys: a.LogKeys, VRFKey: &k}
+	if withFreeze {
+		rc.Freeze = &receipt.Logged{Index: p.Freeze, Record: string(a.leaves[p.Freeze]), Proof: a.Inclusion(p.Freeze, n)}
+	}
+	return receipt.Marshal(&rc)
+}
+
+// PromoDrawWith is PromoDraw, cheating as told; it returns the indices.
+func (a *Appliance) PromoDrawWith(id string, n int, cheat PromoCheat) (*Promo, error) {
 	l := &promo.EntrantList{Draw: "bonus/" + id}
 	a.rng.Read(l.Key[:])
 	for i := range n {
@@ -484,29 +617,36 @@ func (a *Appliance) PromoDraw(id string, n int, swapWinner bool) error {
 	}
 	tree, err := l.Tree()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var r [32]byte
 	a.rng.Read(r[:])
 	f, err := promo.NewFreeze(promo.FreezeInput{Operation: "bonus", RulesHash: promo.RulesHash([]byte("rules of the test operation\n")), Draw: l.Draw, Tree: tree, Reserves: 2, R: r, Now: a.tick()})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	a.Append(must(record.Format(f)))
+	out := &Promo{Freeze: a.Append(must(record.Format(f)))}
 	share, err := promo.ShareFromText("bailiff " + id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c := promo.Ceremony{Freeze: f, Tree: tree, R: r, Share: share, KeyID: a.VRFID, Prover: prover{a.VRF}, Now: a.tick()}
+	if cheat.Redraw {
+		shadow := *f
+		a.rng.Read(c.R[:])
+		shadow.Commit = record.Commit(c.R)
+		c.Freeze = &shadow
+	}
 	d, err := c.Run()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if swapWinner && len(d.Ranking) > 1 {
+	d.Prev = record.LeafHash(a.leaves[out.Freeze])
+	if cheat.SwapWinner && len(d.Ranking) > 1 {
 		d.Ranking[0], d.Ranking[1] = d.Ranking[1], d.Ranking[0]
 	}
-	a.Append(must(record.Format(d)))
-	return nil
+	out.Draw = a.Append(must(record.Format(d)))
+	return out, nil
 }
 
 type prover struct{ sk *vrf.PrivateKey }
