@@ -45,7 +45,7 @@ func viewStore(t *testing.T, td *testDaemon, ids []string) storeView {
 			t.Fatal(err)
 		}
 		for _, r := range rs.Receipts {
-			r.Checkpoint, r.InclusionProof = nil, nil
+			r.Checkpoint, r.InclusionProof, r.StartInclusionProof = nil, nil, nil
 		}
 		v.receipts[id] = rs.Receipts
 	}

@@ -20,6 +20,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
@@ -143,6 +144,21 @@ func verifyGame(t *testing.T, td *testDaemon, c qodv1.QuitteOuDoubleClient, g *q
 	verdict := receipt.VerifyTranscript(tr.Document, receipt.Anchors{LogKeys: keys, VRFKeys: []*vrf.PublicKey{pk}, Location: td.d.engine.loc})
 	if err := verdict.Err(); err != nil {
 		t.Fatalf("transcript: %v\n%s\n%s", err, verdict.Text("en"), tr.Document)
+	}
+	// Each receipt alone, as grpcurl prints it, passes rngverify receipt: a
+	// pick's α is bound to the game's commitment by the start it carries.
+	for i, r := range rs.Receipts {
+		if i > 0 && len(r.StartRecord) == 0 {
+			t.Fatalf("receipt %d has no start record", i)
+		}
+		b, err := protojson.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := receipt.VerifyReceipt(b, receipt.Anchors{LogKeys: keys, VRFKeys: []*vrf.PublicKey{pk}, Location: td.d.engine.loc})
+		if err := v.Err(); err != nil {
+			t.Fatalf("receipt %d alone: %v\n%s", i, err, v.Text("en"))
+		}
 	}
 	// A tampered receipt fails.
 	bad := proto.Clone(rs.Receipts[len(rs.Receipts)-1]).(*qodv1.Receipt)

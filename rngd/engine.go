@@ -12,6 +12,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	"golang.org/x/mod/sumdb/tlog"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -1159,7 +1160,7 @@ func (e *engine) listUnfinished(server string) ([]*qodv1.Game, error) {
 // receipt, then adds the checkpoint and each record's inclusion proof to the
 // receipts it covers. Receipts it cannot prove stay without (the caller may
 // ask again with GetReceipts).
-func (e *engine) proveInclusion(ctx context.Context, wait time.Duration, rs ...*qodv1.Receipt) {
+func (e *engine) proveInclusion(ctx context.Context, wait time.Duration, start *qodv1.Receipt, rs ...*qodv1.Receipt) {
 	var last uint64
 	for _, r := range rs {
 		last = max(last, r.LogIndex)
@@ -1172,6 +1173,19 @@ func (e *engine) proveInclusion(ctx context.Context, wait time.Duration, rs ...*
 			return
 		}
 	}
+	hashes := func(p tlog.RecordProof) [][]byte {
+		out := make([][]byte, 0, len(p))
+		for _, h := range p {
+			out = append(out, append([]byte(nil), h[:]...))
+		}
+		return out
+	}
+	var startProof [][]byte
+	if start != nil && start.LogIndex < cp.Size {
+		if p, err := e.tlog.InclusionProof(ctx, start.LogIndex, cp.Size); err == nil {
+			startProof = hashes(p)
+		}
+	}
 	for _, r := range rs {
 		if r.LogIndex >= cp.Size {
 			continue
@@ -1181,11 +1195,27 @@ func (e *engine) proveInclusion(ctx context.Context, wait time.Duration, rs ...*
 			continue
 		}
 		r.Checkpoint = cp.Note
-		r.InclusionProof = r.InclusionProof[:0]
-		for _, h := range proof {
-			r.InclusionProof = append(r.InclusionProof, append([]byte(nil), h[:]...))
+		r.InclusionProof = hashes(proof)
+		r.StartRecord, r.StartLogIndex, r.StartInclusionProof = nil, 0, nil
+		if startProof != nil && r.LogIndex > start.LogIndex {
+			// A later record of the game: its start binds α to H(r).
+			r.StartRecord, r.StartLogIndex, r.StartInclusionProof = start.Record, start.LogIndex, startProof
 		}
 	}
+}
+
+// startOf is the receipt of game id's start record, without proofs (for
+// the start members of its later records' receipts).
+func (e *engine) startOf(id string) (*qodv1.Receipt, error) {
+	var r *qodv1.Receipt
+	err := e.store.view(func(tx *bolt.Tx) error {
+		leaves, indices, err := gameRecords(tx, id, 1)
+		if err == nil {
+			r = &qodv1.Receipt{Record: leaves[0], LogIndex: indices[0]}
+		}
+		return err
+	})
+	return r, err
 }
 
 // withInclusion adds inclusion proofs to a mutating call's reply when
@@ -1198,7 +1228,11 @@ func (e *engine) withInclusion(ctx context.Context, reply *qodv1.GameReply) *qod
 		if reply.EndReceipt != nil {
 			rs = append(rs, reply.EndReceipt)
 		}
-		e.proveInclusion(ctx, w, rs...)
+		var start *qodv1.Receipt
+		if reply.Game != nil {
+			start, _ = e.startOf(reply.Game.GameId) // without it, the receipts only lack their start
+		}
+		e.proveInclusion(ctx, w, start, rs...)
 	}
 	return reply
 }
@@ -1235,6 +1269,10 @@ func (e *engine) receipts(ctx context.Context, server, id string) ([]*qodv1.Rece
 	for i := range out {
 		out[i] = publicReceipt(out[i], sg.Ended)
 	}
-	e.proveInclusion(ctx, receiptWait, out...)
+	var start *qodv1.Receipt
+	if len(out) > 0 {
+		start = out[0]
+	}
+	e.proveInclusion(ctx, receiptWait, start, out...)
 	return out, nil
 }

@@ -971,8 +971,15 @@ type Receipt struct {
 	// the record, and the inclusion proof (RFC 6962 hashes) against it.
 	Checkpoint     []byte   `protobuf:"bytes,10,opt,name=checkpoint,proto3" json:"checkpoint,omitempty"`
 	InclusionProof [][]byte `protobuf:"bytes,11,rep,name=inclusion_proof,json=inclusionProof,proto3" json:"inclusion_proof,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// With the checkpoint, for a record of a game after its start: the
+	// game's start record, its log index and its inclusion proof against the
+	// same checkpoint. They bind α to the game's commitment H(r): without
+	// them a verifier cannot tell that a pick was drawn with the game's r.
+	StartRecord         []byte   `protobuf:"bytes,12,opt,name=start_record,json=startRecord,proto3" json:"start_record,omitempty"`
+	StartLogIndex       uint64   `protobuf:"varint,13,opt,name=start_log_index,json=startLogIndex,proto3" json:"start_log_index,omitempty"`
+	StartInclusionProof [][]byte `protobuf:"bytes,14,rep,name=start_inclusion_proof,json=startInclusionProof,proto3" json:"start_inclusion_proof,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *Receipt) Reset() {
@@ -1082,6 +1089,27 @@ func (x *Receipt) GetInclusionProof() [][]byte {
 	return nil
 }
 
+func (x *Receipt) GetStartRecord() []byte {
+	if x != nil {
+		return x.StartRecord
+	}
+	return nil
+}
+
+func (x *Receipt) GetStartLogIndex() uint64 {
+	if x != nil {
+		return x.StartLogIndex
+	}
+	return 0
+}
+
+func (x *Receipt) GetStartInclusionProof() [][]byte {
+	if x != nil {
+		return x.StartInclusionProof
+	}
+	return nil
+}
+
 var File_tirage_qod_v1_qod_proto protoreflect.FileDescriptor
 
 const file_tirage_qod_v1_qod_proto_rawDesc = "" +
@@ -1150,7 +1178,7 @@ const file_tirage_qod_v1_qod_proto_rawDesc = "" +
 	"commitment\x18\x0f \x01(\fR\n" +
 	"commitment\x12\x16\n" +
 	"\x06secret\x18\x10 \x01(\fR\x06secret\x12$\n" +
-	"\x0elast_log_index\x18\x11 \x01(\x04R\flastLogIndex\"\xde\x02\n" +
+	"\x0elast_log_index\x18\x11 \x01(\x04R\flastLogIndex\"\xdd\x03\n" +
 	"\aReceipt\x12\x16\n" +
 	"\x06record\x18\x01 \x01(\fR\x06record\x12\x1b\n" +
 	"\tlog_index\x18\x02 \x01(\x04R\blogIndex\x12\x1b\n" +
@@ -1167,7 +1195,10 @@ const file_tirage_qod_v1_qod_proto_rawDesc = "" +
 	"checkpoint\x18\n" +
 	" \x01(\fR\n" +
 	"checkpoint\x12'\n" +
-	"\x0finclusion_proof\x18\v \x03(\fR\x0einclusionProof*N\n" +
+	"\x0finclusion_proof\x18\v \x03(\fR\x0einclusionProof\x12!\n" +
+	"\fstart_record\x18\f \x01(\fR\vstartRecord\x12&\n" +
+	"\x0fstart_log_index\x18\r \x01(\x04R\rstartLogIndex\x122\n" +
+	"\x15start_inclusion_proof\x18\x0e \x03(\fR\x13startInclusionProof*N\n" +
 	"\bDecision\x12\x18\n" +
 	"\x14DECISION_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rDECISION_STOP\x10\x01\x12\x15\n" +
