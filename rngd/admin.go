@@ -25,6 +25,9 @@ import (
 	"tirage.fr/tirage/verifier/record"
 )
 
+// Closure dates CreateEmission accepts.
+const minClosureYear, maxClosureYear = 2000, 2199
+
 // createEmission registers an emission and its closure date.
 func (e *engine) createEmission(ctx context.Context, req *adminv1.CreateEmissionRequest) (*adminv1.CreateEmissionResponse, error) {
 	c, err := newCall(adminServer, "CreateEmission", req)
@@ -34,8 +37,14 @@ func (e *engine) createEmission(ctx context.Context, req *adminv1.CreateEmission
 	if err := CheckEmissionID(req.EmissionId); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	if d, err := time.Parse(time.DateOnly, req.ClosureDate); err != nil || d.Format(time.DateOnly) != req.ClosureDate {
+	d, err := time.Parse(time.DateOnly, req.ClosureDate)
+	if err != nil || d.Format(time.DateOnly) != req.ClosureDate {
 		return nil, status.Errorf(codes.InvalidArgument, "closure_date: %q is not a YYYY-MM-DD date", req.ClosureDate)
+	}
+	// The log records the start deadline (closure + 30 days) with a
+	// four-digit year from 1970; a closure outside these years is a typo.
+	if y := d.Year(); y < minClosureYear || y > maxClosureYear {
+		return nil, status.Errorf(codes.InvalidArgument, "closure_date: %s: want a year from %d to %d", req.ClosureDate, minClosureYear, maxClosureYear)
 	}
 	deadline, err := qod.StartDeadline(req.ClosureDate, e.loc)
 	if err != nil {

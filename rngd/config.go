@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -12,14 +13,19 @@ import (
 	"strings"
 	"time"
 	_ "time/tzdata" // Europe/Paris without the system zoneinfo
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 )
 
 // Config is the daemon's configuration. Its TOML form is documented field by
 // field here and in examples/rngd.toml; durations are Go durations ("10ms").
-// Defaults are secure: a production config must name its certificates and
-// keys, and dev mode must be asked for explicitly.
+// Defaults are secure: a production config must name its certificates, its
+// keys and its log's origin, and dev mode (like software keys outside it)
+// must be asked for explicitly. A negative duration or count is an error
+// naming its TOML key; zero, or no key, selects the documented default. The
+// whole config is checked before rngd creates or changes anything.
 type Config struct {
 	// DataDir holds everything the daemon keeps: the embedded log (log/),
 	// the state store (state.db), the unfinished games' secrets
@@ -100,9 +106,12 @@ type LogConfig struct {
 	TrillianAddress string `toml:"trillian_address"`
 	TrillianTreeID  int64  `toml:"trillian_tree_id"`
 	// TrillianCAFile is the CA of the log server's TLS certificate. Without
-	// it the connection is plaintext, allowed only to a loopback address.
+	// it the connection is plaintext, allowed only to a loopback address and
+	// announced at start (banner and a WARN log line).
 	TrillianCAFile string `toml:"trillian_ca_file"`
-	// Origin is the checkpoint origin line, default "tirage.fr/dev-log".
+	// Origin is the checkpoint origin line, the log's name (no spaces, no
+	// '+'): required, and never changed for an existing log. Only dev mode
+	// has a default, "tirage.fr/dev-log".
 	Origin string `toml:"origin"`
 	// BatchMaxAge bounds how long a journaled record waits for its batch to
 	// be integrated into the tree (default 50ms). Replies do not wait for it
@@ -129,10 +138,17 @@ type LogConfig struct {
 
 // KeysConfig selects the key custody.
 type KeysConfig struct {
-	// Backend is "software" (an encrypted keystore in Dir; default) or
-	// "pkcs11" (an HSM: Module, TokenLabel, PINFile; VRF keys are
-	// RSA-FDH-VRF-SHA256 inside the token).
+	// Backend is "pkcs11" (an HSM: Module, TokenLabel, PINFile; VRF keys
+	// are RSA-FDH-VRF-SHA256 inside the token), the production custody, or
+	// "software" (an encrypted keystore in Dir; the default). Software keys
+	// are files on the host: outside dev mode rngd refuses them unless
+	// AllowSoftware is set.
 	Backend string `toml:"backend"`
+	// AllowSoftware lets a daemon outside dev mode run with software keys.
+	// Not for production: the keys are files. rngd then says so on every
+	// start (a banner block, an ERROR log line and tirage_software_keys 1).
+	// Only meaningful with backend "software".
+	AllowSoftware bool `toml:"allow_software"`
 	// Module, TokenLabel, PINFile and Sessions configure the pkcs11
 	// backend: the PKCS#11 library, the token's label, a file holding the
 	// user PIN (never a flag) and the sessions kept open (default 4).
@@ -146,13 +162,15 @@ type KeysConfig struct {
 	CallTimeout Duration `toml:"call_timeout"`
 	// Dir is the software keystore, default DataDir/keys.
 	Dir string `toml:"dir"`
-	// PassphraseFile holds the keystore passphrase (never a flag; trailing
-	// newline ignored). Required unless dev mode, which uses a known dev
-	// passphrase.
+	// PassphraseFile holds the keystore passphrase (never a flag), read as
+	// rngctl reads it (ReadSecretFile): mode 0600 or stricter, at most 4096
+	// bytes, one trailing newline ignored. Required unless dev mode, which
+	// uses a known dev passphrase. PINFile is read the same way.
 	PassphraseFile string `toml:"passphrase_file"`
 	// AnnouncementFile is the signed key announcement written by rngctl
-	// keys init; rngd appends it as the log's first record. Without it rngd
-	// makes the announcement itself (hsm.Announce) from the keys below.
+	// keys init (at most 4 MiB); rngd appends it as the log's first record.
+	// Without it rngd makes the announcement itself (hsm.Announce) from the
+	// keys below.
 	AnnouncementFile string `toml:"announcement_file"`
 	// VRFLabel and SignerLabel name the VRF key and the log's signing key
 	// (defaults "vrf" and "log").
@@ -250,7 +268,8 @@ func LoadConfig(path string) (Config, error) {
 	return c, nil
 }
 
-// withDefaults fills unset fields and checks the rest.
+// withDefaults fills unset fields and checks the rest. It has no side
+// effect: a config it refuses has changed nothing. Errors name the TOML key.
 func (c Config) withDefaults() (Config, error) {
 	if c.DataDir == "" {
 		c.DataDir = "./data"
@@ -263,8 +282,12 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Dev && !devBuild {
 		return c, errors.New("config dev = true, but this rngd was built without dev mode (build with -tags tirage_dev, as make run does)")
 	}
+
 	if c.GRPC.Listen == "" {
 		c.GRPC.Listen = "127.0.0.1:7443"
+	}
+	if err := checkListen("grpc.listen", c.GRPC.Listen); err != nil {
+		return c, err
 	}
 	if c.GRPC.MaxConcurrentStreams == 0 {
 		c.GRPC.MaxConcurrentStreams = 1024
@@ -281,72 +304,57 @@ func (c Config) withDefaults() (Config, error) {
 	if c.GRPC.CertFile == "" || c.GRPC.KeyFile == "" || c.GRPC.ClientCAFile == "" {
 		return c, errors.New("config grpc: cert_file, key_file and client_ca_file are required (mutual TLS)")
 	}
+
 	switch c.HTTP.Listen {
 	case "":
 		c.HTTP.Listen = "127.0.0.1:7480"
 	case "off":
 		c.HTTP.Listen = ""
 	}
+	if c.HTTP.Listen != "" {
+		if err := checkListen("http.listen", c.HTTP.Listen); err != nil {
+			return c, err
+		}
+	}
+
 	if c.Admin.Socket == "" {
 		c.Admin.Socket = filepath.Join(c.DataDir, "admin.sock")
+	}
+	if len(c.Admin.Socket) > maxSocketPath {
+		return c, fmt.Errorf("config admin.socket %q: %d bytes, longer than a Unix socket path may be (%d)", c.Admin.Socket, len(c.Admin.Socket), maxSocketPath)
 	}
 	if len(c.Admin.AllowedUIDs) == 0 {
 		c.Admin.AllowedUIDs = []int{os.Getuid()}
 	}
-	if c.Log.Backend == "" {
-		c.Log.Backend = "tessera"
-	}
-	switch c.Log.Backend {
-	case "tessera":
-	case "trillian":
-		if c.Log.TrillianAddress == "" || c.Log.TrillianTreeID == 0 {
-			return c, errors.New("config log: backend trillian needs trillian_address and trillian_tree_id")
+	for _, u := range c.Admin.AllowedUIDs {
+		if u < 0 || u > math.MaxUint32-1 {
+			return c, fmt.Errorf("config admin.allowed_uids: %d is not a Unix user id", u)
 		}
-		if c.Log.TrillianCAFile == "" {
-			host, _, err := net.SplitHostPort(c.Log.TrillianAddress)
-			if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
-				return c, fmt.Errorf("config log.trillian_address %q: plaintext is allowed only on loopback; set trillian_ca_file", c.Log.TrillianAddress)
-			}
-		}
-	default:
-		return c, fmt.Errorf("config log.backend %q: want \"tessera\" or \"trillian\"", c.Log.Backend)
 	}
-	if c.Log.Origin == "" {
-		c.Log.Origin = "tirage.fr/dev-log"
+
+	if err := c.Log.check(c.Dev); err != nil {
+		return c, err
 	}
-	if c.Log.BatchMaxAge.Duration == 0 {
-		c.Log.BatchMaxAge.Duration = 50 * time.Millisecond
+	if err := c.checkKeys(); err != nil {
+		return c, err
 	}
-	if c.Log.CheckpointInterval.Duration == 0 {
-		c.Log.CheckpointInterval.Duration = 100 * time.Millisecond
+	if err := c.Entropy.check(); err != nil {
+		return c, err
 	}
-	if c.Keys.Backend == "" {
-		c.Keys.Backend = "software"
-	}
-	if c.Keys.Dir == "" {
-		c.Keys.Dir = filepath.Join(c.DataDir, "keys")
-	}
-	if c.Keys.VRFLabel == "" {
-		c.Keys.VRFLabel = "vrf"
-	}
-	if c.Keys.SignerLabel == "" {
-		c.Keys.SignerLabel = "log"
-	}
-	if len(c.Entropy.Sources) == 0 {
-		c.Entropy.Sources = []EntropySource{{Kind: "hwrng", MinEntropy: 4}, {Kind: "getrandom"}}
-	}
+
 	if c.Game.TimeZone == "" {
 		c.Game.TimeZone = "Europe/Paris"
 	}
 	if _, err := time.LoadLocation(c.Game.TimeZone); err != nil {
 		return c, fmt.Errorf("config game.time_zone: %w", err)
 	}
-	if c.Game.ReplyRetention.Duration == 0 {
-		c.Game.ReplyRetention.Duration = 100 * 24 * time.Hour
+	if err := positive("game.sweep_interval", &c.Game.SweepInterval, time.Minute); err != nil {
+		return c, err
 	}
-	if c.Game.SweepInterval.Duration == 0 {
-		c.Game.SweepInterval.Duration = time.Minute
+	if err := positive("game.reply_retention", &c.Game.ReplyRetention, 100*24*time.Hour); err != nil {
+		return c, err
 	}
+
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -362,9 +370,178 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
+// maxSocketPath is the longest Unix socket path (sun_path, less its NUL).
+const maxSocketPath = 107
+
+// devOrigin is dev mode's log origin; outside it log.origin is required.
+const devOrigin = "tirage.fr/dev-log"
+
+// tesseraMinCheckpointInterval is the embedded log's (tessera's POSIX
+// storage's) shortest checkpoint interval.
+const tesseraMinCheckpointInterval = 100 * time.Millisecond
+
+// check checks and completes the [log] table.
+func (l *LogConfig) check(dev bool) error {
+	if l.Backend == "" {
+		l.Backend = "tessera"
+	}
+	switch l.Backend {
+	case "tessera":
+	case "trillian":
+		if l.TrillianAddress == "" || l.TrillianTreeID == 0 {
+			return errors.New("config log: backend trillian needs trillian_address and trillian_tree_id")
+		}
+		if l.TrillianTreeID < 0 {
+			return fmt.Errorf("config log.trillian_tree_id = %d: want a positive tree id", l.TrillianTreeID)
+		}
+		host, _, err := net.SplitHostPort(l.TrillianAddress)
+		if err != nil {
+			return fmt.Errorf("config log.trillian_address %q: want host:port (%v)", l.TrillianAddress, err)
+		}
+		if l.TrillianCAFile == "" {
+			if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+				return fmt.Errorf("config log.trillian_address %q: plaintext is allowed only on loopback; set log.trillian_ca_file", l.TrillianAddress)
+			}
+		}
+	default:
+		return fmt.Errorf("config log.backend %q: want \"tessera\" or \"trillian\"", l.Backend)
+	}
+	if l.Origin == "" {
+		if !dev {
+			return errors.New("config log.origin is required (the log's name in its checkpoints, e.g. \"tirage.fr/log/appliance-1\"; never change it for an existing log)")
+		}
+		l.Origin = devOrigin
+	}
+	if !validOrigin(l.Origin) {
+		return fmt.Errorf("config log.origin %q: want a name without spaces or '+' (e.g. \"tirage.fr/log/appliance-1\")", l.Origin)
+	}
+	if err := positive("log.batch_max_age", &l.BatchMaxAge, 50*time.Millisecond); err != nil {
+		return err
+	}
+	if l.BatchMaxSize > math.MaxInt64 { // a negative TOML integer, wrapped
+		return fmt.Errorf("config log.batch_max_size = %d: want a positive count", int64(l.BatchMaxSize))
+	}
+	if err := positive("log.checkpoint_interval", &l.CheckpointInterval, 100*time.Millisecond); err != nil {
+		return err
+	}
+	if l.Backend == "tessera" && l.CheckpointInterval.Duration < tesseraMinCheckpointInterval {
+		return fmt.Errorf("config log.checkpoint_interval = %s: the embedded log's shortest is %s", l.CheckpointInterval, tesseraMinCheckpointInterval)
+	}
+	if l.ReceiptWait.Duration < 0 {
+		return fmt.Errorf("config log.receipt_wait = %s: want a positive duration, or 0 (replies do not wait)", l.ReceiptWait)
+	}
+	return nil
+}
+
+// validOrigin reports whether s can name a log: a checkpoint's origin is its
+// signed note's key name (golang.org/x/mod/sumdb/note: no space, no '+').
+func validOrigin(s string) bool {
+	return s != "" && utf8.ValidString(s) && strings.IndexFunc(s, unicode.IsSpace) < 0 && !strings.Contains(s, "+")
+}
+
+// checkKeys checks and completes the [keys] table: outside dev mode,
+// software keys need keys.allow_software.
+func (c *Config) checkKeys() error {
+	k := &c.Keys
+	if k.Backend == "" {
+		k.Backend = "software"
+	}
+	switch k.Backend {
+	case "software":
+		if !c.Dev && !k.AllowSoftware {
+			return errors.New("config keys.backend = \"software\" keeps the keys in files on this host: not for production. " +
+				"Use keys.backend = \"pkcs11\" (an HSM), or set keys.allow_software = true to run with software keys anyway (announced at every start)")
+		}
+		if k.PassphraseFile == "" && !c.Dev {
+			return errors.New("config keys.passphrase_file is required with keys.backend = \"software\"")
+		}
+	case "pkcs11":
+		if k.AllowSoftware {
+			return errors.New("config keys.allow_software = true, but keys.backend is \"pkcs11\": remove keys.allow_software")
+		}
+		if k.Module == "" || k.TokenLabel == "" || k.PINFile == "" {
+			return errors.New("config keys: backend pkcs11 needs keys.module, keys.token_label and keys.pin_file")
+		}
+	default:
+		return fmt.Errorf("config keys.backend %q: want \"pkcs11\" or \"software\"", k.Backend)
+	}
+	if k.Sessions < 0 {
+		return fmt.Errorf("config keys.sessions = %d: want a positive count (0 or unset: the default, 4)", k.Sessions)
+	}
+	if k.CallTimeout.Duration < 0 {
+		return fmt.Errorf("config keys.call_timeout = %s: want a positive duration (0 or unset: the default, 10s)", k.CallTimeout)
+	}
+	if k.Dir == "" {
+		k.Dir = filepath.Join(c.DataDir, "keys")
+	}
+	if k.VRFLabel == "" {
+		k.VRFLabel = "vrf"
+	}
+	if k.SignerLabel == "" {
+		k.SignerLabel = "log"
+	}
+	return nil
+}
+
+// check checks and completes the [entropy] table.
+func (e *EntropyConfig) check() error {
+	if len(e.Sources) == 0 {
+		e.Sources = []EntropySource{{Kind: "hwrng", MinEntropy: 4}, {Kind: "getrandom"}}
+	}
+	for i, s := range e.Sources {
+		key := fmt.Sprintf("entropy.source[%d]", i)
+		switch s.Kind {
+		case "hwrng", "rdseed", "tpm":
+			if !(s.MinEntropy > 0 && s.MinEntropy <= 8) {
+				return fmt.Errorf("config %s.min_entropy = %g (kind %q): want the declared min-entropy per byte, 0 < min_entropy ≤ 8 bits", key, s.MinEntropy, s.Kind)
+			}
+		case "getrandom":
+			if s.MinEntropy != 0 {
+				return fmt.Errorf("config %s.min_entropy: getrandom is never credited; remove min_entropy", key)
+			}
+		case "":
+			return fmt.Errorf("config %s.kind is required: \"hwrng\", \"rdseed\", \"tpm\" or \"getrandom\"", key)
+		default:
+			return fmt.Errorf("config %s.kind %q: want \"hwrng\", \"rdseed\", \"tpm\" or \"getrandom\"", key, s.Kind)
+		}
+	}
+	if e.ReseedRequests > math.MaxInt64 { // a negative TOML integer, wrapped
+		return fmt.Errorf("config entropy.reseed_requests = %d: want a positive count", int64(e.ReseedRequests))
+	}
+	if err := positive("entropy.reseed_interval", &e.ReseedInterval, time.Minute); err != nil {
+		return err
+	}
+	return positive("entropy.read_timeout", &e.ReadTimeout, 2*time.Second)
+}
+
+// positive sets an unset duration to its default and refuses a negative one.
+func positive(key string, d *Duration, def time.Duration) error {
+	switch {
+	case d.Duration < 0:
+		return fmt.Errorf("config %s = %s: want a positive duration (0 or unset: the default, %s)", key, d, Duration{def})
+	case d.Duration == 0:
+		d.Duration = def
+	}
+	return nil
+}
+
+// checkListen checks a host:port listen address.
+func checkListen(key, addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("config %s %q: want host:port (%v)", key, addr, err)
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("config %s %q: bad port %q", key, addr, port)
+	}
+	return nil
+}
+
 // ConfigFromFlags is the config rngd's flags select: the file at path (if
 // any), with dev mode forced on by dev. With neither, the secure defaults
-// apply and the certificates and keys must be named in a file.
+// apply and the certificates and keys must be named in a file. The config
+// is checked whole, as Start checks it: an error here is a usage error
+// (cmd/rngd exits 2) and nothing has been created or changed.
 func ConfigFromFlags(path string, dev bool) (Config, error) {
 	var c Config
 	if path != "" {
@@ -377,6 +554,12 @@ func ConfigFromFlags(path string, dev bool) (Config, error) {
 		c.Dev = true
 	}
 	c.Version = Version()
+	if _, err := c.withDefaults(); err != nil {
+		if path != "" {
+			err = fmt.Errorf("%s: %w", path, err)
+		}
+		return c, err
+	}
 	return c, nil
 }
 

@@ -1,13 +1,24 @@
 package rngd
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 )
 
-// The documented example parses, with every key known.
+// The documented example parses, with every key known; its production
+// layout keeps the keys in an HSM, and its commented software layout needs
+// the opt-in.
 func TestExampleConfig(t *testing.T) {
 	c, err := LoadConfig("../examples/rngd.toml")
 	if err != nil {
@@ -16,28 +27,388 @@ func TestExampleConfig(t *testing.T) {
 	if c.GRPC.Listen != "0.0.0.0:7443" || c.Keys.AnnouncementFile == "" || len(c.Entropy.Sources) != 2 || c.Entropy.Sources[0].MinEntropy != 4 || c.Game.SweepInterval.Minutes() != 1 {
 		t.Fatalf("example config: %+v", c)
 	}
+	if c.Keys.Backend != "pkcs11" || c.Keys.AllowSoftware || c.Log.Origin == "" {
+		t.Fatalf("example config's production layout: keys %+v, origin %q", c.Keys, c.Log.Origin)
+	}
+	if _, err := c.withDefaults(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("../examples/rngd.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The commented software layout, uncommented in place of the pkcs11 one.
+	var soft []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == `backend = "pkcs11"` {
+			continue
+		}
+		soft = append(soft, strings.TrimPrefix(l, "#   "))
+	}
+	p := filepath.Join(t.TempDir(), "soft.toml")
+	os.WriteFile(p, []byte(strings.Join(soft, "\n")), 0o600)
+	if c, err = LoadConfig(p); err != nil {
+		t.Fatal(err)
+	}
+	if c.Keys.Backend != "software" || !c.Keys.AllowSoftware {
+		t.Fatalf("example's software layout: %+v", c.Keys)
+	}
 	if _, err := c.withDefaults(); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func TestConfigErrors(t *testing.T) {
-	dir := t.TempDir()
-	for name, tc := range map[string]struct{ toml, want string }{
-		"unknown key": {"data_dir = \"x\"\ngrpcc = 1\n", "unknown keys: grpcc"},
-		"dev in prod": {"dev = true\n", "built without dev mode"},
-		"no certs":    {"[grpc]\nlisten = \"127.0.0.1:1\"\n", "cert_file, key_file and client_ca_file are required"},
-		"bad zone":    {"[grpc]\ncert_file=\"a\"\nkey_file=\"b\"\nclient_ca_file=\"c\"\n[game]\ntime_zone = \"Mars/Olympus\"\n", "game.time_zone"},
-		"bad backend": {"[grpc]\ncert_file=\"a\"\nkey_file=\"b\"\nclient_ca_file=\"c\"\n[log]\nbackend = \"mysql\"\n", "log.backend"},
-	} {
-		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "_")+".toml")
-		os.WriteFile(p, []byte(tc.toml), 0o600)
-		c, err := LoadConfig(p)
-		if err == nil {
-			_, err = c.withDefaults()
+// configTOML is a valid production config (dotted keys) with some keys
+// replaced, or removed ("-").
+func configTOML(over map[string]string) string {
+	kv := map[string]string{
+		"grpc.cert_file":       `"a"`,
+		"grpc.key_file":        `"b"`,
+		"grpc.client_ca_file":  `"c"`,
+		"log.origin":           `"tirage.test/rngd"`,
+		"keys.allow_software":  `true`,
+		"keys.passphrase_file": `"p"`,
+	}
+	for k, v := range over {
+		kv[k] = v
+	}
+	var b strings.Builder
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range kv {
+			if !yield(k) {
+				return
+			}
 		}
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want %q", name, err, tc.want)
+	}) {
+		if kv[k] != "-" {
+			fmt.Fprintf(&b, "%s = %s\n", k, kv[k])
 		}
 	}
+	return b.String()
+}
+
+// checkTOML loads and checks a config as ConfigFromFlags does.
+func checkTOML(t *testing.T, toml string) (Config, error) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "rngd.toml")
+	if err := os.WriteFile(p, []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ConfigFromFlags(p, false)
+	if err != nil {
+		return c, err
+	}
+	return c.withDefaults()
+}
+
+func TestConfigErrors(t *testing.T) {
+	if _, err := checkTOML(t, configTOML(nil)); err != nil {
+		t.Fatalf("base config: %v", err)
+	}
+	for name, tc := range map[string]struct {
+		toml string
+		want string
+	}{
+		"unknown key":   {"data_dir = \"x\"\ngrpcc = 1\n", "unknown keys: grpcc"},
+		"dev in prod":   {"dev = true\n", "built without dev mode"},
+		"no certs":      {configTOML(map[string]string{"grpc.cert_file": "-"}), "cert_file, key_file and client_ca_file are required"},
+		"bad zone":      {configTOML(map[string]string{"game.time_zone": `"Mars/Olympus"`}), "game.time_zone"},
+		"bad backend":   {configTOML(map[string]string{"log.backend": `"mysql"`}), "log.backend"},
+		"bad duration":  {configTOML(map[string]string{"game.sweep_interval": `"soon"`}), "game.sweep_interval"},
+		"bad keys":      {configTOML(map[string]string{"keys.backend": `"tpm"`}), "keys.backend"},
+		"grpc.listen":   {configTOML(map[string]string{"grpc.listen": `"7443"`}), "grpc.listen"},
+		"grpc port":     {configTOML(map[string]string{"grpc.listen": `"127.0.0.1:99999"`}), "grpc.listen"},
+		"http.listen":   {configTOML(map[string]string{"http.listen": `"localhost"`}), "http.listen"},
+		"socket length": {configTOML(map[string]string{"admin.socket": `"/` + strings.Repeat("s", 120) + `"`}), "admin.socket"},
+
+		// Durations and counts: negative is an error naming the key.
+		"negative sweep":      {configTOML(map[string]string{"game.sweep_interval": `"-1s"`}), "game.sweep_interval"},
+		"negative retention":  {configTOML(map[string]string{"game.reply_retention": `"-1h"`}), "game.reply_retention"},
+		"negative batch age":  {configTOML(map[string]string{"log.batch_max_age": `"-1ms"`}), "log.batch_max_age"},
+		"negative batch size": {configTOML(map[string]string{"log.batch_max_size": `-2`}), "log.batch_max_size"},
+		"negative receipts":   {configTOML(map[string]string{"log.receipt_wait": `"-1s"`}), "log.receipt_wait"},
+		"negative checkpoint": {configTOML(map[string]string{"log.checkpoint_interval": `"-1s"`}), "log.checkpoint_interval"},
+		"short checkpoint":    {configTOML(map[string]string{"log.checkpoint_interval": `"10ms"`}), "log.checkpoint_interval"},
+		"negative reseed":     {configTOML(map[string]string{"entropy.reseed_interval": `"-1m"`}), "entropy.reseed_interval"},
+		"negative reseeds":    {configTOML(map[string]string{"entropy.reseed_requests": `-3`}), "entropy.reseed_requests"},
+		"negative read":       {configTOML(map[string]string{"entropy.read_timeout": `"-2s"`}), "entropy.read_timeout"},
+		"negative sessions":   {configTOML(map[string]string{"keys.sessions": `-1`}), "keys.sessions"},
+		"negative timeout":    {configTOML(map[string]string{"keys.call_timeout": `"-1s"`}), "keys.call_timeout"},
+		"negative uid":        {configTOML(map[string]string{"admin.allowed_uids": `[0, -1]`}), "admin.allowed_uids"},
+		"negative tree":       {configTOML(map[string]string{"log.backend": `"trillian"`, "log.trillian_address": `"127.0.0.1:8090"`, "log.trillian_tree_id": `-5`}), "log.trillian_tree_id"},
+		"streams":             {configTOML(map[string]string{"grpc.max_concurrent_streams": `-1`}), "grpc.max_concurrent_streams"},
+		"source kind":         {configTOML(map[string]string{"entropy.source": `[{kind = "lava"}]`}), "entropy.source[0].kind"},
+		"source entropy":      {configTOML(map[string]string{"entropy.source": `[{kind = "getrandom"}, {kind = "hwrng", min_entropy = 9.0}]`}), "entropy.source[1].min_entropy"},
+		"no source entropy":   {configTOML(map[string]string{"entropy.source": `[{kind = "tpm"}]`}), "entropy.source[0].min_entropy"},
+
+		// Software keys outside dev mode need the opt-in; the log its name.
+		"software keys":       {configTOML(map[string]string{"keys.allow_software": "-"}), "keys.allow_software"},
+		"default keys":        {configTOML(map[string]string{"keys.allow_software": "-", "keys.passphrase_file": "-"}), "keys.allow_software"},
+		"opt-in with pkcs11":  {configTOML(map[string]string{"keys.backend": `"pkcs11"`, "keys.module": `"m"`, "keys.token_label": `"t"`, "keys.pin_file": `"p"`}), "keys.allow_software"},
+		"pkcs11 without pin":  {configTOML(map[string]string{"keys.allow_software": "-", "keys.backend": `"pkcs11"`, "keys.module": `"m"`, "keys.token_label": `"t"`}), "keys.pin_file"},
+		"no passphrase file":  {configTOML(map[string]string{"keys.passphrase_file": "-"}), "keys.passphrase_file"},
+		"no origin":           {configTOML(map[string]string{"log.origin": "-"}), "log.origin"},
+		"origin with space":   {configTOML(map[string]string{"log.origin": `"tirage log"`}), "log.origin"},
+		"origin with plus":    {configTOML(map[string]string{"log.origin": `"tirage+log"`}), "log.origin"},
+		"trillian plaintext":  {configTOML(map[string]string{"log.backend": `"trillian"`, "log.trillian_address": `"10.0.0.1:8090"`, "log.trillian_tree_id": `5`}), "log.trillian_ca_file"},
+		"trillian named host": {configTOML(map[string]string{"log.backend": `"trillian"`, "log.trillian_address": `"localhost:8090"`, "log.trillian_tree_id": `5`}), "log.trillian_ca_file"},
+	} {
+		_, err := checkTOML(t, tc.toml)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error naming %q", name, err, tc.want)
+		}
+	}
+}
+
+// Zero, or no key, selects the documented defaults.
+func TestConfigDefaults(t *testing.T) {
+	c, err := checkTOML(t, configTOML(map[string]string{
+		"game.sweep_interval": `"0s"`, "game.reply_retention": `"0s"`, "log.batch_max_age": `"0s"`, "log.checkpoint_interval": `"0s"`,
+		"entropy.reseed_interval": `"0s"`, "entropy.read_timeout": `"0s"`, "keys.sessions": `0`,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, got := range map[string][2]time.Duration{
+		"game.sweep_interval":     {c.Game.SweepInterval.Duration, time.Minute},
+		"game.reply_retention":    {c.Game.ReplyRetention.Duration, 2400 * time.Hour},
+		"log.batch_max_age":       {c.Log.BatchMaxAge.Duration, 50 * time.Millisecond},
+		"log.checkpoint_interval": {c.Log.CheckpointInterval.Duration, 100 * time.Millisecond},
+		"entropy.reseed_interval": {c.Entropy.ReseedInterval.Duration, time.Minute},
+		"entropy.read_timeout":    {c.Entropy.ReadTimeout.Duration, 2 * time.Second},
+	} {
+		if got[0] != got[1] {
+			t.Errorf("%s = %s, want %s", key, got[0], got[1])
+		}
+	}
+	if c.Keys.Backend != "software" || c.Log.Backend != "tessera" || c.Log.Origin != "tirage.test/rngd" {
+		t.Errorf("defaults: keys %q, log %q origin %q", c.Keys.Backend, c.Log.Backend, c.Log.Origin)
+	}
+}
+
+// freshConfig is a working daemon's config on a new, not yet created, data
+// directory, with the keys of td (rngctl keys init made them) and ports
+// picked by the kernel.
+func freshConfig(t *testing.T, td *testDaemon) Config {
+	t.Helper()
+	cfg := td.cfg
+	cfg.DataDir = filepath.Join(t.TempDir(), "data")
+	cfg.Keys.Dir = filepath.Join(td.dir, "data", "keys")
+	cfg.Admin.Socket = ""
+	return cfg
+}
+
+// untouched checks that a refused start left no data directory behind:
+// nothing created, nothing appended to a log.
+func untouched(t *testing.T, name string, cfg Config) {
+	t.Helper()
+	if _, err := os.Stat(cfg.DataDir); !errors.Is(err, os.ErrNotExist) {
+		entries, _ := os.ReadDir(cfg.DataDir)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("%s: the refused start made the data directory (%v), holding %v", name, err, names)
+	}
+}
+
+// startFails starts a daemon that must be refused with an error naming
+// want; a daemon that starts anyway is stopped.
+func startFails(t *testing.T, name string, cfg Config, want string) {
+	t.Helper()
+	d, err := Start(context.Background(), cfg)
+	if err == nil {
+		d.shutdown(0)
+		t.Errorf("%s: started", name)
+		return
+	}
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("%s: %v, want an error naming %q", name, err, want)
+	}
+}
+
+// A start that fails on its config, its certificates or its addresses has
+// changed nothing: checked before the data directory and the log are
+// opened (the old order appended the key announcement to the log first).
+func TestStartRefusedChangesNothing(t *testing.T) {
+	td := newTestDaemon(t)
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	dir := t.TempDir()
+	badCA := filepath.Join(dir, "ca.pem")
+	os.WriteFile(badCA, []byte("not a certificate\n"), 0o600)
+	for name, tc := range map[string]struct {
+		mod  func(*Config)
+		want string
+	}{
+		"grpc port in use":    {func(c *Config) { c.GRPC.Listen = taken.Addr().String() }, "grpc.listen"},
+		"http port in use":    {func(c *Config) { c.HTTP.Listen = taken.Addr().String() }, "http.listen"},
+		"bad grpc address":    {func(c *Config) { c.GRPC.Listen = "192.0.2.1:0" }, "grpc.listen"},
+		"missing certificate": {func(c *Config) { c.GRPC.CertFile = filepath.Join(dir, "none.pem") }, "grpc.cert_file"},
+		"missing key":         {func(c *Config) { c.GRPC.KeyFile = filepath.Join(dir, "none.key") }, "grpc.key_file"},
+		"missing ca":          {func(c *Config) { c.GRPC.ClientCAFile = filepath.Join(dir, "none.pem") }, "grpc.client_ca_file"},
+		"bad ca":              {func(c *Config) { c.GRPC.ClientCAFile = badCA }, "grpc.client_ca_file"},
+		"negative sweep":      {func(c *Config) { c.Game.SweepInterval = Duration{-time.Second} }, "game.sweep_interval"},
+		"negative retention":  {func(c *Config) { c.Game.ReplyRetention = Duration{-time.Hour} }, "game.reply_retention"},
+		"negative checkpoint": {func(c *Config) { c.Log.CheckpointInterval = Duration{-time.Second} }, "log.checkpoint_interval"},
+		"negative reseed":     {func(c *Config) { c.Entropy.ReseedInterval = Duration{-time.Second} }, "entropy.reseed_interval"},
+		"negative read":       {func(c *Config) { c.Entropy.ReadTimeout = Duration{-time.Second} }, "entropy.read_timeout"},
+		"no software opt-in":  {func(c *Config) { c.Keys.AllowSoftware = false }, "keys.allow_software"},
+		"no origin":           {func(c *Config) { c.Log.Origin = "" }, "log.origin"},
+		"bad origin":          {func(c *Config) { c.Log.Origin = "tirage log" }, "log.origin"},
+		"missing passphrase":  {func(c *Config) { c.Keys.PassphraseFile = filepath.Join(dir, "none") }, "keys.passphrase_file"},
+		"bad source":          {func(c *Config) { c.Entropy.Sources = []EntropySource{{Kind: "hwrng", MinEntropy: 9}} }, "entropy.source[0].min_entropy"},
+	} {
+		cfg := freshConfig(t, td)
+		tc.mod(&cfg)
+		startFails(t, name, cfg, tc.want)
+		untouched(t, name, cfg)
+	}
+}
+
+// A second daemon (another data directory, the same admin socket) does not
+// take the first one's socket over; a stale socket is replaced.
+func TestAdminSocketInUse(t *testing.T) {
+	td := newTestDaemon(t)
+	cfg := freshConfig(t, td)
+	cfg.Admin.Socket = td.d.Addrs().Admin
+	startFails(t, "second daemon", cfg, "in use by another process")
+	untouched(t, "second daemon", cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := td.admin().Status(ctx, &adminv1.StatusRequest{}); err != nil {
+		t.Fatalf("the first daemon's admin socket: %v", err)
+	}
+
+	// A file that is not a socket is left alone.
+	cfg = freshConfig(t, td)
+	cfg.Admin.Socket = filepath.Join(t.TempDir(), "admin.sock")
+	os.WriteFile(cfg.Admin.Socket, []byte("keep me"), 0o600)
+	startFails(t, "not a socket", cfg, "not a socket")
+	if b, _ := os.ReadFile(cfg.Admin.Socket); string(b) != "keep me" {
+		t.Errorf("the file at admin.socket: %q", b)
+	}
+
+	// A stale socket (its daemon killed) is replaced.
+	stale := filepath.Join(t.TempDir(), "admin.sock")
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: stale, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetUnlinkOnClose(false)
+	l.Close()
+	td2 := newTestDaemon(t, func(c *Config) { c.Admin.Socket = stale })
+	if _, err := td2.admin().Status(ctx, &adminv1.StatusRequest{}); err != nil {
+		t.Fatalf("daemon on a stale socket: %v", err)
+	}
+	td2.stop()
+	if _, err := os.Lstat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("admin socket after shutdown: %v", err)
+	}
+}
+
+// Software keys outside dev mode (keys.allow_software) are announced:
+// banner, an ERROR log line, tirage_software_keys 1. HSM keys are not.
+func TestSoftwareKeysAnnounced(t *testing.T) {
+	var banner bytes.Buffer
+	td := newTestDaemon(t, func(c *Config) { c.Banner = &banner })
+	if !strings.Contains(banner.String(), "!!  SOFTWARE KEYS (keys.allow_software)") || !strings.Contains(banner.String(), "NOT FOR PRODUCTION") {
+		t.Errorf("banner:\n%s", banner.String())
+	}
+	if !bytes.Contains(td.logs(), []byte(`level=ERROR msg="SOFTWARE KEYS`)) {
+		t.Errorf("no ERROR log line for software keys:\n%s", td.logs())
+	}
+	if v, ok := gaugeValue(t, td, "tirage_software_keys"); !ok || v != 1 {
+		t.Errorf("tirage_software_keys = %v (registered: %v), want 1", v, ok)
+	}
+
+	// What is announced, and when.
+	cfg := Config{Keys: KeysConfig{Backend: "software", AllowSoftware: true}, Log: LogConfig{Backend: "trillian", TrillianAddress: "127.0.0.1:8090"}}
+	notes := insecureNotes(cfg, true)
+	if len(notes) != 2 || !strings.Contains(notes[0].banner, "SOFTWARE KEYS") || !strings.Contains(notes[1].banner, "TRILLIAN LOG IN PLAINTEXT") ||
+		notes[1].level < 0 || !strings.Contains(notes[1].log, "not encrypted") {
+		t.Errorf("notes: %+v", notes)
+	}
+	cfg.Log.TrillianCAFile = "ca.pem"
+	if notes := insecureNotes(cfg, false); len(notes) != 0 {
+		t.Errorf("notes for HSM keys and TLS: %+v", notes)
+	}
+}
+
+// The passphrase file is read as rngctl reads it: mode 0600 or stricter,
+// at most 4096 bytes, one trailing newline (LF or CRLF) dropped.
+func TestPassphraseFile(t *testing.T) {
+	td := newTestDaemon(t)
+	dir := t.TempDir()
+	for name, tc := range map[string]struct {
+		content string
+		mode    os.FileMode
+		want    string // "" : starts
+	}{
+		"lf":           {testPassphrase + "\n", 0o600, ""},
+		"crlf":         {testPassphrase + "\r\n", 0o400, ""},
+		"readable":     {testPassphrase + "\n", 0o644, "chmod 600"},
+		"group":        {testPassphrase + "\n", 0o640, "chmod 600"},
+		"two newlines": {testPassphrase + "\n\n", 0o600, "keys.passphrase_file"}, // a wrong passphrase: the second newline is part of it
+		"too long":     {strings.Repeat("x", 5000), 0o600, "longer than 4096 bytes"},
+		"empty":        {"\n", 0o600, "keys.passphrase_file: empty"},
+		"trailing cr":  {testPassphrase + "\r", 0o600, "keys.passphrase_file"}, // not a newline: part of the passphrase
+	} {
+		cfg := freshConfig(t, td)
+		cfg.Keys.PassphraseFile = filepath.Join(dir, strings.ReplaceAll(name, " ", "-"))
+		if err := os.WriteFile(cfg.Keys.PassphraseFile, []byte(tc.content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(cfg.Keys.PassphraseFile, tc.mode)
+		if tc.want != "" {
+			startFails(t, name, cfg, tc.want)
+			untouched(t, name, cfg)
+			continue
+		}
+		d, err := Start(context.Background(), cfg)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		d.shutdown(0)
+	}
+	for in, want := range map[string]string{"a\n": "a", "a\r\n": "a", "a\n\n": "a\n", "a\r": "a\r", "a": "a", "\n": "", "a\r\r\n": "a\r"} {
+		if got := string(TrimNewline([]byte(in))); got != want {
+			t.Errorf("TrimNewline(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// Errors never hold the path (an operator may type the secret there).
+	secret := filepath.Join(dir, "s3cret passphrase")
+	if _, err := ReadSecretFile(secret); err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("ReadSecretFile of a missing file: %v", err)
+	}
+}
+
+// keys.announcement_file is read up to 4 MiB.
+func TestAnnouncementFileBounded(t *testing.T) {
+	td := newTestDaemon(t)
+	cfg := freshConfig(t, td)
+	cfg.Keys.AnnouncementFile = filepath.Join(t.TempDir(), "announcement.json")
+	if err := os.WriteFile(cfg.Keys.AnnouncementFile, bytes.Repeat([]byte(" "), 5<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startFails(t, "huge announcement", cfg, "larger than 4 MiB")
+}
+
+// gaugeValue is the value of a gauge of the daemon's metrics.
+func gaugeValue(t *testing.T, td *testDaemon, name string) (float64, bool) {
+	t.Helper()
+	mfs, err := td.d.engine.metrics.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
+			return mf.GetMetric()[0].GetGauge().GetValue(), true
+		}
+	}
+	return 0, false
 }

@@ -94,7 +94,7 @@ func newTestDaemon(t testing.TB, mods ...func(*Config)) *testDaemon {
 		DataDir: filepath.Join(dir, "data"),
 		GRPC:    GRPCConfig{Listen: "127.0.0.1:0", CertFile: pki.ServerCert(), KeyFile: pki.ServerKey(), ClientCAFile: pki.CA()},
 		HTTP:    HTTPConfig{Listen: "127.0.0.1:0"},
-		Keys:    KeysConfig{PassphraseFile: pass},
+		Keys:    KeysConfig{PassphraseFile: pass, AllowSoftware: true}, // software keys outside dev mode: opt-in
 		Log:     LogConfig{BatchMaxAge: Duration{2 * time.Millisecond}},
 		Game:    GameConfig{SweepInterval: Duration{time.Hour}},
 		Clock:   td.clock,
@@ -102,6 +102,9 @@ func newTestDaemon(t testing.TB, mods ...func(*Config)) *testDaemon {
 	td.cfg.Logger = slog.New(slog.NewTextHandler(testWriter{t: t, mu: &td.logMu, all: &td.logBuf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	for _, m := range mods {
 		m(&td.cfg)
+	}
+	if td.cfg.Log.Origin == "" { // log.origin is required outside dev mode
+		td.cfg.Log.Origin = devOrigin
 	}
 	td.start()
 	return td

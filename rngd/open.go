@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
@@ -68,6 +70,10 @@ func (s cryptoSigner) Sign(_ io.Reader, msg []byte, opts crypto.SignerOpts) ([]b
 // and brings the store up to date with the log.
 func openEngine(ctx context.Context, cfg Config) (*engine, *components, error) {
 	c := new(components)
+	if err := openSources(cfg, c); err != nil {
+		c.close()
+		return nil, nil, err
+	}
 	e, err := openEngineInto(ctx, cfg, c)
 	if err != nil {
 		c.close()
@@ -76,6 +82,34 @@ func openEngine(ctx context.Context, cfg Config) (*engine, *components, error) {
 	return e, c, nil
 }
 
+// openSources opens what the engine draws with, the entropy generator and
+// the keys, before the data directory is touched: a missing device,
+// passphrase or key refuses the start with nothing changed.
+func openSources(cfg Config, c *components) error {
+	var srcs []entropy.SourceConfig
+	for _, s := range cfg.Entropy.Sources {
+		srcs = append(srcs, entropy.SourceConfig{Kind: s.Kind, Path: s.Path, Address: s.Address, MinEntropy: s.MinEntropy})
+	}
+	var err error
+	c.entropy, err = entropy.New(entropy.Config{
+		Sources:              srcs,
+		ReseedRequests:       cfg.Entropy.ReseedRequests,
+		ReseedInterval:       cfg.Entropy.ReseedInterval.Duration,
+		PredictionResistance: cfg.Entropy.PredictionResistance,
+		ReadTimeout:          cfg.Entropy.ReadTimeout.Duration,
+		Personalization:      []byte("tirage rngd " + cfg.Log.Origin),
+		Logger:               cfg.Logger.With("component", "entropy"),
+		Clock:                cfg.Clock.Now,
+	})
+	if err != nil {
+		return fmt.Errorf("couldn't start the entropy generator: %w", err)
+	}
+	c.closers = append(c.closers, c.entropy)
+	return openKeys(cfg, c)
+}
+
+// openEngineInto opens the data directory's stores and the log around the
+// sources of c (openSources), and brings the store up to date with the log.
 func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("couldn't make data_dir: %w", err)
@@ -97,29 +131,6 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 		return nil, err
 	}
 
-	var srcs []entropy.SourceConfig
-	for _, s := range cfg.Entropy.Sources {
-		srcs = append(srcs, entropy.SourceConfig{Kind: s.Kind, Path: s.Path, Address: s.Address, MinEntropy: s.MinEntropy})
-	}
-	c.entropy, err = entropy.New(entropy.Config{
-		Sources:              srcs,
-		ReseedRequests:       cfg.Entropy.ReseedRequests,
-		ReseedInterval:       cfg.Entropy.ReseedInterval.Duration,
-		PredictionResistance: cfg.Entropy.PredictionResistance,
-		ReadTimeout:          cfg.Entropy.ReadTimeout.Duration,
-		Personalization:      []byte("tirage rngd " + cfg.Log.Origin),
-		Logger:               cfg.Logger.With("component", "entropy"),
-		Clock:                cfg.Clock.Now,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("couldn't start the entropy generator: %w", err)
-	}
-	c.closers = append(c.closers, c.entropy)
-
-	if err := openKeys(cfg, c); err != nil {
-		return nil, err
-	}
-
 	if err := openLog(ctx, cfg, c); err != nil {
 		return nil, err
 	}
@@ -133,6 +144,7 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 	}
 	st.onFail, sec.onFail = e.storeFailed, e.secretsFailed
 	e.metrics.reg.MustRegister(c.entropy.Collectors()...)
+	e.metrics.reg.MustRegister(softwareKeysGauge(c.keys.Software()))
 	e.metrics.reg.MustRegister(transparency.NewCollector(c.log))
 	if err := e.catchUp(ctx); err != nil {
 		return nil, err
@@ -187,7 +199,7 @@ func openLog(ctx context.Context, cfg Config, c *components) error {
 		if cfg.Log.TrillianCAFile != "" {
 			tc, err := clientTLSRoots(cfg.Log.TrillianCAFile)
 			if err != nil {
-				return err
+				return fmt.Errorf("log.trillian_ca_file: %w", err)
 			}
 			creds = credentials.NewTLS(tc)
 		}
@@ -234,8 +246,8 @@ func openKeys(cfg Config, c *components) error {
 		var pass []byte
 		switch {
 		case cfg.Keys.PassphraseFile != "":
-			if pass, err = readSecret(cfg.Keys.PassphraseFile); err != nil {
-				return fmt.Errorf("couldn't read keys.passphrase_file: %w", err)
+			if pass, err = ReadSecretFile(cfg.Keys.PassphraseFile); err != nil {
+				return fmt.Errorf("keys.passphrase_file: %w", err)
 			}
 		case cfg.Dev:
 			pass = []byte(devPassphrase)
@@ -249,8 +261,8 @@ func openKeys(cfg Config, c *components) error {
 			return errors.New("config keys: backend pkcs11 needs module, token_label and pin_file")
 		}
 		var pin []byte
-		if pin, err = readSecret(cfg.Keys.PINFile); err != nil {
-			return fmt.Errorf("couldn't read keys.pin_file: %w", err)
+		if pin, err = ReadSecretFile(cfg.Keys.PINFile); err != nil {
+			return fmt.Errorf("keys.pin_file: %w", err)
 		}
 		ks, err = pkcs11.Open(pkcs11.Config{Module: cfg.Keys.Module, TokenLabel: cfg.Keys.TokenLabel, PIN: pin,
 			Sessions: cfg.Keys.Sessions, CallTimeout: cfg.Keys.CallTimeout.Duration, Logger: cfg.Logger.With("component", "keys")})
@@ -259,7 +271,10 @@ func openKeys(cfg Config, c *components) error {
 		return fmt.Errorf("config keys.backend %q: want \"software\" or \"pkcs11\"", cfg.Keys.Backend)
 	}
 	if err != nil {
-		return fmt.Errorf("couldn't open the %s key custody: %w", cfg.Keys.Backend, err)
+		if cfg.Keys.Backend == "software" {
+			return fmt.Errorf("couldn't open the software key custody (keys.dir %s, keys.passphrase_file): %w", cfg.Keys.Dir, err)
+		}
+		return fmt.Errorf("couldn't open the pkcs11 key custody (keys.module %s, keys.token_label %q, keys.pin_file): %w", cfg.Keys.Module, cfg.Keys.TokenLabel, err)
 	}
 	c.keys = ks
 	c.closers = append(c.closers, ks)
@@ -280,13 +295,86 @@ func openKeys(cfg Config, c *components) error {
 	return nil
 }
 
-// readSecret reads a passphrase or PIN file, without its trailing newline.
-func readSecret(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+// MaxSecretFile bounds a passphrase or PIN file, as rngctl bounds them.
+const MaxSecretFile = 4096
+
+// maxAnnouncementFile bounds keys.announcement_file (a key announcement is
+// a few kilobytes).
+const maxAnnouncementFile = 4 << 20
+
+// ReadSecretFile reads a passphrase or PIN file the way rngctl reads one
+// (rngctl keys --passphrase-file, --pin-file): a regular file group or
+// others may access is refused (chmod 600 it), at most MaxSecretFile bytes
+// are read, one trailing newline (LF or CRLF) is dropped, and an empty
+// secret is refused. Its errors never name the path nor hold the content,
+// in case an operator typed the secret where the path belongs: the caller
+// names the setting.
+func ReadSecretFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't open the file: %w", pathless(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read the file: %w", pathless(err))
+	}
+	if fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("the file is readable by others (mode %04o): chmod 600 it", fi.Mode().Perm())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxSecretFile+1))
+	if err != nil {
+		clear(b)
+		return nil, fmt.Errorf("couldn't read the file: %w", pathless(err))
+	}
+	if len(b) > MaxSecretFile {
+		clear(b)
+		return nil, fmt.Errorf("longer than %d bytes", MaxSecretFile)
+	}
+	b = TrimNewline(b)
+	if len(b) == 0 {
+		return nil, errors.New("empty")
+	}
+	return b, nil
+}
+
+// TrimNewline drops one trailing newline, LF or CRLF, as rngctl does for a
+// passphrase or PIN: any other byte, a second newline included, is part of
+// the secret.
+func TrimNewline(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// pathless drops the path from an *os.PathError.
+func pathless(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// readBounded reads a file of at most limit bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(b, "\r\n"), nil
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d MiB", path, limit>>20)
+	}
+	return b, nil
 }
 
 // logSize is the number of leaves in the log: the latest checkpoint's size,
@@ -375,7 +463,7 @@ func (e *engine) announceKeys(ctx context.Context, c *components) error {
 	var leaf []byte
 	var err error
 	if f := e.cfg.Keys.AnnouncementFile; f != "" {
-		if leaf, err = os.ReadFile(f); err != nil {
+		if leaf, err = readBounded(f, maxAnnouncementFile); err != nil {
 			return fmt.Errorf("couldn't read keys.announcement_file: %w", err)
 		}
 	} else {
@@ -420,9 +508,13 @@ func putAnnounced(tx *bolt.Tx, ann *record.KeyAnnouncement, idx uint64) error {
 }
 
 // Start opens everything the config names and starts listening; Serve then
-// serves until its context ends.
-func Start(ctx context.Context, cfg Config) (*Daemon, error) {
-	cfg, err := cfg.withDefaults()
+// serves until its context ends. What can refuse a start is checked before
+// the data directory is touched: the config whole, the gRPC certificates,
+// the TCP listeners, the entropy sources and the keys; then the admin
+// socket is bound (in the data directory by default), and only then are
+// the stores and the log opened and the keys announced in the log.
+func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
+	cfg, err = cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
@@ -431,20 +523,41 @@ func Start(ctx context.Context, cfg Config) (*Daemon, error) {
 			return nil, err
 		}
 	}
-	e, c, err := openEngine(ctx, cfg)
+	lis, err := openListeners(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			lis.close()
+		}
+	}()
+	c := new(components)
+	defer func() {
+		if err != nil {
+			c.close()
+		}
+	}()
+	if err := openSources(cfg, c); err != nil {
+		return nil, err
+	}
+	if filepath.Dir(cfg.Admin.Socket) == cfg.DataDir {
+		if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("couldn't make data_dir: %w", err)
+		}
+	}
+	if lis.admin, err = listenAdmin(cfg.Admin); err != nil {
+		return nil, err
+	}
+	e, err := openEngineInto(ctx, cfg, c)
 	if err != nil {
 		return nil, err
 	}
 	if err := e.announceKeys(ctx, c); err != nil {
-		c.close()
 		return nil, err
 	}
 	httpHandlers, auditRegister := auditSurfaces(c.log)
-	d, err := newDaemon(cfg, e, httpHandlers, auditRegister)
-	if err != nil {
-		c.close()
-		return nil, err
-	}
+	d := newDaemon(cfg, e, lis, httpHandlers, auditRegister)
 	d.closers = c.closers
 	d.banner(c)
 	return d, nil
@@ -479,10 +592,13 @@ func Rebuild(ctx context.Context, cfg Config) (uint64, error) {
 }
 
 // banner prints what an operator checks first: version, mode, keys and
-// addresses.
+// addresses. Every insecure convenience in use is announced in capitals
+// there, with a log line and a metric (insecureNotes).
 func (d *Daemon) banner(c *components) {
 	cfg := d.cfg
 	w := cfg.Banner
+	software := c.keys.Software()
+	notes := insecureNotes(cfg, software)
 	var b strings.Builder
 	if cfg.Dev {
 		b.WriteString(strings.Repeat("!", 72) + "\n")
@@ -490,14 +606,25 @@ func (d *Daemon) banner(c *components) {
 		b.WriteString("!!  passphrase. NOT FOR PRODUCTION. (tirage_dev_mode = 1)\n")
 		b.WriteString(strings.Repeat("!", 72) + "\n")
 	}
+	if len(notes) > 0 {
+		b.WriteString(strings.Repeat("!", 72) + "\n")
+		for _, n := range notes {
+			b.WriteString("!!  " + n.banner + "\n")
+		}
+		b.WriteString(strings.Repeat("!", 72) + "\n")
+	}
 	fmt.Fprintf(&b, "rngd %s\n", cfg.Version)
 	fmt.Fprintf(&b, "  data dir      %s\n", cfg.DataDir)
 	if cfg.Log.Backend == "trillian" {
-		fmt.Fprintf(&b, "  log           trillian %s tree %d, origin %q\n", cfg.Log.TrillianAddress, cfg.Log.TrillianTreeID, cfg.Log.Origin)
+		tr := "TLS, CA " + cfg.Log.TrillianCAFile
+		if cfg.Log.TrillianCAFile == "" {
+			tr = "PLAINTEXT (loopback)"
+		}
+		fmt.Fprintf(&b, "  log           trillian %s tree %d (%s), origin %q\n", cfg.Log.TrillianAddress, cfg.Log.TrillianTreeID, tr, cfg.Log.Origin)
 	} else {
 		fmt.Fprintf(&b, "  log           tessera %s, origin %q, batch %s, checkpoint every %s\n", filepath.Join(cfg.DataDir, "log"), cfg.Log.Origin, cfg.Log.BatchMaxAge, cfg.Log.CheckpointInterval)
 	}
-	fmt.Fprintf(&b, "  keys          %s keystore %s%s\n", c.keys.Kind(), cfg.Keys.Dir, map[bool]string{true: " (software keys: development only)", false: ""}[c.keys.Software()])
+	fmt.Fprintf(&b, "  keys          %s keystore %s%s\n", c.keys.Kind(), cfg.Keys.Dir, map[bool]string{true: " (SOFTWARE KEYS: files on this host, not for production)", false: ""}[software])
 	fmt.Fprintf(&b, "  vrf key       %s %s fingerprint %s\n", d.engine.keyID, d.engine.suite, hsm.Fingerprint(d.engine.pub))
 	if spki, err := x509.MarshalPKIXPublicKey(c.signer.Public()); err == nil {
 		fmt.Fprintf(&b, "  log key       %s fingerprint %s\n", c.signer.Algorithm(), hsm.Fingerprint(spki))
@@ -519,11 +646,59 @@ func (d *Daemon) banner(c *components) {
 	}
 	fmt.Fprintf(&b, "  admin         unix:%s  (uids %v)\n", a.Admin, cfg.Admin.AllowedUIDs)
 	io.WriteString(w, b.String())
-	d.log.Info("rngd started", "version", cfg.Version, "dev_mode", cfg.Dev, "grpc", a.GRPC, "http", a.HTTP,
+	d.log.Info("rngd started", "version", cfg.Version, "dev_mode", cfg.Dev, "software_keys", software, "grpc", a.GRPC, "http", a.HTTP,
 		"admin", a.Admin, "vrf_key", d.engine.keyID, "vrf_fingerprint", hsm.Fingerprint(d.engine.pub))
 	if cfg.Dev {
 		d.log.Warn("DEV MODE: not for production")
 	}
+	for _, n := range notes {
+		d.log.Log(context.Background(), n.level, n.log, n.attrs...)
+	}
+}
+
+// softwareKeysGauge is tirage_software_keys: 1 when the keys are files on
+// the host (dev mode, or keys.allow_software), as tirage_dev_mode is 1 in
+// dev mode.
+func softwareKeysGauge(software bool) prometheus.Gauge {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{Name: "tirage_software_keys",
+		Help: "1 when the VRF and log keys are software keys, files on this host (dev mode or keys.allow_software): never in production."})
+	if software {
+		g.Set(1)
+	}
+	return g
+}
+
+// insecureNote is an insecure convenience the daemon runs with, announced
+// in the banner (in capitals) and in the log.
+type insecureNote struct {
+	banner string
+	level  slog.Level
+	log    string
+	attrs  []any
+}
+
+// insecureNotes lists what outside dev mode (which says it all at once)
+// an operator must know is not production-grade: software keys
+// (keys.allow_software) and a plaintext connection to the Trillian log.
+func insecureNotes(cfg Config, softwareKeys bool) []insecureNote {
+	var notes []insecureNote
+	if softwareKeys && !cfg.Dev {
+		notes = append(notes, insecureNote{
+			banner: "SOFTWARE KEYS (keys.allow_software): THE VRF AND LOG KEYS ARE FILES ON\n!!  THIS HOST, NOT IN AN HSM. NOT FOR PRODUCTION. (tirage_software_keys = 1)",
+			level:  slog.LevelError,
+			log:    "SOFTWARE KEYS: the VRF and log keys are files on this host, not in an HSM (keys.allow_software): not for production",
+			attrs:  []any{"keys_dir", cfg.Keys.Dir},
+		})
+	}
+	if cfg.Log.Backend == "trillian" && cfg.Log.TrillianCAFile == "" {
+		notes = append(notes, insecureNote{
+			banner: fmt.Sprintf("TRILLIAN LOG IN PLAINTEXT (no log.trillian_ca_file): %s,\n!!  ALLOWED ON LOOPBACK ONLY.", cfg.Log.TrillianAddress),
+			level:  slog.LevelWarn,
+			log:    "the connection to the Trillian log is not encrypted (no log.trillian_ca_file; loopback only)",
+			attrs:  []any{"trillian_address", cfg.Log.TrillianAddress},
+		})
+	}
+	return notes
 }
 
 // auditSurfaces are the auditors' read surfaces of the log: the tiles,

@@ -3,6 +3,7 @@ package rngd
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,15 +66,66 @@ func (d *Daemon) Addrs() Addrs {
 	return a
 }
 
-// newDaemon makes the listeners and servers around an engine.
-func newDaemon(cfg Config, e *engine, extraHTTP map[string]http.Handler, registerAudit func(*grpc.Server)) (*Daemon, error) {
-	d := &Daemon{cfg: cfg, log: cfg.Logger, engine: e, health: health.NewServer()}
-	tlsConf, err := ServerTLS(cfg.GRPC.CertFile, cfg.GRPC.KeyFile, cfg.GRPC.ClientCAFile)
-	if err != nil {
+// listeners are the daemon's: the TCP ones are bound, and the gRPC
+// certificates loaded, before anything else is opened (Start), so that a
+// taken port or a bad certificate refuses the start before the data
+// directory is touched; the admin socket follows the keys (Start).
+type listeners struct {
+	tls               *tls.Config // the gRPC listener's: mutual TLS
+	grpc, http, admin net.Listener
+}
+
+func (l *listeners) close() {
+	for _, x := range []net.Listener{l.grpc, l.http, l.admin} {
+		if x != nil {
+			x.Close()
+		}
+	}
+}
+
+// openListeners loads the gRPC listener's certificates and binds the TCP
+// listeners (the admin socket is listenAdmin's).
+func openListeners(cfg Config) (*listeners, error) {
+	l := new(listeners)
+	var err error
+	if l.tls, err = serverTLS(cfg.GRPC); err != nil {
 		return nil, err
 	}
+	if l.grpc, err = net.Listen("tcp", cfg.GRPC.Listen); err != nil {
+		return nil, fmt.Errorf("couldn't listen on grpc.listen %s: %w", cfg.GRPC.Listen, err)
+	}
+	if cfg.HTTP.Listen != "" {
+		if l.http, err = net.Listen("tcp", cfg.HTTP.Listen); err != nil {
+			l.close()
+			return nil, fmt.Errorf("couldn't listen on http.listen %s: %w", cfg.HTTP.Listen, err)
+		}
+	}
+	return l, nil
+}
+
+// serverTLS is ServerTLS with errors that name the config keys.
+func serverTLS(c GRPCConfig) (*tls.Config, error) {
+	pair, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't load the server certificate (grpc.cert_file %s, grpc.key_file %s): %w", c.CertFile, c.KeyFile, pathless(err))
+	}
+	pool, err := loadPool(c.ClientCAFile)
+	if err != nil {
+		return nil, fmt.Errorf("grpc.client_ca_file: %w", err)
+	}
+	return &tls.Config{
+		MinVersion:   tls.VersionTLS13,
+		Certificates: []tls.Certificate{pair},
+		ClientAuth:   tls.RequireAndVerifyClientCert,
+		ClientCAs:    pool,
+	}, nil
+}
+
+// newDaemon makes the servers around an engine, on listeners already bound.
+func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Handler, registerAudit func(*grpc.Server)) *Daemon {
+	d := &Daemon{cfg: cfg, log: cfg.Logger, engine: e, health: health.NewServer(), lisGRPC: l.grpc, lisAdm: l.admin, lisHTTP: l.http}
 	d.grpc = grpc.NewServer(
-		grpc.Creds(credentials.NewTLS(tlsConf)),
+		grpc.Creds(credentials.NewTLS(l.tls)),
 		grpc.MaxConcurrentStreams(cfg.GRPC.MaxConcurrentStreams),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.ChainUnaryInterceptor(d.observe),
@@ -93,14 +145,7 @@ func newDaemon(cfg Config, e *engine, extraHTTP map[string]http.Handler, registe
 	healthpb.RegisterHealthServer(d.admin, d.health)
 	reflection.Register(d.admin)
 
-	if d.lisGRPC, err = net.Listen("tcp", cfg.GRPC.Listen); err != nil {
-		return nil, fmt.Errorf("couldn't listen on grpc.listen %s: %w", cfg.GRPC.Listen, err)
-	}
-	if d.lisAdm, err = listenAdmin(cfg.Admin); err != nil {
-		d.lisGRPC.Close()
-		return nil, err
-	}
-	if cfg.HTTP.Listen != "" {
+	if d.lisHTTP != nil {
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(e.metrics.reg, promhttp.HandlerOpts{}))
 		mux.HandleFunc("/healthz", d.healthz)
@@ -108,13 +153,8 @@ func newDaemon(cfg Config, e *engine, extraHTTP map[string]http.Handler, registe
 			mux.Handle(p, h)
 		}
 		d.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		if d.lisHTTP, err = net.Listen("tcp", cfg.HTTP.Listen); err != nil {
-			d.lisGRPC.Close()
-			d.lisAdm.Close()
-			return nil, fmt.Errorf("couldn't listen on http.listen %s: %w", cfg.HTTP.Listen, err)
-		}
 	}
-	return d, nil
+	return d
 }
 
 // Serve serves until ctx is done, then shuts down gracefully: the health
@@ -175,7 +215,7 @@ func (d *Daemon) shutdown(drain time.Duration) {
 			d.http.Shutdown(sctx)
 			cancel()
 		}
-		os.Remove(d.cfg.Admin.Socket)
+		d.lisAdm.Close() // removes the socket (closed already by the admin server, unless it never served)
 		for i := len(d.closers) - 1; i >= 0; i-- {
 			if err := d.closers[i].Close(); err != nil {
 				d.log.Error("close failed", "err", err)
@@ -233,12 +273,28 @@ func callerIdentity(ctx context.Context) (string, error) {
 }
 
 // listenAdmin opens the admin Unix socket (mode 0600) and admits only peers
-// whose kernel credentials name an allowed uid.
+// whose kernel credentials name an allowed uid. A socket already at the
+// path is replaced only when stale (nothing answers on it): one another
+// process serves (another rngd, with another data_dir but the same
+// admin.socket) is refused, never taken over.
 func listenAdmin(c AdminConfig) (net.Listener, error) {
-	if fi, err := os.Lstat(c.Socket); err == nil && fi.Mode()&os.ModeSocket != 0 {
-		// A stale socket from a killed daemon; the state store's lock
-		// already ensures no other daemon is running on this data dir.
-		os.Remove(c.Socket)
+	if fi, err := os.Lstat(c.Socket); err == nil {
+		if fi.Mode()&os.ModeSocket == 0 {
+			return nil, fmt.Errorf("admin.socket %s exists and is not a socket: refusing to replace it", c.Socket)
+		}
+		conn, err := net.DialTimeout("unix", c.Socket, time.Second)
+		switch {
+		case err == nil:
+			conn.Close()
+			return nil, fmt.Errorf("admin.socket %s is in use by another process (another rngd?): refusing to take it over", c.Socket)
+		case errors.Is(err, syscall.ECONNREFUSED):
+			// A stale socket from a daemon that was killed.
+			if err := os.Remove(c.Socket); err != nil {
+				return nil, fmt.Errorf("couldn't remove the stale admin.socket %s: %w", c.Socket, pathless(err))
+			}
+		default:
+			return nil, fmt.Errorf("admin.socket %s exists and couldn't be checked (in use by another process?): %w", c.Socket, err)
+		}
 	}
 	old := syscall.Umask(0o177)
 	l, err := net.Listen("unix", c.Socket)

@@ -1,10 +1,18 @@
 // Command rngd is Tirage's draw daemon: flags → config → rngd.Run.
+//
+// Exit codes: 0 after a clean stop (SIGTERM, SIGINT) or --help; 1 when the
+// daemon could not start (a certificate, key, device or address, the log)
+// or failed while serving; 2 for a usage or config error (a bad flag, a
+// positional argument, a config file that does not parse or does not
+// validate): then nothing was created or changed.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -13,26 +21,54 @@ import (
 	"tirage.fr/tirage/rngd"
 )
 
+const (
+	exitFailure = 1
+	exitUsage   = 2
+)
+
 func main() {
 	if err := rngd.ProtectProcess(); err != nil {
 		fmt.Fprintln(os.Stderr, "rngd:", err)
-		os.Exit(1)
+		os.Exit(exitFailure)
 	}
-	config := flag.String("config", "", "config file (TOML, see examples/rngd.toml)")
-	dev := flag.Bool("dev", false, "dev mode: embedded dev defaults, generated certificates (binaries built with -tags tirage_dev only)")
-	flag.Parse()
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is rngd with its arguments; it returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("rngd", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: rngd --config FILE [--dev]")
+		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "exit codes: 0 stopped cleanly, 1 start or serve failure, 2 usage or config error")
+	}
+	config := fs.String("config", "", "config file (TOML, see examples/rngd.toml)")
+	dev := fs.Bool("dev", false, "dev mode: embedded dev defaults, generated certificates (binaries built with -tags tirage_dev only)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		// Not echoed: it may be a secret typed at the wrong place.
+		fmt.Fprintf(stderr, "rngd: %d unexpected argument(s): rngd takes flags only (--config FILE, --dev)\n", fs.NArg())
+		return exitUsage
+	}
 	cfg, err := rngd.ConfigFromFlags(*config, *dev)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "rngd:", err)
-		os.Exit(2)
+		fmt.Fprintln(stderr, "rngd:", err)
+		return exitUsage
 	}
 	rngd.TuneRuntime()
-	cfg.Logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	cfg.Banner = os.Stdout
+	cfg.Logger = slog.New(slog.NewJSONHandler(stderr, nil))
+	cfg.Banner = stdout
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := rngd.Run(ctx, cfg); err != nil {
-		fmt.Fprintln(os.Stderr, "rngd:", err)
-		os.Exit(1)
+		fmt.Fprintln(stderr, "rngd:", err)
+		return exitFailure
 	}
+	return 0
 }

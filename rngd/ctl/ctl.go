@@ -1,7 +1,7 @@
 // Package ctl is rngctl, the operator's and auditor's command line.
 //
 // Each group of subcommands lives in its own file and registers itself in
-// commands (keys, entropy, emission, qod, state, promo, log …). Run
+// commands (keys, entropy, emission, qod, state, promo). Run
 // dispatches on the first argument. Exit codes: 0 success, 1 the operation
 // failed (one line on stderr says why), 2 usage error.
 package ctl

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -28,18 +29,21 @@ func init() {
 const emissionUsage = `usage: rngctl emission create|list|import|demo-manifest [FLAGS]
 
   create         register an emission and its closure date (closure notice)
-                 --id ID --closure YYYY-MM-DD
+                 --id ID --closure YYYY-MM-DD (a year from 2000 to 2199)
   list           list the registered emissions
   import         import a ticket manifest (lines emission_id,ticket_hash_hex,stake_cents);
                  its Merkle root and count are logged
                  --id ID --manifest FILE
   demo-manifest  make a demo manifest and the codes of its tickets (tests, make run)
-                 --id ID --count N --manifest FILE --codes FILE [--seed TEXT]
+                 --id ID --count N (1 to 1000000) --manifest FILE --codes FILE [--seed TEXT]
+                 neither file may exist: both are checked before either is written
 
 admin flags (create, list, import):
   --socket PATH       rngd's admin socket (default data/admin.sock)
   --request-id ID     request id (default: derived from the command, so that
                       running the same command again returns the same result)
+
+Exit status: 0 done, 1 failed or refused by rngd (one line says why), 2 usage error.
 `
 
 // adminFlags are the flags of commands that talk to rngd's admin socket.
@@ -101,9 +105,10 @@ func runEmission(ctx context.Context, env Env) int {
 	if code, ok := parseArgs(env, fs, env.Args[1:], fs.Name(), emissionUsage, false); !ok {
 		return code
 	}
+	// need reports a missing string flag (--count is checked by its range).
 	need := func(names ...string) bool {
 		for _, n := range names {
-			if fs.Lookup(n).Value.String() == "" || fs.Lookup(n).Value.String() == "0" {
+			if fs.Lookup(n).Value.String() == "" {
 				usageError(env, "emission", "emission %s: --%s is required", env.Args[0], n)
 				return false
 			}
@@ -163,11 +168,23 @@ func runEmission(ctx context.Context, env Env) int {
 		}
 		fmt.Fprintf(env.Stdout, "manifest imported: emission %s, %d tickets, root %x (log index %d)\n", r.EmissionId, r.Count, r.Root, r.Receipt.LogIndex)
 	case "demo-manifest":
-		if !need("id", "count", "manifest", "codes") {
+		if !need("id", "manifest", "codes") {
 			return ExitUsage
 		}
 		if err := rngd.CheckEmissionID(*id); err != nil {
 			return usageError(env, "emission", "emission demo-manifest: --id: %v", err)
+		}
+		if *count < 1 || *count > maxDemoTickets {
+			return usageError(env, "emission", "emission demo-manifest: --count %d: want 1 to %d", *count, maxDemoTickets)
+		}
+		if filepath.Clean(*manifest) == filepath.Clean(*codesFile) {
+			return usageError(env, "emission", "emission demo-manifest: --manifest and --codes are the same file")
+		}
+		// Both outputs are checked before either is written.
+		for _, f := range []struct{ flag, path string }{{"--manifest", *manifest}, {"--codes", *codesFile}} {
+			if err := checkNewFile(f.flag, f.path); err != nil {
+				return fail(env, err)
+			}
 		}
 		codes, tickets := rngd.DemoTickets(*id, []byte(*seed), *count)
 		var m, c strings.Builder
@@ -177,10 +194,11 @@ func runEmission(ctx context.Context, env Env) int {
 			fmt.Fprintf(&c, "%s,%d\n", codes[i], t.StakeCents)
 		}
 		if err := writeNew(*manifest, m.String(), 0o644); err != nil {
-			return fail(env, err)
+			return fail(env, fmt.Errorf("--manifest: %w", err))
 		}
 		if err := writeNew(*codesFile, c.String(), 0o600); err != nil {
-			return fail(env, err)
+			os.Remove(*manifest) // all or nothing
+			return fail(env, fmt.Errorf("--codes: %w", err))
 		}
 		fmt.Fprintf(env.Stdout, "demo manifest: %s (%d tickets); their codes: %s (keep them secret)\n", *manifest, *count, *codesFile)
 	default:
@@ -189,7 +207,31 @@ func runEmission(ctx context.Context, env Env) int {
 	return ExitOK
 }
 
+// maxDemoTickets bounds demo-manifest --count (both files are built in memory).
+const maxDemoTickets = 1_000_000
+
+// checkNewFile checks that an output file named by flag can be created:
+// it does not exist and its directory does.
+func checkNewFile(flag, path string) error {
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%s %s exists: it is never overwritten", flag, path)
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s %s: no directory %s", flag, path, dir)
+	}
+	return nil
+}
+
 func readManifest(path, emission string) ([]rngd.Ticket, error) {
+	tickets, err := readManifestFile(path, emission)
+	if err != nil {
+		return nil, fmt.Errorf("--manifest %s: %w", path, pathless(err))
+	}
+	return tickets, nil
+}
+
+func readManifestFile(path, emission string) ([]rngd.Ticket, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -209,15 +251,19 @@ func readManifest(path, emission string) ([]rngd.Ticket, error) {
 	return tickets, err
 }
 
-// writeNew writes a file that must not exist yet.
+// writeNew writes a file that must not exist yet; a failed write leaves
+// no file.
 func writeNew(path, content string, mode os.FileMode) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err
 	}
-	if _, err := io.WriteString(f, content); err != nil {
-		f.Close()
-		return err
+	_, err = io.WriteString(f, content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return f.Close()
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
 }

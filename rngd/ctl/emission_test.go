@@ -3,6 +3,8 @@ package ctl
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,6 +31,9 @@ func TestEmissionCommands(t *testing.T) {
 		{[]string{"emission", "create", "--socket", sock, "--id", "E1"}, ExitUsage, "--closure is required"},
 		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-02-30"}, ExitFail, "closure_date"},
 		{[]string{"emission", "create", "--socket", sock, "--id", "bad id", "--closure", "2026-12-01"}, ExitFail, "emission_id"},
+		// Years the log cannot record, or typos: InvalidArgument, not Internal.
+		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "1900-01-01"}, ExitFail, "closure_date: 1900-01-01: want a year from 2000 to 2199 (InvalidArgument)"},
+		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "9999-12-31"}, ExitFail, "closure_date: 9999-12-31: want a year from 2000 to 2199 (InvalidArgument)"},
 		{[]string{"emission", "create", "--socket", filepath.Join(dir, "none.sock"), "--id", "E1", "--closure", "2026-12-01"}, ExitFail, "is rngd running"},
 		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-12-01"}, ExitOK, "stage 2 may start until 2026-12-30T23:00:00Z"},
 		// The same command again returns the same result (same request id).
@@ -36,6 +41,7 @@ func TestEmissionCommands(t *testing.T) {
 		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-12-02", "--request-id", "x"}, ExitFail, "already registered"},
 		{[]string{"emission", "demo-manifest", "--id", "E1", "--count", "50", "--manifest", manifest, "--codes", codes}, ExitOK, "50 tickets"},
 		{[]string{"emission", "import", "--socket", sock, "--id", "E2", "--manifest", manifest}, ExitFail, "belongs to emission"},
+		{[]string{"emission", "import", "--socket", sock, "--id", "E1", "--manifest", filepath.Join(dir, "none.csv")}, ExitFail, "--manifest " + filepath.Join(dir, "none.csv") + ": no such file"},
 		{[]string{"emission", "import", "--socket", sock, "--id", "E1", "--manifest", manifest}, ExitOK, "50 tickets, root"},
 		{[]string{"emission", "import", "--socket", sock, "--id", "E1", "--manifest", manifest, "--request-id", "again"}, ExitFail, "already imported"},
 		{[]string{"emission", "list", "--socket", sock}, ExitOK, "E1\tclosure 2026-12-01"},
@@ -50,4 +56,104 @@ func TestEmissionCommands(t *testing.T) {
 			t.Errorf("rngctl %s: exit %d, %q %q; want %d and %q", strings.Join(tc.args, " "), code, out, errOut, tc.code, tc.output)
 		}
 	}
+}
+
+// demo-manifest checks --id, --count and both outputs before it writes
+// either: a failure writes nothing.
+func TestDemoManifest(t *testing.T) {
+	dir := t.TempDir()
+	manifest, codes := filepath.Join(dir, "m.csv"), filepath.Join(dir, "codes.txt")
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"--id", "E1", "--count", "-1"}, ExitUsage, "--count -1: want 1 to 1000000"},
+		{[]string{"--id", "E1", "--count", "0"}, ExitUsage, "--count 0: want 1 to 1000000"},
+		{[]string{"--id", "E1"}, ExitUsage, "--count 0: want 1 to 1000000"},
+		{[]string{"--count", "5"}, ExitUsage, "--id is required"},
+		{[]string{"--id", "bad id", "--count", "5"}, ExitUsage, "--id: emission_id"},
+		{[]string{"--id", "E1", "--count", "5", "--codes", manifest}, ExitUsage, "--manifest and --codes are the same file"},
+		{[]string{"--id", "E1", "--count", "5", "--codes", filepath.Join(dir, "none", "c.txt")}, ExitFail, "--codes " + filepath.Join(dir, "none", "c.txt") + ": no directory"},
+	} {
+		args := append([]string{"emission", "demo-manifest", "--manifest", manifest, "--codes", codes}, tc.args...)
+		code, out, errOut := rngctl(args...)
+		if code != tc.code || out != "" || !strings.Contains(errOut, tc.stderr) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("rngctl %s: exit %d, %q %q; want %d and %q", strings.Join(args, " "), code, out, errOut, tc.code, tc.stderr)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Fatalf("rngctl %s wrote %v", strings.Join(args, " "), entries)
+		}
+	}
+	// The codes file exists: the manifest is not written either.
+	if err := os.WriteFile(codes, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := rngctl("emission", "demo-manifest", "--id", "E1", "--count", "5", "--manifest", manifest, "--codes", codes)
+	if code != ExitFail || !strings.Contains(errOut, "--codes "+codes+" exists") {
+		t.Errorf("codes file exists: exit %d, stderr %q", code, errOut)
+	}
+	if _, err := os.Lstat(manifest); err == nil {
+		t.Error("codes file exists: the manifest was written")
+	}
+	os.Remove(codes)
+	// An id of "0" is an id like any other.
+	if code, out, errOut := rngctl("emission", "demo-manifest", "--id", "0", "--count", "3", "--manifest", manifest, "--codes", codes); code != ExitOK || !strings.Contains(out, "(3 tickets)") {
+		t.Errorf("--id 0: exit %d, %q %q", code, out, errOut)
+	}
+}
+
+// state rebuild refuses a data directory with no log, creating nothing; a
+// config it cannot read is a usage error (exit 2), as for rngd.
+func TestStateRebuildRefusals(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	typo := filepath.Join(dir, "dtaa")
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		config string
+		code   int
+		stderr string
+	}{
+		{filepath.Join(dir, "nonexist.toml"), ExitUsage, "rngctl: state rebuild: --config: couldn't read config " + filepath.Join(dir, "nonexist.toml")},
+		{write("bad.toml", "data_dir = \n"), ExitUsage, "rngctl: state rebuild: --config: couldn't read config"},
+		{write("unknown.toml", "data_dri = \"x\"\n"), ExitUsage, "unknown keys: data_dri"},
+		{write("typo.toml", rebuildConfig(dir, typo)), ExitFail, "data_dir " + typo + ": no such directory: nothing to rebuild from"},
+		{write("empty.toml", rebuildConfig(dir, empty)), ExitFail, "data_dir " + empty + " has no log"},
+	} {
+		code, out, errOut := rngctl("state", "rebuild", "--config", tc.config)
+		if code != tc.code || out != "" || !strings.Contains(errOut, tc.stderr) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("state rebuild --config %s: exit %d, %q %q; want %d and %q", tc.config, code, out, errOut, tc.code, tc.stderr)
+		}
+	}
+	if _, err := os.Lstat(typo); err == nil {
+		t.Error("state rebuild created the mistyped data_dir")
+	}
+	if entries, _ := os.ReadDir(empty); len(entries) != 0 {
+		t.Errorf("state rebuild wrote %v in a data_dir with no log", entries)
+	}
+}
+
+// rebuildConfig is a config rngd accepts, with data_dir data.
+func rebuildConfig(dir, data string) string {
+	return fmt.Sprintf(`data_dir = %q
+[grpc]
+cert_file = %q
+key_file = %q
+client_ca_file = %q
+[log]
+origin = "tirage.test/rebuild"
+[keys]
+allow_software = true
+passphrase_file = %q
+`, data, filepath.Join(dir, "server.pem"), filepath.Join(dir, "server.key"), filepath.Join(dir, "ca.pem"), filepath.Join(dir, "pass"))
 }

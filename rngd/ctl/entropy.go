@@ -2,9 +2,11 @@ package ctl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -149,9 +151,28 @@ func runEntropyTest(ctx context.Context, env Env, args []string) int {
 		return usageErr("--alpha %q: want 2^-40 to 2^-20", *alphaText)
 	}
 
+	switch {
+	case *device != "" && *kind != entropy.KindHWRNG && *kind != entropy.KindTPM:
+		return usageErr("--device is for --source hwrng or tpm")
+	case *tpmAddr != "" && *kind != entropy.KindTPM:
+		return usageErr("--tpm-address is for --source tpm")
+	case *device != "" && *tpmAddr != "":
+		return usageErr("give --device or --tpm-address, not both")
+	}
+
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(env.Stderr, "rngctl entropy test: "+format+"\n", a...)
 		return ExitFail
+	}
+	// A device that is not there is named as such (entropy.Open would say
+	// the source is not supported here).
+	if path := devicePath(*kind, *device, *tpmAddr); path != "" {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			if *device != "" {
+				return fail("--device %s: no such device", path)
+			}
+			return fail("source %s: no device %s on this machine (--device names another)", *kind, path)
+		}
 	}
 	src, err := entropy.Open(entropy.SourceConfig{Kind: *kind, Path: *device, Address: *tpmAddr})
 	if err != nil {
@@ -221,6 +242,19 @@ func runEntropyTest(ctx context.Context, env Env, args []string) int {
 	}
 	fmt.Fprintln(out, "\nresult          health tests passed")
 	return ExitOK
+}
+
+// devicePath is the device test --source kind reads, or "" for none.
+func devicePath(kind, device, tpmAddr string) string {
+	switch {
+	case device != "":
+		return device
+	case kind == entropy.KindHWRNG:
+		return entropy.DefaultHWRNGPath
+	case kind == entropy.KindTPM && tpmAddr == "":
+		return entropy.DefaultTPMPath
+	}
+	return ""
 }
 
 // parseAlpha accepts "2^-30" or a decimal number.

@@ -8,12 +8,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
 	"tirage.fr/tirage/hsm"
@@ -60,10 +63,21 @@ init only:
   --sign-alg ALG              Ed25519 or ECDSA-P256-SHA256 (default: Ed25519 where supported)
   --rsa-bits N                pkcs11: RSA-FDH-VRF modulus size, 2048 to 8192 (default 2048)
   --kdf-time N, --kdf-memory-mib N, --kdf-threads N
-                              software: Argon2id cost of the new key files (default 3, 64, 4)
+                              software: Argon2id cost of the new key files (default 3, 64, 4;
+                              1 to 16, 8 to 4096, 1 to 255)
 export-public:
   --label L                   one key only, its public key alone on a line
-  --format hex|pem            default hex
+  --format hex|pem            default hex; pem refuses, before printing any, a key
+                              without a PEM form (a compressed P-256 VRF key)
+
+init checks every flag, the labels (three different ones) and the
+announcement's directory before it makes anything; if it fails after making
+a key, it removes the keys it made from a software keystore, and for a token
+(which rngctl cannot delete keys from) says which it left and how to go on.
+show, export-public and announce change nothing: the keystore (--dir) must
+exist.
+
+Exit status: 0 done, 1 failed (one line says why), 2 usage error.
 `
 
 // keysCmd holds the flags of a keys subcommand.
@@ -80,6 +94,12 @@ type keysCmd struct {
 	kdfTime, kdfMemoryMiB, kdfThreads uint
 	rsaBits                           int
 	label, format                     string
+
+	// dirFlag names the software keystore's flag in messages (promo calls
+	// it --keys); create lets open make the keystore directory (init only:
+	// every other command needs an existing keystore and creates nothing).
+	dirFlag string
+	create  bool
 }
 
 // errUsage marks errors that are the operator's invocation.
@@ -89,7 +109,7 @@ func runKeys(ctx context.Context, env Env) int {
 	if code, done := groupHelp(env, keysUsage); done {
 		return code
 	}
-	c := &keysCmd{env: env, name: "rngctl keys " + env.Args[0]}
+	c := &keysCmd{env: env, name: "rngctl keys " + env.Args[0], dirFlag: "--dir", create: env.Args[0] == "init"}
 	c.fs = newFlags(c.name)
 	fs := c.fs
 	fs.StringVar(&c.backend, "backend", "software", "")
@@ -152,7 +172,10 @@ func (c *keysCmd) open() (hsm.Backend, error) {
 			return nil, usagef("--pin-file, --pin-fd and --token-label are for --backend pkcs11")
 		}
 		if c.dir == "" {
-			return nil, usagef("--dir is required with --backend software")
+			return nil, usagef("%s is required with --backend software", c.flagOfDir())
+		}
+		if err := c.checkDir(); err != nil {
+			return nil, err
 		}
 		pass, err := c.secret("passphrase", c.passFile, c.passFD, c.name == "rngctl keys init")
 		if err != nil {
@@ -164,7 +187,7 @@ func (c *keysCmd) open() (hsm.Backend, error) {
 		return keystore.Open(keystore.Config{Dir: c.dir, Passphrase: pass, KDF: kdf, Logger: log})
 	case "pkcs11":
 		if c.passFile != "" || c.passFD != "" || c.dir != "" {
-			return nil, usagef("--passphrase-file, --passphrase-fd and --dir are for --backend software")
+			return nil, usagef("--passphrase-file, --passphrase-fd and %s are for --backend software", c.flagOfDir())
 		}
 		if c.tokenLabel == "" {
 			return nil, usagef("--token-label is required with --backend pkcs11")
@@ -177,6 +200,34 @@ func (c *keysCmd) open() (hsm.Backend, error) {
 		return pkcs11.Open(pkcs11.Config{Module: c.module, TokenLabel: c.tokenLabel, PIN: pin, RSABits: c.rsaBits, Logger: log})
 	}
 	return nil, usagef("--backend %q: want software or pkcs11", c.backend)
+}
+
+func (c *keysCmd) flagOfDir() string {
+	if c.dirFlag == "" {
+		return "--dir"
+	}
+	return c.dirFlag
+}
+
+// checkDir checks the software keystore directory: it must exist, except
+// for init, which may create it (its parent must then exist).
+func (c *keysCmd) checkDir() error {
+	fi, err := os.Stat(c.dir)
+	switch {
+	case err == nil && !fi.IsDir():
+		return fmt.Errorf("%s %s: not a directory", c.flagOfDir(), c.dir)
+	case err == nil:
+		return nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s %s: %w", c.flagOfDir(), c.dir, pathless(err))
+	case !c.create:
+		return fmt.Errorf("%s %s: no such directory, so no keystore there (rngctl keys init makes one)", c.flagOfDir(), c.dir)
+	}
+	parent := filepath.Dir(c.dir)
+	if fi, err := os.Stat(parent); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s %s: its parent directory %s does not exist", c.flagOfDir(), c.dir, parent)
+	}
+	return nil
 }
 
 // maxSecret bounds a PIN or passphrase read from a file or descriptor.
@@ -316,10 +367,16 @@ func (c *keysCmd) prompt(what string) ([]byte, error) {
 	return nil, fmt.Errorf("%s longer than %d bytes", what, maxSecret)
 }
 
-func (c *keysCmd) init() error {
-	if c.announcement == "" {
-		return usagef("--announcement FILE is required")
-	}
+// Argon2id bounds of the keystore's file format (hsm/keystore checks them
+// too; here they are usage errors naming the flag).
+const (
+	minKDFTime, maxKDFTime           = 1, 16
+	minKDFMemoryMiB, maxKDFMemoryMiB = 8, 4096
+	minKDFThreads, maxKDFThreads     = 1, 255
+)
+
+// checkInitFlags checks every flag of init before anything is opened or made.
+func (c *keysCmd) checkInitFlags() (vrf.Suite, error) {
 	suite := vrf.SuiteP256SSWU
 	if c.backend == "pkcs11" {
 		suite = vrf.SuiteRSAFDH256
@@ -327,86 +384,264 @@ func (c *keysCmd) init() error {
 	if c.vrfSuite != "" {
 		s, err := vrf.ParseSuite(c.vrfSuite)
 		if err != nil {
-			return usagef("--vrf-suite: %s", err)
+			return "", usagef("--vrf-suite: %s", err)
 		}
 		suite = s
 	}
-	if err := checkNew(c.announcement); err != nil {
-		return err
+	switch c.signAlg {
+	case "", hsm.Ed25519, hsm.ECDSAP256SHA256:
+	default:
+		return "", usagef("--sign-alg %q: want %s or %s", c.signAlg, hsm.Ed25519, hsm.ECDSAP256SHA256)
 	}
-	b, err := c.open()
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-	if _, err := b.GenerateVRF(c.vrfLabel, suite); err != nil {
-		return fmt.Errorf("couldn't make the VRF key: %w", err)
-	}
-	for _, l := range []string{c.logLabel, c.attLabel} {
-		if _, err := b.GenerateSigner(l, c.signAlg); err != nil {
-			return fmt.Errorf("couldn't make signing key %q: %w", l, err)
+	set := map[string]bool{}
+	c.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch c.backend {
+	case "software":
+		if set["rsa-bits"] {
+			return "", usagef("--rsa-bits is for --backend pkcs11")
+		}
+		if c.kdfTime < minKDFTime || c.kdfTime > maxKDFTime {
+			return "", usagef("--kdf-time %d: want %d to %d", c.kdfTime, minKDFTime, maxKDFTime)
+		}
+		if c.kdfMemoryMiB < minKDFMemoryMiB || c.kdfMemoryMiB > maxKDFMemoryMiB {
+			return "", usagef("--kdf-memory-mib %d: want %d to %d", c.kdfMemoryMiB, minKDFMemoryMiB, maxKDFMemoryMiB)
+		}
+		if c.kdfThreads < minKDFThreads || c.kdfThreads > maxKDFThreads {
+			return "", usagef("--kdf-threads %d: want %d to %d", c.kdfThreads, minKDFThreads, maxKDFThreads)
+		}
+	case "pkcs11":
+		if set["kdf-time"] || set["kdf-memory-mib"] || set["kdf-threads"] {
+			return "", usagef("--kdf-time, --kdf-memory-mib and --kdf-threads are for --backend software")
+		}
+		if c.rsaBits != 0 && (c.rsaBits < 2048 || c.rsaBits > 8192 || c.rsaBits%8 != 0) {
+			return "", usagef("--rsa-bits %d: want a multiple of 8 from 2048 to 8192", c.rsaBits)
 		}
 	}
-	return c.writeAnnouncement(b)
+	return suite, nil
 }
 
-func (c *keysCmd) announce() error {
-	if c.announcement == "" {
-		return usagef("--announcement FILE is required")
-	}
-	if err := checkNew(c.announcement); err != nil {
-		return err
-	}
-	b, err := c.open()
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-	return c.writeAnnouncement(b)
-}
-
-func checkNew(name string) error {
-	if _, err := os.Lstat(name); err == nil {
-		return fmt.Errorf("announcement file %s exists: the announcement is never overwritten", name)
+// checkLabels checks the three labels of init and announce: valid, and one
+// per key.
+func (c *keysCmd) checkLabels() error {
+	flags := []struct{ name, label string }{{"--vrf-label", c.vrfLabel}, {"--log-label", c.logLabel}, {"--attestation-label", c.attLabel}}
+	for i, f := range flags {
+		if err := hsm.CheckLabel(f.label); err != nil {
+			return usagef("%s: %s", f.name, err)
+		}
+		for _, g := range flags[:i] {
+			if g.label == f.label {
+				return usagef("%s and %s are both %q: each key needs its own label", g.name, f.name, f.label)
+			}
+		}
 	}
 	return nil
 }
 
-func (c *keysCmd) writeAnnouncement(b hsm.Backend) error {
-	p, err := b.VRFProver(c.vrfLabel)
+// checkAnnouncement checks, before anything is made, that the announcement
+// can be written: named, not there yet, in an existing writable directory.
+func (c *keysCmd) checkAnnouncement() error {
+	if c.announcement == "" {
+		return usagef("--announcement FILE is required")
+	}
+	if _, err := os.Lstat(c.announcement); err == nil {
+		return fmt.Errorf("--announcement %s exists: the announcement is never overwritten", c.announcement)
+	}
+	dir := filepath.Dir(c.announcement)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("--announcement %s: directory %s: %w", c.announcement, dir, pathless(err))
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("--announcement %s: %s is not a directory", c.announcement, dir)
+	}
+	if err := unix.Access(dir, unix.W_OK|unix.X_OK); err != nil {
+		return fmt.Errorf("--announcement %s: directory %s is not writable: %w", c.announcement, dir, err)
+	}
+	return nil
+}
+
+// existsHint is what to do when a key init would make exists already.
+const existsHint = "init never replaces a key: rngctl keys show lists the keys, rngctl keys announce writes the announcement of existing ones"
+
+func (c *keysCmd) init() (err error) {
+	if err := c.checkAnnouncement(); err != nil {
+		return err
+	}
+	if err := c.checkLabels(); err != nil {
+		return err
+	}
+	suite, err := c.checkInitFlags()
 	if err != nil {
 		return err
+	}
+	dirExisted := true
+	if c.backend == "software" {
+		if _, err := os.Stat(c.dir); errors.Is(err, fs.ErrNotExist) {
+			dirExisted = false
+		}
+	}
+	b, err := c.open()
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	labels := []string{c.vrfLabel, c.logLabel, c.attLabel}
+	keys, err := b.Keys()
+	if err != nil {
+		return err
+	}
+	for _, l := range labels {
+		for _, k := range keys {
+			if k.Label == l {
+				return fmt.Errorf("%w: %q (%s %s) in the %s: %s", hsm.ErrExists, l, k.Purpose, k.Algorithm, c.where(b), existsHint)
+			}
+		}
+	}
+
+	// From here on, a failure undoes what this run made (or says what is left).
+	var made []string
+	done := false
+	defer func() {
+		if !done && len(made) > 0 {
+			err = c.undo(b, made, dirExisted, err)
+		}
+	}()
+	if _, err := b.GenerateVRF(c.vrfLabel, suite); err != nil {
+		return generateErr("the VRF key", c.vrfLabel, err)
+	}
+	made = append(made, c.vrfLabel)
+	for _, l := range []string{c.logLabel, c.attLabel} {
+		if _, err := b.GenerateSigner(l, c.signAlg); err != nil {
+			return generateErr("signing key", l, err)
+		}
+		made = append(made, l)
+	}
+	leaf, err := c.makeAnnouncement(b)
+	if err != nil {
+		return err
+	}
+	if err := c.saveAnnouncement(leaf); err != nil {
+		return err
+	}
+	done = true
+	return c.reportAnnouncement(b, leaf)
+}
+
+func generateErr(what, label string, err error) error {
+	if errors.Is(err, hsm.ErrExists) {
+		return fmt.Errorf("couldn't make %s %q: %w; %s", what, label, err, existsHint)
+	}
+	return fmt.Errorf("couldn't make %s %q: %w", what, label, err)
+}
+
+// undo removes the keys a failed init made. The software keystore's files
+// are removed (and its directory, if this run made it and it is empty);
+// hsm.Backend has no way to delete a key, so keys on a token are left, and
+// the error says which and how to go on.
+func (c *keysCmd) undo(b hsm.Backend, made []string, dirExisted bool, cause error) error {
+	quoted := make([]string, len(made))
+	for i, l := range made {
+		quoted[i] = strconv.Quote(l)
+	}
+	list := strings.Join(quoted, ", ")
+	if !b.Software() {
+		next := "delete them (private and public key objects of those labels) with the token's tools, e.g. pkcs11-tool --delete-object, before running init again"
+		if len(made) == 3 {
+			next = "all three keys are there: write their announcement with rngctl keys announce (same labels), or delete them with the token's tools before running init again"
+		}
+		return fmt.Errorf("%w; this run made keys %s, which stay on the %s: %s", cause, list, c.where(b), next)
+	}
+	var left []string
+	for _, l := range made {
+		name := filepath.Join(c.dir, l+".key")
+		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			left = append(left, name)
+		}
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("%w; couldn't remove the key files this run made: %s: remove them before running init again", cause, strings.Join(left, ", "))
+	}
+	if !dirExisted {
+		os.Remove(c.dir) // only if empty
+	}
+	return fmt.Errorf("%w; the keys this run made (%s) were removed: nothing changed", cause, list)
+}
+
+func (c *keysCmd) where(b hsm.Backend) string {
+	if b.Software() {
+		return "software keystore " + c.dir
+	}
+	return "pkcs11 token " + strconv.Quote(c.tokenLabel)
+}
+
+func (c *keysCmd) announce() error {
+	if err := c.checkAnnouncement(); err != nil {
+		return err
+	}
+	if err := c.checkLabels(); err != nil {
+		return err
+	}
+	b, err := c.open()
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	leaf, err := c.makeAnnouncement(b)
+	if err != nil {
+		return err
+	}
+	if err := c.saveAnnouncement(leaf); err != nil {
+		return err
+	}
+	return c.reportAnnouncement(b, leaf)
+}
+
+// makeAnnouncement makes and checks the signed announcement of the keys.
+func (c *keysCmd) makeAnnouncement(b hsm.Backend) ([]byte, error) {
+	p, err := b.VRFProver(c.vrfLabel)
+	if err != nil {
+		return nil, err
 	}
 	keys := []hsm.AnnouncedKey{{Use: hsm.UseVRF, Label: c.vrfLabel, Prover: p}}
 	for _, k := range []struct{ use, label string }{{hsm.UseLog, c.logLabel}, {hsm.UseAttestation, c.attLabel}} {
 		s, err := b.Signer(k.label)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		keys = append(keys, hsm.AnnouncedKey{Use: k.use, Label: k.label, Signer: s})
 	}
 	leaf, err := hsm.Announce(keysNow(), keys)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := hsm.CheckAnnouncement(leaf); err != nil {
-		return fmt.Errorf("the announcement just made does not check: %w", err)
+		return nil, fmt.Errorf("the announcement just made does not check: %w", err)
 	}
+	return leaf, nil
+}
+
+// saveAnnouncement writes the announcement file, which must not exist; a
+// failed write leaves no file.
+func (c *keysCmd) saveAnnouncement(leaf []byte) error {
 	f, err := os.OpenFile(c.announcement, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fmt.Errorf("couldn't create the announcement file: %w", err)
 	}
-	if _, err := f.Write(leaf); err != nil {
-		f.Close()
+	_, err = f.Write(leaf)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(c.announcement)
 		return fmt.Errorf("couldn't write the announcement file: %w", err)
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
+	return nil
+}
+
+func (c *keysCmd) reportAnnouncement(b hsm.Backend, leaf []byte) error {
 	if err := c.printKeys(b); err != nil {
 		return err
 	}
@@ -430,9 +665,9 @@ func (c *keysCmd) printKeys(b hsm.Backend) error {
 	if err != nil {
 		return err
 	}
-	where := "pkcs11 token " + strconv.Quote(c.tokenLabel)
+	where := c.where(b)
 	if b.Software() {
-		where = "software keystore " + c.dir + " (development only)"
+		where += " (development only)"
 	}
 	fmt.Fprintf(c.env.Stdout, "backend: %s, %d keys\n", where, len(keys))
 	for _, k := range keys {
@@ -455,26 +690,39 @@ func (c *keysCmd) exportPublic() error {
 	if err != nil {
 		return err
 	}
-	found := false
+	var selected []hsm.Key
 	for _, k := range keys {
-		if c.label != "" && k.Label != c.label {
-			continue
+		if c.label == "" || k.Label == c.label {
+			selected = append(selected, k)
 		}
-		found = true
+	}
+	if len(selected) == 0 {
+		if c.label == "" {
+			return fmt.Errorf("%w: the %s has no key", hsm.ErrNotFound, c.where(b))
+		}
+		return fmt.Errorf("%w: no key labelled %q", hsm.ErrNotFound, c.label)
+	}
+	// Every key is checked before any is printed: a failure prints nothing.
+	if c.format == "pem" {
+		for _, k := range selected {
+			if k.Algorithm == string(vrf.SuiteP256SSWU) || k.Algorithm == string(vrf.SuiteP256TAI) {
+				hint := "export it as hex"
+				if c.label == "" {
+					hint = "export the keys as hex, or the others one by one with --label"
+				}
+				return fmt.Errorf("key %q is a compressed P-256 point, not a SubjectPublicKeyInfo: %s", k.Label, hint)
+			}
+		}
+	}
+	for _, k := range selected {
 		switch {
 		case c.format == "pem":
-			if k.Algorithm == string(vrf.SuiteP256SSWU) || k.Algorithm == string(vrf.SuiteP256TAI) {
-				return fmt.Errorf("key %q is a compressed P-256 point, not a SubjectPublicKeyInfo: export it as hex", k.Label)
-			}
 			pem.Encode(c.env.Stdout, &pem.Block{Type: "PUBLIC KEY", Headers: map[string]string{"Label": k.Label, "Algorithm": k.Algorithm}, Bytes: k.Public})
 		case c.label != "":
 			fmt.Fprintln(c.env.Stdout, hex.EncodeToString(k.Public))
 		default:
 			fmt.Fprintf(c.env.Stdout, "%s %s %s\n", k.Label, k.Algorithm, hex.EncodeToString(k.Public))
 		}
-	}
-	if !found {
-		return fmt.Errorf("%w: no key labelled %q", hsm.ErrNotFound, c.label)
 	}
 	return nil
 }

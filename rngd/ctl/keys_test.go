@@ -212,3 +212,127 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	}
 	return out
 }
+
+// keys init checks every flag and the announcement's directory before it
+// makes anything, and a failure after a key was made removes the keys this
+// run made: every failed init leaves the keystore as it was, and init can
+// be run again.
+func TestKeysInitAtomic(t *testing.T) {
+	fixClock(t)
+	dir := t.TempDir()
+	ks := filepath.Join(dir, "keys")
+	pass := "operator passphrase 42"
+	passFile := filepath.Join(dir, "pass")
+	if err := os.WriteFile(passFile, []byte(pass+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k := &keysRun{t: t}
+	ann := filepath.Join(dir, "announcement.json")
+	base := []string{"init", "--dir", ks, "--passphrase-file", passFile, "--kdf-time", "1", "--kdf-memory-mib", "8", "--kdf-threads", "1"}
+	for _, c := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"bad sign-alg", []string{"--announcement", ann, "--sign-alg", "bogus"}, ExitUsage, `--sign-alg "bogus": want Ed25519 or ECDSA-P256-SHA256`},
+		{"same label twice", []string{"--announcement", ann, "--vrf-label", "log"}, ExitUsage, `--vrf-label and --log-label are both "log"`},
+		{"bad label", []string{"--announcement", ann, "--attestation-label", "a b"}, ExitUsage, "--attestation-label: bad key label"},
+		{"announcement in a missing directory", []string{"--announcement", filepath.Join(dir, "none", "a.json")}, ExitFail, "--announcement " + filepath.Join(dir, "none", "a.json") + ": directory"},
+		{"huge kdf memory", []string{"--announcement", ann, "--kdf-memory-mib", "4194304"}, ExitUsage, "--kdf-memory-mib 4194304: want 8 to 4096"},
+		{"kdf time 0", []string{"--announcement", ann, "--kdf-time", "0"}, ExitUsage, "--kdf-time 0: want 1 to 16"},
+		{"kdf threads 256", []string{"--announcement", ann, "--kdf-threads", "256"}, ExitUsage, "--kdf-threads 256: want 1 to 255"},
+		{"rsa-bits for software", []string{"--announcement", ann, "--rsa-bits", "4096"}, ExitUsage, "--rsa-bits is for --backend pkcs11"},
+		{"keystore in a missing directory", []string{"--announcement", ann, "--dir", filepath.Join(dir, "none", "keys")}, ExitFail, "--dir " + filepath.Join(dir, "none", "keys") + ": its parent directory"},
+	} {
+		code, _, errOut := k.run("", append(append([]string{}, base...), c.args...)...)
+		if code != c.code || !strings.Contains(errOut, c.stderr) || strings.Count(strings.TrimPrefix(errOut, softWarning), "\n") != 1 {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and one line with %q", c.name, code, errOut, c.code, c.stderr)
+		}
+		for _, p := range []string{ks, ann, filepath.Join(dir, "none")} {
+			if _, err := os.Lstat(p); err == nil {
+				t.Fatalf("%s: %s was created", c.name, p)
+			}
+		}
+	}
+
+	// A failure once keys are made (here the announcement: no time) removes them.
+	keysNow = func() time.Time { return time.Time{} }
+	code, _, errOut := k.run("", append(append([]string{}, base...), "--announcement", ann)...)
+	if code != ExitFail || !strings.Contains(errOut, `the keys this run made ("vrf", "log", "attestation") were removed: nothing changed`) {
+		t.Errorf("failed announcement: exit %d, stderr %q", code, errOut)
+	}
+	for _, p := range []string{ks, ann} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("failed announcement: %s is left", p)
+		}
+	}
+	// In an existing keystore, only this run's keys go.
+	if err := os.Mkdir(ks, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = k.run("", append(append([]string{}, base...), "--announcement", ann, "--vrf-label", "v1")...)
+	if code != ExitFail || !strings.Contains(errOut, "were removed") {
+		t.Errorf("failed announcement: exit %d, stderr %q", code, errOut)
+	}
+	if entries, err := os.ReadDir(ks); err != nil || len(entries) != 0 {
+		t.Errorf("failed announcement left %v (%v) in the keystore", entries, err)
+	}
+
+	// So init can run again, and then succeeds.
+	fixClock(t)
+	if code, out, errOut := k.run("", append(append([]string{}, base...), "--announcement", ann)...); code != ExitOK {
+		t.Fatalf("init after the failures: exit %d %s%s", code, out, errOut)
+	}
+	checkAnnouncementFile(t, ann)
+	// Again over the same keys: refused, saying what to do instead.
+	code, _, errOut = k.run("", append(append([]string{}, base...), "--announcement", filepath.Join(dir, "again.json"))...)
+	if code != ExitFail || !strings.Contains(errOut, `key already exists: "vrf"`) || !strings.Contains(errOut, "rngctl keys announce") || !strings.Contains(errOut, "rngctl keys show") {
+		t.Errorf("init over existing keys: exit %d, stderr %q", code, errOut)
+	}
+	hsmtest.AssertNoSecrets(t, k.all.Bytes(), []byte(pass))
+}
+
+const softWarning = "WARNING: software keystore: the keys are held in files and in this process's memory; for development only, use --backend pkcs11 in production\n"
+
+// Read-only commands create nothing and print nothing before they fail.
+func TestKeysReadOnly(t *testing.T) {
+	fixClock(t)
+	dir := t.TempDir()
+	ks := filepath.Join(dir, "keys")
+	pass := "operator passphrase 42"
+	k := &keysRun{t: t}
+	missing := filepath.Join(dir, "nonexist")
+	for _, sub := range []string{"show", "export-public", "announce"} {
+		args := []string{sub, "--dir", missing}
+		if sub == "announce" {
+			args = append(args, "--announcement", filepath.Join(dir, "a.json"))
+		}
+		code, out, errOut := k.run(pass, args...)
+		if code != ExitFail || out != "" || !strings.Contains(errOut, "--dir "+missing+": no such directory") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("keys %s --dir missing: exit %d, stdout %q, stderr %q", sub, code, out, errOut)
+		}
+		if _, err := os.Lstat(missing); err == nil {
+			t.Fatalf("keys %s created --dir", sub)
+		}
+	}
+	// promo names its keystore flag --keys.
+	code, out, errOut := rngctl("promo", "certificate", "--draw", "x/1", "--out", filepath.Join(dir, "out"), "--data", filepath.Join(dir, "data"),
+		"--origin", "o", "--keys", missing, "--passphrase-file", filepath.Join(dir, "p"))
+	if code != ExitFail || out != "" || !strings.Contains(errOut, "--keys "+missing+": no such directory") {
+		t.Errorf("promo certificate --keys missing: exit %d, stderr %q", code, errOut)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Fatalf("promo certificate created %v (%v)", entries, err)
+	}
+
+	if code, out, errOut := k.run(pass, "init", "--dir", ks, "--announcement", filepath.Join(dir, "ann.json"), "--kdf-time", "1", "--kdf-memory-mib", "8", "--kdf-threads", "1"); code != ExitOK {
+		t.Fatalf("init: exit %d %s%s", code, out, errOut)
+	}
+	// pem of every key: the VRF key has no PEM form, so nothing is printed.
+	code, out, errOut = k.run(pass, "export-public", "--dir", ks, "--format", "pem")
+	if code != ExitFail || out != "" || !strings.Contains(errOut, `key "vrf" is a compressed P-256 point`) {
+		t.Errorf("export-public --format pem: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	hsmtest.AssertNoSecrets(t, k.all.Bytes(), []byte(pass))
+}

@@ -106,7 +106,7 @@ func runPromo(ctx context.Context, env Env) int {
 		return code
 	}
 	c := &promoCmd{env: env, name: "rngctl promo " + env.Args[0]}
-	c.keys = keysCmd{env: env, name: c.name}
+	c.keys = keysCmd{env: env, name: c.name, dirFlag: "--keys"}
 	fs := newFlags(c.name)
 	c.fs = fs
 	var run func(context.Context) error

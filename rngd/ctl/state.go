@@ -3,6 +3,9 @@ package ctl
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"tirage.fr/tirage/rngd"
 )
@@ -20,6 +23,13 @@ const stateUsage = `usage: rngctl state rebuild --config FILE [--dev]
             hold, are in DATA/secrets.db, which the rebuild leaves alone.
   --config FILE   rngd's config file
   --dev           dev mode, as rngd --dev (dev builds only)
+
+The data directory (data_dir, default ./data) must hold the log (DATA/log
+for the embedded log) or, for a trillian log, exist: a rebuild creates
+nothing where there is no log to rebuild from.
+
+Exit status: 0 rebuilt, 1 the rebuild failed or was refused, 2 usage error
+(including a config file that is missing or does not parse, as for rngd).
 `
 
 func runState(ctx context.Context, env Env) int {
@@ -40,6 +50,11 @@ func runState(ctx context.Context, env Env) int {
 	}
 	cfg, err := rngd.ConfigFromFlags(*config, *dev)
 	if err != nil {
+		// As rngd: a config that cannot be read is a usage error.
+		fmt.Fprintf(env.Stderr, "rngctl: state rebuild: --config: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+		return ExitUsage
+	}
+	if err := checkDataDir(cfg); err != nil {
 		return fail(env, err)
 	}
 	n, err := rngd.Rebuild(ctx, cfg)
@@ -48,4 +63,30 @@ func runState(ctx context.Context, env Env) int {
 	}
 	fmt.Fprintf(env.Stdout, "state store rebuilt from %d log records\n", n)
 	return ExitOK
+}
+
+// checkDataDir refuses a rebuild where there is nothing to rebuild from (a
+// mistyped data_dir), before rngd.Rebuild would create an empty log and
+// store there.
+func checkDataDir(cfg rngd.Config) error {
+	dir := cfg.DataDir
+	if dir == "" {
+		dir = "./data" // rngd's default
+	}
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return fmt.Errorf("state rebuild: data_dir %s: no such directory: nothing to rebuild from (is data_dir right?)", dir)
+	}
+	if cfg.Log.Backend == "trillian" {
+		return nil // the log is the trillian tree
+	}
+	log := filepath.Join(dir, "log")
+	if fi, err := os.Stat(log); err != nil || !fi.IsDir() {
+		what := "no log"
+		if _, err := os.Stat(filepath.Join(dir, "state.db")); err == nil {
+			what = "a state store but no log"
+		}
+		return fmt.Errorf("state rebuild: data_dir %s has %s (%s): nothing to rebuild from (is data_dir right?)", dir, what, log)
+	}
+	return nil
 }

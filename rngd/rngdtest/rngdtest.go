@@ -57,8 +57,8 @@ func Start(t testing.TB, clients ...string) *Daemon {
 		DataDir: data,
 		GRPC:    rngd.GRPCConfig{Listen: "127.0.0.1:0", CertFile: pki.ServerCert(), KeyFile: pki.ServerKey(), ClientCAFile: pki.CA()},
 		HTTP:    rngd.HTTPConfig{Listen: "off"},
-		Keys:    rngd.KeysConfig{PassphraseFile: pass},
-		Log:     rngd.LogConfig{BatchMaxAge: rngd.Duration{Duration: 2 * time.Millisecond}},
+		Keys:    rngd.KeysConfig{PassphraseFile: pass, AllowSoftware: true}, // software keys outside dev mode: opt-in
+		Log:     rngd.LogConfig{Origin: "tirage.fr/dev-log", BatchMaxAge: rngd.Duration{Duration: 2 * time.Millisecond}},
 	})
 	if err != nil {
 		cancel()
