@@ -238,6 +238,9 @@ type call struct {
 	server, id string
 	req        [32]byte // record.RequestID(server, id): the key of its stored reply
 	digest     [32]byte // requestDigest of its content
+	// prior is how many of the records handed to commit were sealed and
+	// stored by an earlier attempt of the call (one cut short: resumeCut).
+	prior int
 }
 
 // lockRequest serialises the calls that carry one request identity, for
@@ -437,6 +440,11 @@ func (e *engine) replyOf(sg *storedGame, leaves [][]byte, indices []uint64, firs
 // game, wait for the store's commit. A game call's reply is stored as the
 // records it sealed.
 func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sealed, extra func(tx *bolt.Tx) error) error {
+	// The call's records; of which fresh are new to the store.
+	fresh := recs
+	if c != nil {
+		fresh = recs[c.prior:]
+	}
 	var sr *storedRequest
 	var key [32]byte
 	var game *storedGame
@@ -458,12 +466,12 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 		}
 	}
 	wait := sg == nil
-	indices := make([]uint64, len(recs))
-	for i, r := range recs {
+	indices := make([]uint64, len(fresh))
+	for i, r := range fresh {
 		indices[i] = r.index
 	}
 	w := storeWrite{indices: indices, req: key}
-	start := game != nil && game.Records == uint32(len(recs))
+	start := game != nil && game.Records == uint32(len(fresh))
 	if start {
 		// Its ticket reads as played before the commit.
 		w.ticket, w.started = game.Game.Ticket, game.Game.ID
@@ -473,8 +481,8 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 			if err := putGame(tx, game, start); err != nil {
 				return err
 			}
-			for i, s := range recs {
-				seq := game.Records - uint32(len(recs)) + uint32(i)
+			for i, s := range fresh {
+				seq := game.Records - uint32(len(fresh)) + uint32(i)
 				if err := putRecord(tx, game.Game.ID, seq, s.index, s.leaf); err != nil {
 					return err
 				}
@@ -490,10 +498,10 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 				return err
 			}
 		}
-		return markApplied(tx, uint64(len(recs)))
+		return markApplied(tx, uint64(len(fresh)))
 	}
 	err := e.store.write(w, sr, wait)
-	if err == nil && game != nil && game.Ended && len(recs) > 0 {
+	if err == nil && game != nil && game.Ended && len(fresh) > 0 {
 		// Its end record, now in the log, reveals r. Should this fail, the
 		// secret store's alarm is up and starts are refused; this call is
 		// sealed and stored.
@@ -786,7 +794,7 @@ func (e *engine) pick(ctx context.Context, server string, req *qodv1.PickRequest
 		return nil, status.Errorf(codes.InvalidArgument, "number: %d is out of range 1..%d", req.Number, qod.Numbers)
 	}
 	reply := new(qodv1.GameReply)
-	sg, unlock, done, err := e.enterGame(c, req.GameId, server, reply)
+	sg, unlock, done, err := e.enterGame(ctx, c, req.GameId, server, reply)
 	defer unlock()
 	if done || err != nil {
 		return reply, err
@@ -819,7 +827,7 @@ func (e *engine) pick(ctx context.Context, server string, req *qodv1.PickRequest
 // enterGame checks the call's request id, locks the game and loads it for
 // server. done reports a retry: reply then holds the stored reply. The
 // caller defers unlock in every case.
-func (e *engine) enterGame(c call, id, server string, reply *qodv1.GameReply) (sg *storedGame, unlock func(), done bool, err error) {
+func (e *engine) enterGame(ctx context.Context, c call, id, server string, reply *qodv1.GameReply) (sg *storedGame, unlock func(), done bool, err error) {
 	unlock = func() {}
 	if id == "" {
 		return nil, unlock, false, status.Error(codes.InvalidArgument, "game_id: required")
@@ -836,10 +844,63 @@ func (e *engine) enterGame(c call, id, server string, reply *qodv1.GameReply) (s
 	if done, err = e.replayed(c, reply); done || err != nil {
 		return nil, unlock, done, err
 	}
-	if sg, err = e.loadGame(id, server); err == nil {
-		err = e.playable(sg)
+	if sg, err = e.loadGame(id, server); err != nil {
+		return sg, unlock, false, err
 	}
-	return sg, unlock, false, err
+	if sg.Game.Phase.Over() && !sg.Ended {
+		if done, err = e.resumeCut(ctx, c, sg, reply); done || err != nil {
+			return sg, unlock, done, err
+		}
+	}
+	return sg, unlock, false, e.playable(sg)
+}
+
+// resumeCut finishes, on its retry, a call cut short between its records:
+// its last record (a losing pick, a pick reaching tier 4, a stop) is in the
+// log and the store, but its end record could not be appended, and the call
+// was told to retry. If the game's last record is c's, the retry seals the
+// end with c's stamp and gets the reply the call would have had, stored as
+// any other (done). A game whose last record is another call's is left to
+// its own retry or to the sweeper.
+func (e *engine) resumeCut(ctx context.Context, c call, sg *storedGame, reply *qodv1.GameReply) (bool, error) {
+	var leaf []byte
+	var index uint64
+	err := e.store.view(func(tx *bolt.Tx) error {
+		leaves, indices, err := gameRecords(tx, sg.Game.ID, sg.Records)
+		if err == nil {
+			leaf, index = leaves[len(leaves)-1], indices[len(indices)-1]
+		}
+		return err
+	})
+	if err != nil {
+		return false, status.Errorf(codes.Internal, "state store: %v", err)
+	}
+	rec, err := record.Parse(leaf)
+	if err != nil {
+		return false, status.Errorf(codes.Internal, "game %s: its last record: %v", sg.Game.ID, err)
+	}
+	gr, ok := rec.(record.GameRecord)
+	if !ok {
+		return false, nil
+	}
+	if req, digest, _ := requestOf(gr); req != c.req || digest != c.digest {
+		return false, nil
+	}
+	var pick *qodv1.PickResult
+	if p, ok := rec.(*record.Pick); ok {
+		pick = &qodv1.PickResult{Number: uint32(p.Number), Losing: p.Outcome == record.OutcomeLosing}
+	}
+	r, err := e.recordReceipt(sg, leaf, index)
+	if err != nil {
+		return false, status.Errorf(codes.Internal, "game %s: its last record: %v", sg.Game.ID, err)
+	}
+	c.prior = 1
+	out, err := e.finish(ctx, &c, sg, e.now(), []sealed{{leaf: leaf, index: index, receipt: r}}, pick)
+	if err != nil {
+		return false, err
+	}
+	proto.Merge(reply, out)
+	return true, nil
 }
 
 // playable refuses draws for a game whose secret was lost (see Rebuild).
@@ -866,7 +927,7 @@ func (e *engine) decide(ctx context.Context, server string, req *qodv1.DecideReq
 		return nil, status.Errorf(codes.InvalidArgument, "decision: %v, must be DECISION_STOP or DECISION_CONTINUE", req.Decision)
 	}
 	reply := new(qodv1.GameReply)
-	sg, unlock, done, err := e.enterGame(c, req.GameId, server, reply)
+	sg, unlock, done, err := e.enterGame(ctx, c, req.GameId, server, reply)
 	defer unlock()
 	if done || err != nil {
 		return reply, err
@@ -902,8 +963,13 @@ func (e *engine) finish(ctx context.Context, c *call, sg *storedGame, now time.T
 		end, err := e.sealEnd(ctx, c, sg, now)
 		if err != nil {
 			// The game's last event is in the log; store it so that the
-			// store follows the log, and let the sweeper seal the end.
-			e.commit(nil, nil, sg, recs, nil)
+			// store follows the log. The call's retry seals the end
+			// (resumeCut), or else the sweeper.
+			fresh := recs
+			if c != nil {
+				fresh = recs[c.prior:]
+			}
+			e.commit(nil, nil, sg, fresh, nil)
 			return nil, err
 		}
 		recs = append(recs, end)

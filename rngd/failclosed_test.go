@@ -14,6 +14,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
 
 	"tirage.fr/tirage/hsm"
 	"tirage.fr/tirage/hsm/hsmtest"
@@ -263,5 +264,81 @@ func TestOrphanSecretsDropped(t *testing.T) {
 	td.stop()
 	if n, ok := count(); n != 1 || !ok {
 		t.Fatalf("%d secrets kept after the restart (game in play's: %v), want only the game in play's", n, ok)
+	}
+}
+
+// endFailingLog refuses the appends of game_end records while fail is set.
+type endFailingLog struct {
+	transparency.Log
+	fail *atomic.Bool
+}
+
+func (l endFailingLog) Append(ctx context.Context, leaf []byte) (uint64, error) {
+	if l.fail.Load() && bytes.Contains(leaf, []byte(`"kind":"game_end"`)) {
+		return 0, transparency.ErrUnavailable
+	}
+	return l.Log.Append(ctx, leaf)
+}
+
+// A call cut short between its records — a losing pick sealed, its end
+// refused by the log — is told to retry; its retry seals the end with the
+// call's stamp and gets the pick's outcome, as the first attempt would have,
+// and a later retry the same reply. The log holds the pick once.
+func TestRetryAfterEndRefused(t *testing.T) {
+	td := newTestDaemon(t)
+	e := td.d.engine
+	ctx := context.Background()
+	codes1 := td.emission("CS", "2026-12-31", 40)
+	a := td.client("server-a")
+	var fail atomic.Bool
+	tl := e.tlog
+	e.tlog = endFailingLog{tl, &fail}
+	fail.Store(true)
+	var cut *qodv1.PickRequest
+	var g *qodv1.Game
+	for i := 1; cut == nil && i < len(codes1); i++ {
+		g = start(t, a, codes1[i]).Game
+		for n := uint32(1); n <= 30; n++ {
+			req := &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: n}
+			r, err := a.Pick(ctx, req)
+			if err != nil {
+				wantStatus(t, err, codes.Unavailable, "transparency log unavailable")
+				cut = req
+				break
+			}
+			if r.Game.Status != qodv1.Status_STATUS_PLAYING {
+				break // a tier: next game
+			}
+		}
+	}
+	if cut == nil {
+		t.Fatal("no losing pick met")
+	}
+	fail.Store(false)
+	r, err := a.Pick(ctx, cut)
+	if err != nil {
+		t.Fatalf("retry of the cut pick: %v", err)
+	}
+	if r.Pick == nil || !r.Pick.Losing || r.Pick.Number != cut.Number || r.Game.Status != qodv1.Status_STATUS_LOST || r.EndReceipt == nil || len(r.Game.Secret) != 32 {
+		t.Fatalf("retry of the cut pick: %v", r)
+	}
+	again, err := a.Pick(ctx, cut)
+	if err != nil || !proto.Equal(again.Game, r.Game) || !proto.Equal(again.Pick, r.Pick) || !bytes.Equal(again.EndReceipt.Record, r.EndReceipt.Record) {
+		t.Fatalf("second retry: %v %v, first %v", again, err, r)
+	}
+	e.tlog = tl
+	verifyGame(t, td, a, r.Game)
+	rs, err := a.GetReceipts(ctx, &qodv1.GetReceiptsRequest{GameId: g.GameId})
+	if err != nil {
+		t.Fatal(err)
+	}
+	picks := 0
+	for _, x := range rs.Receipts {
+		if bytes.Contains(x.Record, []byte(fmt.Sprintf(`"kind":"pick","number":%d,`, cut.Number))) {
+			picks++
+		}
+	}
+	if picks != 1 {
+		t.Fatalf("the cut pick is %d times in the game's records", picks)
 	}
 }
