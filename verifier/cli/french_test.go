@@ -111,7 +111,7 @@ func TestFrenchReasons(t *testing.T) {
 	}{
 		// Public beacon (promo.VerifyBeacon, package beacon).
 		{"beacon none announced", second(promo.VerifyBeacon("", sig123)), "the freeze announced no beacon round; no value may be bound", "aucune ronde de balise publique"},
-		{"beacon value required", second(promo.VerifyBeacon("bourse du 3 mars", nil)), `the freeze announced the beacon "bourse du 3 mars"; its value is required`, "sa valeur est requise"},
+		{"beacon free text", second(promo.VerifyBeacon("bourse du 3 mars", nil)), `the freeze announced the beacon "bourse du 3 mars", a free text, not a drand round`, "un texte libre et non un tour drand"},
 		{"beacon chain unpinned", second(promo.VerifyBeacon("drand:"+strings.Repeat("ab", 32)+":5", sig123)), "chain abababab", "n'est pas une chaîne drand connue de ce vérificateur"},
 		{"beacon signature required", second(promo.VerifyBeacon(q123, nil)), "round 123; its published signature is required", "sa signature publiée est requise"},
 		{"beacon other round", second(promo.VerifyBeacon(q124, sig123)), "round 124: the signature does not verify for this chain and round", "ce n'est pas la signature de la ronde 124 de drand quicknet (52db9ba7…) : la signature ne se vérifie pas pour cette chaîne et cette ronde"},

@@ -106,9 +106,9 @@ func (b *BeaconRound) Verified() bool { return b != nil && b.Chain != nil }
 
 // VerifyBeacon checks a draw's beacon value against the freeze's announced
 // beacon: none and none; a drand round reference and that round's value
-// (beacon.Chain.Verify under the pinned chain); or, for a freeze logged
-// before beacons were verified, a free text and any value. It returns nil
-// when no beacon was announced. Its errors do not name the field: callers
+// (beacon.Chain.Verify under the pinned chain). A free-text beacon (a
+// freeze of an older rngd) is refused: nothing checks its value. It returns
+// nil when no beacon was announced. Its errors do not name the field: callers
 // do (beacon_value, --beacon).
 func VerifyBeacon(announced string, value []byte) (*BeaconRound, error) {
 	if announced == "" {
@@ -118,10 +118,10 @@ func VerifyBeacon(announced string, value []byte) (*BeaconRound, error) {
 		return nil, nil
 	}
 	if !beacon.IsRef(announced) {
-		if len(value) == 0 {
-			return nil, verdict.Errorf(verdict.MsgBeaconValueRequired, announced)
-		}
-		return &BeaconRound{Announced: announced}, nil
+		// A free text (freezes of an older rngd): its value binds the
+		// draw but proves nothing, and whoever gives it can try values
+		// until the winners suit them. Worse than no beacon: refused.
+		return nil, verdict.Errorf(verdict.MsgBeaconFreeText, announced)
 	}
 	ref, err := beacon.ParseRef(announced)
 	if err != nil {

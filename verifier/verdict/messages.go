@@ -377,7 +377,7 @@ const (
 
 	// Public beacons (promo.VerifyBeacon, package beacon).
 	MsgBeaconNoneAnnounced     MsgID = "beacon-none-announced"
-	MsgBeaconValueRequired     MsgID = "beacon-value-required"
+	MsgBeaconFreeText          MsgID = "beacon-free-text"
 	MsgBeaconChainUnpinned     MsgID = "beacon-chain-unpinned"
 	MsgBeaconSignatureRequired MsgID = "beacon-signature-required"
 	MsgBeaconNotRound          MsgID = "beacon-not-round"
@@ -1395,8 +1395,8 @@ var messages = map[MsgID]text{
 	// Public beacons (promo.VerifyBeacon, package beacon).
 	MsgBeaconNoneAnnounced: {"the freeze announced no beacon round; no value may be bound",
 		"le gel n'a annoncé aucune ronde de balise publique d'aléa : aucune valeur ne peut être intégrée au tirage"},
-	MsgBeaconValueRequired: {"the freeze announced the beacon %q; its value is required",
-		"le gel a annoncé la balise publique « %s » : sa valeur est requise"},
+	MsgBeaconFreeText: {"the freeze announced the beacon %q, a free text, not a drand round: no one can verify its value, which the appliance could have chosen to pick the winners",
+		"le gel a annoncé la balise publique « %s », un texte libre et non un tour drand : personne ne peut vérifier sa valeur, que l'appareil aurait pu choisir pour désigner les gagnants"},
 	MsgBeaconChainUnpinned: {"chain %x is not a drand chain this verifier pins",
 		"la chaîne %x n'est pas une chaîne drand connue de ce vérificateur"},
 	MsgBeaconSignatureRequired: {"the freeze announced %s round %d; its published signature is required",
