@@ -312,28 +312,38 @@ const maxAnnouncementFile = 4 << 20
 func ReadSecretFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("couldn't open the file: %w", pathless(err))
+		return nil, fmt.Errorf("couldn't open the file: %w", Pathless(err))
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("couldn't read the file: %w", pathless(err))
+		return nil, fmt.Errorf("couldn't read the file: %w", Pathless(err))
 	}
 	if fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
 		return nil, fmt.Errorf("the file is readable by others (mode %04o): chmod 600 it", fi.Mode().Perm())
 	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxSecretFile+1))
+	b, err := ReadSecretFrom(f)
 	if err != nil {
-		clear(b)
-		return nil, fmt.Errorf("couldn't read the file: %w", pathless(err))
-	}
-	if len(b) > MaxSecretFile {
-		clear(b)
-		return nil, fmt.Errorf("longer than %d bytes", MaxSecretFile)
+		return nil, fmt.Errorf("couldn't read the file: %w", err)
 	}
 	b = TrimNewline(b)
 	if len(b) == 0 {
 		return nil, errors.New("empty")
+	}
+	return b, nil
+}
+
+// ReadSecretFrom reads a secret of at most MaxSecretFile bytes from r
+// (wiped if longer). Its errors hold no path.
+func ReadSecretFrom(r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxSecretFile+1))
+	if err != nil {
+		clear(b)
+		return nil, Pathless(err)
+	}
+	if len(b) > MaxSecretFile {
+		clear(b)
+		return nil, fmt.Errorf("longer than %d bytes", MaxSecretFile)
 	}
 	return b, nil
 }
@@ -351,8 +361,9 @@ func TrimNewline(b []byte) []byte {
 	return b
 }
 
-// pathless drops the path from an *os.PathError.
-func pathless(err error) error {
+// Pathless drops the path from an *os.PathError (a path may be a secret
+// typed in the wrong place).
+func Pathless(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

@@ -170,12 +170,18 @@ func ServerTLS(certFile, keyFile, caFile string) (*tls.Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	return mutualTLS(pair, pool), nil
+}
+
+// mutualTLS is the game servers' listener's TLS: 1.3, the daemon's
+// certificate, client certificates required and verified against pool.
+func mutualTLS(pair tls.Certificate, pool *x509.CertPool) *tls.Config {
 	return &tls.Config{
 		MinVersion:   tls.VersionTLS13,
 		Certificates: []tls.Certificate{pair},
 		ClientAuth:   tls.RequireAndVerifyClientCert,
 		ClientCAs:    pool,
-	}, nil
+	}
 }
 
 // ClientTLS is the TLS configuration of a game server: its certificate, and

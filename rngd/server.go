@@ -107,18 +107,13 @@ func openListeners(cfg Config) (*listeners, error) {
 func serverTLS(c GRPCConfig) (*tls.Config, error) {
 	pair, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
 	if err != nil {
-		return nil, fmt.Errorf("couldn't load the server certificate (grpc.cert_file %s, grpc.key_file %s): %w", c.CertFile, c.KeyFile, pathless(err))
+		return nil, fmt.Errorf("couldn't load the server certificate (grpc.cert_file %s, grpc.key_file %s): %w", c.CertFile, c.KeyFile, Pathless(err))
 	}
 	pool, err := loadPool(c.ClientCAFile)
 	if err != nil {
 		return nil, fmt.Errorf("grpc.client_ca_file: %w", err)
 	}
-	return &tls.Config{
-		MinVersion:   tls.VersionTLS13,
-		Certificates: []tls.Certificate{pair},
-		ClientAuth:   tls.RequireAndVerifyClientCert,
-		ClientCAs:    pool,
-	}, nil
+	return mutualTLS(pair, pool), nil
 }
 
 // newDaemon makes the servers around an engine, on listeners already bound.
@@ -290,7 +285,7 @@ func listenAdmin(c AdminConfig) (net.Listener, error) {
 		case errors.Is(err, syscall.ECONNREFUSED):
 			// A stale socket from a daemon that was killed.
 			if err := os.Remove(c.Socket); err != nil {
-				return nil, fmt.Errorf("couldn't remove the stale admin.socket %s: %w", c.Socket, pathless(err))
+				return nil, fmt.Errorf("couldn't remove the stale admin.socket %s: %w", c.Socket, Pathless(err))
 			}
 		default:
 			return nil, fmt.Errorf("admin.socket %s exists and couldn't be checked (in use by another process?): %w", c.Socket, err)

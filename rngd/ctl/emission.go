@@ -226,7 +226,7 @@ func checkNewFile(flag, path string) error {
 func readManifest(path, emission string) ([]rngd.Ticket, error) {
 	tickets, err := readManifestFile(path, emission)
 	if err != nil {
-		return nil, fmt.Errorf("--manifest %s: %w", path, pathless(err))
+		return nil, fmt.Errorf("--manifest %s: %w", path, rngd.Pathless(err))
 	}
 	return tickets, nil
 }

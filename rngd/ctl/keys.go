@@ -22,6 +22,7 @@ import (
 	"tirage.fr/tirage/hsm"
 	"tirage.fr/tirage/hsm/keystore"
 	"tirage.fr/tirage/hsm/pkcs11"
+	"tirage.fr/tirage/rngd"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
 )
@@ -219,7 +220,7 @@ func (c *keysCmd) checkDir() error {
 	case err == nil:
 		return nil
 	case !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s %s: %w", c.flagOfDir(), c.dir, pathless(err))
+		return fmt.Errorf("%s %s: %w", c.flagOfDir(), c.dir, rngd.Pathless(err))
 	case !c.create:
 		return fmt.Errorf("%s %s: no such directory, so no keystore there (rngctl keys init makes one)", c.flagOfDir(), c.dir)
 	}
@@ -231,7 +232,7 @@ func (c *keysCmd) checkDir() error {
 }
 
 // maxSecret bounds a PIN or passphrase read from a file or descriptor.
-const maxSecret = 4096
+const maxSecret = rngd.MaxSecretFile
 
 // secret reads a PIN or passphrase from a file, a descriptor or a prompt.
 // Messages name the flag, never the value or (for files) the path, in case
@@ -244,18 +245,18 @@ func (c *keysCmd) secret(what, file, fd string, confirm bool) ([]byte, error) {
 	case file != "":
 		f, err := os.Open(file)
 		if err != nil {
-			return nil, fmt.Errorf("couldn't open the %s file: %w", what, pathless(err))
+			return nil, fmt.Errorf("couldn't open the %s file: %w", what, rngd.Pathless(err))
 		}
 		defer f.Close()
 		fi, err := f.Stat()
 		if err != nil {
-			return nil, fmt.Errorf("couldn't read the %s file: %w", what, pathless(err))
+			return nil, fmt.Errorf("couldn't read the %s file: %w", what, rngd.Pathless(err))
 		}
 		if fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
 			return nil, fmt.Errorf("the %s file is readable by others (mode %04o): chmod 600 it", what, fi.Mode().Perm())
 		}
-		if b, err = readLimited(f); err != nil {
-			return nil, fmt.Errorf("couldn't read the %s file: %w", what, pathless(err))
+		if b, err = rngd.ReadSecretFrom(f); err != nil {
+			return nil, fmt.Errorf("couldn't read the %s file: %w", what, rngd.Pathless(err))
 		}
 	case fd != "":
 		n, err := strconv.Atoi(fd)
@@ -267,8 +268,8 @@ func (c *keysCmd) secret(what, file, fd string, confirm bool) ([]byte, error) {
 			return nil, fmt.Errorf("file descriptor %d is not open", n)
 		}
 		defer f.Close()
-		if b, err = readLimited(f); err != nil {
-			return nil, fmt.Errorf("couldn't read the %s from descriptor %d: %w", what, n, pathless(err))
+		if b, err = rngd.ReadSecretFrom(f); err != nil {
+			return nil, fmt.Errorf("couldn't read the %s from descriptor %d: %w", what, n, rngd.Pathless(err))
 		}
 	default:
 		var err error
@@ -289,43 +290,11 @@ func (c *keysCmd) secret(what, file, fd string, confirm bool) ([]byte, error) {
 			}
 		}
 	}
-	b = trimNewline(b)
+	b = rngd.TrimNewline(b)
 	if len(b) == 0 {
 		return nil, fmt.Errorf("empty %s", what)
 	}
 	return b, nil
-}
-
-func readLimited(r io.Reader) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, maxSecret+1))
-	if err != nil {
-		clear(b)
-		return nil, err
-	}
-	if len(b) > maxSecret {
-		clear(b)
-		return nil, fmt.Errorf("longer than %d bytes", maxSecret)
-	}
-	return b, nil
-}
-
-func trimNewline(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		b = b[:n-1]
-		if n := len(b); n > 0 && b[n-1] == '\r' {
-			b = b[:n-1]
-		}
-	}
-	return b
-}
-
-// pathless drops the path from an *os.PathError.
-func pathless(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 func (c *keysCmd) isTerminal() bool {
@@ -449,7 +418,7 @@ func (c *keysCmd) checkAnnouncement() error {
 	dir := filepath.Dir(c.announcement)
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return fmt.Errorf("--announcement %s: directory %s: %w", c.announcement, dir, pathless(err))
+		return fmt.Errorf("--announcement %s: directory %s: %w", c.announcement, dir, rngd.Pathless(err))
 	}
 	if !fi.IsDir() {
 		return fmt.Errorf("--announcement %s: %s is not a directory", c.announcement, dir)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"tirage.fr/tirage/hsm/pkcs11"
+	"tirage.fr/tirage/rngd"
 	"tirage.fr/tirage/rngd/entropy"
 	rpromo "tirage.fr/tirage/rngd/promo"
 	"tirage.fr/tirage/verifier/promo"
@@ -579,9 +580,9 @@ func (c *promoCmd) runDraw(ctx context.Context) error {
 	if c.shareFile != "" {
 		raw, err = os.ReadFile(c.shareFile)
 		if err != nil {
-			return fmt.Errorf("couldn't read the share file: %w", pathless(err))
+			return fmt.Errorf("couldn't read the share file: %w", rngd.Pathless(err))
 		}
-		raw = trimNewline(raw)
+		raw = rngd.TrimNewline(raw)
 	} else {
 		fmt.Fprintf(c.env.Stderr, "%s: ", what)
 		if raw, err = readLine(c.env.Stdin); err != nil {
@@ -663,7 +664,7 @@ func readLine(r io.Reader) ([]byte, error) {
 		n, err := r.Read(one[:])
 		if n == 1 {
 			if one[0] == '\n' {
-				return trimNewline(append(b, '\n')), nil
+				return rngd.TrimNewline(append(b, '\n')), nil
 			}
 			b = append(b, one[0])
 		}

@@ -268,52 +268,48 @@ func (g *Generator) closeSources() error {
 // done first, the sources not yet decided keep their state and ctx's error
 // is returned. g.mu is held.
 func (g *Generator) startup(ctx context.Context) error {
-	var phys []*sourceState
+	// The physical sources, and the failed non-physical ones: those have
+	// no health tests, and a seed's worth read is theirs.
+	var retest []*sourceState
 	for _, st := range g.sources {
-		if st.physical {
-			phys = append(phys, st)
-			st.guard.start(st.health.startupBytes())
-		}
-	}
-	for i, st := range phys {
-		buf, err := g.read(ctx, st, st.health.startupBytes(), "during start-up tests")
-		if err == nil {
-			err = st.health.startup(buf)
-			clear(buf)
-		}
-		var he *HealthError
 		switch {
-		case errors.As(err, &he):
-			g.fail(st, he)
-		case err != nil:
-			// Cancelled: reads started for the sources left are given up.
-			for _, rest := range phys[i+1:] {
-				if p := rest.guard.inflight; p != nil {
-					p.abandoned = true
-				}
-			}
-			return err
+		case st.physical:
+			st.guard.start(st.health.startupBytes())
 		case st.failure != nil:
-			g.recovered(st, "passed start-up tests again")
-		}
-	}
-	// A non-physical source has no health tests: one that failed (a read
-	// error or timeout) is back in use once a seed's worth reads again.
-	for _, st := range g.sources {
-		if st.physical || st.failure == nil {
+			st.guard.start(st.cfg.SeedBytes)
+		default:
 			continue
 		}
-		st.guard.start(st.cfg.SeedBytes)
-		buf, err := g.read(ctx, st, st.cfg.SeedBytes, "on retest")
+		retest = append(retest, st)
+	}
+	for i, st := range retest {
+		var buf []byte
+		var err error
+		how := "passed start-up tests again"
+		if st.physical {
+			buf, err = g.read(ctx, st, st.health.startupBytes(), "during start-up tests")
+			if err == nil {
+				err = st.health.startup(buf)
+			}
+		} else {
+			buf, err = g.read(ctx, st, st.cfg.SeedBytes, "on retest")
+			how = "reads again"
+		}
 		clear(buf)
 		var he *HealthError
 		switch {
 		case errors.As(err, &he):
 			g.fail(st, he)
 		case err != nil:
+			// Cancelled: reads started for the sources left are given up.
+			for _, rest := range retest[i+1:] {
+				if p := rest.guard.inflight; p != nil {
+					p.abandoned = true
+				}
+			}
 			return err
-		default:
-			g.recovered(st, "reads again")
+		case st.failure != nil:
+			g.recovered(st, how)
 		}
 	}
 	return nil
