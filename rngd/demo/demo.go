@@ -141,7 +141,11 @@ func Run(ctx context.Context, c Config) error {
 		}
 		fmt.Fprintf(out, "   re-check offline: bin/rngverify game %s/<game>.json --log-key %s\n", c.TranscriptDir, vkey)
 	}
-	fmt.Fprintf(out, "   auditors: curl http://127.0.0.1:7480/log/checkpoint ; metrics: curl http://127.0.0.1:7480/metrics\n")
+	for _, a := range st.ListenAddresses {
+		if h, ok := strings.CutPrefix(a, "http "); ok && h != "" {
+			fmt.Fprintf(out, "   auditors: curl http://%s/log/checkpoint ; metrics: curl http://%s/metrics\n", h, h)
+		}
+	}
 	return nil
 }
 
