@@ -12,7 +12,7 @@ export GOTOOLCHAIN=auto # go.mod's toolchain line
 mkdir -p bin data
 go build -tags tirage_dev -o bin/rngd-dev ./cmd/rngd
 go build -o bin/rngdemo ./cmd/rngdemo
-[ -x bin/rngverify ] || go build -o bin/rngverify ./cmd/rngverify
+go build -o bin/rngverify ./cmd/rngverify
 
 bin/rngd-dev --dev &
 pid=$!
