@@ -100,6 +100,10 @@ type Result struct {
 	Records    int64 // entries verified
 	Games      int   // games verified (ended and unfinished)
 	Proofs     int   // VRF proofs verified
+	// SecretLost counts the games ended (refund or expiry) without their
+	// secret r, which the appliance lost: their draws could not be
+	// checked (a fact of the verdict, not a failure).
+	SecretLost int
 	// Proof is the consistency proof from Config.Last to Checkpoint.
 	Proof tlog.TreeProof
 	// Followed counts the checkpoints followed after the first one.
@@ -408,18 +412,25 @@ func keyOf(game string) gameKey {
 	return gameKey(h[:16])
 }
 
+// firstLeaf is the first record logged for an id: its entry and leaf hash.
+type firstLeaf struct {
+	index uint64
+	hash  [32]byte
+}
+
 // auditor consumes entries in order.
 //
 // Ids are unique in a log: an emission is registered once (rngd refuses a
 // second registration), a game id is drawn at random and started once, a
-// promotion draw is frozen once and drawn once (rngd/promo: a retry re-sends
-// the very record, which the log holds once). The auditor keeps every id it
-// has seen, with the entry that introduced it; a repeat is misbehaviour and
-// the first record stays the one that counts. The one repeat accepted is an
-// emission record whose closure and start deadline are those of the first:
-// a registration whose log append failed may have reached the log
-// unacknowledged before the operator registered the emission again (same
-// content, a later time), and it changes nothing the audit relies on.
+// promotion draw is frozen once and drawn once. The auditor keeps every id
+// it has seen, with the entry that introduced it; a repeat is misbehaviour
+// and the first record stays the one that counts. Two repeats are accepted,
+// as they change nothing the audit relies on: an emission record whose
+// closure and start deadline are those of the first (a registration whose
+// log append failed may have reached the log unacknowledged before the
+// operator registered the emission again: same content, a later time), and
+// a freeze or draw record repeated byte for byte (an older rngd/promo re-sent
+// a record whose append was not acknowledged, and the log kept both).
 type auditor struct {
 	cfg       Config
 	v         *verdict.Verdict
@@ -430,8 +441,8 @@ type auditor struct {
 	tickets   map[string]string  // qod.TicketKey → first game
 	started   map[gameKey]uint64 // every game started → its start's entry
 	games     map[string]*pending
-	frozen    map[string]uint64 // every draw frozen → its freeze's entry
-	drawn     map[string]uint64 // every draw drawn → its draw's entry
+	frozen    map[string]firstLeaf // every draw frozen → its freeze
+	drawn     map[string]firstLeaf // every draw drawn → its draw
 	freezes   map[string]*record.PromoFreeze
 	kinds     map[record.Kind]int
 
@@ -450,7 +461,7 @@ type auditor struct {
 func newAuditor(cfg Config, v *verdict.Verdict, res *Result) *auditor {
 	a := &auditor{cfg: cfg, v: v, res: res, keys: map[string]*vrf.PublicKey{}, emissions: map[string]*emission{},
 		games: map[string]*pending{}, tickets: map[string]string{}, started: map[gameKey]uint64{},
-		frozen: map[string]uint64{}, drawn: map[string]uint64{}, freezes: map[string]*record.PromoFreeze{}, kinds: map[record.Kind]int{},
+		frozen: map[string]firstLeaf{}, drawn: map[string]firstLeaf{}, freezes: map[string]*record.PromoFreeze{}, kinds: map[record.Kind]int{},
 		jobs: make(chan job, 4*cfg.Workers), issues: map[string][]verdict.Msg{}, misbehav: map[string]bool{}, counts: map[string]int{}}
 	for range cfg.Workers {
 		a.wg.Add(1)
@@ -578,17 +589,21 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		// A draw is frozen once: a second freeze would let the appliance
 		// draw again (a re-roll) or swap the list or commitment drawn on.
 		if first, dup := a.frozen[x.Draw]; dup {
-			a.issue(verdict.CheckPromotions, true, verdict.MsgFreezeAgain, x.Draw, index, first)
+			if first.hash != record.LeafHash(leaf) {
+				a.issue(verdict.CheckPromotions, true, verdict.MsgFreezeAgain, x.Draw, index, first.index)
+			}
 			return // the first freeze stays the one its draw must match
 		}
-		a.frozen[x.Draw] = index
+		a.frozen[x.Draw] = firstLeaf{index, record.LeafHash(leaf)}
 		a.freezes[x.Draw] = x
 	case *record.PromoDraw:
 		if first, dup := a.drawn[x.Draw]; dup {
-			a.issue(verdict.CheckPromotions, true, verdict.MsgDrawAgain, x.Draw, index, first)
+			if first.hash != record.LeafHash(leaf) {
+				a.issue(verdict.CheckPromotions, true, verdict.MsgDrawAgain, x.Draw, index, first.index)
+			}
 			return
 		}
-		a.drawn[x.Draw] = index
+		a.drawn[x.Draw] = firstLeaf{index, record.LeafHash(leaf)}
 		f, ok := a.freezes[x.Draw]
 		if !ok {
 			a.issue(verdict.CheckPromotions, true, verdict.MsgDrawNoFreeze, index, x.Draw)
@@ -644,7 +659,13 @@ func (a *auditor) run(j job) {
 	if c := v.Find(verdict.CheckVRFProof); c != nil && c.Status == verdict.StatusPass && c.Message != nil && c.Message.ID == verdict.MsgProofs {
 		proofs, _ = c.Message.Args[0].(int)
 	}
-	if c := v.First(); c != nil {
+	if c := v.First(); c != nil && secretLostOnly(v) {
+		// Ended, refund or expiry, with r lost by the appliance: its
+		// draws cannot be checked, and nothing contradicts anything.
+		a.mu.Lock()
+		a.res.SecretLost++
+		a.mu.Unlock()
+	} else if c != nil {
 		why := verdict.M(verdict.NoDetail)
 		if c.Message != nil {
 			why = *c.Message
@@ -658,6 +679,23 @@ func (a *auditor) run(j job) {
 	if p != nil && v.Status() == verdict.StatusPass {
 		a.res.Stats.add(p)
 	}
+}
+
+// secretLostOnly reports a game verdict whose only failure is the secret
+// the appliance lost (receipt.CheckGame: commitment failed with
+// MsgSecretLost, vrf-proof skipped).
+func secretLostOnly(v *verdict.Verdict) bool {
+	lost := false
+	for _, c := range v.Checks {
+		switch {
+		case c.Status == verdict.StatusPass || c.Status == verdict.StatusSkip:
+		case c.Status == verdict.StatusFail && c.Name == verdict.CheckCommitment && c.Message != nil && c.Message.ID == verdict.MsgSecretLost:
+			lost = true
+		default:
+			return false
+		}
+	}
+	return lost
 }
 
 func (a *auditor) runPromo(j job) {
@@ -687,6 +725,14 @@ func (a *auditor) runPromo(j job) {
 		err = b.Chain.PublishedAfter(b.Round, f.Time)
 	}
 	if err != nil {
+		// A free-text beacon (an older rngd's freeze) or a drand chain
+		// this verifier does not pin: not verifiable, but nothing in the
+		// records contradicts anything.
+		var me *verdict.MsgError
+		if errors.As(err, &me) && (me.Msg.ID == verdict.MsgBeaconFreeText || me.Msg.ID == verdict.MsgBeaconChainUnpinned) {
+			a.issue(verdict.CheckPromotions, false, verdict.MsgDrawIssue, d.Draw, j.drawIdx, receipt.Cause(err))
+			return
+		}
 		fail(verdict.MsgSame, receipt.Cause(err))
 		return
 	}
@@ -766,6 +812,9 @@ func (a *auditor) finish() {
 		}
 	}
 	a.report(verdict.CheckGames, verdict.M(verdict.MsgGamesOK, a.res.Games, len(ids), a.res.Proofs))
+	if a.res.SecretLost > 0 {
+		v.Fact("secret lost", verdict.MsgGamesSecretLost, a.res.SecretLost)
+	}
 	a.report(verdict.CheckPromotions, verdict.M(verdict.MsgDrawsOK, a.counts["promo-ok"]))
 	a.res.Stats.check(v)
 }

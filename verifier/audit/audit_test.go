@@ -407,10 +407,16 @@ func TestAuditPromoAgain(t *testing.T) {
 	b.Append(a.Leaf(n + 3))
 	wantMisbehaviour(t, b, verdict.CheckPromotions, fmt.Sprintf("draw bonus/d1 frozen again at entry %d (first frozen at entry %d)", n+1, n))
 
-	// Drawn twice (the same record again).
-	b = a.Fork(int64(n + 2))
+	// The same freeze and draw records again, byte for byte (an older
+	// rngd/promo re-sent records whose append was not acknowledged): they
+	// change nothing, and pass.
+	b = a.Fork(int64(n + 1))
+	b.Append(a.Leaf(n))
 	b.Append(a.Leaf(n + 1))
-	wantMisbehaviour(t, b, verdict.CheckPromotions, fmt.Sprintf("draw bonus/d1 drawn again at entry %d (first drawn at entry %d)", n+2, n+1))
+	b.Append(a.Leaf(n + 1))
+	if v := run(t, b, b.Tiles(), nil).Verdict; v.Status() != verdict.StatusPass {
+		t.Fatalf("the same freeze and draw records twice:\n%s", v.Text("en"))
+	}
 }
 
 func mustFormat(t *testing.T, r record.Record) []byte {
@@ -420,4 +426,39 @@ func mustFormat(t *testing.T, r record.Record) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// A freeze of an older rngd announced a free-text beacon: its draw cannot be
+// verified (whoever entered the value could choose it), a failure of the
+// promotions check; but nothing contradicts anything: not misbehaviour.
+func TestAuditFreeTextBeacon(t *testing.T) {
+	a := logWith(t, 1, nil)
+	if _, err := a.PromoDrawWith("d1", 20, receipttest.PromoCheat{FreeTextBeacon: "drand quicknet round 1234"}); err != nil {
+		t.Fatal(err)
+	}
+	v := run(t, a, a.Tiles(), nil).Verdict
+	c := v.Find(verdict.CheckPromotions)
+	if c == nil || c.Status != verdict.StatusFail || !strings.Contains(c.Detail, "a free text, not a drand round") {
+		t.Fatalf("free-text beacon:\n%s", v.Text("en"))
+	}
+}
+
+// Games ended (refund, expiry) after the appliance lost their secret are
+// counted in a fact: their draws cannot be checked, and nothing contradicts
+// anything, so the log still passes.
+func TestAuditSecretLost(t *testing.T) {
+	a := logWith(t, 3, nil)
+	for i := range 2 {
+		g, err := a.PlayGame(receipttest.Play{Game: fmt.Sprintf("lost-%d", i), Unfinished: 1, Refund: true, SecretLost: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Final.Phase != qod.Refunded {
+			t.Fatalf("game lost-%d not refunded but %s (the seeded first pick lost): pick other game ids", i, g.Final.Phase)
+		}
+	}
+	res := run(t, a, a.Tiles(), nil)
+	if v := res.Verdict; v.Status() != verdict.StatusPass || res.SecretLost != 2 || !strings.Contains(v.Text("en"), "2 games ended (refund or expiry) without revealing r") {
+		t.Fatalf("secret lost in 2 games (counted %d):\n%s", res.SecretLost, v.Text("en"))
+	}
 }

@@ -679,7 +679,8 @@ const (
 
 	// A game that ended after the appliance lost its secret r
 	// (record.GameEnd.SecretLost).
-	MsgSecretLost MsgID = "secret-lost"
+	MsgSecretLost      MsgID = "secret-lost"
+	MsgGamesSecretLost MsgID = "games-secret-lost"
 
 	// rngverify: a file larger than the limit for its kind.
 	MsgFileTooLarge  MsgID = "file-too-large"
@@ -2006,6 +2007,8 @@ Code de sortie :
 		"le membre %s du certificat ne figure pas dans le journal"},
 
 	// A game that ended after the appliance lost its secret r.
+	MsgGamesSecretLost: {"%d games ended (refund or expiry) without revealing r, which the appliance lost: their draws could not be checked",
+		"%d parties terminées (remboursement ou expiration) sans révéler r, que l'appareil a perdu : leurs tirages n'ont pas pu être vérifiés"},
 	MsgSecretLost: {"the appliance did not reveal r: it lost it (game %s); this game's draws cannot be verified",
 		"l'appareil n'a pas révélé le secret r : il l'a perdu (partie %s) ; les tirages de cette partie ne peuvent pas être vérifiés"},
 

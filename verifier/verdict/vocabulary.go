@@ -37,6 +37,7 @@ var vocabulary = map[Term]text{
 	"leaf hash":               {"leaf hash", "empreinte de la feuille"},
 	"log":                     {"log", "journal"},
 	"vrf key":                 {"vrf key", "clé VRF"},
+	"secret lost":             {"secret lost", "secret perdu"},
 	"game":                    {"game", "partie"},
 	"draw":                    {"draw", "tirage"},
 	"certificate fingerprint": {"certificate fingerprint", "empreinte du certificat"},

@@ -588,6 +588,10 @@ type PromoCheat struct {
 	// Redraw draws with a fresh r, not the one committed to at the freeze
 	// (the draw record still links to the freeze; its r opens its own H(r)).
 	Redraw bool
+	// FreeTextBeacon, when set, is announced by the freeze as an older
+	// rngd did (a free text, not a drand round), and the draw binds the
+	// value "value" to it (its proof is then not checked against it).
+	FreeTextBeacon string
 }
 
 // Promo is a logged promotion draw: its freeze's and draw's log indices.
@@ -625,7 +629,13 @@ func (a *Appliance) PromoDrawWith(id string, n int, cheat PromoCheat) (*Promo, e
 	if err != nil {
 		return nil, err
 	}
-	out := &Promo{Freeze: a.Append(must(record.Format(f)))}
+	logged := f
+	if cheat.FreeTextBeacon != "" {
+		c := *f
+		c.Beacon = cheat.FreeTextBeacon
+		logged = &c
+	}
+	out := &Promo{Freeze: a.Append(must(record.Format(logged)))}
 	share, err := promo.ShareFromText("bailiff " + id)
 	if err != nil {
 		return nil, err
@@ -642,6 +652,9 @@ func (a *Appliance) PromoDrawWith(id string, n int, cheat PromoCheat) (*Promo, e
 		return nil, err
 	}
 	d.Prev = record.LeafHash(a.leaves[out.Freeze])
+	if cheat.FreeTextBeacon != "" {
+		d.Beacon, d.BeaconValue = cheat.FreeTextBeacon, []byte("value")
+	}
 	if cheat.SwapWinner && len(d.Ranking) > 1 {
 		d.Ranking[0], d.Ranking[1] = d.Ranking[1], d.Ranking[0]
 	}
