@@ -408,7 +408,7 @@ func (l *LogConfig) check(dev bool) error {
 	}
 	if l.Origin == "" {
 		if !dev {
-			return errors.New("config log.origin is required (the log's name in its checkpoints, e.g. \"tirage.fr/log/appliance-1\"; never change it for an existing log)")
+			return errors.New("config log.origin is required (the log's name in its checkpoints, e.g. \"tirage.fr/log/appliance-1\"; never change it for an existing log: one made by an older rngd without log.origin is \"" + devOrigin + "\")")
 		}
 		l.Origin = devOrigin
 	}

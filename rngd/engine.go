@@ -1003,6 +1003,15 @@ func publicReceipt(r *qodv1.Receipt, ended bool) *qodv1.Receipt {
 // the call that ends it (nil for the sweeper).
 func (e *engine) sealEnd(ctx context.Context, c *call, sg *storedGame, now time.Time) (sealed, error) {
 	g := sg.Game
+	if !sg.HasSecret && g.Phase != qod.Refunded && g.Phase != qod.Expired {
+		// Its end would have to reveal r, which is lost: an end record
+		// without it is valid for a refund or an expiry only
+		// (record.GameEnd.SecretLost), the outcomes no draw decided.
+		// Nothing is sealed; an operator must look.
+		e.metrics.alarms.WithLabelValues("store").Inc()
+		e.log.Error("game over but its end cannot be sealed: its secret r was lost", "game", g.ID, "result", g.Result())
+		return sealed{}, status.Errorf(codes.FailedPrecondition, "game_id: game %q is %s but its end cannot be sealed: its secret r was lost (secrets.db); an operator must investigate", g.ID, g.Phase)
+	}
 	rec := &record.GameEnd{Time: now, Game: g.ID, Result: g.Result(), Tier: g.Tier, Win: g.Win,
 		Refund: g.RefundAmount, Secret: sg.Secret, Prev: sg.LastHash}
 	rec.Req, rec.ReqDigest = c.stamp()
@@ -1274,7 +1283,9 @@ func (e *engine) proveInclusion(ctx context.Context, wait time.Duration, start *
 // the start members of its later records' receipts).
 func (e *engine) startOf(id string) (*qodv1.Receipt, error) {
 	var r *qodv1.Receipt
-	err := e.store.view(func(tx *bolt.Tx) error {
+	// As committed, without waiting for the writer: a start not committed
+	// yet gives receipts without their start, not a wait on every call.
+	err := e.store.db.View(func(tx *bolt.Tx) error {
 		leaves, indices, err := gameRecords(tx, id, 1)
 		if err == nil {
 			r = &qodv1.Receipt{Record: leaves[0], LogIndex: indices[0]}

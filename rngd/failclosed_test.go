@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -340,5 +341,56 @@ func TestRetryAfterEndRefused(t *testing.T) {
 	}
 	if picks != 1 {
 		t.Fatalf("the cut pick is %d times in the game's records", picks)
+	}
+}
+
+// A game over but not ended (its losing pick sealed, its end refused) whose
+// secret is then lost cannot be ended: its end would have to reveal r. The
+// retry is refused, nothing is sealed, the alarm rises, and the log still
+// rebuilds (an end with a zero secret is valid for a refund or an expiry
+// only).
+func TestCutGameWithLostSecret(t *testing.T) {
+	td := newTestDaemon(t)
+	e := td.d.engine
+	ctx := context.Background()
+	codes1 := td.emission("CL", "2026-12-31", 40)
+	a := td.client("server-a")
+	var fail atomic.Bool
+	e.tlog = endFailingLog{e.tlog, &fail}
+	fail.Store(true)
+	var cut *qodv1.PickRequest
+	for i := 1; cut == nil && i < len(codes1); i++ {
+		g := start(t, a, codes1[i]).Game
+		for n := uint32(1); n <= 30; n++ {
+			req := &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: n}
+			r, err := a.Pick(ctx, req)
+			if err != nil {
+				cut = req
+				break
+			}
+			if r.Game.Status != qodv1.Status_STATUS_PLAYING {
+				break
+			}
+		}
+	}
+	if cut == nil {
+		t.Fatal("no losing pick met")
+	}
+	td.stop()
+	if err := os.Remove(filepath.Join(td.cfg.DataDir, "secrets.db")); err != nil {
+		t.Fatal(err)
+	}
+	td.start()
+	a = td.client("server-a")
+	_, err := a.Pick(ctx, cut)
+	wantStatus(t, err, codes.FailedPrecondition, "secret r was lost")
+	var m dto.Metric
+	td.d.engine.metrics.alarms.WithLabelValues("store").Write(&m)
+	if m.GetCounter().GetValue() == 0 {
+		t.Error("no store alarm")
+	}
+	td.stop()
+	if _, err := Rebuild(ctx, td.cfg); err != nil {
+		t.Fatalf("rebuild: %v", err)
 	}
 }

@@ -158,9 +158,16 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 // dropOrphanSecrets forgets the secrets of starts that never reached the
 // log: a start keeps its secret before it is drawn, and one refused after
 // that (key custody or log unavailable) leaves it behind. Once the store
-// holds every game the log does (catchUp), a secret without its game is
-// such a one.
+// holds every game the log does (catchUp, which with the embedded log
+// covers every leaf its journal acknowledged or queued), a secret without
+// its game is such a one.
 func (e *engine) dropOrphanSecrets() error {
+	if _, ok := e.tlog.(transparency.Sequencer); !ok {
+		// A log that cannot count what it has queued (Trillian): a start
+		// whose append timed out may still be integrated after this
+		// start, and would need its secret. Kept.
+		return nil
+	}
 	var ids []string
 	err := e.secrets.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketSecrets).ForEach(func(k, _ []byte) error {
