@@ -281,6 +281,31 @@ func (l endFailingLog) Append(ctx context.Context, leaf []byte) (uint64, error) 
 	return l.Log.Append(ctx, leaf)
 }
 
+// cutLosingPick starts games with codes and picks 1, 2, … in each, until a
+// pick is refused because its end record is (the log refuses game_end
+// records: endFailingLog): the losing pick sealed, its end not. It returns
+// that pick's request.
+func cutLosingPick(t *testing.T, a qodv1.QuitteOuDoubleClient, codes1 []string) *qodv1.PickRequest {
+	t.Helper()
+	ctx := context.Background()
+	for _, code := range codes1[1:] {
+		g := start(t, a, code).Game
+		for n := uint32(1); n <= 30; n++ {
+			req := &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: n}
+			r, err := a.Pick(ctx, req)
+			if err != nil {
+				wantStatus(t, err, codes.Unavailable, "transparency log unavailable")
+				return req
+			}
+			if r.Game.Status != qodv1.Status_STATUS_PLAYING {
+				break // a tier: next game
+			}
+		}
+	}
+	t.Fatal("no losing pick met")
+	return nil
+}
+
 // A call cut short between its records — a losing pick sealed, its end
 // refused by the log — is told to retry; its retry seals the end with the
 // call's stamp and gets the pick's outcome, as the first attempt would have,
@@ -295,26 +320,7 @@ func TestRetryAfterEndRefused(t *testing.T) {
 	tl := e.tlog
 	e.tlog = endFailingLog{tl, &fail}
 	fail.Store(true)
-	var cut *qodv1.PickRequest
-	var g *qodv1.Game
-	for i := 1; cut == nil && i < len(codes1); i++ {
-		g = start(t, a, codes1[i]).Game
-		for n := uint32(1); n <= 30; n++ {
-			req := &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: n}
-			r, err := a.Pick(ctx, req)
-			if err != nil {
-				wantStatus(t, err, codes.Unavailable, "transparency log unavailable")
-				cut = req
-				break
-			}
-			if r.Game.Status != qodv1.Status_STATUS_PLAYING {
-				break // a tier: next game
-			}
-		}
-	}
-	if cut == nil {
-		t.Fatal("no losing pick met")
-	}
+	cut := cutLosingPick(t, a, codes1)
 	fail.Store(false)
 	r, err := a.Pick(ctx, cut)
 	if err != nil {
@@ -329,7 +335,7 @@ func TestRetryAfterEndRefused(t *testing.T) {
 	}
 	e.tlog = tl
 	verifyGame(t, td, a, r.Game)
-	rs, err := a.GetReceipts(ctx, &qodv1.GetReceiptsRequest{GameId: g.GameId})
+	rs, err := a.GetReceipts(ctx, &qodv1.GetReceiptsRequest{GameId: cut.GameId})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,24 +364,7 @@ func TestCutGameWithLostSecret(t *testing.T) {
 	var fail atomic.Bool
 	e.tlog = endFailingLog{e.tlog, &fail}
 	fail.Store(true)
-	var cut *qodv1.PickRequest
-	for i := 1; cut == nil && i < len(codes1); i++ {
-		g := start(t, a, codes1[i]).Game
-		for n := uint32(1); n <= 30; n++ {
-			req := &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: n}
-			r, err := a.Pick(ctx, req)
-			if err != nil {
-				cut = req
-				break
-			}
-			if r.Game.Status != qodv1.Status_STATUS_PLAYING {
-				break
-			}
-		}
-	}
-	if cut == nil {
-		t.Fatal("no losing pick met")
-	}
+	cut := cutLosingPick(t, a, codes1)
 	td.stop()
 	if err := os.Remove(filepath.Join(td.cfg.DataDir, "secrets.db")); err != nil {
 		t.Fatal(err)
