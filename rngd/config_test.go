@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -411,4 +412,35 @@ func gaugeValue(t *testing.T, td *testDaemon, name string) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// A passphrase_file that is a FIFO no one writes to does not hold the start
+// forever: a cancelled start (SIGTERM in cmd/rngd) returns, and changes
+// nothing.
+func TestPassphraseFIFOCancelled(t *testing.T) {
+	td := newTestDaemon(t)
+	cfg := freshConfig(t, td)
+	cfg.Keys.PassphraseFile = filepath.Join(t.TempDir(), "pass.fifo")
+	if err := syscall.Mkfifo(cfg.Keys.PassphraseFile, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		d, err := Start(ctx, cfg)
+		if err == nil {
+			d.shutdown(0)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "keys.passphrase_file: not read") || !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("start with a silent FIFO: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the start still waits for the FIFO after its context was done")
+	}
+	untouched(t, "fifo", cfg)
 }

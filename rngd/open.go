@@ -70,7 +70,7 @@ func (s cryptoSigner) Sign(_ io.Reader, msg []byte, opts crypto.SignerOpts) ([]b
 // and brings the store up to date with the log.
 func openEngine(ctx context.Context, cfg Config) (*engine, *components, error) {
 	c := new(components)
-	if err := openSources(cfg, c); err != nil {
+	if err := openSources(ctx, cfg, c); err != nil {
 		c.close()
 		return nil, nil, err
 	}
@@ -85,7 +85,7 @@ func openEngine(ctx context.Context, cfg Config) (*engine, *components, error) {
 // openSources opens what the engine draws with, the entropy generator and
 // the keys, before the data directory is touched: a missing device,
 // passphrase or key refuses the start with nothing changed.
-func openSources(cfg Config, c *components) error {
+func openSources(ctx context.Context, cfg Config, c *components) error {
 	var srcs []entropy.SourceConfig
 	for _, s := range cfg.Entropy.Sources {
 		srcs = append(srcs, entropy.SourceConfig{Kind: s.Kind, Path: s.Path, Address: s.Address, MinEntropy: s.MinEntropy})
@@ -105,7 +105,7 @@ func openSources(cfg Config, c *components) error {
 		return fmt.Errorf("couldn't start the entropy generator: %w", err)
 	}
 	c.closers = append(c.closers, c.entropy)
-	return openKeys(cfg, c)
+	return openKeys(ctx, cfg, c)
 }
 
 // openEngineInto opens the data directory's stores and the log around the
@@ -245,7 +245,7 @@ func (f closerFunc) Close() error { return f() }
 // openKeys opens the software keystore and the VRF and checkpoint keys. In
 // dev mode missing keys are generated; otherwise they must exist (rngctl
 // keys init).
-func openKeys(cfg Config, c *components) error {
+func openKeys(ctx context.Context, cfg Config, c *components) error {
 	var ks hsm.Backend
 	var err error
 	switch cfg.Keys.Backend {
@@ -253,7 +253,7 @@ func openKeys(cfg Config, c *components) error {
 		var pass []byte
 		switch {
 		case cfg.Keys.PassphraseFile != "":
-			if pass, err = ReadSecretFile(cfg.Keys.PassphraseFile); err != nil {
+			if pass, err = readSecretCtx(ctx, cfg.Keys.PassphraseFile); err != nil {
 				return fmt.Errorf("keys.passphrase_file: %w", err)
 			}
 		case cfg.Dev:
@@ -268,7 +268,7 @@ func openKeys(cfg Config, c *components) error {
 			return errors.New("config keys: backend pkcs11 needs module, token_label and pin_file")
 		}
 		var pin []byte
-		if pin, err = ReadSecretFile(cfg.Keys.PINFile); err != nil {
+		if pin, err = readSecretCtx(ctx, cfg.Keys.PINFile); err != nil {
 			return fmt.Errorf("keys.pin_file: %w", err)
 		}
 		ks, err = pkcs11.Open(pkcs11.Config{Module: cfg.Keys.Module, TokenLabel: cfg.Keys.TokenLabel, PIN: pin,
@@ -338,6 +338,28 @@ func ReadSecretFile(path string) ([]byte, error) {
 		return nil, errors.New("empty")
 	}
 	return b, nil
+}
+
+// readSecretCtx is ReadSecretFile, given up when ctx is done (SIGTERM while
+// a FIFO's writer has not written yet: the read is left blocked, the start
+// refused).
+func readSecretCtx(ctx context.Context, path string) ([]byte, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := ReadSecretFile(path)
+		done <- result{b, err}
+	}()
+	select {
+	case r := <-done:
+		return r.b, r.err
+	case <-ctx.Done():
+		go func() { clear((<-done).b) }() // wiped if it ever comes
+		return nil, fmt.Errorf("not read: %w", ctx.Err())
+	}
 }
 
 // ReadSecretFrom reads a secret of at most MaxSecretFile bytes from r
@@ -556,7 +578,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 			c.close()
 		}
 	}()
-	if err := openSources(cfg, c); err != nil {
+	if err := openSources(ctx, cfg, c); err != nil {
 		return nil, err
 	}
 	if filepath.Dir(cfg.Admin.Socket) == cfg.DataDir {
