@@ -46,9 +46,15 @@ func (l *logFlags) fetcher() (audit.Fetcher, error) {
 	case *l.dir != "":
 		return dirFetcher(*l.dir), nil
 	}
-	u, err := url.Parse(*l.url)
+	return newHTTPFetcher(*l.url, verdict.MsgCLIURLBad)
+}
+
+// newHTTPFetcher reads the log's tile API at raw, an http(s) URL; bad names
+// the flag in the refusal of any other.
+func newHTTPFetcher(raw string, bad verdict.MsgID) (*httpFetcher, error) {
+	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, verdict.Errorf(verdict.MsgCLIURLBad, *l.url)
+		return nil, verdict.Errorf(bad, raw)
 	}
 	return &httpFetcher{base: strings.TrimSuffix(u.String(), "/"), client: &http.Client{Timeout: 60 * time.Second}}, nil
 }

@@ -220,6 +220,16 @@ type Anchors struct {
 	// Last are the last checkpoints this verifier trusted (one per log):
 	// a document's checkpoint of the same log and size must have the same root.
 	Last []*checkpoint.Checkpoint
+	// Consistency, when set, checks that newer extends older, two
+	// checkpoints of the same log signed by trusted keys (a document's and
+	// one of Last, whichever is smaller first), by reading a consistency
+	// proof from the log. It is called only when the sizes differ; without
+	// it that case is skipped. It returns an error wrapping
+	// verdict.ErrMisbehaviour (checkpoint.ErrFork) only when a proof it
+	// checked shows the two are different histories, any other error when it
+	// could not check (the log unreachable). The package itself does no I/O:
+	// the caller (rngverify --log) supplies the reading.
+	Consistency func(older, newer *checkpoint.Checkpoint) error
 	// Location is the operator's legal time zone for the game rules
 	// (Europe/Paris); nil means UTC.
 	Location *time.Location
@@ -322,7 +332,8 @@ func parseProof(p []string) (tlog.RecordProof, error) {
 }
 
 // logCheck runs the log checks shared by receipts and transcripts:
-// log-key, checkpoint-signature, log-consistency (with Anchors.Last), and
+// log-key, checkpoint-signature, log-consistency (with Anchors.Last, and
+// Anchors.Consistency when the sizes differ), and
 // inclusion of each entry. It returns which entries are proven in the
 // authenticated checkpoint (all false when it could not be authenticated).
 func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, entries []Logged, names []verdict.Msg) (included []bool) {
@@ -364,8 +375,10 @@ func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, ent
 			continue
 		}
 		switch err := checkpoint.Consistent(last, cp, nil); {
+		case cp.Size != last.Size && a.Consistency == nil:
+			v.Skip(verdict.CheckConsistent, verdict.MsgConsistencyNotChecked, cp.Size, last.Size)
 		case cp.Size != last.Size:
-			v.Skip(verdict.CheckConsistent, verdict.MsgConsistencyLater, last.Size, cp.Size)
+			onlineConsistency(v, a, last, cp)
 		case err != nil:
 			v.Misbehaviour(verdict.CheckConsistent, verdict.MsgForkRoots, Cause(err), last.Root[:], cp.Root[:])
 		default:
@@ -398,6 +411,26 @@ func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, ent
 	}
 	v.Fact("log", verdict.MsgSame, CheckpointMsg(cp))
 	return included
+}
+
+// onlineConsistency records the log-consistency check between the trusted
+// checkpoint last and the document's cp (both authenticated, sizes
+// different) through Anchors.Consistency: a fork is misbehaviour — both
+// checkpoints are signed by trusted log keys — and a check that could not
+// be made fails, never passes.
+func onlineConsistency(v *verdict.Verdict, a *Anchors, last, cp *checkpoint.Checkpoint) {
+	older, newer := last, cp
+	if cp.Size < last.Size {
+		older, newer = cp, last
+	}
+	switch err := a.Consistency(older, newer); {
+	case err == nil:
+		v.Pass(verdict.CheckConsistent, verdict.MsgConsistencyOnline, cp.Size, last.Size)
+	case errors.Is(err, verdict.ErrMisbehaviour):
+		v.Misbehaviour(verdict.CheckConsistent, verdict.MsgConsistencyOnlineFork, cp.Size, cp.Root[:], last.Size, last.Root[:], Cause(err))
+	default:
+		v.Fail(verdict.CheckConsistent, verdict.MsgConsistencyOffline, Cause(err))
+	}
 }
 
 // recordProblem records a record that does not parse: a version or kind

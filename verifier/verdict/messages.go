@@ -133,7 +133,6 @@ const (
 	MsgHintLogKeys          MsgID = "hint-log-keys"
 	MsgNoTrustedLogKeyShort MsgID = "no-trusted-log-key-short"
 	MsgUnauthenticated      MsgID = "unauthenticated"
-	MsgConsistencyLater     MsgID = "consistency-later"
 	MsgForkRoots            MsgID = "fork-roots"
 	MsgSameTree             MsgID = "same-tree"
 	MsgNotIncludedAt        MsgID = "not-included-at"
@@ -692,6 +691,15 @@ const (
 
 	// Transcripts whose emission record is not proven in the log.
 	MsgDeadlineNotProven MsgID = "deadline-not-proven"
+
+	// receipt and game --log: the online consistency check against the trust state.
+	MsgConsistencyNotChecked MsgID = "consistency-not-checked"
+	MsgConsistencyOnline     MsgID = "consistency-online"
+	MsgConsistencyOnlineFork MsgID = "consistency-online-fork"
+	MsgConsistencyOffline    MsgID = "consistency-offline"
+	MsgCLILogURLBad          MsgID = "cli-log-url-bad"
+	MsgCLILogNeedsState      MsgID = "cli-log-needs-state"
+	MsgUsageDocLog           MsgID = "usage-doc-log"
 )
 
 var messages = map[MsgID]text{
@@ -934,8 +942,6 @@ var messages = map[MsgID]text{
 		"aucune clé de journal de confiance"},
 	MsgUnauthenticated: {"checkpoint not authenticated",
 		"point de contrôle non authentifié"},
-	MsgConsistencyLater: {"trusted size %d, document size %d: run rngverify log to check that the log only grew",
-		"taille de confiance %d, taille du document %d : lancez rngverify log pour vérifier que le journal n'a fait que croître"},
 	MsgForkRoots: {"%s (trusted root %x, document root %x)",
 		"%s (racine de confiance %x, racine du document %x)"},
 	MsgSameTree: {"same tree as the last trusted checkpoint",
@@ -2028,4 +2034,32 @@ Code de sortie :
 	// Transcripts whose emission record is not proven in the log.
 	MsgDeadlineNotProven: {"start deadline (art. 2.2.4) not checked: the emission record is not proven in the log",
 		"date limite de début de partie (art. 2.2.4) non vérifiée : rien ne prouve que l'enregistrement d'émission figure dans le journal"},
+
+	// receipt and game --log: the online consistency check against the trust state.
+	MsgConsistencyNotChecked: {"checkpoint of size %d, trusted state at %d: consistency not checked (give --log URL, or run rngverify log)",
+		"point de contrôle de taille %d, état de confiance à %d : cohérence non vérifiée (donnez --log URL, ou lancez rngverify log)"},
+	MsgConsistencyOnline: {"checkpoint of size %d and trusted checkpoint of size %d: the larger extends the smaller (consistency proof read from the log)",
+		"point de contrôle de taille %d et point de contrôle de confiance de taille %d : le plus grand prolonge le plus petit (preuve de cohérence lue dans le journal)"},
+	MsgConsistencyOnlineFork: {"checkpoint of size %d (root %x) and trusted checkpoint of size %d (root %x), both signed by the log, are two histories: %s",
+		"le point de contrôle de taille %d (racine %x) et le point de contrôle de confiance de taille %d (racine %x), tous deux signés par le journal, sont deux historiques : %s"},
+	MsgConsistencyOffline: {"could not check consistency online: %s",
+		"impossible de vérifier la cohérence en ligne : %s"},
+	MsgCLILogURLBad: {"--log %q: want http(s)://host[:port]/prefix",
+		"--log « %s » : http(s)://hôte[:port]/préfixe attendu"},
+	MsgCLILogNeedsState: {"--log needs --state (the trusted checkpoint to compare with)",
+		"--log demande --state (le point de contrôle de confiance auquel comparer)"},
+	MsgUsageDocLog: {`Online consistency (optional):
+  --log URL        the log's tile API (http(s)://host[:port]/prefix, as rngverify log --url takes it):
+                   when the document's checkpoint and the trusted one of --state differ in size,
+                   read the consistency proof between them from the log; a fork is misbehaviour,
+                   an unreachable log fails the check (needs --state)
+
+`, `Cohérence en ligne (facultatif) :
+  --log URL          l'API de tuiles du journal (http(s)://hôte[:port]/préfixe, comme le prend
+                     rngverify log --url) : quand le point de contrôle du document et celui de
+                     confiance de --state diffèrent en taille, lit dans le journal la preuve de
+                     cohérence entre eux ; une bifurcation est un manquement prouvé, un journal
+                     injoignable fait échouer la vérification (demande --state)
+
+`},
 }
