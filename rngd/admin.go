@@ -20,7 +20,7 @@ import (
 	"tirage.fr/tirage/hsm"
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
-	"tirage.fr/tirage/rngd/atomicfile"
+	"tirage.fr/tirage/transparency/atomicfile"
 	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/record"
 )

@@ -60,8 +60,8 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
-	"tirage.fr/tirage/rngd/atomicfile"
 	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/atomicfile"
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/record"
 )

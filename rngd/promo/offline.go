@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"tirage.fr/tirage/hsm"
-	"tirage.fr/tirage/rngd/atomicfile"
 	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/atomicfile"
 	"tirage.fr/tirage/transparency/tilelog"
 )
 

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/atomicfile"
 )
 
 // The journal is the log's write-ahead journal: Append is acknowledged once
@@ -264,7 +265,7 @@ func (j *journal) newSegment() error {
 	if err != nil {
 		return fmt.Errorf("couldn't create a journal segment: %w", err)
 	}
-	if err := syncDir(j.dir); err != nil {
+	if err := atomicfile.SyncDir(j.dir); err != nil {
 		f.Close()
 		return err
 	}
@@ -273,18 +274,6 @@ func (j *journal) newSegment() error {
 	}
 	j.f, j.size = f, 0
 	j.segs = append(j.segs, j.next)
-	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("couldn't open %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("couldn't sync %s: %w", dir, err)
-	}
 	return nil
 }
 
@@ -325,7 +314,7 @@ func (j *journal) trim(size uint64) error {
 		removed = true
 	}
 	if removed {
-		return syncDir(j.dir)
+		return atomicfile.SyncDir(j.dir)
 	}
 	return nil
 }

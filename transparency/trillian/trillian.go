@@ -66,6 +66,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/atomicfile"
 	"tirage.fr/tirage/transparency/checkpoint"
 )
 
@@ -367,7 +368,7 @@ func (l *Log) loadState() error {
 }
 
 // saveState durably records a newly signed checkpoint (before it is
-// handed out): see writeDurable.
+// handed out): atomicfile.Write, directory included.
 func (l *Log) saveState(cp *checkpoint.Checkpoint) error {
 	if l.cfg.StateFile == "" {
 		return nil
@@ -375,7 +376,7 @@ func (l *Log) saveState(cp *checkpoint.Checkpoint) error {
 	// Durably, directory included: a checkpoint lost in a power cut (or the
 	// state file's first write) would let a database restored from a backup
 	// after that power cut go undetected.
-	if err := writeDurable(l.cfg.StateFile, cp.Note, 0o600); err != nil {
+	if err := atomicfile.Write(l.cfg.StateFile, cp.Note, 0o600); err != nil {
 		return fmt.Errorf("trillian: %w: couldn't save the signed checkpoint: %w", transparency.ErrUnavailable, err)
 	}
 	return nil
