@@ -243,6 +243,15 @@ type call struct {
 	prior int
 }
 
+// fresh returns, of the records recs of call c (nil: the sweeper's), those
+// new to the store: all but the c.prior an earlier attempt stored.
+func (c *call) fresh(recs []sealed) []sealed {
+	if c == nil {
+		return recs
+	}
+	return recs[c.prior:]
+}
+
 // lockRequest serialises the calls that carry one request identity, for
 // the whole call: two calls with the same request id (a retry racing the
 // original, or the same id with other content) must not both pass the
@@ -440,11 +449,7 @@ func (e *engine) replyOf(sg *storedGame, leaves [][]byte, indices []uint64, firs
 // game, wait for the store's commit. A game call's reply is stored as the
 // records it sealed.
 func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sealed, extra func(tx *bolt.Tx) error) error {
-	// The call's records; of which fresh are new to the store.
-	fresh := recs
-	if c != nil {
-		fresh = recs[c.prior:]
-	}
+	fresh := c.fresh(recs)
 	var sr *storedRequest
 	var key [32]byte
 	var game *storedGame
@@ -965,11 +970,7 @@ func (e *engine) finish(ctx context.Context, c *call, sg *storedGame, now time.T
 			// The game's last event is in the log; store it so that the
 			// store follows the log. The call's retry seals the end
 			// (resumeCut), or else the sweeper.
-			fresh := recs
-			if c != nil {
-				fresh = recs[c.prior:]
-			}
-			e.commit(nil, nil, sg, fresh, nil)
+			e.commit(nil, nil, sg, c.fresh(recs), nil)
 			return nil, err
 		}
 		recs = append(recs, end)

@@ -278,7 +278,6 @@ const (
 	MsgRolledBack             MsgID = "rolled-back"
 	MsgExtends                MsgID = "extends"
 	MsgVRFKeyEntry            MsgID = "vrf-key-entry"
-	MsgGameSecondStart        MsgID = "game-second-start"
 	MsgTicketReplayed         MsgID = "ticket-replayed"
 	MsgEmissionUnregistered   MsgID = "emission-unregistered"
 	MsgEmissionBad            MsgID = "emission-bad"
@@ -417,7 +416,6 @@ const (
 	MsgVRFKeyLineSuite  MsgID = "vrf-key-line-suite"
 	MsgCLIFlagUnknown   MsgID = "cli-flag-unknown"
 	MsgCLIFlagValue     MsgID = "cli-flag-value"
-	MsgVRFKeyRejected   MsgID = "vrf-key-rejected"
 	MsgVRFRejected      MsgID = "vrf-rejected"
 	MsgVRFBetaDiffers   MsgID = "vrf-beta-differs"
 	MsgVRFUsage         MsgID = "vrf-usage"
@@ -1220,8 +1218,6 @@ var messages = map[MsgID]text{
 		"la taille %d prolonge la taille de confiance %d"},
 	MsgVRFKeyEntry: {"%s %s fingerprint %s (entry %d)",
 		"%s %s, empreinte %s (entrée %d)"},
-	MsgGameSecondStart: {"game %s: second start at entry %d",
-		"partie %s : second début à l'entrée %d"},
 	MsgTicketReplayed: {"game %s (entry %d): its ticket already played game %s",
 		"partie %s (entrée %d) : son ticket a déjà joué la partie %s"},
 	MsgEmissionUnregistered: {"game %s (entry %d): emission %q was not registered before",
@@ -1482,8 +1478,6 @@ var messages = map[MsgID]text{
 		"option inconnue : -%s"},
 	MsgCLIFlagValue: {"flag needs an argument: -%s",
 		"l'option -%s attend une valeur"},
-	MsgVRFKeyRejected: {"%[2]s",
-		"ce n'est pas une clé publique valide de la suite %[1]s (détail technique, en anglais : « %[2]s »)"},
 	MsgVRFRejected: {"rngverify vrf: %s rejected: %s",
 		"rngverify vrf : %s refusé : %s"},
 	MsgVRFBetaDiffers: {"rngverify vrf: the proof is valid but its output %x differs from --beta",
