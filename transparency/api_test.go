@@ -1,6 +1,8 @@
 package transparency_test
 
 import (
+	"bytes"
+	"context"
 	"crypto"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -405,5 +407,89 @@ func TestCollector(t *testing.T) {
 	l.Close()
 	if _, err := l.Append(t.Context(), []byte("x")); !errors.Is(err, transparency.ErrClosed) {
 		t.Fatalf("Append after Close = %v", err)
+	}
+}
+
+// bigLeaves is a log of 2048 leaves of 60 000 bytes (attestations can be
+// large): only Entries is served.
+type bigLeaves struct{ transparency.Log }
+
+func (bigLeaves) Entries(_ context.Context, start, end, treeSize uint64) ([][]byte, error) {
+	end, err := transparency.CheckRange(start, end, treeSize)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	for i := start; i < end; i++ {
+		out = append(out, bytes.Repeat([]byte{byte(i)}, 60000))
+	}
+	return out, nil
+}
+
+// An Entries answer must fit a default gRPC client's 4 MiB message limit:
+// 1024 leaves of 60 kB do not, so the server returns fewer (as the API
+// allows) and the auditor reads on from start + len(entries).
+func TestAuditEntriesFitMessage(t *testing.T) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	auditpb.RegisterAuditServer(srv, transparency.NewAuditServer(bigLeaves{}))
+	go srv.Serve(lis)
+	defer srv.Stop()
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	c := auditpb.NewAuditClient(conn)
+	const size = 2048
+	for start := uint64(0); start < size; {
+		resp, err := c.Entries(t.Context(), &auditpb.EntriesRequest{Start: start, End: size, TreeSize: size})
+		if err != nil {
+			t.Fatalf("Entries(%d, %d): %v", start, size, err)
+		}
+		if len(resp.GetEntries()) == 0 {
+			t.Fatalf("Entries(%d, %d) returned nothing", start, size)
+		}
+		for i, e := range resp.GetEntries() {
+			if len(e) != 60000 || e[0] != byte(start+uint64(i)) {
+				t.Fatalf("entry %d is wrong", start+uint64(i))
+			}
+		}
+		start += uint64(len(resp.GetEntries()))
+	}
+}
+
+// Content types and caching (c2sp.org/tlog-tiles): the checkpoint is
+// text/plain and not cached; tiles and entry bundles, full or partial, are
+// application/octet-stream and immutable (a partial's content never
+// changes: the log serves exactly W entries for .p/<W>).
+func TestHTTPHeaders(t *testing.T) {
+	l, _ := openLog(t, 3)
+	srv := httptest.NewServer(transparency.NewHTTPHandler(l))
+	defer srv.Close()
+	for path, want := range map[string][2]string{
+		"/log/checkpoint":           {"text/plain; charset=utf-8", "no-cache"},
+		"/log/vkey":                 {"text/plain; charset=utf-8", ""},
+		"/log/tile/0/000.p/3":       {"application/octet-stream", "public, max-age=31536000, immutable"},
+		"/log/tile/entries/000.p/3": {"application/octet-stream", "public, max-age=31536000, immutable"},
+	} {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("GET %s = %s", path, resp.Status)
+			continue
+		}
+		if got := resp.Header.Get("Content-Type"); got != want[0] {
+			t.Errorf("GET %s: Content-Type %q, want %q", path, got, want[0])
+		}
+		if got := resp.Header.Get("Cache-Control"); got != want[1] {
+			t.Errorf("GET %s: Cache-Control %q, want %q", path, got, want[1])
+		}
 	}
 }

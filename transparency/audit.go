@@ -20,6 +20,14 @@ import (
 // an ErrSecurity (the storage contradicts a signed checkpoint).
 func NewAuditServer(l Log) auditpb.AuditServer { return &auditServer{l: l} }
 
+// maxEntriesBytes bounds an Entries answer, below gRPC's default 4 MiB
+// receive limit; entryOverhead is a generous bound on the protobuf framing
+// of one entry (tag and length).
+const (
+	maxEntriesBytes = 3 << 20
+	entryOverhead   = 8
+)
+
 type auditServer struct {
 	auditpb.UnimplementedAuditServer
 	l Log
@@ -84,7 +92,15 @@ func (s *auditServer) Entries(ctx context.Context, req *auditpb.EntriesRequest) 
 	if err != nil {
 		return nil, grpcError(err)
 	}
-	return &auditpb.EntriesResponse{Entries: e}, nil
+	// Fewer entries may be returned (the API says so): keep the answer
+	// within a default gRPC client's 4 MiB message limit, at least one
+	// entry (at most MaxLeafSize bytes) always.
+	n, total := 0, 0
+	for n < len(e) && (n == 0 || total+len(e[n])+entryOverhead <= maxEntriesBytes) {
+		total += len(e[n]) + entryOverhead
+		n++
+	}
+	return &auditpb.EntriesResponse{Entries: e[:n]}, nil
 }
 
 func (s *auditServer) InclusionProof(ctx context.Context, req *auditpb.InclusionProofRequest) (*auditpb.InclusionProofResponse, error) {

@@ -18,9 +18,10 @@ import (
 //	GET /log/tile/<L>/<N>[.p/<W>]         hash tiles        (backends implementing Tiles)
 //	GET /log/tile/entries/<N>[.p/<W>]     entry bundles     (backends implementing Tiles)
 //
-// Full tiles and bundles never change and are served as immutable; the
-// checkpoint is not cached. Unknown paths and tiles answer 404, a failing
-// backend 503.
+// Tiles and bundles, full or partial, never change (a partial of width W is
+// exactly its W entries) and are served as immutable; the checkpoint is not
+// cached, nor is an error (a tile missing now may exist later). Unknown
+// paths and tiles answer 404, a failing backend 503.
 func NewHTTPHandler(l Log) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /log/checkpoint", func(w http.ResponseWriter, r *http.Request) {
@@ -45,6 +46,7 @@ func NewHTTPHandler(l Log) http.Handler {
 		}
 		t, err := ParseTilePath(strings.TrimPrefix(r.URL.Path, "/log/"))
 		if err != nil {
+			w.Header().Set("Cache-Control", "no-store")
 			http.Error(w, err.Error(), http.StatusNotFound)
 			return
 		}
@@ -59,15 +61,14 @@ func NewHTTPHandler(l Log) http.Handler {
 			return
 		}
 		w.Header().Set("Content-Type", "application/octet-stream")
-		if t.Width == 0 {
-			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
-		}
+		w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 		w.Write(b)
 	})
 	return mux
 }
 
 func httpError(w http.ResponseWriter, err error) {
+	w.Header().Set("Cache-Control", "no-store")
 	switch {
 	case errors.Is(err, ErrNotFound):
 		http.Error(w, "not found", http.StatusNotFound)

@@ -134,10 +134,12 @@ type Sequencer interface {
 // (the embedded backend): the HTTP handler serves their files verbatim.
 type Tiles interface {
 	// ReadTile returns hash tile (level, index) of width entries, 0 meaning
-	// a full tile (256).
+	// a full tile (256). A partial one is exactly width hashes, also once
+	// the log holds only a wider or the full tile (the HTTP handler serves
+	// it as immutable).
 	ReadTile(ctx context.Context, level, index uint64, width uint8) ([]byte, error)
 	// ReadEntryBundle returns entry bundle index of width entries, 0
-	// meaning full.
+	// meaning full; a partial one is exactly width entries, as ReadTile.
 	ReadEntryBundle(ctx context.Context, index uint64, width uint8) ([]byte, error)
 }
 

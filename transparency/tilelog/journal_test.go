@@ -13,6 +13,9 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/transparency-dev/tessera"
 
 	"tirage.fr/tirage/transparency"
 )
@@ -330,5 +333,69 @@ func TestJournalReappearedSegment(t *testing.T) {
 	}
 	if _, _, err := openJournal(dir, 9); !errors.Is(err, transparency.ErrSecurity) {
 		t.Fatalf("overlapping segments = %v, want ErrSecurity", err)
+	}
+}
+
+// Tessera stalls (a hung disk): once the journal is maxLag leaves ahead,
+// appends cannot be journaled. Callers without a deadline (rngd's) must
+// still get ErrUnavailable after AppendTimeout — a refused, counted draw —
+// and a caller whose context ends gets ErrUnavailable too (the contract of
+// transparency.Log.Append), not a bare context error.
+func TestAppendTesseraStalled(t *testing.T) {
+	release, released := make(chan struct{}), false
+	stall := func(add tessera.AddFn) tessera.AddFn {
+		return func(ctx context.Context, e *tessera.Entry) tessera.IndexFuture {
+			f := add(ctx, e)
+			return func() (tessera.Index, error) {
+				<-release
+				return f()
+			}
+		}
+	}
+	const lag = 4
+	l, err := Open(context.Background(), Config{Dir: t.TempDir(), Origin: "example.com/stall", Signers: lagSigners(t),
+		maxLag: lag, wrapAdd: stall, AppendTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if !released {
+			close(release)
+		}
+		l.Close()
+	}()
+	for i := range lag {
+		if _, err := l.Append(context.Background(), fmt.Appendf(nil, "journaled %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A caller's deadline refuses its own append only.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := l.Append(ctx, []byte("stalled, with a deadline")); !errors.Is(err, transparency.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Append past its deadline: err = %v, want ErrUnavailable wrapping DeadlineExceeded", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := l.Append(context.Background(), []byte("stalled"))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, transparency.ErrUnavailable) {
+			t.Fatalf("Append with tessera stalled: err = %v, want ErrUnavailable", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Append with tessera stalled still waits after 10 s (AppendTimeout 200 ms)")
+	}
+	if s := l.Stats(); s.Failures != 2 {
+		t.Fatalf("Stats = %+v, want the two refused appends counted", s)
+	}
+	// The timed-out leaf may yet be journaled: nothing may follow it
+	// until the log is reopened, even once tessera is back.
+	close(release)
+	released = true
+	if _, err := l.Append(context.Background(), []byte("after the stall")); !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("Append after a timed-out append: err = %v, want the log failed closed", err)
 	}
 }

@@ -81,6 +81,9 @@ const (
 	// for their leaf, fill batches no bigger than their number.
 	DefaultBatchMaxSize       = 1024
 	DefaultCheckpointInterval = 100 * time.Millisecond
+	// DefaultAppendTimeout bounds how long an Append waits for its leaf
+	// to be journaled.
+	DefaultAppendTimeout = 30 * time.Second
 	// pollInterval is how often AwaitCheckpoint re-reads the checkpoint file.
 	pollInterval = 2 * time.Millisecond
 	// indexInterval is how often the leaf hash index catches up in the
@@ -113,12 +116,23 @@ type Config struct {
 	// CheckpointInterval is the minimum time between checkpoints (default
 	// and minimum 100 ms).
 	CheckpointInterval time.Duration
+	// AppendTimeout bounds how long Append waits for its leaf to be
+	// journaled, whatever its context (default DefaultAppendTimeout).
+	// rngd appends with a context that is never cancelled: a journal or
+	// tessera that stalls (a hung disk) would otherwise hold every draw,
+	// and its game, for ever. Past it Append fails with ErrUnavailable (a
+	// refused draw, counted) and the log fails closed: every later append
+	// is refused until it is reopened, since the leaf may still be
+	// journaled, unacknowledged, and must not be contradicted meanwhile.
+	AppendTimeout time.Duration
 	// Logger receives operational messages (never key material); nil
 	// discards them.
 	Logger *slog.Logger
 
 	// maxLag overrides the package's maxLag (tests).
 	maxLag uint64
+	// wrapAdd, if set, wraps tessera's Add (tests).
+	wrapAdd func(tessera.AddFn) tessera.AddFn
 }
 
 var klogOnce sync.Once
@@ -195,6 +209,9 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if cfg.maxLag == 0 {
 		cfg.maxLag = maxLag
 	}
+	if cfg.AppendTimeout == 0 {
+		cfg.AppendTimeout = DefaultAppendTimeout
+	}
 	signers, verifiers, vkeys, err := transparency.CheckpointKeys(cfg.Origin, cfg.Signers)
 	if err != nil {
 		return nil, fmt.Errorf("tilelog: %w", err)
@@ -254,6 +271,9 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		return fail(fmt.Errorf("tilelog: %w: couldn't start tessera: %w", transparency.ErrUnavailable, err))
 	}
 	l.add, l.shutdown = app.Add, shutdown
+	if cfg.wrapAdd != nil {
+		l.add = cfg.wrapAdd(l.add)
+	}
 	if err := l.recover(bgctx, reader); err != nil {
 		return fail(err)
 	}
@@ -330,16 +350,25 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 	case l.wake <- struct{}{}:
 	default:
 	}
+	timeout := time.NewTimer(l.cfg.AppendTimeout)
+	defer timeout.Stop()
+	var err error
 	select {
 	case r := <-req.done:
 		done(r.err)
 		return r.index, r.err
 	case <-ctx.Done():
-		// The leaf may still be appended: it was never acknowledged.
-		err := fmt.Errorf("tilelog: append: %w", ctx.Err())
-		done(err)
-		return 0, err
+		err = fmt.Errorf("tilelog: append: leaf not journaled yet: %w: %w", transparency.ErrUnavailable, ctx.Err())
+	case <-timeout.C:
+		// The leaf may still be journaled once the stall ends, after its
+		// caller was told it was not: the log stops taking appends, so no
+		// later record can contradict it (a retried draw sealed again),
+		// until it is reopened and the journal is the truth again.
+		err = l.fail(fmt.Errorf("append: leaf not journaled within %v (journal or tessera stalled)", l.cfg.AppendTimeout))
 	}
+	// The leaf may still be appended: it was never acknowledged.
+	done(err)
+	return 0, err
 }
 
 func (l *Log) isClosed() bool {
@@ -553,14 +582,25 @@ func (l *Log) ReadEntryBundle(ctx context.Context, index uint64, width uint8) ([
 // readResource reads a tile or bundle. A partial resource may have been
 // replaced by a wider one since the checkpoint was read (tessera garbage
 // collects partials below the published size); then the full resource or
-// the narrowest wider partial is used, truncated to width when hashSize is
-// set (hash tiles; entry bundles are returned whole and cut by the caller).
+// the narrowest wider partial is used, cut to width entries: hashSize bytes
+// each for hash tiles, length-prefixed for entry bundles (hashSize 0). So
+// the bytes served for .p/<W> are always the W entries tlog-tiles names.
 func (l *Log) readResource(path, fullPath string, width uint8, hashSize int) ([]byte, error) {
-	cut := func(b []byte) []byte {
-		if hashSize > 0 && width > 0 && len(b) > int(width)*hashSize {
-			return b[:int(width)*hashSize]
+	cut := func(b []byte) ([]byte, error) {
+		if hashSize > 0 {
+			if len(b) < int(width)*hashSize {
+				return nil, fmt.Errorf("tilelog: %w: %s holds %d bytes, fewer than %d hashes", transparency.ErrSecurity, fullPath, len(b), width)
+			}
+			return b[:int(width)*hashSize], nil
 		}
-		return b
+		off := 0
+		for range int(width) {
+			if len(b)-off < 2 || len(b)-off-2 < int(binary.BigEndian.Uint16(b[off:])) {
+				return nil, fmt.Errorf("tilelog: %w: %s holds fewer than %d entries", transparency.ErrSecurity, fullPath, width)
+			}
+			off += 2 + int(binary.BigEndian.Uint16(b[off:]))
+		}
+		return b[:off], nil
 	}
 	b, err := os.ReadFile(filepath.Join(l.tilesDir, path))
 	if err == nil || width == 0 || !errors.Is(err, fs.ErrNotExist) {
@@ -573,12 +613,12 @@ func (l *Log) readResource(path, fullPath string, width uint8, hashSize int) ([]
 		return b, nil
 	}
 	if b, err := os.ReadFile(filepath.Join(l.tilesDir, fullPath)); err == nil {
-		return cut(b), nil
+		return cut(b)
 	}
 	for w := int(width) + 1; w < layout.EntryBundleWidth; w++ {
 		p := fullPath + fmt.Sprintf(".p/%d", w)
 		if b, err := os.ReadFile(filepath.Join(l.tilesDir, p)); err == nil {
-			return cut(b), nil
+			return cut(b)
 		}
 	}
 	return nil, fmt.Errorf("tilelog: %w: %s", transparency.ErrNotFound, path)

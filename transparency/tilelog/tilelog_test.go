@@ -1,11 +1,18 @@
 package tilelog_test
 
 import (
+	"bytes"
 	"context"
 	"crypto"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -130,5 +137,70 @@ func TestAppendFailure(t *testing.T) {
 		if string(e) != "refused" {
 			t.Fatalf("unexpected entry %q", e)
 		}
+	}
+}
+
+// A partial tile or entry bundle of a published checkpoint may be replaced
+// by the full one (tessera garbage collects partials once the full resource
+// exists). The resource served for .p/<W> must still be exactly W entries
+// (c2sp.org/tlog-tiles), not the full bundle under the partial's name.
+func TestPartialAfterFull(t *testing.T) {
+	dir := t.TempDir()
+	l, err := tilelog.Open(context.Background(), tilelog.Config{Dir: dir, Origin: origin, Signers: testSigners(t), BatchMaxAge: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := t.Context()
+	const w = 5
+	var leaves [][]byte
+	for i := range 256 + 3 {
+		leaves = append(leaves, []byte(fmt.Sprintf("leaf %d", i)))
+		if _, err := l.Append(ctx, leaves[i]); err != nil {
+			t.Fatal(err)
+		}
+		if i == w-1 {
+			if _, err := l.AwaitCheckpoint(ctx, w); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := l.AwaitCheckpoint(ctx, uint64(len(leaves))); err != nil {
+		t.Fatal(err)
+	}
+	// As the garbage collector would.
+	for _, p := range []string{"tile/entries/000.p/5", "tile/0/000.p/5"} {
+		if err := os.Remove(filepath.Join(dir, "tiles", p)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
+	}
+	srv := httptest.NewServer(transparency.NewHTTPHandler(l))
+	defer srv.Close()
+	get := func(p string) []byte {
+		t.Helper()
+		resp, err := http.Get(srv.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %s %v", p, resp.Status, err)
+		}
+		return b
+	}
+	var want []byte
+	for _, e := range leaves[:w] {
+		want = binary.BigEndian.AppendUint16(want, uint16(len(e)))
+		want = append(want, e...)
+	}
+	if got := get("/log/tile/entries/000.p/5"); !bytes.Equal(got, want) {
+		t.Errorf("entry bundle 000.p/5 after the bundle filled: %d bytes, want the %d bytes of its 5 entries", len(got), len(want))
+	}
+	if got := get("/log/tile/0/000.p/5"); len(got) != w*32 {
+		t.Errorf("tile 0/000.p/5 after the tile filled: %d bytes, want %d", len(got), w*32)
+	}
+	if got := get("/log/tile/entries/001.p/3"); len(got) != 3*(2+len("leaf 256")) {
+		t.Errorf("entry bundle 001.p/3: %d bytes", len(got))
 	}
 }

@@ -73,6 +73,10 @@ import (
 // DefaultPollInterval is how often the root is polled while appends wait.
 const DefaultPollInterval = 5 * time.Millisecond
 
+// DefaultAppendTimeout bounds an Append (QueueLeaf and the wait for the
+// signer to integrate the leaf).
+const DefaultAppendTimeout = 30 * time.Second
+
 // DefaultRollbackGrace is how long a root smaller than one already seen may
 // persist before it is taken for a rollback. A stale replica read clears in
 // well under a second on a healthy database; a restored backup never does.
@@ -102,6 +106,14 @@ type Config struct {
 	StateFile string
 	// RPCTimeout bounds each Trillian call (default 10 s).
 	RPCTimeout time.Duration
+	// AppendTimeout bounds a whole Append, whatever its context (default
+	// DefaultAppendTimeout): rngd appends with a context that is never
+	// cancelled, so with the signer stopped an append would otherwise
+	// wait for ever, holding its draw and its game. Past it Append fails
+	// with ErrUnavailable (the draw is refused and counted) and the log
+	// fails closed until reopened: the leaf may still be integrated
+	// later, unacknowledged, and must not be contradicted meanwhile.
+	AppendTimeout time.Duration
 	// RollbackGrace is how long Trillian may keep returning a root smaller
 	// than one already seen (replica lag) before the log is taken for
 	// rolled back: ErrSecurity (default DefaultRollbackGrace).
@@ -150,6 +162,9 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	}
 	if cfg.RollbackGrace == 0 {
 		cfg.RollbackGrace = DefaultRollbackGrace
+	}
+	if cfg.AppendTimeout == 0 {
+		cfg.AppendTimeout = DefaultAppendTimeout
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -238,8 +253,9 @@ func (l *Log) failure() error {
 	return l.failed
 }
 
-// fail records a rollback: appends and checkpoints fail closed from now on,
-// and appends waiting for their index are woken with err.
+// fail records a rollback or an append that timed out: appends and
+// checkpoints fail closed from now on, and appends waiting for their index
+// are woken with err.
 func (l *Log) fail(err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -248,7 +264,7 @@ func (l *Log) fail(err error) {
 	}
 	l.failed = err
 	close(l.failc)
-	l.cfg.Logger.Error("transparency log rolled back: appends and checkpoints refused until an operator investigates", "err", err)
+	l.cfg.Logger.Error("transparency log failed closed: appends and checkpoints refused until an operator investigates", "err", err)
 }
 
 // checkRoot returns root if it is not below the floor. Otherwise it re-reads
@@ -388,7 +404,18 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 		return 0, err
 	}
 	done := l.meter.Start()
-	idx, err := l.append(ctx, leaf)
+	actx, cancel := context.WithTimeout(ctx, l.cfg.AppendTimeout)
+	idx, err := l.append(actx, leaf)
+	timedOut := err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded)
+	cancel()
+	if timedOut {
+		// The leaf may be queued and integrated later, after its caller
+		// was told it was not: no later append may contradict it (a
+		// retried draw sealed again), so the log fails closed until it is
+		// reopened and the tree is the truth again.
+		err = fmt.Errorf("trillian: %w: leaf not integrated within %v (signer or database stalled): appends refused until rngd restarts: %w", transparency.ErrUnavailable, l.cfg.AppendTimeout, err)
+		l.fail(err)
+	}
 	done(err)
 	if err != nil && (errors.Is(err, transparency.ErrUnavailable) || errors.Is(err, transparency.ErrSecurity)) {
 		l.cfg.Logger.Error("transparency log append failed", "err", err)
