@@ -33,7 +33,8 @@ type AnnouncedKey struct {
 
 // Announce makes the signed key announcement leaf for keys at time now
 // (truncated to the second, UTC). Every key signs or proves; any failure of
-// the backend fails the announcement.
+// the backend fails the announcement, and so does a leaf that
+// CheckAnnouncement would reject (error wrapping ErrUnavailable).
 func Announce(now time.Time, keys []AnnouncedKey) ([]byte, error) {
 	ann := &record.KeyAnnouncement{Time: now.UTC().Truncate(time.Second)}
 	for _, k := range keys {
@@ -54,12 +55,22 @@ func Announce(now time.Time, keys []AnnouncedKey) ([]byte, error) {
 		rk.Fingerprint = record.Fingerprint(rk.PublicKey)
 		ann.Keys = append(ann.Keys, rk)
 	}
-	return announce.Seal(ann, func(i int, m []byte) ([]byte, error) {
+	leaf, err := announce.Seal(ann, func(i int, m []byte) ([]byte, error) {
 		if keys[i].Use == UseVRF {
 			return keys[i].Prover.Prove(m)
 		}
 		return keys[i].Signer.Sign(m)
 	})
+	if err != nil {
+		return nil, err
+	}
+	// Checked before release, as auditors will check it: a backend whose
+	// key signs other than it announces (faulty, misconfigured) fails the
+	// announcement here instead of at every auditor.
+	if _, err := CheckAnnouncement(leaf); err != nil {
+		return nil, fmt.Errorf("%w: the announcement made does not verify: %w", ErrUnavailable, err)
+	}
+	return leaf, nil
 }
 
 // ErrBadAnnouncement is wrapped by every error of CheckAnnouncement that

@@ -1,6 +1,9 @@
 package hsm_test
 
 import (
+	"crypto"
+	"crypto/ed25519"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"path/filepath"
@@ -134,4 +137,33 @@ func FuzzCheckAnnouncement(f *testing.F) {
 			t.Fatalf("accepted a non-canonical announcement")
 		}
 	})
+}
+
+// lyingSigner announces one key and signs with another, as a faulty or
+// misconfigured backend might.
+type lyingSigner struct {
+	hsm.Signer
+	pub crypto.PublicKey
+}
+
+func (l lyingSigner) Public() crypto.PublicKey { return l.pub }
+
+// TestAnnounceChecksBeforeRelease: Announce never returns an announcement
+// that CheckAnnouncement rejects; a key whose signature does not verify
+// under the public key it announces fails the announcement.
+func TestAnnounceChecksBeforeRelease(t *testing.T) {
+	_, keys := announcement(t)
+	other, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys[1].Signer = lyingSigner{Signer: keys[1].Signer, pub: other}
+	leaf, err := hsm.Announce(time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC), keys)
+	if err == nil {
+		_, cerr := hsm.CheckAnnouncement(leaf)
+		t.Fatalf("Announce returned an announcement with a key that did not sign it (CheckAnnouncement: %v)", cerr)
+	}
+	if !errors.Is(err, hsm.ErrUnavailable) {
+		t.Errorf("err = %v, want ErrUnavailable (no announcement made)", err)
+	}
 }

@@ -22,3 +22,12 @@ func KeyMaterial(b hsm.Backend) [][]byte {
 	}
 	return out
 }
+
+// SignerScalar returns the private scalar an ECDSA signer of the store
+// holds (nil for other signers), to check that Close wipes it.
+func SignerScalar(sg hsm.Signer) []byte {
+	if ec, ok := sg.(*ecSigner); ok {
+		return ec.priv.D.Bytes()
+	}
+	return nil
+}

@@ -54,6 +54,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"golang.org/x/crypto/argon2"
@@ -153,14 +154,18 @@ func Open(cfg Config) (*Store, error) {
 	if !pass.locked {
 		log.Warn("keystore: couldn't mlock key memory (raise RLIMIT_MEMLOCK): secrets may be swapped out")
 	}
-	names, err := filepath.Glob(filepath.Join(cfg.Dir, "*.key"))
+	// The directory is listed, not globbed: its name is a path, and a
+	// '[' or '*' in it must not turn it into a pattern.
+	ents, err := os.ReadDir(cfg.Dir)
 	if err != nil {
 		s.Close()
-		return nil, err
+		return nil, fmt.Errorf("couldn't list keystore directory: %w", err)
 	}
-	sort.Strings(names)
-	for _, name := range names {
-		e, err := s.load(name)
+	for _, ent := range ents { // sorted by name
+		if !strings.HasSuffix(ent.Name(), ".key") {
+			continue
+		}
+		e, err := s.load(filepath.Join(cfg.Dir, ent.Name()))
 		if err != nil {
 			s.Close()
 			return nil, err
@@ -471,6 +476,9 @@ func (s *Store) newEntry(label, purpose, algorithm string, raw []byte) (*entry, 
 		if err != nil {
 			return nil, fmt.Errorf("bad ECDSA P-256 private key: %w", err)
 		}
+		// Best effort, as for the others: crypto/ecdsa may keep its own
+		// copy of the scalar (package doc, Memory).
+		e.wipeKey = func() { clear(k.D.Bits()); k.D.SetInt64(0) }
 		e.signer = &ecSigner{s: s, priv: k}
 	default:
 		return nil, fmt.Errorf("%w: purpose %q algorithm %q", hsm.ErrUnsupported, purpose, algorithm)

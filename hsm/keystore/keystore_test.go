@@ -149,3 +149,50 @@ func hexString(b []byte) string {
 	}
 	return string(out)
 }
+
+// TestDirWithPatternCharacters: the keystore directory's name is a path,
+// not a pattern. A directory named with '[' or '*' must still show its keys
+// after reopening (a pattern would match nothing, or fail to parse).
+func TestDirWithPatternCharacters(t *testing.T) {
+	for _, name := range []string{"keys[1]", "k*s?", "keys["} {
+		dir := filepath.Join(t.TempDir(), name)
+		s := open(t, dir)
+		if _, err := s.GenerateSigner("log", hsm.Ed25519); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		s.Close()
+		s, err := keystore.Open(keystore.Config{Dir: dir, Passphrase: []byte(passphrase), KDF: testKDF})
+		if err != nil {
+			t.Errorf("%s: reopen: %v", name, err)
+			continue
+		}
+		keys, err := s.Keys()
+		if err != nil || len(keys) != 1 || keys[0].Label != "log" {
+			t.Errorf("%s: reopened keystore lists %v, %v; want the key log", name, keys, err)
+		}
+		if _, err := s.Signer("log"); err != nil {
+			t.Errorf("%s: Signer after reopen: %v", name, err)
+		}
+		s.Close()
+	}
+}
+
+// TestCloseWipesECDSA: Close zeroes the ECDSA private scalar the store holds,
+// as it zeroes Ed25519 and VRF keys.
+func TestCloseWipesECDSA(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "keys"))
+	sg, err := s.GenerateSigner("att", hsm.ECDSAP256SHA256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keystore.SignerScalar(sg)) == 0 {
+		t.Fatal("no scalar before Close")
+	}
+	s.Close()
+	if d := keystore.SignerScalar(sg); len(d) != 0 {
+		t.Errorf("ECDSA scalar still in memory after Close (%d bytes)", len(d))
+	}
+	if _, err := sg.Sign([]byte("x")); !errors.Is(err, hsm.ErrUnavailable) {
+		t.Errorf("Sign after Close: %v", err)
+	}
+}

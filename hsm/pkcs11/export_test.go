@@ -87,3 +87,12 @@ func (t *Token) StallSigns() (release func()) {
 
 // Stuck is the number of calls still running after their caller timed out.
 func (t *Token) Stuck() int64 { return t.stuck.Load() }
+
+// StallOpen makes the next opens of a token block before C_Login, as on a
+// token that stopped answering, until release is called.
+func StallOpen() (release func()) {
+	ch := make(chan struct{})
+	f := func() { <-ch }
+	beforeLogin.Store(&f)
+	return sync.OnceFunc(func() { beforeLogin.Store(nil); close(ch) })
+}

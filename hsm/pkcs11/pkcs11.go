@@ -23,8 +23,12 @@
 // CKA_SIGN true and CKA_EXTRACTABLE, CKA_DECRYPT and CKA_UNWRAP false; the
 // public key object has the same CKA_LABEL and CKA_ID. A key whose token
 // reports it extractable or not sensitive is refused at generation and at
-// use. A key's purpose follows from its type: RSA keys are VRF keys, EC and
-// EC-Edwards keys are signing keys; other objects on the token are ignored.
+// use, and so is one not generated on the token (imported, or once
+// extractable or not sensitive: CKA_ALWAYS_SENSITIVE or CKA_NEVER_EXTRACTABLE
+// false), whose private half has existed outside it. A key's purpose follows
+// from its type: RSA keys are VRF keys, EC and EC-Edwards keys are signing
+// keys; other objects on the token, and RSA keys that cannot be RSA-FDH-VRF
+// keys, are ignored.
 //
 // # Sessions and failure
 //
@@ -39,7 +43,7 @@
 // A token that stops answering (a network HSM behind a dead link) must not
 // stall draws silently: each operation, the wait for a free session
 // included, is bounded by Config.CallTimeout (10 s by default; key
-// generation by at least 10 minutes). A PKCS#11 call cannot be interrupted,
+// generation by at least 10 minutes), and so is Open. A PKCS#11 call cannot be interrupted,
 // so on timeout the caller gets an error wrapping hsm.ErrUnavailable and
 // context.DeadlineExceeded while the call goes on in the background,
 // keeping its session out of the pool until it returns; once every session
@@ -82,7 +86,8 @@ type Config struct {
 	// RSABits is the modulus size of new VRF keys; zero means 2048.
 	RSABits int
 	// CallTimeout bounds each operation on the token (a proof, a signature,
-	// a key lookup), the wait for a free session included; zero means 10 s.
+	// a key lookup, Open itself), the wait for a free session included; zero
+	// means 10 s.
 	// On timeout the operation fails with hsm.ErrUnavailable (see the
 	// package doc). Key generation is bounded by the larger of CallTimeout
 	// and 10 minutes.

@@ -128,10 +128,61 @@ type Token struct {
 
 var _ hsm.Backend = (*Token)(nil)
 
+// beforeLogin, when set (tests), runs before C_Login, as on a token that
+// stops answering while it is opened.
+var beforeLogin atomic.Pointer[func()]
+
 // Open loads cfg.Module, finds the token labelled cfg.TokenLabel, opens
-// cfg.Sessions sessions and logs in with cfg.PIN.
+// cfg.Sessions sessions and logs in with cfg.PIN. Like every call to the
+// token, opening it is bounded by Config.CallTimeout: a token that does not
+// answer fails Open with an error wrapping hsm.ErrUnavailable and
+// context.DeadlineExceeded instead of holding the daemon's start; if the
+// token answers later, what was opened is closed again.
 func Open(cfg Config) (hsm.Backend, error) {
-	return openToken(cfg)
+	timeout := cfg.CallTimeout
+	if timeout == 0 {
+		timeout = defaultCallTimeout
+	}
+	if timeout < 0 {
+		return openToken(cfg) // refused there, before any call
+	}
+	// The caller may wipe cfg.PIN once Open returns, while the stalled
+	// open still needs it.
+	pin := append([]byte(nil), cfg.PIN...)
+	cfg.PIN = pin
+	type result struct {
+		t   *Token
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		t, err := openToken(cfg)
+		clear(pin)
+		done <- result{t, err}
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, r.err
+		}
+		return r.t, nil
+	case <-timer.C:
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	log.Error("pkcs11: token did not answer while being opened", "token", cfg.TokenLabel, "timeout", timeout)
+	go func() {
+		if r := <-done; r.t != nil {
+			r.t.Close()
+			log.Warn("pkcs11: a token that answered after Open gave up was closed again", "token", cfg.TokenLabel)
+		}
+	}()
+	return nil, fmt.Errorf("%w: PKCS#11 token %q did not answer within %v while being opened: %w",
+		hsm.ErrUnavailable, cfg.TokenLabel, timeout, context.DeadlineExceeded)
 }
 
 func openToken(cfg Config) (*Token, error) {
@@ -195,6 +246,9 @@ func openToken(cfg Config) (*Token, error) {
 		}
 		t.all = append(t.all, sh)
 		t.sessions <- sh
+	}
+	if f := beforeLogin.Load(); f != nil {
+		(*f)()
 	}
 	if err := t.ctx.Login(t.all[0], p11.CKU_USER, string(cfg.PIN)); err != nil {
 		t.shutdown(false)
@@ -467,17 +521,20 @@ func (t *Token) key(sh p11.SessionHandle, obj object) (hsm.Key, crypto.PublicKey
 		if err != nil {
 			return k, nil, nil, err
 		}
+		// An RSA key that cannot be an RSA-FDH-VRF key (another
+		// application's, on a shared token) is unsupported, like a key on
+		// another curve: Keys skips it, lookup refuses it.
 		e := new(big.Int).SetBytes(a[p11.CKA_PUBLIC_EXPONENT])
 		if !e.IsInt64() || e.Int64() > 1<<31 {
-			return k, nil, nil, fmt.Errorf("RSA key %q: public exponent too large", obj.label)
+			return k, nil, nil, fmt.Errorf("%w: RSA key %q: public exponent too large", hsm.ErrUnsupported, obj.label)
 		}
 		der, err := x509.MarshalPKIXPublicKey(&rsa.PublicKey{N: new(big.Int).SetBytes(a[p11.CKA_MODULUS]), E: int(e.Int64())})
 		if err != nil {
-			return k, nil, nil, fmt.Errorf("RSA key %q: %w", obj.label, err)
+			return k, nil, nil, fmt.Errorf("%w: RSA key %q: %w", hsm.ErrUnsupported, obj.label, err)
 		}
 		pk, err := vrf.ParsePublicKey(vrf.SuiteRSAFDH256, der)
 		if err != nil {
-			return k, nil, nil, fmt.Errorf("RSA key %q is not an RSA-FDH-VRF key: %w", obj.label, err)
+			return k, nil, nil, fmt.Errorf("%w: RSA key %q is not an RSA-FDH-VRF key: %w", hsm.ErrUnsupported, obj.label, err)
 		}
 		k.Purpose, k.Algorithm, k.Public = hsm.PurposeVRF, string(vrf.SuiteRSAFDH256), pk.Bytes()
 		return k, nil, pk, nil
@@ -608,14 +665,24 @@ func (t *Token) lookup(label, purpose string) (found, error) {
 	})
 }
 
-// checkProtected refuses a private key the token would let out.
+// checkProtected refuses a private key the token would let out, and one
+// that has been outside it: a key imported onto the token (C_CreateObject,
+// C_UnwrapKey, softhsm2-util --import) may be flagged sensitive and not
+// extractable now, but the token then reports CKA_ALWAYS_SENSITIVE or
+// CKA_NEVER_EXTRACTABLE false, and whoever imported it may still hold it.
 func (t *Token) checkProtected(sh p11.SessionHandle, obj object) error {
-	a, err := t.attrs(sh, obj.priv, p11.CKA_SENSITIVE, p11.CKA_EXTRACTABLE, p11.CKA_SIGN)
+	a, err := t.attrs(sh, obj.priv, p11.CKA_SENSITIVE, p11.CKA_EXTRACTABLE, p11.CKA_SIGN,
+		p11.CKA_ALWAYS_SENSITIVE, p11.CKA_NEVER_EXTRACTABLE)
 	if err != nil {
 		return fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)
 	}
 	if !isTrue(a[p11.CKA_SENSITIVE]) || isTrue(a[p11.CKA_EXTRACTABLE]) || !isTrue(a[p11.CKA_SIGN]) {
 		return fmt.Errorf("key %q on token %q is extractable, not sensitive or cannot sign: refusing to use it", obj.label, t.label)
+	}
+	if !isTrue(a[p11.CKA_ALWAYS_SENSITIVE]) || !isTrue(a[p11.CKA_NEVER_EXTRACTABLE]) {
+		return fmt.Errorf("key %q on token %q was not generated on it (imported, or once extractable or not sensitive: "+
+			"CKA_ALWAYS_SENSITIVE or CKA_NEVER_EXTRACTABLE is false): refusing to use it; generate keys on the token (rngctl keys init)",
+			obj.label, t.label)
 	}
 	return nil
 }

@@ -4,8 +4,17 @@ package pkcs11_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -301,5 +310,136 @@ func TestStalledToken(t *testing.T) {
 		if !strings.Contains(string(capture.Bytes()), msg) {
 			t.Errorf("log lacks %q", msg)
 		}
+	}
+}
+
+// importKey imports the private key k (and its public half) onto the token
+// under label and id, with softhsm2-util --import as an operator would.
+func importKey(t *testing.T, sh *hsmtest.SoftHSM, tok hsmtest.SoftHSMToken, label, id string, k any) {
+	t.Helper()
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), label+".pem")
+	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("softhsm2-util", "--import", file, "--token", tok.Label, "--label", label, "--id", id, "--pin", string(tok.PIN))
+	cmd.Env = append(os.Environ(), "SOFTHSM2_CONF="+sh.Conf)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("softhsm2-util --import: %v\n%s", err, out)
+	}
+}
+
+// TestImportedKeyRefused: a key pair imported onto the token by an operator
+// (softhsm2-util --import of a PKCS #8 file) is flagged sensitive and not
+// extractable, but its private half existed outside the token: the token
+// reports CKA_ALWAYS_SENSITIVE or CKA_NEVER_EXTRACTABLE false. Such a key
+// must not serve as a VRF or signing key.
+func TestImportedKeyRefused(t *testing.T) {
+	sh := hsmtest.NewSoftHSM(t)
+	tok := sh.InitToken(t, "tirage-imported")
+	rk, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ek, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	importKey(t, sh, tok, "vrf", "01", rk)
+	importKey(t, sh, tok, "log", "02", ek)
+	b, err := pkcs11.Open(pkcs11.Config{Module: sh.Module, TokenLabel: tok.Label, PIN: tok.PIN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	tk := b.(*pkcs11.Token)
+	a, err := tk.PrivateAttributes("vrf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a["CKA_SENSITIVE"] || a["CKA_EXTRACTABLE"] {
+		t.Fatalf("imported key attributes %v: the test expects sensitive, not extractable", a)
+	}
+	if p, err := b.VRFProver("vrf"); err == nil {
+		pi, _ := p.Prove([]byte("known key"))
+		t.Errorf("VRFProver accepted an imported RSA key (proof %d bytes)", len(pi))
+	} else if !strings.Contains(err.Error(), "imported") {
+		t.Errorf("VRFProver of an imported key: %v, want it to say the key was imported", err)
+	}
+	if _, err := b.Signer("log"); err == nil {
+		t.Error("Signer accepted an imported P-256 key")
+	}
+}
+
+// TestForeignRSAKeyIgnored: a token shared with other applications may hold
+// RSA keys that cannot be RSA-FDH-VRF keys (1024 bits here). Keys lists the
+// others and skips it, as it skips keys on other curves; it is not a token
+// failure.
+func TestForeignRSAKeyIgnored(t *testing.T) {
+	sh := hsmtest.NewSoftHSM(t)
+	tok := sh.InitToken(t, "tirage-shared")
+	rk, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	importKey(t, sh, tok, "legacy", "01", rk)
+	b, err := pkcs11.Open(pkcs11.Config{Module: sh.Module, TokenLabel: tok.Label, PIN: tok.PIN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := b.GenerateSigner("log", ""); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := b.Keys()
+	if err != nil {
+		t.Fatalf("Keys with a 1024-bit RSA key on the token: %v", err)
+	}
+	if len(keys) != 1 || keys[0].Label != "log" {
+		t.Errorf("Keys = %v, want only log", keys)
+	}
+	if _, err := b.VRFProver("legacy"); !errors.Is(err, hsm.ErrUnsupported) || errors.Is(err, hsm.ErrUnavailable) {
+		t.Errorf("VRFProver of a 1024-bit RSA key: %v, want ErrUnsupported", err)
+	}
+}
+
+// TestStalledOpen: a token that does not answer while being opened fails
+// Open within Config.CallTimeout (it does not hold the daemon's start), and
+// once it answers, what the abandoned Open opened is closed again, so the
+// token can be opened.
+func TestStalledOpen(t *testing.T) {
+	sh := hsmtest.NewSoftHSM(t)
+	tok := sh.InitToken(t, "tirage-stalled-open")
+	const timeout = 300 * time.Millisecond
+	cfg := pkcs11.Config{Module: sh.Module, TokenLabel: tok.Label, PIN: tok.PIN, CallTimeout: timeout}
+	release := pkcs11.StallOpen()
+	defer release()
+	start := time.Now()
+	b, err := pkcs11.Open(cfg)
+	if d := time.Since(start); d > timeout+3*time.Second {
+		t.Errorf("Open of a stalled token returned after %v, want about %v", d, timeout)
+	}
+	if err == nil {
+		b.Close()
+		t.Fatal("Open of a stalled token succeeded")
+	}
+	if !errors.Is(err, hsm.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Open of a stalled token: %v, want ErrUnavailable and DeadlineExceeded", err)
+	}
+	release()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if b, err = pkcs11.Open(cfg); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Open after the token answered again: %v", err)
+		}
+	}
+	defer b.Close()
+	if _, err := b.GenerateSigner("log", ""); err != nil {
+		t.Errorf("GenerateSigner on the reopened token: %v", err)
 	}
 }
