@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -220,63 +221,76 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// ingestCSV frames a CSV stake file line by line: each physical line is
+// one row (splitCSVLine). encoding/csv would let a quote left open run on
+// over the following lines, and every stake up to the next quote would
+// vanish into one rejected "row"; stake fields hold no line break, so here
+// the quote fails its own line only and the rows after it are read.
 func ingestCSV(br *bufio.Reader, st *IngestStats, push func(rawRow) error, tick func(int) error) error {
-	cr := csv.NewReader(br)
-	cr.ReuseRecord = true
-	cr.FieldsPerRecord = -1
-	header, err := cr.Read()
-	if err != nil {
-		return fmt.Errorf("stake file: line 1: couldn't read the header: %w", err)
+	line := 0
+	var header []string
+	for header == nil {
+		b, long, err := readLine(br)
+		if err != nil {
+			return fmt.Errorf("stake file: line 1: couldn't read the header: %w", err)
+		}
+		line++
+		if long {
+			return fmt.Errorf("stake file: line %d: header longer than %d bytes", line, maxLine)
+		}
+		if len(b) == 0 {
+			continue
+		}
+		if header, err = splitCSVLine(b, nil); err != nil {
+			return fmt.Errorf("stake file: line %d: header: %w", line, err)
+		}
 	}
 	cols := make([]int, len(header)) // file column → StakeColumns index
 	seen := map[string]bool{}
 	for i, h := range header {
 		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
-		cols[i] = -1
-		for j, c := range promo.StakeColumns {
-			if h == c {
-				cols[i] = j
-			}
-		}
+		cols[i] = slices.Index(promo.StakeColumns, h)
 		if cols[i] < 0 {
-			return fmt.Errorf("stake file: line 1: unknown column %q (want %s)", h, strings.Join(promo.StakeColumns, ","))
+			return fmt.Errorf("stake file: line %d: unknown column %q (want %s)", line, h, strings.Join(promo.StakeColumns, ","))
 		}
 		if seen[h] {
-			return fmt.Errorf("stake file: line 1: column %q twice", h)
+			return fmt.Errorf("stake file: line %d: column %q twice", line, h)
 		}
 		seen[h] = true
 	}
 	for _, c := range promo.StakeColumns[:6] {
 		if !seen[c] {
-			return fmt.Errorf("stake file: line 1: missing column %q", c)
+			return fmt.Errorf("stake file: line %d: missing column %q", line, c)
 		}
 	}
+	var rec []string
 	for {
-		rec, err := cr.Read()
+		b, long, err := readLine(br)
 		if err == io.EOF {
 			return nil
 		}
-		st.Lines++
 		if err != nil {
-			var pe *csv.ParseError
-			if !errors.As(err, &pe) {
-				return fmt.Errorf("stake file: %w", err)
-			}
-			if err := push(rawRow{line: pe.StartLine, err: fmt.Errorf("csv: %w", pe.Err)}); err != nil {
-				return err
-			}
-			continue
+			return fmt.Errorf("stake file: %w", err)
 		}
-		line, _ := cr.FieldPos(0)
-		if len(rec) != len(cols) {
-			if err := push(rawRow{line: line, err: fmt.Errorf("row has %d fields, the header %d", len(rec), len(cols))}); err != nil {
-				return err
-			}
-			continue
+		line++
+		if len(b) == 0 && !long {
+			continue // blank lines are no rows (as in encoding/csv)
 		}
+		st.Lines++
 		row := rawRow{line: line}
-		for i, v := range rec {
-			row.f[cols[i]] = v
+		switch {
+		case long:
+			row.err = fmt.Errorf("line longer than %d bytes", maxLine)
+		default:
+			if rec, err = splitCSVLine(b, rec); err != nil {
+				row.err = fmt.Errorf("csv: %w", err)
+			} else if len(rec) != len(cols) {
+				row.err = fmt.Errorf("row has %d fields, the header %d", len(rec), len(cols))
+			} else {
+				for i, v := range rec {
+					row.f[cols[i]] = v
+				}
+			}
 		}
 		if err := push(row); err != nil {
 			return err
@@ -287,17 +301,81 @@ func ingestCSV(br *bufio.Reader, st *IngestStats, push func(rawRow) error, tick 
 	}
 }
 
-// jsonStake is one JSON Lines object.
-type jsonStake struct {
-	ID           string      `json:"id"`
-	Account      string      `json:"account"`
-	Time         string      `json:"time"`
-	Game         string      `json:"game"`
-	AmountCents  json.Number `json:"amount_cents"`
-	Channel      string      `json:"channel"`
-	Kind         string      `json:"kind"`
-	SubscribedAt string      `json:"subscribed_at"`
-	DebitedAt    string      `json:"debited_at"`
+// readLine returns the next line without its line ending (LF or CRLF),
+// io.EOF after the last one. A line longer than maxLine is skipped whole and
+// reported as long.
+func readLine(br *bufio.Reader) (b []byte, long bool, err error) {
+	b, err = br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull || len(b) > maxLine {
+		for err == bufio.ErrBufferFull {
+			_, err = br.ReadSlice('\n')
+		}
+		if err != nil && err != io.EOF {
+			return nil, false, err
+		}
+		return nil, true, nil
+	}
+	if err == io.EOF {
+		if len(b) == 0 {
+			return nil, false, io.EOF
+		}
+		err = nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	return bytes.TrimSuffix(b, []byte("\r")), false, nil
+}
+
+// splitCSVLine splits one line into its RFC 4180 fields (appended to
+// dst[:0]): comma-separated, a field may be quoted, "" in a quoted field
+// is a quote. A quoted field must close on its line.
+func splitCSVLine(b []byte, dst []string) ([]string, error) {
+	dst = dst[:0]
+	i := 0
+	for {
+		if i < len(b) && b[i] == '"' {
+			open := i + 1
+			var v []byte
+			i++
+			for {
+				j := bytes.IndexByte(b[i:], '"')
+				if j < 0 {
+					return dst, fmt.Errorf("column %d: quoted field not closed on its line", open)
+				}
+				v = append(v, b[i:i+j]...)
+				i += j + 1
+				if i < len(b) && b[i] == '"' {
+					v = append(v, '"')
+					i++
+					continue
+				}
+				break
+			}
+			dst = append(dst, string(v))
+			if i == len(b) {
+				return dst, nil
+			}
+			if b[i] != ',' {
+				return dst, fmt.Errorf("column %d: extraneous \" in quoted field", i+1)
+			}
+			i++
+			continue
+		}
+		end := len(b)
+		if j := bytes.IndexByte(b[i:], ','); j >= 0 {
+			end = i + j
+		}
+		if k := bytes.IndexByte(b[i:end], '"'); k >= 0 {
+			return dst, fmt.Errorf("column %d: bare \" in non-quoted field", i+k+1)
+		}
+		dst = append(dst, string(b[i:end]))
+		if end == len(b) {
+			return dst, nil
+		}
+		i = end + 1
+	}
 }
 
 // decodeJSONLine decodes one JSON Lines object into stake fields: the
@@ -409,19 +487,64 @@ func flatJSONLine(b []byte) (f [9]string, ok bool) {
 	return f, i == len(b)
 }
 
-// decodeJSONLineStd decodes one JSON Lines object with encoding/json.
+// decodeJSONLineStd decodes one JSON Lines object with encoding/json's
+// tokenizer, strictly: every key must be one of StakeColumns exactly (not
+// encoding/json's case-insensitive match) and appear at most once (not its
+// last-one-wins), so that a line another JSON reader could read otherwise
+// ({"amount_cents":500,"AMOUNT_CENTS":50000}) is rejected, not guessed.
 func decodeJSONLineStd(b []byte) ([9]string, error) {
-	var js jsonStake
+	var f [9]string
 	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	dec.UseNumber()
-	if err := dec.Decode(&js); err != nil {
-		return [9]string{}, fmt.Errorf("json: %w", err)
+	if tok, err := dec.Token(); err != nil {
+		return f, fmt.Errorf("json: %w", err)
+	} else if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return f, errors.New("json: not an object")
 	}
-	if dec.More() {
-		return [9]string{}, errors.New("json: more than one value on the line")
+	var seen [9]bool
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return f, fmt.Errorf("json: %w", err)
+		}
+		key, _ := tok.(string)
+		col := slices.Index(promo.StakeColumns, key)
+		if col < 0 {
+			return f, fmt.Errorf("json: unknown field %q", clipKey(key))
+		}
+		if seen[col] {
+			return f, fmt.Errorf("json: field %q twice", key)
+		}
+		seen[col] = true
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return f, fmt.Errorf("json: %w", err)
+		}
+		if col == 4 {
+			var n json.Number
+			if err := json.Unmarshal(raw, &n); err != nil {
+				return f, fmt.Errorf("json: %s: %w", key, err)
+			}
+			f[col] = n.String()
+		} else if err := json.Unmarshal(raw, &f[col]); err != nil {
+			return f, fmt.Errorf("json: %s: %w", key, err)
+		}
 	}
-	return [9]string{js.ID, js.Account, js.Time, js.Game, js.AmountCents.String(), js.Channel, js.Kind, js.SubscribedAt, js.DebitedAt}, nil
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return f, fmt.Errorf("json: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return f, errors.New("json: more than one value on the line")
+	}
+	return f, nil
+}
+
+// clipKey shortens an unknown key for the rejection report.
+func clipKey(k string) string {
+	if len(k) > 40 {
+		return k[:40] + "…"
+	}
+	return k
 }
 
 // maxLine bounds one JSON line (and keeps a garbage file from using memory).

@@ -76,7 +76,7 @@ func TestIngestBadInput(t *testing.T) {
 		`{"id":"5","account":"a","time":"2016-06-16T10:00:00+02:00","game":"loto","amount_cents":1200,"channel":"web"}`
 	rej.Reset()
 	st, err = Ingest(context.Background(), strings.NewReader(jl), FormatJSONL, promo.NewTally(r), &rej, nil)
-	want := []string{"2: json: json: unknown field \"extra\"", "4: json:", "5: amount_cents:", "6: line longer than"}
+	want := []string{"2: json: unknown field \"extra\"", "4: json:", "5: amount_cents:", "6: line longer than"}
 	got := strings.Split(strings.TrimSpace(rej.String()), "\n")
 	if err != nil || st.Counted != 2 || len(got) != len(want) {
 		t.Fatalf("%v %+v\n%s", err, st, rej.String())
@@ -85,6 +85,61 @@ func TestIngestBadInput(t *testing.T) {
 		if !strings.HasPrefix(got[i], want[i]) {
 			t.Errorf("rejection %d = %q, want prefix %q", i, got[i], want[i])
 		}
+	}
+}
+
+// A quote left open fails its own row only: the rows after it are read
+// (encoding/csv ran the field on over the next lines and the stakes in
+// them vanished into one rejected row).
+func TestIngestCSVOpenQuote(t *testing.T) {
+	r, _ := exampleRules(t)
+	in := "id,account,time,game,amount_cents,channel\r\n" +
+		"1,a,2016-06-16T10:00:00+02:00,loto,1200,web\r\n" +
+		"2,\"b,2016-06-16T10:00:00+02:00,loto,1200,web\n" +
+		"3,c,2016-06-16T10:00:00+02:00,loto,1200,web\n" +
+		"\n" +
+		"4,d,2016-06-16T10:00:00+02:00,loto,1200,\"web\"\n" +
+		"5,\"e\"\"\",2016-06-16T10:00:00+02:00,loto,1200,web\n" +
+		"6,f,2016-06-16T10:00:00+02:00,\"lo\"to,1200,web\n" +
+		"7,g,2016-06-16T10:00:00+02:00,lo\"to,1200,web"
+	tl := promo.NewTally(r)
+	var rej bytes.Buffer
+	st, err := Ingest(context.Background(), strings.NewReader(in), FormatCSV, tl, &rej, nil)
+	want := "3: csv: column 3: quoted field not closed on its line\n" +
+		"7: account: must match [A-Za-z0-9._:-]{1,64}, got \"e\\\"\"\n" +
+		"8: csv: column 35: extraneous \" in quoted field\n" +
+		"9: csv: column 33: bare \" in non-quoted field\n"
+	if err != nil || st.Lines != 7 || st.Counted != 3 || st.Rejected != 4 || rej.String() != want {
+		t.Fatalf("%v %+v\n%s", err, st, rej.String())
+	}
+	for _, a := range []string{"a", "c", "d"} {
+		if tl.Total(a, 3) != 1200 {
+			t.Errorf("%s: %d cents on 16 June", a, tl.Total(a, 3))
+		}
+	}
+}
+
+// A JSON line another reader could read otherwise is rejected: a key
+// repeated (encoding/json keeps the last) or spelled in another case
+// (encoding/json matches keys case-insensitively).
+func TestIngestJSONAmbiguousKeys(t *testing.T) {
+	r, _ := exampleRules(t)
+	const head = `{"id":"1","account":"a","time":"2016-06-16T10:00:00+02:00","game":"loto","channel":"web",`
+	in := head + `"amount_cents":1200,"amount_cents":500000}` + "\n" +
+		head + `"amount_cents":1200,"AMOUNT_CENTS":500000}` + "\n" +
+		`{"ID":"2","account":"b","time":"2016-06-16T10:00:00+02:00","game":"loto","channel":"web","amount_cents":1200}` + "\n" +
+		`{"id":"3","account":"c","time":"2016-06-16T10:00:00+02:00","game":"loto","channel":"web","amount_cents":"1200"}` + "\n" +
+		`{"id":"4","account":"d","time":"2016-06-16T10:00:00+02:00","game":"loto","channel":"web","amount_cents":1200} {}` + "\n" +
+		`{"id":"5","account":"\u0065","time":"2016-06-16T10:00:00+02:00","game":"loto","channel":"web","amount_cents":1200}` + "\n"
+	tl := promo.NewTally(r)
+	var rej bytes.Buffer
+	st, err := Ingest(context.Background(), strings.NewReader(in), FormatJSONL, tl, &rej, nil)
+	want := "1: json: field \"amount_cents\" twice\n" +
+		"2: json: unknown field \"AMOUNT_CENTS\"\n" +
+		"3: json: unknown field \"ID\"\n" +
+		"5: json: more than one value on the line\n"
+	if err != nil || st.Counted != 2 || rej.String() != want || tl.Total("c", 3) != 1200 || tl.Total("e", 3) != 1200 {
+		t.Fatalf("%v %+v\n%s", err, st, rej.String())
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
+	"math/big"
 	"os"
 	"strings"
 	"testing"
@@ -18,6 +18,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"tirage.fr/tirage/verifier/draw/drawtest"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
 )
@@ -426,9 +427,10 @@ func mustVKey(t *testing.T) string {
 // over ordered tuples. Picks maps β to ranks; β values are SHA-256 outputs
 // (the VRF's β is a SHA-256 output too). Expected counts are exact:
 // each ordered triple of distinct entrants out of 5 has probability
-// (5-3)!/5! = 1/60. Chi-square with 59 degrees of freedom; the critical
-// value 108.16 gives a false-failure rate of 1e-4 (fixed seed: the test
-// is deterministic, the rate says how unlucky the seed would have to be).
+// (5-3)!/5! = 1/60. Each cell is tested exactly (drawtest.Cells: a
+// binomial test per cell, union bound) at a false-failure rate of 1e-6
+// for the whole test (fixed seed: the test is deterministic, the rate says
+// how unlucky the seed would have to be).
 func TestPicksUniform(t *testing.T) {
 	const n, k, trials = 5, 3, 60 * 200
 	counts := map[[3]int]int{}
@@ -443,16 +445,13 @@ func TestPicksUniform(t *testing.T) {
 	if len(counts) != 60 {
 		t.Fatalf("%d distinct ordered triples, want 60", len(counts))
 	}
-	chi := chiSquare(counts, trials/60.0)
-	if chi > 108.16 {
-		t.Fatalf("chi-square %.2f > 108.16 (df 59, false-failure rate 1e-4)", chi)
-	}
+	checkUniform(t, counts, 60)
 }
 
 // The same through the real ceremony (VRF and all): the winner among 10
 // entrants over 1000 ceremonies with distinct shares; each has probability
-// exactly 1/10. Chi-square df 9, critical value 33.72 for a false-failure
-// rate of 1e-4.
+// exactly 1/10. Exact per-cell tests, false-failure rate 1e-6 (fixed key
+// and shares).
 func TestWinnerUniformThroughCeremony(t *testing.T) {
 	trials := 1000
 	if testing.Short() {
@@ -475,17 +474,36 @@ func TestWinnerUniformThroughCeremony(t *testing.T) {
 		}
 		counts[[3]int{int(d.Ranking[0])}]++
 	}
-	if chi := chiSquare(counts, float64(trials)/10); chi > 33.72 || len(counts) != 10 {
-		t.Fatalf("chi-square %.2f over %d cells (df 9, critical 33.72 at 1e-4)", chi, len(counts))
+	if len(counts) != 10 {
+		t.Fatalf("%d winners drawn, want each of the 10", len(counts))
+	}
+	checkUniform(t, counts, 10)
+}
+
+// checkUniform tests that counts, over cells equally likely outcomes, fit
+// the uniform law: each cell exactly (drawtest.Cells), the whole test
+// failing correct code with probability at most 1e-6.
+func checkUniform(t *testing.T, counts map[[3]int]int, cells int) {
+	t.Helper()
+	obs := make([]int, 0, cells)
+	probs := make([]*big.Rat, 0, cells)
+	for _, c := range counts {
+		obs = append(obs, c)
+		probs = append(probs, big.NewRat(1, int64(cells)))
+	}
+	if len(obs) != cells {
+		t.Fatalf("%d of %d outcomes drawn", len(obs), cells)
+	}
+	if i, ok := drawtest.Cells(obs, probs, 1e-6); !ok {
+		t.Fatalf("a cell drawn %d times, expected %g: off the uniform law (false-failure rate 1e-6)", obs[i], float64(sum(obs))/float64(cells))
 	}
 }
 
-func chiSquare(counts map[[3]int]int, expected float64) float64 {
-	var chi float64
-	for _, c := range counts {
-		chi += math.Pow(float64(c)-expected, 2) / expected
+func sum(v []int) (s int) {
+	for _, x := range v {
+		s += x
 	}
-	return chi
+	return s
 }
 
 func FuzzParseEntrantList(f *testing.F) {
@@ -530,8 +548,8 @@ func FuzzVerify(f *testing.F) {
 
 // TestPicksUniformLong runs the ranked-pick uniformity test on 10 entrants,
 // ordered triples (720 cells, each with probability exactly 1/720), 720,000
-// β values; chi-square df 719, critical value 868.65 for a false-failure rate
-// of 1e-4 (regularized incomplete gamma). TIRAGE_LONG_TESTS=1 runs it.
+// β values; exact per-cell tests, false-failure rate 1e-6.
+// TIRAGE_LONG_TESTS=1 runs it.
 func TestPicksUniformLong(t *testing.T) {
 	if os.Getenv("TIRAGE_LONG_TESTS") != "1" {
 		t.Skip("long statistical test: set TIRAGE_LONG_TESTS=1")
@@ -546,9 +564,7 @@ func TestPicksUniformLong(t *testing.T) {
 		}
 		counts[[3]int{idx[0], idx[1], idx[2]}]++
 	}
-	if chi := chiSquare(counts, perCell); chi > 868.65 || len(counts) != cells {
-		t.Fatalf("chi-square %.1f over %d cells (df 719, critical 868.65 at 1e-4)", chi, len(counts))
-	}
+	checkUniform(t, counts, cells)
 }
 
 // FreezeRules reads the rules hash from the freeze's "rules" member, or from

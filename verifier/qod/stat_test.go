@@ -11,9 +11,11 @@ import (
 	"tirage.fr/tirage/verifier/draw/drawtest"
 )
 
-// falseFailure is the probability that a whole simulation check fails for
-// correct code: it makes 23 χ² comparisons (game ends, 4 multipliers, 18
-// picks), each at falseFailure/23 (union bound). The seeds are fixed.
+// falseFailure bounds the probability that a whole simulation check fails
+// for correct code: it makes 23 comparisons (game ends, 4 multipliers, 18
+// picks), each at falseFailure/23 (union bound), each exact: a binomial
+// test (drawtest.Binomial), or for the five ends one per cell at a fifth
+// of that (drawtest.Cells). The seeds are fixed.
 const (
 	falseFailure = 1e-6
 	comparisons  = 23
@@ -78,28 +80,31 @@ func checkSimulation(t *testing.T, seed string, games int) {
 	}
 	probs[4] = reach // 11/203
 	compared := 0
-	report := func(what string, obs []int, p []*big.Rat) {
-		stat, crit, ok := drawtest.ChiSquare(obs, p, falseFailure/comparisons)
+	rate := falseFailure / comparisons
+	// binomial compares k of n with p exactly (drawtest.Binomial: no χ²
+	// approximation, whose tail at this rate is off threefold for q_1).
+	binomial := func(what string, k, n int, p *big.Rat) {
 		compared++
+		lower, upper, ok := drawtest.Binomial(k, n, p, rate)
 		if !ok {
-			t.Errorf("%s: χ² = %.2f > %.2f (false-failure rate %g)", what, stat, crit, falseFailure)
+			t.Errorf("%s: %d of %d, P(X ≤ %d) = %.3g, P(X ≥ %d) = %.3g, each side must exceed %.3g",
+				what, k, n, k, lower, k, upper, rate/2)
 		}
 		if testing.Verbose() {
-			fmt.Fprintf(os.Stderr, "%s %v: χ² = %.2f, critical %.2f\n", what, obs, stat, crit)
+			fmt.Fprintf(os.Stderr, "%s: %d of %d, tails %.3g %.3g\n", what, k, n, lower, upper)
 		}
 	}
-	report("game ends (lost before tier 1..4, tier 4)", ends[:], probs)
+	compared++
+	if cell, ok := drawtest.Cells(ends[:], probs, rate); !ok {
+		t.Errorf("game ends (lost before tier 1..4, tier 4) %v: cell %d off its exact law", ends, cell)
+	}
 	for tier := range Tiers {
-		q := Triple[tier].Rat()
-		report(fmt.Sprintf("×3 at tier %d", tier+1), []int{games - x3[tier], x3[tier]}, []*big.Rat{new(big.Rat).Sub(one, q), q})
+		binomial(fmt.Sprintf("×3 at tier %d", tier+1), x3[tier], games, Triple[tier].Rat())
 	}
-	// Loss at pick index i, given that it was played: 3/(30 − i).
+	// Loss at pick index i, given that it was played: 3/(30 − i). Given
+	// the games that made pick i, the count is exactly binomial.
 	for i := range 18 {
-		if picks[i] < 5*(30-i) {
-			continue // too few for the χ² approximation
-		}
-		p := big.NewRat(3, int64(30-i))
-		report(fmt.Sprintf("loss at pick %d", i), []int{picks[i] - losses[i], losses[i]}, []*big.Rat{new(big.Rat).Sub(one, p), p})
+		binomial(fmt.Sprintf("loss at pick %d", i), losses[i], picks[i], big.NewRat(3, int64(30-i)))
 	}
 	if compared > comparisons {
 		t.Fatalf("%d comparisons, the rate assumes at most %d", compared, comparisons)
@@ -108,7 +113,8 @@ func checkSimulation(t *testing.T, seed string, games int) {
 
 // TestGameStatistics plays 20,000 games through the state machine and
 // compares how they end, the multipliers and the loss per pick with the
-// exact rationals (χ², false-failure rate 1e-6 for the whole test).
+// exact rationals (exact binomial tests, false-failure rate at most 1e-6
+// for the whole test).
 func TestGameStatistics(t *testing.T) {
 	checkSimulation(t, "qod statistics", 20_000)
 }
