@@ -43,6 +43,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 
 	"tirage.fr/tirage/verifier/record"
@@ -208,7 +209,9 @@ func ParseEnvelope(b []byte) (*Envelope, error) {
 	if err := dec.Decode(&env); err != nil {
 		return nil, fail(CheckEnvelope, verdict.MsgAnnounceNotDSSE, verdict.JSONError(err))
 	}
-	if dec.More() {
+	// Only white space may follow (dec.More alone lets a stray '}' or ']'
+	// through).
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, fail(CheckEnvelope, verdict.MsgAnnounceTrailing)
 	}
 	if env.PayloadType != PayloadType {

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -224,6 +225,15 @@ func FuzzParseEnvelope(f *testing.F) {
 		if env.PayloadType != announce.PayloadType || len(env.Payload) == 0 {
 			t.Fatalf("accepted %+v", env)
 		}
+		// Round trip: the envelope re-encoded parses to the same envelope.
+		b2, err := json.Marshal(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := announce.ParseEnvelope(b2)
+		if err != nil || !reflect.DeepEqual(again, env) {
+			t.Fatalf("envelope does not round-trip: %v\n%+v\n%+v", err, env, again)
+		}
 	})
 }
 
@@ -312,6 +322,25 @@ func TestECDSANoCurve(t *testing.T) {
 		err := announce.VerifySignature(pub, announce.ECDSAP256SHA256, []byte("m"), nil)
 		if want := "public key *ecdsa.PublicKey is not an ECDSA P-256 key"; err == nil || err.Error() != want {
 			t.Errorf("%#v: %v, want %q", pub, err, want)
+		}
+	}
+}
+
+// TestParseEnvelopeTrailing: nothing but white space may follow the
+// envelope (dec.More let a stray '}' or ']' through: two attestations, one
+// announcement).
+func TestParseEnvelopeTrailing(t *testing.T) {
+	r, err := record.Parse(makeAnnouncement(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := r.(*record.KeyAnnouncement).Attestation
+	if _, err := announce.ParseEnvelope(append(append([]byte(nil), env...), " \n"...)); err != nil {
+		t.Fatalf("white space after the envelope: %v", err)
+	}
+	for _, junk := range []string{"}", "]", " {}", "x"} {
+		if _, err := announce.ParseEnvelope(append(append([]byte(nil), env...), junk...)); err == nil {
+			t.Errorf("envelope followed by %q accepted", junk)
 		}
 	}
 }

@@ -25,9 +25,12 @@
 // # Keys
 //
 // The checkpoint must be signed by the trusted log keys (package
-// checkpoint). VRF keys are those announced in the log's key records; when
-// the caller pins VRF fingerprints, an announced key that is not pinned
-// fails the vrf-key check.
+// checkpoint). VRF keys are those announced in the log's key records: a
+// game's draws count only under keys announced before it started, a
+// promotion draw's under keys announced before its freeze (as for a
+// transcript and a certificate), so that no key can be made for one draw.
+// When the caller pins VRF fingerprints, an announced key that is not
+// pinned fails the vrf-key check.
 //
 // # Speed
 //
@@ -159,13 +162,29 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			v.Fail(verdict.CheckSignature, verdict.MsgFollowedCheckpoint, receipt.Cause(err))
 			break
 		}
-		if next.Size <= cp.Size {
-			if err := checkpoint.Consistent(cp, next, nil); err != nil || next.Size < cp.Size {
-				why := verdict.M(verdict.MsgCauseShrunk) // the log shrank, "<nil>" in English
-				if err != nil {
-					why = receipt.Cause(err)
-				}
-				v.Misbehaviour(verdict.CheckConsistent, verdict.MsgFollowedNotAfter, next.Size, cp.Size, why)
+		if next.Size < cp.Size {
+			// A smaller checkpoint is no proof by itself (a stale read: a
+			// cache, another front end): only one the audited tree does not
+			// extend is a fork. The proof is read from cp's tiles.
+			var proof tlog.TreeProof
+			var err error
+			if next.Size > 0 {
+				proof, err = tlog.ProveTree(cp.Size, next.Size, hr)
+			}
+			switch {
+			case err != nil:
+				v.Fail(verdict.CheckConsistent, verdict.MsgConsistencyUnbuildable, next.Size, receipt.Cause(tlogError(err)))
+			case checkpoint.Consistent(next, cp, proof) != nil:
+				err = checkpoint.Consistent(next, cp, proof)
+				v.Misbehaviour(verdict.CheckConsistent, verdict.MsgFollowedNotAfter, next.Size, cp.Size, receipt.Cause(err))
+			default:
+				v.Fail(verdict.CheckConsistent, verdict.MsgRolledBack, next.Size, cp.Size)
+			}
+			break
+		}
+		if next.Size == cp.Size {
+			if err := checkpoint.Consistent(cp, next, nil); err != nil {
+				v.Misbehaviour(verdict.CheckConsistent, verdict.MsgFollowedNotAfter, next.Size, cp.Size, receipt.Cause(err))
 				break
 			}
 			continue
@@ -382,6 +401,13 @@ func (r *tileReader) SaveTiles(tiles []tlog.Tile, data [][]byte) {
 type pending struct {
 	leaves  [][]byte
 	indices []uint64
+	key     func(string) (*vrf.PublicKey, bool) // keys announced before its start
+}
+
+// frozenDraw is a promotion draw frozen and not yet drawn.
+type frozenDraw struct {
+	freeze *record.PromoFreeze
+	key    func(string) (*vrf.PublicKey, bool) // keys announced before the freeze
 }
 
 type job struct {
@@ -391,7 +417,7 @@ type job struct {
 	promo   *record.PromoDraw
 	freeze  *record.PromoFreeze
 	drawIdx uint64
-	key     func(string) (*vrf.PublicKey, bool) // keys announced before the draw
+	key     func(string) (*vrf.PublicKey, bool) // keys announced before the freeze
 }
 
 // emission is an emission's first record.
@@ -441,9 +467,9 @@ type auditor struct {
 	tickets   map[string]string  // qod.TicketKey → first game
 	started   map[gameKey]uint64 // every game started → its start's entry
 	games     map[string]*pending
-	frozen    map[string]firstLeaf // every draw frozen → its freeze
-	drawn     map[string]firstLeaf // every draw drawn → its draw
-	freezes   map[string]*record.PromoFreeze
+	frozen    map[string]firstLeaf  // every draw frozen → its freeze
+	drawn     map[string]firstLeaf  // every draw drawn → its draw
+	freezes   map[string]frozenDraw // draws frozen, not drawn yet
 	kinds     map[record.Kind]int
 
 	jobs chan job
@@ -461,7 +487,7 @@ type auditor struct {
 func newAuditor(cfg Config, v *verdict.Verdict, res *Result) *auditor {
 	a := &auditor{cfg: cfg, v: v, res: res, keys: map[string]*vrf.PublicKey{}, emissions: map[string]*emission{},
 		games: map[string]*pending{}, tickets: map[string]string{}, started: map[gameKey]uint64{},
-		frozen: map[string]firstLeaf{}, drawn: map[string]firstLeaf{}, freezes: map[string]*record.PromoFreeze{}, kinds: map[record.Kind]int{},
+		frozen: map[string]firstLeaf{}, drawn: map[string]firstLeaf{}, freezes: map[string]frozenDraw{}, kinds: map[record.Kind]int{},
 		jobs: make(chan job, 4*cfg.Workers), issues: map[string][]verdict.Msg{}, misbehav: map[string]bool{}, counts: map[string]int{}}
 	for range cfg.Workers {
 		a.wg.Add(1)
@@ -481,8 +507,8 @@ func (a *auditor) entryIssue(id verdict.MsgID, args ...any) {
 
 // keyring returns the lookup of the keys announced so far. a.keys is
 // replaced, never modified, on each announcement (by the reading goroutine),
-// so a job holds the keys announced before its game ended and workers never
-// read a map being written.
+// so a job holds the keys announced before its game started (a promotion
+// draw: before its freeze) and workers never read a map being written.
 func (a *auditor) keyring() func(string) (*vrf.PublicKey, bool) {
 	keys := a.keys
 	return func(id string) (*vrf.PublicKey, bool) {
@@ -572,7 +598,10 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		if _, ok := a.emissions[x.Emission]; !ok {
 			a.issue(verdict.CheckGames, true, verdict.MsgEmissionUnregistered, x.Game, index, x.Emission)
 		}
-		a.games[x.Game] = &pending{leaves: [][]byte{leaf}, indices: []uint64{index}}
+		// Its draws count under the keys announced before it started (as
+		// a transcript's): a key announced later could have been made for
+		// one draw.
+		a.games[x.Game] = &pending{leaves: [][]byte{leaf}, indices: []uint64{index}, key: a.keyring()}
 	case *record.Pick, *record.Decision, *record.GameEnd:
 		gid := x.(record.GameRecord).GameID()
 		p, ok := a.games[gid]
@@ -595,7 +624,9 @@ func (a *auditor) add(index uint64, leaf []byte) {
 			return // the first freeze stays the one its draw must match
 		}
 		a.frozen[x.Draw] = firstLeaf{index, record.LeafHash(leaf)}
-		a.freezes[x.Draw] = x
+		// Its draw counts under the keys announced before the freeze (as
+		// a certificate's).
+		a.freezes[x.Draw] = frozenDraw{x, a.keyring()}
 	case *record.PromoDraw:
 		if first, dup := a.drawn[x.Draw]; dup {
 			if first.hash != record.LeafHash(leaf) {
@@ -610,7 +641,7 @@ func (a *auditor) add(index uint64, leaf []byte) {
 			return
 		}
 		delete(a.freezes, x.Draw)
-		a.jobs <- job{promo: x, freeze: f, drawIdx: index, key: a.keyring()}
+		a.jobs <- job{promo: x, freeze: f.freeze, drawIdx: index, key: f.key}
 	}
 }
 
@@ -625,7 +656,7 @@ func pinned(pins []string, fp string) bool {
 
 func (a *auditor) submit(gid string, p *pending, ended bool) {
 	start, _ := record.Parse(p.leaves[0])
-	g := receipt.Game{Leaves: p.leaves, Indices: p.indices, Key: a.keyring(), Location: a.cfg.Location}
+	g := receipt.Game{Leaves: p.leaves, Indices: p.indices, Key: p.key, Location: a.cfg.Location}
 	if s, ok := start.(*record.GameStart); ok {
 		if e := a.emissions[s.Emission]; e != nil {
 			g.StartDeadline = e.dead

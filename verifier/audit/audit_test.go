@@ -462,3 +462,123 @@ func TestAuditSecretLost(t *testing.T) {
 		t.Fatalf("secret lost in 2 games (counted %d):\n%s", res.SecretLost, v.Text("en"))
 	}
 }
+
+// stale serves a's tiles with the checkpoint note cp.
+type stale struct {
+	a  *receipttest.Appliance
+	cp func() []byte
+}
+
+func (s stale) Fetch(ctx context.Context, path string) ([]byte, error) {
+	if path == "checkpoint" {
+		return s.cp(), nil
+	}
+	return files(s.a.Tiles()).Fetch(ctx, path)
+}
+
+// TestAuditFollowSmaller: while following, a checkpoint smaller than the
+// one audited that the log's tree extends (a stale read: a cache, another
+// front end) proves nothing against the log — the log failed to show its
+// latest checkpoint, an ordinary failure as in the first pass; a smaller
+// one the tree does not extend is a fork, misbehaviour.
+func TestAuditFollowSmaller(t *testing.T) {
+	a := logWith(t, 3, nil)
+	keys, _ := checkpoint.ParseKeys(string(a.LogKeyFile()))
+	fork := a.Fork(a.Size() - 2)
+	fork.Append([]byte("rewritten history"))
+	for name, c := range map[string]struct {
+		note []byte
+		want verdict.Status
+	}{
+		"stale":  {a.CheckpointAt(a.Size() - 1), verdict.StatusFail},
+		"forked": {fork.Checkpoint(), verdict.StatusMisbehaviour},
+	} {
+		rounds := 0
+		ctx, cancel := context.WithCancel(context.Background())
+		res, err := audit.Run(ctx, audit.Config{Fetch: stale{a, func() []byte {
+			if rounds == 0 {
+				return a.Checkpoint()
+			}
+			return c.note
+		}}, LogKeys: keys, Follow: time.Hour, Location: a.Location,
+			Wait: func(ctx context.Context, _ time.Duration) error {
+				rounds++
+				if rounds > 1 {
+					cancel()
+					return ctx.Err()
+				}
+				return nil
+			}})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := res.Verdict
+		if c := v.Find(verdict.CheckConsistent); c == nil || c.Status != c.Status || v.Status() != c.Status {
+			t.Fatalf("%s: the verdict is not log-consistency's:\n%s", name, v.Text("en"))
+		}
+		if got := v.Find(verdict.CheckConsistent).Status; got != c.want {
+			t.Errorf("%s: log-consistency %s, want %s:\n%s", name, got, c.want, v.Text("en"))
+		}
+	}
+}
+
+// TestAuditKeyAnnouncedLate: a game's draws count only under keys announced
+// before the game started, and a promotion draw's under keys announced
+// before its freeze (as a transcript's and a certificate's verification
+// require): a key announced mid-game could have been made for one pick (a
+// fresh key per pick until it loses, announced before the end), which the
+// audit passed when it took the keys announced by the end of the game.
+func TestAuditKeyAnnouncedLate(t *testing.T) {
+	other, err := receipttest.New(77) // another key, same emission E1
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := other.PlayGame(receipttest.Play{Game: "g-late", StopAt: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := other.PromoDrawWith("late", 30, receipttest.PromoCheat{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := other.VRF.Public().Bytes()
+	announcement := must(t, mustFormat(t, &record.KeyAnnouncement{Time: other.Now, Keys: []record.Key{
+		{ID: other.VRFID, Use: "vrf", Suite: string(other.VRF.Public().Suite()), PublicKey: pub, Fingerprint: record.Fingerprint(pub)}}}))
+	for name, c := range map[string]struct {
+		leaves  []uint64
+		after   int // the announcement goes after this many leaves
+		check   string
+		wantMsg string
+	}{
+		"game":  {g.Indices, 1, verdict.CheckGames, other.VRFID},
+		"promo": {[]uint64{p.Freeze, p.Draw}, 1, verdict.CheckPromotions, other.VRFID},
+	} {
+		for _, late := range []bool{false, true} {
+			a := logWith(t, 1, nil)
+			if !late {
+				a.Append(announcement)
+			}
+			for i, idx := range c.leaves {
+				if late && i == c.after {
+					a.Append(announcement)
+				}
+				a.Append(must(t, other.Leaf(idx)))
+			}
+			keys, _ := checkpoint.ParseKeys(string(a.LogKeyFile()))
+			res, err := audit.Run(context.Background(), audit.Config{Fetch: files(a.Tiles()), LogKeys: keys, Workers: 2, Location: a.Location,
+				VRFPins: []string{a.VRFFingerprint(), other.VRFFingerprint()}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := res.Verdict
+			ch := v.Find(c.check)
+			switch {
+			case !late && v.Status() != verdict.StatusPass:
+				t.Errorf("%s: key announced first: %s", name, v.Text("en"))
+			case late && (ch == nil || ch.Status == verdict.StatusPass || !strings.Contains(ch.Detail, c.wantMsg)):
+				t.Errorf("%s: key announced after the start or freeze passes:\n%s", name, v.Text("en"))
+			}
+		}
+	}
+}

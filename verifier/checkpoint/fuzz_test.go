@@ -2,6 +2,7 @@ package checkpoint_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"tirage.fr/tirage/verifier/checkpoint"
@@ -86,6 +87,40 @@ func FuzzParseState(f *testing.F) {
 		again, err := checkpoint.ParseState(s.Marshal())
 		if err != nil || !bytes.Equal(again.Marshal(), s.Marshal()) {
 			t.Fatalf("state does not round-trip: %v", err)
+		}
+	})
+}
+
+// FuzzParseKeys: a key file (one key a line, '#' comments) that parses
+// prints back, one key text a line, to the same keys; nothing panics.
+func FuzzParseKeys(f *testing.F) {
+	a, err := receipttest.New(44)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(string(a.LogKeyFile()))
+	f.Add("# the log's keys\r\n" + string(a.LogKeyFile()) + "\n\n")
+	f.Add("name+00000000+AQ==\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		keys, err := checkpoint.ParseKeys(s)
+		if err != nil {
+			return
+		}
+		var lines []string
+		for _, k := range keys {
+			if k.Text != strings.TrimSpace(k.Text) || strings.Contains(k.Text, "\n") {
+				t.Fatalf("key text %q is not one trimmed line", k.Text)
+			}
+			lines = append(lines, k.Text)
+		}
+		again, err := checkpoint.ParseKeys(strings.Join(lines, "\n"))
+		if err != nil || len(again) != len(keys) {
+			t.Fatalf("%q: keys do not print back: %v", s, err)
+		}
+		for i := range keys {
+			if again[i].Text != keys[i].Text || again[i].Fingerprint() != keys[i].Fingerprint() || again[i].Name != keys[i].Name {
+				t.Fatalf("key %d changed on the round trip", i)
+			}
 		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"tirage.fr/tirage/verifier/audit"
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/receipt"
+	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
 )
 
@@ -71,7 +73,9 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 	text, _, _ := strings.Cut(string(note), "\n\n")
 	origin, _, _, err := checkpoint.ParseText(text + "\n")
 	if err != nil {
-		v.Misbehaviour(verdict.CheckSignature, verdict.MsgMalformedCheckpoint, receipt.Cause(err))
+		// Signed by nobody (a wrong URL, a proxy's error page, a damaged
+		// copy): it proves nothing against the log.
+		v.Fail(verdict.CheckSignature, verdict.MsgMalformedCheckpoint, receipt.Cause(err))
 		return nil, nil, nil
 	}
 	a, err := l.anchors()
@@ -210,7 +214,7 @@ func runFollow(env Env, full bool) int {
 		v.Fact("checkpoint", verdict.MsgSizeRoot, cp.Size, cp.Root[:])
 	} else {
 		a, _ := l.anchors()
-		cfg := audit.Config{Fetch: f, LogKeys: mustKeys(ls), Last: last, VRFPins: a.Pins, Location: a.Location, Workers: *workers, Follow: *follow}
+		cfg := audit.Config{Fetch: f, LogKeys: mustKeys(ls), Last: last, VRFPins: vrfPins(a, mustKeys(ls)), Location: a.Location, Workers: *workers, Follow: *follow}
 		if *follow > 0 {
 			l.conclude(env, verdict.MsgCLIFollowing, follow.String())
 		}
@@ -261,6 +265,22 @@ func runFollow(env Env, full bool) int {
 		v.Fact("trust state", verdict.MsgTrustState, l.statePath(), cp.Size)
 	}
 	return l.report(env, v, extra)
+}
+
+// vrfPins are the VRF keys the audit requires: the pins that are not a log
+// key's (pinning the log's key trusts the log, not a VRF key) and the keys
+// given with --vrf-key.
+func vrfPins(a receipt.Anchors, logKeys []*checkpoint.Key) []string {
+	var pins []string
+	for _, p := range a.Pins {
+		if !slices.ContainsFunc(logKeys, func(k *checkpoint.Key) bool { return strings.EqualFold(strings.TrimSpace(p), k.Fingerprint()) }) {
+			pins = append(pins, p)
+		}
+	}
+	for _, k := range a.VRFKeys {
+		pins = append(pins, record.Hex(record.Fingerprint(k.Bytes())))
+	}
+	return pins
 }
 
 func mustKeys(ls *checkpoint.LogState) []*checkpoint.Key {

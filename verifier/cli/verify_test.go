@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -465,4 +466,61 @@ func forkedReceipt(t *testing.T, dir string, seed byte) (receipt, state, vrfPin 
 		t.Fatalf("log: %d\n%s%s", code, out, errs)
 	}
 	return write(t, dir, "forked-receipt.json", fork.Receipt(g, 1, true)), state, fork.VRFFingerprint()
+}
+
+// TestLogMalformedCheckpoint: a checkpoint that does not parse is signed by
+// nobody — a wrong URL, a proxy's error page, a damaged copy — so it proves
+// nothing against the log: NOT VERIFIED, never MISBEHAVIOUR PROVEN.
+func TestLogMalformedCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	a := newAppliance(t, 14)
+	tiles := filepath.Join(dir, "tiles")
+	writeTiles(t, tiles, a)
+	key := write(t, dir, "log.vkey", a.LogKeyFile())
+	write(t, tiles, "checkpoint", []byte("<html>502 Bad Gateway</html>\n"))
+	for _, cmd := range []string{"log", "audit"} {
+		code, out, errs := run(t, cmd, "--dir", tiles, "--state", filepath.Join(dir, cmd+".json"), "--log-key", key)
+		if code != ExitFail || strings.Contains(errs, "MISBEHAVIOUR") || strings.Contains(out, "MISBEHAVIOUR") || !strings.Contains(errs, "malformed checkpoint") {
+			t.Errorf("%s with a malformed checkpoint: exit %d\n%s%s", cmd, code, out, errs)
+		}
+	}
+}
+
+// TestAuditLogKeyPinned: pinning the log's key (--pin, its fingerprint as
+// rngd prints it) trusts the log; it does not pin the VRF keys, which the
+// audit then takes from the log's key records (it failed every announced
+// VRF key as "not pinned" when the log key's pin was taken for a VRF pin).
+func TestAuditLogKeyPinned(t *testing.T) {
+	dir := t.TempDir()
+	a := newAppliance(t, 18)
+	playGame(t, a, receipttest.Play{Game: "g-pin", StopAt: 2})
+	tiles := filepath.Join(dir, "tiles")
+	writeTiles(t, tiles, a)
+	write(t, tiles, "vkey", a.LogKeyFile())
+	keys, err := checkpoint.ParseKeys(string(a.LogKeyFile()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, "audit", "--dir", tiles, "--state", filepath.Join(dir, "s.json"), "--quiet", "--pin", keys[0].Fingerprint(), "--pin", keys[1].Fingerprint())
+	if code != ExitOK {
+		t.Fatalf("audit with the log key pinned: exit %d\n%s%s", code, out, errs)
+	}
+	// With a VRF key pinned too, the announced key must be it.
+	other := newAppliance(t, 19)
+	code, out, errs = run(t, "audit", "--dir", tiles, "--state", filepath.Join(dir, "s2.json"), "--quiet", "--pin", keys[0].Fingerprint(), "--pin", keys[1].Fingerprint(), "--pin", other.VRFFingerprint())
+	if code != ExitFail || !strings.Contains(errs, "vrf-key") {
+		t.Fatalf("audit with another VRF key pinned: exit %d\n%s%s", code, out, errs)
+	}
+	// A key given with --vrf-key is required as a pinned one is.
+	for i, c := range []struct {
+		k    *receipttest.Appliance
+		want int
+	}{{a, ExitOK}, {other, ExitFail}} {
+		pk := c.k.VRF.Public()
+		kf := write(t, dir, fmt.Sprintf("vrf%d.key", i), []byte(string(pk.Suite())+" "+hex.EncodeToString(pk.Bytes())+"\n"))
+		code, out, errs = run(t, "audit", "--dir", tiles, "--state", filepath.Join(dir, fmt.Sprintf("s%d.json", i+3)), "--quiet", "--pin", keys[0].Fingerprint(), "--vrf-key", kf)
+		if code != c.want {
+			t.Fatalf("audit --vrf-key %d: exit %d, want %d\n%s%s", i, code, c.want, out, errs)
+		}
+	}
 }

@@ -1,12 +1,19 @@
 package receipt_test
 
 import (
+	"bytes"
+	"encoding/hex"
 	"encoding/json"
+	"io"
+	"os"
+	"strconv"
 	"testing"
 
 	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/receipt/receipttest"
+	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
 )
 
@@ -20,8 +27,12 @@ func seeds(f *testing.F) ([][]byte, receipt.Anchors) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	p, err := a.PromoDrawWith("fuzz", 20, receipttest.PromoCheat{})
+	if err != nil {
+		f.Fatal(err)
+	}
 	keys, _ := checkpoint.ParseKeys(string(a.LogKeyFile()))
-	docs := [][]byte{a.Transcript(g, receipttest.TranscriptOptions{}), a.Receipt(g, 0, true), a.Receipt(g, 1, true), a.Receipt(g, len(g.Indices)-1, false), []byte("{}"), []byte(`{"v":1,"type":"tirage/receipt"}`)}
+	docs := [][]byte{a.Transcript(g, receipttest.TranscriptOptions{}), a.Receipt(g, 0, true), a.Receipt(g, 1, true), a.Receipt(g, len(g.Indices)-1, false), []byte("{}"), []byte(`{"v":1,"type":"tirage/receipt"}`), a.PromoReceipt(p, true)}
 	return docs, receipt.Anchors{LogKeys: keys, Pins: []string{a.VRFFingerprint()}, Location: a.Location}
 }
 
@@ -58,4 +69,174 @@ func verifyAny(b []byte, a receipt.Anchors) *verdict.Verdict {
 		return receipt.VerifyTranscript(b, a)
 	}
 	return receipt.VerifyReceipt(b, a)
+}
+
+// checkUnanchored: with no trust anchor at all, no document passes and none
+// proves misbehaviour (docs/verifier.md: "any document checked with no trust
+// anchor at all, is NOT VERIFIED, never MISBEHAVIOUR PROVEN").
+func checkUnanchored(t *testing.T, v *verdict.Verdict) {
+	t.Helper()
+	if s := v.Status(); s != verdict.StatusFail {
+		t.Fatalf("with no anchor the verdict is %s, want fail:\n%s", s, v.Text("en"))
+	}
+	for _, c := range v.Checks {
+		if c.Status == verdict.StatusMisbehaviour {
+			t.Fatalf("with no anchor check %s claims misbehaviour:\n%s", c.Name, v.Text("en"))
+		}
+	}
+}
+
+// strict decodes b as the verifier does (no unknown field, nothing after).
+func strict(b []byte, v any) bool {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if dec.Decode(v) != nil {
+		return false
+	}
+	_, err := dec.Token()
+	return err == io.EOF
+}
+
+// FuzzVerifyRoundTrip: a receipt or transcript that decodes verifies to the
+// same verdict once re-encoded (Marshal); with no anchor nothing passes and
+// nothing proves misbehaviour.
+func FuzzVerifyRoundTrip(f *testing.F) {
+	docs, anchors := seeds(f)
+	for _, d := range docs {
+		f.Add(d)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkUnanchored(t, verifyAny(b, receipt.Anchors{}))
+		v := verifyAny(b, anchors)
+		var again []byte
+		switch receipt.Detect(b) {
+		case receipt.DocTranscript:
+			var tr receipt.Transcript
+			if !strict(b, &tr) {
+				return
+			}
+			again = receipt.Marshal(&tr)
+		default:
+			var m map[string]json.RawMessage
+			if json.Unmarshal(b, &m) == nil && m["leafHash"] != nil && m["type"] == nil {
+				// The daemon's protojson receipt: FuzzFromProtoJSON.
+				return
+			}
+			var rc receipt.Receipt
+			if !strict(b, &rc) {
+				return
+			}
+			again = receipt.Marshal(&rc)
+		}
+		if w := verifyAny(again, anchors); !bytes.Equal(w.JSON(), v.JSON()) {
+			t.Fatalf("re-encoded document verifies differently:\n%s\n---\n%s", v.JSON(), w.JSON())
+		}
+	})
+}
+
+// FuzzFromProtoJSON: the daemon's protojson receipt, once converted,
+// verifies as the receipt it converts to; with no anchor nothing passes and
+// nothing proves misbehaviour.
+func FuzzFromProtoJSON(f *testing.F) {
+	docs, anchors := seeds(f)
+	for _, d := range docs[1:4] {
+		var rc receipt.Receipt
+		if err := json.Unmarshal(d, &rc); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(protoJSON(f, &rc))
+	}
+	f.Add([]byte(`{"record":"","leafHash":""}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkUnanchored(t, receipt.VerifyReceipt(b, receipt.Anchors{}))
+		r, err := receipt.FromProtoJSON(b)
+		if err != nil {
+			return
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(b, &m) != nil || m["leafHash"] == nil || m["type"] != nil {
+			return // not read as protojson by VerifyReceipt
+		}
+		v, w := receipt.VerifyReceipt(b, anchors), receipt.VerifyReceipt(receipt.Marshal(r), anchors)
+		if !bytes.Equal(v.JSON(), w.JSON()) {
+			t.Fatalf("protojson receipt verifies unlike its conversion:\n%s\n---\n%s", v.JSON(), w.JSON())
+		}
+	})
+}
+
+// protoJSON is rc as the daemon's protojson Receipt (grpcurl's output).
+func protoJSON(f *testing.F, rc *receipt.Receipt) []byte {
+	unhex := func(s string) []byte { b, _ := hex.DecodeString(s); return b }
+	h := record.LeafHash([]byte(rc.Record))
+	m := map[string]any{"record": []byte(rc.Record), "logIndex": strconv.FormatUint(rc.Index, 10),
+		"leafHash": h[:], "checkpoint": []byte(rc.Checkpoint)}
+	var proof [][]byte
+	for _, p := range rc.Proof {
+		proof = append(proof, unhex(p))
+	}
+	m["inclusionProof"] = proof
+	if rc.VRFKey != nil {
+		m["vrfKeyId"], m["vrfSuite"], m["vrfPublicKey"] = rc.VRFKey.ID, rc.VRFKey.Suite, unhex(rc.VRFKey.PublicKey)
+	}
+	if rc.Alpha != "" {
+		m["vrfAlpha"] = unhex(rc.Alpha)
+	}
+	if rc.Start != nil {
+		m["startRecord"], m["startLogIndex"] = []byte(rc.Start.Record), strconv.FormatUint(rc.Start.Index, 10)
+		var sp [][]byte
+		for _, p := range rc.Start.Proof {
+			sp = append(sp, unhex(p))
+		}
+		m["startInclusionProof"] = sp
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return b
+}
+
+// FuzzVerifyCertificate: any bytes give a verdict without panicking; the
+// seed (rngctl's) passes with its log keys pinned; with no anchor nothing
+// passes and nothing proves misbehaviour.
+func FuzzVerifyCertificate(f *testing.F) {
+	cert, err := os.ReadFile("../cli/testdata/promo-certificate.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	entrants, err := os.ReadFile("../cli/testdata/promo-entrants.txt")
+	if err != nil {
+		f.Fatal(err)
+	}
+	l, err := promo.ParseEntrantList(entrants)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var probe struct {
+		LogKeys      []string `json:"log_keys"`
+		VRFPublicKey string   `json:"vrf_public_key"`
+	}
+	if err := json.Unmarshal(cert, &probe); err != nil {
+		f.Fatal(err)
+	}
+	var anchors receipt.Anchors
+	for _, t := range probe.LogKeys {
+		k, err := checkpoint.ParseKey(t)
+		if err != nil {
+			f.Fatal(err)
+		}
+		anchors.Pins = append(anchors.Pins, k.Fingerprint())
+	}
+	lists := map[string]*promo.EntrantList{l.Draw: l}
+	if v := receipt.VerifyCertificate(cert, lists, anchors); v.Status() != verdict.StatusPass {
+		f.Fatalf("seed does not verify:\n%s", v.Text("en"))
+	}
+	f.Add(cert)
+	f.Add([]byte(`{"v":1}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkUnanchored(t, receipt.VerifyCertificate(b, lists, receipt.Anchors{}))
+		if v := receipt.VerifyCertificate(b, lists, anchors); v.Status() == verdict.StatusPass && v.First() != nil {
+			t.Fatal("a passing verdict names a failing check")
+		}
+	})
 }

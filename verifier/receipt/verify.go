@@ -3,6 +3,8 @@ package receipt
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
+	"time"
 
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/qod"
@@ -193,8 +195,42 @@ func VerifyReceipt(file []byte, a Anchors) *verdict.Verdict {
 	if c := v.Checks[len(v.Checks)-1]; c.Name == verdict.CheckOutcome && c.Status == verdict.StatusMisbehaviour {
 		ev.on(0) // the outcome just checked rests on the record alone
 	}
+	if d, ok := rec.(*record.PromoDraw); ok {
+		receiptBeacon(v, ev, d, freeze, freezeAt)
+	}
 	ev.settle(included, names)
 	return v
+}
+
+// receiptBeacon checks the beacon value a promotion draw binds, as the
+// certificate (promo.Verify) and the audit do: the published signature of
+// the drand round its freeze announced (the draw's beacon is the freeze's:
+// companions), published after the freeze. A value that is not that round's
+// could have been tried until the winners suited the appliance: the VRF
+// proof over it proves nothing about the draw. A free-text beacon (an older
+// rngd's) or a chain this verifier does not pin cannot be checked: a
+// failure, not misbehaviour.
+func receiptBeacon(v *verdict.Verdict, ev *evidence, d *record.PromoDraw, freeze *record.PromoFreeze, freezeAt int) {
+	b, err := promo.VerifyBeacon(d.Beacon, d.BeaconValue)
+	var me *verdict.MsgError
+	switch {
+	case err != nil && errors.As(err, &me) && (me.Msg.ID == verdict.MsgBeaconFreeText || me.Msg.ID == verdict.MsgBeaconChainUnpinned):
+		v.Fail(promo.CheckBeacon, verdict.MsgSame, Cause(err))
+	case err != nil:
+		v.Misbehaviour(promo.CheckBeacon, verdict.MsgSame, Cause(err))
+		ev.on(0) // the draw's beacon and value
+	case !b.Verified():
+		v.Pass(promo.CheckBeacon, verdict.MsgReceiptBeaconNone)
+	case freeze == nil:
+		v.Skip(promo.CheckBeacon, verdict.MsgReceiptBeaconTime, b.Chain.String(), b.Round)
+	default:
+		if err := b.Chain.PublishedAfter(b.Round, freeze.Time); err != nil {
+			v.Misbehaviour(promo.CheckBeacon, verdict.MsgSame, Cause(err))
+			ev.on(0, freezeAt) // the round, and the freeze's time
+			return
+		}
+		v.Pass(promo.CheckBeacon, verdict.MsgReceiptBeacon, b.Chain.String(), b.Round, freeze.Time.UTC().Format(time.RFC3339))
+	}
 }
 
 // verifyWith verifies proof for α under pk (an error when pk or α is missing).

@@ -74,6 +74,9 @@ const (
 	MsgVRFKeyUntrusted     MsgID = "vrf-key-untrusted"
 	MsgVRFKey              MsgID = "vrf-key"
 	MsgAlphaFromRecord     MsgID = "alpha-from-record"
+	MsgReceiptBeacon       MsgID = "receipt-beacon"
+	MsgReceiptBeaconNone   MsgID = "receipt-beacon-none"
+	MsgReceiptBeaconTime   MsgID = "receipt-beacon-time"
 	MsgAlphaNotInReceipt   MsgID = "alpha-not-in-receipt"
 	MsgAlphaNotHex         MsgID = "alpha-not-hex"
 	MsgAlphaBinds          MsgID = "alpha-binds"
@@ -826,6 +829,12 @@ var messages = map[MsgID]text{
 		"%s %s, empreinte %s"},
 	MsgAlphaFromRecord: {"α rebuilt from the record",
 		"entrée α reconstruite à partir de l'enregistrement"},
+	MsgReceiptBeacon: {"%s round %d: its published signature, published after the freeze (%s)",
+		"ronde %[2]d de %[1]s : sa signature publiée, publiée après le gel (%[3]s)"},
+	MsgReceiptBeaconNone: {"the freeze announced no beacon round",
+		"le gel n'a annoncé aucune ronde de balise"},
+	MsgReceiptBeaconTime: {"%s round %d: its published signature; its publication after the freeze is not checked without the freeze record (give \"freeze\")",
+		"ronde %[2]d de %[1]s : sa signature publiée ; sa publication après le gel n'est pas vérifiée sans l'enregistrement du gel (donnez « freeze »)"},
 	MsgAlphaNotInReceipt: {"α is not in the receipt (it contains the game's secret r, revealed at the end): verify the game's transcript",
 		"l'entrée α ne figure pas dans le reçu (elle contient le secret r de la partie, révélé à la fin) : vérifiez la transcription de la partie"},
 	MsgAlphaNotHex: {"alpha is not hex",

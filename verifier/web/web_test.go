@@ -206,7 +206,7 @@ type bundle struct {
 	vrfPin, logPin                                       string
 }
 
-func newBundle(t *testing.T, seed byte) bundle {
+func newBundle(t testing.TB, seed byte) bundle {
 	t.Helper()
 	a, err := receipttest.New(seed)
 	if err != nil {

@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"encoding/hex"
+	"os"
+	"strings"
+	"testing"
+
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// FuzzParseVRFKeyFile: a --vrf-key file (SUITE HEX lines, or the log's key
+// announcement record) that parses prints back as SUITE HEX lines that parse
+// to the same keys; nothing panics.
+func FuzzParseVRFKeyFile(f *testing.F) {
+	f.Add([]byte("# the appliance's key\nECVRF-P256-SHA256-SSWU 0360fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6\n"))
+	f.Add([]byte("ECVRF-P256-SHA256-TAI 0360fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6"))
+	f.Add([]byte("ECVRF-P256-SHA256-SSWU 04"))
+	if ann, err := os.ReadFile("../announce/testdata/announcement.json"); err == nil {
+		f.Add(ann)
+	} else {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		keys, pins, err := parseVRFKeyFile(b)
+		if err != nil {
+			return
+		}
+		for _, p := range pins {
+			if len(p) != 64 || strings.ToLower(p) != p {
+				t.Fatalf("pin %q is not a lower-case SHA-256", p)
+			}
+		}
+		if len(keys) == 0 {
+			return // an announcement with no VRF key: only pins
+		}
+		var lines []string
+		for _, k := range keys {
+			lines = append(lines, string(k.Suite())+" "+hex.EncodeToString(k.Bytes()))
+		}
+		again, _, err := parseVRFKeyFile([]byte(strings.Join(lines, "\n")))
+		if err != nil || len(again) != len(keys) {
+			t.Fatalf("%q: keys do not print back: %v", b, err)
+		}
+		for i := range keys {
+			if !again[i].Equal(keys[i]) || again[i].Suite() != keys[i].Suite() {
+				t.Fatalf("key %d changed on the round trip", i)
+			}
+			if _, err := vrf.ParsePublicKey(keys[i].Suite(), keys[i].Bytes()); err != nil {
+				t.Fatalf("key %d does not parse from its bytes: %v", i, err)
+			}
+		}
+	})
+}

@@ -1,0 +1,65 @@
+package web_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"tirage.fr/tirage/verifier/verdict"
+	"tirage.fr/tirage/verifier/web"
+)
+
+// FuzzVerify: whatever is dropped on the page — a document, a file given as
+// a trusted key, pins — gives results without panicking, which the page can
+// render. A file dropped among the documents never adds trust: with no
+// anchor and no pin nothing passes and nothing proves misbehaviour, and an
+// anchor the page refuses trusts nothing either.
+func FuzzVerify(f *testing.F) {
+	b := newBundle(f, 23)
+	for _, d := range [][]byte{b.receipt, b.transcript, b.vkey, b.unsigned, b.sealed, b.swapped} {
+		f.Add(d, b.vkey, "")
+		f.Add(b.receipt, d, b.vrfPin)
+	}
+	f.Add([]byte("tirage promotion entrants v1\n"), []byte("{}"), "12ab "+b.logPin)
+	f.Fuzz(func(t *testing.T, doc, anchor []byte, pins string) {
+		// Dropped among the attacker's documents, nothing is trusted.
+		docs := []web.File{{Name: "x", Data: doc}, {Name: "receipt.json", Data: b.receipt}, {Name: "game.json", Data: b.transcript}}
+		for _, r := range web.Verify(docs, nil, "") {
+			if s := r.Verdict.Status(); s != verdict.StatusFail {
+				t.Fatalf("%s with no anchor: %s\n%s", r.File, s, r.Verdict.Text("en"))
+			}
+			for _, c := range r.Verdict.Checks {
+				if c.Status == verdict.StatusMisbehaviour {
+					t.Fatalf("%s with no anchor: %s claims misbehaviour\n%s", r.File, c.Name, r.Verdict.Text("en"))
+				}
+			}
+		}
+		rs := web.Verify(docs, []web.File{{Name: "anchor", Data: anchor}}, pins)
+		var page []json.RawMessage
+		if err := json.Unmarshal(web.Render(rs, "fr"), &page); err != nil || len(page) != len(rs) {
+			t.Fatalf("rendered page: %v", err)
+		}
+		refused := false
+		for _, r := range rs {
+			refused = refused || r.Note == web.NoteAnchorRefused
+		}
+		if !refused {
+			return
+		}
+		// A refused anchor trusts nothing: the documents verify as without it.
+		status := func(rs []web.Result) map[string]verdict.Status {
+			m := map[string]verdict.Status{}
+			for _, r := range rs {
+				if r.Note != web.NoteAnchorRefused && r.Note != web.NotePinRefused {
+					m[r.File] = r.Verdict.Status()
+				}
+			}
+			return m
+		}
+		with, without := status(rs), status(web.Verify(docs, nil, pins))
+		for _, d := range docs {
+			if with[d.Name] != without[d.Name] {
+				t.Fatalf("%s: %s with the refused anchor, %s without", d.Name, with[d.Name], without[d.Name])
+			}
+		}
+	})
+}
