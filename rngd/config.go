@@ -199,13 +199,16 @@ type EntropyConfig struct {
 	ReadTimeout Duration `toml:"read_timeout"`
 }
 
-// EntropySource is one [[entropy.source]] table.
+// EntropySource is one [[entropy.source]] table. Each kind appears once,
+// and at least one source is physical (hwrng, rdseed or tpm).
 type EntropySource struct {
 	// Kind is "hwrng", "rdseed", "tpm" or "getrandom".
 	Kind string `toml:"kind"`
-	// Path is the device of hwrng (default /dev/hwrng) or tpm.
+	// Path is the device of hwrng (default /dev/hwrng) or tpm (default
+	// /dev/tpmrm0); other kinds refuse it.
 	Path string `toml:"path"`
-	// Address is a TPM simulator's TCP command port (swtpm).
+	// Address is a TPM simulator's TCP command port (swtpm), for tpm only,
+	// instead of Path.
 	Address string `toml:"address"`
 	// MinEntropy is the declared min-entropy per raw byte, in bits (0 < H ≤ 8).
 	MinEntropy float64 `toml:"min_entropy"`
@@ -255,6 +258,12 @@ func (systemClock) Now() time.Time { return time.Now() }
 func LoadConfig(path string) (Config, error) {
 	var c Config
 	md, err := toml.DecodeFile(path, &c)
+	var pe toml.ParseError
+	if errors.As(err, &pe) && secretKeys[pe.LastKey] {
+		// The parser quotes what it found: an operator may have typed
+		// the secret itself where its file's path belongs.
+		return c, fmt.Errorf("couldn't read config %s: line %d, %s: not a quoted path (what is there is not shown: it may be the secret itself)", path, pe.Position.Line, pe.LastKey)
+	}
 	if err != nil {
 		return c, fmt.Errorf("couldn't read config %s: %w", path, err)
 	}
@@ -267,6 +276,9 @@ func LoadConfig(path string) (Config, error) {
 	}
 	return c, nil
 }
+
+// secretKeys are the TOML keys whose value is the path of a secret.
+var secretKeys = map[string]bool{"keys.passphrase_file": true, "keys.pin_file": true}
 
 // withDefaults fills unset fields and checks the rest. It has no side
 // effect: a config it refuses has changed nothing. Errors name the TOML key.
@@ -488,6 +500,8 @@ func (e *EntropyConfig) check() error {
 	if len(e.Sources) == 0 {
 		e.Sources = []EntropySource{{Kind: "hwrng", MinEntropy: 4}, {Kind: "getrandom"}}
 	}
+	physical := false
+	seen := map[string]int{}
 	for i, s := range e.Sources {
 		key := fmt.Sprintf("entropy.source[%d]", i)
 		switch s.Kind {
@@ -495,6 +509,7 @@ func (e *EntropyConfig) check() error {
 			if !(s.MinEntropy > 0 && s.MinEntropy <= 8) {
 				return fmt.Errorf("config %s.min_entropy = %g (kind %q): want the declared min-entropy per byte, 0 < min_entropy ≤ 8 bits", key, s.MinEntropy, s.Kind)
 			}
+			physical = true
 		case "getrandom":
 			if s.MinEntropy != 0 {
 				return fmt.Errorf("config %s.min_entropy: getrandom is never credited; remove min_entropy", key)
@@ -504,6 +519,24 @@ func (e *EntropyConfig) check() error {
 		default:
 			return fmt.Errorf("config %s.kind %q: want \"hwrng\", \"rdseed\", \"tpm\" or \"getrandom\"", key, s.Kind)
 		}
+		// A key the kind does not read would be ignored: a source other
+		// than the one the operator meant would be credited.
+		if s.Path != "" && s.Kind != "hwrng" && s.Kind != "tpm" {
+			return fmt.Errorf("config %s.path: kind %q reads no device (path is for hwrng and tpm); remove path", key, s.Kind)
+		}
+		if s.Address != "" && s.Kind != "tpm" {
+			return fmt.Errorf("config %s.address: kind %q has no address (address is a TPM simulator's, for tpm); remove address", key, s.Kind)
+		}
+		if s.Path != "" && s.Address != "" {
+			return fmt.Errorf("config %s: path and address both set: a tpm is a device (path) or a simulator (address), not both", key)
+		}
+		if j, dup := seen[s.Kind]; dup {
+			return fmt.Errorf("config %s.kind %q: entropy.source[%d] is already a %s source (each kind once)", key, s.Kind, j, s.Kind)
+		}
+		seen[s.Kind] = i
+	}
+	if !physical {
+		return errors.New("config entropy.source: no physical source (hwrng, rdseed or tpm): getrandom is never credited, and a seed needs credited entropy")
 	}
 	if e.ReseedRequests > math.MaxInt64 { // a negative TOML integer, wrapped
 		return fmt.Errorf("config entropy.reseed_requests = %d: want a positive count", int64(e.ReseedRequests))

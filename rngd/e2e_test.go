@@ -117,13 +117,22 @@ func playUntil(t *testing.T, c qodv1.QuitteOuDoubleClient, g *qodv1.Game, stop f
 // inclusion of every record in a signed checkpoint.
 func verifyGame(t *testing.T, td *testDaemon, c qodv1.QuitteOuDoubleClient, g *qodv1.Game) {
 	t.Helper()
-	rs, err := c.GetReceipts(context.Background(), &qodv1.GetReceiptsRequest{GameId: g.GameId})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := VerifyReceipts(rs.Receipts, td.d.engine.tlog.VerifierKeys()[0], td.d.engine.pub, td.d.engine.loc)
-	if err != nil {
-		t.Fatal(err)
+	// GetReceipts waits a few seconds for a checkpoint covering the game;
+	// on a loaded machine the records may still be above the newest one
+	// then, and a client asks again (as the API says).
+	var rs *qodv1.GetReceiptsResponse
+	var v VerifiedGame
+	for deadline := time.Now().Add(time.Minute); ; {
+		var err error
+		if rs, err = c.GetReceipts(context.Background(), &qodv1.GetReceiptsRequest{GameId: g.GameId}); err != nil {
+			t.Fatal(err)
+		}
+		if v, err = VerifyReceipts(rs.Receipts, td.d.engine.tlog.VerifierKeys()[0], td.d.engine.pub, td.d.engine.loc); err != nil {
+			t.Fatal(err)
+		}
+		if v.Included == len(rs.Receipts) || time.Now().After(deadline) {
+			break
+		}
 	}
 	if !v.Ended || v.Game.Win != g.PrizeCents || v.Included != len(rs.Receipts) {
 		t.Fatalf("verified %+v, game says prize %d", v, g.PrizeCents)

@@ -445,9 +445,9 @@ func (e *engine) replyOf(sg *storedGame, leaves [][]byte, indices []uint64, firs
 // the applied count. It is called only after the records are durable in the
 // log, from which all of it can be made again (a start's secret r, which
 // the log does not hold yet, was committed before: keepSecret). The game
-// cache is updated at once; only the operator's calls, which change no
-// game, wait for the store's commit. A game call's reply is stored as the
-// records it sealed.
+// cache is updated as soon as the change is handed over; only the
+// operator's calls, which change no game, wait for the store's commit. A
+// game call's reply is stored as the records it sealed.
 func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sealed, extra func(tx *bolt.Tx) error) error {
 	fresh := c.fresh(recs)
 	var sr *storedRequest
@@ -456,7 +456,6 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 	if sg != nil {
 		g := *sg
 		game = &g
-		e.games.put(game)
 	}
 	if c != nil {
 		sr, key = &storedRequest{digest: c.digest, at: e.clock.Now().Unix(), msg: reply}, c.req
@@ -506,6 +505,13 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 		return markApplied(tx, uint64(len(fresh)))
 	}
 	err := e.store.write(w, sr, wait)
+	if game != nil {
+		// Cached only once the write is handed over: a reader that sees
+		// the game's new state (its record count) then waits for this
+		// write (store.view), so the records it counts are in the store.
+		// Cached on a failure too: its records are in the log.
+		e.games.put(game)
+	}
 	if err == nil && game != nil && game.Ended && len(fresh) > 0 {
 		// Its end record, now in the log, reveals r. Should this fail, the
 		// secret store's alarm is up and starts are refused; this call is
@@ -969,8 +975,16 @@ func (e *engine) finish(ctx context.Context, c *call, sg *storedGame, now time.T
 		if err != nil {
 			// The game's last event is in the log; store it so that the
 			// store follows the log. The call's retry seals the end
-			// (resumeCut), or else the sweeper.
-			e.commit(nil, nil, sg, c.fresh(recs), nil)
+			// (resumeCut), or else the sweeper. Its request id is taken
+			// by the records it sealed, as a restart's catch-up stores it
+			// from their stamps: the same id with other content is
+			// refused, on any game, and replyOf, which makes no reply of
+			// a game over but not ended, sends the retry to resumeCut.
+			rc := c
+			if len(recs) == 0 {
+				rc = nil // nothing of the call's sealed (the sweeper's end)
+			}
+			e.commit(rc, nil, sg, recs, nil)
 			return nil, err
 		}
 		recs = append(recs, end)
@@ -1042,8 +1056,12 @@ func (e *engine) endGame(ctx context.Context, c *call, id string, refund bool) (
 		return nil, err
 	}
 	now := e.now()
-	if sg.Game.Phase.Over() && !sg.Ended {
-		// A game whose end could not be sealed before (log failure).
+	if !refund && sg.Game.Phase.Over() && !sg.Ended {
+		// A game whose end could not be sealed before (log failure): the
+		// sweeper seals it. A refund of it is refused below (game over):
+		// answered with the end of a lost or won game, it would read as
+		// done, and the end is left to the call that was cut short
+		// (resumeCut), whose retry then gets its own reply.
 		return e.finish(ctx, c, sg, now, nil, nil)
 	}
 	var g qod.Game

@@ -3,6 +3,7 @@ package rngd
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -191,6 +192,12 @@ func (td *testDaemon) conn(name string) *grpc.ClientConn {
 	if err != nil {
 		td.t.Fatal(err)
 	}
+	return td.connTLS(tc)
+}
+
+// connTLS connects with the client TLS configuration tc.
+func (td *testDaemon) connTLS(tc *tls.Config) *grpc.ClientConn {
+	td.t.Helper()
 	cc, err := grpc.NewClient(td.d.Addrs().GRPC, grpc.WithTransportCredentials(credentials.NewTLS(tc)))
 	if err != nil {
 		td.t.Fatal(err)

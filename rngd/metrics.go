@@ -56,7 +56,7 @@ func newMetrics(dev bool) *metrics {
 			Name: "tirage_dev_mode", Help: "1 when the daemon runs in dev mode (insecure: never in production).",
 		}),
 		unfinished: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "tirage_games_unfinished", Help: "Games in play (as of the last sweep).",
+			Name: "tirage_games_unfinished", Help: "Games in play (as of the start or the last sweep).",
 		}),
 	}
 	reg.MustRegister(m.draws, m.refusals, m.callSeconds, m.proveSeconds, m.appendSeconds,

@@ -593,6 +593,12 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// tirage_games_unfinished from the start, not only after the first
+	// sweep (game.sweep_interval later).
+	e.store.db.View(func(tx *bolt.Tx) error {
+		e.metrics.unfinished.Set(float64(tx.Bucket(bucketUnfinished).Stats().KeyN))
+		return nil
+	})
 	if err := e.announceKeys(ctx, c); err != nil {
 		return nil, err
 	}
@@ -664,7 +670,7 @@ func (d *Daemon) banner(c *components) {
 	} else {
 		fmt.Fprintf(&b, "  log           tessera %s, origin %q, batch %s, checkpoint every %s\n", filepath.Join(cfg.DataDir, "log"), cfg.Log.Origin, cfg.Log.BatchMaxAge, cfg.Log.CheckpointInterval)
 	}
-	fmt.Fprintf(&b, "  keys          %s keystore %s%s\n", c.keys.Kind(), cfg.Keys.Dir, map[bool]string{true: " (SOFTWARE KEYS: files on this host, not for production)", false: ""}[software])
+	fmt.Fprintf(&b, "  keys          %s\n", keysSummary(cfg.Keys, c.keys.Kind(), software))
 	fmt.Fprintf(&b, "  vrf key       %s %s fingerprint %s\n", d.engine.keyID, d.engine.suite, hsm.Fingerprint(d.engine.pub))
 	if spki, err := x509.MarshalPKIXPublicKey(c.signer.Public()); err == nil {
 		fmt.Fprintf(&b, "  log key       %s fingerprint %s\n", c.signer.Algorithm(), hsm.Fingerprint(spki))
@@ -694,6 +700,19 @@ func (d *Daemon) banner(c *components) {
 	for _, n := range notes {
 		d.log.Log(context.Background(), n.level, n.log, n.attrs...)
 	}
+}
+
+// keysSummary is the banner's key custody: the token of a pkcs11 backend,
+// the directory of a software keystore.
+func keysSummary(k KeysConfig, kind string, software bool) string {
+	if kind == "pkcs11" {
+		return fmt.Sprintf("pkcs11 token %q, module %s", k.TokenLabel, k.Module)
+	}
+	s := kind + " keystore " + k.Dir
+	if software {
+		s += " (SOFTWARE KEYS: files on this host, not for production)"
+	}
+	return s
 }
 
 // softwareKeysGauge is tirage_software_keys: 1 when the keys are files on

@@ -264,7 +264,32 @@ func callerIdentity(ctx context.Context) (string, error) {
 	if id == "" {
 		return "", status.Error(codes.Unauthenticated, "client certificate names no identity (no DNS SAN, no CN)")
 	}
+	if err := checkIdentity(id); err != nil {
+		return "", status.Errorf(codes.Unauthenticated, "client certificate identity %.80q: %v", id, err)
+	}
 	return id, nil
+}
+
+// maxIdentity bounds a game server's identity (a DNS name has at most 253
+// characters).
+const maxIdentity = 255
+
+// checkIdentity refuses what a game server's identity cannot be: it goes
+// into its records (printable ASCII only: verifier/record), its game ids
+// and the keys of its unfinished games ("identity NUL game id": with a NUL
+// in it, "a" would list the games of "a NUL b"), and it must stay apart
+// from the operator's request ids (adminServer, "#admin"). Refused before
+// anything is drawn, not at the record's formatting.
+func checkIdentity(id string) error {
+	if len(id) > maxIdentity {
+		return fmt.Errorf("%d characters, at most %d", len(id), maxIdentity)
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; c < 0x20 || c > 0x7e || c == '#' {
+			return fmt.Errorf("character %d is not printable ASCII other than '#'", i+1)
+		}
+	}
+	return nil
 }
 
 // listenAdmin opens the admin Unix socket (mode 0600) and admits only peers

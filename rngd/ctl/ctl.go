@@ -45,7 +45,8 @@ func newFlags(name string) *flag.FlagSet {
 // prints the usage (ExitOK); a bad flag or, unless positional arguments are
 // the caller's, any argument left is a usage error naming it (ExitUsage).
 // The flag package quotes values only for flags we define, none of which
-// holds a secret.
+// holds a secret; a stray argument of a group that reads secrets is not
+// quoted.
 func parseArgs(env Env, fs *flag.FlagSet, args []string, name, usage string, positional bool) (code int, ok bool) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -55,9 +56,21 @@ func parseArgs(env Env, fs *flag.FlagSet, args []string, name, usage string, pos
 		return usageError(env, name, "%s: %v", name, err), false
 	}
 	if !positional && fs.NArg() > 0 {
+		if readsSecrets(name) {
+			// Not echoed: it may be the PIN or passphrase, typed where
+			// its file belongs.
+			return usageError(env, name, "%s: %d unexpected argument(s), not shown: secrets are read from a file, a descriptor or a prompt, never from an argument", name, fs.NArg()), false
+		}
 		return usageError(env, name, "%s: unexpected argument %q", name, fs.Arg(0)), false
 	}
 	return 0, true
+}
+
+// readsSecrets reports whether the subcommand name ("keys init") reads a
+// PIN or passphrase: the groups that open a key custody.
+func readsSecrets(name string) bool {
+	group, _, _ := strings.Cut(name, " ")
+	return group == "keys" || group == "promo"
 }
 
 // groupHelp prints a group's usage when its subcommand is missing (a usage

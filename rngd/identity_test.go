@@ -1,0 +1,51 @@
+package rngd
+
+import (
+	"context"
+	"crypto/x509"
+	"path/filepath"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+)
+
+// A game server's identity keys its games ("server NUL game id" among the
+// unfinished ones) and its request ids (apart from the operator's "#admin"):
+// a certificate naming a NUL, a control character or '#' is refused, so
+// that server-a never lists the games of "server-a NUL x".
+func TestIdentityCharacters(t *testing.T) {
+	td := newTestDaemon(t)
+	codes1 := td.emission("ID", "2026-12-31", 10)
+	ctx := context.Background()
+	ca, caKey, err := loadCA(td.pki)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dial := func(name string) qodv1.QuitteOuDoubleClient {
+		tmpl := leafTemplate(name)
+		tmpl.DNSNames = []string{name}
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+		cert, key := filepath.Join(td.dir, "odd.pem"), filepath.Join(td.dir, "odd.key")
+		if err := issue(tmpl, ca, caKey, cert, key); err != nil {
+			t.Fatal(err)
+		}
+		tc, err := ClientTLS(cert, key, td.pki.CA())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return qodv1.NewQuitteOuDoubleClient(td.connTLS(tc))
+	}
+	for _, name := range []string{"server-a\x00x", "#admin", "server-a\nx"} {
+		odd := dial(name)
+		_, err := odd.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: codes1[2]})
+		wantStatus(t, err, codes.Unauthenticated, "identity")
+	}
+	// Nothing was started: server-a lists none of them, and the code plays.
+	l, err := td.client("server-a").ListUnfinishedGames(ctx, &qodv1.ListUnfinishedGamesRequest{})
+	if err != nil || len(l.Games) != 0 {
+		t.Fatalf("server-a lists %v (%v)", l.GetGames(), err)
+	}
+	start(t, td.client("server-a"), codes1[2])
+}

@@ -1,0 +1,143 @@
+package rngd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+)
+
+// An [[entropy.source]] key its kind does not read, a kind given twice, or
+// no physical source at all is a config error naming the key (exit 2,
+// nothing touched), not an ignored key or a start failure.
+func TestEntropySourceKeys(t *testing.T) {
+	for name, tc := range map[string]struct{ sources, want string }{
+		"path on getrandom":  {`[{kind = "hwrng", min_entropy = 4.0}, {kind = "getrandom", path = "/dev/tpmrm0"}]`, "entropy.source[1].path"},
+		"path on rdseed":     {`[{kind = "rdseed", min_entropy = 4.0, path = "/dev/hwrng"}]`, "entropy.source[0].path"},
+		"address on hwrng":   {`[{kind = "hwrng", min_entropy = 4.0, address = "127.0.0.1:2321"}]`, "entropy.source[0].address"},
+		"tpm path + address": {`[{kind = "tpm", min_entropy = 4.0, path = "/dev/tpmrm0", address = "127.0.0.1:2321"}]`, "entropy.source[0]: path and address"},
+		"kind twice":         {`[{kind = "hwrng", min_entropy = 4.0}, {kind = "hwrng", min_entropy = 4.0, path = "/dev/hwrng1"}]`, "entropy.source[1].kind"},
+		"getrandom only":     {`[{kind = "getrandom"}]`, "no physical source"},
+	} {
+		_, err := checkTOML(t, configTOML(map[string]string{"entropy.source": tc.sources}))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error naming %q", name, err, tc.want)
+		}
+	}
+	for _, ok := range []string{
+		`[{kind = "tpm", min_entropy = 4.0, address = "127.0.0.1:2321"}, {kind = "getrandom"}]`,
+		`[{kind = "hwrng", min_entropy = 4.0, path = "/dev/hwrng"}, {kind = "rdseed", min_entropy = 2.0}, {kind = "getrandom"}]`,
+	} {
+		if _, err := checkTOML(t, configTOML(map[string]string{"entropy.source": ok})); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+}
+
+// A secret typed where its file's path belongs (unquoted) is not quoted
+// back by the config error.
+func TestConfigSecretNotEchoed(t *testing.T) {
+	for _, key := range []string{"passphrase_file", "pin_file"} {
+		p := filepath.Join(t.TempDir(), "rngd.toml")
+		os.WriteFile(p, []byte("[keys]\n"+key+" = hunter2secret\n"), 0o600)
+		_, err := ConfigFromFlags(p, false)
+		if err == nil || strings.Contains(err.Error(), "hunter") || !strings.Contains(err.Error(), "keys."+key) {
+			t.Errorf("%s: %v: want an error naming keys.%s without the value", key, err, key)
+		}
+	}
+}
+
+// The banner names a pkcs11 custody by its token and module, not by a
+// software keystore directory it does not use.
+func TestBannerKeys(t *testing.T) {
+	k := KeysConfig{Backend: "pkcs11", Module: "/opt/hsm/libpkcs11.so", TokenLabel: "tirage", Dir: "/var/lib/tirage/keys"}
+	got := keysSummary(k, "pkcs11", false)
+	if strings.Contains(got, "keystore") || strings.Contains(got, k.Dir) || !strings.Contains(got, `"tirage"`) || !strings.Contains(got, k.Module) {
+		t.Errorf("pkcs11 banner line %q", got)
+	}
+	k = KeysConfig{Backend: "software", Dir: "/var/lib/tirage/keys"}
+	if got := keysSummary(k, "software", true); !strings.Contains(got, k.Dir) || !strings.Contains(got, "SOFTWARE KEYS") {
+		t.Errorf("software banner line %q", got)
+	}
+}
+
+// Item 7's series exist on /metrics and move: draws by kind and outcome,
+// call latency, VRF and append latency, the append queue, entropy health,
+// refusals by reason; tirage_games_unfinished holds the games in play from
+// the start, not only after the first sweep.
+func TestMetricsMove(t *testing.T) {
+	td := newTestDaemon(t)
+	ctx := context.Background()
+	codes1 := td.emission("M1", "2026-12-15", 5)
+	a := td.client("server-a")
+	g, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: "s1", Code: codes1[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.Pick(ctx, &qodv1.PickRequest{RequestId: "p0", GameId: g.Game.GameId, Number: 31})
+	wantStatus(t, err, codes.InvalidArgument, "number")
+	if _, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: "p1", GameId: g.Game.GameId, Number: 7}); err != nil {
+		t.Fatal(err)
+	}
+	m := scrape(t, td)
+	for _, want := range []string{
+		`tirage_draws_total{kind="game_start",outcome="x`,
+		`tirage_draws_total{kind="pick",outcome="`,
+		`tirage_call_seconds_count{method="Pick"} 2`,
+		`tirage_call_seconds_count{method="StartGame"} 1`,
+		`tirage_vrf_prove_seconds_count`,
+		`tirage_log_append_seconds_count`,
+		`tirage_log_append_queue 0`,
+		`tirage_entropy_generator_healthy 1`,
+		`tirage_entropy_source_healthy{source="hwrng"} 1`,
+		`tirage_refusals_total{reason="InvalidArgument"} 1`,
+		`tirage_alarms_total{component="entropy"} 0`,
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	// A second game, without picks, stays in play.
+	if _, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: "s2", Code: codes1[1]}); err != nil {
+		t.Fatal(err)
+	}
+	td.restart()
+	st, err := td.admin().Status(ctx, &adminv1.StatusRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("\ntirage_games_unfinished %d\n", st.GamesUnfinished)
+	if m := scrape(t, td); st.GamesUnfinished == 0 || !strings.Contains(m, want) {
+		t.Errorf("after a restart with %d games in play: %s", st.GamesUnfinished, grepLines(m, "tirage_games_unfinished"))
+	}
+}
+
+func scrape(t *testing.T, td *testDaemon) string {
+	t.Helper()
+	resp, err := http.Get("http://" + td.d.Addrs().HTTP + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+func grepLines(s, prefix string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
