@@ -96,3 +96,15 @@ func StallOpen() (release func()) {
 	beforeLogin.Store(&f)
 	return sync.OnceFunc(func() { beforeLogin.Store(nil); close(ch) })
 }
+
+// LoadedModules reports the PKCS#11 libraries loaded in this process and
+// the number of open tokens of each, by resolved path.
+func LoadedModules() map[string]int {
+	modules.Lock()
+	defer modules.Unlock()
+	out := map[string]int{}
+	for _, m := range modules.list {
+		out[m.path] += m.refs
+	}
+	return out
+}

@@ -18,6 +18,9 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -52,35 +55,83 @@ var (
 // initialised once per process, and one token is open at most once (a
 // second login would succeed whatever the PIN, since PKCS#11 login state is
 // per application).
+//
+// A library is tracked by what it is, not by the string that named it:
+// dlopen gives one handle for one file however it is named (a symlink, a
+// hard link, /usr/lib/softhsm/libsofthsm2.so and the file it points to),
+// and that one instance has one C_Initialize / C_Finalize state. Two
+// entries for one library would finalise it under the other's open tokens
+// when the first is closed, and would open the same token twice. So a path
+// is resolved (filepath.EvalSymlinks) and the file identified by device and
+// inode (os.SameFile): every path to one library shares one module, one
+// initialisation and one reference count.
 var modules = struct {
-	sync.Mutex // guards m
-	m          map[string]*module
-}{m: map[string]*module{}}
+	sync.Mutex // guards list and the fields of its modules
+	list       []*module
+}{}
 
 type module struct {
-	path string
+	path string      // the resolved path it was loaded by
+	file os.FileInfo // the library's file; nil if it could not be stat'ed (a bare name the dynamic loader searches)
 	ctx  *p11.Ctx
 	refs int           // open tokens
 	open map[uint]bool // slots with an open Token
 }
 
+// moduleFile resolves path to the library's file: its path with every
+// symlink resolved, and its FileInfo (nil when it cannot be found, e.g. a
+// bare file name, which dlopen looks up in the loader's search path).
+func moduleFile(path string) (string, os.FileInfo) {
+	if !strings.ContainsRune(path, '/') {
+		return path, nil
+	}
+	resolved, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return path, nil
+	}
+	fi, err := os.Stat(resolved)
+	if err != nil {
+		return resolved, nil
+	}
+	return resolved, fi
+}
+
+// same reports whether m is the library at resolved, with FileInfo fi.
+func (m *module) same(resolved string, fi os.FileInfo) bool {
+	if m.path == resolved { // dlopen returns the loaded object of that name
+		return true
+	}
+	return fi != nil && m.file != nil && os.SameFile(fi, m.file)
+}
+
 func acquireModule(path string) (*module, error) {
+	resolved, fi := moduleFile(path)
 	modules.Lock()
 	defer modules.Unlock()
-	if m, ok := modules.m[path]; ok {
-		m.refs++
-		return m, nil
+	for _, m := range modules.list {
+		if m.same(resolved, fi) {
+			m.refs++
+			return m, nil
+		}
 	}
-	ctx := p11.New(path)
+	ctx := p11.New(resolved)
 	if ctx == nil {
 		return nil, fmt.Errorf("%w: couldn't load PKCS#11 module %s", hsm.ErrUnavailable, path)
 	}
-	if err := ctx.Initialize(); err != nil && !isCode(err, p11.CKR_CRYPTOKI_ALREADY_INITIALIZED) {
-		ctx.Destroy()
+	if err := ctx.Initialize(); err != nil {
+		// CKR_CRYPTOKI_ALREADY_INITIALIZED: the library is initialised
+		// in this process, but not through a module of ours (other code,
+		// or a name we could not resolve to its file). Sharing it would
+		// let the first of us to finish C_Finalize it under the other.
+		ctx.Destroy() // dlclose only: the other user's initialisation stands
+		if isCode(err, p11.CKR_CRYPTOKI_ALREADY_INITIALIZED) {
+			return nil, fmt.Errorf("%w: PKCS#11 module %s is already initialised in this process by other code: "+
+				"refusing to share it (give the module's full path)", hsm.ErrUnavailable, path)
+		}
 		return nil, fmt.Errorf("%w: couldn't initialise PKCS#11 module %s: %w", hsm.ErrUnavailable, path, err)
 	}
-	m := &module{path: path, ctx: ctx, refs: 1, open: map[uint]bool{}}
-	modules.m[path] = m
+	m := &module{path: resolved, file: fi, ctx: ctx, refs: 1, open: map[uint]bool{}}
+	modules.list = append(modules.list, m)
 	return m, nil
 }
 
@@ -94,7 +145,7 @@ func (m *module) release(slot uint, held bool) {
 	if m.refs == 0 {
 		m.ctx.Finalize()
 		m.ctx.Destroy()
-		delete(modules.m, m.path)
+		modules.list = slices.DeleteFunc(modules.list, func(x *module) bool { return x == m })
 	}
 }
 
@@ -221,7 +272,7 @@ func openToken(cfg Config) (*Token, error) {
 	if err != nil {
 		return nil, err
 	}
-	slot, err := findSlot(m, cfg.TokenLabel)
+	slot, err := findSlot(m, cfg.Module, cfg.TokenLabel)
 	if err != nil {
 		m.release(0, false)
 		return nil, err
@@ -267,10 +318,11 @@ func openToken(cfg Config) (*Token, error) {
 	return t, nil
 }
 
-func findSlot(m *module, label string) (uint, error) {
+// findSlot finds the slot of the token labelled label in m, loaded as path.
+func findSlot(m *module, path, label string) (uint, error) {
 	slots, err := m.ctx.GetSlotList(true)
 	if err != nil {
-		return 0, fmt.Errorf("%w: couldn't list PKCS#11 slots of %s: %w", hsm.ErrUnavailable, m.path, err)
+		return 0, fmt.Errorf("%w: couldn't list PKCS#11 slots of %s: %w", hsm.ErrUnavailable, path, err)
 	}
 	var found []uint
 	var seen []string
@@ -287,11 +339,11 @@ func findSlot(m *module, label string) (uint, error) {
 	}
 	switch len(found) {
 	case 0:
-		return 0, fmt.Errorf("%w: no PKCS#11 token labelled %q in %s (tokens present: %s)", hsm.ErrUnavailable, label, m.path, strings.Join(seen, ", "))
+		return 0, fmt.Errorf("%w: no PKCS#11 token labelled %q in %s (tokens present: %s)", hsm.ErrUnavailable, label, path, strings.Join(seen, ", "))
 	case 1:
 		return found[0], nil
 	}
-	return 0, fmt.Errorf("%d PKCS#11 tokens are labelled %q in %s: relabel all but one", len(found), label, m.path)
+	return 0, fmt.Errorf("%d PKCS#11 tokens are labelled %q in %s: relabel all but one", len(found), label, path)
 }
 
 func (t *Token) hasMechanisms(want ...uint) bool {

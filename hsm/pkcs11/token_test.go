@@ -443,3 +443,76 @@ func TestStalledOpen(t *testing.T) {
 		t.Errorf("GenerateSigner on the reopened token: %v", err)
 	}
 }
+
+// TestModuleSharedAcrossPaths opens two tokens of one SoftHSM2 library
+// under two paths (the library's path and a symlink to it): they must share
+// one initialisation, so closing the first does not finalise the library
+// under the second, and one token cannot be opened twice through them.
+func TestModuleSharedAcrossPaths(t *testing.T) {
+	sh := hsmtest.NewSoftHSM(t)
+	tokA := sh.InitToken(t, "share-a")
+	tokB := sh.InitToken(t, "share-b")
+	link := filepath.Join(t.TempDir(), "libp11-link.so")
+	if err := os.Symlink(sh.Module, link); err != nil {
+		t.Fatal(err)
+	}
+	if len(pkcs11.LoadedModules()) != 0 {
+		t.Fatalf("modules loaded before the test: %v", pkcs11.LoadedModules())
+	}
+	a, err := pkcs11.Open(pkcs11.Config{Module: sh.Module, TokenLabel: tokA.Label, PIN: tokA.PIN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := pkcs11.Open(pkcs11.Config{Module: link, TokenLabel: tokB.Label, PIN: tokB.PIN})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if m := pkcs11.LoadedModules(); len(m) != 1 {
+		t.Errorf("one library under two paths is loaded as %d modules: %v", len(m), m)
+	}
+	// The same token through the other path is the same token.
+	if again, err := pkcs11.Open(pkcs11.Config{Module: link, TokenLabel: tokA.Label, PIN: tokA.PIN}); err == nil {
+		again.Close()
+		t.Error("token opened a second time through a symlink to its library")
+	} else if !strings.Contains(err.Error(), "already open") {
+		t.Errorf("second open through a symlink: %v, want \"already open\"", err)
+	}
+	if _, err := b.GenerateSigner("sig", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// b's library must still be initialised: C_Finalize ran for neither.
+	keys, err := b.Keys()
+	if err != nil {
+		t.Fatalf("token opened through a symlink, after the token opened through the library's path was closed: %v", err)
+	}
+	if len(keys) != 1 {
+		t.Errorf("keys: %v", keys)
+	}
+	s, err := b.Signer("sig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Sign([]byte("still initialised")); err != nil {
+		t.Errorf("sign after the other path's token closed: %v", err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if m := pkcs11.LoadedModules(); len(m) != 0 {
+		t.Errorf("modules still loaded after every token closed: %v", m)
+	}
+	// Finalised with its last token, the library initialises again.
+	c, err := pkcs11.Open(pkcs11.Config{Module: link, TokenLabel: tokA.Label, PIN: tokA.PIN})
+	if err != nil {
+		t.Fatalf("reopen after the library was finalised: %v", err)
+	}
+	if _, err := c.Keys(); err != nil {
+		t.Error(err)
+	}
+	c.Close()
+}

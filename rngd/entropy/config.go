@@ -17,7 +17,8 @@ const (
 	// carry: 256 bits for the DRBG's security strength plus 128 for the
 	// nonce (SP 800-90A §8.6.7).
 	DefaultRequiredEntropy = 384
-	// DefaultReseedRequests is the number of Read requests between reseeds
+	// DefaultReseedRequests is the number of DRBG requests (of at most
+	// 64 KiB each; one per Read of up to 64 KiB) between reseeds
 	// (SP 800-90A allows 2^48 for HMAC_DRBG).
 	DefaultReseedRequests = 1024
 	// DefaultReseedInterval is the longest time between reseeds.
@@ -77,14 +78,17 @@ type Config struct {
 	// RequiredEntropy is the credited entropy, in bits, each seed must carry
 	// (default 384, minimum 256: the DRBG's security strength).
 	RequiredEntropy int
-	// ReseedRequests is the number of Read calls after which the DRBG is
-	// reseeded (default 1024).
+	// ReseedRequests is the number of DRBG requests after which the DRBG is
+	// reseeded (default 1024). A request is one SP 800-90A generate call,
+	// of at most 64 KiB: a Read of up to 64 KiB is one request, a longer
+	// Read is ⌈len(p) / 64 KiB⌉ and may reseed between them (see Read).
 	ReseedRequests uint64
 	// ReseedInterval is the time after which the DRBG is reseeded before the
 	// next Read (default 1 minute).
 	ReseedInterval time.Duration
-	// PredictionResistance reseeds from the sources before every Read
-	// (SP 800-90A §8.8); each Read then costs a full seed from the hardware.
+	// PredictionResistance reseeds from the sources before every request
+	// (SP 800-90A §8.8): before every Read, and before each further 64 KiB
+	// of a longer one; each Read then costs a full seed from the hardware.
 	PredictionResistance bool
 	// Personalization is the DRBG's personalization string (SP 800-90A
 	// §8.7.1), e.g. the appliance's identity. Not secret.

@@ -45,9 +45,11 @@
 // # DRBG
 //
 // The conditioned seed instantiates HMAC_DRBG (SHA-256, 256-bit security
-// strength). It is reseeded before a Read when ReseedRequests reads have
-// been served or ReseedInterval has passed on the injected clock, and before
-// every Read with PredictionResistance.
+// strength). It is reseeded before a request when ReseedRequests requests
+// have been served or ReseedInterval has passed on the injected clock, and
+// before every request with PredictionResistance. A request is one SP
+// 800-90A generate call of at most 64 KiB: a Read of up to 64 KiB is one, a
+// longer Read is served in 64 KiB requests and counts each of them.
 //
 // No seed, raw sample or DRBG state appears in an error, a log line or a
 // metric.

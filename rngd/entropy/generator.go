@@ -91,7 +91,7 @@ type Generator struct {
 	mu       sync.Mutex // guards the fields below
 	sources  []*sourceState
 	drbg     *drbg.HMAC
-	requests uint64 // Read requests since the last (re)seed
+	requests uint64 // DRBG requests (of at most drbg.MaxRequest bytes) since the last (re)seed
 	seededAt int64  // Clock at the last (re)seed, Unix nanoseconds
 	seeds    uint64 // number of (re)seeds, part of the instantiation nonce
 	refusing bool   // the healthy sources fall short; logged once per episode
@@ -154,11 +154,27 @@ func New(cfg Config) (*Generator, error) {
 // Read fills p with output of the DRBG (it is the daemon's source of each
 // game's secret r). It reseeds first when the schedule asks for it. When the
 // healthy sources do not meet the required entropy it returns 0 and an error
-// wrapping ErrUnhealthy, and p is zeroed: it fails closed.
+// wrapping ErrUnhealthy, and p is zeroed: it fails closed. Every error
+// (ErrClosed after Close included) leaves p zeroed, so a caller that ignores
+// it never takes what was in p before for a secret.
+//
+// Reseed counting: the DRBG serves a Read in requests of at most
+// drbg.MaxRequest bytes (64 KiB, SP 800-90A's max_number_of_bits_per_request
+// of 2^19 bits for HMAC_DRBG), and each of them is one request in the sense
+// of SP 800-90A: one call of the Generate function, one step of its
+// reseed_counter. Config.ReseedRequests counts the same requests, so a Read
+// of n bytes counts ⌈n / 64 KiB⌉ (one for every Read of the daemon, whose
+// secrets are 32 bytes), and the schedule (ReseedRequests, ReseedInterval,
+// PredictionResistance) is checked before each of them, also in the middle
+// of a long Read. Counting calls instead would let one long Read draw
+// ReseedRequests × len(p) bytes from a seed, so the output a seed can
+// produce would depend on the callers' buffer sizes rather than on the
+// configuration; counted per request it is at most ReseedRequests × 64 KiB.
 func (g *Generator) Read(p []byte) (int, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
+		clear(p)
 		return 0, ErrClosed
 	}
 	if err := g.healthy(); err != nil {

@@ -574,8 +574,65 @@ func TestConfigErrors(t *testing.T) {
 func TestClosed(t *testing.T) {
 	h := newHarness(t, 1, nil)
 	h.g.Close()
-	if _, err := h.g.Read(make([]byte, 8)); !errors.Is(err, ErrClosed) {
-		t.Errorf("Read after Close: %v", err)
+	buf := bytes.Repeat([]byte{0xa5}, 8)
+	n, err := h.g.Read(buf)
+	if !errors.Is(err, ErrClosed) || n != 0 {
+		t.Errorf("Read after Close: %d, %v", n, err)
+	}
+	// Failing closed: a caller that ignores the error must not take the
+	// buffer's old content for a secret.
+	if !bytes.Equal(buf, make([]byte, 8)) {
+		t.Errorf("Read after Close left the buffer as it was: % x", buf)
+	}
+}
+
+// TestReseedCountsRequests: ReseedRequests counts DRBG requests of at most
+// drbg.MaxRequest bytes (SP 800-90A generate calls), not Read calls: a
+// long Read counts one per 64 KiB and reseeds in its middle when the
+// schedule is due (see Generator.Read).
+func TestReseedCountsRequests(t *testing.T) {
+	h := newHarness(t, 1, func(c *Config) { c.ReseedRequests = 2; c.ReseedInterval = time.Hour })
+	reseeds := func() float64 { return metricValue(t, h.g, "tirage_entropy_reseeds_total") }
+	// One Read of 5 requests (4 × 64 KiB + 1 byte): requests 1-2 on the
+	// first seed, reseed, 3-4, reseed, 5.
+	big := make([]byte, 4*drbg.MaxRequest+1)
+	if n, err := h.g.Read(big); err != nil || n != len(big) {
+		t.Fatalf("Read(%d bytes): %d, %v", len(big), n, err)
+	}
+	if r := reseeds(); r != 3 {
+		t.Errorf("after one Read of 5 requests with ReseedRequests = 2: %v seeds, want 3 (instantiate + 2 reseeds)", r)
+	}
+	// The 5th request left the counter at 1: one more small Read, then
+	// the next reseeds.
+	small := make([]byte, 32)
+	h.g.Read(small)
+	if r := reseeds(); r != 3 {
+		t.Errorf("6th request: %v seeds, want 3", r)
+	}
+	h.g.Read(small)
+	if r := reseeds(); r != 4 {
+		t.Errorf("7th request: %v seeds, want 4", r)
+	}
+	// Exactly MaxRequest bytes is one request.
+	h.g.Read(make([]byte, drbg.MaxRequest))
+	if r := reseeds(); r != 4 {
+		t.Errorf("after a Read of exactly 64 KiB: %v seeds, want 4", r)
+	}
+	h.g.Read(small)
+	if r := reseeds(); r != 5 {
+		t.Errorf("after 2 requests on the 4th seed: %v seeds, want 5", r)
+	}
+}
+
+// TestPredictionResistancePerRequest: with prediction resistance, a long
+// Read reseeds before each of its requests.
+func TestPredictionResistancePerRequest(t *testing.T) {
+	h := newHarness(t, 1, func(c *Config) { c.PredictionResistance = true })
+	if _, err := h.g.Read(make([]byte, 2*drbg.MaxRequest+1)); err != nil {
+		t.Fatal(err)
+	}
+	if r := metricValue(t, h.g, "tirage_entropy_reseeds_total"); r != 4 {
+		t.Errorf("with prediction resistance, one Read of 3 requests: %v seeds, want 4", r)
 	}
 }
 

@@ -95,21 +95,12 @@ func (d *HMAC) Reseed(entropyInput, additionalInput []byte) error {
 }
 
 // Generate fills out with pseudorandom bits (§10.1.2.5); len(out) is at most
-// MaxRequest. additionalInput may be nil.
+// MaxRequest. additionalInput may be nil. On error out is zeroed, so that
+// nothing the caller held there passes for output.
 func (d *HMAC) Generate(out, additionalInput []byte) error {
-	if d.wiped {
-		return errors.New("drbg: generate after wipe")
-	}
-	if len(out) > MaxRequest {
-		return fmt.Errorf("drbg: request of %d bytes exceeds %d", len(out), MaxRequest)
-	}
-	if len(additionalInput) > maxInput {
-		return errors.New("drbg: additional input too long")
-	}
-	// 1. If reseed_counter > reseed_interval, return an indication that a
-	// reseed is required.
-	if d.reseedCounter > ReseedLimit {
-		return ErrReseedRequired
+	if err := d.generateCheck(out, additionalInput); err != nil {
+		clear(out)
+		return err
 	}
 	// 2. If additional_input != Null, (Key, V) = HMAC_DRBG_Update(additional_input, Key, V).
 	if len(additionalInput) > 0 {
@@ -129,6 +120,26 @@ func (d *HMAC) Generate(out, additionalInput []byte) error {
 	d.update(additionalInput)
 	// 7. reseed_counter = reseed_counter + 1.
 	d.reseedCounter++
+	return nil
+}
+
+// generateCheck returns the error Generate must return before producing
+// anything, or nil.
+func (d *HMAC) generateCheck(out, additionalInput []byte) error {
+	if d.wiped {
+		return errors.New("drbg: generate after wipe")
+	}
+	if len(out) > MaxRequest {
+		return fmt.Errorf("drbg: request of %d bytes exceeds %d", len(out), MaxRequest)
+	}
+	if len(additionalInput) > maxInput {
+		return errors.New("drbg: additional input too long")
+	}
+	// 1. If reseed_counter > reseed_interval, return an indication that a
+	// reseed is required.
+	if d.reseedCounter > ReseedLimit {
+		return ErrReseedRequired
+	}
 	return nil
 }
 

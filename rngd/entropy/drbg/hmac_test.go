@@ -143,6 +143,37 @@ func TestHMACLimits(t *testing.T) {
 	}
 }
 
+// TestHMACGenerateErrorZeroes: whatever Generate refuses, it leaves out
+// zeroed, never holding what the caller had there.
+func TestHMACGenerateErrorZeroes(t *testing.T) {
+	fresh := func() *HMAC {
+		d, err := NewHMAC(make([]byte, 32), make([]byte, 16), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, tc := range []struct {
+		name string
+		d    func() *HMAC
+		n    int
+		add  []byte
+	}{
+		{"after wipe", func() *HMAC { d := fresh(); d.Wipe(); return d }, 32, nil},
+		{"too long", fresh, MaxRequest + 1, nil},
+		{"additional input too long", fresh, 32, make([]byte, maxInput+1)},
+		{"reseed required", func() *HMAC { d := fresh(); d.reseedCounter = ReseedLimit + 1; return d }, 32, nil},
+	} {
+		out := bytes.Repeat([]byte{0x5a}, tc.n)
+		if err := tc.d().Generate(out, tc.add); err == nil {
+			t.Errorf("%s: accepted", tc.name)
+		}
+		if !bytes.Equal(out, make([]byte, tc.n)) {
+			t.Errorf("%s: out not zeroed", tc.name)
+		}
+	}
+}
+
 func BenchmarkHMACGenerate(b *testing.B) {
 	for _, n := range []int{32, 1024, MaxRequest} {
 		b.Run(sizeName(n), func(b *testing.B) {
