@@ -121,6 +121,15 @@ type Log interface {
 	Close() error
 }
 
+// Health is implemented by backends that fail closed (both of ours): after
+// an append or a check that may leave the log and its callers disagreeing
+// (a timed-out append, a rollback), every append is refused until the log
+// is reopened. Health returns that failure, nil while appends are taken;
+// rngd's readiness follows it.
+type Health interface {
+	Health() error
+}
+
 // Sequencer is implemented by backends that know how many leaves they hold
 // durably, in a checkpoint or not yet (the embedded backend: its journal):
 // AwaitCheckpoint(ctx, Sequenced()) returns the first checkpoint that covers

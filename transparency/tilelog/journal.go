@@ -39,8 +39,11 @@ import (
 // after the one before it is synced (and acknowledged), so at Open a bad
 // group is a torn write, never acknowledged, only when nothing follows it:
 // its header is whole and its body ends at the end of the file, or no whole
-// header follows it. It is cut off. A bad group followed by anything else,
-// or in an older segment, is corruption: Open refuses the log. A segment is
+// group follows it (a valid header opening a body that matches its checksum,
+// with a first index that can follow the bad group; a header alone may be
+// bytes of a leaf of the torn group, see laterGroup). It is cut off. A bad
+// group followed by a group, or in an older segment, is corruption: Open
+// refuses the log. A segment is
 // deleted once tessera has integrated all its leaves (and it is not the
 // newest), and older segments wholly below the integrated size may be
 // missing: a segment that reappears after a crash, before a gap, is only
@@ -195,7 +198,7 @@ func parseSegment(raw []byte, first uint64) (recs []journalRecord, good int, tor
 	for off := 0; off < len(raw); {
 		h, ok := parseHead(raw[off:])
 		if !ok {
-			return recs, off, !laterHead(raw[off+1:]), errors.New("bad group header")
+			return recs, off, !laterGroup(raw, off, want), errors.New("bad group header")
 		}
 		if h.first != want {
 			return recs, off, false, fmt.Errorf("group starts at index %d, want %d", h.first, want)
@@ -209,32 +212,61 @@ func parseSegment(raw []byte, first uint64) (recs []journalRecord, good int, tor
 			return recs, off, end == len(raw), errors.New("group checksum mismatch")
 		}
 		n := len(recs)
-		for len(body) > 0 {
-			if len(body) < 4 || int(binary.BigEndian.Uint32(body)) > min(len(body)-4, transparency.MaxLeafSize) {
-				return recs[:n], off, false, errors.New("malformed group body")
-			}
-			l := int(binary.BigEndian.Uint32(body))
-			recs = append(recs, journalRecord{index: want, leaf: body[4 : 4+l]})
-			want++
-			body = body[4+l:]
+		if recs, err = parseBody(recs, body, want, h.count); err != nil {
+			return recs[:n], off, false, err
 		}
-		if len(recs)-n != int(h.count) {
-			return recs[:n], off, false, fmt.Errorf("group holds %d records, its header says %d", len(recs)-n, h.count)
-		}
+		want += uint64(h.count)
 		off = end
 	}
 	return recs, len(raw), false, nil
 }
 
-// laterHead reports whether b holds a whole group header anywhere.
-func laterHead(b []byte) bool {
-	for i := 0; ; i++ {
-		j := bytes.Index(b[i:], groupMagic[:])
+// parseBody appends to recs the count records of a group body whose first
+// index is first.
+func parseBody(recs []journalRecord, body []byte, first uint64, count uint32) ([]journalRecord, error) {
+	n := len(recs)
+	for len(body) > 0 {
+		if len(body) < 4 || int(binary.BigEndian.Uint32(body)) > min(len(body)-4, transparency.MaxLeafSize) {
+			return recs, errors.New("malformed group body")
+		}
+		l := int(binary.BigEndian.Uint32(body))
+		recs = append(recs, journalRecord{index: first + uint64(len(recs)-n), leaf: body[4 : 4+l]})
+		body = body[4+l:]
+	}
+	if len(recs)-n != int(count) {
+		return recs, fmt.Errorf("group holds %d records, its header says %d", len(recs)-n, count)
+	}
+	return recs, nil
+}
+
+// minRecord is the smallest record in a group body: a length and a
+// one-byte leaf.
+const minRecord = 4 + 1
+
+// laterGroup reports whether a group follows the bad group at raw[off:],
+// whose first index is want: then the bad group was synced and
+// acknowledged (corruption), since a group is written only after the one
+// before it is synced. A torn group may hold, inside one of its leaves,
+// bytes that form a group header, so a header alone is no proof: it must
+// open a whole group, its body matching its checksum, and its first index
+// must follow want by at least one record and at most as many as fit
+// between the two.
+func laterGroup(raw []byte, off int, want uint64) bool {
+	for i := off + 1; ; i++ {
+		j := bytes.Index(raw[i:], groupMagic[:])
 		if j < 0 {
 			return false
 		}
 		i += j
-		if _, ok := parseHead(b[i:]); ok {
+		h, ok := parseHead(raw[i:])
+		if !ok || h.first <= want || h.first-want > uint64(max(i-off-groupHeader, 0)/minRecord) {
+			continue
+		}
+		end := i + groupHeader + int(h.length)
+		if end > len(raw) || crc32.Checksum(raw[i+groupHeader:end], crcTable) != h.crc {
+			continue
+		}
+		if _, err := parseBody(nil, raw[i+groupHeader:end], h.first, h.count); err == nil {
 			return true
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -164,6 +165,49 @@ func TestJournalLastSegment(t *testing.T) {
 	os.WriteFile(seg, bad, 0o600)
 	if _, _, err := openJournal(dir, 0); !errors.Is(err, transparency.ErrSecurity) {
 		t.Fatalf("a bad first header followed by a group = %v, want ErrSecurity", err)
+	}
+}
+
+// A torn group may hold a leaf whose bytes form a valid group header (a
+// record that quotes journal bytes): when the crash lost the group's own
+// header but not its body, that header is not a later group, and the torn
+// group is cut off instead of the log being refused as corrupt.
+func TestJournalTornGroupHoldingHeader(t *testing.T) {
+	dir := t.TempDir()
+	j, _, err := openJournal(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.write(journalLeaves(0, 2)); err != nil {
+		t.Fatal(err)
+	}
+	seg := filepath.Join(dir, segmentName(0))
+	j.close()
+	good, _ := os.ReadFile(seg)
+	// The next group, 2 and 3, whose second leaf holds the header of a
+	// group that could follow it (index 4).
+	header := appendGroup(nil, 4, journalLeaves(4, 1))[:groupHeader]
+	torn := appendGroup(nil, 2, [][]byte{[]byte("leaf 2"), append([]byte("quoting a journal: "), header...)})
+	clear(torn[:groupHeader]) // its header's page never reached the disk
+	if err := os.WriteFile(seg, append(bytes.Clone(good), torn...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, tail, err := openJournal(dir, 0)
+	if err != nil {
+		t.Fatalf("torn group holding a group header: %v, want it cut off", err)
+	}
+	checkTail(t, tail, 0, 2)
+	if first, err := j.write(journalLeaves(2, 1)); err != nil || first != 2 {
+		t.Fatalf("write after cutting = %d, %v", first, err)
+	}
+	j.close()
+
+	// A whole group after a bad header is still corruption.
+	raw, _ := os.ReadFile(seg)
+	raw[1] ^= 1
+	os.WriteFile(seg, raw, 0o600)
+	if _, _, err := openJournal(dir, 0); !errors.Is(err, transparency.ErrSecurity) {
+		t.Fatalf("a bad header followed by a whole group = %v, want ErrSecurity", err)
 	}
 }
 
@@ -370,6 +414,9 @@ func TestAppendTesseraStalled(t *testing.T) {
 		}
 	}
 	// A caller's deadline refuses its own append only.
+	if err := l.Health(); err != nil {
+		t.Fatalf("Health = %v before any failure", err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if _, err := l.Append(ctx, []byte("stalled, with a deadline")); !errors.Is(err, transparency.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
@@ -391,6 +438,9 @@ func TestAppendTesseraStalled(t *testing.T) {
 	if s := l.Stats(); s.Failures != 2 {
 		t.Fatalf("Stats = %+v, want the two refused appends counted", s)
 	}
+	if err := l.Health(); !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("Health after a timed-out append = %v, want the log failed closed", err)
+	}
 	// The timed-out leaf may yet be journaled: nothing may follow it
 	// until the log is reopened, even once tessera is back.
 	close(release)
@@ -398,4 +448,94 @@ func TestAppendTesseraStalled(t *testing.T) {
 	if _, err := l.Append(context.Background(), []byte("after the stall")); !errors.Is(err, transparency.ErrUnavailable) {
 		t.Fatalf("Append after a timed-out append: err = %v, want the log failed closed", err)
 	}
+}
+
+// Tessera stalls for good (a hung disk) with acknowledged leaves journaled
+// but not integrated: Close must still return, within its bound, with the
+// journal closed; the next Open, with tessera back, integrates them, each
+// at the index it was acknowledged with.
+func TestCloseTesseraStalled(t *testing.T) {
+	dir, signers := t.TempDir(), lagSigners(t)
+	var stalled atomic.Bool
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	// A stalled tessera takes nothing in and resolves nothing, whatever
+	// its context (until the test ends).
+	stall := func(add tessera.AddFn) tessera.AddFn {
+		return func(ctx context.Context, e *tessera.Entry) tessera.IndexFuture {
+			if !stalled.Load() {
+				return add(ctx, e)
+			}
+			return func() (tessera.Index, error) {
+				<-release
+				return tessera.Index{}, errors.New("tessera stalled")
+			}
+		}
+	}
+	const closeTimeout = 300 * time.Millisecond
+	l, err := Open(context.Background(), Config{Dir: dir, Origin: "example.com/close", Signers: signers,
+		wrapAdd: stall, closeTimeout: closeTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acked [][]byte
+	appendLeaf := func(l *Log, leaf []byte) {
+		t.Helper()
+		idx, err := l.Append(context.Background(), leaf)
+		if err != nil || idx != uint64(len(acked)) {
+			t.Fatalf("Append(%q) = %d, %v; want %d", leaf, idx, err, len(acked))
+		}
+		acked = append(acked, leaf)
+	}
+	for i := range 5 {
+		appendLeaf(l, fmt.Appendf(nil, "integrated %d", i))
+	}
+	// Those are in the tree before tessera stalls.
+	if _, err := l.AwaitCheckpoint(t.Context(), 5); err != nil {
+		t.Fatal(err)
+	}
+	stalled.Store(true)
+	for i := range 3 {
+		appendLeaf(l, fmt.Appendf(nil, "journaled only %d", i))
+	}
+
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- l.Close() }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, transparency.ErrUnavailable) {
+			t.Fatalf("Close with tessera stalled = %v, want ErrUnavailable (leaves left to the next Open)", err)
+		}
+		t.Logf("Close returned after %v", time.Since(start))
+	case <-time.After(10 * time.Second):
+		t.Fatalf("Close with tessera stalled still waits after 10 s (bound %v)", closeTimeout)
+	}
+	if _, err := l.Append(context.Background(), []byte("after Close")); !errors.Is(err, transparency.ErrClosed) {
+		t.Fatalf("Append after Close = %v, want ErrClosed", err)
+	}
+
+	// Reopened (the directory lock was released), tessera back.
+	l, err = Open(context.Background(), Config{Dir: dir, Origin: "example.com/close", Signers: signers})
+	if err != nil {
+		t.Fatalf("reopen after a stalled Close: %v", err)
+	}
+	defer l.Close()
+	if n := l.Sequenced(); n != uint64(len(acked)) {
+		t.Fatalf("reopened journal holds %d leaves, want the %d acknowledged", n, len(acked))
+	}
+	cp, err := l.AwaitCheckpoint(t.Context(), uint64(len(acked)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := l.Entries(t.Context(), 0, uint64(len(acked)), cp.Size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range acked {
+		if !bytes.Equal(got[i], acked[i]) {
+			t.Fatalf("leaf %d = %q, want %q", i, got[i], acked[i])
+		}
+	}
+	appendLeaf(l, []byte("after reopening"))
 }

@@ -85,13 +85,14 @@ func (l *Log) fail(err error) error {
 	if l.failed == nil {
 		l.failed = fmt.Errorf("tilelog: %w: %w (appends are refused until the log is reopened)", transparency.ErrUnavailable, err)
 		l.cfg.Logger.Error("transparency log append pipeline stopped", "err", err)
+		close(l.failedc)
 		l.caughtUp.Broadcast()
 	}
 	return l.failed
 }
 
 func (l *Log) journalLoop() {
-	defer l.pipeline.Done()
+	defer close(l.journalDone)
 	defer close(l.integrate)
 	for range l.wake {
 		for {
@@ -129,7 +130,13 @@ func (l *Log) journalLoop() {
 				continue
 			}
 			l.lagSeen = max(l.lagSeen, l.journal.next-l.integrated.Load())
-			l.integrate <- journaled{first: first, leaves: leaves}
+			// A stalled tessera must not hold the journal (Close waits
+			// for journalLoop): once the pipeline failed, the journal
+			// keeps the group for the next Open.
+			select {
+			case l.integrate <- journaled{first: first, leaves: leaves}:
+			case <-l.failedc:
+			}
 			if err := l.journal.trim(l.integrated.Load()); err != nil {
 				l.fail(err)
 			}
@@ -150,7 +157,6 @@ func (l *Log) awaitTessera() {
 // integrateLoop adds the journaled leaves to tessera as they come, so that
 // tessera's queue is fed while confirmLoop waits for earlier batches.
 func (l *Log) integrateLoop(ctx context.Context) {
-	defer l.pipeline.Done()
 	defer close(l.futures)
 	for g := range l.integrate {
 		l.pmu.Lock()
@@ -174,7 +180,7 @@ type pendingLeaf struct {
 // confirmLoop confirms the leaves integrateLoop added, in order, and reports
 // tessera's progress to journalLoop (maxLag).
 func (l *Log) confirmLoop() {
-	defer l.pipeline.Done()
+	defer close(l.pipelineDone)
 	n := 0
 	for p := range l.futures {
 		if err := l.confirm(p); err != nil {

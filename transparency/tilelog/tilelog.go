@@ -84,6 +84,16 @@ const (
 	// DefaultAppendTimeout bounds how long an Append waits for its leaf
 	// to be journaled.
 	DefaultAppendTimeout = 30 * time.Second
+	// DefaultCloseTimeout bounds how long Close waits for tessera to
+	// integrate the journaled leaves and publish a checkpoint covering
+	// them. Past it, or at once when the pipeline has failed, Close stops
+	// without them: the journal holds them and the next Open hands them
+	// to tessera again.
+	DefaultCloseTimeout = time.Minute
+	// journalCloseGrace bounds how long Close, once it gave up on tessera,
+	// waits for a journal write in progress (a hung disk) before leaving
+	// the journal and the directory lock to the process's exit.
+	journalCloseGrace = 5 * time.Second
 	// pollInterval is how often AwaitCheckpoint re-reads the checkpoint file.
 	pollInterval = 2 * time.Millisecond
 	// indexInterval is how often the leaf hash index catches up in the
@@ -131,6 +141,8 @@ type Config struct {
 
 	// maxLag overrides the package's maxLag (tests).
 	maxLag uint64
+	// closeTimeout overrides DefaultCloseTimeout (tests).
+	closeTimeout time.Duration
 	// wrapAdd, if set, wraps tessera's Add (tests).
 	wrapAdd func(tessera.AddFn) tessera.AddFn
 }
@@ -158,9 +170,10 @@ type Log struct {
 	// and acknowledges, integrateLoop hands the journaled leaves to tessera.
 	journal    *journal
 	pmu        sync.Mutex
-	queue      []appendReq // guarded by pmu
-	failed     error       // guarded by pmu: the pipeline stopped (fail closed)
-	stopping   bool        // guarded by pmu
+	queue      []appendReq   // guarded by pmu
+	failed     error         // guarded by pmu: the pipeline stopped (fail closed)
+	failedc    chan struct{} // closed when failed is set
+	stopping   bool          // guarded by pmu
 	wake       chan struct{}
 	integrate  chan journaled
 	futures    chan pendingLeaf // added to tessera, in order, not yet confirmed
@@ -168,7 +181,10 @@ type Log struct {
 	sequenced  atomic.Uint64    // journal.next, for readers outside journalLoop
 	caughtUp   sync.Cond        // on pmu: integrated grew, or the pipeline failed
 	lagSeen    uint64           // the most leaves journaled ahead of tessera (journalLoop's)
-	pipeline   sync.WaitGroup
+	// journalDone is closed when journalLoop, the journal's only user
+	// after Open, has returned; pipelineDone when confirmLoop has (after
+	// integrateLoop: it returns once futures is closed).
+	journalDone, pipelineDone chan struct{}
 
 	// mu guards closed and the latest checkpoint cache.
 	mu       sync.Mutex
@@ -212,6 +228,9 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if cfg.AppendTimeout == 0 {
 		cfg.AppendTimeout = DefaultAppendTimeout
 	}
+	if cfg.closeTimeout == 0 {
+		cfg.closeTimeout = DefaultCloseTimeout
+	}
 	signers, verifiers, vkeys, err := transparency.CheckpointKeys(cfg.Origin, cfg.Signers)
 	if err != nil {
 		return nil, fmt.Errorf("tilelog: %w", err)
@@ -229,6 +248,7 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	l := &Log{cfg: cfg, tilesDir: filepath.Join(cfg.Dir, "tiles"), verifiers: verifiers, vkeys: vkeys, lock: lock}
 	l.tiles.m = make(map[tlog.Tile][]byte)
 	l.caughtUp.L = &l.pmu
+	l.failedc = make(chan struct{})
 	// fail undoes what Open did so far. Nothing may fail once the
 	// pipeline's goroutines are started: they are not stopped here.
 	fail := func(err error) (*Log, error) {
@@ -280,7 +300,7 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	l.wake = make(chan struct{}, 1)
 	l.integrate = make(chan journaled, integrateQueue)
 	l.futures = make(chan pendingLeaf, maxLag)
-	l.pipeline.Add(3)
+	l.journalDone, l.pipelineDone = make(chan struct{}), make(chan struct{})
 	go l.journalLoop()
 	go l.integrateLoop(bgctx)
 	go l.confirmLoop()
@@ -630,8 +650,24 @@ func (l *Log) VerifierKeys() []string { return l.vkeys }
 // Stats implements transparency.Log.
 func (l *Log) Stats() transparency.Stats { return l.meter.Stats() }
 
-// Close implements transparency.Log: it waits (up to a minute) for a
-// checkpoint covering every acknowledged leaf, then stops.
+// Health implements transparency.Health: the failure every append gets
+// until the log is reopened, nil while it takes appends.
+func (l *Log) Health() error {
+	l.pmu.Lock()
+	defer l.pmu.Unlock()
+	return l.failed
+}
+
+// Close implements transparency.Log: it waits (up to DefaultCloseTimeout,
+// a minute) for tessera to integrate every journaled leaf and for a
+// checkpoint covering them, then stops. Close is bounded even when tessera
+// stalls: past the bound, or at once when the pipeline has already failed,
+// it fails the pipeline, lets the journal's writer finish (every
+// acknowledged leaf is in the synced journal already), closes the journal
+// and leaves tessera's goroutines to the process's exit; the next Open
+// hands tessera the leaves it did not integrate. A journal write that does
+// not finish within journalCloseGrace more (a hung disk) leaves the journal
+// and the directory lock open, and Close reports it.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	if l.closed {
@@ -640,6 +676,8 @@ func (l *Log) Close() error {
 	}
 	l.closed = true
 	l.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), l.cfg.closeTimeout)
+	defer cancel()
 	// Acknowledge what is queued, let tessera integrate everything
 	// journaled, then stop tessera.
 	l.pmu.Lock()
@@ -649,16 +687,39 @@ func (l *Log) Close() error {
 	case l.wake <- struct{}{}:
 	default:
 	}
-	l.pipeline.Wait()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	err := l.shutdown(ctx)
+	var err error
+	select {
+	case <-l.pipelineDone:
+	case <-l.failedc:
+	case <-ctx.Done():
+		l.fail(fmt.Errorf("close: tessera did not integrate the journaled leaves within %v (the journal keeps them for the next Open)", l.cfg.closeTimeout))
+	}
+	l.pmu.Lock()
+	failed := l.failed
+	l.pmu.Unlock()
+	if failed == nil {
+		// Tessera's shutdown waits for a checkpoint covering what it
+		// integrated; it may itself stall (it locks out Add).
+		err = within(ctx, func() error { return l.shutdown(ctx) })
+	} else {
+		// Tessera stalled or failed: its shutdown would wait for it.
+		// The journal is the truth until the next Open.
+		err = failed
+	}
 	l.cancel()
-	l.bg.Wait()
+	// journalLoop no longer waits for tessera (it failed, or the pipeline
+	// is done); a journal write may be in progress.
+	gctx, gcancel := context.WithTimeout(context.Background(), journalCloseGrace)
+	defer gcancel()
+	select {
+	case <-l.journalDone:
+	case <-gctx.Done():
+		return fmt.Errorf("tilelog: close: %w: a journal write did not finish within %v of giving up on tessera (disk stalled); the journal and the directory lock stay open", transparency.ErrUnavailable, journalCloseGrace)
+	}
 	if cerr := l.journal.close(); err == nil {
 		err = cerr
 	}
-	if cerr := l.index.close(); err == nil {
+	if cerr := within(gctx, func() error { l.bg.Wait(); return l.index.close() }); err == nil {
 		err = cerr
 	}
 	if cerr := l.lock.Close(); err == nil {
@@ -668,6 +729,19 @@ func (l *Log) Close() error {
 		return fmt.Errorf("tilelog: close: %w", err)
 	}
 	return nil
+}
+
+// within runs f and returns its error, or ctx's if ctx ends first (f then
+// goes on in the background).
+func within(ctx context.Context, f func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("%w: %w", transparency.ErrUnavailable, ctx.Err())
+	}
 }
 
 // tileReader is the log seen as an x/mod tlog.TileReader.

@@ -79,4 +79,7 @@ func TestAppendSignerStalled(t *testing.T) {
 	if _, err := l.Append(context.Background(), []byte("after the stall")); !errors.Is(err, transparency.ErrUnavailable) || queued.Load() != 1 {
 		t.Fatalf("Append after a timed-out append: err = %v, %d leaves queued, want refused before queueing", err, queued.Load())
 	}
+	if err := l.Health(); !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("Health after a timed-out append = %v, want the log failed closed", err)
+	}
 }

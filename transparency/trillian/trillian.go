@@ -43,6 +43,13 @@
 // included, whose leaves would otherwise get indices below those already
 // handed out and never be delivered. Only a restart clears it (and with
 // Config.StateFile, Open then refuses the tree too).
+//
+// # Answers checked
+//
+// Proofs and entries Trillian returns are checked against a root the
+// appliance signed before they are returned (verify.go): a faulty or
+// tampered database is reported here, with ErrSecurity, and the log fails
+// closed as for a rollback, rather than by an auditor after a bad receipt.
 package trillian
 
 import (
@@ -145,6 +152,7 @@ type Log struct {
 	cp      *checkpoint.Checkpoint // last checkpoint signed
 	failed  error                  // the rollback detected, if any (ErrSecurity)
 	failc   chan struct{}          // closed when failed is set
+	roots   map[uint64]tlog.Hash   // roots authenticated against cp (verify.go)
 }
 
 var _ transparency.Log = (*Log)(nil)
@@ -177,7 +185,7 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		cfg: cfg, client: tpb.NewTrillianLogClient(cfg.Conn),
 		signers: signers, verifiers: verifiers, vkeys: vkeys,
 		waiters: make(map[tlog.Hash][]chan uint64), wake: make(chan struct{}, 1), done: make(chan struct{}),
-		failc: make(chan struct{}),
+		failc: make(chan struct{}), roots: make(map[uint64]tlog.Hash),
 	}
 	if err := l.loadState(); err != nil {
 		return nil, err
@@ -501,11 +509,19 @@ func (l *Log) findIntegrated(ctx context.Context, h tlog.Hash) (uint64, bool, er
 	if root.TreeSize == 0 {
 		return 0, false, nil
 	}
-	idx, _, err := l.proofByHash(ctx, h, root.TreeSize)
+	idx, p, err := l.proofByHash(ctx, h, root.TreeSize)
 	if errors.Is(err, transparency.ErrNotFound) {
 		return 0, false, nil
 	}
-	return idx, err == nil, err
+	if err != nil {
+		return 0, false, err
+	}
+	// Against the root just read: it is checked against the signed
+	// checkpoint when it is signed.
+	if err := tlog.CheckRecord(p, int64(root.TreeSize), tlog.Hash(root.RootHash), int64(idx), h); err != nil {
+		return 0, false, l.misbehaved(fmt.Errorf("trillian: %w: tree %d: inclusion proof of leaf %d does not lead to root %d: %w", transparency.ErrSecurity, l.cfg.TreeID, idx, root.TreeSize, err))
+	}
+	return idx, true, nil
 }
 
 // follow polls the root while appends wait and hands out indices.
@@ -660,18 +676,23 @@ func (l *Log) Entries(ctx context.Context, start, end, treeSize uint64) ([][]byt
 	if err != nil {
 		return nil, rpcErr("couldn't read entries", err)
 	}
-	out := make([][]byte, 0, len(resp.GetLeaves()))
-	for i, lf := range resp.GetLeaves() {
-		if lf.GetLeafIndex() != int64(start)+int64(i) {
-			return nil, fmt.Errorf("trillian: %w: leaf %d returned at position %d", transparency.ErrSecurity, lf.GetLeafIndex(), start+uint64(i))
-		}
-		if h := tlog.RecordHash(lf.GetLeafValue()); !bytes.Equal(h[:], lf.GetMerkleLeafHash()) {
-			return nil, fmt.Errorf("trillian: %w: leaf %d does not match its hash", transparency.ErrSecurity, lf.GetLeafIndex())
-		}
-		out = append(out, lf.GetLeafValue())
-	}
-	if len(out) == 0 {
+	leaves := resp.GetLeaves()
+	if len(leaves) == 0 {
 		return nil, fmt.Errorf("trillian: %w: no entries returned from %d", transparency.ErrUnavailable, start)
+	}
+	if len(leaves) > int(end-start) {
+		return nil, l.misbehaved(fmt.Errorf("trillian: %w: tree %d: %d entries returned for [%d, %d)", transparency.ErrSecurity, l.cfg.TreeID, len(leaves), start, end))
+	}
+	out := make([][]byte, len(leaves))
+	hashes := make([]tlog.Hash, len(leaves))
+	for i, lf := range leaves {
+		if hashes[i], err = l.leafHash(lf, start+uint64(i)); err != nil {
+			return nil, err
+		}
+		out[i] = lf.GetLeafValue()
+	}
+	if err := l.checkEntries(ctx, start, hashes); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -695,11 +716,33 @@ func (l *Log) InclusionProof(ctx context.Context, index, treeSize uint64) (tlog.
 	if err := l.checkSize(ctx, treeSize); err != nil {
 		return nil, err
 	}
+	// With the leaf, in one call: the proof is checked for it.
+	h, p, err := l.entryAndProof(ctx, index, treeSize)
+	if err != nil {
+		return nil, err
+	}
+	root, err := l.rootFromInclusion(index, treeSize, h, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.checkTreeHash(ctx, treeSize, root); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// inclusion returns Trillian's proof of leaf index in the tree of n leaves,
+// unchecked.
+func (l *Log) inclusion(ctx context.Context, index, n uint64) ([]tlog.Hash, error) {
 	rctx, cancel := l.rpcCtx(ctx)
 	defer cancel()
-	resp, err := l.client.GetInclusionProof(rctx, &tpb.GetInclusionProofRequest{LogId: l.cfg.TreeID, LeafIndex: int64(index), TreeSize: int64(treeSize)})
+	what := fmt.Sprintf("couldn't prove leaf %d in tree %d", index, n)
+	resp, err := l.client.GetInclusionProof(rctx, &tpb.GetInclusionProofRequest{LogId: l.cfg.TreeID, LeafIndex: int64(index), TreeSize: int64(n)})
 	if err != nil {
-		return nil, rpcErr(fmt.Sprintf("couldn't prove leaf %d in tree %d", index, treeSize), err)
+		return nil, rpcErr(what, err)
+	}
+	if size := rootSize(resp.GetSignedLogRoot()); size < n || resp.GetProof() == nil {
+		return nil, l.behind(what, size, n)
 	}
 	return toProof(resp.GetProof().GetHashes())
 }
@@ -712,15 +755,30 @@ func (l *Log) InclusionProofByHash(ctx context.Context, leafHash tlog.Hash, tree
 	if err := l.checkSize(ctx, treeSize); err != nil {
 		return 0, nil, err
 	}
-	return l.proofByHash(ctx, leafHash, treeSize)
+	idx, p, err := l.proofByHash(ctx, leafHash, treeSize)
+	if err != nil {
+		return 0, nil, err
+	}
+	root, err := l.rootFromInclusion(idx, treeSize, leafHash, p)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := l.checkTreeHash(ctx, treeSize, root); err != nil {
+		return 0, nil, err
+	}
+	return idx, p, nil
 }
 
 func (l *Log) proofByHash(ctx context.Context, leafHash tlog.Hash, treeSize uint64) (uint64, tlog.RecordProof, error) {
 	rctx, cancel := l.rpcCtx(ctx)
 	defer cancel()
+	what := fmt.Sprintf("couldn't prove leaf hash %x", leafHash[:])
 	resp, err := l.client.GetInclusionProofByHash(rctx, &tpb.GetInclusionProofByHashRequest{LogId: l.cfg.TreeID, LeafHash: leafHash[:], TreeSize: int64(treeSize), OrderBySequence: true})
 	if err != nil {
-		return 0, nil, rpcErr(fmt.Sprintf("couldn't prove leaf hash %x", leafHash[:]), err)
+		return 0, nil, rpcErr(what, err)
+	}
+	if size := rootSize(resp.GetSignedLogRoot()); size < treeSize {
+		return 0, nil, l.behind(what, size, treeSize)
 	}
 	for _, p := range resp.GetProof() {
 		if p.GetLeafIndex() >= 0 && uint64(p.GetLeafIndex()) < treeSize {
@@ -742,15 +800,34 @@ func (l *Log) ConsistencyProof(ctx context.Context, oldSize, newSize uint64) (tl
 	if oldSize == 0 || oldSize == newSize {
 		return tlog.TreeProof{}, nil
 	}
-	return l.consistency(ctx, oldSize, newSize)
+	p, err := l.consistency(ctx, oldSize, newSize)
+	if err != nil {
+		return nil, err
+	}
+	newRoot, err := l.authRoot(ctx, newSize)
+	if err != nil {
+		return nil, err
+	}
+	oldRoot, err := l.authRoot(ctx, oldSize)
+	if err != nil {
+		return nil, err
+	}
+	if err := tlog.CheckTree(p, int64(newSize), newRoot, int64(oldSize), oldRoot); err != nil {
+		return nil, l.misbehaved(fmt.Errorf("trillian: %w: tree %d: consistency proof of %d in %d leaves does not verify: %w", transparency.ErrSecurity, l.cfg.TreeID, oldSize, newSize, err))
+	}
+	return p, nil
 }
 
 func (l *Log) consistency(ctx context.Context, oldSize, newSize uint64) (tlog.TreeProof, error) {
 	rctx, cancel := l.rpcCtx(ctx)
 	defer cancel()
+	what := fmt.Sprintf("couldn't prove tree %d in tree %d", oldSize, newSize)
 	resp, err := l.client.GetConsistencyProof(rctx, &tpb.GetConsistencyProofRequest{LogId: l.cfg.TreeID, FirstTreeSize: int64(oldSize), SecondTreeSize: int64(newSize)})
 	if err != nil {
-		return nil, rpcErr(fmt.Sprintf("couldn't prove tree %d in tree %d", oldSize, newSize), err)
+		return nil, rpcErr(what, err)
+	}
+	if size := rootSize(resp.GetSignedLogRoot()); size < newSize || resp.GetProof() == nil {
+		return nil, l.behind(what, size, newSize)
 	}
 	return toProof(resp.GetProof().GetHashes())
 }
@@ -760,6 +837,10 @@ func (l *Log) VerifierKeys() []string { return l.vkeys }
 
 // Stats implements transparency.Log.
 func (l *Log) Stats() transparency.Stats { return l.meter.Stats() }
+
+// Health implements transparency.Health: the rollback, fork or timed-out
+// append that failed the log closed, nil while it takes appends.
+func (l *Log) Health() error { return l.failure() }
 
 // Close implements transparency.Log. Appends still waiting return
 // ErrClosed (their leaves are queued in Trillian and will be integrated, but
