@@ -71,7 +71,7 @@ func CheckStake(s int64) error {
 // CheckEmissionID reports whether id is a valid emission id.
 func CheckEmissionID(id string) error {
 	if !emissionRE.MatchString(id) {
-		return fmt.Errorf("emission_id %q must be 1 to 64 characters of [A-Za-z0-9._-]", id)
+		return fmt.Errorf("emission_id %s must be 1 to 64 characters of [A-Za-z0-9._-]", quoted(id))
 	}
 	return nil
 }
@@ -106,8 +106,9 @@ func ParseTicket(line string) (Ticket, error) {
 // ReadManifest reads a manifest file, calling fn for each ticket in order.
 func ReadManifest(r io.Reader, fn func(Ticket) error) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 4096)
-	for n := 1; sc.Scan(); n++ {
+	sc.Buffer(make([]byte, 0, maxManifestLine), maxManifestLine)
+	n := 1 // the line being read, also when Scan stops on an error
+	for ; sc.Scan(); n++ {
 		line := sc.Text()
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
@@ -120,11 +121,17 @@ func ReadManifest(r io.Reader, fn func(Ticket) error) error {
 			return err
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("couldn't read the manifest: %w", err)
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("manifest line %d: longer than %d bytes: %w", n, maxManifestLine, err)
+	} else if err != nil {
+		return fmt.Errorf("manifest line %d: couldn't read the manifest: %w", n, err)
 	}
 	return nil
 }
+
+// maxManifestLine bounds a manifest line (the scanner's buffer; a ticket line
+// is at most 64+1+64+1+7 bytes; a longer one is garbage, not memory to use).
+const maxManifestLine = 4096
 
 // ManifestRoot computes a manifest's Merkle root incrementally.
 type ManifestRoot struct {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -185,6 +186,12 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
 		return nil, fail(CheckFormat, verdict.MsgPromoNotCertificate, verdict.JSONError(err))
+	}
+	// Only white space may follow: the fingerprint hashes the whole file,
+	// so trailing bytes would give one draw many fingerprints (dec.More
+	// alone lets a stray '}' or ']' through).
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fail(CheckFormat, verdict.MsgPromoNotCertificate, verdict.Errorf(verdict.MsgDocTrailing))
 	}
 	if c.V != 1 {
 		return nil, fail(CheckFormat, verdict.MsgPromoVersion, c.V)

@@ -529,8 +529,16 @@ func FuzzVerify(f *testing.F) {
 	bx := runFlowBeacon(f, accounts(7), "text:12345678", 1, rd.ref(), rd.value(f))
 	f.Add(fx.cert)
 	f.Add(bx.cert)
+	// Slightly broken: trailing data, truncated, one more field.
+	f.Add(append(bytes.Clone(fx.cert), '}'))
+	f.Add(append(bytes.Clone(fx.cert), fx.cert...))
+	f.Add(fx.cert[:len(fx.cert)/2])
+	f.Add(bytes.Replace(fx.cert, []byte(`"v": 1,`), []byte(`"v": 1, "extra": 0,`), 1))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, err := Verify(b, nil, Anchors{Reserves: -1})
+		if err == nil && !json.Valid(b) {
+			t.Fatal("accepted bytes that are not one JSON document")
+		}
 		if err == nil && !bytes.Equal(b, fx.cert) && !bytes.Equal(b, bx.cert) {
 			// Only whitespace-level changes of a genuine certificate may pass.
 			var c1, c2, c3 Certificate

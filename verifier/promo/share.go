@@ -3,6 +3,7 @@ package promo
 import (
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"tirage.fr/tirage/verifier/verdict"
@@ -29,7 +30,9 @@ func ParseShare(s string) (string, error) {
 			return "", verdict.Errorf(verdict.MsgShareText)
 		}
 		for _, r := range t {
-			if r < 0x20 || r == 0x7f {
+			// C0, DEL and C1 (U+0080–U+009F: NEL, CSI…): none is
+			// printable, and a CSI can rewrite what a terminal shows.
+			if unicode.IsControl(r) {
 				return "", verdict.Errorf(verdict.MsgShareControl)
 			}
 		}
