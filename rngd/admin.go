@@ -35,20 +35,20 @@ func (e *engine) createEmission(ctx context.Context, req *adminv1.CreateEmission
 		return nil, err
 	}
 	if err := CheckEmissionID(req.EmissionId); err != nil {
-		return nil, status.Error(codes.InvalidArgument, err.Error())
+		return nil, refuse(reasonEmissionIDInvalid, "%v", err)
 	}
 	d, err := time.Parse(time.DateOnly, req.ClosureDate)
 	if err != nil || d.Format(time.DateOnly) != req.ClosureDate {
-		return nil, status.Errorf(codes.InvalidArgument, "closure_date: %q is not a YYYY-MM-DD date", req.ClosureDate)
+		return nil, refuse(reasonClosureDateInvalid, "closure_date: %s is not a YYYY-MM-DD date", quoted(req.ClosureDate))
 	}
 	// The log records the start deadline (closure + 30 days) with a
 	// four-digit year from 1970; a closure outside these years is a typo.
 	if y := d.Year(); y < minClosureYear || y > maxClosureYear {
-		return nil, status.Errorf(codes.InvalidArgument, "closure_date: %s: want a year from %d to %d", req.ClosureDate, minClosureYear, maxClosureYear)
+		return nil, refuse(reasonClosureDateInvalid, "closure_date: %s: want a year from %d to %d", req.ClosureDate, minClosureYear, maxClosureYear)
 	}
 	deadline, err := qod.StartDeadline(req.ClosureDate, e.loc)
 	if err != nil {
-		return nil, status.Errorf(codes.InvalidArgument, "closure_date: %v", err)
+		return nil, refuse(reasonClosureDateInvalid, "closure_date: %v", err)
 	}
 	reply := new(adminv1.CreateEmissionResponse)
 	if ok, err := e.replayed(c, reply); ok || err != nil {
@@ -60,7 +60,7 @@ func (e *engine) createEmission(ctx context.Context, req *adminv1.CreateEmission
 		return reply, err
 	}
 	if _, err := e.emission(req.EmissionId); err == nil {
-		return nil, status.Errorf(codes.FailedPrecondition, "emission_id: emission %q is already registered", req.EmissionId)
+		return nil, refuse(reasonEmissionExists, "emission_id: emission %q is already registered", req.EmissionId)
 	} else if status.Code(err) != codes.NotFound {
 		return nil, err
 	}
@@ -91,10 +91,10 @@ func (e *engine) emission(id string) (storedEmission, error) {
 		return err
 	})
 	if err != nil {
-		return em, status.Errorf(codes.Internal, "state store: %v", err)
+		return em, storeError(err)
 	}
 	if !found {
-		return em, status.Errorf(codes.NotFound, "emission_id: no emission %q (register it first)", id)
+		return em, refuse(reasonUnknownEmission, "emission_id: no emission %s (register it first)", quoted(id))
 	}
 	return em, nil
 }
@@ -117,7 +117,7 @@ func (e *engine) listEmissions() (*adminv1.ListEmissionsResponse, error) {
 		})
 	})
 	if err != nil {
-		return nil, status.Errorf(codes.Internal, "state store: %v", err)
+		return nil, storeError(err)
 	}
 	return out, nil
 }
@@ -131,12 +131,15 @@ func (e *engine) manifestPath(root []byte) string {
 // importManifest imports a ticket manifest: header first, then tickets.
 func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreamingServer[adminv1.ImportManifestRequest, adminv1.ImportManifestResponse]) error {
 	first, err := stream.Recv()
+	if _, ok := status.FromError(err); ok && err != nil {
+		return err // the stream's own failure (cancelled, …)
+	}
 	if err != nil {
-		return status.Errorf(codes.InvalidArgument, "no manifest header: %v", err)
+		return refuse(reasonManifestInvalid, "no manifest header: %v", err)
 	}
 	h := first.GetHeader()
 	if h == nil {
-		return status.Error(codes.InvalidArgument, "header: the first message must be the manifest header")
+		return refuse(reasonManifestInvalid, "header: the first message must be the manifest header")
 	}
 	em, err := e.emission(h.EmissionId)
 	if err != nil {
@@ -155,15 +158,15 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 		}
 		b := m.GetTickets()
 		if b == nil {
-			return status.Error(codes.InvalidArgument, "header: only the first message may be a header")
+			return refuse(reasonManifestInvalid, "header: only the first message may be a header")
 		}
 		for _, t := range b.Tickets {
 			n := len(tickets) + 1
 			if len(t.TicketHash) != 32 {
-				return status.Errorf(codes.InvalidArgument, "tickets[%d].ticket_hash: %d bytes, want 32", n, len(t.TicketHash))
+				return refuse(reasonManifestInvalid, "tickets[%d].ticket_hash: %d bytes, want 32", n, len(t.TicketHash))
 			}
 			if err := CheckStake(t.StakeCents); err != nil {
-				return status.Errorf(codes.InvalidArgument, "tickets[%d]: %v", n, err)
+				return refuse(reasonManifestInvalid, "tickets[%d]: %v", n, err)
 			}
 			tk := Ticket{Emission: em.ID, StakeCents: t.StakeCents}
 			copy(tk.TicketHash[:], t.TicketHash)
@@ -173,10 +176,10 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 		}
 	}
 	if uint64(len(tickets)) != h.Count {
-		return status.Errorf(codes.InvalidArgument, "count: header says %d tickets, %d received", h.Count, len(tickets))
+		return refuse(reasonManifestInvalid, "count: header says %d tickets, %d received", h.Count, len(tickets))
 	}
 	if len(tickets) == 0 {
-		return status.Error(codes.InvalidArgument, "count: a manifest needs at least one ticket")
+		return refuse(reasonManifestInvalid, "count: a manifest needs at least one ticket")
 	}
 	rootHash := root.Root()
 	c, err := newCall(adminServer, "ImportManifest/"+hex.EncodeToString(rootHash), h)
@@ -210,23 +213,23 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 	slices.SortFunc(hashes, func(a, b [32]byte) int { return bytes.Compare(a[:], b[:]) })
 	for i := 1; i < len(hashes); i++ {
 		if hashes[i] == hashes[i-1] {
-			return status.Errorf(codes.InvalidArgument, "tickets: ticket %x appears twice in the manifest", hashes[i])
+			return refuse(reasonManifestInvalid, "tickets: ticket %x appears twice in the manifest", hashes[i])
 		}
 	}
 	err = e.store.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketTickets)
 		for _, h := range hashes {
 			if b.Get(h[:]) != nil {
-				return status.Errorf(codes.FailedPrecondition, "tickets: ticket %x is already imported (nothing changed)", h)
+				return refuse(reasonTicketImported, "tickets: ticket %x is already imported (nothing changed)", h)
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return err
+		return storeError(err)
 	}
 	if err := writeManifest(e.manifestPath(rootHash), tickets); err != nil {
-		return status.Errorf(codes.Internal, "couldn't keep the manifest: %v", err)
+		return refuse(reasonInternal, "couldn't keep the manifest: %v", err)
 	}
 	var rh [32]byte
 	copy(rh[:], rootHash)
@@ -260,7 +263,7 @@ func (e *engine) putTickets(tickets []Ticket) error {
 	for len(tickets) > 0 {
 		n := min(len(tickets), 50_000)
 		if err := e.store.write(storeWrite{fn: func(tx *bolt.Tx) error { return putTicketsTx(tx, tickets[:n]) }}, nil, true); err != nil {
-			return status.Errorf(codes.Internal, "state store: %v", err)
+			return storeError(err)
 		}
 		tickets = tickets[n:]
 	}
@@ -386,10 +389,10 @@ func (s *adminService) RefundGame(ctx context.Context, req *adminv1.RefundGameRe
 		return nil, err
 	}
 	if req.GameId == "" {
-		return nil, status.Error(codes.InvalidArgument, "game_id: required")
+		return nil, refuse(reasonGameIDMissing, "game_id: required")
 	}
 	if req.Reason == "" {
-		return nil, status.Error(codes.InvalidArgument, "reason: required (why the 30 days could not be honoured)")
+		return nil, refuse(reasonRefundReasonMissing, "reason: required (why the 30 days could not be honoured)")
 	}
 	r, err := s.e.endGame(ctx, &c, req.GameId, true)
 	if err == nil {

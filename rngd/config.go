@@ -43,6 +43,7 @@ type Config struct {
 	Dev bool `toml:"dev"`
 
 	GRPC    GRPCConfig    `toml:"grpc"`
+	Audit   AuditConfig   `toml:"audit"`
 	HTTP    HTTPConfig    `toml:"http"`
 	Admin   AdminConfig   `toml:"admin"`
 	Log     LogConfig     `toml:"log"`
@@ -79,6 +80,25 @@ type GRPCConfig struct {
 	MaxConcurrentStreams uint32 `toml:"max_concurrent_streams"`
 }
 
+// AuditConfig is the auditors' gRPC listener: the log's audit service
+// (tirage.transparency.audit.v1, transparency/auditpb/v1: checkpoints,
+// entries, inclusion and consistency proofs), with the standard health
+// service and server reflection, and nothing else: no game service, no
+// admin service. The game servers' listener does not serve it, so that an
+// auditor needs no game server's certificate (which would let them start
+// games). TLS 1.3 with the daemon's certificate (grpc.cert_file,
+// grpc.key_file); the log is public, so no client certificate is asked
+// for unless ClientCAFile is set.
+type AuditConfig struct {
+	// Listen is the address, default "127.0.0.1:7444"; "off" disables it
+	// (the log stays readable over HTTP /log/, http.listen).
+	Listen string `toml:"listen"`
+	// ClientCAFile, when set, restricts the listener to auditors holding
+	// a client certificate issued by this CA bundle (verified, TLS 1.3).
+	// Default: none, any client may read the log.
+	ClientCAFile string `toml:"client_ca_file"`
+}
+
 // HTTPConfig is the auditors' and operators' read listener: /metrics,
 // /healthz and the log's tiles under /log/. It serves nothing secret.
 type HTTPConfig struct {
@@ -88,8 +108,17 @@ type HTTPConfig struct {
 
 // AdminConfig is the operator's listener, used by rngctl.
 type AdminConfig struct {
-	// Socket is the Unix socket path, default DataDir/admin.sock, created
-	// with mode 0600.
+	// Socket is the Unix socket path, default DataDir/admin.sock. It is
+	// created with mode 0600 when AllowedUIDs names only the daemon's own
+	// user and root, and with mode 0666 when it names another user: the
+	// kernel's peer credentials (SO_PEERCRED), checked on every connection
+	// before a byte is read, then decide who may call (listenAdmin says
+	// why). Another user must also be able to reach the socket: every
+	// directory on its path must be searchable (x) by that user, which
+	// the default location, inside data_dir (mode 0700), is not; put the
+	// socket in a directory such as /run/tirage (mode 0755, or 0750 with
+	// the operators' group). rngd warns at start when a directory on the
+	// path is not searchable by others.
 	Socket string `toml:"socket"`
 	// AllowedUIDs are the Unix users (kernel peer credentials) allowed to
 	// call; default: only the daemon's own uid.
@@ -105,10 +134,16 @@ type LogConfig struct {
 	// TrillianAddress and TrillianTreeID select the Trillian log.
 	TrillianAddress string `toml:"trillian_address"`
 	TrillianTreeID  int64  `toml:"trillian_tree_id"`
-	// TrillianCAFile is the CA of the log server's TLS certificate. Without
-	// it the connection is plaintext, allowed only to a loopback address and
-	// announced at start (banner and a WARN log line).
+	// TrillianCAFile is the CA of the log server's TLS certificate: the
+	// connection is TLS. Required with backend "trillian", unless
+	// TrillianPlaintext is set (or in dev mode).
 	TrillianCAFile string `toml:"trillian_ca_file"`
+	// TrillianPlaintext, the explicit opt-in to a plaintext connection to
+	// the Trillian log (no trillian_ca_file): allowed only to a loopback IP
+	// address (a log server on the same host), and announced at every start
+	// (a banner block and a WARN log line). Dev mode allows it without the
+	// opt-in (and announces it too). Never with trillian_ca_file.
+	TrillianPlaintext bool `toml:"trillian_plaintext"`
 	// Origin is the checkpoint origin line, the log's name (no spaces, no
 	// '+'): required, and never changed for an existing log. Only dev mode
 	// has a default, "tirage.fr/dev-log".
@@ -317,6 +352,20 @@ func (c Config) withDefaults() (Config, error) {
 		return c, errors.New("config grpc: cert_file, key_file and client_ca_file are required (mutual TLS)")
 	}
 
+	switch c.Audit.Listen {
+	case "":
+		c.Audit.Listen = "127.0.0.1:7444"
+	case "off":
+		c.Audit.Listen = ""
+	}
+	if c.Audit.Listen != "" {
+		if err := checkListen("audit.listen", c.Audit.Listen); err != nil {
+			return c, err
+		}
+	} else if c.Audit.ClientCAFile != "" {
+		return c, errors.New("config audit.client_ca_file is set, but audit.listen is \"off\": remove audit.client_ca_file, or turn the listener on")
+	}
+
 	switch c.HTTP.Listen {
 	case "":
 		c.HTTP.Listen = "127.0.0.1:7480"
@@ -410,13 +459,23 @@ func (l *LogConfig) check(dev bool) error {
 		if err != nil {
 			return fmt.Errorf("config log.trillian_address %q: want host:port (%v)", l.TrillianAddress, err)
 		}
-		if l.TrillianCAFile == "" {
+		switch {
+		case l.TrillianCAFile != "" && l.TrillianPlaintext:
+			return errors.New("config log.trillian_plaintext = true, but log.trillian_ca_file is set (TLS): remove one of them")
+		case l.TrillianCAFile == "" && !l.TrillianPlaintext && !dev:
+			// Plaintext is never a silent default: without a CA the
+			// operator must say so.
+			return fmt.Errorf("config log: backend trillian needs log.trillian_ca_file (TLS to %s), or log.trillian_plaintext = true for a plaintext connection to a loopback address (announced at every start)", l.TrillianAddress)
+		case l.TrillianCAFile == "":
 			if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-				return fmt.Errorf("config log.trillian_address %q: plaintext is allowed only on loopback; set log.trillian_ca_file", l.TrillianAddress)
+				return fmt.Errorf("config log.trillian_address %q: plaintext (log.trillian_plaintext) is allowed only to a loopback IP address; set log.trillian_ca_file", l.TrillianAddress)
 			}
 		}
 	default:
 		return fmt.Errorf("config log.backend %q: want \"tessera\" or \"trillian\"", l.Backend)
+	}
+	if l.Backend != "trillian" && l.TrillianPlaintext {
+		return fmt.Errorf("config log.trillian_plaintext = true, but log.backend is %q: remove log.trillian_plaintext", l.Backend)
 	}
 	if l.Origin == "" {
 		if !dev {

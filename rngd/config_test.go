@@ -151,8 +151,15 @@ func TestConfigErrors(t *testing.T) {
 		"no origin":           {configTOML(map[string]string{"log.origin": "-"}), "log.origin"},
 		"origin with space":   {configTOML(map[string]string{"log.origin": `"tirage log"`}), "log.origin"},
 		"origin with plus":    {configTOML(map[string]string{"log.origin": `"tirage+log"`}), "log.origin"},
-		"trillian plaintext":  {configTOML(map[string]string{"log.backend": `"trillian"`, "log.trillian_address": `"10.0.0.1:8090"`, "log.trillian_tree_id": `5`}), "log.trillian_ca_file"},
-		"trillian named host": {configTOML(map[string]string{"log.backend": `"trillian"`, "log.trillian_address": `"localhost:8090"`, "log.trillian_tree_id": `5`}), "log.trillian_ca_file"},
+		"trillian plaintext":  {configTOML(map[string]string{"log.backend": `"trillian"`, "log.trillian_address": `"10.0.0.1:8090"`, "log.trillian_tree_id": `5`, "log.trillian_plaintext": `true`}), "log.trillian_ca_file"},
+		"trillian named host": {configTOML(map[string]string{"log.backend": `"trillian"`, "log.trillian_address": `"localhost:8090"`, "log.trillian_tree_id": `5`, "log.trillian_plaintext": `true`}), "log.trillian_ca_file"},
+		// Plaintext to Trillian is never a silent default, even on loopback.
+		"trillian no opt-in": {configTOML(map[string]string{"log.backend": `"trillian"`, "log.trillian_address": `"127.0.0.1:8090"`, "log.trillian_tree_id": `5`}), "log.trillian_plaintext"},
+		"trillian both":      {configTOML(map[string]string{"log.backend": `"trillian"`, "log.trillian_address": `"127.0.0.1:8090"`, "log.trillian_tree_id": `5`, "log.trillian_plaintext": `true`, "log.trillian_ca_file": `"ca.pem"`}), "log.trillian_plaintext"},
+		"plaintext tessera":  {configTOML(map[string]string{"log.trillian_plaintext": `true`}), "log.trillian_plaintext"},
+		"audit.listen":       {configTOML(map[string]string{"audit.listen": `"7444"`}), "audit.listen"},
+		"audit port":         {configTOML(map[string]string{"audit.listen": `"127.0.0.1:99999"`}), "audit.listen"},
+		"audit ca when off":  {configTOML(map[string]string{"audit.listen": `"off"`, "audit.client_ca_file": `"ca.pem"`}), "audit.client_ca_file"},
 	} {
 		_, err := checkTOML(t, tc.toml)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -184,6 +191,21 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	if c.Keys.Backend != "software" || c.Log.Backend != "tessera" || c.Log.Origin != "tirage.test/rngd" {
 		t.Errorf("defaults: keys %q, log %q origin %q", c.Keys.Backend, c.Log.Backend, c.Log.Origin)
+	}
+	if c.Audit.Listen != "127.0.0.1:7444" || c.Audit.ClientCAFile != "" || c.HTTP.Listen != "127.0.0.1:7480" {
+		t.Errorf("defaults: audit %+v, http %+v", c.Audit, c.HTTP)
+	}
+	if c, err := checkTOML(t, configTOML(map[string]string{"audit.listen": `"off"`, "http.listen": `"off"`})); err != nil || c.Audit.Listen != "" || c.HTTP.Listen != "" {
+		t.Errorf("audit.listen and http.listen \"off\": %+v %+v %v", c.Audit, c.HTTP, err)
+	}
+	// Plaintext to a loopback Trillian with the explicit opt-in; TLS with a CA.
+	for _, kv := range []map[string]string{
+		{"log.backend": `"trillian"`, "log.trillian_address": `"127.0.0.1:8090"`, "log.trillian_tree_id": `5`, "log.trillian_plaintext": `true`},
+		{"log.backend": `"trillian"`, "log.trillian_address": `"10.0.0.1:8090"`, "log.trillian_tree_id": `5`, "log.trillian_ca_file": `"ca.pem"`},
+	} {
+		if _, err := checkTOML(t, configTOML(kv)); err != nil {
+			t.Errorf("%v: %v", kv, err)
+		}
 	}
 }
 
@@ -247,6 +269,9 @@ func TestStartRefusedChangesNothing(t *testing.T) {
 	}{
 		"grpc port in use":    {func(c *Config) { c.GRPC.Listen = taken.Addr().String() }, "grpc.listen"},
 		"http port in use":    {func(c *Config) { c.HTTP.Listen = taken.Addr().String() }, "http.listen"},
+		"audit port in use":   {func(c *Config) { c.Audit.Listen = taken.Addr().String() }, "audit.listen"},
+		"missing audit ca":    {func(c *Config) { c.Audit.ClientCAFile = filepath.Join(dir, "none.pem") }, "audit.client_ca_file"},
+		"bad audit ca":        {func(c *Config) { c.Audit.ClientCAFile = badCA }, "audit.client_ca_file"},
 		"bad grpc address":    {func(c *Config) { c.GRPC.Listen = "192.0.2.1:0" }, "grpc.listen"},
 		"missing certificate": {func(c *Config) { c.GRPC.CertFile = filepath.Join(dir, "none.pem") }, "grpc.cert_file"},
 		"missing key":         {func(c *Config) { c.GRPC.KeyFile = filepath.Join(dir, "none.key") }, "grpc.key_file"},

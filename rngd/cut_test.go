@@ -5,8 +5,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"google.golang.org/grpc/codes"
-
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 )
@@ -27,7 +25,7 @@ func TestRefundOfCutGame(t *testing.T) {
 	fail.Store(true)
 	cut := cutLosingPick(t, a, codes1)
 	fail.Store(false)
-	unchanged(t, a, cut.GameId, codes.FailedPrecondition, "game over", func() error {
+	unchanged(t, a, cut.GameId, reasonGameOver, "game over", func() error {
 		_, err := td.admin().RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: cut.GameId, Reason: "outage"})
 		return err
 	})
@@ -60,12 +58,12 @@ func TestCutRequestIDTaken(t *testing.T) {
 	cut := cutLosingPick(t, a, codes1)
 	fail.Store(false)
 	other := cut.Number%30 + 1
-	unchanged(t, a, cut.GameId, codes.AlreadyExists, "request_id", func() error {
+	unchanged(t, a, cut.GameId, reasonRequestIDReused, "request_id", func() error {
 		_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: cut.RequestId, GameId: cut.GameId, Number: other})
 		return err
 	})
 	g := start(t, a, codes1[len(codes1)-1]).Game
-	unchanged(t, a, g.GameId, codes.AlreadyExists, "request_id", func() error {
+	unchanged(t, a, g.GameId, reasonRequestIDReused, "request_id", func() error {
 		_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: cut.RequestId, GameId: g.GameId, Number: 1})
 		return err
 	})

@@ -9,9 +9,16 @@
 //     first DNS SAN of its verified client certificate (else its CN); a game
 //     belongs to the identity that started it, and any other identity gets
 //     PERMISSION_DENIED. The standard health service and server reflection
-//     are on; so is the log's audit service (transparency/auditpb/v1).
-//   - The operator: tirage.admin.v1.Admin on a Unix socket (mode 0600,
-//     peers checked by SO_PEERCRED uid), used by rngctl.
+//     are on. Nothing else is served there.
+//   - Auditors: the log's audit service (tirage.transparency.audit.v1,
+//     transparency/auditpb/v1) on a gRPC listener of its own (audit.listen),
+//     TLS 1.3 with the daemon's certificate and no client certificate (the
+//     log is public; audit.client_ca_file may restrict it), with health and
+//     reflection: an auditor needs no game server's certificate, and cannot
+//     reach the game or admin services there.
+//   - The operator: tirage.admin.v1.Admin on a Unix socket (peers checked
+//     by SO_PEERCRED uid against admin.allowed_uids; mode 0600, or 0666
+//     when other users are allowed), used by rngctl.
 //   - Auditors and monitoring: HTTP /log/ (tlog-tiles, checkpoint, vkey),
 //     /metrics (Prometheus), /healthz.
 //

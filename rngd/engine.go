@@ -1,6 +1,7 @@
 package rngd
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -109,6 +110,9 @@ type storedGame struct {
 	LastIndex uint64    // its log index
 	Ended     bool      // the end record is sealed
 	EndedAt   time.Time // its time
+	// commit is H(r) from the start record, for a game whose secret was
+	// lost (HasSecret false): not stored, read by fillSecret.
+	commit [32]byte
 }
 
 // storedTicket is a manifest entry as the store keeps it.
@@ -136,7 +140,7 @@ func (e *engine) random(n int) ([]byte, error) {
 	if _, err := io.ReadFull(e.entropy, b); err != nil {
 		e.metrics.alarms.WithLabelValues("entropy").Inc()
 		e.log.Error("entropy failure: draw refused", "err", err)
-		return nil, status.Errorf(codes.Unavailable, "entropy unavailable, nothing was drawn (retry later with the same request_id): %v", err)
+		return nil, refuse(reasonEntropyUnavailable, "entropy unavailable, nothing was drawn (retry later with the same request_id): %v", err)
 	}
 	return b, nil
 }
@@ -156,7 +160,7 @@ func (e *engine) prove(alpha []byte) (proof, beta []byte, err error) {
 	if err != nil {
 		e.metrics.alarms.WithLabelValues("keys").Inc()
 		e.log.Error("vrf prove failure: draw refused", "err", err)
-		return nil, nil, status.Errorf(codes.Unavailable, "key custody unavailable, nothing was drawn (retry later with the same request_id): %v", err)
+		return nil, nil, refuse(reasonKeysUnavailable, "key custody unavailable, nothing was drawn (retry later with the same request_id): %v", err)
 	}
 	return proof, beta, nil
 }
@@ -172,14 +176,58 @@ func (e *engine) appendLeaf(ctx context.Context, leaf []byte) (uint64, error) {
 	if err != nil {
 		e.metrics.alarms.WithLabelValues("log").Inc()
 		e.log.Error("log append failure: reply refused", "err", err)
-		if errors.Is(err, transparency.ErrSecurity) {
-			// A rolled-back or forked log: no retry helps until an
-			// operator has looked.
-			return 0, status.Errorf(codes.Internal, "transparency log integrity failure, the record was not sealed; draws are refused until an operator investigates: %v", err)
-		}
-		return 0, status.Errorf(codes.Unavailable, "transparency log unavailable, the record was not sealed (retry later with the same request_id): %v", err)
+		return 0, &appendError{err: err}
 	}
 	return idx, nil
+}
+
+// appendError is a refused append: LOG_UNAVAILABLE, or LOG_INTEGRITY for a
+// rolled-back or forked log (no retry helps until an operator has looked).
+// Its message says the record was not sealed; cut says what a call cut
+// short between its records had sealed.
+type appendError struct {
+	err error
+	// sealed, when set, names what the call sealed before the refused
+	// record (cut).
+	sealed string
+}
+
+func (a *appendError) Error() string { return a.GRPCStatus().Message() }
+
+func (a *appendError) Unwrap() error { return a.err }
+
+// GRPCStatus makes an appendError the gRPC status it is refused with.
+func (a *appendError) GRPCStatus() *status.Status {
+	security := errors.Is(a.err, transparency.ErrSecurity)
+	var err error
+	switch {
+	case security && a.sealed == "":
+		err = refuse(reasonLogIntegrity, "transparency log integrity failure, the record was not sealed; draws are refused until an operator investigates: %v", a.err)
+	case security:
+		err = refuse(reasonLogIntegrity, "transparency log integrity failure: %s, but the game's end record was not; draws are refused until an operator investigates: %v", a.sealed, a.err)
+	case a.sealed == "":
+		err = refuse(reasonLogUnavailable, "transparency log unavailable, the record was not sealed (retry later with the same request_id): %v", a.err)
+	default:
+		err = refuse(reasonLogUnavailable, "transparency log unavailable: %s, but the game's end record was not (retry later with the same request_id: the retry seals it and replies): %v", a.sealed, a.err)
+	}
+	st, _ := status.FromError(err)
+	return st
+}
+
+// cut is err, the refusal of the end record of a call that sealed recs
+// before it, saying what was sealed: the call's draw stands, only the end
+// is to be sealed (resumeCut).
+func cut(err error, recs []sealed) error {
+	var a *appendError
+	if len(recs) == 0 || !errors.As(err, &a) {
+		return err
+	}
+	last := recs[len(recs)-1]
+	what := "record"
+	if rec, perr := record.Parse(last.leaf); perr == nil {
+		what = string(rec.Kind())
+	}
+	return &appendError{err: a.err, sealed: fmt.Sprintf("the %s was sealed (log index %d)", what, last.index)}
 }
 
 // sealed is a record appended to the log, waiting to be stored.
@@ -194,7 +242,7 @@ type sealed struct {
 func (e *engine) seal(ctx context.Context, sg *storedGame, rec record.Record, alpha, proof, beta []byte) (sealed, error) {
 	leaf, err := record.Format(rec)
 	if err != nil {
-		return sealed{}, status.Errorf(codes.Internal, "couldn't format the %s record: %v", rec.Kind(), err)
+		return sealed{}, refuse(reasonInternal, "couldn't format the %s record: %v", rec.Kind(), err)
 	}
 	idx, err := e.appendLeaf(ctx, leaf)
 	if err != nil {
@@ -273,14 +321,14 @@ func (c *call) stamp() (req, digest [32]byte) {
 // checkRequestID validates a request id: 1..128 printable ASCII characters.
 func checkRequestID(id string) error {
 	if id == "" {
-		return status.Error(codes.InvalidArgument, "request_id: required (a unique id per mutating call; reuse it only to retry)")
+		return refuse(reasonRequestIDInvalid, "request_id: required (a unique id per mutating call; reuse it only to retry)")
 	}
 	if len(id) > 128 {
-		return status.Errorf(codes.InvalidArgument, "request_id: %d characters, at most 128", len(id))
+		return refuse(reasonRequestIDInvalid, "request_id: %d characters, at most 128", len(id))
 	}
 	for i := 0; i < len(id); i++ {
 		if id[i] < 0x21 || id[i] > 0x7e {
-			return status.Errorf(codes.InvalidArgument, "request_id: character %d is not printable ASCII", i+1)
+			return refuse(reasonRequestIDInvalid, "request_id: character %d is not printable ASCII", i+1)
 		}
 	}
 	return nil
@@ -297,7 +345,7 @@ func newCall(server, method string, req proto.Message) (call, error) {
 	m.ProtoReflect().Clear(fd)
 	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
 	if err != nil {
-		return call{}, status.Errorf(codes.Internal, "couldn't encode the request: %v", err)
+		return call{}, refuse(reasonInternal, "couldn't encode the request: %v", err)
 	}
 	return call{server: server, id: id, req: record.RequestID(server, id), digest: requestDigest(method, b)}, nil
 }
@@ -310,7 +358,7 @@ func (e *engine) replayed(c call, out proto.Message) (bool, error) {
 		return false, nil
 	}
 	if sr.digest != c.digest {
-		return false, status.Errorf(codes.AlreadyExists, "request_id %q was already used for another request (nothing changed): use a new request_id", c.id)
+		return false, refuse(reasonRequestIDReused, "request_id %q was already used for another request (nothing changed): use a new request_id", c.id)
 	}
 	switch {
 	case sr.msg != nil:
@@ -318,7 +366,10 @@ func (e *engine) replayed(c call, out proto.Message) (bool, error) {
 	case sr.game != "":
 		reply, err := e.storedReply(sr)
 		if err != nil {
-			return false, status.Errorf(codes.Internal, "stored reply of request_id %q: %v", c.id, err)
+			if _, ok := status.FromError(err); ok {
+				return false, err // UNAVAILABLE (the secret store's) stays so
+			}
+			return false, refuse(reasonInternal, "stored reply of request_id %q: %v", c.id, err)
 		}
 		if reply == nil {
 			// The call was cut short between its records (see replyOf):
@@ -328,7 +379,7 @@ func (e *engine) replayed(c call, out proto.Message) (bool, error) {
 		proto.Merge(out, reply)
 	default:
 		if err := proto.Unmarshal(sr.reply, out); err != nil {
-			return false, status.Errorf(codes.Internal, "stored reply of request_id %q is corrupt: %v", c.id, err)
+			return false, refuse(reasonInternal, "stored reply of request_id %q is corrupt: %v", c.id, err)
 		}
 	}
 	return true, nil
@@ -343,7 +394,7 @@ func (e *engine) storedReply(sr storedRequest) (*qodv1.GameReply, error) {
 		if ok, err := getJSON(tx, bucketGames, []byte(sr.game), sg); err != nil || !ok {
 			return fmt.Errorf("game %s not in the state store (%v)", sr.game, err)
 		}
-		if err := e.fillSecret(sg); err != nil {
+		if err := e.fillSecret(tx, sg); err != nil {
 			return err
 		}
 		if sr.end > sg.Records || sr.first >= sr.end {
@@ -410,7 +461,7 @@ func (e *engine) replyOf(sg *storedGame, leaves [][]byte, indices []uint64, firs
 	if rep.Game.Phase.Over() && !ended {
 		return nil, nil
 	}
-	then := &storedGame{Game: rep.Game, Server: sg.Server, Secret: sg.Secret, HasSecret: sg.HasSecret,
+	then := &storedGame{Game: rep.Game, Server: sg.Server, Secret: sg.Secret, HasSecret: sg.HasSecret, commit: sg.commit,
 		Records: uint32(n), LastHash: record.LeafHash(leaves[n-1]), LastIndex: indices[n-1], Ended: ended}
 	if ended {
 		then.EndedAt = end.Time
@@ -464,7 +515,7 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 		} else {
 			b, err := proto.Marshal(reply)
 			if err != nil {
-				return status.Errorf(codes.Internal, "couldn't encode the reply: %v", err)
+				return refuse(reasonInternal, "couldn't encode the reply: %v", err)
 			}
 			sr.reply = b
 		}
@@ -521,7 +572,7 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 	if err != nil {
 		// The records are in the log but not in the store: the store is
 		// behind the log and is rebuilt at the next start.
-		return status.Errorf(codes.Unavailable, "state store failure after sealing (the record is in the log; restart rngd to rebuild the store from it): %v", err)
+		return refuse(reasonStoreUnavailable, "state store failure after sealing (the record is in the log; restart rngd to rebuild the store from it): %v", err)
 	}
 	return nil
 }
@@ -542,7 +593,7 @@ func (e *engine) secretsFailed(err error) {
 // failed.
 func (e *engine) storeHealth() error {
 	if err := e.store.health(); err != nil {
-		return status.Errorf(codes.Unavailable, "state store unavailable, nothing was drawn: %v", err)
+		return refuse(reasonStoreUnavailable, "state store unavailable, nothing was drawn: %v", err)
 	}
 	return nil
 }
@@ -576,7 +627,7 @@ func putGame(tx *bolt.Tx, sg *storedGame, full bool) error {
 // loadGame loads a game for server ("" for the operator: any game).
 func (e *engine) loadGame(id, server string) (*storedGame, error) {
 	if id == "" {
-		return nil, status.Error(codes.InvalidArgument, "game_id: required")
+		return nil, refuse(reasonGameIDMissing, "game_id: required")
 	}
 	sg := new(storedGame)
 	if cached, ok := e.games.get(id); ok {
@@ -585,56 +636,96 @@ func (e *engine) loadGame(id, server string) (*storedGame, error) {
 		var found bool
 		err := e.store.view(func(tx *bolt.Tx) error {
 			var err error
-			found, err = getJSON(tx, bucketGames, []byte(id), sg)
-			return err
+			if found, err = getJSON(tx, bucketGames, []byte(id), sg); err != nil || !found {
+				return err
+			}
+			return e.fillSecret(tx, sg)
 		})
 		if err != nil {
-			return nil, status.Errorf(codes.Internal, "state store: %v", err)
+			return nil, storeError(err)
 		}
 		if !found {
-			return nil, status.Errorf(codes.NotFound, "game_id: no game %q", id)
-		}
-		if err := e.fillSecret(sg); err != nil {
-			return nil, err
+			return nil, refuse(reasonUnknownGame, "game_id: no game %s", quoted(id))
 		}
 	}
 	if server != "" && sg.Server != server {
-		return nil, status.Errorf(codes.PermissionDenied, "game_id: game %q belongs to another game server", id)
+		return nil, refuse(reasonGameNotOwned, "game_id: game %s belongs to another game server", quoted(id))
 	}
 	return sg, nil
 }
 
-// fillSecret reads into sg, a game read from state.db, its secret r while
-// it is in play: state.db keeps r only once the end record reveals it
+// fillSecret reads into sg, a game read from state.db in tx, its secret r
+// while it is in play: state.db keeps r only once the end record reveals it
 // (putGame). A secret gone from secrets.db (lost) leaves the game without
-// one: it can only be refunded.
-func (e *engine) fillSecret(sg *storedGame) error {
-	if sg.Ended || !sg.HasSecret {
-		return nil
+// one: it can only be refunded. The commitment H(r) of a game without its
+// secret is read from its start record, which holds it.
+func (e *engine) fillSecret(tx *bolt.Tx, sg *storedGame) error {
+	if !sg.Ended && sg.HasSecret {
+		r, ok, err := e.secrets.read(sg.Game.ID)
+		if err != nil {
+			return refuse(reasonSecretsUnavailable, "secret store: %v", err)
+		}
+		sg.Secret, sg.HasSecret = r, ok
 	}
-	r, ok, err := e.secrets.read(sg.Game.ID)
-	if err != nil {
-		return status.Errorf(codes.Unavailable, "secret store: %v", err)
+	if !sg.HasSecret && sg.Records > 0 {
+		leaves, _, err := gameRecords(tx, sg.Game.ID, 1)
+		if err != nil {
+			return err
+		}
+		rec, err := record.Parse(leaves[0])
+		if err != nil {
+			return fmt.Errorf("game %s: its start record: %w", sg.Game.ID, err)
+		}
+		if start, ok := rec.(*record.GameStart); ok {
+			sg.commit = start.Commit
+		}
 	}
-	sg.Secret, sg.HasSecret = r, ok
 	return nil
+}
+
+// ruleReasons are the reasons of the state machine's refusals.
+var ruleReasons = []struct {
+	err error
+	r   reason
+}{
+	{qod.ErrGameOver, reasonGameOver},
+	{qod.ErrAtTier, reasonAtTier},
+	{qod.ErrNotAtTier, reasonNotAtTier},
+	{qod.ErrExpired, reasonGameExpired},
+	{qod.ErrStartClosed, reasonDeadlinePassed},
+	{qod.ErrTicketPlayed, reasonCodePlayed},
+	{qod.ErrNotExpired, reasonNotExpired},
 }
 
 // ruleError maps a refusal of the state machine to a gRPC status.
 func ruleError(err error) error {
 	switch {
 	case errors.Is(err, qod.ErrNumberRange):
-		return status.Errorf(codes.InvalidArgument, "number: %v", err)
+		return refuse(reasonNumberRange, "number: %v", err)
 	case errors.Is(err, qod.ErrNumberPicked):
-		return status.Errorf(codes.FailedPrecondition, "number: %v", err)
-	case errors.Is(err, qod.ErrGameOver), errors.Is(err, qod.ErrAtTier), errors.Is(err, qod.ErrNotAtTier),
-		errors.Is(err, qod.ErrExpired), errors.Is(err, qod.ErrStartClosed), errors.Is(err, qod.ErrTicketPlayed),
-		errors.Is(err, qod.ErrNotExpired):
-		return status.Errorf(codes.FailedPrecondition, "%v", err)
+		return refuse(reasonNumberPicked, "number: %v", err)
 	case errors.Is(err, qod.ErrTimeOrder):
-		return status.Errorf(codes.Unavailable, "the clock went backwards, nothing was drawn: %v", err)
+		return refuse(reasonClockBackwards, "the clock went backwards, nothing was drawn: %v", err)
 	}
-	return status.Errorf(codes.Internal, "%v", err)
+	for _, rr := range ruleReasons {
+		if errors.Is(err, rr.err) {
+			return refuse(rr.r, "%v", err)
+		}
+	}
+	return refuse(reasonInternal, "%v", err)
+}
+
+// storeError is a failure to read the state store as a refusal: one
+// already made (the secret store's UNAVAILABLE) as it is, the store's own
+// failure UNAVAILABLE, anything else INTERNAL.
+func storeError(err error) error {
+	if _, ok := status.FromError(err); ok {
+		return err
+	}
+	if errors.Is(err, errStoreFailed) {
+		return refuse(reasonStoreUnavailable, "state store unavailable: %v", err)
+	}
+	return refuse(reasonInternal, "state store: %v", err)
 }
 
 // emissionTicket is a ticket about to start a game.
@@ -702,7 +793,7 @@ func gameID(server string, now time.Time, rnd []byte) string {
 // log leaves an r no record commits to, which nothing reads).
 func (e *engine) keepSecret(id string, r [32]byte) error {
 	if err := e.secrets.keep(id, r); err != nil {
-		return status.Errorf(codes.Unavailable, "secret store unavailable, nothing was drawn: %v", err)
+		return refuse(reasonSecretsUnavailable, "secret store unavailable, nothing was drawn: %v", err)
 	}
 	return nil
 }
@@ -728,7 +819,7 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 	}
 	ticket, err := record.TicketHash(req.Code)
 	if err != nil {
-		return nil, status.Errorf(codes.InvalidArgument, "code: %v", err)
+		return nil, refuse(reasonCodeInvalid, "code: %v", err)
 	}
 	reply := new(qodv1.GameReply)
 	if ok, err := e.replayed(c, reply); ok || err != nil {
@@ -754,17 +845,17 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 		})
 	}
 	if err != nil {
-		return nil, status.Errorf(codes.Internal, "state store: %v", err)
+		return nil, storeError(err)
 	}
 	if !found {
-		return nil, status.Error(codes.NotFound, "code: no ticket with this code in the imported manifests")
+		return nil, refuse(reasonUnknownCode, "code: no ticket with this code in the imported manifests")
 	}
 	if t.Game != "" {
-		return nil, status.Errorf(codes.FailedPrecondition, "code: %v", qod.ErrTicketPlayed)
+		return nil, refuse(reasonCodePlayed, "code: %v", qod.ErrTicketPlayed)
 	}
 	now := e.now()
 	if !now.Before(em.StartDeadline) {
-		return nil, status.Errorf(codes.FailedPrecondition, "code: start deadline passed: emission %s closed on %s, stage 2 could start until %s",
+		return nil, refuse(reasonDeadlinePassed, "code: start deadline passed: emission %s closed on %s, stage 2 could start until %s",
 			em.ID, em.Closure, em.StartDeadline.Format(time.RFC3339))
 	}
 	d, err := e.drawStart(server, emissionTicket{ticket: ticket, emission: t.Emission, stake: t.Stake}, now, em.StartDeadline, e.keepSecret)
@@ -802,7 +893,7 @@ func (e *engine) pick(ctx context.Context, server string, req *qodv1.PickRequest
 		return nil, err
 	}
 	if req.Number < 1 || req.Number > qod.Numbers {
-		return nil, status.Errorf(codes.InvalidArgument, "number: %d is out of range 1..%d", req.Number, qod.Numbers)
+		return nil, refuse(reasonNumberRange, "number: %d is out of range 1..%d", req.Number, qod.Numbers)
 	}
 	reply := new(qodv1.GameReply)
 	sg, unlock, done, err := e.enterGame(ctx, c, req.GameId, server, reply)
@@ -841,7 +932,7 @@ func (e *engine) pick(ctx context.Context, server string, req *qodv1.PickRequest
 func (e *engine) enterGame(ctx context.Context, c call, id, server string, reply *qodv1.GameReply) (sg *storedGame, unlock func(), done bool, err error) {
 	unlock = func() {}
 	if id == "" {
-		return nil, unlock, false, status.Error(codes.InvalidArgument, "game_id: required")
+		return nil, unlock, false, refuse(reasonGameIDMissing, "game_id: required")
 	}
 	if done, err = e.replayed(c, reply); done || err != nil {
 		return nil, unlock, done, err
@@ -884,11 +975,11 @@ func (e *engine) resumeCut(ctx context.Context, c call, sg *storedGame, reply *q
 		return err
 	})
 	if err != nil {
-		return false, status.Errorf(codes.Internal, "state store: %v", err)
+		return false, storeError(err)
 	}
 	rec, err := record.Parse(leaf)
 	if err != nil {
-		return false, status.Errorf(codes.Internal, "game %s: its last record: %v", sg.Game.ID, err)
+		return false, refuse(reasonInternal, "game %s: its last record: %v", sg.Game.ID, err)
 	}
 	gr, ok := rec.(record.GameRecord)
 	if !ok {
@@ -903,7 +994,7 @@ func (e *engine) resumeCut(ctx context.Context, c call, sg *storedGame, reply *q
 	}
 	r, err := e.recordReceipt(sg, leaf, index)
 	if err != nil {
-		return false, status.Errorf(codes.Internal, "game %s: its last record: %v", sg.Game.ID, err)
+		return false, refuse(reasonInternal, "game %s: its last record: %v", sg.Game.ID, err)
 	}
 	c.prior = 1
 	out, err := e.finish(ctx, &c, sg, e.now(), []sealed{{leaf: leaf, index: index, receipt: r}}, pick)
@@ -917,7 +1008,7 @@ func (e *engine) resumeCut(ctx context.Context, c call, sg *storedGame, reply *q
 // playable refuses draws for a game whose secret was lost (see Rebuild).
 func (e *engine) playable(sg *storedGame) error {
 	if !sg.HasSecret && !sg.Game.Phase.Over() {
-		return status.Errorf(codes.FailedPrecondition, "game_id: game %q cannot continue: its secret was lost when the state store was rebuilt; the operator must refund it", sg.Game.ID)
+		return refuse(reasonSecretLost, "game_id: game %q cannot continue: its secret was lost when the state store was rebuilt; the operator must refund it", sg.Game.ID)
 	}
 	return nil
 }
@@ -935,7 +1026,7 @@ func (e *engine) decide(ctx context.Context, server string, req *qodv1.DecideReq
 	case qodv1.Decision_DECISION_CONTINUE:
 		choice = record.ChoiceContinue
 	default:
-		return nil, status.Errorf(codes.InvalidArgument, "decision: %v, must be DECISION_STOP or DECISION_CONTINUE", req.Decision)
+		return nil, refuse(reasonDecisionInvalid, "decision: %v, must be DECISION_STOP or DECISION_CONTINUE", req.Decision)
 	}
 	reply := new(qodv1.GameReply)
 	sg, unlock, done, err := e.enterGame(ctx, c, req.GameId, server, reply)
@@ -985,7 +1076,7 @@ func (e *engine) finish(ctx context.Context, c *call, sg *storedGame, now time.T
 				rc = nil // nothing of the call's sealed (the sweeper's end)
 			}
 			e.commit(rc, nil, sg, recs, nil)
-			return nil, err
+			return nil, cut(err, recs)
 		}
 		recs = append(recs, end)
 		reply.EndReceipt = end.receipt
@@ -1025,7 +1116,7 @@ func (e *engine) sealEnd(ctx context.Context, c *call, sg *storedGame, now time.
 		// Nothing is sealed; an operator must look.
 		e.metrics.alarms.WithLabelValues("store").Inc()
 		e.log.Error("game over but its end cannot be sealed: its secret r was lost", "game", g.ID, "result", g.Result())
-		return sealed{}, status.Errorf(codes.FailedPrecondition, "game_id: game %q is %s but its end cannot be sealed: its secret r was lost (secrets.db); an operator must investigate", g.ID, g.Phase)
+		return sealed{}, refuse(reasonSecretLost, "game_id: game %q is %s but its end cannot be sealed: its secret r was lost (secrets.db); an operator must investigate", g.ID, g.Phase)
 	}
 	rec := &record.GameEnd{Time: now, Game: g.ID, Result: g.Result(), Tier: g.Tier, Win: g.Win,
 		Refund: g.RefundAmount, Secret: sg.Secret, Prev: sg.LastHash}
@@ -1179,9 +1270,12 @@ func (e *engine) gameProto(sg *storedGame, now time.Time) *qodv1.Game {
 		ExpiresAt:    timestamppb.New(g.Expires),
 		LastLogIndex: sg.LastIndex,
 	}
-	c := record.Commit(sg.Secret)
-	if sg.HasSecret {
+	switch {
+	case sg.HasSecret:
+		c := record.Commit(sg.Secret)
 		p.Commitment = c[:]
+	case sg.commit != [32]byte{}: // the secret was lost, not its commitment
+		p.Commitment = bytes.Clone(sg.commit[:])
 	}
 	for t := range qod.Tiers {
 		p.Multipliers = append(p.Multipliers, uint32(g.Multipliers[t]))
@@ -1237,7 +1331,7 @@ func (e *engine) listUnfinished(server string) ([]*qodv1.Game, error) {
 			if _, err := getJSON(tx, bucketGames, k[len(prefix):], sg); err != nil {
 				return err
 			}
-			if err := e.fillSecret(sg); err != nil {
+			if err := e.fillSecret(tx, sg); err != nil {
 				return err
 			}
 			out = append(out, e.gameProto(sg, now))
@@ -1245,7 +1339,7 @@ func (e *engine) listUnfinished(server string) ([]*qodv1.Game, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, status.Errorf(codes.Internal, "state store: %v", err)
+		return nil, storeError(err)
 	}
 	return out, nil
 }
@@ -1360,7 +1454,7 @@ func (e *engine) receipts(ctx context.Context, server, id string) ([]*qodv1.Rece
 		return nil
 	})
 	if err != nil {
-		return nil, status.Errorf(codes.Internal, "state store: %v", err)
+		return nil, storeError(err)
 	}
 	for i := range out {
 		out[i] = publicReceipt(out[i], sg.Ended)

@@ -47,7 +47,7 @@ func TestEntropyAdmin(t *testing.T) {
 		c.Write(&m)
 		return m.GetCounter().GetValue()
 	}
-	refusals := e.metrics.refusals.WithLabelValues(codes.Unavailable.String())
+	refusals := e.metrics.refusals.WithLabelValues(string(reasonEntropyUnavailable), codes.Unavailable.String())
 	alarms := e.metrics.alarms.WithLabelValues("entropy")
 
 	src := &switchable{}

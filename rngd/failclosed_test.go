@@ -5,8 +5,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -14,7 +16,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	bolt "go.etcd.io/bbolt"
-	"google.golang.org/grpc/codes"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/protobuf/proto"
 
 	"tirage.fr/tirage/hsm"
@@ -93,15 +95,19 @@ func TestFailClosed(t *testing.T) {
 	for i := 2; i < 6 && refused == nil; i++ {
 		_, refused = a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: codes1[i]})
 	}
-	wantStatus(t, refused, codes.Unavailable, "entropy unavailable")
+	wantRefusal(t, refused, reasonEntropyUnavailable, "entropy unavailable")
 	if !errors.Is(gen.Healthy(), entropy.ErrUnhealthy) || alarm("entropy") == 0 {
 		t.Fatalf("generator health %v, alarm %v", gen.Healthy(), alarm("entropy"))
 	}
+	// Not ready while the generator refuses: the health service and
+	// /healthz say so, and name the component.
+	wantReady(t, td, false, "entropy")
 	e.entropy = good
+	wantReady(t, td, true, "")
 
 	prover := e.prover
 	e.prover = failingProver{prover}
-	unchanged(t, a, g.GameId, codes.Unavailable, "key custody unavailable", func() error {
+	unchanged(t, a, g.GameId, reasonKeysUnavailable, "key custody unavailable", func() error {
 		_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: "retry-me", GameId: g.GameId, Number: 5})
 		return err
 	})
@@ -112,17 +118,21 @@ func TestFailClosed(t *testing.T) {
 
 	tl := e.tlog
 	e.tlog = failingLog{Log: tl}
-	unchanged(t, a, g.GameId, codes.Unavailable, "transparency log unavailable", func() error {
+	unchanged(t, a, g.GameId, reasonLogUnavailable, "transparency log unavailable", func() error {
 		_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: "retry-me", GameId: g.GameId, Number: 5})
 		return err
 	})
 	// A log found rolled back: no retry helps, an operator must look.
 	e.tlog = failingLog{Log: tl, err: fmt.Errorf("trillian: %w: tree 7 went back from 9 to 4 leaves", transparency.ErrSecurity)}
-	unchanged(t, a, g.GameId, codes.Internal, "transparency log integrity failure", func() error {
+	unchanged(t, a, g.GameId, reasonLogIntegrity, "transparency log integrity failure", func() error {
 		_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: "retry-me", GameId: g.GameId, Number: 5})
 		return err
 	})
+	// A log failed closed (a timed-out append): not ready until reopened.
+	e.tlog = unhealthyLog{Log: tl}
+	wantReady(t, td, false, "log")
 	e.tlog = tl
+	wantReady(t, td, true, "")
 	if alarm("log") != 2 {
 		t.Fatalf("log alarm %v", alarm("log"))
 	}
@@ -178,14 +188,14 @@ func TestStoreFailure(t *testing.T) {
 	}
 	// Whether the pick lost the game or not, nothing more is drawn.
 	_, err = a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: 2})
-	wantStatus(t, err, codes.Unavailable, "state store unavailable, nothing was drawn")
+	wantRefusal(t, err, reasonStoreUnavailable, "state store unavailable, nothing was drawn")
 	var m dto.Metric
 	e.metrics.alarms.WithLabelValues("store").Write(&m)
 	if m.GetCounter().GetValue() != 1 {
 		t.Fatalf("store alarm %v, want 1", m.GetCounter().GetValue())
 	}
 	_, err = a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: codes1[2]})
-	wantStatus(t, err, codes.Unavailable, "state store unavailable, nothing was drawn")
+	wantRefusal(t, err, reasonStoreUnavailable, "state store unavailable, nothing was drawn")
 
 	td.restart()
 	a = td.client("server-a")
@@ -214,7 +224,7 @@ func TestSecretStoreFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: codes1[2]})
-	wantStatus(t, err, codes.Unavailable, "secret store unavailable, nothing was drawn")
+	wantRefusal(t, err, reasonSecretsUnavailable, "secret store unavailable, nothing was drawn")
 	var m dto.Metric
 	e.metrics.alarms.WithLabelValues("store").Write(&m)
 	if m.GetCounter().GetValue() != 1 {
@@ -246,7 +256,7 @@ func TestOrphanSecretsDropped(t *testing.T) {
 	e.prover = failingProver{prover}
 	for _, code := range codes1[2:5] {
 		_, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: code})
-		wantStatus(t, err, codes.Unavailable, "key custody unavailable")
+		wantRefusal(t, err, reasonKeysUnavailable, "key custody unavailable")
 	}
 	e.prover = prover
 	td.stop()
@@ -294,7 +304,9 @@ func cutLosingPick(t *testing.T, a qodv1.QuitteOuDoubleClient, codes1 []string) 
 			req := &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: n}
 			r, err := a.Pick(ctx, req)
 			if err != nil {
-				wantStatus(t, err, codes.Unavailable, "transparency log unavailable")
+				// The pick stands: the message says so, and what is left.
+				wantRefusal(t, err, reasonLogUnavailable, "transparency log unavailable: the pick was sealed (log index ")
+				wantRefusal(t, err, reasonLogUnavailable, "but the game's end record was not")
 				return req
 			}
 			if r.Game.Status != qodv1.Status_STATUS_PLAYING {
@@ -372,7 +384,7 @@ func TestCutGameWithLostSecret(t *testing.T) {
 	td.start()
 	a = td.client("server-a")
 	_, err := a.Pick(ctx, cut)
-	wantStatus(t, err, codes.FailedPrecondition, "secret r was lost")
+	wantRefusal(t, err, reasonSecretLost, "secret r was lost")
 	var m dto.Metric
 	td.d.engine.metrics.alarms.WithLabelValues("store").Write(&m)
 	if m.GetCounter().GetValue() == 0 {
@@ -382,4 +394,52 @@ func TestCutGameWithLostSecret(t *testing.T) {
 	if _, err := Rebuild(ctx, td.cfg); err != nil {
 		t.Fatalf("rebuild: %v", err)
 	}
+}
+
+// wantReady checks the game servers' health service and /healthz: SERVING
+// and 200 when ready, NOT_SERVING and 503 naming the failed component
+// otherwise.
+func wantReady(t *testing.T, td *testDaemon, ready bool, failed string) {
+	t.Helper()
+	want := healthpb.HealthCheckResponse_SERVING
+	if !ready {
+		want = healthpb.HealthCheckResponse_NOT_SERVING
+	}
+	hc := healthpb.NewHealthClient(td.conn("server-a"))
+	for _, svc := range []string{"", qodv1.QuitteOuDouble_ServiceDesc.ServiceName} {
+		r, err := hc.Check(context.Background(), &healthpb.HealthCheckRequest{Service: svc})
+		if err != nil || r.Status != want {
+			t.Fatalf("health of %q: %v %v, want %v", svc, r, err, want)
+		}
+	}
+	resp, err := http.Get("http://" + td.d.Addrs().HTTP + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Status     string
+		Components map[string]string
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if (resp.StatusCode == http.StatusOK) != ready || body.Status != want.String() {
+		t.Fatalf("/healthz: %d %+v, want ready %v", resp.StatusCode, body, ready)
+	}
+	for name, st := range body.Components {
+		if (st != "ok") != (name == failed) {
+			t.Fatalf("/healthz components %v, want only %q failed", body.Components, failed)
+		}
+	}
+	if body.Components["store"] != "ok" || body.Components["entropy"] == "" {
+		t.Fatalf("/healthz components %v: want entropy and store reported", body.Components)
+	}
+}
+
+// unhealthyLog is a log failed closed (transparency.Health).
+type unhealthyLog struct{ transparency.Log }
+
+func (unhealthyLog) Health() error {
+	return fmt.Errorf("tilelog: %w: append timed out (appends are refused until the log is reopened)", transparency.ErrUnavailable)
 }

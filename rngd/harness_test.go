@@ -94,6 +94,7 @@ func newTestDaemon(t testing.TB, mods ...func(*Config)) *testDaemon {
 	td.cfg = Config{
 		DataDir: filepath.Join(dir, "data"),
 		GRPC:    GRPCConfig{Listen: "127.0.0.1:0", CertFile: pki.ServerCert(), KeyFile: pki.ServerKey(), ClientCAFile: pki.CA()},
+		Audit:   AuditConfig{Listen: "127.0.0.1:0"},
 		HTTP:    HTTPConfig{Listen: "127.0.0.1:0"},
 		Keys:    KeysConfig{PassphraseFile: pass, AllowSoftware: true}, // software keys outside dev mode: opt-in
 		Log:     LogConfig{BatchMaxAge: Duration{2 * time.Millisecond}},

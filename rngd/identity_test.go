@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"google.golang.org/grpc/codes"
-
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 )
 
@@ -40,7 +38,7 @@ func TestIdentityCharacters(t *testing.T) {
 	for _, name := range []string{"server-a\x00x", "#admin", "server-a\nx"} {
 		odd := dial(name)
 		_, err := odd.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: codes1[2]})
-		wantStatus(t, err, codes.Unauthenticated, "identity")
+		wantRefusal(t, err, reasonIdentityInvalid, "identity")
 	}
 	// Nothing was started: server-a lists none of them, and the code plays.
 	l, err := td.client("server-a").ListUnfinishedGames(ctx, &qodv1.ListUnfinishedGamesRequest{})

@@ -3,6 +3,7 @@ package rngd
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"google.golang.org/grpc/status"
 )
 
 // metrics are the daemon's Prometheus series, on its own registry (so that
@@ -11,7 +12,7 @@ type metrics struct {
 	reg *prometheus.Registry
 
 	draws         *prometheus.CounterVec   // kind, outcome
-	refusals      *prometheus.CounterVec   // reason (a gRPC code name or a precise cause)
+	refusals      *prometheus.CounterVec   // reason (see reason), code (its gRPC code)
 	callSeconds   *prometheus.HistogramVec // method
 	proveSeconds  prometheus.Histogram
 	appendSeconds prometheus.Histogram
@@ -32,8 +33,8 @@ func newMetrics(dev bool) *metrics {
 			Name: "tirage_draws_total", Help: "Sealed records by kind (start, pick, decision, end) and outcome.",
 		}, []string{"kind", "outcome"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "tirage_refusals_total", Help: "Refused calls by reason.",
-		}, []string{"reason"}),
+			Name: "tirage_refusals_total", Help: "Refused calls by reason (the ErrorInfo reason of the refusal, else its status code's name) and gRPC status code.",
+		}, []string{"reason", "code"}),
 		callSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "tirage_call_seconds", Help: "Latency of game-server and admin calls.", Buckets: latency,
 		}, []string{"method"}),
@@ -67,5 +68,14 @@ func newMetrics(dev bool) *metrics {
 	for _, c := range []string{"entropy", "keys", "log", "store"} {
 		m.alarms.WithLabelValues(c)
 	}
+	for r, c := range reasons { // every reason's series, from 0
+		m.refusals.WithLabelValues(string(r), c.String())
+	}
 	return m
+}
+
+// refused counts a refusal by its reason and code (a bounded set: the
+// reasons and, for refusals without one, the status codes).
+func (m *metrics) refused(err error) {
+	m.refusals.WithLabelValues(string(reasonOf(err)), status.Code(err).String()).Inc()
 }

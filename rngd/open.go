@@ -589,6 +589,11 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if lis.admin, err = listenAdmin(cfg.Admin); err != nil {
 		return nil, err
 	}
+	if dir := unsearchableDir(cfg.Admin); dir != "" {
+		cfg.Logger.Warn("admin.allowed_uids names other users, but a directory on the path to admin.socket is not searchable by others: "+
+			"they cannot reach the socket unless they are in its group (move admin.socket, e.g. to /run/tirage, mode 0755)",
+			"dir", dir, "admin_socket", cfg.Admin.Socket, "allowed_uids", cfg.Admin.AllowedUIDs)
+	}
 	e, err := openEngineInto(ctx, cfg, c)
 	if err != nil {
 		return nil, err
@@ -664,7 +669,10 @@ func (d *Daemon) banner(c *components) {
 	if cfg.Log.Backend == "trillian" {
 		tr := "TLS, CA " + cfg.Log.TrillianCAFile
 		if cfg.Log.TrillianCAFile == "" {
-			tr = "PLAINTEXT (loopback)"
+			tr = "PLAINTEXT (loopback, log.trillian_plaintext)"
+			if !cfg.Log.TrillianPlaintext {
+				tr = "PLAINTEXT (loopback, dev mode)"
+			}
 		}
 		fmt.Fprintf(&b, "  log           trillian %s tree %d (%s), origin %q\n", cfg.Log.TrillianAddress, cfg.Log.TrillianTreeID, tr, cfg.Log.Origin)
 	} else {
@@ -687,12 +695,19 @@ func (d *Daemon) banner(c *components) {
 	fmt.Fprintf(&b, "  process       %s\n", processProtection())
 	a := d.Addrs()
 	fmt.Fprintf(&b, "  grpc (mTLS)   %s  (client CA %s)\n", a.GRPC, cfg.GRPC.ClientCAFile)
+	if a.Audit != "" {
+		who := "no client certificate: public"
+		if cfg.Audit.ClientCAFile != "" {
+			who = "client CA " + cfg.Audit.ClientCAFile
+		}
+		fmt.Fprintf(&b, "  audit (TLS)   %s  (log audit service; %s)\n", a.Audit, who)
+	}
 	if a.HTTP != "" {
 		fmt.Fprintf(&b, "  http          http://%s  (/metrics /healthz /log/)\n", a.HTTP)
 	}
-	fmt.Fprintf(&b, "  admin         unix:%s  (uids %v)\n", a.Admin, cfg.Admin.AllowedUIDs)
+	fmt.Fprintf(&b, "  admin         unix:%s  (uids %v, mode %04o)\n", a.Admin, cfg.Admin.AllowedUIDs, adminSocketMode(cfg.Admin.AllowedUIDs))
 	io.WriteString(w, b.String())
-	d.log.Info("rngd started", "version", cfg.Version, "dev_mode", cfg.Dev, "software_keys", software, "grpc", a.GRPC, "http", a.HTTP,
+	d.log.Info("rngd started", "version", cfg.Version, "dev_mode", cfg.Dev, "software_keys", software, "grpc", a.GRPC, "audit", a.Audit, "http", a.HTTP,
 		"admin", a.Admin, "vrf_key", d.engine.keyID, "vrf_fingerprint", hsm.Fingerprint(d.engine.pub))
 	if cfg.Dev {
 		d.log.Warn("DEV MODE: not for production")
@@ -751,9 +766,9 @@ func insecureNotes(cfg Config, softwareKeys bool) []insecureNote {
 	}
 	if cfg.Log.Backend == "trillian" && cfg.Log.TrillianCAFile == "" {
 		notes = append(notes, insecureNote{
-			banner: fmt.Sprintf("TRILLIAN LOG IN PLAINTEXT (no log.trillian_ca_file): %s,\n!!  ALLOWED ON LOOPBACK ONLY.", cfg.Log.TrillianAddress),
+			banner: fmt.Sprintf("TRILLIAN LOG IN PLAINTEXT (log.trillian_plaintext, no log.trillian_ca_file):\n!!  %s, ALLOWED ON LOOPBACK ONLY.", cfg.Log.TrillianAddress),
 			level:  slog.LevelWarn,
-			log:    "the connection to the Trillian log is not encrypted (no log.trillian_ca_file; loopback only)",
+			log:    "the connection to the Trillian log is not encrypted (log.trillian_plaintext, no log.trillian_ca_file; loopback only)",
 			attrs:  []any{"trillian_address", cfg.Log.TrillianAddress},
 		})
 	}
@@ -762,7 +777,8 @@ func insecureNotes(cfg Config, softwareKeys bool) []insecureNote {
 
 // auditSurfaces are the auditors' read surfaces of the log: the tiles,
 // checkpoint and verifier key under /log/ on the HTTP listener, and the
-// gRPC audit service (tirage.transparency.audit.v1) on the gRPC listener.
+// gRPC audit service (tirage.transparency.audit.v1) on the auditors' own
+// gRPC listener (audit.listen), not on the game servers'.
 func auditSurfaces(l transparency.Log) (map[string]http.Handler, func(*grpc.Server)) {
 	return map[string]http.Handler{"/log/": transparency.NewHTTPHandler(l)}, func(s *grpc.Server) {
 		auditpb.RegisterAuditServer(s, transparency.NewAuditServer(l))

@@ -99,7 +99,7 @@ func TestMetricsMove(t *testing.T) {
 		`tirage_log_append_queue 0`,
 		`tirage_entropy_generator_healthy 1`,
 		`tirage_entropy_source_healthy{source="hwrng"} 1`,
-		`tirage_refusals_total{reason="InvalidArgument"} 1`,
+		`tirage_refusals_total{code="InvalidArgument",reason="NUMBER_RANGE"} 1`,
 		`tirage_alarms_total{component="entropy"} 0`,
 	} {
 		if !strings.Contains(m, want) {

@@ -184,6 +184,17 @@ func mutualTLS(pair tls.Certificate, pool *x509.CertPool) *tls.Config {
 	}
 }
 
+// readTLS is the auditors' listener's TLS: 1.3 and the daemon's
+// certificate. The log is public, so no client certificate is asked for,
+// unless pool is set: then one issued by pool is required and verified.
+func readTLS(pair tls.Certificate, pool *x509.CertPool) *tls.Config {
+	c := &tls.Config{MinVersion: tls.VersionTLS13, Certificates: []tls.Certificate{pair}, ClientAuth: tls.NoClientCert}
+	if pool != nil {
+		c.ClientAuth, c.ClientCAs = tls.RequireAndVerifyClientCert, pool
+	}
+	return c
+}
+
 // ClientTLS is the TLS configuration of a game server: its certificate, and
 // the CA that issued the daemon's.
 func ClientTLS(certFile, keyFile, caFile string) (*tls.Config, error) {

@@ -127,7 +127,7 @@ func TestRetryAfterRebuild(t *testing.T) {
 	other := proto.Clone(lost).(*qodv1.PickRequest)
 	other.Number = loadtest.NextNumber(want[len(want)-1].Game)
 	_, err = td.client("server-a").Pick(ctx, other)
-	wantStatus(t, err, codes.AlreadyExists, "already used")
+	wantRefusal(t, err, reasonRequestIDReused, "already used")
 
 	// The operator refunds the game in play — g2, or a fresh one when the
 	// pick above lost g2 (P = 3/n) — so that every game has ended (and
@@ -152,7 +152,7 @@ func TestRetryAfterRebuild(t *testing.T) {
 		}
 	}
 	_, err = td.client("server-a").Pick(ctx, other)
-	wantStatus(t, err, codes.AlreadyExists, "already used")
+	wantRefusal(t, err, reasonRequestIDReused, "already used")
 
 	// Past game.reply_retention a rebuild no longer restores the replies
 	// (the sweeper would prune them): a retry is a new call. (The

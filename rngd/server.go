@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,35 +33,44 @@ import (
 
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	auditpb "tirage.fr/tirage/transparency/auditpb/v1"
 )
 
-// Daemon is a running rngd: its three listeners (game servers' gRPC with
-// mutual TLS, the operator's admin socket, the read-only HTTP listener) in
-// front of the draw engine.
+// Daemon is a running rngd: its four listeners (game servers' gRPC with
+// mutual TLS, the auditors' gRPC, the operator's admin socket, the
+// read-only HTTP listener) in front of the draw engine.
 type Daemon struct {
-	cfg     Config
-	log     *slog.Logger
-	engine  *engine
-	health  *health.Server
-	grpc    *grpc.Server
-	admin   *grpc.Server
-	http    *http.Server
-	lisGRPC net.Listener
-	lisAdm  net.Listener
-	lisHTTP net.Listener
+	cfg         Config
+	log         *slog.Logger
+	engine      *engine
+	health      *health.Server // the game servers' and the operator's listeners', and /healthz
+	ready       *readiness     // sets health from the components' state
+	auditHealth *health.Server // the auditors' listener's
+	grpc        *grpc.Server
+	audit       *grpc.Server // nil when audit.listen is "off"
+	admin       *grpc.Server
+	http        *http.Server
+	lisGRPC     net.Listener
+	lisAudit    net.Listener
+	lisAdm      net.Listener
+	lisHTTP     net.Listener
 
 	closeOnce sync.Once
 	closers   []io.Closer // components, closed in reverse order after the listeners
 }
 
-// Addrs are the daemon's listen addresses.
+// Addrs are the daemon's listen addresses; Audit and HTTP are empty when
+// their listener is off.
 type Addrs struct {
-	GRPC, HTTP, Admin string
+	GRPC, Audit, HTTP, Admin string
 }
 
 // Addrs returns the addresses the daemon listens on (useful with port 0).
 func (d *Daemon) Addrs() Addrs {
 	a := Addrs{GRPC: d.lisGRPC.Addr().String(), Admin: d.lisAdm.Addr().String()}
+	if d.lisAudit != nil {
+		a.Audit = d.lisAudit.Addr().String()
+	}
 	if d.lisHTTP != nil {
 		a.HTTP = d.lisHTTP.Addr().String()
 	}
@@ -71,19 +82,20 @@ func (d *Daemon) Addrs() Addrs {
 // taken port or a bad certificate refuses the start before the data
 // directory is touched; the admin socket follows the keys (Start).
 type listeners struct {
-	tls               *tls.Config // the gRPC listener's: mutual TLS
-	grpc, http, admin net.Listener
+	tls                      *tls.Config // the gRPC listener's: mutual TLS
+	auditTLS                 *tls.Config // the audit listener's: server certificate, client's optional
+	grpc, audit, http, admin net.Listener
 }
 
 func (l *listeners) close() {
-	for _, x := range []net.Listener{l.grpc, l.http, l.admin} {
+	for _, x := range []net.Listener{l.grpc, l.audit, l.http, l.admin} {
 		if x != nil {
 			x.Close()
 		}
 	}
 }
 
-// openListeners loads the gRPC listener's certificates and binds the TCP
+// openListeners loads the gRPC listeners' certificates and binds the TCP
 // listeners (the admin socket is listenAdmin's).
 func openListeners(cfg Config) (*listeners, error) {
 	l := new(listeners)
@@ -91,8 +103,23 @@ func openListeners(cfg Config) (*listeners, error) {
 	if l.tls, err = serverTLS(cfg.GRPC); err != nil {
 		return nil, err
 	}
+	if cfg.Audit.Listen != "" {
+		var pool *x509.CertPool
+		if cfg.Audit.ClientCAFile != "" {
+			if pool, err = loadPool(cfg.Audit.ClientCAFile); err != nil {
+				return nil, fmt.Errorf("audit.client_ca_file: %w", err)
+			}
+		}
+		l.auditTLS = readTLS(l.tls.Certificates[0], pool)
+	}
 	if l.grpc, err = net.Listen("tcp", cfg.GRPC.Listen); err != nil {
 		return nil, fmt.Errorf("couldn't listen on grpc.listen %s: %w", cfg.GRPC.Listen, err)
+	}
+	if cfg.Audit.Listen != "" {
+		if l.audit, err = net.Listen("tcp", cfg.Audit.Listen); err != nil {
+			l.close()
+			return nil, fmt.Errorf("couldn't listen on audit.listen %s: %w", cfg.Audit.Listen, err)
+		}
 	}
 	if cfg.HTTP.Listen != "" {
 		if l.http, err = net.Listen("tcp", cfg.HTTP.Listen); err != nil {
@@ -117,27 +144,45 @@ func serverTLS(c GRPCConfig) (*tls.Config, error) {
 }
 
 // newDaemon makes the servers around an engine, on listeners already bound.
+// registerAudit registers the log's audit service; it is served on the
+// auditors' listener only (none when audit.listen is "off"), never on the
+// game servers': an auditor needs no game server's certificate.
 func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Handler, registerAudit func(*grpc.Server)) *Daemon {
-	d := &Daemon{cfg: cfg, log: cfg.Logger, engine: e, health: health.NewServer(), lisGRPC: l.grpc, lisAdm: l.admin, lisHTTP: l.http}
+	d := &Daemon{cfg: cfg, log: cfg.Logger, engine: e, health: health.NewServer(), auditHealth: health.NewServer(),
+		lisGRPC: l.grpc, lisAudit: l.audit, lisAdm: l.admin, lisHTTP: l.http}
+	d.ready = &readiness{d: d, failing: map[string]bool{}}
 	d.grpc = grpc.NewServer(
 		grpc.Creds(credentials.NewTLS(l.tls)),
 		grpc.MaxConcurrentStreams(cfg.GRPC.MaxConcurrentStreams),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.ChainUnaryInterceptor(d.observe),
+		grpc.ChainStreamInterceptor(d.observeStream),
 	)
 	qodv1.RegisterQuitteOuDoubleServer(d.grpc, &qodService{e: e})
-	healthpb.RegisterHealthServer(d.grpc, d.health)
+	healthpb.RegisterHealthServer(d.grpc, checkedHealth{d.health, d.ready})
 	reflection.Register(d.grpc)
-	if registerAudit != nil {
-		registerAudit(d.grpc)
+
+	if d.lisAudit != nil {
+		d.audit = grpc.NewServer(
+			grpc.Creds(credentials.NewTLS(l.auditTLS)),
+			grpc.MaxConcurrentStreams(cfg.GRPC.MaxConcurrentStreams),
+			grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+			grpc.ChainUnaryInterceptor(d.observe),
+			grpc.ChainStreamInterceptor(d.observeStream),
+		)
+		if registerAudit != nil {
+			registerAudit(d.audit)
+		}
+		healthpb.RegisterHealthServer(d.audit, d.auditHealth)
+		reflection.Register(d.audit)
 	}
 
-	d.admin = grpc.NewServer(grpc.ChainUnaryInterceptor(d.observe))
+	d.admin = grpc.NewServer(grpc.ChainUnaryInterceptor(d.observe), grpc.ChainStreamInterceptor(d.observeStream))
 	adminv1.RegisterAdminServer(d.admin, &adminService{e: e, addrs: func() []string {
 		a := d.Addrs()
-		return []string{"grpc " + a.GRPC, "http " + a.HTTP, "admin unix:" + a.Admin}
+		return []string{"grpc " + a.GRPC, "audit " + a.Audit, "http " + a.HTTP, "admin unix:" + a.Admin}
 	}})
-	healthpb.RegisterHealthServer(d.admin, d.health)
+	healthpb.RegisterHealthServer(d.admin, checkedHealth{d.health, d.ready})
 	reflection.Register(d.admin)
 
 	if d.lisHTTP != nil {
@@ -156,9 +201,12 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 // service turns NOT_SERVING, in-flight calls are drained (for at most
 // drain), and the components are closed.
 func (d *Daemon) Serve(ctx context.Context) error {
-	errc := make(chan error, 3)
+	errc := make(chan error, 4)
 	go func() { errc <- d.grpc.Serve(d.lisGRPC) }()
 	go func() { errc <- d.admin.Serve(d.lisAdm) }()
+	if d.audit != nil {
+		go func() { errc <- d.audit.Serve(d.lisAudit) }()
+	}
 	if d.http != nil {
 		go func() {
 			if err := d.http.Serve(d.lisHTTP); !errors.Is(err, http.ErrServerClosed) {
@@ -171,6 +219,10 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	go func() { defer close(sweepDone); d.engine.sweepLoop(sweepCtx) }()
 	d.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	d.health.SetServingStatus(qodv1.QuitteOuDouble_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	readyDone := make(chan struct{})
+	go func() { defer close(readyDone); d.ready.watch(sweepCtx, d.cfg.Game.SweepInterval.Duration) }()
+	d.auditHealth.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	d.auditHealth.SetServingStatus(auditpb.Audit_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 
 	var err error
 	select {
@@ -180,6 +232,7 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	}
 	stopSweep()
 	<-sweepDone
+	<-readyDone
 	d.shutdown(30 * time.Second)
 	return err
 }
@@ -189,9 +242,13 @@ func (d *Daemon) shutdown(drain time.Duration) {
 	d.closeOnce.Do(func() {
 		d.log.Info("shutting down: draining in-flight calls")
 		d.health.Shutdown()
+		d.auditHealth.Shutdown()
 		done := make(chan struct{})
 		go func() {
 			d.grpc.GracefulStop()
+			if d.audit != nil {
+				d.audit.GracefulStop()
+			}
 			d.admin.GracefulStop()
 			close(done)
 		}()
@@ -201,6 +258,9 @@ func (d *Daemon) shutdown(drain time.Duration) {
 		case <-t.C:
 			d.log.Warn("drain timed out: stopping the remaining calls")
 			d.grpc.Stop()
+			if d.audit != nil {
+				d.audit.Stop()
+			}
 			d.admin.Stop()
 			<-done
 		}
@@ -211,6 +271,12 @@ func (d *Daemon) shutdown(drain time.Duration) {
 			cancel()
 		}
 		d.lisAdm.Close() // removes the socket (closed already by the admin server, unless it never served)
+		// The TCP listeners too, for a daemon that never served.
+		for _, l := range []net.Listener{d.lisGRPC, d.lisAudit, d.lisHTTP} {
+			if l != nil {
+				l.Close()
+			}
+		}
 		for i := len(d.closers) - 1; i >= 0; i-- {
 			if err := d.closers[i].Close(); err != nil {
 				d.log.Error("close failed", "err", err)
@@ -221,32 +287,67 @@ func (d *Daemon) shutdown(drain time.Duration) {
 }
 
 func (d *Daemon) healthz(w http.ResponseWriter, r *http.Request) {
+	comps := d.ready.check()
 	resp, _ := d.health.Check(r.Context(), &healthpb.HealthCheckRequest{})
 	st := resp.GetStatus().String()
 	w.Header().Set("Content-Type", "application/json")
 	if resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}
-	json.NewEncoder(w).Encode(map[string]any{"status": st, "dev_mode": d.cfg.Dev, "version": d.cfg.Version})
+	// What failed, for the operator (errors carry no secret).
+	byName := map[string]string{}
+	for _, c := range comps {
+		byName[c.name] = "ok"
+		if c.err != nil {
+			byName[c.name] = c.err.Error()
+		}
+	}
+	json.NewEncoder(w).Encode(map[string]any{"status": st, "components": byName, "dev_mode": d.cfg.Dev, "version": d.cfg.Version})
 }
 
-// observe times every unary call and counts refusals by status code.
+// observe times every unary call and counts its refusal, if any, by
+// reason (observed).
 func (d *Daemon) observe(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	start := time.Now()
 	d.engine.metrics.inFlight.Inc()
 	resp, err := handler(ctx, req)
 	d.engine.metrics.inFlight.Dec()
-	method := info.FullMethod[strings.LastIndexByte(info.FullMethod, '/')+1:]
-	d.engine.metrics.callSeconds.WithLabelValues(method).Observe(time.Since(start).Seconds())
-	if err != nil {
-		d.engine.metrics.refusals.WithLabelValues(status.Code(err).String()).Inc()
-		lvl := slog.LevelInfo
-		if c := status.Code(err); c == codes.Internal || c == codes.Unavailable {
-			lvl = slog.LevelError
-		}
-		d.log.Log(ctx, lvl, "call refused", "method", method, "code", status.Code(err).String(), "msg", status.Convert(err).Message())
+	return resp, d.observed(ctx, info.FullMethod, start, err)
+}
+
+// observeStream does for streamed calls what observe does for unary ones
+// (ImportManifest). The long-lived streams of the infrastructure
+// (reflection, health's Watch) are not calls of ours and are not timed.
+func (d *Daemon) observeStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if !strings.HasPrefix(info.FullMethod, "/tirage.") {
+		return handler(srv, ss)
 	}
-	return resp, err
+	start := time.Now()
+	d.engine.metrics.inFlight.Inc()
+	err := handler(srv, ss)
+	d.engine.metrics.inFlight.Dec()
+	return d.observed(ss.Context(), info.FullMethod, start, err)
+}
+
+// observed records a call that took from start and returned err: its
+// latency, and a refusal by reason and code (logged, at error level for a
+// failure of the appliance). The refusal goes back with its reason detail
+// (ErrorInfo), the fallback of its code when it had none.
+func (d *Daemon) observed(ctx context.Context, fullMethod string, start time.Time, err error) error {
+	method := fullMethod[strings.LastIndexByte(fullMethod, '/')+1:]
+	d.engine.metrics.callSeconds.WithLabelValues(method).Observe(time.Since(start).Seconds())
+	if err == nil {
+		return nil
+	}
+	err = withFallbackReason(err)
+	d.engine.metrics.refused(err)
+	lvl := slog.LevelInfo
+	c := status.Code(err)
+	if c == codes.Internal || c == codes.Unavailable {
+		lvl = slog.LevelError
+	}
+	d.log.Log(ctx, lvl, "call refused", "method", method, "code", c.String(), "reason", string(reasonOf(err)), "msg", status.Convert(err).Message())
+	return err
 }
 
 // callerIdentity is the game server's identity from its verified client
@@ -254,18 +355,18 @@ func (d *Daemon) observe(ctx context.Context, req any, info *grpc.UnaryServerInf
 func callerIdentity(ctx context.Context) (string, error) {
 	p, ok := peer.FromContext(ctx)
 	if !ok {
-		return "", status.Error(codes.Unauthenticated, "no peer")
+		return "", refuse(reasonClientCertRequired, "no peer")
 	}
 	ti, ok := p.AuthInfo.(credentials.TLSInfo)
 	if !ok || len(ti.State.VerifiedChains) == 0 || len(ti.State.VerifiedChains[0]) == 0 {
-		return "", status.Error(codes.Unauthenticated, "a verified client certificate is required")
+		return "", refuse(reasonClientCertRequired, "a verified client certificate is required")
 	}
 	id := Identity(ti.State.VerifiedChains[0][0])
 	if id == "" {
-		return "", status.Error(codes.Unauthenticated, "client certificate names no identity (no DNS SAN, no CN)")
+		return "", refuse(reasonIdentityInvalid, "client certificate names no identity (no DNS SAN, no CN)")
 	}
 	if err := checkIdentity(id); err != nil {
-		return "", status.Errorf(codes.Unauthenticated, "client certificate identity %.80q: %v", id, err)
+		return "", refuse(reasonIdentityInvalid, "client certificate identity %.80q: %v", id, err)
 	}
 	return id, nil
 }
@@ -292,10 +393,10 @@ func checkIdentity(id string) error {
 	return nil
 }
 
-// listenAdmin opens the admin Unix socket (mode 0600) and admits only peers
-// whose kernel credentials name an allowed uid. A socket already at the
-// path is replaced only when stale (nothing answers on it): one another
-// process serves (another rngd, with another data_dir but the same
+// listenAdmin opens the admin Unix socket (mode adminSocketMode) and admits
+// only peers whose kernel credentials name an allowed uid. A socket already
+// at the path is replaced only when stale (nothing answers on it): one
+// another process serves (another rngd, with another data_dir but the same
 // admin.socket) is refused, never taken over.
 func listenAdmin(c AdminConfig) (net.Listener, error) {
 	if fi, err := os.Lstat(c.Socket); err == nil {
@@ -316,17 +417,64 @@ func listenAdmin(c AdminConfig) (net.Listener, error) {
 			return nil, fmt.Errorf("admin.socket %s exists and couldn't be checked (in use by another process?): %w", c.Socket, err)
 		}
 	}
+	// Created 0600 (no window where it is wider than asked), then set to
+	// its mode.
 	old := syscall.Umask(0o177)
 	l, err := net.Listen("unix", c.Socket)
 	syscall.Umask(old)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't listen on admin.socket %s: %w", c.Socket, err)
 	}
-	if err := os.Chmod(c.Socket, 0o600); err != nil {
+	if err := os.Chmod(c.Socket, adminSocketMode(c.AllowedUIDs)); err != nil {
 		l.Close()
-		return nil, fmt.Errorf("couldn't restrict admin.socket: %w", err)
+		return nil, fmt.Errorf("couldn't set admin.socket's mode: %w", err)
 	}
 	return &peerCredListener{Listener: l, allowed: c.AllowedUIDs}, nil
+}
+
+// adminSocketMode is the admin socket's permission. Connecting to a Unix
+// socket needs write permission on it, so with 0600 the kernel refuses
+// every user but the daemon's own (and root) before admission is checked.
+// File permissions name one owner and one group while admin.allowed_uids
+// is a list of users: rather than ask for a group as well, a second list
+// (in /etc/group) that would have to agree with the first, the socket is
+// opened to every local user (0666) as soon as allowed_uids names another
+// user, and the list itself is the access control: the kernel's peer
+// credentials (SO_PEERCRED, taken at connect and not forgeable) are checked
+// on every connection before the server reads or writes a byte
+// (peerCredListener), and a user not on the list gets a closed connection
+// and nothing else. Otherwise (the daemon's own user, root) it stays 0600:
+// the file system refuses everyone else as well.
+func adminSocketMode(allowed []int) os.FileMode {
+	self := os.Getuid()
+	for _, u := range allowed {
+		if u != self && u != 0 {
+			return 0o666
+		}
+	}
+	return 0o600
+}
+
+// unsearchableDir is the first directory on the path to the admin socket
+// that users other than its owner and group cannot search (no o+x): with
+// it an allowed user outside that group cannot reach the socket. "" when
+// there is none, or when only the daemon's own user and root are allowed.
+func unsearchableDir(c AdminConfig) string {
+	if adminSocketMode(c.AllowedUIDs) == 0o600 {
+		return ""
+	}
+	p, err := filepath.Abs(c.Socket)
+	if err != nil {
+		return ""
+	}
+	for dir := filepath.Dir(p); ; dir = filepath.Dir(dir) {
+		if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm()&0o001 == 0 {
+			return dir
+		}
+		if dir == filepath.Dir(dir) {
+			return ""
+		}
+	}
 }
 
 type peerCredListener struct {

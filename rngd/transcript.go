@@ -6,8 +6,6 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 	"golang.org/x/mod/sumdb/tlog"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"tirage.fr/tirage/hsm"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
@@ -40,19 +38,19 @@ func (e *engine) transcript(ctx context.Context, server, id string) ([]byte, err
 	})
 	cp, err := e.tlog.Checkpoint(ctx)
 	if err != nil || cp.Size <= sg.LastIndex {
-		return nil, status.Errorf(codes.Unavailable, "no checkpoint covers the game's records yet: retry in a moment")
+		return nil, refuse(reasonCheckpointPending, "no checkpoint covers the game's records yet: retry in a moment")
 	}
 	logged := func(idx uint64, leaf []byte) (*receipt.Logged, error) {
 		if leaf == nil {
 			leaves, err := e.tlog.Entries(ctx, idx, idx+1, cp.Size)
 			if err != nil || len(leaves) != 1 {
-				return nil, status.Errorf(codes.Unavailable, "couldn't read log entry %d: %v", idx, err)
+				return nil, refuse(reasonLogUnavailable, "couldn't read log entry %d: %v", idx, err)
 			}
 			leaf = leaves[0]
 		}
 		p, err := e.tlog.InclusionProof(ctx, idx, cp.Size)
 		if err != nil {
-			return nil, status.Errorf(codes.Unavailable, "couldn't prove log entry %d: %v", idx, err)
+			return nil, refuse(reasonLogUnavailable, "couldn't prove log entry %d: %v", idx, err)
 		}
 		return &receipt.Logged{Index: idx, Record: string(leaf), Proof: receipt.ProofHex(tlog.RecordProof(p))}, nil
 	}

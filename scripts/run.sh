@@ -2,7 +2,8 @@
 # make run: builds rngd with dev mode compiled in (bin/rngd-dev, build tag
 # tirage_dev), starts it on its embedded dev defaults — software keys, tessera
 # log in ./data, dev mTLS certificates in ./data/dev (ca.pem, client.pem,
-# client.key), gRPC on 127.0.0.1:7443, HTTP (metrics, health, /log/) on
+# client.key), gRPC on 127.0.0.1:7443, the auditors' gRPC (log audit service,
+# no client certificate) on 127.0.0.1:7444, HTTP (metrics, health, /log/) on
 # 127.0.0.1:7480 — then runs the demo game server, which plays a few games and
 # verifies their receipts. The daemon then keeps running until Ctrl-C;
 # DEMO_ONLY=1 stops it right after the demo (CI, tests).
@@ -52,6 +53,7 @@ fi
 echo
 echo "rngd keeps running (dev mode). Try:"
 echo "  grpcurl -cacert data/dev/ca.pem -cert data/dev/client.pem -key data/dev/client.key 127.0.0.1:7443 list"
+echo "  grpcurl -cacert data/dev/ca.pem 127.0.0.1:7444 tirage.transparency.audit.v1.Audit/Checkpoint"
 echo "  bin/rngctl emission list"
 echo "Ctrl-C stops it."
 wait "$pid"

@@ -145,6 +145,9 @@ func Run(ctx context.Context, c Config) error {
 		if h, ok := strings.CutPrefix(a, "http "); ok && h != "" {
 			fmt.Fprintf(out, "   auditors: curl http://%s/log/checkpoint ; metrics: curl http://%s/metrics\n", h, h)
 		}
+		if h, ok := strings.CutPrefix(a, "audit "); ok && h != "" {
+			fmt.Fprintf(out, "   auditors over gRPC (no client certificate): grpcurl -cacert %s %s tirage.transparency.audit.v1.Audit/Checkpoint\n", c.PKI.CA(), h)
+		}
 	}
 	return nil
 }

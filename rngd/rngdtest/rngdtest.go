@@ -56,6 +56,7 @@ func Start(t testing.TB, clients ...string) *Daemon {
 	d, err := rngd.Start(ctx, rngd.Config{
 		DataDir: data,
 		GRPC:    rngd.GRPCConfig{Listen: "127.0.0.1:0", CertFile: pki.ServerCert(), KeyFile: pki.ServerKey(), ClientCAFile: pki.CA()},
+		Audit:   rngd.AuditConfig{Listen: "127.0.0.1:0"},
 		HTTP:    rngd.HTTPConfig{Listen: "off"},
 		Keys:    rngd.KeysConfig{PassphraseFile: pass, AllowSoftware: true}, // software keys outside dev mode: opt-in
 		Log:     rngd.LogConfig{Origin: "tirage.fr/dev-log", BatchMaxAge: rngd.Duration{Duration: 2 * time.Millisecond}},
