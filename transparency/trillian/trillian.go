@@ -9,11 +9,14 @@
 // indices) and integrates them into the tree, every sequencer interval.
 // transparency.Log promises an index, so Append queues the leaf and then
 // waits until it is integrated: one follower goroutine polls the log root
-// (Config.PollInterval) while appends wait, reads the newly integrated
-// leaves by range and hands each waiting Append its index. The price is
-// latency — the sequencer interval plus a poll interval plus a round trip
-// (≈ 15–30 ms on a quiet stack with scripts/trillian.sh's 10 ms sequencer interval) — not
-// throughput: waits overlap, and the signer sequences in batches.
+// (Config.PollInterval) while appends wait, signs it, reads the newly
+// integrated leaves by range, checks them against the checkpoint just
+// signed and hands each waiting Append its index: an index Trillian
+// misreports is ErrSecurity, not a receipt for another leaf's position. The
+// price is latency — the sequencer interval plus a poll interval plus a
+// few round trips (≈ 15–30 ms on a quiet stack with scripts/trillian.sh's
+// 10 ms sequencer interval) — not throughput: waits overlap, and the
+// signer sequences in batches.
 //
 // A leaf equal to a leaf already in the tree is not appended again:
 // Trillian deduplicates by leaf identity, and Append returns the existing
@@ -46,8 +49,8 @@
 //
 // # Answers checked
 //
-// Proofs and entries Trillian returns are checked against a root the
-// appliance signed before they are returned (verify.go): a faulty or
+// Proofs, entries and the indices Append returns are checked against a
+// root the appliance signed before they are returned (verify.go): a faulty or
 // tampered database is reported here, with ErrSecurity, and the log fails
 // closed as for a rollback, rather than by an auditor after a bad receipt.
 package trillian
@@ -342,9 +345,9 @@ func (l *Log) sign(ctx context.Context, root *types.LogRootV1) (*checkpoint.Chec
 			return prev, nil
 		case root.TreeSize < prev.Size:
 			// checkRoot rules this out (floor >= prev.Size); fail closed.
-			return nil, fmt.Errorf("trillian: %w: root of %d leaves below signed checkpoint %d", transparency.ErrSecurity, root.TreeSize, prev.Size)
+			return nil, l.misbehaved(fmt.Errorf("trillian: %w: tree %d: root of %d leaves below signed checkpoint %d", transparency.ErrSecurity, l.cfg.TreeID, root.TreeSize, prev.Size))
 		case root.TreeSize == prev.Size:
-			return nil, fmt.Errorf("trillian: %w: two roots for tree size %d", transparency.ErrSecurity, prev.Size)
+			return nil, l.misbehaved(fmt.Errorf("trillian: %w: tree %d: two roots for tree size %d", transparency.ErrSecurity, l.cfg.TreeID, prev.Size))
 		}
 		if prev.Size > 0 {
 			p, err := l.consistency(ctx, prev.Size, root.TreeSize)
@@ -352,7 +355,7 @@ func (l *Log) sign(ctx context.Context, root *types.LogRootV1) (*checkpoint.Chec
 				return nil, err
 			}
 			if err := tlog.CheckTree(p, int64(root.TreeSize), h, int64(prev.Size), prev.Hash); err != nil {
-				return nil, fmt.Errorf("trillian: %w: root %d is not consistent with signed checkpoint %d: %w", transparency.ErrSecurity, root.TreeSize, prev.Size, err)
+				return nil, l.misbehaved(fmt.Errorf("trillian: %w: tree %d: root %d is not consistent with signed checkpoint %d: %w", transparency.ErrSecurity, l.cfg.TreeID, root.TreeSize, prev.Size, err))
 			}
 		}
 	}
@@ -500,26 +503,24 @@ func (l *Log) unwait(h tlog.Hash, ch chan uint64) {
 	}
 }
 
-// findIntegrated looks a leaf hash up in the current tree.
+// findIntegrated looks a leaf hash up in the current tree, signed first:
+// the index returned is proved in a tree the appliance signed, as
+// InclusionProofByHash proves it (a duplicate is rare: draw records are
+// unique).
 func (l *Log) findIntegrated(ctx context.Context, h tlog.Hash) (uint64, bool, error) {
-	root, err := l.root(ctx)
+	cp, err := l.Checkpoint(ctx)
 	if err != nil {
 		return 0, false, err
 	}
-	if root.TreeSize == 0 {
+	if cp.Size == 0 {
 		return 0, false, nil
 	}
-	idx, p, err := l.proofByHash(ctx, h, root.TreeSize)
+	idx, _, err := l.InclusionProofByHash(ctx, h, cp.Size)
 	if errors.Is(err, transparency.ErrNotFound) {
 		return 0, false, nil
 	}
 	if err != nil {
 		return 0, false, err
-	}
-	// Against the root just read: it is checked against the signed
-	// checkpoint when it is signed.
-	if err := tlog.CheckRecord(p, int64(root.TreeSize), tlog.Hash(root.RootHash), int64(idx), h); err != nil {
-		return 0, false, l.misbehaved(fmt.Errorf("trillian: %w: tree %d: inclusion proof of leaf %d does not lead to root %d: %w", transparency.ErrSecurity, l.cfg.TreeID, idx, root.TreeSize, err))
 	}
 	return idx, true, nil
 }
@@ -543,7 +544,7 @@ func (l *Log) follow(ctx context.Context) {
 				root, err = l.checkRoot(ctx, root)
 			}
 			if err == nil {
-				err = l.deliver(ctx, root.TreeSize)
+				err = l.deliver(ctx, root)
 			}
 			if err != nil && ctx.Err() == nil && !errors.Is(err, transparency.ErrSecurity) {
 				l.cfg.Logger.Warn("trillian follower", "err", err)
@@ -563,43 +564,68 @@ func (l *Log) follow(ctx context.Context) {
 	}
 }
 
-// deliver reads leaves [seen, size) and wakes their waiters.
-func (l *Log) deliver(ctx context.Context, size uint64) error {
+// maxDeliver bounds the leaves deliver authenticates at once (their
+// hashes are held until then: 2 MiB).
+const maxDeliver = 1 << 16
+
+// deliver signs root, reads the leaves integrated since seen, checks them
+// against the signed tree and wakes their waiters with their indices.
+//
+// An index handed to Append must be where the caller's leaf is in the tree
+// the appliance signs, not merely where Trillian says it is: the leaves
+// read are authenticated as a range (checkEntries) against the checkpoint
+// just signed, before any index is handed out. That costs, per batch of
+// leaves (per poll), not per leaf: one GetInclusionProof (the subtrees left
+// of the range; none from leaf 0) — the range ends at the checkpoint, whose
+// root needs no consistency proof. Signing costs a consistency proof and
+// the signatures (and the state file's write), but the draw path pays it
+// anyway: AwaitCheckpoint, right after Append, signs the root covering the
+// leaf, and now finds it signed. Checking each index instead (an inclusion
+// proof by leaf hash in the signed tree) would cost one call per leaf, and
+// authenticating an unsigned root two calls per batch.
+func (l *Log) deliver(ctx context.Context, root *types.LogRootV1) error {
 	l.mu.Lock()
 	from := l.seen
 	if l.nwait == 0 {
 		// Nobody waits: leaves integrated so far cannot be theirs (waiters
 		// register before queueing), so skip them unread.
-		l.seen = max(l.seen, size)
+		l.seen = max(l.seen, root.TreeSize)
 		l.mu.Unlock()
 		return nil
 	}
 	l.mu.Unlock()
-	for from < size {
-		rctx, cancel := l.rpcCtx(ctx)
-		resp, err := l.client.GetLeavesByRange(rctx, &tpb.GetLeavesByRangeRequest{LogId: l.cfg.TreeID, StartIndex: int64(from), Count: int64(min(size-from, 1000))})
-		cancel()
-		if err != nil {
-			return rpcErr("couldn't read new leaves", err)
+	if from >= root.TreeSize {
+		return nil
+	}
+	cp, err := l.sign(ctx, root)
+	if err != nil {
+		return err
+	}
+	for from < cp.Size {
+		end := min(cp.Size, from+maxDeliver)
+		hashes := make([]tlog.Hash, 0, end-from)
+		for at := from; at < end; at = from + uint64(len(hashes)) {
+			_, hs, err := l.readLeaves(ctx, at, min(end, at+1000), "couldn't read new leaves")
+			if err != nil {
+				return err
+			}
+			hashes = append(hashes, hs...)
 		}
-		leaves := resp.GetLeaves()
-		if len(leaves) == 0 {
-			return fmt.Errorf("trillian: %w: no leaves returned from %d", transparency.ErrUnavailable, from)
+		if err := l.checkEntries(ctx, from, hashes); err != nil {
+			return err
 		}
 		l.mu.Lock()
-		for _, lf := range leaves {
-			var h tlog.Hash
-			copy(h[:], lf.GetMerkleLeafHash())
+		for i, h := range hashes {
 			for _, ch := range l.waiters[h] {
 				select {
-				case ch <- uint64(lf.GetLeafIndex()):
+				case ch <- from + uint64(i):
 				default:
 				}
 			}
 		}
-		from += uint64(len(leaves))
-		l.seen = max(l.seen, from)
+		l.seen = max(l.seen, end)
 		l.mu.Unlock()
+		from = end
 	}
 	return nil
 }
@@ -670,29 +696,16 @@ func (l *Log) Entries(ctx context.Context, start, end, treeSize uint64) ([][]byt
 	if err := l.checkSize(ctx, treeSize); err != nil {
 		return nil, err
 	}
-	rctx, cancel := l.rpcCtx(ctx)
-	defer cancel()
-	resp, err := l.client.GetLeavesByRange(rctx, &tpb.GetLeavesByRangeRequest{LogId: l.cfg.TreeID, StartIndex: int64(start), Count: int64(end - start)})
+	leaves, hashes, err := l.readLeaves(ctx, start, end, "couldn't read entries")
 	if err != nil {
-		return nil, rpcErr("couldn't read entries", err)
-	}
-	leaves := resp.GetLeaves()
-	if len(leaves) == 0 {
-		return nil, fmt.Errorf("trillian: %w: no entries returned from %d", transparency.ErrUnavailable, start)
-	}
-	if len(leaves) > int(end-start) {
-		return nil, l.misbehaved(fmt.Errorf("trillian: %w: tree %d: %d entries returned for [%d, %d)", transparency.ErrSecurity, l.cfg.TreeID, len(leaves), start, end))
-	}
-	out := make([][]byte, len(leaves))
-	hashes := make([]tlog.Hash, len(leaves))
-	for i, lf := range leaves {
-		if hashes[i], err = l.leafHash(lf, start+uint64(i)); err != nil {
-			return nil, err
-		}
-		out[i] = lf.GetLeafValue()
+		return nil, err
 	}
 	if err := l.checkEntries(ctx, start, hashes); err != nil {
 		return nil, err
+	}
+	out := make([][]byte, len(leaves))
+	for i, lf := range leaves {
+		out[i] = lf.GetLeafValue()
 	}
 	return out, nil
 }

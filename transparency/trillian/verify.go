@@ -156,6 +156,32 @@ func (l *Log) entryAndProof(ctx context.Context, index, n uint64) (tlog.Hash, []
 	return h, p, err
 }
 
+// readLeaves reads leaves [start, end) — as many as Trillian returns, at
+// least one — and returns them with their leaf hashes, each checked by
+// leafHash; the range is the caller's to authenticate (checkEntries).
+func (l *Log) readLeaves(ctx context.Context, start, end uint64, what string) ([]*tpb.LogLeaf, []tlog.Hash, error) {
+	rctx, cancel := l.rpcCtx(ctx)
+	defer cancel()
+	resp, err := l.client.GetLeavesByRange(rctx, &tpb.GetLeavesByRangeRequest{LogId: l.cfg.TreeID, StartIndex: int64(start), Count: int64(end - start)})
+	if err != nil {
+		return nil, nil, rpcErr(what, err)
+	}
+	leaves := resp.GetLeaves()
+	if len(leaves) == 0 {
+		return nil, nil, fmt.Errorf("trillian: %w: %s: no leaves returned from %d", transparency.ErrUnavailable, what, start)
+	}
+	if len(leaves) > int(end-start) {
+		return nil, nil, l.misbehaved(fmt.Errorf("trillian: %w: tree %d: %d leaves returned for [%d, %d)", transparency.ErrSecurity, l.cfg.TreeID, len(leaves), start, end))
+	}
+	hashes := make([]tlog.Hash, len(leaves))
+	for i, lf := range leaves {
+		if hashes[i], err = l.leafHash(lf, start+uint64(i)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return leaves, hashes, nil
+}
+
 // leafHash checks that lf is leaf index and that its Merkle leaf hash is
 // the RFC 6962 hash of its value, and returns it.
 func (l *Log) leafHash(lf *tpb.LogLeaf, index uint64) (tlog.Hash, error) {

@@ -1,14 +1,18 @@
 package trillian_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"testing"
 
 	tpb "github.com/google/trillian"
 	"github.com/google/trillian/types"
 	"golang.org/x/mod/sumdb/tlog"
+	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -20,24 +24,54 @@ import (
 // fakeTrillian is an in-memory Trillian holding a tree of leaves, computed
 // with x/mod's tlog (independent of the backend's checks); tamper, if set,
 // rewrites its answers: a faulty or tampered database.
+// QueueLeaf integrates the leaf at once (deduplicated, as Trillian does),
+// Its methods run under mu (the follower calls in from its goroutine).
+// With hold set, QueueLeaf only queues: integrate sequences the queue, as
+// the signer would, in one batch. calls counts the calls by method.
 type fakeTrillian struct {
-	leaves [][]byte
-	stored []tlog.Hash
-	tamper func(method string, req, reply any)
+	mu      sync.Mutex
+	leaves  [][]byte
+	stored  []tlog.Hash
+	tamper  func(method string, req, reply any)
+	hold    bool
+	pending [][]byte
+	calls   map[string]int
 }
 
 func newFakeTrillian(t *testing.T, n int) *fakeTrillian {
 	f := &fakeTrillian{}
 	for i := range n {
-		leaf := fmt.Appendf(nil, "leaf %d", i)
-		hs, err := tlog.StoredHashes(int64(i), leaf, f.reader())
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.leaves = append(f.leaves, leaf)
-		f.stored = append(f.stored, hs...)
+		f.add(t, fmt.Appendf(nil, "leaf %d", i))
 	}
 	return f
+}
+
+// add appends leaf to the tree (f.mu held, or f not shared yet).
+func (f *fakeTrillian) add(t testing.TB, leaf []byte) {
+	hs, err := tlog.StoredHashes(int64(len(f.leaves)), leaf, f.reader())
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	f.leaves = append(f.leaves, leaf)
+	f.stored = append(f.stored, hs...)
+}
+
+// integrate sequences the queued leaves.
+func (f *fakeTrillian) integrate(t testing.TB) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, lf := range f.pending {
+		f.add(t, lf)
+	}
+	f.pending = nil
+}
+
+// setTamper sets (or with nil clears) the answers' rewriting.
+func (f *fakeTrillian) setTamper(tamper func(method string, req, reply any)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tamper = tamper
 }
 
 func (f *fakeTrillian) reader() tlog.HashReader {
@@ -81,7 +115,33 @@ type fakeConn struct {
 }
 
 func (c fakeConn) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
-	f, n := c.f, int64(len(c.f.leaves))
+	f := c.f
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.calls == nil {
+		f.calls = map[string]int{}
+	}
+	f.calls[method]++
+	if method == tpb.TrillianLog_QueueLeaf_FullMethodName {
+		value := args.(*tpb.QueueLeafRequest).GetLeaf().GetLeafValue()
+		h := tlog.RecordHash(value)
+		q := &tpb.QueuedLogLeaf{Leaf: &tpb.LogLeaf{LeafValue: value, MerkleLeafHash: h[:]}}
+		same := func(lf []byte) bool { return bytes.Equal(lf, value) }
+		switch {
+		case slices.ContainsFunc(f.leaves, same) || slices.ContainsFunc(f.pending, same):
+			q.Status = &spb.Status{Code: int32(codes.AlreadyExists)}
+		case f.hold:
+			f.pending = append(f.pending, value)
+		default:
+			f.add(c.t, value)
+		}
+		reply.(*tpb.QueueLeafResponse).QueuedLeaf = q
+		if f.tamper != nil {
+			f.tamper(method, args, reply)
+		}
+		return nil
+	}
+	n := int64(len(f.leaves))
 	slr, _ := f.root(c.t, n)
 	switch method {
 	case tpb.TrillianLog_GetLatestSignedLogRoot_FullMethodName:
@@ -312,11 +372,11 @@ func TestCheatingTrillian(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeTrillian(t, n)
 			l := openFake(t, f)
-			f.tamper = tc.tamper
+			f.setTamper(tc.tamper)
 			if err := tc.call(t.Context(), l); !errors.Is(err, transparency.ErrSecurity) {
 				t.Fatalf("err = %v, want ErrSecurity", err)
 			}
-			f.tamper = nil
+			f.setTamper(nil)
 			if _, err := l.Checkpoint(t.Context()); !errors.Is(err, transparency.ErrSecurity) {
 				t.Fatalf("Checkpoint after misbehaviour: err = %v, want ErrSecurity (failed closed)", err)
 			}
