@@ -151,25 +151,24 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 	d := &Daemon{cfg: cfg, log: cfg.Logger, engine: e, health: health.NewServer(), auditHealth: health.NewServer(),
 		lisGRPC: l.grpc, lisAudit: l.audit, lisAdm: l.admin, lisHTTP: l.http}
 	d.ready = &readiness{d: d, failing: map[string]bool{}}
-	d.grpc = grpc.NewServer(
-		grpc.Creds(credentials.NewTLS(l.tls)),
-		grpc.MaxConcurrentStreams(cfg.GRPC.MaxConcurrentStreams),
-		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
-		grpc.ChainUnaryInterceptor(d.observe),
-		grpc.ChainStreamInterceptor(d.observeStream),
-	)
-	qodv1.RegisterQuitteOuDoubleServer(d.grpc, &qodService{e: e})
-	healthpb.RegisterHealthServer(d.grpc, checkedHealth{d.health, d.ready})
-	reflection.Register(d.grpc)
-
-	if d.lisAudit != nil {
-		d.audit = grpc.NewServer(
-			grpc.Creds(credentials.NewTLS(l.auditTLS)),
+	// The TCP listeners' servers: the same limits and observation, their
+	// own credentials.
+	tcpServer := func(tc *tls.Config) *grpc.Server {
+		return grpc.NewServer(
+			grpc.Creds(credentials.NewTLS(tc)),
 			grpc.MaxConcurrentStreams(cfg.GRPC.MaxConcurrentStreams),
 			grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 			grpc.ChainUnaryInterceptor(d.observe),
 			grpc.ChainStreamInterceptor(d.observeStream),
 		)
+	}
+	d.grpc = tcpServer(l.tls)
+	qodv1.RegisterQuitteOuDoubleServer(d.grpc, &qodService{e: e})
+	healthpb.RegisterHealthServer(d.grpc, checkedHealth{d.health, d.ready})
+	reflection.Register(d.grpc)
+
+	if d.lisAudit != nil {
+		d.audit = tcpServer(l.auditTLS)
 		if registerAudit != nil {
 			registerAudit(d.audit)
 		}
