@@ -17,6 +17,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+
+	"tirage.fr/tirage/rngd/entropy"
 )
 
 // Config is the daemon's configuration. Its TOML form is documented field by
@@ -234,8 +236,10 @@ type EntropyConfig struct {
 	ReadTimeout Duration `toml:"read_timeout"`
 }
 
-// EntropySource is one [[entropy.source]] table. Each kind appears once,
-// and at least one source is physical (hwrng, rdseed or tpm).
+// EntropySource is one [[entropy.source]] table (an entropy.SourceConfig).
+// Each kind appears once, at least one source is physical (hwrng, rdseed or
+// tpm), and the physical sources together credit the 384 bits each seed
+// needs (entropy.New refuses less; the config check refuses it first).
 type EntropySource struct {
 	// Kind is "hwrng", "rdseed", "tpm" or "getrandom".
 	Kind string `toml:"kind"`
@@ -245,8 +249,28 @@ type EntropySource struct {
 	// Address is a TPM simulator's TCP command port (swtpm), for tpm only,
 	// instead of Path.
 	Address string `toml:"address"`
-	// MinEntropy is the declared min-entropy per raw byte, in bits (0 < H ≤ 8).
+	// SampleBits is the width of one raw sample of a physical source, as
+	// assessed (SP 800-90B): 8 (0 or unset: each byte is a sample) or 1 (a
+	// binary noise source: each bit, most significant first, is a sample;
+	// the health tests' APT window is then 1024). It is what rngctl entropy
+	// test --sample-bits tests. getrandom refuses it.
+	SampleBits int `toml:"sample_bits"`
+	// MinEntropy is the declared min-entropy per sample (per byte, or per
+	// bit with sample_bits = 1), in bits, from the source's SP 800-90B
+	// assessment: 0 < min_entropy ≤ sample_bits. Required for physical
+	// sources; getrandom refuses it (never credited). It sets the health
+	// tests' cutoffs and the entropy credited: seed_bytes × 8/sample_bits ×
+	// min_entropy bits per seed.
 	MinEntropy float64 `toml:"min_entropy"`
+	// SeedBytes is the raw bytes read from the source for each seed, 1 to
+	// 65536. Default (0 or unset): enough for a physical source to credit
+	// the seed's 384 bits alone, ⌈384 / (min_entropy × 8/sample_bits)⌉, so
+	// with two physical sources one may fail and draws go on; for getrandom,
+	// 32 (mixed in, never credited). Smaller values on the physical sources
+	// choose the policy that no physical source is trusted alone: together
+	// they must still credit 384 bits (else the config is refused), and
+	// draws are refused while a failed source leaves the rest short.
+	SeedBytes int `toml:"seed_bytes"`
 }
 
 // GameConfig holds the Quitte ou Double time settings. The rules themselves
@@ -561,22 +585,44 @@ func (e *EntropyConfig) check() error {
 	}
 	physical := false
 	seen := map[string]int{}
+	// total sums (and credited describes) what entropy.New will credit each
+	// physical source per seed (SeedBytes × 8/SampleBits × MinEntropy, with
+	// its defaults); New refuses a configuration whose sources credit less
+	// than the requirement together, and so does the check, before anything
+	// opens.
+	var credited []string
+	var total float64
 	for i, s := range e.Sources {
 		key := fmt.Sprintf("entropy.source[%d]", i)
+		bits := 0 // sample_bits, of a physical source
 		switch s.Kind {
 		case "hwrng", "rdseed", "tpm":
-			if !(s.MinEntropy > 0 && s.MinEntropy <= 8) {
-				return fmt.Errorf("config %s.min_entropy = %g (kind %q): want the declared min-entropy per byte, 0 < min_entropy ≤ 8 bits", key, s.MinEntropy, s.Kind)
+			switch s.SampleBits {
+			case 0, 8:
+				bits = 8
+			case 1:
+				bits = 1
+			default:
+				return fmt.Errorf("config %s.sample_bits = %d (kind %q): want 8 (each byte a sample; 0 or unset: the default) or 1 (a binary noise source: each bit a sample)", key, s.SampleBits, s.Kind)
+			}
+			if !(s.MinEntropy > 0 && s.MinEntropy <= float64(bits)) {
+				return fmt.Errorf("config %s.min_entropy = %g (kind %q): want the declared min-entropy per %d-bit sample, 0 < min_entropy ≤ %d (sample_bits)", key, s.MinEntropy, s.Kind, bits, bits)
 			}
 			physical = true
 		case "getrandom":
 			if s.MinEntropy != 0 {
 				return fmt.Errorf("config %s.min_entropy: getrandom is never credited; remove min_entropy", key)
 			}
+			if s.SampleBits != 0 {
+				return fmt.Errorf("config %s.sample_bits: getrandom is not a noise source (never credited nor health-tested); remove sample_bits", key)
+			}
 		case "":
 			return fmt.Errorf("config %s.kind is required: \"hwrng\", \"rdseed\", \"tpm\" or \"getrandom\"", key)
 		default:
 			return fmt.Errorf("config %s.kind %q: want \"hwrng\", \"rdseed\", \"tpm\" or \"getrandom\"", key, s.Kind)
+		}
+		if s.SeedBytes < 0 || s.SeedBytes > 1<<16 {
+			return fmt.Errorf("config %s.seed_bytes = %d: want 1 to 65536 raw bytes per seed (0 or unset: the default)", key, s.SeedBytes)
 		}
 		// A key the kind does not read would be ignored: a source other
 		// than the one the operator meant would be credited.
@@ -593,9 +639,28 @@ func (e *EntropyConfig) check() error {
 			return fmt.Errorf("config %s.kind %q: entropy.source[%d] is already a %s source (each kind once)", key, s.Kind, j, s.Kind)
 		}
 		seen[s.Kind] = i
+		if bits != 0 {
+			// The same arithmetic as entropy.New's.
+			perByte := s.MinEntropy * float64(8/bits)
+			n, what := s.SeedBytes, ""
+			if n == 0 {
+				d := math.Ceil(float64(entropy.DefaultRequiredEntropy) / perByte)
+				if d > 1<<16 { // and too slow to read within read_timeout
+					return fmt.Errorf("config %s.min_entropy = %g (kind %q): the default seed_bytes would be %.0f raw bytes per seed, more than 65536", key, s.MinEntropy, s.Kind, d)
+				}
+				n, what = int(d), " (default)"
+			}
+			c := float64(n) * perByte
+			total += c
+			credited = append(credited, fmt.Sprintf("%s.seed_bytes = %d%s × %g bits per byte = %.1f", key, n, what, perByte, c))
+		}
 	}
 	if !physical {
 		return errors.New("config entropy.source: no physical source (hwrng, rdseed or tpm): getrandom is never credited, and a seed needs credited entropy")
+	}
+	if total < float64(entropy.DefaultRequiredEntropy) {
+		return fmt.Errorf("config entropy.source: the physical sources credit %.1f bits per seed, all of them healthy, and a seed needs %d (credit = seed_bytes × 8/sample_bits × min_entropy): %s; raise seed_bytes, or remove it (the default credits %d bits from each source alone)",
+			total, entropy.DefaultRequiredEntropy, strings.Join(credited, ", "), entropy.DefaultRequiredEntropy)
 	}
 	if e.ReseedRequests > math.MaxInt64 { // a negative TOML integer, wrapped
 		return fmt.Errorf("config entropy.reseed_requests = %d: want a positive count", int64(e.ReseedRequests))

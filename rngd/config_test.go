@@ -287,6 +287,9 @@ func TestStartRefusedChangesNothing(t *testing.T) {
 		"bad origin":          {func(c *Config) { c.Log.Origin = "tirage log" }, "log.origin"},
 		"missing passphrase":  {func(c *Config) { c.Keys.PassphraseFile = filepath.Join(dir, "none") }, "keys.passphrase_file"},
 		"bad source":          {func(c *Config) { c.Entropy.Sources = []EntropySource{{Kind: "hwrng", MinEntropy: 9}} }, "entropy.source[0].min_entropy"},
+		"binary source":       {func(c *Config) { c.Entropy.Sources = []EntropySource{{Kind: "hwrng", SampleBits: 1, MinEntropy: 2}} }, "entropy.source[0].min_entropy"},
+		// entropy.New would refuse it too, after opening the device.
+		"short seeds": {func(c *Config) { c.Entropy.Sources = []EntropySource{{Kind: "hwrng", MinEntropy: 4, SeedBytes: 64}} }, "entropy.source[0].seed_bytes = 64"},
 	} {
 		cfg := freshConfig(t, td)
 		tc.mod(&cfg)
@@ -468,4 +471,59 @@ func TestPassphraseFIFOCancelled(t *testing.T) {
 		t.Fatal("the start still waits for the FIFO after its context was done")
 	}
 	untouched(t, "fifo", cfg)
+}
+
+// [[entropy.source]] sample_bits and seed_bytes: a binary noise source is
+// declared per bit (0 < min_entropy ≤ sample_bits), and seed_bytes may
+// require several physical sources together, but never so few bytes that
+// all of them credit less than a seed needs (entropy.New would refuse it
+// at the start; the check refuses it first, naming the keys).
+func TestEntropySampleAndSeedBytes(t *testing.T) {
+	for _, ok := range []string{
+		`[{kind = "hwrng", min_entropy = 0.5, sample_bits = 1}, {kind = "getrandom"}]`,
+		`[{kind = "hwrng", min_entropy = 1.0, sample_bits = 1, seed_bytes = 48}]`,                                        // 48 × 8 × 1 = 384
+		`[{kind = "hwrng", min_entropy = 4.0, sample_bits = 8, seed_bytes = 96}, {kind = "getrandom", seed_bytes = 64}]`, // 96 × 4 = 384
+		`[{kind = "hwrng", min_entropy = 7.5, sample_bits = 0}]`,
+		// No physical source trusted alone: 192 + 192, both needed.
+		`[{kind = "hwrng", min_entropy = 2.0, seed_bytes = 96}, {kind = "rdseed", min_entropy = 4.0, seed_bytes = 48}, {kind = "getrandom"}]`,
+		// One source short alone, the other at its default: redundancy kept.
+		`[{kind = "hwrng", min_entropy = 2.0, seed_bytes = 10}, {kind = "tpm", min_entropy = 4.0}]`,
+		`[{kind = "tpm", min_entropy = 4.0, seed_bytes = 65536}]`,
+	} {
+		if _, err := checkTOML(t, configTOML(map[string]string{"entropy.source": ok})); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for name, tc := range map[string]struct{ sources, want string }{
+		"sample_bits 4":            {`[{kind = "hwrng", min_entropy = 2.0, sample_bits = 4}]`, "entropy.source[0].sample_bits"},
+		"sample_bits -1":           {`[{kind = "hwrng", min_entropy = 1.0, sample_bits = -1}]`, "entropy.source[0].sample_bits"},
+		"min_entropy > 1 bit":      {`[{kind = "getrandom"}, {kind = "rdseed", min_entropy = 2.0, sample_bits = 1}]`, "entropy.source[1].min_entropy"},
+		"min_entropy 0, binary":    {`[{kind = "tpm", sample_bits = 1}]`, "entropy.source[0].min_entropy"},
+		"min_entropy > 8":          {`[{kind = "hwrng", min_entropy = 8.5, sample_bits = 8}]`, "entropy.source[0].min_entropy"},
+		"sample_bits on getrandom": {`[{kind = "hwrng", min_entropy = 4.0}, {kind = "getrandom", sample_bits = 8}]`, "entropy.source[1].sample_bits"},
+		"seed_bytes negative":      {`[{kind = "hwrng", min_entropy = 4.0, seed_bytes = -1}]`, "entropy.source[0].seed_bytes"},
+		"seed_bytes too many":      {`[{kind = "hwrng", min_entropy = 4.0, seed_bytes = 65537}]`, "entropy.source[0].seed_bytes"},
+		"seed_bytes on getrandom":  {`[{kind = "hwrng", min_entropy = 4.0}, {kind = "getrandom", seed_bytes = 100000}]`, "entropy.source[1].seed_bytes"},
+		"tiny min_entropy":         {`[{kind = "hwrng", min_entropy = 0.001}]`, "entropy.source[0].min_entropy"},
+		// 95 × 4 = 380 < 384.
+		"one source short": {`[{kind = "hwrng", min_entropy = 4.0, seed_bytes = 95}, {kind = "getrandom", seed_bytes = 1024}]`, "entropy.source[0].seed_bytes = 95"},
+		// 47 × 8 × 1 = 376.
+		"binary source short": {`[{kind = "hwrng", min_entropy = 1.0, sample_bits = 1, seed_bytes = 47}]`, "entropy.source[0].seed_bytes = 47"},
+		// 64 × 2 + 32 × 4 = 256 < 384: both keys named.
+		"two sources short": {`[{kind = "hwrng", min_entropy = 2.0, seed_bytes = 64}, {kind = "rdseed", min_entropy = 4.0, seed_bytes = 32}]`, "entropy.source[1].seed_bytes = 32"},
+	} {
+		_, err := checkTOML(t, configTOML(map[string]string{"entropy.source": tc.sources}))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error naming %q", name, err, tc.want)
+		}
+		if err != nil && strings.Contains(tc.want, "seed_bytes =") && !strings.Contains(err.Error(), "384") {
+			t.Errorf("%s: %v, want the requirement (384 bits)", name, err)
+		}
+	}
+	// The check completes nothing in the caller's sources (no side effect).
+	src := []EntropySource{{Kind: "hwrng", MinEntropy: 0.5, SampleBits: 1}}
+	e := EntropyConfig{Sources: src}
+	if err := e.check(); err != nil || src[0] != (EntropySource{Kind: "hwrng", MinEntropy: 0.5, SampleBits: 1}) {
+		t.Errorf("check: %v, sources now %+v", err, src)
+	}
 }

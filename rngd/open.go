@@ -88,7 +88,8 @@ func openEngine(ctx context.Context, cfg Config) (*engine, *components, error) {
 func openSources(ctx context.Context, cfg Config, c *components) error {
 	var srcs []entropy.SourceConfig
 	for _, s := range cfg.Entropy.Sources {
-		srcs = append(srcs, entropy.SourceConfig{Kind: s.Kind, Path: s.Path, Address: s.Address, MinEntropy: s.MinEntropy})
+		srcs = append(srcs, entropy.SourceConfig{Kind: s.Kind, Path: s.Path, Address: s.Address,
+			SampleBits: s.SampleBits, MinEntropy: s.MinEntropy, SeedBytes: s.SeedBytes})
 	}
 	var err error
 	c.entropy, err = entropy.New(entropy.Config{

@@ -69,7 +69,7 @@ type SourceConfig struct {
 // selects the documented default.
 type Config struct {
 	// Sources are read for every seed, in order. Their credited entropy
-	// (SeedBytes × MinEntropy for each healthy physical source) must reach
+	// (SeedBytes × MinEntropy × 8/SampleBits for each healthy physical source) must reach
 	// RequiredEntropy, or the Generator refuses to produce output.
 	Sources []SourceConfig
 	// Alpha is the false-alarm probability of each health test per sample,
