@@ -27,6 +27,7 @@ func KeyMaterial(b hsm.Backend) [][]byte {
 // holds (nil for other signers), to check that Close wipes it.
 func SignerScalar(sg hsm.Signer) []byte {
 	if ec, ok := sg.(*ecSigner); ok {
+		//lint:ignore SA1019 the deprecated big.Int is what Close wipes
 		return ec.priv.D.Bytes()
 	}
 	return nil

@@ -478,7 +478,12 @@ func (s *Store) newEntry(label, purpose, algorithm string, raw []byte) (*entry, 
 		}
 		// Best effort, as for the others: crypto/ecdsa may keep its own
 		// copy of the scalar (package doc, Memory).
-		e.wipeKey = func() { clear(k.D.Bits()); k.D.SetInt64(0) }
+		e.wipeKey = func() {
+			//lint:ignore SA1019 the deprecated big.Int is the scalar's only copy we can reach: wiping it is what Close promises
+			clear(k.D.Bits())
+			//lint:ignore SA1019 as above
+			k.D.SetInt64(0)
+		}
 		e.signer = &ecSigner{s: s, priv: k}
 	default:
 		return nil, fmt.Errorf("%w: purpose %q algorithm %q", hsm.ErrUnsupported, purpose, algorithm)
