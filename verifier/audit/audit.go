@@ -171,31 +171,32 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			if next.Size > 0 {
 				proof, err = tlog.ProveTree(cp.Size, next.Size, hr)
 			}
-			switch {
-			case err != nil:
+			if err != nil {
 				v.Fail(verdict.CheckConsistent, verdict.MsgConsistencyUnbuildable, next.Size, receipt.Cause(tlogError(err)))
-			case checkpoint.Consistent(next, cp, proof) != nil:
-				err = checkpoint.Consistent(next, cp, proof)
-				v.Misbehaviour(verdict.CheckConsistent, verdict.MsgFollowedNotAfter, next.Size, cp.Size, receipt.Cause(err))
-			default:
+			} else if err := checkpoint.Consistent(next, cp, proof); err != nil {
+				inconsistent(v, err, verdict.MsgFollowedNotAfter, next.Size, cp.Size)
+			} else {
 				v.Fail(verdict.CheckConsistent, verdict.MsgRolledBack, next.Size, cp.Size)
 			}
 			break
 		}
 		if next.Size == cp.Size {
 			if err := checkpoint.Consistent(cp, next, nil); err != nil {
-				v.Misbehaviour(verdict.CheckConsistent, verdict.MsgFollowedNotAfter, next.Size, cp.Size, receipt.Cause(err))
+				inconsistent(v, err, verdict.MsgFollowedNotAfter, next.Size, cp.Size)
 				break
 			}
 			continue
 		}
 		hr = tlog.TileHashReader(next.Tree(), tr)
 		proof, err := tlog.ProveTree(next.Size, cp.Size, hr)
-		if err == nil {
-			err = checkpoint.Consistent(cp, next, proof)
-		}
 		if err != nil {
-			v.Misbehaviour(verdict.CheckConsistent, verdict.MsgFollowedNotExtend, next.Size, cp.Size, receipt.Cause(err))
+			// Tiles that do not give the proof are no proof (as in the
+			// first pass): the log's tiles are not signed.
+			v.Fail(verdict.CheckConsistent, verdict.MsgConsistencyUnbuildable, cp.Size, receipt.Cause(tlogError(err)))
+			break
+		}
+		if err := checkpoint.Consistent(cp, next, proof); err != nil {
+			inconsistent(v, err, verdict.MsgFollowedNotExtend, next.Size, cp.Size)
 			break
 		}
 		readErr = a.read(ctx, hr, cp.Size, next)
@@ -299,15 +300,26 @@ func consistent(v *verdict.Verdict, last, cp *checkpoint.Checkpoint, hr tlog.Has
 		return nil
 	}
 	if err := checkpoint.Consistent(last, cp, proof); err != nil {
-		if errors.Is(err, verdict.ErrMisbehaviour) {
-			v.Misbehaviour(verdict.CheckConsistent, verdict.MsgSame, receipt.Cause(err))
-		} else {
-			v.Fail(verdict.CheckConsistent, verdict.MsgSame, receipt.Cause(err))
-		}
+		inconsistent(v, err, verdict.MsgSame)
 		return nil
 	}
 	v.Pass(verdict.CheckConsistent, verdict.MsgExtends, cp.Size, last.Size)
 	return proof
+}
+
+// inconsistent reports err, from checkpoint.Consistent, as the log
+// consistency check's id(args…, err): misbehaviour only when err proves a
+// fork (verdict.ErrMisbehaviour: two signed checkpoints of one log that no
+// append-only log gives both); checkpoints of two logs (another origin)
+// prove nothing against either, a failure. The first pass and the
+// follow loop share it.
+func inconsistent(v *verdict.Verdict, err error, id verdict.MsgID, args ...any) {
+	args = append(args, receipt.Cause(err))
+	if errors.Is(err, verdict.ErrMisbehaviour) {
+		v.Misbehaviour(verdict.CheckConsistent, id, args...)
+	} else {
+		v.Fail(verdict.CheckConsistent, id, args...)
+	}
 }
 
 // tlogError names x/mod tlog's errors in the catalog (same English text),

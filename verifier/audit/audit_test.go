@@ -2,11 +2,15 @@ package audit_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/mod/sumdb/note"
 
 	"tirage.fr/tirage/verifier/audit"
 	"tirage.fr/tirage/verifier/checkpoint"
@@ -480,18 +484,40 @@ func (s stale) Fetch(ctx context.Context, path string) ([]byte, error) {
 // one audited that the log's tree extends (a stale read: a cache, another
 // front end) proves nothing against the log — the log failed to show its
 // latest checkpoint, an ordinary failure as in the first pass; a smaller
-// one the tree does not extend is a fork, misbehaviour.
+// one the tree does not extend is a fork, misbehaviour. A smaller one of
+// another log (another origin, its key trusted too) proves nothing against
+// this one: a failure, as in the first pass (it was misbehaviour).
 func TestAuditFollowSmaller(t *testing.T) {
 	a := logWith(t, 3, nil)
 	keys, _ := checkpoint.ParseKeys(string(a.LogKeyFile()))
 	fork := a.Fork(a.Size() - 2)
 	fork.Append([]byte("rewritten history"))
+	// Another log, whose key the auditor also trusts.
+	skey, vkey, err := note.GenerateKey(rand.Reader, "other.test/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := checkpoint.ParseKey(vkey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys = append(keys, other)
+	signer, err := note.NewSigner(skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := a.Root(a.Size() - 1)
+	otherLog, err := note.Sign(&note.Note{Text: fmt.Sprintf("other.test/log\n%d\n%s\n", a.Size()-1, base64.StdEncoding.EncodeToString(root[:]))}, signer)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, c := range map[string]struct {
 		note []byte
 		want verdict.Status
 	}{
-		"stale":  {a.CheckpointAt(a.Size() - 1), verdict.StatusFail},
-		"forked": {fork.Checkpoint(), verdict.StatusMisbehaviour},
+		"stale":       {a.CheckpointAt(a.Size() - 1), verdict.StatusFail},
+		"forked":      {fork.Checkpoint(), verdict.StatusMisbehaviour},
+		"another log": {otherLog, verdict.StatusFail},
 	} {
 		rounds := 0
 		ctx, cancel := context.WithCancel(context.Background())
@@ -514,11 +540,12 @@ func TestAuditFollowSmaller(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := res.Verdict
-		if c := v.Find(verdict.CheckConsistent); c == nil || c.Status != c.Status || v.Status() != c.Status {
+		got := v.Find(verdict.CheckConsistent)
+		if got == nil || v.Status() != got.Status {
 			t.Fatalf("%s: the verdict is not log-consistency's:\n%s", name, v.Text("en"))
 		}
-		if got := v.Find(verdict.CheckConsistent).Status; got != c.want {
-			t.Errorf("%s: log-consistency %s, want %s:\n%s", name, got, c.want, v.Text("en"))
+		if got.Status != c.want {
+			t.Errorf("%s: log-consistency %s, want %s:\n%s", name, got.Status, c.want, v.Text("en"))
 		}
 	}
 }

@@ -14,10 +14,12 @@ import (
 // falseFailure bounds the probability that one comparison below fails for
 // correct code, exactly (drawtest.Binomial for two outcomes, drawtest.Cells
 // for more: no χ² approximation, which at this rate is off 2.6-fold for a
-// count of mean 178 with p = 3/506). The file makes 10 comparisons (11 with
-// the long test), so the probability that any of them fails for correct
-// code is at most 1e-6 (1.1e-6; union bound). The seeds are fixed: a given
-// build always passes or always fails.
+// count of mean 178 with p = 3/506). The file makes 10 comparisons (3 of
+// Uniform, 6 of Bernoulli, 1 of RankedSample), so by the union bound the
+// probability that any of them fails for correct code is at most
+// 10 × 1e-7 = 1e-6; with the long test (TIRAGE_LONG_TESTS=1), 11
+// comparisons, it is at most 11 × 1e-7 = 1.1e-6. The seeds are fixed: a
+// given build always passes or always fails.
 const falseFailure = 1e-7
 
 // seededBeta is a fixed pseudo-VRF output for statistical tests.

@@ -91,3 +91,23 @@ func TestPromoReceiptBeacon(t *testing.T) {
 	}
 	_ = receipttest.Origin
 }
+
+// TestPromoReceiptNoBeaconNeedsFreeze: a draw record's empty beacon is the
+// draw's own claim; only its freeze (which the draw must equal) shows that
+// no round was announced. Without the freeze the check is skipped, not
+// passed (it passed with "the freeze announced no beacon round").
+func TestPromoReceiptNoBeaconNeedsFreeze(t *testing.T) {
+	a := appliance(t, 82)
+	p, err := a.PromoDrawWith("nb", 12, receipttest.PromoCheat{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := receipt.VerifyReceipt(a.PromoReceipt(p, true), keyed(t, a))
+	if !hasCheck(v, promo.CheckBeacon, verdict.StatusPass, verdict.MsgReceiptBeaconNone) {
+		t.Errorf("with the freeze:\n%s", v.Text("en"))
+	}
+	v = receipt.VerifyReceipt(a.PromoReceipt(p, false), keyed(t, a))
+	if !hasCheck(v, promo.CheckBeacon, verdict.StatusSkip, verdict.MsgReceiptNoBeacon) {
+		t.Errorf("without the freeze:\n%s", v.Text("en"))
+	}
+}

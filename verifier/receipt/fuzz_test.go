@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"tirage.fr/tirage/verifier/checkpoint"
@@ -37,12 +38,24 @@ func seeds(f *testing.F) ([][]byte, receipt.Anchors) {
 }
 
 // FuzzVerify: any bytes give a verdict without panicking; the seeds pass;
-// a verdict that passes names no failing check; Detect agrees with the
-// verdict's kind for documents that parse.
+// a document that passes presents as the appliance's only entries some
+// seed presents (the same record at the same index): nothing the appliance
+// did not log passes, whatever else the fuzzer changed.
 func FuzzVerify(f *testing.F) {
 	docs, anchors := seeds(f)
+	logs := map[uint64]string{} // every entry the passing seeds present
 	for _, d := range docs {
 		f.Add(d)
+		if verifyAny(d, anchors).Status() != verdict.StatusPass {
+			continue
+		}
+		entries, ok := presented(d)
+		if !ok {
+			f.Fatalf("a passing seed does not decode:\n%s", d)
+		}
+		for _, e := range entries {
+			logs[e.Index] = e.Record
+		}
 	}
 	for _, d := range docs[:3] {
 		if v := verifyAny(d, anchors); v.Status() != verdict.StatusPass {
@@ -51,17 +64,57 @@ func FuzzVerify(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v := verifyAny(b, anchors)
-		if v.Status() == verdict.StatusPass && v.First() != nil {
-			t.Fatal("a passing verdict names a failing check")
+		if v.Status() != verdict.StatusPass {
+			return
 		}
-		if v.Status() == verdict.StatusPass {
-			// Re-encoding what passed and verifying again passes too.
-			var m map[string]any
-			if err := json.Unmarshal(b, &m); err != nil {
-				t.Fatalf("passed but is not JSON: %v", err)
+		entries, ok := presented(b)
+		if !ok {
+			t.Fatalf("passed but does not decode:\n%s", b)
+		}
+		for _, e := range entries {
+			if r, seen := logs[e.Index]; !seen || r != e.Record {
+				t.Fatalf("passed with entry %d not logged as such:\n%s\n%s", e.Index, e.Record, v.Text("en"))
 			}
 		}
 	})
+}
+
+// presented returns the log entries a receipt or transcript presents as the
+// appliance's, decoded as the verifier decodes it; false when it does not
+// decode so.
+func presented(b []byte) ([]receipt.Logged, bool) {
+	var out []receipt.Logged
+	add := func(l *receipt.Logged) {
+		if l != nil {
+			out = append(out, *l)
+		}
+	}
+	switch receipt.Detect(b) {
+	case receipt.DocTranscript:
+		var tr receipt.Transcript
+		if !strict(b, &tr) {
+			return nil, false
+		}
+		out = append(out, tr.Records...)
+		add(tr.Emission)
+		add(tr.Keys)
+	default:
+		var rc *receipt.Receipt
+		var m map[string]json.RawMessage
+		if json.Unmarshal(b, &m) == nil && m["leafHash"] != nil && m["type"] == nil {
+			r, err := receipt.FromProtoJSON(b)
+			if err != nil {
+				return nil, false
+			}
+			rc = r
+		} else if rc = new(receipt.Receipt); !strict(b, rc) {
+			return nil, false
+		}
+		add(&receipt.Logged{Index: rc.Index, Record: rc.Record})
+		add(rc.Start)
+		add(rc.Freeze)
+	}
+	return out, true
 }
 
 func verifyAny(b []byte, a receipt.Anchors) *verdict.Verdict {
@@ -197,8 +250,9 @@ func protoJSON(f *testing.F, rc *receipt.Receipt) []byte {
 }
 
 // FuzzVerifyCertificate: any bytes give a verdict without panicking; the
-// seed (rngctl's) passes with its log keys pinned; with no anchor nothing
-// passes and nothing proves misbehaviour.
+// seed (rngctl's) passes with its log keys pinned, and what passes so
+// certifies the seed's draw (its records, key announcement and picks);
+// with no anchor nothing passes and nothing proves misbehaviour.
 func FuzzVerifyCertificate(f *testing.F) {
 	cert, err := os.ReadFile("../cli/testdata/promo-certificate.json")
 	if err != nil {
@@ -233,10 +287,36 @@ func FuzzVerifyCertificate(f *testing.F) {
 	}
 	f.Add(cert)
 	f.Add([]byte(`{"v":1}`))
+	var seed promo.Certificate
+	if !strict(cert, &seed) {
+		f.Fatal("the seed certificate does not decode strictly")
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		checkUnanchored(t, receipt.VerifyCertificate(b, lists, receipt.Anchors{}))
-		if v := receipt.VerifyCertificate(b, lists, anchors); v.Status() == verdict.StatusPass && v.First() != nil {
-			t.Fatal("a passing verdict names a failing check")
+		v := receipt.VerifyCertificate(b, lists, anchors)
+		if v.Status() != verdict.StatusPass {
+			return
+		}
+		// What passes certifies the seed's draw: its freeze and draw
+		// records at their indices, its key announcement, its winners.
+		var c promo.Certificate
+		if !strict(b, &c) {
+			t.Fatalf("passed but does not decode:\n%s", b)
+		}
+		same := func(x, y *promo.LoggedRecord) bool {
+			return x == nil && y == nil || x != nil && y != nil && x.Index == y.Index && x.Record == y.Record
+		}
+		if c.Draw != seed.Draw || !same(&c.Freeze, &seed.Freeze) || !same(&c.DrawRecord, &seed.DrawRecord) || !same(c.Keys, seed.Keys) {
+			t.Fatalf("another draw's records passed:\n%s", b)
+		}
+		if len(c.Picks) != len(seed.Picks) {
+			t.Fatalf("passed with %d picks, the draw has %d", len(c.Picks), len(seed.Picks))
+		}
+		for i, p := range c.Picks {
+			q := seed.Picks[i]
+			if p.Rank != q.Rank || p.Index != q.Index || p.Pseudonym != q.Pseudonym || !strings.EqualFold(p.Leaf, q.Leaf) {
+				t.Fatalf("passed with pick %+v, the draw's is %+v", p, q)
+			}
 		}
 	})
 }

@@ -219,6 +219,10 @@ func receiptBeacon(v *verdict.Verdict, ev *evidence, d *record.PromoDraw, freeze
 	case err != nil:
 		v.Misbehaviour(promo.CheckBeacon, verdict.MsgSame, Cause(err))
 		ev.on(0) // the draw's beacon and value
+	case freeze == nil && !b.Verified():
+		// "No beacon" is the draw's own claim: only the freeze (which
+		// the draw must equal) shows that none was announced.
+		v.Skip(promo.CheckBeacon, verdict.MsgReceiptNoBeacon)
 	case !b.Verified():
 		v.Pass(promo.CheckBeacon, verdict.MsgReceiptBeaconNone)
 	case freeze == nil:

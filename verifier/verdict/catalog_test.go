@@ -166,7 +166,7 @@ func TestMessagesComeFromTheCatalog(t *testing.T) {
 	pos := map[string]int{"Pass": 1, "Fail": 1, "Misbehaviour": 1, "Skip": 1, "Fact": 1, "FactNamed": 1,
 		"Set": 2, "SetSubject": 0, "New": 1, "M": 0, "issue": 2, "entryIssue": 0, "Errorf": 0, "errorf": 0}
 	// Functions (and closures) that take an id, by package directory.
-	funcs := map[string]map[string]int{"promo": {"fail": 1}, "audit": {"fail": 0}, "qod": {"fail": 1, "violation": 0}, "vrf": {"invalid": 0}, "checkpoint": {"wrap": 1},
+	funcs := map[string]map[string]int{"promo": {"fail": 1}, "audit": {"fail": 0, "inconsistent": 2}, "qod": {"fail": 1, "violation": 0}, "vrf": {"invalid": 0}, "checkpoint": {"wrap": 1},
 		"record": {"decodeErr": 1, "encodeErr": 1}}
 	files := 0
 	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {

@@ -77,6 +77,7 @@ const (
 	MsgReceiptBeacon       MsgID = "receipt-beacon"
 	MsgReceiptBeaconNone   MsgID = "receipt-beacon-none"
 	MsgReceiptBeaconTime   MsgID = "receipt-beacon-time"
+	MsgReceiptNoBeacon     MsgID = "receipt-no-beacon"
 	MsgAlphaNotInReceipt   MsgID = "alpha-not-in-receipt"
 	MsgAlphaNotHex         MsgID = "alpha-not-hex"
 	MsgAlphaBinds          MsgID = "alpha-binds"
@@ -835,6 +836,8 @@ var messages = map[MsgID]text{
 		"le gel n'a annoncé aucune ronde de balise"},
 	MsgReceiptBeaconTime: {"%s round %d: its published signature; its publication after the freeze is not checked without the freeze record (give \"freeze\")",
 		"ronde %[2]d de %[1]s : sa signature publiée ; sa publication après le gel n'est pas vérifiée sans l'enregistrement du gel (donnez « freeze »)"},
+	MsgReceiptNoBeacon: {"the draw names no beacon round; that its freeze announced none is not checked without the freeze record (give \"freeze\")",
+		"le tirage ne nomme aucune ronde de balise ; que son gel n'en ait annoncé aucune n'est pas vérifié sans l'enregistrement du gel (donnez « freeze »)"},
 	MsgAlphaNotInReceipt: {"α is not in the receipt (it contains the game's secret r, revealed at the end): verify the game's transcript",
 		"l'entrée α ne figure pas dans le reçu (elle contient le secret r de la partie, révélé à la fin) : vérifiez la transcription de la partie"},
 	MsgAlphaNotHex: {"alpha is not hex",
