@@ -539,3 +539,73 @@ func TestCloseTesseraStalled(t *testing.T) {
 	}
 	appendLeaf(l, []byte("after reopening"))
 }
+
+// An append that timed out while journalLoop waited for a stalled tessera
+// (maxLag) was told its leaf was not journaled: the log failed closed, and
+// the batch journalLoop held is refused, not journaled once the wait ends.
+// Reopened, the log holds the acknowledged leaves only, and the next leaf
+// takes the timed-out one's index.
+func TestAppendTimedOutNotJournaled(t *testing.T) {
+	dir, signers := t.TempDir(), lagSigners(t)
+	release := make(chan struct{})
+	var once sync.Once
+	unstall := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unstall)
+	stall := func(add tessera.AddFn) tessera.AddFn {
+		return func(ctx context.Context, e *tessera.Entry) tessera.IndexFuture {
+			f := add(ctx, e)
+			return func() (tessera.Index, error) {
+				<-release
+				return f()
+			}
+		}
+	}
+	const lag = 4
+	l, err := Open(context.Background(), Config{Dir: dir, Origin: "example.com/timedout", Signers: signers,
+		maxLag: lag, wrapAdd: stall, AppendTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acked [][]byte
+	for i := range lag {
+		leaf := fmt.Appendf(nil, "journaled %d", i)
+		if _, err := l.Append(context.Background(), leaf); err != nil {
+			t.Fatal(err)
+		}
+		acked = append(acked, leaf)
+	}
+	if _, err := l.Append(context.Background(), []byte("timed out")); !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("Append with tessera stalled: err = %v, want ErrUnavailable", err)
+	}
+	if err := l.Health(); err == nil {
+		t.Fatal("Health = nil after a timed-out append")
+	}
+	unstall()
+	l.Close() // the pipeline failed: its error is expected
+	l, err = Open(context.Background(), Config{Dir: dir, Origin: "example.com/timedout", Signers: signers})
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer l.Close()
+	if n := l.Sequenced(); n != lag {
+		t.Fatalf("reopened journal holds %d leaves, want the %d acknowledged (the timed-out leaf was journaled)", n, lag)
+	}
+	idx, err := l.Append(context.Background(), []byte("after reopening"))
+	if err != nil || idx != lag {
+		t.Fatalf("Append after reopening = %d, %v; want %d", idx, err, lag)
+	}
+	acked = append(acked, []byte("after reopening"))
+	cp, err := l.AwaitCheckpoint(t.Context(), uint64(len(acked)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := l.Entries(t.Context(), 0, uint64(len(acked)), cp.Size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range acked {
+		if i >= len(got) || !bytes.Equal(got[i], acked[i]) {
+			t.Fatalf("leaves %q, want %q", got, acked)
+		}
+	}
+}

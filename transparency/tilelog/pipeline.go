@@ -106,13 +106,19 @@ func (l *Log) journalLoop() {
 				}
 				break
 			}
+			if failed == nil {
+				// Waiting for tessera may end with the pipeline failed
+				// (an append timed out meanwhile, its caller told the
+				// leaf was not journaled): the batch is then refused,
+				// not journaled.
+				failed = l.awaitTessera()
+			}
 			if failed != nil {
 				for _, r := range batch {
 					r.done <- appendResult{err: failed}
 				}
 				continue
 			}
-			l.awaitTessera()
 			leaves := make([][]byte, len(batch))
 			for i, r := range batch {
 				leaves[i] = r.leaf
@@ -145,13 +151,15 @@ func (l *Log) journalLoop() {
 }
 
 // awaitTessera waits while tessera is maxLag leaves or more behind the
-// journal (or until the pipeline fails).
-func (l *Log) awaitTessera() {
+// journal, or until the pipeline fails: it returns the pipeline's failure,
+// nil when the journal may go on.
+func (l *Log) awaitTessera() error {
 	l.pmu.Lock()
 	defer l.pmu.Unlock()
 	for l.journal.next-l.integrated.Load() >= l.cfg.maxLag && l.failed == nil {
 		l.caughtUp.Wait()
 	}
+	return l.failed
 }
 
 // integrateLoop adds the journaled leaves to tessera as they come, so that

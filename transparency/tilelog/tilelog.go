@@ -380,10 +380,24 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 	case <-ctx.Done():
 		err = fmt.Errorf("tilelog: append: leaf not journaled yet: %w: %w", transparency.ErrUnavailable, ctx.Err())
 	case <-timeout.C:
+	}
+	// The leaf's answer may have come with the deadline or the timeout
+	// (select picks among ready cases at random): a leaf journaled is
+	// acknowledged, never refused.
+	select {
+	case r := <-req.done:
+		done(r.err)
+		return r.index, r.err
+	default:
+	}
+	if err == nil {
 		// The leaf may still be journaled once the stall ends, after its
 		// caller was told it was not: the log stops taking appends, so no
 		// later record can contradict it (a retried draw sealed again),
 		// until it is reopened and the journal is the truth again.
+		// (journalLoop refuses, unwritten, a batch it was waiting to
+		// write when the log failed: only a journal write under way
+		// when the timeout fell can still land.)
 		err = l.fail(fmt.Errorf("append: leaf not journaled within %v (journal or tessera stalled)", l.cfg.AppendTimeout))
 	}
 	// The leaf may still be appended: it was never acknowledged.

@@ -23,6 +23,22 @@
 // index. (The embedded backend appends duplicates; draw records are unique,
 // since each one links to the previous record of its game.)
 //
+// # Appends that fail
+//
+// An Append that fails after its QueueLeaf was sent — timed out (signer or
+// database stalled), its reply lost for the whole AppendTimeout (a lost
+// reply is otherwise healed by sending the same leaf again, deduplicated),
+// woken by the log failing closed, or by Close — leaves a leaf Trillian
+// may integrate later, unacknowledged. The caller's retry is a new record
+// (new time; for a start, a new secret and game id): both in the log would
+// fork a game chain or start a ticket twice. So before the error is
+// returned the leaf is recorded durably in Config.StateFile + ".pending",
+// and the log fails closed. Open queues the recorded leaves again and
+// returns only once each is integrated in a tree it signed and verified
+// (Config.PendingTimeout; past it Open fails with ErrUnavailable, and rngd
+// does not start), then removes the file: whatever runs after Open finds
+// them in the log (pending.go).
+//
 // # Checkpoints
 //
 // Trillian v1.8 returns unsigned log roots. The appliance signs the
@@ -87,6 +103,10 @@ const DefaultPollInterval = 5 * time.Millisecond
 // signer to integrate the leaf).
 const DefaultAppendTimeout = 30 * time.Second
 
+// DefaultPendingTimeout bounds Open's wait for the leaves of appends that
+// failed before (see pending.go) to be integrated.
+const DefaultPendingTimeout = 2 * time.Minute
+
 // DefaultRollbackGrace is how long a root smaller than one already seen may
 // persist before it is taken for a rollback. A stale replica read clears in
 // well under a second on a healthy database; a restored backup never does.
@@ -113,6 +133,11 @@ type Config struct {
 	// (e.g. <data dir>/trillian-checkpoint), so that after a restart the
 	// first Trillian root must still be consistent with it: a rolled-back
 	// or forked database is then detected (ErrSecurity) instead of signed.
+	// StateFile + ".pending" keeps the leaves of appends that failed after
+	// their QueueLeaf was sent (they may still be integrated): Open waits
+	// for them (PendingTimeout). Production requires it (rngd sets
+	// <data dir>/trillian-checkpoint): without it those leaves are kept in
+	// memory only, and a reopened log does not wait for them.
 	StateFile string
 	// RPCTimeout bounds each Trillian call (default 10 s).
 	RPCTimeout time.Duration
@@ -122,8 +147,14 @@ type Config struct {
 	// wait for ever, holding its draw and its game. Past it Append fails
 	// with ErrUnavailable (the draw is refused and counted) and the log
 	// fails closed until reopened: the leaf may still be integrated
-	// later, unacknowledged, and must not be contradicted meanwhile.
+	// later, unacknowledged, and must not be contradicted meanwhile. It is
+	// recorded in the pending file (see StateFile), and Open waits until
+	// it is integrated.
 	AppendTimeout time.Duration
+	// PendingTimeout bounds Open's wait for the pending leaves to be
+	// integrated (default DefaultPendingTimeout); past it Open fails with
+	// ErrUnavailable, the pending file kept.
+	PendingTimeout time.Duration
 	// RollbackGrace is how long Trillian may keep returning a root smaller
 	// than one already seen (replica lag) before the log is taken for
 	// rolled back: ErrSecurity (default DefaultRollbackGrace).
@@ -143,7 +174,13 @@ type Log struct {
 	cancel    context.CancelFunc
 	done      chan struct{}
 
-	signMu sync.Mutex // serialises sign
+	signMu   sync.Mutex     // serialises sign
+	inflight sync.WaitGroup // Appends in flight (Close waits for them)
+
+	// pendMu guards the pending file's writes (pending.go).
+	pendMu      sync.Mutex
+	pendNext    *pendingBatch
+	pendWriting bool
 
 	// mu guards everything below.
 	mu      sync.Mutex
@@ -156,6 +193,7 @@ type Log struct {
 	failed  error                  // the rollback detected, if any (ErrSecurity)
 	failc   chan struct{}          // closed when failed is set
 	roots   map[uint64]tlog.Hash   // roots authenticated against cp (verify.go)
+	pending [][]byte               // leaves that may be queued, unacknowledged (pending.go)
 }
 
 var _ transparency.Log = (*Log)(nil)
@@ -177,6 +215,9 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if cfg.AppendTimeout == 0 {
 		cfg.AppendTimeout = DefaultAppendTimeout
 	}
+	if cfg.PendingTimeout == 0 {
+		cfg.PendingTimeout = DefaultPendingTimeout
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -191,6 +232,9 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		failc: make(chan struct{}), roots: make(map[uint64]tlog.Hash),
 	}
 	if err := l.loadState(); err != nil {
+		return nil, err
+	}
+	if err := l.loadPending(); err != nil {
 		return nil, err
 	}
 	root, err := l.root(ctx)
@@ -208,6 +252,17 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	l.cancel = cancel
 	go l.follow(bg)
+	// Before anything can contradict them (an append here, rngd's
+	// catch-up): the leaves of appends that failed before must be in the
+	// log.
+	if err := l.settlePending(ctx); err != nil {
+		l.mu.Lock()
+		l.closed = true
+		l.mu.Unlock()
+		cancel()
+		<-l.done
+		return nil, err
+	}
 	return l, nil
 }
 
@@ -414,18 +469,37 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 	if err := transparency.CheckLeaf(leaf); err != nil {
 		return 0, err
 	}
+	if l.enter() {
+		// Close waits for the append to record its leaf if need be.
+		defer l.inflight.Done()
+	}
 	done := l.meter.Start()
 	actx, cancel := context.WithTimeout(ctx, l.cfg.AppendTimeout)
-	idx, err := l.append(actx, leaf)
+	idx, sent, err := l.append(actx, leaf)
 	timedOut := err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded)
 	cancel()
-	if timedOut {
+	if err != nil && sent {
 		// The leaf may be queued and integrated later, after its caller
 		// was told it was not: no later append may contradict it (a
-		// retried draw sealed again), so the log fails closed until it is
-		// reopened and the tree is the truth again.
-		err = fmt.Errorf("trillian: %w: leaf not integrated within %v (signer or database stalled): appends refused until rngd restarts: %w", transparency.ErrUnavailable, l.cfg.AppendTimeout, err)
-		l.fail(err)
+		// retried draw sealed again, with a new time and, for a start, a
+		// new secret), so it is recorded — durably, before the error is
+		// returned — for Open to wait for, and the log fails closed until
+		// it is reopened and the leaf is in the tree.
+		note := l.pendingNote(l.recordPending(leaf))
+		switch {
+		case timedOut:
+			err = fmt.Errorf("trillian: %w: leaf not integrated within %v (signer or database stalled); %s; appends refused until the log is reopened: %w", transparency.ErrUnavailable, l.cfg.AppendTimeout, note, err)
+		case errors.Is(err, transparency.ErrClosed):
+			err = fmt.Errorf("trillian: %w: closed while the leaf waited for integration; %s", transparency.ErrClosed, note)
+		case err == l.failure():
+			// Woken by the failure: the log is failed closed already.
+			err = fmt.Errorf("trillian: leaf not acknowledged, the log failed closed while it waited; %s: %w", note, err)
+		default:
+			err = fmt.Errorf("trillian: leaf may be queued but was not acknowledged; %s; appends refused until the log is reopened: %w", note, err)
+		}
+		if !errors.Is(err, transparency.ErrClosed) {
+			l.fail(err)
+		}
 	}
 	done(err)
 	if err != nil && (errors.Is(err, transparency.ErrUnavailable) || errors.Is(err, transparency.ErrSecurity)) {
@@ -434,18 +508,20 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 	return idx, err
 }
 
-func (l *Log) append(ctx context.Context, leaf []byte) (uint64, error) {
+// append queues leaf and waits for its index; sent reports whether
+// Trillian may hold the leaf (a QueueLeaf was sent, and not refused).
+func (l *Log) append(ctx context.Context, leaf []byte) (idx uint64, sent bool, err error) {
 	h := tlog.RecordHash(leaf)
 	ch := make(chan uint64, 1)
 	// Register before queueing, so the follower cannot miss the leaf.
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
-		return 0, transparency.ErrClosed
+		return 0, false, transparency.ErrClosed
 	}
 	if l.failed != nil {
 		l.mu.Unlock()
-		return 0, l.failed
+		return 0, false, l.failed
 	}
 	l.waiters[h] = append(l.waiters[h], ch)
 	l.nwait++
@@ -456,33 +532,89 @@ func (l *Log) append(ctx context.Context, leaf []byte) (uint64, error) {
 	default:
 	}
 
-	rctx, cancel := l.rpcCtx(ctx)
-	resp, err := l.client.QueueLeaf(rctx, &tpb.QueueLeafRequest{LogId: l.cfg.TreeID, Leaf: &tpb.LogLeaf{LeafValue: leaf}})
-	cancel()
+	resp, sent, err := l.queue(ctx, leaf)
 	if err != nil {
-		return 0, rpcErr("couldn't queue leaf", err)
+		return 0, sent, err
 	}
 	dup := codes.Code(resp.GetQueuedLeaf().GetStatus().GetCode()) == codes.AlreadyExists
 	if got := resp.GetQueuedLeaf().GetLeaf().GetMerkleLeafHash(); !dup && !bytes.Equal(got, h[:]) {
-		return 0, fmt.Errorf("trillian: %w: leaf hash %x, want RFC 6962 %x (tree must use RFC6962_SHA256)", transparency.ErrUnavailable, got, h[:])
+		return 0, true, fmt.Errorf("trillian: %w: leaf hash %x, want RFC 6962 %x (tree must use RFC6962_SHA256)", transparency.ErrUnavailable, got, h[:])
 	}
 	if dup {
 		// A duplicate: it may be integrated already, below what the
 		// follower will read.
 		if idx, ok, err := l.findIntegrated(ctx, h); err != nil || ok {
-			return idx, err
+			return idx, true, err
 		}
 	}
 	select {
 	case idx := <-ch:
-		return idx, nil
+		return idx, true, nil
 	case <-l.failc:
-		return 0, l.failure()
+		return 0, true, l.failure()
 	case <-ctx.Done():
-		return 0, fmt.Errorf("trillian: leaf queued but not integrated yet: %w: %w", transparency.ErrUnavailable, ctx.Err())
+		return 0, true, fmt.Errorf("trillian: leaf queued but not integrated yet: %w: %w", transparency.ErrUnavailable, ctx.Err())
 	case <-l.done:
-		return 0, transparency.ErrClosed
+		return 0, true, transparency.ErrClosed
 	}
+}
+
+// notQueued reports whether a QueueLeaf error means the leaf was refused,
+// not queued: a request or configuration error, or a quota. After any
+// other error (a deadline, a lost connection, a server error) the leaf may
+// be queued, its reply lost.
+func notQueued(err error) bool {
+	switch status.Code(err) {
+	case codes.InvalidArgument, codes.OutOfRange, codes.NotFound, codes.FailedPrecondition,
+		codes.PermissionDenied, codes.Unauthenticated, codes.Unimplemented, codes.ResourceExhausted:
+		return true
+	}
+	return false
+}
+
+// queue sends QueueLeaf. A reply lost (an error after which the leaf may
+// be queued) is healed by sending the same leaf again, which Trillian
+// deduplicates, until it answers or ctx ends; sent reports whether the
+// leaf may be queued.
+func (l *Log) queue(ctx context.Context, leaf []byte) (resp *tpb.QueueLeafResponse, sent bool, err error) {
+	req := &tpb.QueueLeafRequest{LogId: l.cfg.TreeID, Leaf: &tpb.LogLeaf{LeafValue: leaf}}
+	backoff := max(l.cfg.PollInterval, 10*time.Millisecond)
+	for {
+		rctx, cancel := l.rpcCtx(ctx)
+		resp, err = l.client.QueueLeaf(rctx, req)
+		cancel()
+		if err == nil {
+			return resp, true, nil
+		}
+		refused := notQueued(err)
+		err = rpcErr("couldn't queue leaf", err)
+		if refused {
+			return nil, sent, err
+		}
+		sent = true
+		l.cfg.Logger.Warn("trillian: QueueLeaf failed, the leaf may be queued: sending it again", "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, true, fmt.Errorf("%w (leaf may be queued, the reply lost): %w", err, ctx.Err())
+		case <-l.failc:
+			return nil, true, l.failure()
+		case <-l.done:
+			return nil, true, transparency.ErrClosed
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, time.Second)
+	}
+}
+
+// enter counts an Append in flight, unless the log is closed.
+func (l *Log) enter() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false
+	}
+	l.inflight.Add(1)
+	return true
 }
 
 func (l *Log) unwait(h tlog.Hash, ch chan uint64) {
@@ -857,7 +989,8 @@ func (l *Log) Health() error { return l.failure() }
 
 // Close implements transparency.Log. Appends still waiting return
 // ErrClosed (their leaves are queued in Trillian and will be integrated, but
-// were not acknowledged). The connection is the caller's to close.
+// were not acknowledged: they are recorded in the pending file, and the
+// next Open waits for them). The connection is the caller's to close.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	if l.closed {
@@ -868,5 +1001,6 @@ func (l *Log) Close() error {
 	l.mu.Unlock()
 	l.cancel()
 	<-l.done
+	l.inflight.Wait()
 	return nil
 }

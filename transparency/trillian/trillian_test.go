@@ -138,14 +138,16 @@ func TestDuplicateLeaf(t *testing.T) {
 }
 
 // When Trillian cannot be reached the append fails with ErrUnavailable (the
-// draw is refused) and is counted.
+// draw is refused) and is counted. QueueLeaf is retried until AppendTimeout
+// (its leaf might be queued, the reply lost), then the log fails closed.
 func TestAppendFailure(t *testing.T) {
 	env := stack(t)
 	conn, err := grpc.NewClient(env["TRILLIAN_LOG_ADDR"], grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := trillian.Open(t.Context(), trillian.Config{Conn: conn, TreeID: newTree(t, dial(t)), Origin: "tirage.fr/log/fail", Signers: signers(t)})
+	l, err := trillian.Open(t.Context(), trillian.Config{Conn: conn, TreeID: newTree(t, dial(t)), Origin: "tirage.fr/log/fail", Signers: signers(t),
+		AppendTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

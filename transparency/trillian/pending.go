@@ -1,0 +1,271 @@
+package trillian
+
+// Leaves that may be queued but were never acknowledged.
+//
+// An Append that fails after its QueueLeaf was sent — the append timed out
+// with the signer stalled, the QueueLeaf reply was lost, the append was
+// woken by the log failing closed or by Close — leaves a leaf that Trillian
+// may hold in its queue and integrate later, after its caller was told the
+// draw failed. The caller (the game server) then retries with a new record:
+// a new time, for a start a new secret and game id. Were both integrated,
+// the log would hold two picks with the same predecessor (a forked game
+// chain) or two starts for one ticket.
+//
+// So such a leaf is recorded in the pending file (Config.StateFile +
+// ".pending") before Append returns its error, and the log fails closed.
+// Open queues every pending leaf again — Trillian deduplicates identical
+// leaves, so one already queued is not appended twice — and returns only
+// once each is integrated in a tree it signed and verified
+// (Config.PendingTimeout; past it Open fails with ErrUnavailable and rngd
+// does not start), then removes the file. Whatever runs after Open (rngd's
+// catch-up) finds those leaves in the log, and nothing can contradict them.
+//
+// The file is append-only: a header, then one record per leaf — its length
+// (4 bytes, big-endian), the leaf, and a CRC-32C of both — written and
+// fsynced (the directory too, when the write created the file) before the
+// append's error is returned. A file that does not parse whole is refused:
+// the leaves it held cannot be waited for.
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/atomicfile"
+)
+
+// pendingSuffix names the pending file after Config.StateFile.
+const pendingSuffix = ".pending"
+
+// pendingMagic starts the pending file.
+const pendingMagic = "tirage trillian pending leaves v1\n"
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// pendingPath is the pending file, "" without Config.StateFile.
+func (l *Log) pendingPath() string {
+	if l.cfg.StateFile == "" {
+		return ""
+	}
+	return l.cfg.StateFile + pendingSuffix
+}
+
+// appendPendingRecord appends leaf's record to b.
+func appendPendingRecord(b, leaf []byte) []byte {
+	start := len(b)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(leaf)))
+	b = append(b, leaf...)
+	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b[start:], castagnoli))
+}
+
+// parsePending returns the leaves a pending file holds, in order, or an
+// error naming the first malformed byte range.
+func parsePending(data []byte) ([][]byte, error) {
+	if len(data) < len(pendingMagic) || string(data[:len(pendingMagic)]) != pendingMagic {
+		return nil, errors.New("no pending-leaves header")
+	}
+	var leaves [][]byte
+	for off := len(pendingMagic); off < len(data); {
+		rest := data[off:]
+		if len(rest) < 4 {
+			return nil, fmt.Errorf("record %d at offset %d: truncated length", len(leaves), off)
+		}
+		n := binary.BigEndian.Uint32(rest)
+		if n == 0 || n > transparency.MaxLeafSize {
+			return nil, fmt.Errorf("record %d at offset %d: leaf length %d out of range", len(leaves), off, n)
+		}
+		if uint64(len(rest)) < 4+uint64(n)+4 {
+			return nil, fmt.Errorf("record %d at offset %d: truncated (%d bytes left for a %d-byte leaf)", len(leaves), off, len(rest), n)
+		}
+		body := rest[:4+n]
+		if sum := binary.BigEndian.Uint32(rest[4+n:]); sum != crc32.Checksum(body, castagnoli) {
+			return nil, fmt.Errorf("record %d at offset %d: checksum mismatch", len(leaves), off)
+		}
+		leaves = append(leaves, append([]byte(nil), body[4:]...))
+		off += 4 + int(n) + 4
+	}
+	if len(leaves) == 0 {
+		return nil, errors.New("header without records")
+	}
+	return leaves, nil
+}
+
+// loadPending reads the pending file, if any, into l.pending.
+func (l *Log) loadPending() error {
+	path := l.pendingPath()
+	if path == "" {
+		return nil
+	}
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("trillian: %w: couldn't read the pending-leaves file: %w", transparency.ErrUnavailable, err)
+	}
+	leaves, err := parsePending(raw)
+	if err != nil {
+		return fmt.Errorf("trillian: %w: pending-leaves file %s is corrupt (%v): it lists leaves of failed appends that Trillian may still integrate, which the log must not contradict; refusing to open. Check that the leaves of the appends that failed before the restart are in the log (or were never queued), then move the file away", transparency.ErrUnavailable, path, err)
+	}
+	seen := make(map[tlog.Hash]bool, len(leaves))
+	for _, leaf := range leaves {
+		if h := tlog.RecordHash(leaf); !seen[h] {
+			seen[h] = true
+			l.pending = append(l.pending, leaf)
+		}
+	}
+	return nil
+}
+
+// writePending durably appends leaves' records to the pending file (to
+// l.pending alone without Config.StateFile).
+func (l *Log) writePending(leaves [][]byte) error {
+	path := l.pendingPath()
+	if path == "" {
+		l.mu.Lock()
+		l.pending = append(l.pending, leaves...)
+		l.mu.Unlock()
+		return nil
+	}
+	var b []byte
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	created := err == nil
+	if created {
+		b = append(b, pendingMagic...)
+	} else if errors.Is(err, fs.ErrExist) {
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	}
+	if err != nil {
+		return err
+	}
+	for _, leaf := range leaves {
+		b = appendPendingRecord(b, leaf)
+	}
+	if _, err = f.Write(b); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && created {
+		err = atomicfile.SyncDir(filepath.Dir(path))
+	}
+	return err
+}
+
+// pendingBatch is a group of leaves written to the pending file together:
+// the appends woken at once by fail each record their leaf, with one fsync
+// for the lot rather than one each.
+type pendingBatch struct {
+	leaves [][]byte
+	done   chan struct{}
+	err    error
+}
+
+// recordPending durably records leaf as possibly queued and returns once
+// it is (or the write failed).
+func (l *Log) recordPending(leaf []byte) error {
+	l.pendMu.Lock()
+	if l.pendNext == nil {
+		l.pendNext = &pendingBatch{done: make(chan struct{})}
+	}
+	b := l.pendNext
+	b.leaves = append(b.leaves, leaf)
+	if l.pendWriting {
+		l.pendMu.Unlock()
+		<-b.done
+		return b.err
+	}
+	l.pendWriting = true
+	for l.pendNext != nil {
+		cur := l.pendNext
+		l.pendNext = nil
+		l.pendMu.Unlock()
+		cur.err = l.writePending(cur.leaves)
+		close(cur.done)
+		l.pendMu.Lock()
+	}
+	l.pendWriting = false
+	l.pendMu.Unlock()
+	<-b.done
+	return b.err
+}
+
+// pendingNote says where a possibly queued leaf was recorded, for the
+// append's error.
+func (l *Log) pendingNote(err error) string {
+	switch path := l.pendingPath(); {
+	case err != nil:
+		return fmt.Sprintf("COULD NOT RECORD THE LEAF in %s (%v): it may still be integrated, unacknowledged; check the log before retrying the draw", path, err)
+	case path == "":
+		return "leaf kept in memory only (no Config.StateFile): reopening does not wait for it"
+	default:
+		return fmt.Sprintf("leaf recorded in %s: reopening the log queues it again and waits until it is integrated", path)
+	}
+}
+
+// removePending durably removes the pending file, once its leaves are
+// integrated.
+func (l *Log) removePending() error {
+	l.pending = nil
+	path := l.pendingPath()
+	if path == "" {
+		return nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("trillian: %w: couldn't remove the pending-leaves file: %w", transparency.ErrUnavailable, err)
+	}
+	if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("trillian: %w: couldn't remove the pending-leaves file durably: %w", transparency.ErrUnavailable, err)
+	}
+	return nil
+}
+
+// settlePending queues the pending leaves again and waits, within
+// Config.PendingTimeout, until each is integrated in a tree the appliance
+// signed and verified (as any append's); then it removes the pending file.
+// The follower must be running.
+func (l *Log) settlePending(ctx context.Context) error {
+	leaves := l.pending
+	if len(leaves) == 0 {
+		return nil
+	}
+	l.cfg.Logger.Warn("leaves of appends that failed before the log was reopened may still be queued in Trillian: queueing them again and waiting until they are integrated",
+		"count", len(leaves), "file", l.pendingPath(), "timeout", l.cfg.PendingTimeout)
+	pctx, cancel := context.WithTimeout(ctx, l.cfg.PendingTimeout)
+	defer cancel()
+	errs := make([]error, len(leaves))
+	var wg sync.WaitGroup
+	for i, leaf := range leaves {
+		wg.Go(func() { _, _, errs[i] = l.append(pctx, leaf) })
+	}
+	wg.Wait()
+	var first error
+	failed := 0
+	for _, err := range errs {
+		if err != nil {
+			failed++
+			if first == nil || errors.Is(err, transparency.ErrSecurity) && !errors.Is(first, transparency.ErrSecurity) {
+				first = err
+			}
+		}
+	}
+	if failed > 0 {
+		if errors.Is(first, transparency.ErrSecurity) {
+			return first
+		}
+		return fmt.Errorf("trillian: %w: %d of the %d leaves of appends that failed before (listed in %s) not integrated within %v (signer or database still stalled?): refusing to open, since a new append could contradict them: %w",
+			transparency.ErrUnavailable, failed, len(leaves), l.pendingPath(), l.cfg.PendingTimeout, first)
+	}
+	l.cfg.Logger.Info("leaves of appends that failed before are integrated", "count", len(leaves))
+	return l.removePending()
+}

@@ -1,0 +1,402 @@
+package trillian_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	tpb "github.com/google/trillian"
+	"golang.org/x/mod/sumdb/tlog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/trillian"
+)
+
+// pendingFixture is a fake Trillian and the appliance's data directory,
+// reopened as rngd would be restarted.
+type pendingFixture struct {
+	t     *testing.T
+	f     *fakeTrillian
+	conn  grpc.ClientConnInterface
+	state string
+	cfg   trillian.Config
+}
+
+func newPendingFixture(t *testing.T, n int) *pendingFixture {
+	f := newFakeTrillian(t, n)
+	state := filepath.Join(t.TempDir(), "trillian-checkpoint")
+	return &pendingFixture{t: t, f: f, conn: fakeConn{t, f}, state: state, cfg: trillian.Config{
+		TreeID: 1, Origin: "tirage.fr/log/pending", Signers: signers(t), StateFile: state,
+		AppendTimeout: 300 * time.Millisecond, PendingTimeout: 400 * time.Millisecond,
+	}}
+}
+
+func (p *pendingFixture) open(cfg trillian.Config) (*trillian.Log, error) {
+	if cfg.Conn == nil {
+		cfg.Conn = p.conn
+	}
+	return trillian.Open(p.t.Context(), cfg)
+}
+
+func (p *pendingFixture) mustOpen(cfg trillian.Config) *trillian.Log {
+	p.t.Helper()
+	l, err := p.open(cfg)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// stall stops (or with false restarts) the fake's signer: QueueLeaf only
+// queues.
+func (p *pendingFixture) stall(on bool) {
+	p.f.mu.Lock()
+	p.f.hold = on
+	p.f.mu.Unlock()
+}
+
+func (p *pendingFixture) pendingFile() []byte {
+	p.t.Helper()
+	raw, err := os.ReadFile(p.state + ".pending")
+	if err != nil {
+		p.t.Fatalf("pending file: %v", err)
+	}
+	return raw
+}
+
+// count returns how many times leaf is in the fake's tree.
+func (p *pendingFixture) count(leaf []byte) int {
+	p.f.mu.Lock()
+	defer p.f.mu.Unlock()
+	n := 0
+	for _, lf := range p.f.leaves {
+		if bytes.Equal(lf, leaf) {
+			n++
+		}
+	}
+	return n
+}
+
+func (p *pendingFixture) queueLeafCalls() int {
+	p.f.mu.Lock()
+	defer p.f.mu.Unlock()
+	return p.f.calls[tpb.TrillianLog_QueueLeaf_FullMethodName]
+}
+
+// The reviewer's scenario: appends time out with the signer stalled (one,
+// and one woken by the log failing closed); their leaves stay queued. A
+// restart must not let a retried draw run before they are in the log:
+// their leaves are recorded in the pending file before the errors are
+// returned; reopening with the signer still stalled fails (rngd does not
+// start); reopening with the signer back queues them again (deduplicated),
+// returns once they are integrated, at the right indices, and removes the
+// file.
+func TestPendingAfterTimeout(t *testing.T) {
+	const n = 3
+	p := newPendingFixture(t, n)
+	l := p.mustOpen(p.cfg)
+	p.stall(true)
+	timedOut, woken := []byte("start, timed out"), []byte("pick, woken by fail")
+	errc := make(chan error, 2)
+	go func() { _, err := l.Append(context.Background(), timedOut); errc <- err }()
+	time.Sleep(150 * time.Millisecond) // its deadline falls after the first's
+	go func() { _, err := l.Append(context.Background(), woken); errc <- err }()
+	for range 2 {
+		err := <-errc
+		if !errors.Is(err, transparency.ErrUnavailable) {
+			t.Fatalf("Append with the signer stalled = %v, want ErrUnavailable", err)
+		}
+		if !strings.Contains(err.Error(), p.state+".pending") {
+			t.Errorf("Append's error does not name the pending file: %v", err)
+		}
+		t.Logf("Append: %v", err)
+	}
+	raw := p.pendingFile()
+	for _, leaf := range [][]byte{timedOut, woken} {
+		if !bytes.Contains(raw, leaf) {
+			t.Errorf("pending file lacks %q", leaf)
+		}
+	}
+	if err := l.Health(); !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("Health after a timed-out append = %v, want failed closed", err)
+	}
+	l.Close()
+
+	// Restart with the signer still stalled: Open fails after
+	// PendingTimeout, naming the leaves; the file stays.
+	start := time.Now()
+	if l, err := p.open(p.cfg); !errors.Is(err, transparency.ErrUnavailable) || !strings.Contains(err.Error(), "2 of the 2") {
+		if err == nil {
+			l.Close()
+		}
+		t.Fatalf("Open with pending leaves and the signer stalled = %v, want ErrUnavailable naming 2 leaves", err)
+	} else {
+		t.Logf("Open: %v", err)
+	}
+	if d := time.Since(start); d < p.cfg.PendingTimeout || d > 10*time.Second {
+		t.Errorf("Open failed after %v, PendingTimeout %v", d, p.cfg.PendingTimeout)
+	}
+	if got := p.pendingFile(); !bytes.Equal(got, raw) {
+		t.Fatal("pending file changed by a failed Open")
+	}
+
+	// Restart with the signer coming back during Open: Open returns once
+	// both are integrated (each once: Trillian deduplicated them).
+	cfg := p.cfg
+	cfg.PendingTimeout = 10 * time.Second
+	queued := p.queueLeafCalls()
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		p.stall(false)
+		p.f.integrate(t)
+	}()
+	l = p.mustOpen(cfg)
+	if got := p.queueLeafCalls() - queued; got != 2 {
+		t.Errorf("Open sent %d QueueLeaf, want 2 (one per pending leaf)", got)
+	}
+	for _, leaf := range [][]byte{timedOut, woken} {
+		if c := p.count(leaf); c != 1 {
+			t.Fatalf("%q %d times in the tree, want once", leaf, c)
+		}
+	}
+	if _, err := os.Stat(p.state + ".pending"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("pending file after its leaves were integrated: %v", err)
+	}
+	ctx := t.Context()
+	cp, err := l.Checkpoint(ctx)
+	if err != nil || cp.Size != n+2 {
+		t.Fatalf("Checkpoint after Open = %+v, %v; want %d leaves", cp, err, n+2)
+	}
+	es, err := l.Entries(ctx, n, n+2, n+2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(es, func(e []byte) bool { return bytes.Equal(e, timedOut) }) ||
+		!slices.ContainsFunc(es, func(e []byte) bool { return bytes.Equal(e, woken) }) {
+		t.Fatalf("entries %d..%d = %q, want the two pending leaves", n, n+2, es)
+	}
+	for _, leaf := range [][]byte{timedOut, woken} {
+		idx, _, err := l.InclusionProofByHash(ctx, tlog.RecordHash(leaf), cp.Size)
+		if err != nil || !bytes.Equal(es[idx-n], leaf) {
+			t.Fatalf("InclusionProofByHash(%q) = %d, %v", leaf, idx, err)
+		}
+	}
+	if idx, err := l.Append(ctx, []byte("the retried draw")); err != nil || idx != n+2 {
+		t.Fatalf("Append after the pending leaves = %d, %v; want %d", idx, err, n+2)
+	}
+	if err := l.Health(); err != nil {
+		t.Fatalf("Health = %v", err)
+	}
+}
+
+// lossyConn loses the replies of QueueLeaf (the leaf queued, the caller
+// told DeadlineExceeded) while lose is set.
+type lossyConn struct {
+	grpc.ClientConnInterface
+	lose *atomic.Int32 // replies still to lose; < 0: all
+}
+
+func (c lossyConn) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
+	err := c.ClientConnInterface.Invoke(ctx, method, args, reply, opts...)
+	if method == tpb.TrillianLog_QueueLeaf_FullMethodName && err == nil {
+		if n := c.lose.Load(); n < 0 || n > 0 && c.lose.CompareAndSwap(n, n-1) {
+			return status.Error(codes.DeadlineExceeded, "reply lost")
+		}
+	}
+	return err
+}
+
+// A QueueLeaf whose reply is lost may have queued the leaf: it is sent
+// again (Trillian deduplicates it) and the append completes at the leaf's
+// one index. Lost for the whole AppendTimeout, the leaf is recorded as
+// pending and the log fails closed, as for a stalled signer; the next
+// Open integrates it, once.
+func TestPendingLostReply(t *testing.T) {
+	const n = 4
+	p := newPendingFixture(t, n)
+	var lose atomic.Int32
+	cfg := p.cfg
+	cfg.Conn = lossyConn{p.conn, &lose}
+	l := p.mustOpen(cfg)
+	ctx := t.Context()
+
+	lose.Store(2)
+	leaf := []byte("reply lost twice")
+	if idx, err := l.Append(ctx, leaf); err != nil || idx != n {
+		t.Fatalf("Append with two lost replies = %d, %v; want %d", idx, err, n)
+	}
+	if c := p.count(leaf); c != 1 {
+		t.Fatalf("leaf %d times in the tree, want once", c)
+	}
+	if _, err := os.Stat(p.state + ".pending"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("pending file after an acknowledged append: %v", err)
+	}
+	if err := l.Health(); err != nil {
+		t.Fatalf("Health = %v", err)
+	}
+
+	lose.Store(-1)
+	p.stall(true) // the lost leaf stays queued
+	lost := []byte("every reply lost")
+	if _, err := l.Append(ctx, lost); !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("Append with every reply lost = %v, want ErrUnavailable", err)
+	}
+	if !bytes.Contains(p.pendingFile(), lost) {
+		t.Fatal("pending file lacks the leaf whose replies were lost")
+	}
+	if _, err := l.Append(ctx, []byte("retried")); !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("Append after a lost reply = %v, want refused (failed closed)", err)
+	}
+	l.Close()
+
+	lose.Store(0)
+	p.stall(false)
+	p.f.integrate(t)
+	l = p.mustOpen(p.cfg)
+	if c := p.count(lost); c != 1 {
+		t.Fatalf("lost leaf %d times in the tree, want once", c)
+	}
+	if idx, err := l.Append(ctx, []byte("next")); err != nil || idx != n+2 {
+		t.Fatalf("Append after reopening = %d, %v; want %d", idx, err, n+2)
+	}
+}
+
+// A leaf queued but never seen by Trillian (lost before it got there) and
+// recorded as pending is queued again by Open: it is integrated then, and
+// the file removed.
+func TestPendingNeverQueued(t *testing.T) {
+	p := newPendingFixture(t, 2)
+	// Every QueueLeaf fails with Unavailable: the leaf may or may not be
+	// queued (here it is not).
+	down := deadConn{p.conn}
+	cfg := p.cfg
+	cfg.Conn = down
+	l := p.mustOpen(cfg)
+	leaf := []byte("never got there")
+	if _, err := l.Append(t.Context(), leaf); !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("Append with QueueLeaf unavailable = %v, want ErrUnavailable", err)
+	}
+	l.Close()
+	if c := p.count(leaf); c != 0 {
+		t.Fatal("the fake queued the leaf")
+	}
+	l = p.mustOpen(p.cfg)
+	if c := p.count(leaf); c != 1 {
+		t.Fatalf("pending leaf %d times in the tree after Open, want once", c)
+	}
+	if _, err := os.Stat(p.state + ".pending"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("pending file after Open: %v", err)
+	}
+}
+
+// deadConn fails every QueueLeaf with Unavailable before it reaches Trillian.
+type deadConn struct{ grpc.ClientConnInterface }
+
+func (c deadConn) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
+	if method == tpb.TrillianLog_QueueLeaf_FullMethodName {
+		return status.Error(codes.Unavailable, "connection refused")
+	}
+	return c.ClientConnInterface.Invoke(ctx, method, args, reply, opts...)
+}
+
+// A QueueLeaf refused outright (here: no such tree) queued nothing: the
+// append fails without a pending record, and the log stays open.
+func TestPendingNotForRefusedLeaf(t *testing.T) {
+	p := newPendingFixture(t, 2)
+	cfg := p.cfg
+	cfg.Conn = refusingConn{p.conn}
+	l := p.mustOpen(cfg)
+	if _, err := l.Append(t.Context(), []byte("refused")); !errors.Is(err, transparency.ErrInvalidRequest) {
+		t.Fatalf("Append refused by Trillian = %v, want ErrInvalidRequest", err)
+	}
+	if _, err := os.Stat(p.state + ".pending"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("pending file for a refused leaf: %v", err)
+	}
+	if err := l.Health(); err != nil {
+		t.Fatalf("Health after a refused leaf = %v", err)
+	}
+}
+
+type refusingConn struct{ grpc.ClientConnInterface }
+
+func (c refusingConn) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
+	if method == tpb.TrillianLog_QueueLeaf_FullMethodName {
+		return status.Error(codes.InvalidArgument, "bad leaf")
+	}
+	return c.ClientConnInterface.Invoke(ctx, method, args, reply, opts...)
+}
+
+// Closing the log while an append waits (rngd stopping with the signer
+// stalled) records its leaf before Close returns.
+func TestPendingOnClose(t *testing.T) {
+	p := newPendingFixture(t, 1)
+	cfg := p.cfg
+	cfg.AppendTimeout = time.Minute
+	l := p.mustOpen(cfg)
+	p.stall(true)
+	leaf := []byte("waiting at close")
+	errc := make(chan error, 1)
+	go func() { _, err := l.Append(context.Background(), leaf); errc <- err }()
+	for p.queueLeafCalls() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	l.Close()
+	if !bytes.Contains(p.pendingFile(), leaf) {
+		t.Fatal("pending file lacks the leaf waiting at Close")
+	}
+	if err := <-errc; !errors.Is(err, transparency.ErrClosed) {
+		t.Fatalf("Append interrupted by Close = %v, want ErrClosed", err)
+	}
+}
+
+// A pending file that does not parse is refused: Open fails, saying so,
+// rather than dropping leaves it may have listed.
+func TestPendingCorrupt(t *testing.T) {
+	p := newPendingFixture(t, 2)
+	l := p.mustOpen(p.cfg)
+	p.stall(true)
+	if _, err := l.Append(context.Background(), []byte("stalled")); !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatal(err)
+	}
+	l.Close()
+	p.stall(false)
+	p.f.integrate(t)
+	good := p.pendingFile()
+	for name, data := range map[string][]byte{
+		"empty":              {},
+		"not a pending file": []byte("hello\n"),
+		"truncated":          good[:len(good)-1],
+		"byte flipped":       func() []byte { b := bytes.Clone(good); b[len(b)-6] ^= 1; return b }(),
+		"trailing garbage":   append(bytes.Clone(good), 0, 0),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(p.state+".pending", data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			l, err := p.open(p.cfg)
+			if err == nil {
+				l.Close()
+				t.Fatal("Open with a corrupt pending file succeeded")
+			}
+			if !strings.Contains(err.Error(), "corrupt") || !strings.Contains(err.Error(), p.state+".pending") {
+				t.Fatalf("Open with a corrupt pending file = %v, want an error naming the file as corrupt", err)
+			}
+		})
+	}
+	// The intact file opens.
+	if err := os.WriteFile(p.state+".pending", good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.mustOpen(p.cfg)
+}
