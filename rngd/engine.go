@@ -176,17 +176,44 @@ func (e *engine) appendLeaf(ctx context.Context, leaf []byte) (uint64, error) {
 	if err != nil {
 		e.metrics.alarms.WithLabelValues("log").Inc()
 		e.log.Error("log append failure: reply refused", "err", err)
-		return 0, &appendError{err: err}
+		return 0, &appendError{err: err, closed: e.logFailedClosed()}
 	}
 	return idx, nil
 }
 
-// appendError is a refused append: LOG_UNAVAILABLE, or LOG_INTEGRITY for a
-// rolled-back or forked log (no retry helps until an operator has looked).
-// Its message says the record was not sealed; cut says what a call cut
-// short between its records had sealed.
+// logFailedClosed reports whether the log failed closed
+// (transparency.Health): it takes no append until it is reopened, which
+// only a restart of rngd does.
+func (e *engine) logFailedClosed() bool {
+	h, ok := e.tlog.(transparency.Health)
+	return ok && h.Health() != nil
+}
+
+// logRefusal is the refusal of a call that the log failed with err: what
+// says what the call did and did not do, retry what a retry needs beyond
+// "retry later" (" with the same request_id", …). A log found rolled back
+// or forked (transparency.ErrSecurity) is LOG_INTEGRITY: no retry helps
+// until an operator has looked. Anything else is LOG_UNAVAILABLE; when the
+// log failed closed (closed: logFailedClosed), retrying later does not help
+// either, only once rngd is restarted, and the message says so.
+func logRefusal(err error, closed bool, what, retry string) error {
+	switch {
+	case errors.Is(err, transparency.ErrSecurity):
+		return refuse(reasonLogIntegrity, "transparency log integrity failure: %s; draws are refused until an operator investigates: %v", what, err)
+	case closed:
+		return refuse(reasonLogUnavailable, "transparency log unavailable: %s (the log failed closed: it refuses every append until rngd is restarted, which reopens it; retry after the restart%s): %v", what, retry, err)
+	default:
+		return refuse(reasonLogUnavailable, "transparency log unavailable: %s (retry later%s): %v", what, retry, err)
+	}
+}
+
+// appendError is a refused append (logRefusal). Its message says the record
+// was not sealed; cut says what a call cut short between its records had
+// sealed.
 type appendError struct {
 	err error
+	// closed: the log failed closed (logFailedClosed).
+	closed bool
 	// sealed, when set, names what the call sealed before the refused
 	// record (cut).
 	sealed string
@@ -198,19 +225,11 @@ func (a *appendError) Unwrap() error { return a.err }
 
 // GRPCStatus makes an appendError the gRPC status it is refused with.
 func (a *appendError) GRPCStatus() *status.Status {
-	security := errors.Is(a.err, transparency.ErrSecurity)
-	var err error
-	switch {
-	case security && a.sealed == "":
-		err = refuse(reasonLogIntegrity, "transparency log integrity failure, the record was not sealed; draws are refused until an operator investigates: %v", a.err)
-	case security:
-		err = refuse(reasonLogIntegrity, "transparency log integrity failure: %s, but the game's end record was not; draws are refused until an operator investigates: %v", a.sealed, a.err)
-	case a.sealed == "":
-		err = refuse(reasonLogUnavailable, "transparency log unavailable, the record was not sealed (retry later with the same request_id): %v", a.err)
-	default:
-		err = refuse(reasonLogUnavailable, "transparency log unavailable: %s, but the game's end record was not (retry later with the same request_id: the retry seals it and replies): %v", a.sealed, a.err)
+	what, retry := "the record was not sealed", " with the same request_id"
+	if a.sealed != "" {
+		what, retry = a.sealed+", but the game's end record was not", " with the same request_id: the retry seals it and replies"
 	}
-	st, _ := status.FromError(err)
+	st, _ := status.FromError(logRefusal(a.err, a.closed, what, retry))
 	return st
 }
 
@@ -227,7 +246,7 @@ func cut(err error, recs []sealed) error {
 	if rec, perr := record.Parse(last.leaf); perr == nil {
 		what = string(rec.Kind())
 	}
-	return &appendError{err: a.err, sealed: fmt.Sprintf("the %s was sealed (log index %d)", what, last.index)}
+	return &appendError{err: a.err, closed: a.closed, sealed: fmt.Sprintf("the %s was sealed (log index %d)", what, last.index)}
 }
 
 // sealed is a record appended to the log, waiting to be stored.
@@ -400,11 +419,13 @@ func (e *engine) storedReply(sr storedRequest) (*qodv1.GameReply, error) {
 		if sr.end > sg.Records || sr.first >= sr.end {
 			return fmt.Errorf("game %s: records %d..%d, it has %d", sr.game, sr.first, sr.end, sg.Records)
 		}
-		leaves, indices, err := gameRecords(tx, sr.game, sr.end)
+		// The record after the call's, if any: the end of a game the call
+		// left over, sealed after it (see replyOf).
+		leaves, indices, err := gameRecords(tx, sr.game, min(sr.end+1, sg.Records))
 		if err != nil {
 			return err
 		}
-		reply, err = e.replyOf(sg, leaves, indices, int(sr.first), e.replayConfig(tx, sg.Game.Emission))
+		reply, err = e.replyOf(sg, leaves, indices, int(sr.first), int(sr.end), e.replayConfig(tx, sg.Game.Emission))
 		return err
 	})
 	return reply, err
@@ -441,30 +462,49 @@ func (e *engine) recordReceipt(sg *storedGame, leaf []byte, index uint64) (*qodv
 	return e.receipt(leaf, index, alpha, proof, beta), nil
 }
 
-// replyOf is the reply of the call that sealed the records first..n-1 of a
-// game whose records 0..n-1 are leaves (at indices): the game as it stood
-// after the call, the receipt of the call's first record and, when the call
-// ended the game, the end's receipt — as startGame, finish and endGame make
-// it. It is nil for a call cut short between its records (a losing pick
-// whose end was not sealed): the game's state answers its retry.
-func (e *engine) replyOf(sg *storedGame, leaves [][]byte, indices []uint64, first int, cfg qod.ReplayConfig) (*qodv1.GameReply, error) {
-	n := len(leaves)
-	rep, err := qod.Replay(leaves, cfg)
+// replyOf is the reply of the call that sealed the records first..end-1 of
+// a game whose records 0..len(leaves)-1 are leaves (at indices): the game as
+// it stood after the call, the receipt of the call's first record and, when
+// the call ended the game, the end's receipt — as startGame, finish and
+// endGame make it. leaves may hold one record more than the call's, the
+// game's next: when the call left the game over and that record is its end
+// (nothing but the end can follow a game over), the end counts as the
+// call's — sealed later, by the call's retry, the sweeper or, through a
+// restart's catch-up, by the call itself when the log took its end but the
+// call was told it had not —, and the reply is the one the call would have
+// had. Without it the reply is nil, for a call cut short between its
+// records (a losing pick whose end is not sealed yet): the game's state
+// answers its retry (resumeCut).
+func (e *engine) replyOf(sg *storedGame, leaves [][]byte, indices []uint64, first, end int, cfg qod.ReplayConfig) (*qodv1.GameReply, error) {
+	rep, err := qod.Replay(leaves[:end], cfg)
 	if err != nil {
 		return nil, err
 	}
-	last, err := record.Parse(leaves[n-1])
+	last, err := record.Parse(leaves[end-1])
 	if err != nil {
 		return nil, err
 	}
-	end, ended := last.(*record.GameEnd)
+	endRec, ended := last.(*record.GameEnd)
 	if rep.Game.Phase.Over() && !ended {
-		return nil, nil
+		if end == len(leaves) {
+			return nil, nil
+		}
+		next, err := record.Parse(leaves[end])
+		if err != nil {
+			return nil, err
+		}
+		if endRec, ended = next.(*record.GameEnd); !ended {
+			return nil, fmt.Errorf("game %s: a %s record after the game was over", sg.Game.ID, next.Kind())
+		}
+		end++
+		if rep, err = qod.Replay(leaves[:end], cfg); err != nil {
+			return nil, err
+		}
 	}
 	then := &storedGame{Game: rep.Game, Server: sg.Server, Secret: sg.Secret, HasSecret: sg.HasSecret, commit: sg.commit,
-		Records: uint32(n), LastHash: record.LeafHash(leaves[n-1]), LastIndex: indices[n-1], Ended: ended}
+		Records: uint32(end), LastHash: record.LeafHash(leaves[end-1]), LastIndex: indices[end-1], Ended: ended}
 	if ended {
-		then.EndedAt = end.Time
+		then.EndedAt = endRec.Time
 	}
 	rec, err := record.Parse(leaves[first])
 	if err != nil {
@@ -481,7 +521,7 @@ func (e *engine) replyOf(sg *storedGame, leaves [][]byte, indices []uint64, firs
 	}
 	reply := &qodv1.GameReply{Game: e.gameProto(then, at), Receipt: publicReceipt(r, ended)}
 	if ended {
-		if reply.EndReceipt, err = e.recordReceipt(sg, leaves[n-1], indices[n-1]); err != nil {
+		if reply.EndReceipt, err = e.recordReceipt(sg, leaves[end-1], indices[end-1]); err != nil {
 			return nil, err
 		}
 	}
@@ -1070,7 +1110,9 @@ func (e *engine) finish(ctx context.Context, c *call, sg *storedGame, now time.T
 			// by the records it sealed, as a restart's catch-up stores it
 			// from their stamps: the same id with other content is
 			// refused, on any game, and replyOf, which makes no reply of
-			// a game over but not ended, sends the retry to resumeCut.
+			// a game over but not ended, sends the retry to resumeCut;
+			// once the end is stored (the sweeper's, or this one's if the
+			// log took it after all), replyOf counts it as the call's.
 			rc := c
 			if len(recs) == 0 {
 				rc = nil // nothing of the call's sealed (the sweeper's end)

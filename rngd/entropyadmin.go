@@ -49,7 +49,7 @@ func (s *adminService) EntropyRetest(ctx context.Context, _ *adminv1.EntropyRete
 	case st.Error != "":
 		s.e.log.Error("entropy retest by the operator: sources still unhealthy, draws stay refused", "err", err)
 	default:
-		return nil, status.Errorf(codes.Unavailable, "entropy retest: %v", err)
+		return nil, refuse(reasonEntropyUnavailable, "entropy retest: %v", err)
 	}
 	return st, nil
 }

@@ -3,6 +3,8 @@ package rngd
 import (
 	"context"
 	"crypto/rand"
+	"errors"
+	"io"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -99,4 +101,26 @@ func TestEntropyAdmin(t *testing.T) {
 	if _, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: tickets[0]}); err != nil {
 		t.Fatalf("start after the retest: %v", err)
 	}
+}
+
+// retestFailing is a healthy random source whose retest fails (it cannot
+// run the tests: closed, cancelled, …).
+type retestFailing struct{ io.Reader }
+
+func (retestFailing) Healthy() error                 { return nil }
+func (retestFailing) Status() []entropy.SourceStatus { return nil }
+func (retestFailing) Retest(context.Context) error   { return errors.New("generator closed") }
+
+// A retest that fails without a source failure to report is refused with
+// ENTROPY_UNAVAILABLE, as any refusal of the entropy.
+func TestEntropyRetestRefused(t *testing.T) {
+	td := newTestDaemon(t)
+	e := td.d.engine
+	good := e.entropy
+	e.entropy = retestFailing{good}
+	defer func() { e.entropy = good }()
+	refusedFor(t, td, reasonEntropyUnavailable, "entropy retest: generator closed", func() error {
+		_, err := td.admin().EntropyRetest(context.Background(), &adminv1.EntropyRetestRequest{})
+		return err
+	})
 }

@@ -65,17 +65,18 @@ const (
 	reasonTicketImported reason = "TICKET_IMPORTED" // admin: a ticket of the manifest is already imported
 
 	// A component failed (UNAVAILABLE): retry later with the same
-	// request_id; the message says whether anything was sealed.
+	// request_id; the message says whether anything was sealed, and when
+	// only a restart of rngd helps (a log failed closed: logRefusal).
 	reasonEntropyUnavailable reason = "ENTROPY_UNAVAILABLE" // the DRBG refused (health tests): nothing drawn
 	reasonKeysUnavailable    reason = "KEYS_UNAVAILABLE"    // key custody (HSM, keystore) failed: nothing drawn
-	reasonLogUnavailable     reason = "LOG_UNAVAILABLE"     // the transparency log refused an append or a read
+	reasonLogUnavailable     reason = "LOG_UNAVAILABLE"     // the transparency log refused an append or a read (logRefusal)
 	reasonStoreUnavailable   reason = "STORE_UNAVAILABLE"   // the state store failed
 	reasonSecretsUnavailable reason = "SECRETS_UNAVAILABLE" // the secret store failed
 	reasonClockBackwards     reason = "CLOCK_BACKWARDS"     // the clock is before the game's last event: nothing drawn
 	reasonCheckpointPending  reason = "CHECKPOINT_PENDING"  // no signed checkpoint covers the game's records yet
 
 	// rngd cannot go on without an operator (INTERNAL).
-	reasonLogIntegrity reason = "LOG_INTEGRITY" // the log was found rolled back or forked: draws refused
+	reasonLogIntegrity reason = "LOG_INTEGRITY" // the log was found rolled back or forked (transparency.ErrSecurity): draws refused
 	reasonInternal     reason = "INTERNAL"      // anything else (a bug or a corrupt store)
 )
 

@@ -3,6 +3,7 @@ package rngd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -10,11 +11,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"golang.org/x/mod/sumdb/tlog"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/checkpoint"
 )
 
 func counterValue(c prometheus.Collector) float64 {
@@ -263,5 +267,126 @@ func TestReasonsDocumented(t *testing.T) {
 		if !strings.Contains(string(docs), string(r)) {
 			t.Errorf("reason %s is not documented", r)
 		}
+	}
+}
+
+// readFailingLog fails the log's reads the transcript makes: Checkpoint
+// with cpErr, Entries and InclusionProof with readErr (when set).
+type readFailingLog struct {
+	transparency.Log
+	cpErr, entriesErr, proofErr error
+}
+
+func (l readFailingLog) Checkpoint(ctx context.Context) (*checkpoint.Checkpoint, error) {
+	if l.cpErr != nil {
+		return nil, l.cpErr
+	}
+	return l.Log.Checkpoint(ctx)
+}
+
+func (l readFailingLog) Entries(ctx context.Context, start, end, size uint64) ([][]byte, error) {
+	if l.entriesErr != nil {
+		return nil, l.entriesErr
+	}
+	return l.Log.Entries(ctx, start, end, size)
+}
+
+func (l readFailingLog) InclusionProof(ctx context.Context, index, size uint64) (tlog.RecordProof, error) {
+	if l.proofErr != nil {
+		return nil, l.proofErr
+	}
+	return l.Log.InclusionProof(ctx, index, size)
+}
+
+// A transcript the log cannot give is refused for the log's failure, as
+// an append would be: LOG_INTEGRITY for a log found rolled back or forked
+// (ErrSecurity), LOG_UNAVAILABLE for one that failed or is closed — never
+// CHECKPOINT_PENDING, which only says to wait for the next checkpoint.
+func TestTranscriptLogFailures(t *testing.T) {
+	td := newTestDaemon(t)
+	e := td.d.engine
+	ctx := context.Background()
+	codes1 := td.emission("TL", "2026-12-31", 5)
+	a := td.client("server-a")
+	g := start(t, a, codes1[1]).Game
+	transcript := func() error {
+		_, err := a.GetTranscript(ctx, &qodv1.GetTranscriptRequest{GameId: g.GameId})
+		return err
+	}
+	// Until a checkpoint covers the game.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		err := transcript()
+		if err == nil {
+			break
+		}
+		if reasonOf(err) != reasonCheckpointPending || time.Now().After(deadline) {
+			t.Fatalf("transcript: %v", err)
+		}
+	}
+	tl := e.tlog
+	defer func() { e.tlog = tl }()
+	forked := fmt.Errorf("tilelog: %w: checkpoint went back from 9 to 4 leaves", transparency.ErrSecurity)
+	down := fmt.Errorf("tilelog: %w: disk gone", transparency.ErrUnavailable)
+	for _, c := range []struct {
+		log    readFailingLog
+		r      reason
+		substr string
+	}{
+		{readFailingLog{cpErr: forked}, reasonLogIntegrity, "couldn't read the log's checkpoint"},
+		{readFailingLog{cpErr: transparency.ErrClosed}, reasonLogUnavailable, "couldn't read the log's checkpoint (retry later)"},
+		{readFailingLog{entriesErr: forked}, reasonLogIntegrity, "transparency log integrity failure: couldn't read log entry"},
+		{readFailingLog{entriesErr: down}, reasonLogUnavailable, "transparency log unavailable: couldn't read log entry"},
+		{readFailingLog{proofErr: forked}, reasonLogIntegrity, "transparency log integrity failure: couldn't prove log entry"},
+		{readFailingLog{proofErr: down}, reasonLogUnavailable, "transparency log unavailable: couldn't prove log entry"},
+	} {
+		c.log.Log = tl
+		e.tlog = c.log
+		refusedFor(t, td, c.r, c.substr, transcript)
+	}
+	e.tlog = tl
+	if err := transcript(); err != nil {
+		t.Fatalf("transcript with the log back: %v", err)
+	}
+}
+
+// closedLog is a log failed closed (transparency.Health), as tilelog after
+// a timed-out append: it refuses every append until it is reopened.
+type closedLog struct{ transparency.Log }
+
+var errFailedClosed = fmt.Errorf("tilelog: %w: append timed out (appends are refused until the log is reopened)", transparency.ErrUnavailable)
+
+func (closedLog) Health() error { return errFailedClosed }
+
+func (closedLog) Append(context.Context, []byte) (uint64, error) { return 0, errFailedClosed }
+
+// A draw refused by a log that failed closed says that retrying later will
+// not do: only a restart of rngd, which reopens the log, clears it. A log
+// failing otherwise still says to retry later.
+func TestLogFailedClosedRefusal(t *testing.T) {
+	td := newTestDaemon(t)
+	e := td.d.engine
+	ctx := context.Background()
+	codes1 := td.emission("LC", "2026-12-31", 5)
+	a := td.client("server-a")
+	g := start(t, a, codes1[1]).Game
+	tl := e.tlog
+	defer func() { e.tlog = tl }()
+	pick := func() error {
+		_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: "after-restart", GameId: g.GameId, Number: 3})
+		return err
+	}
+	e.tlog = closedLog{tl}
+	refusedFor(t, td, reasonLogUnavailable, "until rngd is restarted", pick)
+	if err := pick(); strings.Contains(status.Convert(err).Message(), "retry later") {
+		t.Fatalf("a log failed closed says to retry later: %v", err)
+	}
+	e.tlog = failingLog{Log: tl}
+	refusedFor(t, td, reasonLogUnavailable, "the record was not sealed (retry later with the same request_id)", pick)
+	if err := pick(); strings.Contains(status.Convert(err).Message(), "restart") {
+		t.Fatalf("a log failing, not failed closed, asks for a restart: %v", err)
+	}
+	e.tlog = tl
+	if err := pick(); err != nil {
+		t.Fatalf("pick with the log back: %v", err)
 	}
 }

@@ -340,7 +340,9 @@ func requestOf(rec record.GameRecord) (req, digest [32]byte, at time.Time) {
 // storeReplies stores, for each call that sealed records of the game (a run
 // of records with the same "req"), its reply as those records (see
 // engine.replyOf, which makes it again on a retry). A reply already stored
-// is kept. Nor does a call older than game.reply_retention get one: the
+// is kept: that of a call cut short before its end record (a losing pick)
+// covers its records without the end, and replyOf counts the end that
+// follows them as the call's, wherever it was stored from. Nor does a call older than game.reply_retention get one: the
 // sweeper would prune it.
 func (r *rebuilder) storeReplies(tx *bolt.Tx, sg *storedGame, recs []record.GameRecord) error {
 	cutoff := r.e.clock.Now().Add(-r.e.cfg.Game.ReplyRetention.Duration)

@@ -3,6 +3,7 @@ package rngd
 import (
 	"context"
 	"encoding/hex"
+	"fmt"
 
 	bolt "go.etcd.io/bbolt"
 	"golang.org/x/mod/sumdb/tlog"
@@ -37,20 +38,26 @@ func (e *engine) transcript(ctx context.Context, server, id string) ([]byte, err
 		return nil
 	})
 	cp, err := e.tlog.Checkpoint(ctx)
-	if err != nil || cp.Size <= sg.LastIndex {
+	if err != nil {
+		return nil, logRefusal(err, e.logFailedClosed(), "couldn't read the log's checkpoint", "")
+	}
+	if cp.Size <= sg.LastIndex {
 		return nil, refuse(reasonCheckpointPending, "no checkpoint covers the game's records yet: retry in a moment")
 	}
 	logged := func(idx uint64, leaf []byte) (*receipt.Logged, error) {
 		if leaf == nil {
 			leaves, err := e.tlog.Entries(ctx, idx, idx+1, cp.Size)
-			if err != nil || len(leaves) != 1 {
-				return nil, refuse(reasonLogUnavailable, "couldn't read log entry %d: %v", idx, err)
+			if err == nil && len(leaves) != 1 {
+				err = fmt.Errorf("%d entries returned", len(leaves))
+			}
+			if err != nil {
+				return nil, logRefusal(err, e.logFailedClosed(), fmt.Sprintf("couldn't read log entry %d", idx), "")
 			}
 			leaf = leaves[0]
 		}
 		p, err := e.tlog.InclusionProof(ctx, idx, cp.Size)
 		if err != nil {
-			return nil, refuse(reasonLogUnavailable, "couldn't prove log entry %d: %v", idx, err)
+			return nil, logRefusal(err, e.logFailedClosed(), fmt.Sprintf("couldn't prove log entry %d", idx), "")
 		}
 		return &receipt.Logged{Index: idx, Record: string(leaf), Proof: receipt.ProofHex(tlog.RecordProof(p))}, nil
 	}
