@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 	_ "time/tzdata" // Europe/Paris without the system zoneinfo
@@ -120,10 +121,18 @@ type AdminConfig struct {
 	// the default location, inside data_dir (mode 0700), is not; put the
 	// socket in a directory such as /run/tirage (mode 0755, or 0750 with
 	// the operators' group). rngd warns at start when a directory on the
-	// path is not searchable by others.
+	// path is not searchable by others. The socket's own directory must be
+	// owned by root or rngd's user and writable by neither group nor
+	// others (so not /tmp): rngd refuses to start otherwise, since another
+	// user who can write there could replace the socket (listenAdmin).
 	Socket string `toml:"socket"`
 	// AllowedUIDs are the Unix users (kernel peer credentials) allowed to
-	// call; default: only the daemon's own uid.
+	// call; default: only the daemon's own uid. 65534 (the kernel's
+	// overflow uid, sysctl kernel.overflowuid, usually "nobody") is
+	// refused, and so is the overflow uid the kernel is set to: SO_PEERCRED
+	// reports every user with no mapping in rngd's user namespace (in a
+	// container: the host's users, root included, and other containers')
+	// as that uid, so allowing it would admit all of them.
 	AllowedUIDs []int `toml:"allowed_uids"`
 }
 
@@ -411,9 +420,18 @@ func (c Config) withDefaults() (Config, error) {
 	if len(c.Admin.AllowedUIDs) == 0 {
 		c.Admin.AllowedUIDs = []int{os.Getuid()}
 	}
+	overflowUID := 65534 // the kernel's default
+	if b, err := os.ReadFile("/proc/sys/kernel/overflowuid"); err == nil {
+		if u, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			overflowUID = u
+		}
+	}
 	for _, u := range c.Admin.AllowedUIDs {
 		if u < 0 || u > math.MaxUint32-1 {
 			return c, fmt.Errorf("config admin.allowed_uids: %d is not a Unix user id", u)
+		}
+		if u == 65534 || u == overflowUID {
+			return c, fmt.Errorf("config admin.allowed_uids: %d is the kernel's overflow uid, which the peer credentials report for every user outside rngd's user namespace: it would admit all of them; run the operators under another uid", u)
 		}
 	}
 

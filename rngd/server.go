@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -397,9 +398,39 @@ func checkIdentity(id string) error {
 // at the path is replaced only when stale (nothing answers on it): one
 // another process serves (another rngd, with another data_dir but the same
 // admin.socket) is refused, never taken over.
-func listenAdmin(c AdminConfig) (net.Listener, error) {
-	if fi, err := os.Lstat(c.Socket); err == nil {
-		if fi.Mode()&os.ModeSocket == 0 {
+//
+// The socket's directory must be owned by root or rngd's user and writable
+// by neither group nor others (adminSocketDir): whoever else can write to it
+// could replace the socket (and answer rngctl in rngd's place) or, while it
+// is set up, put a symlink in its place.
+//
+// The socket appears at admin.socket with its final mode, and no call made
+// on a path can be turned to another file. rngd (maybe root) never chmods
+// admin.socket by its name: chmod follows a symlink, and another user who
+// swapped the fresh socket for one between the bind and the chmod would get
+// any file made 0666. Nor does it set a process-wide umask around the bind
+// (another goroutine's files would be made under it). Instead, everything
+// is done relative to descriptors: the socket's directory is opened once
+// (later renames on the path do not move it); a fresh private directory
+// (0700, rngd's) is made in it; the socket is bound there, through
+// /proc/self/fd, and given its mode there, where no other user can create
+// or replace a name; then it is hard-linked into place with linkat, which
+// never follows a symlink at its destination and never replaces what is
+// there (EEXIST: another process took the name meanwhile, refused like a
+// socket in use), and the private directory is removed.
+func listenAdmin(c AdminConfig) (_ net.Listener, err error) {
+	dirPath, base := filepath.Dir(c.Socket), filepath.Base(c.Socket)
+	dirfd, err := unix.Open(dirPath, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't open admin.socket's directory %s: %w", dirPath, err)
+	}
+	defer unix.Close(dirfd)
+	if err := adminSocketDir(dirfd, dirPath); err != nil {
+		return nil, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(dirfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil {
+		if st.Mode&unix.S_IFMT != unix.S_IFSOCK {
 			return nil, fmt.Errorf("admin.socket %s exists and is not a socket: refusing to replace it", c.Socket)
 		}
 		conn, err := net.DialTimeout("unix", c.Socket, time.Second)
@@ -408,27 +439,96 @@ func listenAdmin(c AdminConfig) (net.Listener, error) {
 			conn.Close()
 			return nil, fmt.Errorf("admin.socket %s is in use by another process (another rngd?): refusing to take it over", c.Socket)
 		case errors.Is(err, syscall.ECONNREFUSED):
-			// A stale socket from a daemon that was killed.
-			if err := os.Remove(c.Socket); err != nil {
-				return nil, fmt.Errorf("couldn't remove the stale admin.socket %s: %w", c.Socket, Pathless(err))
+			// A stale socket from a daemon that was killed (unlink never
+			// follows a symlink).
+			if err := unix.Unlinkat(dirfd, base, 0); err != nil {
+				return nil, fmt.Errorf("couldn't remove the stale admin.socket %s: %w", c.Socket, err)
 			}
 		default:
 			return nil, fmt.Errorf("admin.socket %s exists and couldn't be checked (in use by another process?): %w", c.Socket, err)
 		}
 	}
-	// Created 0600 (no window where it is wider than asked), then set to
-	// its mode.
-	old := syscall.Umask(0o177)
-	l, err := net.Listen("unix", c.Socket)
-	syscall.Umask(old)
+
+	// The private directory, made through the directory's descriptor.
+	tmp, err := os.MkdirTemp(procFD(dirfd, ""), "."+base+".tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("couldn't make a private directory for admin.socket in %s (is /proc mounted?): %w", dirPath, Pathless(err))
+	}
+	tmpName := filepath.Base(tmp)
+	defer unix.Unlinkat(dirfd, tmpName, unix.AT_REMOVEDIR)
+	tmpfd, err := unix.Openat(dirfd, tmpName, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't open admin.socket's private directory in %s: %w", dirPath, err)
+	}
+	defer unix.Close(tmpfd)
+	const name = "s"
+	defer unix.Unlinkat(tmpfd, name, 0)
+
+	l, err := net.Listen("unix", procFD(tmpfd, name))
 	if err != nil {
 		return nil, fmt.Errorf("couldn't listen on admin.socket %s: %w", c.Socket, err)
 	}
-	if err := os.Chmod(c.Socket, adminSocketMode(c.AllowedUIDs)); err != nil {
-		l.Close()
+	// Its name here is temporary: closing it removes admin.socket
+	// (peerCredListener.Close), not this one.
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	defer func() {
+		if err != nil {
+			l.Close()
+		}
+	}()
+	if afterAdminBind != nil {
+		afterAdminBind()
+	}
+	// chmod follows a symlink, but no one else can put one in the
+	// private directory.
+	if err := unix.Fchmodat(tmpfd, name, uint32(adminSocketMode(c.AllowedUIDs)), 0); err != nil {
 		return nil, fmt.Errorf("couldn't set admin.socket's mode: %w", err)
 	}
-	return &peerCredListener{Listener: l, allowed: c.AllowedUIDs}, nil
+	if err := unix.Fstatat(tmpfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return nil, fmt.Errorf("couldn't check admin.socket: %w", err)
+	}
+	if err := unix.Linkat(tmpfd, name, dirfd, base, 0); err != nil {
+		if errors.Is(err, unix.EEXIST) {
+			return nil, fmt.Errorf("admin.socket %s was taken by another process while rngd set it up (another rngd?): refusing to take it over", c.Socket)
+		}
+		return nil, fmt.Errorf("couldn't put admin.socket %s in place: %w", c.Socket, err)
+	}
+	return &peerCredListener{Listener: l, allowed: c.AllowedUIDs,
+		addr: &net.UnixAddr{Name: c.Socket, Net: "unix"}, dev: uint64(st.Dev), ino: st.Ino}, nil
+}
+
+// afterAdminBind, when set (tests only), runs in listenAdmin between the
+// bind and the socket's chmod: the moment another user would swap a
+// socket bound at admin.socket itself for a symlink.
+var afterAdminBind func()
+
+// procFD is name in the directory open at fd, as a path that reaches it
+// through the descriptor (not through the directory's path, which another
+// process could rename meanwhile).
+func procFD(fd int, name string) string {
+	p := "/proc/self/fd/" + strconv.Itoa(fd)
+	if name != "" {
+		p += "/" + name
+	}
+	return p
+}
+
+// adminSocketDir refuses a directory for the admin socket that another user
+// can write to: writable by group or others (sticky or not: simplest sound
+// rule; /tmp is refused), or owned by a user other than root or rngd's own
+// (who could make it writable). dir is only for the message.
+func adminSocketDir(fd int, dir string) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("couldn't check admin.socket's directory %s: %w", dir, err)
+	}
+	if self := os.Geteuid(); st.Uid != 0 && int(st.Uid) != self {
+		return fmt.Errorf("admin.socket's directory %s is owned by uid %d, neither root nor rngd's user (%d): that user could replace the socket; put admin.socket in a directory of root's or rngd's, e.g. /run/tirage", dir, st.Uid, self)
+	}
+	if perm := st.Mode & 0o7777; perm&0o022 != 0 {
+		return fmt.Errorf("admin.socket's directory %s is writable by group or others (mode %04o): another user could replace the socket; make it 0755 (or 0750 with the operators' group), e.g. /run/tirage", dir, perm)
+	}
+	return nil
 }
 
 // adminSocketMode is the admin socket's permission. Connecting to a Unix
@@ -479,6 +579,23 @@ func unsearchableDir(c AdminConfig) string {
 type peerCredListener struct {
 	net.Listener
 	allowed []int
+	addr    *net.UnixAddr // admin.socket (the listener was bound at another name)
+	dev     uint64        // the socket's inode, for Close
+	ino     uint64
+}
+
+// Addr is admin.socket.
+func (l *peerCredListener) Addr() net.Addr { return l.addr }
+
+// Close closes the socket and removes admin.socket, if it is still this
+// socket (not one another process put there since).
+func (l *peerCredListener) Close() error {
+	err := l.Listener.Close()
+	var st unix.Stat_t
+	if unix.Lstat(l.addr.Name, &st) == nil && uint64(st.Dev) == l.dev && st.Ino == l.ino {
+		os.Remove(l.addr.Name)
+	}
+	return err
 }
 
 func (l *peerCredListener) Accept() (net.Conn, error) {
