@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,7 @@ import (
 	"tirage.fr/tirage/hsm/keystore"
 	"tirage.fr/tirage/hsm/pkcs11"
 	"tirage.fr/tirage/rngd/entropy"
+	rpromo "tirage.fr/tirage/rngd/promo"
 	"tirage.fr/tirage/transparency"
 	auditpb "tirage.fr/tirage/transparency/auditpb/v1"
 	"tirage.fr/tirage/transparency/tilelog"
@@ -490,42 +492,52 @@ func (e *engine) catchUp(ctx context.Context) error {
 // record). It appends the signed announcement of rngctl keys init
 // (keys.announcement_file) or, without one, makes it with hsm.Announce. The
 // key's id in the announcement is the id every record names.
+//
+// Before anything is appended it refuses two starts that would make an
+// honest appliance fail the audit (verifier/audit), which knows an id by
+// its first announcement and counts a game's draws only under keys
+// announced before the game started (a promotion draw's: before its
+// freeze):
+//
+//   - a key whose id the log already announced with another public key
+//     (a new HSM set up under the default labels): checkNewKeys;
+//   - a VRF key other than the one in use while games are unfinished or
+//     frozen promotion draws await their ceremony: checkRotation.
 func (e *engine) announceKeys(ctx context.Context, c *components) error {
-	fp := hsm.Fingerprint(e.pub)
-	var v []byte
-	e.store.view(func(tx *bolt.Tx) error {
-		v = bytes.Clone(tx.Bucket(bucketMeta).Get([]byte("announced/" + fp)))
-		return nil
-	})
-	if len(v) > 8 {
-		e.keyID = string(v[8:])
-		return nil
-	}
-	var leaf []byte
-	var err error
-	if f := e.cfg.Keys.AnnouncementFile; f != "" {
-		if leaf, err = readBounded(f, maxAnnouncementFile); err != nil {
-			return fmt.Errorf("couldn't read keys.announcement_file: %w", err)
-		}
-	} else {
-		keys := []hsm.AnnouncedKey{{Use: hsm.UseVRF, Label: e.cfg.Keys.VRFLabel, Prover: c.prover},
-			{Use: hsm.UseLog, Label: e.cfg.Keys.SignerLabel, Signer: c.signer}}
-		if leaf, err = hsm.Announce(e.now(), keys); err != nil {
-			return fmt.Errorf("couldn't make the key announcement: %w", err)
-		}
-	}
-	ann, err := hsm.CheckAnnouncement(leaf)
+	lk, err := e.loggedKeys(ctx)
 	if err != nil {
-		return fmt.Errorf("key announcement: %w", err)
+		return err
 	}
-	id := ""
-	for _, k := range ann.Keys {
-		if k.Use == hsm.UseVRF && bytes.Equal(k.PublicKey, e.pub) {
-			id = k.ID
+	fp := hsm.Fingerprint(e.pub)
+	id, announced := lk.vrfID(e.pub, e.cfg.Keys.VRFLabel)
+	var leaf []byte
+	var ann *record.KeyAnnouncement
+	if !announced {
+		if leaf, err = e.makeAnnouncement(c); err != nil {
+			return err
+		}
+		if ann, err = hsm.CheckAnnouncement(leaf); err != nil {
+			return fmt.Errorf("key announcement: %w", err)
+		}
+		for _, k := range ann.Keys {
+			if k.Use == hsm.UseVRF && bytes.Equal(k.PublicKey, e.pub) {
+				id = k.ID
+			}
+		}
+		if id == "" {
+			return errors.New("the key announcement does not announce the VRF key in use")
+		}
+		if err := lk.checkNewKeys(ann, e.cfg.Keys.AnnouncementFile != ""); err != nil {
+			return err
 		}
 	}
-	if id == "" {
-		return errors.New("the key announcement does not announce the VRF key in use")
+	cur := keyInUse{id: id, fp: fp}
+	if err := e.checkRotation(lk, cur); err != nil {
+		return err
+	}
+	if announced {
+		e.keyID = id
+		return e.store.db.Update(func(tx *bolt.Tx) error { return putKeyInUse(tx, cur) })
 	}
 	idx, err := e.appendLeaf(ctx, leaf)
 	if err != nil {
@@ -534,8 +546,30 @@ func (e *engine) announceKeys(ctx context.Context, c *components) error {
 	e.keyID = id
 	e.log.Info("keys announced", "vrf_key", id, "vrf_fingerprint", fp, "log_index", idx)
 	return e.commit(nil, nil, nil, []sealed{{leaf: leaf, index: idx}}, func(tx *bolt.Tx) error {
-		return putAnnounced(tx, ann, idx)
+		if err := putAnnounced(tx, ann, idx); err != nil {
+			return err
+		}
+		return putKeyInUse(tx, cur)
 	})
+}
+
+// makeAnnouncement returns the announcement to append: keys.announcement_file
+// (rngctl keys init's), or one made now of the VRF and log keys.
+func (e *engine) makeAnnouncement(c *components) ([]byte, error) {
+	if f := e.cfg.Keys.AnnouncementFile; f != "" {
+		leaf, err := readBounded(f, maxAnnouncementFile)
+		if err != nil {
+			return nil, fmt.Errorf("couldn't read keys.announcement_file: %w", err)
+		}
+		return leaf, nil
+	}
+	keys := []hsm.AnnouncedKey{{Use: hsm.UseVRF, Label: e.cfg.Keys.VRFLabel, Prover: c.prover},
+		{Use: hsm.UseLog, Label: e.cfg.Keys.SignerLabel, Signer: c.signer}}
+	leaf, err := hsm.Announce(e.now(), keys)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't make the key announcement: %w", err)
+	}
+	return leaf, nil
 }
 
 // putAnnounced records which keys the log has announced, by fingerprint.
@@ -546,6 +580,229 @@ func putAnnounced(tx *bolt.Tx, ann *record.KeyAnnouncement, idx uint64) error {
 		}
 	}
 	return nil
+}
+
+// keyInUse is a VRF key as records name it: its id, and its fingerprint.
+type keyInUse struct{ id, fp string }
+
+func (k keyInUse) String() string { return fmt.Sprintf("%q (fingerprint %s)", k.id, k.fp) }
+
+// bucketKeys keeps the VRF key in use (keyVRFInUse: fingerprint ‖ id), the
+// key the games in play and the frozen promotion draws are on. It is not
+// derived from the log, so rebuild (which clears bucketMeta and the game
+// buckets) leaves it alone.
+var (
+	bucketKeys  = []byte("keys")
+	keyVRFInUse = []byte("vrf-in-use")
+)
+
+func putKeyInUse(tx *bolt.Tx, k keyInUse) error {
+	b, err := tx.CreateBucketIfNotExists(bucketKeys)
+	if err != nil {
+		return err
+	}
+	return b.Put(keyVRFInUse, append([]byte(k.fp), k.id...))
+}
+
+// vrfKeyInUse is the VRF key rngd last started with, if the store says.
+func (e *engine) vrfKeyInUse() (keyInUse, bool) {
+	var k keyInUse
+	var ok bool
+	e.store.view(func(tx *bolt.Tx) error {
+		if b := tx.Bucket(bucketKeys); b != nil {
+			if v := b.Get(keyVRFInUse); len(v) > 64 {
+				k, ok = keyInUse{fp: string(v[:64]), id: string(v[64:])}, true
+			}
+		}
+		return nil
+	})
+	return k, ok
+}
+
+// keyUse is what records name a key by: its use and its id.
+type keyUse struct{ use, id string }
+
+// firstAnnounced is the public key an id was first announced with, and where.
+type firstAnnounced struct {
+	pub   []byte
+	index uint64
+}
+
+// loggedKeys is what the log's key announcements say: for each (use, id),
+// its first announcement — the one auditors know the id by (a second one
+// they ignore: "announced again") — and the VRF key announced last.
+type loggedKeys struct {
+	first   map[keyUse]firstAnnounced
+	lastVRF *keyInUse
+}
+
+// loggedKeys reads the log's key announcements. The store knows where they
+// are (putAnnounced: the index of the last announcement of each public
+// key), so only those records are read.
+func (e *engine) loggedKeys(ctx context.Context) (*loggedKeys, error) {
+	lk := &loggedKeys{first: map[keyUse]firstAnnounced{}}
+	var at []uint64
+	e.store.view(func(tx *bolt.Tx) error {
+		prefix := []byte("announced/")
+		cur := tx.Bucket(bucketMeta).Cursor()
+		for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
+			if len(v) >= 8 {
+				at = append(at, beUint64(v[:8]))
+			}
+		}
+		return nil
+	})
+	if len(at) == 0 {
+		return lk, nil
+	}
+	slices.Sort(at)
+	at = slices.Compact(at)
+	cp, err := e.tlog.Checkpoint(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read the log's checkpoint: %w", err)
+	}
+	for _, i := range at {
+		var es [][]byte
+		if i < cp.Size {
+			es, err = e.tlog.Entries(ctx, i, i+1, cp.Size)
+		}
+		if err != nil || len(es) != 1 {
+			return nil, fmt.Errorf("couldn't read the key announcement at log index %d (log size %d): %v", i, cp.Size, err)
+		}
+		r, err := record.Parse(es[0])
+		ann, ok := r.(*record.KeyAnnouncement)
+		if err != nil || !ok {
+			return nil, fmt.Errorf("the log's record %d is not the key announcement the state store says it is (%v): wrong data directory?", i, err)
+		}
+		for _, k := range ann.Keys {
+			ku := keyUse{k.Use, k.ID}
+			if _, dup := lk.first[ku]; !dup {
+				lk.first[ku] = firstAnnounced{pub: k.PublicKey, index: i}
+			}
+			if k.Use == hsm.UseVRF {
+				lk.lastVRF = &keyInUse{id: k.ID, fp: hsm.Fingerprint(k.PublicKey)}
+			}
+		}
+	}
+	return lk, nil
+}
+
+// vrfID returns the id auditors know the VRF key pub by: label if the log
+// first announced label with pub, else the latest id first announced with
+// pub. An id first announced with another key does not count: records
+// naming it would be checked against that other key.
+func (lk *loggedKeys) vrfID(pub []byte, label string) (string, bool) {
+	if f, ok := lk.first[keyUse{hsm.UseVRF, label}]; ok && bytes.Equal(f.pub, pub) {
+		return label, true
+	}
+	id, found, at := "", false, uint64(0)
+	for ku, f := range lk.first {
+		if ku.use == hsm.UseVRF && bytes.Equal(f.pub, pub) && (!found || f.index > at) {
+			id, found, at = ku.id, true, f.index
+		}
+	}
+	return id, found
+}
+
+// checkNewKeys refuses an announcement naming a key by an id the log
+// already announced with another public key — a new HSM or keystore set up
+// under the default labels: auditors know the id by its first
+// announcement, so every proof (or signature) under the new key would be
+// checked against the old one and reported as misbehaviour — or a VRF
+// key again under its id (auditors count that as a bad key record).
+func (lk *loggedKeys) checkNewKeys(ann *record.KeyAnnouncement, fromFile bool) error {
+	for _, k := range ann.Keys {
+		f, ok := lk.first[keyUse{k.Use, k.ID}]
+		if !ok || (bytes.Equal(f.pub, k.PublicKey) && k.Use != hsm.UseVRF) {
+			continue
+		}
+		setting, flag := "keys.vrf_label", "--vrf-label"
+		switch k.Use {
+		case hsm.UseLog:
+			setting, flag = "keys.signer_label", "--log-label"
+		case hsm.UseAttestation:
+			setting, flag = "", "--attestation-label"
+		}
+		how := fmt.Sprintf("make the new key under a new label (rngctl keys init %s NEW)", flag)
+		if setting != "" {
+			how += fmt.Sprintf(" and set %s = \"NEW\"", setting)
+		}
+		if fromFile {
+			how += ", with a new keys.announcement_file"
+		}
+		if bytes.Equal(f.pub, k.PublicKey) {
+			return fmt.Errorf("keys: the announcement announces %s key %q again (the log announced it at record %d): auditors count a second announcement of an id as a bad key record; remove it from keys.announcement_file", k.Use, k.ID, f.index)
+		}
+		return fmt.Errorf("keys: %s key id %q was already announced in the log (record %d) with another public key (fingerprint %s; this key's is %s): "+
+			"auditors know an id by its first announcement, so everything under this key would fail the audit. A label is never reused for another key: %s",
+			k.Use, k.ID, f.index, hsm.Fingerprint(f.pub), hsm.Fingerprint(k.PublicKey), how)
+	}
+	return nil
+}
+
+// checkRotation refuses to start on a VRF key other than the one in use
+// while games are unfinished or frozen promotion draws await their
+// ceremony. Auditors count a game's draws only under keys announced before
+// it started (a promotion draw's: before its freeze), and a transcript
+// carries one key: a game must end on the key it started with.
+//
+// Refusing is chosen over keeping each game on its start key: that would
+// need rngd to hold every key of every game in play (30 days), to choose
+// the key per game and to keep old keys open after a rotation — which
+// defeats the usual reason to rotate (a key retired or an HSM replaced).
+// The refusal needs nothing: the operator ends or refunds the games (or
+// lets them finish on the old key) and holds the ceremonies, then rotates.
+//
+// The key in use is the one rngd last started with (bucketKeys); a store
+// without that record (written by an older rngd, or rebuilt from nothing)
+// takes the VRF key the log announced last.
+func (e *engine) checkRotation(lk *loggedKeys, cur keyInUse) error {
+	prev, ok := e.vrfKeyInUse()
+	if !ok {
+		if lk.lastVRF == nil {
+			return nil // a new log: no draw yet
+		}
+		prev = *lk.lastVRF
+	}
+	if prev == cur {
+		return nil
+	}
+	var games []string
+	var n int
+	e.store.view(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketUnfinished).ForEach(func(k, _ []byte) error {
+			if n++; len(games) < 3 {
+				if _, id, ok := bytes.Cut(k, []byte{0}); ok {
+					games = append(games, string(id))
+				}
+			}
+			return nil
+		})
+	})
+	draws, err := rpromo.Undrawn(filepath.Join(e.cfg.DataDir, "promo"))
+	if err != nil {
+		return fmt.Errorf("couldn't list the frozen promotion draws: %w", err)
+	}
+	if n == 0 && len(draws) == 0 {
+		e.log.Warn("VRF key rotated: no game in play, no frozen draw", "from", prev.id, "from_fingerprint", prev.fp, "to", cur.id, "to_fingerprint", cur.fp)
+		return nil
+	}
+	var what []string
+	if n > 0 {
+		s := fmt.Sprintf("%d unfinished games (%s", n, strings.Join(games, ", "))
+		if n > len(games) {
+			s += ", …"
+		}
+		what = append(what, s+")")
+	}
+	if len(draws) > 0 {
+		what = append(what, fmt.Sprintf("%d frozen promotion draws not yet drawn (%s)", len(draws), strings.Join(draws, ", ")))
+	}
+	return fmt.Errorf("keys.vrf_label = %q: VRF key %s is not the key in use, %s, and %s are on that key. "+
+		"Auditors count a game's draws only under keys announced before it started (a promotion draw's: before its freeze), so they cannot move to another key. "+
+		"Set keys.vrf_label back to %q until they are over, or first end them (rngctl qod refund --game ID --reason TEXT; rngctl qod sweep ends those past their 30 days) "+
+		"and hold the ceremonies (rngctl promo draw), then rotate: docs/keys.md, \"Rotating the VRF key\"",
+		e.cfg.Keys.VRFLabel, cur, prev, strings.Join(what, " and "), prev.id)
 }
 
 // Start opens everything the config names and starts listening; Serve then
@@ -752,9 +1009,10 @@ type insecureNote struct {
 	attrs  []any
 }
 
-// insecureNotes lists what outside dev mode (which says it all at once)
-// an operator must know is not production-grade: software keys
-// (keys.allow_software) and a plaintext connection to the Trillian log.
+// insecureNotes lists what an operator must know is not production-grade:
+// software keys outside dev mode (keys.allow_software; dev mode says it all
+// at once) and, in both modes, a plaintext connection to the Trillian log
+// (allowed by log.trillian_plaintext, or by dev mode without it).
 func insecureNotes(cfg Config, softwareKeys bool) []insecureNote {
 	var notes []insecureNote
 	if softwareKeys && !cfg.Dev {
@@ -766,10 +1024,16 @@ func insecureNotes(cfg Config, softwareKeys bool) []insecureNote {
 		})
 	}
 	if cfg.Log.Backend == "trillian" && cfg.Log.TrillianCAFile == "" {
+		// Outside dev mode plaintext needs the opt-in log.trillian_plaintext;
+		// dev mode allows it without (config.go): say which let it through.
+		why, shout := "log.trillian_plaintext", "log.trillian_plaintext"
+		if !cfg.Log.TrillianPlaintext {
+			why, shout = "dev mode", "DEV MODE"
+		}
 		notes = append(notes, insecureNote{
-			banner: fmt.Sprintf("TRILLIAN LOG IN PLAINTEXT (log.trillian_plaintext, no log.trillian_ca_file):\n!!  %s, ALLOWED ON LOOPBACK ONLY.", cfg.Log.TrillianAddress),
+			banner: fmt.Sprintf("TRILLIAN LOG IN PLAINTEXT (%s, no log.trillian_ca_file):\n!!  %s, ALLOWED ON LOOPBACK ONLY.", shout, cfg.Log.TrillianAddress),
 			level:  slog.LevelWarn,
-			log:    "the connection to the Trillian log is not encrypted (log.trillian_plaintext, no log.trillian_ca_file; loopback only)",
+			log:    fmt.Sprintf("the connection to the Trillian log is not encrypted (%s, no log.trillian_ca_file; loopback only)", why),
 			attrs:  []any{"trillian_address", cfg.Log.TrillianAddress},
 		})
 	}

@@ -123,6 +123,9 @@ var (
 	ErrNotFrozen = errors.New("draw not frozen")
 	// ErrDrawn: the draw was run already; there is no second draw.
 	ErrDrawn = errors.New("draw already run: there is no second draw")
+	// ErrKeyAfterFreeze: the VRF key was not announced before the draw's
+	// freeze (a key rotated since): the ceremony needs the freeze's key.
+	ErrKeyAfterFreeze = errors.New("VRF key announced after the freeze")
 )
 
 // Meta is what the documents of a draw show besides the records.
@@ -481,6 +484,20 @@ func (a *Appliance) Draw(ctx context.Context, req DrawRequest) (*Drawn, error) {
 			req.Draw, promo.FormatTime(now), now.In(r.Location()).Format("2006-01-02"), r.Timezone,
 			r.Draws[j].Date, r.LatestDate(j), promo.FormatTime(from), promo.FormatTime(until))
 	}
+	// The VRF key must have been announced before the freeze: auditors
+	// (and the certificate's verifier) count a draw only under keys
+	// announced before its freeze, so that no key can be made for one
+	// draw. After a rotation the ceremony is held with the key of the
+	// freeze (rngd refuses to rotate while a freeze awaits its ceremony).
+	if a.cfg.KeysIndex < 0 || uint64(a.cfg.KeysIndex) > st.freezeIdx {
+		at := "is not announced in the log"
+		if a.cfg.KeysIndex >= 0 {
+			at = fmt.Sprintf("was announced at record %d, after the freeze", a.cfg.KeysIndex)
+		}
+		return nil, fmt.Errorf("%s: %w: VRF key %q %s (record %d); an auditor counts a draw only under a key announced before its freeze. "+
+			"Hold the ceremony with the VRF key in use at the freeze (rngctl promo draw --vrf-label LABEL); nothing was drawn",
+			req.Draw, ErrKeyAfterFreeze, a.cfg.KeyID, at, st.freezeIdx)
+	}
 	// The freeze must be in a published checkpoint before anything is drawn.
 	if _, err := a.cfg.Log.AwaitCheckpoint(ctx, st.freezeIdx+1); err != nil {
 		return nil, fmt.Errorf("the freeze is not yet in a checkpoint: %w", err)
@@ -739,6 +756,28 @@ func (a *Appliance) Receipt(ctx context.Context, draw string) (*FreezeReceipt, e
 		Checkpoint:     string(cp.Note), LogKeys: a.cfg.Log.VerifierKeys(),
 		EntrantsFile: hex.EncodeToString(lh[:]),
 	}, nil
+}
+
+// Undrawn lists the draws of the state directory dir (Config.Dir) whose
+// freeze was made, published or not, and whose ceremony has not drawn yet
+// (no draw.leaf), as "<operation>/<id>": their draw must be proven with a
+// VRF key announced before the freeze. A missing dir has none.
+func Undrawn(dir string) ([]string, error) {
+	leaves, err := filepath.Glob(filepath.Join(dir, "*", "*", "freeze.leaf"))
+	if err != nil {
+		return nil, err
+	}
+	var draws []string
+	for _, l := range leaves {
+		d := filepath.Dir(l)
+		switch _, err := os.Stat(filepath.Join(d, "draw.leaf")); {
+		case errors.Is(err, fs.ErrNotExist):
+			draws = append(draws, filepath.Base(filepath.Dir(d))+"/"+filepath.Base(d))
+		case err != nil:
+			return nil, err
+		}
+	}
+	return draws, nil
 }
 
 // EntrantsFile returns the path of a draw's private entrant list.

@@ -125,24 +125,43 @@ func announcement(ctx context.Context, lg transparency.Log, dir string, cfg Offl
 		if err != nil || len(es) != 1 {
 			return 0, "", fmt.Errorf("couldn't read the key announcement at %d: %v", i, err)
 		}
-		id, ok := find(es[0])
-		if !ok {
-			return 0, "", fmt.Errorf("the log's record %d does not announce VRF key %q", i, cfg.VRFLabel)
+		if id, ok := find(es[0]); ok {
+			return uint64(i), id, nil
 		}
-		return uint64(i), id, nil
+		// Another VRF key than when it was written (a rotation): look again.
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return 0, "", err
 	}
-	// Look for it in the log.
+	// Look for it in the log. Auditors know an id by its first
+	// announcement: the key's id must not have been announced before with
+	// another key (a new key under an old label).
+	first := map[string][]byte{}
 	for start := uint64(0); start < cp.Size; {
 		es, err := lg.Entries(ctx, start, min(start+transparency.MaxEntries, cp.Size), cp.Size)
 		if err != nil {
 			return 0, "", err
 		}
 		for j, e := range es {
-			if id, ok := find(e); ok {
+			ann, err := hsm.CheckAnnouncement(e)
+			if err != nil {
+				continue // not a key announcement
+			}
+			for _, k := range ann.Keys {
+				if k.Use != hsm.UseVRF {
+					continue
+				}
+				other, seen := first[k.ID]
+				if !bytes.Equal(k.PublicKey, pub) {
+					if !seen {
+						first[k.ID] = k.PublicKey
+					}
+					continue
+				}
+				if seen {
+					return 0, "", fmt.Errorf("VRF key id %q was first announced in the log with another public key (fingerprint %s): auditors would check this key's draws against that one; use a key with a new label", k.ID, hsm.Fingerprint(other))
+				}
 				i := start + uint64(j)
-				return i, id, atomicfile.Write(path, []byte(strconv.FormatUint(i, 10)+"\n"), 0o644)
+				return i, k.ID, atomicfile.Write(path, []byte(strconv.FormatUint(i, 10)+"\n"), 0o644)
 			}
 		}
 		start += uint64(len(es))

@@ -1,0 +1,128 @@
+package promo
+
+import (
+	"context"
+	"crypto"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"tirage.fr/tirage/hsm"
+	"tirage.fr/tirage/hsm/keystore"
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/tilelog"
+	"tirage.fr/tirage/verifier/audit"
+	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/verdict"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// logHTTP reads a log as auditors do, through its /log/ handler.
+type logHTTP struct{ h http.Handler }
+
+func (l logHTTP) Fetch(ctx context.Context, path string) ([]byte, error) {
+	rec := httptest.NewRecorder()
+	l.h.ServeHTTP(rec, httptest.NewRequestWithContext(ctx, "GET", "/log/"+path, nil))
+	if rec.Code != http.StatusOK {
+		return nil, fmt.Errorf("GET /log/%s: %d %s", path, rec.Code, rec.Body)
+	}
+	return rec.Body.Bytes(), nil
+}
+
+// A freeze, then a VRF key rotation (the new key announced after the
+// freeze), then the ceremony: on the new key it is refused before anything
+// is locked (an auditor counts a draw only under a key announced before its
+// freeze: "draw key unannounced"); on the freeze's key it runs, and the
+// log passes the audit.
+func TestCeremonyAfterRotation(t *testing.T) {
+	ctx := context.Background()
+	r, rulesFile := exampleRules(t)
+	tmp := t.TempDir()
+	c := &clock{t: time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC)}
+	keys := testKeys(t, filepath.Join(tmp, "keys"))
+	ent := testEntropy(t)
+	data := filepath.Join(tmp, "data")
+	open := func(label string) (*Appliance, func()) {
+		a, lg, err := OpenOffline(ctx, OfflineConfig{DataDir: data, Origin: "tirage.test/promo", Keys: keys,
+			VRFLabel: label, LogLabel: "log", Entropy: ent, Clock: c.now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a, func() { lg.Close() }
+	}
+	a, closeLog := open("vrf")
+	if _, err := a.Freeze(ctx, FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"A1", "A2", "A3", "A4", "A5", "A6"}}); err != nil {
+		t.Fatal(err)
+	}
+	closeLog()
+
+	// The rotation: a new VRF key, announced (as rngd does) after the freeze.
+	if _, err := keys.(*keystore.Store).GenerateVRF("vrf2", vrf.SuiteP256SSWU); err != nil {
+		t.Fatal(err)
+	}
+	prover, _ := keys.VRFProver("vrf2")
+	signer, _ := keys.Signer("log")
+	lg, err := tilelog.Open(ctx, tilelog.Config{Dir: filepath.Join(data, "log"), Origin: "tirage.test/promo",
+		Signers: []crypto.Signer{checkpointSigner{signer}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := hsm.Announce(c.now(), []hsm.AnnouncedKey{{Use: hsm.UseVRF, Label: "vrf2", Prover: prover}, {Use: hsm.UseLog, Label: "log", Signer: signer}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lg.Append(ctx, leaf); err != nil {
+		t.Fatal(err)
+	}
+	lg.Close()
+
+	c.t = time.Date(2016, 6, 21, 8, 30, 0, 0, time.UTC)
+	a, closeLog = open("vrf2")
+	_, err = a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:12345678"})
+	if !errors.Is(err, ErrKeyAfterFreeze) || !strings.Contains(err.Error(), `VRF key "vrf2" was announced at record`) || !strings.Contains(err.Error(), "nothing was drawn") {
+		t.Fatalf("ceremony on a key announced after the freeze: %v", err)
+	}
+	dir, _ := a.drawDir("bonus-crescendo/1")
+	if _, err := os.Stat(filepath.Join(dir, "draw.lock")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the refused ceremony left draw.lock: %v", err)
+	}
+	if u, err := Undrawn(filepath.Join(data, "promo")); err != nil || len(u) != 1 || u[0] != "bonus-crescendo/1" {
+		t.Fatalf("undrawn: %v %v", u, err)
+	}
+	closeLog()
+
+	a, closeLog = open("vrf")
+	defer closeLog()
+	if _, err := a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:12345678"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Certify(ctx, "bonus-crescendo/1"); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := Undrawn(filepath.Join(data, "promo")); err != nil || len(u) != 0 {
+		t.Fatalf("undrawn after the ceremony: %v %v", u, err)
+	}
+	if _, err := a.cfg.Log.AwaitCheckpoint(ctx, a.cfg.Log.(transparency.Sequencer).Sequenced()); err != nil {
+		t.Fatal(err)
+	}
+	lk, err := checkpoint.ParseKeys(a.cfg.Log.VerifierKeys()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := audit.Run(ctx, audit.Config{Fetch: logHTTP{transparency.NewHTTPHandler(a.cfg.Log)}, LogKeys: lk, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict.Status() != verdict.StatusPass {
+		t.Fatalf("audit:\n%s", res.Verdict.Text("en"))
+	}
+	if c := res.Verdict.Find(verdict.CheckPromotions); c == nil || c.Status != verdict.StatusPass {
+		t.Fatalf("promotions:\n%s", res.Verdict.Text("en"))
+	}
+}
