@@ -162,11 +162,13 @@ func TestRefusalReasons(t *testing.T) {
 		t.Errorf("tirage_call_seconds{method=\"ImportManifest\"} counted %v calls, want 3", got-imports)
 	}
 
-	// Time: past the emission's start deadline, and past the game's play
-	// window.
+	// Time: past the emission's start deadline, and past the play window
+	// of a game in play (one just started: no pick can have lost it, as
+	// the pick of 2 above may have lost the first).
+	playing := start(t, a, codes1[next+3]).Game
 	td.clock.Advance(30 * 24 * time.Hour)
 	refusedFor(t, td, reasonDeadlinePassed, "start deadline passed", startCode(rid(), codes1[next+2]))
-	refusedFor(t, td, reasonGameExpired, "expired", pick(a, &qodv1.PickRequest{RequestId: rid(), GameId: id, Number: 4}))
+	refusedFor(t, td, reasonGameExpired, "expired", pick(a, &qodv1.PickRequest{RequestId: rid(), GameId: playing.GameId, Number: 4}))
 }
 
 // An id from the request is quoted in part, not echoed whole: a 1 MB game
