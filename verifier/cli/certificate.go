@@ -13,6 +13,7 @@ import (
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
+	"tirage.fr/tirage/verifier/vrf"
 )
 
 func init() {
@@ -124,7 +125,8 @@ func runCertificate(env Env) int {
 }
 
 // tofu accepts a certificate's own keys (trust on first use, asked for
-// with --tofu): it prints their fingerprints on w and returns them as pins.
+// with --tofu): it prints their fingerprints on w and returns them as pins,
+// the VRF key's with its suite (SUITE:FP).
 func tofu(w io.Writer, lang string, logKeys []string, vrfID, vrfSuite, vrfHex string) []string {
 	var b strings.Builder
 	var pins []string
@@ -140,7 +142,12 @@ func tofu(w io.Writer, lang string, logKeys []string, vrfID, vrfSuite, vrfHex st
 	}
 	if raw, err := hex.DecodeString(vrfHex); err == nil && len(raw) > 0 {
 		fp := record.Hex(record.Fingerprint(raw))
-		pins = append(pins, fp)
+		// Pinned with the suite the certificate names: accepting its key
+		// accepts its suite too (the printed suite is compared with the
+		// operator's as the fingerprint is).
+		if s, err := vrf.ParseSuite(vrfSuite); err == nil {
+			pins = append(pins, string(s)+":"+fp)
+		}
 		line(verdict.MsgCLITOFUVRFKey, vrfID, vrfSuite, fp)
 	}
 	if len(pins) == 0 {

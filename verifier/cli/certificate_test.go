@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
 )
 
@@ -183,5 +185,22 @@ func TestCertificateCommandTampered(t *testing.T) {
 				t.Logf("--lang fr:\n%s%s", out, errs)
 			}
 		})
+	}
+}
+
+// TestTOFUPinsSuite: --tofu accepts the certificate's VRF key with the suite
+// it names (SUITE:fingerprint): a bare fingerprint would leave the suite to
+// the document.
+func TestTOFUPinsSuite(t *testing.T) {
+	pk := "0360fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6"
+	raw, _ := hex.DecodeString(pk)
+	fp := record.Hex(record.Fingerprint(raw))
+	var w strings.Builder
+	pins := tofu(&w, "en", nil, "vrf-x", "ECVRF-P256-SHA256-TAI", pk)
+	if len(pins) != 1 || pins[0] != "ECVRF-P256-SHA256-TAI:"+fp || !strings.Contains(w.String(), "VRF key vrf-x (ECVRF-P256-SHA256-TAI)  sha256 "+fp) {
+		t.Errorf("pins %q, stderr %q", pins, w.String())
+	}
+	if pins := tofu(&w, "en", nil, "vrf-x", "NOPE", pk); len(pins) != 0 {
+		t.Errorf("unknown suite: pins %q", pins)
 	}
 }

@@ -67,7 +67,7 @@ func TestDocumentOnlineConsistency(t *testing.T) {
 	forked := write(t, dir, "forked.json", fork.Receipt(fg, 1, true))
 	url, serve := tileServer(t)
 	serve(a.Tiles())
-	pin := "--pin=" + a.VRFFingerprint()
+	pin := "--pin=" + a.VRFPin()
 
 	// (1) Consistent, the document larger or smaller than the state.
 	for _, c := range []struct {
@@ -91,14 +91,14 @@ func TestDocumentOnlineConsistency(t *testing.T) {
 	// (2) A fork signed by the same key, the log serving the fork's history:
 	// misbehaviour naming both sizes and roots.
 	serve(fork.Tiles())
-	code, out, errs := run(t, "receipt", forked, "--state", state, "--log", url, "--pin", fork.VRFFingerprint())
+	code, out, errs := run(t, "receipt", forked, "--state", state, "--log", url, "--pin", fork.VRFPin())
 	if code != ExitFail || !strings.Contains(errs, "MISBEHAVIOUR PROVEN, check log-consistency") ||
 		!strings.Contains(out, fmt.Sprintf("checkpoint of size %d (root %x) and trusted checkpoint of size %d (root %x)", fork.Size(), root(fork, fork.Size()), n, root(a, n))) {
 		t.Errorf("fork: exit %d\n%s%s", code, out, errs)
 	}
 	// The log serving the other history than the document's: not proven, fails.
 	serve(a.Tiles())
-	code, out, errs = run(t, "receipt", forked, "--state", state, "--log", url, "--pin", fork.VRFFingerprint())
+	code, out, errs = run(t, "receipt", forked, "--state", state, "--log", url, "--pin", fork.VRFPin())
 	if code != ExitFail || !strings.Contains(errs, "NOT VERIFIED, check log-consistency: could not check consistency online") {
 		t.Errorf("fork, other tiles: exit %d\n%s%s", code, out, errs)
 	}

@@ -3,9 +3,11 @@ package cli
 import (
 	"encoding/hex"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
+	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/vrf"
 )
 
@@ -27,8 +29,13 @@ func FuzzParseVRFKeyFile(f *testing.F) {
 			return
 		}
 		for _, p := range pins {
-			if len(p) != 64 || strings.ToLower(p) != p {
-				t.Fatalf("pin %q is not a lower-case SHA-256", p)
+			// A log key's fingerprint, or a VRF key's SUITE:fingerprint.
+			s, fp, err := receipt.ParsePin(p)
+			if err != nil || strings.ToLower(fp) != fp || (s == "" && p != fp) || (s != "" && p != string(s)+":"+fp) {
+				t.Fatalf("pin %q is not a lower-case SHA-256, or SUITE: and one", p)
+			}
+			if s != "" && !slices.ContainsFunc(keys, func(k *vrf.PublicKey) bool { return receipt.VRFPin(k) == p }) {
+				t.Fatalf("suite pin %q is not one of the file's VRF keys", p)
 			}
 		}
 		if len(keys) == 0 {

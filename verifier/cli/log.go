@@ -143,9 +143,11 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 	return ls, cp, nil
 }
 
+// pinnedFP reports whether a log key's fingerprint fp is pinned: by a bare
+// fingerprint (a SUITE:FP pin names a VRF key).
 func pinnedFP(pins []string, fp string) bool {
 	for _, p := range pins {
-		if strings.EqualFold(p, fp) {
+		if s, f, err := receipt.ParsePin(p); err == nil && s == "" && strings.EqualFold(f, fp) {
 			return true
 		}
 	}
@@ -267,14 +269,20 @@ func runFollow(env Env, full bool) int {
 	return l.report(env, v, extra)
 }
 
-// vrfPins are the VRF keys the audit requires: the pins that are not a log
-// key's (pinning the log's key trusts the log, not a VRF key) and the keys
-// given with --vrf-key.
+// vrfPins are the fingerprints of the VRF keys the audit requires: the
+// pins that are not a log key's (pinning the log's key trusts the log, not
+// a VRF key) and the keys given with --vrf-key. A SUITE:FP pin counts by its
+// fingerprint: the audit takes each key's suite from the log's key
+// announcement, which fixes it.
 func vrfPins(a receipt.Anchors, logKeys []*checkpoint.Key) []string {
 	var pins []string
 	for _, p := range a.Pins {
-		if !slices.ContainsFunc(logKeys, func(k *checkpoint.Key) bool { return strings.EqualFold(strings.TrimSpace(p), k.Fingerprint()) }) {
-			pins = append(pins, p)
+		s, fp, err := receipt.ParsePin(p)
+		if err != nil {
+			continue
+		}
+		if s != "" || !slices.ContainsFunc(logKeys, func(k *checkpoint.Key) bool { return strings.EqualFold(fp, k.Fingerprint()) }) {
+			pins = append(pins, fp)
 		}
 	}
 	for _, k := range a.VRFKeys {

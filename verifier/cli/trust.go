@@ -80,8 +80,9 @@ func (c *common) parse(args []string) ([]string, error) {
 		return nil, verdict.Errorf(verdict.MsgCLILangBad, *c.lang)
 	}
 	for _, p := range c.pins {
-		if b, err := hex.DecodeString(p); err != nil || len(b) != 32 {
-			return nil, verdict.Errorf(verdict.MsgCLIPinBad, p)
+		// A fingerprint, or SUITE:fingerprint for a VRF key (its suite fixed).
+		if _, _, err := receipt.ParsePin(p); err != nil {
+			return nil, err
 		}
 	}
 	return pos, nil
@@ -193,8 +194,8 @@ func isAnnouncement(b []byte) bool { return strings.HasPrefix(strings.TrimSpace(
 
 // announcedKeys reads the log's key announcement record, checks that every
 // key in it proved possession (verifier/announce), and returns its VRF keys
-// and the fingerprints of all its keys. A tampered announcement is refused
-// with the failing check named.
+// and the pins of all its keys (a VRF key's with its suite, SUITE:FP). A
+// tampered announcement is refused with the failing check named.
 func announcedKeys(b []byte) ([]*vrf.PublicKey, []string, error) {
 	ka, err := announce.Parse([]byte(strings.TrimSpace(string(b))))
 	if err != nil {
@@ -203,10 +204,14 @@ func announcedKeys(b []byte) ([]*vrf.PublicKey, []string, error) {
 	var keys []*vrf.PublicKey
 	var pins []string
 	for _, k := range ka.Keys {
-		pins = append(pins, record.Hex(k.Fingerprint))
-		if s, err := vrf.ParseSuite(k.Suite); err == nil && k.Use == announce.UseVRF {
+		if k.Use != announce.UseVRF {
+			pins = append(pins, record.Hex(k.Fingerprint))
+			continue
+		}
+		if s, err := vrf.ParseSuite(k.Suite); err == nil {
 			if pk, err := vrf.ParsePublicKey(s, k.PublicKey); err == nil {
 				keys = append(keys, pk)
+				pins = append(pins, receipt.VRFPin(pk))
 			}
 		}
 	}

@@ -104,9 +104,26 @@ func TestGameAndReceiptCommands(t *testing.T) {
 	}
 	// Receipt: trusted by pinned fingerprints only.
 	k, _ := checkpoint.ParseKey(a.LogKeys[0])
-	code, out, errs = run(t, "receipt", rcpt, "--pin", k.Fingerprint(), "--pin", a.VRFFingerprint())
+	code, out, errs = run(t, "receipt", rcpt, "--pin", k.Fingerprint(), "--pin", a.VRFPin())
 	if code != ExitOK {
 		t.Fatalf("receipt: exit %d\n%s%s", code, out, errs)
+	}
+	// The VRF key pinned by a bare fingerprint: its bytes, not its suite
+	// (a P-256 key proves under two suites): not verified, saying how to pin.
+	code, out, errs = run(t, "receipt", rcpt, "--pin", k.Fingerprint(), "--pin", a.VRFFingerprint())
+	if code != ExitFail || !strings.Contains(errs, "NOT VERIFIED, check vrf-key") || !strings.Contains(errs, "pin SUITE:fingerprint") {
+		t.Errorf("receipt, bare VRF pin: exit %d\n%s%s", code, out, errs)
+	}
+	// A pin naming the other suite trusts nothing.
+	code, out, errs = run(t, "receipt", rcpt, "--pin", k.Fingerprint(), "--pin", "ECVRF-P256-SHA256-TAI:"+a.VRFFingerprint())
+	if code != ExitFail || !strings.Contains(errs, "NOT VERIFIED, check vrf-key") || !strings.Contains(errs, "is not trusted") {
+		t.Errorf("receipt, other suite pinned: exit %d\n%s%s", code, out, errs)
+	}
+	// The game's transcript carries its key announcement, logged before
+	// the game, which fixes the suite: a bare pin is enough there.
+	code, out, errs = run(t, "game", transcript, "--pin", k.Fingerprint(), "--pin", a.VRFFingerprint())
+	if code != ExitOK {
+		t.Errorf("game, bare VRF pin: exit %d\n%s%s", code, out, errs)
 	}
 	// No trust anchor: not verified, exit 1, ordinary wording.
 	code, _, errs = run(t, "receipt", rcpt)
@@ -117,6 +134,7 @@ func TestGameAndReceiptCommands(t *testing.T) {
 	for _, args := range [][]string{
 		{"game"}, {"game", "a", "b"}, {"game", transcript, "--lang", "de"}, {"game", filepath.Join(dir, "missing.json")},
 		{"receipt", rcpt, "--pin", "xyz"}, {"game", logKey, "--log-key", logKey},
+		{"receipt", rcpt, "--pin", "ECVRF-EDWARDS25519-SHA512-TAI:" + a.VRFFingerprint()}, {"receipt", rcpt, "--pin", "ECVRF-P256-SHA256-SSWU:xyz"},
 	} {
 		if code, _, errs := run(t, args...); code != ExitUsage || errs == "" {
 			t.Errorf("%q: exit %d %q, want 2", args, code, errs)
@@ -333,7 +351,7 @@ func TestLogAndAuditURL(t *testing.T) {
 	// Pinned fingerprint, then a full audit.
 	k, _ := checkpoint.ParseKey(a.LogKeys[0])
 	state = filepath.Join(dir, "pinned.json")
-	code, out, errs = run(t, "audit", "--url", url, "--state", state, "--pin", k.Fingerprint(), "--pin", a.VRFFingerprint())
+	code, out, errs = run(t, "audit", "--url", url, "--state", state, "--pin", k.Fingerprint(), "--pin", a.VRFPin())
 	if code != ExitOK || !strings.Contains(out, "[PASS] games") || !strings.Contains(out, "losing pick, 30 hidden") || !strings.Contains(errs, "entries 100%") {
 		t.Fatalf("audit: exit %d\n%s\nstderr: %s", code, out, errs)
 	}
@@ -465,7 +483,7 @@ func forkedReceipt(t *testing.T, dir string, seed byte) (receipt, state, vrfPin 
 	if code, out, errs := run(t, "log", "--dir", tiles, "--log-key", key, "--state", state); code != ExitOK {
 		t.Fatalf("log: %d\n%s%s", code, out, errs)
 	}
-	return write(t, dir, "forked-receipt.json", fork.Receipt(g, 1, true)), state, fork.VRFFingerprint()
+	return write(t, dir, "forked-receipt.json", fork.Receipt(g, 1, true)), state, fork.VRFPin()
 }
 
 // TestLogMalformedCheckpoint: a checkpoint that does not parse is signed by
@@ -507,7 +525,7 @@ func TestAuditLogKeyPinned(t *testing.T) {
 	}
 	// With a VRF key pinned too, the announced key must be it.
 	other := newAppliance(t, 19)
-	code, out, errs = run(t, "audit", "--dir", tiles, "--state", filepath.Join(dir, "s2.json"), "--quiet", "--pin", keys[0].Fingerprint(), "--pin", keys[1].Fingerprint(), "--pin", other.VRFFingerprint())
+	code, out, errs = run(t, "audit", "--dir", tiles, "--state", filepath.Join(dir, "s2.json"), "--quiet", "--pin", keys[0].Fingerprint(), "--pin", keys[1].Fingerprint(), "--pin", other.VRFPin())
 	if code != ExitFail || !strings.Contains(errs, "vrf-key") {
 		t.Fatalf("audit with another VRF key pinned: exit %d\n%s%s", code, out, errs)
 	}

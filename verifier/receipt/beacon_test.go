@@ -86,7 +86,7 @@ func TestPromoReceiptBeacon(t *testing.T) {
 		}
 		// Without a trusted log key, the same contradiction proves nothing.
 		if tc.want == verdict.StatusMisbehaviour {
-			noProof(t, tc.name+" without anchor", receipt.VerifyReceipt(receipt.Marshal(&rc), receipt.Anchors{Pins: []string{a.VRFFingerprint()}}))
+			noProof(t, tc.name+" without anchor", receipt.VerifyReceipt(receipt.Marshal(&rc), receipt.Anchors{Pins: []string{a.VRFPin()}}))
 		}
 	}
 	_ = receipttest.Origin

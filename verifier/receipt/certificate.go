@@ -30,7 +30,8 @@ var certificateMisbehaviour = map[string]bool{
 // checkpoint; they are the appliance's when that checkpoint is signed by a
 // trusted log key (logTrusted). A VRF proof fails as proof only under a key
 // anchored (vrfPinned: given or pinned) or announced in the log, and, for a
-// key pinned by fingerprint only, under its every suite. The certificate's
+// key pinned by a bare fingerprint only (its suite not known), under its
+// every suite. The certificate's
 // own members — its draw id, its picks — are not in the log.
 func certificateWhy(file []byte, ce *promo.CheckError, logTrusted, vrfPinned bool, a Anchors) *verdict.Msg {
 	msg := func(id verdict.MsgID, args ...any) *verdict.Msg { m := verdict.M(id, args...); return &m }
@@ -71,7 +72,7 @@ func certificateWhy(file []byte, ce *promo.CheckError, logTrusted, vrfPinned boo
 			if err != nil {
 				return msg(verdict.MsgWhyKeyUntrusted, c.VRFKeyID)
 			}
-			if a.vrfGiven(pk) {
+			if _, known := a.VRFTrusted(pk); known {
 				return nil
 			}
 			fr, err1 := record.Parse([]byte(c.Freeze.Record))
@@ -102,6 +103,7 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 	var probe struct {
 		Draw         string   `json:"draw"`
 		LogKeys      []string `json:"log_keys"`
+		VRFKeyID     string   `json:"vrf_key_id"`
 		VRFSuite     string   `json:"vrf_suite"`
 		VRFPublicKey string   `json:"vrf_public_key"`
 	}
@@ -121,8 +123,16 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 		}
 	}
 	anchors := promo.Anchors{LogKeys: logKeys, Reserves: -1}
-	// The VRF key: pinned by fingerprint or given, or the draw fails pinned-keys.
-	if pk, err := parseVRFKey(VRFKey{Suite: probe.VRFSuite, PublicKey: probe.VRFPublicKey}); err == nil && a.vrfTrusted(pk) {
+	// The VRF key: given or pinned (its bytes), or the draw fails
+	// pinned-keys. Its suite is known when it is given or pinned with its
+	// suite; a key pinned by a bare fingerprint is trusted only when the
+	// certificate's key announcement, in the log before the freeze, fixes
+	// its suite (res.KeyLogged).
+	vrfTrusted, vrfSuiteKnown := false, false
+	if pk, err := parseVRFKey(VRFKey{Suite: probe.VRFSuite, PublicKey: probe.VRFPublicKey}); err == nil {
+		vrfTrusted, vrfSuiteKnown = a.VRFTrusted(pk)
+	}
+	if vrfTrusted {
 		anchors.VRFPublicKey = probe.VRFPublicKey
 	} else if len(a.VRFKeys) > 0 {
 		anchors.VRFPublicKey = hex.EncodeToString(a.VRFKeys[0].Bytes())
@@ -170,10 +180,13 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 	}
 	if res != nil {
 		switch {
-		case anchors.VRFPublicKey != "":
+		case vrfTrusted && vrfSuiteKnown:
 			v.Pass(verdict.CheckVRFKey, verdict.MsgPinned)
 		case res.KeyLogged:
 			v.Pass(verdict.CheckVRFKey, verdict.MsgAnnouncedBeforeFreeze)
+		case vrfTrusted:
+			pk, _ := parseVRFKey(VRFKey{Suite: probe.VRFSuite, PublicKey: probe.VRFPublicKey})
+			v.Fail(verdict.CheckVRFKey, verdict.MsgVRFKeyBytesOnly, probe.VRFKeyID, record.Hex(record.Fingerprint(pk.Bytes())), probe.VRFSuite)
 		default:
 			v.Fail(verdict.CheckVRFKey, verdict.MsgVRFKeyNotAnchored, res.VRFKey)
 		}

@@ -34,7 +34,7 @@ func seeds(f *testing.F) ([][]byte, receipt.Anchors) {
 	}
 	keys, _ := checkpoint.ParseKeys(string(a.LogKeyFile()))
 	docs := [][]byte{a.Transcript(g, receipttest.TranscriptOptions{}), a.Receipt(g, 0, true), a.Receipt(g, 1, true), a.Receipt(g, len(g.Indices)-1, false), []byte("{}"), []byte(`{"v":1,"type":"tirage/receipt"}`), a.PromoReceipt(p, true)}
-	return docs, receipt.Anchors{LogKeys: keys, Pins: []string{a.VRFFingerprint()}, Location: a.Location}
+	return docs, receipt.Anchors{LogKeys: keys, Pins: []string{a.VRFPin()}, Location: a.Location}
 }
 
 // FuzzVerify: any bytes give a verdict without panicking; the seeds pass;

@@ -166,10 +166,11 @@ func TestUntrustedVRFKeyIsNoProof(t *testing.T) {
 	noProof(t, "another key", v)
 	notProof(t, "another key", v, verdict.CheckVRFProof)
 
-	// The appliance's key pinned by fingerprint, named with another suite.
+	// The appliance's key pinned by a bare fingerprint (its bytes only),
+	// named with another suite.
 	tr = transcriptOf(t, a.Transcript(g, receipttest.TranscriptOptions{NoKeys: true}))
 	tr.VRFKeys[0].Suite = string(vrf.SuiteP256TAI)
-	v = receipt.VerifyTranscript(receipt.Marshal(tr), keyed(t, a))
+	v = receipt.VerifyTranscript(receipt.Marshal(tr), bare(t, a))
 	noProof(t, "another suite", v)
 	if !hasCheck(v, verdict.CheckVRFProof, verdict.StatusFail, verdict.MsgNotProof) || !strings.Contains(v.Find(verdict.CheckVRFProof).Detail, "suite ECVRF-P256-SHA256-SSWU") {
 		t.Errorf("another suite:\n%s", v.Text("en"))
@@ -178,7 +179,7 @@ func TestUntrustedVRFKeyIsNoProof(t *testing.T) {
 	var rc receipt.Receipt
 	json.Unmarshal(a.ReceiptWith(g, 1, receipttest.ReceiptOptions{Alpha: true}), &rc)
 	rc.VRFKey.Suite = string(vrf.SuiteP256TAI)
-	v = receipt.VerifyReceipt(receipt.Marshal(&rc), keyed(t, a))
+	v = receipt.VerifyReceipt(receipt.Marshal(&rc), bare(t, a))
 	noProof(t, "receipt, another suite", v)
 	notProof(t, "receipt, another suite", v, verdict.CheckVRFProof)
 }

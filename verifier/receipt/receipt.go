@@ -54,10 +54,16 @@
 // Nothing in a document is trusted because the document says so. The log
 // key must be given by the caller ([Anchors].LogKeys) or pinned by
 // fingerprint (SHA-256 of its announced encoding, [checkpoint.Key.Fingerprint]).
-// A VRF key is trusted when given or pinned (SHA-256 of its bytes,
-// record.Fingerprint), or when the transcript's key announcement is in the
-// trusted log before the game started — keys are announced first, so none
-// can be chosen after the fact.
+// A VRF key is trusted when given, or pinned with its suite ("SUITE:FP",
+// FP the SHA-256 of its bytes, record.Fingerprint; [ParsePin]), or when the
+// transcript's key announcement is in the trusted log before the game
+// started — keys are announced first, so none can be chosen after the
+// fact. A bare fingerprint of a P-256 VRF key fixes its bytes, not its
+// suite: the same key proves under ECVRF-P256-SHA256-TAI and -SSWU, so a
+// document that chose the suite could choose between two outputs for one
+// α; the vrf-key check fails then (verdict.MsgVRFKeyBytesOnly), unless the
+// transcript's or certificate's key announcement fixes the suite. (An RSA
+// key's bare fingerprint is enough: RSA-FDH-VRF-SHA256 is its only suite.)
 //
 // # Checks
 //
@@ -214,8 +220,11 @@ type Anchors struct {
 	LogKeys []*checkpoint.Key
 	// VRFKeys are trusted VRF public keys.
 	VRFKeys []*vrf.PublicKey
-	// Pins are pinned key fingerprints (lower-case hex SHA-256 of a VRF
-	// key's bytes or of a log key's announced encoding).
+	// Pins are pinned key fingerprints (ParsePin): a bare fingerprint
+	// (lower-case hex SHA-256 of a VRF key's bytes or of a log key's
+	// announced encoding), or "SUITE:FP" for a VRF key, which fixes its
+	// suite as well as its bytes (a bare fingerprint of a P-256 VRF key
+	// does not: VRFTrusted).
 	Pins []string
 	// Last are the last checkpoints this verifier trusted (one per log):
 	// a document's checkpoint of the same log and size must have the same root.
@@ -235,9 +244,37 @@ type Anchors struct {
 	Location *time.Location
 }
 
+// ParsePin reads a pin: a bare fingerprint "FP" (64 hex digits, the
+// SHA-256 of a VRF key's bytes or of a log key's announced encoding) or a
+// VRF key's suite pin "SUITE:FP" (suite as RFC 9381 writes it, e.g.
+// ECVRF-P256-SHA256-SSWU:…). suite is "" for a bare fingerprint; fp is
+// lower case.
+func ParsePin(p string) (suite vrf.Suite, fp string, err error) {
+	pin := strings.TrimSpace(p)
+	fp = pin
+	if name, rest, ok := strings.Cut(pin, ":"); ok {
+		if suite, err = vrf.ParseSuite(name); err != nil {
+			return "", "", verdict.Errorf(verdict.MsgCLIPinBad, pin)
+		}
+		fp = rest
+	}
+	if b, err := hex.DecodeString(fp); err != nil || len(b) != 32 {
+		return "", "", verdict.Errorf(verdict.MsgCLIPinBad, pin)
+	}
+	return suite, strings.ToLower(fp), nil
+}
+
+// VRFPin is the suite pin of pk: "SUITE:FP", which fixes the key's bytes
+// and its suite.
+func VRFPin(pk *vrf.PublicKey) string {
+	return string(pk.Suite()) + ":" + record.Hex(record.Fingerprint(pk.Bytes()))
+}
+
+// pinned reports whether fp is pinned by a bare fingerprint (a suite pin
+// names a VRF key, never a log key).
 func (a *Anchors) pinned(fp string) bool {
 	for _, p := range a.Pins {
-		if strings.EqualFold(strings.TrimSpace(p), fp) {
+		if s, f, err := ParsePin(p); err == nil && s == "" && strings.EqualFold(f, fp) {
 			return true
 		}
 	}
@@ -261,25 +298,52 @@ func (a *Anchors) logKeys(doc []string) (trusted []*checkpoint.Key, offered []*c
 	return trusted, offered
 }
 
-// vrfTrusted reports whether pk is given or pinned.
-func (a *Anchors) vrfTrusted(pk *vrf.PublicKey) bool {
+// VRFTrusted reports whether pk's bytes are trusted — pk is given
+// (Anchors.VRFKeys), or its fingerprint pinned — and whether its suite is
+// known to be the appliance's too: a key given, or pinned as "SUITE:FP"
+// with pk's suite, or pinned by a bare fingerprint when its bytes are a key
+// of one suite only (an RSA key: RSA-FDH has one suite). A bare fingerprint
+// of a P-256 key fixes only its bytes: the same key proves under
+// ECVRF-P256-SHA256-TAI and -SSWU, two outputs for one α. A suite pin for
+// pk's bytes that names another suite trusts nothing, nor does a bare pin
+// of the same bytes then (the user said which suite the key is).
+func (a *Anchors) VRFTrusted(pk *vrf.PublicKey) (trusted, suiteKnown bool) {
 	for _, k := range a.VRFKeys {
 		if k.Equal(pk) {
-			return true
+			return true, true
 		}
 	}
-	return a.pinned(record.Hex(record.Fingerprint(pk.Bytes())))
+	fp := record.Hex(record.Fingerprint(pk.Bytes()))
+	bare, suitePinned := false, false
+	for _, p := range a.Pins {
+		s, f, err := ParsePin(p)
+		switch {
+		case err != nil || !strings.EqualFold(f, fp):
+		case s == pk.Suite():
+			return true, true
+		case s == "":
+			bare = true
+		default:
+			suitePinned = true // another suite for these bytes
+		}
+	}
+	if !bare || suitePinned {
+		return false, false
+	}
+	return true, oneSuite(pk)
 }
 
-// vrfGiven reports whether pk, its suite included, is one of the keys
-// given (a pinned fingerprint fixes only a key's bytes).
-func (a *Anchors) vrfGiven(pk *vrf.PublicKey) bool {
-	for _, k := range a.VRFKeys {
-		if k.Equal(pk) {
-			return true
+// oneSuite reports whether pk's bytes are a key of its suite only.
+func oneSuite(pk *vrf.PublicKey) bool {
+	for _, s := range vrf.Suites() {
+		if s == pk.Suite() {
+			continue
+		}
+		if _, err := vrf.ParsePublicKey(s, pk.Bytes()); err == nil {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // decodeStrict decodes one JSON document with no unknown field. Its errors

@@ -47,7 +47,7 @@ func keyed(t *testing.T, a *receipttest.Appliance) receipt.Anchors {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return receipt.Anchors{LogKeys: keys, Pins: []string{a.VRFFingerprint()}, Location: a.Location}
+	return receipt.Anchors{LogKeys: keys, Pins: []string{a.VRFPin()}, Location: a.Location}
 }
 
 func expect(t *testing.T, v *verdict.Verdict, status verdict.Status, check string) {

@@ -320,9 +320,11 @@ func companions(v *verdict.Verdict, ev *evidence, rec record.Record, rc *Receipt
 }
 
 // receiptKey checks the receipt's VRF key against the record's key id and
-// the anchors; it returns the key when it can be used, and whether its
-// suite is known to be the appliance's (a key given, not only pinned by
-// fingerprint).
+// the anchors; it returns the key when its bytes are trusted, and whether
+// its suite is known to be the appliance's (Anchors.VRFTrusted). A key
+// pinned by a bare fingerprint only fails the check — the receipt chose
+// its suite, and a P-256 key proves under two — but is still returned, so
+// that a proof failing under every suite of its bytes is proof (whyKey).
 func receiptKey(v *verdict.Verdict, ev *evidence, a *Anchors, k *VRFKey, keyID string) (*vrf.PublicKey, bool) {
 	switch {
 	case k == nil:
@@ -336,11 +338,18 @@ func receiptKey(v *verdict.Verdict, ev *evidence, a *Anchors, k *VRFKey, keyID s
 		switch {
 		case err != nil:
 			v.Fail(verdict.CheckVRFKey, verdict.MsgSame, Cause(err))
-		case !a.vrfTrusted(pk):
-			v.Fail(verdict.CheckVRFKey, verdict.MsgVRFKeyUntrusted, keyID, record.Hex(record.Fingerprint(pk.Bytes())))
 		default:
-			v.Pass(verdict.CheckVRFKey, verdict.MsgVRFKey, keyID, pk.Suite(), record.Hex(record.Fingerprint(pk.Bytes())))
-			return pk, a.vrfGiven(pk)
+			fp := record.Hex(record.Fingerprint(pk.Bytes()))
+			switch trusted, known := a.VRFTrusted(pk); {
+			case !trusted:
+				v.Fail(verdict.CheckVRFKey, verdict.MsgVRFKeyUntrusted, keyID, fp)
+			case !known:
+				v.Fail(verdict.CheckVRFKey, verdict.MsgVRFKeyBytesOnly, keyID, fp, string(pk.Suite()))
+				return pk, false
+			default:
+				v.Pass(verdict.CheckVRFKey, verdict.MsgVRFKey, keyID, pk.Suite(), fp)
+				return pk, true
+			}
 		}
 	}
 	return nil, false
@@ -536,9 +545,11 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 	ev.settle(included, names)
 	keysIncluded := keysAt >= 0 && included[keysAt]
 
-	// VRF keys: given, pinned, or announced in the trusted log before the
-	// start. A key's suite is known when it is given or announced; a pin
-	// fixes only its bytes.
+	// VRF keys: given, pinned with their suite, or announced in the
+	// trusted log before the start (the announcement fixes the suite). A
+	// key pinned by a bare fingerprint and not announced fails the check
+	// (the transcript chose its suite) but stays in the ring with its suite
+	// unknown: a proof failing under every suite of its bytes is proof.
 	ring := map[string]*vrf.PublicKey{}
 	suiteKnown := map[string]bool{}
 	var problems []verdict.Msg
@@ -550,11 +561,15 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 		}
 		fp := record.Hex(record.Fingerprint(pk.Bytes()))
 		logged := announced(keys, k.ID, pk) && keysIncluded && t.Keys.Index < t.Records[0].Index
+		trusted, known := a.VRFTrusted(pk)
 		switch {
-		case a.vrfTrusted(pk) || logged:
-			// Given or pinned, or announced in the trusted log before the game started.
+		case logged || (trusted && known):
+			// Given or pinned with its suite, or announced in the trusted log before the game started.
 			ring[k.ID] = pk
-			suiteKnown[k.ID] = logged || a.vrfGiven(pk)
+			suiteKnown[k.ID] = true
+		case trusted:
+			ring[k.ID] = pk
+			problems = append(problems, verdict.M(verdict.MsgVRFKeyBytesOnly, k.ID, fp, string(pk.Suite())))
 		default:
 			problems = append(problems, verdict.M(verdict.MsgKeyNotAnchored, k.ID, fp))
 		}

@@ -72,6 +72,7 @@ const (
 	MsgReceiptNoKey        MsgID = "receipt-no-key"
 	MsgKeyMismatch         MsgID = "key-mismatch"
 	MsgVRFKeyUntrusted     MsgID = "vrf-key-untrusted"
+	MsgVRFKeyBytesOnly     MsgID = "vrf-key-bytes-only"
 	MsgVRFKey              MsgID = "vrf-key"
 	MsgAlphaFromRecord     MsgID = "alpha-from-record"
 	MsgReceiptBeacon       MsgID = "receipt-beacon"
@@ -824,8 +825,10 @@ var messages = map[MsgID]text{
 		"le reçu ne désigne aucune clé VRF"},
 	MsgKeyMismatch: {"the record names key %q, the receipt %q",
 		"l'enregistrement désigne la clé « %s », le reçu la clé « %s »"},
-	MsgVRFKeyUntrusted: {"key %s (fingerprint %s) is not trusted: give --vrf-key FILE or --pin FINGERPRINT",
-		"la clé %s (empreinte %s) n'est pas de confiance : fournissez --vrf-key FICHIER ou --pin EMPREINTE"},
+	MsgVRFKeyUntrusted: {"key %s (fingerprint %s) is not trusted: give --vrf-key FILE or --pin SUITE:FINGERPRINT",
+		"la clé %s (empreinte %s) n'est pas de confiance : fournissez --vrf-key FICHIER ou --pin SUITE:EMPREINTE"},
+	MsgVRFKeyBytesOnly: {"key %s (fingerprint %s) is pinned by fingerprint only, which does not fix its suite (the document names %s): pin SUITE:fingerprint, with the suite the operator publishes",
+		"la clé %s (empreinte %s) n'est épinglée que par son empreinte, qui ne fixe pas sa suite (le document indique %s) : épinglez SUITE:empreinte, avec la suite que publie l'exploitant"},
 	MsgVRFKey: {"%s %s fingerprint %s",
 		"%s %s, empreinte %s"},
 	MsgAlphaFromRecord: {"α rebuilt from the record",
@@ -1515,8 +1518,8 @@ var messages = map[MsgID]text{
 		"un seul FICHIER attendu, %d donné(s)"},
 	MsgCLILangBad: {"--lang: %q, want fr or en",
 		"--lang : « %s », fr ou en attendu"},
-	MsgCLIPinBad: {"--pin %q: want 64 hex digits (a SHA-256 fingerprint)",
-		"--pin « %s » : 64 chiffres hexadécimaux attendus (une empreinte SHA-256)"},
+	MsgCLIPinBad: {"--pin %q: want 64 hex digits (a SHA-256 fingerprint), or SUITE:64 hex digits for a VRF key (SUITE ECVRF-P256-SHA256-SSWU, ECVRF-P256-SHA256-TAI or RSA-FDH-VRF-SHA256)",
+		"--pin « %s » : 64 chiffres hexadécimaux attendus (une empreinte SHA-256), ou SUITE:64 chiffres hexadécimaux pour une clé VRF (SUITE ECVRF-P256-SHA256-SSWU, ECVRF-P256-SHA256-TAI ou RSA-FDH-VRF-SHA256)"},
 	MsgCLITZ: {"--tz %q: %w",
 		"--tz : fuseau horaire « %[1]s » inconnu ou invalide"},
 	MsgCLILogKeyNeither: {"--log-key: neither a key nor a readable file: %w",

@@ -72,8 +72,10 @@ Code de sortie :
   --vrf-key FILE   the VRF public key: lines "SUITE HEX" (HEX as rngverify vrf --pk takes it),
                    or the log's key announcement record (JSON): every key in it must prove
                    possession (its DSSE signatures), then its keys are all pinned (repeatable)
-  --pin SHA256     pin a key by fingerprint: lower-case hex SHA-256 of a VRF public key,
-                   or of the log's Ed25519 key as DER SubjectPublicKeyInfo (as rngd prints them) (repeatable)
+  --pin SHA256     pin a key by fingerprint: lower-case hex SHA-256 of the log's Ed25519 key
+                   as DER SubjectPublicKeyInfo, or SUITE:SHA256 for a VRF public key
+                   (ECVRF-P256-SHA256-SSWU:…): a bare fingerprint fixes a VRF key's bytes,
+                   not its suite, and is not enough for a P-256 key (as rngd prints them) (repeatable)
   --state FILE     the trust state kept by rngverify log (default %s):
                    its log keys are trusted and its last checkpoint is compared
 
@@ -91,8 +93,10 @@ Output:
                      clé doit y prouver sa possession (ses signatures DSSE), puis toutes
                      ses clés sont épinglées (répétable)
   --pin SHA256       épingler une clé par son empreinte : SHA-256 en hexadécimal minuscule
-                     d'une clé publique VRF, ou de la clé Ed25519 du journal en DER
-                     SubjectPublicKeyInfo (telles que rngd les affiche) (répétable)
+                     de la clé Ed25519 du journal en DER SubjectPublicKeyInfo, ou
+                     SUITE:SHA256 pour une clé publique VRF (ECVRF-P256-SHA256-SSWU:…) :
+                     une empreinte seule fixe les octets d'une clé VRF, pas sa suite, et
+                     ne suffit pas pour une clé P-256 (telles que rngd les affiche) (répétable)
   --state FICHIER    l'état de confiance tenu par rngverify log (par défaut %s) :
                      ses clés de journal sont de confiance et son dernier point de
                      contrôle sert de comparaison

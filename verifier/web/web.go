@@ -9,7 +9,8 @@
 // from the documents to check: the operator's key files (the log key file
 // served at /log/vkey, or the log's key announcement record, which must
 // pass verifier/announce's possession check before its keys are pinned),
-// and pinned fingerprints — as rngverify's --log-key, --vrf-key and --pin.
+// and pinned fingerprints — as rngverify's --log-key, --vrf-key and --pin
+// (a VRF key's pinned as SUITE:FP, which fixes its suite: receipt.ParsePin).
 // A key file or key announcement dropped among the documents is never
 // trusted: whoever made the documents could have made it too. It is shown
 // with its fingerprints, as trusted only when the anchors already trust
@@ -19,7 +20,6 @@ package web
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -48,7 +48,8 @@ const (
 	// NoteAnchorRefused: a file given as a trusted key that is not one (or
 	// whose announcement fails its possession check); nothing in it is trusted.
 	NoteAnchorRefused = "anchor-refused"
-	// NotePinRefused: a pinned fingerprint that is not 64 hex digits.
+	// NotePinRefused: a pinned fingerprint that is not 64 hex digits, or
+	// SUITE:64 hex digits with a suite vrf.ParseSuite knows.
 	NotePinRefused = "pin-refused"
 )
 
@@ -64,7 +65,8 @@ type Result struct {
 // certificates, with the entrant lists among them). It trusts only
 // anchors — the operator's log key files and key announcement records,
 // obtained by the user apart from the documents — and pins, pinned key
-// fingerprints (hex, separated by spaces, commas or newlines). An anchor or
+// fingerprints (hex, or SUITE:hex for a VRF key, separated by spaces,
+// commas or newlines). An anchor or
 // pin that cannot be trusted is reported first (NoteAnchorRefused,
 // NotePinRefused) and trusts nothing; a key file among docs is reported
 // (NoteKeyNotTrusted unless the anchors already trust all its keys) and
@@ -78,13 +80,17 @@ func Verify(docs, anchors []File, pins string) []Result {
 	}
 	var out []Result
 	for _, p := range strings.FieldsFunc(pins, func(r rune) bool { return r == ' ' || r == ',' || r == '\n' || r == '\t' || r == '\r' }) {
-		if b, err := hex.DecodeString(p); err != nil || len(b) != 32 {
+		suite, fp, err := receipt.ParsePin(p)
+		if err != nil {
 			v := verdict.New("pin", verdict.MsgSame, p)
 			v.Fail(verdict.CheckLogKey, verdict.MsgCLIPinBad, p)
 			out = append(out, Result{File: p, Verdict: v, Note: NotePinRefused})
 			continue
 		}
-		a.Pins = append(a.Pins, strings.ToLower(p))
+		if suite != "" {
+			fp = string(suite) + ":" + fp
+		}
+		a.Pins = append(a.Pins, fp)
 	}
 	for _, f := range anchors {
 		if err := trust(&a, f.Data); err != nil {
@@ -146,10 +152,16 @@ func trust(a *receipt.Anchors, b []byte) error {
 			return err
 		}
 		for _, k := range ka.Keys {
-			a.Pins = append(a.Pins, record.Hex(k.Fingerprint))
-			if s, err := vrf.ParseSuite(k.Suite); err == nil && k.Use == announce.UseVRF {
+			if k.Use != announce.UseVRF {
+				a.Pins = append(a.Pins, record.Hex(k.Fingerprint))
+				continue
+			}
+			// A VRF key is pinned with its suite: its bytes alone (a
+			// P-256 key proves under two suites) do not fix it.
+			if s, err := vrf.ParseSuite(k.Suite); err == nil {
 				if pk, err := vrf.ParsePublicKey(s, k.PublicKey); err == nil {
 					a.VRFKeys = append(a.VRFKeys, pk)
+					a.Pins = append(a.Pins, receipt.VRFPin(pk))
 				}
 			}
 		}
@@ -168,14 +180,21 @@ func trust(a *receipt.Anchors, b []byte) error {
 // announcement is also checked (announce.Parse) and named bad if it fails.
 func offered(kind string, f File, a *receipt.Anchors) Result {
 	v := verdict.New(kind, verdict.MsgSame, f.Name)
-	trusted := slices.Clone(a.Pins)
+	// Log keys: given, or pinned by a bare fingerprint. A VRF key: given,
+	// or pinned with its suite (receipt.Anchors.VRFTrusted).
+	var logTrusted []string
+	for _, p := range a.Pins {
+		if s, fp, err := receipt.ParsePin(p); err == nil && s == "" {
+			logTrusted = append(logTrusted, fp)
+		}
+	}
 	for _, k := range a.LogKeys {
-		trusted = append(trusted, k.Fingerprint())
+		logTrusted = append(logTrusted, k.Fingerprint())
 	}
-	for _, k := range a.VRFKeys {
-		trusted = append(trusted, record.Hex(record.Fingerprint(k.Bytes())))
+	type key struct {
+		name, fp string
+		trusted  bool
 	}
-	type key struct{ name, fp string }
 	var keys []key
 	if kind == receipt.DocKeyRecord {
 		t := bytes.TrimSpace(f.Data)
@@ -184,18 +203,30 @@ func offered(kind string, f File, a *receipt.Anchors) Result {
 		}
 		r, _ := record.Parse(t)
 		for _, k := range r.(*record.KeyAnnouncement).Keys {
-			keys = append(keys, key{k.Use + " " + k.Suite, record.Hex(record.Fingerprint(k.PublicKey))})
+			fp := record.Hex(record.Fingerprint(k.PublicKey))
+			trusted := false
+			if k.Use == announce.UseVRF {
+				if s, err := vrf.ParseSuite(k.Suite); err == nil {
+					if pk, err := vrf.ParsePublicKey(s, k.PublicKey); err == nil {
+						bytesOK, suiteOK := a.VRFTrusted(pk)
+						trusted = bytesOK && suiteOK
+					}
+				}
+			} else {
+				trusted = slices.Contains(logTrusted, fp)
+			}
+			keys = append(keys, key{k.Use + " " + k.Suite, fp, trusted})
 		}
 	} else {
 		lk, _ := checkpoint.ParseKeys(string(f.Data))
 		for _, k := range lk {
-			keys = append(keys, key{k.Algorithm, k.Fingerprint()})
+			keys = append(keys, key{k.Algorithm, k.Fingerprint(), slices.Contains(logTrusted, k.Fingerprint())})
 		}
 	}
 	var all, untrusted []string
 	for _, k := range keys {
 		all = append(all, k.name+" "+k.fp)
-		if !slices.Contains(trusted, k.fp) {
+		if !k.trusted {
 			untrusted = append(untrusted, k.name+" "+k.fp)
 		}
 	}

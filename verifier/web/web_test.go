@@ -169,7 +169,7 @@ func documents(t *testing.T, dir string) map[string]string {
 	put("vkey", "log.vkey", append(a.LogKeyFile(), []byte(strings.Join(c.LogKeys, "\n")+"\n")...))
 	put("game", "game.json", a.Transcript(g, receipttest.TranscriptOptions{}))
 	put("receipt", "receipt.json", a.Receipt(g, 1, true))
-	out["pin"] = a.VRFFingerprint()
+	out["pin"] = a.VRFPin()
 
 	// A transcript whose first pick's outcome was edited.
 	var tr receipt.Transcript
@@ -242,7 +242,7 @@ func newBundle(t testing.TB, seed byte) bundle {
 		t.Fatal(err)
 	}
 	return bundle{receipt: a.Receipt(g, 1, true), transcript: a.Transcript(g, receipttest.TranscriptOptions{}),
-		vkey: a.LogKeyFile(), unsigned: a.Leaf(0), sealed: sealed, swapped: swapped, vrfPin: a.VRFFingerprint(), logPin: lk.Fingerprint()}
+		vkey: a.LogKeyFile(), unsigned: a.Leaf(0), sealed: sealed, swapped: swapped, vrfPin: a.VRFPin(), logPin: lk.Fingerprint()}
 }
 
 // results maps file names to results; a missing file's verdict is an
@@ -290,7 +290,7 @@ func TestDroppedKeysAreNotTrusted(t *testing.T) {
 		}
 		for _, k := range keys {
 			r := res.get(k.Name)
-			if r.Verdict.Status() == "pass" || r.Note != web.NoteKeyNotTrusted || !strings.Contains(r.Verdict.Text("en"), b.vrfPin[:16]) && !strings.Contains(r.Verdict.Text("en"), b.logPin) {
+			if r.Verdict.Status() == "pass" || r.Note != web.NoteKeyNotTrusted || !strings.Contains(r.Verdict.Text("en"), b.vrfPin[strings.Index(b.vrfPin, ":")+1:][:16]) && !strings.Contains(r.Verdict.Text("en"), b.logPin) {
 				t.Errorf("%s: %s among the documents: note %q\n%v", name, k.Name, r.Note, r.Verdict.Text("en"))
 			}
 		}
@@ -318,8 +318,22 @@ func TestAnchors(t *testing.T) {
 		t.Errorf("%d results, want the 2 documents", len(rs))
 	}
 	pass("sealed announcement and vkey", rs, "receipt.json", "game.json")
-	// Pinned fingerprints alone.
+	// Pinned fingerprints alone (the VRF key's with its suite).
 	pass("pins", web.Verify(docs, nil, b.vrfPin+", "+strings.ToUpper(b.logPin)), "receipt.json", "game.json")
+	// The VRF key's bare fingerprint fixes its bytes, not its suite: the
+	// receipt (which names the suite itself) fails vrf-key; the transcript,
+	// whose key announcement fixes the suite, passes.
+	bareVRF := b.vrfPin[strings.Index(b.vrfPin, ":")+1:]
+	res0 := results(web.Verify(docs, nil, bareVRF+" "+b.logPin))
+	if v := res0.get("receipt.json").Verdict; v.Status() != "fail" || v.Find(verdict.CheckVRFKey) == nil || v.Find(verdict.CheckVRFKey).Status != verdict.StatusFail ||
+		!strings.Contains(v.Find(verdict.CheckVRFKey).Reason("en"), "pin SUITE:fingerprint") {
+		t.Errorf("receipt, bare VRF pin:\n%s", v.Text("en"))
+	}
+	pass("bare VRF pin", web.Verify(docs, nil, bareVRF+" "+b.logPin), "game.json")
+	// A pin naming the other suite: not trusted.
+	if v := results(web.Verify(docs, nil, "ECVRF-P256-SHA256-TAI:"+bareVRF+" "+b.logPin)).get("receipt.json").Verdict; v.Status() == "pass" {
+		t.Errorf("receipt, other suite pinned:\n%s", v.Text("en"))
+	}
 	// The key files also among the documents: shown as trusted.
 	pass("keys also among the documents", web.Verify(append(slices.Clone(anchors), docs...), anchors, ""), "keys.json", "log.vkey", "receipt.json", "game.json")
 	// The transcript's VRF key is announced in the trusted log; the receipt's
@@ -340,9 +354,13 @@ func TestAnchors(t *testing.T) {
 		"a receipt": {b.receipt, "not a key announcement", "ce n'est pas une annonce de clés"},
 		"junk":      {[]byte("hello\n"), "line 1", "ligne 1"},
 		"a bad pin": {nil, "--pin \"12ab\"", "64 chiffres hexadécimaux"},
+		"a bad suite pin": {nil, "--pin \"ECVRF-X:", "SUITE:64 chiffres hexadécimaux"},
 	} {
 		var anchors []web.File
 		pins := "12ab " + b.logPin
+		if name == "a bad suite pin" {
+			pins = "ECVRF-X:" + b.vrfPin[strings.Index(b.vrfPin, ":")+1:] + " " + b.logPin
+		}
 		if c.data != nil {
 			anchors, pins = []web.File{{Name: "keys.json", Data: c.data}}, b.logPin
 		}

@@ -495,7 +495,12 @@ func (a *Appliance) ForgeStart(game string, stake int64, m [qod.Tiers]int) (*Gam
 	return &Game{ID: game, Ticket: ticket, Indices: []uint64{a.Append(leaf)}, Alphas: [][]byte{nil}}, nil
 }
 
-// VRFFingerprint is the pinnable fingerprint of the VRF key.
+// VRFPin is the VRF key's suite pin, "SUITE:FP" (receipt.ParsePin): it
+// trusts the key's bytes and its suite, as a verifier given the key does.
+func (a *Appliance) VRFPin() string { return receipt.VRFPin(a.VRF.Public()) }
+
+// VRFFingerprint is the VRF key's bare fingerprint (its bytes only: pinned
+// alone, it does not fix the key's suite).
 func (a *Appliance) VRFFingerprint() string {
 	return record.Hex(record.Fingerprint(a.VRF.Public().Bytes()))
 }
