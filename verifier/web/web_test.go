@@ -349,11 +349,11 @@ func TestAnchors(t *testing.T) {
 		data   []byte
 		en, fr string
 	}{
-		"unsigned":  {b.unsigned, "bad key announcement: envelope", "annonce des clés invalide"},
-		"swapped":   {b.swapped, "bad key announcement: payload", "annonce des clés invalide"},
-		"a receipt": {b.receipt, "not a key announcement", "ce n'est pas une annonce de clés"},
-		"junk":      {[]byte("hello\n"), "line 1", "ligne 1"},
-		"a bad pin": {nil, "--pin \"12ab\"", "64 chiffres hexadécimaux"},
+		"unsigned":        {b.unsigned, "bad key announcement: envelope", "annonce des clés invalide"},
+		"swapped":         {b.swapped, "bad key announcement: payload", "annonce des clés invalide"},
+		"a receipt":       {b.receipt, "not a key announcement", "ce n'est pas une annonce de clés"},
+		"junk":            {[]byte("hello\n"), "line 1", "ligne 1"},
+		"a bad pin":       {nil, "--pin \"12ab\"", "64 chiffres hexadécimaux"},
 		"a bad suite pin": {nil, "--pin \"ECVRF-X:", "SUITE:64 chiffres hexadécimaux"},
 	} {
 		var anchors []web.File
