@@ -937,7 +937,7 @@ func (d *Daemon) banner(c *components) {
 		fmt.Fprintf(&b, "  log           tessera %s, origin %q, batch %s, checkpoint every %s\n", filepath.Join(cfg.DataDir, "log"), cfg.Log.Origin, cfg.Log.BatchMaxAge, cfg.Log.CheckpointInterval)
 	}
 	fmt.Fprintf(&b, "  keys          %s\n", keysSummary(cfg.Keys, c.keys.Kind(), software))
-	fmt.Fprintf(&b, "  vrf key       %s %s fingerprint %s\n", d.engine.keyID, d.engine.suite, hsm.Fingerprint(d.engine.pub))
+	fmt.Fprintf(&b, "  vrf key       %s %s fingerprint %s (pin %s:%[3]s)\n", d.engine.keyID, d.engine.suite, hsm.Fingerprint(d.engine.pub), d.engine.suite)
 	if spki, err := x509.MarshalPKIXPublicKey(c.signer.Public()); err == nil {
 		fmt.Fprintf(&b, "  log key       %s fingerprint %s\n", c.signer.Algorithm(), hsm.Fingerprint(spki))
 	}

@@ -65,8 +65,8 @@ func runQoD(ctx context.Context, env Env) int {
 		if err != nil {
 			return fail(env, err)
 		}
-		fmt.Fprintf(env.Stdout, "rngd %s dev_mode=%v\nvrf key %s %s fingerprint %s\nlog %s size %d\nunfinished games %d\n%s\n",
-			s.Version, s.DevMode, s.VrfKeyId, s.VrfSuite, s.VrfFingerprint, s.LogOrigin, s.LogSize, s.GamesUnfinished, strings.Join(s.ListenAddresses, "\n"))
+		fmt.Fprintf(env.Stdout, "rngd %s dev_mode=%v\nvrf key %s %s fingerprint %s (rngverify --pin %s:%s)\nlog %s size %d\nunfinished games %d\n%s\n",
+			s.Version, s.DevMode, s.VrfKeyId, s.VrfSuite, s.VrfFingerprint, s.VrfSuite, s.VrfFingerprint, s.LogOrigin, s.LogSize, s.GamesUnfinished, strings.Join(s.ListenAddresses, "\n"))
 	case "show":
 		g, err := adm.GetGame(ctx, &qodv1.GetGameRequest{GameId: *game})
 		if err != nil {

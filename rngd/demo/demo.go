@@ -174,7 +174,7 @@ func (c Config) transcript(ctx context.Context, gs qodv1.QuitteOuDoubleClient, i
 	if err != nil {
 		return err
 	}
-	v := receipt.VerifyTranscript(tr.Document, receipt.Anchors{LogKeys: keys, Pins: []string{st.VrfFingerprint}, Location: paris})
+	v := receipt.VerifyTranscript(tr.Document, receipt.Anchors{LogKeys: keys, Pins: []string{st.VrfSuite + ":" + st.VrfFingerprint}, Location: paris})
 	fmt.Fprintf(out, "   verifier: %s\n", v.Summary("en"))
 	if err := v.Err(); err != nil {
 		return fmt.Errorf("transcript of %s: %w", id, err)
