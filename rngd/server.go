@@ -194,6 +194,10 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 		}
 		d.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	}
+	// The health service says SERVING only if every component is healthy
+	// (a Watch client sees the truth from the start). Read here, on the
+	// starting goroutine, not in Serve's.
+	d.ready.check()
 	return d
 }
 
@@ -217,8 +221,6 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	sweepDone := make(chan struct{})
 	sweepCtx, stopSweep := context.WithCancel(ctx)
 	go func() { defer close(sweepDone); d.engine.sweepLoop(sweepCtx) }()
-	d.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	d.health.SetServingStatus(qodv1.QuitteOuDouble_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	readyDone := make(chan struct{})
 	go func() { defer close(readyDone); d.ready.watch(sweepCtx, d.cfg.Game.SweepInterval.Duration) }()
 	d.auditHealth.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
