@@ -78,7 +78,13 @@ type Config struct {
 	// Last, when set, is the last checkpoint the auditor trusted: the log
 	// must be consistent with it (a fork is misbehaviour).
 	Last *checkpoint.Checkpoint
-	// VRFPins, when not empty, are the only VRF key fingerprints accepted.
+	// VRFPins, when not empty, are the only VRF keys accepted, as
+	// receipt.ParsePin reads them (one that does not parse accepts
+	// nothing). A suite pin "SUITE:FP" accepts the key with those bytes
+	// under that suite only: an announcement of them under another suite
+	// fails vrf-key, even beside a bare pin of the same bytes (as
+	// receipt.Anchors.VRFTrusted). A bare pin "FP" accepts the bytes under
+	// the suite the log's announcement names: the announcement fixes it.
 	VRFPins []string
 	// Location is the operator's legal time zone (Europe/Paris); nil = UTC.
 	Location *time.Location
@@ -456,6 +462,13 @@ type firstLeaf struct {
 	hash  [32]byte
 }
 
+// announced is a VRF key's first announcement in the log.
+type announced struct {
+	suite vrf.Suite
+	id    string
+	index uint64
+}
+
 // auditor consumes entries in order.
 //
 // Ids are unique in a log: an emission is registered once (rngd refuses a
@@ -475,6 +488,8 @@ type auditor struct {
 	res       *Result
 	keys      map[string]*vrf.PublicKey
 	keyBad    []verdict.Msg
+	keyMisb   []verdict.Msg        // key announcements that are misbehaviour
+	suites    map[string]announced // VRF key fingerprint → its first announcement
 	emissions map[string]*emission
 	tickets   map[string]string  // qod.TicketKey → first game
 	started   map[gameKey]uint64 // every game started → its start's entry
@@ -497,7 +512,7 @@ type auditor struct {
 }
 
 func newAuditor(cfg Config, v *verdict.Verdict, res *Result) *auditor {
-	a := &auditor{cfg: cfg, v: v, res: res, keys: map[string]*vrf.PublicKey{}, emissions: map[string]*emission{},
+	a := &auditor{cfg: cfg, v: v, res: res, keys: map[string]*vrf.PublicKey{}, suites: map[string]announced{}, emissions: map[string]*emission{},
 		games: map[string]*pending{}, tickets: map[string]string{}, started: map[gameKey]uint64{},
 		frozen: map[string]firstLeaf{}, drawn: map[string]firstLeaf{}, freezes: map[string]frozenDraw{}, kinds: map[record.Kind]int{},
 		jobs: make(chan job, 4*cfg.Workers), issues: map[string][]verdict.Msg{}, misbehav: map[string]bool{}, counts: map[string]int{}}
@@ -557,8 +572,29 @@ func (a *auditor) add(index uint64, leaf []byte) {
 				continue
 			}
 			fp := record.Hex(k.Fingerprint)
-			if len(a.cfg.VRFPins) > 0 && !pinned(a.cfg.VRFPins, fp) {
-				a.keyBad = append(a.keyBad, verdict.M(verdict.MsgEntryKeyNotPinned, index, k.ID, fp))
+			// One P-256 key proves under ECVRF-P256-SHA256-TAI and -SSWU,
+			// with two outputs for one α. The log announcing the same
+			// bytes under two suites (under two ids: one id twice is
+			// MsgEntryKeyAgain below) is misbehaviour, shown by the log
+			// alone: an honest rngd announces its key with the one suite
+			// its keystore made it for, and a key is never made again
+			// under the other suite (rngctl keys init makes a new key);
+			// the announcement itself lets the appliance draw a game, or
+			// a promotion, under whichever id gives the output it
+			// prefers. The first announcement counts: the second key is
+			// not added (its draws fail as under a key not announced).
+			if f, seen := a.suites[fp]; seen && f.suite != s {
+				a.keyMisb = append(a.keyMisb, verdict.M(verdict.MsgEntryKeyTwoSuites, index, k.ID, k.Suite, fp, f.index, f.id, string(f.suite)))
+				continue
+			} else if !seen {
+				a.suites[fp] = announced{suite: s, id: k.ID, index: index}
+			}
+			if ok, other := a.pinned(s, fp); !ok {
+				if other != "" {
+					a.keyBad = append(a.keyBad, verdict.M(verdict.MsgEntryKeyOtherSuite, index, k.ID, fp, k.Suite, string(other)))
+				} else {
+					a.keyBad = append(a.keyBad, verdict.M(verdict.MsgEntryKeyNotPinned, index, k.ID, fp))
+				}
 				continue
 			}
 			if _, dup := a.keys[k.ID]; dup {
@@ -657,13 +693,29 @@ func (a *auditor) add(index uint64, leaf []byte) {
 	}
 }
 
-func pinned(pins []string, fp string) bool {
-	for _, p := range pins {
-		if strings.EqualFold(p, fp) {
-			return true
+// pinned reports whether Config.VRFPins accept the key with fingerprint fp
+// announced under suite s (all do when there are no pins): a suite pin of
+// fp with s, or else a bare pin of fp when no suite pin of fp names
+// another suite — then other is that suite (as
+// receipt.Anchors.VRFTrusted).
+func (a *auditor) pinned(s vrf.Suite, fp string) (ok bool, other vrf.Suite) {
+	if len(a.cfg.VRFPins) == 0 {
+		return true, ""
+	}
+	bare := false
+	for _, p := range a.cfg.VRFPins {
+		ps, f, err := receipt.ParsePin(p)
+		switch {
+		case err != nil || !strings.EqualFold(f, fp):
+		case ps == s:
+			return true, ""
+		case ps == "":
+			bare = true
+		default:
+			other = ps
 		}
 	}
-	return false
+	return bare && other == "", other
 }
 
 func (a *auditor) submit(gid string, p *pending, ended bool) {
@@ -843,6 +895,9 @@ func (a *auditor) finish() {
 		v.Pass(verdict.CheckRecord, verdict.MsgSame, ks)
 	}
 	switch {
+	case len(a.keyMisb) > 0:
+		bad := append(slices.Clip(a.keyMisb), a.keyBad...)
+		v.Misbehaviour(verdict.CheckVRFKey, verdict.MsgSame, bad[:min(len(bad), maxIssues)])
 	case len(a.keyBad) > 0:
 		v.Fail(verdict.CheckVRFKey, verdict.MsgSame, a.keyBad[:min(len(a.keyBad), maxIssues)])
 	case len(a.keys) == 0:

@@ -609,3 +609,88 @@ func TestAuditKeyAnnouncedLate(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditSuitePins: a suite pin accepts its key under its suite only; a
+// bare pin, under the suite the log announces (as receipt.VRFTrusted with
+// a transcript's announcement). The audit once compared fingerprints only.
+func TestAuditSuitePins(t *testing.T) {
+	a := logWith(t, 3, nil) // an ECVRF-P256-SHA256-SSWU key
+	keys, err := checkpoint.ParseKeys(string(a.LogKeyFile()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tai := "ECVRF-P256-SHA256-TAI:" + a.VRFFingerprint()
+	for _, c := range []struct {
+		name string
+		pins []string
+		want verdict.Status
+		msg  string
+	}{
+		{"suite pin", []string{a.VRFPin()}, verdict.StatusPass, "all pinned"},
+		{"bare pin", []string{a.VRFFingerprint()}, verdict.StatusPass, "all pinned"},
+		{"bare pin upper case", []string{strings.ToUpper(a.VRFFingerprint())}, verdict.StatusPass, "all pinned"},
+		{"both suites pinned", []string{tai, a.VRFPin()}, verdict.StatusPass, "all pinned"},
+		{"no pin", nil, verdict.StatusPass, "not pinned"},
+		{"other suite", []string{tai}, verdict.StatusFail, "pinned under ECVRF-P256-SHA256-TAI"},
+		{"other suite beside a bare pin", []string{a.VRFFingerprint(), tai}, verdict.StatusFail, "pinned under ECVRF-P256-SHA256-TAI"},
+	} {
+		res, err := audit.Run(context.Background(), audit.Config{Fetch: files(a.Tiles()), LogKeys: keys, Workers: 2, Location: a.Location, VRFPins: c.pins})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := res.Verdict.Find(verdict.CheckVRFKey)
+		if ch == nil || ch.Status != c.want || !strings.Contains(ch.Detail, c.msg) {
+			t.Errorf("%s: vrf-key want %s with %q:\n%s", c.name, c.want, c.msg, res.Verdict.Text("en"))
+		}
+		if c.want == verdict.StatusPass && res.Verdict.Status() != verdict.StatusPass {
+			t.Errorf("%s: %s", c.name, res.Verdict.Text("en"))
+		}
+	}
+}
+
+// TestAuditKeyTwoSuites: the log announcing one P-256 key's bytes under
+// both ECVRF suites (two ids) gives the appliance two outputs for each α.
+// The log alone shows it: misbehaviour, whatever the pins; the first
+// announcement counts.
+func TestAuditKeyTwoSuites(t *testing.T) {
+	keys := func(a *receipttest.Appliance) []*checkpoint.Key {
+		k, err := checkpoint.ParseKeys(string(a.LogKeyFile()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	for _, pins := range [][]string{nil, {"bare"}, {"suite"}} {
+		a := logWith(t, 2, nil)
+		pub := a.VRF.Public().Bytes()
+		a.Append(mustFormat(t, &record.KeyAnnouncement{Time: a.Now, Keys: []record.Key{
+			{ID: a.VRFID + "-tai", Use: "vrf", Suite: "ECVRF-P256-SHA256-TAI", PublicKey: pub, Fingerprint: record.Fingerprint(pub)}}}))
+		if _, err := a.PlayGame(receipttest.Play{Game: "g-after", StopAt: 1}); err != nil {
+			t.Fatal(err)
+		}
+		var cfgPins []string
+		switch {
+		case len(pins) == 0:
+		case pins[0] == "bare":
+			cfgPins = []string{a.VRFFingerprint()}
+		default:
+			cfgPins = []string{a.VRFPin()}
+		}
+		res, err := audit.Run(context.Background(), audit.Config{Fetch: files(a.Tiles()), LogKeys: keys(a), Workers: 2, Location: a.Location, VRFPins: cfgPins})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := res.Verdict
+		ch := v.Find(verdict.CheckVRFKey)
+		if ch == nil || ch.Status != verdict.StatusMisbehaviour || v.Status() != verdict.StatusMisbehaviour ||
+			!strings.Contains(ch.Detail, a.VRFID+"-tai") || !strings.Contains(ch.Detail, "two outputs") {
+			t.Errorf("pins %v: the same key under two suites not caught:\n%s", pins, v.Text("en"))
+		}
+		if g := v.Find(verdict.CheckGames); g == nil || g.Status != verdict.StatusPass {
+			t.Errorf("pins %v: the games under the first announcement:\n%s", pins, v.Text("en"))
+		}
+		if fr := v.Text("fr"); !strings.Contains(fr, "deux sorties") {
+			t.Errorf("pins %v: French text:\n%s", pins, fr)
+		}
+	}
+}

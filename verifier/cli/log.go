@@ -21,7 +21,6 @@ import (
 	"tirage.fr/tirage/verifier/audit"
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/receipt"
-	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
 )
 
@@ -269,24 +268,26 @@ func runFollow(env Env, full bool) int {
 	return l.report(env, v, extra)
 }
 
-// vrfPins are the fingerprints of the VRF keys the audit requires: the
-// pins that are not a log key's (pinning the log's key trusts the log, not
-// a VRF key) and the keys given with --vrf-key. A SUITE:FP pin counts by its
-// fingerprint: the audit takes each key's suite from the log's key
-// announcement, which fixes it.
+// vrfPins are the pins of the VRF keys the audit requires (audit.Config.
+// VRFPins): the pins that are not a log key's (pinning the log's key trusts
+// the log, not a VRF key), SUITE:FP pins with their suite, and the keys
+// given with --vrf-key as suite pins (a key given fixes its suite). The
+// audit accepts a key announced in the log under a suite pin's suite only;
+// a bare pin, under the suite the log's announcement names.
 func vrfPins(a receipt.Anchors, logKeys []*checkpoint.Key) []string {
 	var pins []string
 	for _, p := range a.Pins {
 		s, fp, err := receipt.ParsePin(p)
-		if err != nil {
-			continue
-		}
-		if s != "" || !slices.ContainsFunc(logKeys, func(k *checkpoint.Key) bool { return strings.EqualFold(fp, k.Fingerprint()) }) {
+		switch {
+		case err != nil:
+		case s != "":
+			pins = append(pins, string(s)+":"+fp)
+		case !slices.ContainsFunc(logKeys, func(k *checkpoint.Key) bool { return strings.EqualFold(fp, k.Fingerprint()) }):
 			pins = append(pins, fp)
 		}
 	}
 	for _, k := range a.VRFKeys {
-		pins = append(pins, record.Hex(record.Fingerprint(k.Bytes())))
+		pins = append(pins, receipt.VRFPin(k))
 	}
 	return pins
 }

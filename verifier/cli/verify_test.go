@@ -542,3 +542,44 @@ func TestAuditLogKeyPinned(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditSuitePin: a suite pin (--pin SUITE:FP, or a key given with
+// --vrf-key) fixes the suite the log must announce its key under, as for a
+// receipt or a transcript; the audit once kept only the fingerprint and
+// passed "keys announced and pinned" for the key's bytes under the other
+// P-256 suite. A bare pin still takes the suite from the log's announcement.
+func TestAuditSuitePin(t *testing.T) {
+	dir := t.TempDir()
+	a := newAppliance(t, 20) // an ECVRF-P256-SHA256-SSWU key
+	playGame(t, a, receipttest.Play{Game: "g-suite", StopAt: 1})
+	tiles := filepath.Join(dir, "tiles")
+	writeTiles(t, tiles, a)
+	write(t, tiles, "vkey", a.LogKeyFile())
+	keys, err := checkpoint.ParseKeys(string(a.LogKeyFile()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk := a.VRF.Public()
+	tai := "ECVRF-P256-SHA256-TAI"
+	for i, c := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"suite pin", []string{"--pin", a.VRFPin()}, ExitOK},
+		{"bare pin", []string{"--pin", a.VRFFingerprint()}, ExitOK},
+		{"other suite pin", []string{"--pin", tai + ":" + a.VRFFingerprint()}, ExitFail},
+		{"other suite pin beside a bare pin", []string{"--pin", tai + ":" + a.VRFFingerprint(), "--pin", a.VRFFingerprint()}, ExitFail},
+		{"vrf-key of the other suite", []string{"--vrf-key", write(t, dir, "tai.key", []byte(tai+" "+hex.EncodeToString(pk.Bytes())+"\n"))}, ExitFail},
+	} {
+		args := append([]string{"audit", "--dir", tiles, "--state", filepath.Join(dir, fmt.Sprintf("s%d.json", i)), "--quiet", "--pin", keys[0].Fingerprint()}, c.args...)
+		code, out, errs := run(t, args...)
+		if code != c.want {
+			t.Errorf("%s: exit %d, want %d\n%s%s", c.name, code, c.want, out, errs)
+			continue
+		}
+		if c.want == ExitFail && (!strings.Contains(errs+out, "vrf-key") || !strings.Contains(errs+out, "pinned under "+tai) || strings.Contains(errs+out, "MISBEHAVIOUR")) {
+			t.Errorf("%s: want a vrf-key failure (not misbehaviour) naming the pinned suite:\n%s%s", c.name, out, errs)
+		}
+	}
+}

@@ -294,6 +294,8 @@ const (
 	MsgEntryKey               MsgID = "entry-key"
 	MsgEntryKeyNotPinned      MsgID = "entry-key-not-pinned"
 	MsgEntryKeyAgain          MsgID = "entry-key-again"
+	MsgEntryKeyOtherSuite     MsgID = "entry-key-other-suite"
+	MsgEntryKeyTwoSuites      MsgID = "entry-key-two-suites"
 	MsgGameCheck              MsgID = "game-check"
 	MsgDrawIssue              MsgID = "draw-issue"
 	MsgDrawBeacon             MsgID = "draw-beacon"
@@ -1255,6 +1257,10 @@ var messages = map[MsgID]text{
 		"entrée %d : la clé %s (empreinte %s) n'est pas épinglée"},
 	MsgEntryKeyAgain: {"entry %d: key %s announced again",
 		"entrée %d : la clé %s est annoncée une seconde fois"},
+	MsgEntryKeyOtherSuite: {"entry %d: key %s (fingerprint %s) is announced under %s, but is pinned under %s",
+		"entrée %d : la clé %s (empreinte %s) est annoncée sous %s, mais épinglée sous %s"},
+	MsgEntryKeyTwoSuites: {"entry %d: key %s announces under %s the key bytes (fingerprint %s) that entry %d announced as key %s under %s: one key, two outputs for each α",
+		"entrée %d : la clé %s annonce sous %s les octets de clé (empreinte %s) que l'entrée %d a annoncés comme clé %s sous %s : une clé, deux sorties pour chaque α"},
 	MsgGameCheck: {"game %s: %s: %s",
 		"partie %s : %s : %s"},
 	MsgDrawIssue: {"draw %s (entry %d): %s",
