@@ -22,9 +22,26 @@ package trillian
 //
 // The file is append-only: a header, then one record per leaf — its length
 // (4 bytes, big-endian), the leaf, and a CRC-32C of both — written and
-// fsynced (the directory too, when the write created the file) before the
-// append's error is returned. A file that does not parse whole is refused:
-// the leaves it held cannot be waited for.
+// fsynced (the directory too, when the write may have created the file)
+// before the append's error is returned.
+//
+// A crash during that write (before its append returned) leaves a torn
+// tail: an empty file, part of the header, or a last record too short for
+// its length prefix, leaf and checksum. Open keeps the whole records before
+// it, drops the tail with a warning naming its bytes, and rewrites the file
+// durably before use (or removes it, with no whole record left): the append
+// whose record was torn never returned, the case of rngd killed while an
+// append waits. Anything else that does not parse — another header, a
+// length out of range, a whole record failing its checksum, bytes after the
+// last record that cannot begin one — is corruption, and refused: the
+// leaves it held cannot be waited for.
+//
+// A write that fails while rngd runs leaves the same torn tail; the next
+// write (the appends failing later were in flight when the log failed
+// closed, and each one not recorded costs an operator a manual check)
+// first cuts the file back to its last durable record and fsyncs the cut,
+// then writes at that offset, the header first if no header is durable. So
+// the file on disk is always whole records plus at most one torn batch.
 
 import (
 	"context"
@@ -67,36 +84,50 @@ func appendPendingRecord(b, leaf []byte) []byte {
 	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b[start:], castagnoli))
 }
 
-// parsePending returns the leaves a pending file holds, in order, or an
-// error naming the first malformed byte range.
-func parsePending(data []byte) ([][]byte, error) {
-	if len(data) < len(pendingMagic) || string(data[:len(pendingMagic)]) != pendingMagic {
-		return nil, errors.New("no pending-leaves header")
+// parsePending returns the leaves a pending file holds, in order, and the
+// length of its well-formed prefix (the header and the whole records; 0 if
+// even the header is torn): data[n:] is a torn tail, which a crash while
+// writing leaves. Corruption is an error naming the first malformed byte
+// range.
+func parsePending(data []byte) (leaves [][]byte, n int, err error) {
+	if len(data) < len(pendingMagic) {
+		if string(data) != pendingMagic[:len(data)] {
+			return nil, 0, errors.New("no pending-leaves header")
+		}
+		return nil, 0, nil // torn header
 	}
-	var leaves [][]byte
-	for off := len(pendingMagic); off < len(data); {
+	if string(data[:len(pendingMagic)]) != pendingMagic {
+		return nil, 0, errors.New("no pending-leaves header")
+	}
+	off := len(pendingMagic)
+	for off < len(data) {
 		rest := data[off:]
 		if len(rest) < 4 {
-			return nil, fmt.Errorf("record %d at offset %d: truncated length", len(leaves), off)
+			// A torn length prefix, if a length in range can begin so:
+			// the smallest it can begin is in range (the largest is
+			// not 0, with at least one byte missing).
+			var lo [4]byte
+			copy(lo[:], rest)
+			if binary.BigEndian.Uint32(lo[:]) > transparency.MaxLeafSize {
+				return nil, 0, fmt.Errorf("record %d at offset %d: %d bytes that cannot begin a record", len(leaves), off, len(rest))
+			}
+			break
 		}
 		n := binary.BigEndian.Uint32(rest)
 		if n == 0 || n > transparency.MaxLeafSize {
-			return nil, fmt.Errorf("record %d at offset %d: leaf length %d out of range", len(leaves), off, n)
+			return nil, 0, fmt.Errorf("record %d at offset %d: leaf length %d out of range", len(leaves), off, n)
 		}
 		if uint64(len(rest)) < 4+uint64(n)+4 {
-			return nil, fmt.Errorf("record %d at offset %d: truncated (%d bytes left for a %d-byte leaf)", len(leaves), off, len(rest), n)
+			break // torn: the file ends inside the record
 		}
 		body := rest[:4+n]
 		if sum := binary.BigEndian.Uint32(rest[4+n:]); sum != crc32.Checksum(body, castagnoli) {
-			return nil, fmt.Errorf("record %d at offset %d: checksum mismatch", len(leaves), off)
+			return nil, 0, fmt.Errorf("record %d at offset %d: checksum mismatch", len(leaves), off)
 		}
 		leaves = append(leaves, append([]byte(nil), body[4:]...))
 		off += 4 + int(n) + 4
 	}
-	if len(leaves) == 0 {
-		return nil, errors.New("header without records")
-	}
-	return leaves, nil
+	return leaves, off, nil
 }
 
 // loadPending reads the pending file, if any, into l.pending.
@@ -112,10 +143,25 @@ func (l *Log) loadPending() error {
 	if err != nil {
 		return fmt.Errorf("trillian: %w: couldn't read the pending-leaves file: %w", transparency.ErrUnavailable, err)
 	}
-	leaves, err := parsePending(raw)
+	leaves, n, err := parsePending(raw)
 	if err != nil {
 		return fmt.Errorf("trillian: %w: pending-leaves file %s is corrupt (%v): it lists leaves of failed appends that Trillian may still integrate, which the log must not contradict; refusing to open. Check that the leaves of the appends that failed before the restart are in the log (or were never queued), then move the file away", transparency.ErrUnavailable, path, err)
 	}
+	if len(leaves) == 0 {
+		// Torn before its first record was whole: the append it was
+		// written for never returned.
+		l.cfg.Logger.Warn("trillian: the pending-leaves file holds no whole record (a crash while its first record was written, before that append returned): removing it",
+			"file", path, "dropped_bytes", len(raw))
+		return l.removePending()
+	}
+	if n < len(raw) {
+		l.cfg.Logger.Warn("trillian: the pending-leaves file ends with a torn record (a crash while it was written, before that append returned): dropping it, keeping the whole records before it",
+			"file", path, "kept_records", len(leaves), "dropped_offset", n, "dropped_bytes", len(raw)-n)
+		if err := atomicfile.Write(path, raw[:n], 0o600); err != nil {
+			return fmt.Errorf("trillian: %w: couldn't drop the torn tail of the pending-leaves file %s: %w", transparency.ErrUnavailable, path, err)
+		}
+	}
+	l.pendSize = int64(n)
 	seen := make(map[tlog.Hash]bool, len(leaves))
 	for _, leaf := range leaves {
 		if h := tlog.RecordHash(leaf); !seen[h] {
@@ -127,8 +173,17 @@ func (l *Log) loadPending() error {
 }
 
 // writePending durably appends leaves' records to the pending file (to
-// l.pending alone without Config.StateFile).
-func (l *Log) writePending(leaves [][]byte) error {
+// l.pending alone without Config.StateFile). One writer at a time
+// (recordPending).
+//
+// It writes at l.pendSize, the end of the file's last durable record (0:
+// no durable header, the file absent or torn), never behind a torn write:
+// after a failed write it first cuts the file back there, durably. Failing
+// closed instead (refusing every later write) would leave the leaves of the
+// appends failing after it unrecorded, each a manual check; the cut keeps
+// the durable records intact, and a later write counts only if its own
+// fsync succeeds.
+func (l *Log) writePending(leaves [][]byte) (err error) {
 	path := l.pendingPath()
 	if path == "" {
 		l.mu.Lock()
@@ -137,29 +192,54 @@ func (l *Log) writePending(leaves [][]byte) error {
 		return nil
 	}
 	var b []byte
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	created := err == nil
-	if created {
+	flag := os.O_WRONLY
+	fresh := l.pendSize == 0
+	if fresh {
+		// No durable header: whatever the file holds (a failed first
+		// write's bytes) goes.
+		flag |= os.O_CREATE | os.O_TRUNC
 		b = append(b, pendingMagic...)
-	} else if errors.Is(err, fs.ErrExist) {
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	}
-	if err != nil {
-		return err
 	}
 	for _, leaf := range leaves {
 		b = appendPendingRecord(b, leaf)
 	}
-	if _, err = f.Write(b); err == nil {
-		err = f.Sync()
+	f, err := os.OpenFile(path, flag, 0o600)
+	if err != nil {
+		l.pendTorn = true
+		return err
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil && fresh {
+			err = atomicfile.SyncDir(filepath.Dir(path))
+		}
+		if err != nil {
+			l.pendTorn = true
+			return
+		}
+		l.pendSize += int64(len(b))
+	}()
+	if l.pendTorn {
+		// A failed write may have left bytes past the last durable
+		// record: cut them, durably, before writing there again.
+		if err := f.Truncate(l.pendSize); err != nil {
+			return err
+		}
+		if err := f.Sync(); err != nil {
+			return err
+		}
+		l.pendTorn = false
 	}
-	if err == nil && created {
-		err = atomicfile.SyncDir(filepath.Dir(path))
+	writeAt := (*os.File).WriteAt
+	if l.pendWriteAt != nil {
+		writeAt = l.pendWriteAt
 	}
-	return err
+	if _, err := writeAt(f, b, l.pendSize); err != nil {
+		return err
+	}
+	return f.Sync()
 }
 
 // pendingBatch is a group of leaves written to the pending file together:
@@ -217,6 +297,7 @@ func (l *Log) pendingNote(err error) string {
 // integrated.
 func (l *Log) removePending() error {
 	l.pending = nil
+	l.pendSize, l.pendTorn = 0, false
 	path := l.pendingPath()
 	if path == "" {
 		return nil

@@ -2,10 +2,16 @@ package trillian
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
+	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -58,32 +64,200 @@ func TestPendingFileRoundTrip(t *testing.T) {
 	}
 }
 
-// parsePending accepts exactly the files writePending makes: whatever it
-// accepts re-encodes to the same bytes, and nothing makes it panic or
-// allocate beyond the input.
+// parsePending accepts the files writePending makes and every prefix of
+// them (what a crash while writing leaves), and nothing else: what it
+// accepts is its whole records, re-encoding to the same bytes, then a torn
+// tail that some record's beginning completes; every prefix of a file it
+// accepts whole is accepted, with a prefix of its leaves; nothing makes it
+// panic or allocate beyond the input.
 func FuzzParsePending(f *testing.F) {
 	one := appendPendingRecord([]byte(pendingMagic), []byte("leaf"))
 	two := appendPendingRecord(bytes.Clone(one), bytes.Repeat([]byte{0xff}, 300))
-	for _, seed := range [][]byte{nil, []byte(pendingMagic), one, two, one[:len(one)-1], append(bytes.Clone(two), 0)} {
+	for _, seed := range [][]byte{
+		nil, []byte(pendingMagic), []byte(pendingMagic[:5]), one, two, one[:len(one)-1], two[:len(one)+2],
+		append(bytes.Clone(two), 0), append(bytes.Clone(two), 0xff, 0xff), append(bytes.Clone(one), "garbage"...),
+	} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		leaves, err := parsePending(data)
+		leaves, n, err := parsePending(data)
 		if err != nil {
-			if leaves != nil {
+			if leaves != nil || n != 0 {
 				t.Fatal("leaves returned with an error")
 			}
 			return
 		}
-		if len(leaves) == 0 {
-			t.Fatal("accepted a file without leaves")
+		if n < 0 || n > len(data) {
+			t.Fatalf("well-formed prefix %d of %d bytes", n, len(data))
+		}
+		if n == 0 {
+			if leaves != nil || !strings.HasPrefix(pendingMagic, string(data)) {
+				t.Fatal("accepted a file without a header that is not a torn header")
+			}
+			return
 		}
 		re := []byte(pendingMagic)
 		for _, leaf := range leaves {
 			re = appendPendingRecord(re, leaf)
 		}
-		if !bytes.Equal(re, data) {
+		if !bytes.Equal(re, data[:n]) {
 			t.Fatal("accepted bytes that do not re-encode to themselves")
 		}
+		if tail := data[n:]; len(tail) > 0 {
+			// Complete the torn record: its length (the bytes present,
+			// then the smallest in range), leaf (the bytes present, then
+			// zeros) and checksum.
+			var lb [4]byte
+			copy(lb[:], tail)
+			ln := binary.BigEndian.Uint32(lb[:])
+			if ln == 0 && len(tail) < 4 {
+				ln = 1
+			}
+			leaf := make([]byte, ln)
+			if len(tail) > 4 {
+				copy(leaf, tail[4:])
+			}
+			done := appendPendingRecord(bytes.Clone(data[:n]), leaf)
+			if len(done) <= len(data) {
+				t.Fatalf("a %d-byte tail taken for torn, but it holds the record it begins", len(tail))
+			}
+			got, m, err := parsePending(done)
+			if err != nil || m != len(done) || len(got) != len(leaves)+1 {
+				t.Fatalf("the %d-byte tail taken for torn begins no record (%v)", len(tail), err)
+			}
+		}
+		if n == len(data) && len(data) <= 4096 {
+			for k := range len(data) {
+				got, _, err := parsePending(data[:k])
+				if err != nil || !slices.EqualFunc(got, leaves[:len(got)], bytes.Equal) {
+					t.Fatalf("prefix of %d bytes of an accepted file: %d leaves, %v", k, len(got), err)
+				}
+			}
+		}
 	})
+}
+
+// pendingLog is a Log with only what the pending file needs.
+func pendingLog(t *testing.T, state string) *Log {
+	return &Log{cfg: Config{StateFile: state, Logger: slog.New(slog.NewTextHandler(t.Output(), nil))}}
+}
+
+// Every prefix of a pending file (a crash while it was written) opens: the
+// whole records are kept, the torn tail dropped and the file rewritten
+// without it (removed without a whole record); a later record follows the
+// kept ones.
+func TestPendingTornTail(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "trillian-checkpoint")
+	a, b := []byte("first leaf"), bytes.Repeat([]byte{'b'}, 70)
+	withA := appendPendingRecord([]byte(pendingMagic), a)
+	full := appendPendingRecord(bytes.Clone(withA), b)
+	for k := range len(full) + 1 {
+		if err := os.WriteFile(state+pendingSuffix, full[:k], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		l := pendingLog(t, state)
+		if k%16 != 0 && k < len(full)-2 {
+			l.cfg.Logger = slog.New(slog.DiscardHandler)
+		}
+		if err := l.loadPending(); err != nil {
+			t.Fatalf("%d of %d bytes: %v", k, len(full), err)
+		}
+		var want [][]byte
+		var file []byte
+		switch {
+		case k == len(full):
+			want, file = [][]byte{a, b}, full
+		case k >= len(withA):
+			want, file = [][]byte{a}, withA
+		}
+		if !slices.EqualFunc(l.pending, want, bytes.Equal) {
+			t.Fatalf("%d of %d bytes: %d leaves, want %d", k, len(full), len(l.pending), len(want))
+		}
+		got, err := os.ReadFile(state + pendingSuffix)
+		switch {
+		case file == nil && !errors.Is(err, fs.ErrNotExist):
+			t.Fatalf("%d of %d bytes, no whole record: the file stays (%v)", k, len(full), err)
+		case file != nil && !bytes.Equal(got, file):
+			t.Fatalf("%d of %d bytes: the file holds %d bytes after Open, want the %d of its whole records (%v)", k, len(full), len(got), len(file), err)
+		}
+		c := []byte("after reopening")
+		if err := l.recordPending(c); err != nil {
+			t.Fatal(err)
+		}
+		back := pendingLog(t, state)
+		if err := back.loadPending(); err != nil || !slices.EqualFunc(back.pending, append(want, c), bytes.Equal) {
+			t.Fatalf("%d of %d bytes, then a record: %d leaves, %v", k, len(full), len(back.pending), err)
+		}
+		os.Remove(state + pendingSuffix)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("files left behind: %v", ents)
+	}
+}
+
+// A pending file left empty or with part of its header (a crash after its
+// creation, a first write that failed) gets its header before the records
+// written next.
+func TestPendingWriteOverTornHeader(t *testing.T) {
+	for _, torn := range []string{"", pendingMagic[:7]} {
+		state := filepath.Join(t.TempDir(), "trillian-checkpoint")
+		l := pendingLog(t, state)
+		if err := l.loadPending(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(state+pendingSuffix, []byte(torn), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		leaf := []byte("recorded")
+		if err := l.recordPending(leaf); err != nil {
+			t.Fatal(err)
+		}
+		back := pendingLog(t, state)
+		if err := back.loadPending(); err != nil || len(back.pending) != 1 || !bytes.Equal(back.pending[0], leaf) {
+			t.Fatalf("over a %d-byte header: %q, %v", len(torn), back.pending, err)
+		}
+	}
+}
+
+// A write that fails part way (ENOSPC) leaves a torn tail; the next write
+// does not land behind it but where the last durable record ends, header
+// first if it had none, and the file parses whole again.
+func TestPendingWriteFailure(t *testing.T) {
+	for _, before := range []int{0, 2} {
+		state := filepath.Join(t.TempDir(), "trillian-checkpoint")
+		l := pendingLog(t, state)
+		var want [][]byte
+		for i := range before {
+			leaf := []byte{'a' + byte(i)}
+			want = append(want, leaf)
+			if err := l.recordPending(leaf); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, cut := range []int{5, 40, 43} {
+			l.pendWriteAt = func(f *os.File, b []byte, off int64) (int, error) {
+				n, _ := f.WriteAt(b[:min(cut, len(b))], off)
+				return n, syscall.ENOSPC
+			}
+			if err := l.recordPending(bytes.Repeat([]byte{'x'}, 60)); !errors.Is(err, syscall.ENOSPC) {
+				t.Fatalf("write failing = %v, want ENOSPC", err)
+			}
+		}
+		l.pendWriteAt = nil
+		for _, leaf := range [][]byte{[]byte("after the failure"), []byte("and another")} {
+			want = append(want, leaf)
+			if err := l.recordPending(leaf); err != nil {
+				t.Fatal(err)
+			}
+		}
+		raw, err := os.ReadFile(state + pendingSuffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, n, err := parsePending(raw)
+		if err != nil || n != len(raw) || !slices.EqualFunc(got, want, bytes.Equal) {
+			t.Fatalf("%d records, a failed write, then two: file parses to %q (%d of %d bytes), %v; want %q", before, got, n, len(raw), err, want)
+		}
+	}
 }

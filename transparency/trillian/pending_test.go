@@ -3,7 +3,10 @@ package trillian_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -361,7 +364,10 @@ func TestPendingOnClose(t *testing.T) {
 }
 
 // A pending file that does not parse is refused: Open fails, saying so,
-// rather than dropping leaves it may have listed.
+// rather than dropping leaves it may have listed. A torn tail (a crash while
+// a record was written, before its append returned) is not corruption: Open
+// drops it with a warning, keeps the whole records before it and waits for
+// them.
 func TestPendingCorrupt(t *testing.T) {
 	p := newPendingFixture(t, 2)
 	l := p.mustOpen(p.cfg)
@@ -373,12 +379,19 @@ func TestPendingCorrupt(t *testing.T) {
 	p.stall(false)
 	p.f.integrate(t)
 	good := p.pendingFile()
+	header := good[:strings.Index(string(good), "\n")+1]
+	record := good[len(header):]
+	twice := append(bytes.Clone(good), record...)
+	flip := func(b []byte, i int) []byte { b = bytes.Clone(b); b[i] ^= 1; return b }
 	for name, data := range map[string][]byte{
-		"empty":              {},
-		"not a pending file": []byte("hello\n"),
-		"truncated":          good[:len(good)-1],
-		"byte flipped":       func() []byte { b := bytes.Clone(good); b[len(b)-6] ^= 1; return b }(),
-		"trailing garbage":   append(bytes.Clone(good), 0, 0),
+		"not a pending file":             []byte("hello\n"),
+		"another header":                 append([]byte("tirage trillian pending leaves v9\n"), record...),
+		"byte flipped":                   flip(good, len(good)-6),
+		"byte flipped, a record after":   flip(twice, len(header)+6),
+		"length flipped, a record after": flip(twice, len(header)+1),
+		"length out of range":            append(bytes.Clone(good), 0xff, 0, 0, 0, 1),
+		"trailing garbage":               append(bytes.Clone(good), "garbage after the record"...),
+		"bytes that begin no record":     append(bytes.Clone(good), 0xff, 0xff),
 	} {
 		t.Run(name, func(t *testing.T) {
 			if err := os.WriteFile(p.state+".pending", data, 0o600); err != nil {
@@ -392,11 +405,70 @@ func TestPendingCorrupt(t *testing.T) {
 			if !strings.Contains(err.Error(), "corrupt") || !strings.Contains(err.Error(), p.state+".pending") {
 				t.Fatalf("Open with a corrupt pending file = %v, want an error naming the file as corrupt", err)
 			}
+			if got, _ := os.ReadFile(p.state + ".pending"); !bytes.Equal(got, data) {
+				t.Fatal("a corrupt pending file was changed")
+			}
 		})
 	}
-	// The intact file opens.
-	if err := os.WriteFile(p.state+".pending", good, 0o600); err != nil {
+	for name, data := range map[string][]byte{
+		"empty":                    {},
+		"header torn":              header[:9],
+		"header only":              header,
+		"record torn":              good[:len(good)-1],
+		"length torn":              good[:len(header)+2],
+		"torn after a record":      twice[:len(twice)-3],
+		"length torn after record": append(bytes.Clone(good), 0, 0),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(p.state+".pending", data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var logs strings.Builder
+			cfg := p.cfg
+			cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			l, err := p.open(cfg)
+			if err != nil {
+				t.Fatalf("Open with a torn pending file = %v", err)
+			}
+			l.Close()
+			if _, err := os.Stat(p.state + ".pending"); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("pending file after Open: %v", err)
+			}
+			if !strings.Contains(logs.String(), "dropped_bytes=") {
+				t.Fatalf("no warning naming the dropped bytes: %s", logs.String())
+			}
+		})
+	}
+	// A torn tail after a whole record whose leaf is not in the tree,
+	// with the signer stalled: Open waits for that leaf (and fails), the
+	// file rewritten without the tail.
+	leaf := []byte("queued, never integrated")
+	rec := binary.BigEndian.AppendUint32(nil, uint32(len(leaf)))
+	rec = append(rec, leaf...)
+	rec = binary.BigEndian.AppendUint32(rec, crc32.Checksum(rec, crc32.MakeTable(crc32.Castagnoli)))
+	kept := append(bytes.Clone(header), rec...)
+	if err := os.WriteFile(p.state+".pending", append(bytes.Clone(kept), record[:len(record)-3]...), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p.mustOpen(p.cfg)
+	p.stall(true)
+	if l, err := p.open(p.cfg); !errors.Is(err, transparency.ErrUnavailable) || !strings.Contains(err.Error(), "1 of the 1") {
+		if err == nil {
+			l.Close()
+		}
+		t.Fatalf("Open with a record and a torn tail, the signer stalled = %v, want ErrUnavailable naming its leaf", err)
+	}
+	if got := p.pendingFile(); !bytes.Equal(got, kept) {
+		t.Fatalf("pending file after dropping a torn tail = %q, want %q", got, kept)
+	}
+	p.stall(false)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		p.f.integrate(t)
+	}()
+	cfg := p.cfg
+	cfg.PendingTimeout = 10 * time.Second
+	p.mustOpen(cfg)
+	if c := p.count(leaf); c != 1 {
+		t.Fatalf("the kept record's leaf %d times in the tree, want once", c)
+	}
 }

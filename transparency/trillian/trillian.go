@@ -181,6 +181,11 @@ type Log struct {
 	pendMu      sync.Mutex
 	pendNext    *pendingBatch
 	pendWriting bool
+	// The pending file's writer (recordPending) alone uses these, and Open.
+	pendSize int64 // end of its last durable record; 0: no durable header
+	pendTorn bool  // a write failed: bytes past pendSize may be torn
+	// pendWriteAt replaces (*os.File).WriteAt in tests (nil: not).
+	pendWriteAt func(f *os.File, b []byte, off int64) (int, error)
 
 	// mu guards everything below.
 	mu      sync.Mutex
@@ -464,7 +469,21 @@ func (l *Log) saveState(cp *checkpoint.Checkpoint) error {
 	return nil
 }
 
-// Append implements transparency.Log: QueueLeaf, then wait for integration.
+// Append implements transparency.Log: QueueLeaf, then wait for integration
+// (within Config.AppendTimeout).
+//
+// Any failure after a QueueLeaf was sent and not refused outright — the
+// append timed out, its replies were lost, the log failed closed or was
+// closed while it waited, or the caller's ctx was cancelled or its deadline
+// passed — leaves a leaf Trillian may still integrate, unacknowledged.
+// Before the error is returned the leaf is recorded in the pending file, and
+// the log fails closed (ErrUnavailable for every later append and
+// checkpoint, until it is reopened and Open has waited for the leaf), except
+// on Close (ErrClosed). So a caller's cancellation fails this log closed
+// too, unlike tilelog's, which does not fail closed when its caller gives
+// up: nothing can withdraw a leaf from Trillian's queue. A caller that
+// cancels appends takes the log down with them; rngd appends with a
+// context that is never cancelled.
 func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 	if err := transparency.CheckLeaf(leaf); err != nil {
 		return 0, err
