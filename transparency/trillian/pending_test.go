@@ -294,7 +294,7 @@ func TestPendingNeverQueued(t *testing.T) {
 	if c := p.count(leaf); c != 0 {
 		t.Fatal("the fake queued the leaf")
 	}
-	l = p.mustOpen(p.cfg)
+	p.mustOpen(p.cfg)
 	if c := p.count(leaf); c != 1 {
 		t.Fatalf("pending leaf %d times in the tree after Open, want once", c)
 	}
