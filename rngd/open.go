@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -537,7 +538,7 @@ func (e *engine) announceKeys(ctx context.Context, c *components) error {
 	}
 	if announced {
 		e.keyID = id
-		return e.store.db.Update(func(tx *bolt.Tx) error { return putKeyInUse(tx, cur) })
+		return nil
 	}
 	idx, err := e.appendLeaf(ctx, leaf)
 	if err != nil {
@@ -546,10 +547,7 @@ func (e *engine) announceKeys(ctx context.Context, c *components) error {
 	e.keyID = id
 	e.log.Info("keys announced", "vrf_key", id, "vrf_fingerprint", fp, "log_index", idx)
 	return e.commit(nil, nil, nil, []sealed{{leaf: leaf, index: idx}}, func(tx *bolt.Tx) error {
-		if err := putAnnounced(tx, ann, idx); err != nil {
-			return err
-		}
-		return putKeyInUse(tx, cur)
+		return putAnnounced(tx, ann, idx)
 	})
 }
 
@@ -587,59 +585,49 @@ type keyInUse struct{ id, fp string }
 
 func (k keyInUse) String() string { return fmt.Sprintf("%q (fingerprint %s)", k.id, k.fp) }
 
-// bucketKeys keeps the VRF key in use (keyVRFInUse: fingerprint ‖ id), the
-// key the games in play and the frozen promotion draws are on. It is not
-// derived from the log, so rebuild (which clears bucketMeta and the game
-// buckets) leaves it alone.
-var (
-	bucketKeys  = []byte("keys")
-	keyVRFInUse = []byte("vrf-in-use")
-)
-
-func putKeyInUse(tx *bolt.Tx, k keyInUse) error {
-	b, err := tx.CreateBucketIfNotExists(bucketKeys)
-	if err != nil {
-		return err
-	}
-	return b.Put(keyVRFInUse, append([]byte(k.fp), k.id...))
-}
-
-// vrfKeyInUse is the VRF key rngd last started with, if the store says.
-func (e *engine) vrfKeyInUse() (keyInUse, bool) {
-	var k keyInUse
-	var ok bool
-	e.store.view(func(tx *bolt.Tx) error {
-		if b := tx.Bucket(bucketKeys); b != nil {
-			if v := b.Get(keyVRFInUse); len(v) > 64 {
-				k, ok = keyInUse{fp: string(v[:64]), id: string(v[64:])}, true
-			}
-		}
-		return nil
-	})
-	return k, ok
-}
+// The key a game or a frozen draw is on is not stored: it is read from the
+// game's records (gameKey) and, for a frozen draw, from where the log
+// announced the key (rpromo.KeyBeforeFreeze), so it holds after any
+// rebuild, restore or loss of the state store. (rngd of f709581 kept a
+// "key in use" in a "keys" bucket of state.db; nothing reads it now, and
+// a store that has it keeps it, harmlessly.)
 
 // keyUse is what records name a key by: its use and its id.
 type keyUse struct{ use, id string }
 
-// firstAnnounced is the public key an id was first announced with, and where.
+// firstAnnounced is the public key an id was first announced with, its
+// suite, and where.
 type firstAnnounced struct {
 	pub   []byte
+	suite string
 	index uint64
 }
 
 // loggedKeys is what the log's key announcements say: for each (use, id),
 // its first announcement — the one auditors know the id by (a second one
-// they ignore: "announced again") — and the VRF key announced last.
+// they ignore: "announced again").
 type loggedKeys struct {
-	first   map[keyUse]firstAnnounced
-	lastVRF *keyInUse
+	first map[keyUse]firstAnnounced
+	// pending: announcements beyond the checkpoint were left out
+	// (loggedKeysUpTo with skipBeyond).
+	pending bool
 }
 
-// loggedKeys reads the log's key announcements. The store knows where they
-// are (putAnnounced: the index of the last announcement of each public
-// key), so only those records are read.
+// loggedKeys reads the log's key announcements, up to its checkpoint.
 func (e *engine) loggedKeys(ctx context.Context) (*loggedKeys, error) {
+	cp, err := e.tlog.Checkpoint(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read the log's checkpoint: %w", err)
+	}
+	return e.loggedKeysUpTo(ctx, cp.Size, false)
+}
+
+// loggedKeysUpTo reads the log's key announcements in its first size
+// records. The store knows where they are (putAnnounced: the index of the
+// last announcement of each public key), so only those records are read.
+// An announcement at or beyond size is an error, or with skipBeyond left
+// out (lk.pending): one appended since the checkpoint.
+func (e *engine) loggedKeysUpTo(ctx context.Context, size uint64, skipBeyond bool) (*loggedKeys, error) {
 	lk := &loggedKeys{first: map[keyUse]firstAnnounced{}}
 	var at []uint64
 	e.store.view(func(tx *bolt.Tx) error {
@@ -652,39 +640,69 @@ func (e *engine) loggedKeys(ctx context.Context) (*loggedKeys, error) {
 		}
 		return nil
 	})
-	if len(at) == 0 {
-		return lk, nil
-	}
 	slices.Sort(at)
 	at = slices.Compact(at)
-	cp, err := e.tlog.Checkpoint(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("couldn't read the log's checkpoint: %w", err)
-	}
 	for _, i := range at {
-		var es [][]byte
-		if i < cp.Size {
-			es, err = e.tlog.Entries(ctx, i, i+1, cp.Size)
+		if i >= size {
+			if skipBeyond {
+				lk.pending = true
+				continue
+			}
+			return nil, fmt.Errorf("the state store names a key announcement at log index %d, beyond the log's checkpoint (%d records): wrong data directory?", i, size)
 		}
-		if err != nil || len(es) != 1 {
-			return nil, fmt.Errorf("couldn't read the key announcement at log index %d (log size %d): %v", i, cp.Size, err)
+		es, err := e.tlog.Entries(ctx, i, i+1, size)
+		if err == nil && len(es) != 1 {
+			err = fmt.Errorf("%d entries returned", len(es))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("couldn't read the key announcement at log index %d (log size %d): %w", i, size, err)
 		}
 		r, err := record.Parse(es[0])
 		ann, ok := r.(*record.KeyAnnouncement)
-		if err != nil || !ok {
-			return nil, fmt.Errorf("the log's record %d is not the key announcement the state store says it is (%v): wrong data directory?", i, err)
+		if err == nil && !ok {
+			err = fmt.Errorf("a %s record", r.Kind())
+		}
+		if err != nil {
+			return nil, fmt.Errorf("the log's record %d is not the key announcement the state store says it is (%w): wrong data directory?", i, err)
 		}
 		for _, k := range ann.Keys {
 			ku := keyUse{k.Use, k.ID}
 			if _, dup := lk.first[ku]; !dup {
-				lk.first[ku] = firstAnnounced{pub: k.PublicKey, index: i}
-			}
-			if k.Use == hsm.UseVRF {
-				lk.lastVRF = &keyInUse{id: k.ID, fp: hsm.Fingerprint(k.PublicKey)}
+				lk.first[ku] = firstAnnounced{pub: k.PublicKey, suite: k.Suite, index: i}
 			}
 		}
 	}
 	return lk, nil
+}
+
+// vrfIndex is the log index of the first announcement of VRF key id, -1 if
+// none.
+func (lk *loggedKeys) vrfIndex(id string) int64 {
+	if f, ok := lk.first[keyUse{hsm.UseVRF, id}]; ok {
+		return int64(f.index)
+	}
+	return -1
+}
+
+// gameKey reads a game's records (leaves, in order) for the VRF key they
+// name: the start's, else the first pick's; "" before any draw (a start
+// at the maximum stake draws nothing).
+func gameKey(leaves [][]byte) (string, error) {
+	for i, leaf := range leaves {
+		r, err := record.Parse(leaf)
+		if err != nil {
+			return "", fmt.Errorf("its record %d: %w", i, err)
+		}
+		switch r := r.(type) {
+		case *record.GameStart:
+			if r.Key != "" {
+				return r.Key, nil
+			}
+		case *record.Pick:
+			return r.Key, nil
+		}
+	}
+	return "", nil
 }
 
 // vrfID returns the id auditors know the VRF key pub by: label if the log
@@ -740,9 +758,12 @@ func (lk *loggedKeys) checkNewKeys(ann *record.KeyAnnouncement, fromFile bool) e
 	return nil
 }
 
-// checkRotation refuses to start on a VRF key other than the one in use
-// while games are unfinished or frozen promotion draws await their
-// ceremony. Auditors count a game's draws only under keys announced before
+// checkRotation refuses to start on a VRF key that cannot take over what is
+// in play: an unfinished game whose records name another key (or, before
+// its first draw, one started before this key was announced), or a frozen
+// promotion draw whose ceremony is still possible and whose freeze this
+// key was not announced before (rpromo.KeyBeforeFreeze, as the ceremony
+// decides). Auditors count a game's draws only under keys announced before
 // it started (a promotion draw's: before its freeze), and a transcript
 // carries one key: a game must end on the key it started with.
 //
@@ -753,56 +774,159 @@ func (lk *loggedKeys) checkNewKeys(ann *record.KeyAnnouncement, fromFile bool) e
 // The refusal needs nothing: the operator ends or refunds the games (or
 // lets them finish on the old key) and holds the ceremonies, then rotates.
 //
-// The key in use is the one rngd last started with (bucketKeys); a store
-// without that record (written by an older rngd, or rebuilt from nothing)
-// takes the VRF key the log announced last.
+// What each game is on is read from its records, not from a stored "key in
+// use": the check holds after a rebuild, a restore or a lost state store.
 func (e *engine) checkRotation(lk *loggedKeys, cur keyInUse) error {
-	prev, ok := e.vrfKeyInUse()
-	if !ok {
-		if lk.lastVRF == nil {
-			return nil // a new log: no draw yet
-		}
-		prev = *lk.lastVRF
+	curAt := lk.vrfIndex(cur.id)
+	type blocked struct {
+		id, key    string
+		over, lost bool
 	}
-	if prev == cur {
-		return nil
-	}
-	var games []string
-	var n int
-	e.store.view(func(tx *bolt.Tx) error {
+	var games []blocked
+	err := e.store.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketUnfinished).ForEach(func(k, _ []byte) error {
-			if n++; len(games) < 3 {
-				if _, id, ok := bytes.Cut(k, []byte{0}); ok {
-					games = append(games, string(id))
-				}
+			_, id, _ := bytes.Cut(k, []byte{0})
+			var sg storedGame
+			if ok, err := getJSON(tx, bucketGames, id, &sg); err != nil || !ok {
+				return fmt.Errorf("game %s: unfinished but not in the state store (%v): rebuild it (rngctl state rebuild)", id, err)
 			}
+			leaves, indices, err := gameRecords(tx, sg.Game.ID, sg.Records)
+			if err == nil && len(leaves) == 0 {
+				err = errors.New("no record")
+			}
+			if err != nil {
+				return fmt.Errorf("game %s: %w: rebuild the state store (rngctl state rebuild)", id, err)
+			}
+			key, err := gameKey(leaves)
+			if err != nil {
+				return fmt.Errorf("game %s: %w", id, err)
+			}
+			if key == cur.id || (key == "" && curAt >= 0 && uint64(curAt) < indices[0]) {
+				return nil
+			}
+			if err := e.fillSecret(tx, &sg); err != nil {
+				return fmt.Errorf("game %s: %w", id, err)
+			}
+			games = append(games, blocked{id: sg.Game.ID, key: key, over: sg.Game.Phase.Over(), lost: !sg.HasSecret})
 			return nil
 		})
 	})
-	draws, err := rpromo.Undrawn(filepath.Join(e.cfg.DataDir, "promo"))
+	if err != nil {
+		return fmt.Errorf("couldn't check the unfinished games' VRF keys: %w", err)
+	}
+	undrawn, err := rpromo.Undrawn(filepath.Join(e.cfg.DataDir, "promo"), e.now())
 	if err != nil {
 		return fmt.Errorf("couldn't list the frozen promotion draws: %w", err)
 	}
-	if n == 0 && len(draws) == 0 {
-		e.log.Warn("VRF key rotated: no game in play, no frozen draw", "from", prev.id, "from_fingerprint", prev.fp, "to", cur.id, "to_fingerprint", cur.fp)
+	var draws []string
+	var unpublished bool
+	// back: the keys that can take over, in the order found.
+	var back []string
+	addBack := func(id string) {
+		if id != "" && !slices.Contains(back, id) {
+			back = append(back, id)
+		}
+	}
+	for _, g := range games {
+		addBack(g.key)
+	}
+	for _, d := range undrawn {
+		if rpromo.KeyBeforeFreeze(curAt, d.FreezeIndex) {
+			continue
+		}
+		draws = append(draws, d.Draw)
+		if d.FreezeIndex < 0 {
+			unpublished = true
+			continue
+		}
+		// The key announced last before the freeze can draw it.
+		var best string
+		var at uint64
+		for ku, f := range lk.first {
+			if ku.use == hsm.UseVRF && f.index <= uint64(d.FreezeIndex) && (best == "" || f.index > at) {
+				best, at = ku.id, f.index
+			}
+		}
+		addBack(best)
+	}
+	if len(games) == 0 && len(draws) == 0 {
+		if len(lk.first) > 0 && curAt < 0 {
+			e.log.Warn("VRF key rotated: no game in play on another key, no frozen draw it cannot draw", "to", cur.id, "to_fingerprint", cur.fp)
+		}
 		return nil
 	}
-	var what []string
-	if n > 0 {
-		s := fmt.Sprintf("%d unfinished games (%s", n, strings.Join(games, ", "))
-		if n > len(games) {
-			s += ", …"
+	list := func(ids []string) string {
+		if len(ids) > 3 {
+			return strings.Join(ids[:3], ", ") + ", …"
 		}
-		what = append(what, s+")")
+		return strings.Join(ids, ", ")
+	}
+	var what []string
+	var inPlay, overKept, overLost []string
+	for _, g := range games {
+		switch {
+		case !g.over:
+			inPlay = append(inPlay, g.id)
+		case g.lost:
+			overLost = append(overLost, g.id)
+		default:
+			overKept = append(overKept, g.id)
+		}
+	}
+	if len(games) > 0 {
+		ids := make([]string, len(games))
+		var keys []string
+		for i, g := range games {
+			ids[i] = g.id
+			if g.key != "" && !slices.Contains(keys, g.key) {
+				keys = append(keys, g.key)
+			}
+		}
+		on := "started before it was announced"
+		if len(keys) > 0 {
+			on = fmt.Sprintf("on VRF key %s", quoteAll(keys))
+		}
+		what = append(what, fmt.Sprintf("%d unfinished games (%s) are %s", len(games), list(ids), on))
 	}
 	if len(draws) > 0 {
-		what = append(what, fmt.Sprintf("%d frozen promotion draws not yet drawn (%s)", len(draws), strings.Join(draws, ", ")))
+		s := fmt.Sprintf("%d frozen promotion draws not yet drawn (%s) were frozen before it was announced", len(draws), list(draws))
+		if unpublished {
+			s += " (or are not yet published: rngctl promo freeze publishes them)"
+		}
+		what = append(what, s)
 	}
-	return fmt.Errorf("keys.vrf_label = %q: VRF key %s is not the key in use, %s, and %s are on that key. "+
-		"Auditors count a game's draws only under keys announced before it started (a promotion draw's: before its freeze), so they cannot move to another key. "+
-		"Set keys.vrf_label back to %q until they are over, or first end them (rngctl qod refund --game ID --reason TEXT; rngctl qod sweep ends those past their 30 days) "+
-		"and hold the ceremonies (rngctl promo draw), then rotate: docs/keys.md, \"Rotating the VRF key\"",
-		e.cfg.Keys.VRFLabel, cur, prev, strings.Join(what, " and "), prev.id)
+	how := "until they are over"
+	if len(back) > 0 {
+		how = fmt.Sprintf("Set keys.vrf_label back to %s %s", quoteAll(back), how)
+	} else {
+		how = "Keep the VRF key they are on " + how
+	}
+	var ends []string
+	if len(inPlay) > 0 {
+		ends = append(ends, "let the games in play finish or refund them (rngctl qod refund --game ID --reason TEXT; rngctl qod sweep ends those past their 30 days)")
+	}
+	if len(overKept) > 0 {
+		ends = append(ends, fmt.Sprintf("seal the end of the games over whose end could not be sealed (%s) with rngctl qod sweep", list(overKept)))
+	}
+	if len(overLost) > 0 {
+		ends = append(ends, fmt.Sprintf("have an operator investigate the games over whose secret r was lost (%s): their end cannot be sealed and they cannot be refunded (docs/rngd.md, SECRET_LOST)", list(overLost)))
+	}
+	if len(draws) > 0 {
+		ends = append(ends, "hold the ceremonies with a key announced before the freeze (rngctl promo draw --vrf-label LABEL)")
+	}
+	return fmt.Errorf("keys.vrf_label = %q: VRF key %s cannot take over what is in play: %s. "+
+		"Auditors count a game's draws only under keys announced before it started (a promotion draw's: before its freeze), and a game's records name one key, so they cannot move to this key. "+
+		"%s, or first %s, then rotate: docs/keys.md, \"Rotating the VRF key\"",
+		e.cfg.Keys.VRFLabel, cur, strings.Join(what, " and "), how, strings.Join(ends, "; "))
+}
+
+// quoteAll quotes ids, joined with " or ".
+func quoteAll(ids []string) string {
+	q := make([]string, len(ids))
+	for i, id := range ids {
+		q[i] = strconv.Quote(id)
+	}
+	return strings.Join(q, " or ")
 }
 
 // Start opens everything the config names and starts listening; Serve then

@@ -2,6 +2,7 @@ package rngd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"tirage.fr/tirage/hsm"
 	"tirage.fr/tirage/hsm/keystore"
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
@@ -18,9 +21,11 @@ import (
 	"tirage.fr/tirage/rngd/entropy"
 	rpromo "tirage.fr/tirage/rngd/promo"
 	"tirage.fr/tirage/transparency"
+	tcheckpoint "tirage.fr/tirage/transparency/checkpoint"
 	"tirage.fr/tirage/verifier/audit"
 	vcheckpoint "tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/verdict"
 	"tirage.fr/tirage/verifier/vrf"
 )
@@ -180,6 +185,11 @@ func TestVRFRotationWithGamesInPlay(t *testing.T) {
 		t.Fatalf("key id %q after the rotation", td.d.engine.keyID)
 	}
 	a = td.client("server-a")
+	// The games played on the old key keep their transcripts: the key
+	// their records name, announced before they started — asked at once
+	// (before a checkpoint covers the new announcement) as later.
+	verifyTranscript(t, td, a, g1.GameId)
+	verifyTranscript(t, td, a, g2.GameId)
 	if g := playUntil(t, a, start(t, a, codes[next]).Game, never); !over(g) {
 		t.Fatalf("game 3: %v", g)
 	}
@@ -191,9 +201,142 @@ func TestVRFRotationWithGamesInPlay(t *testing.T) {
 	if g := playUntil(t, a, g4, never); !over(g) {
 		t.Fatalf("game 4: %v", g)
 	}
+	verifyTranscript(t, td, a, g4.GameId)
+	verifyTranscript(t, td, a, g1.GameId)
 	res := auditDaemon(t, td)
 	if res.Games != next || res.Proofs < 6 {
 		t.Fatalf("audited %d games, %d proofs", res.Games, res.Proofs)
+	}
+}
+
+// verifyTranscript gets a game's transcript (waiting out CHECKPOINT_PENDING
+// only) and requires it to pass the standalone verifier with the log key
+// alone: the VRF key must be the one the game's records name, announced in
+// the log before the game started.
+func verifyTranscript(t *testing.T, td *testDaemon, c qodv1.QuitteOuDoubleClient, id string) {
+	t.Helper()
+	var doc []byte
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		tr, err := c.GetTranscript(context.Background(), &qodv1.GetTranscriptRequest{GameId: id})
+		if err == nil {
+			doc = tr.Document
+			break
+		}
+		if reasonOf(err) != reasonCheckpointPending || time.Now().After(deadline) {
+			t.Fatalf("transcript of %s: %v", id, err)
+		}
+	}
+	keys, err := vcheckpoint.ParseKeys(td.d.engine.tlog.VerifierKeys()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := receipt.VerifyTranscript(doc, receipt.Anchors{LogKeys: keys, Location: td.d.engine.loc})
+	if err := v.Err(); err != nil {
+		t.Fatalf("transcript of %s: %v\n%s\n%s", id, err, v.Text("en"), doc)
+	}
+}
+
+// The key a game is on is read from its records, so the check holds
+// without the state store: after vrf → vrf2 → vrf (going back appends
+// nothing: the last announcement is vrf2's) and state.db lost, a game in
+// play on vrf refuses a start on vrf2 and goes on on vrf.
+func TestVRFRotationBackWithoutStateStore(t *testing.T) {
+	td := newTestDaemon(t)
+	codes := td.emission("RB", "2026-12-31", 20)
+	td.stop()
+	generateKeys(t, td.keysDir(), []string{"vrf2"}, nil)
+	td.cfg.Keys.VRFLabel = "vrf2"
+	td.start()
+	td.stop()
+	td.cfg.Keys.VRFLabel = "vrf"
+	td.start()
+	a := td.client("server-a")
+	var g *qodv1.Game
+	for _, code := range codes {
+		g = playUntil(t, a, start(t, a, code).Game, func(g *qodv1.Game) bool { return len(g.Picks) >= 1 })
+		if g.Status != qodv1.Status_STATUS_LOST {
+			break
+		}
+	}
+	if g.Status == qodv1.Status_STATUS_LOST {
+		t.Fatal("every game lost its first pick")
+	}
+	td.stop()
+	if err := os.Remove(filepath.Join(td.cfg.DataDir, "state.db")); err != nil {
+		t.Fatal(err)
+	}
+	td.cfg.Keys.VRFLabel = "vrf2"
+	err := td.tryStart()
+	if err == nil {
+		t.Fatal("rngd started on vrf2 with a game in play on vrf")
+	}
+	for _, want := range []string{"1 unfinished games", g.GameId, `on VRF key "vrf"`, `keys.vrf_label back to "vrf"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not say %q", err, want)
+		}
+	}
+	td.cfg.Keys.VRFLabel = "vrf"
+	if err := td.tryStart(); err != nil {
+		t.Fatalf("start on the key of the game in play: %v", err)
+	}
+	a = td.client("server-a")
+	if g = playUntil(t, a, g, func(*qodv1.Game) bool { return false }); g.Status != qodv1.Status_STATUS_WON && g.Status != qodv1.Status_STATUS_LOST {
+		t.Fatalf("game: %v", g)
+	}
+	verifyTranscript(t, td, a, g.GameId)
+	auditDaemon(t, td)
+}
+
+// A game over whose end could not be sealed and whose secret r was lost
+// can be neither ended nor refunded: the rotation refusal sends it to an
+// operator, not to a refund.
+func TestVRFRotationRefusalOverGameSecretLost(t *testing.T) {
+	td := newTestDaemon(t)
+	codes := td.emission("RL", "2026-12-31", 20)
+	a := td.client("server-a")
+	var g *qodv1.Game
+	for _, code := range codes {
+		if g = playUntil(t, a, start(t, a, code).Game, func(*qodv1.Game) bool { return false }); g.Status == qodv1.Status_STATUS_LOST {
+			break
+		}
+	}
+	if g.Status != qodv1.Status_STATUS_LOST {
+		t.Fatal("no game lost")
+	}
+	td.restart() // every commit made
+	e := td.d.engine
+	// As if its end had not been sealed and secrets.db were lost.
+	if err := e.store.db.Update(func(tx *bolt.Tx) error {
+		var sg storedGame
+		if _, err := getJSON(tx, bucketGames, []byte(g.GameId), &sg); err != nil {
+			return err
+		}
+		sg.Ended, sg.HasSecret, sg.Secret = false, false, [32]byte{}
+		if err := putJSON(tx, bucketGames, []byte(g.GameId), &sg); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketUnfinished).Put(joinKey(sg.Server, []byte(g.GameId)), u64(uint64(sg.Game.Expires.Unix())))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.tlog.AwaitCheckpoint(context.Background(), e.tlog.(transparency.Sequencer).Sequenced()); err != nil {
+		t.Fatal(err)
+	}
+	lk, err := e.loggedKeys(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = e.checkRotation(lk, keyInUse{id: "vrf2", fp: "00"})
+	if err == nil {
+		t.Fatal("rotation allowed with a game over, not ended")
+	}
+	for _, want := range []string{g.GameId, "secret r was lost", "docs/rngd.md"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not say %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "refund") && !strings.Contains(err.Error(), "cannot be refunded") {
+		t.Errorf("refusal %q suggests a refund", err)
 	}
 }
 
@@ -285,10 +428,14 @@ func TestVRFRotationWithFrozenDraw(t *testing.T) {
 
 	generateKeysIn(t, ks, []string{"vrf2"})
 	td.cfg.Keys.VRFLabel = "vrf2"
+	// On the draw's date, its ceremony still to hold: refused.
+	was := td.clock.Now()
+	td.setClock(time.Date(2016, 6, 21, 8, 0, 0, 0, time.UTC))
 	err = td.tryStart()
-	if err == nil || !strings.Contains(err.Error(), "1 frozen promotion draws not yet drawn (bonus-crescendo/1)") || !strings.Contains(err.Error(), "keys.vrf_label") {
+	if err == nil || !strings.Contains(err.Error(), "1 frozen promotion draws not yet drawn (bonus-crescendo/1)") || !strings.Contains(err.Error(), `keys.vrf_label back to "vrf"`) {
 		t.Fatalf("rotation with a frozen draw: %v", err)
 	}
+	td.setClock(was)
 
 	// The ceremony on the freeze's key, then the rotation.
 	now = time.Date(2016, 6, 21, 8, 30, 0, 0, time.UTC)
@@ -304,6 +451,94 @@ func TestVRFRotationWithFrozenDraw(t *testing.T) {
 	if c := res.Verdict.Find(verdict.CheckPromotions); c == nil || c.Status != verdict.StatusPass {
 		t.Fatalf("promotions:\n%s", res.Verdict.Text("en"))
 	}
+}
+
+// A frozen draw whose ceremony window has closed can never be drawn (the
+// ceremony refuses it under any key): it does not hold the rotation back.
+func TestVRFRotationFrozenDrawWindowPassed(t *testing.T) {
+	ctx := context.Background()
+	td := newTestDaemon(t)
+	td.stop()
+	rulesFile, err := readBounded("../examples/bonus-crescendo.yaml", 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := promo.ParseRules(rulesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := keystore.Open(keystore.Config{Dir: td.keysDir(), Passphrase: []byte(testPassphrase), KDF: testKDF})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ks.Close()
+	ent, err := entropy.New(entropy.Config{Sources: []entropy.SourceConfig{{Kind: "hwrng", MinEntropy: 4}, {Kind: "getrandom"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ent.Close()
+	a, lg, err := rpromo.OpenOffline(ctx, rpromo.OfflineConfig{DataDir: td.cfg.DataDir, Origin: td.cfg.Log.Origin, Keys: ks,
+		VRFLabel: "vrf", LogLabel: "log", Entropy: ent, Clock: func() time.Time { return time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Freeze(ctx, rpromo.FreezeRequest{Rules: rules, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"A1", "A2", "A3", "A4", "A5", "A6"}}); err != nil {
+		t.Fatal(err)
+	}
+	lg.Close()
+	generateKeysIn(t, ks, []string{"vrf2"})
+	td.cfg.Keys.VRFLabel = "vrf2"
+	// The test clock (2026) is years past the draw's latest date (2016-07-21).
+	if err := td.tryStart(); err != nil {
+		t.Fatalf("rotation with a draw past its ceremony window: %v", err)
+	}
+	if td.d.engine.keyID != "vrf2" {
+		t.Fatalf("key id %q", td.d.engine.keyID)
+	}
+}
+
+// shortLog is a log whose checkpoint says it holds no record.
+type shortLog struct{ transparency.Log }
+
+func (l shortLog) Checkpoint(ctx context.Context) (*tcheckpoint.Checkpoint, error) {
+	cp, err := l.Log.Checkpoint(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := *cp
+	c.Size = 0
+	return &c, nil
+}
+
+// A key announcement the log cannot give is reported clearly: beyond the
+// checkpoint, with no ": <nil>"; a log failure, wrapped (a security error
+// stays one).
+func TestLoggedKeysReadErrors(t *testing.T) {
+	td := newTestDaemon(t)
+	e := td.d.engine
+	ctx := context.Background()
+	if _, err := e.tlog.AwaitCheckpoint(ctx, e.tlog.(transparency.Sequencer).Sequenced()); err != nil {
+		t.Fatal(err)
+	}
+	tl := e.tlog
+	defer func() { e.tlog = tl }()
+	e.tlog = shortLog{tl}
+	_, err := e.loggedKeys(ctx)
+	if err == nil || strings.Contains(err.Error(), "<nil>") || !strings.Contains(err.Error(), "beyond the log's checkpoint") {
+		t.Errorf("announcement beyond the checkpoint: %v", err)
+	}
+	forked := fmt.Errorf("tilelog: %w: checkpoint went back", transparency.ErrSecurity)
+	e.tlog = readFailingLog{Log: tl, entriesErr: forked}
+	if _, err := e.loggedKeys(ctx); !errors.Is(err, transparency.ErrSecurity) {
+		t.Errorf("log failure: %v is not ErrSecurity", err)
+	}
+}
+
+// setClock sets the daemon's clock.
+func (td *testDaemon) setClock(t time.Time) {
+	td.clock.mu.Lock()
+	td.clock.t = t
+	td.clock.mu.Unlock()
 }
 
 // The Trillian plaintext note names what allowed plaintext: the opt-in

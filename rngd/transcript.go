@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
 	"golang.org/x/mod/sumdb/tlog"
 
 	"tirage.fr/tirage/hsm"
@@ -14,8 +13,9 @@ import (
 )
 
 // transcript builds a game's transcript document (verifier/receipt): its
-// records, its emission's record and the key announcement, each with an
-// inclusion proof in one checkpoint that covers them all.
+// records, its emission's record and the VRF key its records name with
+// that key's first announcement, each with an inclusion proof in one
+// checkpoint that covers them all.
 func (e *engine) transcript(ctx context.Context, server, id string) ([]byte, error) {
 	rs, err := e.receipts(ctx, server, id)
 	if err != nil {
@@ -29,20 +29,52 @@ func (e *engine) transcript(ctx context.Context, server, id string) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	var keysIndex uint64
-	var announced bool
-	e.store.view(func(tx *bolt.Tx) error {
-		if v := tx.Bucket(bucketMeta).Get([]byte("announced/" + hsm.Fingerprint(e.pub))); len(v) >= 8 {
-			keysIndex, announced = beUint64(v), true
-		}
-		return nil
-	})
+	// The VRF key is the one the game's records name, not the one rngd
+	// runs on now (a rotation since the game ended changes that), with
+	// its first announcement: auditors know an id by it.
+	leaves := make([][]byte, len(rs))
+	for i, r := range rs {
+		leaves[i] = r.Record
+	}
+	keyID, err := gameKey(leaves)
+	if err != nil {
+		return nil, fmt.Errorf("game %s: %w", id, err)
+	}
 	cp, err := e.tlog.Checkpoint(ctx)
 	if err != nil {
 		return nil, logRefusal(err, e.logFailedClosed(), "couldn't read the log's checkpoint", "")
 	}
 	if cp.Size <= sg.LastIndex {
 		return nil, refuse(reasonCheckpointPending, "no checkpoint covers the game's records yet: retry in a moment")
+	}
+	lk, err := e.loggedKeysUpTo(ctx, cp.Size, true)
+	if err != nil {
+		return nil, logRefusal(err, e.logFailedClosed(), "couldn't read log entry (a key announcement)", "")
+	}
+	if keyID == "" && len(rs) > 0 {
+		// No draw yet (a start at the maximum stake): the key the next
+		// draw will use, if announced before the game started.
+		if at := lk.vrfIndex(e.keyID); at >= 0 && uint64(at) < rs[0].LogIndex {
+			keyID = e.keyID
+		}
+	}
+	var vrfKeys []receipt.VRFKey
+	keysIndex, announced := uint64(0), false
+	if f, ok := lk.first[keyUse{hsm.UseVRF, keyID}]; keyID != "" && ok {
+		vrfKeys = []receipt.VRFKey{{ID: keyID, Suite: f.suite, PublicKey: hex.EncodeToString(f.pub)}}
+		keysIndex, announced = f.index, true
+	} else if keyID != "" && lk.pending {
+		// Its announcement is beyond the checkpoint (as its records are).
+		return nil, refuse(reasonCheckpointPending, "no checkpoint covers the game's key announcement yet: retry in a moment")
+	} else if keyID != "" && keyID == e.keyID {
+		// Not announced in the log the store knows of: the key alone
+		// (the verifier then needs it given or pinned).
+		vrfKeys = []receipt.VRFKey{{ID: e.keyID, Suite: string(e.suite), PublicKey: hex.EncodeToString(e.pub)}}
+	} else if keyID != "" {
+		e.log.Error("transcript: the VRF key the game's records name is not announced in the log", "game", id, "vrf_key", keyID)
+	}
+	if announced && cp.Size <= keysIndex {
+		return nil, refuse(reasonCheckpointPending, "no checkpoint covers the game's key announcement yet: retry in a moment")
 	}
 	logged := func(idx uint64, leaf []byte) (*receipt.Logged, error) {
 		if leaf == nil {
@@ -62,7 +94,7 @@ func (e *engine) transcript(ctx context.Context, server, id string) ([]byte, err
 		return &receipt.Logged{Index: idx, Record: string(leaf), Proof: receipt.ProofHex(tlog.RecordProof(p))}, nil
 	}
 	t := receipt.Transcript{V: 1, Type: receipt.TypeTranscript, Game: id, Checkpoint: string(cp.Note), LogKeys: e.tlog.VerifierKeys(),
-		VRFKeys: []receipt.VRFKey{{ID: e.keyID, Suite: string(e.suite), PublicKey: hex.EncodeToString(e.pub)}}}
+		VRFKeys: vrfKeys}
 	for _, r := range rs {
 		l, err := logged(r.LogIndex, r.Record)
 		if err != nil {

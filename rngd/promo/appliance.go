@@ -489,7 +489,7 @@ func (a *Appliance) Draw(ctx context.Context, req DrawRequest) (*Drawn, error) {
 	// announced before its freeze, so that no key can be made for one
 	// draw. After a rotation the ceremony is held with the key of the
 	// freeze (rngd refuses to rotate while a freeze awaits its ceremony).
-	if a.cfg.KeysIndex < 0 || uint64(a.cfg.KeysIndex) > st.freezeIdx {
+	if !KeyBeforeFreeze(a.cfg.KeysIndex, int64(st.freezeIdx)) {
 		at := "is not announced in the log"
 		if a.cfg.KeysIndex >= 0 {
 			at = fmt.Sprintf("was announced at record %d, after the freeze", a.cfg.KeysIndex)
@@ -758,26 +758,86 @@ func (a *Appliance) Receipt(ctx context.Context, draw string) (*FreezeReceipt, e
 	}, nil
 }
 
+// UndrawnDraw is a frozen draw whose ceremony has not drawn yet.
+type UndrawnDraw struct {
+	// Draw is "<operation>/<id>".
+	Draw string
+	// FreezeIndex is the freeze record's log index, -1 while the freeze is
+	// not published (no freeze.idx: a crash after its append, or a failed
+	// append; the next freeze of the draw publishes it).
+	FreezeIndex int64
+}
+
 // Undrawn lists the draws of the state directory dir (Config.Dir) whose
 // freeze was made, published or not, and whose ceremony has not drawn yet
-// (no draw.leaf), as "<operation>/<id>": their draw must be proven with a
-// VRF key announced before the freeze. A missing dir has none.
-func Undrawn(dir string) ([]string, error) {
+// (no draw.leaf), in the order of their directories: their draw must be
+// proven with a VRF key announced before the freeze (KeyBeforeFreeze).
+// A draw whose ceremony window (the rules the freeze binds, DrawWindow)
+// has closed by now is left out: Draw refuses it under any key, for ever.
+// A draw whose rules cannot be read is listed. A missing dir has none.
+func Undrawn(dir string, now time.Time) ([]UndrawnDraw, error) {
 	leaves, err := filepath.Glob(filepath.Join(dir, "*", "*", "freeze.leaf"))
 	if err != nil {
 		return nil, err
 	}
-	var draws []string
+	var draws []UndrawnDraw
 	for _, l := range leaves {
 		d := filepath.Dir(l)
 		switch _, err := os.Stat(filepath.Join(d, "draw.leaf")); {
 		case errors.Is(err, fs.ErrNotExist):
-			draws = append(draws, filepath.Base(filepath.Dir(d))+"/"+filepath.Base(d))
 		case err != nil:
 			return nil, err
+		default:
+			continue // drawn (published or being re-sent)
 		}
+		if windowClosed(d, now) {
+			continue
+		}
+		idx, err := readIndex(filepath.Join(d, "freeze.idx"))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		draws = append(draws, UndrawnDraw{Draw: filepath.Base(filepath.Dir(d)) + "/" + filepath.Base(d), FreezeIndex: idx})
 	}
 	return draws, nil
+}
+
+// windowClosed reports whether the ceremony window of the draw in dir has
+// closed at now, by the rules file its freeze binds (as Draw decides).
+func windowClosed(dir string, now time.Time) bool {
+	leaf, err := os.ReadFile(filepath.Join(dir, "freeze.leaf"))
+	if err != nil {
+		return false
+	}
+	rulesFile, err := os.ReadFile(filepath.Join(dir, "rules.yaml"))
+	if err != nil {
+		return false
+	}
+	rec, err := record.Parse(leaf)
+	fr, ok := rec.(*record.PromoFreeze)
+	if err != nil || !ok {
+		return false
+	}
+	r, j, err := promo.RulesOfFreeze(rulesFile, fr)
+	if err != nil {
+		return false
+	}
+	_, until := r.DrawWindow(j)
+	return !now.UTC().Truncate(time.Second).Before(until)
+}
+
+// KeyBeforeFreeze reports whether a VRF key whose (first) announcement is
+// at log index keysIndex (-1: not announced) may prove the draw of a
+// freeze at freezeIndex (-1: not yet published): auditors count a draw
+// only under a key announced before its freeze. An unpublished freeze is
+// published after every record now in the log, unless its append went
+// through before a crash: an announced key is taken to precede it, a key
+// not yet announced not. Draw refuses what this refuses (ErrKeyAfterFreeze).
+func KeyBeforeFreeze(keysIndex, freezeIndex int64) bool {
+	if keysIndex < 0 {
+		return false
+	}
+	return freezeIndex < 0 || keysIndex <= freezeIndex
 }
 
 // EntrantsFile returns the path of a draw's private entrant list.

@@ -121,9 +121,15 @@ func announcement(ctx context.Context, lg transparency.Log, dir string, cfg Offl
 		return 0, "", fmt.Errorf("couldn't read the log's checkpoint: %w", err)
 	}
 	if i, err := readIndex(path); err == nil {
+		if uint64(i) >= cp.Size {
+			return 0, "", fmt.Errorf("announcement.idx names log index %d, beyond the log's checkpoint (%d records): wrong data directory? (remove promo/announcement.idx to look the announcement up again)", i, cp.Size)
+		}
 		es, err := lg.Entries(ctx, uint64(i), uint64(i)+1, cp.Size)
-		if err != nil || len(es) != 1 {
-			return 0, "", fmt.Errorf("couldn't read the key announcement at %d: %v", i, err)
+		if err == nil && len(es) != 1 {
+			err = fmt.Errorf("%d entries returned", len(es))
+		}
+		if err != nil {
+			return 0, "", fmt.Errorf("couldn't read the key announcement at log index %d: %w", i, err)
 		}
 		if id, ok := find(es[0]); ok {
 			return uint64(i), id, nil

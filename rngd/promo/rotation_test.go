@@ -92,8 +92,16 @@ func TestCeremonyAfterRotation(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "draw.lock")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the refused ceremony left draw.lock: %v", err)
 	}
-	if u, err := Undrawn(filepath.Join(data, "promo")); err != nil || len(u) != 1 || u[0] != "bonus-crescendo/1" {
+	if u, err := Undrawn(filepath.Join(data, "promo"), c.now()); err != nil || len(u) != 1 || u[0].Draw != "bonus-crescendo/1" || u[0].FreezeIndex != 1 {
 		t.Fatalf("undrawn: %v %v", u, err)
+	}
+	// Once its ceremony window has closed (latest date 2016-07-21), Draw
+	// refuses it under any key: it is no longer awaiting a ceremony.
+	if u, err := Undrawn(filepath.Join(data, "promo"), time.Date(2016, 7, 21, 21, 59, 59, 0, time.UTC)); err != nil || len(u) != 1 {
+		t.Fatalf("undrawn on the latest date: %v %v", u, err)
+	}
+	if u, err := Undrawn(filepath.Join(data, "promo"), time.Date(2016, 7, 21, 22, 0, 0, 0, time.UTC)); err != nil || len(u) != 0 {
+		t.Fatalf("undrawn after its window: %v %v", u, err)
 	}
 	closeLog()
 
@@ -105,7 +113,7 @@ func TestCeremonyAfterRotation(t *testing.T) {
 	if _, err := a.Certify(ctx, "bonus-crescendo/1"); err != nil {
 		t.Fatal(err)
 	}
-	if u, err := Undrawn(filepath.Join(data, "promo")); err != nil || len(u) != 0 {
+	if u, err := Undrawn(filepath.Join(data, "promo"), c.now()); err != nil || len(u) != 0 {
 		t.Fatalf("undrawn after the ceremony: %v %v", u, err)
 	}
 	if _, err := a.cfg.Log.AwaitCheckpoint(ctx, a.cfg.Log.(transparency.Sequencer).Sequenced()); err != nil {
@@ -124,5 +132,27 @@ func TestCeremonyAfterRotation(t *testing.T) {
 	}
 	if c := res.Verdict.Find(verdict.CheckPromotions); c == nil || c.Status != verdict.StatusPass {
 		t.Fatalf("promotions:\n%s", res.Verdict.Text("en"))
+	}
+}
+
+// A cached announcement index the log does not reach is reported clearly
+// (no ": <nil>").
+func TestOfflineAnnouncementIndexBeyondLog(t *testing.T) {
+	ctx := context.Background()
+	tmp := t.TempDir()
+	keys := testKeys(t, filepath.Join(tmp, "keys"))
+	data := filepath.Join(tmp, "data")
+	cfg := OfflineConfig{DataDir: data, Origin: "tirage.test/promo", Keys: keys, VRFLabel: "vrf", LogLabel: "log", Entropy: testEntropy(t)}
+	_, lg, err := OpenOffline(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg.Close()
+	if err := os.WriteFile(filepath.Join(data, "promo", "announcement.idx"), []byte("99\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = OpenOffline(ctx, cfg)
+	if err == nil || strings.Contains(err.Error(), "<nil>") || !strings.Contains(err.Error(), "beyond the log's checkpoint") {
+		t.Fatalf("announcement.idx beyond the log: %v", err)
 	}
 }
