@@ -1253,7 +1253,9 @@ func (e *engine) sweep(ctx context.Context) ([]string, error) {
 	return ended, nil
 }
 
-func (e *engine) sweepLoop(ctx context.Context) {
+// sweepLoop sweeps every game.sweep_interval until ctx is done, and calls
+// after (when not nil) after each sweep.
+func (e *engine) sweepLoop(ctx context.Context, after func()) {
 	t := time.NewTicker(e.cfg.Game.SweepInterval.Duration)
 	defer t.Stop()
 	for {
@@ -1267,6 +1269,9 @@ func (e *engine) sweepLoop(ctx context.Context) {
 				e.log.Info("expired games ended", "count", len(ended))
 			}
 			e.prune(ctx)
+			if after != nil {
+				after()
+			}
 		}
 	}
 }

@@ -3,7 +3,6 @@ package rngd
 import (
 	"context"
 	"sync"
-	"time"
 
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -80,20 +79,6 @@ func (r *readiness) check() []componentHealth {
 	r.d.health.SetServingStatus("", st)
 	r.d.health.SetServingStatus(qodv1.QuitteOuDouble_ServiceDesc.ServiceName, st)
 	return comps
-}
-
-// watch checks every interval until ctx is done.
-func (r *readiness) watch(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			r.check()
-		}
-	}
 }
 
 // checkedHealth is the health service of the game servers' and the

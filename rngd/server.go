@@ -220,9 +220,8 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	}
 	sweepDone := make(chan struct{})
 	sweepCtx, stopSweep := context.WithCancel(ctx)
-	go func() { defer close(sweepDone); d.engine.sweepLoop(sweepCtx) }()
-	readyDone := make(chan struct{})
-	go func() { defer close(readyDone); d.ready.watch(sweepCtx, d.cfg.Game.SweepInterval.Duration) }()
+	// Readiness is read again after every sweep (and at every probe).
+	go func() { defer close(sweepDone); d.engine.sweepLoop(sweepCtx, func() { d.ready.check() }) }()
 	d.auditHealth.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	d.auditHealth.SetServingStatus(auditpb.Audit_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 
@@ -234,7 +233,6 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	}
 	stopSweep()
 	<-sweepDone
-	<-readyDone
 	d.shutdown(30 * time.Second)
 	return err
 }

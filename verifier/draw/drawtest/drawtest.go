@@ -83,18 +83,7 @@ func ChiSquareCritical(df int, rate float64) float64 {
 // probabilities (which must sum to 1) and the critical value at the
 // false-failure rate; ok reports stat ≤ critical.
 func ChiSquare(observed []int, probs []*big.Rat, rate float64) (stat, critical float64, ok bool) {
-	if len(observed) != len(probs) || len(observed) < 2 {
-		panic("drawtest: need as many probabilities as counts, at least 2")
-	}
-	sum := new(big.Rat)
-	n := 0
-	for i, p := range probs {
-		sum.Add(sum, p)
-		n += observed[i]
-	}
-	if sum.Cmp(big.NewRat(1, 1)) != 0 {
-		panic("drawtest: probabilities sum to " + sum.String() + ", not 1")
-	}
+	n := sampleSize(observed, probs)
 	for i, p := range probs {
 		pf, _ := p.Float64()
 		e := float64(n) * pf
@@ -172,6 +161,19 @@ func Binomial(k, n int, p *big.Rat, rate float64) (lower, upper float64, ok bool
 // correct code fails with probability at most rate. It returns the first
 // failing cell (or −1) and ok.
 func Cells(observed []int, probs []*big.Rat, rate float64) (cell int, ok bool) {
+	n := sampleSize(observed, probs)
+	for i, p := range probs {
+		if _, _, ok := Binomial(observed[i], n, p, rate/float64(len(observed))); !ok {
+			return i, false
+		}
+	}
+	return -1, true
+}
+
+// sampleSize checks a multinomial sample's counts against its exact
+// probabilities (as many, at least 2, summing to 1: a test's own mistake,
+// so a panic) and returns the number of draws.
+func sampleSize(observed []int, probs []*big.Rat) int {
 	if len(observed) != len(probs) || len(observed) < 2 {
 		panic("drawtest: need as many probabilities as counts, at least 2")
 	}
@@ -184,10 +186,5 @@ func Cells(observed []int, probs []*big.Rat, rate float64) (cell int, ok bool) {
 	if sum.Cmp(big.NewRat(1, 1)) != 0 {
 		panic("drawtest: probabilities sum to " + sum.String() + ", not 1")
 	}
-	for i, p := range probs {
-		if _, _, ok := Binomial(observed[i], n, p, rate/float64(len(observed))); !ok {
-			return i, false
-		}
-	}
-	return -1, true
+	return n
 }
