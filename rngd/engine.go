@@ -1254,7 +1254,7 @@ func (e *engine) sweep(ctx context.Context) ([]string, error) {
 }
 
 // sweepLoop sweeps every game.sweep_interval until ctx is done, and calls
-// after (when not nil) after each sweep.
+// after (when not nil) before and after each sweep.
 func (e *engine) sweepLoop(ctx context.Context, after func()) {
 	t := time.NewTicker(e.cfg.Game.SweepInterval.Duration)
 	defer t.Stop()
@@ -1263,6 +1263,9 @@ func (e *engine) sweepLoop(ctx context.Context, after func()) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			if after != nil {
+				after() // now, not only once a slow sweep is done
+			}
 			if ended, err := e.sweep(ctx); err != nil {
 				e.log.Error("sweep failed", "err", err)
 			} else if len(ended) > 0 {

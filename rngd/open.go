@@ -502,8 +502,9 @@ func (e *engine) catchUp(ctx context.Context) error {
 //
 //   - a key whose id the log already announced with another public key
 //     (a new HSM set up under the default labels): checkNewKeys;
-//   - a VRF key other than the one in use while games are unfinished or
-//     frozen promotion draws await their ceremony: checkRotation.
+//   - a VRF key other than the one an unfinished game, or a frozen
+//     promotion draw awaiting its ceremony, is on (read from their
+//     records): checkRotation.
 func (e *engine) announceKeys(ctx context.Context, c *components) error {
 	lk, err := e.loggedKeys(ctx)
 	if err != nil {
@@ -787,15 +788,20 @@ func (e *engine) checkRotation(lk *loggedKeys, cur keyInUse) error {
 		return tx.Bucket(bucketUnfinished).ForEach(func(k, _ []byte) error {
 			_, id, _ := bytes.Cut(k, []byte{0})
 			var sg storedGame
-			if ok, err := getJSON(tx, bucketGames, id, &sg); err != nil || !ok {
-				return fmt.Errorf("game %s: unfinished but not in the state store (%v): rebuild it (rngctl state rebuild)", id, err)
+			ok, err := getJSON(tx, bucketGames, id, &sg)
+			if err != nil {
+				return fmt.Errorf("game %s: %w", id, err)
+			}
+			if !ok {
+				return fmt.Errorf("game %s: unfinished but not in the state store: rebuild it (rngctl state rebuild)", id)
 			}
 			leaves, indices, err := gameRecords(tx, sg.Game.ID, sg.Records)
-			if err == nil && len(leaves) == 0 {
-				err = errors.New("no record")
-			}
 			if err != nil {
-				return fmt.Errorf("game %s: %w: rebuild the state store (rngctl state rebuild)", id, err)
+				// gameRecords names the game.
+				return fmt.Errorf("%w: rebuild the state store (rngctl state rebuild)", err)
+			}
+			if len(leaves) == 0 {
+				return fmt.Errorf("game %s: no record: rebuild the state store (rngctl state rebuild)", id)
 			}
 			key, err := gameKey(leaves)
 			if err != nil {

@@ -118,7 +118,13 @@ func parsePending(data []byte) (leaves [][]byte, n int, err error) {
 			return nil, 0, fmt.Errorf("record %d at offset %d: leaf length %d out of range", len(leaves), off, n)
 		}
 		if uint64(len(rest)) < 4+uint64(n)+4 {
-			break // torn: the file ends inside the record
+			// Torn, the file ending inside the record — unless a whole
+			// record follows: then the length itself is damaged, and
+			// taking it for a torn write would drop acknowledged records.
+			if j, ok := wholeRecordAfter(data, off+4); ok {
+				return nil, 0, fmt.Errorf("record %d at offset %d: leaf length %d runs past the end of the file, but a whole record starts at offset %d (a damaged length, not a torn write)", len(leaves), off, n, j)
+			}
+			break
 		}
 		body := rest[:4+n]
 		if sum := binary.BigEndian.Uint32(rest[4+n:]); sum != crc32.Checksum(body, castagnoli) {
@@ -128,6 +134,21 @@ func parsePending(data []byte) (leaves [][]byte, n int, err error) {
 		off += 4 + int(n) + 4
 	}
 	return leaves, off, nil
+}
+
+// wholeRecordAfter reports the first offset from i where a whole record
+// (a length in range, its leaf and a matching checksum) starts in data.
+func wholeRecordAfter(data []byte, i int) (int, bool) {
+	for ; i+4 <= len(data); i++ {
+		n := binary.BigEndian.Uint32(data[i:])
+		if n == 0 || n > transparency.MaxLeafSize || uint64(len(data)-i) < 4+uint64(n)+4 {
+			continue
+		}
+		if binary.BigEndian.Uint32(data[i+4+int(n):]) == crc32.Checksum(data[i:i+4+int(n)], castagnoli) {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // loadPending reads the pending file, if any, into l.pending.
