@@ -4,7 +4,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 t=${FUZZTIME:-10s}
 for pkg in $(go list ./...); do
-  for f in $(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' || true); do
+  # A package whose tests do not build fails the run (its targets would
+  # otherwise be skipped unseen).
+  if ! list=$(go test -list '^Fuzz' "$pkg" 2>&1); then
+    echo "fuzz: $pkg: cannot list its tests:" >&2
+    echo "$list" >&2
+    exit 1
+  fi
+  for f in $(echo "$list" | grep '^Fuzz' || true); do
     echo "fuzz: $pkg $f ($t)"
     go test -run '^$' -fuzz "^${f}\$" -fuzztime "$t" "$pkg"
   done
