@@ -609,3 +609,62 @@ func TestAppendTimedOutNotJournaled(t *testing.T) {
 		}
 	}
 }
+
+// Tessera gets one batch at a time: no leaf is added while an earlier one
+// is unconfirmed, so no tessera flush can overtake another (its queue hands
+// timer-flushed batches to storage after unlocking) and give a leaf another
+// index than the journal's.
+func TestTesseraOneBatchAtATime(t *testing.T) {
+	release, released := make(chan struct{}), false
+	var adds atomic.Int32
+	hold := func(add tessera.AddFn) tessera.AddFn {
+		return func(ctx context.Context, e *tessera.Entry) tessera.IndexFuture {
+			adds.Add(1)
+			f := add(ctx, e)
+			return func() (tessera.Index, error) {
+				<-release
+				return f()
+			}
+		}
+	}
+	l, err := Open(context.Background(), Config{Dir: t.TempDir(), Origin: "example.com/order", Signers: lagSigners(t), wrapAdd: hold})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if !released {
+			close(release)
+		}
+		l.Close()
+	}()
+	if _, err := l.Append(context.Background(), []byte("first")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return adds.Load() == 1 })
+	// Journaled (acknowledged) while the first is unconfirmed: not handed
+	// to tessera yet.
+	if i, err := l.Append(context.Background(), []byte("second")); err != nil || i != 1 {
+		t.Fatalf("second append: %d %v", i, err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if n := adds.Load(); n != 1 {
+		t.Fatalf("%d leaves handed to tessera while the first was unconfirmed, want 1", n)
+	}
+	close(release)
+	released = true
+	waitFor(t, func() bool { return adds.Load() == 2 })
+	if _, err := l.AwaitCheckpoint(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitFor polls cond for up to 10 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 10 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
