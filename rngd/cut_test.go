@@ -25,12 +25,7 @@ func TestRefundOfCutGame(t *testing.T) {
 	ctx := context.Background()
 	codes1 := td.emission("RC", "2026-12-31", 40)
 	a := td.client("server-a")
-	var fail atomic.Bool
-	tl := e.tlog
-	e.tlog = endFailingLog{tl, &fail}
-	fail.Store(true)
-	cut := cutLosingPick(t, a, codes1)
-	fail.Store(false)
+	cut, restore := cutEndRefused(t, e, a, codes1)
 	unchanged(t, a, cut.GameId, reasonGameOver, "game over", func() error {
 		_, err := td.admin().RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: cut.GameId, Reason: "outage"})
 		return err
@@ -42,7 +37,7 @@ func TestRefundOfCutGame(t *testing.T) {
 	if r.Pick == nil || !r.Pick.Losing || r.Game.Status != qodv1.Status_STATUS_LOST || r.EndReceipt == nil {
 		t.Fatalf("retry of the cut pick: %v", r)
 	}
-	e.tlog = tl
+	restore()
 	verifyGame(t, td, a, r.Game)
 }
 
@@ -57,12 +52,7 @@ func TestCutRequestIDTaken(t *testing.T) {
 	ctx := context.Background()
 	codes1 := td.emission("RI", "2026-12-31", 60)
 	a := td.client("server-a")
-	var fail atomic.Bool
-	tl := e.tlog
-	e.tlog = endFailingLog{tl, &fail}
-	fail.Store(true)
-	cut := cutLosingPick(t, a, codes1)
-	fail.Store(false)
+	cut, restore := cutEndRefused(t, e, a, codes1)
 	other := cut.Number%30 + 1
 	unchanged(t, a, cut.GameId, reasonRequestIDReused, "request_id", func() error {
 		_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: cut.RequestId, GameId: cut.GameId, Number: other})
@@ -80,7 +70,7 @@ func TestCutRequestIDTaken(t *testing.T) {
 	if r.Pick == nil || !r.Pick.Losing || r.Game.Status != qodv1.Status_STATUS_LOST || r.EndReceipt == nil {
 		t.Fatalf("retry of the cut pick: %v", r)
 	}
-	e.tlog = tl
+	restore()
 	verifyGame(t, td, a, r.Game)
 }
 
@@ -149,12 +139,7 @@ func TestCutEndBySweeper(t *testing.T) {
 	ctx := context.Background()
 	codes1 := td.emission("CW", "2026-12-31", 40)
 	a := td.client("server-a")
-	var fail atomic.Bool
-	tl := e.tlog
-	e.tlog = endFailingLog{tl, &fail}
-	fail.Store(true)
-	cut := cutLosingPick(t, a, codes1)
-	fail.Store(false)
+	cut, restore := cutEndRefused(t, e, a, codes1)
 	ended, err := e.sweep(ctx)
 	if err != nil || !slices.Contains(ended, cut.GameId) {
 		t.Fatalf("sweep: %v %v, want %s ended", ended, err, cut.GameId)
@@ -162,7 +147,7 @@ func TestCutEndBySweeper(t *testing.T) {
 	r, err := a.Pick(ctx, cut)
 	wantCutReply(t, cut, r, err)
 	wantOneEnd(t, a, cut.GameId)
-	e.tlog = tl
+	restore()
 	verifyGame(t, td, a, r.Game)
 }
 

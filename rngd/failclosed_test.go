@@ -295,6 +295,20 @@ func (l endFailingLog) Append(ctx context.Context, leaf []byte) (uint64, error) 
 // pick is refused because its end record is (the log refuses game_end
 // records: endFailingLog): the losing pick sealed, its end not. It returns
 // that pick's request.
+// cutEndRefused cuts a losing pick short: the log refuses its game's end
+// record, so the pick is sealed and the end is not. It returns the pick's
+// request, to retry, and restore, which gives the engine its log back.
+func cutEndRefused(t *testing.T, e *engine, a qodv1.QuitteOuDoubleClient, codes1 []string) (cut *qodv1.PickRequest, restore func()) {
+	t.Helper()
+	var fail atomic.Bool
+	tl := e.tlog
+	e.tlog = endFailingLog{tl, &fail}
+	fail.Store(true)
+	cut = cutLosingPick(t, a, codes1)
+	fail.Store(false)
+	return cut, func() { e.tlog = tl }
+}
+
 func cutLosingPick(t *testing.T, a qodv1.QuitteOuDoubleClient, codes1 []string) *qodv1.PickRequest {
 	t.Helper()
 	ctx := context.Background()
@@ -328,12 +342,7 @@ func TestRetryAfterEndRefused(t *testing.T) {
 	ctx := context.Background()
 	codes1 := td.emission("CS", "2026-12-31", 40)
 	a := td.client("server-a")
-	var fail atomic.Bool
-	tl := e.tlog
-	e.tlog = endFailingLog{tl, &fail}
-	fail.Store(true)
-	cut := cutLosingPick(t, a, codes1)
-	fail.Store(false)
+	cut, restore := cutEndRefused(t, e, a, codes1)
 	r, err := a.Pick(ctx, cut)
 	if err != nil {
 		t.Fatalf("retry of the cut pick: %v", err)
@@ -345,7 +354,7 @@ func TestRetryAfterEndRefused(t *testing.T) {
 	if err != nil || !proto.Equal(again.Game, r.Game) || !proto.Equal(again.Pick, r.Pick) || !bytes.Equal(again.EndReceipt.Record, r.EndReceipt.Record) {
 		t.Fatalf("second retry: %v %v, first %v", again, err, r)
 	}
-	e.tlog = tl
+	restore()
 	verifyGame(t, td, a, r.Game)
 	rs, err := a.GetReceipts(ctx, &qodv1.GetReceiptsRequest{GameId: cut.GameId})
 	if err != nil {

@@ -387,11 +387,15 @@ func TestKeyReplacedUnderSameLabelRefused(t *testing.T) {
 	auditDaemon(t, td)
 }
 
-// A frozen promotion draw stays on the VRF key of its freeze: rngd refuses
-// to rotate while it awaits its ceremony, and allows it once drawn.
-func TestVRFRotationWithFrozenDraw(t *testing.T) {
+// frozenDraw stops a test daemon and freezes draw 1 of the example Bonus
+// Crescendo on its data directory with the VRF key "vrf", at the freeze's
+// date (2016-06-20): it returns the daemon (stopped), its keystore and
+// offline, which opens the promotion appliance on that directory under a
+// VRF label at a date.
+func frozenDraw(t *testing.T) (td *testDaemon, ks *keystore.Store, offline func(label string, now time.Time) (*rpromo.Appliance, transparency.Log)) {
+	t.Helper()
 	ctx := context.Background()
-	td := newTestDaemon(t)
+	td = newTestDaemon(t)
 	td.stop()
 	rulesFile, err := readBounded("../examples/bonus-crescendo.yaml", 1<<20)
 	if err != nil {
@@ -401,18 +405,16 @@ func TestVRFRotationWithFrozenDraw(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ks, err := keystore.Open(keystore.Config{Dir: td.keysDir(), Passphrase: []byte(testPassphrase), KDF: testKDF})
-	if err != nil {
+	if ks, err = keystore.Open(keystore.Config{Dir: td.keysDir(), Passphrase: []byte(testPassphrase), KDF: testKDF}); err != nil {
 		t.Fatal(err)
 	}
-	defer ks.Close()
+	t.Cleanup(func() { ks.Close() })
 	ent, err := entropy.New(entropy.Config{Sources: []entropy.SourceConfig{{Kind: "hwrng", MinEntropy: 4}, {Kind: "getrandom"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ent.Close()
-	now := time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC)
-	offline := func(label string) (*rpromo.Appliance, transparency.Log) {
+	t.Cleanup(func() { ent.Close() })
+	offline = func(label string, now time.Time) (*rpromo.Appliance, transparency.Log) {
 		a, lg, err := rpromo.OpenOffline(ctx, rpromo.OfflineConfig{DataDir: td.cfg.DataDir, Origin: td.cfg.Log.Origin, Keys: ks,
 			VRFLabel: label, LogLabel: "log", Entropy: ent, Clock: func() time.Time { return now }})
 		if err != nil {
@@ -420,26 +422,33 @@ func TestVRFRotationWithFrozenDraw(t *testing.T) {
 		}
 		return a, lg
 	}
-	a, lg := offline("vrf")
+	a, lg := offline("vrf", time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC))
 	if _, err := a.Freeze(ctx, rpromo.FreezeRequest{Rules: rules, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"A1", "A2", "A3", "A4", "A5", "A6"}}); err != nil {
 		t.Fatal(err)
 	}
 	lg.Close()
+	return td, ks, offline
+}
+
+// A frozen promotion draw stays on the VRF key of its freeze: rngd refuses
+// to rotate while it awaits its ceremony, and allows it once drawn.
+func TestVRFRotationWithFrozenDraw(t *testing.T) {
+	ctx := context.Background()
+	td, ks, offline := frozenDraw(t)
 
 	generateKeysIn(t, ks, []string{"vrf2"})
 	td.cfg.Keys.VRFLabel = "vrf2"
 	// On the draw's date, its ceremony still to hold: refused.
 	was := td.clock.Now()
 	td.setClock(time.Date(2016, 6, 21, 8, 0, 0, 0, time.UTC))
-	err = td.tryStart()
+	err := td.tryStart()
 	if err == nil || !strings.Contains(err.Error(), "1 frozen promotion draws not yet drawn (bonus-crescendo/1)") || !strings.Contains(err.Error(), `keys.vrf_label back to "vrf"`) {
 		t.Fatalf("rotation with a frozen draw: %v", err)
 	}
 	td.setClock(was)
 
 	// The ceremony on the freeze's key, then the rotation.
-	now = time.Date(2016, 6, 21, 8, 30, 0, 0, time.UTC)
-	a, lg = offline("vrf")
+	a, lg := offline("vrf", time.Date(2016, 6, 21, 8, 30, 0, 0, time.UTC))
 	if _, err := a.Draw(ctx, rpromo.DrawRequest{Draw: "bonus-crescendo/1", Share: "text:12345678"}); err != nil {
 		t.Fatal(err)
 	}
@@ -456,36 +465,7 @@ func TestVRFRotationWithFrozenDraw(t *testing.T) {
 // A frozen draw whose ceremony window has closed can never be drawn (the
 // ceremony refuses it under any key): it does not hold the rotation back.
 func TestVRFRotationFrozenDrawWindowPassed(t *testing.T) {
-	ctx := context.Background()
-	td := newTestDaemon(t)
-	td.stop()
-	rulesFile, err := readBounded("../examples/bonus-crescendo.yaml", 1<<20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules, err := promo.ParseRules(rulesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ks, err := keystore.Open(keystore.Config{Dir: td.keysDir(), Passphrase: []byte(testPassphrase), KDF: testKDF})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ks.Close()
-	ent, err := entropy.New(entropy.Config{Sources: []entropy.SourceConfig{{Kind: "hwrng", MinEntropy: 4}, {Kind: "getrandom"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ent.Close()
-	a, lg, err := rpromo.OpenOffline(ctx, rpromo.OfflineConfig{DataDir: td.cfg.DataDir, Origin: td.cfg.Log.Origin, Keys: ks,
-		VRFLabel: "vrf", LogLabel: "log", Entropy: ent, Clock: func() time.Time { return time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Freeze(ctx, rpromo.FreezeRequest{Rules: rules, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"A1", "A2", "A3", "A4", "A5", "A6"}}); err != nil {
-		t.Fatal(err)
-	}
-	lg.Close()
+	td, ks, _ := frozenDraw(t)
 	generateKeysIn(t, ks, []string{"vrf2"})
 	td.cfg.Keys.VRFLabel = "vrf2"
 	// The test clock (2026) is years past the draw's latest date (2016-07-21).
