@@ -502,6 +502,10 @@ func (e *engine) catchUp(ctx context.Context) error {
 //
 //   - a key whose id the log already announced with another public key
 //     (a new HSM set up under the default labels): checkNewKeys;
+//   - a VRF key whose public key the log already announced under another
+//     suite (one P-256 key proves under ECVRF-P256-SHA256-TAI and -SSWU:
+//     two outputs for each α, which auditors report as misbehaviour):
+//     suiteClash, and checkNewKeys for every VRF key announced;
 //   - a VRF key other than the one an unfinished game, or a frozen
 //     promotion draw awaiting its ceremony, is on (read from their
 //     records): checkRotation.
@@ -511,7 +515,11 @@ func (e *engine) announceKeys(ctx context.Context, c *components) error {
 		return err
 	}
 	fp := hsm.Fingerprint(e.pub)
-	id, announced := lk.vrfID(e.pub, e.cfg.Keys.VRFLabel)
+	fromFile := e.cfg.Keys.AnnouncementFile != ""
+	if f, clash := lk.suiteClash(e.pub, string(e.suite)); clash {
+		return twoSuitesError(e.cfg.Keys.VRFLabel, string(e.suite), e.pub, f, fromFile)
+	}
+	id, announced := lk.vrfID(e.pub, string(e.suite), e.cfg.Keys.VRFLabel)
 	var leaf []byte
 	var ann *record.KeyAnnouncement
 	if !announced {
@@ -522,14 +530,21 @@ func (e *engine) announceKeys(ctx context.Context, c *components) error {
 			return fmt.Errorf("key announcement: %w", err)
 		}
 		for _, k := range ann.Keys {
-			if k.Use == hsm.UseVRF && bytes.Equal(k.PublicKey, e.pub) {
-				id = k.ID
+			if k.Use != hsm.UseVRF || !bytes.Equal(k.PublicKey, e.pub) {
+				continue
 			}
+			if k.Suite != string(e.suite) {
+				// Its proofs would be checked under the suite announced.
+				return fmt.Errorf("keys: keys.announcement_file announces the VRF key in use (keys.vrf_label = %q, fingerprint %s) as key %q under %s, but the key custody holds it as an %s key: "+
+					"auditors would check every proof under the suite announced and report it as misbehaviour; write the announcement of the keys in use (rngctl keys announce) to a new keys.announcement_file",
+					e.cfg.Keys.VRFLabel, fp, k.ID, k.Suite, e.suite)
+			}
+			id = k.ID
 		}
 		if id == "" {
 			return errors.New("the key announcement does not announce the VRF key in use")
 		}
-		if err := lk.checkNewKeys(ann, e.cfg.Keys.AnnouncementFile != ""); err != nil {
+		if err := lk.checkNewKeys(ann, fromFile); err != nil {
 			return err
 		}
 	}
@@ -597,8 +612,9 @@ func (k keyInUse) String() string { return fmt.Sprintf("%q (fingerprint %s)", k.
 type keyUse struct{ use, id string }
 
 // firstAnnounced is the public key an id was first announced with, its
-// suite, and where.
+// suite, and where (and the id: vrfBytes is keyed by the public key).
 type firstAnnounced struct {
+	id    string
 	pub   []byte
 	suite string
 	index uint64
@@ -609,6 +625,12 @@ type firstAnnounced struct {
 // they ignore: "announced again").
 type loggedKeys struct {
 	first map[keyUse]firstAnnounced
+	// vrfBytes: for each VRF public key (its bytes, under any id), its
+	// first announcement with a suite and key auditors can parse — the
+	// suite they hold those bytes to (verifier/audit: the same bytes under
+	// another suite later is misbehaviour, "one key, two outputs for each
+	// α").
+	vrfBytes map[string]firstAnnounced
 	// pending: announcements beyond the checkpoint were left out
 	// (loggedKeysUpTo with skipBeyond).
 	pending bool
@@ -629,7 +651,7 @@ func (e *engine) loggedKeys(ctx context.Context) (*loggedKeys, error) {
 // An announcement at or beyond size is an error, or with skipBeyond left
 // out (lk.pending): one appended since the checkpoint.
 func (e *engine) loggedKeysUpTo(ctx context.Context, size uint64, skipBeyond bool) (*loggedKeys, error) {
-	lk := &loggedKeys{first: map[keyUse]firstAnnounced{}}
+	lk := &loggedKeys{first: map[keyUse]firstAnnounced{}, vrfBytes: map[string]firstAnnounced{}}
 	var at []uint64
 	e.store.view(func(tx *bolt.Tx) error {
 		prefix := []byte("announced/")
@@ -667,9 +689,13 @@ func (e *engine) loggedKeysUpTo(ctx context.Context, size uint64, skipBeyond boo
 			return nil, fmt.Errorf("the log's record %d is not the key announcement the state store says it is (%w): wrong data directory?", i, err)
 		}
 		for _, k := range ann.Keys {
+			f := firstAnnounced{id: k.ID, pub: k.PublicKey, suite: k.Suite, index: i}
 			ku := keyUse{k.Use, k.ID}
 			if _, dup := lk.first[ku]; !dup {
-				lk.first[ku] = firstAnnounced{pub: k.PublicKey, suite: k.Suite, index: i}
+				lk.first[ku] = f
+			}
+			if _, seen := lk.vrfBytes[string(k.PublicKey)]; !seen && k.Use == hsm.UseVRF && vrfKeyParses(k) {
+				lk.vrfBytes[string(k.PublicKey)] = f
 			}
 		}
 	}
@@ -706,17 +732,53 @@ func gameKey(leaves [][]byte) (string, error) {
 	return "", nil
 }
 
-// vrfID returns the id auditors know the VRF key pub by: label if the log
-// first announced label with pub, else the latest id first announced with
-// pub. An id first announced with another key does not count: records
-// naming it would be checked against that other key.
-func (lk *loggedKeys) vrfID(pub []byte, label string) (string, bool) {
-	if f, ok := lk.first[keyUse{hsm.UseVRF, label}]; ok && bytes.Equal(f.pub, pub) {
+// vrfKeyParses tells whether auditors can parse VRF key k's suite and
+// public key (verifier/audit reports one they cannot as a bad key record,
+// and holds its bytes to no suite).
+func vrfKeyParses(k record.Key) bool {
+	s, err := vrf.ParseSuite(k.Suite)
+	if err == nil {
+		_, err = vrf.ParsePublicKey(s, k.PublicKey)
+	}
+	return err == nil
+}
+
+// suiteClash returns the first announcement of the VRF public key pub when
+// the log announced it under a suite other than suite: auditors hold a
+// key's bytes to the suite of their first announcement, and report them
+// announced under another as misbehaviour (and count no proof under it).
+func (lk *loggedKeys) suiteClash(pub []byte, suite string) (firstAnnounced, bool) {
+	f, ok := lk.vrfBytes[string(pub)]
+	return f, ok && f.suite != suite
+}
+
+// twoSuitesError is the refusal of VRF key id, of suite suite and public
+// key pub, whose bytes the log first announced (f) under another suite.
+func twoSuitesError(id, suite string, pub []byte, f firstAnnounced, fromFile bool) error {
+	how := `make a new key (rngctl keys init --vrf-label NEW) and set keys.vrf_label = "NEW"`
+	if fromFile {
+		how += ", with a new keys.announcement_file"
+	}
+	return fmt.Errorf("keys: vrf key %q (fingerprint %s) is an %s key, but the log announced the same public key at record %d as vrf key %q under %s: "+
+		"one P-256 key proves under both suites, two outputs for each α, so auditors hold a key to the suite it was first announced under, "+
+		"report its announcement under two suites as misbehaviour and count no proof under the other. "+
+		"A key is never used under another suite: %s, or go back to %s (keys.vrf_label = %q, with the key file as rngctl keys init made it)",
+		id, hsm.Fingerprint(pub), suite, f.index, f.id, f.suite, how, f.suite, f.id)
+}
+
+// vrfID returns the id auditors know the VRF key pub of suite by: label if
+// the log first announced label with pub under suite, else the latest id
+// first announced so. An id first announced with another key does not
+// count: records naming it would be checked against that other key; nor
+// one first announced with pub under another suite (auditors ignore it,
+// suiteClash).
+func (lk *loggedKeys) vrfID(pub []byte, suite, label string) (string, bool) {
+	if f, ok := lk.first[keyUse{hsm.UseVRF, label}]; ok && bytes.Equal(f.pub, pub) && f.suite == suite {
 		return label, true
 	}
 	id, found, at := "", false, uint64(0)
 	for ku, f := range lk.first {
-		if ku.use == hsm.UseVRF && bytes.Equal(f.pub, pub) && (!found || f.index > at) {
+		if ku.use == hsm.UseVRF && bytes.Equal(f.pub, pub) && f.suite == suite && (!found || f.index > at) {
 			id, found, at = ku.id, true, f.index
 		}
 	}
@@ -728,9 +790,30 @@ func (lk *loggedKeys) vrfID(pub []byte, label string) (string, bool) {
 // under the default labels: auditors know the id by its first
 // announcement, so every proof (or signature) under the new key would be
 // checked against the old one and reported as misbehaviour — or a VRF
-// key again under its id (auditors count that as a bad key record).
+// key again under its id (auditors count that as a bad key record), or a
+// VRF key whose public key the log (or this announcement, before it)
+// announced under another suite (auditors report that as misbehaviour,
+// before they look at the id). The same bytes under the same suite and
+// another id is no fault to auditors: not refused.
 func (lk *loggedKeys) checkNewKeys(ann *record.KeyAnnouncement, fromFile bool) error {
+	var here map[string]record.Key // VRF public keys this announcement announced so far
 	for _, k := range ann.Keys {
+		if k.Use == hsm.UseVRF && vrfKeyParses(k) {
+			if f, clash := lk.suiteClash(k.PublicKey, k.Suite); clash {
+				return twoSuitesError(k.ID, k.Suite, k.PublicKey, f, fromFile)
+			}
+			if o, seen := here[string(k.PublicKey)]; seen && o.Suite != k.Suite {
+				return fmt.Errorf("keys: the announcement announces the public key of vrf key %q (fingerprint %s) under two suites, %s and %s (as vrf key %q): "+
+					"one P-256 key proves under both suites, two outputs for each α, and auditors report that as misbehaviour; announce each key under the suite it was made for (rngctl keys announce)",
+					o.ID, hsm.Fingerprint(k.PublicKey), o.Suite, k.Suite, k.ID)
+			}
+			if here == nil {
+				here = map[string]record.Key{}
+			}
+			if _, seen := here[string(k.PublicKey)]; !seen {
+				here[string(k.PublicKey)] = k
+			}
+		}
 		f, ok := lk.first[keyUse{k.Use, k.ID}]
 		if !ok || (bytes.Equal(f.pub, k.PublicKey) && k.Use != hsm.UseVRF) {
 			continue
