@@ -571,10 +571,16 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 		// Its ticket reads as played before the commit.
 		w.ticket, w.started = game.Game.Ticket, game.Game.ID
 	}
+	if game != nil && !start {
+		// Written by the batch's end, once for all the game's calls in it.
+		w.game = game
+	}
 	w.fn = func(tx *bolt.Tx) error {
 		if game != nil {
-			if err := putGame(tx, game, start); err != nil {
-				return err
+			if start {
+				if err := putGame(tx, game, true); err != nil {
+					return err
+				}
 			}
 			for i, s := range fresh {
 				seq := game.Records - uint32(len(fresh)) + uint32(i)

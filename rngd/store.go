@@ -100,6 +100,13 @@ type store struct {
 	above  map[uint64]struct{}
 }
 
+// storeLinger is how long the state store's writer lets a batch nobody
+// waits for grow (see writer.linger): under load a game's state, and the
+// pages of its records, are then written once for several of its calls.
+// A crash loses at most that much of the store, never of the log: Open
+// catches the store up from the log.
+const storeLinger = 250 * time.Millisecond
+
 // errStoreFailed wraps the writer's failure for every later change.
 var errStoreFailed = errors.New("the state store failed; restart rngd to rebuild it from the log")
 
@@ -139,9 +146,9 @@ func openStore(path string) (*store, error) {
 		db.Close()
 		return nil, fmt.Errorf("couldn't initialise the state store: %w", err)
 	}
-	s := &store{writer: writer{db: db, failure: errStoreFailed}, upgraded: upgraded,
+	s := &store{writer: writer{db: db, failure: errStoreFailed, linger: storeLinger}, upgraded: upgraded,
 		pending: map[[32]byte]storedRequest{}, started: map[[32]byte]string{}, above: map[uint64]struct{}{}}
-	s.finish, s.committed = s.advancePrefix, s.dropPending
+	s.finish, s.committed = s.finishBatch, s.dropPending
 	db.View(func(tx *bolt.Tx) error { s.prefix = prefixOf(tx); return nil })
 	s.start()
 	return s, nil
@@ -205,8 +212,29 @@ func upgrade(tx *bolt.Tx) (bool, error) {
 	return old, meta.Put(keyFormat, u64(storeFormat))
 }
 
-// advancePrefix ends a batch's transaction: the records it applied are
-// committed, and the prefix moves past those now all committed.
+// finishBatch ends a batch's transaction: it writes the last state of each
+// game the batch's calls left for it (storeWrite.game: one JSON game per
+// game and batch, however many of its calls the batch holds), then
+// advances the prefix.
+func (s *store) finishBatch(tx *bolt.Tx, batch []storeWrite) error {
+	last := map[string]int{}
+	for i, w := range batch {
+		if w.game != nil {
+			last[w.game.Game.ID] = i
+		}
+	}
+	for i, w := range batch {
+		if w.game != nil && last[w.game.Game.ID] == i {
+			if err := putGame(tx, w.game, false); err != nil {
+				return err
+			}
+		}
+	}
+	return s.advancePrefix(tx, batch)
+}
+
+// advancePrefix: the records a batch applied are committed, and the prefix
+// moves past those now all committed.
 func (s *store) advancePrefix(tx *bolt.Tx, batch []storeWrite) error {
 	moved := false
 	for _, w := range batch {

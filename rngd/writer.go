@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -24,6 +25,12 @@ type writer struct {
 	// committed (the state store's pending replies).
 	finish    func(tx *bolt.Tx, batch []storeWrite) error
 	committed func(batch []storeWrite)
+	// linger, when set, lets a batch nobody waits for grow for up to that
+	// long (or to lingerMax changes) before it is committed: under load
+	// one transaction then writes each game's pages once for many of its
+	// calls, not once per call. A change whose call waits, a sync, a view
+	// or close commits at once.
+	linger time.Duration
 
 	mu      sync.Mutex
 	cond    sync.Cond
@@ -33,14 +40,24 @@ type writer struct {
 	closed  bool
 	failed  error
 	exited  chan struct{}
+	urgent  int       // changes queued whose calls wait, and syncs waiting
+	since   time.Time // when the oldest change queued was handed over
+	timer   *time.Timer
 }
+
+// lingerMax bounds a lingering batch.
+const lingerMax = 4096
 
 // storeWrite is one call's change.
 type storeWrite struct {
 	fn      func(*bolt.Tx) error
 	indices []uint64 // log indices of the records it applies
-	req     [32]byte // its request key, when pending holds its reply
-	has     bool
+	// game, when not nil, is the game's new state, which the state
+	// store's finish writes once per batch (the last one handed over), not
+	// fn: a game's later calls in the batch supersede it.
+	game *storedGame
+	req  [32]byte // its request key, when pending holds its reply
+	has  bool
 	// started, when not empty, is the game a start played ticket with:
 	// the store's started map holds it until the commit.
 	ticket  [32]byte
@@ -62,7 +79,7 @@ func (w *writer) run() {
 	defer close(w.exited)
 	for {
 		w.mu.Lock()
-		for len(w.queue) == 0 && !w.closed {
+		for !w.due() {
 			w.cond.Wait()
 		}
 		if len(w.queue) == 0 {
@@ -71,6 +88,11 @@ func (w *writer) run() {
 		}
 		batch, upto, err := w.queue, w.queued, w.failed
 		w.queue = nil
+		for _, c := range batch {
+			if c.done != nil {
+				w.urgent--
+			}
+		}
 		w.mu.Unlock()
 		if err == nil {
 			err = w.db.Update(func(tx *bolt.Tx) error {
@@ -107,6 +129,32 @@ func (w *writer) run() {
 	}
 }
 
+// due says, under mu, whether run takes the queue now (or, with nothing
+// queued and closed, exits). A lingering batch arms a timer that wakes run
+// when it is due.
+func (w *writer) due() bool {
+	switch {
+	case len(w.queue) == 0:
+		return w.closed
+	case w.closed, w.urgent > 0, len(w.queue) >= lingerMax:
+		return true
+	}
+	left := w.linger - time.Since(w.since)
+	if left <= 0 {
+		return true
+	}
+	if w.timer == nil {
+		w.timer = time.AfterFunc(left, func() {
+			w.mu.Lock()
+			w.cond.Broadcast()
+			w.mu.Unlock()
+		})
+	} else {
+		w.timer.Reset(left)
+	}
+	return false
+}
+
 // hand queues c, after running add under mu (when not nil), and returns,
 // when wait, once c is committed.
 func (w *writer) hand(c storeWrite, wait bool, add func()) error {
@@ -125,9 +173,19 @@ func (w *writer) hand(c storeWrite, wait bool, add func()) error {
 	if add != nil {
 		add()
 	}
+	if len(w.queue) == 0 {
+		w.since = time.Now()
+	}
 	w.queue = append(w.queue, c)
 	w.queued++
-	w.cond.Broadcast()
+	if wait {
+		w.urgent++
+	}
+	// run waits for a first change, or for a lingering batch to be due:
+	// only what can end its wait wakes it.
+	if len(w.queue) == 1 || wait || len(w.queue) >= lingerMax {
+		w.cond.Broadcast()
+	}
 	w.mu.Unlock()
 	if wait {
 		return <-c.done
@@ -146,8 +204,14 @@ func (w *writer) health() error {
 func (w *writer) sync() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for target := w.queued; w.applied < target && w.failed == nil; {
-		w.cond.Wait()
+	target := w.queued
+	if w.applied < target && w.failed == nil {
+		w.urgent++
+		w.cond.Broadcast()
+		for w.applied < target && w.failed == nil {
+			w.cond.Wait()
+		}
+		w.urgent--
 	}
 	return w.failed
 }
