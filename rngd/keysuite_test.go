@@ -1,101 +1,20 @@
 package rngd
 
 import (
-	"bytes"
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/rand"
-	"encoding/base64"
-	"encoding/hex"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
-	"golang.org/x/crypto/argon2"
-
 	"tirage.fr/tirage/hsm"
 	"tirage.fr/tirage/hsm/keystore"
+	"tirage.fr/tirage/hsm/keystore/keystoretest"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
 )
-
-// resealVRF writes the private key of the software keystore's VRF key file
-// src into dir as key label of suite: the same key under another suite, as
-// an operator re-sealing a key file (or copying it under a new label) with
-// the passphrase would make it — the keystore has no way to import a key.
-func resealVRF(t *testing.T, src []byte, dir, label string, suite vrf.Suite) {
-	t.Helper()
-	head, sealed64, ok := bytes.Cut(src, []byte("sealed: "))
-	if !ok {
-		t.Fatal("key file without a sealed field")
-	}
-	lines := strings.Split(strings.TrimSuffix(string(head), "\n"), "\n")
-	field := func(name string) string {
-		for _, l := range lines {
-			if v, ok := strings.CutPrefix(l, name+": "); ok {
-				return v
-			}
-		}
-		t.Fatalf("key file without field %s", name)
-		return ""
-	}
-	num := func(name string) uint32 {
-		n, err := strconv.ParseUint(field(name), 10, 32)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return uint32(n)
-	}
-	unhex := func(name string) []byte {
-		b, err := hex.DecodeString(field(name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	k := argon2.IDKey([]byte(testPassphrase), unhex("salt"), num("kdf-time"), num("kdf-memory-kib"), uint8(num("kdf-threads")), 32)
-	block, err := aes.NewCipher(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sealed, err := base64.StdEncoding.DecodeString(strings.TrimSuffix(string(sealed64), "\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := aead.Open(nil, unhex("nonce"), sealed, head)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nonce := make([]byte, aead.NonceSize())
-	rand.Read(nonce)
-	for i, l := range lines {
-		switch {
-		case strings.HasPrefix(l, "label: "):
-			lines[i] = "label: " + label
-		case strings.HasPrefix(l, "algorithm: "):
-			lines[i] = "algorithm: " + string(suite)
-		case strings.HasPrefix(l, "nonce: "):
-			lines[i] = "nonce: " + hex.EncodeToString(nonce)
-		}
-	}
-	newHead := []byte(strings.Join(lines, "\n") + "\n")
-	file := append(bytes.Clone(newHead), "sealed: "+base64.StdEncoding.EncodeToString(aead.Seal(nil, nonce, raw, newHead))+"\n"...)
-	name := filepath.Join(dir, label+".key")
-	if err := os.Remove(name); err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(name, file, 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // otherSuite is the other ECVRF P-256 suite.
 func otherSuite(s vrf.Suite) vrf.Suite {
@@ -163,13 +82,13 @@ func TestKeySuiteChangeRefused(t *testing.T) {
 	}
 
 	// The same key file, made again under the other suite.
-	resealVRF(t, made, td.keysDir(), "vrf", other)
+	keystoretest.ResealVRF(t, made, td.keysDir(), "vrf", other, testPassphrase)
 	refused("vrf")
 	// The key file copied under a new label, with the other suite.
 	if err := os.WriteFile(keyFile, made, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	resealVRF(t, made, td.keysDir(), "vrf-other", other)
+	keystoretest.ResealVRF(t, made, td.keysDir(), "vrf-other", other, testPassphrase)
 	refused("vrf-other")
 
 	// Back on the key as made: nothing was appended, the games go on.
@@ -193,7 +112,7 @@ func TestKeySuiteChangeRefused(t *testing.T) {
 	if err := os.Mkdir(elsewhere, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	resealVRF(t, made, elsewhere, "vrf-c", other)
+	keystoretest.ResealVRF(t, made, elsewhere, "vrf-c", other, testPassphrase)
 	ks, err := keystore.Open(keystore.Config{Dir: elsewhere, Passphrase: []byte(testPassphrase), KDF: testKDF})
 	if err != nil {
 		t.Fatal(err)

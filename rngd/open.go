@@ -33,6 +33,7 @@ import (
 	auditpb "tirage.fr/tirage/transparency/auditpb/v1"
 	"tirage.fr/tirage/transparency/tilelog"
 	"tirage.fr/tirage/transparency/trillian"
+	"tirage.fr/tirage/verifier/announce"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
 )
@@ -736,10 +737,7 @@ func gameKey(leaves [][]byte) (string, error) {
 // public key (verifier/audit reports one they cannot as a bad key record,
 // and holds its bytes to no suite).
 func vrfKeyParses(k record.Key) bool {
-	s, err := vrf.ParseSuite(k.Suite)
-	if err == nil {
-		_, err = vrf.ParsePublicKey(s, k.PublicKey)
-	}
+	_, err := announce.VRFKey(k)
 	return err == nil
 }
 

@@ -18,6 +18,8 @@ import (
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/atomicfile"
 	"tirage.fr/tirage/transparency/tilelog"
+	"tirage.fr/tirage/verifier/announce"
+	"tirage.fr/tirage/verifier/record"
 )
 
 // OfflineConfig wires an Appliance for an offline ceremony on the
@@ -101,16 +103,46 @@ func OpenOffline(ctx context.Context, cfg OfflineConfig) (*Appliance, transparen
 
 // announcement returns the log index of the key announcement naming the
 // VRF key and the key's id, appending the announcement to an empty log.
+//
+// The key is found by its public key and its suite (the prover's): one
+// P-256 key proves under ECVRF-P256-SHA256-TAI and -SSWU, two outputs for
+// each α, so auditors (verifier/audit) hold a key's bytes to the suite of
+// their first announcement (with a suite and key they can parse), report
+// the same bytes under another suite as misbehaviour and count no proof
+// under it. A key whose bytes the log first announced under another suite
+// is refused, with nothing appended: every draw under it would fail the
+// audit.
 func announcement(ctx context.Context, lg transparency.Log, dir string, cfg OfflineConfig, prover hsm.VRFProver, signer hsm.Signer) (uint64, string, error) {
 	pub := prover.PublicKey().Bytes()
+	suite := string(prover.Suite())
+	// ours reads a VRF key of an announcement: it announces the prover's
+	// key (its bytes under its suite), or its bytes under another suite
+	// (clash: auditors parse it and hold the bytes to that suite), or
+	// neither (another key, or one auditors cannot parse: they hold its
+	// bytes to no suite).
+	ours := func(k record.Key) (match, clash bool) {
+		if k.Use != hsm.UseVRF || !bytes.Equal(k.PublicKey, pub) {
+			return false, false
+		}
+		if k.Suite == suite {
+			return true, false
+		}
+		return false, vrfKeyParses(k)
+	}
+	// find returns the id of the prover's key in an announcement, unless
+	// the announcement names its bytes under another suite first.
 	find := func(leaf []byte) (string, bool) {
 		ann, err := hsm.CheckAnnouncement(leaf)
 		if err != nil {
 			return "", false
 		}
 		for _, k := range ann.Keys {
-			if k.Use == hsm.UseVRF && bytes.Equal(k.PublicKey, pub) {
+			match, clash := ours(k)
+			if match {
 				return k.ID, true
+			}
+			if clash {
+				return "", false
 			}
 		}
 		return "", false
@@ -134,13 +166,16 @@ func announcement(ctx context.Context, lg transparency.Log, dir string, cfg Offl
 		if id, ok := find(es[0]); ok {
 			return uint64(i), id, nil
 		}
-		// Another VRF key than when it was written (a rotation): look again.
+		// Another VRF key than when it was written (a rotation), or the
+		// same bytes under another suite (the key re-sealed, or copied
+		// under a new label, as the other suite): look again.
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return 0, "", err
 	}
 	// Look for it in the log. Auditors know an id by its first
 	// announcement: the key's id must not have been announced before with
-	// another key (a new key under an old label).
+	// another key (a new key under an old label); and its bytes by their
+	// first announcement: not under another suite.
 	first := map[string][]byte{}
 	for start := uint64(0); start < cp.Size; {
 		es, err := lg.Entries(ctx, start, min(start+transparency.MaxEntries, cp.Size), cp.Size)
@@ -156,17 +191,21 @@ func announcement(ctx context.Context, lg transparency.Log, dir string, cfg Offl
 				if k.Use != hsm.UseVRF {
 					continue
 				}
+				i := start + uint64(j)
 				other, seen := first[k.ID]
-				if !bytes.Equal(k.PublicKey, pub) {
+				match, clash := ours(k)
+				if clash {
+					return 0, "", twoSuitesError(cfg.VRFLabel, suite, pub, k, i)
+				}
+				if !match {
 					if !seen {
 						first[k.ID] = k.PublicKey
 					}
 					continue
 				}
-				if seen {
+				if seen && !bytes.Equal(other, pub) {
 					return 0, "", fmt.Errorf("VRF key id %q was first announced in the log with another public key (fingerprint %s): auditors would check this key's draws against that one; use a key with a new label", k.ID, hsm.Fingerprint(other))
 				}
-				i := start + uint64(j)
 				return i, k.ID, atomicfile.Write(path, []byte(strconv.FormatUint(i, 10)+"\n"), 0o644)
 			}
 		}
@@ -182,11 +221,34 @@ func announcement(ctx context.Context, lg transparency.Log, dir string, cfg Offl
 	if err != nil {
 		return 0, "", fmt.Errorf("couldn't make the key announcement: %w", err)
 	}
+	id, ok := find(leaf)
+	if !ok {
+		return 0, "", errors.New("the key announcement made does not announce the VRF key in use")
+	}
 	i, err := lg.Append(ctx, leaf)
 	if err != nil {
 		return 0, "", fmt.Errorf("couldn't append the key announcement: %w", err)
 	}
 	cfg.Logger.Info("keys announced", "log_index", i)
-	id, _ := find(leaf)
 	return i, id, atomicfile.Write(path, []byte(strconv.FormatUint(i, 10)+"\n"), 0o644)
+}
+
+// vrfKeyParses tells whether auditors can parse VRF key k's suite and
+// public key (verifier/audit reports one they cannot as a bad key record,
+// and holds its bytes to no suite).
+func vrfKeyParses(k record.Key) bool {
+	_, err := announce.VRFKey(k)
+	return err == nil
+}
+
+// twoSuitesError is the refusal of the VRF key under label, of suite suite
+// and public key pub, whose bytes the log first announced as key f, at
+// record index, under another suite.
+func twoSuitesError(label, suite string, pub []byte, f record.Key, index uint64) error {
+	return fmt.Errorf("vrf key %q (fingerprint %s) is an %s key, but the log announced the same public key at record %d as vrf key %q under %s: "+
+		"one P-256 key proves under both suites, two outputs for each α, so auditors hold a key to the suite it was first announced under, "+
+		"report its announcement under two suites as misbehaviour and count no proof under the other: every draw under this key would fail the audit; nothing was appended. "+
+		"A key is never used under another suite: make a new key under a new label (rngctl keys init --vrf-label NEW), announce it in the log and use --vrf-label NEW, "+
+		"or go back to %s (--vrf-label %q, with the key file as rngctl keys init made it)",
+		label, hsm.Fingerprint(pub), suite, index, f.ID, f.Suite, f.Suite, f.ID)
 }

@@ -281,14 +281,19 @@ func CheckRecord(ann *record.KeyAnnouncement) error {
 	return nil
 }
 
+// VRFKey parses VRF key k's suite and public key, as auditors read them.
+func VRFKey(k record.Key) (*vrf.PublicKey, error) {
+	suite, err := vrf.ParseSuite(k.Suite)
+	if err != nil {
+		return nil, err
+	}
+	return vrf.ParsePublicKey(suite, k.PublicKey)
+}
+
 // possession checks key k's signature or VRF proof of m.
 func possession(k record.Key, m, sig []byte) error {
 	if k.Use == UseVRF {
-		suite, err := vrf.ParseSuite(k.Suite)
-		if err != nil {
-			return err
-		}
-		pk, err := vrf.ParsePublicKey(suite, k.PublicKey)
+		pk, err := VRFKey(k)
 		if err != nil {
 			return err
 		}

@@ -54,6 +54,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"tirage.fr/tirage/verifier/announce"
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/qod"
@@ -562,15 +563,12 @@ func (a *auditor) add(index uint64, leaf []byte) {
 			if k.Use != "vrf" {
 				continue
 			}
-			s, err := vrf.ParseSuite(k.Suite)
-			var pk *vrf.PublicKey
-			if err == nil {
-				pk, err = vrf.ParsePublicKey(s, k.PublicKey)
-			}
+			pk, err := announce.VRFKey(k)
 			if err != nil {
 				a.keyBad = append(a.keyBad, verdict.M(verdict.MsgEntryKey, index, k.ID, receipt.Cause(err)))
 				continue
 			}
+			s := pk.Suite()
 			fp := record.Hex(k.Fingerprint)
 			// One P-256 key proves under ECVRF-P256-SHA256-TAI and -SSWU,
 			// with two outputs for one α. The log announcing the same
