@@ -3,18 +3,45 @@ package trillian_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
 	tpb "github.com/google/trillian"
 	"github.com/google/trillian/types"
 	"golang.org/x/mod/sumdb/tlog"
+	"google.golang.org/grpc"
 
 	"tirage.fr/tirage/transparency/logtest"
 	"tirage.fr/tirage/transparency/trillian"
 )
 
 var benchAppenders = []int{1, 64, 512, 2048}
+
+// benchEngine names the backend's runs: engine=trillian without
+// Config.StateFile (as before), engine=trillian-statefile with it, as rngd
+// runs it (the signed checkpoint saved, the pending file written ahead of
+// each QueueLeaf), in a temporary directory.
+func benchEngine(state bool) string {
+	if state {
+		return "trillian-statefile"
+	}
+	return "trillian"
+}
+
+// benchOpen opens the backend on a new tree, with a state file if state.
+func benchOpen(b *testing.B, conn *grpc.ClientConn, state bool) *trillian.Log {
+	cfg := trillian.Config{Conn: conn, TreeID: newTree(b, conn), Origin: "tirage.fr/log/bench", Signers: signers(b)}
+	if state {
+		cfg.StateFile = filepath.Join(b.TempDir(), "trillian-checkpoint")
+	}
+	l, err := trillian.Open(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { l.Close() })
+	return l
+}
 
 func rootSize(b *testing.B, c tpb.TrillianLogClient, tree int64) uint64 {
 	resp, err := c.GetLatestSignedLogRoot(context.Background(), &tpb.GetLatestSignedLogRootRequest{LogId: tree})
@@ -56,19 +83,16 @@ func BenchmarkAppend(b *testing.B) {
 			waitIntegrated(b, c, tree, uint64(b.N))
 			logtest.Report(b, time.Since(start), lat, "ack")
 		})
-		b.Run(fmt.Sprintf("engine=trillian/appenders=%d", n), func(b *testing.B) {
-			tree := newTree(b, conn)
-			l, err := trillian.Open(context.Background(), trillian.Config{Conn: conn, TreeID: tree, Origin: "tirage.fr/log/bench", Signers: signers(b)})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer l.Close()
-			el, lat, err := logtest.Load(context.Background(), n, b.N, logtest.AppendOp(l, "log"+run))
-			if err != nil {
-				b.Fatal(err)
-			}
-			logtest.Report(b, el, lat, "ack")
-		})
+		for _, state := range []bool{false, true} {
+			b.Run(fmt.Sprintf("engine=%s/appenders=%d", benchEngine(state), n), func(b *testing.B) {
+				l := benchOpen(b, conn, state)
+				el, lat, err := logtest.Load(context.Background(), n, b.N, logtest.AppendOp(l, "log"+run))
+				if err != nil {
+					b.Fatal(err)
+				}
+				logtest.Report(b, el, lat, "ack")
+			})
+		}
 	}
 }
 
@@ -87,19 +111,16 @@ func BenchmarkInclusion(b *testing.B) {
 		}
 		logtest.Report(b, el, lat, "incl")
 	})
-	b.Run(fmt.Sprintf("engine=trillian/appenders=%d", n), func(b *testing.B) {
-		tree := newTree(b, conn)
-		l, err := trillian.Open(context.Background(), trillian.Config{Conn: conn, TreeID: tree, Origin: "tirage.fr/log/bench", Signers: signers(b)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer l.Close()
-		el, lat, err := logtest.Load(context.Background(), n, b.N, logtest.InclusionOp(l, "log"+run))
-		if err != nil {
-			b.Fatal(err)
-		}
-		logtest.Report(b, el, lat, "incl")
-	})
+	for _, state := range []bool{false, true} {
+		b.Run(fmt.Sprintf("engine=%s/appenders=%d", benchEngine(state), n), func(b *testing.B) {
+			l := benchOpen(b, conn, state)
+			el, lat, err := logtest.Load(context.Background(), n, b.N, logtest.InclusionOp(l, "log"+run))
+			if err != nil {
+				b.Fatal(err)
+			}
+			logtest.Report(b, el, lat, "incl")
+		})
+	}
 }
 
 // BenchmarkInclusionIdle: append → verifiable inclusion for a draw arriving
@@ -117,19 +138,16 @@ func BenchmarkInclusionIdle(b *testing.B) {
 		}
 		logtest.ReportLatency(b, lat, "incl")
 	})
-	b.Run("engine=trillian/appenders=1", func(b *testing.B) {
-		tree := newTree(b, conn)
-		l, err := trillian.Open(context.Background(), trillian.Config{Conn: conn, TreeID: tree, Origin: "tirage.fr/log/bench", Signers: signers(b)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer l.Close()
-		lat, err := logtest.Spaced(context.Background(), b.N, gap, logtest.InclusionOp(l, "log"+run))
-		if err != nil {
-			b.Fatal(err)
-		}
-		logtest.ReportLatency(b, lat, "incl")
-	})
+	for _, state := range []bool{false, true} {
+		b.Run(fmt.Sprintf("engine=%s/appenders=1", benchEngine(state)), func(b *testing.B) {
+			l := benchOpen(b, conn, state)
+			lat, err := logtest.Spaced(context.Background(), b.N, gap, logtest.InclusionOp(l, "log"+run))
+			if err != nil {
+				b.Fatal(err)
+			}
+			logtest.ReportLatency(b, lat, "incl")
+		})
+	}
 }
 
 // rawInclusion is Trillian used directly for append → inclusion: QueueLeaf,

@@ -2,46 +2,97 @@ package trillian
 
 // Leaves that may be queued but were never acknowledged.
 //
-// An Append that fails after its QueueLeaf was sent — the append timed out
-// with the signer stalled, the QueueLeaf reply was lost, the append was
-// woken by the log failing closed or by Close — leaves a leaf that Trillian
-// may hold in its queue and integrate later, after its caller was told the
-// draw failed. The caller (the game server) then retries with a new record:
-// a new time, for a start a new secret and game id. Were both integrated,
-// the log would hold two picks with the same predecessor (a forked game
-// chain) or two starts for one ticket.
+// A leaf whose QueueLeaf was sent may be integrated by Trillian at any time
+// later, whatever becomes of the append that sent it: the append may time
+// out (signer or database stalled), lose its replies, be woken by the log
+// failing closed or by Close — or rngd may be killed (SIGKILL, power loss)
+// while it waits, before anything else is done. Its caller (the game
+// server), told the draw failed or left without an answer, retries with a
+// new record: a new time, for a start a new secret and game id. Were both
+// integrated, the log would hold two picks with the same predecessor (a
+// forked game chain) or two starts for one ticket.
 //
-// So such a leaf is recorded in the pending file (Config.StateFile +
-// ".pending") before Append returns its error, and the log fails closed.
-// Open queues every pending leaf again — Trillian deduplicates identical
-// leaves, so one already queued is not appended twice — and returns only
-// once each is integrated in a tree it signed and verified
-// (Config.PendingTimeout; past it Open fails with ErrUnavailable and rngd
-// does not start), then removes the file. Whatever runs after Open (rngd's
-// catch-up) finds those leaves in the log, and nothing can contradict them.
+// So the pending file (Config.StateFile + ".pending") is written ahead:
+// Append records its leaf there, durably (written and fsynced), before it
+// sends the QueueLeaf. However rngd stops, every leaf Trillian may hold
+// unacknowledged is in the file. Open queues every leaf in the file again —
+// Trillian deduplicates identical leaves, so one already queued or
+// integrated is not appended twice — and returns only once each is
+// integrated in a tree it signed and verified (Config.PendingTimeout; past
+// it Open fails with ErrUnavailable and rngd does not start), then removes
+// the file. Whatever runs after Open (rngd's catch-up) finds those leaves
+// in the log, and nothing can contradict them.
 //
-// The file is append-only: a header, then one record per leaf — its length
-// (4 bytes, big-endian), the leaf, and a CRC-32C of both — written and
-// fsynced (the directory too, when the write may have created the file)
-// before the append's error is returned.
+// The file is a header, then one record per leaf — its length (4 bytes,
+// big-endian), the leaf, and a CRC-32C of both. One writer at a time
+// appends records after the last one: the leaves of the appends arriving
+// while a write runs are written together by the next, with one fsync for
+// the lot (the directory's too, when the write creates the file), by one
+// of those appends (none writes for others once its own leaf is written).
 //
-// A crash during that write (before its append returned) leaves a torn
-// tail: an empty file, part of the header, or a last record too short for
-// its length prefix, leaf and checksum. Open keeps the whole records before
-// it, drops the tail with a warning naming its bytes, and rewrites the file
-// durably before use (or removes it, with no whole record left): the append
-// whose record was torn never returned, the case of rngd killed while an
-// append waits. Anything else that does not parse — another header, a
-// length out of range, a whole record failing its checksum, bytes after the
-// last record that cannot begin one — is corruption, and refused: the
-// leaves it held cannot be waited for.
+// A leaf recorded is outstanding until its append ends, in one of three
+// ways:
 //
-// A write that fails while rngd runs leaves the same torn tail; the next
-// write (the appends failing later were in flight when the log failed
-// closed, and each one not recorded costs an operator a manual check)
-// first cuts the file back to its last durable record and fsyncs the cut,
-// then writes at that offset, the header first if no header is durable. So
-// the file on disk is always whole records plus at most one torn batch.
+//   - Acknowledged: its index was checked against a checkpoint the
+//     appliance signed. Its record is dead: harmless (Open would find the
+//     leaf integrated), kept until the file is emptied or rewritten.
+//   - Refused: Trillian refused the QueueLeaf outright (invalid, unknown
+//     tree, quota...), or the log failed closed or was closed before it
+//     was sent, so Trillian does not hold the leaf. Before the error is
+//     returned the file is rewritten without its record (as a compaction,
+//     below): after a refusal by Trillian the log stays open and the
+//     caller may retry at once, and the next Open must not integrate the
+//     leaf behind the retry. (An append that finds the log closed or
+//     failed closed before its write records nothing.)
+//   - Failed after its QueueLeaf was sent (timed out, replies lost, woken
+//     by the log failing closed or by Close): it stays outstanding, its
+//     record in the file until the next Open, and the log fails closed
+//     (but for Close, which closes it).
+//
+// When no leaf is outstanding and the file holds dead records, it is
+// emptied: cut back to its header (ftruncate, fsync), by the append whose
+// end left nothing outstanding, before it returns (or by the writer then
+// running, once its step is done). An emptied file (the header alone)
+// holds nothing to wait for, and takes the next records after its header.
+// Under a load that always keeps some append outstanding, the file is
+// compacted instead: once its dead records reach 64 KiB and outweigh the
+// outstanding ones, the next write replaces the file with the outstanding
+// records and its own (atomicfile: a temporary file, fsync, rename,
+// directory fsync), so the file stays below about twice the outstanding
+// records plus 64 KiB. The cuts and rewrites are the writer's too, one
+// thing at a time, and the outstanding leaves are counted under the lock
+// that adds them (once written) and settles them: neither ever drops the
+// record of an outstanding leaf — one whose append is between its write
+// and its acknowledgement, or failed after its QueueLeaf was sent. So the
+// cost of the write-ahead is one fsync per batch of appends, plus, when
+// appends are spaced out, one for the cut after each.
+//
+// A crash during a write leaves a torn tail: an empty file, part of the
+// header, or a last record too short for its length prefix, leaf and
+// checksum. The appends whose records were torn had not sent their
+// QueueLeaf (it waits for the write's fsync) and never returned: Trillian
+// does not hold their leaves. Open keeps the whole records before the
+// tail, drops the tail with a warning naming its bytes, and rewrites the
+// file durably before use (or removes it, with no whole record left).
+// Anything else that does not parse — another header, a length out of
+// range, a whole record failing its checksum, bytes after the last record
+// that cannot begin one — is corruption, and refused: the leaves it held
+// cannot be waited for.
+//
+// A write, cut or rewrite that fails while rngd runs leaves the file as it
+// was or with the same torn tail (a failed write), the old file or the new
+// one (a failed rewrite), its records or its header alone (a failed cut),
+// and the log writes to it no more. The appends whose write failed, and
+// every later one (its write refused), fail before their QueueLeaf and
+// fail the log closed: a record whose write failed may be whole on disk,
+// and the next Open waits for its leaf as for the others. So does an
+// append refused by Trillian whose record could not be removed. The file
+// on disk is thus always whole records plus at most one torn batch, at its
+// end.
+//
+// Without Config.StateFile nothing is written ahead: the leaf of an append
+// that fails after its QueueLeaf was sent is kept in memory, and a
+// reopened log waits for none (tests only; rngd always sets it).
 
 import (
 	"context"
@@ -166,17 +217,23 @@ func (l *Log) loadPending() error {
 	}
 	leaves, n, err := parsePending(raw)
 	if err != nil {
-		return fmt.Errorf("trillian: %w: pending-leaves file %s is corrupt (%v): it lists leaves of failed appends that Trillian may still integrate, which the log must not contradict; refusing to open. Check that the leaves of the appends that failed before the restart are in the log (or were never queued), then move the file away", transparency.ErrUnavailable, path, err)
+		return fmt.Errorf("trillian: %w: pending-leaves file %s is corrupt (%v): it lists leaves that Trillian may still integrate, which the log must not contradict; refusing to open. Check that the leaves of the appends that failed or were cut short before the restart are in the log (or were never queued), then move the file away", transparency.ErrUnavailable, path, err)
 	}
 	if len(leaves) == 0 {
+		if n > 0 && n == len(raw) {
+			// The header alone: the file was emptied, nothing to wait
+			// for. Records go after it.
+			l.pendSize = int64(n)
+			return nil
+		}
 		// Torn before its first record was whole: the append it was
-		// written for never returned.
-		l.cfg.Logger.Warn("trillian: the pending-leaves file holds no whole record (a crash while its first record was written, before that append returned): removing it",
+		// written for had not sent its QueueLeaf, and never returned.
+		l.cfg.Logger.Warn("trillian: the pending-leaves file holds no whole record (a crash while its first record was written, before that leaf was queued): removing it",
 			"file", path, "dropped_bytes", len(raw))
 		return l.removePending()
 	}
 	if n < len(raw) {
-		l.cfg.Logger.Warn("trillian: the pending-leaves file ends with a torn record (a crash while it was written, before that append returned): dropping it, keeping the whole records before it",
+		l.cfg.Logger.Warn("trillian: the pending-leaves file ends with a torn record (a crash while it was written, before its leaf was queued): dropping it, keeping the whole records before it",
 			"file", path, "kept_records", len(leaves), "dropped_offset", n, "dropped_bytes", len(raw)-n)
 		if err := atomicfile.Write(path, raw[:n], 0o600); err != nil {
 			return fmt.Errorf("trillian: %w: couldn't drop the torn tail of the pending-leaves file %s: %w", transparency.ErrUnavailable, path, err)
@@ -193,31 +250,196 @@ func (l *Log) loadPending() error {
 	return nil
 }
 
-// writePending durably appends leaves' records to the pending file (to
-// l.pending alone without Config.StateFile). One writer at a time
-// (recordPending).
+// pendingCompact is how many bytes of dead records the pending file may
+// hold, with appends outstanding, before a write replaces it without them
+// (if they also outweigh the outstanding records). A kill leaves at most
+// that many, which the next Open queues again (deduplicated) and finds
+// integrated.
+const pendingCompact = 64 << 10
+
+// pendingLeaf is a leaf recorded in the pending file; it is outstanding
+// (in l.pendLive) from its write until its append ends.
+type pendingLeaf struct {
+	leaf []byte
+	size int64 // its record's bytes
+}
+
+// pendingBatch is work for the pending file's writer: leaves to record,
+// those of the appends that arrived meanwhile, with one write and one fsync
+// for the lot; or, without leaves, a rewrite that drops the records of the
+// leaves refused meanwhile (pendingRefused).
+type pendingBatch struct {
+	leaves []*pendingLeaf
+	done   bool // written, or failed (err)
+	err    error
+}
+
+// recordPending durably records leaf in the pending file, outstanding,
+// and returns once it is, or the write failed. With Config.StateFile only.
+func (l *Log) recordPending(leaf []byte) (*pendingLeaf, error) {
+	p := &pendingLeaf{leaf: leaf, size: int64(4 + len(leaf) + 4)}
+	l.pendMu.Lock()
+	defer l.pendMu.Unlock()
+	if l.pendNext == nil {
+		l.pendNext = &pendingBatch{}
+	}
+	b := l.pendNext
+	b.leaves = append(b.leaves, p)
+	l.pendingWait(b)
+	return p, b.err
+}
+
+// pendingAcked settles p: its leaf is integrated, its index verified. Its
+// record is dead; with no leaf outstanding any more the file is emptied,
+// here if no writer runs (else by that writer).
+func (l *Log) pendingAcked(p *pendingLeaf) {
+	l.pendMu.Lock()
+	defer l.pendMu.Unlock()
+	delete(l.pendLive, p)
+	l.pendLiveBytes -= p.size
+	l.pendDead += p.size
+	if !l.pendWriting && l.pendNext == nil && l.pendDrop == nil && l.pendEmptiable() {
+		l.pendingStep()
+	}
+}
+
+// pendingRefused settles p: Trillian does not hold its leaf. It returns
+// once the file is rewritten without p's record, durably (or that failed).
+func (l *Log) pendingRefused(p *pendingLeaf) error {
+	l.pendMu.Lock()
+	defer l.pendMu.Unlock()
+	delete(l.pendLive, p)
+	l.pendLiveBytes -= p.size
+	if l.pendDrop == nil {
+		l.pendDrop = &pendingBatch{}
+	}
+	b := l.pendDrop
+	l.pendingWait(b)
+	return b.err
+}
+
+// pendingWait returns once b is done: it waits while a writer runs, and
+// when none does it becomes the writer, one step at a time. So the
+// appends of one moment share a write, and none writes for the others
+// once its own work is done (at most a rewrite queued before its batch,
+// then its batch). pendMu held.
+func (l *Log) pendingWait(b *pendingBatch) {
+	if l.pendCond.L == nil {
+		l.pendCond.L = &l.pendMu
+	}
+	for !b.done {
+		if l.pendWriting {
+			l.pendCond.Wait()
+			continue
+		}
+		l.pendingStep()
+	}
+}
+
+// pendEmptiable reports whether the file holds dead records and no
+// outstanding one: it can be cut back to its header (pendMu held).
+func (l *Log) pendEmptiable() bool {
+	return len(l.pendLive) == 0 && l.pendDead > 0 && l.pendErr == nil
+}
+
+// pendingStep is the pending file's writer, for one step: a rewrite
+// dropping refused records if one is queued, else a write of the next
+// batch; then, with nothing else queued and no record outstanding, the
+// file's emptying (so that an emptying made due while the step ran, by
+// an append acknowledged meanwhile, is not missed). pendMu held, released
+// during I/O, pendWriting set meanwhile; the waiters are woken after.
 //
-// It writes at l.pendSize, the end of the file's last durable record (0:
-// no durable header, the file absent or torn), never behind a torn write:
-// after a failed write it first cuts the file back there, durably. Failing
-// closed instead (refusing every later write) would leave the leaves of the
-// appends failing after it unrecorded, each a manual check; the cut keeps
-// the durable records intact, and a later write counts only if its own
-// fsync succeeds.
+// The rewrites and the cut keep every outstanding record: the outstanding
+// set is read under pendMu, and leaves join it only here, once written,
+// so none can be missing from a snapshot and still be in the file. Dead
+// records in the old file go; those of the leaves acknowledged during the
+// rewrite are in the new file, and stay counted as dead.
+func (l *Log) pendingStep() {
+	l.pendWriting = true
+	if l.pendLive == nil {
+		l.pendLive = make(map[*pendingLeaf]struct{})
+	}
+	if b := l.pendDrop; b != nil {
+		l.pendDrop = nil
+		keep, dead := l.liveLeaves(), l.pendDead
+		if b.err = l.pendingIO(func() error { return l.rewritePending(keep) }); b.err == nil {
+			l.pendDead -= dead
+		}
+		b.done = true
+	} else if b := l.pendNext; b != nil {
+		l.pendNext = nil
+		leaves := make([][]byte, len(b.leaves))
+		for i, p := range b.leaves {
+			leaves[i] = p.leaf
+		}
+		var keep [][]byte
+		dead := l.pendDead
+		compact := dead >= pendingCompact && dead >= l.pendLiveBytes
+		if compact {
+			keep = l.liveLeaves()
+		}
+		b.err = l.pendingIO(func() error {
+			if compact {
+				return l.rewritePending(append(keep, leaves...))
+			}
+			return l.writePending(leaves)
+		})
+		if b.err == nil {
+			if compact {
+				l.pendDead -= dead
+			}
+			for _, p := range b.leaves {
+				l.pendLive[p] = struct{}{}
+				l.pendLiveBytes += p.size
+			}
+		}
+		b.done = true
+	}
+	if l.pendNext == nil && l.pendDrop == nil && l.pendEmptiable() {
+		// No leaf outstanding: none joins the set during the cut.
+		if l.pendingIO(func() error { return l.rewritePending(nil) }) == nil {
+			l.pendDead = 0
+		}
+	}
+	l.pendWriting = false
+	if l.pendCond.L != nil {
+		l.pendCond.Broadcast()
+	}
+}
+
+// liveLeaves returns the outstanding leaves (pendMu held).
+func (l *Log) liveLeaves() [][]byte {
+	out := make([][]byte, 0, len(l.pendLive))
+	for p := range l.pendLive {
+		out = append(out, p.leaf)
+	}
+	return out
+}
+
+// pendingIO runs op, the writer's I/O, with pendMu released. After one
+// fails the file is written no more: op is not run, the failure returned.
+func (l *Log) pendingIO(op func() error) error {
+	if l.pendErr != nil {
+		return fmt.Errorf("an earlier write of the pending-leaves file failed: %w", l.pendErr)
+	}
+	l.pendMu.Unlock()
+	err := op()
+	l.pendMu.Lock()
+	if err != nil {
+		l.pendErr = err
+	}
+	return err
+}
+
+// writePending durably appends leaves' records to the pending file at
+// l.pendSize, the end of its last durable record (0: no file, which it
+// creates with its header). The writer's.
 func (l *Log) writePending(leaves [][]byte) (err error) {
 	path := l.pendingPath()
-	if path == "" {
-		l.mu.Lock()
-		l.pending = append(l.pending, leaves...)
-		l.mu.Unlock()
-		return nil
-	}
 	var b []byte
 	flag := os.O_WRONLY
 	fresh := l.pendSize == 0
 	if fresh {
-		// No durable header: whatever the file holds (a failed first
-		// write's bytes) goes.
 		flag |= os.O_CREATE | os.O_TRUNC
 		b = append(b, pendingMagic...)
 	}
@@ -226,99 +448,88 @@ func (l *Log) writePending(leaves [][]byte) (err error) {
 	}
 	f, err := os.OpenFile(path, flag, 0o600)
 	if err != nil {
-		l.pendTorn = true
 		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil && fresh {
-			err = atomicfile.SyncDir(filepath.Dir(path))
-		}
-		if err != nil {
-			l.pendTorn = true
-			return
-		}
-		l.pendSize += int64(len(b))
-	}()
-	if l.pendTorn {
-		// A failed write may have left bytes past the last durable
-		// record: cut them, durably, before writing there again.
-		if err := f.Truncate(l.pendSize); err != nil {
-			return err
-		}
-		if err := f.Sync(); err != nil {
-			return err
-		}
-		l.pendTorn = false
 	}
 	writeAt := (*os.File).WriteAt
 	if l.pendWriteAt != nil {
 		writeAt = l.pendWriteAt
 	}
-	if _, err := writeAt(f, b, l.pendSize); err != nil {
+	if _, err = writeAt(f, b, l.pendSize); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && fresh {
+		err = atomicfile.SyncDir(filepath.Dir(path))
+	}
+	if err != nil {
 		return err
 	}
-	return f.Sync()
+	l.pendSize += int64(len(b))
+	return nil
 }
 
-// pendingBatch is a group of leaves written to the pending file together:
-// the appends woken at once by fail each record their leaf, with one fsync
-// for the lot rather than one each.
-type pendingBatch struct {
-	leaves [][]byte
-	done   chan struct{}
-	err    error
+// rewritePending makes the pending file hold exactly leaves' records,
+// durably: without leaves, cut back to its header (ftruncate, fsync);
+// else replaced whole (atomicfile). The writer's.
+func (l *Log) rewritePending(leaves [][]byte) error {
+	path := l.pendingPath()
+	if len(leaves) == 0 {
+		head := int64(len(pendingMagic))
+		if l.pendSize <= head {
+			return nil
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		if err = f.Truncate(head); err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		l.pendSize = head
+		return nil
+	}
+	b := []byte(pendingMagic)
+	for _, leaf := range leaves {
+		b = appendPendingRecord(b, leaf)
+	}
+	if err := atomicfile.Write(path, b, 0o600); err != nil {
+		return err
+	}
+	l.pendSize = int64(len(b))
+	return nil
 }
 
-// recordPending durably records leaf as possibly queued and returns once
-// it is (or the write failed).
-func (l *Log) recordPending(leaf []byte) error {
-	l.pendMu.Lock()
-	if l.pendNext == nil {
-		l.pendNext = &pendingBatch{done: make(chan struct{})}
-	}
-	b := l.pendNext
-	b.leaves = append(b.leaves, leaf)
-	if l.pendWriting {
-		l.pendMu.Unlock()
-		<-b.done
-		return b.err
-	}
-	l.pendWriting = true
-	for l.pendNext != nil {
-		cur := l.pendNext
-		l.pendNext = nil
-		l.pendMu.Unlock()
-		cur.err = l.writePending(cur.leaves)
-		close(cur.done)
-		l.pendMu.Lock()
-	}
-	l.pendWriting = false
-	l.pendMu.Unlock()
-	<-b.done
-	return b.err
+// keepPending keeps the leaf of a failed append in memory, without
+// Config.StateFile (nothing reopened waits for it).
+func (l *Log) keepPending(leaf []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pending = append(l.pending, leaf)
 }
 
-// pendingNote says where a possibly queued leaf was recorded, for the
-// append's error.
-func (l *Log) pendingNote(err error) string {
-	switch path := l.pendingPath(); {
-	case err != nil:
-		return fmt.Sprintf("COULD NOT RECORD THE LEAF in %s (%v): it may still be integrated, unacknowledged; check the log before retrying the draw", path, err)
-	case path == "":
+// pendingNote says where the leaf of an append that failed after its
+// QueueLeaf was sent is recorded, for the append's error.
+func (l *Log) pendingNote() string {
+	path := l.pendingPath()
+	if path == "" {
 		return "leaf kept in memory only (no Config.StateFile): reopening does not wait for it"
-	default:
-		return fmt.Sprintf("leaf recorded in %s: reopening the log queues it again and waits until it is integrated", path)
 	}
+	return fmt.Sprintf("leaf recorded in %s before it was queued: reopening the log queues it again and waits until it is integrated", path)
 }
 
 // removePending durably removes the pending file, once its leaves are
 // integrated.
 func (l *Log) removePending() error {
 	l.pending = nil
-	l.pendSize, l.pendTorn = 0, false
+	l.pendSize = 0
 	path := l.pendingPath()
 	if path == "" {
 		return nil
@@ -341,7 +552,7 @@ func (l *Log) settlePending(ctx context.Context) error {
 	if len(leaves) == 0 {
 		return nil
 	}
-	l.cfg.Logger.Warn("leaves of appends that failed before the log was reopened may still be queued in Trillian: queueing them again and waiting until they are integrated",
+	l.cfg.Logger.Warn("leaves recorded before the log was reopened (appends that failed, or were cut short) may still be queued in Trillian: queueing them again and waiting until they are integrated",
 		"count", len(leaves), "file", l.pendingPath(), "timeout", l.cfg.PendingTimeout)
 	pctx, cancel := context.WithTimeout(ctx, l.cfg.PendingTimeout)
 	defer cancel()
@@ -365,9 +576,9 @@ func (l *Log) settlePending(ctx context.Context) error {
 		if errors.Is(first, transparency.ErrSecurity) {
 			return first
 		}
-		return fmt.Errorf("trillian: %w: %d of the %d leaves of appends that failed before (listed in %s) not integrated within %v (signer or database still stalled?): refusing to open, since a new append could contradict them: %w",
+		return fmt.Errorf("trillian: %w: %d of the %d leaves recorded before (appends that failed or were cut short, listed in %s) not integrated within %v (signer or database still stalled?): refusing to open, since a new append could contradict them: %w",
 			transparency.ErrUnavailable, failed, len(leaves), l.pendingPath(), l.cfg.PendingTimeout, first)
 	}
-	l.cfg.Logger.Info("leaves of appends that failed before are integrated", "count", len(leaves))
+	l.cfg.Logger.Info("leaves recorded before the log was reopened are integrated", "count", len(leaves))
 	return l.removePending()
 }

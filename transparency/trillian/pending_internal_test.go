@@ -26,7 +26,7 @@ func TestPendingFileRoundTrip(t *testing.T) {
 		leaf := bytes.Repeat([]byte{byte('a' + i)}, 1+i*37)
 		want = append(want, leaf)
 		wg.Go(func() {
-			if err := l.recordPending(leaf); err != nil {
+			if _, err := l.recordPending(leaf); err != nil {
 				t.Error(err)
 			}
 		})
@@ -49,7 +49,7 @@ func TestPendingFileRoundTrip(t *testing.T) {
 		t.Fatalf("pending file reads back %d leaves, want the %d written", len(got), len(want))
 	}
 	// A duplicate record is waited for once.
-	if err := l.recordPending(want[0]); err != nil {
+	if _, err := l.recordPending(want[0]); err != nil {
 		t.Fatal(err)
 	}
 	back = &Log{cfg: Config{StateFile: state}}
@@ -168,8 +168,8 @@ func pendingLog(t *testing.T, state string) *Log {
 
 // Every prefix of a pending file (a crash while it was written) opens: the
 // whole records are kept, the torn tail dropped and the file rewritten
-// without it (removed without a whole record); a later record follows the
-// kept ones.
+// without it (removed without a whole record); the header alone is an
+// emptied file, kept as it is. A later record follows the kept ones.
 func TestPendingTornTail(t *testing.T) {
 	dir := t.TempDir()
 	state := filepath.Join(dir, "trillian-checkpoint")
@@ -194,6 +194,8 @@ func TestPendingTornTail(t *testing.T) {
 			want, file = [][]byte{a, b}, full
 		case k >= len(withA):
 			want, file = [][]byte{a}, withA
+		case k == len(pendingMagic):
+			file = []byte(pendingMagic)
 		}
 		if !slices.EqualFunc(l.pending, want, bytes.Equal) {
 			t.Fatalf("%d of %d bytes: %d leaves, want %d", k, len(full), len(l.pending), len(want))
@@ -206,7 +208,7 @@ func TestPendingTornTail(t *testing.T) {
 			t.Fatalf("%d of %d bytes: the file holds %d bytes after Open, want the %d of its whole records (%v)", k, len(full), len(got), len(file), err)
 		}
 		c := []byte("after reopening")
-		if err := l.recordPending(c); err != nil {
+		if _, err := l.recordPending(c); err != nil {
 			t.Fatal(err)
 		}
 		back := pendingLog(t, state)
@@ -234,7 +236,7 @@ func TestPendingWriteOverTornHeader(t *testing.T) {
 			t.Fatal(err)
 		}
 		leaf := []byte("recorded")
-		if err := l.recordPending(leaf); err != nil {
+		if _, err := l.recordPending(leaf); err != nil {
 			t.Fatal(err)
 		}
 		back := pendingLog(t, state)
@@ -244,44 +246,235 @@ func TestPendingWriteOverTornHeader(t *testing.T) {
 	}
 }
 
-// A write that fails part way (ENOSPC) leaves a torn tail; the next write
-// does not land behind it but where the last durable record ends, header
-// first if it had none, and the file parses whole again.
+// A write that fails part way (ENOSPC) leaves a torn tail, and the log
+// writes the file no more: later records fail, the file is left as it is
+// (whole records, then the torn batch), and the next Open keeps the whole
+// records and drops the tail (whose leaves were never queued).
 func TestPendingWriteFailure(t *testing.T) {
 	for _, before := range []int{0, 2} {
-		state := filepath.Join(t.TempDir(), "trillian-checkpoint")
-		l := pendingLog(t, state)
-		var want [][]byte
-		for i := range before {
-			leaf := []byte{'a' + byte(i)}
-			want = append(want, leaf)
-			if err := l.recordPending(leaf); err != nil {
-				t.Fatal(err)
-			}
-		}
 		for _, cut := range []int{5, 40, 43} {
+			state := filepath.Join(t.TempDir(), "trillian-checkpoint")
+			l := pendingLog(t, state)
+			var want [][]byte
+			for i := range before {
+				leaf := []byte{'a' + byte(i)}
+				want = append(want, leaf)
+				if _, err := l.recordPending(leaf); err != nil {
+					t.Fatal(err)
+				}
+			}
 			l.pendWriteAt = func(f *os.File, b []byte, off int64) (int, error) {
 				n, _ := f.WriteAt(b[:min(cut, len(b))], off)
 				return n, syscall.ENOSPC
 			}
-			if err := l.recordPending(bytes.Repeat([]byte{'x'}, 60)); !errors.Is(err, syscall.ENOSPC) {
+			if _, err := l.recordPending(bytes.Repeat([]byte{'x'}, 60)); !errors.Is(err, syscall.ENOSPC) {
 				t.Fatalf("write failing = %v, want ENOSPC", err)
 			}
-		}
-		l.pendWriteAt = nil
-		for _, leaf := range [][]byte{[]byte("after the failure"), []byte("and another")} {
-			want = append(want, leaf)
-			if err := l.recordPending(leaf); err != nil {
+			torn, err := os.ReadFile(state + pendingSuffix)
+			if err != nil {
 				t.Fatal(err)
 			}
+			l.pendWriteAt = nil
+			if _, err := l.recordPending([]byte("after the failure")); !errors.Is(err, syscall.ENOSPC) {
+				t.Fatalf("record after a failed write = %v, want refused with the failure", err)
+			}
+			if raw, err := os.ReadFile(state + pendingSuffix); err != nil || !bytes.Equal(raw, torn) {
+				t.Fatalf("the file changed after a failed write (%v)", err)
+			}
+			got, n, err := parsePending(torn)
+			if err != nil || n == len(torn) || !slices.EqualFunc(got, want, bytes.Equal) {
+				t.Fatalf("%d records, then a write cut at %d bytes: file parses to %q, %d of %d bytes, %v; want %q and a torn tail", before, cut, got, n, len(torn), err, want)
+			}
+			back := pendingLog(t, state)
+			if err := back.loadPending(); err != nil || !slices.EqualFunc(back.pending, want, bytes.Equal) {
+				t.Fatalf("reopened after a failed write: %q, %v; want %q", back.pending, err, want)
+			}
 		}
-		raw, err := os.ReadFile(state + pendingSuffix)
+	}
+}
+
+// pendingRecords returns the leaves the pending file holds, nil without
+// one, failing on a torn or corrupt file.
+func pendingRecords(t *testing.T, state string) [][]byte {
+	t.Helper()
+	raw, err := os.ReadFile(state + pendingSuffix)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaves, n, err := parsePending(raw)
+	if err != nil || n != len(raw) || n == 0 {
+		t.Fatalf("pending file of %d bytes: %d whole, %v", len(raw), n, err)
+	}
+	return leaves
+}
+
+func sortedLeaves(leaves [][]byte) [][]byte {
+	return slices.SortedFunc(slices.Values(leaves), bytes.Compare)
+}
+
+// The file keeps a record while its append is outstanding, and is emptied
+// (cut back to its header) once none is: acknowledged records are dead,
+// refused ones are removed at once, outstanding ones stay.
+func TestPendingSettled(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "trillian-checkpoint")
+	l := pendingLog(t, state)
+	record := func(leaf string) *pendingLeaf {
+		t.Helper()
+		p, err := l.recordPending([]byte(leaf))
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, n, err := parsePending(raw)
-		if err != nil || n != len(raw) || !slices.EqualFunc(got, want, bytes.Equal) {
-			t.Fatalf("%d records, a failed write, then two: file parses to %q (%d of %d bytes), %v; want %q", before, got, n, len(raw), err, want)
+		return p
+	}
+	holds := func(want ...string) {
+		t.Helper()
+		var w [][]byte
+		for _, s := range want {
+			w = append(w, []byte(s))
 		}
+		if got := pendingRecords(t, state); !slices.EqualFunc(sortedLeaves(got), sortedLeaves(w), bytes.Equal) {
+			t.Fatalf("pending file holds %q, want %q", got, w)
+		}
+	}
+	emptied := func() {
+		t.Helper()
+		if raw, err := os.ReadFile(state + pendingSuffix); err != nil || string(raw) != pendingMagic {
+			t.Fatalf("pending file = %q, %v; want its header alone", raw, err)
+		}
+	}
+	for range 3 {
+		a, b := record("a"), record("b")
+		holds("a", "b")
+		l.pendingAcked(a)
+		holds("a", "b") // b outstanding: nothing cut
+		l.pendingAcked(b)
+		emptied()
+	}
+	// Refused: the record goes at once, the outstanding ones stay.
+	a, b, c := record("a"), record("b"), record("c")
+	l.pendingAcked(a)
+	if err := l.pendingRefused(b); err != nil {
+		t.Fatal(err)
+	}
+	holds("c")
+	d := record("d")
+	holds("c", "d")
+	if err := l.pendingRefused(c); err != nil {
+		t.Fatal(err)
+	}
+	holds("d")
+	if err := l.pendingRefused(d); err != nil {
+		t.Fatal(err)
+	}
+	emptied()
+	// An emptied file reopens with nothing to wait for, and takes records.
+	back := pendingLog(t, state)
+	if err := back.loadPending(); err != nil || back.pending != nil {
+		t.Fatalf("emptied file reopened: %q, %v", back.pending, err)
+	}
+	e, err := back.recordPending([]byte("e"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	holds("e")
+	back.pendingAcked(e)
+	emptied()
+}
+
+// With an append always outstanding the file is never emptied, but it is
+// compacted: it stays bounded, and keeps the outstanding records.
+func TestPendingCompacted(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "trillian-checkpoint")
+	l := pendingLog(t, state)
+	held := []byte("held: queued, not integrated yet")
+	h, err := l.recordPending(held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const leafSize = 4000
+	bound := int64(len(pendingMagic)) + pendingCompact + 2*(4+leafSize+4) + h.size
+	var prev *pendingLeaf
+	var biggest int64
+	for i := range 300 { // 1.2 MB through the file
+		leaf := append(bytes.Repeat([]byte{'x'}, leafSize-4), byte(i>>8), byte(i), 'x', 'x')
+		p, err := l.recordPending(leaf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prev != nil {
+			l.pendingAcked(prev)
+		}
+		prev = p
+		fi, err := os.Stat(state + pendingSuffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		biggest = max(biggest, fi.Size())
+		if fi.Size() > bound {
+			t.Fatalf("after %d records the pending file has %d bytes, over %d", i+2, fi.Size(), bound)
+		}
+		got := pendingRecords(t, state)
+		if !slices.ContainsFunc(got, func(b []byte) bool { return bytes.Equal(b, held) }) ||
+			!slices.ContainsFunc(got, func(b []byte) bool { return bytes.Equal(b, leaf) }) {
+			t.Fatalf("after %d records the pending file lacks an outstanding record", i+2)
+		}
+	}
+	t.Logf("pending file at most %d bytes (bound %d)", biggest, bound)
+	l.pendingAcked(prev) // dead records stay while one is outstanding
+	if got := pendingRecords(t, state); !slices.ContainsFunc(got, func(b []byte) bool { return bytes.Equal(b, held) }) {
+		t.Fatal("the pending file lacks the outstanding record")
+	}
+	l.pendingAcked(h)
+	if got := pendingRecords(t, state); len(got) != 0 {
+		t.Fatalf("pending file holds %d records once none is outstanding", len(got))
+	}
+}
+
+// Concurrent appends, settled in any order while others are written:
+// every outstanding record is in the file whenever its append looks, and
+// the file is emptied once all are settled.
+func TestPendingConcurrent(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "trillian-checkpoint")
+	l := pendingLog(t, state)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 40 {
+				leaf := bytes.Repeat([]byte{byte('a' + g), byte(i)}, 1+i*50)
+				p, err := l.recordPending(leaf)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				raw, err := os.ReadFile(state + pendingSuffix)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				// Read while others write: whole records, then perhaps
+				// part of a batch being written.
+				got, _, err := parsePending(raw)
+				if err != nil || !slices.ContainsFunc(got, func(b []byte) bool { return bytes.Equal(b, leaf) }) {
+					t.Errorf("outstanding record missing from the pending file (%v)", err)
+					return
+				}
+				if i%3 == 0 {
+					err = l.pendingRefused(p)
+				} else {
+					l.pendingAcked(p)
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if got := pendingRecords(t, state); len(got) != 0 {
+		t.Fatalf("pending file holds %d records once every append is settled", len(got))
 	}
 }

@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -76,6 +78,19 @@ func (p *pendingFixture) pendingFile() []byte {
 		p.t.Fatalf("pending file: %v", err)
 	}
 	return raw
+}
+
+// noRecords fails unless the pending file is absent or emptied (its header
+// alone): no leaf recorded in it is outstanding.
+func (p *pendingFixture) noRecords(when string) {
+	p.t.Helper()
+	raw, err := os.ReadFile(p.state + ".pending")
+	if errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	if err != nil || string(raw) != trillian.PendingHeader {
+		p.t.Fatalf("pending file %s: %q, %v; want none or its header alone", when, raw, err)
+	}
 }
 
 // count returns how many times leaf is in the fake's tree.
@@ -242,9 +257,7 @@ func TestPendingLostReply(t *testing.T) {
 	if c := p.count(leaf); c != 1 {
 		t.Fatalf("leaf %d times in the tree, want once", c)
 	}
-	if _, err := os.Stat(p.state + ".pending"); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("pending file after an acknowledged append: %v", err)
-	}
+	p.noRecords("after an acknowledged append")
 	if err := l.Health(); err != nil {
 		t.Fatalf("Health = %v", err)
 	}
@@ -314,7 +327,9 @@ func (c deadConn) Invoke(ctx context.Context, method string, args, reply any, op
 }
 
 // A QueueLeaf refused outright (here: no such tree) queued nothing: the
-// append fails without a pending record, and the log stays open.
+// append fails, the record written ahead of it is removed before the error
+// is returned (the caller may retry at once: the next Open must not queue
+// it), and the log stays open.
 func TestPendingNotForRefusedLeaf(t *testing.T) {
 	p := newPendingFixture(t, 2)
 	cfg := p.cfg
@@ -323,9 +338,7 @@ func TestPendingNotForRefusedLeaf(t *testing.T) {
 	if _, err := l.Append(t.Context(), []byte("refused")); !errors.Is(err, transparency.ErrInvalidRequest) {
 		t.Fatalf("Append refused by Trillian = %v, want ErrInvalidRequest", err)
 	}
-	if _, err := os.Stat(p.state + ".pending"); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("pending file for a refused leaf: %v", err)
-	}
+	p.noRecords("after a refused leaf")
 	if err := l.Health(); err != nil {
 		t.Fatalf("Health after a refused leaf = %v", err)
 	}
@@ -413,7 +426,6 @@ func TestPendingCorrupt(t *testing.T) {
 	for name, data := range map[string][]byte{
 		"empty":                    {},
 		"header torn":              header[:9],
-		"header only":              header,
 		"record torn":              good[:len(good)-1],
 		"length torn":              good[:len(header)+2],
 		"torn after a record":      twice[:len(twice)-3],
@@ -439,6 +451,27 @@ func TestPendingCorrupt(t *testing.T) {
 			}
 		})
 	}
+	// The header alone is an emptied file: nothing to wait for, no
+	// warning, the file kept.
+	t.Run("header only", func(t *testing.T) {
+		if err := os.WriteFile(p.state+".pending", header, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var logs strings.Builder
+		cfg := p.cfg
+		cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+		l, err := p.open(cfg)
+		if err != nil {
+			t.Fatalf("Open with an emptied pending file = %v", err)
+		}
+		l.Close()
+		if strings.Contains(logs.String(), "pending") {
+			t.Fatalf("Open with an emptied pending file logged: %s", logs.String())
+		}
+		if got := p.pendingFile(); !bytes.Equal(got, header) {
+			t.Fatalf("emptied pending file after Open = %q, want its header", got)
+		}
+	})
 	// A torn tail after a whole record whose leaf is not in the tree,
 	// with the signer stalled: Open waits for that leaf (and fails), the
 	// file rewritten without the tail.
@@ -470,5 +503,184 @@ func TestPendingCorrupt(t *testing.T) {
 	p.mustOpen(cfg)
 	if c := p.count(leaf); c != 1 {
 		t.Fatalf("the kept record's leaf %d times in the tree, want once", c)
+	}
+}
+
+// killableConn is the connection of an appliance that can be killed: once
+// dead is set, every call fails at once, as for a process that no longer
+// runs (its goroutines, left behind, reach neither Trillian nor the disk).
+type killableConn struct {
+	grpc.ClientConnInterface
+	dead *atomic.Bool
+}
+
+func (c killableConn) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
+	if c.dead.Load() {
+		return status.Error(codes.Unavailable, "killed")
+	}
+	return c.ClientConnInterface.Invoke(ctx, method, args, reply, opts...)
+}
+
+// rngd killed (SIGKILL, power loss) while an append waits: its QueueLeaf
+// was sent and the leaf sits in Trillian's queue (the signer has not run
+// yet), but the append never returned nor reached its failure path. The
+// leaf must be in the pending file already, written before the QueueLeaf:
+// the restarted appliance then waits for it before anything else, instead
+// of catching up to a log without it and appending the retried draw (a new
+// record) beside it.
+func TestPendingKilledWhileWaiting(t *testing.T) {
+	const n = 2
+	p := newPendingFixture(t, n)
+	var dead atomic.Bool
+	cfg := p.cfg
+	cfg.Conn = killableConn{p.conn, &dead}
+	cfg.AppendTimeout = time.Hour // it does not end by itself
+	l := p.mustOpen(cfg)
+	p.stall(true)
+	leaf := []byte("start, queued when rngd was killed")
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { _, err := l.Append(ctx, leaf); errc <- err }()
+	// Before l.Close (cleanups run last first): end the abandoned append.
+	t.Cleanup(func() { cancel(); <-errc })
+	for p.queueLeafCalls() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	dead.Store(true) // killed: l is abandoned, never closed
+	notReturned := func() {
+		t.Helper()
+		select {
+		case err := <-errc:
+			t.Fatalf("the killed append returned (%v): the kill is not simulated", err)
+		default:
+		}
+	}
+	notReturned()
+
+	// Restarted with the signer still behind: Open finds the leaf and
+	// waits for it, failing after PendingTimeout; rngd does not start.
+	if l, err := p.open(p.cfg); !errors.Is(err, transparency.ErrUnavailable) || !strings.Contains(err.Error(), "1 of the 1") {
+		if err == nil {
+			l.Close()
+		}
+		t.Fatalf("Open after a kill, the killed append's leaf queued, not integrated = %v; want ErrUnavailable naming 1 leaf", err)
+	}
+	if !bytes.Contains(p.pendingFile(), leaf) {
+		t.Fatal("pending file lacks the killed append's leaf")
+	}
+
+	// The signer back during Open: Open returns once the leaf is in the
+	// log, once, and the retried draw follows it.
+	cfg = p.cfg
+	cfg.PendingTimeout = 10 * time.Second
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		p.stall(false)
+		p.f.integrate(t)
+	}()
+	l2 := p.mustOpen(cfg)
+	if c := p.count(leaf); c != 1 {
+		t.Fatalf("the killed append's leaf %d times in the tree, want once", c)
+	}
+	if _, err := os.Stat(p.state + ".pending"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("pending file after its leaves were integrated: %v", err)
+	}
+	if idx, err := l2.Append(t.Context(), []byte("the retried draw")); err != nil || idx != n+1 {
+		t.Fatalf("Append after reopening = %d, %v; want %d", idx, err, n+1)
+	}
+	p.noRecords("after the retried draw")
+	notReturned()
+}
+
+// aheadConn counts the QueueLeaf calls sent while their leaf is not in the
+// pending file.
+type aheadConn struct {
+	grpc.ClientConnInterface
+	path    string
+	missing *atomic.Int32
+}
+
+func (c aheadConn) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
+	if method == tpb.TrillianLog_QueueLeaf_FullMethodName {
+		raw, _ := os.ReadFile(c.path)
+		if !bytes.Contains(raw, args.(*tpb.QueueLeafRequest).GetLeaf().GetLeafValue()) {
+			c.missing.Add(1)
+		}
+	}
+	return c.ClientConnInterface.Invoke(ctx, method, args, reply, opts...)
+}
+
+// Each leaf is in the pending file before its QueueLeaf is sent, and the
+// file does not grow with the appends acknowledged: it is emptied (its
+// header alone) once none is outstanding — after each of appends one at a
+// time, and once concurrent ones have all returned.
+func TestPendingWriteAhead(t *testing.T) {
+	const n = 1
+	p := newPendingFixture(t, n)
+	var missing atomic.Int32
+	cfg := p.cfg
+	cfg.Conn = aheadConn{p.conn, p.state + ".pending", &missing}
+	l := p.mustOpen(cfg)
+	ctx := t.Context()
+	emptied := func(when string) {
+		t.Helper()
+		if got := p.pendingFile(); string(got) != trillian.PendingHeader {
+			t.Fatalf("pending file %s holds %d bytes, want its %d-byte header alone", when, len(got), len(trillian.PendingHeader))
+		}
+	}
+	for i := range 20 {
+		if idx, err := l.Append(ctx, fmt.Appendf(nil, "sequential draw %d", i)); err != nil || idx != uint64(n+i) {
+			t.Fatalf("Append %d = %d, %v", i, idx, err)
+		}
+		emptied(fmt.Sprintf("after append %d", i))
+	}
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Go(func() {
+			if _, err := l.Append(ctx, fmt.Appendf(nil, "concurrent draw %d", i)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	emptied("after 64 concurrent appends")
+	if got := p.queueLeafCalls(); got != 84 {
+		t.Errorf("%d QueueLeaf calls, want 84", got)
+	}
+	if m := missing.Load(); m != 0 {
+		t.Fatalf("%d QueueLeaf sent before their leaf was in the pending file", m)
+	}
+	if err := l.Health(); err != nil {
+		t.Fatalf("Health = %v", err)
+	}
+}
+
+// A leaf that cannot be recorded ahead is not queued: the append fails
+// before its QueueLeaf, and the log fails closed (the record may be whole
+// on disk, and the next Open would queue it).
+func TestPendingWriteAheadFailure(t *testing.T) {
+	p := newPendingFixture(t, 1)
+	dir := filepath.Join(t.TempDir(), "data")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := p.cfg
+	cfg.StateFile = filepath.Join(dir, "trillian-checkpoint")
+	l := p.mustOpen(cfg)
+	if err := os.RemoveAll(dir); err != nil { // the pending file cannot be created
+		t.Fatal(err)
+	}
+	_, err := l.Append(t.Context(), []byte("not recorded"))
+	if !errors.Is(err, transparency.ErrUnavailable) || !strings.Contains(err.Error(), "before queueing it") {
+		t.Fatalf("Append with the pending file unwritable = %v, want ErrUnavailable, not queued", err)
+	}
+	if got := p.queueLeafCalls(); got != 0 {
+		t.Fatalf("%d QueueLeaf sent for a leaf not recorded", got)
+	}
+	if err := l.Health(); !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("Health after a failed record = %v, want failed closed", err)
+	}
+	if _, err := l.Append(t.Context(), []byte("next")); !errors.Is(err, transparency.ErrUnavailable) || p.queueLeafCalls() != 0 {
+		t.Fatalf("Append after a failed record = %v, want refused before queueing", err)
 	}
 }

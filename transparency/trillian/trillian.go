@@ -16,7 +16,11 @@
 // price is latency — the sequencer interval plus a poll interval plus a
 // few round trips (≈ 15–30 ms on a quiet stack with scripts/trillian.sh's
 // 10 ms sequencer interval) — not throughput: waits overlap, and the
-// signer sequences in batches.
+// signer sequences in batches. With Config.StateFile, each leaf is first
+// written to the pending file (below): one fsync, shared by the appends
+// arriving meanwhile, before the QueueLeaf, and, on a quiet log, one more
+// after the append to empty the file (well under a millisecond each on an
+// idle SSD; a few milliseconds on a disk the database keeps busy).
 //
 // A leaf equal to a leaf already in the tree is not appended again:
 // Trillian deduplicates by leaf identity, and Append returns the existing
@@ -28,16 +32,18 @@
 // An Append that fails after its QueueLeaf was sent — timed out (signer or
 // database stalled), its reply lost for the whole AppendTimeout (a lost
 // reply is otherwise healed by sending the same leaf again, deduplicated),
-// woken by the log failing closed, or by Close — leaves a leaf Trillian
-// may integrate later, unacknowledged. The caller's retry is a new record
-// (new time; for a start, a new secret and game id): both in the log would
-// fork a game chain or start a ticket twice. So before the error is
-// returned the leaf is recorded durably in Config.StateFile + ".pending",
-// and the log fails closed. Open queues the recorded leaves again and
-// returns only once each is integrated in a tree it signed and verified
-// (Config.PendingTimeout; past it Open fails with ErrUnavailable, and rngd
-// does not start), then removes the file: whatever runs after Open finds
-// them in the log (pending.go).
+// woken by the log failing closed, or by Close — or that never ends, rngd
+// killed while it waits, leaves a leaf Trillian may integrate later,
+// unacknowledged. The caller's retry is a new record (new time; for a
+// start, a new secret and game id): both in the log would fork a game
+// chain or start a ticket twice. So every leaf is recorded durably in
+// Config.StateFile + ".pending" before its QueueLeaf is sent (the file is
+// emptied once no append is outstanding), and an append that fails after
+// sending it fails the log closed. Open queues the recorded leaves again
+// and returns only once each is integrated in a tree it signed and
+// verified (Config.PendingTimeout; past it Open fails with ErrUnavailable,
+// and rngd does not start), then removes the file: whatever runs after
+// Open finds them in the log (pending.go).
 //
 // # Checkpoints
 //
@@ -104,7 +110,7 @@ const DefaultPollInterval = 5 * time.Millisecond
 const DefaultAppendTimeout = 30 * time.Second
 
 // DefaultPendingTimeout bounds Open's wait for the leaves of appends that
-// failed before (see pending.go) to be integrated.
+// failed or were cut short before (see pending.go) to be integrated.
 const DefaultPendingTimeout = 2 * time.Minute
 
 // DefaultRollbackGrace is how long a root smaller than one already seen may
@@ -133,11 +139,14 @@ type Config struct {
 	// (e.g. <data dir>/trillian-checkpoint), so that after a restart the
 	// first Trillian root must still be consistent with it: a rolled-back
 	// or forked database is then detected (ErrSecurity) instead of signed.
-	// StateFile + ".pending" keeps the leaves of appends that failed after
-	// their QueueLeaf was sent (they may still be integrated): Open waits
-	// for them (PendingTimeout). Production requires it (rngd sets
-	// <data dir>/trillian-checkpoint): without it those leaves are kept in
-	// memory only, and a reopened log does not wait for them.
+	// StateFile + ".pending" records each leaf before its QueueLeaf is
+	// sent, until its append is acknowledged, and keeps the leaves of
+	// appends that failed or were cut short after it was sent (they may
+	// still be integrated): Open waits for them (PendingTimeout).
+	// Production requires it (rngd sets <data dir>/trillian-checkpoint):
+	// without it the leaves of failed appends are kept in memory only, and
+	// a reopened log does not wait for them, nor for those of a killed
+	// process.
 	StateFile string
 	// RPCTimeout bounds each Trillian call (default 10 s).
 	RPCTimeout time.Duration
@@ -147,9 +156,9 @@ type Config struct {
 	// wait for ever, holding its draw and its game. Past it Append fails
 	// with ErrUnavailable (the draw is refused and counted) and the log
 	// fails closed until reopened: the leaf may still be integrated
-	// later, unacknowledged, and must not be contradicted meanwhile. It is
-	// recorded in the pending file (see StateFile), and Open waits until
-	// it is integrated.
+	// later, unacknowledged, and must not be contradicted meanwhile. Its
+	// record stays in the pending file (see StateFile), and Open waits
+	// until it is integrated.
 	AppendTimeout time.Duration
 	// PendingTimeout bounds Open's wait for the pending leaves to be
 	// integrated (default DefaultPendingTimeout); past it Open fails with
@@ -177,13 +186,19 @@ type Log struct {
 	signMu   sync.Mutex     // serialises sign
 	inflight sync.WaitGroup // Appends in flight (Close waits for them)
 
-	// pendMu guards the pending file's writes (pending.go).
-	pendMu      sync.Mutex
-	pendNext    *pendingBatch
-	pendWriting bool
-	// The pending file's writer (recordPending) alone uses these, and Open.
-	pendSize int64 // end of its last durable record; 0: no durable header
-	pendTorn bool  // a write failed: bytes past pendSize may be torn
+	// pendMu guards the pending file's work and outstanding leaves
+	// (pending.go).
+	pendMu        sync.Mutex
+	pendNext      *pendingBatch             // leaves waiting for the next write
+	pendDrop      *pendingBatch             // refused leaves waiting for a rewrite without them
+	pendWriting   bool                      // a writer runs (pendingStep)
+	pendCond      sync.Cond                 // signals the writer's steps (L: &pendMu, set by pendingWait)
+	pendLive      map[*pendingLeaf]struct{} // outstanding leaves, their records durable
+	pendLiveBytes int64                     // their records' bytes
+	pendDead      int64                     // bytes of records in the file whose leaves are acknowledged
+	pendErr       error                     // a write, cut or rewrite failed: the file is written no more
+	// The pending file's writer (pendingStep) alone uses these, and Open.
+	pendSize int64 // end of its last durable record; 0: no file
 	// pendWriteAt replaces (*os.File).WriteAt in tests (nil: not).
 	pendWriteAt func(f *os.File, b []byte, off int64) (int, error)
 
@@ -198,7 +213,7 @@ type Log struct {
 	failed  error                  // the rollback detected, if any (ErrSecurity)
 	failc   chan struct{}          // closed when failed is set
 	roots   map[uint64]tlog.Hash   // roots authenticated against cp (verify.go)
-	pending [][]byte               // leaves that may be queued, unacknowledged (pending.go)
+	pending [][]byte               // leaves that may be queued, unacknowledged: read by Open, or kept without StateFile (pending.go)
 }
 
 var _ transparency.Log = (*Log)(nil)
@@ -469,62 +484,111 @@ func (l *Log) saveState(cp *checkpoint.Checkpoint) error {
 	return nil
 }
 
-// Append implements transparency.Log: QueueLeaf, then wait for integration
-// (within Config.AppendTimeout).
+// Append implements transparency.Log: record the leaf in the pending file
+// (with Config.StateFile), QueueLeaf, then wait for integration (within
+// Config.AppendTimeout).
+//
+// The leaf is recorded durably before its QueueLeaf is sent, so that
+// however the append ends — rngd killed while it waits included — a leaf
+// Trillian may integrate later is in the pending file, for Open to wait
+// for (pending.go). Acknowledged, its record is dead, and the file is
+// emptied once no append is outstanding; refused before or by QueueLeaf,
+// its record is removed before the error is returned. If the record
+// cannot be written, the append fails before QueueLeaf and the log fails
+// closed (the record may be whole on disk).
 //
 // Any failure after a QueueLeaf was sent and not refused outright — the
 // append timed out, its replies were lost, the log failed closed or was
 // closed while it waited, or the caller's ctx was cancelled or its deadline
-// passed — leaves a leaf Trillian may still integrate, unacknowledged.
-// Before the error is returned the leaf is recorded in the pending file, and
-// the log fails closed (ErrUnavailable for every later append and
-// checkpoint, until it is reopened and Open has waited for the leaf), except
-// on Close (ErrClosed). So a caller's cancellation fails this log closed
-// too, unlike tilelog's, which does not fail closed when its caller gives
-// up: nothing can withdraw a leaf from Trillian's queue. A caller that
-// cancels appends takes the log down with them; rngd appends with a
-// context that is never cancelled.
+// passed — leaves a leaf Trillian may still integrate, unacknowledged. Its
+// record stays in the pending file, and the log fails closed
+// (ErrUnavailable for every later append and checkpoint, until it is
+// reopened and Open has waited for the leaf), except on Close (ErrClosed).
+// So a caller's cancellation fails this log closed too, unlike tilelog's,
+// which does not fail closed when its caller gives up: nothing can
+// withdraw a leaf from Trillian's queue. A caller that cancels appends
+// takes the log down with them; rngd appends with a context that is never
+// cancelled.
 func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 	if err := transparency.CheckLeaf(leaf); err != nil {
 		return 0, err
 	}
-	if l.enter() {
-		// Close waits for the append to record its leaf if need be.
+	entered := l.enter()
+	if entered {
+		// Close waits for the append to settle its record.
 		defer l.inflight.Done()
 	}
 	done := l.meter.Start()
-	actx, cancel := context.WithTimeout(ctx, l.cfg.AppendTimeout)
-	idx, sent, err := l.append(actx, leaf)
-	timedOut := err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded)
-	cancel()
-	if err != nil && sent {
-		// The leaf may be queued and integrated later, after its caller
-		// was told it was not: no later append may contradict it (a
-		// retried draw sealed again, with a new time and, for a start, a
-		// new secret), so it is recorded — durably, before the error is
-		// returned — for Open to wait for, and the log fails closed until
-		// it is reopened and the leaf is in the tree.
-		note := l.pendingNote(l.recordPending(leaf))
-		switch {
-		case timedOut:
-			err = fmt.Errorf("trillian: %w: leaf not integrated within %v (signer or database stalled); %s; appends refused until the log is reopened: %w", transparency.ErrUnavailable, l.cfg.AppendTimeout, note, err)
-		case errors.Is(err, transparency.ErrClosed):
-			err = fmt.Errorf("trillian: %w: closed while the leaf waited for integration; %s", transparency.ErrClosed, note)
-		case err == l.failure():
-			// Woken by the failure: the log is failed closed already.
-			err = fmt.Errorf("trillian: leaf not acknowledged, the log failed closed while it waited; %s: %w", note, err)
-		default:
-			err = fmt.Errorf("trillian: leaf may be queued but was not acknowledged; %s; appends refused until the log is reopened: %w", note, err)
-		}
-		if !errors.Is(err, transparency.ErrClosed) {
-			l.fail(err)
-		}
-	}
+	idx, err := l.appendRecorded(ctx, leaf, entered)
 	done(err)
 	if err != nil && (errors.Is(err, transparency.ErrUnavailable) || errors.Is(err, transparency.ErrSecurity)) {
 		l.cfg.Logger.Error("transparency log append failed", "err", err)
 	}
 	return idx, err
+}
+
+// appendRecorded is Append's work: the record written ahead, the append,
+// the record settled.
+func (l *Log) appendRecorded(ctx context.Context, leaf []byte, entered bool) (uint64, error) {
+	path := l.pendingPath()
+	var rec *pendingLeaf
+	// Not for a log closed or failed closed: append refuses the leaf
+	// before queueing it.
+	if entered && path != "" && l.failure() == nil {
+		var err error
+		if rec, err = l.recordPending(leaf); err != nil {
+			err = fmt.Errorf("trillian: %w: couldn't record the leaf in %s before queueing it (%w): not queued, but its record may be whole on disk, and the next Open would queue it; appends refused until the log is reopened", transparency.ErrUnavailable, path, err)
+			l.fail(err)
+			return 0, err
+		}
+	}
+	actx, cancel := context.WithTimeout(ctx, l.cfg.AppendTimeout)
+	idx, sent, err := l.append(actx, leaf)
+	timedOut := err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded)
+	cancel()
+	switch {
+	case err == nil:
+		if rec != nil {
+			l.pendingAcked(rec)
+		}
+		return idx, nil
+	case !sent:
+		// Trillian does not hold the leaf: its record goes before the
+		// caller can retry, or the next Open would integrate it behind
+		// the retry.
+		if rec != nil {
+			if derr := l.pendingRefused(rec); derr != nil {
+				err = fmt.Errorf("trillian: %w: leaf not queued (%w), but its record could not be removed from %s (%w): the next Open would queue it; appends refused until the log is reopened", transparency.ErrUnavailable, err, path, derr)
+				l.fail(err)
+			}
+		}
+		return 0, err
+	}
+	// The leaf may be queued and integrated later, after its caller was
+	// told it was not: no later append may contradict it (a retried draw
+	// sealed again, with a new time and, for a start, a new secret). Its
+	// record, written before the QueueLeaf, stays for Open to wait for,
+	// and the log fails closed until it is reopened and the leaf is in the
+	// tree.
+	if path == "" {
+		l.keepPending(leaf)
+	}
+	note := l.pendingNote()
+	switch {
+	case timedOut:
+		err = fmt.Errorf("trillian: %w: leaf not integrated within %v (signer or database stalled); %s; appends refused until the log is reopened: %w", transparency.ErrUnavailable, l.cfg.AppendTimeout, note, err)
+	case errors.Is(err, transparency.ErrClosed):
+		err = fmt.Errorf("trillian: %w: closed while the leaf waited for integration; %s", transparency.ErrClosed, note)
+	case err == l.failure():
+		// Woken by the failure: the log is failed closed already.
+		err = fmt.Errorf("trillian: leaf not acknowledged, the log failed closed while it waited; %s: %w", note, err)
+	default:
+		err = fmt.Errorf("trillian: leaf may be queued but was not acknowledged; %s; appends refused until the log is reopened: %w", note, err)
+	}
+	if !errors.Is(err, transparency.ErrClosed) {
+		l.fail(err)
+	}
+	return 0, err
 }
 
 // append queues leaf and waits for its index; sent reports whether
@@ -1008,7 +1072,7 @@ func (l *Log) Health() error { return l.failure() }
 
 // Close implements transparency.Log. Appends still waiting return
 // ErrClosed (their leaves are queued in Trillian and will be integrated, but
-// were not acknowledged: they are recorded in the pending file, and the
+// were not acknowledged: their records stay in the pending file, and the
 // next Open waits for them). The connection is the caller's to close.
 func (l *Log) Close() error {
 	l.mu.Lock()
