@@ -8,6 +8,12 @@ GOFLAGS ?=
 # go1.26.8 lacks the standard library's fixes of GO-2026-6599 to -6809, found
 # by `make vuln`); the go command fetches it once from the Go module proxy.
 export GOTOOLCHAIN := auto
+# The programs carry their VCS state in their build info — the commit, its tag
+# if any, +dirty for uncommitted changes — which rngd shows as its version
+# (banner, /healthz, rngctl qod status; `go version -m bin/rngd` shows it too).
+# Asked for explicitly: GOFLAGS=-buildvcs=false (as this machine sets) would leave it
+# "devel". Outside a git work tree (a source archive), go's default applies.
+BUILDVCS = $(shell git status --porcelain >/dev/null 2>&1 && echo -buildvcs=true)
 
 .PHONY: all build wasm deps test test-long bench fuzz lint generate generate-check run vuln clean
 
@@ -15,7 +21,7 @@ all: build
 
 ## build: the three programs into bin/
 build:
-	$(GO) build -o $(BIN)/ ./cmd/rngd ./cmd/rngctl ./cmd/rngverify
+	$(GO) build $(BUILDVCS) -o $(BIN)/ ./cmd/rngd ./cmd/rngctl ./cmd/rngverify
 
 ## wasm: the offline browser verifier into bin/verifier-web/ (open index.html from disk)
 wasm:
@@ -59,7 +65,7 @@ generate: deps
 generate-check: generate
 	@git diff --exit-code -- '*.pb.go' || { echo "generated code drifted: run make generate and commit"; exit 1; }
 
-## run: the daemon on its embedded dev defaults, then a demo client
+## run: the daemon on its embedded dev defaults (RNGD_CONFIG=FILE: other addresses), then a demo client
 run: deps build
 	bash scripts/run.sh
 
