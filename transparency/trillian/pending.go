@@ -21,14 +21,23 @@ package trillian
 // integrated in a tree it signed and verified (Config.PendingTimeout; past
 // it Open fails with ErrUnavailable and rngd does not start), then removes
 // the file. Whatever runs after Open (rngd's catch-up) finds those leaves
-// in the log, and nothing can contradict them.
+// in the log, and nothing can contradict them. Open first fsyncs the file
+// and its directory: a process killed between a write and its fsync left
+// records in the page cache only, of leaves it had not queued — but which
+// Open queues now. It queues and looks up 16 leaves at a time: a kill
+// under load leaves hundreds of records (below), and all at once they
+// overran the database.
 //
 // The file is a header, then one record per leaf — its length (4 bytes,
-// big-endian), the leaf, and a CRC-32C of both. One writer at a time
-// appends records after the last one: the leaves of the appends arriving
-// while a write runs are written together by the next, with one fsync for
-// the lot (the directory's too, when the write creates the file), by one
-// of those appends (none writes for others once its own leaf is written).
+// big-endian), the leaf, and a CRC-32C of both. One writer, a goroutine
+// started when there is work and gone when there is none, does everything
+// to the file, one step at a time: it appends records after the last one,
+// the leaves of the appends that arrived while it was busy written
+// together, with one fsync for the lot (the directory's too, when the
+// write creates the file). Each append waits for its own step only, and
+// at most until its Config.AppendTimeout: a disk that hangs fails the
+// append (before its QueueLeaf) and the log closed instead of holding it —
+// its record may still land, and the next Open would queue it.
 //
 // A leaf recorded is outstanding until its append ends, in one of three
 // ways:
@@ -50,22 +59,24 @@ package trillian
 //     (but for Close, which closes it).
 //
 // When no leaf is outstanding and the file holds dead records, it is
-// emptied: cut back to its header (ftruncate, fsync), by the append whose
-// end left nothing outstanding, before it returns (or by the writer then
-// running, once its step is done). An emptied file (the header alone)
-// holds nothing to wait for, and takes the next records after its header.
+// emptied: cut back to its header (ftruncate, fsync) before the append
+// whose end left nothing outstanding returns (unless a write is queued or
+// running: its leaves will be outstanding). An emptied file (the header
+// alone) holds nothing to wait for, and takes the next records after its
+// header.
 // Under a load that always keeps some append outstanding, the file is
 // compacted instead: once its dead records reach 64 KiB and outweigh the
 // outstanding ones, the next write replaces the file with the outstanding
 // records and its own (atomicfile: a temporary file, fsync, rename,
 // directory fsync), so the file stays below about twice the outstanding
-// records plus 64 KiB. The cuts and rewrites are the writer's too, one
-// thing at a time, and the outstanding leaves are counted under the lock
-// that adds them (once written) and settles them: neither ever drops the
-// record of an outstanding leaf — one whose append is between its write
-// and its acknowledgement, or failed after its QueueLeaf was sent. So the
-// cost of the write-ahead is one fsync per batch of appends, plus, when
-// appends are spaced out, one for the cut after each.
+// records plus 64 KiB. The cuts and rewrites are the writer's too, never
+// concurrent with a write, and the outstanding leaves are counted under
+// the lock that adds them (once written) and settles them: neither ever
+// drops the record of an outstanding leaf — one whose append is between
+// its write and its acknowledgement, or failed after its QueueLeaf was
+// sent. So the cost of the write-ahead is one fsync per batch of appends
+// before their QueueLeaf, plus, when appends are spaced out, one for the
+// cut after each.
 //
 // A crash during a write leaves a torn tail: an empty file, part of the
 // header, or a last record too short for its length prefix, leaf and
@@ -81,14 +92,13 @@ package trillian
 //
 // A write, cut or rewrite that fails while rngd runs leaves the file as it
 // was or with the same torn tail (a failed write), the old file or the new
-// one (a failed rewrite), its records or its header alone (a failed cut),
-// and the log writes to it no more. The appends whose write failed, and
-// every later one (its write refused), fail before their QueueLeaf and
-// fail the log closed: a record whose write failed may be whole on disk,
-// and the next Open waits for its leaf as for the others. So does an
-// append refused by Trillian whose record could not be removed. The file
-// on disk is thus always whole records plus at most one torn batch, at its
-// end.
+// one (a failed rewrite), its records or its header alone (a failed cut);
+// the log writes to it no more, and fails closed at once. The appends
+// whose write failed, and every later one, fail before their QueueLeaf: a
+// record whose write failed may be whole on disk, and the next Open waits
+// for its leaf as for the others. So does an append refused by Trillian
+// whose record could not be removed. The file on disk is thus always
+// whole records plus at most one torn batch, at its end.
 //
 // Without Config.StateFile nothing is written ahead: the leaf of an append
 // that fails after its QueueLeaf was sent is kept in memory, and a
@@ -103,6 +113,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -118,6 +129,12 @@ const pendingSuffix = ".pending"
 const pendingMagic = "tirage trillian pending leaves v1\n"
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// The pending file's fsyncs; tests replace them to check their order.
+var (
+	pendingSyncFile = (*os.File).Sync
+	pendingSyncDir  = atomicfile.SyncDir
+)
 
 // pendingPath is the pending file, "" without Config.StateFile.
 func (l *Log) pendingPath() string {
@@ -222,9 +239,9 @@ func (l *Log) loadPending() error {
 	if len(leaves) == 0 {
 		if n > 0 && n == len(raw) {
 			// The header alone: the file was emptied, nothing to wait
-			// for. Records go after it.
+			// for. Records go after it (once it is durable).
 			l.pendSize = int64(n)
-			return nil
+			return l.syncPending()
 		}
 		// Torn before its first record was whole: the append it was
 		// written for had not sent its QueueLeaf, and never returned.
@@ -238,6 +255,8 @@ func (l *Log) loadPending() error {
 		if err := atomicfile.Write(path, raw[:n], 0o600); err != nil {
 			return fmt.Errorf("trillian: %w: couldn't drop the torn tail of the pending-leaves file %s: %w", transparency.ErrUnavailable, path, err)
 		}
+	} else if err := l.syncPending(); err != nil {
+		return err
 	}
 	l.pendSize = int64(n)
 	seen := make(map[tlog.Hash]bool, len(leaves))
@@ -246,6 +265,29 @@ func (l *Log) loadPending() error {
 			seen[h] = true
 			l.pending = append(l.pending, leaf)
 		}
+	}
+	return nil
+}
+
+// syncPending makes the pending file as read durable, its directory entry
+// included, before Open queues its leaves again or appends records to it:
+// a process killed after a write but before its fsync (or before the
+// directory's, the file new) leaves records in the page cache only —
+// records of leaves it had not queued, but which Open queues now.
+func (l *Log) syncPending() error {
+	path := l.pendingPath()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err == nil {
+		err = pendingSyncFile(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err == nil {
+		err = pendingSyncDir(filepath.Dir(path))
+	}
+	if err != nil {
+		return fmt.Errorf("trillian: %w: couldn't make the pending-leaves file %s durable before using it: %w", transparency.ErrUnavailable, path, err)
 	}
 	return nil
 }
@@ -264,76 +306,122 @@ type pendingLeaf struct {
 	size int64 // its record's bytes
 }
 
-// pendingBatch is work for the pending file's writer: leaves to record,
-// those of the appends that arrived meanwhile, with one write and one fsync
-// for the lot; or, without leaves, a rewrite that drops the records of the
-// leaves refused meanwhile (pendingRefused).
+// pendingBatch is work for the pending file's writer, and what the appends
+// that asked for it wait on: leaves to record (those of the appends that
+// arrived while the writer was busy: one write, one fsync for the lot), a
+// rewrite that drops the records of the leaves refused meanwhile
+// (l.pendDrop), or the file's emptying (l.pendCut).
 type pendingBatch struct {
 	leaves []*pendingLeaf
-	done   bool // written, or failed (err)
+	done   chan struct{} // closed once done, or failed (err)
 	err    error
 }
 
+func newPendingBatch() *pendingBatch { return &pendingBatch{done: make(chan struct{})} }
+
+// wait returns once b is done, with its error, or once ctx ends: the
+// writer may be stuck in a write that does not return (a hung disk), and
+// an append gives up after Config.AppendTimeout whatever holds it.
+func (b *pendingBatch) wait(ctx context.Context) error {
+	select {
+	case <-b.done:
+		return b.err
+	case <-ctx.Done():
+		select {
+		case <-b.done:
+			return b.err
+		default:
+		}
+		return fmt.Errorf("not done when the append gave up (disk stalled?): %w", ctx.Err())
+	}
+}
+
 // recordPending durably records leaf in the pending file, outstanding,
-// and returns once it is, or the write failed. With Config.StateFile only.
-func (l *Log) recordPending(leaf []byte) (*pendingLeaf, error) {
+// and returns once it is, or the write failed, or ctx ended (the record
+// may then be written yet: the caller fails the log closed). With
+// Config.StateFile only.
+func (l *Log) recordPending(ctx context.Context, leaf []byte) (*pendingLeaf, error) {
 	p := &pendingLeaf{leaf: leaf, size: int64(4 + len(leaf) + 4)}
 	l.pendMu.Lock()
-	defer l.pendMu.Unlock()
 	if l.pendNext == nil {
-		l.pendNext = &pendingBatch{}
+		l.pendNext = newPendingBatch()
 	}
 	b := l.pendNext
 	b.leaves = append(b.leaves, p)
-	l.pendingWait(b)
-	return p, b.err
+	l.pendingKick()
+	l.pendMu.Unlock()
+	if err := b.wait(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // pendingAcked settles p: its leaf is integrated, its index verified. Its
 // record is dead; with no leaf outstanding any more the file is emptied,
-// here if no writer runs (else by that writer).
-func (l *Log) pendingAcked(p *pendingLeaf) {
+// before pendingAcked returns (or ctx ends) — unless a write is queued or
+// running, whose leaves will be outstanding. A failed cut fails the log
+// closed (pendingIO); the append was acknowledged all the same.
+func (l *Log) pendingAcked(ctx context.Context, p *pendingLeaf) {
 	l.pendMu.Lock()
-	defer l.pendMu.Unlock()
 	delete(l.pendLive, p)
 	l.pendLiveBytes -= p.size
 	l.pendDead += p.size
-	if !l.pendWriting && l.pendNext == nil && l.pendDrop == nil && l.pendEmptiable() {
-		l.pendingStep()
+	var b *pendingBatch
+	if l.pendEmptiable() && l.pendNext == nil && !l.pendRecording {
+		if l.pendCut == nil {
+			l.pendCut = newPendingBatch()
+		}
+		b = l.pendCut
+		l.pendingKick()
+	}
+	l.pendMu.Unlock()
+	if b != nil {
+		_ = b.wait(ctx) // a failed cut: the writer fails the log closed
 	}
 }
 
 // pendingRefused settles p: Trillian does not hold its leaf. It returns
-// once the file is rewritten without p's record, durably (or that failed).
-func (l *Log) pendingRefused(p *pendingLeaf) error {
+// once the file is rewritten without p's record, durably, or that failed,
+// or ctx ended (the record may stay: the caller fails the log closed).
+func (l *Log) pendingRefused(ctx context.Context, p *pendingLeaf) error {
 	l.pendMu.Lock()
-	defer l.pendMu.Unlock()
 	delete(l.pendLive, p)
 	l.pendLiveBytes -= p.size
 	if l.pendDrop == nil {
-		l.pendDrop = &pendingBatch{}
+		l.pendDrop = newPendingBatch()
 	}
 	b := l.pendDrop
-	l.pendingWait(b)
-	return b.err
+	l.pendingKick()
+	l.pendMu.Unlock()
+	return b.wait(ctx)
 }
 
-// pendingWait returns once b is done: it waits while a writer runs, and
-// when none does it becomes the writer, one step at a time. So the
-// appends of one moment share a write, and none writes for the others
-// once its own work is done (at most a rewrite queued before its batch,
-// then its batch). pendMu held.
-func (l *Log) pendingWait(b *pendingBatch) {
-	if l.pendCond.L == nil {
-		l.pendCond.L = &l.pendMu
+// pendingKick starts the writer unless it runs (pendMu held). Only appends
+// start it (Close waits for them, then for the writer).
+func (l *Log) pendingKick() {
+	if l.pendWriting {
+		return
 	}
-	for !b.done {
-		if l.pendWriting {
-			l.pendCond.Wait()
-			continue
-		}
-		l.pendingStep()
+	l.pendWriting = true
+	l.pendWG.Add(1)
+	go l.pendingRun()
+}
+
+// pendingRun is the pending file's writer: one goroutine at a time, which
+// takes the work queued, one step after another, until none is left. The
+// appends wait for their own step only, and none writes for another.
+func (l *Log) pendingRun() {
+	defer l.pendWG.Done()
+	// The appends woken together (the follower hands out a sequenced batch
+	// of indices at once, and each appender's next draw follows) queue
+	// their leaves before the first write takes them: one fsync for the
+	// lot, not one for the first leaf, then one for the rest.
+	runtime.Gosched()
+	l.pendMu.Lock()
+	defer l.pendMu.Unlock()
+	for l.pendingStep() {
 	}
+	l.pendWriting = false
 }
 
 // pendEmptiable reports whether the file holds dead records and no
@@ -342,20 +430,17 @@ func (l *Log) pendEmptiable() bool {
 	return len(l.pendLive) == 0 && l.pendDead > 0 && l.pendErr == nil
 }
 
-// pendingStep is the pending file's writer, for one step: a rewrite
-// dropping refused records if one is queued, else a write of the next
-// batch; then, with nothing else queued and no record outstanding, the
-// file's emptying (so that an emptying made due while the step ran, by
-// an append acknowledged meanwhile, is not missed). pendMu held, released
-// during I/O, pendWriting set meanwhile; the waiters are woken after.
+// pendingStep is one step of the writer: a rewrite dropping refused records
+// if one is queued, else a write of the next batch, else, with no record
+// outstanding, the file's emptying. It reports whether it did one. pendMu
+// held, released during I/O.
 //
 // The rewrites and the cut keep every outstanding record: the outstanding
 // set is read under pendMu, and leaves join it only here, once written,
 // so none can be missing from a snapshot and still be in the file. Dead
 // records in the old file go; those of the leaves acknowledged during the
 // rewrite are in the new file, and stay counted as dead.
-func (l *Log) pendingStep() {
-	l.pendWriting = true
+func (l *Log) pendingStep() bool {
 	if l.pendLive == nil {
 		l.pendLive = make(map[*pendingLeaf]struct{})
 	}
@@ -365,8 +450,10 @@ func (l *Log) pendingStep() {
 		if b.err = l.pendingIO(func() error { return l.rewritePending(keep) }); b.err == nil {
 			l.pendDead -= dead
 		}
-		b.done = true
-	} else if b := l.pendNext; b != nil {
+		close(b.done)
+		return true
+	}
+	if b := l.pendNext; b != nil {
 		l.pendNext = nil
 		leaves := make([][]byte, len(b.leaves))
 		for i, p := range b.leaves {
@@ -378,33 +465,47 @@ func (l *Log) pendingStep() {
 		if compact {
 			keep = l.liveLeaves()
 		}
+		l.pendRecording = true
 		b.err = l.pendingIO(func() error {
 			if compact {
 				return l.rewritePending(append(keep, leaves...))
 			}
 			return l.writePending(leaves)
 		})
+		l.pendRecording = false
 		if b.err == nil {
 			if compact {
 				l.pendDead -= dead
 			}
+			// Outstanding from now on, even those whose appends gave up
+			// waiting (they failed the log closed): their records may
+			// have been read from disk by then.
 			for _, p := range b.leaves {
 				l.pendLive[p] = struct{}{}
 				l.pendLiveBytes += p.size
 			}
 		}
-		b.done = true
+		close(b.done)
+		return true
 	}
-	if l.pendNext == nil && l.pendDrop == nil && l.pendEmptiable() {
+	cut := l.pendCut
+	l.pendCut = nil
+	if l.pendEmptiable() {
 		// No leaf outstanding: none joins the set during the cut.
-		if l.pendingIO(func() error { return l.rewritePending(nil) }) == nil {
+		err := l.pendingIO(func() error { return l.rewritePending(nil) })
+		if err == nil {
 			l.pendDead = 0
 		}
+		if cut != nil {
+			cut.err = err
+			close(cut.done)
+		}
+		return true
 	}
-	l.pendWriting = false
-	if l.pendCond.L != nil {
-		l.pendCond.Broadcast()
+	if cut != nil {
+		close(cut.done) // nothing to cut any more
 	}
+	return false
 }
 
 // liveLeaves returns the outstanding leaves (pendMu held).
@@ -417,13 +518,18 @@ func (l *Log) liveLeaves() [][]byte {
 }
 
 // pendingIO runs op, the writer's I/O, with pendMu released. After one
-// fails the file is written no more: op is not run, the failure returned.
+// fails the file is written no more — op is not run, the failure returned
+// — and the log fails closed at once: records whose write failed may be
+// whole on disk, a rewrite may have left the old file or the new one.
 func (l *Log) pendingIO(op func() error) error {
 	if l.pendErr != nil {
 		return fmt.Errorf("an earlier write of the pending-leaves file failed: %w", l.pendErr)
 	}
 	l.pendMu.Unlock()
 	err := op()
+	if err != nil {
+		l.fail(fmt.Errorf("trillian: %w: couldn't write the pending-leaves file %s (%w): it is written no more, so appends are refused until the log is reopened", transparency.ErrUnavailable, l.pendingPath(), err))
+	}
 	l.pendMu.Lock()
 	if err != nil {
 		l.pendErr = err
@@ -455,13 +561,13 @@ func (l *Log) writePending(leaves [][]byte) (err error) {
 		writeAt = l.pendWriteAt
 	}
 	if _, err = writeAt(f, b, l.pendSize); err == nil {
-		err = f.Sync()
+		err = pendingSyncFile(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil && fresh {
-		err = atomicfile.SyncDir(filepath.Dir(path))
+		err = pendingSyncDir(filepath.Dir(path))
 	}
 	if err != nil {
 		return err
@@ -485,7 +591,7 @@ func (l *Log) rewritePending(leaves [][]byte) error {
 			return err
 		}
 		if err = f.Truncate(head); err == nil {
-			err = f.Sync()
+			err = pendingSyncFile(f)
 		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
@@ -543,6 +649,13 @@ func (l *Log) removePending() error {
 	return nil
 }
 
+// settleWorkers bounds the pending leaves Open queues and looks up at once.
+// A kill under load leaves hundreds of records (up to pendingCompact of
+// dead ones, whose leaves are integrated: each costs a QueueLeaf answered
+// AlreadyExists, then a lookup by hash): all at once they overran the
+// database, and its calls timed out.
+const settleWorkers = 16
+
 // settlePending queues the pending leaves again and waits, within
 // Config.PendingTimeout, until each is integrated in a tree the appliance
 // signed and verified (as any append's); then it removes the pending file.
@@ -552,15 +665,24 @@ func (l *Log) settlePending(ctx context.Context) error {
 	if len(leaves) == 0 {
 		return nil
 	}
-	l.cfg.Logger.Warn("leaves recorded before the log was reopened (appends that failed, or were cut short) may still be queued in Trillian: queueing them again and waiting until they are integrated",
+	l.cfg.Logger.Warn("trillian: the pending-leaves file lists leaves recorded before the log was reopened (appends in flight or failed then, and acknowledged ones not yet cleared): they may still be queued in Trillian, queueing them again and waiting until they are integrated",
 		"count", len(leaves), "file", l.pendingPath(), "timeout", l.cfg.PendingTimeout)
 	pctx, cancel := context.WithTimeout(ctx, l.cfg.PendingTimeout)
 	defer cancel()
 	errs := make([]error, len(leaves))
+	next := make(chan int)
 	var wg sync.WaitGroup
-	for i, leaf := range leaves {
-		wg.Go(func() { _, _, errs[i] = l.append(pctx, leaf) })
+	for range min(settleWorkers, len(leaves)) {
+		wg.Go(func() {
+			for i := range next {
+				_, _, errs[i] = l.append(pctx, leaves[i])
+			}
+		})
 	}
+	for i := range leaves {
+		next <- i
+	}
+	close(next)
 	wg.Wait()
 	var first error
 	failed := 0
@@ -576,9 +698,9 @@ func (l *Log) settlePending(ctx context.Context) error {
 		if errors.Is(first, transparency.ErrSecurity) {
 			return first
 		}
-		return fmt.Errorf("trillian: %w: %d of the %d leaves recorded before (appends that failed or were cut short, listed in %s) not integrated within %v (signer or database still stalled?): refusing to open, since a new append could contradict them: %w",
+		return fmt.Errorf("trillian: %w: %d of the %d leaves recorded before the restart (appends in flight or failed then, listed in %s) not integrated within %v (signer or database still stalled?): refusing to open, since a new append could contradict them: %w",
 			transparency.ErrUnavailable, failed, len(leaves), l.pendingPath(), l.cfg.PendingTimeout, first)
 	}
-	l.cfg.Logger.Info("leaves recorded before the log was reopened are integrated", "count", len(leaves))
+	l.cfg.Logger.Info("trillian: the leaves recorded before the log was reopened are integrated", "count", len(leaves))
 	return l.removePending()
 }

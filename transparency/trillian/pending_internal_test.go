@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -26,7 +27,7 @@ func TestPendingFileRoundTrip(t *testing.T) {
 		leaf := bytes.Repeat([]byte{byte('a' + i)}, 1+i*37)
 		want = append(want, leaf)
 		wg.Go(func() {
-			if _, err := l.recordPending(leaf); err != nil {
+			if _, err := l.recordPending(t.Context(), leaf); err != nil {
 				t.Error(err)
 			}
 		})
@@ -49,7 +50,7 @@ func TestPendingFileRoundTrip(t *testing.T) {
 		t.Fatalf("pending file reads back %d leaves, want the %d written", len(got), len(want))
 	}
 	// A duplicate record is waited for once.
-	if _, err := l.recordPending(want[0]); err != nil {
+	if _, err := l.recordPending(t.Context(), want[0]); err != nil {
 		t.Fatal(err)
 	}
 	back = &Log{cfg: Config{StateFile: state}}
@@ -163,7 +164,7 @@ func TestPendingDamagedLength(t *testing.T) {
 
 // pendingLog is a Log with only what the pending file needs.
 func pendingLog(t *testing.T, state string) *Log {
-	return &Log{cfg: Config{StateFile: state, Logger: slog.New(slog.NewTextHandler(t.Output(), nil))}}
+	return &Log{cfg: Config{StateFile: state, Logger: slog.New(slog.NewTextHandler(t.Output(), nil))}, failc: make(chan struct{})}
 }
 
 // Every prefix of a pending file (a crash while it was written) opens: the
@@ -208,7 +209,7 @@ func TestPendingTornTail(t *testing.T) {
 			t.Fatalf("%d of %d bytes: the file holds %d bytes after Open, want the %d of its whole records (%v)", k, len(full), len(got), len(file), err)
 		}
 		c := []byte("after reopening")
-		if _, err := l.recordPending(c); err != nil {
+		if _, err := l.recordPending(t.Context(), c); err != nil {
 			t.Fatal(err)
 		}
 		back := pendingLog(t, state)
@@ -236,7 +237,7 @@ func TestPendingWriteOverTornHeader(t *testing.T) {
 			t.Fatal(err)
 		}
 		leaf := []byte("recorded")
-		if _, err := l.recordPending(leaf); err != nil {
+		if _, err := l.recordPending(t.Context(), leaf); err != nil {
 			t.Fatal(err)
 		}
 		back := pendingLog(t, state)
@@ -259,7 +260,7 @@ func TestPendingWriteFailure(t *testing.T) {
 			for i := range before {
 				leaf := []byte{'a' + byte(i)}
 				want = append(want, leaf)
-				if _, err := l.recordPending(leaf); err != nil {
+				if _, err := l.recordPending(t.Context(), leaf); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -267,7 +268,7 @@ func TestPendingWriteFailure(t *testing.T) {
 				n, _ := f.WriteAt(b[:min(cut, len(b))], off)
 				return n, syscall.ENOSPC
 			}
-			if _, err := l.recordPending(bytes.Repeat([]byte{'x'}, 60)); !errors.Is(err, syscall.ENOSPC) {
+			if _, err := l.recordPending(t.Context(), bytes.Repeat([]byte{'x'}, 60)); !errors.Is(err, syscall.ENOSPC) {
 				t.Fatalf("write failing = %v, want ENOSPC", err)
 			}
 			torn, err := os.ReadFile(state + pendingSuffix)
@@ -275,7 +276,7 @@ func TestPendingWriteFailure(t *testing.T) {
 				t.Fatal(err)
 			}
 			l.pendWriteAt = nil
-			if _, err := l.recordPending([]byte("after the failure")); !errors.Is(err, syscall.ENOSPC) {
+			if _, err := l.recordPending(t.Context(), []byte("after the failure")); !errors.Is(err, syscall.ENOSPC) {
 				t.Fatalf("record after a failed write = %v, want refused with the failure", err)
 			}
 			if raw, err := os.ReadFile(state + pendingSuffix); err != nil || !bytes.Equal(raw, torn) {
@@ -323,7 +324,7 @@ func TestPendingSettled(t *testing.T) {
 	l := pendingLog(t, state)
 	record := func(leaf string) *pendingLeaf {
 		t.Helper()
-		p, err := l.recordPending([]byte(leaf))
+		p, err := l.recordPending(t.Context(), []byte(leaf))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -348,25 +349,25 @@ func TestPendingSettled(t *testing.T) {
 	for range 3 {
 		a, b := record("a"), record("b")
 		holds("a", "b")
-		l.pendingAcked(a)
+		l.pendingAcked(t.Context(), a)
 		holds("a", "b") // b outstanding: nothing cut
-		l.pendingAcked(b)
+		l.pendingAcked(t.Context(), b)
 		emptied()
 	}
 	// Refused: the record goes at once, the outstanding ones stay.
 	a, b, c := record("a"), record("b"), record("c")
-	l.pendingAcked(a)
-	if err := l.pendingRefused(b); err != nil {
+	l.pendingAcked(t.Context(), a)
+	if err := l.pendingRefused(t.Context(), b); err != nil {
 		t.Fatal(err)
 	}
 	holds("c")
 	d := record("d")
 	holds("c", "d")
-	if err := l.pendingRefused(c); err != nil {
+	if err := l.pendingRefused(t.Context(), c); err != nil {
 		t.Fatal(err)
 	}
 	holds("d")
-	if err := l.pendingRefused(d); err != nil {
+	if err := l.pendingRefused(t.Context(), d); err != nil {
 		t.Fatal(err)
 	}
 	emptied()
@@ -375,12 +376,12 @@ func TestPendingSettled(t *testing.T) {
 	if err := back.loadPending(); err != nil || back.pending != nil {
 		t.Fatalf("emptied file reopened: %q, %v", back.pending, err)
 	}
-	e, err := back.recordPending([]byte("e"))
+	e, err := back.recordPending(t.Context(), []byte("e"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	holds("e")
-	back.pendingAcked(e)
+	back.pendingAcked(t.Context(), e)
 	emptied()
 }
 
@@ -390,7 +391,7 @@ func TestPendingCompacted(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "trillian-checkpoint")
 	l := pendingLog(t, state)
 	held := []byte("held: queued, not integrated yet")
-	h, err := l.recordPending(held)
+	h, err := l.recordPending(t.Context(), held)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,12 +401,12 @@ func TestPendingCompacted(t *testing.T) {
 	var biggest int64
 	for i := range 300 { // 1.2 MB through the file
 		leaf := append(bytes.Repeat([]byte{'x'}, leafSize-4), byte(i>>8), byte(i), 'x', 'x')
-		p, err := l.recordPending(leaf)
+		p, err := l.recordPending(t.Context(), leaf)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if prev != nil {
-			l.pendingAcked(prev)
+			l.pendingAcked(t.Context(), prev)
 		}
 		prev = p
 		fi, err := os.Stat(state + pendingSuffix)
@@ -423,11 +424,11 @@ func TestPendingCompacted(t *testing.T) {
 		}
 	}
 	t.Logf("pending file at most %d bytes (bound %d)", biggest, bound)
-	l.pendingAcked(prev) // dead records stay while one is outstanding
+	l.pendingAcked(t.Context(), prev) // dead records stay while one is outstanding
 	if got := pendingRecords(t, state); !slices.ContainsFunc(got, func(b []byte) bool { return bytes.Equal(b, held) }) {
 		t.Fatal("the pending file lacks the outstanding record")
 	}
-	l.pendingAcked(h)
+	l.pendingAcked(t.Context(), h)
 	if got := pendingRecords(t, state); len(got) != 0 {
 		t.Fatalf("pending file holds %d records once none is outstanding", len(got))
 	}
@@ -444,27 +445,31 @@ func TestPendingConcurrent(t *testing.T) {
 		wg.Go(func() {
 			for i := range 40 {
 				leaf := bytes.Repeat([]byte{byte('a' + g), byte(i)}, 1+i*50)
-				p, err := l.recordPending(leaf)
+				p, err := l.recordPending(t.Context(), leaf)
 				if err != nil {
 					t.Error(err)
 					return
 				}
-				raw, err := os.ReadFile(state + pendingSuffix)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				// Read while others write: whole records, then perhaps
-				// part of a batch being written.
-				got, _, err := parsePending(raw)
-				if err != nil || !slices.ContainsFunc(got, func(b []byte) bool { return bytes.Equal(b, leaf) }) {
-					t.Errorf("outstanding record missing from the pending file (%v)", err)
-					return
+				// Read while others write, cut and compact: whole
+				// records, then perhaps part of a batch being written —
+				// and the outstanding leaf, until it is settled.
+				for range 2 {
+					raw, err := os.ReadFile(state + pendingSuffix)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					got, _, err := parsePending(raw)
+					if err != nil || !slices.ContainsFunc(got, func(b []byte) bool { return bytes.Equal(b, leaf) }) {
+						t.Errorf("outstanding record missing from the pending file (%v)", err)
+						return
+					}
+					runtime.Gosched()
 				}
 				if i%3 == 0 {
-					err = l.pendingRefused(p)
+					err = l.pendingRefused(t.Context(), p)
 				} else {
-					l.pendingAcked(p)
+					l.pendingAcked(t.Context(), p)
 				}
 				if err != nil {
 					t.Error(err)

@@ -42,6 +42,9 @@ func newPendingFixture(t *testing.T, n int) *pendingFixture {
 	state := filepath.Join(t.TempDir(), "trillian-checkpoint")
 	return &pendingFixture{t: t, f: f, conn: fakeConn{t, f}, state: state, cfg: trillian.Config{
 		TreeID: 1, Origin: "tirage.fr/log/pending", Signers: signers(t), StateFile: state,
+		// Short, for the tests whose appends time out. It covers the
+		// write ahead and the follower's checkpoint saves too (fsyncs):
+		// the tests whose appends must succeed set a longer one.
 		AppendTimeout: 300 * time.Millisecond, PendingTimeout: 400 * time.Millisecond,
 	}}
 }
@@ -173,6 +176,7 @@ func TestPendingAfterTimeout(t *testing.T) {
 	// both are integrated (each once: Trillian deduplicated them).
 	cfg := p.cfg
 	cfg.PendingTimeout = 10 * time.Second
+	cfg.AppendTimeout = 10 * time.Second // the retried draw below succeeds
 	queued := p.queueLeafCalls()
 	go func() {
 		time.Sleep(200 * time.Millisecond)
@@ -279,7 +283,9 @@ func TestPendingLostReply(t *testing.T) {
 	lose.Store(0)
 	p.stall(false)
 	p.f.integrate(t)
-	l = p.mustOpen(p.cfg)
+	cfg = p.cfg
+	cfg.AppendTimeout = 10 * time.Second
+	l = p.mustOpen(cfg)
 	if c := p.count(lost); c != 1 {
 		t.Fatalf("lost leaf %d times in the tree, want once", c)
 	}
@@ -573,6 +579,7 @@ func TestPendingKilledWhileWaiting(t *testing.T) {
 	// log, once, and the retried draw follows it.
 	cfg = p.cfg
 	cfg.PendingTimeout = 10 * time.Second
+	cfg.AppendTimeout = 10 * time.Second
 	go func() {
 		time.Sleep(200 * time.Millisecond)
 		p.stall(false)
@@ -620,6 +627,7 @@ func TestPendingWriteAhead(t *testing.T) {
 	var missing atomic.Int32
 	cfg := p.cfg
 	cfg.Conn = aheadConn{p.conn, p.state + ".pending", &missing}
+	cfg.AppendTimeout = 10 * time.Second // appends succeed: no deadline on a loaded machine
 	l := p.mustOpen(cfg)
 	ctx := t.Context()
 	emptied := func(when string) {
@@ -682,5 +690,247 @@ func TestPendingWriteAheadFailure(t *testing.T) {
 	}
 	if _, err := l.Append(t.Context(), []byte("next")); !errors.Is(err, transparency.ErrUnavailable) || p.queueLeafCalls() != 0 {
 		t.Fatalf("Append after a failed record = %v, want refused before queueing", err)
+	}
+}
+
+// peakConn delays each call and records the most calls in flight at once.
+type peakConn struct {
+	grpc.ClientConnInterface
+	delay    time.Duration
+	in, peak *atomic.Int32
+}
+
+func (c peakConn) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
+	n := c.in.Add(1)
+	defer c.in.Add(-1)
+	for p := c.peak.Load(); n > p && !c.peak.CompareAndSwap(p, n); p = c.peak.Load() {
+	}
+	time.Sleep(c.delay)
+	return c.ClientConnInterface.Invoke(ctx, method, args, reply, opts...)
+}
+
+// writePendingFile writes a pending file listing leaves, as a killed
+// appliance leaves it (not fsynced).
+func (p *pendingFixture) writePendingFile(leaves [][]byte) {
+	p.t.Helper()
+	b := []byte(trillian.PendingHeader)
+	for _, leaf := range leaves {
+		b = trillian.AppendPendingRecord(b, leaf)
+	}
+	if err := os.WriteFile(p.state+".pending", b, 0o600); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// A kill under load leaves up to 64 KiB of records whose appends were
+// acknowledged (hundreds of small leaves) beside the outstanding ones.
+// Open queues them all again and looks each up, but a few at a time: all
+// at once, hundreds of QueueLeaf and inclusion-proof calls overran the
+// database and timed out (TestCrash), and the appliance could not start.
+func TestPendingSettleBounded(t *testing.T) {
+	p := newPendingFixture(t, 2)
+	var leaves [][]byte
+	for i := range 300 {
+		leaf := fmt.Appendf(nil, "acknowledged before the kill %d", i)
+		leaves = append(leaves, leaf)
+		if i < 280 { // the rest: queued, integrated during Open
+			p.f.add(t, leaf)
+		}
+	}
+	p.writePendingFile(leaves)
+	var in, peak atomic.Int32
+	cfg := p.cfg
+	cfg.Conn = peakConn{p.conn, time.Millisecond, &in, &peak}
+	cfg.PendingTimeout = time.Minute
+	p.mustOpen(cfg)
+	for _, leaf := range leaves {
+		if c := p.count(leaf); c != 1 {
+			t.Fatalf("%q %d times in the tree, want once", leaf, c)
+		}
+	}
+	if _, err := os.Stat(p.state + ".pending"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("pending file after Open: %v", err)
+	}
+	if got := peak.Load(); got > 24 {
+		t.Fatalf("Open sent up to %d Trillian calls at once for %d pending leaves, want a bounded number", got, len(leaves))
+	}
+	t.Logf("at most %d calls at once", peak.Load())
+}
+
+// A pending file the killed appliance wrote but had not fsynced yet (or
+// whose directory entry it had not) is in the page cache only: Open must
+// make it durable before it queues its leaves again, or a power cut then
+// loses the file while Trillian holds the leaves.
+func TestPendingOpenSyncsFirst(t *testing.T) {
+	p := newPendingFixture(t, 1)
+	leaf := []byte("written, not fsynced, when rngd was killed")
+	p.writePendingFile([][]byte{leaf})
+	var mu sync.Mutex
+	var events []string
+	event := func(e string) {
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, e)
+	}
+	trillian.SetPendingSyncs(t, func(f *os.File) error {
+		event("sync " + filepath.Base(f.Name()))
+		return f.Sync()
+	}, func(dir string) error {
+		event("sync dir")
+		return os.ErrInvalid // the real one is not needed
+	})
+	cfg := p.cfg
+	cfg.Conn = eventConn{p.conn, event}
+	_, err := p.open(cfg)
+	mu.Lock()
+	defer mu.Unlock()
+	first := slices.Index(events, "QueueLeaf")
+	if f, d := slices.Index(events, "sync "+filepath.Base(p.state)+".pending"), slices.Index(events, "sync dir"); f < 0 || d < 0 || first >= 0 && (f > first || d > first) {
+		t.Fatalf("Open: %q; want the pending file and its directory fsynced before any QueueLeaf", events)
+	}
+	// The directory fsync failed: Open refuses, naming the file, and
+	// queues nothing.
+	if !errors.Is(err, transparency.ErrUnavailable) || !strings.Contains(err.Error(), p.state+".pending") || first >= 0 {
+		t.Fatalf("Open with the directory fsync failing = %v (events %q), want ErrUnavailable naming the file, nothing queued", err, events)
+	}
+}
+
+// eventConn reports each QueueLeaf.
+type eventConn struct {
+	grpc.ClientConnInterface
+	event func(string)
+}
+
+func (c eventConn) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
+	if method == tpb.TrillianLog_QueueLeaf_FullMethodName {
+		c.event("QueueLeaf")
+	}
+	return c.ClientConnInterface.Invoke(ctx, method, args, reply, opts...)
+}
+
+// removingConn removes the pending file when a QueueLeaf is sent: the
+// cut that follows the append fails.
+type removingConn struct {
+	grpc.ClientConnInterface
+	path string
+}
+
+func (c removingConn) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
+	if method == tpb.TrillianLog_QueueLeaf_FullMethodName {
+		os.Remove(c.path)
+	}
+	return c.ClientConnInterface.Invoke(ctx, method, args, reply, opts...)
+}
+
+// A cut that fails (here the file vanished) leaves the pending file
+// written no more: the log fails closed at once — Health says so — rather
+// than at the next append.
+func TestPendingCutFailure(t *testing.T) {
+	p := newPendingFixture(t, 1)
+	cfg := p.cfg
+	cfg.Conn = removingConn{p.conn, p.state + ".pending"}
+	cfg.AppendTimeout = 10 * time.Second // the append succeeds: no deadline on a loaded machine
+	l := p.mustOpen(cfg)
+	if _, err := l.Append(t.Context(), []byte("acknowledged, then the cut fails")); err != nil {
+		t.Fatalf("Append = %v (the leaf is acknowledged; the cut after it is the file's)", err)
+	}
+	if err := l.Health(); !errors.Is(err, transparency.ErrUnavailable) || !strings.Contains(err.Error(), p.state+".pending") {
+		t.Fatalf("Health after a failed cut = %v, want failed closed, naming the pending file", err)
+	}
+	queued := p.queueLeafCalls()
+	if _, err := l.Append(t.Context(), []byte("next")); !errors.Is(err, transparency.ErrUnavailable) || p.queueLeafCalls() != queued {
+		t.Fatalf("Append after a failed cut = %v, want refused before queueing", err)
+	}
+}
+
+// A disk that hangs (the write ahead never returns) does not hold appends
+// beyond Config.AppendTimeout: they fail, before their QueueLeaf, and the
+// log fails closed (the record may yet land). Close returns once the write
+// does.
+func TestPendingWriteAheadHung(t *testing.T) {
+	p := newPendingFixture(t, 1)
+	l := p.mustOpen(p.cfg) // AppendTimeout 300 ms
+	release := make(chan struct{})
+	l.SetPendingWriteAt(func(f *os.File, b []byte, off int64) (int, error) {
+		<-release
+		return f.WriteAt(b, off)
+	})
+	var once sync.Once
+	unhang := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unhang)
+	errc := make(chan error, 3)
+	for i := range 3 {
+		go func() {
+			_, err := l.Append(context.Background(), fmt.Appendf(nil, "disk hung %d", i))
+			errc <- err
+		}()
+	}
+	start := time.Now()
+	for range 3 {
+		select {
+		case err := <-errc:
+			if !errors.Is(err, transparency.ErrUnavailable) || !strings.Contains(err.Error(), p.state+".pending") {
+				t.Fatalf("Append with the disk hung = %v, want ErrUnavailable naming the pending file", err)
+			}
+			t.Logf("Append after %v: %v", time.Since(start).Round(time.Millisecond), err)
+		case <-time.After(5 * time.Second):
+			t.Fatal("Append still waiting for a hung write 5 s on (AppendTimeout 300 ms)")
+		}
+	}
+	if got := p.queueLeafCalls(); got != 0 {
+		t.Fatalf("%d QueueLeaf sent for leaves not recorded", got)
+	}
+	if err := l.Health(); !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("Health with the disk hung = %v, want failed closed", err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- l.Close() }()
+	unhang()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close still waiting 5 s after the write returned")
+	}
+}
+
+// The record is durable before its QueueLeaf: the file fsynced, and its
+// directory too when the write creates it; a later write fsyncs the file
+// alone; the cut after the append fsyncs the file.
+func TestPendingWriteAheadSyncs(t *testing.T) {
+	p := newPendingFixture(t, 1)
+	var mu sync.Mutex
+	var events []string
+	event := func(e string) {
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, e)
+	}
+	trillian.SetPendingSyncs(t, func(f *os.File) error {
+		event("sync file")
+		return f.Sync()
+	}, func(dir string) error {
+		event("sync dir")
+		return nil
+	})
+	cfg := p.cfg
+	cfg.Conn = eventConn{p.conn, event}
+	cfg.AppendTimeout = 10 * time.Second // appends succeed: no deadline on a loaded machine
+	l := p.mustOpen(cfg)
+	for i, want := range [][]string{
+		{"sync file", "sync dir", "QueueLeaf", "sync file"}, // created, cut
+		{"sync file", "QueueLeaf", "sync file"},             // written after the header, cut
+	} {
+		mu.Lock()
+		events = nil
+		mu.Unlock()
+		if _, err := l.Append(t.Context(), fmt.Appendf(nil, "draw %d", i)); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		got := slices.Clone(events)
+		mu.Unlock()
+		if !slices.Equal(got, want) {
+			t.Fatalf("append %d: %q, want %q", i, got, want)
+		}
 	}
 }

@@ -158,7 +158,9 @@ type Config struct {
 	// fails closed until reopened: the leaf may still be integrated
 	// later, unacknowledged, and must not be contradicted meanwhile. Its
 	// record stays in the pending file (see StateFile), and Open waits
-	// until it is integrated.
+	// until it is integrated. The bound covers the write of that record,
+	// before the QueueLeaf: a disk that hangs fails the append (not
+	// queued) and the log closed too, since the record may land later.
 	AppendTimeout time.Duration
 	// PendingTimeout bounds Open's wait for the pending leaves to be
 	// integrated (default DefaultPendingTimeout); past it Open fails with
@@ -191,13 +193,15 @@ type Log struct {
 	pendMu        sync.Mutex
 	pendNext      *pendingBatch             // leaves waiting for the next write
 	pendDrop      *pendingBatch             // refused leaves waiting for a rewrite without them
-	pendWriting   bool                      // a writer runs (pendingStep)
-	pendCond      sync.Cond                 // signals the writer's steps (L: &pendMu, set by pendingWait)
+	pendCut       *pendingBatch             // an emptying an append waits for
+	pendWriting   bool                      // the writer runs (pendingRun)
+	pendRecording bool                      // the writer is writing a batch of leaves
+	pendWG        sync.WaitGroup            // the writer (Close waits for it)
 	pendLive      map[*pendingLeaf]struct{} // outstanding leaves, their records durable
 	pendLiveBytes int64                     // their records' bytes
 	pendDead      int64                     // bytes of records in the file whose leaves are acknowledged
 	pendErr       error                     // a write, cut or rewrite failed: the file is written no more
-	// The pending file's writer (pendingStep) alone uses these, and Open.
+	// The pending file's writer (pendingRun) alone uses these, and Open.
 	pendSize int64 // end of its last durable record; 0: no file
 	// pendWriteAt replaces (*os.File).WriteAt in tests (nil: not).
 	pendWriteAt func(f *os.File, b []byte, off int64) (int, error)
@@ -531,25 +535,27 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 // the record settled.
 func (l *Log) appendRecorded(ctx context.Context, leaf []byte, entered bool) (uint64, error) {
 	path := l.pendingPath()
+	// The bound covers the record too: a disk that hangs does not hold
+	// the append for ever.
+	actx, cancel := context.WithTimeout(ctx, l.cfg.AppendTimeout)
+	defer cancel()
 	var rec *pendingLeaf
 	// Not for a log closed or failed closed: append refuses the leaf
 	// before queueing it.
 	if entered && path != "" && l.failure() == nil {
 		var err error
-		if rec, err = l.recordPending(leaf); err != nil {
-			err = fmt.Errorf("trillian: %w: couldn't record the leaf in %s before queueing it (%w): not queued, but its record may be whole on disk, and the next Open would queue it; appends refused until the log is reopened", transparency.ErrUnavailable, path, err)
+		if rec, err = l.recordPending(actx, leaf); err != nil {
+			err = fmt.Errorf("trillian: %w: couldn't record the leaf in %s before queueing it (%w): not queued, but its record may be on disk, or land there yet, and the next Open would queue it; appends refused until the log is reopened", transparency.ErrUnavailable, path, err)
 			l.fail(err)
 			return 0, err
 		}
 	}
-	actx, cancel := context.WithTimeout(ctx, l.cfg.AppendTimeout)
 	idx, sent, err := l.append(actx, leaf)
 	timedOut := err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded)
-	cancel()
 	switch {
 	case err == nil:
 		if rec != nil {
-			l.pendingAcked(rec)
+			l.pendingAcked(actx, rec)
 		}
 		return idx, nil
 	case !sent:
@@ -557,7 +563,7 @@ func (l *Log) appendRecorded(ctx context.Context, leaf []byte, entered bool) (ui
 		// caller can retry, or the next Open would integrate it behind
 		// the retry.
 		if rec != nil {
-			if derr := l.pendingRefused(rec); derr != nil {
+			if derr := l.pendingRefused(actx, rec); derr != nil {
 				err = fmt.Errorf("trillian: %w: leaf not queued (%w), but its record could not be removed from %s (%w): the next Open would queue it; appends refused until the log is reopened", transparency.ErrUnavailable, err, path, derr)
 				l.fail(err)
 			}
@@ -1073,7 +1079,9 @@ func (l *Log) Health() error { return l.failure() }
 // Close implements transparency.Log. Appends still waiting return
 // ErrClosed (their leaves are queued in Trillian and will be integrated, but
 // were not acknowledged: their records stay in the pending file, and the
-// next Open waits for them). The connection is the caller's to close.
+// next Open waits for them). Close returns once the appends in flight have
+// ended and the pending file's writer is done (a write that never returns,
+// on a hung disk, holds it). The connection is the caller's to close.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	if l.closed {
@@ -1085,5 +1093,8 @@ func (l *Log) Close() error {
 	l.cancel()
 	<-l.done
 	l.inflight.Wait()
+	// The appends are over, and they alone start the pending file's
+	// writer: once it is done, nothing writes the file.
+	l.pendWG.Wait()
 	return nil
 }
