@@ -72,9 +72,10 @@ func TestAdminSocketOtherUsers(t *testing.T) {
 	if err != nil || !strings.Contains(out, "admin status ok") {
 		t.Fatalf("uid %d, in admin.allowed_uids: %v\n%s", allowed, err, out)
 	}
-	// The peer-credential check still refuses a user not in the list.
+	// The peer-credential check still refuses a user not in the list: its
+	// calls get PERMISSION_DENIED naming its uid (adminGate).
 	out, err = call(other)
-	if err == nil || !strings.Contains(out, "code Unavailable") {
+	if err == nil || !strings.Contains(out, "code PermissionDenied") || !strings.Contains(out, fmt.Sprintf("uid %d is not in rngd's admin.allowed_uids", other)) {
 		t.Fatalf("uid %d, not in admin.allowed_uids: %v\n%s", other, err, out)
 	}
 	// Root still gets in (0 is in the list).

@@ -114,8 +114,10 @@ type AdminConfig struct {
 	// Socket is the Unix socket path, default DataDir/admin.sock. It is
 	// created with mode 0600 when AllowedUIDs names only the daemon's own
 	// user and root, and with mode 0666 when it names another user: the
-	// kernel's peer credentials (SO_PEERCRED), checked on every connection
-	// before a byte is read, then decide who may call (listenAdmin says
+	// kernel's peer credentials (SO_PEERCRED), read on every connection as
+	// it is accepted, then decide who may call: every call of a uid not in
+	// AllowedUIDs is refused PERMISSION_DENIED before any handler runs, and
+	// logged (rate-limited) and counted (listenAdmin, peerCredListener say
 	// why). Another user must also be able to reach the socket: every
 	// directory on its path must be searchable (x) by that user, which
 	// the default location, inside data_dir (mode 0700), is not; put the

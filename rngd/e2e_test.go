@@ -775,7 +775,8 @@ func TestE2EReceiptWait(t *testing.T) {
 // The admin socket admits only the configured Unix users (kernel peer
 // credentials). Allowing another user opens its mode to 0666 (the file
 // system lets everyone connect: admin_socket_test.go), so the peer check
-// alone refuses the daemon's own user here.
+// alone refuses the daemon's own user here: PERMISSION_DENIED naming its
+// uid (TestAdminRefusedUID has the rest).
 func TestAdminPeerCredentials(t *testing.T) {
 	td := newTestDaemon(t, func(c *Config) { c.Admin.AllowedUIDs = []int{os.Getuid() + 4242} })
 	fi, err := os.Stat(td.d.Addrs().Admin)
@@ -785,7 +786,7 @@ func TestAdminPeerCredentials(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_, err = td.admin().Status(ctx, &adminv1.StatusRequest{})
-	if status.Code(err) != codes.Unavailable {
+	if status.Code(err) != codes.PermissionDenied {
 		t.Fatalf("a user not allowed reached the admin API: %v", err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 type metrics struct {
 	reg *prometheus.Registry
 
-	draws         *prometheus.CounterVec   // kind, outcome
+	draws         *prometheus.CounterVec   // kind, outcome: the records engine.seal seals (draws' and the operator's)
 	refusals      *prometheus.CounterVec   // reason (see reason), code (its gRPC code)
 	callSeconds   *prometheus.HistogramVec // method
 	proveSeconds  prometheus.Histogram
@@ -21,7 +21,15 @@ type metrics struct {
 	alarms        *prometheus.CounterVec // component: entropy, keys, log, store
 	devMode       prometheus.Gauge
 	unfinished    prometheus.Gauge
+	adminRefused  prometheus.Counter // connections to the admin socket from a uid not in admin.allowed_uids
 }
+
+// drawsHelp is tirage_draws_total's help: the kind label is the sealed
+// record's kind, as engine.seal counts it (the key announcement is
+// appended without seal and not counted).
+const drawsHelp = "Records sealed in the log, by kind and outcome. " +
+	"kind: game_start (outcome: the multipliers m1..m4, e.g. x2323), pick (good, losing), decision (continue, stop), " +
+	"game_end (won, lost, expired, refunded); and the operator's emission and manifest (outcome empty)."
 
 func newMetrics(dev bool) *metrics {
 	reg := prometheus.NewRegistry()
@@ -30,7 +38,7 @@ func newMetrics(dev bool) *metrics {
 	m := &metrics{
 		reg: reg,
 		draws: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "tirage_draws_total", Help: "Sealed records by kind (start, pick, decision, end) and outcome.",
+			Name: "tirage_draws_total", Help: drawsHelp,
 		}, []string{"kind", "outcome"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "tirage_refusals_total", Help: "Refused calls by reason (the ErrorInfo reason of the refusal, else its status code's name) and gRPC status code.",
@@ -59,9 +67,12 @@ func newMetrics(dev bool) *metrics {
 		unfinished: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "tirage_games_unfinished", Help: "Games in play (as of the start or the last sweep).",
 		}),
+		adminRefused: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "tirage_admin_refused_total", Help: "Connections to the admin socket refused: their uid (SO_PEERCRED) is not in admin.allowed_uids. Their calls get PERMISSION_DENIED.",
+		}),
 	}
 	reg.MustRegister(m.draws, m.refusals, m.callSeconds, m.proveSeconds, m.appendSeconds,
-		m.inFlight, m.appendQueue, m.alarms, m.devMode, m.unfinished)
+		m.inFlight, m.appendQueue, m.alarms, m.devMode, m.unfinished, m.adminRefused)
 	if dev {
 		m.devMode.Set(1)
 	}

@@ -17,9 +17,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sys/unix"
 	"google.golang.org/grpc"
@@ -177,7 +179,15 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 		reflection.Register(d.audit)
 	}
 
-	d.admin = grpc.NewServer(grpc.ChainUnaryInterceptor(d.observe), grpc.ChainStreamInterceptor(d.observeStream))
+	// The admin socket's server: every call first goes through the gate
+	// (adminGate), outermost in the chain, before it is observed or
+	// handled; the peer credentials it checks come with the connection
+	// (peerCredListener, adminCreds).
+	if pl, ok := l.admin.(*peerCredListener); ok {
+		pl.observe(d.log, e.metrics.adminRefused)
+	}
+	d.admin = grpc.NewServer(grpc.Creds(adminCreds{}),
+		grpc.ChainUnaryInterceptor(adminGate, d.observe), grpc.ChainStreamInterceptor(adminGateStream, d.observeStream))
 	adminv1.RegisterAdminServer(d.admin, &adminService{e: e, addrs: func() []string {
 		a := d.Addrs()
 		return []string{"grpc " + a.GRPC, "audit " + a.Audit, "http " + a.HTTP, "admin unix:" + a.Admin}
@@ -346,7 +356,11 @@ func (d *Daemon) observed(ctx context.Context, fullMethod string, start time.Tim
 	if c == codes.Internal || c == codes.Unavailable {
 		lvl = slog.LevelError
 	}
-	d.log.Log(ctx, lvl, "call refused", "method", method, "code", c.String(), "reason", string(reasonOf(err)), "msg", status.Convert(err).Message())
+	// "detail", not "msg": slog's handlers write the record's message under
+	// "msg" (and its time, level and source under "time", "level",
+	// "source"), and a JSON line with a key twice is read differently by
+	// different parsers (most keep the last).
+	d.log.Log(ctx, lvl, "call refused", "method", method, "code", c.String(), "reason", string(reasonOf(err)), "detail", status.Convert(err).Message())
 	return err
 }
 
@@ -539,11 +553,11 @@ func adminSocketDir(fd int, dir string) error {
 // (in /etc/group) that would have to agree with the first, the socket is
 // opened to every local user (0666) as soon as allowed_uids names another
 // user, and the list itself is the access control: the kernel's peer
-// credentials (SO_PEERCRED, taken at connect and not forgeable) are checked
-// on every connection before the server reads or writes a byte
-// (peerCredListener), and a user not on the list gets a closed connection
-// and nothing else. Otherwise (the daemon's own user, root) it stays 0600:
-// the file system refuses everyone else as well.
+// credentials (SO_PEERCRED, taken at connect and not forgeable) are read
+// on every connection as it is accepted (peerCredListener), and every call
+// of a user not on the list is refused PERMISSION_DENIED before any
+// handler runs (adminGate). Otherwise (the daemon's own user, root) it
+// stays 0600: the file system refuses everyone else as well.
 func adminSocketMode(allowed []int) os.FileMode {
 	self := os.Getuid()
 	for _, u := range allowed {
@@ -576,12 +590,61 @@ func unsearchableDir(c AdminConfig) string {
 	}
 }
 
+// peerCredListener is the admin socket's listener. Every connection it
+// accepts carries its peer's kernel credentials (adminConn), read with
+// SO_PEERCRED as it is accepted; adminCreds hands them to gRPC as the
+// connection's AuthInfo, and adminGate refuses every call whose peer is not
+// in admin.allowed_uids.
+//
+// A refused peer's connection is served, not closed: closing it before
+// gRPC spoke left the client with "error reading server preface:
+// connection reset by peer" (UNAVAILABLE), which reads as a daemon that is
+// down, and rngd logged nothing. Now its calls get PERMISSION_DENIED "uid N
+// is not in rngd's admin.allowed_uids" (a gRPC client cannot read anything
+// written before the server's preface, so no plain message would do), and
+// rngd logs the refusal (rate-limited: refusals) and counts it
+// (tirage_admin_refused_total).
+//
+// The security property stays: a refused peer reaches no admin handler,
+// not even health or reflection. adminGate is the first interceptor of
+// every unary and streamed call on the admin server, and it refuses unless
+// the call's AuthInfo is an adminPeer that was allowed: a connection
+// without credentials (not one of this listener's) is refused too, never
+// admitted by default. What a refused peer does reach is gRPC's HTTP/2
+// framing and the decoding of a request message (as an allowed user's
+// calls do). What it can hold is bounded: a refused connection is closed
+// after refusedConnLifetime (enough for its calls' answers), and at most
+// maxRefusedConns are open at once; beyond that one is closed at once, as
+// before (still logged and counted).
 type peerCredListener struct {
 	net.Listener
 	allowed []int
 	addr    *net.UnixAddr // admin.socket (the listener was bound at another name)
 	dev     uint64        // the socket's inode, for Close
 	ino     uint64
+
+	// Set by observe before the listener serves; nil: not logged, not
+	// counted (a listener used alone, in tests).
+	log          *slog.Logger
+	refusedTotal prometheus.Counter
+	refusals     refusalLog
+
+	lifetime    time.Duration // a refused connection's, refusedConnLifetime
+	maxRefused  int32         // maxRefusedConns
+	refusedOpen atomic.Int32  // refused connections open now
+}
+
+const (
+	// refusedConnLifetime is how long a refused peer's connection is
+	// served: its calls are answered at once, PERMISSION_DENIED.
+	refusedConnLifetime = 5 * time.Second
+	// maxRefusedConns bounds the refused peers' connections open at once.
+	maxRefusedConns = 8
+)
+
+// observe sets where refused connections are logged and counted.
+func (l *peerCredListener) observe(log *slog.Logger, refused prometheus.Counter) {
+	l.log, l.refusedTotal = log, refused
 }
 
 // Addr is admin.socket.
@@ -598,41 +661,233 @@ func (l *peerCredListener) Close() error {
 	return err
 }
 
+// Accept returns the next connection as an *adminConn: its peer's
+// credentials, and whether admin.allowed_uids names its uid. A connection
+// whose credentials cannot be read is closed.
 func (l *peerCredListener) Accept() (net.Conn, error) {
 	for {
 		conn, err := l.Listener.Accept()
 		if err != nil {
 			return nil, err
 		}
-		if l.admit(conn) {
-			return conn, nil
+		p, ok := l.admit(conn)
+		if !ok {
+			conn.Close()
+			continue
 		}
-		conn.Close()
+		c := &adminConn{Conn: conn, peer: p}
+		if p.allowed {
+			return c, nil
+		}
+		l.refused(p)
+		most, lifetime := l.maxRefused, l.lifetime
+		if most == 0 {
+			most = maxRefusedConns
+		}
+		if lifetime == 0 {
+			lifetime = refusedConnLifetime
+		}
+		if l.refusedOpen.Add(1) > most {
+			l.refusedOpen.Add(-1)
+			conn.Close()
+			continue
+		}
+		c.onClose = func() { l.refusedOpen.Add(-1) }
+		// Closing the socket under gRPC ends its transport, which
+		// closes c (and frees its place).
+		c.timer = time.AfterFunc(lifetime, func() { conn.Close() })
+		return c, nil
 	}
 }
 
-func (l *peerCredListener) admit(conn net.Conn) bool {
+// admit reads conn's peer credentials and checks its uid against
+// admin.allowed_uids; false when they cannot be read.
+func (l *peerCredListener) admit(conn net.Conn) (adminPeer, bool) {
 	uc, ok := conn.(*net.UnixConn)
 	if !ok {
-		return false
+		return adminPeer{}, false
 	}
 	raw, err := uc.SyscallConn()
 	if err != nil {
-		return false
+		return adminPeer{}, false
 	}
 	var cred *unix.Ucred
-	raw.Control(func(fd uintptr) {
+	if cerr := raw.Control(func(fd uintptr) {
 		cred, err = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	})
-	if err != nil || cred == nil {
-		return false
+	}); cerr != nil {
+		return adminPeer{}, false
 	}
+	if err != nil || cred == nil {
+		return adminPeer{}, false
+	}
+	p := adminPeer{uid: cred.Uid, pid: cred.Pid}
 	for _, u := range l.allowed {
 		if int(cred.Uid) == u {
-			return true
+			p.allowed = true
 		}
 	}
-	return false
+	return p, true
+}
+
+// refused logs (rate-limited) and counts a refused peer's connection.
+func (l *peerCredListener) refused(p adminPeer) {
+	if l.refusedTotal != nil {
+		l.refusedTotal.Inc()
+	}
+	if l.log == nil {
+		return
+	}
+	if ok, suppressed := l.refusals.note(p.uid, time.Now()); ok {
+		l.log.Warn("admin socket: refused a connection: its uid is not in admin.allowed_uids",
+			"uid", p.uid, "pid", p.pid, "setting", "admin.allowed_uids", "allowed_uids", l.allowed,
+			"suppressed", suppressed)
+	}
+}
+
+// refusalLog rate-limits the refusals' log lines: one line per uid per
+// refusalLogWindow, which carries the number of that uid's refusals not
+// logged since its previous line (so a local process looping on connect
+// cannot flood the log, and what it did is still told).
+type refusalLog struct {
+	mu   sync.Mutex
+	uids map[uint32]*refusalEntry
+}
+
+type refusalEntry struct {
+	logged     time.Time // its last line
+	suppressed int       // refusals since, not logged
+}
+
+const (
+	refusalLogWindow = time.Minute
+	// refusalLogUIDs is the number of uids kept before those whose window
+	// is over are forgotten. Only a process that can change its uid (root,
+	// CAP_SETUID) comes with many.
+	refusalLogUIDs = 1024
+)
+
+// note records a refusal of uid at now: ok when it is to be logged, with
+// the number of its refusals suppressed since its previous line.
+func (r *refusalLog) note(uid uint32, now time.Time) (ok bool, suppressed int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.uids == nil {
+		r.uids = map[uint32]*refusalEntry{}
+	}
+	e := r.uids[uid]
+	if e != nil && now.Sub(e.logged) < refusalLogWindow {
+		e.suppressed++
+		return false, 0
+	}
+	if e == nil {
+		if len(r.uids) >= refusalLogUIDs {
+			for u, x := range r.uids {
+				if now.Sub(x.logged) >= refusalLogWindow {
+					delete(r.uids, u)
+				}
+			}
+		}
+		e = &refusalEntry{}
+		r.uids[uid] = e
+	}
+	suppressed = e.suppressed
+	e.logged, e.suppressed = now, 0
+	return true, suppressed
+}
+
+// adminPeer is an admin socket connection's peer, from its kernel
+// credentials (SO_PEERCRED): its AuthInfo for gRPC.
+type adminPeer struct {
+	uid     uint32
+	pid     int32
+	allowed bool // admin.allowed_uids names uid
+}
+
+// AuthType implements credentials.AuthInfo.
+func (adminPeer) AuthType() string { return "peercred" }
+
+// adminConn is a connection accepted on the admin socket, with its peer.
+type adminConn struct {
+	net.Conn
+	peer    adminPeer
+	timer   *time.Timer // a refused one's lifetime
+	onClose func()
+	once    sync.Once
+}
+
+func (c *adminConn) Close() error {
+	c.once.Do(func() {
+		if c.timer != nil {
+			c.timer.Stop()
+		}
+		if c.onClose != nil {
+			c.onClose()
+		}
+	})
+	return c.Conn.Close()
+}
+
+// adminCreds are the admin server's transport credentials: no handshake on
+// the wire (the client's are insecure.NewCredentials: the socket is local),
+// only the peer's credentials, read at accept, handed over as the
+// connection's AuthInfo. A connection that is not the admin listener's has
+// none and is refused.
+type adminCreds struct{}
+
+func (adminCreds) ServerHandshake(conn net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	c, ok := conn.(*adminConn)
+	if !ok {
+		return nil, nil, errors.New("admin socket: a connection without peer credentials")
+	}
+	return c, c.peer, nil
+}
+
+func (adminCreds) ClientHandshake(context.Context, string, net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	return nil, nil, errors.New("admin socket credentials are for the server only")
+}
+
+func (adminCreds) Info() credentials.ProtocolInfo {
+	return credentials.ProtocolInfo{SecurityProtocol: "peercred"}
+}
+
+func (c adminCreds) Clone() credentials.TransportCredentials { return c }
+
+func (adminCreds) OverrideServerName(string) error { return nil }
+
+// adminAdmitted refuses a call on the admin socket unless its peer is in
+// admin.allowed_uids (peerCredListener), or its peer's credentials are
+// unknown.
+func adminAdmitted(ctx context.Context) error {
+	var ap adminPeer
+	ok := false
+	if p, found := peer.FromContext(ctx); found {
+		ap, ok = p.AuthInfo.(adminPeer)
+	}
+	switch {
+	case !ok:
+		return status.Error(codes.PermissionDenied, "the caller's peer credentials are unknown: refused")
+	case !ap.allowed:
+		return status.Errorf(codes.PermissionDenied, "uid %d is not in rngd's admin.allowed_uids", ap.uid)
+	}
+	return nil
+}
+
+// adminGate is the admin server's first unary interceptor: a refused
+// peer's call goes no further.
+func adminGate(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if err := adminAdmitted(ctx); err != nil {
+		return nil, err
+	}
+	return handler(ctx, req)
+}
+
+// adminGateStream is adminGate for streamed calls (ImportManifest, health's
+// Watch, reflection).
+func adminGateStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if err := adminAdmitted(ss.Context()); err != nil {
+		return err
+	}
+	return handler(srv, ss)
 }
 
 // requestDigest identifies a mutating call's content: the method and the

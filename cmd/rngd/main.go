@@ -3,8 +3,9 @@
 // Exit codes: 0 after a clean stop (SIGTERM, SIGINT) or --help; 1 when the
 // daemon could not start (a certificate, key, device or address, the log)
 // or failed while serving; 2 for a usage or config error (a bad flag, a
-// positional argument, a config file that does not parse or does not
-// validate): then nothing was created or changed.
+// positional argument, no --config outside dev mode, a config file that
+// does not parse or does not validate): then nothing was created or
+// changed.
 package main
 
 import (
@@ -54,6 +55,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		// Not echoed: it may be a secret typed at the wrong place.
 		fmt.Fprintf(stderr, "rngd: %d unexpected argument(s): rngd takes flags only (--config FILE, --dev)\n", fs.NArg())
+		return exitUsage
+	}
+	if *config == "" && !*dev {
+		// Not left to the config check: with no file, it would name the
+		// first required key it misses (grpc.cert_file…), not the flag.
+		fmt.Fprintln(stderr, "rngd: --config FILE is required (see docs/rngd.md; examples/rngd.toml)")
+		fs.Usage()
 		return exitUsage
 	}
 	cfg, err := rngd.ConfigFromFlags(*config, *dev)
