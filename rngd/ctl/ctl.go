@@ -16,14 +16,18 @@ import (
 	"strings"
 )
 
-// Env is what a subcommand may touch: its arguments and the standard streams.
-// Secrets (PINs, passphrases) are read from files or file descriptors named by
-// flags, or from Stdin at a prompt — never from a flag's value.
+// Env is what a subcommand may touch: its arguments, the standard streams
+// and the environment. Secrets (PINs, passphrases) are read from files or
+// file descriptors named by flags, or from Stdin — never from a flag's value
+// nor from the environment.
 type Env struct {
 	Args   []string
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// Getenv reads the environment (os.Getenv); nil is an empty one.
+	// rngctl reads RNGD_ADMIN_SOCKET (AdminSocketEnv) through it.
+	Getenv func(string) string
 }
 
 // Command is one rngctl subcommand group.

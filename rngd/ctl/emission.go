@@ -3,20 +3,13 @@ package ctl
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
-
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/status"
 
 	"tirage.fr/tirage/rngd"
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
@@ -39,55 +32,12 @@ const emissionUsage = `usage: rngctl emission create|list|import|demo-manifest [
                  neither file may exist: both are checked before either is written
 
 admin flags (create, list, import):
-  --socket PATH       rngd's admin socket (default data/admin.sock)
-  --request-id ID     request id (default: derived from the command, so that
-                      running the same command again returns the same result)
+` + adminSocketHelp + `  --request-id ID     request id (default: derived from the whole command, so that
+                      running the same command again returns the same result,
+                      and a different one gets rngd's answer to it)
 
 Exit status: 0 done, 1 failed or refused by rngd (one line says why), 2 usage error.
 `
-
-// adminFlags are the flags of commands that talk to rngd's admin socket.
-type adminFlags struct {
-	socket, requestID string
-}
-
-func (a *adminFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&a.socket, "socket", "data/admin.sock", "rngd's admin socket")
-	fs.StringVar(&a.requestID, "request-id", "", "request id (default: derived from the command)")
-}
-
-// dial connects to the admin socket; its own credentials are the socket's
-// file permissions and the kernel's peer credentials.
-func (a *adminFlags) dial() (adminv1.AdminClient, func(), error) {
-	if _, err := os.Stat(a.socket); err != nil {
-		return nil, nil, fmt.Errorf("admin socket %s: %w (is rngd running? see --socket)", a.socket, err)
-	}
-	cc, err := grpc.NewClient("unix:"+a.socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		return nil, nil, err
-	}
-	return adminv1.NewAdminClient(cc), func() { cc.Close() }, nil
-}
-
-// id is the request id: --request-id, or one derived from what the command
-// acts on, so that running the same command again is a retry.
-func (a *adminFlags) id(derived string) string {
-	if a.requestID != "" {
-		return a.requestID
-	}
-	h := sha256.Sum256([]byte(derived))
-	return "rngctl-" + hex.EncodeToString(h[:16])
-}
-
-// fail prints one line and returns the exit code of a failed operation.
-func fail(env Env, err error) int {
-	msg := err.Error()
-	if st, ok := status.FromError(err); ok {
-		msg = fmt.Sprintf("%s (%s)", st.Message(), st.Code())
-	}
-	fmt.Fprintln(env.Stderr, "rngctl:", msg)
-	return ExitFail
-}
 
 func runEmission(ctx context.Context, env Env) int {
 	if code, done := groupHelp(env, emissionUsage); done {
@@ -95,7 +45,7 @@ func runEmission(ctx context.Context, env Env) int {
 	}
 	fs := newFlags("emission " + env.Args[0])
 	var a adminFlags
-	a.register(fs)
+	a.register(fs, env)
 	id := fs.String("id", "", "emission id")
 	closure := fs.String("closure", "", "closure date, YYYY-MM-DD")
 	manifest := fs.String("manifest", "", "manifest file")
@@ -120,26 +70,35 @@ func runEmission(ctx context.Context, env Env) int {
 		if !need("id", "closure") {
 			return ExitUsage
 		}
-		adm, done, err := a.dial()
+		req := &adminv1.CreateEmissionRequest{EmissionId: *id, ClosureDate: *closure}
+		enc, err := encoding(req)
+		if err != nil {
+			return fail(env, err)
+		}
+		req.RequestId = a.id("CreateEmission", enc)
+		adm, done, err := a.dial(ctx)
 		if err != nil {
 			return fail(env, err)
 		}
 		defer done()
-		r, err := adm.CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: a.id("rngctl-emission-" + *id), EmissionId: *id, ClosureDate: *closure})
+		r, err := adm.CreateEmission(ctx, req)
 		if err != nil {
-			return fail(env, err)
+			return a.fail(env, err)
 		}
 		fmt.Fprintf(env.Stdout, "emission %s registered: closure %s, stage 2 may start until %s (log index %d)\n",
 			*id, *closure, r.Emission.StartDeadline.AsTime().Format(time.RFC3339), r.Receipt.LogIndex)
 	case "list":
-		adm, done, err := a.dial()
+		adm, done, err := a.dial(ctx)
 		if err != nil {
 			return fail(env, err)
 		}
 		defer done()
 		r, err := adm.ListEmissions(ctx, &adminv1.ListEmissionsRequest{})
 		if err != nil {
-			return fail(env, err)
+			return a.fail(env, err)
+		}
+		if len(r.Emissions) == 0 {
+			fmt.Fprintln(env.Stdout, "no emission is registered (rngctl emission create registers one)")
 		}
 		for _, e := range r.Emissions {
 			fmt.Fprintf(env.Stdout, "%s\tclosure %s\tstart deadline %s\t%d tickets\tmanifests %s\n", e.EmissionId, e.ClosureDate,
@@ -157,14 +116,21 @@ func runEmission(ctx context.Context, env Env) int {
 		for _, t := range tickets {
 			root.Add(t)
 		}
-		adm, done, err := a.dial()
+		// The manifest's root covers every ticket and its emission; the
+		// header (emission, count) is hashed too.
+		header, err := encoding(&adminv1.ManifestHeader{EmissionId: *id, Count: uint64(len(tickets))})
+		if err != nil {
+			return fail(env, err)
+		}
+		requestID := a.id("ImportManifest", header, root.Root())
+		adm, done, err := a.dial(ctx)
 		if err != nil {
 			return fail(env, err)
 		}
 		defer done()
-		r, err := rngd.ImportTickets(ctx, adm, a.id("rngctl-manifest-"+hex.EncodeToString(root.Root())), *id, tickets)
+		r, err := rngd.ImportTickets(ctx, adm, requestID, *id, tickets)
 		if err != nil {
-			return fail(env, err)
+			return a.fail(env, err)
 		}
 		fmt.Fprintf(env.Stdout, "manifest imported: emission %s, %d tickets, root %x (log index %d)\n", r.EmissionId, r.Count, r.Root, r.Receipt.LogIndex)
 	case "demo-manifest":

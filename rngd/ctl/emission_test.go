@@ -28,6 +28,7 @@ func TestEmissionCommands(t *testing.T) {
 		output string
 	}{
 		{[]string{"emission"}, ExitUsage, "usage: rngctl emission"},
+		{[]string{"emission", "list", "--socket", sock}, ExitOK, "no emission is registered (rngctl emission create registers one)\n"},
 		{[]string{"emission", "create", "--socket", sock, "--id", "E1"}, ExitUsage, "--closure is required"},
 		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-02-30"}, ExitFail, "closure_date"},
 		{[]string{"emission", "create", "--socket", sock, "--id", "bad id", "--closure", "2026-12-01"}, ExitFail, "emission_id"},
@@ -39,6 +40,8 @@ func TestEmissionCommands(t *testing.T) {
 		// The same command again returns the same result (same request id).
 		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-12-01"}, ExitOK, "stage 2 may start until 2026-12-30T23:00:00Z"},
 		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-12-02", "--request-id", "x"}, ExitFail, "already registered"},
+		// Another closure without --request-id: a new request, which rngd refuses as such.
+		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-12-02"}, ExitFail, `emission "E1" is already registered`},
 		{[]string{"emission", "demo-manifest", "--id", "E1", "--count", "50", "--manifest", manifest, "--codes", codes}, ExitOK, "50 tickets"},
 		{[]string{"emission", "import", "--socket", sock, "--id", "E2", "--manifest", manifest}, ExitFail, "belongs to emission"},
 		{[]string{"emission", "import", "--socket", sock, "--id", "E1", "--manifest", filepath.Join(dir, "none.csv")}, ExitFail, "--manifest " + filepath.Join(dir, "none.csv") + ": no such file"},

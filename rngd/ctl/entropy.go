@@ -28,6 +28,7 @@ sources and reseeds from the healthy ones (the operator's recovery action
 after an entropy alarm, docs/entropy.md). Both exit 1 while draws are
 refused.
 
+` + adminSocketHelp + `
 test:
 
 Reads raw samples from one entropy source, runs the SP 800-90B start-up
@@ -77,11 +78,11 @@ func runEntropyDaemon(ctx context.Context, env Env) int {
 	sub := env.Args[0]
 	fs := newFlags("entropy " + sub)
 	var a adminFlags
-	a.register(fs)
+	a.register(fs, env)
 	if code, ok := parseArgs(env, fs, env.Args[1:], fs.Name(), entropyUsage, false); !ok {
 		return code
 	}
-	adm, done, err := a.dial()
+	adm, done, err := a.dial(ctx)
 	if err != nil {
 		return fail(env, err)
 	}
@@ -93,7 +94,7 @@ func runEntropyDaemon(ctx context.Context, env Env) int {
 		st, err = adm.EntropyStatus(ctx, &adminv1.EntropyStatusRequest{})
 	}
 	if err != nil {
-		return fail(env, err)
+		return a.fail(env, err)
 	}
 	for _, src := range st.Sources {
 		health := "healthy"

@@ -38,7 +38,8 @@ const keysUsage = `usage: rngctl keys init|show|export-public|announce [FLAGS]
 
   init           generate the VRF, log and attestation keys in the backend and
                  write the signed key announcement (the log's first record)
-  show           list the backend's keys with their SHA-256 fingerprints
+  show           list the backend's keys with their SHA-256 fingerprints and the
+                 VRF key's pin for auditors (SUITE:FINGERPRINT, rngverify --pin)
   export-public  print public keys (hex, or PEM for DER SubjectPublicKeyInfo keys)
   announce       write the signed key announcement for existing keys
 
@@ -51,8 +52,13 @@ backend flags (all subcommands):
   --token-label LABEL         pkcs11: token label
   --pin-file FILE             pkcs11: read the user PIN from FILE (mode 0600)
   --pin-fd N                  pkcs11: read the user PIN from file descriptor N
-  Without a file or descriptor the secret is read from standard input after a
-  prompt (without echo on a terminal). A secret is never taken from a flag.
+  Without a file or descriptor the secret is read from standard input: after a
+  prompt, without echo, on a terminal; else one line, without a prompt (a pipe).
+  A secret is never taken from a flag.
+  show and export-public need no passphrase: a software keystore's public keys
+  are in clear in its key files, and are read from there when no passphrase
+  flag is given (with one, the keys are unsealed: that checks them too).
+  A token needs its PIN to list its keys.
 
 init and announce:
   --announcement FILE         where to write the announcement leaf (required; never overwritten)
@@ -178,7 +184,7 @@ func (c *keysCmd) open() (hsm.Backend, error) {
 		if err := c.checkDir(); err != nil {
 			return nil, err
 		}
-		pass, err := c.secret("passphrase", c.passFile, c.passFD, c.name == "rngctl keys init")
+		pass, err := c.secret("passphrase", "--passphrase-file", c.passFile, "--passphrase-fd", c.passFD, c.name == "rngctl keys init")
 		if err != nil {
 			return nil, err
 		}
@@ -193,7 +199,7 @@ func (c *keysCmd) open() (hsm.Backend, error) {
 		if c.tokenLabel == "" {
 			return nil, usagef("--token-label is required with --backend pkcs11")
 		}
-		pin, err := c.secret("PIN", c.pinFile, c.pinFD, false)
+		pin, err := c.secret("PIN", "--pin-file", c.pinFile, "--pin-fd", c.pinFD, false)
 		if err != nil {
 			return nil, err
 		}
@@ -234,10 +240,12 @@ func (c *keysCmd) checkDir() error {
 // maxSecret bounds a PIN or passphrase read from a file or descriptor.
 const maxSecret = rngd.MaxSecretFile
 
-// secret reads a PIN or passphrase from a file, a descriptor or a prompt.
-// Messages name the flag, never the value or (for files) the path, in case
-// an operator typed the secret where the path belongs.
-func (c *keysCmd) secret(what, file, fd string, confirm bool) ([]byte, error) {
+// secret reads a PIN or passphrase from a file (fileFlag), a descriptor
+// (fdFlag), or standard input: after a prompt on a terminal, else a line
+// without a prompt (a pipe). Messages name the flag, never the value or
+// (for files) the path, in case an operator typed the secret where the path
+// belongs.
+func (c *keysCmd) secret(what, fileFlag, file, fdFlag, fd string, confirm bool) ([]byte, error) {
 	var b []byte
 	switch {
 	case file != "" && fd != "":
@@ -292,6 +300,10 @@ func (c *keysCmd) secret(what, file, fd string, confirm bool) ([]byte, error) {
 	}
 	b = rngd.TrimNewline(b)
 	if len(b) == 0 {
+		if file == "" && fd == "" && !c.isTerminal() {
+			// Nobody could type it: say how to give it.
+			return nil, usagef("no %s: standard input is not a terminal and gave none: give it with %s FILE (mode 0600) or %s N", what, fileFlag, fdFlag)
+		}
 		return nil, fmt.Errorf("empty %s", what)
 	}
 	return b, nil
@@ -302,10 +314,12 @@ func (c *keysCmd) isTerminal() bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// prompt reads one line from standard input, without echo on a terminal.
+// prompt reads one line from standard input: on a terminal after a
+// prompt, without echo; otherwise (a pipe, a file) without a prompt, as
+// nobody is typing.
 func (c *keysCmd) prompt(what string) ([]byte, error) {
-	fmt.Fprintf(c.env.Stderr, "%s: ", what)
 	if c.isTerminal() {
+		fmt.Fprintf(c.env.Stderr, "%s: ", what)
 		b, err := term.ReadPassword(int(c.env.Stdin.(*os.File).Fd()))
 		fmt.Fprintln(c.env.Stderr)
 		if err != nil {
@@ -611,9 +625,11 @@ func (c *keysCmd) saveAnnouncement(leaf []byte) error {
 }
 
 func (c *keysCmd) reportAnnouncement(b hsm.Backend, leaf []byte) error {
-	if err := c.printKeys(b); err != nil {
+	keys, err := b.Keys()
+	if err != nil {
 		return err
 	}
+	c.printKeys(keys, c.where(b), b.Software(), "")
 	h := record.LeafHash(leaf)
 	fmt.Fprintf(c.env.Stdout, "announcement: %s (%d bytes, leaf hash %x)\n", c.announcement, len(leaf), h[:])
 	fmt.Fprintln(c.env.Stdout, "append it as the log's first entry before any draw (rngd does so at its first start).")
@@ -621,41 +637,88 @@ func (c *keysCmd) reportAnnouncement(b hsm.Backend, leaf []byte) error {
 }
 
 func (c *keysCmd) show() error {
-	b, err := c.open()
+	keys, where, err := c.publicKeys()
 	if err != nil {
 		return err
 	}
-	defer b.Close()
-	return c.printKeys(b)
+	var how string
+	if c.fromHeaders() {
+		how = "read from the key files' clear headers without the passphrase, not checked against the sealed keys (--passphrase-file or --passphrase-fd checks them)"
+	}
+	c.printKeys(keys, where, c.backend == "software", how)
+	return nil
 }
 
-func (c *keysCmd) printKeys(b hsm.Backend) error {
-	keys, err := b.Keys()
-	if err != nil {
-		return err
+// fromHeaders reports whether show and export-public read a software
+// keystore's public keys from its files' clear headers: when no
+// passphrase is given, as none is needed to read them.
+func (c *keysCmd) fromHeaders() bool {
+	return c.backend == "software" && c.passFile == "" && c.passFD == ""
+}
+
+// publicKeys lists the keys for show and export-public, and where they are.
+// A software keystore's public keys are in clear in its key files: without
+// a passphrase flag they are read from there, without the passphrase (the
+// sealed private keys are not opened). With one, and on a token, the
+// backend is opened (the token needs its PIN to list its keys).
+func (c *keysCmd) publicKeys() ([]hsm.Key, string, error) {
+	if !c.fromHeaders() {
+		b, err := c.open()
+		if err != nil {
+			return nil, "", err
+		}
+		defer b.Close()
+		keys, err := b.Keys()
+		return keys, c.where(b), err
 	}
-	where := c.where(b)
-	if b.Software() {
+	if c.pinFile != "" || c.pinFD != "" || c.tokenLabel != "" {
+		return nil, "", usagef("--pin-file, --pin-fd and --token-label are for --backend pkcs11")
+	}
+	if c.dir == "" {
+		return nil, "", usagef("%s is required with --backend software", c.flagOfDir())
+	}
+	if err := c.checkDir(); err != nil {
+		return nil, "", err
+	}
+	keys, err := softwarePublicKeys(c.dir)
+	return keys, "software keystore " + c.dir, err
+}
+
+// printKeys prints keys with their fingerprints and, for a VRF key, the pin
+// auditors give rngverify (--pin SUITE:FINGERPRINT; a log key's pin is its
+// bare fingerprint, printed when this run knows which key it is). how, if
+// not empty, says how the keys were read.
+func (c *keysCmd) printKeys(keys []hsm.Key, where string, software bool, how string) {
+	if software {
 		where += " (development only)"
 	}
 	fmt.Fprintf(c.env.Stdout, "backend: %s, %d keys\n", where, len(keys))
-	for _, k := range keys {
-		fmt.Fprintf(c.env.Stdout, "\nkey %s\n  purpose:     %s\n  algorithm:   %s\n  fingerprint: SHA256:%s\n  public key:  %x\n",
-			k.Label, k.Purpose, k.Algorithm, k.Fingerprint(), k.Public)
+	if how != "" {
+		fmt.Fprintf(c.env.Stdout, "public keys %s\n", how)
 	}
-	return nil
+	for _, k := range keys {
+		fmt.Fprintf(c.env.Stdout, "\nkey %s\n  purpose:     %s\n  algorithm:   %s\n  fingerprint: SHA256:%s\n",
+			k.Label, k.Purpose, k.Algorithm, k.Fingerprint())
+		switch {
+		case k.Purpose == hsm.PurposeVRF:
+			fmt.Fprintf(c.env.Stdout, "  pin:         %s (rngverify --pin)\n", vrfPin(k))
+		case k.Purpose == hsm.PurposeSign && c.logLabel != "" && k.Label == c.logLabel:
+			fmt.Fprintf(c.env.Stdout, "  pin:         %s (rngverify --pin: the log key)\n", k.Fingerprint())
+		}
+		fmt.Fprintf(c.env.Stdout, "  public key:  %x\n", k.Public)
+	}
 }
+
+// vrfPin is a VRF key's pin, SUITE:FINGERPRINT, as rngverify --pin takes it
+// (it fixes the key's bytes and its suite) and as rngd's banner and rngctl
+// qod status print it.
+func vrfPin(k hsm.Key) string { return k.Algorithm + ":" + k.Fingerprint() }
 
 func (c *keysCmd) exportPublic() error {
 	if c.format != "hex" && c.format != "pem" {
 		return usagef("--format %q: want hex or pem", c.format)
 	}
-	b, err := c.open()
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-	keys, err := b.Keys()
+	keys, where, err := c.publicKeys()
 	if err != nil {
 		return err
 	}
@@ -667,7 +730,7 @@ func (c *keysCmd) exportPublic() error {
 	}
 	if len(selected) == 0 {
 		if c.label == "" {
-			return fmt.Errorf("%w: the %s has no key", hsm.ErrNotFound, c.where(b))
+			return fmt.Errorf("%w: the %s has no key", hsm.ErrNotFound, where)
 		}
 		return fmt.Errorf("%w: no key labelled %q", hsm.ErrNotFound, c.label)
 	}

@@ -39,11 +39,13 @@ func TestKeysPKCS11(t *testing.T) {
 	if !strings.HasPrefix(fps["vrf"], "vrf "+string(vrf.SuiteRSAFDH256)+" ") || !strings.HasPrefix(fps["log"], "log Ed25519 ") {
 		t.Errorf("announced %v", fps)
 	}
+	checkPins(t, "pkcs11 init", out, fps, true)
 
 	code, out, errOut = k.run(string(tok.PIN)+"\n", append([]string{"show"}, tokenFlags...)...)
-	if code != ExitOK || !strings.Contains(out, `pkcs11 token "tirage-ceremony", 3 keys`) || !strings.Contains(errOut, "PIN: ") {
+	if code != ExitOK || !strings.Contains(out, `pkcs11 token "tirage-ceremony", 3 keys`) || strings.Contains(errOut, "PIN: ") {
 		t.Errorf("keys show: exit %d\n%s%s", code, out, errOut)
 	}
+	checkPins(t, "pkcs11 show", out, fps, false)
 	code, out, _ = k.run(string(tok.PIN), append([]string{"export-public", "--label", "vrf", "--format", "pem"}, tokenFlags...)...)
 	if code != ExitOK || !strings.Contains(out, "Algorithm: RSA-FDH-VRF-SHA256") {
 		t.Errorf("export-public pem: exit %d %q", code, out)

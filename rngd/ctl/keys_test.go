@@ -12,6 +12,7 @@ import (
 
 	"tirage.fr/tirage/hsm"
 	"tirage.fr/tirage/hsm/hsmtest"
+	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
 )
@@ -92,11 +93,23 @@ func TestKeysSoftware(t *testing.T) {
 		}
 	}
 
-	// show, with the passphrase typed at the prompt.
-	code, out, errOut = k.run(pass+"\n", "show", "--dir", ks)
-	if code != ExitOK || !strings.Contains(out, "3 keys") || !strings.Contains(errOut, "passphrase: ") {
-		t.Errorf("keys show: exit %d\n%s%s", code, out, errOut)
+	// init prints the pins auditors give rngverify: SUITE:FINGERPRINT for
+	// the VRF key, the bare fingerprint for the log key.
+	checkPins(t, "init", out, fps, true)
+
+	// show, with the passphrase through a descriptor: the keys are
+	// unsealed, which checks them.
+	r0, w0, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
 	}
+	w0.WriteString(pass)
+	w0.Close()
+	code, out, errOut = k.run("", "show", "--dir", ks, "--passphrase-fd", strconv.Itoa(int(r0.Fd())))
+	if code != ExitOK || !strings.Contains(out, "3 keys") || strings.Contains(out, "clear headers") || strings.Contains(errOut, "passphrase: ") {
+		t.Errorf("keys show --passphrase-fd: exit %d\n%s%s", code, out, errOut)
+	}
+	checkPins(t, "show --passphrase-fd", out, fps, false)
 	for label := range want {
 		fp := fps[label][strings.LastIndex(fps[label], " ")+1:]
 		if !strings.Contains(out, "key "+label+"\n") || !strings.Contains(out, fp) {
@@ -143,14 +156,16 @@ func TestKeysSoftware(t *testing.T) {
 	}{
 		{"init over existing keys", pass, append([]string{"init", "--dir", ks, "--announcement", filepath.Join(dir, "x")}, fast...), ExitFail, "already exists"},
 		{"announcement exists", pass, []string{"announce", "--dir", ks, "--announcement", ann}, ExitFail, "never overwritten"},
-		{"wrong passphrase", "not the passphrase\n", []string{"show", "--dir", ks}, ExitFail, "wrong PIN or passphrase"},
-		{"empty passphrase", "\n", []string{"show", "--dir", ks}, ExitFail, "empty passphrase"},
-		{"missing label", pass, []string{"export-public", "--dir", ks, "--label", "nope"}, ExitFail, "key not found"},
+		{"wrong passphrase", "not the passphrase\n", []string{"announce", "--dir", ks, "--announcement", filepath.Join(dir, "w.json")}, ExitFail, "wrong PIN or passphrase"},
+		{"no passphrase on a pipe", "\n", []string{"announce", "--dir", ks, "--announcement", filepath.Join(dir, "w.json")}, ExitUsage,
+			"rngctl keys announce: usage: no passphrase: standard input is not a terminal and gave none: give it with --passphrase-file FILE (mode 0600) or --passphrase-fd N\n"},
+		{"missing label", "", []string{"export-public", "--dir", ks, "--label", "nope"}, ExitFail, "key not found"},
 		{"secret as a flag", "", []string{"show", "--dir", ks, "--passphrase=" + pass}, ExitUsage, "flag provided but not defined"},
 		{"secret as a descriptor", "", []string{"show", "--dir", ks, "--passphrase-fd", pass}, ExitUsage, "file descriptor number"},
 		{"secret as a file name", "", []string{"show", "--dir", ks, "--passphrase-file", pass}, ExitFail, "no such file"},
 		{"pin for software", "", []string{"show", "--dir", ks, "--pin-file", passFile}, ExitUsage, "--backend pkcs11"},
 		{"no dir", pass, []string{"show"}, ExitUsage, "--dir is required"},
+		{"no dir, with a passphrase", "", []string{"show", "--passphrase-file", passFile}, ExitUsage, "--dir is required"},
 		{"bad backend", "", []string{"show", "--backend", "tpm"}, ExitUsage, `--backend "tpm"`},
 		{"bad suite", pass, []string{"init", "--dir", ks, "--announcement", filepath.Join(dir, "y"), "--vrf-suite", "ECVRF-EDWARDS25519-SHA512-TAI"}, ExitUsage, "--vrf-suite"},
 		{"no announcement", pass, []string{"init", "--dir", ks}, ExitUsage, "--announcement FILE is required"},
@@ -169,6 +184,30 @@ func TestKeysSoftware(t *testing.T) {
 		t.Error("a failed command changed the keystore")
 	}
 	hsmtest.AssertNoSecrets(t, k.all.Bytes(), []byte(pass), []byte("not the passphrase"))
+}
+
+// checkPins checks the pin lines of show's or init's output against the
+// announced fingerprints fps (by label: "use suite fingerprint"): the VRF
+// key's is SUITE:FINGERPRINT, which rngverify --pin takes; the log key's,
+// printed only where rngctl knows which key it is (init, announce), is its
+// bare fingerprint.
+func checkPins(t *testing.T, what, out string, fps map[string]string, logPin bool) {
+	t.Helper()
+	f := strings.Fields(fps["vrf"])
+	vrfPin := f[1] + ":" + f[2]
+	if !strings.Contains(out, "\n  pin:         "+vrfPin+" (rngverify --pin)\n") {
+		t.Errorf("%s: no pin %s for the VRF key:\n%s", what, vrfPin, out)
+	}
+	if suite, fp, err := receipt.ParsePin(vrfPin); err != nil || string(suite) != f[1] || fp != f[2] {
+		t.Errorf("%s: rngverify does not take the pin %s: %v", what, vrfPin, err)
+	}
+	logFP := strings.Fields(fps["log"])[2]
+	if has := strings.Contains(out, "\n  pin:         "+logFP+" (rngverify --pin: the log key)\n"); has != logPin {
+		t.Errorf("%s: log key pin printed %v, want %v:\n%s", what, has, logPin, out)
+	}
+	if n := strings.Count(out, "  pin: "); n != 1+map[bool]int{true: 1}[logPin] {
+		t.Errorf("%s: %d pins:\n%s", what, n, out)
+	}
 }
 
 func mustHex(t *testing.T, s string) []byte {

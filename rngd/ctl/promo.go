@@ -246,8 +246,18 @@ func (c *promoCmd) gen(context.Context) error {
 	}); err != nil {
 		return err
 	}
+	// What was written goes to standard error, as the progress of
+	// eligibility does: the data is in the files.
+	defects := ""
+	if c.defects {
+		defects = ", with malformed and duplicate rows"
+	}
+	fmt.Fprintf(c.env.Stderr, "wrote %s: %d synthetic stake rows (%s%s) of %d accounts for %s, seed %d\n", c.out, c.rows, c.format, defects, accounts, r.Operation, c.seed)
 	if c.genClosed != "" {
-		return writeWith(c.genClosed, func(w io.Writer) error { return rpromo.GenerateClosed(w, r, accounts, c.seed) })
+		if err := writeWith(c.genClosed, func(w io.Writer) error { return rpromo.GenerateClosed(w, r, accounts, c.seed) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.env.Stderr, "wrote %s: closed accounts (CSV account,closed_at)\n", c.genClosed)
 	}
 	return nil
 }
@@ -382,8 +392,12 @@ func (c *promoCmd) eligibility(ctx context.Context) (*eligibilityResult, error) 
 	if err := os.WriteFile(filepath.Join(c.out, "summary.json"), append(js, '\n'), 0o644); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(c.env.Stdout, "%d lines, %d rejected (see rejected.txt), %d counted; %d e-credits, %s in all\n",
-		sum.Lines, sum.Rejected, sum.Counted, sum.ECredits, centsString(sum.ECreditCents))
+	var excluded int64
+	for _, n := range sum.Excluded {
+		excluded += n
+	}
+	fmt.Fprintf(c.env.Stdout, "%d lines: %d counted, %d excluded (by reason in summary.json), %d rejected (see rejected.txt); %d e-credits, %s %s in all\n",
+		sum.Lines, sum.Counted, excluded, sum.Rejected, sum.ECredits, centsString(sum.ECreditCents), r.Currency)
 	for _, d := range sum.Draws {
 		fmt.Fprintf(c.env.Stdout, "draw %s: %d entrants (%d withheld: closed accounts)\n", d.Draw, d.Entrants, d.Withheld)
 	}

@@ -3,6 +3,8 @@ package ctl
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -110,5 +112,43 @@ func TestPromoCeremonyCLI(t *testing.T) {
 	// The certificate can be re-issued.
 	if code, _, errs := promoRun("", append([]string{"certificate", "--draw", "bonus-crescendo/1", "--out", filepath.Join(dir, "again")}, common...)...); code != ExitOK {
 		t.Fatalf("certificate: %s", errs)
+	}
+}
+
+// gen says what it wrote (on standard error, as eligibility's progress:
+// the data is in the files); eligibility's summary line gives the amount's
+// currency and the excluded rows beside the counted and rejected ones.
+func TestPromoGenAndEligibilityReport(t *testing.T) {
+	dir := t.TempDir()
+	stakes, closed, out := filepath.Join(dir, "stakes.csv"), filepath.Join(dir, "closed.csv"), filepath.Join(dir, "out")
+	code, stdout, errs := promoRun("", "gen", "--rules", exampleRules, "--rows", "20000", "--defects", "--out", stakes, "--closed", closed)
+	want := "wrote " + stakes + ": 20000 synthetic stake rows (csv, with malformed and duplicate rows) of 2500 accounts for bonus-crescendo, seed 1\n" +
+		"wrote " + closed + ": closed accounts (CSV account,closed_at)\n"
+	if code != ExitOK || stdout != "" || errs != want {
+		t.Fatalf("gen: exit %d, %q %q; want %q", code, stdout, errs, want)
+	}
+	code, stdout, errs = promoRun("", "eligibility", "--rules", exampleRules, "--stakes", stakes, "--closed", closed, "--out", out, "--quiet")
+	if code != ExitOK {
+		t.Fatalf("eligibility: exit %d %s", code, errs)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum Summary
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	var excluded int64
+	for _, n := range sum.Excluded {
+		excluded += n
+	}
+	if excluded == 0 || sum.Rejected == 0 || sum.Lines != sum.Counted+excluded+sum.Rejected {
+		t.Fatalf("summary %+v: want excluded and rejected rows, lines = counted + excluded + rejected", sum)
+	}
+	first := fmt.Sprintf("20000 lines: %d counted, %d excluded (by reason in summary.json), %d rejected (see rejected.txt); %d e-credits, %d.%02d EUR in all\n",
+		sum.Counted, excluded, sum.Rejected, sum.ECredits, sum.ECreditCents/100, sum.ECreditCents%100)
+	if !strings.HasPrefix(stdout, first) {
+		t.Errorf("eligibility: %q, want it to start with %q", stdout, first)
 	}
 }

@@ -24,8 +24,9 @@ const qodUsage = `usage: rngctl qod status|show|refund|sweep [FLAGS]
   sweep    end now every game whose 30 days are over (rngd also does it on its own)
 
 admin flags:
-  --socket PATH       rngd's admin socket (default data/admin.sock)
-  --request-id ID     request id of refund (default: derived from the game)
+` + adminSocketHelp + `  --request-id ID     request id of refund (default: derived from the game and the
+                      reason, so that running the same command again returns
+                      the same result, and a different one gets rngd's answer)
 `
 
 func runQoD(ctx context.Context, env Env) int {
@@ -34,7 +35,7 @@ func runQoD(ctx context.Context, env Env) int {
 	}
 	fs := newFlags("qod " + env.Args[0])
 	var a adminFlags
-	a.register(fs)
+	a.register(fs, env)
 	game := fs.String("game", "", "game id")
 	reason := fs.String("reason", "", "why the 30 days could not be honoured")
 	if code, ok := parseArgs(env, fs, env.Args[1:], fs.Name(), qodUsage, false); !ok {
@@ -54,7 +55,16 @@ func runQoD(ctx context.Context, env Env) int {
 	default:
 		return usageError(env, "qod", "qod: unknown subcommand %q", sub)
 	}
-	adm, done, err := a.dial()
+	var refund *adminv1.RefundGameRequest
+	if sub == "refund" {
+		refund = &adminv1.RefundGameRequest{GameId: *game, Reason: *reason}
+		enc, err := encoding(refund)
+		if err != nil {
+			return fail(env, err)
+		}
+		refund.RequestId = a.id("RefundGame", enc)
+	}
+	adm, done, err := a.dial(ctx)
 	if err != nil {
 		return fail(env, err)
 	}
@@ -63,26 +73,26 @@ func runQoD(ctx context.Context, env Env) int {
 	case "status":
 		s, err := adm.Status(ctx, &adminv1.StatusRequest{})
 		if err != nil {
-			return fail(env, err)
+			return a.fail(env, err)
 		}
 		fmt.Fprintf(env.Stdout, "rngd %s dev_mode=%v\nvrf key %s %s fingerprint %s (rngverify --pin %s:%s)\nlog %s size %d\nunfinished games %d\n%s\n",
 			s.Version, s.DevMode, s.VrfKeyId, s.VrfSuite, s.VrfFingerprint, s.VrfSuite, s.VrfFingerprint, s.LogOrigin, s.LogSize, s.GamesUnfinished, strings.Join(s.ListenAddresses, "\n"))
 	case "show":
 		g, err := adm.GetGame(ctx, &qodv1.GetGameRequest{GameId: *game})
 		if err != nil {
-			return fail(env, err)
+			return a.fail(env, err)
 		}
 		printGame(env, g)
 	case "refund":
-		r, err := adm.RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: a.id("rngctl-refund-" + *game), GameId: *game, Reason: *reason})
+		r, err := adm.RefundGame(ctx, refund)
 		if err != nil {
-			return fail(env, err)
+			return a.fail(env, err)
 		}
 		fmt.Fprintf(env.Stdout, "game %s refunded (log index %d)\n", *game, r.EndReceipt.GetLogIndex())
 	case "sweep":
 		r, err := adm.SweepExpired(ctx, &adminv1.SweepExpiredRequest{})
 		if err != nil {
-			return fail(env, err)
+			return a.fail(env, err)
 		}
 		fmt.Fprintf(env.Stdout, "%d expired games ended\n", len(r.ExpiredGameIds))
 		for _, id := range r.ExpiredGameIds {

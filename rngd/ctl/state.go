@@ -2,10 +2,13 @@ package ctl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 
 	"tirage.fr/tirage/rngd"
 )
@@ -14,15 +17,19 @@ func init() {
 	register("state", Command{Summary: "rngd's state store: rebuild it from the log (rngd stopped)", Run: runState})
 }
 
-const stateUsage = `usage: rngctl state rebuild --config FILE [--dev]
+const stateUsage = `usage: rngctl state rebuild --config FILE
+       rngctl state rebuild --dev      (an rngctl built with -tags tirage_dev)
 
   rebuild   replace the state store (DATA/state.db) with what the log says:
             emissions, manifests (from DATA/manifests), every game replayed by
             verifier/qod. rngd must be stopped. Replies to request ids are
             kept; the secrets of unfinished games, which the log does not
             hold, are in DATA/secrets.db, which the rebuild leaves alone.
-  --config FILE   rngd's config file
-  --dev           dev mode, as rngd --dev (dev builds only)
+  --config FILE   rngd's config file: data_dir, [log], [keys] and [entropy]
+                  are used; [grpc]'s certificate files are not needed
+  --dev           dev mode, as rngd --dev: the data directory of make run
+                  (./data, dev keystore passphrase); only an rngctl built
+                  with -tags tirage_dev has it (docs/rngd.md, Rebuild)
 
 The data directory (data_dir, default ./data) must hold the log (DATA/log
 for the embedded log) or, for a trillian log, exist: a rebuild creates
@@ -48,10 +55,10 @@ func runState(ctx context.Context, env Env) int {
 	if *config == "" && !*dev {
 		return usageError(env, "state", "state rebuild: --config is required")
 	}
-	cfg, err := rngd.ConfigFromFlags(*config, *dev)
+	cfg, err := loadRebuildConfig(*config, *dev)
 	if err != nil {
 		// As rngd: a config that cannot be read is a usage error.
-		fmt.Fprintf(env.Stderr, "rngctl: state rebuild: --config: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+		fmt.Fprintf(env.Stderr, "rngctl: state rebuild: %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
 		return ExitUsage
 	}
 	if err := checkDataDir(cfg); err != nil {
@@ -89,4 +96,78 @@ func checkDataDir(cfg rngd.Config) error {
 		return fmt.Errorf("state rebuild: data_dir %s has %s (%s): nothing to rebuild from (is data_dir right?)", dir, what, log)
 	}
 	return nil
+}
+
+// unusedByRebuild stands for the [grpc] certificate files a rebuild's
+// config leaves out: rngd.Rebuild opens no listener.
+const unusedByRebuild = "(not used by rngctl state rebuild)"
+
+// loadRebuildConfig is the config of a rebuild: the file at path (if any), in
+// dev mode with dev, checked as rngd checks it (rngd.ConfigFromFlags),
+// except that the game servers' certificate files, which a rebuild does not
+// read, may be left out. Errors name the flag that was given.
+func loadRebuildConfig(path string, dev bool) (rngd.Config, error) {
+	if dev && !devBuild {
+		return rngd.Config{}, errors.New("--dev: this rngctl was built without dev mode: use an rngctl built with -tags tirage_dev " +
+			"(go build -tags tirage_dev -o bin/rngctl-dev ./cmd/rngctl), or --config FILE (docs/rngd.md, Rebuild)")
+	}
+	if path == "" {
+		cfg, err := rngd.ConfigFromFlags("", dev)
+		if err != nil {
+			return cfg, fmt.Errorf("--dev: %w", err)
+		}
+		return cfg, nil
+	}
+	file, err := rngd.LoadConfig(path)
+	if err != nil {
+		return file, fmt.Errorf("--config: %w", err) // names path
+	}
+	if file.Dev && !devBuild {
+		return file, fmt.Errorf("--config %s: dev = true, but this rngctl was built without dev mode: use an rngctl built with -tags tirage_dev "+
+			"(go build -tags tirage_dev -o bin/rngctl-dev ./cmd/rngctl), or a config without dev (docs/rngd.md, Rebuild)", path)
+	}
+	g := file.GRPC
+	if dev || file.Dev || g.CertFile != "" && g.KeyFile != "" && g.ClientCAFile != "" {
+		// Dev mode names its own certificates.
+		cfg, err := rngd.ConfigFromFlags(path, dev)
+		if err != nil {
+			return cfg, fmt.Errorf("--config: %w", err)
+		}
+		return cfg, nil
+	}
+	// rngd's check requires the certificate files (rngd/config.go,
+	// withDefaults), and rngd exports no check of a Config: the file is
+	// checked as written, with the missing names filled in, through a
+	// private copy.
+	var raw map[string]any
+	if _, err := toml.DecodeFile(path, &raw); err != nil {
+		return file, fmt.Errorf("--config: couldn't read config %s: %w", path, err)
+	}
+	tls, _ := raw["grpc"].(map[string]any)
+	if tls == nil {
+		tls = map[string]any{}
+		raw["grpc"] = tls
+	}
+	for _, k := range []string{"cert_file", "key_file", "client_ca_file"} {
+		if v, _ := tls[k].(string); v == "" {
+			tls[k] = unusedByRebuild
+		}
+	}
+	tmp, err := os.CreateTemp("", "rngctl-rebuild-*.toml")
+	if err != nil {
+		return file, fmt.Errorf("--config %s: couldn't check it: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	err = toml.NewEncoder(tmp).Encode(raw)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return file, fmt.Errorf("--config %s: couldn't check it: %w", path, err)
+	}
+	cfg, err := rngd.ConfigFromFlags(tmp.Name(), false)
+	if err != nil {
+		return cfg, fmt.Errorf("--config: %s", strings.ReplaceAll(err.Error(), tmp.Name(), path))
+	}
+	return cfg, nil
 }

@@ -1,0 +1,47 @@
+//go:build tirage_dev
+
+package ctl
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"tirage.fr/tirage/rngd"
+)
+
+// An rngctl built with dev mode rebuilds the data directory of make run
+// (rngd --dev: ./data, the dev keystore passphrase) with --dev alone.
+func TestStateRebuildDev(t *testing.T) {
+	if f, err := os.Open("/dev/hwrng"); err != nil {
+		t.Skipf("no hardware RNG (the default entropy source): %v", err)
+	} else {
+		f.Close()
+	}
+	t.Chdir(t.TempDir())
+	cfg, err := rngd.ConfigFromFlags("", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.GRPC.Listen, cfg.Audit.Listen, cfg.HTTP.Listen = "127.0.0.1:0", "off", "off"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	d, err := rngd.Start(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- d.Serve(ctx) }()
+	if code, out, errOut := rngctl("emission", "create", "--id", "E1", "--closure", "2199-01-01"); code != ExitOK {
+		t.Fatalf("emission create (default socket data/admin.sock): exit %d %s%s", code, out, errOut)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("rngd: %v", err)
+	}
+	code, out, errOut := rngctl("state", "rebuild", "--dev")
+	if code != ExitOK || !strings.Contains(out, "state store rebuilt from 2 log records") {
+		t.Fatalf("state rebuild --dev: exit %d %q %q", code, out, errOut)
+	}
+}

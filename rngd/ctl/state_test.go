@@ -1,0 +1,138 @@
+package ctl
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"tirage.fr/tirage/hsm"
+	"tirage.fr/tirage/hsm/keystore"
+	"tirage.fr/tirage/rngd"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// stoppedDaemon runs an rngd on a fresh data directory under dir (software
+// keys sealed with the passphrase in dir/pass, origin tirage.test/rebuild),
+// has rngctl register an emission on it, and stops it. It returns the data
+// directory and the passphrase file.
+func stoppedDaemon(t *testing.T, dir string) (data, pass string) {
+	t.Helper()
+	data = filepath.Join(dir, "data")
+	pki, err := rngd.GenerateDevPKI(filepath.Join(dir, "pki"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass = filepath.Join(dir, "pass")
+	if err := os.WriteFile(pass, []byte("rebuild test passphrase"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ks, err := keystore.Open(keystore.Config{Dir: filepath.Join(data, "keys"), Passphrase: []byte("rebuild test passphrase"),
+		KDF: keystore.KDFParams{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ks.GenerateVRF("vrf", vrf.DefaultSuite); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ks.GenerateSigner("log", hsm.Ed25519); err != nil {
+		t.Fatal(err)
+	}
+	ks.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	d, err := rngd.Start(ctx, rngd.Config{
+		DataDir: data,
+		GRPC:    rngd.GRPCConfig{Listen: "127.0.0.1:0", CertFile: pki.ServerCert(), KeyFile: pki.ServerKey(), ClientCAFile: pki.CA()},
+		Audit:   rngd.AuditConfig{Listen: "off"},
+		HTTP:    rngd.HTTPConfig{Listen: "off"},
+		Keys:    rngd.KeysConfig{PassphraseFile: pass, AllowSoftware: true},
+		Log:     rngd.LogConfig{Origin: "tirage.test/rebuild", BatchMaxAge: rngd.Duration{Duration: 2 * time.Millisecond}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- d.Serve(ctx) }()
+	if code, out, errOut := rngctl("emission", "create", "--socket", d.Addrs().Admin, "--id", "E1", "--closure", "2199-01-01"); code != ExitOK {
+		t.Fatalf("emission create: exit %d %s%s", code, out, errOut)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("rngd: %v", err)
+	}
+	return data, pass
+}
+
+// A rebuild's config needs what a rebuild uses — data_dir, [log], [keys],
+// [entropy] — and not the game servers' certificate files, which it never
+// reads; what it has is checked as rngd checks it (exit 2 naming the key).
+func TestStateRebuildConfigWithoutTLS(t *testing.T) {
+	dir := t.TempDir()
+	if f, err := os.Open("/dev/hwrng"); err != nil {
+		t.Skipf("no hardware RNG (the default entropy source): %v", err)
+	} else {
+		f.Close()
+	}
+	data, pass := stoppedDaemon(t, dir)
+	config := filepath.Join(dir, "rebuild.toml")
+	text := fmt.Sprintf("data_dir = %q\n[log]\norigin = \"tirage.test/rebuild\"\n[keys]\nallow_software = true\npassphrase_file = %q\n", data, pass)
+	if err := os.WriteFile(config, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := rngctl("state", "rebuild", "--config", config)
+	if code != ExitOK || !strings.Contains(out, "state store rebuilt from 2 log records") {
+		t.Fatalf("state rebuild without [grpc]: exit %d %q %q", code, out, errOut)
+	}
+	// A [grpc] table with only some of the files, or other keys: the same.
+	partial := filepath.Join(dir, "partial.toml")
+	os.WriteFile(partial, []byte(text+"[grpc]\nlisten = \"127.0.0.1:9443\"\ncert_file = \"/nonexistent/rngd.pem\"\n"), 0o600)
+	if code, out, errOut := rngctl("state", "rebuild", "--config", partial); code != ExitOK {
+		t.Errorf("state rebuild with a partial [grpc]: exit %d %q %q", code, out, errOut)
+	}
+	// The rest is checked as rngd checks it, naming the file and the key.
+	bad := filepath.Join(dir, "bad.toml")
+	os.WriteFile(bad, []byte(text+"[game]\nsweep_interval = \"-1s\"\n"), 0o600)
+	code, out, errOut = rngctl("state", "rebuild", "--config", bad)
+	if want := "rngctl: state rebuild: --config: " + bad + ": config game.sweep_interval = -1s: want a positive duration"; code != ExitUsage || out != "" || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("state rebuild, bad config: exit %d %q %q; want exit 2 and %q", code, out, errOut, want)
+	}
+	noOrigin := filepath.Join(dir, "noorigin.toml")
+	os.WriteFile(noOrigin, []byte(fmt.Sprintf("data_dir = %q\n[keys]\nallow_software = true\npassphrase_file = %q\n", data, pass)), 0o600)
+	if code, _, errOut := rngctl("state", "rebuild", "--config", noOrigin); code != ExitUsage || !strings.Contains(errOut, noOrigin+": config log.origin is required") {
+		t.Errorf("state rebuild, no origin: exit %d %q", code, errOut)
+	}
+	if entries, _ := os.ReadDir(os.TempDir()); len(entries) > 0 {
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), "rngctl-rebuild-") {
+				t.Errorf("state rebuild left %s in %s", e.Name(), os.TempDir())
+			}
+		}
+	}
+}
+
+// Dev mode asked of an rngctl built without it names what asked for it
+// (--dev, or the config file's dev = true) and this rngctl, not rngd.
+func TestStateRebuildDevRefused(t *testing.T) {
+	if devBuild {
+		t.Skip("built with -tags tirage_dev")
+	}
+	dir := t.TempDir()
+	config := filepath.Join(dir, "dev.toml")
+	os.WriteFile(config, []byte("dev = true\n"), 0o600)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dev"}, "rngctl: state rebuild: --dev: this rngctl was built without dev mode: use an rngctl built with -tags tirage_dev (go build -tags tirage_dev -o bin/rngctl-dev ./cmd/rngctl), or --config FILE (docs/rngd.md, Rebuild)\n"},
+		{[]string{"--config", config}, "rngctl: state rebuild: --config " + config + ": dev = true, but this rngctl was built without dev mode: use an rngctl built with -tags tirage_dev (go build -tags tirage_dev -o bin/rngctl-dev ./cmd/rngctl), or a config without dev (docs/rngd.md, Rebuild)\n"},
+	} {
+		code, out, errOut := rngctl(append([]string{"state", "rebuild"}, tc.args...)...)
+		if code != ExitUsage || out != "" || errOut != tc.want {
+			t.Errorf("state rebuild %v: exit %d %q %q; want exit 2 and %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+}
