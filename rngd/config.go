@@ -752,7 +752,8 @@ func Version() string {
 		v = "devel"
 	}
 	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+		// A pseudo-version already names the commit (…-4731df51e04a).
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 && !strings.Contains(v, s.Value[:12]) {
 			v += "+" + s.Value[:12]
 		}
 	}

@@ -146,7 +146,7 @@ func Run(ctx context.Context, c Config) error {
 			fmt.Fprintf(out, "   auditors: curl http://%s/log/checkpoint ; metrics: curl http://%s/metrics\n", h, h)
 		}
 		if h, ok := strings.CutPrefix(a, "audit "); ok && h != "" {
-			fmt.Fprintf(out, "   auditors over gRPC (no client certificate): grpcurl -cacert %s %s tirage.transparency.audit.v1.Audit/Checkpoint\n", c.PKI.CA(), h)
+			fmt.Fprintf(out, "   auditors over gRPC (no client certificate): go tool grpcurl -cacert %s %s tirage.transparency.audit.v1.Audit/Checkpoint\n", c.PKI.CA(), h)
 		}
 	}
 	return nil
