@@ -92,8 +92,11 @@ func runCertificate(env Env) int {
 		v.Fail(verdict.CheckFormat, verdict.MsgNotCertificate, pos[0], receipt.Cause(verdict.JSONError(err)))
 		return c.report(env, v, nil)
 	}
+	// The keys accepted on first use are printed once the certificate is
+	// known to be readable (unreadable input is one line on stderr).
+	var tofuOut strings.Builder
 	if *f.tofu {
-		a.Pins = append(a.Pins, tofu(env.Stderr, *c.lang, cert.LogKeys, cert.VRFKeyID, cert.VRFSuite, cert.VRFPublicKey)...)
+		a.Pins = append(a.Pins, tofu(&tofuOut, *c.lang, cert.LogKeys, cert.VRFKeyID, cert.VRFSuite, cert.VRFPublicKey)...)
 	}
 	var lists map[string]*promo.EntrantList
 	if list != nil {
@@ -121,12 +124,17 @@ func runCertificate(env Env) int {
 			v.Set(promo.CheckRules, verdict.StatusPass, verdict.MsgRulesGiven)
 		}
 	}
+	if unreadable(v) == nil {
+		io.WriteString(env.Stderr, tofuOut.String())
+	}
 	return c.report(env, v, nil)
 }
 
 // tofu accepts a certificate's own keys (trust on first use, asked for
-// with --tofu): it prints their fingerprints on w and returns them as pins,
-// the VRF key's with its suite (SUITE:FP).
+// with --tofu): it prints them on w as the pins that trust them (--pin FP
+// for a log key, --pin SUITE:FP for the VRF key), to compare with the
+// operator's published fingerprints and give to later runs, and returns
+// those pins.
 func tofu(w io.Writer, lang string, logKeys []string, vrfID, vrfSuite, vrfHex string) []string {
 	var b strings.Builder
 	var pins []string
@@ -144,11 +152,15 @@ func tofu(w io.Writer, lang string, logKeys []string, vrfID, vrfSuite, vrfHex st
 		fp := record.Hex(record.Fingerprint(raw))
 		// Pinned with the suite the certificate names: accepting its key
 		// accepts its suite too (the printed suite is compared with the
-		// operator's as the fingerprint is).
+		// operator's as the fingerprint is). Printed as the pin to give
+		// later runs, SUITE:FP.
 		if s, err := vrf.ParseSuite(vrfSuite); err == nil {
-			pins = append(pins, string(s)+":"+fp)
+			pin := string(s) + ":" + fp
+			pins = append(pins, pin)
+			line(verdict.MsgCLITOFUVRFKey, vrfID, pin)
+		} else {
+			line(verdict.MsgCLITOFUVRFSuite, vrfID, vrfSuite, fp)
 		}
-		line(verdict.MsgCLITOFUVRFKey, vrfID, vrfSuite, fp)
 	}
 	if len(pins) == 0 {
 		line(verdict.MsgCLITOFUNone)

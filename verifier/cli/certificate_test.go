@@ -66,7 +66,7 @@ func TestCertificateCommand(t *testing.T) {
 	}
 	code, out, errs = runCLI("certificate", certFile, "--tofu")
 	if code != ExitOK || !strings.Contains(out, "winner: ") || !strings.Contains(out, "public checks only") || !strings.Contains(out, "--tofu") ||
-		!strings.Contains(errs, "log key tirage.test/e2e  sha256 "+lk.Fingerprint()) || !strings.Contains(errs, "VRF key vrf") {
+		!strings.Contains(errs, "log key tirage.test/e2e  --pin "+lk.Fingerprint()) || !strings.Contains(errs, "VRF key vrf  --pin ECVRF-P256-SHA256-SSWU:") {
 		t.Fatalf("tofu: exit %d\n%s%s", code, out, errs)
 	}
 	// The operator's key announcement (checked: every key proves possession)
@@ -190,17 +190,19 @@ func TestCertificateCommandTampered(t *testing.T) {
 
 // TestTOFUPinsSuite: --tofu accepts the certificate's VRF key with the suite
 // it names (SUITE:fingerprint): a bare fingerprint would leave the suite to
-// the document.
+// the document. It prints the pin as --pin takes it, to paste into later
+// runs; a key of an unknown suite is said not trusted.
 func TestTOFUPinsSuite(t *testing.T) {
 	pk := "0360fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6"
 	raw, _ := hex.DecodeString(pk)
 	fp := record.Hex(record.Fingerprint(raw))
 	var w strings.Builder
 	pins := tofu(&w, "en", nil, "vrf-x", "ECVRF-P256-SHA256-TAI", pk)
-	if len(pins) != 1 || pins[0] != "ECVRF-P256-SHA256-TAI:"+fp || !strings.Contains(w.String(), "VRF key vrf-x (ECVRF-P256-SHA256-TAI)  sha256 "+fp) {
+	if len(pins) != 1 || pins[0] != "ECVRF-P256-SHA256-TAI:"+fp || !strings.Contains(w.String(), "VRF key vrf-x  --pin ECVRF-P256-SHA256-TAI:"+fp+"\n") {
 		t.Errorf("pins %q, stderr %q", pins, w.String())
 	}
-	if pins := tofu(&w, "en", nil, "vrf-x", "NOPE", pk); len(pins) != 0 {
-		t.Errorf("unknown suite: pins %q", pins)
+	w.Reset()
+	if pins := tofu(&w, "fr", nil, "vrf-x", "NOPE", pk); len(pins) != 0 || !strings.Contains(w.String(), "clé VRF vrf-x : suite « NOPE » inconnue, pas de confiance (SHA-256 "+fp+")") {
+		t.Errorf("unknown suite: pins %q, stderr %q", pins, w.String())
 	}
 }

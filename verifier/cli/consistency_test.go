@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -93,7 +94,7 @@ func TestDocumentOnlineConsistency(t *testing.T) {
 	serve(fork.Tiles())
 	code, out, errs := run(t, "receipt", forked, "--state", state, "--log", url, "--pin", fork.VRFPin())
 	if code != ExitFail || !strings.Contains(errs, "MISBEHAVIOUR PROVEN, check log-consistency") ||
-		!strings.Contains(out, fmt.Sprintf("checkpoint of size %d (root %x) and trusted checkpoint of size %d (root %x)", fork.Size(), root(fork, fork.Size()), n, root(a, n))) {
+		!strings.Contains(out, fmt.Sprintf("checkpoint of size %d (root %s) and trusted checkpoint of size %d (root %s)", fork.Size(), root(fork, fork.Size()), n, root(a, n))) {
 		t.Errorf("fork: exit %d\n%s%s", code, out, errs)
 	}
 	// The log serving the other history than the document's: not proven, fails.
@@ -128,4 +129,9 @@ func TestDocumentOnlineConsistency(t *testing.T) {
 	}
 }
 
-func root(a *receipttest.Appliance, n int64) []byte { r := a.Root(n); return r[:] }
+// root is the root of a's tree of size n as verdicts spell it (base64, as
+// the checkpoint does).
+func root(a *receipttest.Appliance, n int64) string {
+	r := a.Root(n)
+	return base64.StdEncoding.EncodeToString(r[:])
+}

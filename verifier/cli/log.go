@@ -212,7 +212,8 @@ func runFollow(env Env, full bool) int {
 		} else {
 			v.Skip(verdict.CheckConsistent, verdict.MsgFirstCheckpoint)
 		}
-		v.Fact("checkpoint", verdict.MsgSizeRoot, cp.Size, cp.Root[:])
+		// The root as the checkpoint spells it (base64), as every verdict does.
+		v.Fact("checkpoint", verdict.MsgSame, receipt.CheckpointMsg(cp))
 	} else {
 		a, _ := l.anchors()
 		cfg := audit.Config{Fetch: f, LogKeys: mustKeys(ls), Last: last, VRFPins: vrfPins(a, mustKeys(ls)), Location: a.Location, Workers: *workers, Follow: *follow}

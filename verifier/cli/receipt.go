@@ -61,6 +61,20 @@ func runDocument(env Env, name string, usage verdict.MsgID, verify func([]byte, 
 		c.conclude(env, verdict.MsgCLICouldntRead, name, pos[0], receipt.Cause(fileErr(err)))
 		return ExitUsage
 	}
+	// The other command's document (GetReceipts' output given to game,
+	// say): say which command reads it.
+	switch receipt.Detect(b) {
+	case receipt.DocTranscript:
+		if name != "game" {
+			c.conclude(env, verdict.MsgCLIUnreadable, name, verdict.M(verdict.MsgCLIUseGame, pos[0]))
+			return ExitUsage
+		}
+	case receipt.DocReceipt:
+		if name != "receipt" {
+			c.conclude(env, verdict.MsgCLIUnreadable, name, verdict.M(verdict.MsgCLIUseReceipt, pos[0]))
+			return ExitUsage
+		}
+	}
 	if f != nil {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()

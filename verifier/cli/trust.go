@@ -16,6 +16,7 @@ import (
 
 	"tirage.fr/tirage/verifier/announce"
 	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
@@ -256,8 +257,16 @@ func parseVRFKeyFile(b []byte) ([]*vrf.PublicKey, []string, error) {
 
 // report prints a verdict and returns the exit code: 0 pass, 1 a check
 // failed (with a one-line reason on stderr, worded differently for
-// misbehaviour), 2 when the input was unreadable (the format check failed).
+// misbehaviour), 2 when the input was unreadable (its format check — a
+// document's, a certificate's — failed): then, as for any exit 2, the one
+// line on stderr is all that is printed — no verdict on stdout, with
+// --json or without (docs/verifier.md).
 func (c *common) report(env Env, v *verdict.Verdict, extra func(w io.Writer)) int {
+	if ch := unreadable(v); ch != nil {
+		c.conclude(env, verdict.MsgCLIUnreadable, c.name, ch.Reason(*c.lang))
+		return ExitUsage
+	}
+	first := v.First()
 	if *c.json {
 		env.Stdout.Write(v.JSON())
 	} else {
@@ -266,13 +275,9 @@ func (c *common) report(env Env, v *verdict.Verdict, extra func(w io.Writer)) in
 			extra(env.Stdout)
 		}
 	}
-	first := v.First()
 	switch {
 	case v.Status() == verdict.StatusPass:
 		return ExitOK
-	case first != nil && first.Name == verdict.CheckFormat:
-		c.conclude(env, verdict.MsgCLIUnreadable, c.name, first.Reason(*c.lang))
-		return ExitUsage
 	case v.Status() == verdict.StatusMisbehaviour:
 		c.conclude(env, verdict.MsgCLIMisbehaviour, c.name, first.Name, first.Reason(*c.lang))
 	case first != nil:
@@ -281,6 +286,17 @@ func (c *common) report(env Env, v *verdict.Verdict, extra func(w io.Writer)) in
 		c.conclude(env, verdict.MsgCLINoCheck, c.name)
 	}
 	return ExitFail
+}
+
+// unreadable returns v's format check (a document's, a certificate's) when
+// it failed: the input was unreadable.
+func unreadable(v *verdict.Verdict) *verdict.Check {
+	for _, f := range []string{verdict.CheckFormat, promo.CheckFormat} {
+		if ch := v.Find(f); ch != nil && ch.Status == verdict.StatusFail {
+			return ch
+		}
+	}
+	return nil
 }
 
 // conclude prints the verdict's one-line conclusion on stderr, in --lang.

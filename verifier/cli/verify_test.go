@@ -339,17 +339,17 @@ func TestLogAndAuditURL(t *testing.T) {
 	defer srv.Close()
 	url := srv.URL + "/log"
 
-	// TOFU, said loudly.
+	// TOFU, said loudly; each key printed as the pin to give later runs.
+	k, _ := checkpoint.ParseKey(a.LogKeys[0])
 	state := filepath.Join(dir, "tofu.json")
 	code, out, errs := run(t, "log", "--url", url, "--state", state, "--tofu")
-	if code != ExitOK || !strings.Contains(errs, "TRUST ON FIRST USE") {
+	if code != ExitOK || !strings.Contains(errs, "TRUST ON FIRST USE") || !strings.Contains(errs, "\n  Ed25519 key  --pin "+k.Fingerprint()+"\n") {
 		t.Fatalf("tofu: exit %d\n%s%s", code, out, errs)
 	}
 	if st, _ := os.ReadFile(state); !strings.Contains(string(st), `"trust": "first-use"`) {
 		t.Errorf("state: %s", st)
 	}
 	// Pinned fingerprint, then a full audit.
-	k, _ := checkpoint.ParseKey(a.LogKeys[0])
 	state = filepath.Join(dir, "pinned.json")
 	code, out, errs = run(t, "audit", "--url", url, "--state", state, "--pin", k.Fingerprint(), "--pin", a.VRFPin())
 	if code != ExitOK || !strings.Contains(out, "[PASS] games") || !strings.Contains(out, "losing pick, 30 hidden") || !strings.Contains(errs, "entries 100%") {

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/promo"
@@ -89,6 +90,26 @@ func certificateWhy(file []byte, ce *promo.CheckError, logTrusted, vrfPinned boo
 		}
 	}
 	return nil
+}
+
+// certificateBeacon says what the beacon check promo.Verify passed
+// established: nothing when the freeze announced no round (the check is
+// skipped, saying so), else the round's published signature, published
+// after the freeze.
+func certificateBeacon(v *verdict.Verdict, file []byte, res *promo.Verified) {
+	var c promo.Certificate
+	if json.Unmarshal(file, &c) != nil {
+		return
+	}
+	r, err := record.Parse([]byte(c.Freeze.Record))
+	f, ok := r.(*record.PromoFreeze)
+	switch {
+	case err != nil || !ok:
+	case f.Beacon == "":
+		v.Set(promo.CheckBeacon, verdict.StatusSkip, verdict.MsgReceiptBeaconNone)
+	case res != nil && res.Beacon.Verified():
+		v.Set(promo.CheckBeacon, verdict.StatusPass, verdict.MsgReceiptBeacon, res.Beacon.Chain.String(), res.Beacon.Round, f.Time.UTC().Format(time.RFC3339))
+	}
 }
 
 // VerifyCertificate verifies a promotion certificate (promo.Verify) as a
@@ -177,6 +198,9 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 	}
 	if list == nil {
 		v.Skip(promo.CheckEntrantRoot, verdict.MsgPublicOnly)
+	}
+	if c := v.Find(promo.CheckBeacon); c != nil && c.Status == verdict.StatusPass {
+		certificateBeacon(v, file, res)
 	}
 	if res != nil {
 		switch {

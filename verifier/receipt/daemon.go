@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"tirage.fr/tirage/verifier/record"
@@ -109,4 +110,87 @@ func FromProtoJSON(b []byte) (*Receipt, error) {
 		}
 	}
 	return r, nil
+}
+
+// The daemon's GetTranscript and GetReceipts replies, as grpcurl or
+// protojson print them, are read too, so that what the API returns can be
+// checked as it is:
+//
+//	{"document": "<base64>"}       tirage.qod.v1.GetTranscriptResponse: the transcript file
+//	{"receipts": [<Receipt>, …]}   tirage.qod.v1.GetReceiptsResponse: the game's receipts
+//
+// A reply is exactly that one member (nothing else, nothing after it), and
+// what it carries is read as strictly as a file: the transcript by the same
+// parser, each receipt as FromProtoJSON reads one.
+
+// The members of the replies (the protobuf fields' JSON names).
+const (
+	replyDocument = "document"
+	replyReceipts = "receipts"
+)
+
+// replyMember is the name of b's one member when b begins with a JSON
+// object of exactly one member, else "": what tells a reply from a
+// document. What follows the object is for the reply's parser to refuse.
+func replyMember(b []byte) string {
+	var probe map[string]json.RawMessage
+	if json.NewDecoder(bytes.NewReader(b)).Decode(&probe) != nil || len(probe) != 1 {
+		return ""
+	}
+	for k := range probe {
+		return k
+	}
+	return ""
+}
+
+// TranscriptFromReply returns the transcript file that the daemon's
+// GetTranscript reply, as JSON, carries: {"document": "<base64>"}, that
+// member only. The caller parses the file as any transcript.
+func TranscriptFromReply(b []byte) ([]byte, error) {
+	if m := replyMember(b); m != replyDocument {
+		return nil, verdict.Errorf(verdict.MsgReplyMember, replyDocument)
+	}
+	var r struct {
+		Document []byte `json:"document"`
+	}
+	if err := decodeStrict(b, &r); err != nil {
+		return nil, err
+	}
+	if len(r.Document) == 0 {
+		return nil, verdict.Errorf(verdict.MsgReplyNoDocument)
+	}
+	return r.Document, nil
+}
+
+// ReceiptsFromReply converts the daemon's GetReceipts reply, as JSON
+// ({"receipts": [<Receipt>, …]}, that member only), into its receipts, in
+// order; each is read as FromProtoJSON reads one, and an error names the
+// first that does not read (receipts[i]).
+func ReceiptsFromReply(b []byte) ([]*Receipt, error) {
+	if m := replyMember(b); m != replyReceipts {
+		return nil, verdict.Errorf(verdict.MsgReplyMember, replyReceipts)
+	}
+	var r struct {
+		Receipts []json.RawMessage `json:"receipts"`
+	}
+	if err := decodeStrict(b, &r); err != nil {
+		return nil, err
+	}
+	if len(r.Receipts) == 0 {
+		return nil, verdict.Errorf(verdict.MsgReplyNoReceipts)
+	}
+	out := make([]*Receipt, 0, len(r.Receipts))
+	for i, m := range r.Receipts {
+		item := fmt.Sprintf("%s[%d]", replyReceipts, i)
+		if m == nil || bytes.Equal(m, []byte("null")) {
+			// protojson writes no null in a list of messages.
+			return nil, verdict.Errorf(verdict.MsgColon, item, verdict.Errorf(verdict.MsgReplyNullReceipt))
+		}
+		rc, err := FromProtoJSON(m)
+		if err != nil {
+			return nil, verdict.Errorf(verdict.MsgColon, item, err)
+		}
+		out = append(out, rc)
+	}
+	return out, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/receipt"
@@ -33,7 +34,10 @@ func seeds(f *testing.F) ([][]byte, receipt.Anchors) {
 		f.Fatal(err)
 	}
 	keys, _ := checkpoint.ParseKeys(string(a.LogKeyFile()))
-	docs := [][]byte{a.Transcript(g, receipttest.TranscriptOptions{}), a.Receipt(g, 0, true), a.Receipt(g, 1, true), a.Receipt(g, len(g.Indices)-1, false), []byte("{}"), []byte(`{"v":1,"type":"tirage/receipt"}`), a.PromoReceipt(p, true)}
+	tr := a.Transcript(g, receipttest.TranscriptOptions{})
+	docs := [][]byte{tr, a.Receipt(g, 0, true), a.Receipt(g, 1, true), a.Receipt(g, len(g.Indices)-1, false), []byte("{}"), []byte(`{"v":1,"type":"tirage/receipt"}`), a.PromoReceipt(p, true),
+		// The daemon's replies, as grpcurl prints them.
+		grpcurl(f, &qodv1.GetTranscriptResponse{Document: tr}), receiptsReply(f, a, g), []byte(`{"document":""}`), []byte(`{"receipts":[{}]}`)}
 	return docs, receipt.Anchors{LogKeys: keys, Pins: []string{a.VRFPin()}, Location: a.Location}
 }
 
@@ -57,7 +61,7 @@ func FuzzVerify(f *testing.F) {
 			logs[e.Index] = e.Record
 		}
 	}
-	for _, d := range docs[:3] {
+	for _, d := range append(docs[:3:3], docs[7:9]...) {
 		if v := verifyAny(d, anchors); v.Status() != verdict.StatusPass {
 			f.Fatalf("seed does not verify:\n%s", v.Text("en"))
 		}
@@ -79,15 +83,24 @@ func FuzzVerify(f *testing.F) {
 	})
 }
 
-// presented returns the log entries a receipt or transcript presents as the
-// appliance's, decoded as the verifier decodes it; false when it does not
-// decode so.
+// presented returns the log entries a receipt or transcript (or the
+// daemon's reply carrying them) presents as the appliance's, decoded as the
+// verifier decodes it; false when it does not decode so.
 func presented(b []byte) ([]receipt.Logged, bool) {
 	var out []receipt.Logged
 	add := func(l *receipt.Logged) {
 		if l != nil {
 			out = append(out, *l)
 		}
+	}
+	if doc, err := receipt.TranscriptFromReply(b); err == nil {
+		b = doc
+	} else if rcs, err := receipt.ReceiptsFromReply(b); err == nil {
+		for _, rc := range rcs {
+			add(&receipt.Logged{Index: rc.Index, Record: rc.Record})
+			add(rc.Start)
+		}
+		return out, true
 	}
 	switch receipt.Detect(b) {
 	case receipt.DocTranscript:
@@ -183,6 +196,63 @@ func FuzzVerifyRoundTrip(f *testing.F) {
 		}
 		if w := verifyAny(again, anchors); !bytes.Equal(w.JSON(), v.JSON()) {
 			t.Fatalf("re-encoded document verifies differently:\n%s\n---\n%s", v.JSON(), w.JSON())
+		}
+	})
+}
+
+// FuzzReplies: the daemon's GetTranscript and GetReceipts replies. What
+// TranscriptFromReply reads verifies as the transcript it carries (the
+// format check aside) and reads the same once wrapped again; what
+// ReceiptsFromReply reads has each receipt verified as its conversion; with
+// no anchor nothing passes and nothing proves misbehaviour.
+func FuzzReplies(f *testing.F) {
+	docs, anchors := seeds(f)
+	for _, d := range docs[7:] {
+		f.Add(d)
+	}
+	f.Add([]byte(`{"document":"e30="}`))
+	f.Add([]byte(`{"receipts":[null]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkUnanchored(t, receipt.VerifyTranscript(b, receipt.Anchors{}))
+		checkUnanchored(t, receipt.VerifyReceipt(b, receipt.Anchors{}))
+		if doc, err := receipt.TranscriptFromReply(b); err == nil {
+			again, err := json.Marshal(map[string][]byte{"document": doc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d, err := receipt.TranscriptFromReply(again); err != nil || !bytes.Equal(d, doc) {
+				t.Fatalf("re-wrapped reply reads %q, %v; want %q", d, err, doc)
+			}
+			v, w := receipt.VerifyTranscript(b, anchors), receipt.VerifyTranscript(doc, anchors)
+			if c := v.Checks[0]; c.Name != verdict.CheckFormat || (c.Status == verdict.StatusPass) != (w.Checks[0].Status == verdict.StatusPass) {
+				t.Fatalf("the reply's format check %+v, its document's %+v", c, w.Checks[0])
+			}
+			got, _ := json.Marshal(v.Checks[1:])
+			want, _ := json.Marshal(w.Checks[1:])
+			if v.Checks[0].Status == verdict.StatusPass && (!bytes.Equal(got, want) || v.Status() != w.Status()) {
+				t.Fatalf("the reply verifies unlike its document:\n%s\n---\n%s", v.Text("en"), w.Text("en"))
+			}
+		}
+		rcs, err := receipt.ReceiptsFromReply(b)
+		if err != nil {
+			return
+		}
+		v := receipt.VerifyReceipt(b, anchors)
+		if len(v.Parts) != len(rcs) {
+			t.Fatalf("%d receipts read, %d verified:\n%s", len(rcs), len(v.Parts), v.Text("en"))
+		}
+		pass := true
+		for i, rc := range rcs {
+			w := receipt.VerifyReceipt(receipt.Marshal(rc), anchors)
+			got, _ := json.Marshal(v.Parts[i].Checks)
+			want, _ := json.Marshal(w.Checks)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("receipt %d verifies unlike its conversion:\n%s\n---\n%s", i, v.Parts[i].Text("en"), w.Text("en"))
+			}
+			pass = pass && w.Status() == verdict.StatusPass
+		}
+		if pass != (v.Status() == verdict.StatusPass) {
+			t.Fatalf("every receipt passes: %v; the reply: %s", pass, v.Status())
 		}
 	})
 }

@@ -44,6 +44,9 @@ func TestVRFTrusted(t *testing.T) {
 		{"bare pin, EC", Anchors{Pins: []string{fp(sswu)}}, sswu, true, false},
 		{"bare pin, EC, TAI", Anchors{Pins: []string{fp(sswu)}}, tai, true, false},
 		{"bare pin, RSA", Anchors{Pins: []string{fp(rsa)}}, rsa, true, true},
+		{"SHA256: pin, EC (a bare pin)", Anchors{Pins: []string{"SHA256:" + fp(sswu)}}, sswu, true, false},
+		{"sha256: pin and suite pin, other suite", Anchors{Pins: []string{VRFPin(sswu), "sha256:" + fp(sswu)}}, tai, false, false},
+		{"SHA256: pin, RSA", Anchors{Pins: []string{"SHA256:" + fp(rsa)}}, rsa, true, true},
 		{"suite pin, RSA", Anchors{Pins: []string{VRFPin(rsa)}}, rsa, true, true},
 		{"bad pin", Anchors{Pins: []string{"zz:" + fp(sswu)}}, sswu, false, false},
 	} {
@@ -59,6 +62,11 @@ func TestVRFTrusted(t *testing.T) {
 	}
 	if a := (Anchors{Pins: []string{fp(sswu)}}); !a.pinned(fp(sswu)) {
 		t.Error("a bare pin does not pin a log key")
+	}
+	// The fingerprint as rngctl keys show prints it pins a log key as a
+	// bare one does.
+	if a := (Anchors{Pins: []string{"SHA256:" + upper(fp(sswu))}}); !a.pinned(fp(sswu)) {
+		t.Error("a SHA256: pin does not pin a log key")
 	}
 }
 

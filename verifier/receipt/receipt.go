@@ -49,6 +49,15 @@
 //	  "log_keys": ["<vkey>", …]
 //	}
 //
+// # The daemon's replies
+//
+// What rngd's gRPC API returns is read as grpcurl prints it (daemon.go): a
+// protobuf Receipt (FromProtoJSON), the GetReceipts reply {"receipts": […]}
+// (ReceiptsFromReply; VerifyReceipt verifies every receipt, each into a
+// part of its verdict) and the GetTranscript reply {"document": "<base64>"}
+// (TranscriptFromReply; VerifyTranscript verifies the transcript it
+// carries) — each exactly that, as strictly as a file.
+//
 // # Trust
 //
 // Nothing in a document is trusted because the document says so. The log
@@ -178,9 +187,10 @@ const (
 	DocKeyRecord   = "key-record" // the log's key announcement record (its keys' fingerprints can be pinned)
 )
 
-// Detect names the kind of document in b ("" when unknown): a receipt, a
-// transcript, a promotion certificate, a promotion entrant list, a file of
-// log verifier keys, or the log's key announcement record.
+// Detect names the kind of document in b ("" when unknown): a receipt (or
+// the daemon's GetReceipts reply), a transcript (or its GetTranscript
+// reply), a promotion certificate, a promotion entrant list, a file of log
+// verifier keys, or the log's key announcement record.
 func Detect(b []byte) string {
 	var probe struct {
 		Type       string          `json:"type"`
@@ -188,6 +198,14 @@ func Detect(b []byte) string {
 	}
 	t := bytes.TrimSpace(b)
 	if len(t) > 0 && t[0] == '{' {
+		// The daemon's replies, which their parsers read or refuse (with
+		// what follows them) as strictly as documents.
+		switch replyMember(t) {
+		case replyReceipts:
+			return DocReceipt
+		case replyDocument:
+			return DocTranscript
+		}
 		if json.Unmarshal(t, &probe) != nil {
 			return ""
 		}
@@ -245,16 +263,20 @@ type Anchors struct {
 }
 
 // ParsePin reads a pin: a bare fingerprint "FP" (64 hex digits, the
-// SHA-256 of a VRF key's bytes or of a log key's announced encoding) or a
-// VRF key's suite pin "SUITE:FP" (suite as RFC 9381 writes it, e.g.
-// ECVRF-P256-SHA256-SSWU:…). suite is "" for a bare fingerprint; fp is
-// lower case.
+// SHA-256 of a VRF key's bytes or of a log key's announced encoding), also
+// spelled "SHA256:FP" (rngctl keys init and keys show print it so; the
+// prefix in any case) with the same meaning, or a VRF key's suite pin
+// "SUITE:FP" (suite as RFC 9381 writes it, e.g. ECVRF-P256-SHA256-SSWU:…).
+// suite is "" for a bare fingerprint, which fixes a VRF key's bytes but not
+// its suite (Anchors.VRFTrusted); fp is lower case.
 func ParsePin(p string) (suite vrf.Suite, fp string, err error) {
 	pin := strings.TrimSpace(p)
 	fp = pin
 	if name, rest, ok := strings.Cut(pin, ":"); ok {
-		if suite, err = vrf.ParseSuite(name); err != nil {
-			return "", "", verdict.Errorf(verdict.MsgCLIPinBad, pin)
+		if !strings.EqualFold(name, "SHA256") {
+			if suite, err = vrf.ParseSuite(name); err != nil {
+				return "", "", verdict.Errorf(verdict.MsgCLIPinBad, pin)
+			}
 		}
 		fp = rest
 	}
@@ -400,7 +422,9 @@ func parseProof(p []string) (tlog.RecordProof, error) {
 // Anchors.Consistency when the sizes differ), and
 // inclusion of each entry. It returns which entries are proven in the
 // authenticated checkpoint (all false when it could not be authenticated).
-func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, entries []Logged, names []verdict.Msg) (included []bool) {
+// what, when not empty, says what the entries are, so that their count
+// does not read as another count of the verdict (a game's records).
+func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, entries []Logged, names []verdict.Msg, what verdict.Series) (included []bool) {
 	included = make([]bool, len(entries))
 	if note == "" {
 		v.Fail(verdict.CheckSignature, verdict.MsgNoCheckpoint)
@@ -444,7 +468,7 @@ func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, ent
 		case cp.Size != last.Size:
 			onlineConsistency(v, a, last, cp)
 		case err != nil:
-			v.Misbehaviour(verdict.CheckConsistent, verdict.MsgForkRoots, Cause(err), last.Root[:], cp.Root[:])
+			v.Misbehaviour(verdict.CheckConsistent, verdict.MsgForkRoots, Cause(err), rootText(last), rootText(cp))
 		default:
 			v.Pass(verdict.CheckConsistent, verdict.MsgSameTree)
 		}
@@ -468,9 +492,12 @@ func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, ent
 		}
 		included[i] = true
 	}
-	if len(failed) > 0 {
+	switch {
+	case len(failed) > 0:
 		v.Fail(verdict.CheckInclusion, verdict.MsgSame, failed)
-	} else {
+	case len(what) > 0:
+		v.Pass(verdict.CheckInclusion, verdict.MsgIncludedOf, len(entries), what, cp.Size)
+	default:
 		v.Pass(verdict.CheckInclusion, verdict.MsgIncluded, len(entries), cp.Size)
 	}
 	v.Fact("log", verdict.MsgSame, CheckpointMsg(cp))
@@ -491,7 +518,7 @@ func onlineConsistency(v *verdict.Verdict, a *Anchors, last, cp *checkpoint.Chec
 	case err == nil:
 		v.Pass(verdict.CheckConsistent, verdict.MsgConsistencyOnline, cp.Size, last.Size)
 	case errors.Is(err, verdict.ErrMisbehaviour):
-		v.Misbehaviour(verdict.CheckConsistent, verdict.MsgConsistencyOnlineFork, cp.Size, cp.Root[:], last.Size, last.Root[:], Cause(err))
+		v.Misbehaviour(verdict.CheckConsistent, verdict.MsgConsistencyOnlineFork, cp.Size, rootText(cp), last.Size, rootText(last), Cause(err))
 	default:
 		v.Fail(verdict.CheckConsistent, verdict.MsgConsistencyOffline, Cause(err))
 	}
@@ -513,5 +540,9 @@ func recordProblem(v *verdict.Verdict, err error, what verdict.Msg, why *verdict
 // CheckpointMsg is cp in language-neutral form; its English rendering is
 // cp.String().
 func CheckpointMsg(cp *checkpoint.Checkpoint) verdict.Msg {
-	return verdict.M(verdict.MsgCheckpoint, cp.Origin, cp.Size, base64.StdEncoding.EncodeToString(cp.Root[:]))
+	return verdict.M(verdict.MsgCheckpoint, cp.Origin, cp.Size, rootText(cp))
 }
+
+// rootText is cp's root as the checkpoint spells it (base64): the one
+// spelling of a root in a verdict.
+func rootText(cp *checkpoint.Checkpoint) string { return base64.StdEncoding.EncodeToString(cp.Root[:]) }

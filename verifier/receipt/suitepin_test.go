@@ -135,7 +135,9 @@ func TestTranscriptAnnouncementFixesSuite(t *testing.T) {
 	}
 }
 
-// TestParsePin: a bare fingerprint or SUITE:fingerprint.
+// TestParsePin: a bare fingerprint — also spelled SHA256:fingerprint, as
+// rngctl keys init and keys show print it (the prefix in any case) — or
+// SUITE:fingerprint.
 func TestParsePin(t *testing.T) {
 	fp := strings.Repeat("ab", 32)
 	for _, c := range []struct {
@@ -146,6 +148,17 @@ func TestParsePin(t *testing.T) {
 		{fp, "", true},
 		{strings.ToUpper(fp), "", true},
 		{" " + fp + "\n", "", true},
+		{"SHA256:" + fp, "", true},
+		{"sha256:" + fp, "", true},
+		{"Sha256:" + strings.ToUpper(fp), "", true},
+		{" SHA256:" + fp + "\n", "", true},
+		{"SHA256:" + fp[:62], "", false},
+		{"SHA256:", "", false},
+		{"SHA256:ECVRF-P256-SHA256-SSWU:" + fp, "", false},
+		{"SHA-256:" + fp, "", false},
+		{"SHA256 " + fp, "", false},
+		{"sha256 :" + fp, "", false},
+		{"SHA512:" + fp, "", false},
 		{"ECVRF-P256-SHA256-SSWU:" + fp, vrf.SuiteP256SSWU, true},
 		{"ECVRF-P256-SHA256-TAI:" + fp, vrf.SuiteP256TAI, true},
 		{"RSA-FDH-VRF-SHA256:" + fp, vrf.SuiteRSAFDH256, true},

@@ -23,7 +23,15 @@ import (
 // be the appliance's (see evidence.go): the records included under a
 // checkpoint signed by a trusted log key, a trusted VRF key, and for the
 // receipt's own α a valid proof under that key. Otherwise it is a failure.
+//
+// file may also be the daemon's GetReceipts reply as JSON ({"receipts":
+// […]}, ReceiptsFromReply): every receipt in it is verified, each into a
+// part of the verdict (verdict.Verdict.Part, check verdict.CheckReceipt),
+// which passes only when every one does.
 func VerifyReceipt(file []byte, a Anchors) *verdict.Verdict {
+	if replyMember(file) == replyReceipts {
+		return verifyReceiptsReply(file, a)
+	}
 	v := verdict.New(DocReceipt, verdict.MsgSubjectReceipt)
 	var rc Receipt
 	if isProtoJSON(file) {
@@ -38,6 +46,30 @@ func VerifyReceipt(file []byte, a Anchors) *verdict.Verdict {
 		v.Fail(verdict.CheckFormat, verdict.MsgNotReceipt, Cause(err))
 		return v
 	}
+	return verifyReceipt(v, &rc, a)
+}
+
+// verifyReceiptsReply verifies every receipt of a GetReceipts reply, each
+// into a part of the verdict.
+func verifyReceiptsReply(file []byte, a Anchors) *verdict.Verdict {
+	v := verdict.New(DocReceipt, verdict.MsgSubjectReceipt)
+	rcs, err := ReceiptsFromReply(file)
+	if err != nil {
+		v.Fail(verdict.CheckFormat, verdict.MsgNotReceiptsReply, Cause(err))
+		return v
+	}
+	v.SetSubject(verdict.MsgSubjectReceiptsReply, len(rcs))
+	v.Pass(verdict.CheckFormat, verdict.MsgFromReceiptsReply)
+	for i, rc := range rcs {
+		p := verifyReceipt(verdict.New(DocReceipt, verdict.MsgSubjectReceipt), rc, a)
+		p.SetSubject(verdict.MsgSubjectReplyReceipt, *p.SubjectMsg, i+1, len(rcs))
+		v.Part(verdict.CheckReceipt, p)
+	}
+	return v
+}
+
+// verifyReceipt verifies a decoded receipt into v.
+func verifyReceipt(v *verdict.Verdict, rc *Receipt, a Anchors) *verdict.Verdict {
 	if rc.V != 1 || rc.Type != TypeReceipt {
 		v.Fail(verdict.CheckFormat, verdict.MsgWrongVersion, rc.V, rc.Type, TypeReceipt)
 		return v
@@ -56,11 +88,16 @@ func VerifyReceipt(file []byte, a Anchors) *verdict.Verdict {
 		freezeAt = len(entries)
 		entries, names = append(entries, *rc.Freeze), append(names, verdict.M(verdict.MsgNameFreeze))
 	}
+	// what: the entries by name, when there are several.
+	var what verdict.Series
+	if len(names) > 1 {
+		what = names
+	}
 	ev := newEvidence(v)
 	// settled: the log checks, then every misbehaviour claim settled
 	// against them.
 	settled := func() *verdict.Verdict {
-		ev.settle(logCheck(v, &a, rc.Checkpoint, rc.LogKeys, entries, names), names)
+		ev.settle(logCheck(v, &a, rc.Checkpoint, rc.LogKeys, entries, names, what), names)
 		return v
 	}
 
@@ -75,14 +112,14 @@ func VerifyReceipt(file []byte, a Anchors) *verdict.Verdict {
 	} else {
 		v.SetSubject(verdict.MsgSubjectReceiptOf, kind(rec), rc.Index)
 	}
-	start, freeze, ok := companions(v, ev, rec, &rc, startAt, freezeAt)
+	start, freeze, ok := companions(v, ev, rec, rc, startAt, freezeAt)
 	if !ok {
 		return settled()
 	}
 	v.Pass(verdict.CheckRecord, verdict.MsgSame, kind(rec))
 	v.Fact("leaf hash", verdict.MsgSame, record.Hex(record.LeafHash([]byte(rc.Record))))
 
-	included := logCheck(v, &a, rc.Checkpoint, rc.LogKeys, entries, names)
+	included := logCheck(v, &a, rc.Checkpoint, rc.LogKeys, entries, names, what)
 
 	if keyID, proof, beta := drawOf(rec); keyID == "" {
 		v.Skip(verdict.CheckVRFProof, verdict.MsgDrawsNothing, kind(rec))
@@ -224,7 +261,9 @@ func receiptBeacon(v *verdict.Verdict, ev *evidence, d *record.PromoDraw, freeze
 		// the draw must equal) shows that none was announced.
 		v.Skip(promo.CheckBeacon, verdict.MsgReceiptNoBeacon)
 	case !b.Verified():
-		v.Pass(promo.CheckBeacon, verdict.MsgReceiptBeaconNone)
+		// Nothing to check: the freeze (which the draw equals) announced
+		// no round.
+		v.Skip(promo.CheckBeacon, verdict.MsgReceiptBeaconNone)
 	case freeze == nil:
 		v.Skip(promo.CheckBeacon, verdict.MsgReceiptBeaconTime, b.Chain.String(), b.Round)
 	default:
@@ -394,10 +433,14 @@ func receiptAlpha(v *verdict.Verdict, ev *evidence, rec record.Record, alphaHex 
 		v.Misbehaviour(verdict.CheckAlpha, verdict.MsgSame, Cause(err))
 		return ab, "", len(v.Checks) - 1
 	}
-	v.Pass(verdict.CheckAlpha, verdict.MsgAlphaBinds)
 	commit := start
 	if s, ok := rec.(*record.GameStart); ok {
+		// A start draws the multipliers: its α binds no pick or number
+		// (record.StartAlpha).
+		v.Pass(verdict.CheckAlpha, verdict.MsgAlphaBindsStart)
 		commit = s
+	} else {
+		v.Pass(verdict.CheckAlpha, verdict.MsgAlphaBinds)
 	}
 	if commit == nil {
 		return ab, verdict.MsgAlphaUnboundStart, -1
@@ -433,22 +476,44 @@ func drawOf(r record.Record) (string, []byte, []byte) {
 // checkpoint signed by a trusted log key — and, for a proof, under a
 // trusted key; a transcript's own choice of records proves nothing (see
 // Game.Included).
+//
+// file may also be the daemon's GetTranscript reply as JSON ({"document":
+// "<base64>"}, TranscriptFromReply): the transcript it carries is verified.
 func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 	v := verdict.New(DocTranscript, verdict.MsgSubjectTranscript)
+	format := verdict.NoDetail
+	if replyMember(file) == replyDocument {
+		doc, err := TranscriptFromReply(file)
+		if err != nil {
+			v.Fail(verdict.CheckFormat, verdict.MsgNotTranscriptReply, Cause(err))
+			return v
+		}
+		file, format = doc, verdict.MsgFromTranscriptReply
+	}
+	// bad fails the format check with id(args…), naming the reply's
+	// document when the transcript came in one.
+	bad := func(id verdict.MsgID, args ...any) *verdict.Verdict {
+		if format == verdict.NoDetail {
+			v.Fail(verdict.CheckFormat, id, args...)
+		} else {
+			v.Fail(verdict.CheckFormat, verdict.MsgNotTranscriptReply, verdict.M(verdict.MsgColon, replyDocument, verdict.M(id, args...)))
+		}
+		return v
+	}
 	var t Transcript
 	if err := decodeStrict(file, &t); err != nil {
-		v.Fail(verdict.CheckFormat, verdict.MsgNotTranscript, Cause(err))
-		return v
+		if format == verdict.NoDetail {
+			return bad(verdict.MsgNotTranscript, Cause(err))
+		}
+		return bad(verdict.MsgSame, Cause(err))
 	}
 	if t.V != 1 || t.Type != TypeTranscript {
-		v.Fail(verdict.CheckFormat, verdict.MsgWrongVersion, t.V, t.Type, TypeTranscript)
-		return v
+		return bad(verdict.MsgWrongVersion, t.V, t.Type, TypeTranscript)
 	}
 	if len(t.Records) == 0 {
-		v.Fail(verdict.CheckFormat, verdict.MsgNoRecords)
-		return v
+		return bad(verdict.MsgNoRecords)
 	}
-	v.Pass(verdict.CheckFormat, verdict.NoDetail)
+	v.Pass(verdict.CheckFormat, format)
 	v.SetSubject(verdict.MsgSubjectGame, t.Game, len(t.Records))
 
 	// The log's entries: the records, then the optional emission and key
@@ -467,10 +532,22 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 		keysAt = len(entries)
 		entries, names = append(entries, *t.Keys), append(names, verdict.M(verdict.MsgNameKeys))
 	}
+	// what: the entries, when the emission or key announcement come with
+	// the game's records (the subject counts the game's only).
+	var what verdict.Series
+	if len(entries) > len(t.Records) {
+		what = verdict.Series{verdict.M(verdict.MsgGameRecordsN, len(t.Records))}
+		if emAt >= 0 {
+			what = append(what, names[emAt])
+		}
+		if keysAt >= 0 {
+			what = append(what, names[keysAt])
+		}
+	}
 	ev := newEvidence(v)
 	layout := verdict.M(verdict.MsgWhyLayout)
 	settled := func() *verdict.Verdict {
-		ev.settle(logCheck(v, &a, t.Checkpoint, t.LogKeys, entries, names), names)
+		ev.settle(logCheck(v, &a, t.Checkpoint, t.LogKeys, entries, names, what), names)
 		return v
 	}
 
@@ -525,7 +602,11 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 		}
 		leaves[i], indices[i] = []byte(e.Record), e.Index
 	}
-	v.Pass(verdict.CheckRecord, verdict.MsgCanonicalRecords, len(entries))
+	if len(what) > 0 {
+		v.Pass(verdict.CheckRecord, verdict.MsgCanonicalRecordsOf, len(entries), what)
+	} else {
+		v.Pass(verdict.CheckRecord, verdict.MsgCanonicalRecords, len(entries))
+	}
 	if emission != nil && start != nil && emission.Emission != start.Emission {
 		v.Misbehaviour(verdict.CheckRecord, verdict.MsgEmissionMismatch, emission.Emission, start.Emission)
 		ev.document(layout)
@@ -541,7 +622,7 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 		}
 	}
 
-	included := logCheck(v, &a, t.Checkpoint, t.LogKeys, entries, names)
+	included := logCheck(v, &a, t.Checkpoint, t.LogKeys, entries, names, what)
 	ev.settle(included, names)
 	keysIncluded := keysAt >= 0 && included[keysAt]
 

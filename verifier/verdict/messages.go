@@ -14,7 +14,6 @@ const (
 	MsgInt        MsgID = "int"
 	MsgSha256     MsgID = "sha256"
 	MsgCheckpoint MsgID = "checkpoint"
-	MsgSizeRoot   MsgID = "size-root"
 	MsgKindCount  MsgID = "kind-count"
 	MsgKeyCount   MsgID = "key-count"
 	MsgNotReached MsgID = "not-reached"
@@ -60,11 +59,27 @@ const (
 	MsgSubjectLogOrigin     MsgID = "subject-log-origin"
 	MsgSubjectLogEntries    MsgID = "subject-log-entries"
 	MsgSubjectLogFollowed   MsgID = "subject-log-followed"
+	MsgSubjectReceiptsReply MsgID = "subject-receipts-reply"
+	MsgSubjectReplyReceipt  MsgID = "subject-reply-receipt"
+
+	// A verdict made of parts (Verdict.Part): one check per part.
+	MsgPartPassed       MsgID = "part-passed"
+	MsgPartFailed       MsgID = "part-failed"
+	MsgPartMisbehaviour MsgID = "part-misbehaviour"
+	MsgPartEmpty        MsgID = "part-empty"
 
 	// Documents (receipt, transcript).
 	MsgNotReceiptProto     MsgID = "not-receipt-proto"
 	MsgNotReceipt          MsgID = "not-receipt"
 	MsgNotTranscript       MsgID = "not-transcript"
+	MsgNotReceiptsReply    MsgID = "not-receipts-reply"
+	MsgNotTranscriptReply  MsgID = "not-transcript-reply"
+	MsgReplyNoDocument     MsgID = "reply-no-document"
+	MsgReplyNoReceipts     MsgID = "reply-no-receipts"
+	MsgReplyNullReceipt    MsgID = "reply-null-receipt"
+	MsgReplyMember         MsgID = "reply-member"
+	MsgFromTranscriptReply MsgID = "from-transcript-reply"
+	MsgFromReceiptsReply   MsgID = "from-receipts-reply"
 	MsgWrongVersion        MsgID = "wrong-version"
 	MsgNoRecords           MsgID = "no-records"
 	MsgNoRecord            MsgID = "no-record"
@@ -82,6 +97,7 @@ const (
 	MsgAlphaNotInReceipt   MsgID = "alpha-not-in-receipt"
 	MsgAlphaNotHex         MsgID = "alpha-not-hex"
 	MsgAlphaBinds          MsgID = "alpha-binds"
+	MsgAlphaBindsStart     MsgID = "alpha-binds-start"
 	MsgNoUsableAlpha       MsgID = "no-usable-alpha"
 	MsgNoUsableKey         MsgID = "no-usable-key"
 	MsgProofInvalid        MsgID = "proof-invalid"
@@ -101,6 +117,8 @@ const (
 	MsgKeysNotAnnouncement MsgID = "keys-not-announcement"
 	MsgRecordNotOfGame     MsgID = "record-not-of-game"
 	MsgCanonicalRecords    MsgID = "canonical-records"
+	MsgCanonicalRecordsOf  MsgID = "canonical-records-of"
+	MsgGameRecordsN        MsgID = "game-records-n"
 	MsgEmissionMismatch    MsgID = "emission-mismatch"
 	MsgNameRecord          MsgID = "name-record"
 	MsgNameTheRecord       MsgID = "name-the-record"
@@ -143,6 +161,7 @@ const (
 	MsgNotIncludedAt        MsgID = "not-included-at"
 	MsgIndexBeyond          MsgID = "index-beyond"
 	MsgIncluded             MsgID = "included"
+	MsgIncludedOf           MsgID = "included-of"
 
 	// Games (chain, commitment, proofs, outcomes, rules).
 	MsgNotGameRecord    MsgID = "not-game-record"
@@ -356,10 +375,13 @@ const (
 	MsgCLITOFUCert     MsgID = "cli-tofu-cert"
 	MsgCLITOFULogKey   MsgID = "cli-tofu-log-key"
 	MsgCLITOFUVRFKey   MsgID = "cli-tofu-vrf-key"
+	MsgCLITOFUVRFSuite MsgID = "cli-tofu-vrf-suite"
 	MsgCLITOFUNone     MsgID = "cli-tofu-none"
 	MsgCLIFollowing    MsgID = "cli-following"
 	MsgCLIProgress     MsgID = "cli-progress"
 	MsgCLICouldntRead  MsgID = "cli-couldnt-read"
+	MsgCLIUseGame      MsgID = "cli-use-game"
+	MsgCLIUseReceipt   MsgID = "cli-use-receipt"
 
 	// Entrant lists (promo.ParseEntrantList, verdict.Errorf in promo).
 	MsgListHeader       MsgID = "list-header"
@@ -719,8 +741,6 @@ var messages = map[MsgID]text{
 		"sha256:%s"},
 	MsgCheckpoint: {"%s size %d root %s",
 		"%s, taille %d, racine %s"},
-	MsgSizeRoot: {"size %d root %x",
-		"taille %d, racine %x"},
 	MsgKindCount: {"%s %d",
 		"%s : %d"},
 	MsgKeyCount: {"%d key(s)",
@@ -807,6 +827,20 @@ var messages = map[MsgID]text{
 		"journal de transparence %s, %d entrées"},
 	MsgSubjectLogFollowed: {"log %s, %d entries (%d checkpoints followed)",
 		"journal de transparence %s, %d entrées (%d points de contrôle suivis)"},
+	MsgSubjectReceiptsReply: {"GetReceipts reply, %d receipt(s)",
+		"réponse GetReceipts, %d reçu(s)"},
+	MsgSubjectReplyReceipt: {"%s (%d of %d)",
+		"%s (%d sur %d)"},
+
+	// A verdict made of parts (Verdict.Part): one check per part.
+	MsgPartPassed: {"%s: every check passed",
+		"%s : toutes les vérifications sont réussies"},
+	MsgPartFailed: {"%s: NOT VERIFIED, check %s: %s",
+		"%s : NON VÉRIFIÉ, vérification %s : %s"},
+	MsgPartMisbehaviour: {"%s: MISBEHAVIOUR PROVEN, check %s: %s",
+		"%s : MANQUEMENT PROUVÉ, vérification %s : %s"},
+	MsgPartEmpty: {"%s: NOT VERIFIED: no check ran",
+		"%s : NON VÉRIFIÉ : aucune vérification n'a eu lieu"},
 
 	// Documents (receipt, transcript).
 	MsgNotReceiptProto: {"not a receipt (protobuf JSON): %s",
@@ -815,6 +849,22 @@ var messages = map[MsgID]text{
 		"ce n'est pas un reçu : %s"},
 	MsgNotTranscript: {"not a transcript: %s",
 		"ce n'est pas une transcription de partie : %s"},
+	MsgNotReceiptsReply: {"not a receipt (GetReceipts reply, protobuf JSON): %s",
+		"ce n'est pas un reçu (réponse GetReceipts, JSON protobuf) : %s"},
+	MsgNotTranscriptReply: {"not a transcript (GetTranscript reply, protobuf JSON): %s",
+		"ce n'est pas une transcription de partie (réponse GetTranscript, JSON protobuf) : %s"},
+	MsgReplyNoDocument: {"the reply carries no document (field \"document\")",
+		"la réponse ne porte aucun document (champ « document »)"},
+	MsgReplyNoReceipts: {"the reply carries no receipt (field \"receipts\")",
+		"la réponse ne porte aucun reçu (champ « receipts »)"},
+	MsgReplyNullReceipt: {"null is not a receipt",
+		"null n'est pas un reçu"},
+	MsgReplyMember: {"want a JSON object with exactly one member, %q",
+		"un objet JSON d'un seul membre, « %s », est attendu"},
+	MsgFromTranscriptReply: {"GetTranscript reply (protobuf JSON): the transcript it carries, decoded from base64",
+		"réponse GetTranscript (JSON protobuf) : la transcription qu'elle porte, décodée du base64"},
+	MsgFromReceiptsReply: {"GetReceipts reply (protobuf JSON): each receipt verified on its own",
+		"réponse GetReceipts (JSON protobuf) : chaque reçu vérifié à part"},
 	MsgWrongVersion: {"version %d type %q, want 1 %q",
 		"version %d, type « %s » ; attendu : version 1, type « %s »"},
 	MsgNoRecords: {"no records",
@@ -849,6 +899,8 @@ var messages = map[MsgID]text{
 		"l'entrée α n'est pas en hexadécimal"},
 	MsgAlphaBinds: {"α binds the record's game, pick and number",
 		"l'entrée α lie la partie, la sélection et le numéro de l'enregistrement"},
+	MsgAlphaBindsStart: {"α binds the start's game, emission, ticket and stake, and the game's secret r",
+		"l'entrée α lie la partie, l'émission, le ticket et la mise du début de partie, ainsi que le secret r de la partie"},
 	MsgNoUsableAlpha: {"no usable α",
 		"aucune entrée α exploitable"},
 	MsgNoUsableKey: {"no usable key",
@@ -887,6 +939,10 @@ var messages = map[MsgID]text{
 		"enregistrement %d : ce n'est pas un enregistrement de la partie « %s »"},
 	MsgCanonicalRecords: {"%d canonical records",
 		"%d enregistrements canoniques"},
+	MsgCanonicalRecordsOf: {"%d canonical records (%s)",
+		"%d enregistrements canoniques (%s)"},
+	MsgGameRecordsN: {"the game's %d",
+		"les %d de la partie"},
 	MsgEmissionMismatch: {"the emission record is for %q, the game for %q",
 		"l'enregistrement d'émission concerne « %s », la partie « %s »"},
 	MsgNameRecord: {"record %d",
@@ -943,8 +999,8 @@ var messages = map[MsgID]text{
 		"index %d hors de 0..29"},
 
 	// The log checks of a document.
-	MsgNoCheckpoint: {"the document carries no checkpoint: the record may not be sealed yet — ask for it again",
-		"le document ne comporte aucun point de contrôle signé : l'enregistrement n'est peut-être pas encore scellé — redemandez-le"},
+	MsgNoCheckpoint: {"the document carries no checkpoint: the appliance seals (durably appends) a record before it replies, but no signed checkpoint covered it yet when the document was made — ask for the document again once the log has published a newer checkpoint",
+		"le document ne comporte aucun point de contrôle : l'appareil scelle (ajoute durablement au journal) un enregistrement avant de répondre, mais aucun point de contrôle signé ne le couvrait encore quand le document a été produit — redemandez le document une fois qu'un point de contrôle plus récent a été publié"},
 	MsgNoCheckpointShort: {"no checkpoint",
 		"aucun point de contrôle"},
 	MsgNoTrustedLogKey: {"no trusted log key: give --log-key FILE or --pin FINGERPRINT (%s)",
@@ -957,8 +1013,8 @@ var messages = map[MsgID]text{
 		"aucune clé de journal de confiance"},
 	MsgUnauthenticated: {"checkpoint not authenticated",
 		"point de contrôle non authentifié"},
-	MsgForkRoots: {"%s (trusted root %x, document root %x)",
-		"%s (racine de confiance %x, racine du document %x)"},
+	MsgForkRoots: {"%s (trusted root %s, document root %s)",
+		"%s (racine de confiance %s, racine du document %s)"},
 	MsgSameTree: {"same tree as the last trusted checkpoint",
 		"même arbre que le dernier point de contrôle de confiance"},
 	MsgNotIncludedAt: {"%s at index %d: %s",
@@ -967,6 +1023,8 @@ var messages = map[MsgID]text{
 		"l'index %d n'est pas inférieur à la taille de l'arbre, %d"},
 	MsgIncluded: {"%d record(s) in the tree of size %d",
 		"%d enregistrement(s) dans l'arbre de taille %d"},
+	MsgIncludedOf: {"%d records (%s) in the tree of size %d",
+		"%d enregistrements (%s) dans l'arbre de taille %d"},
 
 	// Games (chain, commitment, proofs, outcomes, rules).
 	MsgNotGameRecord: {"record %d: a %s record is not a game record",
@@ -1349,8 +1407,8 @@ var messages = map[MsgID]text{
 		"rngverify %s : %s"},
 
 	// The browser page.
-	MsgNotTirageFile: {"not a Tirage receipt, transcript, certificate, entrant list or log key file",
-		"ce n'est ni un reçu, ni une transcription, ni un certificat, ni une liste de participants, ni un fichier de clé de journal Tirage"},
+	MsgNotTirageFile: {"not a Tirage receipt, transcript (or rngd's GetReceipts or GetTranscript reply), certificate, entrant list or log key file",
+		"ce n'est ni un reçu, ni une transcription (ni une réponse GetReceipts ou GetTranscript de rngd), ni un certificat, ni une liste de participants, ni un fichier de clé de journal Tirage"},
 
 	// rngverify's one-line conclusion on stderr.
 	MsgCLIUnreadable: {"rngverify %s: unreadable input: %s",
@@ -1363,22 +1421,28 @@ var messages = map[MsgID]text{
 		"rngverify %s : NON VÉRIFIÉ : aucune vérification n'a eu lieu"},
 	MsgCLITOFULog: {"rngverify %s: TRUST ON FIRST USE: trusting log %q with the keys it serves:",
 		"rngverify %s : CONFIANCE À LA PREMIÈRE UTILISATION : le journal « %s » est accepté avec les clés qu'il présente :"},
-	MsgCLITOFUKey: {"  %s %s",
-		"  %s %s"},
+	MsgCLITOFUKey: {"  %s key  --pin %s",
+		"  clé %s  --pin %s"},
 	MsgCLITOFUCompare: {"  compare these fingerprints with the appliance's published ones; recorded in %s",
 		"  comparez ces empreintes avec celles que l'exploitant publie pour l'appareil ; enregistrées dans %s"},
 	MsgCLITOFUCert: {"rngverify certificate: --tofu: trusting the certificate's own keys; compare their fingerprints with the operator's published ones:",
 		"rngverify certificate : --tofu : confiance accordée aux propres clés du certificat ; comparez leurs empreintes avec celles que publie l'opérateur :"},
-	MsgCLITOFULogKey: {"  log key %s  sha256 %s",
-		"  clé du journal %s  sha256 %s"},
-	MsgCLITOFUVRFKey: {"  VRF key %s (%s)  sha256 %s",
-		"  clé VRF %s (%s)  sha256 %s"},
+	MsgCLITOFULogKey: {"  log key %s  --pin %s",
+		"  clé du journal %s  --pin %s"},
+	MsgCLITOFUVRFKey: {"  VRF key %s  --pin %s",
+		"  clé VRF %s  --pin %s"},
+	MsgCLITOFUVRFSuite: {"  VRF key %s: suite %q unknown, not trusted (SHA-256 %s)",
+		"  clé VRF %s : suite « %s » inconnue, pas de confiance (SHA-256 %s)"},
 	MsgCLITOFUNone: {"  (none: the certificate carries no readable key)",
 		"  (aucune : le certificat ne comporte aucune clé lisible)"},
 	MsgCLIFollowing: {"rngverify audit: following the log every %s; Ctrl-C stops and prints the verdict",
 		"rngverify audit : suivi du journal toutes les %s ; Ctrl-C l'interrompt et affiche le verdict"},
 	MsgCLIProgress: {"\r[%s%s] %d/%d entries %3d%% %s/s",
 		"\r[%s%s] %d/%d entrées %3d %% %s/s"},
+	MsgCLIUseGame: {"%s is a transcript (or rngd's GetTranscript reply): check it with rngverify game",
+		"%s est une transcription de partie (ou une réponse GetTranscript de rngd) : vérifiez-la avec rngverify game"},
+	MsgCLIUseReceipt: {"%s is a receipt (or rngd's GetReceipts reply): check it with rngverify receipt",
+		"%s est un reçu (ou une réponse GetReceipts de rngd) : vérifiez-le avec rngverify receipt"},
 	MsgCLICouldntRead: {"rngverify %s: couldn't read %s: %s",
 		"rngverify %s : impossible de lire %s : %s"},
 
@@ -1524,8 +1588,8 @@ var messages = map[MsgID]text{
 		"un seul FICHIER attendu, %d donné(s)"},
 	MsgCLILangBad: {"--lang: %q, want fr or en",
 		"--lang : « %s », fr ou en attendu"},
-	MsgCLIPinBad: {"--pin %q: want 64 hex digits (a SHA-256 fingerprint), or SUITE:64 hex digits for a VRF key (SUITE ECVRF-P256-SHA256-SSWU, ECVRF-P256-SHA256-TAI or RSA-FDH-VRF-SHA256)",
-		"--pin « %s » : 64 chiffres hexadécimaux attendus (une empreinte SHA-256), ou SUITE:64 chiffres hexadécimaux pour une clé VRF (SUITE ECVRF-P256-SHA256-SSWU, ECVRF-P256-SHA256-TAI ou RSA-FDH-VRF-SHA256)"},
+	MsgCLIPinBad: {"--pin %q: want 64 hex digits (a SHA-256 fingerprint, bare or as SHA256:64 hex digits), or SUITE:64 hex digits for a VRF key (SUITE ECVRF-P256-SHA256-SSWU, ECVRF-P256-SHA256-TAI or RSA-FDH-VRF-SHA256)",
+		"--pin « %s » : 64 chiffres hexadécimaux attendus (une empreinte SHA-256, seule ou sous la forme SHA256:64 chiffres hexadécimaux), ou SUITE:64 chiffres hexadécimaux pour une clé VRF (SUITE ECVRF-P256-SHA256-SSWU, ECVRF-P256-SHA256-TAI ou RSA-FDH-VRF-SHA256)"},
 	MsgCLITZ: {"--tz %q: %w",
 		"--tz : fuseau horaire « %[1]s » inconnu ou invalide"},
 	MsgCLILogKeyNeither: {"--log-key: neither a key nor a readable file: %w",
@@ -2055,8 +2119,8 @@ Code de sortie :
 		"point de contrôle de taille %d, état de confiance à %d : cohérence non vérifiée (donnez --log URL, ou lancez rngverify log)"},
 	MsgConsistencyOnline: {"checkpoint of size %d and trusted checkpoint of size %d: the larger extends the smaller (consistency proof read from the log)",
 		"point de contrôle de taille %d et point de contrôle de confiance de taille %d : le plus grand prolonge le plus petit (preuve de cohérence lue dans le journal)"},
-	MsgConsistencyOnlineFork: {"checkpoint of size %d (root %x) and trusted checkpoint of size %d (root %x), both signed by the log, are two histories: %s",
-		"le point de contrôle de taille %d (racine %x) et le point de contrôle de confiance de taille %d (racine %x), tous deux signés par le journal, sont deux historiques : %s"},
+	MsgConsistencyOnlineFork: {"checkpoint of size %d (root %s) and trusted checkpoint of size %d (root %s), both signed by the log, are two histories: %s",
+		"le point de contrôle de taille %d (racine %s) et le point de contrôle de confiance de taille %d (racine %s), tous deux signés par le journal, sont deux historiques : %s"},
 	MsgConsistencyOffline: {"could not check consistency online: %s",
 		"impossible de vérifier la cohérence en ligne : %s"},
 	MsgCLILogURLBad: {"--log %q: want http(s)://host[:port]/prefix",

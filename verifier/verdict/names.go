@@ -22,6 +22,7 @@ const (
 	CheckGames      = "games"                // every game in the log verifies (audit)
 	CheckPromotions = "promotions"           // every promotion draw in the log verifies (audit)
 	CheckStatistics = "statistics"           // observed frequencies agree with the exact probabilities
+	CheckReceipt    = "receipt"              // one receipt of a GetReceipts reply verifies (its own verdict: Verdict.Parts)
 )
 
 type text struct{ en, fr string }
@@ -62,6 +63,8 @@ var titles = map[string][2]text{
 		{"Every promotion draw in the log was verified against its freeze.", "Chaque tirage promotionnel du journal a été vérifié par rapport à son gel."}},
 	CheckStatistics: {{"statistics", "statistiques"},
 		{"Observed frequencies agree with the exact probabilities of the rules.", "Les fréquences observées concordent avec les probabilités exactes du règlement."}},
+	CheckReceipt: {{"receipt", "reçu"},
+		{"One receipt of the reply, verified on its own: its checks are listed in its own verdict.", "Un reçu de la réponse, vérifié à part : ses vérifications figurent dans son propre verdict."}},
 
 	// Promotion certificates (package promo).
 	"certificate-format": {{"certificate format", "format du certificat"},

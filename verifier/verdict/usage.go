@@ -11,7 +11,9 @@ Checks one receipt (one sealed record, JSON "tirage/receipt"): the record is
 canonical; the checkpoint is signed by the trusted log key and the record is
 in its tree; for a draw, the VRF key is trusted, α binds the record (when the
 receipt carries α), the proof verifies, and the outcome is the one β gives.
-FILE "-" reads stdin.
+FILE may also be grpcurl's output of rngd's GetReceipts (every receipt in it
+is checked, each with its own verdict, and the whole passes only if each
+does) or one protobuf Receipt as JSON. FILE "-" reads stdin.
 
 `
 	usageReceiptFR = `utilisation : rngverify receipt FICHIER [options de confiance] [--lang fr|en] [--json]
@@ -21,7 +23,10 @@ l'enregistrement est sous forme canonique ; le point de contrôle est signé par
 la clé de confiance du journal et l'enregistrement figure dans son arbre ; pour
 un tirage, la clé VRF est de confiance, α est bien celui de l'enregistrement
 (quand le reçu porte α), la preuve se vérifie et le résultat est celui que
-donne β. FICHIER « - » lit l'entrée standard.
+donne β. FICHIER peut aussi être la sortie de grpcurl pour GetReceipts de
+rngd (chaque reçu y est vérifié, avec son propre verdict, et l'ensemble n'est
+réussi que si chacun l'est) ou un Receipt protobuf en JSON. FICHIER « - » lit
+l'entrée standard.
 
 `
 	usageGameEN = `usage: rngverify game FILE [trust flags] [--lang fr|en] [--json]
@@ -33,7 +38,9 @@ records link by hash in order, none missing; the r revealed at the end opens
 the start's commitment; every VRF proof verifies under the trusted key; every
 outcome is the one β gives; replaying the game follows the rules. A
 contradiction is MISBEHAVIOUR only between records proven in the log under a
-trusted log key: an edited transcript is NOT VERIFIED. FILE "-" reads stdin.
+trusted log key: an edited transcript is NOT VERIFIED. FILE may be the
+transcript itself or grpcurl's output of GetTranscript ({"document": "<base64>"}).
+FILE "-" reads stdin.
 
 `
 	usageGameFR = `utilisation : rngverify game FICHIER [options de confiance] [--lang fr|en] [--json]
@@ -48,7 +55,9 @@ début ; chaque preuve VRF se vérifie sous la clé de confiance ; chaque résul
 est celui que donne β ; rejouer la partie respecte le règlement. Une
 contradiction n'est un MANQUEMENT qu'entre des enregistrements dont la présence
 dans le journal est prouvée sous une clé de journal de confiance : une
-transcription modifiée est NON VÉRIFIÉE. FICHIER « - » lit l'entrée standard.
+transcription modifiée est NON VÉRIFIÉE. FICHIER peut être la transcription
+elle-même ou la sortie de grpcurl pour GetTranscript ({"document": "<base64>"}).
+FICHIER « - » lit l'entrée standard.
 
 `
 	usageExitEN = `
@@ -56,7 +65,7 @@ Exit status:
   0  every check passed
   1  a check failed: "NOT VERIFIED" (nothing proven: a key, a proof is missing)
      or "MISBEHAVIOUR PROVEN" (the material contradicts itself: keep it as evidence)
-  2  usage error or unreadable input
+  2  usage error or unreadable input (the reason on stderr, nothing on stdout)
 `
 	usageExitFR = `
 Code de sortie :
@@ -64,7 +73,8 @@ Code de sortie :
   1  une vérification a échoué : « NON VÉRIFIÉ » (rien n'est prouvé : il manque
      une clé, une preuve) ou « MANQUEMENT PROUVÉ » (les pièces se contredisent :
      conservez-les comme preuve)
-  2  erreur d'utilisation ou fichier illisible
+  2  erreur d'utilisation ou fichier illisible (la raison sur la sortie d'erreur,
+     rien sur la sortie standard)
 `
 	usageTrustEN = `Trust (never taken from the material being verified):
   --log-key FILE   the log's verifier key(s), one per line, as served at /log/vkey, or the key
@@ -72,10 +82,11 @@ Code de sortie :
   --vrf-key FILE   the VRF public key: lines "SUITE HEX" (HEX as rngverify vrf --pk takes it),
                    or the log's key announcement record (JSON): every key in it must prove
                    possession (its DSSE signatures), then its keys are all pinned (repeatable)
-  --pin SHA256     pin a key by fingerprint: lower-case hex SHA-256 of the log's Ed25519 key
-                   as DER SubjectPublicKeyInfo, or SUITE:SHA256 for a VRF public key
-                   (ECVRF-P256-SHA256-SSWU:…): a bare fingerprint fixes a VRF key's bytes,
-                   not its suite, and is not enough for a P-256 key (as rngd prints them) (repeatable)
+  --pin SHA256     pin a key by fingerprint: hex SHA-256 of the log's Ed25519 key as DER
+                   SubjectPublicKeyInfo (bare, or SHA256:hex as rngctl keys show prints it),
+                   or SUITE:SHA256 for a VRF public key (ECVRF-P256-SHA256-SSWU:…): a bare
+                   fingerprint fixes a VRF key's bytes, not its suite, and is not enough for
+                   a P-256 key (as rngd prints them) (repeatable)
   --state FILE     the trust state kept by rngverify log (default %s):
                    its log keys are trusted and its last checkpoint is compared
 
@@ -92,8 +103,9 @@ Output:
                      rngverify vrf --pk), ou l'annonce de clés du journal (JSON) : chaque
                      clé doit y prouver sa possession (ses signatures DSSE), puis toutes
                      ses clés sont épinglées (répétable)
-  --pin SHA256       épingler une clé par son empreinte : SHA-256 en hexadécimal minuscule
-                     de la clé Ed25519 du journal en DER SubjectPublicKeyInfo, ou
+  --pin SHA256       épingler une clé par son empreinte : SHA-256 en hexadécimal de la
+                     clé Ed25519 du journal en DER SubjectPublicKeyInfo (seule, ou
+                     SHA256:hex comme l'affiche rngctl keys show), ou
                      SUITE:SHA256 pour une clé publique VRF (ECVRF-P256-SHA256-SSWU:…) :
                      une empreinte seule fixe les octets d'une clé VRF, pas sa suite, et
                      ne suffit pas pour une clé P-256 (telles que rngd les affiche) (répétable)

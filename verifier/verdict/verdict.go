@@ -110,6 +110,10 @@ type Verdict struct {
 	// Facts are what a successful verification established, as name/value
 	// lines (tree size, key fingerprints, β, outcome …).
 	Facts []Fact `json:"facts,omitempty"`
+	// Parts are the verdicts on the documents the material is made of (the
+	// receipts of a GetReceipts reply), each summed up by one check of this
+	// verdict ([Verdict.Part]); Text and JSON show them before it.
+	Parts []*Verdict `json:"-"`
 }
 
 // Fact is one labelled value of a verdict. Name and Value are in English;
@@ -185,6 +189,35 @@ func (v *Verdict) Fact(name Term, id MsgID, args ...any) {
 func (v *Verdict) FactNamed(name Msg, id MsgID, args ...any) {
 	m := M(id, args...)
 	v.Facts = append(v.Facts, Fact{Name: name.Text("en"), Value: m.Text("en"), Label: &name, Message: &m})
+}
+
+// Part adds p, the verdict on one document of the material, to v.Parts,
+// and sums it up as v's check name: p's status, with p's subject and, when
+// p does not pass, the check that decided it and its reason. So v fails
+// when any part fails, and proves misbehaviour when any part does.
+func (v *Verdict) Part(name string, p *Verdict) {
+	v.Parts = append(v.Parts, p)
+	subject := M(MsgSame, p.Subject)
+	if p.SubjectMsg != nil {
+		subject = *p.SubjectMsg
+	}
+	c := p.First()
+	switch s := p.Status(); {
+	case s == StatusPass:
+		v.Pass(name, MsgPartPassed, subject)
+	case c == nil:
+		v.Fail(name, MsgPartEmpty, subject)
+	default:
+		reason := M(MsgSame, c.Detail)
+		if c.Message != nil {
+			reason = *c.Message
+		}
+		if s == StatusMisbehaviour {
+			v.Misbehaviour(name, MsgPartMisbehaviour, subject, c.Name, reason)
+		} else {
+			v.Fail(name, MsgPartFailed, subject, c.Name, reason)
+		}
+	}
 }
 
 // Set sets the result of check name, adding the check if it did not run.
@@ -289,6 +322,17 @@ type jsonVerdict struct {
 	Summary    string  `json:"summary"`
 	Checks     []Check `json:"checks"`
 	Facts      []Fact  `json:"facts,omitempty"`
+	// Parts are the verdicts on the material's documents (Verdict.Parts).
+	Parts []jsonVerdict `json:"parts,omitempty"`
+}
+
+func (v *Verdict) jsonVerdict() jsonVerdict {
+	j := jsonVerdict{Verdict: v.Status(), Kind: v.Kind, Subject: v.Subject, SubjectMsg: v.SubjectMsg,
+		Summary: v.Summary("en"), Checks: v.Checks, Facts: v.Facts}
+	for _, p := range v.Parts {
+		j.Parts = append(j.Parts, p.jsonVerdict())
+	}
+	return j
 }
 
 // JSON is the machine-readable verdict, in English whatever the language
@@ -297,10 +341,10 @@ type jsonVerdict struct {
 // "checks":[{"check":…,"status":…,"detail":…,"message":{"id":…,"args":[…]}}],
 // "facts":[{"name":…,"value":…,"label":…,"message":{…}}]}. The message
 // objects are the language-neutral forms of the English texts beside them
-// (ids in messages.go).
+// (ids in messages.go). A verdict made of parts (a GetReceipts reply)
+// adds "parts": [{…}, …], each part's verdict in the same form.
 func (v *Verdict) JSON() []byte {
-	b, err := json.MarshalIndent(jsonVerdict{Verdict: v.Status(), Kind: v.Kind, Subject: v.Subject, SubjectMsg: v.SubjectMsg,
-		Summary: v.Summary("en"), Checks: v.Checks, Facts: v.Facts}, "", "  ")
+	b, err := json.MarshalIndent(v.jsonVerdict(), "", "  ")
 	if err != nil {
 		panic("verdict: " + err.Error())
 	}
@@ -310,10 +354,15 @@ func (v *Verdict) JSON() []byte {
 // Text renders the verdict for people in lang ("fr" or "en"; anything else
 // is English): one line per check with its title, status and detail, the
 // established facts, and a closing line that says pass, fail, or
-// misbehaviour in words nobody can mistake.
+// misbehaviour in words nobody can mistake. The verdicts of its parts, if
+// any, come first, each followed by a blank line.
 func (v *Verdict) Text(lang string) string {
 	l := language(lang)
 	var b strings.Builder
+	for _, p := range v.Parts {
+		b.WriteString(p.Text(lang))
+		b.WriteString("\n")
+	}
 	fmt.Fprintf(&b, "%s%s\n", l.word("subject"), v.SubjectText(lang))
 	for _, c := range v.Checks {
 		fmt.Fprintf(&b, "  [%s] %-22s %s", l.word(string(c.Status)), c.Name, Title(c.Name, lang))

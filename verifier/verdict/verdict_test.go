@@ -75,7 +75,8 @@ func TestJSONMessages(t *testing.T) {
 	v := New("transcript", MsgSubjectGame, "g", 3)
 	v.Misbehaviour(CheckVRFProof, MsgProofInvalid, M(MsgPickName, 3, 12, 4), "vrf-1", M(MsgCauseInvalidProof))
 	v.Pass(CheckStatistics, MsgStatsOK, 5, Decimal{V: 1.25, Prec: 2}, Decimal{V: 5.3, Prec: 1})
-	v.Fail(CheckConsistent, MsgForkRoots, M(MsgCauseFork), []byte{0xab}, []byte{0xcd})
+	v.Fail(CheckConsistent, MsgForkRoots, M(MsgCauseFork), "qw==", "zQ==")
+	v.Pass(CheckVRFProof, MsgBeta, []byte{0xab, 0xcd})
 	v.Fact("game", MsgGameFact, "g", 2, 1, Term("lost"))
 	var j struct {
 		Subject        string
@@ -100,7 +101,8 @@ func TestJSONMessages(t *testing.T) {
 		{"pick 3 (number 12, record 4): the proof does not verify under key vrf-1 (invalid proof)",
 			`{"id":"proof-invalid","args":[{"id":"pick-name","args":[3,12,4]},"vrf-1",{"id":"cause-invalid-proof"}]}`},
 		{"5 cells tested, largest |z| 1.25 (limit 5.3, false alarm < 1e-6)", `{"id":"stats-ok","args":[5,1.25,5.3]}`},
-		{"log fork: misbehaviour (trusted root ab, document root cd)", `{"id":"fork-roots","args":[{"id":"cause-fork"},"ab","cd"]}`},
+		{"log fork: misbehaviour (trusted root qw==, document root zQ==)", `{"id":"fork-roots","args":[{"id":"cause-fork"},"qw==","zQ=="]}`},
+		{"β = abcd", `{"id":"beta","args":["abcd"]}`},
 	} {
 		var compact bytes.Buffer
 		json.Compact(&compact, j.Checks[i].Message)
@@ -176,5 +178,62 @@ func TestLibraryErrors(t *testing.T) {
 	other := errors.New("something else")
 	if JSONError(other) != other || Named(other, MsgTlogProofFailed) != other || JSONError(nil) != nil || Named(nil) != nil {
 		t.Error("an error the catalog does not name must pass through unchanged")
+	}
+}
+
+// TestParts: a verdict made of parts (a GetReceipts reply) sums up each
+// part as one check — its status, subject and deciding check — so that it
+// fails when one part fails and proves misbehaviour when one does; Text
+// shows each part's verdict first, JSON nests them under "parts".
+func TestParts(t *testing.T) {
+	part := func(s Status) *Verdict {
+		p := New("receipt", MsgSubjectReceiptOf, Term("pick"), 7)
+		p.Pass(CheckFormat, NoDetail)
+		switch s {
+		case StatusFail:
+			p.Fail(CheckLogKey, MsgNoTrustedLogKeyShort)
+		case StatusMisbehaviour:
+			p.Misbehaviour(CheckVRFProof, MsgBetaNotOutput)
+		}
+		return p
+	}
+	v := New("receipt", MsgSubjectReceiptsReply, 2)
+	v.Pass(CheckFormat, MsgFromReceiptsReply)
+	v.Part(CheckReceipt, part(StatusPass))
+	v.Part(CheckReceipt, part(StatusPass))
+	if v.Status() != StatusPass || len(v.Parts) != 2 || v.Checks[1].Detail != "receipt of a pick record at log index 7: every check passed" {
+		t.Fatalf("all parts pass:\n%s", v.Text("en"))
+	}
+	v.Part(CheckReceipt, part(StatusFail))
+	if c := v.First(); v.Status() != StatusFail || c.Name != CheckReceipt ||
+		c.Detail != "receipt of a pick record at log index 7: NOT VERIFIED, check log-key: no trusted log key" ||
+		c.Reason("fr") != "reçu d'un enregistrement « sélection » à l'index 7 du journal : NON VÉRIFIÉ, vérification log-key : aucune clé de journal de confiance" {
+		t.Fatalf("a part fails:\n%s", v.Text("en"))
+	}
+	v.Part(CheckReceipt, part(StatusMisbehaviour))
+	v.Part(CheckReceipt, New("receipt", MsgSubjectReceipt))
+	if c := v.First(); v.Status() != StatusMisbehaviour || c != &v.Checks[4] || !strings.Contains(c.Detail, "MISBEHAVIOUR PROVEN, check vrf-proof: β in the record") ||
+		v.Checks[5].Status != StatusFail || v.Checks[5].Detail != "receipt: NOT VERIFIED: no check ran" {
+		t.Fatalf("a part proves misbehaviour:\n%s", v.Text("en"))
+	}
+	text := v.Text("fr")
+	if i, j := strings.Index(text, "vérifié : reçu d'un enregistrement"), strings.Index(text, "vérifié : réponse GetReceipts, 2 reçu(s)"); i != 0 || j < i || strings.Count(text, "\nvérifié : ") != 5 {
+		t.Errorf("Text: parts first, then the whole:\n%s", text)
+	}
+	var j struct {
+		Verdict Status
+		Checks  []Check
+		Parts   []struct {
+			Verdict Status
+			Checks  []Check
+		}
+	}
+	if err := json.Unmarshal(v.JSON(), &j); err != nil || j.Verdict != StatusMisbehaviour || len(j.Checks) != 6 || len(j.Parts) != 5 ||
+		j.Parts[2].Verdict != StatusFail || j.Parts[3].Checks[1].Name != CheckVRFProof {
+		t.Errorf("JSON: %v %+v", err, j)
+	}
+	// A verdict without parts has no "parts" member.
+	if b := part(StatusPass).JSON(); bytes.Contains(b, []byte(`"parts"`)) {
+		t.Errorf("JSON of a plain verdict: %s", b)
 	}
 }

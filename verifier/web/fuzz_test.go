@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"encoding/json"
+	"os"
 	"testing"
 
 	"tirage.fr/tirage/verifier/verdict"
@@ -20,6 +21,14 @@ func FuzzVerify(f *testing.F) {
 		f.Add(b.receipt, d, b.vrfPin)
 	}
 	f.Add([]byte("tirage promotion entrants v1\n"), []byte("{}"), "12ab "+b.logPin)
+	// rngd's replies as grpcurl prints them, and pins as rngctl does.
+	for _, name := range []string{"transcript-reply.json", "receipts-reply.json"} {
+		d, err := os.ReadFile("../cli/testdata/rngd/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(d, b.vkey, "SHA256:"+b.logPin)
+	}
 	f.Fuzz(func(t *testing.T, doc, anchor []byte, pins string) {
 		// Dropped among the attacker's documents, nothing is trusted.
 		docs := []web.File{{Name: "x", Data: doc}, {Name: "receipt.json", Data: b.receipt}, {Name: "game.json", Data: b.transcript}}

@@ -48,8 +48,9 @@ const (
 	// NoteAnchorRefused: a file given as a trusted key that is not one (or
 	// whose announcement fails its possession check); nothing in it is trusted.
 	NoteAnchorRefused = "anchor-refused"
-	// NotePinRefused: a pinned fingerprint that is not 64 hex digits, or
-	// SUITE:64 hex digits with a suite vrf.ParseSuite knows.
+	// NotePinRefused: a pinned fingerprint that is not 64 hex digits
+	// (bare or SHA256:), or SUITE:64 hex digits with a suite
+	// vrf.ParseSuite knows (receipt.ParsePin).
 	NotePinRefused = "pin-refused"
 )
 
@@ -62,7 +63,9 @@ type Result struct {
 }
 
 // Verify verifies every document among docs (receipts, transcripts,
-// certificates, with the entrant lists among them). It trusts only
+// certificates, with the entrant lists among them; rngd's GetReceipts and
+// GetTranscript replies as grpcurl prints them too, a GetReceipts reply
+// giving one result per receipt). It trusts only
 // anchors — the operator's log key files and key announcement records,
 // obtained by the user apart from the documents — and pins, pinned key
 // fingerprints (hex, or SUITE:hex for a VRF key, separated by spaces,
@@ -132,7 +135,15 @@ func Verify(docs, anchors []File, pins string) []Result {
 		default:
 			v = receipt.VerifyCertificate(f.Data, lists, a)
 		}
-		out = append(out, Result{File: f.Name, Verdict: v})
+		if len(v.Parts) == 0 {
+			out = append(out, Result{File: f.Name, Verdict: v})
+			continue
+		}
+		// A GetReceipts reply: each receipt is shown as its own result
+		// (its subject numbers it), as rngverify prints each verdict.
+		for _, p := range v.Parts {
+			out = append(out, Result{File: f.Name, Verdict: p})
+		}
 	}
 	return out
 }
@@ -212,9 +223,12 @@ func offered(kind string, f File, a *receipt.Anchors) Result {
 						trusted = bytesOK && suiteOK
 					}
 				}
-			} else {
-				trusted = slices.Contains(logTrusted, fp)
+				// Shown as the pin that trusts it, SUITE:FP (a bare
+				// fingerprint would not fix its suite).
+				keys = append(keys, key{k.Use, k.Suite + ":" + fp, trusted})
+				continue
 			}
+			trusted = slices.Contains(logTrusted, fp)
 			keys = append(keys, key{k.Use + " " + k.Suite, fp, trusted})
 		}
 	} else {

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -70,7 +71,7 @@ func TestVerify(t *testing.T) {
 		"en": {"game-tampered.json": {"NOT VERIFIED (nothing proven either way) — failed check «in the log» (inclusion): record 1 at index", "not proof of misbehaviour: record 2 (game_end) does not link to record 1", "(number 1, record 1): recorded good, β gives losing",
 			"game g-page record 2 (game_end): prev is not the leaf hash of record 1"},
 			"certificate-tampered.json": {"not proof of misbehaviour", "rank 1: "},
-			"junk.txt":                  {"not a Tirage receipt, transcript, certificate, entrant list or log key file"}},
+			"junk.txt":                  {"not a Tirage receipt, transcript (or rngd's GetReceipts or GetTranscript reply), certificate, entrant list or log key file"}},
 		"fr": {"game-tampered.json": {"NON VÉRIFIÉ", "ce n'est pas une preuve de manquement : l'enregistrement 2 (fin de partie) ne se rattache pas à l'enregistrement 1", "(numéro 1, enregistrement 1) : enregistré « bon numéro », β donne « numéro perdant »",
 			"partie g-page, enregistrement 2 (fin de partie) : le lien prev n'est pas l'empreinte de feuille de l'enregistrement 1"},
 			"certificate-tampered.json": {"ce n'est pas une preuve de manquement", "rang 1 : "},
@@ -293,6 +294,11 @@ func TestDroppedKeysAreNotTrusted(t *testing.T) {
 			if r.Verdict.Status() == "pass" || r.Note != web.NoteKeyNotTrusted || !strings.Contains(r.Verdict.Text("en"), b.vrfPin[strings.Index(b.vrfPin, ":")+1:][:16]) && !strings.Contains(r.Verdict.Text("en"), b.logPin) {
 				t.Errorf("%s: %s among the documents: note %q\n%v", name, k.Name, r.Note, r.Verdict.Text("en"))
 			}
+			// A VRF key is shown as the pin to type in 1 once compared,
+			// SUITE:fingerprint (the suite is part of what is trusted).
+			if k.Name == "keys.json" && !strings.Contains(r.Verdict.Text("en"), "vrf "+b.vrfPin+",") && !strings.Contains(r.Verdict.Text("en"), "vrf "+b.vrfPin+":") {
+				t.Errorf("%s: the VRF key is not shown as its pin %s:\n%v", name, b.vrfPin, r.Verdict.Text("en"))
+			}
 		}
 	}
 }
@@ -388,5 +394,52 @@ func TestAnchors(t *testing.T) {
 	}
 	if len(page) != 2 || page[0].Note != web.NoteAnchorRefused || page[1].Note != web.NoteKeyNotTrusted {
 		t.Errorf("rendered notes: %+v", page)
+	}
+}
+
+// TestDaemonRepliesOnPage: the page takes what rngd's gRPC API returns as
+// grpcurl prints it (verifier/cli/testdata/rngd/*-reply.json): the
+// GetTranscript reply as its transcript, the GetReceipts reply as one
+// result per receipt; fingerprints pinned as rngctl prints them
+// (SHA256:hex) are taken. Before, both replies were "not a Tirage …" file,
+// and the SHA256: pin refused.
+func TestDaemonRepliesOnPage(t *testing.T) {
+	const dir = "../cli/testdata/rngd"
+	read := func(name string) web.File {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return web.File{Name: name, Data: b}
+	}
+	vkey := read("log.vkey")
+	k, err := checkpoint.ParseKey(strings.TrimSpace(string(vkey.Data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr receipt.Transcript
+	if err := json.Unmarshal(read("transcript.json").Data, &tr); err != nil {
+		t.Fatal(err)
+	}
+	pk := tr.VRFKeys[0]
+	raw, _ := hex.DecodeString(pk.PublicKey)
+	pins := "SHA256:" + k.Fingerprint() + "\n" + pk.Suite + ":" + record.Hex(record.Fingerprint(raw))
+	rs := web.Verify([]web.File{read("transcript-reply.json"), read("receipts-reply.json")}, []web.File{vkey}, pins)
+	if len(rs) != 9 {
+		t.Fatalf("%d results, want 9 (the transcript, 8 receipts)", len(rs))
+	}
+	for i, r := range rs {
+		if r.Verdict.Status() != verdict.StatusPass || r.Note != "" {
+			t.Errorf("%s: %s %q\n%s", r.File, r.Verdict.Status(), r.Note, r.Verdict.Text("en"))
+		}
+		if i > 0 && (r.File != "receipts-reply.json" || !strings.HasSuffix(r.Verdict.SubjectText("fr"), " sur 8)")) {
+			t.Errorf("receipt %d: %s, %s", i, r.File, r.Verdict.SubjectText("fr"))
+		}
+	}
+	// The log key pinned as rngctl prints it, no key file: the transcript
+	// (which names its log key and announces its VRF key) passes.
+	rs = web.Verify([]web.File{read("transcript-reply.json")}, nil, "sha256:"+k.Fingerprint())
+	if len(rs) != 1 || rs[0].Verdict.Status() != verdict.StatusPass {
+		t.Errorf("SHA256: pin: %+v", rs)
 	}
 }
