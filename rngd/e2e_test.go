@@ -199,6 +199,20 @@ func verifyGame(t *testing.T, td *testDaemon, c qodv1.QuitteOuDoubleClient, g *q
 			t.Fatalf("receipt %d alone: %v\n%s", i, err, v.Text("en"))
 		}
 	}
+	// The whole replies, as grpcurl prints them, pass rngverify too.
+	for what, reply := range map[string]proto.Message{"GetTranscript": tr, "GetReceipts": rs} {
+		b, err := protojson.Marshal(reply)
+		if err != nil {
+			t.Fatal(err)
+		}
+		verify := receipt.VerifyReceipt
+		if what == "GetTranscript" {
+			verify = receipt.VerifyTranscript
+		}
+		if v := verify(b, receipt.Anchors{LogKeys: keys, VRFKeys: []*vrf.PublicKey{pk}, Location: td.d.engine.loc}); v.Err() != nil {
+			t.Fatalf("%s reply: %v\n%s", what, v.Err(), v.Text("en"))
+		}
+	}
 	// A tampered receipt fails.
 	bad := proto.Clone(rs.Receipts[len(rs.Receipts)-1]).(*qodv1.Receipt)
 	bad.Record = bytes.Replace(bad.Record, []byte(`"tier":`), []byte(`"tier":1`), 1)
