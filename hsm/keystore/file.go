@@ -2,12 +2,19 @@ package keystore
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"tirage.fr/tirage/hsm"
+	"tirage.fr/tirage/verifier/vrf"
 )
 
 // The key file format, version 1. A file is UTF-8 text, one "name: value"
@@ -37,6 +44,8 @@ const fileMagic = "tirage-keystore v1"
 // Parameter bounds accepted when reading a file: a file cannot make Open
 // spend unbounded memory or time.
 const (
+	maxFileSize     = 64 * 1024
+	maxPublicLen    = 4096
 	minKDFTime      = 1
 	maxKDFTime      = 16
 	minKDFMemoryKiB = 8 * 1024
@@ -83,21 +92,21 @@ func (f *keyFile) format() []byte {
 
 // parseKeyFile decodes a key file. Only canonical encodings are accepted, so
 // parse(b).format() == b. It checks syntax and bounds only; the label,
-// purpose and algorithm are checked by the caller.
+// purpose, algorithm and public key are checked by [keyFile.key].
 func parseKeyFile(b []byte) (*keyFile, error) {
-	if len(b) > 64*1024 {
+	if len(b) > maxFileSize {
 		return nil, errors.New("key file is larger than 64 KiB")
 	}
 	s := string(b)
+	if !strings.HasPrefix(s, fileMagic+"\n") {
+		return nil, fmt.Errorf("not a key file: it does not start with %q", fileMagic)
+	}
 	if !strings.HasSuffix(s, "\n") {
 		return nil, errors.New("key file does not end with a newline")
 	}
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 	if len(lines) != len(fieldNames)+1 {
 		return nil, fmt.Errorf("key file has %d lines, want %d", len(lines), len(fieldNames)+1)
-	}
-	if lines[0] != fileMagic {
-		return nil, fmt.Errorf("key file does not start with %q", fileMagic)
 	}
 	v := make(map[string]string, len(fieldNames))
 	for i, name := range fieldNames {
@@ -115,7 +124,7 @@ func parseKeyFile(b []byte) (*keyFile, error) {
 		return nil, fmt.Errorf("key file field aead: %q is not AES-256-GCM", v["aead"])
 	}
 	var err error
-	if f.Public, err = hexField(v, "public", 1, 4096); err != nil {
+	if f.Public, err = hexField(v, "public", 1, maxPublicLen); err != nil {
 		return nil, err
 	}
 	if f.Salt, err = hexField(v, "salt", minSaltLen, maxSaltLen); err != nil {
@@ -145,6 +154,50 @@ func parseKeyFile(b []byte) (*keyFile, error) {
 		return nil, errors.New("key file field sealed: base64 is not canonical")
 	}
 	return f, nil
+}
+
+// key is the key f's header describes, checked as far as a header can be
+// without the private key: a valid label, purpose vrf with a suite of
+// package vrf and a public key that parses in it, or purpose sign with
+// Ed25519 or ECDSA P-256 and a DER SubjectPublicKeyInfo of that algorithm.
+// Nothing here proves the header is the sealed key's: only unsealing does
+// (the header is the sealing's additional data).
+func (f *keyFile) key() (hsm.Key, error) {
+	k := hsm.Key{Label: f.Label, Purpose: f.Purpose, Algorithm: f.Algorithm, Public: f.Public}
+	if err := hsm.CheckLabel(k.Label); err != nil {
+		return hsm.Key{}, err
+	}
+	switch k.Purpose {
+	case hsm.PurposeVRF:
+		suite, err := vrf.ParseSuite(k.Algorithm)
+		if err != nil {
+			return hsm.Key{}, fmt.Errorf("%w: key file field algorithm: %w", hsm.ErrUnsupported, err)
+		}
+		if _, err := vrf.ParsePublicKey(suite, k.Public); err != nil {
+			return hsm.Key{}, fmt.Errorf("key file field public: not a %s public key: %w", suite, err)
+		}
+	case hsm.PurposeSign:
+		if k.Algorithm != hsm.Ed25519 && k.Algorithm != hsm.ECDSAP256SHA256 {
+			return hsm.Key{}, fmt.Errorf("%w: key file field algorithm: %q is neither %s nor %s", hsm.ErrUnsupported, k.Algorithm, hsm.Ed25519, hsm.ECDSAP256SHA256)
+		}
+		parsed, err := x509.ParsePKIXPublicKey(k.Public)
+		if err != nil {
+			return hsm.Key{}, fmt.Errorf("key file field public: not a SubjectPublicKeyInfo: %w", err)
+		}
+		ok := false
+		switch p := parsed.(type) {
+		case ed25519.PublicKey:
+			ok = k.Algorithm == hsm.Ed25519
+		case *ecdsa.PublicKey:
+			ok = k.Algorithm == hsm.ECDSAP256SHA256 && p.Curve == elliptic.P256()
+		}
+		if !ok {
+			return hsm.Key{}, fmt.Errorf("key file field public: not an %s public key", k.Algorithm)
+		}
+	default:
+		return hsm.Key{}, fmt.Errorf("%w: key file field purpose: %q is neither %s nor %s", hsm.ErrUnsupported, k.Purpose, hsm.PurposeVRF, hsm.PurposeSign)
+	}
+	return k, nil
 }
 
 func hexField(v map[string]string, name string, minLen, maxLen int) ([]byte, error) {

@@ -14,6 +14,10 @@
 // salt per file and the parameters written in the file (default: the RFC's
 // second recommended option, t=3, m=64 MiB, p=4).
 //
+// [PublicKeys] lists the keys from the readable headers without the
+// passphrase; as the headers are authenticated only by the sealed keys, what
+// it lists is unchecked until Open unseals them.
+//
 // Sealed plaintexts: an ECVRF-P256 key is its 32-byte scalar, an RSA-FDH-VRF
 // key its PKCS #8 DER (as verifier/vrf encodes them), an Ed25519 key its
 // 32-byte seed (RFC 8032), an ECDSA P-256 key its 32-byte scalar.
@@ -142,7 +146,14 @@ func Open(cfg Config) (*Store, error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("keystore directory is not set")
 	}
-	if err := checkDir(cfg.Dir); err != nil {
+	if err := makeDir(cfg.Dir); err != nil {
+		return nil, err
+	}
+	// Every header is read and checked before anything is unsealed: a
+	// file PublicKeys refuses, Open refuses alike, before the passphrase
+	// is used.
+	files, err := readKeyFiles(cfg.Dir)
+	if err != nil {
 		return nil, err
 	}
 	pass, err := newLockedBuf(len(cfg.Passphrase))
@@ -154,18 +165,8 @@ func Open(cfg Config) (*Store, error) {
 	if !pass.locked {
 		log.Warn("keystore: couldn't mlock key memory (raise RLIMIT_MEMLOCK): secrets may be swapped out")
 	}
-	// The directory is listed, not globbed: its name is a path, and a
-	// '[' or '*' in it must not turn it into a pattern.
-	ents, err := os.ReadDir(cfg.Dir)
-	if err != nil {
-		s.Close()
-		return nil, fmt.Errorf("couldn't list keystore directory: %w", err)
-	}
-	for _, ent := range ents { // sorted by name
-		if !strings.HasSuffix(ent.Name(), ".key") {
-			continue
-		}
-		e, err := s.load(filepath.Join(cfg.Dir, ent.Name()))
+	for _, f := range files {
+		e, err := s.load(f)
 		if err != nil {
 			s.Close()
 			return nil, err
@@ -176,14 +177,56 @@ func Open(cfg Config) (*Store, error) {
 	return s, nil
 }
 
-func checkDir(dir string) error {
-	fi, err := os.Stat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
+// PublicKeys lists the keys of the keystore in dir, sorted by label, from
+// the clear headers of its key files, without the passphrase: nothing is
+// unsealed, and nothing is created (dir must exist).
+//
+// What it returns is unchecked: a header is authenticated only by its
+// sealed key (it is the additional data of the sealing), so until the key
+// is unsealed — by [Open], with the passphrase — nothing proves that the
+// label, purpose, algorithm and public key are those of the sealed private
+// key: whoever can write a key file can change its header, and only Open
+// would notice. Callers that show these keys must say so.
+//
+// It refuses what Open refuses before unsealing, with the same errors:
+// a directory or a key file that group or others may access, a key file
+// that is not a regular file or whose name is not its label, a file that is
+// not a canonical key file, a header whose purpose, algorithm or public key
+// is not one the keystore makes.
+func PublicKeys(dir string) ([]hsm.Key, error) {
+	if dir == "" {
+		return nil, errors.New("keystore directory is not set")
+	}
+	if err := checkDir(dir); err != nil {
+		return nil, err
+	}
+	files, err := readKeyFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]hsm.Key, len(files))
+	for i, f := range files {
+		keys[i] = f.hdr
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].Label < keys[j].Label })
+	return keys, nil
+}
+
+// makeDir creates the keystore directory dir (mode 0700) if it does not
+// exist, and checks it.
+func makeDir(dir string) error {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Errorf("couldn't create keystore directory: %w", err)
 		}
-		fi, err = os.Stat(dir)
 	}
+	return checkDir(dir)
+}
+
+// checkDir checks that dir is a directory that group and others have no
+// access to.
+func checkDir(dir string) error {
+	fi, err := os.Stat(dir)
 	if err != nil {
 		return fmt.Errorf("couldn't open keystore directory: %w", err)
 	}
@@ -194,6 +237,75 @@ func checkDir(dir string) error {
 		return fmt.Errorf("keystore directory %s has mode %04o: want 0700 (chmod 700 it)", dir, fi.Mode().Perm())
 	}
 	return nil
+}
+
+// A readFile is a key file read and its header checked, not unsealed.
+type readFile struct {
+	*keyFile
+	name string  // the file's base name, label + ".key"
+	hdr  hsm.Key // what the header says, unchecked against the sealed key
+}
+
+// readKeyFiles reads the key files ("*.key") of the keystore dir, in name
+// order, and checks their headers (see [readKeyFile]).
+func readKeyFiles(dir string) ([]readFile, error) {
+	// The directory is listed, not globbed: its name is a path, and a
+	// '[' or '*' in it must not turn it into a pattern.
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't list keystore directory: %w", err)
+	}
+	var files []readFile
+	for _, ent := range ents { // sorted by name
+		if !strings.HasSuffix(ent.Name(), ".key") {
+			continue
+		}
+		f, err := readKeyFile(filepath.Join(dir, ent.Name()))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// readKeyFile reads the key file name and checks all that can be checked
+// without the passphrase: a regular file of mode 0600 or stricter, a
+// canonical key file (parseKeyFile), a header the keystore could have
+// written (keyFile.key), and the file named after the header's label.
+func readKeyFile(name string) (readFile, error) {
+	base := filepath.Base(name)
+	fi, err := os.Lstat(name)
+	if err != nil {
+		return readFile{}, fmt.Errorf("couldn't read key file %s: %w", base, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return readFile{}, fmt.Errorf("key file %s is not a regular file", base)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return readFile{}, fmt.Errorf("key file %s has mode %04o: want 0600 (chmod 600 it)", base, fi.Mode().Perm())
+	}
+	fd, err := os.Open(name)
+	if err != nil {
+		return readFile{}, fmt.Errorf("couldn't read key file %s: %w", base, err)
+	}
+	defer fd.Close()
+	b, err := io.ReadAll(io.LimitReader(fd, maxFileSize+1)) // parseKeyFile refuses more
+	if err != nil {
+		return readFile{}, fmt.Errorf("couldn't read key file %s: %w", base, err)
+	}
+	f, err := parseKeyFile(b)
+	if err != nil {
+		return readFile{}, fmt.Errorf("key file %s: %w", base, err)
+	}
+	k, err := f.key()
+	if err != nil {
+		return readFile{}, fmt.Errorf("key file %s: %w", base, err)
+	}
+	if f.Label+".key" != base {
+		return readFile{}, fmt.Errorf("key file %s: label %q does not match the file name", base, f.Label)
+	}
+	return readFile{keyFile: f, name: base, hdr: k}, nil
 }
 
 // Kind is "software".
@@ -395,30 +507,9 @@ func writeNew(name string, data []byte) error {
 	return d.Sync()
 }
 
-// load reads and unseals one key file.
-func (s *Store) load(name string) (*entry, error) {
-	base := filepath.Base(name)
-	fi, err := os.Lstat(name)
-	if err != nil {
-		return nil, fmt.Errorf("couldn't read key file %s: %w", base, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("key file %s is not a regular file", base)
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return nil, fmt.Errorf("key file %s has mode %04o: want 0600 (chmod 600 it)", base, fi.Mode().Perm())
-	}
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return nil, fmt.Errorf("couldn't read key file %s: %w", base, err)
-	}
-	f, err := parseKeyFile(b)
-	if err != nil {
-		return nil, fmt.Errorf("key file %s: %w", base, err)
-	}
-	if f.Label+".key" != base {
-		return nil, fmt.Errorf("key file %s: label %q does not match the file name", base, f.Label)
-	}
+// load unseals a key file read by readKeyFile, which checked its header.
+func (s *Store) load(rf readFile) (*entry, error) {
+	f, base := rf.keyFile, rf.name
 	aead, err := s.aead(f)
 	if err != nil {
 		return nil, err

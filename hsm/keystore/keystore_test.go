@@ -105,7 +105,10 @@ func TestShortPassphrase(t *testing.T) {
 }
 
 // TestTamper changes one header field of a sealed file: the public key,
-// label-consistent purpose, or the KDF parameters are all authenticated.
+// label-consistent purpose, or the KDF parameters are all authenticated,
+// by the sealing only. PublicKeys, which reads the header without
+// unsealing, lists the substituted key (it is a valid one): this is why
+// what PublicKeys lists is unchecked; Open refuses it.
 func TestTamper(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "keys")
 	s := open(t, dir)
@@ -134,6 +137,10 @@ func TestTamper(t *testing.T) {
 	}
 	if err := os.WriteFile(name, tampered, 0o600); err != nil {
 		t.Fatal(err)
+	}
+	keys, err := keystore.PublicKeys(dir)
+	if err != nil || len(keys) != 1 || !bytes.Equal(keys[0].Public, other.Public().Bytes()) {
+		t.Errorf("PublicKeys of a file with a substituted public key: %v, %v; want the substituted key", keys, err)
 	}
 	_, err = keystore.Open(keystore.Config{Dir: dir, Passphrase: []byte(passphrase), KDF: testKDF})
 	if !errors.Is(err, hsm.ErrBadCredentials) || !strings.Contains(err.Error(), "vrf.key") {

@@ -658,9 +658,10 @@ func (c *keysCmd) fromHeaders() bool {
 
 // publicKeys lists the keys for show and export-public, and where they are.
 // A software keystore's public keys are in clear in its key files: without
-// a passphrase flag they are read from there, without the passphrase (the
-// sealed private keys are not opened). With one, and on a token, the
-// backend is opened (the token needs its PIN to list its keys).
+// a passphrase flag they are read from there by keystore.PublicKeys,
+// without the passphrase (the sealed private keys are not opened, so the
+// keys are not checked against them: show says so). With one, and on a
+// token, the backend is opened (the token needs its PIN to list its keys).
 func (c *keysCmd) publicKeys() ([]hsm.Key, string, error) {
 	if !c.fromHeaders() {
 		b, err := c.open()
@@ -680,7 +681,7 @@ func (c *keysCmd) publicKeys() ([]hsm.Key, string, error) {
 	if err := c.checkDir(); err != nil {
 		return nil, "", err
 	}
-	keys, err := softwarePublicKeys(c.dir)
+	keys, err := keystore.PublicKeys(c.dir)
 	return keys, "software keystore " + c.dir, err
 }
 
