@@ -350,9 +350,32 @@ func LoadConfig(path string) (Config, error) {
 // secretKeys are the TOML keys whose value is the path of a secret.
 var secretKeys = map[string]bool{"keys.passphrase_file": true, "keys.pin_file": true}
 
-// withDefaults fills unset fields and checks the rest. It has no side
-// effect: a config it refuses has changed nothing. Errors name the TOML key.
-func (c Config) withDefaults() (Config, error) {
+// configUse is what a config is checked for: the checks differ only by
+// what the serving daemon alone reads.
+type configUse int
+
+const (
+	// forServing: the daemon, Start (and ConfigFromFlags).
+	forServing configUse = iota
+	// forRebuild: Rebuild (and ConfigForRebuild), which opens the keys,
+	// the entropy sources, the log and the stores, and no listener.
+	forRebuild
+)
+
+// withDefaults fills unset fields and checks the rest, for the serving
+// daemon. It has no side effect: a config it refuses has changed nothing.
+// Errors name the TOML key.
+func (c Config) withDefaults() (Config, error) { return c.checkFor(forServing) }
+
+// checkFor is withDefaults for a use. A rebuild's check is the daemon's,
+// but for the game servers' TLS files (grpc.cert_file, key_file,
+// client_ca_file), which only the game servers' and auditors' listeners
+// read: a rebuild may leave them out, in part or whole. Everything else is
+// checked alike, the listeners' addresses and the admin socket included:
+// they have defaults, so a rebuild's config need not name them, and one it
+// names wrongly is a config rngd would refuse, which a rebuild should not
+// pass over in silence.
+func (c Config) checkFor(use configUse) (Config, error) {
 	if c.DataDir == "" {
 		c.DataDir = "./data"
 	}
@@ -383,7 +406,7 @@ func (c Config) withDefaults() (Config, error) {
 			c.GRPC.ClientCAFile = p.CA()
 		}
 	}
-	if c.GRPC.CertFile == "" || c.GRPC.KeyFile == "" || c.GRPC.ClientCAFile == "" {
+	if use == forServing && (c.GRPC.CertFile == "" || c.GRPC.KeyFile == "" || c.GRPC.ClientCAFile == "") {
 		return c, errors.New("config grpc: cert_file, key_file and client_ca_file are required (mutual TLS)")
 	}
 
@@ -720,6 +743,24 @@ func checkListen(key, addr string) error {
 // is checked whole, as Start checks it: an error here is a usage error
 // (cmd/rngd exits 2) and nothing has been created or changed.
 func ConfigFromFlags(path string, dev bool) (Config, error) {
+	return configFrom(path, dev, forServing)
+}
+
+// ConfigForRebuild is the config of a rebuild (Rebuild, rngctl state
+// rebuild): the file at path (if any), with dev mode forced on by dev,
+// checked as ConfigFromFlags checks it, with one difference: the game
+// servers' TLS files (grpc.cert_file, key_file and client_ca_file), which a
+// rebuild never reads, may be left out. An unknown key, a bad value, dev
+// mode in a binary built without it: all are refused as rngd refuses them,
+// naming the file and the key. As with ConfigFromFlags, the config returned
+// is the one read, not completed: Rebuild fills in its defaults. A config
+// without the TLS files is refused by Start.
+func ConfigForRebuild(path string, dev bool) (Config, error) {
+	return configFrom(path, dev, forRebuild)
+}
+
+// configFrom is ConfigFromFlags, for a use.
+func configFrom(path string, dev bool, use configUse) (Config, error) {
 	var c Config
 	if path != "" {
 		var err error
@@ -731,7 +772,7 @@ func ConfigFromFlags(path string, dev bool) (Config, error) {
 		c.Dev = true
 	}
 	c.Version = Version()
-	if _, err := c.withDefaults(); err != nil {
+	if _, err := c.checkFor(use); err != nil {
 		if path != "" {
 			err = fmt.Errorf("%s: %w", path, err)
 		}

@@ -1093,9 +1093,12 @@ func Run(ctx context.Context, cfg Config) error {
 }
 
 // Rebuild rebuilds the state store of a stopped daemon from its log
-// (rngctl state rebuild). It returns the number of records replayed.
+// (rngctl state rebuild). It returns the number of records replayed. The
+// config is checked as Start checks it, but the game servers' TLS files
+// (grpc.cert_file, key_file, client_ca_file) may be left out: a rebuild
+// opens no listener (ConfigForRebuild).
 func Rebuild(ctx context.Context, cfg Config) (uint64, error) {
-	cfg, err := cfg.withDefaults()
+	cfg, err := cfg.checkFor(forRebuild)
 	if err != nil {
 		return 0, err
 	}

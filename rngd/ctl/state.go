@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/BurntSushi/toml"
-
 	"tirage.fr/tirage/rngd"
 )
 
@@ -98,21 +96,17 @@ func checkDataDir(cfg rngd.Config) error {
 	return nil
 }
 
-// unusedByRebuild stands for the [grpc] certificate files a rebuild's
-// config leaves out: rngd.Rebuild opens no listener.
-const unusedByRebuild = "(not used by rngctl state rebuild)"
-
 // loadRebuildConfig is the config of a rebuild: the file at path (if any), in
-// dev mode with dev, checked as rngd checks it (rngd.ConfigFromFlags),
-// except that the game servers' certificate files, which a rebuild does not
-// read, may be left out. Errors name the flag that was given.
+// dev mode with dev, checked as rngd checks it, except that the game
+// servers' certificate files, which a rebuild does not read, may be left out
+// (rngd.ConfigForRebuild). Errors name the flag that was given.
 func loadRebuildConfig(path string, dev bool) (rngd.Config, error) {
 	if dev && !devBuild {
 		return rngd.Config{}, errors.New("--dev: this rngctl was built without dev mode: use an rngctl built with -tags tirage_dev " +
 			"(go build -tags tirage_dev -o bin/rngctl-dev ./cmd/rngctl), or --config FILE (docs/rngd.md, Rebuild)")
 	}
 	if path == "" {
-		cfg, err := rngd.ConfigFromFlags("", dev)
+		cfg, err := rngd.ConfigForRebuild("", dev)
 		if err != nil {
 			return cfg, fmt.Errorf("--dev: %w", err)
 		}
@@ -123,51 +117,13 @@ func loadRebuildConfig(path string, dev bool) (rngd.Config, error) {
 		return file, fmt.Errorf("--config: %w", err) // names path
 	}
 	if file.Dev && !devBuild {
+		// Before rngd's check, whose error names rngd.
 		return file, fmt.Errorf("--config %s: dev = true, but this rngctl was built without dev mode: use an rngctl built with -tags tirage_dev "+
 			"(go build -tags tirage_dev -o bin/rngctl-dev ./cmd/rngctl), or a config without dev (docs/rngd.md, Rebuild)", path)
 	}
-	g := file.GRPC
-	if dev || file.Dev || g.CertFile != "" && g.KeyFile != "" && g.ClientCAFile != "" {
-		// Dev mode names its own certificates.
-		cfg, err := rngd.ConfigFromFlags(path, dev)
-		if err != nil {
-			return cfg, fmt.Errorf("--config: %w", err)
-		}
-		return cfg, nil
-	}
-	// rngd's check requires the certificate files (rngd/config.go,
-	// withDefaults), and rngd exports no check of a Config: the file is
-	// checked as written, with the missing names filled in, through a
-	// private copy.
-	var raw map[string]any
-	if _, err := toml.DecodeFile(path, &raw); err != nil {
-		return file, fmt.Errorf("--config: couldn't read config %s: %w", path, err)
-	}
-	tls, _ := raw["grpc"].(map[string]any)
-	if tls == nil {
-		tls = map[string]any{}
-		raw["grpc"] = tls
-	}
-	for _, k := range []string{"cert_file", "key_file", "client_ca_file"} {
-		if v, _ := tls[k].(string); v == "" {
-			tls[k] = unusedByRebuild
-		}
-	}
-	tmp, err := os.CreateTemp("", "rngctl-rebuild-*.toml")
+	cfg, err := rngd.ConfigForRebuild(path, dev)
 	if err != nil {
-		return file, fmt.Errorf("--config %s: couldn't check it: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	err = toml.NewEncoder(tmp).Encode(raw)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return file, fmt.Errorf("--config %s: couldn't check it: %w", path, err)
-	}
-	cfg, err := rngd.ConfigFromFlags(tmp.Name(), false)
-	if err != nil {
-		return cfg, fmt.Errorf("--config: %s", strings.ReplaceAll(err.Error(), tmp.Name(), path))
+		return cfg, fmt.Errorf("--config: %w", err) // names path
 	}
 	return cfg, nil
 }
