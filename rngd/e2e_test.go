@@ -784,6 +784,18 @@ func TestE2EReceiptWait(t *testing.T) {
 	if err != nil || v.Included != 1 {
 		t.Fatalf("%+v %v", v, err)
 	}
+	// Picks made at once after their start (the start's commit to the
+	// state store may still linger) carry the start that binds their α.
+	for i, code := range codes1[2:] {
+		g := start(t, a, code).Game
+		p, err := a.Pick(context.Background(), &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: loadtest.NextNumber(g)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Receipt.Checkpoint) == 0 || len(p.Receipt.StartRecord) == 0 || len(p.Receipt.StartInclusionProof) == 0 && p.Receipt.StartLogIndex > 0 {
+			t.Fatalf("pick %d right after its start: receipt without its start record or proofs: %v", i, p.Receipt)
+		}
+	}
 }
 
 // The admin socket admits only the configured Unix users (kernel peer
