@@ -56,9 +56,13 @@ backend flags (all subcommands):
   prompt, without echo, on a terminal; else one line, without a prompt (a pipe).
   A secret is never taken from a flag.
   show and export-public need no passphrase: a software keystore's public keys
-  are in clear in its key files, and are read from there when no passphrase
-  flag is given (with one, the keys are unsealed: that checks them too).
-  A token needs its PIN to list its keys.
+  are in clear in its key files' headers, and are read from there when no
+  passphrase flag is given. Those headers are authenticated only by the sealed
+  keys, so keys read so are unchecked (show marks their fingerprints and pins,
+  export-public says so on stderr): to check them, give --passphrase-file or
+  --passphrase-fd (the keys are unsealed, which checks every header). Publish
+  pins from such a run, not from the headers. A token needs its PIN to list
+  its keys.
 
 init and announce:
   --announcement FILE         where to write the announcement leaf (required; never overwritten)
@@ -629,7 +633,7 @@ func (c *keysCmd) reportAnnouncement(b hsm.Backend, leaf []byte) error {
 	if err != nil {
 		return err
 	}
-	c.printKeys(keys, c.where(b), b.Software(), "")
+	c.printKeys(keys, c.where(b), b.Software(), false)
 	h := record.LeafHash(leaf)
 	fmt.Fprintf(c.env.Stdout, "announcement: %s (%d bytes, leaf hash %x)\n", c.announcement, len(leaf), h[:])
 	fmt.Fprintln(c.env.Stdout, "append it as the log's first entry before any draw (rngd does so at its first start).")
@@ -641,13 +645,19 @@ func (c *keysCmd) show() error {
 	if err != nil {
 		return err
 	}
-	var how string
-	if c.fromHeaders() {
-		how = "read from the key files' clear headers without the passphrase, not checked against the sealed keys (--passphrase-file or --passphrase-fd checks them)"
-	}
-	c.printKeys(keys, where, c.backend == "software", how)
+	c.printKeys(keys, where, c.backend == "software", c.fromHeaders())
 	return nil
 }
+
+// uncheckedNote is what show and export-public say of keys read from a
+// software keystore's clear headers (fromHeaders): nothing has checked them
+// against the sealed keys, which alone authenticate the headers, so a
+// changed header would print another key (that rngd would refuse to open).
+// Pins for auditors come from a run with the passphrase, or from rngd.
+const (
+	uncheckedNote = "public keys read from the key files' clear headers without the passphrase, not checked against the sealed keys: give --passphrase-file or --passphrase-fd to check them before publishing them"
+	uncheckedMark = "from the header, unchecked: give --passphrase-file or --passphrase-fd to check it"
+)
 
 // fromHeaders reports whether show and export-public read a software
 // keystore's public keys from its files' clear headers: when no
@@ -660,8 +670,9 @@ func (c *keysCmd) fromHeaders() bool {
 // A software keystore's public keys are in clear in its key files: without
 // a passphrase flag they are read from there by keystore.PublicKeys,
 // without the passphrase (the sealed private keys are not opened, so the
-// keys are not checked against them: show says so). With one, and on a
-// token, the backend is opened (the token needs its PIN to list its keys).
+// keys are not checked against them: show and export-public say so). With
+// one, and on a token, the backend is opened (the token needs its PIN to
+// list its keys).
 func (c *keysCmd) publicKeys() ([]hsm.Key, string, error) {
 	if !c.fromHeaders() {
 		b, err := c.open()
@@ -687,24 +698,28 @@ func (c *keysCmd) publicKeys() ([]hsm.Key, string, error) {
 
 // printKeys prints keys with their fingerprints and, for a VRF key, the pin
 // auditors give rngverify (--pin SUITE:FINGERPRINT; a log key's pin is its
-// bare fingerprint, printed when this run knows which key it is). how, if
-// not empty, says how the keys were read.
-func (c *keysCmd) printKeys(keys []hsm.Key, where string, software bool, how string) {
+// bare fingerprint, printed when this run knows which key it is).
+// fromHeaders says the keys were read from a software keystore's clear
+// headers, unchecked: it is said once above the keys and again on every
+// fingerprint and pin line, the lines operators copy.
+func (c *keysCmd) printKeys(keys []hsm.Key, where string, software, fromHeaders bool) {
 	if software {
 		where += " (development only)"
 	}
 	fmt.Fprintf(c.env.Stdout, "backend: %s, %d keys\n", where, len(keys))
-	if how != "" {
-		fmt.Fprintf(c.env.Stdout, "public keys %s\n", how)
+	fpMark, pinMark := "", ""
+	if fromHeaders {
+		fmt.Fprintln(c.env.Stdout, uncheckedNote)
+		fpMark, pinMark = " (from the header, unchecked)", "; "+uncheckedMark
 	}
 	for _, k := range keys {
-		fmt.Fprintf(c.env.Stdout, "\nkey %s\n  purpose:     %s\n  algorithm:   %s\n  fingerprint: SHA256:%s\n",
-			k.Label, k.Purpose, k.Algorithm, k.Fingerprint())
+		fmt.Fprintf(c.env.Stdout, "\nkey %s\n  purpose:     %s\n  algorithm:   %s\n  fingerprint: SHA256:%s%s\n",
+			k.Label, k.Purpose, k.Algorithm, k.Fingerprint(), fpMark)
 		switch {
 		case k.Purpose == hsm.PurposeVRF:
-			fmt.Fprintf(c.env.Stdout, "  pin:         %s (rngverify --pin)\n", vrfPin(k))
+			fmt.Fprintf(c.env.Stdout, "  pin:         %s (rngverify --pin%s)\n", vrfPin(k), pinMark)
 		case k.Purpose == hsm.PurposeSign && c.logLabel != "" && k.Label == c.logLabel:
-			fmt.Fprintf(c.env.Stdout, "  pin:         %s (rngverify --pin: the log key)\n", k.Fingerprint())
+			fmt.Fprintf(c.env.Stdout, "  pin:         %s (rngverify --pin: the log key%s)\n", k.Fingerprint(), pinMark)
 		}
 		fmt.Fprintf(c.env.Stdout, "  public key:  %x\n", k.Public)
 	}
@@ -746,6 +761,11 @@ func (c *keysCmd) exportPublic() error {
 				return fmt.Errorf("key %q is a compressed P-256 point, not a SubjectPublicKeyInfo: %s", k.Label, hint)
 			}
 		}
+	}
+	// Standard output is the key material alone, whatever its source: that
+	// the keys are unchecked goes to standard error, once they are printable.
+	if c.fromHeaders() {
+		fmt.Fprintf(c.env.Stderr, "%s: note: %s\n", c.name, uncheckedNote)
 	}
 	for _, k := range selected {
 		switch {
