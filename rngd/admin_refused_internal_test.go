@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -12,6 +13,9 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 )
 
 // The refused peers' log lines: one per uid per minute, the next one
@@ -129,5 +133,19 @@ func TestAdminGateNoCredentials(t *testing.T) {
 	}
 	if _, _, err := (adminCreds{}).ServerHandshake(nil); err == nil {
 		t.Error("adminCreds accepted a connection without peer credentials")
+	}
+}
+
+// adminMaxRecvMsgSize holds ImportTickets' largest message (10,000 tickets)
+// at its worst (every stake a 10-byte varint), as its comment reckons, four
+// times over.
+func TestAdminMaxRecvMsgSizeHoldsABatch(t *testing.T) {
+	batch := &adminv1.TicketBatch{}
+	for range 10_000 {
+		batch.Tickets = append(batch.Tickets, &adminv1.Ticket{TicketHash: make([]byte, 32), StakeCents: math.MinInt64})
+	}
+	n := proto.Size(&adminv1.ImportManifestRequest{Part: &adminv1.ImportManifestRequest_Tickets{Tickets: batch}})
+	if n != 470_004 || 4*n > adminMaxRecvMsgSize {
+		t.Errorf("a batch of 10,000 tickets at worst: %d bytes, want 470,004, at most a quarter of adminMaxRecvMsgSize (%d)", n, adminMaxRecvMsgSize)
 	}
 }

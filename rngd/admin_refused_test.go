@@ -116,6 +116,145 @@ func TestAdminRefusedUID(t *testing.T) {
 	}
 }
 
+// A refused peer's unary call was refused by an interceptor, which gRPC
+// runs only once it has read and decoded the whole request, on a goroutine
+// of its own: on each of its connections (mode 0666 when admin.allowed_uids
+// names another user) any local user could have rngd take in up to 4 MiB
+// per stream, streams without bound, before answering PERMISSION_DENIED.
+// Now the call is refused when its headers arrive (adminTap), before its
+// body is read: a call whose body never comes is answered at once (it was
+// left waiting for it), and one larger than any limit gRPC enforces on a
+// body it reads (beyond its default 4 MiB, so beyond
+// adminMaxRecvMsgSize too) is refused PERMISSION_DENIED, not
+// RESOURCE_EXHAUSTED. Streams the same, on the one connection.
+func TestAdminRefusedBeforeBody(t *testing.T) {
+	self := os.Getuid()
+	td := newTestDaemon(t, func(c *Config) { c.Admin.AllowedUIDs = []int{self + 4242} })
+	wantMsg := fmt.Sprintf("uid %d is not in rngd's admin.allowed_uids", self)
+	refused := func(what string, err error) {
+		t.Helper()
+		st := status.Convert(err)
+		if err == nil || st.Code() != codes.PermissionDenied || st.Message() != wantMsg {
+			t.Errorf("%s: %v, want PermissionDenied %q", what, err, wantMsg)
+		}
+	}
+	cc := td.adminClientConn()
+
+	// A body larger than gRPC's default limit (4 MiB): refused for the
+	// peer, not for the size.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	huge := strings.Repeat("x", 5<<20)
+	_, err := adminv1.NewAdminClient(cc).CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: huge, EmissionId: "H", ClosureDate: "2026-12-15"})
+	refused("CreateEmission of 5 MiB", err)
+	_, err = adminv1.NewAdminClient(cc).CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: huge[:3<<20], EmissionId: "H", ClosureDate: "2026-12-15"})
+	refused("CreateEmission of 3 MiB", err) // beyond adminMaxRecvMsgSize, within gRPC's default
+	hs, err := adminv1.NewAdminClient(cc).ImportManifest(ctx)
+	if err == nil {
+		hs.Send(&adminv1.ImportManifestRequest{Part: &adminv1.ImportManifestRequest_Header{Header: &adminv1.ManifestHeader{RequestId: huge}}})
+		_, err = hs.CloseAndRecv()
+	}
+	refused("ImportManifest of 5 MiB", err)
+
+	// Many at once, on one connection: each refused, none waits for
+	// another (no stream is taken in, so none counts against the
+	// connection's streams).
+	var wg sync.WaitGroup
+	errs := make([]error, 4*adminMaxConcurrentStreams)
+	for i := range errs {
+		wg.Go(func() {
+			_, errs[i] = adminv1.NewAdminClient(cc).CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: huge[:256<<10], EmissionId: "H", ClosureDate: "2026-12-15"})
+		})
+	}
+	wg.Wait()
+	bad := 0
+	for _, err := range errs {
+		if status.Code(err) != codes.PermissionDenied {
+			if bad == 0 {
+				refused("a concurrent CreateEmission", err)
+			}
+			bad++
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d concurrent CreateEmissions not refused PermissionDenied", bad, len(errs))
+	}
+
+	// Headers, no body: a unary method's stream left open (last: the
+	// calls above find the connection within its refusedConnLifetime). Its
+	// answer cannot wait for a request that never comes.
+	for _, m := range []string{adminv1.Admin_Status_FullMethodName, adminv1.Admin_CreateEmission_FullMethodName, healthpb.Health_Check_FullMethodName} {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		st, err := cc.NewStream(ctx, &grpc.StreamDesc{ClientStreams: true, ServerStreams: true}, m)
+		if err == nil {
+			err = st.RecvMsg(new(adminv1.StatusResponse))
+		}
+		cancel()
+		refused(m+" without its request", err)
+	}
+
+	if _, err := td.d.engine.emission("H"); status.Code(err) != codes.NotFound {
+		t.Errorf("emission H after refused CreateEmissions: %v, want NotFound", err)
+	}
+}
+
+// The admin server took requests of up to 4 MiB (gRPC's default) and any
+// number of streams per connection. An admitted peer's request beyond
+// adminMaxRecvMsgSize is refused RESOURCE_EXHAUSTED; a manifest's largest
+// message (ImportTickets: a batch of 10,000 tickets) is well within it; a
+// connection serves adminMaxConcurrentStreams streams at once, and a call
+// beyond them waits for one to end (it is not refused).
+func TestAdminLimits(t *testing.T) {
+	td := newTestDaemon(t) // admin.allowed_uids: the test's uid
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cc := td.adminClientConn()
+	adm := adminv1.NewAdminClient(cc)
+
+	big := strings.Repeat("x", adminMaxRecvMsgSize+1)
+	_, err := adm.CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: big, EmissionId: "L", ClosureDate: "2026-12-15"})
+	if status.Code(err) != codes.ResourceExhausted {
+		t.Errorf("CreateEmission of %d bytes: %v, want ResourceExhausted", len(big), err)
+	}
+
+	// A full batch and then some.
+	if _, err := adm.CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: "em-L", EmissionId: "L", ClosureDate: "2026-12-15"}); err != nil {
+		t.Fatal(err)
+	}
+	_, tickets := DemoTickets("L", []byte("test seed"), 10_001)
+	if r, err := ImportTickets(ctx, adm, "mf-L", "L", tickets); err != nil || r.Count != 10_001 {
+		t.Fatalf("ImportTickets of 10,001 tickets: %v, %v", r, err)
+	}
+
+	// adminMaxConcurrentStreams health Watch streams hold the connection's
+	// streams; one more call waits until one of them ends.
+	hc := healthpb.NewHealthClient(cc)
+	wctx, stopWatches := context.WithCancel(ctx)
+	defer stopWatches()
+	cancels := make([]context.CancelFunc, adminMaxConcurrentStreams)
+	for i := range cancels {
+		var c context.Context
+		c, cancels[i] = context.WithCancel(wctx)
+		w, err := hc.Watch(c, &healthpb.HealthCheckRequest{})
+		if err == nil {
+			_, err = w.Recv() // the server has the stream
+		}
+		if err != nil {
+			t.Fatalf("Watch %d: %v", i, err)
+		}
+	}
+	short, cancelShort := context.WithTimeout(ctx, 500*time.Millisecond)
+	_, err = hc.Check(short, &healthpb.HealthCheckRequest{})
+	cancelShort()
+	if status.Code(err) != codes.DeadlineExceeded {
+		t.Errorf("Check beyond %d open streams: %v, want DeadlineExceeded (waiting for a stream)", adminMaxConcurrentStreams, err)
+	}
+	cancels[0]()
+	if _, err := hc.Check(ctx, &healthpb.HealthCheckRequest{}); err != nil {
+		t.Errorf("Check once a stream ended: %v", err)
+	}
+}
+
 // adminClientConn is a new client connection to the admin socket.
 func (td *testDaemon) adminClientConn() *grpc.ClientConn {
 	td.t.Helper()

@@ -33,6 +33,7 @@ import (
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/tap"
 
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
@@ -179,14 +180,20 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 		reflection.Register(d.audit)
 	}
 
-	// The admin socket's server: every call first goes through the gate
-	// (adminGate), outermost in the chain, before it is observed or
-	// handled; the peer credentials it checks come with the connection
-	// (peerCredListener, adminCreds).
+	// The admin socket's server: a refused peer's call is refused by the
+	// tap (adminTap), on the transport's goroutine as its headers arrive,
+	// before a stream or its body is taken in; the interceptors' gate
+	// (adminGate, outermost in the chain, before a call is observed or
+	// handled) checks again. The peer credentials both check come with the
+	// connection (peerCredListener, adminCreds). An admitted peer's calls
+	// are bounded too (adminMaxConcurrentStreams, adminMaxRecvMsgSize).
 	if pl, ok := l.admin.(*peerCredListener); ok {
 		pl.observe(d.log, e.metrics.adminRefused)
 	}
 	d.admin = grpc.NewServer(grpc.Creds(adminCreds{}),
+		grpc.InTapHandle(adminTap),
+		grpc.MaxConcurrentStreams(adminMaxConcurrentStreams),
+		grpc.MaxRecvMsgSize(adminMaxRecvMsgSize),
 		grpc.ChainUnaryInterceptor(adminGate, d.observe), grpc.ChainStreamInterceptor(adminGateStream, d.observeStream))
 	adminv1.RegisterAdminServer(d.admin, &adminService{e: e, addrs: func() []string {
 		a := d.Addrs()
@@ -872,8 +879,45 @@ func adminAdmitted(ctx context.Context) error {
 	return nil
 }
 
+// adminTap is the admin server's tap: a refused peer's call (adminAdmitted)
+// is answered PERMISSION_DENIED as soon as its headers arrive, on the
+// connection's transport goroutine: no stream is created, no goroutine
+// started, its body (the DATA frames that follow, discarded) never read nor
+// decoded. The interceptors come later: for a unary call gRPC reads and
+// decodes the whole request (up to the receive limit) on a goroutine of its
+// own before any interceptor runs, so a refused peer could have had rngd
+// buffer a request per stream, on every connection it holds.
+//
+// The peer is in ctx: gRPC serves a connection's streams with its peer
+// (peer.NewContext, its AuthInfo the adminPeer adminCreds handed over), and
+// the tap's ctx is the stream's, derived from it. gRPC answers a tap's
+// status error with that status (code and message), RST_STREAM'ing the
+// stream when the client has not ended it.
+func adminTap(ctx context.Context, _ *tap.Info) (context.Context, error) {
+	return ctx, adminAdmitted(ctx)
+}
+
+const (
+	// adminMaxConcurrentStreams bounds an admin connection's streams: the
+	// operator's tools make one call at a time (a client beyond the bound
+	// waits for a stream, it is not refused), and health's Watch streams
+	// are few.
+	adminMaxConcurrentStreams = 16
+	// adminMaxRecvMsgSize bounds an admin request message. The largest the
+	// admin API takes are ImportManifest's ticket batches: ImportTickets
+	// (rngctl emission import, the demo) sends 10,000 tickets per message,
+	// at most 47 bytes each (a 32-byte hash and a stake, a 10-byte varint
+	// at worst, with their tags and lengths): 470,004 bytes with the
+	// message's own tag and length. Every other admin request is a few
+	// short strings (the tests send a 1 MiB emission id, to see it quoted
+	// short: TestRefusalQuotesInput). 2 MiB is over four times the largest
+	// batch, half gRPC's default (4 MiB).
+	adminMaxRecvMsgSize = 2 << 20
+)
+
 // adminGate is the admin server's first unary interceptor: a refused
-// peer's call goes no further.
+// peer's call goes no further (adminTap refuses it before; this is the
+// second line).
 func adminGate(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if err := adminAdmitted(ctx); err != nil {
 		return nil, err
