@@ -20,7 +20,19 @@ package trillian
 // integrated is not appended twice — and returns only once each is
 // integrated in a tree it signed and verified (Config.PendingTimeout; past
 // it Open fails with ErrUnavailable and rngd does not start), then removes
-// the file. Whatever runs after Open (rngd's catch-up) finds those leaves
+// the file. A leaf Trillian refuses as invalid (InvalidArgument, the first
+// answer to Open's QueueLeaf) is the exception: that refusal is about the
+// request alone, so no QueueLeaf of the leaf, before the restart included,
+// ever queued it — its record is that of an append refused so, killed
+// before the rewrite that drops it (below). Open drops it with a warning
+// naming the leaf's hash and the refusal, instead of failing at every
+// start. Any other answer is waited for as before: Unavailable, a deadline
+// or a lost reply are sent again until PendingTimeout, and the refusals
+// that do not prove the leaf was never queued — the tree not found,
+// draining (its queued leaves are still integrated) or frozen, a quota, a
+// configuration (PermissionDenied, FailedPrecondition, Unauthenticated,
+// Unimplemented, ResourceExhausted) — fail Open (leafRefused).
+// Whatever runs after Open (rngd's catch-up) finds those leaves
 // in the log, and nothing can contradict them. Open first fsyncs the file
 // and its directory: a process killed between a write and its fsync left
 // records in the page cache only, of leaves it had not queued — but which
@@ -52,7 +64,11 @@ package trillian
 //     below): after a refusal by Trillian the log stays open and the
 //     caller may retry at once, and the next Open must not integrate the
 //     leaf behind the retry. (An append that finds the log closed or
-//     failed closed before its write records nothing.)
+//     failed closed before its write records nothing.) Killed before that
+//     rewrite, it leaves its record: Open queues the leaf again, and drops
+//     the record if Trillian refuses the leaf as invalid (above), but
+//     fails on the other refusals, which do not prove that the leaf was
+//     never queued.
 //   - Failed after its QueueLeaf was sent (timed out, replies lost, woken
 //     by the log failing closed or by Close): it stays outstanding, its
 //     record in the file until the next Open, and the log fails closed
@@ -80,15 +96,19 @@ package trillian
 //
 // A crash during a write leaves a torn tail: an empty file, part of the
 // header, or a last record too short for its length prefix, leaf and
-// checksum. The appends whose records were torn had not sent their
-// QueueLeaf (it waits for the write's fsync) and never returned: Trillian
-// does not hold their leaves. Open keeps the whole records before the
-// tail, drops the tail with a warning naming its bytes, and rewrites the
-// file durably before use (or removes it, with no whole record left).
-// Anything else that does not parse — another header, a length out of
-// range, a whole record failing its checksum, bytes after the last record
-// that cannot begin one — is corruption, and refused: the leaves it held
-// cannot be waited for.
+// checksum — or zeros: a power loss during an appending write may leave
+// the file longer than its data, the rest reading as zeros (XFS, ext4
+// with data=writeback), so the tail may be, or end with, zeros to the end
+// of the file (after part of the header, after the last whole record).
+// The appends whose records were torn had not sent their QueueLeaf (it
+// waits for the write's fsync) and never returned: Trillian does not hold
+// their leaves. Open keeps the whole records before the tail, drops the
+// tail with a warning naming its bytes, and rewrites the file durably
+// before use (or removes it, with no whole record left). Anything else
+// that does not parse — another header, a length out of range (a zero
+// length followed by anything but zeros included), a whole record failing
+// its checksum, bytes after the last record that cannot begin one — is
+// corruption, and refused: the leaves it held cannot be waited for.
 //
 // A write, cut or rewrite that fails while rngd runs leaves the file as it
 // was or with the same torn tail (a failed write), the old file or the new
@@ -115,6 +135,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -158,18 +179,32 @@ func appendPendingRecord(b, leaf []byte) []byte {
 // writing leaves. Corruption is an error naming the first malformed byte
 // range.
 func parsePending(data []byte) (leaves [][]byte, n int, err error) {
-	if len(data) < len(pendingMagic) {
-		if string(data) != pendingMagic[:len(data)] {
+	if len(data) < len(pendingMagic) || string(data[:len(pendingMagic)]) != pendingMagic {
+		// A torn header: part of it, then maybe zeros (the header holds
+		// none) — the file's first write, whose records were not durable
+		// either.
+		k := 0
+		for k < len(data) && k < len(pendingMagic) && data[k] == pendingMagic[k] {
+			k++
+		}
+		if !allZero(data[k:]) {
 			return nil, 0, errors.New("no pending-leaves header")
 		}
-		return nil, 0, nil // torn header
-	}
-	if string(data[:len(pendingMagic)]) != pendingMagic {
-		return nil, 0, errors.New("no pending-leaves header")
+		return nil, 0, nil
 	}
 	off := len(pendingMagic)
 	for off < len(data) {
 		rest := data[off:]
+		if allZero(rest) {
+			// Zeros to the end of the file: a file system that extended
+			// the file in a crash (power loss during an appending write)
+			// before the data reached the disk, as XFS or ext4 with
+			// data=writeback may. No record is all zeros (its length
+			// is not 0), so this is the unwritten part of the last
+			// write, whose fsync never returned: its QueueLeafs were
+			// not sent. Zeros followed by anything else are damage.
+			break
+		}
 		if len(rest) < 4 {
 			// A torn length prefix, if a length in range can begin so:
 			// the smallest it can begin is in range (the largest is
@@ -202,6 +237,16 @@ func parsePending(data []byte) (leaves [][]byte, n int, err error) {
 		off += 4 + int(n) + 4
 	}
 	return leaves, off, nil
+}
+
+// allZero reports whether b holds only zeros (or nothing).
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // wholeRecordAfter reports the first offset from i where a whole record
@@ -245,12 +290,12 @@ func (l *Log) loadPending() error {
 		}
 		// Torn before its first record was whole: the append it was
 		// written for had not sent its QueueLeaf, and never returned.
-		l.cfg.Logger.Warn("trillian: the pending-leaves file holds no whole record (a crash while its first record was written, before that leaf was queued): removing it",
+		l.cfg.Logger.Warn("trillian: the pending-leaves file holds no whole record (a crash while its first record was written, before that leaf was queued; what was not written may read as zeros): removing it",
 			"file", path, "dropped_bytes", len(raw))
 		return l.removePending()
 	}
 	if n < len(raw) {
-		l.cfg.Logger.Warn("trillian: the pending-leaves file ends with a torn record (a crash while it was written, before its leaf was queued): dropping it, keeping the whole records before it",
+		l.cfg.Logger.Warn("trillian: the pending-leaves file ends with a torn record (a crash while it was written, before its leaf was queued; what was not written may read as zeros): dropping it, keeping the whole records before it",
 			"file", path, "kept_records", len(leaves), "dropped_offset", n, "dropped_bytes", len(raw)-n)
 		if err := atomicfile.Write(path, raw[:n], 0o600); err != nil {
 			return fmt.Errorf("trillian: %w: couldn't drop the torn tail of the pending-leaves file %s: %w", transparency.ErrUnavailable, path, err)
@@ -670,12 +715,26 @@ func (l *Log) settlePending(ctx context.Context) error {
 	pctx, cancel := context.WithTimeout(ctx, l.cfg.PendingTimeout)
 	defer cancel()
 	errs := make([]error, len(leaves))
+	var refused atomic.Int64
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(settleWorkers, len(leaves)) {
 		wg.Go(func() {
 			for i := range next {
-				_, _, errs[i] = l.append(pctx, leaves[i])
+				_, sent, err := l.append(pctx, leaves[i])
+				if !sent && leafRefused(err) {
+					// Trillian refuses the leaf itself: no QueueLeaf of
+					// it, before the restart included, queued it (an
+					// append refused so, killed before it removed its
+					// record). Nothing to wait for; refusing to open
+					// would refuse every start.
+					h := tlog.RecordHash(leaves[i])
+					l.cfg.Logger.Warn("trillian: Trillian refuses a leaf recorded in the pending-leaves file (an append refused so before the restart, its record not removed yet): it holds nothing for that leaf, not waiting for it; its record goes with the file",
+						"leaf_hash", fmt.Sprintf("%x", h[:]), "leaf_bytes", len(leaves[i]), "file", l.pendingPath(), "err", err)
+					refused.Add(1)
+					err = nil
+				}
+				errs[i] = err
 			}
 		})
 	}
@@ -701,6 +760,6 @@ func (l *Log) settlePending(ctx context.Context) error {
 		return fmt.Errorf("trillian: %w: %d of the %d leaves recorded before the restart (appends in flight or failed then, listed in %s) not integrated within %v (signer or database still stalled?): refusing to open, since a new append could contradict them: %w",
 			transparency.ErrUnavailable, failed, len(leaves), l.pendingPath(), l.cfg.PendingTimeout, first)
 	}
-	l.cfg.Logger.Info("trillian: the leaves recorded before the log was reopened are integrated", "count", len(leaves))
+	l.cfg.Logger.Info("trillian: the leaves recorded before the log was reopened are integrated", "count", len(leaves)-int(refused.Load()), "refused", refused.Load())
 	return l.removePending()
 }

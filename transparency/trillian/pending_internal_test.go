@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -66,17 +67,24 @@ func TestPendingFileRoundTrip(t *testing.T) {
 }
 
 // parsePending accepts the files writePending makes and every prefix of
-// them (what a crash while writing leaves), and nothing else: what it
-// accepts is its whole records, re-encoding to the same bytes, then a torn
-// tail that some record's beginning completes; every prefix of a file it
-// accepts whole is accepted, with a prefix of its leaves; nothing makes it
-// panic or allocate beyond the input.
+// them (what a crash while writing leaves), followed or not by zeros (what
+// a file system that extended the file in a power loss leaves), and
+// nothing else: what it accepts is its whole records, re-encoding to the
+// same bytes, then a torn tail that is zeros or that some record's
+// beginning completes; every prefix of a file it accepts whole is
+// accepted, with a prefix of its leaves, and so is the file followed by
+// zeros, but not by zeros then another byte; nothing makes it panic or
+// allocate beyond the input.
 func FuzzParsePending(f *testing.F) {
 	one := appendPendingRecord([]byte(pendingMagic), []byte("leaf"))
 	two := appendPendingRecord(bytes.Clone(one), bytes.Repeat([]byte{0xff}, 300))
+	zeros := make([]byte, 64)
 	for _, seed := range [][]byte{
 		nil, []byte(pendingMagic), []byte(pendingMagic[:5]), one, two, one[:len(one)-1], two[:len(one)+2],
 		append(bytes.Clone(two), 0), append(bytes.Clone(two), 0xff, 0xff), append(bytes.Clone(one), "garbage"...),
+		append(bytes.Clone(two), 0, 0, 0, 0), append(bytes.Clone(one), zeros...), append(bytes.Clone(one), 0, 0, 0, 0, 1),
+		append(bytes.Clone(one), append(zeros[:8], one[len(pendingMagic):]...)...), zeros, append([]byte(pendingMagic[:5]), zeros...),
+		append(bytes.Clone(two[:len(one)+9]), zeros...),
 	} {
 		f.Add(seed)
 	}
@@ -91,8 +99,25 @@ func FuzzParsePending(f *testing.F) {
 		if n < 0 || n > len(data) {
 			t.Fatalf("well-formed prefix %d of %d bytes", n, len(data))
 		}
+		if n == len(data) {
+			// Followed by zeros, the same; by zeros then another byte,
+			// refused.
+			for _, z := range []int{1, 4, 9, 300} {
+				more := append(bytes.Clone(data), make([]byte, z)...)
+				if got, m, err := parsePending(more); err != nil || m != n || !slices.EqualFunc(got, leaves, bytes.Equal) {
+					t.Fatalf("followed by %d zeros: %d leaves, %d bytes, %v; want the %d leaves, %d bytes", z, len(got), m, err, len(leaves), n)
+				}
+			}
+			if _, _, err := parsePending(append(bytes.Clone(data), 0, 0, 0, 0, 1)); err == nil {
+				t.Fatal("accepted zeros then another byte after a whole file")
+			}
+		}
 		if n == 0 {
-			if leaves != nil || !strings.HasPrefix(pendingMagic, string(data)) {
+			k := 0
+			for k < len(data) && k < len(pendingMagic) && data[k] == pendingMagic[k] {
+				k++
+			}
+			if leaves != nil || len(bytes.Trim(data[k:], "\x00")) != 0 {
 				t.Fatal("accepted a file without a header that is not a torn header")
 			}
 			return
@@ -104,7 +129,7 @@ func FuzzParsePending(f *testing.F) {
 		if !bytes.Equal(re, data[:n]) {
 			t.Fatal("accepted bytes that do not re-encode to themselves")
 		}
-		if tail := data[n:]; len(tail) > 0 {
+		if tail := data[n:]; len(bytes.Trim(tail, "\x00")) > 0 {
 			// Complete the torn record: its length (the bytes present,
 			// then the smallest in range), leaf (the bytes present, then
 			// zeros) and checksum.
@@ -221,6 +246,100 @@ func TestPendingTornTail(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("files left behind: %v", ents)
 	}
+}
+
+// A power loss during an appending write may leave the file longer than
+// its data, the rest reading as zeros (XFS, ext4 with data=writeback): a
+// torn tail like any other, since that write's fsync never returned and
+// its QueueLeafs were not sent. Open drops zeros to the end of the file
+// after the last whole record (or after part of the header) with the
+// warning naming the bytes, keeps the whole records, and rewrites the
+// file without the zeros (removes it, with no whole record) — instead of
+// refusing to open, which kept rngd from starting. Zeros followed by
+// anything else are still damage.
+func TestPendingZeroFilledTail(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "trillian-checkpoint")
+	a, b := []byte("first leaf"), bytes.Repeat([]byte{'b'}, 70)
+	withA := appendPendingRecord([]byte(pendingMagic), a)
+	full := appendPendingRecord(bytes.Clone(withA), b)
+	zeros := func(n int) []byte { return make([]byte, n) }
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want [][]byte // nil: no whole record, the file removed
+	}{
+		{"a record, 3 zeros", cat(withA, zeros(3)), [][]byte{a}},
+		{"a record, 4 zeros", cat(withA, zeros(4)), [][]byte{a}},
+		{"a record, a record's worth of zeros", cat(withA, zeros(len(full)-len(withA))), [][]byte{a}},
+		{"two records, a page of zeros", cat(full, zeros(4096)), [][]byte{a, b}},
+		{"the header, zeros", cat([]byte(pendingMagic), zeros(len(full)-len(pendingMagic))), nil},
+		{"part of the header, zeros", cat([]byte(pendingMagic[:9]), zeros(len(full))), nil},
+		{"zeros", zeros(len(full)), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(state+pendingSuffix, tc.data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var logs strings.Builder
+			l := pendingLog(t, state)
+			l.cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			if err := l.loadPending(); err != nil {
+				t.Fatalf("Open with a zero-filled tail = %v; want the zeros dropped as a torn tail", err)
+			}
+			if !slices.EqualFunc(l.pending, tc.want, bytes.Equal) {
+				t.Fatalf("%d leaves, want %d", len(l.pending), len(tc.want))
+			}
+			n := 0 // the bytes kept
+			if tc.want != nil {
+				n = len(appendPendingRecords(tc.want))
+			}
+			if out := logs.String(); !strings.Contains(out, "level=WARN") || !strings.Contains(out, fmt.Sprintf("dropped_bytes=%d\n", len(tc.data)-n)) {
+				t.Fatalf("no warning naming the dropped bytes: %s", out)
+			}
+			got, err := os.ReadFile(state + pendingSuffix)
+			switch {
+			case tc.want == nil && !errors.Is(err, fs.ErrNotExist):
+				t.Fatalf("no whole record: the file stays (%v)", err)
+			case tc.want != nil && !bytes.Equal(got, appendPendingRecords(tc.want)):
+				t.Fatalf("the file holds %d bytes after Open, want the %d of its whole records (%v)", len(got), n, err)
+			}
+			// The next record follows the kept ones.
+			c := []byte("after reopening")
+			if _, err := l.recordPending(t.Context(), c); err != nil {
+				t.Fatal(err)
+			}
+			back := pendingLog(t, state)
+			if err := back.loadPending(); err != nil || !slices.EqualFunc(back.pending, append(slices.Clone(tc.want), c), bytes.Equal) {
+				t.Fatalf("then a record: %d leaves, %v", len(back.pending), err)
+			}
+			os.Remove(state + pendingSuffix)
+		})
+	}
+	// Zeros then anything else, a zero length before a record included,
+	// are damage: refused.
+	for _, data := range [][]byte{
+		cat(withA, zeros(4), []byte("x")),
+		cat(withA, zeros(100), []byte{1}),
+		cat(withA, zeros(4), full[len(withA):]),
+		cat([]byte(pendingMagic), zeros(4), withA[len(pendingMagic):]),
+		cat([]byte(pendingMagic[:9]), zeros(30), []byte{1}),
+		cat(zeros(40), withA),
+	} {
+		if _, _, err := parsePending(data); err == nil {
+			t.Errorf("%q: zeros followed by other bytes accepted", data)
+		}
+	}
+}
+
+// appendPendingRecords is a pending file holding leaves.
+func appendPendingRecords(leaves [][]byte) []byte {
+	b := []byte(pendingMagic)
+	for _, leaf := range leaves {
+		b = appendPendingRecord(b, leaf)
+	}
+	return b
 }
 
 // A pending file left empty or with part of its header (a crash after its

@@ -359,6 +359,148 @@ func (c refusingConn) Invoke(ctx context.Context, method string, args, reply any
 	return c.ClientConnInterface.Invoke(ctx, method, args, reply, opts...)
 }
 
+// refuseLeafConn answers the QueueLeaf calls of one leaf with the errors
+// of answers, in turn (the last one repeated), as Trillian would refuse
+// them, before they reach the fake; when it is set, onRefuse runs first.
+type refuseLeafConn struct {
+	grpc.ClientConnInterface
+	leaf     []byte
+	answers  []codes.Code
+	calls    *atomic.Int32
+	onRefuse func()
+}
+
+func (c refuseLeafConn) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
+	if method == tpb.TrillianLog_QueueLeaf_FullMethodName && bytes.Equal(args.(*tpb.QueueLeafRequest).GetLeaf().GetLeafValue(), c.leaf) {
+		i := int(c.calls.Add(1)) - 1
+		if c.onRefuse != nil {
+			c.onRefuse()
+		}
+		return status.Error(c.answers[min(i, len(c.answers)-1)], "refused by the test")
+	}
+	return c.ClientConnInterface.Invoke(ctx, method, args, reply, opts...)
+}
+
+// An append refused by Trillian as invalid, rngd killed before the rewrite
+// that removes its record (the file as it was on disk when the refusal
+// came): the next Open queues the leaf again, is refused again, and must
+// not fail for it — Trillian holds nothing for a leaf it refuses so, there
+// is nothing to wait for, and failing would refuse every start until an
+// operator removed the file. It drops the record with a warning naming
+// the leaf's hash and the refusal, still waits for the other leaves, and
+// removes the file.
+func TestPendingRefusedBeforeKill(t *testing.T) {
+	p := newPendingFixture(t, 2)
+	invalid := []byte("refused by Trillian, rngd killed before its record was removed")
+	var atKill []byte
+	var calls atomic.Int32
+	cfg := p.cfg
+	cfg.AppendTimeout = 10 * time.Second // the refusal is the append's end: no deadline on a loaded machine
+	cfg.Conn = refuseLeafConn{p.conn, invalid, []codes.Code{codes.InvalidArgument}, &calls, func() {
+		if atKill == nil {
+			atKill = p.pendingFile()
+		}
+	}}
+	l := p.mustOpen(cfg)
+	if _, err := l.Append(t.Context(), invalid); !errors.Is(err, transparency.ErrInvalidRequest) {
+		t.Fatalf("Append refused by Trillian = %v, want ErrInvalidRequest", err)
+	}
+	l.Close()
+	if !bytes.Contains(atKill, invalid) {
+		t.Fatal("the refused leaf was not recorded when its QueueLeaf was refused")
+	}
+	// Killed then: the file holds the refused leaf's record, and a leaf in
+	// flight (queued, the signer behind).
+	inFlight := []byte("in flight at the kill")
+	p.stall(true)
+	if err := p.conn.Invoke(t.Context(), tpb.TrillianLog_QueueLeaf_FullMethodName, &tpb.QueueLeafRequest{Leaf: &tpb.LogLeaf{LeafValue: inFlight}}, &tpb.QueueLeafResponse{}); err != nil {
+		t.Fatal(err)
+	}
+	atKill = trillian.AppendPendingRecord(atKill, inFlight)
+	if err := os.WriteFile(p.state+".pending", atKill, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		p.stall(false)
+		p.f.integrate(t)
+	}()
+	var logs strings.Builder
+	cfg.Conn = refuseLeafConn{p.conn, invalid, []codes.Code{codes.InvalidArgument}, &calls, nil}
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	cfg.PendingTimeout = 10 * time.Second
+	calls.Store(0)
+	l, err := p.open(cfg)
+	if err != nil {
+		t.Fatalf("Open with the record of a leaf Trillian refuses as invalid = %v; want it dropped, not every start refused", err)
+	}
+	defer l.Close()
+	if calls.Load() == 0 {
+		t.Fatal("Open did not queue the refused leaf again")
+	}
+	if c := p.count(inFlight); c != 1 {
+		t.Fatalf("the leaf in flight %d times in the tree, want once", c)
+	}
+	if c := p.count(invalid); c != 0 {
+		t.Fatalf("the refused leaf %d times in the tree", c)
+	}
+	if _, err := os.Stat(p.state + ".pending"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("pending file after Open: %v", err)
+	}
+	h := tlog.RecordHash(invalid)
+	if out := logs.String(); !strings.Contains(out, "level=WARN") || !strings.Contains(out, fmt.Sprintf("%x", h[:])) || !strings.Contains(out, "InvalidArgument") {
+		t.Fatalf("no warning naming the refused leaf's hash and the refusal: %s", out)
+	}
+	if err := l.Health(); err != nil {
+		t.Fatalf("Health after Open = %v", err)
+	}
+}
+
+// Only a refusal proving that the leaf was never queued drops its record
+// at Open: the first answer to Open's QueueLeaf, InvalidArgument. The
+// other refusals say this QueueLeaf queued nothing, not that the one sent
+// before the restart did not — a tree not found (deleted), draining (its
+// queued leaves are still integrated) or frozen, a quota, a configuration
+// — and a transient error may hide a queued leaf: Open fails, as for a
+// leaf not integrated, and the file is kept as it was.
+func TestPendingRefusedKept(t *testing.T) {
+	for name, answers := range map[string][]codes.Code{
+		"not found":                 {codes.NotFound},
+		"permission denied":         {codes.PermissionDenied},
+		"failed precondition":       {codes.FailedPrecondition},
+		"resource exhausted":        {codes.ResourceExhausted},
+		"unauthenticated":           {codes.Unauthenticated},
+		"unavailable":               {codes.Unavailable},
+		"deadline exceeded":         {codes.DeadlineExceeded},
+		"out of range":              {codes.OutOfRange},
+		"invalid after unavailable": {codes.Unavailable, codes.InvalidArgument},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := newPendingFixture(t, 1)
+			leaf := []byte("recorded before the restart, maybe queued")
+			p.writePendingFile([][]byte{leaf})
+			before := p.pendingFile()
+			var calls atomic.Int32
+			cfg := p.cfg
+			cfg.Conn = refuseLeafConn{p.conn, leaf, answers, &calls, nil}
+			l, err := p.open(cfg)
+			if err == nil {
+				l.Close()
+				t.Fatalf("Open with a recorded leaf refused (%v) succeeded: its record was dropped", answers)
+			}
+			if !errors.Is(err, transparency.ErrUnavailable) || !strings.Contains(err.Error(), "1 of the 1") {
+				t.Fatalf("Open with a recorded leaf refused (%v) = %v, want ErrUnavailable naming 1 leaf", answers, err)
+			}
+			if calls.Load() == 0 {
+				t.Fatal("Open did not queue the recorded leaf")
+			}
+			if got := p.pendingFile(); !bytes.Equal(got, before) {
+				t.Fatalf("pending file after a failed Open changed: %q, want %q", got, before)
+			}
+		})
+	}
+}
+
 // Closing the log while an append waits (rngd stopping with the signer
 // stalled) records its leaf before Close returns.
 func TestPendingOnClose(t *testing.T) {

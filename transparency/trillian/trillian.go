@@ -43,7 +43,8 @@
 // and returns only once each is integrated in a tree it signed and
 // verified (Config.PendingTimeout; past it Open fails with ErrUnavailable,
 // and rngd does not start), then removes the file: whatever runs after
-// Open finds them in the log (pending.go).
+// Open finds them in the log (pending.go). A recorded leaf Trillian
+// refuses as invalid was never queued: Open warns and does not wait for it.
 //
 // # Checkpoints
 //
@@ -661,6 +662,37 @@ func notQueued(err error) bool {
 	return false
 }
 
+// queueRefusal is queue's error when Trillian refused the leaf's first
+// QueueLeaf outright (notQueued): no QueueLeaf of this append queued it.
+// It reads as the error it wraps.
+type queueRefusal struct {
+	code codes.Code
+	err  error
+}
+
+func (r *queueRefusal) Error() string { return r.err.Error() }
+func (r *queueRefusal) Unwrap() error { return r.err }
+
+// leafRefused reports whether err, as append returned it, is Trillian
+// refusing the leaf itself — InvalidArgument, for the first QueueLeaf of
+// the append — which proves that no QueueLeaf of that leaf, before a
+// restart included, ever queued it. Trillian's QueueLeaf answers
+// InvalidArgument before it looks at its queue, for the request alone: the
+// leaf (empty value, negative index) or a tree type or state that a LOG
+// tree which took leaves never gets (a LOG tree never changes type, and no
+// state but ACTIVE, DRAINING and FROZEN can be set). The other refusals
+// notQueued names prove only that this QueueLeaf queued nothing, not that
+// an earlier one, sent before a restart, did not: NotFound (the tree
+// deleted), PermissionDenied (DRAINING — whose queued leaves are still
+// integrated — or FROZEN), FailedPrecondition, Unauthenticated,
+// Unimplemented (a configuration), ResourceExhausted (a quota, transient).
+// err must be append's error itself, not one wrapping it (the failure of a
+// log failed closed might).
+func leafRefused(err error) bool {
+	r, ok := err.(*queueRefusal)
+	return ok && r.code == codes.InvalidArgument
+}
+
 // queue sends QueueLeaf. A reply lost (an error after which the leaf may
 // be queued) is healed by sending the same leaf again, which Trillian
 // deduplicates, until it answers or ctx ends; sent reports whether the
@@ -676,8 +708,13 @@ func (l *Log) queue(ctx context.Context, leaf []byte) (resp *tpb.QueueLeafRespon
 			return resp, true, nil
 		}
 		refused := notQueued(err)
+		code := status.Code(err)
 		err = rpcErr("couldn't queue leaf", err)
 		if refused {
+			if !sent {
+				// The first answer: this leaf was never queued here.
+				err = &queueRefusal{code: code, err: err}
+			}
 			return nil, sent, err
 		}
 		sent = true
