@@ -71,19 +71,36 @@ fi
 # Refuse early when an address is taken (another rngd, e.g. another clone's
 # make run): the demo would otherwise talk to that daemon.
 taken() { # taken HOST:PORT prints the listener(s) on PORT, if any
-  local port=${1##*:}
-  [ "$port" != 0 ] || return 0
-  if command -v ss >/dev/null; then
-    ss -Hltnp "( sport = :$port )" 2>/dev/null | awk '{ print $4, $6 }'
-  elif timeout 1 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$(h=${1%:*}; h=${h#[}; echo "${h%]}")" "$port" 2>/dev/null; then
+  local port=${1##*:} host out
+  [ -n "$port" ] && [ "$port" != 0 ] || return 0
+  # ss, when it works: it may not (an iproute2 too old for -H, no netlink
+  # in a container…), and then the probe below answers.
+  if command -v ss >/dev/null 2>&1 && out=$(ss -Hltnp "( sport = :$port )" 2>/dev/null); then
+    [ -z "$out" ] || awk '{ print $4, $6 }' <<<"$out"
+    return 0
+  fi
+  # Else a connection: something accepts on the address (a wildcard one is
+  # probed on loopback).
+  host=${1%:*}; host=${host#[}; host=${host%]}
+  case $host in
+    "" | 0.0.0.0) host=127.0.0.1 ;;
+    ::) host=::1 ;;
+  esac
+  if timeout 1 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$host" "$port" 2>/dev/null; then
     echo "$1"
   fi
+  return 0
 }
 busy=0
+hostport='^(\[[^]]*\]|[^]:[]*):[^]:[]*$' # HOST:PORT, IPv6 hosts in brackets
 check_free() { # check_free KEY ADDR
   [ -n "$2" ] || return 0
+  if ! [[ $2 =~ $hostport ]]; then
+    echo "run: ${config:-the dev defaults}: $1 = \"$2\" is not HOST:PORT (a port is required, e.g. 127.0.0.1:7443; an IPv6 address in brackets, [::1]:7443)" >&2
+    exit 2
+  fi
   local who
-  who=$(taken "$2" | tr '\n' ' ')
+  who=$(taken "$2" | tr '\n' ' ') || who=""
   if [ -n "$who" ]; then
     echo "run: $1 $2 is taken (listening: ${who% }): stop the other daemon (another make run?), or choose other addresses with RNGD_CONFIG=FILE (see README.md)" >&2
     busy=1
@@ -103,29 +120,68 @@ chmod 0700 "$data" "$data/transcripts"
 tmp=$(mktemp -d)
 args=(--dev)
 [ -z "$config" ] || args+=(--config "$config")
-# The banner (stdout) and the errors (stderr) are shown and kept in $tmp.
-bin/rngd-dev "${args[@]}" > >(tee "$tmp/banner") 2> >(tee "$tmp/stderr" >&2) &
-pid=$!
+pid="" tails="" rngd_st=""
+# reap waits for rngd to exit (its status into rngd_st), then for the tails to
+# have shown its last lines (they end once it is gone).
+reap() {
+  if [ -z "$rngd_st" ]; then
+    local st=0
+    wait "$pid" || st=$?
+    rngd_st=$st
+  fi
+  # shellcheck disable=SC2086 # pids
+  [ -z "$tails" ] || wait $tails 2>/dev/null || true
+}
+# stop ends rngd (SIGTERM, if still running), lets it shut down — further
+# Ctrl-Cs are ignored meanwhile: rngd ignores them too, finishing its drain
+# and final writes — and says so when it did not exit cleanly (0: rngd exits 0
+# when a signal stops it, see cmd/rngd).
+explained=0
 stop() {
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid"
-    wait "$pid" || true
+  local st=$?
+  trap '' INT TERM
+  if [ -n "$pid" ]; then
+    [ -n "$rngd_st" ] || kill -TERM "$pid" 2>/dev/null || true
+    reap
+    if [ "$rngd_st" != 0 ] && [ $explained -eq 0 ]; then
+      local why="see its log above" sig
+      if [ "$rngd_st" -gt 128 ]; then
+        sig=$(kill -l $((rngd_st - 128)) 2>/dev/null) || sig=$((rngd_st - 128))
+        why="killed by signal $sig: its shutdown did not complete"
+      fi
+      echo "run: rngd (pid $pid) exited with status $rngd_st: $why" >&2
+      [ "$st" -ne 0 ] || st=1
+    fi
   fi
   rm -rf "$tmp"
+  exit "$st"
 }
 trap stop EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# rngd writes its banner (stdout) and its log (stderr) to files in $tmp, which
+# two tails show: its output never depends on another process (through a pipe
+# to a reader that Ctrl-C killed, its first line of shutdown log would end it
+# by SIGPIPE, before its drain and final writes). The tails ignore SIGINT, to
+# show rngd's shutdown to the end, and end with it (--pid).
+: >"$tmp/banner"
+: >"$tmp/stderr"
+bin/rngd-dev "${args[@]}" >"$tmp/banner" 2>"$tmp/stderr" &
+pid=$!
+(trap '' INT; exec tail -n +1 -s 0.2 --pid="$pid" -f "$tmp/banner") &
+tails=$!
+(trap '' INT; exec tail -n +1 -s 0.2 --pid="$pid" -f "$tmp/stderr" >&2) &
+tails="$tails $!"
+
 # died explains in one line why our rngd is gone, and fails.
 died() {
-  local st=0
-  wait "$pid" || st=$?
-  sleep 0.2 # let tee write out rngd's last lines
+  reap
+  explained=1
   if grep -q 'address already in use' "$tmp/stderr" 2>/dev/null; then
-    echo "run: rngd exited (status $st): an address it listens on is taken (see its error above): stop the other daemon (another make run?), or choose other addresses with RNGD_CONFIG=FILE (see README.md)" >&2
+    echo "run: rngd exited (status $rngd_st): an address it listens on is taken (see its error above): stop the other daemon (another make run?), or choose other addresses with RNGD_CONFIG=FILE (see README.md)" >&2
   else
-    echo "run: rngd exited (status $st) before serving: see its error above" >&2
+    echo "run: rngd exited (status $rngd_st) before serving: see its error above" >&2
   fi
   exit 1
 }
@@ -197,6 +253,5 @@ echo "  go tool grpcurl -cacert $shown/dev/ca.pem -cert $shown/dev/client.pem -k
 [ -z "$audit" ] || echo "  go tool grpcurl -cacert $shown/dev/ca.pem $audit tirage.transparency.audit.v1.Audit/Checkpoint"
 echo "  bin/rngctl emission list$sock"
 echo "Ctrl-C stops it."
-st=0
-wait "$pid" || st=$?
-exit $st
+reap
+exit "$rngd_st"
