@@ -59,8 +59,8 @@ func TestDaemonReplies(t *testing.T) {
 	replies := filepath.Join(dir, "receipts-reply.json")
 	code, out, errs = run(t, "receipt", replies, "--log-key", key, "--pin", vrfPin)
 	if code != ExitOK || errs != "" || strings.Count(out, "verified: receipt of a ") != 8 || !strings.Contains(out, "(8 of 8)\n") ||
-		!strings.HasSuffix(out, "verified: GetReceipts reply, 8 receipt(s)\n"+
-			"  [PASS] format                 document format — GetReceipts reply (protobuf JSON): each receipt verified on its own\n"+
+		!strings.HasSuffix(out, "verified: GetReceipts reply for game client/df493a6cd7e6d073b1f52b20c5efa40b, 8 receipt(s)\n"+
+			"  [PASS] format                 document format — GetReceipts reply (protobuf JSON): receipts of one game in log order, each verified on its own; that none is missing takes the game's transcript (rngverify game)\n"+
 			"  [PASS] receipt                receipt — receipt of a game_start record at log index 51, game client/df493a6cd7e6d073b1f52b20c5efa40b (1 of 8): every check passed\n"+
 			"  [PASS] receipt                receipt — receipt of a pick record at log index 52, game client/df493a6cd7e6d073b1f52b20c5efa40b (2 of 8): every check passed\n"+
 			"  [PASS] receipt                receipt — receipt of a pick record at log index 53, game client/df493a6cd7e6d073b1f52b20c5efa40b (3 of 8): every check passed\n"+

@@ -247,3 +247,70 @@ func TestRulesBeacon(t *testing.T) {
 		}
 	}
 }
+
+// TestFreezeBeaconAgainstRules: rngd freezes a draw with the beacon round
+// its rules announce (draws[j].beacon). A freeze that drops it — or names
+// another round, or one the rules do not announce — commits to the rules
+// by their hash and contradicts them: with the rules given, Verify fails
+// beacon-signature naming both beacons, and the ceremony refuses to draw.
+// Before, the certificate passed: the freeze's "no beacon" left nothing to
+// check, and nothing compared it with the rules. Without the rules, the
+// certificate alone cannot show it.
+func TestFreezeBeaconAgainstRules(t *testing.T) {
+	_, example := loadExample(t)
+	promised := roundOf(t, "quicknet", 657413)
+	other := roundOf(t, "quicknet", 123)
+	now := time.Date(2016, 6, 20, 18, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name      string
+		rules     []byte
+		announced string
+		value     []byte
+		want      []string // in the error; none: it verifies
+	}{
+		{"dropped", rulesAnnouncing(t, example, promised.ref()), "", nil,
+			[]string{"the freeze announces no beacon round, but the rules it commits to announce drand quicknet (52db9ba7…) round 657413 (" + promised.ref() + ") for draw bonus-crescendo/1"}},
+		{"another round", rulesAnnouncing(t, example, promised.ref()), other.ref(), other.value(t),
+			[]string{"the freeze announces drand quicknet (52db9ba7…) round 123 (" + other.ref() + "), but the rules it commits to announce drand quicknet (52db9ba7…) round 657413"}},
+		{"not announced", example, other.ref(), other.value(t),
+			[]string{"round 123", "but the rules it commits to announce no beacon round for draw bonus-crescendo/1"}},
+		{"the promised round", rulesAnnouncing(t, example, other.ref()), other.ref(), other.value(t), nil},
+		{"none promised, none announced", example, "", nil, nil},
+	} {
+		f := runFlowRules(t, c.rules, accounts(20), "text:12345678", 3, c.announced, c.value, now, now.Add(40*time.Hour))
+		// The certificate alone: verifies (the rules are not in it).
+		if _, err := Verify(f.cert, f.list, Anchors{Reserves: 3}); err != nil {
+			t.Fatalf("%s, without the rules: %v", c.name, err)
+		}
+		_, err := Verify(f.cert, f.list, Anchors{Rules: c.rules, Reserves: 3})
+		var ce *CheckError
+		switch {
+		case c.want == nil && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want == nil:
+		case !errors.As(err, &ce) || ce.Check != CheckBeacon:
+			t.Errorf("%s: got %v, want %s failing", c.name, err, CheckBeacon)
+		default:
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) || !strings.Contains(ce.Msg.Text("en"), w) {
+					t.Errorf("%s: %v\nwant %q", c.name, err, w)
+				}
+			}
+			if fr := ce.Msg.Text("fr"); !strings.Contains(fr, "le gel contredit son propre règlement") {
+				t.Errorf("%s: French %q", c.name, fr)
+			}
+		}
+		// The ceremony, given the rules, refuses such a freeze.
+		var cf Certificate
+		mustUnmarshal(t, f.cert, &cf)
+		fr, _ := record.Parse([]byte(cf.Freeze.Record))
+		tree, _ := f.list.Tree()
+		var r [32]byte
+		(&detReader{ctr: 9}).Read(r[:])
+		cer := &Ceremony{Freeze: fr.(*record.PromoFreeze), Tree: tree, R: r, Share: "text:12345678", BeaconValue: c.value, KeyID: "vrf-test",
+			Prover: f.prover, Now: now.Add(40 * time.Hour), RulesFile: c.rules}
+		if _, err := cer.Run(); (err != nil) != (c.want != nil) || err != nil && !strings.Contains(err.Error(), c.want[0]) {
+			t.Errorf("%s: ceremony: %v", c.name, err)
+		}
+	}
+}

@@ -203,7 +203,9 @@ type Ceremony struct {
 	Now         time.Time
 	// RulesFile, if set, is the rules file the freeze binds: the ceremony
 	// is then refused when the freeze or Now falls outside the draw's
-	// dates (Rules.CheckSchedule), as Verify refuses its certificate.
+	// dates (Rules.CheckSchedule), or when the freeze did not announce the
+	// beacon round the rules announce (Rules.CheckFreezeBeacon), as Verify
+	// refuses its certificate.
 	RulesFile []byte
 }
 
@@ -230,6 +232,9 @@ func (c *Ceremony) Run() (*record.PromoDraw, error) {
 			return nil, err
 		}
 		if err := r.CheckSchedule(j, f.Time, now); err != nil {
+			return nil, err
+		}
+		if err := r.CheckFreezeBeacon(j, f.Beacon); err != nil {
 			return nil, err
 		}
 	}

@@ -140,10 +140,12 @@ type Anchors struct {
 	LogKeys []string
 	// VRFPublicKey pins the VRF key (hex; empty: trust the certificate's).
 	VRFPublicKey string
-	// Rules is the rules file; if set its hash must match, and the
-	// records' times must keep its dates (check draw-dates: frozen after
-	// the participation period, drawn between the draw's date and its
-	// latest date; Rules.CheckSchedule).
+	// Rules is the rules file; if set its hash must match, the records'
+	// times must keep its dates (check draw-dates: frozen after the
+	// participation period, drawn between the draw's date and its latest
+	// date; Rules.CheckSchedule), and the freeze must announce the beacon
+	// round the rules announce for the draw, none if none (check
+	// beacon-signature; Rules.CheckFreezeBeacon).
 	Rules []byte
 	// Reserves, if ≥ 0, is the number of reserves the rules require (fewer
 	// are ranked only when there are fewer entrants); -1 skips the check.
@@ -179,13 +181,20 @@ type Verified struct {
 // entrant list it also checks that the list is canonical and hashes to the
 // frozen root and count, and names the picked accounts. With the rules file
 // (Anchors.Rules) it also checks the dates of the freeze and the ceremony
-// (CheckDates), which the certificate alone does not carry.
+// (CheckDates), and that the freeze announced the beacon round the rules
+// announce for the draw, or none when they announce none (CheckBeacon,
+// Rules.CheckFreezeBeacon): neither is in the certificate alone.
 func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	var c Certificate
 	dec := json.NewDecoder(bytes.NewReader(certFile))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
 		return nil, fail(CheckFormat, verdict.MsgPromoNotCertificate, verdict.JSONError(err))
+	}
+	// A member given twice: encoding/json kept the last, a reader may
+	// see the first.
+	if err := verdict.RepeatedMember(certFile); err != nil {
+		return nil, fail(CheckFormat, verdict.MsgPromoNotCertificate, err)
 	}
 	// Only white space may follow: the fingerprint hashes the whole file,
 	// so trailing bytes would give one draw many fingerprints (dec.More
@@ -323,8 +332,20 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	if _, err := ParseShare(string(d.Share)); err != nil {
 		return nil, fail(CheckShare, verdict.MsgPromoErr, err)
 	}
-	// 6b. The beacon value is the announced drand round's signature, a
+	// 6b. With the rules file: the freeze announced the round the rules
+	//     announce for this draw, or none when they announce none (a
+	//     freeze that dropped it would leave nothing to check below).
+	//     The beacon value is the announced drand round's signature, a
 	//     round published after the freeze.
+	if rules != nil {
+		if err := rules.CheckFreezeBeacon(drawIndex, f.Beacon); err != nil {
+			var me *verdict.MsgError
+			if errors.As(err, &me) {
+				return nil, &CheckError{Check: CheckBeacon, Err: err, Msg: me.Msg}
+			}
+			return nil, fail(CheckBeacon, verdict.MsgPromoErr, err)
+		}
+	}
 	if v.Beacon, err = VerifyBeacon(f.Beacon, d.BeaconValue); err != nil {
 		return nil, fail(CheckBeacon, verdict.MsgPromoErr, err)
 	}

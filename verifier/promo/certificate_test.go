@@ -18,6 +18,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"tirage.fr/tirage/verifier/beacon"
 	"tirage.fr/tirage/verifier/draw/drawtest"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
@@ -119,8 +120,19 @@ func runFlowBeacon(t testing.TB, accts []string, share string, reserves int, ann
 }
 
 // runFlowAt is runFlowBeacon with the freeze at frozen and the ceremony at drawn.
+// The rules (the example's) announce for draw 1 the round the freeze
+// announces, when it is one (rulesAnnouncing).
 func runFlowAt(t testing.TB, accts []string, share string, reserves int, announced string, value []byte, frozen, drawn time.Time) *fixture {
 	_, rules := loadExample(t)
+	if _, err := beacon.ParseRef(announced); err == nil {
+		rules = rulesAnnouncing(t, rules, announced)
+	}
+	return runFlowRules(t, rules, accts, share, reserves, announced, value, frozen, drawn)
+}
+
+// runFlowRules is runFlowAt with a freeze committing to these rules,
+// whatever beacon they announce.
+func runFlowRules(t testing.TB, rules []byte, accts []string, share string, reserves int, announced string, value []byte, frozen, drawn time.Time) *fixture {
 	var key, r [32]byte
 	(&detReader{ctr: 7}).Read(key[:])
 	(&detReader{ctr: 9}).Read(r[:])
@@ -161,6 +173,24 @@ func runFlowAt(t testing.TB, accts []string, share string, reserves int, announc
 		t.Fatal(err)
 	}
 	return &fixture{list: list, cert: CertificateJSON(cert), rules: rules, vkey: lg.vkey, prover: p, reserves: reserves}
+}
+
+// rulesAnnouncing is the example rules file with draw 1 announcing the
+// drand round ref ("drand:<chain hash>:<round>"), as rngctl promo check
+// reads it and rngd freezes it.
+func rulesAnnouncing(t testing.TB, rules []byte, ref string) []byte {
+	t.Helper()
+	r, err := beacon.ParseRef(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := fmt.Sprintf("    reserves: 3\n    beacon: {chain: %x, round: %d}\n", r.Chain, r.Round)
+	out := bytes.Replace(rules, []byte("    reserves: 3\n"), []byte(spec), 1)
+	parsed, err := ParseRules(out)
+	if err != nil || parsed.Draws[0].Beacon == nil {
+		t.Fatalf("rules announcing %s: %v", ref, err)
+	}
+	return out
 }
 
 func mustFormat(t testing.TB, r record.Record) []byte {
@@ -595,6 +625,31 @@ func TestFreezeRules(t *testing.T) {
 		op, sum, err := FreezeRules(&c.f)
 		if op != c.op || sum != c.sum || (err == nil) != (c.op != "") {
 			t.Errorf("case %d: FreezeRules(%q) = %q, %q, %v; want %q, %q", i, c.f.Promotion, op, sum, err, c.op, c.sum)
+		}
+	}
+}
+
+// TestCertificateRepeatedMember: a certificate giving a member twice is
+// refused (certificate-format): encoding/json keeps the last, so the file a
+// bailiff reads (and whose fingerprint is printed) could show one draw or
+// pick and verify as another. Before, it verified.
+func TestCertificateRepeatedMember(t *testing.T) {
+	f := runFlow(t, accounts(30), "text:12345678", 2)
+	for _, c := range []struct {
+		name string
+		cert []byte
+		want string
+	}{
+		{"draw", bytes.Replace(f.cert, []byte("{\n"), []byte("{\n  \"draw\": \"bonus-crescendo/2\",\n"), 1), `member "draw" given twice in the document`},
+		{"a pick's rank", bytes.Replace(f.cert, []byte(`"rank": 1,`), []byte(`"rank": 2, "rank": 1,`), 1), `member "rank" given twice in picks[0]`},
+	} {
+		if bytes.Equal(c.cert, f.cert) {
+			t.Fatalf("%s: fixture unchanged", c.name)
+		}
+		_, err := Verify(c.cert, f.list, Anchors{Reserves: 2})
+		var ce *CheckError
+		if !errors.As(err, &ce) || ce.Check != CheckFormat || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %s: %s", c.name, err, CheckFormat, c.want)
 		}
 	}
 }

@@ -1,10 +1,12 @@
 package promo
 
 import (
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
 
+	"tirage.fr/tirage/verifier/beacon"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
 )
@@ -109,4 +111,52 @@ func (r *Rules) CheckSchedule(j int, frozen, drawn time.Time) error {
 		return nil
 	}
 	return r.CheckDrawTime(j, drawn)
+}
+
+// FreezeBeacon is the beacon draw j's freeze must announce: the round the
+// rules announce for it, in the form the freeze logs
+// ("drand:<chain hash>:<round>", beacon.Ref), or "" when they announce
+// none (rngd builds the freeze's beacon so).
+func (r *Rules) FreezeBeacon(j int) (string, error) {
+	b := r.Draws[j].Beacon
+	if b == nil {
+		return "", nil
+	}
+	ref, _, err := b.Ref()
+	if err != nil {
+		return "", fmt.Errorf("draws[%d].beacon: %w", j, err)
+	}
+	return ref.String(), nil
+}
+
+// CheckFreezeBeacon returns an error (of verdict's catalog, naming both
+// beacons) when a freeze of draw j announced a beacon other than the one
+// the rules announce (FreezeBeacon): a freeze that drops the promised
+// round would draw without outside randomness, and its certificate would
+// otherwise pass with nothing to check. The freeze commits to the rules
+// by their hash: a freeze that contradicts them is the appliance's own
+// contradiction.
+func (r *Rules) CheckFreezeBeacon(j int, announced string) error {
+	want, err := r.FreezeBeacon(j)
+	if err != nil {
+		return err
+	}
+	if announced == want {
+		return nil
+	}
+	return verdict.Errorf(verdict.MsgPromoBeaconRules, beaconMsg(announced), beaconMsg(want), r.FullDrawID(j))
+}
+
+// beaconMsg names a freeze's beacon for people: none, a round of a pinned
+// chain (with the logged reference), or the text as it is.
+func beaconMsg(s string) verdict.Msg {
+	if s == "" {
+		return verdict.M(verdict.MsgPromoBeaconNone)
+	}
+	if ref, err := beacon.ParseRef(s); err == nil {
+		if c := beacon.Pinned(hex.EncodeToString(ref.Chain[:])); c != nil {
+			return verdict.M(verdict.MsgPromoBeaconRound, c.String(), ref.Round, s)
+		}
+	}
+	return verdict.M(verdict.MsgPromoBeaconText, s)
 }

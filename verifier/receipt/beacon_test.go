@@ -96,7 +96,10 @@ func TestPromoReceiptBeacon(t *testing.T) {
 // draw's own claim; only its freeze (which the draw must equal) shows that
 // no round was announced. Without the freeze the check is skipped, not
 // passed (it passed with "the freeze announced no beacon round"); with it,
-// there is no beacon to check: skipped, saying so.
+// there is no beacon to check: skipped, saying so — and saying that only
+// the draw's rules show whether a round was promised (a freeze that drops
+// the round its rules announce is caught there: rngverify certificate
+// --rules), which it did not say.
 func TestPromoReceiptNoBeaconNeedsFreeze(t *testing.T) {
 	a := appliance(t, 82)
 	p, err := a.PromoDrawWith("nb", 12, receipttest.PromoCheat{})
@@ -106,6 +109,11 @@ func TestPromoReceiptNoBeaconNeedsFreeze(t *testing.T) {
 	v := receipt.VerifyReceipt(a.PromoReceipt(p, true), keyed(t, a))
 	if !hasCheck(v, promo.CheckBeacon, verdict.StatusSkip, verdict.MsgReceiptBeaconNone) {
 		t.Errorf("with the freeze:\n%s", v.Text("en"))
+	}
+	if c := v.Find(promo.CheckBeacon); c == nil ||
+		c.Detail != "the freeze announced no beacon round; only the draw's rules show whether one was promised (rngverify certificate --rules FILE checks it)" ||
+		c.Reason("fr") != "le gel n'a annoncé aucune ronde de balise ; seul le règlement du tirage montre si une ronde était promise (rngverify certificate --rules FICHIER le vérifie)" {
+		t.Errorf("with the freeze, the skip does not send to the rules:\n%s", v.Text("en"))
 	}
 	v = receipt.VerifyReceipt(a.PromoReceipt(p, false), keyed(t, a))
 	if !hasCheck(v, promo.CheckBeacon, verdict.StatusSkip, verdict.MsgReceiptNoBeacon) {

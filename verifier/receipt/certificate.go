@@ -94,8 +94,9 @@ func certificateWhy(file []byte, ce *promo.CheckError, logTrusted, vrfPinned boo
 
 // certificateBeacon says what the beacon check promo.Verify passed
 // established: nothing when the freeze announced no round (the check is
-// skipped, saying so), else the round's published signature, published
-// after the freeze.
+// skipped, saying so and that only the draw's rules show whether one was
+// promised: promo.Verify compares them when given, Anchors.Rules), else the
+// round's published signature, published after the freeze.
 func certificateBeacon(v *verdict.Verdict, file []byte, res *promo.Verified) {
 	var c promo.Certificate
 	if json.Unmarshal(file, &c) != nil {

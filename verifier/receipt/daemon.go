@@ -132,23 +132,60 @@ const (
 // replyMember is the name of b's one member when b begins with a JSON
 // object of exactly one member, else "": what tells a reply from a
 // document. What follows the object is for the reply's parser to refuse.
+// An object whose members all have that one name, given more than once,
+// is still told a reply (replyMembers counts them): its parser refuses
+// it, saying so.
 func replyMember(b []byte) string {
-	var probe map[string]json.RawMessage
-	if json.NewDecoder(bytes.NewReader(b)).Decode(&probe) != nil || len(probe) != 1 {
-		return ""
+	name, _ := replyMembers(b)
+	return name
+}
+
+// replyMembers is the name of the members of the JSON object b begins
+// with, when they all have one name, and how many they are (n > 1: the
+// name repeated, which encoding/json reads as the last one given); "" when
+// b does not begin with an object, or its members have several names or
+// none. The members are counted one by one (json.Decoder.Token): a map
+// would keep one of them.
+func replyMembers(b []byte) (name string, n int) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", 0
 	}
-	for k := range probe {
-		return k
+	for dec.More() {
+		t, err := dec.Token()
+		k, ok := t.(string)
+		if err != nil || !ok || (n > 0 && k != name) {
+			return "", 0
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return "", 0
+		}
+		name, n = k, n+1
 	}
-	return ""
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return "", 0
+	}
+	return name, n
+}
+
+// oneMember checks that b is a reply of the one member want, given once.
+func oneMember(b []byte, want string) error {
+	switch m, n := replyMembers(b); {
+	case m != want:
+		return verdict.Errorf(verdict.MsgReplyMember, want)
+	case n != 1:
+		return verdict.Errorf(verdict.MsgReplyMemberRepeated, want, n)
+	}
+	return nil
 }
 
 // TranscriptFromReply returns the transcript file that the daemon's
 // GetTranscript reply, as JSON, carries: {"document": "<base64>"}, that
 // member only. The caller parses the file as any transcript.
 func TranscriptFromReply(b []byte) ([]byte, error) {
-	if m := replyMember(b); m != replyDocument {
-		return nil, verdict.Errorf(verdict.MsgReplyMember, replyDocument)
+	if err := oneMember(b, replyDocument); err != nil {
+		return nil, err
 	}
 	var r struct {
 		Document []byte `json:"document"`
@@ -165,32 +202,76 @@ func TranscriptFromReply(b []byte) ([]byte, error) {
 // ReceiptsFromReply converts the daemon's GetReceipts reply, as JSON
 // ({"receipts": [<Receipt>, …]}, that member only), into its receipts, in
 // order; each is read as FromProtoJSON reads one, and an error names the
-// first that does not read (receipts[i]).
+// first that does not read (receipts[i]). The reply is one game's
+// receipts: every receipt's record is of one game, and their log indices
+// increase (no receipt twice, none out of order). That is all it shows of
+// the set: that none of the game's records is missing only the game's
+// transcript shows (VerifyTranscript).
 func ReceiptsFromReply(b []byte) ([]*Receipt, error) {
-	if m := replyMember(b); m != replyReceipts {
-		return nil, verdict.Errorf(verdict.MsgReplyMember, replyReceipts)
+	rcs, _, err := receiptsFromReply(b)
+	return rcs, err
+}
+
+// receiptsFromReply is ReceiptsFromReply, with the game the receipts are
+// of ("" when no record reads: each receipt's verdict says why).
+func receiptsFromReply(b []byte) ([]*Receipt, string, error) {
+	if err := oneMember(b, replyReceipts); err != nil {
+		return nil, "", err
 	}
 	var r struct {
 		Receipts []json.RawMessage `json:"receipts"`
 	}
 	if err := decodeStrict(b, &r); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if len(r.Receipts) == 0 {
-		return nil, verdict.Errorf(verdict.MsgReplyNoReceipts)
+		return nil, "", verdict.Errorf(verdict.MsgReplyNoReceipts)
 	}
 	out := make([]*Receipt, 0, len(r.Receipts))
 	for i, m := range r.Receipts {
 		item := fmt.Sprintf("%s[%d]", replyReceipts, i)
 		if m == nil || bytes.Equal(m, []byte("null")) {
 			// protojson writes no null in a list of messages.
-			return nil, verdict.Errorf(verdict.MsgColon, item, verdict.Errorf(verdict.MsgReplyNullReceipt))
+			return nil, "", verdict.Errorf(verdict.MsgColon, item, verdict.Errorf(verdict.MsgReplyNullReceipt))
 		}
 		rc, err := FromProtoJSON(m)
 		if err != nil {
-			return nil, verdict.Errorf(verdict.MsgColon, item, err)
+			return nil, "", verdict.Errorf(verdict.MsgColon, item, err)
 		}
 		out = append(out, rc)
 	}
-	return out, nil
+	game, err := replyGame(out)
+	if err != nil {
+		return nil, "", err
+	}
+	return out, game, nil
+}
+
+// replyGame is the one game a GetReceipts reply's receipts are of: each
+// record of a game (a record that does not read is left to its receipt's
+// verdict), all of the same game, at increasing log indices — the daemon
+// returns a game's receipts in log order, each once. A reply mixing games,
+// or giving a receipt twice, would pass as "the game's receipts" with
+// each receipt sound.
+func replyGame(rcs []*Receipt) (string, error) {
+	game, first := "", -1
+	for i, rc := range rcs {
+		if i > 0 && rc.Index <= rcs[i-1].Index {
+			return "", verdict.Errorf(verdict.MsgReplyOrder, i, rc.Index, i-1, rcs[i-1].Index)
+		}
+		r, err := record.Parse([]byte(rc.Record))
+		if err != nil {
+			continue
+		}
+		g, ok := r.(record.GameRecord)
+		switch {
+		case !ok:
+			return "", verdict.Errorf(verdict.MsgReplyNotGame, i, kind(r))
+		case first < 0:
+			game, first = g.GameID(), i
+		case g.GameID() != game:
+			return "", verdict.Errorf(verdict.MsgReplyGames, i, g.GameID(), first, game)
+		}
+	}
+	return game, nil
 }

@@ -203,8 +203,9 @@ func FuzzVerifyRoundTrip(f *testing.F) {
 // FuzzReplies: the daemon's GetTranscript and GetReceipts replies. What
 // TranscriptFromReply reads verifies as the transcript it carries (the
 // format check aside) and reads the same once wrapped again; what
-// ReceiptsFromReply reads has each receipt verified as its conversion; with
-// no anchor nothing passes and nothing proves misbehaviour.
+// ReceiptsFromReply reads has each receipt verified as its conversion, is
+// one game's receipts at increasing log indices, and gives no member twice;
+// with no anchor nothing passes and nothing proves misbehaviour.
 func FuzzReplies(f *testing.F) {
 	docs, anchors := seeds(f)
 	for _, d := range docs[7:] {
@@ -212,6 +213,8 @@ func FuzzReplies(f *testing.F) {
 	}
 	f.Add([]byte(`{"document":"e30="}`))
 	f.Add([]byte(`{"receipts":[null]}`))
+	f.Add([]byte(`{"receipts":[null],"receipts":[]}`))
+	f.Add([]byte(`{"document":"e30=","document":"e30="}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		checkUnanchored(t, receipt.VerifyTranscript(b, receipt.Anchors{}))
 		checkUnanchored(t, receipt.VerifyReceipt(b, receipt.Anchors{}))
@@ -236,6 +239,24 @@ func FuzzReplies(f *testing.F) {
 		rcs, err := receipt.ReceiptsFromReply(b)
 		if err != nil {
 			return
+		}
+		if verdict.RepeatedMember(b) != nil {
+			t.Fatalf("a reply giving a member twice read:\n%s", b)
+		}
+		game := ""
+		for i, rc := range rcs {
+			if i > 0 && rc.Index <= rcs[i-1].Index {
+				t.Fatalf("receipts[%d] at log index %d after %d read", i, rc.Index, rcs[i-1].Index)
+			}
+			r, err := record.Parse([]byte(rc.Record))
+			if err != nil {
+				continue
+			}
+			g, ok := r.(record.GameRecord)
+			if !ok || game != "" && g.GameID() != game {
+				t.Fatalf("receipts[%d]: a %s record read among game %q's", i, r.Kind(), game)
+			}
+			game = g.GameID()
 		}
 		v := receipt.VerifyReceipt(b, anchors)
 		if len(v.Parts) != len(rcs) {

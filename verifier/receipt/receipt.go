@@ -368,7 +368,8 @@ func oneSuite(pk *vrf.PublicKey) bool {
 	return true
 }
 
-// decodeStrict decodes one JSON document with no unknown field. Its errors
+// decodeStrict decodes one JSON document with no unknown field and no
+// member given twice in any object (verdict.RepeatedMember). Its errors
 // are in the catalog (verdict.JSONError; a protojson bytes field that is not
 // base64), their English text encoding/json's.
 func decodeStrict(b []byte, v any) error {
@@ -389,7 +390,9 @@ func decodeStrict(b []byte, v any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return verdict.Errorf(verdict.MsgDocTrailing)
 	}
-	return nil
+	// A member given twice (encoding/json keeps the last without a word):
+	// one file, two readings.
+	return verdict.RepeatedMember(b)
 }
 
 // parseVRFKey decodes a VRFKey.

@@ -279,3 +279,112 @@ func TestDaemonReplyFixtures(t *testing.T) {
 		}
 	}
 }
+
+// TestReceiptsReplyOneGame: a GetReceipts reply is one game's receipts,
+// each once, in log order, and says which game; a reply mixing games,
+// repeating a receipt or out of order is refused (format), though each
+// receipt in it is sound. Before, such replies passed as "GetReceipts
+// reply, 3 receipt(s)". A reply proves each receipt, not that the game's
+// are all there: the format check says so.
+func TestReceiptsReplyOneGame(t *testing.T) {
+	a := appliance(t, 93)
+	g1 := play(t, a, receipttest.Play{Game: "g-one"})
+	g2 := play(t, a, receipttest.Play{Game: "g-two"})
+	pb := func(g *receipttest.Game, k int) *qodv1.Receipt { return pbReceipt(t, a.Receipt(g, k, true)) }
+	reply := func(rs ...*qodv1.Receipt) []byte { return grpcurl(t, &qodv1.GetReceiptsResponse{Receipts: rs}) }
+	if _, err := a.PromoDrawWith("p", 5, receipttest.PromoCheat{}); err != nil {
+		t.Fatal(err)
+	}
+	promoReceipt := pbReceipt(t, a.PromoReceipt(&receipttest.Promo{Draw: uint64(a.Size() - 1)}, false))
+
+	// The whole game, in order: passes, naming the game.
+	v := receipt.VerifyReceipt(reply(pb(g2, 0), pb(g2, 1), pb(g2, 2)), keyed(t, a))
+	expect(t, v, verdict.StatusPass, "")
+	if v.Subject != "GetReceipts reply for game g-two, 3 receipt(s)" || v.SubjectText("fr") != "réponse GetReceipts pour la partie g-two, 3 reçu(s)" {
+		t.Errorf("subject %q / %q", v.Subject, v.SubjectText("fr"))
+	}
+	if c := v.Find(verdict.CheckFormat); c == nil || !strings.Contains(c.Detail, "that none is missing takes the game's transcript (rngverify game)") ||
+		!strings.Contains(c.Reason("fr"), "qu'il n'en manque aucun, seule la transcription de la partie le montre (rngverify game)") {
+		t.Errorf("the format check does not say what a reply does not show:\n%s", v.Text("en"))
+	}
+	for _, c := range []struct {
+		name     string
+		b        []byte
+		want, fr string
+	}{
+		{"two games, a receipt twice", reply(pb(g1, 0), pb(g2, 1), pb(g2, 1)),
+			`receipts of several games: receipts[1] is of game "g-two", receipts[0] of game "g-one"`,
+			"reçus de plusieurs parties : receipts[1] est de la partie « g-two », receipts[0] de la partie « g-one »"},
+		{"a receipt twice", reply(pb(g2, 0), pb(g2, 1), pb(g2, 1)),
+			"receipt repeated or out of order: receipts[2] is at log index " + itoa(int(g2.Indices[1])) + ", receipts[1] at log index " + itoa(int(g2.Indices[1])),
+			"reçu répété ou dans le désordre : receipts[2]"},
+		{"out of order", reply(pb(g2, 1), pb(g2, 0)),
+			"receipt repeated or out of order: receipts[1] is at log index " + itoa(int(g2.Indices[0])) + ", receipts[0] at log index " + itoa(int(g2.Indices[1])),
+			"dans le désordre"},
+		{"a promotion draw", reply(pb(g2, 0), promoReceipt), "receipts[1]: a promo_draw record is no game's receipt",
+			"receipts[1] : un enregistrement « tirage promotionnel » n'est le reçu d'aucune partie"},
+	} {
+		v := receipt.VerifyReceipt(c.b, keyed(t, a))
+		formatFails(t, c.name, v, "not a receipt (GetReceipts reply, protobuf JSON): "+c.want)
+		if f := v.First(); len(v.Parts) != 0 || f == nil || !strings.Contains(f.Reason("fr"), c.fr) {
+			t.Errorf("%s: %d parts; French:\n%s", c.name, len(v.Parts), v.Text("fr"))
+		}
+	}
+}
+
+// TestRepeatedMembers: a member given twice is refused wherever JSON is
+// read strictly — the reply's one member, a receipt in a reply, a receipt
+// file, a transcript, the transcript a reply carries. encoding/json keeps
+// the last without a word, so {"receipts":[null],"receipts":[…]} passed,
+// though the docs promise "exactly that one member", and a file could say
+// one thing to its reader and another to the verifier. Names are
+// compared as encoding/json matches them to fields: case folded.
+func TestRepeatedMembers(t *testing.T) {
+	a := appliance(t, 94)
+	g := play(t, a, receipttest.Play{Game: "g-dup"})
+	one := protojsonReceipt(t, a.Receipt(g, 1, true))
+	other := protojsonReceipt(t, a.Receipt(g, 2, true))
+	file := a.Receipt(g, 1, true)
+	tr := a.Transcript(g, receipttest.TranscriptOptions{})
+	// first prepends a member to a JSON object.
+	first := func(member string, obj []byte) []byte {
+		return append([]byte("{"+member+","), bytes.TrimLeft(obj, " \n")[1:]...)
+	}
+	b64 := base64.StdEncoding.EncodeToString
+	for _, c := range []struct {
+		name     string
+		b        []byte
+		verify   func([]byte, receipt.Anchors) *verdict.Verdict
+		want, fr string
+	}{
+		{"the reply's member twice", []byte(`{"receipts": [null], "receipts": [` + string(one) + `]}`), receipt.VerifyReceipt,
+			`not a receipt (GetReceipts reply, protobuf JSON): member "receipts" given 2 times, want it once`, "membre « receipts » donné 2 fois"},
+		{"the reply's member twice, both good", []byte(`{"receipts": [` + string(one) + `], "receipts": [` + string(one) + `]}`), receipt.VerifyReceipt,
+			`member "receipts" given 2 times, want it once`, "attendu une seule fois"},
+		{"a reply receipt's member twice", []byte(`{"receipts": [` + string(first(`"record": "`+b64([]byte("{}"))+`"`, one)) + `]}`), receipt.VerifyReceipt,
+			`member "record" given twice in receipts[0]`, "membre « record » donné deux fois dans receipts[0]"},
+		{"nested deeper", []byte(`{"receipts": [` + string(one) + `, ` + string(first(`"inclusionProof": []`, other)) + `]}`), receipt.VerifyReceipt,
+			`member "inclusionProof" given twice in receipts[1]`, "receipts[1]"},
+		{"one protobuf receipt", first(`"logIndex": "0"`, one), receipt.VerifyReceipt,
+			`not a receipt (protobuf JSON): member "logIndex" given twice in the document`, "membre « logIndex » donné deux fois dans le document"},
+		{"a receipt file", first(`"index": 0`, file), receipt.VerifyReceipt,
+			`not a receipt: member "index" given twice in the document`, "le document"},
+		{"a receipt file, another case", first(`"Index": 0`, file), receipt.VerifyReceipt, // encoding/json fills index with both
+			`not a receipt: member "index" given twice in the document`, "le document"},
+		{"a transcript", first(`"game": "g-other"`, tr), receipt.VerifyTranscript,
+			`not a transcript: member "game" given twice in the document`, "membre « game » donné deux fois"},
+		{"the transcript reply's member twice", []byte(`{"document": "` + b64([]byte("{}")) + `", "document": "` + b64(tr) + `"}`), receipt.VerifyTranscript,
+			`member "document" given 2 times, want it once`, "membre « document » donné 2 fois"},
+		{"a transcript in a reply", []byte(`{"document": "` + b64(first(`"game": "g-other"`, tr)) + `"}`), receipt.VerifyTranscript,
+			`document: member "game" given twice in the document`, "membre « game » donné deux fois"},
+	} {
+		v := c.verify(c.b, keyed(t, a))
+		formatFails(t, c.name, v, c.want)
+		if r := v.First(); r == nil || !strings.Contains(r.Reason("fr"), c.fr) {
+			t.Errorf("%s: French:\n%s", c.name, v.Text("fr"))
+		}
+	}
+	// The same member in two objects is no repetition.
+	ok := []byte(`{"receipts": [` + string(one) + `, ` + string(other) + `]}`)
+	expect(t, receipt.VerifyReceipt(ok, keyed(t, a)), verdict.StatusPass, "")
+}

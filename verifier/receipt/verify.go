@@ -25,9 +25,11 @@ import (
 // receipt's own α a valid proof under that key. Otherwise it is a failure.
 //
 // file may also be the daemon's GetReceipts reply as JSON ({"receipts":
-// […]}, ReceiptsFromReply): every receipt in it is verified, each into a
-// part of the verdict (verdict.Verdict.Part, check verdict.CheckReceipt),
-// which passes only when every one does.
+// […]}, ReceiptsFromReply): one game's receipts, each once, in log order,
+// every one verified, each into a part of the verdict
+// (verdict.Verdict.Part, check verdict.CheckReceipt), which passes only
+// when every one does. It proves each receipt, not that the game's
+// receipts are all there: the game's transcript does (VerifyTranscript).
 func VerifyReceipt(file []byte, a Anchors) *verdict.Verdict {
 	if replyMember(file) == replyReceipts {
 		return verifyReceiptsReply(file, a)
@@ -50,15 +52,21 @@ func VerifyReceipt(file []byte, a Anchors) *verdict.Verdict {
 }
 
 // verifyReceiptsReply verifies every receipt of a GetReceipts reply, each
-// into a part of the verdict.
+// into a part of the verdict. The reply must be one game's receipts, each
+// once, in log order (receiptsFromReply); it is not shown to hold all of
+// them (a transcript is: VerifyTranscript).
 func verifyReceiptsReply(file []byte, a Anchors) *verdict.Verdict {
 	v := verdict.New(DocReceipt, verdict.MsgSubjectReceipt)
-	rcs, err := ReceiptsFromReply(file)
+	rcs, game, err := receiptsFromReply(file)
 	if err != nil {
 		v.Fail(verdict.CheckFormat, verdict.MsgNotReceiptsReply, Cause(err))
 		return v
 	}
-	v.SetSubject(verdict.MsgSubjectReceiptsReply, len(rcs))
+	if game != "" {
+		v.SetSubject(verdict.MsgSubjectReceiptsReplyGame, game, len(rcs))
+	} else {
+		v.SetSubject(verdict.MsgSubjectReceiptsReply, len(rcs))
+	}
 	v.Pass(verdict.CheckFormat, verdict.MsgFromReceiptsReply)
 	for i, rc := range rcs {
 		p := verifyReceipt(verdict.New(DocReceipt, verdict.MsgSubjectReceipt), rc, a)
@@ -262,7 +270,8 @@ func receiptBeacon(v *verdict.Verdict, ev *evidence, d *record.PromoDraw, freeze
 		v.Skip(promo.CheckBeacon, verdict.MsgReceiptNoBeacon)
 	case !b.Verified():
 		// Nothing to check: the freeze (which the draw equals) announced
-		// no round.
+		// no round. Whether its rules promised one, only they show (the
+		// receipt does not carry them): the skip says so.
 		v.Skip(promo.CheckBeacon, verdict.MsgReceiptBeaconNone)
 	case freeze == nil:
 		v.Skip(promo.CheckBeacon, verdict.MsgReceiptBeaconTime, b.Chain.String(), b.Round)

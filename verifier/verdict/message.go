@@ -1,12 +1,14 @@
 package verdict
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // MsgID names a message of the catalog.
@@ -253,4 +255,103 @@ func JSONError(err error) error {
 		}
 	}
 	return Named(err, MsgJSONTruncated) // io.ErrUnexpectedEOF from a json.Decoder
+}
+
+// RepeatedMember returns a *MsgError naming the first object member that
+// b, a JSON document, gives twice (with where it is: the document, or a
+// path such as receipts[1].record), or nil when every object's members are
+// distinct. encoding/json keeps the last of two same-named members without
+// a word, so a document read with it could say one thing to its reader and
+// another to whoever reads the first; strict parsers refuse it. Names are
+// compared as encoding/json matches them to a struct's fields, case folded
+// ("record" and "Record" fill the same field): it is for documents decoded
+// into structs, not maps. Syntax errors are not its business: it returns
+// nil for them (the decoder names them).
+func RepeatedMember(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // no number is converted, none refused for its size
+	type frame struct {
+		object bool
+		path   string
+		names  map[string]bool
+		key    string // an object's member being read
+		index  int    // an array's element being read
+	}
+	var stack []*frame
+	// path is where the next value sits.
+	path := func() string {
+		if len(stack) == 0 {
+			return ""
+		}
+		f := stack[len(stack)-1]
+		if f.object {
+			if f.path == "" {
+				return f.key
+			}
+			return f.path + "." + f.key
+		}
+		return f.path + "[" + strconv.Itoa(f.index) + "]"
+	}
+	// done: a value was read in the innermost container.
+	done := func() {
+		if len(stack) == 0 {
+			return
+		}
+		if f := stack[len(stack)-1]; f.object {
+			f.key = ""
+		} else {
+			f.index++
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if len(stack) > 0 {
+			if f := stack[len(stack)-1]; f.object && f.key == "" {
+				if name, ok := tok.(string); ok {
+					if f.names[foldName(name)] {
+						where := M(MsgJSONRoot)
+						if f.path != "" {
+							where = M(MsgSame, f.path)
+						}
+						return Errorf(MsgJSONRepeatedMember, name, where)
+					}
+					f.names[foldName(name)] = true
+					f.key = name
+					continue
+				}
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{object: true, path: path(), names: map[string]bool{}})
+		case json.Delim('['):
+			stack = append(stack, &frame{path: path()})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			done()
+		default:
+			done()
+		}
+		if len(stack) == 0 {
+			return nil
+		}
+	}
+}
+
+// foldName is a name such that foldName(x) == foldName(y) exactly when
+// strings.EqualFold(x, y), as encoding/json matches a member to a field:
+// each rune replaced by the least of its simple case folding orbit.
+func foldName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
 }

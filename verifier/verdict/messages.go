@@ -671,6 +671,27 @@ const (
 	MsgPromoDrawnOutside MsgID = "promo-drawn-outside"
 	MsgPromoRulesNoDraw  MsgID = "promo-rules-no-draw"
 
+	// Promotion certificates: the freeze's beacon against the frozen
+	// rules' (promo.Rules.CheckFreezeBeacon).
+	MsgPromoBeaconRules   MsgID = "promo-beacon-rules"
+	MsgPromoBeaconNone    MsgID = "promo-beacon-none"
+	MsgPromoBeaconRound   MsgID = "promo-beacon-round"
+	MsgPromoBeaconText    MsgID = "promo-beacon-text"
+	MsgBeaconNoneNorRules MsgID = "beacon-none-nor-rules"
+
+	// GetReceipts replies: one game's receipts, each once, in log order;
+	// the reply's one member given once; JSON members given once.
+	MsgSubjectReceiptsReplyGame MsgID = "subject-receipts-reply-game"
+	MsgReplyGames               MsgID = "reply-games"
+	MsgReplyNotGame             MsgID = "reply-not-game"
+	MsgReplyOrder               MsgID = "reply-order"
+	MsgReplyMemberRepeated      MsgID = "reply-member-repeated"
+	MsgJSONRepeatedMember       MsgID = "json-repeated-member"
+
+	// The web page: a dropped key announcement's VRF key of a suite this
+	// verifier does not know (no pin trusts it).
+	MsgWebVRFSuiteUnknown MsgID = "web-vrf-suite-unknown"
+
 	// Receipts: α bound to the commitment of the game's start or of the
 	// promotion's freeze; transcripts without their emission.
 	MsgNameStart          MsgID = "name-start"
@@ -863,8 +884,8 @@ var messages = map[MsgID]text{
 		"un objet JSON d'un seul membre, « %s », est attendu"},
 	MsgFromTranscriptReply: {"GetTranscript reply (protobuf JSON): the transcript it carries, decoded from base64",
 		"réponse GetTranscript (JSON protobuf) : la transcription qu'elle porte, décodée du base64"},
-	MsgFromReceiptsReply: {"GetReceipts reply (protobuf JSON): each receipt verified on its own",
-		"réponse GetReceipts (JSON protobuf) : chaque reçu vérifié à part"},
+	MsgFromReceiptsReply: {"GetReceipts reply (protobuf JSON): receipts of one game in log order, each verified on its own; that none is missing takes the game's transcript (rngverify game)",
+		"réponse GetReceipts (JSON protobuf) : reçus d'une même partie dans l'ordre du journal, chacun vérifié à part ; qu'il n'en manque aucun, seule la transcription de la partie le montre (rngverify game)"},
 	MsgWrongVersion: {"version %d type %q, want 1 %q",
 		"version %d, type « %s » ; attendu : version 1, type « %s »"},
 	MsgNoRecords: {"no records",
@@ -887,8 +908,8 @@ var messages = map[MsgID]text{
 		"entrée α reconstruite à partir de l'enregistrement"},
 	MsgReceiptBeacon: {"%s round %d: its published signature, published after the freeze (%s)",
 		"ronde %[2]d de %[1]s : sa signature publiée, publiée après le gel (%[3]s)"},
-	MsgReceiptBeaconNone: {"the freeze announced no beacon round",
-		"le gel n'a annoncé aucune ronde de balise"},
+	MsgReceiptBeaconNone: {"the freeze announced no beacon round; only the draw's rules show whether one was promised (rngverify certificate --rules FILE checks it)",
+		"le gel n'a annoncé aucune ronde de balise ; seul le règlement du tirage montre si une ronde était promise (rngverify certificate --rules FICHIER le vérifie)"},
 	MsgReceiptBeaconTime: {"%s round %d: its published signature; its publication after the freeze is not checked without the freeze record (give \"freeze\")",
 		"ronde %[2]d de %[1]s : sa signature publiée ; sa publication après le gel n'est pas vérifiée sans l'enregistrement du gel (donnez « freeze »)"},
 	MsgReceiptNoBeacon: {"the draw names no beacon round; that its freeze announced none is not checked without the freeze record (give \"freeze\")",
@@ -2035,6 +2056,39 @@ Code de sortie :
 		"le tirage %s a eu lieu le %s (le %s, heure de %s), hors des dates que permet le règlement (du %s au %s)"},
 	MsgPromoRulesNoDraw: {"the rules file has no draw %s",
 		"le règlement ne prévoit pas de tirage %s"},
+
+	// Promotion certificates: the freeze's beacon against the frozen
+	// rules' (promo.Rules.CheckFreezeBeacon).
+	MsgPromoBeaconRules: {"the freeze announces %s, but the rules it commits to announce %s for draw %s: the freeze contradicts its own rules",
+		"le gel annonce : %s ; le règlement auquel il s'engage annonce pour le tirage %[3]s : %[2]s ; le gel contredit son propre règlement"},
+	MsgPromoBeaconNone: {"no beacon round",
+		"aucune ronde de balise"},
+	MsgPromoBeaconRound: {"%s round %d (%s)",
+		"la ronde %[2]d de %[1]s (%[3]s)"},
+	MsgPromoBeaconText: {"the beacon %q",
+		"la balise « %s »"},
+	MsgBeaconNoneNorRules: {"neither the freeze nor the rules given (--rules) announce a beacon round",
+		"ni le gel ni le règlement fourni (--rules) n'annoncent de ronde de balise"},
+
+	// GetReceipts replies: one game's receipts, each once, in log order;
+	// the reply's one member given once; JSON members given once.
+	MsgSubjectReceiptsReplyGame: {"GetReceipts reply for game %s, %d receipt(s)",
+		"réponse GetReceipts pour la partie %s, %d reçu(s)"},
+	MsgReplyGames: {"receipts of several games: receipts[%d] is of game %q, receipts[%d] of game %q",
+		"reçus de plusieurs parties : receipts[%d] est de la partie « %s », receipts[%d] de la partie « %s »"},
+	MsgReplyNotGame: {"receipts[%d]: a %s record is no game's receipt",
+		"receipts[%d] : un enregistrement « %s » n'est le reçu d'aucune partie"},
+	MsgReplyOrder: {"receipt repeated or out of order: receipts[%d] is at log index %d, receipts[%d] at log index %d",
+		"reçu répété ou dans le désordre : receipts[%d] est à l'index %d du journal, receipts[%d] à l'index %d"},
+	MsgReplyMemberRepeated: {"member %q given %d times, want it once",
+		"membre « %s » donné %d fois ; attendu une seule fois"},
+	MsgJSONRepeatedMember: {"member %q given twice in %s",
+		"membre « %s » donné deux fois dans %s"},
+
+	// The web page: a dropped key announcement's VRF key of a suite this
+	// verifier does not know (no pin trusts it).
+	MsgWebVRFSuiteUnknown: {"%s %s (suite %q unknown: it cannot be pinned)",
+		"%s %s (suite « %s » inconnue : la clé ne peut pas être épinglée)"},
 
 	// Receipts: α bound to the commitment of the game's start or of the
 	// promotion's freeze; transcripts without their emission.

@@ -13,7 +13,10 @@ in its tree; for a draw, the VRF key is trusted, α binds the record (when the
 receipt carries α), the proof verifies, and the outcome is the one β gives.
 FILE may also be grpcurl's output of rngd's GetReceipts (every receipt in it
 is checked, each with its own verdict, and the whole passes only if each
-does) or one protobuf Receipt as JSON. FILE "-" reads stdin.
+does; they must be one game's, each once, in log order) or one protobuf
+Receipt as JSON. A GetReceipts reply proves each receipt in it, not that the
+game's receipts are all there: rngverify game on the game's transcript does.
+FILE "-" reads stdin.
 
 `
 	usageReceiptFR = `utilisation : rngverify receipt FICHIER [options de confiance] [--lang fr|en] [--json]
@@ -25,8 +28,11 @@ un tirage, la clé VRF est de confiance, α est bien celui de l'enregistrement
 (quand le reçu porte α), la preuve se vérifie et le résultat est celui que
 donne β. FICHIER peut aussi être la sortie de grpcurl pour GetReceipts de
 rngd (chaque reçu y est vérifié, avec son propre verdict, et l'ensemble n'est
-réussi que si chacun l'est) ou un Receipt protobuf en JSON. FICHIER « - » lit
-l'entrée standard.
+réussi que si chacun l'est ; ils doivent être d'une même partie, chacun une
+fois, dans l'ordre du journal) ou un Receipt protobuf en JSON. Une réponse
+GetReceipts prouve chacun de ses reçus, pas que tous ceux de la partie y
+sont : rngverify game sur la transcription de la partie le prouve. FICHIER
+« - » lit l'entrée standard.
 
 `
 	usageGameEN = `usage: rngverify game FILE [trust flags] [--lang fr|en] [--json]
@@ -134,7 +140,11 @@ Re-checks a promotion draw certificate (certificate.json) offline:
   --entrants LIST   the bailiff's checks too: the private entrant list
                     (entrants.txt) is canonical and hashes to the frozen root
                     and count; prints the picked accounts
-  --rules FILE      the operation's rules file: its SHA-256 must be the frozen one
+  --rules FILE      the operation's rules file: its SHA-256 must be the frozen
+                    one, the freeze and the draw keep its dates, and the freeze
+                    announced the beacon round it announces for the draw (none
+                    if none): a freeze that dropped it is MISBEHAVIOUR. Only
+                    the rules show whether a round was promised
   --reserves N      the number of reserves the rules require
 
 The log's keys must be given (trust flags below: the operator's published
@@ -163,7 +173,11 @@ Revérifie hors ligne le certificat d'un tirage promotionnel (certificate.json) 
   --entrants LISTE  les vérifications de l'huissier aussi : la liste privée des
                     participants (entrants.txt) est canonique et donne la racine
                     et le nombre gelés ; affiche les comptes désignés
-  --rules FICHIER   le règlement de l'opération : son SHA-256 doit être celui gelé
+  --rules FICHIER   le règlement de l'opération : son SHA-256 doit être celui
+                    gelé, le gel et le tirage respectent ses dates, et le gel a
+                    annoncé la ronde de balise qu'il annonce pour le tirage
+                    (aucune s'il n'en annonce pas) : un gel qui l'a omise est un
+                    MANQUEMENT. Seul le règlement montre si une ronde était promise
   --reserves N      le nombre de suppléants qu'exige le règlement
 
 Les clés du journal doivent être fournies (options de confiance ci-dessous :

@@ -237,3 +237,40 @@ func TestParts(t *testing.T) {
 		t.Errorf("JSON of a plain verdict: %s", b)
 	}
 }
+
+// TestRepeatedMember: the first member given twice in one object is named
+// with where it is; the same name in two objects, or nested under one,
+// is no repetition; what is not JSON is left to the decoder.
+func TestRepeatedMember(t *testing.T) {
+	for _, c := range []struct{ doc, want string }{
+		{`{"a": 1, "b": 2}`, ""},
+		{`{"a": {"a": 1}, "b": [{"a": 1}, {"a": 2}]}`, ""},
+		{`[{"a": 1}, {"a": 1}]`, ""},
+		{`{"a": 1e999, "b": "x"}`, ""},
+		{`{"a": 1, "a": 2}`, `member "a" given twice in the document`},
+		{`{"record": 1, "Record": 2}`, `member "Record" given twice in the document`}, // one struct field
+		{`{"\u0061": 1, "a": 2}`, `member "a" given twice in the document`},
+		{`{"K": 1, "\u212a": 2}`, "member \"\u212a\" given twice in the document"}, // the Kelvin sign folds to K
+		{`{"ab": 1, "a": 2, "b": 3}`, ""},
+		{`{"a": [], "b": {"c": {"d": 1, "d": 1}}}`, `member "d" given twice in b.c`},
+		{`{"r": [{"x": 1}, {"x": 1, "y": [1, {"z": 0, "z": 0}]}]}`, `member "z" given twice in r[1].y[1]`},
+		{`[0, {"k": 1, "k": 2}]`, `member "k" given twice in [1]`},
+		{`{"a": 1, "a"`, `member "a" given twice in the document`},
+		{`{"a" 1, "a": 2}`, ""},
+		{`not json`, ""},
+		{``, ""},
+	} {
+		err := RepeatedMember([]byte(c.doc))
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.doc, err)
+		case c.want == "":
+		case err == nil || err.Error() != c.want:
+			t.Errorf("%s: %v, want %s", c.doc, err, c.want)
+		}
+	}
+	var me *MsgError
+	if err := RepeatedMember([]byte(`{"a": {"b": 1, "b": 1}}`)); !errors.As(err, &me) || me.Msg.Text("fr") != "membre « b » donné deux fois dans a" {
+		t.Errorf("French: %v", err)
+	}
+}

@@ -202,10 +202,16 @@ func offered(kind string, f File, a *receipt.Anchors) Result {
 	for _, k := range a.LogKeys {
 		logTrusted = append(logTrusted, k.Fingerprint())
 	}
+	// A key as the page shows it: its name and the pin that trusts it
+	// (label), or for a VRF key of a suite this verifier does not know,
+	// its bare fingerprint with the suite marked unknown — no pin trusts
+	// it (receipt.ParsePin refuses SUITE:FP with that suite), as
+	// rngverify --tofu says (verdict.MsgCLITOFUVRFSuite).
 	type key struct {
-		name, fp string
-		trusted  bool
+		label   verdict.Msg
+		trusted bool
 	}
+	plain := func(name, fp string) verdict.Msg { return verdict.M(verdict.MsgSame, name+" "+fp) }
 	var keys []key
 	if kind == receipt.DocKeyRecord {
 		t := bytes.TrimSpace(f.Data)
@@ -217,38 +223,41 @@ func offered(kind string, f File, a *receipt.Anchors) Result {
 			fp := record.Hex(record.Fingerprint(k.PublicKey))
 			trusted := false
 			if k.Use == announce.UseVRF {
-				if s, err := vrf.ParseSuite(k.Suite); err == nil {
-					if pk, err := vrf.ParsePublicKey(s, k.PublicKey); err == nil {
-						bytesOK, suiteOK := a.VRFTrusted(pk)
-						trusted = bytesOK && suiteOK
-					}
+				s, err := vrf.ParseSuite(k.Suite)
+				if err != nil {
+					keys = append(keys, key{verdict.M(verdict.MsgWebVRFSuiteUnknown, k.Use, fp, k.Suite), false})
+					continue
+				}
+				if pk, err := vrf.ParsePublicKey(s, k.PublicKey); err == nil {
+					bytesOK, suiteOK := a.VRFTrusted(pk)
+					trusted = bytesOK && suiteOK
 				}
 				// Shown as the pin that trusts it, SUITE:FP (a bare
 				// fingerprint would not fix its suite).
-				keys = append(keys, key{k.Use, k.Suite + ":" + fp, trusted})
+				keys = append(keys, key{plain(k.Use, string(s)+":"+fp), trusted})
 				continue
 			}
 			trusted = slices.Contains(logTrusted, fp)
-			keys = append(keys, key{k.Use + " " + k.Suite, fp, trusted})
+			keys = append(keys, key{plain(k.Use+" "+k.Suite, fp), trusted})
 		}
 	} else {
 		lk, _ := checkpoint.ParseKeys(string(f.Data))
 		for _, k := range lk {
-			keys = append(keys, key{k.Algorithm, k.Fingerprint(), slices.Contains(logTrusted, k.Fingerprint())})
+			keys = append(keys, key{plain(k.Algorithm, k.Fingerprint()), slices.Contains(logTrusted, k.Fingerprint())})
 		}
 	}
-	var all, untrusted []string
+	var all, untrusted verdict.Series
 	for _, k := range keys {
-		all = append(all, k.name+" "+k.fp)
+		all = append(all, k.label)
 		if !k.trusted {
-			untrusted = append(untrusted, k.name+" "+k.fp)
+			untrusted = append(untrusted, k.label)
 		}
 	}
 	if len(keys) > 0 && len(untrusted) == 0 {
-		v.Pass(verdict.CheckLogKey, verdict.MsgSame, strings.Join(all, ", "))
+		v.Pass(verdict.CheckLogKey, verdict.MsgSame, all)
 		return Result{File: f.Name, Verdict: v}
 	}
-	v.Fail(verdict.CheckLogKey, verdict.MsgNoTrustedLogKey, verdict.M(verdict.MsgHintLogKeys, strings.Join(untrusted, ", ")))
+	v.Fail(verdict.CheckLogKey, verdict.MsgNoTrustedLogKey, verdict.M(verdict.MsgHintLogKeys, untrusted))
 	return Result{File: f.Name, Verdict: v, Note: NoteKeyNotTrusted}
 }
 

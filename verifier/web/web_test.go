@@ -443,3 +443,47 @@ func TestDaemonRepliesOnPage(t *testing.T) {
 		t.Errorf("SHA256: pin: %+v", rs)
 	}
 }
+
+// TestDroppedKeyUnknownSuite: a key announcement dropped among the
+// documents whose VRF key names a suite this verifier does not know shows
+// the key's bare fingerprint with the suite marked unknown — no pin can
+// trust it (a SUITE:FP pin with that suite is refused) — as rngverify
+// --tofu does. Before, the page showed "vrf SUITE:FP", a "pin" that the
+// pin zone refused when pasted.
+func TestDroppedKeyUnknownSuite(t *testing.T) {
+	a, err := receipttest.New(23)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := record.Parse(a.Leaf(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ka := r.(*record.KeyAnnouncement)
+	ka.Keys[0].Suite = "ECVRF-X"
+	leaf, err := record.Format(ka)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := record.Hex(ka.Keys[0].Fingerprint)
+	res := results(web.Verify([]web.File{{Name: "keys.json", Data: leaf}}, nil, ""))
+	v := res.get("keys.json").Verdict
+	c := v.Find(verdict.CheckLogKey)
+	if c == nil || c.Status != verdict.StatusFail || res.get("keys.json").Note != web.NoteKeyNotTrusted {
+		t.Fatalf("not refused:\n%s", v.Text("en"))
+	}
+	en, fr := c.Reason("en"), c.Reason("fr")
+	if !strings.Contains(en, "vrf "+fp+` (suite "ECVRF-X" unknown: it cannot be pinned)`) || strings.Contains(en, "ECVRF-X:") ||
+		!strings.Contains(fr, "vrf "+fp+" (suite « ECVRF-X » inconnue : la clé ne peut pas être épinglée)") {
+		t.Errorf("the key is not shown as a bare fingerprint with its suite unknown:\n%s\n%s", en, fr)
+	}
+	// What is shown as a pin is one: the bare fingerprint is taken.
+	for _, p := range regexp.MustCompile(`[A-Za-z0-9-]+:[0-9a-f]{64}`).FindAllString(en, -1) {
+		if _, _, err := receipt.ParsePin(p); err != nil {
+			t.Errorf("shown as a pin, refused as one: %s: %v", p, err)
+		}
+	}
+	if _, _, err := receipt.ParsePin(fp); err != nil {
+		t.Errorf("bare fingerprint %s refused: %v", fp, err)
+	}
+}

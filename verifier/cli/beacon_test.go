@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/hex"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/receipt/receipttest"
+	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// drand quicknet rounds (verifier/beacon/testdata/rounds.json).
+const (
+	quicknetHash = "52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971"
+	sig123       = "b75c69d0b72a5d906e854e808ba7e2accb1542ac355ae486d591aa9d43765482e26cd02df835d3546d23c4b13e0dfc92"
+)
+
+type vrfProver struct{ sk *vrf.PrivateKey }
+
+func (p vrfProver) PublicKey() *vrf.PublicKey          { return p.sk.Public() }
+func (p vrfProver) Prove(alpha []byte) ([]byte, error) { return p.sk.Prove(alpha) }
+
+// beaconCertificate writes the rules file (the example's, its draw 1
+// announcing quicknet round rulesRound, none when 0) and the certificate
+// of draw bonus-crescendo/1 by a test appliance whose freeze commits to
+// those rules by their hash but announces freezeBeacon ("" or a quicknet
+// round), its draw binding that round's value. It returns the files and
+// the anchors that trust the appliance's keys.
+func beaconCertificate(t *testing.T, rulesRound uint64, freezeBeacon string, value []byte) (cert, rules string, trust []string) {
+	t.Helper()
+	dir := t.TempDir()
+	rulesFile, err := os.ReadFile("../../examples/bonus-crescendo.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rulesRound > 0 {
+		spec := "    reserves: 3\n    beacon: {source: \"drand quicknet\", chain: quicknet, round: " + strconv.FormatUint(rulesRound, 10) + "}\n"
+		rulesFile = bytes.Replace(rulesFile, []byte("    reserves: 3\n"), []byte(spec), 1)
+	}
+	if r, err := promo.ParseRules(rulesFile); err != nil || (rulesRound > 0) != (r.Draws[0].Beacon != nil) {
+		t.Fatalf("rules: %v", err)
+	}
+	a, err := receipttest.New(71)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &promo.EntrantList{Draw: "bonus-crescendo/1"}
+	for i := range 12 {
+		l.Accounts = append(l.Accounts, "A"+strconv.Itoa(1000+i))
+	}
+	tree, err := l.Tree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r [32]byte
+	r[0] = 7
+	// Frozen after the participation period (19 June 2016, 24:00 Paris),
+	// drawn on the draw's date.
+	frozen := time.Date(2016, 6, 20, 18, 0, 0, 0, time.UTC)
+	f, err := promo.NewFreeze(promo.FreezeInput{Operation: "bonus-crescendo", RulesHash: promo.RulesHash(rulesFile), Draw: l.Draw, Tree: tree,
+		Reserves: 3, Beacon: freezeBeacon, R: r, Now: frozen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl := must(record.Format(f))
+	fi := a.Append(fl)
+	c := promo.Ceremony{Freeze: f, Tree: tree, R: r, Share: "text:12345678", BeaconValue: value, KeyID: a.VRFID,
+		Prover: vrfProver{a.VRF}, Now: time.Date(2016, 6, 21, 10, 0, 0, 0, time.UTC)}
+	d, err := c.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	di := a.Append(must(record.Format(d)))
+	n := a.Size()
+	logged := func(i uint64) *promo.LoggedRecord {
+		return &promo.LoggedRecord{Index: i, Record: string(a.Leaf(i)), Proof: a.Inclusion(i, n)}
+	}
+	cc, err := promo.NewCertificate(promo.CertificateInput{RulesHash: promo.RulesHash(rulesFile), Freeze: logged(fi), Draw: logged(di),
+		Checkpoint: a.Checkpoint(), LogKeys: a.LogKeys, Tree: tree, VRFKey: a.VRF.Public()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert = write(t, dir, "cert.json", promo.CertificateJSON(cc))
+	rules = write(t, dir, "rules.yaml", rulesFile)
+	return cert, rules, []string{"--log-key", write(t, dir, "log.vkey", a.LogKeyFile()), "--pin", a.VRFPin()}
+}
+
+// TestCertificateBeaconAgainstRules: rngd freezes a draw with the beacon
+// round its rules announce; a freeze that drops it (or names another
+// round) draws without the promised outside randomness. With the rules
+// given (--rules), the freeze — proven the appliance's, committing to the
+// rules by their hash — contradicts them: MISBEHAVIOUR at
+// beacon-signature, naming both beacons. Before, the certificate passed,
+// beacon-signature skipped ("the freeze announced no beacon round").
+// Without the rules the skip says that only the rules show whether a
+// round was promised.
+func TestCertificateBeaconAgainstRules(t *testing.T) {
+	value, _ := hex.DecodeString(sig123)
+	round123 := "drand:" + quicknetHash + ":123"
+	for _, c := range []struct {
+		name         string
+		rulesRound   uint64
+		freezeBeacon string
+		value        []byte
+		want         int
+		line, fr     string // the beacon-signature line, in English and French
+	}{
+		{"beacon dropped", 657413, "", nil, ExitFail,
+			"[MISBEHAVIOUR] beacon-signature       public beacon — the freeze announces no beacon round, but the rules it commits to announce drand quicknet (52db9ba7…) round 657413 (drand:" + quicknetHash + ":657413) for draw bonus-crescendo/1: the freeze contradicts its own rules",
+			"le gel annonce : aucune ronde de balise ; le règlement auquel il s'engage annonce pour le tirage bonus-crescendo/1 : la ronde 657413 de drand quicknet (52db9ba7…) (drand:" + quicknetHash + ":657413) ; le gel contredit son propre règlement"},
+		{"another round", 657413, round123, value, ExitFail,
+			"[MISBEHAVIOUR] beacon-signature       public beacon — the freeze announces drand quicknet (52db9ba7…) round 123 (" + round123 + "), but the rules it commits to announce drand quicknet (52db9ba7…) round 657413",
+			"le gel annonce : la ronde 123 de drand quicknet (52db9ba7…) (" + round123 + ") ; le règlement auquel il s'engage annonce pour le tirage bonus-crescendo/1 : la ronde 657413 de drand quicknet"},
+		{"a round the rules do not announce", 0, round123, value, ExitFail,
+			"[MISBEHAVIOUR] beacon-signature       public beacon — the freeze announces drand quicknet (52db9ba7…) round 123 (" + round123 + "), but the rules it commits to announce no beacon round",
+			"le règlement auquel il s'engage annonce pour le tirage bonus-crescendo/1 : aucune ronde de balise ; le gel contredit"},
+		{"the round announced", 123, round123, value, ExitOK, "[PASS] beacon-signature", "[OK] beacon-signature       balise publique d'aléa — ronde 123 de drand quicknet"},
+		{"none announced, none promised", 0, "", nil, ExitOK,
+			"[skip] beacon-signature       public beacon — neither the freeze nor the rules given (--rules) announce a beacon round",
+			"ni le gel ni le règlement fourni (--rules) n'annoncent de ronde de balise"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cert, rules, trust := beaconCertificate(t, c.rulesRound, c.freezeBeacon, c.value)
+			// Without the rules: passes; a freeze without a round says
+			// that only the rules show whether one was promised.
+			code, out, errs := runCLI(append([]string{"certificate", cert}, trust...)...)
+			if code != ExitOK {
+				t.Fatalf("without --rules: exit %d\n%s%s", code, out, errs)
+			}
+			if c.freezeBeacon == "" && !strings.Contains(out, "[skip] beacon-signature       public beacon — the freeze announced no beacon round; only the draw's rules show whether one was promised (rngverify certificate --rules FILE checks it)\n") {
+				t.Errorf("without --rules, the skip does not send to the rules:\n%s", out)
+			}
+			args := append([]string{"certificate", cert, "--rules", rules}, trust...)
+			code, out, errs = runCLI(args...)
+			if code != c.want || !strings.Contains(out, c.line) {
+				t.Fatalf("--rules: exit %d, want %d and %q\n%s%s", code, c.want, c.line, out, errs)
+			}
+			if c.want == ExitFail {
+				if !strings.HasPrefix(errs, "rngverify certificate: MISBEHAVIOUR PROVEN, check beacon-signature: ") ||
+					!strings.Contains(out, "[PASS] rules-hash") || !strings.Contains(out, "the rules file given is the frozen one") {
+					t.Errorf("--rules: stderr %q\n%s", errs, out)
+				}
+			}
+			code, out, errs = runCLI(append(args, "--lang", "fr")...)
+			if code != c.want || !strings.Contains(out, c.fr) {
+				t.Fatalf("--rules --lang fr: exit %d, want %d and %q\n%s%s", code, c.want, c.fr, out, errs)
+			}
+			frenchOK(t, c.name, out+errs)
+		})
+	}
+}
