@@ -1,70 +1,26 @@
 package ctl
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"tirage.fr/tirage/hsm"
-	"tirage.fr/tirage/hsm/keystore"
-	"tirage.fr/tirage/rngd"
-	"tirage.fr/tirage/verifier/vrf"
+	"tirage.fr/tirage/rngd/rngdtest"
 )
 
-// stoppedDaemon runs an rngd on a fresh data directory under dir (software
-// keys sealed with the passphrase in dir/pass, origin tirage.test/rebuild),
-// has rngctl register an emission on it, and stops it. It returns the data
-// directory and the passphrase file.
-func stoppedDaemon(t *testing.T, dir string) (data, pass string) {
+// stoppedDaemon runs a test rngd (rngdtest), has rngctl register an
+// emission on it, and stops it: its data directory, passphrase file and
+// log origin.
+func stoppedDaemon(t *testing.T) *rngdtest.Daemon {
 	t.Helper()
-	data = filepath.Join(dir, "data")
-	pki, err := rngd.GenerateDevPKI(filepath.Join(dir, "pki"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pass = filepath.Join(dir, "pass")
-	if err := os.WriteFile(pass, []byte("rebuild test passphrase"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ks, err := keystore.Open(keystore.Config{Dir: filepath.Join(data, "keys"), Passphrase: []byte("rebuild test passphrase"),
-		KDF: keystore.KDFParams{Time: 1, MemoryKiB: 8 * 1024, Threads: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ks.GenerateVRF("vrf", vrf.DefaultSuite); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ks.GenerateSigner("log", hsm.Ed25519); err != nil {
-		t.Fatal(err)
-	}
-	ks.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	d, err := rngd.Start(ctx, rngd.Config{
-		DataDir: data,
-		GRPC:    rngd.GRPCConfig{Listen: "127.0.0.1:0", CertFile: pki.ServerCert(), KeyFile: pki.ServerKey(), ClientCAFile: pki.CA()},
-		Audit:   rngd.AuditConfig{Listen: "off"},
-		HTTP:    rngd.HTTPConfig{Listen: "off"},
-		Keys:    rngd.KeysConfig{PassphraseFile: pass, AllowSoftware: true},
-		Log:     rngd.LogConfig{Origin: "tirage.test/rebuild", BatchMaxAge: rngd.Duration{Duration: 2 * time.Millisecond}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- d.Serve(ctx) }()
-	if code, out, errOut := rngctl("emission", "create", "--socket", d.Addrs().Admin, "--id", "E1", "--closure", "2199-01-01"); code != ExitOK {
+	d := rngdtest.Start(t)
+	if code, out, errOut := rngctl("emission", "create", "--socket", d.Admin, "--id", "E1", "--closure", "2199-01-01"); code != ExitOK {
 		t.Fatalf("emission create: exit %d %s%s", code, out, errOut)
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("rngd: %v", err)
-	}
-	return data, pass
+	d.Stop()
+	return d
 }
 
 // A rebuild's config needs what a rebuild uses — data_dir, [log], [keys],
@@ -77,9 +33,10 @@ func TestStateRebuildConfigWithoutTLS(t *testing.T) {
 	} else {
 		f.Close()
 	}
-	data, pass := stoppedDaemon(t, dir)
+	d := stoppedDaemon(t)
+	data, pass := d.DataDir, d.PassphraseFile
 	config := filepath.Join(dir, "rebuild.toml")
-	text := fmt.Sprintf("data_dir = %q\n[log]\norigin = \"tirage.test/rebuild\"\n[keys]\nallow_software = true\npassphrase_file = %q\n", data, pass)
+	text := fmt.Sprintf("data_dir = %q\n[log]\norigin = %q\n[keys]\nallow_software = true\npassphrase_file = %q\n", data, d.Origin, pass)
 	if err := os.WriteFile(config, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,9 +22,19 @@ import (
 // Daemon is a running test daemon.
 type Daemon struct {
 	rngd.Addrs
-	PKI     rngd.DevPKI // in DataDir/dev, with a client certificate per name given to Start
-	DataDir string
+	PKI            rngd.DevPKI // in DataDir/dev, with a client certificate per name given to Start
+	DataDir        string
+	PassphraseFile string // the keystore's passphrase (keys.passphrase_file)
+	Origin         string // the log's origin (log.origin)
+	stop           func()
 }
+
+// Stop stops the daemon before the test ends (once; the test's end then
+// has nothing left to stop).
+func (d *Daemon) Stop() { d.stop() }
+
+// origin is the test daemon's log origin.
+const origin = "tirage.fr/dev-log"
 
 // Start starts a daemon that stops when the test ends.
 func Start(t testing.TB, clients ...string) *Daemon {
@@ -59,7 +70,7 @@ func Start(t testing.TB, clients ...string) *Daemon {
 		Audit:   rngd.AuditConfig{Listen: "127.0.0.1:0"},
 		HTTP:    rngd.HTTPConfig{Listen: "off"},
 		Keys:    rngd.KeysConfig{PassphraseFile: pass, AllowSoftware: true}, // software keys outside dev mode: opt-in
-		Log:     rngd.LogConfig{Origin: "tirage.fr/dev-log", BatchMaxAge: rngd.Duration{Duration: 2 * time.Millisecond}},
+		Log:     rngd.LogConfig{Origin: origin, BatchMaxAge: rngd.Duration{Duration: 2 * time.Millisecond}},
 	})
 	if err != nil {
 		cancel()
@@ -67,11 +78,15 @@ func Start(t testing.TB, clients ...string) *Daemon {
 	}
 	done := make(chan error, 1)
 	go func() { done <- d.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("rngd: %v", err)
-		}
-	})
-	return &Daemon{Addrs: d.Addrs(), PKI: pki, DataDir: data}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("rngd: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return &Daemon{Addrs: d.Addrs(), PKI: pki, DataDir: data, PassphraseFile: pass, Origin: origin, stop: stop}
 }
