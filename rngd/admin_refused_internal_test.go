@@ -141,11 +141,11 @@ func TestAdminGateNoCredentials(t *testing.T) {
 // times over.
 func TestAdminMaxRecvMsgSizeHoldsABatch(t *testing.T) {
 	batch := &adminv1.TicketBatch{}
-	for range 10_000 {
+	for range ticketBatch {
 		batch.Tickets = append(batch.Tickets, &adminv1.Ticket{TicketHash: make([]byte, 32), StakeCents: math.MinInt64})
 	}
 	n := proto.Size(&adminv1.ImportManifestRequest{Part: &adminv1.ImportManifestRequest_Tickets{Tickets: batch}})
 	if n != 470_004 || 4*n > adminMaxRecvMsgSize {
-		t.Errorf("a batch of 10,000 tickets at worst: %d bytes, want 470,004, at most a quarter of adminMaxRecvMsgSize (%d)", n, adminMaxRecvMsgSize)
+		t.Errorf("a batch of %d tickets at worst: %d bytes, want 470,004, at most a quarter of adminMaxRecvMsgSize (%d)", ticketBatch, n, adminMaxRecvMsgSize)
 	}
 }

@@ -186,6 +186,11 @@ func DemoTickets(emission string, seed []byte, n int) (codes []string, tickets [
 	return codes, tickets
 }
 
+// ticketBatch is how many tickets ImportTickets sends per message; the
+// admin server's message limit (adminMaxRecvMsgSize) is sized to hold one
+// at its worst four times over (TestAdminMaxRecvMsgSizeHoldsABatch).
+const ticketBatch = 10_000
+
 // ImportTickets streams a manifest to the admin API (rngctl emission import,
 // the demo and the tests use it).
 func ImportTickets(ctx context.Context, adm adminv1.AdminClient, requestID, emission string, tickets []Ticket) (*adminv1.ImportManifestResponse, error) {
@@ -196,7 +201,7 @@ func ImportTickets(ctx context.Context, adm adminv1.AdminClient, requestID, emis
 	err = st.Send(&adminv1.ImportManifestRequest{Part: &adminv1.ImportManifestRequest_Header{Header: &adminv1.ManifestHeader{
 		RequestId: requestID, EmissionId: emission, Count: uint64(len(tickets))}}})
 	for len(tickets) > 0 && err == nil {
-		n := min(len(tickets), 10_000)
+		n := min(len(tickets), ticketBatch)
 		batch := &adminv1.TicketBatch{}
 		for _, t := range tickets[:n] {
 			if t.Emission != emission {

@@ -121,7 +121,7 @@ func TestStalledSourceRefusesDraws(t *testing.T) {
 	}
 	checkAlarm(t, h.g, "faultA", TestTimeout)
 	logs := h.logs.String()
-	for _, want := range []string{`"test":"timeout"`, `"source":"faultA"`, "draws refused until an operator retest"} {
+	for _, want := range []string{`"test":"timeout"`, `"entropy_source":"faultA"`, "draws refused until an operator retest"} {
 		if !strings.Contains(logs, want) {
 			t.Errorf("logs lack %s: %s", want, logs)
 		}

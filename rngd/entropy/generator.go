@@ -335,7 +335,7 @@ func (g *Generator) startup(ctx context.Context) error {
 func (g *Generator) recovered(st *sourceState, how string) {
 	st.failure = nil
 	g.m.sourceHealthy.WithLabelValues(st.cfg.Name).Set(1)
-	g.log.Warn("entropy: source "+how+" and is back in use", "source", st.cfg.Name)
+	g.log.Warn("entropy: source "+how+" and is back in use", "entropy_source", st.cfg.Name)
 }
 
 // fail marks a source failed, counts and logs it. g.mu is held.
@@ -343,7 +343,7 @@ func (g *Generator) fail(st *sourceState, he *HealthError) {
 	st.failure = he
 	g.m.sourceHealthy.WithLabelValues(st.cfg.Name).Set(0)
 	g.m.failures.WithLabelValues(st.cfg.Name, he.Test).Inc()
-	attrs := []any{"source", st.cfg.Name, "test", he.Test, "detail", he.Detail}
+	attrs := []any{"entropy_source", st.cfg.Name, "test", he.Test, "detail", he.Detail}
 	if he.Err != nil {
 		attrs = append(attrs, "err", he.Err.Error())
 	}

@@ -452,7 +452,7 @@ func TestNonPhysicalSourceRetest(t *testing.T) {
 	if len(mix.produced()) <= before {
 		t.Error("mix not read into the seed after it came back")
 	}
-	if !strings.Contains(h.logs.String(), `"msg":"entropy: source reads again and is back in use","source":"mix"`) {
+	if !strings.Contains(h.logs.String(), `"msg":"entropy: source reads again and is back in use","entropy_source":"mix"`) {
 		t.Errorf("no log of mix back in use:\n%s", h.logs.String())
 	}
 }
