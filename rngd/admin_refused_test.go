@@ -1,7 +1,6 @@
 package rngd
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/rngd/internal/testio"
 	"tirage.fr/tirage/verifier/record"
 )
 
@@ -266,30 +266,12 @@ func (td *testDaemon) adminClientConn() *grpc.ClientConn {
 	return cc
 }
 
-// syncBuffer is a bytes.Buffer safe for the daemon's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // The "call refused" line carried the key "msg" twice (slog's message and
 // the refusal's): {"msg":"call refused",…,"msg":"number: 31 is out of
 // range 1..30"}. Now the refusal's is "detail". Every line the daemon logs
 // in JSON (rngd's format) has each key once.
 func TestLogKeysUnique(t *testing.T) {
-	var buf syncBuffer
+	var buf testio.Buffer
 	td := newTestDaemon(t, func(c *Config) {
 		c.Logger = slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})

@@ -3,7 +3,6 @@ package rngd
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
+	"tirage.fr/tirage/rngd/internal/testio"
 )
 
 // adminSocketHelperEnv makes the test binary a client of the admin socket
@@ -46,7 +46,7 @@ func TestAdminSocketOtherUsers(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "rngd.test")
-	copyExecutable(t, bin)
+	testio.CopyExecutable(t, bin)
 	sock := filepath.Join(dir, "adm.sock")
 	const allowed, other = 65532, 65533
 	td := newTestDaemon(t, func(c *Config) { c.Admin.Socket, c.Admin.AllowedUIDs = sock, []int{0, allowed} })
@@ -106,34 +106,6 @@ func TestAdminSocketHelper(t *testing.T) {
 		t.FailNow()
 	}
 	fmt.Printf("uid %d: admin status ok\n", os.Getuid())
-}
-
-// copyExecutable copies this test binary to dst, mode 0755.
-func copyExecutable(t *testing.T, dst string) {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := os.Open(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dst, 0o755); err != nil { // whatever the umask
-		t.Fatal(err)
-	}
 }
 
 // The socket stays 0600 while only the daemon's own user and root are

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"tirage.fr/tirage/rngd/internal/testio"
 	"tirage.fr/tirage/rngd/rngdtest"
 )
 
@@ -146,7 +146,7 @@ func TestAdminSocketPermissionDenied(t *testing.T) {
 		return
 	}
 	bin := filepath.Join(dir, "ctl.test")
-	copyTestBinary(t, bin)
+	testio.CopyExecutable(t, bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "-test.run=^TestAdminSocketHelper$", "-test.count=1")
@@ -172,28 +172,4 @@ func TestAdminSocketHelper(t *testing.T) {
 	}
 	code, out, errOut := rngctl("qod", "status", "--socket", sock)
 	fmt.Printf("exit %d\n%s%s", code, out, errOut)
-}
-
-// copyTestBinary copies this test binary to dst, mode 0755.
-func copyTestBinary(t *testing.T, dst string) {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := os.Open(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
 }

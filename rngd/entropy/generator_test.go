@@ -18,6 +18,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"tirage.fr/tirage/rngd/entropy/drbg"
+	"tirage.fr/tirage/rngd/internal/testio"
 )
 
 // faultSource is the fault-injection harness: a physical source whose
@@ -202,7 +203,7 @@ func (c *fakeClock) advance(d time.Duration) {
 type harness struct {
 	g     *Generator
 	clock *fakeClock
-	logs  *lockedBuffer
+	logs  *testio.Buffer
 	srcs  []*faultSource
 }
 
@@ -210,7 +211,7 @@ type harness struct {
 // each crediting the full requirement alone.
 func newHarness(t *testing.T, n int, mod func(*Config)) *harness {
 	t.Helper()
-	h := &harness{clock: newFakeClock(), logs: &lockedBuffer{}}
+	h := &harness{clock: newFakeClock(), logs: &testio.Buffer{}}
 	cfg := Config{
 		Logger: slog.New(slog.NewJSONHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Clock:  h.clock.Now,

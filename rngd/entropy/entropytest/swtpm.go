@@ -4,15 +4,14 @@
 package entropytest
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
+	"tirage.fr/tirage/rngd/internal/testio"
 )
 
 // StartSwtpm starts `swtpm socket --tpm2` with a fresh state directory, its
@@ -43,7 +42,7 @@ func StartSwtpmProcess(t testing.TB) (string, *os.Process) {
 		"--ctrl", "type=tcp,port="+strconv.Itoa(ctrl)+",bindaddr=127.0.0.1",
 		"--tpmstate", "dir="+t.TempDir(),
 		"--flags", "not-need-init,startup-clear")
-	out := &syncBuffer{}
+	out := &testio.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -77,21 +76,4 @@ func FreePort(t testing.TB) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
