@@ -52,6 +52,19 @@
 // still stuck it returns an error and the sessions and the module are
 // released when they return.
 //
+// # Public keys without login
+//
+// [PublicKeys] reads the public keys without the PIN: it opens one
+// read-only session, does not log in, and lists the public key objects the
+// token shows to anyone (CKA_PRIVATE false, as generated keys have them),
+// found and decoded by the code Keys uses. Without login the private keys
+// are invisible, so a public key is not matched to its private key (Keys
+// lists only key pairs of one label and ID): what it lists is unchecked.
+// It fails, naming the label, rather than list less: when an expected label
+// has no readable public key object (missing, or marked CKA_PRIVATE true,
+// which hides it until login), when two readable public keys share a
+// label, and when a public key object marked private is shown anyway.
+//
 // The PIN is handed to the PKCS#11 library as a Go string (the only form
 // github.com/miekg/pkcs11 takes), which cannot be wiped; Config.PIN itself
 // is not kept after Open. Errors name the token, the label and the PKCS#11
@@ -60,7 +73,7 @@
 // # Build
 //
 // The backend needs cgo (github.com/miekg/pkcs11 loads the module with
-// dlopen). Built without cgo, Open fails with [ErrNotBuilt].
+// dlopen). Built without cgo, Open and PublicKeys fail with [ErrNotBuilt].
 package pkcs11
 
 import (
@@ -78,7 +91,8 @@ type Config struct {
 	// ignored). Exactly one present token must carry it.
 	TokenLabel string
 	// PIN is the user PIN. Open uses it to log in and does not keep it; the
-	// caller should zero it after Open.
+	// caller should zero it after Open. PublicKeys, which does not log in,
+	// takes none.
 	PIN []byte
 	// Sessions is the number of sessions kept open, hence of operations run
 	// in parallel; zero means 4.
@@ -96,8 +110,8 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// ErrNotBuilt is returned by Open in binaries built without cgo: rebuild
-// with CGO_ENABLED=1 and a C compiler to use an HSM.
+// ErrNotBuilt is returned by Open and PublicKeys in binaries built without
+// cgo: rebuild with CGO_ENABLED=1 and a C compiler to use an HSM.
 var ErrNotBuilt = errors.New("built without PKCS#11 support: rebuild with cgo enabled (CGO_ENABLED=1 and a C compiler)")
 
 // DefaultModule is the module of Debian's softhsm2 package.

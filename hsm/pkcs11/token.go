@@ -163,6 +163,7 @@ type Token struct {
 	rsaBits int
 	log     *slog.Logger
 	eddsa   bool          // the token has CKM_EDDSA and CKM_EC_EDWARDS_KEY_PAIR_GEN
+	login   bool          // logged in (Open); false for PublicKeys's read-only session
 	timeout time.Duration // Config.CallTimeout
 
 	mu       sync.RWMutex // operations hold it for reading, Close for writing
@@ -190,12 +191,55 @@ var beforeLogin atomic.Pointer[func()]
 // context.DeadlineExceeded instead of holding the daemon's start; if the
 // token answers later, what was opened is closed again.
 func Open(cfg Config) (hsm.Backend, error) {
+	t, err := openBounded(cfg, true)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// PublicKeys opens the token labelled cfg.TokenLabel read-only, without
+// logging in (cfg.PIN must be empty), and lists the keys of the public key
+// objects it shows, sorted by label: those marked CKA_PRIVATE false, which
+// PKCS#11 lets anyone with access to the token read. They are found and
+// decoded as [Token.Keys] finds and decodes a key pair's public half, but
+// without login the private keys cannot be seen: a public key is not
+// matched to its private key, so what PublicKeys lists is unchecked (it
+// could be a public key object with no private key, or a stray one). Keys
+// whose public object is marked private are not shown at all: PublicKeys
+// fails, naming the label, when a label of labels has no readable public
+// key object of a type Tirage uses ([hsm.ErrNotFound]: missing, or marked
+// private; [hsm.ErrUnsupported]), when two readable public keys share a
+// label (which one is the key pair's cannot be told without login), and
+// when the token shows a public key object marked private (a session that
+// sees private objects is not the anonymous one this reads). Opening and
+// listing are bounded by cfg.CallTimeout as for Open; cfg.Sessions and
+// cfg.RSABits are not used.
+func PublicKeys(cfg Config, labels ...string) ([]hsm.Key, error) {
+	if len(cfg.PIN) != 0 {
+		return nil, fmt.Errorf("pkcs11.PublicKeys reads token %q without logging in: its PIN must not be given (Open logs in)", cfg.TokenLabel)
+	}
+	for _, l := range labels {
+		if err := hsm.CheckLabel(l); err != nil {
+			return nil, err
+		}
+	}
+	t, err := openBounded(cfg, false)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	return t.publicKeys(labels)
+}
+
+// openBounded is openToken bounded by cfg.CallTimeout (see Open).
+func openBounded(cfg Config, login bool) (*Token, error) {
 	timeout := cfg.CallTimeout
 	if timeout == 0 {
 		timeout = defaultCallTimeout
 	}
 	if timeout < 0 {
-		return openToken(cfg) // refused there, before any call
+		return openToken(cfg, login) // refused there, before any call
 	}
 	// The caller may wipe cfg.PIN once Open returns, while the stalled
 	// open still needs it.
@@ -207,7 +251,7 @@ func Open(cfg Config) (hsm.Backend, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		t, err := openToken(cfg)
+		t, err := openToken(cfg, login)
 		clear(pin)
 		done <- result{t, err}
 	}()
@@ -215,10 +259,7 @@ func Open(cfg Config) (hsm.Backend, error) {
 	defer timer.Stop()
 	select {
 	case r := <-done:
-		if r.err != nil {
-			return nil, r.err
-		}
-		return r.t, nil
+		return r.t, r.err
 	case <-timer.C:
 	}
 	log := cfg.Logger
@@ -236,7 +277,10 @@ func Open(cfg Config) (hsm.Backend, error) {
 		hsm.ErrUnavailable, cfg.TokenLabel, timeout, context.DeadlineExceeded)
 }
 
-func openToken(cfg Config) (*Token, error) {
+// openToken opens the token of cfg: with login, cfg.Sessions read-write
+// sessions logged in with cfg.PIN; without, one read-only session, not
+// logged in.
+func openToken(cfg Config, login bool) (*Token, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -247,12 +291,15 @@ func openToken(cfg Config) (*Token, error) {
 	if cfg.TokenLabel == "" {
 		return nil, errors.New("PKCS#11 token label is not set")
 	}
-	if len(cfg.PIN) == 0 {
+	if login && len(cfg.PIN) == 0 {
 		return nil, fmt.Errorf("%w: empty PIN for token %q", hsm.ErrBadCredentials, cfg.TokenLabel)
 	}
-	n := cfg.Sessions
+	n, flags := cfg.Sessions, uint(p11.CKF_SERIAL_SESSION|p11.CKF_RW_SESSION)
 	if n <= 0 {
 		n = defaultSessions
+	}
+	if !login {
+		n, flags = 1, p11.CKF_SERIAL_SESSION
 	}
 	bits := cfg.RSABits
 	if bits == 0 {
@@ -288,15 +335,20 @@ func openToken(cfg Config) (*Token, error) {
 		return nil, fmt.Errorf("PKCS#11 token %q is already open in this process", cfg.TokenLabel)
 	}
 	t := &Token{mod: m, ctx: m.ctx, slot: slot, label: cfg.TokenLabel, rsaBits: bits, log: log,
-		timeout: timeout, sessions: make(chan p11.SessionHandle, n)}
+		timeout: timeout, login: login, sessions: make(chan p11.SessionHandle, n)}
 	for range n {
-		sh, err := t.ctx.OpenSession(slot, p11.CKF_SERIAL_SESSION|p11.CKF_RW_SESSION)
+		sh, err := t.ctx.OpenSession(slot, flags)
 		if err != nil {
 			t.shutdown(false)
 			return nil, fmt.Errorf("%w: couldn't open a session on token %q: %w", hsm.ErrUnavailable, cfg.TokenLabel, err)
 		}
 		t.all = append(t.all, sh)
 		t.sessions <- sh
+	}
+	if !login {
+		log.Info("pkcs11: token opened read-only, not logged in", "module", cfg.Module, "token", cfg.TokenLabel, "slot", slot,
+			"call_timeout", timeout)
+		return t, nil
 	}
 	if f := beforeLogin.Load(); f != nil {
 		(*f)()
@@ -363,9 +415,10 @@ func (t *Token) hasMechanisms(want ...uint) bool {
 	return true
 }
 
-// shutdown closes the sessions and releases the module.
+// shutdown logs out (if t logged in and loggedIn), closes the sessions and
+// releases the module.
 func (t *Token) shutdown(loggedIn bool) {
-	if loggedIn && len(t.all) > 0 {
+	if loggedIn && t.login && len(t.all) > 0 {
 		t.ctx.Logout(t.all[0])
 	}
 	for _, sh := range t.all {
@@ -483,10 +536,12 @@ func (t *Token) session(f func(sh p11.SessionHandle) error) error {
 	return err
 }
 
-// object is a key pair found on the token.
+// object is a key pair found on the token or, read without login, a public
+// key object alone (priv is then zero).
 type object struct {
 	label   string
 	keyType uint
+	id      []byte
 	priv    p11.ObjectHandle
 	pub     p11.ObjectHandle
 }
@@ -518,27 +573,48 @@ func (t *Token) attrs(sh p11.SessionHandle, o p11.ObjectHandle, types ...uint) (
 	return out, nil
 }
 
-// objects lists the key pairs with a private key (and the label, if set).
-func (t *Token) objects(sh p11.SessionHandle, label string) ([]object, error) {
-	tmpl := []*p11.Attribute{p11.NewAttribute(p11.CKA_CLASS, p11.CKO_PRIVATE_KEY)}
+// list finds the key objects of class (CKO_PRIVATE_KEY or CKO_PUBLIC_KEY)
+// that sh shows, labelled label if it is set, with their label, key type
+// and ID; each handle is in priv or pub, as class says.
+func (t *Token) list(sh p11.SessionHandle, class uint, label string) ([]object, error) {
+	tmpl := []*p11.Attribute{p11.NewAttribute(p11.CKA_CLASS, class)}
 	if label != "" {
 		tmpl = append(tmpl, p11.NewAttribute(p11.CKA_LABEL, label))
 	}
-	privs, err := t.find(sh, tmpl)
+	handles, err := t.find(sh, tmpl)
 	if err != nil {
 		return nil, err
 	}
-	var out []object
-	for _, o := range privs {
+	out := make([]object, 0, len(handles))
+	for _, o := range handles {
 		a, err := t.attrs(sh, o, p11.CKA_LABEL, p11.CKA_KEY_TYPE, p11.CKA_ID)
 		if err != nil {
 			return nil, err
 		}
-		obj := object{label: string(a[p11.CKA_LABEL]), keyType: ulong(a[p11.CKA_KEY_TYPE]), priv: o}
+		obj := object{label: string(a[p11.CKA_LABEL]), keyType: ulong(a[p11.CKA_KEY_TYPE]), id: a[p11.CKA_ID]}
+		if class == p11.CKO_PRIVATE_KEY {
+			obj.priv = o
+		} else {
+			obj.pub = o
+		}
+		out = append(out, obj)
+	}
+	return out, nil
+}
+
+// objects lists the key pairs with a private key (and the label, if set):
+// its public key object is the one of the same label and ID.
+func (t *Token) objects(sh p11.SessionHandle, label string) ([]object, error) {
+	privs, err := t.list(sh, p11.CKO_PRIVATE_KEY, label)
+	if err != nil {
+		return nil, err
+	}
+	var out []object
+	for _, obj := range privs {
 		pubs, err := t.find(sh, []*p11.Attribute{
 			p11.NewAttribute(p11.CKA_CLASS, p11.CKO_PUBLIC_KEY),
 			p11.NewAttribute(p11.CKA_LABEL, obj.label),
-			p11.NewAttribute(p11.CKA_ID, a[p11.CKA_ID]),
+			p11.NewAttribute(p11.CKA_ID, obj.id),
 		})
 		if err != nil {
 			return nil, err
@@ -658,18 +734,7 @@ func (t *Token) Keys() ([]hsm.Key, error) {
 		if err != nil {
 			return nil, err
 		}
-		var keys []hsm.Key
-		for _, o := range objs {
-			k, _, _, err := t.key(sh, o)
-			if errors.Is(err, hsm.ErrUnsupported) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			keys = append(keys, k)
-		}
-		return keys, nil
+		return t.describe(sh, objs)
 	})
 	if err != nil {
 		if !errors.Is(err, hsm.ErrUnavailable) {
@@ -677,7 +742,70 @@ func (t *Token) Keys() ([]hsm.Key, error) {
 		}
 		return nil, fmt.Errorf("couldn't list keys of token %q: %w", t.label, err)
 	}
+	return keys, nil
+}
+
+// describe describes the public halves of objs, sorted by label; keys of
+// types Tirage does not use are left out.
+func (t *Token) describe(sh p11.SessionHandle, objs []object) ([]hsm.Key, error) {
+	var keys []hsm.Key
+	for _, o := range objs {
+		k, _, _, err := t.key(sh, o)
+		if errors.Is(err, hsm.ErrUnsupported) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, k)
+	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].Label < keys[j].Label })
+	return keys, nil
+}
+
+// publicKeys lists the keys of the public key objects the token shows
+// without login (see PublicKeys) and checks that each label of want is
+// among them.
+func (t *Token) publicKeys(want []string) ([]hsm.Key, error) {
+	keys, err := call(t, t.timeout, func(sh p11.SessionHandle) ([]hsm.Key, error) {
+		objs, err := t.list(sh, p11.CKO_PUBLIC_KEY, "")
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)
+		}
+		for _, o := range objs {
+			a, err := t.attrs(sh, o.pub, p11.CKA_PRIVATE)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)
+			}
+			if isTrue(a[p11.CKA_PRIVATE]) {
+				return nil, fmt.Errorf("the public key object %q is marked private (CKA_PRIVATE true), yet shown without login: "+
+					"refusing to read keys from a session that sees private objects", o.label)
+			}
+		}
+		keys, err := t.describe(sh, objs)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)
+		}
+		for i := 1; i < len(keys); i++ {
+			if keys[i].Label == keys[i-1].Label {
+				return nil, fmt.Errorf("two public key objects are labelled %q: which is the key pair's cannot be told without login", keys[i].Label)
+			}
+		}
+		for _, l := range want {
+			switch {
+			case slices.ContainsFunc(keys, func(k hsm.Key) bool { return k.Label == l }):
+			case slices.ContainsFunc(objs, func(o object) bool { return o.label == l }):
+				return nil, fmt.Errorf("%w: the public key object %q is not an RSA-FDH-VRF, P-256 or Ed25519 key", hsm.ErrUnsupported, l)
+			default:
+				return nil, fmt.Errorf("%w: no public key object labelled %q is shown: "+
+					"it is missing, or marked private (CKA_PRIVATE true), which hides it until login", hsm.ErrNotFound, l)
+			}
+		}
+		return keys, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read the public keys of token %q without login: %w", t.label, err)
+	}
 	return keys, nil
 }
 

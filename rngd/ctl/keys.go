@@ -61,8 +61,18 @@ backend flags (all subcommands):
   keys, so keys read so are unchecked (show marks their fingerprints and pins,
   export-public says so on stderr): to check them, give --passphrase-file or
   --passphrase-fd (the keys are unsealed, which checks every header). Publish
-  pins from such a run, not from the headers. A token needs its PIN to list
-  its keys.
+  pins from such a run, not from the headers.
+  Nor do they need a token's PIN: without --pin-file or --pin-fd the token is
+  read without logging in, from its public key objects; its private keys are
+  not seen then, so the keys are not matched to them: unchecked, and marked as
+  above. Give --pin-file or --pin-fd to list its key pairs, checked. A key
+  whose public key object is missing or private (shown only after login)
+  would not be listed, so the expected keys must be shown, else it fails
+  naming the label:
+  --vrf-label L, --log-label L, --attestation-label L
+                              pkcs11 without a PIN: the keys show and
+                              export-public expect (default vrf, log and
+                              attestation; export-public --label L expects L)
 
 init and announce:
   --announcement FILE         where to write the announcement leaf (required; never overwritten)
@@ -111,6 +121,10 @@ type keysCmd struct {
 	// every other command needs an existing keystore and creates nothing).
 	dirFlag string
 	create  bool
+
+	// expect are the labels (VRF, log, attestation) whose public keys show
+	// and export-public require of a token read without its PIN.
+	expect [3]string
 }
 
 // errUsage marks errors that are the operator's invocation.
@@ -148,12 +162,16 @@ func runKeys(ctx context.Context, env Env) int {
 			fs.IntVar(&c.rsaBits, "rsa-bits", 0, "")
 			run = c.init
 		}
-	case "show":
+	case "show", "export-public":
+		fs.StringVar(&c.expect[0], "vrf-label", "vrf", "")
+		fs.StringVar(&c.expect[1], "log-label", "log", "")
+		fs.StringVar(&c.expect[2], "attestation-label", "attestation", "")
 		run = c.show
-	case "export-public":
-		fs.StringVar(&c.label, "label", "", "")
-		fs.StringVar(&c.format, "format", "hex", "")
-		run = c.exportPublic
+		if env.Args[0] == "export-public" {
+			fs.StringVar(&c.label, "label", "", "")
+			fs.StringVar(&c.format, "format", "hex", "")
+			run = c.exportPublic
+		}
 	default:
 		return usageError(env, "keys", "keys: unknown subcommand %q", env.Args[0])
 	}
@@ -174,20 +192,44 @@ func usagef(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
 }
 
-// open opens the chosen backend, reading its secret as the flags say.
-func (c *keysCmd) open() (hsm.Backend, error) {
-	log := slog.New(slog.NewTextHandler(c.env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+// checkBackend checks the backend flags: one backend's flags are refused
+// with the other's, and what the backend needs must be given (the software
+// keystore must exist, except for init).
+func (c *keysCmd) checkBackend() error {
 	switch c.backend {
 	case "software":
 		if c.pinFile != "" || c.pinFD != "" || c.tokenLabel != "" {
-			return nil, usagef("--pin-file, --pin-fd and --token-label are for --backend pkcs11")
+			return usagef("--pin-file, --pin-fd and --token-label are for --backend pkcs11")
 		}
 		if c.dir == "" {
-			return nil, usagef("%s is required with --backend software", c.flagOfDir())
+			return usagef("%s is required with --backend software", c.flagOfDir())
 		}
-		if err := c.checkDir(); err != nil {
-			return nil, err
+		return c.checkDir()
+	case "pkcs11":
+		if c.passFile != "" || c.passFD != "" || c.dir != "" {
+			return usagef("--passphrase-file, --passphrase-fd and %s are for --backend software", c.flagOfDir())
 		}
+		if c.tokenLabel == "" {
+			return usagef("--token-label is required with --backend pkcs11")
+		}
+		return nil
+	}
+	return usagef("--backend %q: want software or pkcs11", c.backend)
+}
+
+// logger logs the backend's warnings to standard error.
+func (c *keysCmd) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(c.env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// open opens the chosen backend, reading its secret as the flags say.
+func (c *keysCmd) open() (hsm.Backend, error) {
+	if err := c.checkBackend(); err != nil {
+		return nil, err
+	}
+	log := c.logger()
+	switch c.backend {
+	case "software":
 		pass, err := c.secret("passphrase", "--passphrase-file", c.passFile, "--passphrase-fd", c.passFD, c.name == "rngctl keys init")
 		if err != nil {
 			return nil, err
@@ -196,13 +238,7 @@ func (c *keysCmd) open() (hsm.Backend, error) {
 		kdf := keystore.KDFParams{Time: uint32(c.kdfTime), MemoryKiB: uint32(c.kdfMemoryMiB) * 1024, Threads: uint8(min(c.kdfThreads, 255))}
 		fmt.Fprintln(c.env.Stderr, "WARNING: software keystore: the keys are held in files and in this process's memory; for development only, use --backend pkcs11 in production")
 		return keystore.Open(keystore.Config{Dir: c.dir, Passphrase: pass, KDF: kdf, Logger: log})
-	case "pkcs11":
-		if c.passFile != "" || c.passFD != "" || c.dir != "" {
-			return nil, usagef("--passphrase-file, --passphrase-fd and %s are for --backend software", c.flagOfDir())
-		}
-		if c.tokenLabel == "" {
-			return nil, usagef("--token-label is required with --backend pkcs11")
-		}
+	default: // pkcs11
 		pin, err := c.secret("PIN", "--pin-file", c.pinFile, "--pin-fd", c.pinFD, false)
 		if err != nil {
 			return nil, err
@@ -210,7 +246,6 @@ func (c *keysCmd) open() (hsm.Backend, error) {
 		defer clear(pin)
 		return pkcs11.Open(pkcs11.Config{Module: c.module, TokenLabel: c.tokenLabel, PIN: pin, RSABits: c.rsaBits, Logger: log})
 	}
-	return nil, usagef("--backend %q: want software or pkcs11", c.backend)
 }
 
 func (c *keysCmd) flagOfDir() string {
@@ -480,7 +515,7 @@ func (c *keysCmd) init() (err error) {
 	for _, l := range labels {
 		for _, k := range keys {
 			if k.Label == l {
-				return fmt.Errorf("%w: %q (%s %s) in the %s: %s", hsm.ErrExists, l, k.Purpose, k.Algorithm, c.where(b), existsHint)
+				return fmt.Errorf("%w: %q (%s %s) in the %s: %s", hsm.ErrExists, l, k.Purpose, k.Algorithm, c.where(b.Software()), existsHint)
 			}
 		}
 	}
@@ -536,7 +571,7 @@ func (c *keysCmd) undo(b hsm.Backend, made []string, dirExisted bool, cause erro
 		if len(made) == 3 {
 			next = "all three keys are there: write their announcement with rngctl keys announce (same labels), or delete them with the token's tools before running init again"
 		}
-		return fmt.Errorf("%w; this run made keys %s, which stay on the %s: %s", cause, list, c.where(b), next)
+		return fmt.Errorf("%w; this run made keys %s, which stay on the %s: %s", cause, list, c.where(false), next)
 	}
 	var left []string
 	for _, l := range made {
@@ -554,8 +589,9 @@ func (c *keysCmd) undo(b hsm.Backend, made []string, dirExisted bool, cause erro
 	return fmt.Errorf("%w; the keys this run made (%s) were removed: nothing changed", cause, list)
 }
 
-func (c *keysCmd) where(b hsm.Backend) string {
-	if b.Software() {
+// where names the software keystore or the token.
+func (c *keysCmd) where(software bool) string {
+	if software {
 		return "software keystore " + c.dir
 	}
 	return "pkcs11 token " + strconv.Quote(c.tokenLabel)
@@ -633,7 +669,7 @@ func (c *keysCmd) reportAnnouncement(b hsm.Backend, leaf []byte) error {
 	if err != nil {
 		return err
 	}
-	c.printKeys(keys, c.where(b), b.Software(), false)
+	c.printKeys(keys, c.where(b.Software()), b.Software(), false)
 	h := record.LeafHash(leaf)
 	fmt.Fprintf(c.env.Stdout, "announcement: %s (%d bytes, leaf hash %x)\n", c.announcement, len(leaf), h[:])
 	fmt.Fprintln(c.env.Stdout, "append it as the log's first entry before any draw (rngd does so at its first start).")
@@ -645,72 +681,135 @@ func (c *keysCmd) show() error {
 	if err != nil {
 		return err
 	}
-	c.printKeys(keys, where, c.backend == "software", c.fromHeaders())
+	c.printKeys(keys, where, c.backend == "software", c.unchecked())
 	return nil
 }
 
-// uncheckedNote is what show and export-public say of keys read from a
-// software keystore's clear headers (fromHeaders): nothing has checked them
+// What show and export-public say of keys read without the secret
+// (unchecked): the note above them (on standard error for export-public),
+// the mark ending each fingerprint line and the one ending each pin line.
+// From a software keystore's clear headers, nothing has checked them
 // against the sealed keys, which alone authenticate the headers, so a
 // changed header would print another key (that rngd would refuse to open).
-// Pins for auditors come from a run with the passphrase, or from rngd.
+// From a token's public key objects, read without logging in, nothing has
+// matched them to a private key (the logged-in listing lists only key
+// pairs), so a stray public key object would print as a key. Pins for
+// auditors come from a run with the secret, or from rngd.
 const (
-	uncheckedNote = "public keys read from the key files' clear headers without the passphrase, not checked against the sealed keys: give --passphrase-file or --passphrase-fd to check them before publishing them"
-	uncheckedMark = "from the header, unchecked: give --passphrase-file or --passphrase-fd to check it"
+	uncheckedNote   = "public keys read from the key files' clear headers without the passphrase, not checked against the sealed keys: give --passphrase-file or --passphrase-fd to check them before publishing them"
+	uncheckedFPMark = "from the header, unchecked"
+	uncheckedMark   = uncheckedFPMark + ": give --passphrase-file or --passphrase-fd to check it"
+
+	tokenUncheckedNote   = "public keys read from the token's public key objects without the PIN, not matched to its private keys: give --pin-file or --pin-fd to check them before publishing them"
+	tokenUncheckedFPMark = "from the public key object, unchecked"
+	tokenUncheckedMark   = tokenUncheckedFPMark + ": give --pin-file or --pin-fd to check it"
 )
 
-// fromHeaders reports whether show and export-public read a software
-// keystore's public keys from its files' clear headers: when no
-// passphrase is given, as none is needed to read them.
-func (c *keysCmd) fromHeaders() bool {
-	return c.backend == "software" && c.passFile == "" && c.passFD == ""
+// uncheckedWords returns the note, fingerprint mark and pin mark of keys
+// read unchecked from the chosen backend.
+func (c *keysCmd) uncheckedWords() (note, fpMark, pinMark string) {
+	if c.backend == "pkcs11" {
+		return tokenUncheckedNote, tokenUncheckedFPMark, tokenUncheckedMark
+	}
+	return uncheckedNote, uncheckedFPMark, uncheckedMark
+}
+
+// unchecked reports whether show and export-public read the public keys
+// without the backend's secret, as none is needed to read them: a software
+// keystore's from its files' clear headers when no passphrase flag is
+// given, a token's from its public key objects without logging in when no
+// PIN flag is given.
+func (c *keysCmd) unchecked() bool {
+	switch c.backend {
+	case "software":
+		return c.passFile == "" && c.passFD == ""
+	case "pkcs11":
+		return c.pinFile == "" && c.pinFD == ""
+	}
+	return false
+}
+
+// expected returns the labels whose public keys a token read without its
+// PIN must show: export-public --label's, else the ceremony's
+// (--vrf-label, --log-label, --attestation-label). Those flags are refused
+// where they are not used.
+func (c *keysCmd) expected() ([]string, error) {
+	set := false
+	c.fs.Visit(func(f *flag.Flag) {
+		set = set || f.Name == "vrf-label" || f.Name == "log-label" || f.Name == "attestation-label"
+	})
+	switch {
+	case set && (c.backend != "pkcs11" || !c.unchecked()):
+		return nil, usagef("--vrf-label, --log-label and --attestation-label are for --backend pkcs11 without --pin-file or --pin-fd (the keys the token must show)")
+	case set && c.label != "":
+		return nil, usagef("--vrf-label, --log-label and --attestation-label are not used with --label (the key the token must show)")
+	case c.label != "":
+		return []string{c.label}, nil
+	}
+	for i, name := range []string{"--vrf-label", "--log-label", "--attestation-label"} {
+		if err := hsm.CheckLabel(c.expect[i]); err != nil {
+			return nil, usagef("%s: %s", name, err)
+		}
+	}
+	return c.expect[:], nil
 }
 
 // publicKeys lists the keys for show and export-public, and where they are.
-// A software keystore's public keys are in clear in its key files: without
-// a passphrase flag they are read from there by keystore.PublicKeys,
-// without the passphrase (the sealed private keys are not opened, so the
-// keys are not checked against them: show and export-public say so). With
-// one, and on a token, the backend is opened (the token needs its PIN to
-// list its keys).
+// Without the backend's secret (unchecked) they are read where they are in
+// clear: a software keystore's from its key files by keystore.PublicKeys
+// (the sealed private keys are not opened, so the keys are not checked
+// against them), a token's from its public key objects by
+// pkcs11.PublicKeys, without logging in (the private keys are not seen, so
+// the keys are not matched to them); show and export-public say so. With
+// the secret the backend is opened and lists its keys.
 func (c *keysCmd) publicKeys() ([]hsm.Key, string, error) {
-	if !c.fromHeaders() {
+	expect, err := c.expected()
+	if err != nil {
+		return nil, "", err
+	}
+	if !c.unchecked() {
 		b, err := c.open()
 		if err != nil {
 			return nil, "", err
 		}
 		defer b.Close()
 		keys, err := b.Keys()
-		return keys, c.where(b), err
+		return keys, c.where(b.Software()), err
 	}
-	if c.pinFile != "" || c.pinFD != "" || c.tokenLabel != "" {
-		return nil, "", usagef("--pin-file, --pin-fd and --token-label are for --backend pkcs11")
-	}
-	if c.dir == "" {
-		return nil, "", usagef("%s is required with --backend software", c.flagOfDir())
-	}
-	if err := c.checkDir(); err != nil {
+	if err := c.checkBackend(); err != nil {
 		return nil, "", err
 	}
-	keys, err := keystore.PublicKeys(c.dir)
-	return keys, "software keystore " + c.dir, err
+	if c.backend == "software" {
+		keys, err := keystore.PublicKeys(c.dir)
+		return keys, c.where(true), err
+	}
+	keys, err := pkcs11.PublicKeys(pkcs11.Config{Module: c.module, TokenLabel: c.tokenLabel, Logger: c.logger()}, expect...)
+	switch {
+	case errors.Is(err, hsm.ErrNotFound) && c.label == "":
+		err = fmt.Errorf("%w; without a PIN the keys of --vrf-label, --log-label and --attestation-label (default vrf, log, attestation) must be shown: "+
+			"give the token's labels, or its PIN (--pin-file, --pin-fd) to list its key pairs", err)
+	case errors.Is(err, hsm.ErrNotFound):
+		err = fmt.Errorf("%w; give the token's PIN (--pin-file, --pin-fd) to list its key pairs", err)
+	}
+	return keys, c.where(false), err
 }
 
 // printKeys prints keys with their fingerprints and, for a VRF key, the pin
 // auditors give rngverify (--pin SUITE:FINGERPRINT; a log key's pin is its
 // bare fingerprint, printed when this run knows which key it is).
-// fromHeaders says the keys were read from a software keystore's clear
-// headers, unchecked: it is said once above the keys and again on every
+// unchecked says the keys were read without the backend's secret (see
+// uncheckedWords): it is said once above the keys and again on every
 // fingerprint and pin line, the lines operators copy.
-func (c *keysCmd) printKeys(keys []hsm.Key, where string, software, fromHeaders bool) {
+func (c *keysCmd) printKeys(keys []hsm.Key, where string, software, unchecked bool) {
 	if software {
 		where += " (development only)"
 	}
 	fmt.Fprintf(c.env.Stdout, "backend: %s, %d keys\n", where, len(keys))
 	fpMark, pinMark := "", ""
-	if fromHeaders {
-		fmt.Fprintln(c.env.Stdout, uncheckedNote)
-		fpMark, pinMark = " (from the header, unchecked)", "; "+uncheckedMark
+	if unchecked {
+		note, fp, pin := c.uncheckedWords()
+		fmt.Fprintln(c.env.Stdout, note)
+		fpMark, pinMark = " ("+fp+")", "; "+pin
 	}
 	for _, k := range keys {
 		fmt.Fprintf(c.env.Stdout, "\nkey %s\n  purpose:     %s\n  algorithm:   %s\n  fingerprint: SHA256:%s%s\n",
@@ -764,8 +863,9 @@ func (c *keysCmd) exportPublic() error {
 	}
 	// Standard output is the key material alone, whatever its source: that
 	// the keys are unchecked goes to standard error, once they are printable.
-	if c.fromHeaders() {
-		fmt.Fprintf(c.env.Stderr, "%s: note: %s\n", c.name, uncheckedNote)
+	if c.unchecked() {
+		note, _, _ := c.uncheckedWords()
+		fmt.Fprintf(c.env.Stderr, "%s: note: %s\n", c.name, note)
 	}
 	for _, k := range selected {
 		switch {

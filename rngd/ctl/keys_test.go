@@ -199,18 +199,24 @@ func checkPins(t *testing.T, what, out string, fps map[string]string, logPin boo
 }
 
 // headerMark ends the fingerprint and pin lines of keys read from a
-// software keystore's clear headers (show without a passphrase).
-const headerMark = "from the header, unchecked: give --passphrase-file or --passphrase-fd to check it"
+// software keystore's clear headers (show without a passphrase);
+// tokenMark, those of keys read from a token's public key objects (show
+// without a PIN).
+const (
+	headerMark = "from the header, unchecked: give --passphrase-file or --passphrase-fd to check it"
+	tokenMark  = "from the public key object, unchecked: give --pin-file or --pin-fd to check it"
+)
 
 // checkPinLines is checkPins for keys read as mark says: "" for checked
-// keys, headerMark for keys read from the headers, when every fingerprint
-// line ends "(from the header, unchecked)" and every pin line names
-// headerMark after its rngverify hint.
+// keys, headerMark or tokenMark for keys read without the secret, when
+// every fingerprint line ends with the part of mark before its colon in
+// brackets, "(from the header, unchecked)", and every pin line names mark
+// after its rngverify hint.
 func checkPinLines(t *testing.T, what, out string, fps map[string]string, logPin bool, mark string) {
 	t.Helper()
 	pinMark, fpMark := "", ""
 	if mark != "" {
-		pinMark, fpMark = "; "+mark, " (from the header, unchecked)"
+		pinMark, fpMark = "; "+mark, " ("+strings.SplitN(mark, ":", 2)[0]+")"
 	} else if strings.Contains(out, "unchecked") || strings.Contains(out, "clear headers") {
 		t.Errorf("%s: checked keys said unchecked:\n%s", what, out)
 	}
@@ -497,8 +503,8 @@ func TestSecretWithoutTerminal(t *testing.T) {
 			"rngctl keys announce: usage: no passphrase: standard input is not a terminal and gave none: give it with --passphrase-file FILE (mode 0600) or --passphrase-fd N\n"},
 		{"\n", []string{"keys", "init", "--dir", ks, "--announcement", filepath.Join(dir, "a.json")},
 			"rngctl keys init: usage: no passphrase: standard input is not a terminal and gave none: give it with --passphrase-file FILE (mode 0600) or --passphrase-fd N\n"},
-		{"", []string{"keys", "show", "--backend", "pkcs11", "--token-label", "t", "--module", "/nonexistent/libnone.so"},
-			"rngctl keys show: usage: no PIN: standard input is not a terminal and gave none: give it with --pin-file FILE (mode 0600) or --pin-fd N\n"},
+		{"", []string{"keys", "announce", "--backend", "pkcs11", "--token-label", "t", "--module", "/nonexistent/libnone.so", "--announcement", filepath.Join(dir, "a.json")},
+			"rngctl keys announce: usage: no PIN: standard input is not a terminal and gave none: give it with --pin-file FILE (mode 0600) or --pin-fd N\n"},
 		{"", []string{"promo", "certificate", "--draw", "x/1", "--out", filepath.Join(dir, "out"), "--data", filepath.Join(dir, "data"), "--origin", "o", "--keys", ks},
 			"rngctl promo certificate: usage: no passphrase: standard input is not a terminal and gave none: give it with --passphrase-file FILE (mode 0600) or --passphrase-fd N\n"},
 	} {
