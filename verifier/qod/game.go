@@ -52,7 +52,9 @@
 //     00:00 on D+30: a start at or after it is refused.
 //   - Play window (art. 2.2.5, 2.2.10): "trente jours, à compter du moment où
 //     il a cliqué sur CONTINUER" — from the instant of the start, 30 calendar
-//     days at the same wall-clock time (PlayDeadline). At or after it a pick,
+//     days at the same wall-clock time, and never less than 30 × 24 hours
+//     (PlayDeadline: across the change to summer time the calendar reading
+//     would give 719 hours). At or after it a pick,
 //     continue or stop is refused (ErrExpired) and the game can be expired:
 //     no gain, no refund.
 //   - Refund (art. 2.2.11): the operator may refund (3 €) any unfinished game.
@@ -160,12 +162,19 @@ func StartDeadline(closure string, loc *time.Location) (time.Time, error) {
 }
 
 // PlayDeadline is the end of the 30-day play window of a game started at
-// started: the same wall-clock time 30 calendar days later in loc.
+// started: the same wall-clock time 30 calendar days later in loc, or 30
+// × 24 hours after started if that is later (a window across the change to
+// summer time would otherwise last 719 hours). Across the change to winter
+// time the calendar reading is the later one (721 hours).
 func PlayDeadline(started time.Time, loc *time.Location) time.Time {
 	if loc == nil {
 		loc = time.UTC
 	}
-	return started.In(loc).AddDate(0, 0, 30).UTC()
+	calendar := started.In(loc).AddDate(0, 0, 30).UTC()
+	if elapsed := started.Add(30 * 24 * time.Hour).UTC(); elapsed.After(calendar) {
+		return elapsed
+	}
+	return calendar
 }
 
 // TicketKey names a ticket across emissions, for the daemon's "a code plays

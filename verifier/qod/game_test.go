@@ -233,6 +233,12 @@ func TestTimeRules(t *testing.T) {
 	if got, want := PlayDeadline(start, paris), time.Date(2026, 11, 9, 9, 30, 0, 0, time.UTC); !got.Equal(want) { // 10:30 CET
 		t.Errorf("PlayDeadline = %s, want %s", got, want)
 	}
+	// Across the change to summer time the calendar reading (10:00 CEST on
+	// 14 April, 719 hours) is shorter than 30 × 24 hours: 11:00 CEST.
+	spring := time.Date(2026, 3, 15, 9, 0, 0, 0, time.UTC) // 10:00 CET
+	if got, want := PlayDeadline(spring, paris), time.Date(2026, 4, 14, 9, 0, 0, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("PlayDeadline across the change to summer time = %s, want %s (720 hours)", got, want)
+	}
 	if got := PlayDeadline(start, nil); !got.Equal(start.Add(30 * 24 * time.Hour)) {
 		t.Errorf("PlayDeadline in UTC = %s", got)
 	}
