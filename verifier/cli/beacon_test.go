@@ -1,18 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/hex"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/receipt/receipttest"
-	"tirage.fr/tirage/verifier/record"
-	"tirage.fr/tirage/verifier/vrf"
 )
 
 // drand quicknet rounds (verifier/beacon/testdata/rounds.json).
@@ -20,11 +14,6 @@ const (
 	quicknetHash = "52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971"
 	sig123       = "b75c69d0b72a5d906e854e808ba7e2accb1542ac355ae486d591aa9d43765482e26cd02df835d3546d23c4b13e0dfc92"
 )
-
-type vrfProver struct{ sk *vrf.PrivateKey }
-
-func (p vrfProver) PublicKey() *vrf.PublicKey          { return p.sk.Public() }
-func (p vrfProver) Prove(alpha []byte) ([]byte, error) { return p.sk.Prove(alpha) }
 
 // beaconCertificate writes the rules file (the example's, its draw 1
 // announcing quicknet round rulesRound, none when 0) and the certificate
@@ -39,54 +28,15 @@ func beaconCertificate(t *testing.T, rulesRound uint64, freezeBeacon string, val
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rulesRound > 0 {
-		spec := "    reserves: 3\n    beacon: {source: \"drand quicknet\", chain: quicknet, round: " + strconv.FormatUint(rulesRound, 10) + "}\n"
-		rulesFile = bytes.Replace(rulesFile, []byte("    reserves: 3\n"), []byte(spec), 1)
-	}
-	if r, err := promo.ParseRules(rulesFile); err != nil || (rulesRound > 0) != (r.Draws[0].Beacon != nil) {
-		t.Fatalf("rules: %v", err)
-	}
 	a, err := receipttest.New(71)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &promo.EntrantList{Draw: "bonus-crescendo/1"}
-	for i := range 12 {
-		l.Accounts = append(l.Accounts, "A"+strconv.Itoa(1000+i))
-	}
-	tree, err := l.Tree()
+	c, rulesFile, err := a.RuledCertificate(rulesFile, rulesRound, freezeBeacon, value)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r [32]byte
-	r[0] = 7
-	// Frozen after the participation period (19 June 2016, 24:00 Paris),
-	// drawn on the draw's date.
-	frozen := time.Date(2016, 6, 20, 18, 0, 0, 0, time.UTC)
-	f, err := promo.NewFreeze(promo.FreezeInput{Operation: "bonus-crescendo", RulesHash: promo.RulesHash(rulesFile), Draw: l.Draw, Tree: tree,
-		Reserves: 3, Beacon: freezeBeacon, R: r, Now: frozen})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fl := must(record.Format(f))
-	fi := a.Append(fl)
-	c := promo.Ceremony{Freeze: f, Tree: tree, R: r, Share: "text:12345678", BeaconValue: value, KeyID: a.VRFID,
-		Prover: vrfProver{a.VRF}, Now: time.Date(2016, 6, 21, 10, 0, 0, 0, time.UTC)}
-	d, err := c.Run()
-	if err != nil {
-		t.Fatal(err)
-	}
-	di := a.Append(must(record.Format(d)))
-	n := a.Size()
-	logged := func(i uint64) *promo.LoggedRecord {
-		return &promo.LoggedRecord{Index: i, Record: string(a.Leaf(i)), Proof: a.Inclusion(i, n)}
-	}
-	cc, err := promo.NewCertificate(promo.CertificateInput{RulesHash: promo.RulesHash(rulesFile), Freeze: logged(fi), Draw: logged(di),
-		Checkpoint: a.Checkpoint(), LogKeys: a.LogKeys, Tree: tree, VRFKey: a.VRF.Public()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert = write(t, dir, "cert.json", promo.CertificateJSON(cc))
+	cert = write(t, dir, "cert.json", c)
 	rules = write(t, dir, "rules.yaml", rulesFile)
 	return cert, rules, []string{"--log-key", write(t, dir, "log.vkey", a.LogKeyFile()), "--pin", a.VRFPin()}
 }

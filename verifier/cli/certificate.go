@@ -109,31 +109,9 @@ func runCertificate(env Env) int {
 	if list != nil && list.Draw != cert.Draw {
 		v.Set(promo.CheckEntrantRoot, verdict.StatusFail, verdict.MsgListOtherDraw, list.Draw, cert.Draw)
 	}
-	if v.Status() == verdict.StatusPass && (anchors.Rules != nil || anchors.Reserves >= 0) {
-		// The certificate is authenticated by a trusted key: check the
-		// frozen rules and reserves against the ones given.
-		anchors.LogKeys, anchors.VRFPublicKey = cert.LogKeys, cert.VRFPublicKey
-		_, err := promo.Verify(file, list, anchors)
-		var ce *promo.CheckError
-		switch {
-		case errors.As(err, &ce) && ce.Msg.ID == verdict.MsgPromoBeaconRules:
-			// The freeze, proven the appliance's (the log key is
-			// trusted), announced another beacon than the rules it
-			// commits to by their hash, the file given: proof.
-			v.Set(promo.CheckRules, verdict.StatusPass, verdict.MsgRulesGiven)
-			v.Set(ce.Check, verdict.StatusMisbehaviour, verdict.MsgSame, receipt.CheckErrorMsg(ce))
-		case errors.As(err, &ce):
-			v.Set(ce.Check, verdict.StatusFail, verdict.MsgSame, receipt.CheckErrorMsg(ce))
-		case err != nil:
-			v.Set(promo.CheckRules, verdict.StatusFail, verdict.MsgSame, receipt.Cause(err))
-		case anchors.Rules != nil:
-			v.Set(promo.CheckRules, verdict.StatusPass, verdict.MsgRulesGiven)
-			// No round announced, and the rules promised none.
-			if b := v.Find(promo.CheckBeacon); b != nil && b.Status == verdict.StatusSkip && b.Message != nil && b.Message.ID == verdict.MsgReceiptBeaconNone {
-				v.Set(promo.CheckBeacon, verdict.StatusSkip, verdict.MsgBeaconNoneNorRules)
-			}
-		}
-	}
+	// The certificate is authenticated by a trusted key: check the frozen
+	// rules and reserves against the ones given.
+	receipt.CertificateAgainst(v, file, lists, anchors)
 	if unreadable(v) == nil {
 		io.WriteString(env.Stderr, tofuOut.String())
 	}

@@ -231,3 +231,56 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 	}
 	return v
 }
+
+// CertificateAgainst checks a certificate whose verdict v passes
+// (VerifyCertificate) against what its user holds beyond the keys: the
+// draw's rules file and an expected reserves count (given.Rules,
+// given.Reserves ≥ 0; rngverify certificate --rules/--reserves, and the
+// browser page's rules file). It runs promo.Verify again with them, under
+// the certificate's own keys, trusted since v passes, and with the draw's
+// entrant list in lists. A freeze that announced another beacon round than
+// the rules it commits to by their hash, the file given, is misbehaviour;
+// a freeze that announced none, when the rules promise none either, keeps
+// a skip that says so. Nothing is checked when v does not pass or nothing
+// is given.
+func CertificateAgainst(v *verdict.Verdict, file []byte, lists map[string]*promo.EntrantList, given promo.Anchors) {
+	if v.Status() != verdict.StatusPass || (given.Rules == nil && given.Reserves < 0) {
+		return
+	}
+	var cert struct {
+		Draw         string   `json:"draw"`
+		LogKeys      []string `json:"log_keys"`
+		VRFPublicKey string   `json:"vrf_public_key"`
+	}
+	if json.Unmarshal(file, &cert) != nil {
+		return // not reached: v passes
+	}
+	given.LogKeys, given.VRFPublicKey = cert.LogKeys, cert.VRFPublicKey
+	_, err := promo.Verify(file, lists[cert.Draw], given)
+	var ce *promo.CheckError
+	switch {
+	case errors.As(err, &ce) && ce.Msg.ID == verdict.MsgPromoBeaconRules:
+		// The freeze, proven the appliance's (the log key is trusted),
+		// announced another beacon than the rules it commits to by their
+		// hash, the file given: proof.
+		v.Set(promo.CheckRules, verdict.StatusPass, verdict.MsgRulesGiven)
+		v.Set(ce.Check, verdict.StatusMisbehaviour, verdict.MsgSame, CheckErrorMsg(ce))
+	case errors.As(err, &ce):
+		v.Set(ce.Check, verdict.StatusFail, verdict.MsgSame, CheckErrorMsg(ce))
+	case err != nil:
+		v.Set(promo.CheckRules, verdict.StatusFail, verdict.MsgSame, Cause(err))
+	case given.Rules != nil:
+		v.Set(promo.CheckRules, verdict.StatusPass, verdict.MsgRulesGiven)
+		if BeaconUnannounced(v) { // and the rules promised none
+			v.Set(promo.CheckBeacon, verdict.StatusSkip, verdict.MsgBeaconNoneNorRules)
+		}
+	}
+}
+
+// BeaconUnannounced reports whether v's beacon check was skipped because
+// the certificate's freeze announced no round (certificateBeacon): only
+// the draw's rules can show whether one was promised.
+func BeaconUnannounced(v *verdict.Verdict) bool {
+	c := v.Find(promo.CheckBeacon)
+	return c != nil && c.Status == verdict.StatusSkip && c.Message != nil && c.Message.ID == verdict.MsgReceiptBeaconNone
+}

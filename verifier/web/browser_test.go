@@ -35,6 +35,11 @@ type pageDoc struct {
 // with the right check named, in French and in English, with no network
 // request. Then the key file goes among the documents instead: it is shown
 // as not trusted, with the page's advice, and the documents do not pass.
+// Last, a promotion certificate whose freeze dropped the beacon round its
+// rules promise: it passes without the rules, its beacon check skipped
+// with the note to give them; given in the rules zone, MISBEHAVIOUR at
+// beacon-signature; a file that is not a rules file in their place is
+// refused by name and the certificate fails rules-hash.
 func TestBrowserPage(t *testing.T) {
 	if _, err := os.Stat(chromium); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -184,6 +189,76 @@ func TestBrowserPage(t *testing.T) {
 	if err != nil || !strings.Contains(note, "it is not trusted") || !strings.Contains(note, "type them in 1") {
 		t.Errorf("the key file among the documents: note %q (%v)", note, err)
 	}
+	// The draw's rules, in their own zone (rngverify certificate --rules).
+	rc := ruledCertificate(t, 657413, "")
+	put := func(name string, b []byte) string {
+		p := filepath.Join(dir, "docs", name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cert, vkey := put("dropped.json", rc.cert), put("promo.vkey", rc.vkey)
+	rules, bad := put("rules.yaml", rc.rules), put("bad-rules.yaml", []byte("operation: [\n"))
+	// wait polls until the page shows what sel selects.
+	wait := func(what, sel string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`document.querySelector(%q) !== null`, sel), chromedp.WithPollingTimeout(time.Minute))); err != nil {
+			text, _ := chromedp.Run(ctx, chromedp.Text("#results"))
+			t.Fatalf("%s: the page does not show %s (%v):\n%.3000s", what, sel, err, text)
+		}
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Click("#clear"),
+		chromedp.SetUploadFiles("#anchors", []string{vkey}),
+		chromedp.SendKeys("#pins", rc.pin),
+		chromedp.SetUploadFiles("#files", []string{cert}),
+	); err != nil {
+		t.Fatal(err)
+	}
+	wait("without the rules", `#results section[data-file="dropped.json"][data-verdict="pass"][data-note="rules-missing"]`)
+	if d := read(t, ctx, 1)[0]; d.Checks["beacon-signature"] != "skip" || d.Checks["rules-hash"] != "pass" {
+		t.Errorf("without the rules: %+v", d)
+	}
+	note, err = chromedp.Run(ctx, chromedp.Text(`#results section[data-note="rules-missing"] .note`))
+	if err != nil || !strings.Contains(note, "drop the draw's rules file") {
+		t.Errorf("without the rules: note %q (%v)", note, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.SetUploadFiles("#rules", []string{rules})); err != nil {
+		t.Fatal(err)
+	}
+	wait("with the rules", `#results section[data-file="dropped.json"][data-verdict="misbehaviour"]`)
+	if d := read(t, ctx, 1)[0]; d.Checks["beacon-signature"] != "misbehaviour" || d.Checks["rules-hash"] != "pass" || !strings.Contains(d.Summary, "MISBEHAVIOUR PROVEN") {
+		t.Errorf("with the rules: %+v", d)
+	}
+	text, err = chromedp.Run(ctx, chromedp.Text("#results"))
+	if err != nil || !strings.Contains(text, "the freeze announces no beacon round, but the rules it commits to announce drand quicknet (52db9ba7…) round 657413") {
+		t.Errorf("with the rules, the reason is not shown (%v):\n%.3000s", err, text)
+	}
+	// Another file in the rules zone replaces them: refused by name.
+	if err := chromedp.Do(ctx, chromedp.SetUploadFiles("#rules", []string{bad})); err != nil {
+		t.Fatal(err)
+	}
+	wait("bad rules", `#results section[data-file="bad-rules.yaml"][data-verdict="fail"][data-note="rules-refused"]`)
+	for _, d := range read(t, ctx, 2) {
+		if d.File == "bad-rules.yaml" && (d.Checks["format"] != "fail" || !strings.Contains(d.Summary, "bad-rules.yaml: line 1")) ||
+			d.File == "dropped.json" && (d.Verdict != "fail" || d.Checks["rules-hash"] != "fail") {
+			t.Errorf("bad rules: %+v", d)
+		}
+	}
+	loaded, err := chromedp.Run(ctx, chromedp.Text("#rules-loaded"))
+	if err != nil || strings.Contains(loaded, "rules.yaml,") || !strings.Contains(loaded, "bad-rules.yaml") {
+		t.Errorf("the rules zone holds %q (%v), want the last file only", loaded, err)
+	}
+	note, err = chromedp.Run(ctx, chromedp.Text(`#results section[data-note="rules-refused"] .note`))
+	if err != nil || !strings.Contains(note, "is refused") {
+		t.Errorf("bad rules: note %q (%v)", note, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click("#clear-rules")); err != nil {
+		t.Fatal(err)
+	}
+	wait("rules cleared", `#results section[data-file="dropped.json"][data-verdict="pass"][data-note="rules-missing"]`)
+
 	mu.Lock()
 	defer mu.Unlock()
 	for _, u := range requests {

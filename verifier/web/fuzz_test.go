@@ -10,29 +10,37 @@ import (
 )
 
 // FuzzVerify: whatever is dropped on the page — a document, a file given as
-// a trusted key, pins — gives results without panicking, which the page can
-// render. A file dropped among the documents never adds trust: with no
-// anchor and no pin nothing passes and nothing proves misbehaviour, and an
-// anchor the page refuses trusts nothing either.
+// a trusted key, pins, a rules file — gives results without panicking,
+// which the page can render. A file dropped among the documents never adds
+// trust, nor does a rules file: with no anchor and no pin nothing passes
+// and nothing proves misbehaviour, and an anchor the page refuses trusts
+// nothing either.
 func FuzzVerify(f *testing.F) {
 	b := newBundle(f, 23)
+	rules := readFile(f, "../../examples/bonus-crescendo.yaml")
 	for _, d := range [][]byte{b.receipt, b.transcript, b.vkey, b.unsigned, b.sealed, b.swapped} {
-		f.Add(d, b.vkey, "")
-		f.Add(b.receipt, d, b.vrfPin)
+		f.Add(d, b.vkey, "", []byte(nil))
+		f.Add(b.receipt, d, b.vrfPin, rules)
 	}
-	f.Add([]byte("tirage promotion entrants v1\n"), []byte("{}"), "12ab "+b.logPin)
+	f.Add([]byte("tirage promotion entrants v1\n"), []byte("{}"), "12ab "+b.logPin, []byte("x: [\n"))
+	f.Add(readFile(f, "../cli/testdata/promo-certificate.json"), b.vkey, "", rules)
 	// rngd's replies as grpcurl prints them, and pins as rngctl does.
 	for _, name := range []string{"transcript-reply.json", "receipts-reply.json"} {
 		d, err := os.ReadFile("../cli/testdata/rngd/" + name)
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(d, b.vkey, "SHA256:"+b.logPin)
+		f.Add(d, b.vkey, "SHA256:"+b.logPin, []byte(nil))
 	}
-	f.Fuzz(func(t *testing.T, doc, anchor []byte, pins string) {
-		// Dropped among the attacker's documents, nothing is trusted.
+	f.Fuzz(func(t *testing.T, doc, anchor []byte, pins string, rulesFile []byte) {
+		// Dropped among the attacker's documents, nothing is trusted,
+		// whatever the rules.
 		docs := []web.File{{Name: "x", Data: doc}, {Name: "receipt.json", Data: b.receipt}, {Name: "game.json", Data: b.transcript}}
-		for _, r := range web.Verify(docs, nil, "") {
+		var rules *web.File
+		if rulesFile != nil {
+			rules = &web.File{Name: "rules.yaml", Data: rulesFile}
+		}
+		for _, r := range web.Verify(docs, nil, "", rules) {
 			if s := r.Verdict.Status(); s != verdict.StatusFail {
 				t.Fatalf("%s with no anchor: %s\n%s", r.File, s, r.Verdict.Text("en"))
 			}
@@ -42,7 +50,7 @@ func FuzzVerify(f *testing.F) {
 				}
 			}
 		}
-		rs := web.Verify(docs, []web.File{{Name: "anchor", Data: anchor}}, pins)
+		rs := web.Verify(docs, []web.File{{Name: "anchor", Data: anchor}}, pins, rules)
 		var page []json.RawMessage
 		if err := json.Unmarshal(web.Render(rs, "fr"), &page); err != nil || len(page) != len(rs) {
 			t.Fatalf("rendered page: %v", err)
@@ -64,7 +72,7 @@ func FuzzVerify(f *testing.F) {
 			}
 			return m
 		}
-		with, without := status(rs), status(web.Verify(docs, nil, pins))
+		with, without := status(rs), status(web.Verify(docs, nil, pins, rules))
 		for _, d := range docs {
 			if with[d.Name] != without[d.Name] {
 				t.Fatalf("%s: %s with the refused anchor, %s without", d.Name, with[d.Name], without[d.Name])

@@ -16,6 +16,13 @@
 // with its fingerprints, as trusted only when the anchors already trust
 // every key in it, and a document that needs it fails its log-key (or
 // vrf-key) check as it does on the command line without an anchor.
+//
+// The draw's rules file, given apart too (the operator's, deposited with
+// the bailiff), is not trust but one more thing to check certificates
+// against, as rngverify certificate --rules FILE: the rules' hash, dates
+// and beacon round (a freeze that announces another round than its rules
+// is misbehaviour). Without it, a freeze that announced no round can only
+// be skipped, and the page says to give the rules.
 package web
 
 import (
@@ -52,7 +59,18 @@ const (
 	// (bare or SHA256:), or SUITE:64 hex digits with a suite
 	// vrf.ParseSuite knows (receipt.ParsePin).
 	NotePinRefused = "pin-refused"
+	// NoteRulesRefused: the file given as the draw's rules is not a rules
+	// file promo.ParseRules reads (or is larger than rngverify --rules
+	// reads); certificates are still checked against it, and fail
+	// rules-hash: it is not the frozen file.
+	NoteRulesRefused = "rules-refused"
+	// NoteRulesMissing: a certificate whose freeze announced no beacon
+	// round, checked without the rules; the page says to give them.
+	NoteRulesMissing = "rules-missing"
 )
+
+// docRules is the kind of the verdict on a refused rules file.
+const docRules = "rules"
 
 // Result is one document's verdict.
 type Result struct {
@@ -73,8 +91,13 @@ type Result struct {
 // pin that cannot be trusted is reported first (NoteAnchorRefused,
 // NotePinRefused) and trusts nothing; a key file among docs is reported
 // (NoteKeyNotTrusted unless the anchors already trust all its keys) and
-// trusts nothing either.
-func Verify(docs, anchors []File, pins string) []Result {
+// trusts nothing either. rules, if not nil, is the draw's rules file, as
+// rngverify certificate --rules: every certificate that verifies is also
+// checked against it (receipt.CertificateAgainst); one that promo.ParseRules refuses
+// is reported first (NoteRulesRefused), and certificates are still checked
+// against it. Without rules, a certificate whose freeze announced no
+// beacon round carries NoteRulesMissing.
+func Verify(docs, anchors []File, pins string, rules *File) []Result {
 	// The game rules' time zone, as rngverify's default --tz (the page
 	// embeds the zone database: time/tzdata in wasm).
 	var a receipt.Anchors
@@ -102,6 +125,11 @@ func Verify(docs, anchors []File, pins string) []Result {
 			out = append(out, Result{File: f.Name, Verdict: v, Note: NoteAnchorRefused})
 		}
 	}
+	if rules != nil {
+		if r := refusedRules(*rules); r != nil {
+			out = append(out, *r)
+		}
+	}
 	lists := map[string]*promo.EntrantList{}
 	var checked []File
 	for _, f := range docs {
@@ -127,6 +155,7 @@ func Verify(docs, anchors []File, pins string) []Result {
 	}
 	for _, f := range checked {
 		var v *verdict.Verdict
+		note := ""
 		switch receipt.Detect(f.Data) {
 		case receipt.DocReceipt:
 			v = receipt.VerifyReceipt(f.Data, a)
@@ -134,9 +163,14 @@ func Verify(docs, anchors []File, pins string) []Result {
 			v = receipt.VerifyTranscript(f.Data, a)
 		default:
 			v = receipt.VerifyCertificate(f.Data, lists, a)
+			if rules != nil {
+				receipt.CertificateAgainst(v, f.Data, lists, promo.Anchors{Rules: rules.Data, Reserves: -1})
+			} else if receipt.BeaconUnannounced(v) {
+				note = NoteRulesMissing
+			}
 		}
 		if len(v.Parts) == 0 {
-			out = append(out, Result{File: f.Name, Verdict: v})
+			out = append(out, Result{File: f.Name, Verdict: v, Note: note})
 			continue
 		}
 		// A GetReceipts reply: each receipt is shown as its own result
@@ -146,6 +180,22 @@ func Verify(docs, anchors []File, pins string) []Result {
 		}
 	}
 	return out
+}
+
+// refusedRules is the verdict on a rules file that rngverify --rules would
+// not read (larger than receipt.MaxSize) or that promo.ParseRules refuses,
+// naming the file and each problem with its line; nil if it is a rules
+// file.
+func refusedRules(f File) *Result {
+	v := verdict.New(docRules, verdict.MsgSame, f.Name)
+	if len(f.Data) > receipt.MaxSize {
+		v.Fail(verdict.CheckFormat, verdict.MsgCLIReadRules, verdict.M(verdict.MsgFileTooLarge, f.Name, receipt.MaxSize>>20, verdict.M(verdict.MsgLimitRules)))
+	} else if _, err := promo.ParseRules(f.Data); err != nil {
+		v.Fail(verdict.CheckFormat, verdict.MsgColon, f.Name, receipt.Cause(err))
+	} else {
+		return nil
+	}
+	return &Result{File: f.Name, Verdict: v, Note: NoteRulesRefused}
 }
 
 // trust adds to a the keys of an anchor file, as rngverify's --log-key

@@ -47,7 +47,7 @@ func TestVerify(t *testing.T) {
 			Name, Status, Title, Explanation string
 		} `json:"checks"`
 	}
-	if err := json.Unmarshal(web.Render(web.Verify(files, anchors, paths["pin"]), "en"), &docs); err != nil {
+	if err := json.Unmarshal(web.Render(web.Verify(files, anchors, paths["pin"], nil), "en"), &docs); err != nil {
 		t.Fatal(err)
 	}
 	// Edited files prove nothing against the appliance: not verified.
@@ -83,7 +83,7 @@ func TestVerify(t *testing.T) {
 			Checks                 []struct{ Detail string }
 			Facts                  []struct{ Name, Value string }
 		}
-		if err := json.Unmarshal(web.Render(web.Verify(files, anchors, paths["pin"]), lang), &docs); err != nil {
+		if err := json.Unmarshal(web.Render(web.Verify(files, anchors, paths["pin"], nil), lang), &docs); err != nil {
 			t.Fatal(err)
 		}
 		for _, d := range docs {
@@ -116,7 +116,7 @@ func TestVerify(t *testing.T) {
 	// Without the key file and pin, nothing is trusted; nor when the key
 	// file comes among the documents: it is shown as not trusted.
 	for _, docs := range [][]web.File{files, append(slices.Clone(files), anchors...)} {
-		for _, r := range web.Verify(docs, nil, "") {
+		for _, r := range web.Verify(docs, nil, "", nil) {
 			if r.Verdict.Status() == "pass" {
 				t.Errorf("%s passed without any trust anchor", r.File)
 			}
@@ -149,14 +149,7 @@ func documents(t *testing.T, dir string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cert, err := os.ReadFile("../cli/testdata/promo-certificate.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	entrants, err := os.ReadFile("../cli/testdata/promo-entrants.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert, entrants := readFile(t, "../cli/testdata/promo-certificate.json"), readFile(t, "../cli/testdata/promo-entrants.txt")
 	// The log keys as the operators publish them: the appliance's and the
 	// promotion log's (its certificate names it; here it stands for the
 	// published key file).
@@ -278,7 +271,7 @@ func TestDroppedKeysAreNotTrusted(t *testing.T) {
 		"sealed announcement and vkey": {{Name: "keys.json", Data: b.sealed}, {Name: "log.vkey", Data: b.vkey}},
 	} {
 		docs := append(slices.Clone(keys), web.File{Name: "receipt.json", Data: b.receipt}, web.File{Name: "game.json", Data: b.transcript})
-		res := results(web.Verify(docs, nil, ""))
+		res := results(web.Verify(docs, nil, "", nil))
 		for _, f := range []string{"receipt.json", "game.json"} {
 			v := res.get(f).Verdict
 			if v.Status() == "pass" || v.Find(verdict.CheckLogKey) == nil || v.Find(verdict.CheckLogKey).Status != verdict.StatusFail {
@@ -319,36 +312,36 @@ func TestAnchors(t *testing.T) {
 		}
 	}
 	anchors := []web.File{{Name: "keys.json", Data: b.sealed}, {Name: "log.vkey", Data: b.vkey}}
-	rs := web.Verify(docs, anchors, "")
+	rs := web.Verify(docs, anchors, "", nil)
 	if len(rs) != 2 {
 		t.Errorf("%d results, want the 2 documents", len(rs))
 	}
 	pass("sealed announcement and vkey", rs, "receipt.json", "game.json")
 	// Pinned fingerprints alone (the VRF key's with its suite).
-	pass("pins", web.Verify(docs, nil, b.vrfPin+", "+strings.ToUpper(b.logPin)), "receipt.json", "game.json")
+	pass("pins", web.Verify(docs, nil, b.vrfPin+", "+strings.ToUpper(b.logPin), nil), "receipt.json", "game.json")
 	// The VRF key's bare fingerprint fixes its bytes, not its suite: the
 	// receipt (which names the suite itself) fails vrf-key; the transcript,
 	// whose key announcement fixes the suite, passes.
 	bareVRF := b.vrfPin[strings.Index(b.vrfPin, ":")+1:]
-	res0 := results(web.Verify(docs, nil, bareVRF+" "+b.logPin))
+	res0 := results(web.Verify(docs, nil, bareVRF+" "+b.logPin, nil))
 	if v := res0.get("receipt.json").Verdict; v.Status() != "fail" || v.Find(verdict.CheckVRFKey) == nil || v.Find(verdict.CheckVRFKey).Status != verdict.StatusFail ||
 		!strings.Contains(v.Find(verdict.CheckVRFKey).Reason("en"), "pin SUITE:fingerprint") {
 		t.Errorf("receipt, bare VRF pin:\n%s", v.Text("en"))
 	}
-	pass("bare VRF pin", web.Verify(docs, nil, bareVRF+" "+b.logPin), "game.json")
+	pass("bare VRF pin", web.Verify(docs, nil, bareVRF+" "+b.logPin, nil), "game.json")
 	// A pin naming the other suite: not trusted.
-	if v := results(web.Verify(docs, nil, "ECVRF-P256-SHA256-TAI:"+bareVRF+" "+b.logPin)).get("receipt.json").Verdict; v.Status() == "pass" {
+	if v := results(web.Verify(docs, nil, "ECVRF-P256-SHA256-TAI:"+bareVRF+" "+b.logPin, nil)).get("receipt.json").Verdict; v.Status() == "pass" {
 		t.Errorf("receipt, other suite pinned:\n%s", v.Text("en"))
 	}
 	// The key files also among the documents: shown as trusted.
-	pass("keys also among the documents", web.Verify(append(slices.Clone(anchors), docs...), anchors, ""), "keys.json", "log.vkey", "receipt.json", "game.json")
+	pass("keys also among the documents", web.Verify(append(slices.Clone(anchors), docs...), anchors, "", nil), "keys.json", "log.vkey", "receipt.json", "game.json")
 	// The transcript's VRF key is announced in the trusted log; the receipt's
 	// is not trusted without the announcement.
-	res := results(web.Verify(docs, anchors[1:], ""))
+	res := results(web.Verify(docs, anchors[1:], "", nil))
 	if v := res.get("receipt.json").Verdict; v.Status() == "pass" || v.Find(verdict.CheckVRFKey) == nil || v.Find(verdict.CheckVRFKey).Status != verdict.StatusFail {
 		t.Errorf("receipt without its VRF key anchored:\n%s", v.Text("en"))
 	}
-	pass("vkey", web.Verify(docs, anchors[1:], ""), "game.json")
+	pass("vkey", web.Verify(docs, anchors[1:], "", nil), "game.json")
 
 	// Refused anchors: an unsigned or tampered announcement, a document.
 	for name, c := range map[string]struct {
@@ -370,7 +363,7 @@ func TestAnchors(t *testing.T) {
 		if c.data != nil {
 			anchors, pins = []web.File{{Name: "keys.json", Data: c.data}}, b.logPin
 		}
-		rs := web.Verify(docs, anchors, pins)
+		rs := web.Verify(docs, anchors, pins, nil)
 		if len(rs) != 3 {
 			t.Errorf("%s: %d results, want the refusal and the 2 documents", name, len(rs))
 			continue
@@ -389,7 +382,7 @@ func TestAnchors(t *testing.T) {
 	}
 	// The page is told the note.
 	var page []struct{ File, Note string }
-	if err := json.Unmarshal(web.Render(web.Verify([]web.File{{Name: "keys.json", Data: b.sealed}}, []web.File{{Name: "bad.json", Data: b.unsigned}}, ""), "fr"), &page); err != nil {
+	if err := json.Unmarshal(web.Render(web.Verify([]web.File{{Name: "keys.json", Data: b.sealed}}, []web.File{{Name: "bad.json", Data: b.unsigned}}, "", nil), "fr"), &page); err != nil {
 		t.Fatal(err)
 	}
 	if len(page) != 2 || page[0].Note != web.NoteAnchorRefused || page[1].Note != web.NoteKeyNotTrusted {
@@ -424,7 +417,7 @@ func TestDaemonRepliesOnPage(t *testing.T) {
 	pk := tr.VRFKeys[0]
 	raw, _ := hex.DecodeString(pk.PublicKey)
 	pins := "SHA256:" + k.Fingerprint() + "\n" + pk.Suite + ":" + record.Hex(record.Fingerprint(raw))
-	rs := web.Verify([]web.File{read("transcript-reply.json"), read("receipts-reply.json")}, []web.File{vkey}, pins)
+	rs := web.Verify([]web.File{read("transcript-reply.json"), read("receipts-reply.json")}, []web.File{vkey}, pins, nil)
 	if len(rs) != 9 {
 		t.Fatalf("%d results, want 9 (the transcript, 8 receipts)", len(rs))
 	}
@@ -438,7 +431,7 @@ func TestDaemonRepliesOnPage(t *testing.T) {
 	}
 	// The log key pinned as rngctl prints it, no key file: the transcript
 	// (which names its log key and announces its VRF key) passes.
-	rs = web.Verify([]web.File{read("transcript-reply.json")}, nil, "sha256:"+k.Fingerprint())
+	rs = web.Verify([]web.File{read("transcript-reply.json")}, nil, "sha256:"+k.Fingerprint(), nil)
 	if len(rs) != 1 || rs[0].Verdict.Status() != verdict.StatusPass {
 		t.Errorf("SHA256: pin: %+v", rs)
 	}
@@ -466,7 +459,7 @@ func TestDroppedKeyUnknownSuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	fp := record.Hex(ka.Keys[0].Fingerprint)
-	res := results(web.Verify([]web.File{{Name: "keys.json", Data: leaf}}, nil, ""))
+	res := results(web.Verify([]web.File{{Name: "keys.json", Data: leaf}}, nil, "", nil))
 	v := res.get("keys.json").Verdict
 	c := v.Find(verdict.CheckLogKey)
 	if c == nil || c.Status != verdict.StatusFail || res.get("keys.json").Note != web.NoteKeyNotTrusted {

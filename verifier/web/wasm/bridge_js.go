@@ -11,10 +11,14 @@ import (
 
 func serve() {
 	js.Global().Set("tirageVerify", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		if len(args) != 4 {
-			return js.ValueOf(`[{"file":"","verdict":"fail","summary":"tirageVerify(files, anchors, pins, lang)","checks":[]}]`)
+		if len(args) != 5 {
+			return js.ValueOf(`[{"file":"","verdict":"fail","summary":"tirageVerify(files, anchors, pins, rules, lang)","checks":[]}]`)
 		}
-		return js.ValueOf(string(web.Render(web.Verify(files(args[0]), files(args[1]), args[2].String()), args[3].String())))
+		var rules *web.File
+		if r := files(args[3]); len(r) > 0 {
+			rules = &r[len(r)-1] // the page keeps one: the last given
+		}
+		return js.ValueOf(string(web.Render(web.Verify(files(args[0]), files(args[1]), args[2].String(), rules), args[4].String())))
 	}))
 	js.Global().Set("tirageReady", js.ValueOf(true))
 	if cb := js.Global().Get("onTirageReady"); cb.Type() == js.TypeFunction {

@@ -1,0 +1,74 @@
+package receipttest
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"time"
+
+	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/record"
+)
+
+// RuledCertificate makes the certificate of draw bonus-crescendo/1 (12
+// entrants, 3 reserves) against a draw's rules file: rules is the
+// operator's (examples/bonus-crescendo.yaml), its draw 1 made to announce
+// drand quicknet round rulesRound (none when 0); the freeze commits to
+// those rules by their hash but announces freezeBeacon ("" or a quicknet
+// round, drand:HASH:ROUND), and the draw binds beaconValue, that round's
+// signature. It returns the certificate and the rules file as changed.
+// The dates are the rules': frozen on 20 June 2016, drawn on 21 June.
+func (a *Appliance) RuledCertificate(rules []byte, rulesRound uint64, freezeBeacon string, beaconValue []byte) (cert, rulesOut []byte, err error) {
+	if rulesRound > 0 {
+		spec := "    reserves: 3\n    beacon: {source: \"drand quicknet\", chain: quicknet, round: " + strconv.FormatUint(rulesRound, 10) + "}\n"
+		rules = bytes.Replace(rules, []byte("    reserves: 3\n"), []byte(spec), 1)
+	}
+	r, err := promo.ParseRules(rules)
+	if err != nil {
+		return nil, nil, err
+	}
+	if (rulesRound > 0) != (r.Draws[0].Beacon != nil) {
+		return nil, nil, fmt.Errorf("receipttest: the rules' draw 1 does not announce round %d", rulesRound)
+	}
+	l := &promo.EntrantList{Draw: "bonus-crescendo/1"}
+	for i := range 12 {
+		l.Accounts = append(l.Accounts, "A"+strconv.Itoa(1000+i))
+	}
+	tree, err := l.Tree()
+	if err != nil {
+		return nil, nil, err
+	}
+	var secret [32]byte
+	secret[0] = 7
+	f, err := promo.NewFreeze(promo.FreezeInput{Operation: "bonus-crescendo", RulesHash: promo.RulesHash(rules), Draw: l.Draw, Tree: tree,
+		Reserves: 3, Beacon: freezeBeacon, R: secret, Now: time.Date(2016, 6, 20, 18, 0, 0, 0, time.UTC)})
+	if err != nil {
+		return nil, nil, err
+	}
+	fl, err := record.Format(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi := a.Append(fl)
+	c := promo.Ceremony{Freeze: f, Tree: tree, R: secret, Share: "text:12345678", BeaconValue: beaconValue, KeyID: a.VRFID,
+		Prover: prover{a.VRF}, Now: time.Date(2016, 6, 21, 10, 0, 0, 0, time.UTC)}
+	d, err := c.Run()
+	if err != nil {
+		return nil, nil, err
+	}
+	dl, err := record.Format(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	di := a.Append(dl)
+	n := a.Size()
+	logged := func(i uint64) *promo.LoggedRecord {
+		return &promo.LoggedRecord{Index: i, Record: string(a.Leaf(i)), Proof: a.Inclusion(i, n)}
+	}
+	cc, err := promo.NewCertificate(promo.CertificateInput{RulesHash: promo.RulesHash(rules), Freeze: logged(fi), Draw: logged(di),
+		Checkpoint: a.Checkpoint(), LogKeys: a.LogKeys, Tree: tree, VRFKey: a.VRF.Public()})
+	if err != nil {
+		return nil, nil, err
+	}
+	return promo.CertificateJSON(cc), rules, nil
+}
