@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -108,9 +109,38 @@ var exclusionFR = map[string]string{
 	promo.AboPlusExcluded.String():      "Abo+ exclus",
 }
 
-func euros(cents int64) string {
-	s := fmt.Sprintf("%d,%02d €", cents/100, cents%100)
-	return strings.Replace(s, ",00 €", " €", 1)
+// amount writes an amount in minor units (value_cents) as French usage and
+// the operator's rules write it: thousands grouped, a decimal comma only
+// when there are cents, then the currency — « 2 000 € », « 1 234,56 CHF ».
+// Thousands are grouped with a no-break space, U+00A0: Helvetica's
+// Windows-1252 encoding (doc.tr) has it (0xA0), where the narrow one of
+// French typography, U+202F, would print as '.'; fpdf breaks lines at
+// U+0020 only, so an amount is never split across lines. currency is the
+// rules' ISO 4217 code: EUR, or none (a meta.json of an older rngd), is
+// written €, another code as it is. Amounts are in hundredths, as the
+// rules' value_cents are.
+func amount(cents int64, currency string) string {
+	sym := currency
+	if currency == "" || currency == "EUR" {
+		sym = "€"
+	}
+	sign := ""
+	if cents < 0 {
+		sign, cents = "-", -cents
+	}
+	units := strconv.FormatInt(cents/100, 10)
+	var b strings.Builder
+	b.WriteString(sign)
+	for i, c := range units {
+		if i > 0 && (len(units)-i)%3 == 0 {
+			b.WriteString("\u00a0")
+		}
+		b.WriteRune(c)
+	}
+	if c := cents % 100; c != 0 {
+		fmt.Fprintf(&b, ",%02d", c)
+	}
+	return b.String() + " " + sym
 }
 
 func hash8(h [32]byte) string { return hex.EncodeToString(h[:]) }
@@ -179,7 +209,7 @@ func WriteProcesVerbalPDF(w io.Writer, c *Certificate) error {
 	d.heading("Lot")
 	d.field("Dotation", c.Meta.Prize, false)
 	if c.Meta.ValueCents > 0 {
-		d.field("Valeur", euros(c.Meta.ValueCents), false)
+		d.field("Valeur", amount(c.Meta.ValueCents, c.Meta.Currency), false)
 	}
 	d.heading("Participants")
 	d.field("Jours de participation", strings.Join(c.Meta.Days, ", "), false)

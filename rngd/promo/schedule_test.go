@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/record"
 )
 
 // The appliance keeps the dates of the rules (art. 2.1, 2.4), by the times of
@@ -82,5 +83,50 @@ func TestScheduleKept(t *testing.T) {
 	}
 	if _, err := promo.Verify(cert.JSON, nil, promo.Anchors{LogKeys: lg.VerifierKeys(), Rules: rulesFile, Reserves: 3}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Art. 3.1 « les quatre gagnants », art. 3.3.1 « Le gagnant tiré au sort du
+// Tirage au sort n° 1 »: one winner per draw. The appliance freezes one
+// winner and the rules' reserves (promo.NewFreeze); a freeze record in the
+// draw directory saying otherwise (edited, or written by another program)
+// is refused at the ceremony by the verifier's own check
+// (promo.Rules.CheckFreezeRanking, in promo.Ceremony.Run): nothing is
+// drawn or logged.
+func TestDrawRefusesFreezeRankingOtherThanRules(t *testing.T) {
+	ctx := context.Background()
+	r, rulesFile := exampleRules(t)
+	tmp := t.TempDir()
+	c := &clock{t: time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC)}
+	a, lg := openTestAppliance(t, filepath.Join(tmp, "data"), testKeys(t, filepath.Join(tmp, "keys")), testEntropy(t), c)
+	defer lg.Close()
+	fz, err := a.Freeze(ctx, FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"A1", "A2", "A3", "A4", "A5", "A6"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fz.Record.Winners != promo.WinnersPerDraw || fz.Record.Reserves != 3 {
+		t.Fatalf("freeze ranks %d winners and %d reserves, want 1 and 3", fz.Record.Winners, fz.Record.Reserves)
+	}
+	dir, _ := a.drawDir("bonus-crescendo/1")
+	two := *fz.Record
+	two.Winners = 2
+	leaf, err := record.Format(&two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "freeze.leaf"), leaf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	appends := lg.Stats().Appends
+	c.t = time.Date(2016, 6, 21, 8, 30, 0, 0, time.UTC)
+	_, err = a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:Maître Dupont, huissier"})
+	if err == nil || !strings.Contains(err.Error(), "ceremony refused, nothing drawn: the freeze ranks 2 winners") {
+		t.Fatalf("draw of a freeze ranking 2 winners: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "draw.leaf")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a refused ceremony left draw.leaf: %v", err)
+	}
+	if n := lg.Stats().Appends; n != appends {
+		t.Fatalf("%d appends after the refused ceremony, want %d", n, appends)
 	}
 }

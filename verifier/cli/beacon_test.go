@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"tirage.fr/tirage/verifier/receipt/receipttest"
+	"tirage.fr/tirage/verifier/record"
 )
 
 // drand quicknet rounds (verifier/beacon/testdata/rounds.json).
@@ -21,7 +22,7 @@ const (
 // those rules by their hash but announces freezeBeacon ("" or a quicknet
 // round), its draw binding that round's value. It returns the files and
 // the anchors that trust the appliance's keys.
-func beaconCertificate(t *testing.T, rulesRound uint64, freezeBeacon string, value []byte) (cert, rules string, trust []string) {
+func beaconCertificate(t *testing.T, rulesRound uint64, freezeBeacon string, value []byte, edits ...func(*record.PromoFreeze)) (cert, rules string, trust []string) {
 	t.Helper()
 	dir := t.TempDir()
 	rulesFile, err := os.ReadFile("../../examples/bonus-crescendo.yaml")
@@ -32,7 +33,7 @@ func beaconCertificate(t *testing.T, rulesRound uint64, freezeBeacon string, val
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, rulesFile, err := a.RuledCertificate(rulesFile, rulesRound, freezeBeacon, value)
+	c, rulesFile, err := a.RuledCertificate(rulesFile, rulesRound, freezeBeacon, value, edits...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,5 +104,52 @@ func TestCertificateBeaconAgainstRules(t *testing.T) {
 			}
 			frenchOK(t, c.name, out+errs)
 		})
+	}
+}
+
+// TestCertificateRankingAgainstRules: every draw of the rules has one
+// winner, then draws[j].reserves ranked reserves (Bonus Crescendo art. 3.1,
+// 3.3.1). A freeze, proven the appliance's, that ranks two winners or fewer
+// reserves than the rules it commits to by their hash contradicts them:
+// MISBEHAVIOUR at ranked-picks with --rules (before, both passed). Without
+// the rules nothing shows what was promised. A --reserves other than the
+// rules' is the user's inputs disagreeing: nothing is proven.
+func TestCertificateRankingAgainstRules(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		edit   func(*record.PromoFreeze)
+		en, fr string
+	}{
+		{"two winners", func(f *record.PromoFreeze) { f.Winners, f.Reserves = 2, 2 },
+			"[MISBEHAVIOUR] ranked-picks", "the freeze ranks 2 winners, but the rules it commits to give draw bonus-crescendo/1 one winner (rank 1), then its reserves: the freeze contradicts its own rules"},
+		{"fewer reserves", func(f *record.PromoFreeze) { f.Reserves = 2 },
+			"[MISBEHAVIOUR] ranked-picks", "the freeze ranks 2 reserves, the rules ask for 3"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cert, rules, trust := beaconCertificate(t, 0, "", nil, c.edit)
+			if code, out, errs := runCLI(append([]string{"certificate", cert}, trust...)...); code != ExitOK {
+				t.Fatalf("without --rules: exit %d, want %d (nothing shows what the rules promise)\n%s%s", code, ExitOK, out, errs)
+			}
+			args := append([]string{"certificate", cert, "--rules", rules}, trust...)
+			code, out, errs := runCLI(args...)
+			if code != ExitFail || !strings.Contains(out, c.en) || !strings.Contains(out, c.fr) ||
+				!strings.HasPrefix(errs, "rngverify certificate: MISBEHAVIOUR PROVEN, check ranked-picks: ") {
+				t.Fatalf("--rules: exit %d, want %d, %q and %q\n%s%s", code, ExitFail, c.en, c.fr, out, errs)
+			}
+			code, out, errs = runCLI(append(args, "--lang", "fr")...)
+			if code != ExitFail || !strings.Contains(out, "le gel contredit son propre règlement") && !strings.Contains(out, "le gel classe 2 suppléants") {
+				t.Fatalf("--rules --lang fr: exit %d\n%s%s", code, out, errs)
+			}
+			frenchOK(t, c.name, out+errs)
+		})
+	}
+	cert, rules, trust := beaconCertificate(t, 0, "", nil)
+	for _, lang := range []string{"en", "fr"} {
+		code, out, errs := runCLI(append([]string{"certificate", cert, "--rules", rules, "--reserves", "2", "--lang", lang}, trust...)...)
+		want := map[string]string{"en": "2 reserves given (--reserves), but the rules file gives draw bonus-crescendo/1 3: give the rules file alone, or the count it gives",
+			"fr": "2 suppléants fournis (--reserves), mais le règlement fourni en donne 3 au tirage bonus-crescendo/1 : fournir le règlement seul, ou le nombre qu'il donne"}[lang]
+		if code != ExitFail || !strings.Contains(out, want) || strings.Contains(out, "MISBEHAVIOUR") {
+			t.Errorf("--reserves 2 against rules of 3 (%s): exit %d, want %d and %q, no misbehaviour\n%s%s", lang, code, ExitFail, want, out, errs)
+		}
 	}
 }

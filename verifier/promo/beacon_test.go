@@ -147,8 +147,8 @@ func TestBeaconVerified(t *testing.T) {
 // logged by a dishonest appliance — fails beacon-signature.
 func TestCertificateBeacon(t *testing.T) {
 	rd := realRound(t, "quicknet")
-	f := runFlowBeacon(t, accounts(30), "text:huissier Maître Dupont 21/06", 2, rd.ref(), rd.value(t))
-	v, err := Verify(f.cert, f.list, Anchors{Rules: f.rules, Reserves: 2})
+	f := runFlowBeacon(t, accounts(30), "text:huissier Maître Dupont 21/06", 3, rd.ref(), rd.value(t))
+	v, err := Verify(f.cert, f.list, Anchors{Rules: f.rules, Reserves: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

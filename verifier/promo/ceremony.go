@@ -59,7 +59,7 @@ func Picks(beta []byte, k, n uint64) ([]int, error) {
 // Ranked is the number of picks for reserves and n entrants: 1 + reserves,
 // or everyone when there are fewer entrants.
 func Ranked(reserves int, n uint64) uint64 {
-	k := uint64(1 + reserves)
+	k := uint64(WinnersPerDraw + reserves)
 	return min(k, n)
 }
 
@@ -186,7 +186,7 @@ func NewFreeze(in FreezeInput) (*record.PromoFreeze, error) {
 		Time: in.Now.UTC().Truncate(time.Second), Draw: in.Draw,
 		Promotion: in.Operation, Rules: in.RulesHash,
 		Root: in.Tree.Root(), Count: n,
-		Winners: 1, Reserves: Ranked(in.Reserves, n) - 1,
+		Winners: WinnersPerDraw, Reserves: Ranked(in.Reserves, n) - WinnersPerDraw,
 		Commit: record.Commit(in.R), Beacon: in.Beacon,
 	}, nil
 }
@@ -203,9 +203,10 @@ type Ceremony struct {
 	Now         time.Time
 	// RulesFile, if set, is the rules file the freeze binds: the ceremony
 	// is then refused when the freeze or Now falls outside the draw's
-	// dates (Rules.CheckSchedule), or when the freeze did not announce the
-	// beacon round the rules announce (Rules.CheckFreezeBeacon), as Verify
-	// refuses its certificate.
+	// dates (Rules.CheckSchedule), when the freeze did not announce the
+	// beacon round the rules announce (Rules.CheckFreezeBeacon), or when it
+	// does not rank one winner and the rules' reserves
+	// (Rules.CheckFreezeRanking), as Verify refuses its certificate.
 	RulesFile []byte
 }
 
@@ -235,6 +236,9 @@ func (c *Ceremony) Run() (*record.PromoDraw, error) {
 			return nil, err
 		}
 		if err := r.CheckFreezeBeacon(j, f.Beacon); err != nil {
+			return nil, err
+		}
+		if err := r.CheckFreezeRanking(j, f); err != nil {
 			return nil, err
 		}
 	}

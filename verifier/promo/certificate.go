@@ -148,9 +148,26 @@ type Anchors struct {
 	// beacon-signature; Rules.CheckFreezeBeacon).
 	Rules []byte
 	// Reserves, if ≥ 0, is the number of reserves the rules require (fewer
-	// are ranked only when there are fewer entrants); -1 skips the check.
+	// are ranked only when there are fewer entrants); -1 skips the check
+	// unless Rules is set: the rules file then gives it (draws[j].reserves,
+	// Rules.CheckFreezeRanking), and a count given here must be the same
+	// (ErrReservesNotRules).
 	Reserves int
 }
+
+// ErrReservesNotRules: Anchors.Reserves and the rules file in
+// Anchors.Rules give the draw different numbers of reserves. The caller's
+// inputs contradict each other — nothing is established about the
+// certificate or the appliance: give the rules file alone (it is the one
+// the freeze commits to by its hash), or the count it gives.
+var ErrReservesNotRules = errors.New("the reserves given are not those of the rules file")
+
+// reservesNotRules is ErrReservesNotRules in the catalog's words.
+type reservesNotRules struct{ msg error }
+
+func (e reservesNotRules) Error() string      { return e.msg.Error() }
+func (e reservesNotRules) Unwrap() error      { return e.msg }
+func (reservesNotRules) Is(target error) bool { return target == ErrReservesNotRules }
 
 // Verified is what a successful verification established.
 type Verified struct {
@@ -181,9 +198,12 @@ type Verified struct {
 // entrant list it also checks that the list is canonical and hashes to the
 // frozen root and count, and names the picked accounts. With the rules file
 // (Anchors.Rules) it also checks the dates of the freeze and the ceremony
-// (CheckDates), and that the freeze announced the beacon round the rules
+// (CheckDates), that the freeze announced the beacon round the rules
 // announce for the draw, or none when they announce none (CheckBeacon,
-// Rules.CheckFreezeBeacon): neither is in the certificate alone.
+// Rules.CheckFreezeBeacon), and that it ranks one winner and the reserves
+// the rules give the draw (CheckPicks, Rules.CheckFreezeRanking): none of
+// these is in the certificate alone. An Anchors.Reserves other than the
+// rules' is ErrReservesNotRules, not a *CheckError.
 func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	var c Certificate
 	dec := json.NewDecoder(bytes.NewReader(certFile))
@@ -299,6 +319,13 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 		if rules, drawIndex, err = RulesOfFreeze(a.Rules, f); err != nil {
 			return nil, fail(CheckRules, verdict.MsgPromoErr, err)
 		}
+		// A count given with the rules file must be the rules': two
+		// different answers to "how many reserves?" say nothing about the
+		// appliance (MISBEHAVIOUR is for what it signed), only that one of
+		// the verifier's inputs is wrong — an error, not a verdict.
+		if want := rules.Draws[drawIndex].Reserves; a.Reserves >= 0 && a.Reserves != want {
+			return nil, reservesNotRules{verdict.Errorf(verdict.MsgPromoReservesNotRules, a.Reserves, f.Draw, want)}
+		}
 	}
 
 	// 5. The draw record is the draw of this freeze, logged after it.
@@ -374,8 +401,20 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 		return nil, fail(CheckVRF, verdict.MsgBetaNotOutput)
 	}
 
-	// 8. The ranking is RankedSample(β) and each pick's leaf is in the entrant tree.
-	if a.Reserves >= 0 && f.Reserves != Ranked(a.Reserves, f.Count)-1 {
+	// 8. The freeze ranks what the rules give the draw — one winner and
+	//    draws[j].reserves reserves (with the rules file), or the reserves
+	//    given — and the ranking is RankedSample(β); each pick's leaf is in
+	//    the entrant tree.
+	switch {
+	case rules != nil:
+		if err := rules.CheckFreezeRanking(drawIndex, f); err != nil {
+			var me *verdict.MsgError
+			if errors.As(err, &me) {
+				return nil, &CheckError{Check: CheckPicks, Err: err, Msg: me.Msg}
+			}
+			return nil, fail(CheckPicks, verdict.MsgPromoErr, err)
+		}
+	case a.Reserves >= 0 && f.Reserves != Ranked(a.Reserves, f.Count)-1:
 		return nil, fail(CheckPicks, verdict.MsgPromoReserves, f.Reserves, a.Reserves)
 	}
 	idx, err := Picks(beta, f.Winners+f.Reserves, f.Count)
@@ -432,6 +471,41 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 		}
 	}
 	return v, nil
+}
+
+// WinnersPerDraw is the number of winners of a promotion draw: rank 1 of
+// its ranking, the reserves coming after it. Every draw has exactly one
+// (Bonus Crescendo art. 3.1 « les quatre gagnants des tirages au sort » of
+// four draws; art. 3.3.1 « Le gagnant tiré au sort du Tirage au sort
+// n° 1 »).
+//
+// It is a constant of the verifier, not a field of the rules file: a draw
+// of the schema is one prize (draws[j].prize, value_cents) given to one
+// winner with ranked reserves (draws[j].reserves), the procès-verbal names
+// one « Gagnant », and the appliance never freezes another count
+// (NewFreeze). A field would let a rules file give one prize to several
+// winners, and every reader of version 1 would need its default; an
+// operation with several prizes is several draws, as Bonus Crescendo's
+// four are. Only the record format (record.PromoFreeze.Winners) carries a
+// count, to stay independent of the rules; a draw with several winners
+// would be a new version of the rules file, with this as its default.
+const WinnersPerDraw = 1
+
+// CheckFreezeRanking returns an error when a freeze of draw j does not
+// rank what the rules give the draw: WinnersPerDraw winner and
+// draws[j].reserves reserves, or everyone when there are fewer entrants
+// (Ranked). The freeze commits to the rules by their hash, so a freeze
+// that ranks otherwise contradicts its own rules; the ceremony refuses it
+// (Ceremony.Run) and Verify fails its certificate (check ranked-picks). A
+// count of reserves that differs is an error of verdict's catalog.
+func (r *Rules) CheckFreezeRanking(j int, f *record.PromoFreeze) error {
+	if f.Winners != WinnersPerDraw {
+		return verdict.Errorf(verdict.MsgPromoWinnersRules, f.Winners, r.FullDrawID(j))
+	}
+	if want := Ranked(r.Draws[j].Reserves, f.Count) - WinnersPerDraw; f.Reserves != want {
+		return verdict.Errorf(verdict.MsgPromoReserves, f.Reserves, want)
+	}
+	return nil
 }
 
 func errOr(err error, s string) string {

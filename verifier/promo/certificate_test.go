@@ -133,6 +133,13 @@ func runFlowAt(t testing.TB, accts []string, share string, reserves int, announc
 // runFlowRules is runFlowAt with a freeze committing to these rules,
 // whatever beacon they announce.
 func runFlowRules(t testing.TB, rules []byte, accts []string, share string, reserves int, announced string, value []byte, frozen, drawn time.Time) *fixture {
+	return runFlowEdit(t, rules, accts, share, reserves, value, frozen, drawn, func(fr *record.PromoFreeze) { fr.Beacon = announced })
+}
+
+// runFlowEdit is runFlowRules with edit altering the freeze record before
+// it is logged, as a dishonest appliance could; the ceremony is run without
+// the rules file (Ceremony.RulesFile), so that it draws what the freeze says.
+func runFlowEdit(t testing.TB, rules []byte, accts []string, share string, reserves int, value []byte, frozen, drawn time.Time, edit func(*record.PromoFreeze)) *fixture {
 	var key, r [32]byte
 	(&detReader{ctr: 7}).Read(key[:])
 	(&detReader{ctr: 9}).Read(r[:])
@@ -153,7 +160,7 @@ func runFlowRules(t testing.TB, rules []byte, accts []string, share string, rese
 	if err != nil {
 		t.Fatal(err)
 	}
-	fr.Beacon = announced
+	edit(fr)
 	freeze := mustFormat(t, fr)
 	fi := lg.append(t, freeze)
 	lg.append(t, []byte("another draw's record"))
@@ -319,6 +326,11 @@ func TestTamperedCertificateFails(t *testing.T) {
 		{"pick proof altered", edit(func(c *Certificate) { c.Picks[1].Proof[0] = strings.Repeat("0", 64) }), nil, anchors, CheckPickInclusion},
 		{"pseudonym altered", edit(func(c *Certificate) { c.Picks[0].Pseudonym = "0000-0000-0000-0000" }), nil, anchors, CheckPicks},
 		{"fewer reserves than the rules", f.cert, nil, Anchors{Reserves: 3}, CheckPicks},
+		// The rules file the freeze binds (examples/bonus-crescendo.yaml)
+		// gives draw 1 reserves: 3; this draw was frozen and ranked with 2.
+		// Given the rules, the verifier takes their count: no --reserves
+		// is needed to see that the reserves listed are not the rules'.
+		{"fewer reserves than the rules file", f.cert, nil, Anchors{Rules: f.rules, Reserves: -1}, CheckPicks},
 		{"other rules file", f.cert, nil, Anchors{Rules: []byte("version: 1\n"), Reserves: 2}, CheckRules},
 		{"records swapped", edit(func(c *Certificate) { c.Freeze, c.DrawRecord = c.DrawRecord, c.Freeze }), nil, anchors, CheckFreezeRecord},
 	}
@@ -392,6 +404,92 @@ func TestPickReasons(t *testing.T) {
 		if fr := ce.Msg.Text("fr"); fr != tc.fr {
 			t.Errorf("%s: French %q, want %q", tc.name, fr, tc.fr)
 		}
+	}
+}
+
+// Art. 3.1 « les quatre gagnants des tirages au sort », art. 3.3.1 « Le
+// gagnant tiré au sort du Tirage au sort n° 1 gagne … »: each draw has
+// exactly one winner (WinnersPerDraw). A freeze ranking two, logged and
+// drawn by a dishonest appliance, fails the bailiff's check with the rules
+// file (ranked-picks), and the ceremony given the rules file — as rngd
+// runs it — refuses to draw it, or a freeze ranking other reserves than
+// the rules give (Rules.CheckFreezeRanking, one check for both).
+func TestOneWinnerPerDraw(t *testing.T) {
+	_, rules := loadExample(t)
+	frozen := time.Date(2016, 6, 20, 18, 0, 0, 0, time.UTC)
+	drawn := time.Date(2016, 6, 21, 8, 0, 0, 0, time.UTC) // 10:00 Paris, the scheduled day
+	share := "text:huissier Maître Dupont 21/06"
+	f := runFlowEdit(t, rules, accounts(1000), share, 3, nil, frozen, drawn, func(fr *record.PromoFreeze) { fr.Winners = 2 })
+	_, err := Verify(f.cert, f.list, Anchors{LogKeys: []string{f.vkey}, Rules: f.rules, Reserves: 3})
+	var ce *CheckError
+	if !errors.As(err, &ce) || ce.Check != CheckPicks || !strings.Contains(err.Error(), "the freeze ranks 2 winners") {
+		t.Fatalf("a certificate ranking 2 winners for « Tirage au sort n° 1 », with the rules file: %v; want a failed %s check", err, CheckPicks)
+	}
+	// Without the rules nothing says how many winners the draw has: the
+	// records agree with each other and the public checks pass.
+	if _, err := Verify(f.cert, f.list, Anchors{LogKeys: []string{f.vkey}, Reserves: -1}); err != nil {
+		t.Fatalf("without the rules file: %v", err)
+	}
+
+	// The ceremony, with the rules file as rngd gives it.
+	list := &EntrantList{Draw: "bonus-crescendo/1", Accounts: accounts(10)}
+	tree, err := list.Tree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r [32]byte
+	(&detReader{ctr: 9}).Read(r[:])
+	p := testProver(t)
+	for _, tc := range []struct {
+		name     string
+		winners  uint64
+		reserves uint64
+		want     string // "" for a draw
+	}{
+		{"as the rules give", 1, 3, ""},
+		{"two winners", 2, 3, "the freeze ranks 2 winners"},
+		{"two winners, as many picks", 2, 2, "the freeze ranks 2 winners"},
+		{"no reserve", 1, 0, "the freeze ranks 0 reserves, the rules ask for 3"},
+	} {
+		fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash(rules), Draw: list.Draw, Tree: tree, Reserves: 3, R: r, Now: frozen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fr.Winners, fr.Reserves = tc.winners, tc.reserves
+		c := &Ceremony{Freeze: fr, Tree: tree, R: r, Share: share, KeyID: "vrf-test", Prover: p, Now: drawn, RulesFile: rules}
+		d, err := c.Run()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: ceremony gave %v, %v; want refused: %s", tc.name, d, err, tc.want)
+		}
+	}
+}
+
+// With the rules file, the reserves are the rules' (draws[j].reserves): a
+// count given too must be theirs, or the inputs contradict each other —
+// ErrReservesNotRules, no verdict on the certificate, even when the count
+// given is the freeze's.
+func TestVerifyReservesGivenWithRules(t *testing.T) {
+	f := runFlow(t, accounts(50), "text:huissier Maître Dupont 21/06", 3)
+	for _, n := range []int{-1, 3} {
+		if _, err := Verify(f.cert, f.list, Anchors{Rules: f.rules, Reserves: n}); err != nil {
+			t.Errorf("reserves %d with the rules: %v", n, err)
+		}
+	}
+	two := runFlow(t, accounts(50), "text:huissier Maître Dupont 21/06", 2)
+	for _, c := range []*fixture{f, two} {
+		_, err := Verify(c.cert, c.list, Anchors{Rules: c.rules, Reserves: 2})
+		var ce *CheckError
+		if !errors.Is(err, ErrReservesNotRules) || errors.As(err, &ce) {
+			t.Errorf("freeze with %d reserves, 2 given, the rules giving 3: %v, want %v", c.reserves, err, ErrReservesNotRules)
+		}
+	}
+	// Fewer entrants than the rules' picks: everyone is ranked, once.
+	small := runFlow(t, accounts(2), "dice:1234561234561234561234561", 3)
+	if v, err := Verify(small.cert, small.list, Anchors{Rules: small.rules, Reserves: -1}); err != nil || len(v.Picks) != 2 {
+		t.Fatalf("2 entrants: %v", err)
 	}
 }
 

@@ -238,8 +238,9 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 // given.Reserves ≥ 0; rngverify certificate --rules/--reserves, and the
 // browser page's rules file). It runs promo.Verify again with them, under
 // the certificate's own keys, trusted since v passes, and with the draw's
-// entrant list in lists. A freeze that announced another beacon round than
-// the rules it commits to by their hash, the file given, is misbehaviour;
+// entrant list in lists. A freeze that announced another beacon round, or
+// ranks another number of winners or reserves, than the rules it commits
+// to by their hash, the file given, is misbehaviour;
 // a freeze that announced none, when the rules promise none either, keeps
 // a skip that says so. Nothing is checked when v does not pass or nothing
 // is given.
@@ -259,10 +260,13 @@ func CertificateAgainst(v *verdict.Verdict, file []byte, lists map[string]*promo
 	_, err := promo.Verify(file, lists[cert.Draw], given)
 	var ce *promo.CheckError
 	switch {
-	case errors.As(err, &ce) && ce.Msg.ID == verdict.MsgPromoBeaconRules:
+	case errors.As(err, &ce) && (ce.Msg.ID == verdict.MsgPromoBeaconRules ||
+		given.Rules != nil && (ce.Msg.ID == verdict.MsgPromoWinnersRules || ce.Msg.ID == verdict.MsgPromoReserves)):
 		// The freeze, proven the appliance's (the log key is trusted),
-		// announced another beacon than the rules it commits to by their
-		// hash, the file given: proof.
+		// announced another beacon, or ranks other than one winner and the
+		// reserves, than the rules it commits to by their hash, the file
+		// given: proof. (A count of reserves given with the rules is
+		// theirs, or Verify refused it: ErrReservesNotRules.)
 		v.Set(promo.CheckRules, verdict.StatusPass, verdict.MsgRulesGiven)
 		v.Set(ce.Check, verdict.StatusMisbehaviour, verdict.MsgSame, CheckErrorMsg(ce))
 	case errors.As(err, &ce):

@@ -678,6 +678,10 @@ const (
 	MsgPromoBeaconRound   MsgID = "promo-beacon-round"
 	MsgPromoBeaconText    MsgID = "promo-beacon-text"
 	MsgBeaconNoneNorRules MsgID = "beacon-none-nor-rules"
+	// A freeze ranking another number of winners than the rules it
+	// commits to (one per draw); reserves given that are not the rules'.
+	MsgPromoWinnersRules     MsgID = "promo-winners-rules"
+	MsgPromoReservesNotRules MsgID = "promo-reserves-not-rules"
 
 	// GetReceipts replies: one game's receipts, each once, in log order;
 	// the reply's one member given once; JSON members given once.
@@ -2069,6 +2073,10 @@ Code de sortie :
 		"la balise « %s »"},
 	MsgBeaconNoneNorRules: {"neither the freeze nor the rules given (--rules) announce a beacon round",
 		"ni le gel ni le règlement fourni (--rules) n'annoncent de ronde de balise"},
+	MsgPromoWinnersRules: {"the freeze ranks %d winners, but the rules it commits to give draw %s one winner (rank 1), then its reserves: the freeze contradicts its own rules",
+		"le gel classe %d gagnants, mais le règlement auquel il s'engage donne au tirage %s un seul gagnant (rang 1), puis ses suppléants ; le gel contredit son propre règlement"},
+	MsgPromoReservesNotRules: {"%d reserves given (--reserves), but the rules file gives draw %s %d: give the rules file alone, or the count it gives",
+		"%d suppléants fournis (--reserves), mais le règlement fourni en donne %[3]d au tirage %[2]s : fournir le règlement seul, ou le nombre qu'il donne"},
 
 	// GetReceipts replies: one game's receipts, each once, in log order;
 	// the reply's one member given once; JSON members given once.

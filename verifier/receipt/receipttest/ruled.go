@@ -16,9 +16,11 @@ import (
 // drand quicknet round rulesRound (none when 0); the freeze commits to
 // those rules by their hash but announces freezeBeacon ("" or a quicknet
 // round, drand:HASH:ROUND), and the draw binds beaconValue, that round's
-// signature. It returns the certificate and the rules file as changed.
-// The dates are the rules': frozen on 20 June 2016, drawn on 21 June.
-func (a *Appliance) RuledCertificate(rules []byte, rulesRound uint64, freezeBeacon string, beaconValue []byte) (cert, rulesOut []byte, err error) {
+// signature. Each of edits, if any, changes the freeze before it is logged
+// (a freeze that contradicts its rules otherwise). It returns the
+// certificate and the rules file as changed. The dates are the rules':
+// frozen on 20 June 2016, drawn on 21 June.
+func (a *Appliance) RuledCertificate(rules []byte, rulesRound uint64, freezeBeacon string, beaconValue []byte, edits ...func(*record.PromoFreeze)) (cert, rulesOut []byte, err error) {
 	if rulesRound > 0 {
 		spec := "    reserves: 3\n    beacon: {source: \"drand quicknet\", chain: quicknet, round: " + strconv.FormatUint(rulesRound, 10) + "}\n"
 		rules = bytes.Replace(rules, []byte("    reserves: 3\n"), []byte(spec), 1)
@@ -44,6 +46,9 @@ func (a *Appliance) RuledCertificate(rules []byte, rulesRound uint64, freezeBeac
 		Reserves: 3, Beacon: freezeBeacon, R: secret, Now: time.Date(2016, 6, 20, 18, 0, 0, 0, time.UTC)})
 	if err != nil {
 		return nil, nil, err
+	}
+	for _, edit := range edits {
+		edit(f)
 	}
 	fl, err := record.Format(f)
 	if err != nil {
