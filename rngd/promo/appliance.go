@@ -297,6 +297,20 @@ func (a *Appliance) resumeFreeze(ctx context.Context, draw, dir string) (*Frozen
 	if err := readJSON(filepath.Join(dir, "meta.json"), &meta); err != nil {
 		return nil, err
 	}
+	// The record was checked against the rules when it was made; it is
+	// checked again before it is sent, as before it is drawn (Draw): a file
+	// changed meanwhile must not reach the log.
+	rulesFile, err := os.ReadFile(filepath.Join(dir, "rules.yaml"))
+	if err != nil {
+		return nil, fmt.Errorf("%s: incomplete draw directory without its rules; inspect %s: %w", draw, dir, err)
+	}
+	r, j, err := promo.RulesOfFreeze(rulesFile, fr)
+	if err == nil {
+		err = r.CheckFreeze(j, fr, time.Time{})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: freeze.leaf contradicts the draw's rules.yaml, not re-sent; inspect %s: %w", draw, dir, err)
+	}
 	a.cfg.Logger.Warn("re-sending a freeze whose append did not complete", "draw", draw)
 	return a.appendFreeze(ctx, dir, meta, leaf, fr)
 }

@@ -130,3 +130,43 @@ func TestDrawRefusesFreezeRankingOtherThanRules(t *testing.T) {
 		t.Fatalf("%d appends after the refused ceremony, want %d", n, appends)
 	}
 }
+
+// A freeze whose append did not complete is re-sent by the next Freeze of
+// its draw, as its directory holds it; one changed meanwhile to contradict
+// the draw's rules (two winners, art. 3.1) is refused before it reaches the
+// log, as its ceremony would be.
+func TestResumeRefusesFreezeContradictingRules(t *testing.T) {
+	ctx := context.Background()
+	r, rulesFile := exampleRules(t)
+	tmp := t.TempDir()
+	c := &clock{t: time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC)}
+	a, lg := openTestAppliance(t, filepath.Join(tmp, "data"), testKeys(t, filepath.Join(tmp, "keys")), testEntropy(t), c)
+	defer lg.Close()
+	req := FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"A1", "A2", "A3", "A4", "A5", "A6"}}
+	fz, err := a.Freeze(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := a.drawDir("bonus-crescendo/1")
+	two := *fz.Record
+	two.Winners = 2
+	leaf, err := record.Format(&two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "freeze.leaf"), leaf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "freeze.idx")); err != nil { // as if its append had not completed
+		t.Fatal(err)
+	}
+	appends := lg.Stats().Appends
+	_, err = a.Freeze(ctx, req)
+	if err == nil || !strings.Contains(err.Error(), "freeze.leaf contradicts the draw's rules.yaml, not re-sent") ||
+		!strings.Contains(err.Error(), "the freeze ranks 2 winners") {
+		t.Fatalf("re-send of a freeze ranking 2 winners: %v", err)
+	}
+	if n := lg.Stats().Appends; n != appends {
+		t.Fatalf("%d appends after the refused re-send, want %d", n, appends)
+	}
+}

@@ -202,11 +202,9 @@ type Ceremony struct {
 	Prover      Prover
 	Now         time.Time
 	// RulesFile, if set, is the rules file the freeze binds: the ceremony
-	// is then refused when the freeze or Now falls outside the draw's
-	// dates (Rules.CheckSchedule), when the freeze did not announce the
-	// beacon round the rules announce (Rules.CheckFreezeBeacon), or when it
-	// does not rank one winner and the rules' reserves
-	// (Rules.CheckFreezeRanking), as Verify refuses its certificate.
+	// is then refused when the freeze contradicts it or Now falls outside
+	// the draw's dates (Rules.CheckFreeze), as Verify refuses its
+	// certificate.
 	RulesFile []byte
 }
 
@@ -232,13 +230,7 @@ func (c *Ceremony) Run() (*record.PromoDraw, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := r.CheckSchedule(j, f.Time, now); err != nil {
-			return nil, err
-		}
-		if err := r.CheckFreezeBeacon(j, f.Beacon); err != nil {
-			return nil, err
-		}
-		if err := r.CheckFreezeRanking(j, f); err != nil {
+		if err := r.CheckFreeze(j, f, now); err != nil {
 			return nil, err
 		}
 	}

@@ -101,6 +101,22 @@ func RulesOfFreeze(rulesFile []byte, f *record.PromoFreeze) (*Rules, int, error)
 	return r, j, nil
 }
 
+// CheckFreeze returns an error when a freeze f of draw j contradicts the
+// rules, which it binds by their hash: frozen outside the draw's dates, or
+// drawn (unless zero: not drawn yet) outside them (CheckSchedule); another
+// beacon round than the rules announce (CheckFreezeBeacon); another
+// ranking than one winner and the rules' reserves (CheckFreezeRanking).
+// The appliance checks it before a freeze is re-sent or drawn.
+func (r *Rules) CheckFreeze(j int, f *record.PromoFreeze, drawn time.Time) error {
+	if err := r.CheckSchedule(j, f.Time, drawn); err != nil {
+		return err
+	}
+	if err := r.CheckFreezeBeacon(j, f.Beacon); err != nil {
+		return err
+	}
+	return r.CheckFreezeRanking(j, f)
+}
+
 // CheckSchedule checks a freeze record's time, and a ceremony's time if
 // drawn is not zero, against the dates of draw j.
 func (r *Rules) CheckSchedule(j int, frozen, drawn time.Time) error {
