@@ -71,8 +71,9 @@ package trillian
 //     never queued.
 //   - Failed after its QueueLeaf was sent (timed out, replies lost, woken
 //     by the log failing closed or by Close): it stays outstanding, its
-//     record in the file until the next Open, and the log fails closed
-//     (but for Close, which closes it).
+//     record in the file until the next Open or the recovery from the
+//     outage (Config.Resync), and the log fails closed (but for Close,
+//     which closes it).
 //
 // When no leaf is outstanding and the file holds dead records, it is
 // emptied: cut back to its header (ftruncate, fsync) before the append
@@ -82,13 +83,16 @@ package trillian
 // header.
 // Under a load that always keeps some append outstanding, the file is
 // compacted instead: once its dead records reach 64 KiB and outweigh the
-// outstanding ones, the next write replaces the file with the outstanding
-// records and its own (atomicfile: a temporary file, fsync, rename,
-// directory fsync), so the file stays below about twice the outstanding
-// records plus 64 KiB. The cuts and rewrites are the writer's too, never
-// concurrent with a write, and the outstanding leaves are counted under
-// the lock that adds them (once written) and settles them: neither ever
-// drops the record of an outstanding leaf — one whose append is between
+// outstanding ones, or number 64 and outnumber them, the next write
+// replaces the file with the outstanding records and its own (atomicfile:
+// a temporary file, fsync, rename, directory fsync), so the file stays
+// below about twice the outstanding records plus 64 KiB, and holds at most
+// about twice as many records as are outstanding plus 64
+// (pendingCompactRecords): what a kill leaves for Open to look up. The
+// cuts and rewrites are the writer's too, never concurrent with a write,
+// and the outstanding leaves are counted under the lock that adds them
+// (once written) and settles them: neither ever drops the record of an
+// outstanding leaf — one whose append is between
 // its write and its acknowledgement, or failed after its QueueLeaf was
 // sent. So the cost of the write-ahead is one fsync per batch of appends
 // before their QueueLeaf, plus, when appends are spaced out, one for the
@@ -99,24 +103,33 @@ package trillian
 // checksum — or zeros: a power loss during an appending write may leave
 // the file longer than its data, the rest reading as zeros (XFS, ext4
 // with data=writeback), so the tail may be, or end with, zeros to the end
-// of the file (after part of the header, after the last whole record).
-// The appends whose records were torn had not sent their QueueLeaf (it
-// waits for the write's fsync) and never returned: Trillian does not hold
-// their leaves. Open keeps the whole records before the tail, drops the
-// tail with a warning naming its bytes, and rewrites the file durably
-// before use (or removes it, with no whole record left). Anything else
-// that does not parse — another header, a length out of range (a zero
-// length followed by anything but zeros included), a whole record failing
-// its checksum, bytes after the last record that cannot begin one — is
+// of the file (after part of the header, after the last whole record) —
+// zeros that may begin inside the last record too: part of a record, then
+// zeros to the end of the file, its checksum all zeros or cut by them (the
+// bytes of it written matching its leaf), cannot be whole, and is torn
+// (tornRecord). Only the last write can be torn — every record is
+// written and fsynced before its QueueLeaf is sent, and the next write
+// waits for that fsync — and the appends whose records it tore had not
+// sent their QueueLeaf and never returned: Trillian does not hold their
+// leaves. Open keeps the whole records before the tail, drops the tail
+// with a warning naming its bytes, and rewrites the file durably before
+// use (or removes it, with no whole record left). Anything else that does
+// not parse — another header, a length out of range (a zero length
+// followed by anything but zeros included), a record failing its checksum
+// that is followed by anything but zeros, or whose checksum is there
+// whole, or the bytes of it there not its leaf's (the file cut, or zeros,
+// inside it), bytes after the last record that cannot begin one, a record
+// torn so but for a whole record after it (a damaged length) — is
 // corruption, and refused: the leaves it held cannot be waited for.
 //
 // A write, cut or rewrite that fails while rngd runs leaves the file as it
 // was or with the same torn tail (a failed write), the old file or the new
 // one (a failed rewrite), its records or its header alone (a failed cut);
-// the log writes to it no more, and fails closed at once. The appends
-// whose write failed, and every later one, fail before their QueueLeaf: a
-// record whose write failed may be whole on disk, and the next Open waits
-// for its leaf as for the others. So does an append refused by Trillian
+// the log writes to it no more, and fails closed at once (an outage: the
+// recovery reads the file again as Open does, see Config.Resync). The
+// appends whose write failed, and every later one, fail before their
+// QueueLeaf: a record whose write failed may be whole on disk, and the
+// next Open, or the recovery, waits for its leaf as for the others. So does an append refused by Trillian
 // whose record could not be removed. The file on disk is thus always
 // whole records plus at most one torn batch, at its end.
 //
@@ -125,6 +138,7 @@ package trillian
 // reopened log waits for none (tests only; rngd always sets it).
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -220,23 +234,54 @@ func parsePending(data []byte) (leaves [][]byte, n int, err error) {
 		if n == 0 || n > transparency.MaxLeafSize {
 			return nil, 0, fmt.Errorf("record %d at offset %d: leaf length %d out of range", len(leaves), off, n)
 		}
-		if uint64(len(rest)) < 4+uint64(n)+4 {
-			// Torn, the file ending inside the record — unless a whole
-			// record follows: then the length itself is damaged, and
-			// taking it for a torn write would drop acknowledged records.
-			if j, ok := wholeRecordAfter(data, off+4); ok {
-				return nil, 0, fmt.Errorf("record %d at offset %d: leaf length %d runs past the end of the file, but a whole record starts at offset %d (a damaged length, not a torn write)", len(leaves), off, n, j)
+		if uint64(len(rest)) >= 4+uint64(n)+4 {
+			body := rest[:4+n]
+			if binary.BigEndian.Uint32(rest[4+n:]) == crc32.Checksum(body, castagnoli) {
+				leaves = append(leaves, append([]byte(nil), body[4:]...))
+				off += 4 + int(n) + 4
+				continue
 			}
-			break
 		}
-		body := rest[:4+n]
-		if sum := binary.BigEndian.Uint32(rest[4+n:]); sum != crc32.Checksum(body, castagnoli) {
+		if !tornRecord(data, off, n) {
 			return nil, 0, fmt.Errorf("record %d at offset %d: checksum mismatch", len(leaves), off)
 		}
-		leaves = append(leaves, append([]byte(nil), body[4:]...))
-		off += 4 + int(n) + 4
+		// Torn — unless a whole record follows: then the length itself is
+		// damaged, and taking it for a torn write would drop acknowledged
+		// records.
+		if j, ok := wholeRecordAfter(data, off+4); ok {
+			return nil, 0, fmt.Errorf("record %d at offset %d: leaf length %d runs past the end of the file or into the zeros that end it, but a whole record starts at offset %d (a damaged length, not a torn write)", len(leaves), off, n, j)
+		}
+		break
 	}
 	return leaves, off, nil
+}
+
+// tornRecord reports whether the record at off, of leaf length n, not
+// whole (the file ends inside it, or its checksum does not match), is the
+// last write torn: its bytes, from some point on, are missing — the file
+// ends — or zeros to the end of the file (a power loss that left the file
+// longer than its data, see parsePending). Then it cannot be whole: either
+// no byte of its checksum is there (the file or the bytes written end in
+// its length or its leaf), or those that are match its leaf's, as the
+// beginning of the record written would. A record whose checksum is there
+// whole but does not match, or whose bytes of it written do not match,
+// is corruption, and so is one followed by anything but zeros. (A whole
+// checksum reads as zeros by chance one time in 2^32.)
+func tornRecord(data []byte, off int, n uint32) bool {
+	z := len(data) // data[z:] is zeros, data[z-1] is not
+	for z > off && data[z-1] == 0 {
+		z--
+	}
+	sumAt := off + 4 + int(n)
+	switch {
+	case z >= sumAt+4:
+		return false // the whole record is there
+	case z <= sumAt:
+		return true // no checksum byte written
+	}
+	var w [4]byte
+	binary.BigEndian.PutUint32(w[:], crc32.Checksum(data[off:sumAt], castagnoli))
+	return bytes.Equal(data[sumAt:z], w[:z-sumAt])
 }
 
 // allZero reports whether b holds only zeros (or nothing).
@@ -264,12 +309,14 @@ func wholeRecordAfter(data []byte, i int) (int, bool) {
 	return 0, false
 }
 
-// loadPending reads the pending file, if any, into l.pending.
+// loadPending reads the pending file, if any, into l.pending (at Open, or
+// in the recovery, once nothing else uses the file: pendingQuiet).
 func (l *Log) loadPending() error {
 	path := l.pendingPath()
 	if path == "" {
-		return nil
+		return nil // l.pending: the leaves kept in memory
 	}
+	l.pending, l.pendSize = nil, 0
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -344,6 +391,20 @@ func (l *Log) syncPending() error {
 // integrated.
 const pendingCompact = 64 << 10
 
+// pendingCompactRecords bounds the dead records the same way, by count (if
+// they also outnumber the outstanding ones): draw records are small (a few
+// hundred bytes), so 64 KiB of them is hundreds of records, and each costs
+// the next Open, or the recovery from an outage, a QueueLeaf answered
+// "already exists" and a lookup by hash. 64 of them are four rounds of
+// settleWorkers calls (well under a second on a healthy stack), while the
+// rewrite that drops them — a temporary file, two fsyncs, a rename — comes
+// at most once per 64 acknowledged appends under constant load, against
+// the fsync per batch that every append pays anyway; outnumbering the
+// outstanding records keeps each rewrite's copy of them paid for by the
+// dead records it drops. A kill then leaves at most about twice the
+// outstanding records plus 64 for Open to look up.
+const pendingCompactRecords = 64
+
 // pendingLeaf is a leaf recorded in the pending file; it is outstanding
 // (in l.pendLive) from its write until its append ends.
 type pendingLeaf struct {
@@ -411,6 +472,7 @@ func (l *Log) pendingAcked(ctx context.Context, p *pendingLeaf) {
 	delete(l.pendLive, p)
 	l.pendLiveBytes -= p.size
 	l.pendDead += p.size
+	l.pendDeadRecords++
 	var b *pendingBatch
 	if l.pendEmptiable() && l.pendNext == nil && !l.pendRecording {
 		if l.pendCut == nil {
@@ -439,6 +501,29 @@ func (l *Log) pendingRefused(ctx context.Context, p *pendingLeaf) error {
 	l.pendingKick()
 	l.pendMu.Unlock()
 	return b.wait(ctx)
+}
+
+// pendingQuiet reports whether nothing but the recovery can use the
+// pending file until the log's failure is cleared: no append is between
+// enter and leave (none enters while the log is failed; those in flight
+// when it failed settle their records first) and the writer is idle (only
+// appends start it). Then it forgets the writer's state, for the recovery
+// to read the file again as Open does: after a failed write only the file
+// tells what it holds.
+func (l *Log) pendingQuiet() bool {
+	l.mu.Lock()
+	n := l.appending
+	l.mu.Unlock()
+	if n > 0 {
+		return false
+	}
+	l.pendMu.Lock()
+	defer l.pendMu.Unlock()
+	if l.pendWriting {
+		return false
+	}
+	l.pendLive, l.pendLiveBytes, l.pendDead, l.pendDeadRecords, l.pendErr = nil, 0, 0, 0, nil
+	return true
 }
 
 // pendingKick starts the writer unless it runs (pendMu held). Only appends
@@ -491,9 +576,10 @@ func (l *Log) pendingStep() bool {
 	}
 	if b := l.pendDrop; b != nil {
 		l.pendDrop = nil
-		keep, dead := l.liveLeaves(), l.pendDead
+		keep, dead, deadN := l.liveLeaves(), l.pendDead, l.pendDeadRecords
 		if b.err = l.pendingIO(func() error { return l.rewritePending(keep) }); b.err == nil {
 			l.pendDead -= dead
+			l.pendDeadRecords -= deadN
 		}
 		close(b.done)
 		return true
@@ -505,8 +591,9 @@ func (l *Log) pendingStep() bool {
 			leaves[i] = p.leaf
 		}
 		var keep [][]byte
-		dead := l.pendDead
-		compact := dead >= pendingCompact && dead >= l.pendLiveBytes
+		dead, deadN := l.pendDead, l.pendDeadRecords
+		compact := dead >= pendingCompact && dead >= l.pendLiveBytes ||
+			deadN >= pendingCompactRecords && deadN >= len(l.pendLive)
 		if compact {
 			keep = l.liveLeaves()
 		}
@@ -521,6 +608,7 @@ func (l *Log) pendingStep() bool {
 		if b.err == nil {
 			if compact {
 				l.pendDead -= dead
+				l.pendDeadRecords -= deadN
 			}
 			// Outstanding from now on, even those whose appends gave up
 			// waiting (they failed the log closed): their records may
@@ -539,7 +627,7 @@ func (l *Log) pendingStep() bool {
 		// No leaf outstanding: none joins the set during the cut.
 		err := l.pendingIO(func() error { return l.rewritePending(nil) })
 		if err == nil {
-			l.pendDead = 0
+			l.pendDead, l.pendDeadRecords = 0, 0
 		}
 		if cut != nil {
 			cut.err = err
@@ -573,7 +661,7 @@ func (l *Log) pendingIO(op func() error) error {
 	l.pendMu.Unlock()
 	err := op()
 	if err != nil {
-		l.fail(fmt.Errorf("trillian: %w: couldn't write the pending-leaves file %s (%w): it is written no more, so appends are refused until the log is reopened", transparency.ErrUnavailable, l.pendingPath(), err))
+		l.fail(fmt.Errorf("trillian: %w: couldn't write the pending-leaves file %s (%w): it is written no more (until it is read again, as Open reads it); %s", transparency.ErrUnavailable, l.pendingPath(), err, l.refusedUntil()))
 	}
 	l.pendMu.Lock()
 	if err != nil {
@@ -673,7 +761,7 @@ func (l *Log) pendingNote() string {
 	if path == "" {
 		return "leaf kept in memory only (no Config.StateFile): reopening does not wait for it"
 	}
-	return fmt.Sprintf("leaf recorded in %s before it was queued: reopening the log queues it again and waits until it is integrated", path)
+	return fmt.Sprintf("leaf recorded in %s before it was queued: reopening the log (or its recovery) queues it again and waits until it is integrated", path)
 }
 
 // removePending durably removes the pending file, once its leaves are
@@ -695,22 +783,28 @@ func (l *Log) removePending() error {
 }
 
 // settleWorkers bounds the pending leaves Open queues and looks up at once.
-// A kill under load leaves hundreds of records (up to pendingCompact of
-// dead ones, whose leaves are integrated: each costs a QueueLeaf answered
-// AlreadyExists, then a lookup by hash): all at once they overran the
-// database, and its calls timed out.
+// A kill under load leaves up to twice the outstanding records plus
+// pendingCompactRecords dead ones, whose leaves are integrated (each costs
+// a QueueLeaf answered AlreadyExists, then a lookup by hash): with the
+// outstanding ones, hundreds of records under load, and all at once they
+// overran the database, whose calls timed out.
 const settleWorkers = 16
 
 // settlePending queues the pending leaves again and waits, within
 // Config.PendingTimeout, until each is integrated in a tree the appliance
 // signed and verified (as any append's); then it removes the pending file.
-// The follower must be running.
-func (l *Log) settlePending(ctx context.Context) error {
+// The follower must be running. Open calls it, and so does the recovery
+// from an outage (recovering), with nothing else using the file.
+func (l *Log) settlePending(ctx context.Context, recovering bool) error {
 	leaves := l.pending
 	if len(leaves) == 0 {
 		return nil
 	}
-	l.cfg.Logger.Warn("trillian: the pending-leaves file lists leaves recorded before the log was reopened (appends in flight or failed then, and acknowledged ones not yet cleared): they may still be queued in Trillian, queueing them again and waiting until they are integrated",
+	when, then := "before the log was reopened", "refusing to open"
+	if recovering {
+		when, then = "before or during the outage", "appends still refused"
+	}
+	l.cfg.Logger.Warn("trillian: the pending-leaves file lists leaves recorded "+when+" (appends in flight or failed then, and acknowledged ones not yet cleared): they may still be queued in Trillian, queueing them again and waiting until they are integrated",
 		"count", len(leaves), "file", l.pendingPath(), "timeout", l.cfg.PendingTimeout)
 	pctx, cancel := context.WithTimeout(ctx, l.cfg.PendingTimeout)
 	defer cancel()
@@ -721,7 +815,7 @@ func (l *Log) settlePending(ctx context.Context) error {
 	for range min(settleWorkers, len(leaves)) {
 		wg.Go(func() {
 			for i := range next {
-				_, sent, err := l.append(pctx, leaves[i])
+				_, sent, err := l.append(pctx, leaves[i], true)
 				if !sent && leafRefused(err) {
 					// Trillian refuses the leaf itself: no QueueLeaf of
 					// it, before the restart included, queued it (an
@@ -729,7 +823,7 @@ func (l *Log) settlePending(ctx context.Context) error {
 					// record). Nothing to wait for; refusing to open
 					// would refuse every start.
 					h := tlog.RecordHash(leaves[i])
-					l.cfg.Logger.Warn("trillian: Trillian refuses a leaf recorded in the pending-leaves file (an append refused so before the restart, its record not removed yet): it holds nothing for that leaf, not waiting for it; its record goes with the file",
+					l.cfg.Logger.Warn("trillian: Trillian refuses a leaf recorded in the pending-leaves file (an append refused so, its record not removed yet): it holds nothing for that leaf, not waiting for it; its record goes with the file",
 						"leaf_hash", fmt.Sprintf("%x", h[:]), "leaf_bytes", len(leaves[i]), "file", l.pendingPath(), "err", err)
 					refused.Add(1)
 					err = nil
@@ -757,9 +851,9 @@ func (l *Log) settlePending(ctx context.Context) error {
 		if errors.Is(first, transparency.ErrSecurity) {
 			return first
 		}
-		return fmt.Errorf("trillian: %w: %d of the %d leaves recorded before the restart (appends in flight or failed then, listed in %s) not integrated within %v (signer or database still stalled?): refusing to open, since a new append could contradict them: %w",
-			transparency.ErrUnavailable, failed, len(leaves), l.pendingPath(), l.cfg.PendingTimeout, first)
+		return fmt.Errorf("trillian: %w: %d of the %d leaves recorded %s (appends in flight or failed then, listed in %s) not integrated within %v (signer or database still stalled?): %s, since a new append could contradict them: %w",
+			transparency.ErrUnavailable, failed, len(leaves), when, l.pendingPath(), l.cfg.PendingTimeout, then, first)
 	}
-	l.cfg.Logger.Info("trillian: the leaves recorded before the log was reopened are integrated", "count", len(leaves)-int(refused.Load()), "refused", refused.Load())
+	l.cfg.Logger.Info("trillian: the leaves recorded "+when+" are integrated", "count", len(leaves)-int(refused.Load()), "refused", refused.Load())
 	return l.removePending()
 }

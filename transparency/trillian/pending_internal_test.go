@@ -70,21 +70,34 @@ func TestPendingFileRoundTrip(t *testing.T) {
 // them (what a crash while writing leaves), followed or not by zeros (what
 // a file system that extended the file in a power loss leaves), and
 // nothing else: what it accepts is its whole records, re-encoding to the
-// same bytes, then a torn tail that is zeros or that some record's
-// beginning completes; every prefix of a file it accepts whole is
-// accepted, with a prefix of its leaves, and so is the file followed by
-// zeros, but not by zeros then another byte; nothing makes it panic or
-// allocate beyond the input.
+// same bytes, then a torn tail that is zeros or, up to the zeros that end
+// it, the beginning of some record, shorter than it; every prefix of a
+// file it accepts whole is accepted, with a prefix of its leaves, and so
+// is the file followed by zeros, or by part of a record then zeros, but
+// not by zeros then another byte, nor by its last record damaged then
+// zeros; nothing makes it panic or allocate beyond the input.
 func FuzzParsePending(f *testing.F) {
 	one := appendPendingRecord([]byte(pendingMagic), []byte("leaf"))
 	two := appendPendingRecord(bytes.Clone(one), bytes.Repeat([]byte{0xff}, 300))
 	zeros := make([]byte, 64)
+	page := make([]byte, 4096)
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 	for _, seed := range [][]byte{
 		nil, []byte(pendingMagic), []byte(pendingMagic[:5]), one, two, one[:len(one)-1], two[:len(one)+2],
 		append(bytes.Clone(two), 0), append(bytes.Clone(two), 0xff, 0xff), append(bytes.Clone(one), "garbage"...),
 		append(bytes.Clone(two), 0, 0, 0, 0), append(bytes.Clone(one), zeros...), append(bytes.Clone(one), 0, 0, 0, 0, 1),
 		append(bytes.Clone(one), append(zeros[:8], one[len(pendingMagic):]...)...), zeros, append([]byte(pendingMagic[:5]), zeros...),
 		append(bytes.Clone(two[:len(one)+9]), zeros...),
+		// A record torn, then zeros past where it would end: in its
+		// length, its leaf, its checksum (none of it, part of it).
+		cat(one, two[len(one):len(one)+2], page), cat(two[:len(one)+100], page), cat(two[:len(two)-4], zeros),
+		cat(two[:len(two)-2], zeros), cat(one[:len(one)-1], zeros), cat([]byte(pendingMagic), one[len(pendingMagic):len(one)-3], page),
+		// Refused: a whole record damaged, then zeros; its checksum cut by
+		// zeros but not its leaf's; torn, then a whole record; a length
+		// damaged, running over a whole record into the zeros.
+		cat(flipAt(two, len(two)-6), zeros), cat(two[:len(two)-4], []byte{two[len(two)-4] ^ 1, 1}, zeros),
+		cat(one, two[len(one):len(one)+50], zeros, one[len(pendingMagic):]),
+		cat(flipAt(two, len(pendingMagic)+2), page),
 	} {
 		f.Add(seed)
 	}
@@ -111,6 +124,24 @@ func FuzzParsePending(f *testing.F) {
 			if _, _, err := parsePending(append(bytes.Clone(data), 0, 0, 0, 0, 1)); err == nil {
 				t.Fatal("accepted zeros then another byte after a whole file")
 			}
+			if n > len(pendingMagic) && len(data) <= 4096 {
+				// Part of a record (of a leaf holding no record), then
+				// zeros: torn, dropped.
+				rec := appendPendingRecord(nil, bytes.Repeat([]byte{0xa5}, 40))
+				for k := 1; k < len(rec); k++ {
+					for _, z := range []int{0, 3, len(rec), 300} {
+						more := append(append(bytes.Clone(data), rec[:k]...), make([]byte, z)...)
+						if got, m, err := parsePending(more); err != nil || m != n || !slices.EqualFunc(got, leaves, bytes.Equal) {
+							t.Fatalf("followed by %d bytes of a record and %d zeros: %d leaves, %d bytes, %v; want the %d leaves, %d bytes", k, z, len(got), m, err, len(leaves), n)
+						}
+					}
+				}
+				// Its last record damaged (its leaf's last byte), then
+				// zeros: its checksum is whole, refused.
+				if _, _, err := parsePending(append(flipAt(data, n-5), make([]byte, 64)...)); err == nil {
+					t.Fatal("accepted a whole file whose last record is damaged, then zeros")
+				}
+			}
 		}
 		if n == 0 {
 			k := 0
@@ -132,7 +163,9 @@ func FuzzParsePending(f *testing.F) {
 		if tail := data[n:]; len(bytes.Trim(tail, "\x00")) > 0 {
 			// Complete the torn record: its length (the bytes present,
 			// then the smallest in range), leaf (the bytes present, then
-			// zeros) and checksum.
+			// zeros) and checksum. The tail, up to the zeros that end
+			// it, must be its beginning, and shorter than it.
+			z := len(bytes.TrimRight(tail, "\x00"))
 			var lb [4]byte
 			copy(lb[:], tail)
 			ln := binary.BigEndian.Uint32(lb[:])
@@ -143,10 +176,14 @@ func FuzzParsePending(f *testing.F) {
 			if len(tail) > 4 {
 				copy(leaf, tail[4:])
 			}
-			done := appendPendingRecord(bytes.Clone(data[:n]), leaf)
-			if len(done) <= len(data) {
+			rec := appendPendingRecord(nil, leaf)
+			if z >= len(rec) {
 				t.Fatalf("a %d-byte tail taken for torn, but it holds the record it begins", len(tail))
 			}
+			if !bytes.Equal(rec[:z], tail[:z]) {
+				t.Fatalf("a %d-byte tail taken for torn, but its %d bytes before the zeros begin no record", len(tail), z)
+			}
+			done := append(bytes.Clone(data[:n]), rec...)
 			got, m, err := parsePending(done)
 			if err != nil || m != len(done) || len(got) != len(leaves)+1 {
 				t.Fatalf("the %d-byte tail taken for torn begins no record (%v)", len(tail), err)
@@ -164,6 +201,13 @@ func FuzzParsePending(f *testing.F) {
 			}
 		}
 	})
+}
+
+// flipAt returns b with byte i flipped (one bit).
+func flipAt(b []byte, i int) []byte {
+	b = bytes.Clone(b)
+	b[i] ^= 1
+	return b
 }
 
 // A length damaged into a value in range that runs past the end of the
@@ -329,6 +373,89 @@ func TestPendingZeroFilledTail(t *testing.T) {
 	} {
 		if _, _, err := parsePending(data); err == nil {
 			t.Errorf("%q: zeros followed by other bytes accepted", data)
+		}
+	}
+}
+
+// A power loss during an appending write may leave the last record cut
+// short and the file longer than its data, the rest reading as zeros:
+// part of a record, then zeros to the end of the file. Its checksum is not
+// there (zeros), or only partly, the bytes there its leaf's: it cannot be
+// whole, and it is torn, not corruption — it is the last write, whose
+// fsync never returned, so its QueueLeaf was not sent. Open drops it with
+// the warning naming its bytes, keeps the whole records, and rewrites the
+// file without it (removes it, with no whole record), instead of refusing
+// to open. A record whose checksum is there whole but does not match,
+// whose checksum bytes there do not match, or that is followed by anything
+// but zeros — a whole record included — is still corruption.
+func TestPendingTornIntoZeros(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "trillian-checkpoint")
+	a, b := []byte("first leaf"), bytes.Repeat([]byte{'b'}, 70)
+	withA := appendPendingRecord([]byte(pendingMagic), a)
+	recB := appendPendingRecord(nil, b) // its checksum holds no zero byte
+	zeros := func(n int) []byte { return make([]byte, n) }
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	sumB := len(recB) - 4
+	if bytes.IndexByte(recB[sumB:], 0) >= 0 {
+		t.Fatalf("recB's checksum %x holds a zero byte: pick another leaf", recB[sumB:])
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want [][]byte // nil: no whole record, the file removed
+	}{
+		{"its length, then a page of zeros", cat(withA, recB[:4], zeros(4096)), [][]byte{a}},
+		{"part of its leaf, then zeros", cat(withA, recB[:4+30], zeros(200)), [][]byte{a}},
+		{"its leaf, no checksum, then zeros", cat(withA, recB[:sumB], zeros(4)), [][]byte{a}},
+		{"its leaf, no checksum, then a page of zeros", cat(withA, recB[:sumB], zeros(4096)), [][]byte{a}},
+		{"its checksum cut by zeros", cat(withA, recB[:sumB+2], zeros(512)), [][]byte{a}},
+		{"the first record torn so", cat([]byte(pendingMagic), recB[:20], zeros(4096)), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(state+pendingSuffix, tc.data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var logs strings.Builder
+			l := pendingLog(t, state)
+			l.cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+			if err := l.loadPending(); err != nil {
+				t.Fatalf("Open with a record torn into zeros = %v; want it dropped as a torn tail", err)
+			}
+			if !slices.EqualFunc(l.pending, tc.want, bytes.Equal) {
+				t.Fatalf("%d leaves, want %d", len(l.pending), len(tc.want))
+			}
+			n := 0 // the bytes kept
+			if tc.want != nil {
+				n = len(appendPendingRecords(tc.want))
+			}
+			if out := logs.String(); !strings.Contains(out, "level=WARN") || !strings.Contains(out, fmt.Sprintf("dropped_bytes=%d\n", len(tc.data)-n)) {
+				t.Fatalf("no warning naming the dropped bytes: %s", out)
+			}
+			got, err := os.ReadFile(state + pendingSuffix)
+			switch {
+			case tc.want == nil && !errors.Is(err, fs.ErrNotExist):
+				t.Fatalf("no whole record: the file stays (%v)", err)
+			case tc.want != nil && !bytes.Equal(got, appendPendingRecords(tc.want)):
+				t.Fatalf("the file holds %d bytes after Open, want the %d of its whole records (%v)", len(got), n, err)
+			}
+			os.Remove(state + pendingSuffix)
+		})
+	}
+	longer := appendPendingRecord(nil, bytes.Repeat([]byte{'b'}, 70+len(recB)+8)) // a length over recB and past it
+	for name, data := range map[string][]byte{
+		"a whole record damaged, then zeros":             cat(withA, flipAt(recB, 10), zeros(100)),
+		"its checksum wrong, then zeros":                 cat(withA, recB[:sumB], []byte{recB[sumB] ^ 1, recB[sumB+1]}, zeros(100)),
+		"its checksum wrong, the file cut inside it":     cat(withA, recB[:sumB], []byte{recB[sumB] ^ 1, recB[sumB+1]}),
+		"torn, zeros, then a byte":                       cat(withA, recB[:30], zeros(100), []byte{1}),
+		"torn, zeros, then a whole record":               cat(withA, recB[:30], zeros(len(recB)), recB),
+		"a bad record, then a whole one":                 cat(withA, flipAt(recB, 10), recB),
+		"a damaged length over a whole record, to zeros": cat([]byte(pendingMagic), longer[:4], a, recB, zeros(100)),
+	} {
+		if _, _, err := parsePending(data); err == nil {
+			t.Errorf("%s: accepted, want refused as corruption", name)
+		} else {
+			t.Logf("%s: %v", name, err)
 		}
 	}
 }
@@ -547,6 +674,51 @@ func TestPendingCompacted(t *testing.T) {
 	if got := pendingRecords(t, state); !slices.ContainsFunc(got, func(b []byte) bool { return bytes.Equal(b, held) }) {
 		t.Fatal("the pending file lacks the outstanding record")
 	}
+	l.pendingAcked(t.Context(), h)
+	if got := pendingRecords(t, state); len(got) != 0 {
+		t.Fatalf("pending file holds %d records once none is outstanding", len(got))
+	}
+}
+
+// Small records, an append always outstanding: the file is compacted by
+// record count too, not only once its dead records reach 64 KiB — a kill
+// leaves at most about pendingCompactRecords of them, not hundreds, for
+// Open to queue again and look up. The outstanding records stay.
+func TestPendingCompactedByCount(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "trillian-checkpoint")
+	l := pendingLog(t, state)
+	held := []byte("held: queued, not integrated yet")
+	h, err := l.recordPending(t.Context(), held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Outstanding at most: held, the previous record (acknowledged after
+	// the next is written) and the new one.
+	const bound = pendingCompactRecords + 3
+	var prev *pendingLeaf
+	most := 0
+	for i := range 600 { // 600 records of 16 bytes: far below 64 KiB
+		leaf := fmt.Appendf(nil, "small draw %04d", i)
+		p, err := l.recordPending(t.Context(), leaf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prev != nil {
+			l.pendingAcked(t.Context(), prev)
+		}
+		prev = p
+		got := pendingRecords(t, state)
+		most = max(most, len(got))
+		if len(got) > bound {
+			t.Fatalf("after %d records the pending file holds %d, over %d", i+2, len(got), bound)
+		}
+		if !slices.ContainsFunc(got, func(b []byte) bool { return bytes.Equal(b, held) }) ||
+			!slices.ContainsFunc(got, func(b []byte) bool { return bytes.Equal(b, leaf) }) {
+			t.Fatalf("after %d records the pending file lacks an outstanding record", i+2)
+		}
+	}
+	t.Logf("pending file at most %d records (bound %d)", most, bound)
+	l.pendingAcked(t.Context(), prev)
 	l.pendingAcked(t.Context(), h)
 	if got := pendingRecords(t, state); len(got) != 0 {
 		t.Fatalf("pending file holds %d records once none is outstanding", len(got))

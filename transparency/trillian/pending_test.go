@@ -553,6 +553,7 @@ func TestPendingCorrupt(t *testing.T) {
 		"length out of range":            append(bytes.Clone(good), 0xff, 0, 0, 0, 1),
 		"trailing garbage":               append(bytes.Clone(good), "garbage after the record"...),
 		"bytes that begin no record":     append(bytes.Clone(good), 0xff, 0xff),
+		"byte flipped, then zeros":       append(flip(good, len(good)-6), make([]byte, 512)...),
 	} {
 		t.Run(name, func(t *testing.T) {
 			if err := os.WriteFile(p.state+".pending", data, 0o600); err != nil {
@@ -578,6 +579,7 @@ func TestPendingCorrupt(t *testing.T) {
 		"length torn":              good[:len(header)+2],
 		"torn after a record":      twice[:len(twice)-3],
 		"length torn after record": append(bytes.Clone(good), 0, 0),
+		"record torn, then zeros":  append(bytes.Clone(good[:len(good)-6]), make([]byte, 512)...),
 	} {
 		t.Run(name, func(t *testing.T) {
 			if err := os.WriteFile(p.state+".pending", data, 0o600); err != nil {
@@ -864,8 +866,8 @@ func (p *pendingFixture) writePendingFile(leaves [][]byte) {
 	}
 }
 
-// A kill under load leaves up to 64 KiB of records whose appends were
-// acknowledged (hundreds of small leaves) beside the outstanding ones.
+// A kill under load leaves hundreds of records: the outstanding ones, and
+// up to 64 (pendingCompactRecords) whose appends were acknowledged.
 // Open queues them all again and looks each up, but a few at a time: all
 // at once, hundreds of QueueLeaf and inclusion-proof calls overran the
 // database and timed out (TestCrash), and the appliance could not start.

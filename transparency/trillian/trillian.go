@@ -46,6 +46,21 @@
 // Open finds them in the log (pending.go). A recorded leaf Trillian
 // refuses as invalid was never queued: Open warns and does not wait for it.
 //
+// # Outages
+//
+// Such a failure is an outage (ErrUnavailable): Trillian, its database or
+// the disk stopped answering. Appends and checkpoints are refused at once
+// while it lasts (Health reports it). With Config.Resync the log recovers
+// by itself: a goroutine does what Open does — once no append is left
+// settling its record, it reads the pending file, queues its leaves
+// again and waits until each is integrated in a tree the log signed and
+// verified (one attempt per Config.PendingTimeout, retried with backoff
+// until Trillian answers) — then calls Config.Resync, which brings the
+// caller level with the log (the failed appends' leaves are in it now,
+// unacknowledged), and appends resume. Close stops it. Without
+// Config.Resync an outage fails the log closed until it is reopened. A
+// security failure (ErrSecurity: below) never recovers.
+//
 // # Checkpoints
 //
 // Trillian v1.8 returns unsigned log roots. The appliance signs the
@@ -68,7 +83,8 @@
 // returned by Append, Checkpoint and AwaitCheckpoint — waiting appends
 // included, whose leaves would otherwise get indices below those already
 // handed out and never be delivered. Only a restart clears it (and with
-// Config.StateFile, Open then refuses the tree too).
+// Config.StateFile, Open then refuses the tree too): unlike an outage, it
+// does not recover by itself.
 //
 // # Answers checked
 //
@@ -156,17 +172,48 @@ type Config struct {
 	// cancelled, so with the signer stopped an append would otherwise
 	// wait for ever, holding its draw and its game. Past it Append fails
 	// with ErrUnavailable (the draw is refused and counted) and the log
-	// fails closed until reopened: the leaf may still be integrated
-	// later, unacknowledged, and must not be contradicted meanwhile. Its
-	// record stays in the pending file (see StateFile), and Open waits
-	// until it is integrated. The bound covers the write of that record,
-	// before the QueueLeaf: a disk that hangs fails the append (not
-	// queued) and the log closed too, since the record may land later.
+	// fails closed — an outage: until Resync's recovery, or until
+	// reopened — since the leaf may still be integrated later,
+	// unacknowledged, and must not be contradicted meanwhile. Its record
+	// stays in the pending file (see StateFile), and Open, or the
+	// recovery, waits until it is integrated. The bound covers the write
+	// of that record, before the QueueLeaf: a disk that hangs fails the
+	// append (not queued) and the log closed too, since the record may
+	// land later.
 	AppendTimeout time.Duration
 	// PendingTimeout bounds Open's wait for the pending leaves to be
 	// integrated (default DefaultPendingTimeout); past it Open fails with
-	// ErrUnavailable, the pending file kept.
+	// ErrUnavailable, the pending file kept. It bounds each of the
+	// recovery's attempts too (see Resync).
 	PendingTimeout time.Duration
+	// Resync, if set, lets the log recover from an outage without being
+	// reopened. An outage is a failure of the ErrUnavailable kind that
+	// fails the log closed: an append that failed after its QueueLeaf was
+	// sent (AppendTimeout: signer or database stalled, replies lost, the
+	// caller's context ended), or a write of the pending file that failed
+	// or hung. Appends and checkpoints are then refused at once with that
+	// error (Health returns it), and a goroutine does what Open does with
+	// the pending file: once no append is left settling its record and
+	// the file's writer is idle, it reads the file, queues every leaf in
+	// it again and waits until each is integrated in a tree the log
+	// signed and verified — within PendingTimeout, retried with backoff
+	// while Trillian or the disk do not answer. Then it calls Resync with
+	// the latest checkpoint, and appends resume once Resync returns nil
+	// (an error: the log stays failed, and tries again later).
+	//
+	// The leaves so integrated include those of the failed appends, whose
+	// callers were told that they were not appended. Resync must bring
+	// the caller level with the log before appends resume (rngd: its
+	// catch-up from the log, as after a restart), or a retry — a new
+	// record — would contradict one of them: a forked game chain, a
+	// ticket started twice. Checkpoints and reads are served while it
+	// runs; appends are not. ctx ends with Close, which waits for Resync
+	// to return.
+	//
+	// A security failure (ErrSecurity: rollback, fork, inconsistent
+	// answer) never recovers. Without Resync an outage fails the log
+	// closed until it is reopened (Open then waits for the leaves).
+	Resync func(ctx context.Context, cp *checkpoint.Checkpoint) error
 	// RollbackGrace is how long Trillian may keep returning a root smaller
 	// than one already seen (replica lag) before the log is taken for
 	// rolled back: ErrSecurity (default DefaultRollbackGrace).
@@ -191,34 +238,47 @@ type Log struct {
 
 	// pendMu guards the pending file's work and outstanding leaves
 	// (pending.go).
-	pendMu        sync.Mutex
-	pendNext      *pendingBatch             // leaves waiting for the next write
-	pendDrop      *pendingBatch             // refused leaves waiting for a rewrite without them
-	pendCut       *pendingBatch             // an emptying an append waits for
-	pendWriting   bool                      // the writer runs (pendingRun)
-	pendRecording bool                      // the writer is writing a batch of leaves
-	pendWG        sync.WaitGroup            // the writer (Close waits for it)
-	pendLive      map[*pendingLeaf]struct{} // outstanding leaves, their records durable
-	pendLiveBytes int64                     // their records' bytes
-	pendDead      int64                     // bytes of records in the file whose leaves are acknowledged
-	pendErr       error                     // a write, cut or rewrite failed: the file is written no more
-	// The pending file's writer (pendingRun) alone uses these, and Open.
+	pendMu          sync.Mutex
+	pendNext        *pendingBatch             // leaves waiting for the next write
+	pendDrop        *pendingBatch             // refused leaves waiting for a rewrite without them
+	pendCut         *pendingBatch             // an emptying an append waits for
+	pendWriting     bool                      // the writer runs (pendingRun)
+	pendRecording   bool                      // the writer is writing a batch of leaves
+	pendWG          sync.WaitGroup            // the writer (Close waits for it)
+	pendLive        map[*pendingLeaf]struct{} // outstanding leaves, their records durable
+	pendLiveBytes   int64                     // their records' bytes
+	pendDead        int64                     // bytes of records in the file whose leaves are acknowledged
+	pendDeadRecords int                       // how many records those are
+	pendErr         error                     // a write, cut or rewrite failed: the file is written no more
+	// The pending file's writer (pendingRun) alone uses these, and Open
+	// and the recovery (while the writer is idle and no append can start
+	// it: pendingQuiet).
 	pendSize int64 // end of its last durable record; 0: no file
 	// pendWriteAt replaces (*os.File).WriteAt in tests (nil: not).
 	pendWriteAt func(f *os.File, b []byte, off int64) (int, error)
 
+	// recWG counts the recovery goroutine (Close waits for it); bg is its
+	// context and the follower's, cancelled by Close (set before either
+	// starts).
+	recWG sync.WaitGroup
+	bg    context.Context
+
 	// mu guards everything below.
-	mu      sync.Mutex
-	closed  bool
-	waiters map[tlog.Hash][]chan uint64
-	nwait   int
-	seen    uint64 // leaves below seen have been handed to waiters
-	wake    chan struct{}
-	cp      *checkpoint.Checkpoint // last checkpoint signed
-	failed  error                  // the rollback detected, if any (ErrSecurity)
-	failc   chan struct{}          // closed when failed is set
-	roots   map[uint64]tlog.Hash   // roots authenticated against cp (verify.go)
-	pending [][]byte               // leaves that may be queued, unacknowledged: read by Open, or kept without StateFile (pending.go)
+	mu        sync.Mutex
+	closed    bool
+	waiters   map[tlog.Hash][]chan uint64
+	nwait     int
+	seen      uint64 // leaves below seen have been handed to waiters
+	wake      chan struct{}
+	cp        *checkpoint.Checkpoint // last checkpoint signed
+	failed    error                  // the failure appends and checkpoints get: an outage (ErrUnavailable), or broken
+	failc     chan struct{}          // closed when failed is set; a new one once an outage is over
+	broken    error                  // the security failure (ErrSecurity), if any: for ever
+	brokenc   chan struct{}          // closed when broken is set
+	appending int                    // appends entered and not yet left: their records may be unsettled
+	resyncing bool                   // Config.Resync runs: checkpoints are served, appends are not
+	roots     map[uint64]tlog.Hash   // roots authenticated against cp (verify.go)
+	pending   [][]byte               // leaves that may be queued, unacknowledged: read by Open or the recovery, or kept without StateFile (pending.go)
 }
 
 var _ transparency.Log = (*Log)(nil)
@@ -254,7 +314,7 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		cfg: cfg, client: tpb.NewTrillianLogClient(cfg.Conn),
 		signers: signers, verifiers: verifiers, vkeys: vkeys,
 		waiters: make(map[tlog.Hash][]chan uint64), wake: make(chan struct{}, 1), done: make(chan struct{}),
-		failc: make(chan struct{}), roots: make(map[uint64]tlog.Hash),
+		failc: make(chan struct{}), brokenc: make(chan struct{}), roots: make(map[uint64]tlog.Hash),
 	}
 	if err := l.loadState(); err != nil {
 		return nil, err
@@ -275,12 +335,12 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		return nil, err
 	}
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	l.cancel = cancel
+	l.cancel, l.bg = cancel, bg
 	go l.follow(bg)
 	// Before anything can contradict them (an append here, rngd's
 	// catch-up): the leaves of appends that failed before must be in the
 	// log.
-	if err := l.settlePending(ctx); err != nil {
+	if err := l.settlePending(ctx, false); err != nil {
 		l.mu.Lock()
 		l.closed = true
 		l.mu.Unlock()
@@ -337,25 +397,152 @@ func (l *Log) floor() uint64 {
 	return f
 }
 
-// failure returns the rollback detected, if any.
+// failure returns the failure appends and checkpoints get, if any: an
+// outage or a security failure.
 func (l *Log) failure() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.failed
 }
 
-// fail records a rollback or an append that timed out: appends and
-// checkpoints fail closed from now on, and appends waiting for their index
-// are woken with err.
+// security returns the security failure detected, if any: it stops even
+// the work that ends an outage.
+func (l *Log) security() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.broken
+}
+
+// fail records a failure: appends and checkpoints fail closed from now on,
+// and appends waiting for their index are woken with err. A security
+// failure (ErrSecurity: a rollback, a misbehaving Trillian) is for ever.
+// Any other is an outage (an append that failed after its QueueLeaf was
+// sent, a failed write of the pending file): with Config.Resync it starts
+// the recovery (recover); another failure during it changes nothing, but
+// a security failure, which ends it.
 func (l *Log) fail(err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.broken != nil {
+		return
+	}
+	if errors.Is(err, transparency.ErrSecurity) {
+		l.broken = err
+		close(l.brokenc)
+		if l.failed == nil {
+			close(l.failc)
+		}
+		l.failed = err
+		l.cfg.Logger.Error("transparency log failed closed: appends and checkpoints refused until an operator investigates", "err", err)
+		return
+	}
 	if l.failed != nil {
 		return
 	}
 	l.failed = err
 	close(l.failc)
-	l.cfg.Logger.Error("transparency log failed closed: appends and checkpoints refused until an operator investigates", "err", err)
+	if l.cfg.Resync == nil || l.closed || l.bg == nil {
+		l.cfg.Logger.Error("transparency log failed closed: appends and checkpoints refused until it is reopened", "err", err)
+		return
+	}
+	l.cfg.Logger.Error("trillian: outage: appends and checkpoints refused until Trillian answers again and every recorded leaf is integrated; recovering in the background", "err", err)
+	l.recWG.Add(1)
+	go l.recover(l.bg)
+}
+
+// refusedUntil says, in an error, until when an outage refuses appends.
+func (l *Log) refusedUntil() string {
+	if l.cfg.Resync != nil {
+		return "appends refused until Trillian answers again and every recorded leaf is integrated (the log recovers by itself)"
+	}
+	return "appends refused until the log is reopened"
+}
+
+// The recovery's backoff between attempts that failed, and how often it
+// looks whether the appends in flight when the outage began have settled
+// their records.
+const (
+	recoverMinBackoff = 100 * time.Millisecond
+	recoverMaxBackoff = 30 * time.Second
+	recoverQuietPoll  = 20 * time.Millisecond
+)
+
+// errRecoverBusy: an append in flight when the outage began has not
+// settled its record yet, or the pending file's writer is busy.
+var errRecoverBusy = errors.New("appends still settling their records")
+
+// recover ends an outage (see Config.Resync), attempt after attempt with
+// backoff, until one succeeds, a security failure ends it for good, or
+// Close stops it (ctx).
+func (l *Log) recover(ctx context.Context) {
+	defer l.recWG.Done()
+	start := time.Now()
+	delay, backoff := time.Duration(0), recoverMinBackoff
+	for attempt := 1; ; {
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.brokenc:
+			return
+		case <-time.After(delay):
+		}
+		n, err := l.recoverOnce(ctx)
+		switch {
+		case err == nil:
+			l.cfg.Logger.Info("trillian: outage over: every recorded leaf is integrated in a tree the log signed and verified, and Config.Resync returned; appends resumed",
+				"duration", time.Since(start).Round(time.Millisecond), "leaves", n, "attempts", attempt)
+			return
+		case errors.Is(err, errRecoverBusy):
+			delay = recoverQuietPoll
+			continue
+		case ctx.Err() != nil, errors.Is(err, transparency.ErrClosed), errors.Is(err, transparency.ErrSecurity):
+			// A security failure was recorded by whatever found it.
+			return
+		}
+		l.cfg.Logger.Warn("trillian: outage goes on: appends still refused, retrying", "err", err, "attempt", attempt, "retry_in", backoff)
+		attempt++
+		delay, backoff = backoff, min(2*backoff, recoverMaxBackoff)
+	}
+}
+
+// recoverOnce is one attempt of recover: Open's reading and settling of
+// the pending file, Config.Resync, then appends resume. It returns how
+// many leaves it settled.
+func (l *Log) recoverOnce(ctx context.Context) (int, error) {
+	if !l.pendingQuiet() {
+		return 0, errRecoverBusy
+	}
+	// From here until the failure is cleared the recovery alone uses the
+	// pending file: no append enters while the log is failed.
+	if err := l.loadPending(); err != nil {
+		return 0, err
+	}
+	n := len(l.pending)
+	if err := l.settlePending(ctx, true); err != nil {
+		return 0, err
+	}
+	// Trillian answers and the root signs, even with nothing to settle (a
+	// failed write of the file whose records were all settled).
+	cp, err := l.checkpoint(ctx)
+	if err != nil {
+		return 0, err
+	}
+	l.mu.Lock()
+	l.resyncing = true
+	l.mu.Unlock()
+	err = l.cfg.Resync(ctx, cp)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.resyncing = false
+	switch {
+	case l.broken != nil:
+		return 0, l.broken
+	case err != nil:
+		return 0, fmt.Errorf("trillian: %w: Config.Resync: %w", transparency.ErrUnavailable, err)
+	}
+	l.failed = nil
+	l.failc = make(chan struct{})
+	return n, nil
 }
 
 // checkRoot returns root if it is not below the floor. Otherwise it re-reads
@@ -368,7 +555,8 @@ func (l *Log) fail(err error) {
 // draws; a restored backup does not catch up by itself, so it is reported
 // within the window.
 func (l *Log) checkRoot(ctx context.Context, root *types.LogRootV1) (*types.LogRootV1, error) {
-	if err := l.failure(); err != nil {
+	// Not an outage: the recovery reads and signs roots.
+	if err := l.security(); err != nil {
 		return nil, err
 	}
 	floor := l.floor()
@@ -507,8 +695,9 @@ func (l *Log) saveState(cp *checkpoint.Checkpoint) error {
 // closed while it waited, or the caller's ctx was cancelled or its deadline
 // passed — leaves a leaf Trillian may still integrate, unacknowledged. Its
 // record stays in the pending file, and the log fails closed
-// (ErrUnavailable for every later append and checkpoint, until it is
-// reopened and Open has waited for the leaf), except on Close (ErrClosed).
+// (ErrUnavailable for every later append and checkpoint: an outage, until
+// the recovery or Open has waited for the leaf, see Config.Resync),
+// except on Close (ErrClosed).
 // So a caller's cancellation fails this log closed too, unlike tilelog's,
 // which does not fail closed when its caller gives up: nothing can
 // withdraw a leaf from Trillian's queue. A caller that cancels appends
@@ -518,13 +707,13 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 	if err := transparency.CheckLeaf(leaf); err != nil {
 		return 0, err
 	}
-	entered := l.enter()
-	if entered {
-		// Close waits for the append to settle its record.
-		defer l.inflight.Done()
-	}
 	done := l.meter.Start()
-	idx, err := l.appendRecorded(ctx, leaf, entered)
+	// Refused at once when the log is closed or failed.
+	err := l.enter()
+	var idx uint64
+	if err == nil {
+		idx, err = l.appendRecorded(ctx, leaf) // and leave
+	}
 	done(err)
 	if err != nil && (errors.Is(err, transparency.ErrUnavailable) || errors.Is(err, transparency.ErrSecurity)) {
 		l.cfg.Logger.Error("transparency log append failed", "err", err)
@@ -532,26 +721,27 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 	return idx, err
 }
 
-// appendRecorded is Append's work: the record written ahead, the append,
-// the record settled.
-func (l *Log) appendRecorded(ctx context.Context, leaf []byte, entered bool) (uint64, error) {
+// appendRecorded is Append's work once it entered: the record written
+// ahead, the append, the record settled; then it leaves.
+func (l *Log) appendRecorded(ctx context.Context, leaf []byte) (uint64, error) {
+	defer l.leave()
 	path := l.pendingPath()
 	// The bound covers the record too: a disk that hangs does not hold
 	// the append for ever.
 	actx, cancel := context.WithTimeout(ctx, l.cfg.AppendTimeout)
 	defer cancel()
 	var rec *pendingLeaf
-	// Not for a log closed or failed closed: append refuses the leaf
+	// Not for a log failed closed since enter: append refuses the leaf
 	// before queueing it.
-	if entered && path != "" && l.failure() == nil {
+	if path != "" && l.failure() == nil {
 		var err error
 		if rec, err = l.recordPending(actx, leaf); err != nil {
-			err = fmt.Errorf("trillian: %w: couldn't record the leaf in %s before queueing it (%w): not queued, but its record may be on disk, or land there yet, and the next Open would queue it; appends refused until the log is reopened", transparency.ErrUnavailable, path, err)
+			err = fmt.Errorf("trillian: %w: couldn't record the leaf in %s before queueing it (%w): not queued, but its record may be on disk, or land there yet, and the next Open (or the recovery) would queue it; %s", transparency.ErrUnavailable, path, err, l.refusedUntil())
 			l.fail(err)
 			return 0, err
 		}
 	}
-	idx, sent, err := l.append(actx, leaf)
+	idx, sent, err := l.append(actx, leaf, false)
 	timedOut := err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded)
 	switch {
 	case err == nil:
@@ -565,7 +755,7 @@ func (l *Log) appendRecorded(ctx context.Context, leaf []byte, entered bool) (ui
 		// the retry.
 		if rec != nil {
 			if derr := l.pendingRefused(actx, rec); derr != nil {
-				err = fmt.Errorf("trillian: %w: leaf not queued (%w), but its record could not be removed from %s (%w): the next Open would queue it; appends refused until the log is reopened", transparency.ErrUnavailable, err, path, derr)
+				err = fmt.Errorf("trillian: %w: leaf not queued (%w), but its record could not be removed from %s (%w): the next Open (or the recovery) would queue it; %s", transparency.ErrUnavailable, err, path, derr, l.refusedUntil())
 				l.fail(err)
 			}
 		}
@@ -574,23 +764,23 @@ func (l *Log) appendRecorded(ctx context.Context, leaf []byte, entered bool) (ui
 	// The leaf may be queued and integrated later, after its caller was
 	// told it was not: no later append may contradict it (a retried draw
 	// sealed again, with a new time and, for a start, a new secret). Its
-	// record, written before the QueueLeaf, stays for Open to wait for,
-	// and the log fails closed until it is reopened and the leaf is in the
-	// tree.
+	// record, written before the QueueLeaf, stays for Open or the
+	// recovery to wait for, and the log fails closed until the leaf is in
+	// the tree.
 	if path == "" {
 		l.keepPending(leaf)
 	}
 	note := l.pendingNote()
 	switch {
 	case timedOut:
-		err = fmt.Errorf("trillian: %w: leaf not integrated within %v (signer or database stalled); %s; appends refused until the log is reopened: %w", transparency.ErrUnavailable, l.cfg.AppendTimeout, note, err)
+		err = fmt.Errorf("trillian: %w: leaf not integrated within %v (signer or database stalled); %s; %s: %w", transparency.ErrUnavailable, l.cfg.AppendTimeout, note, l.refusedUntil(), err)
 	case errors.Is(err, transparency.ErrClosed):
 		err = fmt.Errorf("trillian: %w: closed while the leaf waited for integration; %s", transparency.ErrClosed, note)
 	case err == l.failure():
 		// Woken by the failure: the log is failed closed already.
 		err = fmt.Errorf("trillian: leaf not acknowledged, the log failed closed while it waited; %s: %w", note, err)
 	default:
-		err = fmt.Errorf("trillian: leaf may be queued but was not acknowledged; %s; appends refused until the log is reopened: %w", note, err)
+		err = fmt.Errorf("trillian: leaf may be queued but was not acknowledged; %s; %s: %w", note, l.refusedUntil(), err)
 	}
 	if !errors.Is(err, transparency.ErrClosed) {
 		l.fail(err)
@@ -599,8 +789,11 @@ func (l *Log) appendRecorded(ctx context.Context, leaf []byte, entered bool) (ui
 }
 
 // append queues leaf and waits for its index; sent reports whether
-// Trillian may hold the leaf (a QueueLeaf was sent, and not refused).
-func (l *Log) append(ctx context.Context, leaf []byte) (idx uint64, sent bool, err error) {
+// Trillian may hold the leaf (a QueueLeaf was sent, and not refused). An
+// Append's stops at any failure; settling (the pending leaves' wait, at
+// Open or in the recovery) only at a security failure, since ending an
+// outage is its work.
+func (l *Log) append(ctx context.Context, leaf []byte, settling bool) (idx uint64, sent bool, err error) {
 	h := tlog.RecordHash(leaf)
 	ch := make(chan uint64, 1)
 	// Register before queueing, so the follower cannot miss the leaf.
@@ -609,9 +802,13 @@ func (l *Log) append(ctx context.Context, leaf []byte) (idx uint64, sent bool, e
 		l.mu.Unlock()
 		return 0, false, transparency.ErrClosed
 	}
-	if l.failed != nil {
+	stop, failed := l.failc, l.failed
+	if settling {
+		stop, failed = l.brokenc, l.broken
+	}
+	if failed != nil {
 		l.mu.Unlock()
-		return 0, false, l.failed
+		return 0, false, failed
 	}
 	l.waiters[h] = append(l.waiters[h], ch)
 	l.nwait++
@@ -622,7 +819,7 @@ func (l *Log) append(ctx context.Context, leaf []byte) (idx uint64, sent bool, e
 	default:
 	}
 
-	resp, sent, err := l.queue(ctx, leaf)
+	resp, sent, err := l.queue(ctx, leaf, stop)
 	if err != nil {
 		return 0, sent, err
 	}
@@ -640,7 +837,7 @@ func (l *Log) append(ctx context.Context, leaf []byte) (idx uint64, sent bool, e
 	select {
 	case idx := <-ch:
 		return idx, true, nil
-	case <-l.failc:
+	case <-stop:
 		return 0, true, l.failure()
 	case <-ctx.Done():
 		return 0, true, fmt.Errorf("trillian: leaf queued but not integrated yet: %w: %w", transparency.ErrUnavailable, ctx.Err())
@@ -695,9 +892,9 @@ func leafRefused(err error) bool {
 
 // queue sends QueueLeaf. A reply lost (an error after which the leaf may
 // be queued) is healed by sending the same leaf again, which Trillian
-// deduplicates, until it answers or ctx ends; sent reports whether the
-// leaf may be queued.
-func (l *Log) queue(ctx context.Context, leaf []byte) (resp *tpb.QueueLeafResponse, sent bool, err error) {
+// deduplicates, until it answers, ctx ends or stop is closed (append's);
+// sent reports whether the leaf may be queued.
+func (l *Log) queue(ctx context.Context, leaf []byte, stop <-chan struct{}) (resp *tpb.QueueLeafResponse, sent bool, err error) {
 	req := &tpb.QueueLeafRequest{LogId: l.cfg.TreeID, Leaf: &tpb.LogLeaf{LeafValue: leaf}}
 	backoff := max(l.cfg.PollInterval, 10*time.Millisecond)
 	for {
@@ -722,7 +919,7 @@ func (l *Log) queue(ctx context.Context, leaf []byte) (resp *tpb.QueueLeafRespon
 		select {
 		case <-ctx.Done():
 			return nil, true, fmt.Errorf("%w (leaf may be queued, the reply lost): %w", err, ctx.Err())
-		case <-l.failc:
+		case <-stop:
 			return nil, true, l.failure()
 		case <-l.done:
 			return nil, true, transparency.ErrClosed
@@ -732,15 +929,29 @@ func (l *Log) queue(ctx context.Context, leaf []byte) (resp *tpb.QueueLeafRespon
 	}
 }
 
-// enter counts an Append in flight, unless the log is closed.
-func (l *Log) enter() bool {
+// enter counts an Append in flight (Close waits for it to settle its
+// record; so does the recovery), unless the log is closed or failed: then
+// it returns why, and the append is refused at once.
+func (l *Log) enter() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		return false
+	switch {
+	case l.closed:
+		return transparency.ErrClosed
+	case l.failed != nil:
+		return l.failed
 	}
 	l.inflight.Add(1)
-	return true
+	l.appending++
+	return nil
+}
+
+// leave ends what enter began.
+func (l *Log) leave() {
+	l.mu.Lock()
+	l.appending--
+	l.mu.Unlock()
+	l.inflight.Done()
 }
 
 func (l *Log) unwait(h tlog.Hash, ch chan uint64) {
@@ -766,7 +977,7 @@ func (l *Log) unwait(h tlog.Hash, ch chan uint64) {
 // InclusionProofByHash proves it (a duplicate is rare: draw records are
 // unique).
 func (l *Log) findIntegrated(ctx context.Context, h tlog.Hash) (uint64, bool, error) {
-	cp, err := l.Checkpoint(ctx)
+	cp, err := l.checkpoint(ctx)
 	if err != nil {
 		return 0, false, err
 	}
@@ -783,11 +994,18 @@ func (l *Log) findIntegrated(ctx context.Context, h tlog.Hash) (uint64, bool, er
 	return idx, true, nil
 }
 
-// follow polls the root while appends wait and hands out indices.
+// followMaxBackoff bounds the follower's wait between polls that fail.
+const followMaxBackoff = time.Second
+
+// follow polls the root while appends wait and hands out indices. While
+// polls fail (Trillian down: the pending leaves' wait may last the whole
+// outage) it backs off, up to followMaxBackoff, and warns at the first
+// failure and when a poll succeeds again, not at each.
 func (l *Log) follow(ctx context.Context) {
 	defer close(l.done)
 	t := time.NewTicker(l.cfg.PollInterval)
 	defer t.Stop()
+	failing := 0 // polls failed in a row
 	for {
 		select {
 		case <-ctx.Done():
@@ -804,8 +1022,18 @@ func (l *Log) follow(ctx context.Context) {
 			if err == nil {
 				err = l.deliver(ctx, root)
 			}
-			if err != nil && ctx.Err() == nil && !errors.Is(err, transparency.ErrSecurity) {
-				l.cfg.Logger.Warn("trillian follower", "err", err)
+			switch {
+			case err == nil:
+				if failing > 0 {
+					l.cfg.Logger.Info("trillian follower: polls succeed again", "failed_polls", failing)
+				}
+				failing = 0
+			case ctx.Err() != nil || errors.Is(err, transparency.ErrSecurity):
+			default:
+				if failing == 0 {
+					l.cfg.Logger.Warn("trillian follower: poll failed, backing off while polls fail", "err", err)
+				}
+				failing++
 			}
 			l.mu.Lock()
 			n := l.nwait
@@ -813,10 +1041,14 @@ func (l *Log) follow(ctx context.Context) {
 			if n == 0 {
 				break
 			}
+			wait := t.C
+			if failing > 0 {
+				wait = time.After(min(l.cfg.PollInterval<<min(failing, 16), followMaxBackoff))
+			}
 			select {
 			case <-ctx.Done():
 				return
-			case <-t.C:
+			case <-wait:
 			}
 		}
 	}
@@ -888,11 +1120,19 @@ func (l *Log) deliver(ctx context.Context, root *types.LogRootV1) error {
 	return nil
 }
 
-// Checkpoint implements transparency.Log.
+// Checkpoint implements transparency.Log. A log failed closed refuses it
+// at once, but while Config.Resync runs (the outage's leaves are in the
+// tree by then).
 func (l *Log) Checkpoint(ctx context.Context) (*checkpoint.Checkpoint, error) {
-	if l.isClosed() {
-		return nil, transparency.ErrClosed
+	if err := l.checkpointRefusal(); err != nil {
+		return nil, err
 	}
+	return l.checkpoint(ctx)
+}
+
+// checkpoint signs the latest root (if new), for Checkpoint and for the
+// work that goes on during an outage.
+func (l *Log) checkpoint(ctx context.Context) (*checkpoint.Checkpoint, error) {
 	root, err := l.root(ctx)
 	if err != nil {
 		return nil, err
@@ -900,10 +1140,18 @@ func (l *Log) Checkpoint(ctx context.Context) (*checkpoint.Checkpoint, error) {
 	return l.sign(ctx, root)
 }
 
-func (l *Log) isClosed() bool {
+func (l *Log) checkpointRefusal() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.closed
+	switch {
+	case l.closed:
+		return transparency.ErrClosed
+	case l.broken != nil:
+		return l.broken
+	case l.failed != nil && !l.resyncing:
+		return l.failed
+	}
+	return nil
 }
 
 // AwaitCheckpoint implements transparency.Log. Trillian publishes a root as
@@ -1109,16 +1357,18 @@ func (l *Log) VerifierKeys() []string { return l.vkeys }
 // Stats implements transparency.Log.
 func (l *Log) Stats() transparency.Stats { return l.meter.Stats() }
 
-// Health implements transparency.Health: the rollback, fork or timed-out
-// append that failed the log closed, nil while it takes appends.
+// Health implements transparency.Health: the rollback, fork, timed-out
+// append or other failure that failed the log closed, nil while it takes
+// appends — again, once the recovery ended an outage (Config.Resync).
 func (l *Log) Health() error { return l.failure() }
 
 // Close implements transparency.Log. Appends still waiting return
 // ErrClosed (their leaves are queued in Trillian and will be integrated, but
 // were not acknowledged: their records stay in the pending file, and the
-// next Open waits for them). Close returns once the appends in flight have
-// ended and the pending file's writer is done (a write that never returns,
-// on a hung disk, holds it). The connection is the caller's to close.
+// next Open waits for them). A recovery in progress stops. Close returns
+// once the appends in flight have ended, the recovery has stopped and the
+// pending file's writer is done (a write that never returns, on a hung
+// disk, holds it). The connection is the caller's to close.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	if l.closed {
@@ -1130,6 +1380,8 @@ func (l *Log) Close() error {
 	l.cancel()
 	<-l.done
 	l.inflight.Wait()
+	// The recovery's attempt ends with the follower (its waits) and ctx.
+	l.recWG.Wait()
 	// The appends are over, and they alone start the pending file's
 	// writer: once it is done, nothing writes the file.
 	l.pendWG.Wait()
