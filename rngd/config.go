@@ -27,8 +27,10 @@ import (
 // Defaults are secure: a production config must name its certificates, its
 // keys and its log's origin, and dev mode (like software keys outside it)
 // must be asked for explicitly. A negative duration or count is an error
-// naming its TOML key; zero, or no key, selects the documented default. The
-// whole config is checked before rngd creates or changes anything.
+// naming its TOML key; zero, or no key, selects the documented default (but
+// for game.refund_grace, where 0 is a value and only no key is the
+// default). The whole config is checked before rngd creates or changes
+// anything.
 type Config struct {
 	// DataDir holds everything the daemon keeps: the embedded log (log/),
 	// the state store (state.db), the unfinished games' secrets
@@ -293,11 +295,43 @@ type GameConfig struct {
 	TimeZone string `toml:"time_zone"`
 	// SweepInterval is how often expired games are ended, default 1m.
 	SweepInterval Duration `toml:"sweep_interval"`
+	// RefundGrace is how long after its 30-day deadline an unfinished game
+	// waits for the operator's refund (article 2.2.11) before the sweeper
+	// seals its expiry (article 2.2.10: no gain, no refund), default 168h
+	// (7 days). From the deadline on the game refuses picks and decisions
+	// and shows as expired to its player; only RefundGame still ends it
+	// otherwise, until deadline + refund_grace (then refused, swept or
+	// not). The case article 2.2.11 is for — the operator could not
+	// honour the 30 days, e.g. an outage of the appliance or of the game
+	// servers ate the end of a player's window — is typically known only
+	// after the deadline: 7 days lets an operator notice the incident,
+	// list the games it hit and refund them, a weekend or a public holiday
+	// included, while each game's end (which reveals r and lets the player
+	// verify the game) waits a week at most. A game starts by the end of
+	// closure + 29 days and its window ends by closure + 60 days, so its
+	// grace ends by closure + 67 days, within the 90 days after closure of
+	// article 5 (forclusion: no claim after them); a grace over 31 days
+	// would let a refund come after them. 0 seals the expiry
+	// at the deadline, as before this setting: no refund past the 30
+	// days. Unlike other durations, 0 is not the default: only an unset
+	// key (nil) is.
+	RefundGrace *Duration `toml:"refund_grace"`
 	// ReplyRetention is how long the reply to a request id is kept for
 	// retries, default 2400h (100 days: beyond the 30 days of play and the
 	// 90 days of claims after closure, article 5). Older request ids are
 	// forgotten: reusing one then starts a new call.
 	ReplyRetention Duration `toml:"reply_retention"`
+}
+
+// defaultRefundGrace is game.refund_grace's default: see GameConfig.
+const defaultRefundGrace = 7 * 24 * time.Hour
+
+// refundGrace is game.refund_grace, its default when unset.
+func (g GameConfig) refundGrace() time.Duration {
+	if g.RefundGrace == nil {
+		return defaultRefundGrace
+	}
+	return g.RefundGrace.Duration
 }
 
 // Duration is a time.Duration written as a Go duration string in TOML.
@@ -481,6 +515,12 @@ func (c Config) checkFor(use configUse) (Config, error) {
 	}
 	if err := positive("game.reply_retention", &c.Game.ReplyRetention, 100*24*time.Hour); err != nil {
 		return c, err
+	}
+	switch g := c.Game.RefundGrace; {
+	case g == nil:
+		c.Game.RefundGrace = &Duration{defaultRefundGrace}
+	case g.Duration < 0:
+		return c, fmt.Errorf("config game.refund_grace = %s: want a positive duration, or 0 (expired games are sealed at their deadline: no refund after it); unset: the default, %s", g, Duration{defaultRefundGrace})
 	}
 
 	if c.Logger == nil {

@@ -1205,6 +1205,18 @@ func (e *engine) endGame(ctx context.Context, c *call, id string, refund bool) (
 	}
 	var g qod.Game
 	if refund {
+		// Article 2.2.11 after the deadline too, until game.refund_grace
+		// has passed: then the game is due for its expiry (article
+		// 2.2.10: no refund), sealed by the sweeper or not yet.
+		grace := e.cfg.Game.refundGrace()
+		switch ends := sg.Game.Expires.UTC().Format(time.RFC3339); {
+		case sg.Game.Phase == qod.Expired:
+			return nil, refuse(reasonGameOver, "game_id: game %s is expired: its 30 days ended %s and the sweeper sealed its expiry %s, once game.refund_grace (%s) had passed; a refund (article 2.2.11) is taken only until then: game over",
+				quoted(id), ends, sg.Game.Last.UTC().Format(time.RFC3339), Duration{grace})
+		case !sg.Game.Phase.Over() && !now.Before(sg.Game.Expires.Add(grace)):
+			return nil, refuse(reasonGameExpired, "game_id: game %s expired: its 30 days ended %s and game.refund_grace (%s) has passed since; a refund (article 2.2.11) is taken only until then, and the sweeper seals its expiry",
+				quoted(id), ends, Duration{grace})
+		}
 		g, err = sg.Game.Refund(now)
 	} else {
 		g, err = sg.Game.Expire(now)
@@ -1224,17 +1236,21 @@ func (e *engine) endGame(ctx context.Context, c *call, id string, refund bool) (
 	return reply, nil
 }
 
-// sweep ends every unfinished game whose play window is over, and seals the
-// end of games whose end could not be sealed before.
+// sweep ends as expired every unfinished game whose play window ended
+// game.refund_grace ago or more, and seals the end of games whose end could
+// not be sealed before. Until then a game past its deadline refuses the
+// player's events and shows as expired (gameProto), but the operator may
+// still refund it (article 2.2.11).
 func (e *engine) sweep(ctx context.Context) ([]string, error) {
 	now := e.now()
+	grace := e.cfg.Game.refundGrace()
 	var due []string
 	var unfinished int
 	e.store.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketUnfinished).ForEach(func(k, v []byte) error {
 			unfinished++
 			_, id, _ := strings.Cut(string(k), "\x00")
-			if len(v) == 8 && !now.Before(time.Unix(int64(beUint64(v)), 0)) {
+			if len(v) == 8 && !now.Before(time.Unix(int64(beUint64(v)), 0).Add(grace)) {
 				due = append(due, id)
 				return nil
 			}
@@ -1311,7 +1327,9 @@ func (e *engine) prune(ctx context.Context) {
 }
 
 // gameProto is a game as the API shows it. A game past its play window but
-// not yet swept shows as expired: it accepts no more picks.
+// not yet swept shows as expired (article 2.2.10: the player is told): it
+// accepts no more picks, though within game.refund_grace the operator may
+// still refund it.
 func (e *engine) gameProto(sg *storedGame, now time.Time) *qodv1.Game {
 	g := sg.Game
 	p := &qodv1.Game{

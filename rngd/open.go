@@ -990,7 +990,7 @@ func (e *engine) checkRotation(lk *loggedKeys, cur keyInUse) error {
 	}
 	var ends []string
 	if len(inPlay) > 0 {
-		ends = append(ends, "let the games in play finish or refund them (rngctl qod refund --game ID --reason TEXT; rngctl qod sweep ends those past their 30 days)")
+		ends = append(ends, "let the games in play finish or refund them (rngctl qod refund --game ID --reason TEXT; rngctl qod sweep ends those past their 30 days and game.refund_grace)")
 	}
 	if len(overKept) > 0 {
 		ends = append(ends, fmt.Sprintf("seal the end of the games over whose end could not be sealed (%s) with rngctl qod sweep", list(overKept)))
@@ -1163,7 +1163,7 @@ func (d *Daemon) banner(c *components) {
 		kinds = append(kinds, s.Kind)
 	}
 	fmt.Fprintf(&b, "  entropy       %s -> HMAC_DRBG\n", strings.Join(kinds, " + "))
-	fmt.Fprintf(&b, "  time zone     %s, sweep every %s\n", cfg.Game.TimeZone, cfg.Game.SweepInterval)
+	fmt.Fprintf(&b, "  time zone     %s, sweep every %s, refund grace %s\n", cfg.Game.TimeZone, cfg.Game.SweepInterval, Duration{cfg.Game.refundGrace()})
 	fmt.Fprintf(&b, "  process       %s\n", processProtection())
 	a := d.Addrs()
 	fmt.Fprintf(&b, "  grpc (mTLS)   %s  (client CA %s)\n", a.GRPC, cfg.GRPC.ClientCAFile)

@@ -21,7 +21,7 @@ const qodUsage = `usage: rngctl qod status|show|refund|sweep [FLAGS]
            --game ID
   refund   end an unfinished game with the ticket's refund (article 2.2.11)
            --game ID --reason TEXT
-  sweep    end now every game whose 30 days are over (rngd also does it on its own)
+  sweep    end now every game whose 30 days ended game.refund_grace ago (rngd also does it on its own)
 
 admin flags:
 ` + adminSocketHelp + `  --request-id ID     request id of refund (default: derived from the game and the

@@ -55,9 +55,17 @@
 //     days at the same wall-clock time, and never less than 30 × 24 hours
 //     (PlayDeadline: across the change to summer time the calendar reading
 //     would give 719 hours). At or after it a pick,
-//     continue or stop is refused (ErrExpired) and the game can be expired:
-//     no gain, no refund.
-//   - Refund (art. 2.2.11): the operator may refund (3 €) any unfinished game.
+//     continue or stop is refused (ErrExpired) and the game can be expired
+//     (Expire): it is over, with no gain and no refund.
+//   - Refund (art. 2.2.11): the operator may refund (3 €) any unfinished
+//     game, within its play window or after it. The case the article is
+//     for — the operator could not honour the 30 days, e.g. an outage ate
+//     the end of the player's window — is typically known only once the
+//     window is over, so a game past its deadline but not yet expired can
+//     still be refunded. A game over (won, lost, expired, refunded) cannot:
+//     once expired it stays expired (art. 2.2.10). How long an unfinished
+//     game past its deadline waits for a refund before it is expired is the
+//     caller's policy (rngd: game.refund_grace).
 package qod
 
 import (
@@ -238,13 +246,23 @@ func (g Game) Amount() int64 {
 	return g.Amounts[g.Tier-1]
 }
 
-// check validates an event's time against the game and the play window.
-func (g Game) check(now time.Time) error {
+// open validates an event's time against the game: it must not be over,
+// and the event must not come before its last one.
+func (g Game) open(now time.Time) error {
 	if g.Phase.Over() {
 		return fmt.Errorf("game %s is %s: %w", g.ID, g.Phase, ErrGameOver)
 	}
 	if now.Before(g.Last) {
 		return fmt.Errorf("event at %s: %w", now.UTC().Format(time.RFC3339), ErrTimeOrder)
+	}
+	return nil
+}
+
+// check is open, and the event must come within the play window: the
+// player's events (pick, continue, stop).
+func (g Game) check(now time.Time) error {
+	if err := g.open(now); err != nil {
+		return err
 	}
 	if !now.Before(g.Expires) {
 		return fmt.Errorf("game %s expired at %s: %w", g.ID, g.Expires.UTC().Format(time.RFC3339), ErrExpired)
@@ -352,11 +370,12 @@ func (g Game) Expire(now time.Time) (Game, error) {
 	return g, nil
 }
 
-// Refund ends an unfinished game with the refund of the ticket (art. 2.2.11): no gain.
+// Refund ends an unfinished game with the refund of the ticket (art.
+// 2.2.11): no gain. It may come after the play window (the operator learns
+// only then that it could not honour the 30 days), as long as the game has
+// not been expired: a game over is ErrGameOver.
 func (g Game) Refund(now time.Time) (Game, error) {
-	// Within the play window only: a game past it is expired (art.
-	// 2.2.10: no gain, no refund), swept or not.
-	if err := g.check(now); err != nil {
+	if err := g.open(now); err != nil {
 		return g, err
 	}
 	g.Phase = Refunded

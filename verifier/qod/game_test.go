@@ -242,23 +242,54 @@ func TestTimeRules(t *testing.T) {
 	if got := PlayDeadline(start, nil); !got.Equal(start.Add(30 * 24 * time.Hour)) {
 		t.Errorf("PlayDeadline in UTC = %s", got)
 	}
-	// Expire at the exact deadline; refund any time before the end.
+	// Expire at the exact deadline; refund an unfinished game at any time.
 	g := newTestGame(t, 2000)
-	if e, err := g.Expire(g.Expires); err != nil || e.Phase != Expired || e.Result() != "expired" || e.Win != 0 {
-		t.Errorf("Expire at the deadline: %+v %v", e, err)
+	expired, err := g.Expire(g.Expires)
+	if err != nil || expired.Phase != Expired || expired.Result() != "expired" || expired.Win != 0 || expired.RefundAmount != 0 {
+		t.Errorf("Expire at the deadline: %+v %v", expired, err)
 	}
-	if r, err := g.Refund(t0.Add(time.Hour)); err != nil || r.Phase != Refunded || r.RefundAmount != TicketPrice || r.Result() != "refunded" {
-		t.Errorf("Refund: %+v %v", r, err)
+	// Within the window, and past it (art. 2.2.11: the operator learns
+	// only after the deadline that an outage ate the end of the window):
+	// the ticket's price, no gain.
+	g1, _, err := g.Pick(7, pickBeta(t, g, false), t0.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Past the window the game is expired, swept or not: no refund (art.
-	// 2.2.10).
-	for _, at := range []time.Time{g.Expires, g.Expires.Add(72 * time.Hour)} {
-		if r, err := g.Refund(at); !errors.Is(err, ErrExpired) || r.Phase != g.Phase {
-			t.Errorf("Refund at %s: %+v %v, want ErrExpired", at, r.Phase, err)
+	for _, at := range []time.Time{t0.Add(time.Hour), g.Expires.Add(-time.Second), g.Expires, g.Expires.Add(72 * time.Hour), g.Expires.AddDate(1, 0, 0)} {
+		r, err := g1.Refund(at)
+		if err != nil || r.Phase != Refunded || r.RefundAmount != TicketPrice || r.Win != 0 || r.Result() != "refunded" || !r.Last.Equal(at) || r.Picks != 1 {
+			t.Errorf("Refund at %s: %+v %v", at, r, err)
 		}
 	}
-	if _, err := g.Refund(g.Expires.Add(-time.Second)); err != nil {
-		t.Errorf("Refund a second before the deadline: %v", err)
+	// Past the window the player's events are still refused, and an
+	// expired game stays expired: no refund (art. 2.2.10).
+	at := playToTier(t, g1, t0.Add(time.Minute))
+	late := g.Expires.Add(72 * time.Hour)
+	for name, err := range map[string]error{
+		"pick at the deadline":        g1.CheckPick(8, g.Expires),
+		"pick after the deadline":     func() error { _, _, err := g1.Pick(8, pickBeta(t, g1, false), late); return err }(),
+		"stop after the deadline":     func() error { _, err := at.Stop(late); return err }(),
+		"continue after the deadline": func() error { _, err := at.Continue(late); return err }(),
+	} {
+		if !errors.Is(err, ErrExpired) {
+			t.Errorf("%s: %v, want ErrExpired", name, err)
+		}
+	}
+	for _, when := range []time.Time{g.Expires, late} {
+		if r, err := expired.Refund(when); !errors.Is(err, ErrGameOver) || r != expired {
+			t.Errorf("Refund of an expired game at %s: %+v %v, want ErrGameOver", when, r.Phase, err)
+		}
+	}
+	refunded, _ := g1.Refund(late)
+	if r, err := refunded.Refund(late.Add(time.Hour)); !errors.Is(err, ErrGameOver) || r != refunded {
+		t.Errorf("second refund: %+v %v, want ErrGameOver", r.Phase, err)
+	}
+	if _, err := refunded.Expire(late.Add(time.Hour)); !errors.Is(err, ErrGameOver) {
+		t.Errorf("expiry of a refunded game: %v, want ErrGameOver", err)
+	}
+	// Nor may a refund come before the game's last event.
+	if _, err := g1.Refund(t0); !errors.Is(err, ErrTimeOrder) {
+		t.Errorf("Refund before the last pick: %v, want ErrTimeOrder", err)
 	}
 }
 

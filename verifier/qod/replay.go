@@ -197,7 +197,8 @@ func Replay(leaves [][]byte, cfg ReplayConfig) (Replayed, error) {
 }
 
 // endGame applies an end record: a final phase must match it; an unfinished
-// game may only expire (after the deadline) or be refunded.
+// game may only expire (at or after the deadline) or be refunded (at any
+// time, after the deadline too: art. 2.2.11, see Game.Refund).
 func endGame(g Game, r *record.GameEnd) (Game, error) {
 	var err error
 	if !g.Phase.Over() {

@@ -72,6 +72,11 @@ func FuzzReplay(f *testing.F) {
 	ref.g, _ = ref.g.Refund(ref.now)
 	ref.secret = [32]byte{} // r lost
 	ref.end()
+	late := startGame(f, sk, "late", 2000) // refunded after its deadline (art. 2.2.11)
+	late.pick()
+	late.now = late.g.Expires.Add(72 * time.Hour)
+	late.g, _ = late.g.Refund(late.now)
+	late.end()
 	live := startGame(f, sk, "live", 500)
 	for live.g.Phase == qod.Playing {
 		live.pick()
@@ -80,7 +85,7 @@ func FuzzReplay(f *testing.F) {
 		live.decide(false)
 		live.pick()
 	}
-	games = append(games, exp, ref, live)
+	games = append(games, exp, ref, late, live)
 
 	join := func(leaves [][]byte) []byte { return bytes.Join(leaves, []byte("\n")) }
 	for _, tr := range games {

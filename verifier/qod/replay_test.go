@@ -195,6 +195,14 @@ func TestReplayHonestGames(t *testing.T) {
 	ref.now = t0.Add(time.Hour)
 	ref.end()
 	games["refunded"] = ref
+	// Refunded after its deadline, not expired meanwhile (art. 2.2.11: an
+	// outage ate the end of the window, known only once it was over).
+	late := startGame(t, sk, "late-ref", 2000)
+	late.pick()
+	late.now = late.g.Expires.Add(72 * time.Hour)
+	late.g, _ = late.g.Refund(late.now)
+	late.end()
+	games["refunded after the deadline"] = late
 
 	for name, tr := range games {
 		got, err := replay(tr, pk)
@@ -227,6 +235,18 @@ func TestReplayCatchesCheats(t *testing.T) {
 	other, _ := vrf.NewPrivateKey(vrf.SuiteP256SSWU, func() []byte { b := sha256.Sum256([]byte("another key")); return b[:] }())
 	honest := find(t, sk, "c", 2000, 2, func(g qod.Game) bool { return g.Phase == qod.Won && g.Tier == 2 })
 	lost := find(t, sk, "cl", 2000, 0, func(g qod.Game) bool { return g.Phase == qod.Lost && g.Picks > 3 })
+	// An expired game, and one refunded after a pick, both ended after
+	// the deadline.
+	expired := startGame(t, sk, "ce", 2000)
+	expired.pick()
+	expired.now = expired.g.Expires.Add(time.Hour)
+	expired.g, _ = expired.g.Expire(expired.now)
+	expired.end()
+	refunded := startGame(t, sk, "cr", 2000)
+	refunded.pick()
+	refunded.now = refunded.g.Expires.Add(time.Hour)
+	refunded.g, _ = refunded.g.Refund(refunded.now)
+	refunded.end()
 
 	// rebuild re-formats the records after mut and re-chains them.
 	rebuild := func(base *transcript, mut func(recs []record.GameRecord) []record.GameRecord) [][]byte {
@@ -331,6 +351,27 @@ func TestReplayCatchesCheats(t *testing.T) {
 			r = r[:len(r)-2] // drop the stop and the end
 			return append(r, &record.GameEnd{Time: t0.Add(time.Hour), Game: r[0].GameID(), Result: record.ResultExpired, Tier: 2, Secret: honest.secret})
 		}), "not over yet"},
+		{"refund after the end", rebuild(lost, func(r []record.GameRecord) []record.GameRecord {
+			e := end(r)
+			e.Time = r[0].(*record.GameStart).Expires.Add(time.Hour)
+			e.Result, e.Refund = record.ResultRefunded, qod.TicketPrice
+			return r
+		}), "result refunded, the game is lost"},
+		{"refund after the expiry", rebuild(expired, func(r []record.GameRecord) []record.GameRecord {
+			e := *end(r)
+			e.Time = e.Time.Add(time.Hour)
+			e.Result, e.Refund = record.ResultRefunded, qod.TicketPrice
+			return append(r, &e)
+		}), "after the game's end"},
+		{"expired instead of refunded, before the deadline", rebuild(refunded, func(r []record.GameRecord) []record.GameRecord {
+			e := end(r)
+			e.Time, e.Result, e.Refund = t0.Add(time.Hour), record.ResultExpired, 0
+			return r
+		}), "not over yet"},
+		{"refund before the last pick", rebuild(refunded, func(r []record.GameRecord) []record.GameRecord {
+			end(r).Time = t0
+			return r
+		}), "before the game's last event"},
 		{"another game's record", rebuild(honest, func(r []record.GameRecord) []record.GameRecord {
 			firstPick(r).Game = "other"
 			return r

@@ -67,10 +67,13 @@ type AdminClient interface {
 	// Merkle root and count are logged; the manifest is kept in the data
 	// directory so that the state can be rebuilt from the log.
 	ImportManifest(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[ImportManifestRequest, ImportManifestResponse], error)
-	// RefundGame ends an unfinished game with a refund (article 2.2.11).
+	// RefundGame ends an unfinished game with a refund (article 2.2.11),
+	// within its 30 days or after them until game.refund_grace has passed
+	// (then GAME_EXPIRED; once its expiry is sealed, GAME_OVER).
 	RefundGame(ctx context.Context, in *RefundGameRequest, opts ...grpc.CallOption) (*v1.GameReply, error)
-	// SweepExpired ends, with an expiry record, every game whose 30 days are
-	// over. The daemon also does this on its own every sweep_interval.
+	// SweepExpired ends, with an expiry record, every game whose 30 days
+	// ended game.refund_grace ago or more. The daemon also does this on its
+	// own every sweep_interval.
 	SweepExpired(ctx context.Context, in *SweepExpiredRequest, opts ...grpc.CallOption) (*SweepExpiredResponse, error)
 	// GetGame returns any game, whatever its server.
 	GetGame(ctx context.Context, in *v1.GetGameRequest, opts ...grpc.CallOption) (*v1.Game, error)
@@ -202,10 +205,13 @@ type AdminServer interface {
 	// Merkle root and count are logged; the manifest is kept in the data
 	// directory so that the state can be rebuilt from the log.
 	ImportManifest(grpc.ClientStreamingServer[ImportManifestRequest, ImportManifestResponse]) error
-	// RefundGame ends an unfinished game with a refund (article 2.2.11).
+	// RefundGame ends an unfinished game with a refund (article 2.2.11),
+	// within its 30 days or after them until game.refund_grace has passed
+	// (then GAME_EXPIRED; once its expiry is sealed, GAME_OVER).
 	RefundGame(context.Context, *RefundGameRequest) (*v1.GameReply, error)
-	// SweepExpired ends, with an expiry record, every game whose 30 days are
-	// over. The daemon also does this on its own every sweep_interval.
+	// SweepExpired ends, with an expiry record, every game whose 30 days
+	// ended game.refund_grace ago or more. The daemon also does this on its
+	// own every sweep_interval.
 	SweepExpired(context.Context, *SweepExpiredRequest) (*SweepExpiredResponse, error)
 	// GetGame returns any game, whatever its server.
 	GetGame(context.Context, *v1.GetGameRequest) (*v1.Game, error)

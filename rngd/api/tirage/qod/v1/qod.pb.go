@@ -137,7 +137,9 @@ const (
 	Status_STATUS_WON Status = 3
 	// Ended on a losing number: no gain.
 	Status_STATUS_LOST Status = 4
-	// Not finished within 30 days ("expirée"): no gain, no refund.
+	// Not finished within 30 days ("expirée"): no gain. Shown from the
+	// deadline on; until the expiry is sealed (game.refund_grace later) the
+	// operator may still refund the game (article 2.2.11).
 	Status_STATUS_EXPIRED Status = 5
 	// Refunded by the operator (article 2.2.11): the ticket price, no gain.
 	Status_STATUS_REFUNDED Status = 6
