@@ -5,7 +5,8 @@
 // CheckGame), every promotion draw against its freeze (link, commitment,
 // beacon value, a beacon round published after the freeze — the
 // certificate's rule, beacon.Chain.PublishedAfter — VRF proof, ranking),
-// and the observed
+// every promotion freeze against the operator's rules file it commits to
+// when the caller gives that file (Config.Rules), and the observed
 // frequencies of the draws against the exact probabilities of the rules.
 //
 // # Reading the log
@@ -40,9 +41,11 @@
 package audit
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"maps"
 	"runtime"
@@ -100,6 +103,35 @@ type Config struct {
 	Follow time.Duration
 	// Wait waits d or until ctx ends (nil: a timer). Tests inject it.
 	Wait func(ctx context.Context, d time.Duration) error
+	// Rules are the operators' rules files (rngverify audit --rules), one
+	// per operation. A freeze binds its rules by their SHA-256 only, so the
+	// log alone cannot show whether it kept them: every promo_freeze that
+	// commits to one of these files is checked against it
+	// (promo.Rules.CheckFreeze: its dates, with its promo_draw's time when
+	// the log holds it; the beacon round; one winner and the rules'
+	// reserves), and one that contradicts it is misbehaviour — the
+	// appliance signed the freeze, and refuses to freeze or draw against
+	// its rules. Freezes committing to rules not given, and files no freeze
+	// commits to, are facts of the verdict. Run refuses a file that is not
+	// a rules file (CheckRules) before it reads anything.
+	Rules []RulesFile
+}
+
+// RulesFile is an operation's rules file given to the audit.
+type RulesFile struct {
+	// Name names the file in the verdict and in errors (rngverify: its path).
+	Name string
+	// Data is the file as given: a freeze commits to the SHA-256 of these
+	// exact bytes (promo.RulesHash).
+	Data []byte
+}
+
+// CheckRules returns an error naming the first of files that
+// promo.ParseRules refuses, its problems on one line: the caller's input is
+// wrong, and nothing can be audited against it.
+func CheckRules(files []RulesFile) error {
+	_, err := parseRules(files)
+	return err
 }
 
 // Result is an audit's outcome.
@@ -131,6 +163,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Wait == nil {
 		cfg.Wait = wait
 	}
+	rules, err := parseRules(cfg.Rules)
+	if err != nil {
+		return nil, err
+	}
 	v := verdict.New("audit", verdict.MsgSubjectLog)
 	res := &Result{Verdict: v, Stats: newStats()}
 	note, err := cfg.Fetch.Fetch(ctx, "checkpoint")
@@ -152,6 +188,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 
 	a := newAuditor(cfg, v, res)
+	a.given = rules
+	for _, g := range rules {
+		a.rules[g.hash] = g
+	}
 	readErr := a.read(ctx, hr, 0, cp)
 	// Follow: wait, read the next checkpoint, check that it extends the
 	// one audited, audit the new entries; until ctx ends.
@@ -499,6 +539,10 @@ type auditor struct {
 	drawn     map[string]firstLeaf  // every draw drawn → its draw
 	freezes   map[string]frozenDraw // draws frozen, not drawn yet
 	kinds     map[record.Kind]int
+	given     []*givenRules          // Config.Rules, parsed, in the order given
+	rules     map[string]*givenRules // Config.Rules by hash
+	ruled     map[string]ruledFreeze // draws frozen under rules given, not checked yet
+	unruled   map[string]*unruled    // rules hash ("" none) → freezes under rules not given
 
 	jobs chan job
 	wg   sync.WaitGroup
@@ -516,6 +560,7 @@ func newAuditor(cfg Config, v *verdict.Verdict, res *Result) *auditor {
 	a := &auditor{cfg: cfg, v: v, res: res, keys: map[string]*vrf.PublicKey{}, suites: map[string]announced{}, emissions: map[string]*emission{},
 		games: map[string]*pending{}, tickets: map[string]string{}, started: map[gameKey]uint64{},
 		frozen: map[string]firstLeaf{}, drawn: map[string]firstLeaf{}, freezes: map[string]frozenDraw{}, kinds: map[record.Kind]int{},
+		rules: map[string]*givenRules{}, ruled: map[string]ruledFreeze{}, unruled: map[string]*unruled{},
 		jobs: make(chan job, 4*cfg.Workers), issues: map[string][]verdict.Msg{}, misbehav: map[string]bool{}, counts: map[string]int{}}
 	for range cfg.Workers {
 		a.wg.Add(1)
@@ -673,6 +718,7 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		// Its draw counts under the keys announced before the freeze (as
 		// a certificate's).
 		a.freezes[x.Draw] = frozenDraw{x, a.keyring()}
+		a.matchRules(index, x)
 	case *record.PromoDraw:
 		if first, dup := a.drawn[x.Draw]; dup {
 			if first.hash != record.LeafHash(leaf) {
@@ -681,6 +727,11 @@ func (a *auditor) add(index uint64, leaf []byte) {
 			return
 		}
 		a.drawn[x.Draw] = firstLeaf{index, record.LeafHash(leaf)}
+		if r, ok := a.ruled[x.Draw]; ok {
+			// The ceremony's time is the draw record's, sealed in the log.
+			delete(a.ruled, x.Draw)
+			a.checkRules(r, x.Time)
+		}
 		f, ok := a.freezes[x.Draw]
 		if !ok {
 			a.issue(verdict.CheckPromotions, true, verdict.MsgDrawNoFreeze, index, x.Draw)
@@ -911,7 +962,14 @@ func (a *auditor) finish() {
 	if a.res.SecretLost > 0 {
 		v.Fact("secret lost", verdict.MsgGamesSecretLost, a.res.SecretLost)
 	}
+	// Freezes under rules given whose draw the log does not hold: the
+	// freeze alone, in log order.
+	left := slices.SortedFunc(maps.Values(a.ruled), func(x, y ruledFreeze) int { return cmp.Compare(x.index, y.index) })
+	for _, r := range left {
+		a.checkRules(r, time.Time{})
+	}
 	a.report(verdict.CheckPromotions, verdict.M(verdict.MsgDrawsOK, a.counts["promo-ok"]))
+	a.rulesFacts()
 	a.res.Stats.check(v)
 }
 
@@ -925,4 +983,131 @@ func (a *auditor) report(check string, ok verdict.Msg) {
 	default:
 		a.v.Fail(check, verdict.MsgFailing, a.counts[check], issues)
 	}
+}
+
+// givenRules is a rules file of Config.Rules, parsed.
+type givenRules struct {
+	file   RulesFile
+	hash   string // lowercase hex SHA-256, as promo.FreezeRules gives a freeze's
+	frozen int    // freezes committing to it (the reading goroutine's)
+}
+
+// ruledFreeze is a freeze committing to a rules file given, to be checked
+// against it at its draw (or at the end, undrawn).
+type ruledFreeze struct {
+	freeze *record.PromoFreeze
+	index  uint64
+	rules  *givenRules
+}
+
+// unruled counts the freezes committing to one rules hash not given.
+type unruled struct {
+	operation string
+	first     uint64 // entry of the first
+	freezes   int
+}
+
+// parseRules reads the rules files given, each once (a file given twice,
+// under any name, counts under its first name).
+func parseRules(files []RulesFile) ([]*givenRules, error) {
+	var out []*givenRules
+	seen := map[string]bool{}
+	for _, f := range files {
+		if _, err := promo.ParseRules(f.Data); err != nil {
+			return nil, verdict.Errorf(verdict.MsgAuditRulesBad, f.Name, oneLine{err})
+		}
+		h := promo.RulesHash(f.Data)
+		g := &givenRules{file: f, hash: hex.EncodeToString(h[:])}
+		if !seen[g.hash] {
+			seen[g.hash] = true
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
+// oneLine is an error on one line: promo.ParseRules joins every problem
+// of a file, one per line.
+type oneLine struct{ err error }
+
+func (e oneLine) Error() string { return strings.ReplaceAll(e.err.Error(), "\n", "; ") }
+func (e oneLine) Unwrap() error { return e.err }
+
+// matchRules finds the rules file given that freeze f (entry index) commits
+// to; without one, the freeze is counted under its rules hash, unchecked.
+func (a *auditor) matchRules(index uint64, f *record.PromoFreeze) {
+	op, hash, err := promo.FreezeRules(f)
+	if err != nil {
+		op, hash = "", "" // names no rules: nothing to check it against
+	}
+	if g := a.rules[hash]; g != nil {
+		g.frozen++
+		a.ruled[f.Draw] = ruledFreeze{freeze: f, index: index, rules: g}
+		return
+	}
+	u := a.unruled[hash]
+	if u == nil {
+		u = &unruled{operation: op, first: index}
+		a.unruled[hash] = u
+	}
+	u.freezes++
+}
+
+// contradictions are the reasons of promo.RulesOfFreeze and
+// Rules.CheckFreeze that only the freeze and its draw record give: a draw
+// the rules do not have, dates, beacon round, ranking. Any other (a rules
+// beacon this verifier cannot read) proves nothing.
+var contradictions = []verdict.MsgID{verdict.MsgPromoRulesNoDraw, verdict.MsgPromoFrozenEarly, verdict.MsgPromoDrawnOutside,
+	verdict.MsgPromoBeaconRules, verdict.MsgPromoWinnersRules, verdict.MsgPromoReserves}
+
+// checkRules checks a freeze against the rules file it commits to by its
+// hash, with its draw record's time (zero: not drawn). A contradiction is
+// misbehaviour: the appliance signed the freeze, and its ceremony refuses
+// a freeze or a time against the rules (promo.Ceremony, Rules.CheckFreeze).
+func (a *auditor) checkRules(r ruledFreeze, drawn time.Time) {
+	rules, j, err := promo.RulesOfFreeze(r.rules.file.Data, r.freeze)
+	if err == nil {
+		err = rules.CheckFreeze(j, r.freeze, drawn)
+	}
+	if err == nil {
+		return
+	}
+	var me *verdict.MsgError
+	proof := errors.As(err, &me) && slices.Contains(contradictions, me.Msg.ID)
+	a.issue(verdict.CheckPromotions, proof, verdict.MsgAuditFreezeRules, r.freeze.Draw, r.index, r.rules.file.Name, receipt.Cause(err))
+}
+
+// rulesFacts says what the rules files given checked: each file with the
+// freezes committing to it (a file none commits to is likely the wrong
+// file), then the freezes whose rules were not given, by rules hash in
+// log order, so that the reader knows what was not checked.
+func (a *auditor) rulesFacts() {
+	label := verdict.M(verdict.MsgAuditFactRules)
+	for _, g := range a.given {
+		if g.frozen == 0 {
+			a.v.FactNamed(label, verdict.MsgAuditRulesUnused, g.file.Name, g.hash)
+		} else {
+			a.v.FactNamed(label, verdict.MsgAuditRulesChecked, g.file.Name, g.hash, g.frozen)
+		}
+	}
+	if len(a.unruled) == 0 {
+		return
+	}
+	hashes := slices.SortedFunc(maps.Keys(a.unruled), func(x, y string) int { return cmp.Compare(a.unruled[x].first, a.unruled[y].first) })
+	total := 0
+	var list verdict.Series
+	for i, h := range hashes {
+		u := a.unruled[h]
+		total += u.freezes
+		switch {
+		case i == maxIssues:
+			list = append(list, verdict.M(verdict.MsgAuditRulesMore, len(hashes)-maxIssues))
+		case i > maxIssues:
+		case h == "":
+			list = append(list, verdict.M(verdict.MsgAuditRulesNoHash, u.freezes))
+		default:
+			list = append(list, verdict.M(verdict.MsgAuditRulesHash, h, u.operation, u.freezes))
+		}
+	}
+	a.v.FactNamed(label, verdict.MsgAuditRulesUnchecked, total, list)
 }

@@ -166,8 +166,18 @@ func runFollow(env Env, full bool) int {
 	workers := l.fs.Int("workers", 0, "")
 	quiet := l.fs.Bool("quiet", false, "")
 	follow := l.fs.Duration("follow", 0, "")
+	var rulesFiles multiFlag
+	if full {
+		l.fs.Var(&rulesFiles, "rules", "")
+	}
 	pos, err := l.parse(env.Args)
 	if errors.Is(err, flag.ErrHelp) {
+		if full {
+			lang := l.argLang
+			io.WriteString(env.Stderr, verdict.M(usage).Text(lang)+verdict.M(verdict.MsgUsageAuditRules).Text(lang)+
+				verdict.M(verdict.MsgUsageTrust, defaultStatePath()).Text(lang)+verdict.M(verdict.MsgUsageExit).Text(lang))
+			return ExitOK
+		}
 		return l.help(env, usage)
 	}
 	if err != nil {
@@ -186,6 +196,10 @@ func runFollow(env Env, full bool) int {
 	}
 	if *follow != 0 && (!full || *follow < time.Second) {
 		return l.usageErr(env, verdict.M(verdict.MsgCLIFollowBad))
+	}
+	rules, err := readRules(rulesFiles)
+	if err != nil {
+		return l.usageErr(env, receipt.Cause(err))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -216,7 +230,8 @@ func runFollow(env Env, full bool) int {
 		v.Fact("checkpoint", verdict.MsgSame, receipt.CheckpointMsg(cp))
 	} else {
 		a, _ := l.anchors()
-		cfg := audit.Config{Fetch: f, LogKeys: mustKeys(ls), Last: last, VRFPins: vrfPins(a, mustKeys(ls)), Location: a.Location, Workers: *workers, Follow: *follow}
+		cfg := audit.Config{Fetch: f, LogKeys: mustKeys(ls), Last: last, VRFPins: vrfPins(a, mustKeys(ls)), Location: a.Location, Workers: *workers, Follow: *follow,
+			Rules: rules}
 		if *follow > 0 {
 			l.conclude(env, verdict.MsgCLIFollowing, follow.String())
 		}
@@ -267,6 +282,21 @@ func runFollow(env Env, full bool) int {
 		v.Fact("trust state", verdict.MsgTrustState, l.statePath(), cp.Size)
 	}
 	return l.report(env, v, extra)
+}
+
+// readRules reads the rules files given with --rules (audit), each named by
+// its path, and checks that each is a rules file (audit.CheckRules): a file
+// that cannot be read or is not one is an error naming it.
+func readRules(paths []string) ([]audit.RulesFile, error) {
+	var out []audit.RulesFile
+	for _, p := range paths {
+		b, err := readFileMax(p, maxRules, verdict.MsgLimitRules)
+		if err != nil {
+			return nil, verdict.Errorf(verdict.MsgCLIReadRules, fileErr(err))
+		}
+		out = append(out, audit.RulesFile{Name: p, Data: b})
+	}
+	return out, audit.CheckRules(out)
 }
 
 // vrfPins are the pins of the VRF keys the audit requires (audit.Config.

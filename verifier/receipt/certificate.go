@@ -240,7 +240,8 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 // the certificate's own keys, trusted since v passes, and with the draw's
 // entrant list in lists. A freeze that announced another beacon round, or
 // ranks another number of winners or reserves, than the rules it commits
-// to by their hash, the file given, is misbehaviour;
+// to by their hash, the file given, or that was frozen or drawn outside
+// their dates, is misbehaviour;
 // a freeze that announced none, when the rules promise none either, keeps
 // a skip that says so. Nothing is checked when v does not pass or nothing
 // is given.
@@ -261,12 +262,14 @@ func CertificateAgainst(v *verdict.Verdict, file []byte, lists map[string]*promo
 	var ce *promo.CheckError
 	switch {
 	case errors.As(err, &ce) && (ce.Msg.ID == verdict.MsgPromoBeaconRules ||
-		given.Rules != nil && (ce.Msg.ID == verdict.MsgPromoWinnersRules || ce.Msg.ID == verdict.MsgPromoReserves)):
-		// The freeze, proven the appliance's (the log key is trusted),
-		// announced another beacon, or ranks other than one winner and the
-		// reserves, than the rules it commits to by their hash, the file
-		// given: proof. (A count of reserves given with the rules is
-		// theirs, or Verify refused it: ErrReservesNotRules.)
+		given.Rules != nil && (ce.Check == promo.CheckDates || ce.Msg.ID == verdict.MsgPromoWinnersRules || ce.Msg.ID == verdict.MsgPromoReserves)):
+		// The freeze and draw, proven the appliance's (the log key is
+		// trusted), contradict the rules the freeze commits to by their
+		// hash, the file given — another beacon, frozen or drawn outside
+		// the draw's dates, another ranking than one winner and the
+		// reserves: proof, as the log's audit says (verifier/audit). (A
+		// count of reserves given with the rules is theirs, or Verify
+		// refused it: ErrReservesNotRules.)
 		v.Set(promo.CheckRules, verdict.StatusPass, verdict.MsgRulesGiven)
 		v.Set(ce.Check, verdict.StatusMisbehaviour, verdict.MsgSame, CheckErrorMsg(ce))
 	case errors.As(err, &ce):

@@ -351,6 +351,18 @@ const (
 	MsgFreezeAgain   MsgID = "freeze-again"
 	MsgDrawAgain     MsgID = "draw-again"
 
+	// Audit: freezes checked against the operators' rules files (--rules).
+	MsgAuditRulesBad       MsgID = "audit-rules-bad"
+	MsgAuditFreezeRules    MsgID = "audit-freeze-rules"
+	MsgAuditFactRules      MsgID = "audit-fact-rules"
+	MsgAuditRulesChecked   MsgID = "audit-rules-checked"
+	MsgAuditRulesUnused    MsgID = "audit-rules-unused"
+	MsgAuditRulesUnchecked MsgID = "audit-rules-unchecked"
+	MsgAuditRulesHash      MsgID = "audit-rules-hash"
+	MsgAuditRulesNoHash    MsgID = "audit-rules-no-hash"
+	MsgAuditRulesMore      MsgID = "audit-rules-more"
+	MsgUsageAuditRules     MsgID = "usage-audit-rules"
+
 	// Errors of the audit's reading (verdict.Errorf in audit).
 	MsgAuditCheckpointRead  MsgID = "audit-checkpoint-read"
 	MsgAuditStopped         MsgID = "audit-stopped"
@@ -1412,6 +1424,45 @@ var messages = map[MsgID]text{
 		"tirage %s gelé à nouveau à l'entrée %d (premier gel à l'entrée %d)"},
 	MsgDrawAgain: {"draw %s drawn again at entry %d (first drawn at entry %d)",
 		"tirage %s effectué à nouveau à l'entrée %d (premier tirage à l'entrée %d)"},
+
+	// Audit: freezes checked against the operators' rules files (--rules).
+	MsgAuditRulesBad: {"rules file %s: %w",
+		"règlement %s : %v"},
+	MsgAuditFreezeRules: {"draw %s (freeze, entry %d; rules file %s): %s",
+		"tirage %s (gel, entrée %d ; règlement %s) : %s"},
+	MsgAuditFactRules: {"rules",
+		"règlement"},
+	MsgAuditRulesChecked: {"%s (SHA-256 %s): %d freeze(s) committing to it checked against it",
+		"%s (SHA-256 %s) : %d gel(s) qui s'y engagent vérifié(s) au regard de ce règlement"},
+	MsgAuditRulesUnused: {"%s (SHA-256 %s): no freeze in the log commits to this file (a freeze commits to the SHA-256 of the exact file): the rules of another log's operation, or another version of them?",
+		"%s (SHA-256 %s) : aucun gel du journal ne s'engage sur ce fichier (un gel s'engage sur le SHA-256 du fichier exact) : le règlement de l'opération d'un autre journal, ou une autre version de celui-ci ?"},
+	MsgAuditRulesUnchecked: {"%d freeze(s) commit to rules files not given (--rules FILE), not checked against them: %s",
+		"%d gel(s) s'engagent sur des règlements non fournis (--rules FICHIER), non vérifiés au regard de ceux-ci : %s"},
+	MsgAuditRulesHash: {"SHA-256 %s (operation %s): %d freeze(s)",
+		"SHA-256 %s (opération %s) : %d gel(s)"},
+	MsgAuditRulesNoHash: {"no rules hash: %d freeze(s)",
+		"sans empreinte de règlement : %d gel(s)"},
+	MsgAuditRulesMore: {"%d more rules hash(es)",
+		"%d autre(s) empreinte(s) de règlement"},
+	MsgUsageAuditRules: {`Promotion rules (optional):
+  --rules FILE  an operation's rules file, repeatable (one per operation): every
+                freeze that commits to it by its SHA-256 is checked against it
+                (dates, with its draw's time when logged; beacon round; one
+                winner and the rules' reserves); a freeze that contradicts it is
+                MISBEHAVIOUR. Freezes whose rules are not given, and files no
+                freeze commits to, are listed (facts "rules")
+
+`, `Règlements des promotions (facultatif) :
+  --rules FICHIER  le règlement d'une opération, répétable (un par opération) :
+                   chaque gel qui s'y engage par son SHA-256 est vérifié au
+                   regard de ce règlement (dates, avec l'heure de son tirage s'il
+                   figure au journal ; ronde de balise ; un gagnant et les
+                   suppléants du règlement) ; un gel qui le contredit est un
+                   MANQUEMENT. Les gels dont le règlement n'est pas fourni, et
+                   les fichiers sur lesquels aucun gel ne s'engage, sont listés
+                   (faits « règlement »)
+
+`},
 
 	// Errors of the audit's reading (verdict.Errorf in audit).
 	MsgAuditCheckpointRead: {"couldn't read the checkpoint: %w",

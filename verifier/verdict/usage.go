@@ -227,7 +227,7 @@ Les clés du journal viennent, dans l'ordre, du fichier d'état, des fichiers
 --log-key, ou des clés servies à URL/vkey dont l'empreinte est épinglée par --pin.
 
 `
-	usageAuditEN = `usage: rngverify audit (--url URL | --dir DIR) [--tofu] [--follow DURATION] [--workers N] [--quiet] [trust flags] [--lang fr|en] [--json]
+	usageAuditEN = `usage: rngverify audit (--url URL | --dir DIR) [--tofu] [--follow DURATION] [--workers N] [--quiet] [--rules FILE]... [trust flags] [--lang fr|en] [--json]
 
 Follows the whole log: checks the signed checkpoint and its consistency with
 the state file, every entry against the signed tree, every record, every game
@@ -243,7 +243,7 @@ the log; pin them with --pin to require them.
   --quiet       no progress bar
 
 `
-	usageAuditFR = `utilisation : rngverify audit (--url URL | --dir RÉPERTOIRE) [--tofu] [--follow DURÉE] [--workers N] [--quiet] [options de confiance] [--lang fr|en] [--json]
+	usageAuditFR = `utilisation : rngverify audit (--url URL | --dir RÉPERTOIRE) [--tofu] [--follow DURÉE] [--workers N] [--quiet] [--rules FICHIER]... [options de confiance] [--lang fr|en] [--json]
 
 Parcourt tout le journal de transparence : vérifie le point de contrôle signé
 et sa cohérence avec le fichier d'état, chaque entrée par rapport à l'arbre
