@@ -106,12 +106,8 @@ func TestConfigErrors(t *testing.T) {
 	if _, err := checkTOML(t, configTOML(nil)); err != nil {
 		t.Fatalf("base config: %v", err)
 	}
-	for name, tc := range map[string]struct {
-		toml string
-		want string
-	}{
+	cases := map[string]configErrorCase{
 		"unknown key":   {"data_dir = \"x\"\ngrpcc = 1\n", "unknown keys: grpcc"},
-		"dev in prod":   {"dev = true\n", "built without dev mode"},
 		"no certs":      {configTOML(map[string]string{"grpc.cert_file": "-"}), "cert_file, key_file and client_ca_file are required"},
 		"bad zone":      {configTOML(map[string]string{"game.time_zone": `"Mars/Olympus"`}), "game.time_zone"},
 		"bad backend":   {configTOML(map[string]string{"log.backend": `"mysql"`}), "log.backend"},
@@ -160,12 +156,28 @@ func TestConfigErrors(t *testing.T) {
 		"audit.listen":       {configTOML(map[string]string{"audit.listen": `"7444"`}), "audit.listen"},
 		"audit port":         {configTOML(map[string]string{"audit.listen": `"127.0.0.1:99999"`}), "audit.listen"},
 		"audit ca when off":  {configTOML(map[string]string{"audit.listen": `"off"`, "audit.client_ca_file": `"ca.pem"`}), "audit.client_ca_file"},
-	} {
+	}
+	// Dev mode: refused by a production build, checked like the rest by a
+	// dev build (config_nodev_test.go, config_dev_test.go).
+	for name, tc := range devConfigErrors(t) {
+		if _, dup := cases[name]; dup {
+			t.Fatalf("case %q twice", name)
+		}
+		cases[name] = tc
+	}
+	for name, tc := range cases {
 		_, err := checkTOML(t, tc.toml)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error naming %q", name, err, tc.want)
 		}
 	}
+}
+
+// configErrorCase is a config (TOML) TestConfigErrors refuses, and what its
+// error names.
+type configErrorCase struct {
+	toml string
+	want string
 }
 
 // Zero, or no key, selects the documented defaults.

@@ -54,10 +54,7 @@ func TestUsageErrors(t *testing.T) {
 		return p
 	}
 	good := write("good.toml", base)
-	for name, tc := range map[string]struct {
-		args []string
-		want string
-	}{
+	cases := map[string]usageCase{
 		"unknown flag":        {[]string{"--nope"}, "flag provided but not defined"},
 		"positional argument": {[]string{"--config", good, "extra"}, "unexpected argument"},
 		"positional first":    {[]string{"extra"}, "unexpected argument"},
@@ -67,8 +64,16 @@ func TestUsageErrors(t *testing.T) {
 		"unknown key":         {[]string{"--config", write("unknown.toml", base+"[game]\nsweep = \"1m\"\n")}, "unknown keys: game.sweep"},
 		"negative sweep":      {[]string{"--config", write("sweep.toml", base+"[game]\nsweep_interval = \"-1s\"\n")}, "game.sweep_interval"},
 		"software keys":       {[]string{"--config", write("soft.toml", strings.Replace(base, "allow_software = true\n", "", 1))}, "keys.allow_software"},
-		"dev in production":   {[]string{"--dev"}, "built without dev mode"},
-	} {
+	}
+	// Dev mode: a usage error in a production build, not in a dev build
+	// (main_nodev_test.go, main_dev_test.go).
+	for name, tc := range devUsageCases(write, base) {
+		if _, dup := cases[name]; dup {
+			t.Fatalf("case %q twice", name)
+		}
+		cases[name] = tc
+	}
+	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			code, stderr := runMain(t, tc.args...)
 			if code != 2 || !strings.Contains(stderr, tc.want) {
@@ -79,6 +84,13 @@ func TestUsageErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// usageCase is an rngd command line TestUsageErrors refuses (exit 2), and
+// what its error says.
+type usageCase struct {
+	args []string
+	want string
 }
 
 // A runtime failure (here, the certificates are missing) exits 1.

@@ -12,7 +12,9 @@ import (
 )
 
 // An rngctl built with dev mode rebuilds the data directory of make run
-// (rngd --dev: ./data, the dev keystore passphrase) with --dev alone.
+// (rngd --dev: ./data, the dev keystore passphrase) with --dev alone, or
+// with a config file saying dev = true: what a production rngctl refuses
+// (TestStateRebuildDevRefused, state_nodev_test.go).
 func TestStateRebuildDev(t *testing.T) {
 	if f, err := os.Open("/dev/hwrng"); err != nil {
 		t.Skipf("no hardware RNG (the default entropy source): %v", err)
@@ -43,5 +45,12 @@ func TestStateRebuildDev(t *testing.T) {
 	code, out, errOut := rngctl("state", "rebuild", "--dev")
 	if code != ExitOK || !strings.Contains(out, "state store rebuilt from 2 log records") {
 		t.Fatalf("state rebuild --dev: exit %d %q %q", code, out, errOut)
+	}
+	if err := os.WriteFile("dev.toml", []byte("dev = true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = rngctl("state", "rebuild", "--config", "dev.toml")
+	if code != ExitOK || !strings.Contains(out, "state store rebuilt from 2 log records") {
+		t.Fatalf("state rebuild --config dev.toml (dev = true): exit %d %q %q", code, out, errOut)
 	}
 }
