@@ -20,6 +20,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"tirage.fr/tirage/rngd/entropy"
+	"tirage.fr/tirage/transparency/trillian"
 )
 
 // Config is the daemon's configuration. Its TOML form is documented field by
@@ -159,6 +160,13 @@ type LogConfig struct {
 	// (a banner block and a WARN log line). Dev mode allows it without the
 	// opt-in (and announces it too). Never with trillian_ca_file.
 	TrillianPlaintext bool `toml:"trillian_plaintext"`
+	// TrillianAppendTimeout bounds an append to the Trillian log, its
+	// QueueLeaf and the wait for its leaf in a signed tree, default 30s
+	// (trillian.DefaultAppendTimeout). Past it the draw is refused and
+	// the log fails closed: every draw is refused until the log server
+	// answers again, every leaf it may hold is integrated and rngd has
+	// caught up with it, which rngd does by itself (no restart).
+	TrillianAppendTimeout Duration `toml:"trillian_append_timeout"`
 	// Origin is the checkpoint origin line, the log's name (no spaces, no
 	// '+'): required, and never changed for an existing log. Only dev mode
 	// has a default, "tirage.fr/dev-log".
@@ -600,6 +608,9 @@ func (l *LogConfig) check(dev bool) error {
 		return fmt.Errorf("config log.batch_max_size = %d: want a positive count", int64(l.BatchMaxSize))
 	}
 	if err := positive("log.checkpoint_interval", &l.CheckpointInterval, 100*time.Millisecond); err != nil {
+		return err
+	}
+	if err := positive("log.trillian_append_timeout", &l.TrillianAppendTimeout, trillian.DefaultAppendTimeout); err != nil {
 		return err
 	}
 	if l.Backend == "tessera" && l.CheckpointInterval.Duration < tesseraMinCheckpointInterval {

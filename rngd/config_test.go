@@ -119,24 +119,25 @@ func TestConfigErrors(t *testing.T) {
 		"socket length": {configTOML(map[string]string{"admin.socket": `"/` + strings.Repeat("s", 120) + `"`}), "admin.socket"},
 
 		// Durations and counts: negative is an error naming the key.
-		"negative sweep":      {configTOML(map[string]string{"game.sweep_interval": `"-1s"`}), "game.sweep_interval"},
-		"negative retention":  {configTOML(map[string]string{"game.reply_retention": `"-1h"`}), "game.reply_retention"},
-		"negative batch age":  {configTOML(map[string]string{"log.batch_max_age": `"-1ms"`}), "log.batch_max_age"},
-		"negative batch size": {configTOML(map[string]string{"log.batch_max_size": `-2`}), "log.batch_max_size"},
-		"negative receipts":   {configTOML(map[string]string{"log.receipt_wait": `"-1s"`}), "log.receipt_wait"},
-		"negative checkpoint": {configTOML(map[string]string{"log.checkpoint_interval": `"-1s"`}), "log.checkpoint_interval"},
-		"short checkpoint":    {configTOML(map[string]string{"log.checkpoint_interval": `"10ms"`}), "log.checkpoint_interval"},
-		"negative reseed":     {configTOML(map[string]string{"entropy.reseed_interval": `"-1m"`}), "entropy.reseed_interval"},
-		"negative reseeds":    {configTOML(map[string]string{"entropy.reseed_requests": `-3`}), "entropy.reseed_requests"},
-		"negative read":       {configTOML(map[string]string{"entropy.read_timeout": `"-2s"`}), "entropy.read_timeout"},
-		"negative sessions":   {configTOML(map[string]string{"keys.sessions": `-1`}), "keys.sessions"},
-		"negative timeout":    {configTOML(map[string]string{"keys.call_timeout": `"-1s"`}), "keys.call_timeout"},
-		"negative uid":        {configTOML(map[string]string{"admin.allowed_uids": `[0, -1]`}), "admin.allowed_uids"},
-		"negative tree":       {configTOML(map[string]string{"log.backend": `"trillian"`, "log.trillian_address": `"127.0.0.1:8090"`, "log.trillian_tree_id": `-5`}), "log.trillian_tree_id"},
-		"streams":             {configTOML(map[string]string{"grpc.max_concurrent_streams": `-1`}), "grpc.max_concurrent_streams"},
-		"source kind":         {configTOML(map[string]string{"entropy.source": `[{kind = "lava"}]`}), "entropy.source[0].kind"},
-		"source entropy":      {configTOML(map[string]string{"entropy.source": `[{kind = "getrandom"}, {kind = "hwrng", min_entropy = 9.0}]`}), "entropy.source[1].min_entropy"},
-		"no source entropy":   {configTOML(map[string]string{"entropy.source": `[{kind = "tpm"}]`}), "entropy.source[0].min_entropy"},
+		"negative sweep":                   {configTOML(map[string]string{"game.sweep_interval": `"-1s"`}), "game.sweep_interval"},
+		"negative retention":               {configTOML(map[string]string{"game.reply_retention": `"-1h"`}), "game.reply_retention"},
+		"negative batch age":               {configTOML(map[string]string{"log.batch_max_age": `"-1ms"`}), "log.batch_max_age"},
+		"negative batch size":              {configTOML(map[string]string{"log.batch_max_size": `-2`}), "log.batch_max_size"},
+		"negative receipts":                {configTOML(map[string]string{"log.receipt_wait": `"-1s"`}), "log.receipt_wait"},
+		"negative checkpoint":              {configTOML(map[string]string{"log.checkpoint_interval": `"-1s"`}), "log.checkpoint_interval"},
+		"negative trillian append timeout": {configTOML(map[string]string{"log.trillian_append_timeout": `"-1s"`}), "log.trillian_append_timeout"},
+		"short checkpoint":                 {configTOML(map[string]string{"log.checkpoint_interval": `"10ms"`}), "log.checkpoint_interval"},
+		"negative reseed":                  {configTOML(map[string]string{"entropy.reseed_interval": `"-1m"`}), "entropy.reseed_interval"},
+		"negative reseeds":                 {configTOML(map[string]string{"entropy.reseed_requests": `-3`}), "entropy.reseed_requests"},
+		"negative read":                    {configTOML(map[string]string{"entropy.read_timeout": `"-2s"`}), "entropy.read_timeout"},
+		"negative sessions":                {configTOML(map[string]string{"keys.sessions": `-1`}), "keys.sessions"},
+		"negative timeout":                 {configTOML(map[string]string{"keys.call_timeout": `"-1s"`}), "keys.call_timeout"},
+		"negative uid":                     {configTOML(map[string]string{"admin.allowed_uids": `[0, -1]`}), "admin.allowed_uids"},
+		"negative tree":                    {configTOML(map[string]string{"log.backend": `"trillian"`, "log.trillian_address": `"127.0.0.1:8090"`, "log.trillian_tree_id": `-5`}), "log.trillian_tree_id"},
+		"streams":                          {configTOML(map[string]string{"grpc.max_concurrent_streams": `-1`}), "grpc.max_concurrent_streams"},
+		"source kind":                      {configTOML(map[string]string{"entropy.source": `[{kind = "lava"}]`}), "entropy.source[0].kind"},
+		"source entropy":                   {configTOML(map[string]string{"entropy.source": `[{kind = "getrandom"}, {kind = "hwrng", min_entropy = 9.0}]`}), "entropy.source[1].min_entropy"},
+		"no source entropy":                {configTOML(map[string]string{"entropy.source": `[{kind = "tpm"}]`}), "entropy.source[0].min_entropy"},
 
 		// Software keys outside dev mode need the opt-in; the log its name.
 		"software keys":       {configTOML(map[string]string{"keys.allow_software": "-"}), "keys.allow_software"},
@@ -184,18 +185,19 @@ type configErrorCase struct {
 func TestConfigDefaults(t *testing.T) {
 	c, err := checkTOML(t, configTOML(map[string]string{
 		"game.sweep_interval": `"0s"`, "game.reply_retention": `"0s"`, "log.batch_max_age": `"0s"`, "log.checkpoint_interval": `"0s"`,
-		"entropy.reseed_interval": `"0s"`, "entropy.read_timeout": `"0s"`, "keys.sessions": `0`,
+		"log.trillian_append_timeout": `"0s"`, "entropy.reseed_interval": `"0s"`, "entropy.read_timeout": `"0s"`, "keys.sessions": `0`,
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for key, got := range map[string][2]time.Duration{
-		"game.sweep_interval":     {c.Game.SweepInterval.Duration, time.Minute},
-		"game.reply_retention":    {c.Game.ReplyRetention.Duration, 2400 * time.Hour},
-		"log.batch_max_age":       {c.Log.BatchMaxAge.Duration, 50 * time.Millisecond},
-		"log.checkpoint_interval": {c.Log.CheckpointInterval.Duration, 100 * time.Millisecond},
-		"entropy.reseed_interval": {c.Entropy.ReseedInterval.Duration, time.Minute},
-		"entropy.read_timeout":    {c.Entropy.ReadTimeout.Duration, 2 * time.Second},
+		"game.sweep_interval":         {c.Game.SweepInterval.Duration, time.Minute},
+		"game.reply_retention":        {c.Game.ReplyRetention.Duration, 2400 * time.Hour},
+		"log.batch_max_age":           {c.Log.BatchMaxAge.Duration, 50 * time.Millisecond},
+		"log.checkpoint_interval":     {c.Log.CheckpointInterval.Duration, 100 * time.Millisecond},
+		"log.trillian_append_timeout": {c.Log.TrillianAppendTimeout.Duration, 30 * time.Second},
+		"entropy.reseed_interval":     {c.Entropy.ReseedInterval.Duration, time.Minute},
+		"entropy.read_timeout":        {c.Entropy.ReadTimeout.Duration, 2 * time.Second},
 	} {
 		if got[0] != got[1] {
 			t.Errorf("%s = %s, want %s", key, got[0], got[1])

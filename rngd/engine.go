@@ -57,6 +57,33 @@ type engine struct {
 	// on the CPUs, ahead of the log's and the store's goroutines whose
 	// latency every reply waits for.
 	proving chan struct{}
+	// gate is held for reading by every call of the game servers and the
+	// operator (Daemon.held) and by the sweeper, for writing by resync:
+	// no call runs on state the log has moved past.
+	gate sync.RWMutex
+	// logRecovers: the log ends an outage by itself, calling resync
+	// (the Trillian backend); otherwise a log failed closed takes no
+	// append until rngd is restarted.
+	logRecovers bool
+}
+
+// resync brings the engine level with the log once the log has ended an
+// outage (trillian.Config.Resync): the appends that failed during it may
+// be in the log now, unacknowledged, and a retry on the state from before
+// them would contradict them (a forked game chain, a ticket started
+// twice). It waits for the calls in flight to end (the log refuses their
+// appends meanwhile), holds new ones, and catches the store up with the
+// log as at a start (catchUp, which also makes the replies of the calls
+// whose records reached the log, for their retries).
+func (e *engine) resync(ctx context.Context) error {
+	e.gate.Lock()
+	defer e.gate.Unlock()
+	e.log.Warn("transparency log outage over: catching the state store up with the log before draws resume")
+	if err := e.catchUp(ctx); err != nil {
+		e.log.Error("couldn't catch the state store up with the log after its outage: draws stay refused", "err", err)
+		return err
+	}
+	return nil
 }
 
 // gameCache keeps the games in play in memory, as last committed, so that
@@ -176,14 +203,14 @@ func (e *engine) appendLeaf(ctx context.Context, leaf []byte) (uint64, error) {
 	if err != nil {
 		e.metrics.alarms.WithLabelValues("log").Inc()
 		e.log.Error("log append failure: reply refused", "err", err)
-		return 0, &appendError{err: err, closed: e.logFailedClosed()}
+		return 0, &appendError{err: err, closed: e.logFailedClosed(), recovers: e.logRecovers}
 	}
 	return idx, nil
 }
 
 // logFailedClosed reports whether the log failed closed
-// (transparency.Health): it takes no append until it is reopened, which
-// only a restart of rngd does.
+// (transparency.Health): it takes no append until it recovers by itself
+// (logRecovers) or is reopened, which only a restart of rngd does.
 func (e *engine) logFailedClosed() bool {
 	h, ok := e.tlog.(transparency.Health)
 	return ok && h.Health() != nil
@@ -194,12 +221,15 @@ func (e *engine) logFailedClosed() bool {
 // "retry later" (" with the same request_id", …). A log found rolled back
 // or forked (transparency.ErrSecurity) is LOG_INTEGRITY: no retry helps
 // until an operator has looked. Anything else is LOG_UNAVAILABLE; when the
-// log failed closed (closed: logFailedClosed), retrying later does not help
+// log failed closed (closed: logFailedClosed) and does not recover by
+// itself (recovers: engine.logRecovers), retrying later does not help
 // either, only once rngd is restarted, and the message says so.
-func logRefusal(err error, closed bool, what, retry string) error {
+func logRefusal(err error, closed, recovers bool, what, retry string) error {
 	switch {
 	case errors.Is(err, transparency.ErrSecurity):
 		return refuse(reasonLogIntegrity, "transparency log integrity failure: %s; draws are refused until an operator investigates: %v", what, err)
+	case closed && recovers:
+		return refuse(reasonLogUnavailable, "transparency log unavailable: %s (the log failed closed: it refuses every append until the log server answers again and rngd has caught up with it, which it does by itself; retry later%s): %v", what, retry, err)
 	case closed:
 		return refuse(reasonLogUnavailable, "transparency log unavailable: %s (the log failed closed: it refuses every append until rngd is restarted, which reopens it; retry after the restart%s): %v", what, retry, err)
 	default:
@@ -212,8 +242,9 @@ func logRefusal(err error, closed bool, what, retry string) error {
 // sealed.
 type appendError struct {
 	err error
-	// closed: the log failed closed (logFailedClosed).
-	closed bool
+	// closed: the log failed closed (logFailedClosed); recovers: it
+	// recovers by itself (engine.logRecovers).
+	closed, recovers bool
 	// sealed, when set, names what the call sealed before the refused
 	// record (cut).
 	sealed string
@@ -229,7 +260,7 @@ func (a *appendError) GRPCStatus() *status.Status {
 	if a.sealed != "" {
 		what, retry = a.sealed+", but the game's end record was not", " with the same request_id: the retry seals it and replies"
 	}
-	st, _ := status.FromError(logRefusal(a.err, a.closed, what, retry))
+	st, _ := status.FromError(logRefusal(a.err, a.closed, a.recovers, what, retry))
 	return st
 }
 
@@ -246,7 +277,7 @@ func cut(err error, recs []sealed) error {
 	if rec, perr := record.Parse(last.leaf); perr == nil {
 		what = string(rec.Kind())
 	}
-	return &appendError{err: a.err, closed: a.closed, sealed: fmt.Sprintf("the %s was sealed (log index %d)", what, last.index)}
+	return &appendError{err: a.err, closed: a.closed, recovers: a.recovers, sealed: fmt.Sprintf("the %s was sealed (log index %d)", what, last.index)}
 }
 
 // sealed is a record appended to the log, waiting to be stored.
@@ -1288,7 +1319,10 @@ func (e *engine) sweepLoop(ctx context.Context, after func()) {
 			if after != nil {
 				after() // now, not only once a slow sweep is done
 			}
-			if ended, err := e.sweep(ctx); err != nil {
+			e.gate.RLock()
+			ended, err := e.sweep(ctx)
+			e.gate.RUnlock()
+			if err != nil {
 				e.log.Error("sweep failed", "err", err)
 			} else if len(ended) > 0 {
 				e.log.Info("expired games ended", "count", len(ended))

@@ -16,11 +16,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 
@@ -31,6 +33,7 @@ import (
 	rpromo "tirage.fr/tirage/rngd/promo"
 	"tirage.fr/tirage/transparency"
 	auditpb "tirage.fr/tirage/transparency/auditpb/v1"
+	"tirage.fr/tirage/transparency/checkpoint"
 	"tirage.fr/tirage/transparency/tilelog"
 	"tirage.fr/tirage/transparency/trillian"
 	"tirage.fr/tirage/verifier/announce"
@@ -51,6 +54,20 @@ type components struct {
 	entropy *entropy.Generator
 	log     transparency.Log
 	closers []io.Closer
+	// engine is the engine once it is level with the log (openEngineInto):
+	// the log's recovery from an outage catches it up (engine.resync).
+	engine atomic.Pointer[engine]
+}
+
+// resync is the Trillian log's Config.Resync: the engine catches up with
+// the log before appends resume. Before the engine is open there is none
+// to catch up, and the recovery tries again later.
+func (c *components) resync(ctx context.Context, _ *checkpoint.Checkpoint) error {
+	e := c.engine.Load()
+	if e == nil {
+		return errors.New("rngd is still starting: its state is caught up with the log once it has opened")
+	}
+	return e.resync(ctx)
 }
 
 func (c *components) close() {
@@ -157,6 +174,8 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 	if err := e.dropOrphanSecrets(); err != nil {
 		return nil, err
 	}
+	e.logRecovers = cfg.Log.Backend == "trillian"
+	c.engine.Store(e)
 	return e, nil
 }
 
@@ -215,13 +234,19 @@ func openLog(ctx context.Context, cfg Config, c *components) error {
 			}
 			creds = credentials.NewTLS(tc)
 		}
-		conn, err := grpc.NewClient(cfg.Log.TrillianAddress, grpc.WithTransportCredentials(creds))
+		// Reconnect within seconds of the log server answering again
+		// (grpc's default backoff grows to two minutes): draws are refused
+		// until then.
+		conn, err := grpc.NewClient(cfg.Log.TrillianAddress, grpc.WithTransportCredentials(creds),
+			grpc.WithConnectParams(grpc.ConnectParams{MinConnectTimeout: 5 * time.Second,
+				Backoff: backoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: 5 * time.Second}}))
 		if err != nil {
 			return fmt.Errorf("couldn't dial trillian: %w", err)
 		}
 		c.closers = append(c.closers, conn)
 		c.log, err = trillian.Open(ctx, trillian.Config{Conn: conn, TreeID: cfg.Log.TrillianTreeID, Origin: cfg.Log.Origin,
-			Signers: signers, StateFile: filepath.Join(cfg.DataDir, trillianStateFile), Logger: logger})
+			Signers: signers, StateFile: filepath.Join(cfg.DataDir, trillianStateFile), Logger: logger,
+			AppendTimeout: cfg.Log.TrillianAppendTimeout.Duration, Resync: c.resync})
 		if err != nil {
 			return fmt.Errorf("couldn't open the trillian log: %w", err)
 		}

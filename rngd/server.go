@@ -157,22 +157,24 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 	d.ready = &readiness{d: d, failing: map[string]bool{}}
 	// The TCP listeners' servers: the same limits and observation, their
 	// own credentials.
-	tcpServer := func(tc *tls.Config) *grpc.Server {
+	// The game servers' calls hold the engine's gate (held); the
+	// auditors' read the log only.
+	tcpServer := func(tc *tls.Config, unary []grpc.UnaryServerInterceptor, stream []grpc.StreamServerInterceptor) *grpc.Server {
 		return grpc.NewServer(
 			grpc.Creds(credentials.NewTLS(tc)),
 			grpc.MaxConcurrentStreams(cfg.GRPC.MaxConcurrentStreams),
 			grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
-			grpc.ChainUnaryInterceptor(d.observe),
-			grpc.ChainStreamInterceptor(d.observeStream),
+			grpc.ChainUnaryInterceptor(append([]grpc.UnaryServerInterceptor{d.observe}, unary...)...),
+			grpc.ChainStreamInterceptor(append([]grpc.StreamServerInterceptor{d.observeStream}, stream...)...),
 		)
 	}
-	d.grpc = tcpServer(l.tls)
+	d.grpc = tcpServer(l.tls, []grpc.UnaryServerInterceptor{d.held}, []grpc.StreamServerInterceptor{d.heldStream})
 	qodv1.RegisterQuitteOuDoubleServer(d.grpc, &qodService{e: e})
 	healthpb.RegisterHealthServer(d.grpc, checkedHealth{d.health, d.ready})
 	reflection.Register(d.grpc)
 
 	if d.lisAudit != nil {
-		d.audit = tcpServer(l.auditTLS)
+		d.audit = tcpServer(l.auditTLS, nil, nil)
 		if registerAudit != nil {
 			registerAudit(d.audit)
 		}
@@ -194,7 +196,7 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 		grpc.InTapHandle(adminTap),
 		grpc.MaxConcurrentStreams(adminMaxConcurrentStreams),
 		grpc.MaxRecvMsgSize(adminMaxRecvMsgSize),
-		grpc.ChainUnaryInterceptor(adminGate, d.observe), grpc.ChainStreamInterceptor(adminGateStream, d.observeStream))
+		grpc.ChainUnaryInterceptor(adminGate, d.observe, d.held), grpc.ChainStreamInterceptor(adminGateStream, d.observeStream, d.heldStream))
 	adminv1.RegisterAdminServer(d.admin, &adminService{e: e, addrs: func() []string {
 		a := d.Addrs()
 		return []string{"grpc " + a.GRPC, "audit " + a.Audit, "http " + a.HTTP, "admin unix:" + a.Admin}
@@ -330,6 +332,25 @@ func (d *Daemon) observe(ctx context.Context, req any, info *grpc.UnaryServerInf
 	resp, err := handler(ctx, req)
 	d.engine.metrics.inFlight.Dec()
 	return resp, d.observed(ctx, info.FullMethod, start, err)
+}
+
+// held runs a call holding the engine's gate for reading: the log's
+// recovery from an outage (engine.resync) waits for the calls in flight and
+// holds new ones while it catches the state up with the log.
+func (d *Daemon) held(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	d.engine.gate.RLock()
+	defer d.engine.gate.RUnlock()
+	return handler(ctx, req)
+}
+
+// heldStream is held for our streamed calls (ImportManifest).
+func (d *Daemon) heldStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if !strings.HasPrefix(info.FullMethod, "/tirage.") {
+		return handler(srv, ss)
+	}
+	d.engine.gate.RLock()
+	defer d.engine.gate.RUnlock()
+	return handler(srv, ss)
 }
 
 // observeStream does for streamed calls what observe does for unary ones

@@ -40,25 +40,35 @@ func trillianEnv(t *testing.T) map[string]string {
 	return env
 }
 
-// The daemon on the scale-out backend: a Trillian v1.8 tree on MariaDB,
-// checkpoints signed by the appliance; games played and verified offline.
-func TestE2ETrillian(t *testing.T) {
-	env := trillianEnv(t)
-	addr := env["TRILLIAN_LOG_ADDR"]
+// trillianTree creates a tree on the test stack's Trillian (deleted after
+// the test) and returns the log server's address and the tree's id.
+func trillianTree(t *testing.T) (addr string, tree int64) {
+	t.Helper()
+	addr = trillianEnv(t)["TRILLIAN_LOG_ADDR"]
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	tree, err := trillian.CreateTree(ctx, conn, "rngd-"+strconv.Itoa(os.Getpid()))
+	tree, err = trillian.CreateTree(ctx, conn, "rngd-"+strconv.Itoa(os.Getpid()))
 	if err != nil {
+		conn.Close()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		tpb.NewTrillianAdminClient(conn).DeleteTree(context.Background(), &tpb.DeleteTreeRequest{TreeId: tree})
+		conn.Close()
 	})
+	return addr, tree
+}
+
+// The daemon on the scale-out backend: a Trillian v1.8 tree on MariaDB,
+// checkpoints signed by the appliance; games played and verified offline.
+func TestE2ETrillian(t *testing.T) {
+	addr, tree := trillianTree(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	td := newTestDaemon(t, func(c *Config) {
 		// The test stack's Trillian is plaintext on loopback: opted in.
 		c.Log = LogConfig{Backend: "trillian", TrillianAddress: addr, TrillianTreeID: tree, TrillianPlaintext: true}
