@@ -113,6 +113,9 @@ func TestTrillianOutageRecovers(t *testing.T) {
 	if d := time.Since(t0); d > 2*time.Second {
 		t.Errorf("a start during the outage was refused after %v, not at once", d)
 	}
+	if m := scrape(t, td); !strings.Contains(m, "\ntirage_log_up 0\n") {
+		t.Errorf("during the outage: %s", grepLines(m, "tirage_log_up"))
+	}
 
 	px.setCut(false)
 	deadline := time.Now().Add(90 * time.Second)
@@ -129,6 +132,9 @@ func TestTrillianOutageRecovers(t *testing.T) {
 	}
 	if r.Game.GoodCount+boolToUint32(r.Game.Status == qodv1.Status_STATUS_LOST) != 1 || r.Receipt == nil {
 		t.Fatalf("retry after the outage: %+v, want the one pick", r.Game)
+	}
+	if m := scrape(t, td); !strings.Contains(m, "\ntirage_log_up 1\n") {
+		t.Errorf("after the outage: %s", grepLines(m, "tirage_log_up"))
 	}
 	// Draws go on, and the chain verifies: the refused pick's record, in
 	// the log since the recovery, and those after it.

@@ -124,8 +124,10 @@ type Log interface {
 // Health is implemented by backends that fail closed (both of ours): after
 // an append or a check that may leave the log and its callers disagreeing
 // (a timed-out append, a rollback), every append is refused until the log
-// is reopened. Health returns that failure, nil while appends are taken;
-// rngd's readiness follows it.
+// is reopened, or, for an outage of the Trillian backend with its Resync,
+// until it has recovered. Health returns that failure, nil while appends
+// are taken; rngd's readiness follows it, and so does tirage_log_up
+// (NewCollector).
 type Health interface {
 	Health() error
 }

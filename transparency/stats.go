@@ -80,7 +80,10 @@ func (m *Meter) Stats() Stats {
 
 // NewCollector exports a log's Stats as Prometheus metrics:
 // tirage_log_appends_total, tirage_log_append_failures_total (the alarm),
-// tirage_log_append_queue_depth and tirage_log_append_latency_seconds.
+// tirage_log_append_queue_depth and tirage_log_append_latency_seconds;
+// for a log that fails closed (Health), tirage_log_up too: 0 while it
+// refuses every append, for as long as that lasts (the failures counter
+// stops counting when no draw comes in), 1 otherwise.
 func NewCollector(l Log) prometheus.Collector { return &collector{l: l} }
 
 var (
@@ -88,6 +91,7 @@ var (
 	descFailures = prometheus.NewDesc("tirage_log_append_failures_total", "Appends refused because the log backend failed (each one is a refused draw).", nil, nil)
 	descInFlight = prometheus.NewDesc("tirage_log_append_queue_depth", "Appends waiting to be durably sequenced.", nil, nil)
 	descLatency  = prometheus.NewDesc("tirage_log_append_latency_seconds", "Time from Append to durable sequencing.", nil, nil)
+	descUp       = prometheus.NewDesc("tirage_log_up", "1 while the transparency log takes appends, 0 while it has failed closed and refuses every draw (an outage, or an integrity failure).", nil, nil)
 )
 
 type collector struct{ l Log }
@@ -97,6 +101,9 @@ func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- descFailures
 	ch <- descInFlight
 	ch <- descLatency
+	if _, ok := c.l.(Health); ok {
+		ch <- descUp
+	}
 }
 
 func (c *collector) Collect(ch chan<- prometheus.Metric) {
@@ -109,4 +116,11 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		b[ub] = s.LatencyCounts[i]
 	}
 	ch <- prometheus.MustNewConstHistogram(descLatency, s.Appends, s.LatencySum, b)
+	if h, ok := c.l.(Health); ok {
+		up := 1.0
+		if h.Health() != nil {
+			up = 0
+		}
+		ch <- prometheus.MustNewConstMetric(descUp, prometheus.GaugeValue, up)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"tirage.fr/tirage/transparency"
 )
 
@@ -24,5 +26,47 @@ func TestMeterFailures(t *testing.T) {
 	}
 	if s := m.Stats(); s.Appends != 1 || s.Failures != 2 || s.InFlight != 0 {
 		t.Fatalf("stats %+v: want 1 append, 2 failures, none in flight", s)
+	}
+}
+
+// healthLog is a log that fails closed with err (nil: healthy); only its
+// Stats and Health are used.
+type healthLog struct {
+	transparency.Log
+	err error
+}
+
+func (healthLog) Stats() transparency.Stats { return transparency.Stats{} }
+func (h healthLog) Health() error           { return h.err }
+
+// tirage_log_up follows Health: 0 for as long as the log refuses every
+// append, whether or not draws come in to be refused and counted.
+func TestCollectorUp(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want float64
+	}{
+		{nil, 1},
+		{fmt.Errorf("outage: %w", transparency.ErrUnavailable), 0},
+		{fmt.Errorf("rolled back: %w", transparency.ErrSecurity), 0},
+	} {
+		reg := prometheus.NewPedanticRegistry()
+		reg.MustRegister(transparency.NewCollector(healthLog{err: c.err}))
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, mf := range mfs {
+			if mf.GetName() == "tirage_log_up" {
+				found = true
+				if got := mf.GetMetric()[0].GetGauge().GetValue(); got != c.want {
+					t.Errorf("Health %v: tirage_log_up %v, want %v", c.err, got, c.want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("Health %v: no tirage_log_up", c.err)
+		}
 	}
 }
