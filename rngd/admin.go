@@ -186,6 +186,13 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 	if err != nil {
 		return err
 	}
+	// Its state is read and its record sealed only now, the upload over:
+	// the gate is held for that, not while the operator's client sends.
+	release, err := e.enter()
+	if err != nil {
+		return err
+	}
+	defer release()
 	reply := new(adminv1.ImportManifestResponse)
 	if ok, err := e.replayed(c, reply); ok || err != nil {
 		if err != nil {

@@ -319,7 +319,7 @@ type GameConfig struct {
 	// closure + 29 days and its window ends by closure + 60 days, so its
 	// grace ends by closure + 67 days, within the 90 days after closure of
 	// article 5 (forclusion: no claim after them); a grace over 31 days
-	// would let a refund come after them. 0 seals the expiry
+	// would let a refund come after them, and is refused. 0 seals the expiry
 	// at the deadline, as before this setting: no refund past the 30
 	// days. Unlike other durations, 0 is not the default: only an unset
 	// key (nil) is.
@@ -331,8 +331,12 @@ type GameConfig struct {
 	ReplyRetention Duration `toml:"reply_retention"`
 }
 
-// defaultRefundGrace is game.refund_grace's default: see GameConfig.
-const defaultRefundGrace = 7 * 24 * time.Hour
+// defaultRefundGrace is game.refund_grace's default, maxRefundGrace its
+// largest value: see GameConfig.
+const (
+	defaultRefundGrace = 7 * 24 * time.Hour
+	maxRefundGrace     = 31 * 24 * time.Hour
+)
 
 // refundGrace is game.refund_grace, its default when unset.
 func (g GameConfig) refundGrace() time.Duration {
@@ -529,6 +533,8 @@ func (c Config) checkFor(use configUse) (Config, error) {
 		c.Game.RefundGrace = &Duration{defaultRefundGrace}
 	case g.Duration < 0:
 		return c, fmt.Errorf("config game.refund_grace = %s: want a positive duration, or 0 (expired games are sealed at their deadline: no refund after it); unset: the default, %s", g, Duration{defaultRefundGrace})
+	case g.Duration > maxRefundGrace:
+		return c, fmt.Errorf("config game.refund_grace = %s: at most %s, so that every refund comes within the 90 days after the emission's closure (article 5: closure + 29 days to start, 30 to play, then the grace); unset: the default, %s", g, Duration{maxRefundGrace}, Duration{defaultRefundGrace})
 	}
 
 	if c.Logger == nil {

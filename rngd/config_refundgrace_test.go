@@ -49,7 +49,7 @@ keys.passphrase_file = "p"
 			t.Errorf("%q: game.refund_grace = %v, want %s", extra, c.Game.RefundGrace, want)
 		}
 	}
-	for _, extra := range []string{"game.refund_grace = \"-1s\"\n", "game.refund_grace = \"-168h\"\n", "game.refund_grace = \"soon\"\n", "game.refund_grace = 7\n"} {
+	for _, extra := range []string{"game.refund_grace = \"-1s\"\n", "game.refund_grace = \"-168h\"\n", "game.refund_grace = \"745h\"\n", "game.refund_grace = \"2400h\"\n", "game.refund_grace = \"soon\"\n", "game.refund_grace = 7\n"} {
 		if _, err := load(extra); err == nil || !strings.Contains(err.Error(), "game.refund_grace") {
 			t.Errorf("%q: %v, want an error naming game.refund_grace", extra, err)
 		}

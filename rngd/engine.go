@@ -58,13 +58,25 @@ type engine struct {
 	// latency every reply waits for.
 	proving chan struct{}
 	// gate is held for reading by every call of the game servers and the
-	// operator (Daemon.held) and by the sweeper, for writing by resync:
-	// no call runs on state the log has moved past.
+	// operator (enter) and by the sweeper, for writing by resync: no call
+	// runs on state the log has moved past.
 	gate sync.RWMutex
 	// logRecovers: the log ends an outage by itself, calling resync
 	// (the Trillian backend); otherwise a log failed closed takes no
 	// append until rngd is restarted.
 	logRecovers bool
+}
+
+// enter admits a call (or a sweep) on the engine's state, holding the gate
+// for reading until release. While resync waits for the gate or holds it,
+// the call is refused at once (LOG_UNAVAILABLE): it neither waits for the
+// catch-up nor keeps it waiting, and the log refuses appends until then
+// anyway.
+func (e *engine) enter() (release func(), err error) {
+	if !e.gate.TryRLock() {
+		return nil, refuse(reasonLogUnavailable, "transparency log unavailable: rngd is catching up with the log after its outage; nothing was done (retry later, with the same request_id for a draw)")
+	}
+	return e.gate.RUnlock, nil
 }
 
 // resync brings the engine level with the log once the log has ended an
@@ -197,12 +209,19 @@ func (e *engine) prove(alpha []byte) (proof, beta []byte, err error) {
 func (e *engine) appendLeaf(ctx context.Context, leaf []byte) (uint64, error) {
 	e.metrics.appendQueue.Inc()
 	start := time.Now()
+	down := e.logFailedClosed()
 	idx, err := e.tlog.Append(context.WithoutCancel(ctx), leaf)
 	e.metrics.appendSeconds.Observe(time.Since(start).Seconds())
 	e.metrics.appendQueue.Dec()
 	if err != nil {
 		e.metrics.alarms.WithLabelValues("log").Inc()
-		e.log.Error("log append failure: reply refused", "err", err)
+		if down {
+			// Failed closed before: said once, when it failed, and by
+			// tirage_log_up meanwhile; each refusal is counted.
+			e.log.Debug("log append refused: the log has failed closed", "err", err)
+		} else {
+			e.log.Error("log append failure: reply refused", "err", err)
+		}
 		return 0, &appendError{err: err, closed: e.logFailedClosed(), recovers: e.logRecovers}
 	}
 	return idx, nil
@@ -1319,9 +1338,12 @@ func (e *engine) sweepLoop(ctx context.Context, after func()) {
 			if after != nil {
 				after() // now, not only once a slow sweep is done
 			}
-			e.gate.RLock()
-			ended, err := e.sweep(ctx)
-			e.gate.RUnlock()
+			var ended []string
+			release, err := e.enter()
+			if err == nil { // else the next tick sweeps
+				ended, err = e.sweep(ctx)
+				release()
+			}
 			if err != nil {
 				e.log.Error("sweep failed", "err", err)
 			} else if len(ended) > 0 {

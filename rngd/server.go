@@ -168,7 +168,7 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 			grpc.ChainStreamInterceptor(append([]grpc.StreamServerInterceptor{d.observeStream}, stream...)...),
 		)
 	}
-	d.grpc = tcpServer(l.tls, []grpc.UnaryServerInterceptor{d.held}, []grpc.StreamServerInterceptor{d.heldStream})
+	d.grpc = tcpServer(l.tls, []grpc.UnaryServerInterceptor{d.held}, nil)
 	qodv1.RegisterQuitteOuDoubleServer(d.grpc, &qodService{e: e})
 	healthpb.RegisterHealthServer(d.grpc, checkedHealth{d.health, d.ready})
 	reflection.Register(d.grpc)
@@ -196,7 +196,7 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 		grpc.InTapHandle(adminTap),
 		grpc.MaxConcurrentStreams(adminMaxConcurrentStreams),
 		grpc.MaxRecvMsgSize(adminMaxRecvMsgSize),
-		grpc.ChainUnaryInterceptor(adminGate, d.observe, d.held), grpc.ChainStreamInterceptor(adminGateStream, d.observeStream, d.heldStream))
+		grpc.ChainUnaryInterceptor(adminGate, d.observe, d.held), grpc.ChainStreamInterceptor(adminGateStream, d.observeStream))
 	adminv1.RegisterAdminServer(d.admin, &adminService{e: e, addrs: func() []string {
 		a := d.Addrs()
 		return []string{"grpc " + a.GRPC, "audit " + a.Audit, "http " + a.HTTP, "admin unix:" + a.Admin}
@@ -334,23 +334,17 @@ func (d *Daemon) observe(ctx context.Context, req any, info *grpc.UnaryServerInf
 	return resp, d.observed(ctx, info.FullMethod, start, err)
 }
 
-// held runs a call holding the engine's gate for reading: the log's
-// recovery from an outage (engine.resync) waits for the calls in flight and
-// holds new ones while it catches the state up with the log.
+// held runs a unary call holding the engine's gate for reading
+// (engine.enter): while the log's recovery from an outage catches the state
+// up with the log (engine.resync), calls are refused at once, not held.
+// ImportManifest, the one streamed call, enters once its upload is over.
 func (d *Daemon) held(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	d.engine.gate.RLock()
-	defer d.engine.gate.RUnlock()
-	return handler(ctx, req)
-}
-
-// heldStream is held for our streamed calls (ImportManifest).
-func (d *Daemon) heldStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	if !strings.HasPrefix(info.FullMethod, "/tirage.") {
-		return handler(srv, ss)
+	release, err := d.engine.enter()
+	if err != nil {
+		return nil, err
 	}
-	d.engine.gate.RLock()
-	defer d.engine.gate.RUnlock()
-	return handler(srv, ss)
+	defer release()
+	return handler(ctx, req)
 }
 
 // observeStream does for streamed calls what observe does for unary ones

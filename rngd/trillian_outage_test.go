@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/rngd/loadtest"
 )
@@ -150,4 +151,87 @@ func boolToUint32(b bool) uint32 {
 		return 1
 	}
 	return 0
+}
+
+// An operator's manifest import still uploading when an outage ends does
+// not hold the catch-up (the import enters the engine only once its upload
+// is over): the refused pick's retry gets through as without it.
+func TestTrillianOutageRecoversWithImportOpen(t *testing.T) {
+	addr, tree := trillianTree(t)
+	px := newCutProxy(t, addr)
+	td := newTestDaemon(t, func(c *Config) {
+		c.Log = LogConfig{Backend: "trillian", TrillianAddress: px.addr(), TrillianTreeID: tree, TrillianPlaintext: true,
+			TrillianAppendTimeout: Duration{3 * time.Second}}
+	})
+	ctx := context.Background()
+	codes1 := td.emission("GATE", "2026-12-31", 4)
+	a := td.client("server-a")
+	g := start(t, a, codes1[1]).Game
+	sctx, scancel := context.WithCancel(ctx)
+	defer scancel()
+	hs, err := td.admin().ImportManifest(sctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hs.Send(&adminv1.ImportManifestRequest{Part: &adminv1.ImportManifestRequest_Header{Header: &adminv1.ManifestHeader{
+		RequestId: "slow-import", EmissionId: "GATE", Count: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // its handler waits for tickets
+
+	px.setCut(true)
+	pick := &qodv1.PickRequest{RequestId: "gate-pick", GameId: g.GameId, Number: loadtest.NextNumber(g)}
+	if _, err := a.Pick(ctx, pick); reasonOf(err) != reasonLogUnavailable {
+		t.Fatalf("pick during the outage: %v", err)
+	}
+	px.setCut(false)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err = a.Pick(cctx, pick)
+		cancel()
+		if c := status.Code(err); (c != codes.Unavailable && c != codes.DeadlineExceeded) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("after the outage, with an operator's import stream open, the refused pick's retry: %v", err)
+	}
+}
+
+// While the catch-up after an outage waits for the calls in flight (or
+// runs), a new call is refused at once, LOG_UNAVAILABLE, not held, and the
+// sweeper skips its tick; a shutdown (SIGTERM) is not held by it either.
+func TestResyncRefusesAndDoesNotHoldShutdown(t *testing.T) {
+	td := newTestDaemon(t, func(c *Config) { c.Game.SweepInterval = Duration{20 * time.Millisecond} })
+	codes1 := td.emission("SHUT", "2026-12-31", 2)
+	a := td.client("server-a")
+	e := td.d.engine
+	release, err := e.enter() // a call in flight
+	if err != nil {
+		t.Fatal(err)
+	}
+	resynced := make(chan error, 1)
+	go func() { resynced <- e.resync(context.Background()) }() // the log's recovery, its outage over
+	for e.gate.TryRLock() { // until resync waits for the gate
+		e.gate.RUnlock()
+		time.Sleep(time.Millisecond)
+	}
+	t0 := time.Now()
+	_, err = a.StartGame(context.Background(), &qodv1.StartGameRequest{RequestId: "during-resync", Code: codes1[1]})
+	if reasonOf(err) != reasonLogUnavailable || !strings.Contains(status.Convert(err).Message(), "catching up with the log") || time.Since(t0) > 5*time.Second {
+		t.Fatalf("a start while rngd catches up with the log: %v after %v, want %s at once", err, time.Since(t0), reasonLogUnavailable)
+	}
+	time.Sleep(100 * time.Millisecond) // sweeper ticks, skipped
+	td.cancel()                        // SIGTERM
+	select {
+	case <-td.done:
+		td.cancel = nil
+	case <-time.After(20 * time.Second):
+		release()
+		t.Fatal("rngd did not shut down within 20 s while a catch-up waited for the gate")
+	}
+	release()
+	<-resynced // it ran once the call left, on a daemon stopped meanwhile
 }

@@ -708,16 +708,18 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 		return 0, err
 	}
 	done := l.meter.Start()
-	// Refused at once when the log is closed or failed.
+	// Refused at once when the log is closed or failed: that failure was
+	// logged when it began (fail), and is not logged again for every
+	// append it refuses.
 	err := l.enter()
 	var idx uint64
 	if err == nil {
 		idx, err = l.appendRecorded(ctx, leaf) // and leave
+		if err != nil && (errors.Is(err, transparency.ErrUnavailable) || errors.Is(err, transparency.ErrSecurity)) {
+			l.cfg.Logger.Error("transparency log append failed", "err", err)
+		}
 	}
 	done(err)
-	if err != nil && (errors.Is(err, transparency.ErrUnavailable) || errors.Is(err, transparency.ErrSecurity)) {
-		l.cfg.Logger.Error("transparency log append failed", "err", err)
-	}
 	return idx, err
 }
 

@@ -317,6 +317,13 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 			return nil, fail(CheckRules, verdict.MsgPromoRulesFile, h, rh)
 		}
 		if rules, drawIndex, err = RulesOfFreeze(a.Rules, f); err != nil {
+			// A draw the frozen rules do not have is a contradiction of the
+			// freeze with its own rules: the catalog's words, which
+			// receipt.CertificateAgainst takes for proof.
+			var me *verdict.MsgError
+			if errors.As(err, &me) && me.Msg.ID == verdict.MsgPromoRulesNoDraw {
+				return nil, &CheckError{Check: CheckRules, Err: err, Msg: me.Msg}
+			}
 			return nil, fail(CheckRules, verdict.MsgPromoErr, err)
 		}
 		// A count given with the rules file must be the rules': two

@@ -185,6 +185,29 @@ func PlayDeadline(started time.Time, loc *time.Location) time.Time {
 	return calendar
 }
 
+// PlayDeadlineFloorFrom is when PlayDeadline's floor of 30 × 24 hours
+// took effect: rngd before it sealed the calendar reading alone, 719 hours
+// across the change to summer time. A game started before it may carry
+// either deadline (SealedPlayDeadline); no window that starts between the
+// change (2 December 2026) and this instant crosses a change of clock, the
+// next being on 28 March 2027, so both readings agree for every start in
+// between.
+var PlayDeadlineFloorFrom = time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// SealedPlayDeadline reports whether expires is the play deadline a game
+// started at started has by the rules (PlayDeadline), or, started before
+// PlayDeadlineFloorFrom, the one rngd sealed then: the same wall-clock
+// time 30 calendar days later in loc.
+func SealedPlayDeadline(started, expires time.Time, loc *time.Location) bool {
+	if expires.Equal(PlayDeadline(started, loc)) {
+		return true
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	return started.Before(PlayDeadlineFloorFrom) && expires.Equal(started.In(loc).AddDate(0, 0, 30))
+}
+
 // TicketKey names a ticket across emissions, for the daemon's "a code plays
 // once" index; a second start for the same key is ErrTicketPlayed.
 func TicketKey(emission string, ticket [32]byte) string {

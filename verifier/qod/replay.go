@@ -142,9 +142,10 @@ func Replay(leaves [][]byte, cfg ReplayConfig) (Replayed, error) {
 		return out, fail(0, verdict.MsgRuleMultipliers, start.Multipliers, g.Multipliers)
 	case g.Amounts != start.Amounts:
 		return out, fail(0, verdict.MsgRuleAmounts, start.Amounts, g.Amounts)
-	case !g.Expires.Equal(start.Expires):
+	case !SealedPlayDeadline(start.Time, start.Expires, cfg.Location):
 		return out, fail(0, verdict.MsgRuleExpires, start.Expires.UTC().Format(time.RFC3339), g.Expires.Format(time.RFC3339))
 	}
+	g.Expires = start.Expires // the deadline sealed (before PlayDeadlineFloorFrom, maybe the calendar reading)
 	if start.Stake != MaxStake {
 		if err := verify(0, start.Key, start.Alpha(secret), start.Proof, start.Beta); err != nil {
 			return out, err

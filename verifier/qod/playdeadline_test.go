@@ -1,0 +1,57 @@
+package qod_test
+
+import (
+	"crypto/sha256"
+	"testing"
+	"time"
+
+	"tirage.fr/tirage/verifier/qod"
+	"tirage.fr/tirage/verifier/record"
+)
+
+// A game started across the change to summer time before the 720-hour
+// floor (PlayDeadlineFloorFrom) was sealed (game_start.expires) with the
+// calendar deadline, 719 hours after its start, as rngd then did. The
+// replay of that honest record — rngverify audit, and rngd's own state
+// rebuild / catch-up — still accepts it (it reported MsgRuleExpires); a
+// start after the floor took effect with the calendar reading is refused.
+func TestReplayPlayDeadlineSealedBeforeTheFloor(t *testing.T) {
+	replay := func(started, expires time.Time) error {
+		secret := sha256.Sum256([]byte("r of an old game"))
+		ticket, _ := record.TicketHash("000000000000000042")
+		g, err := qod.NewGame(qod.Start{Game: "old", Emission: "QOD-1", Ticket: ticket, Stake: qod.MaxStake,
+			Now: started, StartDeadline: started.Add(time.Hour), Location: paris})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &record.GameStart{Time: started, Game: "old", Emission: "QOD-1", Ticket: ticket, Stake: qod.MaxStake,
+			Commit: record.Commit(secret), Multipliers: g.Multipliers, Amounts: g.Amounts, Expires: expires}
+		leaf, err := record.Format(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = qod.Replay([][]byte{leaf}, qod.ReplayConfig{StartDeadline: started.Add(time.Hour), Location: paris})
+		return err
+	}
+	for _, c := range []struct {
+		started time.Time
+		ok      bool
+	}{
+		{time.Date(2026, 3, 15, 9, 0, 0, 0, time.UTC), true},  // 10:00 CET, before the floor
+		{time.Date(2027, 3, 14, 9, 0, 0, 0, time.UTC), false}, // 10:00 CET, after it
+	} {
+		calendar := c.started.In(paris).AddDate(0, 0, 30).UTC() // 10:00 CEST a month later: 719 h
+		if calendar.Sub(c.started) != 719*time.Hour {
+			t.Fatalf("setup: %v", calendar.Sub(c.started))
+		}
+		if err := replay(c.started, calendar); (err == nil) != c.ok {
+			t.Errorf("start %s sealed with the calendar deadline (719 h): replay %v, want accepted %v", c.started, err, c.ok)
+		}
+		if err := replay(c.started, qod.PlayDeadline(c.started, paris)); err != nil {
+			t.Errorf("start %s sealed with PlayDeadline (720 h): %v", c.started, err)
+		}
+		if err := replay(c.started, calendar.Add(-time.Hour)); err == nil {
+			t.Errorf("start %s sealed with a 718 h deadline: accepted", c.started)
+		}
+	}
+}
