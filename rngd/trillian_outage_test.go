@@ -214,7 +214,7 @@ func TestResyncRefusesAndDoesNotHoldShutdown(t *testing.T) {
 	}
 	resynced := make(chan error, 1)
 	go func() { resynced <- e.resync(context.Background()) }() // the log's recovery, its outage over
-	for e.gate.TryRLock() { // until resync waits for the gate
+	for e.gate.TryRLock() {                                    // until resync waits for the gate
 		e.gate.RUnlock()
 		time.Sleep(time.Millisecond)
 	}
