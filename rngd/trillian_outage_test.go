@@ -80,6 +80,19 @@ func (p *cutProxy) setCut(cut bool) {
 	}
 }
 
+// outageDaemon is a test daemon on a new Trillian tree, reached through a
+// proxy the test can cut, with an append timeout of 3 s.
+func outageDaemon(t *testing.T) (*testDaemon, *cutProxy) {
+	t.Helper()
+	addr, tree := trillianTree(t)
+	px := newCutProxy(t, addr)
+	td := newTestDaemon(t, func(c *Config) {
+		c.Log = LogConfig{Backend: "trillian", TrillianAddress: px.addr(), TrillianTreeID: tree, TrillianPlaintext: true,
+			TrillianAppendTimeout: Duration{3 * time.Second}}
+	})
+	return td, px
+}
+
 // An outage of the Trillian log server longer than its append timeout
 // fails the log closed: the draw is refused, and so is every draw while it
 // lasts. Before, only a restart of rngd ended it. Now, once the server
@@ -89,12 +102,7 @@ func (p *cutProxy) setCut(cut bool) {
 // (same request id) gets the pick as the log has it, and the game's chain
 // verifies: no record was drawn twice on stale state.
 func TestTrillianOutageRecovers(t *testing.T) {
-	addr, tree := trillianTree(t)
-	px := newCutProxy(t, addr)
-	td := newTestDaemon(t, func(c *Config) {
-		c.Log = LogConfig{Backend: "trillian", TrillianAddress: px.addr(), TrillianTreeID: tree, TrillianPlaintext: true,
-			TrillianAppendTimeout: Duration{3 * time.Second}}
-	})
+	td, px := outageDaemon(t)
 	ctx := context.Background()
 	codes1 := td.emission("OUT", "2026-12-31", 4)
 	a := td.client("server-a")
@@ -157,12 +165,7 @@ func boolToUint32(b bool) uint32 {
 // not hold the catch-up (the import enters the engine only once its upload
 // is over): the refused pick's retry gets through as without it.
 func TestTrillianOutageRecoversWithImportOpen(t *testing.T) {
-	addr, tree := trillianTree(t)
-	px := newCutProxy(t, addr)
-	td := newTestDaemon(t, func(c *Config) {
-		c.Log = LogConfig{Backend: "trillian", TrillianAddress: px.addr(), TrillianTreeID: tree, TrillianPlaintext: true,
-			TrillianAppendTimeout: Duration{3 * time.Second}}
-	})
+	td, px := outageDaemon(t)
 	ctx := context.Background()
 	codes1 := td.emission("GATE", "2026-12-31", 4)
 	a := td.client("server-a")
