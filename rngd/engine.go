@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -61,6 +62,9 @@ type engine struct {
 	// operator (enter) and by the sweeper, for writing by resync: no call
 	// runs on state the log has moved past.
 	gate sync.RWMutex
+	// appendErrorAt is when a refused append was last logged at ERROR
+	// (Unix nanoseconds; appendLeaf).
+	appendErrorAt atomic.Int64
 	// logRecovers: the log ends an outage by itself, calling resync
 	// (the Trillian backend); otherwise a log failed closed takes no
 	// append until rngd is restarted.
@@ -204,23 +208,27 @@ func (e *engine) prove(alpha []byte) (proof, beta []byte, err error) {
 	return proof, beta, nil
 }
 
+// appendErrorEvery is how often a refused append is logged at ERROR; the
+// others are logged at DEBUG.
+const appendErrorEvery = 10 * time.Second
+
 // appendLeaf appends durably. The append is not cancelled with the caller:
 // once a record is on its way to the log, its state is stored too.
 func (e *engine) appendLeaf(ctx context.Context, leaf []byte) (uint64, error) {
 	e.metrics.appendQueue.Inc()
 	start := time.Now()
-	down := e.logFailedClosed()
 	idx, err := e.tlog.Append(context.WithoutCancel(ctx), leaf)
 	e.metrics.appendSeconds.Observe(time.Since(start).Seconds())
 	e.metrics.appendQueue.Dec()
 	if err != nil {
 		e.metrics.alarms.WithLabelValues("log").Inc()
-		if down {
-			// Failed closed before: said once, when it failed, and by
-			// tirage_log_up meanwhile; each refusal is counted.
-			e.log.Debug("log append refused: the log has failed closed", "err", err)
-		} else {
+		// Once every appendErrorEvery at ERROR: a log failed closed
+		// refuses every append, and each refusal is counted (and said by
+		// the call's own "call refused" line) without flooding the log.
+		if now, last := time.Now().UnixNano(), e.appendErrorAt.Load(); now-last >= int64(appendErrorEvery) && e.appendErrorAt.CompareAndSwap(last, now) {
 			e.log.Error("log append failure: reply refused", "err", err)
+		} else {
+			e.log.Debug("log append failure: reply refused", "err", err)
 		}
 		return 0, &appendError{err: err, closed: e.logFailedClosed(), recovers: e.logRecovers}
 	}
