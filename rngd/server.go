@@ -334,11 +334,22 @@ func (d *Daemon) observe(ctx context.Context, req any, info *grpc.UnaryServerInf
 	return resp, d.observed(ctx, info.FullMethod, start, err)
 }
 
+// unheld are the operator's calls that read no game state and answer
+// during the catch-up after an outage too: what the daemon and its log and
+// entropy are doing.
+var unheld = map[string]bool{
+	adminv1.Admin_Status_FullMethodName:        true,
+	adminv1.Admin_EntropyStatus_FullMethodName: true,
+}
+
 // held runs a unary call holding the engine's gate for reading
 // (engine.enter): while the log's recovery from an outage catches the state
 // up with the log (engine.resync), calls are refused at once, not held.
 // ImportManifest, the one streamed call, enters once its upload is over.
 func (d *Daemon) held(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if unheld[info.FullMethod] {
+		return handler(ctx, req)
+	}
 	release, err := d.engine.enter()
 	if err != nil {
 		return nil, err

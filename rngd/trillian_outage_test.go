@@ -125,6 +125,9 @@ func TestTrillianOutageRecovers(t *testing.T) {
 	if m := scrape(t, td); !strings.Contains(m, "\ntirage_log_up 0\n") {
 		t.Errorf("during the outage: %s", grepLines(m, "tirage_log_up"))
 	}
+	if st, err := td.admin().Status(ctx, &adminv1.StatusRequest{}); err != nil || !strings.Contains(st.LogFailure, "unavailable") {
+		t.Errorf("Status during the outage: %v, log failure %q", err, st.GetLogFailure())
+	}
 
 	px.setCut(false)
 	deadline := time.Now().Add(90 * time.Second)
@@ -144,6 +147,9 @@ func TestTrillianOutageRecovers(t *testing.T) {
 	}
 	if m := scrape(t, td); !strings.Contains(m, "\ntirage_log_up 1\n") {
 		t.Errorf("after the outage: %s", grepLines(m, "tirage_log_up"))
+	}
+	if st, err := td.admin().Status(ctx, &adminv1.StatusRequest{}); err != nil || st.LogFailure != "" {
+		t.Errorf("Status after the outage: %v, log failure %q", err, st.GetLogFailure())
 	}
 	// Draws go on, and the chain verifies: the refused pick's record, in
 	// the log since the recovery, and those after it.
@@ -225,6 +231,9 @@ func TestResyncRefusesAndDoesNotHoldShutdown(t *testing.T) {
 	_, err = a.StartGame(context.Background(), &qodv1.StartGameRequest{RequestId: "during-resync", Code: codes1[1]})
 	if reasonOf(err) != reasonLogUnavailable || !strings.Contains(status.Convert(err).Message(), "catching up with the log") || time.Since(t0) > 5*time.Second {
 		t.Fatalf("a start while rngd catches up with the log: %v after %v, want %s at once", err, time.Since(t0), reasonLogUnavailable)
+	}
+	if _, err := td.admin().Status(context.Background(), &adminv1.StatusRequest{}); err != nil {
+		t.Errorf("Status while rngd catches up with the log: %v, want an answer", err)
 	}
 	time.Sleep(100 * time.Millisecond) // sweeper ticks, skipped
 	td.cancel()                        // SIGTERM

@@ -75,8 +75,12 @@ func runQoD(ctx context.Context, env Env) int {
 		if err != nil {
 			return a.fail(env, err)
 		}
-		fmt.Fprintf(env.Stdout, "rngd %s dev_mode=%v\nvrf key %s %s fingerprint %s (rngverify --pin %s:%s)\nlog %s size %d\nunfinished games %d\n%s\n",
-			s.Version, s.DevMode, s.VrfKeyId, s.VrfSuite, s.VrfFingerprint, s.VrfSuite, s.VrfFingerprint, s.LogOrigin, s.LogSize, s.GamesUnfinished, strings.Join(s.ListenAddresses, "\n"))
+		logState := ""
+		if s.LogFailure != "" {
+			logState = "\nlog FAILED CLOSED, every draw refused: " + s.LogFailure
+		}
+		fmt.Fprintf(env.Stdout, "rngd %s dev_mode=%v\nvrf key %s %s fingerprint %s (rngverify --pin %s:%s)\nlog %s size %d%s\nunfinished games %d\n%s\n",
+			s.Version, s.DevMode, s.VrfKeyId, s.VrfSuite, s.VrfFingerprint, s.VrfSuite, s.VrfFingerprint, s.LogOrigin, s.LogSize, logState, s.GamesUnfinished, strings.Join(s.ListenAddresses, "\n"))
 	case "show":
 		g, err := adm.GetGame(ctx, &qodv1.GetGameRequest{GameId: *game})
 		if err != nil {

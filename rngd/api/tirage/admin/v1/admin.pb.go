@@ -300,8 +300,12 @@ type StatusResponse struct {
 	LogVerifierKeys []string `protobuf:"bytes,9,rep,name=log_verifier_keys,json=logVerifierKeys,proto3" json:"log_verifier_keys,omitempty"`
 	// SHA-256 of the VRF public key, hex (record.Fingerprint).
 	VrfFingerprint string `protobuf:"bytes,10,opt,name=vrf_fingerprint,json=vrfFingerprint,proto3" json:"vrf_fingerprint,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Why the log refuses every append (it failed closed: an outage, or an
+	// integrity failure); empty while it takes them. Status answers during
+	// the catch-up after an outage too, when other calls are refused.
+	LogFailure    string `protobuf:"bytes,11,opt,name=log_failure,json=logFailure,proto3" json:"log_failure,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StatusResponse) Reset() {
@@ -400,6 +404,13 @@ func (x *StatusResponse) GetLogVerifierKeys() []string {
 func (x *StatusResponse) GetVrfFingerprint() string {
 	if x != nil {
 		return x.VrfFingerprint
+	}
+	return ""
+}
+
+func (x *StatusResponse) GetLogFailure() string {
+	if x != nil {
+		return x.LogFailure
 	}
 	return ""
 }
@@ -1146,7 +1157,7 @@ const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\ahealthy\x18\x01 \x01(\bR\ahealthy\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\x128\n" +
 	"\asources\x18\x03 \x03(\v2\x1e.tirage.admin.v1.EntropySourceR\asources\"\x0f\n" +
-	"\rStatusRequest\"\xe5\x02\n" +
+	"\rStatusRequest\"\x86\x03\n" +
 	"\x0eStatusResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x19\n" +
 	"\bdev_mode\x18\x02 \x01(\bR\adevMode\x12\x1b\n" +
@@ -1160,7 +1171,9 @@ const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\x10listen_addresses\x18\b \x03(\tR\x0flistenAddresses\x12*\n" +
 	"\x11log_verifier_keys\x18\t \x03(\tR\x0flogVerifierKeys\x12'\n" +
 	"\x0fvrf_fingerprint\x18\n" +
-	" \x01(\tR\x0evrfFingerprint\"\xd2\x01\n" +
+	" \x01(\tR\x0evrfFingerprint\x12\x1f\n" +
+	"\vlog_failure\x18\v \x01(\tR\n" +
+	"logFailure\"\xd2\x01\n" +
 	"\bEmission\x12\x1f\n" +
 	"\vemission_id\x18\x01 \x01(\tR\n" +
 	"emissionId\x12!\n" +
