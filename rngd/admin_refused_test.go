@@ -26,6 +26,21 @@ import (
 	"tirage.fr/tirage/verifier/record"
 )
 
+// refusingDaemon is a test daemon whose admin.allowed_uids holds another
+// uid than this process's, and a check that a call was refused for it:
+// PERMISSION_DENIED naming the setting.
+func refusingDaemon(t *testing.T) (*testDaemon, func(what string, err error)) {
+	td := newTestDaemon(t, func(c *Config) { c.Admin.AllowedUIDs = []int{os.Getuid() + 4242} })
+	wantMsg := fmt.Sprintf("uid %d is not in rngd's admin.allowed_uids", os.Getuid())
+	return td, func(what string, err error) {
+		t.Helper()
+		st := status.Convert(err)
+		if err == nil || st.Code() != codes.PermissionDenied || st.Message() != wantMsg {
+			t.Errorf("%s: %v, want PermissionDenied %q", what, err, wantMsg)
+		}
+	}
+}
+
 // A uid not in admin.allowed_uids that connects to the admin socket (mode
 // 0666) got "error reading server preface: connection reset by peer"
 // (UNAVAILABLE), as if rngd were down, and rngd logged nothing. Now each of
@@ -37,19 +52,10 @@ import (
 // counts every refused connection. The test process's own uid plays the
 // refused user: admin.allowed_uids names only another.
 func TestAdminRefusedUID(t *testing.T) {
+	td, refused := refusingDaemon(t)
 	self := os.Getuid()
-	other := self + 4242
-	td := newTestDaemon(t, func(c *Config) { c.Admin.AllowedUIDs = []int{other} })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	wantMsg := fmt.Sprintf("uid %d is not in rngd's admin.allowed_uids", self)
-	refused := func(what string, err error) {
-		t.Helper()
-		st := status.Convert(err)
-		if err == nil || st.Code() != codes.PermissionDenied || st.Message() != wantMsg {
-			t.Errorf("%s: %v, want PermissionDenied %q", what, err, wantMsg)
-		}
-	}
 
 	adm := td.admin()
 	_, err := adm.Status(ctx, &adminv1.StatusRequest{})
@@ -128,16 +134,7 @@ func TestAdminRefusedUID(t *testing.T) {
 // adminMaxRecvMsgSize too) is refused PERMISSION_DENIED, not
 // RESOURCE_EXHAUSTED. Streams the same, on the one connection.
 func TestAdminRefusedBeforeBody(t *testing.T) {
-	self := os.Getuid()
-	td := newTestDaemon(t, func(c *Config) { c.Admin.AllowedUIDs = []int{self + 4242} })
-	wantMsg := fmt.Sprintf("uid %d is not in rngd's admin.allowed_uids", self)
-	refused := func(what string, err error) {
-		t.Helper()
-		st := status.Convert(err)
-		if err == nil || st.Code() != codes.PermissionDenied || st.Message() != wantMsg {
-			t.Errorf("%s: %v, want PermissionDenied %q", what, err, wantMsg)
-		}
-	}
+	td, refused := refusingDaemon(t)
 	cc := td.adminClientConn()
 
 	// A body larger than gRPC's default limit (4 MiB): refused for the

@@ -130,15 +130,7 @@ func TestTrillianOutageRecovers(t *testing.T) {
 	}
 
 	px.setCut(false)
-	deadline := time.Now().Add(90 * time.Second)
-	var r *qodv1.GameReply
-	for {
-		r, err = a.Pick(ctx, pick)
-		if status.Code(err) != codes.Unavailable || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	r, err := retryPick(a, pick)
 	if err != nil {
 		t.Fatalf("the refused pick's retry after the outage: %v", err)
 	}
@@ -157,6 +149,22 @@ func TestTrillianOutageRecovers(t *testing.T) {
 	for _, gm := range []*qodv1.Game{r.Game, g2} {
 		gm = playUntil(t, a, gm, func(*qodv1.Game) bool { return false })
 		verifyGame(t, td, a, gm)
+	}
+}
+
+// retryPick retries a pick refused during an outage (same request id),
+// each try bounded by 5 s, until it is no longer refused UNAVAILABLE (or
+// held past its deadline) or 90 s have passed, and returns the last answer.
+func retryPick(a qodv1.QuitteOuDoubleClient, pick *qodv1.PickRequest) (*qodv1.GameReply, error) {
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		r, err := a.Pick(ctx, pick)
+		cancel()
+		if c := status.Code(err); (c != codes.Unavailable && c != codes.DeadlineExceeded) || time.Now().After(deadline) {
+			return r, err
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
@@ -194,17 +202,7 @@ func TestTrillianOutageRecoversWithImportOpen(t *testing.T) {
 		t.Fatalf("pick during the outage: %v", err)
 	}
 	px.setCut(false)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		_, err = a.Pick(cctx, pick)
-		cancel()
-		if c := status.Code(err); (c != codes.Unavailable && c != codes.DeadlineExceeded) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	if err != nil {
+	if _, err := retryPick(a, pick); err != nil {
 		t.Fatalf("after the outage, with an operator's import stream open, the refused pick's retry: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/record"
 )
@@ -86,21 +87,26 @@ func TestScheduleKept(t *testing.T) {
 	}
 }
 
-// Art. 3.1 « les quatre gagnants », art. 3.3.1 « Le gagnant tiré au sort du
-// Tirage au sort n° 1 »: one winner per draw. The appliance freezes one
-// winner and the rules' reserves (promo.NewFreeze); a freeze record in the
-// draw directory saying otherwise (edited, or written by another program)
-// is refused at the ceremony by the verifier's own check
-// (promo.Rules.CheckFreezeRanking, in promo.Ceremony.Run): nothing is
-// drawn or logged.
-func TestDrawRefusesFreezeRankingOtherThanRules(t *testing.T) {
-	ctx := context.Background()
+// twoWinners is an appliance whose draw bonus-crescendo/1 was frozen (one
+// winner, the rules' 3 reserves, checked), then its freeze.leaf rewritten
+// to rank 2 winners.
+type twoWinners struct {
+	a     *Appliance
+	lg    transparency.Log
+	clock *clock
+	req   FreezeRequest
+	dir   string
+}
+
+func frozenTwoWinners(t *testing.T) twoWinners {
+	t.Helper()
 	r, rulesFile := exampleRules(t)
 	tmp := t.TempDir()
 	c := &clock{t: time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC)}
 	a, lg := openTestAppliance(t, filepath.Join(tmp, "data"), testKeys(t, filepath.Join(tmp, "keys")), testEntropy(t), c)
-	defer lg.Close()
-	fz, err := a.Freeze(ctx, FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"A1", "A2", "A3", "A4", "A5", "A6"}})
+	t.Cleanup(func() { lg.Close() })
+	req := FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"A1", "A2", "A3", "A4", "A5", "A6"}}
+	fz, err := a.Freeze(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,9 +123,22 @@ func TestDrawRefusesFreezeRankingOtherThanRules(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "freeze.leaf"), leaf, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return twoWinners{a: a, lg: lg, clock: c, req: req, dir: dir}
+}
+
+// Art. 3.1 « les quatre gagnants », art. 3.3.1 « Le gagnant tiré au sort du
+// Tirage au sort n° 1 »: one winner per draw. The appliance freezes one
+// winner and the rules' reserves (promo.NewFreeze); a freeze record in the
+// draw directory saying otherwise (edited, or written by another program)
+// is refused at the ceremony by the verifier's own check
+// (promo.Rules.CheckFreezeRanking, in promo.Ceremony.Run): nothing is
+// drawn or logged.
+func TestDrawRefusesFreezeRankingOtherThanRules(t *testing.T) {
+	f := frozenTwoWinners(t)
+	ctx, a, lg, dir := context.Background(), f.a, f.lg, f.dir
 	appends := lg.Stats().Appends
-	c.t = time.Date(2016, 6, 21, 8, 30, 0, 0, time.UTC)
-	_, err = a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:Maître Dupont, huissier"})
+	f.clock.t = time.Date(2016, 6, 21, 8, 30, 0, 0, time.UTC)
+	_, err := a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:Maître Dupont, huissier"})
 	if err == nil || !strings.Contains(err.Error(), "ceremony refused, nothing drawn: the freeze ranks 2 winners") {
 		t.Fatalf("draw of a freeze ranking 2 winners: %v", err)
 	}
@@ -136,32 +155,13 @@ func TestDrawRefusesFreezeRankingOtherThanRules(t *testing.T) {
 // the draw's rules (two winners, art. 3.1) is refused before it reaches the
 // log, as its ceremony would be.
 func TestResumeRefusesFreezeContradictingRules(t *testing.T) {
-	ctx := context.Background()
-	r, rulesFile := exampleRules(t)
-	tmp := t.TempDir()
-	c := &clock{t: time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC)}
-	a, lg := openTestAppliance(t, filepath.Join(tmp, "data"), testKeys(t, filepath.Join(tmp, "keys")), testEntropy(t), c)
-	defer lg.Close()
-	req := FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"A1", "A2", "A3", "A4", "A5", "A6"}}
-	fz, err := a.Freeze(ctx, req)
-	if err != nil {
+	f := frozenTwoWinners(t)
+	if err := os.Remove(filepath.Join(f.dir, "freeze.idx")); err != nil { // as if its append had not completed
 		t.Fatal(err)
 	}
-	dir, _ := a.drawDir("bonus-crescendo/1")
-	two := *fz.Record
-	two.Winners = 2
-	leaf, err := record.Format(&two)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "freeze.leaf"), leaf, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Remove(filepath.Join(dir, "freeze.idx")); err != nil { // as if its append had not completed
-		t.Fatal(err)
-	}
-	appends := lg.Stats().Appends
-	_, err = a.Freeze(ctx, req)
+	appends := f.lg.Stats().Appends
+	_, err := f.a.Freeze(context.Background(), f.req)
+	lg := f.lg
 	if err == nil || !strings.Contains(err.Error(), "freeze.leaf contradicts the draw's rules.yaml, not re-sent") ||
 		!strings.Contains(err.Error(), "the freeze ranks 2 winners") {
 		t.Fatalf("re-send of a freeze ranking 2 winners: %v", err)

@@ -292,6 +292,41 @@ func TestPendingTornTail(t *testing.T) {
 	}
 }
 
+// openTorn writes data as the pending file of state and loads it as Open
+// does: data must be whole records (want: their leaves; nil, none) then a
+// torn tail, dropped with a warning naming its bytes, the file rewritten
+// with the whole records alone (removed, with none).
+func openTorn(t *testing.T, state string, data []byte, want [][]byte) *Log {
+	t.Helper()
+	if err := os.WriteFile(state+pendingSuffix, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logs strings.Builder
+	l := pendingLog(t, state)
+	l.cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	if err := l.loadPending(); err != nil {
+		t.Fatalf("Open with a torn tail = %v; want it dropped", err)
+	}
+	if !slices.EqualFunc(l.pending, want, bytes.Equal) {
+		t.Fatalf("%d leaves, want %d", len(l.pending), len(want))
+	}
+	n := 0 // the bytes kept
+	if want != nil {
+		n = len(appendPendingRecords(want))
+	}
+	if out := logs.String(); !strings.Contains(out, "level=WARN") || !strings.Contains(out, fmt.Sprintf("dropped_bytes=%d\n", len(data)-n)) {
+		t.Fatalf("no warning naming the dropped bytes: %s", out)
+	}
+	got, err := os.ReadFile(state + pendingSuffix)
+	switch {
+	case want == nil && !errors.Is(err, fs.ErrNotExist):
+		t.Fatalf("no whole record: the file stays (%v)", err)
+	case want != nil && !bytes.Equal(got, appendPendingRecords(want)):
+		t.Fatalf("the file holds %d bytes after Open, want the %d of its whole records (%v)", len(got), n, err)
+	}
+	return l
+}
+
 // A power loss during an appending write may leave the file longer than
 // its data, the rest reading as zeros (XFS, ext4 with data=writeback): a
 // torn tail like any other, since that write's fsync never returned and
@@ -323,32 +358,7 @@ func TestPendingZeroFilledTail(t *testing.T) {
 		{"zeros", zeros(len(full)), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := os.WriteFile(state+pendingSuffix, tc.data, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			var logs strings.Builder
-			l := pendingLog(t, state)
-			l.cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
-			if err := l.loadPending(); err != nil {
-				t.Fatalf("Open with a zero-filled tail = %v; want the zeros dropped as a torn tail", err)
-			}
-			if !slices.EqualFunc(l.pending, tc.want, bytes.Equal) {
-				t.Fatalf("%d leaves, want %d", len(l.pending), len(tc.want))
-			}
-			n := 0 // the bytes kept
-			if tc.want != nil {
-				n = len(appendPendingRecords(tc.want))
-			}
-			if out := logs.String(); !strings.Contains(out, "level=WARN") || !strings.Contains(out, fmt.Sprintf("dropped_bytes=%d\n", len(tc.data)-n)) {
-				t.Fatalf("no warning naming the dropped bytes: %s", out)
-			}
-			got, err := os.ReadFile(state + pendingSuffix)
-			switch {
-			case tc.want == nil && !errors.Is(err, fs.ErrNotExist):
-				t.Fatalf("no whole record: the file stays (%v)", err)
-			case tc.want != nil && !bytes.Equal(got, appendPendingRecords(tc.want)):
-				t.Fatalf("the file holds %d bytes after Open, want the %d of its whole records (%v)", len(got), n, err)
-			}
+			l := openTorn(t, state, tc.data, tc.want)
 			// The next record follows the kept ones.
 			c := []byte("after reopening")
 			if _, err := l.recordPending(t.Context(), c); err != nil {
@@ -413,32 +423,7 @@ func TestPendingTornIntoZeros(t *testing.T) {
 		{"the first record torn so", cat([]byte(pendingMagic), recB[:20], zeros(4096)), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := os.WriteFile(state+pendingSuffix, tc.data, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			var logs strings.Builder
-			l := pendingLog(t, state)
-			l.cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
-			if err := l.loadPending(); err != nil {
-				t.Fatalf("Open with a record torn into zeros = %v; want it dropped as a torn tail", err)
-			}
-			if !slices.EqualFunc(l.pending, tc.want, bytes.Equal) {
-				t.Fatalf("%d leaves, want %d", len(l.pending), len(tc.want))
-			}
-			n := 0 // the bytes kept
-			if tc.want != nil {
-				n = len(appendPendingRecords(tc.want))
-			}
-			if out := logs.String(); !strings.Contains(out, "level=WARN") || !strings.Contains(out, fmt.Sprintf("dropped_bytes=%d\n", len(tc.data)-n)) {
-				t.Fatalf("no warning naming the dropped bytes: %s", out)
-			}
-			got, err := os.ReadFile(state + pendingSuffix)
-			switch {
-			case tc.want == nil && !errors.Is(err, fs.ErrNotExist):
-				t.Fatalf("no whole record: the file stays (%v)", err)
-			case tc.want != nil && !bytes.Equal(got, appendPendingRecords(tc.want)):
-				t.Fatalf("the file holds %d bytes after Open, want the %d of its whole records (%v)", len(got), n, err)
-			}
+			openTorn(t, state, tc.data, tc.want)
 			os.Remove(state + pendingSuffix)
 		})
 	}

@@ -901,6 +901,27 @@ func TestPendingSettleBounded(t *testing.T) {
 	t.Logf("at most %d calls at once", peak.Load())
 }
 
+// eventList records events from several goroutines, in order.
+type eventList struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (l *eventList) add(e string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.list = append(l.list, e)
+}
+
+// take returns the events recorded since the last take.
+func (l *eventList) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	got := l.list
+	l.list = nil
+	return got
+}
+
 // A pending file the killed appliance wrote but had not fsynced yet (or
 // whose directory entry it had not) is in the page cache only: Open must
 // make it durable before it queues its leaves again, or a power cut then
@@ -909,13 +930,8 @@ func TestPendingOpenSyncsFirst(t *testing.T) {
 	p := newPendingFixture(t, 1)
 	leaf := []byte("written, not fsynced, when rngd was killed")
 	p.writePendingFile([][]byte{leaf})
-	var mu sync.Mutex
-	var events []string
-	event := func(e string) {
-		mu.Lock()
-		defer mu.Unlock()
-		events = append(events, e)
-	}
+	var ev eventList
+	event := ev.add
 	trillian.SetPendingSyncs(t, func(f *os.File) error {
 		event("sync " + filepath.Base(f.Name()))
 		return f.Sync()
@@ -926,8 +942,7 @@ func TestPendingOpenSyncsFirst(t *testing.T) {
 	cfg := p.cfg
 	cfg.Conn = eventConn{p.conn, event}
 	_, err := p.open(cfg)
-	mu.Lock()
-	defer mu.Unlock()
+	events := ev.take()
 	first := slices.Index(events, "QueueLeaf")
 	if f, d := slices.Index(events, "sync "+filepath.Base(p.state)+".pending"), slices.Index(events, "sync dir"); f < 0 || d < 0 || first >= 0 && (f > first || d > first) {
 		t.Fatalf("Open: %q; want the pending file and its directory fsynced before any QueueLeaf", events)
@@ -1042,13 +1057,8 @@ func TestPendingWriteAheadHung(t *testing.T) {
 // alone; the cut after the append fsyncs the file.
 func TestPendingWriteAheadSyncs(t *testing.T) {
 	p := newPendingFixture(t, 1)
-	var mu sync.Mutex
-	var events []string
-	event := func(e string) {
-		mu.Lock()
-		defer mu.Unlock()
-		events = append(events, e)
-	}
+	var ev eventList
+	event := ev.add
 	trillian.SetPendingSyncs(t, func(f *os.File) error {
 		event("sync file")
 		return f.Sync()
@@ -1064,15 +1074,11 @@ func TestPendingWriteAheadSyncs(t *testing.T) {
 		{"sync file", "sync dir", "QueueLeaf", "sync file"}, // created, cut
 		{"sync file", "QueueLeaf", "sync file"},             // written after the header, cut
 	} {
-		mu.Lock()
-		events = nil
-		mu.Unlock()
+		ev.take()
 		if _, err := l.Append(t.Context(), fmt.Appendf(nil, "draw %d", i)); err != nil {
 			t.Fatal(err)
 		}
-		mu.Lock()
-		got := slices.Clone(events)
-		mu.Unlock()
+		got := ev.take()
 		if !slices.Equal(got, want) {
 			t.Fatalf("append %d: %q, want %q", i, got, want)
 		}

@@ -1053,13 +1053,6 @@ func (a *auditor) matchRules(index uint64, f *record.PromoFreeze) {
 	u.freezes++
 }
 
-// contradictions are the reasons of promo.RulesOfFreeze and
-// Rules.CheckFreeze that only the freeze and its draw record give: a draw
-// the rules do not have, dates, beacon round, ranking. Any other (a rules
-// beacon this verifier cannot read) proves nothing.
-var contradictions = []verdict.MsgID{verdict.MsgPromoRulesNoDraw, verdict.MsgPromoFrozenEarly, verdict.MsgPromoDrawnOutside,
-	verdict.MsgPromoBeaconRules, verdict.MsgPromoWinnersRules, verdict.MsgPromoReserves}
-
 // checkRules checks a freeze against the rules file it commits to by its
 // hash, with its draw record's time (zero: not drawn). A contradiction is
 // misbehaviour: the appliance signed the freeze, and its ceremony refuses
@@ -1073,7 +1066,7 @@ func (a *auditor) checkRules(r ruledFreeze, drawn time.Time) {
 		return
 	}
 	var me *verdict.MsgError
-	proof := errors.As(err, &me) && slices.Contains(contradictions, me.Msg.ID)
+	proof := errors.As(err, &me) && promo.RulesContradiction(me.Msg.ID)
 	a.issue(verdict.CheckPromotions, proof, verdict.MsgAuditFreezeRules, r.freeze.Draw, r.index, r.rules.file.Name, receipt.Cause(err))
 }
 

@@ -101,6 +101,24 @@ func RulesOfFreeze(rulesFile []byte, f *record.PromoFreeze) (*Rules, int, error)
 	return r, j, nil
 }
 
+// RulesContradiction reports whether id, the reason RulesOfFreeze,
+// Rules.CheckFreeze or Verify gave with the rules file (Anchors.Rules),
+// says that the freeze or its draw contradicts the rules the freeze commits
+// to by their hash: a draw they do not have, frozen or drawn outside its
+// dates, another beacon round, another ranking than one winner and the
+// rules' reserves. Once the freeze is proven the appliance's, that is
+// proof of misbehaviour (rngverify audit --rules, certificate --rules);
+// any other reason (a rules beacon this verifier cannot read) proves
+// nothing.
+func RulesContradiction(id verdict.MsgID) bool {
+	switch id {
+	case verdict.MsgPromoRulesNoDraw, verdict.MsgPromoFrozenEarly, verdict.MsgPromoDrawnOutside,
+		verdict.MsgPromoBeaconRules, verdict.MsgPromoWinnersRules, verdict.MsgPromoReserves:
+		return true
+	}
+	return false
+}
+
 // CheckFreeze returns an error when a freeze f of draw j contradicts the
 // rules, which it binds by their hash: frozen outside the draw's dates, or
 // drawn (unless zero: not drawn yet) outside them (CheckSchedule); another

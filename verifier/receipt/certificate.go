@@ -261,16 +261,12 @@ func CertificateAgainst(v *verdict.Verdict, file []byte, lists map[string]*promo
 	_, err := promo.Verify(file, lists[cert.Draw], given)
 	var ce *promo.CheckError
 	switch {
-	case errors.As(err, &ce) && (ce.Msg.ID == verdict.MsgPromoBeaconRules ||
-		given.Rules != nil && (ce.Check == promo.CheckDates || ce.Msg.ID == verdict.MsgPromoRulesNoDraw ||
-			ce.Msg.ID == verdict.MsgPromoWinnersRules || ce.Msg.ID == verdict.MsgPromoReserves)):
+	case errors.As(err, &ce) && given.Rules != nil && promo.RulesContradiction(ce.Msg.ID):
 		// The freeze and draw, proven the appliance's (the log key is
 		// trusted), contradict the rules the freeze commits to by their
-		// hash, the file given — another beacon, a draw they do not have,
-		// frozen or drawn outside the draw's dates, another ranking than
-		// one winner and the reserves: proof, as the log's audit says (verifier/audit). (A
-		// count of reserves given with the rules is theirs, or Verify
-		// refused it: ErrReservesNotRules.)
+		// hash, the file given: proof, as the log's audit says
+		// (verifier/audit). (A count of reserves given with the rules is
+		// theirs, or Verify refused it: ErrReservesNotRules.)
 		v.Set(promo.CheckRules, verdict.StatusPass, verdict.MsgRulesGiven)
 		v.Set(ce.Check, verdict.StatusMisbehaviour, verdict.MsgSame, CheckErrorMsg(ce))
 	case errors.As(err, &ce):
