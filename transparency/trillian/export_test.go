@@ -12,6 +12,9 @@ var ParsePending = parsePending
 // AppendPendingRecord appends a leaf's record to a pending file's bytes.
 var AppendPendingRecord = appendPendingRecord
 
+// CreateTreeOfType is CreateTree for a tree of any type.
+var CreateTreeOfType = createTree
+
 // SetPendingWriteAt replaces the pending file's writes (nil: the real
 // ones), before the appends that use it.
 func (l *Log) SetPendingWriteAt(f func(*os.File, []byte, int64) (int, error)) {

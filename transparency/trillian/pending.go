@@ -20,18 +20,16 @@ package trillian
 // integrated is not appended twice — and returns only once each is
 // integrated in a tree it signed and verified (Config.PendingTimeout; past
 // it Open fails with ErrUnavailable and rngd does not start), then removes
-// the file. A leaf Trillian refuses as invalid (InvalidArgument, the first
-// answer to Open's QueueLeaf) is the exception: that refusal is about the
-// request alone, so no QueueLeaf of the leaf, before the restart included,
-// ever queued it — its record is that of an append refused so, killed
-// before the rewrite that drops it (below). Open drops it with a warning
-// naming the leaf's hash and the refusal, instead of failing at every
-// start. Any other answer is waited for as before: Unavailable, a deadline
-// or a lost reply are sent again until PendingTimeout, and the refusals
-// that do not prove the leaf was never queued — the tree not found,
-// draining (its queued leaves are still integrated) or frozen, a quota, a
-// configuration (PermissionDenied, FailedPrecondition, Unauthenticated,
-// Unimplemented, ResourceExhausted) — fail Open (leafRefused).
+// the file. Whatever Trillian answers, a leaf not integrated fails Open,
+// the file kept as it is: Unavailable, a deadline or a lost reply are
+// sent again until PendingTimeout, and a refusal (InvalidArgument, NotFound,
+// PermissionDenied, FailedPrecondition, Unauthenticated, Unimplemented,
+// ResourceExhausted: notQueued) proves only that this QueueLeaf queued
+// nothing, not that the one sent before the restart did not — a tree
+// named by mistake refuses every leaf, and dropping their records then
+// would lose leaves Trillian may hold (Open first checks that the tree is
+// an ACTIVE LOG tree, checkTree; the recovery's refusals are waited out
+// the same way).
 // Whatever runs after Open (rngd's catch-up) finds those leaves
 // in the log, and nothing can contradict them. Open first fsyncs the file
 // and its directory: a process killed between a write and its fsync left
@@ -65,10 +63,10 @@ package trillian
 //     caller may retry at once, and the next Open must not integrate the
 //     leaf behind the retry. (An append that finds the log closed or
 //     failed closed before its write records nothing.) Killed before that
-//     rewrite, it leaves its record: Open queues the leaf again, and drops
-//     the record if Trillian refuses the leaf as invalid (above), but
-//     fails on the other refusals, which do not prove that the leaf was
-//     never queued.
+//     rewrite, it leaves its record: Open queues the leaf again, and
+//     fails if Trillian refuses it again (above) — on an ACTIVE LOG tree
+//     a leaf that passed CheckLeaf is refused only for a configuration
+//     or a quota, which the operator fixes.
 //   - Failed after its QueueLeaf was sent (timed out, replies lost, woken
 //     by the log failing closed or by Close): it stays outstanding, its
 //     record in the file until the next Open or the recovery from the
@@ -149,9 +147,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
-	"sync/atomic"
 
 	"golang.org/x/mod/sumdb/tlog"
+	"google.golang.org/grpc/status"
 
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/atomicfile"
@@ -809,26 +807,12 @@ func (l *Log) settlePending(ctx context.Context, recovering bool) error {
 	pctx, cancel := context.WithTimeout(ctx, l.cfg.PendingTimeout)
 	defer cancel()
 	errs := make([]error, len(leaves))
-	var refused atomic.Int64
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(settleWorkers, len(leaves)) {
 		wg.Go(func() {
 			for i := range next {
-				_, sent, err := l.append(pctx, leaves[i], true)
-				if !sent && leafRefused(err) {
-					// Trillian refuses the leaf itself: no QueueLeaf of
-					// it, before the restart included, queued it (an
-					// append refused so, killed before it removed its
-					// record). Nothing to wait for; refusing to open
-					// would refuse every start.
-					h := tlog.RecordHash(leaves[i])
-					l.cfg.Logger.Warn("trillian: Trillian refuses a leaf recorded in the pending-leaves file (an append refused so, its record not removed yet): it holds nothing for that leaf, not waiting for it; its record goes with the file",
-						"leaf_hash", fmt.Sprintf("%x", h[:]), "leaf_bytes", len(leaves[i]), "file", l.pendingPath(), "err", err)
-					refused.Add(1)
-					err = nil
-				}
-				errs[i] = err
+				_, _, errs[i] = l.append(pctx, leaves[i], true)
 			}
 		})
 	}
@@ -837,23 +821,44 @@ func (l *Log) settlePending(ctx context.Context, recovering bool) error {
 	}
 	close(next)
 	wg.Wait()
+	// The first error reported: a security failure, else a refusal, else
+	// any.
+	rank := func(err error) int {
+		switch {
+		case errors.Is(err, transparency.ErrSecurity):
+			return 2
+		case notQueued(err):
+			return 1
+		}
+		return 0
+	}
 	var first error
-	failed := 0
+	failed, refused := 0, 0
 	for _, err := range errs {
 		if err != nil {
 			failed++
-			if first == nil || errors.Is(err, transparency.ErrSecurity) && !errors.Is(first, transparency.ErrSecurity) {
+			if notQueued(err) {
+				refused++
+			}
+			if first == nil || rank(err) > rank(first) {
 				first = err
 			}
 		}
 	}
-	if failed > 0 {
-		if errors.Is(first, transparency.ErrSecurity) {
-			return first
-		}
+	switch {
+	case failed == 0:
+	case errors.Is(first, transparency.ErrSecurity):
+		return first
+	case refused > 0:
+		// Not dropped, whatever the refusal: it says that this QueueLeaf
+		// queued nothing, not that none sent before did (a PREORDERED_LOG
+		// or another tree named by mistake refuses every leaf).
+		return fmt.Errorf("trillian: %w: %d of the %d leaves recorded %s (appends in flight or failed then, listed in %s) not integrated, %d of them refused by Trillian (%s): a refusal does not prove that no QueueLeaf sent before queued the leaf; %s, the file kept, since a new append could contradict them: check that tree %d is the ACTIVE LOG tree they were appended to: %w",
+			transparency.ErrUnavailable, failed, len(leaves), when, l.pendingPath(), refused, status.Code(first), then, l.cfg.TreeID, first)
+	default:
 		return fmt.Errorf("trillian: %w: %d of the %d leaves recorded %s (appends in flight or failed then, listed in %s) not integrated within %v (signer or database still stalled?): %s, since a new append could contradict them: %w",
 			transparency.ErrUnavailable, failed, len(leaves), when, l.pendingPath(), l.cfg.PendingTimeout, then, first)
 	}
-	l.cfg.Logger.Info("trillian: the leaves recorded "+when+" are integrated", "count", len(leaves)-int(refused.Load()), "refused", refused.Load())
+	l.cfg.Logger.Info("trillian: the leaves recorded "+when+" are integrated", "count", len(leaves))
 	return l.removePending()
 }

@@ -361,7 +361,8 @@ func (c refusingConn) Invoke(ctx context.Context, method string, args, reply any
 
 // refuseLeafConn answers the QueueLeaf calls of one leaf with the errors
 // of answers, in turn (the last one repeated), as Trillian would refuse
-// them, before they reach the fake; when it is set, onRefuse runs first.
+// them, before they reach the fake (codes.OK passes the call on); when it
+// is set, onRefuse runs first.
 type refuseLeafConn struct {
 	grpc.ClientConnInterface
 	leaf     []byte
@@ -373,22 +374,25 @@ type refuseLeafConn struct {
 func (c refuseLeafConn) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
 	if method == tpb.TrillianLog_QueueLeaf_FullMethodName && bytes.Equal(args.(*tpb.QueueLeafRequest).GetLeaf().GetLeafValue(), c.leaf) {
 		i := int(c.calls.Add(1)) - 1
-		if c.onRefuse != nil {
-			c.onRefuse()
+		if code := c.answers[min(i, len(c.answers)-1)]; code != codes.OK {
+			if c.onRefuse != nil {
+				c.onRefuse()
+			}
+			return status.Error(code, "refused by the test")
 		}
-		return status.Error(c.answers[min(i, len(c.answers)-1)], "refused by the test")
 	}
 	return c.ClientConnInterface.Invoke(ctx, method, args, reply, opts...)
 }
 
 // An append refused by Trillian as invalid, rngd killed before the rewrite
 // that removes its record (the file as it was on disk when the refusal
-// came): the next Open queues the leaf again, is refused again, and must
-// not fail for it — Trillian holds nothing for a leaf it refuses so, there
-// is nothing to wait for, and failing would refuse every start until an
-// operator removed the file. It drops the record with a warning naming
-// the leaf's hash and the refusal, still waits for the other leaves, and
-// removes the file.
+// came): the next Open queues the leaf again, is refused again, and fails,
+// the file kept byte for byte, naming the refusal. A refusal proves only
+// that that QueueLeaf queued nothing: dropping the record on it dropped
+// every recorded leaf of a tree that refuses them all (a PREORDERED_LOG
+// named by mistake), and on the ACTIVE LOG tree Open checked Trillian
+// refuses no leaf that passed CheckLeaf as invalid — the operator finds
+// out why before the file goes. The other leaves are still waited for.
 func TestPendingRefusedBeforeKill(t *testing.T) {
 	p := newPendingFixture(t, 2)
 	invalid := []byte("refused by Trillian, rngd killed before its record was removed")
@@ -425,46 +429,38 @@ func TestPendingRefusedBeforeKill(t *testing.T) {
 		p.stall(false)
 		p.f.integrate(t)
 	}()
-	var logs strings.Builder
 	cfg.Conn = refuseLeafConn{p.conn, invalid, []codes.Code{codes.InvalidArgument}, &calls, nil}
-	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	cfg.PendingTimeout = 10 * time.Second
 	calls.Store(0)
 	l, err := p.open(cfg)
-	if err != nil {
-		t.Fatalf("Open with the record of a leaf Trillian refuses as invalid = %v; want it dropped, not every start refused", err)
+	if err == nil {
+		l.Close()
+		t.Fatal("Open with the record of a leaf Trillian refuses as invalid succeeded: its record was dropped")
 	}
-	defer l.Close()
+	if !errors.Is(err, transparency.ErrUnavailable) || !strings.Contains(err.Error(), "refused by Trillian (InvalidArgument)") {
+		t.Fatalf("Open with the record of a leaf Trillian refuses as invalid = %v, want ErrUnavailable naming the refusal", err)
+	}
 	if calls.Load() == 0 {
 		t.Fatal("Open did not queue the refused leaf again")
 	}
 	if c := p.count(inFlight); c != 1 {
 		t.Fatalf("the leaf in flight %d times in the tree, want once", c)
 	}
-	if c := p.count(invalid); c != 0 {
-		t.Fatalf("the refused leaf %d times in the tree", c)
-	}
-	if _, err := os.Stat(p.state + ".pending"); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("pending file after Open: %v", err)
-	}
-	h := tlog.RecordHash(invalid)
-	if out := logs.String(); !strings.Contains(out, "level=WARN") || !strings.Contains(out, fmt.Sprintf("%x", h[:])) || !strings.Contains(out, "InvalidArgument") {
-		t.Fatalf("no warning naming the refused leaf's hash and the refusal: %s", out)
-	}
-	if err := l.Health(); err != nil {
-		t.Fatalf("Health after Open = %v", err)
+	if got := p.pendingFile(); !bytes.Equal(got, atKill) {
+		t.Fatalf("pending file after the refused Open changed: %q, want %q", got, atKill)
 	}
 }
 
-// Only a refusal proving that the leaf was never queued drops its record
-// at Open: the first answer to Open's QueueLeaf, InvalidArgument. The
-// other refusals say this QueueLeaf queued nothing, not that the one sent
-// before the restart did not — a tree not found (deleted), draining (its
-// queued leaves are still integrated) or frozen, a quota, a configuration
-// — and a transient error may hide a queued leaf: Open fails, as for a
-// leaf not integrated, and the file is kept as it was.
+// No answer to Open's QueueLeaf drops a recorded leaf. A refusal says
+// this QueueLeaf queued nothing, not that the one sent before the restart
+// did not — invalid (every leaf sent to a PREORDERED_LOG tree), a tree not
+// found (deleted), draining (its queued leaves are still integrated) or
+// frozen, a quota, a configuration — and a transient error may hide a
+// queued leaf: Open fails, as for a leaf not integrated, and the file is
+// kept as it was.
 func TestPendingRefusedKept(t *testing.T) {
 	for name, answers := range map[string][]codes.Code{
+		"invalid argument":          {codes.InvalidArgument},
 		"not found":                 {codes.NotFound},
 		"permission denied":         {codes.PermissionDenied},
 		"failed precondition":       {codes.FailedPrecondition},

@@ -43,8 +43,11 @@
 // and returns only once each is integrated in a tree it signed and
 // verified (Config.PendingTimeout; past it Open fails with ErrUnavailable,
 // and rngd does not start), then removes the file: whatever runs after
-// Open finds them in the log (pending.go). A recorded leaf Trillian
-// refuses as invalid was never queued: Open warns and does not wait for it.
+// Open finds them in the log (pending.go). No answer of Trillian drops a
+// recorded leaf, a refusal included: it proves only that this QueueLeaf
+// queued nothing. So Open first reads the tree (GetTree) and refuses one
+// that is not an ACTIVE LOG tree — a PREORDERED_LOG tree named by mistake
+// refuses every QueueLeaf — before it queues anything.
 //
 // # Outages
 //
@@ -55,7 +58,7 @@
 // settling its record, it reads the pending file, queues its leaves
 // again and waits until each is integrated in a tree the log signed and
 // verified (one attempt per Config.PendingTimeout, retried with backoff
-// until Trillian answers) — then calls Config.Resync, which brings the
+// until Trillian answers and takes them) — then calls Config.Resync, which brings the
 // caller level with the log (the failed appends' leaves are in it now,
 // unacknowledged), and appends resume. Close stops it. Without
 // Config.Resync an outage fails the log closed until it is reopened. A
@@ -143,7 +146,10 @@ type Config struct {
 	// with TLS in production).
 	Conn grpc.ClientConnInterface
 	// TreeID is the LOG tree (created with CreateTree or Trillian's
-	// createtree).
+	// createtree). Open reads it first with the admin API's GetTree, on
+	// Conn, and refuses a tree that is not an ACTIVE LOG tree (a
+	// PREORDERED_LOG, DRAINING, FROZEN or deleted tree refuses every
+	// QueueLeaf) before it queues anything.
 	TreeID int64
 	// Origin names the log in checkpoints and keys (see tilelog.Config).
 	Origin string
@@ -197,7 +203,8 @@ type Config struct {
 	// the file's writer is idle, it reads the file, queues every leaf in
 	// it again and waits until each is integrated in a tree the log
 	// signed and verified — within PendingTimeout, retried with backoff
-	// while Trillian or the disk do not answer. Then it calls Resync with
+	// while Trillian or the disk do not answer, or Trillian refuses a
+	// leaf (never dropped: see pending.go). Then it calls Resync with
 	// the latest checkpoint, and appends resume once Resync returns nil
 	// (an error: the log stays failed, and tries again later).
 	//
@@ -315,6 +322,11 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		signers: signers, verifiers: verifiers, vkeys: vkeys,
 		waiters: make(map[tlog.Hash][]chan uint64), wake: make(chan struct{}, 1), done: make(chan struct{}),
 		failc: make(chan struct{}), brokenc: make(chan struct{}), roots: make(map[uint64]tlog.Hash),
+	}
+	// Before the pending file is read or anything queued: a tree that
+	// refuses every QueueLeaf must not be opened (checkTree).
+	if err := l.checkTree(ctx); err != nil {
+		return nil, err
 	}
 	if err := l.loadState(); err != nil {
 		return nil, err
@@ -861,37 +873,6 @@ func notQueued(err error) bool {
 	return false
 }
 
-// queueRefusal is queue's error when Trillian refused the leaf's first
-// QueueLeaf outright (notQueued): no QueueLeaf of this append queued it.
-// It reads as the error it wraps.
-type queueRefusal struct {
-	code codes.Code
-	err  error
-}
-
-func (r *queueRefusal) Error() string { return r.err.Error() }
-func (r *queueRefusal) Unwrap() error { return r.err }
-
-// leafRefused reports whether err, as append returned it, is Trillian
-// refusing the leaf itself — InvalidArgument, for the first QueueLeaf of
-// the append — which proves that no QueueLeaf of that leaf, before a
-// restart included, ever queued it. Trillian's QueueLeaf answers
-// InvalidArgument before it looks at its queue, for the request alone: the
-// leaf (empty value, negative index) or a tree type or state that a LOG
-// tree which took leaves never gets (a LOG tree never changes type, and no
-// state but ACTIVE, DRAINING and FROZEN can be set). The other refusals
-// notQueued names prove only that this QueueLeaf queued nothing, not that
-// an earlier one, sent before a restart, did not: NotFound (the tree
-// deleted), PermissionDenied (DRAINING — whose queued leaves are still
-// integrated — or FROZEN), FailedPrecondition, Unauthenticated,
-// Unimplemented (a configuration), ResourceExhausted (a quota, transient).
-// err must be append's error itself, not one wrapping it (the failure of a
-// log failed closed might).
-func leafRefused(err error) bool {
-	r, ok := err.(*queueRefusal)
-	return ok && r.code == codes.InvalidArgument
-}
-
 // queue sends QueueLeaf. A reply lost (an error after which the leaf may
 // be queued) is healed by sending the same leaf again, which Trillian
 // deduplicates, until it answers, ctx ends or stop is closed (append's);
@@ -907,13 +888,8 @@ func (l *Log) queue(ctx context.Context, leaf []byte, stop <-chan struct{}) (res
 			return resp, true, nil
 		}
 		refused := notQueued(err)
-		code := status.Code(err)
 		err = rpcErr("couldn't queue leaf", err)
 		if refused {
-			if !sent {
-				// The first answer: this leaf was never queued here.
-				err = &queueRefusal{code: code, err: err}
-			}
 			return nil, sent, err
 		}
 		sent = true

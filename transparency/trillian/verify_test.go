@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/trillian"
@@ -28,6 +29,7 @@ import (
 // Its methods run under mu (the follower calls in from its goroutine).
 // With hold set, QueueLeaf only queues: integrate sequences the queue, as
 // the signer would, in one batch. calls counts the calls by method.
+// GetTree answers tree, or treeErr (both unset: an ACTIVE LOG tree).
 type fakeTrillian struct {
 	mu      sync.Mutex
 	leaves  [][]byte
@@ -36,6 +38,8 @@ type fakeTrillian struct {
 	hold    bool
 	pending [][]byte
 	calls   map[string]int
+	tree    *tpb.Tree
+	treeErr error
 }
 
 func newFakeTrillian(t *testing.T, n int) *fakeTrillian {
@@ -144,6 +148,15 @@ func (c fakeConn) Invoke(ctx context.Context, method string, args, reply any, op
 	n := int64(len(f.leaves))
 	slr, _ := f.root(c.t, n)
 	switch method {
+	case tpb.TrillianAdmin_GetTree_FullMethodName:
+		if f.treeErr != nil {
+			return f.treeErr
+		}
+		tree := &tpb.Tree{TreeId: args.(*tpb.GetTreeRequest).GetTreeId(), TreeType: tpb.TreeType_LOG, TreeState: tpb.TreeState_ACTIVE}
+		if f.tree != nil {
+			tree = f.tree
+		}
+		proto.Merge(reply.(*tpb.Tree), tree)
 	case tpb.TrillianLog_GetLatestSignedLogRoot_FullMethodName:
 		reply.(*tpb.GetLatestSignedLogRootResponse).SignedLogRoot = slr
 	case tpb.TrillianLog_GetEntryAndProof_FullMethodName:
