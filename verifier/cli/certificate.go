@@ -110,8 +110,12 @@ func runCertificate(env Env) int {
 		v.Set(promo.CheckEntrantRoot, verdict.StatusFail, verdict.MsgListOtherDraw, list.Draw, cert.Draw)
 	}
 	// The certificate is authenticated by a trusted key: check the frozen
-	// rules and reserves against the ones given.
-	receipt.CertificateAgainst(v, file, lists, anchors)
+	// rules and reserves against the ones given. Rules of another
+	// operation are the user's inputs not belonging together, not a
+	// verdict on the certificate: refused as a usage error, naming both.
+	if err := receipt.CertificateAgainst(v, file, lists, anchors); err != nil {
+		return c.usageErr(env, verdict.M(verdict.MsgColon, "--rules "+*f.rules, receipt.Cause(err)))
+	}
 	if unreadable(v) == nil {
 		io.WriteString(env.Stderr, tofuOut.String())
 	}

@@ -140,7 +140,8 @@ type Anchors struct {
 	LogKeys []string
 	// VRFPublicKey pins the VRF key (hex; empty: trust the certificate's).
 	VRFPublicKey string
-	// Rules is the rules file; if set its hash must match, the records'
+	// Rules is the rules file; if set it must be of the freeze's operation
+	// (ErrRulesOtherOperation) and its hash must match, the records'
 	// times must keep its dates (check draw-dates: frozen after the
 	// participation period, drawn between the draw's date and its latest
 	// date; Rules.CheckSchedule), and the freeze must announce the beacon
@@ -162,12 +163,21 @@ type Anchors struct {
 // the freeze commits to by its hash), or the count it gives.
 var ErrReservesNotRules = errors.New("the reserves given are not those of the rules file")
 
-// reservesNotRules is ErrReservesNotRules in the catalog's words.
-type reservesNotRules struct{ msg error }
+// ErrRulesOtherOperation: the rules file in Anchors.Rules is another
+// operation's than the one the certificate's freeze names. The caller's
+// inputs do not belong together — nothing is established about the
+// certificate against those rules, nor against the appliance: verify the
+// certificate without them, or with its own operation's rules. (A rules
+// file of the freeze's operation whose hash is not the frozen one fails
+// CheckRules: the operator froze other rules than that copy.)
+var ErrRulesOtherOperation = errors.New("the rules file given is another operation's")
 
-func (e reservesNotRules) Error() string      { return e.msg.Error() }
-func (e reservesNotRules) Unwrap() error      { return e.msg }
-func (reservesNotRules) Is(target error) bool { return target == ErrReservesNotRules }
+// inputsDisagree is one of the sentinels above (ErrReservesNotRules,
+// ErrRulesOtherOperation) in the catalog's words.
+type inputsDisagree struct{ sentinel, msg error }
+
+func (e inputsDisagree) Error() string   { return e.msg.Error() }
+func (e inputsDisagree) Unwrap() []error { return []error{e.msg, e.sentinel} }
 
 // Verified is what a successful verification established.
 type Verified struct {
@@ -203,7 +213,9 @@ type Verified struct {
 // Rules.CheckFreezeBeacon), and that it ranks one winner and the reserves
 // the rules give the draw (CheckPicks, Rules.CheckFreezeRanking): none of
 // these is in the certificate alone. An Anchors.Reserves other than the
-// rules' is ErrReservesNotRules, not a *CheckError.
+// rules' is ErrReservesNotRules, and rules of another operation than the
+// freeze's are ErrRulesOtherOperation, not a *CheckError: the caller's
+// inputs disagree.
 func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	var c Certificate
 	dec := json.NewDecoder(bytes.NewReader(certFile))
@@ -314,7 +326,18 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	var drawIndex int
 	if a.Rules != nil {
 		if h := RulesHash(a.Rules); hex.EncodeToString(h[:]) != rh {
-			return nil, fail(CheckRules, verdict.MsgPromoRulesFile, h, rh)
+			// Not the frozen file. Another operation's rules say nothing
+			// of this certificate (a bailiff holding several operations'
+			// certificates gave the rules of one); the same operation's
+			// say the operator froze other rules than this copy.
+			r, err := ParseRules(a.Rules)
+			switch {
+			case err != nil:
+				return nil, fail(CheckRules, verdict.MsgPromoRulesFile, h, rh)
+			case r.Operation != op:
+				return nil, inputsDisagree{ErrRulesOtherOperation, verdict.Errorf(verdict.MsgPromoRulesOtherOperation, r.Operation, op)}
+			}
+			return nil, fail(CheckRules, verdict.MsgPromoRulesNotFrozen, op, h, rh)
 		}
 		if rules, drawIndex, err = RulesOfFreeze(a.Rules, f); err != nil {
 			// A draw the frozen rules do not have is a contradiction of the
@@ -331,7 +354,7 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 		// appliance (MISBEHAVIOUR is for what it signed), only that one of
 		// the verifier's inputs is wrong — an error, not a verdict.
 		if want := rules.Draws[drawIndex].Reserves; a.Reserves >= 0 && a.Reserves != want {
-			return nil, reservesNotRules{verdict.Errorf(verdict.MsgPromoReservesNotRules, a.Reserves, f.Draw, want)}
+			return nil, inputsDisagree{ErrReservesNotRules, verdict.Errorf(verdict.MsgPromoReservesNotRules, a.Reserves, f.Draw, want)}
 		}
 	}
 

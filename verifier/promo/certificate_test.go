@@ -21,6 +21,7 @@ import (
 	"tirage.fr/tirage/verifier/beacon"
 	"tirage.fr/tirage/verifier/draw/drawtest"
 	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
 	"tirage.fr/tirage/verifier/vrf"
 )
 
@@ -490,6 +491,44 @@ func TestVerifyReservesGivenWithRules(t *testing.T) {
 	small := runFlow(t, accounts(2), "dice:1234561234561234561234561", 3)
 	if v, err := Verify(small.cert, small.list, Anchors{Rules: small.rules, Reserves: -1}); err != nil || len(v.Picks) != 2 {
 		t.Fatalf("2 entrants: %v", err)
+	}
+}
+
+// TestVerifyRulesOfAnotherOperation: a rules file that is not the frozen
+// one is either another operation's — the caller's inputs do not belong
+// together (ErrRulesOtherOperation, naming both operations; no verdict on
+// the certificate) — or the freeze's operation's with another hash, which
+// fails rules-hash saying both readings: the operator froze other rules,
+// or this copy is not the frozen one. Before, both failed rules-hash
+// alike, giving only the two hashes.
+func TestVerifyRulesOfAnotherOperation(t *testing.T) {
+	f := runFlow(t, accounts(50), "text:huissier Maître Dupont 21/06", 3)
+	other := bytes.Replace(f.rules, []byte("\noperation: bonus-crescendo\n"), []byte("\noperation: bonus-ete\n"), 1)
+	if r, err := ParseRules(other); err != nil || r.Operation != "bonus-ete" {
+		t.Fatalf("rules of another operation: %v", err)
+	}
+	for _, reserves := range []int{-1, 2} {
+		_, err := Verify(f.cert, f.list, Anchors{Rules: other, Reserves: reserves})
+		var ce *CheckError
+		var me *verdict.MsgError
+		if !errors.Is(err, ErrRulesOtherOperation) || errors.As(err, &ce) || !errors.As(err, &me) {
+			t.Fatalf("rules of operation bonus-ete, reserves %d: %v, want %v", reserves, err, ErrRulesOtherOperation)
+		}
+		if en, fr := me.Msg.Text("en"), me.Msg.Text("fr"); en != "the rules file given is for operation bonus-ete, this certificate for operation bonus-crescendo: they are not its rules, so it was not checked against them" ||
+			fr != "le règlement fourni est celui de l'opération bonus-ete, ce certificat celui de l'opération bonus-crescendo : ce n'est pas son règlement, il n'a donc pas été vérifié contre lui" {
+			t.Errorf("rules of another operation:\n%s\n%s", en, fr)
+		}
+	}
+	copied := append(bytes.Clone(f.rules), "# the bailiff's copy\n"...)
+	_, err := Verify(f.cert, f.list, Anchors{Rules: copied, Reserves: -1})
+	var ce *CheckError
+	if !errors.As(err, &ce) || ce.Check != CheckRules || ce.Msg.ID != verdict.MsgPromoRulesNotFrozen || errors.Is(err, ErrRulesOtherOperation) {
+		t.Fatalf("another copy of the operation's rules: %v", err)
+	}
+	h, frozen := RulesHash(copied), RulesHash(f.rules)
+	want := fmt.Sprintf("rules-hash: the rules file given is for operation bonus-crescendo but hashes to %x, and the freeze record commits to rules %x: either the operator froze other rules than this file, or this copy is not the one it froze", h, frozen)
+	if ce.Error() != want || !strings.Contains(ce.Msg.Text("fr"), "soit l'exploitant a gelé un autre règlement que ce fichier, soit cette copie n'est pas celle qu'il a gelée") {
+		t.Errorf("another copy of the operation's rules:\n%s\nwant %s\n%s", ce, want, ce.Msg.Text("fr"))
 	}
 }
 

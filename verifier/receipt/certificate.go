@@ -245,9 +245,15 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 // a freeze that announced none, when the rules promise none either, keeps
 // a skip that says so. Nothing is checked when v does not pass or nothing
 // is given.
-func CertificateAgainst(v *verdict.Verdict, file []byte, lists map[string]*promo.EntrantList, given promo.Anchors) {
+//
+// Rules of another operation than the certificate's are no verdict on it:
+// the error (promo.ErrRulesOtherOperation, naming both operations) says
+// so and v stays the verdict without rules. The command line refuses
+// the pair as a usage error; the browser page, given certificates of
+// several operations and one rules file, says so beside the verdict.
+func CertificateAgainst(v *verdict.Verdict, file []byte, lists map[string]*promo.EntrantList, given promo.Anchors) error {
 	if v.Status() != verdict.StatusPass || (given.Rules == nil && given.Reserves < 0) {
-		return
+		return nil
 	}
 	var cert struct {
 		Draw         string   `json:"draw"`
@@ -255,12 +261,14 @@ func CertificateAgainst(v *verdict.Verdict, file []byte, lists map[string]*promo
 		VRFPublicKey string   `json:"vrf_public_key"`
 	}
 	if json.Unmarshal(file, &cert) != nil {
-		return // not reached: v passes
+		return nil // not reached: v passes
 	}
 	given.LogKeys, given.VRFPublicKey = cert.LogKeys, cert.VRFPublicKey
 	_, err := promo.Verify(file, lists[cert.Draw], given)
 	var ce *promo.CheckError
 	switch {
+	case errors.Is(err, promo.ErrRulesOtherOperation):
+		return err
 	case errors.As(err, &ce) && given.Rules != nil && promo.RulesContradiction(ce.Msg.ID):
 		// The freeze and draw, proven the appliance's (the log key is
 		// trusted), contradict the rules the freeze commits to by their
@@ -279,6 +287,7 @@ func CertificateAgainst(v *verdict.Verdict, file []byte, lists map[string]*promo
 			v.Set(promo.CheckBeacon, verdict.StatusSkip, verdict.MsgBeaconNoneNorRules)
 		}
 	}
+	return nil
 }
 
 // BeaconUnannounced reports whether v's beacon check was skipped because

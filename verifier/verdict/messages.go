@@ -99,6 +99,8 @@ const (
 	MsgAlphaBinds          MsgID = "alpha-binds"
 	MsgAlphaBindsStart     MsgID = "alpha-binds-start"
 	MsgNoUsableAlpha       MsgID = "no-usable-alpha"
+	// A draw's receipt without α (the game not ended): not yet verifiable.
+	MsgProofNotYet         MsgID = "proof-not-yet"
 	MsgNoUsableKey         MsgID = "no-usable-key"
 	MsgProofInvalid        MsgID = "proof-invalid"
 	MsgBetaNotOutput       MsgID = "beta-not-output"
@@ -176,6 +178,9 @@ const (
 	MsgCommitOK         MsgID = "commit-ok"
 	MsgNotEnded         MsgID = "not-ended"
 	MsgNotEndedAlpha    MsgID = "not-ended-alpha"
+	// A transcript without the game's end: its proofs not yet verifiable.
+	MsgTranscriptNotYet MsgID = "transcript-not-yet"
+	MsgTranscriptNoEnd  MsgID = "transcript-no-end"
 	MsgWon              MsgID = "won"
 	MsgRulesOK          MsgID = "rules-ok"
 	MsgKeyUnknown       MsgID = "key-unknown"
@@ -249,6 +254,8 @@ const (
 	MsgRuleTierReached        MsgID = "rule-tier-reached"
 	MsgRuleWin                MsgID = "rule-win"
 	MsgRuleRefund             MsgID = "rule-refund"
+	// A draw under another VRF key than the game's (qod.DrawKey).
+	MsgRuleKey MsgID = "rule-key"
 
 	// Promotion certificates (receipt, promo, rngverify certificate).
 	MsgNoTrustedLogKeyCert   MsgID = "no-trusted-log-key-cert"
@@ -694,6 +701,11 @@ const (
 	// commits to (one per draw); reserves given that are not the rules'.
 	MsgPromoWinnersRules     MsgID = "promo-winners-rules"
 	MsgPromoReservesNotRules MsgID = "promo-reserves-not-rules"
+	// A rules file given that is not the frozen one: of another operation
+	// than the certificate (promo.ErrRulesOtherOperation: not checked), or
+	// of its operation but not the file its freeze commits to.
+	MsgPromoRulesOtherOperation MsgID = "promo-rules-other-operation"
+	MsgPromoRulesNotFrozen      MsgID = "promo-rules-not-frozen"
 
 	// GetReceipts replies: one game's receipts, each once, in log order;
 	// the reply's one member given once; JSON members given once.
@@ -744,6 +756,16 @@ const (
 	// (record.GameEnd.SecretLost).
 	MsgSecretLost      MsgID = "secret-lost"
 	MsgGamesSecretLost MsgID = "games-secret-lost"
+
+	// Audit: records the log must hold by now (a game's end, a manifest
+	// before a start), record times against log order, a ticket under
+	// two emissions.
+	MsgAuditEndMissing        MsgID = "audit-end-missing"
+	MsgAuditNeverSealed       MsgID = "audit-never-sealed"
+	MsgAuditTimeOrder         MsgID = "audit-time-order"
+	MsgAuditTimesBad          MsgID = "audit-times-bad"
+	MsgTicketOtherEmission    MsgID = "ticket-other-emission"
+	MsgAuditStartUnmanifested MsgID = "audit-start-unmanifested"
 
 	// rngverify: a file larger than the limit for its kind.
 	MsgFileTooLarge  MsgID = "file-too-large"
@@ -940,6 +962,8 @@ var messages = map[MsgID]text{
 		"l'entrée α lie la partie, l'émission, le ticket et la mise du début de partie, ainsi que le secret r de la partie"},
 	MsgNoUsableAlpha: {"no usable α",
 		"aucune entrée α exploitable"},
+	MsgProofNotYet: {"not yet verifiable: the proof of this %s needs α, which holds the game's secret r, revealed only by the game's end record; until then its β, and the outcome drawn from it, rest on the appliance's word. Once the game has ended, get its receipts again (GetReceipts: they then carry α) or its transcript, and verify them",
+		"pas encore vérifiable : la preuve de cet enregistrement (%s) a besoin de l'entrée α, qui contient le secret r de la partie, révélé seulement par l'enregistrement de fin de partie ; d'ici là, sa valeur β, et le résultat qui en découle, reposent sur la parole de l'appareil. Une fois la partie terminée, obtenez à nouveau ses reçus (GetReceipts : ils contiennent alors α) ou sa transcription, et vérifiez-les"},
 	MsgNoUsableKey: {"no usable key",
 		"aucune clé exploitable"},
 	MsgProofInvalid: {"%s: the proof does not verify under key %s (%s)",
@@ -1088,6 +1112,10 @@ var messages = map[MsgID]text{
 		"la partie n'est pas terminée : r sera révélé par son enregistrement de fin"},
 	MsgNotEndedAlpha: {"the game has not ended: α contains r, revealed at the end",
 		"la partie n'est pas terminée : α contient r, révélé à la fin"},
+	MsgTranscriptNotYet: {"not yet verifiable: the game has not ended, and every proof needs the game's secret r, which only its end record reveals; until then its draws rest on the appliance's word. Once the game has ended, get its transcript again (GetTranscript) and verify it",
+		"pas encore vérifiable : la partie n'est pas terminée, et chaque preuve a besoin du secret r de la partie, que seul son enregistrement de fin révèle ; d'ici là, ses tirages reposent sur la parole de l'appareil. Une fois la partie terminée, obtenez à nouveau sa transcription (GetTranscript) et vérifiez-la"},
+	MsgTranscriptNoEnd: {"not verifiable: the game is %s, but the transcript holds no end record, which reveals the game's secret r that every proof needs; its draws rest on the appliance's word until the end is logged (an honest appliance logs it with the game's last event). Get its transcript again (GetTranscript) and verify it",
+		"non vérifiable : la partie est « %s », mais la transcription ne contient pas d'enregistrement de fin, qui révèle le secret r de la partie dont chaque preuve a besoin ; ses tirages reposent sur la parole de l'appareil tant que la fin n'est pas enregistrée (un appareil honnête l'enregistre avec le dernier événement de la partie). Obtenez à nouveau sa transcription (GetTranscript) et vérifiez-la"},
 	MsgWon: {"won %d.%02d € at tier %d",
 		"gagnée, %d,%02d € au palier %d"},
 	MsgRulesOK: {"%d picks, %s",
@@ -1228,6 +1256,8 @@ var messages = map[MsgID]text{
 		"gain de %d centimes, le règlement donne %d"},
 	MsgRuleRefund: {"refund %d cents, the rules give %d",
 		"remboursement de %d centimes, le règlement donne %d"},
+	MsgRuleKey: {"drawn under VRF key %q, but the game's draws are under key %q: every draw of a game is under one key, or the operator could have chosen the key, and so the outcome, draw by draw",
+		"tiré sous la clé VRF « %s », alors que les tirages de la partie le sont sous la clé « %s » : tous les tirages d'une partie sont faits sous une même clé, sinon l'exploitant aurait pu choisir la clé, et donc le résultat, tirage par tirage"},
 
 	// Promotion certificates (receipt, promo, rngverify certificate).
 	MsgNoTrustedLogKeyCert: {"no trusted log key: give the log's key file or pin its fingerprint",
@@ -2128,6 +2158,10 @@ Code de sortie :
 		"le gel classe %d gagnants, mais le règlement auquel il s'engage donne au tirage %s un seul gagnant (rang 1), puis ses suppléants ; le gel contredit son propre règlement"},
 	MsgPromoReservesNotRules: {"%d reserves given (--reserves), but the rules file gives draw %s %d: give the rules file alone, or the count it gives",
 		"%d suppléants fournis (--reserves), mais le règlement fourni en donne %[3]d au tirage %[2]s : fournir le règlement seul, ou le nombre qu'il donne"},
+	MsgPromoRulesOtherOperation: {"the rules file given is for operation %s, this certificate for operation %s: they are not its rules, so it was not checked against them",
+		"le règlement fourni est celui de l'opération %s, ce certificat celui de l'opération %s : ce n'est pas son règlement, il n'a donc pas été vérifié contre lui"},
+	MsgPromoRulesNotFrozen: {"the rules file given is for operation %s but hashes to %x, and the freeze record commits to rules %s: either the operator froze other rules than this file, or this copy is not the one it froze",
+		"le règlement fourni est bien celui de l'opération %s, mais son empreinte est %x et l'enregistrement du gel s'engage sur le règlement %s : soit l'exploitant a gelé un autre règlement que ce fichier, soit cette copie n'est pas celle qu'il a gelée"},
 
 	// GetReceipts replies: one game's receipts, each once, in log order;
 	// the reply's one member given once; JSON members given once.
@@ -2209,6 +2243,20 @@ Code de sortie :
 		"%d parties terminées (remboursement ou expiration) sans révéler r, que l'appareil a perdu : leurs tirages n'ont pas pu être vérifiés"},
 	MsgSecretLost: {"the appliance did not reveal r: it lost it (game %s); this game's draws cannot be verified",
 		"l'appareil n'a pas révélé le secret r : il l'a perdu (partie %s) ; les tirages de cette partie ne peuvent pas être vérifiés"},
+
+	// Audit: records the log must hold by now, record times, tickets.
+	MsgAuditEndMissing: {"game %s is %s since entry %d, but the log holds no end record revealing r, though it went on at entry %d (%s) and holds records up to %s, more than %s later: the draws that decided the game can never be verified",
+		"la partie %s est %s depuis l'entrée %d, mais le journal ne contient aucun enregistrement de fin révélant r, alors qu'il s'est poursuivi à l'entrée %d (%s) et contient des enregistrements jusqu'au %s, plus de %s après : les tirages qui ont décidé la partie ne pourront jamais être vérifiés"},
+	MsgAuditNeverSealed: {"game %s (entry %d) is unfinished: its play window ended %s, and the log holds records up to %s, past that end plus the longest refund grace (%s) and %s, without its end (expiry or refund): it was never sealed",
+		"la partie %s (entrée %d) n'est pas terminée : sa période de jeu a pris fin le %s, et le journal contient des enregistrements jusqu'au %s, au-delà de cette fin augmentée du plus long délai de remboursement (%s) et de %s, sans sa fin (expiration ou remboursement) : elle n'a jamais été scellée"},
+	MsgAuditTimeOrder: {"entry %d (%s) is timed %s, more than %s before entry %d (%s, timed %s), logged before it: one of the two times is false",
+		"l'entrée %d (%s) est datée du %s, plus de %s avant l'entrée %d (%s, datée du %s), journalisée avant elle : l'une des deux dates est fausse"},
+	MsgAuditTimesBad: {"%d timed against log order (tolerance %s): %s",
+		"%d datée(s) à rebours de l'ordre du journal (tolérance %s) : %s"},
+	MsgTicketOtherEmission: {"game %s (entry %d, emission %q): its ticket already played game %s under emission %q, and a ticket's code belongs to one emission",
+		"partie %s (entrée %d, émission « %s ») : son ticket a déjà joué la partie %s sous l'émission « %s », or le code d'un ticket appartient à une seule émission"},
+	MsgAuditStartUnmanifested: {"game %s (entry %d) is start %d of emission %q, whose manifests logged before it hold %d tickets",
+		"la partie %s (entrée %d) est le début de partie n° %d de l'émission « %s », dont les manifestes journalisés avant lui comptent %d tickets"},
 
 	// rngverify: a file larger than the limit for its kind.
 	MsgFileTooLarge: {"%s is larger than %d MiB, the limit for %v",

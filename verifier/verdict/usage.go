@@ -144,7 +144,8 @@ Re-checks a promotion draw certificate (certificate.json) offline:
                     one, the freeze and the draw keep its dates, and the freeze
                     announced the beacon round it announces for the draw (none
                     if none): a freeze that dropped it is MISBEHAVIOUR. Only
-                    the rules show whether a round was promised
+                    the rules show whether a round was promised. Another
+                    operation's rules are refused (exit 2)
   --reserves N      the number of reserves the rules require
 
 The log's keys must be given (trust flags below: the operator's published
@@ -177,7 +178,9 @@ Revérifie hors ligne le certificat d'un tirage promotionnel (certificate.json) 
                     gelé, le gel et le tirage respectent ses dates, et le gel a
                     annoncé la ronde de balise qu'il annonce pour le tirage
                     (aucune s'il n'en annonce pas) : un gel qui l'a omise est un
-                    MANQUEMENT. Seul le règlement montre si une ronde était promise
+                    MANQUEMENT. Seul le règlement montre si une ronde était
+                    promise. Le règlement d'une autre opération est refusé
+                    (code 2)
   --reserves N      le nombre de suppléants qu'exige le règlement
 
 Les clés du journal doivent être fournies (options de confiance ci-dessous :

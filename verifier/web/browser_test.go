@@ -3,6 +3,7 @@
 package web_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -39,7 +40,9 @@ type pageDoc struct {
 // rules promise: it passes without the rules, its beacon check skipped
 // with the note to give them; given in the rules zone, MISBEHAVIOUR at
 // beacon-signature; a file that is not a rules file in their place is
-// refused by name and the certificate fails rules-hash.
+// refused by name and the certificate fails rules-hash; another
+// operation's rules leave it passing, with the note naming both
+// operations, in English and French.
 func TestBrowserPage(t *testing.T) {
 	if _, err := os.Stat(chromium); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -258,6 +261,34 @@ func TestBrowserPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	wait("rules cleared", `#results section[data-file="dropped.json"][data-verdict="pass"][data-note="rules-missing"]`)
+	// Another operation's rules (a bailiff given several operations'
+	// certificates): the certificate is verified as without them, not
+	// failed, and the page names both operations, in English and French.
+	ete := put("ete-rules.yaml", bytes.Replace(rc.rules, []byte("\noperation: bonus-crescendo\n"), []byte("\noperation: bonus-ete\n"), 1))
+	if err := chromedp.Do(ctx, chromedp.SetUploadFiles("#rules", []string{ete})); err != nil {
+		t.Fatal(err)
+	}
+	other := `#results section[data-file="dropped.json"][data-verdict="pass"][data-note="rules-other-operation"]`
+	wait("another operation's rules", other)
+	if d := read(t, ctx, 1)[0]; d.Checks["beacon-signature"] != "skip" || d.Checks["rules-hash"] != "pass" {
+		t.Errorf("another operation's rules: %+v", d)
+	}
+	for _, c := range []struct{ lang, note, detail string }{
+		{"en", "This certificate was not checked against the rules file given: it is another operation's",
+			"the rules file given is for operation bonus-ete, this certificate for operation bonus-crescendo: they are not its rules, so it was not checked against them"},
+		{"fr", "Ce certificat n'a pas été vérifié contre le règlement fourni : c'est celui d'une autre opération",
+			"le règlement fourni est celui de l'opération bonus-ete, ce certificat celui de l'opération bonus-crescendo : ce n'est pas son règlement, il n'a donc pas été vérifié contre lui"},
+	} {
+		if err := chromedp.Do(ctx, chromedp.Click("#lang-"+c.lang)); err != nil {
+			t.Fatal(err)
+		}
+		wait("another operation's rules, "+c.lang, `html[lang="`+c.lang+`"] `+other)
+		note, err := chromedp.Run(ctx, chromedp.Text(other+" .note"))
+		detail, err2 := chromedp.Run(ctx, chromedp.Text(other+" .note-detail"))
+		if err != nil || err2 != nil || !strings.HasPrefix(note, c.note) || detail != c.detail {
+			t.Errorf("another operation's rules, %s: note %q, detail %q (%v, %v)", c.lang, note, detail, err, err2)
+		}
+	}
 
 	mu.Lock()
 	defer mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -194,8 +195,10 @@ func TestRulesRefused(t *testing.T) {
 // TestRulesAsCommandLine: the page's verdict on a certificate, with or
 // without the rules, is rngverify certificate's (--json, the same bytes),
 // so that the page and the command line cannot drift apart: the beacon
-// cases, rules that are not the frozen ones, and the fixture certificate
-// of rngd with its entrant list and the example's rules.
+// cases, rules that are not the frozen ones (not rules, or another copy of
+// the operation's), and the fixture certificate of rngd with its entrant
+// list and the example's rules. (Rules of another operation:
+// TestRulesOtherOperation.)
 func TestRulesAsCommandLine(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, b []byte) string {
@@ -218,7 +221,8 @@ func TestRulesAsCommandLine(t *testing.T) {
 			run{c.name + ", no rules", rc.cert, nil, nil, rc.vkey, []string{rc.pin}})
 	}
 	rc := ruledCertificate(t, 123, round123)
-	runs = append(runs, run{"other rules", rc.cert, []byte("version: 1\n"), nil, rc.vkey, []string{rc.pin}})
+	runs = append(runs, run{"other rules", rc.cert, []byte("version: 1\n"), nil, rc.vkey, []string{rc.pin}},
+		run{"another copy of the operation's rules", rc.cert, append(bytes.Clone(rc.rules), "# the bailiff's copy\n"...), nil, rc.vkey, []string{rc.pin}})
 	// rngd's certificate (verifier/cli/testdata), its keys pinned.
 	cert, entrants := readFile(t, "../cli/testdata/promo-certificate.json"), readFile(t, "../cli/testdata/promo-entrants.txt")
 	rules := readFile(t, "../../examples/bonus-crescendo.yaml")
@@ -285,5 +289,119 @@ func TestRulesAsCommandLine(t *testing.T) {
 		if !bytes.Equal(page.JSON(), out.Bytes()) {
 			t.Errorf("%s: the page's verdict is not rngverify's\npage:\n%s\nrngverify:\n%s%s", r.name, page.JSON(), out.Bytes(), errs.Bytes())
 		}
+	}
+}
+
+// TestRulesOtherOperation: a bailiff drops the certificates of two
+// operations with one operation's rules file. The certificate of that
+// operation is checked against them; the other's is not: it is verified
+// as without rules — its verdict the bytes of rngverify certificate --json
+// without --rules — with NoteRulesOtherOperation and, beside it, the two
+// operations named in both languages, as rngverify certificate --rules
+// refuses the pair (exit 2). Before, it FAILED rules-hash. The rules of
+// its own operation with another hash still fail rules-hash, saying both
+// readings.
+func TestRulesOtherOperation(t *testing.T) {
+	a, err := receipttest.New(25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	example := readFile(t, "../../examples/bonus-crescendo.yaml")
+	crescendo, crescendoRules, err := a.RuledCertificate(example, 0, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ete, eteRules, err := a.RuledCertificate(bytes.Replace(example, []byte("\noperation: bonus-crescendo\n"), []byte("\noperation: bonus-ete\n"), 1), 0, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []web.File{{Name: "crescendo.json", Data: crescendo}, {Name: "ete.json", Data: ete}}
+	anchors := []web.File{{Name: "log.vkey", Data: a.LogKeyFile()}}
+	alone := map[string]*verdict.Verdict{} // each certificate without rules
+	for _, r := range web.Verify(docs, anchors, a.VRFPin(), nil) {
+		alone[r.File] = r.Verdict
+	}
+	dir := t.TempDir()
+	certPath := filepath.Join(dir, "ete.json")
+	if err := os.WriteFile(certPath, ete, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vkeyPath := filepath.Join(dir, "log.vkey")
+	if err := os.WriteFile(vkeyPath, a.LogKeyFile(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var cliOut bytes.Buffer
+	if code := cli.Run(cli.Env{Args: []string{"certificate", certPath, "--log-key", vkeyPath, "--pin", a.VRFPin(), "--json"}, Stdout: &cliOut, Stderr: io.Discard}); code != cli.ExitOK {
+		t.Fatalf("rngverify certificate ete.json: exit %d", code)
+	}
+
+	for _, c := range []struct {
+		rules           []byte
+		own, other      string // the certificates of the rules' operation and of the other
+		ruleOp, otherOp string
+	}{
+		{crescendoRules, "crescendo.json", "ete.json", "bonus-crescendo", "bonus-ete"},
+		{eteRules, "ete.json", "crescendo.json", "bonus-ete", "bonus-crescendo"},
+	} {
+		rs := web.Verify(docs, anchors, a.VRFPin(), &web.File{Name: "rules.yaml", Data: c.rules})
+		if len(rs) != 2 {
+			t.Fatalf("rules of %s: %d results, want the two certificates", c.ruleOp, len(rs))
+		}
+		for _, r := range rs {
+			v := r.Verdict
+			if r.File == c.own {
+				if h := v.Find(promo.CheckRules); v.Status() != verdict.StatusPass || h == nil || h.Reason("en") != "the rules file given is the frozen one" || r.Note != "" || r.NoteDetail != nil {
+					t.Errorf("rules of %s, %s: note %q\n%s", c.ruleOp, r.File, r.Note, v.Text("en"))
+				}
+				continue
+			}
+			en := "the rules file given is for operation " + c.ruleOp + ", this certificate for operation " + c.otherOp + ": they are not its rules, so it was not checked against them"
+			fr := "le règlement fourni est celui de l'opération " + c.ruleOp + ", ce certificat celui de l'opération " + c.otherOp + " : ce n'est pas son règlement, il n'a donc pas été vérifié contre lui"
+			if v.Status() != verdict.StatusPass || !bytes.Equal(v.JSON(), alone[r.File].JSON()) || r.Note != web.NoteRulesOtherOperation ||
+				r.NoteDetail == nil || r.NoteDetail.Text("en") != en || r.NoteDetail.Text("fr") != fr {
+				t.Errorf("rules of %s, %s: note %q %v, want %q\n%s\nwithout rules:\n%s", c.ruleOp, r.File, r.Note, r.NoteDetail, web.NoteRulesOtherOperation, v.Text("en"), alone[r.File].Text("en"))
+			}
+			if r.File == "ete.json" && !bytes.Equal(v.JSON(), cliOut.Bytes()) {
+				t.Errorf("rules of %s: the page's verdict on ete.json is not rngverify's without --rules\npage:\n%s\nrngverify:\n%s", c.ruleOp, v.JSON(), cliOut.Bytes())
+			}
+			// The page shows the note and its detail in either language.
+			for lang, want := range map[string]string{"en": en, "fr": fr} {
+				var page []struct {
+					File, Verdict, Note string
+					NoteDetail          string `json:"note_detail"`
+				}
+				if err := json.Unmarshal(web.Render(rs, lang), &page); err != nil {
+					t.Fatal(err)
+				}
+				shown := 0
+				for _, p := range page {
+					if p.File != r.File {
+						continue
+					}
+					shown++
+					if p.Verdict != "pass" || p.Note != web.NoteRulesOtherOperation || p.NoteDetail != want {
+						t.Errorf("rendered in %s: %+v, want the note and %q", lang, p, want)
+					}
+				}
+				if shown != 1 {
+					t.Errorf("rendered in %s: %s shown %d times", lang, r.File, shown)
+				}
+			}
+		}
+	}
+
+	// The rules of its operation, another copy: FAIL at rules-hash, both readings.
+	bailiff := append(bytes.Clone(crescendoRules), "# the bailiff's copy\n"...)
+	rs := web.Verify(docs[:1], anchors, a.VRFPin(), &web.File{Name: "rules.yaml", Data: bailiff})
+	if len(rs) != 1 {
+		t.Fatalf("another copy: %d results", len(rs))
+	}
+	v := rs[0].Verdict
+	h := v.Find(promo.CheckRules)
+	if v.Status() != verdict.StatusFail || h == nil || h.Status != verdict.StatusFail || rs[0].Note != "" ||
+		!strings.Contains(h.Reason("en"), "the rules file given is for operation bonus-crescendo but hashes to ") ||
+		!strings.Contains(h.Reason("en"), ": either the operator froze other rules than this file, or this copy is not the one it froze") ||
+		!strings.Contains(h.Reason("fr"), "soit l'exploitant a gelé un autre règlement que ce fichier, soit cette copie n'est pas celle qu'il a gelée") {
+		t.Errorf("another copy of the operation's rules: note %q\n%s\n%s", rs[0].Note, v.Text("en"), v.Text("fr"))
 	}
 }

@@ -22,7 +22,10 @@
 // against, as rngverify certificate --rules FILE: the rules' hash, dates
 // and beacon round (a freeze that announces another round than its rules
 // is misbehaviour). Without it, a freeze that announced no round can only
-// be skipped, and the page says to give the rules.
+// be skipped, and the page says to give the rules. A certificate of
+// another operation than the rules is verified as without them, the page
+// naming both operations (NoteRulesOtherOperation): a bailiff may drop
+// several operations' certificates with one operation's rules.
 package web
 
 import (
@@ -67,6 +70,12 @@ const (
 	// NoteRulesMissing: a certificate whose freeze announced no beacon
 	// round, checked without the rules; the page says to give them.
 	NoteRulesMissing = "rules-missing"
+	// NoteRulesOtherOperation: a certificate of another operation than
+	// the rules file given (promo.ErrRulesOtherOperation), verified as
+	// without rules — not failed: a bailiff may drop the certificates of
+	// several operations with one operation's rules. Result.NoteDetail
+	// names both operations; the page says to give the certificate's own.
+	NoteRulesOtherOperation = "rules-other-operation"
 )
 
 // docRules is the kind of the verdict on a refused rules file.
@@ -78,6 +87,10 @@ type Result struct {
 	Verdict *verdict.Verdict
 	// Note, if not empty, is one of the Note constants.
 	Note string
+	// NoteDetail, if not nil, is what the note says of this document in
+	// particular, in the catalog's words (NoteRulesOtherOperation: the
+	// two operations, as rngverify certificate --rules says them).
+	NoteDetail *verdict.Msg
 }
 
 // Verify verifies every document among docs (receipts, transcripts,
@@ -95,8 +108,10 @@ type Result struct {
 // rngverify certificate --rules: every certificate that verifies is also
 // checked against it (receipt.CertificateAgainst); one that promo.ParseRules refuses
 // is reported first (NoteRulesRefused), and certificates are still checked
-// against it. Without rules, a certificate whose freeze announced no
-// beacon round carries NoteRulesMissing.
+// against it. A certificate of another operation than the rules is
+// verified as without them and carries NoteRulesOtherOperation. Without
+// rules, a certificate whose freeze announced no beacon round carries
+// NoteRulesMissing.
 func Verify(docs, anchors []File, pins string, rules *File) []Result {
 	// The game rules' time zone, as rngverify's default --tz (the page
 	// embeds the zone database: time/tzdata in wasm).
@@ -155,7 +170,7 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 	}
 	for _, f := range checked {
 		var v *verdict.Verdict
-		note := ""
+		note, detail := "", (*verdict.Msg)(nil)
 		switch receipt.Detect(f.Data) {
 		case receipt.DocReceipt:
 			v = receipt.VerifyReceipt(f.Data, a)
@@ -163,14 +178,20 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 			v = receipt.VerifyTranscript(f.Data, a)
 		default:
 			v = receipt.VerifyCertificate(f.Data, lists, a)
+			var err error
 			if rules != nil {
-				receipt.CertificateAgainst(v, f.Data, lists, promo.Anchors{Rules: rules.Data, Reserves: -1})
-			} else if receipt.BeaconUnannounced(v) {
+				err = receipt.CertificateAgainst(v, f.Data, lists, promo.Anchors{Rules: rules.Data, Reserves: -1})
+			}
+			switch {
+			case err != nil: // another operation's rules: v is without them
+				m := receipt.Cause(err)
+				note, detail = NoteRulesOtherOperation, &m
+			case rules == nil && receipt.BeaconUnannounced(v):
 				note = NoteRulesMissing
 			}
 		}
 		if len(v.Parts) == 0 {
-			out = append(out, Result{File: f.Name, Verdict: v, Note: note})
+			out = append(out, Result{File: f.Name, Verdict: v, Note: note, NoteDetail: detail})
 			continue
 		}
 		// A GetReceipts reply: each receipt is shown as its own result
@@ -329,6 +350,8 @@ type pageResult struct {
 	Checks  []pageCheck    `json:"checks"`
 	Facts   []verdict.Fact `json:"facts,omitempty"` // localized name and value only
 	Note    string         `json:"note,omitempty"`  // Result.Note, which the page words
+	// NoteDetail is Result.NoteDetail in the page's language.
+	NoteDetail string `json:"note_detail,omitempty"`
 }
 
 // Render encodes results for the page in lang ("fr" or "en").
@@ -337,6 +360,9 @@ func Render(results []Result, lang string) []byte {
 	for _, r := range results {
 		v := r.Verdict
 		p := pageResult{File: r.File, Kind: v.Kind, Subject: v.SubjectText(lang), Verdict: string(v.Status()), Summary: v.Summary(lang), Note: r.Note}
+		if r.NoteDetail != nil {
+			p.NoteDetail = r.NoteDetail.Text(lang)
+		}
 		for _, c := range v.Checks {
 			p.Checks = append(p.Checks, pageCheck{Name: c.Name, Status: string(c.Status), Title: verdict.Title(c.Name, lang),
 				Explanation: verdict.Explanation(c.Name, lang), Detail: c.Reason(lang)})

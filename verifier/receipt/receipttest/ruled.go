@@ -12,7 +12,8 @@ import (
 
 // RuledCertificate makes the certificate of draw bonus-crescendo/1 (12
 // entrants, 3 reserves) against a draw's rules file: rules is the
-// operator's (examples/bonus-crescendo.yaml), its draw 1 made to announce
+// operator's (examples/bonus-crescendo.yaml; its operation, if renamed,
+// is the certificate's: draw OPERATION/1), its draw 1 made to announce
 // drand quicknet round rulesRound (none when 0); the freeze commits to
 // those rules by their hash but announces freezeBeacon ("" or a quicknet
 // round, drand:HASH:ROUND), and the draw binds beaconValue, that round's
@@ -32,7 +33,7 @@ func (a *Appliance) RuledCertificate(rules []byte, rulesRound uint64, freezeBeac
 	if (rulesRound > 0) != (r.Draws[0].Beacon != nil) {
 		return nil, nil, fmt.Errorf("receipttest: the rules' draw 1 does not announce round %d", rulesRound)
 	}
-	l := &promo.EntrantList{Draw: "bonus-crescendo/1"}
+	l := &promo.EntrantList{Draw: r.FullDrawID(0)}
 	for i := range 12 {
 		l.Accounts = append(l.Accounts, "A"+strconv.Itoa(1000+i))
 	}
@@ -42,7 +43,7 @@ func (a *Appliance) RuledCertificate(rules []byte, rulesRound uint64, freezeBeac
 	}
 	var secret [32]byte
 	secret[0] = 7
-	f, err := promo.NewFreeze(promo.FreezeInput{Operation: "bonus-crescendo", RulesHash: promo.RulesHash(rules), Draw: l.Draw, Tree: tree,
+	f, err := promo.NewFreeze(promo.FreezeInput{Operation: r.Operation, RulesHash: promo.RulesHash(rules), Draw: l.Draw, Tree: tree,
 		Reserves: 3, Beacon: freezeBeacon, R: secret, Now: time.Date(2016, 6, 20, 18, 0, 0, 0, time.UTC)})
 	if err != nil {
 		return nil, nil, err
