@@ -97,7 +97,7 @@ func (l *Log) journalLoop() {
 	for range l.wake {
 		for {
 			l.pmu.Lock()
-			batch, stopping, failed := l.queue, l.stopping, l.failed
+			batch, stopping, failed := l.queue, l.stopping, l.refusal()
 			l.queue = nil
 			l.pmu.Unlock()
 			if len(batch) == 0 {
@@ -109,8 +109,8 @@ func (l *Log) journalLoop() {
 			if failed == nil {
 				// Waiting for tessera may end with the pipeline failed
 				// (an append timed out meanwhile, its caller told the
-				// leaf was not journaled): the batch is then refused,
-				// not journaled.
+				// leaf was not journaled) or checkpoints stalled: the
+				// batch is then refused, not journaled.
 				failed = l.awaitTessera()
 			}
 			if failed != nil {
@@ -151,15 +151,15 @@ func (l *Log) journalLoop() {
 }
 
 // awaitTessera waits while tessera is maxLag leaves or more behind the
-// journal, or until the pipeline fails: it returns the pipeline's failure,
-// nil when the journal may go on.
+// journal, or until the pipeline fails: it returns what refuses appends
+// (refusal), nil when the journal may go on.
 func (l *Log) awaitTessera() error {
 	l.pmu.Lock()
 	defer l.pmu.Unlock()
 	for l.journal.next-l.integrated.Load() >= l.cfg.maxLag && l.failed == nil {
 		l.caughtUp.Wait()
 	}
-	return l.failed
+	return l.refusal()
 }
 
 // integrateLoop adds the journaled leaves to tessera, every group waiting

@@ -29,6 +29,14 @@
 // inclusion proof exists within about one checkpoint interval (see
 // docs/bench/transparency.md).
 //
+// # Checkpoints
+//
+// Tessera publishes checkpoints on its own and only logs its failures; the
+// log watches publication (publish.go). When a checkpoint signer fails, or
+// leaves in the tree wait longer than CheckpointTimeout for a checkpoint,
+// appends are refused and Health reports it (ErrCheckpointStalled) until a
+// checkpoint covering the tree is published again, with no restart.
+//
 // # Reads
 //
 // Proofs are computed with x/mod sumdb/tlog over a tile reader of the POSIX
@@ -126,6 +134,12 @@ type Config struct {
 	// CheckpointInterval is the minimum time between checkpoints (default
 	// and minimum 100 ms).
 	CheckpointInterval time.Duration
+	// CheckpointTimeout bounds how long a leaf in the tree may wait for a
+	// signed checkpoint covering it (default 10 × CheckpointInterval, at
+	// least 10 s: publish.go). Past it, or at once when a checkpoint
+	// signer fails, the log refuses appends (ErrCheckpointStalled) until
+	// a checkpoint covering the tree is published again.
+	CheckpointTimeout time.Duration
 	// AppendTimeout bounds how long Append waits for its leaf to be
 	// journaled, whatever its context (default DefaultAppendTimeout).
 	// rngd appends with a context that is never cancelled: a journal or
@@ -186,6 +200,17 @@ type Log struct {
 	// integrateLoop: it returns once futures is closed).
 	journalDone, pipelineDone chan struct{}
 
+	// Checkpoint publication (publish.go), guarded by pmu: stalled is the
+	// stall appends get, nil while checkpoints are published; stallSize
+	// the checkpoint size that ends it; stallc is closed when it starts
+	// (and replaced when it ends).
+	stalled   error
+	stallSize uint64
+	stallAt   time.Time
+	stallc    chan struct{}
+	watchMu   sync.Mutex
+	watch     publication // guarded by watchMu: what checkPublished last saw
+
 	// mu guards closed and the latest checkpoint cache.
 	mu       sync.Mutex
 	closed   bool
@@ -219,6 +244,9 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if cfg.CheckpointInterval == 0 {
 		cfg.CheckpointInterval = DefaultCheckpointInterval
 	}
+	if cfg.CheckpointTimeout == 0 {
+		cfg.CheckpointTimeout = max(checkpointTimeoutIntervals*cfg.CheckpointInterval, minCheckpointTimeout)
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -249,6 +277,7 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	l.tiles.m = make(map[tlog.Tile][]byte)
 	l.caughtUp.L = &l.pmu
 	l.failedc = make(chan struct{})
+	l.stallc = make(chan struct{})
 	// fail undoes what Open did so far. Nothing may fail once the
 	// pipeline's goroutines are started: they are not stopped here.
 	fail := func(err error) (*Log, error) {
@@ -280,8 +309,12 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if err != nil {
 		return fail(fmt.Errorf("tilelog: %w: %w", transparency.ErrUnavailable, err))
 	}
+	watched := make([]note.Signer, len(signers))
+	for i, s := range signers {
+		watched[i] = watchedSigner{Signer: s, l: l}
+	}
 	opts := tessera.NewAppendOptions().
-		WithCheckpointSigner(signers[0], signers[1:]...).
+		WithCheckpointSigner(watched[0], watched[1:]...).
 		WithBatching(cfg.BatchMaxSize, cfg.BatchMaxAge).
 		WithCheckpointInterval(cfg.CheckpointInterval)
 	bgctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -304,8 +337,8 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	go l.journalLoop()
 	go l.integrateLoop(bgctx)
 	go l.confirmLoop()
-	l.bg.Add(1)
-	go l.indexLoop(bgctx)
+	l.every(bgctx, indexInterval, l.refreshIndex)
+	l.every(bgctx, l.cfg.CheckpointInterval/2, func(context.Context) { l.checkPublished(time.Now()) })
 	return l, nil
 }
 
@@ -353,13 +386,12 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 	done := l.meter.Start()
 	req := appendReq{leaf: bytes.Clone(leaf), done: make(chan appendResult, 1)}
 	l.pmu.Lock()
-	switch {
-	case l.stopping:
+	if l.stopping {
 		l.pmu.Unlock()
 		done(transparency.ErrClosed)
 		return 0, transparency.ErrClosed
-	case l.failed != nil:
-		err := l.failed
+	}
+	if err := l.refusal(); err != nil {
 		l.pmu.Unlock()
 		done(err)
 		return 0, err
@@ -424,6 +456,11 @@ func (l *Log) latest(maxAge time.Duration) (*checkpoint.Checkpoint, error) {
 	if l.closed {
 		return nil, transparency.ErrClosed
 	}
+	return l.readCheckpoint(maxAge)
+}
+
+// readCheckpoint is latest, open or closed; mu must be held.
+func (l *Log) readCheckpoint(maxAge time.Duration) (*checkpoint.Checkpoint, error) {
 	if l.cp != nil && maxAge > 0 && time.Since(l.cpReadAt) < maxAge {
 		return l.cp, nil
 	}
@@ -446,7 +483,8 @@ func (l *Log) latest(maxAge time.Duration) (*checkpoint.Checkpoint, error) {
 	return cp, nil
 }
 
-// AwaitCheckpoint implements transparency.Log.
+// AwaitCheckpoint implements transparency.Log. While checkpoints are
+// stalled (ErrCheckpointStalled) it does not wait for one.
 func (l *Log) AwaitCheckpoint(ctx context.Context, size uint64) (*checkpoint.Checkpoint, error) {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
@@ -457,6 +495,9 @@ func (l *Log) AwaitCheckpoint(ctx context.Context, size uint64) (*checkpoint.Che
 		}
 		if cp.Size >= size {
 			return cp, nil
+		}
+		if err := l.stallErr(); err != nil {
+			return nil, fmt.Errorf("tilelog: waiting for a checkpoint of %d leaves: %w", size, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -665,11 +706,13 @@ func (l *Log) VerifierKeys() []string { return l.vkeys }
 func (l *Log) Stats() transparency.Stats { return l.meter.Stats() }
 
 // Health implements transparency.Health: the failure every append gets
-// until the log is reopened, nil while it takes appends.
+// until the log is reopened, else the checkpoint stall appends get until a
+// checkpoint is published again (ErrCheckpointStalled); nil while it takes
+// appends.
 func (l *Log) Health() error {
 	l.pmu.Lock()
 	defer l.pmu.Unlock()
-	return l.failed
+	return l.refusal()
 }
 
 // Close implements transparency.Log: it waits (up to DefaultCloseTimeout,
@@ -679,9 +722,13 @@ func (l *Log) Health() error {
 // it fails the pipeline, lets the journal's writer finish (every
 // acknowledged leaf is in the synced journal already), closes the journal
 // and leaves tessera's goroutines to the process's exit; the next Open
-// hands tessera the leaves it did not integrate. A journal write that does
-// not finish within journalCloseGrace more (a hung disk) leaves the journal
-// and the directory lock open, and Close reports it.
+// hands tessera the leaves it did not integrate. When checkpoints are
+// stalled (ErrCheckpointStalled), before or while it waits, it does not wait
+// for the checkpoint and returns the stall: the leaves are in the tree, and
+// the next Open publishes a checkpoint covering them once signing works. A
+// journal write that does not finish within journalCloseGrace more (a hung
+// disk) leaves the journal and the directory lock open, and Close reports
+// it.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	if l.closed {
@@ -709,16 +756,21 @@ func (l *Log) Close() error {
 		l.fail(fmt.Errorf("close: tessera did not integrate the journaled leaves within %v (the journal keeps them for the next Open)", l.cfg.closeTimeout))
 	}
 	l.pmu.Lock()
-	failed := l.failed
+	failed, stalled := l.failed, l.stalled
 	l.pmu.Unlock()
-	if failed == nil {
-		// Tessera's shutdown waits for a checkpoint covering what it
-		// integrated; it may itself stall (it locks out Add).
-		err = within(ctx, func() error { return l.shutdown(ctx) })
-	} else {
+	switch {
+	case failed != nil:
 		// Tessera stalled or failed: its shutdown would wait for it.
 		// The journal is the truth until the next Open.
 		err = failed
+	case stalled != nil:
+		// Its shutdown would wait for a checkpoint that cannot be signed.
+		err = stalledClose(stalled)
+	default:
+		// Tessera's shutdown waits for a checkpoint covering what it
+		// integrated; it may itself stall (it locks out Add), or
+		// publication may (shutdownTessera).
+		err = l.shutdownTessera(ctx)
 	}
 	l.cancel()
 	// journalLoop no longer waits for tessera (it failed, or the pipeline
@@ -818,24 +870,34 @@ func (c *tileCache) put(t tlog.Tile, b []byte) {
 	c.m[t] = b
 }
 
-// indexLoop keeps the leaf hash index near the published tree.
-func (l *Log) indexLoop(ctx context.Context) {
-	defer l.bg.Done()
-	t := time.NewTicker(indexInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+// every runs f every d, on a goroutine of its own, until ctx ends (Close
+// waits for it: l.bg).
+func (l *Log) every(ctx context.Context, d time.Duration, f func(context.Context)) {
+	l.bg.Add(1)
+	go func() {
+		defer l.bg.Done()
+		t := time.NewTicker(d)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			f(ctx)
 		}
-		cp, err := l.latest(pollInterval)
-		if err != nil {
-			continue
-		}
-		if err := l.catchUpIndex(ctx, cp.Size); err != nil {
-			l.cfg.Logger.Warn("transparency log leaf index", "err", err)
-		}
+	}()
+}
+
+// refreshIndex brings the leaf hash index up to the published tree (every
+// indexInterval).
+func (l *Log) refreshIndex(ctx context.Context) {
+	cp, err := l.latest(pollInterval)
+	if err != nil {
+		return
+	}
+	if err := l.catchUpIndex(ctx, cp.Size); err != nil {
+		l.cfg.Logger.Warn("transparency log leaf index", "err", err)
 	}
 }
 
