@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"tirage.fr/tirage/hsm"
@@ -377,7 +378,9 @@ func (s *adminService) Status(ctx context.Context, _ *adminv1.StatusRequest) (*a
 		r.LogFailure = "couldn't read the log's checkpoint: " + err.Error()
 	}
 	s.e.store.view(func(tx *bolt.Tx) error {
-		r.GamesUnfinished = uint64(tx.Bucket(bucketUnfinished).Stats().KeyN)
+		n := countUnfinished(tx, s.e.now(), s.e.cfg.Game.refundGrace())
+		r.GamesUnfinished = uint64(n[stageInPlay] + n[stageInGrace] + n[stageDue])
+		r.GamesInRefundGrace = uint64(n[stageInGrace])
 		return nil
 	})
 	if s.addrs != nil {
@@ -412,6 +415,7 @@ func (s *adminService) RefundGame(ctx context.Context, req *adminv1.RefundGameRe
 	r, err := s.e.endGame(ctx, &c, req.GameId, true)
 	if err == nil {
 		s.e.log.Warn("game refunded by the operator", "game", req.GameId, "reason", req.Reason)
+		s.e.countGames() // the operator watching tirage_games_in_refund_grace sees the refund
 	}
 	return r, err
 }
@@ -421,6 +425,26 @@ func (s *adminService) SweepExpired(ctx context.Context, _ *adminv1.SweepExpired
 	return &adminv1.SweepExpiredResponse{ExpiredGameIds: ended}, err
 }
 
+func (s *adminService) ListExpiredGames(context.Context, *adminv1.ListExpiredGamesRequest) (*adminv1.ListExpiredGamesResponse, error) {
+	return s.e.listExpired()
+}
+
 func (s *adminService) GetGame(_ context.Context, req *qodv1.GetGameRequest) (*qodv1.Game, error) {
 	return s.e.getGame("", req.GameId)
+}
+
+// listExpired lists every server's games in their refund grace, by
+// deadline: those RefundGame takes after their deadline. A game over whose
+// end could not be sealed (a log failure after its losing pick or its
+// win) is not one: it shows its final status, and the sweeper seals its
+// end (an expiry or a refund is stored only with its end record).
+func (e *engine) listExpired() (*adminv1.ListExpiredGamesResponse, error) {
+	now, grace := e.now(), e.cfg.Game.refundGrace()
+	games, err := e.listGames(nil, func(v []byte) bool { return stageOf(v, now, grace) == stageInGrace })
+	if err != nil {
+		return nil, err
+	}
+	games = slices.DeleteFunc(games, func(g *qodv1.Game) bool { return g.Status != qodv1.Status_STATUS_EXPIRED })
+	slices.SortStableFunc(games, func(a, b *qodv1.Game) int { return a.ExpiresAt.AsTime().Compare(b.ExpiresAt.AsTime()) })
+	return &adminv1.ListExpiredGamesResponse{Games: games, RefundGrace: durationpb.New(grace)}, nil
 }

@@ -54,6 +54,9 @@ type engine struct {
 	metrics *metrics
 	locks   keyLocks
 	games   gameCache
+	// countMu orders countGames: the gauges it sets last are from its
+	// latest read of the store.
+	countMu sync.Mutex
 	// proving admits GOMAXPROCS proofs at a time: more would only queue
 	// on the CPUs, ahead of the log's and the store's goroutines whose
 	// latency every reply waits for.
@@ -1298,17 +1301,16 @@ func (e *engine) endGame(ctx context.Context, c *call, id string, refund bool) (
 // game.refund_grace ago or more, and seals the end of games whose end could
 // not be sealed before. Until then a game past its deadline refuses the
 // player's events and shows as expired (gameProto), but the operator may
-// still refund it (article 2.2.11).
+// still refund it (article 2.2.11). It counts the games again after.
 func (e *engine) sweep(ctx context.Context) ([]string, error) {
+	defer e.countGames()
 	now := e.now()
 	grace := e.cfg.Game.refundGrace()
 	var due []string
-	var unfinished int
 	e.store.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketUnfinished).ForEach(func(k, v []byte) error {
-			unfinished++
 			_, id, _ := strings.Cut(string(k), "\x00")
-			if len(v) == 8 && !now.Before(time.Unix(int64(beUint64(v)), 0).Add(grace)) {
+			if stageOf(v, now, grace) == stageDue {
 				due = append(due, id)
 				return nil
 			}
@@ -1329,8 +1331,59 @@ func (e *engine) sweep(ctx context.Context) ([]string, error) {
 		}
 		ended = append(ended, id)
 	}
-	e.metrics.unfinished.Set(float64(unfinished - len(ended)))
 	return ended, nil
+}
+
+// stage is where an unfinished game stands at a time, by its deadline.
+type stage int
+
+const (
+	stageInPlay  stage = iota // before its 30-day deadline
+	stageInGrace              // past it, within game.refund_grace: RefundGame takes it
+	stageDue                  // past the grace too: the sweeper's to end
+)
+
+// stageOf is the stage at now of the unfinished game whose entry in
+// bucketUnfinished is v (its deadline, putGame).
+func stageOf(v []byte, now time.Time, grace time.Duration) stage {
+	if len(v) != 8 {
+		return stageInPlay
+	}
+	switch expires := time.Unix(int64(beUint64(v)), 0); {
+	case now.Before(expires):
+		return stageInPlay
+	case now.Before(expires.Add(grace)):
+		return stageInGrace
+	}
+	return stageDue
+}
+
+// countUnfinished counts the unfinished games by their stage at now.
+func countUnfinished(tx *bolt.Tx, now time.Time, grace time.Duration) (n [stageDue + 1]int) {
+	tx.Bucket(bucketUnfinished).ForEach(func(_, v []byte) error {
+		n[stageOf(v, now, grace)]++
+		return nil
+	})
+	return n
+}
+
+// countGames sets tirage_games_unfinished (the games in play) and
+// tirage_games_in_refund_grace as the store holds them now. It runs at the
+// start, after each sweep and after each refund: not on the draw path,
+// whose starts and ends show at the next count.
+func (e *engine) countGames() {
+	e.countMu.Lock()
+	defer e.countMu.Unlock()
+	var n [stageDue + 1]int
+	err := e.store.view(func(tx *bolt.Tx) error {
+		n = countUnfinished(tx, e.now(), e.cfg.Game.refundGrace())
+		return nil
+	})
+	if err != nil {
+		return // the store's alarm is up; the gauges keep the last count
+	}
+	e.metrics.unfinished.Set(float64(n[stageInPlay]))
+	e.metrics.inGrace.Set(float64(n[stageInGrace]))
 }
 
 // sweepLoop sweeps every game.sweep_interval until ctx is done, and calls
@@ -1457,16 +1510,26 @@ func (e *engine) getGame(server, id string) (*qodv1.Game, error) {
 	return e.gameProto(sg, e.now()), nil
 }
 
-// listUnfinished lists server's games in play.
+// listUnfinished lists server's unfinished games: in play, and past their
+// deadline until their end is sealed (STATUS_EXPIRED, gameProto).
 func (e *engine) listUnfinished(server string) ([]*qodv1.Game, error) {
+	return e.listGames(joinKey(server, nil), func([]byte) bool { return true })
+}
+
+// listGames lists the unfinished games whose key in bucketUnfinished is
+// under prefix and whose entry there, v, keep keeps.
+func (e *engine) listGames(prefix []byte, keep func(v []byte) bool) ([]*qodv1.Game, error) {
 	now := e.now()
 	var out []*qodv1.Game
-	prefix := joinKey(server, nil)
 	err := e.store.view(func(tx *bolt.Tx) error {
 		cur := tx.Bucket(bucketUnfinished).Cursor()
-		for k, _ := cur.Seek(prefix); k != nil && strings.HasPrefix(string(k), string(prefix)); k, _ = cur.Next() {
+		for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
+			if !keep(v) {
+				continue
+			}
+			_, id, _ := bytes.Cut(k, []byte{0})
 			sg := new(storedGame)
-			if _, err := getJSON(tx, bucketGames, k[len(prefix):], sg); err != nil {
+			if _, err := getJSON(tx, bucketGames, id, sg); err != nil {
 				return err
 			}
 			if err := e.fillSecret(tx, sg); err != nil {

@@ -20,7 +20,8 @@ type metrics struct {
 	appendQueue   prometheus.Gauge       // records waiting for their durable append
 	alarms        *prometheus.CounterVec // component: entropy, keys, log, store
 	devMode       prometheus.Gauge
-	unfinished    prometheus.Gauge
+	unfinished    prometheus.Gauge   // engine.countGames
+	inGrace       prometheus.Gauge   // engine.countGames
 	adminRefused  prometheus.Counter // connections to the admin socket from a uid not in admin.allowed_uids
 }
 
@@ -30,6 +31,10 @@ type metrics struct {
 const drawsHelp = "Records sealed in the log, by kind and outcome. " +
 	"kind: game_start (outcome: the multipliers m1..m4, e.g. x2323), pick (good, losing), decision (continue, stop), " +
 	"game_end (won, lost, expired, refunded); and the operator's emission and manifest (outcome empty)."
+
+// countedHelp says when the games' gauges are counted (engine.countGames):
+// a game started, ended or past its deadline since shows at the next count.
+const countedHelp = "(counted at the start, after each sweep (game.sweep_interval) and after each refund)."
 
 func newMetrics(dev bool) *metrics {
 	reg := prometheus.NewRegistry()
@@ -65,14 +70,18 @@ func newMetrics(dev bool) *metrics {
 			Name: "tirage_dev_mode", Help: "1 when the daemon runs in dev mode (insecure: never in production).",
 		}),
 		unfinished: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "tirage_games_unfinished", Help: "Games in play (as of the start or the last sweep).",
+			Name: "tirage_games_unfinished", Help: "Games in play: started, not ended, before their 30-day deadline " + countedHelp,
+		}),
+		inGrace: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "tirage_games_in_refund_grace", Help: "Games past their 30-day deadline, not ended, that the operator may still refund " +
+				"(article 2.2.11; rngctl qod list-expired) until game.refund_grace has passed, when the sweeper seals their expiry " + countedHelp,
 		}),
 		adminRefused: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "tirage_admin_refused_total", Help: "Connections to the admin socket refused: their uid (SO_PEERCRED) is not in admin.allowed_uids. Their calls get PERMISSION_DENIED.",
 		}),
 	}
 	reg.MustRegister(m.draws, m.refusals, m.callSeconds, m.proveSeconds, m.appendSeconds,
-		m.inFlight, m.appendQueue, m.alarms, m.devMode, m.unfinished, m.adminRefused)
+		m.inFlight, m.appendQueue, m.alarms, m.devMode, m.unfinished, m.inGrace, m.adminRefused)
 	if dev {
 		m.devMode.Set(1)
 	}

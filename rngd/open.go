@@ -1092,12 +1092,9 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
-	// tirage_games_unfinished from the start, not only after the first
-	// sweep (game.sweep_interval later).
-	e.store.db.View(func(tx *bolt.Tx) error {
-		e.metrics.unfinished.Set(float64(tx.Bucket(bucketUnfinished).Stats().KeyN))
-		return nil
-	})
+	// The games' gauges from the start, not only after the first sweep
+	// (game.sweep_interval later).
+	e.countGames()
 	if err := e.announceKeys(ctx, c); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package rngd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -207,4 +208,107 @@ func TestRefundGraceZero(t *testing.T) {
 		t.Fatalf("sweep at the deadline: %v %v", sw, err)
 	}
 	unchanged(t, a, g.GameId, reasonGameOver, "game.refund_grace (0s)", refund)
+}
+
+// gameGauges reads tirage_games_unfinished and tirage_games_in_refund_grace
+// on /metrics (-1 for a series it lacks).
+func gameGauges(t *testing.T, td *testDaemon) (inPlay, inGrace int) {
+	t.Helper()
+	m := scrape(t, td)
+	for name, v := range map[string]*int{"tirage_games_unfinished": &inPlay, "tirage_games_in_refund_grace": &inGrace} {
+		if _, err := fmt.Sscanf(grepLines(m, name+" "), name+" %d", v); err != nil {
+			*v = -1
+		}
+	}
+	return inPlay, inGrace
+}
+
+// The games past their deadline are told apart from those in play, for the
+// operator: tirage_games_unfinished counts the games before their deadline
+// and tirage_games_in_refund_grace those past it that a refund still takes,
+// at the start, after each sweep and after a refund; Status counts both
+// at the call; ListExpiredGames lists the latter, whatever their server,
+// by deadline; ListUnfinishedGames keeps listing them to their game server,
+// STATUS_EXPIRED, until their end is sealed.
+func TestRefundGraceCounted(t *testing.T) {
+	td := newTestDaemon(t)
+	ctx := context.Background()
+	a, b := td.client("server-a"), td.client("server-b")
+	codes := td.emission("COUNT", "2026-12-31", 40)
+	first, next := inPlay(t, b, codes, 0) // server-b's, listed first by deadline
+	td.clock.Advance(time.Hour)
+	second, next := inPlay(t, a, codes, next)
+	td.clock.Advance(24 * time.Hour)
+	third, _ := inPlay(t, a, codes, next)
+	grace := 7 * 24 * time.Hour
+
+	check := func(when string, inPlay, inGrace int, expired ...*qodv1.Game) {
+		t.Helper()
+		if p, g := gameGauges(t, td); p != inPlay || g != inGrace {
+			t.Errorf("%s: tirage_games_unfinished %d, tirage_games_in_refund_grace %d; want %d, %d", when, p, g, inPlay, inGrace)
+		}
+		st, err := td.admin().Status(ctx, &adminv1.StatusRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.GamesUnfinished != uint64(inPlay+inGrace) || st.GamesInRefundGrace != uint64(inGrace) {
+			t.Errorf("%s: Status games_unfinished %d, games_in_refund_grace %d; want %d, %d", when, st.GamesUnfinished, st.GamesInRefundGrace, inPlay+inGrace, inGrace)
+		}
+		l, err := td.admin().ListExpiredGames(ctx, &adminv1.ListExpiredGamesRequest{})
+		if err != nil {
+			t.Errorf("%s: ListExpiredGames: %v", when, err)
+			return
+		}
+		if l.RefundGrace.AsDuration() != grace || len(l.Games) != len(expired) {
+			t.Errorf("%s: ListExpiredGames: %d games, grace %v; want %d, %v", when, len(l.Games), l.RefundGrace.AsDuration(), len(expired), grace)
+			return
+		}
+		for i, g := range l.Games {
+			if g.GameId != expired[i].GameId || g.Server != expired[i].Server || g.Status != qodv1.Status_STATUS_EXPIRED || g.EndedAt != nil {
+				t.Errorf("%s: ListExpiredGames[%d] = %s %s %s, want %s %s STATUS_EXPIRED", when, i, g.GameId, g.Server, g.Status, expired[i].GameId, expired[i].Server)
+			}
+		}
+	}
+	sweep := func() {
+		t.Helper()
+		if _, err := td.admin().SweepExpired(ctx, &adminv1.SweepExpiredRequest{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	td.restart()
+	a = td.client("server-a")
+	check("at the start", 3, 0)
+
+	// The first two pass their deadline; the third is still in play.
+	td.clock.Advance(second.ExpiresAt.AsTime().Sub(td.clock.Now()))
+	sweep()
+	check("after the sweep past two deadlines", 1, 2, first, second)
+	la, err := a.ListUnfinishedGames(ctx, &qodv1.ListUnfinishedGamesRequest{})
+	if err != nil || len(la.Games) != 2 {
+		t.Fatalf("server-a's unfinished games: %v %v, want 2", la, err)
+	}
+	for _, g := range la.Games {
+		if want := map[bool]qodv1.Status{true: qodv1.Status_STATUS_EXPIRED, false: qodv1.Status_STATUS_PLAYING}[g.GameId == second.GameId]; g.Status != want {
+			t.Errorf("server-a lists %s %s, want %s", g.GameId, g.Status, want)
+		}
+	}
+	td.restart()
+	a = td.client("server-a")
+	check("at a start past two deadlines", 1, 2, first, second)
+
+	// A refund shows at once, not at the next sweep.
+	if _, err := td.admin().RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: first.GameId, Reason: "outage"}); err != nil {
+		t.Fatal(err)
+	}
+	check("after a refund", 1, 1, second)
+
+	// The second's grace is over: the sweeper seals its expiry. The third
+	// is past its deadline (a day after the second's) by then.
+	td.clock.Advance(second.ExpiresAt.AsTime().Add(grace).Sub(td.clock.Now()))
+	sweep()
+	check("after the sweep at the end of a grace", 0, 1, third)
+	if la, err := a.ListUnfinishedGames(ctx, &qodv1.ListUnfinishedGamesRequest{}); err != nil || len(la.Games) != 1 || la.Games[0].GameId != third.GameId {
+		t.Fatalf("server-a's unfinished games once the second's expiry is sealed: %v %v, want the third alone", la, err)
+	}
 }

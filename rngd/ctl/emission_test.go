@@ -52,6 +52,7 @@ func TestEmissionCommands(t *testing.T) {
 		{[]string{"qod", "show", "--socket", sock, "--game", "nope"}, ExitFail, "no game"},
 		{[]string{"qod", "refund", "--socket", sock, "--game", "nope"}, ExitUsage, "--reason are required"},
 		{[]string{"qod", "sweep", "--socket", sock}, ExitOK, "0 expired games ended"},
+		{[]string{"qod", "list-expired", "--socket", sock}, ExitOK, "0 games past their deadline, not ended: rngctl qod refund --game ID --reason TEXT takes each before its deadline + game.refund_grace (168h0m0s)\n"},
 		{[]string{"state"}, ExitUsage, "rebuild"},
 	} {
 		code, out, errOut := rngctl(tc.args...)

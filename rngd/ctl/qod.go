@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/grpc"
+
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 )
@@ -14,14 +16,18 @@ func init() {
 	register("qod", Command{Summary: "Quitte ou Double games: show, refund, sweep expired; daemon status", Run: runQoD})
 }
 
-const qodUsage = `usage: rngctl qod status|show|refund|sweep [FLAGS]
+const qodUsage = `usage: rngctl qod status|show|list-expired|refund|sweep [FLAGS]
 
-  status   the daemon's version, keys, log size and unfinished games
-  show     a game's exact state (any game server's)
-           --game ID
-  refund   end an unfinished game with the ticket's refund (article 2.2.11)
-           --game ID --reason TEXT
-  sweep    end now every game whose 30 days ended game.refund_grace ago (rngd also does it on its own)
+  status        the daemon's version, keys, log size and unfinished games (of
+                which those past their deadline, in their refund grace)
+  show          a game's exact state (any game server's)
+                --game ID
+  list-expired  the games past their 30-day deadline, not ended, that refund
+                still takes (until game.refund_grace has passed), by deadline,
+                any game server's: one line each, tab-separated
+  refund        end an unfinished game with the ticket's refund (article 2.2.11)
+                --game ID --reason TEXT
+  sweep         end now every game whose 30 days ended game.refund_grace ago (rngd also does it on its own)
 
 admin flags:
 ` + adminSocketHelp + `  --request-id ID     request id of refund (default: derived from the game and the
@@ -43,7 +49,7 @@ func runQoD(ctx context.Context, env Env) int {
 	}
 	sub := env.Args[0]
 	switch sub {
-	case "status", "sweep":
+	case "status", "sweep", "list-expired":
 	case "show":
 		if *game == "" {
 			return usageError(env, "qod", "qod show: --game is required")
@@ -79,14 +85,29 @@ func runQoD(ctx context.Context, env Env) int {
 		if s.LogFailure != "" {
 			logState = "\nlog FAILED CLOSED, every draw refused: " + s.LogFailure
 		}
-		fmt.Fprintf(env.Stdout, "rngd %s dev_mode=%v\nvrf key %s %s fingerprint %s (rngverify --pin %s:%s)\nlog %s size %d%s\nunfinished games %d\n%s\n",
-			s.Version, s.DevMode, s.VrfKeyId, s.VrfSuite, s.VrfFingerprint, s.VrfSuite, s.VrfFingerprint, s.LogOrigin, s.LogSize, logState, s.GamesUnfinished, strings.Join(s.ListenAddresses, "\n"))
+		fmt.Fprintf(env.Stdout, "rngd %s dev_mode=%v\nvrf key %s %s fingerprint %s (rngverify --pin %s:%s)\nlog %s size %d%s\nunfinished games %d, of which %d past their deadline in their refund grace (rngctl qod list-expired)\n%s\n",
+			s.Version, s.DevMode, s.VrfKeyId, s.VrfSuite, s.VrfFingerprint, s.VrfSuite, s.VrfFingerprint, s.LogOrigin, s.LogSize, logState,
+			s.GamesUnfinished, s.GamesInRefundGrace, strings.Join(s.ListenAddresses, "\n"))
 	case "show":
 		g, err := adm.GetGame(ctx, &qodv1.GetGameRequest{GameId: *game})
 		if err != nil {
 			return a.fail(env, err)
 		}
 		printGame(env, g)
+	case "list-expired":
+		// Not the default 4 MiB: a week of games left by their players may
+		// be more (a game is about 250 bytes).
+		r, err := adm.ListExpiredGames(ctx, &adminv1.ListExpiredGamesRequest{}, grpc.MaxCallRecvMsgSize(1<<30))
+		if err != nil {
+			return a.fail(env, err)
+		}
+		grace := r.RefundGrace.AsDuration()
+		fmt.Fprintf(env.Stdout, "%d games past their deadline, not ended: rngctl qod refund --game ID --reason TEXT takes each before its deadline + game.refund_grace (%s)\n", len(r.Games), grace)
+		for _, g := range r.Games {
+			deadline := g.ExpiresAt.AsTime()
+			fmt.Fprintf(env.Stdout, "%s\tserver %s\temission %s\tdeadline %s\trefund before %s\tstake %d cents\tgood %d tier %d\n",
+				g.GameId, g.Server, g.EmissionId, deadline.Format(time.RFC3339), deadline.Add(grace).Format(time.RFC3339), g.StakeCents, g.GoodCount, g.Tier)
+		}
 	case "refund":
 		r, err := adm.RefundGame(ctx, refund)
 		if err != nil {

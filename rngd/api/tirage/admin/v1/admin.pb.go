@@ -29,6 +29,7 @@ package adminv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -287,15 +288,18 @@ func (*StatusRequest) Descriptor() ([]byte, []int) {
 }
 
 type StatusResponse struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	Version         string                 `protobuf:"bytes,1,opt,name=version,proto3" json:"version,omitempty"`
-	DevMode         bool                   `protobuf:"varint,2,opt,name=dev_mode,json=devMode,proto3" json:"dev_mode,omitempty"`
-	VrfSuite        string                 `protobuf:"bytes,3,opt,name=vrf_suite,json=vrfSuite,proto3" json:"vrf_suite,omitempty"`
-	VrfKeyId        string                 `protobuf:"bytes,4,opt,name=vrf_key_id,json=vrfKeyId,proto3" json:"vrf_key_id,omitempty"`
-	LogOrigin       string                 `protobuf:"bytes,5,opt,name=log_origin,json=logOrigin,proto3" json:"log_origin,omitempty"`
-	LogSize         uint64                 `protobuf:"varint,6,opt,name=log_size,json=logSize,proto3" json:"log_size,omitempty"`
-	GamesUnfinished uint64                 `protobuf:"varint,7,opt,name=games_unfinished,json=gamesUnfinished,proto3" json:"games_unfinished,omitempty"`
-	ListenAddresses []string               `protobuf:"bytes,8,rep,name=listen_addresses,json=listenAddresses,proto3" json:"listen_addresses,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Version   string                 `protobuf:"bytes,1,opt,name=version,proto3" json:"version,omitempty"`
+	DevMode   bool                   `protobuf:"varint,2,opt,name=dev_mode,json=devMode,proto3" json:"dev_mode,omitempty"`
+	VrfSuite  string                 `protobuf:"bytes,3,opt,name=vrf_suite,json=vrfSuite,proto3" json:"vrf_suite,omitempty"`
+	VrfKeyId  string                 `protobuf:"bytes,4,opt,name=vrf_key_id,json=vrfKeyId,proto3" json:"vrf_key_id,omitempty"`
+	LogOrigin string                 `protobuf:"bytes,5,opt,name=log_origin,json=logOrigin,proto3" json:"log_origin,omitempty"`
+	LogSize   uint64                 `protobuf:"varint,6,opt,name=log_size,json=logSize,proto3" json:"log_size,omitempty"`
+	// Games not ended, counted at the call: those in play (before their
+	// 30-day deadline), those in their refund grace (games_in_refund_grace),
+	// and those whose grace has passed, until the sweeper seals their expiry.
+	GamesUnfinished uint64   `protobuf:"varint,7,opt,name=games_unfinished,json=gamesUnfinished,proto3" json:"games_unfinished,omitempty"`
+	ListenAddresses []string `protobuf:"bytes,8,rep,name=listen_addresses,json=listenAddresses,proto3" json:"listen_addresses,omitempty"`
 	// The log's signed-note verifier keys (as served at /log/vkey).
 	LogVerifierKeys []string `protobuf:"bytes,9,rep,name=log_verifier_keys,json=logVerifierKeys,proto3" json:"log_verifier_keys,omitempty"`
 	// SHA-256 of the VRF public key, hex (record.Fingerprint).
@@ -303,9 +307,13 @@ type StatusResponse struct {
 	// Why the log refuses every append (it failed closed: an outage, or an
 	// integrity failure); empty while it takes them. Status answers during
 	// the catch-up after an outage too, when other calls are refused.
-	LogFailure    string `protobuf:"bytes,11,opt,name=log_failure,json=logFailure,proto3" json:"log_failure,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	LogFailure string `protobuf:"bytes,11,opt,name=log_failure,json=logFailure,proto3" json:"log_failure,omitempty"`
+	// Of games_unfinished, those past their 30-day deadline that the operator
+	// may still refund (RefundGame) until game.refund_grace has passed: the
+	// games ListExpiredGames lists.
+	GamesInRefundGrace uint64 `protobuf:"varint,12,opt,name=games_in_refund_grace,json=gamesInRefundGrace,proto3" json:"games_in_refund_grace,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *StatusResponse) Reset() {
@@ -415,6 +423,104 @@ func (x *StatusResponse) GetLogFailure() string {
 	return ""
 }
 
+func (x *StatusResponse) GetGamesInRefundGrace() uint64 {
+	if x != nil {
+		return x.GamesInRefundGrace
+	}
+	return 0
+}
+
+type ListExpiredGamesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListExpiredGamesRequest) Reset() {
+	*x = ListExpiredGamesRequest{}
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListExpiredGamesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListExpiredGamesRequest) ProtoMessage() {}
+
+func (x *ListExpiredGamesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListExpiredGamesRequest.ProtoReflect.Descriptor instead.
+func (*ListExpiredGamesRequest) Descriptor() ([]byte, []int) {
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{6}
+}
+
+type ListExpiredGamesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// By deadline (expires_at), then game id; each shows STATUS_EXPIRED.
+	Games []*v1.Game `protobuf:"bytes,1,rep,name=games,proto3" json:"games,omitempty"`
+	// game.refund_grace: RefundGame takes a game until its expires_at plus
+	// this.
+	RefundGrace   *durationpb.Duration `protobuf:"bytes,2,opt,name=refund_grace,json=refundGrace,proto3" json:"refund_grace,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListExpiredGamesResponse) Reset() {
+	*x = ListExpiredGamesResponse{}
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListExpiredGamesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListExpiredGamesResponse) ProtoMessage() {}
+
+func (x *ListExpiredGamesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListExpiredGamesResponse.ProtoReflect.Descriptor instead.
+func (*ListExpiredGamesResponse) Descriptor() ([]byte, []int) {
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ListExpiredGamesResponse) GetGames() []*v1.Game {
+	if x != nil {
+		return x.Games
+	}
+	return nil
+}
+
+func (x *ListExpiredGamesResponse) GetRefundGrace() *durationpb.Duration {
+	if x != nil {
+		return x.RefundGrace
+	}
+	return nil
+}
+
 type Emission struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
 	EmissionId string                 `protobuf:"bytes,1,opt,name=emission_id,json=emissionId,proto3" json:"emission_id,omitempty"`
@@ -432,7 +538,7 @@ type Emission struct {
 
 func (x *Emission) Reset() {
 	*x = Emission{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[6]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -444,7 +550,7 @@ func (x *Emission) String() string {
 func (*Emission) ProtoMessage() {}
 
 func (x *Emission) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[6]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -457,7 +563,7 @@ func (x *Emission) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Emission.ProtoReflect.Descriptor instead.
 func (*Emission) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{6}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Emission) GetEmissionId() string {
@@ -507,7 +613,7 @@ type CreateEmissionRequest struct {
 
 func (x *CreateEmissionRequest) Reset() {
 	*x = CreateEmissionRequest{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[7]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -519,7 +625,7 @@ func (x *CreateEmissionRequest) String() string {
 func (*CreateEmissionRequest) ProtoMessage() {}
 
 func (x *CreateEmissionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[7]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -532,7 +638,7 @@ func (x *CreateEmissionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateEmissionRequest.ProtoReflect.Descriptor instead.
 func (*CreateEmissionRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{7}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CreateEmissionRequest) GetRequestId() string {
@@ -566,7 +672,7 @@ type CreateEmissionResponse struct {
 
 func (x *CreateEmissionResponse) Reset() {
 	*x = CreateEmissionResponse{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[8]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -578,7 +684,7 @@ func (x *CreateEmissionResponse) String() string {
 func (*CreateEmissionResponse) ProtoMessage() {}
 
 func (x *CreateEmissionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[8]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -591,7 +697,7 @@ func (x *CreateEmissionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateEmissionResponse.ProtoReflect.Descriptor instead.
 func (*CreateEmissionResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{8}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CreateEmissionResponse) GetEmission() *Emission {
@@ -616,7 +722,7 @@ type ListEmissionsRequest struct {
 
 func (x *ListEmissionsRequest) Reset() {
 	*x = ListEmissionsRequest{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[9]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -628,7 +734,7 @@ func (x *ListEmissionsRequest) String() string {
 func (*ListEmissionsRequest) ProtoMessage() {}
 
 func (x *ListEmissionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[9]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -641,7 +747,7 @@ func (x *ListEmissionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEmissionsRequest.ProtoReflect.Descriptor instead.
 func (*ListEmissionsRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{9}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{11}
 }
 
 type ListEmissionsResponse struct {
@@ -653,7 +759,7 @@ type ListEmissionsResponse struct {
 
 func (x *ListEmissionsResponse) Reset() {
 	*x = ListEmissionsResponse{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[10]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -665,7 +771,7 @@ func (x *ListEmissionsResponse) String() string {
 func (*ListEmissionsResponse) ProtoMessage() {}
 
 func (x *ListEmissionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[10]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -678,7 +784,7 @@ func (x *ListEmissionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEmissionsResponse.ProtoReflect.Descriptor instead.
 func (*ListEmissionsResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{10}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListEmissionsResponse) GetEmissions() []*Emission {
@@ -702,7 +808,7 @@ type Ticket struct {
 
 func (x *Ticket) Reset() {
 	*x = Ticket{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[11]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -714,7 +820,7 @@ func (x *Ticket) String() string {
 func (*Ticket) ProtoMessage() {}
 
 func (x *Ticket) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[11]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -727,7 +833,7 @@ func (x *Ticket) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ticket.ProtoReflect.Descriptor instead.
 func (*Ticket) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{11}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Ticket) GetTicketHash() []byte {
@@ -756,7 +862,7 @@ type ManifestHeader struct {
 
 func (x *ManifestHeader) Reset() {
 	*x = ManifestHeader{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[12]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -768,7 +874,7 @@ func (x *ManifestHeader) String() string {
 func (*ManifestHeader) ProtoMessage() {}
 
 func (x *ManifestHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[12]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -781,7 +887,7 @@ func (x *ManifestHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ManifestHeader.ProtoReflect.Descriptor instead.
 func (*ManifestHeader) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{12}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ManifestHeader) GetRequestId() string {
@@ -818,7 +924,7 @@ type ImportManifestRequest struct {
 
 func (x *ImportManifestRequest) Reset() {
 	*x = ImportManifestRequest{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[13]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -830,7 +936,7 @@ func (x *ImportManifestRequest) String() string {
 func (*ImportManifestRequest) ProtoMessage() {}
 
 func (x *ImportManifestRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[13]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -843,7 +949,7 @@ func (x *ImportManifestRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportManifestRequest.ProtoReflect.Descriptor instead.
 func (*ImportManifestRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{13}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ImportManifestRequest) GetPart() isImportManifestRequest_Part {
@@ -896,7 +1002,7 @@ type TicketBatch struct {
 
 func (x *TicketBatch) Reset() {
 	*x = TicketBatch{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[14]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -908,7 +1014,7 @@ func (x *TicketBatch) String() string {
 func (*TicketBatch) ProtoMessage() {}
 
 func (x *TicketBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[14]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -921,7 +1027,7 @@ func (x *TicketBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TicketBatch.ProtoReflect.Descriptor instead.
 func (*TicketBatch) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{14}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *TicketBatch) GetTickets() []*Ticket {
@@ -944,7 +1050,7 @@ type ImportManifestResponse struct {
 
 func (x *ImportManifestResponse) Reset() {
 	*x = ImportManifestResponse{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[15]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -956,7 +1062,7 @@ func (x *ImportManifestResponse) String() string {
 func (*ImportManifestResponse) ProtoMessage() {}
 
 func (x *ImportManifestResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[15]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -969,7 +1075,7 @@ func (x *ImportManifestResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportManifestResponse.ProtoReflect.Descriptor instead.
 func (*ImportManifestResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{15}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ImportManifestResponse) GetEmissionId() string {
@@ -1012,7 +1118,7 @@ type RefundGameRequest struct {
 
 func (x *RefundGameRequest) Reset() {
 	*x = RefundGameRequest{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[16]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1024,7 +1130,7 @@ func (x *RefundGameRequest) String() string {
 func (*RefundGameRequest) ProtoMessage() {}
 
 func (x *RefundGameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[16]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1037,7 +1143,7 @@ func (x *RefundGameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefundGameRequest.ProtoReflect.Descriptor instead.
 func (*RefundGameRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{16}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *RefundGameRequest) GetRequestId() string {
@@ -1069,7 +1175,7 @@ type SweepExpiredRequest struct {
 
 func (x *SweepExpiredRequest) Reset() {
 	*x = SweepExpiredRequest{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[17]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1081,7 +1187,7 @@ func (x *SweepExpiredRequest) String() string {
 func (*SweepExpiredRequest) ProtoMessage() {}
 
 func (x *SweepExpiredRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[17]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1094,7 +1200,7 @@ func (x *SweepExpiredRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SweepExpiredRequest.ProtoReflect.Descriptor instead.
 func (*SweepExpiredRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{17}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{19}
 }
 
 type SweepExpiredResponse struct {
@@ -1106,7 +1212,7 @@ type SweepExpiredResponse struct {
 
 func (x *SweepExpiredResponse) Reset() {
 	*x = SweepExpiredResponse{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[18]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1118,7 +1224,7 @@ func (x *SweepExpiredResponse) String() string {
 func (*SweepExpiredResponse) ProtoMessage() {}
 
 func (x *SweepExpiredResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[18]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1131,7 +1237,7 @@ func (x *SweepExpiredResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SweepExpiredResponse.ProtoReflect.Descriptor instead.
 func (*SweepExpiredResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{18}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *SweepExpiredResponse) GetExpiredGameIds() []string {
@@ -1145,7 +1251,7 @@ var File_tirage_admin_v1_admin_proto protoreflect.FileDescriptor
 
 const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\n" +
-	"\x1btirage/admin/v1/admin.proto\x12\x0ftirage.admin.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17tirage/qod/v1/qod.proto\"\x16\n" +
+	"\x1btirage/admin/v1/admin.proto\x12\x0ftirage.admin.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17tirage/qod/v1/qod.proto\"\x16\n" +
 	"\x14EntropyStatusRequest\"\x16\n" +
 	"\x14EntropyRetestRequest\"~\n" +
 	"\rEntropySource\x12\x12\n" +
@@ -1157,7 +1263,7 @@ const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\ahealthy\x18\x01 \x01(\bR\ahealthy\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\x128\n" +
 	"\asources\x18\x03 \x03(\v2\x1e.tirage.admin.v1.EntropySourceR\asources\"\x0f\n" +
-	"\rStatusRequest\"\x86\x03\n" +
+	"\rStatusRequest\"\xb9\x03\n" +
 	"\x0eStatusResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x19\n" +
 	"\bdev_mode\x18\x02 \x01(\bR\adevMode\x12\x1b\n" +
@@ -1173,7 +1279,12 @@ const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\x0fvrf_fingerprint\x18\n" +
 	" \x01(\tR\x0evrfFingerprint\x12\x1f\n" +
 	"\vlog_failure\x18\v \x01(\tR\n" +
-	"logFailure\"\xd2\x01\n" +
+	"logFailure\x121\n" +
+	"\x15games_in_refund_grace\x18\f \x01(\x04R\x12gamesInRefundGrace\"\x19\n" +
+	"\x17ListExpiredGamesRequest\"\x83\x01\n" +
+	"\x18ListExpiredGamesResponse\x12)\n" +
+	"\x05games\x18\x01 \x03(\v2\x13.tirage.qod.v1.GameR\x05games\x12<\n" +
+	"\frefund_grace\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\vrefundGrace\"\xd2\x01\n" +
 	"\bEmission\x12\x1f\n" +
 	"\vemission_id\x18\x01 \x01(\tR\n" +
 	"emissionId\x12!\n" +
@@ -1223,7 +1334,7 @@ const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\x06reason\x18\x03 \x01(\tR\x06reason\"\x15\n" +
 	"\x13SweepExpiredRequest\"@\n" +
 	"\x14SweepExpiredResponse\x12(\n" +
-	"\x10expired_game_ids\x18\x01 \x03(\tR\x0eexpiredGameIds2\xa2\x06\n" +
+	"\x10expired_game_ids\x18\x01 \x03(\tR\x0eexpiredGameIds2\x8b\a\n" +
 	"\x05Admin\x12I\n" +
 	"\x06Status\x12\x1e.tirage.admin.v1.StatusRequest\x1a\x1f.tirage.admin.v1.StatusResponse\x12a\n" +
 	"\x0eCreateEmission\x12&.tirage.admin.v1.CreateEmissionRequest\x1a'.tirage.admin.v1.CreateEmissionResponse\x12^\n" +
@@ -1232,7 +1343,8 @@ const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\n" +
 	"RefundGame\x12\".tirage.admin.v1.RefundGameRequest\x1a\x18.tirage.qod.v1.GameReply\x12[\n" +
 	"\fSweepExpired\x12$.tirage.admin.v1.SweepExpiredRequest\x1a%.tirage.admin.v1.SweepExpiredResponse\x12=\n" +
-	"\aGetGame\x12\x1d.tirage.qod.v1.GetGameRequest\x1a\x13.tirage.qod.v1.Game\x12^\n" +
+	"\aGetGame\x12\x1d.tirage.qod.v1.GetGameRequest\x1a\x13.tirage.qod.v1.Game\x12g\n" +
+	"\x10ListExpiredGames\x12(.tirage.admin.v1.ListExpiredGamesRequest\x1a).tirage.admin.v1.ListExpiredGamesResponse\x12^\n" +
 	"\rEntropyStatus\x12%.tirage.admin.v1.EntropyStatusRequest\x1a&.tirage.admin.v1.EntropyStatusResponse\x12^\n" +
 	"\rEntropyRetest\x12%.tirage.admin.v1.EntropyRetestRequest\x1a&.tirage.admin.v1.EntropyStatusResponseB3Z1tirage.fr/tirage/rngd/api/tirage/admin/v1;adminv1b\x06proto3"
 
@@ -1248,66 +1360,73 @@ func file_tirage_admin_v1_admin_proto_rawDescGZIP() []byte {
 	return file_tirage_admin_v1_admin_proto_rawDescData
 }
 
-var file_tirage_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_tirage_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_tirage_admin_v1_admin_proto_goTypes = []any{
-	(*EntropyStatusRequest)(nil),   // 0: tirage.admin.v1.EntropyStatusRequest
-	(*EntropyRetestRequest)(nil),   // 1: tirage.admin.v1.EntropyRetestRequest
-	(*EntropySource)(nil),          // 2: tirage.admin.v1.EntropySource
-	(*EntropyStatusResponse)(nil),  // 3: tirage.admin.v1.EntropyStatusResponse
-	(*StatusRequest)(nil),          // 4: tirage.admin.v1.StatusRequest
-	(*StatusResponse)(nil),         // 5: tirage.admin.v1.StatusResponse
-	(*Emission)(nil),               // 6: tirage.admin.v1.Emission
-	(*CreateEmissionRequest)(nil),  // 7: tirage.admin.v1.CreateEmissionRequest
-	(*CreateEmissionResponse)(nil), // 8: tirage.admin.v1.CreateEmissionResponse
-	(*ListEmissionsRequest)(nil),   // 9: tirage.admin.v1.ListEmissionsRequest
-	(*ListEmissionsResponse)(nil),  // 10: tirage.admin.v1.ListEmissionsResponse
-	(*Ticket)(nil),                 // 11: tirage.admin.v1.Ticket
-	(*ManifestHeader)(nil),         // 12: tirage.admin.v1.ManifestHeader
-	(*ImportManifestRequest)(nil),  // 13: tirage.admin.v1.ImportManifestRequest
-	(*TicketBatch)(nil),            // 14: tirage.admin.v1.TicketBatch
-	(*ImportManifestResponse)(nil), // 15: tirage.admin.v1.ImportManifestResponse
-	(*RefundGameRequest)(nil),      // 16: tirage.admin.v1.RefundGameRequest
-	(*SweepExpiredRequest)(nil),    // 17: tirage.admin.v1.SweepExpiredRequest
-	(*SweepExpiredResponse)(nil),   // 18: tirage.admin.v1.SweepExpiredResponse
-	(*timestamppb.Timestamp)(nil),  // 19: google.protobuf.Timestamp
-	(*v1.Receipt)(nil),             // 20: tirage.qod.v1.Receipt
-	(*v1.GetGameRequest)(nil),      // 21: tirage.qod.v1.GetGameRequest
-	(*v1.GameReply)(nil),           // 22: tirage.qod.v1.GameReply
-	(*v1.Game)(nil),                // 23: tirage.qod.v1.Game
+	(*EntropyStatusRequest)(nil),     // 0: tirage.admin.v1.EntropyStatusRequest
+	(*EntropyRetestRequest)(nil),     // 1: tirage.admin.v1.EntropyRetestRequest
+	(*EntropySource)(nil),            // 2: tirage.admin.v1.EntropySource
+	(*EntropyStatusResponse)(nil),    // 3: tirage.admin.v1.EntropyStatusResponse
+	(*StatusRequest)(nil),            // 4: tirage.admin.v1.StatusRequest
+	(*StatusResponse)(nil),           // 5: tirage.admin.v1.StatusResponse
+	(*ListExpiredGamesRequest)(nil),  // 6: tirage.admin.v1.ListExpiredGamesRequest
+	(*ListExpiredGamesResponse)(nil), // 7: tirage.admin.v1.ListExpiredGamesResponse
+	(*Emission)(nil),                 // 8: tirage.admin.v1.Emission
+	(*CreateEmissionRequest)(nil),    // 9: tirage.admin.v1.CreateEmissionRequest
+	(*CreateEmissionResponse)(nil),   // 10: tirage.admin.v1.CreateEmissionResponse
+	(*ListEmissionsRequest)(nil),     // 11: tirage.admin.v1.ListEmissionsRequest
+	(*ListEmissionsResponse)(nil),    // 12: tirage.admin.v1.ListEmissionsResponse
+	(*Ticket)(nil),                   // 13: tirage.admin.v1.Ticket
+	(*ManifestHeader)(nil),           // 14: tirage.admin.v1.ManifestHeader
+	(*ImportManifestRequest)(nil),    // 15: tirage.admin.v1.ImportManifestRequest
+	(*TicketBatch)(nil),              // 16: tirage.admin.v1.TicketBatch
+	(*ImportManifestResponse)(nil),   // 17: tirage.admin.v1.ImportManifestResponse
+	(*RefundGameRequest)(nil),        // 18: tirage.admin.v1.RefundGameRequest
+	(*SweepExpiredRequest)(nil),      // 19: tirage.admin.v1.SweepExpiredRequest
+	(*SweepExpiredResponse)(nil),     // 20: tirage.admin.v1.SweepExpiredResponse
+	(*v1.Game)(nil),                  // 21: tirage.qod.v1.Game
+	(*durationpb.Duration)(nil),      // 22: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil),    // 23: google.protobuf.Timestamp
+	(*v1.Receipt)(nil),               // 24: tirage.qod.v1.Receipt
+	(*v1.GetGameRequest)(nil),        // 25: tirage.qod.v1.GetGameRequest
+	(*v1.GameReply)(nil),             // 26: tirage.qod.v1.GameReply
 }
 var file_tirage_admin_v1_admin_proto_depIdxs = []int32{
 	2,  // 0: tirage.admin.v1.EntropyStatusResponse.sources:type_name -> tirage.admin.v1.EntropySource
-	19, // 1: tirage.admin.v1.Emission.start_deadline:type_name -> google.protobuf.Timestamp
-	6,  // 2: tirage.admin.v1.CreateEmissionResponse.emission:type_name -> tirage.admin.v1.Emission
-	20, // 3: tirage.admin.v1.CreateEmissionResponse.receipt:type_name -> tirage.qod.v1.Receipt
-	6,  // 4: tirage.admin.v1.ListEmissionsResponse.emissions:type_name -> tirage.admin.v1.Emission
-	12, // 5: tirage.admin.v1.ImportManifestRequest.header:type_name -> tirage.admin.v1.ManifestHeader
-	14, // 6: tirage.admin.v1.ImportManifestRequest.tickets:type_name -> tirage.admin.v1.TicketBatch
-	11, // 7: tirage.admin.v1.TicketBatch.tickets:type_name -> tirage.admin.v1.Ticket
-	20, // 8: tirage.admin.v1.ImportManifestResponse.receipt:type_name -> tirage.qod.v1.Receipt
-	4,  // 9: tirage.admin.v1.Admin.Status:input_type -> tirage.admin.v1.StatusRequest
-	7,  // 10: tirage.admin.v1.Admin.CreateEmission:input_type -> tirage.admin.v1.CreateEmissionRequest
-	9,  // 11: tirage.admin.v1.Admin.ListEmissions:input_type -> tirage.admin.v1.ListEmissionsRequest
-	13, // 12: tirage.admin.v1.Admin.ImportManifest:input_type -> tirage.admin.v1.ImportManifestRequest
-	16, // 13: tirage.admin.v1.Admin.RefundGame:input_type -> tirage.admin.v1.RefundGameRequest
-	17, // 14: tirage.admin.v1.Admin.SweepExpired:input_type -> tirage.admin.v1.SweepExpiredRequest
-	21, // 15: tirage.admin.v1.Admin.GetGame:input_type -> tirage.qod.v1.GetGameRequest
-	0,  // 16: tirage.admin.v1.Admin.EntropyStatus:input_type -> tirage.admin.v1.EntropyStatusRequest
-	1,  // 17: tirage.admin.v1.Admin.EntropyRetest:input_type -> tirage.admin.v1.EntropyRetestRequest
-	5,  // 18: tirage.admin.v1.Admin.Status:output_type -> tirage.admin.v1.StatusResponse
-	8,  // 19: tirage.admin.v1.Admin.CreateEmission:output_type -> tirage.admin.v1.CreateEmissionResponse
-	10, // 20: tirage.admin.v1.Admin.ListEmissions:output_type -> tirage.admin.v1.ListEmissionsResponse
-	15, // 21: tirage.admin.v1.Admin.ImportManifest:output_type -> tirage.admin.v1.ImportManifestResponse
-	22, // 22: tirage.admin.v1.Admin.RefundGame:output_type -> tirage.qod.v1.GameReply
-	18, // 23: tirage.admin.v1.Admin.SweepExpired:output_type -> tirage.admin.v1.SweepExpiredResponse
-	23, // 24: tirage.admin.v1.Admin.GetGame:output_type -> tirage.qod.v1.Game
-	3,  // 25: tirage.admin.v1.Admin.EntropyStatus:output_type -> tirage.admin.v1.EntropyStatusResponse
-	3,  // 26: tirage.admin.v1.Admin.EntropyRetest:output_type -> tirage.admin.v1.EntropyStatusResponse
-	18, // [18:27] is the sub-list for method output_type
-	9,  // [9:18] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	21, // 1: tirage.admin.v1.ListExpiredGamesResponse.games:type_name -> tirage.qod.v1.Game
+	22, // 2: tirage.admin.v1.ListExpiredGamesResponse.refund_grace:type_name -> google.protobuf.Duration
+	23, // 3: tirage.admin.v1.Emission.start_deadline:type_name -> google.protobuf.Timestamp
+	8,  // 4: tirage.admin.v1.CreateEmissionResponse.emission:type_name -> tirage.admin.v1.Emission
+	24, // 5: tirage.admin.v1.CreateEmissionResponse.receipt:type_name -> tirage.qod.v1.Receipt
+	8,  // 6: tirage.admin.v1.ListEmissionsResponse.emissions:type_name -> tirage.admin.v1.Emission
+	14, // 7: tirage.admin.v1.ImportManifestRequest.header:type_name -> tirage.admin.v1.ManifestHeader
+	16, // 8: tirage.admin.v1.ImportManifestRequest.tickets:type_name -> tirage.admin.v1.TicketBatch
+	13, // 9: tirage.admin.v1.TicketBatch.tickets:type_name -> tirage.admin.v1.Ticket
+	24, // 10: tirage.admin.v1.ImportManifestResponse.receipt:type_name -> tirage.qod.v1.Receipt
+	4,  // 11: tirage.admin.v1.Admin.Status:input_type -> tirage.admin.v1.StatusRequest
+	9,  // 12: tirage.admin.v1.Admin.CreateEmission:input_type -> tirage.admin.v1.CreateEmissionRequest
+	11, // 13: tirage.admin.v1.Admin.ListEmissions:input_type -> tirage.admin.v1.ListEmissionsRequest
+	15, // 14: tirage.admin.v1.Admin.ImportManifest:input_type -> tirage.admin.v1.ImportManifestRequest
+	18, // 15: tirage.admin.v1.Admin.RefundGame:input_type -> tirage.admin.v1.RefundGameRequest
+	19, // 16: tirage.admin.v1.Admin.SweepExpired:input_type -> tirage.admin.v1.SweepExpiredRequest
+	25, // 17: tirage.admin.v1.Admin.GetGame:input_type -> tirage.qod.v1.GetGameRequest
+	6,  // 18: tirage.admin.v1.Admin.ListExpiredGames:input_type -> tirage.admin.v1.ListExpiredGamesRequest
+	0,  // 19: tirage.admin.v1.Admin.EntropyStatus:input_type -> tirage.admin.v1.EntropyStatusRequest
+	1,  // 20: tirage.admin.v1.Admin.EntropyRetest:input_type -> tirage.admin.v1.EntropyRetestRequest
+	5,  // 21: tirage.admin.v1.Admin.Status:output_type -> tirage.admin.v1.StatusResponse
+	10, // 22: tirage.admin.v1.Admin.CreateEmission:output_type -> tirage.admin.v1.CreateEmissionResponse
+	12, // 23: tirage.admin.v1.Admin.ListEmissions:output_type -> tirage.admin.v1.ListEmissionsResponse
+	17, // 24: tirage.admin.v1.Admin.ImportManifest:output_type -> tirage.admin.v1.ImportManifestResponse
+	26, // 25: tirage.admin.v1.Admin.RefundGame:output_type -> tirage.qod.v1.GameReply
+	20, // 26: tirage.admin.v1.Admin.SweepExpired:output_type -> tirage.admin.v1.SweepExpiredResponse
+	21, // 27: tirage.admin.v1.Admin.GetGame:output_type -> tirage.qod.v1.Game
+	7,  // 28: tirage.admin.v1.Admin.ListExpiredGames:output_type -> tirage.admin.v1.ListExpiredGamesResponse
+	3,  // 29: tirage.admin.v1.Admin.EntropyStatus:output_type -> tirage.admin.v1.EntropyStatusResponse
+	3,  // 30: tirage.admin.v1.Admin.EntropyRetest:output_type -> tirage.admin.v1.EntropyStatusResponse
+	21, // [21:31] is the sub-list for method output_type
+	11, // [11:21] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_tirage_admin_v1_admin_proto_init() }
@@ -1315,7 +1434,7 @@ func file_tirage_admin_v1_admin_proto_init() {
 	if File_tirage_admin_v1_admin_proto != nil {
 		return
 	}
-	file_tirage_admin_v1_admin_proto_msgTypes[13].OneofWrappers = []any{
+	file_tirage_admin_v1_admin_proto_msgTypes[15].OneofWrappers = []any{
 		(*ImportManifestRequest_Header)(nil),
 		(*ImportManifestRequest_Tickets)(nil),
 	}
@@ -1325,7 +1444,7 @@ func file_tirage_admin_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tirage_admin_v1_admin_proto_rawDesc), len(file_tirage_admin_v1_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

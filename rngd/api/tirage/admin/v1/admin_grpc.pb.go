@@ -40,22 +40,24 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Admin_Status_FullMethodName         = "/tirage.admin.v1.Admin/Status"
-	Admin_CreateEmission_FullMethodName = "/tirage.admin.v1.Admin/CreateEmission"
-	Admin_ListEmissions_FullMethodName  = "/tirage.admin.v1.Admin/ListEmissions"
-	Admin_ImportManifest_FullMethodName = "/tirage.admin.v1.Admin/ImportManifest"
-	Admin_RefundGame_FullMethodName     = "/tirage.admin.v1.Admin/RefundGame"
-	Admin_SweepExpired_FullMethodName   = "/tirage.admin.v1.Admin/SweepExpired"
-	Admin_GetGame_FullMethodName        = "/tirage.admin.v1.Admin/GetGame"
-	Admin_EntropyStatus_FullMethodName  = "/tirage.admin.v1.Admin/EntropyStatus"
-	Admin_EntropyRetest_FullMethodName  = "/tirage.admin.v1.Admin/EntropyRetest"
+	Admin_Status_FullMethodName           = "/tirage.admin.v1.Admin/Status"
+	Admin_CreateEmission_FullMethodName   = "/tirage.admin.v1.Admin/CreateEmission"
+	Admin_ListEmissions_FullMethodName    = "/tirage.admin.v1.Admin/ListEmissions"
+	Admin_ImportManifest_FullMethodName   = "/tirage.admin.v1.Admin/ImportManifest"
+	Admin_RefundGame_FullMethodName       = "/tirage.admin.v1.Admin/RefundGame"
+	Admin_SweepExpired_FullMethodName     = "/tirage.admin.v1.Admin/SweepExpired"
+	Admin_GetGame_FullMethodName          = "/tirage.admin.v1.Admin/GetGame"
+	Admin_ListExpiredGames_FullMethodName = "/tirage.admin.v1.Admin/ListExpiredGames"
+	Admin_EntropyStatus_FullMethodName    = "/tirage.admin.v1.Admin/EntropyStatus"
+	Admin_EntropyRetest_FullMethodName    = "/tirage.admin.v1.Admin/EntropyRetest"
 )
 
 // AdminClient is the client API for Admin service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 type AdminClient interface {
-	// Status reports the daemon's version, keys, log size and dev mode.
+	// Status reports the daemon's version, keys, log size, dev mode and
+	// unfinished games.
 	Status(ctx context.Context, in *StatusRequest, opts ...grpc.CallOption) (*StatusResponse, error)
 	// CreateEmission registers an emission and the closure date of its
 	// published closure notice. Stage 2 can start until closure + 29 days.
@@ -77,6 +79,13 @@ type AdminClient interface {
 	SweepExpired(ctx context.Context, in *SweepExpiredRequest, opts ...grpc.CallOption) (*SweepExpiredResponse, error)
 	// GetGame returns any game, whatever its server.
 	GetGame(ctx context.Context, in *v1.GetGameRequest, opts ...grpc.CallOption) (*v1.Game, error)
+	// ListExpiredGames lists, whatever their server, the games past their
+	// 30-day deadline and not ended that RefundGame still takes: until
+	// game.refund_grace has passed since the deadline, then the sweeper seals
+	// their expiry (article 2.2.10) and they leave the list. It is how the
+	// operator finds the games an incident may have cut short (article
+	// 2.2.11); most are games their players left, which need nothing.
+	ListExpiredGames(ctx context.Context, in *ListExpiredGamesRequest, opts ...grpc.CallOption) (*ListExpiredGamesResponse, error)
 	// EntropyStatus reports the health of every entropy source and whether
 	// the generator produces output (draws are refused while it does not).
 	EntropyStatus(ctx context.Context, in *EntropyStatusRequest, opts ...grpc.CallOption) (*EntropyStatusResponse, error)
@@ -169,6 +178,16 @@ func (c *adminClient) GetGame(ctx context.Context, in *v1.GetGameRequest, opts .
 	return out, nil
 }
 
+func (c *adminClient) ListExpiredGames(ctx context.Context, in *ListExpiredGamesRequest, opts ...grpc.CallOption) (*ListExpiredGamesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListExpiredGamesResponse)
+	err := c.cc.Invoke(ctx, Admin_ListExpiredGames_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *adminClient) EntropyStatus(ctx context.Context, in *EntropyStatusRequest, opts ...grpc.CallOption) (*EntropyStatusResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(EntropyStatusResponse)
@@ -193,7 +212,8 @@ func (c *adminClient) EntropyRetest(ctx context.Context, in *EntropyRetestReques
 // All implementations must embed UnimplementedAdminServer
 // for forward compatibility.
 type AdminServer interface {
-	// Status reports the daemon's version, keys, log size and dev mode.
+	// Status reports the daemon's version, keys, log size, dev mode and
+	// unfinished games.
 	Status(context.Context, *StatusRequest) (*StatusResponse, error)
 	// CreateEmission registers an emission and the closure date of its
 	// published closure notice. Stage 2 can start until closure + 29 days.
@@ -215,6 +235,13 @@ type AdminServer interface {
 	SweepExpired(context.Context, *SweepExpiredRequest) (*SweepExpiredResponse, error)
 	// GetGame returns any game, whatever its server.
 	GetGame(context.Context, *v1.GetGameRequest) (*v1.Game, error)
+	// ListExpiredGames lists, whatever their server, the games past their
+	// 30-day deadline and not ended that RefundGame still takes: until
+	// game.refund_grace has passed since the deadline, then the sweeper seals
+	// their expiry (article 2.2.10) and they leave the list. It is how the
+	// operator finds the games an incident may have cut short (article
+	// 2.2.11); most are games their players left, which need nothing.
+	ListExpiredGames(context.Context, *ListExpiredGamesRequest) (*ListExpiredGamesResponse, error)
 	// EntropyStatus reports the health of every entropy source and whether
 	// the generator produces output (draws are refused while it does not).
 	EntropyStatus(context.Context, *EntropyStatusRequest) (*EntropyStatusResponse, error)
@@ -254,6 +281,9 @@ func (UnimplementedAdminServer) SweepExpired(context.Context, *SweepExpiredReque
 }
 func (UnimplementedAdminServer) GetGame(context.Context, *v1.GetGameRequest) (*v1.Game, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetGame not implemented")
+}
+func (UnimplementedAdminServer) ListExpiredGames(context.Context, *ListExpiredGamesRequest) (*ListExpiredGamesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListExpiredGames not implemented")
 }
 func (UnimplementedAdminServer) EntropyStatus(context.Context, *EntropyStatusRequest) (*EntropyStatusResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method EntropyStatus not implemented")
@@ -397,6 +427,24 @@ func _Admin_GetGame_Handler(srv interface{}, ctx context.Context, dec func(inter
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Admin_ListExpiredGames_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListExpiredGamesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServer).ListExpiredGames(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Admin_ListExpiredGames_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServer).ListExpiredGames(ctx, req.(*ListExpiredGamesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _Admin_EntropyStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(EntropyStatusRequest)
 	if err := dec(in); err != nil {
@@ -463,6 +511,10 @@ var Admin_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetGame",
 			Handler:    _Admin_GetGame_Handler,
+		},
+		{
+			MethodName: "ListExpiredGames",
+			Handler:    _Admin_ListExpiredGames_Handler,
 		},
 		{
 			MethodName: "EntropyStatus",

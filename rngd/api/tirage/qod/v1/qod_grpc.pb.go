@@ -96,7 +96,16 @@ type QuitteOuDoubleClient interface {
 	Decide(ctx context.Context, in *DecideRequest, opts ...grpc.CallOption) (*GameReply, error)
 	// GetGame returns a game's exact state, to resume it after a suspension.
 	GetGame(ctx context.Context, in *GetGameRequest, opts ...grpc.CallOption) (*Game, error)
-	// ListUnfinishedGames lists the calling server's games still in play.
+	// ListUnfinishedGames lists the calling server's games not ended
+	// (ended_at unset): those in play, and those past their 30-day deadline
+	// until their end is sealed. The latter show STATUS_EXPIRED and take no
+	// pick or decision (GAME_EXPIRED); the operator may still refund them
+	// (article 2.2.11) until game.refund_grace (default 7 days) has passed
+	// since the deadline, then the sweeper seals their expiry. Either end
+	// takes the game off the list: GetGame then shows it STATUS_REFUNDED or
+	// STATUS_EXPIRED, with ended_at and secret. A game whose end record could
+	// not be sealed (a log outage) stays listed, with its final status, until
+	// the sweeper seals it.
 	ListUnfinishedGames(ctx context.Context, in *ListUnfinishedGamesRequest, opts ...grpc.CallOption) (*ListUnfinishedGamesResponse, error)
 	// GetReceipts returns every receipt of a game, in order, with inclusion
 	// proofs in the latest checkpoint when the log has published one.
@@ -203,7 +212,16 @@ type QuitteOuDoubleServer interface {
 	Decide(context.Context, *DecideRequest) (*GameReply, error)
 	// GetGame returns a game's exact state, to resume it after a suspension.
 	GetGame(context.Context, *GetGameRequest) (*Game, error)
-	// ListUnfinishedGames lists the calling server's games still in play.
+	// ListUnfinishedGames lists the calling server's games not ended
+	// (ended_at unset): those in play, and those past their 30-day deadline
+	// until their end is sealed. The latter show STATUS_EXPIRED and take no
+	// pick or decision (GAME_EXPIRED); the operator may still refund them
+	// (article 2.2.11) until game.refund_grace (default 7 days) has passed
+	// since the deadline, then the sweeper seals their expiry. Either end
+	// takes the game off the list: GetGame then shows it STATUS_REFUNDED or
+	// STATUS_EXPIRED, with ended_at and secret. A game whose end record could
+	// not be sealed (a log outage) stays listed, with its final status, until
+	// the sweeper seals it.
 	ListUnfinishedGames(context.Context, *ListUnfinishedGamesRequest) (*ListUnfinishedGamesResponse, error)
 	// GetReceipts returns every receipt of a game, in order, with inclusion
 	// proofs in the latest checkpoint when the log has published one.
