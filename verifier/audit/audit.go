@@ -33,6 +33,19 @@
 // When the caller pins VRF fingerprints, an announced key that is not
 // pinned fails the vrf-key check.
 //
+// # What the log owes, and when
+//
+// Records the appliance times as it appends them (game records, emissions,
+// manifests) follow log order to within MaxTimeSkew (Config.TimeSkew): a
+// record dated ahead or back past the records around it is a failure of
+// the record check. A game over (lost or won) must be ended — its end
+// reveals r, without which its draws are never verified — within EndDelay
+// of the log going on after it, and an unfinished game by its play
+// deadline plus MaxRefundGrace (and EndDelay): a game the log leaves
+// unsealed past them fails the games check. A ticket (the hash of its
+// code) plays once across all emissions, and an emission starts no more
+// games than its manifests logged before them hold tickets.
+//
 // # Speed
 //
 // Entries are read and parsed in log order; games are verified as soon as
@@ -115,7 +128,48 @@ type Config struct {
 	// commits to, are facts of the verdict. Run refuses a file that is not
 	// a rules file (CheckRules) before it reads anything.
 	Rules []RulesFile
+	// TimeSkew bounds how much earlier than a record logged before it a
+	// record the engine timed may be (0: MaxTimeSkew). See MaxTimeSkew.
+	TimeSkew time.Duration
 }
+
+// MaxTimeSkew is how much earlier than a record logged before it a record
+// may be timed: game records, emissions and manifests, which rngd times
+// (e.now()) just before it appends them, so that their log order is their
+// time order but for what an append takes between the two. That is at
+// most twice log.trillian_append_timeout (30 s by default) plus two VRF
+// proofs: a game's end is timed with the call's clock reading, taken
+// before the last pick's append and appended after it, while other calls'
+// records (timed later) go in between; after a log outage the leaves
+// pending at its start, all timed within one append timeout, are
+// integrated before any new append. Ten minutes leaves room for a slow
+// HSM and for the clock's ordinary corrections, and still refuses a record
+// dated ahead or back by hours or days: an expiry sealed on the day a game
+// started and dated at its deadline (later records, timed that first day,
+// follow it), or a start logged after records timed past its emission's
+// deadline and dated before it. Key announcements (keys.announcement_file
+// is made by rngctl keys init, possibly days before rngd appends it),
+// promotion freezes and draws (a ceremony whose append failed sends the
+// very same record again, later) and attestations are made ahead of
+// their append: their times are not compared.
+const MaxTimeSkew = 10 * time.Minute
+
+// EndDelay is how long a log may go on without the end of a game that is
+// over (lost, won at a stop or at tier 4): the end is the record that
+// reveals r, without which its draws are never verified. rngd appends it
+// right after the game's last pick or decision, in the next append of the
+// same call; when that append fails, the call's retry or the sweeper
+// (game.sweep_interval, 1 min by default) seals it once the log takes
+// appends again. The delay is measured from the first record the log took
+// after the game's last one (the log going on), so that an outage, during
+// which nothing is appended, does not count. The same delay is given to the
+// sweeper's expiry of a game past its deadline and MaxRefundGrace.
+const EndDelay = time.Hour
+
+// MaxRefundGrace is the longest game.refund_grace rngd accepts (31 days,
+// rngd/config.go maxRefundGrace): an unfinished game past its play
+// deadline by more is expired by the sweeper.
+const MaxRefundGrace = 31 * 24 * time.Hour
 
 // RulesFile is an operation's rules file given to the audit.
 type RulesFile struct {
@@ -162,6 +216,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if cfg.Wait == nil {
 		cfg.Wait = wait
+	}
+	if cfg.TimeSkew <= 0 {
+		cfg.TimeSkew = MaxTimeSkew
 	}
 	rules, err := parseRules(cfg.Rules)
 	if err != nil {
@@ -461,6 +518,11 @@ type pending struct {
 	leaves  [][]byte
 	indices []uint64
 	key     func(string) (*vrf.PublicKey, bool) // keys announced before its start
+	expires time.Time                           // its start's play deadline
+	// next is the first record the engine timed logged after the game's
+	// last record (zero: none yet), nextIdx its entry: the log went on.
+	next    time.Time
+	nextIdx uint64
 }
 
 // frozenDraw is a promotion draw frozen and not yet drawn.
@@ -473,6 +535,8 @@ type job struct {
 	game    string
 	g       receipt.Game
 	ended   bool
+	open    *pending  // not ended: its game, read to the end of the log
+	latest  time.Time // not ended: the latest record time of the log
 	promo   *record.PromoDraw
 	freeze  *record.PromoFreeze
 	drawIdx uint64
@@ -532,8 +596,10 @@ type auditor struct {
 	keyMisb   []verdict.Msg        // key announcements that are misbehaviour
 	suites    map[string]announced // VRF key fingerprint → its first announcement
 	emissions map[string]*emission
-	tickets   map[string]string  // qod.TicketKey → first game
-	started   map[gameKey]uint64 // every game started → its start's entry
+	tickets   map[[32]byte]played // ticket hash → the game it played
+	manifest  map[string]uint64   // emission → tickets in its manifests logged so far
+	starts    map[string]uint64   // emission → games started so far
+	started   map[gameKey]uint64  // every game started → its start's entry
 	games     map[string]*pending
 	frozen    map[string]firstLeaf  // every draw frozen → its freeze
 	drawn     map[string]firstLeaf  // every draw drawn → its draw
@@ -543,6 +609,14 @@ type auditor struct {
 	rules     map[string]*givenRules // Config.Rules by hash
 	ruled     map[string]ruledFreeze // draws frozen under rules given, not checked yet
 	unruled   map[string]*unruled    // rules hash ("" none) → freezes under rules not given
+	// Record times (timed): the latest time of a record the engine timed,
+	// its entry and kind; the game whose record was the last such one.
+	latest     time.Time
+	latestIdx  uint64
+	latestKind record.Kind
+	touched    *pending
+	timeBad    int           // records timed against log order
+	timeIssues []verdict.Msg // the first maxIssues of them
 
 	jobs chan job
 	wg   sync.WaitGroup
@@ -558,7 +632,7 @@ type auditor struct {
 
 func newAuditor(cfg Config, v *verdict.Verdict, res *Result) *auditor {
 	a := &auditor{cfg: cfg, v: v, res: res, keys: map[string]*vrf.PublicKey{}, suites: map[string]announced{}, emissions: map[string]*emission{},
-		games: map[string]*pending{}, tickets: map[string]string{}, started: map[gameKey]uint64{},
+		games: map[string]*pending{}, tickets: map[[32]byte]played{}, manifest: map[string]uint64{}, starts: map[string]uint64{}, started: map[gameKey]uint64{},
 		frozen: map[string]firstLeaf{}, drawn: map[string]firstLeaf{}, freezes: map[string]frozenDraw{}, kinds: map[record.Kind]int{},
 		rules: map[string]*givenRules{}, ruled: map[string]ruledFreeze{}, unruled: map[string]*unruled{},
 		jobs: make(chan job, 4*cfg.Workers), issues: map[string][]verdict.Msg{}, misbehav: map[string]bool{}, counts: map[string]int{}}
@@ -602,6 +676,7 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		return
 	}
 	a.kinds[r.Kind()]++
+	a.timed(index, r)
 	switch x := r.(type) {
 	case *record.KeyAnnouncement:
 		for _, k := range x.Keys {
@@ -680,19 +755,37 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		} else {
 			a.started[k] = index
 		}
-		// A ticket code plays once (art. 2.2.4), in an emission registered before.
-		tk := qod.TicketKey(x.Emission, x.Ticket)
-		if first, played := a.tickets[tk]; played {
-			a.issue(verdict.CheckGames, true, verdict.MsgTicketReplayed, x.Game, index, first)
+		// A ticket code plays once (art. 2.2.4), in an emission registered
+		// before. The ticket is the hash of the code alone, which belongs
+		// to one emission (rngd keeps its tickets by hash, and imports a
+		// hash once whatever the emission): the same hash under two
+		// emissions is the same code played twice.
+		if first, again := a.tickets[x.Ticket]; again {
+			if first.emission == x.Emission {
+				a.issue(verdict.CheckGames, true, verdict.MsgTicketReplayed, x.Game, index, first.game)
+			} else {
+				a.issue(verdict.CheckGames, true, verdict.MsgTicketOtherEmission, x.Game, index, x.Emission, first.game, first.emission)
+			}
 		}
-		a.tickets[tk] = x.Game
+		a.tickets[x.Ticket] = played{game: x.Game, emission: x.Emission}
 		if _, ok := a.emissions[x.Emission]; !ok {
 			a.issue(verdict.CheckGames, true, verdict.MsgEmissionUnregistered, x.Game, index, x.Emission)
+		}
+		// rngd starts only a code of a manifest it imported, and logs the
+		// manifest before it takes any of its codes: an emission cannot
+		// start more games than its manifests logged before hold tickets.
+		a.starts[x.Emission]++
+		if n, m := a.starts[x.Emission], a.manifest[x.Emission]; n > m {
+			a.issue(verdict.CheckGames, true, verdict.MsgAuditStartUnmanifested, x.Game, index, n, x.Emission, m)
 		}
 		// Its draws count under the keys announced before it started (as
 		// a transcript's): a key announced later could have been made for
 		// one draw.
-		a.games[x.Game] = &pending{leaves: [][]byte{leaf}, indices: []uint64{index}, key: a.keyring()}
+		p := &pending{leaves: [][]byte{leaf}, indices: []uint64{index}, key: a.keyring(), expires: x.Expires}
+		a.games[x.Game] = p
+		a.touched = p
+	case *record.Manifest:
+		a.manifest[x.Emission] += x.Count
 	case *record.Pick, *record.Decision, *record.GameEnd:
 		gid := x.(record.GameRecord).GameID()
 		p, ok := a.games[gid]
@@ -704,7 +797,9 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		if _, end := x.(*record.GameEnd); end {
 			delete(a.games, gid)
 			a.submit(gid, p, true)
+			return
 		}
+		p.next, a.touched = time.Time{}, p
 	case *record.PromoFreeze:
 		// A draw is frozen once: a second freeze would let the appliance
 		// draw again (a re-roll) or swap the list or commitment drawn on.
@@ -775,7 +870,84 @@ func (a *auditor) submit(gid string, p *pending, ended bool) {
 			g.StartDeadline = e.dead
 		}
 	}
-	a.jobs <- job{game: gid, g: g, ended: ended}
+	j := job{game: gid, g: g, ended: ended}
+	if !ended {
+		j.open, j.latest = p, a.latest
+	}
+	a.jobs <- j
+}
+
+// played is the game a ticket played, and its emission.
+type played struct{ game, emission string }
+
+// engineTime is the time of a record that rngd's engine times when it
+// appends it (see MaxTimeSkew); ok is false for the other kinds.
+func engineTime(r record.Record) (t time.Time, ok bool) {
+	switch x := r.(type) {
+	case *record.Emission:
+		return x.Time, true
+	case *record.Manifest:
+		return x.Time, true
+	case *record.GameStart:
+		return x.Time, true
+	case *record.Pick:
+		return x.Time, true
+	case *record.Decision:
+		return x.Time, true
+	case *record.GameEnd:
+		return x.Time, true
+	}
+	return time.Time{}, false
+}
+
+// timed checks the time of record r (entry index) against the records
+// the engine timed logged before it, and notes that the log went on after
+// the game last touched (pending.next).
+func (a *auditor) timed(index uint64, r record.Record) {
+	t, ok := engineTime(r)
+	if !ok {
+		return
+	}
+	if a.touched != nil {
+		a.touched.next, a.touched.nextIdx = t, index
+		a.touched = nil
+	}
+	if !a.latest.IsZero() && a.latest.Sub(t) > a.cfg.TimeSkew {
+		a.timeBad++
+		if len(a.timeIssues) < maxIssues {
+			a.timeIssues = append(a.timeIssues, verdict.M(verdict.MsgAuditTimeOrder, index, verdict.Term(r.Kind()), stamp(t),
+				a.cfg.TimeSkew, a.latestIdx, verdict.Term(a.latestKind), stamp(a.latest)))
+		}
+	}
+	if t.After(a.latest) {
+		a.latest, a.latestIdx, a.latestKind = t, index, r.Kind()
+	}
+}
+
+// stamp is a record time as the verdict shows it.
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// unsealed checks a game the log does not end (j.open), whose records
+// verify (p): over, its end must follow within EndDelay of the log going
+// on; unfinished, within EndDelay of its play deadline plus
+// MaxRefundGrace. Either is a failure, not misbehaviour: a missing record
+// contradicts no record (the appliance may yet append it; an honest one
+// that lost r cannot seal a lost or won game, and says so), but the audit
+// cannot pass a game whose draws decided an outcome that no one can ever
+// verify, nor one the appliance left open past every deadline. (A game
+// ended without r, SecretLost, differs: ended by refund or expiry, no draw
+// decided anything.)
+func (a *auditor) unsealed(j job, p *receipt.Played) {
+	o := j.open
+	switch {
+	case p.Final.Phase.Over():
+		if !o.next.IsZero() && j.latest.Sub(o.next) > EndDelay {
+			a.issue(verdict.CheckGames, false, verdict.MsgAuditEndMissing, j.game, verdict.Term(p.Final.Phase.String()),
+				o.indices[len(o.indices)-1], o.nextIdx, stamp(o.next), stamp(j.latest), EndDelay)
+		}
+	case p.Final.Phase != 0 && j.latest.After(o.expires.Add(MaxRefundGrace+EndDelay)):
+		a.issue(verdict.CheckGames, false, verdict.MsgAuditNeverSealed, j.game, o.indices[0], stamp(o.expires), stamp(j.latest), MaxRefundGrace, EndDelay)
+	}
 }
 
 // issue records a problem for a check (kept up to maxIssues).
@@ -815,6 +987,8 @@ func (a *auditor) run(j job) {
 			why = *c.Message
 		}
 		a.issue(verdict.CheckGames, c.Status == verdict.StatusMisbehaviour, verdict.MsgGameCheck, j.game, c.Name, why)
+	} else if j.open != nil && p != nil {
+		a.unsealed(j, p)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -929,8 +1103,19 @@ func (a *auditor) finish() {
 	switch {
 	case len(a.recBad) > 0:
 		v.Misbehaviour(verdict.CheckRecord, verdict.MsgMalformed, len(a.recBad), a.recBad[:min(len(a.recBad), maxIssues)])
-	case len(a.recNew) > 0:
-		v.Fail(verdict.CheckRecord, verdict.MsgTooNew, len(a.recNew), a.recNew[:min(len(a.recNew), maxIssues)])
+	case len(a.recNew) > 0 || a.timeBad > 0:
+		var why verdict.Series
+		if len(a.recNew) > 0 {
+			why = append(why, verdict.M(verdict.MsgTooNew, len(a.recNew), a.recNew[:min(len(a.recNew), maxIssues)]))
+		}
+		if a.timeBad > 0 {
+			why = append(why, verdict.M(verdict.MsgAuditTimesBad, a.timeBad, a.cfg.TimeSkew, a.timeIssues))
+		}
+		if len(why) == 1 {
+			v.Fail(verdict.CheckRecord, why[0].ID, why[0].Args...)
+		} else {
+			v.Fail(verdict.CheckRecord, verdict.MsgSame, why)
+		}
 	default:
 		kinds := make([]record.Kind, 0, len(a.kinds))
 		for k := range a.kinds {

@@ -28,6 +28,8 @@
 //   - Picks: one VRF output per pick, over record.PickAlpha(…, index, number);
 //     the number is losing when Bernoulli(3, n) on draw.NewStream(β, "pick")
 //     is true, n = 30 − index being the numbers still hidden.
+//   - Key: every proof of one game is under one VRF key, the start's (the
+//     first pick's when S = 50,000 €): DrawKey, checked by Replay.
 //
 // # Records of a game
 //

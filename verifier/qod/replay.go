@@ -146,6 +146,9 @@ func Replay(leaves [][]byte, cfg ReplayConfig) (Replayed, error) {
 		return out, fail(0, verdict.MsgRuleExpires, start.Expires.UTC().Format(time.RFC3339), g.Expires.Format(time.RFC3339))
 	}
 	g.Expires = start.Expires // the deadline sealed (before PlayDeadlineFloorFrom, maybe the calendar reading)
+	// The game's VRF key: the start's, "" until its first draw when the
+	// start draws nothing (S = 50,000 €). Every draw must be under it.
+	key := start.Key
 	if start.Stake != MaxStake {
 		if err := verify(0, start.Key, start.Alpha(secret), start.Proof, start.Beta); err != nil {
 			return out, err
@@ -158,6 +161,9 @@ func Replay(leaves [][]byte, cfg ReplayConfig) (Replayed, error) {
 		case *record.Pick:
 			if r.Index != g.Picks {
 				return out, fail(i, verdict.MsgRuleIndex, r.Index, g.Picks)
+			}
+			if key, err = DrawKey(key, r.Key); err != nil {
+				return out, failErr(i, err)
 			}
 			next, losing, err := g.Pick(r.Number, r.Beta, r.Time)
 			if err != nil {
@@ -195,6 +201,22 @@ func Replay(leaves [][]byte, cfg ReplayConfig) (Replayed, error) {
 	}
 	out.Game = g
 	return out, nil
+}
+
+// DrawKey applies the rule that every VRF proof of one game is under one
+// key: the start's, or, when the start draws nothing (S = 50,000 €), the
+// first pick's. gameKey is the game's key so far ("" before its first
+// draw); DrawKey returns it after a draw under key, or an error when key is
+// another one. A game on two keys is a re-roll: once two keys are announced
+// (a rotation), an operator free to choose the key per draw could prove each
+// pick under both and log the outcome it liked. An honest rngd holds one
+// key and refuses to rotate while a game is in play on another
+// (docs/keys.md, "Rotating the VRF key").
+func DrawKey(gameKey, key string) (string, error) {
+	if gameKey != "" && key != gameKey {
+		return gameKey, verdict.Errorf(verdict.MsgRuleKey, key, gameKey)
+	}
+	return key, nil
 }
 
 // endGame applies an end record: a final phase must match it; an unfinished

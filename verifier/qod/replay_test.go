@@ -84,11 +84,16 @@ func (tr *transcript) add(r record.GameRecord) {
 }
 
 func startGame(t testing.TB, sk *vrf.PrivateKey, id string, stake int64) *transcript {
+	return startGameUnder(t, "vrf-1", sk, id, stake)
+}
+
+// startGameUnder starts a game whose start is proved under key keyID (sk).
+func startGameUnder(t testing.TB, keyID string, sk *vrf.PrivateKey, id string, stake int64) *transcript {
 	tr := &transcript{t: t, sk: sk, secret: sha256.Sum256([]byte("r of " + id)), now: t0}
 	ticket, _ := record.TicketHash(fmt.Sprintf("%018d", len(id)*7919))
 	rec := &record.GameStart{Time: t0, Game: id, Emission: "QOD-1", Ticket: ticket, Stake: stake, Commit: record.Commit(tr.secret)}
 	if stake != qod.MaxStake {
-		rec.Key = "vrf-1"
+		rec.Key = keyID
 		rec.Proof, rec.Beta = tr.prove(rec.Alpha(tr.secret))
 	}
 	g, err := qod.NewGame(qod.Start{Game: id, Emission: rec.Emission, Ticket: ticket, Stake: stake, Beta: rec.Beta,
@@ -103,14 +108,24 @@ func startGame(t testing.TB, sk *vrf.PrivateKey, id string, stake int64) *transc
 }
 
 // pick picks the lowest free number.
-func (tr *transcript) pick() {
+func (tr *transcript) pick() { tr.pickUnder("vrf-1", tr.sk) }
+
+// pickUnder picks the lowest free number, proved under key id (sk).
+func (tr *transcript) pickUnder(id string, sk *vrf.PrivateKey) {
 	n := 1
 	for tr.g.IsPicked(n) {
 		n++
 	}
 	tr.now = tr.now.Add(time.Minute)
 	alpha := record.PickAlpha(tr.g.ID, tr.g.Emission, tr.g.Ticket, tr.secret, tr.g.Picks, n)
-	proof, beta := tr.prove(alpha)
+	proof, err := sk.Prove(alpha)
+	if err != nil {
+		tr.t.Fatal(err)
+	}
+	beta, err := vrf.ProofToHash(sk.Public().Suite(), proof)
+	if err != nil {
+		tr.t.Fatal(err)
+	}
 	index := tr.g.Picks
 	g, losing, err := tr.g.Pick(n, beta, tr.now)
 	if err != nil {
@@ -120,7 +135,7 @@ func (tr *transcript) pick() {
 	if losing {
 		out = record.OutcomeLosing
 	}
-	tr.add(&record.Pick{Time: tr.now, Game: g.ID, Index: index, Number: n, Outcome: out, Key: "vrf-1", Proof: proof, Beta: beta})
+	tr.add(&record.Pick{Time: tr.now, Game: g.ID, Index: index, Number: n, Outcome: out, Key: id, Proof: proof, Beta: beta})
 	tr.g = g
 }
 

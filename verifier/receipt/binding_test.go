@@ -46,10 +46,12 @@ func TestPickReceiptBoundToStart(t *testing.T) {
 	if !hasCheck(v, verdict.CheckVRFProof, verdict.StatusFail, verdict.MsgAlphaUnboundStart) {
 		t.Errorf("unbound α:\n%s", v.Text("en"))
 	}
-	// Without α nothing is claimed about the proof: skipped, as before.
+	// Without α the proof cannot be checked yet: not a pass.
 	v = receipt.VerifyReceipt(a.ReceiptWith(g, 1, receipttest.ReceiptOptions{NoStart: true}), keyed(t, a))
-	expect(t, v, verdict.StatusPass, "")
-	status(t, v, verdict.CheckVRFProof, verdict.StatusSkip)
+	expect(t, v, verdict.StatusFail, verdict.CheckVRFProof)
+	if !hasCheck(v, verdict.CheckVRFProof, verdict.StatusFail, verdict.MsgProofNotYet) {
+		t.Errorf("no α:\n%s", v.Text("en"))
+	}
 
 	// Pick 1 re-rolled with other secrets until it lost.
 	c := appliance(t, 51)

@@ -107,9 +107,13 @@ func TestTranscriptUnfinished(t *testing.T) {
 	a := appliance(t, 2)
 	g := play(t, a, receipttest.Play{Game: "g-open", Unfinished: 3})
 	v := receipt.VerifyTranscript(a.Transcript(g, receipttest.TranscriptOptions{}), pinned(t, a))
-	expect(t, v, verdict.StatusPass, "")
-	if c := v.Find(verdict.CheckVRFProof); c.Status != verdict.StatusSkip {
-		t.Errorf("proofs of an unfinished game: %+v, want skip", c)
+	// Its proofs wait for r: not yet verifiable, not a pass.
+	expect(t, v, verdict.StatusFail, verdict.CheckVRFProof)
+	if !hasCheck(v, verdict.CheckVRFProof, verdict.StatusFail, verdict.MsgTranscriptNotYet) {
+		t.Errorf("proofs of an unfinished game:\n%s", v.Text("en"))
+	}
+	for _, c := range []string{verdict.CheckChain, verdict.CheckOutcome, verdict.CheckRules} {
+		status(t, v, c, verdict.StatusPass)
 	}
 }
 
@@ -159,12 +163,10 @@ func TestReceipt(t *testing.T) {
 		v := receipt.VerifyReceipt(a.Receipt(g, k, true), keyed(t, a))
 		expect(t, v, verdict.StatusPass, "")
 	}
-	// Without α, the proof cannot be checked, which is not a failure.
+	// Without α, the proof cannot be checked yet: not verifiable, not a
+	// pass (TestReceiptWithoutAlpha).
 	v := receipt.VerifyReceipt(a.Receipt(g, 1, false), keyed(t, a))
-	expect(t, v, verdict.StatusPass, "")
-	if c := v.Find(verdict.CheckVRFProof); c.Status != verdict.StatusSkip {
-		t.Errorf("vrf-proof without α: %+v", c)
-	}
+	expect(t, v, verdict.StatusFail, verdict.CheckVRFProof)
 	// A VRF key that is not pinned.
 	expect(t, receipt.VerifyReceipt(a.Receipt(g, 1, true), pinned(t, a)), verdict.StatusFail, verdict.CheckVRFKey)
 

@@ -18,6 +18,10 @@ import (
 // proof and the outcome. A pick's α is bound to the game's commitment only
 // through the game's start record (the receipt's "start"), a promotion
 // draw's through its freeze ("freeze"): without it the proof check fails.
+// Without α (a game in play: α holds r, which only the game's end reveals)
+// the proof cannot be checked and β is the appliance's word: the proof check
+// fails as not yet verifiable (verdict.MsgProofNotYet), never a pass. A pick
+// under another VRF key than its start's breaks the rules (qod.DrawKey).
 //
 // A contradiction is misbehaviour only when what it rests on is proven to
 // be the appliance's (see evidence.go): the records included under a
@@ -144,6 +148,11 @@ func verifyReceipt(v *verdict.Verdict, rc *Receipt, a Anchors) *verdict.Verdict 
 				ev.documentAt(bad, verdict.M(verdict.MsgWhyAlpha))
 			}
 			v.Skip(verdict.CheckVRFProof, verdict.MsgNoUsableAlpha)
+		case alpha == nil && rc.Alpha == "":
+			// α holds r, which the appliance reveals only at the game's
+			// end: until then β, and the outcome drawn from it, are its
+			// word. Not a pass: a forged β would go unseen.
+			v.Fail(verdict.CheckVRFProof, verdict.MsgProofNotYet, kind(rec))
 		case alpha == nil:
 			v.Skip(verdict.CheckVRFProof, verdict.MsgNoUsableAlpha)
 		case pk == nil:
@@ -239,6 +248,16 @@ func verifyReceipt(v *verdict.Verdict, rc *Receipt, a Anchors) *verdict.Verdict 
 	}
 	if c := v.Checks[len(v.Checks)-1]; c.Name == verdict.CheckOutcome && c.Status == verdict.StatusMisbehaviour {
 		ev.on(0) // the outcome just checked rests on the record alone
+	}
+	// A pick is drawn under its game's key, the start's (qod.DrawKey):
+	// under another, valid or not, it is a draw whose key the appliance
+	// chose. (A start that draws nothing, S = 50,000 €, leaves the key to
+	// the first pick, which only the transcript shows.)
+	if p, ok := rec.(*record.Pick); ok && start != nil {
+		if _, err := qod.DrawKey(start.Key, p.Key); err != nil {
+			v.Misbehaviour(verdict.CheckRules, verdict.MsgSame, Cause(err))
+			ev.on(0, startAt)
+		}
 	}
 	if d, ok := rec.(*record.PromoDraw); ok {
 		receiptBeacon(v, ev, d, freeze, freezeAt)
@@ -484,7 +503,9 @@ func drawOf(r record.Record) (string, []byte, []byte) {
 // it rests on are proven in the appliance's log — included under a
 // checkpoint signed by a trusted log key — and, for a proof, under a
 // trusted key; a transcript's own choice of records proves nothing (see
-// Game.Included).
+// Game.Included). A game with draws but no end record (r not revealed, no
+// proof checked) fails the proof check as not yet verifiable, or, when the
+// game is over, as missing its end.
 //
 // file may also be the daemon's GetTranscript reply as JSON ({"document":
 // "<base64>"}, TranscriptFromReply): the transcript it carries is verified.
@@ -706,8 +727,20 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 	if emissionProven {
 		g.StartDeadline = emission.StartDeadline
 	}
-	if p := CheckGame(v, g); p != nil && p.Final.Phase != 0 {
+	p := CheckGame(v, g)
+	if p != nil && p.Final.Phase != 0 {
 		v.Fact("game", verdict.MsgGameFact, t.Game, p.Final.Picks, p.Final.Tier, verdict.Term(p.Final.Phase.String()))
+	}
+	// Without the end, r is not revealed and no proof was checked: the
+	// draws are the appliance's word, which is no pass (a forged losing β
+	// would go unseen). A game over with no end is one whose end was held
+	// back or left out of the document.
+	if c := v.Find(verdict.CheckVRFProof); p != nil && p.Final.Phase != 0 && !p.Ended && len(used) > 0 && c != nil && c.Status == verdict.StatusSkip {
+		if p.Final.Phase.Over() {
+			v.Set(verdict.CheckVRFProof, verdict.StatusFail, verdict.MsgTranscriptNoEnd, verdict.Term(p.Final.Phase.String()))
+		} else {
+			v.Set(verdict.CheckVRFProof, verdict.StatusFail, verdict.MsgTranscriptNotYet)
+		}
 	}
 	switch {
 	case emission == nil:

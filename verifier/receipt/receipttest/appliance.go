@@ -35,6 +35,9 @@ import (
 // Origin is the test log's name.
 const Origin = "tirage.test/log"
 
+// ManifestTickets is the ticket count of emission E1's manifest.
+const ManifestTickets = 1000
+
 // Appliance is a deterministic test appliance.
 type Appliance struct {
 	VRF     *vrf.PrivateKey
@@ -51,10 +54,13 @@ type Appliance struct {
 	hashes  []tlog.Hash
 	keysIdx uint64
 	emIdx   uint64
+	// manifested: E1's manifest is logged.
+	manifested bool
+	second     *vrf.PrivateKey // a second VRF key, announced by AnnounceVRF
 }
 
 // New returns an appliance seeded with seed; it logs its key announcement
-// and one emission first.
+// and one emission (E1) first, and E1's manifest before its first game.
 func New(seed byte) (*Appliance, error) {
 	var s [32]byte
 	s[0] = seed
@@ -67,7 +73,7 @@ func New(seed byte) (*Appliance, error) {
 		return nil, err
 	}
 	pub := a.VRF.Public().Bytes()
-	a.VRFID = fmt.Sprintf("vrf-%x", record.Fingerprint(pub))[:20]
+	a.VRFID = vrfID(pub)
 	edPub, edPriv, err := ed25519.GenerateKey(a.rng)
 	if err != nil {
 		return nil, err
@@ -95,6 +101,17 @@ func New(seed byte) (*Appliance, error) {
 	deadline, _ := qod.StartDeadline("2026-11-30", a.Location)
 	a.emIdx = a.Append(must(record.Format(&record.Emission{Time: a.tick(), Emission: "E1", Closure: "2026-11-30", StartDeadline: deadline})))
 	return a, nil
+}
+
+// manifest logs emission E1's ticket manifest before its first game: rngd
+// logs an emission's manifest before any of its codes can start a game
+// (the audit counts the starts against it).
+func (a *Appliance) manifest() {
+	if a.manifested {
+		return
+	}
+	a.manifested = true
+	a.Append(must(record.Format(&record.Manifest{Time: a.tick(), Emission: "E1", Root: sha256.Sum256([]byte("receipttest E1 manifest")), Count: ManifestTickets})))
 }
 
 func must(b []byte, err error) []byte {
@@ -204,6 +221,10 @@ type Cheat struct {
 	// not the leaf hash of the game's previous record: a broken chain in
 	// the log itself, the records adjacent.
 	BadPrev int
+	// OtherKey draws pick k (1-based) under the second VRF key
+	// (AnnounceVRF), not the game's: a valid proof, β and outcome under a
+	// key the operator chose for that draw (a re-roll after a rotation).
+	OtherKey int
 }
 
 // Play describes a game to play.
@@ -254,6 +275,7 @@ func (a *Appliance) PlayGame(p Play) (*Game, error) {
 		ticket = p.Ticket
 	}
 	out := &Game{ID: p.Game, Ticket: ticket}
+	a.manifest()
 	log := func(r record.Record, alpha []byte) ([]byte, error) {
 		if p.Cheat.BadPrev == len(out.Indices) {
 			switch x := r.(type) {
@@ -319,7 +341,7 @@ func (a *Appliance) PlayGame(p Play) (*Game, error) {
 				a.rng.Read(t[:])
 			}
 			alpha = record.PickAlpha(p.Game, "E1", t, r, index, number)
-			proof, err = a.VRF.Prove(alpha)
+			proof, err = a.signer(p.Cheat.OtherKey == index+1).Prove(alpha)
 			if err != nil {
 				return nil, err
 			}
@@ -367,7 +389,7 @@ func (a *Appliance) PlayGame(p Play) (*Game, error) {
 			outcome = record.OutcomeLosing
 		}
 		if prev, err = log(&record.Pick{Time: now, Game: p.Game, Index: index, Number: number, Outcome: outcome,
-			Key: a.VRFID, Proof: proof, Beta: beta, Prev: record.LeafHash(prev)}, alpha); err != nil {
+			Key: a.keyID(p.Cheat.OtherKey == index+1), Proof: proof, Beta: beta, Prev: record.LeafHash(prev)}, alpha); err != nil {
 			return nil, err
 		}
 		g = next
@@ -429,7 +451,7 @@ func (a *Appliance) Transcript(g *Game, o TranscriptOptions) []byte {
 		t.Keys = &receipt.Logged{Index: a.keysIdx, Record: string(a.leaves[a.keysIdx]), Proof: a.Inclusion(a.keysIdx, n)}
 	}
 	if !o.NoVRFID {
-		t.VRFKeys = []receipt.VRFKey{a.vrfKey()}
+		t.VRFKeys = a.vrfKeys()
 	}
 	for _, i := range g.Indices {
 		t.Records = append(t.Records, receipt.Logged{Index: i, Record: string(a.leaves[i]), Proof: a.Inclusion(i, n)})
@@ -443,9 +465,7 @@ func (a *Appliance) Transcript(g *Game, o TranscriptOptions) []byte {
 	return receipt.Marshal(&t)
 }
 
-func (a *Appliance) vrfKey() receipt.VRFKey {
-	return receipt.VRFKey{ID: a.VRFID, Suite: string(vrf.SuiteP256SSWU), PublicKey: fmt.Sprintf("%x", a.VRF.Public().Bytes())}
-}
+func (a *Appliance) vrfKey() receipt.VRFKey { return receiptKey(a.VRF) }
 
 // Receipt exports record k (0-based) of a game; withAlpha includes α. A
 // receipt of a record after the start carries the game's start record.
@@ -467,7 +487,7 @@ func (a *Appliance) ReceiptWith(g *Game, k int, o ReceiptOptions) []byte {
 	rc := receipt.Receipt{V: 1, Type: receipt.TypeReceipt, Index: i, Record: string(a.leaves[i]), Proof: a.Inclusion(i, n),
 		Checkpoint: string(a.Checkpoint()), LogKeys: a.LogKeys}
 	if g.Alphas[k] != nil {
-		k := a.vrfKey()
+		k := a.vrfKeyOf(a.leaves[i])
 		rc.VRFKey = &k
 	}
 	if o.Alpha && g.Alphas[k] != nil {
@@ -486,6 +506,7 @@ func (a *Appliance) ForgeStart(game string, stake int64, m [qod.Tiers]int) (*Gam
 	var secret, ticket [32]byte
 	a.rng.Read(secret[:])
 	a.rng.Read(ticket[:])
+	a.manifest()
 	now := a.tick()
 	leaf, err := record.Format(&record.GameStart{Time: now, Game: game, Emission: "E1", Ticket: ticket, Stake: stake,
 		Multipliers: m, Amounts: qod.Amounts(stake, m), Commit: record.Commit(secret), Expires: qod.PlayDeadline(now, a.Location)})

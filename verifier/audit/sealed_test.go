@@ -1,0 +1,317 @@
+package audit_test
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"tirage.fr/tirage/verifier/qod"
+	"tirage.fr/tirage/verifier/receipt"
+	"tirage.fr/tirage/verifier/receipt/receipttest"
+	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
+	"tirage.fr/tirage/verifier/vrf"
+)
+
+// Tests against an appliance that leaves out records it owes the log (a
+// game's end, a manifest), times records against log order, or plays a
+// ticket under two emissions. The tolerances are written out (not
+// audit.EndDelay…) so that the tests also build against the audit before
+// these checks.
+const (
+	endDelay       = time.Hour           // audit.EndDelay
+	maxRefundGrace = 31 * 24 * time.Hour // audit.MaxRefundGrace
+)
+
+// handGame is a game logged by hand, record by record, under a's VRF key.
+type handGame struct {
+	a      *receipttest.Appliance
+	id, em string
+	ticket [32]byte
+	secret [32]byte
+	g      qod.Game
+	prev   []byte
+}
+
+func prove(t *testing.T, a *receipttest.Appliance, alpha []byte) (proof, beta []byte) {
+	t.Helper()
+	p, err := a.VRF.Prove(alpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := vrf.ProofToHash(a.VRF.Public().Suite(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, b
+}
+
+// startHand logs the start of game id of emission em, ticket, at at.
+func startHand(t *testing.T, a *receipttest.Appliance, id, em string, ticket [32]byte, at time.Time) *handGame {
+	t.Helper()
+	m := &handGame{a: a, id: id, em: em, ticket: ticket, secret: sha256.Sum256([]byte("secret of " + id))}
+	start := &record.GameStart{Time: at, Game: id, Emission: em, Ticket: ticket, Stake: 1000,
+		Commit: record.Commit(m.secret), Expires: qod.PlayDeadline(at, a.Location), Key: a.VRFID}
+	start.Proof, start.Beta = prove(t, a, start.Alpha(m.secret))
+	g, err := qod.NewGame(qod.Start{Game: id, Emission: em, Ticket: ticket, Stake: 1000, Beta: start.Beta, Now: at, Location: a.Location})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start.Multipliers, start.Amounts = g.Multipliers, g.Amounts
+	m.g, m.prev = g, mustFormat(t, start)
+	a.Append(m.prev)
+	return m
+}
+
+// pick logs the pick of number at at, with beta (and a proof of another
+// α) when forged is not nil.
+func (m *handGame) pick(t *testing.T, number int, at time.Time, forged []byte) {
+	t.Helper()
+	p, b := prove(t, m.a, record.PickAlpha(m.id, m.em, m.ticket, m.secret, m.g.Picks, number))
+	if forged != nil {
+		p, _ = prove(t, m.a, []byte("another α"))
+		b = forged
+	}
+	next, losing, err := m.g.Pick(number, b, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := record.OutcomeGood
+	if losing {
+		out = record.OutcomeLosing
+	}
+	m.prev = mustFormat(t, &record.Pick{Time: at, Game: m.id, Index: m.g.Picks, Number: number, Outcome: out,
+		Key: m.a.VRFID, Proof: p, Beta: b, Prev: record.LeafHash(m.prev)})
+	m.a.Append(m.prev)
+	m.g = next
+}
+
+// end logs the game's end at at: once over, its end; else its refund
+// before its deadline, its expiry after.
+func (m *handGame) end(t *testing.T, at time.Time) {
+	t.Helper()
+	var err error
+	switch {
+	case m.g.Phase.Over():
+	case at.Before(m.g.Expires):
+		m.g, err = m.g.Refund(at)
+	default:
+		m.g, err = m.g.Expire(at)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.a.Append(mustFormat(t, &record.GameEnd{Time: at, Game: m.id, Result: m.g.Result(), Tier: m.g.Tier, Win: m.g.Win,
+		Refund: m.g.RefundAmount, Secret: m.secret, Prev: record.LeafHash(m.prev)}))
+}
+
+// losingBeta is a β that makes pick 1 of number 1 losing.
+func losingBeta(t *testing.T) []byte {
+	for i := range 1000 {
+		b := sha256.Sum256([]byte{byte(i), byte(i >> 8)})
+		if l, _ := receipt.PickLosing(0, 1, b[:]); l {
+			return b[:]
+		}
+	}
+	t.Fatal("no losing β in 1000")
+	return nil
+}
+
+// manifest logs emission em (closure) and its manifest of n tickets at a.Now.
+func emission(t *testing.T, a *receipttest.Appliance, em, closure string, n uint64) {
+	t.Helper()
+	d, err := qod.StartDeadline(closure, a.Location)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Append(mustFormat(t, &record.Emission{Time: a.Now, Emission: em, Closure: closure, StartDeadline: d}))
+	if n > 0 {
+		a.Append(mustFormat(t, &record.Manifest{Time: a.Now, Emission: em, Root: sha256.Sum256([]byte(em)), Count: n}))
+	}
+}
+
+// play plays n honest games from a.Now on.
+func play(t *testing.T, a *receipttest.Appliance, prefix string, n int) {
+	t.Helper()
+	for i := range n {
+		if _, err := a.PlayGame(receipttest.Play{Game: fmt.Sprintf("%s-%d", prefix, i), StopAt: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// want audits a: check must have status, its detail mentioning every
+// string of details.
+func want(t *testing.T, a *receipttest.Appliance, check string, status verdict.Status, details ...string) {
+	t.Helper()
+	v := run(t, a, a.Tiles(), nil).Verdict
+	c := v.Find(check)
+	ok := c != nil && c.Status == status
+	for _, d := range details {
+		ok = ok && strings.Contains(c.Detail, d)
+	}
+	if !ok {
+		t.Fatalf("want %s %s %q:\n%s", check, status, details, v.Text("en"))
+	}
+	t.Logf("%s: %s", check, c.Detail)
+	if status == verdict.StatusPass && v.Status() != verdict.StatusPass {
+		t.Fatalf("want the audit to pass:\n%s", v.Text("en"))
+	}
+}
+
+// TestAuditEndMissing: a game over (lost, or won) whose end never comes
+// never reveals r, so its draws are never verified: a losing pick with a
+// forged β passes for ever unless the missing end fails the audit once
+// the log has gone on without it for audit.EndDelay.
+func TestAuditEndMissing(t *testing.T) {
+	a := logWith(t, 2, nil)
+	m := startHand(t, a, "g-forged", "E1", [32]byte{9}, a.Now.Add(time.Minute))
+	m.pick(t, 1, a.Now.Add(2*time.Minute), losingBeta(t))
+	a.Now = a.Now.Add(2 * time.Minute)
+	if m.g.Phase != qod.Lost {
+		t.Fatalf("forged pick: %s", m.g.Phase)
+	}
+	// At the log's tail, and with the log gone on for less than EndDelay
+	// (an append that failed, sealed by the retry or the sweeper): not
+	// yet a failure.
+	want(t, a, verdict.CheckGames, verdict.StatusPass, "1 unfinished")
+	play(t, a, "soon", 1)
+	a.Now = a.Now.Add(endDelay - 10*time.Minute)
+	play(t, a, "within", 1)
+	want(t, a, verdict.CheckGames, verdict.StatusPass, "1 unfinished")
+
+	// Business goes on, hours later: the end is missing.
+	a.Now = a.Now.Add(2 * endDelay)
+	play(t, a, "later", 2)
+	want(t, a, verdict.CheckGames, verdict.StatusFail, "game g-forged is lost since entry", "no end record revealing r")
+
+	// The end, at last, reveals r: the forged β is proven false.
+	m.end(t, a.Now)
+	want(t, a, verdict.CheckGames, verdict.StatusMisbehaviour, "g-forged")
+
+	// A game won (stopped at tier 1) whose end is left out: the same.
+	var c *receipttest.Appliance
+	for i := 0; c == nil; i++ {
+		b := logWith(t, 2, nil)
+		g, err := b.PlayGame(receipttest.Play{Game: fmt.Sprintf("g-won-%d", i), StopAt: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Final.Phase == qod.Won {
+			c = b.Fork(b.Size() - 1) // without its end
+		} else if i == 20 {
+			t.Fatal("no game won in 20")
+		}
+	}
+	play(t, c, "soon", 1)
+	c.Now = c.Now.Add(2 * endDelay)
+	play(t, c, "later", 1)
+	want(t, c, verdict.CheckGames, verdict.StatusFail, "game g-won-", " is won since entry", "no end record revealing r")
+}
+
+// TestAuditNeverSealed: an unfinished game is expired by the sweeper once
+// its play deadline and the refund grace (at most 31 days) have passed; a
+// log that goes on past them without its end never sealed it.
+func TestAuditNeverSealed(t *testing.T) {
+	a := logWith(t, 2, nil)
+	g, err := a.PlayGame(receipttest.Play{Game: "g-open", Unfinished: 1, Numbers: []int{2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Final.Phase.Over() {
+		t.Fatalf("g-open is %s after one pick: pick another game id or number", g.Final.Phase)
+	}
+	// Within the longest grace: an operator may still refund it.
+	a.Now = g.Final.Expires.Add(maxRefundGrace - time.Hour)
+	emission(t, a, "E2", "2027-01-31", 10)
+	want(t, a, verdict.CheckGames, verdict.StatusPass, "1 unfinished")
+	// Past it: never sealed.
+	a.Now = g.Final.Expires.Add(maxRefundGrace + 2*endDelay)
+	emission(t, a, "E3", "2027-02-28", 10)
+	want(t, a, verdict.CheckGames, verdict.StatusFail, "game g-open (entry", "was never sealed")
+}
+
+// TestAuditTimeOrder: records rngd times as it appends them follow log
+// order (to within audit.MaxTimeSkew).
+func TestAuditTimeOrder(t *testing.T) {
+	t.Run("honest", func(t *testing.T) {
+		// A game's end is timed with its last pick's clock reading and
+		// logged after other calls' records, timed a little later.
+		a := logWith(t, 2, nil)
+		m := startHand(t, a, "g-slow", "E1", [32]byte{4}, a.Now.Add(time.Minute))
+		m.pick(t, 1, a.Now.Add(2*time.Minute), nil)
+		at := a.Now.Add(2 * time.Minute)
+		a.Now = at.Add(5 * time.Minute)
+		emission(t, a, "E2", "2027-01-31", 10) // another call's records
+		m.end(t, at)
+		// Records made ahead and logged later (an announcement made by
+		// rngctl keys init, a freeze sent again) are not compared.
+		a.Append(mustFormat(t, &record.Attestation{Time: at.Add(-48 * time.Hour), Subject: "qod/paytable",
+			Type: "https://in-toto.io/Statement/v1", Digest: sha256.Sum256(nil), Key: "log-ed25519"}))
+		a.Now = a.Now.Add(time.Minute)
+		play(t, a, "after", 1)
+		want(t, a, verdict.CheckRecord, verdict.StatusPass)
+	})
+	t.Run("premature expiry", func(t *testing.T) {
+		// A game expired on its first day, its end dated at its deadline;
+		// the records logged after it are timed that first day.
+		a := logWith(t, 2, nil)
+		m := startHand(t, a, "g-victim", "E1", [32]byte{1}, a.Now.Add(time.Minute))
+		m.pick(t, 1, a.Now.Add(2*time.Minute), nil)
+		a.Now = a.Now.Add(2 * time.Minute)
+		if m.g.Phase.Over() {
+			t.Fatal("g-victim's pick lost: pick another ticket")
+		}
+		m.end(t, m.g.Expires)
+		play(t, a, "after", 3)
+		want(t, a, verdict.CheckRecord, verdict.StatusFail, "timed against log order", "(pick) is timed", "(game_end, timed "+m.g.Expires.UTC().Format(time.RFC3339))
+	})
+	t.Run("backdated start", func(t *testing.T) {
+		// A start logged after records timed two days past its
+		// emission's start deadline, dated before it.
+		a := logWith(t, 2, nil)
+		deadline, _ := qod.StartDeadline("2026-11-30", a.Location)
+		a.Now = deadline.Add(48 * time.Hour)
+		emission(t, a, "E2", "2027-01-31", 10)
+		o := startHand(t, a, "g-e2", "E2", [32]byte{2}, a.Now.Add(time.Minute))
+		o.pick(t, 1, a.Now.Add(2*time.Minute), nil)
+		late := startHand(t, a, "g-late", "E1", [32]byte{3}, deadline.Add(-time.Hour))
+		late.pick(t, 1, deadline.Add(-time.Hour+time.Minute), nil)
+		want(t, a, verdict.CheckRecord, verdict.StatusFail, "timed against log order", "(game_start) is timed "+deadline.Add(-time.Hour).UTC().Format(time.RFC3339))
+	})
+}
+
+// TestAuditTicketTwoEmissions: a ticket is the hash of its code alone, and
+// a code belongs to one emission: the same hash started under two emission
+// ids is the code played twice.
+func TestAuditTicketTwoEmissions(t *testing.T) {
+	a := logWith(t, 2, nil)
+	emission(t, a, "E1-bis", "2026-11-30", 10)
+	ticket := [32]byte{7, 7, 7}
+	m := startHand(t, a, "g-one", "E1", ticket, a.Now.Add(time.Minute))
+	m.pick(t, 1, a.Now.Add(2*time.Minute), nil)
+	m.end(t, m.g.Expires.Add(time.Hour))
+	a.Now = m.g.Expires.Add(time.Hour)
+	m2 := startHand(t, a, "g-two", "E1-bis", ticket, a.Now.Add(time.Minute))
+	m2.pick(t, 1, a.Now.Add(2*time.Minute), nil)
+	want(t, a, verdict.CheckGames, verdict.StatusMisbehaviour, `game g-two`, `its ticket already played game g-one under emission "E1"`)
+}
+
+// TestAuditManifest: rngd starts only codes of a manifest it imported, and
+// logs the manifest first: an emission's starts cannot outnumber the
+// tickets of its manifests logged before them.
+func TestAuditManifest(t *testing.T) {
+	a := logWith(t, 2, nil)
+	emission(t, a, "E2", "2027-01-31", 0) // no manifest
+	startHand(t, a, "g-nomanifest", "E2", [32]byte{5}, a.Now.Add(time.Minute))
+	want(t, a, verdict.CheckGames, verdict.StatusMisbehaviour, `game g-nomanifest (entry`, `start 1 of emission "E2", whose manifests logged before it hold 0 tickets`)
+
+	b := logWith(t, 2, nil)
+	emission(t, b, "E2", "2027-01-31", 1)
+	startHand(t, b, "g-a", "E2", [32]byte{5}, b.Now.Add(time.Minute))
+	want(t, b, verdict.CheckGames, verdict.StatusPass)
+	startHand(t, b, "g-b", "E2", [32]byte{6}, b.Now.Add(2*time.Minute))
+	want(t, b, verdict.CheckGames, verdict.StatusMisbehaviour, `start 2 of emission "E2", whose manifests logged before it hold 1 tickets`)
+}
