@@ -1,6 +1,7 @@
 package rngd
 
 import (
+	"crypto"
 	"errors"
 	"fmt"
 	"io"
@@ -69,6 +70,10 @@ type Config struct {
 	Banner io.Writer `toml:"-"`
 	// Version is printed in the banner and served by Admin.Status.
 	Version string `toml:"-"`
+
+	// wrapLogSigner, if set, wraps the embedded log's checkpoint signer
+	// (tests: a log key that stops signing).
+	wrapLogSigner func(crypto.Signer) crypto.Signer
 }
 
 // GRPCConfig is the game servers' listener: mutual TLS only.
@@ -186,6 +191,17 @@ type LogConfig struct {
 	BatchMaxSize uint `toml:"batch_max_size"`
 	// CheckpointInterval is how often a checkpoint is signed (default 100ms).
 	CheckpointInterval Duration `toml:"checkpoint_interval"`
+	// CheckpointTimeout (embedded log only) bounds how long a record in the
+	// tree may wait for a signed checkpoint covering it: past it, or at
+	// once when the log key fails to sign one, the log stalls: every draw
+	// is refused (LOG_UNAVAILABLE, tirage_alarms_total{component="log"},
+	// /healthz names log, tirage_log_checkpoint_stalled 1) until a
+	// checkpoint covering the tree is published, which the log retries
+	// every checkpoint interval by itself (no restart). 0 or unset: the
+	// embedded log's default, 10 × checkpoint_interval and at least 10s;
+	// else 1s to 10m, and at least 2 × checkpoint_interval.
+	// tirage_log_checkpoint_wait_seconds is how long records have waited.
+	CheckpointTimeout Duration `toml:"checkpoint_timeout"`
 	// ReceiptWait, when set, makes StartGame, Pick and Decide wait up to
 	// this long for a checkpoint covering their records, so that the reply's
 	// receipts carry the signed checkpoint and the inclusion proofs (about
@@ -268,7 +284,8 @@ type EntropySource struct {
 	// /dev/tpmrm0); other kinds refuse it.
 	Path string `toml:"path"`
 	// Address is a TPM simulator's TCP command port (swtpm), for tpm only,
-	// instead of Path.
+	// instead of Path: dev mode only (its bytes are software's, over plain
+	// TCP), and announced at every start (banner block, WARN log line).
 	Address string `toml:"address"`
 	// SampleBits is the width of one raw sample of a physical source, as
 	// assessed (SP 800-90B): 8 (0 or unset: each byte is a sample) or 1 (a
@@ -512,7 +529,7 @@ func (c Config) checkFor(use configUse) (Config, error) {
 	if err := c.checkKeys(); err != nil {
 		return c, err
 	}
-	if err := c.Entropy.check(); err != nil {
+	if err := c.Entropy.check(c.Dev); err != nil {
 		return c, err
 	}
 
@@ -561,6 +578,14 @@ const devOrigin = "tirage.fr/dev-log"
 // tesseraMinCheckpointInterval is the embedded log's (tessera's POSIX
 // storage's) shortest checkpoint interval.
 const tesseraMinCheckpointInterval = 100 * time.Millisecond
+
+// Bounds of log.checkpoint_timeout: shorter, a loaded disk's synced write
+// would stall the log (refuse draws) for nothing; longer, records would be
+// acknowledged for many minutes that no signed checkpoint commits to.
+const (
+	minCheckpointTimeout = time.Second
+	maxCheckpointTimeout = 10 * time.Minute
+)
 
 // check checks and completes the [log] table.
 func (l *LogConfig) check(dev bool) error {
@@ -622,6 +647,16 @@ func (l *LogConfig) check(dev bool) error {
 	if l.Backend == "tessera" && l.CheckpointInterval.Duration < tesseraMinCheckpointInterval {
 		return fmt.Errorf("config log.checkpoint_interval = %s: the embedded log's shortest is %s", l.CheckpointInterval, tesseraMinCheckpointInterval)
 	}
+	if t := l.CheckpointTimeout.Duration; t != 0 {
+		switch {
+		case l.Backend != "tessera":
+			return fmt.Errorf("config log.checkpoint_timeout = %s: it bounds the embedded log's checkpoints, but log.backend is %q (log.trillian_append_timeout bounds Trillian's): remove it", l.CheckpointTimeout, l.Backend)
+		case t < minCheckpointTimeout || t > maxCheckpointTimeout:
+			return fmt.Errorf("config log.checkpoint_timeout = %s: want %s to %s (0 or unset: the default, 10 × log.checkpoint_interval and at least 10s)", l.CheckpointTimeout, Duration{minCheckpointTimeout}, Duration{maxCheckpointTimeout})
+		case t < 2*l.CheckpointInterval.Duration:
+			return fmt.Errorf("config log.checkpoint_timeout = %s: want at least 2 × log.checkpoint_interval (%s): a checkpoint merely late would stall the log", l.CheckpointTimeout, l.CheckpointInterval)
+		}
+	}
 	if l.ReceiptWait.Duration < 0 {
 		return fmt.Errorf("config log.receipt_wait = %s: want a positive duration, or 0 (replies do not wait)", l.ReceiptWait)
 	}
@@ -678,8 +713,10 @@ func (c *Config) checkKeys() error {
 	return nil
 }
 
-// check checks and completes the [entropy] table.
-func (e *EntropyConfig) check() error {
+// check checks and completes the [entropy] table. A TPM simulator over TCP
+// (a tpm source's address) only in dev mode: its bytes are software's, and
+// anyone on the path could choose them.
+func (e *EntropyConfig) check(dev bool) error {
 	if len(e.Sources) == 0 {
 		e.Sources = []EntropySource{{Kind: "hwrng", MinEntropy: 4}, {Kind: "getrandom"}}
 	}
@@ -734,6 +771,9 @@ func (e *EntropyConfig) check() error {
 		}
 		if s.Path != "" && s.Address != "" {
 			return fmt.Errorf("config %s: path and address both set: a tpm is a device (path) or a simulator (address), not both", key)
+		}
+		if s.Address != "" && !dev {
+			return fmt.Errorf("config %s.address %q: a TPM simulator over plain TCP (swtpm) is allowed in dev mode only: its output is generated by software, and anyone on the path could choose the bytes credited as physical entropy; use the TPM's device (path, default /dev/tpmrm0)", key, s.Address)
 		}
 		if j, dup := seen[s.Kind]; dup {
 			return fmt.Errorf("config %s.kind %q: entropy.source[%d] is already a %s source (each kind once)", key, s.Kind, j, s.Kind)

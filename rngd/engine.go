@@ -23,6 +23,7 @@ import (
 	"tirage.fr/tirage/hsm"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/tilelog"
 	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
@@ -253,11 +254,16 @@ func (e *engine) logFailedClosed() bool {
 // until an operator has looked. Anything else is LOG_UNAVAILABLE; when the
 // log failed closed (closed: logFailedClosed) and does not recover by
 // itself (recovers: engine.logRecovers), retrying later does not help
-// either, only once rngd is restarted, and the message says so.
+// either, only once rngd is restarted, and the message says so. An
+// embedded log that cannot sign checkpoints (tilelog.ErrCheckpointStalled)
+// reports itself failed closed too, but recovers by itself, and without a
+// resync: it refused the append before journaling it.
 func logRefusal(err error, closed, recovers bool, what, retry string) error {
 	switch {
 	case errors.Is(err, transparency.ErrSecurity):
 		return refuse(reasonLogIntegrity, "transparency log integrity failure: %s; draws are refused until an operator investigates: %v", what, err)
+	case errors.Is(err, tilelog.ErrCheckpointStalled):
+		return refuse(reasonLogUnavailable, "transparency log unavailable: %s (the log cannot sign checkpoints: it refuses appends until one is signed again, which it retries by itself; retry later%s): %v", what, retry, err)
 	case closed && recovers:
 		return refuse(reasonLogUnavailable, "transparency log unavailable: %s (the log failed closed: it refuses every append until the log server answers again and rngd has caught up with it, which it does by itself; retry later%s): %v", what, retry, err)
 	case closed:
@@ -790,21 +796,24 @@ func (e *engine) fillSecret(tx *bolt.Tx, sg *storedGame) error {
 	return nil
 }
 
-// ruleReasons are the reasons of the state machine's refusals.
+// ruleReasons are the reasons of the state machine's refusals, and the
+// request field each is about.
 var ruleReasons = []struct {
-	err error
-	r   reason
+	err   error
+	r     reason
+	field string
 }{
-	{qod.ErrGameOver, reasonGameOver},
-	{qod.ErrAtTier, reasonAtTier},
-	{qod.ErrNotAtTier, reasonNotAtTier},
-	{qod.ErrExpired, reasonGameExpired},
-	{qod.ErrStartClosed, reasonDeadlinePassed},
-	{qod.ErrTicketPlayed, reasonCodePlayed},
-	{qod.ErrNotExpired, reasonNotExpired},
+	{qod.ErrGameOver, reasonGameOver, "game_id"},
+	{qod.ErrAtTier, reasonAtTier, "game_id"},
+	{qod.ErrNotAtTier, reasonNotAtTier, "game_id"},
+	{qod.ErrExpired, reasonGameExpired, "game_id"},
+	{qod.ErrStartClosed, reasonDeadlinePassed, "code"},
+	{qod.ErrTicketPlayed, reasonCodePlayed, "code"},
+	{qod.ErrNotExpired, reasonNotExpired, "game_id"},
 }
 
-// ruleError maps a refusal of the state machine to a gRPC status.
+// ruleError maps a refusal of the state machine to a gRPC status, its
+// message naming the request field it is about.
 func ruleError(err error) error {
 	switch {
 	case errors.Is(err, qod.ErrNumberRange):
@@ -816,7 +825,7 @@ func ruleError(err error) error {
 	}
 	for _, rr := range ruleReasons {
 		if errors.Is(err, rr.err) {
-			return refuse(rr.r, "%v", err)
+			return refuse(rr.r, "%s: %v", rr.field, err)
 		}
 	}
 	return refuse(reasonInternal, "%v", err)

@@ -4,6 +4,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"google.golang.org/grpc/status"
+
+	"tirage.fr/tirage/transparency/tilelog"
 )
 
 // metrics are the daemon's Prometheus series, on its own registry (so that
@@ -98,4 +100,33 @@ func newMetrics(dev bool) *metrics {
 // reasons and, for refusals without one, the status codes).
 func (m *metrics) refused(err error) {
 	m.refusals.WithLabelValues(string(reasonOf(err)), status.Code(err).String()).Inc()
+}
+
+// checkpointGauges are the embedded log's checkpoint series (tilelog.Lag):
+// how far signed checkpoints trail its tree. tirage_log_checkpoint_wait_seconds
+// is the one to alert on: it grows only while leaves wait for a checkpoint
+// (an idle log publishes none, and that is no fault), and past
+// log.checkpoint_timeout the log stalls and refuses every draw.
+func checkpointGauges(l *tilelog.Log) []prometheus.Collector {
+	return []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "tirage_log_checkpoint_wait_seconds",
+			Help: "How long leaves in the embedded log's tree have waited for a signed checkpoint covering them; 0 while the latest covers the tree. " +
+				"Past log.checkpoint_timeout the log refuses every draw (tirage_log_checkpoint_stalled): alert well before.",
+		}, func() float64 { return l.Lag().Waiting.Seconds() }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "tirage_log_unsigned_leaves",
+			Help: "Records acknowledged by the embedded log that no published signed checkpoint covers yet.",
+		}, func() float64 { return float64(l.Lag().Unsigned) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "tirage_log_checkpoint_stalled",
+			Help: "1 while the embedded log cannot publish signed checkpoints (a checkpoint signer failed, or log.checkpoint_timeout passed) " +
+				"and refuses every draw, until it publishes one again by itself; 0 otherwise.",
+		}, func() float64 {
+			if l.Lag().Stalled {
+				return 1
+			}
+			return 0
+		}),
+	}
 }

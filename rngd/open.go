@@ -168,6 +168,9 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 	e.metrics.reg.MustRegister(c.entropy.Collectors()...)
 	e.metrics.reg.MustRegister(softwareKeysGauge(c.keys.Software()))
 	e.metrics.reg.MustRegister(transparency.NewCollector(c.log))
+	if tl, ok := c.log.(*tilelog.Log); ok {
+		e.metrics.reg.MustRegister(checkpointGauges(tl)...)
+	}
 	if err := e.catchUp(ctx); err != nil {
 		return nil, err
 	}
@@ -251,6 +254,9 @@ func openLog(ctx context.Context, cfg Config, c *components) error {
 			return fmt.Errorf("couldn't open the trillian log: %w", err)
 		}
 	default:
+		if cfg.wrapLogSigner != nil {
+			signers = []crypto.Signer{cfg.wrapLogSigner(signers[0])}
+		}
 		c.log, err = tilelog.Open(ctx, tilelog.Config{
 			Dir:                filepath.Join(cfg.DataDir, "log"),
 			Origin:             cfg.Log.Origin,
@@ -258,6 +264,7 @@ func openLog(ctx context.Context, cfg Config, c *components) error {
 			BatchMaxAge:        cfg.Log.BatchMaxAge.Duration,
 			BatchMaxSize:       cfg.Log.BatchMaxSize,
 			CheckpointInterval: cfg.Log.CheckpointInterval.Duration,
+			CheckpointTimeout:  cfg.Log.CheckpointTimeout.Duration,
 			Logger:             logger,
 		})
 		if err != nil {
@@ -1182,7 +1189,11 @@ func (d *Daemon) banner(c *components) {
 	}
 	var kinds []string
 	for _, s := range cfg.Entropy.Sources {
-		kinds = append(kinds, s.Kind)
+		k := s.Kind
+		if s.Address != "" {
+			k += " simulator " + s.Address + " (TCP, DEV MODE)"
+		}
+		kinds = append(kinds, k)
 	}
 	fmt.Fprintf(&b, "  entropy       %s -> HMAC_DRBG\n", strings.Join(kinds, " + "))
 	fmt.Fprintf(&b, "  time zone     %s, sweep every %s, refund grace %s\n", cfg.Game.TimeZone, cfg.Game.SweepInterval, Duration{cfg.Game.refundGrace()})
@@ -1248,7 +1259,8 @@ type insecureNote struct {
 // insecureNotes lists what an operator must know is not production-grade:
 // software keys outside dev mode (keys.allow_software; dev mode says it all
 // at once) and, in both modes, a plaintext connection to the Trillian log
-// (allowed by log.trillian_plaintext, or by dev mode without it).
+// (allowed by log.trillian_plaintext, or by dev mode without it); in dev
+// mode, a TPM simulator over TCP credited as an entropy source.
 func insecureNotes(cfg Config, softwareKeys bool) []insecureNote {
 	var notes []insecureNote
 	if softwareKeys && !cfg.Dev {
@@ -1271,6 +1283,18 @@ func insecureNotes(cfg Config, softwareKeys bool) []insecureNote {
 			level:  slog.LevelWarn,
 			log:    fmt.Sprintf("the connection to the Trillian log is not encrypted (%s, no log.trillian_ca_file; loopback only)", why),
 			attrs:  []any{"trillian_address", cfg.Log.TrillianAddress},
+		})
+	}
+	for i, s := range cfg.Entropy.Sources {
+		if s.Kind != "tpm" || s.Address == "" {
+			continue
+		}
+		// Only dev mode lets a simulator through (config.go).
+		notes = append(notes, insecureNote{
+			banner: fmt.Sprintf("TPM SIMULATOR OVER PLAIN TCP (DEV MODE, entropy.source[%d].address):\n!!  %s: SOFTWARE BYTES CREDITED AS PHYSICAL ENTROPY. NOT FOR PRODUCTION.", i, s.Address),
+			level:  slog.LevelWarn,
+			log:    fmt.Sprintf("entropy.source[%d] is a TPM simulator over plain TCP (dev mode): software bytes, unauthenticated, credited as physical entropy: not for production", i),
+			attrs:  []any{"tpm_address", s.Address},
 		})
 	}
 	return notes

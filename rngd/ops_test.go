@@ -28,6 +28,7 @@ func TestEntropySourceKeys(t *testing.T) {
 		"tpm path + address": {`[{kind = "tpm", min_entropy = 4.0, path = "/dev/tpmrm0", address = "127.0.0.1:2321"}]`, "entropy.source[0]: path and address"},
 		"kind twice":         {`[{kind = "hwrng", min_entropy = 4.0}, {kind = "hwrng", min_entropy = 4.0, path = "/dev/hwrng1"}]`, "entropy.source[1].kind"},
 		"getrandom only":     {`[{kind = "getrandom"}]`, "no physical source"},
+		"tpm simulator":      {`[{kind = "tpm", min_entropy = 4.0, address = "127.0.0.1:2321"}, {kind = "getrandom"}]`, "entropy.source[0].address"}, // dev mode only
 	} {
 		_, err := checkTOML(t, configTOML(map[string]string{"entropy.source": tc.sources}))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -35,7 +36,7 @@ func TestEntropySourceKeys(t *testing.T) {
 		}
 	}
 	for _, ok := range []string{
-		`[{kind = "tpm", min_entropy = 4.0, address = "127.0.0.1:2321"}, {kind = "getrandom"}]`,
+		`[{kind = "tpm", min_entropy = 4.0, path = "/dev/tpmrm0"}, {kind = "getrandom"}]`,
 		`[{kind = "hwrng", min_entropy = 4.0, path = "/dev/hwrng"}, {kind = "rdseed", min_entropy = 2.0}, {kind = "getrandom"}]`,
 	} {
 		if _, err := checkTOML(t, configTOML(map[string]string{"entropy.source": ok})); err != nil {

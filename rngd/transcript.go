@@ -38,7 +38,7 @@ func (e *engine) transcript(ctx context.Context, server, id string) ([]byte, err
 	}
 	keyID, err := gameKey(leaves)
 	if err != nil {
-		return nil, fmt.Errorf("game %s: %w", id, err)
+		return nil, refuse(reasonInternal, "game %s: couldn't read its VRF key from its records: %v", id, err)
 	}
 	cp, err := e.tlog.Checkpoint(ctx)
 	if err != nil {
