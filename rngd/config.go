@@ -22,6 +22,7 @@ import (
 
 	"tirage.fr/tirage/rngd/entropy"
 	"tirage.fr/tirage/transparency/trillian"
+	"tirage.fr/tirage/verifier/qod"
 )
 
 // Config is the daemon's configuration. Its TOML form is documented field by
@@ -349,10 +350,20 @@ type GameConfig struct {
 }
 
 // defaultRefundGrace is game.refund_grace's default, maxRefundGrace its
-// largest value: see GameConfig.
+// largest value (the rules', qod.MaxRefundGrace): see GameConfig.
 const (
 	defaultRefundGrace = 7 * 24 * time.Hour
-	maxRefundGrace     = 31 * 24 * time.Hour
+	maxRefundGrace     = qod.MaxRefundGrace
+)
+
+// Upper bounds of settings that the audit's tolerances assume of an honest
+// log (verifier/audit): the sweeper seals an expiry within
+// maxSweepInterval of its due time, well inside audit.EndDelay; a record
+// waits at most two Trillian appends between its time and its place in
+// the log, within audit.MaxTimeSkew.
+const (
+	maxSweepInterval         = 10 * time.Minute
+	maxTrillianAppendTimeout = 4 * time.Minute
 )
 
 // refundGrace is game.refund_grace, its default when unset.
@@ -542,6 +553,9 @@ func (c Config) checkFor(use configUse) (Config, error) {
 	if err := positive("game.sweep_interval", &c.Game.SweepInterval, time.Minute); err != nil {
 		return c, err
 	}
+	if err := atMost("game.sweep_interval", c.Game.SweepInterval, maxSweepInterval, "an expiry sealed later than that after its due time fails the audit (audit.EndDelay)"); err != nil {
+		return c, err
+	}
 	if err := positive("game.reply_retention", &c.Game.ReplyRetention, 100*24*time.Hour); err != nil {
 		return c, err
 	}
@@ -642,6 +656,9 @@ func (l *LogConfig) check(dev bool) error {
 		return err
 	}
 	if err := positive("log.trillian_append_timeout", &l.TrillianAppendTimeout, trillian.DefaultAppendTimeout); err != nil {
+		return err
+	}
+	if err := atMost("log.trillian_append_timeout", l.TrillianAppendTimeout, maxTrillianAppendTimeout, "a record logged that much after its time, twice, would fail the audit's check of record times against log order (audit.MaxTimeSkew)"); err != nil {
 		return err
 	}
 	if l.Backend == "tessera" && l.CheckpointInterval.Duration < tesseraMinCheckpointInterval {
@@ -818,6 +835,14 @@ func positive(key string, d *Duration, def time.Duration) error {
 		return fmt.Errorf("config %s = %s: want a positive duration (0 or unset: the default, %s)", key, d, Duration{def})
 	case d.Duration == 0:
 		d.Duration = def
+	}
+	return nil
+}
+
+// atMost refuses a duration setting above max, saying why.
+func atMost(key string, d Duration, max time.Duration, why string) error {
+	if d.Duration > max {
+		return fmt.Errorf("config %s = %s: at most %s: %s", key, d, Duration{max}, why)
 	}
 	return nil
 }

@@ -196,6 +196,14 @@ func PlayDeadline(started time.Time, loc *time.Location) time.Time {
 // between.
 var PlayDeadlineFloorFrom = time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// MaxRefundGrace is the longest time after its play deadline that an
+// unfinished game may still be refunded (article 2.2.11) before its expiry
+// is sealed: 31 days, so that every refund comes within the 90 days after
+// the emission's closure that article 5 gives (closure + 29 days to start,
+// 30 to play, then the grace). rngd's game.refund_grace is at most this;
+// the audit fails a game the log leaves unsealed past it.
+const MaxRefundGrace = 31 * 24 * time.Hour
+
 // SealedPlayDeadline reports whether expires is the play deadline a game
 // started at started has by the rules (PlayDeadline), or, started before
 // PlayDeadlineFloorFrom, the one rngd sealed then: the same wall-clock
