@@ -149,6 +149,10 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 	}
 	var tickets []Ticket
 	root := NewManifestRoot()
+	// The codes of demo tickets are public (demoSeed): outside dev mode a
+	// manifest holding one is refused, so that a demo manifest is never
+	// taken for a real emission's.
+	demo := newDemoTickets(em.ID, []byte(demoSeed))
 	var total int64
 	for {
 		m, err := stream.Recv()
@@ -172,6 +176,9 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 			}
 			tk := Ticket{Emission: em.ID, StakeCents: t.StakeCents}
 			copy(tk.TicketHash[:], t.TicketHash)
+			if !e.cfg.Dev && demo.is(n-1, tk.TicketHash) {
+				return refuse(reasonManifestInvalid, "tickets[%d]: a demo ticket, whose code anyone can recompute (rngctl emission demo-manifest, make run's demo): rngd imports demo manifests only in dev mode", n)
+			}
 			tickets = append(tickets, tk)
 			root.Add(tk)
 			total += t.StakeCents

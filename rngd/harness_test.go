@@ -98,7 +98,7 @@ func newTestDaemon(t testing.TB, mods ...func(*Config)) *testDaemon {
 		HTTP:    HTTPConfig{Listen: "127.0.0.1:0"},
 		Keys:    KeysConfig{PassphraseFile: pass, AllowSoftware: true}, // software keys outside dev mode: opt-in
 		Log:     LogConfig{BatchMaxAge: Duration{2 * time.Millisecond}},
-		Game:    GameConfig{SweepInterval: Duration{time.Hour}},
+		Game:    GameConfig{SweepInterval: Duration{maxSweepInterval}}, // tests sweep when they mean to
 		Clock:   td.clock,
 	}
 	td.cfg.Logger = slog.New(slog.NewTextHandler(testWriter{t: t, mu: &td.logMu, all: &td.logBuf}, &slog.HandlerOptions{Level: slog.LevelDebug}))

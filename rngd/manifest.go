@@ -1,37 +1,26 @@
 package rngd
 
 import (
-	"bufio"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
-	"regexp"
-	"strconv"
 	"strings"
 
-	"github.com/transparency-dev/merkle/compact"
-	"github.com/transparency-dev/merkle/rfc6962"
-
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
+	"tirage.fr/tirage/verifier/manifest"
 	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/record"
 )
 
-// A ticket manifest lists the stage-2 tickets of an emission: for each
-// winning stage-1 ticket, the hash of its 18-character code
-// (record.TicketHash: SHA-256("tirage/ticket/v1" || code)) and its gain S.
-// Its file form, which rngctl imports, is one ticket per line:
-//
-//	emission_id,ticket_hash_hex,stake_cents
-//
-// Lines starting with '#' are comments. The manifest's root is the RFC 6962
-// Merkle tree hash over its lines in order (each line, without its newline,
-// is a leaf): anyone with the file can recompute the root that the log holds.
+// A ticket manifest lists the stage-2 tickets of an emission; its file
+// form, which rngctl imports, and its root are package manifest's
+// (verifier/manifest), shared with rngverify audit --manifest: the names
+// below are that one implementation's.
 
 // CodeLen is the length of a stage-2 code.
 const CodeLen = 18
@@ -41,149 +30,92 @@ const CodeLen = 18
 // (record.TicketHash).
 const codeAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 
-var (
-	emissionRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
-)
-
 // Stakes are the gains S of the prize table, in cents, highest first.
 var Stakes = qod.Stakes
 
-// Ticket is one manifest line.
-type Ticket struct {
-	Emission   string
-	TicketHash [32]byte
-	StakeCents int64
-}
-
-// Line is the ticket's manifest line (without newline): its Merkle leaf.
-func (t Ticket) Line() string {
-	return t.Emission + "," + hex.EncodeToString(t.TicketHash[:]) + "," + strconv.FormatInt(t.StakeCents, 10)
-}
+// Ticket is one manifest line (manifest.Ticket).
+type Ticket = manifest.Ticket
 
 // CheckStake reports whether s is a gain of the prize table.
-func CheckStake(s int64) error {
-	if qod.CheckStake(s) != nil {
-		return fmt.Errorf("stake_cents %d is not a gain of the prize table", s)
-	}
-	return nil
-}
+func CheckStake(s int64) error { return manifest.CheckStake(s) }
 
 // CheckEmissionID reports whether id is a valid emission id.
-func CheckEmissionID(id string) error {
-	if !emissionRE.MatchString(id) {
-		return fmt.Errorf("emission_id %s must be 1 to 64 characters of [A-Za-z0-9._-]", quoted(id))
-	}
-	return nil
-}
+func CheckEmissionID(id string) error { return manifest.CheckEmissionID(id) }
 
 // ParseTicket parses a manifest line.
-func ParseTicket(line string) (Ticket, error) {
-	var t Ticket
-	parts := strings.Split(line, ",")
-	if len(parts) != 3 {
-		return t, errors.New("want emission_id,ticket_hash_hex,stake_cents")
-	}
-	if err := CheckEmissionID(parts[0]); err != nil {
-		return t, err
-	}
-	t.Emission = parts[0]
-	h, err := hex.DecodeString(parts[1])
-	if err != nil || len(h) != 32 || strings.ToLower(parts[1]) != parts[1] {
-		return t, errors.New("ticket_hash must be 64 lower-case hex digits")
-	}
-	copy(t.TicketHash[:], h)
-	s, err := strconv.ParseInt(parts[2], 10, 64)
-	if err != nil || strconv.FormatInt(s, 10) != parts[2] {
-		return t, fmt.Errorf("stake_cents %q is not a canonical integer", parts[2])
-	}
-	if err := CheckStake(s); err != nil {
-		return t, err
-	}
-	t.StakeCents = s
-	return t, nil
-}
+func ParseTicket(line string) (Ticket, error) { return manifest.ParseTicket(line) }
 
-// ReadManifest reads a manifest file, calling fn for each ticket in order.
-func ReadManifest(r io.Reader, fn func(Ticket) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, maxManifestLine), maxManifestLine)
-	n := 1 // the line being read, also when Scan stops on an error
-	for ; sc.Scan(); n++ {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		t, err := ParseTicket(line)
-		if err != nil {
-			return fmt.Errorf("manifest line %d: %w", n, err)
-		}
-		if err := fn(t); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
-		return fmt.Errorf("manifest line %d: longer than %d bytes: %w", n, maxManifestLine, err)
-	} else if err != nil {
-		return fmt.Errorf("manifest line %d: couldn't read the manifest: %w", n, err)
-	}
-	return nil
-}
+// ReadManifest reads a manifest file, calling fn for each ticket in order
+// (manifest.Read).
+func ReadManifest(r io.Reader, fn func(Ticket) error) error { return manifest.Read(r, fn) }
 
-// maxManifestLine bounds a manifest line (the scanner's buffer; a ticket line
-// is at most 64+1+64+1+7 bytes; a longer one is garbage, not memory to use).
-const maxManifestLine = 4096
-
-// ManifestRoot computes a manifest's Merkle root incrementally.
-type ManifestRoot struct {
-	r *compact.Range
-	n uint64
-}
+// ManifestRoot computes a manifest's Merkle root incrementally (manifest.Tree).
+type ManifestRoot = manifest.Tree
 
 // NewManifestRoot starts an empty manifest.
-func NewManifestRoot() *ManifestRoot {
-	f := compact.RangeFactory{Hash: rfc6962.DefaultHasher.HashChildren}
-	return &ManifestRoot{r: f.NewEmptyRange(0)}
-}
+func NewManifestRoot() *ManifestRoot { return manifest.NewTree() }
 
-// Add appends a ticket.
-func (m *ManifestRoot) Add(t Ticket) {
-	m.r.Append(rfc6962.DefaultHasher.HashLeaf([]byte(t.Line())), nil)
-	m.n++
-}
+// demoSeed seeds every demo manifest (DemoManifest). It is public on
+// purpose: it is what marks a demo manifest. Anyone who knows an emission id
+// can recompute the codes of its demo tickets, so rngd refuses them outside
+// dev mode (demoTickets.is), and rngctl makes a demo manifest only in a dev
+// build. A random seed would keep the codes secret, but then nothing would
+// tell a demo manifest from a real one once it leaves the operator's desk.
+const demoSeed = "tirage demo"
 
-// Count is the number of tickets added.
-func (m *ManifestRoot) Count() uint64 { return m.n }
-
-// Root is the RFC 6962 root (the hash of the empty string for no ticket).
-func (m *ManifestRoot) Root() []byte {
-	if m.n == 0 {
-		return rfc6962.DefaultHasher.EmptyRoot()
-	}
-	h, _ := m.r.GetRootHash(nil)
-	return h
+// DemoManifest makes the n tickets of emission's demo manifest and their
+// codes (rngctl emission demo-manifest in a dev build, make run's demo):
+// DemoTickets with the public demo seed. Only rngd in dev mode imports them.
+func DemoManifest(emission string, n int) (codes []string, tickets []Ticket) {
+	return DemoTickets(emission, []byte(demoSeed), n)
 }
 
 // DemoTickets makes n demo tickets of an emission, deterministically from
 // seed: their codes (which a real emission prints under the scratch surface
 // and never gives the appliance) and the manifest lines. Ticket i has gain
-// Stakes[i mod 7], so ticket 0 is a 50,000 € ticket. For tests and make run.
+// Stakes[i mod 7], so ticket 0 is a 50,000 € ticket. For tests (with a seed
+// of their own) and DemoManifest.
 func DemoTickets(emission string, seed []byte, n int) (codes []string, tickets []Ticket) {
-	mac := hmac.New(sha256.New, seed)
+	d := newDemoTickets(emission, seed)
 	for i := range n {
-		mac.Reset()
-		mac.Write([]byte(emission))
-		mac.Write(binary.BigEndian.AppendUint64(nil, uint64(i)))
-		sum := mac.Sum(nil)
-		var b strings.Builder
-		for j := range CodeLen {
-			b.WriteByte(codeAlphabet[sum[j]&31])
-		}
-		code := b.String()
+		code := d.code(i)
 		h, _ := record.TicketHash(code) // the alphabet is A-Z 0-9: never fails
 		codes = append(codes, code)
 		tickets = append(tickets, Ticket{Emission: emission, TicketHash: h, StakeCents: Stakes[i%len(Stakes)]})
 	}
 	return codes, tickets
+}
+
+// demoTickets derives the codes of an emission's demo tickets from a seed:
+// code i is HMAC-SHA256(seed, emission || uint64be(i)) in codeAlphabet.
+type demoTickets struct {
+	mac      hash.Hash
+	emission string
+}
+
+func newDemoTickets(emission string, seed []byte) *demoTickets {
+	return &demoTickets{mac: hmac.New(sha256.New, seed), emission: emission}
+}
+
+// code is the code of ticket i.
+func (d *demoTickets) code(i int) string {
+	d.mac.Reset()
+	d.mac.Write([]byte(d.emission))
+	d.mac.Write(binary.BigEndian.AppendUint64(nil, uint64(i)))
+	sum := d.mac.Sum(nil)
+	var b strings.Builder
+	for j := range CodeLen {
+		b.WriteByte(codeAlphabet[sum[j]&31])
+	}
+	return b.String()
+}
+
+// is reports whether h is the hash of ticket i's code: a manifest's i-th
+// ticket (from 0) that is the i-th demo ticket of its emission comes from
+// DemoTickets with this seed. Two SHA-256 blocks and an HMAC per ticket.
+func (d *demoTickets) is(i int, h [32]byte) bool {
+	want, _ := record.TicketHash(d.code(i))
+	return want == h
 }
 
 // ticketBatch is how many tickets ImportTickets sends per message; the

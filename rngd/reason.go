@@ -47,8 +47,13 @@ const (
 	reasonUnknownCode     reason = "UNKNOWN_CODE"     // no ticket with this code in the imported manifests
 	reasonUnknownEmission reason = "UNKNOWN_EMISSION" // admin: no emission with this emission_id
 
-	// ALREADY_EXISTS.
+	// What a call would create exists already (ALREADY_EXISTS, as gRPC's
+	// status code guide says: "an entity a client attempted to create").
+	// CODE_PLAYED is not one: StartGame creates a game, and the rule that a
+	// ticket plays once forbids it (FAILED_PRECONDITION, below).
 	reasonRequestIDReused reason = "REQUEST_ID_REUSED" // request_id already used for another request
+	reasonEmissionExists  reason = "EMISSION_EXISTS"   // admin: emission_id already registered
+	reasonTicketImported  reason = "TICKET_IMPORTED"   // admin: a ticket of the manifest is already imported
 
 	// A rule forbids the call now (FAILED_PRECONDITION): nothing changed,
 	// and the same call will be refused again.
@@ -61,8 +66,6 @@ const (
 	reasonGameExpired    reason = "GAME_EXPIRED"    // the 30-day play window is over
 	reasonNotExpired     reason = "NOT_EXPIRED"     // an expiry before the play window is over
 	reasonSecretLost     reason = "SECRET_LOST"     // the game's secret r was lost: only a refund ends it
-	reasonEmissionExists reason = "EMISSION_EXISTS" // admin: emission_id already registered
-	reasonTicketImported reason = "TICKET_IMPORTED" // admin: a ticket of the manifest is already imported
 
 	// A component failed (UNAVAILABLE): retry later with the same
 	// request_id; the message says whether anything was sealed, and when
@@ -102,6 +105,8 @@ var reasons = map[reason]codes.Code{
 	reasonUnknownEmission: codes.NotFound,
 
 	reasonRequestIDReused: codes.AlreadyExists,
+	reasonEmissionExists:  codes.AlreadyExists,
+	reasonTicketImported:  codes.AlreadyExists,
 
 	reasonDeadlinePassed: codes.FailedPrecondition,
 	reasonCodePlayed:     codes.FailedPrecondition,
@@ -112,8 +117,6 @@ var reasons = map[reason]codes.Code{
 	reasonGameExpired:    codes.FailedPrecondition,
 	reasonNotExpired:     codes.FailedPrecondition,
 	reasonSecretLost:     codes.FailedPrecondition,
-	reasonEmissionExists: codes.FailedPrecondition,
-	reasonTicketImported: codes.FailedPrecondition,
 
 	reasonEntropyUnavailable: codes.Unavailable,
 	reasonKeysUnavailable:    codes.Unavailable,

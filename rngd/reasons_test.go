@@ -139,10 +139,21 @@ func TestRefusalReasons(t *testing.T) {
 		_, err := adm.CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: rid(), EmissionId: "E2", ClosureDate: "2026-13-01"})
 		return err
 	})
-	refusedFor(t, td, reasonEmissionExists, "already registered", func() error {
+	// A duplicate is ALREADY_EXISTS: gRPC's guide for "an entity a client
+	// attempted to create", as REQUEST_ID_REUSED.
+	alreadyExists := func(call func() error) func() error {
+		return func() error {
+			err := call()
+			if status.Code(err) != codes.AlreadyExists {
+				t.Errorf("%v: want ALREADY_EXISTS", err)
+			}
+			return err
+		}
+	}
+	refusedFor(t, td, reasonEmissionExists, "already registered", alreadyExists(func() error {
 		_, err := adm.CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: rid(), EmissionId: "RS", ClosureDate: "2026-11-01"})
 		return err
-	})
+	}))
 	calls := td.d.engine.metrics.callSeconds.WithLabelValues("ImportManifest").(prometheus.Histogram)
 	imports := counterValue(calls)
 	_, tickets := DemoTickets("RS", []byte("test seed"), 3)
@@ -154,10 +165,10 @@ func TestRefusalReasons(t *testing.T) {
 		_, err := ImportTickets(ctx, adm, rid(), "RS", nil)
 		return err
 	})
-	refusedFor(t, td, reasonTicketImported, "already imported", func() error {
+	refusedFor(t, td, reasonTicketImported, "already imported", alreadyExists(func() error {
 		_, err := ImportTickets(ctx, adm, rid(), "RS", tickets)
 		return err
-	})
+	}))
 	if got := counterValue(calls); got != imports+3 {
 		t.Errorf("tirage_call_seconds{method=\"ImportManifest\"} counted %v calls, want 3", got-imports)
 	}

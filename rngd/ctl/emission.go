@@ -16,10 +16,13 @@ import (
 )
 
 func init() {
-	register("emission", Command{Summary: "ticket emissions: create, list, import a manifest, make a demo manifest", Run: runEmission})
+	register("emission", Command{Summary: "ticket emissions: create, list, import a manifest" + devOnly(", make a demo manifest"), Run: runEmission})
 }
 
-const emissionUsage = `usage: rngctl emission create|list|import|demo-manifest [FLAGS]
+// emissionUsage has demo-manifest in a dev build only: a demo manifest's
+// codes are public (rngd.DemoManifest), so a production rngctl does not
+// make one, and rngd imports one only in dev mode.
+var emissionUsage = `usage: rngctl emission create|list|import` + devOnly("|demo-manifest") + ` [FLAGS]
 
   create         register an emission and its closure date (closure notice)
                  --id ID --closure YYYY-MM-DD (a year from 2000 to 2199)
@@ -27,10 +30,13 @@ const emissionUsage = `usage: rngctl emission create|list|import|demo-manifest [
   import         import a ticket manifest (lines emission_id,ticket_hash_hex,stake_cents);
                  its Merkle root and count are logged
                  --id ID --manifest FILE
-  demo-manifest  make a demo manifest and the codes of its tickets (tests, make run)
-                 --id ID --count N (1 to 1000000) --manifest FILE --codes FILE [--seed TEXT]
+` + devOnly(`  demo-manifest  dev build only: make a demo manifest and the codes of its tickets
+                 (tests, make run). The codes derive from the emission id and a
+                 public seed: anyone can recompute them, and rngd refuses the
+                 manifest unless it runs in dev mode.
+                 --id ID --count N (1 to 1000000) --manifest FILE --codes FILE
                  neither file may exist: both are checked before either is written
-
+`) + `
 admin flags (create, list, import):
 ` + adminSocketHelp + `  --request-id ID     request id (default: derived from the whole command, so that
                       running the same command again returns the same result,
@@ -43,6 +49,9 @@ func runEmission(ctx context.Context, env Env) int {
 	if code, done := groupHelp(env, emissionUsage); done {
 		return code
 	}
+	if env.Args[0] == "demo-manifest" && !devBuild {
+		return usageError(env, "emission", "emission demo-manifest: only in a dev build of rngctl (-tags tirage_dev): a demo manifest's codes are public, and rngd imports one only in dev mode")
+	}
 	fs := newFlags("emission " + env.Args[0])
 	var a adminFlags
 	a.register(fs, env)
@@ -51,7 +60,6 @@ func runEmission(ctx context.Context, env Env) int {
 	manifest := fs.String("manifest", "", "manifest file")
 	codesFile := fs.String("codes", "", "demo codes file")
 	count := fs.Int("count", 0, "tickets")
-	seed := fs.String("seed", "tirage demo", "demo seed")
 	if code, ok := parseArgs(env, fs, env.Args[1:], fs.Name(), emissionUsage, false); !ok {
 		return code
 	}
@@ -152,9 +160,9 @@ func runEmission(ctx context.Context, env Env) int {
 				return fail(env, err)
 			}
 		}
-		codes, tickets := rngd.DemoTickets(*id, []byte(*seed), *count)
+		codes, tickets := rngd.DemoManifest(*id, *count)
 		var m, c strings.Builder
-		fmt.Fprintf(&m, "# tirage ticket manifest: emission %s, %d demo tickets\n", *id, *count)
+		fmt.Fprintf(&m, "# tirage ticket manifest: emission %s, %d DEMO tickets: their codes are public, rngd imports them only in dev mode\n", *id, *count)
 		for i, t := range tickets {
 			m.WriteString(t.Line() + "\n")
 			fmt.Fprintf(&c, "%s,%d\n", codes[i], t.StakeCents)
@@ -166,11 +174,19 @@ func runEmission(ctx context.Context, env Env) int {
 			os.Remove(*manifest) // all or nothing
 			return fail(env, fmt.Errorf("--codes: %w", err))
 		}
-		fmt.Fprintf(env.Stdout, "demo manifest: %s (%d tickets); their codes: %s (keep them secret)\n", *manifest, *count, *codesFile)
+		fmt.Fprintf(env.Stdout, "demo manifest: %s (%d tickets); their codes: %s (public: anyone who knows the emission id can recompute them; rngd imports this manifest only in dev mode)\n", *manifest, *count, *codesFile)
 	default:
 		return usageError(env, "emission", "emission: unknown subcommand %q", env.Args[0])
 	}
 	return ExitOK
+}
+
+// devOnly is s in a dev build of rngctl, else "".
+func devOnly(s string) string {
+	if devBuild {
+		return s
+	}
+	return ""
 }
 
 // maxDemoTickets bounds demo-manifest --count (both files are built in memory).

@@ -9,8 +9,25 @@ import (
 	"strings"
 	"testing"
 
+	"tirage.fr/tirage/rngd"
 	"tirage.fr/tirage/rngd/rngdtest"
 )
+
+// testManifest writes a manifest of n tickets of emission id, made with a
+// test seed (not the demo's: rngdtest's rngd, not in dev mode, refuses a
+// demo manifest), and returns their codes.
+func testManifest(t *testing.T, path, id string, n int) []string {
+	t.Helper()
+	codes, tickets := rngd.DemoTickets(id, []byte("rngctl test"), n)
+	var b strings.Builder
+	for _, tk := range tickets {
+		b.WriteString(tk.Line() + "\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return codes
+}
 
 func rngctl(args ...string) (code int, stdout, stderr string) {
 	var o, e bytes.Buffer
@@ -21,7 +38,8 @@ func rngctl(args ...string) (code int, stdout, stderr string) {
 func TestEmissionCommands(t *testing.T) {
 	sock := rngdtest.Start(t).Admin
 	dir := t.TempDir()
-	manifest, codes := filepath.Join(dir, "m.csv"), filepath.Join(dir, "codes.txt")
+	manifest := filepath.Join(dir, "m.csv")
+	testManifest(t, manifest, "E1", 50)
 	for _, tc := range []struct {
 		args   []string
 		code   int
@@ -39,14 +57,13 @@ func TestEmissionCommands(t *testing.T) {
 		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-12-01"}, ExitOK, "stage 2 may start until 2026-12-30T23:00:00Z"},
 		// The same command again returns the same result (same request id).
 		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-12-01"}, ExitOK, "stage 2 may start until 2026-12-30T23:00:00Z"},
-		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-12-02", "--request-id", "x"}, ExitFail, "already registered"},
+		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-12-02", "--request-id", "x"}, ExitFail, "already registered (AlreadyExists)"},
 		// Another closure without --request-id: a new request, which rngd refuses as such.
 		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-12-02"}, ExitFail, `emission "E1" is already registered`},
-		{[]string{"emission", "demo-manifest", "--id", "E1", "--count", "50", "--manifest", manifest, "--codes", codes}, ExitOK, "50 tickets"},
 		{[]string{"emission", "import", "--socket", sock, "--id", "E2", "--manifest", manifest}, ExitFail, "belongs to emission"},
 		{[]string{"emission", "import", "--socket", sock, "--id", "E1", "--manifest", filepath.Join(dir, "none.csv")}, ExitFail, "--manifest " + filepath.Join(dir, "none.csv") + ": no such file"},
 		{[]string{"emission", "import", "--socket", sock, "--id", "E1", "--manifest", manifest}, ExitOK, "50 tickets, root"},
-		{[]string{"emission", "import", "--socket", sock, "--id", "E1", "--manifest", manifest, "--request-id", "again"}, ExitFail, "already imported"},
+		{[]string{"emission", "import", "--socket", sock, "--id", "E1", "--manifest", manifest, "--request-id", "again"}, ExitFail, "already imported (nothing changed) (AlreadyExists)"},
 		{[]string{"emission", "list", "--socket", sock}, ExitOK, "E1\tclosure 2026-12-01"},
 		{[]string{"qod", "status", "--socket", sock}, ExitOK, "unfinished games 0"},
 		{[]string{"qod", "show", "--socket", sock, "--game", "nope"}, ExitFail, "no game"},
@@ -59,51 +76,6 @@ func TestEmissionCommands(t *testing.T) {
 		if code != tc.code || !strings.Contains(out+errOut, tc.output) {
 			t.Errorf("rngctl %s: exit %d, %q %q; want %d and %q", strings.Join(tc.args, " "), code, out, errOut, tc.code, tc.output)
 		}
-	}
-}
-
-// demo-manifest checks --id, --count and both outputs before it writes
-// either: a failure writes nothing.
-func TestDemoManifest(t *testing.T) {
-	dir := t.TempDir()
-	manifest, codes := filepath.Join(dir, "m.csv"), filepath.Join(dir, "codes.txt")
-	for _, tc := range []struct {
-		args   []string
-		code   int
-		stderr string
-	}{
-		{[]string{"--id", "E1", "--count", "-1"}, ExitUsage, "--count -1: want 1 to 1000000"},
-		{[]string{"--id", "E1", "--count", "0"}, ExitUsage, "--count 0: want 1 to 1000000"},
-		{[]string{"--id", "E1"}, ExitUsage, "--count 0: want 1 to 1000000"},
-		{[]string{"--count", "5"}, ExitUsage, "--id is required"},
-		{[]string{"--id", "bad id", "--count", "5"}, ExitUsage, "--id: emission_id"},
-		{[]string{"--id", "E1", "--count", "5", "--codes", manifest}, ExitUsage, "--manifest and --codes are the same file"},
-		{[]string{"--id", "E1", "--count", "5", "--codes", filepath.Join(dir, "none", "c.txt")}, ExitFail, "--codes " + filepath.Join(dir, "none", "c.txt") + ": no directory"},
-	} {
-		args := append([]string{"emission", "demo-manifest", "--manifest", manifest, "--codes", codes}, tc.args...)
-		code, out, errOut := rngctl(args...)
-		if code != tc.code || out != "" || !strings.Contains(errOut, tc.stderr) || strings.Count(errOut, "\n") != 1 {
-			t.Errorf("rngctl %s: exit %d, %q %q; want %d and %q", strings.Join(args, " "), code, out, errOut, tc.code, tc.stderr)
-		}
-		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-			t.Fatalf("rngctl %s wrote %v", strings.Join(args, " "), entries)
-		}
-	}
-	// The codes file exists: the manifest is not written either.
-	if err := os.WriteFile(codes, []byte("old"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	code, _, errOut := rngctl("emission", "demo-manifest", "--id", "E1", "--count", "5", "--manifest", manifest, "--codes", codes)
-	if code != ExitFail || !strings.Contains(errOut, "--codes "+codes+" exists") {
-		t.Errorf("codes file exists: exit %d, stderr %q", code, errOut)
-	}
-	if _, err := os.Lstat(manifest); err == nil {
-		t.Error("codes file exists: the manifest was written")
-	}
-	os.Remove(codes)
-	// An id of "0" is an id like any other.
-	if code, out, errOut := rngctl("emission", "demo-manifest", "--id", "0", "--count", "3", "--manifest", manifest, "--codes", codes); code != ExitOK || !strings.Contains(out, "(3 tickets)") {
-		t.Errorf("--id 0: exit %d, %q %q", code, out, errOut)
 	}
 }
 

@@ -24,7 +24,8 @@ func TestDerivedRequestIDs(t *testing.T) {
 	d := rngdtest.Start(t, "gs")
 	sock := d.Admin
 	dir := t.TempDir()
-	manifest, codes := filepath.Join(dir, "m.csv"), filepath.Join(dir, "codes.csv")
+	manifest := filepath.Join(dir, "m.csv")
+	demoCodes := testManifest(t, manifest, "E2026-07", 3)
 	steps := []struct {
 		args   []string
 		code   int
@@ -33,23 +34,17 @@ func TestDerivedRequestIDs(t *testing.T) {
 		{[]string{"emission", "create", "--id", "E2026-07", "--closure", "2199-11-15"}, ExitOK, "emission E2026-07 registered: closure 2199-11-15"},
 		{[]string{"emission", "create", "--id", "E2026-07", "--closure", "2199-11-15"}, ExitOK, "emission E2026-07 registered: closure 2199-11-15"},
 		{[]string{"emission", "create", "--id", "E2026-07", "--closure", "2199-11-16"}, ExitFail, `rngctl: emission_id: emission "E2026-07" is already registered`},
-		{[]string{"emission", "demo-manifest", "--id", "E2026-07", "--count", "3", "--manifest", manifest, "--codes", codes}, ExitOK, "3 tickets"},
 		{[]string{"emission", "import", "--id", "E2026-07", "--manifest", manifest}, ExitOK, "3 tickets, root"},
 		{[]string{"emission", "import", "--id", "E2026-07", "--manifest", manifest}, ExitOK, "3 tickets, root"},
 	}
 	for _, s := range steps {
-		args := s.args
-		if args[1] != "demo-manifest" {
-			args = append(args, "--socket", sock)
-		}
-		code, out, errOut := rngctl(args...)
+		code, out, errOut := rngctl(append(s.args, "--socket", sock)...)
 		if code != s.code || !strings.Contains(out+errOut, s.output) || strings.Contains(errOut, "request_id") {
 			t.Fatalf("rngctl %s: exit %d, %q %q; want %d and %q", strings.Join(s.args, " "), code, out, errOut, s.code, s.output)
 		}
 	}
 
 	// A game, started as a game server starts one, then refunded.
-	demoCodes, _ := rngd.DemoTickets("E2026-07", []byte("tirage demo"), 3)
 	tc, err := rngd.ClientTLS(d.PKI.ClientCert("gs"), d.PKI.ClientKey("gs"), d.PKI.CA())
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"time"
 	_ "time/tzdata"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -42,6 +43,11 @@ type Config struct {
 	Closure     string // its closure date, YYYY-MM-DD
 	Tickets     int    // tickets in the demo manifest
 	Games       int
+	// Seed, if set, derives the tickets' codes (rngd.DemoTickets) instead
+	// of rngd's public demo seed (rngd.DemoManifest), whose manifest only
+	// an rngd in dev mode imports, as make run's: a test against a
+	// production rngd sets one.
+	Seed []byte
 	// TranscriptDir, if set, receives each game's transcript document.
 	TranscriptDir string
 	Out           io.Writer
@@ -72,16 +78,19 @@ func Run(ctx context.Context, c Config) error {
 	case err == nil:
 		fmt.Fprintf(out, "== operator: emission %s, closure %s, stage 2 may start until %s (log index %d)\n",
 			c.Emission, c.Closure, em.Emission.StartDeadline.AsTime().Format(time.RFC3339), em.Receipt.LogIndex)
-	case status.Code(err) == codes.FailedPrecondition:
+	case refusedFor(err, "EMISSION_EXISTS"): // created by an earlier run
 	default:
 		return fmt.Errorf("create emission: %w", err)
 	}
-	ticketCodes, tickets := rngd.DemoTickets(c.Emission, []byte("tirage demo"), c.Tickets)
+	ticketCodes, tickets := rngd.DemoManifest(c.Emission, c.Tickets)
+	if c.Seed != nil {
+		ticketCodes, tickets = rngd.DemoTickets(c.Emission, c.Seed, c.Tickets)
+	}
 	mf, err := rngd.ImportTickets(ctx, admin, "demo-manifest-"+c.Emission, c.Emission, tickets)
 	switch {
 	case err == nil:
 		fmt.Fprintf(out, "== operator: manifest of %d tickets imported, root %s (log index %d)\n", mf.Count, hex.EncodeToString(mf.Root), mf.Receipt.LogIndex)
-	case status.Code(err) == codes.FailedPrecondition:
+	case refusedFor(err, "TICKET_IMPORTED"): // imported by an earlier run
 	default:
 		return fmt.Errorf("import manifest: %w", err)
 	}
@@ -264,4 +273,15 @@ func printGame(out io.Writer, g *qodv1.Game, rs []*qodv1.Receipt, stopAt int) {
 		fmt.Fprintf(out, "   #%-5d %s\n", r.LogIndex, line)
 	}
 	fmt.Fprintf(out, "   result: %s, prize %s\n", strings.TrimPrefix(g.Status.String(), "STATUS_"), money(g.PrizeCents))
+}
+
+// refusedFor reports whether err is rngd's refusal for reason r (its
+// google.rpc.ErrorInfo detail, domain tirage.fr).
+func refusedFor(err error, r string) bool {
+	for _, d := range status.Convert(err).Details() {
+		if ei, ok := d.(*errdetails.ErrorInfo); ok && ei.Domain == "tirage.fr" && ei.Reason == r {
+			return true
+		}
+	}
+	return false
 }

@@ -7,6 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"tirage.fr/tirage/rngd"
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	"tirage.fr/tirage/rngd/rngdtest"
 )
 
@@ -18,7 +25,7 @@ func TestDemo(t *testing.T) {
 	for run := 0; run < 2; run++ {
 		var out bytes.Buffer
 		err := Run(context.Background(), Config{GRPC: d.GRPC, AdminSocket: d.Admin, PKI: d.PKI, Client: "client",
-			Emission: "DEMO", Closure: "2099-12-31", Tickets: 50, Games: 3, TranscriptDir: filepath.Join(data, "transcripts"), Out: &out})
+			Emission: "DEMO", Closure: "2099-12-31", Tickets: 50, Games: 3, Seed: []byte("demo test"), TranscriptDir: filepath.Join(data, "transcripts"), Out: &out})
 		if err != nil {
 			t.Fatalf("run %d: %v\n%s", run, err, out.String())
 		}
@@ -29,4 +36,54 @@ func TestDemo(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(data, "transcripts", "*.json")); len(m) != 6 {
 		t.Fatalf("%d transcripts, want 6", len(m))
 	}
+}
+
+// make run's demo manifest (the public demo seed, no Config.Seed) is refused
+// by a production rngd (rngdtest's is not in dev mode): its codes are
+// public. Nothing is imported, and no game is played.
+func TestDemoManifestRefusedInProduction(t *testing.T) {
+	d := rngdtest.Start(t, "client")
+	var out bytes.Buffer
+	err := Run(context.Background(), Config{GRPC: d.GRPC, AdminSocket: d.Admin, PKI: d.PKI, Client: "client",
+		Emission: "DEMO", Closure: "2099-12-31", Tickets: 10, Games: 1, Out: &out})
+	if status.Code(err) != codes.InvalidArgument || !refusedFor(err, "MANIFEST_INVALID") || !strings.Contains(err.Error(), "tickets[1]: a demo ticket") {
+		t.Fatalf("demo against a production rngd: %v, want MANIFEST_INVALID naming tickets[1], a demo ticket\n%s", err, out.String())
+	}
+	r, err := admin(t, d).ListEmissions(context.Background(), &adminv1.ListEmissionsRequest{})
+	if err != nil || len(r.Emissions) != 1 || r.Emissions[0].Tickets != 0 {
+		t.Fatalf("after the refusal: %v %v, want emission DEMO with no ticket", r, err)
+	}
+}
+
+// The emission and its tickets created already by other requests (another
+// operator's, or an earlier demo with other request ids): rngd answers
+// EMISSION_EXISTS and TICKET_IMPORTED (ALREADY_EXISTS), and the demo plays
+// on.
+func TestDemoEmissionExists(t *testing.T) {
+	d := rngdtest.Start(t, "client")
+	ctx := context.Background()
+	adm := admin(t, d)
+	seed := []byte("demo test")
+	if _, err := adm.CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: "other-em", EmissionId: "DEMO", ClosureDate: "2099-12-31"}); err != nil {
+		t.Fatal(err)
+	}
+	_, tickets := rngd.DemoTickets("DEMO", seed, 20)
+	if _, err := rngd.ImportTickets(ctx, adm, "other-mf", "DEMO", tickets); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err := Run(ctx, Config{GRPC: d.GRPC, AdminSocket: d.Admin, PKI: d.PKI, Client: "client",
+		Emission: "DEMO", Closure: "2099-12-30", Tickets: 20, Games: 1, Seed: seed, Out: &out})
+	if err != nil || !strings.Contains(out.String(), "verification summary: 1 games") {
+		t.Fatalf("demo: %v\n%s", err, out.String())
+	}
+}
+
+func admin(t *testing.T, d *rngdtest.Daemon) adminv1.AdminClient {
+	cc, err := grpc.NewClient("unix:"+d.Admin, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cc.Close() })
+	return adminv1.NewAdminClient(cc)
 }
