@@ -6,8 +6,11 @@
 // beacon value, a beacon round published after the freeze — the
 // certificate's rule, beacon.Chain.PublishedAfter — VRF proof, ranking),
 // every promotion freeze against the operator's rules file it commits to
-// when the caller gives that file (Config.Rules), and the observed
-// frequencies of the draws against the exact probabilities of the rules.
+// when the caller gives that file (Config.Rules), every game start against
+// the ticket manifests of its emission when the caller gives those files
+// (Config.Manifests: a start's ticket and gain S are bound only by the
+// manifest's root the log holds), and the observed frequencies of the
+// draws against the exact probabilities of the rules.
 //
 // # Reading the log
 //
@@ -124,13 +127,26 @@ type Config struct {
 	// the log holds it; the beacon round; one winner and the rules'
 	// reserves), and one that contradicts it is misbehaviour — the
 	// appliance signed the freeze, and refuses to freeze or draw against
-	// its rules. Freezes committing to rules not given, and files no freeze
+	// its rules. A freeze of the operation of a file given that commits to
+	// another hash fails the promotions check, as rngverify certificate
+	// --rules fails rules-hash (verdict.MsgPromoRulesNotFrozen): the
+	// operator froze other rules than the file, or the file is not the copy
+	// it froze. Freezes committing to rules not given, and files no freeze
 	// commits to, are facts of the verdict. Run refuses a file that is not
 	// a rules file (CheckRules) before it reads anything.
 	Rules []RulesFile
 	// TimeSkew bounds how much earlier than a record logged before it a
 	// record the engine timed may be (0: MaxTimeSkew). See MaxTimeSkew.
 	TimeSkew time.Duration
+	// Manifests are ticket manifest files (rngverify audit --manifest),
+	// read by ReadManifest. Each is matched by its root with the manifest
+	// records of the log, and every game start of an emission is checked
+	// against the files of its manifests logged before it: a start whose
+	// ticket is not in them, or whose gain S is not theirs, is
+	// misbehaviour (see Manifest). An emission whose manifests were not
+	// all given is checked as far as the files given go, and says how
+	// many starts were not; files no record has are facts of the verdict.
+	Manifests []*Manifest
 }
 
 // MaxTimeSkew is how much earlier than a record logged before it a record
@@ -166,10 +182,10 @@ const MaxTimeSkew = 10 * time.Minute
 // sweeper's expiry of a game past its deadline and MaxRefundGrace.
 const EndDelay = time.Hour
 
-// MaxRefundGrace is the longest game.refund_grace rngd accepts (31 days,
-// rngd/config.go maxRefundGrace): an unfinished game past its play
-// deadline by more is expired by the sweeper.
-const MaxRefundGrace = 31 * 24 * time.Hour
+// MaxRefundGrace is the longest game.refund_grace rngd accepts (the
+// rules', qod.MaxRefundGrace): an unfinished game past its play deadline
+// by more is expired by the sweeper.
+const MaxRefundGrace = qod.MaxRefundGrace
 
 // RulesFile is an operation's rules file given to the audit.
 type RulesFile struct {
@@ -248,6 +264,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	a.given = rules
 	for _, g := range rules {
 		a.rules[g.hash] = g
+	}
+	for _, m := range cfg.Manifests {
+		if m != nil && a.byRoot[m.Root] == nil { // a file given twice counts under its first name
+			a.byRoot[m.Root] = m
+			a.manifests = append(a.manifests, m)
+		}
 	}
 	readErr := a.read(ctx, hr, 0, cp)
 	// Follow: wait, read the next checkpoint, check that it extends the
@@ -605,10 +627,14 @@ type auditor struct {
 	drawn     map[string]firstLeaf  // every draw drawn → its draw
 	freezes   map[string]frozenDraw // draws frozen, not drawn yet
 	kinds     map[record.Kind]int
-	given     []*givenRules          // Config.Rules, parsed, in the order given
-	rules     map[string]*givenRules // Config.Rules by hash
-	ruled     map[string]ruledFreeze // draws frozen under rules given, not checked yet
-	unruled   map[string]*unruled    // rules hash ("" none) → freezes under rules not given
+	given     []*givenRules                 // Config.Rules, parsed, in the order given
+	rules     map[string]*givenRules        // Config.Rules by hash
+	ruled     map[string]ruledFreeze        // draws frozen under rules given, not checked yet
+	unruled   map[string]*unruled           // rules hash ("" none) → freezes under rules not given
+	manifests []*Manifest                   // Config.Manifests, each once, in the order given
+	byRoot    map[[32]byte]*Manifest        // Config.Manifests by root
+	matched   map[*Manifest]uint64          // files given → the entry of the first record with their root
+	mans      map[string]*emissionManifests // emission → its manifests (with Config.Manifests)
 	// Record times (timed): the latest time of a record the engine timed,
 	// its entry and kind; the game whose record was the last such one.
 	latest     time.Time
@@ -635,6 +661,7 @@ func newAuditor(cfg Config, v *verdict.Verdict, res *Result) *auditor {
 		games: map[string]*pending{}, tickets: map[[32]byte]played{}, manifest: map[string]uint64{}, starts: map[string]uint64{}, started: map[gameKey]uint64{},
 		frozen: map[string]firstLeaf{}, drawn: map[string]firstLeaf{}, freezes: map[string]frozenDraw{}, kinds: map[record.Kind]int{},
 		rules: map[string]*givenRules{}, ruled: map[string]ruledFreeze{}, unruled: map[string]*unruled{},
+		byRoot: map[[32]byte]*Manifest{}, matched: map[*Manifest]uint64{}, mans: map[string]*emissionManifests{},
 		jobs: make(chan job, 4*cfg.Workers), issues: map[string][]verdict.Msg{}, misbehav: map[string]bool{}, counts: map[string]int{}}
 	for range cfg.Workers {
 		a.wg.Add(1)
@@ -778,6 +805,8 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		if n, m := a.starts[x.Emission], a.manifest[x.Emission]; n > m {
 			a.issue(verdict.CheckGames, true, verdict.MsgAuditStartUnmanifested, x.Game, index, n, x.Emission, m)
 		}
+		// Its ticket and S against the manifest files given.
+		a.manifestStart(index, x)
 		// Its draws count under the keys announced before it started (as
 		// a transcript's): a key announced later could have been made for
 		// one draw.
@@ -786,6 +815,7 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		a.touched = p
 	case *record.Manifest:
 		a.manifest[x.Emission] += x.Count
+		a.manifestRecord(index, x)
 	case *record.Pick, *record.Decision, *record.GameEnd:
 		gid := x.(record.GameRecord).GameID()
 		p, ok := a.games[gid]
@@ -1155,6 +1185,7 @@ func (a *auditor) finish() {
 	}
 	a.report(verdict.CheckPromotions, verdict.M(verdict.MsgDrawsOK, a.counts["promo-ok"]))
 	a.rulesFacts()
+	a.manifestFacts()
 	a.res.Stats.check(v)
 }
 
@@ -1172,9 +1203,11 @@ func (a *auditor) report(check string, ok verdict.Msg) {
 
 // givenRules is a rules file of Config.Rules, parsed.
 type givenRules struct {
-	file   RulesFile
-	hash   string // lowercase hex SHA-256, as promo.FreezeRules gives a freeze's
-	frozen int    // freezes committing to it (the reading goroutine's)
+	file      RulesFile
+	operation string
+	sum       [32]byte // promo.RulesHash
+	hash      string   // sum in lowercase hex, as promo.FreezeRules gives a freeze's
+	frozen    int      // freezes committing to it (the reading goroutine's)
 }
 
 // ruledFreeze is a freeze committing to a rules file given, to be checked
@@ -1198,11 +1231,12 @@ func parseRules(files []RulesFile) ([]*givenRules, error) {
 	var out []*givenRules
 	seen := map[string]bool{}
 	for _, f := range files {
-		if _, err := promo.ParseRules(f.Data); err != nil {
+		r, err := promo.ParseRules(f.Data)
+		if err != nil {
 			return nil, verdict.Errorf(verdict.MsgAuditRulesBad, f.Name, oneLine{err})
 		}
 		h := promo.RulesHash(f.Data)
-		g := &givenRules{file: f, hash: hex.EncodeToString(h[:])}
+		g := &givenRules{file: f, operation: r.Operation, sum: h, hash: hex.EncodeToString(h[:])}
 		if !seen[g.hash] {
 			seen[g.hash] = true
 			out = append(out, g)
@@ -1219,7 +1253,12 @@ func (e oneLine) Error() string { return strings.ReplaceAll(e.err.Error(), "\n",
 func (e oneLine) Unwrap() error { return e.err }
 
 // matchRules finds the rules file given that freeze f (entry index) commits
-// to; without one, the freeze is counted under its rules hash, unchecked.
+// to. A rules file given of the freeze's operation with another hash fails
+// the freeze, as rngverify certificate --rules does (MsgPromoRulesNotFrozen):
+// the operator froze other rules than the file, or the file is not the copy
+// it froze — a failure, not proof, since nothing shows which file is the
+// operation's. Without either, the freeze is counted under its rules hash,
+// unchecked.
 func (a *auditor) matchRules(index uint64, f *record.PromoFreeze) {
 	op, hash, err := promo.FreezeRules(f)
 	if err != nil {
@@ -1228,6 +1267,12 @@ func (a *auditor) matchRules(index uint64, f *record.PromoFreeze) {
 	if g := a.rules[hash]; g != nil {
 		g.frozen++
 		a.ruled[f.Draw] = ruledFreeze{freeze: f, index: index, rules: g}
+		return
+	}
+	if i := slices.IndexFunc(a.given, func(g *givenRules) bool { return op != "" && g.operation == op }); i >= 0 {
+		g := a.given[i]
+		a.issue(verdict.CheckPromotions, false, verdict.MsgAuditFreezeRules, f.Draw, index, g.file.Name,
+			verdict.M(verdict.MsgPromoRulesNotFrozen, op, g.sum[:], hash))
 		return
 	}
 	u := a.unruled[hash]

@@ -47,12 +47,19 @@ func ruledLog(t *testing.T, rules []byte, rulesRound uint64, freezeBeacon string
 // runRules audits a's log with the rules files given.
 func runRules(t *testing.T, a *receipttest.Appliance, rules ...audit.RulesFile) *verdict.Verdict {
 	t.Helper()
+	return runWith(t, a, func(c *audit.Config) { c.Rules = rules })
+}
+
+// runWith audits a's log, pinning its VRF key, with the config edit makes.
+func runWith(t *testing.T, a *receipttest.Appliance, edit func(*audit.Config)) *verdict.Verdict {
+	t.Helper()
 	keys, err := checkpoint.ParseKeys(string(a.LogKeyFile()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := audit.Run(context.Background(), audit.Config{Fetch: files(a.Tiles()), LogKeys: keys, Workers: 2, Location: a.Location,
-		VRFPins: []string{a.VRFFingerprint()}, Rules: rules})
+	cfg := audit.Config{Fetch: files(a.Tiles()), LogKeys: keys, Workers: 2, Location: a.Location, VRFPins: []string{a.VRFFingerprint()}}
+	edit(&cfg)
+	res, err := audit.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,12 +202,12 @@ func TestAuditRulesUnchecked(t *testing.T) {
 	if f := rulesFacts(v, "en"); v.Status() != verdict.StatusPass || len(f) != 1 || f[0] != unchecked {
 		t.Fatalf("no rules given: facts %q, want %q\n%s", f, unchecked, v.Text("en"))
 	}
-	other := append(bytes.Clone(rules), "# another version\n"...)
+	other := bytes.Replace(rules, []byte("\noperation: bonus-crescendo\n"), []byte("\noperation: bonus-ete\n"), 1)
 	v = runRules(t, a, audit.RulesFile{Name: "other.yaml", Data: other})
 	unused := fmt.Sprintf("other.yaml (SHA-256 %s): no freeze in the log commits to this file", sha(other))
 	f := rulesFacts(v, "en")
 	if v.Status() != verdict.StatusPass || len(f) != 2 || !strings.HasPrefix(f[0], unused) || f[1] != unchecked {
-		t.Fatalf("another file given: facts %q, want %q… and %q\n%s", f, unused, unchecked, v.Text("en"))
+		t.Fatalf("another operation's file given: facts %q, want %q… and %q\n%s", f, unused, unchecked, v.Text("en"))
 	}
 	fr := rulesFacts(v, "fr")
 	if !strings.Contains(fr[0], "aucun gel du journal ne s'engage sur ce fichier") || !strings.HasPrefix(fr[1], "1 gel(s) s'engagent sur des règlements non fournis") {
@@ -218,6 +225,37 @@ func TestAuditRulesUnchecked(t *testing.T) {
 	if v.Status() != verdict.StatusPass || len(f) != 2 || !strings.HasPrefix(f[0], "rules.yaml (SHA-256 ") ||
 		!strings.HasPrefix(f[1], "2 freeze(s) commit to rules files not given") || !strings.HasSuffix(f[1], "): 2 freeze(s)") {
 		t.Fatalf("two other freezes: facts %q\n%s", f, v.Text("en"))
+	}
+}
+
+// TestAuditRulesNotFrozen: a rules file of the freeze's operation whose
+// hash is not the frozen one fails the promotions check, as rngverify
+// certificate --rules fails rules-hash (MsgPromoRulesNotFrozen): either the
+// operator froze other rules than this file, or this copy is not the one it
+// froze. Not misbehaviour: nothing shows which file is the operation's.
+// Given beside the frozen file, it is merely unused. Before, the freeze was
+// only listed as not checked, and the audit passed.
+func TestAuditRulesNotFrozen(t *testing.T) {
+	a, rules := ruledLog(t, exampleRules(t), 0, "", nil)
+	copied := append(bytes.Clone(rules), "# the bailiff's copy\n"...)
+	v := runRules(t, a, audit.RulesFile{Name: "copy.yaml", Data: copied})
+	c := v.Find(verdict.CheckPromotions)
+	want := fmt.Sprintf("draw bonus-crescendo/1 (freeze, entry %d; rules file copy.yaml): the rules file given is for operation bonus-crescendo but hashes to %s, and the freeze record commits to rules %s: either the operator froze other rules than this file, or this copy is not the one it froze",
+		a.Size()-2, sha(copied), sha(rules))
+	if c == nil || c.Status != verdict.StatusFail || !strings.Contains(c.Detail, want) || v.Status() != verdict.StatusFail {
+		t.Fatalf("another copy of the operation's rules: want FAIL %q\n%s", want, v.Text("en"))
+	}
+	f := rulesFacts(v, "en")
+	if len(f) != 1 || !strings.HasPrefix(f[0], "copy.yaml (SHA-256 "+sha(copied)+"): no freeze in the log commits to this file") {
+		t.Errorf("facts %q", f)
+	}
+	if fr := v.Text("fr"); !strings.Contains(fr, "soit l'exploitant a gelé un autre règlement que ce fichier, soit cette copie n'est pas celle qu'il a gelée") {
+		t.Errorf("French:\n%s", fr)
+	}
+	// Beside the frozen file, the copy is merely unused.
+	v = runRules(t, a, audit.RulesFile{Name: "rules.yaml", Data: rules}, audit.RulesFile{Name: "copy.yaml", Data: copied})
+	if f := rulesFacts(v, "en"); v.Status() != verdict.StatusPass || len(f) != 2 || !strings.Contains(f[1], "no freeze in the log commits to this file") {
+		t.Fatalf("the frozen file and a copy: facts %q\n%s", f, v.Text("en"))
 	}
 }
 

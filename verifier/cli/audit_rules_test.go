@@ -148,3 +148,20 @@ func TestAuditRulesFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditRulesNotFrozenFlag: audit --rules with a copy of the freeze's
+// operation's rules whose hash is not the frozen one fails the promotions
+// check (exit 1, NOT VERIFIED, not misbehaviour), saying what rngverify
+// certificate --rules says: the operator froze other rules than this file,
+// or this copy is not the one it froze.
+func TestAuditRulesNotFrozenFlag(t *testing.T) {
+	dir := t.TempDir()
+	tiles, rules, trust := rulesLog(t, dir)
+	copied := write(t, dir, "copy.yaml", append(must(os.ReadFile(rules)), "# the bailiff's copy\n"...))
+	code, out, errs := runCLI(append(append([]string{"audit", "--dir", tiles, "--state", filepath.Join(dir, "s.json")}, trust...), "--rules", copied)...)
+	if code != ExitFail || !strings.Contains(out, "[FAIL] promotions") || strings.Contains(out+errs, "MISBEHAVIOUR") ||
+		!strings.HasPrefix(errs, "rngverify audit: NOT VERIFIED, check promotions: 1 failing: draw bonus-crescendo/1 (freeze, entry 2; rules file "+copied+"): the rules file given is for operation bonus-crescendo but hashes to ") ||
+		!strings.Contains(errs, "either the operator froze other rules than this file, or this copy is not the one it froze") {
+		t.Fatalf("audit --rules, another copy of the operation's rules: exit %d\n%s%s", code, out, errs)
+	}
+}

@@ -166,15 +166,18 @@ func runFollow(env Env, full bool) int {
 	workers := l.fs.Int("workers", 0, "")
 	quiet := l.fs.Bool("quiet", false, "")
 	follow := l.fs.Duration("follow", 0, "")
-	var rulesFiles multiFlag
+	var rulesFiles, manifestFiles multiFlag
+	skew := new(time.Duration)
 	if full {
 		l.fs.Var(&rulesFiles, "rules", "")
+		l.fs.Var(&manifestFiles, "manifest", "")
+		l.fs.DurationVar(skew, "time-skew", audit.MaxTimeSkew, "")
 	}
 	pos, err := l.parse(env.Args)
 	if errors.Is(err, flag.ErrHelp) {
 		if full {
 			lang := l.argLang
-			io.WriteString(env.Stderr, verdict.M(usage).Text(lang)+verdict.M(verdict.MsgUsageAuditRules).Text(lang)+
+			io.WriteString(env.Stderr, verdict.M(usage).Text(lang)+verdict.M(verdict.MsgUsageAuditRules).Text(lang)+verdict.M(verdict.MsgUsageAuditManifest).Text(lang)+
 				verdict.M(verdict.MsgUsageTrust, defaultStatePath()).Text(lang)+verdict.M(verdict.MsgUsageExit).Text(lang))
 			return ExitOK
 		}
@@ -197,7 +200,14 @@ func runFollow(env Env, full bool) int {
 	if *follow != 0 && (!full || *follow < time.Second) {
 		return l.usageErr(env, verdict.M(verdict.MsgCLIFollowBad))
 	}
+	if full && (*skew < time.Second || *skew > 24*time.Hour) {
+		return l.usageErr(env, verdict.M(verdict.MsgCLITimeSkewBad, skew.String()))
+	}
 	rules, err := readRules(rulesFiles)
+	if err != nil {
+		return l.usageErr(env, receipt.Cause(err))
+	}
+	manifests, err := readManifests(manifestFiles)
 	if err != nil {
 		return l.usageErr(env, receipt.Cause(err))
 	}
@@ -231,7 +241,7 @@ func runFollow(env Env, full bool) int {
 	} else {
 		a, _ := l.anchors()
 		cfg := audit.Config{Fetch: f, LogKeys: mustKeys(ls), Last: last, VRFPins: vrfPins(a, mustKeys(ls)), Location: a.Location, Workers: *workers, Follow: *follow,
-			Rules: rules}
+			Rules: rules, Manifests: manifests, TimeSkew: *skew}
 		if *follow > 0 {
 			l.conclude(env, verdict.MsgCLIFollowing, follow.String())
 		}
@@ -297,6 +307,31 @@ func readRules(paths []string) ([]audit.RulesFile, error) {
 		out = append(out, audit.RulesFile{Name: p, Data: b})
 	}
 	return out, audit.CheckRules(out)
+}
+
+// readManifests reads the ticket manifests given with --manifest (audit),
+// each named by its path and streamed (audit.ReadManifest keeps each
+// ticket's gain, not the file): a file that cannot be read or is not a
+// manifest rngd would import is an error naming it.
+func readManifests(paths []string) ([]*audit.Manifest, error) {
+	var out []*audit.Manifest
+	for _, p := range paths {
+		m, err := readManifest(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func readManifest(path string) (*audit.Manifest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, verdict.Errorf(verdict.MsgCLIReadManifest, fileErr(err))
+	}
+	defer f.Close()
+	return audit.ReadManifest(path, f)
 }
 
 // vrfPins are the pins of the VRF keys the audit requires (audit.Config.

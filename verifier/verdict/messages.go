@@ -767,6 +767,24 @@ const (
 	MsgTicketOtherEmission    MsgID = "ticket-other-emission"
 	MsgAuditStartUnmanifested MsgID = "audit-start-unmanifested"
 
+	// Audit: game starts checked against the ticket manifests given
+	// (--manifest), and the manifest files themselves.
+	MsgAuditManifestBad               MsgID = "audit-manifest-bad"
+	MsgAuditManifestEmissions         MsgID = "audit-manifest-emissions"
+	MsgAuditManifestTwice             MsgID = "audit-manifest-twice"
+	MsgAuditManifestEmpty             MsgID = "audit-manifest-empty"
+	MsgAuditManifestRecord            MsgID = "audit-manifest-record"
+	MsgAuditStartStake                MsgID = "audit-start-stake"
+	MsgAuditStartNotInManifest        MsgID = "audit-start-not-in-manifest"
+	MsgAuditFactManifests             MsgID = "audit-fact-manifests"
+	MsgAuditManifestLogged            MsgID = "audit-manifest-logged"
+	MsgAuditManifestUnmatched         MsgID = "audit-manifest-unmatched"
+	MsgAuditManifestEmissionChecked   MsgID = "audit-manifest-emission-checked"
+	MsgAuditManifestEmissionUnchecked MsgID = "audit-manifest-emission-unchecked"
+	MsgCLITimeSkewBad                 MsgID = "cli-time-skew-bad"
+	MsgCLIReadManifest                MsgID = "cli-read-manifest"
+	MsgUsageAuditManifest             MsgID = "usage-audit-manifest"
+
 	// rngverify: a file larger than the limit for its kind.
 	MsgFileTooLarge  MsgID = "file-too-large"
 	MsgLimitDocument MsgID = "limit-document"
@@ -2257,6 +2275,59 @@ Code de sortie :
 		"partie %s (entrée %d, émission « %s ») : son ticket a déjà joué la partie %s sous l'émission « %s », or le code d'un ticket appartient à une seule émission"},
 	MsgAuditStartUnmanifested: {"game %s (entry %d) is start %d of emission %q, whose manifests logged before it hold %d tickets",
 		"la partie %s (entrée %d) est le début de partie n° %d de l'émission « %s », dont les manifestes journalisés avant lui comptent %d tickets"},
+
+	// Audit: game starts checked against the ticket manifests given (--manifest).
+	MsgAuditManifestBad: {"manifest %s: %w",
+		"manifeste %s : %v"},
+	MsgAuditManifestEmissions: {"ticket %d is of emission %q, the first of emission %q: a manifest lists the tickets of one emission",
+		"le ticket n° %d est de l'émission « %s », le premier de l'émission « %s » : un manifeste liste les tickets d'une seule émission"},
+	MsgAuditManifestTwice: {"ticket %d (%x) is listed twice: rngd imports no such manifest",
+		"le ticket n° %d (%x) figure deux fois : rngd n'importe pas un tel manifeste"},
+	MsgAuditManifestEmpty: {"no ticket: rngd imports no empty manifest",
+		"aucun ticket : rngd n'importe pas de manifeste vide"},
+	MsgAuditManifestRecord: {"the manifest record at entry %d has the root of %s, but says emission %q, %d tickets, total %d cents, where the file gives emission %q, %d tickets, total %d cents",
+		"l'enregistrement de manifeste de l'entrée %d a la racine de %s, mais indique l'émission « %s », %d tickets, un total de %d centimes, alors que le fichier donne l'émission « %s », %d tickets, un total de %d centimes"},
+	MsgAuditStartStake: {"game %s (entry %d) starts ticket %x with S = %d cents, but manifest %s, logged at entry %d, gives that ticket S = %d cents: the appliance signed a start that contradicts the manifest it logged",
+		"la partie %s (entrée %d) démarre le ticket %x avec S = %d centimes, mais le manifeste %s, journalisé à l'entrée %d, donne à ce ticket S = %d centimes : l'appareil a signé un début de partie qui contredit le manifeste qu'il a journalisé"},
+	MsgAuditStartNotInManifest: {"game %s (entry %d) starts ticket %x, which is in none of the %d manifest(s) of emission %q logged before it, all given (%s): the appliance signed a start of a ticket it never logged",
+		"la partie %s (entrée %d) démarre le ticket %x, qui ne figure dans aucun des %d manifeste(s) de l'émission « %s » journalisés avant elle, tous fournis (%s) : l'appareil a signé le début d'une partie d'un ticket qu'il n'a jamais journalisé"},
+	MsgAuditFactManifests: {"manifests",
+		"manifestes"},
+	MsgAuditManifestLogged: {"%s (emission %s, %d tickets, root %x): logged at entry %d",
+		"%s (émission %s, %d tickets, racine %x) : journalisé à l'entrée %d"},
+	MsgAuditManifestUnmatched: {"%s (emission %s, %d tickets, root %x): no manifest record in the log has this root (a manifest's root covers its exact tickets, in order): not the file rngd imported, or another log's emission?",
+		"%s (émission %s, %d tickets, racine %x) : aucun enregistrement de manifeste du journal n'a cette racine (la racine d'un manifeste couvre exactement ses tickets, dans l'ordre) : pas le fichier importé par rngd, ou l'émission d'un autre journal ?"},
+	MsgAuditManifestEmissionChecked: {"emission %s: its %d logged manifest(s) all given; %d start(s) checked against them (ticket and S)",
+		"émission %s : ses %d manifeste(s) journalisé(s) tous fournis ; %d début(s) de partie vérifié(s) au regard de ceux-ci (ticket et S)"},
+	MsgAuditManifestEmissionUnchecked: {"emission %s: %d of its %d logged manifest(s) not given (--manifest FILE): %d start(s) checked against the files given, %d not checked (their ticket is in no file given)",
+		"émission %s : %d de ses %d manifeste(s) journalisé(s) non fourni(s) (--manifest FICHIER) : %d début(s) de partie vérifié(s) au regard des fichiers fournis, %d non vérifié(s) (leur ticket ne figure dans aucun fichier fourni)"},
+	MsgCLITimeSkewBad: {"--time-skew %s: want a duration from 1s to 24h (default 10m)",
+		"--time-skew %s : durée attendue entre 1s et 24h (par défaut 10m)"},
+	MsgCLIReadManifest: {"couldn't read the manifest: %v",
+		"impossible de lire le manifeste : %v"},
+	MsgUsageAuditManifest: {`Ticket manifests (optional):
+  --manifest FILE  an emission's ticket manifest as rngctl emission import read
+                   it (emission_id,ticket_hash_hex,stake_cents), repeatable:
+                   its root must be that of a manifest record of the log;
+                   every game start of its emission must then play a ticket
+                   of its manifests logged before it, with the manifest's gain
+                   S, else MISBEHAVIOUR. An emission whose manifests were not
+                   all given is checked as far as the files given go, and the
+                   starts not checked are counted (facts "manifests")
+
+`, `Manifestes de tickets (facultatif) :
+  --manifest FICHIER  le manifeste de tickets d'une émission tel que rngctl
+                   emission import l'a lu (emission_id,ticket_hash_hex,
+                   stake_cents), répétable : sa racine doit être celle d'un
+                   enregistrement de manifeste du journal ; chaque début de
+                   partie de son émission doit alors jouer un ticket de ses
+                   manifestes journalisés avant lui, avec le gain S du
+                   manifeste, sinon MANQUEMENT. Une émission dont les
+                   manifestes ne sont pas tous fournis est vérifiée dans la
+                   mesure des fichiers fournis, et les débuts de partie non
+                   vérifiés sont comptés (faits « manifestes »)
+
+`},
 
 	// rngverify: a file larger than the limit for its kind.
 	MsgFileTooLarge: {"%s is larger than %d MiB, the limit for %v",

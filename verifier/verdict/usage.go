@@ -230,7 +230,7 @@ Les clés du journal viennent, dans l'ordre, du fichier d'état, des fichiers
 --log-key, ou des clés servies à URL/vkey dont l'empreinte est épinglée par --pin.
 
 `
-	usageAuditEN = `usage: rngverify audit (--url URL | --dir DIR) [--tofu] [--follow DURATION] [--workers N] [--quiet] [--rules FILE]... [trust flags] [--lang fr|en] [--json]
+	usageAuditEN = `usage: rngverify audit (--url URL | --dir DIR) [--tofu] [--follow DURATION] [--time-skew DURATION] [--workers N] [--quiet] [--rules FILE]... [--manifest FILE]... [trust flags] [--lang fr|en] [--json]
 
 Follows the whole log: checks the signed checkpoint and its consistency with
 the state file, every entry against the signed tree, every record, every game
@@ -242,11 +242,14 @@ the log; pin them with --pin to require them.
   --follow D    after the first pass, keep following the log: every D (e.g. 30s)
                 read the new checkpoint, check that it extends the last one
                 (a fork is MISBEHAVIOUR), audit the new entries; Ctrl-C stops
+  --time-skew D how much earlier than a record logged before it a game record,
+                emission or manifest may be timed (default 10m, 1s to 24h):
+                one timed further back fails the record check
   --workers N   games verified in parallel (default: all cores)
   --quiet       no progress bar
 
 `
-	usageAuditFR = `utilisation : rngverify audit (--url URL | --dir RÉPERTOIRE) [--tofu] [--follow DURÉE] [--workers N] [--quiet] [--rules FICHIER]... [options de confiance] [--lang fr|en] [--json]
+	usageAuditFR = `utilisation : rngverify audit (--url URL | --dir RÉPERTOIRE) [--tofu] [--follow DURÉE] [--time-skew DURÉE] [--workers N] [--quiet] [--rules FICHIER]... [--manifest FICHIER]... [options de confiance] [--lang fr|en] [--json]
 
 Parcourt tout le journal de transparence : vérifie le point de contrôle signé
 et sa cohérence avec le fichier d'état, chaque entrée par rapport à l'arbre
@@ -261,6 +264,10 @@ journal ; épinglez-les avec --pin pour les exiger.
                 les D (par exemple 30s), lire le nouveau point de contrôle, vérifier
                 qu'il prolonge le précédent (une bifurcation est un MANQUEMENT),
                 auditer les nouvelles entrées ; Ctrl-C arrête
+  --time-skew D de combien un enregistrement de partie, d'émission ou de
+                manifeste peut être daté avant un enregistrement journalisé
+                avant lui (par défaut 10m, de 1s à 24h) : au-delà, la
+                vérification des enregistrements échoue
   --workers N   parties vérifiées en parallèle (par défaut : tous les cœurs)
   --quiet       pas de barre de progression
 

@@ -25,6 +25,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"tirage.fr/tirage/verifier/manifest"
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/receipt"
@@ -47,6 +48,12 @@ type Appliance struct {
 	Now time.Time
 	// Location is the legal time zone (nil = UTC).
 	Location *time.Location
+	// Tickets, when set before the first game, are E1's manifest: its
+	// record then holds their root, count and total (package manifest),
+	// so that an audit can check the games against the file (play them
+	// with Play.Ticket and Play.Stake). Unset, the record holds a made-up
+	// root of ManifestTickets tickets.
+	Tickets []manifest.Ticket
 
 	rng     *rand.ChaCha8
 	signers []note.Signer
@@ -111,7 +118,17 @@ func (a *Appliance) manifest() {
 		return
 	}
 	a.manifested = true
-	a.Append(must(record.Format(&record.Manifest{Time: a.tick(), Emission: "E1", Root: sha256.Sum256([]byte("receipttest E1 manifest")), Count: ManifestTickets})))
+	m := &record.Manifest{Time: a.tick(), Emission: "E1", Root: sha256.Sum256([]byte("receipttest E1 manifest")), Count: ManifestTickets}
+	if len(a.Tickets) > 0 {
+		tree := manifest.NewTree()
+		for _, t := range a.Tickets {
+			tree.Add(t)
+			m.Total += t.StakeCents
+		}
+		copy(m.Root[:], tree.Root())
+		m.Count = tree.Count()
+	}
+	a.Append(must(record.Format(m)))
 }
 
 func must(b []byte, err error) []byte {
