@@ -42,10 +42,12 @@
 // manifests) follow log order to within MaxTimeSkew (Config.TimeSkew): a
 // record dated ahead or back past the records around it is a failure of
 // the record check. A game over (lost or won) must be ended — its end
-// reveals r, without which its draws are never verified — within EndDelay
-// of the log going on after it, and an unfinished game by its play
-// deadline plus MaxRefundGrace (and EndDelay): a game the log leaves
-// unsealed past them fails the games check. A ticket (the hash of its
+// reveals r, without which its draws stay unverified — within EndDelay
+// of log activity after it, and an unfinished game within EndDelay of log
+// activity after its play deadline plus MaxRefundGrace: a game the log
+// leaves unsealed past them fails the games check. Log activity is the
+// time its timed records span, a silence counting at most MaxActiveGap
+// (an outage does not count against the appliance). A ticket (the hash of its
 // code) plays once across all emissions, and an emission starts no more
 // games than its manifests logged before them hold tickets.
 //
@@ -58,6 +60,7 @@ package audit
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -119,8 +122,8 @@ type Config struct {
 	Follow time.Duration
 	// Wait waits d or until ctx ends (nil: a timer). Tests inject it.
 	Wait func(ctx context.Context, d time.Duration) error
-	// Rules are the operators' rules files (rngverify audit --rules), one
-	// per operation. A freeze binds its rules by their SHA-256 only, so the
+	// Rules are the operators' rules files (rngverify audit --rules):
+	// every version of an operation's rules its freezes commit to. A freeze binds its rules by their SHA-256 only, so the
 	// log alone cannot show whether it kept them: every promo_freeze that
 	// commits to one of these files is checked against it
 	// (promo.Rules.CheckFreeze: its dates, with its promo_draw's time when
@@ -170,17 +173,33 @@ type Config struct {
 // their append: their times are not compared.
 const MaxTimeSkew = 10 * time.Minute
 
-// EndDelay is how long a log may go on without the end of a game that is
-// over (lost, won at a stop or at tier 4): the end is the record that
-// reveals r, without which its draws are never verified. rngd appends it
+// EndDelay is how much log activity may go by without the end of a game
+// that is over (lost, won at a stop or at tier 4): the end is the record
+// that reveals r, without which its draws stay unverified. rngd appends it
 // right after the game's last pick or decision, in the next append of the
-// same call; when that append fails, the call's retry or the sweeper
-// (game.sweep_interval, 1 min by default) seals it once the log takes
-// appends again. The delay is measured from the first record the log took
-// after the game's last one (the log going on), so that an outage, during
-// which nothing is appended, does not count. The same delay is given to the
-// sweeper's expiry of a game past its deadline and MaxRefundGrace.
+// same call; when that append fails, or rngd stops before it, the call's
+// retry or the sweeper (game.sweep_interval, at most 10 min) seals it once
+// rngd runs and the log takes appends again. The delay is active log time
+// (see MaxActiveGap) from the first record the log took after the game's
+// last one. The same delay is given to the sweeper's expiry of a game past
+// its deadline and MaxRefundGrace, from the first record timed at or after
+// that instant.
 const EndDelay = time.Hour
+
+// MaxActiveGap is the most that one gap between the times of consecutive
+// timed records counts of active log time, the clock of EndDelay: a silence
+// longer than it is one in which rngd was down or the log took no appends
+// (or no one played), and counting it in full would fail an honest
+// appliance for an outage. It is rngd's longest game.sweep_interval: a
+// running rngd with an end to seal tries at least that often, so a
+// silence counted up to it charges the appliance no more than one sweep it
+// could have made. An honest end missed by a crash is then sealed within
+// about 30 minutes of active time (the crashed call's appends, one capped
+// silence, the first sweep after the restart and its append, at most
+// log.trillian_append_timeout of 4 min each), inside EndDelay even across
+// a second restart; and a log that withholds an end fails once its
+// activity, or six silences, add up to EndDelay.
+const MaxActiveGap = 10 * time.Minute
 
 // MaxRefundGrace is the longest game.refund_grace rngd accepts (the
 // rules', qod.MaxRefundGrace): an unfinished game past its play deadline
@@ -542,9 +561,43 @@ type pending struct {
 	key     func(string) (*vrf.PublicKey, bool) // keys announced before its start
 	expires time.Time                           // its start's play deadline
 	// next is the first record the engine timed logged after the game's
-	// last record (zero: none yet), nextIdx its entry: the log went on.
-	next    time.Time
-	nextIdx uint64
+	// last record (zero at: none yet): the log went on. graced is the
+	// first one timed at or after expires + MaxRefundGrace (zero at: none
+	// yet), when the sweeper owes its expiry.
+	next, graced mark
+	slot         int // its place in auditor.graces (-1: out of it)
+}
+
+// mark is a timed record: its time, its entry and the active log time
+// (auditor.active) at it.
+type mark struct {
+	at     time.Time
+	index  uint64
+	active time.Duration
+}
+
+// graceQueue is a heap (container/heap) of the games not ended whose
+// refund grace has not passed, the first to pass it on top.
+type graceQueue []*pending
+
+func (q graceQueue) Len() int           { return len(q) }
+func (q graceQueue) Less(i, j int) bool { return q[i].expires.Before(q[j].expires) }
+func (q graceQueue) Swap(i, j int) {
+	q[i], q[j] = q[j], q[i]
+	q[i].slot, q[j].slot = i, j
+}
+func (q *graceQueue) Push(x any) {
+	p := x.(*pending)
+	p.slot = len(*q)
+	*q = append(*q, p)
+}
+func (q *graceQueue) Pop() any {
+	old := *q
+	p := old[len(old)-1]
+	old[len(old)-1] = nil
+	*q = old[:len(old)-1]
+	p.slot = -1
+	return p
 }
 
 // frozenDraw is a promotion draw frozen and not yet drawn.
@@ -557,8 +610,9 @@ type job struct {
 	game    string
 	g       receipt.Game
 	ended   bool
-	open    *pending  // not ended: its game, read to the end of the log
-	latest  time.Time // not ended: the latest record time of the log
+	open    *pending      // not ended: its game, read to the end of the log
+	latest  time.Time     // not ended: the latest record time of the log
+	active  time.Duration // not ended: the log's active time at its end
 	promo   *record.PromoDraw
 	freeze  *record.PromoFreeze
 	drawIdx uint64
@@ -641,6 +695,11 @@ type auditor struct {
 	latestIdx  uint64
 	latestKind record.Kind
 	touched    *pending
+	// Active log time (tick): the sum of the gaps between timed records,
+	// each counted up to MaxActiveGap, and the time it has counted up to.
+	active     time.Duration
+	activeAt   time.Time
+	graces     graceQueue    // games not ended, by the end of their refund grace
 	timeBad    int           // records timed against log order
 	timeIssues []verdict.Msg // the first maxIssues of them
 
@@ -813,6 +872,7 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		p := &pending{leaves: [][]byte{leaf}, indices: []uint64{index}, key: a.keyring(), expires: x.Expires}
 		a.games[x.Game] = p
 		a.touched = p
+		heap.Push(&a.graces, p)
 	case *record.Manifest:
 		a.manifest[x.Emission] += x.Count
 		a.manifestRecord(index, x)
@@ -826,10 +886,13 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		p.leaves, p.indices = append(p.leaves, leaf), append(p.indices, index)
 		if _, end := x.(*record.GameEnd); end {
 			delete(a.games, gid)
+			if p.slot >= 0 {
+				heap.Remove(&a.graces, p.slot)
+			}
 			a.submit(gid, p, true)
 			return
 		}
-		p.next, a.touched = time.Time{}, p
+		p.next, a.touched = mark{}, p
 	case *record.PromoFreeze:
 		// A draw is frozen once: a second freeze would let the appliance
 		// draw again (a re-roll) or swap the list or commitment drawn on.
@@ -902,7 +965,7 @@ func (a *auditor) submit(gid string, p *pending, ended bool) {
 	}
 	j := job{game: gid, g: g, ended: ended}
 	if !ended {
-		j.open, j.latest = p, a.latest
+		j.open, j.latest, j.active = p, a.latest, a.active
 	}
 	a.jobs <- j
 }
@@ -931,16 +994,22 @@ func engineTime(r record.Record) (t time.Time, ok bool) {
 }
 
 // timed checks the time of record r (entry index) against the records
-// the engine timed logged before it, and notes that the log went on after
-// the game last touched (pending.next).
+// the engine timed logged before it, counts active log time, and marks
+// the log going on after the game last touched (pending.next) and past the
+// refund grace of games not ended (pending.graced).
 func (a *auditor) timed(index uint64, r record.Record) {
 	t, ok := engineTime(r)
 	if !ok {
 		return
 	}
+	a.tick(t)
+	at := mark{t, index, a.active}
 	if a.touched != nil {
-		a.touched.next, a.touched.nextIdx = t, index
+		a.touched.next = at
 		a.touched = nil
+	}
+	for len(a.graces) > 0 && !t.Before(a.graces[0].expires.Add(MaxRefundGrace)) {
+		heap.Pop(&a.graces).(*pending).graced = at
 	}
 	if !a.latest.IsZero() && a.latest.Sub(t) > a.cfg.TimeSkew {
 		a.timeBad++
@@ -954,29 +1023,76 @@ func (a *auditor) timed(index uint64, r record.Record) {
 	}
 }
 
+// tick advances the active log time to the record time t: by the gap
+// since the time counted up to, at most MaxActiveGap. Times a little back
+// (within TimeSkew: concurrent calls' records) add nothing, so that active
+// time follows the log's latest time, not its jitter. A record further
+// back, a failure of the record check, restarts the count from it: a
+// record dated far ahead, then, adds at most MaxActiveGap and does not
+// stop the clock for the records after it.
+func (a *auditor) tick(t time.Time) {
+	switch d := t.Sub(a.activeAt); {
+	case a.activeAt.IsZero():
+		a.activeAt = t
+	case d > 0:
+		a.active += min(d, MaxActiveGap)
+		a.activeAt = t
+	case -d > a.cfg.TimeSkew:
+		a.activeAt = t
+	}
+}
+
+// span is a duration as the verdict shows it, in the largest unit that
+// divides it (days, hours, minutes, else seconds).
+func span(d time.Duration) verdict.Msg {
+	units := []struct {
+		unit       time.Duration
+		one, other verdict.MsgID
+	}{
+		{24 * time.Hour, verdict.MsgSpanDay, verdict.MsgSpanDays},
+		{time.Hour, verdict.MsgSpanHour, verdict.MsgSpanHours},
+		{time.Minute, verdict.MsgSpanMinute, verdict.MsgSpanMinutes},
+		{time.Second, verdict.MsgSpanSecond, verdict.MsgSpanSeconds},
+	}
+	d = d.Round(time.Second)
+	u := units[len(units)-1]
+	for _, c := range units {
+		if d%c.unit == 0 {
+			u = c
+			break
+		}
+	}
+	if n := int64(d / u.unit); n != 1 {
+		return verdict.M(u.other, n)
+	}
+	return verdict.M(u.one)
+}
+
 // stamp is a record time as the verdict shows it.
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // unsealed checks a game the log does not end (j.open), whose records
-// verify (p): over, its end must follow within EndDelay of the log going
-// on; unfinished, within EndDelay of its play deadline plus
-// MaxRefundGrace. Either is a failure, not misbehaviour: a missing record
-// contradicts no record (the appliance may yet append it; an honest one
-// that lost r cannot seal a lost or won game, and says so), but the audit
-// cannot pass a game whose draws decided an outcome that no one can ever
-// verify, nor one the appliance left open past every deadline. (A game
+// verify (p): over, its end must follow within EndDelay of log activity
+// after the game's last record; unfinished, within EndDelay of log
+// activity after its play deadline plus MaxRefundGrace. Either is a
+// failure, not misbehaviour: a missing record contradicts no record (the
+// appliance may yet append it; an honest one that lost r cannot seal a
+// lost or won game, and says so), but the audit cannot pass a game whose
+// draws decided an outcome that no one can verify until its end is
+// logged, nor one the appliance left open past every deadline. (A game
 // ended without r, SecretLost, differs: ended by refund or expiry, no draw
 // decided anything.)
 func (a *auditor) unsealed(j job, p *receipt.Played) {
 	o := j.open
 	switch {
 	case p.Final.Phase.Over():
-		if !o.next.IsZero() && j.latest.Sub(o.next) > EndDelay {
+		if !o.next.at.IsZero() && j.active-o.next.active > EndDelay {
 			a.issue(verdict.CheckGames, false, verdict.MsgAuditEndMissing, j.game, verdict.Term(p.Final.Phase.String()),
-				o.indices[len(o.indices)-1], o.nextIdx, stamp(o.next), stamp(j.latest), EndDelay)
+				o.indices[len(o.indices)-1], span(EndDelay), o.next.index, stamp(o.next.at), stamp(j.latest), span(MaxActiveGap))
 		}
-	case p.Final.Phase != 0 && j.latest.After(o.expires.Add(MaxRefundGrace+EndDelay)):
-		a.issue(verdict.CheckGames, false, verdict.MsgAuditNeverSealed, j.game, o.indices[0], stamp(o.expires), stamp(j.latest), MaxRefundGrace, EndDelay)
+	case p.Final.Phase != 0 && !o.graced.at.IsZero() && j.active-o.graced.active > EndDelay:
+		a.issue(verdict.CheckGames, false, verdict.MsgAuditNeverSealed, j.game, o.indices[0], stamp(o.expires), span(MaxRefundGrace),
+			span(EndDelay), o.graced.index, stamp(o.graced.at), stamp(j.latest), span(MaxActiveGap))
 	}
 }
 

@@ -23,7 +23,21 @@ import (
 const (
 	endDelay       = time.Hour           // audit.EndDelay
 	maxRefundGrace = 31 * 24 * time.Hour // audit.MaxRefundGrace
+	maxActiveGap   = 10 * time.Minute    // audit.MaxActiveGap
 )
+
+// busy logs d of activity from a.Now on: a record rngd times (a manifest
+// of emission E1) every 4 minutes, less than maxActiveGap apart, so that
+// all of it is active log time.
+func busy(t *testing.T, a *receipttest.Appliance, d time.Duration) {
+	t.Helper()
+	for end := a.Now.Add(d); a.Now.Before(end); {
+		a.Now = a.Now.Add(4 * time.Minute)
+		a.Append(mustFormat(t, &record.Manifest{Time: a.Now, Emission: "E1", Root: sha256.Sum256([]byte("busy " + stamp(a.Now))), Count: 1}))
+	}
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // handGame is a game logged by hand, record by record, under a's VRF key.
 type handGame struct {
@@ -164,7 +178,7 @@ func want(t *testing.T, a *receipttest.Appliance, check string, status verdict.S
 // TestAuditEndMissing: a game over (lost, or won) whose end never comes
 // never reveals r, so its draws are never verified: a losing pick with a
 // forged β passes for ever unless the missing end fails the audit once
-// the log has gone on without it for audit.EndDelay.
+// the log has gone on without it for audit.EndDelay of activity.
 func TestAuditEndMissing(t *testing.T) {
 	a := logWith(t, 2, nil)
 	m := startHand(t, a, "g-forged", "E1", [32]byte{9}, a.Now.Add(time.Minute))
@@ -182,10 +196,16 @@ func TestAuditEndMissing(t *testing.T) {
 	play(t, a, "within", 1)
 	want(t, a, verdict.CheckGames, verdict.StatusPass, "1 unfinished")
 
-	// Business goes on, hours later: the end is missing.
+	// Hours of silence (rngd down, or no one playing) count as one
+	// audit.MaxActiveGap: not yet a failure.
 	a.Now = a.Now.Add(2 * endDelay)
 	play(t, a, "later", 2)
-	want(t, a, verdict.CheckGames, verdict.StatusFail, "game g-forged is lost since entry", "no end record revealing r")
+	want(t, a, verdict.CheckGames, verdict.StatusPass, "1 unfinished")
+	// Business goes on for an hour: the end is missing.
+	busy(t, a, endDelay)
+	want(t, a, verdict.CheckGames, verdict.StatusFail, "game g-forged is lost since entry",
+		"its end, the record revealing r, was not logged within 1 hour of log activity after it", "(a silence counts at most 10 minutes)",
+		"stay unverified until it is")
 
 	// The end, at last, reveals r: the forged β is proven false.
 	m.end(t, a.Now)
@@ -206,9 +226,64 @@ func TestAuditEndMissing(t *testing.T) {
 		}
 	}
 	play(t, c, "soon", 1)
-	c.Now = c.Now.Add(2 * endDelay)
+	busy(t, c, endDelay)
 	play(t, c, "later", 1)
-	want(t, c, verdict.CheckGames, verdict.StatusFail, "game g-won-", " is won since entry", "no end record revealing r")
+	want(t, c, verdict.CheckGames, verdict.StatusFail, "game g-won-", " is won since entry", "was not logged within 1 hour of log activity")
+}
+
+// TestAuditEndMissingOutage: rngd appends a game's end right after the
+// pick that lost it; when it stops between the two, with another call's
+// record in between, the sweeper seals the end once rngd runs again. The
+// hours it was down count as one audit.MaxActiveGap, not as hours of the
+// log going on without the end.
+func TestAuditEndMissingOutage(t *testing.T) {
+	var a *receipttest.Appliance
+	var end []byte
+	for i := 0; a == nil; i++ {
+		b := logWith(t, 2, nil)
+		g, err := b.PlayGame(receipttest.Play{Game: fmt.Sprintf("g-over-%d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Final.Phase == qod.Lost {
+			a, end = b.Fork(b.Size()-1), b.Leaf(uint64(b.Size()-1)) // without its end
+		} else if i == 20 {
+			t.Fatal("no game lost in 20")
+		}
+	}
+	// Another call's record, then rngd is down for 3 hours, then one
+	// game and activity, less than audit.EndDelay with the outage's gap.
+	startHand(t, a, "g-other", "E1", [32]byte{8}, a.Now.Add(time.Minute))
+	a.Now = a.Now.Add(3 * time.Hour)
+	play(t, a, "after", 1)
+	busy(t, a, endDelay-maxActiveGap-20*time.Minute)
+	want(t, a, verdict.CheckGames, verdict.StatusPass, "2 unfinished")
+
+	// The sweeper's end, logged now (timed now): the game is sealed.
+	sealed := a.Fork(a.Size())
+	sealEnd(t, sealed, end)
+	want(t, sealed, verdict.CheckGames, verdict.StatusPass, "1 unfinished")
+
+	// Still no end after more than audit.EndDelay of activity: a failure
+	// that says the end may still come.
+	busy(t, a, 30*time.Minute)
+	want(t, a, verdict.CheckGames, verdict.StatusFail, "game g-over-", " is lost since entry",
+		"was not logged within 1 hour of log activity after it", "stay unverified until it is")
+	sealEnd(t, a, end)
+	want(t, a, verdict.CheckGames, verdict.StatusPass, "1 unfinished")
+}
+
+// sealEnd logs the end leaf end timed at a.Now, as the sweeper seals it.
+func sealEnd(t *testing.T, a *receipttest.Appliance, end []byte) {
+	t.Helper()
+	r, err := record.Parse(end)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := r.(*record.GameEnd)
+	a.Now = a.Now.Add(time.Minute)
+	e.Time = a.Now
+	a.Append(mustFormat(t, e))
 }
 
 // TestAuditNeverSealed: an unfinished game is expired by the sweeper once
@@ -227,10 +302,42 @@ func TestAuditNeverSealed(t *testing.T) {
 	a.Now = g.Final.Expires.Add(maxRefundGrace - time.Hour)
 	emission(t, a, "E2", "2027-01-31", 10)
 	want(t, a, verdict.CheckGames, verdict.StatusPass, "1 unfinished")
-	// Past it: never sealed.
+	// Past it, after a silence: the sweeper is not late yet.
 	a.Now = g.Final.Expires.Add(maxRefundGrace + 2*endDelay)
 	emission(t, a, "E3", "2027-02-28", 10)
-	want(t, a, verdict.CheckGames, verdict.StatusFail, "game g-open (entry", "was never sealed")
+	want(t, a, verdict.CheckGames, verdict.StatusPass, "1 unfinished")
+	// More than an hour of activity after it: never sealed.
+	busy(t, a, endDelay+10*time.Minute)
+	want(t, a, verdict.CheckGames, verdict.StatusFail, "game g-open (entry", "due once the longest refund grace (31 days) had passed",
+		"was not logged within 1 hour of log activity after that", "was never sealed")
+}
+
+// TestAuditNeverSealedOutage: rngd down across a game's deadline plus
+// the refund grace plus audit.EndDelay, then restarted, expires it at its
+// first sweep: the hours it was down are not log activity.
+func TestAuditNeverSealedOutage(t *testing.T) {
+	a := logWith(t, 2, nil)
+	m := startHand(t, a, "g-open", "E1", [32]byte{6}, a.Now.Add(time.Minute))
+	m.pick(t, 1, a.Now.Add(2*time.Minute), nil)
+	if m.g.Phase.Over() {
+		t.Fatalf("g-open is %s after one pick: pick another ticket", m.g.Phase)
+	}
+	due := m.g.Expires.Add(maxRefundGrace)
+	a.Now = due.Add(-2 * time.Hour)
+	busy(t, a, time.Hour)
+	// Down from an hour before the sweeper owes the expiry to 3 hours
+	// after; activity after, less than audit.EndDelay.
+	a.Now = due.Add(3 * time.Hour)
+	busy(t, a, endDelay-20*time.Minute)
+	want(t, a, verdict.CheckGames, verdict.StatusPass, "1 unfinished")
+	// The sweeper's expiry seals it.
+	sealed := *m
+	sealed.a = a.Fork(a.Size())
+	sealed.end(t, sealed.a.Now.Add(time.Minute))
+	want(t, sealed.a, verdict.CheckGames, verdict.StatusPass, "0 unfinished")
+	// More activity without it: never sealed.
+	busy(t, a, 30*time.Minute)
+	want(t, a, verdict.CheckGames, verdict.StatusFail, "game g-open (entry", "was not logged within 1 hour of log activity after that", "was never sealed")
 }
 
 // TestAuditTimeOrder: records rngd times as it appends them follow log

@@ -766,6 +766,15 @@ const (
 	MsgAuditTimesBad          MsgID = "audit-times-bad"
 	MsgTicketOtherEmission    MsgID = "ticket-other-emission"
 	MsgAuditStartUnmanifested MsgID = "audit-start-unmanifested"
+	// Durations in audit messages, in the largest unit that divides them.
+	MsgSpanDay     MsgID = "span-day"
+	MsgSpanDays    MsgID = "span-days"
+	MsgSpanHour    MsgID = "span-hour"
+	MsgSpanHours   MsgID = "span-hours"
+	MsgSpanMinute  MsgID = "span-minute"
+	MsgSpanMinutes MsgID = "span-minutes"
+	MsgSpanSecond  MsgID = "span-second"
+	MsgSpanSeconds MsgID = "span-seconds"
 
 	// Audit: game starts checked against the ticket manifests given
 	// (--manifest), and the manifest files themselves.
@@ -1493,22 +1502,31 @@ var messages = map[MsgID]text{
 	MsgAuditRulesMore: {"%d more rules hash(es)",
 		"%d autre(s) empreinte(s) de règlement"},
 	MsgUsageAuditRules: {`Promotion rules (optional):
-  --rules FILE  an operation's rules file, repeatable (one per operation): every
-                freeze that commits to it by its SHA-256 is checked against it
-                (dates, with its draw's time when logged; beacon round; one
-                winner and the rules' reserves); a freeze that contradicts it is
-                MISBEHAVIOUR. Freezes whose rules are not given, and files no
-                freeze commits to, are listed (facts "rules")
+  --rules FILE  an operation's rules file, repeatable: give every version of
+                an operation's rules that its freezes commit to (amended rules
+                are another file). Every freeze that commits to a file by its
+                SHA-256 is checked against it (dates, with its draw's time when
+                logged; beacon round; one winner and the rules' reserves); a
+                freeze that contradicts it is MISBEHAVIOUR. A freeze of a given
+                file's operation that commits to another hash (a version not
+                given, or other rules than the file) FAILs promotions. Freezes
+                of operations whose rules are not given, and files no freeze
+                commits to, are listed (facts "rules")
 
 `, `Règlements des promotions (facultatif) :
-  --rules FICHIER  le règlement d'une opération, répétable (un par opération) :
-                   chaque gel qui s'y engage par son SHA-256 est vérifié au
-                   regard de ce règlement (dates, avec l'heure de son tirage s'il
-                   figure au journal ; ronde de balise ; un gagnant et les
-                   suppléants du règlement) ; un gel qui le contredit est un
-                   MANQUEMENT. Les gels dont le règlement n'est pas fourni, et
-                   les fichiers sur lesquels aucun gel ne s'engage, sont listés
-                   (faits « règlement »)
+  --rules FICHIER  le règlement d'une opération, répétable : fournir chaque
+                   version du règlement d'une opération sur laquelle ses gels
+                   s'engagent (un règlement modifié est un autre fichier).
+                   Chaque gel qui s'engage sur un fichier par son SHA-256 est
+                   vérifié au regard de celui-ci (dates, avec l'heure de son
+                   tirage s'il figure au journal ; ronde de balise ; un gagnant
+                   et les suppléants du règlement) ; un gel qui le contredit
+                   est un MANQUEMENT. Un gel de l'opération d'un fichier fourni
+                   qui s'engage sur une autre empreinte (une version non
+                   fournie, ou un autre règlement que le fichier) fait échouer
+                   la vérification promotions. Les gels des opérations dont le
+                   règlement n'est pas fourni, et les fichiers sur lesquels
+                   aucun gel ne s'engage, sont listés (faits « règlement »)
 
 `},
 
@@ -2263,10 +2281,18 @@ Code de sortie :
 		"l'appareil n'a pas révélé le secret r : il l'a perdu (partie %s) ; les tirages de cette partie ne peuvent pas être vérifiés"},
 
 	// Audit: records the log must hold by now, record times, tickets.
-	MsgAuditEndMissing: {"game %s is %s since entry %d, but the log holds no end record revealing r, though it went on at entry %d (%s) and holds records up to %s, more than %s later: the draws that decided the game can never be verified",
-		"la partie %s est %s depuis l'entrée %d, mais le journal ne contient aucun enregistrement de fin révélant r, alors qu'il s'est poursuivi à l'entrée %d (%s) et contient des enregistrements jusqu'au %s, plus de %s après : les tirages qui ont décidé la partie ne pourront jamais être vérifiés"},
-	MsgAuditNeverSealed: {"game %s (entry %d) is unfinished: its play window ended %s, and the log holds records up to %s, past that end plus the longest refund grace (%s) and %s, without its end (expiry or refund): it was never sealed",
-		"la partie %s (entrée %d) n'est pas terminée : sa période de jeu a pris fin le %s, et le journal contient des enregistrements jusqu'au %s, au-delà de cette fin augmentée du plus long délai de remboursement (%s) et de %s, sans sa fin (expiration ou remboursement) : elle n'a jamais été scellée"},
+	MsgAuditEndMissing: {"game %s is %s since entry %d, but its end, the record revealing r, was not logged within %s of log activity after it: the log went on at entry %d (%s) and holds records up to %s (a silence counts at most %s); the draws that decided the game stay unverified until it is",
+		"la partie %s est %s depuis l'entrée %d, mais sa fin, l'enregistrement qui révèle r, n'a pas été journalisée en %s d'activité du journal après elle : le journal s'est poursuivi à l'entrée %d (%s) et contient des enregistrements jusqu'au %s (un silence compte au plus %s) ; les tirages qui ont décidé la partie restent non vérifiés tant qu'elle ne l'est pas"},
+	MsgAuditNeverSealed: {"game %s (entry %d) is unfinished: its play window ended %s, and its end (expiry or refund), due once the longest refund grace (%s) had passed, was not logged within %s of log activity after that: the log went on at entry %d (%s) and holds records up to %s (a silence counts at most %s): it was never sealed",
+		"la partie %s (entrée %d) n'est pas terminée : sa période de jeu a pris fin le %s, et sa fin (expiration ou remboursement), due une fois passé le plus long délai de remboursement (%s), n'a pas été journalisée en %s d'activité du journal après cela : le journal s'est poursuivi à l'entrée %d (%s) et contient des enregistrements jusqu'au %s (un silence compte au plus %s) : elle n'a jamais été scellée"},
+	MsgSpanDay:     {"1 day", "1 jour"},
+	MsgSpanDays:    {"%d days", "%d jours"},
+	MsgSpanHour:    {"1 hour", "1 heure"},
+	MsgSpanHours:   {"%d hours", "%d heures"},
+	MsgSpanMinute:  {"1 minute", "1 minute"},
+	MsgSpanMinutes: {"%d minutes", "%d minutes"},
+	MsgSpanSecond:  {"1 second", "1 seconde"},
+	MsgSpanSeconds: {"%d seconds", "%d secondes"},
 	MsgAuditTimeOrder: {"entry %d (%s) is timed %s, more than %s before entry %d (%s, timed %s), logged before it: one of the two times is false",
 		"l'entrée %d (%s) est datée du %s, plus de %s avant l'entrée %d (%s, datée du %s), journalisée avant elle : l'une des deux dates est fausse"},
 	MsgAuditTimesBad: {"%d timed against log order (tolerance %s): %s",
