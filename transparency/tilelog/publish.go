@@ -27,10 +27,13 @@ import (
 //   - a checkpoint signer fails: at once (the signers handed to tessera are
 //     watchedSigners), until a checkpoint of at least the failed size is
 //     published;
-//   - integrated leaves wait longer than Config.CheckpointTimeout for a
-//     checkpoint covering them (checkPublished, every half checkpoint
-//     interval), whatever the cause: a signer that hangs rather than fails,
-//     a checkpoint file that cannot be written, tessera's publisher gone.
+//   - an integrated leaf waits longer than Config.CheckpointTimeout for a
+//     checkpoint covering it (checkPublished, every half checkpoint
+//     interval; waits), whatever the cause: a signer that hangs or is slow
+//     rather than fails, a checkpoint file that cannot be written,
+//     tessera's publisher gone. Tessera publishes when the file is older
+//     than an interval on the wall clock: a clock stepped back by X stops
+//     publication, and stalls the log, for about X.
 //
 // A stall ends by itself, unlike the pipeline's failures (fail), which hold
 // until the log is reopened:
@@ -73,9 +76,14 @@ var ErrCheckpointStalled = errors.New("checkpoints cannot be published")
 // token that hangs has its call time out about then, which stalls the log
 // at once (a failing signer never waits for the bound). The leaves
 // acknowledged meanwhile are durable in the journal whatever happens.
+//
+// A timeout set below minCheckpointTimeoutIntervals intervals is refused
+// (Open): with the checks every half interval, a checkpoint merely one or
+// two intervals late would stall the log (rngd's config has the same rule).
 const (
-	checkpointTimeoutIntervals = 10
-	minCheckpointTimeout       = 10 * time.Second
+	checkpointTimeoutIntervals    = 10
+	minCheckpointTimeout          = 10 * time.Second
+	minCheckpointTimeoutIntervals = 3
 )
 
 // watchedSigner is a checkpoint signer that reports its failures to the
@@ -104,10 +112,66 @@ type publication struct {
 	size      uint64    // leaves in the latest published checkpoint read
 	published time.Time // its file's modification time
 	readErr   error     // the last read's failure, nil once one succeeds
-	// waitFor is the integrated size seen at since that the published
-	// checkpoint did not cover yet; 0 while it covers the tree.
-	waitFor uint64
-	since   time.Time
+	waits     waits
+	oldest    mark // waits' oldest mark; zero size while the checkpoint covers the tree
+}
+
+// waits measures how long each integrated leaf has waited for a checkpoint
+// covering it, as checkPublished sees it every half interval. One clock for
+// every leaf not covered would restart when a checkpoint covers the leaves
+// it was started for, forgetting that the leaves integrated meanwhile have
+// waited too: under a signer just slower than half the bound, a leaf could
+// wait twice the bound without a stall. So it keeps a mark per check that
+// saw the tree grow — the integrated size and when it was first seen — and
+// a leaf has waited at least since the first mark covering it: the bound
+// holds per leaf, give or take one check period.
+type waits struct {
+	marks   []mark    // ascending sizes, each beyond the published size
+	checked time.Time // when the previous check ended (checkPublished)
+}
+
+type mark struct {
+	size uint64    // leaves integrated
+	seen time.Time // when a check first saw them in the tree
+}
+
+// observe records a check, begun at now, that saw integrated leaves in the
+// tree and published ones covered by the latest checkpoint, and returns
+// the oldest mark not covered (zero while the checkpoint covers the tree).
+//
+// Time the watcher did not observe is not counted: when more than pause
+// passed since the previous check ended (the process stopped, a VM paused:
+// tessera could not publish either), the marks move forward by that gap,
+// so a checkpoint merely late for the pause raises no stall; a normal gap
+// is under a check period, so at most that much more is forgiven. The gap
+// is measured from the previous check's end, so a checkpoint read that
+// hangs (a disk, not a pause) is counted.
+//
+// At most maxMarks are kept: a new one when full merges the two oldest,
+// whose leaves then count from the older time (a stall can only come
+// sooner). A full ring spans maxMarks-1 checks, about the bound already.
+func (w *waits) observe(now time.Time, integrated, published uint64, pause time.Duration, maxMarks int) mark {
+	covered := 0
+	for covered < len(w.marks) && w.marks[covered].size <= published {
+		covered++
+	}
+	w.marks = append(w.marks[:0], w.marks[covered:]...)
+	if gap := now.Sub(w.checked); !w.checked.IsZero() && gap > pause {
+		for i := range w.marks {
+			w.marks[i].seen = w.marks[i].seen.Add(gap)
+		}
+	}
+	if integrated > published && (len(w.marks) == 0 || integrated > w.marks[len(w.marks)-1].size) {
+		if len(w.marks) >= max(maxMarks, 2) {
+			w.marks[1].seen = w.marks[0].seen
+			w.marks = append(w.marks[:0], w.marks[1:]...)
+		}
+		w.marks = append(w.marks, mark{size: integrated, seen: now})
+	}
+	if len(w.marks) == 0 {
+		return mark{}
+	}
+	return w.marks[0]
 }
 
 // Lag is how far signed checkpoints trail the log (Log.Lag).
@@ -139,51 +203,60 @@ func (l *Log) Lag() Lag {
 	if s := l.sequenced.Load(); s > w.size {
 		out.Unsigned = s - w.size
 	}
-	if w.waitFor > 0 {
-		out.Waiting = time.Since(w.since)
+	if w.oldest.size > 0 {
+		out.Waiting = time.Since(w.oldest.seen)
 	}
 	out.Stalled = l.stallErr() != nil
 	return out
 }
 
 // checkPublished reads the published checkpoint, ends a stall it resolves
-// and starts one when integrated leaves have waited past the bound. It runs
-// every half checkpoint interval until Close (Open: l.every).
+// and starts one when an integrated leaf has waited past the bound (waits).
+// It runs every half checkpoint interval until Close (Open: l.every), and
+// reads the file holding no lock Close or Lag takes (a hung disk).
 func (l *Log) checkPublished(now time.Time) {
 	// Not latest: the watch goes on while Close waits for tessera.
-	l.mu.Lock()
 	cp, err := l.readCheckpoint(pollInterval)
-	l.mu.Unlock()
 	if errors.Is(err, transparency.ErrSecurity) {
 		l.fail(err)
 		return
 	}
+	var modTime time.Time
+	if err == nil {
+		if fi, serr := os.Stat(filepath.Join(l.tilesDir, layout.CheckpointPath)); serr == nil {
+			modTime = fi.ModTime()
+		}
+	}
 	integrated := l.integrated.Load()
+	period := l.cfg.CheckpointInterval / 2
 	l.watchMu.Lock()
 	w := &l.watch
 	w.readErr = err
 	if err == nil && (cp.Size != w.size || w.published.IsZero()) {
 		w.size = cp.Size
-		if fi, err := os.Stat(filepath.Join(l.tilesDir, layout.CheckpointPath)); err == nil {
-			w.published = fi.ModTime()
+		if !modTime.IsZero() {
+			w.published = modTime
 		}
 	}
-	if w.size >= w.waitFor {
-		w.waitFor, w.since = 0, time.Time{}
-		if w.size < integrated {
-			w.waitFor, w.since = integrated, now
-		}
+	w.oldest = w.waits.observe(now, integrated, w.size, l.cfg.CheckpointTimeout/2, int(l.cfg.CheckpointTimeout/period)+2)
+	w.waits.checked = time.Now()
+	oldest, seen := w.oldest, w.waits.marks
+	size, late, readErr := w.size, oldest.size > 0 && now.Sub(oldest.seen) > l.cfg.CheckpointTimeout, w.readErr
+	var until uint64
+	if late {
+		until = seen[len(seen)-1].size
 	}
-	size, waitFor, late, readErr := w.size, w.waitFor, w.waitFor > 0 && now.Sub(w.since) > l.cfg.CheckpointTimeout, w.readErr
 	l.watchMu.Unlock()
 
 	l.resume(size)
 	if late {
-		cause := fmt.Errorf("no checkpoint covering leaf %d published within %v (the latest covers %d leaves)", waitFor-1, l.cfg.CheckpointTimeout, size)
+		cause := fmt.Errorf("no checkpoint covering leaf %d published within %v (the latest covers %d leaves)", oldest.size-1, l.cfg.CheckpointTimeout, size)
 		if readErr != nil {
 			cause = fmt.Errorf("%w; reading it: %w", cause, readErr)
 		}
-		l.stall(waitFor, cause)
+		// Until the tree seen is covered: ending at the late leaf would
+		// stall again at once for the next.
+		l.stall(until, cause)
 	}
 }
 

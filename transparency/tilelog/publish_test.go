@@ -25,6 +25,7 @@ type token struct {
 	mu   sync.Mutex
 	down error         // guarded by mu
 	hung chan struct{} // guarded by mu: Sign waits until it is closed
+	slow time.Duration // guarded by mu: Sign takes this long (a loaded HSM)
 }
 
 func newToken(t *testing.T) *token {
@@ -37,11 +38,12 @@ func newToken(t *testing.T) *token {
 
 func (k *token) Sign(r io.Reader, digest []byte, opts crypto.SignerOpts) ([]byte, error) {
 	k.mu.Lock()
-	down, hung := k.down, k.hung
+	down, hung, slow := k.down, k.hung, k.slow
 	k.mu.Unlock()
 	if hung != nil {
 		<-hung
 	}
+	time.Sleep(slow)
 	if down != nil {
 		return nil, down
 	}
@@ -277,5 +279,127 @@ func TestCheckpointSignerHangs(t *testing.T) {
 	closed = true
 	if err := closeBounded(t, l); !errors.Is(err, tilelog.ErrCheckpointStalled) {
 		t.Fatalf("Close with the token hung = %v, want ErrCheckpointStalled", err)
+	}
+}
+
+// A signer slower than half the bound (an HSM under load) still publishes,
+// each checkpoint covering the tree as it was when signing began: a leaf
+// integrated just after one began waits for the next, nearly two signings.
+// The bound holds per leaf, not per batch of leaves: until the log stalls,
+// if it does, no leaf waits longer than CheckpointTimeout (plus a check
+// period and this test's polling). A clock restarted whenever a checkpoint
+// covered the leaves it was started for let leaves wait about 6 s here
+// (twice the signer's cycle), with no stall.
+func TestCheckpointSignerSlow(t *testing.T) {
+	tok := newToken(t)
+	const (
+		timeout = 4 * time.Second
+		// A signing cycle (the signer, up to an interval's wait for
+		// tessera's tick) stays under timeout: a clock restarted at each
+		// checkpoint never stalls, though a leaf waits about two cycles.
+		slow = 2800 * time.Millisecond
+		// A check period (half the default interval), the time from a
+		// leaf's acknowledgement to its integration (the bound counts
+		// from the latter), and this test's polling, under -race on a
+		// loaded machine. A leaf waits at least two signings (5.6 s)
+		// with a clock restarted at each checkpoint.
+		slack = time.Second
+	)
+	l, err := tilelog.Open(context.Background(), tilelog.Config{Dir: t.TempDir(), Origin: origin, Signers: []crypto.Signer{tok},
+		CheckpointTimeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	appendLeaves(t, l, 0, 1)
+	if _, err := l.AwaitCheckpoint(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	tok.mu.Lock()
+	tok.slow = slow
+	tok.mu.Unlock()
+
+	// One goroutine appends a leaf every 5 ms until the log refuses one;
+	// this one notes when a checkpoint first covers each.
+	var (
+		mu    sync.Mutex
+		acked = []time.Time{{}} // guarded by mu: when leaf i was acknowledged
+	)
+	stop := make(chan struct{})
+	appended := make(chan error, 1)
+	go func() {
+		for i := 1; ; i++ {
+			_, err := l.Append(context.Background(), fmt.Appendf(nil, "leaf %d", i))
+			if err != nil {
+				appended <- err
+				return
+			}
+			mu.Lock()
+			acked = append(acked, time.Now())
+			mu.Unlock()
+			select {
+			case <-stop:
+				appended <- nil
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	var (
+		covered  uint64    = 1
+		end      time.Time // the stall, or the test's end
+		maxWait  time.Duration
+		maxLeaf  uint64
+		stallErr error
+	)
+	wait := func(i uint64, now time.Time) {
+		mu.Lock()
+		at := acked[i]
+		mu.Unlock()
+		if w := now.Sub(at); w > maxWait {
+			maxWait, maxLeaf = w, i
+		}
+	}
+	for start := time.Now(); time.Since(start) < 3*timeout; time.Sleep(2 * time.Millisecond) {
+		now := time.Now()
+		end = now
+		if stallErr = l.Health(); stallErr != nil {
+			break
+		}
+		cp, err := l.Checkpoint(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ; covered < cp.Size; covered++ {
+			wait(covered, now)
+		}
+	}
+	close(stop)
+	if err := <-appended; err != nil && !errors.Is(err, tilelog.ErrCheckpointStalled) {
+		t.Fatalf("Append = %v, want nil or ErrCheckpointStalled", err)
+	}
+	// The leaves still waiting then had waited at least this long.
+	mu.Lock()
+	n := uint64(len(acked))
+	mu.Unlock()
+	for i := covered; i < n; i++ {
+		wait(i, end)
+	}
+	t.Logf("%d leaves, %d covered; longest wait %v (leaf %d); stall: %v", n, covered, maxWait, maxLeaf, stallErr)
+	if maxWait > timeout+slack {
+		t.Fatalf("leaf %d waited %v for a checkpoint, past CheckpointTimeout (%v), before the log stalled (%v)", maxLeaf, maxWait, timeout, stallErr)
+	}
+	if stallErr != nil && !errors.Is(stallErr, tilelog.ErrCheckpointStalled) {
+		t.Fatalf("Health = %v, want ErrCheckpointStalled", stallErr)
+	}
+}
+
+// Open refuses a CheckpointTimeout under 3 checkpoint intervals: with the
+// checks every half interval, a checkpoint merely late would stall the log.
+func TestCheckpointTimeoutTooShort(t *testing.T) {
+	_, err := tilelog.Open(context.Background(), tilelog.Config{Dir: t.TempDir(), Origin: origin, Signers: testSigners(t)[1:],
+		CheckpointInterval: time.Second, CheckpointTimeout: 2 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "CheckpointTimeout") {
+		t.Fatalf("Open with CheckpointTimeout 2 × CheckpointInterval = %v, want it refused", err)
 	}
 }

@@ -135,10 +135,12 @@ type Config struct {
 	// and minimum 100 ms).
 	CheckpointInterval time.Duration
 	// CheckpointTimeout bounds how long a leaf in the tree may wait for a
-	// signed checkpoint covering it (default 10 × CheckpointInterval, at
-	// least 10 s: publish.go). Past it, or at once when a checkpoint
-	// signer fails, the log refuses appends (ErrCheckpointStalled) until
-	// a checkpoint covering the tree is published again.
+	// signed checkpoint covering it, each leaf measured from the check that
+	// first saw it, every half CheckpointInterval (default 10 ×
+	// CheckpointInterval, at least 10 s: publish.go; Open refuses less than
+	// 3 × CheckpointInterval). Past it, or at once when a checkpoint signer
+	// fails, the log refuses appends (ErrCheckpointStalled) until a
+	// checkpoint covering the tree is published again.
 	CheckpointTimeout time.Duration
 	// AppendTimeout bounds how long Append waits for its leaf to be
 	// journaled, whatever its context (default DefaultAppendTimeout).
@@ -246,6 +248,9 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	}
 	if cfg.CheckpointTimeout == 0 {
 		cfg.CheckpointTimeout = max(checkpointTimeoutIntervals*cfg.CheckpointInterval, minCheckpointTimeout)
+	}
+	if cfg.CheckpointTimeout < minCheckpointTimeoutIntervals*cfg.CheckpointInterval {
+		return nil, fmt.Errorf("tilelog: Config.CheckpointTimeout %v is under %d × CheckpointInterval (%v): a checkpoint merely late would stall the log", cfg.CheckpointTimeout, minCheckpointTimeoutIntervals, cfg.CheckpointInterval)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -451,35 +456,43 @@ func (l *Log) Checkpoint(ctx context.Context) (*checkpoint.Checkpoint, error) {
 // latest returns the published checkpoint, re-reading the file when the
 // cached copy is older than maxAge.
 func (l *Log) latest(maxAge time.Duration) (*checkpoint.Checkpoint, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.closed {
+	if l.isClosed() {
 		return nil, transparency.ErrClosed
 	}
 	return l.readCheckpoint(maxAge)
 }
 
-// readCheckpoint is latest, open or closed; mu must be held.
+// readCheckpoint is latest, open or closed. It reads and verifies the file
+// holding no lock, and takes mu only to swap the cache: Close takes mu, and
+// a read that hangs (a disk) must not hold it.
 func (l *Log) readCheckpoint(maxAge time.Duration) (*checkpoint.Checkpoint, error) {
-	if l.cp != nil && maxAge > 0 && time.Since(l.cpReadAt) < maxAge {
-		return l.cp, nil
+	l.mu.Lock()
+	prev, prevRaw, readAt := l.cp, l.cpRaw, l.cpReadAt
+	l.mu.Unlock()
+	if prev != nil && maxAge > 0 && time.Since(readAt) < maxAge {
+		return prev, nil
 	}
+	start := time.Now()
 	raw, err := os.ReadFile(filepath.Join(l.tilesDir, layout.CheckpointPath))
 	if err != nil {
 		return nil, fmt.Errorf("tilelog: couldn't read checkpoint: %w: %w", transparency.ErrUnavailable, err)
 	}
-	l.cpReadAt = time.Now()
-	if l.cp != nil && bytes.Equal(raw, l.cpRaw) {
-		return l.cp, nil
+	cp := prev
+	if prev == nil || !bytes.Equal(raw, prevRaw) {
+		if cp, err = checkpoint.Open(raw, l.verifiers...); err != nil {
+			return nil, fmt.Errorf("tilelog: %w: published checkpoint does not verify: %w", transparency.ErrSecurity, err)
+		}
+		// prev was read before this read began.
+		if prev != nil && cp.Size < prev.Size {
+			return nil, fmt.Errorf("tilelog: %w: checkpoint went back from %d to %d leaves", transparency.ErrSecurity, prev.Size, cp.Size)
+		}
 	}
-	cp, err := checkpoint.Open(raw, l.verifiers...)
-	if err != nil {
-		return nil, fmt.Errorf("tilelog: %w: published checkpoint does not verify: %w", transparency.ErrSecurity, err)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	// A concurrent read may have cached a bigger one meanwhile.
+	if l.cp == nil || cp.Size >= l.cp.Size {
+		l.cp, l.cpRaw, l.cpReadAt = cp, raw, start
 	}
-	if l.cp != nil && cp.Size < l.cp.Size {
-		return nil, fmt.Errorf("tilelog: %w: checkpoint went back from %d to %d leaves", transparency.ErrSecurity, l.cp.Size, cp.Size)
-	}
-	l.cp, l.cpRaw = cp, raw
 	return cp, nil
 }
 
