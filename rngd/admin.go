@@ -130,6 +130,24 @@ func (e *engine) manifestPath(root []byte) string {
 	return filepath.Join(e.cfg.DataDir, "manifests", hex.EncodeToString(root)+".csv")
 }
 
+// refuseDemo refuses a manifest that holds a demo ticket of its emission:
+// their codes are public (demoSeed), and a demo manifest must never be
+// taken for a real emission's. Every ticket is looked for among the demo
+// tickets 0..N-1, N the manifest's count or e.demoScan (MaxDemoTickets),
+// whichever is larger, not only at its own line: a demo manifest with
+// lines removed, reordered, or split among imports holds demo tickets
+// below its own size or below MaxDemoTickets, the largest the tools make
+// (rngctl emission demo-manifest --count). Its first demo ticket is named.
+func (e *engine) refuseDemo(emission string, tickets []Ticket) error {
+	demo := newDemoIndex(emission, max(len(tickets), e.demoScan))
+	for n, t := range tickets {
+		if i := demo.find(t.TicketHash); i >= 0 {
+			return refuse(reasonManifestInvalid, "tickets[%d]: a demo ticket, whose code anyone can recompute (ticket %d of emission %s's demo manifest: rngctl emission demo-manifest, make run's demo): rngd imports demo manifests only in dev mode", n+1, i, emission)
+		}
+	}
+	return nil
+}
+
 // importManifest imports a ticket manifest: header first, then tickets.
 func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreamingServer[adminv1.ImportManifestRequest, adminv1.ImportManifestResponse]) error {
 	first, err := stream.Recv()
@@ -149,10 +167,6 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 	}
 	var tickets []Ticket
 	root := NewManifestRoot()
-	// The codes of demo tickets are public (demoSeed): outside dev mode a
-	// manifest holding one is refused, so that a demo manifest is never
-	// taken for a real emission's.
-	demo := newDemoTickets(em.ID, []byte(demoSeed))
 	var total int64
 	for {
 		m, err := stream.Recv()
@@ -176,9 +190,6 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 			}
 			tk := Ticket{Emission: em.ID, StakeCents: t.StakeCents}
 			copy(tk.TicketHash[:], t.TicketHash)
-			if !e.cfg.Dev && demo.is(n-1, tk.TicketHash) {
-				return refuse(reasonManifestInvalid, "tickets[%d]: a demo ticket, whose code anyone can recompute (rngctl emission demo-manifest, make run's demo): rngd imports demo manifests only in dev mode", n)
-			}
 			tickets = append(tickets, tk)
 			root.Add(tk)
 			total += t.StakeCents
@@ -189,6 +200,11 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 	}
 	if len(tickets) == 0 {
 		return refuse(reasonManifestInvalid, "count: a manifest needs at least one ticket")
+	}
+	if !e.cfg.Dev {
+		if err := e.refuseDemo(em.ID, tickets); err != nil {
+			return err
+		}
 	}
 	rootHash := root.Root()
 	c, err := newCall(adminServer, "ImportManifest/"+hex.EncodeToString(rootHash), h)

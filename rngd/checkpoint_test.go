@@ -106,13 +106,13 @@ func TestCheckpointStall(t *testing.T) {
 }
 
 // log.checkpoint_timeout: 0 is the embedded log's default; otherwise 1s to
-// 10m and at least two checkpoint intervals, for the embedded log only.
+// 10m and at least three checkpoint intervals, for the embedded log only.
 func TestCheckpointTimeoutConfig(t *testing.T) {
 	for name, tc := range map[string]configErrorCase{
 		"negative":       {configTOML(map[string]string{"log.checkpoint_timeout": `"-1s"`}), "log.checkpoint_timeout"},
 		"too short":      {configTOML(map[string]string{"log.checkpoint_timeout": `"500ms"`}), "log.checkpoint_timeout = 500ms: want 1s to 10m0s"},
 		"too long":       {configTOML(map[string]string{"log.checkpoint_timeout": `"1h"`}), "log.checkpoint_timeout = 1h0m0s: want 1s to 10m0s"},
-		"under interval": {configTOML(map[string]string{"log.checkpoint_timeout": `"3s"`, "log.checkpoint_interval": `"2s"`}), "at least 2 × log.checkpoint_interval"},
+		"under interval": {configTOML(map[string]string{"log.checkpoint_timeout": `"5s"`, "log.checkpoint_interval": `"2s"`}), "at least 3 × log.checkpoint_interval"},
 		"trillian": {configTOML(map[string]string{"log.checkpoint_timeout": `"30s"`, "log.backend": `"trillian"`,
 			"log.trillian_address": `"127.0.0.1:8090"`, "log.trillian_tree_id": `5`, "log.trillian_plaintext": `true`}), "log.trillian_append_timeout bounds Trillian's"},
 	} {

@@ -200,7 +200,7 @@ type LogConfig struct {
 	// checkpoint covering the tree is published, which the log retries
 	// every checkpoint interval by itself (no restart). 0 or unset: the
 	// embedded log's default, 10 × checkpoint_interval and at least 10s;
-	// else 1s to 10m, and at least 2 × checkpoint_interval.
+	// else 1s to 10m, and at least 3 × checkpoint_interval.
 	// tirage_log_checkpoint_wait_seconds is how long records have waited.
 	CheckpointTimeout Duration `toml:"checkpoint_timeout"`
 	// ReceiptWait, when set, makes StartGame, Pick and Decide wait up to
@@ -670,8 +670,12 @@ func (l *LogConfig) check(dev bool) error {
 			return fmt.Errorf("config log.checkpoint_timeout = %s: it bounds the embedded log's checkpoints, but log.backend is %q (log.trillian_append_timeout bounds Trillian's): remove it", l.CheckpointTimeout, l.Backend)
 		case t < minCheckpointTimeout || t > maxCheckpointTimeout:
 			return fmt.Errorf("config log.checkpoint_timeout = %s: want %s to %s (0 or unset: the default, 10 × log.checkpoint_interval and at least 10s)", l.CheckpointTimeout, Duration{minCheckpointTimeout}, Duration{maxCheckpointTimeout})
-		case t < 2*l.CheckpointInterval.Duration:
-			return fmt.Errorf("config log.checkpoint_timeout = %s: want at least 2 × log.checkpoint_interval (%s): a checkpoint merely late would stall the log", l.CheckpointTimeout, l.CheckpointInterval)
+		case t < 3*l.CheckpointInterval.Duration:
+			// The log publishes at most one checkpoint per interval, its
+			// watcher samples the tree every half interval, and signing
+			// takes time too: under 3 intervals a checkpoint merely late
+			// would stall the log.
+			return fmt.Errorf("config log.checkpoint_timeout = %s: want at least 3 × log.checkpoint_interval (%s): a checkpoint merely late would stall the log", l.CheckpointTimeout, l.CheckpointInterval)
 		}
 	}
 	if l.ReceiptWait.Duration < 0 {

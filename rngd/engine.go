@@ -73,6 +73,12 @@ type engine struct {
 	// (the Trillian backend); otherwise a log failed closed takes no
 	// append until rngd is restarted.
 	logRecovers bool
+	// sweepc asks sweepLoop for a sweep now (resync).
+	sweepc chan struct{}
+	// demoScan is how many demo tickets of its emission an imported
+	// manifest is looked for among at least (refuseDemo): MaxDemoTickets;
+	// tests lower it.
+	demoScan int
 }
 
 // enter admits a call (or a sweep) on the engine's state, holding the gate
@@ -95,15 +101,29 @@ func (e *engine) enter() (release func(), err error) {
 // appends meanwhile), holds new ones, and catches the store up with the
 // log as at a start (catchUp, which also makes the replies of the calls
 // whose records reached the log, for their retries).
+//
+// Once caught up it asks the sweeper for a sweep (sweepc): the ends the
+// outage kept from being sealed and the expiries that fell due during it
+// are sealed as appends resume, not a game.sweep_interval later. (Should
+// that sweep find the log still refusing appends, the next one seals them.)
 func (e *engine) resync(ctx context.Context) error {
-	e.gate.Lock()
-	defer e.gate.Unlock()
-	e.log.Warn("transparency log outage over: catching the state store up with the log before draws resume")
-	if err := e.catchUp(ctx); err != nil {
+	if err := e.catchUpHeld(ctx); err != nil {
 		e.log.Error("couldn't catch the state store up with the log after its outage: draws stay refused", "err", err)
 		return err
 	}
+	select {
+	case e.sweepc <- struct{}{}:
+	default: // one is asked for already
+	}
 	return nil
+}
+
+// catchUpHeld is catchUp with the gate held for writing.
+func (e *engine) catchUpHeld(ctx context.Context) error {
+	e.gate.Lock()
+	defer e.gate.Unlock()
+	e.log.Warn("transparency log outage over: catching the state store up with the log before draws resume")
+	return e.catchUp(ctx)
 }
 
 // gameCache keeps the games in play in memory, as last committed, so that
@@ -1376,10 +1396,11 @@ func countUnfinished(tx *bolt.Tx, now time.Time, grace time.Duration) (n [stageD
 	return n
 }
 
-// countGames sets tirage_games_unfinished (the games in play) and
-// tirage_games_in_refund_grace as the store holds them now. It runs at the
-// start, after each sweep and after each refund: not on the draw path,
-// whose starts and ends show at the next count.
+// countGames sets tirage_games_unfinished (the games in play),
+// tirage_games_in_refund_grace and tirage_games_expiry_due (past the grace,
+// not swept yet) as the store holds them now. It runs at the start, after
+// each sweep (one that failed too) and after each refund: not on the draw
+// path, whose starts and ends show at the next count.
 func (e *engine) countGames() {
 	e.countMu.Lock()
 	defer e.countMu.Unlock()
@@ -1393,10 +1414,12 @@ func (e *engine) countGames() {
 	}
 	e.metrics.unfinished.Set(float64(n[stageInPlay]))
 	e.metrics.inGrace.Set(float64(n[stageInGrace]))
+	e.metrics.expiryDue.Set(float64(n[stageDue]))
 }
 
-// sweepLoop sweeps every game.sweep_interval until ctx is done, and calls
-// after (when not nil) before and after each sweep.
+// sweepLoop sweeps every game.sweep_interval, and at once when resync
+// asks (sweepc), until ctx is done, and calls after (when not nil) before
+// and after each sweep.
 func (e *engine) sweepLoop(ctx context.Context, after func()) {
 	t := time.NewTicker(e.cfg.Game.SweepInterval.Duration)
 	defer t.Stop()
@@ -1405,25 +1428,34 @@ func (e *engine) sweepLoop(ctx context.Context, after func()) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if after != nil {
-				after() // now, not only once a slow sweep is done
-			}
-			var ended []string
-			release, err := e.enter()
-			if err == nil { // else the next tick sweeps
-				ended, err = e.sweep(ctx)
-				release()
-			}
-			if err != nil {
-				e.log.Error("sweep failed", "err", err)
-			} else if len(ended) > 0 {
-				e.log.Info("expired games ended", "count", len(ended))
-			}
-			e.prune(ctx)
-			if after != nil {
-				after()
-			}
+		case <-e.sweepc:
 		}
+		if after != nil {
+			after() // now, not only once a slow sweep is done
+		}
+		e.sweepOnce(ctx)
+		e.prune(ctx)
+		if after != nil {
+			after()
+		}
+	}
+}
+
+// sweepOnce sweeps (sweep) if the gate admits it, and logs the outcome. A
+// failed sweep is the next one's to do again.
+func (e *engine) sweepOnce(ctx context.Context) {
+	release, err := e.enter()
+	if err != nil {
+		e.countGames() // the games due build up while the log is out
+		e.log.Warn("sweep deferred: rngd is catching up with the log", "err", err)
+		return
+	}
+	ended, err := e.sweep(ctx)
+	release()
+	if err != nil {
+		e.log.Error("sweep failed", "err", err)
+	} else if len(ended) > 0 {
+		e.log.Info("expired games ended", "count", len(ended))
 	}
 }
 

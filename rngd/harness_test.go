@@ -139,16 +139,15 @@ func (td *testDaemon) logs() []byte {
 
 func (td *testDaemon) start() {
 	td.t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	d, err := Start(ctx, td.cfg)
-	if err != nil {
-		cancel()
+	if err := td.tryStart(); err != nil {
 		td.t.Fatal(err)
 	}
-	td.d, td.cancel, td.done = d, cancel, make(chan error, 1)
-	go func() { td.done <- d.Serve(ctx) }()
-	td.t.Cleanup(td.stop)
 }
+
+// testDemoScan is how many demo tickets the test daemon looks for an
+// imported ticket among at least (engine.demoScan): MaxDemoTickets costs
+// seconds per import under the race detector.
+const testDemoScan = 1000
 
 // stop shuts the daemon down gracefully (idempotent).
 func (td *testDaemon) stop() {

@@ -1,6 +1,7 @@
 package rngd
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -9,7 +10,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"strings"
+	"slices"
 
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	"tirage.fr/tirage/verifier/manifest"
@@ -58,7 +59,7 @@ func NewManifestRoot() *ManifestRoot { return manifest.NewTree() }
 // demoSeed seeds every demo manifest (DemoManifest). It is public on
 // purpose: it is what marks a demo manifest. Anyone who knows an emission id
 // can recompute the codes of its demo tickets, so rngd refuses them outside
-// dev mode (demoTickets.is), and rngctl makes a demo manifest only in a dev
+// dev mode (demoIndex), and rngctl makes a demo manifest only in a dev
 // build. A random seed would keep the codes secret, but then nothing would
 // tell a demo manifest from a real one once it leaves the operator's desk.
 const demoSeed = "tirage demo"
@@ -91,6 +92,7 @@ func DemoTickets(emission string, seed []byte, n int) (codes []string, tickets [
 type demoTickets struct {
 	mac      hash.Hash
 	emission string
+	msg, sum []byte // code's buffers
 }
 
 func newDemoTickets(emission string, seed []byte) *demoTickets {
@@ -99,23 +101,70 @@ func newDemoTickets(emission string, seed []byte) *demoTickets {
 
 // code is the code of ticket i.
 func (d *demoTickets) code(i int) string {
+	d.msg = binary.BigEndian.AppendUint64(append(d.msg[:0], d.emission...), uint64(i))
 	d.mac.Reset()
-	d.mac.Write([]byte(d.emission))
-	d.mac.Write(binary.BigEndian.AppendUint64(nil, uint64(i)))
-	sum := d.mac.Sum(nil)
-	var b strings.Builder
-	for j := range CodeLen {
-		b.WriteByte(codeAlphabet[sum[j]&31])
+	d.mac.Write(d.msg)
+	d.sum = d.mac.Sum(d.sum[:0])
+	var b [CodeLen]byte
+	for j := range b {
+		b[j] = codeAlphabet[d.sum[j]&31]
 	}
-	return b.String()
+	return string(b[:])
 }
 
-// is reports whether h is the hash of ticket i's code: a manifest's i-th
-// ticket (from 0) that is the i-th demo ticket of its emission comes from
-// DemoTickets with this seed. Two SHA-256 blocks and an HMAC per ticket.
+// is reports whether h is the hash of ticket i's code. Two SHA-256 blocks
+// and an HMAC per ticket.
 func (d *demoTickets) is(i int, h [32]byte) bool {
-	want, _ := record.TicketHash(d.code(i))
-	return want == h
+	return d.hash(i) == h
+}
+
+// hash is the ticket hash of ticket i's code.
+func (d *demoTickets) hash(i int) [32]byte {
+	h, _ := record.TicketHash(d.code(i)) // the alphabet is A-Z 0-9: never fails
+	return h
+}
+
+// MaxDemoTickets bounds a demo manifest (rngctl emission demo-manifest
+// --count): an import is checked against that many demo tickets of its
+// emission at least (demoIndex), so that a demo manifest made by the tools
+// is recognised whole, in part, reordered or split among imports.
+const MaxDemoTickets = 1_000_000
+
+// demoIndex finds an emission's demo tickets 0..n-1 (DemoManifest) by their
+// hash. Built once per import: n HMACs and hashes (about a second per
+// million), 16 bytes per ticket.
+type demoIndex struct {
+	d    *demoTickets
+	keys []demoKey // sorted by prefix
+}
+
+// demoKey is demo ticket i by its hash's first 8 bytes.
+type demoKey struct {
+	prefix uint64
+	i      int
+}
+
+func newDemoIndex(emission string, n int) *demoIndex {
+	x := &demoIndex{d: newDemoTickets(emission, []byte(demoSeed)), keys: make([]demoKey, n)}
+	for i := range n {
+		h := x.d.hash(i)
+		x.keys[i] = demoKey{binary.BigEndian.Uint64(h[:8]), i}
+	}
+	slices.SortFunc(x.keys, func(a, b demoKey) int { return cmp.Compare(a.prefix, b.prefix) })
+	return x
+}
+
+// find returns i when h is the hash of demo ticket i (i < n), else -1. A
+// prefix found is checked against the whole hash.
+func (x *demoIndex) find(h [32]byte) int {
+	p := binary.BigEndian.Uint64(h[:8])
+	j, _ := slices.BinarySearchFunc(x.keys, p, func(k demoKey, p uint64) int { return cmp.Compare(k.prefix, p) })
+	for ; j < len(x.keys) && x.keys[j].prefix == p; j++ {
+		if x.d.is(x.keys[j].i, h) {
+			return x.keys[j].i
+		}
+	}
+	return -1
 }
 
 // ticketBatch is how many tickets ImportTickets sends per message; the

@@ -24,6 +24,7 @@ type metrics struct {
 	devMode       prometheus.Gauge
 	unfinished    prometheus.Gauge   // engine.countGames
 	inGrace       prometheus.Gauge   // engine.countGames
+	expiryDue     prometheus.Gauge   // engine.countGames
 	adminRefused  prometheus.Counter // connections to the admin socket from a uid not in admin.allowed_uids
 }
 
@@ -78,12 +79,17 @@ func newMetrics(dev bool) *metrics {
 			Name: "tirage_games_in_refund_grace", Help: "Games past their 30-day deadline, not ended, that the operator may still refund " +
 				"(article 2.2.11; rngctl qod list-expired) until game.refund_grace has passed, when the sweeper seals their expiry " + countedHelp,
 		}),
+		expiryDue: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "tirage_games_expiry_due", Help: "Games past their deadline and game.refund_grace whose expiry is not sealed yet: the sweeper seals them " +
+				"at its next sweep, so more than 0 after a sweep means it could not (a log outage: they build up, and past an hour " +
+				"the audit fails them) " + countedHelp,
+		}),
 		adminRefused: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "tirage_admin_refused_total", Help: "Connections to the admin socket refused: their uid (SO_PEERCRED) is not in admin.allowed_uids. Their calls get PERMISSION_DENIED.",
 		}),
 	}
 	reg.MustRegister(m.draws, m.refusals, m.callSeconds, m.proveSeconds, m.appendSeconds,
-		m.inFlight, m.appendQueue, m.alarms, m.devMode, m.unfinished, m.inGrace, m.adminRefused)
+		m.inFlight, m.appendQueue, m.alarms, m.devMode, m.unfinished, m.inGrace, m.expiryDue, m.adminRefused)
 	if dev {
 		m.devMode.Set(1)
 	}

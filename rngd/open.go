@@ -163,6 +163,7 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 		cfg: cfg, log: cfg.Logger, clock: cfg.Clock, loc: loc, store: st, secrets: sec, tlog: c.log,
 		prover: c.prover, suite: c.prover.Suite(), pub: pub, keyID: cfg.Keys.VRFLabel,
 		entropy: c.entropy, metrics: newMetrics(cfg.Dev), proving: make(chan struct{}, runtime.GOMAXPROCS(0)),
+		sweepc: make(chan struct{}, 1), demoScan: MaxDemoTickets,
 	}
 	st.onFail, sec.onFail = e.storeFailed, e.secretsFailed
 	e.metrics.reg.MustRegister(c.entropy.Collectors()...)
@@ -1099,12 +1100,17 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err != nil {
 		return nil, err
 	}
-	// The games' gauges from the start, not only after the first sweep
-	// (game.sweep_interval later).
-	e.countGames()
 	if err := e.announceKeys(ctx, c); err != nil {
 		return nil, err
 	}
+	// A sweep before any call, not one game.sweep_interval after the
+	// start: the ends a crash kept from being sealed (a game-ending draw
+	// whose end's append did not follow) and the expiries that fell due
+	// while rngd was down are sealed before new activity — the audit fails
+	// an end sealed more than an hour of log activity late. The sweep
+	// counts the games' gauges too; should it fail, the sweeper's next
+	// does it again.
+	e.sweepOnce(ctx)
 	httpHandlers, auditRegister := auditSurfaces(c.log)
 	d := newDaemon(cfg, e, lis, httpHandlers, auditRegister)
 	d.closers = c.closers

@@ -174,6 +174,17 @@ func withFallbackReason(err error) error {
 	return withReason(st, fallback(st.Code())).Err()
 }
 
+// RefusalReason is the reason rngd gave for refusing a call, from the error
+// its client got: the reason of its google.rpc.ErrorInfo detail in domain
+// tirage.fr (MANIFEST_INVALID, EMISSION_EXISTS, …; docs/rngd.md lists
+// them), or "" when it carries none (not rngd's refusal, or no refusal).
+func RefusalReason(err error) string {
+	if ei := errorInfo(status.Convert(err)); ei != nil {
+		return ei.Reason
+	}
+	return ""
+}
+
 // errorInfo is st's ErrorInfo detail in reasonDomain, or nil.
 func errorInfo(st *status.Status) *errdetails.ErrorInfo {
 	for _, d := range st.Details() {

@@ -42,6 +42,10 @@ func (td *testDaemon) tryStart() error {
 		cancel()
 		return err
 	}
+	if d.engine.demoScan != MaxDemoTickets {
+		td.t.Errorf("an import looks among %d demo tickets at least, want MaxDemoTickets (%d)", d.engine.demoScan, MaxDemoTickets)
+	}
+	d.engine.demoScan = testDemoScan // before Serve: no call yet
 	td.d, td.cancel, td.done = d, cancel, make(chan error, 1)
 	go func() { td.done <- d.Serve(ctx) }()
 	td.t.Cleanup(td.stop)

@@ -148,8 +148,10 @@ func runEmission(ctx context.Context, env Env) int {
 		if err := rngd.CheckEmissionID(*id); err != nil {
 			return usageError(env, "emission", "emission demo-manifest: --id: %v", err)
 		}
-		if *count < 1 || *count > maxDemoTickets {
-			return usageError(env, "emission", "emission demo-manifest: --count %d: want 1 to %d", *count, maxDemoTickets)
+		// Both files are built in memory; and rngd recognises a demo
+		// manifest's tickets up to rngd.MaxDemoTickets, however imported.
+		if *count < 1 || *count > rngd.MaxDemoTickets {
+			return usageError(env, "emission", "emission demo-manifest: --count %d: want 1 to %d", *count, rngd.MaxDemoTickets)
 		}
 		if filepath.Clean(*manifest) == filepath.Clean(*codesFile) {
 			return usageError(env, "emission", "emission demo-manifest: --manifest and --codes are the same file")
@@ -188,9 +190,6 @@ func devOnly(s string) string {
 	}
 	return ""
 }
-
-// maxDemoTickets bounds demo-manifest --count (both files are built in memory).
-const maxDemoTickets = 1_000_000
 
 // checkNewFile checks that an output file named by flag can be created:
 // it does not exist and its directory does.

@@ -18,7 +18,6 @@ import (
 	"time"
 	_ "time/tzdata"
 
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -78,7 +77,7 @@ func Run(ctx context.Context, c Config) error {
 	case err == nil:
 		fmt.Fprintf(out, "== operator: emission %s, closure %s, stage 2 may start until %s (log index %d)\n",
 			c.Emission, c.Closure, em.Emission.StartDeadline.AsTime().Format(time.RFC3339), em.Receipt.LogIndex)
-	case refusedFor(err, "EMISSION_EXISTS"): // created by an earlier run
+	case rngd.RefusalReason(err) == "EMISSION_EXISTS": // created by an earlier run
 	default:
 		return fmt.Errorf("create emission: %w", err)
 	}
@@ -90,7 +89,7 @@ func Run(ctx context.Context, c Config) error {
 	switch {
 	case err == nil:
 		fmt.Fprintf(out, "== operator: manifest of %d tickets imported, root %s (log index %d)\n", mf.Count, hex.EncodeToString(mf.Root), mf.Receipt.LogIndex)
-	case refusedFor(err, "TICKET_IMPORTED"): // imported by an earlier run
+	case rngd.RefusalReason(err) == "TICKET_IMPORTED": // imported by an earlier run
 	default:
 		return fmt.Errorf("import manifest: %w", err)
 	}
@@ -273,15 +272,4 @@ func printGame(out io.Writer, g *qodv1.Game, rs []*qodv1.Receipt, stopAt int) {
 		fmt.Fprintf(out, "   #%-5d %s\n", r.LogIndex, line)
 	}
 	fmt.Fprintf(out, "   result: %s, prize %s\n", strings.TrimPrefix(g.Status.String(), "STATUS_"), money(g.PrizeCents))
-}
-
-// refusedFor reports whether err is rngd's refusal for reason r (its
-// google.rpc.ErrorInfo detail, domain tirage.fr).
-func refusedFor(err error, r string) bool {
-	for _, d := range status.Convert(err).Details() {
-		if ei, ok := d.(*errdetails.ErrorInfo); ok && ei.Domain == "tirage.fr" && ei.Reason == r {
-			return true
-		}
-	}
-	return false
 }

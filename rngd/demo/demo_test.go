@@ -46,7 +46,7 @@ func TestDemoManifestRefusedInProduction(t *testing.T) {
 	var out bytes.Buffer
 	err := Run(context.Background(), Config{GRPC: d.GRPC, AdminSocket: d.Admin, PKI: d.PKI, Client: "client",
 		Emission: "DEMO", Closure: "2099-12-31", Tickets: 10, Games: 1, Out: &out})
-	if status.Code(err) != codes.InvalidArgument || !refusedFor(err, "MANIFEST_INVALID") || !strings.Contains(err.Error(), "tickets[1]: a demo ticket") {
+	if status.Code(err) != codes.InvalidArgument || rngd.RefusalReason(err) != "MANIFEST_INVALID" || !strings.Contains(err.Error(), "tickets[1]: a demo ticket") {
 		t.Fatalf("demo against a production rngd: %v, want MANIFEST_INVALID naming tickets[1], a demo ticket\n%s", err, out.String())
 	}
 	r, err := admin(t, d).ListEmissions(context.Background(), &adminv1.ListEmissionsRequest{})

@@ -470,7 +470,8 @@ func (*ListExpiredGamesRequest) Descriptor() ([]byte, []int) {
 
 type ListExpiredGamesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// By deadline (expires_at), then game id; each shows STATUS_EXPIRED.
+	// By deadline (expires_at), then game server, then game id; each shows
+	// STATUS_EXPIRED.
 	Games []*v1.Game `protobuf:"bytes,1,rep,name=games,proto3" json:"games,omitempty"`
 	// game.refund_grace: RefundGame takes a game until its expires_at plus
 	// this.
