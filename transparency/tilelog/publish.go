@@ -221,8 +221,12 @@ func (l *Log) checkPublished(now time.Time) {
 		l.fail(err)
 		return
 	}
+	// The file's time only for a new size (below), read holding no lock.
+	l.watchMu.Lock()
+	newSize := err == nil && (cp.Size != l.watch.size || l.watch.published.IsZero())
+	l.watchMu.Unlock()
 	var modTime time.Time
-	if err == nil {
+	if newSize {
 		if fi, serr := os.Stat(filepath.Join(l.tilesDir, layout.CheckpointPath)); serr == nil {
 			modTime = fi.ModTime()
 		}

@@ -213,6 +213,10 @@ type Log struct {
 	watchMu   sync.Mutex
 	watch     publication // guarded by watchMu: what checkPublished last saw
 
+	// verifyMu serializes checkpoint verification (readCheckpoint), so a
+	// new checkpoint is verified once however many read it at once. Close
+	// never takes it; it is taken before mu, never while holding it.
+	verifyMu sync.Mutex
 	// mu guards closed and the latest checkpoint cache.
 	mu       sync.Mutex
 	closed   bool
@@ -462,9 +466,10 @@ func (l *Log) latest(maxAge time.Duration) (*checkpoint.Checkpoint, error) {
 	return l.readCheckpoint(maxAge)
 }
 
-// readCheckpoint is latest, open or closed. It reads and verifies the file
-// holding no lock, and takes mu only to swap the cache: Close takes mu, and
-// a read that hangs (a disk) must not hold it.
+// readCheckpoint is latest, open or closed. It reads the file holding no
+// lock, and takes mu only to swap the cache: Close takes mu, and a read that
+// hangs (a disk) must not hold it. A new file is verified under verifyMu,
+// once: a reader that waited for it finds the file cached.
 func (l *Log) readCheckpoint(maxAge time.Duration) (*checkpoint.Checkpoint, error) {
 	l.mu.Lock()
 	prev, prevRaw, readAt := l.cp, l.cpRaw, l.cpReadAt
@@ -479,12 +484,22 @@ func (l *Log) readCheckpoint(maxAge time.Duration) (*checkpoint.Checkpoint, erro
 	}
 	cp := prev
 	if prev == nil || !bytes.Equal(raw, prevRaw) {
-		if cp, err = checkpoint.Open(raw, l.verifiers...); err != nil {
-			return nil, fmt.Errorf("tilelog: %w: published checkpoint does not verify: %w", transparency.ErrSecurity, err)
-		}
-		// prev was read before this read began.
-		if prev != nil && cp.Size < prev.Size {
-			return nil, fmt.Errorf("tilelog: %w: checkpoint went back from %d to %d leaves", transparency.ErrSecurity, prev.Size, cp.Size)
+		// Held until the cache is swapped below.
+		l.verifyMu.Lock()
+		defer l.verifyMu.Unlock()
+		l.mu.Lock()
+		cached, cachedRaw := l.cp, l.cpRaw
+		l.mu.Unlock()
+		if cached != nil && bytes.Equal(raw, cachedRaw) {
+			cp = cached
+		} else {
+			if cp, err = checkpoint.Open(raw, l.verifiers...); err != nil {
+				return nil, fmt.Errorf("tilelog: %w: published checkpoint does not verify: %w", transparency.ErrSecurity, err)
+			}
+			// prev was read before this read began.
+			if prev != nil && cp.Size < prev.Size {
+				return nil, fmt.Errorf("tilelog: %w: checkpoint went back from %d to %d leaves", transparency.ErrSecurity, prev.Size, cp.Size)
+			}
 		}
 	}
 	l.mu.Lock()
