@@ -133,15 +133,21 @@ func (e *engine) manifestPath(root []byte) string {
 // refuseDemo refuses a manifest that holds a demo ticket of its emission:
 // their codes are public (demoSeed), and a demo manifest must never be
 // taken for a real emission's. Every ticket is looked for among the demo
-// tickets 0..N-1, N the manifest's count or e.demoScan (MaxDemoTickets),
-// whichever is larger, not only at its own line: a demo manifest with
-// lines removed, reordered, or split among imports holds demo tickets
-// below its own size or below MaxDemoTickets, the largest the tools make
-// (rngctl emission demo-manifest --count). Its first demo ticket is named.
+// tickets 0..e.demoScan-1 (MaxDemoTickets, the largest the tools make:
+// rngctl emission demo-manifest --count), not only at its own line: a demo
+// manifest with lines removed, reordered, or split among imports holds
+// demo tickets below MaxDemoTickets. A ticket at a line past them is also
+// checked against the demo ticket of its own line, so that a whole demo
+// manifest larger than that is caught too, without an index of its size.
+// Its first demo ticket is named.
 func (e *engine) refuseDemo(emission string, tickets []Ticket) error {
-	demo := newDemoIndex(emission, max(len(tickets), e.demoScan))
+	demo := newDemoIndex(emission, e.demoScan)
 	for n, t := range tickets {
-		if i := demo.find(t.TicketHash); i >= 0 {
+		i := demo.find(t.TicketHash)
+		if i < 0 && n >= e.demoScan && demo.d.is(n, t.TicketHash) {
+			i = n
+		}
+		if i >= 0 {
 			return refuse(reasonManifestInvalid, "tickets[%d]: a demo ticket, whose code anyone can recompute (ticket %d of emission %s's demo manifest: rngctl emission demo-manifest, make run's demo): rngd imports demo manifests only in dev mode", n+1, i, emission)
 		}
 	}
@@ -201,11 +207,6 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 	if len(tickets) == 0 {
 		return refuse(reasonManifestInvalid, "count: a manifest needs at least one ticket")
 	}
-	if !e.cfg.Dev {
-		if err := e.refuseDemo(em.ID, tickets); err != nil {
-			return err
-		}
-	}
 	rootHash := root.Root()
 	c, err := newCall(adminServer, "ImportManifest/"+hex.EncodeToString(rootHash), h)
 	if err != nil {
@@ -224,6 +225,11 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 			return err
 		}
 		return stream.SendAndClose(reply)
+	}
+	if !e.cfg.Dev { // after the replay: a retried import does not index again
+		if err := e.refuseDemo(em.ID, tickets); err != nil {
+			return err
+		}
 	}
 	defer e.lockRequest(c)()
 	// One import at a time: a code may appear in one manifest only.

@@ -360,7 +360,8 @@ const (
 // log (verifier/audit): the sweeper seals an expiry within
 // maxSweepInterval of its due time, well inside audit.EndDelay; a record
 // waits at most two Trillian appends between its time and its place in
-// the log, within audit.MaxTimeSkew.
+// the log, within audit.MaxTimeSkew; and audit.MaxActiveGap is
+// maxSweepInterval (TestConfigBoundsWithinAudit).
 const (
 	maxSweepInterval         = 10 * time.Minute
 	maxTrillianAppendTimeout = 4 * time.Minute

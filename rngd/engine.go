@@ -73,10 +73,11 @@ type engine struct {
 	// (the Trillian backend); otherwise a log failed closed takes no
 	// append until rngd is restarted.
 	logRecovers bool
-	// sweepc asks sweepLoop for a sweep now (resync).
+	// sweepc asks sweepLoop for a sweep now (resync; Start, for the
+	// first sweep once serving).
 	sweepc chan struct{}
 	// demoScan is how many demo tickets of its emission an imported
-	// manifest is looked for among at least (refuseDemo): MaxDemoTickets;
+	// manifest is looked for among (refuseDemo): MaxDemoTickets;
 	// tests lower it.
 	demoScan int
 }
@@ -107,23 +108,18 @@ func (e *engine) enter() (release func(), err error) {
 // are sealed as appends resume, not a game.sweep_interval later. (Should
 // that sweep find the log still refusing appends, the next one seals them.)
 func (e *engine) resync(ctx context.Context) error {
-	if err := e.catchUpHeld(ctx); err != nil {
+	e.gate.Lock()
+	defer e.gate.Unlock()
+	e.log.Warn("transparency log outage over: catching the state store up with the log before draws resume")
+	if err := e.catchUp(ctx); err != nil {
 		e.log.Error("couldn't catch the state store up with the log after its outage: draws stay refused", "err", err)
 		return err
 	}
 	select {
-	case e.sweepc <- struct{}{}:
+	case e.sweepc <- struct{}{}: // non-blocking: the gate held does not matter
 	default: // one is asked for already
 	}
 	return nil
-}
-
-// catchUpHeld is catchUp with the gate held for writing.
-func (e *engine) catchUpHeld(ctx context.Context) error {
-	e.gate.Lock()
-	defer e.gate.Unlock()
-	e.log.Warn("transparency log outage over: catching the state store up with the log before draws resume")
-	return e.catchUp(ctx)
 }
 
 // gameCache keeps the games in play in memory, as last committed, so that
@@ -1417,8 +1413,8 @@ func (e *engine) countGames() {
 	e.metrics.expiryDue.Set(float64(n[stageDue]))
 }
 
-// sweepLoop sweeps every game.sweep_interval, and at once when resync
-// asks (sweepc), until ctx is done, and calls after (when not nil) before
+// sweepLoop sweeps every game.sweep_interval, and at once when Start or
+// resync asks (sweepc), until ctx is done, and calls after (when not nil) before
 // and after each sweep.
 func (e *engine) sweepLoop(ctx context.Context, after func()) {
 	t := time.NewTicker(e.cfg.Game.SweepInterval.Duration)

@@ -126,7 +126,7 @@ func (d *demoTickets) hash(i int) [32]byte {
 
 // MaxDemoTickets bounds a demo manifest (rngctl emission demo-manifest
 // --count): an import is checked against that many demo tickets of its
-// emission at least (demoIndex), so that a demo manifest made by the tools
+// emission (demoIndex), so that a demo manifest made by the tools
 // is recognised whole, in part, reordered or split among imports.
 const MaxDemoTickets = 1_000_000
 

@@ -1103,14 +1103,20 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err := e.announceKeys(ctx, c); err != nil {
 		return nil, err
 	}
-	// A sweep before any call, not one game.sweep_interval after the
-	// start: the ends a crash kept from being sealed (a game-ending draw
-	// whose end's append did not follow) and the expiries that fell due
-	// while rngd was down are sealed before new activity — the audit fails
-	// an end sealed more than an hour of log activity late. The sweep
-	// counts the games' gauges too; should it fail, the sweeper's next
-	// does it again.
-	e.sweepOnce(ctx)
+	// The sweeper's first sweep comes as soon as Serve starts it (sweepc),
+	// not one game.sweep_interval later: the ends a crash kept from being
+	// sealed (a game-ending draw whose end's append did not follow) and
+	// the expiries that fell due while rngd was down are sealed right
+	// after the start — the audit fails an end sealed more than an hour of
+	// log activity late. It is not done here: with many expiries due, or
+	// the log taking no appends, the start would wait for it. A call
+	// racing it on a game waits for the game's lock. The games' gauges
+	// are counted now (a read of the store).
+	e.countGames()
+	select {
+	case e.sweepc <- struct{}{}: // Serve's sweeper takes it
+	default: // a resync asked for one already
+	}
 	httpHandlers, auditRegister := auditSurfaces(c.log)
 	d := newDaemon(cfg, e, lis, httpHandlers, auditRegister)
 	d.closers = c.closers

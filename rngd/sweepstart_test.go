@@ -33,12 +33,13 @@ func pastGrace(td *testDaemon, g *qodv1.Game) {
 	td.clock.Advance(g.ExpiresAt.AsTime().Add(td.cfg.Game.refundGrace()).Sub(td.clock.Now()) + time.Minute)
 }
 
-// rngd sweeps once at its start, after the catch-up with the log and before
-// any call: a game past its deadline and game.refund_grace while rngd was
-// down is sealed expired, and a lost game whose end a failure kept from the
-// log is sealed too — not a game.sweep_interval (here 10m) later, after new
-// activity (the audit fails an end sealed more than an hour of log activity
-// late). The cut call's retry then gets its reply with the sweeper's end.
+// rngd sweeps once as soon as it serves, after the catch-up with the log
+// (not in Start, which a log taking no appends would hold up): a game past
+// its deadline and game.refund_grace while rngd was down is sealed expired,
+// and a lost game whose end a failure kept from the log is sealed too —
+// not a game.sweep_interval (here 10m) later, after new activity (the
+// audit fails an end sealed more than an hour of log activity late). The
+// cut call's retry then gets its reply with the sweeper's end.
 func TestSweepAtStart(t *testing.T) {
 	td := newTestDaemon(t)
 	e := td.d.engine
@@ -53,8 +54,10 @@ func TestSweepAtStart(t *testing.T) {
 
 	e = td.d.engine
 	for _, id := range []string{g.GameId, cut.GameId} {
-		if !storedEnded(t, e, id) {
-			t.Errorf("game %s not ended by the start's sweep", id)
+		for deadline := time.Now().Add(15 * time.Second); !storedEnded(t, e, id); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("game %s not ended by the sweep at the start", id)
+			}
 		}
 	}
 	if v, _ := gaugeValue(t, td, "tirage_games_in_refund_grace"); v != 0 {
