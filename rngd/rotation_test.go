@@ -46,6 +46,15 @@ func (td *testDaemon) tryStart() error {
 		td.t.Errorf("an import looks among %d demo tickets at least, want MaxDemoTickets (%d)", d.engine.demoScan, MaxDemoTickets)
 	}
 	d.engine.demoScan = testDemoScan // before Serve: no call yet
+	// The sweep Start queued for the sweeper runs here, before the test's
+	// first call rather than beside it: tests swap the engine's parts (its
+	// entropy, log, prover) once the daemon is up, and the sweeper's
+	// readiness check reads them.
+	select {
+	case <-d.engine.sweepc:
+		d.engine.sweepOnce(ctx)
+	default:
+	}
 	td.d, td.cancel, td.done = d, cancel, make(chan error, 1)
 	go func() { td.done <- d.Serve(ctx) }()
 	td.t.Cleanup(td.stop)
