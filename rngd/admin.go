@@ -21,7 +21,6 @@ import (
 	"tirage.fr/tirage/hsm"
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
-	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/atomicfile"
 	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/record"
@@ -396,10 +395,8 @@ func (s *adminService) Status(ctx context.Context, _ *adminv1.StatusRequest) (*a
 	r := &adminv1.StatusResponse{Version: s.e.cfg.Version, DevMode: s.e.cfg.Dev, VrfSuite: string(s.e.suite),
 		VrfKeyId: s.e.keyID, LogOrigin: s.e.cfg.Log.Origin, LogVerifierKeys: s.e.tlog.VerifierKeys(),
 		VrfFingerprint: hsm.Fingerprint(s.e.pub)}
-	if h, ok := s.e.tlog.(transparency.Health); ok {
-		if err := h.Health(); err != nil {
-			r.LogFailure = err.Error()
-		}
+	if err := s.e.logHealth(); err != nil {
+		r.LogFailure = err.Error()
 	}
 	if cp, err := s.e.tlog.Checkpoint(ctx); err == nil {
 		r.LogSize = cp.Size

@@ -98,11 +98,11 @@ func TestCheckpointStall(t *testing.T) {
 	wantReady(t, td, true, "")
 	start(t, a, codes[3])
 	for name, want := range map[string]float64{"tirage_log_checkpoint_stalled": 0, "tirage_log_up": 1} {
-		if v, _ := gaugeValue(t, td, name); v != want {
-			t.Errorf("%s = %v after recovery, want %v", name, v, want)
+		if v, ok := gaugeValue(t, td, name); !ok || v != want {
+			t.Errorf("%s = %v (registered: %v) after recovery, want %v", name, v, ok, want)
 		}
 	}
-	waitFor("a checkpoint covering the tree", func() bool { v, _ := gaugeValue(t, td, "tirage_log_unsigned_leaves"); return v == 0 })
+	waitFor("a checkpoint covering the tree", func() bool { v, ok := gaugeValue(t, td, "tirage_log_unsigned_leaves"); return ok && v == 0 })
 }
 
 // log.checkpoint_timeout: 0 is the embedded log's default; otherwise 1s to

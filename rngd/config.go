@@ -349,12 +349,9 @@ type GameConfig struct {
 	ReplyRetention Duration `toml:"reply_retention"`
 }
 
-// defaultRefundGrace is game.refund_grace's default, maxRefundGrace its
-// largest value (the rules', qod.MaxRefundGrace): see GameConfig.
-const (
-	defaultRefundGrace = 7 * 24 * time.Hour
-	maxRefundGrace     = qod.MaxRefundGrace
-)
+// defaultRefundGrace is game.refund_grace's default; its largest value is
+// the rules', qod.MaxRefundGrace: see GameConfig.
+const defaultRefundGrace = 7 * 24 * time.Hour
 
 // Upper bounds of settings that the audit's tolerances assume of an honest
 // log (verifier/audit): the sweeper seals an expiry within
@@ -565,8 +562,8 @@ func (c Config) checkFor(use configUse) (Config, error) {
 		c.Game.RefundGrace = &Duration{defaultRefundGrace}
 	case g.Duration < 0:
 		return c, fmt.Errorf("config game.refund_grace = %s: want a positive duration, or 0 (expired games are sealed at their deadline: no refund after it); unset: the default, %s", g, Duration{defaultRefundGrace})
-	case g.Duration > maxRefundGrace:
-		return c, fmt.Errorf("config game.refund_grace = %s: at most %s, so that every refund comes within the 90 days after the emission's closure (article 5: closure + 29 days to start, 30 to play, then the grace); unset: the default, %s", g, Duration{maxRefundGrace}, Duration{defaultRefundGrace})
+	case g.Duration > qod.MaxRefundGrace:
+		return c, fmt.Errorf("config game.refund_grace = %s: at most %s, so that every refund comes within the 90 days after the emission's closure (article 5: closure + 29 days to start, 30 to play, then the grace); unset: the default, %s", g, Duration{qod.MaxRefundGrace}, Duration{defaultRefundGrace})
 	}
 
 	if c.Logger == nil {

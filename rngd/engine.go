@@ -115,11 +115,17 @@ func (e *engine) resync(ctx context.Context) error {
 		e.log.Error("couldn't catch the state store up with the log after its outage: draws stay refused", "err", err)
 		return err
 	}
+	e.askSweep() // non-blocking: the gate held does not matter
+	return nil
+}
+
+// askSweep asks sweepLoop for a sweep now (sweepc), without waiting: when
+// one is asked for already, that one does.
+func (e *engine) askSweep() {
 	select {
-	case e.sweepc <- struct{}{}: // non-blocking: the gate held does not matter
+	case e.sweepc <- struct{}{}:
 	default: // one is asked for already
 	}
-	return nil
 }
 
 // gameCache keeps the games in play in memory, as last committed, so that
@@ -259,8 +265,22 @@ func (e *engine) appendLeaf(ctx context.Context, leaf []byte) (uint64, error) {
 // (transparency.Health): it takes no append until it recovers by itself
 // (logRecovers) or is reopened, which only a restart of rngd does.
 func (e *engine) logFailedClosed() bool {
-	h, ok := e.tlog.(transparency.Health)
-	return ok && h.Health() != nil
+	return e.logHealth() != nil
+}
+
+// logHealth is the log's failure when it failed closed
+// (transparency.Health), nil when it did not or cannot tell.
+func (e *engine) logHealth() error {
+	if h, ok := e.tlog.(transparency.Health); ok {
+		return h.Health()
+	}
+	return nil
+}
+
+// refuseLog is logRefusal for a call the log failed with err now: whether
+// it failed closed is read from the log (logFailedClosed).
+func (e *engine) refuseLog(err error, what, retry string) error {
+	return logRefusal(err, e.logFailedClosed(), e.logRecovers, what, retry)
 }
 
 // logRefusal is the refusal of a call that the log failed with err: what

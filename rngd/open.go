@@ -1113,10 +1113,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	// racing it on a game waits for the game's lock. The games' gauges
 	// are counted now (a read of the store).
 	e.countGames()
-	select {
-	case e.sweepc <- struct{}{}: // Serve's sweeper takes it
-	default: // a resync asked for one already
-	}
+	e.askSweep() // Serve's sweeper takes it (or the one a resync asked for)
 	httpHandlers, auditRegister := auditSurfaces(c.log)
 	d := newDaemon(cfg, e, lis, httpHandlers, auditRegister)
 	d.closers = c.closers

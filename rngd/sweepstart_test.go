@@ -60,8 +60,8 @@ func TestSweepAtStart(t *testing.T) {
 			}
 		}
 	}
-	if v, _ := gaugeValue(t, td, "tirage_games_in_refund_grace"); v != 0 {
-		t.Errorf("tirage_games_in_refund_grace = %v after the start's sweep, want 0", v)
+	if v, ok := gaugeValue(t, td, "tirage_games_in_refund_grace"); !ok || v != 0 {
+		t.Errorf("tirage_games_in_refund_grace = %v (registered: %v) after the start's sweep, want 0", v, ok)
 	}
 	a = td.client("server-a")
 	if end := lastEnd(t, a, g.GameId); end.Result != record.ResultExpired || !end.Time.Equal(td.clock.Now()) {

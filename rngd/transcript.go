@@ -42,14 +42,14 @@ func (e *engine) transcript(ctx context.Context, server, id string) ([]byte, err
 	}
 	cp, err := e.tlog.Checkpoint(ctx)
 	if err != nil {
-		return nil, logRefusal(err, e.logFailedClosed(), e.logRecovers, "couldn't read the log's checkpoint", "")
+		return nil, e.refuseLog(err, "couldn't read the log's checkpoint", "")
 	}
 	if cp.Size <= sg.LastIndex {
 		return nil, refuse(reasonCheckpointPending, "no checkpoint covers the game's records yet: retry in a moment")
 	}
 	lk, err := e.loggedKeysUpTo(ctx, cp.Size, true)
 	if err != nil {
-		return nil, logRefusal(err, e.logFailedClosed(), e.logRecovers, "couldn't read log entry (a key announcement)", "")
+		return nil, e.refuseLog(err, "couldn't read log entry (a key announcement)", "")
 	}
 	if keyID == "" && len(rs) > 0 {
 		// No draw yet (a start at the maximum stake): the key the next
@@ -83,13 +83,13 @@ func (e *engine) transcript(ctx context.Context, server, id string) ([]byte, err
 				err = fmt.Errorf("%d entries returned", len(leaves))
 			}
 			if err != nil {
-				return nil, logRefusal(err, e.logFailedClosed(), e.logRecovers, fmt.Sprintf("couldn't read log entry %d", idx), "")
+				return nil, e.refuseLog(err, fmt.Sprintf("couldn't read log entry %d", idx), "")
 			}
 			leaf = leaves[0]
 		}
 		p, err := e.tlog.InclusionProof(ctx, idx, cp.Size)
 		if err != nil {
-			return nil, logRefusal(err, e.logFailedClosed(), e.logRecovers, fmt.Sprintf("couldn't prove log entry %d", idx), "")
+			return nil, e.refuseLog(err, fmt.Sprintf("couldn't prove log entry %d", idx), "")
 		}
 		return &receipt.Logged{Index: idx, Record: string(leaf), Proof: receipt.ProofHex(tlog.RecordProof(p))}, nil
 	}

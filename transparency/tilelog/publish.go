@@ -111,9 +111,7 @@ func (s watchedSigner) Sign(msg []byte) ([]byte, error) {
 type publication struct {
 	size      uint64    // leaves in the latest published checkpoint read
 	published time.Time // its file's modification time
-	readErr   error     // the last read's failure, nil once one succeeds
 	waits     waits
-	oldest    mark // waits' oldest mark; zero size while the checkpoint covers the tree
 }
 
 // waits measures how long each integrated leaf has waited for a checkpoint
@@ -128,6 +126,15 @@ type publication struct {
 type waits struct {
 	marks   []mark    // ascending sizes, each beyond the published size
 	checked time.Time // when the previous check ended (checkPublished)
+}
+
+// oldest is the oldest mark not covered: zero size while the checkpoint
+// covers the tree.
+func (w *waits) oldest() mark {
+	if len(w.marks) == 0 {
+		return mark{}
+	}
+	return w.marks[0]
 }
 
 type mark struct {
@@ -168,10 +175,7 @@ func (w *waits) observe(now time.Time, integrated, published uint64, pause time.
 		}
 		w.marks = append(w.marks, mark{size: integrated, seen: now})
 	}
-	if len(w.marks) == 0 {
-		return mark{}
-	}
-	return w.marks[0]
+	return w.oldest()
 }
 
 // Lag is how far signed checkpoints trail the log (Log.Lag).
@@ -197,14 +201,14 @@ type Lag struct {
 // watch last saw.
 func (l *Log) Lag() Lag {
 	l.watchMu.Lock()
-	w := l.watch
+	w, oldest := l.watch, l.watch.waits.oldest() // marks shares checkPublished's array
 	l.watchMu.Unlock()
 	out := Lag{Size: w.size, Published: w.published}
 	if s := l.sequenced.Load(); s > w.size {
 		out.Unsigned = s - w.size
 	}
-	if w.oldest.size > 0 {
-		out.Waiting = time.Since(w.oldest.seen)
+	if oldest.size > 0 {
+		out.Waiting = time.Since(oldest.seen)
 	}
 	out.Stalled = l.stallErr() != nil
 	return out
@@ -235,17 +239,16 @@ func (l *Log) checkPublished(now time.Time) {
 	period := l.cfg.CheckpointInterval / 2
 	l.watchMu.Lock()
 	w := &l.watch
-	w.readErr = err
-	if err == nil && (cp.Size != w.size || w.published.IsZero()) {
+	if newSize { // unchanged since: only this check writes the watch
 		w.size = cp.Size
 		if !modTime.IsZero() {
 			w.published = modTime
 		}
 	}
-	w.oldest = w.waits.observe(now, integrated, w.size, l.cfg.CheckpointTimeout/2, int(l.cfg.CheckpointTimeout/period)+2)
+	oldest := w.waits.observe(now, integrated, w.size, l.cfg.CheckpointTimeout/2, int(l.cfg.CheckpointTimeout/period)+2)
 	w.waits.checked = time.Now()
-	oldest, seen := w.oldest, w.waits.marks
-	size, late, readErr := w.size, oldest.size > 0 && now.Sub(oldest.seen) > l.cfg.CheckpointTimeout, w.readErr
+	seen := w.waits.marks
+	size, late := w.size, oldest.size > 0 && now.Sub(oldest.seen) > l.cfg.CheckpointTimeout
 	var until uint64
 	if late {
 		until = seen[len(seen)-1].size
@@ -255,8 +258,8 @@ func (l *Log) checkPublished(now time.Time) {
 	l.resume(size)
 	if late {
 		cause := fmt.Errorf("no checkpoint covering leaf %d published within %v (the latest covers %d leaves)", oldest.size-1, l.cfg.CheckpointTimeout, size)
-		if readErr != nil {
-			cause = fmt.Errorf("%w; reading it: %w", cause, readErr)
+		if err != nil {
+			cause = fmt.Errorf("%w; reading it: %w", cause, err)
 		}
 		// Until the tree seen is covered: ending at the late leaf would
 		// stall again at once for the next.

@@ -169,6 +169,9 @@ func TestCheckpointSignerFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if uint64(len(got)) != uint64(sequenced) {
+		t.Fatalf("Entries returned %d leaves, want the %d acknowledged", len(got), sequenced)
+	}
 	for i := range got {
 		if want := fmt.Appendf(nil, "leaf %d", i); !bytes.Equal(got[i], want) {
 			t.Fatalf("leaf %d = %q, want %q", i, got[i], want)

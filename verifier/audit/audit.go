@@ -609,7 +609,6 @@ type frozenDraw struct {
 type job struct {
 	game    string
 	g       receipt.Game
-	ended   bool
 	open    *pending      // not ended: its game, read to the end of the log
 	latest  time.Time     // not ended: the latest record time of the log
 	active  time.Duration // not ended: the log's active time at its end
@@ -963,7 +962,7 @@ func (a *auditor) submit(gid string, p *pending, ended bool) {
 			g.StartDeadline = e.dead
 		}
 	}
-	j := job{game: gid, g: g, ended: ended}
+	j := job{game: gid, g: g}
 	if !ended {
 		j.open, j.latest, j.active = p, a.latest, a.active
 	}
@@ -1014,8 +1013,8 @@ func (a *auditor) timed(index uint64, r record.Record) {
 	if !a.latest.IsZero() && a.latest.Sub(t) > a.cfg.TimeSkew {
 		a.timeBad++
 		if len(a.timeIssues) < maxIssues {
-			a.timeIssues = append(a.timeIssues, verdict.M(verdict.MsgAuditTimeOrder, index, verdict.Term(r.Kind()), stamp(t),
-				a.cfg.TimeSkew, a.latestIdx, verdict.Term(a.latestKind), stamp(a.latest)))
+			a.timeIssues = append(a.timeIssues, verdict.M(verdict.MsgAuditTimeOrder, index, verdict.Term(r.Kind()), promo.FormatTime(t),
+				a.cfg.TimeSkew, a.latestIdx, verdict.Term(a.latestKind), promo.FormatTime(a.latest)))
 		}
 	}
 	if t.After(a.latest) {
@@ -1068,9 +1067,6 @@ func span(d time.Duration) verdict.Msg {
 	return verdict.M(u.one)
 }
 
-// stamp is a record time as the verdict shows it.
-func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
 // unsealed checks a game the log does not end (j.open), whose records
 // verify (p): over, its end must follow within EndDelay of log activity
 // after the game's last record; unfinished, within EndDelay of log
@@ -1088,11 +1084,11 @@ func (a *auditor) unsealed(j job, p *receipt.Played) {
 	case p.Final.Phase.Over():
 		if !o.next.at.IsZero() && j.active-o.next.active > EndDelay {
 			a.issue(verdict.CheckGames, false, verdict.MsgAuditEndMissing, j.game, verdict.Term(p.Final.Phase.String()),
-				o.indices[len(o.indices)-1], span(EndDelay), o.next.index, stamp(o.next.at), stamp(j.latest), span(MaxActiveGap))
+				o.indices[len(o.indices)-1], span(EndDelay), o.next.index, promo.FormatTime(o.next.at), promo.FormatTime(j.latest), span(MaxActiveGap))
 		}
 	case p.Final.Phase != 0 && !o.graced.at.IsZero() && j.active-o.graced.active > EndDelay:
-		a.issue(verdict.CheckGames, false, verdict.MsgAuditNeverSealed, j.game, o.indices[0], stamp(o.expires), span(MaxRefundGrace),
-			span(EndDelay), o.graced.index, stamp(o.graced.at), stamp(j.latest), span(MaxActiveGap))
+		a.issue(verdict.CheckGames, false, verdict.MsgAuditNeverSealed, j.game, o.indices[0], promo.FormatTime(o.expires), span(MaxRefundGrace),
+			span(EndDelay), o.graced.index, promo.FormatTime(o.graced.at), promo.FormatTime(j.latest), span(MaxActiveGap))
 	}
 }
 
@@ -1324,6 +1320,7 @@ type givenRules struct {
 	sum       [32]byte // promo.RulesHash
 	hash      string   // sum in lowercase hex, as promo.FreezeRules gives a freeze's
 	frozen    int      // freezes committing to it (the reading goroutine's)
+	parsed    *promo.Rules
 }
 
 // ruledFreeze is a freeze committing to a rules file given, to be checked
@@ -1352,7 +1349,7 @@ func parseRules(files []RulesFile) ([]*givenRules, error) {
 			return nil, verdict.Errorf(verdict.MsgAuditRulesBad, f.Name, oneLine{err})
 		}
 		h := promo.RulesHash(f.Data)
-		g := &givenRules{file: f, operation: r.Operation, sum: h, hash: hex.EncodeToString(h[:])}
+		g := &givenRules{file: f, operation: r.Operation, sum: h, hash: hex.EncodeToString(h[:]), parsed: r}
 		if !seen[g.hash] {
 			seen[g.hash] = true
 			out = append(out, g)
@@ -1404,7 +1401,8 @@ func (a *auditor) matchRules(index uint64, f *record.PromoFreeze) {
 // misbehaviour: the appliance signed the freeze, and its ceremony refuses
 // a freeze or a time against the rules (promo.Ceremony, Rules.CheckFreeze).
 func (a *auditor) checkRules(r ruledFreeze, drawn time.Time) {
-	rules, j, err := promo.RulesOfFreeze(r.rules.file.Data, r.freeze)
+	rules := r.rules.parsed
+	j, err := rules.FrozenDraw(r.freeze)
 	if err == nil {
 		err = rules.CheckFreeze(j, r.freeze, drawn)
 	}

@@ -379,7 +379,10 @@ func TestAuditTimeOrder(t *testing.T) {
 		// A start logged after records timed two days past its
 		// emission's start deadline, dated before it.
 		a := logWith(t, 2, nil)
-		deadline, _ := qod.StartDeadline("2026-11-30", a.Location)
+		deadline, err := qod.StartDeadline("2026-11-30", a.Location)
+		if err != nil {
+			t.Fatal(err)
+		}
 		a.Now = deadline.Add(48 * time.Hour)
 		emission(t, a, "E2", "2027-01-31", 10)
 		o := startHand(t, a, "g-e2", "E2", [32]byte{2}, a.Now.Add(time.Minute))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,7 +59,7 @@ func TestRead(t *testing.T) {
 	tickets := sample("E1", 3)
 	file := "# comment\r\n\r\n" + tickets[0].Line() + "\r\n" + tickets[1].Line() + "\n" + tickets[2].Line()
 	var back []Ticket
-	if err := Read(strings.NewReader(file), func(t Ticket) error { back = append(back, t); return nil }); err != nil || len(back) != 3 || back[2] != tickets[2] {
+	if err := Read(strings.NewReader(file), func(t Ticket) error { back = append(back, t); return nil }); err != nil || !slices.Equal(back, tickets) {
 		t.Fatalf("read back %v: %v", back, err)
 	}
 	for bad, want := range map[string]string{

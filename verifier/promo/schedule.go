@@ -93,12 +93,22 @@ func RulesOfFreeze(rulesFile []byte, f *record.PromoFreeze) (*Rules, int, error)
 	if err != nil {
 		return nil, -1, fmt.Errorf("the frozen rules file: %w", err)
 	}
+	j, err := r.FrozenDraw(f)
+	if err != nil {
+		return nil, -1, err
+	}
+	return r, j, nil
+}
+
+// FrozenDraw returns the index in Draws of the draw freeze f names, or
+// MsgPromoRulesNoDraw when the rules have no such draw.
+func (r *Rules) FrozenDraw(f *record.PromoFreeze) (int, error) {
 	op, id, _ := strings.Cut(f.Draw, "/")
 	j := r.DrawIndex(id)
 	if op != r.Operation || j < 0 {
-		return nil, -1, verdict.Errorf(verdict.MsgPromoRulesNoDraw, f.Draw)
+		return -1, verdict.Errorf(verdict.MsgPromoRulesNoDraw, f.Draw)
 	}
-	return r, j, nil
+	return j, nil
 }
 
 // RulesContradiction reports whether id, the reason RulesOfFreeze,

@@ -92,7 +92,7 @@ var (
 	ErrExpired      = errors.New("30-day play window over: expire the game") // art. 2.2.5: the caller should Expire
 	ErrNotExpired   = errors.New("play window not over yet")                 // Expire before the deadline
 	ErrTimeOrder    = errors.New("event time before the game's last event")  // the clock went backwards
-	ErrTicketPlayed = errors.New("ticket code already played")               // a code starts one game only (the daemon checks, see TicketKey)
+	ErrTicketPlayed = errors.New("ticket code already played")               // a code starts one game only (the daemon checks)
 )
 
 // Phase is where a game stands.
@@ -216,12 +216,6 @@ func SealedPlayDeadline(started, expires time.Time, loc *time.Location) bool {
 		loc = time.UTC
 	}
 	return started.Before(PlayDeadlineFloorFrom) && expires.Equal(started.In(loc).AddDate(0, 0, 30))
-}
-
-// TicketKey names a ticket across emissions, for the daemon's "a code plays
-// once" index; a second start for the same key is ErrTicketPlayed.
-func TicketKey(emission string, ticket [32]byte) string {
-	return fmt.Sprintf("%s/%x", emission, ticket[:])
 }
 
 // NewGame starts a game ("CONTINUER"): it checks the start deadline and the

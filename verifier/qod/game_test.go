@@ -200,9 +200,6 @@ func TestStartRules(t *testing.T) {
 	if err != nil || g.Multipliers != [4]int{2, 2, 2, 2} || g.Amounts[3] != 80_000_000 {
 		t.Errorf("50,000 €: %+v, %v", g, err)
 	}
-	if TicketKey("E", [32]byte{1}) != "E/0100000000000000000000000000000000000000000000000000000000000000" {
-		t.Error("TicketKey")
-	}
 }
 
 // TestTimeRules pins down the reading of "vingt-neuf jours suivant la date

@@ -106,6 +106,9 @@ func TestReplayOneKeyPerGame(t *testing.T) {
 
 	// S = 50,000 €: the start draws nothing, the first pick fixes the key.
 	for i := 0; ; i++ {
+		if i == 200 {
+			t.Fatal("no S = 50,000 € game still playing after its first pick in 200")
+		}
 		big := startGame(t, k1, fmt.Sprintf("max-two-keys-%d", i), qod.MaxStake)
 		big.pickUnder("vrf-2", k2)
 		if big.g.Phase != qod.Playing {

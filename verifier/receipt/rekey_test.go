@@ -117,6 +117,9 @@ func TestReceiptWithoutAlpha(t *testing.T) {
 	// another α) and never logs the end.
 	var beta []byte
 	for i := 0; ; i++ {
+		if i == 200 {
+			t.Fatal("no losing β for pick 2 in 200")
+		}
 		b := record.LeafHash([]byte{byte(i), byte(i >> 8)})
 		if losing, _ := receipt.PickLosing(1, 2, b[:]); losing {
 			beta = b[:]
@@ -156,6 +159,9 @@ func TestReceiptWithoutAlpha(t *testing.T) {
 
 	// Honest: a lost game's receipts carry α, the losing pick's too.
 	for i := 0; ; i++ {
+		if i == 200 {
+			t.Fatal("no game lost in 200")
+		}
 		l := play(t, a, receipttest.Play{Game: "g-lost-" + string(rune('a'+i))})
 		if l.Final.Phase != qod.Lost {
 			continue
