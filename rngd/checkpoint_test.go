@@ -62,10 +62,14 @@ func TestCheckpointStall(t *testing.T) {
 			}
 		}
 	}
+	unsigned := func() bool { v, ok := gaugeValue(t, td, "tirage_log_unsigned_leaves"); return ok && v == 0 }
 	start(t, a, codes[1])
 	if v, ok := gaugeValue(t, td, "tirage_log_checkpoint_stalled"); !ok || v != 0 {
 		t.Fatalf("tirage_log_checkpoint_stalled = %v (registered: %v), want 0", v, ok)
 	}
+	// A start is acknowledged once journaled: its checkpoint may still be
+	// on its way. Wait for it, so that the failing key meets the next one.
+	waitFor("a checkpoint covering the first start", unsigned)
 
 	// The key fails: the next checkpoint, of the next record, is not signed.
 	ls.fail.Store(true)
@@ -102,7 +106,7 @@ func TestCheckpointStall(t *testing.T) {
 			t.Errorf("%s = %v (registered: %v) after recovery, want %v", name, v, ok, want)
 		}
 	}
-	waitFor("a checkpoint covering the tree", func() bool { v, ok := gaugeValue(t, td, "tirage_log_unsigned_leaves"); return ok && v == 0 })
+	waitFor("a checkpoint covering the tree", unsigned)
 }
 
 // log.checkpoint_timeout: 0 is the embedded log's default; otherwise 1s to
