@@ -125,7 +125,8 @@ func auditDaemon(t *testing.T, td *testDaemon) *audit.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := audit.Run(ctx, audit.Config{Fetch: httpLog("http://" + td.d.Addrs().HTTP), LogKeys: keys, Location: td.d.engine.loc, Workers: 1})
+	res, err := audit.Run(ctx, audit.Config{Fetch: httpLog("http://" + td.d.Addrs().HTTP), LogKeys: keys, Location: td.d.engine.loc, Workers: 1,
+		Now: td.clock.Now}) // the daemon's clock, which tests move forward
 	if err != nil {
 		t.Fatal(err)
 	}

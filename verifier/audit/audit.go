@@ -141,6 +141,11 @@ type Config struct {
 	// TimeSkew bounds how much earlier than a record logged before it a
 	// record the engine timed may be (0: MaxTimeSkew). See MaxTimeSkew.
 	TimeSkew time.Duration
+	// Now is the auditor's clock (nil: time.Now), read once per checkpoint
+	// audited, after it is fetched: every record the checkpoint covers was
+	// logged by then, so one the engine timed more than TimeSkew after it
+	// was timed falsely (dated ahead). Tests inject it.
+	Now func() time.Time
 	// Manifests are ticket manifest files (rngverify audit --manifest),
 	// read by ReadManifest. Each is matched by its root with the manifest
 	// records of the log, and every game start of an emission is checked
@@ -170,7 +175,10 @@ type Config struct {
 // is made by rngctl keys init, possibly days before rngd appends it),
 // promotion freezes and draws (a ceremony whose append failed sends the
 // very same record again, later) and attestations are made ahead of
-// their append: their times are not compared.
+// their append: their times are not compared. A record the engine timed
+// may not be timed more than MaxTimeSkew after the audit's clock either
+// (Config.Now): a record dated ahead at the log's tail, which no record
+// logged after it contradicts, fails while its date is still to come.
 const MaxTimeSkew = 10 * time.Minute
 
 // EndDelay is how much log activity may go by without the end of a game
@@ -254,6 +262,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if cfg.TimeSkew <= 0 {
 		cfg.TimeSkew = MaxTimeSkew
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	rules, err := parseRules(cfg.Rules)
 	if err != nil {
@@ -382,6 +393,7 @@ func wait(ctx context.Context, d time.Duration) error {
 
 // read audits the entries [from, cp.Size), hashes read through hr (cp's tree).
 func (a *auditor) read(ctx context.Context, hr tlog.HashReader, from int64, cp *checkpoint.Checkpoint) error {
+	a.now = a.cfg.Now() // cp was fetched before: its records were logged by now
 	for start := from / 256 * 256; start < cp.Size; start += 256 {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -699,7 +711,8 @@ type auditor struct {
 	active     time.Duration
 	activeAt   time.Time
 	graces     graceQueue    // games not ended, by the end of their refund grace
-	timeBad    int           // records timed against log order
+	now        time.Time     // the auditor's clock when the checkpoint read was fetched
+	timeBad    int           // records timed against log order, or after now
 	timeIssues []verdict.Msg // the first maxIssues of them
 
 	jobs chan job
@@ -1015,6 +1028,13 @@ func (a *auditor) timed(index uint64, r record.Record) {
 		if len(a.timeIssues) < maxIssues {
 			a.timeIssues = append(a.timeIssues, verdict.M(verdict.MsgAuditTimeOrder, index, verdict.Term(r.Kind()), promo.FormatTime(t),
 				a.cfg.TimeSkew, a.latestIdx, verdict.Term(a.latestKind), promo.FormatTime(a.latest)))
+		}
+	}
+	if t.Sub(a.now) > a.cfg.TimeSkew {
+		a.timeBad++
+		if len(a.timeIssues) < maxIssues {
+			a.timeIssues = append(a.timeIssues, verdict.M(verdict.MsgAuditTimeAhead, index, verdict.Term(r.Kind()), promo.FormatTime(t),
+				a.cfg.TimeSkew, promo.FormatTime(a.now)))
 		}
 	}
 	if t.After(a.latest) {

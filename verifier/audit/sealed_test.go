@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"tirage.fr/tirage/verifier/audit"
+	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/receipt/receipttest"
@@ -372,8 +374,26 @@ func TestAuditTimeOrder(t *testing.T) {
 			t.Fatal("g-victim's pick lost: pick another ticket")
 		}
 		m.end(t, m.g.Expires)
+		tail := a.Fork(a.Size())
 		play(t, a, "after", 3)
 		want(t, a, verdict.CheckRecord, verdict.StatusFail, "timed against log order", "(pick) is timed", "(game_end, timed "+m.g.Expires.UTC().Format(time.RFC3339))
+		// The same expiry as the last record of the log: no record after
+		// it contradicts it, the audit's clock does.
+		want(t, tail, verdict.CheckRecord, verdict.StatusFail, "timed against log order or ahead", "(game_end) is timed "+stamp(m.g.Expires),
+			"more than 10m0s after this audit read the checkpoint that holds it ("+stamp(tail.Now)+")")
+		// Audited once its date has come, it is not ahead of the clock (a
+		// later audit of a log that took no more records).
+		tail.Now = m.g.Expires.Add(time.Hour)
+		want(t, tail, verdict.CheckRecord, verdict.StatusPass)
+	})
+	t.Run("ahead within the tolerance", func(t *testing.T) {
+		// The clocks of rngd and of the auditor differ by 9 minutes.
+		a := logWith(t, 2, nil)
+		clock := a.Now
+		a.Now = clock.Add(9 * time.Minute)
+		emission(t, a, "E2", "2027-01-31", 10)
+		a.Now = clock
+		want(t, a, verdict.CheckRecord, verdict.StatusPass)
 	})
 	t.Run("backdated start", func(t *testing.T) {
 		// A start logged after records timed two days past its
@@ -391,6 +411,33 @@ func TestAuditTimeOrder(t *testing.T) {
 		late.pick(t, 1, deadline.Add(-time.Hour+time.Minute), nil)
 		want(t, a, verdict.CheckRecord, verdict.StatusFail, "timed against log order", "(game_start) is timed "+deadline.Add(-time.Hour).UTC().Format(time.RFC3339))
 	})
+}
+
+// TestAuditClock: without Config.Now the audit's clock is the time of day:
+// a record dated an hour after it fails, one dated now passes.
+func TestAuditClock(t *testing.T) {
+	keyed := func(a *receipttest.Appliance) audit.Config {
+		keys, err := checkpoint.ParseKeys(string(a.LogKeyFile()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return audit.Config{Fetch: files(a.Tiles()), LogKeys: keys, Workers: 1, Location: a.Location, VRFPins: []string{a.VRFFingerprint()}}
+	}
+	for name, tc := range map[string]struct {
+		ahead time.Duration
+		want  verdict.Status
+	}{"now": {0, verdict.StatusPass}, "an hour ahead": {time.Hour, verdict.StatusFail}} {
+		a := logWith(t, 2, nil)
+		a.Now = time.Now().Truncate(time.Second).Add(tc.ahead)
+		emission(t, a, "E2", "2099-12-31", 10)
+		res, err := audit.Run(t.Context(), keyed(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := res.Verdict.Find(verdict.CheckRecord); c == nil || c.Status != tc.want || (tc.want == verdict.StatusFail && !strings.Contains(c.Detail, "dated ahead")) {
+			t.Errorf("%s: want record %s:\n%s", name, tc.want, res.Verdict.Text("en"))
+		}
+	}
 }
 
 // TestAuditTicketTwoEmissions: a ticket is the hash of its code alone, and

@@ -52,8 +52,8 @@ var lineOf = regexp.MustCompile(`^manifest line (\d+): `)
 // FuzzRead: a ticket manifest comes from the game server's operator
 // (rngctl emission import), is re-read to rebuild the daemon's state, and
 // is given to rngverify audit --manifest. Whatever Read accepts, it hands
-// over one canonical ticket per ticket line, in order, and the tickets'
-// lines read back the same; a refusal names its line; an error of fn comes
+// over one canonical ticket per ticket line, in order, each printing as its
+// line (lines found apart from Read); a refusal names its line; an error of fn comes
 // back as is.
 func FuzzRead(f *testing.F) {
 	tickets := sample("E1", 8)
@@ -96,26 +96,24 @@ func FuzzRead(f *testing.F) {
 			}
 			return
 		}
-		var canon strings.Builder
-		for _, tk := range got {
+		// The input's ticket lines, read apart from Read: lines split at
+		// "\n", one "\r" before it dropped, blank and "#" lines skipped.
+		var want []string
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			l = bytes.TrimSuffix(l, []byte("\r"))
+			if len(l) > 0 && l[0] != '#' {
+				want = append(want, string(l))
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d tickets from %d ticket lines", len(got), len(want))
+		}
+		for i, tk := range got {
 			if p, err := ParseTicket(tk.Line()); err != nil || p != tk {
 				t.Fatalf("handed over a ticket that is not canonical: %+v: %v", tk, err)
 			}
-			canon.WriteString(tk.Line() + "\n")
-		}
-		if len(got) > lines {
-			t.Fatalf("%d tickets from %d lines", len(got), lines)
-		}
-		var back []Ticket
-		if err := Read(strings.NewReader(canon.String()), func(tk Ticket) error { back = append(back, tk); return nil }); err != nil {
-			t.Fatalf("the tickets' lines do not read back: %v", err)
-		}
-		if len(back) != len(got) {
-			t.Fatalf("%d tickets read back as %d", len(got), len(back))
-		}
-		for i := range got {
-			if back[i] != got[i] {
-				t.Fatalf("ticket %d: %+v reads back as %+v", i, got[i], back[i])
+			if tk.Line() != want[i] {
+				t.Fatalf("ticket %d prints %q, its line is %q", i, tk.Line(), want[i])
 			}
 		}
 		// fn's error stops the reading at once and comes back as is.

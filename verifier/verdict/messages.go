@@ -764,6 +764,7 @@ const (
 	MsgAuditNeverSealed       MsgID = "audit-never-sealed"
 	MsgAuditTimeOrder         MsgID = "audit-time-order"
 	MsgAuditTimesBad          MsgID = "audit-times-bad"
+	MsgAuditTimeAhead         MsgID = "audit-time-ahead"
 	MsgTicketOtherEmission    MsgID = "ticket-other-emission"
 	MsgAuditStartUnmanifested MsgID = "audit-start-unmanifested"
 	// Durations in audit messages, in the largest unit that divides them.
@@ -2295,8 +2296,10 @@ Code de sortie :
 	MsgSpanSeconds: {"%d seconds", "%d secondes"},
 	MsgAuditTimeOrder: {"entry %d (%s) is timed %s, more than %s before entry %d (%s, timed %s), logged before it: one of the two times is false",
 		"l'entrée %d (%s) est datée du %s, plus de %s avant l'entrée %d (%s, datée du %s), journalisée avant elle : l'une des deux dates est fausse"},
-	MsgAuditTimesBad: {"%d timed against log order (tolerance %s): %s",
-		"%d datée(s) à rebours de l'ordre du journal (tolérance %s) : %s"},
+	MsgAuditTimeAhead: {"entry %d (%s) is timed %s, more than %s after this audit read the checkpoint that holds it (%s): it was dated ahead",
+		"l'entrée %d (%s) est datée du %s, plus de %s après la lecture par cet audit du point de contrôle qui la contient (%s) : elle a été datée en avance"},
+	MsgAuditTimesBad: {"%d timed against log order or ahead (tolerance %s): %s",
+		"%d datée(s) à rebours de l'ordre du journal ou en avance (tolérance %s) : %s"},
 	MsgTicketOtherEmission: {"game %s (entry %d, emission %q): its ticket already played game %s under emission %q, and a ticket's code belongs to one emission",
 		"partie %s (entrée %d, émission « %s ») : son ticket a déjà joué la partie %s sous l'émission « %s », or le code d'un ticket appartient à une seule émission"},
 	MsgAuditStartUnmanifested: {"game %s (entry %d) is start %d of emission %q, whose manifests logged before it hold %d tickets",
