@@ -36,6 +36,27 @@ func (s *SoftHSM) DeletePublicKey(t testing.TB, tok SoftHSMToken, label string) 
 // labelled label.
 func (s *SoftHSM) withPublicKey(t testing.TB, tok SoftHSMToken, label string, f func(*p11.Ctx, p11.SessionHandle, p11.ObjectHandle) error) {
 	t.Helper()
+	s.Session(t, tok, true, func(ctx *p11.Ctx, sh p11.SessionHandle) {
+		tmpl := []*p11.Attribute{p11.NewAttribute(p11.CKA_CLASS, p11.CKO_PUBLIC_KEY), p11.NewAttribute(p11.CKA_LABEL, label)}
+		if err := ctx.FindObjectsInit(sh, tmpl); err != nil {
+			t.Fatal(err)
+		}
+		objs, _, err := ctx.FindObjects(sh, 2)
+		ctx.FindObjectsFinal(sh)
+		if err != nil || len(objs) != 1 {
+			t.Fatalf("public key objects labelled %q on token %q: %d, %v", label, tok.Label, len(objs), err)
+		}
+		if err := f(ctx, sh, objs[0]); err != nil {
+			t.Fatalf("public key object %q on token %q: %v", label, tok.Label, err)
+		}
+	})
+}
+
+// Session runs f in a read-write session of tok, logged in as its user if
+// login is set; without, f does what anyone with access to the token can
+// do without its PIN. No token of s may be open in this process.
+func (s *SoftHSM) Session(t testing.TB, tok SoftHSMToken, login bool, f func(*p11.Ctx, p11.SessionHandle)) {
+	t.Helper()
 	ctx := p11.New(s.Module)
 	if ctx == nil {
 		t.Fatalf("couldn't load %s", s.Module)
@@ -59,22 +80,13 @@ func (s *SoftHSM) withPublicKey(t testing.TB, tok SoftHSMToken, label string, f 
 			t.Fatal(err)
 		}
 		defer ctx.CloseSession(sh)
-		if err := ctx.Login(sh, p11.CKU_USER, string(tok.PIN)); err != nil {
-			t.Fatal(err)
+		if login {
+			if err := ctx.Login(sh, p11.CKU_USER, string(tok.PIN)); err != nil {
+				t.Fatal(err)
+			}
+			defer ctx.Logout(sh)
 		}
-		defer ctx.Logout(sh)
-		tmpl := []*p11.Attribute{p11.NewAttribute(p11.CKA_CLASS, p11.CKO_PUBLIC_KEY), p11.NewAttribute(p11.CKA_LABEL, label)}
-		if err := ctx.FindObjectsInit(sh, tmpl); err != nil {
-			t.Fatal(err)
-		}
-		objs, _, err := ctx.FindObjects(sh, 2)
-		ctx.FindObjectsFinal(sh)
-		if err != nil || len(objs) != 1 {
-			t.Fatalf("public key objects labelled %q on token %q: %d, %v", label, tok.Label, len(objs), err)
-		}
-		if err := f(ctx, sh, objs[0]); err != nil {
-			t.Fatalf("public key object %q on token %q: %v", label, tok.Label, err)
-		}
+		f(ctx, sh)
 		return
 	}
 	t.Fatalf("no token labelled %q", tok.Label)

@@ -66,6 +66,9 @@ func (t *Token) DestroyKey(label string) error {
 			if err := t.ctx.DestroyObject(sh, o.priv); err != nil {
 				return err
 			}
+			if o.pubs != 1 {
+				continue
+			}
 			if err := t.ctx.DestroyObject(sh, o.pub); err != nil {
 				return err
 			}

@@ -25,7 +25,15 @@
 // reports it extractable or not sensitive is refused at generation and at
 // use, and so is one not generated on the token (imported, or once
 // extractable or not sensitive: CKA_ALWAYS_SENSITIVE or CKA_NEVER_EXTRACTABLE
-// false), whose private half has existed outside it. A key's purpose follows
+// false), whose private half has existed outside it, and so is one marked
+// CKA_PRIVATE false, which anyone with access to the token may use without
+// the PIN (a key pair can be generated on a token without logging in). A
+// key pair is a private key and the one public key object of its label and
+// ID; a label held by several private keys, or a private key with no or
+// several such public key objects, is refused by VRFProver and Signer and
+// left out by Keys (public key objects can be added and removed without
+// the PIN), and an RSA public key object must carry its private key's
+// modulus. A key's purpose follows
 // from its type: RSA keys are VRF keys, EC and EC-Edwards keys are signing
 // keys; other objects on the token, and RSA keys that cannot be RSA-FDH-VRF
 // keys, are ignored.

@@ -544,6 +544,7 @@ type object struct {
 	id      []byte
 	priv    p11.ObjectHandle
 	pub     p11.ObjectHandle
+	pubs    int // objects: the public key objects of its label and ID; pub is set only if it is 1
 }
 
 func (t *Token) find(sh p11.SessionHandle, tmpl []*p11.Attribute) ([]p11.ObjectHandle, error) {
@@ -602,15 +603,18 @@ func (t *Token) list(sh p11.SessionHandle, class uint, label string) ([]object, 
 	return out, nil
 }
 
-// objects lists the key pairs with a private key (and the label, if set):
-// its public key object is the one of the same label and ID.
+// objects lists the private keys (of the label, if set), each with its
+// public key object: the one of the same label and ID. Every private key is
+// listed, also one without exactly one such public key object (pubs says
+// how many there are; pub is then zero): a private key must not drop out of
+// sight because someone added or removed a public key object, which anyone
+// with access to the token can do without the PIN.
 func (t *Token) objects(sh p11.SessionHandle, label string) ([]object, error) {
 	privs, err := t.list(sh, p11.CKO_PRIVATE_KEY, label)
 	if err != nil {
 		return nil, err
 	}
-	var out []object
-	for _, obj := range privs {
+	for i, obj := range privs {
 		pubs, err := t.find(sh, []*p11.Attribute{
 			p11.NewAttribute(p11.CKA_CLASS, p11.CKO_PUBLIC_KEY),
 			p11.NewAttribute(p11.CKA_LABEL, obj.label),
@@ -619,14 +623,12 @@ func (t *Token) objects(sh p11.SessionHandle, label string) ([]object, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(pubs) != 1 {
-			t.log.Debug("pkcs11: private key without one matching public key skipped", "label", obj.label, "public", len(pubs))
-			continue
+		privs[i].pubs = len(pubs)
+		if len(pubs) == 1 {
+			privs[i].pub = pubs[0]
 		}
-		obj.pub = pubs[0]
-		out = append(out, obj)
 	}
-	return out, nil
+	return privs, nil
 }
 
 // ulong decodes a CK_ULONG attribute (native byte order, 4 or 8 bytes).
@@ -647,7 +649,7 @@ func (t *Token) key(sh p11.SessionHandle, obj object) (hsm.Key, crypto.PublicKey
 	case p11.CKK_RSA:
 		a, err := t.attrs(sh, obj.pub, p11.CKA_MODULUS, p11.CKA_PUBLIC_EXPONENT)
 		if err != nil {
-			return k, nil, nil, err
+			return k, nil, nil, fmt.Errorf("%w: key %q: %w", hsm.ErrUnavailable, obj.label, err)
 		}
 		// An RSA key that cannot be an RSA-FDH-VRF key (another
 		// application's, on a shared token) is unsupported, like a key on
@@ -664,12 +666,25 @@ func (t *Token) key(sh p11.SessionHandle, obj object) (hsm.Key, crypto.PublicKey
 		if err != nil {
 			return k, nil, nil, fmt.Errorf("%w: RSA key %q is not an RSA-FDH-VRF key: %w", hsm.ErrUnsupported, obj.label, err)
 		}
+		// The public key object is matched to its private key by label
+		// and ID only, and anyone with access to the token may replace a
+		// public object without the PIN. An RSA private key shows its
+		// modulus: the listed public key must be that key's.
+		if obj.priv != 0 {
+			pa, err := t.attrs(sh, obj.priv, p11.CKA_MODULUS)
+			if err != nil {
+				return k, nil, nil, fmt.Errorf("%w: key %q: %w", hsm.ErrUnavailable, obj.label, err)
+			}
+			if new(big.Int).SetBytes(pa[p11.CKA_MODULUS]).Cmp(new(big.Int).SetBytes(a[p11.CKA_MODULUS])) != 0 {
+				return k, nil, nil, fmt.Errorf("RSA key %q: its public key object is not the public half of its private key (another modulus)", obj.label)
+			}
+		}
 		k.Purpose, k.Algorithm, k.Public = hsm.PurposeVRF, string(vrf.SuiteRSAFDH256), pk.Bytes()
 		return k, nil, pk, nil
 	case p11.CKK_EC, ckkECEdwards:
 		a, err := t.attrs(sh, obj.pub, p11.CKA_EC_PARAMS, p11.CKA_EC_POINT)
 		if err != nil {
-			return k, nil, nil, err
+			return k, nil, nil, fmt.Errorf("%w: key %q: %w", hsm.ErrUnavailable, obj.label, err)
 		}
 		pub, alg, err := ecPublic(obj.keyType, a[p11.CKA_EC_PARAMS], a[p11.CKA_EC_POINT])
 		if err != nil {
@@ -734,7 +749,26 @@ func (t *Token) Keys() ([]hsm.Key, error) {
 		if err != nil {
 			return nil, err
 		}
-		return t.describe(sh, objs)
+		// Only key pairs are listed, and only under a label that one
+		// private key holds: of two private keys under one label, which
+		// one is the key of that label cannot be told, and listing one
+		// would show its public key as the label's (lookup refuses them).
+		privs := map[string]int{}
+		for _, o := range objs {
+			privs[o.label]++
+		}
+		pairs := objs[:0]
+		for _, o := range objs {
+			switch {
+			case privs[o.label] > 1:
+				t.log.Warn("pkcs11: key not listed: several private keys share its label", "token", t.label, "label", o.label, "private", privs[o.label])
+			case o.pubs != 1:
+				t.log.Debug("pkcs11: private key without one matching public key skipped", "label", o.label, "public", o.pubs)
+			default:
+				pairs = append(pairs, o)
+			}
+		}
+		return t.describe(sh, pairs)
 	})
 	if err != nil {
 		if !errors.Is(err, hsm.ErrUnavailable) {
@@ -784,7 +818,10 @@ func (t *Token) publicKeys(want []string) ([]hsm.Key, error) {
 		}
 		keys, err := t.describe(sh, objs)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)
+			if !errors.Is(err, hsm.ErrUnavailable) {
+				err = fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)
+			}
+			return nil, err
 		}
 		for i := 1; i < len(keys); i++ {
 			if keys[i].Label == keys[i-1].Label {
@@ -826,10 +863,14 @@ func (t *Token) lookup(label, purpose string) (found, error) {
 			return found{}, fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)
 		}
 		if len(objs) > 1 {
-			return found{}, fmt.Errorf("token %q holds %d keys labelled %q: remove all but one", t.label, len(objs), label)
+			return found{}, fmt.Errorf("token %q holds %d private keys labelled %q: remove all but one", t.label, len(objs), label)
 		}
 		if len(objs) == 0 {
 			return found{}, fmt.Errorf("%w: no %s key labelled %q on token %q", hsm.ErrNotFound, purpose, label, t.label)
+		}
+		if objs[0].pubs != 1 {
+			return found{}, fmt.Errorf("key %q on token %q has %d public key objects of its label and ID, want one: refusing to use it",
+				label, t.label, objs[0].pubs)
 		}
 		k, p, vp, err := t.key(sh, objs[0])
 		if err != nil {
@@ -852,12 +893,19 @@ func (t *Token) lookup(label, purpose string) (found, error) {
 // CKA_NEVER_EXTRACTABLE false, and whoever imported it may still hold it.
 func (t *Token) checkProtected(sh p11.SessionHandle, obj object) error {
 	a, err := t.attrs(sh, obj.priv, p11.CKA_SENSITIVE, p11.CKA_EXTRACTABLE, p11.CKA_SIGN,
-		p11.CKA_ALWAYS_SENSITIVE, p11.CKA_NEVER_EXTRACTABLE)
+		p11.CKA_ALWAYS_SENSITIVE, p11.CKA_NEVER_EXTRACTABLE, p11.CKA_PRIVATE)
 	if err != nil {
 		return fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)
 	}
 	if !isTrue(a[p11.CKA_SENSITIVE]) || isTrue(a[p11.CKA_EXTRACTABLE]) || !isTrue(a[p11.CKA_SIGN]) {
 		return fmt.Errorf("key %q on token %q is extractable, not sensitive or cannot sign: refusing to use it", obj.label, t.label)
+	}
+	// A private key marked CKA_PRIVATE false can be used by anyone with
+	// access to the token, without the PIN: whoever made it so (a key pair
+	// can be generated on the token without logging in) can compute every
+	// proof and signature it makes.
+	if !isTrue(a[p11.CKA_PRIVATE]) {
+		return fmt.Errorf("key %q on token %q is usable without login (CKA_PRIVATE false): refusing to use it", obj.label, t.label)
 	}
 	if !isTrue(a[p11.CKA_ALWAYS_SENSITIVE]) || !isTrue(a[p11.CKA_NEVER_EXTRACTABLE]) {
 		return fmt.Errorf("key %q on token %q was not generated on it (imported, or once extractable or not sensitive: "+
