@@ -803,11 +803,11 @@ func (e *EntropyConfig) check(dev bool) error {
 			perByte := s.MinEntropy * float64(8/bits)
 			n, what := s.SeedBytes, ""
 			if n == 0 {
-				d := math.Ceil(float64(entropy.DefaultRequiredEntropy) / perByte)
+				d := entropy.DefaultSeedBytes(entropy.DefaultRequiredEntropy, perByte)
 				if d > 1<<16 { // and too slow to read within read_timeout
-					return fmt.Errorf("config %s.min_entropy = %g (kind %q): the default seed_bytes would be %.0f raw bytes per seed, more than 65536", key, s.MinEntropy, s.Kind, d)
+					return fmt.Errorf("config %s.min_entropy = %g (kind %q): the default seed_bytes would be %d raw bytes per seed, more than 65536", key, s.MinEntropy, s.Kind, d)
 				}
-				n, what = int(d), " (default)"
+				n, what = d, " (default)"
 			}
 			c := float64(n) * perByte
 			total += c

@@ -190,9 +190,27 @@ func (s *SourceConfig) checkPhysical(i, required int) error {
 		return fmt.Errorf("entropy: config Sources[%d] (%s): MinEntropy = %g bits per %d-bit sample, want 0 < H ≤ %d", i, s.Name, s.MinEntropy, s.SampleBits, s.SampleBits)
 	}
 	if s.SeedBytes == 0 {
-		s.SeedBytes = int(math.Ceil(float64(required) / s.perByte()))
+		s.SeedBytes = DefaultSeedBytes(required, s.perByte())
 	}
 	return nil
+}
+
+// DefaultSeedBytes is a physical source's default SeedBytes: the fewest raw
+// bytes whose credit, n × perByte bits as New computes it, meets required.
+// The quotient may round down to an n whose credit is just under required
+// in float64 (339 / 1.13 = 300, but 300 × 1.13 = 338.99999999999994): one
+// more byte then meets it. A count beyond math.MaxInt32 (a minute
+// min-entropy) is returned as math.MaxInt32, for the caller to refuse.
+func DefaultSeedBytes(required int, perByte float64) int {
+	d := math.Ceil(float64(required) / perByte)
+	if d >= math.MaxInt32 {
+		return math.MaxInt32
+	}
+	n := int(d)
+	if float64(n)*perByte < float64(required) {
+		n++
+	}
+	return n
 }
 
 // perByte is the entropy credited to one raw byte of a physical source.

@@ -33,11 +33,12 @@
 // that stopped answering) fails the "timeout" test the same way: each read
 // runs on a goroutine of its own, and a stalled one is abandoned, never
 // duplicated — a source has at most one read outstanding. Each seed
-// needs Config.RequiredEntropy credited bits (SeedBytes × H summed over the
-// healthy physical sources). When the healthy sources fall short, Read and
-// Healthy return an error wrapping ErrUnhealthy and one *HealthError per
-// failed source (which source, which test), Read returns no bytes, the
-// metric tirage_entropy_generator_healthy drops to 0 and an error is logged.
+// needs Config.RequiredEntropy credited bits (SeedBytes × 8/SampleBits × H
+// summed over the healthy physical sources). When the healthy sources fall
+// short, Read and Healthy return an error wrapping ErrUnhealthy and one
+// *HealthError per failed source (which source, which test), Read returns no
+// bytes, the metric tirage_entropy_generator_healthy drops to 0 and an error
+// is logged.
 // Nothing recovers by itself: an operator calls Retest, which re-runs the
 // start-up tests on every physical source and instantiates a fresh DRBG
 // (docs/entropy.md).

@@ -765,3 +765,112 @@ func TestConcurrentReads(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestConditionKAT pins the conditioning function's encoding: Y_j =
+// HMAC-SHA-256(K, j ‖ outLen ‖ (len(name) ‖ name ‖ len(data) ‖ data)...),
+// K = SHA-256("tirage.fr/tirage/rngd/entropy conditioning key v1"),
+// truncated to outLen. Expected value computed independently (Python
+// hmac/hashlib/struct).
+func TestConditionKAT(t *testing.T) {
+	got := condition([]rawInput{
+		{source: "hwrng", data: []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
+		{source: "getrandom", data: nil},
+	}, 48)
+	want, _ := hex.DecodeString("be713d00347ae261501ade0b9bb3f562792dbed25bfde498b623cc79d466f10f" +
+		"df2a937eccf58d41d9632d0fb781c03f")
+	if !bytes.Equal(got, want) {
+		t.Errorf("condition = %x\nwant        %x", got, want)
+	}
+}
+
+// TestOutputDependsOnEverySource: the output is a function of the raw
+// samples of every credited source: the same samples (and clock) give the
+// same bytes, and changing either source's samples changes them. A
+// pipeline that dropped a source's samples (or all of them) before the
+// DRBG would still pass every other test.
+func TestOutputDependsOnEverySource(t *testing.T) {
+	run := func(seedA, seedB byte) []byte {
+		t.Helper()
+		clock := newFakeClock()
+		g, err := New(Config{
+			Sources: []SourceConfig{
+				{Source: newFaultSource("A", seedA), MinEntropy: 6},
+				{Source: newFaultSource("B", seedB), MinEntropy: 6},
+			},
+			ReseedRequests: 1, // each Read after the first reseeds
+			Clock:          clock.Now,
+			After:          clock.After,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Close()
+		out := make([]byte, 3*32)
+		for i := 0; i < len(out); i += 32 {
+			if _, err := g.Read(out[i : i+32]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out
+	}
+	base := run(10, 20)
+	if !bytes.Equal(base, run(10, 20)) {
+		t.Fatal("same samples and clock, different output: the test cannot tell sources apart")
+	}
+	for _, tc := range []struct {
+		name   string
+		a, b   byte
+		source string
+	}{{"A", 11, 20, "A"}, {"B", 10, 21, "B"}} {
+		out := run(tc.a, tc.b)
+		for i := 0; i < len(out); i += 32 {
+			if bytes.Equal(out[i:i+32], base[i:i+32]) {
+				t.Errorf("read %d: output unchanged when source %s's samples change", i/32, tc.source)
+			}
+		}
+	}
+}
+
+// TestRetestInstantiatesFreshDRBG: Retest wipes the old DRBG and
+// instantiates a new one (docs/entropy.md, Recovery policy), rather than
+// reseeding the old state.
+func TestRetestInstantiatesFreshDRBG(t *testing.T) {
+	h := newHarness(t, 1, nil)
+	h.g.mu.Lock()
+	old := h.g.drbg
+	h.g.mu.Unlock()
+	if err := h.g.Retest(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.g.mu.Lock()
+	fresh := h.g.drbg
+	h.g.mu.Unlock()
+	if fresh == nil || fresh == old {
+		t.Fatal("Retest kept the old DRBG instantiation")
+	}
+	if err := old.Generate(make([]byte, 32), nil); err == nil {
+		t.Error("the old DRBG still generates after Retest: its state was not wiped")
+	}
+}
+
+// TestDefaultSeedBytesMeetRequirement: the default SeedBytes credits at
+// least RequiredEntropy also where ⌈R/H⌉·H rounds below R in float64
+// (R = 339, H = 1.13: 300 × 1.13 = 338.99999999999994).
+func TestDefaultSeedBytesMeetRequirement(t *testing.T) {
+	for _, tc := range []struct {
+		required int
+		h        float64
+		bits     int
+	}{{339, 1.13, 8}, {342, 0.57, 1}, {391, 2.3, 8}, {384, 6, 8}} {
+		g, err := New(Config{RequiredEntropy: tc.required, Sources: []SourceConfig{
+			{Source: newFaultSource("s", 1), MinEntropy: tc.h, SampleBits: tc.bits}}})
+		if err != nil {
+			t.Errorf("R=%d H=%v bits=%d with the default SeedBytes: %v", tc.required, tc.h, tc.bits, err)
+			continue
+		}
+		if c := g.Status()[0].CreditedBits; c < float64(tc.required) {
+			t.Errorf("R=%d H=%v: credited %v", tc.required, tc.h, c)
+		}
+		g.Close()
+	}
+}

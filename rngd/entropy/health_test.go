@@ -1,6 +1,7 @@
 package entropy
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -140,8 +141,9 @@ func TestBiasedIIDSourceTripsAPT(t *testing.T) {
 			buf[i] = byte(1 + r.IntN(255))
 		}
 	}
-	if err := ht.Feed(buf); !errors.Is(err, ErrUnhealthy) {
-		t.Fatalf("biased source passed %d samples", len(buf))
+	var he *HealthError
+	if err := ht.Feed(buf); !errors.As(err, &he) || he.Test != TestAPT {
+		t.Fatalf("biased source over %d samples: %v, want an APT failure", len(buf), err)
 	}
 }
 
@@ -212,5 +214,105 @@ func TestBinarySamples(t *testing.T) {
 	}
 	if _, err := NewHealthTest("bin", 4, 1, 0x1p-30); err == nil {
 		t.Error("4-bit samples accepted")
+	}
+}
+
+// filler returns sample i of a sequence over 1..255 that never repeats a
+// value twice in a row (so it stays far from both cutoffs).
+func filler(i int) byte { return byte(1 + i%255) }
+
+// TestNonBinaryWindow: 8-bit samples use the APT window of 512
+// (SP 800-90B §4.4.2: 1024 only for binary sources) and the cutoffs of the
+// declared H.
+func TestNonBinaryWindow(t *testing.T) {
+	for _, h := range []float64{0.5, 2, 8} {
+		ht, err := NewHealthTest("w", 8, h, 0x1p-30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rct, apt, w := ht.Cutoffs()
+		if w != 512 || apt != aptCutoff(512, h, 0x1p-30) || rct != rctCutoff(h, 0x1p-30) {
+			t.Errorf("H=%v: cutoffs RCT %d, APT %d, window %d; want %d, %d, 512",
+				h, rct, apt, w, rctCutoff(h, 0x1p-30), aptCutoff(512, h, 0x1p-30))
+		}
+	}
+}
+
+// TestAPTWindowLength: the APT counts the window's first value over
+// exactly W samples. H = 8, α = 2^-30: C = 16, W = 512.
+func TestAPTWindowLength(t *testing.T) {
+	newHT := func() *HealthTest {
+		ht, err := NewHealthTest("apt", 8, 8, 0x1p-30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ht
+	}
+	_, c, w := newHT().Cutoffs()
+	if c != 16 || w != 512 {
+		t.Fatalf("cutoff %d window %d, want 16 and 512", c, w)
+	}
+	// C occurrences of the window's first value, the last one at the
+	// window's last sample (W-1): fails there, not before.
+	ht := newHT()
+	samples := make([]byte, w)
+	for i := range samples {
+		samples[i] = filler(i)
+	}
+	for k := 0; k < c-1; k++ {
+		samples[2*k] = 0
+	}
+	samples[w-1] = 0
+	for i, x := range samples {
+		err := ht.Feed([]byte{x})
+		var he *HealthError
+		switch {
+		case i < w-1 && err != nil:
+			t.Fatalf("sample %d: %v, want no failure before sample %d", i, err, w-1)
+		case i == w-1 && (!errors.As(err, &he) || he.Test != TestAPT):
+			t.Fatalf("sample %d (C-th occurrence within the window): %v, want an APT failure", i, err)
+		}
+	}
+	// C-1 occurrences within the window, then the same value as the first
+	// sample of the next window: that one opens a new window, no failure.
+	ht = newHT()
+	samples = make([]byte, 2*w)
+	for i := range samples {
+		samples[i] = filler(i)
+	}
+	for k := 0; k < c-2; k++ {
+		samples[2*k] = 0
+	}
+	samples[w-1], samples[w] = 0, 0
+	if err := ht.Feed(samples); err != nil {
+		t.Fatalf("C-1 occurrences in a window and one more in the next: %v", err)
+	}
+}
+
+type bytesSource struct{ r *bytes.Reader }
+
+func (s bytesSource) Name() string               { return "bytes" }
+func (s bytesSource) Physical() bool             { return true }
+func (s bytesSource) Read(p []byte) (int, error) { return s.r.Read(p) }
+
+// TestStartupResets: the start-up tests start from a clean state; a run
+// left by earlier samples does not carry into them.
+func TestStartupResets(t *testing.T) {
+	ht, err := NewHealthTest("reset", 8, 8, 0x1p-30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rct, _, _ := ht.Cutoffs()
+	for range rct - 1 { // one short of the RCT cutoff
+		if err := ht.Feed([]byte{7}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	buf := make([]byte, startupSamples)
+	for i := range buf {
+		buf[i] = filler(i + 6) // starts with 7
+	}
+	if err := ht.Startup(bytesSource{bytes.NewReader(buf)}); err != nil {
+		t.Fatalf("start-up over good samples after a run of %d: %v", rct-1, err)
 	}
 }
