@@ -63,7 +63,7 @@ func runCertificate(env Env) int {
 	}
 	var list *promo.EntrantList
 	if *f.entrants != "" {
-		b, err := readFileHead(*f.entrants, maxEntrants, verdict.MsgLimitEntrants, "tirage promotion entrants v1\n")
+		b, err := readFileHead(*f.entrants, maxEntrants, verdict.MsgLimitEntrants, receipt.EntrantsHead)
 		if err != nil {
 			return c.usageErr(env, verdict.M(verdict.MsgCLIReadEntrants, receipt.Cause(fileErr(err))))
 		}

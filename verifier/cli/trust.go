@@ -348,13 +348,10 @@ func readInput(env Env, path string) ([]byte, error) {
 const (
 	// maxDocument: a receipt, transcript or certificate, as on stdin.
 	maxDocument = receipt.MaxSize
-	// maxEntrants: a promotion's entrant list. Account ids are at most 64
-	// characters (promo.CheckAccount), so 10 million entrants take at most
-	// 650 MB; the largest draw of the 10-million-row benchmark
-	// (docs/bench/promo.md) has 139,571, a 9 MB list.
-	maxEntrants = 1 << 30
-	// maxKeyFile: a key file or key announcement (a few kB).
-	maxKeyFile = 1 << 20
+	// maxEntrants: a promotion's entrant list.
+	maxEntrants = receipt.MaxEntrants
+	// maxKeyFile: a key file or key announcement.
+	maxKeyFile = receipt.MaxKeyFile
 	// maxRules: an operation's rules file; maxState: the trust state.
 	maxRules = receipt.MaxSize
 	maxState = receipt.MaxSize

@@ -167,6 +167,9 @@ func (l *EntrantList) checkCanonical() error {
 //	<account n>
 const listMagic = "tirage promotion entrants v1"
 
+// EntrantListHead begins every entrant list (its first line).
+const EntrantListHead = listMagic + "\n"
+
 // Format encodes the list in the entrant list file format.
 func (l *EntrantList) Format() []byte {
 	var b bytes.Buffer

@@ -120,6 +120,22 @@ const (
 // MaxSize bounds a document this package reads.
 const MaxSize = 16 << 20
 
+// The most a verifier (rngverify, the offline page) reads of the other
+// files it is given, by kind.
+const (
+	// MaxEntrants bounds a promotion's entrant list. Account ids are at
+	// most 64 characters (promo.CheckAccount), so 10 million entrants take
+	// at most 650 MB; the largest draw of the 10-million-row benchmark
+	// (docs/bench/promo.md) has 139,571, a 9 MB list.
+	MaxEntrants = 1 << 30
+	// MaxKeyFile bounds a key file or key announcement (a few kB).
+	MaxKeyFile = 1 << 20
+)
+
+// EntrantsHead begins an entrant list (promo.ParseEntrantList): a document
+// that begins with it may be as large as MaxEntrants.
+const EntrantsHead = promo.EntrantListHead
+
 // Logged is a log leaf with its index and its inclusion proof.
 type Logged struct {
 	Index  uint64   `json:"index"`
@@ -225,7 +241,7 @@ func Detect(b []byte) string {
 	if _, err := checkpoint.ParseKeys(string(t)); err == nil {
 		return DocLogKeys
 	}
-	if bytes.HasPrefix(t, []byte("tirage promotion entrants v1\n")) {
+	if bytes.HasPrefix(t, []byte(EntrantsHead)) {
 		return DocEntrants
 	}
 	return ""

@@ -17,6 +17,8 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"tirage.fr/tirage/verifier/web"
 )
 
 const chromium = "/usr/bin/chromium"
@@ -44,43 +46,13 @@ type pageDoc struct {
 // operation's rules leave it passing, with the note naming both
 // operations, in English and French.
 func TestBrowserPage(t *testing.T) {
-	if _, err := os.Stat(chromium); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("chromium is required in CI: %v", err)
-		}
-		t.Skipf("skipping the browser test: %s not installed (apt-get install chromium)", chromium)
-	}
 	dir := t.TempDir()
-	page := filepath.Join(dir, "page")
-	if out, err := exec.Command("bash", "../../scripts/wasm.sh", page).CombinedOutput(); err != nil {
-		t.Fatalf("scripts/wasm.sh: %v\n%s", err, out)
-	}
+	page := buildPage(t, dir)
 	files := documents(t, filepath.Join(dir, "docs"))
-
-	opts := append(chromedp.DefaultExecAllocatorOptions[:0:0],
-		chromedp.ExecPath(chromium),
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(filepath.Join(dir, "profile")),
-	)
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
+	ctx := startBrowser(t, dir)
 
 	var mu sync.Mutex
 	var requests []string
-	if err := chromedp.Do(ctx); err != nil { // starts the browser and its tab
-		t.Fatal(err)
-	}
 	if err := chromedp.Listen(ctx, func(ev any) {
 		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
 			mu.Lock()
@@ -95,6 +67,15 @@ func TestBrowserPage(t *testing.T) {
 	}
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.tirageReady === true`, chromedp.WithPollingTimeout(2*time.Minute))); err != nil {
 		t.Fatalf("the page did not load its verifier: %v", err)
+	}
+	// Its Content-Security-Policy refuses a connection, whatever asks for it.
+	csp, err := chromedp.Run(ctx, chromedp.Evaluate[string](`new Promise((done) => {
+		const seen = [];
+		document.addEventListener("securitypolicyviolation", (e) => seen.push(e.effectiveDirective));
+		fetch("http://127.0.0.1:9/").then(() => done("fetched"), () => setTimeout(() => done(seen.join(",")), 100));
+	})`, chromedp.EvalAwaitPromise))
+	if err != nil || csp != "connect-src" {
+		t.Errorf("a fetch from the page: %q (%v), want refused by connect-src", csp, err)
 	}
 	if err := chromedp.Do(ctx,
 		chromedp.Click("#lang-en"),
@@ -292,11 +273,62 @@ func TestBrowserPage(t *testing.T) {
 
 	mu.Lock()
 	defer mu.Unlock()
+	scripts := 0
 	for _, u := range requests {
 		if !strings.HasPrefix(u, "file://") && !strings.HasPrefix(u, "data:") {
 			t.Errorf("the page made a network request: %s", u)
 		}
+		if strings.HasSuffix(u, "/main.wasm.js") || strings.HasSuffix(u, "/wasm_exec.js") {
+			scripts++
+		}
 	}
+	if scripts != 2 { // else the listener saw nothing, and the check above proves nothing
+		t.Errorf("the requests seen do not include the page's two scripts: %q", requests)
+	}
+}
+
+// buildPage builds the page with scripts/wasm.sh into dir/page; it skips
+// the test when Chromium is absent, unless CI is true.
+func buildPage(t *testing.T, dir string) string {
+	t.Helper()
+	if _, err := os.Stat(chromium); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("chromium is required in CI: %v", err)
+		}
+		t.Skipf("skipping the browser test: %s not installed (apt-get install chromium)", chromium)
+	}
+	page := filepath.Join(dir, "page")
+	if out, err := exec.Command("bash", "../../scripts/wasm.sh", page).CombinedOutput(); err != nil {
+		t.Fatalf("scripts/wasm.sh: %v\n%s", err, out)
+	}
+	return page
+}
+
+// startBrowser starts headless Chromium with its profile in dir, and its tab.
+func startBrowser(t *testing.T, dir string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:0:0],
+		chromedp.ExecPath(chromium),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(filepath.Join(dir, "profile")),
+	)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 3*time.Minute)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil { // starts the browser and its tab
+		t.Fatal(err)
+	}
+	return ctx
 }
 
 // read waits until the page shows n documents and returns them.
@@ -327,4 +359,96 @@ func read(t *testing.T, ctx context.Context, n int) []pageDoc {
 		t.Fatalf("the page shows %d documents, want %d (status: %s)", len(docs), n, status)
 	}
 	return docs
+}
+
+// TestBrowserPageFailures: what the page shows when it cannot verify. A
+// copy without main.wasm.js says so, and keeps saying it, in the language
+// chosen, when the language changes or a file is dropped (not « Loading »
+// for ever). Files larger than rngverify reads are refused by name with
+// the limit — a 3 GiB one too, whose reading failed unseen — and so is a
+// key file over 1 MiB in zone 1. When the verifier stops (out of memory),
+// the page says so and shows no verdict, the last ones gone.
+func TestBrowserPageFailures(t *testing.T) {
+	dir := t.TempDir()
+	page := buildPage(t, dir)
+	files := documents(t, filepath.Join(dir, "docs"))
+	broken := filepath.Join(dir, "broken")
+	if err := os.MkdirAll(broken, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"index.html", "wasm_exec.js"} { // main.wasm.js left behind
+		if err := os.WriteFile(filepath.Join(broken, f), readFile(t, filepath.Join(page, f)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sized := func(name string, size int64) string {
+		p := filepath.Join(dir, "docs", name)
+		f, err := os.Create(p)
+		if err == nil {
+			err = f.Truncate(size) // sparse
+		}
+		if err == nil {
+			err = f.Close()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	huge, over, key := sized("huge.bin", 3<<30), sized("over.json", web.MaxDocument+1), sized("big.vkey", web.MaxKeyFile+1)
+	ctx := startBrowser(t, dir)
+	failed := func(what string, want ...string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("status").classList.contains("failed")`, chromedp.WithPollingTimeout(time.Minute))); err != nil {
+			t.Errorf("%s: the page does not say the verifier failed (%v)", what, err)
+		}
+		status, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("status").textContent + " | " + document.querySelectorAll("#results section").length + " results"`))
+		for _, w := range append(want, " | 0 results") {
+			if err != nil || !strings.Contains(status, w) {
+				t.Errorf("%s: the page shows %q (%v), want %q", what, status, err, w)
+			}
+		}
+	}
+
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(broken, "index.html")), chromedp.Click("#lang-en")); err != nil {
+		t.Fatal(err)
+	}
+	failed("without main.wasm.js", "The verifier could not start", "main.wasm.js is missing")
+	if err := chromedp.Do(ctx, chromedp.Click("#lang-fr"), chromedp.SetUploadFiles("#files", []string{files["receipt"]})); err != nil {
+		t.Fatal(err)
+	}
+	failed("without main.wasm.js, a file dropped", "Le vérificateur n'a pas pu démarrer", "main.wasm.js is missing")
+
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(page, "index.html"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.tirageReady === true`, chromedp.WithPollingTimeout(2*time.Minute))); err != nil {
+		t.Fatalf("the page did not load its verifier: %v", err)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Click("#lang-en"),
+		chromedp.SetUploadFiles("#anchors", []string{key}),
+		chromedp.SetUploadFiles("#files", []string{huge, over, files["receipt"]}),
+	); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range read(t, ctx, 4) {
+		want := map[string]string{"huge.bin": "huge.bin is larger than 16 MiB, the limit for a receipt, transcript or certificate",
+			"over.json": "over.json is larger than 16 MiB, the limit for a receipt, transcript or certificate",
+			"big.vkey":  "big.vkey is larger than 1 MiB, the limit for a key file", "receipt.json": "NOT VERIFIED"}[d.File]
+		if want == "" || d.Verdict != "fail" || !strings.Contains(d.Summary, want) {
+			t.Errorf("%s: verdict %s, %q; want fail, %q", d.File, d.Verdict, d.Summary, want)
+		}
+	}
+	if s, err := chromedp.Run(ctx, chromedp.Text("#read-errors")); err != nil || s != "" {
+		t.Errorf("files not read: %q (%v)", s, err)
+	}
+	// The verifier stops (Go's out of memory, say): every call then throws.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.tirageVerify = () => { throw new Error("Go program has already exited"); }; true`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click("#lang-fr")); err != nil {
+		t.Fatal(err)
+	}
+	failed("the verifier stopped", "Le vérificateur n'a pas pu démarrer ou s'est arrêté", "Go program has already exited")
 }

@@ -81,6 +81,33 @@ const (
 // docRules is the kind of the verdict on a refused rules file.
 const docRules = "rules"
 
+// The most the page reads of a file, by zone, as rngverify reads it (docs/
+// verifier.md, File size limits): the page reads one byte more (index.html's
+// LIMITS, which must match), and Verify refuses a larger file by name, with
+// the limit and what it is for, as rngverify does — not read into memory,
+// so that a large file dropped by mistake neither freezes the tab nor
+// exhausts the verifier's memory.
+const (
+	// MaxDocument: a receipt, transcript or certificate (--entrants aside).
+	MaxDocument = receipt.MaxSize
+	// MaxEntrants: an entrant list, a document that begins with
+	// receipt.EntrantsHead.
+	MaxEntrants = receipt.MaxEntrants
+	// MaxKeyFile: a trusted key file or key announcement (--log-key).
+	MaxKeyFile = receipt.MaxKeyFile
+	// MaxRules: the draw's rules file (--rules).
+	MaxRules = receipt.MaxSize
+)
+
+// tooLarge is the verdict on a file larger than limit, what being the
+// catalog's name of its kind (verdict.MsgLimitDocument...), as rngverify
+// says it.
+func tooLarge(kind, check string, f File, limit int, what verdict.MsgID) *verdict.Verdict {
+	v := verdict.New(kind, verdict.MsgSame, f.Name)
+	v.Fail(check, verdict.MsgFileTooLarge, f.Name, limit>>20, verdict.M(what))
+	return v
+}
+
 // Result is one document's verdict.
 type Result struct {
 	File    string
@@ -111,7 +138,9 @@ type Result struct {
 // against it. A certificate of another operation than the rules is
 // verified as without them and carries NoteRulesOtherOperation. Without
 // rules, a certificate whose freeze announced no beacon round carries
-// NoteRulesMissing.
+// NoteRulesMissing. A file larger than rngverify reads (MaxDocument,
+// MaxEntrants, MaxKeyFile, MaxRules) is refused by name, with the limit,
+// as rngverify refuses it; an anchor so refused is NoteAnchorRefused.
 func Verify(docs, anchors []File, pins string, rules *File) []Result {
 	// The game rules' time zone, as rngverify's default --tz (the page
 	// embeds the zone database: time/tzdata in wasm).
@@ -134,6 +163,10 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 		a.Pins = append(a.Pins, fp)
 	}
 	for _, f := range anchors {
+		if len(f.Data) > MaxKeyFile {
+			out = append(out, Result{File: f.Name, Verdict: tooLarge("", verdict.CheckLogKey, f, MaxKeyFile, verdict.MsgLimitKeyFile), Note: NoteAnchorRefused})
+			continue
+		}
 		if err := trust(&a, f.Data); err != nil {
 			v := verdict.New(receipt.Detect(f.Data), verdict.MsgSame, f.Name)
 			v.Fail(verdict.CheckLogKey, verdict.MsgSame, receipt.Cause(err))
@@ -148,6 +181,16 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 	lists := map[string]*promo.EntrantList{}
 	var checked []File
 	for _, f := range docs {
+		if limit, what := MaxDocument, verdict.MsgLimitDocument; bytes.HasPrefix(f.Data, []byte(receipt.EntrantsHead)) {
+			limit, what = MaxEntrants, verdict.MsgLimitEntrants
+			if len(f.Data) > limit {
+				out = append(out, Result{File: f.Name, Verdict: tooLarge(receipt.DocEntrants, promo.CheckEntrantList, f, limit, what)})
+				continue
+			}
+		} else if len(f.Data) > limit {
+			out = append(out, Result{File: f.Name, Verdict: tooLarge("", verdict.CheckFormat, f, limit, what)})
+			continue
+		}
 		switch kind := receipt.Detect(f.Data); kind {
 		case receipt.DocLogKeys, receipt.DocKeyRecord:
 			out = append(out, offered(kind, f, &a))
@@ -204,13 +247,13 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 }
 
 // refusedRules is the verdict on a rules file that rngverify --rules would
-// not read (larger than receipt.MaxSize) or that promo.ParseRules refuses,
+// not read (larger than MaxRules) or that promo.ParseRules refuses,
 // naming the file and each problem with its line; nil if it is a rules
 // file.
 func refusedRules(f File) *Result {
 	v := verdict.New(docRules, verdict.MsgSame, f.Name)
-	if len(f.Data) > receipt.MaxSize {
-		v.Fail(verdict.CheckFormat, verdict.MsgCLIReadRules, verdict.M(verdict.MsgFileTooLarge, f.Name, receipt.MaxSize>>20, verdict.M(verdict.MsgLimitRules)))
+	if len(f.Data) > MaxRules {
+		v.Fail(verdict.CheckFormat, verdict.MsgCLIReadRules, verdict.M(verdict.MsgFileTooLarge, f.Name, MaxRules>>20, verdict.M(verdict.MsgLimitRules)))
 	} else if _, err := promo.ParseRules(f.Data); err != nil {
 		v.Fail(verdict.CheckFormat, verdict.MsgColon, f.Name, receipt.Cause(err))
 	} else {

@@ -1,0 +1,114 @@
+package web_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"tirage.fr/tirage/verifier/cli"
+	"tirage.fr/tirage/verifier/receipt"
+	"tirage.fr/tirage/verifier/verdict"
+	"tirage.fr/tirage/verifier/web"
+)
+
+// TestSizeLimits: a file larger than rngverify reads is refused by name,
+// with the limit and what it is for, in rngverify's words — a document
+// over 16 MiB, a trusted key file over 1 MiB — not read as "not a Tirage
+// file" or a key file; one at the limit is read. An entrant list may be
+// larger than a document. The page's LIMITS (how much of a file it reads)
+// are these.
+func TestSizeLimits(t *testing.T) {
+	over := bytes.Repeat([]byte{' '}, web.MaxDocument+1)
+	list := append([]byte(receipt.EntrantsHead), bytes.Repeat([]byte{'\n'}, web.MaxDocument)...)
+	key := bytes.Repeat([]byte{' '}, web.MaxKeyFile+1)
+	rs := results(web.Verify([]web.File{{Name: "over.json", Data: over}, {Name: "at.json", Data: over[:web.MaxDocument]}, {Name: "list.txt", Data: list}},
+		[]web.File{{Name: "big.vkey", Data: key}}, "", nil))
+	for _, c := range []struct{ file, check, en, fr string }{
+		{"over.json", verdict.CheckFormat, "over.json is larger than 16 MiB, the limit for a receipt, transcript or certificate", "over.json dépasse 16 Mio, la limite pour un reçu"},
+		{"big.vkey", verdict.CheckLogKey, "big.vkey is larger than 1 MiB, the limit for a key file", "big.vkey dépasse 1 Mio, la limite pour un fichier de clés"},
+	} {
+		r := rs.get(c.file)
+		ch := r.Verdict.Find(c.check)
+		if ch == nil || ch.Status != verdict.StatusFail || ch.Reason("en") != c.en || !strings.HasPrefix(ch.Reason("fr"), c.fr) {
+			t.Errorf("%s: %s", c.file, r.Verdict.Text("en"))
+		}
+	}
+	if r := rs.get("big.vkey"); r.Note != web.NoteAnchorRefused {
+		t.Errorf("big.vkey: note %q", r.Note)
+	}
+	for _, f := range []string{"at.json", "list.txt"} {
+		if s := rs.get(f).Verdict.Text("en"); strings.Contains(s, "larger than") || !strings.Contains(s, "[FAIL]") {
+			t.Errorf("%s, at most its limit, is refused as too large, or has no result:\n%s", f, s)
+		}
+	}
+	// What rngverify says of the same document.
+	p := filepath.Join(t.TempDir(), "over.json")
+	if err := os.WriteFile(p, over, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var errs bytes.Buffer
+	cli.Run(cli.Env{Args: []string{"receipt", p}, Stdout: &errs, Stderr: &errs})
+	if !strings.Contains(errs.String(), p+" is larger than 16 MiB, the limit for a receipt, transcript or certificate") {
+		t.Errorf("rngverify says %q", errs.String())
+	}
+
+	html := string(readFile(t, "static/index.html"))
+	m := regexp.MustCompile(`const LIMITS = \{ document: (\d+) << 20, entrants: (\d+) << 20, keyFile: (\d+) << 20, rules: (\d+) << 20 \};`).FindStringSubmatch(html)
+	if m == nil {
+		t.Fatal("index.html has no LIMITS")
+	}
+	for i, want := range []int{web.MaxDocument, web.MaxEntrants, web.MaxKeyFile, web.MaxRules} {
+		if n, _ := strconv.Atoi(m[i+1]); n<<20 != want {
+			t.Errorf("index.html's LIMITS %s: %d MiB, want %d MiB", m[0], n, want>>20)
+		}
+	}
+	if !strings.Contains(html, `const ENTRANTS_HEAD = "`+strings.ReplaceAll(receipt.EntrantsHead, "\n", `\n`)+`";`) {
+		t.Error("index.html's ENTRANTS_HEAD is not receipt.EntrantsHead")
+	}
+}
+
+// TestDocumentsAsCommandLine: the page's verdict on a receipt, a
+// transcript (tampered too) and rngd's GetTranscript reply is rngverify
+// receipt's or game's, word for word in English and French, whatever the
+// trust given: none, the log key file, a sealed key announcement, pins
+// (SHA256: and upper-case too). (Certificates: TestRulesAsCommandLine.)
+func TestDocumentsAsCommandLine(t *testing.T) {
+	dir := t.TempDir()
+	paths := documents(t, dir)
+	b := newBundle(t, 23)
+	sealed := filepath.Join(dir, "sealed.json")
+	if err := os.WriteFile(sealed, b.sealed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, anchor := range []string{"", paths["vkey"], sealed} {
+		for _, pin := range []string{"", paths["pin"], "SHA256:" + strings.ToUpper(b.logPin)} {
+			for _, doc := range []string{paths["game"], paths["game-tampered"], paths["receipt"], "../cli/testdata/rngd/transcript-reply.json"} {
+				data := readFile(t, doc)
+				args := []string{"receipt", doc}
+				if receipt.Detect(data) == receipt.DocTranscript {
+					args[0] = "game"
+				}
+				var anchors []web.File
+				if anchor != "" {
+					args = append(args, "--log-key", anchor)
+					anchors = append(anchors, web.File{Name: "anchor", Data: readFile(t, anchor)})
+				}
+				if pin != "" {
+					args = append(args, "--pin", pin)
+				}
+				rs := web.Verify([]web.File{{Name: "doc", Data: data}}, anchors, pin, nil)
+				for _, lang := range []string{"en", "fr"} {
+					var out, errs bytes.Buffer
+					cli.Run(cli.Env{Args: append(args, "--lang", lang), Stdout: &out, Stderr: &errs})
+					if len(rs) != 1 || rs[0].Verdict.Text(lang) != out.String() {
+						t.Errorf("%s %v, %s: the page's verdict is not rngverify's\npage:\n%s\nrngverify:\n%s%s", filepath.Base(doc), args[2:], lang, rs[0].Verdict.Text(lang), out.String(), errs.String())
+					}
+				}
+			}
+		}
+	}
+}
