@@ -804,8 +804,12 @@ func (e *EntropyConfig) check(dev bool) error {
 			n, what := s.SeedBytes, ""
 			if n == 0 {
 				d := entropy.DefaultSeedBytes(entropy.DefaultRequiredEntropy, perByte)
-				if d > 1<<16 { // and too slow to read within read_timeout
-					return fmt.Errorf("config %s.min_entropy = %g (kind %q): the default seed_bytes would be %d raw bytes per seed, more than 65536", key, s.MinEntropy, s.Kind, d)
+				if d > entropy.MaxSeedBytes { // and too slow to read within read_timeout
+					n := strconv.Itoa(d)
+					if d == math.MaxInt32 {
+						n = "over " + n // DefaultSeedBytes' cap
+					}
+					return fmt.Errorf("config %s.min_entropy = %g (kind %q): the default seed_bytes would be %s raw bytes per seed, more than %d", key, s.MinEntropy, s.Kind, n, entropy.MaxSeedBytes)
 				}
 				n, what = d, " (default)"
 			}

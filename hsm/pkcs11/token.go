@@ -763,7 +763,7 @@ func (t *Token) Keys() ([]hsm.Key, error) {
 			case privs[o.label] > 1:
 				t.log.Warn("pkcs11: key not listed: several private keys share its label", "token", t.label, "label", o.label, "private", privs[o.label])
 			case o.pubs != 1:
-				t.log.Debug("pkcs11: private key without one matching public key skipped", "label", o.label, "public", o.pubs)
+				t.log.Warn("pkcs11: key not listed: its private key has not one public key object of its label and ID", "token", t.label, "label", o.label, "public", o.pubs)
 			default:
 				pairs = append(pairs, o)
 			}

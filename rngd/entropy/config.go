@@ -170,8 +170,8 @@ func (c *Config) withDefaults() (Config, error) {
 			return n, fmt.Errorf("entropy: config Sources[%d]: Name %q used twice", i, s.Name)
 		}
 		seen[s.Name] = true
-		if s.SeedBytes < 0 || s.SeedBytes > 1<<16 {
-			return n, fmt.Errorf("entropy: config Sources[%d] (%s): SeedBytes = %d, want 1..65536", i, s.Name, s.SeedBytes)
+		if s.SeedBytes < 0 || s.SeedBytes > MaxSeedBytes {
+			return n, fmt.Errorf("entropy: config Sources[%d] (%s): SeedBytes = %d, want 1..%d", i, s.Name, s.SeedBytes, MaxSeedBytes)
 		}
 	}
 	return n, nil
@@ -191,9 +191,16 @@ func (s *SourceConfig) checkPhysical(i, required int) error {
 	}
 	if s.SeedBytes == 0 {
 		s.SeedBytes = DefaultSeedBytes(required, s.perByte())
+		if s.SeedBytes > MaxSeedBytes {
+			return fmt.Errorf("entropy: config Sources[%d] (%s): MinEntropy = %g bits per %d-bit sample needs more than %d raw bytes per seed (SeedBytes' default): declare more, or another source",
+				i, s.Name, s.MinEntropy, s.SampleBits, MaxSeedBytes)
+		}
 	}
 	return nil
 }
+
+// MaxSeedBytes bounds a source's SeedBytes: raw bytes read per seed.
+const MaxSeedBytes = 1 << 16
 
 // DefaultSeedBytes is a physical source's default SeedBytes: the fewest raw
 // bytes whose credit, n × perByte bits as New computes it, meets required.

@@ -874,3 +874,14 @@ func TestDefaultSeedBytesMeetRequirement(t *testing.T) {
 		g.Close()
 	}
 }
+
+// A declared min-entropy so small that the default SeedBytes would pass
+// MaxSeedBytes is refused, naming the source, before anything is read.
+func TestDefaultSeedBytesBounded(t *testing.T) {
+	for _, h := range []float64{0.005, 1e-300} {
+		_, err := New(Config{RequiredEntropy: 384, Sources: []SourceConfig{{Source: newFaultSource("s", 1), MinEntropy: h}}})
+		if err == nil || !strings.Contains(err.Error(), "Sources[0] (s)") || !strings.Contains(err.Error(), "more than 65536 raw bytes per seed") {
+			t.Errorf("MinEntropy %g: %v, want a refusal naming the source and the bound", h, err)
+		}
+	}
+}

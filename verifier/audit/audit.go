@@ -176,7 +176,7 @@ type Config struct {
 // promotion freezes and draws (a ceremony whose append failed sends the
 // very same record again, later) and attestations are made ahead of
 // their append: their times are not compared. A record the engine timed
-// may not be timed more than MaxTimeSkew after the audit's clock either
+// may not be timed more than the tolerance after the audit's clock either
 // (Config.Now): a record dated ahead at the log's tail, which no record
 // logged after it contradicts, fails while its date is still to come.
 const MaxTimeSkew = 10 * time.Minute
@@ -1023,19 +1023,23 @@ func (a *auditor) timed(index uint64, r record.Record) {
 	for len(a.graces) > 0 && !t.Before(a.graces[0].expires.Add(MaxRefundGrace)) {
 		heap.Pop(&a.graces).(*pending).graced = at
 	}
+	bad := false // a record back and ahead counts once, with both issues
 	if !a.latest.IsZero() && a.latest.Sub(t) > a.cfg.TimeSkew {
-		a.timeBad++
+		bad = true
 		if len(a.timeIssues) < maxIssues {
 			a.timeIssues = append(a.timeIssues, verdict.M(verdict.MsgAuditTimeOrder, index, verdict.Term(r.Kind()), promo.FormatTime(t),
 				a.cfg.TimeSkew, a.latestIdx, verdict.Term(a.latestKind), promo.FormatTime(a.latest)))
 		}
 	}
 	if t.Sub(a.now) > a.cfg.TimeSkew {
-		a.timeBad++
+		bad = true
 		if len(a.timeIssues) < maxIssues {
 			a.timeIssues = append(a.timeIssues, verdict.M(verdict.MsgAuditTimeAhead, index, verdict.Term(r.Kind()), promo.FormatTime(t),
 				a.cfg.TimeSkew, promo.FormatTime(a.now)))
 		}
+	}
+	if bad {
+		a.timeBad++
 	}
 	if t.After(a.latest) {
 		a.latest, a.latestIdx, a.latestKind = t, index, r.Kind()

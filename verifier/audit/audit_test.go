@@ -70,7 +70,7 @@ func run(t *testing.T, a *receipttest.Appliance, f files, last *checkpoint.Check
 }
 
 // clock is the audit's clock for a log of appliance a: its own, which the
-// records it times follow (the tests' logs are dated in the future).
+// records it times follow (the tests move it, some into the future).
 func clock(a *receipttest.Appliance) func() time.Time { return func() time.Time { return a.Now } }
 
 func TestAuditHonest(t *testing.T) {
