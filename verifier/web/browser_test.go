@@ -77,6 +77,18 @@ func TestBrowserPage(t *testing.T) {
 	if err != nil || csp != "connect-src" {
 		t.Errorf("a fetch from the page: %q (%v), want refused by connect-src", csp, err)
 	}
+	// And an inline script other than its own does not run.
+	injected, err := chromedp.Run(ctx, chromedp.Evaluate[string](`new Promise((done) => {
+		const seen = [];
+		document.addEventListener("securitypolicyviolation", (e) => seen.push(e.effectiveDirective));
+		const s = document.createElement("script");
+		s.textContent = "window.injected = true";
+		document.body.append(s);
+		setTimeout(() => { s.remove(); done((window.injected ? "ran," : "") + seen.join(",")); }, 100);
+	})`, chromedp.EvalAwaitPromise))
+	if err != nil || injected != "script-src-elem" {
+		t.Errorf("an inline script added to the page: %q (%v), want refused by script-src-elem", injected, err)
+	}
 	if err := chromedp.Do(ctx,
 		chromedp.Click("#lang-en"),
 		chromedp.SendKeys("#pins", files["pin"]),

@@ -2,6 +2,8 @@ package web_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -110,5 +112,31 @@ func TestDocumentsAsCommandLine(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestPageScriptHash: the page's Content-Security-Policy lets run its one
+// inline script by its SHA-256 alone (no 'unsafe-inline'): a script that
+// text dropped on the page could inject would not run. Editing the script
+// means updating the hash (the browser test then shows the page loads).
+func TestPageScriptHash(t *testing.T) {
+	html := string(readFile(t, "static/index.html"))
+	csp := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]*)">`).FindStringSubmatch(html)
+	scripts := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindAllStringSubmatch(html, -1)
+	if csp == nil || len(scripts) != 1 {
+		t.Fatalf("index.html: Content-Security-Policy %q, %d inline scripts, want one of each", csp, len(scripts))
+	}
+	var src string
+	for _, d := range strings.Split(csp[1], ";") {
+		if f := strings.Fields(d); len(f) > 0 && f[0] == "script-src" {
+			src = d
+		}
+	}
+	sum := sha256.Sum256([]byte(scripts[0][1]))
+	if want := "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; !strings.Contains(src, want) {
+		t.Errorf("script-src %q: want the inline script's hash %s", src, want)
+	}
+	if strings.Contains(src, "'unsafe-inline'") {
+		t.Errorf("script-src %q allows any inline script", src)
 	}
 }
