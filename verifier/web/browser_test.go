@@ -455,6 +455,18 @@ func TestBrowserPageFailures(t *testing.T) {
 	if s, err := chromedp.Run(ctx, chromedp.Text("#read-errors")); err != nil || s != "" {
 		t.Errorf("files not read: %q (%v)", s, err)
 	}
+	// Two rules files given one after the other, the first read last (a
+	// large file): the zone keeps the later given.
+	kept, err := chromedp.Run(ctx, chromedp.Evaluate[string](`new Promise((done) => {
+		const slow = new File(["first"], "first.yaml");
+		slow.slice = () => ({ arrayBuffer: () => new Promise((r) => setTimeout(() => r(new ArrayBuffer(5)), 300)) });
+		add(rules, [slow], "rules", true);
+		add(rules, [new File(["second"], "second.yaml")], "rules", true);
+		setTimeout(() => done(rules.map((f) => f.name).join(",")), 600);
+	})`, chromedp.EvalAwaitPromise))
+	if err != nil || kept != "second.yaml" {
+		t.Errorf("rules zone after two drops, the first read last: %q (%v), want second.yaml", kept, err)
+	}
 	// The verifier stops (Go's out of memory, say): every call then throws.
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.tirageVerify = () => { throw new Error("Go program has already exited"); }; true`)); err != nil {
 		t.Fatal(err)
