@@ -37,19 +37,26 @@ func (s *SoftHSM) DeletePublicKey(t testing.TB, tok SoftHSMToken, label string) 
 func (s *SoftHSM) withPublicKey(t testing.TB, tok SoftHSMToken, label string, f func(*p11.Ctx, p11.SessionHandle, p11.ObjectHandle) error) {
 	t.Helper()
 	s.Session(t, tok, true, func(ctx *p11.Ctx, sh p11.SessionHandle) {
-		tmpl := []*p11.Attribute{p11.NewAttribute(p11.CKA_CLASS, p11.CKO_PUBLIC_KEY), p11.NewAttribute(p11.CKA_LABEL, label)}
-		if err := ctx.FindObjectsInit(sh, tmpl); err != nil {
-			t.Fatal(err)
-		}
-		objs, _, err := ctx.FindObjects(sh, 2)
-		ctx.FindObjectsFinal(sh)
-		if err != nil || len(objs) != 1 {
-			t.Fatalf("public key objects labelled %q on token %q: %d, %v", label, tok.Label, len(objs), err)
-		}
-		if err := f(ctx, sh, objs[0]); err != nil {
+		if err := f(ctx, sh, FindPublic(t, ctx, sh, label)); err != nil {
 			t.Fatalf("public key object %q on token %q: %v", label, tok.Label, err)
 		}
 	})
+}
+
+// FindPublic returns the one public key object labelled label that session
+// sh sees, failing t if there is not exactly one.
+func FindPublic(t testing.TB, ctx *p11.Ctx, sh p11.SessionHandle, label string) p11.ObjectHandle {
+	t.Helper()
+	tmpl := []*p11.Attribute{p11.NewAttribute(p11.CKA_CLASS, p11.CKO_PUBLIC_KEY), p11.NewAttribute(p11.CKA_LABEL, label)}
+	if err := ctx.FindObjectsInit(sh, tmpl); err != nil {
+		t.Fatal(err)
+	}
+	objs, _, err := ctx.FindObjects(sh, 2)
+	ctx.FindObjectsFinal(sh)
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("public key objects labelled %q: %d, %v", label, len(objs), err)
+	}
+	return objs[0]
 }
 
 // Session runs f in a read-write session of tok, logged in as its user if

@@ -18,31 +18,16 @@ import (
 	"tirage.fr/tirage/verifier/vrf"
 )
 
-// pinless runs f in a read-write session of tok that is not logged in: what
-// anyone with access to the token can do without its PIN. No token of sh may
-// be open in this process.
-func pinless(t *testing.T, sh *hsmtest.SoftHSM, tok hsmtest.SoftHSMToken, f func(ctx *p11.Ctx, s p11.SessionHandle)) {
-	t.Helper()
-	sh.Session(t, tok, false, f)
-}
-
 // findPublic returns the handle, CKA_ID and CKA_MODULUS of the one public
 // key object labelled label.
 func findPublic(t *testing.T, ctx *p11.Ctx, s p11.SessionHandle, label string) (p11.ObjectHandle, []byte, []byte) {
 	t.Helper()
-	if err := ctx.FindObjectsInit(s, []*p11.Attribute{p11.NewAttribute(p11.CKA_CLASS, p11.CKO_PUBLIC_KEY), p11.NewAttribute(p11.CKA_LABEL, label)}); err != nil {
-		t.Fatal(err)
-	}
-	objs, _, err := ctx.FindObjects(s, 2)
-	ctx.FindObjectsFinal(s)
-	if err != nil || len(objs) != 1 {
-		t.Fatalf("public key objects labelled %q: %d, %v", label, len(objs), err)
-	}
-	a, err := ctx.GetAttributeValue(s, objs[0], []*p11.Attribute{p11.NewAttribute(p11.CKA_ID, nil), p11.NewAttribute(p11.CKA_MODULUS, nil)})
+	o := hsmtest.FindPublic(t, ctx, s, label)
+	a, err := ctx.GetAttributeValue(s, o, []*p11.Attribute{p11.NewAttribute(p11.CKA_ID, nil), p11.NewAttribute(p11.CKA_MODULUS, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return objs[0], a[0].Value, a[1].Value
+	return o, a[0].Value, a[1].Value
 }
 
 func rsaPublicTemplate(label string, id, modulus []byte) []*p11.Attribute {
@@ -126,7 +111,7 @@ func TestPINlessSubstitution(t *testing.T) {
 
 	// 1. A key pair made without login under a new label: usable by anyone,
 	// so refused.
-	pinless(t, sh, tok, func(ctx *p11.Ctx, s p11.SessionHandle) { generatePINless(t, ctx, s, "vrf2", []byte("pinless")) })
+	sh.Session(t, tok, false, func(ctx *p11.Ctx, s p11.SessionHandle) { generatePINless(t, ctx, s, "vrf2", []byte("pinless")) })
 	b = open()
 	_, err = b.VRFProver("vrf2")
 	refused("VRFProver of a key made without login", err, "CKA_PRIVATE false")
@@ -135,7 +120,7 @@ func TestPINlessSubstitution(t *testing.T) {
 	// 2. The genuine key hidden (a second public key object of its label
 	// and ID) and one made without login put under its label: the backend
 	// must neither serve nor list the substitute as "vrf".
-	pinless(t, sh, tok, func(ctx *p11.Ctx, s p11.SessionHandle) {
+	sh.Session(t, tok, false, func(ctx *p11.Ctx, s p11.SessionHandle) {
 		_, id, modulus := findPublic(t, ctx, s, "vrf")
 		if _, err := ctx.CreateObject(s, rsaPublicTemplate("vrf", id, modulus)); err != nil {
 			t.Fatalf("creating a public key object without login: %v", err)
@@ -167,7 +152,7 @@ func TestPINlessSubstitution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pinless(t, sh, tok, func(ctx *p11.Ctx, s p11.SessionHandle) {
+	sh.Session(t, tok, false, func(ctx *p11.Ctx, s p11.SessionHandle) {
 		o, id, _ := findPublic(t, ctx, s, "vrf-b")
 		if err := ctx.DestroyObject(s, o); err != nil {
 			t.Fatalf("destroying a public key object without login: %v", err)
