@@ -336,8 +336,9 @@ type GameConfig struct {
 	// verify the game) waits a week at most. A game starts by the end of
 	// closure + 29 days and its window ends by closure + 60 days, so its
 	// grace ends by closure + 67 days, within the 90 days after closure of
-	// article 5 (forclusion: no claim after them); a grace over 31 days
-	// would let a refund come after them, and is refused. 0 seals the expiry
+	// article 5 (forclusion: no claim after them); a grace over 30 days
+	// (qod.MaxRefundGrace) could let a refund come after them across a
+	// change of clock, and is refused. 0 seals the expiry
 	// at the deadline, as before this setting: no refund past the 30
 	// days. Unlike other durations, 0 is not the default: only an unset
 	// key (nil) is.

@@ -846,6 +846,7 @@ var ruleReasons = []struct {
 	{qod.ErrStartClosed, reasonDeadlinePassed, "code"},
 	{qod.ErrTicketPlayed, reasonCodePlayed, "code"},
 	{qod.ErrNotExpired, reasonNotExpired, "game_id"},
+	{qod.ErrRefundClosed, reasonGameExpired, "game_id"},
 }
 
 // ruleError maps a refusal of the state machine to a gRPC status, its

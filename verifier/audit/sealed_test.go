@@ -24,7 +24,7 @@ import (
 // these checks.
 const (
 	endDelay       = time.Hour           // audit.EndDelay
-	maxRefundGrace = 31 * 24 * time.Hour // audit.MaxRefundGrace
+	maxRefundGrace = 30 * 24 * time.Hour // audit.MaxRefundGrace
 	maxActiveGap   = 10 * time.Minute    // audit.MaxActiveGap
 )
 
@@ -289,7 +289,7 @@ func sealEnd(t *testing.T, a *receipttest.Appliance, end []byte) {
 }
 
 // TestAuditNeverSealed: an unfinished game is expired by the sweeper once
-// its play deadline and the refund grace (at most 31 days) have passed; a
+// its play deadline and the refund grace (at most 30 days) have passed; a
 // log that goes on past them without its end never sealed it.
 func TestAuditNeverSealed(t *testing.T) {
 	a := logWith(t, 2, nil)
@@ -310,7 +310,7 @@ func TestAuditNeverSealed(t *testing.T) {
 	want(t, a, verdict.CheckGames, verdict.StatusPass, "1 unfinished")
 	// More than an hour of activity after it: never sealed.
 	busy(t, a, endDelay+10*time.Minute)
-	want(t, a, verdict.CheckGames, verdict.StatusFail, "game g-open (entry", "due once the longest refund grace (31 days) had passed",
+	want(t, a, verdict.CheckGames, verdict.StatusFail, "game g-open (entry", "due once the longest refund grace (30 days) had passed",
 		"was not logged within 1 hour of log activity after that", "was never sealed")
 }
 

@@ -91,6 +91,7 @@ var (
 	ErrNotAtTier    = errors.New("not at a tier")                            // continue or stop while playing
 	ErrExpired      = errors.New("30-day play window over: expire the game") // art. 2.2.5: the caller should Expire
 	ErrNotExpired   = errors.New("play window not over yet")                 // Expire before the deadline
+	ErrRefundClosed = errors.New("refund window over: expire the game")      // art. 2.2.10: refund after play deadline + MaxRefundGrace
 	ErrTimeOrder    = errors.New("event time before the game's last event")  // the clock went backwards
 	ErrTicketPlayed = errors.New("ticket code already played")               // a code starts one game only (the daemon checks)
 )
@@ -198,11 +199,18 @@ var PlayDeadlineFloorFrom = time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // MaxRefundGrace is the longest time after its play deadline that an
 // unfinished game may still be refunded (article 2.2.11) before its expiry
-// is sealed: 31 days, so that every refund comes within the 90 days after
-// the emission's closure that article 5 gives (closure + 29 days to start,
-// 30 to play, then the grace). rngd's game.refund_grace is at most this;
-// the audit fails a game the log leaves unsealed past it.
-const MaxRefundGrace = 31 * 24 * time.Hour
+// is sealed (article 2.2.10: an expired game is not refunded); Refund
+// refuses a refund at or after it. It is 30 × 24 hours, so that every
+// refund comes within the 90 days after the emission's closure that
+// article 5 gives, whatever the changes of clock: the last start is before
+// 00:00 on closure + 30 days, its play deadline (PlayDeadline) before 01:00
+// on closure + 60 (00:59:59 across the change to summer time, which the
+// 30 × 24 h floor gives), and 30 × 24 hours later is before 02:00 on
+// closure + 90, the 90 days ending at 00:00 on closure + 91 (only one of the
+// two windows can cross the change to summer time). rngd's
+// game.refund_grace is at most this; the audit fails a game the log leaves
+// unsealed past it.
+const MaxRefundGrace = 30 * 24 * time.Hour
 
 // SealedPlayDeadline reports whether expires is the play deadline a game
 // started at started has by the rules (PlayDeadline), or, started before
@@ -400,10 +408,16 @@ func (g Game) Expire(now time.Time) (Game, error) {
 // Refund ends an unfinished game with the refund of the ticket (art.
 // 2.2.11): no gain. It may come after the play window (the operator learns
 // only then that it could not honour the 30 days), as long as the game has
-// not been expired: a game over is ErrGameOver.
+// not been expired (a game over is ErrGameOver) and MaxRefundGrace has not
+// passed since its play deadline (ErrRefundClosed: the game is to expire,
+// with no refund, art. 2.2.10).
 func (g Game) Refund(now time.Time) (Game, error) {
 	if err := g.open(now); err != nil {
 		return g, err
+	}
+	if ends := g.Expires.Add(MaxRefundGrace); !now.Before(ends) {
+		return g, fmt.Errorf("game %s: refund at %s, its play window ended %s and refunds ended %s: %w", g.ID,
+			now.UTC().Format(time.RFC3339), g.Expires.UTC().Format(time.RFC3339), ends.UTC().Format(time.RFC3339), ErrRefundClosed)
 	}
 	g.Phase = Refunded
 	g.RefundAmount = TicketPrice

@@ -55,3 +55,37 @@ func TestReplayPlayDeadlineSealedBeforeTheFloor(t *testing.T) {
 		}
 	}
 }
+
+// Every refund a game can get (Refund, up to MaxRefundGrace after its play
+// deadline) comes within the 90 days after its emission's closure that
+// article 5 gives (they end at 00:00 Paris on closure + 91 days), for every
+// closure date of ten years and a game started at the last second it can
+// be (just before StartDeadline): windows across either change of clock
+// included. With a grace of 31 days, a closure whose play window crosses
+// the change to summer time let a refund come up to 59 minutes late.
+func TestRefundWithinArticle5(t *testing.T) {
+	ticket, _ := record.TicketHash("000000000000000042")
+	for d := time.Date(2026, 1, 1, 0, 0, 0, 0, paris); d.Year() < 2036; d = d.AddDate(0, 0, 1) {
+		closure := d.Format(time.DateOnly)
+		deadline, err := qod.StartDeadline(closure, paris)
+		if err != nil {
+			t.Fatal(err)
+		}
+		end90 := time.Date(d.Year(), d.Month(), d.Day()+91, 0, 0, 0, 0, paris)
+		started := deadline.Add(-time.Second)
+		g, err := qod.NewGame(qod.Start{Game: "g", Emission: "QOD-1", Ticket: ticket, Stake: qod.MaxStake,
+			Now: started, StartDeadline: deadline, Location: paris})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := g.Expires.Add(qod.MaxRefundGrace - time.Second)
+		if _, err := g.Refund(last); err != nil {
+			t.Fatalf("closure %s: refund at %s refused: %v", closure, last.In(paris).Format(time.RFC3339), err)
+		}
+		if !last.Before(end90) {
+			t.Errorf("closure %s: start %s, play deadline %s, a refund taken until %s, after the 90 days of article 5 (they end %s)",
+				closure, started.In(paris).Format(time.RFC3339), g.Expires.In(paris).Format(time.RFC3339),
+				last.In(paris).Format(time.RFC3339), end90.Format(time.RFC3339))
+		}
+	}
+}

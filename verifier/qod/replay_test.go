@@ -372,6 +372,16 @@ func TestReplayCatchesCheats(t *testing.T) {
 			e.Result, e.Refund = record.ResultRefunded, qod.TicketPrice
 			return r
 		}), "result refunded, the game is lost"},
+		{"refund once the refund window is over", rebuild(refunded, func(r []record.GameRecord) []record.GameRecord {
+			e := end(r)
+			e.Time = r[0].(*record.GameStart).Expires.Add(qod.MaxRefundGrace)
+			return r
+		}), "refund window over"},
+		{"refund a year after the deadline", rebuild(refunded, func(r []record.GameRecord) []record.GameRecord {
+			e := end(r)
+			e.Time = r[0].(*record.GameStart).Expires.AddDate(1, 0, 0)
+			return r
+		}), "refund window over"},
 		{"refund after the expiry", rebuild(expired, func(r []record.GameRecord) []record.GameRecord {
 			e := *end(r)
 			e.Time = e.Time.Add(time.Hour)

@@ -38,6 +38,7 @@ var causes = []struct {
 	{qod.ErrNotAtTier, verdict.MsgCauseNotAtTier},
 	{qod.ErrExpired, verdict.MsgCauseExpired},
 	{qod.ErrNotExpired, verdict.MsgCauseNotExpired},
+	{qod.ErrRefundClosed, verdict.MsgCauseRefundClosed},
 	{qod.ErrTimeOrder, verdict.MsgCauseTimeOrder},
 	{qod.ErrTicketPlayed, verdict.MsgCauseTicketPlayed},
 	{qod.ErrTranscript, verdict.MsgCauseTranscript},

@@ -42,6 +42,7 @@ const (
 	MsgCauseNotAtTier           MsgID = "cause-not-at-tier"
 	MsgCauseExpired             MsgID = "cause-expired"
 	MsgCauseNotExpired          MsgID = "cause-not-expired"
+	MsgCauseRefundClosed        MsgID = "cause-refund-closed"
 	MsgCauseTimeOrder           MsgID = "cause-time-order"
 	MsgCauseTicketPlayed        MsgID = "cause-ticket-played"
 	MsgCauseEntrantList         MsgID = "cause-entrant-list"
@@ -882,6 +883,8 @@ var messages = map[MsgID]text{
 		"délai de jeu de 30 jours écoulé : la partie doit expirer"},
 	MsgCauseNotExpired: {"play window not over yet",
 		"le délai de jeu n'est pas encore écoulé"},
+	MsgCauseRefundClosed: {"refund window over: expire the game",
+		"délai de remboursement écoulé : la partie doit expirer"},
 	MsgCauseTimeOrder: {"event time before the game's last event",
 		"événement daté d'avant le dernier événement de la partie"},
 	MsgCauseTicketPlayed: {"ticket code already played",
