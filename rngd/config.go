@@ -90,6 +90,12 @@ type GRPCConfig struct {
 	ClientCAFile string `toml:"client_ca_file"`
 	// MaxConcurrentStreams bounds in-flight calls per connection (default 1024).
 	MaxConcurrentStreams uint32 `toml:"max_concurrent_streams"`
+	// MaxConnections bounds the listener's open connections, TLS
+	// handshakes under way included (default 256): a connection beyond it
+	// waits to be accepted until one closes. With the bound on a request
+	// (tcpMaxRecvMsgSize) and on a connection's calls, it bounds the memory
+	// that requests still arriving can hold.
+	MaxConnections int `toml:"max_connections"`
 }
 
 // AuditConfig is the auditors' gRPC listener: the log's audit service
@@ -109,6 +115,11 @@ type AuditConfig struct {
 	// a client certificate issued by this CA bundle (verified, TLS 1.3).
 	// Default: none, any client may read the log.
 	ClientCAFile string `toml:"client_ca_file"`
+	// MaxConnections bounds the listener's open connections, TLS
+	// handshakes under way included (default 256), as grpc.max_connections
+	// does the game servers'; an auditor's connection holds at most
+	// auditMaxConcurrentStreams calls.
+	MaxConnections int `toml:"max_connections"`
 }
 
 // HTTPConfig is the auditors' and operators' read listener: /metrics,
@@ -346,13 +357,27 @@ type GameConfig struct {
 	// ReplyRetention is how long the reply to a request id is kept for
 	// retries, default 2400h (100 days: beyond the 30 days of play and the
 	// 90 days of claims after closure, article 5). Older request ids are
-	// forgotten: reusing one then starts a new call.
+	// forgotten: reusing one then starts a new call. It is at least
+	// minReplyRetention + refund_grace: a game changes for at most its
+	// play window and its grace after its start, and within that a retried
+	// call must get its reply (a retried "continue" taken as a new call
+	// could continue the game from a later tier).
 	ReplyRetention Duration `toml:"reply_retention"`
 }
+
+// minReplyRetention is game.reply_retention's floor before
+// game.refund_grace: 31 days, longer than a play window (at most 721
+// hours, qod.PlayDeadline).
+const minReplyRetention = 31 * 24 * time.Hour
 
 // defaultRefundGrace is game.refund_grace's default; its largest value is
 // the rules', qod.MaxRefundGrace: see GameConfig.
 const defaultRefundGrace = 7 * 24 * time.Hour
+
+// defaultMaxConnections is grpc.max_connections' and
+// audit.max_connections' default: far more than an operator's game servers
+// or auditors open (the load generator of make bench uses 8).
+const defaultMaxConnections = 256
 
 // Upper bounds of settings that the audit's tolerances assume of an honest
 // log (verifier/audit): the sweeper seals an expiry within
@@ -470,6 +495,17 @@ func (c Config) checkFor(use configUse) (Config, error) {
 	if c.GRPC.MaxConcurrentStreams == 0 {
 		c.GRPC.MaxConcurrentStreams = 1024
 	}
+	for _, m := range []struct {
+		key string
+		n   *int
+	}{{"grpc.max_connections", &c.GRPC.MaxConnections}, {"audit.max_connections", &c.Audit.MaxConnections}} {
+		switch {
+		case *m.n == 0:
+			*m.n = defaultMaxConnections
+		case *m.n < 0:
+			return c, fmt.Errorf("config %s = %d: want a positive number of connections; unset: the default, %d", m.key, *m.n, defaultMaxConnections)
+		}
+	}
 	if c.Dev {
 		p := DevPKI{Dir: filepath.Join(c.DataDir, "dev")}
 		if c.GRPC.CertFile == "" {
@@ -565,6 +601,9 @@ func (c Config) checkFor(use configUse) (Config, error) {
 		return c, fmt.Errorf("config game.refund_grace = %s: want a positive duration, or 0 (expired games are sealed at their deadline: no refund after it); unset: the default, %s", g, Duration{defaultRefundGrace})
 	case g.Duration > qod.MaxRefundGrace:
 		return c, fmt.Errorf("config game.refund_grace = %s: at most %s, so that every refund comes within the 90 days after the emission's closure (article 5: closure + 29 days to start, 30 to play, then the grace); unset: the default, %s", g, Duration{qod.MaxRefundGrace}, Duration{defaultRefundGrace})
+	}
+	if least := minReplyRetention + c.Game.RefundGrace.Duration; c.Game.ReplyRetention.Duration < least {
+		return c, fmt.Errorf("config game.reply_retention = %s: at least %s (31 days, longer than a game's play window, plus game.refund_grace), so that a call retried while its game can still change gets its reply, not a second call's; unset: the default, %s", c.Game.ReplyRetention, Duration{least}, Duration{100 * 24 * time.Hour})
 	}
 
 	if c.Logger == nil {

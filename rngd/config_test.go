@@ -121,6 +121,10 @@ func TestConfigErrors(t *testing.T) {
 		// Durations and counts: negative is an error naming the key.
 		"negative sweep":                   {configTOML(map[string]string{"game.sweep_interval": `"-1s"`}), "game.sweep_interval"},
 		"negative retention":               {configTOML(map[string]string{"game.reply_retention": `"-1h"`}), "game.reply_retention"},
+		"retention shorter than a game":    {configTOML(map[string]string{"game.reply_retention": `"1m"`}), "game.reply_retention"},
+		"retention short of the grace":     {configTOML(map[string]string{"game.reply_retention": `"911h"`}), "at least 912h0m0s"},
+		"negative grpc connections":        {configTOML(map[string]string{"grpc.max_connections": `-1`}), "grpc.max_connections"},
+		"negative audit connections":       {configTOML(map[string]string{"audit.max_connections": `-1`}), "audit.max_connections"},
 		"negative batch age":               {configTOML(map[string]string{"log.batch_max_age": `"-1ms"`}), "log.batch_max_age"},
 		"negative batch size":              {configTOML(map[string]string{"log.batch_max_size": `-2`}), "log.batch_max_size"},
 		"negative receipts":                {configTOML(map[string]string{"log.receipt_wait": `"-1s"`}), "log.receipt_wait"},
@@ -213,6 +217,9 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	if c.Audit.Listen != "127.0.0.1:7444" || c.Audit.ClientCAFile != "" || c.HTTP.Listen != "127.0.0.1:7480" {
 		t.Errorf("defaults: audit %+v, http %+v", c.Audit, c.HTTP)
+	}
+	if c.GRPC.MaxConnections != 256 || c.Audit.MaxConnections != 256 {
+		t.Errorf("defaults: grpc.max_connections %d, audit.max_connections %d, want 256", c.GRPC.MaxConnections, c.Audit.MaxConnections)
 	}
 	if c, err := checkTOML(t, configTOML(map[string]string{"audit.listen": `"off"`, "http.listen": `"off"`})); err != nil || c.Audit.Listen != "" || c.HTTP.Listen != "" {
 		t.Errorf("audit.listen and http.listen \"off\": %+v %+v %v", c.Audit, c.HTTP, err)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/net/netutil"
 	"golang.org/x/sys/unix"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -119,11 +120,13 @@ func openListeners(cfg Config) (*listeners, error) {
 	if l.grpc, err = net.Listen("tcp", cfg.GRPC.Listen); err != nil {
 		return nil, fmt.Errorf("couldn't listen on grpc.listen %s: %w", cfg.GRPC.Listen, err)
 	}
+	l.grpc = netutil.LimitListener(l.grpc, cfg.GRPC.MaxConnections)
 	if cfg.Audit.Listen != "" {
 		if l.audit, err = net.Listen("tcp", cfg.Audit.Listen); err != nil {
 			l.close()
 			return nil, fmt.Errorf("couldn't listen on audit.listen %s: %w", cfg.Audit.Listen, err)
 		}
+		l.audit = netutil.LimitListener(l.audit, cfg.Audit.MaxConnections)
 	}
 	if cfg.HTTP.Listen != "" {
 		if l.http, err = net.Listen("tcp", cfg.HTTP.Listen); err != nil {
@@ -159,22 +162,24 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 	// own credentials.
 	// The game servers' calls hold the engine's gate (held); the
 	// auditors' read the log only.
-	tcpServer := func(tc *tls.Config, unary []grpc.UnaryServerInterceptor, stream []grpc.StreamServerInterceptor) *grpc.Server {
+	tcpServer := func(tc *tls.Config, streams uint32, unary []grpc.UnaryServerInterceptor, stream []grpc.StreamServerInterceptor) *grpc.Server {
 		return grpc.NewServer(
 			grpc.Creds(credentials.NewTLS(tc)),
-			grpc.MaxConcurrentStreams(cfg.GRPC.MaxConcurrentStreams),
+			grpc.ConnectionTimeout(tcpHandshakeTimeout),
+			grpc.MaxConcurrentStreams(streams),
+			grpc.MaxRecvMsgSize(tcpMaxRecvMsgSize),
 			grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 			grpc.ChainUnaryInterceptor(append([]grpc.UnaryServerInterceptor{d.observe}, unary...)...),
 			grpc.ChainStreamInterceptor(append([]grpc.StreamServerInterceptor{d.observeStream}, stream...)...),
 		)
 	}
-	d.grpc = tcpServer(l.tls, []grpc.UnaryServerInterceptor{d.held}, nil)
+	d.grpc = tcpServer(l.tls, cfg.GRPC.MaxConcurrentStreams, []grpc.UnaryServerInterceptor{d.held}, nil)
 	qodv1.RegisterQuitteOuDoubleServer(d.grpc, &qodService{e: e})
 	healthpb.RegisterHealthServer(d.grpc, checkedHealth{d.health, d.ready})
 	reflection.Register(d.grpc)
 
 	if d.lisAudit != nil {
-		d.audit = tcpServer(l.auditTLS, nil, nil)
+		d.audit = tcpServer(l.auditTLS, auditMaxConcurrentStreams, nil, nil)
 		if registerAudit != nil {
 			registerAudit(d.audit)
 		}
@@ -922,6 +927,26 @@ func adminAdmitted(ctx context.Context) error {
 func adminTap(ctx context.Context, _ *tap.Info) (context.Context, error) {
 	return ctx, adminAdmitted(ctx)
 }
+
+// The TCP listeners' bounds (the game servers' and the auditors'): with
+// grpc.max_connections and audit.max_connections they bound what clients
+// can make rngd hold, a game server's certificate or none (an auditor).
+const (
+	// tcpMaxRecvMsgSize bounds a request message. The largest the game and
+	// audit APIs take are a few short strings and numbers: a request id
+	// (at most 128 bytes), a ticket code (18), a game id, a page token.
+	// gRPC's default (4 MiB), which the server grants as flow-control
+	// window as soon as a message's length is announced, let one game
+	// server's connection hold its 1024 calls' 4 MiB each.
+	tcpMaxRecvMsgSize = 16 << 10
+	// tcpHandshakeTimeout bounds a new connection's TLS and HTTP/2
+	// handshakes (gRPC's default: 120 s), so that connections that never
+	// finish theirs do not hold the listener's max_connections slots.
+	tcpHandshakeTimeout = 10 * time.Second
+	// auditMaxConcurrentStreams bounds an auditor's connection's calls:
+	// an audit makes a few at a time.
+	auditMaxConcurrentStreams = 100
+)
 
 const (
 	// adminMaxConcurrentStreams bounds an admin connection's streams: the
