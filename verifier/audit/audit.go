@@ -22,6 +22,10 @@
 //	tile/<L>/<N>[.p/<W>]             hash tiles (height 8)
 //	tile/entries/<N>[.p/<W>]         entry bundles: (u16be(len) || leaf)*
 //
+// A partial tile or bundle the log no longer serves is read as the first W
+// hashes or entries of the full one: the spec lets a log delete a partial
+// once the full one is available (tessera's garbage collection does).
+//
 // Hash tiles are authenticated against the checkpoint by x/mod's
 // tlog.TileHashReader (x/mod ≥ v0.40 checks every tile, GO-2026-6179); each
 // entry's RFC 6962 leaf hash must equal the authenticated level-0 hash.
@@ -66,6 +70,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"io/fs"
 	"maps"
 	"runtime"
 	"slices"
@@ -485,16 +491,51 @@ func tlogError(err error) error {
 	return verdict.Named(err, verdict.MsgTlogInconsistentTile, verdict.MsgTlogProofFailed)
 }
 
-// readBundle reads the entries [start, end) (one bundle).
+// fetchTile reads tile t (level −1: the entry bundle), or, when t is
+// partial and cannot be read, the full tile, whose first t.W hashes or
+// entries are t's: c2sp.org/tlog-tiles lets a log delete a partial tile
+// once the full one is available, and tessera's garbage collection does.
+// It returns the width of the tile read (t.W or 256). When neither can be
+// read, the error is the partial tile's when the full one does not exist
+// either (the log is missing t), else the full tile's.
+func fetchTile(ctx context.Context, f Fetcher, t tlog.Tile) ([]byte, int, error) {
+	b, err := f.Fetch(ctx, tilePath(t))
+	if err == nil || t.W == 256 {
+		return b, t.W, err
+	}
+	full := t
+	full.W = 256
+	b, ferr := f.Fetch(ctx, tilePath(full))
+	switch {
+	case errors.Is(ferr, fs.ErrNotExist):
+		return nil, 0, err
+	case ferr != nil:
+		return nil, 0, ferr
+	}
+	return b, full.W, nil
+}
+
+// readTile reads hash tile t (level ≥ 0): a partial tile read from the
+// full one is the full tile's first t.W hashes, and only a full tile (256
+// hashes) is cut. Either way tlog.TileHashReader authenticates the hashes
+// against the signed tree hash.
+func readTile(ctx context.Context, f Fetcher, t tlog.Tile) ([]byte, error) {
+	b, w, err := fetchTile(ctx, f, t)
+	if err != nil || w == t.W {
+		return b, err
+	}
+	if len(b) != w*tlog.HashSize {
+		return nil, fmt.Errorf("%s: %d bytes, not a full tile of %d", tilePath(tlog.Tile{H: t.H, L: t.L, N: t.N, W: w}), len(b), w*tlog.HashSize)
+	}
+	return b[:t.W*tlog.HashSize], nil
+}
+
+// readBundle reads the entries [start, end) (one bundle; from the full
+// bundle, its first end−start entries, when the partial one is gone).
 func readBundle(ctx context.Context, f Fetcher, start, end int64) ([][]byte, error) {
 	t := tlog.Tile{H: 8, L: -1, N: start / 256, W: int(end - start)}
 	path := tilePath(t)
-	b, err := f.Fetch(ctx, path)
-	if err != nil && t.W < 256 {
-		// A full bundle may have replaced the partial one.
-		t.W = 256
-		b, err = f.Fetch(ctx, tilePath(t))
-	}
+	b, _, err := fetchTile(ctx, f, t)
 	if err != nil {
 		return nil, verdict.Errorf(verdict.MsgAuditBundleRead, path, err)
 	}
@@ -547,7 +588,7 @@ func (r *tileReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
 			out[i] = b
 			continue
 		}
-		b, err := r.fetch.Fetch(r.ctx, tilePath(t))
+		b, err := readTile(r.ctx, r.fetch, t)
 		if err != nil {
 			return nil, err
 		}

@@ -5,12 +5,8 @@ import (
 	"errors"
 	"flag"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
-	"strings"
-
-	"golang.org/x/mod/sumdb/tlog"
 
 	"tirage.fr/tirage/verifier/audit"
 	"tirage.fr/tirage/verifier/checkpoint"
@@ -78,15 +74,17 @@ func runDocument(env Env, name string, usage verdict.MsgID, verify func([]byte, 
 	if f != nil {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
-		a.Consistency = onlineConsistency(ctx, &wholeTiles{Fetcher: f})
+		a.Consistency = onlineConsistency(ctx, f)
 	}
 	return c.report(env, verify(b, a), nil)
 }
 
 // onlineConsistency is receipt.Anchors.Consistency over the log's tiles,
 // read and authenticated against the newer checkpoint as rngverify log
-// does (audit.Consistency): an error wrapping checkpoint.ErrFork when the
-// proof read shows two histories, another error when it could not be read.
+// does (audit.Consistency, which reads a partial tile the log has since
+// deleted from the full tile): an error wrapping checkpoint.ErrFork when
+// the proof read shows two histories, another error when it could not be
+// read.
 func onlineConsistency(ctx context.Context, f audit.Fetcher) func(older, newer *checkpoint.Checkpoint) error {
 	return func(older, newer *checkpoint.Checkpoint) error {
 		v := verdict.New("log", verdict.MsgSubjectLog)
@@ -109,46 +107,3 @@ func onlineConsistency(ctx context.Context, f audit.Fetcher) func(older, newer *
 type forkError struct{ error }
 
 func (e forkError) Unwrap() []error { return []error{e.error, checkpoint.ErrFork} }
-
-// wholeTiles reads a partial hash tile (tile/<L>/<N>.p/<W>) that the log no
-// longer serves from the wider one it serves now (the full tile, or a wider
-// partial at the log's latest size), cut to width W: a document's or the
-// state's checkpoint is usually older than the log's latest, whose partial
-// tiles may have been replaced (C2SP tlog-tiles). The tiles are
-// authenticated against the checkpoint all the same (audit.Consistency);
-// the latest size read here is only a hint of where to look.
-type wholeTiles struct {
-	audit.Fetcher
-	size int64 // the log's latest size, 0 until read
-}
-
-func (w *wholeTiles) Fetch(ctx context.Context, path string) ([]byte, error) {
-	b, err := w.Fetcher.Fetch(ctx, path)
-	if err == nil || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(path, ".p/") || strings.HasPrefix(path, "tile/entries/") {
-		return b, err
-	}
-	t, perr := tlog.ParseTilePath("tile/8/" + strings.TrimPrefix(path, "tile/"))
-	if perr != nil || t.L < 0 {
-		return b, err
-	}
-	if w.size == 0 {
-		note, cerr := w.Fetcher.Fetch(ctx, "checkpoint")
-		if cerr != nil {
-			return b, err
-		}
-		text, _, _ := strings.Cut(string(note), "\n\n")
-		if _, size, _, cerr := checkpoint.ParseText(text + "\n"); cerr == nil {
-			w.size = size
-		}
-	}
-	wider := t
-	wider.W = int(min(w.size>>(8*t.L)-t.N*256, 256))
-	if wider.W <= t.W {
-		return b, err
-	}
-	whole, ferr := w.Fetcher.Fetch(ctx, "tile/"+strings.TrimPrefix(wider.Path(), "tile/8/"))
-	if ferr != nil || len(whole) < t.W*tlog.HashSize {
-		return b, err
-	}
-	return whole[:t.W*tlog.HashSize], nil
-}
