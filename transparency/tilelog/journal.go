@@ -2,6 +2,7 @@ package tilelog
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -82,11 +83,13 @@ type journalRecord struct {
 
 func segmentName(first uint64) string { return fmt.Sprintf("%020d%s", first, journalExt) }
 
-// openJournal opens the journal in dir, cuts off a torn tail, and returns
-// the records from index from on (the ones tessera has not integrated).
-// An empty journal starts at from.
+// openJournal opens the journal of a log of from leaves in dir, cuts off a
+// torn tail, and returns the records it holds, in index order: those from
+// index from on are the ones tessera has not integrated, those below are
+// integrated and not yet trimmed (splitRecords). An empty journal starts at
+// from.
 func openJournal(dir string, from uint64) (*journal, []journalRecord, error) {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	if err := mkdirAll(dir); err != nil {
 		return nil, nil, fmt.Errorf("couldn't create the journal directory: %w", err)
 	}
 	ents, err := os.ReadDir(dir)
@@ -106,7 +109,7 @@ func openJournal(dir string, from uint64) (*journal, []journalRecord, error) {
 		j.segs = append(j.segs, first)
 	}
 	slices.Sort(j.segs)
-	var tail []journalRecord
+	var all []journalRecord
 	for i, first := range j.segs {
 		last := i == len(j.segs)-1
 		path := filepath.Join(dir, segmentName(first))
@@ -128,11 +131,7 @@ func openJournal(dir string, from uint64) (*journal, []journalRecord, error) {
 			return nil, nil, fmt.Errorf("%w: the journal starts at index %d but the log holds only %d leaves", transparency.ErrSecurity, first, from)
 		}
 		j.next = first + uint64(len(recs))
-		for _, r := range recs {
-			if r.index >= from {
-				tail = append(tail, r)
-			}
-		}
+		all = append(all, recs...)
 		if last {
 			// Cut a torn tail: it was never acknowledged.
 			if good < len(raw) {
@@ -165,7 +164,42 @@ func openJournal(dir string, from uint64) (*journal, []journalRecord, error) {
 			return nil, nil, err
 		}
 	}
-	return j, tail, nil
+	return j, all, nil
+}
+
+// splitRecords splits records in index order at index size: those tessera
+// has integrated (a log of size leaves) and those it has not.
+func splitRecords(recs []journalRecord, size uint64) (integrated, pending []journalRecord) {
+	i, _ := slices.BinarySearchFunc(recs, size, func(r journalRecord, size uint64) int { return cmp.Compare(r.index, size) })
+	return recs[:i], recs[i:]
+}
+
+// mkdirAll creates dir and its missing parents, as os.MkdirAll does, and
+// makes their entries durable: the parent of each directory it creates is
+// synced, else a power cut could lose the directory with what was synced in
+// it.
+func mkdirAll(dir string) error {
+	var created []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			break
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		created = append(created, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return err
+	}
+	for _, d := range created {
+		if err := atomicfile.SyncDir(filepath.Dir(d)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // groupHead is a parsed group header.

@@ -29,15 +29,28 @@ func journalLeaves(from, n int) [][]byte {
 	return out
 }
 
-func checkTail(t *testing.T, tail []journalRecord, from uint64, n int) {
+// checkTail checks the records openJournal returned for a log of from
+// leaves: each is the leaf written at its index, and n of them, from index
+// from on, are not integrated.
+func checkTail(t *testing.T, recs []journalRecord, from uint64, n int) {
 	t.Helper()
+	for _, r := range recs {
+		if want := fmt.Sprintf("leaf %d", r.index); string(r.leaf) != want {
+			t.Fatalf("record %d = %q, want %q", r.index, r.leaf, want)
+		}
+	}
+	integrated, tail := splitRecords(recs, from)
 	if len(tail) != n {
 		t.Fatalf("tail has %d records, want %d", len(tail), n)
 	}
 	for i, r := range tail {
-		want := fmt.Sprintf("leaf %d", from+uint64(i))
-		if r.index != from+uint64(i) || string(r.leaf) != want {
-			t.Fatalf("tail[%d] = %d %q, want %d %q", i, r.index, r.leaf, from+uint64(i), want)
+		if r.index != from+uint64(i) {
+			t.Fatalf("tail[%d] has index %d, want %d", i, r.index, from+uint64(i))
+		}
+	}
+	for i, r := range integrated {
+		if r.index >= from || i > 0 && r.index <= integrated[i-1].index {
+			t.Fatalf("integrated records out of order: %d at %d", r.index, i)
 		}
 	}
 }
@@ -46,9 +59,9 @@ func checkTail(t *testing.T, tail []journalRecord, from uint64, n int) {
 // integrated segments are deleted but the newest; indices continue.
 func TestJournalReopenAndTrim(t *testing.T) {
 	dir := t.TempDir()
-	j, tail, err := openJournal(dir, 0)
-	if err != nil || len(tail) != 0 {
-		t.Fatal(tail, err)
+	j, recs, err := openJournal(dir, 0)
+	if err != nil || len(recs) != 0 {
+		t.Fatal(recs, err)
 	}
 	j.maxSegment = 100
 	for g := range 5 {
@@ -61,11 +74,11 @@ func TestJournalReopenAndTrim(t *testing.T) {
 		t.Fatalf("%d segments, want several", len(j.segs))
 	}
 	j.close()
-	j, tail, err = openJournal(dir, 4)
+	j, recs, err = openJournal(dir, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkTail(t, tail, 4, 11)
+	checkTail(t, recs, 4, 11)
 	if err := j.trim(15); err != nil {
 		t.Fatal(err)
 	}
@@ -76,11 +89,11 @@ func TestJournalReopenAndTrim(t *testing.T) {
 		t.Fatalf("write after trim = %d, %v", first, err)
 	}
 	j.close()
-	_, tail, err = openJournal(dir, 15)
+	_, recs, err = openJournal(dir, 15)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkTail(t, tail, 15, 1)
+	checkTail(t, recs, 15, 1)
 }
 
 // A torn record at the end (never acknowledged) is cut off and its index
@@ -100,11 +113,11 @@ func TestJournalTornTailAndCorruption(t *testing.T) {
 	if err := os.WriteFile(seg, append(good, []byte("\x00\x00\x00\x00\x00\x00\x00\x09\x00\x00\x00\x10torn")...), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	j, tail, err := openJournal(dir, 7)
+	j, recs, err := openJournal(dir, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkTail(t, tail, 7, 2)
+	checkTail(t, recs, 7, 2)
 	if first, err := j.write(journalLeaves(9, 1)); err != nil || first != 9 {
 		t.Fatalf("write after a torn tail = %d, %v", first, err)
 	}
@@ -113,11 +126,11 @@ func TestJournalTornTailAndCorruption(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.close()
-	_, tail, err = openJournal(dir, 7)
+	_, recs, err = openJournal(dir, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkTail(t, tail, 7, 4)
+	checkTail(t, recs, 7, 4)
 
 	raw, _ := os.ReadFile(seg)
 	raw[groupHeader+4] ^= 1 // first leaf of the older segment
@@ -144,11 +157,11 @@ func TestJournalLastSegment(t *testing.T) {
 
 	cut := good[:len(good)-3] // the second group's write was cut
 	os.WriteFile(seg, cut, 0o600)
-	j, tail, err := openJournal(dir, 0)
+	j, recs, err := openJournal(dir, 0)
 	if err != nil {
 		t.Fatalf("torn last group: %v", err)
 	}
-	checkTail(t, tail, 0, 2)
+	checkTail(t, recs, 0, 2)
 	if first, err := j.write(journalLeaves(2, 1)); err != nil || first != 2 {
 		t.Fatalf("write after cutting = %d, %v", first, err)
 	}
@@ -192,11 +205,11 @@ func TestJournalTornGroupHoldingHeader(t *testing.T) {
 	if err := os.WriteFile(seg, append(bytes.Clone(good), torn...), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	j, tail, err := openJournal(dir, 0)
+	j, recs, err := openJournal(dir, 0)
 	if err != nil {
 		t.Fatalf("torn group holding a group header: %v, want it cut off", err)
 	}
-	checkTail(t, tail, 0, 2)
+	checkTail(t, recs, 0, 2)
 	if first, err := j.write(journalLeaves(2, 1)); err != nil || first != 2 {
 		t.Fatalf("write after cutting = %d, %v", first, err)
 	}
@@ -334,11 +347,11 @@ func TestJournalReappearedSegment(t *testing.T) {
 	for _, firsts := range [][]uint64{{0}, {3}, {0, 3}, {0, 6}} {
 		reappear(firsts...)
 		for _, from := range []uint64{9, 11} {
-			j, tail, err := openJournal(dir, from)
+			j, recs, err := openJournal(dir, from)
 			if err != nil {
 				t.Fatalf("segments %v reappeared, log of %d leaves: %v", firsts, from, err)
 			}
-			checkTail(t, tail, from, 12-int(from))
+			checkTail(t, recs, from, 12-int(from))
 			j.close()
 		}
 	}
@@ -658,6 +671,58 @@ func TestTesseraOneBatchAtATime(t *testing.T) {
 	}
 }
 
+// The leaves journaled while tessera holds a batch are handed to it, once
+// that batch is confirmed, a batch (BatchMaxSize) at a time: more at once
+// would make tessera flush one batch by size while the rest waits for its
+// timer, two batches in tessera.
+func TestTesseraRoundInBatches(t *testing.T) {
+	const batch, later = 4, 10
+	release := make(chan struct{})
+	var held atomic.Bool
+	var added, confirmed, most atomic.Int64
+	count := func(add tessera.AddFn) tessera.AddFn {
+		return func(ctx context.Context, e *tessera.Entry) tessera.IndexFuture {
+			if n := added.Add(1) - confirmed.Load(); n > most.Load() {
+				most.Store(n)
+			}
+			first := held.CompareAndSwap(false, true)
+			f := add(ctx, e)
+			return func() (tessera.Index, error) {
+				if first {
+					<-release
+				}
+				idx, err := f()
+				confirmed.Add(1)
+				return idx, err
+			}
+		}
+	}
+	l, err := Open(context.Background(), Config{Dir: t.TempDir(), Origin: "example.com/rounds", Signers: lagSigners(t), BatchMaxSize: batch, wrapAdd: count})
+	if err != nil {
+		close(release)
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := l.Append(context.Background(), []byte("first")); err != nil {
+		close(release)
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return added.Load() == 1 })
+	for i := range later {
+		if _, err := l.Append(context.Background(), fmt.Appendf(nil, "later %d", i)); err != nil {
+			close(release)
+			t.Fatal(err)
+		}
+	}
+	close(release)
+	if _, err := l.AwaitCheckpoint(context.Background(), 1+later); err != nil {
+		t.Fatal(err)
+	}
+	if n := most.Load(); n > batch {
+		t.Errorf("%d leaves in tessera at once, want at most a batch (%d)", n, batch)
+	}
+}
+
 // waitFor polls cond for up to 10 s.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
@@ -666,5 +731,25 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within 10 s")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// mkdirAll creates missing parents too, and accepts an existing directory.
+func TestMkdirAll(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data", "log", journalDir)
+	for range 2 {
+		if err := mkdirAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			t.Fatalf("after mkdirAll, %s: %v", dir, err)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := mkdirAll(filepath.Join(file, "log")); err == nil {
+		t.Fatal("mkdirAll under a file succeeded")
 	}
 }

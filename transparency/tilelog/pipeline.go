@@ -1,13 +1,19 @@
 package tilelog
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/transparency-dev/tessera"
 
 	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/atomicfile"
 )
 
 // The append pipeline. Append queues its leaf and waits; journalLoop takes
@@ -18,7 +24,9 @@ import (
 // queue flushes batches one at a time, in order, and integrateLoop is its
 // only writer). Any failure stops the pipeline: appends are refused from
 // then on (fail closed) until the log is reopened, which replays the
-// journal.
+// journal; but a leaf tessera put at another index than the journal's is a
+// security failure, recorded durably (securityFile), and the log no longer
+// opens.
 
 // integrateQueue bounds the journaled groups waiting for tessera.
 const integrateQueue = 256
@@ -46,36 +54,101 @@ type journaled struct {
 	leaves [][]byte
 }
 
-// recover opens the journal and has tessera integrate, before any new
-// append, the journaled leaves it does not hold yet.
+// recover opens the journal, checks the journaled leaves tessera holds
+// already against its entry bundles, and has tessera integrate, before any
+// new append, the ones it does not hold yet. They go through the pipeline
+// (integrateLoop and confirmLoop, started, journalLoop not yet) one tessera
+// batch at a time, each confirmed before the next is added: with the whole
+// tail in tessera at once, a flush could overtake another (integrateLoop).
 func (l *Log) recover(ctx context.Context, reader tessera.LogReader) error {
 	size, err := reader.IntegratedSize(ctx)
 	if err != nil {
 		return fmt.Errorf("tilelog: %w: couldn't read the tree size: %w", transparency.ErrUnavailable, err)
 	}
-	j, tail, err := openJournal(filepath.Join(l.cfg.Dir, journalDir), size)
+	j, recs, err := openJournal(filepath.Join(l.cfg.Dir, journalDir), size)
 	if err != nil {
 		return fmt.Errorf("tilelog: %w", err)
 	}
 	l.journal = j
 	l.integrated.Store(size)
 	l.sequenced.Store(j.next)
-	if len(tail) == 0 {
+	held, tail := splitRecords(recs, size)
+	if err := l.checkIntegrated(held, size); err != nil {
+		return err
+	}
+	if len(tail) > 0 {
+		g := journaled{first: tail[0].index, leaves: make([][]byte, len(tail))}
+		for i, r := range tail {
+			g.leaves[i] = r.leaf
+		}
+		l.integrate <- g
+		if err := l.awaitIntegrated(g.first + uint64(len(tail))); err != nil {
+			return err // Open's failure path stops the pipeline and closes the journal
+		}
+		l.cfg.Logger.Info("transparency log: journaled leaves integrated", "count", len(tail), "from", size)
+	}
+	return nil
+}
+
+// checkIntegrated checks that tessera holds each of recs, the journaled
+// leaves below size (a tree of size leaves) not yet trimmed, at its journal
+// index. One elsewhere was acknowledged with an index the tree contradicts:
+// tessera misplaced it, and the failure was not seen or not remembered
+// (a crash before securityFile was written).
+func (l *Log) checkIntegrated(recs []journalRecord, size uint64) error {
+	for len(recs) > 0 {
+		// A run of consecutive indices: a segment that reappeared after a
+		// crash may be followed by a gap (openJournal).
+		n := 1
+		for n < len(recs) && recs[n].index == recs[0].index+uint64(n) {
+			n++
+		}
+		leaves, err := l.readEntries(recs[0].index, recs[0].index+uint64(n), size)
+		if err != nil {
+			return fmt.Errorf("tilelog: couldn't check the integrated journaled leaves against the tree: %w", err)
+		}
+		for i, r := range recs[:n] {
+			if !bytes.Equal(leaves[i], r.leaf) {
+				return fmt.Errorf("tilelog: %w", l.recordSecurity(fmt.Errorf("%w: the tree holds another leaf at index %d than the one journaled (and acknowledged) there", transparency.ErrSecurity, r.index)))
+			}
+		}
+		recs = recs[n:]
+	}
+	return nil
+}
+
+// securityFile, in Config.Dir, records that tessera put an acknowledged
+// leaf at another index than the journal's: the tree, and maybe published
+// checkpoints, contradict receipts. Open refuses the log while it exists
+// (checkSecurityFile); an operator must investigate.
+const securityFile = "SECURITY-FAILURE"
+
+// recordSecurity writes the security failure err to securityFile, durably,
+// and returns it.
+func (l *Log) recordSecurity(err error) error {
+	path := filepath.Join(l.cfg.Dir, securityFile)
+	msg := fmt.Sprintf("%s %s\n", time.Now().UTC().Format(time.RFC3339), err)
+	if werr := atomicfile.Write(path, []byte(msg), 0o600); werr != nil {
+		l.cfg.Logger.Error("transparency log: couldn't record a security failure", "file", path, "err", werr)
+		return fmt.Errorf("%w (and couldn't record it in %s: %w)", err, path, werr)
+	}
+	return err
+}
+
+// checkSecurityFile refuses a log whose securityFile exists.
+func checkSecurityFile(dir string) error {
+	path := filepath.Join(dir, securityFile)
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	// Add them all, then confirm them in order.
-	pending := make([]pendingLeaf, len(tail))
-	for i, r := range tail {
-		pending[i] = pendingLeaf{index: r.index, future: l.add(ctx, tessera.NewEntry(r.leaf))}
+	if err != nil {
+		return fmt.Errorf("tilelog: %w: %w", transparency.ErrUnavailable, err)
 	}
-	for _, p := range pending {
-		if err := l.confirm(p); err != nil {
-			return err // Open's failure path closes the journal
-		}
-	}
-	l.integrated.Store(size + uint64(len(tail)))
-	l.cfg.Logger.Info("transparency log: journaled leaves integrated", "count", len(tail), "from", size)
-	return nil
+	return fmt.Errorf("tilelog: %w: the log refuses to open: %s records that its tree contradicts the index of an acknowledged leaf (%s). "+
+		"Keep the directory as it is for investigation and move to a new log (new directory and origin); "+
+		"delete the file only once the tree has been checked against the journal and the receipts (docs/transparency.md)",
+		transparency.ErrSecurity, path, bytes.TrimSpace(raw))
 }
 
 // fail stops the pipeline with err (the first failure is kept).
@@ -83,7 +156,13 @@ func (l *Log) fail(err error) error {
 	l.pmu.Lock()
 	defer l.pmu.Unlock()
 	if l.failed == nil {
-		l.failed = fmt.Errorf("tilelog: %w: %w (appends are refused until the log is reopened)", transparency.ErrUnavailable, err)
+		if errors.Is(err, transparency.ErrSecurity) {
+			// Never mixed with an outage (ErrUnavailable): reopening
+			// does not end it (securityFile).
+			l.failed = fmt.Errorf("tilelog: %w (appends are refused, and the log refuses to open again: see its %s file)", err, securityFile)
+		} else {
+			l.failed = fmt.Errorf("tilelog: %w: %w (appends are refused until the log is reopened)", transparency.ErrUnavailable, err)
+		}
 		l.cfg.Logger.Error("transparency log append pipeline stopped", "err", err)
 		close(l.failedc)
 		l.caughtUp.Broadcast()
@@ -162,9 +241,9 @@ func (l *Log) awaitTessera() error {
 	return l.refusal()
 }
 
-// integrateLoop adds the journaled leaves to tessera, every group waiting
-// at once, then waits until confirmLoop has confirmed them before it adds
-// more. Tessera's queue (v1.0.4) takes a batch under its lock but hands it
+// integrateLoop adds the journaled leaves to tessera, every group waiting,
+// one tessera batch (BatchMaxSize leaves at most) at a time: it waits until
+// confirmLoop has confirmed a batch before it adds more. Tessera's queue (v1.0.4) takes a batch under its lock but hands it
 // to storage after unlocking: a batch flushed by its timer, on a goroutine
 // the scheduler delays, can be sequenced after a later one flushed by size
 // or by the next timer, and the leaves then get other indices than the
@@ -194,25 +273,37 @@ func (l *Log) integrateLoop(ctx context.Context) {
 		if failed != nil {
 			continue // the journal keeps them for the next Open
 		}
+		// More leaves than a batch would make tessera flush one by size
+		// while the rest waits for its timer: two batches in tessera.
 		var end uint64
+		n := uint(0)
+	add:
 		for _, g := range groups {
 			for i, leaf := range g.leaves {
-				l.futures <- pendingLeaf{index: g.first + uint64(i), future: l.add(ctx, tessera.NewEntry(leaf))}
+				if n == l.cfg.BatchMaxSize {
+					if l.awaitIntegrated(end) != nil {
+						break add // the journal keeps the rest for the next Open
+					}
+					n = 0
+				}
+				end = g.first + uint64(i) + 1
+				l.futures <- pendingLeaf{index: end - 1, future: l.add(ctx, tessera.NewEntry(leaf))}
+				n++
 			}
-			end = g.first + uint64(len(g.leaves))
 		}
 		l.awaitIntegrated(end)
 	}
 }
 
 // awaitIntegrated waits until confirmLoop has confirmed every leaf below
-// end, or the pipeline fails.
-func (l *Log) awaitIntegrated(end uint64) {
+// end, or the pipeline fails (its failure).
+func (l *Log) awaitIntegrated(end uint64) error {
 	l.pmu.Lock()
 	defer l.pmu.Unlock()
 	for l.integrated.Load() < end && l.failed == nil {
 		l.caughtUp.Wait()
 	}
+	return l.failed
 }
 
 // pendingLeaf is a journaled leaf handed to tessera.
@@ -251,7 +342,7 @@ func (l *Log) confirm(p pendingLeaf) error {
 		return fmt.Errorf("tessera couldn't integrate journaled leaf %d: %w", p.index, err)
 	}
 	if idx.Index != p.index {
-		return fmt.Errorf("%w: tessera gave journaled leaf %d the index %d", transparency.ErrSecurity, p.index, idx.Index)
+		return l.recordSecurity(fmt.Errorf("%w: tessera gave journaled (and acknowledged) leaf %d the index %d", transparency.ErrSecurity, p.index, idx.Index))
 	}
 	return nil
 }

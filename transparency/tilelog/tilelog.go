@@ -11,6 +11,9 @@
 //	leafhash.db            bbolt index from RFC 6962 leaf hash to first index,
 //	                       rebuilt from the entry bundles (never authoritative)
 //	LOCK                   flock held while the log is open (one writer per directory)
+//	SECURITY-FAILURE       written when tessera put an acknowledged leaf at another
+//	                       index than the journal's; Open refuses the log while it
+//	                       exists (pipeline.go)
 //
 // # Durability
 //
@@ -275,7 +278,7 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	// tessera logs through klog (process-wide): send it to the first
 	// opened log's logger rather than to stderr.
 	klogOnce.Do(func() { klog.SetLogger(logr.FromSlogHandler(cfg.Logger.Handler())) })
-	if err := os.MkdirAll(cfg.Dir, 0o750); err != nil {
+	if err := mkdirAll(cfg.Dir); err != nil {
 		return nil, fmt.Errorf("tilelog: couldn't create log directory: %w", err)
 	}
 	lock, err := lockDir(cfg.Dir)
@@ -287,9 +290,19 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	l.caughtUp.L = &l.pmu
 	l.failedc = make(chan struct{})
 	l.stallc = make(chan struct{})
-	// fail undoes what Open did so far. Nothing may fail once the
-	// pipeline's goroutines are started: they are not stopped here.
+	// fail undoes what Open did so far. Nothing may fail once
+	// journalLoop is started: it is not stopped here.
 	fail := func(err error) (*Log, error) {
+		if l.integrate != nil {
+			// Only integrateLoop and confirmLoop run (recover): stop
+			// them while tessera is up to take what they add, or leave
+			// them to the process's exit if it stalled.
+			close(l.integrate)
+			select {
+			case <-l.pipelineDone:
+			case <-time.After(journalCloseGrace):
+			}
+		}
 		if l.shutdown != nil {
 			l.shutdown(context.Background())
 		}
@@ -304,6 +317,9 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		}
 		lock.Close()
 		return nil, err
+	}
+	if err := checkSecurityFile(cfg.Dir); err != nil {
+		return fail(err)
 	}
 	if err := l.checkOrigin(); err != nil {
 		return fail(err)
@@ -336,16 +352,18 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if cfg.wrapAdd != nil {
 		l.add = cfg.wrapAdd(l.add)
 	}
+	// The journal's tail goes through the pipeline (recover) before
+	// journalLoop, its writer from then on, starts.
+	l.integrate = make(chan journaled, integrateQueue)
+	l.futures = make(chan pendingLeaf, maxLag)
+	l.journalDone, l.pipelineDone = make(chan struct{}), make(chan struct{})
+	go l.integrateLoop(bgctx)
+	go l.confirmLoop()
 	if err := l.recover(bgctx, reader); err != nil {
 		return fail(err)
 	}
 	l.wake = make(chan struct{}, 1)
-	l.integrate = make(chan journaled, integrateQueue)
-	l.futures = make(chan pendingLeaf, maxLag)
-	l.journalDone, l.pipelineDone = make(chan struct{}), make(chan struct{})
 	go l.journalLoop()
-	go l.integrateLoop(bgctx)
-	go l.confirmLoop()
 	l.every(bgctx, indexInterval, l.refreshIndex)
 	l.every(bgctx, l.cfg.CheckpointInterval/2, func(context.Context) { l.checkPublished(time.Now()) })
 	return l, nil
