@@ -25,6 +25,15 @@
 // the same share, the same winners — and refuses a new share. Auditors see
 // every promo_draw record in the log; two for one draw id are misbehaviour.
 //
+// The state directory is not the only guard: the Appliance indexes the
+// promo_freeze and promo_draw records of its log by draw id (read once, on
+// first use — OpenOffline reads it at open — and kept up to date by its
+// own appends), and refuses a freeze of a draw id the log holds a freeze
+// or a draw of, a ceremony of one it holds a draw of, and a certificate of
+// a draw id the log holds two freezes or two draws of — whatever the state
+// directory says, or if it is gone. Only the very record the state
+// directory holds is re-sent (a retry after a lost acknowledgement).
+//
 // # Dates
 //
 // A freeze is refused before the draw's participation period has ended,
@@ -94,6 +103,21 @@ type Appliance struct {
 
 	mu      sync.Mutex
 	appends map[tlog.Hash]*leafAppend // guarded by mu; see appendOnce
+	indexed bool                      // guarded by mu: promos holds the log's records (indexLog)
+	promos  map[string]*loggedPromo   // guarded by mu: the log's promo records by draw id
+
+	indexMu sync.Mutex // held by indexLog while it reads the log: one reading at a time
+}
+
+// loggedPromo is what the log holds of one draw id.
+type loggedPromo struct {
+	freezes, draws []loggedLeaf // by log index
+}
+
+// loggedLeaf is a record in the log: its index and leaf hash.
+type loggedLeaf struct {
+	index uint64
+	hash  [32]byte
 }
 
 // New checks cfg and returns an Appliance.
@@ -112,7 +136,141 @@ func New(cfg Config) (*Appliance, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Appliance{cfg: cfg, appends: map[tlog.Hash]*leafAppend{}}, nil
+	return &Appliance{cfg: cfg, appends: map[tlog.Hash]*leafAppend{}, promos: map[string]*loggedPromo{}}, nil
+}
+
+// indexLog reads the promo_freeze and promo_draw records of the whole log
+// into a.promos, once: afterwards the Appliance's appends keep it up to
+// date (note). A log that counts its leaves (transparency.Sequencer) is
+// read up to a checkpoint covering them all; another up to its latest
+// checkpoint. It fails closed: a log that cannot be read refuses the
+// operation that needs it.
+func (a *Appliance) indexLog(ctx context.Context) error {
+	a.indexMu.Lock()
+	defer a.indexMu.Unlock()
+	a.mu.Lock()
+	done := a.indexed
+	a.mu.Unlock()
+	if done {
+		return nil
+	}
+	var size uint64
+	if seq, ok := a.cfg.Log.(transparency.Sequencer); ok {
+		cp, err := a.cfg.Log.AwaitCheckpoint(ctx, seq.Sequenced())
+		if err != nil {
+			return fmt.Errorf("couldn't get a checkpoint covering the log, to look for earlier promotion records: %w", err)
+		}
+		size = cp.Size
+	} else {
+		cp, err := a.cfg.Log.Checkpoint(ctx)
+		if err != nil {
+			return fmt.Errorf("couldn't read the log's checkpoint, to look for earlier promotion records: %w", err)
+		}
+		size = cp.Size
+	}
+	for start := uint64(0); start < size; {
+		es, err := a.cfg.Log.Entries(ctx, start, min(start+transparency.MaxEntries, size), size)
+		if err != nil {
+			return fmt.Errorf("couldn't read the log's records from %d, to look for earlier promotion records: %w", start, err)
+		}
+		if len(es) == 0 {
+			return fmt.Errorf("the log returned no record from %d of %d", start, size)
+		}
+		for j, e := range es {
+			a.note(start+uint64(j), e)
+		}
+		start += uint64(len(es))
+	}
+	a.mu.Lock()
+	a.indexed = true
+	a.mu.Unlock()
+	return nil
+}
+
+// promoKind is in every promo_freeze and promo_draw record (canonical
+// encoding): note parses only the leaves that hold it.
+var promoKind = []byte(`"kind":"promo_`)
+
+// note indexes leaf, at log index i, if it is a promo record.
+func (a *Appliance) note(i uint64, leaf []byte) {
+	if !bytes.Contains(leaf, promoKind) {
+		return
+	}
+	rec, err := record.Parse(leaf)
+	if err != nil {
+		return // auditors report it; it is no record of a draw
+	}
+	var draw string
+	switch r := rec.(type) {
+	case *record.PromoFreeze:
+		draw = r.Draw
+	case *record.PromoDraw:
+		draw = r.Draw
+	default:
+		return
+	}
+	l := loggedLeaf{index: i, hash: record.LeafHash(leaf)}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p := a.promos[draw]
+	if p == nil {
+		p = &loggedPromo{}
+		a.promos[draw] = p
+	}
+	list := &p.freezes
+	if rec.Kind() == record.KindPromoDraw {
+		list = &p.draws
+	}
+	k := 0
+	for k < len(*list) && (*list)[k].index < i {
+		k++
+	}
+	if k < len(*list) && (*list)[k].index == i {
+		return // noted already (an append read again by indexLog)
+	}
+	*list = append(*list, loggedLeaf{})
+	copy((*list)[k+1:], (*list)[k:])
+	(*list)[k] = l
+}
+
+// logged returns what the log holds of draw (a copy), reading the log
+// first if it was not yet read.
+func (a *Appliance) logged(ctx context.Context, draw string) (loggedPromo, error) {
+	if err := a.indexLog(ctx); err != nil {
+		return loggedPromo{}, fmt.Errorf("%s: %w; nothing done", draw, err)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p := a.promos[draw]
+	if p == nil {
+		return loggedPromo{}, nil
+	}
+	return loggedPromo{freezes: append([]loggedLeaf(nil), p.freezes...), draws: append([]loggedLeaf(nil), p.draws...)}, nil
+}
+
+// unlike is the refusal of draw whose directory dir holds its record of
+// kind at log index at, when the log holds l of that kind instead or too.
+func unlike(draw string, kind record.Kind, dir string, l loggedLeaf, at uint64) error {
+	if l.index == at {
+		return fmt.Errorf("%s: the %s record in %s is not the one the log holds at index %d: inspect the draw directory", draw, kind, dir, at)
+	}
+	return fmt.Errorf("%s: %w: %s records at index %d and %d", draw, ErrLoggedTwice, kind, min(l.index, at), max(l.index, at))
+}
+
+// other returns the first record of ls that is not leaf (leaf nil: the
+// first record). A copy of leaf at another index is no other record: it
+// draws nothing new (auditors report only a record of other bytes).
+func other(ls []loggedLeaf, leaf []byte) (loggedLeaf, bool) {
+	var h [32]byte
+	if leaf != nil {
+		h = record.LeafHash(leaf)
+	}
+	for _, l := range ls {
+		if leaf == nil || l.hash != h {
+			return l, true
+		}
+	}
+	return loggedLeaf{}, false
 }
 
 // Errors a caller may act on.
@@ -123,6 +281,10 @@ var (
 	ErrNotFrozen = errors.New("draw not frozen")
 	// ErrDrawn: the draw was run already; there is no second draw.
 	ErrDrawn = errors.New("draw already run: there is no second draw")
+	// ErrLoggedTwice: the log holds two promo_freeze or two promo_draw
+	// records of one draw id, which auditors report as the appliance's
+	// misbehaviour; nothing more is done for that draw id: report it.
+	ErrLoggedTwice = errors.New("the log holds a second record of the draw")
 	// ErrKeyAfterFreeze: the VRF key was not announced before the draw's
 	// freeze (a key rotated since): the ceremony needs the freeze's key.
 	ErrKeyAfterFreeze = errors.New("VRF key announced after the freeze")
@@ -137,7 +299,9 @@ type Meta struct {
 	Prize        string   `json:"prize"`
 	ValueCents   int64    `json:"value_cents"`
 	Currency     string   `json:"currency"`
-	Date         string   `json:"date"`
+	Date         string   `json:"date"`                  // the scheduled day of the ceremony (rules' date)
+	LatestDate   string   `json:"latest_date,omitempty"` // the last day it may be postponed to (rules)
+	Timezone     string   `json:"timezone,omitempty"`    // the rules' zone, of the dates
 	Days         []string `json:"days"`
 	Reserves     int      `json:"reserves"`
 	Beacon       string   `json:"beacon,omitempty"`
@@ -189,17 +353,31 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 	if err != nil {
 		return nil, err
 	}
+	lp, err := a.logged(ctx, draw)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return nil, fmt.Errorf("couldn't make the promotion directory: %w", err)
 	}
 	if err := os.Mkdir(dir, 0o700); errors.Is(err, fs.ErrExist) {
-		return a.resumeFreeze(ctx, draw, dir)
+		return a.resumeFreeze(ctx, draw, dir, lp)
 	} else if err != nil {
 		return nil, fmt.Errorf("couldn't make the draw directory: %w", err)
 	}
 	abandon := func(err error) (*Frozen, error) {
 		os.RemoveAll(dir) // nothing was sent to the log
 		return nil, err
+	}
+	// A draw id is frozen once, in the log: its state directory gone (its
+	// list and r with it), the draw cannot be held, and a new freeze would
+	// be a second list and a second commitment for it.
+	if l, ok := other(lp.freezes, nil); ok {
+		return abandon(fmt.Errorf("%s: %w: the log holds its promo_freeze record at index %d, but its state directory %s was missing; "+
+			"a draw id is frozen once: restore that directory (its list and secret) to hold the ceremony", draw, ErrFrozen, l.index, dir))
+	}
+	if l, ok := other(lp.draws, nil); ok {
+		return abandon(fmt.Errorf("%s: %w: the log holds its promo_draw record at index %d; nothing frozen", draw, ErrDrawn, l.index))
 	}
 	// The list is frozen once the participation period is over, or it
 	// could miss its last stakes; now is the freeze record's time.
@@ -243,7 +421,7 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 	participants := len(req.Entrants) + req.Withheld
 	meta := Meta{
 		Operation: r.Operation, OpTitle: r.Title, Draw: draw, Title: d.Title, Prize: d.Prize, ValueCents: d.ValueCents,
-		Currency: r.Currency, Date: d.Date, Reserves: d.Reserves, Beacon: beacon,
+		Currency: r.Currency, Date: d.Date, LatestDate: r.LatestDate(req.DrawIndex), Timezone: r.Timezone, Reserves: d.Reserves, Beacon: beacon,
 		Participants: participants, Withheld: req.Withheld, Entrants: len(req.Entrants),
 		Rejected: req.Rejected, Rows: req.Rows,
 	}
@@ -280,8 +458,10 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 
 // resumeFreeze handles a draw directory that exists: frozen (ErrFrozen), or
 // a freeze whose append did not complete, which is re-sent unchanged.
-func (a *Appliance) resumeFreeze(ctx context.Context, draw, dir string) (*Frozen, error) {
-	if _, err := os.Stat(filepath.Join(dir, "freeze.idx")); err == nil {
+func (a *Appliance) resumeFreeze(ctx context.Context, draw, dir string, lp loggedPromo) (*Frozen, error) {
+	if i, err := readIndex(filepath.Join(dir, "freeze.idx")); err == nil {
+		return nil, fmt.Errorf("%s: %w (log index %d)", draw, ErrFrozen, i)
+	} else if _, err := os.Stat(filepath.Join(dir, "freeze.idx")); err == nil {
 		return nil, fmt.Errorf("%s: %w", draw, ErrFrozen)
 	}
 	leaf, err := os.ReadFile(filepath.Join(dir, "freeze.leaf"))
@@ -292,6 +472,14 @@ func (a *Appliance) resumeFreeze(ctx context.Context, draw, dir string) (*Frozen
 	fr, ok := rec.(*record.PromoFreeze)
 	if err != nil || !ok {
 		return nil, fmt.Errorf("%s: freeze.leaf is not a promo_freeze record", draw)
+	}
+	// Only this very record is re-sent: the log holding another freeze or
+	// a draw of the id, this one would be a second.
+	if l, ok := other(lp.freezes, leaf); ok {
+		return nil, fmt.Errorf("%s: %w: the log holds another promo_freeze record of it at index %d; freeze.leaf is not re-sent (inspect %s)", draw, ErrFrozen, l.index, dir)
+	}
+	if l, ok := other(lp.draws, nil); ok {
+		return nil, fmt.Errorf("%s: %w: the log holds its promo_draw record at index %d; freeze.leaf is not re-sent (inspect %s)", draw, ErrDrawn, l.index, dir)
 	}
 	var meta Meta
 	if err := readJSON(filepath.Join(dir, "meta.json"), &meta); err != nil {
@@ -320,6 +508,7 @@ func (a *Appliance) appendFreeze(ctx context.Context, dir string, meta Meta, lea
 	if err != nil {
 		return nil, fmt.Errorf("log append failed, freeze not published (run the freeze again to re-send it unchanged): %w", err)
 	}
+	a.note(idx, leaf)
 	if err := atomicfile.Write(filepath.Join(dir, "freeze.idx"), []byte(strconv.FormatUint(idx, 10)+"\n"), 0o644); err != nil {
 		return nil, err
 	}
@@ -426,6 +615,8 @@ func (a *Appliance) runAppend(ctx context.Context, h tlog.Hash, leaf []byte, p *
 		a.mu.Lock()
 		delete(a.appends, h)
 		a.mu.Unlock()
+	} else {
+		a.note(p.index, leaf) // also when its caller gave up waiting
 	}
 	close(p.done)
 }
@@ -465,20 +656,44 @@ type Drawn struct {
 
 // Draw runs the ceremony of a frozen draw, once.
 func (a *Appliance) Draw(ctx context.Context, req DrawRequest) (*Drawn, error) {
-	st, err := a.load(req.Draw)
+	if _, err := a.drawDir(req.Draw); err != nil {
+		return nil, err
+	}
+	lp, err := a.logged(ctx, req.Draw)
 	if err != nil {
 		return nil, err
 	}
+	st, err := a.load(req.Draw)
+	if err != nil {
+		if l, ok := other(lp.draws, nil); ok {
+			return nil, fmt.Errorf("%s: %w: the log holds its promo_draw record at index %d (%w)", req.Draw, ErrDrawn, l.index, err)
+		}
+		if l, ok := other(lp.freezes, nil); ok && errors.Is(err, ErrNotFrozen) {
+			return nil, fmt.Errorf("the log holds the promo_freeze record of %s at index %d, but its state directory is missing or incomplete: %w", req.Draw, l.index, err)
+		}
+		return nil, err
+	}
 	dir := st.dir
+	// The log, not the state directory, says whether the draw was frozen
+	// with this list and drawn already.
+	if l, ok := other(lp.freezes, st.freezeLeaf); ok {
+		return nil, fmt.Errorf("%w; nothing drawn", unlike(req.Draw, record.KindPromoFreeze, dir, l, st.freezeIdx))
+	}
 	if st.drawLeaf != nil {
 		if st.drawIdx >= 0 {
-			return nil, fmt.Errorf("%s: %w", req.Draw, ErrDrawn)
+			return nil, fmt.Errorf("%s: %w (log index %d)", req.Draw, ErrDrawn, st.drawIdx)
 		}
 		// The append of this very record did not complete: re-send it, never a new one.
 		if string(st.draw.Share) != req.Share {
 			return nil, fmt.Errorf("%s: %w; its record (with the share entered then) was not yet published and is re-sent only with that same share", req.Draw, ErrDrawn)
 		}
+		if l, ok := other(lp.draws, st.drawLeaf); ok {
+			return nil, fmt.Errorf("%s: %w: the log holds another promo_draw record of it at index %d; draw.leaf is not re-sent (inspect %s)", req.Draw, ErrDrawn, l.index, dir)
+		}
 		return a.appendDraw(ctx, dir, st, st.drawLeaf, st.draw)
+	}
+	if l, ok := other(lp.draws, nil); ok {
+		return nil, fmt.Errorf("%s: %w: the log holds its promo_draw record at index %d (the draw directory %s has lost its draw.leaf)", req.Draw, ErrDrawn, l.index, dir)
 	}
 	// The beacon value must be the announced round's before anything is
 	// locked: a mistyped value changes nothing.
@@ -553,6 +768,7 @@ func (a *Appliance) appendDraw(ctx context.Context, dir string, st *drawState, l
 	if err != nil {
 		return nil, fmt.Errorf("log append failed, draw not published (run the ceremony again with the same share to re-send this same record): %w", err)
 	}
+	a.note(idx, leaf)
 	if err := atomicfile.Write(filepath.Join(dir, "draw.idx"), []byte(strconv.FormatUint(idx, 10)+"\n"), 0o644); err != nil {
 		return nil, err
 	}
@@ -662,6 +878,20 @@ func (a *Appliance) Certify(ctx context.Context, draw string) (*Certificate, err
 	if st.drawIdx < 0 {
 		return nil, fmt.Errorf("%s: the draw was not published yet", draw)
 	}
+	// The certificate holds one freeze and one draw, and the verifier sees
+	// no other: the appliance, which holds the log, refuses to certify a
+	// draw id the log holds a second freeze or draw of (misbehaviour that
+	// auditors report).
+	lp, err := a.logged(ctx, draw)
+	if err != nil {
+		return nil, err
+	}
+	if l, ok := other(lp.freezes, st.freezeLeaf); ok {
+		return nil, fmt.Errorf("%w; no certificate", unlike(draw, record.KindPromoFreeze, dir, l, st.freezeIdx))
+	}
+	if l, ok := other(lp.draws, st.drawLeaf); ok {
+		return nil, fmt.Errorf("%w; no certificate", unlike(draw, record.KindPromoDraw, dir, l, uint64(st.drawIdx)))
+	}
 	cp, err := a.cfg.Log.AwaitCheckpoint(ctx, uint64(st.drawIdx)+1)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't get a checkpoint including the draw: %w", err)
@@ -696,6 +926,11 @@ func (a *Appliance) Certify(ctx context.Context, draw string) (*Certificate, err
 	c, err := promo.NewCertificate(in)
 	if err != nil {
 		return nil, err
+	}
+	if st.meta.Timezone == "" || st.meta.LatestDate == "" { // a meta.json of an older rngd
+		if r, j, err := promo.RulesOfFreeze(st.rulesFile, st.freeze); err == nil {
+			st.meta.Timezone, st.meta.LatestDate = r.Timezone, r.LatestDate(j)
+		}
 	}
 	js := promo.CertificateJSON(c)
 	v, err := promo.Verify(js, st.list, promo.Anchors{LogKeys: a.cfg.Log.VerifierKeys(), Rules: st.rulesFile, Reserves: st.meta.Reserves})

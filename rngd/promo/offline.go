@@ -59,7 +59,8 @@ func (s checkpointSigner) Sign(_ io.Reader, msg []byte, opts crypto.SignerOpts) 
 // OpenOffline opens the log and the keys and returns the Appliance and the
 // log (the caller closes it). On a new log it first appends the key
 // announcement (hsm.Announce of the VRF and log keys); on an existing one it
-// finds the announcement of the VRF key, which must be there.
+// finds the announcement of the VRF key, which must be there. It reads the
+// log's promo records once, for the Appliance's index of them.
 func OpenOffline(ctx context.Context, cfg OfflineConfig) (*Appliance, transparency.Log, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
@@ -95,6 +96,13 @@ func OpenOffline(ctx context.Context, cfg OfflineConfig) (*Appliance, transparen
 	}
 	a, err := New(Config{Dir: dir, Log: lg, Prover: prover, KeyID: keyID, KeysIndex: int64(idx), Entropy: cfg.Entropy, Clock: cfg.Clock, Logger: cfg.Logger})
 	if err != nil {
+		lg.Close()
+		return nil, nil, err
+	}
+	// The log's promo records, by draw id: a freeze or a ceremony is
+	// refused for a draw id the log already holds one of, whatever the
+	// state directory says (see the package doc, No redraw).
+	if err := a.indexLog(ctx); err != nil {
 		lg.Close()
 		return nil, nil, err
 	}

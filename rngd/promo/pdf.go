@@ -154,6 +154,30 @@ func frenchTime(s string) string {
 	return t.In(paris).Format("02/01/2006 à 15:04:05 (heure de Paris)") + " — " + s
 }
 
+// frenchDate writes a calendar day (2006-01-02) as 02/01/2006.
+func frenchDate(s string) string {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return s
+	}
+	return t.Format("02/01/2006")
+}
+
+// heldDay returns the calendar day of the ceremony at t, in the rules'
+// zone (Europe/Paris for a meta.json without one), and whether it is
+// another day than the scheduled one (m.Date): a postponement.
+func heldDay(m Meta, t time.Time) (string, bool) {
+	zone := m.Timezone
+	if zone == "" {
+		zone = "Europe/Paris"
+	}
+	if loc, err := time.LoadLocation(zone); err == nil {
+		t = t.In(loc)
+	}
+	day := t.Format(time.DateOnly)
+	return day, m.Date != "" && day != m.Date
+}
+
 // WriteReceiptPDF writes the freeze receipt handed to the bailiff before the ceremony.
 func WriteReceiptPDF(w io.Writer, r *FreezeReceipt) error {
 	fp := sha256.Sum256(ReceiptJSON(r))
@@ -206,6 +230,15 @@ func WriteProcesVerbalPDF(w io.Writer, c *Certificate) error {
 	d := newDoc("Procès-verbal de tirage au sort — "+c.Meta.Title, dr.Time)
 	d.para(fmt.Sprintf("%s (%s). Tirage au sort effectué par l'appareil Tirage, en présence et sous le contrôle de l'huissier de justice soussigné, le %s.",
 		c.Meta.OpTitle, c.Meta.Operation, frenchTime(promo.FormatTime(dr.Time))))
+	held, postponed := heldDay(c.Meta, dr.Time)
+	d.heading("Date du tirage")
+	if c.Meta.Date != "" {
+		d.field("Date prévue", frenchDate(c.Meta.Date), false)
+	}
+	d.field("Tirage effectué le", frenchDate(held), false)
+	if postponed {
+		d.field("Report", fmt.Sprintf("tirage reporté du %s au %s", frenchDate(c.Meta.Date), frenchDate(held)), false)
+	}
 	d.heading("Lot")
 	d.field("Dotation", c.Meta.Prize, false)
 	if c.Meta.ValueCents > 0 {
@@ -215,7 +248,7 @@ func WriteProcesVerbalPDF(w io.Writer, c *Certificate) error {
 	d.field("Jours de participation", strings.Join(c.Meta.Days, ", "), false)
 	if c.Meta.Rows > 0 {
 		d.field("Lignes de mises lues", fmt.Sprint(c.Meta.Rows), false)
-		d.field("Lignes rejetées", fmt.Sprintf("%d (mal formées ou en double ; rapport joint, une ligne par rejet)", c.Meta.Rejected), false)
+		d.field("Lignes rejetées", fmt.Sprintf("%d (mal formées ou en double ; rapport joint rejected.txt, une ligne par rejet)", c.Meta.Rejected), false)
 		for _, k := range sortedKeys(c.Meta.Excluded) {
 			d.field("Mises non retenues", fmt.Sprintf("%d : %s", c.Meta.Excluded[k], exclusionFR[k]), false)
 		}
@@ -256,7 +289,31 @@ func WriteProcesVerbalPDF(w io.Writer, c *Certificate) error {
 	}
 	d.para("Les identifiants de compte des personnes tirées figurent uniquement dans l'annexe privée remise à l'opérateur.")
 	d.heading("Anomalies")
-	d.para("Aucune anomalie constatée par l'appareil : la liste, l'engagement, la preuve VRF et les preuves d'inclusion ont été vérifiés avant l'émission de ce procès-verbal.")
+	var anomalies []string
+	if postponed {
+		a := fmt.Sprintf("Le tirage, prévu le %s, a été effectué le %s (report du %s au %s)", frenchDate(c.Meta.Date), frenchDate(held), frenchDate(c.Meta.Date), frenchDate(held))
+		if c.Meta.LatestDate != "" {
+			a += fmt.Sprintf(", dans le délai que le règlement fixe au %s", frenchDate(c.Meta.LatestDate))
+		}
+		anomalies = append(anomalies, a+" ; le règlement ne permet un report que pour des raisons techniques (art. 2.4).")
+	}
+	if c.Meta.Rejected > 0 {
+		a := fmt.Sprintf("%d lignes des fichiers de mises ont été rejetées (mal formées ou en double) et n'ont pas été comptées", c.Meta.Rejected)
+		if c.Meta.Rejected == 1 {
+			a = "1 ligne des fichiers de mises a été rejetée (mal formée ou en double) et n'a pas été comptée"
+		}
+		anomalies = append(anomalies, a+" : voir le rapport rejected.txt, une ligne par rejet.")
+	}
+	const checked = "la liste, l'engagement, la preuve VRF et les preuves d'inclusion ont été vérifiés avant l'émission de ce procès-verbal."
+	if len(anomalies) == 0 {
+		d.para("Aucune anomalie constatée par l'appareil : " + checked)
+	} else {
+		d.para(fmt.Sprintf("Anomalies constatées par l'appareil (%d) :", len(anomalies)))
+		for _, a := range anomalies {
+			d.para("- " + a)
+		}
+		d.para("Par ailleurs, " + checked)
+	}
 	d.heading("Vérification")
 	d.field("Journal", fmt.Sprintf("%s, %d enregistrements", v.LogOrigin, v.TreeSize), false)
 	d.field("Index gel / tirage", fmt.Sprintf("%d / %d", c.freezeIndex(), c.drawIndex()), false)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -96,25 +97,44 @@ type twoWinners struct {
 	clock *clock
 	req   FreezeRequest
 	dir   string
+	leaf  []byte // the two-winner freeze record
 }
 
+// frozenTwoWinners makes a freeze whose append failed, then rewrites its
+// freeze.leaf to rank two winners; the log holds no freeze.
 func frozenTwoWinners(t *testing.T) twoWinners {
 	t.Helper()
 	r, rulesFile := exampleRules(t)
 	tmp := t.TempDir()
 	c := &clock{t: time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC)}
-	a, lg := openTestAppliance(t, filepath.Join(tmp, "data"), testKeys(t, filepath.Join(tmp, "keys")), testEntropy(t), c)
+	a0, lg := openTestAppliance(t, filepath.Join(tmp, "data"), testKeys(t, filepath.Join(tmp, "keys")), testEntropy(t), c)
 	t.Cleanup(func() { lg.Close() })
-	req := FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"A1", "A2", "A3", "A4", "A5", "A6"}}
-	fz, err := a.Freeze(context.Background(), req)
+	fl := &flakyLog{Log: lg, failing: true}
+	cfg := a0.cfg
+	cfg.Log = fl
+	a, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fz.Record.Winners != promo.WinnersPerDraw || fz.Record.Reserves != 3 {
-		t.Fatalf("freeze ranks %d winners and %d reserves, want 1 and 3", fz.Record.Winners, fz.Record.Reserves)
+	req := FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"A1", "A2", "A3", "A4", "A5", "A6"}}
+	if _, err := a.Freeze(context.Background(), req); !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("freeze on a failing log: %v", err)
 	}
+	fl.failing = false
 	dir, _ := a.drawDir("bonus-crescendo/1")
-	two := *fz.Record
+	b, err := os.ReadFile(filepath.Join(dir, "freeze.leaf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := record.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := rec.(*record.PromoFreeze)
+	if fr.Winners != promo.WinnersPerDraw || fr.Reserves != 3 {
+		t.Fatalf("freeze ranks %d winners and %d reserves, want 1 and 3", fr.Winners, fr.Reserves)
+	}
+	two := *fr
 	two.Winners = 2
 	leaf, err := record.Format(&two)
 	if err != nil {
@@ -123,7 +143,7 @@ func frozenTwoWinners(t *testing.T) twoWinners {
 	if err := os.WriteFile(filepath.Join(dir, "freeze.leaf"), leaf, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return twoWinners{a: a, lg: lg, clock: c, req: req, dir: dir}
+	return twoWinners{a: a, lg: lg, clock: c, req: req, dir: dir, leaf: leaf}
 }
 
 // Art. 3.1 « les quatre gagnants », art. 3.3.1 « Le gagnant tiré au sort du
@@ -132,13 +152,29 @@ func frozenTwoWinners(t *testing.T) twoWinners {
 // draw directory saying otherwise (edited, or written by another program)
 // is refused at the ceremony by the verifier's own check
 // (promo.Rules.CheckFreezeRanking, in promo.Ceremony.Run): nothing is
-// drawn or logged.
+// drawn or logged. (The log holds that freeze, as another program would
+// have logged it: the appliance refuses a freeze.leaf other than the
+// record the log holds before any ceremony.)
 func TestDrawRefusesFreezeRankingOtherThanRules(t *testing.T) {
 	f := frozenTwoWinners(t)
-	ctx, a, lg, dir := context.Background(), f.a, f.lg, f.dir
+	ctx, lg, dir := context.Background(), f.lg, f.dir
+	i, err := lg.Append(ctx, f.leaf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "freeze.idx"), []byte(strconv.FormatUint(i, 10)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lg.AwaitCheckpoint(ctx, i+1); err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(f.a.cfg) // reads the log, this freeze in it
+	if err != nil {
+		t.Fatal(err)
+	}
 	appends := lg.Stats().Appends
 	f.clock.t = time.Date(2016, 6, 21, 8, 30, 0, 0, time.UTC)
-	_, err := a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:Maître Dupont, huissier"})
+	_, err = a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:Maître Dupont, huissier"})
 	if err == nil || !strings.Contains(err.Error(), "ceremony refused, nothing drawn: the freeze ranks 2 winners") {
 		t.Fatalf("draw of a freeze ranking 2 winners: %v", err)
 	}
@@ -156,9 +192,6 @@ func TestDrawRefusesFreezeRankingOtherThanRules(t *testing.T) {
 // log, as its ceremony would be.
 func TestResumeRefusesFreezeContradictingRules(t *testing.T) {
 	f := frozenTwoWinners(t)
-	if err := os.Remove(filepath.Join(f.dir, "freeze.idx")); err != nil { // as if its append had not completed
-		t.Fatal(err)
-	}
 	appends := f.lg.Stats().Appends
 	_, err := f.a.Freeze(context.Background(), f.req)
 	lg := f.lg
