@@ -406,7 +406,8 @@ func (c *promoCmd) eligibility(ctx context.Context) (*eligibilityResult, error) 
 
 func centsString(c int64) string { return fmt.Sprintf("%d.%02d", c/100, c%100) }
 
-// ingest reads one stake file with a progress bar on standard error.
+// ingest reads one stake file with a progress bar on standard error; its
+// rejections go to rejects as "<file>:<line>: <field>: <reason>".
 func (c *promoCmd) ingest(ctx context.Context, name string, t *promo.Tally, rejects io.Writer) (rpromo.IngestStats, error) {
 	var in io.Reader = c.env.Stdin
 	var size int64
@@ -438,7 +439,13 @@ func (c *promoCmd) ingest(ctx context.Context, name string, t *promo.Tally, reje
 			fmt.Fprintf(c.env.Stderr, "\r%s:%s %d lines, %d MB, %.0fs", filepath.Base(name), pct, lines, n>>20, time.Since(start).Seconds())
 		}
 	}
-	st, err := rpromo.Ingest(ctx, in, rpromo.FormatOf(name), t, rejects, progress)
+	// rejected.txt names the file of every rejection as given on the
+	// command line (two --stakes files may share a base name).
+	label := name
+	if name == "-" {
+		label = "stdin"
+	}
+	st, err := rpromo.IngestFile(ctx, label, in, rpromo.FormatOf(name), t, rejects, progress)
 	if progress != nil {
 		fmt.Fprintln(c.env.Stderr)
 	}

@@ -42,15 +42,29 @@ type IngestStats struct {
 // rejects as "<line>: <field>: <reason>" (line numbers are 1-based lines of
 // the file, the CSV header being line 1); nothing is dropped silently.
 // progress, if not nil, is called about every 250,000 lines with the number
-// of lines and bytes read so far.
+// of lines and bytes read so far. IngestFile does the same for one of
+// several stake files, naming it.
 //
 // Three stages run concurrently: one goroutine frames rows (CSV records or
 // JSON lines) into batches, parseWorkers goroutines parse them, and the
 // caller's goroutine tallies them in file order.
 func Ingest(ctx context.Context, r io.Reader, format string, t *promo.Tally, rejects io.Writer, progress func(lines, bytes int64)) (IngestStats, error) {
+	return IngestFile(ctx, "", r, format, t, rejects, progress)
+}
+
+// IngestFile is Ingest for the stake file called name, one of several fed
+// to t in turn: each rejection is written as "<name>:<line>: <field>:
+// <reason>", and a duplicate names the file where its id was first seen
+// ("first seen in stakes-1.csv on line 3"). An empty name is Ingest.
+func IngestFile(ctx context.Context, name string, r io.Reader, format string, t *promo.Tally, rejects io.Writer, progress func(lines, bytes int64)) (IngestStats, error) {
 	var st IngestStats
 	if format != FormatCSV && format != FormatJSONL {
 		return st, fmt.Errorf("unknown stake format %q (want csv or jsonl)", format)
+	}
+	t.StartFile(name)
+	where := func(line int) string { return fmt.Sprint(line) }
+	if name != "" {
+		where = func(line int) string { return fmt.Sprintf("%s:%d", name, line) }
 	}
 	cr := &countingReader{r: r}
 	br := bufio.NewReaderSize(cr, 1<<20)
@@ -141,7 +155,7 @@ func Ingest(ctx context.Context, r io.Reader, format string, t *promo.Tally, rej
 				}
 			}
 			st.Rejected++
-			if _, e := fmt.Fprintf(rw, "%d: %v\n", p.line, err); e != nil && werr == nil {
+			if _, e := fmt.Fprintf(rw, "%s: %v\n", where(p.line), err); e != nil && werr == nil {
 				werr = e
 				cancel()
 			}
@@ -627,8 +641,8 @@ func ReadClosed(r io.Reader) (promo.Closed, error) {
 		}
 		var at time.Time
 		if len(rec) == 2 && rec[1] != "" {
-			if at, err = time.Parse(time.RFC3339, rec[1]); err != nil {
-				return nil, fmt.Errorf("closed accounts: line %d: closed_at: want RFC 3339 with an offset, got %q", line, rec[1])
+			if at, err = promo.ParseTime(rec[1]); err != nil {
+				return nil, fmt.Errorf("closed accounts: line %d: closed_at: want RFC 3339 with an offset, got %q: %w", line, rec[1], err)
 			}
 		}
 		if prev, dup := out[rec[0]]; !dup || at.Before(prev) {

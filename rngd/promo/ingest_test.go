@@ -235,3 +235,57 @@ func TestECreditReport(t *testing.T) {
 		t.Fatalf("%d e-credits, %d cents, %v:\n%s", n, total, err, out.String())
 	}
 }
+
+// Several stake files into one tally: each rejection names its file, and a
+// duplicate the file (and line) of the first stake with its id.
+func TestIngestFilesNamed(t *testing.T) {
+	r, _ := exampleRules(t)
+	const head = "id,account,time,game,amount_cents,channel\n"
+	files := []struct{ name, in string }{
+		{"stakes-1.csv", head +
+			"1,a,2016-06-16T10:00:00+02:00,loto,1200,web\n" +
+			"2,b,2016-06-16T10:00:00+02:00,loto,12.00,web\n"},
+		{"stakes-2.csv", head +
+			"3,c,2016-06-16T10:00:00+02:00,loto,1200,web\n" +
+			"1,d,2016-06-16T10:00:00+02:00,loto,1200,web\n" +
+			"4,e,2016-06-16T10:00:00+24:00,loto,1200,web\n" +
+			"3,f,2016-06-16T10:00:00+02:00,loto,1200,web\n"},
+	}
+	tl := promo.NewTally(r)
+	var rej bytes.Buffer
+	for _, f := range files {
+		if _, err := IngestFile(context.Background(), f.name, strings.NewReader(f.in), FormatCSV, tl, &rej, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "stakes-1.csv:3: amount_cents: must be an integer number of cents between 1 and 100000000000, got \"12.00\"\n" +
+		"stakes-2.csv:3: id: duplicate stake id (first seen in stakes-1.csv on line 2)\n" +
+		"stakes-2.csv:4: time: must be RFC 3339 with an offset like 2016-06-13T00:00:00+02:00, got \"2016-06-16T10:00:00+24:00\"\n" +
+		"stakes-2.csv:5: id: duplicate stake id (first seen in stakes-2.csv on line 2)\n"
+	if rej.String() != want {
+		t.Fatalf("rejections:\n%s\nwant:\n%s", rej.String(), want)
+	}
+	// One file without a name: lines only.
+	rej.Reset()
+	if _, err := Ingest(context.Background(), strings.NewReader(files[1].in), FormatCSV, promo.NewTally(r), &rej, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := "4: time: must be RFC 3339 with an offset like 2016-06-13T00:00:00+02:00, got \"2016-06-16T10:00:00+24:00\"\n" +
+		"5: id: duplicate stake id (first seen on line 2)\n"; rej.String() != want {
+		t.Fatalf("rejections:\n%s\nwant:\n%s", rej.String(), want)
+	}
+}
+
+// closed_at is read as strictly as a stake's time (RFC 3339 §5.6).
+func TestReadClosedStrictTime(t *testing.T) {
+	for _, at := range []string{"2016-06-17T10:00:00+24:00", `"2016-06-17T10:00:00,5+02:00"`, "2016-06-17T10:00:00+02:60"} {
+		if c, err := ReadClosed(strings.NewReader("account,closed_at\nA1," + at + "\n")); err == nil {
+			t.Errorf("%s accepted: %v", at, c)
+		} else if !strings.Contains(err.Error(), "line 2: closed_at") {
+			t.Errorf("%s: %v", at, err)
+		}
+	}
+	if _, err := ReadClosed(strings.NewReader("account,closed_at\nA1,2016-06-17T10:00:00.5+02:00\n")); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -5,7 +5,10 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
+	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -117,14 +120,16 @@ type Draw struct {
 	Title string `yaml:"title"`
 	// Prize describes the prize.
 	Prize string `yaml:"prize"`
-	// ValueCents is the prize's value.
-	ValueCents int64 `yaml:"value_cents"`
+	// ValueCents is the prize's value; optional (absent or 0: not stated
+	// on the documents).
+	ValueCents int64 `yaml:"value_cents" rules:"optional"`
 	// Date is the scheduled date of the ceremony, YYYY-MM-DD.
 	Date string `yaml:"date"`
 	// LatestDate is the latest date if the scheduled one cannot be kept.
 	LatestDate string `yaml:"latest_date"`
-	// Reserves is the number of ranked reserve winners drawn with the winner.
-	Reserves int `yaml:"reserves"`
+	// Reserves is the number of ranked reserve winners drawn with the
+	// winner; optional (absent: none).
+	Reserves int `yaml:"reserves" rules:"optional"`
 	// Beacon, if set, pre-announces a public randomness beacon round whose
 	// value the ceremony must bind into α.
 	Beacon *BeaconSpec `yaml:"beacon,omitempty"`
@@ -174,6 +179,9 @@ var (
 	idRE       = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 	drawIDRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
 	currencyRE = regexp.MustCompile(`^[A-Z]{3}$`)
+	// zoneRE: the shape of IANA zone names (Europe/Paris, America/Port-au-Prince,
+	// Etc/GMT-2, EST5EDT, UTC): every part starts with a capital.
+	zoneRE = regexp.MustCompile(`^[A-Z][A-Za-z0-9_+-]*(/[A-Z][A-Za-z0-9_+-]*)*$`)
 )
 
 // maxAmountCents bounds every amount so that sums of millions of them cannot overflow.
@@ -184,19 +192,34 @@ const maxAmountCents = 1_000_000_000_00
 // errors.As or RulesErrors to list them).
 func ParseRules(data []byte) (*Rules, error) {
 	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
+	docs := yaml.NewDecoder(bytes.NewReader(data))
+	if err := docs.Decode(&root); err != nil {
+		if err == io.EOF {
+			return nil, &RulesError{Field: "(file)", Msg: "empty rules file"}
+		}
 		return nil, &RulesError{Line: yamlErrLine(err), Field: "(file)", Msg: err.Error()}
 	}
 	if len(root.Content) == 0 {
 		return nil, &RulesError{Field: "(file)", Msg: "empty rules file"}
 	}
+	// The rules hash covers the whole file: a second document would be
+	// hashed, published and never applied.
+	var extra yaml.Node
+	if err := docs.Decode(&extra); err != io.EOF {
+		line := extra.Line
+		if err != nil {
+			line = yamlErrLine(err)
+		}
+		return nil, &RulesError{Line: line, Field: "(file)", Msg: "more than one YAML document: a rules file is one document (remove the ---)"}
+	}
+	v := &validator{root: root.Content[0], bad: map[string]bool{}}
+	v.integers(v.root, reflect.TypeFor[Rules](), "")
 	var r Rules
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&r); err != nil {
-		return nil, decodeErrors(err)
+		return nil, errors.Join(append(v.errs, decodeErrors(err, v.badValues)...)...)
 	}
-	v := &validator{root: root.Content[0]}
 	r.validate(v)
 	if len(v.errs) > 0 {
 		return nil, errors.Join(v.errs...)
@@ -243,16 +266,19 @@ func yamlErrLine(err error) int {
 }
 
 // decodeErrors turns yaml.v3's type errors ("line 7: cannot unmarshal …",
-// "line 9: field foo not found in type promo.Day") into RulesErrors.
-func decodeErrors(err error) error {
+// "line 9: field foo not found in type promo.Day") into RulesErrors. A
+// "cannot unmarshal" of a value in skip (by line) is left out: the integer
+// check (validator.integers) already refused it, naming the field.
+func decodeErrors(err error, skip map[int][]string) []error {
 	var te *yaml.TypeError
 	if !errors.As(err, &te) {
-		return &RulesError{Line: yamlErrLine(err), Field: "(file)", Msg: err.Error()}
+		return []error{&RulesError{Line: yamlErrLine(err), Field: "(file)", Msg: err.Error()}}
 	}
 	var errs []error
 	for _, m := range te.Errors {
 		field := "(value)"
 		msg := m
+		line := yamlErrLine(m2err(m))
 		if i := strings.Index(m, "field "); i >= 0 && strings.Contains(m, "not found") {
 			f := strings.Fields(m[i+len("field "):])
 			if len(f) > 0 {
@@ -262,9 +288,18 @@ func decodeErrors(err error) error {
 		} else if i := strings.Index(m, ": "); i >= 0 {
 			msg = m[i+2:]
 		}
-		errs = append(errs, &RulesError{Line: yamlErrLine(m2err(m)), Field: field, Msg: msg})
+		if strings.Contains(msg, "cannot unmarshal") && slices.ContainsFunc(skip[line], func(v string) bool {
+			// yaml.v3 quotes the value, its first 7 bytes and "..." past 10.
+			if len(v) > 10 {
+				v = v[:7] + "..."
+			}
+			return strings.Contains(msg, "`"+v+"`")
+		}) {
+			continue
+		}
+		errs = append(errs, &RulesError{Line: line, Field: field, Msg: msg})
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 type strErr string
@@ -276,11 +311,186 @@ func m2err(s string) error     { return strErr(s) }
 type validator struct {
 	root *yaml.Node
 	errs []error
+	// bad holds the paths of the integer fields already refused by
+	// integers, whose decoded value (0, or yaml.v3's reading) means nothing;
+	// badValues the values it refused, by line.
+	bad       map[string]bool
+	badValues map[int][]string
 }
 
 // fail records a problem at path (dot-separated keys, [i] for sequence items).
 func (v *validator) fail(path, format string, args ...any) {
+	if v.bad[path] {
+		return
+	}
 	v.errs = append(v.errs, &RulesError{Line: v.line(path), Field: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+// decimalRE is the one syntax of an integer in a rules file. yaml.v3 would
+// also read 0x1f4, 0o17, 01200 (octal: 640), 1_000, +5, and truncate 1199.99
+// or 2.9 into an integer field: the file would say one amount and the
+// appliance apply another. A '-' is let through to the range checks, which
+// refuse it naming the range.
+var decimalRE = regexp.MustCompile(`^(0|-?[1-9][0-9]*)$`)
+
+// integers walks node, the YAML of a value of type t at path, and refuses
+// every integer field that is not a plain decimal scalar in range of its Go
+// type, and every missing integer field: an integer of the schema is
+// required (an explicit 0 where 0 is meaningful, so that no amount, count
+// or delay is a silent 0) unless its field is tagged rules:"optional".
+// node nil means the enclosing value is absent.
+func (v *validator) integers(node *yaml.Node, t reflect.Type, path string) {
+	for node != nil && node.Kind == yaml.AliasNode {
+		node = node.Alias
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	join := func(name string) string {
+		if path == "" {
+			return name
+		}
+		return path + "." + name
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if node != nil && node.Kind == yaml.ScalarNode && node.Tag == "!!null" {
+			node = nil // the decoder leaves the zero value: absent
+		}
+		if node != nil && node.Kind != yaml.MappingNode {
+			return // the decoder refuses it
+		}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("yaml")
+			if !f.IsExported() || tag == "" || tag == "-" {
+				continue
+			}
+			name, opts, _ := strings.Cut(tag, ",")
+			omit := strings.Contains(opts, "omitempty") || f.Tag.Get("rules") == "optional"
+			p := join(name)
+			var val *yaml.Node
+			line := 0
+			if node != nil {
+				if k, x := mappingValue(node, name); x != nil {
+					val, line = x, k.Line
+				}
+			}
+			if val == nil {
+				if isInteger(f.Type) && !omit {
+					v.refuse(p, v.line(p), nil, "is required")
+				} else if f.Type.Kind() == reflect.Struct && !omit {
+					v.integers(nil, f.Type, p)
+				}
+				continue
+			}
+			if isInteger(f.Type) {
+				v.integer(val, f.Type, p, line)
+			} else {
+				v.integers(val, f.Type, p)
+			}
+		}
+	case reflect.Slice:
+		if node == nil || node.Kind != yaml.SequenceNode {
+			return
+		}
+		for i, item := range node.Content {
+			v.integers(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i))
+		}
+	case reflect.Map:
+		if node == nil || node.Kind != yaml.MappingNode {
+			return
+		}
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			v.integers(node.Content[i+1], t.Elem(), join(node.Content[i].Value))
+		}
+	}
+}
+
+// integer checks the scalar of an integer field of type t at path.
+func (v *validator) integer(n *yaml.Node, t reflect.Type, path string, line int) {
+	for n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 || !decimalRE.MatchString(n.Value) {
+		v.refuse(path, line, n, "must be a decimal integer (digits only, no leading zero), got %q", clip(n.Value))
+		return
+	}
+	var err error
+	if t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uintptr {
+		if strings.HasPrefix(n.Value, "-") {
+			v.refuse(path, line, n, "must not be negative, got %s", n.Value)
+			return
+		}
+		_, err = strconv.ParseUint(n.Value, 10, t.Bits())
+	} else {
+		_, err = strconv.ParseInt(n.Value, 10, t.Bits())
+	}
+	if err != nil {
+		v.refuse(path, line, n, "%s is out of range", clip(n.Value))
+	}
+}
+
+// refuse records an integer field's problem at line and marks the field
+// bad; n is the value refused, nil when the field is missing.
+func (v *validator) refuse(path string, line int, n *yaml.Node, format string, args ...any) {
+	v.errs = append(v.errs, &RulesError{Line: line, Field: path, Msg: fmt.Sprintf(format, args...)})
+	v.bad[path] = true
+	if n != nil {
+		if v.badValues == nil {
+			v.badValues = map[int][]string{}
+		}
+		v.badValues[n.Line] = append(v.badValues[n.Line], n.Value)
+	}
+}
+
+func isInteger(t reflect.Type) bool {
+	return t.Kind() >= reflect.Int && t.Kind() <= reflect.Uintptr
+}
+
+// mappingValue returns the key and value nodes of key in mapping m, looking
+// into merged mappings (<<: *anchor) as yaml.v3 does, or nils.
+func mappingValue(m *yaml.Node, key string) (k, val *yaml.Node) {
+	return mergedValue(m, key, 0)
+}
+
+// maxMerge bounds the nesting of merge keys mergedValue follows: an anchor
+// merged into itself is a cycle (the decoder refuses it), and merges of
+// merges could make the search exponential.
+const maxMerge = 8
+
+func mergedValue(m *yaml.Node, key string, depth int) (k, val *yaml.Node) {
+	if depth > maxMerge {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key && m.Content[i].Tag != "!!merge" {
+			return m.Content[i], m.Content[i+1]
+		}
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Tag != "!!merge" {
+			continue
+		}
+		merged := []*yaml.Node{m.Content[i+1]}
+		for merged[0].Kind == yaml.AliasNode {
+			merged[0] = merged[0].Alias
+		}
+		if merged[0].Kind == yaml.SequenceNode {
+			merged = merged[0].Content
+		}
+		for _, x := range merged {
+			for x.Kind == yaml.AliasNode {
+				x = x.Alias
+			}
+			if x.Kind == yaml.MappingNode {
+				if k, val := mergedValue(x, key, depth+1); val != nil {
+					return k, val
+				}
+			}
+		}
+	}
+	return nil, nil
 }
 
 // line finds the line of the deepest existing node along path.
@@ -353,6 +563,13 @@ func (r *Rules) validate(v *validator) {
 	}
 	if r.Timezone == "" {
 		v.fail("timezone", "is required (e.g. Europe/Paris)")
+	} else if r.Timezone == "Local" || !zoneRE.MatchString(r.Timezone) {
+		// time.LoadLocation also takes "Local" (the zone of whichever
+		// machine reads the file) and files of the system's zoneinfo
+		// directory that are no zone of the IANA database, or not on every
+		// machine ("localtime", "posixrules", "right/…", "posix/…"): the
+		// days would then depend on the machine, not on the hashed file.
+		v.fail("timezone", "must be an IANA time zone name such as Europe/Paris, got %q (machine-dependent or not a zone name)", r.Timezone)
 	} else if loc, err := time.LoadLocation(r.Timezone); err != nil {
 		v.fail("timezone", "unknown time zone %q", r.Timezone)
 	} else {

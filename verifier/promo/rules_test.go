@@ -59,7 +59,8 @@ func TestRulesErrors(t *testing.T) {
 		{"unknown field", "    reserves: 3\n  - id: \"2\"", "    reservez: 3\n  - id: \"2\"", 57, "reservez", "unknown field"},
 		{"subscription policy", "subscription: subscribed-same-day", "subscription: sometimes", 25, "subscriptions.subscription", "must be"},
 		{"subscription game in no range", "euromillions-my-million]\n  subscription:", "euromillion]\n  subscription:", 24, "subscriptions.games[4]", "in no range"},
-		{"wrong type", "validity_days: 7", "validity_days: seven", 31, "(value)", "cannot unmarshal"},
+		{"wrong type", "validity_days: 7", "validity_days: seven", 31, "e_credit.validity_days", "decimal integer"},
+		{"wrong type elsewhere", "title: \"Opération « Bonus Crescendo »\"", "title: [a, b]", 6, "(value)", "cannot unmarshal"},
 		{"draw before its day", "    date: 2016-06-21\n    latest_date: 2016-07-21\n    reserves: 3\n  - id: \"4\"", "    date: 2016-06-18\n    latest_date: 2016-07-21\n    reserves: 3\n  - id: \"4\"", 69, "draws[2].date", "on or before"},
 	}
 	for _, c := range cases {
@@ -104,6 +105,9 @@ func FuzzParseRules(f *testing.F) {
 	f.Add(data)
 	f.Add(bytes.Replace(data, []byte("    reserves: 3\n"), []byte("    reserves: 3\n    beacon: {chain: quicknet, round: 123}\n"), 1))
 	f.Add(bytes.Replace(data, []byte("    reserves: 3\n"), []byte("    reserves: 3\n    beacon: {source: drand, round: 0}\n"), 1))
+	f.Add(bytes.Replace(data, []byte("minimum_cents: 1200,"), []byte("minimum_cents: 01200,"), 1))
+	f.Add(bytes.Replace(data, []byte("  - {date: 2016-06-13,"), []byte("  - &d {date: 2016-06-13,"), 1))
+	f.Add(append(bytes.Clone(data), "---\nversion: 1\n"...))
 	f.Add([]byte("version: 1\n"))
 	f.Add([]byte("days: [{date: 2016-03-27}]\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {

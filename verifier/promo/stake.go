@@ -3,6 +3,7 @@ package promo
 import (
 	"crypto/sha256"
 	"fmt"
+	"sort"
 	"strconv"
 	"time"
 )
@@ -141,12 +142,66 @@ func parseInstant(v string) (time.Time, error) {
 	if v == "" {
 		return time.Time{}, fmt.Errorf("required (RFC 3339 with an offset)")
 	}
-	t, err := time.Parse(time.RFC3339Nano, v)
+	t, err := ParseTime(v)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("must be RFC 3339 with an offset like 2016-06-13T00:00:00+02:00, got %q", clip(v))
 	}
 	return t, nil
 }
+
+// ParseTime parses an instant written as an RFC 3339 date-time (§5.6),
+// offset included: 2016-06-13T00:00:00+02:00, …Z, with an optional
+// fraction of seconds after a '.'; 'T' and 'Z' in capitals. Unlike
+// time.Parse with time.RFC3339 (go.dev/issue/54580; Time.UnmarshalText's
+// strict checks are disabled too) it refuses what §5.6 does not allow:
+// an offset hour past 23 or minute past 59 (+24:00), a ',' before the
+// fraction, one-digit fields. Every time of the operator's inputs (stakes,
+// closed accounts) is read by it.
+func ParseTime(s string) (time.Time, error) {
+	bad := func(why string) (time.Time, error) {
+		return time.Time{}, fmt.Errorf("not an RFC 3339 date-time: %s", why)
+	}
+	// full-date "T" partial-time without the fraction: 2006-01-02T15:04:05.
+	const head = "dddd-dd-ddTdd:dd:dd"
+	if len(s) < len(head) {
+		return bad("too short")
+	}
+	for i := range len(head) {
+		if c := s[i]; head[i] == 'd' && !isDigit(c) || head[i] != 'd' && c != head[i] {
+			return bad(fmt.Sprintf("want %s at byte %d", head, i+1))
+		}
+	}
+	rest := s[len(head):]
+	if len(rest) > 0 && rest[0] == '.' {
+		n := 1
+		for n < len(rest) && isDigit(rest[n]) {
+			n++
+		}
+		if n == 1 {
+			return bad("no digit after '.'")
+		}
+		rest = rest[n:]
+	}
+	// time-offset = "Z" / time-numoffset, time-numoffset = ("+" / "-") time-hour ":" time-minute
+	switch {
+	case rest == "Z":
+	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && isDigit(rest[1]) && isDigit(rest[2]) && rest[3] == ':' && isDigit(rest[4]) && isDigit(rest[5]):
+		if h, m := rest[1:3], rest[4:6]; h > "23" || m > "59" {
+			return bad("offset " + rest + " out of range (hours 00-23, minutes 00-59)")
+		}
+	default:
+		return bad("want an offset Z or ±hh:mm after the seconds")
+	}
+	// The shape is right: time.Parse checks the ranges of the fields
+	// (month, day of the month, hour, minute, second).
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("not an RFC 3339 date-time: %w", err)
+	}
+	return t, nil
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func clip(s string) string {
 	if len(s) > 40 {
@@ -227,9 +282,17 @@ func (r *Rules) Classify(s *Stake) (day int, why Exclusion) {
 }
 
 // DuplicateError rejects a stake whose id was already seen.
-type DuplicateError struct{ FirstLine int }
+type DuplicateError struct {
+	// FirstFile is the name of the stake file of the first stake with the
+	// id (Tally.StartFile); empty when no name was given.
+	FirstFile string
+	FirstLine int
+}
 
 func (e *DuplicateError) Error() string {
+	if e.FirstFile != "" {
+		return fmt.Sprintf("id: duplicate stake id (first seen in %s on line %d)", e.FirstFile, e.FirstLine)
+	}
 	return fmt.Sprintf("id: duplicate stake id (first seen on line %d)", e.FirstLine)
 }
 
@@ -241,7 +304,12 @@ type Tally struct {
 	ids      map[string]uint32
 	accounts []string
 	totals   []int64 // totals[acct*len(days)+day]
-	seen     map[[16]byte]uint32
+	// seen maps a stake id to where it was first seen: its line plus the
+	// base of its file (files[i].base), so that several files share one
+	// uint32 per id.
+	seen  map[[16]byte]uint32
+	files []stakeFile
+	next  uint32 // the largest value in seen: the base of the next file
 	// Rows counts the stakes added; Excluded counts those not counting, by reason.
 	Rows     int64
 	Excluded [NumExclusions]int64
@@ -258,9 +326,15 @@ func NewTally(r *Rules) *Tally {
 func (t *Tally) Add(line int, s *Stake) (Exclusion, error) {
 	key := idKey(s.ID)
 	if first, dup := t.seen[key]; dup {
-		return Counts, &DuplicateError{FirstLine: int(first)}
+		return Counts, t.duplicate(first)
 	}
-	t.seen[key] = uint32(line)
+	var base uint32
+	if len(t.files) > 0 {
+		base = t.files[len(t.files)-1].base
+	}
+	at := base + uint32(line)
+	t.seen[key] = at
+	t.next = max(t.next, at)
 	t.Rows++
 	day, why := t.rules.Classify(s)
 	if why != Counts {
@@ -281,6 +355,30 @@ func (t *Tally) Add(line int, s *Stake) (Exclusion, error) {
 		t.totals[i] = 1 << 62
 	}
 	return Counts, nil
+}
+
+// stakeFile is a stake file fed to a Tally: its name, and the base added
+// to its line numbers in Tally.seen.
+type stakeFile struct {
+	name string
+	base uint32
+}
+
+// StartFile says that the stakes added from now on are read from the file
+// called name: a duplicate then names the file of the first stake with its
+// id (several files share one duplicate check).
+func (t *Tally) StartFile(name string) {
+	t.files = append(t.files, stakeFile{name: name, base: t.next})
+}
+
+// duplicate locates the value at of seen in its file.
+func (t *Tally) duplicate(at uint32) *DuplicateError {
+	// The last file whose base is below at: lines are 1-based.
+	i := sort.Search(len(t.files), func(i int) bool { return t.files[i].base >= at }) - 1
+	if i < 0 {
+		return &DuplicateError{FirstLine: int(at)}
+	}
+	return &DuplicateError{FirstFile: t.files[i].name, FirstLine: int(at - t.files[i].base)}
 }
 
 // zeros backs the totals of a new account (at most len(zeros) days; checked by ParseRules).
