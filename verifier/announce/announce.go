@@ -269,10 +269,20 @@ func CheckRecord(ann *record.KeyAnnouncement) error {
 	// 2.
 	m := PAE(env.PayloadType, env.Payload)
 	// 3.
+	vrfKeys := map[[32]byte]record.Key{} // by fingerprint
 	for i, k := range ann.Keys {
 		s := env.Signatures[i]
 		if s.KeyID != k.ID {
 			return &Error{Check: CheckKeyID, Index: i, Key: k.ID, Err: verdict.Errorf(verdict.MsgAnnounceSigNames, i, s.KeyID)}
+		}
+		// One VRF key under two suites would give two outputs for each
+		// α, the log drawing under whichever suits it (the audit's
+		// MsgEntryKeyTwoSuites, across announcements).
+		if k.Use == UseVRF {
+			if o, ok := vrfKeys[k.Fingerprint]; ok && o.Suite != k.Suite {
+				return &Error{Check: CheckLeaf, Index: i, Key: k.ID, Err: verdict.Errorf(verdict.MsgAnnounceKeyTwoSuites, k.ID, k.Suite, o.ID, o.Suite)}
+			}
+			vrfKeys[k.Fingerprint] = k
 		}
 		if err := possession(k, m, s.Sig); err != nil {
 			return &Error{Check: CheckPossession, Index: i, Key: k.ID, Err: err}

@@ -344,3 +344,64 @@ func TestParseEnvelopeTrailing(t *testing.T) {
 		}
 	}
 }
+
+// One P-256 key announced under both ECVRF suites (two ids) gives two
+// outputs for each α: the log could draw under whichever suits it. Check
+// refuses the announcement (the audit refuses it across announcements,
+// MsgEntryKeyTwoSuites); the same key bytes under one suite twice, or two
+// keys under two suites, pass.
+func TestOneKeyTwoSuites(t *testing.T) {
+	sswu, err := vrf.GenerateKey(vrf.SuiteP256SSWU, zeros{7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tai, err := vrf.GenerateKey(vrf.SuiteP256TAI, zeros{7}) // the same scalar
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := vrf.GenerateKey(vrf.SuiteP256TAI, zeros{9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(sswu.Public().Bytes()) != string(tai.Public().Bytes()) {
+		t.Fatal("the two suites' keys differ")
+	}
+	lk := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
+	lpub, err := x509.MarshalPKIXPublicKey(lk.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seal := func(second *vrf.PrivateKey, suite vrf.Suite) error {
+		keys := []record.Key{
+			{ID: "vrf", Use: announce.UseVRF, Suite: string(vrf.SuiteP256SSWU), PublicKey: sswu.Public().Bytes()},
+			{ID: "vrf-2", Use: announce.UseVRF, Suite: string(suite), PublicKey: second.Public().Bytes()},
+			{ID: "log", Use: announce.UseLog, Suite: announce.Ed25519, PublicKey: lpub},
+		}
+		for i := range keys {
+			keys[i].Fingerprint = record.Fingerprint(keys[i].PublicKey)
+		}
+		ann := &record.KeyAnnouncement{Time: time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC), Keys: keys}
+		leaf, err := announce.Seal(ann, func(i int, m []byte) ([]byte, error) {
+			switch i {
+			case 0:
+				return sswu.Prove(m)
+			case 1:
+				return second.Prove(m)
+			}
+			return ed25519.Sign(lk, m), nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return announce.Check(leaf)
+	}
+	if err := seal(tai, vrf.SuiteP256TAI); err == nil || !strings.Contains(err.Error(), "one key, two outputs") {
+		t.Errorf("one key under two suites: %v, want refused", err)
+	}
+	if err := seal(other, vrf.SuiteP256TAI); err != nil {
+		t.Errorf("two keys under two suites: %v", err)
+	}
+	if err := seal(sswu, vrf.SuiteP256SSWU); err != nil {
+		t.Errorf("one key under one suite, twice: %v", err)
+	}
+}

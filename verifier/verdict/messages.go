@@ -555,6 +555,7 @@ const (
 	MsgAnnounceNotAttached      MsgID = "announce-not-attached"
 	MsgAnnounceSigCount         MsgID = "announce-sig-count"
 	MsgAnnounceSigNames         MsgID = "announce-sig-names"
+	MsgAnnounceKeyTwoSuites     MsgID = "announce-key-two-suites"
 	MsgAnnounceVRFProof         MsgID = "announce-vrf-proof"
 	MsgAnnouncePublicKey        MsgID = "announce-public-key"
 	MsgAnnounceNotEd25519       MsgID = "announce-not-ed25519"
@@ -1918,6 +1919,8 @@ Code de sortie :
 		"ce n'est pas l'annonce à laquelle l'enveloppe est jointe"},
 	MsgAnnounceSigCount: {"%d, want one per key (%d)",
 		"%d, alors qu'il en faut une par clé (%d)"},
+	MsgAnnounceKeyTwoSuites: {"VRF key %s announces under %s the key bytes that key %s announces under %s: one key, two outputs for each α",
+		"la clé VRF %s annonce sous %s les octets de clé que la clé %s annonce sous %s : une clé, deux sorties pour chaque α"},
 	MsgAnnounceSigNames: {"signature %d names %q",
 		"la signature %d nomme la clé « %s »"},
 	MsgAnnounceVRFProof: {"the VRF proof does not verify: %v",
