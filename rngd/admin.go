@@ -366,13 +366,12 @@ func (s *qodService) GetGame(ctx context.Context, req *qodv1.GetGameRequest) (*q
 	return s.e.getGame(server, req.GameId)
 }
 
-func (s *qodService) ListUnfinishedGames(ctx context.Context, _ *qodv1.ListUnfinishedGamesRequest) (*qodv1.ListUnfinishedGamesResponse, error) {
+func (s *qodService) ListUnfinishedGames(ctx context.Context, req *qodv1.ListUnfinishedGamesRequest) (*qodv1.ListUnfinishedGamesResponse, error) {
 	server, err := callerIdentity(ctx)
 	if err != nil {
 		return nil, err
 	}
-	games, err := s.e.listUnfinished(server)
-	return &qodv1.ListUnfinishedGamesResponse{Games: games}, err
+	return s.e.listUnfinished(server, req)
 }
 
 func (s *qodService) GetReceipts(ctx context.Context, req *qodv1.GetReceiptsRequest) (*qodv1.GetReceiptsResponse, error) {
@@ -466,7 +465,7 @@ func (s *adminService) GetGame(_ context.Context, req *qodv1.GetGameRequest) (*q
 // end (an expiry or a refund is stored only with its end record).
 func (e *engine) listExpired() (*adminv1.ListExpiredGamesResponse, error) {
 	now, grace := e.now(), e.cfg.Game.refundGrace()
-	games, err := e.listGames(nil, func(v []byte) bool { return stageOf(v, now, grace) == stageInGrace })
+	games, _, err := e.listGames(nil, nil, 0, func(v []byte) bool { return stageOf(v, now, grace) == stageInGrace })
 	if err != nil {
 		return nil, err
 	}

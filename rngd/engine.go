@@ -3,6 +3,7 @@ package rngd
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -114,6 +115,13 @@ func (e *engine) resync(ctx context.Context) error {
 	if err := e.catchUp(ctx); err != nil {
 		e.log.Error("couldn't catch the state store up with the log after its outage: draws stay refused", "err", err)
 		return err
+	}
+	// The secrets of the starts the outage refused and the log does not
+	// hold: the log's recovery settled every leaf whose append failed
+	// (trillian.Config.Resync), and no start is under way (the gate), so
+	// none of them can still reach the log.
+	if err := e.dropOrphanSecrets(); err != nil {
+		e.log.Warn("couldn't drop the secrets of the starts refused during the outage: dropped at the next start of rngd", "err", err)
 	}
 	e.askSweep() // non-blocking: the gate held does not matter
 	return nil
@@ -809,14 +817,31 @@ func (e *engine) loadGame(id, server string) (*storedGame, error) {
 // one: it can only be refunded. The commitment H(r) of a game without its
 // secret is read from its start record, which holds it.
 func (e *engine) fillSecret(tx *bolt.Tx, sg *storedGame) error {
-	if !sg.Ended && sg.HasSecret {
-		r, ok, err := e.secrets.read(sg.Game.ID)
+	return e.fillSecrets(tx, []*storedGame{sg})
+}
+
+// fillSecrets is fillSecret for each of games, reading secrets.db in one
+// transaction.
+func (e *engine) fillSecrets(tx *bolt.Tx, games []*storedGame) error {
+	var ids []string
+	var inPlay []*storedGame
+	for _, sg := range games {
+		if !sg.Ended && sg.HasSecret {
+			ids, inPlay = append(ids, sg.Game.ID), append(inPlay, sg)
+		}
+	}
+	if len(ids) > 0 {
+		err := e.secrets.readAll(ids, func(i int, r [32]byte, ok bool) {
+			inPlay[i].Secret, inPlay[i].HasSecret = r, ok
+		})
 		if err != nil {
 			return refuse(reasonSecretsUnavailable, "secret store: %v", err)
 		}
-		sg.Secret, sg.HasSecret = r, ok
 	}
-	if !sg.HasSecret && sg.Records > 0 {
+	for _, sg := range games {
+		if sg.HasSecret || sg.Records == 0 {
+			continue
+		}
 		leaves, _, err := gameRecords(tx, sg.Game.ID, 1)
 		if err != nil {
 			return err
@@ -898,9 +923,10 @@ type startDraw struct {
 // drawStart is the draw of a game's start: r and the game id from the DRBG,
 // kept by keep (when not nil) before anything is proved, then α =
 // record.StartAlpha, π from the key custody, β from π, and the multipliers
-// by verifier/qod (no draw when S = 50,000 €).
-func (e *engine) drawStart(server string, t emissionTicket, now, deadline time.Time, keep func(id string, r [32]byte) error) (startDraw, error) {
-	var d startDraw
+// by verifier/qod (no draw when S = 50,000 €). A draw refused once r is
+// kept (key custody unavailable, a rule) forgets r again (forgetSecret):
+// nothing of it can reach the log.
+func (e *engine) drawStart(server string, t emissionTicket, now, deadline time.Time, keep func(id string, r [32]byte) error) (d startDraw, err error) {
 	rnd, err := e.random(32 + 16)
 	if err != nil {
 		return d, err
@@ -911,6 +937,11 @@ func (e *engine) drawStart(server string, t emissionTicket, now, deadline time.T
 		if err := keep(id, d.secret); err != nil {
 			return d, err
 		}
+		defer func() {
+			if err != nil {
+				e.forgetSecret(id)
+			}
+		}()
 	}
 	if t.stake != qod.MaxStake {
 		d.alpha = record.StartAlpha(id, t.emission, t.ticket, t.stake, d.secret)
@@ -925,6 +956,10 @@ func (e *engine) drawStart(server string, t emissionTicket, now, deadline time.T
 	}
 	return d, nil
 }
+
+// gameIDDigits is how many hex digits follow the game server's name and
+// "/" in a game id (gameID).
+const gameIDDigits = 12 + 20
 
 // gameID names a game: the game server, then 12 hex digits of the start's
 // Unix time in milliseconds and 20 random hex digits. Ids of games started
@@ -942,13 +977,72 @@ func gameID(server string, now time.Time, rnd []byte) string {
 // keepSecret commits a game's secret r to the secret store before its start
 // is drawn and appended: the log reveals r only at the game's end, so rngd
 // must hold it from the moment the start record can exist — a crash
-// right after the append then loses nothing (a start that never reaches the
-// log leaves an r no record commits to, which nothing reads).
+// right after the append then loses nothing.
+//
+// A start refused after keepSecret leaves r behind only when its record
+// may still reach the log; otherwise it forgets r at once
+// (forgetSecret). The rule, path by path:
+//
+//   - refused before the append is handed to the log — key custody
+//     unavailable, a rule of the game (drawStart), the record not
+//     formatted, the log found refusing appends just before (startGame):
+//     forgotten;
+//   - refused by the log with an error that proves the leaf was not
+//     taken (appendRefusedUnseen: an invalid leaf, an embedded log whose
+//     checkpoints are stalled): forgotten;
+//   - any other append error (a timeout, a lost reply, a failure of
+//     Trillian after its QueueLeaf was sent): the leaf may still be
+//     sequenced, unacknowledged, and its game would then need r. Kept.
+//     Such a failure fails the log closed (transparency.Health), so the
+//     starts after it are refused before they draw (startGame), and the
+//     r left behind is dropped once the log has settled every such leaf
+//     and the store has caught up with it: at the next start of rngd, or
+//     when the Trillian log ends its outage (resync), see
+//     dropOrphanSecrets.
 func (e *engine) keepSecret(id string, r [32]byte) error {
 	if err := e.secrets.keep(id, r); err != nil {
 		return refuse(reasonSecretsUnavailable, "secret store unavailable, nothing was drawn: %v", err)
 	}
 	return nil
+}
+
+// forgetSecret drops the secret keepSecret kept for game id, whose start
+// was refused before its record could reach the log (see keepSecret).
+// Without waiting: a failure of the secret store is its own alarm, and the
+// secret left is dropped at the next start of rngd (dropOrphanSecrets).
+func (e *engine) forgetSecret(id string) {
+	if err := e.secrets.drop(id); err != nil {
+		e.log.Warn("couldn't drop the secret of a refused start: dropped at the next start of rngd", "game", id, "err", err)
+	}
+}
+
+// appendRefusedUnseen reports whether err, an error of seal for a start,
+// proves its record did not reach the log and never will (keepSecret): a
+// record not formatted (no appendError), or a leaf the log refused
+// before taking it — an invalid one (transparency.ErrInvalidLeaf), or
+// one an embedded log refused unwritten while its checkpoints are stalled
+// (tilelog.ErrCheckpointStalled). Any other append error leaves the
+// leaf's fate unknown (transparency.Log.Append).
+func appendRefusedUnseen(err error) bool {
+	var a *appendError
+	if !errors.As(err, &a) {
+		return true
+	}
+	return errors.Is(a.err, transparency.ErrInvalidLeaf) || errors.Is(a.err, tilelog.ErrCheckpointStalled)
+}
+
+// logRefusingStarts refuses a start before its r is drawn while the log
+// refuses appends (logHealth: failed closed, checkpoints stalled): drawn,
+// it would only be refused by the log, and leave its r behind when its
+// outcome is unknown. It is counted as a refused append is (the log
+// alarm).
+func (e *engine) logRefusingStarts() error {
+	err := e.logHealth()
+	if err == nil {
+		return nil
+	}
+	e.metrics.alarms.WithLabelValues("log").Inc()
+	return e.refuseLog(err, "nothing was drawn", " with the same request_id")
 }
 
 // drawPick is the draw of a pick: α = record.PickAlpha for the game's next
@@ -1011,6 +1105,9 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 		return nil, refuse(reasonDeadlinePassed, "code: start deadline passed: emission %s closed on %s, stage 2 could start until %s",
 			em.ID, em.Closure, em.StartDeadline.Format(time.RFC3339))
 	}
+	if err := e.logRefusingStarts(); err != nil {
+		return nil, err
+	}
 	d, err := e.drawStart(server, emissionTicket{ticket: ticket, emission: t.Emission, stake: t.Stake}, now, em.StartDeadline, e.keepSecret)
 	if err != nil {
 		return nil, err
@@ -1023,8 +1120,17 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 		rec.Key, rec.Proof, rec.Beta = e.keyID, proof, beta
 	}
 	sg := &storedGame{Game: g, Server: server, Secret: secret, HasSecret: true}
+	// The log may have failed while the key custody proved (a slow HSM):
+	// looked at again, so that r is forgotten rather than left behind.
+	if err := e.logRefusingStarts(); err != nil {
+		e.forgetSecret(id)
+		return nil, err
+	}
 	s, err := e.seal(ctx, sg, rec, alpha, proof, beta)
 	if err != nil {
+		if appendRefusedUnseen(err) {
+			e.forgetSecret(id)
+		}
 		return nil, err
 	}
 	reply = &qodv1.GameReply{Game: e.gameProto(sg, now), Receipt: publicReceipt(s.receipt, false)}
@@ -1568,39 +1674,126 @@ func (e *engine) getGame(server, id string) (*qodv1.Game, error) {
 	return e.gameProto(sg, e.now()), nil
 }
 
-// listUnfinished lists server's unfinished games: in play, and past their
-// deadline until their end is sealed (STATUS_EXPIRED, gameProto).
-func (e *engine) listUnfinished(server string) ([]*qodv1.Game, error) {
-	return e.listGames(joinKey(server, nil), func([]byte) bool { return true })
+// The pages of ListUnfinishedGames (AIP-158): page_size 0 is
+// defaultPageSize, one above maxPageSize is maxPageSize. A page of
+// maxPageSize games is about 140 KB, far below a client's default 4 MiB
+// limit on a message received, and reads as many secrets.
+const (
+	defaultPageSize = 500
+	maxPageSize     = 1000
+)
+
+// pageTokenV1 is the first byte of a page token (pageToken).
+const pageTokenV1 = 1
+
+// pageToken is the next_page_token of a page whose last game is id: the
+// version byte and id, base64url. It grants nothing: parsePageToken takes
+// only an id of the caller's own games, and the listing stays under the
+// caller's prefix, so a token forged or made for another game server lists
+// nothing of another's (it is refused). Tokens live across restarts of
+// rngd, since they name a game and no state of the daemon.
+func pageToken(id string) string {
+	return base64.RawURLEncoding.EncodeToString(append([]byte{pageTokenV1}, id...))
+}
+
+// parsePageToken returns the game id in token (pageToken), which must be
+// one of server's game ids (gameID).
+func parsePageToken(server, token string) (string, error) {
+	bad := refuse(reasonPageTokenInvalid, "page_token: not a next_page_token that ListUnfinishedGames returned to this game server (leave it empty for the first page)")
+	if len(token) > base64.RawURLEncoding.EncodedLen(1+len(server)+1+gameIDDigits) {
+		return "", bad
+	}
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil || len(b) == 0 || b[0] != pageTokenV1 {
+		return "", bad
+	}
+	id := string(b[1:])
+	digits, ok := strings.CutPrefix(id, server+"/")
+	if !ok || len(digits) != gameIDDigits || strings.Trim(digits, "0123456789abcdef") != "" {
+		return "", bad
+	}
+	return id, nil
+}
+
+// listUnfinished lists a page of server's unfinished games: in play, and
+// past their deadline until their end is sealed (STATUS_EXPIRED,
+// gameProto). They come in the order of their keys in bucketUnfinished,
+// by start time then id (gameID); a page starts after the last game of
+// the page before, named by its token, whether that game has ended since
+// or not.
+func (e *engine) listUnfinished(server string, req *qodv1.ListUnfinishedGamesRequest) (*qodv1.ListUnfinishedGamesResponse, error) {
+	size := int(req.PageSize)
+	switch {
+	case size < 0:
+		return nil, refuse(reasonPageSizeInvalid, "page_size: %d is negative (0 is the default, %d; at most %d)", size, defaultPageSize, maxPageSize)
+	case size == 0:
+		size = defaultPageSize
+	case size > maxPageSize:
+		size = maxPageSize
+	}
+	prefix := joinKey(server, nil)
+	var after []byte
+	if req.PageToken != "" {
+		id, err := parsePageToken(server, req.PageToken)
+		if err != nil {
+			return nil, err
+		}
+		after = joinKey(server, []byte(id))
+	}
+	games, more, err := e.listGames(prefix, after, size, func([]byte) bool { return true })
+	if err != nil {
+		return nil, err
+	}
+	reply := &qodv1.ListUnfinishedGamesResponse{Games: games}
+	if more {
+		reply.NextPageToken = pageToken(games[len(games)-1].GameId)
+	}
+	return reply, nil
 }
 
 // listGames lists the unfinished games whose key in bucketUnfinished is
-// under prefix and whose entry there, v, keep keeps.
-func (e *engine) listGames(prefix []byte, keep func(v []byte) bool) ([]*qodv1.Game, error) {
+// under prefix and above after (nil: from the first), and whose entry
+// there, v, keep keeps: at most limit of them (0: all), and whether more
+// follow. The secrets of the games in play are read in one transaction.
+func (e *engine) listGames(prefix, after []byte, limit int, keep func(v []byte) bool) (out []*qodv1.Game, more bool, err error) {
 	now := e.now()
-	var out []*qodv1.Game
-	err := e.store.view(func(tx *bolt.Tx) error {
+	err = e.store.view(func(tx *bolt.Tx) error {
+		var games []*storedGame
 		cur := tx.Bucket(bucketUnfinished).Cursor()
-		for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
+		k, v := cur.Seek(prefix)
+		if after != nil {
+			// The game of the token may have ended since: the next key.
+			if k, v = cur.Seek(after); bytes.Equal(k, after) {
+				k, v = cur.Next()
+			}
+		}
+		for ; k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
 			if !keep(v) {
 				continue
+			}
+			if limit > 0 && len(games) == limit {
+				more = true
+				break
 			}
 			_, id, _ := bytes.Cut(k, []byte{0})
 			sg := new(storedGame)
 			if _, err := getJSON(tx, bucketGames, id, sg); err != nil {
 				return err
 			}
-			if err := e.fillSecret(tx, sg); err != nil {
-				return err
-			}
+			games = append(games, sg)
+		}
+		if err := e.fillSecrets(tx, games); err != nil {
+			return err
+		}
+		for _, sg := range games {
 			out = append(out, e.gameProto(sg, now))
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, storeError(err)
+		return nil, false, storeError(err)
 	}
-	return out, nil
+	return out, more, nil
 }
 
 // proveInclusion waits at most wait for a checkpoint that covers every

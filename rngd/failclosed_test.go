@@ -243,8 +243,10 @@ func TestSecretStoreFailure(t *testing.T) {
 	start(t, td.client("server-a"), codes1[2])
 }
 
-// A start refused after its secret was kept (key custody lost) leaves the
-// secret behind; the next start of rngd drops it, and only it.
+// A start refused after its secret was kept, by an append whose outcome
+// is unknown (the leaf may still be sequenced), leaves the secret behind;
+// the next start of rngd drops it, and only it. (A start refused before
+// its record could reach the log keeps none: TestRefusedStartKeepsNoSecret.)
 func TestOrphanSecretsDropped(t *testing.T) {
 	td := newTestDaemon(t)
 	e := td.d.engine
@@ -252,13 +254,13 @@ func TestOrphanSecretsDropped(t *testing.T) {
 	codes1 := td.emission("OS", "2026-12-31", 10)
 	a := td.client("server-a")
 	g := start(t, a, codes1[1]).Game
-	prover := e.prover
-	e.prover = failingProver{prover}
+	tl := e.tlog
+	e.tlog = failingLog{Log: tl}
 	for _, code := range codes1[2:5] {
 		_, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: code})
-		wantRefusal(t, err, reasonKeysUnavailable, "key custody unavailable")
+		wantRefusal(t, err, reasonLogUnavailable, "transparency log unavailable")
 	}
-	e.prover = prover
+	e.tlog = tl
 	td.stop()
 	secrets := filepath.Join(td.cfg.DataDir, "secrets.db")
 	count := func() (n int, inPlay bool) {

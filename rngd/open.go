@@ -185,17 +185,17 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 
 // dropOrphanSecrets forgets the secrets of starts that never reached the
 // log: a start keeps its secret before it is drawn, and one refused after
-// that (key custody or log unavailable) leaves it behind. Once the store
-// holds every game the log does (catchUp, which with the embedded log
-// covers every leaf its journal acknowledged or queued), a secret without
-// its game is such a one.
+// that whose record may still have reached the log (an append whose
+// outcome is unknown, see keepSecret) leaves it behind. Once the store
+// holds every game the log does, and no append whose outcome is unknown
+// can still land, a secret without its game is such a one. Both hold when
+// it runs: at the start of rngd, after catchUp, before any call — the
+// embedded log's catch-up covers every leaf its journal acknowledged or
+// queued, and the Trillian log's Open waits until every leaf of its
+// pending file (each append not known refused) is integrated — and in
+// resync, under the gate, once the Trillian log's recovery has done the
+// same.
 func (e *engine) dropOrphanSecrets() error {
-	if _, ok := e.tlog.(transparency.Sequencer); !ok {
-		// A log that cannot count what it has queued (Trillian): a start
-		// whose append timed out may still be integrated after this
-		// start, and would need its secret. Kept.
-		return nil
-	}
 	var ids []string
 	err := e.secrets.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketSecrets).ForEach(func(k, _ []byte) error {

@@ -187,12 +187,15 @@ func TestRefusalReasons(t *testing.T) {
 func TestRefusalQuotesInput(t *testing.T) {
 	td := newTestDaemon(t)
 	ctx := context.Background()
-	huge := "server-a/" + strings.Repeat("x", 1<<20)
-	_, err := td.client("server-a").GetGame(ctx, &qodv1.GetGameRequest{GameId: huge})
+	// The largest a game server may send (tcpMaxRecvMsgSize); the admin
+	// socket takes more.
+	long := "server-a/" + strings.Repeat("x", tcpMaxRecvMsgSize-64)
+	_, err := td.client("server-a").GetGame(ctx, &qodv1.GetGameRequest{GameId: long})
 	wantRefusal(t, err, reasonUnknownGame, "game_id: no game \"server-a/xxx")
-	if msg := status.Convert(err).Message(); len(msg) > 200 || !strings.Contains(msg, "1048585 bytes") {
+	if msg := status.Convert(err).Message(); len(msg) > 200 || !strings.Contains(msg, fmt.Sprintf("%d bytes", len(long))) {
 		t.Fatalf("message of %d bytes: %.300s", len(msg), msg)
 	}
+	huge := "server-a/" + strings.Repeat("x", 1<<20)
 	_, err = td.admin().CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: rid(), EmissionId: huge, ClosureDate: "2026-12-01"})
 	wantRefusal(t, err, reasonEmissionIDInvalid, "emission_id")
 	_, err2 := td.admin().CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: rid(), EmissionId: "E", ClosureDate: huge})

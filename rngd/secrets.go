@@ -81,14 +81,26 @@ func (s *secretStore) get(id string) (r [32]byte, ok bool, err error) {
 // read returns game id's secret as committed, without waiting for the
 // writer.
 func (s *secretStore) read(id string) (r [32]byte, ok bool, err error) {
-	err = s.db.View(func(tx *bolt.Tx) error {
-		if v := tx.Bucket(bucketSecrets).Get([]byte(id)); len(v) == 32 {
-			copy(r[:], v)
-			ok = true
+	err = s.readAll([]string{id}, func(_ int, v [32]byte, found bool) { r, ok = v, found })
+	return r, ok, err
+}
+
+// readAll reads the secret of each game of ids as committed, in one
+// transaction, without waiting for the writer: got(i, r, ok) for ids[i].
+func (s *secretStore) readAll(ids []string, got func(i int, r [32]byte, ok bool)) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketSecrets)
+		for i, id := range ids {
+			var r [32]byte
+			v := b.Get([]byte(id))
+			ok := len(v) == 32
+			if ok {
+				copy(r[:], v)
+			}
+			got(i, r, ok)
 		}
 		return nil
 	})
-	return r, ok, err
 }
 
 // moveSecrets moves the secrets an older state.db kept in its own secrets

@@ -30,7 +30,10 @@
 // their code's name (INTERNAL, CANCELLED, ...). The game servers' reasons:
 //   INVALID_ARGUMENT: REQUEST_ID_INVALID (missing, over 128 characters or not
 //     printable ASCII), CODE_INVALID (not an 18-character code),
-//     GAME_ID_MISSING, NUMBER_RANGE (not 1..30), DECISION_INVALID.
+//     GAME_ID_MISSING, NUMBER_RANGE (not 1..30), DECISION_INVALID,
+//     PAGE_SIZE_INVALID (ListUnfinishedGames: negative page_size),
+//     PAGE_TOKEN_INVALID (ListUnfinishedGames: a page_token that is not a
+//     next_page_token this server's ListUnfinishedGames returned).
 //   UNAUTHENTICATED: CLIENT_CERT_REQUIRED (no verified client certificate),
 //     IDENTITY_INVALID (the certificate names no usable identity).
 //   PERMISSION_DENIED: GAME_NOT_OWNED (another game server's game).
@@ -502,7 +505,15 @@ func (x *GetGameRequest) GetGameId() string {
 }
 
 type ListUnfinishedGamesRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The most games in the reply: 0 is the default, 500; above 1000 is
+	// taken as 1000. Negative is refused (INVALID_ARGUMENT,
+	// PAGE_SIZE_INVALID).
+	PageSize int32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// Empty for the first page; otherwise the next_page_token of the reply
+	// before. An opaque value: anything else, another game server's token
+	// included, is refused (INVALID_ARGUMENT, PAGE_TOKEN_INVALID).
+	PageToken     string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -537,9 +548,26 @@ func (*ListUnfinishedGamesRequest) Descriptor() ([]byte, []int) {
 	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{6}
 }
 
+func (x *ListUnfinishedGamesRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListUnfinishedGamesRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
 type ListUnfinishedGamesResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Games         []*Game                `protobuf:"bytes,1,rep,name=games,proto3" json:"games,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Games []*Game                `protobuf:"bytes,1,rep,name=games,proto3" json:"games,omitempty"`
+	// Set when more games follow: the page_token of the next page. Empty on
+	// the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -579,6 +607,13 @@ func (x *ListUnfinishedGamesResponse) GetGames() []*Game {
 		return x.Games
 	}
 	return nil
+}
+
+func (x *ListUnfinishedGamesResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
 }
 
 type GetReceiptsRequest struct {
@@ -1163,10 +1198,14 @@ const file_tirage_qod_v1_qod_proto_rawDesc = "" +
 	"\agame_id\x18\x02 \x01(\tR\x06gameId\x123\n" +
 	"\bdecision\x18\x03 \x01(\x0e2\x17.tirage.qod.v1.DecisionR\bdecision\")\n" +
 	"\x0eGetGameRequest\x12\x17\n" +
-	"\agame_id\x18\x01 \x01(\tR\x06gameId\"\x1c\n" +
-	"\x1aListUnfinishedGamesRequest\"H\n" +
+	"\agame_id\x18\x01 \x01(\tR\x06gameId\"X\n" +
+	"\x1aListUnfinishedGamesRequest\x12\x1b\n" +
+	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\"p\n" +
 	"\x1bListUnfinishedGamesResponse\x12)\n" +
-	"\x05games\x18\x01 \x03(\v2\x13.tirage.qod.v1.GameR\x05games\"-\n" +
+	"\x05games\x18\x01 \x03(\v2\x13.tirage.qod.v1.GameR\x05games\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"-\n" +
 	"\x12GetReceiptsRequest\x12\x17\n" +
 	"\agame_id\x18\x01 \x01(\tR\x06gameId\"I\n" +
 	"\x13GetReceiptsResponse\x122\n" +

@@ -30,7 +30,10 @@
 // their code's name (INTERNAL, CANCELLED, ...). The game servers' reasons:
 //   INVALID_ARGUMENT: REQUEST_ID_INVALID (missing, over 128 characters or not
 //     printable ASCII), CODE_INVALID (not an 18-character code),
-//     GAME_ID_MISSING, NUMBER_RANGE (not 1..30), DECISION_INVALID.
+//     GAME_ID_MISSING, NUMBER_RANGE (not 1..30), DECISION_INVALID,
+//     PAGE_SIZE_INVALID (ListUnfinishedGames: negative page_size),
+//     PAGE_TOKEN_INVALID (ListUnfinishedGames: a page_token that is not a
+//     next_page_token this server's ListUnfinishedGames returned).
 //   UNAUTHENTICATED: CLIENT_CERT_REQUIRED (no verified client certificate),
 //     IDENTITY_INVALID (the certificate names no usable identity).
 //   PERMISSION_DENIED: GAME_NOT_OWNED (another game server's game).
@@ -106,6 +109,12 @@ type QuitteOuDoubleClient interface {
 	// STATUS_EXPIRED, with ended_at and secret. A game whose end record could
 	// not be sealed (a log outage) stays listed, with its final status, until
 	// the sweeper seals it.
+	//
+	// The list comes in pages (AIP-158), in a stable order (by start time,
+	// then game id): each reply holds at most page_size games, and
+	// next_page_token, when set, asks for the next page. A game started or
+	// ended between two pages may be on none or on a later one; an empty
+	// next_page_token ends the list.
 	ListUnfinishedGames(ctx context.Context, in *ListUnfinishedGamesRequest, opts ...grpc.CallOption) (*ListUnfinishedGamesResponse, error)
 	// GetReceipts returns every receipt of a game, in order, with inclusion
 	// proofs in the latest checkpoint when the log has published one.
@@ -222,6 +231,12 @@ type QuitteOuDoubleServer interface {
 	// STATUS_EXPIRED, with ended_at and secret. A game whose end record could
 	// not be sealed (a log outage) stays listed, with its final status, until
 	// the sweeper seals it.
+	//
+	// The list comes in pages (AIP-158), in a stable order (by start time,
+	// then game id): each reply holds at most page_size games, and
+	// next_page_token, when set, asks for the next page. A game started or
+	// ended between two pages may be on none or on a later one; an empty
+	// next_page_token ends the list.
 	ListUnfinishedGames(context.Context, *ListUnfinishedGamesRequest) (*ListUnfinishedGamesResponse, error)
 	// GetReceipts returns every receipt of a game, in order, with inclusion
 	// proofs in the latest checkpoint when the log has published one.
