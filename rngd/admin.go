@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -29,6 +30,22 @@ import (
 // Closure dates CreateEmission accepts.
 const minClosureYear, maxClosureYear = 2000, 2199
 
+// CheckClosureDate reports whether closure is an emission's closure date:
+// YYYY-MM-DD, a real date, a year from minClosureYear to maxClosureYear
+// (the log records the start deadline, closure + 30 days, with a
+// four-digit year from 1970; a closure outside these years is a typo).
+// rngctl checks it before it calls rngd, which checks it again.
+func CheckClosureDate(closure string) error {
+	d, err := time.Parse(time.DateOnly, closure)
+	if err != nil || d.Format(time.DateOnly) != closure {
+		return fmt.Errorf("%s is not a YYYY-MM-DD date", quoted(closure))
+	}
+	if y := d.Year(); y < minClosureYear || y > maxClosureYear {
+		return fmt.Errorf("%s: want a year from %d to %d", closure, minClosureYear, maxClosureYear)
+	}
+	return nil
+}
+
 // createEmission registers an emission and its closure date.
 func (e *engine) createEmission(ctx context.Context, req *adminv1.CreateEmissionRequest) (*adminv1.CreateEmissionResponse, error) {
 	c, err := newCall(adminServer, "CreateEmission", req)
@@ -38,14 +55,8 @@ func (e *engine) createEmission(ctx context.Context, req *adminv1.CreateEmission
 	if err := CheckEmissionID(req.EmissionId); err != nil {
 		return nil, refuse(reasonEmissionIDInvalid, "%v", err)
 	}
-	d, err := time.Parse(time.DateOnly, req.ClosureDate)
-	if err != nil || d.Format(time.DateOnly) != req.ClosureDate {
-		return nil, refuse(reasonClosureDateInvalid, "closure_date: %s is not a YYYY-MM-DD date", quoted(req.ClosureDate))
-	}
-	// The log records the start deadline (closure + 30 days) with a
-	// four-digit year from 1970; a closure outside these years is a typo.
-	if y := d.Year(); y < minClosureYear || y > maxClosureYear {
-		return nil, refuse(reasonClosureDateInvalid, "closure_date: %s: want a year from %d to %d", req.ClosureDate, minClosureYear, maxClosureYear)
+	if err := CheckClosureDate(req.ClosureDate); err != nil {
+		return nil, refuse(reasonClosureDateInvalid, "closure_date: %v", err)
 	}
 	deadline, err := qod.StartDeadline(req.ClosureDate, e.loc)
 	if err != nil {

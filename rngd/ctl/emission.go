@@ -78,6 +78,12 @@ func runEmission(ctx context.Context, env Env) int {
 		if !need("id", "closure") {
 			return ExitUsage
 		}
+		if err := rngd.CheckEmissionID(*id); err != nil {
+			return usageError(env, "emission", "emission create: --id: %v", err)
+		}
+		if err := rngd.CheckClosureDate(*closure); err != nil {
+			return usageError(env, "emission", "emission create: --closure: %v", err)
+		}
 		req := &adminv1.CreateEmissionRequest{EmissionId: *id, ClosureDate: *closure}
 		enc, err := encoding(req)
 		if err != nil {

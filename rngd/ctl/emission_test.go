@@ -48,11 +48,14 @@ func TestEmissionCommands(t *testing.T) {
 		{[]string{"emission"}, ExitUsage, "usage: rngctl emission"},
 		{[]string{"emission", "list", "--socket", sock}, ExitOK, "no emission is registered (rngctl emission create registers one)\n"},
 		{[]string{"emission", "create", "--socket", sock, "--id", "E1"}, ExitUsage, "--closure is required"},
-		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-02-30"}, ExitFail, "closure_date"},
-		{[]string{"emission", "create", "--socket", sock, "--id", "bad id", "--closure", "2026-12-01"}, ExitFail, "emission_id"},
-		// Years the log cannot record, or typos: InvalidArgument, not Internal.
-		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "1900-01-01"}, ExitFail, "closure_date: 1900-01-01: want a year from 2000 to 2199 (InvalidArgument)"},
-		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "9999-12-31"}, ExitFail, "closure_date: 9999-12-31: want a year from 2000 to 2199 (InvalidArgument)"},
+		// Checked before rngd is called (usage errors naming the flag);
+		// rngd checks again (rngd's TestRefusalReasons).
+		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-02-30"}, ExitUsage, "emission create: --closure: \"2026-02-30\" is not a YYYY-MM-DD date"},
+		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-13-01"}, ExitUsage, "emission create: --closure: \"2026-13-01\" is not a YYYY-MM-DD date"},
+		{[]string{"emission", "create", "--socket", sock, "--id", "bad id", "--closure", "2026-12-01"}, ExitUsage, "emission create: --id:"},
+		// Years the log cannot record, or typos.
+		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "1900-01-01"}, ExitUsage, "--closure: 1900-01-01: want a year from 2000 to 2199"},
+		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "9999-12-31"}, ExitUsage, "--closure: 9999-12-31: want a year from 2000 to 2199"},
 		{[]string{"emission", "create", "--socket", filepath.Join(dir, "none.sock"), "--id", "E1", "--closure", "2026-12-01"}, ExitFail, "is rngd running"},
 		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-12-01"}, ExitOK, "stage 2 may start until 2026-12-30T23:00:00Z"},
 		// The same command again returns the same result (same request id).
