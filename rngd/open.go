@@ -951,12 +951,16 @@ func (e *engine) checkRotation(lk *loggedKeys, cur keyInUse) error {
 		addBack(g.key)
 	}
 	for _, d := range undrawn {
-		if rpromo.KeyBeforeFreeze(curAt, d.FreezeIndex) {
+		if d.DrawableBy(cur.id, curAt) {
 			continue
 		}
 		draws = append(draws, d.Draw)
 		if d.FreezeIndex < 0 {
 			unpublished = true
+			continue
+		}
+		if d.Key != "" { // the freeze names the key that can draw it
+			addBack(d.Key)
 			continue
 		}
 		// The key announced last before the freeze can draw it.
@@ -1009,7 +1013,7 @@ func (e *engine) checkRotation(lk *loggedKeys, cur keyInUse) error {
 		what = append(what, fmt.Sprintf("%d unfinished games (%s) are %s", len(games), list(ids), on))
 	}
 	if len(draws) > 0 {
-		s := fmt.Sprintf("%d frozen promotion draws not yet drawn (%s) were frozen before it was announced", len(draws), list(draws))
+		s := fmt.Sprintf("%d frozen promotion draws not yet drawn (%s) were frozen on another key or before it was announced", len(draws), list(draws))
 		if unpublished {
 			s += " (or are not yet published: rngctl promo freeze publishes them)"
 		}

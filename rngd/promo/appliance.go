@@ -288,6 +288,10 @@ var (
 	// ErrKeyAfterFreeze: the VRF key was not announced before the draw's
 	// freeze (a key rotated since): the ceremony needs the freeze's key.
 	ErrKeyAfterFreeze = errors.New("VRF key announced after the freeze")
+	// ErrKeyNotFrozen (promo.ErrKeyNotFrozen): the VRF key is not the one
+	// the draw's freeze names; hold the ceremony with that key (the error
+	// names both). Nothing was drawn.
+	ErrKeyNotFrozen = promo.ErrKeyNotFrozen
 )
 
 // Meta is what the documents of a draw show besides the records.
@@ -409,7 +413,7 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 	}
 	rec, err := promo.NewFreeze(promo.FreezeInput{
 		Operation: r.Operation, RulesHash: promo.RulesHash(req.RulesFile), Draw: draw, Tree: tree,
-		Reserves: d.Reserves, Beacon: beacon, R: rv, Now: now,
+		Reserves: d.Reserves, Beacon: beacon, KeyID: a.cfg.KeyID, R: rv, Now: now,
 	})
 	if err != nil {
 		return abandon(err)
@@ -723,9 +727,22 @@ func (a *Appliance) Draw(ctx context.Context, req DrawRequest) (*Drawn, error) {
 		if a.cfg.KeysIndex >= 0 {
 			at = fmt.Sprintf("was announced at record %d, after the freeze", a.cfg.KeysIndex)
 		}
+		use := "the VRF key in use at the freeze"
+		if k := st.freeze.Key; k != "" {
+			use = fmt.Sprintf("VRF key %q, the one the freeze names", k)
+		}
 		return nil, fmt.Errorf("%s: %w: VRF key %q %s (record %d); an auditor counts a draw only under a key announced before its freeze. "+
-			"Hold the ceremony with the VRF key in use at the freeze (rngctl promo draw --vrf-label LABEL); nothing was drawn",
-			req.Draw, ErrKeyAfterFreeze, a.cfg.KeyID, at, st.freezeIdx)
+			"Hold the ceremony with %s (rngctl promo draw --vrf-label LABEL); nothing was drawn",
+			req.Draw, ErrKeyAfterFreeze, a.cfg.KeyID, at, st.freezeIdx, use)
+	}
+	// The VRF key must be the one the freeze names: it was bound before
+	// the bailiff's share existed, so that the appliance cannot prove α
+	// under each of its keys and keep the ranking it prefers. Auditors
+	// count a draw under another key as misbehaviour.
+	if k := st.freeze.Key; k != "" && k != a.cfg.KeyID {
+		return nil, fmt.Errorf("%s: %w: this ceremony is on VRF key %q, the freeze (record %d) names VRF key %q; "+
+			"hold it with that key (rngctl promo draw --vrf-label LABEL, the label of key %q); nothing was drawn",
+			req.Draw, ErrKeyNotFrozen, a.cfg.KeyID, st.freezeIdx, k, k)
 	}
 	// The freeze must be in a published checkpoint before anything is drawn.
 	if _, err := a.cfg.Log.AwaitCheckpoint(ctx, st.freezeIdx+1); err != nil {
@@ -1015,12 +1032,25 @@ type UndrawnDraw struct {
 	// not published (no freeze.idx: a crash after its append, or a failed
 	// append; the next freeze of the draw publishes it).
 	FreezeIndex int64
+	// Key is the id of the VRF key the freeze names, the only one that can
+	// draw it; "" for a freeze made before freezes named their key (or
+	// whose freeze.leaf cannot be read).
+	Key string
+}
+
+// DrawableBy reports whether the VRF key keyID, first announced at log
+// index keysIndex (-1: not announced), can hold d's ceremony, as Draw
+// decides: the key its freeze names, announced before the freeze
+// (KeyBeforeFreeze).
+func (d UndrawnDraw) DrawableBy(keyID string, keysIndex int64) bool {
+	return (d.Key == "" || d.Key == keyID) && KeyBeforeFreeze(keysIndex, d.FreezeIndex)
 }
 
 // Undrawn lists the draws of the state directory dir (Config.Dir) whose
 // freeze was made, published or not, and whose ceremony has not drawn yet
 // (no draw.leaf), in the order of their directories: their draw must be
-// proven with a VRF key announced before the freeze (KeyBeforeFreeze).
+// proven with the VRF key the freeze names, announced before the freeze
+// (DrawableBy).
 // A draw whose ceremony window (the rules the freeze binds, DrawWindow)
 // has closed by now is left out: Draw refuses it under any key, for ever.
 // A draw whose rules cannot be read is listed. A missing dir has none.
@@ -1046,9 +1076,23 @@ func Undrawn(dir string, now time.Time) ([]UndrawnDraw, error) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		draws = append(draws, UndrawnDraw{Draw: filepath.Base(filepath.Dir(d)) + "/" + filepath.Base(d), FreezeIndex: idx})
+		draws = append(draws, UndrawnDraw{Draw: filepath.Base(filepath.Dir(d)) + "/" + filepath.Base(d), FreezeIndex: idx, Key: freezeKey(l)})
 	}
 	return draws, nil
+}
+
+// freezeKey is the VRF key id the freeze record in the file leaf names, ""
+// when it names none or cannot be read.
+func freezeKey(leaf string) string {
+	b, err := os.ReadFile(leaf)
+	if err != nil {
+		return ""
+	}
+	rec, err := record.Parse(b)
+	if fr, ok := rec.(*record.PromoFreeze); err == nil && ok {
+		return fr.Key
+	}
+	return ""
 }
 
 // windowClosed reports whether the ceremony window of the draw in dir has

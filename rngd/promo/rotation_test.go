@@ -156,3 +156,113 @@ func TestOfflineAnnouncementIndexBeyondLog(t *testing.T) {
 		t.Fatalf("announcement.idx beyond the log: %v", err)
 	}
 }
+
+// The reviewer's scenario at the appliance: two VRF keys announced before
+// a freeze (a rotation), the freeze made on "vrf" names it; a ceremony on
+// "vrf2" — announced before the freeze, so the older rule let it draw — is
+// refused before anything is locked or proven, naming both keys, and the
+// frozen draw is listed as drawable by "vrf" only (Undrawn, DrawableBy);
+// on "vrf" it runs, and the log passes the audit.
+func TestCeremonyOnlyFreezeKey(t *testing.T) {
+	ctx := context.Background()
+	r, rulesFile := exampleRules(t)
+	tmp := t.TempDir()
+	c := &clock{t: time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC)}
+	keys := testKeys(t, filepath.Join(tmp, "keys"))
+	ent := testEntropy(t)
+	data := filepath.Join(tmp, "data")
+	open := func(label string) (*Appliance, func()) {
+		a, lg, err := OpenOffline(ctx, OfflineConfig{DataDir: data, Origin: "tirage.test/promo", Keys: keys,
+			VRFLabel: label, LogLabel: "log", Entropy: ent, Clock: c.now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a, func() { lg.Close() }
+	}
+	_, closeLog := open("vrf") // the log and the first announcement
+	closeLog()
+	if _, err := keys.(*keystore.Store).GenerateVRF("vrf2", vrf.SuiteP256SSWU); err != nil {
+		t.Fatal(err)
+	}
+	prover, _ := keys.VRFProver("vrf2")
+	signer, _ := keys.Signer("log")
+	lg, err := tilelog.Open(ctx, tilelog.Config{Dir: filepath.Join(data, "log"), Origin: "tirage.test/promo",
+		Signers: []crypto.Signer{checkpointSigner{signer}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := hsm.Announce(c.now(), []hsm.AnnouncedKey{{Use: hsm.UseVRF, Label: "vrf2", Prover: prover}, {Use: hsm.UseLog, Label: "log", Signer: signer}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lg.Append(ctx, leaf); err != nil {
+		t.Fatal(err)
+	}
+	lg.Close()
+
+	a, closeLog := open("vrf")
+	f, err := a.Freeze(ctx, FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"A1", "A2", "A3", "A4", "A5", "A6"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Record.Key != "vrf" {
+		t.Fatalf("the freeze names VRF key %q, want the appliance's, vrf", f.Record.Key)
+	}
+	closeLog()
+
+	c.t = time.Date(2016, 6, 21, 8, 30, 0, 0, time.UTC)
+	a, closeLog = open("vrf2")
+	size := func() uint64 {
+		cp, err := a.cfg.Log.Checkpoint(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cp.Size
+	}
+	before := size()
+	_, err = a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:12345678"})
+	if !errors.Is(err, ErrKeyNotFrozen) || !strings.Contains(err.Error(), `this ceremony is on VRF key "vrf2", the freeze (record 2) names VRF key "vrf"`) ||
+		!strings.Contains(err.Error(), "nothing was drawn") {
+		t.Fatalf("ceremony on another key than the freeze's: %v", err)
+	}
+	dir, _ := a.drawDir("bonus-crescendo/1")
+	for _, name := range []string{"draw.lock", "draw.leaf"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("the refused ceremony left %s: %v", name, err)
+		}
+	}
+	if n := size(); n != before {
+		t.Fatalf("the refused ceremony logged %d records", n-before)
+	}
+	u, err := Undrawn(filepath.Join(data, "promo"), c.now())
+	if err != nil || len(u) != 1 || u[0].Key != "vrf" || u[0].FreezeIndex != 2 {
+		t.Fatalf("undrawn: %+v %v", u, err)
+	}
+	if u[0].DrawableBy("vrf2", 1) || !u[0].DrawableBy("vrf", 0) || u[0].DrawableBy("vrf", 3) {
+		t.Fatalf("DrawableBy: only vrf, announced before the freeze, can draw %+v", u[0])
+	}
+	closeLog()
+
+	a, closeLog = open("vrf")
+	defer closeLog()
+	if _, err := a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:12345678"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Certify(ctx, "bonus-crescendo/1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.cfg.Log.AwaitCheckpoint(ctx, a.cfg.Log.(transparency.Sequencer).Sequenced()); err != nil {
+		t.Fatal(err)
+	}
+	lk, err := checkpoint.ParseKeys(a.cfg.Log.VerifierKeys()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := audit.Run(ctx, audit.Config{Fetch: logHTTP{transparency.NewHTTPHandler(a.cfg.Log)}, LogKeys: lk, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Verdict.Find(verdict.CheckPromotions); res.Verdict.Status() != verdict.StatusPass || c == nil || c.Status != verdict.StatusPass {
+		t.Fatalf("audit:\n%s", res.Verdict.Text("en"))
+	}
+}

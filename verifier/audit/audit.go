@@ -37,6 +37,12 @@
 // game's draws count only under keys announced before it started, a
 // promotion draw's under keys announced before its freeze (as for a
 // transcript and a certificate), so that no key can be made for one draw.
+// A promotion draw counts only under the key its freeze names
+// (promo_freeze "key"), bound before the bailiff's share exists: a draw
+// under another key is misbehaviour, for the appliance could have proven α
+// under each of its keys and kept the ranking it preferred. A freeze logged
+// before freezes named their key passes only when a single VRF key was
+// announced before it.
 // When the caller pins VRF fingerprints, an announced key that is not
 // pinned fails the vrf-key check.
 //
@@ -76,6 +82,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -657,6 +664,10 @@ func (q *graceQueue) Pop() any {
 type frozenDraw struct {
 	freeze *record.PromoFreeze
 	key    func(string) (*vrf.PublicKey, bool) // keys announced before the freeze
+	// unbound: the ids of the VRF keys announced before a freeze that
+	// names none (logged before freezes named their key), when there are
+	// several; nil otherwise.
+	unbound []string
 }
 
 type job struct {
@@ -669,6 +680,7 @@ type job struct {
 	freeze  *record.PromoFreeze
 	drawIdx uint64
 	key     func(string) (*vrf.PublicKey, bool) // keys announced before the freeze
+	unbound []string                            // frozenDraw.unbound
 }
 
 // emission is an emission's first record.
@@ -957,8 +969,17 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		}
 		a.frozen[x.Draw] = firstLeaf{index, record.LeafHash(leaf)}
 		// Its draw counts under the keys announced before the freeze (as
-		// a certificate's).
-		a.freezes[x.Draw] = frozenDraw{x, a.keyring()}
+		// a certificate's), and only under the one it names: bound before
+		// the bailiff's share exists, the key cannot be chosen once the
+		// share is known to get the ranking the appliance prefers. A
+		// freeze of an older rngd names none: its draw can only be under
+		// a key announced before it, which settles it when there is one;
+		// with several, nothing shows the key was not chosen (runPromo).
+		fd := frozenDraw{freeze: x, key: a.keyring()}
+		if x.Key == "" && len(a.keys) > 1 {
+			fd.unbound = slices.Sorted(maps.Keys(a.keys))
+		}
+		a.freezes[x.Draw] = fd
 		a.matchRules(index, x)
 	case *record.PromoDraw:
 		if first, dup := a.drawn[x.Draw]; dup {
@@ -979,7 +1000,7 @@ func (a *auditor) add(index uint64, leaf []byte) {
 			return
 		}
 		delete(a.freezes, x.Draw)
-		a.jobs <- job{promo: x, freeze: f.freeze, drawIdx: index, key: f.key}
+		a.jobs <- job{promo: x, freeze: f.freeze, drawIdx: index, key: f.key, unbound: f.unbound}
 	}
 }
 
@@ -1242,6 +1263,20 @@ func (a *auditor) runPromo(j job) {
 	case d.Beacon != f.Beacon:
 		fail(verdict.MsgDrawBeacon)
 		return
+	case f.Key != "" && d.Key != f.Key:
+		// Under another key announced before the freeze, the same α
+		// has another β: the appliance would have chosen the winner.
+		fail(verdict.MsgDrawKeyNotFrozen, d.Key, f.Key)
+		return
+	}
+	// A freeze that names no key, with several announced before it: the
+	// draw cannot be shown unsteered. Not proof of misbehaviour (an older
+	// rngd drew with the key it ran on, and a rotation before the freeze
+	// was allowed), but the draw does not pass; the rest is still checked.
+	steered := len(j.unbound) > 0
+	if steered {
+		a.issue(verdict.CheckPromotions, false, verdict.MsgDrawIssue, d.Draw, j.drawIdx,
+			verdict.M(verdict.MsgDrawKeyUnbound, len(j.unbound), quoteIDs(j.unbound)))
 	}
 	b, err := promo.VerifyBeacon(f.Beacon, d.BeaconValue)
 	if err == nil && b.Verified() {
@@ -1283,9 +1318,20 @@ func (a *auditor) runPromo(j job) {
 		}
 	}
 	a.mu.Lock()
-	a.counts["promo-ok"]++
+	if !steered {
+		a.counts["promo-ok"]++
+	}
 	a.res.Proofs++
 	a.mu.Unlock()
+}
+
+// quoteIDs quotes key ids, joined with ", ".
+func quoteIDs(ids []string) string {
+	q := make([]string, len(ids))
+	for i, id := range ids {
+		q[i] = strconv.Quote(id)
+	}
+	return strings.Join(q, ", ")
 }
 
 // finish verifies the unfinished games, waits for the workers and writes the checks.

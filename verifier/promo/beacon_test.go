@@ -74,7 +74,7 @@ func TestBeaconVerified(t *testing.T) {
 		list := &EntrantList{Draw: "bonus-crescendo/1", Accounts: accounts(20)}
 		tree, _ := list.Tree()
 		var r [32]byte
-		fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("rules")), Draw: list.Draw, Tree: tree, R: r, Beacon: rd.ref(), Now: time.Unix(0, 0)})
+		fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("rules")), Draw: list.Draw, Tree: tree, R: r, Beacon: rd.ref(), KeyID: "k", Now: time.Unix(0, 0)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,12 +123,12 @@ func TestBeaconVerified(t *testing.T) {
 		ref := beacon.Ref{Chain: beacon.Quicknet.Hash(), Round: 123}
 		at := beacon.Quicknet.RoundTime(123)
 		for _, now := range []time.Time{at, at.Add(time.Hour)} {
-			_, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("r")), Draw: list.Draw, Tree: tree, Beacon: ref.String(), Now: now})
+			_, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("r")), Draw: list.Draw, Tree: tree, Beacon: ref.String(), KeyID: "k", Now: now})
 			if err == nil || !strings.Contains(err.Error(), "not after the freeze") {
 				t.Errorf("freeze at %v announcing a round published at %v: %v", now, at, err)
 			}
 		}
-		if _, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("r")), Draw: list.Draw, Tree: tree, Beacon: ref.String(), Now: at.Add(-time.Second)}); err != nil {
+		if _, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("r")), Draw: list.Draw, Tree: tree, Beacon: ref.String(), KeyID: "k", Now: at.Add(-time.Second)}); err != nil {
 			t.Errorf("freeze a second before the round: %v", err)
 		}
 	}
@@ -136,7 +136,7 @@ func TestBeaconVerified(t *testing.T) {
 	list := &EntrantList{Draw: "bonus-crescendo/1", Accounts: accounts(3)}
 	tree, _ := list.Tree()
 	for _, b := range []string{"drand quicknet round 1234", "drand:" + strings.Repeat("ab", 32) + ":5", "drand:52db:1"} {
-		if _, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("r")), Draw: list.Draw, Tree: tree, Beacon: b, Now: time.Unix(0, 0)}); err == nil {
+		if _, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("r")), Draw: list.Draw, Tree: tree, Beacon: b, KeyID: "k", Now: time.Unix(0, 0)}); err == nil {
 			t.Errorf("freeze with beacon %q accepted", b)
 		}
 	}

@@ -22,8 +22,9 @@ import (
 //     and logs a promo_freeze record with the entrant root, n, the number of
 //     winners (1) and reserves, commit = record.Commit(r) = SHA-256(r), the
 //     announced beacon round if any ("drand:<chain hash>:<round>", a
-//     beacon.Ref), promotion = the operation and rules = RulesHash(rules
-//     file) (binding the rules file).
+//     beacon.Ref), promotion = the operation, rules = RulesHash(rules
+//     file) (binding the rules file) and key = the id of the VRF key that
+//     will draw it (binding the key, with several announced).
 //  2. Ceremony, after the freeze is logged: the bailiff enters the share s
 //     (ParseShare); if a beacon round was announced, its published value b
 //     is entered — the round's BLS signature (for a chained drand chain,
@@ -33,16 +34,20 @@ import (
 //     it. Freezes logged before beacons were verified announced a free
 //     text; their value is bound as given, unverified.
 //  3. α = record.PromoDrawAlpha(draw, root, n, commit, r, s, b).
-//  4. π = VRF_prove(SK, α); β = VRF_proof_to_hash(π) (RFC 9381).
+//  4. π = VRF_prove(SK, α); β = VRF_proof_to_hash(π) (RFC 9381), SK the
+//     key the freeze names.
 //  5. (i_1, …, i_k) = draw.NewStream(β, "promo").RankedSample(k, n) with
 //     k = winners + reserves: i_1 wins, i_2 … i_k are the ranked reserves.
 //  6. The promo_draw record reveals r, holds s, b, π, β and the ranking, and
 //     links to the freeze by prev = its leaf hash.
 //
-// Nobody can steer the result: the entrant list and H(r) are logged before s
-// exists; the bailiff does not know r; the VRF has one output per α; the
-// ceremony refuses a second draw for the same draw id (rngd/promo), and all
-// reserves come from this one β — there is no "draw again".
+// Nobody can steer the result: the entrant list, H(r) and the VRF key are
+// logged before s exists; the bailiff does not know r; the VRF has one
+// output per α and key, and the key is the freeze's (an appliance holding
+// several announced keys cannot prove α under each once s is known and
+// keep the ranking it prefers); the ceremony refuses a second draw for the
+// same draw id (rngd/promo), and all reserves come from this one β — there
+// is no "draw again".
 const (
 	// StreamLabel is the draw.Stream label of promotion draws.
 	StreamLabel = "promo"
@@ -149,12 +154,14 @@ type FreezeInput struct {
 	Tree      *EntrantTree
 	Reserves  int
 	Beacon    string   // the pre-announced beacon round (a beacon.Ref of a pinned chain), or ""
+	KeyID     string   // the VRF key that will draw it: its id as announced in the log
 	R         [32]byte // the appliance's secret
 	Now       time.Time
 }
 
 // NewFreeze makes the freeze record (step 1). It fails when there is no
-// entrant: there is nothing to draw.
+// entrant (there is nothing to draw) or no VRF key is named: the key is
+// bound at the freeze, before the bailiff's share exists.
 func NewFreeze(in FreezeInput) (*record.PromoFreeze, error) {
 	n := uint64(in.Tree.Size())
 	if n == 0 {
@@ -165,6 +172,9 @@ func NewFreeze(in FreezeInput) (*record.PromoFreeze, error) {
 	}
 	if !validDrawID(in.Draw) || !strings.HasPrefix(in.Draw, in.Operation+"/") {
 		return nil, fmt.Errorf("draw id %q is not %s/<id>", in.Draw, in.Operation)
+	}
+	if in.KeyID == "" {
+		return nil, errors.New("no VRF key named: a freeze binds the key that will draw it")
 	}
 	if in.Beacon != "" {
 		// New freezes announce a verifiable round only.
@@ -187,9 +197,29 @@ func NewFreeze(in FreezeInput) (*record.PromoFreeze, error) {
 		Promotion: in.Operation, Rules: in.RulesHash,
 		Root: in.Tree.Root(), Count: n,
 		Winners: WinnersPerDraw, Reserves: Ranked(in.Reserves, n) - WinnersPerDraw,
-		Commit: record.Commit(in.R), Beacon: in.Beacon,
+		Commit: record.Commit(in.R), Beacon: in.Beacon, Key: in.KeyID,
 	}, nil
 }
+
+// ErrKeyNotFrozen: the ceremony was given another VRF key than the one the
+// freeze names. Nothing was drawn; hold it with the freeze's key (the error,
+// a *KeyNotFrozenError, names both). Auditors count a draw under another
+// key as misbehaviour.
+var ErrKeyNotFrozen = errors.New("not the VRF key the freeze names")
+
+// KeyNotFrozenError is ErrKeyNotFrozen with the keys: the one given and the
+// one the freeze names.
+type KeyNotFrozenError struct {
+	Draw, Key, Frozen string
+}
+
+func (e *KeyNotFrozenError) Error() string {
+	return fmt.Sprintf("%s: VRF key %q is %v %q: the freeze bound its draw to that key before the bailiff's share existed, "+
+		"and a draw under another key would let the appliance choose the winner; hold the ceremony with key %q",
+		e.Draw, e.Key, ErrKeyNotFrozen, e.Frozen, e.Frozen)
+}
+
+func (e *KeyNotFrozenError) Unwrap() error { return ErrKeyNotFrozen }
 
 // Ceremony is the input of a draw (steps 2 to 6).
 type Ceremony struct {
@@ -198,7 +228,7 @@ type Ceremony struct {
 	R           [32]byte     // the value committed to at the freeze
 	Share       string       // normalised share (ShareFromText / ShareFromDice)
 	BeaconValue []byte       // required iff the freeze announced a beacon; checked by VerifyBeacon
-	KeyID       string       // the VRF key's id as announced in the log
+	KeyID       string       // the VRF key's id as announced in the log; the freeze's, when it names one
 	Prover      Prover
 	Now         time.Time
 	// RulesFile, if set, is the rules file the freeze binds: the ceremony
@@ -209,9 +239,14 @@ type Ceremony struct {
 }
 
 // Run runs the ceremony and returns the draw record. It fails, drawing
-// nothing, if the inputs do not match the freeze.
+// nothing, if the inputs do not match the freeze — among them a VRF key
+// other than the one the freeze names (ErrKeyNotFrozen). That Prover holds
+// the key announced as KeyID is the caller's to ensure.
 func (c *Ceremony) Run() (*record.PromoDraw, error) {
 	f := c.Freeze
+	if f.Key != "" && c.KeyID != f.Key {
+		return nil, &KeyNotFrozenError{Draw: f.Draw, Key: c.KeyID, Frozen: f.Key}
+	}
 	if c.Tree.Root() != f.Root || uint64(c.Tree.Size()) != f.Count {
 		return nil, errors.New("entrant list does not match the freeze record")
 	}

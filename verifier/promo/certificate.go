@@ -202,7 +202,8 @@ type Verified struct {
 
 // Verify checks a certificate file offline. With list == nil it runs the
 // public checks: checkpoint signature, the records' inclusion, the
-// freeze/draw link and commitment, the announced drand round's signature
+// freeze/draw link (the draw under the VRF key the freeze names, when it
+// names one) and commitment, the announced drand round's signature
 // (VerifyBeacon, under the pinned chain key), α and the VRF proof, the ranked picks
 // from β, each pick's inclusion in the entrant root. With the bailiff's
 // entrant list it also checks that the list is canonical and hashes to the
@@ -358,7 +359,10 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 		}
 	}
 
-	// 5. The draw record is the draw of this freeze, logged after it.
+	// 5. The draw record is the draw of this freeze, logged after it, under
+	//    the VRF key the freeze names (a freeze logged before freezes named
+	//    their key names none: only an audit of the whole log shows whether
+	//    a single key was announced before it).
 	switch {
 	case d.Draw != f.Draw || c.Draw != f.Draw || !strings.HasPrefix(f.Draw, op+"/"):
 		return nil, fail(CheckLink, verdict.MsgPromoDrawIDs, c.Draw, f.Draw, d.Draw)
@@ -368,6 +372,10 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 		return nil, fail(CheckLink, verdict.MsgPromoLinkFields)
 	case c.DrawRecord.Index <= c.Freeze.Index:
 		return nil, fail(CheckLink, verdict.MsgPromoOrder, c.DrawRecord.Index, c.Freeze.Index)
+	case f.Key != "" && d.Key != f.Key:
+		// The freeze bound the key before the bailiff's share existed:
+		// under another key announced before it, the same α has another β.
+		return nil, fail(CheckLink, verdict.MsgDrawKeyNotFrozen, d.Key, f.Key)
 	}
 	// 5b. With the rules file: the list was frozen after the participation
 	//     period, and the ceremony held on the draw's date or by its

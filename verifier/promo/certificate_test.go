@@ -157,7 +157,7 @@ func runFlowEdit(t testing.TB, rules []byte, accts []string, share string, reser
 		Fingerprint: record.Fingerprint(p.PublicKey().Bytes()),
 	}}})
 	ki := lg.append(t, keys)
-	fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash(rules), Draw: list.Draw, Tree: tree, Reserves: reserves, R: r, Now: now})
+	fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash(rules), Draw: list.Draw, Tree: tree, Reserves: reserves, KeyID: "vrf-test", R: r, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +452,7 @@ func TestOneWinnerPerDraw(t *testing.T) {
 		{"two winners, as many picks", 2, 2, "the freeze ranks 2 winners"},
 		{"no reserve", 1, 0, "the freeze ranks 0 reserves, the rules ask for 3"},
 	} {
-		fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash(rules), Draw: list.Draw, Tree: tree, Reserves: 3, R: r, Now: frozen})
+		fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash(rules), Draw: list.Draw, Tree: tree, Reserves: 3, KeyID: "vrf-test", R: r, Now: frozen})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -627,14 +627,14 @@ func TestWinnerUniformThroughCeremony(t *testing.T) {
 	list := &EntrantList{Draw: "bonus-crescendo/1", Accounts: accounts(10)}
 	tree, _ := list.Tree()
 	var r [32]byte
-	fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("rules")), Draw: list.Draw, Tree: tree, R: r, Now: time.Unix(0, 0)})
+	fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("rules")), Draw: list.Draw, Tree: tree, KeyID: "vrf-test", R: r, Now: time.Unix(0, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := testProver(t)
 	counts := map[[3]int]int{}
 	for i := range trials {
-		c := &Ceremony{Freeze: fr, Tree: tree, R: r, Share: fmt.Sprintf("text:share number %d", i), Prover: p, Now: time.Unix(1, 0)}
+		c := &Ceremony{Freeze: fr, Tree: tree, R: r, Share: fmt.Sprintf("text:share number %d", i), KeyID: "vrf-test", Prover: p, Now: time.Unix(1, 0)}
 		d, err := c.Run()
 		if err != nil {
 			t.Fatal(err)

@@ -173,3 +173,29 @@ func TestReceiptWithoutAlpha(t *testing.T) {
 		break
 	}
 }
+
+// TestPromoReceiptFreezeKey: after a rotation, a promotion draw's receipt
+// with its freeze passes under the key the freeze names, and a draw of the
+// same freeze, r and share under the other announced key (its proof valid
+// under that key) is misbehaviour naming both keys: the freeze bound the
+// key before the bailiff's share existed.
+func TestPromoReceiptFreezeKey(t *testing.T) {
+	for _, other := range []bool{false, true} {
+		a, _, anchors := rotated(t, 63)
+		p, err := a.PromoDrawWith("k1", 40, receipttest.PromoCheat{OtherKey: other})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := receipt.VerifyReceipt(a.PromoReceipt(p, true), anchors)
+		if !other {
+			expect(t, v, verdict.StatusPass, "")
+			continue
+		}
+		d, _ := record.Parse(a.Leaf(p.Draw))
+		want := `the draw is proven under VRF key "` + d.(*record.PromoDraw).Key + `", not "` + a.VRFID + `"`
+		if c := v.Find(verdict.CheckChain); v.Status() != verdict.StatusMisbehaviour || c == nil ||
+			c.Status != verdict.StatusMisbehaviour || !strings.Contains(c.Detail, want) {
+			t.Errorf("draw under the other key, want chain misbehaviour %q:\n%s", want, v.Text("en"))
+		}
+	}
+}

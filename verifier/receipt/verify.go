@@ -376,6 +376,10 @@ func companions(v *verdict.Verdict, ev *evidence, rec record.Record, rc *Receipt
 		case rc.Index <= rc.Freeze.Index:
 			v.Misbehaviour(verdict.CheckChain, verdict.MsgPromoOrder, rc.Index, rc.Freeze.Index)
 			ev.on(0, freezeAt)
+		case f.Key != "" && d.Key != f.Key:
+			// The freeze bound the key before the bailiff's share existed.
+			v.Misbehaviour(verdict.CheckChain, verdict.MsgDrawKeyNotFrozen, d.Key, f.Key)
+			ev.on(0, freezeAt)
 		default:
 			freeze = f
 		}

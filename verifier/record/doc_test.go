@@ -167,7 +167,7 @@ func alphaDoc(t *testing.T) string {
 		{record.KindPick, "pick `index` (0 = first) of `number`: good or losing, VRF proof and β"},
 		{record.KindDecision, "at tier 1..3: continue or stop"},
 		{record.KindGameEnd, "won / lost / expired / refunded, amounts, and r revealed"},
-		{record.KindPromoFreeze, "a promotion draw's entrant list frozen: root, count, winners, reserves, H(r), beacon round"},
+		{record.KindPromoFreeze, "a promotion draw's entrant list frozen: root, count, winners, reserves, H(r), beacon round, the VRF key that will draw it"},
 		{record.KindPromoDraw, "the promotion draw: r, bailiff share s, beacon value, ranking (winners then reserves), proof"},
 		{record.KindAttestation, "the digest of a signed statement (DSSE), its type and signing key"},
 	} {
@@ -331,6 +331,12 @@ func alphaDoc(t *testing.T) string {
 	p("(winners, then reserves) is `RankedSample(winners + reserves, count)` on the stream of β\n")
 	p("labelled by the promotion rules (package `verifier/promo`): a partial Fisher–Yates shuffle\n")
 	p("where step i swaps position i with i + Uniform(count − i).\n\n")
+	p("The VRF key is not in α: the freeze names it (`key`, the id as announced) before s exists, and\n")
+	p("the draw must be proven under that key (its `key` the same). Under another key announced\n")
+	p("before the freeze the same α has another β: an operator free to choose the key once s is\n")
+	p("known could keep the ranking it prefers, so verifiers count such a draw as misbehaviour.\n")
+	p("A freeze logged before `key` existed names none: its draw must be under the single VRF key\n")
+	p("announced before it, and fails the audit when several were.\n\n")
 	root := sha256.Sum256([]byte("entrants"))
 	share := []byte("bailiff share")
 	beacon := bytes.Repeat([]byte{0xee}, 32)

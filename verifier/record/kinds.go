@@ -360,9 +360,17 @@ func (r *GameEnd) validate() error {
 // PromoFreeze freezes a promotion draw's entrant list before the ceremony:
 // the Merkle root and count of the entrants, how many winners and reserves
 // will be ranked, the appliance's commitment H(r), the SHA-256 of the
-// operation's rules file and (optionally) the public beacon round announced
-// in advance. Freezes logged before "rules" existed carried the rules hash
-// in Promotion as "<operation> rules-sha256:<hex>" (see verifier/promo).
+// operation's rules file, (optionally) the public beacon round announced
+// in advance and the id of the VRF key that will draw it. Freezes logged
+// before "rules" existed carried the rules hash in Promotion as
+// "<operation> rules-sha256:<hex>" (see verifier/promo).
+//
+// Key binds the draw to one VRF key before the bailiff's share exists: with
+// several keys announced (a rotation), an appliance free to choose the key
+// at the ceremony could prove α under each and keep the ranking it prefers.
+// Its draw must name this key (promo_draw "key"). Freezes logged before
+// "key" existed name none; verifiers then require the single VRF key
+// announced before the freeze (verifier/audit).
 type PromoFreeze struct {
 	Time      time.Time `rec:"time"`
 	Draw      string    `rec:"draw"`
@@ -374,6 +382,7 @@ type PromoFreeze struct {
 	Reserves  uint64    `rec:"reserves"`
 	Commit    [32]byte  `rec:"commit"`           // Commit(r)
 	Beacon    string    `rec:"beacon,omitempty"` // "drand:<chain hash>:<round>" (verifier/beacon.Ref); free text in older freezes
+	Key       string    `rec:"key,omitempty"`    // the VRF key's id as announced, which alone may draw it; "" in older freezes
 }
 
 // Kind implements Record.

@@ -48,7 +48,7 @@ func samples() []record.Record {
 		&record.Decision{Time: t0.Add(5 * time.Minute), Game: "g-000042", Tier: 1, Choice: record.ChoiceContinue, Prev: h32("previous leaf")},
 		&record.GameEnd{Time: t0.Add(9 * time.Minute), Game: "g-000042", Result: record.ResultWon, Tier: 2, Win: 12000, Secret: secret, Prev: h32("previous leaf")},
 		&record.PromoFreeze{Time: t0, Draw: "BC-2016-1", Promotion: "bonus-crescendo", Rules: h32("rules file"), Root: h32("entrants"), Count: 48213,
-			Winners: 1, Reserves: 3, Commit: record.Commit(secret), Beacon: "drand quicknet round 1234567"},
+			Winners: 1, Reserves: 3, Commit: record.Commit(secret), Beacon: "drand quicknet round 1234567", Key: "vrf-1"},
 		&record.PromoDraw{Time: t0.Add(time.Hour), Draw: "BC-2016-1", Root: h32("entrants"), Count: 48213, Winners: 1, Reserves: 3,
 			Commit: record.Commit(secret), Secret: secret, Share: []byte("bailiff share"),
 			Beacon: "drand quicknet round 1234567", BeaconValue: bytes.Repeat([]byte{0xee}, 32),
@@ -163,6 +163,44 @@ func TestRejects(t *testing.T) {
 		if !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%s: error %q does not say %q", c.name, err, c.says)
 		}
+	}
+}
+
+// TestPromoFreezeKey: a freeze names the VRF key that will draw it, as
+// "key" between "draw" and "kind"; a freeze logged before "key" existed
+// (the golden leaf without it) still parses, to a record without a key,
+// and formats back to the same bytes. An empty "key" member is not
+// canonical (omitted when empty).
+func TestPromoFreezeKey(t *testing.T) {
+	golden, err := os.ReadFile(goldenPath(record.KindPromoFreeze))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(golden, []byte(`"draw":"BC-2016-1","key":"vrf-1","kind":"promo_freeze"`)) {
+		t.Fatalf("the golden freeze does not name its key where the canonical order puts it: %s", golden)
+	}
+	legacy := bytes.Replace(golden, []byte(`"key":"vrf-1",`), nil, 1)
+	for _, c := range []struct {
+		name string
+		leaf []byte
+		key  string
+	}{{"with key", golden, "vrf-1"}, {"legacy, no key", legacy, ""}} {
+		r, err := record.Parse(c.leaf)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		f, ok := r.(*record.PromoFreeze)
+		if !ok || f.Key != c.key {
+			t.Fatalf("%s: parsed %+v, want key %q", c.name, r, c.key)
+		}
+		back, err := record.Format(f)
+		if err != nil || !bytes.Equal(back, c.leaf) {
+			t.Errorf("%s: formats back to %s (%v), want %s", c.name, back, err, c.leaf)
+		}
+	}
+	empty := bytes.Replace(golden, []byte(`"key":"vrf-1"`), []byte(`"key":""`), 1)
+	if _, err := record.Parse(empty); !errors.Is(err, record.ErrMalformed) {
+		t.Errorf("an empty key member: %v, want %v", err, record.ErrMalformed)
 	}
 }
 

@@ -330,6 +330,8 @@ const (
 	MsgDrawFields             MsgID = "draw-fields"
 	MsgDrawCommit             MsgID = "draw-commit"
 	MsgDrawKeyUnannounced     MsgID = "draw-key-unannounced"
+	MsgDrawKeyNotFrozen       MsgID = "draw-key-not-frozen"
+	MsgDrawKeyUnbound         MsgID = "draw-key-unbound"
 	MsgDrawProof              MsgID = "draw-proof"
 	MsgEntriesOK              MsgID = "entries-ok"
 	MsgMalformed              MsgID = "malformed"
@@ -1432,6 +1434,10 @@ var messages = map[MsgID]text{
 		"r ne correspond pas à l'engagement du gel"},
 	MsgDrawKeyUnannounced: {"draw %s: key %q was not announced",
 		"tirage %s : la clé « %s » n'a pas été annoncée"},
+	MsgDrawKeyNotFrozen: {"the draw is proven under VRF key %q, not %q, the key its freeze names: under another key the same α has another β, and the key was bound before the bailiff's share existed",
+		"le tirage est prouvé sous la clé VRF « %s », et non « %s », celle que désigne son gel : sous une autre clé, le même α donne un autre β, et la clé était fixée avant que la contribution de l'huissier n'existe"},
+	MsgDrawKeyUnbound: {"its freeze names no VRF key (a freeze logged before freezes named theirs) and %d VRF keys were announced before it (%s): the appliance could choose the key once the bailiff's share was known, and keep the ranking it preferred",
+		"son gel ne désigne aucune clé VRF (un gel journalisé avant que les gels ne désignent la leur) et %d clés VRF ont été annoncées avant lui (%s) : l'appareil pouvait choisir la clé une fois connue la contribution de l'huissier, et garder le classement qui lui convenait"},
 	MsgDrawProof: {"the proof does not verify under key %s",
 		"la preuve ne se vérifie pas sous la clé %s"},
 	MsgEntriesOK: {"%d entries match the signed tree",

@@ -635,6 +635,13 @@ type PromoCheat struct {
 	// rngd did (a free text, not a drand round), and the draw binds the
 	// value "value" to it (its proof is then not checked against it).
 	FreeTextBeacon string
+	// OtherKey draws under the second VRF key (AnnounceVRF), not the one
+	// the freeze names: a valid proof, β and ranking under that key, the
+	// winner chosen by choosing the key.
+	OtherKey bool
+	// Legacy logs the freeze without its key, as rngd did before freezes
+	// named the key that would draw them (not dishonest by itself).
+	Legacy bool
 }
 
 // Promo is a logged promotion draw: its freeze's and draw's log indices.
@@ -643,10 +650,13 @@ type Promo struct {
 }
 
 // PromoReceipt exports the receipt of a promotion draw, with its freeze
-// record when withFreeze.
+// record when withFreeze. Its VRF key is the one the draw record names.
 func (a *Appliance) PromoReceipt(p *Promo, withFreeze bool) []byte {
 	n := a.Size()
 	k := a.vrfKey()
+	if r, err := record.Parse(a.leaves[p.Draw]); err == nil && a.second != nil && r.(*record.PromoDraw).Key == a.keyID(true) {
+		k = receiptKey(a.second)
+	}
 	rc := receipt.Receipt{V: 1, Type: receipt.TypeReceipt, Index: p.Draw, Record: string(a.leaves[p.Draw]), Proof: a.Inclusion(p.Draw, n),
 		Checkpoint: string(a.Checkpoint()), LogKeys: a.LogKeys, VRFKey: &k}
 	if withFreeze {
@@ -668,14 +678,19 @@ func (a *Appliance) PromoDrawWith(id string, n int, cheat PromoCheat) (*Promo, e
 	}
 	var r [32]byte
 	a.rng.Read(r[:])
-	f, err := promo.NewFreeze(promo.FreezeInput{Operation: "bonus", RulesHash: promo.RulesHash([]byte("rules of the test operation\n")), Draw: l.Draw, Tree: tree, Reserves: 2, R: r, Now: a.tick()})
+	f, err := promo.NewFreeze(promo.FreezeInput{Operation: "bonus", RulesHash: promo.RulesHash([]byte("rules of the test operation\n")), Draw: l.Draw, Tree: tree, Reserves: 2, KeyID: a.VRFID, R: r, Now: a.tick()})
 	if err != nil {
 		return nil, err
 	}
 	logged := f
-	if cheat.FreeTextBeacon != "" {
+	if cheat.FreeTextBeacon != "" || cheat.Legacy {
 		c := *f
-		c.Beacon = cheat.FreeTextBeacon
+		if cheat.FreeTextBeacon != "" {
+			c.Beacon = cheat.FreeTextBeacon
+		}
+		if cheat.Legacy {
+			c.Key = ""
+		}
 		logged = &c
 	}
 	out := &Promo{Freeze: a.Append(must(record.Format(logged)))}
@@ -683,11 +698,17 @@ func (a *Appliance) PromoDrawWith(id string, n int, cheat PromoCheat) (*Promo, e
 	if err != nil {
 		return nil, err
 	}
-	c := promo.Ceremony{Freeze: f, Tree: tree, R: r, Share: share, KeyID: a.VRFID, Prover: prover{a.VRF}, Now: a.tick()}
+	c := promo.Ceremony{Freeze: f, Tree: tree, R: r, Share: share, KeyID: a.keyID(cheat.OtherKey), Prover: prover{a.signer(cheat.OtherKey)}, Now: a.tick()}
 	if cheat.Redraw {
 		shadow := *f
 		a.rng.Read(c.R[:])
 		shadow.Commit = record.Commit(c.R)
+		c.Freeze = &shadow
+	}
+	if cheat.OtherKey {
+		// The ceremony refuses another key than the freeze's.
+		shadow := *c.Freeze
+		shadow.Key = c.KeyID
 		c.Freeze = &shadow
 	}
 	d, err := c.Run()

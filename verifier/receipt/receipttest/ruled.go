@@ -44,7 +44,7 @@ func (a *Appliance) RuledCertificate(rules []byte, rulesRound uint64, freezeBeac
 	var secret [32]byte
 	secret[0] = 7
 	f, err := promo.NewFreeze(promo.FreezeInput{Operation: r.Operation, RulesHash: promo.RulesHash(rules), Draw: l.Draw, Tree: tree,
-		Reserves: 3, Beacon: freezeBeacon, R: secret, Now: time.Date(2016, 6, 20, 18, 0, 0, 0, time.UTC)})
+		Reserves: 3, Beacon: freezeBeacon, KeyID: a.VRFID, R: secret, Now: time.Date(2016, 6, 20, 18, 0, 0, 0, time.UTC)})
 	if err != nil {
 		return nil, nil, err
 	}
