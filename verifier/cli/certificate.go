@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"reflect"
 	"strings"
 
 	"tirage.fr/tirage/verifier/checkpoint"
@@ -51,6 +52,16 @@ func runCertificate(env Env) int {
 	if len(c.logKeys)+len(c.vrfKeys)+len(c.pins) == 0 && *c.state == "" && !*f.tofu {
 		return c.usageErr(env, verdict.M(verdict.MsgCLINoAnchor))
 	}
+	// The operator's keys or the certificate's own (--tofu), not both:
+	// --tofu would trust the certificate's keys alongside the ones given.
+	if err := c.tofuWithKeys(*f.tofu, "pin", "log-key", "vrf-key"); err != nil {
+		return c.usageErr(env, receipt.Cause(err))
+	}
+	// Unset, --reserves is -1 (promo.Anchors: not given); given, it is a
+	// count.
+	if isSet(c.fs, "reserves") && *f.reserves < 0 {
+		return c.usageErr(env, verdict.M(verdict.MsgCLIFlagNegative, "--reserves", *f.reserves))
+	}
 	a, err := c.anchors()
 	if err != nil {
 		return c.usageErr(env, receipt.Cause(err))
@@ -73,6 +84,7 @@ func runCertificate(env Env) int {
 			return c.report(env, v, nil)
 		}
 	}
+	c.input = pos[0]
 	file, err := readInput(env, pos[0])
 	if err != nil {
 		return c.usageErr(env, verdict.M(verdict.MsgCLIReadCert, receipt.Cause(fileErr(err))))
@@ -86,8 +98,14 @@ func runCertificate(env Env) int {
 	}
 	if err := json.Unmarshal(file, &cert); err != nil || cert.Draw == "" {
 		v := verdict.New(receipt.DocCertificate, verdict.MsgSame, pos[0])
-		if err == nil {
+		var te *json.UnmarshalTypeError
+		switch {
+		case err == nil:
 			err = verdict.Errorf(verdict.MsgCertNoDraw)
+		case errors.As(err, &te) && te.Field == "":
+			// Not an object: named as game and receipt name theirs, not
+			// by the anonymous struct read here.
+			err = &json.UnmarshalTypeError{Value: te.Value, Type: reflect.TypeFor[promo.Certificate](), Offset: te.Offset}
 		}
 		v.Fail(verdict.CheckFormat, verdict.MsgNotCertificate, pos[0], receipt.Cause(verdict.JSONError(err)))
 		return c.report(env, v, nil)

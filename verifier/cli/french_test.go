@@ -318,10 +318,10 @@ func TestFrenchCLI(t *testing.T) {
 		{"no draw", []string{"certificate", noDraw, "--tofu"}, ExitUsage, "nodraw.json is not a promotion certificate: no draw\n", "aucun tirage nommé (le champ « draw » manque)\n"},
 		{"json type", []string{"certificate", number, "--tofu"}, ExitUsage, "number.json is not a promotion certificate: json: cannot unmarshal number into Go struct field .draw of type string\n",
 			"champ « draw » : une valeur JSON de type « nombre » n'est pas du type attendu\n"},
-		{"json array", []string{"certificate", array, "--tofu"}, ExitUsage, "array.json is not a promotion certificate: json: cannot unmarshal array into Go value of type struct",
+		{"json array", []string{"certificate", array, "--tofu"}, ExitUsage, "array.json is not a promotion certificate: json: cannot unmarshal array into Go value of type promo.Certificate\n",
 			"le document : une valeur JSON de type « tableau » n'est pas du type attendu\n"},
-		{"unknown field", []string{"certificate", extra, "--tofu"}, ExitUsage, "rngverify certificate: unreadable input: not a certificate: json: unknown field \"extra\"\n",
-			"rngverify certificate : fichier illisible : ce n'est pas un certificat : champ JSON « extra » inconnu\n"},
+		{"unknown field", []string{"certificate", extra, "--tofu"}, ExitUsage, "rngverify certificate: unreadable input: " + extra + ": not a certificate: json: unknown field \"extra\"\n",
+			"rngverify certificate : fichier illisible : " + extra + " : ce n'est pas un certificat : champ JSON « extra » inconnu\n"},
 		{"entrant list", []string{"certificate", certFile, "--tofu", "--entrants", badList}, ExitFail, `list.txt: invalid entrant list: line 4: want "count <n>"` + "\n",
 			"list.txt : liste des participants invalide : ligne 4 : « count <nombre> » attendu\n"},
 		// Each command's help, and the command line refused.

@@ -156,7 +156,7 @@ func TestLanguagesLogAndAudit(t *testing.T) {
 	code, out, errs = run(t, "audit", "--dir", tiles, "--state", state, "--lang", "fr")
 	for _, want := range []string{
 		"[MANQUEMENT] games", "1 en échec : partie g-bad : commitment : le secret r révélé à la fin (enregistrement ",
-		"vérifié : journal de transparence tirage.test/log, ", "numéro perdant, 30 cachés", "tirage                        essais",
+		"contrôlé : journal de transparence tirage.test/log, ", "numéro perdant, 30 cachés", "tirage                        essais",
 		"enregistrements : ", "MANQUEMENT PROUVÉ, vérification games : 1 en échec : partie g-bad",
 	} {
 		if !strings.Contains(out+errs, want) {

@@ -37,6 +37,7 @@ type logFlags struct {
 
 func newLogFlags(name string) *logFlags {
 	c := newCommon(name)
+	c.stateNew = true // created on the first pass
 	return &logFlags{common: c, url: c.fs.String("url", "", ""), dir: c.fs.String("dir", "", ""), tofu: c.fs.Bool("tofu", false, "")}
 }
 
@@ -57,7 +58,25 @@ func newHTTPFetcher(raw string, bad verdict.MsgID) (*httpFetcher, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, verdict.Errorf(bad, raw)
 	}
-	return &httpFetcher{base: strings.TrimSuffix(u.String(), "/"), client: &http.Client{Timeout: 60 * time.Second}}, nil
+	return &httpFetcher{base: strings.TrimSuffix(u.String(), "/"), client: &http.Client{Timeout: 60 * time.Second, CheckRedirect: sameHost}}, nil
+}
+
+// sameHost is the fetcher's redirect policy: a redirect is followed on the
+// host the URL names (a path moved), never to another host nor from https
+// to plain http, and at most 10 times. What the log serves is authenticated
+// by its keys, but the command is asked to read the URL given, not
+// whatever another host says.
+func sameHost(req *http.Request, via []*http.Request) error {
+	first := via[0].URL
+	switch {
+	case len(via) >= 10:
+		return fmt.Errorf("stopped after %d redirects", len(via))
+	case !strings.EqualFold(req.URL.Host, first.Host):
+		return fmt.Errorf("redirect to another host (%s) refused: give --url on the host that serves the log", req.URL.Host)
+	case first.Scheme == "https" && req.URL.Scheme != "https":
+		return fmt.Errorf("redirect from https to %s refused", req.URL.Scheme)
+	}
+	return nil
 }
 
 // trust opens the log's checkpoint with the trusted keys, learning them
@@ -82,8 +101,18 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 		return nil, nil, err
 	}
 	ls := st.Logs[origin]
+	if ls != nil {
+		if err := l.sameKeys(ls, origin, a); err != nil {
+			return nil, nil, err
+		}
+	}
 	if ls == nil {
+		// Keys given (--log-key, or pinned with --pin) or, with --tofu and
+		// none given (runFollow refuses both), the keys served.
 		keys, mode := a.LogKeys, checkpoint.TrustPinned
+		if *l.tofu {
+			keys, mode = nil, checkpoint.TrustFirstUse
+		}
 		if len(a.Pins) > 0 || *l.tofu {
 			served, err := f.Fetch(ctx, "vkey")
 			if err != nil {
@@ -98,9 +127,6 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 				if *l.tofu || pinnedFP(a.Pins, k.Fingerprint()) {
 					keys = append(keys, k)
 				}
-			}
-			if *l.tofu && len(a.LogKeys) == 0 && len(a.Pins) == 0 {
-				mode = checkpoint.TrustFirstUse
 			}
 		}
 		var forLog []*checkpoint.Key
@@ -142,6 +168,38 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 	return ls, cp, nil
 }
 
+// sameKeys refuses keys given for a log the state already trusts with
+// other keys: a --log-key key of the log not among them, or (log, where a
+// bare pin names a log key; audit's may name a VRF key) a --pin matching
+// none of them. The state is changed deliberately, by editing the file,
+// never by a flag whose keys would be silently ignored.
+func (l *logFlags) sameKeys(ls *checkpoint.LogState, origin string, a receipt.Anchors) error {
+	trusted, err := ls.TrustedKeys()
+	if err != nil {
+		return fmt.Errorf("state file: %w", err)
+	}
+	known := func(fp string) bool {
+		return slices.ContainsFunc(trusted, func(k *checkpoint.Key) bool { return strings.EqualFold(k.Fingerprint(), fp) })
+	}
+	given := ""
+	for _, k := range a.LogKeys {
+		if k.Name == origin && !known(k.Fingerprint()) {
+			given = "--log-key"
+		}
+	}
+	if l.name == "log" {
+		for _, p := range l.pins {
+			if s, fp, err := receipt.ParsePin(p); err == nil && s == "" && !known(fp) {
+				given = "--pin"
+			}
+		}
+	}
+	if given == "" {
+		return nil
+	}
+	return verdict.Errorf(verdict.MsgCLIFlagErr, given, verdict.M(verdict.MsgCLIStateFile, l.statePath(), verdict.M(verdict.MsgStateOtherKeys, origin, ls.Since)))
+}
+
 // pinnedFP reports whether a log key's fingerprint fp is pinned: by a bare
 // fingerprint (a SUITE:FP pin names a VRF key).
 func pinnedFP(pins []string, fp string) bool {
@@ -152,6 +210,9 @@ func pinnedFP(pins []string, fp string) bool {
 	}
 	return false
 }
+
+// maxWorkers bounds audit --workers (the audit queues 4 jobs a worker).
+const maxWorkers = 1024
 
 func runLog(env Env) int { return runFollow(env, false) }
 
@@ -188,6 +249,12 @@ func runFollow(env Env, full bool) int {
 	}
 	if len(pos) > 0 {
 		return l.usageErr(env, verdict.M(verdict.MsgCLIUnexpected, pos[0]))
+	}
+	if err := l.tofuWithKeys(*l.tofu, "pin", "log-key"); err != nil {
+		return l.usageErr(env, receipt.Cause(err))
+	}
+	if isSet(l.fs, "workers") && (*workers < 1 || *workers > maxWorkers) {
+		return l.usageErr(env, verdict.M(verdict.MsgCLIFlagRange, "--workers", *workers, 1, maxWorkers))
 	}
 	f, err := l.fetcher()
 	if err != nil {

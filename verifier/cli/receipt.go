@@ -52,6 +52,7 @@ func runDocument(env Env, name string, usage verdict.MsgID, verify func([]byte, 
 	if err != nil {
 		return c.usageErr(env, receipt.Cause(err))
 	}
+	c.input = pos[0]
 	b, err := readInput(env, pos[0])
 	if err != nil {
 		c.conclude(env, verdict.MsgCLICouldntRead, name, pos[0], receipt.Cause(fileErr(err)))

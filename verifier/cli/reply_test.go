@@ -58,8 +58,8 @@ func TestDaemonReplies(t *testing.T) {
 	// Every receipt of the reply, each with its verdict, then the whole.
 	replies := filepath.Join(dir, "receipts-reply.json")
 	code, out, errs = run(t, "receipt", replies, "--log-key", key, "--pin", vrfPin)
-	if code != ExitOK || errs != "" || strings.Count(out, "verified: receipt of a ") != 8 || !strings.Contains(out, "(8 of 8)\n") ||
-		!strings.HasSuffix(out, "verified: GetReceipts reply for game client/df493a6cd7e6d073b1f52b20c5efa40b, 8 receipt(s)\n"+
+	if code != ExitOK || errs != "" || strings.Count(out, "checked: receipt of a ") != 8 || !strings.Contains(out, "(8 of 8)\n") ||
+		!strings.HasSuffix(out, "checked: GetReceipts reply for game client/df493a6cd7e6d073b1f52b20c5efa40b, 8 receipt(s)\n"+
 			"  [PASS] format                 document format — GetReceipts reply (protobuf JSON): receipts of one game in log order, each verified on its own; that none is missing takes the game's transcript (rngverify game)\n"+
 			"  [PASS] receipt                receipt — receipt of a game_start record at log index 51, game client/df493a6cd7e6d073b1f52b20c5efa40b (1 of 8): every check passed\n"+
 			"  [PASS] receipt                receipt — receipt of a pick record at log index 52, game client/df493a6cd7e6d073b1f52b20c5efa40b (2 of 8): every check passed\n"+
@@ -133,17 +133,23 @@ func TestUnreadableInput(t *testing.T) {
 	const dir = "testdata/rngd"
 	tmp := t.TempDir()
 	reply := must(os.ReadFile(filepath.Join(dir, "transcript-reply.json")))
+	// Each unreadable document is named in the line.
+	write(t, tmp, "hello.json", []byte("hello"))
+	write(t, tmp, "trail.json", append(append([]byte{}, reply...), '}'))
+	write(t, tmp, "inner.json", []byte(`{"document": "`+base64.StdEncoding.EncodeToString([]byte(`{"zz":1}`))+`"}`))
+	write(t, tmp, "none.json", []byte(`{"receipts": []}`))
+	write(t, tmp, "extra.json", []byte(`{"draw":"d","extra":1}`))
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"receipt", write(t, tmp, "hello.json", []byte("hello"))}, "rngverify receipt: unreadable input: not a receipt: invalid character 'h' looking for beginning of value\n"},
-		{[]string{"game", write(t, tmp, "trail.json", append(append([]byte{}, reply...), '}'))}, "rngverify game: unreadable input: not a transcript (GetTranscript reply, protobuf JSON): trailing data after the document\n"},
-		{[]string{"game", write(t, tmp, "inner.json", []byte(`{"document": "`+base64.StdEncoding.EncodeToString([]byte(`{"zz":1}`))+`"}`))},
-			"rngverify game: unreadable input: not a transcript (GetTranscript reply, protobuf JSON): document: json: unknown field \"zz\"\n"},
-		{[]string{"receipt", write(t, tmp, "none.json", []byte(`{"receipts": []}`))}, "rngverify receipt: unreadable input: not a receipt (GetReceipts reply, protobuf JSON): the reply carries no receipt (field \"receipts\")\n"},
+		{[]string{"receipt", filepath.Join(tmp, "hello.json")}, "rngverify receipt: unreadable input: " + filepath.Join(tmp, "hello.json") + ": not a receipt: invalid character 'h' looking for beginning of value\n"},
+		{[]string{"game", filepath.Join(tmp, "trail.json")}, "rngverify game: unreadable input: " + filepath.Join(tmp, "trail.json") + ": not a transcript (GetTranscript reply, protobuf JSON): trailing data after the document\n"},
+		{[]string{"game", filepath.Join(tmp, "inner.json")},
+			"rngverify game: unreadable input: " + filepath.Join(tmp, "inner.json") + ": not a transcript (GetTranscript reply, protobuf JSON): document: json: unknown field \"zz\"\n"},
+		{[]string{"receipt", filepath.Join(tmp, "none.json")}, "rngverify receipt: unreadable input: " + filepath.Join(tmp, "none.json") + ": not a receipt (GetReceipts reply, protobuf JSON): the reply carries no receipt (field \"receipts\")\n"},
 		{[]string{"certificate", write(t, tmp, "cert.json", []byte("[]")), "--tofu"}, "rngverify certificate: unreadable input: "},
-		{[]string{"certificate", write(t, tmp, "extra.json", []byte(`{"draw":"d","extra":1}`)), "--tofu"}, "rngverify certificate: unreadable input: not a certificate: json: unknown field \"extra\"\n"},
+		{[]string{"certificate", filepath.Join(tmp, "extra.json"), "--tofu"}, "rngverify certificate: unreadable input: " + filepath.Join(tmp, "extra.json") + ": not a certificate: json: unknown field \"extra\"\n"},
 		// The other command's document: which command reads it.
 		{[]string{"game", filepath.Join(dir, "receipts-reply.json")}, "rngverify game: unreadable input: testdata/rngd/receipts-reply.json is a receipt (or rngd's GetReceipts reply): check it with rngverify receipt\n"},
 		{[]string{"receipt", filepath.Join(dir, "transcript-reply.json")}, "rngverify receipt: unreadable input: testdata/rngd/transcript-reply.json is a transcript (or rngd's GetTranscript reply): check it with rngverify game\n"},

@@ -38,6 +38,13 @@ type common struct {
 	// argLang is the language of --lang as found in the arguments, for
 	// what is said before or instead of parsing them (help, usage errors).
 	argLang string
+	// stateNew: a --state file that does not exist is a new, empty state
+	// (log and audit create it); for the commands that only read it, it is
+	// an error (a mistyped path must not check without the state).
+	stateNew bool
+	// input is the document being checked (its path, "-" for stdin), named
+	// when it is unreadable.
+	input string
 }
 
 func newCommon(name string) *common {
@@ -77,8 +84,8 @@ func (c *common) parse(args []string) ([]string, error) {
 		pos = append(pos, c.fs.Arg(0))
 		args = c.fs.Args()[1:]
 	}
-	if *c.lang != "fr" && *c.lang != "en" {
-		return nil, verdict.Errorf(verdict.MsgCLILangBad, *c.lang)
+	if err := checkLang(*c.lang); err != nil {
+		return nil, err
 	}
 	for _, p := range c.pins {
 		// A fingerprint, or SUITE:fingerprint for a VRF key (its suite fixed).
@@ -89,6 +96,40 @@ func (c *common) parse(args []string) ([]string, error) {
 	return pos, nil
 }
 
+// checkLang refuses a --lang other than fr or en.
+func checkLang(lang string) error {
+	if lang != "fr" && lang != "en" {
+		return verdict.Errorf(verdict.MsgCLILangBad, lang)
+	}
+	return nil
+}
+
+// tofuWithKeys refuses --tofu with the keys given by flags ("--pin",
+// "--log-key"…): trusting the keys served (or carried) on first use would
+// take them alongside the keys given, and record them as pinned.
+func (c *common) tofuWithKeys(tofu bool, flags ...string) error {
+	if !tofu {
+		return nil
+	}
+	var given []string
+	for _, f := range flags {
+		if isSet(c.fs, f) {
+			given = append(given, "--"+f)
+		}
+	}
+	if len(given) == 0 {
+		return nil
+	}
+	return verdict.Errorf(verdict.MsgCLITOFUWithKeys, strings.Join(given, ", "))
+}
+
+// isSet reports whether the flag name was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 func (c *common) statePath() string {
 	if *c.state != "" {
 		return *c.state
@@ -96,10 +137,12 @@ func (c *common) statePath() string {
 	return defaultStatePath()
 }
 
-// loadState reads the trust state; a missing file is an empty state.
+// loadState reads the trust state; a missing file is an empty state for
+// the commands that create it (stateNew: log, audit), an error for the
+// others.
 func (c *common) loadState() (*checkpoint.State, error) {
 	b, err := readFileMax(c.statePath(), maxState, verdict.MsgLimitState)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err != nil && (!c.stateNew || !errors.Is(err, os.ErrNotExist)) {
 		return nil, fileErr(err)
 	}
 	return checkpoint.ParseState(b)
@@ -263,7 +306,13 @@ func parseVRFKeyFile(b []byte) ([]*vrf.PublicKey, []string, error) {
 // --json or without (docs/verifier.md).
 func (c *common) report(env Env, v *verdict.Verdict, extra func(w io.Writer)) int {
 	if ch := unreadable(v); ch != nil {
-		c.conclude(env, verdict.MsgCLIUnreadable, c.name, ch.Reason(*c.lang))
+		why := ch.Reason(*c.lang)
+		// The document named, unless the reason names it (a certificate
+		// that is not one).
+		if c.input != "" && (ch.Message == nil || ch.Message.ID != verdict.MsgNotCertificate) {
+			why = verdict.M(verdict.MsgColon, c.input, why).Text(*c.lang)
+		}
+		c.conclude(env, verdict.MsgCLIUnreadable, c.name, why)
 		return ExitUsage
 	}
 	first := v.First()

@@ -27,7 +27,7 @@ func runVRF(env Env) int {
 	alphaHex := fs.String("alpha", "", "")
 	proofHex := fs.String("proof", "", "")
 	betaHex := fs.String("beta", "", "")
-	fs.String("lang", "en", "")
+	langFlag := fs.String("lang", "en", "")
 	say := func(w io.Writer, id verdict.MsgID, args ...any) {
 		io.WriteString(w, verdict.M(id, args...).Text(lang)+"\n")
 	}
@@ -44,6 +44,9 @@ func runVRF(env Env) int {
 	}
 	if fs.NArg() > 0 {
 		return usageErr(verdict.M(verdict.MsgCLIUnexpected, fs.Arg(0)))
+	}
+	if err := checkLang(*langFlag); err != nil {
+		return usageErr(receipt.Cause(err))
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

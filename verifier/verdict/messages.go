@@ -482,6 +482,9 @@ const (
 	MsgCLILogKeyNeither MsgID = "cli-log-key-neither"
 	MsgCLIFlagFile      MsgID = "cli-flag-file"
 	MsgCLIFlagErr       MsgID = "cli-flag-err"
+	MsgCLITOFUWithKeys  MsgID = "cli-tofu-with-keys"
+	MsgCLIFlagNegative  MsgID = "cli-flag-negative"
+	MsgCLIFlagRange     MsgID = "cli-flag-range"
 	MsgFileNotExist     MsgID = "file-not-exist"
 	MsgFilePermission   MsgID = "file-permission"
 	MsgVRFKeyLineForm   MsgID = "vrf-key-line-form"
@@ -1749,6 +1752,12 @@ var messages = map[MsgID]text{
 		"--log-key : ni une clé ni un fichier lisible : %v"},
 	MsgCLIFlagFile: {"%s %s: %w",
 		"%s %s : %v"},
+	MsgCLITOFUWithKeys: {"--tofu with %s: trust the keys given or, on first use, the keys served, not both",
+		"--tofu avec %s : faites confiance aux clés fournies ou, à la première utilisation, aux clés servies, pas aux deux"},
+	MsgCLIFlagNegative: {"%s %d: must not be negative",
+		"%s %d : ne doit pas être négatif"},
+	MsgCLIFlagRange: {"%s %d: want %d to %d",
+		"%s %d : de %d à %d attendu"},
 	MsgCLIFlagErr: {"%s: %w",
 		"%s : %v"},
 	MsgFileNotExist: {"%[2]s",

@@ -128,7 +128,7 @@ func Known(name string) bool { _, ok := titles[name]; return ok }
 type language string
 
 var words = map[string]text{
-	"subject":              {"verified: ", "vérifié : "},
+	"subject":              {"checked: ", "contrôlé : "},
 	"colon":                {": ", " : "},
 	"pass":                 {"PASS", "OK"},
 	"fail":                 {"FAIL", "ÉCHEC"},

@@ -37,14 +37,14 @@ func TestRender(t *testing.T) {
 	v.Fact("game", MsgGameFact, "g", 2, 1, Term("lost"))
 	en, fr := v.Text("en"), v.Text("fr")
 	for _, want := range []string{"[PASS] chain", "record chain", "[MISBEHAVIOUR] commitment", "MISBEHAVIOUR PROVEN",
-		"verified: game g (3 records)", "3 records linked by hash", "the r revealed at the end (record 2) does not open the commitment H(r) of the start",
+		"checked: game g (3 records)", "3 records linked by hash", "the r revealed at the end (record 2) does not open the commitment H(r) of the start",
 		"game: g: 2 picks, tier 1, lost"} {
 		if !strings.Contains(en, want) {
 			t.Errorf("English lacks %q:\n%s", want, en)
 		}
 	}
 	for _, want := range []string{"[OK] chain", "chaîne des enregistrements", "[MANQUEMENT] commitment", "MANQUEMENT PROUVÉ",
-		"vérifié : partie g (3 enregistrements)", "3 enregistrements chaînés par empreinte",
+		"contrôlé : partie g (3 enregistrements)", "3 enregistrements chaînés par empreinte",
 		"le secret r révélé à la fin (enregistrement 2) ne correspond pas à l'engagement H(r) pris au début de la partie",
 		"partie : g : 2 sélections, palier 1, perdue"} {
 		if !strings.Contains(fr, want) {
@@ -217,7 +217,7 @@ func TestParts(t *testing.T) {
 		t.Fatalf("a part proves misbehaviour:\n%s", v.Text("en"))
 	}
 	text := v.Text("fr")
-	if i, j := strings.Index(text, "vérifié : reçu d'un enregistrement"), strings.Index(text, "vérifié : réponse GetReceipts, 2 reçu(s)"); i != 0 || j < i || strings.Count(text, "\nvérifié : ") != 5 {
+	if i, j := strings.Index(text, "contrôlé : reçu d'un enregistrement"), strings.Index(text, "contrôlé : réponse GetReceipts, 2 reçu(s)"); i != 0 || j < i || strings.Count(text, "\ncontrôlé : ") != 5 {
 		t.Errorf("Text: parts first, then the whole:\n%s", text)
 	}
 	var j struct {

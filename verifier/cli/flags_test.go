@@ -1,0 +1,283 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/receipt/receipttest"
+)
+
+// oneLine fails unless the run was refused as a usage error (exit 2), with
+// nothing on stdout and one line on stderr holding each of want.
+func oneLine(t *testing.T, name string, code int, out, errs string, want ...string) {
+	t.Helper()
+	if code != ExitUsage || out != "" || strings.Count(errs, "\n") != 1 {
+		t.Errorf("%s: exit %d, want %d and one line\nstdout: %s\nstderr: %s", name, code, ExitUsage, out, errs)
+		return
+	}
+	for _, w := range want {
+		if !strings.Contains(errs, w) {
+			t.Errorf("%s: %q lacks %q", name, errs, w)
+		}
+	}
+}
+
+// logServer serves a's tiles and log keys over HTTP under /log.
+func logServer(t *testing.T, a *receipttest.Appliance) string {
+	t.Helper()
+	files := a.Tiles()
+	files["vkey"] = a.LogKeyFile()
+	srv := httptest.NewServer(http.StripPrefix("/log/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, ok := files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(b)
+	})))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/log"
+}
+
+// TestTOFUWithKeysRefused: --tofu with keys given (--pin, --log-key; for
+// certificate also --vrf-key) is refused: before, log and audit trusted
+// every key the log served and recorded it as pinned, with no warning,
+// whatever the pin.
+func TestTOFUWithKeysRefused(t *testing.T) {
+	dir := t.TempDir()
+	a := newAppliance(t, 21)
+	playGame(t, a, receipttest.Play{Game: "g-1"})
+	url := logServer(t, a)
+	key := write(t, dir, "log.vkey", a.LogKeyFile())
+	zeros := strings.Repeat("0", 64)
+	state := filepath.Join(dir, "st.json")
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"log", "--url", url, "--tofu", "--pin", zeros}, "--pin"},
+		{[]string{"log", "--url", url, "--tofu", "--log-key", key}, "--log-key"},
+		{[]string{"audit", "--url", url, "--tofu", "--pin", zeros, "--quiet"}, "--pin"},
+		{[]string{"audit", "--url", url, "--log-key", key, "--tofu", "--quiet"}, "--log-key"},
+	} {
+		code, out, errs := run(t, append(c.args, "--state", state)...)
+		oneLine(t, strings.Join(c.args, " "), code, out, errs, "--tofu", c.flag)
+		if _, err := os.Stat(state); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s: the state was written", c.args)
+		}
+	}
+	// A pin that matches none of the keys served fails the log-key check,
+	// and trusts nothing.
+	code, _, errs := run(t, "log", "--url", url, "--pin", zeros, "--state", state)
+	if code != ExitFail || !strings.Contains(errs, "NOT VERIFIED, check log-key") {
+		t.Errorf("pin matching nothing: exit %d %s", code, errs)
+	}
+	if _, err := os.Stat(state); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("pin matching nothing: the state was written")
+	}
+	// --tofu alone still trusts on first use, said loudly.
+	code, out, errs := run(t, "log", "--url", url, "--tofu", "--state", state)
+	if st, _ := os.ReadFile(state); code != ExitOK || !strings.Contains(errs, "TRUST ON FIRST USE") || !strings.Contains(string(st), `"trust": "first-use"`) {
+		t.Errorf("tofu: exit %d\n%s%s\nstate: %s", code, out, errs, st)
+	}
+
+	logKeys, ann := certKeys(t)
+	lk, _ := checkpoint.ParseKey(logKeys[0])
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--pin", lk.Fingerprint()}, "--pin"},
+		{[]string{"--vrf-key", ann}, "--vrf-key"},
+		{[]string{"--log-key", ann}, "--log-key"},
+	} {
+		code, out, errs := runCLI(append([]string{"certificate", certFile, "--tofu"}, c.args...)...)
+		oneLine(t, "certificate --tofu "+c.flag, code, out, errs, "--tofu", c.flag)
+	}
+}
+
+// TestCertificateReservesNegative: a negative --reserves is refused; before,
+// any negative count read as "not given".
+func TestCertificateReservesNegative(t *testing.T) {
+	for _, n := range []string{"-5", "-1"} {
+		code, out, errs := runCLI("certificate", certFile, "--tofu", "--reserves", n)
+		oneLine(t, "--reserves "+n, code, out, errs, "--reserves "+n)
+	}
+	code, out, errs := runCLI("certificate", certFile, "--tofu", "--reserves", "-1", "--lang", "fr")
+	oneLine(t, "--reserves -1 --lang fr", code, out, errs, "--reserves -1")
+}
+
+// TestAuditWorkersBad: --workers out of 1..maxWorkers is refused (before, a
+// negative count was taken silently; a huge one sized the job queue).
+func TestAuditWorkersBad(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"-3", "0", "1000000000000"} {
+		code, out, errs := run(t, "audit", "--dir", dir, "--tofu", "--workers", n, "--state", filepath.Join(dir, "st.json"))
+		oneLine(t, "--workers "+n, code, out, errs, "--workers", n)
+	}
+}
+
+// TestVRFLangBad: rngverify vrf refuses a --lang other than fr or en, as
+// the other commands do.
+func TestVRFLangBad(t *testing.T) {
+	c := vrfCases(t)[0]
+	code, out, errs := run(t, append(append([]string{"vrf"}, c.args()...), "--lang", "de")...)
+	oneLine(t, "vrf --lang de", code, out, errs, `--lang: "de", want fr or en`)
+}
+
+// TestStateMissing: game, receipt and certificate only read --state: a path
+// that does not exist is an error naming it (before, an empty state, and
+// the checks against it silently absent); log creates it.
+func TestStateMissing(t *testing.T) {
+	dir := t.TempDir()
+	a := newAppliance(t, 22)
+	g := playGame(t, a, receipttest.Play{Game: "g-1", StopAt: 1})
+	tr := write(t, dir, "t.json", a.Transcript(g, receipttest.TranscriptOptions{}))
+	rc := write(t, dir, "r.json", a.Receipt(g, 1, true))
+	key := write(t, dir, "log.vkey", a.LogKeyFile())
+	none := filepath.Join(dir, "nonexist.json")
+	for _, args := range [][]string{
+		{"game", tr, "--log-key", key},
+		{"receipt", rc, "--log-key", key},
+		{"certificate", certFile, "--tofu"},
+	} {
+		code, out, errs := run(t, append(args, "--state", none)...)
+		oneLine(t, args[0], code, out, errs, "--state", none)
+		code, out, errs = run(t, append(args, "--state", none, "--lang", "fr")...)
+		oneLine(t, args[0]+" fr", code, out, errs, "--state : le fichier "+none+" n'existe pas")
+	}
+	if _, err := os.Stat(none); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("the state was created")
+	}
+}
+
+// TestStateOtherKeys: keys given for a log the state already trusts with
+// other keys are an error naming the flag and the state file, the state
+// unchanged (before, they were ignored and the run failed with "signed by
+// none of the trusted keys").
+func TestStateOtherKeys(t *testing.T) {
+	dir := t.TempDir()
+	a := newAppliance(t, 23)
+	playGame(t, a, receipttest.Play{Game: "g-1"})
+	url := logServer(t, a)
+	key := write(t, dir, "log.vkey", a.LogKeyFile())
+	other := newAppliance(t, 24) // the same origin, another key
+	otherKey := write(t, dir, "live.vkey", other.LogKeyFile())
+	ok, _ := checkpoint.ParseKey(other.LogKeys[0])
+	mine, _ := checkpoint.ParseKey(a.LogKeys[0])
+	if ok.Name != mine.Name || ok.Fingerprint() == mine.Fingerprint() {
+		t.Fatalf("want two keys of one log: %s %s", ok.Name, mine.Name)
+	}
+	state := filepath.Join(dir, "st1.json")
+	if code, out, errs := run(t, "log", "--url", url, "--log-key", key, "--state", state); code != ExitOK {
+		t.Fatalf("first run: exit %d\n%s%s", code, out, errs)
+	}
+	before, _ := os.ReadFile(state)
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"log", "--log-key", otherKey}, "--log-key"},
+		{[]string{"log", "--pin", ok.Fingerprint()}, "--pin"},
+		{[]string{"audit", "--log-key", otherKey, "--quiet"}, "--log-key"},
+	} {
+		code, out, errs := run(t, append(c.args, "--url", url, "--state", state)...)
+		oneLine(t, strings.Join(c.args, " "), code, out, errs, c.flag, state, "already trusted with other keys")
+	}
+	if after, _ := os.ReadFile(state); !bytes.Equal(before, after) {
+		t.Error("the state changed")
+	}
+	// The keys it holds, given again: fine.
+	if code, out, errs := run(t, "log", "--url", url, "--log-key", key, "--pin", mine.Fingerprint(), "--state", state); code != ExitOK {
+		t.Errorf("same keys: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestUnreadableNamesFile: an unreadable document is named in the one line
+// (game, receipt, certificate), and a certificate that is not a JSON object
+// says so without the Go type of its probe.
+func TestUnreadableNamesFile(t *testing.T) {
+	dir := t.TempDir()
+	a := newAppliance(t, 25)
+	key := write(t, dir, "log.vkey", a.LogKeyFile())
+	passwd := write(t, dir, "passwd", []byte("root:x:0:0:root:/root:/bin/bash\n"))
+	arr := write(t, dir, "arr.json", []byte("[]"))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"game", passwd, "--log-key", key}, "rngverify game: unreadable input: " + passwd + ": not a transcript: invalid character"},
+		{[]string{"receipt", passwd, "--log-key", key}, "rngverify receipt: unreadable input: " + passwd + ": not a receipt: invalid character"},
+		{[]string{"game", arr, "--log-key", key}, "rngverify game: unreadable input: " + arr + ": not a transcript: "},
+		{[]string{"certificate", arr, "--tofu"}, "rngverify certificate: unreadable input: " + arr + " is not a promotion certificate: json: cannot unmarshal array into Go value of type promo.Certificate\n"},
+		{[]string{"certificate", write(t, dir, "extra.json", []byte(`{"draw":"d","extra":1}`)), "--tofu"}, "unreadable input: " + filepath.Join(dir, "extra.json") + ": not a certificate: json: unknown field"},
+	} {
+		code, out, errs := run(t, c.args...)
+		oneLine(t, strings.Join(c.args, " "), code, out, errs, c.want)
+		if strings.Contains(errs, "struct {") {
+			t.Errorf("%s: a Go type: %s", c.args, errs)
+		}
+	}
+}
+
+// TestFetcherRedirect: the log's URL is read on its host: a redirect to
+// another host is refused with an error saying so; one on the same host is
+// followed.
+func TestFetcherRedirect(t *testing.T) {
+	a := newAppliance(t, 26)
+	playGame(t, a, receipttest.Play{Game: "g-1"})
+	url := logServer(t, a)
+	away := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, url+strings.TrimPrefix(r.URL.Path, "/log"), http.StatusFound)
+	}))
+	t.Cleanup(away.Close)
+	moved := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p, ok := strings.CutPrefix(r.URL.Path, "/old/"); ok {
+			http.Redirect(w, r, "/log/"+p, http.StatusMovedPermanently)
+			return
+		}
+		http.Redirect(w, r, url+strings.TrimPrefix(r.URL.Path, "/log"), http.StatusFound)
+	}))
+	t.Cleanup(moved.Close)
+
+	f, err := newHTTPFetcher(away.URL+"/log", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Fetch(t.Context(), "checkpoint"); err == nil || !strings.Contains(err.Error(), "redirect to another host") {
+		t.Errorf("redirect to another host: %v", err)
+	}
+	dir := t.TempDir()
+	code, out, errs := run(t, "log", "--url", away.URL+"/log", "--tofu", "--state", filepath.Join(dir, "st.json"))
+	oneLine(t, "log via another host", code, out, errs, "redirect to another host")
+	// A path moved on the same host (then sent away: refused too).
+	code, out, errs = run(t, "log", "--url", moved.URL+"/old", "--tofu", "--state", filepath.Join(dir, "st.json"))
+	oneLine(t, "log moved then away", code, out, errs, "redirect to another host")
+	direct, err := newHTTPFetcher(url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := direct.Fetch(t.Context(), "checkpoint")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameHost := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p, ok := strings.CutPrefix(r.URL.Path, "/old/"); ok {
+			http.Redirect(w, r, "/log/"+p, http.StatusMovedPermanently)
+			return
+		}
+		w.Write(want)
+	}))
+	t.Cleanup(sameHost.Close)
+	f, _ = newHTTPFetcher(sameHost.URL+"/old", "")
+	if got, err := f.Fetch(t.Context(), "checkpoint"); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("redirect on the same host: %v %q", err, got)
+	}
+}
