@@ -1047,10 +1047,18 @@ func (a *auditor) submit(gid string, p *pending, ended bool) {
 // played is the game a ticket played, and its emission.
 type played struct{ game, emission string }
 
-// engineTime is the time of a record that rngd's engine times when it
-// appends it (see MaxTimeSkew); ok is false for the other kinds.
+// engineTime is the time of a record that rngd's engine, or the promotion
+// appliance (rngd/promo), times when it appends it (see MaxTimeSkew); ok
+// is false for the other kinds (a key announcement is timed when its keys
+// are made). A freeze's time is what the beacon round must be published
+// after: timed like the others, a freeze dated back, before records logged
+// before it, is reported, not trusted.
 func engineTime(r record.Record) (t time.Time, ok bool) {
 	switch x := r.(type) {
+	case *record.PromoFreeze:
+		return x.Time, true
+	case *record.PromoDraw:
+		return x.Time, true
 	case *record.Emission:
 		return x.Time, true
 	case *record.Manifest:

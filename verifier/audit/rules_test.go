@@ -36,7 +36,10 @@ func exampleRules(t *testing.T) []byte {
 // before it is logged. It returns the log and the rules file as frozen.
 func ruledLog(t *testing.T, rules []byte, rulesRound uint64, freezeBeacon string, value []byte, edits ...func(*record.PromoFreeze)) (*receipttest.Appliance, []byte) {
 	t.Helper()
-	a := logWith(t, 1, nil)
+	a, err := receipttest.NewPromo(9) // a promotion appliance's own log
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, frozen, err := a.RuledCertificate(rules, rulesRound, freezeBeacon, value, edits...)
 	if err != nil {
 		t.Fatal(err)

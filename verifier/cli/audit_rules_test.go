@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"tirage.fr/tirage/verifier/receipt/receipttest"
 	"tirage.fr/tirage/verifier/record"
 )
 
@@ -20,7 +21,10 @@ func rulesLog(t *testing.T, dir string, edits ...func(*record.PromoFreeze)) (til
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := newAppliance(t, 72)
+	a, err := receipttest.NewPromo(72) // a promotion appliance's own log
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, example, err = a.RuledCertificate(example, 0, "", nil, edits...); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +65,7 @@ func TestAuditRulesFlag(t *testing.T) {
 		t.Fatalf("without --rules the log shows nothing wrong: exit %d\n%s%s", code, out, errs)
 	}
 	code, out, errs = audit("s4.json", "--rules", rules)
-	reason := "(freeze, entry 2; rules file " + rules + "): the freeze ranks 2 reserves, the rules ask for 3"
+	reason := "(freeze, entry 1; rules file " + rules + "): the freeze ranks 2 reserves, the rules ask for 3"
 	if code != ExitFail || !strings.Contains(out, "[MISBEHAVIOUR] promotions") || !strings.Contains(out, reason) ||
 		!strings.HasPrefix(errs, "rngverify audit: MISBEHAVIOUR PROVEN, check promotions: 1 failing: draw bonus-crescendo/1 "+reason) {
 		t.Fatalf("audit --rules, a freeze contradicting them: exit %d\n%s%s", code, out, errs)
@@ -71,7 +75,7 @@ func TestAuditRulesFlag(t *testing.T) {
 	}
 	code, out, errs = audit("s5.json", "--rules", rules, "--lang", "fr")
 	if code != ExitFail || !strings.Contains(out, "[MANQUEMENT] promotions") ||
-		!strings.Contains(out, "tirage bonus-crescendo/1 (gel, entrée 2 ; règlement "+rules+") : le gel classe 2 suppléants, le règlement en demande 3") ||
+		!strings.Contains(out, "tirage bonus-crescendo/1 (gel, entrée 1 ; règlement "+rules+") : le gel classe 2 suppléants, le règlement en demande 3") ||
 		!strings.Contains(out, "règlement : "+rules+" (SHA-256 ") {
 		t.Fatalf("audit --rules --lang fr: exit %d\n%s%s", code, out, errs)
 	}
@@ -160,7 +164,7 @@ func TestAuditRulesNotFrozenFlag(t *testing.T) {
 	copied := write(t, dir, "copy.yaml", append(must(os.ReadFile(rules)), "# the bailiff's copy\n"...))
 	code, out, errs := runCLI(append(append([]string{"audit", "--dir", tiles, "--state", filepath.Join(dir, "s.json")}, trust...), "--rules", copied)...)
 	if code != ExitFail || !strings.Contains(out, "[FAIL] promotions") || strings.Contains(out+errs, "MISBEHAVIOUR") ||
-		!strings.HasPrefix(errs, "rngverify audit: NOT VERIFIED, check promotions: 1 failing: draw bonus-crescendo/1 (freeze, entry 2; rules file "+copied+"): the rules file given is for operation bonus-crescendo but hashes to ") ||
+		!strings.HasPrefix(errs, "rngverify audit: NOT VERIFIED, check promotions: 1 failing: draw bonus-crescendo/1 (freeze, entry 1; rules file "+copied+"): the rules file given is for operation bonus-crescendo but hashes to ") ||
 		!strings.Contains(errs, "either the operator froze other rules than this file, or this copy is not the one it froze") {
 		t.Fatalf("audit --rules, another copy of the operation's rules: exit %d\n%s%s", code, out, errs)
 	}

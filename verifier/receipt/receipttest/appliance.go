@@ -68,7 +68,15 @@ type Appliance struct {
 
 // New returns an appliance seeded with seed; it logs its key announcement
 // and one emission (E1) first, and E1's manifest before its first game.
-func New(seed byte) (*Appliance, error) {
+func New(seed byte) (*Appliance, error) { return newAppliance(seed, true) }
+
+// NewPromo returns an appliance seeded with seed that logs its key
+// announcement only, as the promotion appliance's own log (rngctl promo)
+// does: its promotion records (RuledCertificate, dated in 2016 by the
+// example rules) then follow no record timed later. It plays no game.
+func NewPromo(seed byte) (*Appliance, error) { return newAppliance(seed, false) }
+
+func newAppliance(seed byte, emission bool) (*Appliance, error) {
 	var s [32]byte
 	s[0] = seed
 	paris, err := time.LoadLocation("Europe/Paris")
@@ -105,8 +113,10 @@ func New(seed byte) (*Appliance, error) {
 		{ID: a.VRFID, Use: "vrf", Suite: string(vrf.SuiteP256SSWU), PublicKey: pub, Fingerprint: record.Fingerprint(pub)},
 		{ID: "log-ed25519", Use: "log", Suite: "Ed25519", PublicKey: spki, Fingerprint: record.Fingerprint(spki)},
 	}})))
-	deadline, _ := qod.StartDeadline("2026-11-30", a.Location)
-	a.emIdx = a.Append(must(record.Format(&record.Emission{Time: a.tick(), Emission: "E1", Closure: "2026-11-30", StartDeadline: deadline})))
+	if emission {
+		deadline, _ := qod.StartDeadline("2026-11-30", a.Location)
+		a.emIdx = a.Append(must(record.Format(&record.Emission{Time: a.tick(), Emission: "E1", Closure: "2026-11-30", StartDeadline: deadline})))
+	}
 	return a, nil
 }
 
