@@ -9,13 +9,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"tirage.fr/tirage/hsm/pkcs11"
 	"tirage.fr/tirage/rngd"
@@ -59,7 +63,7 @@ freeze, draw and certificate (the offline ceremony on the appliance):
   --backend software|pkcs11, --keys DIR, --passphrase-file FILE, --passphrase-fd N,
   --module PATH, --token-label L, --pin-file FILE, --pin-fd N
                         key custody, as for rngctl keys (secrets never from a flag)
-  --vrf-label L         VRF key (default vrf); --log-label L: log key (default log)
+  --vrf-label L         VRF key (default vrf): a freeze names it; draw: the key the freeze names, any other is refused; --log-label L: log key (default log)
   --entropy KIND        hwrng (default), rdseed or tpm, mixed with getrandom;
   --min-entropy H       its declared min-entropy per byte (default 4)
 draw:
@@ -74,6 +78,10 @@ draw:
 
 The share is read from standard input after the freeze receipt's fingerprint
 is shown: it is typed at the ceremony, never put on a command line.
+
+No output file is ever overwritten: an existing one is a usage error, found
+before anything is read or written; a failure or an interrupt leaves no
+partial output (--out DIR as it was).
 
 Exit status: 0 done, 1 the operation failed or was refused (one line says
 why), 2 usage error.
@@ -150,7 +158,7 @@ func runPromo(ctx context.Context, env Env) int {
 		run = c.gen
 	case "eligibility":
 		stakeFlags()
-		run = func(ctx context.Context) error { _, err := c.eligibility(ctx); return err }
+		run = c.runEligibility
 	case "freeze":
 		stakeFlags()
 		logFlags()
@@ -226,25 +234,63 @@ func loadRules(path string) (*promo.Rules, []byte, error) {
 	return r, data, nil
 }
 
-func (c *promoCmd) gen(context.Context) error {
-	r, _, err := loadRules(c.rules)
-	if err != nil {
-		return err
-	}
+// gen writes the stake file (and the closed accounts): every flag is
+// checked and neither file may exist before anything is written, and both
+// appear, complete, or neither.
+func (c *promoCmd) gen(ctx context.Context) error {
 	if c.out == "" {
 		return usagef("--out FILE is required")
+	}
+	if c.rows < 0 {
+		return usagef("--rows %d: want 0 or more", c.rows)
+	}
+	if c.accounts < 0 {
+		return usagef("--accounts %d: want 1 or more (0: one per 8 rows)", c.accounts)
 	}
 	if c.format != rpromo.FormatCSV && c.format != rpromo.FormatJSONL {
 		return usagef("--format must be csv or jsonl")
 	}
+	if c.genClosed != "" && filepath.Clean(c.genClosed) == filepath.Clean(c.out) {
+		return usagef("--out and --closed are the same file")
+	}
+	r, _, err := loadRules(c.rules)
+	if err != nil {
+		return err
+	}
+	if err := checkNewOutput("--out", c.out); err != nil {
+		return err
+	}
+	if c.genClosed != "" {
+		if err := checkNewOutput("--closed", c.genClosed); err != nil {
+			return err
+		}
+	}
 	accounts := c.accounts
-	if accounts <= 0 {
+	if accounts == 0 {
 		accounts = max(1, int(c.rows/8))
 	}
-	if err := writeWith(c.out, func(w io.Writer) error {
+	stakes, err := stageFile(ctx, "--out", c.out, 0o644, func(w io.Writer) error {
 		return rpromo.Generate(w, r, rpromo.GenConfig{Rows: c.rows, Accounts: accounts, Seed: c.seed, Format: c.format, Defects: c.defects})
-	}); err != nil {
+	})
+	if err != nil {
 		return err
+	}
+	defer os.Remove(stakes)
+	var closed string
+	if c.genClosed != "" {
+		if closed, err = stageFile(ctx, "--closed", c.genClosed, 0o644, func(w io.Writer) error { return rpromo.GenerateClosed(w, r, accounts, c.seed) }); err != nil {
+			return err
+		}
+		defer os.Remove(closed)
+	}
+	if err := renameNew(stakes, c.out); err != nil {
+		return fmt.Errorf("--out %s: %w", c.out, rngd.Pathless(err))
+	}
+	if c.genClosed != "" {
+		if err := renameNew(closed, c.genClosed); err != nil {
+			os.Remove(c.out) // both or neither
+			return fmt.Errorf("--closed %s: %w", c.genClosed, rngd.Pathless(err))
+		}
 	}
 	// What was written goes to standard error, as the progress of
 	// eligibility does: the data is in the files.
@@ -254,24 +300,190 @@ func (c *promoCmd) gen(context.Context) error {
 	}
 	fmt.Fprintf(c.env.Stderr, "wrote %s: %d synthetic stake rows (%s%s) of %d accounts for %s, seed %d\n", c.out, c.rows, c.format, defects, accounts, r.Operation, c.seed)
 	if c.genClosed != "" {
-		if err := writeWith(c.genClosed, func(w io.Writer) error { return rpromo.GenerateClosed(w, r, accounts, c.seed) }); err != nil {
-			return err
-		}
 		fmt.Fprintf(c.env.Stderr, "wrote %s: closed accounts (CSV account,closed_at)\n", c.genClosed)
 	}
 	return nil
 }
 
-func writeWith(path string, fn func(io.Writer) error) error {
-	f, err := os.Create(path)
+// checkNewOutput is checkNewFile as a usage error: an output file the
+// operator names must not exist (it is never overwritten).
+func checkNewOutput(flag, path string) error {
+	if err := checkNewFile(flag, path); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	return nil
+}
+
+// stageFile writes the output file path (named by flag) with fn into a
+// temporary file beside it, which it returns for renameNew; on failure,
+// including an interrupt (ctx), nothing is left.
+func stageFile(ctx context.Context, flag, path string, mode os.FileMode, fn func(io.Writer) error) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", flag, path, rngd.Pathless(err))
+	}
+	err = f.Chmod(mode)
+	if err == nil {
+		err = fn(ctxWriter{ctx, f})
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	return f.Name(), nil
+}
+
+// ctxWriter stops writing once ctx is done (an interrupt).
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (w ctxWriter) Write(p []byte) (int, error) {
+	if err := w.ctx.Err(); err != nil {
+		return 0, fmt.Errorf("interrupted: %w", err)
+	}
+	return w.w.Write(p)
+}
+
+// renameNew renames oldpath to newpath, which must not exist: it is never
+// replaced (RENAME_NOREPLACE; on a file system without it, a check just
+// before the rename).
+func renameNew(oldpath, newpath string) error {
+	err := unix.Renameat2(unix.AT_FDCWD, oldpath, unix.AT_FDCWD, newpath, unix.RENAME_NOREPLACE)
+	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
+		if _, lerr := os.Lstat(newpath); lerr == nil {
+			err = fs.ErrExist
+		} else {
+			return os.Rename(oldpath, newpath)
+		}
+	}
+	if err != nil {
+		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
+	}
+	return nil
+}
+
+// outDir is an output directory (--out DIR) filled all at once: the files
+// are written in a temporary directory and moved in when the command
+// succeeded, never over a file already there; a failure leaves the
+// directory as it was (or absent).
+type outDir struct {
+	flag, dir string
+	fresh     bool   // dir did not exist: tmp is renamed to it
+	tmp       string // the staging directory, once made
+	published bool
+}
+
+// newOutDir checks, before anything is made, that the files names can be
+// written in dir: dir is a directory or can be made, and holds none of them.
+func newOutDir(flag, dir string, names []string) (*outDir, error) {
+	if dir == "" {
+		return nil, usagef("%s DIR is required", flag)
+	}
+	o := &outDir{flag: flag, dir: dir}
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && !fi.IsDir():
+		return nil, usagef("%s %s is not a directory", flag, dir)
+	case err == nil:
+		for _, n := range names {
+			if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+				return nil, usagef("%s %s holds %s already: it is never overwritten (choose another directory)", flag, dir, n)
+			}
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		o.fresh = true
+		parent := filepath.Dir(dir)
+		if fi, err := os.Stat(parent); err != nil || !fi.IsDir() {
+			return nil, usagef("%s %s: no directory %s", flag, dir, parent)
+		}
+	default:
+		return nil, fmt.Errorf("%s %s: %w", flag, dir, rngd.Pathless(err))
+	}
+	return o, nil
+}
+
+// stage makes the staging directory: inside dir (the same file system), or
+// beside it when dir is to be made.
+func (o *outDir) stage() error {
+	parent, pattern := o.dir, ".tmp-*"
+	if o.fresh {
+		parent, pattern = filepath.Dir(o.dir), "."+filepath.Base(o.dir)+".tmp-*"
+	}
+	tmp, err := os.MkdirTemp(parent, pattern)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", o.flag, o.dir, rngd.Pathless(err))
+	}
+	o.tmp = tmp
+	return nil
+}
+
+// create creates the staged file name.
+func (o *outDir) create(name string, mode os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(o.tmp, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", o.flag, o.dir, rngd.Pathless(err))
+	}
+	return f, nil
+}
+
+// write writes the staged file name with fn.
+func (o *outDir) write(ctx context.Context, name string, mode os.FileMode, fn func(io.Writer) error) error {
+	f, err := o.create(name, mode)
 	if err != nil {
 		return err
 	}
-	if err := fn(f); err != nil {
-		f.Close()
+	err = fn(ctxWriter{ctx, f})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// path is where the file name will be once published.
+func (o *outDir) path(name string) string { return filepath.Join(o.dir, name) }
+
+// publish moves every staged file into dir (or the staging directory to
+// dir): all of them, or, if one cannot be, none.
+func (o *outDir) publish() error {
+	if o.fresh {
+		if err := renameNew(o.tmp, o.dir); err != nil {
+			return fmt.Errorf("%s %s: %w", o.flag, o.dir, rngd.Pathless(err))
+		}
+		o.published = true
+		return nil
+	}
+	entries, err := os.ReadDir(o.tmp)
+	if err != nil {
 		return err
 	}
-	return f.Close()
+	var moved []string
+	for _, e := range entries {
+		dst := filepath.Join(o.dir, e.Name())
+		if err := renameNew(filepath.Join(o.tmp, e.Name()), dst); err != nil {
+			for _, m := range moved {
+				os.Remove(m) // made just now by this run
+			}
+			return fmt.Errorf("%s %s: %s: %w", o.flag, o.dir, e.Name(), rngd.Pathless(err))
+		}
+		moved = append(moved, dst)
+	}
+	o.published = true
+	return os.Remove(o.tmp)
+}
+
+// discard removes what was staged and not published.
+func (o *outDir) discard() {
+	if o.tmp != "" && !o.published {
+		os.RemoveAll(o.tmp)
+	}
 }
 
 // eligibilityResult is what eligibility computed.
@@ -280,6 +492,7 @@ type eligibilityResult struct {
 	rulesFile []byte
 	el        *promo.Eligibility
 	stats     rpromo.IngestStats
+	summary   Summary
 }
 
 // Summary is summary.json: the counts of an eligibility run.
@@ -311,46 +524,118 @@ type SummaryDraw struct {
 	Withheld int    `json:"withheld_closed"`
 }
 
-func (c *promoCmd) eligibility(ctx context.Context) (*eligibilityResult, error) {
-	// Millions of rows: keep the heap well under the appliance's 2 GiB budget
-	// (a soft limit; GOMEMLIMIT in the environment wins).
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(1536 << 20)
+// reportFiles are the files eligibility (and freeze) writes in --out.
+var reportFiles = []string{"e-credits.csv", "rejected.txt", "summary.json"}
+
+// eligibilityInputs are eligibility's inputs, every one checked or opened
+// before anything is written.
+type eligibilityInputs struct {
+	rules     *promo.Rules
+	rulesFile []byte
+	closed    promo.Closed
+	stakes    []*os.File // as c.stakes; nil for standard input
+}
+
+func (in *eligibilityInputs) close() {
+	for _, f := range in.stakes {
+		if f != nil {
+			f.Close()
+		}
 	}
-	r, data, err := loadRules(c.rules)
-	if err != nil {
-		return nil, err
-	}
+}
+
+// openInputs checks eligibility's flags, reads the rules and the closed
+// accounts and opens every stake file.
+func (c *promoCmd) openInputs() (*eligibilityInputs, error) {
 	if len(c.stakes) == 0 {
 		return nil, usagef("--stakes FILE is required")
 	}
 	if c.out == "" {
 		return nil, usagef("--out DIR is required")
 	}
-	if err := os.MkdirAll(c.out, 0o700); err != nil {
+	stdin := 0
+	for _, name := range c.stakes {
+		if name == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return nil, usagef("--stakes - (standard input) given %d times", stdin)
+	}
+	in := &eligibilityInputs{}
+	var err error
+	if in.rules, in.rulesFile, err = loadRules(c.rules); err != nil {
 		return nil, err
 	}
-	var closed promo.Closed
 	if c.closed != "" {
 		f, err := os.Open(c.closed)
 		if err != nil {
-			return nil, fmt.Errorf("couldn't open the closed accounts: %w", err)
+			return nil, fmt.Errorf("--closed %s: couldn't open the closed accounts: %w", c.closed, rngd.Pathless(err))
 		}
-		closed, err = rpromo.ReadClosed(f)
+		in.closed, err = rpromo.ReadClosed(f)
 		f.Close()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--closed %s: %w", c.closed, err)
 		}
 	}
-	rej, err := os.Create(filepath.Join(c.out, "rejected.txt"))
+	for _, name := range c.stakes {
+		var f *os.File
+		if name != "-" {
+			if f, err = os.Open(name); err != nil {
+				in.close()
+				return nil, fmt.Errorf("--stakes %s: couldn't open the stakes: %w", name, rngd.Pathless(err))
+			}
+		}
+		in.stakes = append(in.stakes, f)
+	}
+	return in, nil
+}
+
+// runEligibility is rngctl promo eligibility: the report appears in --out
+// whole, or nothing changes.
+func (c *promoCmd) runEligibility(ctx context.Context) error {
+	in, err := c.openInputs()
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	o, err := newOutDir("--out", c.out, reportFiles)
+	if err != nil {
+		return err
+	}
+	if err := o.stage(); err != nil {
+		return err
+	}
+	defer o.discard()
+	res, err := c.eligibility(ctx, in, o)
+	if err != nil {
+		return err
+	}
+	if err := o.publish(); err != nil {
+		return err
+	}
+	c.printSummary(res)
+	return nil
+}
+
+// eligibility ingests the stakes and writes the report into o's staging
+// directory.
+func (c *promoCmd) eligibility(ctx context.Context, in *eligibilityInputs, o *outDir) (*eligibilityResult, error) {
+	// Millions of rows: keep the heap well under the appliance's 2 GiB budget
+	// (a soft limit; GOMEMLIMIT in the environment wins).
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(1536 << 20)
+	}
+	r, data := in.rules, in.rulesFile
+	rej, err := o.create("rejected.txt", 0o644)
 	if err != nil {
 		return nil, err
 	}
 	defer rej.Close()
 	t := promo.NewTally(r)
 	var total rpromo.IngestStats
-	for _, name := range c.stakes {
-		st, err := c.ingest(ctx, name, t, rej)
+	for i, name := range c.stakes {
+		st, err := c.ingest(ctx, name, in.stakes[i], t, rej)
 		total.Lines += st.Lines
 		total.Rejected += st.Rejected
 		total.Counted += st.Counted
@@ -362,11 +647,11 @@ func (c *promoCmd) eligibility(ctx context.Context) (*eligibilityResult, error) 
 		}
 	}
 	if err := rej.Close(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("rejected.txt: %w", err)
 	}
-	el := t.Eligibility(closed)
+	el := t.Eligibility(in.closed)
 	var sum Summary
-	if err := writeWith(filepath.Join(c.out, "e-credits.csv"), func(w io.Writer) error {
+	if err := o.write(ctx, "e-credits.csv", 0o644, func(w io.Writer) error {
 		var err error
 		sum.ECredits, sum.ECreditCents, err = rpromo.WriteECredits(w, el)
 		return err
@@ -389,34 +674,34 @@ func (c *promoCmd) eligibility(ctx context.Context) (*eligibilityResult, error) 
 		sum.Draws = append(sum.Draws, SummaryDraw{Draw: r.FullDrawID(j), Entrants: len(el.Entrants[j]), Withheld: el.WithheldEntries[j]})
 	}
 	js, _ := json.MarshalIndent(sum, "", "  ")
-	if err := os.WriteFile(filepath.Join(c.out, "summary.json"), append(js, '\n'), 0o644); err != nil {
+	if err := o.write(ctx, "summary.json", 0o644, func(w io.Writer) error { _, err := w.Write(append(js, '\n')); return err }); err != nil {
 		return nil, err
 	}
+	return &eligibilityResult{rules: r, rulesFile: data, el: el, stats: total, summary: sum}, nil
+}
+
+// printSummary prints eligibility's counts, once its report is in place.
+func (c *promoCmd) printSummary(res *eligibilityResult) {
+	sum := res.summary
 	var excluded int64
 	for _, n := range sum.Excluded {
 		excluded += n
 	}
 	fmt.Fprintf(c.env.Stdout, "%d lines: %d counted, %d excluded (by reason in summary.json), %d rejected (see rejected.txt); %d e-credits, %s %s in all\n",
-		sum.Lines, sum.Counted, excluded, sum.Rejected, sum.ECredits, centsString(sum.ECreditCents), r.Currency)
+		sum.Lines, sum.Counted, excluded, sum.Rejected, sum.ECredits, centsString(sum.ECreditCents), res.rules.Currency)
 	for _, d := range sum.Draws {
 		fmt.Fprintf(c.env.Stdout, "draw %s: %d entrants (%d withheld: closed accounts)\n", d.Draw, d.Entrants, d.Withheld)
 	}
-	return &eligibilityResult{rules: r, rulesFile: data, el: el, stats: total}, nil
 }
 
 func centsString(c int64) string { return fmt.Sprintf("%d.%02d", c/100, c%100) }
 
 // ingest reads one stake file with a progress bar on standard error; its
 // rejections go to rejects as "<file>:<line>: <field>: <reason>".
-func (c *promoCmd) ingest(ctx context.Context, name string, t *promo.Tally, rejects io.Writer) (rpromo.IngestStats, error) {
+func (c *promoCmd) ingest(ctx context.Context, name string, f *os.File, t *promo.Tally, rejects io.Writer) (rpromo.IngestStats, error) {
 	var in io.Reader = c.env.Stdin
 	var size int64
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return rpromo.IngestStats{}, fmt.Errorf("couldn't open the stakes: %w", err)
-		}
-		defer f.Close()
+	if f != nil {
 		if fi, err := f.Stat(); err == nil {
 			size = fi.Size()
 			// Stake rows are about 75 (CSV) or 125 (JSON Lines) bytes.
@@ -450,7 +735,7 @@ func (c *promoCmd) ingest(ctx context.Context, name string, t *promo.Tally, reje
 		fmt.Fprintln(c.env.Stderr)
 	}
 	if err != nil {
-		return st, fmt.Errorf("%s: %w", filepath.Base(name), err)
+		return st, fmt.Errorf("--stakes %s: %w", name, err)
 	}
 	return st, nil
 }
@@ -491,64 +776,104 @@ func (c *promoCmd) open(ctx context.Context) (*rpromo.Appliance, func(), error) 
 	return a, func() { lg.Close(); gen.Close(); keys.Close() }, nil
 }
 
+// freeze is eligibility, then each draw's freeze. The report and the
+// receipts appear in --out once done; if a draw fails after others were
+// frozen (the log has them), the report and their receipts still do.
 func (c *promoCmd) freeze(ctx context.Context) error {
 	if c.data == "" || c.origin == "" {
 		return usagef("--data DIR and --origin NAME are required")
 	}
-	res, err := c.eligibility(ctx)
+	in, err := c.openInputs()
 	if err != nil {
 		return err
 	}
-	r := res.rules
+	defer in.close()
+	r := in.rules
 	var draws []int
+	names := slices.Clone(reportFiles)
 	for j := range r.Draws {
 		if c.draw == "" || c.draw == r.FullDrawID(j) || c.draw == r.Draws[j].ID {
 			draws = append(draws, j)
+			base := strings.ReplaceAll(r.FullDrawID(j), "/", "-")
+			names = append(names, base+"-receipt.json", base+"-receipt.pdf", base+"-entrants.txt")
 		}
 	}
 	if len(draws) == 0 {
 		return usagef("--draw %q is not a draw of %s", c.draw, r.Operation)
+	}
+	o, err := newOutDir("--out", c.out, names)
+	if err != nil {
+		return err
+	}
+	if err := o.stage(); err != nil {
+		return err
+	}
+	defer o.discard()
+	res, err := c.eligibility(ctx, in, o)
+	if err != nil {
+		return err
 	}
 	a, closeAll, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	var empty []string
-	for _, j := range draws {
-		draw := r.FullDrawID(j)
-		if len(res.el.Entrants[j]) == 0 {
-			empty = append(empty, draw)
-			continue
+	var empty, frozen []string
+	err = func() error {
+		for _, j := range draws {
+			draw := r.FullDrawID(j)
+			if len(res.el.Entrants[j]) == 0 {
+				empty = append(empty, draw)
+				continue
+			}
+			fz, err := a.Freeze(ctx, rpromo.FreezeRequest{
+				Rules: r, RulesFile: res.rulesFile, DrawIndex: j, Entrants: res.el.Entrants[j], Withheld: res.el.WithheldEntries[j],
+				Rows: res.stats.Lines, Rejected: res.stats.Rejected, Excluded: res.stats.Excluded,
+			})
+			if err != nil {
+				return fmt.Errorf("draw %s: %w", draw, err)
+			}
+			// The freeze is in the log: what follows is its receipt, which
+			// is published even if a later draw fails. The context is
+			// not the interrupt's: the receipt of a freeze made is written.
+			wctx := context.WithoutCancel(ctx)
+			rc, err := a.Receipt(wctx, draw)
+			if err != nil {
+				return fmt.Errorf("draw %s frozen, its receipt: %w", draw, err)
+			}
+			base := strings.ReplaceAll(draw, "/", "-")
+			lf, _ := a.EntrantsFile(draw)
+			lb, err := os.ReadFile(lf)
+			if err == nil {
+				err = o.write(wctx, base+"-receipt.json", 0o644, func(w io.Writer) error { _, err := w.Write(rpromo.ReceiptJSON(rc)); return err })
+			}
+			if err == nil {
+				err = o.write(wctx, base+"-receipt.pdf", 0o644, func(w io.Writer) error { return rpromo.WriteReceiptPDF(w, rc) })
+			}
+			if err == nil {
+				err = o.write(wctx, base+"-entrants.txt", 0o600, func(w io.Writer) error { _, err := w.Write(lb); return err })
+			}
+			if err != nil {
+				return fmt.Errorf("draw %s frozen, its receipt: %w", draw, err)
+			}
+			p := o.path(base)
+			frozen = append(frozen, fmt.Sprintf("frozen %s: %d entrants, root %x, log index %d; receipt %s-receipt.pdf (sha256:%x of the .json), private list %s-entrants.txt (for the bailiff)\n",
+				draw, fz.Record.Count, fz.Record.Root[:8], fz.Index, p, sha256.Sum256(rpromo.ReceiptJSON(rc)), p))
 		}
-		fz, err := a.Freeze(ctx, rpromo.FreezeRequest{
-			Rules: r, RulesFile: res.rulesFile, DrawIndex: j, Entrants: res.el.Entrants[j], Withheld: res.el.WithheldEntries[j],
-			Rows: res.stats.Lines, Rejected: res.stats.Rejected, Excluded: res.stats.Excluded,
-		})
-		if err != nil {
-			return fmt.Errorf("draw %s: %w", draw, err)
-		}
-		rc, err := a.Receipt(ctx, draw)
-		if err != nil {
-			return err
-		}
-		base := filepath.Join(c.out, strings.ReplaceAll(draw, "/", "-"))
-		if err := os.WriteFile(base+"-receipt.json", rpromo.ReceiptJSON(rc), 0o644); err != nil {
-			return err
-		}
-		if err := writeWith(base+"-receipt.pdf", func(w io.Writer) error { return rpromo.WriteReceiptPDF(w, rc) }); err != nil {
-			return err
-		}
-		lf, _ := a.EntrantsFile(draw)
-		lb, err := os.ReadFile(lf)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(base+"-entrants.txt", lb, 0o600); err != nil {
-			return err
-		}
-		fmt.Fprintf(c.env.Stdout, "frozen %s: %d entrants, root %x, log index %d; receipt %s-receipt.pdf (sha256:%x of the .json), private list %s-entrants.txt (for the bailiff)\n",
-			draw, fz.Record.Count, fz.Record.Root[:8], fz.Index, base, sha256.Sum256(rpromo.ReceiptJSON(rc)), base)
+		return nil
+	}()
+	if err != nil && len(frozen) == 0 {
+		return err
+	}
+	if perr := o.publish(); perr != nil {
+		return errors.Join(err, perr)
+	}
+	c.printSummary(res)
+	for _, l := range frozen {
+		io.WriteString(c.env.Stdout, l)
+	}
+	if err != nil {
+		return err
 	}
 	if len(empty) > 0 {
 		return fmt.Errorf("no entrant, nothing frozen for %s (the other draws are frozen)", strings.Join(empty, ", "))
@@ -556,9 +881,20 @@ func (c *promoCmd) freeze(ctx context.Context) error {
 	return nil
 }
 
+// certificateFiles are the files a certificate of draw is written as.
+func certificateFiles(draw string) []string {
+	base := strings.ReplaceAll(draw, "/", "-")
+	return []string{base + "-certificate.json", base + "-proces-verbal.pdf", base + "-annexe-privee.pdf"}
+}
+
 func (c *promoCmd) runDraw(ctx context.Context) error {
 	if c.draw == "" || c.out == "" {
 		return usagef("--draw ID and --out DIR are required")
+	}
+	// Checked before the ceremony, which happens once.
+	o, err := newOutDir("--out", c.out, certificateFiles(c.draw))
+	if err != nil {
+		return err
 	}
 	var beacon []byte
 	if c.beacon != "" {
@@ -624,47 +960,55 @@ func (c *promoCmd) runDraw(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(c.env.Stdout, "drawn %s: log index %d\n", c.draw, d.Index)
-	return c.writeCertificate(ctx, a)
+	// The draw is in the log: its certificate is written whatever the
+	// interrupt; if it cannot be, rngctl promo certificate re-issues it.
+	if err := c.writeCertificate(context.WithoutCancel(ctx), a, o); err != nil {
+		return fmt.Errorf("drawn, but the certificate: %w (rngctl promo certificate re-issues it)", err)
+	}
+	return nil
 }
 
 func (c *promoCmd) certificate(ctx context.Context) error {
 	if c.draw == "" || c.out == "" {
 		return usagef("--draw ID and --out DIR are required")
 	}
+	o, err := newOutDir("--out", c.out, certificateFiles(c.draw))
+	if err != nil {
+		return err
+	}
 	a, closeAll, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	return c.writeCertificate(ctx, a)
+	return c.writeCertificate(ctx, a, o)
 }
 
-func (c *promoCmd) writeCertificate(ctx context.Context, a *rpromo.Appliance) error {
+// writeCertificate writes the certificate of c.draw and its documents
+// into o, all three or none.
+func (c *promoCmd) writeCertificate(ctx context.Context, a *rpromo.Appliance, o *outDir) error {
 	cert, err := a.Certify(ctx, c.draw)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(c.out, 0o700); err != nil {
+	if err := o.stage(); err != nil {
 		return err
 	}
-	base := filepath.Join(c.out, strings.ReplaceAll(c.draw, "/", "-"))
-	if err := os.WriteFile(base+"-certificate.json", cert.JSON, 0o644); err != nil {
+	defer o.discard()
+	names := certificateFiles(c.draw)
+	if err := o.write(ctx, names[0], 0o644, func(w io.Writer) error { _, err := w.Write(cert.JSON); return err }); err != nil {
 		return err
 	}
-	if err := writeWith(base+"-proces-verbal.pdf", func(w io.Writer) error { return rpromo.WriteProcesVerbalPDF(w, cert) }); err != nil {
+	if err := o.write(ctx, names[1], 0o644, func(w io.Writer) error { return rpromo.WriteProcesVerbalPDF(w, cert) }); err != nil {
 		return err
 	}
-	annex, err := os.OpenFile(base+"-annexe-privee.pdf", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
+	if err := o.write(ctx, names[2], 0o600, func(w io.Writer) error { return rpromo.WriteAnnexPDF(w, cert) }); err != nil {
 		return err
 	}
-	if err := rpromo.WriteAnnexPDF(annex, cert); err != nil {
-		annex.Close()
+	if err := o.publish(); err != nil {
 		return err
 	}
-	if err := annex.Close(); err != nil {
-		return err
-	}
+	base := o.path(strings.ReplaceAll(c.draw, "/", "-"))
 	for _, p := range cert.Verified.Picks {
 		role := "winner"
 		if p.Rank > 1 {

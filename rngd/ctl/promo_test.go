@@ -83,9 +83,18 @@ func TestPromoCeremonyCLI(t *testing.T) {
 			t.Errorf("freeze did not write %s", f)
 		}
 	}
-	// Freezing again is refused.
-	if code, _, errs := promoRun("", append([]string{"freeze", "--rules", exampleRules, "--stakes", stakes, "--out", out, "--quiet", "--draw", "1"}, common...)...); code != ExitFail || !strings.Contains(errs, "already frozen") {
+	// Freezing again is refused, and leaves no report; into the first
+	// freeze's --out, before anything is read (its files are never
+	// overwritten).
+	out2 := filepath.Join(dir, "out2")
+	if code, _, errs := promoRun("", append([]string{"freeze", "--rules", exampleRules, "--stakes", stakes, "--out", out2, "--quiet", "--draw", "1"}, common...)...); code != ExitFail || !strings.Contains(errs, "already frozen") {
 		t.Fatalf("second freeze: exit %d %s", code, errs)
+	}
+	if _, err := os.Lstat(out2); err == nil {
+		t.Errorf("a refused freeze made its --out")
+	}
+	if code, _, errs := promoRun("", append([]string{"freeze", "--rules", exampleRules, "--stakes", stakes, "--out", out, "--quiet", "--draw", "1"}, common...)...); code != ExitUsage || !strings.Contains(errs, "--out "+out+" holds e-credits.csv already") {
+		t.Fatalf("freeze into a report: exit %d %s", code, errs)
 	}
 	// A share too short changes nothing.
 	if code, _, errs := promoRun("short\n", append([]string{"draw", "--draw", "bonus-crescendo/1", "--out", out}, common...)...); code != ExitUsage || !strings.Contains(errs, "share") {
@@ -95,8 +104,15 @@ func TestPromoCeremonyCLI(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, "winner ") || strings.Count(stdout, "reserve ") != 3 {
 		t.Fatalf("draw: exit %d\n%s\n%s", code, stdout, errs)
 	}
-	if code, _, errs := promoRun("another share\n", append([]string{"draw", "--draw", "bonus-crescendo/1", "--out", out}, common...)...); code != ExitFail || !strings.Contains(errs, "no second draw") {
+	if code, _, errs := promoRun("another share\n", append([]string{"draw", "--draw", "bonus-crescendo/1", "--out", out2}, common...)...); code != ExitFail || !strings.Contains(errs, "no second draw") {
 		t.Fatalf("second draw: exit %d %s", code, errs)
+	}
+	// The certificate is never overwritten: refused before the ceremony.
+	if code, _, errs := promoRun("another share\n", append([]string{"draw", "--draw", "bonus-crescendo/1", "--out", out}, common...)...); code != ExitUsage || !strings.Contains(errs, "holds bonus-crescendo-1-certificate.json already") {
+		t.Fatalf("second draw into the same --out: exit %d %s", code, errs)
+	}
+	if code, _, errs := promoRun("", append([]string{"certificate", "--draw", "bonus-crescendo/1", "--out", out}, common...)...); code != ExitUsage || !strings.Contains(errs, "holds bonus-crescendo-1-certificate.json already") {
+		t.Fatalf("certificate into the same --out: exit %d %s", code, errs)
 	}
 	cert := filepath.Join(out, "bonus-crescendo-1-certificate.json")
 	var vout, verr bytes.Buffer

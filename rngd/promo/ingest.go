@@ -40,7 +40,11 @@ type IngestStats struct {
 
 // Ingest streams stake rows from r into t. Every rejected row is written to
 // rejects as "<line>: <field>: <reason>" (line numbers are 1-based lines of
-// the file, the CSV header being line 1); nothing is dropped silently.
+// the file, the CSV header being line 1); nothing is dropped silently. A
+// line longer than 64 KiB is a rejected row; one without a line end
+// within 1 MiB refuses the file (errRunOn). Once ctx is done, Ingest stops
+// reading and returns an error ("interrupted after N lines") wrapping
+// ctx.Err().
 // progress, if not nil, is called about every 250,000 lines with the number
 // of lines and bytes read so far. IngestFile does the same for one of
 // several stake files, naming it.
@@ -66,10 +70,10 @@ func IngestFile(ctx context.Context, name string, r io.Reader, format string, t 
 	if name != "" {
 		where = func(line int) string { return fmt.Sprintf("%s:%d", name, line) }
 	}
-	cr := &countingReader{r: r}
-	br := bufio.NewReaderSize(cr, 1<<20)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	cr := &countingReader{r: r, ctx: ctx}
+	br := bufio.NewReaderSize(cr, maxRunOn)
 
 	const batchSize = 2048
 	work := make(chan *ingestJob, 2*parseWorkers)
@@ -170,6 +174,9 @@ func IngestFile(ctx context.Context, name string, r io.Reader, format string, t 
 		return st, fmt.Errorf("couldn't write the rejections: %w", werr)
 	}
 	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return st, fmt.Errorf("interrupted after %d lines: %w", lines, ctx.Err())
+		}
 		return st, err
 	}
 	return st, rw.Flush()
@@ -224,12 +231,19 @@ func (j *ingestJob) parse() {
 	close(j.done)
 }
 
+// countingReader counts the bytes read, and stops reading once ctx is
+// done: every read of the framer (at most maxRunOn bytes) checks it, so an
+// interrupt stops even a file without line ends promptly.
 type countingReader struct {
-	r io.Reader
-	n int64
+	r   io.Reader
+	ctx context.Context
+	n   int64
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
@@ -245,6 +259,9 @@ func ingestCSV(br *bufio.Reader, st *IngestStats, push func(rawRow) error, tick 
 	var header []string
 	for header == nil {
 		b, long, err := readLine(br)
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("stake file: line %d: %w", line+1, err)
+		}
 		if err != nil {
 			return fmt.Errorf("stake file: line 1: couldn't read the header: %w", err)
 		}
@@ -284,7 +301,7 @@ func ingestCSV(br *bufio.Reader, st *IngestStats, push func(rawRow) error, tick 
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("stake file: %w", err)
+			return fmt.Errorf("stake file: line %d: %w", line+1, err)
 		}
 		line++
 		if len(b) == 0 && !long {
@@ -316,18 +333,14 @@ func ingestCSV(br *bufio.Reader, st *IngestStats, push func(rawRow) error, tick 
 }
 
 // readLine returns the next line without its line ending (LF or CRLF),
-// io.EOF after the last one. A line longer than maxLine is skipped whole and
-// reported as long.
+// io.EOF after the last one. A line longer than maxLine is reported as long
+// (a rejected row); a line that does not end within maxRunOn bytes is
+// errRunOn: the file is refused, not skipped through to its end, since no
+// stake file holds such a line (a binary file, /dev/zero, a wrong format).
 func readLine(br *bufio.Reader) (b []byte, long bool, err error) {
 	b, err = br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull || len(b) > maxLine {
-		for err == bufio.ErrBufferFull {
-			_, err = br.ReadSlice('\n')
-		}
-		if err != nil && err != io.EOF {
-			return nil, false, err
-		}
-		return nil, true, nil
+	if err == bufio.ErrBufferFull {
+		return nil, false, errRunOn
 	}
 	if err == io.EOF {
 		if len(b) == 0 {
@@ -339,8 +352,15 @@ func readLine(br *bufio.Reader) (b []byte, long bool, err error) {
 		return nil, false, err
 	}
 	b = bytes.TrimSuffix(b, []byte("\n"))
-	return bytes.TrimSuffix(b, []byte("\r")), false, nil
+	b = bytes.TrimSuffix(b, []byte("\r"))
+	if len(b) > maxLine {
+		return nil, true, nil
+	}
+	return b, false, nil
 }
+
+// errRunOn refuses a stake file with a line longer than maxRunOn.
+var errRunOn = fmt.Errorf("no line end within %d MiB: not a stake file (a row is at most %d KiB)", maxRunOn>>20, maxLine>>10)
 
 // splitCSVLine splits one line into its RFC 4180 fields (appended to
 // dst[:0]): comma-separated, a field may be quoted, "" in a quoted field
@@ -561,50 +581,38 @@ func clipKey(k string) string {
 	return k
 }
 
-// maxLine bounds one JSON line (and keeps a garbage file from using memory).
-const maxLine = 64 << 10
+// maxLine bounds one row of either format: a longer line is rejected, and
+// a line running on past maxRunOn (the framer's buffer) refuses the file.
+const (
+	maxLine  = 64 << 10
+	maxRunOn = 1 << 20
+)
 
 func ingestJSONL(br *bufio.Reader, st *IngestStats, push func(rawRow) error, tick func(int) error) error {
 	line := 0
 	for {
-		b, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull || len(b) > maxLine {
-			line++
-			st.Lines++
-			for err == bufio.ErrBufferFull {
-				_, err = br.ReadSlice('\n')
-			}
-			if rerr := push(rawRow{line: line, err: fmt.Errorf("line longer than %d bytes", maxLine)}); rerr != nil {
-				return rerr
-			}
-			if err == io.EOF {
-				return nil
-			}
-			continue
-		}
-		if len(b) == 0 && err == io.EOF {
-			return nil
-		}
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("stake file: %w", err)
-		}
-		line++
-		b = bytes.TrimSpace(b)
-		if len(b) == 0 {
-			if err == io.EOF {
-				return nil
-			}
-			continue
-		}
-		st.Lines++
-		if perr := push(rawRow{line: line, json: bytes.Clone(b)}); perr != nil {
-			return perr
-		}
-		if terr := tick(line); terr != nil {
-			return terr
-		}
+		b, long, err := readLine(br)
 		if err == io.EOF {
 			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("stake file: line %d: %w", line+1, err)
+		}
+		line++
+		row := rawRow{line: line}
+		if long {
+			row.err = fmt.Errorf("line longer than %d bytes", maxLine)
+		} else if b = bytes.TrimSpace(b); len(b) == 0 {
+			continue
+		} else {
+			row.json = bytes.Clone(b)
+		}
+		st.Lines++
+		if err := push(row); err != nil {
+			return err
+		}
+		if err := tick(line); err != nil {
+			return err
 		}
 	}
 }

@@ -3,9 +3,13 @@ package promo
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"tirage.fr/tirage/verifier/promo"
 )
@@ -287,5 +291,93 @@ func TestReadClosedStrictTime(t *testing.T) {
 	}
 	if _, err := ReadClosed(strings.NewReader("account,closed_at\nA1,2016-06-17T10:00:00.5+02:00\n")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// endless is a reader that never ends: line repeated forever.
+type endless struct {
+	line []byte
+	off  int
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = e.line[e.off]
+		e.off = (e.off + 1) % len(e.line)
+	}
+	return len(p), nil
+}
+
+// ingestWithin runs Ingest on r and fails the test if it does not return
+// within d (an Ingest that spins forever is left behind).
+func ingestWithin(t *testing.T, ctx context.Context, d time.Duration, r io.Reader, format string) (IngestStats, error) {
+	t.Helper()
+	rules, _ := exampleRules(t)
+	type result struct {
+		st  IngestStats
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		st, err := Ingest(ctx, r, format, promo.NewTally(rules), io.Discard, nil)
+		done <- result{st, err}
+	}()
+	select {
+	case res := <-done:
+		return res.st, res.err
+	case <-time.After(d):
+		t.Fatalf("%s: Ingest still running after %v", format, d)
+		return IngestStats{}, nil
+	}
+}
+
+// A line that never ends (/dev/zero, a binary file) refuses the file once
+// maxRunOn bytes were read without a line end, naming the line: it is not
+// skipped through to an end that may never come.
+func TestIngestRunOnLine(t *testing.T) {
+	for _, format := range []string{FormatCSV, FormatJSONL} {
+		for _, in := range []io.Reader{
+			&endless{line: []byte("x")},
+			io.MultiReader(strings.NewReader("id,account,time,game,amount_cents,channel\n{}\n"), &endless{line: []byte{0}}),
+		} {
+			_, err := ingestWithin(t, context.Background(), 10*time.Second, in, format)
+			if !errors.Is(err, errRunOn) || !strings.Contains(err.Error(), "line ") {
+				t.Errorf("%s: %v, want %v naming the line", format, err, errRunOn)
+			}
+		}
+	}
+	// Below the bound, an over-long line is a rejected row (the last one
+	// without a line end too).
+	in := "id,account,time,game,amount_cents,channel\n" + strings.Repeat("x", maxLine+1) + "\n" +
+		"1,a,2016-06-16T10:00:00+02:00,loto,1200,web\n" + strings.Repeat("y", maxRunOn-1)
+	rules, _ := exampleRules(t)
+	var rej bytes.Buffer
+	st, err := Ingest(context.Background(), strings.NewReader(in), FormatCSV, promo.NewTally(rules), &rej, nil)
+	if err != nil || st.Lines != 3 || st.Rejected != 2 || st.Counted != 1 ||
+		rej.String() != fmt.Sprintf("2: line longer than %d bytes\n4: line longer than %d bytes\n", maxLine, maxLine) {
+		t.Fatalf("%v %+v %q", err, st, rej.String())
+	}
+}
+
+// An interrupt stops Ingest promptly, whatever the input: endless valid
+// rows, endless over-long rows (each one a rejection).
+func TestIngestCancel(t *testing.T) {
+	rows := map[string]string{
+		FormatCSV:   "1,a,2016-06-16T10:00:00+02:00,loto,1200,web\n",
+		FormatJSONL: `{"id":"1","account":"a","time":"2016-06-16T10:00:00+02:00","game":"loto","amount_cents":1200,"channel":"web"}` + "\n",
+	}
+	for _, format := range []string{FormatCSV, FormatJSONL} {
+		for _, line := range []string{rows[format], strings.Repeat("x", maxLine+1) + "\n"} {
+			head := ""
+			if format == FormatCSV {
+				head = "id,account,time,game,amount_cents,channel\n"
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(100*time.Millisecond, cancel)
+			_, err := ingestWithin(t, ctx, 5*time.Second, io.MultiReader(strings.NewReader(head), &endless{line: []byte(line)}), format)
+			if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted after") {
+				t.Errorf("%s, lines of %d bytes: %v, want interrupted", format, len(line), err)
+			}
+		}
 	}
 }

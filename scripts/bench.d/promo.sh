@@ -39,7 +39,7 @@ measure() {
 # run_format FORMAT: generate, freeze, draw, verify; table section on stdout.
 run_format() {
   local FORMAT=$1
-  rm -rf "$work/data" "$work/out" "$work/results"
+  rm -rf "$work/data" "$work/out" "$work/results" "$work/closed.csv"
   echo "promo bench: generating $ROWS rows ($FORMAT)" >&2
   local t0 t1
   t0=$(date +%s.%N)
