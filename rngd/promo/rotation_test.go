@@ -35,6 +35,32 @@ func (l logHTTP) Fetch(ctx context.Context, path string) ([]byte, error) {
 	return rec.Body.Bytes(), nil
 }
 
+// announceVRF2 makes VRF key "vrf2" in keys and announces it, with the log
+// key, in the log of data directory data at now (as rngd does at a
+// rotation).
+func announceVRF2(t *testing.T, keys hsm.Backend, data string, now time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := keys.(*keystore.Store).GenerateVRF("vrf2", vrf.SuiteP256SSWU); err != nil {
+		t.Fatal(err)
+	}
+	prover, _ := keys.VRFProver("vrf2")
+	signer, _ := keys.Signer("log")
+	lg, err := tilelog.Open(ctx, tilelog.Config{Dir: filepath.Join(data, "log"), Origin: "tirage.test/promo",
+		Signers: []crypto.Signer{checkpointSigner{signer}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lg.Close()
+	leaf, err := hsm.Announce(now, []hsm.AnnouncedKey{{Use: hsm.UseVRF, Label: "vrf2", Prover: prover}, {Use: hsm.UseLog, Label: "log", Signer: signer}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lg.Append(ctx, leaf); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A freeze, then a VRF key rotation (the new key announced after the
 // freeze), then the ceremony: on the new key it is refused before anything
 // is locked (an auditor counts a draw only under a key announced before its
@@ -63,28 +89,11 @@ func TestCeremonyAfterRotation(t *testing.T) {
 	closeLog()
 
 	// The rotation: a new VRF key, announced (as rngd does) after the freeze.
-	if _, err := keys.(*keystore.Store).GenerateVRF("vrf2", vrf.SuiteP256SSWU); err != nil {
-		t.Fatal(err)
-	}
-	prover, _ := keys.VRFProver("vrf2")
-	signer, _ := keys.Signer("log")
-	lg, err := tilelog.Open(ctx, tilelog.Config{Dir: filepath.Join(data, "log"), Origin: "tirage.test/promo",
-		Signers: []crypto.Signer{checkpointSigner{signer}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, err := hsm.Announce(c.now(), []hsm.AnnouncedKey{{Use: hsm.UseVRF, Label: "vrf2", Prover: prover}, {Use: hsm.UseLog, Label: "log", Signer: signer}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lg.Append(ctx, leaf); err != nil {
-		t.Fatal(err)
-	}
-	lg.Close()
+	announceVRF2(t, keys, data, c.now())
 
 	c.t = time.Date(2016, 6, 21, 8, 30, 0, 0, time.UTC)
 	a, closeLog = open("vrf2")
-	_, err = a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:12345678"})
+	_, err := a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:12345678"})
 	if !errors.Is(err, ErrKeyAfterFreeze) || !strings.Contains(err.Error(), `VRF key "vrf2" was announced at record`) || !strings.Contains(err.Error(), "nothing was drawn") {
 		t.Fatalf("ceremony on a key announced after the freeze: %v", err)
 	}
@@ -181,24 +190,7 @@ func TestCeremonyOnlyFreezeKey(t *testing.T) {
 	}
 	_, closeLog := open("vrf") // the log and the first announcement
 	closeLog()
-	if _, err := keys.(*keystore.Store).GenerateVRF("vrf2", vrf.SuiteP256SSWU); err != nil {
-		t.Fatal(err)
-	}
-	prover, _ := keys.VRFProver("vrf2")
-	signer, _ := keys.Signer("log")
-	lg, err := tilelog.Open(ctx, tilelog.Config{Dir: filepath.Join(data, "log"), Origin: "tirage.test/promo",
-		Signers: []crypto.Signer{checkpointSigner{signer}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, err := hsm.Announce(c.now(), []hsm.AnnouncedKey{{Use: hsm.UseVRF, Label: "vrf2", Prover: prover}, {Use: hsm.UseLog, Label: "log", Signer: signer}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lg.Append(ctx, leaf); err != nil {
-		t.Fatal(err)
-	}
-	lg.Close()
+	announceVRF2(t, keys, data, c.now())
 
 	a, closeLog := open("vrf")
 	f, err := a.Freeze(ctx, FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"A1", "A2", "A3", "A4", "A5", "A6"}})
