@@ -616,10 +616,11 @@ func (r *tileReader) SaveTiles(tiles []tlog.Tile, data [][]byte) {
 
 // pending is a game being read.
 type pending struct {
-	leaves  [][]byte
-	indices []uint64
-	key     func(string) (*vrf.PublicKey, bool) // keys announced before its start
-	expires time.Time                           // its start's play deadline
+	leaves    [][]byte
+	indices   []uint64
+	key       func(string) (*vrf.PublicKey, bool) // keys announced before its start
+	expires   time.Time                           // its start's play deadline
+	graceEnds time.Time                           // expires + qod.RefundGrace(start)
 	// next is the first record the engine timed logged after the game's
 	// last record (zero at: none yet): the log went on. graced is the
 	// first one timed at or after expires + MaxRefundGrace (zero at: none
@@ -641,7 +642,7 @@ type mark struct {
 type graceQueue []*pending
 
 func (q graceQueue) Len() int           { return len(q) }
-func (q graceQueue) Less(i, j int) bool { return q[i].expires.Before(q[j].expires) }
+func (q graceQueue) Less(i, j int) bool { return q[i].graceEnds.Before(q[j].graceEnds) }
 func (q graceQueue) Swap(i, j int) {
 	q[i], q[j] = q[j], q[i]
 	q[i].slot, q[j].slot = i, j
@@ -934,7 +935,7 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		// Its draws count under the keys announced before it started (as
 		// a transcript's): a key announced later could have been made for
 		// one draw.
-		p := &pending{leaves: [][]byte{leaf}, indices: []uint64{index}, key: a.keyring(), expires: x.Expires}
+		p := &pending{leaves: [][]byte{leaf}, indices: []uint64{index}, key: a.keyring(), expires: x.Expires, graceEnds: x.Expires.Add(qod.RefundGrace(x.Time))}
 		a.games[x.Game] = p
 		a.touched = p
 		heap.Push(&a.graces, p)
@@ -1090,7 +1091,7 @@ func (a *auditor) timed(index uint64, r record.Record) {
 		a.touched.next = at
 		a.touched = nil
 	}
-	for len(a.graces) > 0 && !t.Before(a.graces[0].expires.Add(MaxRefundGrace)) {
+	for len(a.graces) > 0 && !t.Before(a.graces[0].graceEnds) {
 		heap.Pop(&a.graces).(*pending).graced = at
 	}
 	bad := false // a record back and ahead counts once, with both issues
@@ -1181,7 +1182,7 @@ func (a *auditor) unsealed(j job, p *receipt.Played) {
 				o.indices[len(o.indices)-1], span(EndDelay), o.next.index, promo.FormatTime(o.next.at), promo.FormatTime(j.latest), span(MaxActiveGap))
 		}
 	case p.Final.Phase != 0 && !o.graced.at.IsZero() && j.active-o.graced.active > EndDelay:
-		a.issue(verdict.CheckGames, false, verdict.MsgAuditNeverSealed, j.game, o.indices[0], promo.FormatTime(o.expires), span(MaxRefundGrace),
+		a.issue(verdict.CheckGames, false, verdict.MsgAuditNeverSealed, j.game, o.indices[0], promo.FormatTime(o.expires), span(o.graceEnds.Sub(o.expires)),
 			span(EndDelay), o.graced.index, promo.FormatTime(o.graced.at), promo.FormatTime(j.latest), span(MaxActiveGap))
 	}
 }

@@ -24,7 +24,7 @@ import (
 // these checks.
 const (
 	endDelay       = time.Hour           // audit.EndDelay
-	maxRefundGrace = 30 * 24 * time.Hour // audit.MaxRefundGrace
+	maxRefundGrace = 31 * 24 * time.Hour // qod.RefundGrace of these games, started in 2026
 	maxActiveGap   = 10 * time.Minute    // audit.MaxActiveGap
 )
 
@@ -310,7 +310,7 @@ func TestAuditNeverSealed(t *testing.T) {
 	want(t, a, verdict.CheckGames, verdict.StatusPass, "1 unfinished")
 	// More than an hour of activity after it: never sealed.
 	busy(t, a, endDelay+10*time.Minute)
-	want(t, a, verdict.CheckGames, verdict.StatusFail, "game g-open (entry", "due once the longest refund grace (30 days) had passed",
+	want(t, a, verdict.CheckGames, verdict.StatusFail, "game g-open (entry", "due once the longest refund grace (31 days) had passed",
 		"was not logged within 1 hour of log activity after that", "was never sealed")
 }
 

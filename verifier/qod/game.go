@@ -212,6 +212,25 @@ var PlayDeadlineFloorFrom = time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
 // unsealed past it.
 const MaxRefundGrace = 30 * 24 * time.Hour
 
+// legacyRefundGrace is the longest refund grace rngd accepted before
+// MaxRefundGrace became 30 days: 31 days. Games started before
+// PlayDeadlineFloorFrom may have been refunded, or swept, that late by an
+// honest rngd; the windows of those it can have played (started from
+// December 2026 to the end of that year, grace over by 3 March 2027) cross
+// no change of clock, so 31 days keeps them within article 5 too.
+const legacyRefundGrace = 31 * 24 * time.Hour
+
+// RefundGrace is the longest time after its play deadline that a game
+// started at started may be refunded: MaxRefundGrace, or for a game started
+// before PlayDeadlineFloorFrom the 31 days rngd then allowed (so that an
+// honest log of that time still verifies).
+func RefundGrace(started time.Time) time.Duration {
+	if started.Before(PlayDeadlineFloorFrom) {
+		return legacyRefundGrace
+	}
+	return MaxRefundGrace
+}
+
 // SealedPlayDeadline reports whether expires is the play deadline a game
 // started at started has by the rules (PlayDeadline), or, started before
 // PlayDeadlineFloorFrom, the one rngd sealed then: the same wall-clock
@@ -408,14 +427,14 @@ func (g Game) Expire(now time.Time) (Game, error) {
 // Refund ends an unfinished game with the refund of the ticket (art.
 // 2.2.11): no gain. It may come after the play window (the operator learns
 // only then that it could not honour the 30 days), as long as the game has
-// not been expired (a game over is ErrGameOver) and MaxRefundGrace has not
-// passed since its play deadline (ErrRefundClosed: the game is to expire,
+// not been expired (a game over is ErrGameOver) and RefundGrace (30 days)
+// has not passed since its play deadline (ErrRefundClosed: the game is to expire,
 // with no refund, art. 2.2.10).
 func (g Game) Refund(now time.Time) (Game, error) {
 	if err := g.open(now); err != nil {
 		return g, err
 	}
-	if ends := g.Expires.Add(MaxRefundGrace); !now.Before(ends) {
+	if ends := g.Expires.Add(RefundGrace(g.Started)); !now.Before(ends) {
 		return g, fmt.Errorf("game %s: refund at %s, its play window ended %s and refunds ended %s: %w", g.ID,
 			now.UTC().Format(time.RFC3339), g.Expires.UTC().Format(time.RFC3339), ends.UTC().Format(time.RFC3339), ErrRefundClosed)
 	}

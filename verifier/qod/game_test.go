@@ -252,15 +252,15 @@ func TestTimeRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, at := range []time.Time{t0.Add(time.Hour), g.Expires.Add(-time.Second), g.Expires, g.Expires.Add(72 * time.Hour), g.Expires.Add(MaxRefundGrace - time.Second)} {
+	for _, at := range []time.Time{t0.Add(time.Hour), g.Expires.Add(-time.Second), g.Expires, g.Expires.Add(72 * time.Hour), g.Expires.Add(RefundGrace(g.Started) - time.Second)} {
 		r, err := g1.Refund(at)
 		if err != nil || r.Phase != Refunded || r.RefundAmount != TicketPrice || r.Win != 0 || r.Result() != "refunded" || !r.Last.Equal(at) || r.Picks != 1 {
 			t.Errorf("Refund at %s: %+v %v", at, r, err)
 		}
 	}
-	// Once MaxRefundGrace has passed since the deadline, the game is to
+	// Once RefundGrace has passed since the deadline, the game is to
 	// expire (art. 2.2.10: no refund), however late the refund.
-	for _, at := range []time.Time{g.Expires.Add(MaxRefundGrace), g.Expires.AddDate(1, 0, 0)} {
+	for _, at := range []time.Time{g.Expires.Add(RefundGrace(g.Started)), g.Expires.AddDate(1, 0, 0)} {
 		if r, err := g1.Refund(at); !errors.Is(err, ErrRefundClosed) || r != g1 {
 			t.Errorf("Refund at %s: %+v %v, want ErrRefundClosed and no change", at, r.Phase, err)
 		}

@@ -56,16 +56,18 @@ func TestReplayPlayDeadlineSealedBeforeTheFloor(t *testing.T) {
 	}
 }
 
-// Every refund a game can get (Refund, up to MaxRefundGrace after its play
+// Every refund a game can get (Refund, up to RefundGrace after its play
 // deadline) comes within the 90 days after its emission's closure that
 // article 5 gives (they end at 00:00 Paris on closure + 91 days), for every
 // closure date of ten years and a game started at the last second it can
 // be (just before StartDeadline): windows across either change of clock
-// included. With a grace of 31 days, a closure whose play window crosses
+// included. Closures from November 2026 on: a game started earlier, when
+// no rngd ran (RefundGrace's 31 days for games started before 2027), is
+// none of an honest log's. With a grace of 31 days, a closure whose play window crosses
 // the change to summer time let a refund come up to 59 minutes late.
 func TestRefundWithinArticle5(t *testing.T) {
 	ticket, _ := record.TicketHash("000000000000000042")
-	for d := time.Date(2026, 1, 1, 0, 0, 0, 0, paris); d.Year() < 2036; d = d.AddDate(0, 0, 1) {
+	for d := time.Date(2026, 11, 1, 0, 0, 0, 0, paris); d.Year() < 2036; d = d.AddDate(0, 0, 1) {
 		closure := d.Format(time.DateOnly)
 		deadline, err := qod.StartDeadline(closure, paris)
 		if err != nil {
@@ -78,7 +80,7 @@ func TestRefundWithinArticle5(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		last := g.Expires.Add(qod.MaxRefundGrace - time.Second)
+		last := g.Expires.Add(qod.RefundGrace(g.Started) - time.Second)
 		if _, err := g.Refund(last); err != nil {
 			t.Fatalf("closure %s: refund at %s refused: %v", closure, last.In(paris).Format(time.RFC3339), err)
 		}
@@ -86,6 +88,24 @@ func TestRefundWithinArticle5(t *testing.T) {
 			t.Errorf("closure %s: start %s, play deadline %s, a refund taken until %s, after the 90 days of article 5 (they end %s)",
 				closure, started.In(paris).Format(time.RFC3339), g.Expires.In(paris).Format(time.RFC3339),
 				last.In(paris).Format(time.RFC3339), end90.Format(time.RFC3339))
+		}
+	}
+}
+
+// A game started before PlayDeadlineFloorFrom keeps the 31-day refund grace
+// rngd allowed then (an honest log of that time still verifies); one
+// started from then on has MaxRefundGrace, 30 days.
+func TestRefundGraceLegacy(t *testing.T) {
+	for _, c := range []struct {
+		started time.Time
+		want    time.Duration
+	}{
+		{qod.PlayDeadlineFloorFrom.Add(-time.Second), 31 * 24 * time.Hour},
+		{qod.PlayDeadlineFloorFrom, qod.MaxRefundGrace},
+		{qod.PlayDeadlineFloorFrom.AddDate(1, 0, 0), qod.MaxRefundGrace},
+	} {
+		if got := qod.RefundGrace(c.started); got != c.want {
+			t.Errorf("RefundGrace(%s) = %s, want %s", c.started, got, c.want)
 		}
 	}
 }

@@ -374,7 +374,8 @@ func TestReplayCatchesCheats(t *testing.T) {
 		}), "result refunded, the game is lost"},
 		{"refund once the refund window is over", rebuild(refunded, func(r []record.GameRecord) []record.GameRecord {
 			e := end(r)
-			e.Time = r[0].(*record.GameStart).Expires.Add(qod.MaxRefundGrace)
+			s := r[0].(*record.GameStart)
+			e.Time = s.Expires.Add(qod.RefundGrace(s.Time))
 			return r
 		}), "refund window over"},
 		{"refund a year after the deadline", rebuild(refunded, func(r []record.GameRecord) []record.GameRecord {
