@@ -396,11 +396,7 @@ func newOutDir(flag, dir string, names []string) (*outDir, error) {
 			}
 		}
 	case errors.Is(err, fs.ErrNotExist):
-		o.fresh = true
-		parent := filepath.Dir(dir)
-		if fi, err := os.Stat(parent); err != nil || !fi.IsDir() {
-			return nil, usagef("%s %s: no directory %s", flag, dir, parent)
-		}
+		o.fresh = true // its parents are made by stage, as before
 	default:
 		return nil, fmt.Errorf("%s %s: %w", flag, dir, rngd.Pathless(err))
 	}
@@ -413,6 +409,9 @@ func (o *outDir) stage() error {
 	parent, pattern := o.dir, ".tmp-*"
 	if o.fresh {
 		parent, pattern = filepath.Dir(o.dir), "."+filepath.Base(o.dir)+".tmp-*"
+		if err := os.MkdirAll(parent, 0o755); err != nil {
+			return fmt.Errorf("%s %s: %w", o.flag, o.dir, rngd.Pathless(err))
+		}
 	}
 	tmp, err := os.MkdirTemp(parent, pattern)
 	if err != nil {
@@ -442,9 +441,18 @@ func (o *outDir) write(ctx context.Context, name string, mode os.FileMode, fn fu
 		err = cerr
 	}
 	if err != nil {
+		o.drop(name)
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
+}
+
+// drop removes the staged files names (those of a step that failed), so
+// that publish moves none of them.
+func (o *outDir) drop(names ...string) {
+	for _, n := range names {
+		os.Remove(filepath.Join(o.tmp, n))
+	}
 }
 
 // path is where the file name will be once published.
@@ -854,6 +862,9 @@ func (c *promoCmd) freeze(ctx context.Context) error {
 				err = o.write(wctx, base+"-entrants.txt", 0o600, func(w io.Writer) error { _, err := w.Write(lb); return err })
 			}
 			if err != nil {
+				// None of this draw's files is published: a partial
+				// receipt is no receipt (its freeze is in the log).
+				o.drop(base+"-receipt.json", base+"-receipt.pdf", base+"-entrants.txt")
 				return fmt.Errorf("draw %s frozen, its receipt: %w", draw, err)
 			}
 			p := o.path(base)

@@ -113,6 +113,15 @@ func TestPromoEligibilityOutputs(t *testing.T) {
 	if code, errs := elig(report, "--stakes", stakes, "--closed", closed); code != ExitOK {
 		t.Fatalf("eligibility: exit %d %s", code, errs)
 	}
+	// --out's missing parents are made, as before outputs were staged.
+	nested := filepath.Join(dir, "runs", "2026", "report")
+	if code, errs := elig(nested, "--stakes", stakes, "--closed", closed); code != ExitOK {
+		t.Fatalf("eligibility into a directory whose parents are missing: exit %d %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(nested, "rejected.txt")); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(dir, "runs"))
 	empty := filepath.Join(dir, "empty")
 	os.Mkdir(empty, 0o700)
 	// Inputs are checked (flags, then files opened) before --out; what
