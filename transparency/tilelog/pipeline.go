@@ -248,9 +248,13 @@ func (l *Log) awaitTessera() error {
 // the scheduler delays, can be sequenced after a later one flushed by size
 // or by the next timer, and the leaves then get other indices than the
 // journal's (confirm fails the log closed: seen once under heavy load,
-// "tessera gave journaled leaf 358 the index 359"). With one batch in
-// tessera at a time, no flush can overtake another. The batches grow with
-// the load: whatever the journal wrote meanwhile goes in the next.
+// "tessera gave journaled leaf 358 the index 359"). Handed at most a batch
+// (BatchMaxSize) at a time, each confirmed before the next, tessera flushes
+// none by size and holds one batch, unless adding that batch takes longer
+// than its BatchMaxAge: its timer then flushes a first part, and a second
+// part can still overtake it (rare: adding is in memory; confirm catches
+// it, a security failure). The batches grow with the load: whatever the
+// journal wrote meanwhile goes in the next.
 func (l *Log) integrateLoop(ctx context.Context) {
 	defer close(l.futures)
 	for g := range l.integrate {
