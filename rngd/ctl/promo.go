@@ -607,23 +607,35 @@ func (c *promoCmd) runEligibility(ctx context.Context) error {
 		return err
 	}
 	defer in.close()
-	o, err := newOutDir("--out", c.out, reportFiles)
+	o, res, err := c.stagedEligibility(ctx, in, reportFiles)
 	if err != nil {
-		return err
-	}
-	if err := o.stage(); err != nil {
 		return err
 	}
 	defer o.discard()
-	res, err := c.eligibility(ctx, in, o)
-	if err != nil {
-		return err
-	}
 	if err := o.publish(); err != nil {
 		return err
 	}
 	c.printSummary(res)
 	return nil
+}
+
+// stagedEligibility checks --out for the files names (newOutDir), stages
+// it and computes the eligibility report into the staging directory; on an
+// error nothing is left staged. The caller publishes or discards o.
+func (c *promoCmd) stagedEligibility(ctx context.Context, in *eligibilityInputs, names []string) (*outDir, *eligibilityResult, error) {
+	o, err := newOutDir("--out", c.out, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := o.stage(); err != nil {
+		return nil, nil, err
+	}
+	res, err := c.eligibility(ctx, in, o)
+	if err != nil {
+		o.discard()
+		return nil, nil, err
+	}
+	return o, res, nil
 }
 
 // eligibility ingests the stakes and writes the report into o's staging
@@ -809,18 +821,11 @@ func (c *promoCmd) freeze(ctx context.Context) error {
 	if len(draws) == 0 {
 		return usagef("--draw %q is not a draw of %s", c.draw, r.Operation)
 	}
-	o, err := newOutDir("--out", c.out, names)
+	o, res, err := c.stagedEligibility(ctx, in, names)
 	if err != nil {
-		return err
-	}
-	if err := o.stage(); err != nil {
 		return err
 	}
 	defer o.discard()
-	res, err := c.eligibility(ctx, in, o)
-	if err != nil {
-		return err
-	}
 	a, closeAll, err := c.open(ctx)
 	if err != nil {
 		return err

@@ -35,6 +35,26 @@ func (l logHTTP) Fetch(ctx context.Context, path string) ([]byte, error) {
 	return rec.Body.Bytes(), nil
 }
 
+// rotationAppliance is a promotion appliance's keys and data directory at
+// the clock c (20 June 2016, 16:00 UTC, after draw 1's period), and open,
+// which opens it on VRF key label (and returns the log's closer).
+func rotationAppliance(t *testing.T) (c *clock, keys hsm.Backend, data string, open func(label string) (*Appliance, func())) {
+	tmp := t.TempDir()
+	c = &clock{t: time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC)}
+	keys = testKeys(t, filepath.Join(tmp, "keys"))
+	ent := testEntropy(t)
+	data = filepath.Join(tmp, "data")
+	open = func(label string) (*Appliance, func()) {
+		a, lg, err := OpenOffline(context.Background(), OfflineConfig{DataDir: data, Origin: "tirage.test/promo", Keys: keys,
+			VRFLabel: label, LogLabel: "log", Entropy: ent, Clock: c.now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a, func() { lg.Close() }
+	}
+	return c, keys, data, open
+}
+
 // announceVRF2 makes VRF key "vrf2" in keys and announces it, with the log
 // key, in the log of data directory data at now (as rngd does at a
 // rotation).
@@ -69,19 +89,7 @@ func announceVRF2(t *testing.T, keys hsm.Backend, data string, now time.Time) {
 func TestCeremonyAfterRotation(t *testing.T) {
 	ctx := context.Background()
 	r, rulesFile := exampleRules(t)
-	tmp := t.TempDir()
-	c := &clock{t: time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC)}
-	keys := testKeys(t, filepath.Join(tmp, "keys"))
-	ent := testEntropy(t)
-	data := filepath.Join(tmp, "data")
-	open := func(label string) (*Appliance, func()) {
-		a, lg, err := OpenOffline(ctx, OfflineConfig{DataDir: data, Origin: "tirage.test/promo", Keys: keys,
-			VRFLabel: label, LogLabel: "log", Entropy: ent, Clock: c.now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a, func() { lg.Close() }
-	}
+	c, keys, data, open := rotationAppliance(t)
 	a, closeLog := open("vrf")
 	if _, err := a.Freeze(ctx, FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"A1", "A2", "A3", "A4", "A5", "A6"}}); err != nil {
 		t.Fatal(err)
@@ -175,19 +183,7 @@ func TestOfflineAnnouncementIndexBeyondLog(t *testing.T) {
 func TestCeremonyOnlyFreezeKey(t *testing.T) {
 	ctx := context.Background()
 	r, rulesFile := exampleRules(t)
-	tmp := t.TempDir()
-	c := &clock{t: time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC)}
-	keys := testKeys(t, filepath.Join(tmp, "keys"))
-	ent := testEntropy(t)
-	data := filepath.Join(tmp, "data")
-	open := func(label string) (*Appliance, func()) {
-		a, lg, err := OpenOffline(ctx, OfflineConfig{DataDir: data, Origin: "tirage.test/promo", Keys: keys,
-			VRFLabel: label, LogLabel: "log", Entropy: ent, Clock: c.now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a, func() { lg.Close() }
-	}
+	c, keys, data, open := rotationAppliance(t)
 	_, closeLog := open("vrf") // the log and the first announcement
 	closeLog()
 	announceVRF2(t, keys, data, c.now())
