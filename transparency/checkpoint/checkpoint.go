@@ -21,10 +21,14 @@
 // /log/vkey (see [VerifierKey]).
 //
 // ML-DSA-44 (FIPS 204) signatures are added because draws are kept for years.
-// The signed-note spec assigns no type byte to ML-DSA-44 (as of this writing
-// it lists 0x01–0x05); it reserves 0xff for "signature types without an
-// identifier byte ... followed by a longer identifier". We therefore use the
-// type 0xff || "ml-dsa-44" (the 9 ASCII bytes), so
+// The signed-note spec assigns no type byte to an ML-DSA-44 signature over
+// the note text (it lists 0x01–0x05). C2SP tlog-cosignature gives 0x06 to
+// ML-DSA-44 cosignatures, but those sign another message (a binary
+// subtree/v1 cosigned_message: cosigner name, timestamp, origin, start, end,
+// root hash), not the note text, so 0x06 does not fit this signature.
+// Signed-note reserves 0xff for "signature types without an identifier byte
+// ... followed by a longer identifier". We therefore use the type
+// 0xff || "ml-dsa-44" (the 9 ASCII bytes), so
 //
 //	key ID = SHA-256(name || 0x0A || 0xff || "ml-dsa-44" || 1312-byte public key)[:4]
 //	vkey   = name "+" hex(key ID) "+" base64(0xff || "ml-dsa-44" || public key)

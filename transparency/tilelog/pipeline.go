@@ -251,9 +251,11 @@ func (l *Log) awaitTessera() error {
 // "tessera gave journaled leaf 358 the index 359"). Handed at most a batch
 // (BatchMaxSize) at a time, each confirmed before the next, tessera flushes
 // none by size and holds one batch, unless adding that batch takes longer
-// than its BatchMaxAge: its timer then flushes a first part, and a second
-// part can still overtake it (rare: adding is in memory; confirm catches
-// it, a security failure). The batches grow with the load: whatever the
+// than its BatchMaxAge: its timer then flushes a first part, on a goroutine
+// of its own, and the rest can overtake that part only if this goroutine
+// is held another BatchMaxAge between taking the part and handing it over
+// (two stalls of BatchMaxAge within one batch: rare, adding is in memory;
+// confirm catches it, a security failure). The batches grow with the load: whatever the
 // journal wrote meanwhile goes in the next.
 func (l *Log) integrateLoop(ctx context.Context) {
 	defer close(l.futures)
