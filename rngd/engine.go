@@ -988,8 +988,9 @@ func gameID(server string, now time.Time, rnd []byte) string {
 //     formatted, the log found refusing appends just before (startGame):
 //     forgotten;
 //   - refused by the log with an error that proves the leaf was not
-//     taken (appendRefusedUnseen: an invalid leaf, an embedded log whose
-//     checkpoints are stalled): forgotten;
+//     taken (appendRefusedUnseen: an invalid leaf, a log closed or
+//     failed closed, an embedded log whose checkpoints are stalled, a
+//     QueueLeaf Trillian refused outright): forgotten;
 //   - any other append error (a timeout, a lost reply, a failure of
 //     Trillian after its QueueLeaf was sent): the leaf may still be
 //     sequenced, unacknowledged, and its game would then need r. Kept.
@@ -1019,16 +1020,17 @@ func (e *engine) forgetSecret(id string) {
 // appendRefusedUnseen reports whether err, an error of seal for a start,
 // proves its record did not reach the log and never will (keepSecret): a
 // record not formatted (no appendError), or a leaf the log refused
-// before taking it — an invalid one (transparency.ErrInvalidLeaf), or
-// one an embedded log refused unwritten while its checkpoints are stalled
-// (tilelog.ErrCheckpointStalled). Any other append error leaves the
-// leaf's fate unknown (transparency.Log.Append).
+// before taking it — an invalid one (transparency.ErrInvalidLeaf), or one
+// refused unwritten (transparency.ErrNotAppended: the log closed or failed
+// closed, an embedded log's checkpoints stalled, a QueueLeaf Trillian
+// refused outright). Any other append error leaves the leaf's fate
+// unknown (transparency.Log.Append).
 func appendRefusedUnseen(err error) bool {
 	var a *appendError
 	if !errors.As(err, &a) {
 		return true
 	}
-	return errors.Is(a.err, transparency.ErrInvalidLeaf) || errors.Is(a.err, tilelog.ErrCheckpointStalled)
+	return errors.Is(a.err, transparency.ErrInvalidLeaf) || errors.Is(a.err, transparency.ErrNotAppended)
 }
 
 // logRefusingStarts refuses a start before its r is drawn while the log

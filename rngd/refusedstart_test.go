@@ -67,8 +67,9 @@ func TestRefusedStartKeepsNoSecret(t *testing.T) {
 
 // A start the log refuses: a log that refuses appends already (failed
 // closed, or checkpoints stalled: transparency.Health) is looked at before
-// r is drawn, and a leaf the log proves it did not take (stalled
-// checkpoints, an invalid leaf) forgets r. An append whose outcome is
+// r is drawn, and a leaf the log proves it did not take (an invalid leaf,
+// transparency.ErrNotAppended: stalled checkpoints, a QueueLeaf refused
+// outright) forgets r. An append whose outcome is
 // unknown keeps r — its start may still reach the log — until the log has
 // settled it and the store has caught up: at the next start of rngd, or
 // once the Trillian log ends its outage (resync).
@@ -98,10 +99,16 @@ func TestLogRefusedStartSecrets(t *testing.T) {
 	refuse("nothing was drawn")
 	onlyInPlay("log failed closed")
 
+	// As tilelog refuses an append once its checkpoints stall, and as the
+	// Trillian log refuses one whose QueueLeaf Trillian refused outright
+	// (both proven by their packages' tests): not taken.
 	stalled := fmt.Errorf("tilelog: %w: %w: no checkpoint signed", transparency.ErrUnavailable, tilelog.ErrCheckpointStalled)
-	e.tlog = failingLog{Log: tl, err: stalled}
+	e.tlog = failingLog{Log: tl, err: transparency.NotAppended(stalled)}
 	refuse("the log cannot sign checkpoints")
 	onlyInPlay("checkpoints stalled")
+	e.tlog = failingLog{Log: tl, err: transparency.NotAppended(fmt.Errorf("trillian: couldn't queue leaf: %w: quota", transparency.ErrUnavailable))}
+	refuse("the record was not sealed")
+	onlyInPlay("QueueLeaf refused outright")
 
 	e.tlog = failingLog{Log: tl, err: fmt.Errorf("%w: empty", transparency.ErrInvalidLeaf)}
 	refuse("the record was not sealed")

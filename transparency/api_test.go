@@ -493,3 +493,22 @@ func TestHTTPHeaders(t *testing.T) {
 		}
 	}
 }
+
+// NotAppended keeps its refusal's message and chain, and adds
+// ErrNotAppended; nil stays nil.
+func TestNotAppended(t *testing.T) {
+	refusal := fmt.Errorf("log: %w: disk full", transparency.ErrUnavailable)
+	err := transparency.NotAppended(refusal)
+	if !errors.Is(err, transparency.ErrNotAppended) || !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("NotAppended(%v) = %v, want ErrNotAppended and ErrUnavailable", refusal, err)
+	}
+	if err.Error() != refusal.Error() {
+		t.Fatalf("NotAppended changed the message: %q, want %q", err, refusal)
+	}
+	if errors.Is(refusal, transparency.ErrNotAppended) {
+		t.Fatal("the refusal itself is ErrNotAppended")
+	}
+	if transparency.NotAppended(nil) != nil {
+		t.Fatal("NotAppended(nil) != nil")
+	}
+}

@@ -75,7 +75,30 @@ var (
 	// that is not consistent with the one signed before). It is never mixed
 	// with ordinary failures: stop appending, alarm, investigate.
 	ErrSecurity = errors.New("transparency log security error")
+
+	// ErrNotAppended is in the error of an Append the log refused before
+	// it took the leaf (closed, failed closed, its checkpoints stalled, a
+	// QueueLeaf that Trillian refused outright): the leaf is not in the
+	// log and never will be. It always comes with the refusal's own error
+	// (ErrUnavailable, ErrClosed...), see NotAppended. Without it an
+	// Append's error does not prove the leaf absent.
+	ErrNotAppended = errors.New("leaf not appended")
 )
+
+// NotAppended marks err, an Append's refusal, as proof that the leaf was
+// not taken (ErrNotAppended): errors.Is finds both, and the message is
+// err's.
+func NotAppended(err error) error {
+	if err == nil {
+		return nil
+	}
+	return notAppended{err}
+}
+
+type notAppended struct{ err error }
+
+func (e notAppended) Error() string   { return e.err.Error() }
+func (e notAppended) Unwrap() []error { return []error{ErrNotAppended, e.err} }
 
 // Log is a draw log backend.
 type Log interface {
@@ -83,7 +106,8 @@ type Log interface {
 	// sequenced. Empty leaves and leaves over MaxLeafSize return
 	// ErrInvalidLeaf. Backend failures (and a ctx done before the leaf is
 	// sequenced) wrap ErrUnavailable. An error does not prove the leaf is
-	// absent: it may have been in flight and appear later, unacknowledged.
+	// absent: it may have been in flight and appear later, unacknowledged;
+	// unless it is ErrInvalidLeaf or wraps ErrNotAppended.
 	Append(ctx context.Context, leaf []byte) (uint64, error)
 
 	// Checkpoint returns the latest signed checkpoint.

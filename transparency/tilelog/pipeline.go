@@ -194,7 +194,7 @@ func (l *Log) journalLoop() {
 			}
 			if failed != nil {
 				for _, r := range batch {
-					r.done <- appendResult{err: failed}
+					r.done <- appendResult{err: transparency.NotAppended(failed)}
 				}
 				continue
 			}

@@ -203,8 +203,8 @@ func TestCheckpointSignerRecovers(t *testing.T) {
 	if !errors.Is(err, tilelog.ErrCheckpointStalled) || !errors.Is(err, transparency.ErrUnavailable) {
 		t.Fatalf("Health with the token failing = %v, want ErrCheckpointStalled and ErrUnavailable", err)
 	}
-	if _, err := l.Append(t.Context(), []byte("refused")); !errors.Is(err, tilelog.ErrCheckpointStalled) {
-		t.Fatalf("Append with the token failing = %v, want ErrCheckpointStalled", err)
+	if _, err := l.Append(t.Context(), []byte("refused")); !errors.Is(err, tilelog.ErrCheckpointStalled) || !errors.Is(err, transparency.ErrNotAppended) {
+		t.Fatalf("Append with the token failing = %v, want ErrCheckpointStalled and ErrNotAppended (refused unwritten)", err)
 	}
 	if lag := l.Lag(); lag.Size != 3 || lag.Unsigned != 2 || !lag.Stalled {
 		t.Fatalf("Lag = %+v while stalled, want 2 leaves unsigned beyond 3", lag)
@@ -261,8 +261,8 @@ func TestCheckpointSignerHangs(t *testing.T) {
 	if lag := l.Lag(); lag.Waiting < timeout || lag.Unsigned != 1 {
 		t.Fatalf("Lag = %+v with the token hung, want leaf 1 waiting past %v", lag, timeout)
 	}
-	if _, err := l.Append(t.Context(), []byte("refused")); !errors.Is(err, tilelog.ErrCheckpointStalled) {
-		t.Fatalf("Append with the token hung = %v, want ErrCheckpointStalled", err)
+	if _, err := l.Append(t.Context(), []byte("refused")); !errors.Is(err, tilelog.ErrCheckpointStalled) || !errors.Is(err, transparency.ErrNotAppended) {
+		t.Fatalf("Append with the token hung = %v, want ErrCheckpointStalled and ErrNotAppended (refused unwritten)", err)
 	}
 
 	tok.set(nil, nil)

@@ -408,7 +408,7 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 		return 0, err
 	}
 	if l.isClosed() {
-		return 0, transparency.ErrClosed
+		return 0, transparency.NotAppended(transparency.ErrClosed)
 	}
 	done := l.meter.Start()
 	req := appendReq{leaf: bytes.Clone(leaf), done: make(chan appendResult, 1)}
@@ -416,12 +416,12 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 	if l.stopping {
 		l.pmu.Unlock()
 		done(transparency.ErrClosed)
-		return 0, transparency.ErrClosed
+		return 0, transparency.NotAppended(transparency.ErrClosed)
 	}
 	if err := l.refusal(); err != nil {
 		l.pmu.Unlock()
 		done(err)
-		return 0, err
+		return 0, transparency.NotAppended(err)
 	}
 	l.queue = append(l.queue, req)
 	l.pmu.Unlock()

@@ -698,7 +698,8 @@ func (l *Log) saveState(cp *checkpoint.Checkpoint) error {
 // Trillian may integrate later is in the pending file, for Open to wait
 // for (pending.go). Acknowledged, its record is dead, and the file is
 // emptied once no append is outstanding; refused before or by QueueLeaf,
-// its record is removed before the error is returned. If the record
+// its record is removed before the error is returned, which then wraps
+// transparency.ErrNotAppended (the leaf was not taken). If the record
 // cannot be written, the append fails before QueueLeaf and the log fails
 // closed (the record may be whole on disk).
 //
@@ -723,7 +724,7 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 	// Refused at once when the log is closed or failed: that failure was
 	// logged when it began (fail), and is not logged again for every
 	// append it refuses.
-	err := l.enter()
+	err := transparency.NotAppended(l.enter())
 	var idx uint64
 	if err == nil {
 		idx, err = l.appendRecorded(ctx, leaf) // and leave
@@ -771,9 +772,10 @@ func (l *Log) appendRecorded(ctx context.Context, leaf []byte) (uint64, error) {
 			if derr := l.pendingRefused(actx, rec); derr != nil {
 				err = fmt.Errorf("trillian: %w: leaf not queued (%w), but its record could not be removed from %s (%w): the next Open (or the recovery) would queue it; %s", transparency.ErrUnavailable, err, path, derr, l.refusedUntil())
 				l.fail(err)
+				return 0, err
 			}
 		}
-		return 0, err
+		return 0, transparency.NotAppended(err)
 	}
 	// The leaf may be queued and integrated later, after its caller was
 	// told it was not: no later append may contradict it (a retried draw
