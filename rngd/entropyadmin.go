@@ -2,6 +2,7 @@ package rngd
 
 import (
 	"context"
+	"strings"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -43,7 +44,11 @@ func (s *adminService) EntropyRetest(ctx context.Context, _ *adminv1.EntropyRete
 	}
 	err = h.Retest(ctx)
 	st := entropyStatus(h)
+	failed := failedSources(st)
 	switch {
+	case err == nil && len(failed) > 0:
+		s.e.log.Error("entropy retest by the operator: draws go on from the healthy sources, but sources still fail",
+			"failed_sources", strings.Join(failed, ", "))
 	case err == nil:
 		s.e.log.Warn("entropy retest by the operator: sources healthy, draws resume")
 	case st.Error != "":
@@ -52,6 +57,17 @@ func (s *adminService) EntropyRetest(ctx context.Context, _ *adminv1.EntropyRete
 		return nil, refuse(reasonEntropyUnavailable, "entropy retest: %v", err)
 	}
 	return st, nil
+}
+
+// failedSources names the failed sources of a status, healthy or not.
+func failedSources(st *adminv1.EntropyStatusResponse) []string {
+	var out []string
+	for _, src := range st.Sources {
+		if src.Failure != "" {
+			out = append(out, src.Name)
+		}
+	}
+	return out
 }
 
 func entropyStatus(h entropyHealth) *adminv1.EntropyStatusResponse {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -100,6 +101,102 @@ func TestEntropyAdmin(t *testing.T) {
 	}
 	if _, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: tickets[0]}); err != nil {
 		t.Fatalf("start after the retest: %v", err)
+	}
+}
+
+// dyingHWRNG is /dev/hwrng, read through a file of its own, until the test
+// kills it: then a dead noise diode stuck on the last byte it gave.
+type dyingHWRNG struct {
+	dev  entropy.Source
+	dead atomic.Bool
+	mu   sync.Mutex // guards last
+	last byte
+}
+
+func (*dyingHWRNG) Name() string   { return "dying" }
+func (*dyingHWRNG) Physical() bool { return true }
+func (s *dyingHWRNG) Read(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dead.Load() {
+		for i := range p {
+			p[i] = s.last
+		}
+		return len(p), nil
+	}
+	n, err := s.dev.Read(p)
+	if n > 0 {
+		s.last = p[n-1]
+	}
+	return n, err
+}
+
+// A source that fails while /dev/hwrng alone still meets the required
+// entropy: games still start, EntropyStatus names the failed source and
+// the test while saying rngd draws, and a retest that finds it still dead
+// says so at ERROR rather than "sources healthy" (docs/entropy.md).
+func TestEntropyAdminDegraded(t *testing.T) {
+	dev, err := entropy.OpenDevice("dying", entropy.DefaultHWRNGPath)
+	if errors.Is(err, entropy.ErrNotSupported) {
+		t.Skipf("%s absent; skipping", entropy.DefaultHWRNGPath)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.(io.Closer).Close()
+	td := newTestDaemon(t)
+	e := td.d.engine
+	tickets := td.emission("ED", "2026-12-31", 4)
+	ctx := context.Background()
+	a, adm := td.client("server-a"), td.admin()
+
+	src := &dyingHWRNG{dev: dev}
+	gen, err := entropy.New(entropy.Config{Sources: []entropy.SourceConfig{
+		{Kind: entropy.KindHWRNG, MinEntropy: 4}, // credits the 384 bits alone
+		{Source: src, MinEntropy: 4},
+	}, ReseedRequests: 1, Clock: td.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gen.Close()
+	good := e.entropy
+	e.entropy = gen
+	defer func() { e.entropy = good }()
+
+	src.dead.Store(true)
+	// The continuous tests trip at the next reseed (one per request); the
+	// game starts all the same.
+	for i := range 2 {
+		if _, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: tickets[i]}); err != nil {
+			t.Fatalf("start %d with one of two sources dead: %v", i, err)
+		}
+	}
+	st, err := adm.EntropyStatus(ctx, &adminv1.EntropyStatusRequest{})
+	if err != nil || !st.Healthy || st.Error != "" || len(st.Sources) != 2 || st.Sources[0].Failure != "" ||
+		st.Sources[1].Name != "dying" || !strings.Contains(st.Sources[1].Failure, "dying failed the repetition-count test") {
+		t.Fatalf("status of a degraded generator: %v %v", st, err)
+	}
+
+	st, err = adm.EntropyRetest(ctx, &adminv1.EntropyRetestRequest{})
+	if err != nil || !st.Healthy || st.Sources[1].Failure == "" {
+		t.Fatalf("retest of a dead source beside a healthy one: %v %v", st, err)
+	}
+	logs := string(td.logs())
+	if !strings.Contains(logs, `level=ERROR msg="entropy retest by the operator: draws go on from the healthy sources, but sources still fail" failed_sources=dying`) ||
+		strings.Contains(logs, "sources healthy, draws resume") {
+		t.Errorf("retest log of a degraded generator:\n%s", logs)
+	}
+	if _, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: tickets[2]}); err != nil {
+		t.Fatalf("start after the retest: %v", err)
+	}
+
+	src.dead.Store(false)
+	st, err = adm.EntropyRetest(ctx, &adminv1.EntropyRetestRequest{})
+	if err != nil || !st.Healthy || st.Sources[1].Failure != "" {
+		t.Fatalf("retest of a repaired source: %v %v", st, err)
+	}
+	if !strings.Contains(string(td.logs()), "entropy retest by the operator: sources healthy, draws resume") {
+		t.Errorf("no log of the full recovery:\n%s", td.logs())
 	}
 }
 

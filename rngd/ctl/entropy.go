@@ -23,10 +23,12 @@ const entropyUsage = `usage: rngctl entropy test --source KIND [flags]
        rngctl entropy status|retest [--socket PATH]
 
 status prints the health of every entropy source of the running rngd and
-whether it draws; retest re-runs the start-up health tests on its physical
-sources and reseeds from the healthy ones (the operator's recovery action
-after an entropy alarm, docs/entropy.md). Both exit 1 while draws are
-refused.
+whether it draws: "healthy", "DEGRADED" (a source failed; rngd draws from
+the others until a retest brings it back) or refusing; retest re-runs the
+start-up health tests on its physical sources and reseeds from the healthy
+ones (the operator's recovery action after an entropy alarm,
+docs/entropy.md). Both exit 1 while draws are refused, 0 otherwise
+(degraded too).
 
 ` + adminSocketHelp + `
 test:
@@ -96,10 +98,22 @@ func runEntropyDaemon(ctx context.Context, env Env) int {
 	if err != nil {
 		return a.fail(env, err)
 	}
+	return writeEntropyStatus(env, st)
+}
+
+// writeEntropyStatus prints each source's health and the verdict: healthy,
+// degraded (a source failed, rngd draws from the others: exit 0, but the
+// operator has a source to repair and a retest to run) or refusing (exit 1).
+func writeEntropyStatus(env Env, st *adminv1.EntropyStatusResponse) int {
+	var failed []string
+	var credited float64
 	for _, src := range st.Sources {
 		health := "healthy"
 		if src.Failure != "" {
 			health = "FAILED: " + src.Failure
+			failed = append(failed, src.Name)
+		} else {
+			credited += src.CreditedBits
 		}
 		kind := "physical, credited " + strconv.FormatFloat(src.CreditedBits, 'f', 1, 64) + " bits per seed"
 		if !src.Physical {
@@ -110,6 +124,11 @@ func runEntropyDaemon(ctx context.Context, env Env) int {
 	if !st.Healthy {
 		fmt.Fprintf(env.Stderr, "rngctl: entropy unhealthy, rngd refuses draws: %s\n", st.Error)
 		return ExitFail
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(env.Stdout, "entropy DEGRADED: rngd draws from its healthy sources alone (%s bits per seed credited); failed: %s; repair, then rngctl entropy retest\n",
+			strconv.FormatFloat(credited, 'f', 1, 64), strings.Join(failed, ", "))
+		return ExitOK
 	}
 	fmt.Fprintln(env.Stdout, "entropy healthy: rngd draws")
 	return ExitOK

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	"tirage.fr/tirage/rngd/entropy/entropytest"
 	"tirage.fr/tirage/rngd/rngdtest"
 )
@@ -138,6 +139,45 @@ func TestEntropyDaemonCommands(t *testing.T) {
 		code, out, errOut := rngctl(tc.args...)
 		if code != tc.code || !strings.Contains(out+errOut, tc.output) {
 			t.Errorf("rngctl %s: exit %d, %q %q; want %d and %q", strings.Join(tc.args, " "), code, out, errOut, tc.code, tc.output)
+		}
+	}
+}
+
+// rngctl entropy status of a degraded rngd (the response rngd's
+// TestEntropyAdminDegraded gets: a source failed, the other credits the
+// requirement): the failed source, and DEGRADED rather than "healthy",
+// exit 0 since rngd draws; refusing exits 1.
+func TestEntropyStatusDegraded(t *testing.T) {
+	sources := []*adminv1.EntropySource{
+		{Name: "hwrng", Physical: true, CreditedBits: 384},
+		{Name: "dying", Physical: true, CreditedBits: 384, Failure: "entropy source dying failed the repetition-count test: a value repeated 9 times in a row (cutoff 9)"},
+		{Name: "getrandom"},
+	}
+	for _, tc := range []struct {
+		st   *adminv1.EntropyStatusResponse
+		code int
+		want []string
+		not  string
+	}{
+		{&adminv1.EntropyStatusResponse{Healthy: true, Sources: sources}, ExitOK, []string{
+			"source dying (physical, credited 384.0 bits per seed): FAILED: entropy source dying failed the repetition-count test",
+			"source hwrng (physical, credited 384.0 bits per seed): healthy",
+			"entropy DEGRADED: rngd draws from its healthy sources alone (384.0 bits per seed credited); failed: dying; repair, then rngctl entropy retest",
+		}, "entropy healthy"},
+		{&adminv1.EntropyStatusResponse{Healthy: false, Error: "entropy: healthy sources credit 0.0 bits per seed, 384 required", Sources: sources}, ExitFail, []string{
+			"rngctl: entropy unhealthy, rngd refuses draws: entropy: healthy sources credit 0.0 bits per seed",
+		}, "DEGRADED"},
+	} {
+		var out, errOut bytes.Buffer
+		code := writeEntropyStatus(Env{Stdout: &out, Stderr: &errOut}, tc.st)
+		all := out.String() + errOut.String()
+		if code != tc.code || strings.Contains(all, tc.not) {
+			t.Errorf("exit %d, want %d; output (must not say %q):\n%s", code, tc.code, tc.not, all)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(all, w) {
+				t.Errorf("output lacks %q:\n%s", w, all)
+			}
 		}
 	}
 }

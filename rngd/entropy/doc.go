@@ -39,9 +39,19 @@
 // *HealthError per failed source (which source, which test), Read returns no
 // bytes, the metric tirage_entropy_generator_healthy drops to 0 and an error
 // is logged.
-// Nothing recovers by itself: an operator calls Retest, which re-runs the
-// start-up tests on every physical source and instantiates a fresh DRBG
-// (docs/entropy.md).
+// While the healthy sources still credit the requirement, draws go on
+// from them alone, but the Generator is degraded and says so: the failed
+// source's tirage_entropy_source_healthy drops to 0,
+// tirage_entropy_health_failures_total{source,test} counts the failure,
+// tirage_entropy_sources_failed and tirage_entropy_credited_bits show the
+// accounting, an ERROR line names the source and the test and a WARN line
+// the degraded state (each once, when it happens), and Status reports the
+// failure.
+// Nothing recovers by itself, a failed source of a degraded Generator no
+// more than a refusing one (SP 800-90B §4.3: a source that failed is used
+// again only once it passes its start-up tests): an operator calls Retest,
+// which re-runs the start-up tests on every physical source and
+// instantiates a fresh DRBG (docs/entropy.md).
 //
 // # DRBG
 //

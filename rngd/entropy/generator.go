@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"strings"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -95,6 +96,7 @@ type Generator struct {
 	seededAt int64  // Clock at the last (re)seed, Unix nanoseconds
 	seeds    uint64 // number of (re)seeds, part of the instantiation nonce
 	refusing bool   // the healthy sources fall short; logged once per episode
+	degraded bool   // a source failed, the others meet the requirement; logged once per episode
 	closed   bool
 }
 
@@ -140,9 +142,20 @@ func New(cfg Config) (*Generator, error) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.m.required.Set(float64(c.RequiredEntropy))
 	for _, st := range g.sources {
 		g.m.sourceHealthy.WithLabelValues(st.cfg.Name).Set(1)
+		// Every failure series exists from the start at 0, so that the
+		// first failure is an increase an alert sees.
+		tests := []string{TestRead, TestTimeout}
+		if st.physical {
+			tests = append(tests, TestRCT, TestAPT)
+		}
+		for _, test := range tests {
+			g.m.failures.WithLabelValues(st.cfg.Name, test)
+		}
 	}
+	g.tally()
 	g.startup(context.Background()) // fails only when its context is done
 	if err := g.seed(true); err != nil {
 		g.closeSources()
@@ -335,45 +348,77 @@ func (g *Generator) startup(ctx context.Context) error {
 func (g *Generator) recovered(st *sourceState, how string) {
 	st.failure = nil
 	g.m.sourceHealthy.WithLabelValues(st.cfg.Name).Set(1)
+	g.tally()
 	g.log.Warn("entropy: source "+how+" and is back in use", "entropy_source", st.cfg.Name)
 }
 
-// fail marks a source failed, counts and logs it. g.mu is held.
+// fail marks a source failed, counts and logs it. It is called once per
+// failure: a failed source is not read again until a retest, and a retest
+// that fails it again is a new failure, logged as such. g.mu is held.
 func (g *Generator) fail(st *sourceState, he *HealthError) {
+	again := st.failure != nil
 	st.failure = he
 	g.m.sourceHealthy.WithLabelValues(st.cfg.Name).Set(0)
 	g.m.failures.WithLabelValues(st.cfg.Name, he.Test).Inc()
+	g.tally()
 	attrs := []any{"entropy_source", st.cfg.Name, "test", he.Test, "detail", he.Detail}
 	if he.Err != nil {
 		attrs = append(attrs, "err", he.Err.Error())
 	}
+	if again {
+		g.log.Error("entropy: source failed again on retest; it stays out of use", attrs...)
+		return
+	}
 	g.log.Error("entropy: source failed health test; it is no longer used", attrs...)
 }
 
-// healthy checks the credited entropy of the healthy sources. g.mu is held.
-func (g *Generator) healthy() error {
-	var credited float64
-	var failures []error
+// tally sums the entropy the healthy physical sources credit to a seed,
+// collects the failures of the failed sources and sets the gauges that
+// show both. g.mu is held.
+func (g *Generator) tally() (credited float64, failures []error, failed []string) {
 	for _, st := range g.sources {
 		if st.failure != nil {
 			failures = append(failures, st.failure)
+			failed = append(failed, st.cfg.Name+" ("+st.failure.Test+")")
 		} else if st.physical {
 			credited += st.credited
 		}
 	}
+	g.m.credited.Set(credited)
+	g.m.failed.Set(float64(len(failures)))
+	return credited, failures, failed
+}
+
+// healthy checks the credited entropy of the healthy sources, and logs each
+// change between healthy, degraded (a source failed, the others meet the
+// requirement) and refusing. g.mu is held.
+func (g *Generator) healthy() error {
+	credited, failures, failed := g.tally()
 	if credited >= float64(g.cfg.RequiredEntropy) {
 		g.m.healthy.Set(1)
 		if g.refusing {
 			g.refusing = false
 			g.log.Warn("entropy: healthy sources meet the requirement again; draws resume", "credited_bits", credited, "required_bits", g.cfg.RequiredEntropy)
 		}
+		switch {
+		case len(failed) > 0 && !g.degraded:
+			g.degraded = true
+			g.log.Warn("entropy: degraded: draws go on from the healthy sources alone; repair the failed sources and run an operator retest",
+				"failed_sources", strings.Join(failed, ", "), "credited_bits", credited, "required_bits", g.cfg.RequiredEntropy)
+		case len(failed) == 0 && g.degraded:
+			g.degraded = false
+			g.log.Info("entropy: every source is healthy again", "credited_bits", credited, "required_bits", g.cfg.RequiredEntropy)
+		}
 		return nil
 	}
 	g.m.healthy.Set(0)
+	// Refusing supersedes degraded: a recovery that leaves some sources
+	// failed is logged as degraded again.
+	g.degraded = false
 	if !g.refusing {
 		g.refusing = true
 		g.log.Error("entropy: healthy sources fall short of the required entropy; draws refused until an operator retest",
-			"credited_bits", credited, "required_bits", g.cfg.RequiredEntropy, "failed_sources", len(failures))
+			"credited_bits", credited, "required_bits", g.cfg.RequiredEntropy, "failed_sources", strings.Join(failed, ", "))
 	}
 	if len(failures) == 0 {
 		failures = append(failures, ErrUnhealthy)
