@@ -41,6 +41,8 @@ const promoUsage = `usage: rngctl promo SUBCOMMAND [FLAGS]
   gen                 write a synthetic stake file (and a closed-accounts file)
   eligibility         read stakes, write the e-credit report and rejections; no log
   freeze              eligibility, then freeze each draw's entrant list into the log
+  receipts            re-issue the receipts of draws frozen already (freeze's flags
+                        and inputs; nothing appended to the log)
   draw                the bailiff's ceremony for one frozen draw (once), then its certificate
   certificate         re-issue a drawn draw's certificate and documents
 
@@ -48,18 +50,18 @@ gen:
   --rules FILE --out FILE [--rows N] [--accounts N] [--seed S] [--format csv|jsonl]
   [--defects] [--closed FILE]
 
-eligibility and freeze:
+eligibility, freeze and receipts:
   --rules FILE          the operation's rules (YAML)
   --stakes FILE         stake file, CSV or JSON Lines (.jsonl), - for standard input;
                         repeat the flag for several files
   --closed FILE         closed accounts (CSV: account[,closed_at])
   --out DIR             where to write e-credits.csv, rejected.txt, summary.json
-                        and (freeze) each draw's receipt and private entrant list
+                        and (freeze, receipts) each draw's receipt and private entrant list
   --quiet               no progress bar
-freeze, draw and certificate (the offline ceremony on the appliance):
+freeze, receipts, draw and certificate (the offline ceremony on the appliance):
   --data DIR            data directory: log/ (embedded tile log) and promo/ (draw state)
   --origin NAME         the log's origin (checkpoint name), e.g. tirage.fr/promo/<appliance>
-  --draw ID             draw id, e.g. bonus-crescendo/1 (freeze: default every draw)
+  --draw ID             draw id, e.g. bonus-crescendo/1 (freeze, receipts: default every draw)
   --backend software|pkcs11, --keys DIR, --passphrase-file FILE, --passphrase-fd N,
   --module PATH, --token-label L, --pin-file FILE, --pin-fd N
                         key custody, as for rngctl keys (secrets never from a flag)
@@ -163,6 +165,10 @@ func runPromo(ctx context.Context, env Env) int {
 		stakeFlags()
 		logFlags()
 		run = c.freeze
+	case "receipts":
+		stakeFlags()
+		logFlags()
+		run = c.receipts
 	case "draw":
 		logFlags()
 		fs.BoolVar(&c.dice, "dice", false, "")
@@ -796,54 +802,116 @@ func (c *promoCmd) open(ctx context.Context) (*rpromo.Appliance, func(), error) 
 	return a, func() { lg.Close(); gen.Close(); keys.Close() }, nil
 }
 
-// freeze is eligibility, then each draw's freeze. The report and the
-// receipts appear in --out once done; if a draw fails after others were
-// frozen (the log has them), the report and their receipts still do.
-func (c *promoCmd) freeze(ctx context.Context) error {
+// receiptFiles are the files the receipt of draw is written as.
+func receiptFiles(draw string) []string {
+	base := strings.ReplaceAll(draw, "/", "-")
+	return []string{base + "-receipt.json", base + "-receipt.pdf", base + "-entrants.txt"}
+}
+
+// freezeRun is what freeze and receipts work on: the draws --draw names
+// (every draw without it), their eligibility report staged in o, and the
+// appliance. done closes it all and discards what o did not publish.
+type freezeRun struct {
+	draws []int
+	o     *outDir
+	res   *eligibilityResult
+	a     *rpromo.Appliance
+	done  func()
+}
+
+// openFreezeRun opens freeze's (and receipts') inputs, checks that --out
+// can take the report and each draw's receipt, stages the report and opens
+// the appliance.
+func (c *promoCmd) openFreezeRun(ctx context.Context) (*freezeRun, error) {
 	if c.data == "" || c.origin == "" {
-		return usagef("--data DIR and --origin NAME are required")
+		return nil, usagef("--data DIR and --origin NAME are required")
 	}
 	in, err := c.openInputs()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer in.close()
 	r := in.rules
 	var draws []int
 	names := slices.Clone(reportFiles)
 	for j := range r.Draws {
 		if c.draw == "" || c.draw == r.FullDrawID(j) || c.draw == r.Draws[j].ID {
 			draws = append(draws, j)
-			base := strings.ReplaceAll(r.FullDrawID(j), "/", "-")
-			names = append(names, base+"-receipt.json", base+"-receipt.pdf", base+"-entrants.txt")
+			names = append(names, receiptFiles(r.FullDrawID(j))...)
 		}
 	}
 	if len(draws) == 0 {
-		return usagef("--draw %q is not a draw of %s", c.draw, r.Operation)
+		in.close()
+		return nil, usagef("--draw %q is not a draw of %s", c.draw, r.Operation)
 	}
 	o, res, err := c.stagedEligibility(ctx, in, names)
 	if err != nil {
-		return err
+		in.close()
+		return nil, err
 	}
-	defer o.discard()
 	a, closeAll, err := c.open(ctx)
+	if err != nil {
+		o.discard()
+		in.close()
+		return nil, err
+	}
+	return &freezeRun{draws: draws, o: o, res: res, a: a, done: func() { closeAll(); o.discard(); in.close() }}, nil
+}
+
+// freezeRequest is the freeze of draw j by the eligibility res, for Freeze
+// and, again, for ReissueReceipt.
+func freezeRequest(res *eligibilityResult, j int) rpromo.FreezeRequest {
+	return rpromo.FreezeRequest{
+		Rules: res.rules, RulesFile: res.rulesFile, DrawIndex: j, Entrants: res.el.Entrants[j], Withheld: res.el.WithheldEntries[j],
+		Rows: res.stats.Lines, Rejected: res.stats.Rejected, Excluded: res.stats.Excluded,
+	}
+}
+
+// writeReceipt stages the receipt rc of draw (JSON and PDF) and the draw's
+// private entrant list into o: all three, or none of them (a partial
+// receipt is no receipt). It returns the line that says what was written.
+func writeReceipt(ctx context.Context, a *rpromo.Appliance, o *outDir, draw string, rc *rpromo.FreezeReceipt) (string, error) {
+	names := receiptFiles(draw)
+	js := rpromo.ReceiptJSON(rc)
+	lf, _ := a.EntrantsFile(draw)
+	lb, err := os.ReadFile(lf)
+	if err == nil {
+		err = o.write(ctx, names[0], 0o644, func(w io.Writer) error { _, err := w.Write(js); return err })
+	}
+	if err == nil {
+		err = o.write(ctx, names[1], 0o644, func(w io.Writer) error { return rpromo.WriteReceiptPDF(w, rc) })
+	}
+	if err == nil {
+		err = o.write(ctx, names[2], 0o600, func(w io.Writer) error { _, err := w.Write(lb); return err })
+	}
+	if err != nil {
+		o.drop(names...)
+		return "", fmt.Errorf("its receipt: %w", err)
+	}
+	p := o.path(strings.ReplaceAll(draw, "/", "-"))
+	return fmt.Sprintf("%s: %d entrants, root %.16s, log index %d; receipt %s-receipt.pdf (sha256:%x of the .json), private list %s-entrants.txt (for the bailiff)\n",
+		draw, rc.Count, rc.Root, rc.Freeze.Index, p, sha256.Sum256(js), p), nil
+}
+
+// freeze is eligibility, then each draw's freeze. The report and the
+// receipts appear in --out once done; if a draw fails after others were
+// frozen (the log has them), the report and their receipts still do. A
+// receipt that could not be written is re-issued by receipts.
+func (c *promoCmd) freeze(ctx context.Context) error {
+	fr, err := c.openFreezeRun(ctx)
 	if err != nil {
 		return err
 	}
-	defer closeAll()
+	defer fr.done()
+	a, o, res, r := fr.a, fr.o, fr.res, fr.res.rules
 	var empty, frozen []string
 	err = func() error {
-		for _, j := range draws {
+		for _, j := range fr.draws {
 			draw := r.FullDrawID(j)
 			if len(res.el.Entrants[j]) == 0 {
 				empty = append(empty, draw)
 				continue
 			}
-			fz, err := a.Freeze(ctx, rpromo.FreezeRequest{
-				Rules: r, RulesFile: res.rulesFile, DrawIndex: j, Entrants: res.el.Entrants[j], Withheld: res.el.WithheldEntries[j],
-				Rows: res.stats.Lines, Rejected: res.stats.Rejected, Excluded: res.stats.Excluded,
-			})
-			if err != nil {
+			if _, err := a.Freeze(ctx, freezeRequest(res, j)); err != nil {
 				return fmt.Errorf("draw %s: %w", draw, err)
 			}
 			// The freeze is in the log: what follows is its receipt, which
@@ -852,29 +920,13 @@ func (c *promoCmd) freeze(ctx context.Context) error {
 			wctx := context.WithoutCancel(ctx)
 			rc, err := a.Receipt(wctx, draw)
 			if err != nil {
-				return fmt.Errorf("draw %s frozen, its receipt: %w", draw, err)
+				return fmt.Errorf("draw %s frozen, its receipt: %w%s", draw, err, reissueHint)
 			}
-			base := strings.ReplaceAll(draw, "/", "-")
-			lf, _ := a.EntrantsFile(draw)
-			lb, err := os.ReadFile(lf)
-			if err == nil {
-				err = o.write(wctx, base+"-receipt.json", 0o644, func(w io.Writer) error { _, err := w.Write(rpromo.ReceiptJSON(rc)); return err })
-			}
-			if err == nil {
-				err = o.write(wctx, base+"-receipt.pdf", 0o644, func(w io.Writer) error { return rpromo.WriteReceiptPDF(w, rc) })
-			}
-			if err == nil {
-				err = o.write(wctx, base+"-entrants.txt", 0o600, func(w io.Writer) error { _, err := w.Write(lb); return err })
-			}
+			line, err := writeReceipt(wctx, a, o, draw, rc)
 			if err != nil {
-				// None of this draw's files is published: a partial
-				// receipt is no receipt (its freeze is in the log).
-				o.drop(base+"-receipt.json", base+"-receipt.pdf", base+"-entrants.txt")
-				return fmt.Errorf("draw %s frozen, its receipt: %w", draw, err)
+				return fmt.Errorf("draw %s frozen, %w%s", draw, err, reissueHint)
 			}
-			p := o.path(base)
-			frozen = append(frozen, fmt.Sprintf("frozen %s: %d entrants, root %x, log index %d; receipt %s-receipt.pdf (sha256:%x of the .json), private list %s-entrants.txt (for the bailiff)\n",
-				draw, fz.Record.Count, fz.Record.Root[:8], fz.Index, p, sha256.Sum256(rpromo.ReceiptJSON(rc)), p))
+			frozen = append(frozen, "frozen "+line)
 		}
 		return nil
 	}()
@@ -882,7 +934,8 @@ func (c *promoCmd) freeze(ctx context.Context) error {
 		return err
 	}
 	if perr := o.publish(); perr != nil {
-		return errors.Join(err, perr)
+		// The freezes are in the log; their receipts are not lost.
+		return errors.Join(err, fmt.Errorf("frozen, but %w%s", perr, reissueHint))
 	}
 	c.printSummary(res)
 	for _, l := range frozen {
@@ -893,6 +946,57 @@ func (c *promoCmd) freeze(ctx context.Context) error {
 	}
 	if len(empty) > 0 {
 		return fmt.Errorf("no entrant, nothing frozen for %s (the other draws are frozen)", strings.Join(empty, ", "))
+	}
+	return nil
+}
+
+// reissueHint ends the error of a freeze whose receipt was not published.
+const reissueHint = " (rngctl promo receipts, with the freeze's flags, re-issues the receipts)"
+
+// receipts re-issues the receipts of draws frozen already, as freeze wrote
+// them: from the same flags and inputs, the report and, for each draw, its
+// receipt and private entrant list, in --out once done, or nothing.
+// Nothing is appended to the log. A draw the log holds no freeze of, or
+// inputs that are not the freeze's (rpromo.ErrNotFreezeInputs), refuse the
+// whole command; a draw with no entrant was not frozen and has no receipt.
+func (c *promoCmd) receipts(ctx context.Context) error {
+	fr, err := c.openFreezeRun(ctx)
+	if err != nil {
+		return err
+	}
+	defer fr.done()
+	a, o, res, r := fr.a, fr.o, fr.res, fr.res.rules
+	var empty, lines []string
+	for _, j := range fr.draws {
+		draw := r.FullDrawID(j)
+		rc, err := a.ReissueReceipt(ctx, freezeRequest(res, j))
+		switch {
+		case err != nil && len(res.el.Entrants[j]) == 0 && errors.Is(err, rpromo.ErrNotFrozen):
+			empty = append(empty, draw)
+			continue
+		case errors.Is(err, rpromo.ErrNotFreezeInputs):
+			return fmt.Errorf("%w (--rules, --stakes and --closed must be the freeze's)", err)
+		case err != nil:
+			return err
+		}
+		line, err := writeReceipt(ctx, a, o, draw, rc)
+		if err != nil {
+			return fmt.Errorf("draw %s: %w", draw, err)
+		}
+		lines = append(lines, "re-issued "+line)
+	}
+	if len(lines) == 0 {
+		return fmt.Errorf("no entrant, nothing frozen for %s: no receipt", strings.Join(empty, ", "))
+	}
+	if err := o.publish(); err != nil {
+		return err
+	}
+	c.printSummary(res)
+	for _, l := range lines {
+		io.WriteString(c.env.Stdout, l)
+	}
+	if len(empty) > 0 {
+		fmt.Fprintf(c.env.Stdout, "no entrant, nothing frozen for %s: no receipt\n", strings.Join(empty, ", "))
 	}
 	return nil
 }

@@ -62,6 +62,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -292,6 +293,11 @@ var (
 	// the draw's freeze names; hold the ceremony with that key (the error
 	// names both). Nothing was drawn.
 	ErrKeyNotFrozen = promo.ErrKeyNotFrozen
+	// ErrNotFreezeInputs: the rules file, entrant list or number of
+	// withheld participants given to re-issue a freeze's receipt is not
+	// what the freeze committed to; give the freeze's very inputs (rules,
+	// stake files, closed accounts). Nothing was issued.
+	ErrNotFreezeInputs = errors.New("not the inputs of the freeze")
 )
 
 // Meta is what the documents of a draw show besides the records.
@@ -1001,6 +1007,77 @@ func (a *Appliance) Receipt(ctx context.Context, draw string) (*FreezeReceipt, e
 	if err != nil {
 		return nil, err
 	}
+	return a.receipt(ctx, draw, st)
+}
+
+// ReissueReceipt returns again the receipt of a freeze the log holds
+// already (its publication failed, or it was lost), given the request that
+// made it; nothing is appended. It is refused with ErrNotFrozen when the
+// log holds no promo_freeze record of the draw, ErrLoggedTwice when it
+// holds two, and ErrNotFreezeInputs when req is not what the freeze
+// committed to. The receipt is Receipt's: against the log's latest
+// checkpoint, so byte for byte the one made at the freeze while the log has
+// published no checkpoint since (it publishes one as it grows), and
+// otherwise another checkpoint and inclusion proof of the same record (the
+// freeze's leaf hash, root and count, and the private list, do not change).
+func (a *Appliance) ReissueReceipt(ctx context.Context, req FreezeRequest) (*FreezeReceipt, error) {
+	draw := req.Rules.FullDrawID(req.DrawIndex)
+	dir, err := a.drawDir(draw)
+	if err != nil {
+		return nil, err
+	}
+	lp, err := a.logged(ctx, draw)
+	if err != nil {
+		return nil, err
+	}
+	if len(lp.freezes) == 0 {
+		return nil, fmt.Errorf("%s: %w: the log holds no promo_freeze record of it; no receipt", draw, ErrNotFrozen)
+	}
+	at := lp.freezes[0].index
+	if len(req.Entrants) == 0 {
+		return nil, fmt.Errorf("%s: %w: no entrant given, but the log holds its promo_freeze record at index %d; no receipt", draw, ErrNotFreezeInputs, at)
+	}
+	st, err := a.load(draw)
+	if err != nil {
+		return nil, fmt.Errorf("the log holds the promo_freeze record of %s at index %d, but its state directory %s is missing or incomplete; no receipt: %w", draw, at, dir, err)
+	}
+	if l, ok := other(lp.freezes, st.freezeLeaf); ok {
+		return nil, fmt.Errorf("%w; no receipt", unlike(draw, record.KindPromoFreeze, dir, l, st.freezeIdx))
+	}
+	if !slices.ContainsFunc(lp.freezes, func(l loggedLeaf) bool { return l.index == st.freezeIdx }) {
+		return nil, fmt.Errorf("%s: freeze.idx says %d, the log holds the record of freeze.leaf at index %d; inspect %s; no receipt", draw, st.freezeIdx, at, dir)
+	}
+	f := st.freeze
+	_, frozenRules, err := promo.FreezeRules(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: freeze.leaf: %w", draw, err)
+	}
+	if h := promo.RulesHash(req.RulesFile); hex.EncodeToString(h[:]) != frozenRules {
+		return nil, fmt.Errorf("%s: %w: the rules file given (sha256 %x) is not the one the freeze binds (sha256 %s); no receipt", draw, ErrNotFreezeInputs, h, frozenRules)
+	}
+	// The root of the list given under the draw's key K, so that any other
+	// list is told from the frozen one by the log's record itself.
+	list := &promo.EntrantList{Draw: draw, Key: st.list.Key, Accounts: req.Entrants}
+	tree, err := list.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("%s: the entrant list given: %w", draw, err)
+	}
+	if root := tree.Root(); uint64(tree.Size()) != f.Count || root != f.Root {
+		return nil, fmt.Errorf("%s: %w: the entrant list given (%d entrants, root %x) is not the frozen one (%d entrants, root %x, log index %d); no receipt",
+			draw, ErrNotFreezeInputs, tree.Size(), root[:8], f.Count, f.Root[:8], at)
+	}
+	if req.Withheld != st.meta.Withheld {
+		return nil, fmt.Errorf("%s: %w: %d participants withheld (closed accounts), the freeze's documents say %d; no receipt", draw, ErrNotFreezeInputs, req.Withheld, st.meta.Withheld)
+	}
+	if !bytes.Equal(list.Format(), st.list.Format()) {
+		return nil, fmt.Errorf("%s: entrants.txt in %s is not the frozen list; inspect it; no receipt", draw, dir)
+	}
+	return a.receipt(ctx, draw, st)
+}
+
+// receipt is the receipt of draw, whose state is st, against the log's
+// latest checkpoint.
+func (a *Appliance) receipt(ctx context.Context, draw string, st *drawState) (*FreezeReceipt, error) {
 	cp, err := a.cfg.Log.AwaitCheckpoint(ctx, st.freezeIdx+1)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't get a checkpoint including the freeze: %w", err)
