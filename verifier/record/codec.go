@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"iter"
 	"reflect"
 	"slices"
 	"strconv"
@@ -229,20 +230,15 @@ func (e *encoder) value(v reflect.Value, path string) error {
 	return nil
 }
 
-// jvalue is a parsed canonical-JSON value.
-type jvalue struct {
-	kind    byte // '{', '[', '"', '0' (integer), 't' (bool)
-	str     string
-	num     int64
-	boolean bool
-	arr     []jvalue
-	obj     []jmember
-}
-
-type jmember struct {
-	key string
-	val jvalue
-}
+// Parse reads a leaf twice and builds no tree of its values. scan checks the
+// whole leaf against the grammar above, reporting the first violation at its
+// byte offset, and allocates nothing but that error; decode then walks the
+// bytes, now known to be well-formed, straight into the record's struct.
+// A tree cost about 250 bytes per byte of a hostile leaf ("[0,0,0,…]" made
+// an 80-byte node for every 2 bytes, in slices regrown as they filled);
+// decoding allocates only the record, with every slice sized from the bytes
+// and bounded by its elements' shortest encoding (see decodeSlice), so the
+// memory Parse uses is linear in the leaf with a small factor.
 
 // parser reads the canonical JSON subset and rejects everything else,
 // saying where and why.
@@ -262,33 +258,37 @@ func encodeErr(path string, id verdict.MsgID, args ...any) error {
 	return verdict.Errorf(verdict.MsgRecordEncodeField, path, verdict.M(id, args...))
 }
 
-func (p *parser) value(depth int) (jvalue, error) {
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// scan checks the value at p.off and moves past it.
+func (p *parser) scan(depth int) error {
 	if depth > maxDepth {
-		return jvalue{}, p.errorf(verdict.MsgRecordTooDeep, maxDepth)
+		return p.errorf(verdict.MsgRecordTooDeep, maxDepth)
 	}
 	if p.off >= len(p.b) {
-		return jvalue{}, p.errorf(verdict.MsgRecordEnd)
+		return p.errorf(verdict.MsgRecordEnd)
 	}
 	switch c := p.b[p.off]; {
 	case c == '{':
-		return p.object(depth)
+		return p.scanObject(depth)
 	case c == '[':
-		return p.array(depth)
+		return p.scanArray(depth)
 	case c == '"':
-		s, err := p.str()
-		return jvalue{kind: '"', str: s}, err
+		_, err := p.scanString()
+		return err
 	case c == '-' || (c >= '0' && c <= '9'):
-		return p.integer()
+		_, err := p.integer()
+		return err
 	case bytes.HasPrefix(p.b[p.off:], []byte("true")):
 		p.off += 4
-		return jvalue{kind: 't', boolean: true}, nil
+		return nil
 	case bytes.HasPrefix(p.b[p.off:], []byte("false")):
 		p.off += 5
-		return jvalue{kind: 't'}, nil
-	case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-		return jvalue{}, p.errorf(verdict.MsgRecordWhitespace)
+		return nil
+	case isSpace(c):
+		return p.errorf(verdict.MsgRecordWhitespace)
 	default:
-		return jvalue{}, p.errorf(verdict.MsgRecordUnexpected, c)
+		return p.errorf(verdict.MsgRecordUnexpected, c)
 	}
 }
 
@@ -297,7 +297,7 @@ func (p *parser) expect(c byte) error {
 		return p.errorf(verdict.MsgRecordEndWant, c)
 	}
 	if p.b[p.off] != c {
-		if b := p.b[p.off]; b == ' ' || b == '\t' || b == '\n' || b == '\r' {
+		if isSpace(p.b[p.off]) {
 			return p.errorf(verdict.MsgRecordWhitespace)
 		}
 		return p.errorf(verdict.MsgRecordGotWant, p.b[p.off], c)
@@ -306,118 +306,158 @@ func (p *parser) expect(c byte) error {
 	return nil
 }
 
-func (p *parser) object(depth int) (jvalue, error) {
+func (p *parser) scanObject(depth int) error {
 	p.off++ // '{'
-	v := jvalue{kind: '{'}
-	if depth == 0 {
-		v.obj = make([]jmember, 0, 16) // a record has about a dozen members
-	}
 	if p.off < len(p.b) && p.b[p.off] == '}' {
 		p.off++
-		return v, nil
+		return nil
 	}
-	for {
+	var prev []byte // the previous key, escapes included
+	for first := true; ; first = false {
 		if p.off >= len(p.b) {
-			return v, p.errorf(verdict.MsgRecordEnd)
+			return p.errorf(verdict.MsgRecordEnd)
 		}
-		if c := p.b[p.off]; c == ' ' || c == '\t' || c == '\n' || c == '\r' {
-			return v, p.errorf(verdict.MsgRecordWhitespace)
+		if c := p.b[p.off]; isSpace(c) {
+			return p.errorf(verdict.MsgRecordWhitespace)
 		} else if c != '"' {
-			return v, p.errorf(verdict.MsgRecordKeyNotString)
+			return p.errorf(verdict.MsgRecordKeyNotString)
 		}
 		start := p.off
-		k, err := p.str()
+		k, err := p.scanString()
 		if err != nil {
-			return v, err
+			return err
 		}
-		if n := len(v.obj); n > 0 && k <= v.obj[n-1].key {
-			p.off = start
-			if k == v.obj[n-1].key {
-				return v, p.errorf(verdict.MsgRecordDuplicateKey, k)
+		if !first {
+			if cmp := compareEscaped(k, prev); cmp == 0 {
+				p.off = start
+				return p.errorf(verdict.MsgRecordDuplicateKey, unescape(k))
+			} else if cmp < 0 {
+				p.off = start
+				return p.errorf(verdict.MsgRecordKeyOrder, unescape(k), unescape(prev))
 			}
-			return v, p.errorf(verdict.MsgRecordKeyOrder, k, v.obj[n-1].key)
 		}
+		prev = k
 		if err := p.expect(':'); err != nil {
-			return v, err
+			return err
 		}
-		val, err := p.value(depth + 1)
-		if err != nil {
-			return v, err
+		if err := p.scan(depth + 1); err != nil {
+			return err
 		}
-		v.obj = append(v.obj, jmember{key: k, val: val})
 		if p.off < len(p.b) && p.b[p.off] == '}' {
 			p.off++
-			return v, nil
+			return nil
 		}
 		if err := p.expect(','); err != nil {
-			return v, err
+			return err
 		}
 	}
 }
 
-func (p *parser) array(depth int) (jvalue, error) {
+func (p *parser) scanArray(depth int) error {
 	p.off++ // '['
-	v := jvalue{kind: '['}
 	if p.off < len(p.b) && p.b[p.off] == ']' {
 		p.off++
-		return v, nil
+		return nil
 	}
 	for {
-		val, err := p.value(depth + 1)
-		if err != nil {
-			return v, err
+		if err := p.scan(depth + 1); err != nil {
+			return err
 		}
-		v.arr = append(v.arr, val)
 		if p.off < len(p.b) && p.b[p.off] == ']' {
 			p.off++
-			return v, nil
+			return nil
 		}
 		if err := p.expect(','); err != nil {
-			return v, err
+			return err
 		}
 	}
 }
 
-func (p *parser) str() (string, error) {
+// scanString moves past the string at p.off and returns its contents
+// between the quotes, escapes included (see unescape).
+func (p *parser) scanString() ([]byte, error) {
 	p.off++ // '"'
-	// Fast path: no escape before the closing quote.
-	for i := p.off; i < len(p.b); i++ {
-		c := p.b[i]
-		if c == '"' {
-			s := string(p.b[p.off:i])
-			p.off = i + 1
-			return s, nil
-		}
-		if c == '\\' || c < 0x20 || c > 0x7e {
-			break
-		}
-	}
-	var out []byte
+	start := p.off
 	for {
-		if p.off >= len(p.b) {
-			return "", p.errorf(verdict.MsgRecordUnterminated)
+		for p.off < len(p.b) && plain[p.b[p.off]] {
+			p.off++
 		}
-		c := p.b[p.off]
-		switch {
+		if p.off >= len(p.b) {
+			return nil, p.errorf(verdict.MsgRecordUnterminated)
+		}
+		switch c := p.b[p.off]; {
 		case c == '"':
 			p.off++
-			return string(out), nil
+			return p.b[start : p.off-1], nil
 		case c == '\\':
 			if p.off+1 < len(p.b) && (p.b[p.off+1] == '"' || p.b[p.off+1] == '\\') {
-				out = append(out, p.b[p.off+1])
 				p.off += 2
 				continue
 			}
-			return "", p.errorf(verdict.MsgRecordEscape)
+			return nil, p.errorf(verdict.MsgRecordEscape)
 		case c < 0x20 || c > 0x7e:
-			return "", p.errorf(verdict.MsgRecordStringByte, c)
+			return nil, p.errorf(verdict.MsgRecordStringByte, c)
 		}
-		out = append(out, c)
 		p.off++
 	}
 }
 
-func (p *parser) integer() (jvalue, error) {
+// plain holds the bytes a string holds as themselves: printable ASCII but
+// '"' and '\\'.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c <= 0x7e; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// unescape returns the string whose scanned contents are s.
+func unescape(s []byte) string {
+	if bytes.IndexByte(s, '\\') < 0 {
+		return string(s)
+	}
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' {
+			i++
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
+
+// compareEscaped compares bytewise the strings whose scanned contents are a
+// and b, as strings.Compare(unescape(a), unescape(b)) does, without
+// building them.
+func compareEscaped(a, b []byte) int {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		ca, cb := a[i], b[j]
+		if ca == '\\' {
+			i++
+			ca = a[i]
+		}
+		if cb == '\\' {
+			j++
+			cb = b[j]
+		}
+		if ca != cb {
+			return int(ca) - int(cb)
+		}
+		i++
+		j++
+	}
+	switch {
+	case i < len(a):
+		return 1
+	case j < len(b):
+		return -1
+	}
+	return 0
+}
+
+// integer moves past the integer at p.off and returns its value.
+func (p *parser) integer() (int64, error) {
 	start := p.off
 	if p.b[p.off] == '-' {
 		p.off++
@@ -428,29 +468,104 @@ func (p *parser) integer() (jvalue, error) {
 	}
 	switch {
 	case p.off == digits:
-		return jvalue{}, p.errorf(verdict.MsgRecordNoDigits)
+		return 0, p.errorf(verdict.MsgRecordNoDigits)
 	case p.b[digits] == '0' && p.off-digits > 1:
 		p.off = start
-		return jvalue{}, p.errorf(verdict.MsgRecordLeadingZero)
+		return 0, p.errorf(verdict.MsgRecordLeadingZero)
 	case string(p.b[start:p.off]) == "-0":
 		p.off = start
-		return jvalue{}, p.errorf(verdict.MsgRecordMinusZero)
+		return 0, p.errorf(verdict.MsgRecordMinusZero)
 	}
 	if p.off < len(p.b) {
 		if c := p.b[p.off]; c == '.' || c == 'e' || c == 'E' {
-			return jvalue{}, p.errorf(verdict.MsgRecordFraction)
+			return 0, p.errorf(verdict.MsgRecordFraction)
 		}
 	}
 	if p.off-digits > 16 {
 		p.off = start
-		return jvalue{}, p.errorf(verdict.MsgRecordIntRange)
+		return 0, p.errorf(verdict.MsgRecordIntRange)
 	}
-	n, err := strconv.ParseInt(string(p.b[start:p.off]), 10, 64)
-	if err != nil || n > maxSafeInt || n < -maxSafeInt {
+	var n int64 // 16 digits at most: no overflow
+	for _, c := range p.b[digits:p.off] {
+		n = n*10 + int64(c-'0')
+	}
+	if n > maxSafeInt {
 		p.off = start
-		return jvalue{}, p.errorf(verdict.MsgRecordIntRange)
+		return 0, p.errorf(verdict.MsgRecordIntRange)
 	}
-	return jvalue{kind: '0', num: n}, nil
+	if digits > start {
+		n = -n
+	}
+	return n, nil
+}
+
+// The decoding side reads values that scan has accepted, as byte spans of
+// the leaf ("raw" values): it cannot meet a syntax error.
+
+// rawKind is the type of a scanned value: '{', '[', '"', '0' (integer) or
+// 't' (boolean).
+func rawKind(raw []byte) byte {
+	switch c := raw[0]; c {
+	case '{', '[', '"':
+		return c
+	case 't', 'f':
+		return 't'
+	}
+	return '0'
+}
+
+// rawString is the string value of a scanned string.
+func rawString(raw []byte) string { return unescape(raw[1 : len(raw)-1]) }
+
+// rawInteger is the value of a scanned integer.
+func rawInteger(raw []byte) int64 {
+	n, _ := (&parser{b: raw}).integer() // scanned: cannot fail
+	return n
+}
+
+// members yields the keys (as scanned, escapes included) and values of a
+// scanned object.
+func members(obj []byte) iter.Seq2[[]byte, []byte] {
+	return func(yield func(key, val []byte) bool) {
+		p := parser{b: obj, off: 1}
+		for obj[p.off] != '}' {
+			key, _ := p.scanString() // scanned: cannot fail
+			p.off++                  // ':'
+			start := p.off
+			_ = p.scan(0)
+			if !yield(key, obj[start:p.off]) {
+				return
+			}
+			if obj[p.off] == ',' {
+				p.off++
+			}
+		}
+	}
+}
+
+// elements yields the values of a scanned array.
+func elements(arr []byte) iter.Seq[[]byte] {
+	return func(yield func(val []byte) bool) {
+		p := parser{b: arr, off: 1}
+		for arr[p.off] != ']' {
+			start := p.off
+			_ = p.scan(0) // scanned: cannot fail
+			if !yield(arr[start:p.off]) {
+				return
+			}
+			if arr[p.off] == ',' {
+				p.off++
+			}
+		}
+	}
+}
+
+func countElements(arr []byte) int {
+	n := 0
+	for range elements(arr) {
+		n++
+	}
+	return n
 }
 
 // decodeErr is Parse's refusal id(args…) of field path; it wraps
@@ -459,27 +574,28 @@ func decodeErr(path string, id verdict.MsgID, args ...any) error {
 	return verdict.Errorf(verdict.MsgRecordField, path, verdict.M(id, args...), ErrMalformed)
 }
 
-// decodeStruct fills the struct v from object members, skipping the names
-// in skip (the top level's "kind" and "v").
-func decodeStruct(v reflect.Value, members []jmember, path string, skip ...string) error {
+// decodeStruct fills the struct v from the scanned object obj, skipping the
+// members named in skip (the top level's "kind" and "v").
+func decodeStruct(v reflect.Value, obj []byte, path string, skip ...string) error {
 	fs := fieldsOf(v.Type())
 	seen := make([]bool, len(fs))
 next:
-	for _, m := range members {
-		if slices.Contains(skip, m.key) {
-			continue
+	for key, val := range members(obj) {
+		// Field names have no '"' or '\\', so a key with an escape
+		// matches none of them: comparing the scanned bytes is exact.
+		for _, s := range skip {
+			if string(key) == s {
+				continue next
+			}
 		}
 		for i, f := range fs {
-			if f.name != m.key {
+			if f.name != string(key) {
 				continue
 			}
 			seen[i] = true
-			fp := m.key
-			if path != "" {
-				fp = path + "." + m.key
-			}
+			fp := joinPath(path, f.name)
 			fv := v.Field(f.index)
-			if err := decodeValue(fv, m.val, fp); err != nil {
+			if err := decodeValue(fv, val, fp); err != nil {
 				return err
 			}
 			if f.omitempty && isEmpty(fv) {
@@ -488,9 +604,9 @@ next:
 			continue next
 		}
 		if path == "" {
-			return decodeErr(m.key, verdict.MsgRecordUnknownField, Version)
+			return decodeErr(unescape(key), verdict.MsgRecordUnknownField, Version)
 		}
-		return decodeErr(joinPath(path, m.key), verdict.MsgRecordUnknownFieldIn, path, Version)
+		return decodeErr(joinPath(path, unescape(key)), verdict.MsgRecordUnknownFieldIn, path, Version)
 	}
 	for i, f := range fs {
 		if !seen[i] && !f.omitempty {
@@ -507,100 +623,187 @@ func joinPath(path, name string) string {
 	return path + "." + name
 }
 
-func decodeValue(v reflect.Value, j jvalue, path string) error {
+func isBytesType(t reflect.Type) bool {
+	return (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && t.Elem().Kind() == reflect.Uint8
+}
+
+// decodeValue sets v from the scanned value raw.
+func decodeValue(v reflect.Value, raw []byte, path string) error {
 	t := v.Type()
-	isBytes := (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && t.Elem().Kind() == reflect.Uint8
+	kind := rawKind(raw)
 	switch {
 	case t == timeType:
-		if j.kind != '"' {
+		if kind != '"' {
 			return decodeErr(path, verdict.MsgRecordWantTime)
 		}
-		tm, err := time.Parse(timeLayout, j.str)
-		if err != nil || tm.Format(timeLayout) != j.str {
-			return decodeErr(path, verdict.MsgRecordBadTime, j.str)
+		s := rawString(raw)
+		tm, err := time.Parse(timeLayout, s)
+		if err != nil || tm.Format(timeLayout) != s {
+			return decodeErr(path, verdict.MsgRecordBadTime, s)
 		}
 		v.Set(reflect.ValueOf(tm))
 		return nil
-	case isBytes:
-		if j.kind != '"' {
+	case isBytesType(t):
+		if kind != '"' {
 			return decodeErr(path, verdict.MsgRecordWantHex)
 		}
-		for i := 0; i < len(j.str); i++ {
-			if c := j.str[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-				return decodeErr(path, verdict.MsgRecordHexDigit, c)
-			}
-		}
-		b, err := hex.DecodeString(j.str)
-		if err != nil {
-			return decodeErr(path, verdict.MsgRecordOddHex)
-		}
-		if t.Kind() == reflect.Array {
-			if len(b) != t.Len() {
-				return decodeErr(path, verdict.MsgRecordWantBytes, t.Len(), len(b))
-			}
-			reflect.Copy(v, reflect.ValueOf(b))
-		} else {
-			v.SetBytes(b)
-		}
-		return nil
+		return decodeHex(v, raw[1:len(raw)-1], path)
 	}
 	switch t.Kind() {
 	case reflect.String:
-		if j.kind != '"' {
+		if kind != '"' {
 			return decodeErr(path, verdict.MsgRecordWantString)
 		}
-		v.SetString(j.str)
+		v.SetString(rawString(raw))
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		if j.kind != '0' {
+		if kind != '0' {
 			return decodeErr(path, verdict.MsgRecordWantInteger)
 		}
-		if v.OverflowInt(j.num) {
-			return decodeErr(path, verdict.MsgRecordIntOutOfRange, j.num)
+		n := rawInteger(raw)
+		if v.OverflowInt(n) {
+			return decodeErr(path, verdict.MsgRecordIntOutOfRange, n)
 		}
-		v.SetInt(j.num)
+		v.SetInt(n)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		if j.kind != '0' {
+		if kind != '0' {
 			return decodeErr(path, verdict.MsgRecordWantInteger)
 		}
-		if j.num < 0 || v.OverflowUint(uint64(j.num)) {
-			return decodeErr(path, verdict.MsgRecordIntOutOfRange, j.num)
+		n := rawInteger(raw)
+		if n < 0 || v.OverflowUint(uint64(n)) {
+			return decodeErr(path, verdict.MsgRecordIntOutOfRange, n)
 		}
-		v.SetUint(uint64(j.num))
+		v.SetUint(uint64(n))
 	case reflect.Bool:
-		if j.kind != 't' {
+		if kind != 't' {
 			return decodeErr(path, verdict.MsgRecordWantBool)
 		}
-		v.SetBool(j.boolean)
+		v.SetBool(raw[0] == 't')
 	case reflect.Array:
-		if j.kind != '[' {
+		if kind != '[' {
 			return decodeErr(path, verdict.MsgRecordWantArray)
 		}
-		if len(j.arr) != t.Len() {
-			return decodeErr(path, verdict.MsgRecordWantElements, t.Len(), len(j.arr))
+		if n := countElements(raw); n != t.Len() {
+			return decodeErr(path, verdict.MsgRecordWantElements, t.Len(), n)
 		}
-		for i := range j.arr {
-			if err := decodeValue(v.Index(i), j.arr[i], path); err != nil {
+		i := 0
+		for e := range elements(raw) {
+			if err := decodeValue(v.Index(i), e, path); err != nil {
 				return err
 			}
+			i++
 		}
 	case reflect.Slice:
-		if j.kind != '[' {
+		if kind != '[' {
 			return decodeErr(path, verdict.MsgRecordWantArray)
 		}
-		s := reflect.MakeSlice(t, len(j.arr), len(j.arr))
-		for i := range j.arr {
-			if err := decodeValue(s.Index(i), j.arr[i], path); err != nil {
-				return err
-			}
-		}
-		v.Set(s)
+		return decodeSlice(v, raw, path)
 	case reflect.Struct:
-		if j.kind != '{' {
+		if kind != '{' {
 			return decodeErr(path, verdict.MsgRecordWantObject)
 		}
-		return decodeStruct(v, j.obj, path)
+		return decodeStruct(v, raw, path)
 	default:
 		return decodeErr(path, verdict.MsgRecordUnsupportedType, t.String())
 	}
 	return nil
+}
+
+// decodeHex sets the byte slice or array v from the contents s of a scanned
+// string: lowercase hex digits, an even number of them.
+func decodeHex(v reflect.Value, s []byte, path string) error {
+	for i, c := range s {
+		if c == '\\' {
+			c = s[i+1] // the escaped '"' or '\\', no hex digit either
+		}
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return decodeErr(path, verdict.MsgRecordHexDigit, c)
+		}
+	}
+	if len(s)%2 != 0 {
+		return decodeErr(path, verdict.MsgRecordOddHex)
+	}
+	n := len(s) / 2
+	if v.Kind() == reflect.Array {
+		if n != v.Len() {
+			return decodeErr(path, verdict.MsgRecordWantBytes, v.Len(), n)
+		}
+		_, err := hex.Decode(v.Bytes(), s) // checked above: cannot fail
+		return err
+	}
+	b := make([]byte, n)
+	if _, err := hex.Decode(b, s); err != nil { // checked above: cannot fail
+		return err
+	}
+	v.SetBytes(b)
+	return nil
+}
+
+// decodeSlice sets the slice v from the scanned array arr, allocating it
+// only once every element is known to be long enough to decode: a slice of
+// n elements costs n·size bytes, and "[{},{},…]" would otherwise buy 104
+// bytes of []Key for every 3 bytes of the leaf.
+func decodeSlice(v reflect.Value, arr []byte, path string) error {
+	t := v.Type()
+	n := countElements(arr)
+	// n elements of at least m bytes each, with n−1 commas and the brackets,
+	// take at least n·(m+1)+1 bytes.
+	if m := minSize(t.Elem()); len(arr) < n*(m+1)+1 {
+		// Some element is too short to decode: find it and its error, the
+		// one the element-by-element decoding below would return, using one
+		// element's worth of memory.
+		e := reflect.New(t.Elem()).Elem()
+		for raw := range elements(arr) {
+			e.SetZero()
+			if err := decodeValue(e, raw, path); err != nil {
+				return err
+			}
+		}
+	}
+	s := reflect.MakeSlice(t, n, n)
+	i := 0
+	for raw := range elements(arr) {
+		if err := decodeValue(s.Index(i), raw, path); err != nil {
+			return err
+		}
+		i++
+	}
+	v.Set(s)
+	return nil
+}
+
+// minSize is the length of the shortest encoding that decodes into a value
+// of type t (time, hex, "" and [] included; omitted optional members
+// excluded).
+func minSize(t reflect.Type) int {
+	switch {
+	case t == timeType:
+		return len(`"` + timeLayout + `"`)
+	case isBytesType(t) && t.Kind() == reflect.Array:
+		return len(`""`) + 2*t.Len()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return len(`0`)
+	case reflect.Bool:
+		return len(`true`)
+	case reflect.Array:
+		if t.Len() == 0 {
+			return len(`[]`)
+		}
+		return len(`[]`) + t.Len()*(minSize(t.Elem())+1) - 1
+	case reflect.Struct:
+		size, required := len(`{}`), 0
+		for _, f := range fieldsOf(t) {
+			if !f.omitempty {
+				size += len(f.key) + minSize(t.Field(f.index).Type)
+				required++
+			}
+		}
+		if required > 1 {
+			size += required - 1 // commas
+		}
+		return size
+	}
+	return len(`""`) // string, byte slice; `[]` for other slices
 }

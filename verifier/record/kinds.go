@@ -461,12 +461,8 @@ func (r *PromoDraw) validate() error {
 	if err := checkBeacon(r.Beacon); err != nil {
 		return err
 	}
-	seen := make(map[uint64]bool, len(r.Ranking))
-	for i, e := range r.Ranking {
-		if e >= r.Count || seen[e] {
-			return verdict.Errorf(verdict.MsgRecordRankingEntry, i, e)
-		}
-		seen[e] = true
+	if i := firstBadEntry(r.Ranking, r.Count); i >= 0 {
+		return verdict.Errorf(verdict.MsgRecordRankingEntry, i, r.Ranking[i])
 	}
 	if err := checkVRF(r.Key, r.Proof, r.Beta, false); err != nil {
 		return err

@@ -62,10 +62,13 @@ package record
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
+	"slices"
 	"time"
 
 	"tirage.fr/tirage/verifier/verdict"
@@ -74,7 +77,11 @@ import (
 // Version is the record format version this package writes and reads.
 const Version = 1
 
-// MaxLeafSize bounds the size of a leaf Parse accepts.
+// MaxLeafSize bounds the size of a leaf Parse accepts. It is above the
+// largest leaf a log stores (transparency.MaxLeafSize, 64 KiB − 1, the
+// tlog-tiles entry limit), so Parse refuses no leaf the daemon could log;
+// Parse allocates at most about 8 bytes per byte of leaf (TestParseAllocBound),
+// so it also bounds what a hostile leaf costs a verifier to about 8 MiB.
 const MaxLeafSize = 1 << 20
 
 // Errors. Check with errors.Is; the wrapping message names the field. Every
@@ -156,13 +163,19 @@ func newRecord(k Kind) Record {
 // precision, a non-ASCII string, an integer beyond 2^53−1) or breaks the
 // kind's rules (an unknown outcome, a number outside 1..30, …).
 func Format(r Record) ([]byte, error) {
+	return appendRecord(make([]byte, 0, 512), r)
+}
+
+// appendRecord appends Format(r) to buf: Parse passes a buffer the size of
+// the leaf, which a canonical leaf fills exactly.
+func appendRecord(buf []byte, r Record) ([]byte, error) {
 	if r == nil || reflect.ValueOf(r).IsNil() {
 		return nil, verdict.Errorf(verdict.MsgRecordFormatNil)
 	}
 	if err := r.validate(); err != nil {
 		return nil, verdict.Errorf(verdict.MsgRecordFormat, verdict.Term(r.Kind()), err)
 	}
-	e := encoder{buf: make([]byte, 0, 512)}
+	e := encoder{buf: buf}
 	if err := e.encodeTop(r); err != nil {
 		return nil, err
 	}
@@ -180,36 +193,36 @@ func Parse(leaf []byte) (Record, error) {
 	if len(leaf) == 0 || leaf[0] != '{' {
 		return nil, p.errorf(verdict.MsgRecordNotObject)
 	}
-	top, err := p.value(0)
-	if err != nil {
+	if err := p.scan(0); err != nil {
 		return nil, err
 	}
 	if p.off != len(leaf) {
 		return nil, p.errorf(verdict.MsgRecordTrailing)
 	}
-	var kind, version *jvalue
-	for i := range top.obj {
-		switch top.obj[i].key {
+	var kind, version []byte
+	for key, val := range members(leaf) {
+		switch string(key) {
 		case "kind":
-			kind = &top.obj[i].val
+			kind = val
 		case "v":
-			version = &top.obj[i].val
+			version = val
 		}
 	}
-	if version == nil || version.kind != '0' {
+	if version == nil || rawKind(version) != '0' {
 		return nil, decodeErr("v", verdict.MsgRecordVersionType)
 	}
-	if version.num != Version {
-		return nil, verdict.Errorf(verdict.MsgRecordVersion, version.num, ErrVersion)
+	if n := rawInteger(version); n != Version {
+		return nil, verdict.Errorf(verdict.MsgRecordVersion, n, ErrVersion)
 	}
-	if kind == nil || kind.kind != '"' {
+	if kind == nil || rawKind(kind) != '"' {
 		return nil, decodeErr("kind", verdict.MsgRecordKindType)
 	}
-	r := newRecord(Kind(kind.str))
+	k := rawString(kind)
+	r := newRecord(Kind(k))
 	if r == nil {
-		return nil, verdict.Errorf(verdict.MsgRecordKind, kind.str, ErrUnknownKind)
+		return nil, verdict.Errorf(verdict.MsgRecordKind, k, ErrUnknownKind)
 	}
-	if err := decodeStruct(reflect.ValueOf(r).Elem(), top.obj, "", "kind", "v"); err != nil {
+	if err := decodeStruct(reflect.ValueOf(r).Elem(), leaf, "", "kind", "v"); err != nil {
 		return nil, err
 	}
 	if err := r.validate(); err != nil {
@@ -217,7 +230,7 @@ func Parse(leaf []byte) (Record, error) {
 	}
 	// Belt and braces: the grammar above admits exactly one encoding per
 	// record, and this check keeps that true if a field type is added.
-	again, err := Format(r)
+	again, err := appendRecord(make([]byte, 0, len(leaf)), r)
 	if err != nil {
 		return nil, verdict.Errorf(verdict.MsgRecordNotEncodable, err, ErrMalformed)
 	}
@@ -263,3 +276,44 @@ func checkTime(name string, t time.Time) error {
 }
 
 func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }
+
+// firstBadEntry returns the index of the first entry of a promotion draw's
+// ranking that is out of range (≥ count) or repeats an earlier entry, or −1
+// if there is none. It sorts the entries' positions rather than filling a
+// set: a map presized for a hostile leaf's 500,000-entry ranking cost 18
+// bytes per byte of the leaf, 4-byte positions cost 2.
+func firstBadEntry(ranking []uint64, count uint64) int {
+	bad := slices.IndexFunc(ranking, func(e uint64) bool { return e >= count })
+	if bad < 0 {
+		bad = len(ranking)
+	}
+	if uint64(bad) > math.MaxUint32 { // no such ranking fits in a leaf
+		seen := make(map[uint64]bool)
+		for i, e := range ranking[:bad] {
+			if seen[e] {
+				return i
+			}
+			seen[e] = true
+		}
+	} else {
+		// Only the entries before the first out-of-range one matter. Sorted
+		// by value then position, an entry equal to its predecessor
+		// repeats an earlier one.
+		pos := make([]uint32, bad)
+		for i := range pos {
+			pos[i] = uint32(i)
+		}
+		slices.SortFunc(pos, func(a, b uint32) int {
+			return cmp.Or(cmp.Compare(ranking[a], ranking[b]), cmp.Compare(a, b))
+		})
+		for k := 1; k < len(pos); k++ {
+			if ranking[pos[k]] == ranking[pos[k-1]] {
+				bad = min(bad, int(pos[k]))
+			}
+		}
+	}
+	if bad == len(ranking) {
+		return -1
+	}
+	return bad
+}

@@ -1,0 +1,119 @@
+package record_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"tirage.fr/tirage/verifier/record"
+)
+
+// craftedLeaves are hostile leaves of about record.MaxLeafSize bytes, each
+// built to make a parser allocate much more than its input: many tiny
+// values (one tree node, or one slice element, per two bytes), slices of
+// structs whose elements are too short to decode, a valid promotion draw
+// with a huge ranking, and long escaped or hex strings.
+func craftedLeaves(t testing.TB) map[string][]byte {
+	t.Helper()
+	// fill repeats unit between prefix and suffix up to MaxLeafSize bytes,
+	// dropping the last unit's trailing comma.
+	fill := func(prefix, unit, suffix string) []byte {
+		n := (record.MaxLeafSize - len(prefix) - len(suffix)) / len(unit)
+		return []byte(prefix + strings.TrimSuffix(strings.Repeat(unit, n), ",") + suffix)
+	}
+	draw := func(ranking string, n int) []byte {
+		leaf, err := record.Format(samples()[8]) // a draw: count 48213, 1 winner, 3 reserves
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range [][2]string{
+			{`"count":48213`, `"count":1099511627776`},
+			{`"ranking":[40211,77,3141,9000]`, `"ranking":[` + ranking + `]`},
+			{`"reserves":3`, `"reserves":0`},
+			{`"winners":1`, `"winners":` + strconv.Itoa(n)},
+		} {
+			if !bytes.Contains(leaf, []byte(r[0])) {
+				t.Fatalf("no %s in %s", r[0], leaf)
+			}
+			leaf = bytes.Replace(leaf, []byte(r[0]), []byte(r[1]), 1)
+		}
+		if len(leaf) > record.MaxLeafSize {
+			t.Fatalf("crafted draw of %d bytes", len(leaf))
+		}
+		return leaf
+	}
+	room := record.MaxLeafSize - len(draw("", 0)) - len("1048576") // for the ranking
+	var distinct []string
+	for i, size := 0, 0; size+len(strconv.Itoa(i))+1 <= room; i++ {
+		distinct = append(distinct, strconv.Itoa(i))
+		size += len(strconv.Itoa(i)) + 1
+	}
+	zeros := room / 2
+	statement := bytes.Repeat([]byte{'x'}, (record.MaxLeafSize-400)/2)
+	att, err := record.Format(&record.Attestation{Time: t0, Subject: "s", Type: "t", Key: "att-1",
+		Digest: sha256.Sum256(statement), Statement: statement})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string][]byte{
+		"many integers":         fill(`{"ranking":[`, `0,`, `]}`),
+		"many empty arrays":     fill(`{"ranking":[`, `[],`, `]}`),
+		"nested integers":       fill(`{"a":[[[[[[[`, `0,`, `]]]]]]]}`),
+		"short keys":            fill(`{"keys":[`, `{},`, `],"kind":"key","v":1}`),
+		"short keys after one":  fill(`{"keys":[{"fingerprint":"`+strings.Repeat("00", 32)+`","id":"","public_key":"","suite":"","use":""},`, `{},`, `],"kind":"key","v":1}`),
+		"ranking of zeros":      draw(strings.TrimSuffix(strings.Repeat("0,", zeros), ","), zeros),
+		"valid huge ranking":    draw(strings.Join(distinct, ","), len(distinct)),
+		"escaped string":        fill(`{"kind":"attestation","subject":"`, `\\\\`, `","v":1}`),
+		"valid huge statement":  att,
+		"many members":          fill(`{"kind":"key","v":1,"w`, `w`, `":0}`),
+		"hex with escapes":      fill(`{"digest":"`, `\"`, `","kind":"attestation","v":1}`),
+		"long integers":         fill(`{"ranking":[`, `1234567890123456,`, `]}`),
+		"valid-looking strings": fill(`{"keys":[`, `{"fingerprint":"`+fmt.Sprintf("%064x", 0)+`","id":"a","public_key":"00","suite":"s","use":"u"},`, `],"kind":"key","v":1}`),
+	}
+}
+
+// maxAllocRatio bounds what Parse may allocate: maxAllocRatio bytes per
+// byte of leaf, plus maxAllocSlack.
+const (
+	maxAllocRatio = 8
+	maxAllocSlack = 64 << 10
+)
+
+// TestParseAllocBound: Parse allocates at most about 8 bytes per byte of a
+// leaf, whatever the leaf. A tree of the leaf's values made a 1 MiB leaf of
+// "[0,0,…]" cost 256 MiB.
+func TestParseAllocBound(t *testing.T) {
+	for name, leaf := range craftedLeaves(t) {
+		t.Run(name, func(t *testing.T) {
+			_, perr := record.Parse(leaf)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			record.Parse(leaf)
+			runtime.ReadMemStats(&after)
+			got := after.TotalAlloc - before.TotalAlloc
+			limit := uint64(maxAllocRatio*len(leaf) + maxAllocSlack)
+			t.Logf("%d bytes, %d allocated (%.2f×), err %v", len(leaf), got, float64(got)/float64(len(leaf)), perr)
+			if got > limit {
+				t.Errorf("Parse of %d bytes allocated %d bytes (%.1f×), want at most %d", len(leaf), got, float64(got)/float64(len(leaf)), limit)
+			}
+		})
+	}
+}
+
+// BenchmarkParseCrafted: Parse of the crafted leaves; -benchmem shows the
+// bytes allocated per leaf (B/op) against its size (MB/s's denominator).
+func BenchmarkParseCrafted(b *testing.B) {
+	for name, leaf := range craftedLeaves(b) {
+		b.Run(strings.ReplaceAll(name, " ", "_"), func(b *testing.B) {
+			b.SetBytes(int64(len(leaf)))
+			b.ReportAllocs()
+			for b.Loop() {
+				record.Parse(leaf)
+			}
+		})
+	}
+}
