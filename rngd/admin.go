@@ -2,7 +2,10 @@ package rngd
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -10,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -78,12 +82,13 @@ func (e *engine) createEmission(ctx context.Context, req *adminv1.CreateEmission
 	}
 	em := storedEmission{ID: req.EmissionId, Closure: req.ClosureDate, StartDeadline: deadline}
 	rec := &record.Emission{Time: e.now(), Emission: em.ID, Closure: em.Closure, StartDeadline: deadline}
+	rec.Req, rec.ReqDigest = c.stamp()
 	s, err := e.seal(ctx, nil, rec, nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}
 	em.Index = s.index
-	reply = &adminv1.CreateEmissionResponse{Emission: emissionProto(em), Receipt: s.receipt}
+	reply = emissionCreated(rec, s.receipt)
 	err = e.commit(&c, reply, nil, []sealed{s}, func(tx *bolt.Tx) error {
 		return putJSON(tx, bucketEmissions, []byte(em.ID), &em)
 	})
@@ -92,6 +97,20 @@ func (e *engine) createEmission(ctx context.Context, req *adminv1.CreateEmission
 	}
 	e.log.Info("emission registered", "emission", em.ID, "closure", em.Closure, "start_deadline", deadline, "log_index", s.index)
 	return reply, nil
+}
+
+// emissionCreated is CreateEmission's reply: the emission as rec registered
+// it, with no manifest yet, and the receipt of rec. A retry after a crash
+// gets it again, made from the log (rebuilder.adminReply).
+func emissionCreated(rec *record.Emission, receipt *qodv1.Receipt) *adminv1.CreateEmissionResponse {
+	em := storedEmission{ID: rec.Emission, Closure: rec.Closure, StartDeadline: rec.StartDeadline}
+	return &adminv1.CreateEmissionResponse{Emission: emissionProto(em), Receipt: receipt}
+}
+
+// manifestImported is ImportManifest's reply: the manifest rec commits to,
+// and the receipt of rec (see emissionCreated).
+func manifestImported(rec *record.Manifest, receipt *qodv1.Receipt) *adminv1.ImportManifestResponse {
+	return &adminv1.ImportManifestResponse{EmissionId: rec.Emission, Count: rec.Count, Root: bytes.Clone(rec.Root[:]), Receipt: receipt}
 }
 
 func (e *engine) emission(id string) (storedEmission, error) {
@@ -282,13 +301,14 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 	var rh [32]byte
 	copy(rh[:], rootHash)
 	rec := &record.Manifest{Time: e.now(), Emission: em.ID, Root: rh, Count: uint64(len(tickets)), Total: total}
+	rec.Req, rec.ReqDigest = c.stamp()
 	s, err := e.seal(stream.Context(), nil, rec, nil, nil, nil)
 	if err != nil {
 		return err
 	}
 	em.Tickets += uint64(len(tickets))
 	em.Roots = append(em.Roots, hex.EncodeToString(rootHash))
-	reply = &adminv1.ImportManifestResponse{EmissionId: em.ID, Count: uint64(len(tickets)), Root: rootHash, Receipt: s.receipt}
+	reply = manifestImported(rec, s.receipt)
 	if err := e.putTickets(tickets[:len(tickets)-1]); err != nil {
 		return err
 	}
@@ -461,26 +481,135 @@ func (s *adminService) SweepExpired(ctx context.Context, _ *adminv1.SweepExpired
 	return &adminv1.SweepExpiredResponse{ExpiredGameIds: ended}, err
 }
 
-func (s *adminService) ListExpiredGames(context.Context, *adminv1.ListExpiredGamesRequest) (*adminv1.ListExpiredGamesResponse, error) {
-	return s.e.listExpired()
+func (s *adminService) ListExpiredGames(_ context.Context, req *adminv1.ListExpiredGamesRequest) (*adminv1.ListExpiredGamesResponse, error) {
+	return s.e.listExpired(req)
 }
 
 func (s *adminService) GetGame(_ context.Context, req *qodv1.GetGameRequest) (*qodv1.Game, error) {
 	return s.e.getGame("", req.GameId)
 }
 
-// listExpired lists every server's games in their refund grace, by
-// deadline: those RefundGame takes after their deadline. A game over whose
-// end could not be sealed (a log failure after its losing pick or its
-// win) is not one: it shows its final status, and the sweeper seals its
-// end (an expiry or a refund is stored only with its end record).
-func (e *engine) listExpired() (*adminv1.ListExpiredGamesResponse, error) {
-	now, grace := e.now(), e.cfg.Game.refundGrace()
-	games, _, err := e.listGames(nil, nil, 0, func(v []byte) bool { return stageOf(v, now, grace) == stageInGrace })
+// listExpired lists a page of every server's games in their refund grace,
+// by deadline: those RefundGame takes after their deadline. A game over
+// whose end could not be sealed (a log failure after its losing pick or its
+// win) is not one: it shows its final status, and the sweeper seals its end
+// (an expiry or a refund is stored only with its end record).
+//
+// They come in the order of their places (expiredPlace): by deadline, then
+// key in bucketUnfinished (game server, then id). Each page reads the
+// deadlines of all the unfinished games, which bucketUnfinished holds, and
+// loads only its own games (and one more, which tells that more follow); a
+// page starts after the place its token names, whether that game has ended
+// since or not.
+func (e *engine) listExpired(req *adminv1.ListExpiredGamesRequest) (*adminv1.ListExpiredGamesResponse, error) {
+	size, err := pageSize(req.PageSize)
 	if err != nil {
 		return nil, err
 	}
-	games = slices.DeleteFunc(games, func(g *qodv1.Game) bool { return g.Status != qodv1.Status_STATUS_EXPIRED })
-	slices.SortStableFunc(games, func(a, b *qodv1.Game) int { return a.ExpiresAt.AsTime().Compare(b.ExpiresAt.AsTime()) })
-	return &adminv1.ListExpiredGamesResponse{Games: games, RefundGrace: durationpb.New(grace)}, nil
+	var after *expiredPlace
+	if req.PageToken != "" {
+		p, err := parseExpiredPageToken(req.PageToken)
+		if err != nil {
+			return nil, err
+		}
+		after = &p
+	}
+	now, grace := e.now(), e.cfg.Game.refundGrace()
+	reply := &adminv1.ListExpiredGamesResponse{RefundGrace: durationpb.New(grace)}
+	var last expiredPlace // the place of reply.Games' last game
+	err = e.store.view(func(tx *bolt.Tx) error {
+		var places []expiredPlace
+		err := tx.Bucket(bucketUnfinished).ForEach(func(k, v []byte) error {
+			if stageOf(v, now, grace) != stageInGrace {
+				return nil
+			}
+			if p := (expiredPlace{deadline: beUint64(v), key: k}); after == nil || p.compare(*after) > 0 {
+				places = append(places, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		slices.SortFunc(places, expiredPlace.compare)
+		// Loaded in batches until size+1 games are kept: most games in
+		// their grace are; those over are left out.
+		for len(places) > 0 && len(reply.Games) <= size {
+			batch := places[:min(len(places), size+1-len(reply.Games))]
+			places = places[len(batch):]
+			games := make([]*storedGame, len(batch))
+			for i, p := range batch {
+				_, id, _ := bytes.Cut(p.key, []byte{0})
+				games[i] = new(storedGame)
+				if _, err := getJSON(tx, bucketGames, id, games[i]); err != nil {
+					return err
+				}
+			}
+			if err := e.fillSecrets(tx, games); err != nil {
+				return err
+			}
+			for i, sg := range games {
+				if g := e.gameProto(sg, now); g.Status == qodv1.Status_STATUS_EXPIRED && len(reply.Games) <= size {
+					reply.Games = append(reply.Games, g)
+					if len(reply.Games) == size {
+						last = expiredPlace{deadline: batch[i].deadline, key: bytes.Clone(batch[i].key)}
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, storeError(err)
+	}
+	if len(reply.Games) > size {
+		reply.Games = reply.Games[:size]
+		reply.NextPageToken = last.token()
+	}
+	return reply, nil
+}
+
+// expiredPlace is a game's place in ListExpiredGames' order: its deadline
+// (Unix seconds, its value in bucketUnfinished), then its key there.
+type expiredPlace struct {
+	deadline uint64
+	key      []byte // joinKey(server, id)
+}
+
+func (p expiredPlace) compare(q expiredPlace) int {
+	return cmp.Or(cmp.Compare(p.deadline, q.deadline), bytes.Compare(p.key, q.key))
+}
+
+// expiredTokenV1 is the first byte of a ListExpiredGames page token
+// (expiredPlace.token).
+const expiredTokenV1 = 1
+
+// token is the next_page_token of a page whose last game is at p: the
+// version byte, the deadline (8 bytes, big endian) and the game id,
+// base64url. Like pageToken it names a game and no state of the daemon,
+// and grants nothing: the operator lists every server's games.
+func (p expiredPlace) token() string {
+	_, id, _ := bytes.Cut(p.key, []byte{0})
+	b := binary.BigEndian.AppendUint64([]byte{expiredTokenV1}, p.deadline)
+	return base64.RawURLEncoding.EncodeToString(append(b, id...))
+}
+
+// parseExpiredPageToken returns the place a token names
+// (expiredPlace.token): a game id is a game server's identity, "/" and
+// gameIDDigits lowercase hex digits (gameID).
+func parseExpiredPageToken(token string) (expiredPlace, error) {
+	bad := refuse(reasonPageTokenInvalid, "page_token: not a next_page_token that ListExpiredGames returned (leave it empty for the first page)")
+	if len(token) > base64.RawURLEncoding.EncodedLen(1+8+maxIdentity+1+gameIDDigits) {
+		return expiredPlace{}, bad
+	}
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil || len(b) < 1+8+1+1+gameIDDigits || b[0] != expiredTokenV1 {
+		return expiredPlace{}, bad
+	}
+	id := string(b[1+8:])
+	server, digits := id[:len(id)-1-gameIDDigits], id[len(id)-gameIDDigits:]
+	if id[len(server)] != '/' || server == "" || checkIdentity(server) != nil || strings.Trim(digits, "0123456789abcdef") != "" {
+		return expiredPlace{}, bad
+	}
+	return expiredPlace{deadline: binary.BigEndian.Uint64(b[1:]), key: joinKey(server, []byte(id))}, nil
 }

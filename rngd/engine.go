@@ -1676,14 +1676,28 @@ func (e *engine) getGame(server, id string) (*qodv1.Game, error) {
 	return e.gameProto(sg, e.now()), nil
 }
 
-// The pages of ListUnfinishedGames (AIP-158): page_size 0 is
-// defaultPageSize, one above maxPageSize is maxPageSize. A page of
-// maxPageSize games is about 140 KB, far below a client's default 4 MiB
-// limit on a message received, and reads as many secrets.
+// The pages of ListUnfinishedGames and ListExpiredGames (AIP-158):
+// page_size 0 is defaultPageSize, one above maxPageSize is maxPageSize. A
+// page of maxPageSize games is about 140 KB, far below a client's default
+// 4 MiB limit on a message received, and reads as many secrets.
 const (
 	defaultPageSize = 500
 	maxPageSize     = 1000
 )
+
+// pageSize is how many games a page of page_size holds (ListUnfinishedGames,
+// ListExpiredGames): a negative one is refused.
+func pageSize(n int32) (int, error) {
+	switch {
+	case n < 0:
+		return 0, refuse(reasonPageSizeInvalid, "page_size: %d is negative (0 is the default, %d; at most %d)", n, defaultPageSize, maxPageSize)
+	case n == 0:
+		return defaultPageSize, nil
+	case n > maxPageSize:
+		return maxPageSize, nil
+	}
+	return int(n), nil
+}
 
 // pageTokenV1 is the first byte of a page token (pageToken).
 const pageTokenV1 = 1
@@ -1724,14 +1738,9 @@ func parsePageToken(server, token string) (string, error) {
 // the page before, named by its token, whether that game has ended since
 // or not.
 func (e *engine) listUnfinished(server string, req *qodv1.ListUnfinishedGamesRequest) (*qodv1.ListUnfinishedGamesResponse, error) {
-	size := int(req.PageSize)
-	switch {
-	case size < 0:
-		return nil, refuse(reasonPageSizeInvalid, "page_size: %d is negative (0 is the default, %d; at most %d)", size, defaultPageSize, maxPageSize)
-	case size == 0:
-		size = defaultPageSize
-	case size > maxPageSize:
-		size = maxPageSize
+	size, err := pageSize(req.PageSize)
+	if err != nil {
+		return nil, err
 	}
 	prefix := joinKey(server, nil)
 	var after []byte
@@ -1742,7 +1751,7 @@ func (e *engine) listUnfinished(server string, req *qodv1.ListUnfinishedGamesReq
 		}
 		after = joinKey(server, []byte(id))
 	}
-	games, more, err := e.listGames(prefix, after, size, func([]byte) bool { return true })
+	games, more, err := e.listGames(prefix, after, size)
 	if err != nil {
 		return nil, err
 	}
@@ -1754,25 +1763,22 @@ func (e *engine) listUnfinished(server string, req *qodv1.ListUnfinishedGamesReq
 }
 
 // listGames lists the unfinished games whose key in bucketUnfinished is
-// under prefix and above after (nil: from the first), and whose entry
-// there, v, keep keeps: at most limit of them (0: all), and whether more
-// follow. The secrets of the games in play are read in one transaction.
-func (e *engine) listGames(prefix, after []byte, limit int, keep func(v []byte) bool) (out []*qodv1.Game, more bool, err error) {
+// under prefix and above after (nil: from the first): at most limit of
+// them (0: all), and whether more follow. The secrets of the games in play
+// are read in one transaction.
+func (e *engine) listGames(prefix, after []byte, limit int) (out []*qodv1.Game, more bool, err error) {
 	now := e.now()
 	err = e.store.view(func(tx *bolt.Tx) error {
 		var games []*storedGame
 		cur := tx.Bucket(bucketUnfinished).Cursor()
-		k, v := cur.Seek(prefix)
+		k, _ := cur.Seek(prefix)
 		if after != nil {
 			// The game of the token may have ended since: the next key.
-			if k, v = cur.Seek(after); bytes.Equal(k, after) {
-				k, v = cur.Next()
+			if k, _ = cur.Seek(after); bytes.Equal(k, after) {
+				k, _ = cur.Next()
 			}
 		}
-		for ; k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
-			if !keep(v) {
-				continue
-			}
+		for ; k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
 			if limit > 0 && len(games) == limit {
 				more = true
 				break

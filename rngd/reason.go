@@ -36,8 +36,8 @@ const (
 	reasonClosureDateInvalid  reason = "CLOSURE_DATE_INVALID"  // admin: closure_date not a YYYY-MM-DD date in range
 	reasonRefundReasonMissing reason = "REFUND_REASON_MISSING" // admin: a refund without its reason
 	reasonManifestInvalid     reason = "MANIFEST_INVALID"      // admin: manifest header, count, ticket or duplicate
-	reasonPageSizeInvalid     reason = "PAGE_SIZE_INVALID"     // ListUnfinishedGames: page_size negative
-	reasonPageTokenInvalid    reason = "PAGE_TOKEN_INVALID"    // ListUnfinishedGames: page_token not one returned to this server
+	reasonPageSizeInvalid     reason = "PAGE_SIZE_INVALID"     // ListUnfinishedGames, admin ListExpiredGames: page_size negative
+	reasonPageTokenInvalid    reason = "PAGE_TOKEN_INVALID"    // ListUnfinishedGames, admin ListExpiredGames: page_token not one returned to this caller
 
 	// Who is asking (UNAUTHENTICATED, PERMISSION_DENIED).
 	reasonClientCertRequired reason = "CLIENT_CERT_REQUIRED" // no verified client certificate

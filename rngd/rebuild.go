@@ -11,6 +11,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	"google.golang.org/protobuf/proto"
 
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/verifier/qod"
@@ -152,12 +153,18 @@ func (r *rebuilder) apply(tx *bolt.Tx, index uint64, leaf []byte) error {
 	case *record.KeyAnnouncement:
 		return putAnnounced(tx, v, index)
 	case *record.Emission:
+		if err := r.adminReply(tx, v.Req, v.ReqDigest, v.Time, emissionCreated(v, r.e.receipt(leaf, index, nil, nil, nil))); err != nil {
+			return err
+		}
 		if r.incremental && tx.Bucket(bucketEmissions).Get([]byte(v.Emission)) != nil {
 			return nil // its manifests may have changed it since
 		}
 		em := storedEmission{ID: v.Emission, Index: index, Closure: v.Closure, StartDeadline: v.StartDeadline}
 		return putJSON(tx, bucketEmissions, []byte(em.ID), &em)
 	case *record.Manifest:
+		if err := r.adminReply(tx, v.Req, v.ReqDigest, v.Time, manifestImported(v, r.e.receipt(leaf, index, nil, nil, nil))); err != nil {
+			return err
+		}
 		if r.incremental {
 			var em storedEmission
 			if _, err := getJSON(tx, bucketEmissions, []byte(v.Emission), &em); err != nil {
@@ -203,6 +210,27 @@ func (r *rebuilder) apply(tx *bolt.Tx, index uint64, leaf []byte) error {
 		}
 	}
 	return nil
+}
+
+// adminReply stores the reply of the operator's call that sealed an
+// emission or a manifest record (its "req" and "req_digest"; none in records
+// logged before they existed), as the call would have stored it had it
+// committed: a crash between the log's append and the store's commit then
+// leaves its retry the same reply, not EMISSION_EXISTS, and the same
+// request id with other content refused. As storeReplies does, it keeps a
+// reply already stored and restores none older than game.reply_retention.
+func (r *rebuilder) adminReply(tx *bolt.Tx, req, digest [32]byte, at time.Time, reply proto.Message) error {
+	if req == ([32]byte{}) || at.Before(r.replyCutoff()) {
+		return nil
+	}
+	if _, ok := getRequest(tx, req); ok {
+		return nil
+	}
+	b, err := proto.Marshal(reply)
+	if err != nil {
+		return fmt.Errorf("couldn't encode the reply of request %x: %w", req, err)
+	}
+	return putRequest(tx, req, storedRequest{digest: digest, at: at.Unix(), reply: b})
 }
 
 // stored loads a game the store holds, with its records, into the games in
@@ -345,7 +373,7 @@ func requestOf(rec record.GameRecord) (req, digest [32]byte, at time.Time) {
 // follows them as the call's, wherever it was stored from. Nor does a call older than game.reply_retention get one: the
 // sweeper would prune it.
 func (r *rebuilder) storeReplies(tx *bolt.Tx, sg *storedGame, recs []record.GameRecord) error {
-	cutoff := r.e.clock.Now().Add(-r.e.cfg.Game.ReplyRetention.Duration)
+	cutoff := r.replyCutoff()
 	for i, j := 0, 0; i < len(recs); i = j {
 		req, digest, at := requestOf(recs[i])
 		for j = i + 1; j < len(recs); j++ {
@@ -365,4 +393,10 @@ func (r *rebuilder) storeReplies(tx *bolt.Tx, sg *storedGame, recs []record.Game
 		}
 	}
 	return nil
+}
+
+// replyCutoff is when the oldest reply a rebuild restores was given: the
+// sweeper prunes those before it (game.reply_retention).
+func (r *rebuilder) replyCutoff() time.Time {
+	return r.e.clock.Now().Add(-r.e.cfg.Game.ReplyRetention.Duration)
 }

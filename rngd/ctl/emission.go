@@ -164,7 +164,9 @@ func runEmission(ctx context.Context, env Env) int {
 		}
 		// Both outputs are checked before either is written.
 		for _, f := range []struct{ flag, path string }{{"--manifest", *manifest}, {"--codes", *codesFile}} {
-			if err := checkNewFile(f.flag, f.path); err != nil {
+			if err := checkNewFile(f.flag, f.path); errors.As(err, new(existsError)) {
+				return usageError(env, "emission", "emission demo-manifest: %v", err)
+			} else if err != nil {
 				return fail(env, err)
 			}
 		}
@@ -198,16 +200,24 @@ func devOnly(s string) string {
 }
 
 // checkNewFile checks that an output file named by flag can be created:
-// it does not exist and its directory does.
+// it does not exist (else an existsError) and its directory does.
 func checkNewFile(flag, path string) error {
 	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("%s %s exists: it is never overwritten", flag, path)
+		return existsError{flag, path}
 	}
 	dir := filepath.Dir(path)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return fmt.Errorf("%s %s: no directory %s", flag, path, dir)
 	}
 	return nil
+}
+
+// existsError is an output file that exists already: it is never
+// overwritten, and naming it is a usage error (exit 2) for every command.
+type existsError struct{ flag, path string }
+
+func (e existsError) Error() string {
+	return fmt.Sprintf("%s %s exists: it is never overwritten", e.flag, e.path)
 }
 
 func readManifest(path, emission string) ([]rngd.Ticket, error) {

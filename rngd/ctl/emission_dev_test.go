@@ -39,18 +39,24 @@ func TestDemoManifest(t *testing.T) {
 			t.Fatalf("rngctl %s wrote %v", strings.Join(args, " "), entries)
 		}
 	}
-	// The codes file exists: the manifest is not written either.
-	if err := os.WriteFile(codes, []byte("old"), 0o600); err != nil {
-		t.Fatal(err)
+	// An output file exists: a usage error (exit 2, as rngctl promo's
+	// outputs), and the other file is not written either.
+	for _, f := range []struct{ flag, exists, other string }{{"--codes", codes, manifest}, {"--manifest", manifest, codes}} {
+		if err := os.WriteFile(f.exists, []byte("old"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := rngctl("emission", "demo-manifest", "--id", "E1", "--count", "5", "--manifest", manifest, "--codes", codes)
+		if code != ExitUsage || !strings.Contains(errOut, f.flag+" "+f.exists+" exists: it is never overwritten") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%s file exists: exit %d, stderr %q; want %d", f.flag, code, errOut, ExitUsage)
+		}
+		if _, err := os.Lstat(f.other); err == nil {
+			t.Errorf("%s file exists: the other was written", f.flag)
+		}
+		if b, _ := os.ReadFile(f.exists); string(b) != "old" {
+			t.Errorf("%s file exists: overwritten", f.flag)
+		}
+		os.Remove(f.exists)
 	}
-	code, _, errOut := rngctl("emission", "demo-manifest", "--id", "E1", "--count", "5", "--manifest", manifest, "--codes", codes)
-	if code != ExitFail || !strings.Contains(errOut, "--codes "+codes+" exists") {
-		t.Errorf("codes file exists: exit %d, stderr %q", code, errOut)
-	}
-	if _, err := os.Lstat(manifest); err == nil {
-		t.Error("codes file exists: the manifest was written")
-	}
-	os.Remove(codes)
 	// An id of "0" is an id like any other.
 	if code, out, errOut := rngctl("emission", "demo-manifest", "--id", "0", "--count", "3", "--manifest", manifest, "--codes", codes); code != ExitOK || !strings.Contains(out, "(3 tickets)") {
 		t.Errorf("--id 0: exit %d, %q %q", code, out, errOut)

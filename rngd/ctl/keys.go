@@ -466,7 +466,7 @@ func (c *keysCmd) checkAnnouncement() error {
 		return usagef("--announcement FILE is required")
 	}
 	if _, err := os.Lstat(c.announcement); err == nil {
-		return fmt.Errorf("--announcement %s exists: the announcement is never overwritten", c.announcement)
+		return usagef("--announcement %s exists: the announcement is never overwritten", c.announcement)
 	}
 	dir := filepath.Dir(c.announcement)
 	fi, err := os.Stat(dir)

@@ -156,7 +156,9 @@ func TestKeysSoftware(t *testing.T) {
 		stderr      string
 	}{
 		{"init over existing keys", pass, append([]string{"init", "--dir", ks, "--announcement", filepath.Join(dir, "x")}, fast...), ExitFail, "already exists"},
-		{"announcement exists", pass, []string{"announce", "--dir", ks, "--announcement", ann}, ExitFail, "never overwritten"},
+		{"announcement exists", pass, []string{"announce", "--dir", ks, "--announcement", ann}, ExitUsage, "never overwritten"},
+		{"init, announcement exists", pass, append([]string{"init", "--dir", filepath.Join(dir, "new-keystore"), "--announcement", ann}, fast...), ExitUsage,
+			"rngctl keys init: usage: --announcement " + ann + " exists: the announcement is never overwritten\n"},
 		{"wrong passphrase", "not the passphrase\n", []string{"announce", "--dir", ks, "--announcement", filepath.Join(dir, "w.json")}, ExitFail, "wrong PIN or passphrase"},
 		{"no passphrase on a pipe", "\n", []string{"announce", "--dir", ks, "--announcement", filepath.Join(dir, "w.json")}, ExitUsage,
 			"rngctl keys announce: usage: no passphrase: standard input is not a terminal and gave none: give it with --passphrase-file FILE (mode 0600) or --passphrase-fd N\n"},
@@ -183,6 +185,9 @@ func TestKeysSoftware(t *testing.T) {
 	}
 	if after := snapshot(t, ks); !equalMaps(before, after) {
 		t.Error("a failed command changed the keystore")
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "new-keystore")); err == nil {
+		t.Error("init over an existing announcement made a keystore")
 	}
 	hsmtest.AssertNoSecrets(t, k.all.Bytes(), []byte(pass), []byte("not the passphrase"))
 }

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc"
-
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 )
@@ -95,15 +93,12 @@ func runQoD(ctx context.Context, env Env) int {
 		}
 		printGame(env, g)
 	case "list-expired":
-		// Not the default 4 MiB: a week of games left by their players may
-		// be more (a game is about 250 bytes).
-		r, err := adm.ListExpiredGames(ctx, &adminv1.ListExpiredGamesRequest{}, grpc.MaxCallRecvMsgSize(1<<30))
+		games, grace, err := listExpired(ctx, adm)
 		if err != nil {
 			return a.fail(env, err)
 		}
-		grace := r.RefundGrace.AsDuration()
-		fmt.Fprintf(env.Stdout, "%d games past their deadline, not ended: rngctl qod refund --game ID --reason TEXT takes each before its deadline + game.refund_grace (%s)\n", len(r.Games), grace)
-		for _, g := range r.Games {
+		fmt.Fprintf(env.Stdout, "%d games past their deadline, not ended: rngctl qod refund --game ID --reason TEXT takes each before its deadline + game.refund_grace (%s)\n", len(games), grace)
+		for _, g := range games {
 			deadline := g.ExpiresAt.AsTime()
 			fmt.Fprintf(env.Stdout, "%s\tserver %s\temission %s\tdeadline %s\trefund before %s\tstake %d cents\tgood %d tier %d\n",
 				g.GameId, g.Server, g.EmissionId, deadline.Format(time.RFC3339), deadline.Add(grace).Format(time.RFC3339), g.StakeCents, g.GoodCount, g.Tier)
@@ -125,6 +120,33 @@ func runQoD(ctx context.Context, env Env) int {
 		}
 	}
 	return ExitOK
+}
+
+// maxExpiredPages bounds the pages list-expired follows: a daemon whose
+// tokens never end the list is not followed forever (at the default page
+// size, 50 million games).
+const maxExpiredPages = 100_000
+
+// listExpired follows ListExpiredGames' pages (each within gRPC's default
+// message limit) and returns every game listed, in order, and
+// game.refund_grace.
+func listExpired(ctx context.Context, adm adminv1.AdminClient) ([]*qodv1.Game, time.Duration, error) {
+	var games []*qodv1.Game
+	req := &adminv1.ListExpiredGamesRequest{}
+	for pages := 1; ; pages++ {
+		r, err := adm.ListExpiredGames(ctx, req)
+		if err != nil {
+			return nil, 0, err
+		}
+		games = append(games, r.Games...)
+		if r.NextPageToken == "" {
+			return games, r.RefundGrace.AsDuration(), nil
+		}
+		if len(r.Games) == 0 || pages == maxExpiredPages {
+			return nil, 0, fmt.Errorf("ListExpiredGames: page %d has %d games and a next_page_token: the list does not end", pages, len(r.Games))
+		}
+		req.PageToken = r.NextPageToken
+	}
 }
 
 func printGame(env Env, g *qodv1.Game) {

@@ -71,12 +71,17 @@ func (r *KeyAnnouncement) validate() error {
 
 // Emission registers a ticket emission and the date in its published
 // closure notice. StartDeadline is the first instant at which stage 2 may no
-// longer start (qod.StartDeadline of the closure date).
+// longer start (qod.StartDeadline of the closure date). Req and ReqDigest
+// identify the operator's call that registered it, as in game records
+// (RequestID), so that its retry is answered from the log alone; emissions
+// logged before they existed have none.
 type Emission struct {
 	Time          time.Time `rec:"time"`
 	Emission      string    `rec:"emission"`
-	Closure       string    `rec:"closure"`        // YYYY-MM-DD, from the closure notice
-	StartDeadline time.Time `rec:"start_deadline"` // starts at or after this instant are refused
+	Closure       string    `rec:"closure"`              // YYYY-MM-DD, from the closure notice
+	StartDeadline time.Time `rec:"start_deadline"`       // starts at or after this instant are refused
+	Req           [32]byte  `rec:"req,omitempty"`        // RequestID of the call that sealed this record
+	ReqDigest     [32]byte  `rec:"req_digest,omitempty"` // that call's content digest
 }
 
 // Kind implements Record.
@@ -92,17 +97,23 @@ func (r *Emission) validate() error {
 	if err := checkTime("start_deadline", r.StartDeadline); err != nil {
 		return err
 	}
+	if err := checkRequest(r.Req, r.ReqDigest); err != nil {
+		return err
+	}
 	return checkTime("time", r.Time)
 }
 
 // Manifest commits to an emission's ticket manifest: the Merkle root over its
-// entries (code hash, stake S, emission) and their count.
+// entries (code hash, stake S, emission) and their count. Req and ReqDigest
+// identify the operator's call that imported it, as in Emission.
 type Manifest struct {
-	Time     time.Time `rec:"time"`
-	Emission string    `rec:"emission"`
-	Root     [32]byte  `rec:"root"`
-	Count    uint64    `rec:"count"`
-	Total    int64     `rec:"total,omitempty"` // sum of the stakes S, in cents
+	Time      time.Time `rec:"time"`
+	Emission  string    `rec:"emission"`
+	Root      [32]byte  `rec:"root"`
+	Count     uint64    `rec:"count"`
+	Total     int64     `rec:"total,omitempty"`      // sum of the stakes S, in cents
+	Req       [32]byte  `rec:"req,omitempty"`        // RequestID of the call that sealed this record
+	ReqDigest [32]byte  `rec:"req_digest,omitempty"` // that call's content digest
 }
 
 // Kind implements Record.
@@ -114,6 +125,9 @@ func (r *Manifest) validate() error {
 	}
 	if r.Total < 0 {
 		return verdict.Errorf(verdict.MsgRecordNegative, "total")
+	}
+	if err := checkRequest(r.Req, r.ReqDigest); err != nil {
+		return err
 	}
 	return checkTime("time", r.Time)
 }

@@ -13,7 +13,9 @@
 //   INVALID_ARGUMENT: EMISSION_ID_INVALID, CLOSURE_DATE_INVALID,
 //     REFUND_REASON_MISSING, MANIFEST_INVALID (header, count or ticket of
 //     an ImportManifest, a ticket twice in it, or a demo ticket outside dev
-//     mode).
+//     mode), PAGE_SIZE_INVALID (ListExpiredGames: negative page_size),
+//     PAGE_TOKEN_INVALID (ListExpiredGames: a page_token that is not a
+//     next_page_token ListExpiredGames returned).
 //   NOT_FOUND: UNKNOWN_EMISSION.
 //   ALREADY_EXISTS: EMISSION_EXISTS, TICKET_IMPORTED (a ticket of the
 //     manifest is already imported).
@@ -433,7 +435,15 @@ func (x *StatusResponse) GetGamesInRefundGrace() uint64 {
 }
 
 type ListExpiredGamesRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The most games in the reply: 0 is the default, 500; above 1000 is
+	// taken as 1000. Negative is refused (INVALID_ARGUMENT,
+	// PAGE_SIZE_INVALID).
+	PageSize int32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// Empty for the first page; otherwise the next_page_token of the reply
+	// before. An opaque value: anything else is refused (INVALID_ARGUMENT,
+	// PAGE_TOKEN_INVALID).
+	PageToken     string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -468,6 +478,20 @@ func (*ListExpiredGamesRequest) Descriptor() ([]byte, []int) {
 	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{6}
 }
 
+func (x *ListExpiredGamesRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListExpiredGamesRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
 type ListExpiredGamesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// By deadline (expires_at), then game server, then game id; each shows
@@ -475,7 +499,10 @@ type ListExpiredGamesResponse struct {
 	Games []*v1.Game `protobuf:"bytes,1,rep,name=games,proto3" json:"games,omitempty"`
 	// game.refund_grace: RefundGame takes a game until its expires_at plus
 	// this.
-	RefundGrace   *durationpb.Duration `protobuf:"bytes,2,opt,name=refund_grace,json=refundGrace,proto3" json:"refund_grace,omitempty"`
+	RefundGrace *durationpb.Duration `protobuf:"bytes,2,opt,name=refund_grace,json=refundGrace,proto3" json:"refund_grace,omitempty"`
+	// Set when more games follow: the page_token of the next page. Empty on
+	// the last page.
+	NextPageToken string `protobuf:"bytes,3,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -522,6 +549,13 @@ func (x *ListExpiredGamesResponse) GetRefundGrace() *durationpb.Duration {
 		return x.RefundGrace
 	}
 	return nil
+}
+
+func (x *ListExpiredGamesResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
 }
 
 type Emission struct {
@@ -1283,11 +1317,15 @@ const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	" \x01(\tR\x0evrfFingerprint\x12\x1f\n" +
 	"\vlog_failure\x18\v \x01(\tR\n" +
 	"logFailure\x121\n" +
-	"\x15games_in_refund_grace\x18\f \x01(\x04R\x12gamesInRefundGrace\"\x19\n" +
-	"\x17ListExpiredGamesRequest\"\x83\x01\n" +
+	"\x15games_in_refund_grace\x18\f \x01(\x04R\x12gamesInRefundGrace\"U\n" +
+	"\x17ListExpiredGamesRequest\x12\x1b\n" +
+	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\"\xab\x01\n" +
 	"\x18ListExpiredGamesResponse\x12)\n" +
 	"\x05games\x18\x01 \x03(\v2\x13.tirage.qod.v1.GameR\x05games\x12<\n" +
-	"\frefund_grace\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\vrefundGrace\"\xd2\x01\n" +
+	"\frefund_grace\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\vrefundGrace\x12&\n" +
+	"\x0fnext_page_token\x18\x03 \x01(\tR\rnextPageToken\"\xd2\x01\n" +
 	"\bEmission\x12\x1f\n" +
 	"\vemission_id\x18\x01 \x01(\tR\n" +
 	"emissionId\x12!\n" +

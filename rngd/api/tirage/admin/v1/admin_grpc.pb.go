@@ -13,7 +13,9 @@
 //   INVALID_ARGUMENT: EMISSION_ID_INVALID, CLOSURE_DATE_INVALID,
 //     REFUND_REASON_MISSING, MANIFEST_INVALID (header, count or ticket of
 //     an ImportManifest, a ticket twice in it, or a demo ticket outside dev
-//     mode).
+//     mode), PAGE_SIZE_INVALID (ListExpiredGames: negative page_size),
+//     PAGE_TOKEN_INVALID (ListExpiredGames: a page_token that is not a
+//     next_page_token ListExpiredGames returned).
 //   NOT_FOUND: UNKNOWN_EMISSION.
 //   ALREADY_EXISTS: EMISSION_EXISTS, TICKET_IMPORTED (a ticket of the
 //     manifest is already imported).
@@ -87,6 +89,13 @@ type AdminClient interface {
 	// their expiry (article 2.2.10) and they leave the list. It is how the
 	// operator finds the games an incident may have cut short (article
 	// 2.2.11); most are games their players left, which need nothing.
+	//
+	// The list comes in pages (AIP-158), as ListUnfinishedGames' do, in a
+	// stable order (by deadline, then game server, then game id): each reply
+	// holds at most page_size games, and next_page_token, when set, asks for
+	// the next page. A game whose deadline passes, or that ends, between two
+	// pages may be on none or on a later one; an empty next_page_token ends
+	// the list.
 	ListExpiredGames(ctx context.Context, in *ListExpiredGamesRequest, opts ...grpc.CallOption) (*ListExpiredGamesResponse, error)
 	// EntropyStatus reports the health of every entropy source and whether
 	// the generator produces output (draws are refused while it does not).
@@ -243,6 +252,13 @@ type AdminServer interface {
 	// their expiry (article 2.2.10) and they leave the list. It is how the
 	// operator finds the games an incident may have cut short (article
 	// 2.2.11); most are games their players left, which need nothing.
+	//
+	// The list comes in pages (AIP-158), as ListUnfinishedGames' do, in a
+	// stable order (by deadline, then game server, then game id): each reply
+	// holds at most page_size games, and next_page_token, when set, asks for
+	// the next page. A game whose deadline passes, or that ends, between two
+	// pages may be on none or on a later one; an empty next_page_token ends
+	// the list.
 	ListExpiredGames(context.Context, *ListExpiredGamesRequest) (*ListExpiredGamesResponse, error)
 	// EntropyStatus reports the health of every entropy source and whether
 	// the generator produces output (draws are refused while it does not).
