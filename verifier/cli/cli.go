@@ -4,14 +4,16 @@
 // asked to fetch (rngverify log --url, rngverify audit --url), trusts only
 // keys it is given (files, pinned fingerprints, or trust on first use asked
 // for with --tofu and recorded in its state file), and imports nothing but
-// the pure verifier core and the standard library — a test in package
-// verifier keeps its dependency closure small.
+// the pure verifier core (with package attestations, pure too) and the
+// standard library — a test in package verifier keeps its dependency
+// closure small.
 //
 // Commands: vrf (one proof), receipt (one record), game (a transcript),
 // certificate (a promotion draw), log (checkpoint and consistency), audit
-// (the whole log). Verdicts name each check (package verdict), in English or
-// French (--lang), or as JSON (--json); so are the command list (rngverify
-// help --lang fr) and rngverify vrf's messages. docs/verifier.md is the manual.
+// (the whole log), attestation (a signed statement: paytable, build).
+// Verdicts name each check (package verdict), in English or French
+// (--lang), or as JSON (--json); so are the command list (rngverify help
+// --lang fr) and rngverify vrf's messages. docs/verifier.md is the manual.
 //
 // Exit codes: 0 every check passed, 1 a check failed (one line says which and
 // why: "NOT VERIFIED" when nothing is proven, "MISBEHAVIOUR PROVEN" when the

@@ -2423,4 +2423,177 @@ Code de sortie :
                      injoignable fait échouer la vérification (demande --state)
 
 `},
+
+	// rngverify attestation (package attestations, docs/attestations.md).
+	MsgCmdAttestation: {"check a signed attestation (in-toto statement in a DSSE envelope): its signature by the announced attestation key, and the paytable's figures recomputed",
+		"vérifier une attestation signée (déclaration in-toto dans une enveloppe DSSE) : sa signature par la clé d'attestation annoncée, et les chiffres du barème recalculés"},
+	MsgUsageAttestation: {`usage: rngverify attestation FILE --attestation-key ANNOUNCEMENT [--pin FP]
+                            [--config FILE] [--binary FILE] [--lang fr|en] [--json]
+
+Checks a signed attestation of the appliance: an in-toto statement in a DSSE
+envelope, or the log's attestation record that embeds one.
+
+  --attestation-key ANNOUNCEMENT
+                    the appliance's key announcement record (the log's first
+                    record; repeatable), checked first: the envelope must be
+                    signed by one of its attestation keys
+  --pin FP          also require the signing key's SHA-256 fingerprint
+  --config FILE     for a build attestation: the configuration file, whose
+                    SHA-256 must be the attested one
+  --binary FILE     for a build attestation: the rngd executable, whose
+                    SHA-256 must be the attested subject's
+
+A paytable attestation (qod/paytable) is recomputed from the game's rules:
+every figure must be the one the rules give, and a signed wrong figure is
+MISBEHAVIOUR. A record's digest must be the SHA-256 of the envelope it
+embeds. docs/attestations.md describes the formats.
+`, `utilisation : rngverify attestation FICHIER --attestation-key ANNONCE [--pin EMPREINTE]
+                                    [--config FICHIER] [--binary FICHIER] [--lang fr|en] [--json]
+
+Vérifie une attestation signée par l'appareil : une déclaration in-toto dans
+une enveloppe DSSE, ou l'enregistrement d'attestation du journal qui la contient.
+
+  --attestation-key ANNONCE
+                    l'enregistrement d'annonce des clés de l'appareil (le
+                    premier du journal ; répétable), vérifié d'abord :
+                    l'enveloppe doit être signée par l'une de ses clés
+                    d'attestation
+  --pin EMPREINTE   exige en outre l'empreinte SHA-256 de la clé qui signe
+  --config FICHIER  pour une attestation de version : le fichier de
+                    configuration, dont le SHA-256 doit être celui attesté
+  --binary FICHIER  pour une attestation de version : l'exécutable rngd, dont
+                    le SHA-256 doit être celui du sujet attesté
+
+Une attestation de barème (qod/paytable) est recalculée à partir du règlement
+du jeu : chaque chiffre doit être celui que donne le règlement, et un chiffre
+faux signé est un MANQUEMENT. L'empreinte d'un enregistrement doit être le
+SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
+`},
+	MsgSubjectAttestation: {"attestation %s",
+		"attestation %s"},
+	MsgAttestFlagNotHere: {"%s does not apply to attestations: give the key announcement with --attestation-key",
+		"%s ne s'applique pas aux attestations : donnez l'annonce des clés avec --attestation-key"},
+	MsgAttestNoKey: {"--attestation-key is required: the appliance's key announcement record (the log's first record)",
+		"--attestation-key est obligatoire : l'enregistrement d'annonce des clés de l'appareil (le premier du journal)"},
+	MsgAttestNoAttKey: {"%s announces no attestation key",
+		"%s n'annonce aucune clé d'attestation"},
+	MsgAttestNotAttestation: {"%s is not an attestation (a DSSE envelope or an attestation record): %s",
+		"%s n'est pas une attestation (enveloppe DSSE ou enregistrement d'attestation) : %s"},
+	MsgAttestRecordKind: {"%s is a %s record, not an attestation",
+		"%s est un enregistrement « %s », pas une attestation"},
+	MsgAttestNoStatement: {"the record logs the envelope's digest %s only: give the envelope itself",
+		"l'enregistrement ne porte que l'empreinte %s de l'enveloppe : fournissez l'enveloppe elle-même"},
+	MsgAttestRecordOK: {"the record's digest %s is the SHA-256 of the envelope; its subject, type and key are the statement's",
+		"l'empreinte %s de l'enregistrement est le SHA-256 de l'enveloppe ; son sujet, son type et sa clé sont ceux de la déclaration"},
+	MsgAttestKeyUnknown: {"signed by key %q, which is not an attestation key of the announcements given (%s)",
+		"signée par la clé « %s », qui n'est pas une clé d'attestation des annonces fournies (%s)"},
+	MsgAttestKeyNotPinned: {"key %s (fingerprint %s) is not pinned",
+		"la clé %s (empreinte %s) n'est pas épinglée"},
+	MsgAttestKeyOK: {"key %s, announced for attestations (fingerprint %s)",
+		"clé %s, annoncée pour les attestations (empreinte %s)"},
+	MsgAttestSigOK: {"the DSSE signature verifies under key %s",
+		"la signature DSSE se vérifie sous la clé %s"},
+	MsgAttestStatementOK: {"in-toto statement, predicate %s, subject %s",
+		"déclaration in-toto, prédicat %s, sujet %s"},
+	MsgAttestFigure: {"%s: attested %s, the rules give %s",
+		"%s : attesté %s, le règlement donne %s"},
+	MsgAttestPaytableOK: {"every figure is the one the game's rules give (%d tiers, %d picks, %d returns)",
+		"chaque chiffre est celui que donne le règlement du jeu (%d paliers, %d sélections, %d espérances)"},
+	MsgAttestBuildOK: {"build of %s %s with %s, revision %s",
+		"version de %s %s compilée avec %s, révision %s"},
+	MsgAttestKeysOK: {"%d key(s), each announced with its use and fingerprint",
+		"%d clé(s), chacune annoncée avec son usage et son empreinte"},
+	MsgAttestNotBuild: {"%s is not a build attestation",
+		"%s n'est pas une attestation de version"},
+	MsgAttestDigestDiffers: {"%s has SHA-256 %s, the attestation says %s",
+		"%s a pour SHA-256 %s, l'attestation indique %s"},
+	MsgAttestDigestOK: {"%s has the attested SHA-256 %s",
+		"%s a le SHA-256 attesté %s"},
+	MsgAttestFactType: {"predicate type",
+		"type de prédicat"},
+	MsgAttestFactSubject: {"subject",
+		"sujet"},
+	MsgAttestFactEnvelope: {"envelope",
+		"enveloppe"},
+	MsgAttestSubjectValue: {"%s sha256:%s",
+		"%s sha256:%s"},
+	// rngverify freeze: a promotion's freeze receipt (promo.VerifyFreezeReceipt).
+	MsgFreezeNotReceipt: {"not a freeze receipt: %w",
+		"ce n'est pas un reçu de gel : %w"},
+	MsgFreezeRulesDiffer: {"the receipt says rules %s, the freeze record %s",
+		"le reçu indique le règlement %s, l'enregistrement du gel %s"},
+	MsgFreezeField: {"the receipt shows %s %q, the logged freeze record says %q",
+		"le reçu affiche %s « %s », l'enregistrement du gel journalisé indique « %s »"},
+	MsgFreezeListFile: {"the entrant list's SHA-256 is %s, the receipt says %s",
+		"le SHA-256 de la liste des participants est %s, le reçu indique %s"},
+	MsgSubjectFreezeReceipt: {"promotion freeze receipt",
+		"reçu de gel promotionnel"},
+	MsgSubjectFreeze: {"freeze of promotion draw %s",
+		"gel du tirage promotionnel %s"},
+	MsgFreezeFactFrozenAt: {"frozen at",
+		"gelé le"},
+	MsgFreezeFactLog: {"freeze record at index %d of log %s, checkpoint of size %d",
+		"enregistrement du gel à l'index %d du journal %s, point de contrôle de taille %d"},
+	MsgFreezeFactList: {"entrant list file",
+		"fichier de la liste des participants"},
+	MsgFreezeFactReceipt: {"receipt fingerprint",
+		"empreinte du reçu"},
+	MsgCmdFreeze: {"check a promotion's freeze receipt offline: the freeze is in the log and is what the receipt says (with the entrant list: the bailiff's checks)",
+		"vérifier hors ligne le reçu de gel d'une opération promotionnelle : le gel figure dans le journal et c'est bien ce que dit le reçu (avec la liste des participants : les vérifications de l'huissier)"},
+	MsgUsageFreeze: {usageFreezeEN, usageFreezeFR},
+	MsgCLIMissingFreeze: {"missing the freeze receipt FILE",
+		"il manque le FICHIER du reçu de gel"},
+	MsgCLIReadFreeze: {"couldn't read the freeze receipt: %v",
+		"impossible de lire le reçu de gel : %v"},
+	MsgCLINoAnchorFreeze: {"no trust anchor: give the operator's log key (--log-key FILE, --pin FINGERPRINT, or its key announcement with --log-key) or --state FILE; the receipt's own keys are not trusted",
+		"aucune ancre de confiance : fournissez la clé du journal de l'exploitant (--log-key FICHIER, --pin EMPREINTE, ou son annonce de clés avec --log-key) ou --state FICHIER ; les propres clés du reçu ne sont pas acceptées"},
 }
+
+// rngverify attestation's message ids.
+const (
+	MsgCmdAttestation       MsgID = "cmd-attestation"
+	MsgUsageAttestation     MsgID = "usage-attestation"
+	MsgSubjectAttestation   MsgID = "subject-attestation"
+	MsgAttestFlagNotHere    MsgID = "attest-flag-not-here"
+	MsgAttestNoKey          MsgID = "attest-no-key"
+	MsgAttestNoAttKey       MsgID = "attest-no-att-key"
+	MsgAttestNotAttestation MsgID = "attest-not-attestation"
+	MsgAttestRecordKind     MsgID = "attest-record-kind"
+	MsgAttestNoStatement    MsgID = "attest-no-statement"
+	MsgAttestRecordOK       MsgID = "attest-record-ok"
+	MsgAttestKeyUnknown     MsgID = "attest-key-unknown"
+	MsgAttestKeyNotPinned   MsgID = "attest-key-not-pinned"
+	MsgAttestKeyOK          MsgID = "attest-key-ok"
+	MsgAttestSigOK          MsgID = "attest-sig-ok"
+	MsgAttestStatementOK    MsgID = "attest-statement-ok"
+	MsgAttestFigure         MsgID = "attest-figure"
+	MsgAttestPaytableOK     MsgID = "attest-paytable-ok"
+	MsgAttestBuildOK        MsgID = "attest-build-ok"
+	MsgAttestKeysOK         MsgID = "attest-keys-ok"
+	MsgAttestNotBuild       MsgID = "attest-not-build"
+	MsgAttestDigestDiffers  MsgID = "attest-digest-differs"
+	MsgAttestDigestOK       MsgID = "attest-digest-ok"
+	MsgAttestFactType       MsgID = "attest-fact-type"
+	MsgAttestFactSubject    MsgID = "attest-fact-subject"
+	MsgAttestFactEnvelope   MsgID = "attest-fact-envelope"
+	MsgAttestSubjectValue   MsgID = "attest-subject-value"
+)
+
+// rngverify freeze's message ids.
+const (
+	MsgFreezeNotReceipt     MsgID = "freeze-not-receipt"
+	MsgFreezeRulesDiffer    MsgID = "freeze-rules-differ"
+	MsgFreezeField          MsgID = "freeze-field"
+	MsgFreezeListFile       MsgID = "freeze-list-file"
+	MsgSubjectFreezeReceipt MsgID = "subject-freeze-receipt"
+	MsgSubjectFreeze        MsgID = "subject-freeze"
+	MsgFreezeFactFrozenAt   MsgID = "freeze-fact-frozen-at"
+	MsgFreezeFactLog        MsgID = "freeze-fact-log"
+	MsgFreezeFactList       MsgID = "freeze-fact-list"
+	MsgFreezeFactReceipt    MsgID = "freeze-fact-receipt"
+	MsgCmdFreeze            MsgID = "cmd-freeze"
+	MsgUsageFreeze          MsgID = "usage-freeze"
+	MsgCLIMissingFreeze     MsgID = "cli-missing-freeze"
+	MsgCLIReadFreeze        MsgID = "cli-read-freeze"
+	MsgCLINoAnchorFreeze    MsgID = "cli-no-anchor-freeze"
+)
