@@ -966,39 +966,12 @@ func (a *Appliance) Certify(ctx context.Context, draw string) (*Certificate, err
 	return &Certificate{Meta: st.meta, JSON: js, Verified: v, List: st.list}, nil
 }
 
-// FreezeReceipt is the bailiff's receipt of a freeze (JSON): what was
-// committed, when, and where in the log, with the proof.
-type FreezeReceipt struct {
-	V            int                `json:"v"`
-	Draw         string             `json:"draw"`
-	Title        string             `json:"title"`
-	RulesHash    string             `json:"rules_sha256"`
-	Days         []string           `json:"days"`
-	Count        uint64             `json:"count"`
-	Root         string             `json:"entrants_root"`
-	Commitment   string             `json:"commitment"`
-	Reserves     uint64             `json:"reserves"`
-	Beacon       string             `json:"beacon,omitempty"`
-	FrozenAt     string             `json:"frozen_at"`
-	Withheld     int                `json:"withheld_closed"`
-	Participants int                `json:"participants"`
-	Freeze       promo.LoggedRecord `json:"freeze"`
-	// FreezeLeafHash is the freeze record's RFC 6962 leaf hash: the stable
-	// fingerprint of the freeze, shown again at the ceremony.
-	FreezeLeafHash string   `json:"freeze_leaf_hash"`
-	Checkpoint     string   `json:"checkpoint"`
-	LogKeys        []string `json:"log_keys"`
-	EntrantsFile   string   `json:"entrants_sha256"` // SHA-256 of the private entrant list file
-}
+// FreezeReceipt is the bailiff's receipt of a freeze (promo.FreezeReceipt,
+// the verifier's type: rngverify freeze checks it).
+type FreezeReceipt = promo.FreezeReceipt
 
 // ReceiptJSON is the receipt file's bytes (indented JSON); the PDF prints their SHA-256.
-func ReceiptJSON(r *FreezeReceipt) []byte {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		panic("promo: receipt encoding: " + err.Error()) // strings, numbers and slices only
-	}
-	return append(b, '\n')
-}
+func ReceiptJSON(r *FreezeReceipt) []byte { return promo.FreezeReceiptJSON(r) }
 
 // Receipt returns the freeze receipt of a frozen draw (waiting for a
 // checkpoint that includes the freeze).

@@ -9,8 +9,9 @@
 // closure small.
 //
 // Commands: vrf (one proof), receipt (one record), game (a transcript),
-// certificate (a promotion draw), log (checkpoint and consistency), audit
-// (the whole log), attestation (a signed statement: paytable, build).
+// certificate (a promotion draw), freeze (a promotion's freeze receipt),
+// log (checkpoint and consistency), audit (the whole log), attestation (a
+// signed statement: paytable, build).
 // Verdicts name each check (package verdict), in English or French
 // (--lang), or as JSON (--json); so are the command list (rngverify help
 // --lang fr) and rngverify vrf's messages. docs/verifier.md is the manual.

@@ -219,21 +219,8 @@ type Verified struct {
 // inputs disagree.
 func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	var c Certificate
-	dec := json.NewDecoder(bytes.NewReader(certFile))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return nil, fail(CheckFormat, verdict.MsgPromoNotCertificate, verdict.JSONError(err))
-	}
-	// A member given twice: encoding/json kept the last, a reader may
-	// see the first.
-	if err := verdict.RepeatedMember(certFile); err != nil {
+	if err := decodeStrict(certFile, &c); err != nil {
 		return nil, fail(CheckFormat, verdict.MsgPromoNotCertificate, err)
-	}
-	// Only white space may follow: the fingerprint hashes the whole file,
-	// so trailing bytes would give one draw many fingerprints (dec.More
-	// alone lets a stray '}' or ']' through).
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fail(CheckFormat, verdict.MsgPromoNotCertificate, verdict.Errorf(verdict.MsgDocTrailing))
 	}
 	if c.V != 1 {
 		return nil, fail(CheckFormat, verdict.MsgPromoVersion, c.V)
@@ -246,30 +233,17 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	v.LogKeys = logKeys
 
 	// 1. The checkpoint is signed by the log keys (verifier/checkpoint).
-	var keys []*checkpoint.Key
-	for _, k := range logKeys {
-		if pk, err := checkpoint.ParseKey(k); err == nil {
-			keys = append(keys, pk)
-		}
-	}
-	if len(keys) == 0 {
-		return nil, fail(CheckCheckpoint, verdict.MsgPromoNoLogKey)
-	}
-	cp, err := checkpoint.Open([]byte(c.Checkpoint), keys)
+	cp, err := openCheckpoint(c.Checkpoint, logKeys)
 	if err != nil {
-		return nil, fail(CheckCheckpoint, verdict.MsgPromoErr, err)
+		return nil, err
 	}
 	tree := cp.Tree()
 	v.TreeSize, v.LogOrigin = uint64(cp.Size), cp.Origin
 
 	// 2. The records are what they claim and are in the checkpoint's tree.
-	fr, err := record.Parse([]byte(c.Freeze.Record))
-	f, ok := fr.(*record.PromoFreeze)
-	if err != nil || !ok {
-		return nil, fail(CheckFreezeRecord, verdict.MsgPromoNotFreeze, errOr(err, "another kind"))
-	}
-	if err := checkInclusion(tree, c.Freeze); err != nil {
-		return nil, fail(CheckFreezeInclusion, verdict.MsgPromoErr, err)
+	f, err := loggedFreeze(tree, c.Freeze)
+	if err != nil {
+		return nil, err
 	}
 	dr, err := record.Parse([]byte(c.DrawRecord.Record))
 	d, ok := dr.(*record.PromoDraw)
@@ -315,14 +289,11 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	v.VRFKey = vrfKey
 
 	// 4. The rules file is the frozen one.
-	op, rh, err := FreezeRules(f)
+	op, rh, err := frozenRules(f, c.RulesHash, verdict.MsgPromoRulesDiffer)
 	if err != nil {
-		return nil, fail(CheckRules, verdict.MsgPromoErr, err)
+		return nil, err
 	}
 	v.Operation, v.RulesHash = op, rh
-	if rh != c.RulesHash {
-		return nil, fail(CheckRules, verdict.MsgPromoRulesDiffer, c.RulesHash, rh)
-	}
 	var rules *Rules
 	var drawIndex int
 	if a.Rules != nil {
@@ -491,18 +462,8 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 
 	// 9. The bailiff's path: the list is the frozen one.
 	if list != nil {
-		if list.Draw != f.Draw {
-			return nil, fail(CheckEntrantList, verdict.MsgPromoListDraw, list.Draw, f.Draw)
-		}
-		t, err := list.Tree()
-		if err != nil {
-			return nil, fail(CheckEntrantList, verdict.MsgPromoErr, err)
-		}
-		if uint64(t.Size()) != f.Count {
-			return nil, fail(CheckEntrantRoot, verdict.MsgPromoListSize, t.Size(), f.Count)
-		}
-		if t.Root() != f.Root {
-			return nil, fail(CheckEntrantRoot, verdict.MsgPromoListRoot)
+		if err := checkFrozenList(list, f); err != nil {
+			return nil, err
 		}
 		for _, p := range c.Picks {
 			v.Accounts = append(v.Accounts, list.Accounts[p.Index])
@@ -546,11 +507,100 @@ func (r *Rules) CheckFreezeRanking(j int, f *record.PromoFreeze) error {
 	return nil
 }
 
+// checkFrozenList checks the bailiff's entrant list against the freeze f:
+// the list is of f's draw and canonical (check entrant-list), and it hashes
+// under its key K to the frozen count and root (check entrant-root).
+func checkFrozenList(list *EntrantList, f *record.PromoFreeze) error {
+	if list.Draw != f.Draw {
+		return fail(CheckEntrantList, verdict.MsgPromoListDraw, list.Draw, f.Draw)
+	}
+	t, err := list.Tree()
+	if err != nil {
+		return fail(CheckEntrantList, verdict.MsgPromoErr, err)
+	}
+	if uint64(t.Size()) != f.Count {
+		return fail(CheckEntrantRoot, verdict.MsgPromoListSize, t.Size(), f.Count)
+	}
+	if t.Root() != f.Root {
+		return fail(CheckEntrantRoot, verdict.MsgPromoListRoot)
+	}
+	return nil
+}
+
 func errOr(err error, s string) string {
 	if err != nil {
 		return err.Error()
 	}
 	return s
+}
+
+// decodeStrict decodes a document's JSON into v: no unknown member, no
+// member given twice (encoding/json keeps the last, a reader may see the
+// first), nothing but white space after it (a fingerprint hashes the whole
+// file, so trailing bytes would give one document many fingerprints;
+// dec.More alone lets a stray '}' or ']' through). The error is the
+// reason, in the catalog's words.
+func decodeStrict(file []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(file))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return verdict.JSONError(err)
+	}
+	if err := verdict.RepeatedMember(file); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return verdict.Errorf(verdict.MsgDocTrailing)
+	}
+	return nil
+}
+
+// openCheckpoint opens a document's signed checkpoint under logKeys (the
+// anchors', or the document's own): check checkpoint-signature.
+func openCheckpoint(note string, logKeys []string) (*checkpoint.Checkpoint, error) {
+	var keys []*checkpoint.Key
+	for _, k := range logKeys {
+		if pk, err := checkpoint.ParseKey(k); err == nil {
+			keys = append(keys, pk)
+		}
+	}
+	if len(keys) == 0 {
+		return nil, fail(CheckCheckpoint, verdict.MsgPromoNoLogKey)
+	}
+	cp, err := checkpoint.Open([]byte(note), keys)
+	if err != nil {
+		return nil, fail(CheckCheckpoint, verdict.MsgPromoErr, err)
+	}
+	return cp, nil
+}
+
+// loggedFreeze parses a document's freeze record (check freeze-record: a
+// canonical promo_freeze record) and checks that it is in tree at its index
+// (check freeze-inclusion).
+func loggedFreeze(tree tlog.Tree, lr LoggedRecord) (*record.PromoFreeze, error) {
+	r, err := record.Parse([]byte(lr.Record))
+	f, ok := r.(*record.PromoFreeze)
+	if err != nil || !ok {
+		return nil, fail(CheckFreezeRecord, verdict.MsgPromoNotFreeze, errOr(err, "another kind"))
+	}
+	if err := checkInclusion(tree, lr); err != nil {
+		return nil, fail(CheckFreezeInclusion, verdict.MsgPromoErr, err)
+	}
+	return f, nil
+}
+
+// frozenRules returns the operation and the rules hash (hex) the freeze f
+// commits to, and fails check rules-hash with differ(claimed, frozen) when
+// the document says other rules (claimed).
+func frozenRules(f *record.PromoFreeze, claimed string, differ verdict.MsgID) (op, rh string, err error) {
+	op, rh, err = FreezeRules(f)
+	if err != nil {
+		return "", "", fail(CheckRules, verdict.MsgPromoErr, err)
+	}
+	if rh != claimed {
+		return "", "", fail(CheckRules, differ, claimed, rh)
+	}
+	return op, rh, nil
 }
 
 func checkInclusion(tree tlog.Tree, r LoggedRecord) error {

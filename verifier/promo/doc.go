@@ -17,6 +17,7 @@
 //	d, err := (&promo.Ceremony{…}).Run()           // record.PromoDraw: α, VRF, ranked winner + reserves
 //	c, err := promo.NewCertificate(promo.CertificateInput{…})
 //	v, err := promo.Verify(certJSON, list|nil, promo.Anchors{…}) // *CheckError names the failed check
+//	fv, err := promo.VerifyFreezeReceipt(receiptJSON, list|nil, promo.Anchors{…}) // the bailiff's freeze receipt
 //
 // # Days
 //
@@ -31,7 +32,8 @@
 // The entrant commitments are specified at EntrantData, the draw's steps at
 // the top of ceremony.go (freeze, share, α, VRF, ranked picks), the dates
 // of a freeze and a ceremony at the top of schedule.go, the certificate and
-// the order of its checks at Certificate and Verify. The
+// the order of its checks at Certificate and Verify, the freeze receipt's
+// at FreezeReceipt and VerifyFreezeReceipt. The
 // records and α are those of verifier/record; the ranked sample is
 // verifier/draw's RankedSample on the stream of β labelled "promo".
 package promo

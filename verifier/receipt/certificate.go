@@ -6,7 +6,6 @@ import (
 	"errors"
 	"time"
 
-	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
@@ -133,17 +132,7 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 	if probe.Draw != "" {
 		v.SetSubject(verdict.MsgSubjectPromoDraw, probe.Draw)
 	}
-	var logKeys []string
-	for _, k := range a.LogKeys {
-		logKeys = append(logKeys, k.Text)
-	}
-	for _, t := range probe.LogKeys {
-		if k, err := checkpoint.ParseKey(t); err == nil {
-			if a.pinned(k.Fingerprint()) {
-				logKeys = append(logKeys, t)
-			}
-		}
-	}
+	logKeys := a.TrustedLogKeyTexts(probe.LogKeys)
 	anchors := promo.Anchors{LogKeys: logKeys, Reserves: -1}
 	// The VRF key: given or pinned (its bytes), or the draw fails
 	// pinned-keys. Its suite is known when it is given or pinned with its

@@ -319,6 +319,23 @@ func (a *Anchors) pinned(fp string) bool {
 	return false
 }
 
+// TrustedLogKeyTexts returns the texts of the log keys a trusts for a
+// document that offers the keys doc (a certificate's or a freeze receipt's
+// log_keys): the keys given, and those of doc whose fingerprint is pinned
+// by a bare fingerprint.
+func (a *Anchors) TrustedLogKeyTexts(doc []string) []string {
+	var out []string
+	for _, k := range a.LogKeys {
+		out = append(out, k.Text)
+	}
+	for _, t := range doc {
+		if k, err := checkpoint.ParseKey(t); err == nil && a.pinned(k.Fingerprint()) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // logKeys returns the trusted log keys: the anchors' plus the document's
 // keys whose fingerprint is pinned.
 func (a *Anchors) logKeys(doc []string) (trusted []*checkpoint.Key, offered []*checkpoint.Key) {

@@ -95,6 +95,12 @@ var titles = map[string][2]text{
 		{"The entrant list given is the list of this draw, in canonical form.", "La liste des participants fournie est celle de ce tirage, sous forme canonique."}},
 	"entrant-root": {{"entrant list frozen", "liste gelée"},
 		{"The entrant list hashes to the root and count frozen before the draw.", "La liste des participants donne la racine et le nombre gelés avant le tirage."}},
+
+	// Freeze receipts (promo.VerifyFreezeReceipt).
+	"receipt-fields": {{"receipt matches the log", "reçu conforme au journal"},
+		{"What the freeze receipt shows (count, root, commitment, reserves, beacon, time, rules, leaf hash) is what the logged freeze record says.", "Ce qu'affiche le reçu de gel (nombre, racine, engagement, suppléants, balise, heure, règlement, empreinte de la feuille) est ce que dit l'enregistrement du gel journalisé."}},
+	"entrants-sha256": {{"entrant list file", "fichier de la liste"},
+		{"The entrant list given is the very file whose SHA-256 the freeze receipt gives.", "La liste des participants fournie est exactement le fichier dont le reçu de gel donne le SHA-256."}},
 }
 
 // Title is the short title of a check in lang ("fr" or "en"); the name itself

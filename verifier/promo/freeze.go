@@ -1,0 +1,166 @@
+package promo
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+
+	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
+)
+
+// FreezeReceipt is the bailiff's receipt of a freeze (JSON, as
+// FreezeReceiptJSON writes it): what was committed, when, and where in the
+// log, with the proof. The appliance hands it over at the freeze with a PDF
+// printing its SHA-256, and the private entrant list (EntrantList) whose
+// SHA-256 it carries. VerifyFreezeReceipt checks it offline.
+//
+// Only the freeze record (Freeze), the checkpoint and the proof are the
+// log's; every other member is what the receipt displays, checked against
+// the record (count, root, commitment, reserves, beacon, time, rules hash,
+// leaf hash), or informative: Title, Days, Withheld and Participants are
+// the appliance's bookkeeping, in no record.
+type FreezeReceipt struct {
+	V            int          `json:"v"` // 1
+	Draw         string       `json:"draw"`
+	Title        string       `json:"title"`
+	RulesHash    string       `json:"rules_sha256"`
+	Days         []string     `json:"days"`
+	Count        uint64       `json:"count"`
+	Root         string       `json:"entrants_root"`
+	Commitment   string       `json:"commitment"`
+	Reserves     uint64       `json:"reserves"`
+	Beacon       string       `json:"beacon,omitempty"`
+	FrozenAt     string       `json:"frozen_at"`
+	Withheld     int          `json:"withheld_closed"`
+	Participants int          `json:"participants"`
+	Freeze       LoggedRecord `json:"freeze"`
+	// FreezeLeafHash is the freeze record's RFC 6962 leaf hash: the stable
+	// fingerprint of the freeze, shown again at the ceremony.
+	FreezeLeafHash string   `json:"freeze_leaf_hash"`
+	Checkpoint     string   `json:"checkpoint"` // signed note (c2sp.org/tlog-checkpoint)
+	LogKeys        []string `json:"log_keys"`
+	EntrantsFile   string   `json:"entrants_sha256"` // SHA-256 of the private entrant list file
+}
+
+// FreezeReceiptJSON is the receipt file's bytes (indented JSON); the PDF
+// prints their SHA-256 (Fingerprint).
+func FreezeReceiptJSON(r *FreezeReceipt) []byte {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		panic("promo: receipt encoding: " + err.Error()) // strings, numbers and slices only
+	}
+	return append(b, '\n')
+}
+
+// Names of the checks VerifyFreezeReceipt runs that Verify does not. It
+// also runs CheckCheckpoint, CheckFreezeRecord, CheckFreezeInclusion,
+// CheckRules and, with the entrant list, CheckEntrantList and
+// CheckEntrantRoot; a failure is a *CheckError naming one of them.
+const (
+	// CheckReceiptFormat: the file is a freeze receipt of version 1.
+	CheckReceiptFormat = verdict.CheckFormat
+	// CheckReceiptFields: what the receipt displays is the logged record's.
+	CheckReceiptFields = "receipt-fields"
+	// CheckEntrantsFile: the list's SHA-256 is the receipt's entrants_sha256.
+	CheckEntrantsFile = "entrants-sha256"
+)
+
+// FreezeVerified is what a successful VerifyFreezeReceipt established.
+type FreezeVerified struct {
+	Draw      string
+	Operation string
+	RulesHash string // hex
+	Index     uint64 // the freeze record's log index
+	LeafHash  string // hex, the freeze record's leaf hash
+	TreeSize  uint64 // the checkpoint's tree size
+	LogOrigin string
+	LogKeys   []string
+	Freeze    *record.PromoFreeze
+	// EntrantsFile is the entrant list file's SHA-256 (hex), only when the
+	// list was given and checked.
+	EntrantsFile string
+}
+
+// VerifyFreezeReceipt checks a freeze receipt file offline: that it is one
+// (strictly: no unknown or repeated member, nothing after it, version 1 —
+// as Verify reads a certificate), that its checkpoint is signed by the log
+// keys (a.LogKeys; empty: the receipt's own, as for Verify), that its
+// record is a promo_freeze record included in that checkpoint at its
+// index, that the receipt displays what that record says (draw, count,
+// entrant root, commitment, reserves, beacon, time, rules hash, leaf hash)
+// and, with the bailiff's entrant list, that the list is this draw's,
+// canonical, hashes under its key to the frozen root and count, and is the
+// file whose SHA-256 the receipt gives. Only a.LogKeys is used of the
+// anchors: a freeze holds no VRF proof, and its ranking and dates are
+// checked with the draw (Verify).
+//
+// A receipt is a file anyone can edit: none of its failures proves
+// anything against the appliance, and every error is a *CheckError.
+func VerifyFreezeReceipt(file []byte, list *EntrantList, a Anchors) (*FreezeVerified, error) {
+	var r FreezeReceipt
+	if err := decodeStrict(file, &r); err != nil {
+		return nil, fail(CheckReceiptFormat, verdict.MsgFreezeNotReceipt, err)
+	}
+	if r.V != 1 {
+		return nil, fail(CheckReceiptFormat, verdict.MsgPromoVersion, r.V)
+	}
+	v := &FreezeVerified{LogKeys: r.LogKeys}
+	if len(a.LogKeys) > 0 {
+		v.LogKeys = a.LogKeys
+	}
+
+	// 1. The checkpoint is signed by the log keys.
+	cp, err := openCheckpoint(r.Checkpoint, v.LogKeys)
+	if err != nil {
+		return nil, err
+	}
+	v.TreeSize, v.LogOrigin = uint64(cp.Size), cp.Origin
+
+	// 2. The record is a promo_freeze record, in the checkpoint's tree at
+	//    its index.
+	f, err := loggedFreeze(cp.Tree(), r.Freeze)
+	if err != nil {
+		return nil, err
+	}
+	lh := record.LeafHash([]byte(r.Freeze.Record))
+	v.Freeze, v.Draw, v.Index, v.LeafHash = f, f.Draw, r.Freeze.Index, hex.EncodeToString(lh[:])
+
+	// 3. The rules are the frozen ones.
+	if v.Operation, v.RulesHash, err = frozenRules(f, r.RulesHash, verdict.MsgFreezeRulesDiffer); err != nil {
+		return nil, err
+	}
+
+	// 4. Every member the receipt displays is the record's.
+	for _, m := range []struct{ name, shown, logged string }{
+		{"draw", r.Draw, f.Draw},
+		{"count", strconv.FormatUint(r.Count, 10), strconv.FormatUint(f.Count, 10)},
+		{"entrants_root", r.Root, hex.EncodeToString(f.Root[:])},
+		{"commitment", r.Commitment, hex.EncodeToString(f.Commit[:])},
+		{"reserves", strconv.FormatUint(r.Reserves, 10), strconv.FormatUint(f.Reserves, 10)},
+		{"beacon", r.Beacon, f.Beacon},
+		{"frozen_at", r.FrozenAt, FormatTime(f.Time)},
+		{"freeze_leaf_hash", r.FreezeLeafHash, v.LeafHash},
+	} {
+		if m.shown != m.logged {
+			return nil, fail(CheckReceiptFields, verdict.MsgFreezeField, m.name, m.shown, m.logged)
+		}
+	}
+
+	// 5. The bailiff's path: the list is the frozen one, and the file the
+	//    receipt names.
+	if list == nil {
+		return v, nil
+	}
+	if err := checkFrozenList(list, f); err != nil {
+		return nil, err
+	}
+	// ParseEntrantList accepts only the bytes Format gives back, so this is
+	// the SHA-256 of the file the bailiff holds.
+	h := sha256.Sum256(list.Format())
+	if v.EntrantsFile = hex.EncodeToString(h[:]); v.EntrantsFile != r.EntrantsFile {
+		return nil, fail(CheckEntrantsFile, verdict.MsgFreezeListFile, v.EntrantsFile, r.EntrantsFile)
+	}
+	return v, nil
+}

@@ -1,0 +1,55 @@
+package verdict
+
+// rngverify freeze's usage text (MsgUsageFreeze), in the catalog like the
+// other commands' (usage.go).
+const (
+	usageFreezeEN = `usage: rngverify freeze FILE [--entrants LIST] (trust flags) [--lang fr|en] [--json]
+
+Checks a promotion's freeze receipt (<draw>-receipt.json, the file whose
+SHA-256 the receipt's PDF prints), as the appliance hands it to the bailiff
+at the freeze, offline:
+
+  public checks     the checkpoint is signed by a trusted log key; the freeze
+                    record is a promo_freeze record in the log at its index;
+                    the receipt shows what that record says: draw, count,
+                    entrant root, commitment H(r), reserves, beacon, time,
+                    rules SHA-256 and the record's leaf hash
+  --entrants LIST   the bailiff's checks too: the private entrant list
+                    (<draw>-entrants.txt) is this draw's, canonical, hashes
+                    under its key to the frozen root and count, and is the
+                    file whose SHA-256 the receipt gives
+
+The log's keys must be given (trust flags below: the operator's published key
+file or fingerprint, its key announcement record, or --state); the receipt's
+own keys are never trusted. Without them, rngverify freeze refuses to run
+(exit 2). A receipt is a file anyone can edit: a check that fails proves
+nothing against the appliance (NOT VERIFIED, exit 1).
+
+`
+	usageFreezeFR = `utilisation : rngverify freeze FICHIER [--entrants LISTE] (options de confiance) [--lang fr|en] [--json]
+
+Vérifie hors ligne le reçu de gel d'une opération promotionnelle
+(<tirage>-receipt.json, le fichier dont le PDF du reçu imprime le SHA-256),
+tel que l'appareil le remet à l'huissier lors du gel :
+
+  vérifications publiques
+                    le point de contrôle est signé par une clé de journal de
+                    confiance ; l'enregistrement du gel est un enregistrement
+                    promo_freeze du journal, à son index ; le reçu affiche ce
+                    que dit cet enregistrement : tirage, nombre, racine des
+                    participants, engagement H(r), suppléants, balise, heure,
+                    SHA-256 du règlement et empreinte de la feuille
+  --entrants LISTE  les vérifications de l'huissier aussi : la liste privée des
+                    participants (<tirage>-entrants.txt) est celle de ce
+                    tirage, canonique, donne sous sa clé la racine et le nombre
+                    gelés, et c'est le fichier dont le reçu donne le SHA-256
+
+Les clés du journal doivent être fournies (options de confiance ci-dessous :
+le fichier de clés ou l'empreinte publiés par l'exploitant, son annonce de
+clés, ou --state) ; les propres clés du reçu ne sont jamais acceptées. Sans
+elles, rngverify freeze refuse de s'exécuter (code 2). Un reçu est un fichier
+que chacun peut modifier : une vérification en échec ne prouve rien contre
+l'appareil (NON VÉRIFIÉ, code 1).
+
+`
+)
