@@ -463,7 +463,7 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 			return abandon(err)
 		}
 	}
-	return a.appendFreeze(ctx, dir, meta, leaf, rec)
+	return a.appendFreeze(ctx, dir, meta, leaf, rec, true)
 }
 
 // resumeFreeze handles a draw directory that exists: frozen (ErrFrozen), or
@@ -510,11 +510,24 @@ func (a *Appliance) resumeFreeze(ctx context.Context, draw, dir string, lp logge
 		return nil, fmt.Errorf("%s: freeze.leaf contradicts the draw's rules.yaml, not re-sent; inspect %s: %w", draw, dir, err)
 	}
 	a.cfg.Logger.Warn("re-sending a freeze whose append did not complete", "draw", draw)
-	return a.appendFreeze(ctx, dir, meta, leaf, fr)
+	return a.appendFreeze(ctx, dir, meta, leaf, fr, false)
 }
 
-func (a *Appliance) appendFreeze(ctx context.Context, dir string, meta Meta, leaf []byte, rec *record.PromoFreeze) (*Frozen, error) {
+// appendFreeze sends the freeze record in dir to the log; first says this
+// is its first sending.
+func (a *Appliance) appendFreeze(ctx context.Context, dir string, meta Meta, leaf []byte, rec *record.PromoFreeze, first bool) (*Frozen, error) {
 	idx, err := a.appendOnce(ctx, leaf)
+	if first && errors.Is(err, transparency.ErrNotAppended) {
+		// Refused before the log took it, at its first sending: the
+		// freeze is nowhere but in dir. Forgotten, the next run freezes
+		// anew, timed then; re-sent after a long outage, this record
+		// would keep its first time, out of order among the records
+		// logged meanwhile (the audit times freezes by their log
+		// position). After an earlier sending of unknown outcome, that
+		// one may still land: the record is kept and re-sent unchanged.
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("the log refused the freeze before taking it; nothing frozen, run the freeze again: %w", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("log append failed, freeze not published (run the freeze again to re-send it unchanged): %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -317,5 +318,51 @@ func TestLogFailureNoRedraw(t *testing.T) {
 	}
 	if _, err := a.Certify(ctx, "bonus-crescendo/1"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// notTakingLog refuses appends as a log does when it proves the leaf was
+// not taken (closed, failed closed, checkpoints stalled, a QueueLeaf
+// refused outright).
+type notTakingLog struct{ transparency.Log }
+
+func (notTakingLog) Append(context.Context, []byte) (uint64, error) {
+	return 0, transparency.NotAppended(fmt.Errorf("injected: %w", transparency.ErrUnavailable))
+}
+
+// A freeze the log refused before taking it, at its first sending, is
+// forgotten: the next run freezes anew, timed then, with the list it is
+// given (an append of unknown outcome is re-sent unchanged instead:
+// TestLogFailureNoRedraw).
+func TestFreezeNotTakenIsForgotten(t *testing.T) {
+	ctx := context.Background()
+	r, rulesFile := exampleRules(t)
+	tmp := t.TempDir()
+	c := &clock{t: time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC)}
+	keys := testKeys(t, filepath.Join(tmp, "keys"))
+	a0, lg := openTestAppliance(t, filepath.Join(tmp, "data"), keys, testEntropy(t), c)
+	defer lg.Close()
+	cfg := a0.cfg
+	cfg.Log = notTakingLog{lg}
+	refusing, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"A1", "A2", "A3"}}
+	if _, err := refusing.Freeze(ctx, req); !errors.Is(err, transparency.ErrNotAppended) || !strings.Contains(err.Error(), "nothing frozen") {
+		t.Fatalf("freeze the log did not take: %v, want ErrNotAppended saying nothing was frozen", err)
+	}
+	dir := filepath.Join(tmp, "data", "promo", "bonus-crescendo", "1")
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the draw directory of a freeze the log did not take is still there (%v): the next run would re-send it with its old time", err)
+	}
+	c.t = c.t.Add(2 * time.Hour)
+	req.Entrants = []string{"B1"}
+	fz, err := a0.Freeze(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fz.Record.Count != 1 || !fz.Record.Time.Equal(c.t) {
+		t.Fatalf("the next freeze: count %d at %v, want a new freeze of 1 entrant at %v", fz.Record.Count, fz.Record.Time, c.t)
 	}
 }
