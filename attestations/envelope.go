@@ -87,27 +87,24 @@ func ParseEnvelope(b []byte) (*announce.Envelope, error) {
 }
 
 func parseEnvelope(b []byte) (*announce.Envelope, error) {
-	switch {
-	case len(b) == 0:
+	if len(b) == 0 {
 		return nil, errors.New("empty")
-	case len(b) > MaxEnvelope:
-		return nil, fmt.Errorf("%d bytes, more than %d", len(b), MaxEnvelope)
 	}
-	var env announce.Envelope
-	if err := decodeStrict(b, &env); err != nil {
+	env, err := announce.ParseEnvelope(b, PayloadType)
+	if ae := (*announce.Error)(nil); errors.As(err, &ae) {
+		// announce's check and cause, not its "bad key announcement".
+		return nil, fmt.Errorf("%s: %w", ae.Check, ae.Err)
+	}
+	if err != nil {
 		return nil, err
 	}
 	switch {
-	case env.PayloadType != PayloadType:
-		return nil, fmt.Errorf("payload type %q, want %q", env.PayloadType, PayloadType)
-	case len(env.Payload) == 0:
-		return nil, errors.New("no payload")
 	case len(env.Signatures) != 1:
 		return nil, fmt.Errorf("%d signatures, want 1 (the appliance's)", len(env.Signatures))
 	case env.Signatures[0].KeyID == "":
 		return nil, errors.New("the signature names no key")
 	}
-	return &env, nil
+	return env, nil
 }
 
 // KeyID is the id of the key that signed env (its keyid).

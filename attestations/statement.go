@@ -23,8 +23,11 @@ const (
 	// MaxEnvelope bounds an envelope, as announce bounds the announcement's.
 	MaxEnvelope = announce.MaxEnvelope
 	// MaxEmbedded is the largest envelope [NewRecord] puts in the log
-	// record itself; a larger one is logged by its digest only.
-	MaxEmbedded = 64 << 10
+	// record itself; a larger one is logged by its digest only. The record
+	// holds it in hex, and a log leaf is at most 64 KiB − 1
+	// (transparency.MaxLeafSize): 30 KiB leaves 4 KiB for the record's
+	// other members.
+	MaxEmbedded = 30 << 10
 )
 
 // Sentinels. Every error of [Open], [Parse] and [Verify] wraps ErrBad.

@@ -2,6 +2,7 @@ package rngd
 
 import (
 	"crypto"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -75,6 +76,12 @@ type Config struct {
 	// wrapLogSigner, if set, wraps the embedded log's checkpoint signer
 	// (tests: a log key that stops signing).
 	wrapLogSigner func(crypto.Signer) crypto.Signer
+
+	// fileSHA256 is the SHA-256 of the configuration file's bytes as
+	// LoadConfig read them (ConfigFromFlags without a file: of no bytes,
+	// the empty file, which gives the same defaults); nil for a Config made
+	// in code. A build attestation names it (LogAttestation).
+	fileSHA256 []byte
 }
 
 // GRPCConfig is the game servers' listener: mutual TLS only.
@@ -425,7 +432,11 @@ func (systemClock) Now() time.Time { return time.Now() }
 // not silently fall back to a default).
 func LoadConfig(path string) (Config, error) {
 	var c Config
-	md, err := toml.DecodeFile(path, &c)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return c, fmt.Errorf("couldn't read config %s: %w", path, err)
+	}
+	md, err := toml.Decode(string(b), &c)
 	var pe toml.ParseError
 	if errors.As(err, &pe) && secretKeys[pe.LastKey] {
 		// The parser quotes what it found: an operator may have typed
@@ -442,6 +453,8 @@ func LoadConfig(path string) (Config, error) {
 		}
 		return c, fmt.Errorf("config %s: unknown keys: %s", path, strings.Join(keys, ", "))
 	}
+	d := sha256.Sum256(b)
+	c.fileSHA256 = d[:]
 	return c, nil
 }
 
@@ -935,6 +948,9 @@ func configFrom(path string, dev bool, use configUse) (Config, error) {
 		if c, err = LoadConfig(path); err != nil {
 			return c, err
 		}
+	} else {
+		d := sha256.Sum256(nil) // no file: the defaults, as an empty file gives them
+		c.fileSHA256 = d[:]
 	}
 	if dev {
 		c.Dev = true

@@ -38,6 +38,7 @@ const (
 	reasonManifestInvalid     reason = "MANIFEST_INVALID"      // admin: manifest header, count, ticket or duplicate
 	reasonPageSizeInvalid     reason = "PAGE_SIZE_INVALID"     // ListUnfinishedGames, admin ListExpiredGames: page_size negative
 	reasonPageTokenInvalid    reason = "PAGE_TOKEN_INVALID"    // ListUnfinishedGames, admin ListExpiredGames: page_token not one returned to this caller
+	reasonAttestationInvalid  reason = "ATTESTATION_INVALID"   // admin LogAttestation: envelope, signature, statement or predicate (a wrong paytable)
 
 	// Who is asking (UNAUTHENTICATED, PERMISSION_DENIED).
 	reasonClientCertRequired reason = "CLIENT_CERT_REQUIRED" // no verified client certificate
@@ -68,6 +69,11 @@ const (
 	reasonGameExpired    reason = "GAME_EXPIRED"    // the 30-day play window is over
 	reasonNotExpired     reason = "NOT_EXPIRED"     // an expiry before the play window is over
 	reasonSecretLost     reason = "SECRET_LOST"     // the game's secret r was lost: only a refund ends it
+	// admin LogAttestation: the envelope's key is not an attestation key
+	// the log announced; a build statement of another rngd (executable,
+	// configuration file, keys).
+	reasonAttestationKeyUnknown reason = "ATTESTATION_KEY_UNKNOWN"
+	reasonAttestationNotSelf    reason = "ATTESTATION_NOT_SELF"
 
 	// A component failed (UNAVAILABLE): retry later with the same
 	// request_id; the message says whether anything was sealed, and when
@@ -99,6 +105,7 @@ var reasons = map[reason]codes.Code{
 	reasonManifestInvalid:     codes.InvalidArgument,
 	reasonPageSizeInvalid:     codes.InvalidArgument,
 	reasonPageTokenInvalid:    codes.InvalidArgument,
+	reasonAttestationInvalid:  codes.InvalidArgument,
 
 	reasonClientCertRequired: codes.Unauthenticated,
 	reasonIdentityInvalid:    codes.Unauthenticated,
@@ -112,15 +119,17 @@ var reasons = map[reason]codes.Code{
 	reasonEmissionExists:  codes.AlreadyExists,
 	reasonTicketImported:  codes.AlreadyExists,
 
-	reasonDeadlinePassed: codes.FailedPrecondition,
-	reasonCodePlayed:     codes.FailedPrecondition,
-	reasonGameOver:       codes.FailedPrecondition,
-	reasonAtTier:         codes.FailedPrecondition,
-	reasonNotAtTier:      codes.FailedPrecondition,
-	reasonNumberPicked:   codes.FailedPrecondition,
-	reasonGameExpired:    codes.FailedPrecondition,
-	reasonNotExpired:     codes.FailedPrecondition,
-	reasonSecretLost:     codes.FailedPrecondition,
+	reasonDeadlinePassed:        codes.FailedPrecondition,
+	reasonCodePlayed:            codes.FailedPrecondition,
+	reasonGameOver:              codes.FailedPrecondition,
+	reasonAtTier:                codes.FailedPrecondition,
+	reasonNotAtTier:             codes.FailedPrecondition,
+	reasonNumberPicked:          codes.FailedPrecondition,
+	reasonGameExpired:           codes.FailedPrecondition,
+	reasonNotExpired:            codes.FailedPrecondition,
+	reasonSecretLost:            codes.FailedPrecondition,
+	reasonAttestationKeyUnknown: codes.FailedPrecondition,
+	reasonAttestationNotSelf:    codes.FailedPrecondition,
 
 	reasonEntropyUnavailable: codes.Unavailable,
 	reasonKeysUnavailable:    codes.Unavailable,

@@ -175,6 +175,8 @@ func (r *rebuilder) apply(tx *bolt.Tx, index uint64, leaf []byte) error {
 			}
 		}
 		return r.manifest(tx, v)
+	case *record.Attestation:
+		return r.adminReply(tx, v.Req, v.ReqDigest, v.Time, attestationLogged(v, r.e.receipt(leaf, index, nil, nil, nil)))
 	case *record.GameStart:
 		if r.incremental {
 			if g, err := r.stored(tx, v.Game); err != nil || g != nil {
@@ -213,12 +215,13 @@ func (r *rebuilder) apply(tx *bolt.Tx, index uint64, leaf []byte) error {
 }
 
 // adminReply stores the reply of the operator's call that sealed an
-// emission or a manifest record (its "req" and "req_digest"; none in records
-// logged before they existed), as the call would have stored it had it
-// committed: a crash between the log's append and the store's commit then
-// leaves its retry the same reply, not EMISSION_EXISTS, and the same
-// request id with other content refused. As storeReplies does, it keeps a
-// reply already stored and restores none older than game.reply_retention.
+// emission, a manifest or an attestation record (its "req" and
+// "req_digest"; none in records logged before they existed), as the call
+// would have stored it had it committed: a crash between the log's append
+// and the store's commit then leaves its retry the same reply, not
+// EMISSION_EXISTS, and the same request id with other content refused. As
+// storeReplies does, it keeps a reply already stored and restores none
+// older than game.reply_retention.
 func (r *rebuilder) adminReply(tx *bolt.Tx, req, digest [32]byte, at time.Time, reply proto.Message) error {
 	if req == ([32]byte{}) || at.Before(r.replyCutoff()) {
 		return nil

@@ -959,10 +959,12 @@ const (
 	// (rngctl emission import, the demo) sends 10,000 tickets per message,
 	// at most 47 bytes each (a 32-byte hash and a stake, a 10-byte varint
 	// at worst, with their tags and lengths): 470,004 bytes with the
-	// message's own tag and length. Every other admin request is a few
-	// short strings (the tests send a 1 MiB emission id, to see it quoted
-	// short: TestRefusalQuotesInput). 2 MiB is over four times the largest
-	// batch, half gRPC's default (4 MiB).
+	// message's own tag and length. LogAttestation's envelope is at most
+	// attestations.MaxEnvelope (1 MiB; rngctl attest's are a few KiB).
+	// Every other admin request is a few short strings (the tests send a
+	// 1 MiB emission id, to see it quoted short: TestRefusalQuotesInput).
+	// 2 MiB is over four times the largest batch, half gRPC's default
+	// (4 MiB).
 	adminMaxRecvMsgSize = 2 << 20
 )
 

@@ -1,7 +1,7 @@
 // Package ctl is rngctl, the operator's and auditor's command line.
 //
 // Each group of subcommands lives in its own file and registers itself in
-// commands (keys, entropy, emission, qod, state, promo). Run
+// commands (keys, entropy, emission, qod, state, promo, attest). Run
 // dispatches on the first argument. Exit codes: 0 success, 1 the operation
 // failed (one line on stderr says why), 2 usage error.
 package ctl
@@ -74,7 +74,7 @@ func parseArgs(env Env, fs *flag.FlagSet, args []string, name, usage string, pos
 // PIN or passphrase: the groups that open a key custody.
 func readsSecrets(name string) bool {
 	group, _, _ := strings.Cut(name, " ")
-	return group == "keys" || group == "promo"
+	return group == "keys" || group == "promo" || group == "attest"
 }
 
 // groupHelp prints a group's usage when its subcommand is missing (a usage

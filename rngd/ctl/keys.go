@@ -127,6 +127,21 @@ type keysCmd struct {
 	expect [3]string
 }
 
+// custodyFlags registers the flags that open the key custody (the backend,
+// the software keystore's directory under c.dirFlag's name, its passphrase;
+// a PKCS#11 module, token and PIN): every command that signs or reads keys
+// takes them alike.
+func (c *keysCmd) custodyFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.backend, "backend", "software", "")
+	fs.StringVar(&c.dir, strings.TrimPrefix(c.flagOfDir(), "--"), "", "")
+	fs.StringVar(&c.passFile, "passphrase-file", "", "")
+	fs.StringVar(&c.passFD, "passphrase-fd", "", "")
+	fs.StringVar(&c.module, "module", pkcs11.DefaultModule, "")
+	fs.StringVar(&c.tokenLabel, "token-label", "", "")
+	fs.StringVar(&c.pinFile, "pin-file", "", "")
+	fs.StringVar(&c.pinFD, "pin-fd", "", "")
+}
+
 // errUsage marks errors that are the operator's invocation.
 var errUsage = errors.New("usage")
 
@@ -137,14 +152,7 @@ func runKeys(ctx context.Context, env Env) int {
 	c := &keysCmd{env: env, name: "rngctl keys " + env.Args[0], dirFlag: "--dir", create: env.Args[0] == "init"}
 	c.fs = newFlags(c.name)
 	fs := c.fs
-	fs.StringVar(&c.backend, "backend", "software", "")
-	fs.StringVar(&c.dir, "dir", "", "")
-	fs.StringVar(&c.passFile, "passphrase-file", "", "")
-	fs.StringVar(&c.passFD, "passphrase-fd", "", "")
-	fs.StringVar(&c.module, "module", pkcs11.DefaultModule, "")
-	fs.StringVar(&c.tokenLabel, "token-label", "", "")
-	fs.StringVar(&c.pinFile, "pin-file", "", "")
-	fs.StringVar(&c.pinFD, "pin-fd", "", "")
+	c.custodyFlags(fs)
 	var run func() error
 	switch env.Args[0] {
 	case "init", "announce":

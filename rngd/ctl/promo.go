@@ -21,7 +21,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"tirage.fr/tirage/hsm/pkcs11"
 	"tirage.fr/tirage/rngd"
 	"tirage.fr/tirage/rngd/entropy"
 	rpromo "tirage.fr/tirage/rngd/promo"
@@ -125,14 +124,7 @@ func runPromo(ctx context.Context, env Env) int {
 		fs.StringVar(&c.data, "data", "", "")
 		fs.StringVar(&c.origin, "origin", "", "")
 		fs.StringVar(&c.draw, "draw", "", "")
-		fs.StringVar(&c.keys.backend, "backend", "software", "")
-		fs.StringVar(&c.keys.dir, "keys", "", "")
-		fs.StringVar(&c.keys.passFile, "passphrase-file", "", "")
-		fs.StringVar(&c.keys.passFD, "passphrase-fd", "", "")
-		fs.StringVar(&c.keys.module, "module", pkcs11.DefaultModule, "")
-		fs.StringVar(&c.keys.tokenLabel, "token-label", "", "")
-		fs.StringVar(&c.keys.pinFile, "pin-file", "", "")
-		fs.StringVar(&c.keys.pinFD, "pin-fd", "", "")
+		c.keys.custodyFlags(fs)
 		fs.StringVar(&c.vrfLabel, "vrf-label", "vrf", "")
 		fs.StringVar(&c.logLabel, "log-label", "log", "")
 		fs.StringVar(&c.entropyKind, "entropy", "hwrng", "")

@@ -193,15 +193,22 @@ func Seal(ann *record.KeyAnnouncement, prove func(i int, m []byte) ([]byte, erro
 	return record.Format(ann)
 }
 
-// ParseEnvelope parses an attestation as a DSSE envelope of a key
-// announcement (step 4 reversed): strict JSON, no unknown field, nothing
-// after it, the announcement's payload type, a payload.
-func ParseEnvelope(b []byte) (*Envelope, error) {
+// ParseEnvelope parses b as a DSSE envelope of payloadType (step 4
+// reversed; [PayloadType] for a key announcement's attestation, package
+// attestations passes its own): at most [MaxEnvelope] bytes, strict JSON
+// with no repeated member (verdict.RepeatedMember), no unknown one, nothing
+// after it, that payload type, a payload. Signatures are the caller's.
+func ParseEnvelope(b []byte, payloadType string) (*Envelope, error) {
 	if len(b) == 0 {
 		return nil, fail(CheckEnvelope, verdict.MsgAnnounceEmpty)
 	}
 	if len(b) > MaxEnvelope {
 		return nil, fail(CheckEnvelope, verdict.MsgAnnounceTooLarge, len(b), MaxEnvelope)
+	}
+	// One reading of the signed bytes: a repeated member is one encoding/json
+	// reads as its last, another reader as its first.
+	if err := verdict.RepeatedMember(b); err != nil {
+		return nil, fail(CheckEnvelope, verdict.MsgAnnounceNotDSSE, err)
 	}
 	var env Envelope
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -214,8 +221,8 @@ func ParseEnvelope(b []byte) (*Envelope, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fail(CheckEnvelope, verdict.MsgAnnounceTrailing)
 	}
-	if env.PayloadType != PayloadType {
-		return nil, fail(CheckPayloadType, verdict.MsgAnnouncePayloadType, env.PayloadType, PayloadType)
+	if env.PayloadType != payloadType {
+		return nil, fail(CheckPayloadType, verdict.MsgAnnouncePayloadType, env.PayloadType, payloadType)
 	}
 	if len(env.Payload) == 0 {
 		return nil, fail(CheckPayload, verdict.MsgAnnounceMissing)
@@ -249,7 +256,7 @@ func Check(leaf []byte) error {
 // proved) ann, as the package documentation describes. Errors are *Error
 // and wrap ErrBad.
 func CheckRecord(ann *record.KeyAnnouncement) error {
-	env, err := ParseEnvelope(ann.Attestation)
+	env, err := ParseEnvelope(ann.Attestation, PayloadType)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package announce_test
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
@@ -214,7 +215,7 @@ func FuzzParseEnvelope(f *testing.F) {
 	f.Add([]byte(`{"payload":"","payloadType":"","signatures":null} {}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		env, err := announce.ParseEnvelope(b)
+		env, err := announce.ParseEnvelope(b, announce.PayloadType)
 		if err != nil {
 			var ae *announce.Error
 			if !errors.As(err, &ae) || !errors.Is(err, announce.ErrBad) {
@@ -230,7 +231,7 @@ func FuzzParseEnvelope(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := announce.ParseEnvelope(b2)
+		again, err := announce.ParseEnvelope(b2, announce.PayloadType)
 		if err != nil || !reflect.DeepEqual(again, env) {
 			t.Fatalf("envelope does not round-trip: %v\n%+v\n%+v", err, env, again)
 		}
@@ -335,13 +336,34 @@ func TestParseEnvelopeTrailing(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := r.(*record.KeyAnnouncement).Attestation
-	if _, err := announce.ParseEnvelope(append(append([]byte(nil), env...), " \n"...)); err != nil {
+	if _, err := announce.ParseEnvelope(append(append([]byte(nil), env...), " \n"...), announce.PayloadType); err != nil {
 		t.Fatalf("white space after the envelope: %v", err)
 	}
 	for _, junk := range []string{"}", "]", " {}", "x"} {
-		if _, err := announce.ParseEnvelope(append(append([]byte(nil), env...), junk...)); err == nil {
+		if _, err := announce.ParseEnvelope(append(append([]byte(nil), env...), junk...), announce.PayloadType); err == nil {
 			t.Errorf("envelope followed by %q accepted", junk)
 		}
+	}
+}
+
+// TestParseEnvelopeRepeated: a member given twice is refused (encoding/json
+// reads the last, another reader the first: two readings of signed bytes),
+// and the payload type is the caller's.
+func TestParseEnvelopeRepeated(t *testing.T) {
+	r, err := record.Parse(makeAnnouncement(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := r.(*record.KeyAnnouncement).Attestation
+	twice := bytes.Replace(env, []byte(`{"payload"`), []byte(`{"payloadType":"x","payload"`), 1)
+	if bytes.Equal(twice, env) {
+		t.Fatalf("envelope %s does not start with its payload", env)
+	}
+	if _, err := announce.ParseEnvelope(twice, announce.PayloadType); err == nil || !strings.Contains(err.Error(), "payloadType") {
+		t.Errorf("repeated payloadType: %v", err)
+	}
+	if _, err := announce.ParseEnvelope(env, "application/other"); err == nil {
+		t.Error("another payload type accepted")
 	}
 }
 

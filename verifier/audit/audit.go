@@ -746,6 +746,7 @@ type auditor struct {
 	drawn     map[string]firstLeaf  // every draw drawn → its draw
 	freezes   map[string]frozenDraw // draws frozen, not drawn yet
 	kinds     map[record.Kind]int
+	attKeys   attestationKeys               // the reading goroutine's
 	given     []*givenRules                 // Config.Rules, parsed, in the order given
 	rules     map[string]*givenRules        // Config.Rules by hash
 	ruled     map[string]ruledFreeze        // draws frozen under rules given, not checked yet
@@ -831,6 +832,7 @@ func (a *auditor) add(index uint64, leaf []byte) {
 	a.timed(index, r)
 	switch x := r.(type) {
 	case *record.KeyAnnouncement:
+		a.attKeys.announced(x)
 		for _, k := range x.Keys {
 			if k.Use != "vrf" {
 				continue
@@ -959,6 +961,8 @@ func (a *auditor) add(index uint64, leaf []byte) {
 			return
 		}
 		p.next, a.touched = mark{}, p
+	case *record.Attestation:
+		a.attestation(index, x)
 	case *record.PromoFreeze:
 		// A draw is frozen once: a second freeze would let the appliance
 		// draw again (a re-roll) or swap the list or commitment drawn on.
@@ -1416,6 +1420,7 @@ func (a *auditor) finish() {
 		a.checkRules(r, time.Time{})
 	}
 	a.report(verdict.CheckPromotions, verdict.M(verdict.MsgDrawsOK, a.counts["promo-ok"]))
+	a.attestationsReport()
 	a.rulesFacts()
 	a.manifestFacts()
 	a.res.Stats.check(v)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"tirage.fr/tirage/attestations"
+	"tirage.fr/tirage/attestations/attestationstest"
 	"tirage.fr/tirage/verifier/audit"
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/qod"
@@ -357,8 +359,21 @@ func TestAuditTimeOrder(t *testing.T) {
 		m.end(t, at)
 		// Records made ahead and logged later (an announcement made by
 		// rngctl keys init, a freeze sent again) are not compared.
-		a.Append(mustFormat(t, &record.Attestation{Time: at.Add(-48 * time.Hour), Subject: "qod/paytable",
-			Type: "https://in-toto.io/Statement/v1", Digest: sha256.Sum256(nil), Key: "log-ed25519"}))
+		// (The attestation's key is announced: the audit checks it.)
+		att, err := attestationstest.New(3, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := attestations.NewPaytableStatement()
+		if err != nil {
+			t.Fatal(err)
+		}
+		env, err := att.Sign(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Append(att.Announcement)
+		a.Append(mustFormat(t, attestations.NewRecord(at.Add(-48*time.Hour), att.KeyID, env, st)))
 		a.Now = a.Now.Add(time.Minute)
 		play(t, a, "after", 1)
 		want(t, a, verdict.CheckRecord, verdict.StatusPass)

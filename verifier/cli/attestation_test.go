@@ -174,7 +174,7 @@ func TestAttestationCommand(t *testing.T) {
 	// In French.
 	code, out, errs := run(t, "attestation", badFigure, "--attestation-key", ann, "--lang", "fr")
 	if code != ExitFail || !strings.HasPrefix(out, "contrôlé : attestation ") ||
-		!regexp.MustCompile(`\[MANQUEMENT\] predicate +predicate — tiers\[1\]\.triple : attesté 86/970, le règlement donne 86/969`).MatchString(out) ||
+		!regexp.MustCompile(`\[MANQUEMENT\] predicate +contenu attesté — tiers\[1\]\.triple : attesté 86/970, le règlement donne 86/969`).MatchString(out) ||
 		!strings.Contains(errs, "MANQUEMENT PROUVÉ, vérification predicate") {
 		t.Errorf("French: exit %d\n%s%s", code, out, errs)
 	}

@@ -89,6 +89,9 @@ func runCertificate(env Env) int {
 	if err != nil {
 		return c.usageErr(env, verdict.M(verdict.MsgCLIReadCert, receipt.Cause(fileErr(err))))
 	}
+	if c.otherCommand(env, file, pos[0]) {
+		return ExitUsage
+	}
 	var cert struct {
 		Draw         string   `json:"draw"`
 		LogKeys      []string `json:"log_keys"`

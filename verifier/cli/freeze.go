@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 
@@ -13,19 +12,6 @@ import (
 func init() {
 	register("freeze", verdict.MsgCmdFreeze, runFreeze)
 }
-
-// docFreezeReceipt is the verdict's kind for a freeze receipt.
-const docFreezeReceipt = "freeze-receipt"
-
-// freezeChecks are promo.VerifyFreezeReceipt's checks in the order it runs
-// them; listChecks follow them when the entrant list is given.
-var (
-	freezeChecks = []string{
-		promo.CheckReceiptFormat, promo.CheckCheckpoint, promo.CheckFreezeRecord, promo.CheckFreezeInclusion,
-		promo.CheckRules, promo.CheckReceiptFields,
-	}
-	listChecks = []string{promo.CheckEntrantList, promo.CheckEntrantRoot, promo.CheckEntrantsFile}
-)
 
 // runFreeze is rngverify freeze FILE [--entrants LIST]: the bailiff checks
 // the receipt the appliance gave at a promotion's freeze.
@@ -60,7 +46,7 @@ func runFreeze(env Env) int {
 			return c.usageErr(env, verdict.M(verdict.MsgCLIReadEntrants, receipt.Cause(fileErr(err))))
 		}
 		if list, err = promo.ParseEntrantList(b); err != nil {
-			v := verdict.New(docFreezeReceipt, verdict.MsgSubjectFreezeReceipt)
+			v := verdict.New(receipt.DocFreezeReceipt, verdict.MsgSubjectFreezeReceipt)
 			v.Fail(promo.CheckEntrantList, verdict.MsgColon, *entrants, receipt.Cause(err))
 			return c.report(env, v, nil)
 		}
@@ -70,71 +56,8 @@ func runFreeze(env Env) int {
 	if err != nil {
 		return c.usageErr(env, verdict.M(verdict.MsgCLIReadFreeze, receipt.Cause(fileErr(err))))
 	}
-	return c.report(env, verifyFreeze(file, list, a), nil)
-}
-
-// verifyFreeze verifies a freeze receipt (promo.VerifyFreezeReceipt) as a
-// verdict naming each of its checks; with the draw's entrant list, the
-// bailiff's checks too. The log keys must be anchored (a key given, or a
-// pinned fingerprint of one of the receipt's keys), as for a certificate:
-// without an anchor the log-key check fails, and the other checks run
-// with the receipt's own keys so that the user still sees them. A receipt
-// is a file anyone can edit, so every failure is of the ordinary class
-// (NOT VERIFIED): nothing in it is proof against the appliance.
-func verifyFreeze(file []byte, list *promo.EntrantList, a receipt.Anchors) *verdict.Verdict {
-	v := verdict.New(docFreezeReceipt, verdict.MsgSubjectFreezeReceipt)
-	var probe struct {
-		Draw    string   `json:"draw"`
-		LogKeys []string `json:"log_keys"`
+	if c.otherCommand(env, file, pos[0]) {
+		return ExitUsage
 	}
-	json.Unmarshal(file, &probe)
-	if probe.Draw != "" {
-		v.SetSubject(verdict.MsgSubjectFreeze, probe.Draw)
-	}
-	logKeys := a.TrustedLogKeyTexts(probe.LogKeys)
-	if len(logKeys) == 0 {
-		v.Fail(verdict.CheckLogKey, verdict.MsgNoTrustedLogKeyCert)
-	} else {
-		v.Pass(verdict.CheckLogKey, verdict.MsgKeyCount, len(logKeys))
-	}
-	checks := freezeChecks
-	if list != nil {
-		checks = append(append([]string(nil), checks...), listChecks...)
-	}
-	res, err := promo.VerifyFreezeReceipt(file, list, promo.Anchors{LogKeys: logKeys, Reserves: -1})
-	failed := ""
-	var ce *promo.CheckError
-	if errors.As(err, &ce) {
-		failed = ce.Check
-	} else if err != nil {
-		failed = promo.CheckReceiptFormat
-		ce = &promo.CheckError{Check: failed, Err: err}
-	}
-	reached := true
-	for _, c := range checks {
-		switch {
-		case !reached:
-			v.Skip(c, verdict.MsgNotReached)
-		case c == failed:
-			reached = false
-			v.Fail(c, verdict.MsgSame, receipt.CheckErrorMsg(ce))
-		default:
-			v.Pass(c, verdict.NoDetail)
-		}
-	}
-	if list == nil {
-		v.Skip(promo.CheckEntrantRoot, verdict.MsgPublicOnly)
-	}
-	if res != nil {
-		f := res.Freeze
-		v.Fact("draw", verdict.MsgDrawFact, res.Draw, f.Count)
-		v.FactNamed(verdict.M(verdict.MsgFreezeFactFrozenAt), verdict.MsgSame, promo.FormatTime(f.Time))
-		v.Fact("leaf hash", verdict.MsgSame, res.LeafHash)
-		v.Fact("log", verdict.MsgFreezeFactLog, res.Index, res.LogOrigin, res.TreeSize)
-		if res.EntrantsFile != "" {
-			v.FactNamed(verdict.M(verdict.MsgFreezeFactList), verdict.MsgSha256, res.EntrantsFile)
-		}
-		v.FactNamed(verdict.M(verdict.MsgFreezeFactReceipt), verdict.MsgSha256, promo.Fingerprint(file))
-	}
-	return v
+	return c.report(env, receipt.VerifyFreeze(file, list, a), nil)
 }

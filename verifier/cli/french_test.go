@@ -68,7 +68,7 @@ func TestFrenchReasons(t *testing.T) {
 	}
 	smallSPKI, _ := x509.MarshalPKIXPublicKey(&small.PublicKey)
 	edPub := ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize)).Public()
-	envelope := func(s string) error { return second(announce.ParseEnvelope([]byte(s))) }
+	envelope := func(s string) error { return second(announce.ParseEnvelope([]byte(s), announce.PayloadType)) }
 	// A key announcement whose one signing key has public key pub: it fails
 	// on that key, before any signature is checked.
 	signingKey := func(suite string, pub []byte) error {

@@ -58,19 +58,8 @@ func runDocument(env Env, name string, usage verdict.MsgID, verify func([]byte, 
 		c.conclude(env, verdict.MsgCLICouldntRead, name, pos[0], receipt.Cause(fileErr(err)))
 		return ExitUsage
 	}
-	// The other command's document (GetReceipts' output given to game,
-	// say): say which command reads it.
-	switch receipt.Detect(b) {
-	case receipt.DocTranscript:
-		if name != "game" {
-			c.conclude(env, verdict.MsgCLIUnreadable, name, verdict.M(verdict.MsgCLIUseGame, pos[0]))
-			return ExitUsage
-		}
-	case receipt.DocReceipt:
-		if name != "receipt" {
-			c.conclude(env, verdict.MsgCLIUnreadable, name, verdict.M(verdict.MsgCLIUseReceipt, pos[0]))
-			return ExitUsage
-		}
+	if c.otherCommand(env, b, pos[0]) {
+		return ExitUsage
 	}
 	if f != nil {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -78,6 +67,33 @@ func runDocument(env Env, name string, usage verdict.MsgID, verify func([]byte, 
 		a.Consistency = onlineConsistency(ctx, f)
 	}
 	return c.report(env, verify(b, a), nil)
+}
+
+// documentCommands: the command that checks each kind of document
+// receipt.Detect names, and the hint that names it.
+var documentCommands = map[string]struct {
+	name string
+	use  verdict.MsgID
+}{
+	receipt.DocReceipt:       {"receipt", verdict.MsgCLIUseReceipt},
+	receipt.DocTranscript:    {"game", verdict.MsgCLIUseGame},
+	receipt.DocCertificate:   {"certificate", verdict.MsgCLIUseCert},
+	receipt.DocFreezeReceipt: {"freeze", verdict.MsgCLIUseFreeze},
+	receipt.DocAttestation:   {"attestation", verdict.MsgCLIUseAttest},
+}
+
+// otherCommand reports whether b (read from file) is a document that
+// another command than c's checks (GetReceipts' output given to game, a
+// certificate given to freeze, say), having then said which one, as an
+// unreadable input (exit 2). A document of no known kind is left to c's
+// own parser, which says what is wrong with it.
+func (c *common) otherCommand(env Env, b []byte, file string) bool {
+	d, ok := documentCommands[receipt.Detect(b)]
+	if !ok || d.name == c.name {
+		return false
+	}
+	c.conclude(env, verdict.MsgCLIUnreadable, c.name, verdict.M(d.use, file))
+	return true
 }
 
 // onlineConsistency is receipt.Anchors.Consistency over the log's tiles,

@@ -159,14 +159,7 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 		checks = append(append([]string(nil), checks...), promo.CheckEntrantList, promo.CheckEntrantRoot)
 	}
 	res, err := promo.Verify(file, list, anchors)
-	failed := ""
-	var ce *promo.CheckError
-	if errors.As(err, &ce) {
-		failed = ce.Check
-	} else if err != nil {
-		failed = promo.CheckFormat
-		ce = &promo.CheckError{Check: failed, Err: err}
-	}
+	failed, ce := failedCheck(err, promo.CheckFormat)
 	reached := true
 	for _, c := range checks {
 		switch {
@@ -285,4 +278,18 @@ func CertificateAgainst(v *verdict.Verdict, file []byte, lists map[string]*promo
 func BeaconUnannounced(v *verdict.Verdict) bool {
 	c := v.Find(promo.CheckBeacon)
 	return c != nil && c.Status == verdict.StatusSkip && c.Message != nil && c.Message.ID == verdict.MsgReceiptBeaconNone
+}
+
+// failedCheck is the check a promo verification failed (err a
+// *promo.CheckError naming it; another error fails the document's format
+// check, format) and its error; "" and nil when err is nil.
+func failedCheck(err error, format string) (string, *promo.CheckError) {
+	var ce *promo.CheckError
+	switch {
+	case errors.As(err, &ce):
+		return ce.Check, ce
+	case err != nil:
+		return format, &promo.CheckError{Check: format, Err: err}
+	}
+	return "", nil
 }

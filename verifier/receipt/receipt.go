@@ -201,16 +201,29 @@ const (
 	DocEntrants    = "entrants"
 	DocLogKeys     = "log-keys"
 	DocKeyRecord   = "key-record" // the log's key announcement record (its keys' fingerprints can be pinned)
+	// DocFreezeReceipt: a promotion's freeze receipt (promo.FreezeReceipt).
+	DocFreezeReceipt = "freeze-receipt"
+	// DocAttestation: an attestation, a DSSE envelope (its "payloadType")
+	// or the attestation log record embedding one.
+	DocAttestation = "attestation"
 )
 
 // Detect names the kind of document in b ("" when unknown): a receipt (or
 // the daemon's GetReceipts reply), a transcript (or its GetTranscript
-// reply), a promotion certificate, a promotion entrant list, a file of log
-// verifier keys, or the log's key announcement record.
+// reply), a promotion certificate, a promotion's freeze receipt, an
+// attestation (envelope or record), a promotion entrant list, a file of
+// log verifier keys, or the log's key announcement record. It reads only
+// enough to tell them apart, so that a document edited or damaged is
+// still named by its kind, for its verifier to say what is wrong with it
+// (and rngverify to name the command that reads it).
 func Detect(b []byte) string {
 	var probe struct {
-		Type       string          `json:"type"`
-		DrawRecord json.RawMessage `json:"draw_record"`
+		Type        string          `json:"type"`
+		DrawRecord  json.RawMessage `json:"draw_record"`
+		Freeze      json.RawMessage `json:"freeze"`
+		LeafHash    json.RawMessage `json:"freeze_leaf_hash"`
+		PayloadType json.RawMessage `json:"payloadType"`
+		Kind        json.RawMessage `json:"kind"`
 	}
 	t := bytes.TrimSpace(b)
 	if len(t) > 0 && t[0] == '{' {
@@ -232,6 +245,10 @@ func Detect(b []byte) string {
 			return DocTranscript
 		case probe.DrawRecord != nil:
 			return DocCertificate
+		case probe.Freeze != nil || probe.LeafHash != nil: // a certificate has a freeze too
+			return DocFreezeReceipt
+		case probe.PayloadType != nil || string(probe.Kind) == `"`+string(record.KindAttestation)+`"`:
+			return DocAttestation
 		}
 		if r, err := record.Parse(t); err == nil && r.Kind() == record.KindKey {
 			return DocKeyRecord

@@ -486,14 +486,18 @@ func (r *PromoDraw) validate() error {
 
 // Attestation logs the digest of a signed statement (an in-toto statement in
 // a DSSE envelope: the paytable and its PAR report, health-test history,
-// statistical test reports, build provenance).
+// statistical test reports, build provenance). Req and ReqDigest identify
+// the operator's call that logged it (rngctl attest log), as in Emission;
+// attestations logged before they existed have none.
 type Attestation struct {
 	Time      time.Time `rec:"time"`
-	Subject   string    `rec:"subject"`             // what is attested, e.g. "qod/paytable"
-	Type      string    `rec:"type"`                // the statement's predicate type URI
-	Digest    [32]byte  `rec:"digest"`              // SHA-256 of the envelope
-	Key       string    `rec:"key"`                 // the signing key's id (announced)
-	Statement []byte    `rec:"statement,omitempty"` // the envelope itself, when small enough to log
+	Subject   string    `rec:"subject"`              // what is attested, e.g. "qod/paytable"
+	Type      string    `rec:"type"`                 // the statement's predicate type URI
+	Digest    [32]byte  `rec:"digest"`               // SHA-256 of the envelope
+	Key       string    `rec:"key"`                  // the signing key's id (announced)
+	Statement []byte    `rec:"statement,omitempty"`  // the envelope itself, when small enough to log
+	Req       [32]byte  `rec:"req,omitempty"`        // RequestID of the call that sealed this record
+	ReqDigest [32]byte  `rec:"req_digest,omitempty"` // that call's content digest
 }
 
 // Kind implements Record.
@@ -505,6 +509,9 @@ func (r *Attestation) validate() error {
 	}
 	if len(r.Statement) > 0 && sha256.Sum256(r.Statement) != r.Digest {
 		return verdict.Errorf(verdict.MsgRecordDigest)
+	}
+	if err := checkRequest(r.Req, r.ReqDigest); err != nil {
+		return err
 	}
 	return checkTime("time", r.Time)
 }

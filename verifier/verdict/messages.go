@@ -404,6 +404,9 @@ const (
 	MsgCLICouldntRead  MsgID = "cli-couldnt-read"
 	MsgCLIUseGame      MsgID = "cli-use-game"
 	MsgCLIUseReceipt   MsgID = "cli-use-receipt"
+	MsgCLIUseCert      MsgID = "cli-use-certificate"
+	MsgCLIUseFreeze    MsgID = "cli-use-freeze"
+	MsgCLIUseAttest    MsgID = "cli-use-attestation"
 
 	// Entrant lists (promo.ParseEntrantList, verdict.Errorf in promo).
 	MsgListHeader       MsgID = "list-header"
@@ -1563,8 +1566,8 @@ var messages = map[MsgID]text{
 		"rngverify %s : %s"},
 
 	// The browser page.
-	MsgNotTirageFile: {"not a Tirage receipt, transcript (or rngd's GetReceipts or GetTranscript reply), certificate, entrant list or log key file",
-		"ce n'est ni un reçu, ni une transcription (ni une réponse GetReceipts ou GetTranscript de rngd), ni un certificat, ni une liste de participants, ni un fichier de clé de journal Tirage"},
+	MsgNotTirageFile: {"not a Tirage receipt, transcript (or rngd's GetReceipts or GetTranscript reply), certificate, freeze receipt, attestation, entrant list or log key file",
+		"ce n'est ni un reçu, ni une transcription (ni une réponse GetReceipts ou GetTranscript de rngd), ni un certificat, ni un reçu de gel, ni une attestation, ni une liste de participants, ni un fichier de clé de journal Tirage"},
 
 	// rngverify's one-line conclusion on stderr.
 	MsgCLIUnreadable: {"rngverify %s: unreadable input: %s",
@@ -1599,6 +1602,12 @@ var messages = map[MsgID]text{
 		"%s est une transcription de partie (ou une réponse GetTranscript de rngd) : vérifiez-la avec rngverify game"},
 	MsgCLIUseReceipt: {"%s is a receipt (or rngd's GetReceipts reply): check it with rngverify receipt",
 		"%s est un reçu (ou une réponse GetReceipts de rngd) : vérifiez-le avec rngverify receipt"},
+	MsgCLIUseCert: {"%s is a promotion draw certificate: check it with rngverify certificate",
+		"%s est un certificat de tirage promotionnel : vérifiez-le avec rngverify certificate"},
+	MsgCLIUseFreeze: {"%s is a promotion's freeze receipt: check it with rngverify freeze",
+		"%s est le reçu de gel d'une opération promotionnelle : vérifiez-le avec rngverify freeze"},
+	MsgCLIUseAttest: {"%s is an attestation (a DSSE envelope or an attestation record): check it with rngverify attestation",
+		"%s est une attestation (enveloppe DSSE ou enregistrement d'attestation) : vérifiez-la avec rngverify attestation"},
 	MsgCLICouldntRead: {"rngverify %s: couldn't read %s: %s",
 		"rngverify %s : impossible de lire %s : %s"},
 
@@ -2487,6 +2496,8 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"l'empreinte %s de l'enregistrement est le SHA-256 de l'enveloppe ; son sujet, son type et sa clé sont ceux de la déclaration"},
 	MsgAttestKeyUnknown: {"signed by key %q, which is not an attestation key of the announcements given (%s)",
 		"signée par la clé « %s », qui n'est pas une clé d'attestation des annonces fournies (%s)"},
+	MsgAttestNoAnnouncement: {"signed by key %q, but no key announcement given announces an attestation key: give the appliance's key announcement record (the log's first record)",
+		"signée par la clé « %s », mais aucune annonce de clés fournie n'annonce de clé d'attestation : fournissez l'enregistrement d'annonce des clés de l'appareil (le premier du journal)"},
 	MsgAttestKeyNotPinned: {"key %s (fingerprint %s) is not pinned",
 		"la clé %s (empreinte %s) n'est pas épinglée"},
 	MsgAttestKeyOK: {"key %s, announced for attestations (fingerprint %s)",
@@ -2517,6 +2528,11 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"enveloppe"},
 	MsgAttestSubjectValue: {"%s sha256:%s",
 		"%s sha256:%s"},
+	// rngverify audit: the log's attestation records.
+	MsgAttestAuditKey: {"attestation signed by key %q, which is not an attestation key the log announced before it",
+		"attestation signée par la clé « %s », qui n'est pas une clé d'attestation annoncée plus tôt dans le journal"},
+	MsgAttestAuditOK: {"%d attestation records: %d checked in full (key, signature, statement, predicate), %d by their key only (the record embeds no envelope: check the one published beside the log with rngverify attestation)",
+		"%d enregistrements d'attestation : %d vérifiés entièrement (clé, signature, déclaration, prédicat), %d par leur clé seulement (l'enregistrement ne contient pas l'enveloppe : vérifiez celle publiée à côté du journal avec rngverify attestation)"},
 	// rngverify freeze: a promotion's freeze receipt (promo.VerifyFreezeReceipt).
 	MsgFreezeNotReceipt: {"not a freeze receipt: %w",
 		"ce n'est pas un reçu de gel : %w"},
@@ -2563,6 +2579,7 @@ const (
 	MsgAttestRecordOK       MsgID = "attest-record-ok"
 	MsgAttestKeyUnknown     MsgID = "attest-key-unknown"
 	MsgAttestKeyNotPinned   MsgID = "attest-key-not-pinned"
+	MsgAttestNoAnnouncement MsgID = "attest-no-announcement"
 	MsgAttestKeyOK          MsgID = "attest-key-ok"
 	MsgAttestSigOK          MsgID = "attest-sig-ok"
 	MsgAttestStatementOK    MsgID = "attest-statement-ok"
@@ -2577,6 +2594,8 @@ const (
 	MsgAttestFactSubject    MsgID = "attest-fact-subject"
 	MsgAttestFactEnvelope   MsgID = "attest-fact-envelope"
 	MsgAttestSubjectValue   MsgID = "attest-subject-value"
+	MsgAttestAuditKey       MsgID = "attest-audit-key"
+	MsgAttestAuditOK        MsgID = "attest-audit-ok"
 )
 
 // rngverify freeze's message ids.

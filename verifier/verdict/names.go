@@ -101,6 +101,26 @@ var titles = map[string][2]text{
 		{"What the freeze receipt shows (count, root, commitment, reserves, beacon, time, rules, leaf hash) is what the logged freeze record says.", "Ce qu'affiche le reçu de gel (nombre, racine, engagement, suppléants, balise, heure, règlement, empreinte de la feuille) est ce que dit l'enregistrement du gel journalisé."}},
 	"entrants-sha256": {{"entrant list file", "fichier de la liste"},
 		{"The entrant list given is the very file whose SHA-256 the freeze receipt gives.", "La liste des participants fournie est exactement le fichier dont le reçu de gel donne le SHA-256."}},
+
+	// Attestations (rngverify attestation, docs/attestations.md; "attestations": rngverify audit).
+	"envelope": {{"envelope", "enveloppe"},
+		{"The record embeds a DSSE envelope of an in-toto statement, read strictly.", "L'enregistrement contient une enveloppe DSSE d'une déclaration in-toto, lue strictement."}},
+	"attestation-key": {{"attestation key", "clé d'attestation"},
+		{"The envelope is signed by a key the appliance announced for attestations (and pinned, if you pinned one).", "L'enveloppe est signée par une clé que l'appareil a annoncée pour les attestations (et épinglée, si vous en avez épinglé une)."}},
+	"attestation-signature": {{"attestation signature", "signature de l'attestation"},
+		{"The DSSE signature verifies under that key: the appliance said what the statement says.", "La signature DSSE se vérifie sous cette clé : l'appareil a bien dit ce que dit la déclaration."}},
+	"statement": {{"statement", "déclaration"},
+		{"The signed payload is a canonical in-toto statement of a type this verifier reads.", "Le contenu signé est une déclaration in-toto canonique d'un type que ce vérificateur sait lire."}},
+	"predicate": {{"what is attested", "contenu attesté"},
+		{"Paytable: every figure is the one the game's rules give; build: the statement is well formed.", "Barème : chaque chiffre est celui que donne le règlement du jeu ; version : la déclaration est bien formée."}},
+	"build-keys": {{"build keys", "clés de la version"},
+		{"Every key the build attestation lists is announced, with its use and fingerprint.", "Chaque clé que cite l'attestation de version est annoncée, avec son usage et son empreinte."}},
+	"config-digest": {{"configuration file", "fichier de configuration"},
+		{"The configuration file given has the SHA-256 the build attestation gives.", "Le fichier de configuration fourni a le SHA-256 que donne l'attestation de version."}},
+	"binary-digest": {{"executable", "exécutable"},
+		{"The rngd executable given has the SHA-256 the build attestation gives.", "L'exécutable rngd fourni a le SHA-256 que donne l'attestation de version."}},
+	"attestations": {{"attestations", "attestations"},
+		{"Every attestation in the log is signed by an announced attestation key and says what the rules give.", "Chaque attestation du journal est signée par une clé d'attestation annoncée et dit ce que donne le règlement."}},
 }
 
 // Title is the short title of a check in lang ("fr" or "en"); the name itself

@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/web"
 )
 
@@ -475,4 +476,93 @@ func TestBrowserPageFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	failed("the verifier stopped", "Le vérificateur n'a pas pu démarrer ou s'est arrêté", "Go program has already exited")
+}
+
+// TestBrowserPageFreezeAndAttestation: in headless Chromium, a freeze
+// receipt with its draw's entrant list and its log key pinned, and a
+// paytable attestation with the appliance's key announcement in zone 1,
+// pass; an edited copy of each fails the check that sees it. Without the
+// list and the announcement, the page says what to give, in English and
+// French, and the attestation fails its key check.
+func TestBrowserPageFreezeAndAttestation(t *testing.T) {
+	dir := t.TempDir()
+	page := buildPage(t, dir)
+	docs := filepath.Join(dir, "docs")
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	put := func(name string, b []byte) string {
+		p := filepath.Join(docs, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	file, rc, lk := freezeFixture(t)
+	edited := rc
+	edited.Count++
+	p := newPaytable(t, 11)
+	a, env, envEdited := p.a, p.env, p.edited
+	freeze, freezeEdited := put("freeze.json", file), put("freeze-edited.json", promo.FreezeReceiptJSON(&edited))
+	entrants := put("entrants.txt", readFile(t, freezeEntrantsFile))
+	att, attEdited := put("paytable.dsse.json", env), put("edited.dsse.json", envEdited)
+	ann := put("announcement.json", a.Announcement)
+
+	ctx := startBrowser(t, dir)
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+filepath.Join(page, "index.html"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`window.tirageReady === true`, chromedp.WithPollingTimeout(2*time.Minute))); err != nil {
+		t.Fatalf("the page did not load its verifier: %v", err)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Click("#lang-en"),
+		chromedp.SendKeys("#pins", lk.Fingerprint()),
+		chromedp.SetUploadFiles("#anchors", []string{ann}),
+		chromedp.SetUploadFiles("#files", []string{freeze, entrants, freezeEdited, att, attEdited}),
+	); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct{ verdict, check, status string }{
+		"freeze.json":        {"pass", "entrants-sha256", "pass"},
+		"freeze-edited.json": {"fail", "receipt-fields", "fail"},
+		"paytable.dsse.json": {"pass", "predicate", "pass"},
+		"edited.dsse.json":   {"fail", "attestation-signature", "fail"},
+	}
+	for _, d := range read(t, ctx, 4) {
+		w, ok := want[d.File]
+		if !ok || d.Verdict != w.verdict || d.Checks[w.check] != w.status {
+			t.Errorf("%s: verdict %s, %s %s; want %+v (%s)", d.File, d.Verdict, w.check, d.Checks[w.check], w, d.Summary)
+		}
+	}
+	// Neither the list nor the announcement: the page says to give them.
+	if err := chromedp.Do(ctx,
+		chromedp.Click("#clear-anchors"),
+		chromedp.Click("#clear"),
+		chromedp.SetUploadFiles("#files", []string{freeze, att}),
+	); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range read(t, ctx, 2) {
+		if d.File == "freeze.json" && (d.Verdict != "pass" || d.Checks["entrant-root"] != "skip") ||
+			d.File == "paytable.dsse.json" && (d.Verdict != "fail" || d.Checks["attestation-key"] != "fail") {
+			t.Errorf("without the list and the announcement: %+v", d)
+		}
+	}
+	for _, c := range []struct{ lang, entrants, announcement string }{
+		{"en", "drop this draw's entrant list among the documents", "Drop the appliance's key announcement"},
+		{"fr", "déposez aussi parmi les documents la liste des participants", "Déposez en 1 l'annonce des clés de l'appareil"},
+	} {
+		if err := chromedp.Do(ctx, chromedp.Click("#lang-"+c.lang)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.documentElement.lang === "`+c.lang+`" && document.querySelectorAll("#results section[data-note]").length === 2`, chromedp.WithPollingTimeout(time.Minute))); err != nil {
+			t.Fatalf("%s: the notes are not shown: %v", c.lang, err)
+		}
+		for sel, w := range map[string]string{`#results section[data-note="entrants-missing"] .note`: c.entrants, `#results section[data-note="announcement-missing"] .note`: c.announcement} {
+			if note, err := chromedp.Run(ctx, chromedp.Text(sel)); err != nil || !strings.Contains(note, w) {
+				t.Errorf("%s: %s is %q (%v), want %q", c.lang, sel, note, err, w)
+			}
+		}
+	}
 }

@@ -24,6 +24,14 @@ func FuzzVerify(f *testing.F) {
 	}
 	f.Add([]byte("tirage promotion entrants v1\n"), []byte("{}"), "12ab "+b.logPin, []byte("x: [\n"))
 	f.Add(readFile(f, "../cli/testdata/promo-certificate.json"), b.vkey, "", rules)
+	// A freeze receipt (its log key as the anchor) and an attestation (the
+	// announcement as an anchor; among the documents, it trusts nothing).
+	freeze, rc, _ := freezeFixture(f)
+	f.Add(freeze, []byte(rc.LogKeys[0]+"\n"), "", []byte(nil))
+	f.Add(readFile(f, freezeEntrantsFile), []byte(rc.LogKeys[0]+"\n"), "", []byte(nil))
+	p := newPaytable(f, 3)
+	f.Add(p.env, p.a.Announcement, "", []byte(nil))
+	f.Add(p.a.Announcement, p.a.Announcement, "", []byte(nil))
 	// rngd's replies as grpcurl prints them, and pins as rngctl does.
 	for _, name := range []string{"transcript-reply.json", "receipts-reply.json"} {
 		d, err := os.ReadFile("../cli/testdata/rngd/" + name)

@@ -1,9 +1,10 @@
 // Package web is the logic of rngverify's offline browser page: the files
-// a user drops (receipts, transcripts, promotion certificates, entrant lists)
-// are recognised, verified with the same core as the command line, and
-// rendered as localized checks for the page to show. It does no I/O;
-// verifier/web/wasm bridges it to JavaScript, and static/index.html is the
-// page (scripts/wasm.sh assembles bin/verifier-web/).
+// a user drops (receipts, transcripts, promotion certificates and freeze
+// receipts, entrant lists, attestations) are recognised, verified with the
+// same core as the command line, and rendered as localized checks for the
+// page to show. It does no I/O; verifier/web/wasm bridges it to
+// JavaScript, and static/index.html is the page (scripts/wasm.sh assembles
+// bin/verifier-web/).
 //
 // Trust on the page comes only from what the user gives as such, apart
 // from the documents to check: the operator's key files (the log key file
@@ -26,6 +27,17 @@
 // another operation than the rules is verified as without them, the page
 // naming both operations (NoteRulesOtherOperation): a bailiff may drop
 // several operations' certificates with one operation's rules.
+//
+// A promotion's freeze receipt is checked as by rngverify freeze: its log
+// keys anchored as a certificate's, and, when the draw's entrant list is
+// among the documents, the bailiff's checks too (rngverify freeze
+// --entrants); without it, NoteEntrantsMissing. An attestation is checked
+// as by rngverify attestation with the key announcements given as anchors
+// for --attestation-key: an announcement is trusted there, so its
+// attestation keys need no pin (those typed are the log's and VRF keys',
+// for the other documents); without one, NoteAnnouncementMissing. A build
+// attestation's configuration file and executable (--config, --binary)
+// are not taken by the page: NoteBuildFiles.
 package web
 
 import (
@@ -76,6 +88,18 @@ const (
 	// several operations with one operation's rules. Result.NoteDetail
 	// names both operations; the page says to give the certificate's own.
 	NoteRulesOtherOperation = "rules-other-operation"
+	// NoteEntrantsMissing: a freeze receipt whose draw's entrant list is
+	// not among the documents: its public checks only; the page says to
+	// drop the list (the bailiff's copy) for the bailiff's checks.
+	NoteEntrantsMissing = "entrants-missing"
+	// NoteAnnouncementMissing: an attestation checked with no anchor that
+	// announces an attestation key; the page says to give the appliance's
+	// key announcement as a trusted key.
+	NoteAnnouncementMissing = "announcement-missing"
+	// NoteBuildFiles: a build attestation, whose configuration file and
+	// executable digests the page does not check; the page names the
+	// command that does (rngverify attestation --config, --binary).
+	NoteBuildFiles = "build-files"
 )
 
 // docRules is the kind of the verdict on a refused rules file.
@@ -121,7 +145,8 @@ type Result struct {
 }
 
 // Verify verifies every document among docs (receipts, transcripts,
-// certificates, with the entrant lists among them; rngd's GetReceipts and
+// certificates, freeze receipts and attestations, with the entrant lists
+// among them; rngd's GetReceipts and
 // GetTranscript replies as grpcurl prints them too, a GetReceipts reply
 // giving one result per receipt). It trusts only
 // anchors — the operator's log key files and key announcement records,
@@ -141,10 +166,15 @@ type Result struct {
 // NoteRulesMissing. A file larger than rngverify reads (MaxDocument,
 // MaxEntrants, MaxKeyFile, MaxRules) is refused by name, with the limit,
 // as rngverify refuses it; an anchor so refused is NoteAnchorRefused.
+// A freeze receipt is checked with its draw's entrant list if one is among
+// docs (NoteEntrantsMissing if not); an attestation with the key
+// announcements among anchors (NoteAnnouncementMissing if none announces
+// an attestation key; NoteBuildFiles on a build attestation).
 func Verify(docs, anchors []File, pins string, rules *File) []Result {
 	// The game rules' time zone, as rngverify's default --tz (the page
 	// embeds the zone database: time/tzdata in wasm).
 	var a receipt.Anchors
+	var anns []*record.KeyAnnouncement // the anchors' key announcements, for attestations
 	if loc, err := time.LoadLocation("Europe/Paris"); err == nil {
 		a.Location = loc
 	}
@@ -167,7 +197,7 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 			out = append(out, Result{File: f.Name, Verdict: tooLarge("", verdict.CheckLogKey, f, MaxKeyFile, verdict.MsgLimitKeyFile), Note: NoteAnchorRefused})
 			continue
 		}
-		if err := trust(&a, f.Data); err != nil {
+		if err := trust(&a, &anns, f.Data); err != nil {
 			v := verdict.New(receipt.Detect(f.Data), verdict.MsgSame, f.Name)
 			v.Fail(verdict.CheckLogKey, verdict.MsgSame, receipt.Cause(err))
 			out = append(out, Result{File: f.Name, Verdict: v, Note: NoteAnchorRefused})
@@ -203,7 +233,7 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 				continue
 			}
 			lists[l.Draw] = l
-		case receipt.DocReceipt, receipt.DocTranscript, receipt.DocCertificate:
+		case receipt.DocReceipt, receipt.DocTranscript, receipt.DocCertificate, receipt.DocFreezeReceipt, receipt.DocAttestation:
 			checked = append(checked, f)
 		default:
 			v := verdict.New("", verdict.MsgSame, f.Name)
@@ -219,6 +249,20 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 			v = receipt.VerifyReceipt(f.Data, a)
 		case receipt.DocTranscript:
 			v = receipt.VerifyTranscript(f.Data, a)
+		case receipt.DocFreezeReceipt:
+			list := lists[receipt.FreezeDraw(f.Data)]
+			v = receipt.VerifyFreeze(f.Data, list, a)
+			if list == nil {
+				note = NoteEntrantsMissing
+			}
+		case receipt.DocAttestation:
+			v = receipt.VerifyAttestation(f.Data, f.Name, receipt.AttestationInputs{Announcements: anns})
+			switch {
+			case !slices.ContainsFunc(anns, func(k *record.KeyAnnouncement) bool { return len(receipt.AttestationKeys(k)) > 0 }):
+				note = NoteAnnouncementMissing
+			case v.Find(receipt.CheckBuildKeys) != nil:
+				note = NoteBuildFiles
+			}
 		default:
 			v = receipt.VerifyCertificate(f.Data, lists, a)
 			var err error
@@ -265,8 +309,10 @@ func refusedRules(f File) *Result {
 // trust adds to a the keys of an anchor file, as rngverify's --log-key
 // FILE: a key announcement record (JSON) must pass announce.Parse — every
 // key proved possession — before its keys are pinned and its VRF keys
-// trusted; anything else must be a log key file. Nothing is added on error.
-func trust(a *receipt.Anchors, b []byte) error {
+// trusted, and it is added to anns, as rngverify attestation's
+// --attestation-key; anything else must be a log key file. Nothing is
+// added on error.
+func trust(a *receipt.Anchors, anns *[]*record.KeyAnnouncement, b []byte) error {
 	t := bytes.TrimSpace(b)
 	if len(t) > 0 && t[0] == '{' {
 		if k := receipt.Detect(t); k != "" && k != receipt.DocKeyRecord {
@@ -276,6 +322,7 @@ func trust(a *receipt.Anchors, b []byte) error {
 		if err != nil {
 			return err
 		}
+		*anns = append(*anns, ka)
 		for _, k := range ka.Keys {
 			if k.Use != announce.UseVRF {
 				a.Pins = append(a.Pins, record.Hex(k.Fingerprint))

@@ -71,11 +71,11 @@ func TestVerify(t *testing.T) {
 		"en": {"game-tampered.json": {"NOT VERIFIED (nothing proven either way) — failed check «in the log» (inclusion): record 1 at index", "not proof of misbehaviour: record 2 (game_end) does not link to record 1", "(number 1, record 1): recorded good, β gives losing",
 			"game g-page record 2 (game_end): prev is not the leaf hash of record 1"},
 			"certificate-tampered.json": {"not proof of misbehaviour", "rank 1: "},
-			"junk.txt":                  {"not a Tirage receipt, transcript (or rngd's GetReceipts or GetTranscript reply), certificate, entrant list or log key file"}},
+			"junk.txt":                  {"not a Tirage receipt, transcript (or rngd's GetReceipts or GetTranscript reply), certificate, freeze receipt, attestation, entrant list or log key file"}},
 		"fr": {"game-tampered.json": {"NON VÉRIFIÉ", "ce n'est pas une preuve de manquement : l'enregistrement 2 (fin de partie) ne se rattache pas à l'enregistrement 1", "(numéro 1, enregistrement 1) : enregistré « bon numéro », β donne « numéro perdant »",
 			"partie g-page, enregistrement 2 (fin de partie) : le lien prev n'est pas l'empreinte de feuille de l'enregistrement 1"},
 			"certificate-tampered.json": {"ce n'est pas une preuve de manquement", "rang 1 : "},
-			"junk.txt":                  {"ce n'est ni un reçu, ni une transcription"}},
+			"junk.txt":                  {"ce n'est ni un reçu, ni une transcription (ni une réponse GetReceipts ou GetTranscript de rngd), ni un certificat, ni un reçu de gel, ni une attestation"}},
 	}
 	for lang, byFile := range want2 {
 		var docs []struct {

@@ -3,8 +3,10 @@
 //
 //	tirageVerify(files, anchors, pins, rules, lang) → JSON string
 //
-// where files (the documents to check), anchors (the key files the user
-// trusts: the operator's log key file or key announcement record) and
+// where files (the documents to check: receipts, transcripts,
+// certificates, freeze receipts, attestations, entrant lists), anchors
+// (the key files the user trusts: the operator's log key file or key
+// announcement record, the latter also for attestations) and
 // rules (the draw's rules file, none or one: the last is taken) are
 // arrays of {name, data: Uint8Array}, pins a string of pinned key
 // fingerprints, and lang "fr" or "en"; the JSON is package web's Render of

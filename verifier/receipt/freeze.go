@@ -1,0 +1,94 @@
+package receipt
+
+import (
+	"encoding/json"
+
+	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/verdict"
+)
+
+// freezeChecks are promo.VerifyFreezeReceipt's checks in the order it runs
+// them; freezeListChecks follow them when the entrant list is given.
+var (
+	freezeChecks = []string{
+		promo.CheckReceiptFormat, promo.CheckCheckpoint, promo.CheckFreezeRecord, promo.CheckFreezeInclusion,
+		promo.CheckRules, promo.CheckReceiptFields,
+	}
+	freezeListChecks = []string{promo.CheckEntrantList, promo.CheckEntrantRoot, promo.CheckEntrantsFile}
+)
+
+// VerifyFreeze verifies a promotion's freeze receipt
+// (promo.VerifyFreezeReceipt) as a verdict naming each of its checks, as
+// rngverify freeze and the browser page show it; with the draw's entrant
+// list (list not nil), the bailiff's checks too. The log keys must be
+// anchored (a key given, or a pinned fingerprint of one of the receipt's
+// keys), as for a certificate: without an anchor the log-key check fails,
+// and the other checks run with the receipt's own keys so that the user
+// still sees them. A receipt is a file anyone can edit, so every failure
+// is of the ordinary class (NOT VERIFIED): nothing in it is proof against
+// the appliance.
+func VerifyFreeze(file []byte, list *promo.EntrantList, a Anchors) *verdict.Verdict {
+	v := verdict.New(DocFreezeReceipt, verdict.MsgSubjectFreezeReceipt)
+	draw, docKeys := freezeProbe(file)
+	if draw != "" {
+		v.SetSubject(verdict.MsgSubjectFreeze, draw)
+	}
+	logKeys := a.TrustedLogKeyTexts(docKeys)
+	if len(logKeys) == 0 {
+		v.Fail(verdict.CheckLogKey, verdict.MsgNoTrustedLogKeyCert)
+	} else {
+		v.Pass(verdict.CheckLogKey, verdict.MsgKeyCount, len(logKeys))
+	}
+	checks := freezeChecks
+	if list != nil {
+		checks = append(append([]string(nil), checks...), freezeListChecks...)
+	}
+	res, err := promo.VerifyFreezeReceipt(file, list, promo.Anchors{LogKeys: logKeys, Reserves: -1})
+	failed, ce := failedCheck(err, promo.CheckReceiptFormat)
+	reached := true
+	for _, c := range checks {
+		switch {
+		case !reached:
+			v.Skip(c, verdict.MsgNotReached)
+		case c == failed:
+			reached = false
+			v.Fail(c, verdict.MsgSame, CheckErrorMsg(ce))
+		default:
+			v.Pass(c, verdict.NoDetail)
+		}
+	}
+	if list == nil {
+		v.Skip(promo.CheckEntrantRoot, verdict.MsgPublicOnly)
+	}
+	if res != nil {
+		f := res.Freeze
+		v.Fact("draw", verdict.MsgDrawFact, res.Draw, f.Count)
+		v.FactNamed(verdict.M(verdict.MsgFreezeFactFrozenAt), verdict.MsgSame, promo.FormatTime(f.Time))
+		v.Fact("leaf hash", verdict.MsgSame, res.LeafHash)
+		v.Fact("log", verdict.MsgFreezeFactLog, res.Index, res.LogOrigin, res.TreeSize)
+		if res.EntrantsFile != "" {
+			v.FactNamed(verdict.M(verdict.MsgFreezeFactList), verdict.MsgSha256, res.EntrantsFile)
+		}
+		v.FactNamed(verdict.M(verdict.MsgFreezeFactReceipt), verdict.MsgSha256, promo.Fingerprint(file))
+	}
+	return v
+}
+
+// FreezeDraw is the draw a freeze receipt names ("" when it names none or
+// is not JSON): the draw whose entrant list the bailiff's checks need.
+func FreezeDraw(file []byte) string {
+	draw, _ := freezeProbe(file)
+	return draw
+}
+
+// freezeProbe reads a freeze receipt's draw and log keys leniently, before
+// promo.VerifyFreezeReceipt reads it strictly: the verdict's subject and
+// the keys a pin may name.
+func freezeProbe(file []byte) (draw string, logKeys []string) {
+	var probe struct {
+		Draw    string   `json:"draw"`
+		LogKeys []string `json:"log_keys"`
+	}
+	json.Unmarshal(file, &probe)
+	return probe.Draw, probe.LogKeys
+}
