@@ -381,12 +381,34 @@ func TestStrictParsing(t *testing.T) {
 		"not json":     []byte("hello"),
 		"empty":        nil,
 		"huge":         append(bytes.Repeat([]byte(" "), attestations.MaxEnvelope), env...),
+		// One spelling of each envelope: each of these reads as the same
+		// statement under another digest.
+		"member case":    bytes.Replace(env, []byte(`"payload":`), []byte(`"PAYLOAD":`), 1),
+		"keyid case":     bytes.Replace(env, []byte(`"keyid"`), []byte(`"KeyID"`), 1),
+		"leading space":  append([]byte(" "), env...),
+		"final new line": append(bytes.Clone(env), '\n'),
+		"space inside":   bytes.Replace(env, []byte(`,"payloadType"`), []byte(`, "payloadType"`), 1),
+		"broken base64":  bytes.Replace(env, []byte(`"payload":"`), []byte(`"payload":"\n`), 1),
 	} {
 		if bytes.Equal(e, env) {
 			t.Fatalf("%s: nothing changed", name)
 		}
 		if _, err := attestations.ParseEnvelope(e); !errors.Is(err, attestations.ErrBad) {
 			t.Errorf("envelope %s: ParseEnvelope = %v", name, err)
+		}
+	}
+	// The file rngctl attest writes: the envelope and a new line, which
+	// EnvelopeBytes leaves out (the record's digest is the envelope's).
+	if e := attestations.EnvelopeBytes(append(bytes.Clone(env), '\n')); !bytes.Equal(e, env) {
+		t.Errorf("EnvelopeBytes of the file: %q", e)
+	}
+	// encoding/json escapes U+2028 and U+2029, which RFC 8785 writes raw:
+	// refused, as every non-ASCII character is.
+	for _, c := range []string{"\u2028", "\u2029"} {
+		st := paytable(t)
+		st.Subject[0].Name = "qod/paytable" + c
+		if _, err := attestations.Format(st); err == nil {
+			t.Errorf("a statement with %U formatted", []rune(c)[0])
 		}
 	}
 }
@@ -544,5 +566,29 @@ func TestSignMessage(t *testing.T) {
 	}
 	if _, err := attestations.SignMessage(a.Signer.Public(), a.KeyID, s, sign(other)); err == nil {
 		t.Error("a signature by another key was accepted")
+	}
+}
+
+// CheckKeys matches a build's key by use and id: one id may name keys of
+// two uses (an attestation key and a log key both labelled alike on two
+// tokens), and the verdict must not depend on their order.
+func TestCheckKeysByUse(t *testing.T) {
+	logKey := record.Key{ID: "k", Use: announce.UseLog, PublicKey: []byte("log key")}
+	attKey := record.Key{ID: "k", Use: announce.UseAttestation, PublicKey: []byte("attestation key")}
+	for _, keys := range [][]record.Key{{logKey, attKey}, {attKey, logKey}} {
+		for i := range keys {
+			keys[i].Fingerprint = record.Fingerprint(keys[i].PublicKey)
+		}
+		ann := &record.KeyAnnouncement{Keys: keys}
+		for _, k := range keys {
+			b := &attestations.Build{Keys: []attestations.BuildKey{{ID: k.ID, Use: k.Use, Fingerprint: record.Hex(k.Fingerprint)}}}
+			if err := attestations.CheckKeys(b, ann); err != nil {
+				t.Errorf("%s key %q, announced first as %s: %v", k.Use, k.ID, keys[0].Use, err)
+			}
+		}
+		b := &attestations.Build{Keys: []attestations.BuildKey{{ID: "k", Use: announce.UseVRF, Fingerprint: record.Hex(keys[0].Fingerprint)}}}
+		if err := attestations.CheckKeys(b, ann); err == nil {
+			t.Error("a use no key of the id has: accepted")
+		}
 	}
 }

@@ -193,7 +193,12 @@ func CheckConfig(b *Build, config []byte) error {
 // the caller) with the same use and fingerprint.
 func CheckKeys(b *Build, ann *record.KeyAnnouncement) error {
 	for i, k := range b.Keys {
-		j := slices.IndexFunc(ann.Keys, func(a record.Key) bool { return a.ID == k.ID })
+		// By use and id (one id may name keys of two uses), else by id
+		// alone, to name the use that differs.
+		j := slices.IndexFunc(ann.Keys, func(a record.Key) bool { return a.ID == k.ID && a.Use == k.Use })
+		if j < 0 {
+			j = slices.IndexFunc(ann.Keys, func(a record.Key) bool { return a.ID == k.ID })
+		}
 		if j < 0 {
 			return fmt.Errorf("%w: keys[%d]: key %q is not announced", ErrBad, i, k.ID)
 		}

@@ -104,7 +104,21 @@ func parseEnvelope(b []byte) (*announce.Envelope, error) {
 	case env.Signatures[0].KeyID == "":
 		return nil, errors.New("the signature names no key")
 	}
+	// One spelling of each envelope, the one Sign writes: encoding/json
+	// also reads members named in another case, white space, and base64
+	// broken by new lines, each giving the same statement another digest.
+	if c, err := json.Marshal(env); err != nil || !bytes.Equal(c, b) {
+		return nil, errors.New("not in its canonical form (members payload, payloadType, signatures with keyid and sig, in that order and case, standard padded base64, no white space: as rngctl attest writes it)")
+	}
 	return env, nil
+}
+
+// EnvelopeBytes are the envelope in file, an envelope file as rngctl attest
+// writes it: the envelope and a final new line, which is not the
+// envelope's (rngctl attest log sends it without; the record's digest is
+// of the envelope alone).
+func EnvelopeBytes(file []byte) []byte {
+	return bytes.TrimSuffix(file, []byte("\n"))
 }
 
 // KeyID is the id of the key that signed env (its keyid).

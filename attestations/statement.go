@@ -184,9 +184,17 @@ func canonical(v any) ([]byte, error) {
 		return nil, err
 	}
 	out := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-	for i, c := range out {
-		if c >= 0x80 {
+	for i := 0; i < len(out); i++ {
+		switch c := out[i]; {
+		case c >= 0x80:
 			return nil, fmt.Errorf("non-ASCII byte at offset %d", i)
+		case c == '\\':
+			// encoding/json writes U+2028 and U+2029 escaped, which
+			// RFC 8785 does not: refused as every non-ASCII character is.
+			if bytes.HasPrefix(out[i:], []byte(`\u2028`)) || bytes.HasPrefix(out[i:], []byte(`\u2029`)) {
+				return nil, fmt.Errorf("non-ASCII character (%s) at offset %d", out[i:i+6], i)
+			}
+			i++ // the escaped character
 		}
 	}
 	return out, nil

@@ -301,7 +301,7 @@ func readAttestation(file string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	b = bytes.TrimSuffix(b, []byte("\n"))
+	b = attestations.EnvelopeBytes(b)
 	if _, err := attestations.ParseEnvelope(b); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", errUsage, file, err)
 	}

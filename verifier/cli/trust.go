@@ -18,7 +18,6 @@ import (
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/receipt"
-	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
 	"tirage.fr/tirage/verifier/vrf"
 )
@@ -238,27 +237,14 @@ func isAnnouncement(b []byte) bool { return strings.HasPrefix(strings.TrimSpace(
 
 // announcedKeys reads the log's key announcement record, checks that every
 // key in it proved possession (verifier/announce), and returns its VRF keys
-// and the pins of all its keys (a VRF key's with its suite, SUITE:FP). A
+// and the pins of its log and VRF keys (receipt.AnnouncedAnchors). A
 // tampered announcement is refused with the failing check named.
 func announcedKeys(b []byte) ([]*vrf.PublicKey, []string, error) {
 	ka, err := announce.Parse([]byte(strings.TrimSpace(string(b))))
 	if err != nil {
 		return nil, nil, err
 	}
-	var keys []*vrf.PublicKey
-	var pins []string
-	for _, k := range ka.Keys {
-		if k.Use != announce.UseVRF {
-			pins = append(pins, record.Hex(k.Fingerprint))
-			continue
-		}
-		if s, err := vrf.ParseSuite(k.Suite); err == nil {
-			if pk, err := vrf.ParsePublicKey(s, k.PublicKey); err == nil {
-				keys = append(keys, pk)
-				pins = append(pins, receipt.VRFPin(pk))
-			}
-		}
-	}
+	keys, pins := receipt.AnnouncedAnchors(ka)
 	return keys, pins, nil
 }
 

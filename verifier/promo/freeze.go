@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
@@ -20,7 +21,8 @@ import (
 // log's; every other member is what the receipt displays, checked against
 // the record (count, root, commitment, reserves, beacon, time, rules hash,
 // leaf hash), or informative: Title, Days, Withheld and Participants are
-// the appliance's bookkeeping, in no record.
+// the appliance's bookkeeping, in no record (Participants must be Count +
+// Withheld).
 type FreezeReceipt struct {
 	V            int          `json:"v"` // 1
 	Draw         string       `json:"draw"`
@@ -146,6 +148,16 @@ func VerifyFreezeReceipt(file []byte, list *EntrantList, a Anchors) (*FreezeVeri
 		if m.shown != m.logged {
 			return nil, fail(CheckReceiptFields, verdict.MsgFreezeField, m.name, m.shown, m.logged)
 		}
+	}
+	// The appliance's bookkeeping, in no record, must add up: the
+	// participants are the entrants and those withheld (closed accounts),
+	// and the list's SHA-256, printed whether or not the list is given,
+	// must be one.
+	if r.Withheld < 0 || r.Participants < 0 || uint64(r.Participants) != r.Count+uint64(r.Withheld) {
+		return nil, fail(CheckReceiptFields, verdict.MsgFreezeParticipants, r.Participants, r.Count, r.Withheld)
+	}
+	if len(r.EntrantsFile) != 2*sha256.Size || strings.Trim(r.EntrantsFile, "0123456789abcdef") != "" {
+		return nil, fail(CheckReceiptFields, verdict.MsgFreezeListDigest, r.EntrantsFile)
 	}
 
 	// 5. The bailiff's path: the list is the frozen one, and the file the

@@ -77,7 +77,7 @@ func VerifyAttestation(file []byte, name string, in AttestationInputs) *verdict.
 		v.Fail(verdict.CheckFormat, verdict.MsgAttestNotAttestation, name, Cause(verdict.JSONError(err)))
 		return v
 	}
-	envelope := file
+	envelope := attestations.EnvelopeBytes(file)
 	var rec *record.Attestation
 	if _, ok := top["kind"]; ok {
 		r, err := record.Parse(file)

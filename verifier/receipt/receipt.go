@@ -104,6 +104,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"tirage.fr/tirage/verifier/announce"
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/record"
@@ -323,6 +324,32 @@ func ParsePin(p string) (suite vrf.Suite, fp string, err error) {
 // and its suite.
 func VRFPin(pk *vrf.PublicKey) string {
 	return string(pk.Suite()) + ":" + record.Hex(record.Fingerprint(pk.Bytes()))
+}
+
+// AnnouncedAnchors are the trust anchors a key announcement record gives
+// (one announce.Parse accepted): the pins of its log keys (bare
+// fingerprints) and its VRF keys with their suite pins (a P-256 key's bytes
+// alone do not fix its suite). Its attestation keys pin nothing here: they
+// sign attestations, never a checkpoint, and a bare pin of one would let a
+// checkpoint signed by it pass as the log's (a note verifier key made from
+// the same Ed25519 public key has the same fingerprint).
+func AnnouncedAnchors(ka *record.KeyAnnouncement) ([]*vrf.PublicKey, []string) {
+	var keys []*vrf.PublicKey
+	var pins []string
+	for _, k := range ka.Keys {
+		switch k.Use {
+		case announce.UseLog:
+			pins = append(pins, record.Hex(k.Fingerprint))
+		case announce.UseVRF:
+			if s, err := vrf.ParseSuite(k.Suite); err == nil {
+				if pk, err := vrf.ParsePublicKey(s, k.PublicKey); err == nil {
+					keys = append(keys, pk)
+					pins = append(pins, VRFPin(pk))
+				}
+			}
+		}
+	}
+	return keys, pins
 }
 
 // pinned reports whether fp is pinned by a bare fingerprint (a suite pin

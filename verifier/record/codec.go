@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"tirage.fr/tirage/verifier/verdict"
 )
@@ -604,9 +605,9 @@ next:
 			continue next
 		}
 		if path == "" {
-			return decodeErr(unescape(key), verdict.MsgRecordUnknownField, Version)
+			return decodeErr(unknownName(key), verdict.MsgRecordUnknownField, Version)
 		}
-		return decodeErr(joinPath(path, unescape(key)), verdict.MsgRecordUnknownFieldIn, path, Version)
+		return decodeErr(joinPath(path, unknownName(key)), verdict.MsgRecordUnknownFieldIn, path, Version)
 	}
 	for i, f := range fs {
 		if !seen[i] && !f.omitempty {
@@ -614,6 +615,24 @@ next:
 		}
 	}
 	return nil
+}
+
+// maxQuotedName is how much of an unknown member's name an error quotes: a
+// leaf may be a megabyte of one name.
+const maxQuotedName = 64
+
+// unknownName is the name of an unknown member key, as an error quotes it:
+// unescaped, cut to maxQuotedName bytes (at a character boundary) and "…".
+func unknownName(key []byte) string {
+	n := unescape(key)
+	if len(n) <= maxQuotedName {
+		return n
+	}
+	cut := maxQuotedName
+	for cut > 0 && !utf8.RuneStart(n[cut]) {
+		cut--
+	}
+	return n[:cut] + "…"
 }
 
 func joinPath(path, name string) string {

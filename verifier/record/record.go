@@ -37,7 +37,8 @@
 // without it keeps its one encoding, and a record with it has exactly one
 // too); anything else — a new required field, a changed meaning — needs a new
 // version. The optional members "req" and "req_digest" of the game records,
-// then of emission and manifest (see RequestID), "server" of game_start, and
+// then of emission, manifest and attestation (see RequestID), "server" of
+// game_start, and
 // "rules" and "key" of promo_freeze were added that way.
 //
 // # Hash links

@@ -729,6 +729,7 @@ const (
 	// The web page: a dropped key announcement's VRF key of a suite this
 	// verifier does not know (no pin trusts it).
 	MsgWebVRFSuiteUnknown MsgID = "web-vrf-suite-unknown"
+	MsgWebListTwice       MsgID = "web-list-twice"
 
 	// Receipts: α bound to the commitment of the game's start or of the
 	// promotion's freeze; transcripts without their emission.
@@ -2247,6 +2248,8 @@ Code de sortie :
 
 	// The web page: a dropped key announcement's VRF key of a suite this
 	// verifier does not know (no pin trusts it).
+	MsgWebListTwice: {"two entrant lists of draw %s were given (%s and %s): neither is used; give the one the bailiff holds",
+		"deux listes des participants du tirage %s ont été données (%s et %s) : aucune n'est utilisée ; donnez celle que détient l'huissier"},
 	MsgWebVRFSuiteUnknown: {"%s %s (suite %q unknown: it cannot be pinned)",
 		"%s %s (suite « %s » inconnue : la clé ne peut pas être épinglée)"},
 
@@ -2540,6 +2543,10 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"le reçu indique le règlement %s, l'enregistrement du gel %s"},
 	MsgFreezeField: {"the receipt shows %s %q, the logged freeze record says %q",
 		"le reçu affiche %s « %s », l'enregistrement du gel journalisé indique « %s »"},
+	MsgFreezeParticipants: {"the receipt shows %d participants, but %d entrants and %d withheld (closed accounts)",
+		"le reçu affiche %d participants, mais %d participants retenus et %d écartés (comptes clos)"},
+	MsgFreezeListDigest: {"the receipt's entrants_sha256 %q is not a SHA-256 (64 lowercase hex digits)",
+		"entrants_sha256 du reçu, « %s », n'est pas un SHA-256 (64 chiffres hexadécimaux minuscules)"},
 	MsgFreezeListFile: {"the entrant list's SHA-256 is %s, the receipt says %s",
 		"le SHA-256 de la liste des participants est %s, le reçu indique %s"},
 	MsgSubjectFreezeReceipt: {"promotion freeze receipt",
@@ -2604,6 +2611,8 @@ const (
 	MsgFreezeRulesDiffer    MsgID = "freeze-rules-differ"
 	MsgFreezeField          MsgID = "freeze-field"
 	MsgFreezeListFile       MsgID = "freeze-list-file"
+	MsgFreezeParticipants   MsgID = "freeze-participants"
+	MsgFreezeListDigest     MsgID = "freeze-list-digest"
 	MsgSubjectFreezeReceipt MsgID = "subject-freeze-receipt"
 	MsgSubjectFreeze        MsgID = "subject-freeze"
 	MsgFreezeFactFrozenAt   MsgID = "freeze-fact-frozen-at"

@@ -132,6 +132,32 @@ func TestFreezeReceiptOnPage(t *testing.T) {
 			t.Errorf("%s: kind %q", c.name, r.Verdict.Kind)
 		}
 	}
+	// Two lists of the draw: neither is used, whatever the order they were
+	// dropped in, and both say so.
+	for _, order := range [][]web.File{
+		{entrants(more), {Name: "real.txt", Data: list}, doc(file)},
+		{{Name: "real.txt", Data: list}, entrants(more), doc(file)},
+	} {
+		rs := web.Verify(order, nil, pin, nil)
+		var lists, receipts int
+		for _, r := range rs {
+			switch r.Verdict.Kind {
+			case receipt.DocEntrants:
+				lists++
+				if c := r.Verdict.Find(promo.CheckEntrantList); c == nil || c.Status != verdict.StatusFail || !strings.Contains(string(r.Verdict.JSON()), "two entrant lists") {
+					t.Errorf("%s with two lists of its draw: %s", r.File, r.Verdict.JSON())
+				}
+			case receipt.DocFreezeReceipt:
+				receipts++
+				if c := r.Verdict.Find(promo.CheckEntrantRoot); c == nil || c.Status != verdict.StatusSkip {
+					t.Errorf("the receipt was checked against one of two lists: %s", r.Verdict.JSON())
+				}
+			}
+		}
+		if lists != 2 || receipts != 1 {
+			t.Errorf("%d list rows and %d receipt rows, want 2 and 1", lists, receipts)
+		}
+	}
 	// In both languages, as the page shows it.
 	for lang, want := range map[string][]string{
 		"en": {`"subject":"freeze of promotion draw bonus-crescendo/1"`, "every check passed", "receipt matches the log", "entrant list file"},

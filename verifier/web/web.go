@@ -43,6 +43,7 @@ package web
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -209,6 +210,8 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 		}
 	}
 	lists := map[string]*promo.EntrantList{}
+	listFile := map[string]string{} // draw → the file of its first list
+	twice := map[string]string{}    // draw given two lists or more (none used) → its second
 	var checked []File
 	for _, f := range docs {
 		if limit, what := MaxDocument, verdict.MsgLimitDocument; bytes.HasPrefix(f.Data, []byte(receipt.EntrantsHead)) {
@@ -232,7 +235,18 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 				out = append(out, Result{File: f.Name, Verdict: v})
 				continue
 			}
-			lists[l.Draw] = l
+			if first, ok := listFile[l.Draw]; ok {
+				// Which list the verdicts hold to must not depend on the
+				// order the files were dropped in.
+				v := verdict.New(receipt.DocEntrants, verdict.MsgSame, f.Name)
+				v.Fail(promo.CheckEntrantList, verdict.MsgWebListTwice, l.Draw, first, f.Name)
+				out = append(out, Result{File: f.Name, Verdict: v})
+				if twice[l.Draw] == "" {
+					twice[l.Draw] = f.Name
+				}
+				continue
+			}
+			lists[l.Draw], listFile[l.Draw] = l, f.Name
 		case receipt.DocReceipt, receipt.DocTranscript, receipt.DocCertificate, receipt.DocFreezeReceipt, receipt.DocAttestation:
 			checked = append(checked, f)
 		default:
@@ -240,6 +254,12 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 			v.Fail(verdict.CheckFormat, verdict.MsgNotTirageFile)
 			out = append(out, Result{File: f.Name, Verdict: v})
 		}
+	}
+	for _, d := range slices.Sorted(maps.Keys(twice)) {
+		v := verdict.New(receipt.DocEntrants, verdict.MsgSame, listFile[d])
+		v.Fail(promo.CheckEntrantList, verdict.MsgWebListTwice, d, listFile[d], twice[d])
+		out = append(out, Result{File: listFile[d], Verdict: v})
+		delete(lists, d)
 	}
 	for _, f := range checked {
 		var v *verdict.Verdict
@@ -323,20 +343,8 @@ func trust(a *receipt.Anchors, anns *[]*record.KeyAnnouncement, b []byte) error 
 			return err
 		}
 		*anns = append(*anns, ka)
-		for _, k := range ka.Keys {
-			if k.Use != announce.UseVRF {
-				a.Pins = append(a.Pins, record.Hex(k.Fingerprint))
-				continue
-			}
-			// A VRF key is pinned with its suite: its bytes alone (a
-			// P-256 key proves under two suites) do not fix it.
-			if s, err := vrf.ParseSuite(k.Suite); err == nil {
-				if pk, err := vrf.ParsePublicKey(s, k.PublicKey); err == nil {
-					a.VRFKeys = append(a.VRFKeys, pk)
-					a.Pins = append(a.Pins, receipt.VRFPin(pk))
-				}
-			}
-		}
+		keys, pins := receipt.AnnouncedAnchors(ka)
+		a.VRFKeys, a.Pins = append(a.VRFKeys, keys...), append(a.Pins, pins...)
 		return nil
 	}
 	keys, err := checkpoint.ParseKeys(string(t))
@@ -376,8 +384,9 @@ func offered(kind string, f File, a *receipt.Anchors) Result {
 	var keys []key
 	if kind == receipt.DocKeyRecord {
 		t := bytes.TrimSpace(f.Data)
-		if _, err := announce.Parse(t); err != nil {
-			v.Fail(verdict.CheckRecord, verdict.MsgSame, receipt.Cause(err))
+		_, annErr := announce.Parse(t)
+		if annErr != nil {
+			v.Fail(verdict.CheckRecord, verdict.MsgSame, receipt.Cause(annErr))
 		}
 		r, _ := record.Parse(t)
 		for _, k := range r.(*record.KeyAnnouncement).Keys {
@@ -398,7 +407,13 @@ func offered(kind string, f File, a *receipt.Anchors) Result {
 				keys = append(keys, key{plain(k.Use, string(s)+":"+fp), trusted})
 				continue
 			}
+			// An attestation key is trusted for attestations with its
+			// announcement (trust); it is never a log key
+			// (receipt.AnnouncedAnchors).
 			trusted = slices.Contains(logTrusted, fp)
+			if k.Use == announce.UseAttestation {
+				trusted = annErr == nil
+			}
 			keys = append(keys, key{plain(k.Use+" "+k.Suite, fp), trusted})
 		}
 	} else {
