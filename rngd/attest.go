@@ -9,11 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 
 	"tirage.fr/tirage/attestations"
 	"tirage.fr/tirage/hsm"
@@ -65,12 +68,86 @@ func (e *engine) logAttestation(ctx context.Context, req *adminv1.LogAttestation
 		return nil, err
 	}
 	reply = attestationLogged(rec, s.receipt)
-	if err := e.commit(&c, reply, nil, []sealed{s}, nil); err != nil {
+	if err := e.commit(&c, reply, nil, []sealed{s}, func(tx *bolt.Tx) error { return putAttestedBuild(tx, rec, s.index) }); err != nil {
 		return nil, err
 	}
 	e.log.Info("attestation logged", "subject", rec.Subject, "type", rec.Type, "key", rec.Key,
 		"digest", record.Hex(rec.Digest), "log_index", s.index)
+	if rec.Type == attestations.BuildType {
+		e.noteBuildAttested()
+	}
 	return reply, nil
+}
+
+// attestedBuildKey is the attested-builds key of executable exe run with the
+// configuration file of SHA-256 config.
+func attestedBuildKey(exe [32]byte, config []byte) []byte {
+	return append(exe[:len(exe):len(exe)], config...)
+}
+
+// putAttestedBuild notes in the store, at log index, the executable and
+// configuration a build attestation record names, if r is one that embeds
+// its envelope (one logged by LogAttestation, which took only a statement
+// about itself; larger ones, logged by digest, name nothing the store can
+// read). The first index of each pair is kept.
+func putAttestedBuild(tx *bolt.Tx, r *record.Attestation, index uint64) error {
+	if r.Type != attestations.BuildType || len(r.Statement) == 0 {
+		return nil
+	}
+	env, err := attestations.ParseEnvelope(r.Statement)
+	if err != nil {
+		return nil // record.Parse and the audit judge it; it attests nothing here
+	}
+	st, err := attestations.Parse(env.Payload)
+	if err != nil {
+		return nil
+	}
+	b, ok := st.Predicate.(*attestations.Build)
+	config, err := hex.DecodeString(b.ConfigSHA256)
+	if !ok || err != nil || len(config) != sha256.Size {
+		return nil
+	}
+	bk := tx.Bucket(bucketAttested)
+	key := attestedBuildKey(st.Subject[0].SHA256, config)
+	if bk.Get(key) != nil {
+		return nil
+	}
+	return bk.Put(key, u64(index))
+}
+
+// noteBuildAttested sets tirage_build_attested from the store: whether the
+// log holds a build attestation of the running executable and of the
+// configuration file rngd started with (none for a Config made in code).
+// At the start, without one, it says so: a WARN (in dev mode an INFO), with
+// the command that makes one.
+func (e *engine) noteBuildAttested() {
+	exe, err := executableSHA256()
+	if err != nil {
+		e.log.Warn("couldn't read this rngd's executable to look for its build attestation", "err", err)
+	}
+	var index []byte
+	if err == nil && e.cfg.fileSHA256 != nil {
+		e.store.view(func(tx *bolt.Tx) error {
+			index = bytes.Clone(tx.Bucket(bucketAttested).Get(attestedBuildKey(exe, e.cfg.fileSHA256)))
+			return nil
+		})
+	}
+	if len(index) == 8 {
+		if e.buildAttested.Swap(true) {
+			return
+		}
+		e.metrics.buildAttested.Set(1)
+		e.log.Info("this rngd's build is attested in the log", "executable_sha256", record.Hex(exe), "log_index", beUint64(index))
+		return
+	}
+	e.metrics.buildAttested.Set(0)
+	level := slog.LevelWarn
+	if e.cfg.Dev {
+		level = slog.LevelInfo
+	}
+	e.log.Log(context.Background(), level, "no build attestation of this rngd in the log: auditors cannot tie its draws to a known build; "+
+		"sign one with rngctl attest build, then log it with rngctl attest log (docs/attestations.md)",
+		"executable_sha256", record.Hex(exe), "config_sha256", hex.EncodeToString(e.cfg.fileSHA256))
 }
 
 // attestationLogged is LogAttestation's reply: what rec logs, and its

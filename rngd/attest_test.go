@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -287,6 +288,25 @@ func TestLogAttestationBuild(t *testing.T) {
 			t.Fatalf("%s: refused, but a record was appended", c.name)
 		}
 	}
+	// Not attested yet: the gauge and the start's WARN say so (a paytable
+	// attestation is no build's).
+	paytable, err := attestations.NewPaytableStatement()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAttested := func(when string, want int) {
+		t.Helper()
+		if m := scrape(t, td); !strings.Contains(m, fmt.Sprintf("\ntirage_build_attested %d\n", want)) {
+			t.Fatalf("%s: want tirage_build_attested %d", when, want)
+		}
+	}
+	if _, err := td.admin().LogAttestation(ctx, &adminv1.LogAttestationRequest{RequestId: rid(), Envelope: signStatement(t, att, "attestation", paytable)}); err != nil {
+		t.Fatal(err)
+	}
+	wantAttested("before", 0)
+	if !bytes.Contains(td.logs(), []byte(`level=WARN msg="no build attestation of this rngd in the log`)) {
+		t.Fatalf("no WARN at the start of an unattested rngd:\n%s", td.logs())
+	}
 	r, err := td.admin().LogAttestation(ctx, &adminv1.LogAttestationRequest{RequestId: rid(), Envelope: build(nil)})
 	if err != nil {
 		t.Fatal(err)
@@ -294,10 +314,26 @@ func TestLogAttestationBuild(t *testing.T) {
 	if r.Subject != attestations.BuildSubject || r.PredicateType != attestations.BuildType {
 		t.Fatalf("reply %v", r)
 	}
+	wantAttested("logged", 1)
 	res := auditDaemon(t, td)
 	if ch := res.Verdict.Find("attestations"); ch == nil || ch.Status != verdict.StatusPass {
 		t.Fatalf("audit: attestations check %v", ch)
 	}
+	// The store keeps it across a restart, and a rebuild finds it in the log.
+	td.restart()
+	wantAttested("restarted", 1)
+	td.stop()
+	if _, err := Rebuild(ctx, td.cfg); err != nil {
+		t.Fatal(err)
+	}
+	td.start()
+	wantAttested("rebuilt", 1)
+	// Another configuration file: this rngd, so configured, is not attested.
+	td.stop()
+	other := sha256.Sum256([]byte("another config"))
+	td.cfg.fileSHA256 = other[:]
+	td.start()
+	wantAttested("reconfigured", 0)
 
 	// Configured in code: no configuration file describes it.
 	td.stop()

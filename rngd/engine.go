@@ -70,6 +70,9 @@ type engine struct {
 	// appendErrorAt is when a refused append was last logged at ERROR
 	// (Unix nanoseconds; appendLeaf).
 	appendErrorAt atomic.Int64
+	// buildAttested: the log holds a build attestation of this rngd
+	// (noteBuildAttested).
+	buildAttested atomic.Bool
 	// logRecovers: the log ends an outage by itself, calling resync
 	// (the Trillian backend); otherwise a log failed closed takes no
 	// append until rngd is restarted.

@@ -26,6 +26,7 @@ type metrics struct {
 	inGrace       prometheus.Gauge   // engine.countGames
 	expiryDue     prometheus.Gauge   // engine.countGames
 	adminRefused  prometheus.Counter // connections to the admin socket from a uid not in admin.allowed_uids
+	buildAttested prometheus.Gauge   // engine.noteBuildAttested
 }
 
 // drawsHelp is tirage_draws_total's help: the kind label is the sealed
@@ -87,9 +88,13 @@ func newMetrics(dev bool) *metrics {
 		adminRefused: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "tirage_admin_refused_total", Help: "Connections to the admin socket refused: their uid (SO_PEERCRED) is not in admin.allowed_uids. Their calls get PERMISSION_DENIED.",
 		}),
+		buildAttested: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "tirage_build_attested", Help: "1 when the log holds a build attestation (docs/attestations.md) of this rngd's executable and configuration file; " +
+				"0 until one is logged (rngctl attest build, then rngctl attest log): auditors cannot tie the draws to a known build.",
+		}),
 	}
 	reg.MustRegister(m.draws, m.refusals, m.callSeconds, m.proveSeconds, m.appendSeconds,
-		m.inFlight, m.appendQueue, m.alarms, m.devMode, m.unfinished, m.inGrace, m.expiryDue, m.adminRefused)
+		m.inFlight, m.appendQueue, m.alarms, m.devMode, m.unfinished, m.inGrace, m.expiryDue, m.adminRefused, m.buildAttested)
 	if dev {
 		m.devMode.Set(1)
 	}

@@ -32,7 +32,7 @@ func (e *engine) rebuild(ctx context.Context, size uint64) error {
 	}
 	e.games.reset()
 	err := e.store.db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketUnfinished} {
+		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketUnfinished, bucketAttested} {
 			if err := tx.DeleteBucket(b); err != nil {
 				return err
 			}
@@ -176,6 +176,9 @@ func (r *rebuilder) apply(tx *bolt.Tx, index uint64, leaf []byte) error {
 		}
 		return r.manifest(tx, v)
 	case *record.Attestation:
+		if err := putAttestedBuild(tx, v, index); err != nil {
+			return err
+		}
 		return r.adminReply(tx, v.Req, v.ReqDigest, v.Time, attestationLogged(v, r.e.receipt(leaf, index, nil, nil, nil)))
 	case *record.GameStart:
 		if r.incremental {

@@ -42,6 +42,9 @@ import (
 //	            the order they were stored, so that the sweeper prunes the old
 //	            ones without reading the others
 //	unfinished  server ‖ 0x00 ‖ game id → expiry (unix seconds, BE)
+//	attested-builds  executable SHA-256 (32) ‖ configuration file SHA-256 (32)
+//	            → log index (8, BE) of the first build attestation logged of
+//	            them (LogAttestation; buildAttested)
 //
 // What the log does not hold, each unfinished game's secret r (the log only
 // reveals it at the game's end), is in a file of its own, secrets.db (see
@@ -59,6 +62,7 @@ var (
 	bucketReqByTime  = []byte("requests-by-time")
 	bucketUnfinished = []byte("unfinished")
 	bucketSecrets    = []byte("secrets")
+	bucketAttested   = []byte("attested-builds")
 	keyApplied       = []byte("applied")
 	keyFormat        = []byte("format")
 	keyPrefix        = []byte("prefix")
@@ -133,7 +137,7 @@ func openStore(path string) (*store, error) {
 	}
 	var upgraded bool
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketRequests, bucketReqByTime, bucketUnfinished} {
+		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketRequests, bucketReqByTime, bucketUnfinished, bucketAttested} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
