@@ -370,13 +370,24 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return nil, fmt.Errorf("couldn't make the promotion directory: %w", err)
 	}
-	if err := os.Mkdir(dir, 0o700); errors.Is(err, fs.ErrExist) {
+	err = os.Mkdir(dir, 0o700)
+	if errors.Is(err, fs.ErrExist) && unsent(dir) {
+		// A freeze made but never sent (a crash or an interrupt before
+		// its first sending): nowhere but here, it is made anew, timed
+		// now, rather than re-sent with its old time.
+		if err := discard(dir); err != nil {
+			return nil, fmt.Errorf("%s: an earlier freeze that was never sent to the log is in %s, and %w", draw, dir, err)
+		}
+		a.cfg.Logger.Info("an earlier freeze that was never sent to the log discarded: freezing anew", "draw", draw)
+		err = os.Mkdir(dir, 0o700)
+	}
+	if errors.Is(err, fs.ErrExist) {
 		return a.resumeFreeze(ctx, draw, dir, lp)
 	} else if err != nil {
 		return nil, fmt.Errorf("couldn't make the draw directory: %w", err)
 	}
 	abandon := func(err error) (*Frozen, error) {
-		os.RemoveAll(dir) // nothing was sent to the log
+		discard(dir) // nothing was sent to the log
 		return nil, err
 	}
 	// A draw id is frozen once, in the log: its state directory gone (its
@@ -453,6 +464,7 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 		data []byte
 		mode os.FileMode
 	}{
+		{unsentMarker, []byte("this freeze has not been sent to the log\n"), 0o644}, // first: see unsent
 		{"meta.json", append(mj, '\n'), 0o644},
 		{"rules.yaml", req.RulesFile, 0o644},
 		{"entrants.txt", list.Format(), 0o600},
@@ -513,9 +525,49 @@ func (a *Appliance) resumeFreeze(ctx context.Context, draw, dir string, lp logge
 	return a.appendFreeze(ctx, dir, meta, leaf, fr, false)
 }
 
+// unsentMarker is the file of a draw directory whose freeze has not been
+// sent to the log: written first, removed (durably) just before the first
+// sending. A directory with it holds a freeze nowhere else, which Freeze
+// discards and makes anew; without it, the freeze may be in the log, and
+// is re-sent unchanged (resumeFreeze).
+const unsentMarker = "freeze.unsent"
+
+func unsent(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, unsentMarker))
+	return err == nil
+}
+
+// discard removes draw directory dir as one step: renamed aside first, so
+// that a removal stopped part way leaves no draw directory (and no
+// freeze.leaf to re-send) behind, only a directory whose name no draw id
+// takes.
+func discard(dir string) error {
+	aside := fmt.Sprintf("%s.discarded-%d", dir, time.Now().UnixNano())
+	if err := os.Rename(dir, aside); err != nil {
+		return fmt.Errorf("couldn't discard it: %w", err)
+	}
+	if err := atomicfile.SyncDir(filepath.Dir(dir)); err != nil {
+		return fmt.Errorf("couldn't discard it: %w", err)
+	}
+	if err := os.RemoveAll(aside); err != nil {
+		return fmt.Errorf("couldn't remove %s (set aside, no longer a draw's; remove it by hand): %w", aside, err)
+	}
+	return nil
+}
+
 // appendFreeze sends the freeze record in dir to the log; first says this
 // is its first sending.
 func (a *Appliance) appendFreeze(ctx context.Context, dir string, meta Meta, leaf []byte, rec *record.PromoFreeze, first bool) (*Frozen, error) {
+	if first {
+		err := os.Remove(filepath.Join(dir, unsentMarker))
+		if err == nil {
+			err = atomicfile.SyncDir(dir)
+		}
+		if err != nil {
+			discard(dir)
+			return nil, fmt.Errorf("couldn't mark the freeze as sent before sending it; nothing frozen, run the freeze again: %w", err)
+		}
+	}
 	idx, err := a.appendOnce(ctx, leaf)
 	if first && errors.Is(err, transparency.ErrNotAppended) {
 		// Refused before the log took it, at its first sending: the
@@ -525,7 +577,9 @@ func (a *Appliance) appendFreeze(ctx context.Context, dir string, meta Meta, lea
 		// logged meanwhile (the audit times freezes by their log
 		// position). After an earlier sending of unknown outcome, that
 		// one may still land: the record is kept and re-sent unchanged.
-		os.RemoveAll(dir)
+		if derr := discard(dir); derr != nil {
+			return nil, fmt.Errorf("the log refused the freeze before taking it, and its draw directory %s %w; then run the freeze again: %w", dir, derr, err)
+		}
 		return nil, fmt.Errorf("the log refused the freeze before taking it; nothing frozen, run the freeze again: %w", err)
 	}
 	if err != nil {
@@ -561,24 +615,36 @@ func (a *Appliance) appendFreeze(ctx context.Context, dir string, meta Meta, lea
 // identity, and transparency/trillian's Append of a duplicate returns the
 // index of the leaf already there (waiting for it to be integrated) rather
 // than appending it again.
+//
+// An error raised before this call sent the leaf, or waited for a sending
+// of it, is marked transparency.NotAppended: it did not send it (whether an
+// earlier sending reached the log is the caller's to know, appendFreeze).
 func (a *Appliance) appendOnce(ctx context.Context, leaf []byte) (uint64, error) {
+	sent := false // this call sent the leaf or waited for an append of it
+	unsent := func(err error) error {
+		if sent {
+			return err
+		}
+		return transparency.NotAppended(err)
+	}
 	if err := ctx.Err(); err != nil {
-		return 0, fmt.Errorf("record not sent to the log: %w", err)
+		return 0, unsent(fmt.Errorf("record not sent to the log: %w", err))
 	}
 	h := tlog.Hash(record.LeafHash(leaf))
 	seq, ok := a.cfg.Log.(transparency.Sequencer)
 	if !ok {
 		cp, err := a.cfg.Log.Checkpoint(ctx)
 		if err != nil {
-			return 0, fmt.Errorf("couldn't read the log's checkpoint to look for the record before sending it: %w", err)
+			return 0, unsent(fmt.Errorf("couldn't read the log's checkpoint to look for the record before sending it: %w", err))
 		}
 		if i, found, err := a.lookup(ctx, h, cp.Size); found || err != nil {
-			return i, err
+			return i, unsent(err)
 		}
 		return a.cfg.Log.Append(ctx, leaf)
 	}
 	for {
 		if p := a.pendingAppend(h); p != nil {
+			sent = true
 			select {
 			case <-p.done:
 			case <-ctx.Done():
@@ -592,10 +658,10 @@ func (a *Appliance) appendOnce(ctx context.Context, leaf []byte) (uint64, error)
 		n := seq.Sequenced()
 		cp, err := a.cfg.Log.AwaitCheckpoint(ctx, n)
 		if err != nil {
-			return 0, fmt.Errorf("couldn't get a checkpoint covering the log's %d sequenced records, to look for the record before sending it: %w", n, err)
+			return 0, unsent(fmt.Errorf("couldn't get a checkpoint covering the log's %d sequenced records, to look for the record before sending it: %w", n, err))
 		}
 		if i, found, err := a.lookup(ctx, h, cp.Size); found || err != nil {
-			return i, err
+			return i, unsent(err)
 		}
 		a.mu.Lock()
 		if a.appends[h] != nil { // a concurrent call sent it meanwhile
@@ -605,6 +671,7 @@ func (a *Appliance) appendOnce(ctx context.Context, leaf []byte) (uint64, error)
 		p := &leafAppend{done: make(chan struct{})}
 		a.appends[h] = p
 		a.mu.Unlock()
+		sent = true
 		go a.runAppend(context.WithoutCancel(ctx), h, leaf, p)
 		select {
 		case <-p.done:

@@ -366,3 +366,67 @@ func TestFreezeNotTakenIsForgotten(t *testing.T) {
 		t.Fatalf("the next freeze: count %d at %v, want a new freeze of 1 entrant at %v", fz.Record.Count, fz.Record.Time, c.t)
 	}
 }
+
+// A freeze made but never sent — interrupted before its first sending, or
+// its draw directory left by a crash while it still holds the unsent
+// marker — is nowhere but there: the next run makes it anew, timed then,
+// rather than re-sending a record with its old time and list. A directory
+// without the marker (the freeze may have reached the log) is still
+// resumed, never discarded.
+func TestFreezeNeverSentIsMadeAnew(t *testing.T) {
+	ctx := context.Background()
+	r, rulesFile := exampleRules(t)
+	tmp := t.TempDir()
+	c := &clock{t: time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC)}
+	keys := testKeys(t, filepath.Join(tmp, "keys"))
+	a0, lg := openTestAppliance(t, filepath.Join(tmp, "data"), keys, testEntropy(t), c)
+	defer lg.Close()
+	dir := filepath.Join(tmp, "data", "promo", "bonus-crescendo", "1")
+	req := FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"A1", "A2", "A3"}}
+
+	// Interrupted (Ctrl-C) once the directory is written, before sending.
+	ictx, cancel := context.WithCancel(ctx)
+	cfg := a0.cfg
+	cfg.Clock = func() time.Time { cancel(); return c.t }
+	interrupted, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := interrupted.Freeze(ictx, req); !errors.Is(err, transparency.ErrNotAppended) || !strings.Contains(err.Error(), "nothing frozen") {
+		t.Fatalf("freeze interrupted before sending: %v, want ErrNotAppended saying nothing was frozen", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the draw directory of a freeze never sent is still there (%v)", err)
+	}
+
+	// A directory without the marker may hold a freeze the log took: it
+	// is resumed (this one, not a freeze record, is refused), not discarded.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "freeze.leaf"), []byte("left by a crash"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a0.Freeze(ctx, req); err == nil || !strings.Contains(err.Error(), "not a promo_freeze record") {
+		t.Fatalf("a draw directory without the unsent marker: %v, want it resumed (and this one refused)", err)
+	}
+	// With the marker: discarded and frozen anew.
+	if err := os.WriteFile(filepath.Join(dir, unsentMarker), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.t = c.t.Add(72 * time.Hour)
+	req.Entrants = []string{"B1"}
+	fz, err := a0.Freeze(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fz.Record.Count != 1 || !fz.Record.Time.Equal(c.t) {
+		t.Fatalf("the next freeze: count %d at %v, want a new freeze of 1 entrant at %v", fz.Record.Count, fz.Record.Time, c.t)
+	}
+	if unsent(dir) {
+		t.Fatal("a sent freeze's directory still holds the unsent marker")
+	}
+	if m, _ := filepath.Glob(dir + ".discarded-*"); len(m) != 0 {
+		t.Fatalf("discarded directories left behind: %q", m)
+	}
+}
