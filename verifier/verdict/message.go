@@ -272,25 +272,28 @@ func RepeatedMember(b []byte) error {
 	dec.UseNumber() // no number is converted, none refused for its size
 	type frame struct {
 		object bool
-		path   string
 		names  map[string]bool
 		key    string // an object's member being read
 		index  int    // an array's element being read
 	}
 	var stack []*frame
-	// path is where the next value sits.
-	path := func() string {
-		if len(stack) == 0 {
-			return ""
-		}
-		f := stack[len(stack)-1]
-		if f.object {
-			if f.path == "" {
-				return f.key
+	// pathOf is where stack[n] sits in the document: each enclosing
+	// container's member or element being read. Built when an error names
+	// it, not kept with every frame (a document of nested arrays would
+	// cost the square of its depth).
+	pathOf := func(n int) string {
+		var b strings.Builder
+		for _, f := range stack[:n] {
+			if !f.object {
+				b.WriteString("[" + strconv.Itoa(f.index) + "]")
+				continue
 			}
-			return f.path + "." + f.key
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(f.key)
 		}
-		return f.path + "[" + strconv.Itoa(f.index) + "]"
+		return b.String()
 	}
 	// done: a value was read in the innermost container.
 	done := func() {
@@ -313,8 +316,8 @@ func RepeatedMember(b []byte) error {
 				if name, ok := tok.(string); ok {
 					if f.names[foldName(name)] {
 						where := M(MsgJSONRoot)
-						if f.path != "" {
-							where = M(MsgSame, f.path)
+						if p := pathOf(len(stack) - 1); p != "" {
+							where = M(MsgSame, p)
 						}
 						return Errorf(MsgJSONRepeatedMember, name, where)
 					}
@@ -326,9 +329,9 @@ func RepeatedMember(b []byte) error {
 		}
 		switch tok {
 		case json.Delim('{'):
-			stack = append(stack, &frame{object: true, path: path(), names: map[string]bool{}})
+			stack = append(stack, &frame{object: true, names: map[string]bool{}})
 		case json.Delim('['):
-			stack = append(stack, &frame{path: path()})
+			stack = append(stack, &frame{})
 		case json.Delim('}'), json.Delim(']'):
 			stack = stack[:len(stack)-1]
 			done()
