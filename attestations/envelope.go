@@ -92,7 +92,11 @@ func parseEnvelope(b []byte) (*announce.Envelope, error) {
 	}
 	env, err := announce.ParseEnvelope(b, PayloadType)
 	if ae := (*announce.Error)(nil); errors.As(err, &ae) {
-		// announce's check and cause, not its "bad key announcement".
+		// announce's check and cause, not its "bad key announcement"
+		// (its check "envelope" is what ParseEnvelope says already).
+		if ae.Check == announce.CheckEnvelope {
+			return nil, ae.Err
+		}
 		return nil, fmt.Errorf("%s: %w", ae.Check, ae.Err)
 	}
 	if err != nil {
