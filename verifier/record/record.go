@@ -176,6 +176,11 @@ func appendRecord(buf []byte, r Record) ([]byte, error) {
 	if err := r.validate(); err != nil {
 		return nil, verdict.Errorf(verdict.MsgRecordFormat, verdict.Term(r.Kind()), err)
 	}
+	return appendValid(buf, r)
+}
+
+// appendValid is appendRecord of a record validated already.
+func appendValid(buf []byte, r Record) ([]byte, error) {
 	e := encoder{buf: buf}
 	if err := e.encodeTop(r); err != nil {
 		return nil, err
@@ -231,7 +236,7 @@ func Parse(leaf []byte) (Record, error) {
 	}
 	// Belt and braces: the grammar above admits exactly one encoding per
 	// record, and this check keeps that true if a field type is added.
-	again, err := appendRecord(make([]byte, 0, len(leaf)), r)
+	again, err := appendValid(make([]byte, 0, len(leaf)), r)
 	if err != nil {
 		return nil, verdict.Errorf(verdict.MsgRecordNotEncodable, err, ErrMalformed)
 	}
