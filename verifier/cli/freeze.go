@@ -32,7 +32,9 @@ func runFreeze(env Env) int {
 		return c.usageErr(env, verdict.M(verdict.MsgCLIUnexpected, pos[1]))
 	}
 	// A receipt carries its log's keys; trusting them would check nothing.
-	if len(c.logKeys)+len(c.vrfKeys)+len(c.pins) == 0 && *c.state == "" {
+	// A freeze has no VRF proof: a --vrf-key anchors it only as a key
+	// announcement, which pins the log's keys (anchors).
+	if len(c.logKeys)+len(c.pins) == 0 && *c.state == "" && !c.vrfKeyAnnounces() {
 		return c.usageErr(env, verdict.M(verdict.MsgCLINoAnchorFreeze))
 	}
 	a, err := c.anchors()
@@ -40,15 +42,17 @@ func runFreeze(env Env) int {
 		return c.usageErr(env, receipt.Cause(err))
 	}
 	var list *promo.EntrantList
+	// listRefused: the list given is not one (promo.ParseEntrantList's
+	// reason); the receipt is still checked, and both are shown.
+	var listRefused *verdict.Msg
 	if *entrants != "" {
 		b, err := readFileHead(*entrants, maxEntrants, verdict.MsgLimitEntrants, receipt.EntrantsHead)
 		if err != nil {
 			return c.usageErr(env, verdict.M(verdict.MsgCLIReadEntrants, receipt.Cause(fileErr(err))))
 		}
 		if list, err = promo.ParseEntrantList(b); err != nil {
-			v := verdict.New(receipt.DocFreezeReceipt, verdict.MsgSubjectFreezeReceipt)
-			v.Fail(promo.CheckEntrantList, verdict.MsgColon, *entrants, receipt.Cause(err))
-			return c.report(env, v, nil)
+			why := verdict.M(verdict.MsgColon, *entrants, receipt.Cause(err))
+			listRefused = &why
 		}
 	}
 	c.input = pos[0]
@@ -59,5 +63,35 @@ func runFreeze(env Env) int {
 	if c.otherCommand(env, file, pos[0]) {
 		return ExitUsage
 	}
+	if listRefused != nil {
+		return c.report(env, receipt.VerifyFreezeListRefused(file, *listRefused, a), nil)
+	}
 	return c.report(env, receipt.VerifyFreeze(file, list, a), nil)
+}
+
+// vrfKeyAnnounces reports whether a --vrf-key file given is a key
+// announcement that pins a log key (announcedKeys), the only --vrf-key
+// that anchors a freeze receipt ("SUITE HEX" lines name VRF keys only). A
+// file that cannot be read, or an announcement refused, is left to
+// anchors, which names it.
+func (c *common) vrfKeyAnnounces() bool {
+	for _, f := range c.vrfKeys {
+		b, err := readFileMax(f, maxKeyFile, verdict.MsgLimitKeyFile)
+		if err != nil {
+			return true
+		}
+		if !isAnnouncement(b) {
+			continue
+		}
+		_, pins, err := announcedKeys(b)
+		if err != nil {
+			return true
+		}
+		for _, p := range pins {
+			if suite, _, err := receipt.ParsePin(p); err == nil && suite == "" {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -182,3 +182,114 @@ func TestFreezeCommandTampered(t *testing.T) {
 		})
 	}
 }
+
+// TestFreezeVRFKeyIsNoAnchor: a freeze has no VRF proof, so a --vrf-key of
+// "SUITE HEX" lines anchors nothing: refused as no trust anchor (exit 2,
+// one line), as docs/verifier.md says, not run to fail log-key. A key
+// announcement given with --vrf-key pins its log keys too: it anchors
+// (here another log's: log-key fails, exit 1).
+func TestFreezeVRFKeyIsNoAnchor(t *testing.T) {
+	var c struct {
+		VRFSuite     string `json:"vrf_suite"`
+		VRFPublicKey string `json:"vrf_public_key"`
+	}
+	b, err := os.ReadFile(certFile)
+	if err != nil || json.Unmarshal(b, &c) != nil || c.VRFSuite == "" {
+		t.Fatalf("fixture: %v", err)
+	}
+	vrfKey := write(t, t.TempDir(), "vrf.txt", []byte(c.VRFSuite+" "+c.VRFPublicKey+"\n"))
+	for _, lang := range []string{"en", "fr"} {
+		code, out, errs := run(t, "freeze", freezeFile, "--vrf-key", vrfKey, "--lang", lang)
+		want := map[string]string{"en": "no trust anchor", "fr": "aucune ancre de confiance"}[lang]
+		if code != ExitUsage || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, want) {
+			t.Errorf("--lang %s: exit %d %q %q", lang, code, out, errs)
+		}
+	}
+	_, ann := certKeys(t)
+	code, out, errs := run(t, "freeze", freezeFile, "--vrf-key", ann)
+	if code != ExitFail || !strings.Contains(out, "[FAIL] log-key") || !strings.Contains(errs, "check log-key") {
+		t.Errorf("announcement: exit %d\n%s%s", code, out, errs)
+	}
+	// Both: the announcement anchors, the key file adds nothing.
+	if code, _, errs := run(t, "freeze", freezeFile, "--vrf-key", vrfKey, "--vrf-key", ann); code != ExitFail {
+		t.Errorf("key file and announcement: exit %d %s", code, errs)
+	}
+}
+
+// TestFreezeCommandListRefused: an entrant list that is not one (an
+// account twice, a wrong count) fails entrant-list, and the receipt is
+// still checked and shown in the same verdict, as the browser page shows
+// it (exit 1): the user sees both. A receipt that fails too shows both
+// failures.
+func TestFreezeCommandListRefused(t *testing.T) {
+	file, rc, lk := freezeReceiptFixture(t)
+	dir := t.TempDir()
+	list, err := os.ReadFile(freezeEntrantsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice := write(t, dir, "twice.txt", bytes.Replace(bytes.Replace(list, []byte("count 5\n"), []byte("count 6\n"), 1), []byte("bob\n"), []byte("bob\nbob\n"), 1))
+	count := write(t, dir, "count.txt", bytes.Replace(list, []byte("count 5\n"), []byte("count 4\n"), 1))
+	pin := lk.Fingerprint()
+	for _, l := range []string{twice, count} {
+		code, out, errs := run(t, "freeze", freezeFile, "--pin", pin, "--entrants", l)
+		if code != ExitFail || !strings.HasPrefix(errs, "rngverify freeze: NOT VERIFIED, check entrant-list") || strings.Count(errs, "\n") != 1 {
+			t.Fatalf("%s: exit %d %q", l, code, errs)
+		}
+		for _, want := range []string{
+			"checked: freeze of promotion draw bonus-crescendo/1\n", "[PASS] log-key", "[PASS] freeze-inclusion", "[PASS] receipt-fields",
+			"[FAIL] entrant-list", l + ": ", "[skip] entrant-root", "[skip] entrants-sha256", "leaf hash: " + rc.FreezeLeafHash,
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: no %q in\n%s", l, want, out)
+			}
+		}
+		if strings.Contains(out, "public checks only") {
+			t.Errorf("%s: a list was given:\n%s", l, out)
+		}
+		code, out, errs = run(t, "freeze", freezeFile, "--pin", pin, "--entrants", l, "--lang", "fr")
+		if code != ExitFail || !strings.Contains(out, "[ÉCHEC] entrant-list") {
+			t.Errorf("%s --lang fr: exit %d\n%s%s", l, code, out, errs)
+		}
+		frenchOK(t, "list refused --lang fr", out+errs)
+	}
+	// The receipt edited too: both failures shown, the receipt's first.
+	var r promo.FreezeReceipt
+	if err := json.Unmarshal(file, &r); err != nil {
+		t.Fatal(err)
+	}
+	r.Count++
+	edited := write(t, dir, "count.json", promo.FreezeReceiptJSON(&r))
+	code, out, errs := run(t, "freeze", edited, "--pin", pin, "--entrants", twice)
+	if code != ExitFail || !strings.Contains(errs, "check receipt-fields") || !strings.Contains(out, "[FAIL] receipt-fields") || !strings.Contains(out, "[FAIL] entrant-list") {
+		t.Errorf("both: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestFreezeCommandNoFactsUntrusted: under a log key that is not the
+// receipt's, nothing the receipt says is shown as established.
+func TestFreezeCommandNoFactsUntrusted(t *testing.T) {
+	_, rc, _ := freezeReceiptFixture(t)
+	code, out, _ := run(t, "freeze", freezeFile, "--pin", strings.Repeat("ab", 32))
+	if code != ExitFail || !strings.Contains(out, "[FAIL] log-key") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	for _, fact := range []string{"draw: ", "leaf hash: ", rc.FreezeLeafHash, "log: freeze record at index", "receipt fingerprint: "} {
+		if strings.Contains(out, fact) {
+			t.Errorf("fact %q shown under an untrusted key:\n%s", fact, out)
+		}
+	}
+}
+
+// TestFreezeCommandFrenchIndex: a freeze record's index beyond the
+// checkpoint is explained in French, not quoted as an English technical
+// error.
+func TestFreezeCommandFrenchIndex(t *testing.T) {
+	_, rc, lk := freezeReceiptFixture(t)
+	rc.Freeze.Index = 7
+	f := write(t, t.TempDir(), "index.json", promo.FreezeReceiptJSON(&rc))
+	code, out, errs := run(t, "freeze", f, "--pin", lk.Fingerprint(), "--lang", "fr")
+	if code != ExitFail || !strings.Contains(out, "l'index 7 n'est pas inférieur à la taille 2 du point de contrôle") || strings.Contains(out+errs, "anglais") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+}

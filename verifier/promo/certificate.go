@@ -248,7 +248,7 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	dr, err := record.Parse([]byte(c.DrawRecord.Record))
 	d, ok := dr.(*record.PromoDraw)
 	if err != nil || !ok {
-		return nil, fail(CheckDrawRecord, verdict.MsgPromoNotDraw, errOr(err, "another kind"))
+		return nil, fail(CheckDrawRecord, verdict.MsgPromoNotDraw, notKind(err))
 	}
 	if err := checkInclusion(tree, c.DrawRecord); err != nil {
 		return nil, fail(CheckDrawInclusion, verdict.MsgPromoErr, err)
@@ -261,7 +261,7 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 		kr, err := record.Parse([]byte(c.Keys.Record))
 		ka, ok := kr.(*record.KeyAnnouncement)
 		if err != nil || !ok {
-			return nil, fail(CheckKeys, verdict.MsgPromoNotKeys, errOr(err, "another kind"))
+			return nil, fail(CheckKeys, verdict.MsgPromoNotKeys, notKind(err))
 		}
 		if err := checkInclusion(tree, *c.Keys); err != nil {
 			return nil, fail(CheckKeys, verdict.MsgPromoKeysErr, err)
@@ -534,6 +534,15 @@ func errOr(err error, s string) string {
 	return s
 }
 
+// notKind is why a logged record is not of the kind a check expects: its
+// parse error (the catalog's), or, when it parsed, that it is another kind.
+func notKind(err error) error {
+	if err != nil {
+		return err
+	}
+	return verdict.Errorf(verdict.MsgPromoOtherKind)
+}
+
 // decodeStrict decodes a document's JSON into v: no unknown member, no
 // member given twice (encoding/json keeps the last, a reader may see the
 // first), nothing but white space after it (a fingerprint hashes the whole
@@ -581,7 +590,7 @@ func loggedFreeze(tree tlog.Tree, lr LoggedRecord) (*record.PromoFreeze, error) 
 	r, err := record.Parse([]byte(lr.Record))
 	f, ok := r.(*record.PromoFreeze)
 	if err != nil || !ok {
-		return nil, fail(CheckFreezeRecord, verdict.MsgPromoNotFreeze, errOr(err, "another kind"))
+		return nil, fail(CheckFreezeRecord, verdict.MsgPromoNotFreeze, notKind(err))
 	}
 	if err := checkInclusion(tree, lr); err != nil {
 		return nil, fail(CheckFreezeInclusion, verdict.MsgPromoErr, err)
@@ -609,7 +618,7 @@ func checkInclusion(tree tlog.Tree, r LoggedRecord) error {
 		return err
 	}
 	if r.Index >= uint64(tree.N) {
-		return fmt.Errorf("index %d not below the checkpoint's size %d", r.Index, tree.N)
+		return verdict.Errorf(verdict.MsgPromoIndexBeyond, r.Index, tree.N)
 	}
 	return tlog.CheckRecord(proof, tree.N, tree.Hash, int64(r.Index), tlog.RecordHash([]byte(r.Record)))
 }
@@ -619,7 +628,7 @@ func parseProof(p []string) (tlog.RecordProof, error) {
 	for i, s := range p {
 		b, err := hex.DecodeString(s)
 		if err != nil || len(b) != tlog.HashSize {
-			return nil, fmt.Errorf("proof hash %d is not 32 bytes of hex", i)
+			return nil, verdict.Errorf(verdict.MsgPromoProofHex, i)
 		}
 		copy(out[i][:], b)
 	}

@@ -27,7 +27,23 @@ var (
 // still sees them. A receipt is a file anyone can edit, so every failure
 // is of the ordinary class (NOT VERIFIED): nothing in it is proof against
 // the appliance.
+//
+// Facts are shown only when the log key is trusted: under an untrusted key
+// the draw, index and leaf hash are only what the receipt says.
 func VerifyFreeze(file []byte, list *promo.EntrantList, a Anchors) *verdict.Verdict {
+	return verifyFreeze(file, list, nil, a)
+}
+
+// VerifyFreezeListRefused is VerifyFreeze for a receipt given with an
+// entrant list that promo.ParseEntrantList refused (why: the list named
+// and the reason): the receipt's public checks, as without a list, then
+// entrant-list failed with why — whatever the receipt's checks found, so
+// that both are seen — and the list's other checks not reached.
+func VerifyFreezeListRefused(file []byte, why verdict.Msg, a Anchors) *verdict.Verdict {
+	return verifyFreeze(file, nil, &why, a)
+}
+
+func verifyFreeze(file []byte, list *promo.EntrantList, listRefused *verdict.Msg, a Anchors) *verdict.Verdict {
 	v := verdict.New(DocFreezeReceipt, verdict.MsgSubjectFreezeReceipt)
 	draw, docKeys := freezeProbe(file)
 	if draw != "" {
@@ -57,10 +73,17 @@ func VerifyFreeze(file []byte, list *promo.EntrantList, a Anchors) *verdict.Verd
 			v.Pass(c, verdict.NoDetail)
 		}
 	}
-	if list == nil {
+	switch {
+	case listRefused != nil:
+		v.Fail(promo.CheckEntrantList, verdict.MsgSame, *listRefused)
+		v.Skip(promo.CheckEntrantRoot, verdict.MsgNotReached)
+		v.Skip(promo.CheckEntrantsFile, verdict.MsgNotReached)
+	case list == nil:
 		v.Skip(promo.CheckEntrantRoot, verdict.MsgPublicOnly)
 	}
-	if res != nil {
+	// The facts are the receipt's own words unless its checkpoint is
+	// signed by a trusted log key.
+	if res != nil && len(logKeys) > 0 {
 		f := res.Freeze
 		v.Fact("draw", verdict.MsgDrawFact, res.Draw, f.Count)
 		v.FactNamed(verdict.M(verdict.MsgFreezeFactFrozenAt), verdict.MsgSame, promo.FormatTime(f.Time))

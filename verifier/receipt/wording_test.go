@@ -124,3 +124,41 @@ func TestCertificateNoBeacon(t *testing.T) {
 		}
 	}
 }
+
+// TestCertificateFactsNeedTrustedKey: under no trusted log key a
+// certificate's winners are only what the file says: the verdict shows no
+// draw or winner facts (its fingerprint, a fact about the file, stays);
+// pinned, it shows them.
+func TestCertificateFactsNeedTrustedKey(t *testing.T) {
+	cert, err := os.ReadFile("../cli/testdata/promo-certificate.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c promo.Certificate
+	if err := json.Unmarshal(cert, &c); err != nil {
+		t.Fatal(err)
+	}
+	var pinned receipt.Anchors
+	for _, lk := range c.LogKeys {
+		k, err := checkpoint.ParseKey(lk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pinned.Pins = append(pinned.Pins, k.Fingerprint())
+	}
+	for name, a := range map[string]receipt.Anchors{"no anchor": {}, "another log's pin": {Pins: []string{strings.Repeat("ab", 32)}}} {
+		v := receipt.VerifyCertificate(cert, nil, a)
+		if v.Status() == verdict.StatusPass {
+			t.Fatalf("%s: verified", name)
+		}
+		for _, f := range v.Facts {
+			if f.Name != "certificate fingerprint" {
+				t.Errorf("%s: fact %q = %q from an unauthenticated certificate", name, f.Name, f.Value)
+			}
+		}
+	}
+	v := receipt.VerifyCertificate(cert, nil, pinned)
+	if v.Status() != verdict.StatusPass || !strings.Contains(v.Text("en"), "draw: ") {
+		t.Errorf("pinned:\n%s", v.Text("en"))
+	}
+}

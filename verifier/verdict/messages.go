@@ -300,6 +300,10 @@ const (
 	MsgPromoListDraw         MsgID = "promo-list-draw"
 	MsgPromoListSize         MsgID = "promo-list-size"
 	MsgPromoListRoot         MsgID = "promo-list-root"
+	// A logged record's kind, index or proof (promo.checkInclusion).
+	MsgPromoOtherKind   MsgID = "promo-other-kind"
+	MsgPromoIndexBeyond MsgID = "promo-index-beyond"
+	MsgPromoProofHex    MsgID = "promo-proof-hex"
 
 	// Audit and rngverify log.
 	MsgFollowedCheckpoint     MsgID = "followed-checkpoint"
@@ -1383,6 +1387,12 @@ var messages = map[MsgID]text{
 		"la liste compte %d participants, %d ont été gelés"},
 	MsgPromoListRoot: {"the list does not hash to the frozen root",
 		"l'empreinte de la liste n'est pas la racine gelée"},
+	MsgPromoOtherKind: {"another kind",
+		"un enregistrement d'un autre type"},
+	MsgPromoIndexBeyond: {"index %d not below the checkpoint's size %d",
+		"l'index %d n'est pas inférieur à la taille %d du point de contrôle"},
+	MsgPromoProofHex: {"proof hash %d is not 32 bytes of hex",
+		"l'empreinte %d de la preuve n'est pas de 32 octets en hexadécimal"},
 
 	// Audit and rngverify log.
 	MsgFollowedCheckpoint: {"followed checkpoint: %s",
