@@ -89,22 +89,7 @@ func TestCountsSayWhatTheyCount(t *testing.T) {
 // text, French and JSON, and saying that only the draw's rules show
 // whether one was promised (--rules). Before, it passed with no detail.
 func TestCertificateNoBeacon(t *testing.T) {
-	cert, err := os.ReadFile("../cli/testdata/promo-certificate.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c promo.Certificate
-	if err := json.Unmarshal(cert, &c); err != nil {
-		t.Fatal(err)
-	}
-	var a receipt.Anchors
-	for _, lk := range c.LogKeys {
-		k, err := checkpoint.ParseKey(lk)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a.Pins = append(a.Pins, k.Fingerprint())
-	}
+	cert, a := pinnedCertificate(t)
 	v := receipt.VerifyCertificate(cert, nil, a)
 	expect(t, v, verdict.StatusPass, "")
 	b := v.Find(promo.CheckBeacon)
@@ -130,22 +115,7 @@ func TestCertificateNoBeacon(t *testing.T) {
 // draw or winner facts (its fingerprint, a fact about the file, stays);
 // pinned, it shows them.
 func TestCertificateFactsNeedTrustedKey(t *testing.T) {
-	cert, err := os.ReadFile("../cli/testdata/promo-certificate.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c promo.Certificate
-	if err := json.Unmarshal(cert, &c); err != nil {
-		t.Fatal(err)
-	}
-	var pinned receipt.Anchors
-	for _, lk := range c.LogKeys {
-		k, err := checkpoint.ParseKey(lk)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pinned.Pins = append(pinned.Pins, k.Fingerprint())
-	}
+	cert, pinned := pinnedCertificate(t)
 	for name, a := range map[string]receipt.Anchors{"no anchor": {}, "another log's pin": {Pins: []string{strings.Repeat("ab", 32)}}} {
 		v := receipt.VerifyCertificate(cert, nil, a)
 		if v.Status() == verdict.StatusPass {
@@ -161,4 +131,27 @@ func TestCertificateFactsNeedTrustedKey(t *testing.T) {
 	if v.Status() != verdict.StatusPass || !strings.Contains(v.Text("en"), "draw: ") {
 		t.Errorf("pinned:\n%s", v.Text("en"))
 	}
+}
+
+// pinnedCertificate is the CLI's test certificate (no beacon) and anchors
+// pinning its log keys.
+func pinnedCertificate(t *testing.T) ([]byte, receipt.Anchors) {
+	t.Helper()
+	cert, err := os.ReadFile("../cli/testdata/promo-certificate.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c promo.Certificate
+	if err := json.Unmarshal(cert, &c); err != nil {
+		t.Fatal(err)
+	}
+	var a receipt.Anchors
+	for _, lk := range c.LogKeys {
+		k, err := checkpoint.ParseKey(lk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Pins = append(a.Pins, k.Fingerprint())
+	}
+	return cert, a
 }
