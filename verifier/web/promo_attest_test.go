@@ -99,6 +99,8 @@ func TestFreezeReceiptOnPage(t *testing.T) {
 	trusted := []web.File{{Name: "promo.vkey", Data: vkey}}
 	pin := lk.Fingerprint()
 	f := write("freeze.json", file)
+	dup := bytes.Replace(list, []byte("erin\n"), []byte("erin\nerin\n"), 1)
+	dupPath := write("dup.txt", dup)
 	for _, c := range []pageCase{
 		{name: "pinned", docs: []web.File{doc(file)}, pins: pin, args: []string{"freeze", f, "--pin", pin},
 			status: verdict.StatusPass, check: promo.CheckReceiptFields, checkIs: "pass", note: web.NoteEntrantsMissing},
@@ -110,6 +112,9 @@ func TestFreezeReceiptOnPage(t *testing.T) {
 		{name: "one entrant more in the list", docs: []web.File{doc(file), entrants(more)}, pins: pin,
 			args:   []string{"freeze", f, "--pin", pin, "--entrants", write("more.txt", more)},
 			status: verdict.StatusFail, check: promo.CheckEntrantRoot, checkIs: "fail"},
+		{name: "a list that is not one", docs: []web.File{doc(file), {Name: dupPath, Data: dup}}, pins: pin,
+			args:   []string{"freeze", f, "--pin", pin, "--entrants", dupPath},
+			status: verdict.StatusFail, check: promo.CheckEntrantList, checkIs: "fail"},
 		{name: "count edited", docs: []web.File{doc(editedFile)}, pins: pin, args: []string{"freeze", write("edited.json", editedFile), "--pin", pin},
 			status: verdict.StatusFail, check: promo.CheckReceiptFields, checkIs: "fail", note: web.NoteEntrantsMissing},
 		{name: "no trusted key", docs: []web.File{doc(file)},

@@ -210,8 +210,9 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 		}
 	}
 	lists := map[string]*promo.EntrantList{}
-	listFile := map[string]string{} // draw → the file of its first list
-	twice := map[string]string{}    // draw given two lists or more (none used) → its second
+	listFile := map[string]string{}          // draw → the file of its first list
+	refusedList := map[string]*verdict.Msg{} // draw → why a list of it was refused
+	twice := map[string]string{}             // draw given two lists or more (none used) → its second
 	var checked []File
 	for _, f := range docs {
 		if limit, what := MaxDocument, verdict.MsgLimitDocument; bytes.HasPrefix(f.Data, []byte(receipt.EntrantsHead)) {
@@ -233,6 +234,12 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 				v := verdict.New(receipt.DocEntrants, verdict.MsgSame, f.Name)
 				v.Fail(promo.CheckEntrantList, verdict.MsgSame, receipt.Cause(err))
 				out = append(out, Result{File: f.Name, Verdict: v})
+				// A freeze receipt of the draw its second line names fails
+				// entrant-list with it, as rngverify freeze --entrants does.
+				if d, ok := listDrawLine(f.Data); ok && refusedList[d] == nil {
+					why := verdict.M(verdict.MsgColon, f.Name, receipt.Cause(err))
+					refusedList[d] = &why
+				}
 				continue
 			}
 			if first, ok := listFile[l.Draw]; ok {
@@ -270,10 +277,16 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 		case receipt.DocTranscript:
 			v = receipt.VerifyTranscript(f.Data, a)
 		case receipt.DocFreezeReceipt:
-			list := lists[receipt.FreezeDraw(f.Data)]
-			v = receipt.VerifyFreeze(f.Data, list, a)
-			if list == nil {
-				note = NoteEntrantsMissing
+			draw := receipt.FreezeDraw(f.Data)
+			list := lists[draw]
+			switch why := refusedList[draw]; {
+			case list == nil && why != nil:
+				v = receipt.VerifyFreezeListRefused(f.Data, *why, a)
+			default:
+				v = receipt.VerifyFreeze(f.Data, list, a)
+				if list == nil {
+					note = NoteEntrantsMissing
+				}
 			}
 		case receipt.DocAttestation:
 			v = receipt.VerifyAttestation(f.Data, f.Name, receipt.AttestationInputs{Announcements: anns})
@@ -483,4 +496,17 @@ func Render(results []Result, lang string) []byte {
 		panic("web: " + err.Error())
 	}
 	return b
+}
+
+// listDrawLine is the draw an entrant list names on its second line
+// ("draw ID"), read without the rest of the list (one that
+// promo.ParseEntrantList refused).
+func listDrawLine(b []byte) (string, bool) {
+	_, rest, ok := bytes.Cut(b, []byte("\n"))
+	if !ok {
+		return "", false
+	}
+	line, _, _ := bytes.Cut(rest, []byte("\n"))
+	d, ok := bytes.CutPrefix(line, []byte("draw "))
+	return string(d), ok && len(d) > 0
 }
