@@ -14,8 +14,7 @@ import (
 // entropyHealth is what the operator's entropy calls need of the engine's
 // random source (*entropy.Generator).
 type entropyHealth interface {
-	Healthy() error
-	Status() []entropy.SourceStatus
+	Report() ([]entropy.SourceStatus, error)
 	Retest(ctx context.Context) error
 }
 
@@ -72,10 +71,11 @@ func failedSources(st *adminv1.EntropyStatusResponse) []string {
 
 func entropyStatus(h entropyHealth) *adminv1.EntropyStatusResponse {
 	r := &adminv1.EntropyStatusResponse{Healthy: true}
-	if err := h.Healthy(); err != nil {
+	sources, err := h.Report()
+	if err != nil {
 		r.Healthy, r.Error = false, err.Error()
 	}
-	for _, src := range h.Status() {
+	for _, src := range sources {
 		p := &adminv1.EntropySource{Name: src.Name, Physical: src.Physical, CreditedBits: src.CreditedBits}
 		if src.Failure != nil {
 			p.Failure = src.Failure.Error()

@@ -204,9 +204,9 @@ func TestEntropyAdminDegraded(t *testing.T) {
 // run the tests: closed, cancelled, …).
 type retestFailing struct{ io.Reader }
 
-func (retestFailing) Healthy() error                 { return nil }
-func (retestFailing) Status() []entropy.SourceStatus { return nil }
-func (retestFailing) Retest(context.Context) error   { return errors.New("generator closed") }
+func (retestFailing) Healthy() error                          { return nil }
+func (retestFailing) Report() ([]entropy.SourceStatus, error) { return nil, nil }
+func (retestFailing) Retest(context.Context) error            { return errors.New("generator closed") }
 
 // A retest that fails without a source failure to report is refused with
 // ENTROPY_UNAVAILABLE, as any refusal of the entropy.

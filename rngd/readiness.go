@@ -26,7 +26,7 @@ type componentHealth struct {
 // by call.
 func (e *engine) components() []componentHealth {
 	var out []componentHealth
-	if h, ok := e.entropy.(entropyHealth); ok {
+	if h, ok := e.entropy.(interface{ Healthy() error }); ok {
 		out = append(out, componentHealth{"entropy", h.Healthy()})
 	}
 	if h, ok := e.tlog.(transparency.Health); ok {

@@ -229,6 +229,22 @@ func (g *Generator) Healthy() error {
 func (g *Generator) Status() []SourceStatus {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	return g.status()
+}
+
+// Report is Healthy and Status read at one instant (rngctl entropy
+// status): a source failing between two reads would show a healthy
+// generator with a failed source, or the reverse.
+func (g *Generator) Report() ([]SourceStatus, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return g.status(), ErrClosed
+	}
+	return g.status(), g.healthy()
+}
+
+func (g *Generator) status() []SourceStatus {
 	out := make([]SourceStatus, len(g.sources))
 	for i, st := range g.sources {
 		out[i] = SourceStatus{Name: st.cfg.Name, Physical: st.physical, CreditedBits: st.credited, Failure: st.failure}
