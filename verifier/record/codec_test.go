@@ -84,4 +84,26 @@ func TestFirstBadEntry(t *testing.T) {
 			t.Fatalf("firstBadEntry(%v, %d) = %d, want %d", ranking, count, got, w)
 		}
 	}
+	// Past the first 64 entries, with the entrants marked in a bit set
+	// (count up to maxBitsetEntrants) or the positions sorted (more).
+	for range 2000 {
+		n, span := 64+rng.IntN(400), 1+rng.Uint64N(2000)
+		count, base := 1+rng.Uint64N(maxBitsetEntrants), uint64(0)
+		if rng.IntN(2) == 0 {
+			count, base = 1<<40, 1<<39
+		}
+		ranking := make([]uint64, n)
+		for i := range ranking {
+			ranking[i] = base + uint64(i)*span%count // distinct unless span wraps
+			if rng.IntN(200) == 0 {
+				ranking[i] = ranking[rng.IntN(i+1)] // a repeat (or itself)
+			}
+			if rng.IntN(1000) == 0 {
+				ranking[i] = count + rng.Uint64N(3) // out of range
+			}
+		}
+		if got, w := firstBadEntry(ranking, count), want(ranking, count); got != w {
+			t.Fatalf("n %d, count %d: firstBadEntry = %d, want %d", n, count, got, w)
+		}
+	}
 }

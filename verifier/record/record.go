@@ -283,17 +283,42 @@ func checkTime(name string, t time.Time) error {
 
 func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }
 
+// maxBitsetEntrants bounds the entrants firstBadEntry marks in a bit set:
+// 2^23 bits, 1 MiB.
+const maxBitsetEntrants = 1 << 23
+
 // firstBadEntry returns the index of the first entry of a promotion draw's
 // ranking that is out of range (≥ count) or repeats an earlier entry, or −1
 // if there is none. It sorts the entries' positions rather than filling a
 // set: a map presized for a hostile leaf's 500,000-entry ranking cost 18
 // bytes per byte of the leaf, 4-byte positions cost 2.
+//
+// Up to maxBitsetEntrants entrants it marks them in a bit set instead (at
+// most 1 MiB, the size of a leaf), and stops at the first repeat.
 func firstBadEntry(ranking []uint64, count uint64) int {
 	bad := slices.IndexFunc(ranking, func(e uint64) bool { return e >= count })
 	if bad < 0 {
 		bad = len(ranking)
 	}
-	if uint64(bad) > math.MaxUint32 { // no such ranking fits in a leaf
+	// A repeat among the first entries (a hostile ranking of zeros) is
+	// found without marking or sorting the rest.
+	head := map[uint64]bool{}
+	for i, e := range ranking[:min(bad, 64)] {
+		if head[e] {
+			return i
+		}
+		head[e] = true
+	}
+	if count <= maxBitsetEntrants {
+		// A bit per entrant: one pass, stopping at the first repeat.
+		seen := make([]uint64, (count+63)/64)
+		for i, e := range ranking[:bad] {
+			if seen[e/64]&(1<<(e%64)) != 0 {
+				return i
+			}
+			seen[e/64] |= 1 << (e % 64)
+		}
+	} else if uint64(bad) > math.MaxUint32 { // no such ranking fits in a leaf
 		seen := make(map[uint64]bool)
 		for i, e := range ranking[:bad] {
 			if seen[e] {
