@@ -59,20 +59,28 @@ func craftedLeaves(t testing.TB) map[string][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A valid short ranking of a draw of 2^23 entrants: a leaf of a few
+	// hundred bytes that a bit set of its entrants would make cost 1 MiB.
+	large, err := record.Format(samples()[8])
+	if err != nil {
+		t.Fatal(err)
+	}
+	large = bytes.Replace(large, []byte(`"count":48213`), []byte(`"count":8388608`), 1)
 	return map[string][]byte{
-		"many integers":         fill(`{"kind":"promo_draw","ranking":[`, `0,`, `],"v":1}`),
-		"many empty arrays":     fill(`{"kind":"promo_draw","ranking":[`, `[],`, `],"v":1}`),
-		"nested integers":       fill(`{"keys":[[[[[[[`, `0,`, `]]]]]]],"kind":"key","v":1}`),
-		"short keys":            fill(`{"keys":[`, `{},`, `],"kind":"key","v":1}`),
-		"short keys after one":  fill(`{"keys":[{"fingerprint":"`+strings.Repeat("00", 32)+`","id":"","public_key":"","suite":"","use":""},`, `{},`, `],"kind":"key","v":1}`),
-		"ranking of zeros":      draw(strings.TrimSuffix(strings.Repeat("0,", zeros), ","), zeros),
-		"valid huge ranking":    draw(strings.Join(distinct, ","), len(distinct)),
-		"escaped string":        fill(`{"kind":"attestation","subject":"`, `\\\\`, `","v":1}`),
-		"valid huge statement":  att,
-		"many members":          fill(`{"kind":"key","v":1,"w`, `w`, `":0}`),
-		"hex with escapes":      fill(`{"digest":"`, `\"`, `","kind":"attestation","v":1}`),
-		"long integers":         fill(`{"kind":"promo_draw","ranking":[`, `1234567890123456,`, `],"v":1}`),
-		"valid-looking strings": fill(`{"keys":[`, `{"fingerprint":"`+fmt.Sprintf("%064x", 0)+`","id":"a","public_key":"00","suite":"s","use":"u"},`, `],"kind":"key","v":1}`),
+		"short ranking, large draw": large,
+		"many integers":             fill(`{"kind":"promo_draw","ranking":[`, `0,`, `],"v":1}`),
+		"many empty arrays":         fill(`{"kind":"promo_draw","ranking":[`, `[],`, `],"v":1}`),
+		"nested integers":           fill(`{"keys":[[[[[[[`, `0,`, `]]]]]]],"kind":"key","v":1}`),
+		"short keys":                fill(`{"keys":[`, `{},`, `],"kind":"key","v":1}`),
+		"short keys after one":      fill(`{"keys":[{"fingerprint":"`+strings.Repeat("00", 32)+`","id":"","public_key":"","suite":"","use":""},`, `{},`, `],"kind":"key","v":1}`),
+		"ranking of zeros":          draw(strings.TrimSuffix(strings.Repeat("0,", zeros), ","), zeros),
+		"valid huge ranking":        draw(strings.Join(distinct, ","), len(distinct)),
+		"escaped string":            fill(`{"kind":"attestation","subject":"`, `\\\\`, `","v":1}`),
+		"valid huge statement":      att,
+		"many members":              fill(`{"kind":"key","v":1,"w`, `w`, `":0}`),
+		"hex with escapes":          fill(`{"digest":"`, `\"`, `","kind":"attestation","v":1}`),
+		"long integers":             fill(`{"kind":"promo_draw","ranking":[`, `1234567890123456,`, `],"v":1}`),
+		"valid-looking strings":     fill(`{"keys":[`, `{"fingerprint":"`+fmt.Sprintf("%064x", 0)+`","id":"a","public_key":"00","suite":"s","use":"u"},`, `],"kind":"key","v":1}`),
 	}
 }
 

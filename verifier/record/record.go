@@ -294,7 +294,9 @@ const maxBitsetEntrants = 1 << 23
 // bytes per byte of the leaf, 4-byte positions cost 2.
 //
 // Up to maxBitsetEntrants entrants it marks them in a bit set instead (at
-// most 1 MiB, the size of a leaf), and stops at the first repeat.
+// most 1 MiB, the size of a leaf; and at most 16 bytes per entry, or a
+// short ranking of a large draw would cost a megabyte), and stops at the
+// first repeat.
 func firstBadEntry(ranking []uint64, count uint64) int {
 	bad := slices.IndexFunc(ranking, func(e uint64) bool { return e >= count })
 	if bad < 0 {
@@ -309,7 +311,7 @@ func firstBadEntry(ranking []uint64, count uint64) int {
 		}
 		head[e] = true
 	}
-	if count <= maxBitsetEntrants {
+	if count <= maxBitsetEntrants && (count+63)/64 <= 2*uint64(bad)+64 {
 		// A bit per entrant: one pass, stopping at the first repeat.
 		seen := make([]uint64, (count+63)/64)
 		for i, e := range ranking[:bad] {
