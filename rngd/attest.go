@@ -74,7 +74,7 @@ func (e *engine) logAttestation(ctx context.Context, req *adminv1.LogAttestation
 	e.log.Info("attestation logged", "subject", rec.Subject, "type", rec.Type, "key", rec.Key,
 		"digest", record.Hex(rec.Digest), "log_index", s.index)
 	if rec.Type == attestations.BuildType {
-		e.noteBuildAttested()
+		e.noteBuildAttested(false)
 	}
 	return reply, nil
 }
@@ -103,8 +103,11 @@ func putAttestedBuild(tx *bolt.Tx, r *record.Attestation, index uint64) error {
 		return nil
 	}
 	b, ok := st.Predicate.(*attestations.Build)
+	if !ok || st.Type() != r.Type {
+		return nil // a record whose type is not its statement's attests nothing
+	}
 	config, err := hex.DecodeString(b.ConfigSHA256)
-	if !ok || err != nil || len(config) != sha256.Size {
+	if err != nil || len(config) != sha256.Size {
 		return nil
 	}
 	bk := tx.Bucket(bucketAttested)
@@ -118,9 +121,9 @@ func putAttestedBuild(tx *bolt.Tx, r *record.Attestation, index uint64) error {
 // noteBuildAttested sets tirage_build_attested from the store: whether the
 // log holds a build attestation of the running executable and of the
 // configuration file rngd started with (none for a Config made in code).
-// At the start, without one, it says so: a WARN (in dev mode an INFO), with
-// the command that makes one.
-func (e *engine) noteBuildAttested() {
+// Without one, with warn (at the start), it says so: a WARN (in dev mode
+// an INFO), with the command that makes one.
+func (e *engine) noteBuildAttested(warn bool) {
 	exe, err := executableSHA256()
 	if err != nil {
 		e.log.Warn("couldn't read this rngd's executable to look for its build attestation", "err", err)
@@ -140,7 +143,11 @@ func (e *engine) noteBuildAttested() {
 		e.log.Info("this rngd's build is attested in the log", "executable_sha256", record.Hex(exe), "log_index", beUint64(index))
 		return
 	}
+	e.buildAttested.Store(false)
 	e.metrics.buildAttested.Set(0)
+	if !warn {
+		return
+	}
 	level := slog.LevelWarn
 	if e.cfg.Dev {
 		level = slog.LevelInfo

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	bolt "go.etcd.io/bbolt"
 	"google.golang.org/protobuf/proto"
 
 	"tirage.fr/tirage/attestations"
@@ -382,4 +383,28 @@ func TestConfigFileDigestDefaults(t *testing.T) {
 	if d := sha256.Sum256(nil); !bytes.Equal(c.fileSHA256, d[:]) {
 		t.Errorf("no configuration file: digest %x, want the empty file's %x", c.fileSHA256, d)
 	}
+}
+
+// A record whose type says build but whose envelope holds another
+// statement (rngd never logs one; a log may hold it) attests nothing and
+// does not stop a rebuild: putAttestedBuild skips it.
+func TestPutAttestedBuildTypeMismatch(t *testing.T) {
+	td, att, _ := attestingDaemon(t)
+	st, err := attestations.NewPaytableStatement()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := signStatement(t, att, "attestation", st)
+	rec := attestations.NewRecord(td.cfg.Clock.Now(), "attestation", env, st)
+	rec.Type = attestations.BuildType
+	err = td.d.engine.store.db.Update(func(tx *bolt.Tx) error { return putAttestedBuild(tx, rec, 7) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	td.d.engine.store.view(func(tx *bolt.Tx) error {
+		if n := tx.Bucket(bucketAttested).Stats().KeyN; n != 0 {
+			t.Errorf("%d attested builds noted from a paytable", n)
+		}
+		return nil
+	})
 }

@@ -127,6 +127,9 @@ func (e *engine) resync(ctx context.Context) error {
 		e.log.Warn("couldn't drop the secrets of the starts refused during the outage: dropped at the next start of rngd", "err", err)
 	}
 	e.askSweep() // non-blocking: the gate held does not matter
+	// A build attestation the outage cut off from its reply may be among
+	// the records caught up.
+	e.noteBuildAttested(false)
 	return nil
 }
 

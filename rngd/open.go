@@ -178,7 +178,7 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 	if err := e.dropOrphanSecrets(); err != nil {
 		return nil, err
 	}
-	e.noteBuildAttested()
+	e.noteBuildAttested(true)
 	e.logRecovers = cfg.Log.Backend == "trillian"
 	c.engine.Store(e)
 	return e, nil
