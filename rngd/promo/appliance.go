@@ -106,6 +106,7 @@ type Appliance struct {
 	appends map[tlog.Hash]*leafAppend // guarded by mu; see appendOnce
 	indexed bool                      // guarded by mu: promos holds the log's records (indexLog)
 	promos  map[string]*loggedPromo   // guarded by mu: the log's promo records by draw id
+	busy    map[string]bool           // guarded by mu: draws a Freeze of this Appliance is working on
 
 	indexMu sync.Mutex // held by indexLog while it reads the log: one reading at a time
 }
@@ -137,7 +138,7 @@ func New(cfg Config) (*Appliance, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Appliance{cfg: cfg, appends: map[tlog.Hash]*leafAppend{}, promos: map[string]*loggedPromo{}}, nil
+	return &Appliance{cfg: cfg, appends: map[tlog.Hash]*leafAppend{}, promos: map[string]*loggedPromo{}, busy: map[string]bool{}}, nil
 }
 
 // indexLog reads the promo_freeze and promo_draw records of the whole log
@@ -363,6 +364,21 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 	if err != nil {
 		return nil, err
 	}
+	// One Freeze of a draw at a time: a second would take the first's
+	// directory, still being written, for one left unsent and discard it.
+	// (Another process cannot run one: the log directory is locked.)
+	a.mu.Lock()
+	if a.busy[draw] {
+		a.mu.Unlock()
+		return nil, fmt.Errorf("%s: a freeze of this draw is under way", draw)
+	}
+	a.busy[draw] = true
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.busy, draw)
+		a.mu.Unlock()
+	}()
 	lp, err := a.logged(ctx, draw)
 	if err != nil {
 		return nil, err
@@ -1192,6 +1208,9 @@ func Undrawn(dir string, now time.Time) ([]UndrawnDraw, error) {
 	var draws []UndrawnDraw
 	for _, l := range leaves {
 		d := filepath.Dir(l)
+		if strings.Contains(filepath.Base(d), ".") || unsent(d) {
+			continue // set aside by discard (no draw id has a '.'), or never sent
+		}
 		switch _, err := os.Stat(filepath.Join(d, "draw.leaf")); {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:

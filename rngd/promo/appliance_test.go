@@ -410,8 +410,22 @@ func TestFreezeNeverSentIsMadeAnew(t *testing.T) {
 	if _, err := a0.Freeze(ctx, req); err == nil || !strings.Contains(err.Error(), "not a promo_freeze record") {
 		t.Fatalf("a draw directory without the unsent marker: %v, want it resumed (and this one refused)", err)
 	}
-	// With the marker: discarded and frozen anew.
+	// With the marker: discarded and frozen anew. Meanwhile it is no draw
+	// waiting for its ceremony, and neither is a directory set aside.
 	if err := os.WriteFile(filepath.Join(dir, unsentMarker), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	aside := dir + ".discarded-1"
+	if err := os.MkdirAll(aside, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(aside, "freeze.leaf"), []byte("left by a removal stopped part way"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := Undrawn(filepath.Join(tmp, "data", "promo"), c.t); err != nil || len(u) != 0 {
+		t.Fatalf("undrawn draws %+v, %v: want none (a freeze never sent, a directory set aside)", u, err)
+	}
+	if err := os.RemoveAll(aside); err != nil {
 		t.Fatal(err)
 	}
 	c.t = c.t.Add(72 * time.Hour)
@@ -428,5 +442,36 @@ func TestFreezeNeverSentIsMadeAnew(t *testing.T) {
 	}
 	if m, _ := filepath.Glob(dir + ".discarded-*"); len(m) != 0 {
 		t.Fatalf("discarded directories left behind: %q", m)
+	}
+}
+
+// TestFreezeOneAtATime: a second Freeze of a draw while one is under way
+// in the same Appliance is refused, not left to take the first's
+// directory, still being written, for one never sent and discard it.
+func TestFreezeOneAtATime(t *testing.T) {
+	ctx := context.Background()
+	r, rulesFile := exampleRules(t)
+	tmp := t.TempDir()
+	c := &clock{t: time.Date(2016, 6, 20, 16, 0, 0, 0, time.UTC)}
+	keys := testKeys(t, filepath.Join(tmp, "keys"))
+	a0, lg := openTestAppliance(t, filepath.Join(tmp, "data"), keys, testEntropy(t), c)
+	defer lg.Close()
+	inside, release := make(chan struct{}), make(chan struct{})
+	cfg := a0.cfg
+	cfg.Clock = func() time.Time { close(inside); <-release; return c.t }
+	a, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"A1", "A2", "A3"}}
+	done := make(chan error, 1)
+	go func() { _, err := a.Freeze(ctx, req); done <- err }()
+	<-inside
+	if _, err := a.Freeze(ctx, req); err == nil || !strings.Contains(err.Error(), "under way") {
+		t.Errorf("a second freeze of the draw meanwhile: %v, want it refused", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("the first freeze: %v", err)
 	}
 }
