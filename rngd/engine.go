@@ -112,6 +112,20 @@ func (e *engine) enter() (release func(), err error) {
 // are sealed as appends resume, not a game.sweep_interval later. (Should
 // that sweep find the log still refusing appends, the next one seals them.)
 func (e *engine) resync(ctx context.Context) error {
+	if err := e.catchUpGated(ctx); err != nil {
+		return err
+	}
+	// Once the gate is released, or the sweep asked for would find it
+	// held and be deferred to the next game.sweep_interval.
+	e.askSweep()
+	// A build attestation the outage cut off from its reply may be among
+	// the records caught up.
+	e.noteBuildAttested(false)
+	return nil
+}
+
+// catchUpGated is resync's work under the gate held for writing.
+func (e *engine) catchUpGated(ctx context.Context) error {
 	e.gate.Lock()
 	defer e.gate.Unlock()
 	e.log.Warn("transparency log outage over: catching the state store up with the log before draws resume")
@@ -126,10 +140,6 @@ func (e *engine) resync(ctx context.Context) error {
 	if err := e.dropOrphanSecrets(); err != nil {
 		e.log.Warn("couldn't drop the secrets of the starts refused during the outage: dropped at the next start of rngd", "err", err)
 	}
-	e.askSweep() // non-blocking: the gate held does not matter
-	// A build attestation the outage cut off from its reply may be among
-	// the records caught up.
-	e.noteBuildAttested(false)
 	return nil
 }
 
