@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -319,7 +320,13 @@ func checkBuildInfo(b *attestations.Build) error {
 // executableSHA256 is the SHA-256 of the running executable: on Linux the
 // file /proc/self/exe opens, which is the one running even if its path has
 // been replaced since (an upgrade not yet restarted), else os.Executable's.
-func executableSHA256() ([32]byte, error) {
+//
+// It is read once per process: the running executable's bytes do not
+// change under it (a file being executed cannot be written), and a log
+// outage's recovery looks it up under the engine's gate (resync).
+var executableSHA256 = sync.OnceValues(readExecutableSHA256)
+
+func readExecutableSHA256() ([32]byte, error) {
 	f, err := os.Open("/proc/self/exe")
 	if err != nil {
 		p, perr := os.Executable()

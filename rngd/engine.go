@@ -118,9 +118,6 @@ func (e *engine) resync(ctx context.Context) error {
 	// Once the gate is released, or the sweep asked for would find it
 	// held and be deferred to the next game.sweep_interval.
 	e.askSweep()
-	// A build attestation the outage cut off from its reply may be among
-	// the records caught up.
-	e.noteBuildAttested(false)
 	return nil
 }
 
@@ -140,6 +137,10 @@ func (e *engine) catchUpGated(ctx context.Context) error {
 	if err := e.dropOrphanSecrets(); err != nil {
 		e.log.Warn("couldn't drop the secrets of the starts refused during the outage: dropped at the next start of rngd", "err", err)
 	}
+	// A build attestation the outage cut off from its reply may be among
+	// the records caught up (a look-up in the store: the executable's
+	// digest is read once per process).
+	e.noteBuildAttested(false)
 	return nil
 }
 
