@@ -327,20 +327,29 @@ func checkBuildInfo(b *attestations.Build) error {
 var executableSHA256 = sync.OnceValues(readExecutableSHA256)
 
 func readExecutableSHA256() ([32]byte, error) {
-	f, err := os.Open("/proc/self/exe")
+	d, err := FileSHA256("/proc/self/exe")
+	if err == nil {
+		return d, nil
+	}
+	p, perr := os.Executable()
+	if perr != nil {
+		return d, perr
+	}
+	return FileSHA256(p)
+}
+
+// FileSHA256 is the SHA-256 of the file at path (rngd's executable and
+// configuration, as a build attestation names them; rngctl attest build
+// hashes the same files). Its errors do not repeat the path.
+func FileSHA256(path string) ([32]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		p, perr := os.Executable()
-		if perr != nil {
-			return [32]byte{}, perr
-		}
-		if f, err = os.Open(p); err != nil {
-			return [32]byte{}, Pathless(err)
-		}
+		return [32]byte{}, Pathless(err)
 	}
 	defer f.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
-		return [32]byte{}, fmt.Errorf("couldn't hash it: %w", err)
+		return [32]byte{}, fmt.Errorf("couldn't hash it: %w", Pathless(err))
 	}
 	return [32]byte(h.Sum(nil)), nil
 }

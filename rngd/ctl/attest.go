@@ -174,11 +174,11 @@ func (c *attestCmd) build(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("--binary %s: no Go build information: %w", c.binary, rngd.Pathless(err))
 	}
-	exe, err := sha256File(c.binary)
+	exe, err := rngd.FileSHA256(c.binary)
 	if err != nil {
 		return fmt.Errorf("--binary %s: %w", c.binary, err)
 	}
-	config, err := sha256File(c.config)
+	config, err := rngd.FileSHA256(c.config)
 	if err != nil {
 		return fmt.Errorf("--config %s: %w", c.config, err)
 	}
@@ -237,20 +237,6 @@ func (c *attestCmd) sign(ctx context.Context, b hsm.Backend, st *attestations.St
 		c.out, st.Subject[0].Name, st.Type(), c.keys.attLabel, d[:])
 	fmt.Fprintln(c.env.Stdout, "log it with rngctl attest log "+c.out)
 	return nil
-}
-
-// sha256File is the SHA-256 of a file's bytes.
-func sha256File(path string) ([32]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return [32]byte{}, rngd.Pathless(err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return [32]byte{}, err
-	}
-	return [32]byte(h.Sum(nil)), nil
 }
 
 func (c *attestCmd) log(ctx context.Context) error {

@@ -219,6 +219,11 @@ func (g *Generator) Read(p []byte) (int, error) {
 func (g *Generator) Healthy() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	return g.health()
+}
+
+// health is Healthy under mu.
+func (g *Generator) health() error {
 	if g.closed {
 		return ErrClosed
 	}
@@ -238,10 +243,7 @@ func (g *Generator) Status() []SourceStatus {
 func (g *Generator) Report() ([]SourceStatus, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.closed {
-		return g.status(), ErrClosed
-	}
-	return g.status(), g.healthy()
+	return g.status(), g.health()
 }
 
 func (g *Generator) status() []SourceStatus {

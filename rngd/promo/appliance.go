@@ -637,24 +637,24 @@ func (a *Appliance) appendFreeze(ctx context.Context, dir string, meta Meta, lea
 // earlier sending reached the log is the caller's to know, appendFreeze).
 func (a *Appliance) appendOnce(ctx context.Context, leaf []byte) (uint64, error) {
 	sent := false // this call sent the leaf or waited for an append of it
-	unsent := func(err error) error {
+	notSent := func(err error) error {
 		if sent {
 			return err
 		}
 		return transparency.NotAppended(err)
 	}
 	if err := ctx.Err(); err != nil {
-		return 0, unsent(fmt.Errorf("record not sent to the log: %w", err))
+		return 0, notSent(fmt.Errorf("record not sent to the log: %w", err))
 	}
 	h := tlog.Hash(record.LeafHash(leaf))
 	seq, ok := a.cfg.Log.(transparency.Sequencer)
 	if !ok {
 		cp, err := a.cfg.Log.Checkpoint(ctx)
 		if err != nil {
-			return 0, unsent(fmt.Errorf("couldn't read the log's checkpoint to look for the record before sending it: %w", err))
+			return 0, notSent(fmt.Errorf("couldn't read the log's checkpoint to look for the record before sending it: %w", err))
 		}
 		if i, found, err := a.lookup(ctx, h, cp.Size); found || err != nil {
-			return i, unsent(err)
+			return i, notSent(err)
 		}
 		return a.cfg.Log.Append(ctx, leaf)
 	}
@@ -674,10 +674,10 @@ func (a *Appliance) appendOnce(ctx context.Context, leaf []byte) (uint64, error)
 		n := seq.Sequenced()
 		cp, err := a.cfg.Log.AwaitCheckpoint(ctx, n)
 		if err != nil {
-			return 0, unsent(fmt.Errorf("couldn't get a checkpoint covering the log's %d sequenced records, to look for the record before sending it: %w", n, err))
+			return 0, notSent(fmt.Errorf("couldn't get a checkpoint covering the log's %d sequenced records, to look for the record before sending it: %w", n, err))
 		}
 		if i, found, err := a.lookup(ctx, h, cp.Size); found || err != nil {
-			return i, unsent(err)
+			return i, notSent(err)
 		}
 		a.mu.Lock()
 		if a.appends[h] != nil { // a concurrent call sent it meanwhile

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"flag"
+	"slices"
 
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/receipt"
@@ -31,15 +32,15 @@ func runFreeze(env Env) int {
 	case len(pos) > 1:
 		return c.usageErr(env, verdict.M(verdict.MsgCLIUnexpected, pos[1]))
 	}
-	// A receipt carries its log's keys; trusting them would check nothing.
-	// A freeze has no VRF proof: a --vrf-key anchors it only as a key
-	// announcement, which pins the log's keys (anchors).
-	if len(c.logKeys)+len(c.pins) == 0 && *c.state == "" && !c.vrfKeyAnnounces() {
-		return c.usageErr(env, verdict.M(verdict.MsgCLINoAnchorFreeze))
-	}
 	a, err := c.anchors()
 	if err != nil {
 		return c.usageErr(env, receipt.Cause(err))
+	}
+	// A receipt carries its log's keys; trusting them would check nothing.
+	// A freeze has no VRF proof: a --vrf-key anchors it only as a key
+	// announcement, whose log keys anchors pins by fingerprint.
+	if len(c.logKeys)+len(c.pins) == 0 && *c.state == "" && !slices.ContainsFunc(a.Pins, barePin) {
+		return c.usageErr(env, verdict.M(verdict.MsgCLINoAnchorFreeze))
 	}
 	var list *promo.EntrantList
 	// listRefused: the list given is not one (promo.ParseEntrantList's
@@ -69,29 +70,9 @@ func runFreeze(env Env) int {
 	return c.report(env, receipt.VerifyFreeze(file, list, a), nil)
 }
 
-// vrfKeyAnnounces reports whether a --vrf-key file given is a key
-// announcement that pins a log key (announcedKeys), the only --vrf-key
-// that anchors a freeze receipt ("SUITE HEX" lines name VRF keys only). A
-// file that cannot be read, or an announcement refused, is left to
-// anchors, which names it.
-func (c *common) vrfKeyAnnounces() bool {
-	for _, f := range c.vrfKeys {
-		b, err := readFileMax(f, maxKeyFile, verdict.MsgLimitKeyFile)
-		if err != nil {
-			return true
-		}
-		if !isAnnouncement(b) {
-			continue
-		}
-		_, pins, err := announcedKeys(b)
-		if err != nil {
-			return true
-		}
-		for _, p := range pins {
-			if suite, _, err := receipt.ParsePin(p); err == nil && suite == "" {
-				return true
-			}
-		}
-	}
-	return false
+// barePin reports whether p pins a key by its fingerprint alone (a log
+// key's pin; a VRF key's names its suite).
+func barePin(p string) bool {
+	suite, _, err := receipt.ParsePin(p)
+	return err == nil && suite == ""
 }

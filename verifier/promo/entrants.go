@@ -189,6 +189,16 @@ func (l *EntrantList) Format() []byte {
 // ErrEntrantList wraps every defect of an entrant list file.
 var ErrEntrantList = errors.New("invalid entrant list")
 
+// ListDraw is the draw an entrant list names on its second line ("draw
+// ID"), read without the rest of the list: the draw of a list that
+// ParseEntrantList refused, if it names one.
+func ListDraw(data []byte) (string, bool) {
+	_, rest, _ := bytes.Cut(data, []byte("\n"))
+	line, _, ok := bytes.Cut(rest, []byte("\n"))
+	d, isDraw := strings.CutPrefix(string(line), "draw ")
+	return d, ok && isDraw && validDrawID(d)
+}
+
 // ParseEntrantList parses an entrant list file; it must be canonical (sorted,
 // no duplicates) and Format must give back the same bytes.
 func ParseEntrantList(data []byte) (*EntrantList, error) {

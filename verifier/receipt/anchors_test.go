@@ -10,7 +10,6 @@ import (
 
 	"golang.org/x/mod/sumdb/note"
 
-	"tirage.fr/tirage/attestations"
 	"tirage.fr/tirage/attestations/attestationstest"
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/record"
@@ -52,18 +51,7 @@ func TestAnnouncedAnchorsPinLogKeysOnly(t *testing.T) {
 // the envelope's: the digest rngverify shows is the envelope's, the one its
 // log record names (rngctl attest log sends it without the new line).
 func TestAttestationFileDigest(t *testing.T) {
-	a, err := attestationstest.New(6, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := attestations.NewPaytableStatement()
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, err := a.Sign(st)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, _, env := signedPaytable(t, 6)
 	v := receipt.VerifyAttestation(append(bytes.Clone(env), '\n'), "paytable.json", receipt.AttestationInputs{Announcements: []*record.KeyAnnouncement{a.Record}})
 	d := sha256.Sum256(env)
 	if j := string(v.JSON()); !strings.Contains(j, record.Hex(d)) || v.Status() != verdict.StatusPass {

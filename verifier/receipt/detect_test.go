@@ -25,18 +25,7 @@ func TestDetectPromotionAndAttestations(t *testing.T) {
 		}
 		return b
 	}
-	a, err := attestationstest.New(9, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := attestations.NewPaytableStatement()
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, err := a.Sign(st)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, st, env := signedPaytable(t, 9)
 	leaf, err := record.Format(attestations.NewRecord(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), a.KeyID, env, st))
 	if err != nil {
 		t.Fatal(err)
@@ -62,4 +51,23 @@ func TestDetectPromotionAndAttestations(t *testing.T) {
 			t.Errorf("%s: Detect %q, want %q", c.name, got, c.want)
 		}
 	}
+}
+
+// signedPaytable is the paytable statement signed by the attestation key
+// of test appliance seed: the appliance, the statement and its envelope.
+func signedPaytable(t *testing.T, seed byte) (*attestationstest.Appliance, *attestations.Statement, []byte) {
+	t.Helper()
+	a, err := attestationstest.New(seed, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := attestations.NewPaytableStatement()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := a.Sign(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, st, env
 }

@@ -236,7 +236,7 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 				out = append(out, Result{File: f.Name, Verdict: v})
 				// A freeze receipt of the draw its second line names fails
 				// entrant-list with it, as rngverify freeze --entrants does.
-				if d, ok := listDrawLine(f.Data); ok && refusedList[d] == nil {
+				if d, ok := promo.ListDraw(f.Data); ok && refusedList[d] == nil {
 					why := verdict.M(verdict.MsgColon, f.Name, receipt.Cause(err))
 					refusedList[d] = &why
 				}
@@ -496,17 +496,4 @@ func Render(results []Result, lang string) []byte {
 		panic("web: " + err.Error())
 	}
 	return b
-}
-
-// listDrawLine is the draw an entrant list names on its second line
-// ("draw ID"), read without the rest of the list (one that
-// promo.ParseEntrantList refused).
-func listDrawLine(b []byte) (string, bool) {
-	_, rest, ok := bytes.Cut(b, []byte("\n"))
-	if !ok {
-		return "", false
-	}
-	line, _, _ := bytes.Cut(rest, []byte("\n"))
-	d, ok := bytes.CutPrefix(line, []byte("draw "))
-	return string(d), ok && len(d) > 0
 }
