@@ -250,7 +250,8 @@ func (e *engine) announcedKeys(ctx context.Context) (*loggedKeys, error) {
 // config_sha256 that of the configuration file rngd started with (without
 // a file, of the empty file: the defaults, docs/attestations.md), and its
 // keys are the log's (announced with that use and fingerprint), the VRF key
-// rngd draws with among them. rngd logs no statement about another build.
+// rngd draws with and the log key it signs checkpoints with among them.
+// rngd logs no statement about another build.
 func (e *engine) checkSelf(st *attestations.Statement, b *attestations.Build, lk *loggedKeys) error {
 	exe, err := executableSHA256()
 	if err != nil {
@@ -283,6 +284,13 @@ func (e *engine) checkSelf(st *attestations.Statement, b *attestations.Build, lk
 		return k.Use == announce.UseVRF && k.ID == e.keyID && k.Fingerprint == hsm.Fingerprint(e.pub)
 	}) {
 		return refuse(reasonAttestationNotSelf, "predicate.keys: the VRF key this rngd draws with, %q (fingerprint %s), is not listed", e.keyID, hsm.Fingerprint(e.pub))
+	}
+	// CheckKeys matched each listed key's id to the log's: a log key with
+	// this fingerprint is the one announced.
+	if fp := hsm.Fingerprint(e.logPub); !slices.ContainsFunc(b.Keys, func(k attestations.BuildKey) bool {
+		return k.Use == announce.UseLog && k.Fingerprint == fp
+	}) {
+		return refuse(reasonAttestationNotSelf, "predicate.keys: the log key this rngd signs checkpoints with (fingerprint %s) is not listed", fp)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 
@@ -281,6 +282,9 @@ func TestLogAttestationBuild(t *testing.T) {
 		}, "predicate.keys[1].fingerprint"},
 		{"a key not announced", func(in *attestations.BuildInput) { in.Keys[1].ID = "log-2" }, `predicate.keys[1]: key "log-2" is not announced`},
 		{"without the VRF key", func(in *attestations.BuildInput) { in.Keys = in.Keys[1:] }, "the VRF key this rngd draws with"},
+		{"without the log key", func(in *attestations.BuildInput) {
+			in.Keys = slices.DeleteFunc(in.Keys, func(k record.Key) bool { return k.Use == announce.UseLog })
+		}, "the log key this rngd signs checkpoints with"},
 	} {
 		n := td.sequenced()
 		_, err := td.admin().LogAttestation(ctx, &adminv1.LogAttestationRequest{RequestId: rid(), Envelope: build(c.mod)})

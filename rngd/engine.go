@@ -52,6 +52,7 @@ type engine struct {
 	suite   vrf.Suite
 	pub     []byte // the VRF public key, as vrf.PublicKey.Bytes
 	keyID   string // the VRF key's id in records, as announced
+	logPub  []byte // the log key's public key, as announced (DER SubjectPublicKeyInfo)
 	entropy io.Reader
 	metrics *metrics
 	locks   keyLocks

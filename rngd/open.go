@@ -159,9 +159,13 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 
 	loc, _ := time.LoadLocation(cfg.Game.TimeZone)
 	pub := c.prover.PublicKey().Bytes()
+	logPub, err := hsm.MarshalSignerPublic(c.signer.Public())
+	if err != nil {
+		return nil, fmt.Errorf("the log key: %w", err)
+	}
 	e := &engine{
 		cfg: cfg, log: cfg.Logger, clock: cfg.Clock, loc: loc, store: st, secrets: sec, tlog: c.log,
-		prover: c.prover, suite: c.prover.Suite(), pub: pub, keyID: cfg.Keys.VRFLabel,
+		prover: c.prover, suite: c.prover.Suite(), pub: pub, keyID: cfg.Keys.VRFLabel, logPub: logPub,
 		entropy: c.entropy, metrics: newMetrics(cfg.Dev), proving: make(chan struct{}, runtime.GOMAXPROCS(0)),
 		sweepc: make(chan struct{}, 1), demoScan: MaxDemoTickets,
 	}
