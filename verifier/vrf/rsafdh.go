@@ -296,9 +296,12 @@ func (sk *rsaPrivateKey) prove(pk *rsaPublicKey, alpha []byte) ([]byte, error) {
 func (sk *rsaPrivateKey) destroy() {
 	clear(sk.dP)
 	clear(sk.dQ)
-	for _, m := range []*bigmod.Nat{sk.qInv} {
+	for _, m := range []*bigmod.Nat{sk.qInv, sk.qModN} {
 		clear(m.Bits())
 	}
+	// The moduli p and q cannot be overwritten (bigmod has no way to):
+	// they are dropped.
+	sk.p, sk.q = nil, nil
 	if k := sk.key; k != nil {
 		for _, v := range []*big.Int{k.D, k.Precomputed.Dp, k.Precomputed.Dq, k.Precomputed.Qinv} {
 			if v != nil {

@@ -323,7 +323,8 @@ func (sk *PrivateKey) Prove(alpha []byte) ([]byte, error) {
 var errDestroyed = errors.New("vrf: private key was destroyed")
 
 // Destroy overwrites the secret values of sk (best effort: the Go runtime may
-// have copied them, and hash states are not wiped) and makes sk unusable for
+// have copied them, hash states are not wiped, and an RSA key's primes, held
+// as bigmod moduli, are dropped for the collector) and makes sk unusable for
 // proving. It must not run concurrently with Prove; Prove itself is safe for
 // concurrent use.
 func (sk *PrivateKey) Destroy() {

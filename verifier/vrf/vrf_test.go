@@ -583,9 +583,17 @@ func TestDestroyRSA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	qModN := sk.rsa.qModN
 	sk.Destroy()
 	if _, err := sk.Prove(e.alpha); err == nil {
 		t.Error("a destroyed RSA key still proves")
+	}
+	// Either prime factors n: none may stay with the key.
+	if sk.rsa.p != nil || sk.rsa.q != nil {
+		t.Error("a destroyed RSA key still holds its primes")
+	}
+	if !bytes.Equal(qModN.Bytes(sk.pub.rsa.n), make([]byte, sk.pub.rsa.n.Size())) {
+		t.Error("a destroyed RSA key left q mod n in place")
 	}
 	if sk.Bytes() != nil {
 		t.Error("a destroyed RSA key still encodes")
