@@ -275,8 +275,9 @@ type KeysConfig struct {
 // rngd/entropy) that makes each game's secret r and id.
 type EntropyConfig struct {
 	// Sources are combined for every seed; see entropy.SourceConfig. Default:
-	// /dev/hwrng credited with 4 bits per byte, plus getrandom(2) (mixed in,
-	// never credited). A health failure refuses draws (fail closed).
+	// /dev/hwrng credited with 2 bits per byte (docs/entropy.md's suggested
+	// declaration for virtio-rng, whose origin is the host's: 192 bytes per
+	// seed), plus getrandom(2) (mixed in, never credited). A health failure refuses draws (fail closed).
 	Sources []EntropySource `toml:"source"`
 	// ReseedRequests and ReseedInterval schedule DRBG reseeds (defaults
 	// 1024 reads, 1m).
@@ -790,7 +791,7 @@ func (c *Config) checkKeys() error {
 // anyone on the path could choose them.
 func (e *EntropyConfig) check(dev bool) error {
 	if len(e.Sources) == 0 {
-		e.Sources = []EntropySource{{Kind: "hwrng", MinEntropy: 4}, {Kind: "getrandom"}}
+		e.Sources = []EntropySource{{Kind: "hwrng", MinEntropy: 2}, {Kind: "getrandom"}}
 	}
 	physical := false
 	seen := map[string]int{}

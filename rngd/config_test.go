@@ -25,8 +25,18 @@ func TestExampleConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.GRPC.Listen != "0.0.0.0:7443" || c.Keys.AnnouncementFile == "" || len(c.Entropy.Sources) != 2 || c.Entropy.Sources[0].MinEntropy != 4 || c.Game.SweepInterval.Minutes() != 1 {
+	if c.GRPC.Listen != "0.0.0.0:7443" || c.Keys.AnnouncementFile == "" || len(c.Entropy.Sources) != 2 || c.Game.SweepInterval.Minutes() != 1 {
 		t.Fatalf("example config: %+v", c)
+	}
+	// Its sources are the defaults, written out.
+	var def EntropyConfig
+	if err := def.check(false); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range def.Sources {
+		if got := c.Entropy.Sources[i]; got.Kind != s.Kind || got.MinEntropy != s.MinEntropy {
+			t.Errorf("example entropy source %d: %s, H = %v; the default is %s, H = %v", i, got.Kind, got.MinEntropy, s.Kind, s.MinEntropy)
+		}
 	}
 	if c.Keys.Backend != "pkcs11" || c.Keys.AllowSoftware || c.Log.Origin == "" {
 		t.Fatalf("example config's production layout: keys %+v, origin %q", c.Keys, c.Log.Origin)
