@@ -412,3 +412,69 @@ func TestPutAttestedBuildTypeMismatch(t *testing.T) {
 		return nil
 	})
 }
+
+// rngd signs checkpoints only with a key announced as a log key: started
+// with keys.signer_label naming the attestation key (announced, but for
+// attestations), it refuses, since auditors pin only the announced log keys
+// and would trust none of its checkpoints. (A start over the log of another
+// key is refused earlier: the embedded log's checkpoints name the old key.)
+func TestSignerNotAnnouncedLogKeyRefused(t *testing.T) {
+	td, _, _ := attestingDaemon(t)
+	td.stop()
+	td.cfg.Keys.Dir = filepath.Join(td.cfg.DataDir, "keys")
+	td.cfg.DataDir = filepath.Join(td.dir, "data-2")
+	td.cfg.Keys.SignerLabel = "attestation"
+	err := td.tryStart()
+	if err == nil {
+		t.Fatal("rngd started signing checkpoints with the attestation key")
+	}
+	for _, want := range []string{`keys.signer_label = "attestation"`, "not announced as a log key", `as attestation key "attestation"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("refusal %q does not say %q", err, want)
+		}
+	}
+	// With the announced log key it starts, and its first record is the
+	// announcement: the refused start appended nothing.
+	td.cfg.Keys.SignerLabel = "log"
+	td.start()
+	if n := td.d.engine.tlog.(transparency.Sequencer).Sequenced(); n != 1 {
+		t.Fatalf("%d records after the first start, want the announcement alone", n)
+	}
+}
+
+// checkLogKey finds the log key among the log's announcements, or the
+// announcement about to be appended, by use and public key: announced for
+// another use, or not at all, it is refused with what the log says of it.
+func TestCheckLogKey(t *testing.T) {
+	logKey, attKey, vrfKey := []byte("log key"), []byte("attestation key"), []byte("vrf key")
+	lk := &loggedKeys{first: map[keyUse]firstAnnounced{
+		{hsm.UseVRF, "vrf"}:                 {id: "vrf", pub: vrfKey},
+		{hsm.UseLog, "log"}:                 {id: "log", pub: logKey},
+		{hsm.UseAttestation, "attestation"}: {id: "attestation", pub: attKey},
+	}}
+	ann := &record.KeyAnnouncement{Keys: []record.Key{{ID: "log-2", Use: hsm.UseLog, PublicKey: []byte("log key 2")}}}
+	k := KeysConfig{SignerLabel: "x"}
+	for _, c := range []struct {
+		name string
+		pub  []byte
+		lk   *loggedKeys
+		ann  *record.KeyAnnouncement
+		want string // "" for accepted
+	}{
+		{"announced in the log", logKey, lk, nil, ""},
+		{"in the announcement to append", []byte("log key 2"), lk, ann, ""},
+		{"in the announcement, no log yet", []byte("log key 2"), nil, ann, ""},
+		{"the attestation key", attKey, lk, ann, `(the log announces it as attestation key "attestation")`},
+		{"the VRF key's bytes", vrfKey, lk, nil, `as vrf key "vrf"`},
+		{"never announced", []byte("another key"), lk, ann, "is not announced as a log key: "},
+		{"a log key only in the log not read", logKey, nil, ann, "is not announced as a log key"},
+	} {
+		err := checkLogKey(k, c.pub, c.lk, c.ann)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}

@@ -759,9 +759,9 @@ func (c *Config) checkKeys() error {
 			return errors.New("config keys.passphrase_file is required with keys.backend = \"software\"")
 		}
 	case "pkcs11":
-		if k.AllowSoftware {
-			return errors.New("config keys.allow_software = true, but keys.backend is \"pkcs11\": remove keys.allow_software")
-		}
+		// keys.allow_software is the opt-in a software token (SoftHSM2,
+		// whose keys are files on this host) needs: the backend tells it
+		// once the token is open (openKeys).
 		if k.Module == "" || k.TokenLabel == "" || k.PINFile == "" {
 			return errors.New("config keys: backend pkcs11 needs keys.module, keys.token_label and keys.pin_file")
 		}

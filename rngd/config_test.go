@@ -161,7 +161,6 @@ func TestConfigErrors(t *testing.T) {
 		// Software keys outside dev mode need the opt-in; the log its name.
 		"software keys":       {configTOML(map[string]string{"keys.allow_software": "-"}), "keys.allow_software"},
 		"default keys":        {configTOML(map[string]string{"keys.allow_software": "-", "keys.passphrase_file": "-"}), "keys.allow_software"},
-		"opt-in with pkcs11":  {configTOML(map[string]string{"keys.backend": `"pkcs11"`, "keys.module": `"m"`, "keys.token_label": `"t"`, "keys.pin_file": `"p"`}), "keys.allow_software"},
 		"pkcs11 without pin":  {configTOML(map[string]string{"keys.allow_software": "-", "keys.backend": `"pkcs11"`, "keys.module": `"m"`, "keys.token_label": `"t"`}), "keys.pin_file"},
 		"no passphrase file":  {configTOML(map[string]string{"keys.passphrase_file": "-"}), "keys.passphrase_file"},
 		"no origin":           {configTOML(map[string]string{"log.origin": "-"}), "log.origin"},

@@ -121,12 +121,18 @@ func TestKeySuiteChangeRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sg, err := ks.GenerateSigner("log", hsm.Ed25519)
+	// The log key in use, announced again (same id, same key).
+	inUse, err := keystore.Open(keystore.Config{Dir: td.keysDir(), Passphrase: []byte(testPassphrase), KDF: testKDF})
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaf, err := hsm.Announce(td.clock.Now(), []hsm.AnnouncedKey{{Use: hsm.UseVRF, Label: "vrf-c", Prover: p}, {Use: hsm.UseLog, Label: "log-c", Signer: sg}})
+	sg, err := inUse.Signer("log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := hsm.Announce(td.clock.Now(), []hsm.AnnouncedKey{{Use: hsm.UseVRF, Label: "vrf-c", Prover: p}, {Use: hsm.UseLog, Label: "log", Signer: sg}})
 	ks.Close()
+	inUse.Close()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,6 +51,7 @@ type components struct {
 	keys    hsm.Backend
 	prover  hsm.VRFProver
 	signer  hsm.Signer
+	logPub  []byte // signer's public key, as announced (DER SubjectPublicKeyInfo)
 	entropy *entropy.Generator
 	log     transparency.Log
 	closers []io.Closer
@@ -159,13 +160,9 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 
 	loc, _ := time.LoadLocation(cfg.Game.TimeZone)
 	pub := c.prover.PublicKey().Bytes()
-	logPub, err := hsm.MarshalSignerPublic(c.signer.Public())
-	if err != nil {
-		return nil, fmt.Errorf("the log key: %w", err)
-	}
 	e := &engine{
 		cfg: cfg, log: cfg.Logger, clock: cfg.Clock, loc: loc, store: st, secrets: sec, tlog: c.log,
-		prover: c.prover, suite: c.prover.Suite(), pub: pub, keyID: cfg.Keys.VRFLabel, logPub: logPub,
+		prover: c.prover, suite: c.prover.Suite(), pub: pub, keyID: cfg.Keys.VRFLabel, logPub: c.logPub,
 		entropy: c.entropy, metrics: newMetrics(cfg.Dev), proving: make(chan struct{}, runtime.GOMAXPROCS(0)),
 		sweepc: make(chan struct{}, 1), demoScan: MaxDemoTickets,
 	}
@@ -328,6 +325,10 @@ func openKeys(ctx context.Context, cfg Config, c *components) error {
 	}
 	c.keys = ks
 	c.closers = append(c.closers, ks)
+	if cfg.Keys.Backend == "pkcs11" && ks.Software() && !cfg.Dev && !cfg.Keys.AllowSoftware {
+		return fmt.Errorf("keys.token_label %q is a software token (keys.module %s): its keys are files on this host, not in an HSM, not for production. "+
+			"Use an HSM's module, or set keys.allow_software = true to run with software keys anyway (announced at every start)", cfg.Keys.TokenLabel, cfg.Keys.Module)
+	}
 	c.prover, err = ks.VRFProver(cfg.Keys.VRFLabel)
 	if errors.Is(err, hsm.ErrNotFound) && cfg.Dev {
 		c.prover, err = ks.GenerateVRF(cfg.Keys.VRFLabel, vrf.DefaultSuite)
@@ -341,6 +342,22 @@ func openKeys(ctx context.Context, cfg Config, c *components) error {
 	}
 	if err != nil {
 		return fmt.Errorf("log signing key %q: %w (create it with rngctl keys init)", cfg.Keys.SignerLabel, err)
+	}
+	if c.logPub, err = hsm.MarshalSignerPublic(c.signer.Public()); err != nil {
+		return fmt.Errorf("log signing key %q: %w", cfg.Keys.SignerLabel, err)
+	}
+	// An announcement file announces the keys in use: checked here, before
+	// the log is opened (and its first checkpoint signed).
+	if f := cfg.Keys.AnnouncementFile; f != "" {
+		leaf, err := readBounded(f, maxAnnouncementFile)
+		if err != nil {
+			return fmt.Errorf("couldn't read keys.announcement_file: %w", err)
+		}
+		ann, err := hsm.CheckAnnouncement(leaf)
+		if err != nil {
+			return fmt.Errorf("keys.announcement_file: %w", err)
+		}
+		return checkLogKey(cfg.Keys, c.logPub, nil, ann)
 	}
 	return nil
 }
@@ -405,19 +422,26 @@ func readSecretCtx(ctx context.Context, path string) ([]byte, error) {
 	}
 }
 
-// ReadSecretFrom reads a secret of at most MaxSecretFile bytes from r
-// (wiped if longer). Its errors hold no path.
+// ReadSecretFrom reads a secret of at most MaxSecretFile bytes from r.
+// It reads into one buffer of MaxSecretFile+1 bytes and returns a slice of
+// it, so that wiping the secret wipes every byte read: a buffer grown as it
+// is read (io.ReadAll) would leave each outgrown one, holding the start of
+// the secret, unwiped on the heap. The buffer is wiped when the read fails
+// or the secret is longer. Its errors hold no path.
 func ReadSecretFrom(r io.Reader) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxSecretFile+1))
-	if err != nil {
-		clear(b)
+	buf := make([]byte, MaxSecretFile+1)
+	n, err := io.ReadFull(r, buf)
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		// Shorter than the buffer: the whole secret.
+	case err != nil:
+		clear(buf)
 		return nil, Pathless(err)
-	}
-	if len(b) > MaxSecretFile {
-		clear(b)
+	default: // the buffer is full: one byte too many
+		clear(buf)
 		return nil, fmt.Errorf("longer than %d bytes", MaxSecretFile)
 	}
-	return b, nil
+	return buf[:n], nil
 }
 
 // TrimNewline drops one trailing newline, LF or CRLF, as rngctl does for a
@@ -587,6 +611,9 @@ func (e *engine) announceKeys(ctx context.Context, c *components) error {
 			return err
 		}
 	}
+	if err := checkLogKey(e.cfg.Keys, e.logPub, lk, ann); err != nil {
+		return err
+	}
 	cur := keyInUse{id: id, fp: fp}
 	if err := e.checkRotation(lk, cur); err != nil {
 		return err
@@ -604,6 +631,46 @@ func (e *engine) announceKeys(ctx context.Context, c *components) error {
 	return e.commit(nil, nil, nil, []sealed{{leaf: leaf, index: idx}}, func(tx *bolt.Tx) error {
 		return putAnnounced(tx, ann, idx)
 	})
+}
+
+// checkLogKey checks that logPub, the key rngd signs checkpoints with, is
+// announced as a log key, in the log (lk, nil before it is open) or in
+// announcement ann (nil if none): auditors pin the announced log keys only
+// (receipt.AnnouncedAnchors), so checkpoints signed by any other key — the
+// attestation key under keys.signer_label, a key never announced — verify
+// for none of them, while draws would still be served.
+func checkLogKey(k KeysConfig, logPub []byte, lk *loggedKeys, ann *record.KeyAnnouncement) error {
+	var other string
+	see := func(use, id string, pub []byte, where string) bool {
+		if !bytes.Equal(pub, logPub) {
+			return false
+		}
+		if use == hsm.UseLog {
+			return true
+		}
+		other = fmt.Sprintf(" (%s announces it as %s key %q)", where, use, id)
+		return false
+	}
+	if lk != nil {
+		for ku, f := range lk.first {
+			if see(ku.use, f.id, f.pub, "the log") {
+				return nil
+			}
+		}
+	}
+	if ann != nil {
+		for _, a := range ann.Keys {
+			if see(a.Use, a.ID, a.PublicKey, "keys.announcement_file") {
+				return nil
+			}
+		}
+	}
+	how := "set keys.signer_label to the label of the announced log key"
+	if k.AnnouncementFile != "" {
+		how += ", or announce this one as the log key in a new keys.announcement_file (rngctl keys announce --log-label)"
+	}
+	return fmt.Errorf("keys.signer_label = %q: the key rngd would sign checkpoints with (fingerprint %s) is not announced as a log key%s: "+
+		"auditors trust checkpoints signed by announced log keys only; %s", k.SignerLabel, hsm.Fingerprint(logPub), other, how)
 }
 
 // makeAnnouncement returns the announcement to append: keys.announcement_file
