@@ -242,6 +242,18 @@ func Open(msg []byte, trusted []*Key) (*Checkpoint, error) {
 	if len(vs) == 0 {
 		return nil, wrap(ErrUntrusted, verdict.MsgCPNoTrustedKey, origin)
 	}
+	// note.Open decodes signatures leniently (any padding bits): one
+	// signature, several spellings of the checkpoint. One is accepted.
+	for _, line := range strings.SplitAfter(string(msg[len(text)+2:]), "\n") {
+		if line == "" {
+			continue
+		}
+		if i := strings.LastIndexByte(line, ' '); i >= 0 && strings.HasSuffix(line, "\n") {
+			if _, err := base64.StdEncoding.Strict().DecodeString(line[i+1 : len(line)-1]); err != nil {
+				return nil, wrap(ErrMalformed, verdict.MsgCPSigEncoding, clip(strings.TrimSuffix(line, "\n")))
+			}
+		}
+	}
 	n, err := note.Open(msg, note.VerifierList(vs...))
 	if err != nil {
 		var inv *note.InvalidSignatureError

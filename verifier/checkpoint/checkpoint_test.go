@@ -1,7 +1,9 @@
 package checkpoint_test
 
 import (
+	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"tirage.fr/tirage/verifier/checkpoint"
@@ -76,5 +78,32 @@ func TestConsistencyAndState(t *testing.T) {
 	otherKeys, _ := checkpoint.ParseKeys(string(other.LogKeyFile()))
 	if _, err := again.Trust(receipttest.Origin, otherKeys, checkpoint.TrustFirstUse, a.Now); err == nil {
 		t.Error("a log already trusted took other keys")
+	}
+}
+
+// A signature has one spelling: base64 whose padding bits are not zero
+// decodes to the same signature (note.Open accepts it), but would give one
+// checkpoint several texts, so Open refuses it.
+func TestOpenSignatureSpelling(t *testing.T) {
+	a, err := receipttest.New(45)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := checkpoint.ParseKeys(string(a.LogKeyFile()))
+	note := a.Checkpoint()
+	if _, err := checkpoint.Open(note, keys); err != nil {
+		t.Fatal(err)
+	}
+	// The last base64 digit before the padding carries unused bits: a
+	// digit one higher decodes to the same bytes.
+	end := bytes.LastIndexByte(note[:len(note)-1], '=')
+	if end < 0 || note[end-1] == '/' {
+		t.Skip("this signature's encoding has no padding bits to vary")
+	}
+	other := bytes.Clone(note)
+	const digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	other[end-1] = digits[strings.IndexByte(digits, other[end-1])+1]
+	if _, err := checkpoint.Open(other, keys); !errors.Is(err, checkpoint.ErrMalformed) || !strings.Contains(err.Error(), "canonical base64") {
+		t.Fatalf("a signature spelt with other padding bits: %v, want ErrMalformed (canonical base64)", err)
 	}
 }

@@ -200,6 +200,7 @@ const (
 	MsgCPFewLines       MsgID = "cp-few-lines"
 	MsgCPTreeSize       MsgID = "cp-tree-size"
 	MsgCPRootHash       MsgID = "cp-root-hash"
+	MsgCPSigEncoding    MsgID = "cp-signature-encoding"
 	MsgCPTwoLogs        MsgID = "cp-two-logs"
 	MsgCPSameSizeFork   MsgID = "cp-same-size-fork"
 	MsgCPNotExtend      MsgID = "cp-not-extend"
@@ -1195,6 +1196,8 @@ var messages = map[MsgID]text{
 		"taille de l'arbre « %s »"},
 	MsgCPRootHash: {"root hash %q",
 		"empreinte racine « %s »"},
+	MsgCPSigEncoding: {"signature line %q: not in canonical base64 (one spelling per signature)",
+		"ligne de signature « %s » : pas en base64 canonique (une seule écriture par signature)"},
 	MsgCPTwoLogs: {"checkpoints of two logs (%q, %q)",
 		"points de contrôle de deux journaux différents (« %s », « %s »)"},
 	MsgCPSameSizeFork: {"two checkpoints of size %d with different roots",
