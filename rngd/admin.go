@@ -196,6 +196,14 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 	if h == nil {
 		return refuse(reasonManifestInvalid, "header: the first message must be the manifest header")
 	}
+	// The header's own fields are checked before the upload, as
+	// CreateEmission checks them (newCall checks request_id again).
+	if err := checkRequestID(h.RequestId); err != nil {
+		return err
+	}
+	if err := CheckEmissionID(h.EmissionId); err != nil {
+		return refuse(reasonEmissionIDInvalid, "%v", err)
+	}
 	em, err := e.emission(h.EmissionId)
 	if err != nil {
 		return err

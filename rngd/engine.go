@@ -517,6 +517,12 @@ func (e *engine) replayed(c call, out proto.Message) (bool, error) {
 			if _, ok := status.FromError(err); ok {
 				return false, err // UNAVAILABLE (the secret store's) stays so
 			}
+			if errors.Is(err, errStoreFailed) {
+				// A restart rebuilds the store, and the retry then gets its
+				// reply: not INTERNAL, which says the same call is refused
+				// again.
+				return false, storeError(err)
+			}
 			return false, refuse(reasonInternal, "stored reply of request_id %q: %v", c.id, err)
 		}
 		if reply == nil {
@@ -1422,6 +1428,11 @@ func (e *engine) endGame(ctx context.Context, c *call, id string, refund bool) (
 		if ok, err := e.replayed(*c, reply); ok || err != nil {
 			return reply, err
 		}
+	}
+	// As a draw: refused before anything is sealed, not after (its commit
+	// would fail with the end in the log).
+	if err := e.storeHealth(); err != nil {
+		return nil, err
 	}
 	sg, err := e.loadGame(id, "")
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 
 	"tirage.fr/tirage/hsm"
 	"tirage.fr/tirage/hsm/hsmtest"
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/rngd/entropy"
 	"tirage.fr/tirage/transparency"
@@ -453,4 +454,36 @@ type unhealthyLog struct{ transparency.Log }
 
 func (unhealthyLog) Health() error {
 	return fmt.Errorf("tilelog: %w: append timed out (appends are refused until the log is reopened)", transparency.ErrUnavailable)
+}
+
+// Once the store's writer has failed, a retry of a call whose reply it had
+// committed is STORE_UNAVAILABLE (a restart rebuilds the store, and the
+// retry then gets its reply), not INTERNAL; and a refund, like a draw, is
+// refused before anything is sealed.
+func TestRetryAndRefundAfterStoreFailure(t *testing.T) {
+	td := newTestDaemon(t)
+	codes1 := td.emission("SR", "2026-12-31", 10)
+	a := td.client("server-a")
+	ctx := context.Background()
+	g := start(t, a, codes1[1]).Game
+	other := start(t, a, codes1[2]).Game
+	req := &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: 1}
+	if _, err := a.Pick(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	e := td.d.engine
+	if err := e.store.sync(); err != nil {
+		t.Fatal(err)
+	}
+	e.store.mu.Lock() // as the writer records a refused commit
+	e.store.failed = fmt.Errorf("%w: write state.db: no space left on device", errStoreFailed)
+	e.store.mu.Unlock()
+	_, err := a.Pick(ctx, req)
+	wantRefusal(t, err, reasonStoreUnavailable, "state store unavailable")
+	n := td.sequenced()
+	_, err = td.admin().RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: other.GameId, Reason: "test"})
+	wantRefusal(t, err, reasonStoreUnavailable, "nothing was drawn")
+	if td.sequenced() != n {
+		t.Fatal("a refund refused for the store was sealed in the log")
+	}
 }

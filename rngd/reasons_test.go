@@ -165,12 +165,22 @@ func TestRefusalReasons(t *testing.T) {
 		_, err := ImportTickets(ctx, adm, rid(), "RS", nil)
 		return err
 	})
+	// The header's fields are checked before the upload: a malformed id
+	// is not an unknown one.
+	refusedFor(t, td, reasonEmissionIDInvalid, "emission", func() error {
+		_, err := ImportTickets(ctx, adm, rid(), "bad id", nil)
+		return err
+	})
+	refusedFor(t, td, reasonRequestIDInvalid, "request_id", func() error {
+		_, err := ImportTickets(ctx, adm, "bad request id", "RS", nil)
+		return err
+	})
 	refusedFor(t, td, reasonTicketImported, "already imported", alreadyExists(func() error {
 		_, err := ImportTickets(ctx, adm, rid(), "RS", tickets)
 		return err
 	}))
-	if got := counterValue(calls); got != imports+3 {
-		t.Errorf("tirage_call_seconds{method=\"ImportManifest\"} counted %v calls, want 3", got-imports)
+	if got := counterValue(calls); got != imports+5 {
+		t.Errorf("tirage_call_seconds{method=\"ImportManifest\"} counted %v calls, want 5", got-imports)
 	}
 
 	// Time: past the emission's start deadline, and past the play window
