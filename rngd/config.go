@@ -818,6 +818,11 @@ func (e *EntropyConfig) check(dev bool) error {
 			if !(s.MinEntropy > 0 && s.MinEntropy <= float64(bits)) {
 				return fmt.Errorf("config %s.min_entropy = %g (kind %q): want the declared min-entropy per %d-bit sample, 0 < min_entropy ≤ %d (sample_bits)", key, s.MinEntropy, s.Kind, bits, bits)
 			}
+			// The health tests the generator will run: a declaration too
+			// low for its adaptive proportion test to ever fail is refused.
+			if _, err := entropy.NewHealthTest(s.Kind, bits, s.MinEntropy, entropy.DefaultAlpha); err != nil {
+				return fmt.Errorf("config %s.min_entropy = %g (kind %q): %w", key, s.MinEntropy, s.Kind, err)
+			}
 			physical = true
 		case "getrandom":
 			if s.MinEntropy != 0 {

@@ -155,8 +155,9 @@ func TestConfigErrors(t *testing.T) {
 		"source kind":                  {configTOML(map[string]string{"entropy.source": `[{kind = "lava"}]`}), "entropy.source[0].kind"},
 		"source entropy":               {configTOML(map[string]string{"entropy.source": `[{kind = "getrandom"}, {kind = "hwrng", min_entropy = 9.0}]`}), "entropy.source[1].min_entropy"},
 		"no source entropy":            {configTOML(map[string]string{"entropy.source": `[{kind = "tpm"}]`}), "entropy.source[0].min_entropy"},
-		"minute source entropy":        {configTOML(map[string]string{"entropy.source": `[{kind = "hwrng", min_entropy = 1e-300}, {kind = "getrandom"}]`}), "more than 65536"},
-		"small source entropy":         {configTOML(map[string]string{"entropy.source": `[{kind = "hwrng", min_entropy = 0.005}, {kind = "getrandom"}]`}), "the default seed_bytes would be 76800 raw bytes per seed, more than 65536"},
+		"minute source entropy":        {configTOML(map[string]string{"entropy.source": `[{kind = "hwrng", min_entropy = 1e-300}, {kind = "getrandom"}]`}), "could never fail"},
+		"silent APT":                   {configTOML(map[string]string{"entropy.source": `[{kind = "hwrng", min_entropy = 0.05}, {kind = "getrandom"}]`}), "entropy.source[0].min_entropy = 0.05 (kind \"hwrng\"): entropy: source hwrng: min-entropy 0.05 bits per 8-bit sample is too low for the adaptive proportion test"},
+		"small source entropy":         {configTOML(map[string]string{"entropy.source": `[{kind = "hwrng", min_entropy = 0.005}, {kind = "getrandom"}]`}), "declare more than 0.05859 bits"},
 
 		// Software keys outside dev mode need the opt-in; the log its name.
 		"software keys":       {configTOML(map[string]string{"keys.allow_software": "-"}), "keys.allow_software"},

@@ -139,7 +139,13 @@ func NewHealthTest(source string, sampleBits int, minEntropy, alpha float64) (*H
 	if !(alpha >= MinAlpha && alpha <= MaxAlpha) {
 		return nil, fmt.Errorf("entropy: alpha %g, want between 2^-40 and 2^-20", alpha)
 	}
-	return &HealthTest{source: source, bits: sampleBits, rctC: rctCutoff(minEntropy, alpha), aptC: aptCutoff(w, minEntropy, alpha), aptW: w}, nil
+	aptC := aptCutoff(w, minEntropy, alpha)
+	if aptC > w {
+		// p^W > α: even a window of one value is not rare enough to fail.
+		return nil, fmt.Errorf("entropy: source %s: min-entropy %g bits per %d-bit sample is too low for the adaptive proportion test: a window of %d samples all alike would be more likely than α = 2^%g, so the test could never fail; declare more than %.4g bits (-log2(α)/%d)",
+			source, minEntropy, sampleBits, w, math.Log2(alpha), -math.Log2(alpha)/float64(w), w)
+	}
+	return &HealthTest{source: source, bits: sampleBits, rctC: rctCutoff(minEntropy, alpha), aptC: aptC, aptW: w}, nil
 }
 
 // Cutoffs returns the RCT cutoff, the APT cutoff and the APT window.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -169,6 +170,33 @@ func TestNewHealthTestRejects(t *testing.T) {
 	for _, tc := range []struct{ h, a float64 }{{0, 0x1p-30}, {8.5, 0x1p-30}, {math.NaN(), 0x1p-30}, {4, 0x1p-10}, {4, 0x1p-50}} {
 		if _, err := NewHealthTest("x", 8, tc.h, tc.a); err == nil {
 			t.Errorf("H=%v α=%g accepted", tc.h, tc.a)
+		}
+	}
+}
+
+// A declared min-entropy so low that p^W > α gives an APT cutoff beyond its
+// window: the test could never fail, so such a declaration is refused
+// (α = 2^-30: H < 30/512 for bytes, 30/1024 for bits); just above, the
+// cutoff is within the window.
+func TestNewHealthTestRefusesSilentAPT(t *testing.T) {
+	for _, tc := range []struct {
+		bits int
+		h    float64
+	}{{8, 0.05}, {8, 0.058}, {1, 0.025}, {1, 0.029}} {
+		if _, err := NewHealthTest("x", tc.bits, tc.h, 0x1p-30); err == nil || !strings.Contains(err.Error(), "could never fail") {
+			t.Errorf("%d-bit samples, H = %v: %v, want refused (the APT could never fail)", tc.bits, tc.h, err)
+		}
+	}
+	for _, tc := range []struct {
+		bits int
+		h    float64
+	}{{8, 0.06}, {1, 0.03}} {
+		ht, err := NewHealthTest("x", tc.bits, tc.h, 0x1p-30)
+		if err != nil {
+			t.Fatalf("%d-bit samples, H = %v: %v", tc.bits, tc.h, err)
+		}
+		if _, apt, w := ht.Cutoffs(); apt > w {
+			t.Errorf("%d-bit samples, H = %v: APT cutoff %d beyond its window %d", tc.bits, tc.h, apt, w)
 		}
 	}
 }
