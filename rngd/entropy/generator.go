@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"os"
 	"strings"
 	"sync"
 
@@ -110,6 +111,9 @@ func New(cfg Config) (*Generator, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkHWRNGNotTPM(c.Sources, c.Logger); err != nil {
+		return nil, err
+	}
 	g := &Generator{cfg: c, log: c.Logger, m: newMetrics()}
 	var total float64
 	for i, sc := range c.Sources {
@@ -162,6 +166,40 @@ func New(cfg Config) (*Generator, error) {
 		return nil, err
 	}
 	return g, nil
+}
+
+// hwrngCurrent names the device the kernel backs /dev/hwrng with.
+var hwrngCurrent = "/sys/class/misc/hw_random/rng_current"
+
+// checkHWRNGNotTPM refuses an hwrng source on /dev/hwrng beside a tpm
+// source when the kernel backs /dev/hwrng with the TPM (its hwrng driver,
+// "tpm-rng-N", the choice on hardware without another hardware RNG): one
+// device would be credited as two independent sources. The kernel's choice
+// is read at New; where it cannot be read, that is logged and the sources
+// are taken as configured.
+func checkHWRNGNotTPM(sources []SourceConfig, log *slog.Logger) error {
+	var hw, tpm bool
+	for _, s := range sources {
+		switch {
+		case s.Source != nil:
+		case s.Kind == KindHWRNG:
+			hw = s.Path == "" || s.Path == DefaultHWRNGPath
+		case s.Kind == KindTPM:
+			tpm = true
+		}
+	}
+	if !hw || !tpm {
+		return nil
+	}
+	b, err := os.ReadFile(hwrngCurrent)
+	if err != nil {
+		log.Warn("entropy: couldn't tell which device backs /dev/hwrng: if it is the TPM, the hwrng and tpm sources are one device credited twice", "err", err)
+		return nil
+	}
+	if cur := strings.TrimSpace(string(b)); strings.HasPrefix(cur, "tpm") {
+		return fmt.Errorf("entropy: config: /dev/hwrng is backed by the TPM (%s = %q), and a tpm source is configured too: one device would be credited as two independent sources; remove one of them", hwrngCurrent, cur)
+	}
+	return nil
 }
 
 // Read fills p with output of the DRBG (it is the daemon's source of each

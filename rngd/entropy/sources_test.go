@@ -4,6 +4,8 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/cpu"
@@ -144,5 +146,39 @@ func TestRDSEEDRetryBound(t *testing.T) {
 	}
 	if _, ok := rdseed64(rdseedRetries); !ok {
 		t.Errorf("no seed in %d tries", rdseedRetries)
+	}
+}
+
+// /dev/hwrng backed by the TPM (the kernel's tpm-rng driver) and a tpm
+// source would be one device credited twice: New refuses them before
+// opening anything. Another backing device, or a path other than
+// /dev/hwrng, is not refused for that.
+func TestHWRNGBackedByTPMRefused(t *testing.T) {
+	cur := filepath.Join(t.TempDir(), "rng_current")
+	defer func(old string) { hwrngCurrent = old }(hwrngCurrent)
+	hwrngCurrent = cur
+	tpmAndHWRNG := func(path string) Config {
+		return Config{Sources: []SourceConfig{{Kind: KindHWRNG, Path: path, MinEntropy: 2},
+			{Kind: KindTPM, Address: "127.0.0.1:1", MinEntropy: 4}, {Kind: KindGetrandom}}}
+	}
+	for _, c := range []struct {
+		current, path string
+		refused       bool
+	}{
+		{"tpm-rng-0\n", "", true},
+		{"tpm-rng-0\n", DefaultHWRNGPath, true},
+		{"virtio_rng.0\n", "", false},
+		{"tpm-rng-0\n", "/dev/another-rng", false},
+	} {
+		if err := os.WriteFile(cur, []byte(c.current), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		g, err := New(tpmAndHWRNG(c.path))
+		if g != nil {
+			g.Close()
+		}
+		if got := err != nil && strings.Contains(err.Error(), "backed by the TPM"); got != c.refused {
+			t.Errorf("rng_current %q, hwrng path %q: %v, refused for the TPM: %v, want %v", c.current, c.path, err, got, c.refused)
+		}
 	}
 }
