@@ -14,9 +14,15 @@ const (
 	// (SP 800-90B §4.4 recommends 2^-20 ≤ α ≤ 2^-40).
 	DefaultAlpha = 0x1p-30
 	// DefaultRequiredEntropy is the credited entropy, in bits, each seed must
-	// carry: 256 bits for the DRBG's security strength plus 128 for the
-	// nonce (SP 800-90A §8.6.7).
+	// carry: 1.5 × the DRBG's 256-bit security strength, as SP 800-90A
+	// §8.6.7 asks of entropy input and nonce taken together. At least
+	// MinRequiredEntropy.
 	DefaultRequiredEntropy = 384
+	// MinRequiredEntropy is the least RequiredEntropy: the conditioning
+	// component (HMAC-SHA-256, output blocks of 256 bits) gives a 256-bit
+	// output full entropy only from h_in ≥ 256 + 64 bits in (SP 800-90B
+	// §3.1.5.1.2); from 256 bits in, its output has about 255.
+	MinRequiredEntropy = 320
 	// DefaultReseedRequests is the number of DRBG requests (of at most
 	// 64 KiB each; one per Read of up to 64 KiB) between reseeds
 	// (SP 800-90A allows 2^48 for HMAC_DRBG).
@@ -76,7 +82,7 @@ type Config struct {
 	// between 2^-40 and 2^-20 (default 2^-30).
 	Alpha float64
 	// RequiredEntropy is the credited entropy, in bits, each seed must carry
-	// (default 384, minimum 256: the DRBG's security strength).
+	// (default 384, minimum MinRequiredEntropy: 320).
 	RequiredEntropy int
 	// ReseedRequests is the number of DRBG requests after which the DRBG is
 	// reseeded (default 1024). A request is one SP 800-90A generate call,
@@ -123,8 +129,8 @@ func (c *Config) withDefaults() (Config, error) {
 	if n.RequiredEntropy == 0 {
 		n.RequiredEntropy = DefaultRequiredEntropy
 	}
-	if n.RequiredEntropy < 256 {
-		return n, fmt.Errorf("entropy: config RequiredEntropy = %d bits, want at least 256", n.RequiredEntropy)
+	if n.RequiredEntropy < MinRequiredEntropy {
+		return n, fmt.Errorf("entropy: config RequiredEntropy = %d bits, want at least %d (the DRBG's 256-bit security strength, through the conditioning component: SP 800-90B §3.1.5.1.2)", n.RequiredEntropy, MinRequiredEntropy)
 	}
 	if n.ReseedRequests == 0 {
 		n.ReseedRequests = DefaultReseedRequests

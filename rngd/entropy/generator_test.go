@@ -875,6 +875,22 @@ func TestDefaultSeedBytesMeetRequirement(t *testing.T) {
 	}
 }
 
+// RequiredEntropy below 320 is refused: 256 bits in give a conditioned
+// 256-bit output about 255 bits (SP 800-90B §3.1.5.1.2).
+func TestRequiredEntropyMinimum(t *testing.T) {
+	for _, r := range []int{256, 319} {
+		if g, err := New(Config{RequiredEntropy: r, Sources: []SourceConfig{{Source: newFaultSource("s", 1), MinEntropy: 4}}}); err == nil {
+			g.Close()
+			t.Errorf("RequiredEntropy %d accepted", r)
+		}
+	}
+	g, err := New(Config{RequiredEntropy: MinRequiredEntropy, Sources: []SourceConfig{{Source: newFaultSource("s", 1), MinEntropy: 4}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Close()
+}
+
 // A declared min-entropy so small that the default SeedBytes would pass
 // MaxSeedBytes is refused, naming the source, before anything is read.
 func TestDefaultSeedBytesBounded(t *testing.T) {
