@@ -34,7 +34,9 @@ type AnnouncedKey struct {
 // Announce makes the signed key announcement leaf for keys at time now
 // (truncated to the second, UTC). Every key signs or proves; any failure of
 // the backend fails the announcement, and so does a leaf that
-// CheckAnnouncement would reject (error wrapping ErrUnavailable).
+// CheckAnnouncement would reject (error wrapping ErrUnavailable). A log key
+// (UseLog) must be Ed25519, as the log signs its checkpoints with Ed25519
+// only; CheckAnnouncement, the verifiers' check, does not ask it.
 func Announce(now time.Time, keys []AnnouncedKey) ([]byte, error) {
 	ann := &record.KeyAnnouncement{Time: now.UTC().Truncate(time.Second)}
 	for _, k := range keys {
@@ -47,6 +49,13 @@ func Announce(now time.Time, keys []AnnouncedKey) ([]byte, error) {
 			sk, err := SignerKey(k.Label, k.Signer)
 			if err != nil {
 				return nil, err
+			}
+			if k.Use == UseLog && sk.Algorithm != Ed25519 {
+				// The log's checkpoints are signed with Ed25519 only
+				// (transparency): an appliance announcing another log key
+				// could not run its log.
+				return nil, fmt.Errorf("key %q: a log key must be %s, not %s (the log's checkpoints are signed with %s only)",
+					k.Label, Ed25519, sk.Algorithm, Ed25519)
 			}
 			rk = record.Key{ID: k.Label, Use: k.Use, Suite: sk.Algorithm, PublicKey: sk.Public}
 		default:

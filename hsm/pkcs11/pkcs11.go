@@ -3,6 +3,23 @@
 // the token, sensitive and non-extractable, and never leave it: this package
 // only ever asks the token to sign.
 //
+// # Software tokens
+//
+// SoftHSM2 is a PKCS#11 token emulated in software: its keys are files on
+// the host, as a software keystore's are. It is for tests and development,
+// not production custody. A token is taken for software when, on Open or
+// PublicKeys, its slot's manufacturer (C_GetSlotInfo) or its own
+// manufacturer or model (C_GetTokenInfo), blank padding trimmed, begins
+// with "SoftHSM" (SoftHSM2 reports "SoftHSM project" and "SoftHSM v2");
+// its Token.Software then reports true, opening it says so in the log, and rngd
+// treats it as software keys (announced loudly, and refused outside dev
+// mode without keys.allow_software). The slot's CKF_HW_SLOT flag is not
+// used: SoftHSM2 does not set it, but neither do many network HSMs and
+// PKCS#11 proxies. The rule relies on what the token says of itself, so an
+// unknown software token, or one claiming another name, still counts as
+// hardware: where the token really is must be checked where it is
+// installed.
+//
 // # Keys and mechanisms
 //
 //   - VRF keys are RSA (2048 bits by default) and prove RSA-FDH-VRF-SHA256
@@ -33,7 +50,9 @@
 // several such public key objects, is refused by VRFProver and Signer and
 // left out by Keys (public key objects can be added and removed without
 // the PIN), and an RSA public key object must carry its private key's
-// modulus. A key's purpose follows
+// modulus. Keys leaves out, with a warning, every key pair VRFProver and
+// Signer refuse, the unprotected ones above included: what it lists (and
+// rngctl keys show publishes the pins of) is what the backend would use. A key's purpose follows
 // from its type: RSA keys are VRF keys, EC and EC-Edwards keys are signing
 // keys; other objects on the token, and RSA keys that cannot be RSA-FDH-VRF
 // keys, are ignored.
@@ -92,8 +111,9 @@ import (
 
 // Config configures a PKCS#11 backend.
 type Config struct {
-	// Module is the path of the PKCS#11 library, e.g.
-	// /usr/lib/softhsm/libsofthsm2.so.
+	// Module is the path of the PKCS#11 library, e.g. the HSM vendor's,
+	// or /usr/lib/softhsm/libsofthsm2.so for SoftHSM2 (a software token:
+	// tests and development only).
 	Module string
 	// TokenLabel selects the token (CKA_LABEL of the token, trailing spaces
 	// ignored). Exactly one present token must carry it.
@@ -122,5 +142,6 @@ type Config struct {
 // cgo: rebuild with CGO_ENABLED=1 and a C compiler to use an HSM.
 var ErrNotBuilt = errors.New("built without PKCS#11 support: rebuild with cgo enabled (CGO_ENABLED=1 and a C compiler)")
 
-// DefaultModule is the module of Debian's softhsm2 package.
+// DefaultModule is the module of Debian's softhsm2 package, a software
+// token (see the package doc): for tests and development, not production.
 const DefaultModule = "/usr/lib/softhsm/libsofthsm2.so"

@@ -163,6 +163,7 @@ type Token struct {
 	rsaBits int
 	log     *slog.Logger
 	eddsa   bool          // the token has CKM_EDDSA and CKM_EC_EDWARDS_KEY_PAIR_GEN
+	soft    bool          // a software token, whose keys are files on the host (softwareToken)
 	login   bool          // logged in (Open); false for PublicKeys's read-only session
 	timeout time.Duration // Config.CallTimeout
 
@@ -319,10 +320,23 @@ func openToken(cfg Config, login bool) (*Token, error) {
 	if err != nil {
 		return nil, err
 	}
-	slot, err := findSlot(m, cfg.Module, cfg.TokenLabel)
+	slot, ti, err := findSlot(m, cfg.Module, cfg.TokenLabel)
 	if err != nil {
 		m.release(0, false)
 		return nil, err
+	}
+	si, err := m.ctx.GetSlotInfo(slot)
+	if err != nil {
+		m.release(0, false)
+		return nil, fmt.Errorf("%w: couldn't read the slot information of token %q: %w", hsm.ErrUnavailable, cfg.TokenLabel, err)
+	}
+	soft := softwareToken(si.ManufacturerID, ti.ManufacturerID, ti.Model)
+	custody := []any{"token", cfg.TokenLabel, "manufacturer", trimField(ti.ManufacturerID), "model", trimField(ti.Model),
+		"hw_slot", si.Flags&p11.CKF_HW_SLOT != 0}
+	if soft {
+		// Info, not a warning: the caller announces software keys as its
+		// policy says (rngd: banner, ERROR line, tirage_software_keys).
+		log.Info("pkcs11: software token: its keys are files on this host, not hardware custody", custody...)
 	}
 	modules.Lock()
 	busy := m.open[slot]
@@ -335,7 +349,7 @@ func openToken(cfg Config, login bool) (*Token, error) {
 		return nil, fmt.Errorf("PKCS#11 token %q is already open in this process", cfg.TokenLabel)
 	}
 	t := &Token{mod: m, ctx: m.ctx, slot: slot, label: cfg.TokenLabel, rsaBits: bits, log: log,
-		timeout: timeout, login: login, sessions: make(chan p11.SessionHandle, n)}
+		timeout: timeout, login: login, soft: soft, sessions: make(chan p11.SessionHandle, n)}
 	for range n {
 		sh, err := t.ctx.OpenSession(slot, flags)
 		if err != nil {
@@ -347,7 +361,7 @@ func openToken(cfg Config, login bool) (*Token, error) {
 	}
 	if !login {
 		log.Info("pkcs11: token opened read-only, not logged in", "module", cfg.Module, "token", cfg.TokenLabel, "slot", slot,
-			"call_timeout", timeout)
+			"software", soft, "call_timeout", timeout)
 		return t, nil
 	}
 	if f := beforeLogin.Load(); f != nil {
@@ -366,36 +380,67 @@ func openToken(cfg Config, login bool) (*Token, error) {
 	}
 	t.eddsa = t.hasMechanisms(ckmEdDSA, ckmECEdwardsKeyPairGen)
 	log.Info("pkcs11: token opened", "module", cfg.Module, "token", cfg.TokenLabel, "slot", slot,
-		"sessions", n, "eddsa", t.eddsa, "call_timeout", timeout)
+		"sessions", n, "eddsa", t.eddsa, "software", soft, "call_timeout", timeout)
 	return t, nil
 }
 
-// findSlot finds the slot of the token labelled label in m, loaded as path.
-func findSlot(m *module, path, label string) (uint, error) {
+// findSlot finds the slot of the token labelled label in m, loaded as
+// path, and returns it with the token's information.
+func findSlot(m *module, path, label string) (uint, p11.TokenInfo, error) {
 	slots, err := m.ctx.GetSlotList(true)
 	if err != nil {
-		return 0, fmt.Errorf("%w: couldn't list PKCS#11 slots of %s: %w", hsm.ErrUnavailable, path, err)
+		return 0, p11.TokenInfo{}, fmt.Errorf("%w: couldn't list PKCS#11 slots of %s: %w", hsm.ErrUnavailable, path, err)
 	}
 	var found []uint
+	var info p11.TokenInfo
 	var seen []string
 	for _, s := range slots {
 		ti, err := m.ctx.GetTokenInfo(s)
 		if err != nil {
 			continue
 		}
-		l := strings.TrimRight(ti.Label, " \x00")
+		l := trimField(ti.Label)
 		seen = append(seen, fmt.Sprintf("%q", l))
 		if l == label {
 			found = append(found, s)
+			info = ti
 		}
 	}
 	switch len(found) {
 	case 0:
-		return 0, fmt.Errorf("%w: no PKCS#11 token labelled %q in %s (tokens present: %s)", hsm.ErrUnavailable, label, path, strings.Join(seen, ", "))
+		return 0, info, fmt.Errorf("%w: no PKCS#11 token labelled %q in %s (tokens present: %s)", hsm.ErrUnavailable, label, path, strings.Join(seen, ", "))
 	case 1:
-		return found[0], nil
+		return found[0], info, nil
 	}
-	return 0, fmt.Errorf("%d PKCS#11 tokens are labelled %q in %s: relabel all but one", len(found), label, path)
+	return 0, info, fmt.Errorf("%d PKCS#11 tokens are labelled %q in %s: relabel all but one", len(found), label, path)
+}
+
+// trimField returns a PKCS#11 text field (CK_TOKEN_INFO, CK_SLOT_INFO)
+// without the blanks that pad it to its fixed size, nor NULs.
+func trimField(s string) string { return strings.TrimRight(s, " \x00") }
+
+// softwareToken reports whether a token, by the manufacturer of its slot
+// and its own manufacturer and model (CK_SLOT_INFO.manufacturerID,
+// CK_TOKEN_INFO.manufacturerID and model, blank-padded), is known to be
+// emulated in software, its keys kept in files on the host: SoftHSM, which
+// reports manufacturer "SoftHSM project" and model "SoftHSM v2" (SoftHSM
+// 1: "SoftHSM" for both). The rule is any of these fields, trimmed,
+// beginning with "SoftHSM".
+//
+// The slot's CKF_HW_SLOT flag decides nothing: SoftHSM does not set it, but
+// neither do many hardware tokens reached through a client library
+// (network HSMs, PKCS#11 proxies), which would then count as software, and
+// a software token could set it. What a token reports of itself is not
+// proof either: a software token this rule does not know, or one that
+// claims another name, counts as hardware, so a token's custody must
+// still be checked where it is installed.
+func softwareToken(fields ...string) bool {
+	for _, f := range fields {
+		if strings.HasPrefix(trimField(f), "SoftHSM") {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *Token) hasMechanisms(want ...uint) bool {
@@ -470,8 +515,12 @@ func (t *Token) Close() error {
 // Kind is "pkcs11".
 func (t *Token) Kind() string { return "pkcs11" }
 
-// Software is false: keys are in the token.
-func (t *Token) Software() bool { return false }
+// Software reports whether the token is emulated in software, its keys
+// files on the host (SoftHSM2: see softwareToken), as it was identified
+// when opened. Such a token is for tests and development: rngd announces it
+// as software keys and, outside dev mode, runs on it only with
+// keys.allow_software. A hardware token reports false.
+func (t *Token) Software() bool { return t.soft }
 
 // EdDSA reports whether the token supports Ed25519 keys.
 func (t *Token) EdDSA() bool { return t.eddsa }
@@ -742,7 +791,13 @@ func ecPoint(v []byte, isPoint func([]byte) bool) ([]byte, error) {
 	return nil, fmt.Errorf("CKA_EC_POINT of %d bytes is neither a point of the curve nor a DER OCTET STRING holding one", len(v))
 }
 
-// Keys lists the RSA, P-256 and Ed25519 key pairs of the token.
+// Keys lists the RSA, P-256 and Ed25519 key pairs of the token that
+// VRFProver and Signer would use. A key pair they refuse is left out with a
+// warning, not listed unmarked (its pin would be published): one of a label
+// held by several private keys, one whose private key has not exactly one
+// public key object of its label and ID, and one checkProtected refuses
+// (extractable, not sensitive, usable without login, or not generated on
+// the token).
 func (t *Token) Keys() ([]hsm.Key, error) {
 	keys, err := call(t, t.timeout, func(sh p11.SessionHandle) ([]hsm.Key, error) {
 		objs, err := t.objects(sh, "")
@@ -768,7 +823,7 @@ func (t *Token) Keys() ([]hsm.Key, error) {
 				pairs = append(pairs, o)
 			}
 		}
-		return t.describe(sh, pairs)
+		return t.describe(sh, pairs, true)
 	})
 	if err != nil {
 		if !errors.Is(err, hsm.ErrUnavailable) {
@@ -780,8 +835,10 @@ func (t *Token) Keys() ([]hsm.Key, error) {
 }
 
 // describe describes the public halves of objs, sorted by label; keys of
-// types Tirage does not use are left out.
-func (t *Token) describe(sh p11.SessionHandle, objs []object) ([]hsm.Key, error) {
+// types Tirage does not use are left out. With protected (key pairs, found
+// after login), so is a key whose private key checkProtected refuses, with
+// a warning: nothing the backend refuses to use is listed as usable.
+func (t *Token) describe(sh p11.SessionHandle, objs []object, protected bool) ([]hsm.Key, error) {
 	var keys []hsm.Key
 	for _, o := range objs {
 		k, _, _, err := t.key(sh, o)
@@ -790,6 +847,14 @@ func (t *Token) describe(sh p11.SessionHandle, objs []object) ([]hsm.Key, error)
 		}
 		if err != nil {
 			return nil, err
+		}
+		if protected {
+			if err := t.checkProtected(sh, o); errors.Is(err, hsm.ErrUnavailable) {
+				return nil, err
+			} else if err != nil {
+				t.log.Warn("pkcs11: key not listed: the backend refuses to use it", "token", t.label, "label", o.label, "err", err)
+				continue
+			}
 		}
 		keys = append(keys, k)
 	}
@@ -816,7 +881,7 @@ func (t *Token) publicKeys(want []string) ([]hsm.Key, error) {
 					"refusing to read keys from a session that sees private objects", o.label)
 			}
 		}
-		keys, err := t.describe(sh, objs)
+		keys, err := t.describe(sh, objs, false)
 		if err != nil {
 			if !errors.Is(err, hsm.ErrUnavailable) {
 				err = fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)

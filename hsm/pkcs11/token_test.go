@@ -48,6 +48,7 @@ func TestConformanceSoftHSM(t *testing.T) {
 		Secret:         tok.PIN,
 		WrongSecret:    []byte("00000000"),
 		Kind:           "pkcs11",
+		Software:       true, // SoftHSM2: its keys are files on the host
 		VRFSuites:      []vrf.Suite{vrf.SuiteRSAFDH256},
 		SignAlgorithms: []string{hsm.Ed25519, hsm.ECDSAP256SHA256},
 		Unsupported:    []vrf.Suite{vrf.SuiteP256SSWU},

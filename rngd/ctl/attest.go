@@ -40,11 +40,15 @@ paytable and build sign with the appliance's attestation key (the one
 rngctl keys init made and announced), in a DSSE envelope written to --out
 (never overwritten: an existing file is a usage error; written whole or not
 at all). Backend flags, as for rngctl keys:
-  --backend software|pkcs11   key custody (default software: development only)
+  --backend pkcs11|software   key custody (required; an rngctl built with -tags
+                              tirage_dev defaults to software)
+  --allow-software            software keys (--backend software, or a software
+                              token): development only; required outside a dev build
   --dir DIR                   software: keystore directory
   --passphrase-file FILE, --passphrase-fd N
                               software: the passphrase (else standard input)
-  --module PATH               pkcs11: module (default /usr/lib/softhsm/libsofthsm2.so)
+  --module PATH               pkcs11: the HSM's PKCS#11 library (required; a dev
+                              build defaults to SoftHSM2's)
   --token-label LABEL         pkcs11: token label
   --pin-file FILE, --pin-fd N pkcs11: the user PIN (else standard input)
   --attestation-label L       the attestation key (default attestation)

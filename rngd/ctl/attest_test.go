@@ -31,7 +31,7 @@ func attestDaemon(t *testing.T) (keys, pass, config, sock string) {
 		t.Fatal(err)
 	}
 	ann := filepath.Join(dir, "announcement.json")
-	if code, out, errOut := rngctl("keys", "init", "--dir", keys, "--passphrase-file", pass, "--announcement", ann,
+	if code, out, errOut := rngctl("keys", "init", "--backend", "software", "--allow-software", "--dir", keys, "--passphrase-file", pass, "--announcement", ann,
 		"--kdf-time", "1", "--kdf-memory-mib", "8", "--kdf-threads", "1"); code != ExitOK {
 		t.Fatalf("keys init: exit %d\n%s%s", code, out, errOut)
 	}
@@ -110,7 +110,7 @@ func TestAttestCommands(t *testing.T) {
 	if err := os.WriteFile(notEnvelope, []byte(`{"kind":"emission"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	custody := []string{"--dir", keys, "--passphrase-file", pass}
+	custody := []string{"--backend", "software", "--allow-software", "--dir", keys, "--passphrase-file", pass}
 	tamper := func() {
 		// The paytable with its payload changed under its signature.
 		b, err := os.ReadFile(paytable)

@@ -44,11 +44,18 @@ const keysUsage = `usage: rngctl keys init|show|export-public|announce [FLAGS]
   announce       write the signed key announcement for existing keys
 
 backend flags (all subcommands):
-  --backend software|pkcs11   key custody (default software: development only)
+  --backend pkcs11|software   key custody (required; an rngctl built with -tags
+                              tirage_dev defaults to software)
+  --allow-software            software keys (--backend software, or a software
+                              token such as SoftHSM2): keys in files on this
+                              host, development only; required outside a dev
+                              build, as rngd's keys.allow_software
   --dir DIR                   software: keystore directory (mode 0700)
   --passphrase-file FILE      software: read the passphrase from FILE (mode 0600)
   --passphrase-fd N           software: read the passphrase from file descriptor N
-  --module PATH               pkcs11: module (default /usr/lib/softhsm/libsofthsm2.so)
+  --module PATH               pkcs11: the HSM's PKCS#11 library (required; an
+                              rngctl built with -tags tirage_dev defaults to
+                              SoftHSM2's, /usr/lib/softhsm/libsofthsm2.so)
   --token-label LABEL         pkcs11: token label
   --pin-file FILE             pkcs11: read the user PIN from FILE (mode 0600)
   --pin-fd N                  pkcs11: read the user PIN from file descriptor N
@@ -81,7 +88,10 @@ init and announce:
   --attestation-label L       attestation signing key label (default attestation)
 init only:
   --vrf-suite SUITE           default ECVRF-P256-SHA256-SSWU (software), RSA-FDH-VRF-SHA256 (pkcs11)
-  --sign-alg ALG              Ed25519 or ECDSA-P256-SHA256 (default: Ed25519 where supported)
+  --sign-alg ALG              the attestation key's algorithm: Ed25519 or
+                              ECDSA-P256-SHA256 (default: Ed25519 where supported).
+                              The log key is always Ed25519 (rngd signs checkpoints
+                              with Ed25519 only): init refuses a token without EdDSA
   --rsa-bits N                pkcs11: RSA-FDH-VRF modulus size, 2048 to 8192 (default 2048)
   --kdf-time N, --kdf-memory-mib N, --kdf-threads N
                               software: Argon2id cost of the new key files (default 3, 64, 4;
@@ -91,12 +101,13 @@ export-public:
   --format hex|pem            default hex; pem refuses, before printing any, a key
                               without a PEM form (a compressed P-256 VRF key)
 
-init checks every flag, the labels (three different ones) and the
-announcement's directory before it makes anything; if it fails after making
-a key, it removes the keys it made from a software keystore, and for a token
-(which rngctl cannot delete keys from) says which it left and how to go on.
+init checks every flag, the labels (three different ones), the
+announcement's directory and that a token has EdDSA (its mechanism list)
+before it makes anything; if it fails after making a key, it removes the
+keys it made from a software keystore, and for a token (which rngctl cannot
+delete keys from) says which it left and how to go on.
 show, export-public and announce change nothing: the keystore (--dir) must
-exist.
+exist. announce refuses a log key that is not Ed25519.
 
 Exit status: 0 done, 1 failed (one line says why), 2 usage error.
 `
@@ -108,6 +119,7 @@ type keysCmd struct {
 	fs   *flag.FlagSet
 
 	backend, dir, module, tokenLabel  string
+	allowSoftware                     bool
 	passFile, passFD, pinFile, pinFD  string
 	announcement                      string
 	vrfLabel, logLabel, attLabel      string
@@ -131,16 +143,31 @@ type keysCmd struct {
 // the software keystore's directory under c.dirFlag's name, its passphrase;
 // a PKCS#11 module, token and PIN): every command that signs or reads keys
 // takes them alike.
+//
+// A production rngctl has no default backend nor module: the custody is
+// always named on the command line, so that a command means the same in
+// every build and a ceremony's transcript says which custody signed.
+// Software keys (files on this host) need --allow-software there, as rngd
+// needs keys.allow_software. A dev build (-tags tirage_dev) keeps the
+// conveniences: --backend software and SoftHSM2's module by default.
 func (c *keysCmd) custodyFlags(fs *flag.FlagSet) {
-	fs.StringVar(&c.backend, "backend", "software", "")
+	backend, module := "", ""
+	if devBuild {
+		backend, module = "software", pkcs11.DefaultModule
+	}
+	fs.StringVar(&c.backend, "backend", backend, "")
+	fs.BoolVar(&c.allowSoftware, "allow-software", false, "")
 	fs.StringVar(&c.dir, strings.TrimPrefix(c.flagOfDir(), "--"), "", "")
 	fs.StringVar(&c.passFile, "passphrase-file", "", "")
 	fs.StringVar(&c.passFD, "passphrase-fd", "", "")
-	fs.StringVar(&c.module, "module", pkcs11.DefaultModule, "")
+	fs.StringVar(&c.module, "module", module, "")
 	fs.StringVar(&c.tokenLabel, "token-label", "", "")
 	fs.StringVar(&c.pinFile, "pin-file", "", "")
 	fs.StringVar(&c.pinFD, "pin-fd", "", "")
 }
+
+// openPKCS11 opens a PKCS#11 token; tests replace it.
+var openPKCS11 = pkcs11.Open
 
 // errUsage marks errors that are the operator's invocation.
 var errUsage = errors.New("usage")
@@ -202,10 +229,16 @@ func usagef(format string, args ...any) error {
 
 // checkBackend checks the backend flags: one backend's flags are refused
 // with the other's, and what the backend needs must be given (the software
-// keystore must exist, except for init).
+// keystore must exist, except for init; outside a dev build, the backend,
+// --allow-software for software keys, and a token's module).
 func (c *keysCmd) checkBackend() error {
 	switch c.backend {
+	case "":
+		return usagef("--backend is required: pkcs11 (an HSM: --module, --token-label), or software with --allow-software (keys in files on this host: development only)")
 	case "software":
+		if !devBuild && !c.allowSoftware {
+			return usagef("--backend software needs --allow-software: a software keystore keeps the keys in files on this host, for development only (use --backend pkcs11 in production)")
+		}
 		if c.pinFile != "" || c.pinFD != "" || c.tokenLabel != "" {
 			return usagef("--pin-file, --pin-fd and --token-label are for --backend pkcs11")
 		}
@@ -216,6 +249,9 @@ func (c *keysCmd) checkBackend() error {
 	case "pkcs11":
 		if c.passFile != "" || c.passFD != "" || c.dir != "" {
 			return usagef("--passphrase-file, --passphrase-fd and %s are for --backend software", c.flagOfDir())
+		}
+		if c.module == "" {
+			return usagef("--module PATH (the HSM's PKCS#11 library) is required with --backend pkcs11")
 		}
 		if c.tokenLabel == "" {
 			return usagef("--token-label is required with --backend pkcs11")
@@ -252,7 +288,16 @@ func (c *keysCmd) open() (hsm.Backend, error) {
 			return nil, err
 		}
 		defer clear(pin)
-		return pkcs11.Open(pkcs11.Config{Module: c.module, TokenLabel: c.tokenLabel, PIN: pin, RSABits: c.rsaBits, Logger: log})
+		b, err := openPKCS11(pkcs11.Config{Module: c.module, TokenLabel: c.tokenLabel, PIN: pin, RSABits: c.rsaBits, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		if b.Software() && !devBuild && !c.allowSoftware {
+			// As rngd refuses it without keys.allow_software.
+			b.Close()
+			return nil, usagef("--token-label %q is a software token (--module %s): its keys are files on this host, not in an HSM: use an HSM's module, or give --allow-software (development only)", c.tokenLabel, c.module)
+		}
+		return b, nil
 	}
 }
 
@@ -374,26 +419,31 @@ func (c *keysCmd) prompt(what string) ([]byte, error) {
 		}
 		return b, nil
 	}
-	// Byte by byte: nothing after the line is consumed.
-	var b []byte
-	var one [1]byte
-	for len(b) <= maxSecret {
-		n, err := c.env.Stdin.Read(one[:])
-		if n == 1 {
-			if one[0] == '\n' {
-				return b, nil
+	// Byte by byte, so that nothing after the line is consumed, into one
+	// buffer of the longest secret and a byte more, of which the secret is
+	// a slice: wiping the secret wipes every byte read (a buffer grown by
+	// append would leave each outgrown one, holding the start of the
+	// secret, on the heap).
+	buf := make([]byte, maxSecret+1)
+	n := 0
+	for n < len(buf) {
+		m, err := c.env.Stdin.Read(buf[n : n+1])
+		if m == 1 {
+			if buf[n] == '\n' {
+				buf[n] = 0
+				return buf[:n], nil
 			}
-			b = append(b, one[0])
+			n++
 		}
 		if err == io.EOF {
-			return b, nil
+			return buf[:n], nil
 		}
 		if err != nil {
-			clear(b)
+			clear(buf)
 			return nil, fmt.Errorf("couldn't read the %s: %w", what, err)
 		}
 	}
-	clear(b)
+	clear(buf)
 	return nil, fmt.Errorf("%s longer than %d bytes", what, maxSecret)
 }
 
@@ -523,29 +573,47 @@ func (c *keysCmd) init() (err error) {
 	for _, l := range labels {
 		for _, k := range keys {
 			if k.Label == l {
-				return fmt.Errorf("%w: %q (%s %s) in the %s: %s", hsm.ErrExists, l, k.Purpose, k.Algorithm, c.where(b.Software()), existsHint)
+				return fmt.Errorf("%w: %q (%s %s) in the %s: %s", hsm.ErrExists, l, k.Purpose, k.Algorithm, c.where(), existsHint)
 			}
 		}
 	}
+	// The log key must be Ed25519: a token that says it lacks EdDSA (its
+	// mechanism list) is refused before anything is made.
+	if t, ok := b.(interface{ EdDSA() bool }); ok && !t.EdDSA() {
+		return fmt.Errorf("%w: the %s lacks EdDSA (CKM_EDDSA, CKM_EC_EDWARDS_KEY_PAIR_GEN): %s; nothing was made",
+			hsm.ErrUnsupported, c.where(), logKeyEd25519)
+	}
 
-	// From here on, a failure undoes what this run made (or says what is left).
+	// From here on, a failure undoes what this run made (or says what is
+	// left). The VRF key is made first: a token refuses a suite it cannot
+	// hold (ECVRF) before any key is made. The log key is Ed25519 whatever
+	// --sign-alg says, which chooses the attestation key's algorithm.
 	var made []string
 	done := false
 	defer func() {
-		if !done && len(made) > 0 {
-			err = c.undo(b, made, dirExisted, err)
+		switch {
+		case done:
+		case len(made) > 0:
+			err = c.undo(made, dirExisted, err)
+		default:
+			err = fmt.Errorf("%w; nothing was made", err)
 		}
 	}()
 	if _, err := b.GenerateVRF(c.vrfLabel, suite); err != nil {
 		return generateErr("the VRF key", c.vrfLabel, err)
 	}
 	made = append(made, c.vrfLabel)
-	for _, l := range []string{c.logLabel, c.attLabel} {
-		if _, err := b.GenerateSigner(l, c.signAlg); err != nil {
-			return generateErr("signing key", l, err)
+	if _, err := b.GenerateSigner(c.logLabel, hsm.Ed25519); err != nil {
+		if errors.Is(err, hsm.ErrUnsupported) {
+			return fmt.Errorf("couldn't make the log key %q (%s): %w; %s", c.logLabel, hsm.Ed25519, err, logKeyEd25519)
 		}
-		made = append(made, l)
+		return generateErr("the log key", c.logLabel, err)
 	}
+	made = append(made, c.logLabel)
+	if _, err := b.GenerateSigner(c.attLabel, c.signAlg); err != nil {
+		return generateErr("the attestation key", c.attLabel, err)
+	}
+	made = append(made, c.attLabel)
 	leaf, err := c.makeAnnouncement(b)
 	if err != nil {
 		return err
@@ -556,6 +624,9 @@ func (c *keysCmd) init() (err error) {
 	done = true
 	return c.reportAnnouncement(b, leaf)
 }
+
+// logKeyEd25519 says why the log key must be Ed25519.
+const logKeyEd25519 = "the log key must be Ed25519 (rngd signs the log's checkpoints with Ed25519 only, and would not start with another): use a token with EdDSA"
 
 func generateErr(what, label string, err error) error {
 	if errors.Is(err, hsm.ErrExists) {
@@ -568,18 +639,18 @@ func generateErr(what, label string, err error) error {
 // are removed (and its directory, if this run made it and it is empty);
 // hsm.Backend has no way to delete a key, so keys on a token are left, and
 // the error says which and how to go on.
-func (c *keysCmd) undo(b hsm.Backend, made []string, dirExisted bool, cause error) error {
+func (c *keysCmd) undo(made []string, dirExisted bool, cause error) error {
 	quoted := make([]string, len(made))
 	for i, l := range made {
 		quoted[i] = strconv.Quote(l)
 	}
 	list := strings.Join(quoted, ", ")
-	if !b.Software() {
+	if c.backend != "software" {
 		next := "delete them (private and public key objects of those labels) with the token's tools, e.g. pkcs11-tool --delete-object, before running init again"
 		if len(made) == 3 {
 			next = "all three keys are there: write their announcement with rngctl keys announce (same labels), or delete them with the token's tools before running init again"
 		}
-		return fmt.Errorf("%w; this run made keys %s, which stay on the %s: %s", cause, list, c.where(false), next)
+		return fmt.Errorf("%w; this run made keys %s, which stay on the %s: %s", cause, list, c.where(), next)
 	}
 	var left []string
 	for _, l := range made {
@@ -598,8 +669,8 @@ func (c *keysCmd) undo(b hsm.Backend, made []string, dirExisted bool, cause erro
 }
 
 // where names the software keystore or the token.
-func (c *keysCmd) where(software bool) string {
-	if software {
+func (c *keysCmd) where() string {
+	if c.backend == "software" {
 		return "software keystore " + c.dir
 	}
 	return "pkcs11 token " + strconv.Quote(c.tokenLabel)
@@ -639,6 +710,10 @@ func (c *keysCmd) makeAnnouncement(b hsm.Backend) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		if k.use == hsm.UseLog && s.Algorithm() != hsm.Ed25519 {
+			return nil, fmt.Errorf("--log-label %q: the log key is %s, not %s: rngd signs the log's checkpoints with %s only, and would not start with it: give the label of an %s key",
+				k.label, s.Algorithm(), hsm.Ed25519, hsm.Ed25519, hsm.Ed25519)
+		}
 		keys = append(keys, hsm.AnnouncedKey{Use: k.use, Label: k.label, Signer: s})
 	}
 	leaf, err := hsm.Announce(keysNow(), keys)
@@ -677,7 +752,7 @@ func (c *keysCmd) reportAnnouncement(b hsm.Backend, leaf []byte) error {
 	if err != nil {
 		return err
 	}
-	c.printKeys(keys, c.where(b.Software()), b.Software(), false)
+	c.printKeys(keys, c.where(), b.Software(), false)
 	h := record.LeafHash(leaf)
 	fmt.Fprintf(c.env.Stdout, "announcement: %s (%d bytes, leaf hash %x)\n", c.announcement, len(leaf), h[:])
 	fmt.Fprintln(c.env.Stdout, "append it as the log's first entry before any draw (rngd does so at its first start).")
@@ -782,14 +857,14 @@ func (c *keysCmd) publicKeys() ([]hsm.Key, string, error) {
 		}
 		defer b.Close()
 		keys, err := b.Keys()
-		return keys, c.where(b.Software()), err
+		return keys, c.where(), err
 	}
 	if err := c.checkBackend(); err != nil {
 		return nil, "", err
 	}
 	if c.backend == "software" {
 		keys, err := keystore.PublicKeys(c.dir)
-		return keys, c.where(true), err
+		return keys, c.where(), err
 	}
 	keys, err := pkcs11.PublicKeys(pkcs11.Config{Module: c.module, TokenLabel: c.tokenLabel, Logger: c.logger()}, expect...)
 	switch {
@@ -799,7 +874,7 @@ func (c *keysCmd) publicKeys() ([]hsm.Key, string, error) {
 	case errors.Is(err, hsm.ErrNotFound):
 		err = fmt.Errorf("%w; give the token's PIN (--pin-file, --pin-fd) to list its key pairs", err)
 	}
-	return keys, c.where(false), err
+	return keys, c.where(), err
 }
 
 // printKeys prints keys with their fingerprints and, for a VRF key, the pin

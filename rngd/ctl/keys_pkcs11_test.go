@@ -25,7 +25,7 @@ func softHSMToken(t *testing.T, label string) (sh *hsmtest.SoftHSM, tok hsmtest.
 	if err := os.WriteFile(pinFile, append(tok.PIN, '\n'), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return sh, tok, dir, pinFile, []string{"--backend", "pkcs11", "--module", sh.Module, "--token-label", tok.Label}
+	return sh, tok, dir, pinFile, []string{"--backend", "pkcs11", "--allow-software", "--module", sh.Module, "--token-label", tok.Label}
 }
 
 // TestKeysPKCS11 runs the ceremony on a SoftHSM2 token: an RSA-FDH-VRF key

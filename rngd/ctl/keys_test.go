@@ -75,7 +75,7 @@ func TestKeysSoftware(t *testing.T) {
 	fast := []string{"--kdf-time", "1", "--kdf-memory-mib", "8", "--kdf-threads", "1"}
 	ann := filepath.Join(dir, "announcement.json")
 
-	code, out, errOut := k.run("", append([]string{"init", "--dir", ks, "--passphrase-file", passFile, "--announcement", ann}, fast...)...)
+	code, out, errOut := k.run("", append([]string{"init", "--backend", "software", "--allow-software", "--dir", ks, "--passphrase-file", passFile, "--announcement", ann}, fast...)...)
 	if code != ExitOK {
 		t.Fatalf("keys init: exit %d\n%s%s", code, out, errOut)
 	}
@@ -106,7 +106,7 @@ func TestKeysSoftware(t *testing.T) {
 	}
 	w0.WriteString(pass)
 	w0.Close()
-	code, out, errOut = k.run("", "show", "--dir", ks, "--passphrase-fd", strconv.Itoa(int(r0.Fd())))
+	code, out, errOut = k.run("", "show", "--backend", "software", "--allow-software", "--dir", ks, "--passphrase-fd", strconv.Itoa(int(r0.Fd())))
 	if code != ExitOK || !strings.Contains(out, "3 keys") || strings.Contains(out, "clear headers") || strings.Contains(errOut, "passphrase: ") {
 		t.Errorf("keys show --passphrase-fd: exit %d\n%s%s", code, out, errOut)
 	}
@@ -125,7 +125,7 @@ func TestKeysSoftware(t *testing.T) {
 	}
 	w.WriteString(pass)
 	w.Close()
-	code, out, errOut = k.run("", "export-public", "--dir", ks, "--passphrase-fd", strconv.Itoa(int(r.Fd())), "--label", "vrf")
+	code, out, errOut = k.run("", "export-public", "--backend", "software", "--allow-software", "--dir", ks, "--passphrase-fd", strconv.Itoa(int(r.Fd())), "--label", "vrf")
 	if code != ExitOK {
 		t.Fatalf("export-public: exit %d %s", code, errOut)
 	}
@@ -133,14 +133,14 @@ func TestKeysSoftware(t *testing.T) {
 	if len(pub) != 66 || !strings.HasSuffix(fps["vrf"], hsm.Fingerprint(mustHex(t, pub))) {
 		t.Errorf("export-public --label vrf = %q, does not match the announced fingerprint", pub)
 	}
-	code, out, _ = k.run(pass, "export-public", "--dir", ks, "--label", "log", "--format", "pem")
+	code, out, _ = k.run(pass, "export-public", "--backend", "software", "--allow-software", "--dir", ks, "--label", "log", "--format", "pem")
 	if code != ExitOK || !strings.Contains(out, "-----BEGIN PUBLIC KEY-----") {
 		t.Errorf("export-public --format pem: exit %d %q", code, out)
 	}
 
 	// announce again from the existing keys: same keys, same fingerprints.
 	ann2 := filepath.Join(dir, "again.json")
-	if code, _, errOut = k.run(pass, "announce", "--dir", ks, "--announcement", ann2); code != ExitOK {
+	if code, _, errOut = k.run(pass, "announce", "--backend", "software", "--allow-software", "--dir", ks, "--announcement", ann2); code != ExitOK {
 		t.Fatalf("announce: exit %d %s", code, errOut)
 	}
 	if again := checkAnnouncementFile(t, ann2); !equalMaps(again, fps) {
@@ -155,25 +155,25 @@ func TestKeysSoftware(t *testing.T) {
 		code        int
 		stderr      string
 	}{
-		{"init over existing keys", pass, append([]string{"init", "--dir", ks, "--announcement", filepath.Join(dir, "x")}, fast...), ExitFail, "already exists"},
-		{"announcement exists", pass, []string{"announce", "--dir", ks, "--announcement", ann}, ExitUsage, "never overwritten"},
-		{"init, announcement exists", pass, append([]string{"init", "--dir", filepath.Join(dir, "new-keystore"), "--announcement", ann}, fast...), ExitUsage,
+		{"init over existing keys", pass, append([]string{"init", "--backend", "software", "--allow-software", "--dir", ks, "--announcement", filepath.Join(dir, "x")}, fast...), ExitFail, "already exists"},
+		{"announcement exists", pass, []string{"announce", "--backend", "software", "--allow-software", "--dir", ks, "--announcement", ann}, ExitUsage, "never overwritten"},
+		{"init, announcement exists", pass, append([]string{"init", "--backend", "software", "--allow-software", "--dir", filepath.Join(dir, "new-keystore"), "--announcement", ann}, fast...), ExitUsage,
 			"rngctl keys init: usage: --announcement " + ann + " exists: the announcement is never overwritten\n"},
-		{"wrong passphrase", "not the passphrase\n", []string{"announce", "--dir", ks, "--announcement", filepath.Join(dir, "w.json")}, ExitFail, "wrong PIN or passphrase"},
-		{"no passphrase on a pipe", "\n", []string{"announce", "--dir", ks, "--announcement", filepath.Join(dir, "w.json")}, ExitUsage,
+		{"wrong passphrase", "not the passphrase\n", []string{"announce", "--backend", "software", "--allow-software", "--dir", ks, "--announcement", filepath.Join(dir, "w.json")}, ExitFail, "wrong PIN or passphrase"},
+		{"no passphrase on a pipe", "\n", []string{"announce", "--backend", "software", "--allow-software", "--dir", ks, "--announcement", filepath.Join(dir, "w.json")}, ExitUsage,
 			"rngctl keys announce: usage: no passphrase: standard input is not a terminal and gave none: give it with --passphrase-file FILE (mode 0600) or --passphrase-fd N\n"},
-		{"missing label", "", []string{"export-public", "--dir", ks, "--label", "nope"}, ExitFail, "key not found"},
-		{"secret as a flag", "", []string{"show", "--dir", ks, "--passphrase=" + pass}, ExitUsage, "flag provided but not defined"},
-		{"secret as a descriptor", "", []string{"show", "--dir", ks, "--passphrase-fd", pass}, ExitUsage, "file descriptor number"},
-		{"secret as a file name", "", []string{"show", "--dir", ks, "--passphrase-file", pass}, ExitFail, "no such file"},
-		{"pin for software", "", []string{"show", "--dir", ks, "--pin-file", passFile}, ExitUsage, "--backend pkcs11"},
-		{"no dir", pass, []string{"show"}, ExitUsage, "--dir is required"},
-		{"no dir, with a passphrase", "", []string{"show", "--passphrase-file", passFile}, ExitUsage, "--dir is required"},
+		{"missing label", "", []string{"export-public", "--backend", "software", "--allow-software", "--dir", ks, "--label", "nope"}, ExitFail, "key not found"},
+		{"secret as a flag", "", []string{"show", "--backend", "software", "--allow-software", "--dir", ks, "--passphrase=" + pass}, ExitUsage, "flag provided but not defined"},
+		{"secret as a descriptor", "", []string{"show", "--backend", "software", "--allow-software", "--dir", ks, "--passphrase-fd", pass}, ExitUsage, "file descriptor number"},
+		{"secret as a file name", "", []string{"show", "--backend", "software", "--allow-software", "--dir", ks, "--passphrase-file", pass}, ExitFail, "no such file"},
+		{"pin for software", "", []string{"show", "--backend", "software", "--allow-software", "--dir", ks, "--pin-file", passFile}, ExitUsage, "--backend pkcs11"},
+		{"no dir", pass, []string{"show", "--backend", "software", "--allow-software"}, ExitUsage, "--dir is required"},
+		{"no dir, with a passphrase", "", []string{"show", "--backend", "software", "--allow-software", "--passphrase-file", passFile}, ExitUsage, "--dir is required"},
 		{"bad backend", "", []string{"show", "--backend", "tpm"}, ExitUsage, `--backend "tpm"`},
-		{"bad suite", pass, []string{"init", "--dir", ks, "--announcement", filepath.Join(dir, "y"), "--vrf-suite", "ECVRF-EDWARDS25519-SHA512-TAI"}, ExitUsage, "--vrf-suite"},
-		{"no announcement", pass, []string{"init", "--dir", ks}, ExitUsage, "--announcement FILE is required"},
+		{"bad suite", pass, []string{"init", "--backend", "software", "--allow-software", "--dir", ks, "--announcement", filepath.Join(dir, "y"), "--vrf-suite", "ECVRF-EDWARDS25519-SHA512-TAI"}, ExitUsage, "--vrf-suite"},
+		{"no announcement", pass, []string{"init", "--backend", "software", "--allow-software", "--dir", ks}, ExitUsage, "--announcement FILE is required"},
 		{"unknown subcommand", "", []string{"rotate"}, ExitUsage, `unknown subcommand "rotate"`},
-		{"pem of a point", pass, []string{"export-public", "--dir", ks, "--label", "vrf", "--format", "pem"}, ExitFail, "export it as hex"},
+		{"pem of a point", pass, []string{"export-public", "--backend", "software", "--allow-software", "--dir", ks, "--label", "vrf", "--format", "pem"}, ExitFail, "export it as hex"},
 	} {
 		code, _, errOut := k.run(c.stdin, c.args...)
 		if code != c.code || !strings.Contains(errOut, c.stderr) {
@@ -309,7 +309,7 @@ func TestKeysInitAtomic(t *testing.T) {
 	}
 	k := &keysRun{t: t}
 	ann := filepath.Join(dir, "announcement.json")
-	base := []string{"init", "--dir", ks, "--passphrase-file", passFile, "--kdf-time", "1", "--kdf-memory-mib", "8", "--kdf-threads", "1"}
+	base := []string{"init", "--backend", "software", "--allow-software", "--dir", ks, "--passphrase-file", passFile, "--kdf-time", "1", "--kdf-memory-mib", "8", "--kdf-threads", "1"}
 	for _, c := range []struct {
 		name   string
 		args   []string
@@ -385,7 +385,7 @@ func TestKeysReadOnly(t *testing.T) {
 	k := &keysRun{t: t}
 	missing := filepath.Join(dir, "nonexist")
 	for _, sub := range []string{"show", "export-public", "announce"} {
-		args := []string{sub, "--dir", missing}
+		args := []string{sub, "--backend", "software", "--allow-software", "--dir", missing}
 		if sub == "announce" {
 			args = append(args, "--announcement", filepath.Join(dir, "a.json"))
 		}
@@ -399,7 +399,7 @@ func TestKeysReadOnly(t *testing.T) {
 	}
 	// promo names its keystore flag --keys.
 	code, out, errOut := rngctl("promo", "certificate", "--draw", "x/1", "--out", filepath.Join(dir, "out"), "--data", filepath.Join(dir, "data"),
-		"--origin", "o", "--keys", missing, "--passphrase-file", filepath.Join(dir, "p"))
+		"--origin", "o", "--backend", "software", "--allow-software", "--keys", missing, "--passphrase-file", filepath.Join(dir, "p"))
 	if code != ExitFail || out != "" || !strings.Contains(errOut, "--keys "+missing+": no such directory") {
 		t.Errorf("promo certificate --keys missing: exit %d, stderr %q", code, errOut)
 	}
@@ -407,11 +407,11 @@ func TestKeysReadOnly(t *testing.T) {
 		t.Fatalf("promo certificate created %v (%v)", entries, err)
 	}
 
-	if code, out, errOut := k.run(pass, "init", "--dir", ks, "--announcement", filepath.Join(dir, "ann.json"), "--kdf-time", "1", "--kdf-memory-mib", "8", "--kdf-threads", "1"); code != ExitOK {
+	if code, out, errOut := k.run(pass, "init", "--backend", "software", "--allow-software", "--dir", ks, "--announcement", filepath.Join(dir, "ann.json"), "--kdf-time", "1", "--kdf-memory-mib", "8", "--kdf-threads", "1"); code != ExitOK {
 		t.Fatalf("init: exit %d %s%s", code, out, errOut)
 	}
 	// pem of every key: the VRF key has no PEM form, so nothing is printed.
-	code, out, errOut = k.run(pass, "export-public", "--dir", ks, "--format", "pem")
+	code, out, errOut = k.run(pass, "export-public", "--backend", "software", "--allow-software", "--dir", ks, "--format", "pem")
 	if code != ExitFail || out != "" || !strings.Contains(errOut, `key "vrf" is a compressed P-256 point`) {
 		t.Errorf("export-public --format pem: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -432,14 +432,14 @@ func TestKeysPublicWithoutPassphrase(t *testing.T) {
 	}
 	ann := filepath.Join(dir, "ann.json")
 	k := &keysRun{t: t}
-	if code, out, errOut := k.run("", "init", "--dir", ks, "--passphrase-file", passFile, "--announcement", ann,
+	if code, out, errOut := k.run("", "init", "--backend", "software", "--allow-software", "--dir", ks, "--passphrase-file", passFile, "--announcement", ann,
 		"--kdf-time", "1", "--kdf-memory-mib", "8", "--kdf-threads", "1"); code != ExitOK {
 		t.Fatalf("init: exit %d %s%s", code, out, errOut)
 	}
 	fps := checkAnnouncementFile(t, ann)
 
 	// What stdin holds is not read: no prompt, no passphrase asked for.
-	code, out, errOut := k.run("unread\n", "show", "--dir", ks)
+	code, out, errOut := k.run("unread\n", "show", "--backend", "software", "--allow-software", "--dir", ks)
 	if code != ExitOK || errOut != "" || !strings.Contains(out, "3 keys\npublic keys read from the key files' clear headers without the passphrase") {
 		t.Fatalf("show without a passphrase: exit %d\n%s%s", code, out, errOut)
 	}
@@ -449,7 +449,7 @@ func TestKeysPublicWithoutPassphrase(t *testing.T) {
 			t.Errorf("show lacks %s (%s):\n%s", label, v, out)
 		}
 	}
-	code, out, errOut = k.run("", "export-public", "--dir", ks)
+	code, out, errOut = k.run("", "export-public", "--backend", "software", "--allow-software", "--dir", ks)
 	if code != ExitOK || errOut != exportNote || strings.Count(out, "\n") != 3 {
 		t.Fatalf("export-public: exit %d\n%s%s", code, out, errOut)
 	}
@@ -460,7 +460,7 @@ func TestKeysPublicWithoutPassphrase(t *testing.T) {
 			t.Errorf("export-public %q: not the announced key %q", line, fps[f[0]])
 		}
 	}
-	if code, out, errOut = k.run("", "export-public", "--dir", ks, "--label", "log", "--format", "pem"); code != ExitOK || !strings.Contains(out, "-----BEGIN PUBLIC KEY-----\nAlgorithm: Ed25519\nLabel: log\n") {
+	if code, out, errOut = k.run("", "export-public", "--backend", "software", "--allow-software", "--dir", ks, "--label", "log", "--format", "pem"); code != ExitOK || !strings.Contains(out, "-----BEGIN PUBLIC KEY-----\nAlgorithm: Ed25519\nLabel: log\n") {
 		t.Errorf("export-public --label log --format pem: exit %d %q %q", code, out, errOut)
 	}
 
@@ -470,19 +470,19 @@ func TestKeysPublicWithoutPassphrase(t *testing.T) {
 	if err := os.Chmod(vrfFile, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errOut := k.run("", "show", "--dir", ks); code != ExitFail || out != "" || errOut != "rngctl keys show: key file vrf.key has mode 0644: want 0600 (chmod 600 it)\n" {
+	if code, out, errOut := k.run("", "show", "--backend", "software", "--allow-software", "--dir", ks); code != ExitFail || out != "" || errOut != "rngctl keys show: key file vrf.key has mode 0644: want 0600 (chmod 600 it)\n" {
 		t.Errorf("world-readable key file: exit %d %q %q", code, out, errOut)
 	}
 	os.Chmod(vrfFile, 0o600)
 	if err := os.WriteFile(filepath.Join(ks, "junk.key"), []byte("not a key\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut = k.run("", "export-public", "--dir", ks)
+	code, out, errOut = k.run("", "export-public", "--backend", "software", "--allow-software", "--dir", ks)
 	if code != ExitFail || out != "" || !strings.Contains(errOut, "key file junk.key: not a key file") || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("junk key file: exit %d %q %q", code, out, errOut)
 	}
 	// With the passphrase, keystore.Open refuses it in the same words.
-	_, _, openErr := k.run("", "export-public", "--dir", ks, "--passphrase-file", passFile)
+	_, _, openErr := k.run("", "export-public", "--backend", "software", "--allow-software", "--dir", ks, "--passphrase-file", passFile)
 	if want := strings.TrimPrefix(errOut, "rngctl keys export-public: "); !strings.HasSuffix(openErr, ": "+want) {
 		t.Errorf("junk key file: without the passphrase %q, with it %q", errOut, openErr)
 	}
@@ -504,13 +504,13 @@ func TestSecretWithoutTerminal(t *testing.T) {
 		args  []string
 		want  string
 	}{
-		{"", []string{"keys", "announce", "--dir", ks, "--announcement", filepath.Join(dir, "a.json")},
+		{"", []string{"keys", "announce", "--backend", "software", "--allow-software", "--dir", ks, "--announcement", filepath.Join(dir, "a.json")},
 			"rngctl keys announce: usage: no passphrase: standard input is not a terminal and gave none: give it with --passphrase-file FILE (mode 0600) or --passphrase-fd N\n"},
-		{"\n", []string{"keys", "init", "--dir", ks, "--announcement", filepath.Join(dir, "a.json")},
+		{"\n", []string{"keys", "init", "--backend", "software", "--allow-software", "--dir", ks, "--announcement", filepath.Join(dir, "a.json")},
 			"rngctl keys init: usage: no passphrase: standard input is not a terminal and gave none: give it with --passphrase-file FILE (mode 0600) or --passphrase-fd N\n"},
 		{"", []string{"keys", "announce", "--backend", "pkcs11", "--token-label", "t", "--module", "/nonexistent/libnone.so", "--announcement", filepath.Join(dir, "a.json")},
 			"rngctl keys announce: usage: no PIN: standard input is not a terminal and gave none: give it with --pin-file FILE (mode 0600) or --pin-fd N\n"},
-		{"", []string{"promo", "certificate", "--draw", "x/1", "--out", filepath.Join(dir, "out"), "--data", filepath.Join(dir, "data"), "--origin", "o", "--keys", ks},
+		{"", []string{"promo", "certificate", "--draw", "x/1", "--out", filepath.Join(dir, "out"), "--data", filepath.Join(dir, "data"), "--origin", "o", "--backend", "software", "--allow-software", "--keys", ks},
 			"rngctl promo certificate: usage: no passphrase: standard input is not a terminal and gave none: give it with --passphrase-file FILE (mode 0600) or --passphrase-fd N\n"},
 	} {
 		run := k.run
@@ -550,7 +550,7 @@ func TestKeysHeaderPinsUnchecked(t *testing.T) {
 	k := &keysRun{t: t}
 	initStore := func(name string) (ks string, fps map[string]string) {
 		ks, ann := filepath.Join(dir, name), filepath.Join(dir, name+".json")
-		if code, out, errOut := k.run("", "init", "--dir", ks, "--passphrase-file", passFile, "--announcement", ann,
+		if code, out, errOut := k.run("", "init", "--backend", "software", "--allow-software", "--dir", ks, "--passphrase-file", passFile, "--announcement", ann,
 			"--kdf-time", "1", "--kdf-memory-mib", "8", "--kdf-threads", "1"); code != ExitOK {
 			t.Fatalf("init %s: exit %d %s%s", name, code, out, errOut)
 		}
@@ -558,7 +558,7 @@ func TestKeysHeaderPinsUnchecked(t *testing.T) {
 	}
 	ks, fps := initStore("keys")
 
-	code, out, errOut := k.run("", "show", "--dir", ks)
+	code, out, errOut := k.run("", "show", "--backend", "software", "--allow-software", "--dir", ks)
 	if code != ExitOK || errOut != "" {
 		t.Fatalf("show: exit %d\n%s%s", code, out, errOut)
 	}
@@ -566,7 +566,7 @@ func TestKeysHeaderPinsUnchecked(t *testing.T) {
 	if n := strings.Count(out, " (from the header, unchecked)\n"); n != 3 {
 		t.Errorf("show: %d fingerprint lines marked, want 3:\n%s", n, out)
 	}
-	code, out, errOut = k.run("", "show", "--dir", ks, "--passphrase-file", passFile)
+	code, out, errOut = k.run("", "show", "--backend", "software", "--allow-software", "--dir", ks, "--passphrase-file", passFile)
 	if code != ExitOK || errOut != softWarning {
 		t.Fatalf("show --passphrase-file: exit %d\n%s%s", code, out, errOut)
 	}
@@ -575,7 +575,7 @@ func TestKeysHeaderPinsUnchecked(t *testing.T) {
 	// export-public: the same stdout with and without the passphrase; only
 	// the header run adds the note, on stderr.
 	for _, args := range [][]string{{}, {"--label", "vrf"}, {"--label", "log", "--format", "pem"}} {
-		args = append([]string{"export-public", "--dir", ks}, args...)
+		args = append([]string{"export-public", "--backend", "software", "--allow-software", "--dir", ks}, args...)
 		code, headerOut, errOut := k.run("", args...)
 		if code != ExitOK || errOut != exportNote || strings.Contains(headerOut, "unchecked") || strings.Contains(headerOut, "header") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want the keys alone on stdout and %q", args, code, headerOut, errOut, exportNote)
@@ -586,7 +586,7 @@ func TestKeysHeaderPinsUnchecked(t *testing.T) {
 		}
 	}
 	// A failure prints its one line, not the note.
-	code, out, errOut = k.run("", "export-public", "--dir", ks, "--label", "nope")
+	code, out, errOut = k.run("", "export-public", "--backend", "software", "--allow-software", "--dir", ks, "--label", "nope")
 	if code != ExitFail || out != "" || errOut != "rngctl keys export-public: key not found: no key labelled \"nope\"\n" {
 		t.Errorf("export-public --label nope: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
@@ -618,17 +618,17 @@ func TestKeysHeaderPinsUnchecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	tampered := map[string]string{"vrf": otherFPs["vrf"], "log": fps["log"], "attestation": fps["attestation"]}
-	code, out, errOut = k.run("", "show", "--dir", ks)
+	code, out, errOut = k.run("", "show", "--backend", "software", "--allow-software", "--dir", ks)
 	if code != ExitOK || errOut != "" {
 		t.Fatalf("show of a changed header: exit %d\n%s%s", code, out, errOut)
 	}
 	checkPinLines(t, "show of a changed header", out, tampered, false, headerMark)
-	code, out, errOut = k.run("", "export-public", "--dir", ks, "--label", "vrf")
+	code, out, errOut = k.run("", "export-public", "--backend", "software", "--allow-software", "--dir", ks, "--label", "vrf")
 	if code != ExitOK || errOut != exportNote || !strings.HasSuffix(otherFPs["vrf"], " "+hsm.Fingerprint(mustHex(t, strings.TrimSpace(out)))) {
 		t.Errorf("export-public of a changed header: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	for _, sub := range []string{"show", "export-public"} {
-		if code, out, errOut := k.run("", sub, "--dir", ks, "--passphrase-file", passFile); code != ExitFail || out != "" {
+		if code, out, errOut := k.run("", sub, "--backend", "software", "--allow-software", "--dir", ks, "--passphrase-file", passFile); code != ExitFail || out != "" {
 			t.Errorf("%s --passphrase-file of a changed header: exit %d, stdout %q, stderr %q; want it refused", sub, code, out, errOut)
 		}
 	}

@@ -61,9 +61,12 @@ freeze, receipts, draw and certificate (the offline ceremony on the appliance):
   --data DIR            data directory: log/ (embedded tile log) and promo/ (draw state)
   --origin NAME         the log's origin (checkpoint name), e.g. tirage.fr/promo/<appliance>
   --draw ID             draw id, e.g. bonus-crescendo/1 (freeze, receipts: default every draw)
-  --backend software|pkcs11, --keys DIR, --passphrase-file FILE, --passphrase-fd N,
-  --module PATH, --token-label L, --pin-file FILE, --pin-fd N
-                        key custody, as for rngctl keys (secrets never from a flag)
+  --backend pkcs11|software, --allow-software, --keys DIR, --passphrase-file FILE,
+  --passphrase-fd N, --module PATH, --token-label L, --pin-file FILE, --pin-fd N
+                        key custody, as for rngctl keys (secrets never from a flag):
+                        --backend and, for pkcs11, --module are required, and
+                        software keys need --allow-software (a dev build defaults
+                        to --backend software)
   --vrf-label L         VRF key (default vrf): a freeze names it; draw: the key the freeze names, any other is refused; --log-label L: log key (default log)
   --entropy KIND        hwrng (default), rdseed or tpm, mixed with getrandom;
   --min-entropy H       its declared min-entropy per byte (default 4)

@@ -35,7 +35,7 @@ func TestPromoBeaconCLI(t *testing.T) {
 	if code, _, errs := promoRun("", "gen", "--rules", rules, "--rows", "2000", "--out", stakes); code != ExitOK {
 		t.Fatalf("gen: %s", errs)
 	}
-	common := []string{"--data", filepath.Join(dir, "data"), "--origin", "tirage.test/ctl", "--keys", keysDir, "--passphrase-file", pass}
+	common := []string{"--data", filepath.Join(dir, "data"), "--origin", "tirage.test/ctl", "--backend", "software", "--allow-software", "--keys", keysDir, "--passphrase-file", pass}
 	if code, _, errs := promoRun("", append([]string{"freeze", "--rules", rules, "--stakes", stakes, "--out", out, "--quiet", "--draw", "1"}, common...)...); code != ExitOK {
 		t.Fatalf("freeze: exit %d %s", code, errs)
 	}

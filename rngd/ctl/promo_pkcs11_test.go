@@ -31,7 +31,7 @@ func TestPromoPKCS11(t *testing.T) {
 	dir := t.TempDir()
 	pinFile := filepath.Join(dir, "pin")
 	os.WriteFile(pinFile, append(tok.PIN, '\n'), 0o600)
-	tokenFlags := []string{"--backend", "pkcs11", "--module", sh.Module, "--token-label", tok.Label, "--pin-file", pinFile}
+	tokenFlags := []string{"--backend", "pkcs11", "--allow-software", "--module", sh.Module, "--token-label", tok.Label, "--pin-file", pinFile}
 	k := &keysRun{t: t}
 	if code, out, errs := k.run("", append([]string{"init", "--announcement", filepath.Join(dir, "ann.json")}, tokenFlags...)...); code != ExitOK {
 		t.Fatalf("keys init: %s%s", out, errs)

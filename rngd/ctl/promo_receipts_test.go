@@ -32,7 +32,7 @@ func TestPromoReceiptsReissue(t *testing.T) {
 	if code, _, errs := promoRun("", "gen", "--rules", exampleRules, "--rows", "3000", "--out", stakes, "--closed", closed); code != ExitOK {
 		t.Fatalf("gen: %s", errs)
 	}
-	common := []string{"--data", filepath.Join(dir, "data"), "--origin", "tirage.test/ctl", "--keys", keysDir, "--passphrase-file", pass, "--quiet"}
+	common := []string{"--data", filepath.Join(dir, "data"), "--origin", "tirage.test/ctl", "--backend", "software", "--allow-software", "--keys", keysDir, "--passphrase-file", pass, "--quiet"}
 	run := func(cmd, out string, args ...string) (int, string, string) {
 		t.Helper()
 		if !slices.Contains(args, "--rules") {

@@ -58,7 +58,7 @@ func promoCeremonySetup(t *testing.T) (dir, keysDir, pass string) {
 	os.WriteFile(pass, []byte("ceremony passphrase\n"), 0o600)
 	keysDir = filepath.Join(dir, "keys")
 	k := &keysRun{t: t}
-	if code, _, errs := k.run("", "init", "--dir", keysDir, "--passphrase-file", pass, "--announcement", filepath.Join(dir, "ann.json"),
+	if code, _, errs := k.run("", "init", "--backend", "software", "--allow-software", "--dir", keysDir, "--passphrase-file", pass, "--announcement", filepath.Join(dir, "ann.json"),
 		"--kdf-time", "1", "--kdf-memory-mib", "8", "--kdf-threads", "1"); code != ExitOK {
 		t.Fatalf("keys init: %s", errs)
 	}
@@ -73,7 +73,7 @@ func TestPromoCeremonyCLI(t *testing.T) {
 	if code, _, errs := promoRun("", "gen", "--rules", exampleRules, "--rows", "5000", "--format", "jsonl", "--defects", "--out", stakes, "--closed", closed); code != ExitOK {
 		t.Fatalf("gen: %s", errs)
 	}
-	common := []string{"--data", filepath.Join(dir, "data"), "--origin", "tirage.test/ctl", "--keys", keysDir, "--passphrase-file", pass}
+	common := []string{"--data", filepath.Join(dir, "data"), "--origin", "tirage.test/ctl", "--backend", "software", "--allow-software", "--keys", keysDir, "--passphrase-file", pass}
 	code, stdout, errs := promoRun("", append([]string{"freeze", "--rules", exampleRules, "--stakes", stakes, "--closed", closed, "--out", out, "--quiet"}, common...)...)
 	if code != ExitOK || strings.Count(stdout, "frozen bonus-crescendo/") != 4 {
 		t.Fatalf("freeze: exit %d\n%s\n%s", code, stdout, errs)

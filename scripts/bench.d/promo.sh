@@ -21,7 +21,8 @@ rules=$work/bonus-crescendo.yaml
 sed 's/latest_date: 2016-07-21/latest_date: 2099-12-31/' examples/bonus-crescendo.yaml > "$rules"
 grep -q 'latest_date: 2099-12-31' "$rules" || { echo "promo bench: couldn't move the example's draw dates" >&2; exit 1; }
 printf 'promo bench keystore passphrase\n' > "$work/pass"; chmod 600 "$work/pass"
-"$rngctl" keys init --dir "$work/keys" --passphrase-file "$work/pass" --announcement "$work/ann.json" \
+# A software keystore (a production rngctl asks for it explicitly).
+"$rngctl" keys init --backend software --allow-software --dir "$work/keys" --passphrase-file "$work/pass" --announcement "$work/ann.json" \
   --kdf-time 1 --kdf-memory-mib 8 --kdf-threads 1 >/dev/null 2>&1
 
 # measure NAME CMD...: runs CMD under /usr/bin/time -v, appends "name wall user sys rss_kb".
@@ -88,7 +89,7 @@ END {
 }' "$work/results"
 }
 
-common=(--data "$work/data" --origin tirage.bench/promo --keys "$work/keys" --passphrase-file "$work/pass")
+common=(--data "$work/data" --origin tirage.bench/promo --backend software --allow-software --keys "$work/keys" --passphrase-file "$work/pass")
 {
   printf "## Promotions\n\n"
   printf "Each step is a real \`rngctl\`/\`rngverify\` process (embedded tile log, software keystore, /dev/hwrng);\n"
