@@ -599,6 +599,9 @@ func ingestJSONL(br *bufio.Reader, st *IngestStats, push func(rawRow) error, tic
 			return fmt.Errorf("stake file: line %d: %w", line+1, err)
 		}
 		line++
+		if line == 1 { // a byte order mark, as ingestCSV takes it
+			b = bytes.TrimPrefix(b, []byte("\ufeff"))
+		}
 		row := rawRow{line: line}
 		if long {
 			row.err = fmt.Errorf("line longer than %d bytes", maxLine)

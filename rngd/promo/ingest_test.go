@@ -381,3 +381,22 @@ func TestIngestCancel(t *testing.T) {
 		}
 	}
 }
+
+// A byte order mark before the first line (editors on Windows write one)
+// is taken in JSON Lines as it is in CSV: its first stake counts.
+func TestIngestByteOrderMark(t *testing.T) {
+	r, _ := exampleRules(t)
+	for f, file := range map[string]string{
+		FormatCSV:   "\ufeffid,account,time,game,amount_cents,channel\ns1,alice,2016-06-16T12:00:00+02:00,loto,1200,web\n",
+		FormatJSONL: "\ufeff" + `{"id":"s1","account":"alice","time":"2016-06-16T12:00:00+02:00","game":"loto","amount_cents":1200,"channel":"web"}` + "\n",
+	} {
+		var rej bytes.Buffer
+		st, err := Ingest(context.Background(), strings.NewReader(file), f, promo.NewTally(r), &rej, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if st.Counted != 1 || st.Rejected != 0 {
+			t.Errorf("%s with a byte order mark: %d counted, %d rejected (%s), want its one stake counted", f, st.Counted, st.Rejected, rej.String())
+		}
+	}
+}
