@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -87,8 +88,11 @@ func segmentName(first uint64) string { return fmt.Sprintf("%020d%s", first, jou
 // torn tail, and returns the records it holds, in index order: those from
 // index from on are the ones tessera has not integrated, those below are
 // integrated and not yet trimmed (splitRecords). An empty journal starts at
-// from.
-func openJournal(dir string, from uint64) (*journal, []journalRecord, error) {
+// from. A torn tail cut off is logged to logger (nil: discarded).
+func openJournal(dir string, from uint64, logger *slog.Logger) (*journal, []journalRecord, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	if err := mkdirAll(dir); err != nil {
 		return nil, nil, fmt.Errorf("couldn't create the journal directory: %w", err)
 	}
@@ -138,6 +142,10 @@ func openJournal(dir string, from uint64) (*journal, []journalRecord, error) {
 				if err := os.Truncate(path, int64(good)); err != nil {
 					return nil, nil, fmt.Errorf("couldn't cut the journal's torn tail: %w", err)
 				}
+				// Its leaves would have started at j.next: groups follow
+				// on from one another.
+				logger.Warn("transparency log journal: torn tail cut off (never acknowledged)",
+					"segment", segmentName(first), "offset", good, "bytes", len(raw)-good, "index", j.next, "reason", err)
 			}
 			if j.f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
 				return nil, nil, fmt.Errorf("couldn't open the journal: %w", err)

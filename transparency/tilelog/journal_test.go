@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -59,7 +61,7 @@ func checkTail(t *testing.T, recs []journalRecord, from uint64, n int) {
 // integrated segments are deleted but the newest; indices continue.
 func TestJournalReopenAndTrim(t *testing.T) {
 	dir := t.TempDir()
-	j, recs, err := openJournal(dir, 0)
+	j, recs, err := openJournal(dir, 0, nil)
 	if err != nil || len(recs) != 0 {
 		t.Fatal(recs, err)
 	}
@@ -74,7 +76,7 @@ func TestJournalReopenAndTrim(t *testing.T) {
 		t.Fatalf("%d segments, want several", len(j.segs))
 	}
 	j.close()
-	j, recs, err = openJournal(dir, 4)
+	j, recs, err = openJournal(dir, 4, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,7 @@ func TestJournalReopenAndTrim(t *testing.T) {
 		t.Fatalf("write after trim = %d, %v", first, err)
 	}
 	j.close()
-	_, recs, err = openJournal(dir, 15)
+	_, recs, err = openJournal(dir, 15, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +102,7 @@ func TestJournalReopenAndTrim(t *testing.T) {
 // given to the next record; a bad record in an older segment is refused.
 func TestJournalTornTailAndCorruption(t *testing.T) {
 	dir := t.TempDir()
-	j, _, err := openJournal(dir, 7)
+	j, _, err := openJournal(dir, 7, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +115,7 @@ func TestJournalTornTailAndCorruption(t *testing.T) {
 	if err := os.WriteFile(seg, append(good, []byte("\x00\x00\x00\x00\x00\x00\x00\x09\x00\x00\x00\x10torn")...), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	j, recs, err := openJournal(dir, 7)
+	j, recs, err := openJournal(dir, 7, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +128,7 @@ func TestJournalTornTailAndCorruption(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.close()
-	_, recs, err = openJournal(dir, 7)
+	_, recs, err = openJournal(dir, 7, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,8 +137,56 @@ func TestJournalTornTailAndCorruption(t *testing.T) {
 	raw, _ := os.ReadFile(seg)
 	raw[groupHeader+4] ^= 1 // first leaf of the older segment
 	os.WriteFile(seg, raw, 0o600)
-	if _, _, err := openJournal(dir, 7); !errors.Is(err, transparency.ErrSecurity) {
+	if _, _, err := openJournal(dir, 7, nil); !errors.Is(err, transparency.ErrSecurity) {
 		t.Fatalf("openJournal with a corrupt older segment = %v, want ErrSecurity", err)
+	}
+}
+
+// Cutting a torn tail is logged at WARN, with the segment, where the cut
+// is, how many bytes it drops and the first index they held.
+func TestJournalTornTailLogged(t *testing.T) {
+	dir := t.TempDir()
+	j, _, err := openJournal(dir, 7, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.write(journalLeaves(7, 2)); err != nil {
+		t.Fatal(err)
+	}
+	name := segmentName(j.segs[len(j.segs)-1])
+	j.close()
+	good, _ := os.ReadFile(filepath.Join(dir, name))
+	torn := appendGroup(nil, 9, journalLeaves(9, 3))
+	torn = torn[:len(torn)-5]
+	if err := os.WriteFile(filepath.Join(dir, name), append(good, torn...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	j, recs, err := openJournal(dir, 7, slog.New(slog.NewTextHandler(&buf, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.close()
+	checkTail(t, recs, 7, 2)
+	out := buf.String()
+	for _, want := range []string{
+		"level=WARN",
+		"segment=" + name,
+		fmt.Sprintf("offset=%d", len(good)),
+		fmt.Sprintf("bytes=%d", len(torn)),
+		"index=9",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log of the cut = %q, want %q in it", out, want)
+		}
+	}
+	buf.Reset()
+	if j, _, err = openJournal(dir, 7, slog.New(slog.NewTextHandler(&buf, nil))); err != nil {
+		t.Fatal(err)
+	}
+	j.close()
+	if buf.Len() > 0 {
+		t.Errorf("log of a journal without a torn tail = %q, want none", buf.String())
 	}
 }
 
@@ -145,7 +195,7 @@ func TestJournalTornTailAndCorruption(t *testing.T) {
 // written); a group cut short at the end of the file is a torn write.
 func TestJournalLastSegment(t *testing.T) {
 	dir := t.TempDir()
-	j, _, err := openJournal(dir, 0)
+	j, _, err := openJournal(dir, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +207,7 @@ func TestJournalLastSegment(t *testing.T) {
 
 	cut := good[:len(good)-3] // the second group's write was cut
 	os.WriteFile(seg, cut, 0o600)
-	j, recs, err := openJournal(dir, 0)
+	j, recs, err := openJournal(dir, 0, nil)
 	if err != nil {
 		t.Fatalf("torn last group: %v", err)
 	}
@@ -170,13 +220,13 @@ func TestJournalLastSegment(t *testing.T) {
 	bad := bytes.Clone(good)
 	bad[groupHeader+5] ^= 1 // in the first group's body
 	os.WriteFile(seg, bad, 0o600)
-	if _, _, err := openJournal(dir, 0); !errors.Is(err, transparency.ErrSecurity) {
+	if _, _, err := openJournal(dir, 0, nil); !errors.Is(err, transparency.ErrSecurity) {
 		t.Fatalf("a bad first group followed by another = %v, want ErrSecurity", err)
 	}
 	bad = bytes.Clone(good)
 	bad[1] ^= 1 // the first group's header
 	os.WriteFile(seg, bad, 0o600)
-	if _, _, err := openJournal(dir, 0); !errors.Is(err, transparency.ErrSecurity) {
+	if _, _, err := openJournal(dir, 0, nil); !errors.Is(err, transparency.ErrSecurity) {
 		t.Fatalf("a bad first header followed by a group = %v, want ErrSecurity", err)
 	}
 }
@@ -187,7 +237,7 @@ func TestJournalLastSegment(t *testing.T) {
 // group is cut off instead of the log being refused as corrupt.
 func TestJournalTornGroupHoldingHeader(t *testing.T) {
 	dir := t.TempDir()
-	j, _, err := openJournal(dir, 0)
+	j, _, err := openJournal(dir, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +255,7 @@ func TestJournalTornGroupHoldingHeader(t *testing.T) {
 	if err := os.WriteFile(seg, append(bytes.Clone(good), torn...), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	j, recs, err := openJournal(dir, 0)
+	j, recs, err := openJournal(dir, 0, nil)
 	if err != nil {
 		t.Fatalf("torn group holding a group header: %v, want it cut off", err)
 	}
@@ -219,7 +269,7 @@ func TestJournalTornGroupHoldingHeader(t *testing.T) {
 	raw, _ := os.ReadFile(seg)
 	raw[1] ^= 1
 	os.WriteFile(seg, raw, 0o600)
-	if _, _, err := openJournal(dir, 0); !errors.Is(err, transparency.ErrSecurity) {
+	if _, _, err := openJournal(dir, 0, nil); !errors.Is(err, transparency.ErrSecurity) {
 		t.Fatalf("a bad header followed by a whole group = %v, want ErrSecurity", err)
 	}
 }
@@ -228,20 +278,20 @@ func TestJournalTornGroupHoldingHeader(t *testing.T) {
 // records lost) or starts after it is refused.
 func TestJournalGap(t *testing.T) {
 	dir := t.TempDir()
-	j, _, err := openJournal(dir, 0)
+	j, _, err := openJournal(dir, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	j.write(journalLeaves(0, 3))
 	j.close()
-	if _, _, err := openJournal(dir, 5); !errors.Is(err, transparency.ErrSecurity) {
+	if _, _, err := openJournal(dir, 5, nil); !errors.Is(err, transparency.ErrSecurity) {
 		t.Fatalf("journal ending at 3 for a log of 5 = %v, want ErrSecurity", err)
 	}
 	dir2 := t.TempDir()
-	j, _, _ = openJournal(dir2, 10)
+	j, _, _ = openJournal(dir2, 10, nil)
 	j.write(journalLeaves(10, 1))
 	j.close()
-	if _, _, err := openJournal(dir2, 4); !errors.Is(err, transparency.ErrSecurity) {
+	if _, _, err := openJournal(dir2, 4, nil); !errors.Is(err, transparency.ErrSecurity) {
 		t.Fatalf("journal starting at 10 for a log of 4 = %v, want ErrSecurity", err)
 	}
 }
@@ -295,7 +345,7 @@ func TestJournalLag(t *testing.T) {
 	}
 }
 
-func lagSigners(t *testing.T) []crypto.Signer {
+func lagSigners(t testing.TB) []crypto.Signer {
 	_, k, err := ed25519.GenerateKey(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -309,7 +359,7 @@ func lagSigners(t *testing.T) []crypto.Signer {
 // deleted again; a gap above the integrated size is still refused.
 func TestJournalReappearedSegment(t *testing.T) {
 	dir := t.TempDir()
-	j, _, err := openJournal(dir, 0)
+	j, _, err := openJournal(dir, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +397,7 @@ func TestJournalReappearedSegment(t *testing.T) {
 	for _, firsts := range [][]uint64{{0}, {3}, {0, 3}, {0, 6}} {
 		reappear(firsts...)
 		for _, from := range []uint64{9, 11} {
-			j, recs, err := openJournal(dir, from)
+			j, recs, err := openJournal(dir, from, nil)
 			if err != nil {
 				t.Fatalf("segments %v reappeared, log of %d leaves: %v", firsts, from, err)
 			}
@@ -358,7 +408,7 @@ func TestJournalReappearedSegment(t *testing.T) {
 
 	// Written to, the journal deletes the reappeared segments.
 	reappear(0, 6)
-	j, _, err = openJournal(dir, 12)
+	j, _, err = openJournal(dir, 12, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,7 +428,7 @@ func TestJournalReappearedSegment(t *testing.T) {
 	// Leaves of the gap not integrated: lost, refused.
 	reappear(0)
 	for _, from := range []uint64{2, 3, 8} {
-		if _, _, err := openJournal(dir, from); !errors.Is(err, transparency.ErrSecurity) {
+		if _, _, err := openJournal(dir, from, nil); !errors.Is(err, transparency.ErrSecurity) {
 			t.Fatalf("gap after segment 0 in a journal for a log of %d leaves = %v, want ErrSecurity", from, err)
 		}
 	}
@@ -388,7 +438,7 @@ func TestJournalReappearedSegment(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, segmentName(2)), raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := openJournal(dir, 9); !errors.Is(err, transparency.ErrSecurity) {
+	if _, _, err := openJournal(dir, 9, nil); !errors.Is(err, transparency.ErrSecurity) {
 		t.Fatalf("overlapping segments = %v, want ErrSecurity", err)
 	}
 }

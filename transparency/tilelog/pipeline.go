@@ -65,7 +65,7 @@ func (l *Log) recover(ctx context.Context, reader tessera.LogReader) error {
 	if err != nil {
 		return fmt.Errorf("tilelog: %w: couldn't read the tree size: %w", transparency.ErrUnavailable, err)
 	}
-	j, recs, err := openJournal(filepath.Join(l.cfg.Dir, journalDir), size)
+	j, recs, err := openJournal(filepath.Join(l.cfg.Dir, journalDir), size, l.cfg.Logger)
 	if err != nil {
 		return fmt.Errorf("tilelog: %w", err)
 	}
@@ -117,9 +117,12 @@ func (l *Log) checkIntegrated(recs []journalRecord, size uint64) error {
 	return nil
 }
 
-// securityFile, in Config.Dir, records that tessera put an acknowledged
-// leaf at another index than the journal's: the tree, and maybe published
-// checkpoints, contradict receipts. Open refuses the log while it exists
+// securityFile, in Config.Dir, records a security failure: tessera put an
+// acknowledged leaf at another index than the journal's (the tree, and
+// maybe published checkpoints, contradict receipts), the log was asked to
+// sign, or published, a checkpoint that does not extend the one signed
+// before it (approve, checkPublished), or an entry does not match its leaf
+// hash (refreshIndex). Open refuses the log while it exists
 // (checkSecurityFile); an operator must investigate.
 const securityFile = "SECURITY-FAILURE"
 
@@ -145,7 +148,7 @@ func checkSecurityFile(dir string) error {
 	if err != nil {
 		return fmt.Errorf("tilelog: %w: %w", transparency.ErrUnavailable, err)
 	}
-	return fmt.Errorf("tilelog: %w: the log refuses to open: %s records that its tree contradicts the index of an acknowledged leaf (%s). "+
+	return fmt.Errorf("tilelog: %w: the log refuses to open: %s records a security failure (%s). "+
 		"Keep the directory as it is for investigation and move to a new log (new directory and origin); "+
 		"delete the file only once the tree has been checked against the journal and the receipts (docs/transparency.md)",
 		transparency.ErrSecurity, path, bytes.TrimSpace(raw))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/transparency-dev/tessera/api/layout"
 	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
 
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/checkpoint"
@@ -87,13 +88,17 @@ const (
 )
 
 // watchedSigner is a checkpoint signer that reports its failures to the
-// log at once: tessera only logs them.
+// log at once: tessera only logs them. It signs only a tree proven
+// consistent with the last one signed (approve).
 type watchedSigner struct {
 	note.Signer
 	l *Log
 }
 
 func (s watchedSigner) Sign(msg []byte) ([]byte, error) {
+	if err := s.l.approve(msg); err != nil {
+		return nil, err
+	}
 	sig, err := s.Signer.Sign(msg)
 	if err != nil {
 		// The message is the checkpoint's text: the stall lasts until a
@@ -106,6 +111,104 @@ func (s watchedSigner) Sign(msg []byte) ([]byte, error) {
 	}
 	return sig, err
 }
+
+// Forks. Tessera builds each new root from the right-edge tiles it reads
+// back from disk: a partial tile corrupted or tampered with there (anyone
+// who can write the data directory) is folded into the next root, a tree
+// that does not extend the checkpoints already signed. So before the log's
+// keys sign a checkpoint, approve proves its tree consistent with the last
+// tree they signed (or the checkpoint verified at Open): the same root for
+// the same size, else a consistency proof read from the tiles,
+// authenticated against the new root, checked against the old one
+// (proveConsistent, O(log n) hashes from a few tile reads per checkpoint,
+// nothing on the append path). A tree that is not consistent is never
+// signed: the log records a security failure (securityFile) and fails
+// closed (fail), and tessera's retries get the same refusal. A proof that
+// cannot be read (a disk error, a tile missing) refuses that signature
+// only: tessera retries at the next interval, and checkPublished stalls
+// the log if that lasts. readCheckpoint makes the same check of every
+// published checkpoint that replaces the one it cached.
+
+// errFork is in the error of a tree that is not proven consistent with a
+// checkpoint signed before it (proveConsistent).
+var errFork = errors.New("tree not consistent with a checkpoint signed before it")
+
+// approve lets the checkpoint keys sign msg, the text of a checkpoint,
+// once its tree is proven consistent with the last one signed.
+func (l *Log) approve(msg []byte) error {
+	origin, size, root, err := checkpoint.ParseText(string(msg))
+	if err != nil {
+		return fmt.Errorf("tilelog: refusing to sign a message that is no checkpoint: %w", err)
+	}
+	if origin != l.cfg.Origin {
+		return fmt.Errorf("tilelog: refusing to sign a checkpoint of origin %q: the log is %q", origin, l.cfg.Origin)
+	}
+	next := tlog.Tree{N: int64(size), Hash: root}
+	l.signMu.Lock()
+	defer l.signMu.Unlock()
+	if l.forked != nil {
+		return l.forked
+	}
+	if l.signed == nil || *l.signed == next {
+		l.signed = &next
+		return nil
+	}
+	if err := l.proveConsistent(*l.signed, next); err != nil {
+		if !errors.Is(err, transparency.ErrSecurity) {
+			l.cfg.Logger.Warn("transparency log: checkpoint not signed, tessera retries", "size", size, "err", err)
+			return fmt.Errorf("tilelog: refusing to sign the checkpoint of %d leaves: %w", size, err)
+		}
+		l.forked = fmt.Errorf("tilelog: %w", l.recordSecurity(fmt.Errorf("refused to sign the checkpoint of %d leaves: %w", size, err)))
+		l.fail(l.forked)
+		return l.forked
+	}
+	l.signed = &next
+	return nil
+}
+
+// proveConsistent checks that the tree next extends old, both trees of
+// checkpoints verified or about to be signed, with a consistency proof
+// read from the tiles and authenticated against next. Its error wraps
+// transparency.ErrSecurity and errFork when next is proven not to extend
+// old, or when the tiles do not authenticate against next (no proof can be
+// had from them); transparency.ErrUnavailable when they cannot be read.
+func (l *Log) proveConsistent(old, next tlog.Tree) error {
+	switch {
+	case next.N < old.N:
+		return fmt.Errorf("%w: %w: the tree went back from %d to %d leaves", transparency.ErrSecurity, errFork, old.N, next.N)
+	case next.N == old.N:
+		if next.Hash != old.Hash {
+			return fmt.Errorf("%w: %w: two roots for %d leaves, %v then %v", transparency.ErrSecurity, errFork, old.N, old.Hash, next.Hash)
+		}
+		return nil
+	case old.N == 0:
+		return nil
+	}
+	p, err := tlog.ProveTree(next.N, old.N, tlog.TileHashReader(next, (*checkReader)(l)))
+	if err != nil {
+		if errors.Is(err, transparency.ErrUnavailable) || errors.Is(err, transparency.ErrNotFound) {
+			return fmt.Errorf("%w: couldn't read the proof of tree %d in tree %d: %w", transparency.ErrUnavailable, old.N, next.N, err)
+		}
+		return fmt.Errorf("%w: %w: the tiles do not authenticate against the tree of %d leaves %v: %w", transparency.ErrSecurity, errFork, next.N, next.Hash, err)
+	}
+	if err := tlog.CheckTree(p, next.N, next.Hash, old.N, old.Hash); err != nil {
+		return fmt.Errorf("%w: %w: the tree of %d leaves %v does not extend the tree of %d leaves %v: %w", transparency.ErrSecurity, errFork, next.N, next.Hash, old.N, old.Hash, err)
+	}
+	return nil
+}
+
+// checkReader is tileReader without its cache's writes: proveConsistent
+// authenticates tiles against a tree not yet known to extend the signed
+// ones, which must not be cached for the reads authenticated against them.
+type checkReader Log
+
+func (r *checkReader) Height() int { return (*tileReader)(r).Height() }
+
+func (r *checkReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
+	return (*tileReader)(r).ReadTiles(tiles)
+}
+
+func (r *checkReader) SaveTiles([]tlog.Tile, [][]byte) {}
 
 // publication is what checkPublished last saw (Log.watch).
 type publication struct {
@@ -221,6 +324,12 @@ func (l *Log) Lag() Lag {
 func (l *Log) checkPublished(now time.Time) {
 	// Not latest: the watch goes on while Close waits for tessera.
 	cp, err := l.readCheckpoint(pollInterval)
+	if errors.Is(err, errFork) {
+		// Signed, yet not extending the checkpoint before it: reopening
+		// would go on from it.
+		l.fail(l.recordSecurity(err))
+		return
+	}
 	if errors.Is(err, transparency.ErrSecurity) {
 		l.fail(err)
 		return

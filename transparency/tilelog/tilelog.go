@@ -12,8 +12,11 @@
 //	                       rebuilt from the entry bundles (never authoritative)
 //	LOCK                   flock held while the log is open (one writer per directory)
 //	SECURITY-FAILURE       written when tessera put an acknowledged leaf at another
-//	                       index than the journal's; Open refuses the log while it
-//	                       exists (pipeline.go)
+//	                       index than the journal's, when a checkpoint to sign or
+//	                       published does not extend the one signed before
+//	                       (publish.go), or when an entry does not match its
+//	                       leaf hash (refreshIndex); Open refuses the log while
+//	                       it exists (pipeline.go)
 //
 // # Durability
 //
@@ -35,7 +38,10 @@
 // # Checkpoints
 //
 // Tessera publishes checkpoints on its own and only logs its failures; the
-// log watches publication (publish.go). When a checkpoint signer fails, or
+// log watches publication (publish.go). Its keys sign only a tree proven
+// consistent with the last one they signed: a tree that forks from it (a
+// tile corrupted on disk, folded into tessera's next root) is refused, and
+// fails the log closed as a security failure. When a checkpoint signer fails, or
 // leaves in the tree wait longer than CheckpointTimeout for a checkpoint,
 // appends are refused and Health reports it (ErrCheckpointStalled) until a
 // checkpoint covering the tree is published again, with no restart.
@@ -216,6 +222,15 @@ type Log struct {
 	watchMu   sync.Mutex
 	watch     publication // guarded by watchMu: what checkPublished last saw
 
+	// signMu guards signed and forked (watchedSigner): signed is the
+	// latest tree the checkpoint keys were let sign, or the checkpoint
+	// verified at Open (nil for a new log); every tree signed must be
+	// proven consistent with it (approve). forked is the refusal of a tree
+	// that was not, given again to every later signature.
+	signMu sync.Mutex
+	signed *tlog.Tree
+	forked error
+
 	// verifyMu serializes checkpoint verification (readCheckpoint), so a
 	// new checkpoint is verified once however many read it at once. Close
 	// never takes it; it is taken before mu, never while holding it.
@@ -321,12 +336,12 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if err := checkSecurityFile(cfg.Dir); err != nil {
 		return fail(err)
 	}
-	if err := l.checkOrigin(); err != nil {
+	if l.signed, err = l.checkOrigin(); err != nil {
 		return fail(err)
 	}
 	// The leaf index is opened before tessera and the pipeline start, so
 	// that its failure has nothing running to stop.
-	l.index, err = openLeafIndex(filepath.Join(cfg.Dir, "leafhash.db"))
+	l.index, err = openLeafIndex(filepath.Join(cfg.Dir, leafIndexFile))
 	if err != nil {
 		return fail(err)
 	}
@@ -370,23 +385,27 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 }
 
 // checkOrigin refuses to open a log whose existing checkpoint names another
-// origin (a configuration mistake that would fork the log's identity).
-func (l *Log) checkOrigin() error {
+// origin (a configuration mistake that would fork the log's identity), or
+// does not verify, and returns its tree: every checkpoint signed from now
+// on must be consistent with it (nil for a new log).
+func (l *Log) checkOrigin() (*tlog.Tree, error) {
 	raw, err := os.ReadFile(filepath.Join(l.tilesDir, layout.CheckpointPath))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("tilelog: %w: %w", transparency.ErrUnavailable, err)
+		return nil, fmt.Errorf("tilelog: %w: %w", transparency.ErrUnavailable, err)
 	}
 	origin, _, _, _ := checkpoint.ParseText(string(raw))
 	if origin != l.cfg.Origin {
-		return fmt.Errorf("tilelog: log in %s has origin %q, config says %q", l.cfg.Dir, origin, l.cfg.Origin)
+		return nil, fmt.Errorf("tilelog: log in %s has origin %q, config says %q", l.cfg.Dir, origin, l.cfg.Origin)
 	}
-	if _, err := checkpoint.Open(raw, l.verifiers...); err != nil {
-		return fmt.Errorf("tilelog: %w: existing checkpoint does not verify with the configured keys: %w", transparency.ErrSecurity, err)
+	cp, err := checkpoint.Open(raw, l.verifiers...)
+	if err != nil {
+		return nil, fmt.Errorf("tilelog: %w: existing checkpoint does not verify with the configured keys: %w", transparency.ErrSecurity, err)
 	}
-	return nil
+	tree := cp.Tree()
+	return &tree, nil
 }
 
 func lockDir(dir string) (*os.File, error) {
@@ -514,9 +533,12 @@ func (l *Log) readCheckpoint(maxAge time.Duration) (*checkpoint.Checkpoint, erro
 			if cp, err = checkpoint.Open(raw, l.verifiers...); err != nil {
 				return nil, fmt.Errorf("tilelog: %w: published checkpoint does not verify: %w", transparency.ErrSecurity, err)
 			}
-			// prev was read before this read began.
-			if prev != nil && cp.Size < prev.Size {
-				return nil, fmt.Errorf("tilelog: %w: checkpoint went back from %d to %d leaves", transparency.ErrSecurity, prev.Size, cp.Size)
+			// prev was read before this read began: the new one must
+			// extend it.
+			if prev != nil {
+				if err := l.proveConsistent(prev.Tree(), cp.Tree()); err != nil {
+					return nil, fmt.Errorf("tilelog: published checkpoint: %w", err)
+				}
 			}
 		}
 	}
@@ -530,7 +552,8 @@ func (l *Log) readCheckpoint(maxAge time.Duration) (*checkpoint.Checkpoint, erro
 }
 
 // AwaitCheckpoint implements transparency.Log. While checkpoints are
-// stalled (ErrCheckpointStalled) it does not wait for one.
+// stalled (ErrCheckpointStalled), or once the keys refused to sign a fork
+// (they sign nothing more), it does not wait for one.
 func (l *Log) AwaitCheckpoint(ctx context.Context, size uint64) (*checkpoint.Checkpoint, error) {
 	t := time.NewTicker(pollInterval)
 	defer t.Stop()
@@ -544,6 +567,12 @@ func (l *Log) AwaitCheckpoint(ctx context.Context, size uint64) (*checkpoint.Che
 		}
 		if err := l.stallErr(); err != nil {
 			return nil, fmt.Errorf("tilelog: waiting for a checkpoint of %d leaves: %w", size, err)
+		}
+		l.signMu.Lock()
+		forked := l.forked
+		l.signMu.Unlock()
+		if forked != nil {
+			return nil, fmt.Errorf("tilelog: waiting for a checkpoint of %d leaves: %w", size, forked)
 		}
 		select {
 		case <-ctx.Done():
@@ -596,7 +625,8 @@ func (l *Log) InclusionProofByHash(ctx context.Context, leafHash tlog.Hash, tree
 	if treeSize == 0 {
 		return 0, nil, fmt.Errorf("tilelog: %w: tree size 0 holds no leaf", transparency.ErrInvalidRequest)
 	}
-	if _, _, err := l.hashReader(treeSize); err != nil {
+	r, _, err := l.hashReader(treeSize)
+	if err != nil {
 		return 0, nil, err
 	}
 	if err := l.catchUpIndex(ctx, treeSize); err != nil {
@@ -608,6 +638,16 @@ func (l *Log) InclusionProofByHash(ctx context.Context, leafHash tlog.Hash, tree
 	}
 	if !ok || idx >= treeSize {
 		return 0, nil, fmt.Errorf("tilelog: %w: no leaf with hash %x in tree %d", transparency.ErrNotFound, leafHash[:], treeSize)
+	}
+	// The index is not authoritative: the tree must hold the leaf at the
+	// index it names.
+	stored, err := r.ReadHashes([]int64{tlog.StoredHashIndex(0, int64(idx))})
+	if err != nil {
+		return 0, nil, proofErr(fmt.Sprintf("couldn't read leaf hash %d", idx), err)
+	}
+	if stored[0] != leafHash {
+		return 0, nil, fmt.Errorf("tilelog: %w: the leaf hash index %s names leaf %d for hash %x, but the tree holds another leaf there (delete the index while the log is closed: it is rebuilt from the tree)",
+			transparency.ErrSecurity, filepath.Join(l.cfg.Dir, leafIndexFile), idx, leafHash[:])
 	}
 	p, err := l.InclusionProof(ctx, idx, treeSize)
 	return idx, p, err
@@ -936,16 +976,27 @@ func (l *Log) every(ctx context.Context, d time.Duration, f func(context.Context
 }
 
 // refreshIndex brings the leaf hash index up to the published tree (every
-// indexInterval).
+// indexInterval). An entry that does not match its authenticated leaf hash
+// (transparency.ErrSecurity) fails the log closed and is recorded
+// (securityFile): the log serves leaves its checkpoints do not commit to.
+// Anything else is an outage of the index only, retried.
 func (l *Log) refreshIndex(ctx context.Context) {
 	cp, err := l.latest(pollInterval)
 	if err != nil {
 		return
 	}
-	if err := l.catchUpIndex(ctx, cp.Size); err != nil {
+	err = l.catchUpIndex(ctx, cp.Size)
+	if errors.Is(err, transparency.ErrSecurity) {
+		l.fail(l.recordSecurity(fmt.Errorf("leaf index: %w", err)))
+		return
+	}
+	if err != nil {
 		l.cfg.Logger.Warn("transparency log leaf index", "err", err)
 	}
 }
+
+// leafIndexFile, in Config.Dir, is the leaf hash index.
+const leafIndexFile = "leafhash.db"
 
 // indexBatch is how many leaves the index adds in one transaction (16
 // entry bundles): one fsync, and each B+tree page written once, for all.
