@@ -74,6 +74,11 @@ type engine struct {
 	// buildAttested: the log holds a build attestation of this rngd
 	// (noteBuildAttested).
 	buildAttested atomic.Bool
+	// keysFailure is the last failure of the key custody to prove, nil
+	// since a proof succeeded (keysHealth); keysProbeAt is when keysHealth
+	// last proved (Unix nanoseconds).
+	keysFailure atomic.Pointer[error]
+	keysProbeAt atomic.Int64
 	// logRecovers: the log ends an outage by itself, calling resync
 	// (the Trillian backend); otherwise a log failed closed takes no
 	// append until rngd is restarted.
@@ -253,11 +258,43 @@ func (e *engine) prove(alpha []byte) (proof, beta []byte, err error) {
 		beta, err = vrf.ProofToHash(e.suite, proof)
 	}
 	if err != nil {
+		e.keysFailure.Store(&err)
 		e.metrics.alarms.WithLabelValues("keys").Inc()
 		e.log.Error("vrf prove failure: draw refused", "err", err)
 		return nil, nil, refuse(reasonKeysUnavailable, "key custody unavailable, nothing was drawn (retry later with the same request_id): %v", err)
 	}
+	if e.keysFailure.Load() != nil {
+		e.keysFailure.Store(nil)
+	}
 	return proof, beta, nil
+}
+
+// probeAlpha is the α of keysHealth's proofs: outside the α of every draw
+// (record's, which begin "tirage/alpha/v1"), and the proof is dropped.
+var probeAlpha = []byte("tirage/readiness-probe/v1")
+
+// keysProbeEvery bounds keysHealth's proofs while the custody has failed.
+const keysProbeEvery = time.Second
+
+// keysHealth is the key custody's health for readiness: nil until a proof
+// fails (prove); from then on a failure, until a proof succeeds — a
+// draw's, or this probe's, at most once per keysProbeEvery, so that
+// readiness recovers with the custody (an HSM back) with no draw sent to
+// an appliance that says it refuses them.
+func (e *engine) keysHealth() error {
+	last := e.keysFailure.Load()
+	if last == nil {
+		return nil
+	}
+	now := time.Now().UnixNano()
+	if at := e.keysProbeAt.Load(); now-at < int64(keysProbeEvery) || !e.keysProbeAt.CompareAndSwap(at, now) {
+		return *last
+	}
+	if _, err := e.prover.Prove(probeAlpha); err != nil {
+		return err
+	}
+	e.keysFailure.CompareAndSwap(last, nil)
+	return nil
 }
 
 // appendErrorEvery is how often a refused append is logged at ERROR; the

@@ -112,7 +112,13 @@ func TestFailClosed(t *testing.T) {
 		_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: "retry-me", GameId: g.GameId, Number: 5})
 		return err
 	})
+	// Not ready from the failed proof on (its probe fails too), and ready
+	// again once a probe proves: no draw needs to be sent first.
+	e.keysProbeAt.Store(0)
+	wantReady(t, td, false, "keys")
 	e.prover = prover
+	e.keysProbeAt.Store(0)
+	wantReady(t, td, true, "")
 	if alarm("keys") != 1 {
 		t.Fatalf("keys alarm %v", alarm("keys"))
 	}

@@ -20,10 +20,9 @@ type componentHealth struct {
 
 // components reports the health of what draws depend on, in a fixed order:
 // the entropy generator (its health tests; a start's r), the
-// transparency log (an append that failed it closed), the state store and
-// the secret store (a failed commit: every later change is refused). Key
-// custody has no sticky state: a failed proof is refused and alarmed call
-// by call.
+// transparency log (an append that failed it closed), the key custody (a
+// proof that failed, until one succeeds: keysHealth), the state store and
+// the secret store (a failed commit: every later change is refused).
 func (e *engine) components() []componentHealth {
 	var out []componentHealth
 	if h, ok := e.entropy.(interface{ Healthy() error }); ok {
@@ -32,6 +31,7 @@ func (e *engine) components() []componentHealth {
 	if h, ok := e.tlog.(transparency.Health); ok {
 		out = append(out, componentHealth{"log", h.Health()})
 	}
+	out = append(out, componentHealth{"keys", e.keysHealth()})
 	out = append(out, componentHealth{"store", e.store.health()})
 	if e.secrets != nil {
 		out = append(out, componentHealth{"secrets", e.secrets.health()})

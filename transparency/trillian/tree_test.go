@@ -245,3 +245,65 @@ func TestRecoverKeepsRefusedLeaf(t *testing.T) {
 	}
 	p.noRecords("after reopening")
 }
+
+// frozenConn plays a tree frozen (then made ACTIVE again) under a running
+// log: while frozen, every QueueLeaf is refused FailedPrecondition, as
+// Trillian refuses leaves for a FROZEN tree, and GetTree says FROZEN.
+type frozenConn struct {
+	grpc.ClientConnInterface
+	frozen *atomic.Bool
+}
+
+func (c frozenConn) Invoke(ctx context.Context, method string, args, reply any, opts ...grpc.CallOption) error {
+	if c.frozen.Load() {
+		switch method {
+		case tpb.TrillianLog_QueueLeaf_FullMethodName:
+			return status.Error(codes.FailedPrecondition, "tree is frozen")
+		case tpb.TrillianAdmin_GetTree_FullMethodName:
+			*reply.(*tpb.Tree) = tpb.Tree{TreeId: args.(*tpb.GetTreeRequest).GetTreeId(), TreeType: tpb.TreeType_LOG, TreeState: tpb.TreeState_FROZEN}
+			return nil
+		}
+	}
+	return c.ClientConnInterface.Invoke(ctx, method, args, reply, opts...)
+}
+
+// A tree frozen (or deleted, or no longer open to rngd) under a running log
+// refuses every leaf: the append that meets it is NotAppended, and the log
+// fails closed as for an outage, so Health says so (rngd's readiness, its
+// alarm) instead of every draw being refused while all looks well. The
+// recovery ends only once GetTree shows an ACTIVE tree again; then appends
+// are taken again.
+func TestFrozenTreeFailsClosed(t *testing.T) {
+	p := newPendingFixture(t, 2)
+	var frozen atomic.Bool
+	var resyncs atomic.Int32
+	logs := &logBuffer{}
+	cfg := p.cfg
+	cfg.AppendTimeout = 5 * time.Second
+	cfg.Conn = frozenConn{p.conn, &frozen}
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	cfg.Resync = func(context.Context, *checkpoint.Checkpoint) error { resyncs.Add(1); return nil }
+	l := p.mustOpen(cfg)
+	if _, err := l.Append(t.Context(), []byte("before the freeze")); err != nil {
+		t.Fatal(err)
+	}
+	frozen.Store(true)
+	if _, err := l.Append(t.Context(), []byte("refused")); !errors.Is(err, transparency.ErrNotAppended) {
+		t.Fatalf("Append on a frozen tree = %v, want ErrNotAppended", err)
+	}
+	p.noRecords("after a leaf the frozen tree refused")
+	if err := l.Health(); !errors.Is(err, transparency.ErrUnavailable) || !strings.Contains(err.Error(), "refuses leaves") {
+		t.Fatalf("Health with the tree frozen = %v, want ErrUnavailable (the tree refuses leaves)", err)
+	}
+	eventually(t, 10*time.Second, "a recovery attempt finding the tree frozen", func() bool {
+		return strings.Contains(logs.String(), "outage goes on") && strings.Contains(logs.String(), "is FROZEN, not ACTIVE")
+	})
+	if n := resyncs.Load(); n != 0 {
+		t.Fatalf("Config.Resync called %d times while the tree is frozen", n)
+	}
+	frozen.Store(false)
+	eventually(t, 40*time.Second, "the recovery once the tree is ACTIVE", func() bool { return l.Health() == nil })
+	if _, err := l.Append(t.Context(), []byte("after the thaw")); err != nil {
+		t.Fatalf("Append once the tree is ACTIVE again: %v", err)
+	}
+}

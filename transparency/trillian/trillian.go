@@ -524,6 +524,11 @@ func (l *Log) recoverOnce(ctx context.Context) (int, error) {
 	if !l.pendingQuiet() {
 		return 0, errRecoverBusy
 	}
+	// A tree that refused leaves (treeRefuses) takes them again only once
+	// it is an ACTIVE LOG tree, as Open requires.
+	if err := l.checkTree(ctx); err != nil {
+		return 0, err
+	}
 	// From here until the failure is cleared the recovery alone uses the
 	// pending file: no append enters while the log is failed.
 	if err := l.loadPending(); err != nil {
@@ -775,6 +780,13 @@ func (l *Log) appendRecorded(ctx context.Context, leaf []byte) (uint64, error) {
 				return 0, err
 			}
 		}
+		if treeRefuses(err) {
+			// The tree itself takes no leaf (frozen, draining, deleted)
+			// or no longer lets rngd queue: every append would be refused
+			// the same way, while Health said all is well. An outage:
+			// the recovery waits for an ACTIVE tree (checkTree).
+			l.fail(fmt.Errorf("trillian: %w: tree %d refuses leaves (%w); %s", transparency.ErrUnavailable, l.cfg.TreeID, err, l.refusedUntil()))
+		}
 		return 0, transparency.NotAppended(err)
 	}
 	// The leaf may be queued and integrated later, after its caller was
@@ -870,6 +882,19 @@ func notQueued(err error) bool {
 	switch status.Code(err) {
 	case codes.InvalidArgument, codes.OutOfRange, codes.NotFound, codes.FailedPrecondition,
 		codes.PermissionDenied, codes.Unauthenticated, codes.Unimplemented, codes.ResourceExhausted:
+		return true
+	}
+	return false
+}
+
+// treeRefuses reports a QueueLeaf refusal that is the tree's or the
+// server's, not the leaf's: any leaf would get it (a frozen, draining or
+// deleted tree, a lost permission or credential, a server without the
+// method). A leaf refused for itself (InvalidArgument, OutOfRange) and a
+// quota (ResourceExhausted, passing) leave the log up.
+func treeRefuses(err error) bool {
+	switch status.Code(err) {
+	case codes.FailedPrecondition, codes.NotFound, codes.PermissionDenied, codes.Unauthenticated, codes.Unimplemented:
 		return true
 	}
 	return false
