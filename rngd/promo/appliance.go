@@ -421,7 +421,7 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 	now := a.cfg.Clock().UTC().Truncate(time.Second)
 	if from := r.FreezeFrom(req.DrawIndex); now.Before(from) {
 		return abandon(fmt.Errorf("%s: freeze refused at %s: the participation period ends on %s at 24:00 %s time (%s); freeze after it",
-			draw, promo.FormatTime(now), from.AddDate(0, 0, -1).Format("2006-01-02"), r.Timezone, promo.FormatTime(from)))
+			draw, promo.FormatTime(now), r.FreezeAfter(req.DrawIndex), r.Timezone, promo.FormatTime(from)))
 	}
 	var secret [64]byte // K || r
 	if _, err := io.ReadFull(a.cfg.Entropy, secret[:]); err != nil {

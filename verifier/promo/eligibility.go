@@ -78,13 +78,12 @@ func (t *Tally) Eligibility(closed Closed) *Eligibility {
 	slices.SortFunc(e.order, func(a, b uint32) int { return strings.Compare(t.accounts[a], t.accounts[b]) })
 	deadlines := make([]time.Time, n)
 	for i := range n {
-		deadlines[i] = r.DayStart(i).AddDate(0, 0, r.ECredit.PaymentWithinDays+1)
+		deadlines[i] = r.startAfter(r.Days[i].Date, r.ECredit.PaymentWithinDays+1)
 	}
 	// Midnight ending each draw's date: closed before it, not valid on the draw date.
 	drawDates := make([]time.Time, len(r.Draws))
 	for j := range r.Draws {
-		d, _ := r.parseDate(r.Draws[j].Date)
-		drawDates[j] = d.AddDate(0, 0, 1)
+		drawDates[j] = r.startAfter(r.Draws[j].Date, 1)
 	}
 	for _, id := range e.order {
 		acct := t.accounts[id]
@@ -131,7 +130,7 @@ func (e *Eligibility) ECredits(fn func(ECredit) error) error {
 		if r.Days[i].ECreditCents == 0 {
 			continue
 		}
-		deadline := r.DayStart(i).AddDate(0, 0, r.ECredit.PaymentWithinDays+1)
+		deadline := r.startAfter(r.Days[i].Date, r.ECredit.PaymentWithinDays+1)
 		c := ECredit{Day: i, Date: r.Days[i].Date, AmountCents: r.Days[i].ECreditCents,
 			PaymentDeadline: r.PaymentDeadline(i), ValidityEnd: r.ValidityEnd(i)}
 		for _, id := range e.order {

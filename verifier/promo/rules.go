@@ -18,6 +18,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"tirage.fr/tirage/verifier/beacon"
+	"tirage.fr/tirage/verifier/calendar"
 )
 
 // RulesVersion is the only schema version ParseRules accepts.
@@ -731,15 +732,14 @@ func (r *Rules) validate(v *validator) {
 	}
 	if len(v.errs) == 0 && len(r.Days) > 0 {
 		r.first, _ = r.parseDate(r.Days[0].Date)
-		last, _ := r.parseDate(r.Days[len(r.Days)-1].Date)
-		r.end = last.AddDate(0, 0, 1)
-		r.firstOrdinal = ordinal(r.first.Date())
-		r.byOrdinal = make([]int, ordinal(last.Date())-r.firstOrdinal+1)
+		r.end = r.startAfter(r.Days[len(r.Days)-1].Date, 1)
+		r.firstOrdinal = dateOrdinal(r.Days[0].Date)
+		r.byOrdinal = make([]int, dateOrdinal(r.Days[len(r.Days)-1].Date)-r.firstOrdinal+1)
 		for i := range r.byOrdinal {
 			r.byOrdinal[i] = -1
 		}
 		for i := range r.Days {
-			r.byOrdinal[ordinal(r.DayStart(i).Date())-r.firstOrdinal] = i
+			r.byOrdinal[dateOrdinal(r.Days[i].Date)-r.firstOrdinal] = i
 		}
 	}
 	// Keep ranges' keys sorted so that every derived list is deterministic.
@@ -760,22 +760,39 @@ func (r *Rules) date(v *validator, path, s string) (time.Time, bool) {
 	return t, ok
 }
 
-// parseDate returns midnight of date s in the rules' zone.
+// parseDate returns the start of date s in the rules' zone: its first
+// instant, midnight unless the clock skips midnight on that date
+// (calendar.DayStart).
 func (r *Rules) parseDate(s string) (time.Time, bool) {
 	if r.loc == nil {
 		return time.Time{}, false
 	}
-	t, err := time.ParseInLocation("2006-01-02", s, r.loc)
-	if err != nil || t.Format("2006-01-02") != s {
+	d, err := calendar.ParseDate(s)
+	if err != nil {
 		return time.Time{}, false
 	}
-	return t, true
+	return calendar.DayStart(d.Year(), d.Month(), d.Day(), r.loc), true
+}
+
+// startAfter is the start, in the rules' zone, of the date n days after
+// date s (a valid date: checked by validate), calendar.DayStart.
+func (r *Rules) startAfter(s string, n int) time.Time {
+	d, _ := calendar.ParseDate(s)
+	return calendar.DayStart(d.Year(), d.Month(), d.Day()+n, r.loc)
+}
+
+// dateAfter is the date ("YYYY-MM-DD") n days after date s (a valid date).
+func dateAfter(s string, n int) string {
+	d, _ := calendar.ParseDate(s)
+	return d.AddDate(0, 0, n).Format(calendar.Layout)
 }
 
 // Location is the rules' time zone.
 func (r *Rules) Location() *time.Location { return r.loc }
 
-// DayStart is midnight (local) starting participation day i.
+// DayStart is the instant participation day i starts: 00:00 in the rules'
+// zone, or where the clock skips midnight on that date, the change of clock
+// (calendar.DayStart).
 func (r *Rules) DayStart(i int) time.Time {
 	t, _ := r.parseDate(r.Days[i].Date)
 	return t
@@ -795,6 +812,12 @@ func (r *Rules) DayIndex(t time.Time) int {
 		return -1
 	}
 	return r.byOrdinal[off]
+}
+
+// dateOrdinal is the ordinal of date s (a valid date).
+func dateOrdinal(s string) int64 {
+	d, _ := calendar.ParseDate(s)
+	return ordinal(d.Date())
 }
 
 // ordinal numbers calendar days (days since 1970-01-01 of the proleptic calendar).
@@ -820,12 +843,12 @@ func (r *Rules) counts(i int, game string) bool { return r.ranges[i][game] }
 
 // PaymentDeadline is the last day the e-credit of day i may be paid.
 func (r *Rules) PaymentDeadline(i int) string {
-	return r.DayStart(i).AddDate(0, 0, r.ECredit.PaymentWithinDays).Format("2006-01-02")
+	return dateAfter(r.Days[i].Date, r.ECredit.PaymentWithinDays)
 }
 
 // ValidityEnd is the last day an e-credit of day i paid on its deadline is valid.
 func (r *Rules) ValidityEnd(i int) string {
-	return r.DayStart(i).AddDate(0, 0, r.ECredit.PaymentWithinDays+r.ECredit.ValidityDays).Format("2006-01-02")
+	return dateAfter(r.Days[i].Date, r.ECredit.PaymentWithinDays+r.ECredit.ValidityDays)
 }
 
 // FullDrawID is the operation-qualified draw id bound into α: "operation/id".

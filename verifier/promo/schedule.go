@@ -30,13 +30,19 @@ import (
 
 // FreezeFrom is the earliest instant draw j's entrant list may be frozen:
 // the end of the participation period, or for a draw scheduled before the
-// period ends, the end of the last day feeding it.
+// period ends, the end of the last day feeding it. A day ends where the
+// next date starts in the rules' zone (calendar.DayStart).
 func (r *Rules) FreezeFrom(j int) time.Time {
+	return r.startAfter(r.FreezeAfter(j), 1)
+}
+
+// FreezeAfter is the date (YYYY-MM-DD) of the last participation day of
+// draw j, at whose end FreezeFrom(j) is.
+func (r *Rules) FreezeAfter(j int) string {
 	if start, ok := r.parseDate(r.Draws[j].Date); ok && start.Before(r.end) {
-		last := r.drawDays[j][len(r.drawDays[j])-1] // days are in calendar order
-		return r.DayStart(last).AddDate(0, 0, 1)
+		return r.Days[r.drawDays[j][len(r.drawDays[j])-1]].Date // days are in calendar order
 	}
-	return r.end
+	return r.Days[len(r.Days)-1].Date
 }
 
 // LatestDate is the last day draw j may be held: latest_date, or its date
@@ -49,11 +55,11 @@ func (r *Rules) LatestDate(j int) string {
 }
 
 // DrawWindow is when draw j's ceremony may be held: from midnight starting
-// its date up to (excluded) midnight ending LatestDate, in the rules' zone.
+// its date up to (excluded) midnight ending LatestDate, in the rules' zone
+// (a day's start and end as calendar.DayStart gives them).
 func (r *Rules) DrawWindow(j int) (from, until time.Time) {
 	from, _ = r.parseDate(r.Draws[j].Date)
-	last, _ := r.parseDate(r.LatestDate(j))
-	return from, last.AddDate(0, 0, 1)
+	return from, r.startAfter(r.LatestDate(j), 1)
 }
 
 // CheckFreezeTime returns an error (of verdict's catalog, naming the dates)
@@ -64,7 +70,7 @@ func (r *Rules) CheckFreezeTime(j int, t time.Time) error {
 	if !t.Before(from) {
 		return nil
 	}
-	lastDay := from.AddDate(0, 0, -1).Format("2006-01-02")
+	lastDay := r.FreezeAfter(j)
 	return verdict.Errorf(verdict.MsgPromoFrozenEarly, r.FullDrawID(j), FormatTime(t), lastDay, r.Timezone, FormatTime(from))
 }
 

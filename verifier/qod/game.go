@@ -75,6 +75,7 @@ import (
 	"fmt"
 	"time"
 
+	"tirage.fr/tirage/verifier/calendar"
 	"tirage.fr/tirage/verifier/draw"
 	"tirage.fr/tirage/verifier/record"
 )
@@ -161,15 +162,15 @@ type Game struct {
 // StartDeadline is the first instant at which stage 2 can no longer start
 // for an emission whose closure notice gives the date closure ("YYYY-MM-DD"):
 // 00:00 on closure + 30 days in loc, the end of the 29th day after closure.
+// Where the clock skips midnight on that date (daylight saving time
+// starting at 00:00), the day starts at the change of clock instead
+// (calendar.DayStart).
 func StartDeadline(closure string, loc *time.Location) (time.Time, error) {
-	if loc == nil {
-		loc = time.UTC
-	}
-	d, err := time.ParseInLocation(time.DateOnly, closure, loc)
+	d, err := calendar.ParseDate(closure)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("closure date %q: %w", closure, err)
 	}
-	return time.Date(d.Year(), d.Month(), d.Day()+30, 0, 0, 0, 0, loc).UTC(), nil
+	return calendar.DayStart(d.Year(), d.Month(), d.Day()+30, loc).UTC(), nil
 }
 
 // PlayDeadline is the end of the 30-day play window of a game started at
