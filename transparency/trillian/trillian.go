@@ -120,6 +120,7 @@ import (
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/atomicfile"
 	"tirage.fr/tirage/transparency/checkpoint"
+	vcheckpoint "tirage.fr/tirage/verifier/checkpoint"
 )
 
 // DefaultPollInterval is how often the root is polled while appends wait.
@@ -391,8 +392,13 @@ func (l *Log) root(ctx context.Context) (*types.LogRootV1, error) {
 	if err := r.UnmarshalBinary(resp.GetSignedLogRoot().GetLogRoot()); err != nil {
 		return nil, fmt.Errorf("trillian: %w: malformed log root: %w", transparency.ErrUnavailable, err)
 	}
-	if len(r.RootHash) != tlog.HashSize || r.TreeSize > 1<<63-1 {
+	if len(r.RootHash) != tlog.HashSize {
 		return nil, fmt.Errorf("trillian: %w: log root with %d-byte hash", transparency.ErrUnavailable, len(r.RootHash))
+	}
+	if r.TreeSize > vcheckpoint.MaxTreeSize {
+		// No checkpoint of it would verify, and proofs of such a tree
+		// never end (x/mod's tlog).
+		return nil, fmt.Errorf("trillian: %w: log root of %d leaves, beyond any log (%d)", transparency.ErrUnavailable, r.TreeSize, uint64(vcheckpoint.MaxTreeSize))
 	}
 	return &r, nil
 }

@@ -60,6 +60,12 @@ import (
 // post-quantum ones included).
 const MaxSize = 64 << 10
 
+// MaxTreeSize bounds a checkpoint's tree size: 2^48 leaves, far beyond any
+// log (a billion draws a day for 700 years). x/mod's tlog proofs loop for
+// ever on trees of more than 2^62 leaves, and a signed checkpoint claiming
+// one would hang every verifier that read it.
+const MaxTreeSize = 1 << 48
+
 // Errors.
 var (
 	// ErrUntrusted: no trusted key signed the checkpoint, or a trusted key
@@ -290,6 +296,9 @@ func ParseText(text string) (origin string, size int64, root tlog.Hash, err erro
 	size, err = strconv.ParseInt(lines[1], 10, 64)
 	if err != nil || size < 0 || strconv.FormatInt(size, 10) != lines[1] {
 		return "", 0, root, wrap(ErrMalformed, verdict.MsgCPTreeSize, clip(lines[1]))
+	}
+	if size > MaxTreeSize {
+		return "", 0, root, wrap(ErrMalformed, verdict.MsgCPTreeTooLarge, size, int64(MaxTreeSize))
 	}
 	h, err := base64.StdEncoding.Strict().DecodeString(lines[2])
 	if err != nil || len(h) != tlog.HashSize {

@@ -2,9 +2,14 @@ package checkpoint_test
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"golang.org/x/mod/sumdb/note"
 
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/receipt/receipttest"
@@ -105,5 +110,39 @@ func TestOpenSignatureSpelling(t *testing.T) {
 	other[end-1] = digits[strings.IndexByte(digits, other[end-1])+1]
 	if _, err := checkpoint.Open(other, keys); !errors.Is(err, checkpoint.ErrMalformed) || !strings.Contains(err.Error(), "canonical base64") {
 		t.Fatalf("a signature spelt with other padding bits: %v, want ErrMalformed (canonical base64)", err)
+	}
+}
+
+// A checkpoint of more than MaxTreeSize leaves is malformed, even signed by
+// a trusted key: x/mod's tlog proofs never end on trees of more than 2^62
+// leaves, and every verifier reading it would hang (Ctrl-C too: the loop
+// looks at no context).
+func TestOpenTreeSizeBounded(t *testing.T) {
+	skey, vkey, err := note.GenerateKey(rand.Reader, "huge.test/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := checkpoint.ParseKey(vkey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := note.NewSigner(skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := base64.StdEncoding.EncodeToString(make([]byte, 32))
+	for _, n := range []uint64{checkpoint.MaxTreeSize, checkpoint.MaxTreeSize + 1, 1 << 62, 1<<63 - 1} {
+		msg, err := note.Sign(&note.Note{Text: fmt.Sprintf("huge.test/log\n%d\n%s\n", n, root)}, signer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = checkpoint.Open(msg, []*checkpoint.Key{k})
+		if n <= checkpoint.MaxTreeSize {
+			if err != nil {
+				t.Errorf("size %d: %v", n, err)
+			}
+		} else if !errors.Is(err, checkpoint.ErrMalformed) || !strings.Contains(err.Error(), "no log is that large") {
+			t.Errorf("size %d: %v, want ErrMalformed (no log is that large)", n, err)
+		}
 	}
 }

@@ -201,6 +201,7 @@ const (
 	MsgCPTreeSize       MsgID = "cp-tree-size"
 	MsgCPRootHash       MsgID = "cp-root-hash"
 	MsgCPSigEncoding    MsgID = "cp-signature-encoding"
+	MsgCPTreeTooLarge   MsgID = "cp-tree-too-large"
 	MsgCPTwoLogs        MsgID = "cp-two-logs"
 	MsgCPSameSizeFork   MsgID = "cp-same-size-fork"
 	MsgCPNotExtend      MsgID = "cp-not-extend"
@@ -1196,6 +1197,8 @@ var messages = map[MsgID]text{
 		"taille de l'arbre « %s »"},
 	MsgCPRootHash: {"root hash %q",
 		"empreinte racine « %s »"},
+	MsgCPTreeTooLarge: {"tree size %d beyond %d: no log is that large",
+		"taille de l'arbre %d au-delà de %d : aucun journal n'est aussi grand"},
 	MsgCPSigEncoding: {"signature line %q: not in canonical base64 (one spelling per signature)",
 		"ligne de signature « %s » : pas en base64 canonique (une seule écriture par signature)"},
 	MsgCPTwoLogs: {"checkpoints of two logs (%q, %q)",
