@@ -134,6 +134,15 @@ type AuditConfig struct {
 type HTTPConfig struct {
 	// Listen is the address, default "127.0.0.1:7480"; "off" disables it.
 	Listen string `toml:"listen"`
+	// MaxConnections bounds the listener's open connections (default
+	// 256), as grpc.max_connections does the game servers': a connection
+	// beyond it waits to be accepted until one closes. An idle keep-alive
+	// connection is closed after httpIdleTimeout, and a request must be
+	// read within httpReadTimeout and answered within httpWriteTimeout
+	// (newDaemon), so that clients of this listener, which anyone who
+	// reaches it may be, cannot hold the descriptors the log and the
+	// stores need.
+	MaxConnections int `toml:"max_connections"`
 }
 
 // AdminConfig is the operator's listener, used by rngctl.
@@ -382,9 +391,10 @@ const minReplyRetention = 31 * 24 * time.Hour
 // the rules', qod.MaxRefundGrace: see GameConfig.
 const defaultRefundGrace = 7 * 24 * time.Hour
 
-// defaultMaxConnections is grpc.max_connections' and
-// audit.max_connections' default: far more than an operator's game servers
-// or auditors open (the load generator of make bench uses 8).
+// defaultMaxConnections is grpc.max_connections', audit.max_connections'
+// and http.max_connections' default: far more than an operator's game
+// servers, auditors or scrapers open (the load generator of make bench
+// uses 8).
 const defaultMaxConnections = 256
 
 // Upper bounds of settings that the audit's tolerances assume of an honest
@@ -512,7 +522,7 @@ func (c Config) checkFor(use configUse) (Config, error) {
 	for _, m := range []struct {
 		key string
 		n   *int
-	}{{"grpc.max_connections", &c.GRPC.MaxConnections}, {"audit.max_connections", &c.Audit.MaxConnections}} {
+	}{{"grpc.max_connections", &c.GRPC.MaxConnections}, {"audit.max_connections", &c.Audit.MaxConnections}, {"http.max_connections", &c.HTTP.MaxConnections}} {
 		switch {
 		case *m.n == 0:
 			*m.n = defaultMaxConnections

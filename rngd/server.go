@@ -60,6 +60,11 @@ type Daemon struct {
 	lisAdm      net.Listener
 	lisHTTP     net.Listener
 
+	// stopping is done once the shutdown begins: the health services'
+	// Watch streams end then (stoppingHealth).
+	stopping    context.Context
+	stopWatches context.CancelFunc
+
 	closeOnce sync.Once
 	closers   []io.Closer // components, closed in reverse order after the listeners
 }
@@ -133,6 +138,7 @@ func openListeners(cfg Config) (*listeners, error) {
 			l.close()
 			return nil, fmt.Errorf("couldn't listen on http.listen %s: %w", cfg.HTTP.Listen, err)
 		}
+		l.http = netutil.LimitListener(l.http, cfg.HTTP.MaxConnections)
 	}
 	return l, nil
 }
@@ -158,6 +164,7 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 	d := &Daemon{cfg: cfg, log: cfg.Logger, engine: e, health: health.NewServer(), auditHealth: health.NewServer(),
 		lisGRPC: l.grpc, lisAudit: l.audit, lisAdm: l.admin, lisHTTP: l.http}
 	d.ready = &readiness{d: d, failing: map[string]bool{}}
+	d.stopping, d.stopWatches = context.WithCancel(context.Background())
 	// The TCP listeners' servers: the same limits and observation, their
 	// own credentials.
 	// The game servers' calls hold the engine's gate (held); the
@@ -169,13 +176,14 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 			grpc.MaxConcurrentStreams(streams),
 			grpc.MaxRecvMsgSize(tcpMaxRecvMsgSize),
 			grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+			grpc.KeepaliveParams(tcpKeepalive),
 			grpc.ChainUnaryInterceptor(append([]grpc.UnaryServerInterceptor{d.observe}, unary...)...),
 			grpc.ChainStreamInterceptor(append([]grpc.StreamServerInterceptor{d.observeStream}, stream...)...),
 		)
 	}
 	d.grpc = tcpServer(l.tls, cfg.GRPC.MaxConcurrentStreams, []grpc.UnaryServerInterceptor{d.held}, nil)
 	qodv1.RegisterQuitteOuDoubleServer(d.grpc, &qodService{e: e})
-	healthpb.RegisterHealthServer(d.grpc, checkedHealth{d.health, d.ready})
+	healthpb.RegisterHealthServer(d.grpc, stoppingHealth{checkedHealth{d.health, d.ready}, d.stopping})
 	reflection.Register(d.grpc)
 
 	if d.lisAudit != nil {
@@ -183,7 +191,7 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 		if registerAudit != nil {
 			registerAudit(d.audit)
 		}
-		healthpb.RegisterHealthServer(d.audit, d.auditHealth)
+		healthpb.RegisterHealthServer(d.audit, stoppingHealth{d.auditHealth, d.stopping})
 		reflection.Register(d.audit)
 	}
 
@@ -206,7 +214,7 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 		a := d.Addrs()
 		return []string{"grpc " + a.GRPC, "audit " + a.Audit, "http " + a.HTTP, "admin unix:" + a.Admin}
 	}})
-	healthpb.RegisterHealthServer(d.admin, checkedHealth{d.health, d.ready})
+	healthpb.RegisterHealthServer(d.admin, stoppingHealth{checkedHealth{d.health, d.ready}, d.stopping})
 	reflection.Register(d.admin)
 
 	if d.lisHTTP != nil {
@@ -216,7 +224,12 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 		for p, h := range extraHTTP {
 			mux.Handle(p, h)
 		}
-		d.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		d.http = &http.Server{Handler: mux,
+			ReadHeaderTimeout: httpTimeouts.readHeader,
+			ReadTimeout:       httpTimeouts.read,
+			WriteTimeout:      httpTimeouts.write,
+			IdleTimeout:       httpTimeouts.idle,
+		}
 	}
 	// The health service says SERVING only if every component is healthy
 	// (a Watch client sees the truth from the start). Read here, on the
@@ -226,8 +239,8 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 }
 
 // Serve serves until ctx is done, then shuts down gracefully: the health
-// service turns NOT_SERVING, in-flight calls are drained (for at most
-// drain), and the components are closed.
+// service turns NOT_SERVING, its Watch streams end, in-flight calls are
+// drained (for at most drainTimeout), and the components are closed.
 func (d *Daemon) Serve(ctx context.Context) error {
 	errc := make(chan error, 4)
 	go func() { errc <- d.grpc.Serve(d.lisGRPC) }()
@@ -257,23 +270,32 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	}
 	stopSweep()
 	<-sweepDone
-	d.shutdown(30 * time.Second)
+	d.shutdown(drainTimeout)
 	return err
 }
 
 // shutdown drains in-flight calls for at most drain, then closes everything.
+// The health services turn NOT_SERVING and their Watch streams end
+// (stoppingHealth): a load balancer's Watch is not a call to drain, and
+// would otherwise hold the drain until its timeout, when every call still
+// in flight is stopped. The gRPC servers drain together.
 func (d *Daemon) shutdown(drain time.Duration) {
 	d.closeOnce.Do(func() {
 		d.log.Info("shutting down: draining in-flight calls")
 		d.health.Shutdown()
 		d.auditHealth.Shutdown()
+		d.stopWatches()
+		servers := []*grpc.Server{d.grpc, d.admin}
+		if d.audit != nil {
+			servers = append(servers, d.audit)
+		}
+		var wg sync.WaitGroup
+		for _, s := range servers {
+			wg.Go(s.GracefulStop)
+		}
 		done := make(chan struct{})
 		go func() {
-			d.grpc.GracefulStop()
-			if d.audit != nil {
-				d.audit.GracefulStop()
-			}
-			d.admin.GracefulStop()
+			wg.Wait()
 			close(done)
 		}()
 		t := time.NewTimer(drain)
@@ -281,11 +303,9 @@ func (d *Daemon) shutdown(drain time.Duration) {
 		case <-done:
 		case <-t.C:
 			d.log.Warn("drain timed out: stopping the remaining calls")
-			d.grpc.Stop()
-			if d.audit != nil {
-				d.audit.Stop()
+			for _, s := range servers {
+				s.Stop()
 			}
-			d.admin.Stop()
 			<-done
 		}
 		t.Stop()
@@ -308,6 +328,55 @@ func (d *Daemon) shutdown(drain time.Duration) {
 		}
 		d.log.Info("stopped")
 	})
+}
+
+// stoppingHealth is a listener's health service whose Watch streams end
+// when the daemon's shutdown begins (stopping is done): after NOT_SERVING,
+// with UNAVAILABLE "rngd is shutting down". gRPC's health server sends
+// NOT_SERVING to its Watch streams when it is shut down but does not end
+// them, and a graceful stop waits for every stream.
+type stoppingHealth struct {
+	healthpb.HealthServer
+	stopping context.Context
+}
+
+// Watch is the health service's, ended when the shutdown begins.
+func (h stoppingHealth) Watch(req *healthpb.HealthCheckRequest, ss healthpb.Health_WatchServer) error {
+	ctx, cancel := context.WithCancel(ss.Context())
+	defer cancel()
+	defer context.AfterFunc(h.stopping, cancel)()
+	w := &stoppingWatch{Health_WatchServer: ss, ctx: ctx, last: -1}
+	err := h.HealthServer.Watch(req, w)
+	if h.stopping.Err() == nil || ss.Context().Err() != nil {
+		return err // the client's end, or the service's own
+	}
+	// The health server may have seen its stream end before it sent the
+	// NOT_SERVING of its shutdown.
+	if w.last != healthpb.HealthCheckResponse_NOT_SERVING {
+		if err := ss.Send(&healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_NOT_SERVING}); err != nil {
+			return status.Error(codes.Canceled, "the stream has ended")
+		}
+	}
+	return status.Error(codes.Unavailable, "rngd is shutting down")
+}
+
+// stoppingWatch is a Watch stream as the health server sees it: its
+// context ends with the shutdown too, and it remembers the last status
+// sent.
+type stoppingWatch struct {
+	healthpb.Health_WatchServer
+	ctx  context.Context
+	last healthpb.HealthCheckResponse_ServingStatus
+}
+
+func (w *stoppingWatch) Context() context.Context { return w.ctx }
+
+func (w *stoppingWatch) Send(r *healthpb.HealthCheckResponse) error {
+	if err := w.Health_WatchServer.Send(r); err != nil {
+		return err
+	}
+	w.last = r.GetStatus()
+	return nil
 }
 
 func (d *Daemon) healthz(w http.ResponseWriter, r *http.Request) {
@@ -947,6 +1016,41 @@ const (
 	// an audit makes a few at a time.
 	auditMaxConcurrentStreams = 100
 )
+
+// tcpKeepalive is the TCP gRPC listeners' keepalive (the game servers'
+// and the auditors'): a connection without a call in flight for
+// MaxConnectionIdle is closed (GOAWAY: a client's next call opens another,
+// transparently), and a connection quiet for Time is pinged, and closed
+// unless its peer answers within Timeout. So a peer that went away, or a
+// client that connects and then does nothing, frees its max_connections
+// slot within minutes, not gRPC's two hours. A connection with a call or a
+// stream open (a health Watch, however long) is never idle, and a live
+// peer answers the pings: no age limit is set, so a legitimate stream is
+// never cut. A variable so that tests can shorten it.
+var tcpKeepalive = keepalive.ServerParameters{
+	MaxConnectionIdle: 5 * time.Minute,
+	Time:              time.Minute,
+	Timeout:           20 * time.Second,
+}
+
+// httpTimeouts are the HTTP listener's (http.Server's fields of the same
+// names): a request's headers must arrive within readHeader and the whole
+// request within read; its answer must be written within write (a tile or
+// /metrics take milliseconds; a client that stops reading holds its
+// handler no longer); an idle keep-alive connection is closed after idle.
+// With http.max_connections they bound what the listener's clients can
+// make rngd hold. A variable so that tests can shorten them.
+var httpTimeouts = struct{ readHeader, read, write, idle time.Duration }{
+	readHeader: 10 * time.Second,
+	read:       15 * time.Second,
+	write:      60 * time.Second,
+	idle:       60 * time.Second,
+}
+
+// drainTimeout bounds a shutdown's drain of the calls in flight (Serve);
+// the calls still running then are stopped. A variable so that tests can
+// shorten it.
+var drainTimeout = 30 * time.Second
 
 const (
 	// adminMaxConcurrentStreams bounds an admin connection's streams: the

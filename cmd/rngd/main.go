@@ -1,11 +1,12 @@
 // Command rngd is Tirage's draw daemon: flags → config → rngd.Run.
 //
-// Exit codes: 0 after a clean stop (SIGTERM, SIGINT) or --help; 1 when the
-// daemon could not start (a certificate, key, device or address, the log)
-// or failed while serving; 2 for a usage or config error (a bad flag, a
-// positional argument, no --config outside dev mode, a config file that
-// does not parse or does not validate): then nothing was created or
-// changed.
+// Exit codes: 0 after a clean stop (SIGTERM, SIGINT, during the start too)
+// or --help; 1 when the daemon could not start (a certificate, key, device
+// or address, the log) or failed while serving; 2 for a usage or config
+// error (a bad flag, a positional argument, no --config outside dev mode, a
+// config file that does not parse or does not validate): then nothing was
+// created or changed. A second SIGTERM or SIGINT during the shutdown ends
+// the process at once (killed by the signal).
 package main
 
 import (
@@ -72,11 +73,38 @@ func run(args []string, stdout, stderr io.Writer) int {
 	rngd.TuneRuntime()
 	cfg.Logger = slog.New(slog.NewJSONHandler(stderr, nil))
 	cfg.Banner = stdout
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	if err := rngd.Run(ctx, cfg); err != nil {
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			// The signal cut the start short (waiting for a passphrase
+			// file, a device): a clean stop, nothing was served.
+			fmt.Fprintln(stderr, "rngd: stopped before it started (SIGTERM or SIGINT during the start)")
+			return 0
+		}
 		fmt.Fprintln(stderr, "rngd:", err)
 		return exitFailure
 	}
 	return 0
+}
+
+// signalContext is done at the first SIGINT or SIGTERM: rngd then stops
+// gracefully. The signals get their default action again before it is
+// done: a second one ends the process at once, however long the shutdown
+// takes (durable state is then as safe as after a crash). With
+// signal.NotifyContext, whose stop ran only when run returned, a second
+// signal was swallowed.
+func signalContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sig:
+		case <-ctx.Done():
+		}
+		signal.Stop(sig)
+		cancel()
+	}()
+	return ctx, cancel
 }
