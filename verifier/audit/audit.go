@@ -69,6 +69,7 @@
 package audit
 
 import (
+	"bytes"
 	"cmp"
 	"container/heap"
 	"context"
@@ -316,12 +317,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	readErr := a.read(ctx, hr, 0, cp)
 	// Follow: wait, read the next checkpoint, check that it extends the
-	// one audited, audit the new entries; until ctx ends.
-	for readErr == nil && cfg.Follow > 0 && len(a.entryBad) == 0 {
+	// one audited, audit the new entries; until ctx ends. The caller ends
+	// following by cancelling ctx, at any point of a round: the round
+	// stops there, and is no failure — the audit covers the checkpoint
+	// last followed in full (res.Checkpoint, res.Proof) and the entries
+	// verified after it (each against the next checkpoint's tree, which
+	// was checked to extend it). A cancellation during the first pass
+	// leaves the audit incomplete: an error.
+	stopped := func(err error) bool { return err != nil && ctx.Err() != nil }
+	for readErr == nil && cfg.Follow > 0 && a.entryBad.n == 0 {
 		if err := cfg.Wait(ctx, cfg.Follow); err != nil {
 			break // the caller stopped following: not an error
 		}
 		note, err := cfg.Fetch.Fetch(ctx, "checkpoint")
+		if stopped(err) {
+			break
+		}
 		if err != nil {
 			readErr = verdict.Errorf(verdict.MsgAuditCheckpointRead, err)
 			break
@@ -340,6 +351,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			if next.Size > 0 {
 				proof, err = tlog.ProveTree(cp.Size, next.Size, hr)
 			}
+			if stopped(err) {
+				break
+			}
 			if err != nil {
 				v.Fail(verdict.CheckConsistent, verdict.MsgConsistencyUnbuildable, next.Size, receipt.Cause(tlogError(err)))
 			} else if err := checkpoint.Consistent(next, cp, proof); err != nil {
@@ -356,8 +370,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 			continue
 		}
-		hr = tlog.TileHashReader(next.Tree(), tr)
-		proof, err := tlog.ProveTree(next.Size, cp.Size, hr)
+		nhr := tlog.TileHashReader(next.Tree(), tr)
+		proof, err := tlog.ProveTree(next.Size, cp.Size, nhr)
+		if stopped(err) {
+			break
+		}
 		if err != nil {
 			// Tiles that do not give the proof are no proof (as in the
 			// first pass): the log's tiles are not signed.
@@ -368,21 +385,32 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			inconsistent(v, err, verdict.MsgFollowedNotExtend, next.Size, cp.Size)
 			break
 		}
-		readErr = a.read(ctx, hr, cp.Size, next)
-		if readErr == nil {
-			cp, res.Checkpoint = next, next
-			res.Followed++
+		readErr = a.read(ctx, nhr, cp.Size, next)
+		if stopped(readErr) {
+			readErr = nil
+			break
 		}
+		if readErr != nil {
+			break
+		}
+		if cfg.Last != nil && cfg.Last.Size > 0 && cfg.Last.Size < next.Size {
+			// The proof from the trusted checkpoint to the last one
+			// followed, for the caller's trust state: made now, while ctx
+			// lets the tiles be read. Stopped without it, the audit
+			// covers the checkpoint before, whose proof res holds.
+			p, err := tlog.ProveTree(next.Size, cfg.Last.Size, nhr)
+			if stopped(err) {
+				break
+			}
+			res.Proof = p
+		}
+		cp, res.Checkpoint, hr = next, next, nhr
+		res.Followed++
 	}
 	if res.Followed > 0 {
 		v.SetSubject(verdict.MsgSubjectLogFollowed, cp.Origin, cp.Size, res.Followed)
 		if v.Find(verdict.CheckConsistent) == nil {
 			v.Pass(verdict.CheckConsistent, verdict.MsgFollowedOK, res.Followed)
-		}
-		if cfg.Last != nil && cfg.Last.Size > 0 && cfg.Last.Size < cp.Size {
-			// The proof from the trusted checkpoint to the last one followed,
-			// for the caller's trust state.
-			res.Proof, _ = tlog.ProveTree(cp.Size, cfg.Last.Size, hr)
 		}
 	}
 	a.finish()
@@ -616,8 +644,12 @@ func (r *tileReader) SaveTiles(tiles []tlog.Tile, data [][]byte) {
 
 // pending is a game being read.
 type pending struct {
+	// leaves are its records, each a copy (not a slice of the entry
+	// bundle it was read from, which it would keep alive); nil once the
+	// game has more records than the rules allow (overlong).
 	leaves    [][]byte
 	indices   []uint64
+	overlong  bool                                // more than maxGameRecords: reported, no longer kept
 	key       func(string) (*vrf.PublicKey, bool) // keys announced before its start
 	expires   time.Time                           // its start's play deadline
 	graceEnds time.Time                           // expires + qod.RefundGrace(start)
@@ -664,11 +696,75 @@ func (q *graceQueue) Pop() any {
 // frozenDraw is a promotion draw frozen and not yet drawn.
 type frozenDraw struct {
 	freeze *record.PromoFreeze
-	key    func(string) (*vrf.PublicKey, bool) // keys announced before the freeze
-	// unbound: the ids of the VRF keys announced before a freeze that
-	// names none (logged before freezes named their key), when there are
-	// several; nil otherwise.
-	unbound []string
+	keys   keyView // the keys announced before the freeze
+}
+
+// maxGameRecords is the most records an honest game has: its start, at
+// most qod.GoodAt[qod.Tiers-1] picks (the last good number wins at the
+// top tier; a losing pick ends the game before it), a decision at each
+// tier but the top one (won when reached) and its end. A game with more
+// contradicts the rules; the audit reports it and keeps no more of its
+// records, so that a log cannot make it hold an open game's leaves
+// without bound.
+var maxGameRecords = 1 + qod.GoodAt[qod.Tiers-1] + (qod.Tiers - 1) + 1
+
+// keyRing is the VRF keys announced in the log, each with its place in
+// the order of announcement. Keys are only added (a key announced again
+// is refused), so the keys announced up to some entry are a prefix of
+// that order: a keyView, a count, shares the ring instead of copying it.
+// A copy per announcement would take time quadratic in the keys a log
+// announces, and one list per freeze memory in keys × freezes.
+type keyRing struct {
+	mu   sync.RWMutex // the reading goroutine adds, workers look up
+	keys map[string]ringKey
+	// first is the maxIssues smallest ids announced so far, sorted: each
+	// change makes a new slice, so that a view keeps the ids of its own
+	// keys (the reading goroutine's).
+	first []string
+}
+
+// ringKey is a key of a keyRing and its place in the order of announcement.
+type ringKey struct {
+	pk  *vrf.PublicKey
+	seq int
+}
+
+// add announces key pk under id, which has none yet.
+func (r *keyRing) add(id string, pk *vrf.PublicKey) {
+	r.mu.Lock()
+	r.keys[id] = ringKey{pk: pk, seq: len(r.keys)}
+	r.mu.Unlock()
+	if i, _ := slices.BinarySearch(r.first, id); i < maxIssues {
+		first := slices.Insert(slices.Clone(r.first), i, id)
+		r.first = first[:min(len(first), maxIssues)]
+	}
+}
+
+// has reports whether a key is announced under id.
+func (r *keyRing) has(id string) bool {
+	_, ok := r.keys[id] // the reading goroutine, which alone writes
+	return ok
+}
+
+// view is the keys announced so far.
+func (r *keyRing) view() keyView { return keyView{ring: r, n: len(r.keys), first: r.first} }
+
+// keyView is the keys of a keyRing announced up to some entry: its first n.
+type keyView struct {
+	ring  *keyRing
+	n     int
+	first []string // the maxIssues smallest ids of these keys, sorted
+}
+
+// lookup is the key announced under id among the view's keys, if any.
+func (v keyView) lookup(id string) (*vrf.PublicKey, bool) {
+	v.ring.mu.RLock()
+	k, ok := v.ring.keys[id]
+	v.ring.mu.RUnlock()
+	if !ok || k.seq >= v.n {
+		return nil, false
+	}
+	return k.pk, true
 }
 
 type job struct {
@@ -681,7 +777,11 @@ type job struct {
 	freeze  *record.PromoFreeze
 	drawIdx uint64
 	key     func(string) (*vrf.PublicKey, bool) // keys announced before the freeze
-	unbound []string                            // frozenDraw.unbound
+	// unbound: for a freeze that names no key (logged before freezes
+	// named their key) with several announced before it, their number
+	// and the first ids (keyView.first); 0 otherwise.
+	unbound  int
+	unboundF []string
 }
 
 // emission is an emission's first record.
@@ -732,9 +832,9 @@ type auditor struct {
 	cfg       Config
 	v         *verdict.Verdict
 	res       *Result
-	keys      map[string]*vrf.PublicKey
-	keyBad    []verdict.Msg
-	keyMisb   []verdict.Msg        // key announcements that are misbehaviour
+	keys      *keyRing             // the VRF keys announced so far
+	keyBad    issueList            // key announcements refused
+	keyMisb   issueList            // key announcements that are misbehaviour
 	suites    map[string]announced // VRF key fingerprint → its first announcement
 	emissions map[string]*emission
 	tickets   map[[32]byte]played // ticket hash → the game it played
@@ -777,13 +877,29 @@ type auditor struct {
 	issues   map[string][]verdict.Msg
 	misbehav map[string]bool
 	counts   map[string]int
-	entryBad []verdict.Msg
-	recBad   []verdict.Msg // malformed records
-	recNew   []verdict.Msg // records of a version or kind this verifier does not know
+	entryBad issueList // entries that do not match the tree
+	recBad   issueList // malformed records
+	recNew   issueList // records of a version or kind this verifier does not know
+}
+
+// issueList counts problems of one kind and keeps the first maxIssues of
+// them: the verdict shows no more, and a hostile log can have one in
+// every entry.
+type issueList struct {
+	n     int
+	first []verdict.Msg
+}
+
+// add counts a problem, keeping its message if it is among the first.
+func (l *issueList) add(m verdict.Msg) {
+	l.n++
+	if len(l.first) < maxIssues {
+		l.first = append(l.first, m)
+	}
 }
 
 func newAuditor(cfg Config, v *verdict.Verdict, res *Result) *auditor {
-	a := &auditor{cfg: cfg, v: v, res: res, keys: map[string]*vrf.PublicKey{}, suites: map[string]announced{}, emissions: map[string]*emission{},
+	a := &auditor{cfg: cfg, v: v, res: res, keys: &keyRing{keys: map[string]ringKey{}}, suites: map[string]announced{}, emissions: map[string]*emission{},
 		games: map[string]*pending{}, tickets: map[[32]byte]played{}, manifest: map[string]uint64{}, starts: map[string]uint64{}, started: map[gameKey]uint64{},
 		frozen: map[string]firstLeaf{}, drawn: map[string]firstLeaf{}, freezes: map[string]frozenDraw{}, kinds: map[record.Kind]int{},
 		rules: map[string]*givenRules{}, ruled: map[string]ruledFreeze{}, unruled: map[string]*unruled{},
@@ -802,19 +918,14 @@ func newAuditor(cfg Config, v *verdict.Verdict, res *Result) *auditor {
 }
 
 func (a *auditor) entryIssue(id verdict.MsgID, args ...any) {
-	a.entryBad = append(a.entryBad, verdict.M(id, args...))
+	a.entryBad.add(verdict.M(id, args...))
 }
 
-// keyring returns the lookup of the keys announced so far. a.keys is
-// replaced, never modified, on each announcement (by the reading goroutine),
-// so a job holds the keys announced before its game started (a promotion
-// draw: before its freeze) and workers never read a map being written.
+// keyring returns the lookup of the keys announced so far: a job holds
+// the keys announced before its game started (a promotion draw: before
+// its freeze), not those the reading goroutine adds after.
 func (a *auditor) keyring() func(string) (*vrf.PublicKey, bool) {
-	keys := a.keys
-	return func(id string) (*vrf.PublicKey, bool) {
-		pk, ok := keys[id]
-		return pk, ok
-	}
+	return a.keys.view().lookup
 }
 
 // add reads one authenticated entry.
@@ -822,10 +933,10 @@ func (a *auditor) add(index uint64, leaf []byte) {
 	r, err := record.Parse(leaf)
 	if err != nil {
 		if errors.Is(err, record.ErrVersion) || errors.Is(err, record.ErrUnknownKind) {
-			a.recNew = append(a.recNew, verdict.M(verdict.MsgEntry, index, receipt.Cause(err)))
+			a.recNew.add(verdict.M(verdict.MsgEntry, index, receipt.Cause(err)))
 			return
 		}
-		a.recBad = append(a.recBad, verdict.M(verdict.MsgEntry, index, receipt.Cause(err)))
+		a.recBad.add(verdict.M(verdict.MsgEntry, index, receipt.Cause(err)))
 		return
 	}
 	a.kinds[r.Kind()]++
@@ -839,7 +950,7 @@ func (a *auditor) add(index uint64, leaf []byte) {
 			}
 			pk, err := announce.VRFKey(k)
 			if err != nil {
-				a.keyBad = append(a.keyBad, verdict.M(verdict.MsgEntryKey, index, k.ID, receipt.Cause(err)))
+				a.keyBad.add(verdict.M(verdict.MsgEntryKey, index, k.ID, receipt.Cause(err)))
 				continue
 			}
 			s := pk.Suite()
@@ -856,26 +967,24 @@ func (a *auditor) add(index uint64, leaf []byte) {
 			// prefers. The first announcement counts: the second key is
 			// not added (its draws fail as under a key not announced).
 			if f, seen := a.suites[fp]; seen && f.suite != s {
-				a.keyMisb = append(a.keyMisb, verdict.M(verdict.MsgEntryKeyTwoSuites, index, k.ID, k.Suite, fp, f.index, f.id, string(f.suite)))
+				a.keyMisb.add(verdict.M(verdict.MsgEntryKeyTwoSuites, index, k.ID, k.Suite, fp, f.index, f.id, string(f.suite)))
 				continue
 			} else if !seen {
 				a.suites[fp] = announced{suite: s, id: k.ID, index: index}
 			}
 			if ok, other := a.pinned(s, fp); !ok {
 				if other != "" {
-					a.keyBad = append(a.keyBad, verdict.M(verdict.MsgEntryKeyOtherSuite, index, k.ID, fp, k.Suite, string(other)))
+					a.keyBad.add(verdict.M(verdict.MsgEntryKeyOtherSuite, index, k.ID, fp, k.Suite, string(other)))
 				} else {
-					a.keyBad = append(a.keyBad, verdict.M(verdict.MsgEntryKeyNotPinned, index, k.ID, fp))
+					a.keyBad.add(verdict.M(verdict.MsgEntryKeyNotPinned, index, k.ID, fp))
 				}
 				continue
 			}
-			if _, dup := a.keys[k.ID]; dup {
-				a.keyBad = append(a.keyBad, verdict.M(verdict.MsgEntryKeyAgain, index, k.ID))
+			if a.keys.has(k.ID) {
+				a.keyBad.add(verdict.M(verdict.MsgEntryKeyAgain, index, k.ID))
 				continue
 			}
-			keys := maps.Clone(a.keys)
-			keys[k.ID] = pk
-			a.keys = keys
+			a.keys.add(k.ID, pk)
 			a.v.Fact("vrf key", verdict.MsgVRFKeyEntry, k.ID, k.Suite, fp, index)
 		}
 	case *record.Emission:
@@ -937,7 +1046,7 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		// Its draws count under the keys announced before it started (as
 		// a transcript's): a key announced later could have been made for
 		// one draw.
-		p := &pending{leaves: [][]byte{leaf}, indices: []uint64{index}, key: a.keyring(), expires: x.Expires, graceEnds: x.Expires.Add(qod.RefundGrace(x.Time))}
+		p := &pending{leaves: [][]byte{bytes.Clone(leaf)}, indices: []uint64{index}, key: a.keyring(), expires: x.Expires, graceEnds: x.Expires.Add(qod.RefundGrace(x.Time))}
 		a.games[x.Game] = p
 		a.touched = p
 		heap.Push(&a.graces, p)
@@ -951,13 +1060,30 @@ func (a *auditor) add(index uint64, leaf []byte) {
 			a.issue(verdict.CheckGames, true, verdict.MsgOrphanRecord, index, verdict.Term(x.Kind()), gid)
 			return
 		}
-		p.leaves, p.indices = append(p.leaves, leaf), append(p.indices, index)
-		if _, end := x.(*record.GameEnd); end {
+		_, end := x.(*record.GameEnd)
+		switch {
+		case p.overlong:
+		case len(p.leaves) == maxGameRecords:
+			// No honest game has this record: the game is misbehaviour
+			// whatever its records say, and its leaves are let go (an
+			// open game would otherwise keep every record the log gives
+			// it, to the end of the audit).
+			p.overlong, p.leaves, p.indices = true, nil, nil
+			a.issue(verdict.CheckGames, true, verdict.MsgGameCheck, gid, verdict.CheckRules,
+				verdict.M(verdict.MsgAuditGameTooLong, index, maxGameRecords, qod.GoodAt[qod.Tiers-1], qod.Tiers-1))
+		default:
+			// A copy: the leaf is a slice of its entry bundle, which it
+			// would keep alive as long as the game is open.
+			p.leaves, p.indices = append(p.leaves, bytes.Clone(leaf)), append(p.indices, index)
+		}
+		if end {
 			delete(a.games, gid)
 			if p.slot >= 0 {
 				heap.Remove(&a.graces, p.slot)
 			}
-			a.submit(gid, p, true)
+			if !p.overlong {
+				a.submit(gid, p, true)
+			}
 			return
 		}
 		p.next, a.touched = mark{}, p
@@ -980,11 +1106,7 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		// freeze of an older rngd names none: its draw can only be under
 		// a key announced before it, which settles it when there is one;
 		// with several, nothing shows the key was not chosen (runPromo).
-		fd := frozenDraw{freeze: x, key: a.keyring()}
-		if x.Key == "" && len(a.keys) > 1 {
-			fd.unbound = slices.Sorted(maps.Keys(a.keys))
-		}
-		a.freezes[x.Draw] = fd
+		a.freezes[x.Draw] = frozenDraw{freeze: x, keys: a.keys.view()}
 		a.matchRules(index, x)
 	case *record.PromoDraw:
 		if first, dup := a.drawn[x.Draw]; dup {
@@ -1005,7 +1127,11 @@ func (a *auditor) add(index uint64, leaf []byte) {
 			return
 		}
 		delete(a.freezes, x.Draw)
-		a.jobs <- job{promo: x, freeze: f.freeze, drawIdx: index, key: f.key, unbound: f.unbound}
+		j := job{promo: x, freeze: f.freeze, drawIdx: index, key: f.keys.lookup}
+		if f.freeze.Key == "" && f.keys.n > 1 {
+			j.unbound, j.unboundF = f.keys.n, f.keys.first
+		}
+		a.jobs <- j
 	}
 }
 
@@ -1286,10 +1412,14 @@ func (a *auditor) runPromo(j job) {
 	// draw cannot be shown unsteered. Not proof of misbehaviour (an older
 	// rngd drew with the key it ran on, and a rotation before the freeze
 	// was allowed), but the draw does not pass; the rest is still checked.
-	steered := len(j.unbound) > 0
+	steered := j.unbound > 0
 	if steered {
+		ids := quoteIDs(j.unboundF)
+		if j.unbound > len(j.unboundF) {
+			ids += ", …"
+		}
 		a.issue(verdict.CheckPromotions, false, verdict.MsgDrawIssue, d.Draw, j.drawIdx,
-			verdict.M(verdict.MsgDrawKeyUnbound, len(j.unbound), quoteIDs(j.unbound)))
+			verdict.M(verdict.MsgDrawKeyUnbound, j.unbound, ids))
 	}
 	b, err := promo.VerifyBeacon(f.Beacon, d.BeaconValue)
 	if err == nil && b.Verified() {
@@ -1355,24 +1485,26 @@ func (a *auditor) finish() {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		a.submit(id, a.games[id], false)
+		if !a.games[id].overlong { // reported when it went past the rules
+			a.submit(id, a.games[id], false)
+		}
 	}
 	close(a.jobs)
 	a.wg.Wait()
 	v := a.v
 
-	if len(a.entryBad) > 0 {
-		v.Misbehaviour(verdict.CheckEntries, verdict.MsgSame, a.entryBad[:min(len(a.entryBad), maxIssues)])
+	if a.entryBad.n > 0 {
+		v.Misbehaviour(verdict.CheckEntries, verdict.MsgSame, a.entryBad.first)
 	} else {
 		v.Pass(verdict.CheckEntries, verdict.MsgEntriesOK, a.res.Records)
 	}
 	switch {
-	case len(a.recBad) > 0:
-		v.Misbehaviour(verdict.CheckRecord, verdict.MsgMalformed, len(a.recBad), a.recBad[:min(len(a.recBad), maxIssues)])
-	case len(a.recNew) > 0 || a.timeBad > 0:
+	case a.recBad.n > 0:
+		v.Misbehaviour(verdict.CheckRecord, verdict.MsgMalformed, a.recBad.n, a.recBad.first)
+	case a.recNew.n > 0 || a.timeBad > 0:
 		var why verdict.Series
-		if len(a.recNew) > 0 {
-			why = append(why, verdict.M(verdict.MsgTooNew, len(a.recNew), a.recNew[:min(len(a.recNew), maxIssues)]))
+		if a.recNew.n > 0 {
+			why = append(why, verdict.M(verdict.MsgTooNew, a.recNew.n, a.recNew.first))
 		}
 		if a.timeBad > 0 {
 			why = append(why, verdict.M(verdict.MsgAuditTimesBad, a.timeBad, a.cfg.TimeSkew, a.timeIssues))
@@ -1395,18 +1527,18 @@ func (a *auditor) finish() {
 		v.Pass(verdict.CheckRecord, verdict.MsgSame, ks)
 	}
 	switch {
-	case len(a.keyMisb) > 0:
-		bad := append(slices.Clip(a.keyMisb), a.keyBad...)
+	case a.keyMisb.n > 0:
+		bad := append(slices.Clip(a.keyMisb.first), a.keyBad.first...)
 		v.Misbehaviour(verdict.CheckVRFKey, verdict.MsgSame, bad[:min(len(bad), maxIssues)])
-	case len(a.keyBad) > 0:
-		v.Fail(verdict.CheckVRFKey, verdict.MsgSame, a.keyBad[:min(len(a.keyBad), maxIssues)])
-	case len(a.keys) == 0:
+	case a.keyBad.n > 0:
+		v.Fail(verdict.CheckVRFKey, verdict.MsgSame, a.keyBad.first)
+	case len(a.keys.keys) == 0:
 		v.Skip(verdict.CheckVRFKey, verdict.MsgNoKeyAnnounced)
 	default:
 		if len(a.cfg.VRFPins) > 0 {
-			v.Pass(verdict.CheckVRFKey, verdict.MsgKeysAnnouncedPinned, len(a.keys))
+			v.Pass(verdict.CheckVRFKey, verdict.MsgKeysAnnouncedPinned, len(a.keys.keys))
 		} else {
-			v.Pass(verdict.CheckVRFKey, verdict.MsgKeysAnnounced, len(a.keys))
+			v.Pass(verdict.CheckVRFKey, verdict.MsgKeysAnnounced, len(a.keys.keys))
 		}
 	}
 	a.report(verdict.CheckGames, verdict.M(verdict.MsgGamesOK, a.res.Games, len(ids), a.res.Proofs))

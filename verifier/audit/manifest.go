@@ -89,12 +89,13 @@ type loggedManifest struct {
 // emissionManifests is what the audit knows of an emission's manifests
 // when it is given manifest files (the reading goroutine's).
 type emissionManifests struct {
-	first   uint64           // entry of its first manifest record
-	given   []loggedManifest // files given whose root its manifest records have, in log order
-	logged  int              // manifest records
-	missing int              // manifest records whose file was not given
-	checked int              // starts checked against the files given
-	blind   int              // starts whose ticket is in no file given, some manifest not given
+	first   uint64             // entry of its first manifest record
+	given   []loggedManifest   // files given whose root its manifest records have, each once, in log order of its first record
+	seen    map[*Manifest]bool // the files of given: a file logged again (the same root) is checked once
+	logged  int                // manifest records
+	missing int                // manifest records whose file was not given
+	checked int                // starts checked against the files given
+	blind   int                // starts whose ticket is in no file given, some manifest not given
 }
 
 // manifestRecord notes a record.Manifest (entry index) when manifest files
@@ -127,7 +128,16 @@ func (a *auditor) manifestRecord(index uint64, x *record.Manifest) {
 	if _, seen := a.matched[f]; !seen {
 		a.matched[f] = index
 	}
-	e.given = append(e.given, loggedManifest{file: f, index: index})
+	// A start is checked against each file once, whatever the number of
+	// records with its root: one entry per record would make every start
+	// whose ticket is in no file walk them all.
+	if !e.seen[f] {
+		if e.seen == nil {
+			e.seen = map[*Manifest]bool{}
+		}
+		e.seen[f] = true
+		e.given = append(e.given, loggedManifest{file: f, index: index})
+	}
 }
 
 // manifestStart checks game start x (entry index) against the manifest

@@ -812,6 +812,9 @@ const (
 	MsgCLIReadManifest                MsgID = "cli-read-manifest"
 	MsgUsageAuditManifest             MsgID = "usage-audit-manifest"
 
+	// Audit: a game with more records than the rules allow.
+	MsgAuditGameTooLong MsgID = "audit-game-too-long"
+
 	// rngverify: a file larger than the limit for its kind.
 	MsgFileTooLarge  MsgID = "file-too-large"
 	MsgLimitDocument MsgID = "limit-document"
@@ -2369,6 +2372,8 @@ Code de sortie :
 		"la partie %s (entrée %d) démarre le ticket %x avec S = %d centimes, mais le manifeste %s, journalisé à l'entrée %d, donne à ce ticket S = %d centimes : l'appareil a signé un début de partie qui contredit le manifeste qu'il a journalisé"},
 	MsgAuditStartNotInManifest: {"game %s (entry %d) starts ticket %x, which is in none of the %d manifest(s) of emission %q logged before it, all given (%s): the appliance signed a start of a ticket it never logged",
 		"la partie %s (entrée %d) démarre le ticket %x, qui ne figure dans aucun des %d manifeste(s) de l'émission « %s » journalisés avant elle, tous fournis (%s) : l'appareil a signé le début d'une partie d'un ticket qu'il n'a jamais journalisé"},
+	MsgAuditGameTooLong: {"entry %d is one record more than the rules allow a game (%d: its start, at most %d picks, a decision at each of %d tiers and its end): its records are not checked further",
+		"l'entrée %d est un enregistrement de plus que ce que le règlement permet à une partie (%d : son début, au plus %d sélections, une décision à chacun des %d paliers et sa fin) : ses enregistrements ne sont pas vérifiés plus avant"},
 	MsgAuditFactManifests: {"manifests",
 		"manifestes"},
 	MsgAuditManifestLogged: {"%s (emission %s, %d tickets, root %x): logged at entry %d",
