@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"tirage.fr/tirage/rngd/internal/testio"
 )
 
 // A stray argument of a command that reads a PIN or passphrase is not
@@ -23,26 +25,6 @@ func TestStrayArgumentNotEchoed(t *testing.T) {
 	}
 }
 
-// recordingReader hands out src a few bytes per Read and keeps every
-// region of the caller's buffers it wrote into, so that a test can see
-// whether the caller left a copy of the secret anywhere but in the slice
-// it returned.
-type recordingReader struct {
-	src     []byte
-	chunk   int
-	written [][]byte
-}
-
-func (r *recordingReader) Read(p []byte) (int, error) {
-	if len(r.src) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p[:min(len(p), r.chunk)], r.src)
-	r.src = r.src[n:]
-	r.written = append(r.written, p[:n])
-	return n, nil
-}
-
 // TestPromptOneBuffer: a secret piped to standard input is read into one
 // buffer, of which the secret is a slice, and nothing after its line is
 // consumed: wiping the secret wipes every byte read (the newline is wiped
@@ -55,33 +37,23 @@ func TestPromptOneBuffer(t *testing.T) {
 		{"line", secret + "\nnext line\n", "next line\n"},
 		{"end of input", secret, ""},
 	} {
-		r := &recordingReader{src: []byte(tc.in), chunk: 1 << 20}
+		r := &testio.RecordingReader{Src: []byte(tc.in), Chunk: 1 << 20}
 		c := &keysCmd{env: Env{Stdin: r, Stderr: io.Discard}}
 		b, err := c.prompt("passphrase")
 		if err != nil || string(b) != secret {
 			t.Fatalf("%s: read %d bytes, %v; want the %d of the secret", tc.name, len(b), err, len(secret))
 		}
-		if string(r.src) != tc.rest {
-			t.Errorf("%s: %q left unread, want %q", tc.name, r.src, tc.rest)
+		if string(r.Src) != tc.rest {
+			t.Errorf("%s: %q left unread, want %q", tc.name, r.Src, tc.rest)
 		}
 		clear(b)
-		checkWiped(t, tc.name, r.written)
+		r.CheckWiped(t, tc.name)
 	}
 
-	r := &recordingReader{src: bytes.Repeat([]byte("x"), maxSecret+10), chunk: 1 << 20}
+	r := &testio.RecordingReader{Src: bytes.Repeat([]byte("x"), maxSecret+10), Chunk: 1 << 20}
 	c := &keysCmd{env: Env{Stdin: r, Stderr: io.Discard}}
 	if b, err := c.prompt("passphrase"); err == nil || !strings.Contains(err.Error(), "longer than") {
 		t.Errorf("too long: read %d bytes, %v; want an error", len(b), err)
 	}
-	checkWiped(t, "too long", r.written)
-}
-
-func checkWiped(t *testing.T, when string, written [][]byte) {
-	t.Helper()
-	for i, w := range written {
-		if bytes.ContainsFunc(w, func(r rune) bool { return r != 0 }) {
-			t.Errorf("%s: read %d (%d bytes) left unwiped on the heap", when, i, len(w))
-			return
-		}
-	}
+	r.CheckWiped(t, "too long")
 }

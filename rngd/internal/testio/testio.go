@@ -59,3 +59,40 @@ func CopyExecutable(t testing.TB, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// RecordingReader hands out Src Chunk bytes at most per Read and keeps in
+// Written every region of the caller's buffers it wrote into, so that a
+// test can see whether the caller left a copy of a secret anywhere but in
+// the slice it returned (CheckWiped). Once Src is exhausted it returns Err,
+// or io.EOF if nil.
+type RecordingReader struct {
+	Src     []byte
+	Chunk   int
+	Err     error
+	Written [][]byte
+}
+
+func (r *RecordingReader) Read(p []byte) (int, error) {
+	if len(r.Src) == 0 {
+		if r.Err != nil {
+			return 0, r.Err
+		}
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), r.Chunk)], r.Src)
+	r.Src = r.Src[n:]
+	r.Written = append(r.Written, p[:n])
+	return n, nil
+}
+
+// CheckWiped fails t unless every byte r wrote into its caller's buffers
+// is zero now.
+func (r *RecordingReader) CheckWiped(t testing.TB, when string) {
+	t.Helper()
+	for i, w := range r.Written {
+		if bytes.ContainsFunc(w, func(r rune) bool { return r != 0 }) {
+			t.Errorf("%s: read %d (%d bytes) left unwiped on the heap", when, i, len(w))
+			return
+		}
+	}
+}
