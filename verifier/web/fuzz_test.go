@@ -32,6 +32,10 @@ func FuzzVerify(f *testing.F) {
 	p := newPaytable(f, 3)
 	f.Add(p.env, p.a.Announcement, "", []byte(nil))
 	f.Add(p.a.Announcement, p.a.Announcement, "", []byte(nil))
+	// An announcement anyone can make: among the documents it trusts
+	// nothing, its own attestation key included.
+	self := selfMadeAnnouncement(f)
+	f.Add(self, self, "", []byte(nil))
 	// rngd's replies as grpcurl prints them, and pins as rngctl does.
 	for _, name := range []string{"transcript-reply.json", "receipts-reply.json"} {
 		d, err := os.ReadFile("../cli/testdata/rngd/" + name)

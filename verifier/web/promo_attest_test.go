@@ -154,8 +154,14 @@ func TestFreezeReceiptOnPage(t *testing.T) {
 				}
 			case receipt.DocFreezeReceipt:
 				receipts++
-				if c := r.Verdict.Find(promo.CheckEntrantRoot); c == nil || c.Status != verdict.StatusSkip {
+				if c := r.Verdict.Find(promo.CheckEntrantRoot); c != nil && c.Status == verdict.StatusPass {
 					t.Errorf("the receipt was checked against one of two lists: %s", r.Verdict.JSON())
+				}
+				// The bailiff's checks were asked for and cannot run: the
+				// receipt fails entrant-list, not a pass on its public
+				// checks that asks for the list.
+				if c := r.Verdict.Find(promo.CheckEntrantList); r.Verdict.Status() != verdict.StatusFail || c == nil || c.Status != verdict.StatusFail || r.Note == web.NoteEntrantsMissing {
+					t.Errorf("the receipt with two lists of its draw: %s, note %q", r.Verdict.JSON(), r.Note)
 				}
 			}
 		}

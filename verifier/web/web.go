@@ -227,7 +227,7 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 		}
 		switch kind := receipt.Detect(f.Data); kind {
 		case receipt.DocLogKeys, receipt.DocKeyRecord:
-			out = append(out, offered(kind, f, &a))
+			out = append(out, offered(kind, f, &a, anns))
 		case receipt.DocEntrants:
 			l, err := promo.ParseEntrantList(f.Data)
 			if err != nil {
@@ -267,6 +267,12 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 		v.Fail(promo.CheckEntrantList, verdict.MsgWebListTwice, d, listFile[d], twice[d])
 		out = append(out, Result{File: listFile[d], Verdict: v})
 		delete(lists, d)
+		// A freeze receipt of the draw fails entrant-list with it: its
+		// bailiff's checks were asked for, and none can run.
+		if refusedList[d] == nil {
+			why := verdict.M(verdict.MsgWebListTwice, d, listFile[d], twice[d])
+			refusedList[d] = &why
+		}
 	}
 	for _, f := range checked {
 		var v *verdict.Verdict
@@ -371,7 +377,7 @@ func trust(a *receipt.Anchors, anns *[]*record.KeyAnnouncement, b []byte) error 
 // offered is the verdict on a key file dropped among the documents: its
 // keys, trusted only if the anchors already trust every one of them; a key
 // announcement is also checked (announce.Parse) and named bad if it fails.
-func offered(kind string, f File, a *receipt.Anchors) Result {
+func offered(kind string, f File, a *receipt.Anchors, anns []*record.KeyAnnouncement) Result {
 	v := verdict.New(kind, verdict.MsgSame, f.Name)
 	// Log keys: given, or pinned by a bare fingerprint. A VRF key: given,
 	// or pinned with its suite (receipt.Anchors.VRFTrusted).
@@ -420,12 +426,18 @@ func offered(kind string, f File, a *receipt.Anchors) Result {
 				keys = append(keys, key{plain(k.Use, string(s)+":"+fp), trusted})
 				continue
 			}
-			// An attestation key is trusted for attestations with its
-			// announcement (trust); it is never a log key
-			// (receipt.AnnouncedAnchors).
+			// An attestation key is never a log key
+			// (receipt.AnnouncedAnchors): it is trusted only as an
+			// attestation key an anchor announcement announces, with its
+			// suite and public key. Its own announcement proves only that
+			// whoever made the file holds it.
 			trusted = slices.Contains(logTrusted, fp)
 			if k.Use == announce.UseAttestation {
-				trusted = annErr == nil
+				trusted = annErr == nil && slices.ContainsFunc(anns, func(ann *record.KeyAnnouncement) bool {
+					return slices.ContainsFunc(receipt.AttestationKeys(ann), func(t record.Key) bool {
+						return t.Suite == k.Suite && bytes.Equal(t.PublicKey, k.PublicKey)
+					})
+				})
 			}
 			keys = append(keys, key{plain(k.Use+" "+k.Suite, fp), trusted})
 		}

@@ -1,6 +1,9 @@
 package web_test
 
 import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"os"
@@ -9,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"tirage.fr/tirage/verifier/announce"
 	"tirage.fr/tirage/verifier/checkpoint"
@@ -479,4 +483,44 @@ func TestDroppedKeyUnknownSuite(t *testing.T) {
 	if _, _, err := receipt.ParsePin(fp); err != nil {
 		t.Errorf("bare fingerprint %s refused: %v", fp, err)
 	}
+}
+
+// A key announcement made by anyone — here of one attestation key, sealed
+// by that key — dropped among the documents is not trusted: its own seal
+// proves only that its maker holds the key. (Its attestation key showed as
+// trusted, the announcement passed, and the page invited the player to
+// give it as a trusted key.) Given as an anchor, the same announcement
+// makes its key trusted where it is dropped again.
+func TestDroppedAttestationKeyNotTrusted(t *testing.T) {
+	b := selfMadeAnnouncement(t)
+	dropped := []web.File{{Name: "operator-keys.json", Data: b}}
+	r := results(web.Verify(dropped, nil, "", nil)).get("operator-keys.json")
+	if r.Verdict.Status() == verdict.StatusPass || r.Note != web.NoteKeyNotTrusted {
+		t.Errorf("a self-made attestation key announcement among the documents: %s, note %q\n%s", r.Verdict.Status(), r.Note, r.Verdict.Text("en"))
+	}
+	r = results(web.Verify(dropped, []web.File{{Name: "anchor.json", Data: b}}, "", nil)).get("operator-keys.json")
+	if r.Verdict.Status() != verdict.StatusPass || r.Note != "" {
+		t.Errorf("the same announcement, also given as an anchor: %s, note %q\n%s", r.Verdict.Status(), r.Note, r.Verdict.Text("en"))
+	}
+}
+
+// selfMadeAnnouncement is a key announcement of one attestation key,
+// sealed by that key, as anyone can make one.
+func selfMadeAnnouncement(t testing.TB) []byte {
+	t.Helper()
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ka := &record.KeyAnnouncement{Time: time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC),
+		Keys: []record.Key{{ID: "att-evil", Use: announce.UseAttestation, Suite: announce.Ed25519, PublicKey: der, Fingerprint: record.Fingerprint(der)}}}
+	b, err := announce.Seal(ka, func(_ int, m []byte) ([]byte, error) { return ed25519.Sign(priv, m), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
