@@ -60,11 +60,7 @@ func TestShutdownEndsHealthWatch(t *testing.T) {
 			}
 		}()
 	}
-	start := time.Now()
 	td.stop()
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("the shutdown took %v with health Watch streams open", took)
-	}
 	if bytes.Contains(td.logs(), []byte("drain timed out")) {
 		t.Error("health Watch streams made the drain time out: the calls still in flight were stopped")
 	}

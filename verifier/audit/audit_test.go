@@ -30,7 +30,7 @@ func (f files) Fetch(_ context.Context, path string) ([]byte, error) {
 	return b, nil
 }
 
-func logWith(t *testing.T, games int, cheat func(i int) receipttest.Cheat) *receipttest.Appliance {
+func logWith(t testing.TB, games int, cheat func(i int) receipttest.Cheat) *receipttest.Appliance {
 	t.Helper()
 	a, err := receipttest.New(9)
 	if err != nil {
@@ -436,7 +436,7 @@ func TestAuditPromoAgain(t *testing.T) {
 	}
 }
 
-func mustFormat(t *testing.T, r record.Record) []byte {
+func mustFormat(t testing.TB, r record.Record) []byte {
 	t.Helper()
 	b, err := record.Format(r)
 	if err != nil {

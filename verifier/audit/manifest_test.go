@@ -34,7 +34,7 @@ func manifestFile(tks []manifest.Ticket) string {
 	return b.String()
 }
 
-func readManifest(t *testing.T, name string, tks []manifest.Ticket) *audit.Manifest {
+func readManifest(t testing.TB, name string, tks []manifest.Ticket) *audit.Manifest {
 	t.Helper()
 	m, err := audit.ReadManifest(name, strings.NewReader(manifestFile(tks)))
 	if err != nil {
