@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/web"
 )
 
@@ -378,9 +379,13 @@ func read(t *testing.T, ctx context.Context, n int) []pageDoc {
 // copy without main.wasm.js says so, and keeps saying it, in the language
 // chosen, when the language changes or a file is dropped (not « Loading »
 // for ever). Files larger than rngverify reads are refused by name with
-// the limit — a 3 GiB one too, whose reading failed unseen — and so is a
-// key file over 1 MiB in zone 1. When the verifier stops (out of memory),
-// the page says so and shows no verdict, the last ones gone.
+// the limit — a 3 GiB one too, whose reading failed unseen, and an entrant
+// list one byte over its 1 GiB — and so is a key file over 1 MiB in zone
+// 1, none of them read: the page keeps their first bytes only. The files
+// kept are copied into the verifier once: typing pins and choosing the
+// language verify again without reading them. When the verifier stops
+// (out of memory), the page says so and shows no verdict, the last ones
+// gone.
 func TestBrowserPageFailures(t *testing.T) {
 	dir := t.TempDir()
 	page := buildPage(t, dir)
@@ -394,9 +399,12 @@ func TestBrowserPageFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sized := func(name string, size int64) string {
+	sized := func(name string, size int64, head ...byte) string {
 		p := filepath.Join(dir, "docs", name)
 		f, err := os.Create(p)
+		if err == nil {
+			_, err = f.Write(head)
+		}
 		if err == nil {
 			err = f.Truncate(size) // sparse
 		}
@@ -409,6 +417,7 @@ func TestBrowserPageFailures(t *testing.T) {
 		return p
 	}
 	huge, over, key := sized("huge.bin", 3<<30), sized("over.json", web.MaxDocument+1), sized("big.vkey", web.MaxKeyFile+1)
+	list := sized("list.bin", web.MaxEntrants+1, []byte(receipt.EntrantsHead)...)
 	ctx := startBrowser(t, dir)
 	failed := func(what string, want ...string) {
 		t.Helper()
@@ -441,13 +450,14 @@ func TestBrowserPageFailures(t *testing.T) {
 	if err := chromedp.Do(ctx,
 		chromedp.Click("#lang-en"),
 		chromedp.SetUploadFiles("#anchors", []string{key}),
-		chromedp.SetUploadFiles("#files", []string{huge, over, files["receipt"]}),
+		chromedp.SetUploadFiles("#files", []string{huge, over, list, files["receipt"]}),
 	); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range read(t, ctx, 4) {
+	for _, d := range read(t, ctx, 5) {
 		want := map[string]string{"huge.bin": "huge.bin is larger than 16 MiB, the limit for a receipt, transcript or certificate",
 			"over.json": "over.json is larger than 16 MiB, the limit for a receipt, transcript or certificate",
+			"list.bin":  "list.bin is larger than 1024 MiB, the limit for an entrant list",
 			"big.vkey":  "big.vkey is larger than 1 MiB, the limit for a key file", "receipt.json": "NOT VERIFIED"}[d.File]
 		if want == "" || d.Verdict != "fail" || !strings.Contains(d.Summary, want) {
 			t.Errorf("%s: verdict %s, %q; want fail, %q", d.File, d.Verdict, d.Summary, want)
@@ -456,9 +466,54 @@ func TestBrowserPageFailures(t *testing.T) {
 	if s, err := chromedp.Run(ctx, chromedp.Text("#read-errors")); err != nil || s != "" {
 		t.Errorf("files not read: %q (%v)", s, err)
 	}
+	// The files over their limit were not read: the page keeps their
+	// first bytes (whether a document is an entrant list) and their size.
+	kept, err := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify(Object.fromEntries([...files, ...anchors].map((f) => [f.name, [f.data.length, f.size]])))`))
+	var held map[string][2]int64
+	if err == nil {
+		err = json.Unmarshal([]byte(kept), &held)
+	}
+	head := int64(len(receipt.EntrantsHead))
+	for name, w := range map[string][2]int64{"huge.bin": {head, 3 << 30}, "over.json": {head, web.MaxDocument + 1},
+		"list.bin": {head, web.MaxEntrants + 1}, "big.vkey": {0, web.MaxKeyFile + 1}} {
+		if held[name] != w {
+			t.Errorf("%s: the page holds [bytes, size] %v, want %v (%v)", name, held[name], w, err)
+		}
+	}
+	// Verified again as the pins are typed and the language chosen, the
+	// files are not copied into the verifier again: it kept its copies.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.copied = 0;
+		for (const f of [...files, ...anchors, ...rules]) { const d = f.data; Object.defineProperty(f, "data", { get() { window.copied++; return d; } }); }
+		true`)); err != nil {
+		t.Fatal(err)
+	}
+	copied := func(what, sel string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`document.querySelector(%q) !== null`, sel), chromedp.WithPollingTimeout(time.Minute))); err != nil {
+			t.Fatalf("%s: the page does not show %s (%v)", what, sel, err)
+		}
+		if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.copied`)); err != nil || n != 0 {
+			t.Errorf("%s: the files were read %d times (%v), want none: the verifier copies them again", what, n, err)
+		}
+		if d := read(t, ctx, 6); len(d) == 6 {
+			for _, d := range d {
+				if d.Verdict != "fail" {
+					t.Errorf("%s: %s: verdict %s", what, d.File, d.Verdict)
+				}
+			}
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.SendKeys("#pins", "ab")); err != nil {
+		t.Fatal(err)
+	}
+	copied("pins typed", `html[lang="en"] #results section[data-file="ab"][data-note="pin-refused"]`)
+	if err := chromedp.Do(ctx, chromedp.Click("#lang-fr")); err != nil {
+		t.Fatal(err)
+	}
+	copied("French chosen", `html[lang="fr"] #results section[data-file="ab"][data-note="pin-refused"]`)
 	// Two rules files given one after the other, the first read last (a
 	// large file): the zone keeps the later given.
-	kept, err := chromedp.Run(ctx, chromedp.Evaluate[string](`new Promise((done) => {
+	kept, err = chromedp.Run(ctx, chromedp.Evaluate[string](`new Promise((done) => {
 		const slow = new File(["first"], "first.yaml");
 		slow.slice = () => ({ arrayBuffer: () => new Promise((r) => setTimeout(() => r(new ArrayBuffer(5)), 300)) });
 		add(rules, [slow], "rules", true);

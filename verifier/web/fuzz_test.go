@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"testing"
@@ -14,7 +15,7 @@ import (
 // which the page can render. A file dropped among the documents never adds
 // trust, nor does a rules file: with no anchor and no pin nothing passes
 // and nothing proves misbehaviour, and an anchor the page refuses trusts
-// nothing either.
+// nothing either. Verify does not change the files it is given.
 func FuzzVerify(f *testing.F) {
 	b := newBundle(f, 23)
 	rules := readFile(f, "../../examples/bonus-crescendo.yaml")
@@ -62,7 +63,13 @@ func FuzzVerify(f *testing.F) {
 				}
 			}
 		}
+		given := [][]byte{bytes.Clone(doc), bytes.Clone(anchor), bytes.Clone(rulesFile)}
 		rs := web.Verify(docs, []web.File{{Name: "anchor", Data: anchor}}, pins, rules)
+		// The page's engine keeps its copies of the files from one call to
+		// the next (verifier/web/wasm): Verify must not change them.
+		if !bytes.Equal(doc, given[0]) || !bytes.Equal(anchor, given[1]) || !bytes.Equal(rulesFile, given[2]) {
+			t.Fatal("Verify changed the files it was given")
+		}
 		var page []json.RawMessage
 		if err := json.Unmarshal(web.Render(rs, "fr"), &page); err != nil || len(page) != len(rs) {
 			t.Fatalf("rendered page: %v", err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"tirage.fr/tirage/verifier/cli"
+	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/verdict"
 	"tirage.fr/tirage/verifier/web"
@@ -138,5 +139,56 @@ func TestPageScriptHash(t *testing.T) {
 	}
 	if strings.Contains(src, "'unsafe-inline'") {
 		t.Errorf("script-src %q allows any inline script", src)
+	}
+}
+
+// TestSizeLimitsDeclared: a file the page does not read, its declared
+// size over its limit (web.File.Size, its first bytes at most in Data), is
+// refused with the verdict it has when read up to its limit and one byte
+// more — a document, a key file, a rules file — and a document that
+// begins as an entrant list with the entrant list's, by the size alone.
+// One declared over the document's limit but not the entrant list's,
+// read whole, is an entrant list.
+func TestSizeLimitsDeclared(t *testing.T) {
+	read := func(n int) []byte { return bytes.Repeat([]byte{' '}, n) }
+	same := func(what string, declared, read []web.Result) {
+		t.Helper()
+		if len(declared) != len(read) {
+			t.Fatalf("%s: %d results declared, %d read", what, len(declared), len(read))
+		}
+		for i := range read {
+			d, r := declared[i], read[i]
+			for _, lang := range []string{"en", "fr"} {
+				if d.File != r.File || d.Note != r.Note || d.Verdict.Text(lang) != r.Verdict.Text(lang) {
+					t.Errorf("%s, %s: declared\n%s (%q)\nread\n%s (%q)", what, lang, d.Verdict.Text(lang), d.Note, r.Verdict.Text(lang), r.Note)
+				}
+			}
+		}
+	}
+	same("a document", web.Verify([]web.File{{Name: "over.json", Size: web.MaxDocument + 1}}, nil, "", nil),
+		web.Verify([]web.File{{Name: "over.json", Data: read(web.MaxDocument + 1)}}, nil, "", nil))
+	same("a document, its first bytes given", web.Verify([]web.File{{Name: "over.json", Data: []byte("{\"x\":"), Size: 3 << 30}}, nil, "", nil),
+		web.Verify([]web.File{{Name: "over.json", Data: read(web.MaxDocument + 1)}}, nil, "", nil))
+	same("a key file", web.Verify(nil, []web.File{{Name: "big.vkey", Size: web.MaxKeyFile + 1}}, "", nil),
+		web.Verify(nil, []web.File{{Name: "big.vkey", Data: read(web.MaxKeyFile + 1)}}, "", nil))
+	same("a rules file", web.Verify(nil, nil, "", &web.File{Name: "rules.yaml", Size: web.MaxRules + 1}),
+		web.Verify(nil, nil, "", &web.File{Name: "rules.yaml", Data: read(web.MaxRules + 1)}))
+
+	head := []byte(receipt.EntrantsHead)
+	rs := web.Verify([]web.File{{Name: "list.txt", Data: head, Size: web.MaxEntrants + 1}}, nil, "", nil)
+	if len(rs) != 1 {
+		t.Fatalf("an entrant list over its limit: %d results", len(rs))
+	}
+	for lang, want := range map[string]string{"en": "list.txt is larger than 1024 MiB, the limit for an entrant list", "fr": "list.txt dépasse 1024 Mio, la limite pour une liste"} {
+		c := rs[0].Verdict.Find(promo.CheckEntrantList)
+		if rs[0].Verdict.Kind != receipt.DocEntrants || c == nil || c.Status != verdict.StatusFail || !strings.HasPrefix(c.Reason(lang), want) {
+			t.Errorf("an entrant list over its limit, %s: %s", lang, rs[0].Verdict.Text(lang))
+		}
+	}
+	// Its size at the limit, but only its head read (the page reads it
+	// whole): not refused as too large.
+	rs = web.Verify([]web.File{{Name: "list.txt", Data: head, Size: web.MaxEntrants}}, nil, "", nil)
+	if s := rs[0].Verdict.Text("en"); len(rs) != 1 || strings.Contains(s, "larger than") {
+		t.Errorf("an entrant list at its limit is refused as too large:\n%s", s)
 	}
 }

@@ -60,8 +60,19 @@ import (
 // File is one dropped file.
 type File struct {
 	Name string
+	// Data is the file's bytes, as many as the page read: for a file
+	// larger than its limit, which the page does not read, only its
+	// beginning (the bytes that say whether it is an entrant list:
+	// receipt.EntrantsHead), or nothing.
 	Data []byte
+	// Size is the file's size as the browser declares it, if larger than
+	// len(Data): Verify refuses the file as too large by it, as by
+	// len(Data). Zero (or less than len(Data)): len(Data) is its size.
+	Size int64
 }
+
+// size is f's size: Size, or len(Data) if larger.
+func (f File) size() int64 { return max(f.Size, int64(len(f.Data))) }
 
 // Notes: what the page adds, in its own words, under a result.
 const (
@@ -109,9 +120,14 @@ const docRules = "rules"
 // The most the page reads of a file, by zone, as rngverify reads it (docs/
 // verifier.md, File size limits): the page reads one byte more (index.html's
 // LIMITS, which must match), and Verify refuses a larger file by name, with
-// the limit and what it is for, as rngverify does — not read into memory,
-// so that a large file dropped by mistake neither freezes the tab nor
-// exhausts the verifier's memory.
+// the limit and what it is for, as rngverify does. A file whose declared
+// size is over the most it could be allowed (a document: the entrant
+// list's limit if it begins as one, else the document's; a key file: its
+// own) is not read at all: the page gives its size (File.Size) and its
+// first bytes only, so that a large file dropped by mistake neither
+// freezes the tab nor exhausts the verifier's memory. (A rules file is
+// read up to its limit and one byte more even then: certificates are
+// still checked against what was read, as before.)
 const (
 	// MaxDocument: a receipt, transcript or certificate (--entrants aside).
 	MaxDocument = receipt.MaxSize
@@ -165,8 +181,9 @@ type Result struct {
 // verified as without them and carries NoteRulesOtherOperation. Without
 // rules, a certificate whose freeze announced no beacon round carries
 // NoteRulesMissing. A file larger than rngverify reads (MaxDocument,
-// MaxEntrants, MaxKeyFile, MaxRules) is refused by name, with the limit,
-// as rngverify refuses it; an anchor so refused is NoteAnchorRefused.
+// MaxEntrants, MaxKeyFile, MaxRules), by its bytes or its declared
+// File.Size, is refused by name, with the limit, as rngverify refuses it;
+// an anchor so refused is NoteAnchorRefused.
 // A freeze receipt is checked with its draw's entrant list if one is among
 // docs (NoteEntrantsMissing if not); an attestation with the key
 // announcements among anchors (NoteAnnouncementMissing if none announces
@@ -194,7 +211,7 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 		a.Pins = append(a.Pins, fp)
 	}
 	for _, f := range anchors {
-		if len(f.Data) > MaxKeyFile {
+		if f.size() > MaxKeyFile {
 			out = append(out, Result{File: f.Name, Verdict: tooLarge("", verdict.CheckLogKey, f, MaxKeyFile, verdict.MsgLimitKeyFile), Note: NoteAnchorRefused})
 			continue
 		}
@@ -217,11 +234,11 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 	for _, f := range docs {
 		if limit, what := MaxDocument, verdict.MsgLimitDocument; bytes.HasPrefix(f.Data, []byte(receipt.EntrantsHead)) {
 			limit, what = MaxEntrants, verdict.MsgLimitEntrants
-			if len(f.Data) > limit {
+			if f.size() > int64(limit) {
 				out = append(out, Result{File: f.Name, Verdict: tooLarge(receipt.DocEntrants, promo.CheckEntrantList, f, limit, what)})
 				continue
 			}
-		} else if len(f.Data) > limit {
+		} else if f.size() > int64(limit) {
 			out = append(out, Result{File: f.Name, Verdict: tooLarge("", verdict.CheckFormat, f, limit, what)})
 			continue
 		}
@@ -335,7 +352,7 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 // file.
 func refusedRules(f File) *Result {
 	v := verdict.New(docRules, verdict.MsgSame, f.Name)
-	if len(f.Data) > MaxRules {
+	if f.size() > MaxRules {
 		v.Fail(verdict.CheckFormat, verdict.MsgCLIReadRules, verdict.M(verdict.MsgFileTooLarge, f.Name, MaxRules>>20, verdict.M(verdict.MsgLimitRules)))
 	} else if _, err := promo.ParseRules(f.Data); err != nil {
 		v.Fail(verdict.CheckFormat, verdict.MsgColon, f.Name, receipt.Cause(err))

@@ -8,7 +8,11 @@
 // (the key files the user trusts: the operator's log key file or key
 // announcement record, the latter also for attestations) and
 // rules (the draw's rules file, none or one: the last is taken) are
-// arrays of {name, data: Uint8Array}, pins a string of pinned key
+// arrays of {id, name, size, data: Uint8Array} (data: what the page read,
+// the first bytes only of a file over its limit, whose size says it:
+// web.File.Size; id: a number the page gives each file it keeps, for the
+// file to be copied into Go once — a call forgets the files it is not
+// given), pins a string of pinned key
 // fingerprints, and lang "fr" or "en"; the JSON is package web's Render of
 // web.Verify(files, anchors, pins, rules). Only anchors and pins are
 // trusted; certificates are checked against the rules, as by rngverify
