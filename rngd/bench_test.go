@@ -100,6 +100,9 @@ var benchDirs struct {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv("RNGD_TEST_SIGNAL") == "1" {
+		signalHelper() // TestSecondSignalKills' child
+	}
 	code := m.Run()
 	// The shared benchmark daemon stops before its directories go: its
 	// log would otherwise write into a directory removed under it.

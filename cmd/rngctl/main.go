@@ -2,10 +2,7 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"tirage.fr/tirage/rngd"
 	"tirage.fr/tirage/rngd/ctl"
@@ -17,7 +14,7 @@ func main() {
 		os.Stderr.WriteString("rngctl: " + err.Error() + "\n")
 		os.Exit(1)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := rngd.SignalContext()
 	code := ctl.Run(ctx, ctl.Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv})
 	stop()
 	os.Exit(code)

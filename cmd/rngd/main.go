@@ -17,8 +17,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"tirage.fr/tirage/rngd"
 )
@@ -73,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	rngd.TuneRuntime()
 	cfg.Logger = slog.New(slog.NewJSONHandler(stderr, nil))
 	cfg.Banner = stdout
-	ctx, stop := signalContext()
+	ctx, stop := rngd.SignalContext()
 	defer stop()
 	if err := rngd.Run(ctx, cfg); err != nil {
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
@@ -86,25 +84,4 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	return 0
-}
-
-// signalContext is done at the first SIGINT or SIGTERM: rngd then stops
-// gracefully. The signals get their default action again before it is
-// done: a second one ends the process at once, however long the shutdown
-// takes (durable state is then as safe as after a crash). With
-// signal.NotifyContext, whose stop ran only when run returned, a second
-// signal was swallowed.
-func signalContext() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(context.Background())
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		select {
-		case <-sig:
-		case <-ctx.Done():
-		}
-		signal.Stop(sig)
-		cancel()
-	}()
-	return ctx, cancel
 }

@@ -10,16 +10,12 @@ import (
 )
 
 // TestMain runs rngd's main in a child process when asked (runMain), so
-// that the tests see its real exit code and output, or the signal helper
-// (signalHelper).
+// that the tests see its real exit code and output.
 func TestMain(m *testing.M) {
 	if os.Getenv("RNGD_TEST_MAIN") == "1" {
 		os.Args = append([]string{"rngd"}, os.Args[1:]...)
 		main()
 		os.Exit(0)
-	}
-	if os.Getenv("RNGD_TEST_SIGNAL") == "1" {
-		signalHelper()
 	}
 	os.Exit(m.Run())
 }

@@ -2,8 +2,12 @@ package ctl
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -29,7 +33,11 @@ var emissionUsage = `usage: rngctl emission create|list|import` + devOnly("|demo
   list           list the registered emissions
   import         import a ticket manifest (lines emission_id,ticket_hash_hex,stake_cents);
                  its Merkle root and count are logged
-                 --id ID --manifest FILE
+                 --id ID --manifest FILE [--count N] [--root HEX]
+                 the file must end with a newline (a last line without one is a
+                 file cut off: refused, nothing imported); --count and --root,
+                 when given, are what the file must hold (its tickets, its
+                 Merkle root as import prints it), checked before anything is sent
 ` + devOnly(`  demo-manifest  dev build only: make a demo manifest and the codes of its tickets
                  (tests, make run). The codes derive from the emission id and a
                  public seed: anyone can recompute them, and rngd refuses the
@@ -38,11 +46,16 @@ var emissionUsage = `usage: rngctl emission create|list|import` + devOnly("|demo
                  neither file may exist: both are checked before either is written
 `) + `
 admin flags (create, list, import):
-` + adminSocketHelp + `  --request-id ID     request id (default: derived from the whole command, so that
-                      running the same command again returns the same result,
-                      and a different one gets rngd's answer to it)
+` + adminSocketHelp + `  --request-id ID     request id of create and import (default: derived from the
+                      whole command, so that running the same command again
+                      returns the same result, and a different one gets rngd's
+                      answer to it)
 
-Exit status: 0 done, 1 failed or refused by rngd (one line says why), 2 usage error.
+A flag the subcommand does not use is a usage error.
+
+Exit status: 0 done, 1 failed or refused by rngd, or a manifest refused (cut
+off, or not the --count or --root given): nothing imported (one line says
+why), 2 usage error.
 `
 
 func runEmission(ctx context.Context, env Env) int {
@@ -52,6 +65,10 @@ func runEmission(ctx context.Context, env Env) int {
 	if env.Args[0] == "demo-manifest" && !devBuild {
 		return usageError(env, "emission", "emission demo-manifest: only in a dev build of rngctl (-tags tirage_dev): a demo manifest's codes are public, and rngd imports one only in dev mode")
 	}
+	used, known := emissionFlags[env.Args[0]]
+	if !known {
+		return usageError(env, "emission", "emission: unknown subcommand %q", env.Args[0])
+	}
 	fs := newFlags("emission " + env.Args[0])
 	var a adminFlags
 	a.register(fs, env)
@@ -60,7 +77,14 @@ func runEmission(ctx context.Context, env Env) int {
 	manifest := fs.String("manifest", "", "manifest file")
 	codesFile := fs.String("codes", "", "demo codes file")
 	count := fs.Int("count", 0, "tickets")
+	rootHex := fs.String("root", "", "manifest root, hex")
 	if code, ok := parseArgs(env, fs, env.Args[1:], fs.Name(), emissionUsage, false); !ok {
+		return code
+	}
+	if code, ok := onlyFlags(env, fs, used...); !ok {
+		return code
+	}
+	if code, ok := textFlags(env, fs, "id", "request-id"); !ok {
 		return code
 	}
 	// need reports a missing string flag (--count is checked by its range).
@@ -122,6 +146,18 @@ func runEmission(ctx context.Context, env Env) int {
 		if !need("id", "manifest") {
 			return ExitUsage
 		}
+		countGiven := false
+		fs.Visit(func(f *flag.Flag) { countGiven = countGiven || f.Name == "count" })
+		if countGiven && *count < 1 {
+			return usageError(env, "emission", "emission import: --count %d: want 1 or more", *count)
+		}
+		var wantRoot []byte
+		if *rootHex != "" {
+			var err error
+			if wantRoot, err = hex.DecodeString(*rootHex); err != nil || len(wantRoot) != sha256.Size {
+				return usageError(env, "emission", "emission import: --root: want %d hex digits (the manifest root, as import prints it)", 2*sha256.Size)
+			}
+		}
 		tickets, err := readManifest(*manifest, *id)
 		if err != nil {
 			return fail(env, err)
@@ -129,6 +165,14 @@ func runEmission(ctx context.Context, env Env) int {
 		root := rngd.NewManifestRoot()
 		for _, t := range tickets {
 			root.Add(t)
+		}
+		// What the operator expects of the file is checked before anything
+		// is sent: a file cut at a line break reads as a shorter manifest.
+		if countGiven && len(tickets) != *count {
+			return fail(env, fmt.Errorf("--count %d: the manifest has %d tickets: nothing imported", *count, len(tickets)))
+		}
+		if wantRoot != nil && !bytes.Equal(wantRoot, root.Root()) {
+			return fail(env, fmt.Errorf("--root %x: the manifest's root is %x: nothing imported", wantRoot, root.Root()))
 		}
 		// The manifest's root covers every ticket and its emission; the
 		// header (emission, count) is hashed too.
@@ -185,10 +229,16 @@ func runEmission(ctx context.Context, env Env) int {
 			return fail(env, fmt.Errorf("--codes: %w", err))
 		}
 		fmt.Fprintf(env.Stdout, "demo manifest: %s (%d tickets); their codes: %s (public: anyone who knows the emission id can recompute them; rngd imports this manifest only in dev mode)\n", *manifest, *count, *codesFile)
-	default:
-		return usageError(env, "emission", "emission: unknown subcommand %q", env.Args[0])
 	}
 	return ExitOK
+}
+
+// emissionFlags are the flags each emission subcommand uses (onlyFlags).
+var emissionFlags = map[string][]string{
+	"create":        {"socket", "request-id", "id", "closure"},
+	"list":          {"socket"},
+	"import":        {"socket", "request-id", "id", "manifest", "count", "root"},
+	"demo-manifest": {"id", "count", "manifest", "codes"},
 }
 
 // devOnly is s in a dev build of rngctl, else "".
@@ -235,17 +285,47 @@ func readManifestFile(path, emission string) ([]rngd.Ticket, error) {
 	}
 	defer f.Close()
 	var tickets []rngd.Ticket
-	err = rngd.ReadManifest(bufio.NewReader(f), func(t rngd.Ticket) error {
+	lr := &lineReader{r: f}
+	err = rngd.ReadManifest(bufio.NewReader(lr), func(t rngd.Ticket) error {
 		if t.Emission != emission {
 			return fmt.Errorf("manifest ticket %x belongs to emission %q, not %q", t.TicketHash, t.Emission, emission)
 		}
 		tickets = append(tickets, t)
 		return nil
 	})
+	// A last line without its newline is a file cut off (a copy one byte
+	// short reads as a ticket with a stake a tenth of its own): whatever
+	// the reader made of that line, the file is refused as such.
+	if lr.eof && lr.read > 0 && lr.last != '\n' {
+		return nil, fmt.Errorf("ends in the middle of line %d (truncated?): nothing imported", lr.lines+1)
+	}
 	if err == nil && len(tickets) == 0 {
 		err = errors.New("the manifest has no ticket")
 	}
 	return tickets, err
+}
+
+// lineReader counts the newlines read through it and keeps the last byte
+// read, so that a file whose last line has no newline is recognised.
+type lineReader struct {
+	r     io.Reader
+	lines int   // newlines read
+	read  int64 // bytes read
+	last  byte  // the last byte read
+	eof   bool  // the end of the file was reached
+}
+
+func (l *lineReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if n > 0 {
+		l.read += int64(n)
+		l.lines += bytes.Count(p[:n], []byte{'\n'})
+		l.last = p[n-1]
+	}
+	if err == io.EOF {
+		l.eof = true
+	}
+	return n, err
 }
 
 // writeNew writes a file that must not exist yet; a failed write leaves

@@ -136,3 +136,84 @@ allow_software = true
 passphrase_file = %q
 `, data, filepath.Join(dir, "server.pem"), filepath.Join(dir, "server.key"), filepath.Join(dir, "ca.pem"), filepath.Join(dir, "pass"))
 }
+
+// A manifest cut off in the middle of its last line (a copy one byte
+// short: the last stake 100000 read as 10000) is refused, nothing
+// imported, so the whole file imports afterwards; --count and --root catch a
+// cut at a line break, before anything is sent.
+func TestEmissionImportTruncated(t *testing.T) {
+	sock := rngdtest.Start(t).Admin
+	dir := t.TempDir()
+	manifest := filepath.Join(dir, "m.csv")
+	testManifest(t, manifest, "E1", 20)
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := filepath.Join(dir, "short.csv")
+	os.WriteFile(short, data[:len(data)-2], 0o644) // the newline and the stake's last digit
+	lines := strings.SplitAfter(string(data), "\n")
+	cut := filepath.Join(dir, "cut.csv")
+	os.WriteFile(cut, []byte(strings.Join(lines[:19], "")), 0o644)
+	if code, _, errs := rngctl("emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-12-01"); code != ExitOK {
+		t.Fatalf("create: %s", errs)
+	}
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"--manifest", short}, ExitFail, "--manifest " + short + ": ends in the middle of line 20 (truncated?): nothing imported"},
+		{[]string{"--manifest", cut, "--count", "20"}, ExitFail, "--count 20: the manifest has 19 tickets: nothing imported"},
+		{[]string{"--manifest", cut, "--root", strings.Repeat("ab", 32)}, ExitFail, "--root abab"},
+		{[]string{"--manifest", manifest, "--count", "0"}, ExitUsage, "emission import: --count 0: want 1 or more"},
+		{[]string{"--manifest", manifest, "--root", "xyz"}, ExitUsage, "emission import: --root: want 64 hex digits"},
+	} {
+		code, out, errs := rngctl(append([]string{"emission", "import", "--socket", sock, "--id", "E1"}, tc.args...)...)
+		if code != tc.code || out != "" || !strings.Contains(errs, tc.stderr) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("emission import %v: exit %d, %q %q; want %d and %q", tc.args, code, out, errs, tc.code, tc.stderr)
+		}
+	}
+	code, out, errs := rngctl("emission", "import", "--socket", sock, "--id", "E1", "--manifest", manifest, "--count", "20")
+	if code != ExitOK || !strings.Contains(out, "20 tickets") {
+		t.Fatalf("import of the whole manifest after the refusals: exit %d %q %q", code, out, errs)
+	}
+	root := out[strings.Index(out, "root ")+5:][:64]
+	if code, _, errs := rngctl("emission", "import", "--socket", sock, "--id", "E1", "--manifest", manifest, "--root", root, "--request-id", "again"); code != ExitFail || !strings.Contains(errs, "already imported") {
+		t.Errorf("import again with its --root: exit %d %q, want rngd's refusal (the root matched)", code, errs)
+	}
+}
+
+// A flag the subcommand does not use, or a text flag that is not UTF-8, is
+// a usage error naming it, found before rngd is called (the socket here does
+// not exist).
+func TestSubcommandFlags(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "none.sock")
+	manifest := filepath.Join(dir, "m.csv")
+	testManifest(t, manifest, "E1", 3)
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"emission", "list", "--id", "E1"}, "emission list: --id is not a flag of emission list"},
+		{[]string{"emission", "list", "--request-id", "r"}, "emission list: --request-id is not a flag of emission list"},
+		{[]string{"emission", "create", "--id", "E1", "--closure", "2026-12-01", "--manifest", manifest}, "emission create: --manifest is not a flag of emission create"},
+		{[]string{"emission", "create", "--id", "E1", "--closure", "2026-12-01", "--count", "3"}, "emission create: --count is not a flag of emission create"},
+		{[]string{"emission", "import", "--id", "E1", "--manifest", manifest, "--closure", "2026-12-01"}, "emission import: --closure is not a flag of emission import"},
+		{[]string{"emission", "import", "--id", "E1", "--manifest", manifest, "--request-id", "r\xff"}, "emission import: --request-id is not valid UTF-8"},
+		{[]string{"qod", "sweep", "--game", "G"}, "qod sweep: --game is not a flag of qod sweep"},
+		{[]string{"qod", "status", "--request-id", "r"}, "qod status: --request-id is not a flag of qod status"},
+		{[]string{"qod", "show", "--game", "G", "--reason", "r"}, "qod show: --reason is not a flag of qod show"},
+		{[]string{"qod", "show", "--game", "G\xff"}, "qod show: --game is not valid UTF-8"},
+		{[]string{"qod", "list-expired", "--request-id", "r"}, "qod list-expired: --request-id is not a flag of qod list-expired"},
+		{[]string{"qod", "refund", "--game", "G", "--reason", "caf\xe9"}, "qod refund: --reason is not valid UTF-8"},
+		{[]string{"entropy", "status", "--request-id", "r"}, "entropy status: --request-id is not a flag of entropy status"},
+		{[]string{"entropy", "retest", "--request-id", "r"}, "entropy retest: --request-id is not a flag of entropy retest"},
+	} {
+		code, out, errs := rngctl(append(tc.args, "--socket", sock)...)
+		if code != ExitUsage || out != "" || !strings.Contains(errs, tc.stderr) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("rngctl %q: exit %d, %q %q; want %d and %q", tc.args, code, out, errs, ExitUsage, tc.stderr)
+		}
+	}
+}

@@ -84,6 +84,10 @@ func runEntropyDaemon(ctx context.Context, env Env) int {
 	if code, ok := parseArgs(env, fs, env.Args[1:], fs.Name(), entropyUsage, false); !ok {
 		return code
 	}
+	// status and retest send no request id: --request-id would be ignored.
+	if code, ok := onlyFlags(env, fs, "socket"); !ok {
+		return code
+	}
 	adm, done, err := a.dial(ctx)
 	if err != nil {
 		return fail(env, err)

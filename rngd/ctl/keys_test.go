@@ -498,6 +498,11 @@ func TestSecretWithoutTerminal(t *testing.T) {
 	if err := os.Mkdir(ks, 0o700); err != nil {
 		t.Fatal(err)
 	}
+	// promo certificate refuses a --data that holds no log before it
+	// asks for the passphrase.
+	if err := os.MkdirAll(filepath.Join(dir, "data", "log"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	k := &keysRun{t: t}
 	for _, tc := range []struct {
 		stdin string

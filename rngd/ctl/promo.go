@@ -58,7 +58,8 @@ eligibility, freeze and receipts:
                         and (freeze, receipts) each draw's receipt and private entrant list
   --quiet               no progress bar
 freeze, receipts, draw and certificate (the offline ceremony on the appliance):
-  --data DIR            data directory: log/ (embedded tile log) and promo/ (draw state)
+  --data DIR            data directory: log/ (embedded tile log) and promo/ (draw state);
+                        freeze creates the log, the others refuse a DIR without one
   --origin NAME         the log's origin (checkpoint name), e.g. tirage.fr/promo/<appliance>
   --draw ID             draw id, e.g. bonus-crescendo/1 (freeze, receipts: default every draw)
   --backend pkcs11|software, --allow-software, --keys DIR, --passphrase-file FILE,
@@ -69,7 +70,7 @@ freeze, receipts, draw and certificate (the offline ceremony on the appliance):
                         to --backend software)
   --vrf-label L         VRF key (default vrf): a freeze names it; draw: the key the freeze names, any other is refused; --log-label L: log key (default log)
   --entropy KIND        hwrng (default), rdseed or tpm, mixed with getrandom;
-  --min-entropy H       its declared min-entropy per byte (default 4)
+  --min-entropy H       its declared min-entropy per byte, 0 < H <= 8 (default 4)
 draw:
   --dice                the bailiff's share is dice rolls (digits 1-6), else typed text
   --share-file FILE     read the share from FILE instead of standard input
@@ -81,7 +82,10 @@ draw:
   --out DIR             where to write certificate.json, proces-verbal.pdf, annexe-privee.pdf
 
 The share is read from standard input after the freeze receipt's fingerprint
-is shown: it is typed at the ceremony, never put on a command line.
+is shown: it is typed at the ceremony, never put on a command line. An
+interrupt (Ctrl-C) at the share, passphrase or PIN prompt draws nothing: what
+was typed is not used. --stakes - is refused when the passphrase or PIN would
+be read from standard input too.
 
 No output file is ever overwritten: an existing one is a usage error, found
 before anything is read or written; a failure or an interrupt leaves no
@@ -107,6 +111,8 @@ type promoCmd struct {
 	accounts                               int
 	seed                                   uint64
 	genClosed                              string
+	// nothing says, after an interrupt, what the subcommand did not do.
+	nothing string
 }
 
 type stringList []string
@@ -118,7 +124,7 @@ func runPromo(ctx context.Context, env Env) int {
 	if code, done := groupHelp(env, promoUsage); done {
 		return code
 	}
-	c := &promoCmd{env: env, name: "rngctl promo " + env.Args[0]}
+	c := &promoCmd{env: env, name: "rngctl promo " + env.Args[0], nothing: nothingDone(env.Args[0])}
 	c.keys = keysCmd{env: env, name: c.name, dirFlag: "--keys"}
 	fs := newFlags(c.name)
 	c.fs = fs
@@ -182,7 +188,11 @@ func runPromo(ctx context.Context, env Env) int {
 	if code, ok := parseArgs(env, fs, env.Args[1:], strings.TrimPrefix(c.name, "rngctl "), promoUsage, env.Args[0] == "check"); !ok {
 		return code
 	}
-	if err := run(ctx); err != nil {
+	err := c.checkFlags(env.Args[0])
+	if err == nil {
+		err = run(ctx)
+	}
+	if err != nil {
 		fmt.Fprintf(env.Stderr, "%s: %s\n", c.name, strings.ReplaceAll(err.Error(), "\n", "; "))
 		if errors.Is(err, errUsage) {
 			return ExitUsage
@@ -190,6 +200,92 @@ func runPromo(ctx context.Context, env Env) int {
 		return ExitFail
 	}
 	return ExitOK
+}
+
+// errInterrupted is an interrupt (Ctrl-C) seen after an interactive read
+// (a passphrase, a PIN, the bailiff's share): what was read is not used.
+var errInterrupted = errors.New("interrupted")
+
+// nothingDone says, after an interrupt, what subcommand sub did not do.
+func nothingDone(sub string) string {
+	switch sub {
+	case "freeze":
+		return "nothing frozen"
+	case "draw":
+		return "nothing drawn"
+	}
+	return "nothing written"
+}
+
+// checkFlags checks, right after the flags are parsed and before anything
+// is read, opened or written, what the flags alone decide for subcommand
+// sub: the entropy flags of the commands that open the log; that standard
+// input is not asked for both the stakes and a passphrase or PIN; and that
+// the --data of receipts, draw and certificate holds a log (only freeze
+// creates one: opening a mistyped --data would create a second log,
+// signed by the same key under the same origin).
+func (c *promoCmd) checkFlags(sub string) error {
+	switch sub {
+	case "freeze", "receipts", "draw", "certificate":
+	default:
+		return nil
+	}
+	if err := checkEntropyFlags(c.entropyKind, c.minEntropy); err != nil {
+		return err
+	}
+	if slices.Contains(c.stakes, "-") {
+		if what, fileFlag, fdFlag := c.stdinSecret(); what != "" {
+			return usagef("--stakes - and the %s both from standard input: give the %s with %s FILE or %s N", what, what, fileFlag, fdFlag)
+		}
+	}
+	if sub != "freeze" && c.data != "" {
+		// The custody flags first, as before this check: they are flags
+		// too (keysCmd.open checks them again).
+		if err := c.keys.checkBackend(); err != nil {
+			return err
+		}
+		if fi, err := os.Stat(filepath.Join(c.data, "log")); err != nil || !fi.IsDir() {
+			return usagef("--data %s holds no log: nothing was frozen there (is --data right? only freeze creates the log)", c.data)
+		}
+	}
+	return nil
+}
+
+// stdinSecret names the secret the key custody flags leave to standard
+// input (what: "passphrase" or "PIN", and the flags that would give it
+// otherwise), or none ("").
+func (c *promoCmd) stdinSecret() (what, fileFlag, fdFlag string) {
+	k := &c.keys
+	switch {
+	case k.backend == "software" && k.passFile == "" && k.passFD == "":
+		return "passphrase", "--passphrase-file", "--passphrase-fd"
+	case k.backend == "pkcs11" && k.pinFile == "" && k.pinFD == "":
+		return "PIN", "--pin-file", "--pin-fd"
+	}
+	return "", "", ""
+}
+
+// checkEntropyFlags checks --entropy and --min-entropy as entropy.New will
+// take them: a physical source of 8-bit samples (the default sample size)
+// with 0 < H <= 8, which its health tests can test (entropy.NewHealthTest
+// says why not) and whose seed is at most entropy.MaxSeedBytes raw bytes.
+func checkEntropyFlags(kind string, h float64) error {
+	switch kind {
+	case entropy.KindHWRNG, entropy.KindRDSEED, entropy.KindTPM:
+	default:
+		return usagef("--entropy %q: want hwrng, rdseed or tpm", kind)
+	}
+	const sampleBits = 8
+	if !(h > 0 && h <= sampleBits) {
+		return usagef("--min-entropy %g: want 0 < H <= %d (bits per byte)", h, sampleBits)
+	}
+	if _, err := entropy.NewHealthTest(kind, sampleBits, h, entropy.DefaultAlpha); err != nil {
+		return usagef("--min-entropy %g: %v", h, err)
+	}
+	if entropy.DefaultSeedBytes(entropy.DefaultRequiredEntropy, h) > entropy.MaxSeedBytes {
+		return usagef("--min-entropy %g: too low: a seed would take more than %d raw bytes", h, entropy.MaxSeedBytes)
+	}
+	return nil
 }
 
 func (c *promoCmd) check(context.Context) error {
@@ -770,14 +866,14 @@ func (c *promoCmd) open(ctx context.Context) (*rpromo.Appliance, func(), error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	var src entropy.SourceConfig
-	switch c.entropyKind {
-	case "hwrng", "rdseed", "tpm":
-		src = entropy.SourceConfig{Kind: c.entropyKind, MinEntropy: c.minEntropy}
-	default:
+	// An interrupt while the passphrase or PIN was typed: nothing is
+	// opened with it.
+	if ctx.Err() != nil {
 		keys.Close()
-		return nil, nil, usagef("--entropy must be hwrng, rdseed or tpm")
+		return nil, nil, fmt.Errorf("%w: %s", errInterrupted, c.nothing)
 	}
+	// --entropy and --min-entropy were checked by checkFlags.
+	src := entropy.SourceConfig{Kind: c.entropyKind, MinEntropy: c.minEntropy}
 	log := slog.New(slog.NewTextHandler(c.env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	gen, err := entropy.New(entropy.Config{Sources: []entropy.SourceConfig{src, {Kind: "getrandom"}},
 		Personalization: []byte("tirage rngctl promo " + c.origin), Logger: log})
@@ -1057,9 +1153,18 @@ func (c *promoCmd) runDraw(ctx context.Context) error {
 		raw = rngd.TrimNewline(raw)
 	} else {
 		fmt.Fprintf(c.env.Stderr, "%s: ", what)
-		if raw, err = readLine(c.env.Stdin); err != nil {
+		if raw, err = readLineCtx(ctx, c.env.Stdin); err != nil {
+			if errors.Is(err, errInterrupted) {
+				fmt.Fprintln(c.env.Stderr)
+				return fmt.Errorf("%w: %s", err, c.nothing)
+			}
 			return err
 		}
+	}
+	// An interrupt during the reading: the share read is not used (the
+	// bailiff's share is for the ceremony run again).
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: %s", errInterrupted, c.nothing)
 	}
 	var share string
 	if c.dice {
@@ -1134,6 +1239,30 @@ func (c *promoCmd) writeCertificate(ctx context.Context, a *rpromo.Appliance, o 
 	fmt.Fprintf(c.env.Stdout, "certificate %s-certificate.json, fingerprint %s\n", base, promo.Fingerprint(cert.JSON))
 	fmt.Fprintf(c.env.Stdout, "procès-verbal %s-proces-verbal.pdf; private annex (account ids) %s-annexe-privee.pdf\n", base, base)
 	return nil
+}
+
+// readLineCtx is readLine given up at an interrupt (ctx done): the read
+// itself cannot be stopped and goes on until rngctl exits, but what it
+// reads is not used.
+func readLineCtx(ctx context.Context, r io.Reader) ([]byte, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := readLine(r)
+		done <- result{b, err}
+	}()
+	select {
+	case res := <-done:
+		if ctx.Err() != nil {
+			return nil, errInterrupted
+		}
+		return res.b, res.err
+	case <-ctx.Done():
+		return nil, errInterrupted
+	}
 }
 
 // readLine reads one line from r byte by byte (nothing after it is consumed).

@@ -168,3 +168,115 @@ func TestPromoGenAndEligibilityReport(t *testing.T) {
 		t.Errorf("eligibility: %q, want it to start with %q", stdout, first)
 	}
 }
+
+// Bad --entropy, --min-entropy, and --stakes - with a passphrase or PIN
+// to be read from standard input too, are usage errors found before any
+// input is read (the stakes file here does not exist).
+func TestPromoEarlyUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	none := filepath.Join(dir, "none.csv")
+	out := filepath.Join(dir, "out")
+	base := []string{"--rules", exampleRules, "--out", out, "--data", filepath.Join(dir, "data"), "--origin", "tirage.test/ctl", "--quiet"}
+	soft := []string{"--backend", "software", "--allow-software", "--keys", filepath.Join(dir, "keys")}
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{append([]string{"freeze", "--stakes", none, "--entropy", "getrandom"}, soft...), "--entropy \"getrandom\": want hwrng, rdseed or tpm"},
+		{append([]string{"freeze", "--stakes", none, "--min-entropy", "0"}, soft...), "--min-entropy 0: want 0 < H <= 8"},
+		{append([]string{"receipts", "--stakes", none, "--min-entropy", "9"}, soft...), "--min-entropy 9: want 0 < H <= 8"},
+		{append([]string{"freeze", "--stakes", none, "--min-entropy", "NaN"}, soft...), "--min-entropy NaN: want 0 < H <= 8"},
+		{append([]string{"freeze", "--stakes", none, "--min-entropy", "0.001"}, soft...), "--min-entropy 0.001:"},
+		{append([]string{"freeze", "--stakes", "-"}, soft...), "--stakes - and the passphrase both from standard input: give the passphrase with --passphrase-file FILE or --passphrase-fd N"},
+		{[]string{"receipts", "--stakes", "-", "--backend", "pkcs11", "--module", "/none.so", "--token-label", "t"}, "--stakes - and the PIN both from standard input: give the PIN with --pin-file FILE or --pin-fd N"},
+	} {
+		code, stdout, errs := promoRun("", append(tc.args, base...)...)
+		if code != ExitUsage || stdout != "" || !strings.Contains(errs, tc.stderr) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("promo %q: exit %d, %q %q; want %d and %q", tc.args, code, stdout, errs, ExitUsage, tc.stderr)
+		}
+		if _, err := os.Lstat(out); err == nil {
+			t.Fatalf("promo %q made --out", tc.args)
+		}
+	}
+	code, _, errs := promoRun("", "draw", "--draw", "x/1", "--out", out, "--data", filepath.Join(dir, "data"), "--origin", "o", "--min-entropy", "-1")
+	if code != ExitUsage || !strings.Contains(errs, "--min-entropy -1: want 0 < H <= 8") {
+		t.Errorf("draw --min-entropy -1: exit %d %q", code, errs)
+	}
+}
+
+// receipts, draw and certificate with a --data that holds no log (a typo)
+// are refused before anything is opened: no log is created there, no key
+// announced in it.
+func TestPromoDataWithoutLog(t *testing.T) {
+	dir, keysDir, pass := promoCeremonySetup(t)
+	stakes, out := filepath.Join(dir, "stakes.csv"), filepath.Join(dir, "out")
+	if code, _, errs := promoRun("", "gen", "--rules", exampleRules, "--rows", "200", "--out", stakes); code != ExitOK {
+		t.Fatalf("gen: %s", errs)
+	}
+	typo := filepath.Join(dir, "dtaa")
+	common := []string{"--data", typo, "--origin", "tirage.test/ctl", "--backend", "software", "--allow-software", "--keys", keysDir, "--passphrase-file", pass, "--draw", "bonus-crescendo/1", "--out", out}
+	for _, args := range [][]string{
+		append([]string{"receipts", "--rules", exampleRules, "--stakes", stakes, "--quiet"}, common...),
+		append([]string{"draw"}, common...),
+		append([]string{"certificate"}, common...),
+	} {
+		code, stdout, errs := promoRun("a share of the bailiff\n", args...)
+		if code != ExitUsage || stdout != "" || !strings.Contains(errs, "--data "+typo+" holds no log: nothing was frozen there") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("promo %s: exit %d, %q %q; want %d and holds no log", args[0], code, stdout, errs, ExitUsage)
+		}
+		if _, err := os.Lstat(typo); err == nil {
+			t.Fatalf("promo %s created the mistyped --data", args[0])
+		}
+		if _, err := os.Lstat(out); err == nil {
+			t.Fatalf("promo %s made --out", args[0])
+		}
+	}
+}
+
+// cancelReader stands for the bailiff's terminal: Ctrl-C (cancel) comes
+// while the share is being read, then the line typed arrives.
+type cancelReader struct {
+	cancel context.CancelFunc
+	r      *strings.Reader
+}
+
+func (c *cancelReader) Read(p []byte) (int, error) {
+	c.cancel()
+	return c.r.Read(p)
+}
+
+// An interrupt while the bailiff's share (or the passphrase) is read stops
+// the ceremony: nothing is drawn, and the share typed then is not used; the
+// draw runs afterwards with the bailiff's share.
+func TestPromoDrawInterrupted(t *testing.T) {
+	dir, keysDir, pass := promoCeremonySetup(t)
+	stakes, out := filepath.Join(dir, "stakes.csv"), filepath.Join(dir, "out")
+	if code, _, errs := promoRun("", "gen", "--rules", exampleRules, "--rows", "2000", "--out", stakes); code != ExitOK {
+		t.Fatalf("gen: %s", errs)
+	}
+	data := []string{"--data", filepath.Join(dir, "data"), "--origin", "tirage.test/ctl", "--backend", "software", "--allow-software", "--keys", keysDir}
+	common := append(data, "--passphrase-file", pass)
+	if code, _, errs := promoRun("", append([]string{"freeze", "--rules", exampleRules, "--stakes", stakes, "--out", filepath.Join(dir, "report"), "--quiet", "--draw", "1"}, common...)...); code != ExitOK {
+		t.Fatalf("freeze: %s", errs)
+	}
+	interrupted := func(stdin string, args []string) {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var o, e bytes.Buffer
+		code := Run(ctx, Env{Args: append([]string{"promo", "draw", "--draw", "bonus-crescendo/1", "--out", out}, args...),
+			Stdin: &cancelReader{cancel, strings.NewReader(stdin)}, Stdout: &o, Stderr: &e})
+		if code != ExitFail || !strings.HasSuffix(e.String(), "interrupted: nothing drawn\n") || o.String() != "" {
+			t.Fatalf("draw interrupted: exit %d, %q %q; want %d and interrupted: nothing drawn", code, o.String(), e.String(), ExitFail)
+		}
+		if _, err := os.Lstat(out); err == nil {
+			t.Fatal("an interrupted draw made --out")
+		}
+	}
+	interrupted("typed after Ctrl-C\n", common)
+	interrupted("ceremony passphrase\n", data)
+	code, stdout, errs := promoRun("Maître Dupont, huissier\n", append([]string{"draw", "--draw", "bonus-crescendo/1", "--out", out}, common...)...)
+	if code != ExitOK || !strings.Contains(stdout, "winner ") {
+		t.Fatalf("draw after the interrupts: exit %d %q %q", code, stdout, errs)
+	}
+}

@@ -31,13 +31,21 @@ admin flags:
 ` + adminSocketHelp + `  --request-id ID     request id of refund (default: derived from the game and the
                       reason, so that running the same command again returns
                       the same result, and a different one gets rngd's answer)
+
+A flag the subcommand does not use is a usage error (exit 2), as is a --game,
+--reason or --request-id that is not UTF-8.
 `
 
 func runQoD(ctx context.Context, env Env) int {
 	if code, done := groupHelp(env, qodUsage); done {
 		return code
 	}
-	fs := newFlags("qod " + env.Args[0])
+	sub := env.Args[0]
+	used, known := qodFlags[sub]
+	if !known {
+		return usageError(env, "qod", "qod: unknown subcommand %q", sub)
+	}
+	fs := newFlags("qod " + sub)
 	var a adminFlags
 	a.register(fs, env)
 	game := fs.String("game", "", "game id")
@@ -45,9 +53,13 @@ func runQoD(ctx context.Context, env Env) int {
 	if code, ok := parseArgs(env, fs, env.Args[1:], fs.Name(), qodUsage, false); !ok {
 		return code
 	}
-	sub := env.Args[0]
+	if code, ok := onlyFlags(env, fs, used...); !ok {
+		return code
+	}
+	if code, ok := textFlags(env, fs, "game", "reason", "request-id"); !ok {
+		return code
+	}
 	switch sub {
-	case "status", "sweep", "list-expired":
 	case "show":
 		if *game == "" {
 			return usageError(env, "qod", "qod show: --game is required")
@@ -56,8 +68,6 @@ func runQoD(ctx context.Context, env Env) int {
 		if *game == "" || *reason == "" {
 			return usageError(env, "qod", "qod refund: --game and --reason are required")
 		}
-	default:
-		return usageError(env, "qod", "qod: unknown subcommand %q", sub)
 	}
 	var refund *adminv1.RefundGameRequest
 	if sub == "refund" {
@@ -120,6 +130,15 @@ func runQoD(ctx context.Context, env Env) int {
 		}
 	}
 	return ExitOK
+}
+
+// qodFlags are the flags each qod subcommand uses (onlyFlags).
+var qodFlags = map[string][]string{
+	"status":       {"socket"},
+	"show":         {"socket", "game"},
+	"list-expired": {"socket"},
+	"refund":       {"socket", "request-id", "game", "reason"},
+	"sweep":        {"socket"},
 }
 
 // maxExpiredPages bounds the pages list-expired follows: a daemon whose
