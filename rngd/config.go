@@ -136,12 +136,11 @@ type HTTPConfig struct {
 	Listen string `toml:"listen"`
 	// MaxConnections bounds the listener's open connections (default
 	// 256), as grpc.max_connections does the game servers': a connection
-	// beyond it waits to be accepted until one closes. An idle keep-alive
-	// connection is closed after httpIdleTimeout, and a request must be
-	// read within httpReadTimeout and answered within httpWriteTimeout
-	// (newDaemon), so that clients of this listener, which anyone who
-	// reaches it may be, cannot hold the descriptors the log and the
-	// stores need.
+	// beyond it waits to be accepted until one closes. With the HTTP
+	// server's timeouts (httpTimeouts: an idle keep-alive connection is
+	// closed, a request must be read and answered in time), clients of
+	// this listener, which anyone who reaches it may be, cannot hold the
+	// descriptors the log and the stores need.
 	MaxConnections int `toml:"max_connections"`
 }
 
@@ -286,7 +285,8 @@ type EntropyConfig struct {
 	// Sources are combined for every seed; see entropy.SourceConfig. Default:
 	// /dev/hwrng credited with 2 bits per byte (docs/entropy.md's suggested
 	// declaration for virtio-rng, whose origin is the host's: 192 bytes per
-	// seed), plus getrandom(2) (mixed in, never credited). A health failure refuses draws (fail closed).
+	// seed), plus getrandom(2) (mixed in, never credited). A health
+	// failure refuses draws (fail closed).
 	Sources []EntropySource `toml:"source"`
 	// ReseedRequests and ReseedInterval schedule DRBG reseeds (defaults
 	// 1024 reads, 1m).
@@ -872,15 +872,9 @@ func (e *EntropyConfig) check(dev bool) error {
 			perByte := s.MinEntropy * float64(8/bits)
 			n, what := s.SeedBytes, ""
 			if n == 0 {
-				d := entropy.DefaultSeedBytes(entropy.DefaultRequiredEntropy, perByte)
-				if d > entropy.MaxSeedBytes { // and too slow to read within read_timeout
-					n := strconv.Itoa(d)
-					if d == math.MaxInt32 {
-						n = "over " + n // DefaultSeedBytes' cap
-					}
-					return fmt.Errorf("config %s.min_entropy = %g (kind %q): the default seed_bytes would be %s raw bytes per seed, more than %d", key, s.MinEntropy, s.Kind, n, entropy.MaxSeedBytes)
-				}
-				n, what = d, " (default)"
+				// Within entropy.MaxSeedBytes: the health tests' check
+				// above refuses every min_entropy that would pass it.
+				n, what = entropy.DefaultSeedBytes(entropy.DefaultRequiredEntropy, perByte), " (default)"
 			}
 			c := float64(n) * perByte
 			total += c

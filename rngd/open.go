@@ -48,13 +48,16 @@ const trillianStateFile = "trillian-checkpoint"
 
 // components are what the engine runs on, opened from the config.
 type components struct {
-	keys    hsm.Backend
-	prover  hsm.VRFProver
-	signer  hsm.Signer
-	logPub  []byte // signer's public key, as announced (DER SubjectPublicKeyInfo)
-	entropy *entropy.Generator
-	log     transparency.Log
-	closers []io.Closer
+	keys   hsm.Backend
+	prover hsm.VRFProver
+	signer hsm.Signer
+	logPub []byte // signer's public key, as announced (DER SubjectPublicKeyInfo)
+	// announcement is keys.announcement_file's content, read once
+	// (openKeys), the leaf that was checked being the one appended.
+	announcement []byte
+	entropy      *entropy.Generator
+	log          transparency.Log
+	closers      []io.Closer
 	// engine is the engine once it is level with the log (openEngineInto):
 	// the log's recovery from an outage catches it up (engine.resync).
 	engine atomic.Pointer[engine]
@@ -349,11 +352,10 @@ func openKeys(ctx context.Context, cfg Config, c *components) error {
 	// An announcement file announces the keys in use: checked here, before
 	// the log is opened (and its first checkpoint signed).
 	if f := cfg.Keys.AnnouncementFile; f != "" {
-		leaf, err := readBounded(f, maxAnnouncementFile)
-		if err != nil {
+		if c.announcement, err = readBounded(f, maxAnnouncementFile); err != nil {
 			return fmt.Errorf("couldn't read keys.announcement_file: %w", err)
 		}
-		ann, err := hsm.CheckAnnouncement(leaf)
+		ann, err := hsm.CheckAnnouncement(c.announcement)
 		if err != nil {
 			return fmt.Errorf("keys.announcement_file: %w", err)
 		}
@@ -674,14 +676,11 @@ func checkLogKey(k KeysConfig, logPub []byte, lk *loggedKeys, ann *record.KeyAnn
 }
 
 // makeAnnouncement returns the announcement to append: keys.announcement_file
-// (rngctl keys init's), or one made now of the VRF and log keys.
+// (rngctl keys init's, as openKeys read it), or one made now of the VRF and
+// log keys.
 func (e *engine) makeAnnouncement(c *components) ([]byte, error) {
-	if f := e.cfg.Keys.AnnouncementFile; f != "" {
-		leaf, err := readBounded(f, maxAnnouncementFile)
-		if err != nil {
-			return nil, fmt.Errorf("couldn't read keys.announcement_file: %w", err)
-		}
-		return leaf, nil
+	if c.announcement != nil {
+		return c.announcement, nil
 	}
 	keys := []hsm.AnnouncedKey{{Use: hsm.UseVRF, Label: e.cfg.Keys.VRFLabel, Prover: c.prover},
 		{Use: hsm.UseLog, Label: e.cfg.Keys.SignerLabel, Signer: c.signer}}
