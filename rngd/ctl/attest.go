@@ -84,7 +84,7 @@ func runAttest(ctx context.Context, env Env) int {
 	}
 	name := "rngctl attest " + env.Args[0]
 	c := &attestCmd{env: env, fs: newFlags(name)}
-	c.keys = keysCmd{env: env, name: name, fs: c.fs}
+	c.keys = keysCmd{env: env, name: name, fs: c.fs, ctx: ctx}
 	fs := c.fs
 	signing := func() {
 		c.keys.custodyFlags(fs)

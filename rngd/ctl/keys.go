@@ -61,7 +61,8 @@ backend flags (all subcommands):
   --pin-fd N                  pkcs11: read the user PIN from file descriptor N
   Without a file or descriptor the secret is read from standard input: after a
   prompt, without echo, on a terminal; else one line, without a prompt (a pipe).
-  A secret is never taken from a flag.
+  A secret is never taken from a flag. Ctrl-C at the prompt stops the command
+  (exit 1, nothing made or signed): what was typed after it is not used.
   show and export-public need no passphrase: a software keystore's public keys
   are in clear in its key files' headers, and are read from there when no
   passphrase flag is given. Those headers are authenticated only by the sealed
@@ -137,6 +138,10 @@ type keysCmd struct {
 	// expect are the labels (VRF, log, attestation) whose public keys show
 	// and export-public require of a token read without its PIN.
 	expect [3]string
+
+	// ctx is the command's: cancelled by an interrupt (Ctrl-C), after
+	// which a PIN or passphrase read from standard input is not used.
+	ctx context.Context
 }
 
 // custodyFlags registers the flags that open the key custody (the backend,
@@ -176,7 +181,7 @@ func runKeys(ctx context.Context, env Env) int {
 	if code, done := groupHelp(env, keysUsage); done {
 		return code
 	}
-	c := &keysCmd{env: env, name: "rngctl keys " + env.Args[0], dirFlag: "--dir", create: env.Args[0] == "init"}
+	c := &keysCmd{env: env, name: "rngctl keys " + env.Args[0], dirFlag: "--dir", create: env.Args[0] == "init", ctx: ctx}
 	c.fs = newFlags(c.name)
 	fs := c.fs
 	c.custodyFlags(fs)
@@ -388,6 +393,12 @@ func (c *keysCmd) secret(what, fileFlag, file, fdFlag, fd string, confirm bool) 
 				clear(b)
 				return nil, fmt.Errorf("the two %ss differ", what)
 			}
+		}
+		// An interrupt while it was typed (the terminal's Ctrl-C stops
+		// the command, not the reading): what was typed is not used.
+		if c.ctx != nil && c.ctx.Err() != nil {
+			clear(b)
+			return nil, fmt.Errorf("%w at the %s prompt: what was typed is not used, nothing was done", errInterrupted, what)
 		}
 	}
 	b = rngd.TrimNewline(b)

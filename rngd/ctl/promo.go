@@ -125,7 +125,7 @@ func runPromo(ctx context.Context, env Env) int {
 		return code
 	}
 	c := &promoCmd{env: env, name: "rngctl promo " + env.Args[0], nothing: nothingDone(env.Args[0])}
-	c.keys = keysCmd{env: env, name: c.name, dirFlag: "--keys"}
+	c.keys = keysCmd{env: env, name: c.name, dirFlag: "--keys", ctx: ctx}
 	fs := newFlags(c.name)
 	c.fs = fs
 	var run func(context.Context) error
@@ -863,6 +863,9 @@ func (c *promoCmd) open(ctx context.Context) (*rpromo.Appliance, func(), error) 
 		return nil, nil, usagef("--data DIR and --origin NAME are required")
 	}
 	keys, err := c.keys.open()
+	if errors.Is(err, errInterrupted) {
+		return nil, nil, fmt.Errorf("%w: %s", errInterrupted, c.nothing)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
