@@ -13,6 +13,8 @@ import (
 	"github.com/transparency-dev/merkle/proof"
 	"github.com/transparency-dev/merkle/rfc6962"
 	"golang.org/x/mod/sumdb/tlog"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"tirage.fr/tirage/transparency"
 )
@@ -159,10 +161,26 @@ func (l *Log) entryAndProof(ctx context.Context, index, n uint64) (tlog.Hash, []
 // readLeaves reads leaves [start, end) — as many as Trillian returns, at
 // least one — and returns them with their leaf hashes, each checked by
 // leafHash; the range is the caller's to authenticate (checkEntries).
+//
+// An answer over grpc's message limit (4 MiB: 63 leaves of MaxLeafSize;
+// attestation records come close) is refused by the client
+// (ResourceExhausted), and so would be every read of that range, the
+// follower's and the catch-up's, for ever: the range is asked for again,
+// half as long each time, down to one leaf. (A quota's ResourceExhausted
+// is asked for again too, and ends the same way.)
 func (l *Log) readLeaves(ctx context.Context, start, end uint64, what string) ([]*tpb.LogLeaf, []tlog.Hash, error) {
-	rctx, cancel := l.rpcCtx(ctx)
-	defer cancel()
-	resp, err := l.client.GetLeavesByRange(rctx, &tpb.GetLeavesByRangeRequest{LogId: l.cfg.TreeID, StartIndex: int64(start), Count: int64(end - start)})
+	var (
+		resp *tpb.GetLeavesByRangeResponse
+		err  error
+	)
+	for count := end - start; ; count /= 2 {
+		rctx, cancel := l.rpcCtx(ctx)
+		resp, err = l.client.GetLeavesByRange(rctx, &tpb.GetLeavesByRangeRequest{LogId: l.cfg.TreeID, StartIndex: int64(start), Count: int64(count)})
+		cancel()
+		if status.Code(err) != codes.ResourceExhausted || count <= 1 {
+			break
+		}
+	}
 	if err != nil {
 		return nil, nil, rpcErr(what, err)
 	}
