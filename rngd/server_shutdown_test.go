@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	"google.golang.org/grpc/status"
 )
 
@@ -75,6 +76,48 @@ func TestShutdownEndsHealthWatch(t *testing.T) {
 			}
 		case <-time.After(5 * time.Second):
 			t.Fatal("a health Watch did not end")
+		}
+	}
+}
+
+// A reflection stream (grpcurl's, an API browser's, left open) ends when
+// the shutdown begins, UNAVAILABLE: the reflection service reads requests
+// until the client ends the stream, and held the drain until its timeout,
+// when every call still in flight was stopped.
+func TestShutdownEndsReflection(t *testing.T) {
+	saved := drainTimeout
+	drainTimeout = 10 * time.Second
+	t.Cleanup(func() { drainTimeout = saved })
+	td := newTestDaemon(t)
+	ended := make(chan error, 3)
+	for name, cc := range map[string]*grpc.ClientConn{"game": td.conn("server-a"), "audit": auditConn(t, td), "admin": adminSocketConn(t, td)} {
+		s, err := reflectionpb.NewServerReflectionClient(cc).ServerReflectionInfo(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Send(&reflectionpb.ServerReflectionRequest{MessageRequest: &reflectionpb.ServerReflectionRequest_ListServices{}}); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := s.Recv(); err != nil || len(r.GetListServicesResponse().GetService()) == 0 {
+			t.Fatalf("%s: reflection: %v %v", name, r, err)
+		}
+		go func() {
+			_, err := s.Recv()
+			ended <- err
+		}()
+	}
+	td.stop()
+	if bytes.Contains(td.logs(), []byte("drain timed out")) {
+		t.Error("reflection streams made the drain time out: the calls still in flight were stopped")
+	}
+	for range 3 {
+		select {
+		case err := <-ended:
+			if status.Code(err) != codes.Unavailable || !strings.Contains(err.Error(), "shutting down") {
+				t.Errorf("a reflection stream ended with %v, want UNAVAILABLE, shutting down", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a reflection stream did not end")
 		}
 	}
 }
