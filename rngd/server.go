@@ -235,6 +235,7 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 			mux.Handle(p, h)
 		}
 		d.http = &http.Server{Handler: mux,
+			MaxHeaderBytes:    httpMaxHeaderBytes,
 			ReadHeaderTimeout: httpTimeouts.readHeader,
 			ReadTimeout:       httpTimeouts.read,
 			WriteTimeout:      httpTimeouts.write,
@@ -1088,6 +1089,13 @@ var httpTimeouts = struct{ readHeader, read, write, idle time.Duration }{
 	write:      60 * time.Second,
 	idle:       60 * time.Second,
 }
+
+// httpMaxHeaderBytes bounds a request's headers on the HTTP listener (Go
+// reads at most 4 KiB more; beyond, 431): a probe's, a scraper's or an
+// auditor's headers are a few hundred bytes. net/http's default, 1 MiB,
+// let anyone who reaches the listener make rngd hold about that much per
+// connection until readHeader expires.
+const httpMaxHeaderBytes = 16 << 10
 
 // drainTimeout bounds a shutdown's drain of the calls in flight (Serve);
 // the calls still running then are stopped. A variable so that tests can

@@ -122,3 +122,39 @@ func TestHTTPMaxConnectionsConfig(t *testing.T) {
 		t.Errorf("http.max_connections = -1: %v, want an error naming the key", err)
 	}
 }
+
+// A request's headers are bounded (httpMaxHeaderBytes), as the gRPC
+// listeners bound a request message: anyone who reaches the listener could
+// otherwise make rngd hold about a mebibyte of headers per connection for
+// the header timeout. Beyond the bound the answer is 431; a request with
+// small headers is served.
+func TestHTTPHeaderBound(t *testing.T) {
+	td := newTestDaemon(t)
+	c, err := net.Dial("tcp", td.d.Addrs().HTTP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	// Long lines, few of them: net/http bounds the count of header
+	// values on its own (500), not their size.
+	big := strings.Repeat("X-Padding: "+strings.Repeat("a", 1000)+"\r\n", 4*httpMaxHeaderBytes/1000)
+	// rngd may answer and stop reading before the whole request is sent.
+	fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n%s\r\n", big)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("a request with %d bytes of headers: %s, want 431", len(big), resp.Status)
+	}
+	c2, err := net.Dial("tcp", td.d.Addrs().HTTP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if err := httpGet(c2, bufio.NewReader(c2), 5*time.Second); err != nil {
+		t.Errorf("a request with small headers: %v", err)
+	}
+}

@@ -60,21 +60,23 @@ func (m *Meter) Start() func(error) {
 	}
 }
 
-// Stats returns a snapshot.
+// Stats returns a snapshot. The buckets are read before the total, which
+// an answered append counts first: no bucket then counts more appends than
+// the total (Prometheus reads it as the +Inf bucket).
 func (m *Meter) Stats() Stats {
 	s := Stats{
-		Appends:        m.appends.Load(),
-		Failures:       m.failures.Load(),
-		InFlight:       m.inFlight.Load(),
 		LatencyBuckets: latencyBuckets,
 		LatencyCounts:  make([]uint64, len(latencyBuckets)),
-		LatencySum:     float64(m.sumNanos.Load()) / 1e9,
 	}
 	var cum uint64
 	for i := range latencyBuckets {
 		cum += m.counts[i].Load()
 		s.LatencyCounts[i] = cum
 	}
+	s.LatencySum = float64(m.sumNanos.Load()) / 1e9
+	s.Appends = m.appends.Load()
+	s.Failures = m.failures.Load()
+	s.InFlight = m.inFlight.Load()
 	return s
 }
 

@@ -70,3 +70,30 @@ func TestCollectorUp(t *testing.T) {
 		}
 	}
 }
+
+// A snapshot taken while appends are answered is a valid histogram: no
+// bucket counts more appends than the total (Prometheus reads the total
+// as the +Inf bucket, and cumulative buckets must not decrease).
+func TestMeterSnapshotConsistent(t *testing.T) {
+	var m transparency.Meter
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				m.Start()(nil)
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	for range 200000 {
+		s := m.Stats()
+		if last := s.LatencyCounts[len(s.LatencyCounts)-1]; last > s.Appends {
+			t.Fatalf("snapshot: %d appends at or below %vs, %d appends in all", last, s.LatencyBuckets[len(s.LatencyBuckets)-1], s.Appends)
+		}
+	}
+}

@@ -140,3 +140,36 @@ func BenchmarkInclusionIdle(b *testing.B) {
 		logtest.ReportLatency(b, lat, "incl")
 	})
 }
+
+// BenchmarkReadMissingPartial is what an anonymous GET of a partial tile
+// the log does not hold costs (/log/tile/0/<N>.p/1, any N beyond the log),
+// against one it holds under its name or in a wider partial: the HTTP
+// listener serves anyone.
+func BenchmarkReadMissingPartial(b *testing.B) {
+	l := openBench(b)
+	defer l.Close()
+	ctx := context.Background()
+	for i := range 300 {
+		if _, err := l.Append(ctx, fmt.Appendf(nil, "leaf %d", i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := l.AwaitCheckpoint(ctx, 300); err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		index uint64
+		width uint8
+		found bool
+	}{{"held", 1, 44, true}, {"wider", 1, 1, true}, {"missing", 5, 1, false}} {
+		b.Run(tc.name, func(b *testing.B) {
+			if _, err := l.ReadTile(ctx, 0, tc.index, tc.width); (err == nil) != tc.found {
+				b.Fatalf("ReadTile(0, %d, %d): %v", tc.index, tc.width, err)
+			}
+			for b.Loop() {
+				l.ReadTile(ctx, 0, tc.index, tc.width)
+			}
+		})
+	}
+}

@@ -67,6 +67,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -740,24 +741,28 @@ func (l *Log) ReadEntryBundle(ctx context.Context, index uint64, width uint8) ([
 	return l.readResource(layout.EntriesPath(index, width), layout.EntriesPath(index, 0), width, 0)
 }
 
-// readResource reads a tile or bundle. A partial resource may have been
-// replaced by a wider one since the checkpoint was read (tessera garbage
-// collects partials below the published size); then the full resource or
-// the narrowest wider partial is used, cut to width entries: hashSize bytes
-// each for hash tiles, length-prefixed for entry bundles (hashSize 0). So
-// the bytes served for .p/<W> are always the W entries tlog-tiles names.
+// readResource reads a tile or bundle. A partial resource may not be on
+// disk under its own name: tessera writes one per batch it integrates (a
+// tree size between two batches has none), and removes a resource's
+// partials once a checkpoint covers the full one (garbage collection);
+// then the full resource or the narrowest wider partial is used, cut to
+// width entries: hashSize bytes each for hash tiles, length-prefixed for
+// entry bundles (hashSize 0). So the bytes served for .p/<W> are always
+// the W entries tlog-tiles names. A read that fails for another reason
+// than absence, of the partial or of one that replaces it, is
+// transparency.ErrUnavailable, never ErrNotFound.
 func (l *Log) readResource(path, fullPath string, width uint8, hashSize int) ([]byte, error) {
-	cut := func(b []byte) ([]byte, error) {
+	cut := func(p string, b []byte) ([]byte, error) {
 		if hashSize > 0 {
 			if len(b) < int(width)*hashSize {
-				return nil, fmt.Errorf("tilelog: %w: %s holds %d bytes, fewer than %d hashes", transparency.ErrSecurity, fullPath, len(b), width)
+				return nil, fmt.Errorf("tilelog: %w: %s holds %d bytes, fewer than %d hashes", transparency.ErrSecurity, p, len(b), width)
 			}
 			return b[:int(width)*hashSize], nil
 		}
 		off := 0
 		for range int(width) {
 			if len(b)-off < 2 || len(b)-off-2 < int(binary.BigEndian.Uint16(b[off:])) {
-				return nil, fmt.Errorf("tilelog: %w: %s holds fewer than %d entries", transparency.ErrSecurity, fullPath, width)
+				return nil, fmt.Errorf("tilelog: %w: %s holds fewer than %d entries", transparency.ErrSecurity, p, width)
 			}
 			off += 2 + int(binary.BigEndian.Uint16(b[off:]))
 		}
@@ -773,13 +778,45 @@ func (l *Log) readResource(path, fullPath string, width uint8, hashSize int) ([]
 		}
 		return b, nil
 	}
-	if b, err := os.ReadFile(filepath.Join(l.tilesDir, fullPath)); err == nil {
-		return cut(b)
+	// Only absence moves on to the next candidate: another failure (a
+	// disk error, no file descriptor left) is an outage, not a resource
+	// the log lacks.
+	read := func(p string) (b []byte, found bool, err error) {
+		b, err = os.ReadFile(filepath.Join(l.tilesDir, p))
+		switch {
+		case err == nil:
+			b, err = cut(p, b)
+			return b, true, err
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, false, nil
+		}
+		return nil, true, fmt.Errorf("tilelog: %w: %w", transparency.ErrUnavailable, err)
 	}
-	for w := int(width) + 1; w < layout.EntryBundleWidth; w++ {
-		p := fullPath + fmt.Sprintf(".p/%d", w)
-		if b, err := os.ReadFile(filepath.Join(l.tilesDir, p)); err == nil {
-			return cut(b)
+	if b, found, err := read(fullPath); found {
+		return b, err
+	}
+	// The narrowest wider partial, from one listing: trying every width
+	// would cost an anonymous GET of a tile the log does not hold 255
+	// failed opens.
+	ents, err := os.ReadDir(filepath.Join(l.tilesDir, fullPath+".p"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("tilelog: %w: %w", transparency.ErrUnavailable, err)
+	}
+	wider := 0
+	for _, e := range ents {
+		w, err := strconv.Atoi(e.Name())
+		if err == nil && w > int(width) && w < layout.EntryBundleWidth && strconv.Itoa(w) == e.Name() && (wider == 0 || w < wider) {
+			wider = w
+		}
+	}
+	if wider > 0 {
+		if b, found, err := read(fmt.Sprintf("%s.p/%d", fullPath, wider)); found {
+			return b, err
+		}
+		// Removed since it was listed: tessera removes a resource's
+		// partials once the full one is written.
+		if b, found, err := read(fullPath); found {
+			return b, err
 		}
 	}
 	return nil, fmt.Errorf("tilelog: %w: %s", transparency.ErrNotFound, path)

@@ -204,3 +204,127 @@ func TestPartialAfterFull(t *testing.T) {
 		t.Errorf("entry bundle 001.p/3: %d bytes", len(got))
 	}
 }
+
+// A partial replaced by the full resource (tessera's garbage collector
+// removes a filled tile's .p/ directory) is read from the full one. When
+// that read fails for another reason than absence (a disk error, no file
+// descriptor left), the storage is unavailable: it is not a resource the
+// log lacks (NotFound: HTTP 404, an auditor's NOT_FOUND, a proof's
+// ErrSecurity), and a retry may succeed.
+func TestPartialFallbackReadError(t *testing.T) {
+	dir := t.TempDir()
+	l, err := tilelog.Open(context.Background(), tilelog.Config{Dir: dir, Origin: origin, Signers: testSigners(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := t.Context()
+	for i := range 256 + 3 {
+		if _, err := l.Append(ctx, fmt.Appendf(nil, "leaf %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := l.AwaitCheckpoint(ctx, 256+3); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"tile/entries/000", "tile/0/000"} {
+		full := filepath.Join(dir, "tiles", p)
+		// As the garbage collector would, then make the full resource
+		// unreadable (a directory: EISDIR, whoever runs the test).
+		if err := os.RemoveAll(full + ".p"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(full); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(full, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := l.ReadEntryBundle(ctx, 0, 5); !errors.Is(err, transparency.ErrUnavailable) || errors.Is(err, transparency.ErrNotFound) {
+		t.Errorf("ReadEntryBundle(0, 5) with the full bundle unreadable = %v, want ErrUnavailable", err)
+	}
+	if _, err := l.ReadTile(ctx, 0, 0, 5); !errors.Is(err, transparency.ErrUnavailable) || errors.Is(err, transparency.ErrNotFound) {
+		t.Errorf("ReadTile(0, 0, 5) with the full tile unreadable = %v, want ErrUnavailable", err)
+	}
+	if _, err := l.Entries(ctx, 0, 5, 5); !errors.Is(err, transparency.ErrUnavailable) || errors.Is(err, transparency.ErrNotFound) {
+		t.Errorf("Entries(0, 5, 5) with the full bundle unreadable = %v, want ErrUnavailable", err)
+	}
+	srv := httptest.NewServer(transparency.NewHTTPHandler(l))
+	defer srv.Close()
+	for _, p := range []string{"/log/tile/entries/000.p/5", "/log/tile/0/000.p/5"} {
+		resp, err := http.Get(srv.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable {
+			t.Errorf("GET %s with the full resource unreadable = %s, want 503", p, resp.Status)
+		}
+	}
+}
+
+// A partial the log does not hold under its own name is cut from the
+// narrowest wider partial it holds (a wider one may be damaged without
+// harm), and one it holds no wider partial or full resource of is not
+// found.
+func TestPartialFromWider(t *testing.T) {
+	dir := t.TempDir()
+	l, err := tilelog.Open(context.Background(), tilelog.Config{Dir: dir, Origin: origin, Signers: testSigners(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := t.Context()
+	var leaves [][]byte
+	for _, n := range []int{3, 6, 10} {
+		for i := len(leaves); i < n; i++ {
+			leaves = append(leaves, fmt.Appendf(nil, "leaf %d", i))
+			if _, err := l.Append(ctx, leaves[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := l.AwaitCheckpoint(ctx, uint64(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tiles := filepath.Join(dir, "tiles")
+	for _, p := range []string{"tile/entries/000.p/6", "tile/0/000.p/6"} {
+		if _, err := os.Stat(filepath.Join(tiles, p)); err != nil {
+			t.Skipf("tessera wrote no %s (its batches cut elsewhere): %v", p, err)
+		}
+	}
+	for _, p := range []string{"tile/entries/000.p/3", "tile/0/000.p/3"} {
+		if err := os.Remove(filepath.Join(tiles, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{"tile/entries/000.p/10", "tile/0/000.p/10"} {
+		if err := os.WriteFile(filepath.Join(tiles, p), []byte("damaged"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want []byte
+	for _, e := range leaves[:3] {
+		want = binary.BigEndian.AppendUint16(want, uint16(len(e)))
+		want = append(want, e...)
+	}
+	if got, err := l.ReadEntryBundle(ctx, 0, 3); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("ReadEntryBundle(0, 3) = %q, %v; want the 3 entries, from 000.p/6", got, err)
+	}
+	six, err := os.ReadFile(filepath.Join(tiles, "tile/0/000.p/6"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.ReadTile(ctx, 0, 0, 3); err != nil || !bytes.Equal(got, six[:3*32]) {
+		t.Errorf("ReadTile(0, 0, 3) = %x, %v; want the first 3 hashes of 000.p/6", got, err)
+	}
+	for _, w := range []uint8{11, 255} {
+		if _, err := l.ReadTile(ctx, 0, 0, w); !errors.Is(err, transparency.ErrNotFound) {
+			t.Errorf("ReadTile(0, 0, %d) = %v, want ErrNotFound", w, err)
+		}
+	}
+	if _, err := l.ReadEntryBundle(ctx, 7, 1); !errors.Is(err, transparency.ErrNotFound) {
+		t.Errorf("ReadEntryBundle(7, 1) = %v, want ErrNotFound", err)
+	}
+}
