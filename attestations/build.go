@@ -192,23 +192,46 @@ func CheckConfig(b *Build, config []byte) error {
 // CheckKeys checks that every key b lists is announced in ann (checked by
 // the caller) with the same use and fingerprint.
 func CheckKeys(b *Build, ann *record.KeyAnnouncement) error {
+	return CheckKeysIn(b, []*record.KeyAnnouncement{ann})
+}
+
+// CheckKeysIn checks that every key b lists is announced, with the same use
+// and fingerprint, in one of anns (checked by the caller): each key in any
+// of them, as the appliance may have announced its keys in several. A key
+// none announces fails with what the last one says of it.
+func CheckKeysIn(b *Build, anns []*record.KeyAnnouncement) error {
 	for i, k := range b.Keys {
-		// By use and id (one id may name keys of two uses), else by id
-		// alone, to name the use that differs.
-		j := slices.IndexFunc(ann.Keys, func(a record.Key) bool { return a.ID == k.ID && a.Use == k.Use })
-		if j < 0 {
-			j = slices.IndexFunc(ann.Keys, func(a record.Key) bool { return a.ID == k.ID })
+		err := fmt.Errorf("%w: keys[%d]: key %q is not announced", ErrBad, i, k.ID)
+		for _, ann := range anns {
+			if err = checkKey(i, k, ann); err == nil {
+				break
+			}
 		}
-		if j < 0 {
-			return fmt.Errorf("%w: keys[%d]: key %q is not announced", ErrBad, i, k.ID)
+		if err != nil {
+			return err
 		}
-		a := ann.Keys[j]
-		if a.Use != k.Use {
-			return &FigureError{Field: fmt.Sprintf("keys[%d].use", i), Attested: k.Use, Want: a.Use}
-		}
-		if fp := record.Hex(a.Fingerprint); fp != k.Fingerprint {
-			return &FigureError{Field: fmt.Sprintf("keys[%d].fingerprint", i), Attested: k.Fingerprint, Want: fp}
-		}
+	}
+	return nil
+}
+
+// checkKey checks that k, the key b.Keys[i], is announced in ann with its
+// use and fingerprint.
+func checkKey(i int, k BuildKey, ann *record.KeyAnnouncement) error {
+	// By use and id (one id may name keys of two uses), else by id
+	// alone, to name the use that differs.
+	j := slices.IndexFunc(ann.Keys, func(a record.Key) bool { return a.ID == k.ID && a.Use == k.Use })
+	if j < 0 {
+		j = slices.IndexFunc(ann.Keys, func(a record.Key) bool { return a.ID == k.ID })
+	}
+	if j < 0 {
+		return fmt.Errorf("%w: keys[%d]: key %q is not announced", ErrBad, i, k.ID)
+	}
+	a := ann.Keys[j]
+	if a.Use != k.Use {
+		return &FigureError{Field: fmt.Sprintf("keys[%d].use", i), Attested: k.Use, Want: a.Use}
+	}
+	if fp := record.Hex(a.Fingerprint); fp != k.Fingerprint {
+		return &FigureError{Field: fmt.Sprintf("keys[%d].fingerprint", i), Attested: k.Fingerprint, Want: fp}
 	}
 	return nil
 }

@@ -47,7 +47,8 @@
 // refused with a [*FigureError] naming it. For the build there is nothing
 // to recompute from the rules: Verify checks its form, [CheckConfig]
 // compares the attested configuration digest with a file's bytes, and
-// [CheckKeys] the attested keys with an announcement.
+// [CheckKeys] the attested keys with an announcement ([CheckKeysIn]: with
+// several).
 //
 // No statement ever carries a secret: the configuration is attested by its
 // SHA-256 only, keys by their public id and fingerprint, and only an

@@ -478,3 +478,64 @@ func TestCheckLogKey(t *testing.T) {
 		}
 	}
 }
+
+// A keys.announcement_file that announces a new attestation key beside the
+// VRF key in use, already announced, is not appended (rngd announces keys
+// with a new VRF key only): rngd says so at its start, naming the key and
+// why, instead of ignoring the file until LogAttestation refuses what the
+// new key signs; the log is unchanged.
+func TestAnnouncementFileNotAppendedWarns(t *testing.T) {
+	td, _, _ := attestingDaemon(t)
+	first := td.cfg.Keys.AnnouncementFile
+	td.stop()
+	ks, err := keystore.Open(keystore.Config{Dir: td.keysDir(), Passphrase: []byte(testPassphrase), KDF: testKDF})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ks.Close()
+	att2, err := ks.GenerateSigner("attestation-2", hsm.Ed25519)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ks.VRFProver("vrf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg, err := ks.Signer("log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := hsm.Announce(td.clock.Now(), []hsm.AnnouncedKey{{Use: hsm.UseVRF, Label: "vrf", Prover: p},
+		{Use: hsm.UseLog, Label: "log", Signer: lg}, {Use: hsm.UseAttestation, Label: "attestation-2", Signer: att2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	td.cfg.Keys.AnnouncementFile = filepath.Join(td.dir, "announcement-2.json")
+	if err := os.WriteFile(td.cfg.Keys.AnnouncementFile, leaf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n := td.sequenced()
+	td.start()
+	if td.sequenced() != n {
+		t.Fatalf("%d records, %d before: the announcement was appended", td.sequenced(), n)
+	}
+	var warned string
+	for _, l := range strings.Split(string(td.logs()), "\n") {
+		if strings.Contains(l, "level=WARN") && strings.Contains(l, "keys.announcement_file") {
+			warned = l
+		}
+	}
+	if !strings.Contains(warned, `attestation key \"attestation-2\"`) || !strings.Contains(warned, "not appended") {
+		t.Fatalf("no WARN naming the key the file announces in vain:\n%s", td.logs())
+	}
+	// Restarted on the announcement already in the log: nothing to say.
+	td.stop()
+	td.cfg.Keys.AnnouncementFile = first
+	td.logMu.Lock()
+	td.logBuf = nil
+	td.logMu.Unlock()
+	td.start()
+	if strings.Contains(string(td.logs()), "not appended") {
+		t.Fatalf("warned about the announcement the log holds:\n%s", td.logs())
+	}
+}

@@ -622,6 +622,7 @@ func (e *engine) announceKeys(ctx context.Context, c *components) error {
 	}
 	if announced {
 		e.keyID = id
+		e.warnAnnouncementUnused(c, lk)
 		return nil
 	}
 	idx, err := e.appendLeaf(ctx, leaf)
@@ -633,6 +634,35 @@ func (e *engine) announceKeys(ctx context.Context, c *components) error {
 	return e.commit(nil, nil, nil, []sealed{{leaf: leaf, index: idx}}, func(tx *bolt.Tx) error {
 		return putAnnounced(tx, ann, idx)
 	})
+}
+
+// warnAnnouncementUnused says at the start which keys of
+// keys.announcement_file the log has not announced, when the file is not
+// appended because the VRF key in use is announced already: rngd appends
+// an announcement with a new VRF key only, so a key the file adds beside it
+// (a new attestation key) stays unannounced, and nothing it signs is
+// accepted (LogAttestation: ATTESTATION_KEY_UNKNOWN).
+func (e *engine) warnAnnouncementUnused(c *components, lk *loggedKeys) {
+	if c.announcement == nil {
+		return
+	}
+	r, err := record.Parse(c.announcement)
+	ann, ok := r.(*record.KeyAnnouncement)
+	if err != nil || !ok {
+		return // openKeys checked it
+	}
+	var missing []string
+	for _, k := range ann.Keys {
+		if f, ok := lk.first[keyUse{k.Use, k.ID}]; !ok || !bytes.Equal(f.pub, k.PublicKey) {
+			missing = append(missing, fmt.Sprintf("%s key %q", k.Use, k.ID))
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	e.log.Warn("keys.announcement_file is not appended: the VRF key in use is announced already, and rngd appends an announcement with a new VRF key only; "+
+		"the keys it announces that the log has not announced stay unannounced, and nothing they sign is accepted (docs/attestations.md: rotating the attestation key)",
+		"file", e.cfg.Keys.AnnouncementFile, "not_announced", strings.Join(missing, ", "))
 }
 
 // checkLogKey checks that logPub, the key rngd signs checkpoints with, is

@@ -146,3 +146,12 @@ func TestOpenTreeSizeBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestParseStateNullLog: a state file whose log entry is null (an edited
+// or damaged file) is refused naming the log, not a panic.
+func TestParseStateNullLog(t *testing.T) {
+	_, err := checkpoint.ParseState([]byte(`{"v":1,"logs":{"example.org/log":null}}`))
+	if err == nil || !strings.Contains(err.Error(), `"example.org/log"`) {
+		t.Fatalf("ParseState(null log) = %v, want an error naming the log", err)
+	}
+}

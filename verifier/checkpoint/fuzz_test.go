@@ -79,6 +79,7 @@ func FuzzParseState(f *testing.F) {
 	}
 	f.Add(s.Marshal())
 	f.Add([]byte(`{"v":1,"logs":{}}`))
+	f.Add([]byte(`{"v":1,"logs":{"x":null}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := checkpoint.ParseState(b)
 		if err != nil {

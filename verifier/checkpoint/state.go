@@ -59,6 +59,9 @@ func ParseState(b []byte) (*State, error) {
 		s.Logs = map[string]*LogState{}
 	}
 	for origin, l := range s.Logs {
+		if l == nil { // "logs": {"<origin>": null}
+			return nil, verdict.Errorf(verdict.MsgStateLog, origin, verdict.Errorf(verdict.MsgStateNoKey))
+		}
 		if _, err := l.TrustedKeys(); err != nil {
 			return nil, verdict.Errorf(verdict.MsgStateLog, origin, err)
 		}

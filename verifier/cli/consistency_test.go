@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -142,4 +143,52 @@ func TestDocumentOnlineConsistency(t *testing.T) {
 func root(a *receipttest.Appliance, n int64) string {
 	r := a.Root(n)
 	return base64.StdEncoding.EncodeToString(r[:])
+}
+
+// TestDocumentStateCheckpointUnreadable: a --state whose trusted checkpoint
+// no longer opens under the state's keys (a damaged or edited file) is
+// refused, naming --state, as rngverify log refuses it — not silently left
+// out, which would skip the comparison with the trusted checkpoint (a fork
+// of the same size) and pass.
+func TestDocumentStateCheckpointUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	a := newAppliance(t, 24)
+	fork := a.Fork(a.Size())
+	playGame(t, a, receipttest.Play{Game: "g-0"})
+	// Another history of the same size, signed by the same key.
+	fg := playGame(t, fork, receipttest.Play{Game: "g-0", Numbers: []int{9, 8, 7, 6, 5, 4, 3, 2, 1, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}})
+	for a.Size() < fork.Size() {
+		a.Append([]byte("pad"))
+	}
+	for fork.Size() < a.Size() {
+		fork.Append([]byte("pad"))
+	}
+	tiles := filepath.Join(dir, "tiles")
+	writeTiles(t, tiles, a)
+	key := write(t, dir, "log.vkey", a.LogKeyFile())
+	state := filepath.Join(dir, "state.json")
+	if code, out, errs := run(t, "log", "--dir", tiles, "--log-key", key, "--state", state); code != ExitOK {
+		t.Fatalf("log: %d\n%s%s", code, out, errs)
+	}
+	forked := write(t, dir, "forked.json", fork.Receipt(fg, 1, true))
+	pin := "--pin=" + a.VRFPin()
+	if code, _, errs := run(t, "receipt", forked, "--state", state, pin); code != ExitFail || !strings.Contains(errs, "MISBEHAVIOUR PROVEN") {
+		t.Fatalf("forked receipt, same size: exit %d %s", code, errs)
+	}
+	// The state's checkpoint damaged: its signature no longer verifies.
+	b, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := `\n\n— ` + receipttest.Origin + " "
+	i := strings.Index(string(b), sig)
+	if i < 0 {
+		t.Fatalf("no signature in the state:\n%s", b)
+	}
+	b[i+len(sig)+10] ^= 1
+	write(t, dir, "state.json", b)
+	code, out, errs := run(t, "receipt", forked, "--state", state, pin)
+	if code != ExitUsage || !strings.Contains(errs, "--state") || out != "" {
+		t.Errorf("receipt with a damaged state checkpoint: exit %d\n%s%s", code, out, errs)
+	}
 }

@@ -222,10 +222,18 @@ func (c *common) anchors() (receipt.Anchors, error) {
 		if err != nil {
 			return a, verdict.Errorf(verdict.MsgCLIFlagErr, "--state", err)
 		}
-		for _, l := range s.Logs {
-			keys, _ := l.TrustedKeys()
+		for origin, l := range s.Logs {
+			keys, _ := l.TrustedKeys() // ParseState checked them
 			a.LogKeys = append(a.LogKeys, keys...)
-			if last, err := l.Last(); err == nil && last != nil {
+			// A trusted checkpoint that no longer opens is refused, as
+			// rngverify log refuses its log's (log and audit read that one
+			// themselves, not Last): left out, a document's checkpoint
+			// would not be compared with it.
+			last, err := l.Last()
+			if err != nil && !c.stateNew {
+				return a, verdict.Errorf(verdict.MsgCLIFlagErr, "--state", verdict.Errorf(verdict.MsgStateLog, origin, verdict.Errorf(verdict.MsgStateLast, err)))
+			}
+			if err == nil && last != nil {
 				a.Last = append(a.Last, last)
 			}
 		}
@@ -369,13 +377,18 @@ func fileErr(err error) error {
 	return err
 }
 
-// readInput reads FILE, or stdin for "-" (cut after receipt.MaxSize + 1
-// bytes, which the verifiers refuse as too large).
+// readInput reads FILE, or stdin for "-", refusing either beyond
+// maxDocument bytes with the same error (stdin is read up to the limit
+// only, never parsed cut short).
 func readInput(env Env, path string) ([]byte, error) {
-	if path == "-" {
-		return io.ReadAll(io.LimitReader(env.Stdin, receipt.MaxSize+1))
+	if path != "-" {
+		return readFileMax(path, maxDocument, verdict.MsgLimitDocument)
 	}
-	return readFileMax(path, maxDocument, verdict.MsgLimitDocument)
+	b, err := io.ReadAll(io.LimitReader(env.Stdin, maxDocument+1))
+	if err == nil && int64(len(b)) > maxDocument {
+		return nil, verdict.Errorf(verdict.MsgFileTooLarge, path, maxDocument>>20, verdict.M(verdict.MsgLimitDocument))
+	}
+	return b, err
 }
 
 // The most rngverify reads of a file, by kind: a device (/dev/zero) or a

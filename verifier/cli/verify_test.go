@@ -583,3 +583,22 @@ func TestAuditSuitePin(t *testing.T) {
 		}
 	}
 }
+
+// TestStdinLimit: a document read from stdin ("-") beyond its limit is
+// refused as a file is, naming the limit — not read cut short and refused
+// for what the cut left (a certificate or freeze receipt "not JSON").
+func TestStdinLimit(t *testing.T) {
+	big := bytes.Repeat([]byte(" "), maxDocument+1)
+	for _, args := range [][]string{
+		{"receipt", "-"},
+		{"game", "-"},
+		{"certificate", "-", "--tofu"},
+		{"freeze", "-", "--pin", strings.Repeat("0", 64)},
+	} {
+		var out, errb bytes.Buffer
+		code := Run(Env{Args: args, Stdin: bytes.NewReader(big), Stdout: &out, Stderr: &errb})
+		if want := "- is larger than 16 MiB, the limit for a receipt, transcript or certificate"; code != ExitUsage || !strings.Contains(errb.String(), want) || out.Len() > 0 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d and %q", args, code, out.String(), errb.String(), ExitUsage, want)
+		}
+	}
+}

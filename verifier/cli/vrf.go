@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"tirage.fr/tirage/verifier/receipt"
@@ -117,5 +118,40 @@ func flagError(err error) verdict.Msg {
 	if name, ok := strings.CutPrefix(s, "flag needs an argument: -"); ok {
 		return verdict.M(verdict.MsgCLIFlagValue, name)
 	}
+	if m, ok := flagValueError(s); ok {
+		return m
+	}
 	return receipt.Cause(err)
+}
+
+// flagValueError reads package flag's refusal of a flag's value, s: an
+// int or duration flag's ("invalid value %q for flag -%s: %v") or a
+// boolean flag's ("invalid boolean value %q for -%s: %v"), the reason
+// being flag's "parse error" or "value out of range".
+func flagValueError(s string) (verdict.Msg, bool) {
+	for _, f := range []struct {
+		prefix, infix string
+		id            verdict.MsgID
+	}{
+		{"invalid value ", " for flag -", verdict.MsgCLIFlagInvalid},
+		{"invalid boolean value ", " for -", verdict.MsgCLIFlagBool},
+	} {
+		rest, ok := strings.CutPrefix(s, f.prefix)
+		if !ok {
+			continue
+		}
+		q, err := strconv.QuotedPrefix(rest)
+		if err != nil {
+			return verdict.Msg{}, false
+		}
+		value, _ := strconv.Unquote(q)
+		rest, ok = strings.CutPrefix(rest[len(q):], f.infix)
+		name, why, cut := strings.Cut(rest, ": ")
+		reason := map[string]verdict.MsgID{"parse error": verdict.MsgCLIFlagParse, "value out of range": verdict.MsgCLIFlagOutRange}[why]
+		if !ok || !cut || reason == "" {
+			return verdict.Msg{}, false
+		}
+		return verdict.M(f.id, value, name, verdict.M(reason)), true
+	}
+	return verdict.Msg{}, false
 }

@@ -77,10 +77,11 @@ func VerifyAttestation(file []byte, name string, in AttestationInputs) *verdict.
 		v.Fail(verdict.CheckFormat, verdict.MsgAttestNotAttestation, name, Cause(verdict.JSONError(err)))
 		return v
 	}
+	// A file's final new line is not the envelope's, nor the record's.
 	envelope := attestations.EnvelopeBytes(file)
 	var rec *record.Attestation
 	if _, ok := top["kind"]; ok {
-		r, err := record.Parse(file)
+		r, err := record.Parse(envelope)
 		if err != nil {
 			// A record whose digest is not its statement's is refused here.
 			v.Fail(verdict.CheckRecord, verdict.MsgSame, Cause(err))
@@ -210,15 +211,14 @@ func VerifyAttestation(file []byte, name string, in AttestationInputs) *verdict.
 
 // checkBuildKeys checks the build's keys against the announcements given:
 // each must be announced, with its use and fingerprint, in one of them (the
-// appliance may have announced new keys since). The announcements are the
-// user's, not the appliance's word: a difference fails, it proves nothing.
+// appliance may have announced new keys since, and a VRF key rotated
+// without the attestation key is announced apart from it). The
+// announcements are the user's, not the appliance's word: a difference
+// fails, it proves nothing.
 func checkBuildKeys(v *verdict.Verdict, b *attestations.Build, anns []*record.KeyAnnouncement) {
-	var err error
-	for _, ann := range anns {
-		if err = attestations.CheckKeys(b, ann); err == nil {
-			v.Pass(CheckBuildKeys, verdict.MsgAttestKeysOK, len(b.Keys))
-			return
-		}
+	if err := attestations.CheckKeysIn(b, anns); err != nil {
+		v.Fail(CheckBuildKeys, verdict.MsgSame, Cause(err))
+		return
 	}
-	v.Fail(CheckBuildKeys, verdict.MsgSame, Cause(err))
+	v.Pass(CheckBuildKeys, verdict.MsgAttestKeysOK, len(b.Keys))
 }

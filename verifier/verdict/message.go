@@ -341,8 +341,17 @@ func RepeatedMember(b []byte) error {
 		if len(stack) == 0 {
 			return nil
 		}
+		// Deeper than encoding/json decodes (its limit, which Go 1.27's
+		// Decoder.Token keeps and Go 1.26's does not): a syntax error for
+		// the decoder to name, not frames to allocate.
+		if len(stack) > maxDepth {
+			return nil
+		}
 	}
 }
+
+// maxDepth is encoding/json's nesting limit.
+const maxDepth = 10000
 
 // foldName is a name such that foldName(x) == foldName(y) exactly when
 // strings.EqualFold(x, y), as encoding/json matches a member to a field:

@@ -476,6 +476,10 @@ const (
 	MsgVRFKeyLineSuite  MsgID = "vrf-key-line-suite"
 	MsgCLIFlagUnknown   MsgID = "cli-flag-unknown"
 	MsgCLIFlagValue     MsgID = "cli-flag-value"
+	MsgCLIFlagInvalid   MsgID = "cli-flag-invalid"
+	MsgCLIFlagBool      MsgID = "cli-flag-bool"
+	MsgCLIFlagParse     MsgID = "cli-flag-parse"
+	MsgCLIFlagOutRange  MsgID = "cli-flag-out-of-range"
 	MsgVRFRejected      MsgID = "vrf-rejected"
 	MsgVRFBetaDiffers   MsgID = "vrf-beta-differs"
 	MsgVRFUsage         MsgID = "vrf-usage"
@@ -1748,6 +1752,15 @@ var messages = map[MsgID]text{
 		"option inconnue : -%s"},
 	MsgCLIFlagValue: {"flag needs an argument: -%s",
 		"l'option -%s attend une valeur"},
+	// Package flag's refusals of a value, same English text.
+	MsgCLIFlagInvalid: {"invalid value %q for flag -%s: %v",
+		"valeur « %s » invalide pour l'option -%s : %v"},
+	MsgCLIFlagBool: {"invalid boolean value %q for -%s: %v",
+		"valeur booléenne « %s » invalide pour l'option -%s : %v"},
+	MsgCLIFlagParse: {"parse error",
+		"illisible"},
+	MsgCLIFlagOutRange: {"value out of range",
+		"hors limites"},
 	MsgVRFRejected: {"rngverify vrf: %s rejected: %s",
 		"rngverify vrf : %s refusé : %s"},
 	MsgVRFBetaDiffers: {"rngverify vrf: the proof is valid but its output %x differs from --beta",
