@@ -39,11 +39,12 @@ func rctCutoff(h, alpha float64) int {
 // P(Binomial(w, 2^-H) ≥ C) ≤ α: the formula the standard states and its
 // Table 2 lists, followed as written. (The count B of a window is 1 plus a
 // Binomial(w-1, p) for an ideal source, so the real false-alarm probability
-// per window is P(Binomial(w-1, p) ≥ C-1), up to about 3.5 α for W = 512;
-// docs/entropy.md gives the figures.) The tail sums are computed exactly: for
-// integer H and α a power of two, p = 2^-H is a dyadic rational and 4096-bit
-// floats hold every term without rounding; otherwise p is rounded to float64
-// once.
+// per window is P(Binomial(w-1, p) ≥ C-1): for W = 512 and integer H, up to
+// 3.47 α at the default α = 2^-30 (docs/entropy.md gives the figures), and up
+// to 6.93 α over the allowed α (H = 8, α = 2^-31).) The tail sums are
+// computed exactly: for integer H and α a power of two, p = 2^-H is a dyadic
+// rational and 4096-bit floats hold every term without rounding; otherwise p
+// is rounded to float64 once.
 func aptCutoff(w int, h, alpha float64) int {
 	key := cutoffKey{w, h, alpha}
 	if c, ok := aptCutoffs.Load(key); ok {

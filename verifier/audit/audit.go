@@ -1342,7 +1342,8 @@ func (a *auditor) run(j job) {
 	if c := v.Find(verdict.CheckVRFProof); c != nil && c.Status == verdict.StatusPass && c.Message != nil && c.Message.ID == verdict.MsgProofs {
 		proofs, _ = c.Message.Args[0].(int)
 	}
-	if c := v.First(); c != nil && secretLostOnly(v) {
+	lost := secretLostOnly(v)
+	if c := v.First(); c != nil && lost {
 		// Ended, refund or expiry, with r lost by the appliance: its
 		// draws cannot be checked, and nothing contradicts anything.
 		a.mu.Lock()
@@ -1361,7 +1362,11 @@ func (a *auditor) run(j job) {
 	defer a.mu.Unlock()
 	a.res.Games++
 	a.res.Proofs += proofs
-	if p != nil && v.Status() == verdict.StatusPass {
+	// A game that lost r counts as a game still open does (proofs
+	// unchecked, outcomes checked from β): it ended refunded or expired,
+	// never on a losing pick, so leaving it out would bias the losing
+	// frequencies upwards.
+	if p != nil && (v.Status() == verdict.StatusPass || lost) {
 		a.res.Stats.add(p)
 	}
 }

@@ -3,20 +3,28 @@ package audit
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strings"
 
+	"tirage.fr/tirage/verifier/draw/drawtest"
 	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/verdict"
 )
 
-// ZLimit is the |z| beyond which a cell's frequency fails the statistics
-// check. Each cell is a binomial count with an exact probability (3/n for a
-// pick with n numbers hidden, q_t for a ×3 multiplier at tier t); with the
-// normal approximation P(|Z| > 5.6) ≈ 2.1e-8, so over the 34 cells the
-// false-failure rate of an honest appliance is below 1e-6. Cells with fewer
-// than 10 expected events (or non-events) are shown but not tested.
-const ZLimit = 5.6
+// FalseAlarm bounds the probability that the statistics check fails for an
+// honest appliance. Each cell is a binomial count with an exact probability
+// (3/n for a pick with n numbers hidden, q_t for a ×3 multiplier at tier t)
+// and is tested exactly, two-sided, at FalseAlarm/34 (drawtest.Binomial: no
+// normal approximation, whose far tail is off by up to two orders of
+// magnitude for the small, skewed counts of a small audit); by the union
+// bound over the 34 cells, the check fails an honest appliance with
+// probability at most FalseAlarm. Cells with fewer than 10 expected events
+// (or non-events) are shown but not tested.
+const FalseAlarm = 1e-6
+
+// cellRate is the false-alarm rate of one cell's test.
+const cellRate = FalseAlarm / (qod.Numbers + qod.Tiers)
 
 // Stats are the observed draws of the verified games.
 type Stats struct {
@@ -53,6 +61,14 @@ func (c Cell) Z() float64 {
 func (c Cell) Testable() bool {
 	e := c.Expected()
 	return e >= 10 && float64(c.Trials)-e >= 10
+}
+
+// Off reports whether Events is off the cell's exact binomial law: the
+// probability of a count as low, or as high, is at most half its rate.
+func (c Cell) Off() bool {
+	p := new(big.Rat).SetFrac(new(big.Int).SetUint64(c.P), new(big.Int).SetUint64(c.Q))
+	_, _, ok := drawtest.Binomial(int(c.Events), int(c.Trials), p, cellRate)
+	return !ok
 }
 
 func newCell(name verdict.Msg, p, q uint64) Cell {
@@ -115,7 +131,7 @@ func (s *Stats) check(v *verdict.Verdict) {
 		tested++
 		z := c.Z()
 		worst = max(worst, math.Abs(z))
-		if math.Abs(z) > ZLimit {
+		if c.Off() {
 			bad = append(bad, verdict.M(verdict.MsgCellBad, c.Name, c.Events, c.Trials, verdict.Decimal{V: c.Expected(), Prec: 1}, c.P, c.Q, verdict.Decimal{V: z, Prec: 1}))
 		}
 	}
@@ -126,7 +142,7 @@ func (s *Stats) check(v *verdict.Verdict) {
 	case tested == 0:
 		v.Skip(verdict.CheckStatistics, verdict.MsgTooFewDraws)
 	default:
-		v.Pass(verdict.CheckStatistics, verdict.MsgStatsOK, tested, verdict.Decimal{V: worst, Prec: 2}, verdict.Decimal{V: ZLimit, Prec: 1})
+		v.Pass(verdict.CheckStatistics, verdict.MsgStatsExactOK, tested, verdict.Decimal{V: worst, Prec: 2})
 	}
 }
 

@@ -43,7 +43,9 @@
 //
 // For 0 ≤ p ≤ q, q > 0: true if and only if Uniform(q) < p. The probability is
 // exactly p/q; the fraction is used as given (3/44 and 6/88 are equally fair
-// but read different bytes), so callers pass it in lowest terms.
+// but read different bytes), so each use states the exact fraction it
+// draws: Quitte ou Double draws q_t in lowest terms but a pick as 3/n as the
+// rules state it, unreduced (3/30, not 1/10, for the first pick).
 //
 // # RankedSample(k, n)
 //

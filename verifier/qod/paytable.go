@@ -36,7 +36,9 @@ func CheckStake(stake int64) error {
 // GoodAt[t-1] is G_t, the number of good numbers that reaches tier t.
 var GoodAt = [Tiers]int{6, 11, 15, 18}
 
-// Fraction is an exact probability P/Q in lowest terms.
+// Fraction is an exact probability P/Q, drawn as Bernoulli(P, Q) exactly as
+// written: Triple's are in lowest terms, LosingChance's 3/n are not reduced
+// (3/30 for the first pick: Uniform(30) < 3, not Uniform(10) < 1).
 type Fraction struct{ P, Q uint64 }
 
 // Rat returns f as a big.Rat.

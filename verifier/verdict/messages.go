@@ -350,7 +350,8 @@ const (
 	MsgFailing                MsgID = "failing"
 	MsgCellBad                MsgID = "cell-bad"
 	MsgTooFewDraws            MsgID = "too-few-draws"
-	MsgStatsOK                MsgID = "stats-ok"
+	MsgStatsOK                MsgID = "stats-ok" // |z| > limit, normal approximation: no longer emitted (see MsgStatsExactOK)
+	MsgStatsExactOK           MsgID = "stats-exact-ok"
 	MsgCellLosingPick         MsgID = "cell-losing-pick"
 	MsgCellTriple             MsgID = "cell-triple"
 	MsgMalformedCheckpoint    MsgID = "malformed-checkpoint"
@@ -1494,6 +1495,8 @@ var messages = map[MsgID]text{
 		"trop peu de tirages pour tester (il faut 10 événements attendus par case)"},
 	MsgStatsOK: {"%d cells tested, largest |z| %s (limit %s, false alarm < 1e-6)",
 		"%d cases testées, plus grand |z| %s (limite %s, probabilité de fausse alarme < 10⁻⁶)"},
+	MsgStatsExactOK: {"%d cells tested, largest |z| %s (exact binomial test of each cell, false alarm < 1e-6)",
+		"%d cases testées, plus grand |z| %s (test binomial exact de chaque case, probabilité de fausse alarme < 10⁻⁶)"},
 	MsgCellLosingPick: {"losing pick, %d hidden",
 		"numéro perdant, %d cachés"},
 	MsgCellTriple: {"x3 at tier %d",
