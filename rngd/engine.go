@@ -52,6 +52,10 @@ type engine struct {
 	suite   vrf.Suite
 	pub     []byte // the VRF public key, as vrf.PublicKey.Bytes
 	keyID   string // the VRF key's id in records, as announced
+	// vrfKeys: every VRF key the log announced, by id (its first
+	// announcement), for the receipts of records proven under a key
+	// rotated out since. Set by announceKeys, before any call.
+	vrfKeys map[string]firstAnnounced
 	logPub  []byte // the log key's public key, as announced (DER SubjectPublicKeyInfo)
 	entropy io.Reader
 	metrics *metrics
@@ -619,19 +623,26 @@ func (e *engine) recordReceipt(sg *storedGame, leaf []byte, index uint64) (*qodv
 	}
 	g := sg.Game
 	var alpha, proof, beta []byte
+	var key string
 	switch v := rec.(type) {
 	case *record.GameStart:
-		proof, beta = v.Proof, v.Beta
+		proof, beta, key = v.Proof, v.Beta, v.Key
 		if sg.HasSecret && len(proof) > 0 {
 			alpha = record.StartAlpha(v.Game, v.Emission, v.Ticket, v.Stake, sg.Secret)
 		}
 	case *record.Pick:
-		proof, beta = v.Proof, v.Beta
+		proof, beta, key = v.Proof, v.Beta, v.Key
 		if sg.HasSecret {
 			alpha = record.PickAlpha(v.Game, g.Emission, g.Ticket, sg.Secret, v.Index, v.Number)
 		}
 	}
-	return e.receipt(leaf, index, alpha, proof, beta), nil
+	r := e.receipt(leaf, index, alpha, proof, beta)
+	if f, ok := e.vrfKeys[key]; ok && len(proof) > 0 && key != e.keyID {
+		// Proven under a key rotated out since: the receipt names that
+		// one, as it did when the record was sealed.
+		r.VrfSuite, r.VrfKeyId, r.VrfPublicKey = f.suite, key, f.pub
+	}
+	return r, nil
 }
 
 // replyOf is the reply of the call that sealed the records first..end-1 of
@@ -882,7 +893,10 @@ func (e *engine) fillSecret(tx *bolt.Tx, sg *storedGame) error {
 }
 
 // fillSecrets is fillSecret for each of games, reading secrets.db in one
-// transaction.
+// transaction. A secret kept that is not the one the game's start record
+// commits to (secrets.db gone bad: bbolt checks no data page) counts as
+// lost, as a rebuild counts it: drawn with, it would make picks nobody
+// can verify, and an end that contradicts the start.
 func (e *engine) fillSecrets(tx *bolt.Tx, games []*storedGame) error {
 	var ids []string
 	var inPlay []*storedGame
@@ -900,7 +914,7 @@ func (e *engine) fillSecrets(tx *bolt.Tx, games []*storedGame) error {
 		}
 	}
 	for _, sg := range games {
-		if sg.HasSecret || sg.Records == 0 {
+		if sg.Records == 0 || (sg.Ended && sg.HasSecret) {
 			continue
 		}
 		leaves, _, err := gameRecords(tx, sg.Game.ID, 1)
@@ -911,7 +925,16 @@ func (e *engine) fillSecrets(tx *bolt.Tx, games []*storedGame) error {
 		if err != nil {
 			return fmt.Errorf("game %s: its start record: %w", sg.Game.ID, err)
 		}
-		if start, ok := rec.(*record.GameStart); ok {
+		start, ok := rec.(*record.GameStart)
+		if !ok {
+			continue
+		}
+		if !sg.Ended && sg.HasSecret && record.Commit(sg.Secret) != start.Commit {
+			e.metrics.alarms.WithLabelValues("store").Inc()
+			e.log.Error("the secret r kept in secrets.db for a game in play does not match the commitment of its start record: counted as lost (it can only be refunded); an operator must investigate", "game", sg.Game.ID)
+			sg.Secret, sg.HasSecret = [32]byte{}, false
+		}
+		if !sg.HasSecret {
 			sg.commit = start.Commit
 		}
 	}

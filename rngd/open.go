@@ -199,7 +199,13 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 // queued, and the Trillian log's Open waits until every leaf of its
 // pending file (each append not known refused) is integrated — and in
 // resync, under the gate, once the Trillian log's recovery has done the
-// same.
+// same. It also forgets the secrets of games the store holds ended (their
+// end records reveal them): a game's end drops its secret without waiting
+// (engine.commit), and a crash may lose that drop but not the end's commit
+// to the state store, after which no catch-up replays the end. The games
+// in play whose secret secrets.db does not hold (lost with it, or a
+// secrets.db of another data directory) raise the store alarm: nothing else
+// says so before their draws are refused.
 func (e *engine) dropOrphanSecrets() error {
 	var ids []string
 	err := e.secrets.db.View(func(tx *bolt.Tx) error {
@@ -211,20 +217,46 @@ func (e *engine) dropOrphanSecrets() error {
 	if err != nil {
 		return fmt.Errorf("couldn't read the secret store: %w", err)
 	}
-	var orphans []string
+	var orphans, ended, lost []string
 	e.store.view(func(tx *bolt.Tx) error {
+		kept := make(map[string]bool, len(ids))
 		for _, id := range ids {
-			if tx.Bucket(bucketGames).Get([]byte(id)) == nil {
+			kept[id] = true
+		}
+		tx.Bucket(bucketUnfinished).ForEach(func(k, _ []byte) error {
+			if _, id, _ := strings.Cut(string(k), "\x00"); !kept[id] {
+				lost = append(lost, id)
+			}
+			return nil
+		})
+		for _, id := range ids {
+			var sg struct{ Ended bool } // storedGame's, the rest unread
+			switch ok, err := getJSON(tx, bucketGames, []byte(id), &sg); {
+			case err != nil:
+				// Kept: the store is what is wrong.
+			case !ok:
 				orphans = append(orphans, id)
+			case sg.Ended:
+				ended = append(ended, id)
 			}
 		}
 		return nil
 	})
-	if len(orphans) == 0 {
+	if len(lost) > 0 {
+		e.metrics.alarms.WithLabelValues("store").Inc()
+		e.log.Error("unfinished games without their secret r in secrets.db (lost, or not this data directory's): their draws are refused (SECRET_LOST), they can only be refunded; an operator must investigate",
+			"count", len(lost), "games", lost[:min(len(lost), 3)])
+	}
+	if len(orphans) > 0 {
+		e.log.Info("secrets of starts that never reached the log dropped", "count", len(orphans))
+	}
+	if len(ended) > 0 {
+		e.log.Info("secrets of ended games dropped (their end records reveal them)", "count", len(ended))
+	}
+	if len(orphans)+len(ended) == 0 {
 		return nil
 	}
-	e.log.Info("secrets of starts that never reached the log dropped", "count", len(orphans))
-	return e.secrets.drop(orphans...)
+	return e.secrets.drop(append(orphans, ended...)...)
 }
 
 // openLog opens the configured transparency log, its checkpoints signed by
@@ -619,6 +651,12 @@ func (e *engine) announceKeys(ctx context.Context, c *components) error {
 	cur := keyInUse{id: id, fp: fp}
 	if err := e.checkRotation(lk, cur); err != nil {
 		return err
+	}
+	e.vrfKeys = map[string]firstAnnounced{}
+	for ku, f := range lk.first {
+		if ku.use == hsm.UseVRF {
+			e.vrfKeys[ku.id] = f
+		}
 	}
 	if announced {
 		e.keyID = id

@@ -206,6 +206,9 @@ func (r *rebuilder) apply(tx *bolt.Tx, index uint64, leaf []byte) error {
 		if index <= g.indices[len(g.indices)-1] {
 			return nil // stored already
 		}
+		if g.end != nil {
+			return fmt.Errorf("%s record of game %s, which ended at log index %d", v.Kind(), v.GameID(), g.indices[len(g.indices)-1])
+		}
 		g.leaves = append(g.leaves, leaf)
 		g.indices = append(g.indices, index)
 		if end, ok := v.(*record.GameEnd); ok {
@@ -240,7 +243,11 @@ func (r *rebuilder) adminReply(tx *bolt.Tx, req, digest [32]byte, at time.Time, 
 }
 
 // stored loads a game the store holds, with its records, into the games in
-// play of an incremental replay (nil when the store does not have it).
+// play of an incremental replay (nil when the store does not have it). A
+// game the store holds ended is held whole there: its records in the tail
+// are stored already, and it is neither read nor kept in memory (only its
+// last index, to skip them) — a tail from far back (a rebuild cut short
+// leaves the prefix at 0) would otherwise hold every game of the log.
 func (r *rebuilder) stored(tx *bolt.Tx, id string) (*rebuildGame, error) {
 	if g := r.games[id]; g != nil {
 		return g, nil
@@ -248,6 +255,9 @@ func (r *rebuilder) stored(tx *bolt.Tx, id string) (*rebuildGame, error) {
 	var sg storedGame
 	if ok, err := getJSON(tx, bucketGames, []byte(id), &sg); err != nil || !ok {
 		return nil, err
+	}
+	if sg.Ended {
+		return &rebuildGame{indices: []uint64{sg.LastIndex}, end: &record.GameEnd{}}, nil
 	}
 	leaves, indices, err := gameRecords(tx, id, sg.Records)
 	if err != nil {

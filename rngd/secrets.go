@@ -32,17 +32,16 @@ type secretStore struct {
 }
 
 func openSecrets(path string) (*secretStore, error) {
-	db, err := openBolt(path, "secret store")
-	if err != nil {
-		return nil, err
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
+	db, err := openBolt(path, "secret store", func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(bucketSecrets)
 		return err
 	})
+	if errors.Is(err, errStoreCorrupt) {
+		// Not to be moved aside as state.db is: nothing makes it again.
+		return nil, fmt.Errorf("%w: it holds the secrets r of the games in play, which the log reveals only at their end: restore it from a backup; a game whose secret is lost can only be refunded (docs/rngd.md, SECRET_LOST)", err)
+	}
 	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("couldn't initialise the secret store: %w", err)
+		return nil, err
 	}
 	s := &secretStore{writer{db: db, failure: errSecretsFailed}}
 	s.start()

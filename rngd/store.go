@@ -117,26 +117,44 @@ var errStoreFailed = errors.New("the state store failed; restart rngd to rebuild
 // errStoreLocked means another process (a running rngd) holds a store.
 var errStoreLocked = errors.New("in use by another process (is rngd running?)")
 
+// errStoreCorrupt means bbolt found a store file corrupt: its callers say
+// what the operator does about it.
+var errStoreCorrupt = errors.New("is corrupt")
+
 // openBolt opens a bbolt file of the data directory (what names it in
-// errors), which one process at a time may hold.
-func openBolt(path, what string) (*bolt.DB, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
-	if err != nil {
-		if errors.Is(err, bolterrors.ErrTimeout) {
-			return nil, fmt.Errorf("couldn't open %s: %w", path, errStoreLocked)
+// errors), which one process at a time may hold, and runs init in a write
+// transaction. A file bbolt finds corrupt — both meta pages bad, or pages
+// it panics on (a freelist or a bucket page gone bad) — is errStoreCorrupt,
+// naming the file, not a panic. (After such a panic bbolt may keep the
+// file open and locked: rngd exits on the error, which releases it.)
+func openBolt(path, what string, init func(tx *bolt.Tx) error) (db *bolt.DB, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if db != nil {
+				db.Close()
+			}
+			db, err = nil, fmt.Errorf("couldn't open the %s: %s %w (%v)", what, path, errStoreCorrupt, p)
 		}
+	}()
+	db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second})
+	switch {
+	case errors.Is(err, bolterrors.ErrTimeout):
+		return nil, fmt.Errorf("couldn't open %s: %w", path, errStoreLocked)
+	case errors.Is(err, bolterrors.ErrInvalid), errors.Is(err, bolterrors.ErrChecksum):
+		return nil, fmt.Errorf("couldn't open the %s: %s %w (%w)", what, path, errStoreCorrupt, err)
+	case err != nil:
 		return nil, fmt.Errorf("couldn't open the %s: %w", what, err)
+	}
+	if err := db.Update(init); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("couldn't initialise the %s: %w", what, err)
 	}
 	return db, nil
 }
 
 func openStore(path string) (*store, error) {
-	db, err := openBolt(path, "state store")
-	if err != nil {
-		return nil, err
-	}
 	var upgraded bool
-	err = db.Update(func(tx *bolt.Tx) error {
+	db, err := openBolt(path, "state store", func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketRequests, bucketReqByTime, bucketUnfinished, bucketAttested} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
@@ -146,9 +164,11 @@ func openStore(path string) (*store, error) {
 		upgraded, err = upgrade(tx)
 		return err
 	})
+	if errors.Is(err, errStoreCorrupt) {
+		return nil, fmt.Errorf("%w: move it aside (keep it for the investigation) and start rngd, which rebuilds the state store from the log", err)
+	}
 	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("couldn't initialise the state store: %w", err)
+		return nil, err
 	}
 	s := &store{writer: writer{db: db, failure: errStoreFailed, linger: storeLinger}, upgraded: upgraded,
 		pending: map[[32]byte]storedRequest{}, started: map[[32]byte]string{}, above: map[uint64]struct{}{}}
