@@ -123,7 +123,7 @@ type AuditConfig struct {
 	// Default: none, any client may read the log.
 	ClientCAFile string `toml:"client_ca_file"`
 	// MaxConnections bounds the listener's open connections, TLS
-	// handshakes under way included (default 256), as grpc.max_connections
+	// handshakes under way included (default 64), as grpc.max_connections
 	// does the game servers'; an auditor's connection holds at most
 	// auditMaxConcurrentStreams calls.
 	MaxConnections int `toml:"max_connections"`
@@ -391,11 +391,16 @@ const minReplyRetention = 31 * 24 * time.Hour
 // the rules', qod.MaxRefundGrace: see GameConfig.
 const defaultRefundGrace = 7 * 24 * time.Hour
 
-// defaultMaxConnections is grpc.max_connections', audit.max_connections'
-// and http.max_connections' default: far more than an operator's game
-// servers, auditors or scrapers open (the load generator of make bench
-// uses 8).
+// defaultMaxConnections is grpc.max_connections' and http.max_connections'
+// default: far more than an operator's game servers or scrapers open (the
+// load generator of make bench uses 8).
 const defaultMaxConnections = 256
+
+// defaultAuditMaxConnections is audit.max_connections' default: far more
+// than auditors open, and what anonymous clients can make rngd hold is
+// bounded by it — 64 connections × auditMaxConcurrentStreams (4) answers
+// left unread × transparency.MaxEntriesBytes (1 MiB): 256 MiB.
+const defaultAuditMaxConnections = 64
 
 // Upper bounds of settings that the audit's tolerances assume of an honest
 // log (verifier/audit): the sweeper seals an expiry within
@@ -522,12 +527,13 @@ func (c Config) checkFor(use configUse) (Config, error) {
 	for _, m := range []struct {
 		key string
 		n   *int
-	}{{"grpc.max_connections", &c.GRPC.MaxConnections}, {"audit.max_connections", &c.Audit.MaxConnections}, {"http.max_connections", &c.HTTP.MaxConnections}} {
+		def int
+	}{{"grpc.max_connections", &c.GRPC.MaxConnections, defaultMaxConnections}, {"audit.max_connections", &c.Audit.MaxConnections, defaultAuditMaxConnections}, {"http.max_connections", &c.HTTP.MaxConnections, defaultMaxConnections}} {
 		switch {
 		case *m.n == 0:
-			*m.n = defaultMaxConnections
+			*m.n = m.def
 		case *m.n < 0:
-			return c, fmt.Errorf("config %s = %d: want a positive number of connections; unset: the default, %d", m.key, *m.n, defaultMaxConnections)
+			return c, fmt.Errorf("config %s = %d: want a positive number of connections; unset: the default, %d", m.key, *m.n, m.def)
 		}
 	}
 	if c.Dev {

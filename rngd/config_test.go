@@ -228,8 +228,8 @@ func TestConfigDefaults(t *testing.T) {
 	if c.Audit.Listen != "127.0.0.1:7444" || c.Audit.ClientCAFile != "" || c.HTTP.Listen != "127.0.0.1:7480" {
 		t.Errorf("defaults: audit %+v, http %+v", c.Audit, c.HTTP)
 	}
-	if c.GRPC.MaxConnections != 256 || c.Audit.MaxConnections != 256 {
-		t.Errorf("defaults: grpc.max_connections %d, audit.max_connections %d, want 256", c.GRPC.MaxConnections, c.Audit.MaxConnections)
+	if c.GRPC.MaxConnections != 256 || c.Audit.MaxConnections != 64 || c.HTTP.MaxConnections != 256 {
+		t.Errorf("defaults: grpc.max_connections %d, audit.max_connections %d, http.max_connections %d, want 256, 64, 256", c.GRPC.MaxConnections, c.Audit.MaxConnections, c.HTTP.MaxConnections)
 	}
 	if c, err := checkTOML(t, configTOML(map[string]string{"audit.listen": `"off"`, "http.listen": `"off"`})); err != nil || c.Audit.Listen != "" || c.HTTP.Listen != "" {
 		t.Errorf("audit.listen and http.listen \"off\": %+v %+v %v", c.Audit, c.HTTP, err)

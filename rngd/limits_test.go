@@ -2,11 +2,14 @@ package rngd
 
 import (
 	"context"
+	"crypto/tls"
+	"io"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"golang.org/x/net/http2"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -53,5 +56,47 @@ func TestMaxConnections(t *testing.T) {
 	defer cancel()
 	if _, err := a.ListUnfinishedGames(ctx, &qodv1.ListUnfinishedGamesRequest{}); err != nil {
 		t.Errorf("call once the slot is free: %v", err)
+	}
+}
+
+// The auditors' listener, which anyone may reach, lets a connection have 4
+// calls in flight (SETTINGS_MAX_CONCURRENT_STREAMS, which gRPC's server
+// enforces): a call counts until its answer is written to the
+// connection, so a client that never reads holds at most 4 answers of at
+// most transparency.MaxEntriesBytes a connection, and
+// audit.max_connections (default 64: TestConfigDefaults) connections. At 100 calls a
+// connection, unread Entries answers of about 1 MiB each grew rngd's heap
+// by 855 MiB from 8 connections (review measure).
+func TestAuditListenerLimits(t *testing.T) {
+	td := newTestDaemon(t)
+	tc, err := clientTLSRoots(td.pki.CA())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc.NextProtos = []string{"h2"}
+	conn, err := tls.Dial("tcp", td.d.Addrs().Audit, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(20 * time.Second))
+	if _, err := io.WriteString(conn, http2.ClientPreface); err != nil {
+		t.Fatal(err)
+	}
+	fr := http2.NewFramer(conn, conn)
+	if err := fr.WriteSettings(); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			t.Fatalf("no SETTINGS from the auditors' listener: %v", err)
+		}
+		if sf, ok := f.(*http2.SettingsFrame); ok && !sf.IsAck() {
+			if v, ok := sf.Value(http2.SettingMaxConcurrentStreams); !ok || v != 4 {
+				t.Errorf("the auditors' listener allows %d calls a connection (set: %v), want 4", v, ok)
+			}
+			break
+		}
 	}
 }

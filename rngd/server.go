@@ -1056,8 +1056,12 @@ const (
 	// finish theirs do not hold the listener's max_connections slots.
 	tcpHandshakeTimeout = 10 * time.Second
 	// auditMaxConcurrentStreams bounds an auditor's connection's calls:
-	// an audit makes a few at a time.
-	auditMaxConcurrentStreams = 100
+	// an audit makes a few at a time. A call counts until its answer is
+	// written to the connection: a client that never reads leaves at most
+	// this many answers (each at most transparency.MaxEntriesBytes) in
+	// rngd's memory per connection. At 100, audit.max_connections' 256
+	// connections of unread Entries calls could hold tens of GiB.
+	auditMaxConcurrentStreams = 4
 )
 
 // tcpKeepalive is the TCP gRPC listeners' keepalive (the game servers'

@@ -25,6 +25,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"tirage.fr/tirage/transparency"
 	auditpb "tirage.fr/tirage/transparency/auditpb/v1"
@@ -426,9 +427,10 @@ func (bigLeaves) Entries(_ context.Context, start, end, treeSize uint64) ([][]by
 	return out, nil
 }
 
-// An Entries answer must fit a default gRPC client's 4 MiB message limit:
-// 1024 leaves of 60 kB do not, so the server returns fewer (as the API
-// allows) and the auditor reads on from start + len(entries).
+// An Entries answer must fit a default gRPC client's 4 MiB message limit,
+// and MaxEntriesBytes: 1024 leaves of 60 kB do not, so the server returns
+// fewer (as the API allows) and the auditor reads on from start +
+// len(entries).
 func TestAuditEntriesFitMessage(t *testing.T) {
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -452,6 +454,11 @@ func TestAuditEntriesFitMessage(t *testing.T) {
 		}
 		if len(resp.GetEntries()) == 0 {
 			t.Fatalf("Entries(%d, %d) returned nothing", start, size)
+		}
+		// Within MaxEntriesBytes: the server holds an answer nobody reads
+		// until its connection ends.
+		if n := proto.Size(resp); n > transparency.MaxEntriesBytes {
+			t.Fatalf("Entries(%d, %d): an answer of %d bytes, over %d", start, size, n, transparency.MaxEntriesBytes)
 		}
 		for i, e := range resp.GetEntries() {
 			if len(e) != 60000 || e[0] != byte(start+uint64(i)) {

@@ -20,11 +20,16 @@ import (
 // an ErrSecurity (the storage contradicts a signed checkpoint).
 func NewAuditServer(l Log) auditpb.AuditServer { return &auditServer{l: l} }
 
-// maxEntriesBytes bounds an Entries answer, below gRPC's default 4 MiB
-// receive limit; entryOverhead is a generous bound on the protobuf framing
-// of one entry (tag and length).
+// MaxEntriesBytes bounds an Entries answer (at least one entry always),
+// below gRPC's default 4 MiB receive limit; entryOverhead is a generous
+// bound on the protobuf framing of one entry (tag and length). An answer
+// the client does not read stays in the server's memory until its
+// connection ends: the server's bound on an auditor's connections and
+// their calls (rngd: audit.max_connections, auditMaxConcurrentStreams)
+// times this is what anonymous auditors can make it hold. 1024 entries of
+// an honest log's few hundred bytes fit.
 const (
-	maxEntriesBytes = 3 << 20
+	MaxEntriesBytes = 1 << 20
 	entryOverhead   = 8
 )
 
@@ -96,7 +101,7 @@ func (s *auditServer) Entries(ctx context.Context, req *auditpb.EntriesRequest) 
 	// within a default gRPC client's 4 MiB message limit, at least one
 	// entry (at most MaxLeafSize bytes) always.
 	n, total := 0, 0
-	for n < len(e) && (n == 0 || total+len(e[n])+entryOverhead <= maxEntriesBytes) {
+	for n < len(e) && (n == 0 || total+len(e[n])+entryOverhead <= MaxEntriesBytes) {
 		total += len(e[n]) + entryOverhead
 		n++
 	}
