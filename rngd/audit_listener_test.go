@@ -220,3 +220,36 @@ func listServices(t *testing.T, ctx context.Context, cc *grpc.ClientConn) string
 	}
 	return fmt.Sprint(resp.GetListServicesResponse())
 }
+
+// An auditor's own mistake (here a range backwards) on the
+// auditors' listener, which anyone may reach, is counted but logged at
+// DEBUG only: at INFO, clients set the volume of the operator's logs. A
+// game server's refused call stays at INFO.
+func TestAuditRefusalsQuiet(t *testing.T) {
+	td := newTestDaemon(t)
+	ctx := t.Context()
+	_, err := auditpb.NewAuditClient(auditConn(t, td)).Entries(ctx, &auditpb.EntriesRequest{Start: 5, End: 2})
+	wantStatus(t, err, codes.InvalidArgument, "")
+	_, err = td.client("server-a").GetGame(ctx, &qodv1.GetGameRequest{GameId: "no-such-game"})
+	if status.Code(err) == codes.OK {
+		t.Fatal("GetGame of no game passed")
+	}
+	var audit, game string
+	for _, l := range strings.Split(string(td.logs()), "\n") {
+		switch {
+		case strings.Contains(l, "call refused") && strings.Contains(l, "method=Entries"):
+			audit = l
+		case strings.Contains(l, "call refused") && strings.Contains(l, "method=GetGame"):
+			game = l
+		}
+	}
+	if !strings.Contains(audit, "level=DEBUG") {
+		t.Errorf("an auditor's INVALID_ARGUMENT logged %q, want it at DEBUG", audit)
+	}
+	if !strings.Contains(game, "level=INFO") {
+		t.Errorf("a game server's refused call logged %q, want it at INFO", game)
+	}
+	if m := scrape(t, td); !strings.Contains(m, `code="InvalidArgument"`) {
+		t.Error("the auditor's refused call is not counted in tirage_refusals_total")
+	}
+}

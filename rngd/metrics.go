@@ -53,7 +53,7 @@ func newMetrics(dev bool) *metrics {
 			Name: "tirage_refusals_total", Help: "Refused calls by reason (the ErrorInfo reason of the refusal, else its status code's name) and gRPC status code.",
 		}, []string{"reason", "code"}),
 		callSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "tirage_call_seconds", Help: "Latency of game-server and admin calls.", Buckets: latency,
+			Name: "tirage_call_seconds", Help: "Latency of the game servers', the operator's and the auditors' calls.", Buckets: latency,
 		}, []string{"method"}),
 		proveSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "tirage_vrf_prove_seconds", Help: "Latency of VRF proofs.", Buckets: latency,
@@ -62,7 +62,7 @@ func newMetrics(dev bool) *metrics {
 			Name: "tirage_log_append_seconds", Help: "Latency of durable log appends.", Buckets: latency,
 		}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "tirage_calls_in_flight", Help: "Calls being processed (game servers' and admin).",
+			Name: "tirage_calls_in_flight", Help: "Calls being processed (the game servers', the operator's and the auditors').",
 		}),
 		appendQueue: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "tirage_log_append_queue", Help: "Records waiting for their durable append.",

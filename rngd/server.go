@@ -503,8 +503,15 @@ func (d *Daemon) observed(ctx context.Context, fullMethod string, start time.Tim
 	d.engine.metrics.refused(err)
 	lvl := slog.LevelInfo
 	c := status.Code(err)
-	if c == codes.Internal || c == codes.Unavailable {
+	switch {
+	case c == codes.Internal || c == codes.Unavailable || c == codes.DataLoss:
 		lvl = slog.LevelError
+	case strings.HasPrefix(fullMethod, "/tirage.transparency.audit."):
+		// An auditor's own mistake (a leaf the log does not hold, a bad
+		// range) on a listener anyone may reach: counted, logged at
+		// debug only, so that clients do not set the volume of the
+		// operator's logs.
+		lvl = slog.LevelDebug
 	}
 	// "detail", not "msg": slog's handlers write the record's message under
 	// "msg" (and its time, level and source under "time", "level",
