@@ -479,7 +479,7 @@ func TestHTTPHeaders(t *testing.T) {
 	defer srv.Close()
 	for path, want := range map[string][2]string{
 		"/log/checkpoint":           {"text/plain; charset=utf-8", "no-cache"},
-		"/log/vkey":                 {"text/plain; charset=utf-8", ""},
+		"/log/vkey":                 {"text/plain; charset=utf-8", "no-store"},
 		"/log/tile/0/000.p/3":       {"application/octet-stream", "public, max-age=31536000, immutable"},
 		"/log/tile/entries/000.p/3": {"application/octet-stream", "public, max-age=31536000, immutable"},
 	} {
@@ -497,6 +497,22 @@ func TestHTTPHeaders(t *testing.T) {
 		}
 		if got := resp.Header.Get("Cache-Control"); got != want[1] {
 			t.Errorf("GET %s: Cache-Control %q, want %q", path, got, want[1])
+		}
+	}
+	// Errors are not cached, the router's own too (an unknown path, a
+	// method other than GET): a resource missing now may exist later.
+	for _, req := range [][2]string{{"GET", "/log/nothing"}, {"POST", "/log/checkpoint"}, {"GET", "/log/tile/0/999"}} {
+		r, err := http.NewRequest(req[0], srv.URL+req[1], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode < 400 || resp.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s %s = %s, Cache-Control %q, want an error, no-store", req[0], req[1], resp.Status, resp.Header.Get("Cache-Control"))
 		}
 	}
 }

@@ -20,8 +20,11 @@ import (
 //
 // Tiles and bundles, full or partial, never change (a partial of width W is
 // exactly its W entries) and are served as immutable; the checkpoint is not
-// cached, nor is an error (a tile missing now may exist later). Unknown
-// paths and tiles answer 404, a failing backend 503.
+// cached, nor is an error (a tile missing now may exist later), the
+// router's own included (404 of an unknown path, 405 of a method other
+// than GET or HEAD): every answer is no-store unless it says otherwise.
+// Unknown paths and tiles answer 404, a failing backend 503, storage that
+// contradicts a signed checkpoint (ErrSecurity) 500.
 func NewHTTPHandler(l Log) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /log/checkpoint", func(w http.ResponseWriter, r *http.Request) {
@@ -64,7 +67,10 @@ func NewHTTPHandler(l Log) http.Handler {
 		w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 		w.Write(b)
 	})
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		mux.ServeHTTP(w, r)
+	})
 }
 
 func httpError(w http.ResponseWriter, err error) {
