@@ -57,6 +57,8 @@ func TestEntropyBinary(t *testing.T) {
 		{name: "no source", args: []string{"--bytes", "10"}, code: 2, stderr: "missing --source"},
 		{name: "unknown source", args: []string{"--source", "lava"}, code: 2, stderr: "--source \"lava\""},
 		{name: "bad bytes", args: []string{"--source", "getrandom", "--bytes", "-3"}, code: 2, stderr: "--bytes -3"},
+		// 2^30 bytes took about 10 GB in the battery.
+		{name: "too many bytes", args: []string{"--source", "getrandom", "--bytes", "16777217"}, code: 2, stderr: "--bytes 16777217: want 16 to 2^24 (16 MiB)"},
 		{name: "binary", args: []string{"--source", "getrandom", "--bytes", "2048", "--sample-bits", "1", "--min-entropy", "0.9"}, code: 0,
 			stdout: []string{"0.9 bits per 1-bit sample", "in a window of 1024", "pass over 16384 samples"}},
 		{name: "bad sample bits", args: []string{"--source", "getrandom", "--sample-bits", "4"}, code: 2, stderr: "--sample-bits 4"},
