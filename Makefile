@@ -43,7 +43,7 @@ test-long: deps
 bench: deps build
 	bash scripts/bench.sh
 
-## fuzz: every fuzz target for a short run (FUZZTIME, default 10s)
+## fuzz: every fuzz target for a short run (FUZZTIME, default 10s; FUZZMINIMIZETIME, default 2s)
 fuzz:
 	bash scripts/fuzz.sh
 
