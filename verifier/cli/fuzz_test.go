@@ -24,9 +24,15 @@ func FuzzParseVRFKeyFile(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		keys, pins, err := parseVRFKeyFile(b)
+		keys, pins, ids, err := parseVRFKeyFile(b)
 		if err != nil {
 			return
+		}
+		// The ids an announcement gives its VRF keys name keys of the file.
+		for _, k := range ids {
+			if !slices.ContainsFunc(keys, k.Key.Equal) {
+				t.Fatalf("key id %q names a key that is not one of the file's VRF keys", k.ID)
+			}
 		}
 		for _, p := range pins {
 			// A log key's fingerprint, or a VRF key's SUITE:fingerprint.
@@ -45,7 +51,7 @@ func FuzzParseVRFKeyFile(f *testing.F) {
 		for _, k := range keys {
 			lines = append(lines, string(k.Suite())+" "+hex.EncodeToString(k.Bytes()))
 		}
-		again, _, err := parseVRFKeyFile([]byte(strings.Join(lines, "\n")))
+		again, _, _, err := parseVRFKeyFile([]byte(strings.Join(lines, "\n")))
 		if err != nil || len(again) != len(keys) {
 			t.Fatalf("%q: keys do not print back: %v", b, err)
 		}

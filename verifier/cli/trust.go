@@ -193,11 +193,11 @@ func (c *common) anchors() (receipt.Anchors, error) {
 			return a, verdict.Errorf(verdict.MsgCLILogKeyNeither, fileErr(err))
 		}
 		if isAnnouncement(b) {
-			_, pins, err := announcedKeys(b)
+			_, pins, ids, err := announcedKeys(b)
 			if err != nil {
 				return a, verdict.Errorf(verdict.MsgCLIFlagFile, "--log-key", f, err)
 			}
-			a.Pins = append(a.Pins, pins...)
+			a.Pins, a.Announced = append(a.Pins, pins...), append(a.Announced, ids...)
 			continue
 		}
 		keys, err := checkpoint.ParseKeys(string(b))
@@ -211,11 +211,11 @@ func (c *common) anchors() (receipt.Anchors, error) {
 		if err != nil {
 			return a, verdict.Errorf(verdict.MsgCLIFlagErr, "--vrf-key", fileErr(err))
 		}
-		keys, pins, err := parseVRFKeyFile(b)
+		keys, pins, ids, err := parseVRFKeyFile(b)
 		if err != nil {
 			return a, verdict.Errorf(verdict.MsgCLIFlagFile, "--vrf-key", f, err)
 		}
-		a.VRFKeys, a.Pins = append(a.VRFKeys, keys...), append(a.Pins, pins...)
+		a.VRFKeys, a.Pins, a.Announced = append(a.VRFKeys, keys...), append(a.Pins, pins...), append(a.Announced, ids...)
 	}
 	if *c.state != "" {
 		s, err := c.loadState()
@@ -244,20 +244,22 @@ func (c *common) anchors() (receipt.Anchors, error) {
 func isAnnouncement(b []byte) bool { return strings.HasPrefix(strings.TrimSpace(string(b)), "{") }
 
 // announcedKeys reads the log's key announcement record, checks that every
-// key in it proved possession (verifier/announce), and returns its VRF keys
-// and the pins of its log and VRF keys (receipt.AnnouncedAnchors). A
-// tampered announcement is refused with the failing check named.
-func announcedKeys(b []byte) ([]*vrf.PublicKey, []string, error) {
+// key in it proved possession (verifier/announce), and returns its VRF keys,
+// the pins of its log and VRF keys, and its VRF keys with their ids — which
+// key each id names (receipt.AnnouncedAnchors). A tampered announcement is
+// refused with the failing check named.
+func announcedKeys(b []byte) ([]*vrf.PublicKey, []string, []receipt.AnnouncedKey, error) {
 	ka, err := announce.Parse([]byte(strings.TrimSpace(string(b))))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	keys, pins := receipt.AnnouncedAnchors(ka)
-	return keys, pins, nil
+	keys, pins, ids := receipt.AnnouncedAnchors(ka)
+	return keys, pins, ids, nil
 }
 
-// parseVRFKeyFile reads "SUITE HEX" lines or a key announcement record.
-func parseVRFKeyFile(b []byte) ([]*vrf.PublicKey, []string, error) {
+// parseVRFKeyFile reads "SUITE HEX" lines (keys without ids) or a key
+// announcement record.
+func parseVRFKeyFile(b []byte) ([]*vrf.PublicKey, []string, []receipt.AnnouncedKey, error) {
 	if isAnnouncement(b) {
 		return announcedKeys(b)
 	}
@@ -270,26 +272,26 @@ func parseVRFKeyFile(b []byte) ([]*vrf.PublicKey, []string, error) {
 		}
 		suite, h, ok := strings.Cut(line, " ")
 		if !ok {
-			return nil, nil, verdict.Errorf(verdict.MsgVRFKeyLineForm, i+1)
+			return nil, nil, nil, verdict.Errorf(verdict.MsgVRFKeyLineForm, i+1)
 		}
 		s, err := vrf.ParseSuite(suite)
 		if err != nil {
-			return nil, nil, verdict.Errorf(verdict.MsgVRFKeyLineSuite, i+1, verdict.M(verdict.MsgUnknownSuite, suite))
+			return nil, nil, nil, verdict.Errorf(verdict.MsgVRFKeyLineSuite, i+1, verdict.M(verdict.MsgUnknownSuite, suite))
 		}
 		raw, err := hex.DecodeString(strings.TrimSpace(h))
 		if err != nil {
-			return nil, nil, verdict.Errorf(verdict.MsgVRFKeyLineHex, i+1)
+			return nil, nil, nil, verdict.Errorf(verdict.MsgVRFKeyLineHex, i+1)
 		}
 		pk, err := vrf.ParsePublicKey(s, raw)
 		if err != nil {
-			return nil, nil, verdict.Errorf(verdict.MsgLineErr, i+1, err)
+			return nil, nil, nil, verdict.Errorf(verdict.MsgLineErr, i+1, err)
 		}
 		keys = append(keys, pk)
 	}
 	if len(keys) == 0 {
-		return nil, nil, verdict.Errorf(verdict.MsgNoKeyFound)
+		return nil, nil, nil, verdict.Errorf(verdict.MsgNoKeyFound)
 	}
-	return keys, nil, nil
+	return keys, nil, nil, nil
 }
 
 // report prints a verdict and returns the exit code: 0 pass, 1 a check

@@ -31,7 +31,7 @@ func TestAnnouncedAnchorsPinLogKeysOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, pins := receipt.AnnouncedAnchors(a.Record)
+	_, pins, _ := receipt.AnnouncedAnchors(a.Record)
 	anchors := &receipt.Anchors{Pins: pins}
 	vkey := func(pub ed25519.PublicKey) string {
 		t.Helper()

@@ -29,9 +29,11 @@ var certificateMisbehaviour = map[string]bool{
 // contradictions only once the freeze and draw records are included in the
 // checkpoint; they are the appliance's when that checkpoint is signed by a
 // trusted log key (logTrusted). A VRF proof fails as proof only under a key
-// anchored (vrfPinned: given or pinned) or announced in the log, and, for a
-// key pinned by a bare fingerprint only (its suite not known), under its
-// every suite. The certificate's
+// announced in the log before the freeze (the certificate's keys, which
+// promo.Verify checked), or under a key anchored (vrfPinned: given or
+// pinned) whose pairing with the draw's key id a key announcement given
+// proves (Anchors.Announced; pairing) — the certificate's vrf_key_id and
+// vrf_public_key are its own. The certificate's
 // own members — its draw id, its picks — are not in the log.
 func certificateWhy(file []byte, ce *promo.CheckError, logTrusted, vrfPinned bool, a Anchors) *verdict.Msg {
 	msg := func(id verdict.MsgID, args ...any) *verdict.Msg { m := verdict.M(id, args...); return &m }
@@ -72,20 +74,20 @@ func certificateWhy(file []byte, ce *promo.CheckError, logTrusted, vrfPinned boo
 			if err != nil {
 				return msg(verdict.MsgWhyKeyUntrusted, c.VRFKeyID)
 			}
-			if _, known := a.VRFTrusted(pk); known {
-				return nil
-			}
 			fr, err1 := record.Parse([]byte(c.Freeze.Record))
 			dr, err2 := record.Parse([]byte(c.DrawRecord.Record))
 			f, ok1 := fr.(*record.PromoFreeze)
 			d, ok2 := dr.(*record.PromoDraw)
 			if err1 != nil || err2 != nil || !ok1 || !ok2 {
-				return nil
+				return nil // not reached: promo.Verify read them
 			}
 			alpha := record.PromoDrawAlpha(f.Draw, f.Root, f.Count, f.Commit, d.Secret, d.Share, d.BeaconValue)
-			if s, ok := otherSuite(pk, alpha, d.Proof, d.Beta); ok {
-				return msg(verdict.MsgWhySuite, string(s))
+			if _, known := a.VRFTrusted(pk); !known {
+				if s, ok := otherSuite(pk, alpha, d.Proof, d.Beta); ok {
+					return msg(verdict.MsgWhySuite, string(s))
+				}
 			}
+			return a.pairOf(c.VRFKeyID, pk, nil).why(a.givenVRFKeys(), alpha, d.Proof, d.Beta)
 		}
 	}
 	return nil
@@ -186,7 +188,16 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 		certificateBeacon(v, file, res)
 	}
 	if res != nil {
+		// The certificate's pairing of the draw's key id with its key,
+		// when no key announcement in the log fixes it: one given that
+		// names the id with another key says the certificate is wrong.
+		var pair pairing
+		if pk, err := parseVRFKey(VRFKey{Suite: probe.VRFSuite, PublicKey: probe.VRFPublicKey}); err == nil && !res.KeyLogged {
+			pair = a.pairOf(probe.VRFKeyID, pk, nil)
+		}
 		switch {
+		case pair.contradicted:
+			v.Fail(verdict.CheckVRFKey, verdict.MsgSame, pair.mismatch())
 		case vrfTrusted && vrfSuiteKnown:
 			v.Pass(verdict.CheckVRFKey, verdict.MsgPinned)
 		case res.KeyLogged:

@@ -3,6 +3,8 @@ package receipt
 import (
 	"bytes"
 
+	"tirage.fr/tirage/verifier/announce"
+	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
 	"tirage.fr/tirage/verifier/vrf"
 )
@@ -167,3 +169,110 @@ func whyKey(id string, trusted, suiteKnown bool, pk *vrf.PublicKey, alpha, proof
 	}
 	return nil
 }
+
+// Records name their VRF key by id; trust anchors fix key bytes (given,
+// pinned), and the document pairs the id with bytes. That pairing is the
+// document's, and anyone may edit it: after a rotation, a document that
+// puts the other trusted key's bytes under the id the records name makes
+// every proof of an honest appliance fail. So a proof failing under the
+// document's key is proof only when a key announcement the verifier
+// authenticated pairs the id with that key: one given as a trust anchor
+// (Anchors.Announced), or the document's own, logged before the draw.
+
+// pairing is what the authenticated key announcements say of a
+// document's pairing of key id with its key pk: which bytes the id names.
+// The suite is another matter, settled as before (Anchors.VRFTrusted: a
+// document naming another suite for the announced bytes is not trusted
+// with its suite, and a proof that verifies under the other suite proves
+// nothing, whyKey).
+type pairing struct {
+	id     string
+	pk     *vrf.PublicKey
+	proven bool // an authenticated announcement pairs id with pk's bytes
+	// Else, when one names id with other bytes: that key (its suite and
+	// fingerprint) and the announcement that does.
+	contradicted      bool
+	otherSuite, other string
+	where             verdict.Msg
+}
+
+// pairOf finds what the key announcements the anchors give and, when not
+// nil, the one the document holds logged before the draw (logged) say of
+// the document's pairing of key id with pk.
+func (a *Anchors) pairOf(id string, pk *vrf.PublicKey, logged *record.KeyAnnouncement) pairing {
+	p := pairing{id: id, pk: pk}
+	contradict := func(suite string, key []byte, where verdict.MsgID) {
+		if !p.contradicted {
+			p.contradicted, p.otherSuite, p.other, p.where = true, suite, record.Hex(record.Fingerprint(key)), verdict.M(where)
+		}
+	}
+	if logged != nil {
+		for _, k := range logged.Keys {
+			switch {
+			case k.ID != id || k.Use != announce.UseVRF:
+			case bytes.Equal(k.PublicKey, pk.Bytes()):
+				p.proven = true
+				return p
+			default:
+				contradict(k.Suite, k.PublicKey, verdict.MsgAnnouncementLogged)
+			}
+		}
+	}
+	for _, k := range a.Announced {
+		switch {
+		case k.ID != id:
+		case bytes.Equal(k.Key.Bytes(), pk.Bytes()):
+			p.proven = true
+			return p
+		default:
+			contradict(string(k.Key.Suite()), k.Key.Bytes(), verdict.MsgAnnouncementGiven)
+		}
+	}
+	return p
+}
+
+// mismatch is the reason an authenticated announcement contradicts the
+// document's pairing (p.contradicted): the document is wrong.
+func (p pairing) mismatch() verdict.Msg {
+	return verdict.M(verdict.MsgVRFKeyIDMismatch, p.id, p.otherSuite, p.other, p.where, string(p.pk.Suite()), fingerprint(p.pk))
+}
+
+// why says why a proof that fails under the document's key proves nothing
+// for want of a proven pairing: an authenticated announcement names the
+// id with another key (the document is wrong), or none names it — then,
+// when the proof verifies under another trusted key of trusted (with
+// output β), the document relabelled that key. nil: the pairing is proven.
+func (p pairing) why(trusted []*vrf.PublicKey, alpha, proof, beta []byte) *verdict.Msg {
+	var m verdict.Msg
+	switch {
+	case p.proven:
+		return nil
+	case p.contradicted:
+		m = p.mismatch()
+	default:
+		m = verdict.M(verdict.MsgWhyKeyPairing, p.id, string(p.pk.Suite()), fingerprint(p.pk))
+		for _, k := range trusted {
+			if k.Equal(p.pk) {
+				continue
+			}
+			if b, err := vrf.Verify(k, alpha, proof); err == nil && bytes.Equal(b, beta) {
+				m = verdict.M(verdict.MsgWhyKeyRelabelled, p.id, string(p.pk.Suite()), fingerprint(p.pk), string(k.Suite()), fingerprint(k))
+				break
+			}
+		}
+	}
+	return &m
+}
+
+// givenVRFKeys are the VRF keys the anchors give with their bytes (given,
+// or announced).
+func (a *Anchors) givenVRFKeys() []*vrf.PublicKey {
+	keys := append([]*vrf.PublicKey(nil), a.VRFKeys...)
+	for _, k := range a.Announced {
+		keys = append(keys, k.Key)
+	}
+	return keys
+}
+
+// fingerprint is a VRF key's fingerprint as the verdicts spell it.
+func fingerprint(pk *vrf.PublicKey) string { return record.Hex(record.Fingerprint(pk.Bytes())) }

@@ -43,6 +43,14 @@ type Game struct {
 	// key not trusted proves nothing. nil: every key Key returns is the
 	// appliance's, suite included.
 	Trusted func(id string) (key, suite bool)
+	// Paired, when not nil, says why a proof of α with output β that fails
+	// under key id proves nothing because nothing proves the document's
+	// pairing of id with the key Key returns (a document names each key id
+	// with bytes itself; see Anchors.Announced), or nil when a key
+	// announcement the verifier authenticated pairs them. nil: every key
+	// Key returns is the one its id names (the audit reads the pairings
+	// from the log).
+	Paired func(id string, alpha, proof, beta []byte) *verdict.Msg
 }
 
 // unproven says why a contradiction resting on the leaves deps is no
@@ -219,7 +227,8 @@ func CheckGame(v *verdict.Verdict, g Game) *Played {
 
 // checkProofs verifies every VRF proof of the game with α rebuilt from the
 // records and r. A failing proof rests on the start (α's fields), its own
-// record and the end (r), and on its key being the appliance's.
+// record and the end (r), on its key being the appliance's, and on its
+// id naming that key (Game.Paired).
 func checkProofs(v *verdict.Verdict, g Game, recs []record.GameRecord, start *record.GameStart, secret [32]byte) {
 	n := 0
 	last := len(recs) - 1
@@ -239,6 +248,9 @@ func checkProofs(v *verdict.Verdict, g Game, recs []record.GameRecord, start *re
 		if why == nil && g.Trusted != nil {
 			key, suite := g.Trusted(keyID)
 			why = whyKey(keyID, key, suite, pk, alpha, proof, beta)
+		}
+		if why == nil && g.Paired != nil {
+			why = g.Paired(keyID, alpha, proof, beta)
 		}
 		if err != nil {
 			f.add(false, why, verdict.MsgProofInvalid, what, keyID, vrfCause(err))

@@ -37,6 +37,8 @@ func TestVRFTrusted(t *testing.T) {
 		{"nothing", Anchors{}, sswu, false, false},
 		{"given", Anchors{VRFKeys: []*vrf.PublicKey{sswu}}, sswu, true, true},
 		{"given, other suite", Anchors{VRFKeys: []*vrf.PublicKey{sswu}}, tai, false, false},
+		{"announced", Anchors{Announced: []AnnouncedKey{{ID: "vrf-1", Key: sswu}}}, sswu, true, true},
+		{"announced, other suite", Anchors{Announced: []AnnouncedKey{{ID: "vrf-1", Key: sswu}}}, tai, false, false},
 		{"suite pin", Anchors{Pins: []string{VRFPin(sswu)}}, sswu, true, true},
 		{"suite pin, upper-case hex", Anchors{Pins: []string{string(vrf.SuiteP256SSWU) + ":" + upper(fp(sswu))}}, sswu, true, true},
 		{"suite pin, other suite", Anchors{Pins: []string{VRFPin(sswu)}}, tai, false, false},

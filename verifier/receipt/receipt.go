@@ -74,6 +74,16 @@
 // transcript's or certificate's key announcement fixes the suite. (An RSA
 // key's bare fingerprint is enough: RSA-FDH-VRF-SHA256 is its only suite.)
 //
+// Records name their VRF key by id, and a document says which bytes an id
+// names: that pairing is the document's. A proof that fails under the
+// document's key proves misbehaviour only when a key announcement the
+// verifier authenticated pairs the id with those bytes — the document's
+// own, logged before the game (or freeze), or one given as an anchor
+// ([Anchors].Announced); else it is a failure saying so
+// (verdict.MsgWhyKeyPairing, verdict.MsgWhyKeyRelabelled when the proof
+// verifies under another trusted key), and an authenticated announcement
+// naming the id with other bytes fails vrf-key (verdict.MsgVRFKeyIDMismatch).
+//
 // # Checks
 //
 // Check names are those of package verdict. Contradictions — a proof that
@@ -81,7 +91,8 @@
 // an r that does not open its commitment, a forked log — are
 // StatusMisbehaviour when what they rest on is proven to be the appliance's:
 // the records included under a checkpoint signed by a trusted log key, a
-// trusted VRF key (see evidence.go and Game.Included). A contradiction in
+// trusted VRF key that the record's key id is proven to name (see
+// evidence.go and Game.Included). A contradiction in
 // material not so proven — an edited document, one checked without anchors,
 // the document's own members — is StatusFail, its reason saying why it
 // proves nothing (verdict.MsgNotProof). A missing or untrusted anchor is
@@ -272,6 +283,17 @@ type Anchors struct {
 	LogKeys []*checkpoint.Key
 	// VRFKeys are trusted VRF public keys.
 	VRFKeys []*vrf.PublicKey
+	// Announced are VRF keys with the id a key announcement given as a
+	// trust anchor names them (AnnouncedAnchors). Records name their VRF
+	// key by id; VRFKeys and Pins trust bytes, not which id names them. A
+	// document pairs an id with its key itself, and anyone may edit that
+	// pairing: a proof that fails under the document's key is proof of
+	// misbehaviour only when an announcement the verifier authenticated
+	// pairs the id with that key — one given here, or the document's own,
+	// logged before the draw (a transcript's or certificate's keys).
+	// An announcement here that names the id with another key says the
+	// document is wrong. Keys given here are trusted as VRFKeys are.
+	Announced []AnnouncedKey
 	// Pins are pinned key fingerprints (ParsePin): a bare fingerprint
 	// (lower-case hex SHA-256 of a VRF key's bytes or of a log key's
 	// announced encoding), or "SUITE:FP" for a VRF key, which fixes its
@@ -326,16 +348,22 @@ func VRFPin(pk *vrf.PublicKey) string {
 	return string(pk.Suite()) + ":" + record.Hex(record.Fingerprint(pk.Bytes()))
 }
 
+// AnnouncedKey is a VRF key with the id a key announcement gives it.
+type AnnouncedKey struct {
+	ID  string
+	Key *vrf.PublicKey
+}
+
 // AnnouncedAnchors are the trust anchors a key announcement record gives
 // (one announce.Parse accepted): the pins of its log keys (bare
-// fingerprints) and its VRF keys with their suite pins (a P-256 key's bytes
-// alone do not fix its suite). Its attestation keys pin nothing here: they
-// sign attestations, never a checkpoint, and a bare pin of one would let a
-// checkpoint signed by it pass as the log's (a note verifier key made from
-// the same Ed25519 public key has the same fingerprint).
-func AnnouncedAnchors(ka *record.KeyAnnouncement) ([]*vrf.PublicKey, []string) {
-	var keys []*vrf.PublicKey
-	var pins []string
+// fingerprints), its VRF keys with their suite pins (a P-256 key's bytes
+// alone do not fix its suite), and its VRF keys with their ids
+// (Anchors.Announced: the announcement proves which key each id names).
+// Its attestation keys pin nothing here: they sign attestations, never a
+// checkpoint, and a bare pin of one would let a checkpoint signed by it
+// pass as the log's (a note verifier key made from the same Ed25519 public
+// key has the same fingerprint).
+func AnnouncedAnchors(ka *record.KeyAnnouncement) (keys []*vrf.PublicKey, pins []string, ids []AnnouncedKey) {
 	for _, k := range ka.Keys {
 		switch k.Use {
 		case announce.UseLog:
@@ -345,11 +373,12 @@ func AnnouncedAnchors(ka *record.KeyAnnouncement) ([]*vrf.PublicKey, []string) {
 				if pk, err := vrf.ParsePublicKey(s, k.PublicKey); err == nil {
 					keys = append(keys, pk)
 					pins = append(pins, VRFPin(pk))
+					ids = append(ids, AnnouncedKey{ID: k.ID, Key: pk})
 				}
 			}
 		}
 	}
-	return keys, pins
+	return keys, pins, ids
 }
 
 // pinned reports whether fp is pinned by a bare fingerprint (a suite pin
@@ -398,7 +427,7 @@ func (a *Anchors) logKeys(doc []string) (trusted []*checkpoint.Key, offered []*c
 }
 
 // VRFTrusted reports whether pk's bytes are trusted — pk is given
-// (Anchors.VRFKeys), or its fingerprint pinned — and whether its suite is
+// (Anchors.VRFKeys, Anchors.Announced), or its fingerprint pinned — and whether its suite is
 // known to be the appliance's too: a key given, or pinned as "SUITE:FP"
 // with pk's suite, or pinned by a bare fingerprint when its bytes are a key
 // of one suite only (an RSA key: RSA-FDH has one suite). A bare fingerprint
@@ -409,6 +438,11 @@ func (a *Anchors) logKeys(doc []string) (trusted []*checkpoint.Key, offered []*c
 func (a *Anchors) VRFTrusted(pk *vrf.PublicKey) (trusted, suiteKnown bool) {
 	for _, k := range a.VRFKeys {
 		if k.Equal(pk) {
+			return true, true
+		}
+	}
+	for _, k := range a.Announced {
+		if k.Key.Equal(pk) {
 			return true, true
 		}
 	}

@@ -170,10 +170,12 @@ func TestReceipt(t *testing.T) {
 	// A VRF key that is not pinned.
 	expect(t, receipt.VerifyReceipt(a.Receipt(g, 1, true), pinned(t, a)), verdict.StatusFail, verdict.CheckVRFKey)
 
-	// Cheats.
+	// Cheats. A forged proof is proof once the key announcement given
+	// pairs the record's key id with the receipt's key (the receipt's
+	// vrf_key alone does not: TestRelabelledKeyNoProof).
 	c := appliance(t, 6)
 	bad := play(t, c, receipttest.Play{Game: "g-bad", Cheat: receipttest.Cheat{ForgeProof: 1}})
-	expect(t, receipt.VerifyReceipt(c.Receipt(bad, 1, true), keyed(t, c)), verdict.StatusMisbehaviour, verdict.CheckVRFProof)
+	expect(t, receipt.VerifyReceipt(c.Receipt(bad, 1, true), announcements(t, c, keyed(t, c))), verdict.StatusMisbehaviour, verdict.CheckVRFProof)
 	bad = play(t, c, receipttest.Play{Game: "g-bad2", Cheat: receipttest.Cheat{SwapOutcome: 1}})
 	expect(t, receipt.VerifyReceipt(c.Receipt(bad, 1, true), keyed(t, c)), verdict.StatusMisbehaviour, verdict.CheckOutcome)
 

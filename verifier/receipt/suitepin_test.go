@@ -91,8 +91,12 @@ func TestBarePinDoesNotFixSuite(t *testing.T) {
 }
 
 // TestBarePinForgedProofIsProof: a key pinned by a bare fingerprint is still
-// the appliance's bytes: a logged proof that verifies under none of their
-// suites is proof of misbehaviour, though vrf-key fails.
+// the appliance's bytes, but that the record's key id names them is the
+// document's word: a logged proof that verifies under none of their suites
+// fails, vrf-key failing too, and proves nothing (the document may have put
+// the bytes under another key's id: TestRelabelledKeyNoProof). It is proof
+// of misbehaviour once a key announcement pairs the id with the key: the
+// transcript's own, logged before the game, or one given.
 func TestBarePinForgedProofIsProof(t *testing.T) {
 	a := appliance(t, 71)
 	g := play(t, a, receipttest.Play{Game: "g-forged", StopAt: 2, Cheat: receipttest.Cheat{ForgeProof: 1}})
@@ -100,13 +104,24 @@ func TestBarePinForgedProofIsProof(t *testing.T) {
 	if !bytesOnly(v) {
 		t.Errorf("vrf-key:\n%s", v.Text("en"))
 	}
-	status(t, v, verdict.CheckVRFProof, verdict.StatusMisbehaviour)
+	noProof(t, "receipt, bare pin", v)
+	if reasonOf(v, verdict.CheckVRFProof) != verdict.MsgWhyKeyPairing {
+		t.Errorf("receipt, bare pin: vrf-proof:\n%s", v.Text("en"))
+	}
+	expect(t, receipt.VerifyReceipt(a.Receipt(g, 1, true), announcements(t, a, bare(t, a))), verdict.StatusMisbehaviour, verdict.CheckVRFProof)
 	tr := a.Transcript(g, receipttest.TranscriptOptions{NoKeys: true})
 	v = receipt.VerifyTranscript(tr, bare(t, a))
 	if !bytesOnly(v) {
 		t.Errorf("transcript vrf-key:\n%s", v.Text("en"))
 	}
-	status(t, v, verdict.CheckVRFProof, verdict.StatusMisbehaviour)
+	noProof(t, "transcript, bare pin", v)
+	if reasonOf(v, verdict.CheckVRFProof) != verdict.MsgWhyKeyPairing {
+		t.Errorf("transcript, bare pin: vrf-proof:\n%s", v.Text("en"))
+	}
+	expect(t, receipt.VerifyTranscript(tr, announcements(t, a, bare(t, a))), verdict.StatusMisbehaviour, verdict.CheckVRFProof)
+	// Its announcement logged before the game fixes the suite and the
+	// pairing.
+	expect(t, receipt.VerifyTranscript(a.Transcript(g, receipttest.TranscriptOptions{}), bare(t, a)), verdict.StatusMisbehaviour, verdict.CheckVRFProof)
 }
 
 // TestTranscriptAnnouncementFixesSuite: a transcript carries its key

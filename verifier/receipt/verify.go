@@ -136,7 +136,7 @@ func verifyReceipt(v *verdict.Verdict, rc *Receipt, a Anchors) *verdict.Verdict 
 	if keyID, proof, beta := drawOf(rec); keyID == "" {
 		v.Skip(verdict.CheckVRFProof, verdict.MsgDrawsNothing, kind(rec))
 	} else {
-		pk, suiteKnown := receiptKey(v, ev, &a, rc.VRFKey, keyID)
+		pk, suiteKnown, pair := receiptKey(v, ev, &a, rc.VRFKey, keyID)
 		alpha, unbound, bad := receiptAlpha(v, ev, rec, rc.Alpha, start, freeze, startAt, freezeAt)
 		switch {
 		case bad >= 0:
@@ -167,7 +167,11 @@ func verifyReceipt(v *verdict.Verdict, rc *Receipt, a Anchors) *verdict.Verdict 
 					v.Misbehaviour(verdict.CheckVRFProof, verdict.MsgBetaNotOutput)
 				}
 				_, isPromo := rec.(*record.PromoDraw)
-				switch why := whyKey(keyID, true, suiteKnown, pk, alpha, proof, beta); {
+				why := whyKey(keyID, true, suiteKnown, pk, alpha, proof, beta)
+				if why == nil {
+					why = pair.why(a.givenVRFKeys(), alpha, proof, beta)
+				}
+				switch {
 				case unbound != "" && !isPromo:
 					// α may hold any r: an edited α fails the proof too.
 					ev.document(verdict.M(verdict.MsgWhyAlpha))
@@ -391,12 +395,17 @@ func companions(v *verdict.Verdict, ev *evidence, rec record.Record, rc *Receipt
 }
 
 // receiptKey checks the receipt's VRF key against the record's key id and
-// the anchors; it returns the key when its bytes are trusted, and whether
-// its suite is known to be the appliance's (Anchors.VRFTrusted). A key
-// pinned by a bare fingerprint only fails the check — the receipt chose
-// its suite, and a P-256 key proves under two — but is still returned, so
-// that a proof failing under every suite of its bytes is proof (whyKey).
-func receiptKey(v *verdict.Verdict, ev *evidence, a *Anchors, k *VRFKey, keyID string) (*vrf.PublicKey, bool) {
+// the anchors; it returns the key when its bytes are trusted, whether its
+// suite is known to be the appliance's (Anchors.VRFTrusted), and what the
+// key announcements given say of the receipt's pairing of the id with it
+// (pairing: the receipt's vrf_key is not in the log, so only an
+// announcement given proves it). A key pinned by a bare fingerprint only
+// fails the check — the receipt chose its suite, and a P-256 key proves
+// under two — but is still returned, so that the reason a failing proof
+// proves nothing says what the suites show (whyKey). So is a trusted key
+// whose id a key announcement given names with another key: the check
+// fails, the receipt is wrong.
+func receiptKey(v *verdict.Verdict, ev *evidence, a *Anchors, k *VRFKey, keyID string) (*vrf.PublicKey, bool, pairing) {
 	switch {
 	case k == nil:
 		v.Fail(verdict.CheckVRFKey, verdict.MsgReceiptNoKey)
@@ -411,19 +420,25 @@ func receiptKey(v *verdict.Verdict, ev *evidence, a *Anchors, k *VRFKey, keyID s
 			v.Fail(verdict.CheckVRFKey, verdict.MsgSame, Cause(err))
 		default:
 			fp := record.Hex(record.Fingerprint(pk.Bytes()))
+			pair := a.pairOf(keyID, pk, nil)
 			switch trusted, known := a.VRFTrusted(pk); {
+			case pair.contradicted:
+				v.Fail(verdict.CheckVRFKey, verdict.MsgSame, pair.mismatch())
+				if trusted {
+					return pk, known, pair
+				}
 			case !trusted:
 				v.Fail(verdict.CheckVRFKey, verdict.MsgVRFKeyUntrusted, keyID, fp)
 			case !known:
 				v.Fail(verdict.CheckVRFKey, verdict.MsgVRFKeyBytesOnly, keyID, fp, string(pk.Suite()))
-				return pk, false
+				return pk, false, pair
 			default:
 				v.Pass(verdict.CheckVRFKey, verdict.MsgVRFKey, keyID, pk.Suite(), fp)
-				return pk, true
+				return pk, true, pair
 			}
 		}
 	}
-	return nil, false
+	return nil, false, pairing{}
 }
 
 // receiptAlpha checks α (the receipt's, or the promotion draw record's
@@ -664,9 +679,17 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 	// trusted log before the start (the announcement fixes the suite). A
 	// key pinned by a bare fingerprint and not announced fails the check
 	// (the transcript chose its suite) but stays in the ring with its suite
-	// unknown: a proof failing under every suite of its bytes is proof.
+	// unknown. The transcript pairs each key id with bytes: a proof failing
+	// under a key is proof only when that pairing is proven (pairOf: the
+	// announcement logged before the start, or one given as an anchor),
+	// and a pairing they contradict fails the check.
+	var loggedKeys *record.KeyAnnouncement
+	if keysIncluded && t.Keys.Index < t.Records[0].Index {
+		loggedKeys = keys
+	}
 	ring := map[string]*vrf.PublicKey{}
 	suiteKnown := map[string]bool{}
+	pairs := map[string]pairing{}
 	var problems []verdict.Msg
 	for _, k := range t.VRFKeys {
 		pk, err := parseVRFKey(k)
@@ -675,9 +698,17 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 			continue
 		}
 		fp := record.Hex(record.Fingerprint(pk.Bytes()))
-		logged := announced(keys, k.ID, pk) && keysIncluded && t.Keys.Index < t.Records[0].Index
+		logged := announced(loggedKeys, k.ID, pk)
 		trusted, known := a.VRFTrusted(pk)
+		pair := a.pairOf(k.ID, pk, loggedKeys)
+		pairs[k.ID] = pair
 		switch {
+		case pair.contradicted:
+			problems = append(problems, pair.mismatch())
+			if trusted {
+				ring[k.ID] = pk
+				suiteKnown[k.ID] = known
+			}
 		case logged || (trusted && known):
 			// Given or pinned with its suite, or announced in the trusted log before the game started.
 			ring[k.ID] = pk
@@ -721,11 +752,27 @@ func VerifyTranscript(file []byte, a Anchors) *verdict.Verdict {
 			all[k.ID] = pk
 		}
 	}
+	// The keys a failing proof may verify under instead (a relabelled
+	// key): given, and the transcript's trusted, in its order.
+	trustedKeys := a.givenVRFKeys()
+	for _, k := range t.VRFKeys {
+		if pk, ok := ring[k.ID]; ok {
+			trustedKeys = append(trustedKeys, pk)
+		}
+	}
 	g := Game{Leaves: leaves, Indices: indices, Location: a.Location, Included: included[:len(t.Records)],
 		Key: func(id string) (*vrf.PublicKey, bool) { pk, ok := all[id]; return pk, ok },
 		Trusted: func(id string) (bool, bool) {
 			pk, ok := ring[id]
 			return ok && pk.Equal(all[id]), suiteKnown[id]
+		},
+		Paired: func(id string, alpha, proof, beta []byte) *verdict.Msg {
+			p, ok := pairs[id]
+			if !ok || !p.pk.Equal(all[id]) {
+				m := verdict.M(verdict.MsgWhyKeyUntrusted, id)
+				return &m
+			}
+			return p.why(trustedKeys, alpha, proof, beta)
 		}}
 	emissionProven := emission != nil && included[emAt]
 	if emissionProven {

@@ -773,6 +773,18 @@ const (
 	MsgWhyAlpha        MsgID = "why-alpha"
 	MsgWhyCheckpoint   MsgID = "why-checkpoint"
 	MsgWhyCertificate  MsgID = "why-certificate"
+	// The document's own pairing of a key id with a key, which no key
+	// announcement the verifier authenticated proves; relabelled: the
+	// proof verifies under another trusted key.
+	MsgWhyKeyPairing    MsgID = "why-key-pairing"
+	MsgWhyKeyRelabelled MsgID = "why-key-relabelled"
+	// A key announcement the verifier authenticated names the document's
+	// key id with another key: the document is wrong (vrf-key, and why a
+	// failing proof is no proof); MsgAnnouncementGiven and
+	// MsgAnnouncementLogged say which announcement.
+	MsgVRFKeyIDMismatch   MsgID = "vrf-key-id-mismatch"
+	MsgAnnouncementGiven  MsgID = "announcement-given"
+	MsgAnnouncementLogged MsgID = "announcement-logged"
 
 	// A game that ended after the appliance lost its secret r
 	// (record.GameEnd.SecretLost).
@@ -993,6 +1005,12 @@ var messages = map[MsgID]text{
 		"l'enregistrement désigne la clé « %s », le reçu la clé « %s »"},
 	MsgVRFKeyUntrusted: {"key %s (fingerprint %s) is not trusted: give --vrf-key FILE or --pin SUITE:FINGERPRINT",
 		"la clé %s (empreinte %s) n'est pas de confiance : fournissez --vrf-key FICHIER ou --pin SUITE:EMPREINTE"},
+	MsgVRFKeyIDMismatch: {"key id %s names the %s key of fingerprint %s in %v, but the document gives the %s key of fingerprint %s under that id: the document is wrong",
+		"l'identifiant de clé %s désigne la clé %s d'empreinte %s dans %v, mais le document donne sous cet identifiant la clé %s d'empreinte %s : le document est erroné"},
+	MsgAnnouncementGiven: {"the key announcement given",
+		"l'annonce des clés fournie"},
+	MsgAnnouncementLogged: {"the key announcement in the trusted log",
+		"l'annonce des clés du journal de confiance"},
 	MsgVRFKeyBytesOnly: {"key %s (fingerprint %s) is pinned by fingerprint only, which does not fix its suite (the document names %s): pin SUITE:fingerprint, with the suite the operator publishes",
 		"la clé %s (empreinte %s) n'est épinglée que par son empreinte, qui ne fixe pas sa suite (le document indique %s) : épinglez SUITE:empreinte, avec la suite que publie l'exploitant"},
 	MsgVRFKey: {"%s %s fingerprint %s",
@@ -2342,6 +2360,10 @@ Code de sortie :
 		"rien ne prouve que ces enregistrements soient ceux de l'appareil (le point de contrôle n'est pas signé par une clé de journal de confiance)"},
 	MsgWhyCertificate: {"the certificate's own %s member is not in the log",
 		"le membre %s du certificat ne figure pas dans le journal"},
+	MsgWhyKeyPairing: {"the document pairs key id %s with the %s key of fingerprint %s, and nothing given proves that pairing: give the appliance's key announcement (--vrf-key ANNOUNCEMENT, or among the page's trusted keys), which says which key each id names",
+		"le document associe l'identifiant de clé %s à la clé %s d'empreinte %s, et rien de ce qui a été fourni ne prouve cette association : fournissez l'annonce des clés de l'appareil (--vrf-key ANNONCE, ou parmi les clés de confiance de la page), qui dit quelle clé chaque identifiant désigne"},
+	MsgWhyKeyRelabelled: {"the document pairs key id %s with the %s key of fingerprint %s, but the proof verifies under the trusted %s key of fingerprint %s: the document relabelled the key, and nothing given proves its pairing (give the appliance's key announcement: --vrf-key ANNOUNCEMENT, or among the page's trusted keys)",
+		"le document associe l'identifiant de clé %s à la clé %s d'empreinte %s, mais la preuve se vérifie sous la clé de confiance %s d'empreinte %s : le document a changé l'étiquette de la clé, et rien de ce qui a été fourni ne prouve son association (fournissez l'annonce des clés de l'appareil : --vrf-key ANNONCE, ou parmi les clés de confiance de la page)"},
 
 	// A game that ended after the appliance lost its secret r.
 	MsgGamesSecretLost: {"%d games ended (refund or expiry) without revealing r, which the appliance lost: their draws could not be checked",

@@ -364,8 +364,9 @@ func refusedRules(f File) *Result {
 
 // trust adds to a the keys of an anchor file, as rngverify's --log-key
 // FILE: a key announcement record (JSON) must pass announce.Parse — every
-// key proved possession — before its keys are pinned and its VRF keys
-// trusted, and it is added to anns, as rngverify attestation's
+// key proved possession — before its keys are pinned, its VRF keys
+// trusted and which key each of its ids names known (Anchors.Announced),
+// and it is added to anns, as rngverify attestation's
 // --attestation-key; anything else must be a log key file. Nothing is
 // added on error.
 func trust(a *receipt.Anchors, anns *[]*record.KeyAnnouncement, b []byte) error {
@@ -379,8 +380,8 @@ func trust(a *receipt.Anchors, anns *[]*record.KeyAnnouncement, b []byte) error 
 			return err
 		}
 		*anns = append(*anns, ka)
-		keys, pins := receipt.AnnouncedAnchors(ka)
-		a.VRFKeys, a.Pins = append(a.VRFKeys, keys...), append(a.Pins, pins...)
+		keys, pins, ids := receipt.AnnouncedAnchors(ka)
+		a.VRFKeys, a.Pins, a.Announced = append(a.VRFKeys, keys...), append(a.Pins, pins...), append(a.Announced, ids...)
 		return nil
 	}
 	keys, err := checkpoint.ParseKeys(string(t))

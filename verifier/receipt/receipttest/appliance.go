@@ -654,9 +654,11 @@ type PromoCheat struct {
 	Legacy bool
 }
 
-// Promo is a logged promotion draw: its freeze's and draw's log indices.
+// Promo is a logged promotion draw: its freeze's and draw's log indices,
+// and the frozen entrant tree (a certificate's picks are proven in it).
 type Promo struct {
 	Freeze, Draw uint64
+	Tree         *promo.EntrantTree
 }
 
 // PromoReceipt exports the receipt of a promotion draw, with its freeze
@@ -703,7 +705,7 @@ func (a *Appliance) PromoDrawWith(id string, n int, cheat PromoCheat) (*Promo, e
 		}
 		logged = &c
 	}
-	out := &Promo{Freeze: a.Append(must(record.Format(logged)))}
+	out := &Promo{Freeze: a.Append(must(record.Format(logged))), Tree: tree}
 	share, err := promo.ShareFromText("bailiff " + id)
 	if err != nil {
 		return nil, err
