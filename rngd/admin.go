@@ -211,7 +211,7 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 	var tickets []Ticket
 	root := NewManifestRoot()
 	var total int64
-	for {
+	for msg := 2; ; msg++ {
 		m, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
 			break
@@ -220,8 +220,11 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 			return err
 		}
 		b := m.GetTickets()
-		if b == nil {
+		if m.GetHeader() != nil {
 			return refuse(reasonManifestInvalid, "header: only the first message may be a header")
+		}
+		if b == nil {
+			return refuse(reasonManifestInvalid, "tickets: message %d holds neither tickets nor a header", msg)
 		}
 		for _, t := range b.Tickets {
 			n := len(tickets) + 1
@@ -355,8 +358,20 @@ func putTicketsTx(tx *bolt.Tx, tickets []Ticket) error {
 	return nil
 }
 
+// syncDir is atomicfile.SyncDir; tests replace it to see the syncs.
+var syncDir = atomicfile.SyncDir
+
+// writeManifest keeps an imported manifest's file, durably: the import's
+// record, sealed next, names it, and a start reads it back (Rebuild).
 func writeManifest(path string, tickets []Ticket) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	// The manifests directory's own entry, made by the first import, is
+	// durable only once the data directory is synced (atomicfile syncs
+	// the manifests directory, not its parent).
+	if err := syncDir(filepath.Dir(dir)); err != nil {
 		return err
 	}
 	var b bytes.Buffer

@@ -190,6 +190,9 @@ func (e *engine) checkAttestation(ctx context.Context, envelope []byte) (*record
 	}
 	// 2.
 	lk, err := e.announcedKeys(ctx)
+	if errors.Is(err, errStoreFailed) {
+		return nil, storeError(err)
+	}
 	if err != nil {
 		return nil, refuse(reasonLogUnavailable, "couldn't read the log's key announcements: %v", err)
 	}

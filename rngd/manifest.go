@@ -175,6 +175,10 @@ const ticketBatch = 10_000
 // ImportTickets streams a manifest to the admin API (rngctl emission import,
 // the demo and the tests use it).
 func ImportTickets(ctx context.Context, adm adminv1.AdminClient, requestID, emission string, tickets []Ticket) (*adminv1.ImportManifestResponse, error) {
+	// Cancelled on return: a stream given up half sent (a ticket of
+	// another emission) ends, and rngd's handler with it.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	st, err := adm.ImportManifest(ctx)
 	if err != nil {
 		return nil, err

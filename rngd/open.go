@@ -826,7 +826,7 @@ func (e *engine) loggedKeys(ctx context.Context) (*loggedKeys, error) {
 func (e *engine) loggedKeysUpTo(ctx context.Context, size uint64, skipBeyond bool) (*loggedKeys, error) {
 	lk := &loggedKeys{first: map[keyUse]firstAnnounced{}, vrfBytes: map[string]firstAnnounced{}}
 	var at []uint64
-	e.store.view(func(tx *bolt.Tx) error {
+	err := e.store.view(func(tx *bolt.Tx) error {
 		prefix := []byte("announced/")
 		cur := tx.Bucket(bucketMeta).Cursor()
 		for k, v := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cur.Next() {
@@ -836,6 +836,10 @@ func (e *engine) loggedKeysUpTo(ctx context.Context, size uint64, skipBeyond boo
 		}
 		return nil
 	})
+	if err != nil {
+		// Not "no key announced": a failed store knows of none.
+		return nil, fmt.Errorf("couldn't read where the log's key announcements are: %w", err)
+	}
 	slices.Sort(at)
 	at = slices.Compact(at)
 	for _, i := range at {

@@ -3,6 +3,7 @@ package rngd
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -48,6 +49,9 @@ func (e *engine) transcript(ctx context.Context, server, id string) ([]byte, err
 		return nil, refuse(reasonCheckpointPending, "no checkpoint covers the game's records yet: retry in a moment")
 	}
 	lk, err := e.loggedKeysUpTo(ctx, cp.Size, true)
+	if errors.Is(err, errStoreFailed) {
+		return nil, storeError(err)
+	}
 	if err != nil {
 		return nil, e.refuseLog(err, "couldn't read log entry (a key announcement)", "")
 	}

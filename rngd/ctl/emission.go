@@ -146,6 +146,9 @@ func runEmission(ctx context.Context, env Env) int {
 		if !need("id", "manifest") {
 			return ExitUsage
 		}
+		if err := rngd.CheckEmissionID(*id); err != nil {
+			return usageError(env, "emission", "emission import: --id: %v", err)
+		}
 		countGiven := false
 		fs.Visit(func(f *flag.Flag) { countGiven = countGiven || f.Name == "count" })
 		if countGiven && *count < 1 {

@@ -64,6 +64,9 @@ func TestEmissionCommands(t *testing.T) {
 		// Another closure without --request-id: a new request, which rngd refuses as such.
 		{[]string{"emission", "create", "--socket", sock, "--id", "E1", "--closure", "2026-12-02"}, ExitFail, `emission "E1" is already registered`},
 		{[]string{"emission", "import", "--socket", sock, "--id", "E2", "--manifest", manifest}, ExitFail, "belongs to emission"},
+		// An --id no emission can have is a usage error, as for create
+		// (it was exit 1, "belongs to emission", for every line).
+		{[]string{"emission", "import", "--socket", sock, "--id", "bad id", "--manifest", manifest}, ExitUsage, "emission import: --id: emission_id \"bad id\" must be"},
 		{[]string{"emission", "import", "--socket", sock, "--id", "E1", "--manifest", filepath.Join(dir, "none.csv")}, ExitFail, "--manifest " + filepath.Join(dir, "none.csv") + ": no such file"},
 		{[]string{"emission", "import", "--socket", sock, "--id", "E1", "--manifest", manifest}, ExitOK, "50 tickets, root"},
 		{[]string{"emission", "import", "--socket", sock, "--id", "E1", "--manifest", manifest, "--request-id", "again"}, ExitFail, "already imported (nothing changed) (AlreadyExists)"},

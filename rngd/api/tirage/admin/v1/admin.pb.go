@@ -1,8 +1,11 @@
 // The operator's admin API of the Tirage appliance, used by rngctl.
 //
-// It is served only on the admin listener: a Unix socket in the data
-// directory (mode 0600) whose peers are checked by their kernel credentials
-// (SO_PEERCRED uid). It is never served on the game servers' listener.
+// It is served only on the admin listener: a Unix socket (admin.socket,
+// default in the data directory; mode 0600, or 0666 when
+// admin.allowed_uids names another user than rngd's and root) whose peers
+// are checked by their kernel credentials (SO_PEERCRED uid against
+// admin.allowed_uids). It is never served on the game servers' listener
+// nor on the auditors'.
 //
 // Mutating calls carry a request_id with the same meaning as in
 // tirage.qod.v1: a replay returns the same reply, other content under the
@@ -701,8 +704,9 @@ type Emission struct {
 	EmissionId string                 `protobuf:"bytes,1,opt,name=emission_id,json=emissionId,proto3" json:"emission_id,omitempty"`
 	// Closure date of the emission's closure notice, YYYY-MM-DD.
 	ClosureDate string `protobuf:"bytes,2,opt,name=closure_date,json=closureDate,proto3" json:"closure_date,omitempty"`
-	// The last instant stage 2 may start (end of closure + 29 days, in the
-	// configured time zone).
+	// When stage 2 can no longer start: 00:00 on closure + 30 days in
+	// game.time_zone, the end of the 29th day after the closure date (a
+	// start is taken strictly before it).
 	StartDeadline *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=start_deadline,json=startDeadline,proto3" json:"start_deadline,omitempty"`
 	Tickets       uint64                 `protobuf:"varint,4,opt,name=tickets,proto3" json:"tickets,omitempty"`
 	// Merkle roots of the manifests imported for this emission, hex.

@@ -1,8 +1,11 @@
 // The operator's admin API of the Tirage appliance, used by rngctl.
 //
-// It is served only on the admin listener: a Unix socket in the data
-// directory (mode 0600) whose peers are checked by their kernel credentials
-// (SO_PEERCRED uid). It is never served on the game servers' listener.
+// It is served only on the admin listener: a Unix socket (admin.socket,
+// default in the data directory; mode 0600, or 0666 when
+// admin.allowed_uids names another user than rngd's and root) whose peers
+// are checked by their kernel credentials (SO_PEERCRED uid against
+// admin.allowed_uids). It is never served on the game servers' listener
+// nor on the auditors'.
 //
 // Mutating calls carry a request_id with the same meaning as in
 // tirage.qod.v1: a replay returns the same reply, other content under the
