@@ -30,9 +30,11 @@ func TestDevModeRefused(t *testing.T) {
 	if err := os.WriteFile(p, []byte(configTOML(nil)), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// The error names the flag: the file does not say dev = true.
 	for _, path := range []string{"", p} {
-		if _, err := ConfigFromFlags(path, true); err == nil || !strings.Contains(err.Error(), "built without dev mode") {
-			t.Errorf("ConfigFromFlags(%q, dev) in a production build: %v, want dev mode refused", path, err)
+		if _, err := ConfigFromFlags(path, true); err == nil || !strings.Contains(err.Error(), "built without dev mode") ||
+			!strings.HasPrefix(err.Error(), "--dev: ") || strings.Contains(err.Error(), "dev = true") {
+			t.Errorf("ConfigFromFlags(%q, dev) in a production build: %v, want dev mode refused, naming --dev", path, err)
 		}
 	}
 }

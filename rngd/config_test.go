@@ -173,9 +173,14 @@ func TestConfigErrors(t *testing.T) {
 		"trillian no opt-in": {configTOML(map[string]string{"log.backend": `"trillian"`, "log.trillian_address": `"127.0.0.1:8090"`, "log.trillian_tree_id": `5`}), "log.trillian_plaintext"},
 		"trillian both":      {configTOML(map[string]string{"log.backend": `"trillian"`, "log.trillian_address": `"127.0.0.1:8090"`, "log.trillian_tree_id": `5`, "log.trillian_plaintext": `true`, "log.trillian_ca_file": `"ca.pem"`}), "log.trillian_plaintext"},
 		"plaintext tessera":  {configTOML(map[string]string{"log.trillian_plaintext": `true`}), "log.trillian_plaintext"},
-		"audit.listen":       {configTOML(map[string]string{"audit.listen": `"7444"`}), "audit.listen"},
-		"audit port":         {configTOML(map[string]string{"audit.listen": `"127.0.0.1:99999"`}), "audit.listen"},
-		"audit ca when off":  {configTOML(map[string]string{"audit.listen": `"off"`, "audit.client_ca_file": `"ca.pem"`}), "audit.client_ca_file"},
+		// A Trillian log named without backend = "trillian" would be
+		// ignored: rngd would run an embedded log of its own instead.
+		"trillian address tessera": {configTOML(map[string]string{"log.trillian_address": `"10.0.0.1:8090"`, "log.trillian_tree_id": `5`, "log.trillian_ca_file": `"ca.pem"`}), "log.trillian_address"},
+		"trillian tree tessera":    {configTOML(map[string]string{"log.backend": `"tessera"`, "log.trillian_tree_id": `5`}), "log.trillian_tree_id"},
+		"trillian ca tessera":      {configTOML(map[string]string{"log.trillian_ca_file": `"ca.pem"`}), "log.trillian_ca_file"},
+		"audit.listen":             {configTOML(map[string]string{"audit.listen": `"7444"`}), "audit.listen"},
+		"audit port":               {configTOML(map[string]string{"audit.listen": `"127.0.0.1:99999"`}), "audit.listen"},
+		"audit ca when off":        {configTOML(map[string]string{"audit.listen": `"off"`, "audit.client_ca_file": `"ca.pem"`}), "audit.client_ca_file"},
 	}
 	// Dev mode: refused by a production build, checked like the rest by a
 	// dev build (config_nodev_test.go, config_dev_test.go).
@@ -326,6 +331,10 @@ func TestStartRefusedChangesNothing(t *testing.T) {
 		"binary source":       {func(c *Config) { c.Entropy.Sources = []EntropySource{{Kind: "hwrng", SampleBits: 1, MinEntropy: 2}} }, "entropy.source[0].min_entropy"},
 		// entropy.New would refuse it too, after opening the device.
 		"short seeds": {func(c *Config) { c.Entropy.Sources = []EntropySource{{Kind: "hwrng", MinEntropy: 4, SeedBytes: 64}} }, "entropy.source[0].seed_bytes = 64"},
+		// The Trillian log's CA is read before the stores are made.
+		"bad trillian ca": {func(c *Config) {
+			c.Log = LogConfig{Backend: "trillian", TrillianAddress: "192.0.2.1:8090", TrillianTreeID: 5, TrillianCAFile: badCA, Origin: c.Log.Origin}
+		}, "log.trillian_ca_file"},
 	} {
 		cfg := freshConfig(t, td)
 		tc.mod(&cfg)
@@ -400,6 +409,16 @@ func TestSoftwareKeysAnnounced(t *testing.T) {
 	cfg.Log.TrillianCAFile = "ca.pem"
 	if notes := insecureNotes(cfg, false); len(notes) != 0 {
 		t.Errorf("notes for HSM keys and TLS: %+v", notes)
+	}
+	// A software token behind pkcs11 is named by its token and module,
+	// not by the keystore directory it does not use.
+	cfg.Keys = KeysConfig{Backend: "pkcs11", AllowSoftware: true, Module: "/usr/lib/softhsm/libsofthsm2.so", TokenLabel: "tirage", Dir: "/var/lib/tirage/keys"}
+	notes = insecureNotes(cfg, true)
+	if len(notes) != 1 {
+		t.Fatalf("software token's notes: %+v", notes)
+	}
+	if attrs := fmt.Sprint(notes[0].attrs); strings.Contains(attrs, cfg.Keys.Dir) || !strings.Contains(attrs, "tirage") || !strings.Contains(attrs, cfg.Keys.Module) {
+		t.Errorf("software token's note: %+v", notes)
 	}
 }
 
@@ -507,6 +526,51 @@ func TestPassphraseFIFOCancelled(t *testing.T) {
 		t.Fatal("the start still waits for the FIFO after its context was done")
 	}
 	untouched(t, "fifo", cfg)
+}
+
+// A passphrase or PIN file that is a FIFO is refused, as a regular file is,
+// when its group or others may access it: another user could read the
+// secret its writer sends (whichever reader comes first gets it), or write
+// one of their own. Mode 0600 is read.
+func TestSecretFIFOMode(t *testing.T) {
+	dir := t.TempDir()
+	for name, tc := range map[string]struct {
+		mode os.FileMode
+		want string // "": read
+	}{
+		"0644": {0o644, "chmod 600"},
+		"0622": {0o622, "chmod 600"},
+		"0600": {0o600, ""},
+	} {
+		p := filepath.Join(dir, name)
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, tc.mode); err != nil {
+			t.Fatal(err)
+		}
+		// The writer: its open returns once a reader opens the FIFO.
+		go func() {
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			f.WriteString(testPassphrase + "\n")
+			f.Close()
+		}()
+		b, err := ReadSecretFile(p)
+		// A writer still waiting for a reader (the FIFO refused before it
+		// opened) is let through.
+		if f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		switch {
+		case tc.want == "" && (err != nil || string(b) != testPassphrase):
+			t.Errorf("FIFO mode %s: %q, %v; want the passphrase", name, b, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("FIFO mode %s: %q, %v; want an error naming %q", name, b, err, tc.want)
+		}
+	}
 }
 
 // [[entropy.source]] sample_bits and seed_bytes: a binary noise source is

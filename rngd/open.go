@@ -56,8 +56,13 @@ type components struct {
 	// (openKeys), the leaf that was checked being the one appended.
 	announcement []byte
 	entropy      *entropy.Generator
-	log          transparency.Log
-	closers      []io.Closer
+	// trillianCreds are the Trillian log's transport credentials
+	// (log.backend "trillian"), made by openSources, before the data
+	// directory is touched: a bad log.trillian_ca_file refuses the start
+	// with nothing changed.
+	trillianCreds credentials.TransportCredentials
+	log           transparency.Log
+	closers       []io.Closer
 	// engine is the engine once it is level with the log (openEngineInto):
 	// the log's recovery from an outage catches it up (engine.resync).
 	engine atomic.Pointer[engine]
@@ -108,8 +113,9 @@ func openEngine(ctx context.Context, cfg Config) (*engine, *components, error) {
 }
 
 // openSources opens what the engine draws with, the entropy generator and
-// the keys, before the data directory is touched: a missing device,
-// passphrase or key refuses the start with nothing changed.
+// the keys, and reads the Trillian log's CA, before the data directory is
+// touched: a missing device, passphrase, key or CA refuses the start with
+// nothing changed.
 func openSources(ctx context.Context, cfg Config, c *components) error {
 	var srcs []entropy.SourceConfig
 	for _, s := range cfg.Entropy.Sources {
@@ -131,6 +137,16 @@ func openSources(ctx context.Context, cfg Config, c *components) error {
 		return fmt.Errorf("couldn't start the entropy generator: %w", err)
 	}
 	c.closers = append(c.closers, c.entropy)
+	if cfg.Log.Backend == "trillian" {
+		c.trillianCreds = insecure.NewCredentials()
+		if cfg.Log.TrillianCAFile != "" {
+			tc, err := clientTLSRoots(cfg.Log.TrillianCAFile)
+			if err != nil {
+				return fmt.Errorf("log.trillian_ca_file: %w", err)
+			}
+			c.trillianCreds = credentials.NewTLS(tc)
+		}
+	}
 	return openKeys(ctx, cfg, c)
 }
 
@@ -267,14 +283,7 @@ func openLog(ctx context.Context, cfg Config, c *components) error {
 	var err error
 	switch cfg.Log.Backend {
 	case "trillian":
-		creds := insecure.NewCredentials()
-		if cfg.Log.TrillianCAFile != "" {
-			tc, err := clientTLSRoots(cfg.Log.TrillianCAFile)
-			if err != nil {
-				return fmt.Errorf("log.trillian_ca_file: %w", err)
-			}
-			creds = credentials.NewTLS(tc)
-		}
+		creds := c.trillianCreds // openSources's
 		// Reconnect within seconds of the log server answering again
 		// (grpc's default backoff grows to two minutes): draws are refused
 		// until then.
@@ -404,12 +413,13 @@ const MaxSecretFile = 4096
 const maxAnnouncementFile = 4 << 20
 
 // ReadSecretFile reads a passphrase or PIN file the way rngctl reads one
-// (rngctl keys --passphrase-file, --pin-file): a regular file group or
-// others may access is refused (chmod 600 it), at most MaxSecretFile bytes
-// are read, one trailing newline (LF or CRLF) is dropped, and an empty
-// secret is refused. Its errors never name the path nor hold the content,
-// in case an operator typed the secret where the path belongs: the caller
-// names the setting.
+// (rngctl keys --passphrase-file, --pin-file): a regular file or a FIFO
+// group or others may access is refused (chmod 600 it: another user could
+// read what a FIFO's writer sends, or send a secret of their own), at most
+// MaxSecretFile bytes are read, one trailing newline (LF or CRLF) is
+// dropped, and an empty secret is refused. Its errors never name the path
+// nor hold the content, in case an operator typed the secret where the
+// path belongs: the caller names the setting.
 func ReadSecretFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -420,7 +430,7 @@ func ReadSecretFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("couldn't read the file: %w", Pathless(err))
 	}
-	if fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
+	if (fi.Mode().IsRegular() || fi.Mode()&os.ModeNamedPipe != 0) && fi.Mode().Perm()&0o077 != 0 {
 		return nil, fmt.Errorf("the file is readable by others (mode %04o): chmod 600 it", fi.Mode().Perm())
 	}
 	b, err := ReadSecretFrom(f)
@@ -1199,9 +1209,10 @@ func quoteAll(ids []string) string {
 // Start opens everything the config names and starts listening; Serve then
 // serves until its context ends. What can refuse a start is checked before
 // the data directory is touched: the config whole, the gRPC certificates,
-// the TCP listeners, the entropy sources and the keys; then the admin
-// socket is bound (in the data directory by default), and only then are
-// the stores and the log opened and the keys announced in the log.
+// the TCP listeners, the entropy sources, the Trillian log's CA and the
+// keys; then the admin socket is bound (in the data directory by default),
+// and only then are the stores and the log opened and the keys announced
+// in the log.
 func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	cfg, err = cfg.withDefaults()
 	if err != nil {
@@ -1346,8 +1357,15 @@ func (d *Daemon) banner(c *components) {
 	var kinds []string
 	for _, s := range cfg.Entropy.Sources {
 		k := s.Kind
-		if s.Address != "" {
+		switch {
+		case s.Address != "":
 			k += " simulator " + s.Address + " (TCP, DEV MODE)"
+		case s.Path != "":
+			k += " " + s.Path
+		case s.Kind == "hwrng":
+			k += " " + entropy.DefaultHWRNGPath
+		case s.Kind == "tpm":
+			k += " " + entropy.DefaultTPMPath
 		}
 		kinds = append(kinds, k)
 	}
@@ -1420,11 +1438,15 @@ type insecureNote struct {
 func insecureNotes(cfg Config, softwareKeys bool) []insecureNote {
 	var notes []insecureNote
 	if softwareKeys && !cfg.Dev {
+		where := []any{"keys_dir", cfg.Keys.Dir}
+		if cfg.Keys.Backend == "pkcs11" { // a software token (SoftHSM2)
+			where = []any{"token_label", cfg.Keys.TokenLabel, "module", cfg.Keys.Module}
+		}
 		notes = append(notes, insecureNote{
 			banner: "SOFTWARE KEYS (keys.allow_software): THE VRF AND LOG KEYS ARE FILES ON\n!!  THIS HOST, NOT IN AN HSM. NOT FOR PRODUCTION. (tirage_software_keys = 1)",
 			level:  slog.LevelError,
 			log:    "SOFTWARE KEYS: the VRF and log keys are files on this host, not in an HSM (keys.allow_software): not for production",
-			attrs:  []any{"keys_dir", cfg.Keys.Dir},
+			attrs:  where,
 		})
 	}
 	if cfg.Log.Backend == "trillian" && cfg.Log.TrillianCAFile == "" {

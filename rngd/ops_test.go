@@ -29,6 +29,10 @@ func TestEntropySourceKeys(t *testing.T) {
 		"kind twice":         {`[{kind = "hwrng", min_entropy = 4.0}, {kind = "hwrng", min_entropy = 4.0, path = "/dev/hwrng1"}]`, "entropy.source[1].kind"},
 		"getrandom only":     {`[{kind = "getrandom"}]`, "no physical source"},
 		"tpm simulator":      {`[{kind = "tpm", min_entropy = 4.0, address = "127.0.0.1:2321"}, {kind = "getrandom"}]`, "entropy.source[0].address"}, // dev mode only
+		// The kernel's DRBG is no noise source: credited as one, it
+		// would stand in for the hardware unannounced.
+		"urandom as hwrng": {`[{kind = "hwrng", min_entropy = 2.0, path = "/dev/urandom"}, {kind = "getrandom"}]`, "entropy.source[0].path"},
+		"random as tpm":    {`[{kind = "tpm", min_entropy = 4.0, path = "/dev/random"}]`, "entropy.source[0].path"},
 	} {
 		_, err := checkTOML(t, configTOML(map[string]string{"entropy.source": tc.sources}))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -54,6 +58,20 @@ func TestConfigSecretNotEchoed(t *testing.T) {
 		_, err := ConfigFromFlags(p, false)
 		if err == nil || strings.Contains(err.Error(), "hunter") || !strings.Contains(err.Error(), "keys."+key) {
 			t.Errorf("%s: %v: want an error naming keys.%s without the value", key, err, key)
+		}
+	}
+}
+
+// A secret's path given twice is a duplicate key, and the error says so:
+// the path is quoted, and "not a quoted path" would send the operator
+// looking for the wrong mistake.
+func TestConfigSecretTwice(t *testing.T) {
+	for _, key := range []string{"passphrase_file", "pin_file"} {
+		p := filepath.Join(t.TempDir(), "rngd.toml")
+		os.WriteFile(p, []byte("[keys]\n"+key+" = \"/etc/a\"\n"+key+" = \"/etc/b\"\n"), 0o600)
+		_, err := ConfigFromFlags(p, false)
+		if err == nil || !strings.Contains(err.Error(), "line 3, keys."+key+": given twice") {
+			t.Errorf("%s twice: %v: want an error saying keys.%s is given twice", key, err, key)
 		}
 	}
 }
@@ -166,10 +184,16 @@ func TestEntropyBinarySource(t *testing.T) {
 		t.Fatal(err)
 	}
 	source := EntropySource{Kind: "hwrng", Path: dev, SampleBits: 1, MinEntropy: 0.4}
+	var banner strings.Builder
 	td := newTestDaemon(t, func(c *Config) {
 		c.Entropy.Sources = []EntropySource{source, {Kind: "getrandom"}}
 		c.Entropy.ReseedRequests = 1 // a seed per draw
+		c.Banner = &banner
 	})
+	// The start summary names the device read, not only its kind.
+	if want := "hwrng " + dev + " + getrandom"; !strings.Contains(banner.String(), want) {
+		t.Errorf("banner's entropy line: %q, want %q", grepLines(banner.String(), "  entropy"), want)
+	}
 	ctx := context.Background()
 	st, err := td.admin().EntropyStatus(ctx, &adminv1.EntropyStatusRequest{})
 	if err != nil || !st.Healthy || len(st.Sources) != 2 || st.Sources[0].Name != "hwrng" || st.Sources[0].CreditedBits != seed*8*0.4 {
