@@ -47,21 +47,40 @@ func (p DevPKI) ClientKey(name string) string  { return filepath.Join(p.Dir, nam
 
 // GenerateDevPKI makes, in dir, a CA, a server certificate and a client
 // certificate for each name in clients (whose identity is that name), unless
-// the CA already exists: then only missing client certificates are made.
-// Keys are ECDSA P-256, written with mode 0600.
+// the CA already exists: then only the certificates missing, expiring
+// within devRenewBefore or not issued by the CA are made again. A CA that
+// expires so is made again, and so is every certificate asked for (a make
+// run data directory from two years ago). Keys are ECDSA P-256, written
+// with mode 0600.
 func GenerateDevPKI(dir string, clients ...string) (DevPKI, error) {
 	p := DevPKI{Dir: dir}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return p, fmt.Errorf("couldn't make the dev pki directory: %w", err)
 	}
 	caCert, caKey, err := loadCA(p)
+	if err == nil && expiring(caCert) {
+		err = os.ErrNotExist
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		caCert, caKey, err = makeCA(p)
 	}
 	if err != nil {
 		return p, err
 	}
-	if _, err := os.Stat(p.ServerCert()); errors.Is(err, os.ErrNotExist) {
+	// reissue: the certificate at path is missing, expiring or not the CA's.
+	reissue := func(path string) bool {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return true
+		}
+		blk, _ := pem.Decode(b)
+		if blk == nil {
+			return true
+		}
+		c, err := x509.ParseCertificate(blk.Bytes)
+		return err != nil || expiring(c) || c.CheckSignatureFrom(caCert) != nil
+	}
+	if reissue(p.ServerCert()) {
 		tmpl := leafTemplate("rngd")
 		tmpl.DNSNames = []string{"localhost", "rngd"}
 		tmpl.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}
@@ -71,7 +90,7 @@ func GenerateDevPKI(dir string, clients ...string) (DevPKI, error) {
 		}
 	}
 	for _, name := range clients {
-		if _, err := os.Stat(p.ClientCert(name)); err == nil {
+		if !reissue(p.ClientCert(name)) {
 			continue
 		}
 		tmpl := leafTemplate(name)
@@ -82,6 +101,14 @@ func GenerateDevPKI(dir string, clients ...string) (DevPKI, error) {
 		}
 	}
 	return p, nil
+}
+
+// devRenewBefore: a dev certificate that expires within it is made again.
+const devRenewBefore = 24 * time.Hour
+
+// expiring says whether c expires within devRenewBefore.
+func expiring(c *x509.Certificate) bool {
+	return time.Now().Add(devRenewBefore).After(c.NotAfter)
 }
 
 func leafTemplate(cn string) *x509.Certificate {

@@ -6,10 +6,17 @@
 # enough (Debian 13: 1.24); Debian 12's (1.19) is not, and then this script
 # says what to install instead of letting the build fail on a missing go.
 set -euo pipefail
-pkgs=(curl time softhsm2 opensc swtpm swtpm-tools mariadb-server mariadb-client protobuf-compiler chromium ca-certificates)
+# gcc and libc6-dev: cgo, which go test -race and the PKCS#11 backend need
+# (without a C compiler the go command turns cgo off: "-race requires cgo").
+# libprotobuf-dev: google/protobuf/*.proto, which the .proto files import
+# (protobuf-compiler only recommends it).
+pkgs=(curl time gcc libc6-dev softhsm2 opensc swtpm swtpm-tools mariadb-server mariadb-client protobuf-compiler libprotobuf-dev chromium ca-certificates)
 
 # go_minor prints the minor version of a go1.N[.x] version string.
 go_minor() { local v=${1#go1.}; echo "${v%%[!0-9]*}"; }
+# go_candidate prints the version apt would install of golang-go, or nothing.
+go_candidate() { apt-cache policy golang-go 2>/dev/null | sed -n 's/^ *Candidate: \(.*:\)\{0,1\}\([0-9.]*\).*/\2/p'; }
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
 
 if command -v go >/dev/null; then
   have=$(GOTOOLCHAIN=local go env GOVERSION)
@@ -18,7 +25,11 @@ if command -v go >/dev/null; then
     exit 1
   fi
 else
-  cand=$(apt-cache policy golang-go 2>/dev/null | sed -n 's/^ *Candidate: \(.*:\)\{0,1\}\([0-9.]*\).*/\2/p')
+  cand=$(go_candidate)
+  if [ -z "$cand" ]; then # no package lists yet (a fresh machine or container): read them first
+    $SUDO apt-get update -qq
+    cand=$(go_candidate)
+  fi
   if [ -n "$cand" ] && [ "$(go_minor "go$cand")" -ge 21 ] 2>/dev/null; then
     pkgs+=(golang-go)
   else
@@ -33,7 +44,6 @@ for p in "${pkgs[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "deps: installing ${missing[*]}"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi

@@ -180,6 +180,8 @@ died() {
   explained=1
   if grep -q 'address already in use' "$tmp/stderr" 2>/dev/null; then
     echo "run: rngd exited (status $rngd_st): an address it listens on is taken (see its error above): stop the other daemon (another make run?), or choose other addresses with RNGD_CONFIG=FILE (see README.md)" >&2
+  elif grep -q 'entropy: source hwrng' "$tmp/stderr" 2>/dev/null; then
+    echo "run: rngd exited (status $rngd_st): it cannot read its entropy source hwrng (see its error above; /dev/hwrng is root's only on Debian, and absent without a hardware RNG): run make run as root, or give rngd another physical source with RNGD_CONFIG=FILE, e.g. an [[entropy.source]] table with kind = \"rdseed\" and min_entropy = 4.0 (see README.md, docs/entropy.md)" >&2
   else
     echo "run: rngd exited (status $rngd_st) before serving: see its error above" >&2
   fi

@@ -6,8 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=auto # go.mod's toolchain line
 . scripts/services.sh
-services_up
+# The trap first: an up that fails halfway (MariaDB started, a Trillian
+# server not) or is interrupted leaves nothing running behind it.
 trap services_down EXIT
+services_up
 go vet ./...
 go test -race -count=1 -timeout 40m "$@" ./...
 # Again in a dev build (-tags tirage_dev, as make run's bin/rngd-dev), so that

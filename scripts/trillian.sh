@@ -25,7 +25,17 @@ export GOTOOLCHAIN=auto # go.mod's toolchain line
 
 log() { echo "trillian.sh: $*" >&2; }
 
-alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# alive PIDFILE: the process PIDFILE names runs, and is the program the file
+# is named after (mariadbd, trillian_log_server, trillian_log_signer). After a
+# reboot, or a make test killed before its down, a stale file's PID may be
+# another process's: it is neither reused nor signalled.
+alive() {
+  local pid exe
+  [ -f "$1" ] && pid=$(cat "$1") && [ -n "$pid" ] || return 1
+  exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || return 1
+  exe=${exe% (deleted)} # a binary replaced since it started (an upgrade, a rebuild)
+  [ "${exe##*/}" = "$(basename "$1" .pid)" ]
+}
 
 free_port() { # a loopback port nobody listens on (bash only: CI machines may lack python)
   # Below the kernel's ephemeral range (ip_local_port_range, 32768+ by default), so
@@ -93,7 +103,7 @@ mariadb_up() {
   echo $! >"$RUN/mariadbd.pid"
   for ((i = 0; i < 600; i++)); do
     if mariadb-admin --no-defaults --socket="$DB/mysqld.sock" -uroot ping >/dev/null 2>&1; then break; fi
-    alive "$RUN/mariadbd.pid" || { tail -20 "$DB/mariadbd.log" >&2; log "mariadbd exited"; exit 1; }
+    kill -0 "$(cat "$RUN/mariadbd.pid")" 2>/dev/null || { tail -20 "$DB/mariadbd.log" >&2; log "mariadbd exited"; exit 1; }
     sleep 0.05
   done
   mariadb-admin --no-defaults --socket="$DB/mysqld.sock" -uroot ping >/dev/null
@@ -177,7 +187,7 @@ stop() { # pidfile
   local f=$1 pid i
   [ -f "$f" ] || return 0
   pid=$(cat "$f")
-  if kill -0 "$pid" 2>/dev/null; then
+  if alive "$f"; then
     kill "$pid" 2>/dev/null || true
     for ((i = 0; i < 200; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
     kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null || true

@@ -19,10 +19,8 @@ import (
 	_ "time/tzdata"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/status"
 
 	"tirage.fr/tirage/rngd"
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
@@ -54,6 +52,9 @@ type Config struct {
 
 // Run plays the demo and returns an error if any check failed.
 func Run(ctx context.Context, c Config) error {
+	if c.Games < 1 {
+		return fmt.Errorf("games %d: want 1 or more", c.Games)
+	}
 	out := c.Out
 	adm, err := grpc.NewClient("unix:"+c.AdminSocket, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -112,7 +113,7 @@ func Run(ctx context.Context, c Config) error {
 	run := time.Now().UnixNano()
 	for i := 0; i < len(ticketCodes) && played < c.Games; i++ {
 		reply, err := gs.StartGame(ctx, &qodv1.StartGameRequest{RequestId: fmt.Sprintf("demo-%d-start-%d", run, i), Code: ticketCodes[i]})
-		if status.Code(err) == codes.FailedPrecondition {
+		if rngd.RefusalReason(err) == "CODE_PLAYED" {
 			continue // played by an earlier run
 		}
 		if err != nil {
@@ -139,6 +140,9 @@ func Run(ctx context.Context, c Config) error {
 		if err := c.transcript(ctx, gs, g.GameId, st, out); err != nil {
 			return err
 		}
+	}
+	if played < c.Games {
+		return fmt.Errorf("played %d of the %d games asked for: earlier runs played the other tickets of emission %q (%d tickets)", played, c.Games, c.Emission, len(ticketCodes))
 	}
 	fmt.Fprintf(out, "\n== verification summary: %d games, %d records, %d VRF proofs verified, %d records proven in signed checkpoints, every game replayed by verifier/qod: OK\n",
 		total.games, total.records, total.proofs, total.included)

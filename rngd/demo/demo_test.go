@@ -38,6 +38,40 @@ func TestDemo(t *testing.T) {
 	}
 }
 
+// Once earlier runs have played the demo emission's tickets, a run that
+// cannot play the games asked for fails, naming how many it played: it
+// does not report a verification of fewer games (none) as a success.
+func TestDemoTicketsUsedUp(t *testing.T) {
+	d := rngdtest.Start(t, "client")
+	cfg := Config{GRPC: d.GRPC, AdminSocket: d.Admin, PKI: d.PKI, Client: "client",
+		Emission: "DEMO", Closure: "2099-12-31", Tickets: 3, Games: 2, Seed: []byte("demo test")}
+	var out bytes.Buffer
+	cfg.Out = &out
+	if err := Run(context.Background(), cfg); err != nil {
+		t.Fatalf("first run: %v\n%s", err, out.String())
+	}
+	for _, want := range []string{"played 1 of the 2 games asked for", "played 0 of the 2 games asked for"} {
+		out.Reset()
+		err := Run(context.Background(), cfg)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `emission "DEMO"`) {
+			t.Fatalf("run with tickets used up: %v, want an error saying %q and naming the emission\n%s", err, want, out.String())
+		}
+	}
+}
+
+// A run asked for no game (DEMO_GAMES=0 make run) is refused before
+// anything is sent: it would verify nothing and say OK.
+func TestDemoNoGames(t *testing.T) {
+	for _, n := range []int{0, -1} {
+		var out bytes.Buffer
+		err := Run(context.Background(), Config{GRPC: "127.0.0.1:1", AdminSocket: filepath.Join(t.TempDir(), "none.sock"),
+			Client: "client", Emission: "DEMO", Closure: "2099-12-31", Tickets: 10, Games: n, Out: &out})
+		if err == nil || !strings.Contains(err.Error(), "games") || strings.Contains(err.Error(), "admin") {
+			t.Errorf("games %d: %v, want an error naming games, before any call\n%s", n, err, out.String())
+		}
+	}
+}
+
 // make run's demo manifest (the public demo seed, no Config.Seed) is refused
 // by a production rngd (rngdtest's is not in dev mode): its codes are
 // public. Nothing is imported, and no game is played.

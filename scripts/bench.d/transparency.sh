@@ -14,9 +14,16 @@ if [ -z "${RAW:-}" ]; then
   : >"$out"
 # COUNT separate passes, so that a backend and its raw engine alternate and
 # share the machine's load drift (this machine is shared).
+# A pass that fails says why (its output but the Benchmark lines went
+# nowhere: the bench ended with status 1 and no word).
 for ((i = 1; i <= COUNT; i++)); do
-  go test -run '^$' -bench . -benchtime="$BENCHTIME" -count=1 -timeout 60m \
-    ./transparency/tilelog/ ./transparency/trillian/ 2>/dev/null | grep '^Benchmark' | tee -a "$out" >&2
+  if ! go test -run '^$' -bench . -benchtime="$BENCHTIME" -count=1 -timeout 60m \
+    ./transparency/tilelog/ ./transparency/trillian/ >"$out.log" 2>&1; then
+    echo "transparency bench: go test failed:" >&2
+    tail -20 "$out.log" >&2
+    exit 1
+  fi
+  grep '^Benchmark' "$out.log" | tee -a "$out" >&2
 done
 fi
 
