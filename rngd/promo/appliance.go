@@ -850,6 +850,16 @@ func (a *Appliance) Draw(ctx context.Context, req DrawRequest) (*Drawn, error) {
 	if _, err := a.cfg.Log.AwaitCheckpoint(ctx, st.freezeIdx+1); err != nil {
 		return nil, fmt.Errorf("the freeze is not yet in a checkpoint: %w", err)
 	}
+	c := &promo.Ceremony{
+		Freeze: st.freeze, Tree: st.tree, R: st.r, Share: req.Share, BeaconValue: req.BeaconValue,
+		KeyID: a.cfg.KeyID, Prover: a.cfg.Prover, Now: now, RulesFile: st.rulesFile,
+	}
+	// What the ceremony checks of the draw directory (entrants.txt and
+	// secret the frozen ones) and of the share, checked before the lock:
+	// a refusal locks nothing.
+	if err := c.Check(); err != nil {
+		return nil, fmt.Errorf("%s: ceremony refused, nothing drawn: %w", req.Draw, err)
+	}
 	lock, err := os.OpenFile(filepath.Join(dir, "draw.lock"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("%s: %w (a ceremony started before; see draw.lock)", req.Draw, ErrDrawn)
@@ -862,10 +872,6 @@ func (a *Appliance) Draw(ctx context.Context, req DrawRequest) (*Drawn, error) {
 		return nil, err
 	}
 	lock.Close()
-	c := &promo.Ceremony{
-		Freeze: st.freeze, Tree: st.tree, R: st.r, Share: req.Share, BeaconValue: req.BeaconValue,
-		KeyID: a.cfg.KeyID, Prover: a.cfg.Prover, Now: now, RulesFile: st.rulesFile,
-	}
 	d, err := c.Run()
 	if err != nil {
 		// Nothing was proven that anyone saw; the lock stays: the operator
@@ -994,6 +1000,24 @@ func (a *Appliance) Certify(ctx context.Context, draw string) (*Certificate, err
 		return nil, err
 	}
 	dir := st.dir
+	lp, err := a.logged(ctx, draw)
+	if err != nil {
+		return nil, err
+	}
+	if st.drawIdx < 0 && st.drawLeaf != nil {
+		// Appended, but stopped before draw.idx was written: the log
+		// says where.
+		h := record.LeafHash(st.drawLeaf)
+		for _, l := range lp.draws {
+			if l.hash == h {
+				if err := atomicfile.Write(filepath.Join(dir, "draw.idx"), []byte(strconv.FormatUint(l.index, 10)+"\n"), 0o644); err != nil {
+					return nil, err
+				}
+				st.drawIdx = int64(l.index)
+				break
+			}
+		}
+	}
 	if st.drawIdx < 0 {
 		return nil, fmt.Errorf("%s: the draw was not published yet", draw)
 	}
@@ -1001,10 +1025,6 @@ func (a *Appliance) Certify(ctx context.Context, draw string) (*Certificate, err
 	// no other: the appliance, which holds the log, refuses to certify a
 	// draw id the log holds a second freeze or draw of (misbehaviour that
 	// auditors report).
-	lp, err := a.logged(ctx, draw)
-	if err != nil {
-		return nil, err
-	}
 	if l, ok := other(lp.freezes, st.freezeLeaf); ok {
 		return nil, fmt.Errorf("%w; no certificate", unlike(draw, record.KindPromoFreeze, dir, l, st.freezeIdx))
 	}

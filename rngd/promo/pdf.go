@@ -65,6 +65,19 @@ func (d *doc) field(label, value string, mono bool) {
 	d.pdf.MultiCell(0, 5, d.tr(value), "", "L", false)
 }
 
+// exact returns s unchanged when the page prints it as it is, or else —
+// s holds a character the font has no glyph for, printed '.', so that two
+// values would print alike — s quoted with every non-ASCII character
+// escaped (\u0141): a recorded value is shown exactly, never approximated.
+func (d *doc) exact(s string) string {
+	for _, r := range s {
+		if r >= 0x80 && d.tr(string(r)) == "." {
+			return strconv.QuoteToASCII(s)
+		}
+	}
+	return s
+}
+
 // qrCode draws a QR code of text, side mm wide, at the current position.
 func (d *doc) qrCode(text string, side float64) error {
 	c, err := qr.Encode(text, qr.M)
@@ -263,7 +276,7 @@ func WriteProcesVerbalPDF(w io.Writer, c *Certificate) error {
 	d.field("Engagement H(r)", hex.EncodeToString(f.Commit[:]), true)
 	d.field("Règlement (SHA-256)", v.RulesHash, true)
 	d.heading("Cérémonie")
-	d.field("Contribution de l'huissier", string(dr.Share), true)
+	d.field("Contribution de l'huissier", d.exact(string(dr.Share)), true)
 	switch {
 	case v.Beacon.Verified():
 		d.field("Balise publique", beaconLabel(dr.Beacon), true)

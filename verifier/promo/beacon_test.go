@@ -182,6 +182,7 @@ func TestCertificateBeacon(t *testing.T) {
 	fr2 := fr.(*record.PromoFreeze)
 	fr2.Time = beacon.Quicknet.RoundTime(rd.Round).Add(time.Minute)
 	d2 := *dr.(*record.PromoDraw)
+	d2.Time = fr2.Time.Add(time.Hour) // drawn after that freeze (freeze-draw-link)
 	d2.BeaconValue = rd.value(t)
 	d2.Prev = record.LeafHash(mustFormat(t, fr2))
 	if d2.Proof, err = f.prover.Prove(d2.Alpha()); err != nil {

@@ -238,37 +238,54 @@ type Ceremony struct {
 	RulesFile []byte
 }
 
+// Check reports whether Run would draw, proving nothing: the inputs match
+// the freeze — the VRF key it names (ErrKeyNotFrozen), the entrant list,
+// r, the beacon value, the rules and dates, a time not before the
+// freeze's — and the share is one. A caller that locks the draw before
+// Run (rngd/promo) checks first, so that a refusal locks nothing.
+func (c *Ceremony) Check() error {
+	f := c.Freeze
+	if f.Key != "" && c.KeyID != f.Key {
+		return &KeyNotFrozenError{Draw: f.Draw, Key: c.KeyID, Frozen: f.Key}
+	}
+	if c.Tree.Root() != f.Root || uint64(c.Tree.Size()) != f.Count {
+		return errors.New("entrant list does not match the freeze record")
+	}
+	if record.Commit(c.R) != f.Commit {
+		return errors.New("r does not match the freeze commitment")
+	}
+	if _, err := ParseShare(c.Share); err != nil {
+		return fmt.Errorf("bailiff share: %w", err)
+	}
+	if _, err := VerifyBeacon(f.Beacon, c.BeaconValue); err != nil {
+		return fmt.Errorf("beacon_value: %w", err)
+	}
+	now := c.Now.UTC().Truncate(time.Second) // the draw record's time
+	if now.Before(f.Time) {
+		return verdict.Errorf(verdict.MsgPromoDrawnEarly, FormatTime(now), FormatTime(f.Time))
+	}
+	if c.RulesFile != nil {
+		r, j, err := RulesOfFreeze(c.RulesFile, f)
+		if err != nil {
+			return err
+		}
+		if err := r.CheckFreeze(j, f, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Run runs the ceremony and returns the draw record. It fails, drawing
 // nothing, if the inputs do not match the freeze — among them a VRF key
 // other than the one the freeze names (ErrKeyNotFrozen). That Prover holds
 // the key announced as KeyID is the caller's to ensure.
 func (c *Ceremony) Run() (*record.PromoDraw, error) {
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
 	f := c.Freeze
-	if f.Key != "" && c.KeyID != f.Key {
-		return nil, &KeyNotFrozenError{Draw: f.Draw, Key: c.KeyID, Frozen: f.Key}
-	}
-	if c.Tree.Root() != f.Root || uint64(c.Tree.Size()) != f.Count {
-		return nil, errors.New("entrant list does not match the freeze record")
-	}
-	if record.Commit(c.R) != f.Commit {
-		return nil, errors.New("r does not match the freeze commitment")
-	}
-	if _, err := ParseShare(c.Share); err != nil {
-		return nil, fmt.Errorf("bailiff share: %w", err)
-	}
-	if _, err := VerifyBeacon(f.Beacon, c.BeaconValue); err != nil {
-		return nil, fmt.Errorf("beacon_value: %w", err)
-	}
 	now := c.Now.UTC().Truncate(time.Second) // the draw record's time
-	if c.RulesFile != nil {
-		r, j, err := RulesOfFreeze(c.RulesFile, f)
-		if err != nil {
-			return nil, err
-		}
-		if err := r.CheckFreeze(j, f, now); err != nil {
-			return nil, err
-		}
-	}
 	leaf, err := record.Format(f)
 	if err != nil {
 		return nil, err

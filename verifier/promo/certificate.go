@@ -343,6 +343,10 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 		return nil, fail(CheckLink, verdict.MsgPromoLinkFields)
 	case c.DrawRecord.Index <= c.Freeze.Index:
 		return nil, fail(CheckLink, verdict.MsgPromoOrder, c.DrawRecord.Index, c.Freeze.Index)
+	case d.Time.Before(f.Time):
+		// Both times are the appliance's clock, which the dates and the
+		// beacon's publication after the freeze are checked by.
+		return nil, fail(CheckLink, verdict.MsgPromoDrawnEarly, FormatTime(d.Time), FormatTime(f.Time))
 	case f.Key != "" && d.Key != f.Key:
 		// The freeze bound the key before the bailiff's share existed:
 		// under another key announced before it, the same α has another β.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -39,8 +40,8 @@ func TestVerifyRejectsTrailingData(t *testing.T) {
 
 // FuzzParseShare: a share is read from the log (the draw record) and typed
 // by the bailiff. ParseShare normalises nothing: what it accepts it returns
-// unchanged, a printable text of 8 to 256 bytes without surrounding spaces or
-// control characters, or 25 to 256 dice rolls; ShareFromText and
+// unchanged, a printable text of 8 to 256 bytes (strconv.IsPrint, U+0020 the
+// only space) without surrounding spaces, or 25 to 256 dice rolls; ShareFromText and
 // ShareFromDice give the same share back from its body; every refusal is a
 // message of verdict's catalog.
 func FuzzParseShare(f *testing.F) {
@@ -51,7 +52,7 @@ func FuzzParseShare(f *testing.F) {
 		"text:1234567", "text: 12345678", "text:12345678\n", "text:1234\x005678", "text:1234\x7f5678",
 		"text:\xff2345678", "TEXT:12345678", "text;12345678",
 		"dice:123456123456123456123456", "dice:1234561234561234561234560", "dice:" + strings.Repeat("1", 257),
-		"dice: 1234561234561234561234561", "", "text:", "dice:",
+		"dice: 1234561234561234561234561", "", "text:", "dice:", "text:1234\u00a05678", "text:1234\u200b5678",
 	} {
 		f.Add(s)
 	}
@@ -75,8 +76,8 @@ func FuzzParseShare(f *testing.F) {
 		switch s[:5] {
 		case "text:":
 			for _, r := range body {
-				if unicode.IsControl(r) {
-					t.Fatalf("accepted %q with control character %U", s, r)
+				if unicode.IsControl(r) || r != ' ' && !strconv.IsPrint(r) {
+					t.Fatalf("accepted %q with a character that does not print, %U", s, r)
 				}
 			}
 			again, err = ShareFromText(body)

@@ -1,6 +1,8 @@
 package promo
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -14,7 +16,8 @@ func FormatTime(t time.Time) string { return t.UTC().Truncate(time.Second).Forma
 
 // The bailiff's share s, as bound into α, is one of
 //
-//	text:<the typed text>   8 to 256 bytes of printable UTF-8, surrounding spaces trimmed
+//	text:<the typed text>   8 to 256 bytes of printable UTF-8 (strconv.IsPrint:
+//	                        U+0020 the only space), surrounding spaces trimmed
 //	dice:<digits 1–6>       at least MinDiceRolls rolls, in the order rolled
 //
 // Typed input is normalised by ParseShare so that what the bailiff types and
@@ -34,6 +37,15 @@ func ParseShare(s string) (string, error) {
 			// printable, and a CSI can rewrite what a terminal shows.
 			if unicode.IsControl(r) {
 				return "", verdict.Errorf(verdict.MsgShareControl)
+			}
+			// Nor anything else that does not print, or prints as a
+			// space other than U+0020 (no-break, zero-width, bidi
+			// override, soft hyphen…): such a share reads, on the
+			// procès-verbal and on a terminal, as another one, and
+			// whoever could alter it before the proof could try such
+			// variants until β suits them.
+			if r != ' ' && !strconv.IsPrint(r) {
+				return "", verdict.Errorf(verdict.MsgShareInvisible, fmt.Sprintf("%U", r))
 			}
 		}
 	case strings.HasPrefix(s, "dice:"):

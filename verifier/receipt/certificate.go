@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"time"
 
 	"tirage.fr/tirage/verifier/promo"
@@ -215,6 +216,11 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 			return v
 		}
 		v.Fact("draw", verdict.MsgDrawFact, res.Draw, res.Count)
+		// The share bound into α, quoted (a character that does not
+		// print shows as an escape): only the bailiff can tell it is the
+		// one typed at the ceremony, and every other check passes for a
+		// ceremony re-run with another share.
+		v.Fact("bailiff's share", verdict.MsgShareFact, strconv.Quote(res.Share))
 		for i, p := range res.Picks {
 			role := verdict.M(verdict.MsgWinner)
 			if p.Rank > 1 {

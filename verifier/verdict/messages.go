@@ -266,6 +266,7 @@ const (
 	MsgAnnouncedBeforeFreeze MsgID = "announced-before-freeze"
 	MsgVRFKeyNotAnchored     MsgID = "vrf-key-not-anchored"
 	MsgDrawFact              MsgID = "draw-fact"
+	MsgShareFact             MsgID = "share-fact"
 	MsgWinner                MsgID = "winner"
 	MsgReserve               MsgID = "reserve"
 	MsgPickFact              MsgID = "pick-fact"
@@ -292,6 +293,7 @@ const (
 	MsgPromoNoLink           MsgID = "promo-no-link"
 	MsgPromoLinkFields       MsgID = "promo-link-fields"
 	MsgPromoOrder            MsgID = "promo-order"
+	MsgPromoDrawnEarly       MsgID = "promo-drawn-before-freeze"
 	MsgPromoCommit           MsgID = "promo-commit"
 	MsgPromoReserves         MsgID = "promo-reserves"
 	MsgPromoPickCount        MsgID = "promo-pick-count"
@@ -430,6 +432,7 @@ const (
 	// The bailiff's share (promo.ParseShare).
 	MsgShareText      MsgID = "share-text"
 	MsgShareControl   MsgID = "share-control"
+	MsgShareInvisible MsgID = "share-invisible"
 	MsgShareDiceCount MsgID = "share-dice-count"
 	MsgShareDiceRoll  MsgID = "share-dice-roll"
 	MsgSharePrefix    MsgID = "share-prefix"
@@ -1347,6 +1350,8 @@ var messages = map[MsgID]text{
 		"la clé VRF %s n'est ni annoncée dans le journal ni épinglée"},
 	MsgDrawFact: {"%s, %d entrants",
 		"%s, %d participants"},
+	MsgShareFact: {"%s (as bound into α: compare it with the share typed at the ceremony)",
+		"%s (telle que liée dans α : la comparer à celle saisie à la cérémonie)"},
 	MsgWinner: {"winner",
 		"gagnant"},
 	MsgReserve: {"reserve %d",
@@ -1397,6 +1402,8 @@ var messages = map[MsgID]text{
 		"l'enregistrement du tirage ne se rattache pas à cet enregistrement de gel"},
 	MsgPromoLinkFields: {"the draw record's root, count, winners, reserves or beacon differ from the freeze",
 		"la racine, le nombre, les gagnants, les suppléants ou la balise publique de l'enregistrement du tirage diffèrent du gel"},
+	MsgPromoDrawnEarly: {"the draw record's time %s is before its freeze's, %s: the appliance's clock went back between them",
+		"l'heure de l'enregistrement du tirage, %s, précède celle de son gel, %s : l'horloge de l'appareil a reculé entre les deux"},
 	MsgPromoOrder: {"the draw record (index %d) was not logged after the freeze (index %d)",
 		"l'enregistrement du tirage (index %d) n'a pas été journalisé après le gel (index %d)"},
 	MsgPromoCommit: {"the revealed r does not open the commitment logged at the freeze",
@@ -1683,6 +1690,8 @@ var messages = map[MsgID]text{
 		"la contribution saisie par l'huissier doit compter de 8 à 256 octets UTF-8, sans espace au début ni à la fin"},
 	MsgShareControl: {"typed share must not contain control characters",
 		"la contribution saisie par l'huissier ne doit pas contenir de caractères de contrôle"},
+	MsgShareInvisible: {"typed share must not contain %s: a character that does not print, or a space other than U+0020, reads as another share on paper",
+		"la contribution saisie par l'huissier ne doit pas contenir %s : un caractère qui ne s'imprime pas, ou une espace autre que U+0020, se lit sur papier comme une autre contribution"},
 	MsgShareDiceCount: {"dice share needs %d to 256 rolls, got %d",
 		"une contribution aux dés demande de %d à 256 lancers, et non %d"},
 	MsgShareDiceRoll: {"dice roll %q is not 1 to 6",

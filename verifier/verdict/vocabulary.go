@@ -40,6 +40,7 @@ var vocabulary = map[Term]text{
 	"secret lost":             {"secret lost", "secret perdu"},
 	"game":                    {"game", "partie"},
 	"draw":                    {"draw", "tirage"},
+	"bailiff's share":         {"bailiff's share", "contribution de l'huissier"},
 	"certificate fingerprint": {"certificate fingerprint", "empreinte du certificat"},
 	"trust":                   {"trust", "confiance"},
 	"checkpoint":              {"checkpoint", "point de contrôle"},
