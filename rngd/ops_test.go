@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -21,7 +20,15 @@ import (
 // no physical source at all is a config error naming the key (exit 2,
 // nothing touched), not an ignored key or a start failure.
 func TestEntropySourceKeys(t *testing.T) {
+	// A file or a pipe is no device: whoever wrote it chose the bytes
+	// credited as physical entropy (dev mode only: TestEntropyBinarySource).
+	file := filepath.Join(t.TempDir(), "hwrng")
+	if err := os.WriteFile(file, make([]byte, 4096), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for name, tc := range map[string]struct{ sources, want string }{
+		"file as hwrng":      {fmt.Sprintf(`[{kind = "hwrng", min_entropy = 2.0, path = %q}, {kind = "getrandom"}]`, file), "entropy.source[0].path"},
+		"directory as tpm":   {fmt.Sprintf(`[{kind = "tpm", min_entropy = 4.0, path = %q}]`, filepath.Dir(file)), "not a character device"},
 		"path on getrandom":  {`[{kind = "hwrng", min_entropy = 4.0}, {kind = "getrandom", path = "/dev/tpmrm0"}]`, "entropy.source[1].path"},
 		"path on rdseed":     {`[{kind = "rdseed", min_entropy = 4.0, path = "/dev/hwrng"}]`, "entropy.source[0].path"},
 		"address on hwrng":   {`[{kind = "hwrng", min_entropy = 4.0, address = "127.0.0.1:2321"}]`, "entropy.source[0].address"},
@@ -41,6 +48,9 @@ func TestEntropySourceKeys(t *testing.T) {
 	}
 	for _, ok := range []string{
 		`[{kind = "tpm", min_entropy = 4.0, path = "/dev/tpmrm0"}, {kind = "getrandom"}]`,
+		// A character device: its health tests judge its bytes (these
+		// refuse /dev/zero's at start-up).
+		`[{kind = "hwrng", min_entropy = 2.0, path = "/dev/zero"}, {kind = "getrandom"}]`,
 		`[{kind = "hwrng", min_entropy = 4.0, path = "/dev/hwrng"}, {kind = "rdseed", min_entropy = 2.0}, {kind = "getrandom"}]`,
 	} {
 		if _, err := checkTOML(t, configTOML(map[string]string{"entropy.source": ok})); err != nil {
@@ -160,64 +170,6 @@ func grepLines(s, prefix string) string {
 		}
 	}
 	return strings.Join(out, "\n")
-}
-
-// A daemon started with sample_bits = 1 reads its hwrng as a binary noise
-// source: 1,024 one-bit samples (128 bytes) for the start-up tests, and
-// seed_bytes default ⌈384 / (0.4 × 8)⌉ = 120 bytes per seed. The "device"
-// is a file of biased bits (P(1) = 3/4, H ≈ 0.415 bits per bit) shorter
-// than the 1,024 bytes that 8-bit samples would need at start-up: read
-// byte-wise, the same declaration cannot start.
-func TestEntropyBinarySource(t *testing.T) {
-	const startup, seed, seeds = 128, 120, 6
-	rng := rand.New(rand.NewPCG(1, 2))
-	data := make([]byte, startup+seed*seeds)
-	for i := range data {
-		for b := 0; b < 8; b++ {
-			if rng.IntN(4) != 0 {
-				data[i] |= 0x80 >> b
-			}
-		}
-	}
-	dev := filepath.Join(t.TempDir(), "hwrng")
-	if err := os.WriteFile(dev, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	source := EntropySource{Kind: "hwrng", Path: dev, SampleBits: 1, MinEntropy: 0.4}
-	var banner strings.Builder
-	td := newTestDaemon(t, func(c *Config) {
-		c.Entropy.Sources = []EntropySource{source, {Kind: "getrandom"}}
-		c.Entropy.ReseedRequests = 1 // a seed per draw
-		c.Banner = &banner
-	})
-	// The start summary names the device read, not only its kind.
-	if want := "hwrng " + dev + " + getrandom"; !strings.Contains(banner.String(), want) {
-		t.Errorf("banner's entropy line: %q, want %q", grepLines(banner.String(), "  entropy"), want)
-	}
-	ctx := context.Background()
-	st, err := td.admin().EntropyStatus(ctx, &adminv1.EntropyStatusRequest{})
-	if err != nil || !st.Healthy || len(st.Sources) != 2 || st.Sources[0].Name != "hwrng" || st.Sources[0].CreditedBits != seed*8*0.4 {
-		t.Fatalf("entropy status %v: %v", err, st)
-	}
-	codes1 := td.emission("B1", "2026-12-15", 3)
-	for i, code := range codes1 {
-		if _, err := td.client("server-a").StartGame(ctx, &qodv1.StartGameRequest{RequestId: fmt.Sprint("s", i), Code: code}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	read := gatheredCounter(t, td, "tirage_entropy_source_bytes_total", "hwrng")
-	reseeds := gatheredCounter(t, td, "tirage_entropy_reseeds_total", "")
-	if reseeds < 2 || read != startup+seed*reseeds {
-		t.Errorf("hwrng: %v bytes read for %v seeds, want %d + %d per seed", read, reseeds, startup, seed)
-	}
-
-	// The same file and min_entropy as 8-bit samples: 1,024 bytes for the
-	// start-up tests, more than the file holds.
-	cfg := freshConfig(t, td)
-	source.SampleBits = 0
-	cfg.Entropy.Sources = []EntropySource{source, {Kind: "getrandom"}}
-	startFails(t, "8-bit samples", cfg, "couldn't start the entropy generator")
-	untouched(t, "8-bit samples", cfg)
 }
 
 // gatheredCounter is the value of a counter of the daemon's registry (the
