@@ -412,6 +412,15 @@ const MaxSecretFile = 4096
 // a few kilobytes).
 const maxAnnouncementFile = 4 << 20
 
+// SecretFileOpen reports whether a secret's file (a PIN's, a
+// passphrase's) is open to others: a regular file or a named pipe (FIFO)
+// whose mode lets anyone but its owner read or write it — another user
+// could read the secret, or write a wrong PIN that locks the token. Other
+// kinds (an anonymous pipe, /dev/fd/N, 0600) are the caller's own.
+func SecretFileOpen(fi os.FileInfo) bool {
+	return (fi.Mode().IsRegular() || fi.Mode()&os.ModeNamedPipe != 0) && fi.Mode().Perm()&0o077 != 0
+}
+
 // ReadSecretFile reads a passphrase or PIN file the way rngctl reads one
 // (rngctl keys --passphrase-file, --pin-file): a regular file or a FIFO
 // group or others may access is refused (chmod 600 it: another user could
@@ -430,7 +439,7 @@ func ReadSecretFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("couldn't read the file: %w", Pathless(err))
 	}
-	if (fi.Mode().IsRegular() || fi.Mode()&os.ModeNamedPipe != 0) && fi.Mode().Perm()&0o077 != 0 {
+	if SecretFileOpen(fi) {
 		return nil, fmt.Errorf("the file is readable by others (mode %04o): chmod 600 it", fi.Mode().Perm())
 	}
 	b, err := ReadSecretFrom(f)

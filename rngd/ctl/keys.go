@@ -357,7 +357,7 @@ func (c *keysCmd) secret(what, fileFlag, file, fdFlag, fd string, confirm bool) 
 		if err != nil {
 			return nil, fmt.Errorf("couldn't read the %s file: %w", what, rngd.Pathless(err))
 		}
-		if fi.Mode().IsRegular() && fi.Mode().Perm()&0o077 != 0 {
+		if rngd.SecretFileOpen(fi) {
 			return nil, fmt.Errorf("the %s file is readable by others (mode %04o): chmod 600 it", what, fi.Mode().Perm())
 		}
 		if b, err = rngd.ReadSecretFrom(f); err != nil {

@@ -2,8 +2,12 @@ package ctl
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"tirage.fr/tirage/rngd/internal/testio"
@@ -56,4 +60,39 @@ func TestPromptOneBuffer(t *testing.T) {
 		t.Errorf("too long: read %d bytes, %v; want an error", len(b), err)
 	}
 	r.CheckWiped(t, "too long")
+}
+
+// A passphrase or PIN FIFO others may read or write is refused, as a file
+// is and as rngd refuses it (rngd.SecretFileOpen): another user could read
+// what its writer sends, or send a wrong PIN that locks the token. (Review:
+// rngctl checked regular files only.) A FIFO of mode 0600 is read.
+func TestSecretFIFOMode(t *testing.T) {
+	dir := t.TempDir()
+	for _, mode := range []os.FileMode{0o644, 0o622, 0o600} {
+		p := filepath.Join(dir, fmt.Sprintf("%04o", mode))
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		go func() { // the writer: its open returns once a reader opens the FIFO
+			if f, err := os.OpenFile(p, os.O_WRONLY, 0); err == nil {
+				f.WriteString("fifo passphrase\n")
+				f.Close()
+			}
+		}()
+		c := &keysCmd{env: Env{Stdin: strings.NewReader(""), Stderr: io.Discard}}
+		b, err := c.secret("passphrase", "--passphrase-file", p, "--passphrase-fd", "", false)
+		// A writer still waiting (refused before it opened) is let through.
+		if f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		switch {
+		case mode == 0o600 && (err != nil || string(b) != "fifo passphrase"):
+			t.Errorf("FIFO %04o: %q, %v; want the passphrase", mode, b, err)
+		case mode != 0o600 && (err == nil || !strings.Contains(err.Error(), "chmod 600")):
+			t.Errorf("FIFO %04o: %q, %v; want it refused (chmod 600)", mode, b, err)
+		}
+	}
 }
