@@ -24,6 +24,7 @@ import (
 
 	"tirage.fr/tirage/rngd/entropy"
 	"tirage.fr/tirage/transparency/trillian"
+	"tirage.fr/tirage/verifier/calendar"
 	"tirage.fr/tirage/verifier/qod"
 )
 
@@ -623,6 +624,11 @@ func (c Config) checkFor(use configUse) (Config, error) {
 
 	if c.Game.TimeZone == "" {
 		c.Game.TimeZone = "Europe/Paris"
+	}
+	if !calendar.ZoneName(c.Game.TimeZone) {
+		// "Local", "localtime": the deadlines would follow the host's
+		// zone, not the configuration's.
+		return c, fmt.Errorf("config game.time_zone = %q: want an IANA time zone name such as Europe/Paris (machine-dependent or not a zone name)", c.Game.TimeZone)
 	}
 	if _, err := time.LoadLocation(c.Game.TimeZone); err != nil {
 		return c, fmt.Errorf("config game.time_zone: %w", err)

@@ -117,16 +117,20 @@ func TestConfigErrors(t *testing.T) {
 		t.Fatalf("base config: %v", err)
 	}
 	cases := map[string]configErrorCase{
-		"unknown key":   {"data_dir = \"x\"\ngrpcc = 1\n", "unknown keys: grpcc"},
-		"no certs":      {configTOML(map[string]string{"grpc.cert_file": "-"}), "cert_file, key_file and client_ca_file are required"},
-		"bad zone":      {configTOML(map[string]string{"game.time_zone": `"Mars/Olympus"`}), "game.time_zone"},
-		"bad backend":   {configTOML(map[string]string{"log.backend": `"mysql"`}), "log.backend"},
-		"bad duration":  {configTOML(map[string]string{"game.sweep_interval": `"soon"`}), "game.sweep_interval"},
-		"bad keys":      {configTOML(map[string]string{"keys.backend": `"tpm"`}), "keys.backend"},
-		"grpc.listen":   {configTOML(map[string]string{"grpc.listen": `"7443"`}), "grpc.listen"},
-		"grpc port":     {configTOML(map[string]string{"grpc.listen": `"127.0.0.1:99999"`}), "grpc.listen"},
-		"http.listen":   {configTOML(map[string]string{"http.listen": `"localhost"`}), "http.listen"},
-		"socket length": {configTOML(map[string]string{"admin.socket": `"/` + strings.Repeat("s", 120) + `"`}), "admin.socket"},
+		"unknown key": {"data_dir = \"x\"\ngrpcc = 1\n", "unknown keys: grpcc"},
+		"no certs":    {configTOML(map[string]string{"grpc.cert_file": "-"}), "cert_file, key_file and client_ca_file are required"},
+		"bad zone":    {configTOML(map[string]string{"game.time_zone": `"Mars/Olympus"`}), "game.time_zone"},
+		// The host's zone, not the configuration's: deadlines would move
+		// with the machine.
+		"local zone":     {configTOML(map[string]string{"game.time_zone": `"Local"`}), `game.time_zone = "Local"`},
+		"localtime zone": {configTOML(map[string]string{"game.time_zone": `"localtime"`}), `game.time_zone = "localtime"`},
+		"bad backend":    {configTOML(map[string]string{"log.backend": `"mysql"`}), "log.backend"},
+		"bad duration":   {configTOML(map[string]string{"game.sweep_interval": `"soon"`}), "game.sweep_interval"},
+		"bad keys":       {configTOML(map[string]string{"keys.backend": `"tpm"`}), "keys.backend"},
+		"grpc.listen":    {configTOML(map[string]string{"grpc.listen": `"7443"`}), "grpc.listen"},
+		"grpc port":      {configTOML(map[string]string{"grpc.listen": `"127.0.0.1:99999"`}), "grpc.listen"},
+		"http.listen":    {configTOML(map[string]string{"http.listen": `"localhost"`}), "http.listen"},
+		"socket length":  {configTOML(map[string]string{"admin.socket": `"/` + strings.Repeat("s", 120) + `"`}), "admin.socket"},
 
 		// Durations and counts: negative is an error naming the key.
 		"negative sweep":                   {configTOML(map[string]string{"game.sweep_interval": `"-1s"`}), "game.sweep_interval"},

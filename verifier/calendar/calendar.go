@@ -14,8 +14,22 @@ package calendar
 
 import (
 	"fmt"
+	"regexp"
 	"time"
 )
+
+// zoneRE is the shape of IANA zone names (Europe/Paris,
+// America/Port-au-Prince, Etc/GMT-2, EST5EDT, UTC): every part starts with
+// a capital.
+var zoneRE = regexp.MustCompile(`^[A-Z][A-Za-z0-9_+-]*(/[A-Z][A-Za-z0-9_+-]*)*$`)
+
+// ZoneName reports whether name is shaped as a zone of the IANA database,
+// the same on every machine. time.LoadLocation also takes "Local" (the
+// zone of whichever machine reads it) and files of the system's zoneinfo
+// directory that are no zone of the database, or not on every machine
+// ("localtime", "posixrules", "right/…", "posix/…"): the days of rules or of
+// a configuration naming them would depend on the machine.
+func ZoneName(name string) bool { return name != "Local" && zoneRE.MatchString(name) }
 
 // Layout is the layout of a date: YYYY-MM-DD.
 const Layout = time.DateOnly

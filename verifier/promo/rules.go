@@ -180,9 +180,6 @@ var (
 	idRE       = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 	drawIDRE   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,31}$`)
 	currencyRE = regexp.MustCompile(`^[A-Z]{3}$`)
-	// zoneRE: the shape of IANA zone names (Europe/Paris, America/Port-au-Prince,
-	// Etc/GMT-2, EST5EDT, UTC): every part starts with a capital.
-	zoneRE = regexp.MustCompile(`^[A-Z][A-Za-z0-9_+-]*(/[A-Z][A-Za-z0-9_+-]*)*$`)
 )
 
 // maxAmountCents bounds every amount so that sums of millions of them cannot overflow.
@@ -564,12 +561,9 @@ func (r *Rules) validate(v *validator) {
 	}
 	if r.Timezone == "" {
 		v.fail("timezone", "is required (e.g. Europe/Paris)")
-	} else if r.Timezone == "Local" || !zoneRE.MatchString(r.Timezone) {
-		// time.LoadLocation also takes "Local" (the zone of whichever
-		// machine reads the file) and files of the system's zoneinfo
-		// directory that are no zone of the IANA database, or not on every
-		// machine ("localtime", "posixrules", "right/…", "posix/…"): the
-		// days would then depend on the machine, not on the hashed file.
+	} else if !calendar.ZoneName(r.Timezone) {
+		// The days would then depend on the machine, not on the hashed
+		// file.
 		v.fail("timezone", "must be an IANA time zone name such as Europe/Paris, got %q (machine-dependent or not a zone name)", r.Timezone)
 	} else if loc, err := time.LoadLocation(r.Timezone); err != nil {
 		v.fail("timezone", "unknown time zone %q", r.Timezone)
