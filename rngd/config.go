@@ -219,7 +219,8 @@ type LogConfig struct {
 	// BatchMaxSize writes a batch as soon as it holds this many records
 	// (default: the embedded log's, tilelog.DefaultBatchMaxSize, 1024).
 	BatchMaxSize uint `toml:"batch_max_size"`
-	// CheckpointInterval is how often a checkpoint is signed (default 100ms).
+	// CheckpointInterval is how often a checkpoint is signed (default 100ms,
+	// at most 1m).
 	CheckpointInterval Duration `toml:"checkpoint_interval"`
 	// CheckpointTimeout (embedded log only) bounds how long a record in the
 	// tree may wait for a signed checkpoint covering it: past it, or at
@@ -751,6 +752,9 @@ func (l *LogConfig) check(dev bool) error {
 		return fmt.Errorf("config log.batch_max_size = %d: want a positive count", int64(l.BatchMaxSize))
 	}
 	if err := positive("log.checkpoint_interval", &l.CheckpointInterval, 100*time.Millisecond); err != nil {
+		return err
+	}
+	if err := atMost("log.checkpoint_interval", l.CheckpointInterval, maxCheckpointTimeout/10, "the default log.checkpoint_timeout, 10 × the interval, would pass its own bound ("+Duration{maxCheckpointTimeout}.String()+"), and receipts would wait that long for their checkpoint"); err != nil {
 		return err
 	}
 	if err := positive("log.trillian_append_timeout", &l.TrillianAppendTimeout, trillian.DefaultAppendTimeout); err != nil {

@@ -122,15 +122,18 @@ func TestConfigErrors(t *testing.T) {
 		"bad zone":    {configTOML(map[string]string{"game.time_zone": `"Mars/Olympus"`}), "game.time_zone"},
 		// The host's zone, not the configuration's: deadlines would move
 		// with the machine.
-		"local zone":     {configTOML(map[string]string{"game.time_zone": `"Local"`}), `game.time_zone = "Local"`},
-		"localtime zone": {configTOML(map[string]string{"game.time_zone": `"localtime"`}), `game.time_zone = "localtime"`},
-		"bad backend":    {configTOML(map[string]string{"log.backend": `"mysql"`}), "log.backend"},
-		"bad duration":   {configTOML(map[string]string{"game.sweep_interval": `"soon"`}), "game.sweep_interval"},
-		"bad keys":       {configTOML(map[string]string{"keys.backend": `"tpm"`}), "keys.backend"},
-		"grpc.listen":    {configTOML(map[string]string{"grpc.listen": `"7443"`}), "grpc.listen"},
-		"grpc port":      {configTOML(map[string]string{"grpc.listen": `"127.0.0.1:99999"`}), "grpc.listen"},
-		"http.listen":    {configTOML(map[string]string{"http.listen": `"localhost"`}), "http.listen"},
-		"socket length":  {configTOML(map[string]string{"admin.socket": `"/` + strings.Repeat("s", 120) + `"`}), "admin.socket"},
+		// At 1h the default checkpoint timeout, 10 × the interval, was
+		// 10 hours, past the 10 minutes an explicit one may be.
+		"checkpoint interval": {configTOML(map[string]string{"log.checkpoint_interval": `"2m"`}), "log.checkpoint_interval = 2m0s: at most 1m0s"},
+		"local zone":          {configTOML(map[string]string{"game.time_zone": `"Local"`}), `game.time_zone = "Local"`},
+		"localtime zone":      {configTOML(map[string]string{"game.time_zone": `"localtime"`}), `game.time_zone = "localtime"`},
+		"bad backend":         {configTOML(map[string]string{"log.backend": `"mysql"`}), "log.backend"},
+		"bad duration":        {configTOML(map[string]string{"game.sweep_interval": `"soon"`}), "game.sweep_interval"},
+		"bad keys":            {configTOML(map[string]string{"keys.backend": `"tpm"`}), "keys.backend"},
+		"grpc.listen":         {configTOML(map[string]string{"grpc.listen": `"7443"`}), "grpc.listen"},
+		"grpc port":           {configTOML(map[string]string{"grpc.listen": `"127.0.0.1:99999"`}), "grpc.listen"},
+		"http.listen":         {configTOML(map[string]string{"http.listen": `"localhost"`}), "http.listen"},
+		"socket length":       {configTOML(map[string]string{"admin.socket": `"/` + strings.Repeat("s", 120) + `"`}), "admin.socket"},
 
 		// Durations and counts: negative is an error naming the key.
 		"negative sweep":                   {configTOML(map[string]string{"game.sweep_interval": `"-1s"`}), "game.sweep_interval"},
