@@ -113,7 +113,8 @@ sql() { mariadb --no-defaults --socket="$DB/mysqld.sock" -uroot "$@"; }
 
 schema() {
   local pass
-  [ -f "$DB/password" ] || head -c 18 /dev/urandom | base64 | tr -d '/+=' >"$DB/password"
+  # Made 0600 (umask), not chmodded after: no moment when others may read it.
+  [ -f "$DB/password" ] || (umask 077 && head -c 18 /dev/urandom | base64 | tr -d '/+=' >"$DB/password")
   chmod 600 "$DB/password"
   pass=$(cat "$DB/password")
   sql <<SQL
@@ -174,11 +175,14 @@ trillian_up() {
     tree=$("$BIN/createtree" --admin_server="$addr" --display_name=tirage --max_root_duration=0 2>"$RUN/createtree.log") ||
       { cat "$RUN/createtree.log" >&2; exit 1; }
   fi
-  {
-    echo "TRILLIAN_LOG_ADDR=$addr"
-    echo "TRILLIAN_TREE_ID=$tree"
-    echo "TRILLIAN_MYSQL_URI=$uri"
-  } >"$ENV.tmp"
+  (
+    umask 077 # it holds the database password: 0600 from the start
+    {
+      echo "TRILLIAN_LOG_ADDR=$addr"
+      echo "TRILLIAN_TREE_ID=$tree"
+      echo "TRILLIAN_MYSQL_URI=$uri"
+    } >"$ENV.tmp"
+  )
   chmod 600 "$ENV.tmp"
   mv "$ENV.tmp" "$ENV"
 }
