@@ -171,29 +171,3 @@ func grepLines(s, prefix string) string {
 	}
 	return strings.Join(out, "\n")
 }
-
-// gatheredCounter is the value of a counter of the daemon's registry (the
-// series whose "source" label is source, or the only one).
-func gatheredCounter(t *testing.T, td *testDaemon, name, source string) float64 {
-	t.Helper()
-	mfs, err := td.d.engine.metrics.reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "source" && l.GetValue() != source {
-					goto next
-				}
-			}
-			return m.GetCounter().GetValue()
-		next:
-		}
-	}
-	t.Fatalf("no %s{source=%q}", name, source)
-	return 0
-}
