@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/protobuf/proto"
@@ -33,6 +34,30 @@ import (
 // in code.
 const testConfigFile = "# the test daemon's configuration\n"
 
+// announceAttestationKey makes an Ed25519 attestation key label in ks and
+// the announcement, at now, of ks's "vrf" and "log" keys with it.
+func announceAttestationKey(t *testing.T, ks *keystore.Store, label string, now time.Time) (hsm.Signer, []byte) {
+	t.Helper()
+	att, err := ks.GenerateSigner(label, hsm.Ed25519)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ks.VRFProver("vrf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg, err := ks.Signer("log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := hsm.Announce(now, []hsm.AnnouncedKey{{Use: hsm.UseVRF, Label: "vrf", Prover: p},
+		{Use: hsm.UseLog, Label: "log", Signer: lg}, {Use: hsm.UseAttestation, Label: label, Signer: att}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return att, leaf
+}
+
 // attestingDaemon is a test daemon whose keys are announced as rngctl keys
 // init announces them, the attestation key included (keys.announcement_file),
 // and which started from a configuration file (testConfigFile). It returns
@@ -47,22 +72,8 @@ func attestingDaemon(t *testing.T) (*testDaemon, hsm.Signer, *record.KeyAnnounce
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { ks.Close() })
-		if att, err = ks.GenerateSigner("attestation", hsm.Ed25519); err != nil {
-			t.Fatal(err)
-		}
-		p, err := ks.VRFProver("vrf")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lg, err := ks.Signer("log")
-		if err != nil {
-			t.Fatal(err)
-		}
-		leaf, err := hsm.Announce(c.Clock.Now(), []hsm.AnnouncedKey{{Use: hsm.UseVRF, Label: "vrf", Prover: p},
-			{Use: hsm.UseLog, Label: "log", Signer: lg}, {Use: hsm.UseAttestation, Label: "attestation", Signer: att}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		var leaf []byte
+		att, leaf = announceAttestationKey(t, ks, "attestation", c.Clock.Now())
 		if ann, err = hsm.CheckAnnouncement(leaf); err != nil {
 			t.Fatal(err)
 		}
@@ -493,23 +504,7 @@ func TestAnnouncementFileNotAppendedWarns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ks.Close()
-	att2, err := ks.GenerateSigner("attestation-2", hsm.Ed25519)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := ks.VRFProver("vrf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lg, err := ks.Signer("log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, err := hsm.Announce(td.clock.Now(), []hsm.AnnouncedKey{{Use: hsm.UseVRF, Label: "vrf", Prover: p},
-		{Use: hsm.UseLog, Label: "log", Signer: lg}, {Use: hsm.UseAttestation, Label: "attestation-2", Signer: att2}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, leaf := announceAttestationKey(t, ks, "attestation-2", td.clock.Now())
 	td.cfg.Keys.AnnouncementFile = filepath.Join(td.dir, "announcement-2.json")
 	if err := os.WriteFile(td.cfg.Keys.AnnouncementFile, leaf, 0o644); err != nil {
 		t.Fatal(err)

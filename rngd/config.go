@@ -900,10 +900,11 @@ func (e *EntropyConfig) check(dev bool) error {
 		if s.Path != "" && s.Address != "" {
 			return fmt.Errorf("config %s: path and address both set: a tpm is a device (path) or a simulator (address), not both", key)
 		}
-		if s.Path != "" && kernelRNG(s.Path) {
+		device, kernel := sourcePath(s.Path)
+		if kernel {
 			return fmt.Errorf("config %s.path %q is the kernel's random device, a DRBG, not a noise source: credited as %s it would stand in for the hardware; mix it in with kind \"getrandom\" (never credited)", key, s.Path, s.Kind)
 		}
-		if s.Path != "" && !dev && notDevice(s.Path) {
+		if s.Path != "" && !dev && !device {
 			return fmt.Errorf("config %s.path %q is not a character device: a file or a pipe read as %s would be credited as physical entropy, whoever wrote it; a file as a source is for dev mode only (tests)", key, s.Path, s.Kind)
 		}
 		if s.Address != "" && !dev {
@@ -943,24 +944,21 @@ func (e *EntropyConfig) check(dev bool) error {
 	return positive("entropy.read_timeout", &e.ReadTimeout, 2*time.Second)
 }
 
-// kernelRNG reports whether path is (or leads by symlinks to) /dev/random
-// or /dev/urandom: character device 1:8 or 1:9 (Documentation/admin-guide/
-// devices.txt). A path that cannot be read is left to the source's open.
-func kernelRNG(path string) bool {
+// sourcePath reads what an entropy source's path (symlinks followed)
+// leads to: whether it is a character device, and whether that device is
+// the kernel's /dev/random or /dev/urandom (1:8 or 1:9, Documentation/
+// admin-guide/devices.txt). An empty path or one that cannot be read is a
+// device, not the kernel's: it is left to the source's open.
+func sourcePath(path string) (device, kernelRNG bool) {
 	var st unix.Stat_t
-	if unix.Stat(path, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFCHR {
-		return false
+	if path == "" || unix.Stat(path, &st) != nil {
+		return true, false
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFCHR {
+		return false, false
 	}
 	minor := unix.Minor(st.Rdev)
-	return unix.Major(st.Rdev) == 1 && (minor == 8 || minor == 9)
-}
-
-// notDevice reports whether path (symlinks followed) is something other
-// than a character device: a regular file, a pipe, a directory. A path
-// that cannot be read is left to the source's open.
-func notDevice(path string) bool {
-	var st unix.Stat_t
-	return unix.Stat(path, &st) == nil && st.Mode&unix.S_IFMT != unix.S_IFCHR
+	return true, unix.Major(st.Rdev) == 1 && (minor == 8 || minor == 9)
 }
 
 // positive sets an unset duration to its default and refuses a negative one.

@@ -20,15 +20,9 @@ import (
 // hand may remove. Once the files are put back, it is held.
 func TestDrawRefusedBeforeLockOnMismatch(t *testing.T) {
 	ctx := context.Background()
-	r, rulesFile := exampleRules(t)
-	tmp := t.TempDir()
-	data := filepath.Join(tmp, "data")
-	c := &clock{t: freezeAt}
-	a, lg := openRandAppliance(t, data, testKeys(t, filepath.Join(tmp, "keys")), c)
-	defer lg.Close()
-	if _, err := a.Freeze(ctx, FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: fiveOf}); err != nil {
-		t.Fatal(err)
-	}
+	f := freezeFive(t, freezeAt)
+	a, data, c := f.a, f.data, f.c
+	defer f.lg.Close()
 	c.t = drawAt
 	dir := filepath.Join(data, "promo", "bonus-crescendo", "1")
 	var other [32]byte
@@ -77,15 +71,9 @@ func TestDrawRefusedBeforeLockOnMismatch(t *testing.T) {
 // rngverify certificate fails freeze-draw-link for it.
 func TestDrawRefusedBeforeItsFreeze(t *testing.T) {
 	ctx := context.Background()
-	r, rulesFile := exampleRules(t)
-	tmp := t.TempDir()
-	data := filepath.Join(tmp, "data")
-	c := &clock{t: drawAt.Add(2 * time.Hour)}
-	a, lg := openRandAppliance(t, data, testKeys(t, filepath.Join(tmp, "keys")), c)
-	defer lg.Close()
-	if _, err := a.Freeze(ctx, FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: fiveOf}); err != nil {
-		t.Fatal(err)
-	}
+	f := freezeFive(t, drawAt.Add(2*time.Hour))
+	a, data, c := f.a, f.data, f.c
+	defer f.lg.Close()
 	c.t = drawAt
 	_, err := a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:first share"})
 	if err == nil || !strings.Contains(err.Error(), "is before its freeze's") {
@@ -105,15 +93,9 @@ func TestDrawRefusedBeforeItsFreeze(t *testing.T) {
 // refused as "not published yet", though it was).
 func TestCertifyDrawLoggedWithoutIndex(t *testing.T) {
 	ctx := context.Background()
-	r, rulesFile := exampleRules(t)
-	tmp := t.TempDir()
-	data := filepath.Join(tmp, "data")
-	c := &clock{t: freezeAt}
-	a, lg := openRandAppliance(t, data, testKeys(t, filepath.Join(tmp, "keys")), c)
+	f := freezeFive(t, freezeAt)
+	a, lg, data, c := f.a, f.lg, f.data, f.c
 	defer func() { lg.Close() }()
-	if _, err := a.Freeze(ctx, FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: fiveOf}); err != nil {
-		t.Fatal(err)
-	}
 	c.t = drawAt
 	d, err := a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:first share"})
 	if err != nil {
@@ -124,7 +106,7 @@ func TestCertifyDrawLoggedWithoutIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	lg.Close()
-	a, lg = openRandAppliance(t, data, testKeys(t, filepath.Join(tmp, "keys")), c)
+	a, lg = openRandAppliance(t, data, testKeys(t, f.keys), c)
 	cert, err := a.Certify(ctx, "bonus-crescendo/1")
 	if err != nil {
 		t.Fatalf("certificate of a logged draw without draw.idx: %v", err)

@@ -35,6 +35,33 @@ func openRandAppliance(t *testing.T, data string, keys hsm.Backend, c *clock) (*
 	return a, lg.(*tilelog.Log)
 }
 
+// frozenDraw is an appliance in a fresh directory (data, its keystore in
+// keys) whose clock c stood at the given time when it froze
+// bonus-crescendo/1 of the example rules with fiveOf (fz). The caller
+// closes lg.
+type frozenDraw struct {
+	a          *Appliance
+	lg         *tilelog.Log
+	data, keys string
+	c          *clock
+	fz         *Frozen
+}
+
+func freezeFive(t *testing.T, at time.Time) frozenDraw {
+	t.Helper()
+	r, rulesFile := exampleRules(t)
+	tmp := t.TempDir()
+	f := frozenDraw{data: filepath.Join(tmp, "data"), keys: filepath.Join(tmp, "keys"), c: &clock{t: at}}
+	f.a, f.lg = openRandAppliance(t, f.data, testKeys(t, f.keys), f.c)
+	fz, err := f.a.Freeze(context.Background(), FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: fiveOf})
+	if err != nil {
+		f.lg.Close()
+		t.Fatal(err)
+	}
+	f.fz = fz
+	return f
+}
+
 // wantRefused checks err is target and names the log index of the earlier record.
 func wantRefused(t *testing.T, what string, err, target error, index string) {
 	t.Helper()
@@ -109,15 +136,9 @@ func TestNoSecondFreezeOrDrawAfterStateLost(t *testing.T) {
 // refusal names the freeze the log holds.
 func TestDrawRefusedFrozenStateLost(t *testing.T) {
 	ctx := context.Background()
-	r, rulesFile := exampleRules(t)
-	tmp := t.TempDir()
-	data := filepath.Join(tmp, "data")
-	c := &clock{t: freezeAt}
-	a, lg := openRandAppliance(t, data, testKeys(t, filepath.Join(tmp, "keys")), c)
-	defer lg.Close()
-	if _, err := a.Freeze(ctx, FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: fiveOf}); err != nil {
-		t.Fatal(err)
-	}
+	f := freezeFive(t, freezeAt)
+	a, data, c := f.a, f.data, f.c
+	defer f.lg.Close()
 	os.RemoveAll(filepath.Join(data, "promo", "bonus-crescendo", "1"))
 	c.t = drawAt
 	_, err := a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:first share"})
@@ -230,16 +251,9 @@ func TestCertifyRefusesSecondDrawInLog(t *testing.T) {
 // proves anything.
 func TestDrawRefusesFreezeLeafOtherThanLogged(t *testing.T) {
 	ctx := context.Background()
-	r, rulesFile := exampleRules(t)
-	tmp := t.TempDir()
-	data := filepath.Join(tmp, "data")
-	c := &clock{t: freezeAt}
-	a, lg := openRandAppliance(t, data, testKeys(t, filepath.Join(tmp, "keys")), c)
+	f := freezeFive(t, freezeAt)
+	a, lg, data, c, fz := f.a, f.lg, f.data, f.c, f.fz
 	defer lg.Close()
-	fz, err := a.Freeze(ctx, FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: fiveOf})
-	if err != nil {
-		t.Fatal(err)
-	}
 	edited := *fz.Record
 	edited.Reserves = 2
 	leaf, err := record.Format(&edited)
