@@ -204,6 +204,9 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 	if err := CheckEmissionID(h.EmissionId); err != nil {
 		return refuse(reasonEmissionIDInvalid, "%v", err)
 	}
+	if h.Count > e.cfg.Admin.MaxManifestTickets {
+		return refuse(reasonManifestInvalid, "count: %d tickets, more than one import may hold (admin.max_manifest_tickets = %d): import the manifest in parts", h.Count, e.cfg.Admin.MaxManifestTickets)
+	}
 	em, err := e.emission(h.EmissionId)
 	if err != nil {
 		return err
@@ -228,6 +231,9 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 		}
 		for _, t := range b.Tickets {
 			n := len(tickets) + 1
+			if uint64(n) > h.Count { // refused now, not once all are held
+				return refuse(reasonManifestInvalid, "count: header says %d tickets, more received", h.Count)
+			}
 			if len(t.TicketHash) != 32 {
 				return refuse(reasonManifestInvalid, "tickets[%d].ticket_hash: %d bytes, want 32", n, len(t.TicketHash))
 			}

@@ -173,6 +173,13 @@ type AdminConfig struct {
 	// container: the host's users, root included, and other containers')
 	// as that uid, so allowing it would admit all of them.
 	AllowedUIDs []int `toml:"allowed_uids"`
+	// MaxManifestTickets bounds the tickets of one ImportManifest upload
+	// (default 5,000,000; at most 50,000,000). rngd holds an upload whole
+	// while it checks it (about 90 bytes a ticket, 450 MB at the default),
+	// so a header announcing more is refused before any ticket is read,
+	// and so is a ticket beyond the header's count. A larger manifest is
+	// imported in parts, each with its own logged root.
+	MaxManifestTickets uint64 `toml:"max_manifest_tickets"`
 }
 
 // LogConfig selects the transparency log.
@@ -412,6 +419,12 @@ const defaultMaxConnections = 256
 // left unread × transparency.MaxEntriesBytes (1 MiB): 256 MiB.
 const defaultAuditMaxConnections = 64
 
+// admin.max_manifest_tickets' default and largest value (AdminConfig).
+const (
+	defaultMaxManifestTickets = 5_000_000
+	maxMaxManifestTickets     = 50_000_000
+)
+
 // Upper bounds of settings that the audit's tolerances assume of an honest
 // log (verifier/audit): the sweeper seals an expiry within
 // maxSweepInterval of its due time, well inside audit.EndDelay; a record
@@ -594,6 +607,12 @@ func (c Config) checkFor(use configUse) (Config, error) {
 	}
 	if len(c.Admin.Socket) > maxSocketPath {
 		return c, fmt.Errorf("config admin.socket %q: %d bytes, longer than a Unix socket path may be (%d)", c.Admin.Socket, len(c.Admin.Socket), maxSocketPath)
+	}
+	switch {
+	case c.Admin.MaxManifestTickets == 0:
+		c.Admin.MaxManifestTickets = defaultMaxManifestTickets
+	case c.Admin.MaxManifestTickets > maxMaxManifestTickets:
+		return c, fmt.Errorf("config admin.max_manifest_tickets = %d: at most %d (an upload is held whole while it is checked; import a larger manifest in parts); unset: the default, %d", c.Admin.MaxManifestTickets, maxMaxManifestTickets, defaultMaxManifestTickets)
 	}
 	if len(c.Admin.AllowedUIDs) == 0 {
 		c.Admin.AllowedUIDs = []int{os.Getuid()}

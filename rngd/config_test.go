@@ -142,6 +142,7 @@ func TestConfigErrors(t *testing.T) {
 		"retention short of the grace":     {configTOML(map[string]string{"game.reply_retention": `"911h"`}), "at least 912h0m0s"},
 		"negative grpc connections":        {configTOML(map[string]string{"grpc.max_connections": `-1`}), "grpc.max_connections"},
 		"negative audit connections":       {configTOML(map[string]string{"audit.max_connections": `-1`}), "audit.max_connections"},
+		"manifest bound too large":         {configTOML(map[string]string{"admin.max_manifest_tickets": `50000001`}), "admin.max_manifest_tickets = 50000001: at most 50000000"},
 		"negative batch age":               {configTOML(map[string]string{"log.batch_max_age": `"-1ms"`}), "log.batch_max_age"},
 		"negative batch size":              {configTOML(map[string]string{"log.batch_max_size": `-2`}), "log.batch_max_size"},
 		"negative receipts":                {configTOML(map[string]string{"log.receipt_wait": `"-1s"`}), "log.receipt_wait"},
@@ -242,6 +243,9 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	if c.GRPC.MaxConnections != 256 || c.Audit.MaxConnections != 64 || c.HTTP.MaxConnections != 256 {
 		t.Errorf("defaults: grpc.max_connections %d, audit.max_connections %d, http.max_connections %d, want 256, 64, 256", c.GRPC.MaxConnections, c.Audit.MaxConnections, c.HTTP.MaxConnections)
+	}
+	if c.Admin.MaxManifestTickets != 5_000_000 {
+		t.Errorf("defaults: admin.max_manifest_tickets %d, want 5000000", c.Admin.MaxManifestTickets)
 	}
 	if c, err := checkTOML(t, configTOML(map[string]string{"audit.listen": `"off"`, "http.listen": `"off"`})); err != nil || c.Audit.Listen != "" || c.HTTP.Listen != "" {
 		t.Errorf("audit.listen and http.listen \"off\": %+v %+v %v", c.Audit, c.HTTP, err)
