@@ -497,7 +497,10 @@ func (s *adminService) RefundGame(ctx context.Context, req *adminv1.RefundGameRe
 	if req.Reason == "" {
 		return nil, refuse(reasonRefundReasonMissing, "reason: required (why the 30 days could not be honoured)")
 	}
-	r, err := s.e.endGame(ctx, &c, req.GameId, true)
+	if err := record.CheckRefundReason(req.Reason); err != nil {
+		return nil, refuse(reasonRefundReasonInvalid, "%v (it is sealed in the game's end record)", err)
+	}
+	r, err := s.e.endGame(ctx, &c, req.GameId, req.Reason)
 	if err == nil {
 		s.e.log.Warn("game refunded by the operator", "game", req.GameId, "reason", req.Reason)
 		s.e.countGames() // the operator watching tirage_games_in_refund_grace sees the refund

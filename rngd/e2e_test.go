@@ -489,14 +489,22 @@ func TestE2EGameRules(t *testing.T) {
 	t.Run("refund", func(t *testing.T) {
 		adm := td.admin()
 		g := start(t, b, codesE1[7]).Game
-		_, err := adm.RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: g.GameId})
-		wantRefusal(t, err, reasonRefundReasonMissing, "reason")
-		r, err := adm.RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: g.GameId, Reason: "outage"})
+		unchanged(t, b, g.GameId, reasonRefundReasonMissing, "reason", func() error {
+			_, err := adm.RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: g.GameId})
+			return err
+		})
+		// The reason is sealed in the end record: one line of text.
+		unchanged(t, b, g.GameId, reasonRefundReasonInvalid, "reason: must be one line", func() error {
+			_, err := adm.RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: g.GameId, Reason: "outage\nwon 1000 €"})
+			return err
+		})
+		const why = "panne du serveur de jeu : 30 jours non honorés"
+		r, err := adm.RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: g.GameId, Reason: why})
 		if err != nil {
 			t.Fatal(err)
 		}
 		end, _ := record.Parse(r.EndReceipt.Record)
-		if r.Game.Status != qodv1.Status_STATUS_REFUNDED || end.(*record.GameEnd).Refund != qod.TicketPrice {
+		if r.Game.Status != qodv1.Status_STATUS_REFUNDED || end.(*record.GameEnd).Refund != qod.TicketPrice || string(end.(*record.GameEnd).Reason) != why {
 			t.Fatalf("refund: %v %s", r.Game, r.EndReceipt.Record)
 		}
 		_, err = adm.RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: g.GameId, Reason: "again"})

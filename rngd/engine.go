@@ -1407,7 +1407,7 @@ func (e *engine) finish(ctx context.Context, c *call, sg *storedGame, now time.T
 		reply.Receipt = recs[0].receipt
 	}
 	if sg.Game.Phase.Over() {
-		end, err := e.sealEnd(ctx, c, sg, now)
+		end, err := e.sealEnd(ctx, c, sg, now, "")
 		if err != nil {
 			// The game's last event is in the log; store it so that the
 			// store follows the log. The call's retry seals the end
@@ -1453,8 +1453,9 @@ func publicReceipt(r *qodv1.Receipt, ended bool) *qodv1.Receipt {
 }
 
 // sealEnd appends the end record of a game that is over; it reveals r. c is
-// the call that ends it (nil for the sweeper).
-func (e *engine) sealEnd(ctx context.Context, c *call, sg *storedGame, now time.Time) (sealed, error) {
+// the call that ends it (nil for the sweeper); refundReason is the
+// operator's reason when the game is refunded, sealed in the record.
+func (e *engine) sealEnd(ctx context.Context, c *call, sg *storedGame, now time.Time, refundReason string) (sealed, error) {
 	g := sg.Game
 	if !sg.HasSecret && g.Phase != qod.Refunded && g.Phase != qod.Expired {
 		// Its end would have to reveal r, which is lost: an end record
@@ -1466,7 +1467,7 @@ func (e *engine) sealEnd(ctx context.Context, c *call, sg *storedGame, now time.
 		return sealed{}, refuse(reasonSecretLost, "game_id: game %q is %s but its end cannot be sealed: its secret r was lost (secrets.db); an operator must investigate", g.ID, g.Phase)
 	}
 	rec := &record.GameEnd{Time: now, Game: g.ID, Result: g.Result(), Tier: g.Tier, Win: g.Win,
-		Refund: g.RefundAmount, Secret: sg.Secret, Prev: sg.LastHash}
+		Refund: g.RefundAmount, Reason: []byte(refundReason), Secret: sg.Secret, Prev: sg.LastHash}
 	rec.Req, rec.ReqDigest = c.stamp()
 	s, err := e.seal(ctx, sg, rec, nil, nil, nil)
 	if err != nil {
@@ -1477,8 +1478,10 @@ func (e *engine) sealEnd(ctx context.Context, c *call, sg *storedGame, now time.
 	return s, nil
 }
 
-// endGame ends an unfinished game by expiry or refund (operator and sweeper).
-func (e *engine) endGame(ctx context.Context, c *call, id string, refund bool) (*qodv1.GameReply, error) {
+// endGame ends an unfinished game by expiry (the sweeper: refundReason "")
+// or refund (the operator, who gives its reason, sealed in the end record).
+func (e *engine) endGame(ctx context.Context, c *call, id string, refundReason string) (*qodv1.GameReply, error) {
+	refund := refundReason != ""
 	if c != nil {
 		defer e.lockRequest(*c)()
 	}
@@ -1529,7 +1532,7 @@ func (e *engine) endGame(ctx context.Context, c *call, id string, refund bool) (
 		return nil, ruleError(err)
 	}
 	sg.Game = g
-	end, err := e.sealEnd(ctx, c, sg, now)
+	end, err := e.sealEnd(ctx, c, sg, now, refundReason)
 	if err != nil {
 		return nil, err
 	}
@@ -1566,7 +1569,7 @@ func (e *engine) sweep(ctx context.Context) ([]string, error) {
 	})
 	var ended []string
 	for _, id := range due {
-		if _, err := e.endGame(ctx, nil, id, false); err != nil {
+		if _, err := e.endGame(ctx, nil, id, ""); err != nil {
 			if status.Code(err) == codes.FailedPrecondition {
 				continue // finished meanwhile
 			}

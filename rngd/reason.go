@@ -35,6 +35,7 @@ const (
 	reasonEmissionIDInvalid   reason = "EMISSION_ID_INVALID"   // admin: emission_id not 1..64 of [A-Za-z0-9._-]
 	reasonClosureDateInvalid  reason = "CLOSURE_DATE_INVALID"  // admin: closure_date not a YYYY-MM-DD date in range
 	reasonRefundReasonMissing reason = "REFUND_REASON_MISSING" // admin: a refund without its reason
+	reasonRefundReasonInvalid reason = "REFUND_REASON_INVALID" // admin: a refund's reason that is not one line of text (record.CheckRefundReason)
 	reasonManifestInvalid     reason = "MANIFEST_INVALID"      // admin: manifest header, count, ticket or duplicate
 	reasonPageSizeInvalid     reason = "PAGE_SIZE_INVALID"     // ListUnfinishedGames, admin ListExpiredGames: page_size negative
 	reasonPageTokenInvalid    reason = "PAGE_TOKEN_INVALID"    // ListUnfinishedGames, admin ListExpiredGames: page_token not one returned to this caller
@@ -102,6 +103,7 @@ var reasons = map[reason]codes.Code{
 	reasonEmissionIDInvalid:   codes.InvalidArgument,
 	reasonClosureDateInvalid:  codes.InvalidArgument,
 	reasonRefundReasonMissing: codes.InvalidArgument,
+	reasonRefundReasonInvalid: codes.InvalidArgument,
 	reasonManifestInvalid:     codes.InvalidArgument,
 	reasonPageSizeInvalid:     codes.InvalidArgument,
 	reasonPageTokenInvalid:    codes.InvalidArgument,

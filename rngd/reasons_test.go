@@ -131,6 +131,10 @@ func TestRefusalReasons(t *testing.T) {
 		_, err := adm.RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: id})
 		return err
 	})
+	refusedFor(t, td, reasonRefundReasonInvalid, "reason", func() error {
+		_, err := adm.RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: id, Reason: "\u202e"})
+		return err
+	})
 	refusedFor(t, td, reasonEmissionIDInvalid, "emission_id", func() error {
 		_, err := adm.CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: rid(), EmissionId: "bad id", ClosureDate: "2026-12-01"})
 		return err

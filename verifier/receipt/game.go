@@ -3,6 +3,7 @@ package receipt
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -169,6 +170,7 @@ func CheckGame(v *verdict.Verdict, g Game) *Played {
 	var lost verdict.Term // the end's result, when r was lost
 	if end, ok := recs[last].(*record.GameEnd); ok {
 		p.Ended = true
+		factRefundReason(v, end)
 		secret = end.Secret
 		switch {
 		case end.SecretLost():
@@ -343,4 +345,13 @@ func trimClass(err error) string {
 // "vrf: " prefix.
 func vrfCause(err error) verdict.Msg {
 	return CauseText(err, strings.TrimPrefix(err.Error(), "vrf: "))
+}
+
+// factRefundReason shows the operator's reason sealed in a refund's end,
+// quoted as Go quotes it: what is not printable is escaped, so it reads as
+// it is.
+func factRefundReason(v *verdict.Verdict, end *record.GameEnd) {
+	if len(end.Reason) != 0 {
+		v.Fact("refund reason", verdict.MsgSame, strconv.Quote(string(end.Reason)))
+	}
 }

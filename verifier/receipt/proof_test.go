@@ -301,8 +301,13 @@ func TestSecretLost(t *testing.T) {
 		}
 	}
 	// Honest refund, r revealed: passes.
-	ok := play(t, a, receipttest.Play{Game: "g-refunded", Unfinished: 2, Refund: true})
-	expect(t, receipt.VerifyTranscript(a.Transcript(ok, receipttest.TranscriptOptions{}), keyed(t, a)), verdict.StatusPass, "")
+	ok := play(t, a, receipttest.Play{Game: "g-refunded", Unfinished: 2, Refund: true, RefundReason: "panne : 30 jours non honorés"})
+	v := receipt.VerifyTranscript(a.Transcript(ok, receipttest.TranscriptOptions{}), keyed(t, a))
+	expect(t, v, verdict.StatusPass, "")
+	// The operator's reason, sealed in the end, is shown as it reads.
+	if strings.Count(v.Text("fr"), `motif du remboursement : "panne : 30 jours non honorés"`) != 1 {
+		t.Errorf("the refund's reason is not shown once:\n%s", v.Text("fr"))
+	}
 	// A game played out to its end may not lose r.
 	bad := play(t, a, receipttest.Play{Game: "g-zero", StopAt: 1, SecretLost: true})
 	expect(t, receipt.VerifyTranscript(a.Transcript(bad, receipttest.TranscriptOptions{}), keyed(t, a)), verdict.StatusMisbehaviour, verdict.CheckCommitment)

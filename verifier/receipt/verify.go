@@ -192,6 +192,9 @@ func verifyReceipt(v *verdict.Verdict, rc *Receipt, a Anchors) *verdict.Verdict 
 		}
 	}
 	// An end's r opens the start's commitment, unless the appliance lost r.
+	if end, ok := rec.(*record.GameEnd); ok {
+		factRefundReason(v, end)
+	}
 	if end, ok := rec.(*record.GameEnd); ok && start != nil {
 		switch {
 		case end.SecretLost():

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"tirage.fr/tirage/verifier/verdict"
 )
@@ -317,6 +319,7 @@ type GameEnd struct {
 	Tier      int       `rec:"tier"`             // tiers reached, 0..4
 	Win       int64     `rec:"win,omitempty"`    // cents; only when won
 	Refund    int64     `rec:"refund,omitempty"` // cents; only when refunded (the ticket price)
+	Reason    []byte    `rec:"reason,omitempty"` // why the operator refunded, UTF-8 (CheckRefundReason; hex, as records are ASCII); only when refunded, none in older records
 	Secret    [32]byte  `rec:"secret"`           // r
 	Prev      [32]byte  `rec:"prev"`
 	Req       [32]byte  `rec:"req,omitempty"`        // RequestID of the call; none when the sweeper ends a game
@@ -358,6 +361,11 @@ func (r *GameEnd) validate() error {
 		if r.Refund == 0 || r.Win != 0 {
 			return verdict.Errorf(verdict.MsgRecordResultRefunded)
 		}
+		if len(r.Reason) != 0 {
+			if err := CheckRefundReason(string(r.Reason)); err != nil {
+				return err
+			}
+		}
 	case ResultLost, ResultExpired:
 		if r.Win != 0 || r.Refund != 0 {
 			return verdict.Errorf(verdict.MsgRecordResultNoWin, r.Result)
@@ -365,10 +373,34 @@ func (r *GameEnd) validate() error {
 	default:
 		return verdict.Errorf(verdict.MsgRecordResult, r.Result)
 	}
+	if len(r.Reason) != 0 && r.Result != ResultRefunded {
+		return verdict.Errorf(verdict.MsgRecordReasonNotRefund, r.Result)
+	}
 	if err := checkRequest(r.Req, r.ReqDigest); err != nil {
 		return err
 	}
 	return checkTime("time", r.Time)
+}
+
+// MaxRefundReason bounds a refund's reason, in bytes.
+const MaxRefundReason = 500
+
+// CheckRefundReason reports whether s may be the reason of a refund
+// (article 2.2.11: why the operator could not honour the 30 days), sealed
+// in the game's end record: 1 to MaxRefundReason bytes of UTF-8 text on
+// one line, without control or format characters (a bidi override or a
+// zero-width character would make it read otherwise than it is), and not
+// only spaces.
+func CheckRefundReason(s string) error {
+	switch {
+	case strings.TrimSpace(s) == "":
+		return verdict.Errorf(verdict.MsgRecordEmpty, "reason")
+	case len(s) > MaxRefundReason:
+		return verdict.Errorf(verdict.MsgRecordReasonLong, len(s), MaxRefundReason)
+	case !utf8.ValidString(s) || strings.ContainsFunc(s, func(c rune) bool { return unicode.IsControl(c) || unicode.Is(unicode.Cf, c) }):
+		return verdict.Errorf(verdict.MsgRecordReasonText)
+	}
+	return nil
 }
 
 // PromoFreeze freezes a promotion draw's entrant list before the ceremony:

@@ -664,6 +664,9 @@ const (
 	MsgRecordWinRefund       MsgID = "record-win-refund"
 	MsgRecordResultWon       MsgID = "record-result-won"
 	MsgRecordResultRefunded  MsgID = "record-result-refunded"
+	MsgRecordReasonNotRefund MsgID = "record-reason-not-refund"
+	MsgRecordReasonLong      MsgID = "record-reason-long"
+	MsgRecordReasonText      MsgID = "record-reason-text"
 	MsgRecordResultNoWin     MsgID = "record-result-no-win"
 	MsgRecordResult          MsgID = "record-result"
 	MsgRecordWinners         MsgID = "record-winners"
@@ -2179,6 +2182,12 @@ Code de sortie :
 		"résultat « won » : il faut un gain, un palier ≥ 1 et aucun remboursement"},
 	MsgRecordResultRefunded: {"result refunded: needs a refund and no win",
 		"résultat « refunded » : il faut un remboursement et aucun gain"},
+	MsgRecordReasonNotRefund: {"reason: only a refunded game's end has one, not a %s game's",
+		"champ « reason » : seule la fin d'une partie remboursée en a un, pas celle d'une partie « %s »"},
+	MsgRecordReasonLong: {"reason: %d bytes, at most %d",
+		"champ « reason » : %d octets, au plus %d"},
+	MsgRecordReasonText: {"reason: must be one line of UTF-8 text, without control or format characters",
+		"champ « reason » : une ligne de texte UTF-8 est attendue, sans caractère de contrôle ni de mise en forme"},
 	MsgRecordResultNoWin: {"result %s: no win, no refund",
 		"résultat « %s » : ni gain, ni remboursement"},
 	MsgRecordResult: {"result: %q, must be won, lost, expired or refunded",

@@ -37,6 +37,7 @@ var vocabulary = map[Term]text{
 	"leaf hash":               {"leaf hash", "empreinte de la feuille"},
 	"log":                     {"log", "journal"},
 	"vrf key":                 {"vrf key", "clé VRF"},
+	"refund reason":           {"refund reason", "motif du remboursement"},
 	"secret lost":             {"secret lost", "secret perdu"},
 	"game":                    {"game", "partie"},
 	"draw":                    {"draw", "tirage"},

@@ -269,6 +269,8 @@ type Play struct {
 	// Refund ends the game with the ticket's refund once the picks are
 	// played (with Unfinished: after that many picks).
 	Refund bool
+	// RefundReason is the operator's reason sealed in a refund's end.
+	RefundReason string
 	// SecretLost ends the game as an appliance that lost its secret r
 	// does (record.GameEnd.SecretLost): an all-zero secret. Only a refunded
 	// (or expired) game may end so.
@@ -453,7 +455,7 @@ func (a *Appliance) PlayGame(p Play) (*Game, error) {
 		secret = [32]byte{}
 	}
 	_, err = log(&record.GameEnd{Time: a.tick(), Game: p.Game, Result: g.Result(), Tier: g.Tier, Win: g.Win,
-		Refund: g.RefundAmount, Secret: secret, Prev: record.LeafHash(prev)}, nil)
+		Refund: g.RefundAmount, Reason: []byte(p.RefundReason), Secret: secret, Prev: record.LeafHash(prev)}, nil)
 	return out, err
 }
 
