@@ -527,6 +527,11 @@ func TestFrenchRecordReasons(t *testing.T) {
 		}
 		return parse(strings.Replace(s, old, new, 1))
 	}
+	// refunded parses the golden end made a refund's, with reason (hex).
+	refunded := func(reason string) error {
+		s := strings.Replace(golden[record.KindGameEnd], `,"win":12000`, "", 1)
+		return parse(strings.Replace(s, `"result":"won"`, `"reason":"`+reason+`","refund":300,"result":"refunded"`, 1))
+	}
 	// drop parses the golden record of kind k without member name (not the last).
 	drop := func(k record.Kind, name string) error {
 		m := regexp.MustCompile(`"` + name + `":("[^"]*"|[^,}]*),`).FindString(golden[k])
@@ -651,6 +656,11 @@ func TestFrenchRecordReasons(t *testing.T) {
 			"résultat « won » : il faut un gain, un palier ≥ 1 et aucun remboursement"},
 		{"end refunded", alter(record.KindGameEnd, `"result":"won"`, `"result":"refunded"`), "record game_end: result refunded: needs a refund and no win" + mal,
 			"résultat « refunded » : il faut un remboursement et aucun gain"},
+		{"end reason not refunded", alter(record.KindGameEnd, `"result":"won"`, `"reason":"61","result":"won"`), "record game_end: reason: only a refunded game's end has one, not a won game's" + mal,
+			"champ « reason » : seule la fin d'une partie remboursée en a un, pas celle d'une partie « won »"},
+		{"end reason long", refunded(strings.Repeat("61", 501)), "record game_end: reason: 501 bytes, at most 500" + mal, "champ « reason » : 501 octets, au plus 500"},
+		{"end reason text", refunded("610a62"), "record game_end: reason: must be one line of UTF-8 text, without control or format characters" + mal,
+			"champ « reason » : une ligne de texte UTF-8 est attendue, sans caractère de contrôle ni de mise en forme"},
 		{"end lost", alter(record.KindGameEnd, `"result":"won"`, `"result":"lost"`), "record game_end: result lost: no win, no refund" + mal, "résultat « lost » : ni gain, ni remboursement"},
 		{"end result", alter(record.KindGameEnd, `"result":"won"`, `"result":"draw"`), `record game_end: result: "draw", must be won, lost, expired or refunded` + mal,
 			"champ « result » : « draw », alors que « won », « lost », « expired » ou « refunded » est attendu"},
