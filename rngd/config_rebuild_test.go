@@ -1,11 +1,15 @@
 package rngd
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 )
 
 // noTLS is configTOML without the game servers' TLS files, or some of them,
@@ -134,4 +138,31 @@ func TestRebuildWithoutTLS(t *testing.T) {
 		t.Errorf("Rebuild with a negative sweep interval: %v", err)
 	}
 	td.start()
+}
+
+// Rebuild replays the log once: the state store it opens is not first
+// brought level by a catch-up (the whole log again, when state.db is gone)
+// and then rebuilt.
+func TestRebuildReplaysOnce(t *testing.T) {
+	td := newTestDaemon(t)
+	td.emission("T1", "2026-12-31", 3)
+	td.stop()
+	if err := os.Remove(filepath.Join(td.cfg.DataDir, "state.db")); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	cfg := td.cfg
+	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	if _, err := Rebuild(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(logs.String(), "state store rebuilt from the log"); n != 1 || strings.Contains(logs.String(), "applying the log's tail") {
+		t.Errorf("Rebuild replayed the log %d times whole, and applied its tail: %v; want once, and no tail:\n%s",
+			n, strings.Contains(logs.String(), "applying the log's tail"), logs.String())
+	}
+	td.start()
+	em, err := td.admin().ListEmissions(context.Background(), &adminv1.ListEmissionsRequest{})
+	if err != nil || len(em.Emissions) != 1 || em.Emissions[0].Tickets != 3 {
+		t.Errorf("after the rebuild: %v, %v; want emission T1 with its 3 tickets", em, err)
+	}
 }

@@ -94,6 +94,9 @@ type engine struct {
 	// manifest is looked for among (refuseDemo): MaxDemoTickets;
 	// tests lower it.
 	demoScan int
+	// rebuilt is the log size the store was rebuilt to when opened for
+	// Rebuild (levelRebuild).
+	rebuilt uint64
 }
 
 // enter admits a call (or a sweep) on the engine's state, holding the gate

@@ -96,15 +96,26 @@ func (s cryptoSigner) Sign(_ io.Reader, msg []byte, opts crypto.SignerOpts) ([]b
 	return s.Signer.Sign(msg)
 }
 
+// leveling is how openEngineInto brings the state store level with the log.
+type leveling int
+
+const (
+	// levelCatchUp applies what the store lacks (catchUp): the daemon.
+	levelCatchUp leveling = iota
+	// levelRebuild rebuilds the store from the whole log, once: Rebuild,
+	// which would otherwise catch up first and then rebuild all again.
+	levelRebuild
+)
+
 // openEngine opens the store, the entropy generator, the keys and the log,
 // and brings the store up to date with the log.
-func openEngine(ctx context.Context, cfg Config) (*engine, *components, error) {
+func openEngine(ctx context.Context, cfg Config, level leveling) (*engine, *components, error) {
 	c := new(components)
 	if err := openSources(ctx, cfg, c); err != nil {
 		c.close()
 		return nil, nil, err
 	}
-	e, err := openEngineInto(ctx, cfg, c)
+	e, err := openEngineInto(ctx, cfg, c, level)
 	if err != nil {
 		c.close()
 		return nil, nil, err
@@ -152,7 +163,7 @@ func openSources(ctx context.Context, cfg Config, c *components) error {
 
 // openEngineInto opens the data directory's stores and the log around the
 // sources of c (openSources), and brings the store up to date with the log.
-func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, error) {
+func openEngineInto(ctx context.Context, cfg Config, c *components, level leveling) (*engine, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("couldn't make data_dir: %w", err)
 	}
@@ -192,7 +203,16 @@ func openEngineInto(ctx context.Context, cfg Config, c *components) (*engine, er
 	if tl, ok := c.log.(*tilelog.Log); ok {
 		e.metrics.reg.MustRegister(checkpointGauges(tl)...)
 	}
-	if err := e.catchUp(ctx); err != nil {
+	// Level before the orphan secrets are dropped: a secret is an orphan
+	// only of a store level with the log.
+	if level == levelRebuild {
+		if e.rebuilt, err = e.logSize(ctx); err == nil {
+			err = e.rebuild(ctx, e.rebuilt)
+		}
+	} else {
+		err = e.catchUp(ctx)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := e.dropOrphanSecrets(); err != nil {
@@ -1263,7 +1283,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 			"they cannot reach the socket unless they are in its group (move admin.socket, e.g. to /run/tirage, mode 0755)",
 			"dir", dir, "admin_socket", cfg.Admin.Socket, "allowed_uids", cfg.Admin.AllowedUIDs)
 	}
-	e, err := openEngineInto(ctx, cfg, c)
+	e, err := openEngineInto(ctx, cfg, c, levelCatchUp)
 	if err != nil {
 		return nil, err
 	}
@@ -1307,16 +1327,12 @@ func Rebuild(ctx context.Context, cfg Config) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	e, c, err := openEngine(ctx, cfg)
+	e, c, err := openEngine(ctx, cfg, levelRebuild)
 	if err != nil {
 		return 0, err
 	}
 	defer c.close()
-	size, err := e.logSize(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return size, e.rebuild(ctx, size)
+	return e.rebuilt, nil
 }
 
 // banner prints what an operator checks first: version, mode, keys and
