@@ -113,7 +113,7 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 		if *l.tofu {
 			keys, mode = nil, checkpoint.TrustFirstUse
 		}
-		if len(a.Pins) > 0 || *l.tofu {
+		if *l.tofu || needServed(a) {
 			served, err := f.Fetch(ctx, "vkey")
 			if err != nil {
 				return nil, nil, verdict.Errorf(verdict.MsgCLIKeysRead, err)
@@ -202,6 +202,23 @@ func (l *logFlags) sameKeys(ls *checkpoint.LogState, origin string, a receipt.An
 
 // pinnedFP reports whether a log key's fingerprint fp is pinned: by a bare
 // fingerprint (a SUITE:FP pin names a VRF key).
+// needServed reports whether a pin may name a log key that only the log
+// serves: a bare pin (a SUITE: pin is a VRF key's, never a log key's) that
+// no --log-key key has. Other pins need no vkey (a tile directory, --dir,
+// has none): the keys given already hold what they pin.
+func needServed(a receipt.Anchors) bool {
+	for _, p := range a.Pins {
+		s, fp, err := receipt.ParsePin(p)
+		if err != nil || s != "" {
+			continue
+		}
+		if !slices.ContainsFunc(a.LogKeys, func(k *checkpoint.Key) bool { return strings.EqualFold(fp, k.Fingerprint()) }) {
+			return true
+		}
+	}
+	return false
+}
+
 func pinnedFP(pins []string, fp string) bool {
 	for _, p := range pins {
 		if s, f, err := receipt.ParsePin(p); err == nil && s == "" && strings.EqualFold(f, fp) {
