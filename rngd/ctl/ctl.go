@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -117,6 +118,10 @@ const (
 
 // Run runs rngctl with args (without the program name) and returns the exit code.
 func Run(ctx context.Context, env Env) int {
+	if len(env.Args) > 1 && env.Args[0] == "help" {
+		// help CMD [SUB]: CMD [SUB] -h.
+		env.Args = append(slices.Clone(env.Args[1:]), "-h")
+	}
 	if len(env.Args) == 0 || env.Args[0] == "-h" || env.Args[0] == "--help" || env.Args[0] == "help" {
 		usage(env.Stderr)
 		if len(env.Args) == 0 {

@@ -17,6 +17,13 @@ func TestUsageErrors(t *testing.T) {
 		if code, out, errOut := rngctl(group, "-h"); code != ExitOK || out != "" || !strings.HasPrefix(errOut, "usage: rngctl "+group) {
 			t.Errorf("%s -h: exit %d, stdout %q, stderr %.40q", group, code, out, errOut)
 		}
+		// help GROUP is GROUP -h, and help GROUP SUB is GROUP SUB -h.
+		if code, out, errOut := rngctl("help", group); code != ExitOK || out != "" || !strings.HasPrefix(errOut, "usage: rngctl "+group) {
+			t.Errorf("help %s: exit %d, stdout %q, stderr %.40q", group, code, out, errOut)
+		}
+		if code, _, errOut := rngctl("help", group, sub); code != ExitOK || !strings.HasPrefix(errOut, "usage: rngctl "+group) {
+			t.Errorf("help %s %s: exit %d, stderr %.40q", group, sub, code, errOut)
+		}
 		if code, _, errOut := rngctl(group); code != ExitUsage || !strings.HasPrefix(errOut, "usage: rngctl "+group) {
 			t.Errorf("%s: exit %d, stderr %.40q", group, code, errOut)
 		}

@@ -23,6 +23,7 @@ package cli
 
 import (
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -63,6 +64,10 @@ func register(name string, summary verdict.MsgID, run func(env Env) int) {
 func Run(env Env) int {
 	lang := langOf(env.Args)
 	env.Args = langLast(env.Args)
+	if len(env.Args) > 1 && env.Args[0] == "help" && !strings.HasPrefix(env.Args[1], "-") {
+		// help CMD: CMD -h, after the --lang that langLast put last.
+		env.Args = append(slices.Clone(env.Args[1:]), "-h")
+	}
 	if len(env.Args) == 0 || env.Args[0] == "-h" || env.Args[0] == "--help" || env.Args[0] == "help" {
 		usage(env.Stderr, lang)
 		if len(env.Args) == 0 {

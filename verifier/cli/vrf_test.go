@@ -145,6 +145,7 @@ func vrfCLICases(t *testing.T) []cliCase {
 		cliCase{"unknown flag", append(append([]string{"vrf"}, sswu.args()...), "--key", "00"), ExitUsage, "", "flag provided but not defined: -key"},
 		cliCase{"extra argument", append(append([]string{"vrf"}, sswu.args()...), "extra"), ExitUsage, "", `unexpected argument "extra"`},
 		cliCase{"help", []string{"vrf", "-h"}, ExitOK, "", "usage: rngverify vrf"},
+		cliCase{"help vrf", []string{"help", "vrf"}, ExitOK, "", "usage: rngverify vrf"},
 	)
 	return cs
 }
