@@ -65,7 +65,7 @@ func runAttestation(env Env) int {
 	var configBytes []byte
 	var binaryDigest *[32]byte
 	if *config != "" {
-		if configBytes, err = readFileMax(*config, maxRules, verdict.MsgLimitDocument); err != nil {
+		if configBytes, err = readFileMax(*config, maxRules, verdict.MsgLimitConfig); err != nil {
 			return c.usageErr(env, verdict.M(verdict.MsgCLIFlagErr, "--config", receipt.Cause(fileErr(err))))
 		}
 		configBytes = append([]byte{}, configBytes...) // non-nil when given, even empty

@@ -225,8 +225,8 @@ func TestFileLimits(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"game", doc}, ExitUsage, "couldn't read " + doc + ": " + doc + " is larger than 16 MiB, the limit for a receipt, transcript or certificate"},
-		{[]string{"receipt", doc, "--lang", "fr"}, ExitUsage, doc + " dépasse 16 Mio, la limite pour un reçu, une transcription ou un certificat"},
+		{[]string{"game", doc}, ExitUsage, "couldn't read " + doc + ": " + doc + " is larger than 16 MiB, the limit for a document to check (receipt, transcript, certificate, freeze receipt or attestation)"},
+		{[]string{"receipt", doc, "--lang", "fr"}, ExitUsage, doc + " dépasse 16 Mio, la limite pour un document à vérifier (reçu, transcription, certificat, reçu de gel ou attestation)"},
 		{[]string{"game", "x.json", "--log-key", big("log.vkey", maxKeyFile+1)}, ExitUsage, "is larger than 1 MiB, the limit for a key file"},
 		{[]string{"game", "x.json", "--vrf-key", big("vrf.key", maxKeyFile+1)}, ExitUsage, "is larger than 1 MiB, the limit for a key file"},
 		{[]string{"certificate", certFile, "--tofu", "--entrants", big("entrants.txt", maxEntrants+1)}, ExitUsage,
@@ -597,7 +597,7 @@ func TestStdinLimit(t *testing.T) {
 	} {
 		var out, errb bytes.Buffer
 		code := Run(Env{Args: args, Stdin: bytes.NewReader(big), Stdout: &out, Stderr: &errb})
-		if want := "- is larger than 16 MiB, the limit for a receipt, transcript or certificate"; code != ExitUsage || !strings.Contains(errb.String(), want) || out.Len() > 0 {
+		if want := "- is larger than 16 MiB, the limit for a document to check (receipt, transcript, certificate, freeze receipt or attestation)"; code != ExitUsage || !strings.Contains(errb.String(), want) || out.Len() > 0 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d and %q", args, code, out.String(), errb.String(), ExitUsage, want)
 		}
 	}

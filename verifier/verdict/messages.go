@@ -841,6 +841,7 @@ const (
 	// rngverify: a file larger than the limit for its kind.
 	MsgFileTooLarge  MsgID = "file-too-large"
 	MsgLimitDocument MsgID = "limit-document"
+	MsgLimitConfig   MsgID = "limit-config"
 	MsgLimitEntrants MsgID = "limit-entrants"
 	MsgLimitKeyFile  MsgID = "limit-key-file"
 	MsgLimitRules    MsgID = "limit-rules"
@@ -2471,8 +2472,10 @@ Code de sortie :
 	// rngverify: a file larger than the limit for its kind.
 	MsgFileTooLarge: {"%s is larger than %d MiB, the limit for %v",
 		"%s dépasse %d Mio, la limite pour %v"},
-	MsgLimitDocument: {"a receipt, transcript or certificate",
-		"un reçu, une transcription ou un certificat"},
+	MsgLimitDocument: {"a document to check (receipt, transcript, certificate, freeze receipt or attestation)",
+		"un document à vérifier (reçu, transcription, certificat, reçu de gel ou attestation)"},
+	MsgLimitConfig: {"a configuration file",
+		"un fichier de configuration"},
 	MsgLimitEntrants: {"an entrant list (10 million entrants with 64-character account ids fit in it)",
 		"une liste de participants (10 millions de participants aux identifiants de 64 caractères y tiennent)"},
 	MsgLimitKeyFile: {"a key file",

@@ -455,8 +455,8 @@ func TestBrowserPageFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range read(t, ctx, 5) {
-		want := map[string]string{"huge.bin": "huge.bin is larger than 16 MiB, the limit for a receipt, transcript or certificate",
-			"over.json": "over.json is larger than 16 MiB, the limit for a receipt, transcript or certificate",
+		want := map[string]string{"huge.bin": "huge.bin is larger than 16 MiB, the limit for a document to check (receipt, transcript, certificate, freeze receipt or attestation)",
+			"over.json": "over.json is larger than 16 MiB, the limit for a document to check (receipt, transcript, certificate, freeze receipt or attestation)",
 			"list.bin":  "list.bin is larger than 1024 MiB, the limit for an entrant list",
 			"big.vkey":  "big.vkey is larger than 1 MiB, the limit for a key file", "receipt.json": "NOT VERIFIED"}[d.File]
 		if want == "" || d.Verdict != "fail" || !strings.Contains(d.Summary, want) {

@@ -31,7 +31,7 @@ func TestSizeLimits(t *testing.T) {
 	rs := results(web.Verify([]web.File{{Name: "over.json", Data: over}, {Name: "at.json", Data: over[:web.MaxDocument]}, {Name: "list.txt", Data: list}},
 		[]web.File{{Name: "big.vkey", Data: key}}, "", nil))
 	for _, c := range []struct{ file, check, en, fr string }{
-		{"over.json", verdict.CheckFormat, "over.json is larger than 16 MiB, the limit for a receipt, transcript or certificate", "over.json dépasse 16 Mio, la limite pour un reçu"},
+		{"over.json", verdict.CheckFormat, "over.json is larger than 16 MiB, the limit for a document to check (receipt, transcript, certificate, freeze receipt or attestation)", "over.json dépasse 16 Mio, la limite pour un document à vérifier"},
 		{"big.vkey", verdict.CheckLogKey, "big.vkey is larger than 1 MiB, the limit for a key file", "big.vkey dépasse 1 Mio, la limite pour un fichier de clés"},
 	} {
 		r := rs.get(c.file)
@@ -55,7 +55,7 @@ func TestSizeLimits(t *testing.T) {
 	}
 	var errs bytes.Buffer
 	cli.Run(cli.Env{Args: []string{"receipt", p}, Stdout: &errs, Stderr: &errs})
-	if !strings.Contains(errs.String(), p+" is larger than 16 MiB, the limit for a receipt, transcript or certificate") {
+	if !strings.Contains(errs.String(), p+" is larger than 16 MiB, the limit for a document to check (receipt, transcript, certificate, freeze receipt or attestation)") {
 		t.Errorf("rngverify says %q", errs.String())
 	}
 
