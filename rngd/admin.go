@@ -462,12 +462,20 @@ func (s *adminService) Status(ctx context.Context, _ *adminv1.StatusRequest) (*a
 	} else if r.LogFailure == "" {
 		r.LogFailure = "couldn't read the log's checkpoint: " + err.Error()
 	}
-	s.e.store.view(func(tx *bolt.Tx) error {
+	// A failed store's committed games miss what it refused: not counted
+	// (0 would read as none), the failure said instead.
+	err := s.e.store.view(func(tx *bolt.Tx) error {
 		n := countUnfinished(tx, s.e.now(), s.e.cfg.Game.refundGrace())
 		r.GamesUnfinished = uint64(n[stageInPlay] + n[stageInGrace] + n[stageDue])
 		r.GamesInRefundGrace = uint64(n[stageInGrace])
 		return nil
 	})
+	if err != nil && !errors.Is(err, errStoreFailed) {
+		err = fmt.Errorf("couldn't read the state store: %w", err)
+	}
+	if err != nil {
+		r.StoreFailure = err.Error()
+	}
 	if s.addrs != nil {
 		r.ListenAddresses = s.addrs()
 	}

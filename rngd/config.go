@@ -42,7 +42,10 @@ type Config struct {
 	// the state store (state.db), the unfinished games' secrets
 	// (secrets.db), the software keystore (keys/), imported
 	// manifests (manifests/), the admin socket and, in dev mode, the dev PKI
-	// (dev/). Default "./data".
+	// (dev/). Default "./data". rngd creates it with mode 0700 and
+	// secrets.db with 0600, and refuses to start (and rngctl state rebuild
+	// refuses) when either is open to group or others or is not owned by
+	// rngd's user.
 	DataDir string `toml:"data_dir"`
 
 	// Dev selects dev mode: dev certificates are generated into

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -438,7 +440,51 @@ const maxAnnouncementFile = 4 << 20
 // could read the secret, or write a wrong PIN that locks the token. Other
 // kinds (an anonymous pipe, /dev/fd/N, 0600) are the caller's own.
 func SecretFileOpen(fi os.FileInfo) bool {
-	return (fi.Mode().IsRegular() || fi.Mode()&os.ModeNamedPipe != 0) && fi.Mode().Perm()&0o077 != 0
+	return (fi.Mode().IsRegular() || fi.Mode()&os.ModeNamedPipe != 0) && openToOthers(fi.Mode())
+}
+
+// openToOthers reports whether mode lets group or others in (read, write
+// or, for a directory, search).
+func openToOthers(mode os.FileMode) bool { return mode.Perm()&0o077 != 0 }
+
+// checkDataDir refuses a data directory, or a secrets.db in it, that
+// another user could read or change, as ssh refuses a private key with
+// loose permissions: secrets.db holds the secrets r of the games in play
+// (whoever reads one knows the game's draws before they are made), and
+// whoever may write the directory may replace what it holds. Each must be
+// owned by rngd's user (another owner could open it up again) and closed
+// to group and others: 0700 and 0600, the modes rngd creates them with.
+// What does not exist yet is left for rngd to create. It runs before the
+// data directory is touched (Start, Rebuild), so a refusal changes nothing.
+func checkDataDir(dir string) error {
+	for _, p := range []struct {
+		path, key, want string
+		dir             bool
+	}{
+		{dir, "data_dir", "0700", true},
+		{filepath.Join(dir, "secrets.db"), "the secret store", "0600", false},
+	} {
+		fi, err := os.Stat(p.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("couldn't check %s: %w", p.key, err)
+		}
+		switch {
+		case p.dir && !fi.IsDir():
+			return fmt.Errorf("%s %s is not a directory", p.key, p.path)
+		case !p.dir && !fi.Mode().IsRegular():
+			return fmt.Errorf("%s %s is not a regular file", p.key, p.path)
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+			return fmt.Errorf("%s %s is owned by uid %d, not by rngd's user (uid %d): another user could read the secrets r of the games in play or open it to others; chown it to rngd's user", p.key, p.path, st.Uid, os.Geteuid())
+		}
+		if openToOthers(fi.Mode()) {
+			return fmt.Errorf("%s %s has mode %04o: want %s, closed to group and others (it holds the secrets r of the games in play): chmod %s it", p.key, p.path, fi.Mode().Perm(), p.want, p.want[1:])
+		}
+	}
+	return nil
 }
 
 // ReadSecretFile reads a passphrase or PIN file the way rngctl reads one
@@ -1237,7 +1283,8 @@ func quoteAll(ids []string) string {
 
 // Start opens everything the config names and starts listening; Serve then
 // serves until its context ends. What can refuse a start is checked before
-// the data directory is touched: the config whole, the gRPC certificates,
+// the data directory is touched: the config whole, the data directory's
+// and secrets.db's owner and mode (checkDataDir), the gRPC certificates,
 // the TCP listeners, the entropy sources, the Trillian log's CA and the
 // keys; then the admin socket is bound (in the data directory by default),
 // and only then are the stores and the log opened and the keys announced
@@ -1245,6 +1292,9 @@ func quoteAll(ids []string) string {
 func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	cfg, err = cfg.withDefaults()
 	if err != nil {
+		return nil, err
+	}
+	if err := checkDataDir(cfg.DataDir); err != nil {
 		return nil, err
 	}
 	if cfg.Dev {
@@ -1325,6 +1375,9 @@ func Run(ctx context.Context, cfg Config) error {
 func Rebuild(ctx context.Context, cfg Config) (uint64, error) {
 	cfg, err := cfg.checkFor(forRebuild)
 	if err != nil {
+		return 0, err
+	}
+	if err := checkDataDir(cfg.DataDir); err != nil {
 		return 0, err
 	}
 	e, c, err := openEngine(ctx, cfg, levelRebuild)

@@ -8,6 +8,10 @@
 # verifies their receipts. The daemon then keeps running until Ctrl-C;
 # DEMO_ONLY=1 stops it right after the demo (CI, tests).
 #
+# Without RNGD_CONFIG, a user who cannot read /dev/hwrng (rngd's default
+# entropy source) gets the CPU's RDSEED instead, said on stderr; without
+# RDSEED either, make run stops before starting rngd.
+#
 # RNGD_CONFIG=FILE starts `rngd-dev --dev --config FILE` instead: other
 # addresses or another data_dir (e.g. a second clone's make run beside the
 # first). The demo and the hints below follow the file; this script reads its
@@ -23,6 +27,30 @@ if [ -n "${RNGD_CONFIG:-}" ]; then
 fi
 cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=auto # go.mod's toolchain line
+
+# rngd's default entropy source, /dev/hwrng, is root's only on Debian and
+# absent without a hardware RNG. Without RNGD_CONFIG (its file decides the
+# sources), when this user cannot read a byte of it, this run gives rngd a
+# dev config whose physical source is the CPU's RDSEED, and says so; without
+# RDSEED either it stops here, before the build. rngd's own default is left
+# as it is: the config is this run's only (written into $tmp below).
+rdseed=0
+if [ -z "$config" ] && ! timeout 2 head -c 1 /dev/hwrng >/dev/null 2>&1; then
+  if [ ! -e /dev/hwrng ]; then
+    why="/dev/hwrng is absent (no hardware RNG)"
+  elif [ ! -r /dev/hwrng ]; then
+    why="user $(id -un) may not read /dev/hwrng ($(stat -c '%A %U:%G' /dev/hwrng); Debian lets only root read it)"
+  else
+    why="/dev/hwrng gave no byte within 2 s (no hardware RNG behind it?)"
+  fi
+  if [ "$(uname -m)" = x86_64 ] && grep -qw rdseed /proc/cpuinfo 2>/dev/null; then
+    rdseed=1
+    echo "run: ENTROPY SOURCE: RDSEED (the CPU's), not rngd's default /dev/hwrng: $why; for this dev run only (rngd's default is unchanged; RNGD_CONFIG=FILE chooses the sources)" >&2
+  else
+    echo "run: no entropy source for rngd: $why, and this CPU has no RDSEED: run make run as root on a machine with a hardware RNG, or name a physical source (e.g. a tpm) with RNGD_CONFIG=FILE (see README.md, docs/entropy.md)" >&2
+    exit 1
+  fi
+fi
 # The version rngd shows (banner, /healthz, rngctl qod status) comes from
 # the build's VCS stamp (commit, tag, +dirty): asked for explicitly, since
 # GOFLAGS may say -buildvcs=false. Outside a git work tree, go's default.
@@ -120,6 +148,12 @@ chmod 0700 "$data" "$data/transcripts"
 tmp=$(mktemp -d)
 args=(--dev)
 [ -z "$config" ] || args+=(--config "$config")
+if [ $rdseed -eq 1 ]; then
+  # The dev defaults with the default's sources, RDSEED in /dev/hwrng's
+  # place (README.md, docs/entropy.md).
+  printf '[[entropy.source]]\nkind = "rdseed"\nmin_entropy = 4.0\n[[entropy.source]]\nkind = "getrandom"\n' >"$tmp/rngd-dev.toml"
+  args+=(--config "$tmp/rngd-dev.toml")
+fi
 pid="" tails="" rngd_st=""
 # reap waits for rngd to exit (its status into rngd_st), then for the tails to
 # have shown its last lines (they end once it is gone).

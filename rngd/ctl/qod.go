@@ -93,9 +93,13 @@ func runQoD(ctx context.Context, env Env) int {
 		if s.LogFailure != "" {
 			logState = "\nlog FAILED CLOSED, every draw refused: " + s.LogFailure
 		}
-		fmt.Fprintf(env.Stdout, "rngd %s dev_mode=%v\nvrf key %s %s fingerprint %s (rngverify --pin %s:%s)\nlog %s size %d%s\nunfinished games %d, of which %d past their deadline in their refund grace (rngctl qod list-expired)\n%s\n",
+		games := fmt.Sprintf("unfinished games %d, of which %d past their deadline in their refund grace (rngctl qod list-expired)", s.GamesUnfinished, s.GamesInRefundGrace)
+		if s.StoreFailure != "" { // not counted: 0 is not none
+			games = "unfinished games UNKNOWN, state store FAILED, every draw refused: " + s.StoreFailure
+		}
+		fmt.Fprintf(env.Stdout, "rngd %s dev_mode=%v\nvrf key %s %s fingerprint %s (rngverify --pin %s:%s)\nlog %s size %d%s\n%s\n%s\n",
 			s.Version, s.DevMode, s.VrfKeyId, s.VrfSuite, s.VrfFingerprint, s.VrfSuite, s.VrfFingerprint, s.LogOrigin, s.LogSize, logState,
-			s.GamesUnfinished, s.GamesInRefundGrace, strings.Join(s.ListenAddresses, "\n"))
+			games, strings.Join(s.ListenAddresses, "\n"))
 	case "show":
 		g, err := adm.GetGame(ctx, &qodv1.GetGameRequest{GameId: *game})
 		if err != nil {

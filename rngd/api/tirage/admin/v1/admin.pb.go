@@ -457,8 +457,14 @@ type StatusResponse struct {
 	// may still refund (RefundGame) until game.refund_grace has passed: the
 	// games ListExpiredGames lists.
 	GamesInRefundGrace uint64 `protobuf:"varint,12,opt,name=games_in_refund_grace,json=gamesInRefundGrace,proto3" json:"games_in_refund_grace,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// Why the state store refuses every change (a commit failed: every draw
+	// is refused STORE_UNAVAILABLE until rngd restarts), or why it could not
+	// be read; empty while it works. While it is set the unfinished games are
+	// not counted: games_unfinished and games_in_refund_grace are 0, which
+	// then means unknown, not none.
+	StoreFailure  string `protobuf:"bytes,13,opt,name=store_failure,json=storeFailure,proto3" json:"store_failure,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StatusResponse) Reset() {
@@ -573,6 +579,13 @@ func (x *StatusResponse) GetGamesInRefundGrace() uint64 {
 		return x.GamesInRefundGrace
 	}
 	return 0
+}
+
+func (x *StatusResponse) GetStoreFailure() string {
+	if x != nil {
+		return x.StoreFailure
+	}
+	return ""
 }
 
 type ListExpiredGamesRequest struct {
@@ -1452,7 +1465,7 @@ const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\ahealthy\x18\x01 \x01(\bR\ahealthy\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\x128\n" +
 	"\asources\x18\x03 \x03(\v2\x1e.tirage.admin.v1.EntropySourceR\asources\"\x0f\n" +
-	"\rStatusRequest\"\xb9\x03\n" +
+	"\rStatusRequest\"\xde\x03\n" +
 	"\x0eStatusResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x19\n" +
 	"\bdev_mode\x18\x02 \x01(\bR\adevMode\x12\x1b\n" +
@@ -1469,7 +1482,8 @@ const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	" \x01(\tR\x0evrfFingerprint\x12\x1f\n" +
 	"\vlog_failure\x18\v \x01(\tR\n" +
 	"logFailure\x121\n" +
-	"\x15games_in_refund_grace\x18\f \x01(\x04R\x12gamesInRefundGrace\"U\n" +
+	"\x15games_in_refund_grace\x18\f \x01(\x04R\x12gamesInRefundGrace\x12#\n" +
+	"\rstore_failure\x18\r \x01(\tR\fstoreFailure\"U\n" +
 	"\x17ListExpiredGamesRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +

@@ -1,0 +1,41 @@
+package rngd
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
+)
+
+// Once the state store has failed, Status does not count the unfinished
+// games (it said 0, read as none, with a game in play): it says why in
+// store_failure, the rest of its answer given as before.
+func TestStatusAfterStoreFailure(t *testing.T) {
+	td := newTestDaemon(t)
+	ctx := context.Background()
+	codes := td.emission("SFS", "2026-12-31", 3)
+	start(t, td.client("server-a"), codes[0])
+	adm := td.admin()
+	st, err := adm.Status(ctx, &adminv1.StatusRequest{})
+	if err != nil || st.GamesUnfinished != 1 || st.StoreFailure != "" {
+		t.Fatalf("Status with a game in play: %v, %d unfinished, store failure %q; want 1 and none", err, st.GetGamesUnfinished(), st.GetStoreFailure())
+	}
+	e := td.d.engine
+	if err := e.store.sync(); err != nil {
+		t.Fatal(err)
+	}
+	e.store.mu.Lock() // as the writer records a refused commit
+	e.store.failed = fmt.Errorf("%w: write state.db: no space left on device", errStoreFailed)
+	e.store.mu.Unlock()
+	st, err = adm.Status(ctx, &adminv1.StatusRequest{})
+	if err != nil {
+		t.Fatalf("Status after the store failed: %v", err)
+	}
+	if want := "the state store failed; restart rngd to rebuild it from the log: write state.db: no space left on device"; st.StoreFailure != want {
+		t.Errorf("Status after the store failed: store_failure %q, want %q", st.StoreFailure, want)
+	}
+	if st.GamesUnfinished != 0 || st.GamesInRefundGrace != 0 || st.LogOrigin == "" {
+		t.Errorf("Status after the store failed: %d unfinished, %d in grace, origin %q: want the counts left out, the rest answered", st.GamesUnfinished, st.GamesInRefundGrace, st.LogOrigin)
+	}
+}
