@@ -14,8 +14,9 @@ import (
 
 // CheckpointKeys turns the log's signing keys into note signers, the
 // matching verifiers and their verifier key texts, Ed25519 first. At least
-// one Ed25519 key is required: it is the key every C2SP tool checks; the
-// ML-DSA-44 key is the long-term one.
+// one Ed25519 key is required: it is the key every C2SP tool checks; an
+// ML-DSA-44 key, if given, adds a post-quantum signature line (rngd gives
+// none yet: docs/transparency.md).
 func CheckpointKeys(origin string, signers []crypto.Signer) ([]note.Signer, []note.Verifier, []string, error) {
 	if origin == "" {
 		return nil, nil, nil, errors.New("checkpoint origin is empty")
