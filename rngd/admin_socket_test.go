@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"tirage.fr/tirage/internal/peertest"
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	"tirage.fr/tirage/rngd/internal/testio"
 )
@@ -33,7 +34,7 @@ const adminSocketHelperEnv = "TIRAGE_ADMIN_SOCKET_HELPER"
 // 65532.)
 func TestAdminSocketOtherUsers(t *testing.T) {
 	if os.Getuid() != 0 {
-		t.Skip("needs root: calls the admin socket as other uids")
+		peertest.Absent(t, "not root (uid %d): the test calls the admin socket as other uids", os.Getuid())
 	}
 	// A directory every user can search (t.TempDir's are 0700), holding
 	// the socket and a copy of this test binary that they can run.

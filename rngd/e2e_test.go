@@ -409,36 +409,41 @@ func TestE2EGameRules(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for code := range next {
-				g := start(t, a, code).Game
-				mu.Lock()
-				wantStop := stopped == nil
-				mu.Unlock()
-				g = playUntil(t, a, g, func(g *qodv1.Game) bool { return wantStop && g.Status == qodv1.Status_STATUS_AT_TIER })
-				if g.Status == qodv1.Status_STATUS_AT_TIER {
-					unchanged(t, a, g.GameId, reasonAtTier, "continue or stop first", func() error {
-						_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: loadtest.NextNumber(g)})
-						return err
-					})
-					r, err := a.Decide(ctx, &qodv1.DecideRequest{RequestId: rid(), GameId: g.GameId, Decision: qodv1.Decision_DECISION_STOP})
-					if err != nil {
-						t.Error(err)
-						continue
+				// A subtest per game: the helpers' t.Fatal may end it,
+				// which it must not do from a goroutine other than its
+				// test's (the worker would end, and the sender block).
+				t.Run(code, func(t *testing.T) {
+					g := start(t, a, code).Game
+					mu.Lock()
+					wantStop := stopped == nil
+					mu.Unlock()
+					g = playUntil(t, a, g, func(g *qodv1.Game) bool { return wantStop && g.Status == qodv1.Status_STATUS_AT_TIER })
+					if g.Status == qodv1.Status_STATUS_AT_TIER {
+						unchanged(t, a, g.GameId, reasonAtTier, "continue or stop first", func() error {
+							_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: loadtest.NextNumber(g)})
+							return err
+						})
+						r, err := a.Decide(ctx, &qodv1.DecideRequest{RequestId: rid(), GameId: g.GameId, Decision: qodv1.Decision_DECISION_STOP})
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						g = r.Game
+						if g.Status != qodv1.Status_STATUS_WON || g.PrizeCents != g.TierAmountsCents[g.Tier-1] || r.EndReceipt == nil {
+							t.Errorf("stop at tier %d: %v", g.Tier, g)
+						}
 					}
-					g = r.Game
-					if g.Status != qodv1.Status_STATUS_WON || g.PrizeCents != g.TierAmountsCents[g.Tier-1] || r.EndReceipt == nil {
-						t.Errorf("stop at tier %d: %v", g.Tier, g)
+					mu.Lock()
+					switch {
+					case g.Status == qodv1.Status_STATUS_LOST && lost == nil:
+						lost = g
+					case g.Status == qodv1.Status_STATUS_WON && g.Tier < 4 && stopped == nil:
+						stopped = g
+					case g.Status == qodv1.Status_STATUS_WON && g.Tier == 4 && top == nil:
+						top = g
 					}
-				}
-				mu.Lock()
-				switch {
-				case g.Status == qodv1.Status_STATUS_LOST && lost == nil:
-					lost = g
-				case g.Status == qodv1.Status_STATUS_WON && g.Tier < 4 && stopped == nil:
-					stopped = g
-				case g.Status == qodv1.Status_STATUS_WON && g.Tier == 4 && top == nil:
-					top = g
-				}
-				mu.Unlock()
+					mu.Unlock()
+				})
 			}
 		}()
 	}

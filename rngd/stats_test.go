@@ -141,6 +141,10 @@ func playDirect(tb testing.TB, e *engine, n int, t *tally) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// A game that fails goes on to the next (continue games): a
+			// worker that returned would leave the sender blocked once
+			// every worker had, and the test would hang instead of failing.
+		games:
 			for i := range work {
 				var ticket [32]byte
 				copy(ticket[:], strconv.Itoa(i))
@@ -149,7 +153,7 @@ func playDirect(tb testing.TB, e *engine, n int, t *tally) {
 				d, err := e.drawStart("stats", emissionTicket{ticket: ticket, emission: "STATS", stake: stake}, now, now.AddDate(0, 0, 1), nil)
 				if err != nil {
 					tb.Error(err)
-					return
+					continue games
 				}
 				sg := &storedGame{Game: d.game, Secret: d.secret, HasSecret: true}
 				var picks []bool
@@ -157,14 +161,14 @@ func playDirect(tb testing.TB, e *engine, n int, t *tally) {
 					if sg.Game.Phase == qod.AtTier {
 						if sg.Game, err = sg.Game.Continue(now); err != nil {
 							tb.Error(err)
-							return
+							continue games
 						}
 						continue
 					}
 					g, losing, _, _, _, err := e.drawPick(sg, sg.Game.Picks+1, now)
 					if err != nil {
 						tb.Error(err)
-						return
+						continue games
 					}
 					picks = append(picks, losing)
 					sg.Game = g
@@ -198,11 +202,12 @@ func TestQoDStatistics(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+		games: // as in playDirect: a failed game does not end the worker
 			for code := range work {
 				r, err := e.startGame(ctx, "stats", &qodv1.StartGameRequest{RequestId: "s-" + code, Code: code})
 				if err != nil {
 					t.Error(err)
-					return
+					continue games
 				}
 				g := r.Game
 				var picks []bool
@@ -218,17 +223,28 @@ func TestQoDStatistics(t *testing.T) {
 					}
 					if err != nil {
 						t.Error(err)
-						return
+						continue games
 					}
 					g = r.Game
 				}
 				sg, err := e.loadGame(g.GameId, "stats")
 				if err != nil || !sg.Ended {
 					t.Errorf("game %s not ended: %v", g.GameId, err)
-					return
+					continue games
 				}
-				start, _ := record.Parse(mustReceipt(t, e, g.GameId))
-				tl.game(sg.Game, start.(*record.GameStart).Beta != nil, picks)
+				// Not t.Fatal: this is not the test's goroutine.
+				rs, err := e.receipts(ctx, "stats", g.GameId)
+				if err != nil || len(rs) == 0 {
+					t.Errorf("receipts of %s: %v", g.GameId, err)
+					continue games
+				}
+				start, err := record.Parse(rs[0].Record)
+				gs, ok := start.(*record.GameStart)
+				if err != nil || !ok {
+					t.Errorf("start receipt of %s: %T, %v; want a game start", g.GameId, start, err)
+					continue games
+				}
+				tl.game(sg.Game, gs.Beta != nil, picks)
 			}
 		}()
 	}
@@ -239,14 +255,6 @@ func TestQoDStatistics(t *testing.T) {
 	wg.Wait()
 	playDirect(t, e, 700, &tl)
 	tl.check(t)
-}
-
-func mustReceipt(t *testing.T, e *engine, id string) []byte {
-	rs, err := e.receipts(context.Background(), "stats", id)
-	if err != nil || len(rs) == 0 {
-		t.Fatalf("receipts of %s: %v", id, err)
-	}
-	return rs[0].Record
 }
 
 // TestQoDStatisticsLong plays 200,000 games (TIRAGE_QOD_GAMES overrides)

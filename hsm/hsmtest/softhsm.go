@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"tirage.fr/tirage/internal/peertest"
 )
 
 // SoftHSMModule is Debian's softhsm2 PKCS#11 module.
@@ -27,15 +29,15 @@ type SoftHSMToken struct {
 	SOPIN []byte // security officer PIN, random per token
 }
 
-// NewSoftHSM sets up SoftHSM2 for t. It skips t, saying why, when softhsm2
-// is not installed (`make deps` installs it).
+// NewSoftHSM sets up SoftHSM2 for t. When softhsm2 is not installed (`make
+// deps` installs it) it skips t, saying why, or fails it in CI ([peertest.Absent]).
 func NewSoftHSM(t testing.TB) *SoftHSM {
 	t.Helper()
 	if _, err := os.Stat(SoftHSMModule); err != nil {
-		t.Skipf("SoftHSM2 module %s not found (install Debian's softhsm2: make deps)", SoftHSMModule)
+		peertest.Absent(t, "SoftHSM2 module %s not found (install Debian's softhsm2: make deps)", SoftHSMModule)
 	}
 	if _, err := exec.LookPath("softhsm2-util"); err != nil {
-		t.Skip("softhsm2-util not found (install Debian's softhsm2: make deps)")
+		peertest.Absent(t, "softhsm2-util not found (install Debian's softhsm2: make deps)")
 	}
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens")

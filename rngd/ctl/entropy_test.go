@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"tirage.fr/tirage/internal/peertest"
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	"tirage.fr/tirage/rngd/entropy/entropytest"
 	"tirage.fr/tirage/rngd/rngdtest"
@@ -69,12 +70,7 @@ func TestEntropyBinary(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			if c.needsDev != "" {
-				if _, err := os.Stat(c.needsDev); err != nil {
-					if os.Getenv("CI") == "true" {
-						t.Logf("!!!!!!!! CI: %s ABSENT: SKIPPING the real-hardware case !!!!!!!!", c.needsDev)
-					}
-					t.Skipf("%s absent", c.needsDev)
-				}
+				peertest.Device(t, c.needsDev)
 			}
 			var stdout, stderr bytes.Buffer
 			cmd := exec.Command(bin, append([]string{"entropy", "test"}, c.args...)...)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"tirage.fr/tirage/hsm/hsmtest"
+	"tirage.fr/tirage/internal/peertest"
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/vrf"
 )
@@ -17,11 +18,7 @@ import (
 // TestPromoPKCS11 runs a freeze and a ceremony with the keys on a SoftHSM2
 // token (RSA-FDH-VRF, Ed25519 log key) and checks the certificate.
 func TestPromoPKCS11(t *testing.T) {
-	if f, err := os.Open("/dev/hwrng"); err != nil {
-		t.Skipf("no hardware RNG: %v", err)
-	} else {
-		f.Close()
-	}
+	peertest.Device(t, "/dev/hwrng") // the default entropy source
 	fixClock(t)
 	oldNow := promoNow
 	promoNow = func() time.Time { return time.Date(2016, 6, 21, 8, 30, 0, 0, time.UTC) } // after the period, on the draw date

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"tirage.fr/tirage/internal/peertest"
 	"tirage.fr/tirage/verifier/cli"
 )
 
@@ -40,16 +41,12 @@ func TestPromoCheck(t *testing.T) {
 	}
 }
 
-// promoCeremonySetup skips without /dev/hwrng, fixes the ceremony's clock
+// promoCeremonySetup needs /dev/hwrng ([peertest.Device]), fixes the ceremony's clock
 // and makes a software keystore: it returns the temporary directory, the
 // keys directory and the passphrase file.
 func promoCeremonySetup(t *testing.T) (dir, keysDir, pass string) {
 	t.Helper()
-	if f, err := os.Open("/dev/hwrng"); err != nil {
-		t.Skipf("no hardware RNG: %v", err)
-	} else {
-		f.Close()
-	}
+	peertest.Device(t, "/dev/hwrng") // the default entropy source
 	old := promoNow
 	promoNow = func() time.Time { return time.Date(2016, 6, 21, 8, 30, 0, 0, time.UTC) }
 	t.Cleanup(func() { promoNow = old })

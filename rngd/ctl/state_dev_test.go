@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"tirage.fr/tirage/internal/peertest"
 	"tirage.fr/tirage/rngd"
 )
 
@@ -16,11 +17,7 @@ import (
 // with a config file saying dev = true: what a production rngctl refuses
 // (TestStateRebuildDevRefused, state_nodev_test.go).
 func TestStateRebuildDev(t *testing.T) {
-	if f, err := os.Open("/dev/hwrng"); err != nil {
-		t.Skipf("no hardware RNG (the default entropy source): %v", err)
-	} else {
-		f.Close()
-	}
+	peertest.Device(t, "/dev/hwrng") // the default entropy source
 	t.Chdir(t.TempDir())
 	cfg, err := rngd.ConfigFromFlags("", true)
 	if err != nil {

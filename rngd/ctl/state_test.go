@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"tirage.fr/tirage/internal/peertest"
 	"tirage.fr/tirage/rngd/rngdtest"
 )
 
@@ -28,11 +29,7 @@ func stoppedDaemon(t *testing.T) *rngdtest.Daemon {
 // reads; what it has is checked as rngd checks it (exit 2 naming the key).
 func TestStateRebuildConfigWithoutTLS(t *testing.T) {
 	dir := t.TempDir()
-	if f, err := os.Open("/dev/hwrng"); err != nil {
-		t.Skipf("no hardware RNG (the default entropy source): %v", err)
-	} else {
-		f.Close()
-	}
+	peertest.Device(t, "/dev/hwrng") // the default entropy source
 	d := stoppedDaemon(t)
 	data, pass := d.DataDir, d.PassphraseFile
 	config := filepath.Join(dir, "rebuild.toml")

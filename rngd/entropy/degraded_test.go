@@ -32,7 +32,7 @@ func openDying(t *testing.T, name string) *dyingSource {
 	t.Helper()
 	dev, err := OpenDevice(name, DefaultHWRNGPath)
 	if errors.Is(err, ErrNotSupported) {
-		skipAbsent(t, DefaultHWRNGPath)
+		hardwareAbsent(t, DefaultHWRNGPath)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -10,22 +10,21 @@ import (
 
 	"golang.org/x/sys/cpu"
 
+	"tirage.fr/tirage/internal/peertest"
 	"tirage.fr/tirage/rngd/entropy/entropytest"
 )
 
-// skipAbsent skips a test whose hardware is missing, loudly under CI.
-func skipAbsent(t *testing.T, what string) {
+// hardwareAbsent ends a test whose hardware is missing: it skips, or
+// fails in CI ([peertest.Absent]).
+func hardwareAbsent(t *testing.T, what string) {
 	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Logf("!!!!!!!! CI: %s is ABSENT on this runner: the real-hardware test is SKIPPED !!!!!!!!", what)
-	}
-	t.Skipf("%s absent on this machine; skipping the real-hardware test", what)
+	peertest.Absent(t, "%s absent on this machine: the real-hardware test needs it", what)
 }
 
 func TestHWRNG(t *testing.T) {
 	src, err := OpenDevice("hwrng", DefaultHWRNGPath)
 	if errors.Is(err, ErrNotSupported) {
-		skipAbsent(t, DefaultHWRNGPath)
+		hardwareAbsent(t, DefaultHWRNGPath)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +39,7 @@ func TestRDSEED(t *testing.T) {
 		if !errors.Is(err, ErrNotSupported) {
 			t.Fatalf("without RDSEED in CPUID: OpenRDSEED error %v, want ErrNotSupported", err)
 		}
-		skipAbsent(t, "the RDSEED instruction")
+		hardwareAbsent(t, "the RDSEED instruction")
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -103,12 +102,12 @@ func TestGeneratorRealSources(t *testing.T) {
 	if _, err := os.Stat(DefaultHWRNGPath); err == nil {
 		cfg.Sources = append(cfg.Sources, SourceConfig{Kind: KindHWRNG, MinEntropy: 2})
 	} else {
-		t.Logf("%s absent: not in this run", DefaultHWRNGPath)
+		peertest.Without(t, "%s absent: not in this run", DefaultHWRNGPath)
 	}
 	if cpu.X86.HasRDSEED {
 		cfg.Sources = append(cfg.Sources, SourceConfig{Kind: KindRDSEED, MinEntropy: 4})
 	} else {
-		t.Log("no RDSEED: not in this run")
+		peertest.Without(t, "no RDSEED: not in this run")
 	}
 	cfg.Sources = append(cfg.Sources,
 		SourceConfig{Kind: KindTPM, Address: entropytest.StartSwtpm(t), MinEntropy: 4},
@@ -138,7 +137,7 @@ func TestGeneratorRealSources(t *testing.T) {
 
 func TestRDSEEDRetryBound(t *testing.T) {
 	if !cpu.X86.HasRDSEED {
-		skipAbsent(t, "the RDSEED instruction")
+		hardwareAbsent(t, "the RDSEED instruction")
 	}
 	// Zero retries: the instruction is not even tried.
 	if _, ok := rdseed64(0); ok {

@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"tirage.fr/tirage/internal/peertest"
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/web"
@@ -302,14 +303,11 @@ func TestBrowserPage(t *testing.T) {
 }
 
 // buildPage builds the page with scripts/wasm.sh into dir/page; it skips
-// the test when Chromium is absent, unless CI is true.
+// the test when Chromium is absent, or fails it in CI ([peertest.Absent]).
 func buildPage(t *testing.T, dir string) string {
 	t.Helper()
 	if _, err := os.Stat(chromium); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("chromium is required in CI: %v", err)
-		}
-		t.Skipf("skipping the browser test: %s not installed (apt-get install chromium)", chromium)
+		peertest.Absent(t, "the browser test needs Chromium: %v (install Debian's chromium: make deps)", err)
 	}
 	page := filepath.Join(dir, "page")
 	if out, err := exec.Command("bash", "../../scripts/wasm.sh", page).CombinedOutput(); err != nil {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"tirage.fr/tirage/internal/peertest"
 	"tirage.fr/tirage/rngd/internal/testio"
 )
 
@@ -18,7 +20,8 @@ import (
 // command and control channels on free loopback ports, already initialised
 // and started (--flags not-need-init,startup-clear). It returns the command
 // address and stops swtpm (by its PID) at cleanup. Without swtpm installed
-// it skips the test, or fails it when CI=true (make deps installs swtpm).
+// it skips the test, or fails it in CI ([peertest.Absent]; make deps
+// installs swtpm).
 func StartSwtpm(t testing.TB) string {
 	t.Helper()
 	addr, _ := StartSwtpmProcess(t)
@@ -31,10 +34,7 @@ func StartSwtpmProcess(t testing.TB) (string, *os.Process) {
 	t.Helper()
 	bin, err := exec.LookPath("swtpm")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("swtpm not installed (make deps installs it)")
-		}
-		t.Skip("swtpm not installed (apt-get install swtpm); skipping")
+		peertest.Absent(t, "swtpm not installed (install Debian's swtpm: make deps)")
 	}
 	port, ctrl := FreePort(t), FreePort(t)
 	cmd := exec.Command(bin, "socket", "--tpm2",
