@@ -25,6 +25,7 @@ import (
 	"tirage.fr/tirage/rngd/entropy"
 	rpromo "tirage.fr/tirage/rngd/promo"
 	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/record"
 )
 
 func init() {
@@ -57,6 +58,13 @@ eligibility, freeze and receipts:
   --out DIR             where to write e-credits.csv, rejected.txt, summary.json
                         and (freeze, receipts) each draw's receipt and private entrant list
   --quiet               no progress bar
+freeze:
+  --share-commitment [DRAW=]HEX
+                        the bailiff's commitment to their share, as rngverify
+                        share-commitment --draw DRAW printed it; required for
+                        each draw whose rules announce a beacon round (else
+                        optional); DRAW= may be left out when one draw is frozen;
+                        repeat the flag for several draws
 freeze, receipts, draw and certificate (the offline ceremony on the appliance):
   --data DIR            data directory: log/ (embedded tile log) and promo/ (draw state);
                         freeze creates the log, the others refuse a DIR without one
@@ -107,6 +115,7 @@ type promoCmd struct {
 	vrfLabel, logLabel, entropyKind        string
 	minEntropy                             float64
 	shareFile, beacon, beaconPrev, format  string
+	shareCommitments                       stringList
 	rows                                   int64
 	accounts                               int
 	seed                                   uint64
@@ -165,6 +174,7 @@ func runPromo(ctx context.Context, env Env) int {
 	case "freeze":
 		stakeFlags()
 		logFlags()
+		fs.Var(&c.shareCommitments, "share-commitment", "")
 		run = c.freeze
 	case "receipts":
 		stakeFlags()
@@ -911,12 +921,14 @@ type freezeRun struct {
 	res   *eligibilityResult
 	a     *rpromo.Appliance
 	done  func()
+	// shares are the bailiff's share commitments by draw index (freeze).
+	shares map[int][32]byte
 }
 
 // openFreezeRun opens freeze's (and receipts') inputs, checks that --out
-// can take the report and each draw's receipt, stages the report and opens
-// the appliance.
-func (c *promoCmd) openFreezeRun(ctx context.Context) (*freezeRun, error) {
+// can take the report and each draw's receipt and, freezing, the share
+// commitments, stages the report and opens the appliance.
+func (c *promoCmd) openFreezeRun(ctx context.Context, freezing bool) (*freezeRun, error) {
 	if c.data == "" || c.origin == "" {
 		return nil, usagef("--data DIR and --origin NAME are required")
 	}
@@ -937,6 +949,13 @@ func (c *promoCmd) openFreezeRun(ctx context.Context) (*freezeRun, error) {
 		in.close()
 		return nil, usagef("--draw %q is not a draw of %s", c.draw, r.Operation)
 	}
+	var shares map[int][32]byte
+	if freezing {
+		if shares, err = c.shareCommitmentFlags(r, draws); err != nil {
+			in.close()
+			return nil, err
+		}
+	}
 	o, res, err := c.stagedEligibility(ctx, in, names)
 	if err != nil {
 		in.close()
@@ -948,7 +967,52 @@ func (c *promoCmd) openFreezeRun(ctx context.Context) (*freezeRun, error) {
 		in.close()
 		return nil, err
 	}
-	return &freezeRun{draws: draws, o: o, res: res, a: a, done: func() { closeAll(); o.discard(); in.close() }}, nil
+	return &freezeRun{draws: draws, shares: shares, o: o, res: res, a: a, done: func() { closeAll(); o.discard(); in.close() }}, nil
+}
+
+// shareCommitmentFlags reads freeze's --share-commitment [DRAW=]HEX flags
+// for the draws frozen (indices of r.Draws): one commitment at most per
+// draw, and one for every draw whose rules announce a beacon round (its
+// share must be fixed before the round is published). A refusal is a
+// usage error, found before the stakes are read; nothing is frozen.
+func (c *promoCmd) shareCommitmentFlags(r *promo.Rules, draws []int) (map[int][32]byte, error) {
+	out := map[int][32]byte{}
+	for _, v := range c.shareCommitments {
+		id, hx, named := strings.Cut(v, "=")
+		j := -1
+		switch {
+		case !named && len(draws) != 1:
+			return nil, usagef("--share-commitment %s: this freeze freezes %d draws: give DRAW=HEX, one flag per draw", v, len(draws))
+		case !named:
+			j, hx = draws[0], v
+		default:
+			for _, k := range draws {
+				if id == r.FullDrawID(k) || id == r.Draws[k].ID {
+					j = k
+				}
+			}
+			if j < 0 {
+				return nil, usagef("--share-commitment %s=…: %q is not a draw this freeze freezes", id, id)
+			}
+		}
+		var sc [32]byte
+		b, err := hex.DecodeString(hx)
+		if err != nil || len(b) != len(sc) {
+			return nil, usagef("--share-commitment %s: not a share commitment (64 hex digits, as rngverify share-commitment prints it)", v)
+		}
+		copy(sc[:], b)
+		if _, twice := out[j]; twice {
+			return nil, usagef("--share-commitment: two commitments for draw %s", r.FullDrawID(j))
+		}
+		out[j] = sc
+	}
+	for _, j := range draws {
+		if _, ok := out[j]; !ok && r.Draws[j].Beacon != nil {
+			return nil, usagef("--share-commitment: draw %s announces a beacon round: give the bailiff's share commitment "+
+				"(rngverify share-commitment --draw %s), made before the round is published; nothing frozen", r.FullDrawID(j), r.FullDrawID(j))
+		}
+	}
+	return out, nil
 }
 
 // freezeRequest is the freeze of draw j by the eligibility res, for Freeze
@@ -991,7 +1055,7 @@ func writeReceipt(ctx context.Context, a *rpromo.Appliance, o *outDir, draw stri
 // frozen (the log has them), the report and their receipts still do. A
 // receipt that could not be written is re-issued by receipts.
 func (c *promoCmd) freeze(ctx context.Context) error {
-	fr, err := c.openFreezeRun(ctx)
+	fr, err := c.openFreezeRun(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -1005,7 +1069,9 @@ func (c *promoCmd) freeze(ctx context.Context) error {
 				empty = append(empty, draw)
 				continue
 			}
-			if _, err := a.Freeze(ctx, freezeRequest(res, j)); err != nil {
+			req := freezeRequest(res, j)
+			req.ShareCommitment = fr.shares[j]
+			if _, err := a.Freeze(ctx, req); err != nil {
 				return fmt.Errorf("draw %s: %w", draw, err)
 			}
 			// The freeze is in the log: what follows is its receipt, which
@@ -1054,7 +1120,7 @@ const reissueHint = " (rngctl promo receipts, with the freeze's flags, re-issues
 // inputs that are not the freeze's (rpromo.ErrNotFreezeInputs), refuse the
 // whole command; a draw with no entrant was not frozen and has no receipt.
 func (c *promoCmd) receipts(ctx context.Context) error {
-	fr, err := c.openFreezeRun(ctx)
+	fr, err := c.openFreezeRun(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -1135,6 +1201,9 @@ func (c *promoCmd) runDraw(ctx context.Context) error {
 	}
 	fmt.Fprintf(c.env.Stderr, "draw %s: %d entrants frozen at %s, root %s\nfreeze record: log index %d, leaf hash %s (as on the receipt)\n",
 		c.draw, rc.Count, rc.FrozenAt, rc.Root, rc.Freeze.Index, rc.FreezeLeafHash)
+	if rc.ShareCommitment != "" {
+		fmt.Fprintf(c.env.Stderr, "share commitment %s (as on the receipt): the share entered must open it\n", rc.ShareCommitment)
+	}
 	// The beacon value is checked before the bailiff types anything.
 	br, err := promo.VerifyBeacon(rc.Beacon, beacon)
 	if err != nil {
@@ -1153,7 +1222,6 @@ func (c *promoCmd) runDraw(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("couldn't read the share file: %w", rngd.Pathless(err))
 		}
-		raw = rngd.TrimNewline(raw)
 	} else {
 		fmt.Fprintf(c.env.Stderr, "%s: ", what)
 		if raw, err = readLineCtx(ctx, c.env.Stdin); err != nil {
@@ -1169,14 +1237,18 @@ func (c *promoCmd) runDraw(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w: %s", errInterrupted, c.nothing)
 	}
-	var share string
-	if c.dice {
-		share, err = promo.ShareFromDice(string(raw))
-	} else {
-		share, err = promo.ShareFromText(string(raw))
-	}
+	share, err := promo.ShareFromInput(raw, c.dice)
 	if err != nil {
 		return usagef("share: %v", err)
+	}
+	// The share must open the commitment the freeze holds, if any: a
+	// refusal before anything is locked, as for a malformed share.
+	if f, err := record.Parse([]byte(rc.Freeze.Record)); err == nil {
+		if fr, ok := f.(*record.PromoFreeze); ok {
+			if err := promo.VerifyShareCommitment(fr, share); err != nil {
+				return usagef("share: %v; nothing drawn", err)
+			}
+		}
 	}
 	d, err := a.Draw(ctx, rpromo.DrawRequest{Draw: c.draw, Share: share, BeaconValue: beacon})
 	if err != nil {
@@ -1244,9 +1316,9 @@ func (c *promoCmd) writeCertificate(ctx context.Context, a *rpromo.Appliance, o 
 	return nil
 }
 
-// readLineCtx is readLine given up at an interrupt (ctx done): the read
-// itself cannot be stopped and goes on until rngctl exits, but what it
-// reads is not used.
+// readLineCtx is promo.ReadShareLine given up at an interrupt (ctx done):
+// the read itself cannot be stopped and goes on until rngctl exits, but
+// what it reads is not used.
 func readLineCtx(ctx context.Context, r io.Reader) ([]byte, error) {
 	type result struct {
 		b   []byte
@@ -1254,7 +1326,7 @@ func readLineCtx(ctx context.Context, r io.Reader) ([]byte, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		b, err := readLine(r)
+		b, err := promo.ReadShareLine(r)
 		done <- result{b, err}
 	}()
 	select {
@@ -1266,29 +1338,4 @@ func readLineCtx(ctx context.Context, r io.Reader) ([]byte, error) {
 	case <-ctx.Done():
 		return nil, errInterrupted
 	}
-}
-
-// readLine reads one line from r byte by byte (nothing after it is consumed).
-func readLine(r io.Reader) ([]byte, error) {
-	var b []byte
-	var one [1]byte
-	for len(b) <= 4096 {
-		n, err := r.Read(one[:])
-		if n == 1 {
-			if one[0] == '\n' {
-				return rngd.TrimNewline(append(b, '\n')), nil
-			}
-			b = append(b, one[0])
-		}
-		if err == io.EOF {
-			if len(b) == 0 {
-				return nil, errors.New("no share entered")
-			}
-			return b, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	return nil, errors.New("share longer than 4096 bytes")
 }

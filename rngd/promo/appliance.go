@@ -336,6 +336,11 @@ type FreezeRequest struct {
 	Rows      int64                      // stake rows read, for the documents
 	Rejected  int64                      // stake rows rejected, for the documents
 	Excluded  [promo.NumExclusions]int64 // valid rows not counted, by reason (IngestStats.Excluded)
+	// ShareCommitment is the bailiff's commitment to their share
+	// (promo.ShareCommitment, computed by rngverify share-commitment):
+	// required when the rules announce a beacon round for the draw
+	// (promo.ErrNoShareCommitment), optional otherwise.
+	ShareCommitment [32]byte
 }
 
 // Frozen is a logged freeze.
@@ -446,7 +451,7 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 	}
 	rec, err := promo.NewFreeze(promo.FreezeInput{
 		Operation: r.Operation, RulesHash: promo.RulesHash(req.RulesFile), Draw: draw, Tree: tree,
-		Reserves: d.Reserves, Beacon: beacon, KeyID: a.cfg.KeyID, R: rv, Now: now,
+		Reserves: d.Reserves, Beacon: beacon, KeyID: a.cfg.KeyID, ShareCommitment: req.ShareCommitment, R: rv, Now: now,
 	})
 	if err != nil {
 		return abandon(err)
@@ -1181,7 +1186,7 @@ func (a *Appliance) receipt(ctx context.Context, draw string, st *drawState) (*F
 	return &FreezeReceipt{
 		V: 1, Draw: draw, Title: st.meta.Title, RulesHash: st.meta.RulesHash, Days: st.meta.Days,
 		Count: f.Count, Root: hex.EncodeToString(f.Root[:]), Commitment: hex.EncodeToString(f.Commit[:]),
-		Reserves: f.Reserves, Beacon: f.Beacon, FrozenAt: promo.FormatTime(f.Time),
+		Reserves: f.Reserves, Beacon: f.Beacon, ShareCommitment: promo.ShareCommitmentHex(f), FrozenAt: promo.FormatTime(f.Time),
 		Withheld: st.meta.Withheld, Participants: st.meta.Participants,
 		Freeze:         promo.LoggedRecord{Index: st.freezeIdx, Record: string(st.freezeLeaf), Proof: promo.ProofHex(p)},
 		FreezeLeafHash: hex.EncodeToString(fl[:]),

@@ -33,10 +33,13 @@ func beaconRules(t testing.TB) (*promo.Rules, []byte) {
 	return r, data
 }
 
-// A draw announcing a drand round: the freeze logs drand:<quicknet>:123; a
-// value that is not that round's signature is refused before anything is
-// locked (the ceremony can then run); the real one is bound, certified and
-// shown on the procès-verbal with its randomness.
+// A draw announcing a drand round: the freeze is refused without the
+// bailiff's share commitment (nothing frozen), and logs drand:<quicknet>:123
+// and the commitment, shown on its receipt; a value that is not that
+// round's signature, and a share that does not open the commitment, are
+// refused before anything is locked (the ceremony can then run); the real
+// value and the committed share are bound, certified and shown on the
+// procès-verbal with the round's randomness.
 func TestDrawBeacon(t *testing.T) {
 	ctx := context.Background()
 	r, rulesFile := beaconRules(t)
@@ -45,12 +48,41 @@ func TestDrawBeacon(t *testing.T) {
 	keys := testKeys(t, filepath.Join(tmp, "keys"))
 	a, lg := openTestAppliance(t, filepath.Join(tmp, "data"), keys, testEntropy(t), c)
 	defer lg.Close()
-	fz, err := a.Freeze(ctx, FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"a1", "a2", "a3", "a4", "a5", "a6"}})
+	req := FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: []string{"a1", "a2", "a3", "a4", "a5", "a6"}}
+	dir, _ := a.drawDir("bonus-crescendo/1")
+	if _, err := a.Freeze(ctx, req); !errors.Is(err, promo.ErrNoShareCommitment) {
+		t.Fatalf("a freeze without the share commitment: %v, want %v", err, promo.ErrNoShareCommitment)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a refused freeze left its draw directory: %v", err)
+	}
+	if lp, err := a.logged(ctx, "bonus-crescendo/1"); err != nil || len(lp.freezes) != 0 {
+		t.Fatalf("a refused freeze was logged: %+v, %v", lp, err)
+	}
+	req.ShareCommitment = promo.ShareCommitment("bonus-crescendo/1", "text:12345678")
+	fz, err := a.Freeze(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fz.Record.Beacon != "drand:52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971:123" {
-		t.Fatalf("freeze beacon %q", fz.Record.Beacon)
+	if fz.Record.Beacon != "drand:52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971:123" || fz.Record.ShareCommitment != req.ShareCommitment {
+		t.Fatalf("freeze beacon %q, share commitment %x", fz.Record.Beacon, fz.Record.ShareCommitment)
+	}
+	rc, err := a.Receipt(ctx, "bonus-crescendo/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.ShareCommitment != hex.EncodeToString(req.ShareCommitment[:]) {
+		t.Fatalf("the receipt shows share commitment %q", rc.ShareCommitment)
+	}
+	if _, err := promo.VerifyFreezeReceipt(ReceiptJSON(rc), nil, promo.Anchors{LogKeys: lg.VerifierKeys()}); err != nil {
+		t.Fatalf("the receipt: %v", err)
+	}
+	var rpdf bytes.Buffer
+	if err := WriteReceiptPDF(&rpdf, rc); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(pageText(t, rpdf.Bytes()), []byte(rc.ShareCommitment)) {
+		t.Error("the receipt's PDF does not show the share commitment")
 	}
 	c.t = c.t.Add(17 * time.Hour)
 	good, _ := hex.DecodeString(quicknetRound123)
@@ -63,9 +95,17 @@ func TestDrawBeacon(t *testing.T) {
 			t.Fatalf("%s value: %v", name, err)
 		}
 	}
-	dir, _ := a.drawDir("bonus-crescendo/1")
 	if _, err := os.Stat(filepath.Join(dir, "draw.lock")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a refused beacon value left draw.lock: %v", err)
+	}
+	for _, share := range []string{"text:12345679", "text:another share"} {
+		_, err := a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: share, BeaconValue: good})
+		if err == nil || !strings.Contains(err.Error(), "does not open the commitment the freeze holds") {
+			t.Fatalf("share %q: %v", share, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "draw.lock")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a share refused left draw.lock: %v", err)
 	}
 	d, err := a.Draw(ctx, DrawRequest{Draw: "bonus-crescendo/1", Share: "text:12345678", BeaconValue: good})
 	if err != nil {

@@ -212,6 +212,9 @@ func WriteReceiptPDF(w io.Writer, r *FreezeReceipt) error {
 	if r.Beacon != "" {
 		d.field("Balise publique annoncée", beaconLabel(r.Beacon), true)
 	}
+	if r.ShareCommitment != "" {
+		d.field("Engagement de l'huissier sur sa contribution", r.ShareCommitment, true)
+	}
 	d.field("Gel effectué le", frenchTime(r.FrozenAt), false)
 	d.heading("Journal de transparence")
 	d.field("Index de l'enregistrement", fmt.Sprint(r.Freeze.Index), false)
@@ -222,7 +225,11 @@ func WriteReceiptPDF(w io.Writer, r *FreezeReceipt) error {
 	if err := d.qrCode("tirage-receipt:sha256:"+hash8(fp), 38); err != nil {
 		return err
 	}
-	d.para("Le QR code contient l'empreinte SHA-256 du récépissé JSON (receipt.json). Lors de la cérémonie, l'huissier apporte sa contribution (texte saisi ou lancers de dés) ; le résultat dépend de cette contribution et du secret r engagé ci-dessus.")
+	p := "Le QR code contient l'empreinte SHA-256 du récépissé JSON (receipt.json). Lors de la cérémonie, l'huissier apporte sa contribution (texte saisi ou lancers de dés) ; le résultat dépend de cette contribution et du secret r engagé ci-dessus."
+	if r.ShareCommitment != "" {
+		p += " La contribution saisie doit ouvrir l'engagement de l'huissier ci-dessus : toute autre est refusée."
+	}
+	d.para(p)
 	return d.write(w)
 }
 
@@ -274,6 +281,9 @@ func WriteProcesVerbalPDF(w io.Writer, c *Certificate) error {
 	d.field("Gel effectué le", frenchTime(promo.FormatTime(f.Time)), false)
 	d.field("Racine de Merkle", hex.EncodeToString(f.Root[:]), true)
 	d.field("Engagement H(r)", hex.EncodeToString(f.Commit[:]), true)
+	if c := promo.ShareCommitmentHex(f); c != "" {
+		d.field("Engagement de l'huissier sur sa contribution", c, true)
+	}
 	d.field("Règlement (SHA-256)", v.RulesHash, true)
 	d.heading("Cérémonie")
 	d.field("Contribution de l'huissier", d.exact(string(dr.Share)), true)

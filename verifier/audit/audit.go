@@ -3,7 +3,8 @@
 // entry against the signed tree, every record's format, every game
 // (chain, commitment, VRF proofs, outcomes, rules — package receipt's
 // CheckGame), every promotion draw against its freeze (link, commitment,
-// beacon value, a beacon round published after the freeze — the
+// the bailiff's share opening the freeze's share commitment, beacon
+// value, a beacon round published after the freeze — the
 // certificate's rule, beacon.Chain.PublishedAfter — VRF proof, ranking),
 // every promotion freeze against the operator's rules file it commits to
 // when the caller gives that file (Config.Rules), every game start against
@@ -880,6 +881,16 @@ type auditor struct {
 	entryBad issueList // entries that do not match the tree
 	recBad   issueList // malformed records
 	recNew   issueList // records of a version or kind this verifier does not know
+	// uncommitted are the promotion draws that pass with a beacon round
+	// whose freeze holds no share commitment (logged before freezes held
+	// one), by entry.
+	uncommitted []drawEntry
+}
+
+// drawEntry is a promotion draw record: its draw id and log entry.
+type drawEntry struct {
+	draw  string
+	entry uint64
 }
 
 // issueList counts problems of one kind and keeps the first maxIssues of
@@ -1412,6 +1423,11 @@ func (a *auditor) runPromo(j job) {
 		// has another β: the appliance would have chosen the winner.
 		fail(verdict.MsgDrawKeyNotFrozen, d.Key, f.Key)
 		return
+	case promo.VerifyShareCommitment(f, string(d.Share)) != nil:
+		// The bailiff committed to the share at the freeze, before the
+		// beacon round was published; the appliance refuses another.
+		fail(verdict.MsgShareCommitmentOpen, promo.ShareCommitmentHex(f))
+		return
 	}
 	// A freeze that names no key, with several announced before it: the
 	// draw cannot be shown unsteered. Not proof of misbehaviour (an older
@@ -1468,6 +1484,11 @@ func (a *auditor) runPromo(j job) {
 	a.mu.Lock()
 	if !steered {
 		a.counts["promo-ok"]++
+	}
+	if b.Verified() && f.ShareCommitment == [32]byte{} {
+		// Verified, but the share was not fixed before the round was
+		// published: said beside the verdict (finish).
+		a.uncommitted = append(a.uncommitted, drawEntry{d.Draw, j.drawIdx})
 	}
 	a.res.Proofs++
 	a.mu.Unlock()
@@ -1557,6 +1578,14 @@ func (a *auditor) finish() {
 		a.checkRules(r, time.Time{})
 	}
 	a.report(verdict.CheckPromotions, verdict.M(verdict.MsgDrawsOK, a.counts["promo-ok"]))
+	if n := len(a.uncommitted); n > 0 {
+		slices.SortFunc(a.uncommitted, func(x, y drawEntry) int { return cmp.Compare(x.entry, y.entry) })
+		var at verdict.Series
+		for _, e := range a.uncommitted[:min(n, maxIssues)] {
+			at = append(at, verdict.M(verdict.MsgDrawAt, e.draw, e.entry))
+		}
+		v.Fact("share not committed", verdict.MsgAuditSharesUncommitted, n, at)
+	}
 	a.attestationsReport()
 	a.rulesFacts()
 	a.manifestFacts()

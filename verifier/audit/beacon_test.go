@@ -37,7 +37,8 @@ func TestAuditPromoBeacon(t *testing.T) {
 		var r [32]byte
 		now := beacon.Quicknet.RoundTime(123).Add(-time.Hour) // announced before the round is published
 		ref := beacon.Ref{Chain: beacon.Quicknet.Hash(), Round: 123}
-		f, err := promo.NewFreeze(promo.FreezeInput{Operation: "bonus", RulesHash: promo.RulesHash([]byte("rules")), Draw: l.Draw, Tree: tree, Reserves: 1, Beacon: ref.String(), KeyID: a.VRFID, R: r, Now: now})
+		f, err := promo.NewFreeze(promo.FreezeInput{Operation: "bonus", RulesHash: promo.RulesHash([]byte("rules")), Draw: l.Draw, Tree: tree, Reserves: 1, Beacon: ref.String(), KeyID: a.VRFID, R: r, Now: now,
+			ShareCommitment: promo.ShareCommitment(l.Draw, "text:bailiff b")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +138,8 @@ func TestAuditPromoBeaconAfterFreeze(t *testing.T) {
 			tree, _ := l.Tree()
 			var r [32]byte
 			ref := beacon.Ref{Chain: c.Hash(), Round: tc.round}
-			f, err := promo.NewFreeze(promo.FreezeInput{Operation: "bonus", RulesHash: promo.RulesHash([]byte("rules")), Draw: l.Draw, Tree: tree, Reserves: 1, Beacon: ref.String(), KeyID: a.VRFID, R: r, Now: published.Add(-2 * time.Hour)})
+			f, err := promo.NewFreeze(promo.FreezeInput{Operation: "bonus", RulesHash: promo.RulesHash([]byte("rules")), Draw: l.Draw, Tree: tree, Reserves: 1, Beacon: ref.String(), KeyID: a.VRFID, R: r, Now: published.Add(-2 * time.Hour),
+				ShareCommitment: promo.ShareCommitment(l.Draw, "text:bailiff t")})
 			if err != nil {
 				t.Fatal(err)
 			}

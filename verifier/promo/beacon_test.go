@@ -74,7 +74,8 @@ func TestBeaconVerified(t *testing.T) {
 		list := &EntrantList{Draw: "bonus-crescendo/1", Accounts: accounts(20)}
 		tree, _ := list.Tree()
 		var r [32]byte
-		fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("rules")), Draw: list.Draw, Tree: tree, R: r, Beacon: rd.ref(), KeyID: "k", Now: time.Unix(0, 0)})
+		fr, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("rules")), Draw: list.Draw, Tree: tree, R: r, Beacon: rd.ref(), KeyID: "k", Now: time.Unix(0, 0),
+			ShareCommitment: ShareCommitment(list.Draw, "text:12345678")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +129,7 @@ func TestBeaconVerified(t *testing.T) {
 				t.Errorf("freeze at %v announcing a round published at %v: %v", now, at, err)
 			}
 		}
-		if _, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("r")), Draw: list.Draw, Tree: tree, Beacon: ref.String(), KeyID: "k", Now: at.Add(-time.Second)}); err != nil {
+		if _, err := NewFreeze(FreezeInput{Operation: "bonus-crescendo", RulesHash: RulesHash([]byte("r")), Draw: list.Draw, Tree: tree, Beacon: ref.String(), KeyID: "k", Now: at.Add(-time.Second), ShareCommitment: ShareCommitment(list.Draw, "text:12345678")}); err != nil {
 			t.Errorf("freeze a second before the round: %v", err)
 		}
 	}

@@ -23,10 +23,15 @@ import (
 //     winners (1) and reserves, commit = record.Commit(r) = SHA-256(r), the
 //     announced beacon round if any ("drand:<chain hash>:<round>", a
 //     beacon.Ref), promotion = the operation, rules = RulesHash(rules
-//     file) (binding the rules file) and key = the id of the VRF key that
-//     will draw it (binding the key, with several announced).
+//     file) (binding the rules file), key = the id of the VRF key that
+//     will draw it (binding the key, with several announced) and, with a
+//     beacon, share_commitment = ShareCommitment(draw, s), which the
+//     bailiff computed alone (binding the share before the round is
+//     published).
 //  2. Ceremony, after the freeze is logged: the bailiff enters the share s
-//     (ParseShare); if a beacon round was announced, its published value b
+//     (ParseShare), which must open the freeze's share commitment when it
+//     holds one (VerifyShareCommitment); if a beacon round was announced,
+//     its published value b
 //     is entered — the round's BLS signature (for a chained drand chain,
 //     the previous round's signature then the round's) — and must verify
 //     under the pinned key of the announced chain for the announced round
@@ -42,7 +47,9 @@ import (
 //     links to the freeze by prev = its leaf hash.
 //
 // Nobody can steer the result: the entrant list, H(r) and the VRF key are
-// logged before s exists; the bailiff does not know r; the VRF has one
+// logged before s exists; the bailiff does not know r; with a beacon, s is
+// committed before the round is published, so that not even the operator
+// and the bailiff together can try shares once it is known; the VRF has one
 // output per α and key, and the key is the freeze's (an appliance holding
 // several announced keys cannot prove α under each once s is known and
 // keep the ranking it prefers); the ceremony refuses a second draw for the
@@ -157,11 +164,15 @@ type FreezeInput struct {
 	KeyID     string   // the VRF key that will draw it: its id as announced in the log
 	R         [32]byte // the appliance's secret
 	Now       time.Time
+	// ShareCommitment is the bailiff's ShareCommitment(Draw, s), required
+	// with a beacon (optional without).
+	ShareCommitment [32]byte
 }
 
 // NewFreeze makes the freeze record (step 1). It fails when there is no
-// entrant (there is nothing to draw) or no VRF key is named: the key is
-// bound at the freeze, before the bailiff's share exists.
+// entrant (there is nothing to draw), no VRF key is named (the key is
+// bound at the freeze, before the bailiff's share exists) or a beacon is
+// announced without the bailiff's share commitment (ErrNoShareCommitment).
 func NewFreeze(in FreezeInput) (*record.PromoFreeze, error) {
 	n := uint64(in.Tree.Size())
 	if n == 0 {
@@ -170,7 +181,7 @@ func NewFreeze(in FreezeInput) (*record.PromoFreeze, error) {
 	if !operationRE.MatchString(in.Operation) || in.RulesHash == ([32]byte{}) {
 		return nil, fmt.Errorf("operation %q: a name of a-z, 0-9 and '-', with the rules file's hash", clip(in.Operation))
 	}
-	if !validDrawID(in.Draw) || !strings.HasPrefix(in.Draw, in.Operation+"/") {
+	if !ValidDrawID(in.Draw) || !strings.HasPrefix(in.Draw, in.Operation+"/") {
 		return nil, fmt.Errorf("draw id %q is not %s/<id>", in.Draw, in.Operation)
 	}
 	if in.KeyID == "" {
@@ -191,6 +202,10 @@ func NewFreeze(in FreezeInput) (*record.PromoFreeze, error) {
 			return nil, fmt.Errorf("beacon: %s round %d is published at %s, not after the freeze (%s): announce a later round",
 				c, ref.Round, FormatTime(t), FormatTime(in.Now))
 		}
+		// And so must the share be fixed before it.
+		if in.ShareCommitment == ([32]byte{}) {
+			return nil, fmt.Errorf("%s: %w", in.Draw, ErrNoShareCommitment)
+		}
 	}
 	return &record.PromoFreeze{
 		Time: in.Now.UTC().Truncate(time.Second), Draw: in.Draw,
@@ -198,8 +213,16 @@ func NewFreeze(in FreezeInput) (*record.PromoFreeze, error) {
 		Root: in.Tree.Root(), Count: n,
 		Winners: WinnersPerDraw, Reserves: Ranked(in.Reserves, n) - WinnersPerDraw,
 		Commit: record.Commit(in.R), Beacon: in.Beacon, Key: in.KeyID,
+		ShareCommitment: in.ShareCommitment,
 	}, nil
 }
+
+// ErrNoShareCommitment: a freeze announcing a beacon round was not given
+// the bailiff's share commitment (FreezeInput.ShareCommitment). Nothing was
+// frozen: the bailiff computes it (rngverify share-commitment) and the
+// freeze is made with it. Without it, the share could be chosen once the
+// round is published.
+var ErrNoShareCommitment = errors.New("a draw with a beacon round needs the bailiff's share commitment (rngverify share-commitment), fixed before the round is published")
 
 // ErrKeyNotFrozen: the ceremony was given another VRF key than the one the
 // freeze names. Nothing was drawn; hold it with the freeze's key (the error,
@@ -241,7 +264,8 @@ type Ceremony struct {
 // Check reports whether Run would draw, proving nothing: the inputs match
 // the freeze — the VRF key it names (ErrKeyNotFrozen), the entrant list,
 // r, the beacon value, the rules and dates, a time not before the
-// freeze's — and the share is one. A caller that locks the draw before
+// freeze's — and the share is one, opening the freeze's share commitment
+// when it holds one. A caller that locks the draw before
 // Run (rngd/promo) checks first, so that a refusal locks nothing.
 func (c *Ceremony) Check() error {
 	f := c.Freeze
@@ -255,6 +279,9 @@ func (c *Ceremony) Check() error {
 		return errors.New("r does not match the freeze commitment")
 	}
 	if _, err := ParseShare(c.Share); err != nil {
+		return fmt.Errorf("bailiff share: %w", err)
+	}
+	if err := VerifyShareCommitment(f, c.Share); err != nil {
 		return fmt.Errorf("bailiff share: %w", err)
 	}
 	if _, err := VerifyBeacon(f.Beacon, c.BeaconValue); err != nil {

@@ -106,6 +106,10 @@ const (
 	CheckDates           = "draw-dates" // only with Anchors.Rules
 	CheckCommitment      = "commitment"
 	CheckShare           = "bailiff-share"
+	// CheckShareCommitment: the share opens the commitment the freeze
+	// holds (VerifyShareCommitment). A freeze logged before freezes held
+	// one passes it; Verified.ShareCommitted says which.
+	CheckShareCommitment = "share-commitment"
 	CheckBeacon          = "beacon-signature"
 	CheckVRF             = "vrf-proof"
 	CheckPicks           = "ranked-picks"
@@ -198,12 +202,17 @@ type Verified struct {
 	KeyLogged  bool   // the VRF key was found in a key announcement in the log
 	Freeze     *record.PromoFreeze
 	DrawRecord *record.PromoDraw
+	// ShareCommitted: the freeze holds a share commitment, which the
+	// share opens. False for a freeze logged before freezes held one: with
+	// a beacon, the share was then not fixed before the round was known.
+	ShareCommitted bool
 }
 
 // Verify checks a certificate file offline. With list == nil it runs the
 // public checks: checkpoint signature, the records' inclusion, the
 // freeze/draw link (the draw under the VRF key the freeze names, when it
-// names one) and commitment, the announced drand round's signature
+// names one) and commitment, the share and the share commitment the
+// freeze holds, the announced drand round's signature
 // (VerifyBeacon, under the pinned chain key), α and the VRF proof, the ranked picks
 // from β, each pick's inclusion in the entrant root. With the bailiff's
 // entrant list it also checks that the list is canonical and hashes to the
@@ -372,6 +381,12 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	if _, err := ParseShare(string(d.Share)); err != nil {
 		return nil, fail(CheckShare, verdict.MsgPromoErr, err)
 	}
+	// 6a. The share opens the commitment the freeze holds: the bailiff
+	//     fixed it before the beacon round was published.
+	if err := VerifyShareCommitment(f, string(d.Share)); err != nil {
+		return nil, fail(CheckShareCommitment, verdict.MsgPromoErr, err)
+	}
+	v.ShareCommitted = f.ShareCommitment != [32]byte{}
 	// 6b. With the rules file: the freeze announced the round the rules
 	//     announce for this draw, or none when they announce none (a
 	//     freeze that dropped it would leave nothing to check below).

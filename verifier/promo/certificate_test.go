@@ -134,7 +134,12 @@ func runFlowAt(t testing.TB, accts []string, share string, reserves int, announc
 // runFlowRules is runFlowAt with a freeze committing to these rules,
 // whatever beacon they announce.
 func runFlowRules(t testing.TB, rules []byte, accts []string, share string, reserves int, announced string, value []byte, frozen, drawn time.Time) *fixture {
-	return runFlowEdit(t, rules, accts, share, reserves, value, frozen, drawn, func(fr *record.PromoFreeze) { fr.Beacon = announced })
+	return runFlowEdit(t, rules, accts, share, reserves, value, frozen, drawn, func(fr *record.PromoFreeze) {
+		fr.Beacon = announced
+		if announced != "" { // the bailiff's share committed, as NewFreeze requires
+			fr.ShareCommitment = ShareCommitment(fr.Draw, share)
+		}
+	})
 }
 
 // runFlowEdit is runFlowRules with edit altering the freeze record before

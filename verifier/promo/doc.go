@@ -1,7 +1,8 @@
 // Package promo is the pure core of promotions: operations like Bonus
 // Crescendo (docs/promotions.md), from the rules file to the verification of
-// a draw certificate. It does no I/O; rngd/promo feeds it files, the log and
-// the keys, and rngverify runs the same checks offline.
+// a draw certificate. It does no I/O of its own (ReadShareLine reads the
+// reader it is given); rngd/promo feeds it files, the log and the keys, and
+// rngverify runs the same checks offline.
 //
 // # API
 //
@@ -13,7 +14,8 @@
 //	el.ECredits(func(promo.ECredit) error)         // the e-credit report, by day then account
 //	list := &promo.EntrantList{Draw, Key, Accounts} // canonical list + freeze key K
 //	tree, err := list.Tree()                       // salted RFC 6962 leaves, root, inclusion proofs
-//	f, err := promo.NewFreeze(promo.FreezeInput{…}) // record.PromoFreeze: root, count, H(r), rules hash
+//	c := promo.ShareCommitment(draw, share)        // the bailiff's, before the freeze (with a beacon)
+//	f, err := promo.NewFreeze(promo.FreezeInput{…}) // record.PromoFreeze: root, count, H(r), rules hash, c
 //	d, err := (&promo.Ceremony{…}).Run()           // record.PromoDraw: α, VRF, ranked winner + reserves
 //	c, err := promo.NewCertificate(promo.CertificateInput{…})
 //	v, err := promo.Verify(certJSON, list|nil, promo.Anchors{…}) // *CheckError names the failed check

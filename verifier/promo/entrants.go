@@ -196,7 +196,7 @@ func ListDraw(data []byte) (string, bool) {
 	_, rest, _ := bytes.Cut(data, []byte("\n"))
 	line, _, ok := bytes.Cut(rest, []byte("\n"))
 	d, isDraw := strings.CutPrefix(string(line), "draw ")
-	return d, ok && isDraw && validDrawID(d)
+	return d, ok && isDraw && ValidDrawID(d)
 }
 
 // ParseEntrantList parses an entrant list file; it must be canonical (sorted,
@@ -220,7 +220,7 @@ func ParseEntrantList(data []byte) (*EntrantList, error) {
 		return fail(1, verdict.MsgListHeader, listMagic)
 	}
 	s, ok := next()
-	if !ok || !strings.HasPrefix(s, "draw ") || !validDrawID(s[5:]) {
+	if !ok || !strings.HasPrefix(s, "draw ") || !ValidDrawID(s[5:]) {
 		return fail(2, verdict.MsgListDrawLine)
 	}
 	l.Draw = s[5:]
@@ -255,7 +255,8 @@ func ParseEntrantList(data []byte) (*EntrantList, error) {
 	return &l, nil
 }
 
-func validDrawID(s string) bool {
+// ValidDrawID reports whether s is a full draw id, <operation>/<id>.
+func ValidDrawID(s string) bool {
 	op, id, ok := strings.Cut(s, "/")
 	return ok && idRE.MatchString(op) && drawIDRE.MatchString(id)
 }

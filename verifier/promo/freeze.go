@@ -19,10 +19,10 @@ import (
 //
 // Only the freeze record (Freeze), the checkpoint and the proof are the
 // log's; every other member is what the receipt displays, checked against
-// the record (count, root, commitment, reserves, beacon, time, rules hash,
-// leaf hash), or informative: Title, Days, Withheld and Participants are
-// the appliance's bookkeeping, in no record (Participants must be Count +
-// Withheld).
+// the record (count, root, commitment, reserves, beacon, share
+// commitment, time, rules hash, leaf hash), or informative: Title, Days,
+// Withheld and Participants are the appliance's bookkeeping, in no record
+// (Participants must be Count + Withheld).
 type FreezeReceipt struct {
 	V            int          `json:"v"` // 1
 	Draw         string       `json:"draw"`
@@ -44,6 +44,10 @@ type FreezeReceipt struct {
 	Checkpoint     string   `json:"checkpoint"` // signed note (c2sp.org/tlog-checkpoint)
 	LogKeys        []string `json:"log_keys"`
 	EntrantsFile   string   `json:"entrants_sha256"` // SHA-256 of the private entrant list file
+	// ShareCommitment is the bailiff's share commitment the freeze holds
+	// (hex), for the bailiff to compare with the one they computed; none
+	// in freezes logged before freezes held one.
+	ShareCommitment string `json:"share_commitment,omitempty"`
 }
 
 // FreezeReceiptJSON is the receipt file's bytes (indented JSON); the PDF
@@ -91,12 +95,12 @@ type FreezeVerified struct {
 // keys (a.LogKeys; empty: the receipt's own, as for Verify), that its
 // record is a promo_freeze record included in that checkpoint at its
 // index, that the receipt displays what that record says (draw, count,
-// entrant root, commitment, reserves, beacon, time, rules hash, leaf hash)
-// and, with the bailiff's entrant list, that the list is this draw's,
-// canonical, hashes under its key to the frozen root and count, and is the
-// file whose SHA-256 the receipt gives. Only a.LogKeys is used of the
-// anchors: a freeze holds no VRF proof, and its ranking and dates are
-// checked with the draw (Verify).
+// entrant root, commitment, reserves, beacon, share commitment, time,
+// rules hash, leaf hash) and, with the bailiff's entrant list, that the
+// list is this draw's, canonical, hashes under its key to the frozen root
+// and count, and is the file whose SHA-256 the receipt gives. Only
+// a.LogKeys is used of the anchors: a freeze holds no VRF proof, and its
+// ranking and dates are checked with the draw (Verify).
 //
 // A receipt is a file anyone can edit: none of its failures proves
 // anything against the appliance, and every error is a *CheckError.
@@ -142,6 +146,7 @@ func VerifyFreezeReceipt(file []byte, list *EntrantList, a Anchors) (*FreezeVeri
 		{"commitment", r.Commitment, hex.EncodeToString(f.Commit[:])},
 		{"reserves", strconv.FormatUint(r.Reserves, 10), strconv.FormatUint(f.Reserves, 10)},
 		{"beacon", r.Beacon, f.Beacon},
+		{"share_commitment", r.ShareCommitment, ShareCommitmentHex(f)},
 		{"frozen_at", r.FrozenAt, FormatTime(f.Time)},
 		{"freeze_leaf_hash", r.FreezeLeafHash, v.LeafHash},
 	} {
@@ -175,4 +180,13 @@ func VerifyFreezeReceipt(file []byte, list *EntrantList, a Anchors) (*FreezeVeri
 		return nil, fail(CheckEntrantsFile, verdict.MsgFreezeListFile, v.EntrantsFile, r.EntrantsFile)
 	}
 	return v, nil
+}
+
+// ShareCommitmentHex is the share commitment the freeze f holds, in hex, as
+// a freeze receipt shows it; "" when it holds none.
+func ShareCommitmentHex(f *record.PromoFreeze) string {
+	if f.ShareCommitment == ([32]byte{}) {
+		return ""
+	}
+	return hex.EncodeToString(f.ShareCommitment[:])
 }

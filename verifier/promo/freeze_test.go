@@ -121,6 +121,7 @@ func TestVerifyFreezeReceiptTampered(t *testing.T) {
 		{"commitment", edit(func(r *FreezeReceipt) { r.Commitment = strings.Repeat("1", 64) }), nil, a, CheckReceiptFields, verdict.MsgFreezeField},
 		{"reserves", edit(func(r *FreezeReceipt) { r.Reserves = 2 }), nil, a, CheckReceiptFields, verdict.MsgFreezeField},
 		{"beacon", edit(func(r *FreezeReceipt) { r.Beacon = "drand:" + strings.Repeat("a", 64) + ":1" }), nil, a, CheckReceiptFields, verdict.MsgFreezeField},
+		{"share commitment shown, none frozen", edit(func(r *FreezeReceipt) { r.ShareCommitment = strings.Repeat("3", 64) }), nil, a, CheckReceiptFields, verdict.MsgFreezeField},
 		{"frozen at", edit(func(r *FreezeReceipt) { r.FrozenAt = "2016-06-20T15:00:00Z" }), nil, a, CheckReceiptFields, verdict.MsgFreezeField},
 		{"leaf hash", edit(func(r *FreezeReceipt) { r.FreezeLeafHash = strings.Repeat("2", 64) }), nil, a, CheckReceiptFields, verdict.MsgFreezeField},
 		{"participants", edit(func(r *FreezeReceipt) { r.Participants = 999 }), nil, a, CheckReceiptFields, verdict.MsgFreezeParticipants},

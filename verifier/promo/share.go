@@ -1,13 +1,20 @@
 package promo
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
 )
 
@@ -80,4 +87,81 @@ func ShareFromDice(rolls string) (string, error) {
 		}
 	}
 	return ParseShare("dice:" + b.String())
+}
+
+// ShareFromInput normalises what the bailiff entered — a typed line or a
+// share file's bytes — as dice rolls (dice) or text: the one reading of a
+// share, at the ceremony (rngctl promo draw) and for its commitment
+// (rngverify share-commitment).
+func ShareFromInput(raw []byte, dice bool) (string, error) {
+	if dice {
+		return ShareFromDice(string(raw))
+	}
+	return ShareFromText(string(raw))
+}
+
+// MaxShareLine bounds the line ReadShareLine reads.
+const MaxShareLine = 4096
+
+// ReadShareLine reads one line from r, the bailiff's terminal, byte by byte
+// (nothing after it is consumed), without its line end ("\n" or "\r\n"). A
+// last line without a line end is read to EOF; nothing at all, or more than
+// MaxShareLine bytes, is refused.
+func ReadShareLine(r io.Reader) ([]byte, error) {
+	var b []byte
+	var one [1]byte
+	for len(b) <= MaxShareLine {
+		n, err := r.Read(one[:])
+		if n == 1 {
+			if one[0] == '\n' {
+				return bytes.TrimSuffix(b, []byte("\r")), nil
+			}
+			b = append(b, one[0])
+		}
+		if errors.Is(err, io.EOF) {
+			if len(b) == 0 {
+				return nil, verdict.Errorf(verdict.MsgShareNone)
+			}
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return nil, verdict.Errorf(verdict.MsgShareLong, MaxShareLine)
+}
+
+// ShareCommitment is the bailiff's commitment to share s, in its recorded
+// form ("text:…" or "dice:…", as ParseShare accepts and the promo_draw
+// record holds), for draw (operation/id):
+//
+//	SHA-256("tirage/share-commitment/v1" || u32be(len(draw)) || draw ||
+//	        u32be(len(s)) || s)
+//
+// The bailiff computes it alone (rngverify share-commitment) and the freeze
+// logs it (promo_freeze share_commitment) before the beacon round is
+// published; the draw's share must open it (VerifyShareCommitment). It is
+// checked, not bound into α.
+func ShareCommitment(draw, s string) [32]byte {
+	h := sha256.New()
+	h.Write([]byte("tirage/share-commitment/v1"))
+	for _, v := range []string{draw, s} {
+		h.Write(binary.BigEndian.AppendUint32(nil, uint32(len(v))))
+		h.Write([]byte(v))
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// VerifyShareCommitment returns an error (verdict.MsgShareCommitmentOpen)
+// when the freeze f holds a share commitment that share (its recorded
+// form) does not open; nil when it opens it or f holds none (a freeze
+// logged before freezes held one, or one without a beacon that was given
+// none).
+func VerifyShareCommitment(f *record.PromoFreeze, share string) error {
+	if f.ShareCommitment == ([32]byte{}) || ShareCommitment(f.Draw, share) == f.ShareCommitment {
+		return nil
+	}
+	return verdict.Errorf(verdict.MsgShareCommitmentOpen, hex.EncodeToString(f.ShareCommitment[:]))
 }

@@ -45,7 +45,8 @@ func TestPromoReceiptBeacon(t *testing.T) {
 		var r [32]byte
 		now := beacon.Quicknet.RoundTime(123).Add(tc.announced)
 		ref := beacon.Ref{Chain: beacon.Quicknet.Hash(), Round: 123}
-		f, err := promo.NewFreeze(promo.FreezeInput{Operation: "bonus", RulesHash: promo.RulesHash([]byte("rules")), Draw: l.Draw, Tree: tree, Reserves: 1, Beacon: ref.String(), KeyID: a.VRFID, R: r, Now: beacon.Quicknet.RoundTime(123).Add(-time.Hour)})
+		f, err := promo.NewFreeze(promo.FreezeInput{Operation: "bonus", RulesHash: promo.RulesHash([]byte("rules")), Draw: l.Draw, Tree: tree, Reserves: 1, Beacon: ref.String(), KeyID: a.VRFID, R: r, Now: beacon.Quicknet.RoundTime(123).Add(-time.Hour),
+			ShareCommitment: promo.ShareCommitment(l.Draw, "text:bailiff b")})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,13 +16,13 @@ import (
 var certificateChecks = []string{
 	promo.CheckFormat, promo.CheckCheckpoint, promo.CheckFreezeRecord, promo.CheckFreezeInclusion,
 	promo.CheckDrawRecord, promo.CheckDrawInclusion, promo.CheckKeys, promo.CheckRules, promo.CheckLink,
-	promo.CheckCommitment, promo.CheckShare, promo.CheckBeacon, promo.CheckVRF, promo.CheckPicks, promo.CheckPickInclusion,
+	promo.CheckCommitment, promo.CheckShare, promo.CheckShareCommitment, promo.CheckBeacon, promo.CheckVRF, promo.CheckPicks, promo.CheckPickInclusion,
 }
 
 // certificateMisbehaviour: a failure of these checks is a contradiction
 // inside the material, proof when it is authenticated (certificateWhy).
 var certificateMisbehaviour = map[string]bool{
-	promo.CheckLink: true, promo.CheckCommitment: true, promo.CheckVRF: true, promo.CheckPicks: true,
+	promo.CheckLink: true, promo.CheckCommitment: true, promo.CheckShareCommitment: true, promo.CheckVRF: true, promo.CheckPicks: true,
 }
 
 // certificateWhy says why a contradiction promo.Verify found (ce) is no
@@ -115,6 +115,30 @@ func certificateBeacon(v *verdict.Verdict, file []byte, res *promo.Verified) {
 	}
 }
 
+// certificateShare says what the share-commitment check promo.Verify
+// passed established: the share opens the commitment the freeze holds; or,
+// for a freeze that holds none (logged before freezes held one), nothing —
+// and, when the draw binds a beacon round, that the beacon then does not
+// rule out a choice of the winners by the operator and the bailiff
+// together.
+func certificateShare(v *verdict.Verdict, file []byte) {
+	var c promo.Certificate
+	if json.Unmarshal(file, &c) != nil {
+		return
+	}
+	r, err := record.Parse([]byte(c.Freeze.Record))
+	f, ok := r.(*record.PromoFreeze)
+	switch {
+	case err != nil || !ok:
+	case f.ShareCommitment != [32]byte{}:
+		v.Set(promo.CheckShareCommitment, verdict.StatusPass, verdict.MsgShareCommitmentOK, promo.ShareCommitmentHex(f))
+	case f.Beacon != "":
+		v.Set(promo.CheckShareCommitment, verdict.StatusSkip, verdict.MsgShareUncommitted)
+	default:
+		v.Set(promo.CheckShareCommitment, verdict.StatusSkip, verdict.MsgShareCommitmentNone)
+	}
+}
+
 // VerifyCertificate verifies a promotion certificate (promo.Verify) as a
 // verdict naming each of its checks; with the draw's entrant list in lists
 // (by draw id), the bailiff's checks too. The log keys must be anchored (a
@@ -184,6 +208,9 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 	}
 	if list == nil {
 		v.Skip(promo.CheckEntrantRoot, verdict.MsgPublicOnly)
+	}
+	if c := v.Find(promo.CheckShareCommitment); c != nil && c.Status == verdict.StatusPass {
+		certificateShare(v, file)
 	}
 	if c := v.Find(promo.CheckBeacon); c != nil && c.Status == verdict.StatusPass {
 		certificateBeacon(v, file, res)

@@ -89,6 +89,11 @@ func verifyFreeze(file []byte, list *promo.EntrantList, listRefused *verdict.Msg
 		v.FactNamed(verdict.M(verdict.MsgFreezeFactFrozenAt), verdict.MsgSame, promo.FormatTime(f.Time))
 		v.Fact("leaf hash", verdict.MsgSame, res.LeafHash)
 		v.Fact("log", verdict.MsgFreezeFactLog, res.Index, res.LogOrigin, res.TreeSize)
+		// The bailiff compares it with the one they computed
+		// (rngverify share-commitment).
+		if c := promo.ShareCommitmentHex(f); c != "" {
+			v.FactNamed(verdict.M(verdict.MsgFreezeFactShareCommitment), verdict.MsgSame, c)
+		}
 		if res.EntrantsFile != "" {
 			v.FactNamed(verdict.M(verdict.MsgFreezeFactList), verdict.MsgSha256, res.EntrantsFile)
 		}

@@ -387,6 +387,11 @@ func companions(v *verdict.Verdict, ev *evidence, rec record.Record, rc *Receipt
 			// The freeze bound the key before the bailiff's share existed.
 			v.Misbehaviour(verdict.CheckChain, verdict.MsgDrawKeyNotFrozen, d.Key, f.Key)
 			ev.on(0, freezeAt)
+		case promo.VerifyShareCommitment(f, string(d.Share)) != nil:
+			// The bailiff committed to the share at the freeze, before
+			// the beacon round was published.
+			v.Misbehaviour(verdict.CheckChain, verdict.MsgShareCommitmentOpen, promo.ShareCommitmentHex(f))
+			ev.on(0, freezeAt)
 		default:
 			freeze = f
 		}

@@ -167,7 +167,7 @@ func alphaDoc(t *testing.T) string {
 		{record.KindPick, "pick `index` (0 = first) of `number`: good or losing, VRF proof and β"},
 		{record.KindDecision, "at tier 1..3: continue or stop"},
 		{record.KindGameEnd, "won / lost / expired / refunded, amounts, and r revealed"},
-		{record.KindPromoFreeze, "a promotion draw's entrant list frozen: root, count, winners, reserves, H(r), beacon round, the VRF key that will draw it"},
+		{record.KindPromoFreeze, "a promotion draw's entrant list frozen: root, count, winners, reserves, H(r), beacon round, the VRF key that will draw it, the bailiff's share commitment"},
 		{record.KindPromoDraw, "the promotion draw: r, bailiff share s, beacon value, ranking (winners then reserves), proof"},
 		{record.KindAttestation, "the digest of a signed statement (DSSE), its type and signing key"},
 	} {
@@ -337,6 +337,13 @@ func alphaDoc(t *testing.T) string {
 	p("known could keep the ranking it prefers, so verifiers count such a draw as misbehaviour.\n")
 	p("A freeze logged before `key` existed names none: its draw must be under the single VRF key\n")
 	p("announced before it, and fails the audit when several were.\n\n")
+	p("The bailiff's share s is not chosen after the beacon round is known: a freeze announcing a\n")
+	p("beacon holds `share_commitment` = SHA-256(\"tirage/share-commitment/v1\" || u32be(len(draw)) ||\n")
+	p("draw || u32be(len(s)) || s), which the bailiff computes alone (`rngverify share-commitment`),\n")
+	p("and the draw's `share` must open it. It is checked, not in α. Without it, operator and bailiff\n")
+	p("together could try shares once the round is published and keep the winners they prefer. A\n")
+	p("freeze logged before `share_commitment` existed holds none: its draw verifies, and verifiers say\n")
+	p("the beacon does not rule out such a choice.\n\n")
 	root := sha256.Sum256([]byte("entrants"))
 	share := []byte("bailiff share")
 	beacon := bytes.Repeat([]byte{0xee}, 32)

@@ -417,6 +417,13 @@ func CheckRefundReason(s string) error {
 // Its draw must name this key (promo_draw "key"). Freezes logged before
 // "key" existed name none; verifiers then require the single VRF key
 // announced before the freeze (verifier/audit).
+//
+// ShareCommitment binds the bailiff's share before the beacon round is
+// published: the bailiff computes it alone (verifier/promo.ShareCommitment,
+// rngverify share-commitment) and the draw's share must open it. Without
+// it, an operator and a bailiff together could try shares once the round
+// is known and keep the winners they prefer. A freeze announcing a beacon
+// holds one; freezes logged before "share_commitment" existed hold none.
 type PromoFreeze struct {
 	Time      time.Time `rec:"time"`
 	Draw      string    `rec:"draw"`
@@ -429,6 +436,9 @@ type PromoFreeze struct {
 	Commit    [32]byte  `rec:"commit"`           // Commit(r)
 	Beacon    string    `rec:"beacon,omitempty"` // "drand:<chain hash>:<round>" (verifier/beacon.Ref); free text in older freezes
 	Key       string    `rec:"key,omitempty"`    // the VRF key's id as announced, which alone may draw it; "" in older freezes
+	// ShareCommitment is promo.ShareCommitment(draw, share) of the share
+	// the draw must hold; zero in older freezes.
+	ShareCommitment [32]byte `rec:"share_commitment,omitempty"`
 }
 
 // Kind implements Record.

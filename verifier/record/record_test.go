@@ -48,7 +48,8 @@ func samples() []record.Record {
 		&record.Decision{Time: t0.Add(5 * time.Minute), Game: "g-000042", Tier: 1, Choice: record.ChoiceContinue, Prev: h32("previous leaf")},
 		&record.GameEnd{Time: t0.Add(9 * time.Minute), Game: "g-000042", Result: record.ResultWon, Tier: 2, Win: 12000, Secret: secret, Prev: h32("previous leaf")},
 		&record.PromoFreeze{Time: t0, Draw: "BC-2016-1", Promotion: "bonus-crescendo", Rules: h32("rules file"), Root: h32("entrants"), Count: 48213,
-			Winners: 1, Reserves: 3, Commit: record.Commit(secret), Beacon: "drand quicknet round 1234567", Key: "vrf-1"},
+			Winners: 1, Reserves: 3, Commit: record.Commit(secret), Beacon: "drand quicknet round 1234567", Key: "vrf-1",
+			ShareCommitment: h32("bailiff share commitment")},
 		&record.PromoDraw{Time: t0.Add(time.Hour), Draw: "BC-2016-1", Root: h32("entrants"), Count: 48213, Winners: 1, Reserves: 3,
 			Commit: record.Commit(secret), Secret: secret, Share: []byte("bailiff share"),
 			Beacon: "drand quicknet round 1234567", BeaconValue: bytes.Repeat([]byte{0xee}, 32),
@@ -201,6 +202,53 @@ func TestPromoFreezeKey(t *testing.T) {
 	empty := bytes.Replace(golden, []byte(`"key":"vrf-1"`), []byte(`"key":""`), 1)
 	if _, err := record.Parse(empty); !errors.Is(err, record.ErrMalformed) {
 		t.Errorf("an empty key member: %v, want %v", err, record.ErrMalformed)
+	}
+}
+
+// TestPromoFreezeShareCommitment: a freeze holds the bailiff's share
+// commitment as "share_commitment" between "rules" and "time"; a freeze
+// logged before it existed (the golden leaf without it) still parses, to a
+// record without one, and formats back to the same bytes. An all-zero
+// member is not canonical (omitted when empty), nor is one of another
+// length.
+func TestPromoFreezeShareCommitment(t *testing.T) {
+	golden, err := os.ReadFile(goldenPath(record.KindPromoFreeze))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := h32("bailiff share commitment")
+	member := `"share_commitment":"` + hex.EncodeToString(c[:]) + `"`
+	if !bytes.Contains(golden, []byte(`,`+member+`,"time":`)) {
+		t.Fatalf("the golden freeze does not hold its share commitment where the canonical order puts it: %s", golden)
+	}
+	legacy := bytes.Replace(golden, []byte(member+`,`), nil, 1)
+	for _, tc := range []struct {
+		name string
+		leaf []byte
+		want [32]byte
+	}{{"with commitment", golden, c}, {"legacy, none", legacy, [32]byte{}}} {
+		r, err := record.Parse(tc.leaf)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		f, ok := r.(*record.PromoFreeze)
+		if !ok || f.ShareCommitment != tc.want {
+			t.Fatalf("%s: parsed %+v, want share commitment %x", tc.name, r, tc.want)
+		}
+		back, err := record.Format(f)
+		if err != nil || !bytes.Equal(back, tc.leaf) {
+			t.Errorf("%s: formats back to %s (%v), want %s", tc.name, back, err, tc.leaf)
+		}
+	}
+	for name, bad := range map[string]string{
+		"all zero":  `"share_commitment":"` + strings.Repeat("0", 64) + `"`,
+		"too short": `"share_commitment":"` + hex.EncodeToString(c[:31]) + `"`,
+		"upper hex": `"share_commitment":"` + strings.ToUpper(hex.EncodeToString(c[:])) + `"`,
+	} {
+		leaf := bytes.Replace(golden, []byte(member), []byte(bad), 1)
+		if _, err := record.Parse(leaf); !errors.Is(err, record.ErrMalformed) {
+			t.Errorf("%s: %v, want %v", name, err, record.ErrMalformed)
+		}
 	}
 }
 

@@ -2650,6 +2650,39 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"impossible de lire le reçu de gel : %v"},
 	MsgCLINoAnchorFreeze: {"no trust anchor: give the operator's log key (--log-key FILE, --pin FINGERPRINT, or its key announcement with --log-key) or --state FILE; the receipt's own keys are not trusted",
 		"aucune ancre de confiance : fournissez la clé du journal de l'exploitant (--log-key FICHIER, --pin EMPREINTE, ou son annonce de clés avec --log-key) ou --state FICHIER ; les propres clés du reçu ne sont pas acceptées"},
+	// The bailiff's share commitment (promo.ShareCommitment, promo_freeze
+	// share_commitment; rngverify share-commitment).
+	MsgShareCommitmentOpen: {"the share does not open the commitment the freeze holds (%s): it is not the share the bailiff committed to at the freeze, before the beacon round was published",
+		"la contribution n'ouvre pas l'engagement que contient le gel (%s) : ce n'est pas la contribution sur laquelle l'huissier s'est engagé lors du gel, avant la publication de la ronde de la balise"},
+	MsgShareCommitmentOK: {"the share opens the commitment the freeze holds (%s): the bailiff committed to it at the freeze",
+		"la contribution ouvre l'engagement que contient le gel (%s) : l'huissier s'y est engagé lors du gel"},
+	MsgShareUncommitted: {"the freeze holds no commitment to the bailiff's share (it was logged before freezes held one): the share was not fixed before the beacon round was published, so the beacon does not rule out a choice of the winners by the operator and the bailiff together",
+		"le gel ne contient aucun engagement sur la contribution de l'huissier (il a été journalisé avant que les gels n'en contiennent) : la contribution n'était pas fixée avant la publication de la ronde de la balise, si bien que la balise n'exclut pas un choix des gagnants par l'exploitant et l'huissier ensemble"},
+	MsgShareCommitmentNone: {"the freeze announced no beacon round and holds no share commitment: none is needed without a beacon",
+		"le gel n'a annoncé aucune ronde de balise et ne contient aucun engagement sur la contribution : aucun n'est nécessaire sans balise"},
+	MsgAuditSharesUncommitted: {"promotion draws whose freeze holds no commitment to the bailiff's share though they bind a beacon round (freezes logged before freezes held one): %d (%s); their share was not fixed before the round was published, so the beacon does not rule out a choice of the winners by the operator and the bailiff together",
+		"tirages promotionnels dont le gel ne contient aucun engagement sur la contribution de l'huissier alors qu'ils intègrent une ronde de balise (gels journalisés avant que les gels n'en contiennent) : %d (%s) ; leur contribution n'était pas fixée avant la publication de la ronde, si bien que la balise n'exclut pas un choix des gagnants par l'exploitant et l'huissier ensemble"},
+	MsgShareNone: {"no share entered",
+		"aucune contribution saisie"},
+	MsgShareLong: {"share longer than %d bytes",
+		"contribution de plus de %d octets"},
+	MsgCmdShareCommitment: {"compute the bailiff's share commitment for a promotion's freeze, offline: the share is read as the ceremony reads it",
+		"calculer hors ligne l'engagement de l'huissier sur sa contribution, pour le gel d'une opération promotionnelle : la contribution est lue comme la cérémonie la lit"},
+	MsgUsageShareCommitment: {usageShareCommitmentEN, usageShareCommitmentFR},
+	MsgCLIShareDraw: {"--draw %q: not a draw id (<operation>/<id>, e.g. bonus-crescendo/1)",
+		"--draw « %s » : ce n'est pas un identifiant de tirage (<opération>/<id>, par exemple bonus-crescendo/1)"},
+	MsgCLIReadShare: {"couldn't read the share: %v",
+		"impossible de lire la contribution : %v"},
+	MsgCLISharePromptText: {"bailiff's share (typed text, 8 to 256 bytes): ",
+		"contribution de l'huissier (texte saisi, 8 à 256 octets) : "},
+	MsgCLISharePromptDice: {"bailiff's dice rolls (at least %d digits 1-6): ",
+		"lancers de dés de l'huissier (au moins %d chiffres de 1 à 6) : "},
+	MsgCLIShareBad: {"share: %v",
+		"contribution : %v"},
+	MsgFreezeFactShareCommitment: {"bailiff's share commitment",
+		"engagement de l'huissier sur sa contribution"},
+	MsgDrawAt: {"draw %s (entry %d)",
+		"tirage %s (entrée %d)"},
 }
 
 // rngverify attestation's message ids.
@@ -2704,4 +2737,24 @@ const (
 	MsgCLIMissingFreeze     MsgID = "cli-missing-freeze"
 	MsgCLIReadFreeze        MsgID = "cli-read-freeze"
 	MsgCLINoAnchorFreeze    MsgID = "cli-no-anchor-freeze"
+)
+
+// The bailiff's share commitment's message ids.
+const (
+	MsgShareCommitmentOpen       MsgID = "share-commitment-open"
+	MsgShareCommitmentOK         MsgID = "share-commitment-ok"
+	MsgShareUncommitted          MsgID = "share-uncommitted"
+	MsgShareCommitmentNone       MsgID = "share-commitment-none"
+	MsgAuditSharesUncommitted    MsgID = "audit-shares-uncommitted"
+	MsgShareNone                 MsgID = "share-none"
+	MsgShareLong                 MsgID = "share-long"
+	MsgCmdShareCommitment        MsgID = "cmd-share-commitment"
+	MsgUsageShareCommitment      MsgID = "usage-share-commitment"
+	MsgCLIShareDraw              MsgID = "cli-share-draw"
+	MsgCLIReadShare              MsgID = "cli-read-share"
+	MsgCLISharePromptText        MsgID = "cli-share-prompt-text"
+	MsgCLISharePromptDice        MsgID = "cli-share-prompt-dice"
+	MsgCLIShareBad               MsgID = "cli-share-bad"
+	MsgFreezeFactShareCommitment MsgID = "freeze-fact-share-commitment"
+	MsgDrawAt                    MsgID = "draw-at"
 )

@@ -85,6 +85,8 @@ var titles = map[string][2]text{
 		{"The draw is the draw of this freeze, logged after it, with the same list.", "Le tirage est bien celui de ce gel, journalisé après lui, sur la même liste."}},
 	"bailiff-share": {{"bailiff's share", "contribution de l'huissier"},
 		{"The bailiff's contribution entered at the ceremony is in the draw.", "La contribution saisie par l'huissier lors de la cérémonie entre dans le tirage."}},
+	"share-commitment": {{"bailiff's share committed", "contribution de l'huissier engagée"},
+		{"The bailiff's share opens the commitment logged at the freeze, before the beacon round was published: it was not chosen once the round was known.", "La contribution de l'huissier ouvre l'engagement journalisé lors du gel, avant la publication de la ronde de la balise : elle n'a pas été choisie une fois la ronde connue."}},
 	"beacon-signature": {{"public beacon", "balise publique d'aléa"},
 		{"The public beacon value bound into the draw is the one of the drand round announced at the freeze, signed by that beacon.", "La valeur de la balise publique d'aléa intégrée au tirage est celle de la ronde drand annoncée lors du gel, signée par cette balise."}},
 	"ranked-picks": {{"winners and reserves", "gagnants et suppléants"},
@@ -98,7 +100,7 @@ var titles = map[string][2]text{
 
 	// Freeze receipts (promo.VerifyFreezeReceipt).
 	"receipt-fields": {{"receipt matches the log", "reçu conforme au journal"},
-		{"What the freeze receipt shows (count, root, commitment, reserves, beacon, time, rules, leaf hash) is what the logged freeze record says.", "Ce qu'affiche le reçu de gel (nombre, racine, engagement, suppléants, balise, heure, règlement, empreinte de la feuille) est ce que dit l'enregistrement du gel journalisé."}},
+		{"What the freeze receipt shows (count, root, commitment, reserves, beacon, share commitment, time, rules, leaf hash) is what the logged freeze record says.", "Ce qu'affiche le reçu de gel (nombre, racine, engagement, suppléants, balise, engagement sur la contribution, heure, règlement, empreinte de la feuille) est ce que dit l'enregistrement du gel journalisé."}},
 	"entrants-sha256": {{"entrant list file", "fichier de la liste"},
 		{"The entrant list given is the very file whose SHA-256 the freeze receipt gives.", "La liste des participants fournie est exactement le fichier dont le reçu de gel donne le SHA-256."}},
 

@@ -12,8 +12,10 @@ at the freeze, offline:
   public checks     the checkpoint is signed by a trusted log key; the freeze
                     record is a promo_freeze record in the log at its index;
                     the receipt shows what that record says: draw, count,
-                    entrant root, commitment H(r), reserves, beacon, time,
-                    rules SHA-256 and the record's leaf hash
+                    entrant root, commitment H(r), reserves, beacon, the
+                    bailiff's share commitment (shown: compare it with the
+                    one rngverify share-commitment printed), time, rules
+                    SHA-256 and the record's leaf hash
   --entrants LIST   the bailiff's checks too: the private entrant list
                     (<draw>-entrants.txt) is this draw's, canonical, hashes
                     under its key to the frozen root and count, and is the
@@ -37,8 +39,11 @@ tel que l'appareil le remet à l'huissier lors du gel :
                     confiance ; l'enregistrement du gel est un enregistrement
                     promo_freeze du journal, à son index ; le reçu affiche ce
                     que dit cet enregistrement : tirage, nombre, racine des
-                    participants, engagement H(r), suppléants, balise, heure,
-                    SHA-256 du règlement et empreinte de la feuille
+                    participants, engagement H(r), suppléants, balise,
+                    engagement de l'huissier sur sa contribution (affiché :
+                    comparez-le à celui qu'a imprimé rngverify
+                    share-commitment), heure, SHA-256 du règlement et
+                    empreinte de la feuille
   --entrants LISTE  les vérifications de l'huissier aussi : la liste privée des
                     participants (<tirage>-entrants.txt) est celle de ce
                     tirage, canonique, donne sous sa clé la racine et le nombre

@@ -42,6 +42,7 @@ var vocabulary = map[Term]text{
 	"game":                    {"game", "partie"},
 	"draw":                    {"draw", "tirage"},
 	"bailiff's share":         {"bailiff's share", "contribution de l'huissier"},
+	"share not committed":     {"share not committed", "contribution non engagée"},
 	"certificate fingerprint": {"certificate fingerprint", "empreinte du certificat"},
 	"trust":                   {"trust", "confiance"},
 	"checkpoint":              {"checkpoint", "point de contrôle"},

@@ -654,6 +654,10 @@ type PromoCheat struct {
 	// Legacy logs the freeze without its key, as rngd did before freezes
 	// named the key that would draw them (not dishonest by itself).
 	Legacy bool
+	// OtherShare logs the freeze holding the bailiff's commitment to
+	// another share than the one the draw binds: a share tried once the
+	// beacon round was known, properly proven.
+	OtherShare bool
 }
 
 // Promo is a logged promotion draw: its freeze's and draw's log indices,
@@ -696,8 +700,12 @@ func (a *Appliance) PromoDrawWith(id string, n int, cheat PromoCheat) (*Promo, e
 	if err != nil {
 		return nil, err
 	}
+	share, err := promo.ShareFromText("bailiff " + id)
+	if err != nil {
+		return nil, err
+	}
 	logged := f
-	if cheat.FreeTextBeacon != "" || cheat.Legacy {
+	if cheat.FreeTextBeacon != "" || cheat.Legacy || cheat.OtherShare {
 		c := *f
 		if cheat.FreeTextBeacon != "" {
 			c.Beacon = cheat.FreeTextBeacon
@@ -705,13 +713,12 @@ func (a *Appliance) PromoDrawWith(id string, n int, cheat PromoCheat) (*Promo, e
 		if cheat.Legacy {
 			c.Key = ""
 		}
+		if cheat.OtherShare {
+			c.ShareCommitment = promo.ShareCommitment(l.Draw, share+" (committed)")
+		}
 		logged = &c
 	}
 	out := &Promo{Freeze: a.Append(must(record.Format(logged))), Tree: tree}
-	share, err := promo.ShareFromText("bailiff " + id)
-	if err != nil {
-		return nil, err
-	}
 	c := promo.Ceremony{Freeze: f, Tree: tree, R: r, Share: share, KeyID: a.keyID(cheat.OtherKey), Prover: prover{a.signer(cheat.OtherKey)}, Now: a.tick()}
 	if cheat.Redraw {
 		shadow := *f

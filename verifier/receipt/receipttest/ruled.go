@@ -10,6 +10,10 @@ import (
 	"tirage.fr/tirage/verifier/record"
 )
 
+// ruledShare is the bailiff's share of RuledCertificate's draw; a freeze
+// announcing a round holds its commitment.
+const ruledShare = "text:12345678"
+
 // RuledCertificate makes the certificate of draw bonus-crescendo/1 (12
 // entrants, 3 reserves) against a draw's rules file: rules is the
 // operator's (examples/bonus-crescendo.yaml; its operation, if renamed,
@@ -43,8 +47,13 @@ func (a *Appliance) RuledCertificate(rules []byte, rulesRound uint64, freezeBeac
 	}
 	var secret [32]byte
 	secret[0] = 7
+	var committed [32]byte // the bailiff's share, committed with a beacon (NewFreeze)
+	if freezeBeacon != "" {
+		committed = promo.ShareCommitment(l.Draw, ruledShare)
+	}
 	f, err := promo.NewFreeze(promo.FreezeInput{Operation: r.Operation, RulesHash: promo.RulesHash(rules), Draw: l.Draw, Tree: tree,
-		Reserves: 3, Beacon: freezeBeacon, KeyID: a.VRFID, R: secret, Now: time.Date(2016, 6, 20, 18, 0, 0, 0, time.UTC)})
+		Reserves: 3, Beacon: freezeBeacon, KeyID: a.VRFID, R: secret, Now: time.Date(2016, 6, 20, 18, 0, 0, 0, time.UTC),
+		ShareCommitment: committed})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -56,7 +65,7 @@ func (a *Appliance) RuledCertificate(rules []byte, rulesRound uint64, freezeBeac
 		return nil, nil, err
 	}
 	fi := a.Append(fl)
-	c := promo.Ceremony{Freeze: f, Tree: tree, R: secret, Share: "text:12345678", BeaconValue: beaconValue, KeyID: a.VRFID,
+	c := promo.Ceremony{Freeze: f, Tree: tree, R: secret, Share: ruledShare, BeaconValue: beaconValue, KeyID: a.VRFID,
 		Prover: prover{a.VRF}, Now: time.Date(2016, 6, 21, 10, 0, 0, 0, time.UTC)}
 	d, err := c.Run()
 	if err != nil {
