@@ -15,6 +15,7 @@ import (
 
 	"tirage.fr/tirage/hsm"
 	"tirage.fr/tirage/hsm/keystore"
+	"tirage.fr/tirage/internal/peertest"
 	"tirage.fr/tirage/rngd/entropy"
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/verifier/promo"
@@ -25,11 +26,7 @@ import (
 // getrandom, uncredited), as rngd configures it by default.
 func testEntropy(t testing.TB) *entropy.Generator {
 	t.Helper()
-	if f, err := os.Open("/dev/hwrng"); err != nil {
-		t.Skipf("no hardware RNG here: %v", err)
-	} else {
-		f.Close()
-	}
+	peertest.Device(t, "/dev/hwrng")
 	g, err := entropy.New(entropy.Config{Sources: []entropy.SourceConfig{{Kind: "hwrng", MinEntropy: 4}, {Kind: "getrandom"}}})
 	if err != nil {
 		t.Fatal(err)

@@ -163,7 +163,10 @@ func frenchTime(s string) string {
 	if err != nil {
 		return s
 	}
-	paris, _ := time.LoadLocation("Europe/Paris")
+	paris, err := time.LoadLocation("Europe/Paris") // embedded (verifier/promo imports time/tzdata)
+	if err != nil {
+		return s
+	}
 	return t.In(paris).Format("02/01/2006 à 15:04:05 (heure de Paris)") + " — " + s
 }
 
