@@ -476,6 +476,19 @@ func (s *adminService) Status(ctx context.Context, _ *adminv1.StatusRequest) (*a
 	if err != nil {
 		r.StoreFailure = err.Error()
 	}
+	for _, c := range s.e.components() {
+		if c.err == nil {
+			continue
+		}
+		switch c.name {
+		case "entropy":
+			r.EntropyFailure = c.err.Error()
+		case "keys":
+			r.KeysFailure = c.err.Error()
+		case "secrets":
+			r.SecretsFailure = c.err.Error()
+		}
+	}
 	if s.addrs != nil {
 		r.ListenAddresses = s.addrs()
 	}

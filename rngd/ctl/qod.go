@@ -93,6 +93,15 @@ func runQoD(ctx context.Context, env Env) int {
 		if s.LogFailure != "" {
 			logState = "\nlog FAILED CLOSED, every draw refused: " + s.LogFailure
 		}
+		for _, f := range []struct{ what, why string }{
+			{"entropy FAILED, every start refused (rngctl entropy status): ", s.EntropyFailure},
+			{"keys FAILED, every draw refused until a proof succeeds: ", s.KeysFailure},
+			{"secret store FAILED, every start refused until rngd restarts: ", s.SecretsFailure},
+		} {
+			if f.why != "" {
+				logState += "\n" + f.what + f.why
+			}
+		}
 		games := fmt.Sprintf("unfinished games %d, of which %d past their deadline in their refund grace (rngctl qod list-expired)", s.GamesUnfinished, s.GamesInRefundGrace)
 		if s.StoreFailure != "" { // not counted: 0 is not none
 			games = "unfinished games UNKNOWN, state store FAILED, every draw refused: " + s.StoreFailure

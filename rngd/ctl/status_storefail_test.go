@@ -18,3 +18,17 @@ func TestQoDStatusStoreFailure(t *testing.T) {
 		t.Errorf("store failure: exit %d\n%s%s\nwant %q", code, out, errs, want)
 	}
 }
+
+// qod status names each other component that refuses draws, and why.
+func TestQoDStatusComponentFailures(t *testing.T) {
+	code, out, errs := runFixed(t, fixedAdmin{status: &adminv1.StatusResponse{Version: "test", LogOrigin: "tirage.test/log", LogSize: 7,
+		EntropyFailure: "hwrng: repetition count test failed", SecretsFailure: "write secrets.db: no space left on device"}}, "qod", "status")
+	for _, want := range []string{
+		"\nentropy FAILED, every start refused (rngctl entropy status): hwrng: repetition count test failed\n",
+		"\nsecret store FAILED, every start refused until rngd restarts: write secrets.db: no space left on device\n",
+	} {
+		if code != ExitOK || !strings.Contains(out, want) || strings.Contains(out, "keys FAILED") {
+			t.Errorf("exit %d\n%s%s\nwant %q and no keys failure", code, out, errs, want)
+		}
+	}
+}

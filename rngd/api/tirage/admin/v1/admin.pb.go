@@ -462,9 +462,19 @@ type StatusResponse struct {
 	// be read; empty while it works. While it is set the unfinished games are
 	// not counted: games_unfinished and games_in_refund_grace are 0, which
 	// then means unknown, not none.
-	StoreFailure  string `protobuf:"bytes,13,opt,name=store_failure,json=storeFailure,proto3" json:"store_failure,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	StoreFailure string `protobuf:"bytes,13,opt,name=store_failure,json=storeFailure,proto3" json:"store_failure,omitempty"`
+	// Why the entropy generator refuses output (a health test failed on every
+	// source credited, or the DRBG could not reseed): every start is refused
+	// until it recovers (rngctl entropy status, retest); empty while it works.
+	EntropyFailure string `protobuf:"bytes,14,opt,name=entropy_failure,json=entropyFailure,proto3" json:"entropy_failure,omitempty"`
+	// Why the key custody failed its last proof (an HSM error): draws are
+	// refused until a proof succeeds again; empty while it works.
+	KeysFailure string `protobuf:"bytes,15,opt,name=keys_failure,json=keysFailure,proto3" json:"keys_failure,omitempty"`
+	// Why the secret store refuses every change (a failed commit: starts are
+	// refused until rngd restarts); empty while it works.
+	SecretsFailure string `protobuf:"bytes,16,opt,name=secrets_failure,json=secretsFailure,proto3" json:"secrets_failure,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *StatusResponse) Reset() {
@@ -584,6 +594,27 @@ func (x *StatusResponse) GetGamesInRefundGrace() uint64 {
 func (x *StatusResponse) GetStoreFailure() string {
 	if x != nil {
 		return x.StoreFailure
+	}
+	return ""
+}
+
+func (x *StatusResponse) GetEntropyFailure() string {
+	if x != nil {
+		return x.EntropyFailure
+	}
+	return ""
+}
+
+func (x *StatusResponse) GetKeysFailure() string {
+	if x != nil {
+		return x.KeysFailure
+	}
+	return ""
+}
+
+func (x *StatusResponse) GetSecretsFailure() string {
+	if x != nil {
+		return x.SecretsFailure
 	}
 	return ""
 }
@@ -1465,7 +1496,7 @@ const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\ahealthy\x18\x01 \x01(\bR\ahealthy\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\x128\n" +
 	"\asources\x18\x03 \x03(\v2\x1e.tirage.admin.v1.EntropySourceR\asources\"\x0f\n" +
-	"\rStatusRequest\"\xde\x03\n" +
+	"\rStatusRequest\"\xd3\x04\n" +
 	"\x0eStatusResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x19\n" +
 	"\bdev_mode\x18\x02 \x01(\bR\adevMode\x12\x1b\n" +
@@ -1483,7 +1514,10 @@ const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\vlog_failure\x18\v \x01(\tR\n" +
 	"logFailure\x121\n" +
 	"\x15games_in_refund_grace\x18\f \x01(\x04R\x12gamesInRefundGrace\x12#\n" +
-	"\rstore_failure\x18\r \x01(\tR\fstoreFailure\"U\n" +
+	"\rstore_failure\x18\r \x01(\tR\fstoreFailure\x12'\n" +
+	"\x0fentropy_failure\x18\x0e \x01(\tR\x0eentropyFailure\x12!\n" +
+	"\fkeys_failure\x18\x0f \x01(\tR\vkeysFailure\x12'\n" +
+	"\x0fsecrets_failure\x18\x10 \x01(\tR\x0esecretsFailure\"U\n" +
 	"\x17ListExpiredGamesRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
