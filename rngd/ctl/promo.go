@@ -1001,6 +1001,11 @@ func (c *promoCmd) shareCommitmentFlags(r *promo.Rules, draws []int) (map[int][3
 			return nil, usagef("--share-commitment %s: not a share commitment (64 hex digits, as rngverify share-commitment prints it)", v)
 		}
 		copy(sc[:], b)
+		if sc == ([32]byte{}) {
+			// No SHA-256 output: the freeze would log none (and, with a
+			// beacon, refuse only once the stakes are read).
+			return nil, usagef("--share-commitment %s: all zero, not a share commitment (as rngverify share-commitment prints it)", v)
+		}
 		if _, twice := out[j]; twice {
 			return nil, usagef("--share-commitment: two commitments for draw %s", r.FullDrawID(j))
 		}

@@ -58,6 +58,7 @@ func TestPromoBeaconCLI(t *testing.T) {
 		{"none", nil, "--share-commitment: draw bonus-crescendo/1 announces a beacon round: give the bailiff's share commitment (rngverify share-commitment --draw bonus-crescendo/1)"},
 		{"not hex", []string{"--share-commitment", "zz"}, "--share-commitment zz: not a share commitment (64 hex digits"},
 		{"too short", []string{"--share-commitment", committed[:62]}, "not a share commitment"},
+		{"all zero", []string{"--share-commitment", strings.Repeat("0", 64)}, "--share-commitment " + strings.Repeat("0", 64) + ": all zero, not a share commitment"},
 		{"another draw", []string{"--share-commitment", "bonus-crescendo/2=" + committed}, `"bonus-crescendo/2" is not a draw this freeze freezes`},
 		{"twice", []string{"--share-commitment", committed, "--share-commitment", "1=" + committed}, "--share-commitment: two commitments for draw bonus-crescendo/1"},
 	} {

@@ -516,6 +516,12 @@ func (a *Appliance) resumeFreeze(ctx context.Context, draw, dir string, lp logge
 	if err != nil || !ok {
 		return nil, fmt.Errorf("%s: freeze.leaf is not a promo_freeze record", draw)
 	}
+	// A freeze timed from ShareCommitmentsRequired on announcing a beacon
+	// holds the share commitment (NewFreeze): one without, made by an older
+	// rngctl or by hand, is not sent.
+	if err := promo.CheckShareCommitted(fr); err != nil {
+		return nil, fmt.Errorf("%s: freeze.leaf is not re-sent (inspect %s): %w", draw, dir, err)
+	}
 	// Only this very record is re-sent: the log holding another freeze or
 	// a draw of the id, this one would be a second.
 	if l, ok := other(lp.freezes, leaf); ok {

@@ -1423,10 +1423,12 @@ func (a *auditor) runPromo(j job) {
 		// has another β: the appliance would have chosen the winner.
 		fail(verdict.MsgDrawKeyNotFrozen, d.Key, f.Key)
 		return
-	case promo.VerifyShareCommitment(f, string(d.Share)) != nil:
+	}
+	if err := promo.VerifyShareCommitment(f, string(d.Share)); err != nil {
 		// The bailiff committed to the share at the freeze, before the
-		// beacon round was published; the appliance refuses another.
-		fail(verdict.MsgShareCommitmentOpen, promo.ShareCommitmentHex(f))
+		// beacon round was published; the appliance refuses another, and
+		// a freeze timed from promo.ShareCommitmentsRequired on without one.
+		a.issue(verdict.CheckPromotions, true, verdict.MsgDrawIssue, d.Draw, j.drawIdx, receipt.Cause(err))
 		return
 	}
 	// A freeze that names no key, with several announced before it: the

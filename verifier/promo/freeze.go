@@ -94,7 +94,8 @@ type FreezeVerified struct {
 // as Verify reads a certificate), that its checkpoint is signed by the log
 // keys (a.LogKeys; empty: the receipt's own, as for Verify), that its
 // record is a promo_freeze record included in that checkpoint at its
-// index, that the receipt displays what that record says (draw, count,
+// index, that it holds the share commitment it must (CheckShareCommitted),
+// that the receipt displays what that record says (draw, count,
 // entrant root, commitment, reserves, beacon, share commitment, time,
 // rules hash, leaf hash) and, with the bailiff's entrant list, that the
 // list is this draw's, canonical, hashes under its key to the frozen root
@@ -136,6 +137,13 @@ func VerifyFreezeReceipt(file []byte, list *EntrantList, a Anchors) (*FreezeVeri
 	// 3. The rules are the frozen ones.
 	if v.Operation, v.RulesHash, err = frozenRules(f, r.RulesHash, verdict.MsgFreezeRulesDiffer); err != nil {
 		return nil, err
+	}
+
+	// 3b. A freeze announcing a beacon holds the bailiff's share
+	//     commitment, unless it is older than them: the bailiff, who gave
+	//     theirs, learns before the ceremony that it was left out.
+	if err := CheckShareCommitted(f); err != nil {
+		return nil, fail(CheckShareCommitment, verdict.MsgPromoErr, err)
 	}
 
 	// 4. Every member the receipt displays is the record's.

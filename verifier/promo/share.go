@@ -154,14 +154,36 @@ func ShareCommitment(draw, s string) [32]byte {
 	return out
 }
 
-// VerifyShareCommitment returns an error (verdict.MsgShareCommitmentOpen)
-// when the freeze f holds a share commitment that share (its recorded
-// form) does not open; nil when it opens it or f holds none (a freeze
-// logged before freezes held one, or one without a beacon that was given
-// none).
+// VerifyShareCommitment returns an error when the freeze f lacks the
+// share commitment it must hold (CheckShareCommitted) or holds one that
+// share (its recorded form) does not open (verdict.MsgShareCommitmentOpen);
+// nil when share opens it or f need hold none (a freeze logged before
+// freezes held one, or one without a beacon that was given none).
 func VerifyShareCommitment(f *record.PromoFreeze, share string) error {
+	if err := CheckShareCommitted(f); err != nil {
+		return err
+	}
 	if f.ShareCommitment == ([32]byte{}) || ShareCommitment(f.Draw, share) == f.ShareCommitment {
 		return nil
 	}
 	return verdict.Errorf(verdict.MsgShareCommitmentOpen, hex.EncodeToString(f.ShareCommitment[:]))
+}
+
+// ShareCommitmentsRequired is when freezes announcing a beacon began to
+// hold the bailiff's share commitment (rngd of 2026-12-03, NewFreeze).
+var ShareCommitmentsRequired = time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)
+
+// CheckShareCommitted returns an error (verdict.MsgShareCommitmentMissing)
+// when the freeze f announces a beacon, holds no share commitment and is
+// timed from ShareCommitmentsRequired on: made by an older rngd or by
+// hand, it left the share free until the round was published. A freeze
+// timed before is an older one, whose draw verifies with a warning. The
+// time is the appliance's, but it cannot be set back at will: it must
+// follow the participation period of the rules the freeze commits to
+// (Rules.CheckFreezeTime), and precede the round (beacon.PublishedAfter).
+func CheckShareCommitted(f *record.PromoFreeze) error {
+	if f.Beacon == "" || f.ShareCommitment != ([32]byte{}) || f.Time.Before(ShareCommitmentsRequired) {
+		return nil
+	}
+	return verdict.Errorf(verdict.MsgShareCommitmentMissing, FormatTime(f.Time), FormatTime(ShareCommitmentsRequired))
 }

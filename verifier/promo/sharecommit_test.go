@@ -176,3 +176,76 @@ func TestVerifyShareCommitment(t *testing.T) {
 		t.Fatalf("a freeze without a share commitment: %v, %+v", err, v)
 	}
 }
+
+// From ShareCommitmentsRequired on, a freeze announcing a beacon must hold
+// the bailiff's share commitment (CheckShareCommitted): one without — an
+// older rngctl's, or written by hand to leave the share free until the
+// round is published — is refused by the ceremony before anything is
+// proven, and its certificate fails share-commitment, whatever share the
+// draw holds. A second earlier it is an older freeze (verifies, with the
+// warning); without a beacon none is needed.
+func TestShareCommitmentRequired(t *testing.T) {
+	at := ShareCommitmentsRequired
+	const round = "drand:52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971:30000000"
+	for _, tc := range []struct {
+		name   string
+		time   time.Time
+		beacon string
+		c      [32]byte
+		want   bool
+	}{
+		{"beacon, none, at the date", at, round, [32]byte{}, true},
+		{"beacon, none, after", at.Add(48 * time.Hour), round, [32]byte{}, true},
+		{"beacon, none, a second before", at.Add(-time.Second), round, [32]byte{}, false},
+		{"beacon, committed", at, round, ShareCommitment("bonus-crescendo/1", "text:12345678"), false},
+		{"no beacon, none", at, "", [32]byte{}, false},
+	} {
+		f := &record.PromoFreeze{Time: tc.time, Draw: "bonus-crescendo/1", Beacon: tc.beacon, ShareCommitment: tc.c}
+		err := CheckShareCommitted(f)
+		var me *verdict.MsgError
+		if tc.want != (err != nil) || (err != nil && (!errors.As(err, &me) || me.Msg.ID != verdict.MsgShareCommitmentMissing)) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+		if verr := VerifyShareCommitment(f, "text:12345678"); tc.want && verr == nil {
+			t.Errorf("%s: VerifyShareCommitment passes", tc.name)
+		}
+	}
+
+	// The ceremony.
+	const share = "text:huissier Maître Dupont 21/06"
+	f, _ := promoCertificate(t, share, func(*record.PromoFreeze) {})
+	var c Certificate
+	mustUnmarshal(t, f.cert, &c)
+	r, _ := record.Parse([]byte(c.Freeze.Record))
+	fr := r.(*record.PromoFreeze)
+	fr.Time, fr.ShareCommitment = at, [32]byte{}
+	dr, _ := record.Parse([]byte(c.DrawRecord.Record))
+	d := dr.(*record.PromoDraw)
+	tree, _ := f.list.Tree()
+	p := &countingProver{softProver: f.prover}
+	cer := &Ceremony{Freeze: fr, Tree: tree, R: d.Secret, Share: share, Prover: p, KeyID: fr.Key, Now: at.Add(time.Hour)}
+	if err := cer.Check(); err == nil || !strings.Contains(err.Error(), "holds no commitment to the bailiff's share, though it was logged at 2026-12-04T00:00:00Z") {
+		t.Errorf("the ceremony of a freeze of today without a share commitment: %v", err)
+	}
+	if _, err := cer.Run(); err == nil || p.n != 0 {
+		t.Errorf("drawn: %v, %d proofs", err, p.n)
+	}
+
+	// The certificate of a draw of it, made by an appliance that drew it.
+	d.Prev = record.LeafHash(mustFormat(t, fr))
+	d.Time = at.Add(time.Hour)
+	var err error
+	if d.Proof, err = f.prover.Prove(d.Alpha()); err != nil {
+		t.Fatal(err)
+	}
+	d.Beta, _ = vrf.Verify(f.prover.PublicKey(), d.Alpha(), d.Proof)
+	idx, _ := Picks(d.Beta, d.Winners+d.Reserves, d.Count)
+	for i, x := range idx {
+		d.Ranking[i] = uint64(x)
+	}
+	_, err = Verify(f.forge(t, fr, d), f.list, Anchors{Reserves: -1})
+	var ce *CheckError
+	if !errors.As(err, &ce) || ce.Check != CheckShareCommitment || !strings.Contains(err.Error(), "holds no commitment to the bailiff's share") {
+		t.Fatalf("the certificate: got %v, want %s", err, CheckShareCommitment)
+	}
+}

@@ -12,7 +12,7 @@ import (
 var (
 	freezeChecks = []string{
 		promo.CheckReceiptFormat, promo.CheckCheckpoint, promo.CheckFreezeRecord, promo.CheckFreezeInclusion,
-		promo.CheckRules, promo.CheckReceiptFields,
+		promo.CheckRules, promo.CheckShareCommitment, promo.CheckReceiptFields,
 	}
 	freezeListChecks = []string{promo.CheckEntrantList, promo.CheckEntrantRoot, promo.CheckEntrantsFile}
 )

@@ -389,8 +389,10 @@ func companions(v *verdict.Verdict, ev *evidence, rec record.Record, rc *Receipt
 			ev.on(0, freezeAt)
 		case promo.VerifyShareCommitment(f, string(d.Share)) != nil:
 			// The bailiff committed to the share at the freeze, before
-			// the beacon round was published.
-			v.Misbehaviour(verdict.CheckChain, verdict.MsgShareCommitmentOpen, promo.ShareCommitmentHex(f))
+			// the beacon round was published (and a freeze timed from
+			// promo.ShareCommitmentsRequired on must hold one).
+			m := Cause(promo.VerifyShareCommitment(f, string(d.Share)))
+			v.Misbehaviour(verdict.CheckChain, m.ID, m.Args...)
 			ev.on(0, freezeAt)
 		default:
 			freeze = f

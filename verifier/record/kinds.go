@@ -389,15 +389,16 @@ const MaxRefundReason = 500
 // (article 2.2.11: why the operator could not honour the 30 days), sealed
 // in the game's end record: 1 to MaxRefundReason bytes of UTF-8 text on
 // one line, without control or format characters (a bidi override or a
-// zero-width character would make it read otherwise than it is), and not
-// only spaces.
+// zero-width character would make it read otherwise than it is) nor line
+// or paragraph separators (U+2028, U+2029: a line break to a browser or an
+// editor), and not only spaces.
 func CheckRefundReason(s string) error {
 	switch {
 	case strings.TrimSpace(s) == "":
 		return verdict.Errorf(verdict.MsgRecordEmpty, "reason")
 	case len(s) > MaxRefundReason:
 		return verdict.Errorf(verdict.MsgRecordReasonLong, len(s), MaxRefundReason)
-	case !utf8.ValidString(s) || strings.ContainsFunc(s, func(c rune) bool { return unicode.IsControl(c) || unicode.Is(unicode.Cf, c) }):
+	case !utf8.ValidString(s) || strings.ContainsFunc(s, func(c rune) bool { return unicode.IsControl(c) || unicode.In(c, unicode.Cf, unicode.Zl, unicode.Zp) }):
 		return verdict.Errorf(verdict.MsgRecordReasonText)
 	}
 	return nil

@@ -47,6 +47,8 @@ func TestGameEndRefundReason(t *testing.T) {
 		{"new line", record.ResultRefunded, "one\ntwo", "one line"},
 		{"C1 control", record.ResultRefunded, "a\u0085b", "one line"},
 		{"bidi override", record.ResultRefunded, "a\u202eb", "one line"},
+		{"line separator", record.ResultRefunded, "panne\u2028won 1000 €", "one line"},
+		{"paragraph separator", record.ResultRefunded, "panne\u2029won 1000 €", "one line"},
 		{"not UTF-8", record.ResultRefunded, "caf\xe9", "UTF-8"},
 		{"too long", record.ResultRefunded, strings.Repeat("é", 251), "502 bytes, at most 500"},
 	} {

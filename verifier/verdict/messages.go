@@ -2654,6 +2654,8 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 	// share_commitment; rngverify share-commitment).
 	MsgShareCommitmentOpen: {"the share does not open the commitment the freeze holds (%s): it is not the share the bailiff committed to at the freeze, before the beacon round was published",
 		"la contribution n'ouvre pas l'engagement que contient le gel (%s) : ce n'est pas la contribution sur laquelle l'huissier s'est engagé lors du gel, avant la publication de la ronde de la balise"},
+	MsgShareCommitmentMissing: {"the freeze announces a beacon round but holds no commitment to the bailiff's share, though it was logged at %s, when freezes held one (from %s on): the share was left free until the round was published, so the operator and the bailiff together could have chosen the winners",
+		"le gel annonce une ronde de balise mais ne contient aucun engagement sur la contribution de l'huissier, alors qu'il a été journalisé le %s, quand les gels en contenaient un (à partir du %s) : la contribution est restée libre jusqu'à la publication de la ronde, si bien que l'exploitant et l'huissier ensemble ont pu choisir les gagnants"},
 	MsgShareCommitmentOK: {"the share opens the commitment the freeze holds (%s): the bailiff committed to it at the freeze",
 		"la contribution ouvre l'engagement que contient le gel (%s) : l'huissier s'y est engagé lors du gel"},
 	MsgShareUncommitted: {"the freeze holds no commitment to the bailiff's share (it was logged before freezes held one): the share was not fixed before the beacon round was published, so the beacon does not rule out a choice of the winners by the operator and the bailiff together",
@@ -2742,6 +2744,7 @@ const (
 // The bailiff's share commitment's message ids.
 const (
 	MsgShareCommitmentOpen       MsgID = "share-commitment-open"
+	MsgShareCommitmentMissing    MsgID = "share-commitment-missing"
 	MsgShareCommitmentOK         MsgID = "share-commitment-ok"
 	MsgShareUncommitted          MsgID = "share-uncommitted"
 	MsgShareCommitmentNone       MsgID = "share-commitment-none"
