@@ -14,6 +14,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
 )
@@ -71,8 +73,14 @@ func ParseShare(s string) (string, error) {
 	return s, nil
 }
 
-// ShareFromText normalises typed text into a share.
-func ShareFromText(t string) (string, error) { return ParseShare("text:" + strings.TrimSpace(t)) }
+// ShareFromText normalises typed text into a share: surrounding spaces
+// trimmed, and Unicode NFC, so that the same letters typed on two keyboards
+// or terminals (an "î" as one character, or as "i" and a combining
+// circumflex) are the same share — the one the commitment was computed on
+// elsewhere (rngverify share-commitment) and the one typed at the ceremony.
+func ShareFromText(t string) (string, error) {
+	return ParseShare("text:" + norm.NFC.String(strings.TrimSpace(t)))
+}
 
 // ShareFromDice normalises dice rolls typed with any separators ("3 5 1, 6…").
 func ShareFromDice(rolls string) (string, error) {
