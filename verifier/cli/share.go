@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/receipt"
@@ -14,6 +15,11 @@ import (
 func init() {
 	register("share-commitment", verdict.MsgCmdShareCommitment, runShareCommitment)
 }
+
+// minTextShare is the shortest text share committed without a warning:
+// 20 characters a bailiff picks carry far more than the 8 the ceremony
+// requires, which a search of common texts could find from the commitment.
+const minTextShare = 20
 
 // runShareCommitment is rngverify share-commitment --draw ID [--dice]
 // [--share-file FILE]: the bailiff computes, alone, the commitment to the
@@ -76,6 +82,9 @@ func runShareCommitment(env Env) int {
 	share, err := promo.ShareFromInput(raw, *dice)
 	if err != nil {
 		return usageErr(verdict.M(verdict.MsgCLIShareBad, receipt.Cause(err)))
+	}
+	if n := utf8.RuneCountInString(share) - len("text:"); !*dice && n < minTextShare {
+		say(env.Stderr, verdict.MsgCLIShareShort, n, minTextShare)
 	}
 	fmt.Fprintf(env.Stdout, "%x\n", promo.ShareCommitment(*draw, share))
 	return ExitOK

@@ -40,6 +40,23 @@ func TestShareCommitmentCommand(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit %d, %q, %q", tc.name, code, out.String(), errs.String(), tc.code, tc.out, tc.errLine)
 		}
 	}
+	// A short text share is committed, with a warning: it could be found
+	// from its commitment. 20 characters or dice are not warned of.
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+		warn  string
+	}{
+		{"au tirage 1\n", nil, "warning: a text share of 11 characters can be found from its commitment"},
+		{"Maître Dupont, huiss\n", nil, ""},
+		{"3 5 1 6 2 4 3 5 1 2 6 6 2 3 4 1 5 2 2 3 1 6 6 4 1\n", []string{"--dice"}, ""},
+	} {
+		var out, errs bytes.Buffer
+		code := Run(Env{Args: append([]string{"share-commitment", "--draw", "bonus-crescendo/1"}, tc.args...), Stdin: strings.NewReader(tc.stdin), Stdout: &out, Stderr: &errs})
+		if code != ExitOK || len(out.String()) != 65 || strings.Contains(errs.String(), "warning") != (tc.warn != "") || !strings.Contains(errs.String(), tc.warn) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want a commitment and warning %q", tc.stdin, code, out.String(), errs.String(), tc.warn)
+		}
+	}
 	var errs bytes.Buffer
 	if code := Run(Env{Args: []string{"share-commitment", "-h"}, Stderr: &errs}); code != ExitOK || !strings.Contains(errs.String(), "usage: rngverify share-commitment --draw ID") {
 		t.Errorf("help: exit %d\n%s", code, errs.String())

@@ -2681,6 +2681,8 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"lancers de dés de l'huissier (au moins %d chiffres de 1 à 6) : "},
 	MsgCLIShareBad: {"share: %v",
 		"contribution : %v"},
+	MsgCLIShareShort: {"warning: a text share of %d characters can be found from its commitment, which the log publishes, by trying texts: the winners could then be known once the beacon round is published, before the ceremony; type at least %d characters, or roll dice (--dice)",
+		"attention : une contribution de %d caractères se retrouve à partir de son engagement, que le journal publie, en essayant des textes : les gagnants pourraient alors être connus dès la publication de la ronde de la balise, avant la cérémonie ; tapez au moins %d caractères, ou lancez des dés (--dice)"},
 	MsgFreezeFactShareCommitment: {"bailiff's share commitment",
 		"engagement de l'huissier sur sa contribution"},
 	MsgDrawAt: {"draw %s (entry %d)",
@@ -2758,6 +2760,7 @@ const (
 	MsgCLISharePromptText        MsgID = "cli-share-prompt-text"
 	MsgCLISharePromptDice        MsgID = "cli-share-prompt-dice"
 	MsgCLIShareBad               MsgID = "cli-share-bad"
+	MsgCLIShareShort             MsgID = "cli-share-short"
 	MsgFreezeFactShareCommitment MsgID = "freeze-fact-share-commitment"
 	MsgDrawAt                    MsgID = "draw-at"
 )
