@@ -480,7 +480,7 @@ func LoadConfig(path string) (Config, error) {
 	}
 	md, err := toml.Decode(string(b), &c)
 	var pe toml.ParseError
-	if errors.As(err, &pe) && secretKeys[pe.LastKey] {
+	if errors.As(err, &pe) && secretKey(pe.LastKey) {
 		if pe.Message == "Key '"+pe.LastKey+"' has already been defined." {
 			// The parser's message names the key only.
 			return c, fmt.Errorf("couldn't read config %s: line %d, %s: given twice (once only)", path, pe.Position.Line, pe.LastKey)
@@ -504,8 +504,19 @@ func LoadConfig(path string) (Config, error) {
 	return c, nil
 }
 
-// secretKeys are the TOML keys whose value is the path of a secret.
-var secretKeys = map[string]bool{"keys.passphrase_file": true, "keys.pin_file": true}
+// secretKey reports whether key, the TOML key a parse error stopped at, is
+// or is in a key named as those whose value is the path of a secret
+// (keys.passphrase_file, keys.pin_file), in whatever table: typed in the
+// wrong table ([game] above it) or as an inline table, its value may be
+// the secret all the same.
+func secretKey(key string) bool {
+	for _, k := range strings.Split(key, ".") {
+		if k == "passphrase_file" || k == "pin_file" {
+			return true
+		}
+	}
+	return false
+}
 
 // configUse is what a config is checked for: the checks differ only by
 // what the serving daemon alone reads.

@@ -545,7 +545,10 @@ func newCall(server, method string, req proto.Message) (call, error) {
 // replayed returns the stored reply of c into out (true), or false when c is
 // new. The same request id with other content is ALREADY_EXISTS.
 func (e *engine) replayed(c call, out proto.Message) (bool, error) {
-	sr, ok := e.store.request(c.req)
+	sr, ok, err := e.store.request(c.req)
+	if err != nil {
+		return false, storeError(err)
+	}
 	if !ok {
 		return false, nil
 	}

@@ -72,6 +72,26 @@ func TestConfigSecretNotEchoed(t *testing.T) {
 	}
 }
 
+// Nor when it lands in another table than [keys] (its line added at the
+// end of a file whose last table is [game]) or in an inline table: the
+// error names the key, and quotes no part of the value (FuzzLoadConfig).
+func TestConfigSecretNotEchoedElsewhere(t *testing.T) {
+	for _, key := range []string{"passphrase_file", "pin_file"} {
+		for _, text := range []string{
+			"[game]\nkeys." + key + " = hunter2secret\n",
+			"[game]\n" + key + " = hunter2secret\n",
+			"[keys]\n" + key + " = {a = hunter2secret}\n",
+		} {
+			p := filepath.Join(t.TempDir(), "rngd.toml")
+			os.WriteFile(p, []byte(text), 0o600)
+			_, err := ConfigFromFlags(p, false)
+			if err == nil || strings.Contains(err.Error(), "hunter") || !strings.Contains(err.Error(), key) {
+				t.Errorf("%q: %v: want an error naming %s without the value", text, err, key)
+			}
+		}
+	}
+}
+
 // A secret's path given twice is a duplicate key, and the error says so:
 // the path is quoted, and "not a quoted path" would send the operator
 // looking for the wrong mistake.

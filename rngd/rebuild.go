@@ -226,13 +226,14 @@ func (r *rebuilder) apply(tx *bolt.Tx, index uint64, leaf []byte) error {
 // would have stored it had it committed: a crash between the log's append
 // and the store's commit then leaves its retry the same reply, not
 // EMISSION_EXISTS, and the same request id with other content refused. As
-// storeReplies does, it keeps a reply already stored and restores none
-// older than game.reply_retention.
+// storeReplies does, it keeps a reply already stored (one getRequest cannot
+// read is written again) and restores none older than
+// game.reply_retention.
 func (r *rebuilder) adminReply(tx *bolt.Tx, req, digest [32]byte, at time.Time, reply proto.Message) error {
 	if req == ([32]byte{}) || at.Before(r.replyCutoff()) {
 		return nil
 	}
-	if _, ok := getRequest(tx, req); ok {
+	if _, ok, _ := getRequest(tx, req); ok {
 		return nil
 	}
 	b, err := proto.Marshal(reply)
@@ -400,7 +401,7 @@ func (r *rebuilder) storeReplies(tx *bolt.Tx, sg *storedGame, recs []record.Game
 		if req == ([32]byte{}) || at.Before(cutoff) {
 			continue
 		}
-		if _, ok := getRequest(tx, req); ok {
+		if _, ok, _ := getRequest(tx, req); ok {
 			continue
 		}
 		sr := storedRequest{digest: digest, at: at.Unix(), game: sg.Game.ID, first: uint32(i), end: uint32(j)}

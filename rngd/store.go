@@ -335,19 +335,23 @@ func (s *store) view(fn func(tx *bolt.Tx) error) error {
 	return s.db.View(fn)
 }
 
-// request returns the reply stored for req, committed or pending.
-func (s *store) request(req [32]byte) (storedRequest, bool) {
+// request returns the reply stored for req, committed or pending: false
+// when there is none, an error when its value is corrupt (getRequest). A
+// store that cannot be read at all reads as none: the call is then refused
+// by the store's health, or acknowledged from the log (TestStoreFailure).
+func (s *store) request(req [32]byte) (storedRequest, bool, error) {
 	s.mu.Lock()
 	r, ok := s.pending[req]
 	s.mu.Unlock()
 	if ok {
-		return r, true
+		return r, true, nil
 	}
+	var corrupt error
 	s.db.View(func(tx *bolt.Tx) error {
-		r, ok = getRequest(tx, req)
+		r, ok, corrupt = getRequest(tx, req)
 		return nil
 	})
-	return r, ok
+	return r, ok, corrupt
 }
 
 func u64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
@@ -436,10 +440,27 @@ const (
 	replyRecords = 1 // first (4) ‖ end (4) ‖ game id
 )
 
-func getRequest(tx *bolt.Tx, req [32]byte) (storedRequest, bool) {
+// getRequest returns the request stored for req: false when there is none,
+// an error when its value is not one encodeRequest writes (state.db gone
+// bad: bbolt checks no data page), which must not pass for a new request
+// (the call would be made again) nor for an empty reply.
+func getRequest(tx *bolt.Tx, req [32]byte) (storedRequest, bool, error) {
 	raw := tx.Bucket(bucketRequests).Get(req[:])
+	if raw == nil {
+		return storedRequest{}, false, nil
+	}
+	r, err := decodeRequest(raw)
+	if err != nil {
+		return storedRequest{}, false, fmt.Errorf("corrupt %s entry %x: %w", bucketRequests, req, err)
+	}
+	return r, true, nil
+}
+
+// decodeRequest reads a value of the requests bucket, as encodeRequest
+// writes it.
+func decodeRequest(raw []byte) (storedRequest, error) {
 	if len(raw) < requestHeader+1 {
-		return storedRequest{}, false
+		return storedRequest{}, fmt.Errorf("%d bytes, fewer than %d", len(raw), requestHeader+1)
 	}
 	var r storedRequest
 	copy(r.digest[:], raw)
@@ -448,18 +469,27 @@ func getRequest(tx *bolt.Tx, req [32]byte) (storedRequest, bool) {
 	case replyWhole:
 		r.reply = bytes.Clone(body)
 	case replyRecords:
-		if len(body) < 8 {
-			return storedRequest{}, false
+		if len(body) <= 8 {
+			return storedRequest{}, errors.New("the records of no game")
 		}
 		r.first, r.end = binary.BigEndian.Uint32(body), binary.BigEndian.Uint32(body[4:])
 		r.game = string(body[8:])
 	default:
-		return storedRequest{}, false
+		return storedRequest{}, fmt.Errorf("unknown kind %d", raw[requestHeader])
 	}
-	return r, true
+	return r, nil
 }
 
 func putRequest(tx *bolt.Tx, req [32]byte, r storedRequest) error {
+	if err := tx.Bucket(bucketRequests).Put(req[:], encodeRequest(r)); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketReqByTime).Put(timeKey(r.at, req), nil)
+}
+
+// encodeRequest is r's value in the requests bucket: its records when it
+// names a game, else its reply.
+func encodeRequest(r storedRequest) []byte {
 	v := make([]byte, 0, requestHeader+1+8+len(r.game)+len(r.reply))
 	v = append(v, r.digest[:]...)
 	v = binary.BigEndian.AppendUint64(v, uint64(r.at))
@@ -467,15 +497,10 @@ func putRequest(tx *bolt.Tx, req [32]byte, r storedRequest) error {
 		v = append(v, replyRecords)
 		v = binary.BigEndian.AppendUint32(v, r.first)
 		v = binary.BigEndian.AppendUint32(v, r.end)
-		v = append(v, r.game...)
-	} else {
-		v = append(v, replyWhole)
-		v = append(v, r.reply...)
+		return append(v, r.game...)
 	}
-	if err := tx.Bucket(bucketRequests).Put(req[:], v); err != nil {
-		return err
-	}
-	return tx.Bucket(bucketReqByTime).Put(timeKey(r.at, req), nil)
+	v = append(v, replyWhole)
+	return append(v, r.reply...)
 }
 
 // timeKey is req's key in requests-by-time.

@@ -65,7 +65,7 @@ func TestPruneRequests(t *testing.T) {
 	}
 	st.db.View(func(tx *bolt.Tx) error {
 		for i := range n {
-			r, ok := getRequest(tx, record.RequestID("gs", id(i)))
+			r, ok, _ := getRequest(tx, record.RequestID("gs", id(i)))
 			if old(i) && i != 1 {
 				if ok {
 					t.Errorf("%s not pruned", id(i))
@@ -131,7 +131,7 @@ func TestStoreUpgrade(t *testing.T) {
 		t.Error("not reported as upgraded")
 	}
 	st.db.View(func(tx *bolt.Tx) error {
-		r, ok := getRequest(tx, req)
+		r, ok, _ := getRequest(tx, req)
 		if !ok || string(r.reply) != "reply bytes" || r.at != 1_700_000_000 || r.game != "" {
 			t.Errorf("upgraded reply: %+v %v", r, ok)
 		}
@@ -151,7 +151,7 @@ func TestStoreUpgrade(t *testing.T) {
 		t.Error("upgraded twice")
 	}
 	st.db.View(func(tx *bolt.Tx) error {
-		if r, ok := getRequest(tx, req); !ok || string(r.reply) != "reply bytes" || appliedCount(tx) != 7 {
+		if r, ok, _ := getRequest(tx, req); !ok || string(r.reply) != "reply bytes" || appliedCount(tx) != 7 {
 			t.Errorf("second open: %+v %v applied %d", r, ok, appliedCount(tx))
 		}
 		return nil
@@ -189,7 +189,7 @@ func TestStoreUpgradeFormat2(t *testing.T) {
 		t.Errorf("upgraded %v, prefix %d", st.upgraded, st.prefix)
 	}
 	st.db.View(func(tx *bolt.Tx) error {
-		r, ok := getRequest(tx, req)
+		r, ok, _ := getRequest(tx, req)
 		if !ok || r.game != ref.game || r.first != 2 || r.end != 4 || r.digest != ref.digest {
 			t.Errorf("reference after the upgrade: %+v %v", r, ok)
 		}
@@ -551,4 +551,61 @@ func TestSecretNotInStateStore(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A stored reply state.db no longer holds as rngd wrote it (bbolt checks no
+// data page) refuses the retry of its call, INTERNAL: it is neither an
+// empty reply (the records of no game) nor a new call made again (a value
+// too short or of an unknown kind).
+func TestCorruptStoredRequestRefused(t *testing.T) {
+	td := newTestDaemon(t)
+	a := td.client("server-a")
+	codes := td.emission("CR", "2026-12-31", 3)
+	reqs := make([]*qodv1.StartGameRequest, len(codes))
+	for i, code := range codes {
+		reqs[i] = &qodv1.StartGameRequest{RequestId: fmt.Sprint("corrupt-", i), Code: code}
+		if _, err := a.StartGame(context.Background(), reqs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	td.stop()
+	// Each keeps the digest and time of the call (so its retry is the
+	// same call) and loses the rest.
+	corrupt := [][]byte{
+		{replyRecords, 0, 0, 0, 0, 0, 0, 0, 1}, // the records of no game
+		{},                                     // no kind
+		{9, 'x'},                               // an unknown kind
+	}
+	db, err := bolt.Open(filepath.Join(td.cfg.DataDir, "state.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for i, v := range corrupt {
+			req := record.RequestID("server-a", reqs[i].RequestId)
+			old := tx.Bucket(bucketRequests).Get(req[:])
+			if len(old) < requestHeader {
+				return fmt.Errorf("stored reply of %s: %x", reqs[i].RequestId, old)
+			}
+			if err := tx.Bucket(bucketRequests).Put(req[:], append(bytes.Clone(old[:requestHeader]), v...)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	td.start()
+	a = td.client("server-a")
+	for _, req := range reqs {
+		t.Run(req.RequestId, func(t *testing.T) {
+			reply, err := a.StartGame(context.Background(), req)
+			if err == nil {
+				t.Fatalf("replied %v", reply)
+			}
+			wantRefusal(t, err, reasonInternal, "corrupt requests entry")
+		})
+	}
 }

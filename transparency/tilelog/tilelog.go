@@ -752,22 +752,6 @@ func (l *Log) ReadEntryBundle(ctx context.Context, index uint64, width uint8) ([
 // than absence, of the partial or of one that replaces it, is
 // transparency.ErrUnavailable, never ErrNotFound.
 func (l *Log) readResource(path, fullPath string, width uint8, hashSize int) ([]byte, error) {
-	cut := func(p string, b []byte) ([]byte, error) {
-		if hashSize > 0 {
-			if len(b) < int(width)*hashSize {
-				return nil, fmt.Errorf("tilelog: %w: %s holds %d bytes, fewer than %d hashes", transparency.ErrSecurity, p, len(b), width)
-			}
-			return b[:int(width)*hashSize], nil
-		}
-		off := 0
-		for range int(width) {
-			if len(b)-off < 2 || len(b)-off-2 < int(binary.BigEndian.Uint16(b[off:])) {
-				return nil, fmt.Errorf("tilelog: %w: %s holds fewer than %d entries", transparency.ErrSecurity, p, width)
-			}
-			off += 2 + int(binary.BigEndian.Uint16(b[off:]))
-		}
-		return b[:off], nil
-	}
 	b, err := os.ReadFile(filepath.Join(l.tilesDir, path))
 	if err == nil || width == 0 || !errors.Is(err, fs.ErrNotExist) {
 		if err != nil {
@@ -785,7 +769,7 @@ func (l *Log) readResource(path, fullPath string, width uint8, hashSize int) ([]
 		b, err = os.ReadFile(filepath.Join(l.tilesDir, p))
 		switch {
 		case err == nil:
-			b, err = cut(p, b)
+			b, err = cutResource(p, b, width, hashSize)
 			return b, true, err
 		case errors.Is(err, fs.ErrNotExist):
 			return nil, false, nil
@@ -820,6 +804,27 @@ func (l *Log) readResource(path, fullPath string, width uint8, hashSize int) ([]
 		}
 	}
 	return nil, fmt.Errorf("tilelog: %w: %s", transparency.ErrNotFound, path)
+}
+
+// cutResource is b, the resource read at p (a wider one than asked for),
+// cut to its first width entries: hashSize bytes each for a hash tile,
+// length-prefixed for an entry bundle (hashSize 0). A resource holding
+// fewer is transparency.ErrSecurity.
+func cutResource(p string, b []byte, width uint8, hashSize int) ([]byte, error) {
+	if hashSize > 0 {
+		if len(b) < int(width)*hashSize {
+			return nil, fmt.Errorf("tilelog: %w: %s holds %d bytes, fewer than %d hashes", transparency.ErrSecurity, p, len(b), width)
+		}
+		return b[:int(width)*hashSize], nil
+	}
+	off := 0
+	for range int(width) {
+		if len(b)-off < 2 || len(b)-off-2 < int(binary.BigEndian.Uint16(b[off:])) {
+			return nil, fmt.Errorf("tilelog: %w: %s holds fewer than %d entries", transparency.ErrSecurity, p, width)
+		}
+		off += 2 + int(binary.BigEndian.Uint16(b[off:]))
+	}
+	return b[:off], nil
 }
 
 // VerifierKeys implements transparency.Log.
