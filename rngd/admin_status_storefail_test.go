@@ -3,7 +3,6 @@ package rngd
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -25,12 +24,7 @@ func TestStatusAfterStoreFailure(t *testing.T) {
 		t.Fatalf("Status with a game in play: %v, %d unfinished, store failure %q; want 1 and none", err, st.GetGamesUnfinished(), st.GetStoreFailure())
 	}
 	e := td.d.engine
-	if err := e.store.sync(); err != nil {
-		t.Fatal(err)
-	}
-	e.store.mu.Lock() // as the writer records a refused commit
-	e.store.failed = fmt.Errorf("%w: write state.db: no space left on device", errStoreFailed)
-	e.store.mu.Unlock()
+	failStore(t, e)
 	st, err = adm.Status(ctx, &adminv1.StatusRequest{})
 	if err != nil {
 		t.Fatalf("Status after the store failed: %v", err)

@@ -2,7 +2,6 @@ package rngd
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"tirage.fr/tirage/attestations"
@@ -29,12 +28,7 @@ func TestAdminCallsAfterStoreFailure(t *testing.T) {
 	if _, err := e.tlog.AwaitCheckpoint(ctx, td.sequenced()); err != nil { // the announcements under a checkpoint
 		t.Fatal(err)
 	}
-	if err := e.store.sync(); err != nil {
-		t.Fatal(err)
-	}
-	e.store.mu.Lock() // as the writer records a refused commit
-	e.store.failed = fmt.Errorf("%w: write state.db: no space left on device", errStoreFailed)
-	e.store.mu.Unlock()
+	failStore(t, e)
 	n := td.sequenced()
 	_, err = adm.CreateEmission(ctx, &adminv1.CreateEmissionRequest{RequestId: rid(), EmissionId: "SF2", ClosureDate: "2026-12-31"})
 	wantRefusal(t, err, reasonStoreUnavailable, "state store unavailable")

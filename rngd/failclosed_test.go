@@ -478,12 +478,7 @@ func TestRetryAndRefundAfterStoreFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := td.d.engine
-	if err := e.store.sync(); err != nil {
-		t.Fatal(err)
-	}
-	e.store.mu.Lock() // as the writer records a refused commit
-	e.store.failed = fmt.Errorf("%w: write state.db: no space left on device", errStoreFailed)
-	e.store.mu.Unlock()
+	failStore(t, e)
 	_, err := a.Pick(ctx, req)
 	wantRefusal(t, err, reasonStoreUnavailable, "state store unavailable")
 	n := td.sequenced()

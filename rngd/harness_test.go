@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -230,4 +231,17 @@ func (td *testDaemon) emission(id, closure string, n int) []string {
 		td.t.Fatal(err)
 	}
 	return codes
+}
+
+// failStore fails e's state store as the writer does on a refused commit
+// (disk full), once what was handed to it is committed: every change is
+// then refused STORE_UNAVAILABLE.
+func failStore(t *testing.T, e *engine) {
+	t.Helper()
+	if err := e.store.sync(); err != nil {
+		t.Fatal(err)
+	}
+	e.store.mu.Lock()
+	e.store.failed = fmt.Errorf("%w: write state.db: no space left on device", errStoreFailed)
+	e.store.mu.Unlock()
 }

@@ -12,7 +12,6 @@ import (
 
 	"tirage.fr/tirage/verifier/beacon"
 	"tirage.fr/tirage/verifier/record"
-	"tirage.fr/tirage/verifier/vrf"
 )
 
 // drandRound is a real published drand round of verifier/beacon's vectors
@@ -164,15 +163,7 @@ func TestCertificateBeacon(t *testing.T) {
 	dr, _ := record.Parse([]byte(c.DrawRecord.Record))
 	d := dr.(*record.PromoDraw)
 	d.BeaconValue = roundOf(t, "quicknet", 123).value(t)
-	d.Proof, err = f.prover.Prove(d.Alpha())
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Beta, _ = vrf.Verify(f.prover.PublicKey(), d.Alpha(), d.Proof)
-	idx, _ := Picks(d.Beta, d.Winners+d.Reserves, d.Count)
-	for i, x := range idx {
-		d.Ranking[i] = uint64(x)
-	}
+	f.prove(t, d)
 	_, err = Verify(f.forge(t, fr, d), f.list, Anchors{Reserves: -1})
 	var ce *CheckError
 	if !errors.As(err, &ce) || ce.Check != CheckBeacon || !strings.Contains(err.Error(), "does not verify") {
@@ -186,14 +177,7 @@ func TestCertificateBeacon(t *testing.T) {
 	d2.Time = fr2.Time.Add(time.Hour) // drawn after that freeze (freeze-draw-link)
 	d2.BeaconValue = rd.value(t)
 	d2.Prev = record.LeafHash(mustFormat(t, fr2))
-	if d2.Proof, err = f.prover.Prove(d2.Alpha()); err != nil {
-		t.Fatal(err)
-	}
-	d2.Beta, _ = vrf.Verify(f.prover.PublicKey(), d2.Alpha(), d2.Proof)
-	idx, _ = Picks(d2.Beta, d2.Winners+d2.Reserves, d2.Count)
-	for i, x := range idx {
-		d2.Ranking[i] = uint64(x)
-	}
+	f.prove(t, &d2)
 	_, err = Verify(f.forge(t, fr2, &d2), f.list, Anchors{Reserves: -1})
 	if !errors.As(err, &ce) || ce.Check != CheckBeacon || !strings.Contains(err.Error(), "not after the freeze") {
 		t.Fatalf("a round published before the freeze: got %v, want %s", err, CheckBeacon)

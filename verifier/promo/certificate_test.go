@@ -558,6 +558,21 @@ func TestForgedDrawRecordFails(t *testing.T) {
 	}
 }
 
+// prove proves d again as an appliance holding the key would, after a
+// change of its α: π, β, and the ranking β picks.
+func (f *fixture) prove(t *testing.T, d *record.PromoDraw) {
+	t.Helper()
+	var err error
+	if d.Proof, err = f.prover.Prove(d.Alpha()); err != nil {
+		t.Fatal(err)
+	}
+	d.Beta, _ = vrf.Verify(f.prover.PublicKey(), d.Alpha(), d.Proof)
+	idx, _ := Picks(d.Beta, d.Winners+d.Reserves, d.Count)
+	for i, x := range idx {
+		d.Ranking[i] = uint64(x)
+	}
+}
+
 // forge logs fr and d properly in a new log and certifies them, as a
 // dishonest appliance would.
 func (f *fixture) forge(t *testing.T, fr record.Record, d *record.PromoDraw) []byte {

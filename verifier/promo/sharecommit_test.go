@@ -11,7 +11,6 @@ import (
 	"tirage.fr/tirage/verifier/beacon"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
-	"tirage.fr/tirage/verifier/vrf"
 )
 
 // ShareCommitment's known answers, computed independently (Python:
@@ -156,14 +155,7 @@ func TestVerifyShareCommitment(t *testing.T) {
 	dr, _ := record.Parse([]byte(c.DrawRecord.Record))
 	d := dr.(*record.PromoDraw)
 	d.Share = []byte("text:huissier Maître Dupont 22/06")
-	if d.Proof, err = f.prover.Prove(d.Alpha()); err != nil {
-		t.Fatal(err)
-	}
-	d.Beta, _ = vrf.Verify(f.prover.PublicKey(), d.Alpha(), d.Proof)
-	idx, _ := Picks(d.Beta, d.Winners+d.Reserves, d.Count)
-	for i, x := range idx {
-		d.Ranking[i] = uint64(x)
-	}
+	f.prove(t, d)
 	_, err = Verify(f.forge(t, fr, d), f.list, Anchors{Reserves: -1})
 	var ce *CheckError
 	if !errors.As(err, &ce) || ce.Check != CheckShareCommitment || !strings.Contains(err.Error(), "does not open the commitment") {
@@ -235,14 +227,7 @@ func TestShareCommitmentRequired(t *testing.T) {
 	d.Prev = record.LeafHash(mustFormat(t, fr))
 	d.Time = at.Add(time.Hour)
 	var err error
-	if d.Proof, err = f.prover.Prove(d.Alpha()); err != nil {
-		t.Fatal(err)
-	}
-	d.Beta, _ = vrf.Verify(f.prover.PublicKey(), d.Alpha(), d.Proof)
-	idx, _ := Picks(d.Beta, d.Winners+d.Reserves, d.Count)
-	for i, x := range idx {
-		d.Ranking[i] = uint64(x)
-	}
+	f.prove(t, d)
 	_, err = Verify(f.forge(t, fr, d), f.list, Anchors{Reserves: -1})
 	var ce *CheckError
 	if !errors.As(err, &ce) || ce.Check != CheckShareCommitment || !strings.Contains(err.Error(), "holds no commitment to the bailiff's share") {

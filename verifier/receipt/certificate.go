@@ -99,20 +99,28 @@ func certificateWhy(file []byte, ce *promo.CheckError, logTrusted, vrfPinned boo
 // skipped, saying so and that only the draw's rules show whether one was
 // promised: promo.Verify compares them when given, Anchors.Rules), else the
 // round's published signature, published after the freeze.
-func certificateBeacon(v *verdict.Verdict, file []byte, res *promo.Verified) {
-	var c promo.Certificate
-	if json.Unmarshal(file, &c) != nil {
-		return
-	}
-	r, err := record.Parse([]byte(c.Freeze.Record))
-	f, ok := r.(*record.PromoFreeze)
+func certificateBeacon(v *verdict.Verdict, f *record.PromoFreeze, res *promo.Verified) {
 	switch {
-	case err != nil || !ok:
+	case f == nil:
 	case f.Beacon == "":
 		v.Set(promo.CheckBeacon, verdict.StatusSkip, verdict.MsgReceiptBeaconNone)
 	case res != nil && res.Beacon.Verified():
 		v.Set(promo.CheckBeacon, verdict.StatusPass, verdict.MsgReceiptBeacon, res.Beacon.Chain.String(), res.Beacon.Round, f.Time.UTC().Format(time.RFC3339))
 	}
+}
+
+// certificateFreeze is the freeze record of a certificate promo.Verify
+// passed, nil if it holds none that parses.
+func certificateFreeze(file []byte) *record.PromoFreeze {
+	var c promo.Certificate
+	if json.Unmarshal(file, &c) != nil {
+		return nil
+	}
+	r, err := record.Parse([]byte(c.Freeze.Record))
+	if f, ok := r.(*record.PromoFreeze); err == nil && ok {
+		return f
+	}
+	return nil
 }
 
 // certificateShare says what the share-commitment check promo.Verify
@@ -121,15 +129,9 @@ func certificateBeacon(v *verdict.Verdict, file []byte, res *promo.Verified) {
 // and, when the draw binds a beacon round, that the beacon then does not
 // rule out a choice of the winners by the operator and the bailiff
 // together.
-func certificateShare(v *verdict.Verdict, file []byte) {
-	var c promo.Certificate
-	if json.Unmarshal(file, &c) != nil {
-		return
-	}
-	r, err := record.Parse([]byte(c.Freeze.Record))
-	f, ok := r.(*record.PromoFreeze)
+func certificateShare(v *verdict.Verdict, f *record.PromoFreeze) {
 	switch {
-	case err != nil || !ok:
+	case f == nil:
 	case f.ShareCommitment != [32]byte{}:
 		v.Set(promo.CheckShareCommitment, verdict.StatusPass, verdict.MsgShareCommitmentOK, promo.ShareCommitmentHex(f))
 	case f.Beacon != "":
@@ -209,11 +211,12 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 	if list == nil {
 		v.Skip(promo.CheckEntrantRoot, verdict.MsgPublicOnly)
 	}
+	freeze := certificateFreeze(file)
 	if c := v.Find(promo.CheckShareCommitment); c != nil && c.Status == verdict.StatusPass {
-		certificateShare(v, file)
+		certificateShare(v, freeze)
 	}
 	if c := v.Find(promo.CheckBeacon); c != nil && c.Status == verdict.StatusPass {
-		certificateBeacon(v, file, res)
+		certificateBeacon(v, freeze, res)
 	}
 	if res != nil {
 		// The certificate's pairing of the draw's key id with its key,
