@@ -26,6 +26,7 @@ import (
 	rpromo "tirage.fr/tirage/rngd/promo"
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/record"
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 func init() {
@@ -1217,9 +1218,11 @@ func (c *promoCmd) runDraw(ctx context.Context) error {
 	if br.Verified() {
 		fmt.Fprintf(c.env.Stderr, "beacon: %s round %d, signature verified; randomness %x\n", br.Chain, br.Round, br.Randomness)
 	}
-	what := "bailiff's share (typed text, 8 to 256 bytes)"
+	// The prompt of rngverify share-commitment, which reads the share as
+	// this ceremony does.
+	prompt := verdict.M(verdict.MsgCLISharePromptText)
 	if c.dice {
-		what = fmt.Sprintf("bailiff's dice rolls (at least %d digits 1-6)", promo.MinDiceRolls)
+		prompt = verdict.M(verdict.MsgCLISharePromptDice, promo.MinDiceRolls)
 	}
 	var raw []byte
 	if c.shareFile != "" {
@@ -1228,7 +1231,7 @@ func (c *promoCmd) runDraw(ctx context.Context) error {
 			return fmt.Errorf("couldn't read the share file: %w", rngd.Pathless(err))
 		}
 	} else {
-		fmt.Fprintf(c.env.Stderr, "%s: ", what)
+		io.WriteString(c.env.Stderr, prompt.Text("en"))
 		if raw, err = readLineCtx(ctx, c.env.Stdin); err != nil {
 			if errors.Is(err, errInterrupted) {
 				fmt.Fprintln(c.env.Stderr)

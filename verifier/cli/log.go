@@ -200,8 +200,6 @@ func (l *logFlags) sameKeys(ls *checkpoint.LogState, origin string, a receipt.An
 	return verdict.Errorf(verdict.MsgCLIFlagErr, given, verdict.M(verdict.MsgCLIStateFile, l.statePath(), verdict.M(verdict.MsgStateOtherKeys, origin, ls.Since)))
 }
 
-// pinnedFP reports whether a log key's fingerprint fp is pinned: by a bare
-// fingerprint (a SUITE:FP pin names a VRF key).
 // needServed reports whether a pin may name a log key that only the log
 // serves: a bare pin (a SUITE: pin is a VRF key's, never a log key's) that
 // no --log-key key has. Other pins need no vkey (a tile directory, --dir,
@@ -219,6 +217,8 @@ func needServed(a receipt.Anchors) bool {
 	return false
 }
 
+// pinnedFP reports whether a log key's fingerprint fp is pinned: by a bare
+// fingerprint (a SUITE:FP pin names a VRF key).
 func pinnedFP(pins []string, fp string) bool {
 	for _, p := range pins {
 		if s, f, err := receipt.ParsePin(p); err == nil && s == "" && strings.EqualFold(f, fp) {

@@ -108,7 +108,7 @@ const (
 	CheckShare           = "bailiff-share"
 	// CheckShareCommitment: the share opens the commitment the freeze
 	// holds (VerifyShareCommitment). A freeze logged before freezes held
-	// one passes it; Verified.ShareCommitted says which.
+	// one passes it; Verified.Freeze.ShareCommitment says which (zero).
 	CheckShareCommitment = "share-commitment"
 	CheckBeacon          = "beacon-signature"
 	CheckVRF             = "vrf-proof"
@@ -202,10 +202,6 @@ type Verified struct {
 	KeyLogged  bool   // the VRF key was found in a key announcement in the log
 	Freeze     *record.PromoFreeze
 	DrawRecord *record.PromoDraw
-	// ShareCommitted: the freeze holds a share commitment, which the
-	// share opens. False for a freeze logged before freezes held one: with
-	// a beacon, the share was then not fixed before the round was known.
-	ShareCommitted bool
 }
 
 // Verify checks a certificate file offline. With list == nil it runs the
@@ -386,7 +382,6 @@ func Verify(certFile []byte, list *EntrantList, a Anchors) (*Verified, error) {
 	if err := VerifyShareCommitment(f, string(d.Share)); err != nil {
 		return nil, fail(CheckShareCommitment, verdict.MsgPromoErr, err)
 	}
-	v.ShareCommitted = f.ShareCommitment != [32]byte{}
 	// 6b. With the rules file: the freeze announced the round the rules
 	//     announce for this draw, or none when they announce none (a
 	//     freeze that dropped it would leave nothing to check below).

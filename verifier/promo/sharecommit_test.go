@@ -140,12 +140,12 @@ func promoCertificate(t *testing.T, share string, edit func(*record.PromoFreeze)
 // commitment verifies and says so; a draw record holding another share
 // — another try, properly proven and logged by a dishonest appliance once
 // the round was known — fails share-commitment; a freeze logged before
-// freezes held a commitment verifies, without ShareCommitted.
+// freezes held a commitment verifies, its Freeze holding none.
 func TestVerifyShareCommitment(t *testing.T) {
 	const share = "text:huissier Maître Dupont 21/06"
 	f, _ := promoCertificate(t, share, func(*record.PromoFreeze) {})
 	v, err := Verify(f.cert, f.list, Anchors{Rules: f.rules, Reserves: 3})
-	if err != nil || !v.ShareCommitted || !v.Beacon.Verified() {
+	if err != nil || v.Freeze.ShareCommitment == ([32]byte{}) || !v.Beacon.Verified() {
 		t.Fatalf("the committed share: %v, %+v", err, v)
 	}
 
@@ -164,7 +164,7 @@ func TestVerifyShareCommitment(t *testing.T) {
 
 	old, _ := promoCertificate(t, share, func(fr *record.PromoFreeze) { fr.ShareCommitment = [32]byte{} })
 	v, err = Verify(old.cert, old.list, Anchors{Rules: old.rules, Reserves: 3})
-	if err != nil || v.ShareCommitted || !v.Beacon.Verified() {
+	if err != nil || v.Freeze.ShareCommitment != ([32]byte{}) || !v.Beacon.Verified() {
 		t.Fatalf("a freeze without a share commitment: %v, %+v", err, v)
 	}
 }

@@ -191,12 +191,11 @@ func verifyReceipt(v *verdict.Verdict, rc *Receipt, a Anchors) *verdict.Verdict 
 			}
 		}
 	}
-	// An end's r opens the start's commitment, unless the appliance lost r.
 	if end, ok := rec.(*record.GameEnd); ok {
 		factRefundReason(v, end)
-	}
-	if end, ok := rec.(*record.GameEnd); ok && start != nil {
+		// An end's r opens the start's commitment, unless the appliance lost r.
 		switch {
+		case start == nil:
 		case end.SecretLost():
 			v.Fail(verdict.CheckCommitment, verdict.MsgSecretLost, verdict.Term(end.Result))
 		case record.Commit(end.Secret) != start.Commit:
@@ -370,6 +369,7 @@ func companions(v *verdict.Verdict, ev *evidence, rec record.Record, rc *Receipt
 			return nil, nil, false
 		}
 		// The draw is this freeze's, logged after it (as promo.Verify checks).
+		shareErr := promo.VerifyShareCommitment(f, string(d.Share))
 		switch {
 		case d.Draw != f.Draw:
 			v.Misbehaviour(verdict.CheckChain, verdict.MsgFreezeOtherDraw, f.Draw, d.Draw)
@@ -387,11 +387,11 @@ func companions(v *verdict.Verdict, ev *evidence, rec record.Record, rc *Receipt
 			// The freeze bound the key before the bailiff's share existed.
 			v.Misbehaviour(verdict.CheckChain, verdict.MsgDrawKeyNotFrozen, d.Key, f.Key)
 			ev.on(0, freezeAt)
-		case promo.VerifyShareCommitment(f, string(d.Share)) != nil:
+		case shareErr != nil:
 			// The bailiff committed to the share at the freeze, before
 			// the beacon round was published (and a freeze timed from
 			// promo.ShareCommitmentsRequired on must hold one).
-			m := Cause(promo.VerifyShareCommitment(f, string(d.Share)))
+			m := Cause(shareErr)
 			v.Misbehaviour(verdict.CheckChain, m.ID, m.Args...)
 			ev.on(0, freezeAt)
 		default:
