@@ -137,6 +137,7 @@ func (s *dyingHWRNG) Read(p []byte) (int, error) {
 // the test while saying rngd draws, and a retest that finds it still dead
 // says so at ERROR rather than "sources healthy" (docs/entropy.md).
 func TestEntropyAdminDegraded(t *testing.T) {
+	peertest.Device(t, entropy.DefaultHWRNGPath)
 	dev, err := entropy.OpenDevice("dying", entropy.DefaultHWRNGPath)
 	if errors.Is(err, entropy.ErrNotSupported) {
 		peertest.Absent(t, "%s absent: the test needs it", entropy.DefaultHWRNGPath)

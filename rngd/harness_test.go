@@ -18,8 +18,10 @@ import (
 
 	"tirage.fr/tirage/hsm"
 	"tirage.fr/tirage/hsm/keystore"
+	"tirage.fr/tirage/internal/peertest"
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/rngd/entropy"
 	"tirage.fr/tirage/verifier/vrf"
 )
 
@@ -102,6 +104,7 @@ func newTestDaemon(t testing.TB, mods ...func(*Config)) *testDaemon {
 		Game:    GameConfig{SweepInterval: Duration{maxSweepInterval}}, // tests sweep when they mean to
 		Clock:   td.clock,
 	}
+	td.cfg.Entropy.Sources = testSources(t)
 	td.cfg.Logger = slog.New(slog.NewTextHandler(testWriter{t: t, mu: &td.logMu, all: &td.logBuf}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	for _, m := range mods {
 		m(&td.cfg)
@@ -244,4 +247,49 @@ func failStore(t *testing.T, e *engine) {
 	e.store.mu.Lock()
 	e.store.failed = fmt.Errorf("%w: write state.db: no space left on device", errStoreFailed)
 	e.store.mu.Unlock()
+}
+
+// testSources are the test daemons' entropy sources: rngd's default
+// (nil) where /dev/hwrng can be read, else RDSEED's (peertest.PhysicalSource).
+func testSources(t testing.TB) []EntropySource {
+	if peertest.PhysicalSource(t) == "hwrng" {
+		return nil
+	}
+	return rdseedSources
+}
+
+// rdseedSources is RDSEED in /dev/hwrng's place among rngd's default
+// sources (peertest.RDSEEDSourcesTOML in a config file).
+var rdseedSources = []EntropySource{{Kind: "rdseed", MinEntropy: 4}, {Kind: "getrandom"}}
+
+// generatorSources are the test daemon's entropy sources (testSources) as
+// a generator of the tests' own takes them.
+func (td *testDaemon) generatorSources() []entropy.SourceConfig {
+	if td.cfg.Entropy.Sources == nil {
+		return []entropy.SourceConfig{{Kind: "hwrng", MinEntropy: 4}, {Kind: "getrandom"}}
+	}
+	var out []entropy.SourceConfig
+	for _, s := range td.cfg.Entropy.Sources {
+		out = append(out, entropy.SourceConfig{Kind: s.Kind, MinEntropy: s.MinEntropy})
+	}
+	return out
+}
+
+// The RDSEED sources the tests' daemons take where /dev/hwrng cannot be
+// read are the same in a config file (peertest.RDSEEDSourcesTOML, for the
+// tests that start rngd from one) and here (testSources).
+func TestRDSEEDSourcesTOML(t *testing.T) {
+	c, err := checkTOML(t, configTOML(nil)+peertest.RDSEEDSourcesTOML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rdseedSources
+	if len(c.Entropy.Sources) != len(want) {
+		t.Fatalf("sources %+v, want %+v", c.Entropy.Sources, want)
+	}
+	for i, s := range c.Entropy.Sources {
+		if s.Kind != want[i].Kind || s.MinEntropy != want[i].MinEntropy {
+			t.Errorf("source %d: %+v, want %+v", i, s, want[i])
+		}
+	}
 }

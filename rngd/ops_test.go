@@ -148,7 +148,7 @@ func TestMetricsMove(t *testing.T) {
 		`tirage_log_append_seconds_count`,
 		`tirage_log_append_queue 0`,
 		`tirage_entropy_generator_healthy 1`,
-		`tirage_entropy_source_healthy{source="hwrng"} 1`,
+		`tirage_entropy_source_healthy{source="` + td.generatorSources()[0].Kind + `"} 1`,
 		`tirage_refusals_total{code="InvalidArgument",reason="NUMBER_RANGE"} 1`,
 		`tirage_alarms_total{component="entropy"} 0`,
 	} {

@@ -423,7 +423,7 @@ func frozenDraw(t *testing.T) (td *testDaemon, ks *keystore.Store, offline func(
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ks.Close() })
-	ent, err := entropy.New(entropy.Config{Sources: []entropy.SourceConfig{{Kind: "hwrng", MinEntropy: 4}, {Kind: "getrandom"}}})
+	ent, err := entropy.New(entropy.Config{Sources: td.generatorSources()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"tirage.fr/tirage/internal/peertest"
 	"tirage.fr/tirage/rngd"
 )
 
@@ -30,7 +31,7 @@ func TestSignalDuringStart(t *testing.T) {
 	p := filepath.Join(dir, "rngd.toml")
 	toml := "data_dir = \"" + filepath.Join(dir, "data") + "\"\n[grpc]\nlisten = \"127.0.0.1:0\"\ncert_file = \"" + pki.ServerCert() +
 		"\"\nkey_file = \"" + pki.ServerKey() + "\"\nclient_ca_file = \"" + pki.CA() + "\"\n[audit]\nlisten = \"off\"\n[http]\nlisten = \"off\"\n" +
-		"[log]\norigin = \"tirage.test/rngd\"\n[keys]\nallow_software = true\npassphrase_file = \"" + fifo + "\"\n"
+		"[log]\norigin = \"tirage.test/rngd\"\n[keys]\nallow_software = true\npassphrase_file = \"" + fifo + "\"\n" + peertest.SourcesTOML(t)
 	if err := os.WriteFile(p, []byte(toml), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ package peertest
 import (
 	"os"
 	"testing"
+
+	"golang.org/x/sys/cpu"
 )
 
 // CI reports whether the tests run in CI: CI=true in the environment.
@@ -50,3 +52,37 @@ func Device(t testing.TB, path string) {
 	}
 	f.Close()
 }
+
+// PhysicalSource is the physical entropy source a test's daemon can draw
+// on here: "hwrng" when /dev/hwrng opens for reading — always in CI, where
+// [Device] fails t otherwise — else, on a developer's machine where only
+// root may read it, "rdseed" when the CPU has RDSEED (said in t's log);
+// without either, t is skipped.
+func PhysicalSource(t testing.TB) string {
+	t.Helper()
+	f, err := os.Open("/dev/hwrng")
+	if err == nil {
+		f.Close()
+		return "hwrng"
+	}
+	if CI() || !cpu.X86.HasRDSEED {
+		Absent(t, "%v, and the CPU has no RDSEED", err)
+	}
+	t.Logf("entropy source RDSEED, not rngd's default /dev/hwrng: %v", err)
+	return "rdseed"
+}
+
+// SourcesTOML is the [[entropy.source]] tables of an rngd config file for
+// a test's daemon: none (rngd's default, /dev/hwrng) or RDSEED's, as
+// [PhysicalSource] decides.
+func SourcesTOML(t testing.TB) string {
+	t.Helper()
+	if PhysicalSource(t) == "hwrng" {
+		return ""
+	}
+	return RDSEEDSourcesTOML
+}
+
+// RDSEEDSourcesTOML is RDSEED in /dev/hwrng's place among rngd's default
+// sources (README.md: make run without root), as a config file says it.
+const RDSEEDSourcesTOML = "[[entropy.source]]\nkind = \"rdseed\"\nmin_entropy = 4.0\n[[entropy.source]]\nkind = \"getrandom\"\n"

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"tirage.fr/tirage/internal/peertest"
 	"tirage.fr/tirage/rngd"
 	"tirage.fr/tirage/verifier/record"
 )
@@ -58,6 +59,7 @@ announcement_file = %q
 origin = "tirage.fr/attest-test"
 batch_max_age = "2ms"
 `, data, pki.ServerCert(), pki.ServerKey(), pki.CA(), pass, ann)
+	toml += peertest.SourcesTOML(t)
 	if err := os.WriteFile(config, []byte(toml), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,8 @@
 // (rngctl, the demo): the production components on loopback — mTLS gRPC on
 // a free port, the admin socket, the embedded tessera log, a software
 // keystore whose keys are made as rngctl keys init makes them, the
-// hwrng-seeded DRBG — in a temporary data directory.
+// hwrng-seeded DRBG (RDSEED's where this user cannot read /dev/hwrng,
+// outside CI: peertest.PhysicalSource) — in a temporary data directory.
 package rngdtest
 
 import (
@@ -15,6 +16,7 @@ import (
 
 	"tirage.fr/tirage/hsm"
 	"tirage.fr/tirage/hsm/keystore"
+	"tirage.fr/tirage/internal/peertest"
 	"tirage.fr/tirage/rngd"
 	"tirage.fr/tirage/verifier/vrf"
 )
@@ -63,8 +65,13 @@ func Start(t testing.TB, clients ...string) *Daemon {
 		t.Fatal(err)
 	}
 	ks.Close()
+	var sources []rngd.EntropySource // rngd's default: /dev/hwrng
+	if peertest.PhysicalSource(t) != "hwrng" {
+		sources = []rngd.EntropySource{{Kind: "rdseed", MinEntropy: 4}, {Kind: "getrandom"}}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d, err := rngd.Start(ctx, rngd.Config{
+		Entropy: rngd.EntropyConfig{Sources: sources},
 		DataDir: data,
 		GRPC:    rngd.GRPCConfig{Listen: "127.0.0.1:0", CertFile: pki.ServerCert(), KeyFile: pki.ServerKey(), ClientCAFile: pki.CA()},
 		Audit:   rngd.AuditConfig{Listen: "127.0.0.1:0"},
