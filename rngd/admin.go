@@ -648,8 +648,8 @@ func (p expiredPlace) token() string {
 }
 
 // parseExpiredPageToken returns the place a token names
-// (expiredPlace.token): a game id is a game server's identity, "/" and
-// gameIDDigits lowercase hex digits (gameID).
+// (expiredPlace.token), spelt as token spells it: a game id is a game
+// server's identity, "/" and gameIDDigits lowercase hex digits (gameID).
 func parseExpiredPageToken(token string) (expiredPlace, error) {
 	bad := refuse(reasonPageTokenInvalid, "page_token: not a next_page_token that ListExpiredGames returned (leave it empty for the first page)")
 	if len(token) > base64.RawURLEncoding.EncodedLen(1+8+maxIdentity+1+gameIDDigits) {
@@ -669,5 +669,10 @@ func parseExpiredPageToken(token string) (expiredPlace, error) {
 		strings.Trim(digits, "0123456789abcdef") != "" {
 		return expiredPlace{}, bad
 	}
-	return expiredPlace{deadline: binary.BigEndian.Uint64(b[1:]), key: joinKey(server, []byte(id))}, nil
+	p := expiredPlace{deadline: binary.BigEndian.Uint64(b[1:]), key: joinKey(server, []byte(id))}
+	// Only the spelling token writes (see parsePageToken).
+	if p.token() != token {
+		return expiredPlace{}, bad
+	}
+	return p, nil
 }

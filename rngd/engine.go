@@ -1811,7 +1811,7 @@ func pageToken(id string) string {
 }
 
 // parsePageToken returns the game id in token (pageToken), which must be
-// one of server's game ids (gameID).
+// one of server's game ids (gameID), spelt as pageToken spells it.
 func parsePageToken(server, token string) (string, error) {
 	bad := refuse(reasonPageTokenInvalid, "page_token: not a next_page_token that ListUnfinishedGames returned to this game server (leave it empty for the first page)")
 	if len(token) > base64.RawURLEncoding.EncodedLen(1+len(server)+1+gameIDDigits) {
@@ -1824,6 +1824,12 @@ func parsePageToken(server, token string) (string, error) {
 	id := string(b[1:])
 	digits, ok := strings.CutPrefix(id, server+"/")
 	if !ok || len(digits) != gameIDDigits || strings.Trim(digits, "0123456789abcdef") != "" {
+		return "", bad
+	}
+	// Only the spelling pageToken writes: the decoder also takes a last
+	// character with padding bits set, and skips CR and LF, so one page
+	// would have several tokens.
+	if pageToken(id) != token {
 		return "", bad
 	}
 	return id, nil

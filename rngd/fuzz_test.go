@@ -44,7 +44,8 @@ func FuzzDecodeRequest(f *testing.F) {
 
 // FuzzParsePageToken: a ListUnfinishedGames page_token (any bytes a game
 // server sends) that parses names one of the caller's own game ids, and
-// that id's token names it again; every game id's token parses.
+// is that id's token, byte for byte (one spelling per page); every game
+// id's token parses.
 func FuzzParsePageToken(f *testing.F) {
 	id := "server-a/0192a3b4c5d6e7f8091a2b3c4d5e6f7081"
 	f.Add("server-a", pageToken(id))
@@ -52,6 +53,15 @@ func FuzzParsePageToken(f *testing.F) {
 	f.Add("server-a", pageToken("server-a/0192a3b4c5d6e7f8091a2b3c4d5e6f708"))
 	f.Add("", pageToken("/0192a3b4c5d6e7f8091a2b3c4d5e6f7081"))
 	f.Add("server-a", "AXNlcnZlci1h")
+	// Tokens of game ids gameID makes (the ids above have 34 digits, not
+	// gameIDDigits), whose last character has 0, 2 and 4 padding bits.
+	for _, server := range []string{"server-a", "server-ab", "server-abc"} {
+		token := pageToken(gameID(server, time.UnixMilli(1_700_000_000_000), []byte("0123456789")))
+		f.Add(server, token)
+		for _, s := range otherSpellings(f, token) {
+			f.Add(server, s)
+		}
+	}
 	f.Fuzz(func(t *testing.T, server, token string) {
 		got, err := parsePageToken(server, token)
 		if err != nil {
@@ -64,6 +74,9 @@ func FuzzParsePageToken(f *testing.F) {
 		if !ok || len(digits) != gameIDDigits || strings.Trim(digits, "0123456789abcdef") != "" {
 			t.Fatalf("token %q of %q: game id %q", token, server, got)
 		}
+		if pageToken(got) != token {
+			t.Fatalf("token %q of %q accepted, its token is %q", token, got, pageToken(got))
+		}
 		if again, err := parsePageToken(server, pageToken(got)); err != nil || again != got {
 			t.Fatalf("token of %q: %q, %v", got, again, err)
 		}
@@ -72,7 +85,7 @@ func FuzzParsePageToken(f *testing.F) {
 
 // FuzzParseExpiredPageToken: a ListExpiredGames page_token that parses
 // names a game id's place (a server, "/", gameIDDigits lowercase hex
-// digits, and a deadline), which its own token names again.
+// digits, and a deadline), and is that place's token, byte for byte.
 func FuzzParseExpiredPageToken(f *testing.F) {
 	for _, p := range []expiredPlace{
 		{deadline: 1_700_000_000, key: joinKey("server-a", []byte("server-a/0192a3b4c5d6e7f8091a2b3c4d5e6f7081"))},
@@ -82,6 +95,14 @@ func FuzzParseExpiredPageToken(f *testing.F) {
 		f.Add(p.token())
 	}
 	f.Add("AQ")
+	for _, server := range []string{"server-a", "server-ab", "server-abc"} {
+		id := gameID(server, time.UnixMilli(1_700_000_000_000), []byte("0123456789"))
+		token := expiredPlace{deadline: 1_702_592_000_000, key: joinKey(server, []byte(id))}.token()
+		f.Add(token)
+		for _, s := range otherSpellings(f, token) {
+			f.Add(s)
+		}
+	}
 	f.Fuzz(func(t *testing.T, token string) {
 		p, err := parseExpiredPageToken(token)
 		if err != nil {
@@ -95,6 +116,9 @@ func FuzzParseExpiredPageToken(f *testing.F) {
 		if !ok || server == "" || server == adminServer || !mine ||
 			len(digits) != gameIDDigits || strings.Trim(digits, "0123456789abcdef") != "" {
 			t.Fatalf("token %q: key %q", token, p.key)
+		}
+		if p.token() != token {
+			t.Fatalf("token %q of %+v accepted, its token is %q", token, p, p.token())
 		}
 		again, err := parseExpiredPageToken(p.token())
 		if err != nil || again.compare(p) != 0 {

@@ -613,7 +613,7 @@ func (a *Appliance) appendFreeze(ctx context.Context, dir string, meta Meta, lea
 		return nil, fmt.Errorf("log append failed, freeze not published (run the freeze again to re-send it unchanged): %w", err)
 	}
 	a.note(idx, leaf)
-	if err := atomicfile.Write(filepath.Join(dir, "freeze.idx"), []byte(strconv.FormatUint(idx, 10)+"\n"), 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "freeze.idx"), formatIndex(idx), 0o644); err != nil {
 		return nil, err
 	}
 	a.cfg.Logger.Info("draw frozen", "draw", meta.Draw, "entrants", meta.Entrants, "log_index", idx)
@@ -905,7 +905,7 @@ func (a *Appliance) appendDraw(ctx context.Context, dir string, st *drawState, l
 		return nil, fmt.Errorf("log append failed, draw not published (run the ceremony again with the same share to re-send this same record): %w", err)
 	}
 	a.note(idx, leaf)
-	if err := atomicfile.Write(filepath.Join(dir, "draw.idx"), []byte(strconv.FormatUint(idx, 10)+"\n"), 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "draw.idx"), formatIndex(idx), 0o644); err != nil {
 		return nil, err
 	}
 	a.cfg.Logger.Info("draw published", "draw", d.Draw, "log_index", idx)
@@ -1021,7 +1021,7 @@ func (a *Appliance) Certify(ctx context.Context, draw string) (*Certificate, err
 		h := record.LeafHash(st.drawLeaf)
 		for _, l := range lp.draws {
 			if l.hash == h {
-				if err := atomicfile.Write(filepath.Join(dir, "draw.idx"), []byte(strconv.FormatUint(l.index, 10)+"\n"), 0o644); err != nil {
+				if err := atomicfile.Write(filepath.Join(dir, "draw.idx"), formatIndex(l.index), 0o644); err != nil {
 					return nil, err
 				}
 				st.drawIdx = int64(l.index)
@@ -1319,16 +1319,36 @@ func (a *Appliance) EntrantsFile(draw string) (string, error) {
 	return filepath.Join(dir, "entrants.txt"), err
 }
 
+// formatIndex is the content of an index file (freeze.idx, draw.idx,
+// announcement.idx): a log index in decimal and a newline.
+func formatIndex(i uint64) []byte {
+	return []byte(strconv.FormatUint(i, 10) + "\n")
+}
+
+// parseIndex reads the content b of index file name (formatIndex), with or
+// without its newline.
+func parseIndex(name string, b []byte) (int64, error) {
+	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 63)
+	if err != nil {
+		return -1, fmt.Errorf("%s is damaged", name)
+	}
+	return int64(n), nil
+}
+
 func readIndex(path string) (int64, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return -1, err
 	}
-	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 63)
-	if err != nil {
-		return -1, fmt.Errorf("%s is damaged", filepath.Base(path))
+	return parseIndex(filepath.Base(path), b)
+}
+
+// decodeJSON decodes the content b of state file name into v.
+func decodeJSON(name string, b []byte, v any) error {
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s is damaged: %w", name, err)
 	}
-	return int64(n), nil
+	return nil
 }
 
 func readJSON(path string, v any) error {
@@ -1336,8 +1356,5 @@ func readJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("%s is damaged: %w", filepath.Base(path), err)
-	}
-	return nil
+	return decodeJSON(filepath.Base(path), b, v)
 }

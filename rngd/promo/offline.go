@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"tirage.fr/tirage/hsm"
@@ -214,7 +213,7 @@ func announcement(ctx context.Context, lg transparency.Log, dir string, cfg Offl
 				if seen && !bytes.Equal(other, pub) {
 					return 0, "", fmt.Errorf("VRF key id %q was first announced in the log with another public key (fingerprint %s): auditors would check this key's draws against that one; use a key with a new label", k.ID, hsm.Fingerprint(other))
 				}
-				return i, k.ID, atomicfile.Write(path, []byte(strconv.FormatUint(i, 10)+"\n"), 0o644)
+				return i, k.ID, atomicfile.Write(path, formatIndex(i), 0o644)
 			}
 		}
 		start += uint64(len(es))
@@ -238,7 +237,7 @@ func announcement(ctx context.Context, lg transparency.Log, dir string, cfg Offl
 		return 0, "", fmt.Errorf("couldn't append the key announcement: %w", err)
 	}
 	cfg.Logger.Info("keys announced", "log_index", i)
-	return i, id, atomicfile.Write(path, []byte(strconv.FormatUint(i, 10)+"\n"), 0o644)
+	return i, id, atomicfile.Write(path, formatIndex(i), 0o644)
 }
 
 // vrfKeyParses tells whether auditors can parse VRF key k's suite and

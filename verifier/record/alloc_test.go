@@ -130,3 +130,29 @@ func BenchmarkParseCrafted(b *testing.B) {
 		})
 	}
 }
+
+// TicketHash's memory does not grow with its input (a game server's code,
+// up to rngd's message limit): a long code allocates no more bytes than a
+// short one refused the same way, give or take the boxed count its error
+// quotes.
+func TestTicketHashAllocs(t *testing.T) {
+	const runs = 100
+	bytesPerRun := func(code string) uint64 {
+		_, _ = record.TicketHash(code)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range runs {
+			_, _ = record.TicketHash(code)
+		}
+		runtime.ReadMemStats(&after)
+		return (after.TotalAlloc - before.TotalAlloc) / runs
+	}
+	for _, c := range []struct{ short, long string }{
+		{"ABCDEFGHJKLMNPQRSTU", strings.Repeat("A", 16<<10)},
+		{"AB-AB-AB-AB-AB-AB-AB-AB-AB-AB-!", strings.Repeat("AB-", 1<<12) + "!"},
+	} {
+		if short, long := bytesPerRun(c.short), bytesPerRun(c.long); long > short+16 {
+			t.Errorf("TicketHash of %d bytes: %d bytes allocated, of %d: %d", len(c.long), long, len(c.short), short)
+		}
+	}
+}

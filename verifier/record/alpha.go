@@ -94,9 +94,13 @@ var ErrTicketCode = errors.New("ticket code must be 18 characters A-Z 0-9")
 
 // TicketHash is the hash of an 18-character ticket code as manifests and
 // start records carry it: SHA-256("tirage/ticket/v1" || code), the code
-// upper-cased with spaces and hyphens removed first.
+// upper-cased with spaces and hyphens removed first. Its memory does not
+// grow with code: a code longer than 18 characters is counted, not kept.
 func TicketHash(code string) ([32]byte, error) {
-	norm := make([]byte, 0, 18)
+	const prefix = "tirage/ticket/v1"
+	var b [len(prefix) + 18]byte
+	copy(b[:], prefix)
+	norm, n := b[len(prefix):], 0
 	for i := 0; i < len(code); i++ {
 		c := code[i]
 		switch {
@@ -108,10 +112,13 @@ func TicketHash(code string) ([32]byte, error) {
 		default:
 			return [32]byte{}, verdict.Errorf(verdict.MsgTicketCodeChar, i+1, ErrTicketCode)
 		}
-		norm = append(norm, c)
+		if n < len(norm) {
+			norm[n] = c
+		}
+		n++
 	}
-	if len(norm) != 18 {
-		return [32]byte{}, verdict.Errorf(verdict.MsgTicketCodeLength, len(norm), ErrTicketCode)
+	if n != len(norm) {
+		return [32]byte{}, verdict.Errorf(verdict.MsgTicketCodeLength, n, ErrTicketCode)
 	}
-	return sha256Sum(append([]byte("tirage/ticket/v1"), norm...)), nil
+	return sha256Sum(b[:]), nil
 }

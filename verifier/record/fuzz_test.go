@@ -2,8 +2,12 @@ package record_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,4 +105,58 @@ func TestFuzzSeedCorpusLoads(t *testing.T) {
 	if ok == 0 || bad == 0 {
 		t.Errorf("corpus has %d valid and %d invalid leaves; want both", ok, bad)
 	}
+}
+
+// FuzzTicketHash: a ticket code (any string a game server sends in
+// StartGame) is accepted exactly when, spaces and hyphens removed and
+// upper-cased, it is 18 characters A-Z 0-9 (a reference written
+// independently), and then hashes as SHA-256("tirage/ticket/v1" || CODE),
+// as do its normalised and its grouped lower-case spellings. A refusal
+// wraps ErrTicketCode and names the first byte outside the alphabet, or
+// the count of characters, and nothing of the code (a secret of the
+// player's).
+func FuzzTicketHash(f *testing.F) {
+	for _, s := range []string{
+		"ABCD-EFGH-JKLM-NPQR-ST", "abcd-efgh-jklm-npqr-st", "ABCDEFGHJKLMNPQRST", " 0123 4567 89AB CDEF GH ",
+		"", "ABCDEFGHJKLMNPQRS", "ABCDEFGHJKLMNPQRSTU", "ABCDEFGHJKLMNPQRS!", "ABCDEFGHJKLMNPQRSÉ", "ABCD_EFGH-JKLM-NPQR-ST",
+		strings.Repeat("-", 40), strings.Repeat("A", 300),
+	} {
+		f.Add(s)
+	}
+	valid := regexp.MustCompile(`^[A-Z0-9]{18}$`)
+	f.Fuzz(func(t *testing.T, code string) {
+		h, err := record.TicketHash(code)
+		norm := strings.ToUpper(strings.NewReplacer(" ", "", "-", "").Replace(code))
+		bad := strings.IndexFunc(code, func(r rune) bool {
+			return r != ' ' && r != '-' && !('a' <= r && r <= 'z') && !('A' <= r && r <= 'Z') && !('0' <= r && r <= '9')
+		})
+		if err != nil {
+			if h != [32]byte{} || !errors.Is(err, record.ErrTicketCode) {
+				t.Fatalf("TicketHash(%q) refused with %x: %v", code, h, err)
+			}
+			want := fmt.Sprintf("ticket code: character %d: ", bad+1)
+			if bad < 0 {
+				want = fmt.Sprintf("ticket code: %d characters: ", len(norm))
+			}
+			if err.Error() != want+record.ErrTicketCode.Error() { // quoting nothing of the code
+				t.Fatalf("TicketHash(%q): %v, want %q…", code, err, want)
+			}
+			if bad < 0 && valid.MatchString(norm) {
+				t.Fatalf("TicketHash(%q) refused %q: %v", code, norm, err)
+			}
+			return
+		}
+		if bad >= 0 || !valid.MatchString(norm) {
+			t.Fatalf("TicketHash(%q) accepted (%q)", code, norm)
+		}
+		if h != sha256.Sum256([]byte("tirage/ticket/v1"+norm)) {
+			t.Fatalf("TicketHash(%q) = %x, not the hash of %q", code, h, norm)
+		}
+		grouped := strings.ToLower(norm[:4] + "-" + norm[4:8] + "-" + norm[8:12] + "-" + norm[12:16] + "-" + norm[16:])
+		for _, s := range []string{norm, grouped} {
+			if again, err := record.TicketHash(s); err != nil || again != h {
+				t.Fatalf("TicketHash(%q) = %x, %v; of %q: %x", s, again, err, code, h)
+			}
+		}
+	})
 }
