@@ -12,7 +12,7 @@ import (
 func TestUsageErrors(t *testing.T) {
 	for group, sub := range map[string]string{
 		"emission": "create", "qod": "status", "state": "rebuild",
-		"keys": "show", "promo": "draw", "entropy": "test",
+		"keys": "show", "promo": "draw", "entropy": "test", "witness": "keygen",
 	} {
 		if code, out, errOut := rngctl(group, "-h"); code != ExitOK || out != "" || !strings.HasPrefix(errOut, "usage: rngctl "+group) {
 			t.Errorf("%s -h: exit %d, stdout %q, stderr %.40q", group, code, out, errOut)

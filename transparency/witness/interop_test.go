@@ -1,0 +1,177 @@
+package witness_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cloudflare/circl/sign/mldsa/mldsa44"
+	fnote "github.com/transparency-dev/formats/note"
+	"github.com/transparency-dev/tessera"
+	"github.com/transparency-dev/tessera/storage/posix"
+	"golang.org/x/mod/sumdb/note"
+
+	"tirage.fr/tirage/transparency/checkpoint"
+	"tirage.fr/tirage/transparency/witness"
+	vcheckpoint "tirage.fr/tirage/verifier/checkpoint"
+)
+
+// syncBuffer is a log sink the handler's goroutines write to.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A real peer: tessera's appender (POSIX driver) with our witness as its
+// one required witness publishes only checkpoints our witness cosigned,
+// the first round from old 0, the second with a consistency proof from
+// the first.
+func TestTesseraInterop(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const origin = "tirage.example/log/interop"
+	_, edk, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, mlk, err := mldsa44.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := checkpoint.NewSigner(origin, edk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := checkpoint.NewSigner(origin, mlk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, _ := checkpoint.VerifierKey(origin, edk.Public())
+	mv, _ := checkpoint.VerifierKey(origin, mlk.Public())
+	logKeys, err := vcheckpoint.ParseKeys(ev + "\n" + mv + "\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	skey, vkey := newKey(t)
+	signer, err := witness.NewSigner(skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuffer
+	wit, err := witness.New(witness.Config{Signer: signer, Logs: logKeys, StateDir: t.TempDir(),
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wit.Close()
+	srv := httptest.NewServer(wit)
+	defer srv.Close()
+	root, _ := url.Parse(srv.URL)
+	tw, err := tessera.NewWitness(vkey, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wv, err := witness.NewVerifier(vkey)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	driver, err := posix.New(ctx, posix.Config{Path: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := tessera.NewAppendOptions().
+		WithCheckpointSigner(es, ms).
+		WithBatching(64, 20*time.Millisecond).
+		WithCheckpointInterval(100*time.Millisecond).
+		WithWitnesses(tessera.NewWitnessGroup(1, tw), &tessera.WitnessOptions{FailOpen: false})
+	app, shutdown, reader, err := tessera.NewAppender(ctx, driver, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(context.Background())
+	awaiter := tessera.NewPublicationAwaiter(ctx, reader.ReadCheckpoint, 20*time.Millisecond)
+
+	var sizes []int64
+	for round, n := range []int{5, 7} {
+		before := time.Now()
+		var futures []tessera.IndexFuture
+		for i := range n {
+			futures = append(futures, app.Add(ctx, tessera.NewEntry(fmt.Appendf(nil, "round %d entry %d", round, i))))
+		}
+		for _, f := range futures {
+			actx, acancel := context.WithTimeout(ctx, time.Minute)
+			_, _, err := awaiter.Await(actx, f)
+			acancel()
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		cp, err := reader.ReadCheckpoint(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := time.Now()
+		// The published checkpoint: the log's two signatures and ours.
+		c, err := vcheckpoint.Open(cp, logKeys)
+		if err != nil {
+			t.Fatalf("round %d: log signatures: %v", round, err)
+		}
+		nt, err := note.Open(cp, note.VerifierList(wv))
+		if err != nil {
+			t.Fatalf("round %d: checkpoint %q carries no valid cosignature: %v", round, cp, err)
+		}
+		ts, err := fnote.CoSigV1Timestamp(nt.Sigs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ts.Before(before.Truncate(time.Second)) || ts.After(after) {
+			t.Errorf("round %d: cosignature time %v not within [%v, %v]", round, ts, before, after)
+		}
+		sizes = append(sizes, c.Size)
+		// The witness's state is the published size.
+		if r := post(t, srv.URL+"/add-checkpoint", (&witness.Request{OldSize: 0, Checkpoint: cp}).Marshal()); c.Size > 0 && (r.code != 409 || r.body != fmt.Sprintf("%d\n", c.Size)) {
+			t.Errorf("round %d: witness state %+v, want size %d", round, r, c.Size)
+		}
+	}
+	if sizes[0] < 5 || sizes[1] != sizes[0]+7 {
+		t.Fatalf("published sizes %v", sizes)
+	}
+	// The second round went from the first's size with proofs: cosigned
+	// steps old→size with 0 < old < size, from sizes[0] to sizes[1].
+	at := sizes[0]
+	step := regexp.MustCompile(`msg="witness: cosigned" origin=` + regexp.QuoteMeta(origin) + ` old=(\d+) size=(\d+)`)
+	for _, m := range step.FindAllStringSubmatch(logs.String(), -1) {
+		old, _ := strconv.ParseInt(m[1], 10, 64)
+		size, _ := strconv.ParseInt(m[2], 10, 64)
+		if old == at && old > 0 && size > old {
+			at = size
+		}
+	}
+	if at != sizes[1] {
+		t.Errorf("no chain of cosignatures with proofs from %d to %d in the witness's log:\n%s", sizes[0], sizes[1], logs.String())
+	}
+}
