@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"tirage.fr/tirage/rngd/entropy"
+	"tirage.fr/tirage/transparency/tilelog"
 	"tirage.fr/tirage/transparency/trillian"
 	"tirage.fr/tirage/verifier/calendar"
 	"tirage.fr/tirage/verifier/qod"
@@ -243,6 +244,21 @@ type LogConfig struct {
 	// else 1s to 10m, and at least 3 × checkpoint_interval.
 	// tirage_log_checkpoint_wait_seconds is how long records have waited.
 	CheckpointTimeout Duration `toml:"checkpoint_timeout"`
+	// WitnessPolicy (embedded log only) is the path of a witness policy
+	// file (the Sigsum policy format with C2SP cosignature/v1 keys:
+	// "witness NAME VKEY URL", "group NAME N|any|all MEMBER...",
+	// "quorum NAME"): every checkpoint is published only once the quorum's
+	// witnesses have cosigned it (C2SP tlog-witness), so that the log
+	// cannot show two histories and each checkpoint carries the witnesses'
+	// times. No fail-open: a quorum not reached leaves checkpoints behind
+	// the tree, and past checkpoint_timeout the log stalls (every draw
+	// refused) until it is reached again. Unset: no witnesses.
+	WitnessPolicy string `toml:"witness_policy"`
+	// WitnessTimeout bounds how long one checkpoint waits for the quorum
+	// (default 2s; 100ms to half of checkpoint_timeout).
+	WitnessTimeout Duration `toml:"witness_timeout"`
+	// witnessPolicy is the policy file's text, read and checked by check.
+	witnessPolicy []byte
 	// ReceiptWait, when set, makes StartGame, Pick and Decide wait up to
 	// this long for a checkpoint covering their records, so that the reply's
 	// receipts carry the signed checkpoint and the inclusion proofs (about
@@ -813,9 +829,50 @@ func (l *LogConfig) check(dev bool) error {
 			return fmt.Errorf("config log.checkpoint_timeout = %s: want at least 3 × log.checkpoint_interval (%s): a checkpoint merely late would stall the log", l.CheckpointTimeout, l.CheckpointInterval)
 		}
 	}
+	if err := l.checkWitnesses(); err != nil {
+		return err
+	}
 	if l.ReceiptWait.Duration < 0 {
 		return fmt.Errorf("config log.receipt_wait = %s: want a positive duration, or 0 (replies do not wait)", l.ReceiptWait)
 	}
+	return nil
+}
+
+// checkWitnesses reads and checks log.witness_policy and
+// log.witness_timeout.
+func (l *LogConfig) checkWitnesses() error {
+	if l.WitnessPolicy == "" {
+		if l.WitnessTimeout.Duration != 0 {
+			return fmt.Errorf("config log.witness_timeout = %s, but no log.witness_policy: remove it, or name the witnesses", l.WitnessTimeout)
+		}
+		return nil
+	}
+	if l.Backend != "tessera" {
+		return fmt.Errorf("config log.witness_policy: witnesses cosign the embedded log's checkpoints; log.backend is %q, whose checkpoints they do not cosign yet: remove it", l.Backend)
+	}
+	timeout := l.CheckpointTimeout.Duration
+	if timeout == 0 {
+		timeout = tilelog.DefaultCheckpointTimeout(l.CheckpointInterval.Duration)
+	}
+	if l.WitnessTimeout.Duration == 0 {
+		l.WitnessTimeout.Duration = tilelog.DefaultWitnessTimeout
+	}
+	if w := l.WitnessTimeout.Duration; w < 100*time.Millisecond || 2*w > timeout {
+		return fmt.Errorf("config log.witness_timeout = %s: want 100ms to half of log.checkpoint_timeout (%s)", l.WitnessTimeout, Duration{timeout})
+	}
+	f, err := os.Open(l.WitnessPolicy)
+	if err != nil {
+		return fmt.Errorf("config log.witness_policy: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, tilelog.MaxWitnessPolicy+1))
+	if err != nil {
+		return fmt.Errorf("config log.witness_policy: %w", err)
+	}
+	if _, _, err := tilelog.ParseWitnessPolicy(b); err != nil {
+		return fmt.Errorf("config log.witness_policy %s: %w", l.WitnessPolicy, err)
+	}
+	l.witnessPolicy = b
 	return nil
 }
 

@@ -113,6 +113,44 @@ func (m *metrics) refused(err error) {
 	m.refusals.WithLabelValues(string(reasonOf(err)), status.Code(err).String()).Inc()
 }
 
+// witnessCollector exports what the embedded log saw of its witnesses
+// (tilelog.Log.Witnesses; nothing without log.witness_policy).
+type witnessCollector struct{ l *tilelog.Log }
+
+var (
+	witnessCosignedDesc = prometheus.NewDesc("tirage_log_witness_cosignatures_total",
+		"Checkpoints a witness of log.witness_policy cosigned (C2SP tlog-witness replies 200), by witness key name and URL.",
+		[]string{"witness", "url"}, nil)
+	witnessConflictDesc = prometheus.NewDesc("tirage_log_witness_conflicts_total",
+		"Replies of a witness giving another tree size than the one sent (409, retried with its size at once): a few after a restart or a witness's reset are normal.",
+		[]string{"witness", "url"}, nil)
+	witnessFailedDesc = prometheus.NewDesc("tirage_log_witness_failures_total",
+		"Requests to a witness that failed (no reply, or a reply other than 200 and 409). Checkpoints wait for the policy's quorum: "+
+			"while it is not reached tirage_log_checkpoint_wait_seconds grows, and past log.checkpoint_timeout every draw is refused.",
+		[]string{"witness", "url"}, nil)
+	witnessLastDesc = prometheus.NewDesc("tirage_log_witness_last_cosignature_timestamp_seconds",
+		"When a witness last cosigned a checkpoint (Unix time; absent until it has).",
+		[]string{"witness", "url"}, nil)
+)
+
+func (c witnessCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- witnessCosignedDesc
+	ch <- witnessConflictDesc
+	ch <- witnessFailedDesc
+	ch <- witnessLastDesc
+}
+
+func (c witnessCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, w := range c.l.Witnesses() {
+		ch <- prometheus.MustNewConstMetric(witnessCosignedDesc, prometheus.CounterValue, float64(w.Cosigned), w.Name, w.URL)
+		ch <- prometheus.MustNewConstMetric(witnessConflictDesc, prometheus.CounterValue, float64(w.Conflicts), w.Name, w.URL)
+		ch <- prometheus.MustNewConstMetric(witnessFailedDesc, prometheus.CounterValue, float64(w.Failures), w.Name, w.URL)
+		if !w.LastCosigned.IsZero() {
+			ch <- prometheus.MustNewConstMetric(witnessLastDesc, prometheus.GaugeValue, float64(w.LastCosigned.UnixNano())/1e9, w.Name, w.URL)
+		}
+	}
+}
+
 // checkpointGauges are the embedded log's checkpoint series (tilelog.Lag):
 // how far signed checkpoints trail its tree. tirage_log_checkpoint_wait_seconds
 // is the one to alert on: it grows only while leaves wait for a checkpoint
@@ -120,6 +158,7 @@ func (m *metrics) refused(err error) {
 // log.checkpoint_timeout the log stalls and refuses every draw.
 func checkpointGauges(l *tilelog.Log) []prometheus.Collector {
 	return []prometheus.Collector{
+		witnessCollector{l},
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "tirage_log_checkpoint_wait_seconds",
 			Help: "How long leaves in the embedded log's tree have waited for a signed checkpoint covering them; 0 while the latest covers the tree. " +

@@ -334,6 +334,8 @@ func openLog(ctx context.Context, cfg Config, c *components) error {
 			BatchMaxSize:       cfg.Log.BatchMaxSize,
 			CheckpointInterval: cfg.Log.CheckpointInterval.Duration,
 			CheckpointTimeout:  cfg.Log.CheckpointTimeout.Duration,
+			WitnessPolicy:      cfg.Log.witnessPolicy,
+			WitnessTimeout:     cfg.Log.WitnessTimeout.Duration,
 			Logger:             logger,
 		})
 		if err != nil {
@@ -1391,6 +1393,15 @@ func Rebuild(ctx context.Context, cfg Config) (uint64, error) {
 // banner prints what an operator checks first: version, mode, keys and
 // addresses. Every insecure convenience in use is announced in capitals
 // there, with a log line and a metric (insecureNotes).
+// witnessList names the witnesses for the banner.
+func witnessList(ws []tilelog.WitnessStat) string {
+	var names []string
+	for _, w := range ws {
+		names = append(names, w.Name+" "+w.URL)
+	}
+	return strings.Join(names, ", ")
+}
+
 func (d *Daemon) banner(c *components) {
 	cfg := d.cfg
 	w := cfg.Banner
@@ -1423,6 +1434,13 @@ func (d *Daemon) banner(c *components) {
 		fmt.Fprintf(&b, "  log           trillian %s tree %d (%s), origin %q\n", cfg.Log.TrillianAddress, cfg.Log.TrillianTreeID, tr, cfg.Log.Origin)
 	} else {
 		fmt.Fprintf(&b, "  log           tessera %s, origin %q, batch %s, checkpoint every %s\n", filepath.Join(cfg.DataDir, "log"), cfg.Log.Origin, cfg.Log.BatchMaxAge, cfg.Log.CheckpointInterval)
+	}
+	if tl, ok := c.log.(*tilelog.Log); ok {
+		if ws := tl.Witnesses(); len(ws) > 0 {
+			fmt.Fprintf(&b, "  witnesses     %s (log.witness_policy %s, %s each checkpoint)\n", witnessList(ws), cfg.Log.WitnessPolicy, cfg.Log.WitnessTimeout)
+		} else {
+			fmt.Fprintf(&b, "  witnesses     none: checkpoints are signed by the log key alone (log.witness_policy)\n")
+		}
 	}
 	fmt.Fprintf(&b, "  keys          %s\n", keysSummary(cfg.Keys, c.keys.Kind(), software))
 	fmt.Fprintf(&b, "  vrf key       %s %s fingerprint %s (pin %s:%[3]s)\n", d.engine.keyID, d.engine.suite, hsm.Fingerprint(d.engine.pub), d.engine.suite)

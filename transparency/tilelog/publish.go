@@ -87,6 +87,13 @@ const (
 	minCheckpointTimeoutIntervals = 3
 )
 
+// DefaultCheckpointTimeout is Config.CheckpointTimeout's default for a
+// checkpoint interval: checkpointTimeoutIntervals intervals, at least
+// minCheckpointTimeout.
+func DefaultCheckpointTimeout(interval time.Duration) time.Duration {
+	return max(checkpointTimeoutIntervals*interval, minCheckpointTimeout)
+}
+
 // watchedSigner is a checkpoint signer that reports its failures to the
 // log at once: tessera only logs them. It signs only a tree proven
 // consistent with the last one signed (approve).

@@ -64,6 +64,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -161,6 +162,14 @@ type Config struct {
 	// is refused until it is reopened, since the leaf may still be
 	// journaled, unacknowledged, and must not be contradicted meanwhile.
 	AppendTimeout time.Duration
+	// WitnessPolicy, when set, names the witnesses that must cosign every
+	// checkpoint before it is published (witness.go, ParseWitnessPolicy):
+	// the Sigsum policy format with C2SP cosignature/v1 keys.
+	WitnessPolicy []byte
+	// WitnessTimeout bounds how long one checkpoint waits for the policy's
+	// quorum (default DefaultWitnessTimeout); it must be under half of
+	// CheckpointTimeout.
+	WitnessTimeout time.Duration
 	// Logger receives operational messages (never key material); nil
 	// discards them.
 	Logger *slog.Logger
@@ -182,6 +191,7 @@ type Log struct {
 	tilesDir  string
 	verifiers []note.Verifier
 	vkeys     []string
+	witnesses *witnessMeter // nil without a witness policy
 	meter     transparency.Meter
 
 	add      tessera.AddFn
@@ -270,13 +280,27 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		cfg.CheckpointInterval = DefaultCheckpointInterval
 	}
 	if cfg.CheckpointTimeout == 0 {
-		cfg.CheckpointTimeout = max(checkpointTimeoutIntervals*cfg.CheckpointInterval, minCheckpointTimeout)
+		cfg.CheckpointTimeout = DefaultCheckpointTimeout(cfg.CheckpointInterval)
 	}
 	if cfg.CheckpointTimeout < minCheckpointTimeoutIntervals*cfg.CheckpointInterval {
 		return nil, fmt.Errorf("tilelog: Config.CheckpointTimeout %v is under %d × CheckpointInterval (%v): a checkpoint merely late would stall the log", cfg.CheckpointTimeout, minCheckpointTimeoutIntervals, cfg.CheckpointInterval)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	var witnesses tessera.WitnessGroup
+	var witnessNames map[string]string
+	if cfg.WitnessPolicy != nil {
+		var err error
+		if witnesses, witnessNames, err = ParseWitnessPolicy(cfg.WitnessPolicy); err != nil {
+			return nil, fmt.Errorf("tilelog: %w", err)
+		}
+		if cfg.WitnessTimeout == 0 {
+			cfg.WitnessTimeout = DefaultWitnessTimeout
+		}
+		if cfg.WitnessTimeout < 0 || 2*cfg.WitnessTimeout > cfg.CheckpointTimeout {
+			return nil, fmt.Errorf("tilelog: Config.WitnessTimeout %v: want a positive duration under half of CheckpointTimeout (%v)", cfg.WitnessTimeout, cfg.CheckpointTimeout)
+		}
 	}
 	if cfg.maxLag == 0 {
 		cfg.maxLag = maxLag
@@ -346,7 +370,18 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if err != nil {
 		return fail(err)
 	}
-	driver, err := posix.New(ctx, posix.Config{Path: l.tilesDir})
+	pcfg := posix.Config{Path: l.tilesDir}
+	if witnessNames != nil {
+		l.witnesses = newWitnessMeter(witnessNames, http.DefaultTransport.(*http.Transport).Clone())
+		pcfg.HTTPClient = &http.Client{
+			Transport: l.witnesses,
+			Timeout:   cfg.WitnessTimeout,
+			// A witness answers at its own URL: a redirect is not
+			// followed (the policy names where each witness is).
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
+	}
+	driver, err := posix.New(ctx, pcfg)
 	if err != nil {
 		return fail(fmt.Errorf("tilelog: %w: %w", transparency.ErrUnavailable, err))
 	}
@@ -358,6 +393,10 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		WithCheckpointSigner(watched[0], watched[1:]...).
 		WithBatching(cfg.BatchMaxSize, cfg.BatchMaxAge).
 		WithCheckpointInterval(cfg.CheckpointInterval)
+	if witnessNames != nil {
+		opts = opts.WithWitnesses(witnesses, &tessera.WitnessOptions{Timeout: cfg.WitnessTimeout})
+		cfg.Logger.Info("transparency log: checkpoints are published once cosigned by the witness policy's quorum", "witnesses", len(witnessNames), "witness_timeout", cfg.WitnessTimeout.String())
+	}
 	bgctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	l.cancel = cancel
 	app, shutdown, reader, err := tessera.NewAppender(bgctx, driver, opts)
@@ -560,10 +599,15 @@ func (l *Log) AwaitCheckpoint(ctx context.Context, size uint64) (*checkpoint.Che
 	defer t.Stop()
 	for {
 		cp, err := l.latest(pollInterval / 2)
-		if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			// None published yet: a new log whose first, empty
+			// checkpoint its witnesses did not cosign when tessera
+			// made the directory (witness.go). The next is published
+			// once the tree grows; the stall watch bounds the wait.
+		case err != nil:
 			return nil, err
-		}
-		if cp.Size >= size {
+		case cp.Size >= size:
 			return cp, nil
 		}
 		if err := l.stallErr(); err != nil {

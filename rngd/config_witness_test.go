@@ -1,0 +1,91 @@
+package rngd
+
+import (
+	"crypto/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	fnote "github.com/transparency-dev/formats/note"
+	"golang.org/x/mod/sumdb/note"
+
+	"tirage.fr/tirage/transparency/tilelog"
+)
+
+// witnessVKeys returns a new witness's cosignature/v1 verifier key and
+// the same key as a plain Ed25519 (signed-note type 0x01) one.
+func witnessVKeys(t *testing.T, name string) (cosig, plain string) {
+	t.Helper()
+	_, vkey, err := note.GenerateKey(rand.Reader, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cosig, err = fnote.VKeyToCosignatureV1(vkey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cosig, vkey
+}
+
+func writePolicy(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "witnesses.policy")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestConfigWitnessPolicy(t *testing.T) {
+	cosig, plain := witnessVKeys(t, "bailiff.example/witness")
+	good := writePolicy(t, "witness bailiff "+cosig+" http://127.0.0.1:7490\nquorum bailiff\n")
+	c, err := checkTOML(t, configTOML(map[string]string{"log.witness_policy": `"` + good + `"`}))
+	if err != nil {
+		t.Fatalf("good policy: %v", err)
+	}
+	if len(c.Log.witnessPolicy) == 0 || c.Log.WitnessTimeout.Duration != 2*time.Second {
+		t.Errorf("policy read %d bytes, witness_timeout %s; want the file and the 2s default", len(c.Log.witnessPolicy), c.Log.WitnessTimeout)
+	}
+	if c, err = checkTOML(t, configTOML(nil)); err != nil || c.Log.witnessPolicy != nil {
+		t.Errorf("no policy: %v, policy %q", err, c.Log.witnessPolicy)
+	}
+
+	cases := map[string]configErrorCase{
+		"missing file":  {configTOML(map[string]string{"log.witness_policy": `"` + filepath.Join(t.TempDir(), "none") + `"`}), "log.witness_policy"},
+		"no quorum":     {configTOML(map[string]string{"log.witness_policy": `"` + writePolicy(t, "witness bailiff "+cosig+" http://127.0.0.1:7490\n") + `"`}), "must define a quorum"},
+		"quorum none":   {configTOML(map[string]string{"log.witness_policy": `"` + writePolicy(t, "witness bailiff "+cosig+" http://127.0.0.1:7490\nquorum none\n") + `"`}), "asks for no witness"},
+		"not a key":     {configTOML(map[string]string{"log.witness_policy": `"` + writePolicy(t, "witness bailiff "+strings.TrimSuffix(plain, plain[len(plain)-8:])+" http://127.0.0.1:7490\nquorum bailiff\n") + `"`}), "invalid witness config"},
+		"unknown group": {configTOML(map[string]string{"log.witness_policy": `"` + writePolicy(t, "witness a "+cosig+" http://127.0.0.1:7490\ngroup g 1 a b\nquorum g\n") + `"`}), "unknown component"},
+		"trillian": {configTOML(map[string]string{"log.backend": `"trillian"`, "log.trillian_address": `"127.0.0.1:8090"`, "log.trillian_tree_id": `5`, "log.trillian_plaintext": `true`,
+			"log.witness_policy": `"` + good + `"`}), `log.witness_policy: witnesses cosign the embedded log's checkpoints; log.backend is "trillian"`},
+		"timeout without policy": {configTOML(map[string]string{"log.witness_timeout": `"1s"`}), "log.witness_timeout = 1s, but no log.witness_policy"},
+		// Longer than half the checkpoint timeout (10s by default): one
+		// slow witness would stall the log.
+		"long timeout":  {configTOML(map[string]string{"log.witness_policy": `"` + good + `"`, "log.witness_timeout": `"6s"`}), "log.witness_timeout = 6s: want 100ms to half of log.checkpoint_timeout (10s)"},
+		"short timeout": {configTOML(map[string]string{"log.witness_policy": `"` + good + `"`, "log.witness_timeout": `"10ms"`}), "log.witness_timeout = 10ms"},
+	}
+	for name, tc := range cases {
+		_, err := checkTOML(t, tc.toml)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error naming %q", name, err, tc.want)
+		}
+	}
+	// A longer checkpoint timeout allows a longer wait.
+	if _, err := checkTOML(t, configTOML(map[string]string{"log.witness_policy": `"` + good + `"`, "log.witness_timeout": `"6s"`, "log.checkpoint_timeout": `"20s"`})); err != nil {
+		t.Errorf("6s of a 20s checkpoint timeout: %v", err)
+	}
+}
+
+// The documented example policy is one rngd accepts.
+func TestExampleWitnessPolicy(t *testing.T) {
+	c, err := checkTOML(t, configTOML(map[string]string{"log.witness_policy": `"../examples/witnesses.policy"`}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, names, err := tilelog.ParseWitnessPolicy(c.Log.witnessPolicy)
+	if err != nil || g.N != 2 || len(names) != 2 {
+		t.Fatalf("example policy: quorum %d of %d witnesses, %v", g.N, len(names), err)
+	}
+}

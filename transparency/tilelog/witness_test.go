@@ -1,0 +1,215 @@
+package tilelog_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	fnote "github.com/transparency-dev/formats/note"
+	"golang.org/x/mod/sumdb/note"
+
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/tilelog"
+	"tirage.fr/tirage/transparency/witness"
+	vcheckpoint "tirage.fr/tirage/verifier/checkpoint"
+)
+
+// testWitness is a real witness (transparency/witness) on loopback, which
+// the test can take down (503 to every request) and bring back.
+type testWitness struct {
+	vkey string
+	srv  *httptest.Server
+	down atomic.Bool
+}
+
+func newTestWitness(t *testing.T, name string, logVKeys []string) *testWitness {
+	t.Helper()
+	skey, vkey, err := witness.GenerateKey(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := witness.NewSigner(skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := vcheckpoint.ParseKeys(strings.Join(logVKeys, "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := witness.New(witness.Config{Signer: signer, Logs: keys, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	tw := &testWitness{vkey: vkey}
+	tw.srv = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if tw.down.Load() {
+			http.Error(rw, "down for the test", http.StatusServiceUnavailable)
+			return
+		}
+		w.ServeHTTP(rw, r)
+	}))
+	t.Cleanup(tw.srv.Close)
+	return tw
+}
+
+// cosignedAt returns the time of the witness's valid cosignature on the
+// checkpoint note, failing the test if there is none.
+func (tw *testWitness) cosignedAt(t *testing.T, cp []byte) time.Time {
+	t.Helper()
+	v, err := fnote.NewVerifierForCosignatureV1(tw.vkey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := note.Open(cp, note.VerifierList(v))
+	if err != nil || len(n.Sigs) != 1 {
+		t.Fatalf("checkpoint not cosigned by the witness (%v):\n%s", err, cp)
+	}
+	ts, err := fnote.CoSigV1Timestamp(n.Sigs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+// With a witness policy, every checkpoint the log publishes carries the
+// witness's cosignature, across checkpoints (the witness checks each one
+// extends the last: consistency proofs from the tiles); while the witness
+// is down no checkpoint is published, the log stalls past
+// CheckpointTimeout and refuses appends, and it resumes by itself once the
+// witness answers again.
+func TestWitnessedCheckpoints(t *testing.T) {
+	signers := testSigners(t)
+	_, _, vkeys, err := transparency.CheckpointKeys(origin, signers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := newTestWitness(t, "bailiff.test/witness", vkeys)
+	policy := "witness bailiff " + tw.vkey + " " + tw.srv.URL + "\nquorum bailiff\n"
+	start := time.Now().Add(-time.Second).Truncate(time.Second)
+	l, err := tilelog.Open(context.Background(), tilelog.Config{
+		Dir: t.TempDir(), Origin: origin, Signers: signers, BatchMaxAge: 5 * time.Millisecond,
+		CheckpointTimeout: time.Second, WitnessTimeout: 200 * time.Millisecond,
+		WitnessPolicy: []byte(policy),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+
+	var last time.Time
+	for round, n := range []int{3, 2, 4} {
+		size := int(l.Sequenced())
+		appendLeaves(t, l, size, n)
+		cp, err := l.AwaitCheckpoint(t.Context(), uint64(size+n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := tw.cosignedAt(t, cp.Note)
+		if ts.Before(start) || ts.After(time.Now().Add(time.Second)) || ts.Before(last) {
+			t.Fatalf("round %d: cosigned at %v, want a time between %v and now, not before the last (%v)", round, ts, start, last)
+		}
+		last = ts
+	}
+	ws := l.Witnesses()
+	if len(ws) != 1 || ws[0].Name != "bailiff.test/witness" || ws[0].Cosigned < 3 || ws[0].Failures != 0 || ws[0].LastCosigned.IsZero() {
+		t.Fatalf("Witnesses() = %+v, want bailiff.test/witness with 3 cosignatures or more, no failure", ws)
+	}
+
+	// The witness goes down: checkpoints wait for it, then the log stalls.
+	tw.down.Store(true)
+	size := int(l.Sequenced())
+	appendLeaves(t, l, size, 1)
+	if _, err := awaitHealth(t, l, true); !errors.Is(err, tilelog.ErrCheckpointStalled) {
+		t.Fatalf("Health with the witness down = %v, want ErrCheckpointStalled", err)
+	}
+	if _, err := l.Append(t.Context(), []byte("refused")); !errors.Is(err, tilelog.ErrCheckpointStalled) || !errors.Is(err, transparency.ErrNotAppended) {
+		t.Fatalf("Append with the witness down = %v, want ErrCheckpointStalled and ErrNotAppended", err)
+	}
+	if lag := l.Lag(); lag.Size != uint64(size) || lag.Unsigned != 1 {
+		t.Fatalf("Lag = %+v with the witness down, want the checkpoint of %d leaves published and 1 leaf waiting", lag, size)
+	}
+	if ws := l.Witnesses(); ws[0].Failures == 0 {
+		t.Fatalf("Witnesses() = %+v with the witness down, want its failures counted", ws)
+	}
+
+	// Back: the checkpoint covering the waiting leaf is cosigned and
+	// published, and appends resume.
+	tw.down.Store(false)
+	awaitHealth(t, l, false)
+	cp, err := l.AwaitCheckpoint(t.Context(), uint64(size+1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw.cosignedAt(t, cp.Note)
+	appendLeaves(t, l, size+1, 1)
+}
+
+// A policy tessera cannot read, or a witness timeout the checkpoint
+// timeout cannot hold, is refused at Open, naming what is wrong.
+func TestWitnessPolicyRefused(t *testing.T) {
+	signers := testSigners(t)
+	_, vkey, err := witness.GenerateKey("w.test/witness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		cfg  tilelog.Config
+		want string
+	}{
+		"no quorum":    {tilelog.Config{WitnessPolicy: []byte("witness w " + vkey + " http://127.0.0.1:1\n")}, "must define a quorum"},
+		"quorum none":  {tilelog.Config{WitnessPolicy: []byte("witness w " + vkey + " http://127.0.0.1:1\nquorum none\n")}, "asks for no witness"},
+		"slow witness": {tilelog.Config{WitnessPolicy: []byte("witness w " + vkey + " http://127.0.0.1:1\nquorum w\n"), WitnessTimeout: 6 * time.Second}, "WitnessTimeout 6s"},
+		"huge policy":  {tilelog.Config{WitnessPolicy: []byte(strings.Repeat("# comment\n", 7000) + "witness w " + vkey + " http://127.0.0.1:1\nquorum w\n")}, "at most 65536"},
+	} {
+		tc.cfg.Dir, tc.cfg.Origin, tc.cfg.Signers = t.TempDir(), origin, signers
+		l, err := tilelog.Open(context.Background(), tc.cfg)
+		if err == nil {
+			l.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Open = %v, want an error naming %q", name, err, tc.want)
+		}
+	}
+}
+
+// A new log publishes its empty checkpoint through the witnesses (tessera
+// initialises the directory once): with the witness down the first Open
+// fails, and once the witness is back the same directory opens, its first
+// checkpoint cosigned.
+func TestWitnessDownAtFirstOpen(t *testing.T) {
+	signers := testSigners(t)
+	_, _, vkeys, err := transparency.CheckpointKeys(origin, signers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := newTestWitness(t, "bailiff.test/witness", vkeys)
+	tw.down.Store(true)
+	cfg := tilelog.Config{
+		Dir: t.TempDir(), Origin: origin, Signers: signers, BatchMaxAge: 5 * time.Millisecond,
+		WitnessPolicy: []byte("witness bailiff " + tw.vkey + " " + tw.srv.URL + "\nquorum bailiff\n"),
+	}
+	if l, err := tilelog.Open(context.Background(), cfg); err == nil {
+		l.Close()
+		t.Fatal("a new log opened with its only witness down")
+	} else if !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("Open with the witness down = %v, want ErrUnavailable", err)
+	}
+	tw.down.Store(false)
+	l, err := tilelog.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Open once the witness is back: %v", err)
+	}
+	defer l.Close()
+	appendLeaves(t, l, 0, 2)
+	cp, err := l.AwaitCheckpoint(t.Context(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw.cosignedAt(t, cp.Note)
+}
