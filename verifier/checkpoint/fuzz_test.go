@@ -125,3 +125,35 @@ func FuzzParseKeys(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseWitness: a witness key that parses prints back as its text
+// (trimmed), parses again to the same key, and its key ID is the one
+// derived from its name and key; nothing panics.
+func FuzzParseWitness(f *testing.F) {
+	for i, name := range []string{"bailiff.test", "auditor.example/witness"} {
+		vkey := receipttest.NewWitness(name, byte(i+1)).VKey
+		if _, err := checkpoint.ParseWitness(vkey); err != nil {
+			f.Fatalf("seed %q: %v", vkey, err)
+		}
+		f.Add(vkey)
+	}
+	f.Add("bailiff.test+00000000+BA==")
+	f.Add("x+01234567+AQ==")
+	f.Add(" w+ffffffff+BAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		w, err := checkpoint.ParseWitness(s)
+		if err != nil {
+			return
+		}
+		if w.Text != strings.TrimSpace(s) {
+			t.Fatalf("%q: text %q", s, w.Text)
+		}
+		again, err := checkpoint.ParseWitness(w.Text)
+		if err != nil || again.Name != w.Name || again.ID != w.ID || !bytes.Equal(again.Public, w.Public) {
+			t.Fatalf("%q: reparse %v", s, err)
+		}
+		if want := receipttest.WitnessKeyID(w.Name, w.Public); want != w.ID {
+			t.Fatalf("%q: key id %08x, derived %08x", s, w.ID, want)
+		}
+	})
+}

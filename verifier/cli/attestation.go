@@ -39,7 +39,7 @@ func runAttestation(env Env) int {
 		return c.usageErr(env, verdict.M(verdict.MsgCLIOneFile, len(pos)))
 	}
 	// The other commands' trust flags say nothing about attestation keys.
-	for _, f := range []string{"log-key", "vrf-key", "state"} {
+	for _, f := range []string{"log-key", "vrf-key", "state", "witness", "witness-quorum"} {
 		if isSet(c.fs, f) {
 			return c.usageErr(env, verdict.M(verdict.MsgAttestFlagNotHere, "--"+f))
 		}

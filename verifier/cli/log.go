@@ -364,6 +364,12 @@ func runFollow(env Env, full bool) int {
 			v.Fail(verdict.CheckEntries, verdict.MsgSame, receipt.Cause(err))
 		}
 	}
+	// The checkpoint accepted, witnessed as --witness asks: else it does
+	// not become the state's.
+	if len(l.witnesses) > 0 {
+		a := receipt.Anchors{Witnesses: l.witnesses, WitnessQuorum: l.witnessQuorum}
+		a.WitnessCheck(v, cp)
+	}
 	if v.Status() == verdict.StatusPass {
 		if err := ls.Advance(cp, proof, time.Now()); err != nil {
 			l.conclude(env, verdict.MsgCLIError, name, receipt.Cause(err))

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	_ "time/tzdata" // the rules' time zone (Europe/Paris) without relying on the host's zoneinfo
@@ -34,6 +35,12 @@ type common struct {
 	lang    *string
 	json    *bool
 	tz      *string
+	// witness (--witness) and quorum (--witness-quorum) are read by parse
+	// into witnesses and witnessQuorum (0: all of them).
+	witness       multiFlag
+	quorum        *int
+	witnesses     []*checkpoint.Witness
+	witnessQuorum int
 	// argLang is the language of --lang as found in the arguments, for
 	// what is said before or instead of parsing them (help, usage errors).
 	argLang string
@@ -52,6 +59,8 @@ func newCommon(name string) *common {
 	c.fs.Var(&c.logKeys, "log-key", "")
 	c.fs.Var(&c.vrfKeys, "vrf-key", "")
 	c.fs.Var(&c.pins, "pin", "")
+	c.fs.Var(&c.witness, "witness", "")
+	c.quorum = c.fs.Int("witness-quorum", 0, "")
 	c.state = c.fs.String("state", "", "")
 	c.lang = c.fs.String("lang", "en", "")
 	c.json = c.fs.Bool("json", false, "")
@@ -92,7 +101,56 @@ func (c *common) parse(args []string) ([]string, error) {
 			return nil, err
 		}
 	}
+	if err := c.readWitnesses(); err != nil {
+		return nil, err
+	}
 	return pos, nil
+}
+
+// readWitnesses reads --witness (a witness's cosignature/v1 verifier key,
+// or a file of them, one a line; the same key given twice counts once) and
+// checks --witness-quorum: 1 to the number of witnesses, all of them when
+// not given.
+func (c *common) readWitnesses() error {
+	for _, f := range c.witness {
+		var ws []*checkpoint.Witness
+		b, err := readFileMax(f, maxKeyFile, verdict.MsgLimitKeyFile)
+		switch {
+		case err == nil:
+			if ws, err = checkpoint.ParseWitnesses(string(b)); err != nil {
+				return verdict.Errorf(verdict.MsgCLIFlagFile, "--witness", f, err)
+			}
+		default:
+			// The key text itself (a verifier key is public).
+			w, kerr := checkpoint.ParseWitness(f)
+			switch {
+			case kerr == nil:
+				ws = []*checkpoint.Witness{w}
+			case errors.Is(err, fs.ErrNotExist) && strings.Count(f, "+") >= 2:
+				// Shaped like a key: why the key is refused.
+				return verdict.Errorf(verdict.MsgCLIFlagErr, "--witness", kerr)
+			default:
+				return verdict.Errorf(verdict.MsgCLIWitnessNeither, fileErr(err))
+			}
+		}
+		for _, w := range ws {
+			if !slices.ContainsFunc(c.witnesses, func(x *checkpoint.Witness) bool { return x.Text == w.Text }) {
+				c.witnesses = append(c.witnesses, w)
+			}
+		}
+	}
+	if !isSet(c.fs, "witness-quorum") {
+		return nil
+	}
+	n := *c.quorum
+	switch {
+	case len(c.witnesses) == 0:
+		return verdict.Errorf(verdict.MsgCLIQuorumNoWitness, n)
+	case n < 1 || n > len(c.witnesses):
+		return verdict.Errorf(verdict.MsgCLIFlagRange, "--witness-quorum", n, 1, len(c.witnesses))
+	}
+	c.witnessQuorum = n
+	return nil
 }
 
 // checkLang refuses a --lang other than fr or en.
@@ -182,6 +240,7 @@ func (c *common) anchors() (receipt.Anchors, error) {
 	}
 	a.Location = loc
 	a.Pins = append(a.Pins, c.pins...)
+	a.Witnesses, a.WitnessQuorum = c.witnesses, c.witnessQuorum
 	for _, f := range c.logKeys {
 		b, err := readFileMax(f, maxKeyFile, verdict.MsgLimitKeyFile)
 		if err != nil {

@@ -218,6 +218,16 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 	if c := v.Find(promo.CheckBeacon); c != nil && c.Status == verdict.StatusPass {
 		certificateBeacon(v, freeze, res)
 	}
+	// The witnesses, on the certificate's one checkpoint (it includes the
+	// freeze and the draw), under the keys promo.Verify used.
+	cpKeys := logKeys
+	if len(cpKeys) == 0 {
+		cpKeys = probe.LogKeys
+	}
+	cp, sigs := a.witnessCheckNote(v, documentCheckpoint(file), cpKeys)
+	if c := v.Find(promo.CheckBeacon); c != nil && c.Status == verdict.StatusPass {
+		a.beaconOrder(v, freeze, cp, sigs, true)
+	}
 	if res != nil {
 		// The certificate's pairing of the draw's key id with its key,
 		// when no key announcement in the log fixes it: one given that

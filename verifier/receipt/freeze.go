@@ -81,6 +81,16 @@ func verifyFreeze(file []byte, list *promo.EntrantList, listRefused *verdict.Msg
 	case list == nil:
 		v.Skip(promo.CheckEntrantRoot, verdict.MsgPublicOnly)
 	}
+	// The witnesses, on the receipt's checkpoint (it includes the freeze:
+	// freeze-inclusion), under the keys promo.VerifyFreezeReceipt used.
+	cpKeys := logKeys
+	if len(cpKeys) == 0 {
+		cpKeys = docKeys
+	}
+	cp, sigs := a.witnessCheckNote(v, documentCheckpoint(file), cpKeys)
+	if res != nil {
+		a.beaconOrder(v, res.Freeze, cp, sigs, false)
+	}
 	// The facts are the receipt's own words unless its checkpoint is
 	// signed by a trusted log key.
 	if res != nil && len(logKeys) > 0 {

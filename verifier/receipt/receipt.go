@@ -316,6 +316,14 @@ type Anchors struct {
 	// Location is the operator's legal time zone for the game rules
 	// (Europe/Paris); nil means UTC.
 	Location *time.Location
+	// Witnesses are trusted witness keys (rngverify --witness): when any
+	// is given, every checkpoint a document is checked against must carry
+	// valid cosignatures (c2sp.org/tlog-cosignature) of WitnessQuorum of
+	// them (0: all), check witness-cosignatures; a freeze announcing a
+	// beacon round must be witnessed before the round is published
+	// (witnessed-before-beacon).
+	Witnesses     []*checkpoint.Witness
+	WitnessQuorum int
 }
 
 // ParsePin reads a pin: a bare fingerprint "FP" (64 hex digits, the
@@ -572,6 +580,7 @@ func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, ent
 		return included
 	}
 	v.Pass(verdict.CheckSignature, verdict.MsgSame, CheckpointMsg(cp))
+	a.WitnessCheck(v, cp)
 	for _, last := range a.Last {
 		if last.Origin != cp.Origin {
 			continue

@@ -2687,6 +2687,49 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"engagement de l'huissier sur sa contribution"},
 	MsgDrawAt: {"draw %s (entry %d)",
 		"tirage %s (entrée %d)"},
+	// Witnesses (checkpoint.ParseWitness, Cosignatures; receipt's witness checks; rngverify --witness).
+	MsgWitnessKeyName: {"witness key %q: bad name",
+		"clé de témoin « %s » : nom invalide"},
+	MsgWitnessKeyID: {"witness key %q: bad key id",
+		"clé de témoin « %s » : identifiant de clé invalide"},
+	MsgWitnessKeyBase64: {"witness key %q: bad base64 key",
+		"clé de témoin « %s » : clé en base64 invalide"},
+	MsgWitnessKeyNoteKey: {"witness key %q: an Ed25519 signed-note key (type 0x01), not a cosignature/v1 key (type 0x04): ask the witness for its cosignature/v1 verifier key",
+		"clé de témoin « %s » : une clé Ed25519 de note signée (type 0x01), pas une clé cosignature/v1 (type 0x04) : demandez au témoin sa clé de vérification cosignature/v1"},
+	MsgWitnessKeyType: {"witness key %q: signature type 0x%02x, not cosignature/v1 (0x04)",
+		"clé de témoin « %s » : type de signature 0x%02x, pas cosignature/v1 (0x04)"},
+	MsgWitnessKeySize: {"witness key %q: bad Ed25519 key size",
+		"clé de témoin « %s » : taille de clé Ed25519 invalide"},
+	MsgWitnessKeyMismatch: {"witness key %q: the key id is not the key's",
+		"clé de témoin « %s » : l'identifiant de clé n'est pas celui de la clé"},
+	MsgNoWitnessKeyFound: {"no witness key found",
+		"aucune clé de témoin trouvée"},
+	MsgCPBadCosignature: {"invalid cosignature by witness %s+%08x",
+		"cosignature invalide du témoin %s+%08x"},
+	MsgCPCosignatureNote: {"cosignatures unreadable: %w",
+		"cosignatures illisibles : %v"},
+	MsgCPCosignatureTime: {"cosignature by %s+%08x: no cosignature/v1 timestamp",
+		"cosignature de %s+%08x : sans horodatage cosignature/v1"},
+	MsgWitnessQuorumOK: {"checkpoint of size %d cosigned by %d of %d witness(es) (quorum %d): %s",
+		"point de contrôle de taille %d cosigné par %d des %d témoin(s) (quorum %d) : %s"},
+	MsgWitnessAt: {"%s at %s",
+		"%s le %s"},
+	MsgWitnessMissing: {"checkpoint of size %d: %d valid cosignature(s), %d required (quorum of %d witness(es)); missing: %s",
+		"point de contrôle de taille %d : %d cosignature(s) valide(s), %d requise(s) (quorum sur %d témoin(s)) ; manquant : %s"},
+	MsgWitnessRefused: {"checkpoint of size %d: %s",
+		"point de contrôle de taille %d : %s"},
+	MsgBeaconOrderWitnessed: {"the freeze was witnessed at %s, before %s round %d at %s: entrants and share commitment were fixed before the beacon",
+		"le gel a été vu par les témoins le %s, avant la publication de %s, manche %d, le %s : participants et engagement sur la part étaient fixés avant la balise"},
+	MsgBeaconOrderNotShown: {"the freeze was witnessed at %s, not before %s round %d at %s: that the entrants and share commitment were fixed before the beacon is not shown (no proof of misbehaviour: the witnesses may have cosigned late)",
+		"le gel a été vu par les témoins le %s, pas avant la publication de %s, manche %d, le %s : il n'est pas montré que participants et engagement sur la part étaient fixés avant la balise (ce n'est pas une preuve de malveillance : les témoins ont pu cosigner tard)"},
+	MsgBeaconOrderCertificate: {"the certificate's checkpoint (size %d), its only one, includes the draw: witnessed at %s, not before %s round %d at %s; the freeze receipt's checkpoint shows the order (rngverify freeze --witness)",
+		"le point de contrôle du certificat (taille %d), son seul, inclut le tirage : vu par les témoins le %s, pas avant la publication de %s, manche %d, le %s ; le point de contrôle du reçu de gel montre l'ordre (rngverify freeze --witness)"},
+	MsgBeaconOrderClock: {"no witness given (--witness): that the freeze (at %s) was logged before %s round %d at %s rests on the appliance's clock",
+		"aucun témoin fourni (--witness) : que le gel (le %s) ait été journalisé avant la publication de %s, manche %d, le %s repose sur l'horloge de l'appareil"},
+	MsgCLIWitnessNeither: {"--witness: neither a witness key nor a readable file: %w",
+		"--witness : ni une clé de témoin ni un fichier lisible : %v"},
+	MsgCLIQuorumNoWitness: {"--witness-quorum %d: no --witness given",
+		"--witness-quorum %d : aucun --witness fourni"},
 }
 
 // rngverify attestation's message ids.
@@ -2763,4 +2806,30 @@ const (
 	MsgCLIShareShort             MsgID = "cli-share-short"
 	MsgFreezeFactShareCommitment MsgID = "freeze-fact-share-commitment"
 	MsgDrawAt                    MsgID = "draw-at"
+)
+
+// Witnesses' message ids (checkpoint.ParseWitness, Cosignatures; receipt's
+// witness-cosignatures and witnessed-before-beacon checks; rngverify --witness).
+const (
+	MsgWitnessKeyName         MsgID = "witness-key-name"
+	MsgWitnessKeyID           MsgID = "witness-key-id"
+	MsgWitnessKeyBase64       MsgID = "witness-key-base64"
+	MsgWitnessKeyNoteKey      MsgID = "witness-key-note-key"
+	MsgWitnessKeyType         MsgID = "witness-key-type"
+	MsgWitnessKeySize         MsgID = "witness-key-size"
+	MsgWitnessKeyMismatch     MsgID = "witness-key-mismatch"
+	MsgNoWitnessKeyFound      MsgID = "no-witness-key-found"
+	MsgCPBadCosignature       MsgID = "cp-bad-cosignature"
+	MsgCPCosignatureNote      MsgID = "cp-cosignature-note"
+	MsgCPCosignatureTime      MsgID = "cp-cosignature-time"
+	MsgWitnessQuorumOK        MsgID = "witness-quorum-ok"
+	MsgWitnessAt              MsgID = "witness-at"
+	MsgWitnessMissing         MsgID = "witness-missing"
+	MsgWitnessRefused         MsgID = "witness-refused"
+	MsgBeaconOrderWitnessed   MsgID = "beacon-order-witnessed"
+	MsgBeaconOrderNotShown    MsgID = "beacon-order-not-shown"
+	MsgBeaconOrderCertificate MsgID = "beacon-order-certificate"
+	MsgBeaconOrderClock       MsgID = "beacon-order-clock"
+	MsgCLIWitnessNeither      MsgID = "cli-witness-neither"
+	MsgCLIQuorumNoWitness     MsgID = "cli-quorum-no-witness"
 )

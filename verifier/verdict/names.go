@@ -23,6 +23,13 @@ const (
 	CheckPromotions = "promotions"           // every promotion draw in the log verifies (audit)
 	CheckStatistics = "statistics"           // observed frequencies agree with the exact probabilities
 	CheckReceipt    = "receipt"              // one receipt of a GetReceipts reply verifies (its own verdict: Verdict.Parts)
+	// CheckWitness: the checkpoint carries valid cosignatures of the
+	// quorum of the witnesses given (rngverify --witness).
+	CheckWitness = "witness-cosignatures"
+	// CheckWitnessedBeforeBeacon: the checkpoint that includes a freeze
+	// announcing a beacon round was cosigned by the witnesses before the
+	// round was published.
+	CheckWitnessedBeforeBeacon = "witnessed-before-beacon"
 )
 
 type text struct{ en, fr string }
@@ -63,6 +70,10 @@ var titles = map[string][2]text{
 		{"Every promotion draw in the log was verified against its freeze.", "Chaque tirage promotionnel du journal a été vérifié par rapport à son gel."}},
 	CheckStatistics: {{"statistics", "statistiques"},
 		{"Observed frequencies agree with the exact probabilities of the rules.", "Les fréquences observées concordent avec les probabilités exactes du règlement."}},
+	CheckWitness: {{"witness cosignatures", "cosignatures des témoins"},
+		{"Independent witnesses you named saw this checkpoint and cosigned it, each at a time it states: the log showed them, too, this history.", "Des témoins indépendants que vous avez désignés ont vu ce point de contrôle et l'ont cosigné, chacun à une heure qu'il indique : le journal leur a montré, à eux aussi, cet historique."}},
+	CheckWitnessedBeforeBeacon: {{"freeze witnessed before the beacon", "gel vu par les témoins avant la balise"},
+		{"The witnesses cosigned a checkpoint including the freeze before the beacon round was published: the entrants and the bailiff's share commitment were fixed before anyone knew the beacon, on the witnesses' clocks, not only the appliance's.", "Les témoins ont cosigné un point de contrôle incluant le gel avant la publication de la manche de la balise : les participants et l'engagement sur la part de l'huissier étaient fixés avant que quiconque connaisse la balise, selon l'horloge des témoins et pas seulement celle de l'appareil."}},
 	CheckReceipt: {{"receipt", "reçu"},
 		{"One receipt of the reply, verified on its own: its checks are listed in its own verdict.", "Un reçu de la réponse, vérifié à part : ses vérifications figurent dans son propre verdict."}},
 

@@ -95,6 +95,12 @@ Code de sortie :
                    a P-256 key (as rngd prints them) (repeatable)
   --state FILE     the trust state kept by rngverify log (default %s):
                    its log keys are trusted and its last checkpoint is compared
+  --witness KEY    a witness's cosignature/v1 verifier key (c2sp.org/tlog-cosignature), or a
+                   file of them, one per line (repeatable): every checkpoint checked must
+                   carry their valid cosignatures (check witness-cosignatures), and a freeze
+                   announcing a beacon round must be witnessed before the round is published
+                   (check witnessed-before-beacon)
+  --witness-quorum N  how many of the witnesses must cosign (1 to their number; default all)
 
 Output:
   --lang fr|en     language of the verdict (default en)
@@ -118,6 +124,14 @@ Output:
   --state FICHIER    l'état de confiance tenu par rngverify log (par défaut %s) :
                      ses clés de journal sont de confiance et son dernier point de
                      contrôle sert de comparaison
+  --witness CLÉ      la clé de vérification cosignature/v1 d'un témoin
+                     (c2sp.org/tlog-cosignature), ou un fichier de telles clés, une par
+                     ligne (répétable) : chaque point de contrôle vérifié doit porter leurs
+                     cosignatures valides (vérification witness-cosignatures), et un gel
+                     annonçant une manche de balise doit avoir été vu par eux avant sa
+                     publication (vérification witnessed-before-beacon)
+  --witness-quorum N combien de ces témoins doivent cosigner (de 1 à leur nombre ; tous
+                     par défaut)
 
 Sortie :
   --lang fr|en       langue du verdict (anglais par défaut)

@@ -363,7 +363,7 @@ func refusedRules(f File) *Result {
 }
 
 // trust adds to a the keys of an anchor file, as rngverify's --log-key
-// FILE: a key announcement record (JSON) must pass announce.Parse — every
+// FILE (or --witness FILE, a file of witness keys): a key announcement record (JSON) must pass announce.Parse — every
 // key proved possession — before its keys are pinned, its VRF keys
 // trusted and which key each of its ids names known (Anchors.Announced),
 // and it is added to anns, as rngverify attestation's
@@ -386,6 +386,17 @@ func trust(a *receipt.Anchors, anns *[]*record.KeyAnnouncement, b []byte) error 
 	}
 	keys, err := checkpoint.ParseKeys(string(t))
 	if err != nil {
+		// A file of witnesses' cosignature/v1 keys, as rngverify
+		// --witness FILE: every checkpoint must carry the cosignatures
+		// of all of them (the page has no quorum).
+		if ws, werr := checkpoint.ParseWitnesses(string(t)); werr == nil {
+			for _, w := range ws {
+				if !slices.ContainsFunc(a.Witnesses, func(x *checkpoint.Witness) bool { return x.Text == w.Text }) {
+					a.Witnesses = append(a.Witnesses, w)
+				}
+			}
+			return nil
+		}
 		return err
 	}
 	a.LogKeys = append(a.LogKeys, keys...)

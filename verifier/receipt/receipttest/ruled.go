@@ -26,44 +26,12 @@ const ruledShare = "text:12345678"
 // certificate and the rules file as changed. The dates are the rules':
 // frozen on 20 June 2016, drawn on 21 June.
 func (a *Appliance) RuledCertificate(rules []byte, rulesRound uint64, freezeBeacon string, beaconValue []byte, edits ...func(*record.PromoFreeze)) (cert, rulesOut []byte, err error) {
-	if rulesRound > 0 {
-		spec := "    reserves: 3\n    beacon: {source: \"drand quicknet\", chain: quicknet, round: " + strconv.FormatUint(rulesRound, 10) + "}\n"
-		rules = bytes.Replace(rules, []byte("    reserves: 3\n"), []byte(spec), 1)
-	}
-	r, err := promo.ParseRules(rules)
+	rf, err := a.ruledFreeze(rules, rulesRound, freezeBeacon, edits...)
 	if err != nil {
 		return nil, nil, err
 	}
-	if (rulesRound > 0) != (r.Draws[0].Beacon != nil) {
-		return nil, nil, fmt.Errorf("receipttest: the rules' draw 1 does not announce round %d", rulesRound)
-	}
-	l := &promo.EntrantList{Draw: r.FullDrawID(0)}
-	for i := range 12 {
-		l.Accounts = append(l.Accounts, "A"+strconv.Itoa(1000+i))
-	}
-	tree, err := l.Tree()
-	if err != nil {
-		return nil, nil, err
-	}
-	var secret [32]byte
-	secret[0] = 7
-	var committed [32]byte // the bailiff's share, committed with a beacon (NewFreeze)
-	if freezeBeacon != "" {
-		committed = promo.ShareCommitment(l.Draw, ruledShare)
-	}
-	f, err := promo.NewFreeze(promo.FreezeInput{Operation: r.Operation, RulesHash: promo.RulesHash(rules), Draw: l.Draw, Tree: tree,
-		Reserves: 3, Beacon: freezeBeacon, KeyID: a.VRFID, R: secret, Now: time.Date(2016, 6, 20, 18, 0, 0, 0, time.UTC),
-		ShareCommitment: committed})
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, edit := range edits {
-		edit(f)
-	}
-	fl, err := record.Format(f)
-	if err != nil {
-		return nil, nil, err
-	}
+	f, fl, tree, secret := rf.freeze, rf.leaf, rf.tree, rf.secret
+	rules = rf.rules
 	fi := a.Append(fl)
 	c := promo.Ceremony{Freeze: f, Tree: tree, R: secret, Share: ruledShare, BeaconValue: beaconValue, KeyID: a.VRFID,
 		Prover: prover{a.VRF}, Now: time.Date(2016, 6, 21, 10, 0, 0, 0, time.UTC)}
@@ -86,4 +54,57 @@ func (a *Appliance) RuledCertificate(rules []byte, rulesRound uint64, freezeBeac
 		return nil, nil, err
 	}
 	return promo.CertificateJSON(cc), rules, nil
+}
+
+// ruled is a freeze of RuledCertificate's draw, made and not yet logged.
+type ruled struct {
+	freeze *record.PromoFreeze
+	leaf   []byte // the freeze record
+	tree   *promo.EntrantTree
+	list   *promo.EntrantList
+	secret [32]byte
+	rules  []byte // the rules file as changed
+}
+
+// ruledFreeze makes RuledCertificate's freeze (see there).
+func (a *Appliance) ruledFreeze(rules []byte, rulesRound uint64, freezeBeacon string, edits ...func(*record.PromoFreeze)) (*ruled, error) {
+	if rulesRound > 0 {
+		spec := "    reserves: 3\n    beacon: {source: \"drand quicknet\", chain: quicknet, round: " + strconv.FormatUint(rulesRound, 10) + "}\n"
+		rules = bytes.Replace(rules, []byte("    reserves: 3\n"), []byte(spec), 1)
+	}
+	r, err := promo.ParseRules(rules)
+	if err != nil {
+		return nil, err
+	}
+	if (rulesRound > 0) != (r.Draws[0].Beacon != nil) {
+		return nil, fmt.Errorf("receipttest: the rules' draw 1 does not announce round %d", rulesRound)
+	}
+	l := &promo.EntrantList{Draw: r.FullDrawID(0)}
+	for i := range 12 {
+		l.Accounts = append(l.Accounts, "A"+strconv.Itoa(1000+i))
+	}
+	tree, err := l.Tree()
+	if err != nil {
+		return nil, err
+	}
+	var secret [32]byte
+	secret[0] = 7
+	var committed [32]byte // the bailiff's share, committed with a beacon (NewFreeze)
+	if freezeBeacon != "" {
+		committed = promo.ShareCommitment(l.Draw, ruledShare)
+	}
+	f, err := promo.NewFreeze(promo.FreezeInput{Operation: r.Operation, RulesHash: promo.RulesHash(rules), Draw: l.Draw, Tree: tree,
+		Reserves: 3, Beacon: freezeBeacon, KeyID: a.VRFID, R: secret, Now: time.Date(2016, 6, 20, 18, 0, 0, 0, time.UTC),
+		ShareCommitment: committed})
+	if err != nil {
+		return nil, err
+	}
+	for _, edit := range edits {
+		edit(f)
+	}
+	fl, err := record.Format(f)
+	if err != nil {
+		return nil, err
+	}
+	return &ruled{freeze: f, leaf: fl, tree: tree, list: l, secret: secret, rules: rules}, nil
 }
