@@ -21,6 +21,8 @@ import (
 	"tirage.fr/tirage/transparency/checkpoint"
 	"tirage.fr/tirage/transparency/witness"
 	vcheckpoint "tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/receipt"
+	"tirage.fr/tirage/verifier/vrf"
 )
 
 // rngd with log.witness_policy: the banner names the witness, the
@@ -114,6 +116,51 @@ func TestWitnessedReceipts(t *testing.T) {
 	if cp := rs.Receipts[0].GetCheckpoint(); !cosigned(cp) {
 		t.Fatalf("the receipt's checkpoint is not cosigned by the witness:\n%s", cp)
 	}
+	// The verifier's code (rngverify --witness) accepts the game's
+	// transcript with the witness required, and refuses it with another
+	// witness required.
+	g = playUntil(t, c, g, func(*qodv1.Game) bool { return false })
+	logKeys, err := vcheckpoint.ParseKeys(strings.Join(td.d.engine.tlog.VerifierKeys(), "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, _ := vrf.ParsePublicKey(td.d.engine.suite, td.d.engine.pub)
+	wk, err := vcheckpoint.ParseWitness(vkey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, otherVKey, err := witness.GenerateKey("bailiff.test/witness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := vcheckpoint.ParseWitness(otherVKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := func(w *vcheckpoint.Witness) receipt.Anchors {
+		return receipt.Anchors{LogKeys: logKeys, VRFKeys: []*vrf.PublicKey{pk}, Location: td.d.engine.loc, Witnesses: []*vcheckpoint.Witness{w}}
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		tr, err := c.GetTranscript(context.Background(), &qodv1.GetTranscriptRequest{GameId: g.GameId})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := receipt.VerifyTranscript(tr.Document, anchors(wk))
+		if v.Err() != nil {
+			if time.Now().Before(deadline) {
+				continue // the game's end not yet in a checkpoint, on a loaded machine
+			}
+			t.Fatalf("transcript with the witness required: %v\n%s", v.Err(), v.Text("en"))
+		}
+		if !strings.Contains(v.Text("en"), "witness-cosignatures") {
+			t.Fatalf("the verdict does not report the witness check:\n%s", v.Text("en"))
+		}
+		if v := receipt.VerifyTranscript(tr.Document, anchors(other)); v.Err() == nil {
+			t.Fatalf("transcript passed with a witness that never cosigned required:\n%s", v.Text("en"))
+		}
+		break
+	}
+
 	resp, err := http.Get("http://" + td.d.Addrs().HTTP + "/log/checkpoint")
 	if err != nil {
 		t.Fatal(err)
