@@ -24,6 +24,7 @@ import (
 	"tirage.fr/tirage/rngd"
 	"tirage.fr/tirage/rngd/entropy"
 	rpromo "tirage.fr/tirage/rngd/promo"
+	"tirage.fr/tirage/transparency/tilelog"
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
@@ -77,6 +78,11 @@ freeze, receipts, draw and certificate (the offline ceremony on the appliance):
                         --backend and, for pkcs11, --module are required, and
                         software keys need --allow-software (a dev build defaults
                         to --backend software)
+  --witness-policy FILE witnesses that must cosign each checkpoint of the log before
+                        it is published (as rngd's log.witness_policy; see
+                        examples/witnesses.policy): a freeze receipt's checkpoint then
+                        carries their times, which rngverify freeze --witness holds
+                        against the announced beacon round
   --vrf-label L         VRF key (default vrf): a freeze names it; draw: the key the freeze names, any other is refused; --log-label L: log key (default log)
   --entropy KIND        hwrng (default), rdseed or tpm, mixed with getrandom;
   --min-entropy H       its declared min-entropy per byte, 0 < H <= 8 (default 4)
@@ -117,6 +123,7 @@ type promoCmd struct {
 	minEntropy                             float64
 	shareFile, beacon, beaconPrev, format  string
 	shareCommitments                       stringList
+	witnessPolicy                          string
 	rows                                   int64
 	accounts                               int
 	seed                                   uint64
@@ -148,6 +155,7 @@ func runPromo(ctx context.Context, env Env) int {
 		fs.StringVar(&c.logLabel, "log-label", "log", "")
 		fs.StringVar(&c.entropyKind, "entropy", "hwrng", "")
 		fs.Float64Var(&c.minEntropy, "min-entropy", 4, "")
+		fs.StringVar(&c.witnessPolicy, "witness-policy", "", "")
 	}
 	stakeFlags := func() {
 		fs.StringVar(&c.rules, "rules", "", "")
@@ -873,6 +881,17 @@ func (c *promoCmd) open(ctx context.Context) (*rpromo.Appliance, func(), error) 
 	if c.data == "" || c.origin == "" {
 		return nil, nil, usagef("--data DIR and --origin NAME are required")
 	}
+	var policy []byte
+	if c.witnessPolicy != "" {
+		b, err := readBounded(c.witnessPolicy, tilelog.MaxWitnessPolicy)
+		if err != nil {
+			return nil, nil, usagef("--witness-policy %s: %v", c.witnessPolicy, err)
+		}
+		if _, _, err := tilelog.ParseWitnessPolicy(b); err != nil {
+			return nil, nil, usagef("--witness-policy %s: %v", c.witnessPolicy, err)
+		}
+		policy = b
+	}
 	keys, err := c.keys.open()
 	if errors.Is(err, errInterrupted) {
 		return nil, nil, fmt.Errorf("%w: %s", errInterrupted, c.nothing)
@@ -897,7 +916,7 @@ func (c *promoCmd) open(ctx context.Context) (*rpromo.Appliance, func(), error) 
 	}
 	a, lg, err := rpromo.OpenOffline(ctx, rpromo.OfflineConfig{
 		DataDir: c.data, Origin: c.origin, Keys: keys, VRFLabel: c.vrfLabel, LogLabel: c.logLabel,
-		Entropy: gen, Clock: promoNow, Logger: log,
+		Entropy: gen, Clock: promoNow, Logger: log, WitnessPolicy: policy,
 	})
 	if err != nil {
 		gen.Close()

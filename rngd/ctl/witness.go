@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -140,15 +139,7 @@ func readWitnessKey(path string) (string, error) {
 func readLogKeys(files []string) ([]*vcheckpoint.Key, error) {
 	var keys []*vcheckpoint.Key
 	for _, file := range files {
-		f, err := os.Open(file)
-		if err != nil {
-			return nil, fmt.Errorf("couldn't open --log: %w", err)
-		}
-		b, err := io.ReadAll(io.LimitReader(f, maxVKeyFile+1))
-		f.Close()
-		if err == nil && len(b) > maxVKeyFile {
-			err = fmt.Errorf("longer than %d bytes", maxVKeyFile)
-		}
+		b, err := readBounded(file, maxVKeyFile)
 		if err != nil {
 			return nil, fmt.Errorf("couldn't read --log %s: %w", file, err)
 		}

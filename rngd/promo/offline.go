@@ -40,8 +40,11 @@ type OfflineConfig struct {
 	Entropy io.Reader
 	// CheckpointInterval of the log (default: tilelog's).
 	CheckpointInterval time.Duration
-	Clock              func() time.Time
-	Logger             *slog.Logger
+	// WitnessPolicy, if set, names the witnesses that must cosign each
+	// checkpoint before it is published (tilelog.Config.WitnessPolicy).
+	WitnessPolicy []byte
+	Clock         func() time.Time
+	Logger        *slog.Logger
 }
 
 // checkpointSigner lets the log sign checkpoints with an hsm.Signer
@@ -78,7 +81,8 @@ func OpenOffline(ctx context.Context, cfg OfflineConfig) (*Appliance, transparen
 	lg, err := tilelog.Open(ctx, tilelog.Config{
 		Dir: filepath.Join(cfg.DataDir, "log"), Origin: cfg.Origin,
 		Signers: []crypto.Signer{checkpointSigner{signer}}, CheckpointInterval: cfg.CheckpointInterval,
-		Logger: cfg.Logger.With("component", "log"),
+		WitnessPolicy: cfg.WitnessPolicy,
+		Logger:        cfg.Logger.With("component", "log"),
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("couldn't open the log: %w", err)

@@ -1,0 +1,112 @@
+package ctl
+
+import (
+	"bytes"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"tirage.fr/tirage/hsm/keystore"
+	"tirage.fr/tirage/transparency/checkpoint"
+	"tirage.fr/tirage/transparency/witness"
+	vcheckpoint "tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/verifier/cli"
+)
+
+// futureRound is a drand quicknet round published in 2027 (quicknet: a
+// round every 3 s from 2023-08-23T15:09:27Z), so after any witness's
+// cosignature made today.
+const futureRound = "40000000"
+
+// The trusted time of a promotion freeze, end to end: rngctl promo freeze
+// --witness-policy logs the freeze on a log whose checkpoints a real
+// witness (transparency/witness, what rngctl witness serve runs) cosigns;
+// the freeze receipt's checkpoint carries the witness's time, and
+// rngverify freeze --witness finds it before the announced beacon round
+// (witnessed-before-beacon): the entrants and the bailiff's share
+// commitment were fixed before the beacon, by a clock that is not the
+// appliance's. Without --witness the same receipt passes with the check
+// skipped, naming the appliance's clock; with a witness that never
+// cosigned, it fails.
+func TestPromoFreezeWitnessed(t *testing.T) {
+	dir, keysDir, pass := promoCeremonySetup(t)
+	const origin = "tirage.test/ctl"
+	src, _ := os.ReadFile(exampleRules)
+	rules := filepath.Join(dir, "rules.yaml")
+	os.WriteFile(rules, bytes.Replace(src, []byte("    reserves: 3\n"), []byte("    reserves: 3\n    beacon: {source: \"drand quicknet\", chain: quicknet, round: "+futureRound+"}\n"), 1), 0o644)
+	stakes, out := filepath.Join(dir, "stakes.csv"), filepath.Join(dir, "out")
+	if code, _, errs := promoRun("", "gen", "--rules", rules, "--rows", "2000", "--out", stakes); code != ExitOK {
+		t.Fatalf("gen: %s", errs)
+	}
+
+	// The witness knows the log's key: the one rngctl keys init made.
+	ks, err := keystore.Open(keystore.Config{Dir: keysDir, Passphrase: []byte("ceremony passphrase")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ks.Signer("log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logVKey, err := checkpoint.VerifierKey(origin, s.Public())
+	ks.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logKeys, err := vcheckpoint.ParseKeys(logVKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skey, vkey, err := witness.GenerateKey("huissier.test/witness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := witness.NewSigner(skey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := witness.New(witness.Config{Signer: signer, Logs: logKeys, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	srv := httptest.NewServer(w)
+	defer srv.Close()
+	policy := filepath.Join(dir, "witnesses.policy")
+	os.WriteFile(policy, []byte("witness huissier "+vkey+" "+srv.URL+"\nquorum huissier\n"), 0o644)
+
+	var cout, cerr bytes.Buffer
+	if c := cli.Run(cli.Env{Args: []string{"share-commitment", "--draw", "bonus-crescendo/1"}, Stdin: strings.NewReader("Maître Dupont, huissier\n"), Stdout: &cout, Stderr: &cerr}); c != cli.ExitOK {
+		t.Fatalf("rngverify share-commitment: exit %d %s", c, cerr.String())
+	}
+	committed := strings.TrimSpace(cout.String())
+	common := []string{"--data", filepath.Join(dir, "data"), "--origin", origin, "--backend", "software", "--allow-software", "--keys", keysDir, "--passphrase-file", pass}
+	freeze := append([]string{"freeze", "--rules", rules, "--stakes", stakes, "--out", out, "--quiet", "--draw", "1", "--share-commitment", committed}, common...)
+	if code, _, errs := promoRun("", append(append([]string{}, freeze...), "--witness-policy", filepath.Join(dir, "none.policy"))...); code != ExitUsage || !strings.Contains(errs, "--witness-policy "+filepath.Join(dir, "none.policy")) {
+		t.Fatalf("freeze with a missing policy file: exit %d %s", code, errs)
+	}
+	if code, _, errs := promoRun("", append(freeze, "--witness-policy", policy)...); code != ExitOK {
+		t.Fatalf("freeze: exit %d %s", code, errs)
+	}
+	receipt := filepath.Join(out, "bonus-crescendo-1-receipt.json")
+	verify := func(extra ...string) (int, string) {
+		var vout, verr bytes.Buffer
+		c := cli.Run(cli.Env{Args: append([]string{"freeze", receipt, "--log-key", logVKey}, extra...), Stdout: &vout, Stderr: &verr})
+		return c, vout.String() + verr.String()
+	}
+	if c, o := verify("--witness", vkey); c != cli.ExitOK || !strings.Contains(o, "[PASS] witnessed-before-beacon") || !strings.Contains(o, "round "+futureRound) {
+		t.Fatalf("rngverify freeze --witness: exit %d\n%s", c, o)
+	}
+	if c, o := verify(); c != cli.ExitOK || !strings.Contains(o, "[skip] witnessed-before-beacon") {
+		t.Fatalf("rngverify freeze without --witness: exit %d\n%s", c, o)
+	}
+	_, other, err := witness.GenerateKey("auditeur.test/witness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, o := verify("--witness", other); c == cli.ExitOK || !strings.Contains(o, "[FAIL] witness-cosignatures") {
+		t.Fatalf("rngverify freeze with a witness that never cosigned: exit %d\n%s", c, o)
+	}
+}
