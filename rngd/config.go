@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"tirage.fr/tirage/rngd/entropy"
+	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/tilelog"
 	"tirage.fr/tirage/transparency/trillian"
 	"tirage.fr/tirage/verifier/calendar"
@@ -244,18 +245,21 @@ type LogConfig struct {
 	// else 1s to 10m, and at least 3 × checkpoint_interval.
 	// tirage_log_checkpoint_wait_seconds is how long records have waited.
 	CheckpointTimeout Duration `toml:"checkpoint_timeout"`
-	// WitnessPolicy (embedded log only) is the path of a witness policy
-	// file (the Sigsum policy format with C2SP cosignature/v1 keys:
-	// "witness NAME VKEY URL", "group NAME N|any|all MEMBER...",
-	// "quorum NAME"): every checkpoint is published only once the quorum's
-	// witnesses have cosigned it (C2SP tlog-witness), so that the log
-	// cannot show two histories and each checkpoint carries the witnesses'
-	// times. No fail-open: a quorum not reached leaves checkpoints behind
-	// the tree, and past checkpoint_timeout the log stalls (every draw
-	// refused) until it is reached again. Unset: no witnesses.
+	// WitnessPolicy is the path of a witness policy file (the Sigsum
+	// policy format with C2SP cosignature/v1 keys: "witness NAME VKEY
+	// URL", "group NAME N|any|all MEMBER...", "quorum NAME"): every
+	// checkpoint is published only once the quorum's witnesses have
+	// cosigned it (C2SP tlog-witness), so that the log cannot show two
+	// histories and each checkpoint carries the witnesses' times. No
+	// fail-open: a quorum not reached leaves checkpoints behind the tree;
+	// the embedded log stalls past checkpoint_timeout (every draw refused)
+	// until it is reached again, the Trillian backend refuses each new
+	// checkpoint (LOG_UNAVAILABLE) and, past trillian_append_timeout, the
+	// draws waiting for one. Unset: no witnesses.
 	WitnessPolicy string `toml:"witness_policy"`
 	// WitnessTimeout bounds how long one checkpoint waits for the quorum
-	// (default 2s; 100ms to half of checkpoint_timeout).
+	// (default 2s; 100ms to half of checkpoint_timeout, or with backend
+	// "trillian" of trillian_append_timeout).
 	WitnessTimeout Duration `toml:"witness_timeout"`
 	// witnessPolicy is the policy file's text, read and checked by check.
 	witnessPolicy []byte
@@ -847,29 +851,33 @@ func (l *LogConfig) checkWitnesses() error {
 		}
 		return nil
 	}
-	if l.Backend != "tessera" {
-		return fmt.Errorf("config log.witness_policy: witnesses cosign the embedded log's checkpoints; log.backend is %q, whose checkpoints they do not cosign yet: remove it", l.Backend)
+	// Half of the wait a checkpoint's lateness is bounded by: a round of
+	// witnesses that do not answer neither stalls the embedded log nor
+	// times an append to Trillian out (an append waits for a checkpoint
+	// covering its leaf).
+	bound, field := l.CheckpointTimeout.Duration, "log.checkpoint_timeout"
+	if bound == 0 {
+		bound = tilelog.DefaultCheckpointTimeout(l.CheckpointInterval.Duration)
 	}
-	timeout := l.CheckpointTimeout.Duration
-	if timeout == 0 {
-		timeout = tilelog.DefaultCheckpointTimeout(l.CheckpointInterval.Duration)
+	if l.Backend == "trillian" {
+		bound, field = l.TrillianAppendTimeout.Duration, "log.trillian_append_timeout"
 	}
 	if l.WitnessTimeout.Duration == 0 {
-		l.WitnessTimeout.Duration = tilelog.DefaultWitnessTimeout
+		l.WitnessTimeout.Duration = transparency.DefaultWitnessTimeout
 	}
-	if w := l.WitnessTimeout.Duration; w < 100*time.Millisecond || 2*w > timeout {
-		return fmt.Errorf("config log.witness_timeout = %s: want 100ms to half of log.checkpoint_timeout (%s)", l.WitnessTimeout, Duration{timeout})
+	if w := l.WitnessTimeout.Duration; w < 100*time.Millisecond || 2*w > bound {
+		return fmt.Errorf("config log.witness_timeout = %s: want 100ms to half of %s (%s)", l.WitnessTimeout, field, Duration{bound})
 	}
 	f, err := os.Open(l.WitnessPolicy)
 	if err != nil {
 		return fmt.Errorf("config log.witness_policy: %w", err)
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, tilelog.MaxWitnessPolicy+1))
+	b, err := io.ReadAll(io.LimitReader(f, transparency.MaxWitnessPolicy+1))
 	if err != nil {
 		return fmt.Errorf("config log.witness_policy: %w", err)
 	}
-	if _, _, err := tilelog.ParseWitnessPolicy(b); err != nil {
+	if _, _, err := transparency.ParseWitnessPolicy(b); err != nil {
 		return fmt.Errorf("config log.witness_policy %s: %w", l.WitnessPolicy, err)
 	}
 	l.witnessPolicy = b

@@ -11,7 +11,7 @@ import (
 	fnote "github.com/transparency-dev/formats/note"
 	"golang.org/x/mod/sumdb/note"
 
-	"tirage.fr/tirage/transparency/tilelog"
+	"tirage.fr/tirage/transparency"
 )
 
 // witnessVKeys returns a new witness's cosignature/v1 verifier key and
@@ -58,8 +58,9 @@ func TestConfigWitnessPolicy(t *testing.T) {
 		"quorum none":   {configTOML(map[string]string{"log.witness_policy": `"` + writePolicy(t, "witness bailiff "+cosig+" http://127.0.0.1:7490\nquorum none\n") + `"`}), "asks for no witness"},
 		"not a key":     {configTOML(map[string]string{"log.witness_policy": `"` + writePolicy(t, "witness bailiff "+strings.TrimSuffix(plain, plain[len(plain)-8:])+" http://127.0.0.1:7490\nquorum bailiff\n") + `"`}), "invalid witness config"},
 		"unknown group": {configTOML(map[string]string{"log.witness_policy": `"` + writePolicy(t, "witness a "+cosig+" http://127.0.0.1:7490\ngroup g 1 a b\nquorum g\n") + `"`}), "unknown component"},
-		"trillian": {configTOML(map[string]string{"log.backend": `"trillian"`, "log.trillian_address": `"127.0.0.1:8090"`, "log.trillian_tree_id": `5`, "log.trillian_plaintext": `true`,
-			"log.witness_policy": `"` + good + `"`}), `log.witness_policy: witnesses cosign the embedded log's checkpoints; log.backend is "trillian"`},
+		// Trillian: half of trillian_append_timeout (30s by default).
+		"trillian long timeout": {configTOML(map[string]string{"log.backend": `"trillian"`, "log.trillian_address": `"127.0.0.1:8090"`, "log.trillian_tree_id": `5`, "log.trillian_plaintext": `true`,
+			"log.witness_policy": `"` + good + `"`, "log.witness_timeout": `"16s"`}), "log.witness_timeout = 16s: want 100ms to half of log.trillian_append_timeout (30s)"},
 		"timeout without policy": {configTOML(map[string]string{"log.witness_timeout": `"1s"`}), "log.witness_timeout = 1s, but no log.witness_policy"},
 		// Longer than half the checkpoint timeout (10s by default): one
 		// slow witness would stall the log.
@@ -71,6 +72,13 @@ func TestConfigWitnessPolicy(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error naming %q", name, err, tc.want)
 		}
+	}
+	// The Trillian backend's checkpoints are witnessed too: within half of
+	// its append timeout, not of the embedded log's checkpoint timeout.
+	trillianTOML := map[string]string{"log.backend": `"trillian"`, "log.trillian_address": `"127.0.0.1:8090"`, "log.trillian_tree_id": `5`, "log.trillian_plaintext": `true`,
+		"log.witness_policy": `"` + good + `"`, "log.witness_timeout": `"6s"`}
+	if c, err := checkTOML(t, configTOML(trillianTOML)); err != nil || len(c.Log.witnessPolicy) == 0 {
+		t.Errorf("trillian with a policy, 6s of a 30s append timeout: %v", err)
 	}
 	// A longer checkpoint timeout allows a longer wait.
 	if _, err := checkTOML(t, configTOML(map[string]string{"log.witness_policy": `"` + good + `"`, "log.witness_timeout": `"6s"`, "log.checkpoint_timeout": `"20s"`})); err != nil {
@@ -84,7 +92,7 @@ func TestExampleWitnessPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, names, err := tilelog.ParseWitnessPolicy(c.Log.witnessPolicy)
+	g, names, err := transparency.ParseWitnessPolicy(c.Log.witnessPolicy)
 	if err != nil || g.N != 2 || len(names) != 2 {
 		t.Fatalf("example policy: quorum %d of %d witnesses, %v", g.N, len(names), err)
 	}

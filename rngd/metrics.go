@@ -5,6 +5,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"google.golang.org/grpc/status"
 
+	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/tilelog"
 )
 
@@ -113,9 +114,15 @@ func (m *metrics) refused(err error) {
 	m.refusals.WithLabelValues(string(reasonOf(err)), status.Code(err).String()).Inc()
 }
 
-// witnessCollector exports what the embedded log saw of its witnesses
-// (tilelog.Log.Witnesses; nothing without log.witness_policy).
-type witnessCollector struct{ l *tilelog.Log }
+// witnessedLog is a log backend that sends its checkpoints to witnesses:
+// both do (tilelog.Log, trillian.Log).
+type witnessedLog interface {
+	Witnesses() []transparency.WitnessStat
+}
+
+// witnessCollector exports what the log saw of its witnesses (Witnesses;
+// nothing without log.witness_policy).
+type witnessCollector struct{ l witnessedLog }
 
 var (
 	witnessCosignedDesc = prometheus.NewDesc("tirage_log_witness_cosignatures_total",
@@ -158,7 +165,6 @@ func (c witnessCollector) Collect(ch chan<- prometheus.Metric) {
 // log.checkpoint_timeout the log stalls and refuses every draw.
 func checkpointGauges(l *tilelog.Log) []prometheus.Collector {
 	return []prometheus.Collector{
-		witnessCollector{l},
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "tirage_log_checkpoint_wait_seconds",
 			Help: "How long leaves in the embedded log's tree have waited for a signed checkpoint covering them; 0 while the latest covers the tree. " +

@@ -205,6 +205,9 @@ func openEngineInto(ctx context.Context, cfg Config, c *components, level leveli
 	if tl, ok := c.log.(*tilelog.Log); ok {
 		e.metrics.reg.MustRegister(checkpointGauges(tl)...)
 	}
+	if wl, ok := c.log.(witnessedLog); ok {
+		e.metrics.reg.MustRegister(witnessCollector{wl})
+	}
 	// Level before the orphan secrets are dropped: a secret is an orphan
 	// only of a store level with the log.
 	if level == levelRebuild {
@@ -318,7 +321,8 @@ func openLog(ctx context.Context, cfg Config, c *components) error {
 		c.closers = append(c.closers, conn)
 		c.log, err = trillian.Open(ctx, trillian.Config{Conn: conn, TreeID: cfg.Log.TrillianTreeID, Origin: cfg.Log.Origin,
 			Signers: signers, StateFile: filepath.Join(cfg.DataDir, trillianStateFile), Logger: logger,
-			AppendTimeout: cfg.Log.TrillianAppendTimeout.Duration, Resync: c.resync})
+			AppendTimeout: cfg.Log.TrillianAppendTimeout.Duration, Resync: c.resync,
+			WitnessPolicy: cfg.Log.witnessPolicy, WitnessTimeout: cfg.Log.WitnessTimeout.Duration})
 		if err != nil {
 			return fmt.Errorf("couldn't open the trillian log: %w", err)
 		}
@@ -1390,11 +1394,8 @@ func Rebuild(ctx context.Context, cfg Config) (uint64, error) {
 	return e.rebuilt, nil
 }
 
-// banner prints what an operator checks first: version, mode, keys and
-// addresses. Every insecure convenience in use is announced in capitals
-// there, with a log line and a metric (insecureNotes).
 // witnessList names the witnesses for the banner.
-func witnessList(ws []tilelog.WitnessStat) string {
+func witnessList(ws []transparency.WitnessStat) string {
 	var names []string
 	for _, w := range ws {
 		names = append(names, w.Name+" "+w.URL)
@@ -1402,6 +1403,9 @@ func witnessList(ws []tilelog.WitnessStat) string {
 	return strings.Join(names, ", ")
 }
 
+// banner prints what an operator checks first: version, mode, keys and
+// addresses. Every insecure convenience in use is announced in capitals
+// there, with a log line and a metric (insecureNotes).
 func (d *Daemon) banner(c *components) {
 	cfg := d.cfg
 	w := cfg.Banner
@@ -1435,8 +1439,8 @@ func (d *Daemon) banner(c *components) {
 	} else {
 		fmt.Fprintf(&b, "  log           tessera %s, origin %q, batch %s, checkpoint every %s\n", filepath.Join(cfg.DataDir, "log"), cfg.Log.Origin, cfg.Log.BatchMaxAge, cfg.Log.CheckpointInterval)
 	}
-	if tl, ok := c.log.(*tilelog.Log); ok {
-		if ws := tl.Witnesses(); len(ws) > 0 {
+	if wl, ok := c.log.(witnessedLog); ok {
+		if ws := wl.Witnesses(); len(ws) > 0 {
 			fmt.Fprintf(&b, "  witnesses     %s (log.witness_policy %s, %s each checkpoint)\n", witnessList(ws), cfg.Log.WitnessPolicy, cfg.Log.WitnessTimeout)
 		} else {
 			fmt.Fprintf(&b, "  witnesses     none: checkpoints are signed by the log key alone (log.witness_policy)\n")

@@ -28,8 +28,15 @@ import (
 // rngd with log.witness_policy: the banner names the witness, the
 // checkpoints in a game's receipts and at /log/checkpoint carry its
 // cosignature, and /metrics counts what it did. The witness is a real one
-// (transparency/witness, what rngctl witness serve runs) on loopback.
+// (transparency/witness, what rngctl witness serve runs) on loopback. Both
+// backends: the embedded log's checkpoints are sent to the witness by
+// tessera, Trillian's by rngd (transparency/trillian, witness.go).
 func TestWitnessedReceipts(t *testing.T) {
+	t.Run("tessera", func(t *testing.T) { testWitnessedReceipts(t, false) })
+	t.Run("trillian", func(t *testing.T) { testWitnessedReceipts(t, true) })
+}
+
+func testWitnessedReceipts(t *testing.T, useTrillian bool) {
 	skey, vkey, err := witness.GenerateKey("bailiff.test/witness")
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +63,15 @@ func TestWitnessedReceipts(t *testing.T) {
 	// newTestDaemon made, before the daemon starts: a new log publishes
 	// its first checkpoint through the witnesses.
 	var banner bytes.Buffer
+	var addr string
+	var tree int64
+	if useTrillian {
+		addr, tree = trillianTree(t)
+	}
 	td := newTestDaemon(t, func(c *Config) {
+		if useTrillian {
+			c.Log.Backend, c.Log.TrillianAddress, c.Log.TrillianTreeID, c.Log.TrillianPlaintext = "trillian", addr, tree, true
+		}
 		c.Log.WitnessPolicy = policy
 		c.Log.Origin = devOrigin
 		c.Banner = &banner

@@ -24,7 +24,7 @@ import (
 	"tirage.fr/tirage/rngd"
 	"tirage.fr/tirage/rngd/entropy"
 	rpromo "tirage.fr/tirage/rngd/promo"
-	"tirage.fr/tirage/transparency/tilelog"
+	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
@@ -883,11 +883,11 @@ func (c *promoCmd) open(ctx context.Context) (*rpromo.Appliance, func(), error) 
 	}
 	var policy []byte
 	if c.witnessPolicy != "" {
-		b, err := readBounded(c.witnessPolicy, tilelog.MaxWitnessPolicy)
+		b, err := readBounded(c.witnessPolicy, transparency.MaxWitnessPolicy)
 		if err != nil {
 			return nil, nil, usagef("--witness-policy %s: %v", c.witnessPolicy, err)
 		}
-		if _, _, err := tilelog.ParseWitnessPolicy(b); err != nil {
+		if _, _, err := transparency.ParseWitnessPolicy(b); err != nil {
 			return nil, nil, usagef("--witness-policy %s: %v", c.witnessPolicy, err)
 		}
 		policy = b

@@ -163,11 +163,11 @@ type Config struct {
 	// journaled, unacknowledged, and must not be contradicted meanwhile.
 	AppendTimeout time.Duration
 	// WitnessPolicy, when set, names the witnesses that must cosign every
-	// checkpoint before it is published (witness.go, ParseWitnessPolicy):
+	// checkpoint before it is published (witness.go, transparency.ParseWitnessPolicy):
 	// the Sigsum policy format with C2SP cosignature/v1 keys.
 	WitnessPolicy []byte
 	// WitnessTimeout bounds how long one checkpoint waits for the policy's
-	// quorum (default DefaultWitnessTimeout); it must be under half of
+	// quorum (default transparency.DefaultWitnessTimeout); it must be under half of
 	// CheckpointTimeout.
 	WitnessTimeout time.Duration
 	// Logger receives operational messages (never key material); nil
@@ -191,7 +191,7 @@ type Log struct {
 	tilesDir  string
 	verifiers []note.Verifier
 	vkeys     []string
-	witnesses *witnessMeter // nil without a witness policy
+	witnesses *transparency.WitnessMeter // nil without a witness policy
 	meter     transparency.Meter
 
 	add      tessera.AddFn
@@ -292,11 +292,11 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	var witnessNames map[string]string
 	if cfg.WitnessPolicy != nil {
 		var err error
-		if witnesses, witnessNames, err = ParseWitnessPolicy(cfg.WitnessPolicy); err != nil {
+		if witnesses, witnessNames, err = transparency.ParseWitnessPolicy(cfg.WitnessPolicy); err != nil {
 			return nil, fmt.Errorf("tilelog: %w", err)
 		}
 		if cfg.WitnessTimeout == 0 {
-			cfg.WitnessTimeout = DefaultWitnessTimeout
+			cfg.WitnessTimeout = transparency.DefaultWitnessTimeout
 		}
 		if cfg.WitnessTimeout < 0 || 2*cfg.WitnessTimeout > cfg.CheckpointTimeout {
 			return nil, fmt.Errorf("tilelog: Config.WitnessTimeout %v: want a positive duration under half of CheckpointTimeout (%v)", cfg.WitnessTimeout, cfg.CheckpointTimeout)
@@ -372,14 +372,8 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	}
 	pcfg := posix.Config{Path: l.tilesDir}
 	if witnessNames != nil {
-		l.witnesses = newWitnessMeter(witnessNames, http.DefaultTransport.(*http.Transport).Clone())
-		pcfg.HTTPClient = &http.Client{
-			Transport: l.witnesses,
-			Timeout:   cfg.WitnessTimeout,
-			// A witness answers at its own URL: a redirect is not
-			// followed (the policy names where each witness is).
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		}
+		l.witnesses = transparency.NewWitnessMeter(witnessNames, http.DefaultTransport.(*http.Transport).Clone())
+		pcfg.HTTPClient = transparency.NewWitnessClient(l.witnesses, cfg.WitnessTimeout)
 	}
 	driver, err := posix.New(ctx, pcfg)
 	if err != nil {

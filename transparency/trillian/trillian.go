@@ -226,6 +226,17 @@ type Config struct {
 	// than one already seen (replica lag) before the log is taken for
 	// rolled back: ErrSecurity (default DefaultRollbackGrace).
 	RollbackGrace time.Duration
+	// WitnessPolicy, when set, names the witnesses that must cosign every
+	// checkpoint before it is handed out or saved (witness.go; the Sigsum
+	// policy format with C2SP cosignature/v1 keys, read by
+	// transparency.ParseWitnessPolicy).
+	WitnessPolicy []byte
+	// WitnessTimeout bounds how long one checkpoint waits for the
+	// policy's quorum (default transparency.DefaultWitnessTimeout); at
+	// most half of AppendTimeout, so that an append outlives a round of
+	// witnesses that do not answer. signMu is held meanwhile: readers of
+	// a new root wait for it too.
+	WitnessTimeout time.Duration
 	// Logger receives operational messages; nil discards them.
 	Logger *slog.Logger
 }
@@ -238,6 +249,7 @@ type Log struct {
 	verifiers []note.Verifier
 	vkeys     []string
 	meter     transparency.Meter
+	wit       *witnesses // nil without Config.WitnessPolicy
 	cancel    context.CancelFunc
 	done      chan struct{}
 
@@ -318,9 +330,22 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trillian: %w", err)
 	}
+	var wit *witnesses
+	if cfg.WitnessPolicy != nil {
+		if cfg.WitnessTimeout == 0 {
+			cfg.WitnessTimeout = transparency.DefaultWitnessTimeout
+		}
+		if cfg.WitnessTimeout < 0 || 2*cfg.WitnessTimeout > cfg.AppendTimeout {
+			return nil, fmt.Errorf("trillian: Config.WitnessTimeout %v: want a positive duration, at most half of AppendTimeout (%v)", cfg.WitnessTimeout, cfg.AppendTimeout)
+		}
+		if wit, err = newWitnesses(cfg.WitnessPolicy, cfg.WitnessTimeout); err != nil {
+			return nil, fmt.Errorf("trillian: %w", err)
+		}
+		cfg.Logger.Info("transparency log: checkpoints are handed out once cosigned by the witness policy's quorum", "witnesses", len(wit.peers), "witness_timeout", cfg.WitnessTimeout.String())
+	}
 	l := &Log{
 		cfg: cfg, client: tpb.NewTrillianLogClient(cfg.Conn),
-		signers: signers, verifiers: verifiers, vkeys: vkeys,
+		signers: signers, verifiers: verifiers, vkeys: vkeys, wit: wit,
 		waiters: make(map[tlog.Hash][]chan uint64), wake: make(chan struct{}, 1), done: make(chan struct{}),
 		failc: make(chan struct{}), brokenc: make(chan struct{}), roots: make(map[uint64]tlog.Hash),
 	}
@@ -344,7 +369,14 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		return nil, err
 	}
 	l.seen = root.TreeSize
-	if _, err := l.sign(ctx, root); err != nil {
+	if _, err := l.sign(ctx, root); errors.Is(err, errNotWitnessed) {
+		// Witnesses down at start: Open succeeds, the last checkpoint
+		// signed (and cosigned) stays the latest, and Checkpoint refuses
+		// newer ones (ErrUnavailable) until the quorum cosigns. Pending
+		// leaves (below) need a checkpoint covering them: Open then waits
+		// for the witnesses within PendingTimeout.
+		cfg.Logger.Warn("trillian: the witnesses did not cosign the log's checkpoint at start: checkpoints refused until they do", "err", err)
+	} else if err != nil {
 		return nil, err
 	}
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -633,7 +665,12 @@ func (l *Log) sign(ctx context.Context, root *types.LogRootV1) (*checkpoint.Chec
 	if prev != nil {
 		switch {
 		case root.TreeSize == prev.Size && h == prev.Hash:
-			return prev, nil
+			if l.wit == nil || l.wit.satisfied(prev.Note) {
+				return prev, nil
+			}
+			// Signed before the policy was set, or by a quorum since
+			// changed: it is witnessed before it is handed out.
+			return l.witness(ctx, prev, prev.Size)
 		case root.TreeSize < prev.Size:
 			// checkRoot rules this out (floor >= prev.Size); fail closed.
 			return nil, l.misbehaved(fmt.Errorf("trillian: %w: tree %d: root of %d leaves below signed checkpoint %d", transparency.ErrSecurity, l.cfg.TreeID, root.TreeSize, prev.Size))
@@ -654,12 +691,43 @@ func (l *Log) sign(ctx context.Context, root *types.LogRootV1) (*checkpoint.Chec
 	if err != nil {
 		return nil, fmt.Errorf("trillian: %w: %w", transparency.ErrUnavailable, err)
 	}
+	if l.wit == nil {
+		return l.keep(cp)
+	}
+	var hint uint64
+	if prev != nil {
+		hint = prev.Size
+	}
+	return l.witness(ctx, cp, hint)
+}
+
+// witness has the witnesses cosign cp (signMu held), then saves and keeps
+// it. A quorum not met leaves the state file and the last checkpoint as
+// they were: ErrUnavailable, and the next sign tries again (at once for a
+// larger tree; for one no larger, once WitnessTimeout has passed since
+// the round failed, so that readers queued on signMu are refused at once
+// meanwhile).
+func (l *Log) witness(ctx context.Context, cp *checkpoint.Checkpoint, hint uint64) (*checkpoint.Checkpoint, error) {
+	if err := l.wit.refusal(cp.Size); err != nil {
+		return nil, err
+	}
+	cosigned, err := l.wit.cosign(ctx, cp, hint, l.consistency)
+	if err != nil {
+		l.cfg.Logger.Warn("trillian: checkpoint refused: the witnesses' quorum did not cosign it", "size", cp.Size, "err", err)
+		return nil, err
+	}
+	return l.keep(cosigned)
+}
+
+// keep saves a newly signed (and witnessed) checkpoint, then makes it the
+// latest.
+func (l *Log) keep(cp *checkpoint.Checkpoint) (*checkpoint.Checkpoint, error) {
 	if err := l.saveState(cp); err != nil {
 		return nil, err
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.cp == nil || cp.Size > l.cp.Size {
+	if l.cp == nil || cp.Size >= l.cp.Size {
 		l.cp = cp
 	}
 	return l.cp, nil
