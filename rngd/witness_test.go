@@ -5,21 +5,17 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	fnote "github.com/transparency-dev/formats/note"
-	"golang.org/x/mod/sumdb/note"
 
 	"tirage.fr/tirage/hsm/keystore"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/transparency/checkpoint"
 	"tirage.fr/tirage/transparency/witness"
+	"tirage.fr/tirage/transparency/witness/witnesstest"
 	vcheckpoint "tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/vrf"
@@ -37,28 +33,6 @@ func TestWitnessedReceipts(t *testing.T) {
 }
 
 func testWitnessedReceipts(t *testing.T, useTrillian bool) {
-	skey, vkey, err := witness.GenerateKey("bailiff.test/witness")
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := witness.NewSigner(skey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var h atomic.Pointer[witness.Witness]
-	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		w := h.Load()
-		if w == nil {
-			http.Error(rw, "not configured yet", http.StatusServiceUnavailable)
-			return
-		}
-		w.ServeHTTP(rw, r)
-	}))
-	defer srv.Close()
-	policy := filepath.Join(t.TempDir(), "witnesses.policy")
-	if err := os.WriteFile(policy, []byte("witness bailiff "+vkey+" "+srv.URL+"\nquorum bailiff\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	// The witness is told the daemon's log key, read from the keystore
 	// newTestDaemon made, before the daemon starts: a new log publishes
 	// its first checkpoint through the witnesses.
@@ -68,11 +42,11 @@ func testWitnessedReceipts(t *testing.T, useTrillian bool) {
 	if useTrillian {
 		addr, tree = trillianTree(t)
 	}
+	var tw *witnesstest.Witness
 	td := newTestDaemon(t, func(c *Config) {
 		if useTrillian {
 			c.Log.Backend, c.Log.TrillianAddress, c.Log.TrillianTreeID, c.Log.TrillianPlaintext = "trillian", addr, tree, true
 		}
-		c.Log.WitnessPolicy = policy
 		c.Log.Origin = devOrigin
 		c.Banner = &banner
 		ks, err := keystore.Open(keystore.Config{Dir: filepath.Join(c.DataDir, "keys"), Passphrase: []byte(testPassphrase), KDF: testKDF})
@@ -88,36 +62,23 @@ func testWitnessedReceipts(t *testing.T, useTrillian bool) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		keys, err := vcheckpoint.ParseKeys(logKey)
-		if err != nil {
+		tw = witnesstest.Start(t, "bailiff.test/witness", []string{logKey})
+		c.Log.WitnessPolicy = filepath.Join(t.TempDir(), "witnesses.policy")
+		if err := os.WriteFile(c.Log.WitnessPolicy, tw.Policy("bailiff"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		w, err := witness.New(witness.Config{Signer: signer, Logs: keys, StateDir: t.TempDir()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { w.Close() })
-		h.Store(w)
 	})
 	defer td.stop()
-	if !strings.Contains(banner.String(), "witnesses     bailiff.test/witness "+srv.URL+"/add-checkpoint") {
+	vkey := tw.VKey
+	if !strings.Contains(banner.String(), "witnesses     bailiff.test/witness "+tw.URL+"/add-checkpoint") {
 		t.Errorf("banner does not name the witness:\n%s", banner.String())
 	}
-
-	v, err := fnote.NewVerifierForCosignatureV1(vkey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cosigned := func(cp []byte) bool {
-		n, err := note.Open(cp, note.VerifierList(v))
-		return err == nil && len(n.Sigs) == 1
-	}
-
 	codes := td.emission("W1", "2026-12-31", 1)
 	c := td.client("server-a")
 	g := start(t, c, codes[0]).Game
 	var rs *qodv1.GetReceiptsResponse
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		var err error
 		if rs, err = c.GetReceipts(context.Background(), &qodv1.GetReceiptsRequest{GameId: g.GameId}); err != nil {
 			t.Fatal(err)
 		}
@@ -128,9 +89,7 @@ func testWitnessedReceipts(t *testing.T, useTrillian bool) {
 			t.Fatal("no checkpoint covers the game's start after a minute")
 		}
 	}
-	if cp := rs.Receipts[0].GetCheckpoint(); !cosigned(cp) {
-		t.Fatalf("the receipt's checkpoint is not cosigned by the witness:\n%s", cp)
-	}
+	tw.CosignedAt(t, rs.Receipts[0].GetCheckpoint()) // the receipt's checkpoint
 	// The verifier's code (rngverify --witness) accepts the game's
 	// transcript with the witness required, and refuses it with another
 	// witness required.
@@ -182,11 +141,9 @@ func testWitnessedReceipts(t *testing.T, useTrillian bool) {
 	}
 	cp, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !cosigned(cp) {
-		t.Fatalf("/log/checkpoint is not cosigned by the witness:\n%s", cp)
-	}
+	tw.CosignedAt(t, cp) // /log/checkpoint
 	m := scrape(t, td)
-	if l := grepLines(m, `tirage_log_witness_cosignatures_total{url="`+srv.URL+`/add-checkpoint",witness="bailiff.test/witness"}`); l == "" || strings.HasSuffix(l, " 0") {
+	if l := grepLines(m, `tirage_log_witness_cosignatures_total{url="`+tw.URL+`/add-checkpoint",witness="bailiff.test/witness"}`); l == "" || strings.HasSuffix(l, " 0") {
 		t.Errorf("/metrics: %q, want the witness's cosignatures counted", grepLines(m, "tirage_log_witness"))
 	}
 	if l := grepLines(m, "tirage_log_witness_last_cosignature_timestamp_seconds{"); l == "" {

@@ -2,7 +2,6 @@ package ctl
 
 import (
 	"bytes"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +10,7 @@ import (
 	"tirage.fr/tirage/hsm/keystore"
 	"tirage.fr/tirage/transparency/checkpoint"
 	"tirage.fr/tirage/transparency/witness"
-	vcheckpoint "tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/transparency/witness/witnesstest"
 	"tirage.fr/tirage/verifier/cli"
 )
 
@@ -55,27 +54,10 @@ func TestPromoFreezeWitnessed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logKeys, err := vcheckpoint.ParseKeys(logVKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	skey, vkey, err := witness.GenerateKey("huissier.test/witness")
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := witness.NewSigner(skey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := witness.New(witness.Config{Signer: signer, Logs: logKeys, StateDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	srv := httptest.NewServer(w)
-	defer srv.Close()
+	tw := witnesstest.Start(t, "huissier.test/witness", []string{logVKey})
+	vkey := tw.VKey
 	policy := filepath.Join(dir, "witnesses.policy")
-	os.WriteFile(policy, []byte("witness huissier "+vkey+" "+srv.URL+"\nquorum huissier\n"), 0o644)
+	os.WriteFile(policy, tw.Policy("huissier"), 0o644)
 
 	var cout, cerr bytes.Buffer
 	if c := cli.Run(cli.Env{Args: []string{"share-commitment", "--draw", "bonus-crescendo/1"}, Stdin: strings.NewReader("Maître Dupont, huissier\n"), Stdout: &cout, Stderr: &cerr}); c != cli.ExitOK {

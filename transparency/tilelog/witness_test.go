@@ -3,79 +3,15 @@ package tilelog_test
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
-
-	fnote "github.com/transparency-dev/formats/note"
-	"golang.org/x/mod/sumdb/note"
 
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/tilelog"
 	"tirage.fr/tirage/transparency/witness"
-	vcheckpoint "tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/transparency/witness/witnesstest"
 )
-
-// testWitness is a real witness (transparency/witness) on loopback, which
-// the test can take down (503 to every request) and bring back.
-type testWitness struct {
-	vkey string
-	srv  *httptest.Server
-	down atomic.Bool
-}
-
-func newTestWitness(t *testing.T, name string, logVKeys []string) *testWitness {
-	t.Helper()
-	skey, vkey, err := witness.GenerateKey(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := witness.NewSigner(skey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := vcheckpoint.ParseKeys(strings.Join(logVKeys, "\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := witness.New(witness.Config{Signer: signer, Logs: keys, StateDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	tw := &testWitness{vkey: vkey}
-	tw.srv = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if tw.down.Load() {
-			http.Error(rw, "down for the test", http.StatusServiceUnavailable)
-			return
-		}
-		w.ServeHTTP(rw, r)
-	}))
-	t.Cleanup(tw.srv.Close)
-	return tw
-}
-
-// cosignedAt returns the time of the witness's valid cosignature on the
-// checkpoint note, failing the test if there is none.
-func (tw *testWitness) cosignedAt(t *testing.T, cp []byte) time.Time {
-	t.Helper()
-	v, err := fnote.NewVerifierForCosignatureV1(tw.vkey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, err := note.Open(cp, note.VerifierList(v))
-	if err != nil || len(n.Sigs) != 1 {
-		t.Fatalf("checkpoint not cosigned by the witness (%v):\n%s", err, cp)
-	}
-	ts, err := fnote.CoSigV1Timestamp(n.Sigs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ts
-}
 
 // With a witness policy, every checkpoint the log publishes carries the
 // witness's cosignature, across checkpoints (the witness checks each one
@@ -89,13 +25,12 @@ func TestWitnessedCheckpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tw := newTestWitness(t, "bailiff.test/witness", vkeys)
-	policy := "witness bailiff " + tw.vkey + " " + tw.srv.URL + "\nquorum bailiff\n"
+	tw := witnesstest.Start(t, "bailiff.test/witness", vkeys)
 	start := time.Now().Add(-time.Second).Truncate(time.Second)
 	l, err := tilelog.Open(context.Background(), tilelog.Config{
 		Dir: t.TempDir(), Origin: origin, Signers: signers, BatchMaxAge: 5 * time.Millisecond,
 		CheckpointTimeout: time.Second, WitnessTimeout: 200 * time.Millisecond,
-		WitnessPolicy: []byte(policy),
+		WitnessPolicy: tw.Policy("bailiff"),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +45,7 @@ func TestWitnessedCheckpoints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ts := tw.cosignedAt(t, cp.Note)
+		ts := tw.CosignedAt(t, cp.Note)
 		if ts.Before(start) || ts.After(time.Now().Add(time.Second)) || ts.Before(last) {
 			t.Fatalf("round %d: cosigned at %v, want a time between %v and now, not before the last (%v)", round, ts, start, last)
 		}
@@ -122,7 +57,7 @@ func TestWitnessedCheckpoints(t *testing.T) {
 	}
 
 	// The witness goes down: checkpoints wait for it, then the log stalls.
-	tw.down.Store(true)
+	tw.Down.Store(true)
 	size := int(l.Sequenced())
 	appendLeaves(t, l, size, 1)
 	if _, err := awaitHealth(t, l, true); !errors.Is(err, tilelog.ErrCheckpointStalled) {
@@ -140,13 +75,13 @@ func TestWitnessedCheckpoints(t *testing.T) {
 
 	// Back: the checkpoint covering the waiting leaf is cosigned and
 	// published, and appends resume.
-	tw.down.Store(false)
+	tw.Down.Store(false)
 	awaitHealth(t, l, false)
 	cp, err := l.AwaitCheckpoint(t.Context(), uint64(size+1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tw.cosignedAt(t, cp.Note)
+	tw.CosignedAt(t, cp.Note)
 	appendLeaves(t, l, size+1, 1)
 }
 
@@ -188,11 +123,11 @@ func TestWitnessDownAtFirstOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tw := newTestWitness(t, "bailiff.test/witness", vkeys)
-	tw.down.Store(true)
+	tw := witnesstest.Start(t, "bailiff.test/witness", vkeys)
+	tw.Down.Store(true)
 	cfg := tilelog.Config{
 		Dir: t.TempDir(), Origin: origin, Signers: signers, BatchMaxAge: 5 * time.Millisecond,
-		WitnessPolicy: []byte("witness bailiff " + tw.vkey + " " + tw.srv.URL + "\nquorum bailiff\n"),
+		WitnessPolicy: tw.Policy("bailiff"),
 	}
 	if l, err := tilelog.Open(context.Background(), cfg); err == nil {
 		l.Close()
@@ -200,7 +135,7 @@ func TestWitnessDownAtFirstOpen(t *testing.T) {
 	} else if !errors.Is(err, transparency.ErrUnavailable) {
 		t.Fatalf("Open with the witness down = %v, want ErrUnavailable", err)
 	}
-	tw.down.Store(false)
+	tw.Down.Store(false)
 	l, err := tilelog.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("Open once the witness is back: %v", err)
@@ -211,5 +146,5 @@ func TestWitnessDownAtFirstOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tw.cosignedAt(t, cp.Note)
+	tw.CosignedAt(t, cp.Note)
 }

@@ -3,18 +3,12 @@ package trillian_test
 import (
 	"bytes"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	fnote "github.com/transparency-dev/formats/note"
-	"golang.org/x/mod/sumdb/note"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
@@ -22,79 +16,14 @@ import (
 	"tirage.fr/tirage/transparency/checkpoint"
 	"tirage.fr/tirage/transparency/trillian"
 	"tirage.fr/tirage/transparency/witness"
-	vcheckpoint "tirage.fr/tirage/verifier/checkpoint"
+	"tirage.fr/tirage/transparency/witness/witnesstest"
 )
 
-// testWitness is a real witness (transparency/witness) on loopback, which
-// the test can take down (503 to every request), bring back, or replace by
-// one with the same key and no state (a witness whose disk was lost).
-type testWitness struct {
-	skey, vkey string
-	logVKeys   []string
-	srv        *httptest.Server
-	down       atomic.Bool
-	mu         sync.Mutex
-	w          *witness.Witness
-}
-
-func newTestWitness(t *testing.T, name string, logVKeys []string) *testWitness {
+// cosigned fails the test unless the checkpoint carries the witness's
+// valid cosignature.
+func cosigned(t *testing.T, tw *witnesstest.Witness, cp *checkpoint.Checkpoint) {
 	t.Helper()
-	skey, vkey, err := witness.GenerateKey(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tw := &testWitness{skey: skey, vkey: vkey, logVKeys: logVKeys}
-	tw.reset(t)
-	tw.srv = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if tw.down.Load() {
-			http.Error(rw, "down for the test", http.StatusServiceUnavailable)
-			return
-		}
-		tw.mu.Lock()
-		w := tw.w
-		tw.mu.Unlock()
-		w.ServeHTTP(rw, r)
-	}))
-	t.Cleanup(tw.srv.Close)
-	return tw
-}
-
-// reset replaces the witness by one with the same key and an empty state.
-func (tw *testWitness) reset(t *testing.T) {
-	t.Helper()
-	signer, err := witness.NewSigner(tw.skey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys, err := vcheckpoint.ParseKeys(strings.Join(tw.logVKeys, "\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := witness.New(witness.Config{Signer: signer, Logs: keys, StateDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	tw.mu.Lock()
-	tw.w = w
-	tw.mu.Unlock()
-}
-
-func (tw *testWitness) policy() []byte {
-	return []byte("witness bailiff " + tw.vkey + " " + tw.srv.URL + "\nquorum bailiff\n")
-}
-
-// cosigned fails the test unless the checkpoint note carries the
-// witness's valid cosignature.
-func (tw *testWitness) cosigned(t *testing.T, cp *checkpoint.Checkpoint) {
-	t.Helper()
-	v, err := fnote.NewVerifierForCosignatureV1(tw.vkey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n, err := note.Open(cp.Note, note.VerifierList(v)); err != nil || len(n.Sigs) != 1 {
-		t.Fatalf("checkpoint of %d leaves not cosigned by the witness (%v):\n%s", cp.Size, err, cp.Note)
-	}
+	tw.CosignedAt(t, cp.Note)
 }
 
 // checkpointWithin polls l.Checkpoint until it succeeds (a round that
@@ -128,10 +57,10 @@ func TestWitnessedCheckpoints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tw := newTestWitness(t, "bailiff.test/witness", vkeys)
+	tw := witnesstest.Start(t, "bailiff.test/witness", vkeys)
 	state := filepath.Join(t.TempDir(), "trillian-checkpoint")
 	l, err := trillian.Open(t.Context(), trillian.Config{Conn: conn, TreeID: tree, Origin: origin, Signers: s, StateFile: state,
-		AppendTimeout: 5 * time.Second, WitnessPolicy: tw.policy(), WitnessTimeout: 500 * time.Millisecond})
+		AppendTimeout: 5 * time.Second, WitnessPolicy: tw.Policy("bailiff"), WitnessTimeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,14 +84,14 @@ func TestWitnessedCheckpoints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tw.cosigned(t, cp)
+		cosigned(t, tw, cp)
 		saved, err := os.ReadFile(state)
 		if err != nil || !bytes.Equal(saved, cp.Note) {
 			t.Fatalf("round %d: state file %q (%v), want the cosigned checkpoint", round, saved, err)
 		}
 	}
 
-	tw.down.Store(true)
+	tw.Down.Store(true)
 	if _, err := other.Append(t.Context(), []byte("while the witness is down")); err != nil {
 		t.Fatal(err)
 	}
@@ -182,12 +111,12 @@ func TestWitnessedCheckpoints(t *testing.T) {
 		t.Fatalf("InclusionProof in the last cosigned tree: %v", err)
 	}
 
-	tw.down.Store(false)
+	tw.Down.Store(false)
 	cp := checkpointWithin(t, l, 10*time.Second)
 	if cp.Size != n+1 {
 		t.Fatalf("checkpoint of %d leaves, want %d", cp.Size, n+1)
 	}
-	tw.cosigned(t, cp)
+	cosigned(t, tw, cp)
 	ws := l.Witnesses()
 	if len(ws) != 1 || ws[0].Name != "bailiff.test/witness" || ws[0].Cosigned < 4 || ws[0].Failures == 0 || ws[0].LastCosigned.IsZero() {
 		t.Fatalf("Witnesses() = %+v", ws)
@@ -199,9 +128,9 @@ func TestWitnessedCheckpoints(t *testing.T) {
 	if _, err := other.Append(t.Context(), []byte("while closed")); err != nil {
 		t.Fatal(err)
 	}
-	tw.down.Store(true)
+	tw.Down.Store(true)
 	l, err = trillian.Open(t.Context(), trillian.Config{Conn: conn, TreeID: tree, Origin: origin, Signers: s, StateFile: state,
-		AppendTimeout: 5 * time.Second, WitnessPolicy: tw.policy(), WitnessTimeout: 500 * time.Millisecond})
+		AppendTimeout: 5 * time.Second, WitnessPolicy: tw.Policy("bailiff"), WitnessTimeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("Open with the witness down: %v", err)
 	}
@@ -209,11 +138,11 @@ func TestWitnessedCheckpoints(t *testing.T) {
 	if _, err := l.Checkpoint(t.Context()); !errors.Is(err, transparency.ErrUnavailable) {
 		t.Fatalf("Checkpoint after Open with the witness down = %v, want ErrUnavailable", err)
 	}
-	tw.down.Store(false)
+	tw.Down.Store(false)
 	if cp := checkpointWithin(t, l, 10*time.Second); cp.Size != n+2 {
 		t.Fatalf("checkpoint of %d leaves, want %d", cp.Size, n+2)
 	} else {
-		tw.cosigned(t, cp)
+		cosigned(t, tw, cp)
 	}
 }
 
@@ -230,10 +159,10 @@ func TestWitnessResync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tw := newTestWitness(t, "bailiff.test/witness", vkeys)
+	tw := witnesstest.Start(t, "bailiff.test/witness", vkeys)
 	open := func() *trillian.Log {
 		l, err := trillian.Open(t.Context(), trillian.Config{Conn: conn, TreeID: tree, Origin: origin, Signers: s,
-			AppendTimeout: 5 * time.Second, WitnessPolicy: tw.policy(), WitnessTimeout: 500 * time.Millisecond})
+			AppendTimeout: 5 * time.Second, WitnessPolicy: tw.Policy("bailiff"), WitnessTimeout: 500 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +178,7 @@ func TestWitnessResync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tw.cosigned(t, cp)
+	cosigned(t, tw, cp)
 	l.Close()
 
 	// Ahead: no state file, so the reopened log's hint is 0; the witness
@@ -257,14 +186,14 @@ func TestWitnessResync(t *testing.T) {
 	l = open()
 	defer l.Close()
 	cp = checkpointWithin(t, l, 5*time.Second)
-	tw.cosigned(t, cp)
+	cosigned(t, tw, cp)
 	if ws := l.Witnesses(); len(ws) != 1 || ws[0].Conflicts != 1 || ws[0].Cosigned != 1 {
 		t.Fatalf("witness ahead of the hint: Witnesses() = %+v, want one conflict then one cosignature", ws)
 	}
 
 	// Behind: the witness lost its state; the log, which holds 5 for it,
 	// is told 0 and sends the whole tree again.
-	tw.reset(t)
+	tw.Reset(t)
 	if _, err := l.Append(t.Context(), []byte("after the reset")); err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +201,7 @@ func TestWitnessResync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tw.cosigned(t, cp)
+	cosigned(t, tw, cp)
 	if ws := l.Witnesses(); ws[0].Conflicts != 2 || ws[0].Cosigned != 2 {
 		t.Fatalf("witness behind: Witnesses() = %+v, want two conflicts, two cosignatures", ws)
 	}
@@ -289,7 +218,7 @@ func TestWitnessPolicyAdded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tw := newTestWitness(t, "bailiff.test/witness", vkeys)
+	tw := witnesstest.Start(t, "bailiff.test/witness", vkeys)
 	state := filepath.Join(t.TempDir(), "trillian-checkpoint")
 	l, err := trillian.Open(t.Context(), trillian.Config{Conn: conn, TreeID: tree, Origin: origin, Signers: s, StateFile: state})
 	if err != nil {
@@ -305,7 +234,7 @@ func TestWitnessPolicyAdded(t *testing.T) {
 	}
 	l.Close()
 	l, err = trillian.Open(t.Context(), trillian.Config{Conn: conn, TreeID: tree, Origin: origin, Signers: s, StateFile: state,
-		AppendTimeout: 5 * time.Second, WitnessPolicy: tw.policy(), WitnessTimeout: 500 * time.Millisecond})
+		AppendTimeout: 5 * time.Second, WitnessPolicy: tw.Policy("bailiff"), WitnessTimeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +243,7 @@ func TestWitnessPolicyAdded(t *testing.T) {
 	if cp.Size != 2 {
 		t.Fatalf("checkpoint of %d leaves, want 2", cp.Size)
 	}
-	tw.cosigned(t, cp)
+	cosigned(t, tw, cp)
 	if saved, err := os.ReadFile(state); err != nil || !bytes.Equal(saved, cp.Note) {
 		t.Fatalf("state file %q (%v), want the cosigned checkpoint", saved, err)
 	}
