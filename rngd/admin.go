@@ -489,6 +489,15 @@ func (s *adminService) Status(ctx context.Context, _ *adminv1.StatusRequest) (*a
 			r.SecretsFailure = c.err.Error()
 		}
 	}
+	if wl, ok := s.e.tlog.(witnessedLog); ok {
+		for _, w := range wl.Witnesses() {
+			ws := &adminv1.WitnessStatus{Name: w.Name, Url: w.URL, Cosignatures: w.Cosigned, Conflicts: w.Conflicts, Failures: w.Failures}
+			if !w.LastCosigned.IsZero() {
+				ws.LastCosigned = timestamppb.New(w.LastCosigned)
+			}
+			r.Witnesses = append(r.Witnesses, ws)
+		}
+	}
 	if s.addrs != nil {
 		r.ListenAddresses = s.addrs()
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tirage.fr/tirage/hsm/keystore"
+	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/transparency/checkpoint"
 	"tirage.fr/tirage/transparency/witness"
@@ -142,6 +143,15 @@ func testWitnessedReceipts(t *testing.T, useTrillian bool) {
 	cp, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	tw.CosignedAt(t, cp) // /log/checkpoint
+	// rngctl qod status's source: the witness, and that it cosigned.
+	st, err := td.admin().Status(context.Background(), &adminv1.StatusRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Witnesses) != 1 || st.Witnesses[0].Name != "bailiff.test/witness" || st.Witnesses[0].Url != tw.URL+"/add-checkpoint" ||
+		st.Witnesses[0].Cosignatures == 0 || st.Witnesses[0].LastCosigned == nil {
+		t.Errorf("Status witnesses = %v, want bailiff.test/witness with its cosignatures", st.Witnesses)
+	}
 	m := scrape(t, td)
 	if l := grepLines(m, `tirage_log_witness_cosignatures_total{url="`+tw.URL+`/add-checkpoint",witness="bailiff.test/witness"}`); l == "" || strings.HasSuffix(l, " 0") {
 		t.Errorf("/metrics: %q, want the witness's cosignatures counted", grepLines(m, "tirage_log_witness"))

@@ -102,6 +102,13 @@ func runQoD(ctx context.Context, env Env) int {
 				logState += "\n" + f.what + f.why
 			}
 		}
+		for _, w := range s.Witnesses {
+			last := "none since rngd started"
+			if w.LastCosigned != nil {
+				last = "last " + w.LastCosigned.AsTime().UTC().Format(time.RFC3339)
+			}
+			logState += fmt.Sprintf("\nwitness %s %s: %d cosignatures (%s), %d conflicts, %d failures", w.Name, w.Url, w.Cosignatures, last, w.Conflicts, w.Failures)
+		}
 		games := fmt.Sprintf("unfinished games %d, of which %d past their deadline in their refund grace (rngctl qod list-expired)", s.GamesUnfinished, s.GamesInRefundGrace)
 		if s.StoreFailure != "" { // not counted: 0 is not none
 			games = "unfinished games UNKNOWN, state store FAILED, every draw refused: " + s.StoreFailure

@@ -473,8 +473,12 @@ type StatusResponse struct {
 	// Why the secret store refuses every change (a failed commit: starts are
 	// refused until rngd restarts); empty while it works.
 	SecretsFailure string `protobuf:"bytes,16,opt,name=secrets_failure,json=secretsFailure,proto3" json:"secrets_failure,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The witnesses of log.witness_policy (none without one) and what rngd
+	// saw of each since it started: checkpoints are published only once the
+	// policy's quorum has cosigned them.
+	Witnesses     []*WitnessStatus `protobuf:"bytes,17,rep,name=witnesses,proto3" json:"witnesses,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StatusResponse) Reset() {
@@ -619,6 +623,103 @@ func (x *StatusResponse) GetSecretsFailure() string {
 	return ""
 }
 
+func (x *StatusResponse) GetWitnesses() []*WitnessStatus {
+	if x != nil {
+		return x.Witnesses
+	}
+	return nil
+}
+
+// WitnessStatus is what rngd saw of one witness since it started.
+type WitnessStatus struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The witness's key name, and its add-checkpoint URL.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Url  string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	// Checkpoints it cosigned (replies 200).
+	Cosignatures uint64 `protobuf:"varint,3,opt,name=cosignatures,proto3" json:"cosignatures,omitempty"`
+	// Replies giving another tree size than the one sent (409, retried).
+	Conflicts uint64 `protobuf:"varint,4,opt,name=conflicts,proto3" json:"conflicts,omitempty"`
+	// Requests that failed (no reply, or another status).
+	Failures uint64 `protobuf:"varint,5,opt,name=failures,proto3" json:"failures,omitempty"`
+	// When it last cosigned; unset if it has not since rngd started.
+	LastCosigned  *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=last_cosigned,json=lastCosigned,proto3" json:"last_cosigned,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WitnessStatus) Reset() {
+	*x = WitnessStatus{}
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WitnessStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WitnessStatus) ProtoMessage() {}
+
+func (x *WitnessStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WitnessStatus.ProtoReflect.Descriptor instead.
+func (*WitnessStatus) Descriptor() ([]byte, []int) {
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *WitnessStatus) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *WitnessStatus) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *WitnessStatus) GetCosignatures() uint64 {
+	if x != nil {
+		return x.Cosignatures
+	}
+	return 0
+}
+
+func (x *WitnessStatus) GetConflicts() uint64 {
+	if x != nil {
+		return x.Conflicts
+	}
+	return 0
+}
+
+func (x *WitnessStatus) GetFailures() uint64 {
+	if x != nil {
+		return x.Failures
+	}
+	return 0
+}
+
+func (x *WitnessStatus) GetLastCosigned() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastCosigned
+	}
+	return nil
+}
+
 type ListExpiredGamesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The most games in the reply: 0 is the default, 500; above 1000 is
@@ -635,7 +736,7 @@ type ListExpiredGamesRequest struct {
 
 func (x *ListExpiredGamesRequest) Reset() {
 	*x = ListExpiredGamesRequest{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[8]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -647,7 +748,7 @@ func (x *ListExpiredGamesRequest) String() string {
 func (*ListExpiredGamesRequest) ProtoMessage() {}
 
 func (x *ListExpiredGamesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[8]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -660,7 +761,7 @@ func (x *ListExpiredGamesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExpiredGamesRequest.ProtoReflect.Descriptor instead.
 func (*ListExpiredGamesRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{8}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListExpiredGamesRequest) GetPageSize() int32 {
@@ -694,7 +795,7 @@ type ListExpiredGamesResponse struct {
 
 func (x *ListExpiredGamesResponse) Reset() {
 	*x = ListExpiredGamesResponse{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[9]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -706,7 +807,7 @@ func (x *ListExpiredGamesResponse) String() string {
 func (*ListExpiredGamesResponse) ProtoMessage() {}
 
 func (x *ListExpiredGamesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[9]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -719,7 +820,7 @@ func (x *ListExpiredGamesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListExpiredGamesResponse.ProtoReflect.Descriptor instead.
 func (*ListExpiredGamesResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{9}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListExpiredGamesResponse) GetGames() []*v1.Game {
@@ -761,7 +862,7 @@ type Emission struct {
 
 func (x *Emission) Reset() {
 	*x = Emission{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[10]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -773,7 +874,7 @@ func (x *Emission) String() string {
 func (*Emission) ProtoMessage() {}
 
 func (x *Emission) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[10]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -786,7 +887,7 @@ func (x *Emission) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Emission.ProtoReflect.Descriptor instead.
 func (*Emission) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{10}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Emission) GetEmissionId() string {
@@ -836,7 +937,7 @@ type CreateEmissionRequest struct {
 
 func (x *CreateEmissionRequest) Reset() {
 	*x = CreateEmissionRequest{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[11]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -848,7 +949,7 @@ func (x *CreateEmissionRequest) String() string {
 func (*CreateEmissionRequest) ProtoMessage() {}
 
 func (x *CreateEmissionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[11]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -861,7 +962,7 @@ func (x *CreateEmissionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateEmissionRequest.ProtoReflect.Descriptor instead.
 func (*CreateEmissionRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{11}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CreateEmissionRequest) GetRequestId() string {
@@ -895,7 +996,7 @@ type CreateEmissionResponse struct {
 
 func (x *CreateEmissionResponse) Reset() {
 	*x = CreateEmissionResponse{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[12]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -907,7 +1008,7 @@ func (x *CreateEmissionResponse) String() string {
 func (*CreateEmissionResponse) ProtoMessage() {}
 
 func (x *CreateEmissionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[12]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -920,7 +1021,7 @@ func (x *CreateEmissionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateEmissionResponse.ProtoReflect.Descriptor instead.
 func (*CreateEmissionResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{12}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CreateEmissionResponse) GetEmission() *Emission {
@@ -945,7 +1046,7 @@ type ListEmissionsRequest struct {
 
 func (x *ListEmissionsRequest) Reset() {
 	*x = ListEmissionsRequest{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[13]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -957,7 +1058,7 @@ func (x *ListEmissionsRequest) String() string {
 func (*ListEmissionsRequest) ProtoMessage() {}
 
 func (x *ListEmissionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[13]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -970,7 +1071,7 @@ func (x *ListEmissionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEmissionsRequest.ProtoReflect.Descriptor instead.
 func (*ListEmissionsRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{13}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{14}
 }
 
 type ListEmissionsResponse struct {
@@ -982,7 +1083,7 @@ type ListEmissionsResponse struct {
 
 func (x *ListEmissionsResponse) Reset() {
 	*x = ListEmissionsResponse{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[14]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -994,7 +1095,7 @@ func (x *ListEmissionsResponse) String() string {
 func (*ListEmissionsResponse) ProtoMessage() {}
 
 func (x *ListEmissionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[14]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1007,7 +1108,7 @@ func (x *ListEmissionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListEmissionsResponse.ProtoReflect.Descriptor instead.
 func (*ListEmissionsResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{14}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListEmissionsResponse) GetEmissions() []*Emission {
@@ -1031,7 +1132,7 @@ type Ticket struct {
 
 func (x *Ticket) Reset() {
 	*x = Ticket{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[15]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1043,7 +1144,7 @@ func (x *Ticket) String() string {
 func (*Ticket) ProtoMessage() {}
 
 func (x *Ticket) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[15]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1056,7 +1157,7 @@ func (x *Ticket) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ticket.ProtoReflect.Descriptor instead.
 func (*Ticket) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{15}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Ticket) GetTicketHash() []byte {
@@ -1085,7 +1186,7 @@ type ManifestHeader struct {
 
 func (x *ManifestHeader) Reset() {
 	*x = ManifestHeader{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[16]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1097,7 +1198,7 @@ func (x *ManifestHeader) String() string {
 func (*ManifestHeader) ProtoMessage() {}
 
 func (x *ManifestHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[16]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1110,7 +1211,7 @@ func (x *ManifestHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ManifestHeader.ProtoReflect.Descriptor instead.
 func (*ManifestHeader) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{16}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ManifestHeader) GetRequestId() string {
@@ -1147,7 +1248,7 @@ type ImportManifestRequest struct {
 
 func (x *ImportManifestRequest) Reset() {
 	*x = ImportManifestRequest{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[17]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1159,7 +1260,7 @@ func (x *ImportManifestRequest) String() string {
 func (*ImportManifestRequest) ProtoMessage() {}
 
 func (x *ImportManifestRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[17]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1172,7 +1273,7 @@ func (x *ImportManifestRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportManifestRequest.ProtoReflect.Descriptor instead.
 func (*ImportManifestRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{17}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ImportManifestRequest) GetPart() isImportManifestRequest_Part {
@@ -1225,7 +1326,7 @@ type TicketBatch struct {
 
 func (x *TicketBatch) Reset() {
 	*x = TicketBatch{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[18]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1237,7 +1338,7 @@ func (x *TicketBatch) String() string {
 func (*TicketBatch) ProtoMessage() {}
 
 func (x *TicketBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[18]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1250,7 +1351,7 @@ func (x *TicketBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TicketBatch.ProtoReflect.Descriptor instead.
 func (*TicketBatch) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{18}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *TicketBatch) GetTickets() []*Ticket {
@@ -1273,7 +1374,7 @@ type ImportManifestResponse struct {
 
 func (x *ImportManifestResponse) Reset() {
 	*x = ImportManifestResponse{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[19]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1285,7 +1386,7 @@ func (x *ImportManifestResponse) String() string {
 func (*ImportManifestResponse) ProtoMessage() {}
 
 func (x *ImportManifestResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[19]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1298,7 +1399,7 @@ func (x *ImportManifestResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportManifestResponse.ProtoReflect.Descriptor instead.
 func (*ImportManifestResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{19}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ImportManifestResponse) GetEmissionId() string {
@@ -1341,7 +1442,7 @@ type RefundGameRequest struct {
 
 func (x *RefundGameRequest) Reset() {
 	*x = RefundGameRequest{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[20]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1353,7 +1454,7 @@ func (x *RefundGameRequest) String() string {
 func (*RefundGameRequest) ProtoMessage() {}
 
 func (x *RefundGameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[20]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1366,7 +1467,7 @@ func (x *RefundGameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefundGameRequest.ProtoReflect.Descriptor instead.
 func (*RefundGameRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{20}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RefundGameRequest) GetRequestId() string {
@@ -1398,7 +1499,7 @@ type SweepExpiredRequest struct {
 
 func (x *SweepExpiredRequest) Reset() {
 	*x = SweepExpiredRequest{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[21]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1410,7 +1511,7 @@ func (x *SweepExpiredRequest) String() string {
 func (*SweepExpiredRequest) ProtoMessage() {}
 
 func (x *SweepExpiredRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[21]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1423,7 +1524,7 @@ func (x *SweepExpiredRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SweepExpiredRequest.ProtoReflect.Descriptor instead.
 func (*SweepExpiredRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{21}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{22}
 }
 
 type SweepExpiredResponse struct {
@@ -1435,7 +1536,7 @@ type SweepExpiredResponse struct {
 
 func (x *SweepExpiredResponse) Reset() {
 	*x = SweepExpiredResponse{}
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[22]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1447,7 +1548,7 @@ func (x *SweepExpiredResponse) String() string {
 func (*SweepExpiredResponse) ProtoMessage() {}
 
 func (x *SweepExpiredResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_admin_v1_admin_proto_msgTypes[22]
+	mi := &file_tirage_admin_v1_admin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1460,7 +1561,7 @@ func (x *SweepExpiredResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SweepExpiredResponse.ProtoReflect.Descriptor instead.
 func (*SweepExpiredResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{22}
+	return file_tirage_admin_v1_admin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SweepExpiredResponse) GetExpiredGameIds() []string {
@@ -1496,7 +1597,7 @@ const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\ahealthy\x18\x01 \x01(\bR\ahealthy\x12\x14\n" +
 	"\x05error\x18\x02 \x01(\tR\x05error\x128\n" +
 	"\asources\x18\x03 \x03(\v2\x1e.tirage.admin.v1.EntropySourceR\asources\"\x0f\n" +
-	"\rStatusRequest\"\xd3\x04\n" +
+	"\rStatusRequest\"\x91\x05\n" +
 	"\x0eStatusResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x19\n" +
 	"\bdev_mode\x18\x02 \x01(\bR\adevMode\x12\x1b\n" +
@@ -1517,7 +1618,15 @@ const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\rstore_failure\x18\r \x01(\tR\fstoreFailure\x12'\n" +
 	"\x0fentropy_failure\x18\x0e \x01(\tR\x0eentropyFailure\x12!\n" +
 	"\fkeys_failure\x18\x0f \x01(\tR\vkeysFailure\x12'\n" +
-	"\x0fsecrets_failure\x18\x10 \x01(\tR\x0esecretsFailure\"U\n" +
+	"\x0fsecrets_failure\x18\x10 \x01(\tR\x0esecretsFailure\x12<\n" +
+	"\twitnesses\x18\x11 \x03(\v2\x1e.tirage.admin.v1.WitnessStatusR\twitnesses\"\xd4\x01\n" +
+	"\rWitnessStatus\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x10\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url\x12\"\n" +
+	"\fcosignatures\x18\x03 \x01(\x04R\fcosignatures\x12\x1c\n" +
+	"\tconflicts\x18\x04 \x01(\x04R\tconflicts\x12\x1a\n" +
+	"\bfailures\x18\x05 \x01(\x04R\bfailures\x12?\n" +
+	"\rlast_cosigned\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\flastCosigned\"U\n" +
 	"\x17ListExpiredGamesRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
@@ -1602,7 +1711,7 @@ func file_tirage_admin_v1_admin_proto_rawDescGZIP() []byte {
 	return file_tirage_admin_v1_admin_proto_rawDescData
 }
 
-var file_tirage_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_tirage_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_tirage_admin_v1_admin_proto_goTypes = []any{
 	(*LogAttestationRequest)(nil),    // 0: tirage.admin.v1.LogAttestationRequest
 	(*LogAttestationResponse)(nil),   // 1: tirage.admin.v1.LogAttestationResponse
@@ -1612,68 +1721,71 @@ var file_tirage_admin_v1_admin_proto_goTypes = []any{
 	(*EntropyStatusResponse)(nil),    // 5: tirage.admin.v1.EntropyStatusResponse
 	(*StatusRequest)(nil),            // 6: tirage.admin.v1.StatusRequest
 	(*StatusResponse)(nil),           // 7: tirage.admin.v1.StatusResponse
-	(*ListExpiredGamesRequest)(nil),  // 8: tirage.admin.v1.ListExpiredGamesRequest
-	(*ListExpiredGamesResponse)(nil), // 9: tirage.admin.v1.ListExpiredGamesResponse
-	(*Emission)(nil),                 // 10: tirage.admin.v1.Emission
-	(*CreateEmissionRequest)(nil),    // 11: tirage.admin.v1.CreateEmissionRequest
-	(*CreateEmissionResponse)(nil),   // 12: tirage.admin.v1.CreateEmissionResponse
-	(*ListEmissionsRequest)(nil),     // 13: tirage.admin.v1.ListEmissionsRequest
-	(*ListEmissionsResponse)(nil),    // 14: tirage.admin.v1.ListEmissionsResponse
-	(*Ticket)(nil),                   // 15: tirage.admin.v1.Ticket
-	(*ManifestHeader)(nil),           // 16: tirage.admin.v1.ManifestHeader
-	(*ImportManifestRequest)(nil),    // 17: tirage.admin.v1.ImportManifestRequest
-	(*TicketBatch)(nil),              // 18: tirage.admin.v1.TicketBatch
-	(*ImportManifestResponse)(nil),   // 19: tirage.admin.v1.ImportManifestResponse
-	(*RefundGameRequest)(nil),        // 20: tirage.admin.v1.RefundGameRequest
-	(*SweepExpiredRequest)(nil),      // 21: tirage.admin.v1.SweepExpiredRequest
-	(*SweepExpiredResponse)(nil),     // 22: tirage.admin.v1.SweepExpiredResponse
-	(*v1.Receipt)(nil),               // 23: tirage.qod.v1.Receipt
-	(*v1.Game)(nil),                  // 24: tirage.qod.v1.Game
-	(*durationpb.Duration)(nil),      // 25: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil),    // 26: google.protobuf.Timestamp
-	(*v1.GetGameRequest)(nil),        // 27: tirage.qod.v1.GetGameRequest
-	(*v1.GameReply)(nil),             // 28: tirage.qod.v1.GameReply
+	(*WitnessStatus)(nil),            // 8: tirage.admin.v1.WitnessStatus
+	(*ListExpiredGamesRequest)(nil),  // 9: tirage.admin.v1.ListExpiredGamesRequest
+	(*ListExpiredGamesResponse)(nil), // 10: tirage.admin.v1.ListExpiredGamesResponse
+	(*Emission)(nil),                 // 11: tirage.admin.v1.Emission
+	(*CreateEmissionRequest)(nil),    // 12: tirage.admin.v1.CreateEmissionRequest
+	(*CreateEmissionResponse)(nil),   // 13: tirage.admin.v1.CreateEmissionResponse
+	(*ListEmissionsRequest)(nil),     // 14: tirage.admin.v1.ListEmissionsRequest
+	(*ListEmissionsResponse)(nil),    // 15: tirage.admin.v1.ListEmissionsResponse
+	(*Ticket)(nil),                   // 16: tirage.admin.v1.Ticket
+	(*ManifestHeader)(nil),           // 17: tirage.admin.v1.ManifestHeader
+	(*ImportManifestRequest)(nil),    // 18: tirage.admin.v1.ImportManifestRequest
+	(*TicketBatch)(nil),              // 19: tirage.admin.v1.TicketBatch
+	(*ImportManifestResponse)(nil),   // 20: tirage.admin.v1.ImportManifestResponse
+	(*RefundGameRequest)(nil),        // 21: tirage.admin.v1.RefundGameRequest
+	(*SweepExpiredRequest)(nil),      // 22: tirage.admin.v1.SweepExpiredRequest
+	(*SweepExpiredResponse)(nil),     // 23: tirage.admin.v1.SweepExpiredResponse
+	(*v1.Receipt)(nil),               // 24: tirage.qod.v1.Receipt
+	(*timestamppb.Timestamp)(nil),    // 25: google.protobuf.Timestamp
+	(*v1.Game)(nil),                  // 26: tirage.qod.v1.Game
+	(*durationpb.Duration)(nil),      // 27: google.protobuf.Duration
+	(*v1.GetGameRequest)(nil),        // 28: tirage.qod.v1.GetGameRequest
+	(*v1.GameReply)(nil),             // 29: tirage.qod.v1.GameReply
 }
 var file_tirage_admin_v1_admin_proto_depIdxs = []int32{
-	23, // 0: tirage.admin.v1.LogAttestationResponse.receipt:type_name -> tirage.qod.v1.Receipt
+	24, // 0: tirage.admin.v1.LogAttestationResponse.receipt:type_name -> tirage.qod.v1.Receipt
 	4,  // 1: tirage.admin.v1.EntropyStatusResponse.sources:type_name -> tirage.admin.v1.EntropySource
-	24, // 2: tirage.admin.v1.ListExpiredGamesResponse.games:type_name -> tirage.qod.v1.Game
-	25, // 3: tirage.admin.v1.ListExpiredGamesResponse.refund_grace:type_name -> google.protobuf.Duration
-	26, // 4: tirage.admin.v1.Emission.start_deadline:type_name -> google.protobuf.Timestamp
-	10, // 5: tirage.admin.v1.CreateEmissionResponse.emission:type_name -> tirage.admin.v1.Emission
-	23, // 6: tirage.admin.v1.CreateEmissionResponse.receipt:type_name -> tirage.qod.v1.Receipt
-	10, // 7: tirage.admin.v1.ListEmissionsResponse.emissions:type_name -> tirage.admin.v1.Emission
-	16, // 8: tirage.admin.v1.ImportManifestRequest.header:type_name -> tirage.admin.v1.ManifestHeader
-	18, // 9: tirage.admin.v1.ImportManifestRequest.tickets:type_name -> tirage.admin.v1.TicketBatch
-	15, // 10: tirage.admin.v1.TicketBatch.tickets:type_name -> tirage.admin.v1.Ticket
-	23, // 11: tirage.admin.v1.ImportManifestResponse.receipt:type_name -> tirage.qod.v1.Receipt
-	6,  // 12: tirage.admin.v1.Admin.Status:input_type -> tirage.admin.v1.StatusRequest
-	11, // 13: tirage.admin.v1.Admin.CreateEmission:input_type -> tirage.admin.v1.CreateEmissionRequest
-	13, // 14: tirage.admin.v1.Admin.ListEmissions:input_type -> tirage.admin.v1.ListEmissionsRequest
-	17, // 15: tirage.admin.v1.Admin.ImportManifest:input_type -> tirage.admin.v1.ImportManifestRequest
-	20, // 16: tirage.admin.v1.Admin.RefundGame:input_type -> tirage.admin.v1.RefundGameRequest
-	21, // 17: tirage.admin.v1.Admin.SweepExpired:input_type -> tirage.admin.v1.SweepExpiredRequest
-	27, // 18: tirage.admin.v1.Admin.GetGame:input_type -> tirage.qod.v1.GetGameRequest
-	8,  // 19: tirage.admin.v1.Admin.ListExpiredGames:input_type -> tirage.admin.v1.ListExpiredGamesRequest
-	2,  // 20: tirage.admin.v1.Admin.EntropyStatus:input_type -> tirage.admin.v1.EntropyStatusRequest
-	3,  // 21: tirage.admin.v1.Admin.EntropyRetest:input_type -> tirage.admin.v1.EntropyRetestRequest
-	0,  // 22: tirage.admin.v1.Admin.LogAttestation:input_type -> tirage.admin.v1.LogAttestationRequest
-	7,  // 23: tirage.admin.v1.Admin.Status:output_type -> tirage.admin.v1.StatusResponse
-	12, // 24: tirage.admin.v1.Admin.CreateEmission:output_type -> tirage.admin.v1.CreateEmissionResponse
-	14, // 25: tirage.admin.v1.Admin.ListEmissions:output_type -> tirage.admin.v1.ListEmissionsResponse
-	19, // 26: tirage.admin.v1.Admin.ImportManifest:output_type -> tirage.admin.v1.ImportManifestResponse
-	28, // 27: tirage.admin.v1.Admin.RefundGame:output_type -> tirage.qod.v1.GameReply
-	22, // 28: tirage.admin.v1.Admin.SweepExpired:output_type -> tirage.admin.v1.SweepExpiredResponse
-	24, // 29: tirage.admin.v1.Admin.GetGame:output_type -> tirage.qod.v1.Game
-	9,  // 30: tirage.admin.v1.Admin.ListExpiredGames:output_type -> tirage.admin.v1.ListExpiredGamesResponse
-	5,  // 31: tirage.admin.v1.Admin.EntropyStatus:output_type -> tirage.admin.v1.EntropyStatusResponse
-	5,  // 32: tirage.admin.v1.Admin.EntropyRetest:output_type -> tirage.admin.v1.EntropyStatusResponse
-	1,  // 33: tirage.admin.v1.Admin.LogAttestation:output_type -> tirage.admin.v1.LogAttestationResponse
-	23, // [23:34] is the sub-list for method output_type
-	12, // [12:23] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	8,  // 2: tirage.admin.v1.StatusResponse.witnesses:type_name -> tirage.admin.v1.WitnessStatus
+	25, // 3: tirage.admin.v1.WitnessStatus.last_cosigned:type_name -> google.protobuf.Timestamp
+	26, // 4: tirage.admin.v1.ListExpiredGamesResponse.games:type_name -> tirage.qod.v1.Game
+	27, // 5: tirage.admin.v1.ListExpiredGamesResponse.refund_grace:type_name -> google.protobuf.Duration
+	25, // 6: tirage.admin.v1.Emission.start_deadline:type_name -> google.protobuf.Timestamp
+	11, // 7: tirage.admin.v1.CreateEmissionResponse.emission:type_name -> tirage.admin.v1.Emission
+	24, // 8: tirage.admin.v1.CreateEmissionResponse.receipt:type_name -> tirage.qod.v1.Receipt
+	11, // 9: tirage.admin.v1.ListEmissionsResponse.emissions:type_name -> tirage.admin.v1.Emission
+	17, // 10: tirage.admin.v1.ImportManifestRequest.header:type_name -> tirage.admin.v1.ManifestHeader
+	19, // 11: tirage.admin.v1.ImportManifestRequest.tickets:type_name -> tirage.admin.v1.TicketBatch
+	16, // 12: tirage.admin.v1.TicketBatch.tickets:type_name -> tirage.admin.v1.Ticket
+	24, // 13: tirage.admin.v1.ImportManifestResponse.receipt:type_name -> tirage.qod.v1.Receipt
+	6,  // 14: tirage.admin.v1.Admin.Status:input_type -> tirage.admin.v1.StatusRequest
+	12, // 15: tirage.admin.v1.Admin.CreateEmission:input_type -> tirage.admin.v1.CreateEmissionRequest
+	14, // 16: tirage.admin.v1.Admin.ListEmissions:input_type -> tirage.admin.v1.ListEmissionsRequest
+	18, // 17: tirage.admin.v1.Admin.ImportManifest:input_type -> tirage.admin.v1.ImportManifestRequest
+	21, // 18: tirage.admin.v1.Admin.RefundGame:input_type -> tirage.admin.v1.RefundGameRequest
+	22, // 19: tirage.admin.v1.Admin.SweepExpired:input_type -> tirage.admin.v1.SweepExpiredRequest
+	28, // 20: tirage.admin.v1.Admin.GetGame:input_type -> tirage.qod.v1.GetGameRequest
+	9,  // 21: tirage.admin.v1.Admin.ListExpiredGames:input_type -> tirage.admin.v1.ListExpiredGamesRequest
+	2,  // 22: tirage.admin.v1.Admin.EntropyStatus:input_type -> tirage.admin.v1.EntropyStatusRequest
+	3,  // 23: tirage.admin.v1.Admin.EntropyRetest:input_type -> tirage.admin.v1.EntropyRetestRequest
+	0,  // 24: tirage.admin.v1.Admin.LogAttestation:input_type -> tirage.admin.v1.LogAttestationRequest
+	7,  // 25: tirage.admin.v1.Admin.Status:output_type -> tirage.admin.v1.StatusResponse
+	13, // 26: tirage.admin.v1.Admin.CreateEmission:output_type -> tirage.admin.v1.CreateEmissionResponse
+	15, // 27: tirage.admin.v1.Admin.ListEmissions:output_type -> tirage.admin.v1.ListEmissionsResponse
+	20, // 28: tirage.admin.v1.Admin.ImportManifest:output_type -> tirage.admin.v1.ImportManifestResponse
+	29, // 29: tirage.admin.v1.Admin.RefundGame:output_type -> tirage.qod.v1.GameReply
+	23, // 30: tirage.admin.v1.Admin.SweepExpired:output_type -> tirage.admin.v1.SweepExpiredResponse
+	26, // 31: tirage.admin.v1.Admin.GetGame:output_type -> tirage.qod.v1.Game
+	10, // 32: tirage.admin.v1.Admin.ListExpiredGames:output_type -> tirage.admin.v1.ListExpiredGamesResponse
+	5,  // 33: tirage.admin.v1.Admin.EntropyStatus:output_type -> tirage.admin.v1.EntropyStatusResponse
+	5,  // 34: tirage.admin.v1.Admin.EntropyRetest:output_type -> tirage.admin.v1.EntropyStatusResponse
+	1,  // 35: tirage.admin.v1.Admin.LogAttestation:output_type -> tirage.admin.v1.LogAttestationResponse
+	25, // [25:36] is the sub-list for method output_type
+	14, // [14:25] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_tirage_admin_v1_admin_proto_init() }
@@ -1681,7 +1793,7 @@ func file_tirage_admin_v1_admin_proto_init() {
 	if File_tirage_admin_v1_admin_proto != nil {
 		return
 	}
-	file_tirage_admin_v1_admin_proto_msgTypes[17].OneofWrappers = []any{
+	file_tirage_admin_v1_admin_proto_msgTypes[18].OneofWrappers = []any{
 		(*ImportManifestRequest_Header)(nil),
 		(*ImportManifestRequest_Tickets)(nil),
 	}
@@ -1691,7 +1803,7 @@ func file_tirage_admin_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tirage_admin_v1_admin_proto_rawDesc), len(file_tirage_admin_v1_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   23,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
