@@ -1394,7 +1394,8 @@ func Rebuild(ctx context.Context, cfg Config) (uint64, error) {
 	return e.rebuilt, nil
 }
 
-// witnessList names the witnesses for the banner.
+// witnessList names the witnesses for the banner (their URLs' passwords
+// redacted: transparency.WitnessStat).
 func witnessList(ws []transparency.WitnessStat) string {
 	var names []string
 	for _, w := range ws {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -53,7 +54,8 @@ func ParseWitnessPolicy(policy []byte) (tessera.WitnessGroup, map[string]string,
 
 // WitnessStat is what the log saw of one witness since it opened.
 type WitnessStat struct {
-	// Name is the witness's key name, URL its add-checkpoint endpoint.
+	// Name is the witness's key name, URL its add-checkpoint endpoint
+	// (a password in it, a bastion's, redacted: it is shown in metrics).
 	Name, URL string
 	// Cosigned counts the replies with a cosignature (200), Conflicts the
 	// replies giving another size than the one sent (409, retried with
@@ -117,13 +119,23 @@ func (m *WitnessMeter) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
+// redacted is raw with the password of its user information, if any,
+// replaced by "xxxxx" (url.URL.Redacted).
+func redacted(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
 // Snapshot returns the counts so far, by URL.
 func (m *WitnessMeter) Snapshot() []WitnessStat {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([]WitnessStat, 0, len(m.stats))
-	for url, c := range m.stats {
-		s := WitnessStat{Name: m.names[url], URL: url, Cosigned: c.cosigned.Load(), Conflicts: c.conflicts.Load(), Failures: c.failures.Load()}
+	for u, c := range m.stats {
+		s := WitnessStat{Name: m.names[u], URL: redacted(u), Cosigned: c.cosigned.Load(), Conflicts: c.conflicts.Load(), Failures: c.failures.Load()}
 		if t := c.last.Load(); t != 0 {
 			s.LastCosigned = time.Unix(0, t)
 		}

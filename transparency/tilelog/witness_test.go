@@ -148,3 +148,33 @@ func TestWitnessDownAtFirstOpen(t *testing.T) {
 	}
 	tw.CosignedAt(t, cp.Note)
 }
+
+// A witness URL's credentials (a bastion's, https://user:password@host/)
+// are sent to the witness, never shown: Witnesses (the metrics' url label,
+// rngd's banner) gives the URL with the password redacted.
+func TestWitnessURLPasswordNotShown(t *testing.T) {
+	signers := testSigners(t)
+	_, _, vkeys, err := transparency.CheckpointKeys(origin, signers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := witnesstest.Start(t, "bailiff.test/witness", vkeys)
+	withUser := strings.Replace(tw.URL, "http://", "http://bastion:s3cret-token@", 1)
+	l, err := tilelog.Open(context.Background(), tilelog.Config{
+		Dir: t.TempDir(), Origin: origin, Signers: signers, BatchMaxAge: 5 * time.Millisecond,
+		CheckpointTimeout: time.Second, WitnessTimeout: 200 * time.Millisecond,
+		WitnessPolicy: []byte("witness bailiff " + tw.VKey + " " + withUser + "\nquorum bailiff\n"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	appendLeaves(t, l, 0, 1)
+	if _, err := l.AwaitCheckpoint(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	ws := l.Witnesses()
+	if len(ws) != 1 || ws[0].Cosigned == 0 || strings.Contains(ws[0].URL, "s3cret") || !strings.Contains(ws[0].URL, "bastion:xxxxx@") {
+		t.Fatalf("Witnesses() = %+v, want one witness that cosigned, its URL without the password", ws)
+	}
+}

@@ -514,3 +514,25 @@ func TestKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestBlankLineRefused: a note the log's keys signed whose text has an
+// empty line after a checkpoint's three lines is refused (400), not
+// cosigned: the witness would cosign the first three lines, a text the
+// log never signed (the log signed the longer one).
+func TestBlankLineRefused(t *testing.T) {
+	skey, _ := newKey(t)
+	log := newTestLog(t, "tirage.example/log/a")
+	w := startWitness(t, skey, t.TempDir(), log)
+	text := string(checkpoint.FormatText(log.origin, 5, log.root(t, 5))) + "\nanother AAAA\n"
+	msg, err := note.Sign(&note.Note{Text: text}, log.signers...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := post(t, w.url, (&witness.Request{OldSize: 0, Checkpoint: msg}).Marshal()); r.code != http.StatusBadRequest || strings.Contains(r.body, "—") {
+		t.Fatalf("blank line: %+v, want 400", r)
+	}
+	// Nothing was recorded: the log's checkpoint of size 3 is cosigned from 0.
+	if r := post(t, w.url, log.request(t, 0, 3)); r.code != http.StatusOK {
+		t.Fatalf("then size 3 from 0: %+v", r)
+	}
+}

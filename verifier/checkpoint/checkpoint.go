@@ -271,6 +271,13 @@ func Open(msg []byte, trusted []*Key) (*Checkpoint, error) {
 		}
 		return nil, fmt.Errorf("%w: %w", err, ErrMalformed)
 	}
+	// The signatures are over the text up to the note's last blank line
+	// (note.Open), the checkpoint read up to its first: they must be one
+	// text, else what is read (and a witness cosigns) is only a prefix of
+	// what the log signed.
+	if n.Text != text+"\n" {
+		return nil, wrap(ErrMalformed, verdict.MsgCPBlankLine)
+	}
 	for _, v := range vs {
 		signed := false
 		for _, s := range n.Sigs {

@@ -155,3 +155,38 @@ func TestParseStateNullLog(t *testing.T) {
 		t.Fatalf("ParseState(null log) = %v, want an error naming the log", err)
 	}
 }
+
+// TestOpenBlankLine: a note whose signed text has an empty line is no
+// checkpoint, though the log key signed it and its first three lines read
+// as one: Open read the checkpoint up to the first blank line and note.Open
+// verified the signatures up to the last, so what was accepted (and what
+// a witness cosigned) was only a prefix of the signed text.
+func TestOpenBlankLine(t *testing.T) {
+	skey, vkey, err := note.GenerateKey(rand.Reader, "blank.test/log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, _ := note.NewSigner(skey)
+	key, err := checkpoint.ParseKey(vkey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := base64.StdEncoding.EncodeToString(make([]byte, 32))
+	for _, text := range []string{
+		"blank.test/log\n5\n" + root + "\n\nsomething else\n",
+		"blank.test/log\n5\n" + root + "\n\n",
+	} {
+		msg, err := note.Sign(&note.Note{Text: text}, signer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cp, err := checkpoint.Open(msg, []*checkpoint.Key{key}); !errors.Is(err, checkpoint.ErrMalformed) || !strings.Contains(fmt.Sprint(err), "empty line") {
+			t.Errorf("Open(%q) = %v, %v; want malformed (empty line)", text, cp, err)
+		}
+	}
+	// The same key's plain checkpoint opens.
+	msg, _ := note.Sign(&note.Note{Text: "blank.test/log\n5\n" + root + "\n"}, signer)
+	if _, err := checkpoint.Open(msg, []*checkpoint.Key{key}); err != nil {
+		t.Errorf("plain checkpoint: %v", err)
+	}
+}

@@ -9,8 +9,9 @@ import (
 	"tirage.fr/tirage/verifier/receipt/receipttest"
 )
 
-// FuzzOpen: a checkpoint that opens re-parses to the same tree and its text
-// is the start of the note; nothing panics.
+// FuzzOpen: a checkpoint that opens re-parses to the same tree, and its
+// text is the whole signed text of the note (up to its only blank line);
+// nothing panics.
 func FuzzOpen(f *testing.F) {
 	a, err := receipttest.New(41)
 	if err != nil {
@@ -23,6 +24,8 @@ func FuzzOpen(f *testing.F) {
 	f.Add(a.Checkpoint())
 	f.Add(a.CheckpointAt(1))
 	f.Add([]byte("tirage.test/log\n1\nAAAA\n\n— x\n"))
+	// Signed by the log keys, a checkpoint's lines then a paragraph.
+	f.Add(a.SignText(strings.Split(string(a.Checkpoint()), "\n\n")[0] + "\n\nmore AAAA\n"))
 	if _, err := checkpoint.Open(a.Checkpoint(), keys); err != nil {
 		f.Fatalf("seed: %v", err)
 	}
@@ -35,6 +38,9 @@ func FuzzOpen(f *testing.F) {
 		origin, size, root, err := checkpoint.ParseText(string(text) + "\n")
 		if err != nil || origin != c.Origin || size != c.Size || root != c.Root {
 			t.Fatalf("opened %v but the text parses to %q %d %x (%v)", c, origin, size, root, err)
+		}
+		if bytes.LastIndex(note, []byte("\n\n")) != len(text) {
+			t.Fatalf("opened %v from a note whose signed text goes on after it", c)
 		}
 	})
 }

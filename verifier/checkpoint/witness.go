@@ -1,10 +1,12 @@
 package checkpoint
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -98,15 +100,35 @@ func ParseWitnesses(text string) ([]*Witness, error) {
 			continue
 		}
 		w, err := ParseWitness(line)
+		if err == nil {
+			out, err = AddWitness(out, w)
+		}
 		if err != nil {
 			return nil, verdict.Errorf(verdict.MsgLineErr, i+1, err)
 		}
-		out = append(out, w)
 	}
 	if len(out) == 0 {
 		return nil, verdict.Errorf(verdict.MsgNoWitnessKeyFound)
 	}
 	return out, nil
+}
+
+// AddWitness returns ws with w added, unless its key is already there: a
+// witness is its Ed25519 key. The same key under the same name (another
+// spelling of its key ID) is the same witness, counted once; under another
+// name it is refused. A cosignature/v1 signature does not cover the
+// witness's name (only the key ID carries it, and anyone can rewrite it),
+// so one cosignature would count as two witnesses' towards a quorum.
+func AddWitness(ws []*Witness, w *Witness) ([]*Witness, error) {
+	for _, x := range ws {
+		if bytes.Equal(x.Public, w.Public) {
+			if x.Name != w.Name {
+				return nil, verdict.Errorf(verdict.MsgWitnessKeyTwoNames, x.String(), w.String())
+			}
+			return ws, nil
+		}
+	}
+	return append(ws, w), nil
 }
 
 // Cosignature is a witness's verified cosignature of a checkpoint.
@@ -122,13 +144,19 @@ type Cosignature struct {
 // other names or keys are ignored, as the signed-note spec requires; a
 // cosignature line of one of witnesses' keys that does not verify is an
 // error wrapping ErrUntrusted. c was opened by Open.
+//
+// A witness is its Ed25519 key: of witnesses sharing one (AddWitness
+// refuses them), only the first is looked for, since the name is not
+// signed and one cosignature would otherwise count twice.
 func Cosignatures(c *Checkpoint, witnesses []*Witness) ([]Cosignature, error) {
 	byKey := map[[2]string]*Witness{}
 	var vs []note.Verifier
+	var distinct []*Witness
 	for _, w := range witnesses {
 		k := [2]string{w.Name, strconv.FormatUint(uint64(w.ID), 16)}
-		if byKey[k] == nil {
+		if byKey[k] == nil && !slices.ContainsFunc(distinct, func(x *Witness) bool { return bytes.Equal(x.Public, w.Public) }) {
 			byKey[k] = w
+			distinct = append(distinct, w)
 			vs = append(vs, w.verifier)
 		}
 	}

@@ -219,3 +219,31 @@ func TestParseWitness(t *testing.T) {
 		t.Errorf("a bad line: %v", err)
 	}
 }
+
+// TestCosignaturesOneKeyTwoNames: a cosignature/v1 signature does not
+// cover the witness's name, so one witness's key given under two names
+// (two key IDs) would let anyone turn its one cosignature into two:
+// Cosignatures returns one cosignature per key.
+func TestCosignaturesOneKeyTwoNames(t *testing.T) {
+	plain, keys, b, _ := cosigned(t)
+	alias := b.Alias("alias.test")
+	t1 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	cp, err := checkpoint.Open(receipttest.Relabel(b.Cosign(plain, t1), b, alias), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, wa := parseWitness(t, b.VKey), parseWitness(t, alias.VKey)
+	sigs, err := checkpoint.Cosignatures(cp, []*checkpoint.Witness{wb, wa})
+	if err != nil || len(sigs) != 1 || sigs[0].Witness != wb {
+		t.Fatalf("one key under two names: %d cosignature(s) %v %v, want the first name's only", len(sigs), sigs, err)
+	}
+	// As keys: refused under two names, counted once under one.
+	if _, err := checkpoint.ParseWitnesses(b.VKey + "\n" + alias.VKey + "\n"); err == nil || !strings.Contains(err.Error(), "line 2: witness keys "+wb.String()+" and "+wa.String()+" are one key under two names") {
+		t.Errorf("ParseWitnesses, one key under two names: %v", err)
+	}
+	name, rest, _ := strings.Cut(b.VKey, "+")
+	id, key, _ := strings.Cut(rest, "+")
+	if ws, err := checkpoint.ParseWitnesses(b.VKey + "\n" + name + "+" + strings.ToUpper(id) + "+" + key + "\n"); err != nil || len(ws) != 1 {
+		t.Errorf("ParseWitnesses, one key spelt twice: %d %v", len(ws), err)
+	}
+}

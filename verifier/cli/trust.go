@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 	_ "time/tzdata" // the rules' time zone (Europe/Paris) without relying on the host's zoneinfo
@@ -108,7 +107,8 @@ func (c *common) parse(args []string) ([]string, error) {
 }
 
 // readWitnesses reads --witness (a witness's cosignature/v1 verifier key,
-// or a file of them, one a line; the same key given twice counts once) and
+// or a file of them, one a line; the same key given twice counts once, and
+// under two names is refused: checkpoint.AddWitness) and
 // checks --witness-quorum: 1 to the number of witnesses, all of them when
 // not given.
 func (c *common) readWitnesses() error {
@@ -134,8 +134,8 @@ func (c *common) readWitnesses() error {
 			}
 		}
 		for _, w := range ws {
-			if !slices.ContainsFunc(c.witnesses, func(x *checkpoint.Witness) bool { return x.Text == w.Text }) {
-				c.witnesses = append(c.witnesses, w)
+			if c.witnesses, err = checkpoint.AddWitness(c.witnesses, w); err != nil {
+				return verdict.Errorf(verdict.MsgCLIFlagErr, "--witness", err)
 			}
 		}
 	}

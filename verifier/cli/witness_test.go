@@ -354,3 +354,42 @@ func TestWitnessReceiptAndLog(t *testing.T) {
 		}
 	}
 }
+
+// TestWitnessOneKeyTwoNames: a cosignature does not sign the witness's
+// name, so a witness's key given under two names would count one
+// cosignature twice towards the quorum (anyone can copy the line under
+// the other name): refused as a usage error naming both, from flags or a
+// file; the same key spelt twice (upper-case key ID) counts once.
+func TestWitnessOneKeyTwoNames(t *testing.T) {
+	file, _, lk := freezeReceiptFixture(t)
+	alias := wBailiff.Alias("alias.test")
+	t1 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	doubled := cosignFreeze(t, file, "doubled.json", func(note []byte) []byte {
+		return receipttest.Relabel(wBailiff.Cosign(note, t1), wBailiff, alias)
+	})
+	dir := t.TempDir()
+	both := write(t, dir, "both.vkey", []byte(wBailiff.VKey+"\n"+alias.VKey+"\n"))
+	want := "witness keys " + witnessName(wBailiff) + " and " + witnessName(alias) + " are one key under two names"
+	for _, args := range [][]string{
+		{"--witness", wBailiff.VKey, "--witness", alias.VKey},
+		{"--witness", wBailiff.VKey, "--witness", alias.VKey, "--witness-quorum", "2"},
+		{"--witness", both},
+	} {
+		code, out, errs := run(t, append([]string{"freeze", doubled, "--pin", lk.Fingerprint()}, args...)...)
+		if code != ExitUsage || out != "" || !strings.Contains(errs, "rngverify freeze: --witness") || !strings.Contains(errs, want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%q: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	code, _, errs := run(t, "freeze", doubled, "--pin", lk.Fingerprint(), "--witness", wBailiff.VKey, "--witness", alias.VKey, "--lang", "fr")
+	if code != ExitUsage || !strings.Contains(errs, "sont une même clé sous deux noms") {
+		t.Errorf("fr: exit %d %s", code, errs)
+	}
+	// One key, one name, the key ID in upper case: one witness.
+	name, rest, _ := strings.Cut(wBailiff.VKey, "+")
+	id, key, _ := strings.Cut(rest, "+")
+	upper := name + "+" + strings.ToUpper(id) + "+" + key
+	code, out, errs := run(t, "freeze", doubled, "--pin", lk.Fingerprint(), "--witness", wBailiff.VKey, "--witness", upper)
+	if code != ExitOK || !strings.Contains(out, "cosigned by 1 of 1 witness(es) (quorum 1)") {
+		t.Errorf("upper-case key ID: exit %d\n%s%s", code, out, errs)
+	}
+}

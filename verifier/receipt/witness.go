@@ -1,6 +1,7 @@
 package receipt
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"slices"
@@ -13,13 +14,25 @@ import (
 	"tirage.fr/tirage/verifier/verdict"
 )
 
+// witnesses are the witnesses given, one per key (checkpoint.AddWitness:
+// a key given again, under whatever name, is the same witness).
+func (a *Anchors) witnesses() []*checkpoint.Witness {
+	var out []*checkpoint.Witness
+	for _, w := range a.Witnesses {
+		if !slices.ContainsFunc(out, func(x *checkpoint.Witness) bool { return bytes.Equal(x.Public, w.Public) }) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // quorum is how many of the witnesses given must cosign: WitnessQuorum, or
 // all of them when it is 0.
 func (a *Anchors) quorum() int {
 	if a.WitnessQuorum > 0 {
 		return a.WitnessQuorum
 	}
-	return len(a.Witnesses)
+	return len(a.witnesses())
 }
 
 // WitnessCheck records the witness-cosignatures check of cp, a checkpoint
@@ -37,22 +50,22 @@ func (a *Anchors) WitnessCheck(v *verdict.Verdict, cp *checkpoint.Checkpoint) []
 		v.Fail(verdict.CheckWitness, verdict.MsgWitnessRefused, cp.Size, Cause(err))
 		return nil
 	}
-	q := a.quorum()
+	q, ws := a.quorum(), a.witnesses()
 	if len(sigs) < q {
 		var missing []string
-		for _, w := range a.Witnesses {
-			if !slices.ContainsFunc(sigs, func(s checkpoint.Cosignature) bool { return s.Witness == w }) {
+		for _, w := range ws {
+			if !slices.ContainsFunc(sigs, func(s checkpoint.Cosignature) bool { return bytes.Equal(s.Witness.Public, w.Public) }) {
 				missing = append(missing, w.String())
 			}
 		}
-		v.Fail(verdict.CheckWitness, verdict.MsgWitnessMissing, cp.Size, len(sigs), q, len(a.Witnesses), strings.Join(missing, ", "))
+		v.Fail(verdict.CheckWitness, verdict.MsgWitnessMissing, cp.Size, len(sigs), q, len(ws), strings.Join(missing, ", "))
 		return nil
 	}
 	var seen verdict.Series
 	for _, s := range sigs {
 		seen = append(seen, verdict.M(verdict.MsgWitnessAt, s.Witness.String(), formatUTC(s.Time)))
 	}
-	v.Pass(verdict.CheckWitness, verdict.MsgWitnessQuorumOK, cp.Size, len(sigs), len(a.Witnesses), q, seen)
+	v.Pass(verdict.CheckWitness, verdict.MsgWitnessQuorumOK, cp.Size, len(sigs), len(ws), q, seen)
 	return sigs
 }
 

@@ -198,6 +198,7 @@ const (
 	MsgCPSignedByNone   MsgID = "cp-signed-by-none"
 	MsgCPKeyDidNotSign  MsgID = "cp-key-did-not-sign"
 	MsgCPFewLines       MsgID = "cp-few-lines"
+	MsgCPBlankLine      MsgID = "cp-blank-line"
 	MsgCPTreeSize       MsgID = "cp-tree-size"
 	MsgCPRootHash       MsgID = "cp-root-hash"
 	MsgCPSigEncoding    MsgID = "cp-signature-encoding"
@@ -1226,6 +1227,8 @@ var messages = map[MsgID]text{
 		"la clé de confiance %s+%08x n'a pas signé"},
 	MsgCPFewLines: {"fewer than three lines",
 		"moins de trois lignes"},
+	MsgCPBlankLine: {"the signed text has an empty line: not a checkpoint (c2sp.org/tlog-checkpoint), though its first lines read as one",
+		"le texte signé a une ligne vide : ce n'est pas un point de contrôle (c2sp.org/tlog-checkpoint), bien que ses premières lignes se lisent comme tel"},
 	MsgCPTreeSize: {"tree size %q",
 		"taille de l'arbre « %s »"},
 	MsgCPRootHash: {"root hash %q",
@@ -2702,6 +2705,8 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"clé de témoin « %s » : taille de clé Ed25519 invalide"},
 	MsgWitnessKeyMismatch: {"witness key %q: the key id is not the key's",
 		"clé de témoin « %s » : l'identifiant de clé n'est pas celui de la clé"},
+	MsgWitnessKeyTwoNames: {"witness keys %s and %s are one key under two names (a cosignature does not sign the name: it would count twice); give it once",
+		"les clés de témoin %s et %s sont une même clé sous deux noms (une cosignature ne signe pas le nom : elle compterait deux fois) ; ne la donner qu'une fois"},
 	MsgNoWitnessKeyFound: {"no witness key found",
 		"aucune clé de témoin trouvée"},
 	MsgCPBadCosignature: {"invalid cosignature by witness %s+%08x",
@@ -2818,6 +2823,7 @@ const (
 	MsgWitnessKeyType         MsgID = "witness-key-type"
 	MsgWitnessKeySize         MsgID = "witness-key-size"
 	MsgWitnessKeyMismatch     MsgID = "witness-key-mismatch"
+	MsgWitnessKeyTwoNames     MsgID = "witness-key-two-names"
 	MsgNoWitnessKeyFound      MsgID = "no-witness-key-found"
 	MsgCPBadCosignature       MsgID = "cp-bad-cosignature"
 	MsgCPCosignatureNote      MsgID = "cp-cosignature-note"

@@ -390,11 +390,13 @@ func trust(a *receipt.Anchors, anns *[]*record.KeyAnnouncement, b []byte) error 
 		// --witness FILE: every checkpoint must carry the cosignatures
 		// of all of them (the page has no quorum).
 		if ws, werr := checkpoint.ParseWitnesses(string(t)); werr == nil {
+			all := slices.Clone(a.Witnesses)
 			for _, w := range ws {
-				if !slices.ContainsFunc(a.Witnesses, func(x *checkpoint.Witness) bool { return x.Text == w.Text }) {
-					a.Witnesses = append(a.Witnesses, w)
+				if all, werr = checkpoint.AddWitness(all, w); werr != nil {
+					return werr
 				}
 			}
+			a.Witnesses = all
 			return nil
 		}
 		return err

@@ -85,3 +85,34 @@ func (a *Appliance) RuledFreezeReceipt(rules []byte, rulesRound uint64, freezeBe
 		EntrantsFile: hex.EncodeToString(listHash[:]), ShareCommitment: promo.ShareCommitmentHex(f)}
 	return promo.FreezeReceiptJSON(rc), nil
 }
+
+// Alias returns w's key under another name: the same Ed25519 key (another
+// key ID, name being hashed into it), and a cosignature line of w turned
+// into alias's by anyone: a cosignature/v1 signature does not cover the
+// witness's name.
+func (w *Witness) Alias(name string) *Witness {
+	pub := w.key.Public().(ed25519.PublicKey)
+	id := WitnessKeyID(name, pub)
+	typed := append([]byte{0x04}, pub...)
+	return &Witness{Name: name, VKey: fmt.Sprintf("%s+%08x+%s", name, id, base64.StdEncoding.EncodeToString(typed)), ID: id, key: w.key}
+}
+
+// Relabel appends to signed, for each of from's cosignature lines, the
+// same signature as alias's line (alias's name and key ID): what a
+// document's editor can do without any key.
+func Relabel(signed []byte, from, alias *Witness) []byte {
+	out := bytes.Clone(signed)
+	for _, l := range strings.Split(string(signed), "\n") {
+		b64, ok := strings.CutPrefix(l, "— "+from.Name+" ")
+		if !ok {
+			continue
+		}
+		raw, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil || len(raw) < 4 || binary.BigEndian.Uint32(raw) != from.ID {
+			continue
+		}
+		binary.BigEndian.PutUint32(raw, alias.ID)
+		out = append(out, "— "+alias.Name+" "+base64.StdEncoding.EncodeToString(raw)+"\n"...)
+	}
+	return out
+}
