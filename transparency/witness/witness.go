@@ -347,7 +347,13 @@ func (w *Witness) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 			code = http.StatusConflict
 		}
 		w.logger.Info("witness: refused", "status", code, "err", err)
-		http.Error(rw, err.Error(), code)
+		msg := err.Error()
+		if code == http.StatusInternalServerError {
+			// The witness's own failure (its state file's path, the
+			// disk's error): logged above, not the log's business.
+			msg = "the witness failed (see its log); nothing was cosigned"
+		}
+		http.Error(rw, msg, code)
 		return
 	}
 	rw.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -407,8 +407,8 @@ func TestStatePersists(t *testing.T) {
 	if err := os.Mkdir(file+".tmp", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if r := post(t, w2.url, log.request(t, 7, 9)); r.code != http.StatusInternalServerError || strings.Contains(r.body, "—") {
-		t.Fatalf("unwritable state: %+v, want 500", r)
+	if r := post(t, w2.url, log.request(t, 7, 9)); r.code != http.StatusInternalServerError || strings.Contains(r.body, "—") || strings.Contains(r.body, dir) {
+		t.Fatalf("unwritable state: %+v, want 500 naming no path", r)
 	}
 	os.Remove(file + ".tmp")
 	if r := post(t, w2.url, log.request(t, 0, 9)); r.code != http.StatusConflict || r.body != "7\n" {
