@@ -2,6 +2,7 @@ package ctl
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/pem"
 	"errors"
@@ -23,6 +24,7 @@ import (
 	"tirage.fr/tirage/hsm/keystore"
 	"tirage.fr/tirage/hsm/pkcs11"
 	"tirage.fr/tirage/rngd"
+	"tirage.fr/tirage/transparency/checkpoint"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
 )
@@ -99,8 +101,13 @@ init only:
                               1 to 16, 8 to 4096, 1 to 255)
 export-public:
   --label L                   one key only, its public key alone on a line
-  --format hex|pem            default hex; pem refuses, before printing any, a key
-                              without a PEM form (a compressed P-256 VRF key)
+  --format hex|pem|vkey       default hex; pem refuses, before printing any, a key
+                              without a PEM form (a compressed P-256 VRF key);
+                              vkey prints the log key's signed-note verifier key
+                              as rngd serves it at /log/vkey (needs --origin NAME,
+                              rngd's log.origin; the log key unless --label):
+                              what a witness is given (rngctl witness serve
+                              --log FILE) before a new log's first start
 
 init checks every flag, the labels (three different ones), the
 announcement's directory and that a token has EdDSA (its mechanism list)
@@ -128,6 +135,7 @@ type keysCmd struct {
 	kdfTime, kdfMemoryMiB, kdfThreads uint
 	rsaBits                           int
 	label, format                     string
+	origin                            string // export-public --format vkey: the log's origin
 
 	// dirFlag names the software keystore's flag in messages (promo calls
 	// it --keys); create lets open make the keystore directory (init only:
@@ -210,6 +218,7 @@ func runKeys(ctx context.Context, env Env) int {
 		if env.Args[0] == "export-public" {
 			fs.StringVar(&c.label, "label", "", "")
 			fs.StringVar(&c.format, "format", "hex", "")
+			fs.StringVar(&c.origin, "origin", "", "")
 			run = c.exportPublic
 		}
 	default:
@@ -924,8 +933,15 @@ func (c *keysCmd) printKeys(keys []hsm.Key, where string, software, unchecked bo
 func vrfPin(k hsm.Key) string { return k.Algorithm + ":" + k.Fingerprint() }
 
 func (c *keysCmd) exportPublic() error {
-	if c.format != "hex" && c.format != "pem" {
-		return usagef("--format %q: want hex or pem", c.format)
+	switch {
+	case c.format != "hex" && c.format != "pem" && c.format != "vkey":
+		return usagef("--format %q: want hex, pem or vkey", c.format)
+	case c.format == "vkey" && c.origin == "":
+		return usagef("--format vkey needs --origin NAME (rngd's log.origin: the name in the log's checkpoints)")
+	case c.format != "vkey" && c.origin != "":
+		return usagef("--origin is for --format vkey only")
+	case c.format == "vkey" && c.label == "":
+		c.label = c.expect[1] // the log key
 	}
 	keys, where, err := c.publicKeys()
 	if err != nil {
@@ -955,6 +971,24 @@ func (c *keysCmd) exportPublic() error {
 			}
 		}
 	}
+	// The log key's signed-note verifier key, as rngd serves it at
+	// /log/vkey: what a witness is given (rngctl witness serve --log)
+	// before rngd first starts, which it must for a new log to start with
+	// a witness policy.
+	var vkeys []string
+	if c.format == "vkey" {
+		for _, k := range selected {
+			pub, err := x509.ParsePKIXPublicKey(k.Public)
+			if err != nil {
+				return fmt.Errorf("key %q (%s) has no signed-note verifier key: not a log key", k.Label, k.Algorithm)
+			}
+			v, err := checkpoint.VerifierKey(c.origin, pub)
+			if err != nil {
+				return fmt.Errorf("--origin %q, key %q: %w", c.origin, k.Label, err)
+			}
+			vkeys = append(vkeys, v)
+		}
+	}
 	// Standard output is the key material alone, whatever its source: that
 	// the keys are unchecked goes to standard error, once they are printable.
 	if c.unchecked() {
@@ -963,6 +997,9 @@ func (c *keysCmd) exportPublic() error {
 	}
 	for _, k := range selected {
 		switch {
+		case c.format == "vkey":
+			fmt.Fprintln(c.env.Stdout, vkeys[0])
+			vkeys = vkeys[1:]
 		case c.format == "pem":
 			pem.Encode(c.env.Stdout, &pem.Block{Type: "PUBLIC KEY", Headers: map[string]string{"Label": k.Label, "Algorithm": k.Algorithm}, Bytes: k.Public})
 		case c.label != "":
