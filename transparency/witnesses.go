@@ -1,11 +1,14 @@
 package transparency
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,26 +33,102 @@ const MaxWitnessPolicy = 64 << 10
 // ParseWitnessPolicy checks a witness policy: the Sigsum policy format
 // (lines "witness NAME VKEY URL", "group NAME N|any|all MEMBER...",
 // "quorum NAME"; "log" lines are ignored) with C2SP cosignature/v1 verifier
-// keys (signature type 0x04), as tessera reads it. It returns the witnesses'
-// key names by add-checkpoint URL, for the metrics. A policy must name a
-// quorum, and one of at least one witness ("quorum none" is refused: leave
-// the policy out).
-func ParseWitnessPolicy(policy []byte) (tessera.WitnessGroup, map[string]string, error) {
+// keys (signature type 0x04), as tessera reads it. It returns the witnesses
+// by add-checkpoint URL, for WitnessMeter. A policy must name a quorum, and
+// one of at least one witness ("quorum none" is refused: leave the policy
+// out).
+//
+// A witness URL's credentials (a bastion's, https://user:password@host/)
+// are kept out of the group: its endpoints have none, so that no message of
+// tessera's, which quote them, shows a password; WitnessMeter sends them.
+func ParseWitnessPolicy(policy []byte) (tessera.WitnessGroup, map[string]WitnessURL, error) {
 	if len(policy) > MaxWitnessPolicy {
 		return tessera.WitnessGroup{}, nil, fmt.Errorf("witness policy of %d bytes: at most %d", len(policy), MaxWitnessPolicy)
 	}
-	g, err := tessera.NewWitnessGroupFromPolicy(policy)
+	stripped, users := stripCredentials(policy)
+	g, err := tessera.NewWitnessGroupFromPolicy(stripped)
 	if err != nil {
-		return tessera.WitnessGroup{}, nil, fmt.Errorf("witness policy: %w", err)
+		return tessera.WitnessGroup{}, nil, fmt.Errorf("witness policy: %w", policyError(stripped, err))
 	}
 	if g.N <= 0 {
 		return tessera.WitnessGroup{}, nil, errors.New("witness policy: its quorum asks for no witness (leave the policy out to publish checkpoints without witnesses)")
 	}
-	names := map[string]string{}
-	for url, v := range g.Endpoints() {
-		names[url] = v.Name()
+	urls := map[string]WitnessURL{}
+	for endpoint, v := range g.Endpoints() {
+		w := WitnessURL{Name: v.Name(), Shown: endpoint, user: users[endpoint]}
+		if u, err := url.Parse(endpoint); err == nil && w.user != nil {
+			u.User = w.user
+			w.Shown = u.Redacted()
+		}
+		urls[endpoint] = w
 	}
-	return g, names, nil
+	return g, urls, nil
+}
+
+// WitnessURL is a witness of a policy, by its add-checkpoint URL.
+type WitnessURL struct {
+	// Name is the witness's key name; Shown its URL as metrics, the
+	// banner and status show it (a password redacted: "xxxxx").
+	Name, Shown string
+	// user is the URL's user information in the policy, sent by
+	// WitnessMeter as HTTP basic authentication (nil: none).
+	user *url.Userinfo
+}
+
+// stripCredentials returns policy with the user information of each
+// witness line's URL removed, and that user information by the
+// add-checkpoint URL tessera makes of the URL stripped (tessera.NewWitness:
+// the URL joined with "/add-checkpoint"). A line it cannot read is left as
+// it is, for tessera to refuse (policyError).
+func stripCredentials(policy []byte) ([]byte, map[string]*url.Userinfo) {
+	users := map[string]*url.Userinfo{}
+	var out []byte
+	for _, line := range bytes.SplitAfter(policy, []byte("\n")) {
+		text := string(line)
+		if i := strings.IndexByte(text, '#'); i >= 0 {
+			text = text[:i]
+		}
+		f := strings.Fields(text)
+		if len(f) != 4 || f[0] != "witness" {
+			out = append(out, line...)
+			continue
+		}
+		u, err := url.Parse(f[3])
+		if err != nil || u.User == nil {
+			out = append(out, line...)
+			continue
+		}
+		user := u.User
+		u.User = nil
+		stripped := u.String()
+		if u, err = url.Parse(stripped); err != nil { // as tessera reads it
+			out = append(out, line...)
+			continue
+		}
+		users[u.JoinPath("/add-checkpoint").String()] = user
+		out = fmt.Appendf(out, "witness %s %s %s\n", f[1], f[2], stripped)
+	}
+	return out, users
+}
+
+// urlCredentials is what a URL's user information may hold in a policy
+// line: from "://" to the token's last "@".
+var urlCredentials = regexp.MustCompile(`://[^\s]*@`)
+
+// policyError is err, tessera's, with no URL password in it: tessera's
+// messages quote a policy line or URL whole, and rngd prints them at start.
+// What credentials stripCredentials left in the policy (a line it could
+// not read: a URL that does not parse, a field missing) are replaced by
+// "xxxxx", and the error is that of the policy so redacted.
+func policyError(policy []byte, err error) error {
+	redacted := urlCredentials.ReplaceAll(policy, []byte("://xxxxx@"))
+	if bytes.Equal(redacted, policy) {
+		return err
+	}
+	if _, rerr := tessera.NewWitnessGroupFromPolicy(redacted); rerr != nil {
+		return rerr
+	}
+	return errors.New("a witness line does not parse (not quoted: its URL holds credentials)")
 }
 
 // WitnessStat is what the log saw of one witness since it opened.
@@ -70,7 +149,7 @@ type WitnessStat struct {
 // HTTP client that reaches them (only them).
 type WitnessMeter struct {
 	next  http.RoundTripper
-	names map[string]string // URL → key name
+	urls  map[string]WitnessURL
 	mu    sync.Mutex
 	stats map[string]*witnessCounts // guarded by mu
 }
@@ -80,11 +159,11 @@ type witnessCounts struct {
 	last                          atomic.Int64 // unix nanoseconds
 }
 
-// NewWitnessMeter returns a meter for the witnesses names lists (URL → key
-// name, as ParseWitnessPolicy returns them) in front of next.
-func NewWitnessMeter(names map[string]string, next http.RoundTripper) *WitnessMeter {
-	m := &WitnessMeter{next: next, names: names, stats: map[string]*witnessCounts{}}
-	for url := range names {
+// NewWitnessMeter returns a meter for the witnesses urls lists (as
+// ParseWitnessPolicy returns them) in front of next.
+func NewWitnessMeter(urls map[string]WitnessURL, next http.RoundTripper) *WitnessMeter {
+	m := &WitnessMeter{next: next, urls: urls, stats: map[string]*witnessCounts{}}
+	for url := range urls {
 		m.stats[url] = &witnessCounts{}
 	}
 	return m
@@ -101,9 +180,16 @@ func (m *WitnessMeter) counts(url string) *witnessCounts {
 	return c
 }
 
-// RoundTrip implements http.RoundTripper.
+// RoundTrip implements http.RoundTripper. It sends the witness's
+// credentials, if its URL in the policy had any, as http.Client would
+// have.
 func (m *WitnessMeter) RoundTrip(req *http.Request) (*http.Response, error) {
 	c := m.counts(req.URL.String())
+	if u := m.urls[req.URL.String()].user; u != nil && req.Header.Get("Authorization") == "" {
+		req = req.Clone(req.Context())
+		password, _ := u.Password()
+		req.SetBasicAuth(u.Username(), password)
+	}
 	resp, err := m.next.RoundTrip(req)
 	switch {
 	case err != nil:
@@ -119,23 +205,17 @@ func (m *WitnessMeter) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// redacted is raw with the password of its user information, if any,
-// replaced by "xxxxx" (url.URL.Redacted).
-func redacted(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
-}
-
 // Snapshot returns the counts so far, by URL.
 func (m *WitnessMeter) Snapshot() []WitnessStat {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([]WitnessStat, 0, len(m.stats))
 	for u, c := range m.stats {
-		s := WitnessStat{Name: m.names[u], URL: redacted(u), Cosigned: c.cosigned.Load(), Conflicts: c.conflicts.Load(), Failures: c.failures.Load()}
+		w, ok := m.urls[u]
+		if !ok {
+			w.Shown = u // a URL of no witness of the policy: no credentials
+		}
+		s := WitnessStat{Name: w.Name, URL: w.Shown, Cosigned: c.cosigned.Load(), Conflicts: c.conflicts.Load(), Failures: c.failures.Load()}
 		if t := c.last.Load(); t != 0 {
 			s.LastCosigned = time.Unix(0, t)
 		}

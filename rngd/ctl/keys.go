@@ -42,7 +42,8 @@ const keysUsage = `usage: rngctl keys init|show|export-public|announce [FLAGS]
                  write the signed key announcement (the log's first record)
   show           list the backend's keys with their SHA-256 fingerprints and the
                  VRF key's pin for auditors (SUITE:FINGERPRINT, rngverify --pin)
-  export-public  print public keys (hex, or PEM for DER SubjectPublicKeyInfo keys)
+  export-public  print public keys (hex, or PEM for DER SubjectPublicKeyInfo keys),
+                 or the log key's verifier key as /log/vkey serves it (--format vkey)
   announce       write the signed key announcement for existing keys
 
 backend flags (all subcommands):

@@ -36,10 +36,12 @@ const witnessUsage = `usage: rngctl witness keygen|vkey|serve [FLAGS]
           --key FILE --log VKEYFILE [--log VKEYFILE ...] --state DIR --listen ADDR
 
 serve speaks plain HTTP, as the protocol expects: what it receives and what
-it returns is signed. --state keeps the last checkpoint cosigned for each
-log (DIR/<hex SHA-256 of the origin>.checkpoint); losing it lets a log fork
-past this witness. A flag the subcommand does not use is a usage error
-(exit 2).
+it returns is signed. A log's witness policy (rngd's log.witness_policy,
+rngctl promo --witness-policy; examples/witnesses.policy) names it by its
+verifier key and root URL: witness NAME VKEY http://HOST:PORT. --state
+keeps the last checkpoint cosigned for each log (DIR/<hex SHA-256 of the
+origin>.checkpoint); losing it lets a log fork past this witness. A flag
+the subcommand does not use is a usage error (exit 2).
 `
 
 // witnessFlags names each subcommand's flags.

@@ -289,10 +289,10 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	var witnesses tessera.WitnessGroup
-	var witnessNames map[string]string
+	var witnessURLs map[string]transparency.WitnessURL
 	if cfg.WitnessPolicy != nil {
 		var err error
-		if witnesses, witnessNames, err = transparency.ParseWitnessPolicy(cfg.WitnessPolicy); err != nil {
+		if witnesses, witnessURLs, err = transparency.ParseWitnessPolicy(cfg.WitnessPolicy); err != nil {
 			return nil, fmt.Errorf("tilelog: %w", err)
 		}
 		if cfg.WitnessTimeout == 0 {
@@ -371,8 +371,8 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		return fail(err)
 	}
 	pcfg := posix.Config{Path: l.tilesDir}
-	if witnessNames != nil {
-		l.witnesses = transparency.NewWitnessMeter(witnessNames, http.DefaultTransport.(*http.Transport).Clone())
+	if witnessURLs != nil {
+		l.witnesses = transparency.NewWitnessMeter(witnessURLs, http.DefaultTransport.(*http.Transport).Clone())
 		pcfg.HTTPClient = transparency.NewWitnessClient(l.witnesses, cfg.WitnessTimeout)
 	}
 	driver, err := posix.New(ctx, pcfg)
@@ -387,9 +387,9 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		WithCheckpointSigner(watched[0], watched[1:]...).
 		WithBatching(cfg.BatchMaxSize, cfg.BatchMaxAge).
 		WithCheckpointInterval(cfg.CheckpointInterval)
-	if witnessNames != nil {
+	if witnessURLs != nil {
 		opts = opts.WithWitnesses(witnesses, &tessera.WitnessOptions{Timeout: cfg.WitnessTimeout})
-		cfg.Logger.Info("transparency log: checkpoints are published once cosigned by the witness policy's quorum", "witnesses", len(witnessNames), "witness_timeout", cfg.WitnessTimeout.String())
+		cfg.Logger.Info("transparency log: checkpoints are published once cosigned by the witness policy's quorum", "witnesses", len(witnessURLs), "witness_timeout", cfg.WitnessTimeout.String())
 	}
 	bgctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	l.cancel = cancel

@@ -178,3 +178,29 @@ func TestWitnessURLPasswordNotShown(t *testing.T) {
 		t.Fatalf("Witnesses() = %+v, want one witness that cosigned, its URL without the password", ws)
 	}
 }
+
+// Nor is it in an error: tessera's messages quote a witness's URL (here
+// the first Open's, a witness that does not know the log: 404), and rngd
+// prints them;
+// tessera is given the URL without credentials, which the meter sends.
+func TestWitnessURLPasswordNotInErrors(t *testing.T) {
+	signers := testSigners(t)
+	_, _, others, err := transparency.CheckpointKeys("tirage.test/another-log", testSigners(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := witnesstest.Start(t, "bailiff.test/witness", others)
+	withUser := strings.Replace(tw.URL, "http://", "http://bastion:s3cret-token@", 1)
+	l, err := tilelog.Open(context.Background(), tilelog.Config{
+		Dir: t.TempDir(), Origin: origin, Signers: signers, BatchMaxAge: 5 * time.Millisecond,
+		CheckpointTimeout: time.Second, WitnessTimeout: 200 * time.Millisecond,
+		WitnessPolicy: []byte("witness bailiff " + tw.VKey + " " + withUser + "\nquorum bailiff\n"),
+	})
+	if err == nil {
+		l.Close()
+		t.Fatal("a new log opened with its only witness refusing it")
+	}
+	if strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "/add-checkpoint\" says checkpoint origin is unknown") {
+		t.Fatalf("Open = %v, want the witness's 404, its URL without the password", err)
+	}
+}

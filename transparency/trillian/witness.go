@@ -51,9 +51,12 @@ var errNotWitnessed = errors.New("witness policy's quorum not met")
 
 // witnessPeer is one witness of the policy.
 type witnessPeer struct {
-	url      string // its add-checkpoint endpoint
+	url      string // its add-checkpoint endpoint (no credentials: transparency.WitnessURL)
 	verifier note.Verifier
 }
+
+// String names p in errors and logs: its key name and URL.
+func (p witnessPeer) String() string { return p.verifier.Name() + " at " + p.url }
 
 // witnesses is the Trillian backend's witness client.
 type witnesses struct {
@@ -75,7 +78,7 @@ type witnesses struct {
 }
 
 func newWitnesses(policy []byte, timeout time.Duration) (*witnesses, error) {
-	g, names, err := transparency.ParseWitnessPolicy(policy)
+	g, urls, err := transparency.ParseWitnessPolicy(policy)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +86,7 @@ func newWitnesses(policy []byte, timeout time.Duration) (*witnesses, error) {
 	for url, v := range g.Endpoints() {
 		w.peers = append(w.peers, witnessPeer{url: url, verifier: v})
 	}
-	w.meter = transparency.NewWitnessMeter(names, httpTransport())
+	w.meter = transparency.NewWitnessMeter(urls, httpTransport())
 	w.client = transparency.NewWitnessClient(w.meter, timeout)
 	return w, nil
 }
@@ -205,7 +208,7 @@ func (w *witnesses) update(ctx context.Context, p witnessPeer, cp *checkpoint.Ch
 		body.Write(cp.Note)
 		status, ctype, reply, err := w.post(ctx, p.url, body.Bytes())
 		if err != nil {
-			return nil, fmt.Errorf("witness %s at %s: %w", p.verifier.Name(), p.url, err)
+			return nil, fmt.Errorf("witness %s: %w", p, err)
 		}
 		switch status {
 		case http.StatusOK:
@@ -218,15 +221,15 @@ func (w *witnesses) update(ctx context.Context, p witnessPeer, cp *checkpoint.Ch
 		case http.StatusConflict:
 			held, err := heldSize(ctype, reply, cp.Size)
 			if err != nil {
-				return nil, fmt.Errorf("witness %s at %s: %w", p.verifier.Name(), p.url, err)
+				return nil, fmt.Errorf("witness %s: %w", p, err)
 			}
 			w.setSize(p, held)
 			old = held
 		default:
-			return nil, fmt.Errorf("witness %s at %s: %d %s: %s", p.verifier.Name(), p.url, status, http.StatusText(status), clip(reply))
+			return nil, fmt.Errorf("witness %s: %d %s: %s", p, status, http.StatusText(status), clip(reply))
 		}
 	}
-	return nil, fmt.Errorf("witness %s at %s: still another size after %d requests", p.verifier.Name(), p.url, maxWitnessTries)
+	return nil, fmt.Errorf("witness %s: still another size after %d requests", p, maxWitnessTries)
 }
 
 // heldSize reads a 409 reply: the size the witness holds (Content-Type
@@ -273,10 +276,10 @@ func (w *witnesses) post(ctx context.Context, url string, body []byte) (status i
 func cosignature(p witnessPeer, cp, reply []byte) ([]byte, error) {
 	n, err := note.Open(append(bytes.Clone(cp), reply...), note.VerifierList(p.verifier))
 	if err != nil {
-		return nil, fmt.Errorf("witness %s at %s: reply %q holds no valid cosignature of the checkpoint: %w", p.verifier.Name(), p.url, clip(reply), err)
+		return nil, fmt.Errorf("witness %s: reply %q holds no valid cosignature of the checkpoint: %w", p, clip(reply), err)
 	}
 	if len(n.Sigs) != 1 {
-		return nil, fmt.Errorf("witness %s at %s: reply %q holds %d cosignatures by its key, want one", p.verifier.Name(), p.url, clip(reply), len(n.Sigs))
+		return nil, fmt.Errorf("witness %s: reply %q holds %d cosignatures by its key, want one", p, clip(reply), len(n.Sigs))
 	}
 	return fmt.Appendf(nil, "— %s %s\n", n.Sigs[0].Name, n.Sigs[0].Base64), nil
 }

@@ -125,24 +125,39 @@ func (k *Key) Fingerprint() string {
 	return hex.EncodeToString(h[:])
 }
 
-// ParseKey parses a verifier key text of either type.
-func ParseKey(text string) (*Key, error) {
-	text = strings.TrimSpace(text)
+// keyMsgs are the messages splitKey refuses a key text with: a bad name,
+// key ID or base64 key.
+type keyMsgs struct{ name, id, base64 verdict.MsgID }
+
+// splitKey reads a signed-note verifier key text (trimmed):
+// name+<8 hex digits of key ID>+<base64 of type byte and key>. Its key
+// ID is not checked against the key: the caller, who knows the type, does.
+func splitKey(text string, m keyMsgs) (name string, id uint32, raw []byte, err error) {
 	name, rest, ok := strings.Cut(text, "+")
 	if !ok || !validName(name) {
-		return nil, verdict.Errorf(verdict.MsgLogKeyName, clip(text))
+		return "", 0, nil, verdict.Errorf(m.name, clip(text))
 	}
 	hexID, b64, ok := strings.Cut(rest, "+")
 	if !ok || len(hexID) != 8 {
-		return nil, verdict.Errorf(verdict.MsgLogKeyID, clip(text))
+		return "", 0, nil, verdict.Errorf(m.id, clip(text))
 	}
-	id, err := strconv.ParseUint(hexID, 16, 32)
+	id64, err := strconv.ParseUint(hexID, 16, 32)
 	if err != nil {
-		return nil, verdict.Errorf(verdict.MsgLogKeyID, clip(text))
+		return "", 0, nil, verdict.Errorf(m.id, clip(text))
 	}
-	raw, err := base64.StdEncoding.Strict().DecodeString(b64)
+	raw, err = base64.StdEncoding.Strict().DecodeString(b64)
 	if err != nil || len(raw) == 0 {
-		return nil, verdict.Errorf(verdict.MsgLogKeyBase64, clip(text))
+		return "", 0, nil, verdict.Errorf(m.base64, clip(text))
+	}
+	return name, uint32(id64), raw, nil
+}
+
+// ParseKey parses a verifier key text of either type.
+func ParseKey(text string) (*Key, error) {
+	text = strings.TrimSpace(text)
+	name, id, raw, err := splitKey(text, keyMsgs{verdict.MsgLogKeyName, verdict.MsgLogKeyID, verdict.MsgLogKeyBase64})
+	if err != nil {
+		return nil, err
 	}
 	k := &Key{Text: text, Name: name}
 	switch {
@@ -170,7 +185,7 @@ func ParseKey(text string) (*Key, error) {
 	default:
 		return nil, verdict.Errorf(verdict.MsgLogKeyType, clip(text), raw[0])
 	}
-	if k.verifier.KeyHash() != uint32(id) {
+	if k.verifier.KeyHash() != id {
 		return nil, verdict.Errorf(verdict.MsgLogKeyMismatch, clip(text))
 	}
 	return k, nil

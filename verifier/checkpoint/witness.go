@@ -3,7 +3,6 @@ package checkpoint
 import (
 	"bytes"
 	"crypto/ed25519"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"slices"
@@ -54,21 +53,9 @@ func (w *Witness) String() string { return fmt.Sprintf("%s+%08x", w.Name, w.ID) 
 // message saying which key to ask for.
 func ParseWitness(text string) (*Witness, error) {
 	text = strings.TrimSpace(text)
-	name, rest, ok := strings.Cut(text, "+")
-	if !ok || !validName(name) {
-		return nil, verdict.Errorf(verdict.MsgWitnessKeyName, clip(text))
-	}
-	hexID, b64, ok := strings.Cut(rest, "+")
-	if !ok || len(hexID) != 8 {
-		return nil, verdict.Errorf(verdict.MsgWitnessKeyID, clip(text))
-	}
-	id, err := strconv.ParseUint(hexID, 16, 32)
+	name, id, raw, err := splitKey(text, keyMsgs{verdict.MsgWitnessKeyName, verdict.MsgWitnessKeyID, verdict.MsgWitnessKeyBase64})
 	if err != nil {
-		return nil, verdict.Errorf(verdict.MsgWitnessKeyID, clip(text))
-	}
-	raw, err := base64.StdEncoding.Strict().DecodeString(b64)
-	if err != nil || len(raw) == 0 {
-		return nil, verdict.Errorf(verdict.MsgWitnessKeyBase64, clip(text))
+		return nil, err
 	}
 	switch {
 	case raw[0] == algEd25519:
@@ -84,10 +71,10 @@ func ParseWitness(text string) (*Witness, error) {
 		return nil, verdict.Errorf(verdict.MsgWitnessKeyName, clip(text))
 	}
 	// The library derives the key ID; the text's must be that one.
-	if v.KeyHash() != uint32(id) {
+	if v.KeyHash() != id {
 		return nil, verdict.Errorf(verdict.MsgWitnessKeyMismatch, clip(text))
 	}
-	return &Witness{Text: text, Name: name, ID: uint32(id), Public: ed25519.PublicKey(raw[1:]), verifier: v}, nil
+	return &Witness{Text: text, Name: name, ID: id, Public: ed25519.PublicKey(raw[1:]), verifier: v}, nil
 }
 
 // ParseWitnesses parses witness keys, one per non-empty line ('#' starts a

@@ -1,0 +1,82 @@
+package transparency_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/witness"
+)
+
+// A policy line tessera refuses is quoted in its error, which rngd prints
+// at start: a witness URL's password (a bastion's) is not, whatever the
+// fault (a bad key, a bad URL, a missing field).
+func TestWitnessPolicyErrorHidesPassword(t *testing.T) {
+	_, vkey, err := witness.GenerateKey("w.test/witness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct{ policy, want string }{
+		"bad key":       {"witness w w.test+00000000+AAAA https://bastion:s3cret@192.0.2.1/\nquorum w\n", "invalid witness config"},
+		"bad URL":       {"witness w " + vkey + " https://bastion:s3cret@192.0.2.1:port/\nquorum w\n", "invalid witness URL"},
+		"missing field": {"witness w https://bastion:s3cret@192.0.2.1/\nquorum w\n", "invalid witness definition"},
+		"no user":       {"witness w w.test+00000000+AAAA https://:s3cret@192.0.2.1/\nquorum w\n", "invalid witness config"},
+	} {
+		_, _, err := transparency.ParseWitnessPolicy([]byte(tc.policy))
+		if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: ParseWitnessPolicy = %v, want %q without the password", name, err, tc.want)
+		}
+	}
+	// A policy with no credentials is quoted as it is.
+	_, _, err = transparency.ParseWitnessPolicy([]byte("witness w w.test+00000000+AAAA https://192.0.2.1/\nquorum w\n"))
+	if err == nil || !strings.Contains(err.Error(), "https://192.0.2.1/") {
+		t.Errorf("ParseWitnessPolicy = %v, want the line quoted", err)
+	}
+}
+
+// A witness URL's credentials are kept out of tessera's group (whose
+// messages quote its URLs), shown redacted, and sent by the meter as HTTP
+// basic authentication, as http.Client sends a URL's.
+func TestWitnessPolicyCredentials(t *testing.T) {
+	_, vkey, err := witness.GenerateKey("w.test/witness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := make(chan [2]string, 1) // what the witness got, from its goroutine
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, password, _ := r.BasicAuth()
+		select {
+		case auth <- [2]string{user, password}:
+		default:
+		}
+		w.WriteHeader(http.StatusConflict)
+	}))
+	defer srv.Close()
+	withUser := strings.Replace(srv.URL, "http://", "http://bastion:s3cret@", 1)
+	g, urls, err := transparency.ParseWitnessPolicy([]byte("witness w " + vkey + " " + withUser + "/w # the bailiff's\nquorum w\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := srv.URL + "/w/add-checkpoint"
+	if _, ok := g.Endpoints()[endpoint]; !ok || len(g.Endpoints()) != 1 {
+		t.Fatalf("group endpoints %v, want only %s", g.Endpoints(), endpoint)
+	}
+	if w := urls[endpoint]; w.Name != "w.test/witness" || w.Shown != strings.Replace(endpoint, "http://", "http://bastion:xxxxx@", 1) {
+		t.Fatalf("witness %+v", w)
+	}
+	meter := transparency.NewWitnessMeter(urls, http.DefaultTransport)
+	resp, err := transparency.NewWitnessClient(meter, 5*time.Second).Post(endpoint, "text/plain", strings.NewReader("old 0\n\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := <-auth; got != [2]string{"bastion", "s3cret"} {
+		t.Errorf("the witness got user and password %q, want the policy's", got)
+	}
+	if s := meter.Snapshot(); len(s) != 1 || s[0].Conflicts != 1 || strings.Contains(s[0].URL, "s3cret") {
+		t.Errorf("Snapshot() = %+v", s)
+	}
+}
