@@ -84,6 +84,12 @@ func FuzzParseState(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(s.Marshal())
+	w := receipttest.NewWitness("bailiff.test", 1)
+	ws, _ := checkpoint.ParseWitnesses(w.VKey)
+	if _, err := s.Witness(receipttest.Origin, ws, 0, a.Now); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(s.Marshal())
 	f.Add([]byte(`{"v":1,"logs":{}}`))
 	f.Add([]byte(`{"v":1,"logs":{"x":null}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -33,6 +33,9 @@ type logFlags struct {
 	*common
 	url, dir *string
 	tofu     *bool
+	// recorded: the witnesses given were recorded in the state (first
+	// given for the log), to be said once the state is saved.
+	recorded bool
 }
 
 func newLogFlags(name string) *logFlags {
@@ -150,6 +153,9 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 			l.conclude(env, verdict.MsgCLITOFUCompare, l.statePath())
 		}
 	}
+	if err := l.sameWitnesses(st, origin); err != nil {
+		return nil, nil, err
+	}
 	keys, err := ls.TrustedKeys()
 	if err != nil {
 		return nil, nil, fmt.Errorf("state file: %w", err)
@@ -198,6 +204,20 @@ func (l *logFlags) sameKeys(ls *checkpoint.LogState, origin string, a receipt.An
 		return nil
 	}
 	return verdict.Errorf(verdict.MsgCLIFlagErr, given, verdict.M(verdict.MsgCLIStateFile, l.statePath(), verdict.M(verdict.MsgStateOtherKeys, origin, ls.Since)))
+}
+
+// sameWitnesses records --witness and --witness-quorum in the state of
+// the log origin when it has no witnesses yet (l.recorded), or refuses
+// them when it has others, naming the flag: as for its keys, the state is
+// changed deliberately, by editing the file, never by a flag silently
+// ignored or obeyed.
+func (l *logFlags) sameWitnesses(st *checkpoint.State, origin string) error {
+	var err error
+	if l.recorded, err = st.Witness(origin, l.witnesses, l.witnessQuorum, time.Now()); err == nil {
+		return nil
+	}
+	ws, _, _ := st.Logs[origin].TrustedWitnesses()
+	return l.witnessesRefused(err, ws)
 }
 
 // needServed reports whether a pin may name a log key that only the log
@@ -364,10 +384,11 @@ func runFollow(env Env, full bool) int {
 			v.Fail(verdict.CheckEntries, verdict.MsgSame, receipt.Cause(err))
 		}
 	}
-	// The checkpoint accepted, witnessed as --witness asks: else it does
-	// not become the state's.
-	if len(l.witnesses) > 0 {
-		a := receipt.Anchors{Witnesses: l.witnesses, WitnessQuorum: l.witnessQuorum}
+	// The checkpoint accepted, witnessed as the state requires (the
+	// witnesses it records, or those --witness gives, recorded now): else
+	// it does not become the state's.
+	if ws, q, _ := ls.TrustedWitnesses(); len(ws) > 0 { // ParseState checked them
+		a := receipt.Anchors{Witnesses: ws, WitnessQuorum: q}
 		a.WitnessCheck(v, cp)
 	}
 	if v.Status() == verdict.StatusPass {
@@ -380,6 +401,13 @@ func runFollow(env Env, full bool) int {
 			return ExitUsage
 		}
 		v.Fact("trust state", verdict.MsgTrustState, l.statePath(), cp.Size)
+		if l.recorded {
+			var names []string
+			for _, w := range l.witnesses {
+				names = append(names, w.String())
+			}
+			l.conclude(env, verdict.MsgCLIWitnessRecorded, name, cp.Origin, l.statePath(), ls.Quorum, strings.Join(names, ", "))
+		}
 	}
 	return l.report(env, v, extra)
 }

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	_ "time/tzdata" // the rules' time zone (Europe/Paris) without relying on the host's zoneinfo
@@ -142,14 +144,11 @@ func (c *common) readWitnesses() error {
 	if !isSet(c.fs, "witness-quorum") {
 		return nil
 	}
-	n := *c.quorum
-	switch {
-	case len(c.witnesses) == 0:
-		return verdict.Errorf(verdict.MsgCLIQuorumNoWitness, n)
-	case n < 1 || n > len(c.witnesses):
-		return verdict.Errorf(verdict.MsgCLIFlagRange, "--witness-quorum", n, 1, len(c.witnesses))
+	a := receipt.Anchors{Witnesses: c.witnesses}
+	if err := a.SetQuorum(*c.quorum); err != nil {
+		return err
 	}
-	c.witnessQuorum = n
+	c.witnessQuorum = a.WitnessQuorum
 	return nil
 }
 
@@ -281,6 +280,9 @@ func (c *common) anchors() (receipt.Anchors, error) {
 		if err != nil {
 			return a, verdict.Errorf(verdict.MsgCLIFlagErr, "--state", err)
 		}
+		if err := c.stateWitnesses(s, &a); err != nil {
+			return a, err
+		}
 		for origin, l := range s.Logs {
 			keys, _ := l.TrustedKeys() // ParseState checked them
 			a.LogKeys = append(a.LogKeys, keys...)
@@ -298,6 +300,55 @@ func (c *common) anchors() (receipt.Anchors, error) {
 		}
 	}
 	return a, nil
+}
+
+// stateWitnesses applies the witnesses the state s requires to the
+// commands that only read it (log and audit check their log's:
+// logFlags.sameWitnesses). Without --witness, those of its logs, which must
+// agree (the anchors hold one set of witnesses, for any log); with
+// --witness, which must be a log's of the state, witnesses and quorum, as
+// log refuses others.
+func (c *common) stateWitnesses(s *checkpoint.State, a *receipt.Anchors) error {
+	if c.stateNew {
+		return nil
+	}
+	var refused error
+	var refusedWs []*checkpoint.Witness
+	from := ""
+	for _, origin := range slices.Sorted(maps.Keys(s.Logs)) {
+		ws, q, _ := s.Logs[origin].TrustedWitnesses() // ParseState checked them
+		switch {
+		case len(ws) == 0:
+		case len(c.witnesses) > 0:
+			_, err := s.Witness(origin, c.witnesses, c.witnessQuorum, time.Time{})
+			if err == nil {
+				return nil // this log's
+			}
+			if refused == nil {
+				refused, refusedWs = err, ws
+			}
+		case from == "":
+			from, a.Witnesses, a.WitnessQuorum = origin, ws, q
+		case !checkpoint.SameWitnesses(ws, a.Witnesses) || q != a.WitnessQuorum:
+			return verdict.Errorf(verdict.MsgCLIFlagErr, "--state", verdict.Errorf(verdict.MsgCLIWitnessesDiffer, from, origin))
+		}
+	}
+	if refused != nil {
+		return c.witnessesRefused(refused, refusedWs)
+	}
+	return nil
+}
+
+// witnessesRefused is the error refusing --witness and --witness-quorum
+// for a log whose state requires the witnesses ws (checkpoint.State.
+// Witness's error why), naming --witness-quorum when it is the quorum only
+// that differs.
+func (c *common) witnessesRefused(why error, ws []*checkpoint.Witness) error {
+	flag := "--witness"
+	if isSet(c.fs, "witness-quorum") && checkpoint.SameWitnesses(ws, c.witnesses) {
+		flag = "--witness-quorum"
+	}
+	return verdict.Errorf(verdict.MsgCLIFlagErr, flag, verdict.M(verdict.MsgCLIStateFile, c.statePath(), receipt.Cause(why)))
 }
 
 func isAnnouncement(b []byte) bool { return strings.HasPrefix(strings.TrimSpace(string(b)), "{") }

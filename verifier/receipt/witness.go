@@ -35,6 +35,21 @@ func (a *Anchors) quorum() int {
 	return len(a.witnesses())
 }
 
+// SetQuorum sets WitnessQuorum to n, as rngverify --witness-quorum N
+// gives it: 1 to the number of witnesses given; else an error, with
+// rngverify's words, and WitnessQuorum unchanged.
+func (a *Anchors) SetQuorum(n int) error {
+	ws := len(a.witnesses())
+	switch {
+	case ws == 0:
+		return verdict.Errorf(verdict.MsgCLIQuorumNoWitness, n)
+	case n < 1 || n > ws:
+		return verdict.Errorf(verdict.MsgCLIFlagRange, "--witness-quorum", n, 1, ws)
+	}
+	a.WitnessQuorum = n
+	return nil
+}
+
 // WitnessCheck records the witness-cosignatures check of cp, a checkpoint
 // opened under trusted log keys, when witnesses are given (nothing
 // otherwise): it passes when at least the quorum of them cosigned cp,

@@ -221,6 +221,9 @@ const (
 	MsgStateKeyOtherLog MsgID = "state-key-other-log"
 	MsgStateOtherKeys   MsgID = "state-other-keys"
 	MsgStateLast        MsgID = "state-last"
+	// The witnesses a log's state requires (checkpoint.LogState.Witnesses).
+	MsgStateQuorum         MsgID = "state-quorum"
+	MsgStateOtherWitnesses MsgID = "state-other-witnesses"
 
 	// Rejected VRF proofs (vrf.Verify).
 	MsgVRFProofLength    MsgID = "vrf-proof-length"
@@ -1273,6 +1276,10 @@ var messages = map[MsgID]text{
 		"le journal « %s » est déjà de confiance avec d'autres clés (depuis %s) : modifiez le fichier d'état pour les changer"},
 	MsgStateLast: {"last trusted checkpoint: %w",
 		"dernier point de contrôle de confiance : %v"},
+	MsgStateQuorum: {"witness quorum %d: want 1 to the number of witnesses (%d)",
+		"quorum de témoins %d : de 1 au nombre de témoins (%d) attendu"},
+	MsgStateOtherWitnesses: {"log %q already requires cosignatures of %d of the witnesses %s (since %s): give these, or edit the state file (its \"witnesses\" and \"quorum\") to change them",
+		"le journal « %s » exige déjà les cosignatures de %d des témoins %s (depuis %s) : donnez ceux-là, ou modifiez le fichier d'état (ses « witnesses » et « quorum ») pour les changer"},
 
 	// Rejected VRF proofs (vrf.Verify).
 	MsgVRFProofLength: {"proof has %d bytes, want %d",
@@ -2735,6 +2742,10 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"--witness : ni une clé de témoin ni un fichier lisible : %v"},
 	MsgCLIQuorumNoWitness: {"--witness-quorum %d: no --witness given",
 		"--witness-quorum %d : aucun --witness fourni"},
+	MsgCLIWitnessRecorded: {"rngverify %s: log %q: witnesses recorded in %s: every later run with this state requires the cosignatures of %d of them (%s), --witness given or not",
+		"rngverify %s : journal « %s » : témoins enregistrés dans %s : chaque exécution suivante avec cet état exige les cosignatures de %d d'entre eux (%s), --witness fourni ou non"},
+	MsgCLIWitnessesDiffer: {"logs %q and %q require different witnesses: give the --witness (and --witness-quorum) the state records for the document's log",
+		"les journaux « %s » et « %s » exigent des témoins différents : donnez les --witness (et --witness-quorum) que l'état enregistre pour le journal du document"},
 }
 
 // rngverify attestation's message ids.
@@ -2838,4 +2849,6 @@ const (
 	MsgBeaconOrderClock       MsgID = "beacon-order-clock"
 	MsgCLIWitnessNeither      MsgID = "cli-witness-neither"
 	MsgCLIQuorumNoWitness     MsgID = "cli-quorum-no-witness"
+	MsgCLIWitnessRecorded     MsgID = "cli-witness-recorded"
+	MsgCLIWitnessesDiffer     MsgID = "cli-witnesses-differ"
 )

@@ -94,12 +94,14 @@ Code de sortie :
                    fingerprint fixes a VRF key's bytes, not its suite, and is not enough for
                    a P-256 key (as rngd prints them) (repeatable)
   --state FILE     the trust state kept by rngverify log (default %s):
-                   its log keys are trusted and its last checkpoint is compared
+                   its log keys are trusted and its last checkpoint is compared, and the
+                   witnesses it records for a log (with their quorum) are required
   --witness KEY    a witness's cosignature/v1 verifier key (c2sp.org/tlog-cosignature), or a
                    file of them, one per line (repeatable): every checkpoint checked must
                    carry their valid cosignatures (check witness-cosignatures), and a freeze
                    announcing a beacon round must be witnessed before the round is published
-                   (check witnessed-before-beacon)
+                   (check witnessed-before-beacon); log and audit record them in the state
+                   the first time, and refuse others later
   --witness-quorum N  how many of the witnesses must cosign (1 to their number; default all)
 
 Output:
@@ -123,13 +125,16 @@ Output:
                      ne suffit pas pour une clé P-256 (telles que rngd les affiche) (répétable)
   --state FICHIER    l'état de confiance tenu par rngverify log (par défaut %s) :
                      ses clés de journal sont de confiance et son dernier point de
-                     contrôle sert de comparaison
+                     contrôle sert de comparaison, et les témoins qu'il enregistre pour un
+                     journal (avec leur quorum) sont exigés
   --witness CLÉ      la clé de vérification cosignature/v1 d'un témoin
                      (c2sp.org/tlog-cosignature), ou un fichier de telles clés, une par
                      ligne (répétable) : chaque point de contrôle vérifié doit porter leurs
                      cosignatures valides (vérification witness-cosignatures), et un gel
                      annonçant une manche de balise doit avoir été vu par eux avant sa
-                     publication (vérification witnessed-before-beacon)
+                     publication (vérification witnessed-before-beacon) ; rngverify log et
+                     audit les enregistrent dans l'état la première fois, et en refusent
+                     d'autres ensuite
   --witness-quorum N combien de ces témoins doivent cosigner (de 1 à leur nombre ; tous
                      par défaut)
 

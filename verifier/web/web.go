@@ -45,6 +45,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -112,10 +113,17 @@ const (
 	// executable digests the page does not check; the page names the
 	// command that does (rngverify attestation --config, --binary).
 	NoteBuildFiles = "build-files"
+	// NoteQuorumRefused: the witness quorum given is not 1 to the number of
+	// witnesses given as anchors (or none is given); all are required.
+	NoteQuorumRefused = "quorum-refused"
 )
 
-// docRules is the kind of the verdict on a refused rules file.
-const docRules = "rules"
+// docRules is the kind of the verdict on a refused rules file; docQuorum,
+// on a refused witness quorum.
+const (
+	docRules  = "rules"
+	docQuorum = "quorum"
+)
 
 // The most the page reads of a file, by zone, as rngverify reads it (docs/
 // verifier.md, File size limits): the page reads one byte more (index.html's
@@ -188,7 +196,20 @@ type Result struct {
 // docs (NoteEntrantsMissing if not); an attestation with the key
 // announcements among anchors (NoteAnnouncementMissing if none announces
 // an attestation key; NoteBuildFiles on a build attestation).
+//
+// Verify requires the cosignatures of every witness given as an anchor:
+// it is VerifyQuorum with no quorum given.
 func Verify(docs, anchors []File, pins string, rules *File) []Result {
+	return VerifyQuorum(docs, anchors, pins, rules, "")
+}
+
+// VerifyQuorum is Verify with the witnesses' quorum as typed, as rngverify
+// --witness-quorum N: how many of the witnesses given as anchors must have
+// cosigned each checkpoint; blank, all of them. Not a number, or outside 1
+// to their number (or given without witnesses), it is refused with
+// rngverify's words, reported first (NoteQuorumRefused), and every witness
+// is required.
+func VerifyQuorum(docs, anchors []File, pins string, rules *File, quorum string) []Result {
 	// The game rules' time zone, as rngverify's default --tz (the page
 	// embeds the zone database: time/tzdata in wasm).
 	var a receipt.Anchors
@@ -219,6 +240,19 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 			v := verdict.New(receipt.Detect(f.Data), verdict.MsgSame, f.Name)
 			v.Fail(verdict.CheckLogKey, verdict.MsgSame, receipt.Cause(err))
 			out = append(out, Result{File: f.Name, Verdict: v, Note: NoteAnchorRefused})
+		}
+	}
+	if quorum = strings.TrimSpace(quorum); quorum != "" {
+		n, err := strconv.Atoi(quorum)
+		if err != nil {
+			err = verdict.Errorf(verdict.MsgCLIFlagInvalid, quorum, "witness-quorum", verdict.M(verdict.MsgCLIFlagParse))
+		} else {
+			err = a.SetQuorum(n)
+		}
+		if err != nil {
+			v := verdict.New(docQuorum, verdict.MsgSame, quorum)
+			v.Fail(verdict.CheckWitness, verdict.MsgSame, receipt.Cause(err))
+			out = append(out, Result{File: quorum, Verdict: v, Note: NoteQuorumRefused})
 		}
 	}
 	if rules != nil {
@@ -388,7 +422,7 @@ func trust(a *receipt.Anchors, anns *[]*record.KeyAnnouncement, b []byte) error 
 	if err != nil {
 		// A file of witnesses' cosignature/v1 keys, as rngverify
 		// --witness FILE: every checkpoint must carry the cosignatures
-		// of all of them (the page has no quorum).
+		// of the quorum of them (VerifyQuorum; all by default).
 		if ws, werr := checkpoint.ParseWitnesses(string(t)); werr == nil {
 			all := slices.Clone(a.Witnesses)
 			for _, w := range ws {

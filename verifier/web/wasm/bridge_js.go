@@ -12,8 +12,8 @@ import (
 func serve() {
 	c := copies{}
 	js.Global().Set("tirageVerify", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		if len(args) != 5 {
-			return js.ValueOf(`[{"file":"","verdict":"fail","summary":"tirageVerify(files, anchors, pins, rules, lang)","checks":[]}]`)
+		if len(args) != 6 {
+			return js.ValueOf(`[{"file":"","verdict":"fail","summary":"tirageVerify(files, anchors, pins, rules, lang, quorum)","checks":[]}]`)
 		}
 		seen := map[int]bool{}
 		docs, anchors := c.files(args[0], seen), c.files(args[1], seen)
@@ -22,7 +22,7 @@ func serve() {
 			rules = &r[len(r)-1] // the page keeps one: the last given
 		}
 		c.keep(seen)
-		return js.ValueOf(string(web.Render(web.Verify(docs, anchors, args[2].String(), rules), args[4].String())))
+		return js.ValueOf(string(web.Render(web.VerifyQuorum(docs, anchors, args[2].String(), rules, args[5].String()), args[4].String())))
 	}))
 	js.Global().Set("tirageReady", js.ValueOf(true))
 	if cb := js.Global().Get("onTirageReady"); cb.Type() == js.TypeFunction {

@@ -1,7 +1,7 @@
 // Command wasm is rngverify's browser page engine: built with GOOS=js
 // GOARCH=wasm (scripts/wasm.sh), it exposes to the page's JavaScript
 //
-//	tirageVerify(files, anchors, pins, rules, lang) → JSON string
+//	tirageVerify(files, anchors, pins, rules, lang, quorum) → JSON string
 //
 // where files (the documents to check: receipts, transcripts,
 // certificates, freeze receipts, attestations, entrant lists), anchors
@@ -13,8 +13,9 @@
 // web.File.Size; id: a number the page gives each file it keeps, for the
 // file to be copied into Go once — a call forgets the files it is not
 // given), pins a string of pinned key
-// fingerprints, and lang "fr" or "en"; the JSON is package web's Render of
-// web.Verify(files, anchors, pins, rules). Only anchors and pins are
+// fingerprints, lang "fr" or "en", and quorum the witnesses' quorum as
+// typed ("": all of them); the JSON is package web's Render of
+// web.VerifyQuorum(files, anchors, pins, rules, quorum). Only anchors and pins are
 // trusted; certificates are checked against the rules, as by rngverify
 // certificate --rules. It makes no network request. Built for another
 // platform it only says what it is.
