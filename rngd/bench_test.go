@@ -16,6 +16,7 @@ import (
 
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/rngd/loadtest"
+	"tirage.fr/tirage/transparency/witness/witnesstest"
 )
 
 // The daemon benchmarks: a load generator plays games as game servers do,
@@ -67,6 +68,12 @@ func newBenchDaemon(b testing.TB) *testDaemon {
 			b.Skip("TIRAGE_BENCH_KEYS=pkcs11 needs a cgo build (the PKCS#11 backend)")
 		}
 		mods = append(mods, hsmKeys(processLifetime{b}))
+	}
+	if os.Getenv("TIRAGE_BENCH_WITNESS") == "1" {
+		// Every checkpoint cosigned by a witness on loopback before it is
+		// published (log.witness_policy): draws do not wait for it.
+		var tw *witnesstest.Witness
+		mods = append(mods, withWitness(processLifetime{b}, &tw))
 	}
 	return newTestDaemon(processLifetime{b}, mods...)
 }
@@ -161,6 +168,7 @@ func BenchmarkQoDDraws(b *testing.B) {
 	appendSum0, appendN0 := histogram(td.d.engine.metrics.appendSeconds)
 	append0 := buckets(td.d.engine.metrics.appendSeconds)
 	sched0 := schedLatencies()
+	cosigned0 := witnessCosignatures(td)
 	b.ResetTimer()
 	r, err := loadtest.Run(context.Background(), loadtest.Config{
 		Conns: conns, Codes: bench.codes, Sessions: clients, Draws: int64(b.N), Rate: pace,
@@ -177,6 +185,23 @@ func BenchmarkQoDDraws(b *testing.B) {
 	b.ReportMetric(1000*(appendSum-appendSum0)/math.Max(1, float64(appendN-appendN0)), "append-mean-ms")
 	b.ReportMetric(1000*bucketQuantile(append0, buckets(td.d.engine.metrics.appendSeconds), 0.99), "append-p99-ms")
 	b.ReportMetric(1000*schedQuantile(sched0, schedLatencies(), 0.99), "sched-p99-ms")
+	if os.Getenv("TIRAGE_BENCH_WITNESS") == "1" {
+		// Checkpoints the witness cosigned meanwhile (one per checkpoint
+		// published): that it was in the loop.
+		b.ReportMetric(float64(witnessCosignatures(td)-cosigned0), "cosignatures")
+	}
+}
+
+// witnessCosignatures is how many checkpoints the daemon's witnesses
+// cosigned since it started (0 without log.witness_policy).
+func witnessCosignatures(td *testDaemon) uint64 {
+	var n uint64
+	if wl, ok := td.d.engine.tlog.(witnessedLog); ok {
+		for _, w := range wl.Witnesses() {
+			n += w.Cosigned
+		}
+	}
+	return n
 }
 
 // buckets is a snapshot of a histogram's counts.

@@ -48,27 +48,8 @@ func testWitnessedReceipts(t *testing.T, useTrillian bool) {
 		if useTrillian {
 			c.Log.Backend, c.Log.TrillianAddress, c.Log.TrillianTreeID, c.Log.TrillianPlaintext = "trillian", addr, tree, true
 		}
-		c.Log.Origin = devOrigin
 		c.Banner = &banner
-		ks, err := keystore.Open(keystore.Config{Dir: filepath.Join(c.DataDir, "keys"), Passphrase: []byte(testPassphrase), KDF: testKDF})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ks.Close()
-		s, err := ks.Signer("log")
-		if err != nil {
-			t.Fatal(err)
-		}
-		logKey, err := checkpoint.VerifierKey(devOrigin, s.Public())
-		if err != nil {
-			t.Fatal(err)
-		}
-		tw = witnesstest.Start(t, "bailiff.test/witness", []string{logKey})
-		c.Log.WitnessPolicy = filepath.Join(t.TempDir(), "witnesses.policy")
-		if err := os.WriteFile(c.Log.WitnessPolicy, tw.Policy("bailiff"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	})
+	}, withWitness(t, &tw))
 	defer td.stop()
 	vkey := tw.VKey
 	if !strings.Contains(banner.String(), "witnesses     bailiff.test/witness "+tw.URL+"/add-checkpoint") {
@@ -158,5 +139,39 @@ func testWitnessedReceipts(t *testing.T, useTrillian bool) {
 	}
 	if l := grepLines(m, "tirage_log_witness_last_cosignature_timestamp_seconds{"); l == "" {
 		t.Errorf("/metrics has no time of the last cosignature:\n%s", grepLines(m, "tirage_log_witness"))
+	}
+}
+
+// withWitness is a newTestDaemon option: a test witness of the daemon's
+// log (told the log key the keystore newTestDaemon made holds, before the
+// daemon starts: a new log publishes its first checkpoint through the
+// witnesses), as log.witness_policy's quorum; *tw is the witness.
+func withWitness(t testing.TB, tw **witnesstest.Witness) func(*Config) {
+	return func(c *Config) {
+		if c.Log.Origin == "" {
+			c.Log.Origin = devOrigin
+		}
+		ks, err := keystore.Open(keystore.Config{Dir: filepath.Join(c.DataDir, "keys"), Passphrase: []byte(testPassphrase), KDF: testKDF})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ks.Close()
+		label := c.Keys.SignerLabel
+		if label == "" {
+			label = "log" // keys.signer_label's default
+		}
+		s, err := ks.Signer(label)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logKey, err := checkpoint.VerifierKey(c.Log.Origin, s.Public())
+		if err != nil {
+			t.Fatal(err)
+		}
+		*tw = witnesstest.Start(t, "bailiff.test/witness", []string{logKey})
+		c.Log.WitnessPolicy = filepath.Join(t.TempDir(), "witnesses.policy")
+		if err := os.WriteFile(c.Log.WitnessPolicy, (*tw).Policy("bailiff"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
