@@ -45,7 +45,10 @@ func ParseWitnessPolicy(policy []byte) (tessera.WitnessGroup, map[string]Witness
 	if len(policy) > MaxWitnessPolicy {
 		return tessera.WitnessGroup{}, nil, fmt.Errorf("witness policy of %d bytes: at most %d", len(policy), MaxWitnessPolicy)
 	}
-	stripped, users := stripCredentials(policy)
+	stripped, users, err := stripCredentials(policy)
+	if err != nil {
+		return tessera.WitnessGroup{}, nil, fmt.Errorf("witness policy: %w", err)
+	}
 	g, err := tessera.NewWitnessGroupFromPolicy(stripped)
 	if err != nil {
 		return tessera.WitnessGroup{}, nil, fmt.Errorf("witness policy: %w", policyError(stripped, err))
@@ -57,7 +60,12 @@ func ParseWitnessPolicy(policy []byte) (tessera.WitnessGroup, map[string]Witness
 	for endpoint, v := range g.Endpoints() {
 		w := WitnessURL{Name: v.Name(), Shown: endpoint, user: users[endpoint]}
 		if u, err := url.Parse(endpoint); err == nil && w.user != nil {
+			// A user without a password is often a token
+			// (https://TOKEN@host/): redacted too.
 			u.User = w.user
+			if _, ok := w.user.Password(); !ok {
+				u.User = url.User("xxxxx")
+			}
 			w.Shown = u.Redacted()
 		}
 		urls[endpoint] = w
@@ -79,24 +87,46 @@ type WitnessURL struct {
 // witness line's URL removed, and that user information by the
 // add-checkpoint URL tessera makes of the URL stripped (tessera.NewWitness:
 // the URL joined with "/add-checkpoint"). A line it cannot read is left as
-// it is, for tessera to refuse (policyError).
-func stripCredentials(policy []byte) ([]byte, map[string]*url.Userinfo) {
+// it is, for tessera to refuse (policyError). It refuses, quoting no URL
+// that may hold credentials: a URL that is not http:// or https:// with a
+// host (tessera would take "user:password@host/" as an opaque URL, password
+// and all, and quote it in every error); a '#' inside a URL's credentials
+// (it starts a comment: the URL would end there, at another host); two
+// witnesses at one add-checkpoint URL (tessera keeps one of them, so a
+// quorum of both could never be met, and one's credentials would be sent
+// for the other).
+func stripCredentials(policy []byte) ([]byte, map[string]*url.Userinfo, error) {
 	users := map[string]*url.Userinfo{}
+	names := map[string]string{} // add-checkpoint URL → witness name
 	var out []byte
-	for _, line := range bytes.SplitAfter(policy, []byte("\n")) {
-		text := string(line)
+	for i, line := range bytes.SplitAfter(policy, []byte("\n")) {
+		text, comment := string(line), ""
 		if i := strings.IndexByte(text, '#'); i >= 0 {
-			text = text[:i]
+			text, comment = text[:i], text[i:]
 		}
 		f := strings.Fields(text)
 		if len(f) != 4 || f[0] != "witness" {
 			out = append(out, line...)
 			continue
 		}
+		if comment != "" && strings.HasSuffix(text, f[3]) && strings.Contains(strings.Fields(comment)[0], "@") {
+			return nil, nil, fmt.Errorf("line %d, witness %s: a '#' in its URL starts a comment, the URL ends there (write it %%23 in a password; the URL is not quoted: it holds credentials)", i+1, f[1])
+		}
 		u, err := url.Parse(f[3])
-		if err != nil || u.User == nil {
+		if err != nil && strings.Contains(f[3], "@") {
+			// url's error quotes the URL, or a part of it.
+			return nil, nil, fmt.Errorf("line %d, witness %s: its URL does not parse (not quoted: it holds credentials)", i+1, f[1])
+		}
+		if err != nil {
 			out = append(out, line...)
 			continue
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+			shown := ""
+			if !strings.Contains(f[3], "@") {
+				shown = fmt.Sprintf(" %q", f[3])
+			}
+			return nil, nil, fmt.Errorf("line %d, witness %s: its URL%s is not http:// or https:// with a host", i+1, f[1], shown)
 		}
 		user := u.User
 		u.User = nil
@@ -105,23 +135,34 @@ func stripCredentials(policy []byte) ([]byte, map[string]*url.Userinfo) {
 			out = append(out, line...)
 			continue
 		}
-		users[u.JoinPath("/add-checkpoint").String()] = user
+		endpoint := u.JoinPath("/add-checkpoint").String()
+		if other, ok := names[endpoint]; ok {
+			return nil, nil, fmt.Errorf("line %d: witnesses %s and %s have one URL, %s: one witness per URL", i+1, other, f[1], endpoint)
+		}
+		names[endpoint] = f[1]
+		if user == nil {
+			out = append(out, line...)
+			continue
+		}
+		users[endpoint] = user
 		out = fmt.Appendf(out, "witness %s %s %s\n", f[1], f[2], stripped)
 	}
-	return out, users
+	return out, users, nil
 }
 
 // urlCredentials is what a URL's user information may hold in a policy
-// line: from "://" to the token's last "@".
-var urlCredentials = regexp.MustCompile(`://[^\s]*@`)
+// line: from the start of a token, or its "//" or "scheme://", to the
+// token's last "@".
+var urlCredentials = regexp.MustCompile(`(^|\s)((?:[A-Za-z][A-Za-z0-9+.-]*:)?//)?[^\s]*@`)
 
 // policyError is err, tessera's, with no URL password in it: tessera's
 // messages quote a policy line or URL whole, and rngd prints them at start.
 // What credentials stripCredentials left in the policy (a line it could
-// not read: a URL that does not parse, a field missing) are replaced by
-// "xxxxx", and the error is that of the policy so redacted.
+// not read: a field missing or one too many; a URL that does not parse
+// it refuses itself) are replaced by "xxxxx", "https://u:p@h" and
+// "u:p@h" alike, and the error is that of the policy so redacted.
 func policyError(policy []byte, err error) error {
-	redacted := urlCredentials.ReplaceAll(policy, []byte("://xxxxx@"))
+	redacted := urlCredentials.ReplaceAll(policy, []byte("${1}${2}xxxxx@"))
 	if bytes.Equal(redacted, policy) {
 		return err
 	}

@@ -21,7 +21,10 @@ func TestWitnessPolicyErrorHidesPassword(t *testing.T) {
 	}
 	for name, tc := range map[string]struct{ policy, want string }{
 		"bad key":       {"witness w w.test+00000000+AAAA https://bastion:s3cret@192.0.2.1/\nquorum w\n", "invalid witness config"},
-		"bad URL":       {"witness w " + vkey + " https://bastion:s3cret@192.0.2.1:port/\nquorum w\n", "invalid witness URL"},
+		"bad URL":       {"witness w " + vkey + " https://bastion:s3cret@192.0.2.1:port/\nquorum w\n", "line 1, witness w: its URL does not parse (not quoted"},
+		"bad URL 2":     {"witness w " + vkey + " :s3cret@192.0.2.1/\nquorum w\n", "its URL does not parse"},
+		"no scheme":     {"witness w https:bastion:s3cret@192.0.2.1/\nquorum w\n", "invalid witness definition"},
+		"extra field":   {"witness w " + vkey + " bastion:s3cret@192.0.2.1/ x\nquorum w\n", "invalid witness definition"},
 		"missing field": {"witness w https://bastion:s3cret@192.0.2.1/\nquorum w\n", "invalid witness definition"},
 		"no user":       {"witness w w.test+00000000+AAAA https://:s3cret@192.0.2.1/\nquorum w\n", "invalid witness config"},
 	} {
@@ -78,5 +81,64 @@ func TestWitnessPolicyCredentials(t *testing.T) {
 	}
 	if s := meter.Snapshot(); len(s) != 1 || s[0].Conflicts != 1 || strings.Contains(s[0].URL, "s3cret") {
 		t.Errorf("Snapshot() = %+v", s)
+	}
+}
+
+// Witness URLs ParseWitnessPolicy refuses, naming the line and witness but
+// quoting no credentials: one tessera would read as an opaque URL, password
+// and all (then quoted in every error, the banner and the metrics); a '#'
+// in a password, where the URL would end (at the host "bastion", the
+// password's digits as its port); two witnesses at one URL (tessera keeps
+// one: their quorum could never be met, one's credentials sent for the
+// other's).
+func TestWitnessPolicyRefusedURLs(t *testing.T) {
+	_, vkey, err := witness.GenerateKey("w.test/witness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, vkey2, err := witness.GenerateKey("w2.test/witness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct{ policy, want string }{
+		"no scheme":     {"witness w " + vkey + " bastion:s3cret@192.0.2.1/\nquorum w\n", "line 1, witness w: its URL is not http:// or https:// with a host"},
+		"no scheme 2":   {"witness w " + vkey + " //bastion:s3cret@192.0.2.1/\nquorum w\n", "line 1, witness w: its URL is not http"},
+		"ftp":           {"witness w " + vkey + " ftp://bastion:s3cret@192.0.2.1/\nquorum w\n", "its URL is not http"},
+		"no host":       {"witness w " + vkey + " https:///w\nquorum w\n", `its URL "https:///w" is not http`},
+		"'#' password":  {"witness w " + vkey + " https://bastion:12345#s3cret@192.0.2.1/\nquorum w\n", "line 1, witness w: a '#' in its URL starts a comment"},
+		"one URL":       {"witness a " + vkey + " https://alice:s3cret@192.0.2.1/w\nwitness b " + vkey2 + " https://bob:s3cret@192.0.2.1/w/\ngroup g any a b\nquorum g\n", "line 2: witnesses a and b have one URL, https://192.0.2.1/w/add-checkpoint"},
+		"one URL plain": {"witness a " + vkey + " https://192.0.2.1/w\nwitness b " + vkey2 + " https://192.0.2.1/w\ngroup g all a b\nquorum g\n", "witnesses a and b have one URL"},
+	} {
+		_, _, err := transparency.ParseWitnessPolicy([]byte(tc.policy))
+		if err == nil || strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "12345") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: ParseWitnessPolicy = %v, want %q without the password", name, err, tc.want)
+		}
+	}
+	// A '#' comment after the URL, and a fragment-free '#' in a password
+	// written %23, are fine.
+	for _, p := range []string{
+		"witness w " + vkey + " https://bastion:s3cret@192.0.2.1/ # the bailiff's\nquorum w\n",
+		"witness w " + vkey + " https://bastion:12345%23s3cret@192.0.2.1/\nquorum w\n",
+	} {
+		if _, _, err := transparency.ParseWitnessPolicy([]byte(p)); err != nil {
+			t.Errorf("ParseWitnessPolicy(%q) = %v", p, err)
+		}
+	}
+}
+
+// A URL's user without a password is often a token (https://TOKEN@host/):
+// shown redacted as a password is, and sent as basic authentication's user.
+func TestWitnessPolicyUserOnly(t *testing.T) {
+	_, vkey, err := witness.GenerateKey("w.test/witness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, urls, err := transparency.ParseWitnessPolicy([]byte("witness w " + vkey + " https://t0ken@[2001:db8::1]:8443/w\nquorum w\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, ok := urls["https://[2001:db8::1]:8443/w/add-checkpoint"]
+	if !ok || w.Shown != "https://xxxxx@[2001:db8::1]:8443/w/add-checkpoint" {
+		t.Errorf("urls = %+v", urls)
 	}
 }

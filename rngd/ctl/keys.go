@@ -934,6 +934,7 @@ func (c *keysCmd) printKeys(keys []hsm.Key, where string, software, unchecked bo
 func vrfPin(k hsm.Key) string { return k.Algorithm + ":" + k.Fingerprint() }
 
 func (c *keysCmd) exportPublic() error {
+	labelFlag := "--label" // names the key --format vkey refuses
 	switch {
 	case c.format != "hex" && c.format != "pem" && c.format != "vkey":
 		return usagef("--format %q: want hex, pem or vkey", c.format)
@@ -942,7 +943,7 @@ func (c *keysCmd) exportPublic() error {
 	case c.format != "vkey" && c.origin != "":
 		return usagef("--origin is for --format vkey only")
 	case c.format == "vkey" && c.label == "":
-		c.label = c.expect[1] // the log key
+		c.label, labelFlag = c.expect[1], "--log-label" // the log key
 	}
 	keys, where, err := c.publicKeys()
 	if err != nil {
@@ -981,7 +982,7 @@ func (c *keysCmd) exportPublic() error {
 		for _, k := range selected {
 			pub, err := x509.ParsePKIXPublicKey(k.Public)
 			if err != nil {
-				return fmt.Errorf("key %q (%s) has no signed-note verifier key: not a log key", k.Label, k.Algorithm)
+				return fmt.Errorf("%s %q: key (%s) has no signed-note verifier key: not a log key", labelFlag, k.Label, k.Algorithm)
 			}
 			v, err := checkpoint.VerifierKey(c.origin, pub)
 			if err != nil {

@@ -45,7 +45,7 @@ func TestExportLogVKey(t *testing.T) {
 		{[]string{"--format", "vkey"}, "--format vkey needs --origin NAME"},
 		{[]string{"--origin", d.Origin}, "--origin is for --format vkey only"},
 		{[]string{"--format", "vkey", "--origin", "tirage log"}, `--origin "tirage log"`},
-		{[]string{"--format", "vkey", "--origin", d.Origin, "--label", "vrf"}, `key "vrf"`},
+		{[]string{"--format", "vkey", "--origin", d.Origin, "--label", "vrf"}, `--label "vrf": key (`},
 	} {
 		code, out, errs := k.run("", append(append([]string{}, keys...), c.args...)...)
 		if code == ExitOK || out != "" || !strings.Contains(errs, c.want) {

@@ -304,13 +304,24 @@ func (c *common) anchors() (receipt.Anchors, error) {
 
 // stateWitnesses applies the witnesses the state s requires to the
 // commands that only read it (log and audit check their log's:
-// logFlags.sameWitnesses). Without --witness, those of its logs, which must
-// agree (the anchors hold one set of witnesses, for any log); with
-// --witness, which must be a log's of the state, witnesses and quorum, as
-// log refuses others.
+// logFlags.sameWitnesses): each log's to its own checkpoints
+// (a.LogWitnesses), whatever --witness says. For the documents of other
+// logs: without --witness, those of its logs, which must agree (the
+// anchors hold one set of witnesses for them); with --witness, which must
+// be a log's of the state, witnesses and quorum, as log refuses others.
 func (c *common) stateWitnesses(s *checkpoint.State, a *receipt.Anchors) error {
 	if c.stateNew {
 		return nil
+	}
+	// Each log's, for its own checkpoints: the witnesses below, one set,
+	// are for the documents of the logs that have none in the state.
+	for origin, l := range s.Logs {
+		if ws, q, _ := l.TrustedWitnesses(); len(ws) > 0 { // ParseState checked them
+			if a.LogWitnesses == nil {
+				a.LogWitnesses = map[string]receipt.WitnessRule{}
+			}
+			a.LogWitnesses[origin] = receipt.WitnessRule{Witnesses: ws, Quorum: q}
+		}
 	}
 	var refused error
 	var refusedWs []*checkpoint.Witness

@@ -141,4 +141,16 @@ func TestWitnessStateOld(t *testing.T) {
 	if code != ExitFail || !strings.Contains(out, "witness-cosignatures") {
 		t.Errorf("two logs, --witness of one: exit %d\n%s%s", code, out, errs)
 	}
+	// --witness of the other log, which cosigned the receipt's checkpoint:
+	// the receipt's log still requires its own witness, as its state says.
+	var m map[string]any
+	if err := json.Unmarshal(must(os.ReadFile(rc)), &m); err != nil {
+		t.Fatal(err)
+	}
+	m["checkpoint"] = string(wAuditor.Cosign([]byte(m["checkpoint"].(string)), time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)))
+	byOther := write(t, dir, "r-other.json", must(json.Marshal(m)))
+	code, out, errs = run(t, "receipt", byOther, "--state", two, "--pin", a.VRFPin(), "--witness", wAuditor.VKey)
+	if code != ExitFail || !strings.Contains(out, "[FAIL] witness-cosignatures") || !strings.Contains(out, "missing: "+wBailiff.Name) {
+		t.Errorf("two logs, --witness of the other one: exit %d\n%s%s", code, out, errs)
+	}
 }

@@ -324,6 +324,19 @@ type Anchors struct {
 	// (witnessed-before-beacon).
 	Witnesses     []*checkpoint.Witness
 	WitnessQuorum int
+	// LogWitnesses are, by log origin, the witnesses a trust state
+	// requires of that log (rngverify --state: checkpoint.LogState.
+	// TrustedWitnesses): a checkpoint of one of these logs is checked
+	// against its own, never against Witnesses and WitnessQuorum, which
+	// are for the other logs.
+	LogWitnesses map[string]WitnessRule
+}
+
+// WitnessRule is what a log's checkpoints must carry: valid cosignatures
+// of Quorum of Witnesses (0: all of them).
+type WitnessRule struct {
+	Witnesses []*checkpoint.Witness
+	Quorum    int
 }
 
 // ParsePin reads a pin: a bare fingerprint "FP" (64 hex digits, the

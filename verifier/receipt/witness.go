@@ -16,9 +16,11 @@ import (
 
 // witnesses are the witnesses given, one per key (checkpoint.AddWitness:
 // a key given again, under whatever name, is the same witness).
-func (a *Anchors) witnesses() []*checkpoint.Witness {
+func (a *Anchors) witnesses() []*checkpoint.Witness { return distinctWitnesses(a.Witnesses) }
+
+func distinctWitnesses(ws []*checkpoint.Witness) []*checkpoint.Witness {
 	var out []*checkpoint.Witness
-	for _, w := range a.Witnesses {
+	for _, w := range ws {
 		if !slices.ContainsFunc(out, func(x *checkpoint.Witness) bool { return bytes.Equal(x.Public, w.Public) }) {
 			out = append(out, w)
 		}
@@ -26,14 +28,23 @@ func (a *Anchors) witnesses() []*checkpoint.Witness {
 	return out
 }
 
-// quorum is how many of the witnesses given must cosign: WitnessQuorum, or
-// all of them when it is 0.
-func (a *Anchors) quorum() int {
-	if a.WitnessQuorum > 0 {
-		return a.WitnessQuorum
+// rule returns the witnesses (one per key) a checkpoint of the log origin
+// must be cosigned by, and how many of them: LogWitnesses' for that log,
+// else Witnesses and WitnessQuorum; the quorum is all of them when 0.
+func (a *Anchors) rule(origin string) ([]*checkpoint.Witness, int) {
+	ws, q := a.Witnesses, a.WitnessQuorum
+	if r, ok := a.LogWitnesses[origin]; ok {
+		ws, q = r.Witnesses, r.Quorum
 	}
-	return len(a.witnesses())
+	ws = distinctWitnesses(ws)
+	if q <= 0 {
+		q = len(ws)
+	}
+	return ws, q
 }
+
+// anyWitness reports whether some log's checkpoints must be cosigned.
+func (a *Anchors) anyWitness() bool { return len(a.Witnesses) > 0 || len(a.LogWitnesses) > 0 }
 
 // SetQuorum sets WitnessQuorum to n, as rngverify --witness-quorum N
 // gives it: 1 to the number of witnesses given; else an error, with
@@ -57,15 +68,15 @@ func (a *Anchors) SetQuorum(n int) error {
 // size and the witnesses missing, or the cosignature that does not
 // verify. It returns the valid cosignatures when it passed, else nil.
 func (a *Anchors) WitnessCheck(v *verdict.Verdict, cp *checkpoint.Checkpoint) []checkpoint.Cosignature {
-	if len(a.Witnesses) == 0 {
+	ws, q := a.rule(cp.Origin)
+	if len(ws) == 0 {
 		return nil
 	}
-	sigs, err := checkpoint.Cosignatures(cp, a.Witnesses)
+	sigs, err := checkpoint.Cosignatures(cp, ws)
 	if err != nil {
 		v.Fail(verdict.CheckWitness, verdict.MsgWitnessRefused, cp.Size, Cause(err))
 		return nil
 	}
-	q, ws := a.quorum(), a.witnesses()
 	if len(sigs) < q {
 		var missing []string
 		for _, w := range ws {
@@ -89,7 +100,7 @@ func (a *Anchors) WitnessCheck(v *verdict.Verdict, cp *checkpoint.Checkpoint) []
 // the document's own when none is trusted); a checkpoint-signature that did
 // not pass leaves the check not reached.
 func (a *Anchors) witnessCheckNote(v *verdict.Verdict, note string, logKeys []string) (*checkpoint.Checkpoint, []checkpoint.Cosignature) {
-	if len(a.Witnesses) == 0 {
+	if !a.anyWitness() {
 		return nil, nil
 	}
 	var keys []*checkpoint.Key
@@ -147,8 +158,13 @@ func (a *Anchors) beaconOrder(v *verdict.Verdict, f *record.PromoFreeze, cp *che
 		return
 	}
 	rt := chain.RoundTime(ref.Round)
+	var ws []*checkpoint.Witness
+	q := 0
+	if cp != nil {
+		ws, q = a.rule(cp.Origin)
+	}
 	switch {
-	case len(a.Witnesses) == 0:
+	case !a.anyWitness() || cp != nil && len(ws) == 0:
 		v.Skip(verdict.CheckWitnessedBeforeBeacon, verdict.MsgBeaconOrderClock, formatUTC(f.Time), chain.String(), ref.Round, formatUTC(rt))
 		return
 	case cp == nil || len(sigs) == 0:
@@ -161,7 +177,7 @@ func (a *Anchors) beaconOrder(v *verdict.Verdict, f *record.PromoFreeze, cp *che
 		times = append(times, s.Time)
 	}
 	slices.SortFunc(times, time.Time.Compare)
-	at := times[min(a.quorum(), len(times))-1]
+	at := times[min(q, len(times))-1]
 	switch {
 	case at.Before(rt):
 		v.Pass(verdict.CheckWitnessedBeforeBeacon, verdict.MsgBeaconOrderWitnessed, formatUTC(at), chain.String(), ref.Round, formatUTC(rt))
