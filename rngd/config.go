@@ -868,14 +868,9 @@ func (l *LogConfig) checkWitnesses() error {
 	if w := l.WitnessTimeout.Duration; w < 100*time.Millisecond || 2*w > bound {
 		return fmt.Errorf("config log.witness_timeout = %s: want 100ms to half of %s (%s)", l.WitnessTimeout, field, Duration{bound})
 	}
-	f, err := os.Open(l.WitnessPolicy)
+	b, err := ReadBounded(l.WitnessPolicy, transparency.MaxWitnessPolicy)
 	if err != nil {
-		return fmt.Errorf("config log.witness_policy: %w", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, transparency.MaxWitnessPolicy+1))
-	if err != nil {
-		return fmt.Errorf("config log.witness_policy: %w", err)
+		return fmt.Errorf("config log.witness_policy %s: %w", l.WitnessPolicy, err)
 	}
 	if _, _, err := transparency.ParseWitnessPolicy(b); err != nil {
 		return fmt.Errorf("config log.witness_policy %s: %w", l.WitnessPolicy, err)

@@ -421,8 +421,8 @@ func openKeys(ctx context.Context, cfg Config, c *components) error {
 	// An announcement file announces the keys in use: checked here, before
 	// the log is opened (and its first checkpoint signed).
 	if f := cfg.Keys.AnnouncementFile; f != "" {
-		if c.announcement, err = readBounded(f, maxAnnouncementFile); err != nil {
-			return fmt.Errorf("couldn't read keys.announcement_file: %w", err)
+		if c.announcement, err = ReadBounded(f, maxAnnouncementFile); err != nil {
+			return fmt.Errorf("couldn't read keys.announcement_file %s: %w", f, err)
 		}
 		ann, err := hsm.CheckAnnouncement(c.announcement)
 		if err != nil {
@@ -592,21 +592,34 @@ func Pathless(err error) error {
 	return err
 }
 
-// readBounded reads a file of at most limit bytes.
-func readBounded(path string, limit int64) ([]byte, error) {
+// ReadBounded reads a file of at most limit bytes (rngd's files named in
+// its configuration, rngctl's named by a flag). Its errors name no path:
+// the caller names the setting or flag, and the file if it may.
+func ReadBounded(path string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, Pathless(err)
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, err
+		return nil, Pathless(err)
 	}
 	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d MiB", path, limit>>20)
+		return nil, fmt.Errorf("larger than %s", byteSize(limit))
 	}
 	return b, nil
+}
+
+// byteSize is n bytes in MiB or KiB when it is a whole number of them.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // logSize is the number of leaves in the log: the latest checkpoint's size,

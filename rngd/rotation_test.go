@@ -411,7 +411,7 @@ func frozenDraw(t *testing.T) (td *testDaemon, ks *keystore.Store, offline func(
 	ctx := context.Background()
 	td = newTestDaemon(t)
 	td.stop()
-	rulesFile, err := readBounded("../examples/bonus-crescendo.yaml", 1<<20)
+	rulesFile, err := ReadBounded("../examples/bonus-crescendo.yaml", 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}

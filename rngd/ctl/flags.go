@@ -2,13 +2,8 @@ package ctl
 
 import (
 	"flag"
-	"fmt"
-	"io"
-	"os"
 	"slices"
 	"unicode/utf8"
-
-	"tirage.fr/tirage/rngd"
 )
 
 // onlyFlags refuses, as a usage error naming the flag and the subcommand,
@@ -43,19 +38,4 @@ func textFlags(env Env, fs *flag.FlagSet, names ...string) (code int, ok bool) {
 		}
 	}
 	return 0, true
-}
-
-// readBounded reads a file given by a flag, refusing one longer than max
-// bytes; errors name no path (the caller names the flag and the file).
-func readBounded(file string, max int) ([]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, rngd.Pathless(err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
-	if err == nil && len(b) > max {
-		err = fmt.Errorf("longer than %d bytes", max)
-	}
-	return b, err
 }

@@ -883,7 +883,7 @@ func (c *promoCmd) open(ctx context.Context) (*rpromo.Appliance, func(), error) 
 	}
 	var policy []byte
 	if c.witnessPolicy != "" {
-		b, err := readBounded(c.witnessPolicy, transparency.MaxWitnessPolicy)
+		b, err := rngd.ReadBounded(c.witnessPolicy, transparency.MaxWitnessPolicy)
 		if err != nil {
 			return nil, nil, usagef("--witness-policy %s: %v", c.witnessPolicy, err)
 		}

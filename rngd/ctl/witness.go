@@ -141,7 +141,7 @@ func readWitnessKey(path string) (string, error) {
 func readLogKeys(files []string) ([]*vcheckpoint.Key, error) {
 	var keys []*vcheckpoint.Key
 	for _, file := range files {
-		b, err := readBounded(file, maxVKeyFile)
+		b, err := rngd.ReadBounded(file, maxVKeyFile)
 		if err != nil {
 			return nil, fmt.Errorf("couldn't read --log %s: %w", file, err)
 		}
