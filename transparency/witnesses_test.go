@@ -2,13 +2,13 @@ package transparency_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/witness"
+	"tirage.fr/tirage/transparency/witness/witnesstest"
 )
 
 // A policy line tessera refuses is quoted in its error, which rngd prints
@@ -48,22 +48,13 @@ func TestWitnessPolicyCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	auth := make(chan [2]string, 1) // what the witness got, from its goroutine
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		user, password, _ := r.BasicAuth()
-		select {
-		case auth <- [2]string{user, password}:
-		default:
-		}
-		w.WriteHeader(http.StatusConflict)
-	}))
-	defer srv.Close()
-	withUser := strings.Replace(srv.URL, "http://", "http://bastion:s3cret@", 1)
+	rec := witnesstest.StartAuthRecorder(t, http.StatusConflict)
+	withUser := rec.WithUser("bastion", "s3cret")
 	g, urls, err := transparency.ParseWitnessPolicy([]byte("witness w " + vkey + " " + withUser + "/w # the bailiff's\nquorum w\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	endpoint := srv.URL + "/w/add-checkpoint"
+	endpoint := rec.URL + "/w/add-checkpoint"
 	if _, ok := g.Endpoints()[endpoint]; !ok || len(g.Endpoints()) != 1 {
 		t.Fatalf("group endpoints %v, want only %s", g.Endpoints(), endpoint)
 	}
@@ -76,7 +67,7 @@ func TestWitnessPolicyCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if got := <-auth; got != [2]string{"bastion", "s3cret"} {
+	if got := rec.Auth(); got != [2]string{"bastion", "s3cret"} {
 		t.Errorf("the witness got user and password %q, want the policy's", got)
 	}
 	if s := meter.Snapshot(); len(s) != 1 || s[0].Conflicts != 1 || strings.Contains(s[0].URL, "s3cret") {

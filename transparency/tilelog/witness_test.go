@@ -2,6 +2,7 @@ package tilelog_test
 
 import (
 	"context"
+	"crypto"
 	"errors"
 	"strings"
 	"testing"
@@ -158,13 +159,7 @@ func TestWitnessURLPasswordNotShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tw := witnesstest.Start(t, "bailiff.test/witness", vkeys)
-	withUser := strings.Replace(tw.URL, "http://", "http://bastion:s3cret-token@", 1)
-	l, err := tilelog.Open(context.Background(), tilelog.Config{
-		Dir: t.TempDir(), Origin: origin, Signers: signers, BatchMaxAge: 5 * time.Millisecond,
-		CheckpointTimeout: time.Second, WitnessTimeout: 200 * time.Millisecond,
-		WitnessPolicy: []byte("witness bailiff " + tw.VKey + " " + withUser + "\nquorum bailiff\n"),
-	})
+	l, err := openBastionWitnessed(t, signers, vkeys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,13 +184,7 @@ func TestWitnessURLPasswordNotInErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tw := witnesstest.Start(t, "bailiff.test/witness", others)
-	withUser := strings.Replace(tw.URL, "http://", "http://bastion:s3cret-token@", 1)
-	l, err := tilelog.Open(context.Background(), tilelog.Config{
-		Dir: t.TempDir(), Origin: origin, Signers: signers, BatchMaxAge: 5 * time.Millisecond,
-		CheckpointTimeout: time.Second, WitnessTimeout: 200 * time.Millisecond,
-		WitnessPolicy: []byte("witness bailiff " + tw.VKey + " " + withUser + "\nquorum bailiff\n"),
-	})
+	l, err := openBastionWitnessed(t, signers, others)
 	if err == nil {
 		l.Close()
 		t.Fatal("a new log opened with its only witness refusing it")
@@ -203,4 +192,17 @@ func TestWitnessURLPasswordNotInErrors(t *testing.T) {
 	if strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "/add-checkpoint\" says checkpoint origin is unknown") {
 		t.Fatalf("Open = %v, want the witness's 404, its URL without the password", err)
 	}
+}
+
+// openBastionWitnessed opens a new log whose one witness (of the logs
+// logVKeys name) is reached through a URL holding a password, as behind a
+// bastion: "bastion:s3cret-token@".
+func openBastionWitnessed(t *testing.T, signers []crypto.Signer, logVKeys []string) (*tilelog.Log, error) {
+	tw := witnesstest.Start(t, "bailiff.test/witness", logVKeys)
+	withUser := strings.Replace(tw.URL, "http://", "http://bastion:s3cret-token@", 1)
+	return tilelog.Open(context.Background(), tilelog.Config{
+		Dir: t.TempDir(), Origin: origin, Signers: signers, BatchMaxAge: 5 * time.Millisecond,
+		CheckpointTimeout: time.Second, WitnessTimeout: 200 * time.Millisecond,
+		WitnessPolicy: []byte("witness bailiff " + tw.VKey + " " + withUser + "\nquorum bailiff\n"),
+	})
 }

@@ -3,7 +3,6 @@ package trillian
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"tirage.fr/tirage/transparency/checkpoint"
 	"tirage.fr/tirage/transparency/witness"
+	"tirage.fr/tirage/transparency/witness/witnesstest"
 )
 
 // A witness URL's credentials (a bastion's) reach the witness, as HTTP
@@ -24,17 +24,8 @@ func TestWitnessURLPasswordNotInErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	auth := make(chan [2]string, 1) // what the witness got, from its goroutine
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		user, password, _ := r.BasicAuth()
-		select {
-		case auth <- [2]string{user, password}:
-		default:
-		}
-		http.Error(w, "no such log", http.StatusNotFound)
-	}))
-	defer srv.Close()
-	withUser := strings.Replace(srv.URL, "http://", "http://bastion:s3cret@", 1)
+	rec := witnesstest.StartAuthRecorder(t, http.StatusNotFound)
+	withUser := rec.WithUser("bastion", "s3cret")
 	w, err := newWitnesses([]byte("witness bailiff "+vkey+" "+withUser+"\nquorum bailiff\n"), time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +35,7 @@ func TestWitnessURLPasswordNotInErrors(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("cosign = %v, want the witness's 404 without the password", err)
 	}
-	if got := <-auth; got != [2]string{"bastion", "s3cret"} {
+	if got := rec.Auth(); got != [2]string{"bastion", "s3cret"} {
 		t.Errorf("the witness got user and password %q, want the policy's", got)
 	}
 }

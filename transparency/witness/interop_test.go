@@ -3,8 +3,6 @@ package witness_test
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
@@ -15,13 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cloudflare/circl/sign/mldsa/mldsa44"
 	fnote "github.com/transparency-dev/formats/note"
 	"github.com/transparency-dev/tessera"
 	"github.com/transparency-dev/tessera/storage/posix"
 	"golang.org/x/mod/sumdb/note"
 
-	"tirage.fr/tirage/transparency/checkpoint"
 	"tirage.fr/tirage/transparency/witness"
 	vcheckpoint "tirage.fr/tirage/verifier/checkpoint"
 )
@@ -52,28 +48,8 @@ func TestTesseraInterop(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	const origin = "tirage.example/log/interop"
-	_, edk, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, mlk, err := mldsa44.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	es, err := checkpoint.NewSigner(origin, edk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := checkpoint.NewSigner(origin, mlk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, _ := checkpoint.VerifierKey(origin, edk.Public())
-	mv, _ := checkpoint.VerifierKey(origin, mlk.Public())
-	logKeys, err := vcheckpoint.ParseKeys(ev + "\n" + mv + "\n")
-	if err != nil {
-		t.Fatal(err)
-	}
+	tl := newTestLog(t, origin) // its keys: Ed25519 and ML-DSA-44
+	logKeys := tl.keys(t)
 
 	skey, vkey := newKey(t)
 	signer, err := witness.NewSigner(skey)
@@ -104,7 +80,7 @@ func TestTesseraInterop(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := tessera.NewAppendOptions().
-		WithCheckpointSigner(es, ms).
+		WithCheckpointSigner(tl.signers[0], tl.signers[1]).
 		WithBatching(64, 20*time.Millisecond).
 		WithCheckpointInterval(100*time.Millisecond).
 		WithWitnesses(tessera.NewWitnessGroup(1, tw), &tessera.WitnessOptions{FailOpen: false})

@@ -105,3 +105,37 @@ func (tw *Witness) CosignedAt(t testing.TB, cp []byte) time.Time {
 	}
 	return ts
 }
+
+// AuthRecorder is a server standing in for a witness, at URL, that
+// answers every request with status and records the HTTP basic
+// authentication of the first one: what a log sends for a witness URL
+// holding credentials (user:password@host).
+type AuthRecorder struct {
+	URL  string
+	auth chan [2]string
+}
+
+// StartAuthRecorder starts an AuthRecorder; it stops when the test ends.
+func StartAuthRecorder(t testing.TB, status int) *AuthRecorder {
+	t.Helper()
+	a := &AuthRecorder{auth: make(chan [2]string, 1)}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, password, _ := r.BasicAuth()
+		select {
+		case a.auth <- [2]string{user, password}:
+		default:
+		}
+		http.Error(w, http.StatusText(status), status)
+	}))
+	t.Cleanup(srv.Close)
+	a.URL = srv.URL
+	return a
+}
+
+// WithUser is the recorder's URL with user:password in it.
+func (a *AuthRecorder) WithUser(user, password string) string {
+	return strings.Replace(a.URL, "http://", "http://"+user+":"+password+"@", 1)
+}
+
+// Auth waits for the first request's user and password.
+func (a *AuthRecorder) Auth() [2]string { return <-a.auth }
