@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"tirage.fr/tirage/rngd/entropy"
+	"tirage.fr/tirage/rngd/internal/boundedfile"
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/tilelog"
 	"tirage.fr/tirage/transparency/trillian"
@@ -868,12 +869,28 @@ func (l *LogConfig) checkWitnesses() error {
 	if w := l.WitnessTimeout.Duration; w < 100*time.Millisecond || 2*w > bound {
 		return fmt.Errorf("config log.witness_timeout = %s: want 100ms to half of %s (%s)", l.WitnessTimeout, field, Duration{bound})
 	}
-	b, err := ReadBounded(l.WitnessPolicy, transparency.MaxWitnessPolicy)
+	// Whoever may write the policy may name a witness of their own (one
+	// that cosigns whatever it is sent); whoever may read it, the
+	// credentials its URLs may hold (a bastion's password, a token).
+	fi, err := os.Stat(l.WitnessPolicy)
+	if err != nil {
+		return fmt.Errorf("config log.witness_policy %s: %w", l.WitnessPolicy, Pathless(err))
+	}
+	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
+		return fmt.Errorf("config log.witness_policy %s has mode %04o: writable by group or others, who could name a witness of their own: chmod go-w it (0644, 0600 with credentials in its URLs)", l.WitnessPolicy, perm)
+	}
+	b, err := boundedfile.Read(l.WitnessPolicy, transparency.MaxWitnessPolicy)
 	if err != nil {
 		return fmt.Errorf("config log.witness_policy %s: %w", l.WitnessPolicy, err)
 	}
-	if _, _, err := transparency.ParseWitnessPolicy(b); err != nil {
+	_, urls, err := transparency.ParseWitnessPolicy(b)
+	if err != nil {
 		return fmt.Errorf("config log.witness_policy %s: %w", l.WitnessPolicy, err)
+	}
+	for _, w := range urls {
+		if w.HasCredentials() && openToOthers(fi.Mode()) {
+			return fmt.Errorf("config log.witness_policy %s has mode %04o: readable by group or others, and witness %s's URL holds credentials: chmod 600 it", l.WitnessPolicy, fi.Mode().Perm(), w.Name)
+		}
 	}
 	l.witnessPolicy = b
 	return nil

@@ -87,13 +87,62 @@ func TestConfigWitnessPolicy(t *testing.T) {
 }
 
 // The documented example policy is one rngd accepts.
+// Its copy is made 0644, whatever the umask of the checkout (a 0664 file is
+// refused: TestConfigWitnessPolicyMode).
 func TestExampleWitnessPolicy(t *testing.T) {
-	c, err := checkTOML(t, configTOML(map[string]string{"log.witness_policy": `"../examples/witnesses.policy"`}))
+	b, err := os.ReadFile("../examples/witnesses.policy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "witnesses.policy")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := checkTOML(t, configTOML(map[string]string{"log.witness_policy": `"` + p + `"`}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	g, names, err := transparency.ParseWitnessPolicy(c.Log.witnessPolicy)
 	if err != nil || g.N != 2 || len(names) != 2 {
 		t.Fatalf("example policy: quorum %d of %d witnesses, %v", g.N, len(names), err)
+	}
+}
+
+// log.witness_policy is refused at start when group or others may write it
+// (they could name a witness of their own) or, when a witness URL in it
+// holds credentials (a password, a token in its query), read it.
+func TestConfigWitnessPolicyMode(t *testing.T) {
+	cosig, _ := witnessVKeys(t, "bailiff.example/witness")
+	policy := func(url string, mode os.FileMode) string {
+		p := writePolicy(t, "witness bailiff "+cosig+" "+url+"\nquorum bailiff\n")
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		url  string
+		mode os.FileMode
+		want string // "": accepted
+	}{
+		{"http://127.0.0.1:7490", 0o644, ""},
+		{"http://127.0.0.1:7490", 0o664, "has mode 0664: writable by group or others"},
+		{"http://127.0.0.1:7490", 0o646, "has mode 0646: writable by group or others"},
+		{"https://bastion:s3cret@127.0.0.1:7490", 0o600, ""},
+		{"https://127.0.0.1:7490/?token=s3cret", 0o600, ""},
+		{"https://bastion:s3cret@127.0.0.1:7490", 0o620, "has mode 0620: writable by group or others"},
+		{"https://bastion:s3cret@127.0.0.1:7490", 0o644, "has mode 0644: readable by group or others, and witness bailiff.example/witness's URL holds credentials: chmod 600 it"},
+		{"https://127.0.0.1:7490/?token=s3cret", 0o640, "has mode 0640: readable by group or others"},
+		{"https://t0ken@127.0.0.1:7490", 0o604, "has mode 0604: readable by group or others"},
+	} {
+		p := policy(tc.url, tc.mode)
+		_, err := checkTOML(t, configTOML(map[string]string{"log.witness_policy": `"` + p + `"`}))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s, mode %04o: %v", tc.url, tc.mode, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), "config log.witness_policy "+p+" "+tc.want) ||
+			strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "t0ken")):
+			t.Errorf("%s, mode %04o: %v; want %q", tc.url, tc.mode, err, tc.want)
+		}
 	}
 }

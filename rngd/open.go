@@ -32,6 +32,7 @@ import (
 	"tirage.fr/tirage/hsm/keystore"
 	"tirage.fr/tirage/hsm/pkcs11"
 	"tirage.fr/tirage/rngd/entropy"
+	"tirage.fr/tirage/rngd/internal/boundedfile"
 	rpromo "tirage.fr/tirage/rngd/promo"
 	"tirage.fr/tirage/transparency"
 	auditpb "tirage.fr/tirage/transparency/auditpb/v1"
@@ -421,7 +422,7 @@ func openKeys(ctx context.Context, cfg Config, c *components) error {
 	// An announcement file announces the keys in use: checked here, before
 	// the log is opened (and its first checkpoint signed).
 	if f := cfg.Keys.AnnouncementFile; f != "" {
-		if c.announcement, err = ReadBounded(f, maxAnnouncementFile); err != nil {
+		if c.announcement, err = boundedfile.Read(f, maxAnnouncementFile); err != nil {
 			return fmt.Errorf("couldn't read keys.announcement_file %s: %w", f, err)
 		}
 		ann, err := hsm.CheckAnnouncement(c.announcement)
@@ -583,44 +584,8 @@ func TrimNewline(b []byte) []byte {
 }
 
 // Pathless drops the path from an *os.PathError (a path may be a secret
-// typed in the wrong place).
-func Pathless(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
-// ReadBounded reads a file of at most limit bytes (rngd's files named in
-// its configuration, rngctl's named by a flag). Its errors name no path:
-// the caller names the setting or flag, and the file if it may.
-func ReadBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, Pathless(err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, Pathless(err)
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("larger than %s", byteSize(limit))
-	}
-	return b, nil
-}
-
-// byteSize is n bytes in MiB or KiB when it is a whole number of them.
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
+// typed in the wrong place): boundedfile.Pathless, for rngctl's commands.
+func Pathless(err error) error { return boundedfile.Pathless(err) }
 
 // logSize is the number of leaves in the log: the latest checkpoint's size,
 // once it covers every leaf the log sequenced before a restart. A log that

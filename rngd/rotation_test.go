@@ -19,6 +19,7 @@ import (
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/rngd/entropy"
+	"tirage.fr/tirage/rngd/internal/boundedfile"
 	rpromo "tirage.fr/tirage/rngd/promo"
 	"tirage.fr/tirage/transparency"
 	tcheckpoint "tirage.fr/tirage/transparency/checkpoint"
@@ -411,7 +412,7 @@ func frozenDraw(t *testing.T) (td *testDaemon, ks *keystore.Store, offline func(
 	ctx := context.Background()
 	td = newTestDaemon(t)
 	td.stop()
-	rulesFile, err := ReadBounded("../examples/bonus-crescendo.yaml", 1<<20)
+	rulesFile, err := boundedfile.Read("../examples/bonus-crescendo.yaml", 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,14 +38,16 @@ const MaxWitnessPolicy = 64 << 10
 // one of at least one witness ("quorum none" is refused: leave the policy
 // out).
 //
-// A witness URL's credentials (a bastion's, https://user:password@host/)
-// are kept out of the group: its endpoints have none, so that no message of
-// tessera's, which quote them, shows a password; WitnessMeter sends them.
+// A witness URL's credentials (a bastion's, https://user:password@host/;
+// a token in its query, https://host/?token=T) are kept out of the group:
+// its endpoints have none, so that no message of tessera's, nor of
+// http.Client's, which quote them, shows a secret; WitnessMeter sends
+// them.
 func ParseWitnessPolicy(policy []byte) (tessera.WitnessGroup, map[string]WitnessURL, error) {
 	if len(policy) > MaxWitnessPolicy {
 		return tessera.WitnessGroup{}, nil, fmt.Errorf("witness policy of %d bytes: at most %d", len(policy), MaxWitnessPolicy)
 	}
-	stripped, users, err := stripCredentials(policy)
+	stripped, secrets, err := stripCredentials(policy)
 	if err != nil {
 		return tessera.WitnessGroup{}, nil, fmt.Errorf("witness policy: %w", err)
 	}
@@ -58,16 +60,8 @@ func ParseWitnessPolicy(policy []byte) (tessera.WitnessGroup, map[string]Witness
 	}
 	urls := map[string]WitnessURL{}
 	for endpoint, v := range g.Endpoints() {
-		w := WitnessURL{Name: v.Name(), Shown: endpoint, user: users[endpoint]}
-		if u, err := url.Parse(endpoint); err == nil && w.user != nil {
-			// A user without a password is often a token
-			// (https://TOKEN@host/): redacted too.
-			u.User = w.user
-			if _, ok := w.user.Password(); !ok {
-				u.User = url.User("xxxxx")
-			}
-			w.Shown = u.Redacted()
-		}
+		w := secrets[endpoint]
+		w.Name, w.Shown = v.Name(), shownURL(endpoint, w.user, w.query)
 		urls[endpoint] = w
 	}
 	return g, urls, nil
@@ -76,27 +70,65 @@ func ParseWitnessPolicy(policy []byte) (tessera.WitnessGroup, map[string]Witness
 // WitnessURL is a witness of a policy, by its add-checkpoint URL.
 type WitnessURL struct {
 	// Name is the witness's key name; Shown its URL as metrics, the
-	// banner and status show it (a password redacted: "xxxxx").
+	// banner and status show it (shownURL: a password and the query's
+	// values redacted, "xxxxx").
 	Name, Shown string
 	// user is the URL's user information in the policy, sent by
-	// WitnessMeter as HTTP basic authentication (nil: none).
-	user *url.Userinfo
+	// WitnessMeter as HTTP basic authentication (nil: none); query its
+	// query, which WitnessMeter adds to the endpoint ("": none).
+	user  *url.Userinfo
+	query string
 }
 
-// stripCredentials returns policy with the user information of each
-// witness line's URL removed, and that user information by the
-// add-checkpoint URL tessera makes of the URL stripped (tessera.NewWitness:
-// the URL joined with "/add-checkpoint"). A line it cannot read is left as
-// it is, for tessera to refuse (policyError). It refuses, quoting no URL
-// that may hold credentials: a URL that is not http:// or https:// with a
+// HasCredentials reports whether the witness's URL in the policy holds
+// credentials: user information, or a query (a token).
+func (w WitnessURL) HasCredentials() bool { return w.user != nil || w.query != "" }
+
+// shownURL is a witness's add-checkpoint endpoint as it is shown, with
+// the credentials stripCredentials took out of it redacted: a password,
+// or a user alone (often a token, https://TOKEN@host/), and every value of
+// the query (https://u:xxxxx@host/w/add-checkpoint?token=xxxxx; a bare
+// "?TOKEN" is "?xxxxx"). Its keys are shown, to tell which is which.
+func shownURL(endpoint string, user *url.Userinfo, query string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return endpoint // tessera's own: no credentials
+	}
+	if user != nil {
+		u.User = user
+		if _, ok := user.Password(); !ok {
+			u.User = url.User("xxxxx")
+		}
+	}
+	if query != "" {
+		pairs := strings.Split(query, "&")
+		for i, p := range pairs {
+			if k, _, ok := strings.Cut(p, "="); ok {
+				pairs[i] = k + "=xxxxx"
+			} else {
+				pairs[i] = "xxxxx"
+			}
+		}
+		u.RawQuery = strings.Join(pairs, "&")
+	}
+	return u.Redacted()
+}
+
+// stripCredentials returns policy with the user information and the query
+// of each witness line's URL removed, and those (a WitnessURL's user and
+// query) by the add-checkpoint URL tessera makes of the URL stripped
+// (tessera.NewWitness: the URL joined with "/add-checkpoint"). A line it
+// cannot read is left as it is, for tessera to refuse (policyError). It
+// refuses, quoting no URL that may hold credentials: a URL that is not
+// http:// or https:// with a
 // host (tessera would take "user:password@host/" as an opaque URL, password
 // and all, and quote it in every error); a '#' inside a URL's credentials
 // (it starts a comment: the URL would end there, at another host); two
 // witnesses at one add-checkpoint URL (tessera keeps one of them, so a
 // quorum of both could never be met, and one's credentials would be sent
 // for the other).
-func stripCredentials(policy []byte) ([]byte, map[string]*url.Userinfo, error) {
-	users := map[string]*url.Userinfo{}
+func stripCredentials(policy []byte) ([]byte, map[string]WitnessURL, error) {
+	secrets := map[string]WitnessURL{}
 	names := map[string]string{} // add-checkpoint URL → witness name
 	var out []byte
 	for i, line := range bytes.SplitAfter(policy, []byte("\n")) {
@@ -113,7 +145,7 @@ func stripCredentials(policy []byte) ([]byte, map[string]*url.Userinfo, error) {
 			return nil, nil, fmt.Errorf("line %d, witness %s: a '#' in its URL starts a comment, the URL ends there (write it %%23 in a password; the URL is not quoted: it holds credentials)", i+1, f[1])
 		}
 		u, err := url.Parse(f[3])
-		if err != nil && strings.Contains(f[3], "@") {
+		if err != nil && strings.ContainsAny(f[3], "@?") {
 			// url's error quotes the URL, or a part of it.
 			return nil, nil, fmt.Errorf("line %d, witness %s: its URL does not parse (not quoted: it holds credentials)", i+1, f[1])
 		}
@@ -123,13 +155,13 @@ func stripCredentials(policy []byte) ([]byte, map[string]*url.Userinfo, error) {
 		}
 		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
 			shown := ""
-			if !strings.Contains(f[3], "@") {
+			if !strings.ContainsAny(f[3], "@?") {
 				shown = fmt.Sprintf(" %q", f[3])
 			}
 			return nil, nil, fmt.Errorf("line %d, witness %s: its URL%s is not http:// or https:// with a host", i+1, f[1], shown)
 		}
-		user := u.User
-		u.User = nil
+		w := WitnessURL{user: u.User, query: u.RawQuery}
+		u.User, u.RawQuery = nil, ""
 		stripped := u.String()
 		if u, err = url.Parse(stripped); err != nil { // as tessera reads it
 			out = append(out, line...)
@@ -140,14 +172,14 @@ func stripCredentials(policy []byte) ([]byte, map[string]*url.Userinfo, error) {
 			return nil, nil, fmt.Errorf("line %d: witnesses %s and %s have one URL, %s: one witness per URL", i+1, other, f[1], endpoint)
 		}
 		names[endpoint] = f[1]
-		if user == nil {
+		if !w.HasCredentials() {
 			out = append(out, line...)
 			continue
 		}
-		users[endpoint] = user
+		secrets[endpoint] = w
 		out = fmt.Appendf(out, "witness %s %s %s\n", f[1], f[2], stripped)
 	}
-	return out, users, nil
+	return out, secrets, nil
 }
 
 // urlCredentials is what a URL's user information may hold in a policy
@@ -155,14 +187,20 @@ func stripCredentials(policy []byte) ([]byte, map[string]*url.Userinfo, error) {
 // token's last "@".
 var urlCredentials = regexp.MustCompile(`(^|\s)((?:[A-Za-z][A-Za-z0-9+.-]*:)?//)?[^\s]*@`)
 
-// policyError is err, tessera's, with no URL password in it: tessera's
-// messages quote a policy line or URL whole, and rngd prints them at start.
-// What credentials stripCredentials left in the policy (a line it could
-// not read: a field missing or one too many; a URL that does not parse
-// it refuses itself) are replaced by "xxxxx", "https://u:p@h" and
-// "u:p@h" alike, and the error is that of the policy so redacted.
+// queryValues is a URL query's values in a policy line: after '?' or
+// '&', a key and '=' (kept), or a bare value.
+var queryValues = regexp.MustCompile(`([?&])([^=&\s]*=)?[^&\s]*`)
+
+// policyError is err, tessera's, with no URL password nor query value in
+// it: tessera's messages quote a policy line or URL whole, and rngd prints
+// them at start. What credentials stripCredentials left in the policy (a
+// line it could not read: a field missing or one too many; a URL that
+// does not parse it refuses itself) are replaced by "xxxxx", "https://u:p@h"
+// and "u:p@h" alike, as are a query's values ("?token=xxxxx"), and the
+// error is that of the policy so redacted.
 func policyError(policy []byte, err error) error {
 	redacted := urlCredentials.ReplaceAll(policy, []byte("${1}${2}xxxxx@"))
+	redacted = queryValues.ReplaceAll(redacted, []byte("${1}${2}xxxxx"))
 	if bytes.Equal(redacted, policy) {
 		return err
 	}
@@ -222,14 +260,21 @@ func (m *WitnessMeter) counts(url string) *witnessCounts {
 }
 
 // RoundTrip implements http.RoundTripper. It sends the witness's
-// credentials, if its URL in the policy had any, as http.Client would
-// have.
+// credentials, if its URL in the policy had any: its user information as
+// http.Client would have (HTTP basic authentication), its query on the
+// endpoint.
 func (m *WitnessMeter) RoundTrip(req *http.Request) (*http.Response, error) {
 	c := m.counts(req.URL.String())
-	if u := m.urls[req.URL.String()].user; u != nil && req.Header.Get("Authorization") == "" {
+	w := m.urls[req.URL.String()]
+	if w.HasCredentials() {
 		req = req.Clone(req.Context())
+	}
+	if u := w.user; u != nil && req.Header.Get("Authorization") == "" {
 		password, _ := u.Password()
 		req.SetBasicAuth(u.Username(), password)
+	}
+	if w.query != "" && req.URL.RawQuery == "" {
+		req.URL.RawQuery = w.query
 	}
 	resp, err := m.next.RoundTrip(req)
 	switch {

@@ -2,6 +2,7 @@ package transparency_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -83,14 +84,7 @@ func TestWitnessPolicyCredentials(t *testing.T) {
 // one: their quorum could never be met, one's credentials sent for the
 // other's).
 func TestWitnessPolicyRefusedURLs(t *testing.T) {
-	_, vkey, err := witness.GenerateKey("w.test/witness")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, vkey2, err := witness.GenerateKey("w2.test/witness")
-	if err != nil {
-		t.Fatal(err)
-	}
+	vkey, vkey2 := twoWitnessKeys(t)
 	for name, tc := range map[string]struct{ policy, want string }{
 		"no scheme":     {"witness w " + vkey + " bastion:s3cret@192.0.2.1/\nquorum w\n", "line 1, witness w: its URL is not http:// or https:// with a host"},
 		"no scheme 2":   {"witness w " + vkey + " //bastion:s3cret@192.0.2.1/\nquorum w\n", "line 1, witness w: its URL is not http"},
@@ -132,4 +126,102 @@ func TestWitnessPolicyUserOnly(t *testing.T) {
 	if !ok || w.Shown != "https://xxxxx@[2001:db8::1]:8443/w/add-checkpoint" {
 		t.Errorf("urls = %+v", urls)
 	}
+}
+
+// A token in a witness URL's query (?token=, ?key=, a bare ?TOKEN) is a
+// secret as a password is: kept out of tessera's group (its endpoints,
+// which tessera's messages and http.Client's errors quote), its values
+// redacted where the URL is shown (the banner, metrics, Status), quoted in
+// no refusal; the meter sends the query as written.
+func TestWitnessPolicyQueryHidden(t *testing.T) {
+	vkey, vkey2 := twoWitnessKeys(t)
+	secrets := []string{"s3cret", "k3y", "a0th", "T0KEN"}
+	query := "token=s3cret&key=k3y&auth=a0th&T0KEN"
+	hides := func(s string) bool {
+		for _, v := range secrets {
+			if strings.Contains(s, v) {
+				return false
+			}
+		}
+		return true
+	}
+	got := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case got <- r.URL.RawQuery:
+		default:
+		}
+		http.Error(w, "conflict", http.StatusConflict)
+	}))
+	defer srv.Close()
+	g, urls, err := transparency.ParseWitnessPolicy([]byte("witness w " + vkey + " " + srv.URL + "/w?" + query + "\nquorum w\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := srv.URL + "/w/add-checkpoint"
+	if _, ok := g.Endpoints()[endpoint]; !ok || len(g.Endpoints()) != 1 {
+		t.Fatalf("group endpoints %v, want only %s", g.Endpoints(), endpoint)
+	}
+	if w := urls[endpoint]; w.Shown != endpoint+"?token=xxxxx&key=xxxxx&auth=xxxxx&xxxxx" || !w.HasCredentials() {
+		t.Errorf("witness %+v", w)
+	}
+	meter := transparency.NewWitnessMeter(urls, http.DefaultTransport)
+	resp, err := transparency.NewWitnessClient(meter, 5*time.Second).Post(endpoint, "text/plain", strings.NewReader("old 0\n\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if q := <-got; q != query {
+		t.Errorf("the witness got query %q, want the policy's %q", q, query)
+	}
+	if s := meter.Snapshot(); len(s) != 1 || s[0].Conflicts != 1 || !hides(s[0].URL) {
+		t.Errorf("Snapshot() = %+v", s)
+	}
+	// With a password too, both are redacted.
+	_, urls, err = transparency.ParseWitnessPolicy([]byte("witness w " + vkey + " https://bastion:pw@192.0.2.1/w?key=k3y\nquorum w\n"))
+	if w := urls["https://192.0.2.1/w/add-checkpoint"]; err != nil || w.Shown != "https://bastion:xxxxx@192.0.2.1/w/add-checkpoint?key=xxxxx" {
+		t.Errorf("urls = %+v, %v", urls, err)
+	}
+	// Refusals, tessera's and its own, quote no query value.
+	for name, tc := range map[string]struct{ policy, want string }{
+		"bad key":     {"witness w w.test+00000000+AAAA https://192.0.2.1/w?" + query + "\nquorum w\n", "invalid witness config"},
+		"bad URL":     {"witness w " + vkey + " https://192.0.2.1:port/w?" + query + "\nquorum w\n", "line 1, witness w: its URL does not parse"},
+		"ftp":         {"witness w " + vkey + " ftp://192.0.2.1/w?" + query + "\nquorum w\n", "line 1, witness w: its URL is not http"},
+		"extra field": {"witness w " + vkey + " https://192.0.2.1/w?" + query + " x\nquorum w\n", "invalid witness definition"},
+		"one URL":     {"witness a " + vkey + " https://192.0.2.1/w?" + query + "\nwitness b " + vkey2 + " https://192.0.2.1/w?token=s3cret\ngroup g any a b\nquorum g\n", "line 2: witnesses a and b have one URL, https://192.0.2.1/w/add-checkpoint"},
+	} {
+		_, _, err := transparency.ParseWitnessPolicy([]byte(tc.policy))
+		if err == nil || !hides(err.Error()) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: ParseWitnessPolicy = %v, want %q without the query's values", name, err, tc.want)
+		}
+	}
+	// A witness that cannot be reached: http.Client's error quotes the
+	// endpoint, which holds no query.
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	_, urls, err = transparency.ParseWitnessPolicy([]byte("witness w " + vkey + " " + closed.URL + "/w?" + query + "\nquorum w\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for endpoint := range urls {
+		_, err := transparency.NewWitnessClient(transparency.NewWitnessMeter(urls, http.DefaultTransport), 5*time.Second).Post(endpoint, "text/plain", nil)
+		if err == nil || !hides(err.Error()) {
+			t.Errorf("a witness unreachable: %v, want an error without the query's values", err)
+		}
+	}
+}
+
+// twoWitnessKeys returns the verifier keys of two new witnesses, w.test
+// and w2.test.
+func twoWitnessKeys(t *testing.T) (vkey, vkey2 string) {
+	t.Helper()
+	_, vkey, err := witness.GenerateKey("w.test/witness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, vkey2, err = witness.GenerateKey("w2.test/witness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vkey, vkey2
 }

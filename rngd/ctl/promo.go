@@ -23,6 +23,7 @@ import (
 
 	"tirage.fr/tirage/rngd"
 	"tirage.fr/tirage/rngd/entropy"
+	"tirage.fr/tirage/rngd/internal/boundedfile"
 	rpromo "tirage.fr/tirage/rngd/promo"
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/verifier/promo"
@@ -883,7 +884,7 @@ func (c *promoCmd) open(ctx context.Context) (*rpromo.Appliance, func(), error) 
 	}
 	var policy []byte
 	if c.witnessPolicy != "" {
-		b, err := rngd.ReadBounded(c.witnessPolicy, transparency.MaxWitnessPolicy)
+		b, err := boundedfile.Read(c.witnessPolicy, transparency.MaxWitnessPolicy)
 		if err != nil {
 			return nil, nil, usagef("--witness-policy %s: %v", c.witnessPolicy, err)
 		}

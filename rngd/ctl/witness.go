@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tirage.fr/tirage/rngd"
+	"tirage.fr/tirage/rngd/internal/boundedfile"
 	"tirage.fr/tirage/transparency/witness"
 	vcheckpoint "tirage.fr/tirage/verifier/checkpoint"
 )
@@ -141,7 +142,7 @@ func readWitnessKey(path string) (string, error) {
 func readLogKeys(files []string) ([]*vcheckpoint.Key, error) {
 	var keys []*vcheckpoint.Key
 	for _, file := range files {
-		b, err := rngd.ReadBounded(file, maxVKeyFile)
+		b, err := boundedfile.Read(file, maxVKeyFile)
 		if err != nil {
 			return nil, fmt.Errorf("couldn't read --log %s: %w", file, err)
 		}

@@ -70,6 +70,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"tirage.fr/tirage/rngd/internal/boundedfile"
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/atomicfile"
 	"tirage.fr/tirage/verifier/promo"
@@ -1335,26 +1336,53 @@ func parseIndex(name string, b []byte) (int64, error) {
 	return int64(n), nil
 }
 
+// The state files' bounds: an index file holds a decimal below 2^63
+// (formatIndex), meta.json a few strings and counts from the rules, and
+// the days of a draw (at most a year's).
+const (
+	maxIndexFile = 64
+	maxMetaFile  = 1 << 20
+)
+
 func readIndex(path string) (int64, error) {
-	b, err := os.ReadFile(path)
+	b, err := readState(path, maxIndexFile)
 	if err != nil {
 		return -1, err
 	}
 	return parseIndex(filepath.Base(path), b)
 }
 
-// decodeJSON decodes the content b of state file name into v.
+// decodeJSON decodes the content b of state file name into v. A Meta
+// that names no draw (null, {}) is damaged: Freeze writes it with one.
 func decodeJSON(name string, b []byte, v any) error {
 	if err := json.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("%s is damaged: %w", name, err)
+	}
+	if m, ok := v.(*Meta); ok && m.Draw == "" {
+		return fmt.Errorf("%s is damaged: it names no draw", name)
 	}
 	return nil
 }
 
 func readJSON(path string, v any) error {
-	b, err := os.ReadFile(path)
+	b, err := readState(path, maxMetaFile)
 	if err != nil {
 		return err
 	}
 	return decodeJSON(filepath.Base(path), b, v)
+}
+
+// readState reads state file path of at most limit bytes: a larger one is
+// damaged. Its other errors name the path, and wrap fs.ErrNotExist for a
+// file that is not there.
+func readState(path string, limit int64) ([]byte, error) {
+	b, err := boundedfile.Read(path, limit)
+	var large *boundedfile.TooLargeError
+	switch {
+	case errors.As(err, &large):
+		return nil, fmt.Errorf("%s is damaged: %w", filepath.Base(path), err)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
 }

@@ -46,12 +46,14 @@ func FuzzParseIndex(f *testing.F) {
 }
 
 // FuzzDecodeMeta: a meta.json (read back from the data directory) that
-// decodes is valid JSON; what Freeze would write of the Meta it holds
-// (indented, a newline) decodes again to the same Meta, written again byte
-// for byte; a refusal names the file. Nothing panics.
+// decodes is valid JSON naming a draw; what Freeze would write of the Meta
+// it holds (indented, a newline) decodes again to the same Meta, written
+// again byte for byte; a refusal names the file, and JSON that decodes to
+// a Meta (encoding/json) is refused only when that names no draw (null,
+// {}). Nothing panics.
 func FuzzDecodeMeta(f *testing.F) {
 	for _, m := range []Meta{
-		{Operation: "bonus-crescendo", OpTitle: "Opération « Bonus Crescendo »", Title: "Tirage au sort n° 1",
+		{Operation: "bonus-crescendo", OpTitle: "Opération « Bonus Crescendo »", Draw: "bonus-crescendo/1", Title: "Tirage au sort n° 1",
 			Prize: "Séjour", Date: "2016-06-21", LatestDate: "2016-07-21", Timezone: "Europe/Paris", Rows: 100},
 		{Operation: "bonus-crescendo", Draw: "bonus-crescendo/1", Prize: "Séjour 3 jours/2 nuits à Florence (Italie), 2 000 € TTC",
 			ValueCents: 200000, Currency: "EUR", Days: []string{"2016-06-10", "2016-06-11"}, Reserves: 3, Participants: 12, Withheld: 1,
@@ -64,20 +66,21 @@ func FuzzDecodeMeta(f *testing.F) {
 		}
 		f.Add(append(b, '\n'))
 	}
-	for _, s := range []string{"", "null", "[]", "{", `{"excluded_rows":{}}`, `{"days":[]}`, `{"value_cents":1e3}`, `{"reserves":"1"}`,
+	for _, s := range []string{"", "null", "[]", "{", `{"draw":""}`, `{"draw":"a/1"}`, `{"excluded_rows":{}}`, `{"days":[]}`, `{"value_cents":1e3}`, `{"reserves":"1"}`,
 		`{"Operation":"a","operation":"b"}`, "{\"title\":\"\xff\"}", `{"entrants":99999999999999999999}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var m Meta
 		if err := decodeJSON("meta.json", b, &m); err != nil {
-			if !strings.HasPrefix(err.Error(), "meta.json is damaged: ") {
+			var ref Meta
+			if !strings.HasPrefix(err.Error(), "meta.json is damaged: ") || json.Unmarshal(b, &ref) == nil && ref.Draw != "" {
 				t.Fatalf("%q refused: %v", b, err)
 			}
 			return
 		}
-		if !json.Valid(b) {
-			t.Fatalf("%q is not JSON, read as %+v", b, m)
+		if !json.Valid(b) || m.Draw == "" {
+			t.Fatalf("%q read as %+v", b, m)
 		}
 		written, err := json.MarshalIndent(m, "", "  ")
 		if err != nil {

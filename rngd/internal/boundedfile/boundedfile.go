@@ -1,0 +1,57 @@
+// Package boundedfile reads the files rngd and rngctl are given (named in
+// rngd's configuration, by an rngctl flag) and the state files they keep,
+// none of which may be read whole whatever its size: a damaged or planted
+// huge file would be. Its errors name no path: the caller names the
+// setting, flag or file, and the path if it may (a path may be a secret
+// typed in the wrong place).
+package boundedfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Read reads a file of at most limit bytes; a larger one is refused with a
+// *TooLargeError.
+func Read(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Pathless(err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, Pathless(err)
+	}
+	if int64(len(b)) > limit {
+		return nil, &TooLargeError{Limit: limit}
+	}
+	return b, nil
+}
+
+// TooLargeError: a file Read refused, larger than Limit bytes.
+type TooLargeError struct{ Limit int64 }
+
+func (e *TooLargeError) Error() string { return "larger than " + byteSize(e.Limit) }
+
+// Pathless drops the path from an *os.PathError.
+func Pathless(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// byteSize is n bytes in MiB or KiB when it is a whole number of them.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
