@@ -69,6 +69,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -395,7 +396,7 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	l.cancel = cancel
 	app, shutdown, reader, err := tessera.NewAppender(bgctx, driver, opts)
 	if err != nil {
-		return fail(fmt.Errorf("tilelog: %w: couldn't start tessera: %w", transparency.ErrUnavailable, err))
+		return fail(fmt.Errorf("tilelog: %w: couldn't start tessera: %w", transparency.ErrUnavailable, oneLine{err}))
 	}
 	l.add, l.shutdown = app.Add, shutdown
 	if cfg.wrapAdd != nil {
@@ -411,11 +412,59 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if err := l.recover(bgctx, reader); err != nil {
 		return fail(err)
 	}
+	if l.signed == nil {
+		if err := l.awaitFirstCheckpoint(ctx); err != nil {
+			return fail(err)
+		}
+	}
 	l.wake = make(chan struct{}, 1)
 	go l.journalLoop()
 	l.every(bgctx, indexInterval, l.refreshIndex)
 	l.every(bgctx, l.cfg.CheckpointInterval/2, func(context.Context) { l.checkPublished(time.Now()) })
 	return l, nil
+}
+
+// oneLine is an error of tessera's on one line: its witness group joins
+// the failures of every witness with newlines (errors.Join), and rngd
+// prints Open's error as one line.
+type oneLine struct{ err error }
+
+func (e oneLine) Error() string { return strings.ReplaceAll(e.err.Error(), "\n", "; ") }
+func (e oneLine) Unwrap() error { return e.err }
+
+// awaitFirstCheckpoint waits, for a log that had no checkpoint when Open
+// began, until one is published, for at most Config.CheckpointTimeout: an
+// opened log always has a checkpoint to serve. tessera publishes a new log's
+// first, empty checkpoint when it makes the directory, and Open fails if it
+// cannot (its witnesses down); opened again, the directory has its tree but
+// no checkpoint, which tessera publishes at its next checkpoint interval,
+// once the witnesses' quorum cosigns it.
+func (l *Log) awaitFirstCheckpoint(ctx context.Context) error {
+	deadline := time.NewTimer(l.cfg.CheckpointTimeout)
+	defer deadline.Stop()
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	for {
+		_, err := l.readCheckpoint(0)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("tilelog: waiting for the new log's first checkpoint: %w", ctx.Err())
+		case <-deadline.C:
+			why := ""
+			if l.witnesses != nil {
+				why = ": the witness policy's quorum did not cosign it (a witness down, or not knowing the log's key)"
+			}
+			return fmt.Errorf("tilelog: %w: the new log's first checkpoint was not published within %v%s",
+				transparency.ErrUnavailable, l.cfg.CheckpointTimeout, why)
+		case <-t.C:
+		}
+	}
 }
 
 // checkOrigin refuses to open a log whose existing checkpoint names another
@@ -595,10 +644,10 @@ func (l *Log) AwaitCheckpoint(ctx context.Context, size uint64) (*checkpoint.Che
 		cp, err := l.latest(pollInterval / 2)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			// None published yet: a new log whose first, empty
-			// checkpoint its witnesses did not cosign when tessera
-			// made the directory (witness.go). The next is published
-			// once the tree grows; the stall watch bounds the wait.
+			// None published: Open waits for a new log's first
+			// (awaitFirstCheckpoint), so only a file removed since;
+			// tessera publishes a missing one at its next interval,
+			// and the stall watch bounds the wait.
 		case err != nil:
 			return nil, err
 		case cp.Size >= size:

@@ -133,8 +133,19 @@ func TestWitnessDownAtFirstOpen(t *testing.T) {
 	if l, err := tilelog.Open(context.Background(), cfg); err == nil {
 		l.Close()
 		t.Fatal("a new log opened with its only witness down")
-	} else if !errors.Is(err, transparency.ErrUnavailable) {
-		t.Fatalf("Open with the witness down = %v, want ErrUnavailable", err)
+	} else if !errors.Is(err, transparency.ErrUnavailable) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("Open with the witness down = %q, want ErrUnavailable, on one line", err)
+	}
+	// Opened again with the witness still down, the directory holds
+	// tessera's tree but no checkpoint: Open waits for one, up to the
+	// checkpoint timeout, and fails.
+	short := cfg
+	short.CheckpointInterval, short.CheckpointTimeout, short.WitnessTimeout = 100*time.Millisecond, 400*time.Millisecond, 100*time.Millisecond
+	if l, err := tilelog.Open(context.Background(), short); err == nil {
+		l.Close()
+		t.Fatal("a new log opened a second time with its only witness down")
+	} else if !errors.Is(err, transparency.ErrUnavailable) || !strings.Contains(err.Error(), "first checkpoint was not published") {
+		t.Fatalf("second Open with the witness down = %v, want ErrUnavailable naming the first checkpoint", err)
 	}
 	tw.Down.Store(false)
 	l, err := tilelog.Open(context.Background(), cfg)
@@ -142,6 +153,16 @@ func TestWitnessDownAtFirstOpen(t *testing.T) {
 		t.Fatalf("Open once the witness is back: %v", err)
 	}
 	defer l.Close()
+	// Opened, the log has its first checkpoint to serve (rngd reads it
+	// at once), cosigned.
+	first, err := l.Checkpoint(t.Context())
+	if err != nil {
+		t.Fatalf("Checkpoint just after Open: %v", err)
+	}
+	if first.Size != 0 {
+		t.Fatalf("first checkpoint of size %d, want 0", first.Size)
+	}
+	tw.CosignedAt(t, first.Note)
 	appendLeaves(t, l, 0, 2)
 	cp, err := l.AwaitCheckpoint(t.Context(), 2)
 	if err != nil {
