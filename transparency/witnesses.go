@@ -2,6 +2,7 @@ package transparency
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -218,7 +219,8 @@ type WitnessStat struct {
 	// Cosigned counts the replies with a cosignature (200), Conflicts the
 	// replies giving another size than the one sent (409, retried with
 	// that size), Failures every other reply or a request that got no
-	// reply.
+	// reply, but for one called off (its context cancelled: the quorum
+	// was met without it), which counts in none.
 	Cosigned, Conflicts, Failures uint64
 	// LastCosigned is when the last cosignature came (zero: none yet).
 	LastCosigned time.Time
@@ -278,6 +280,11 @@ func (m *WitnessMeter) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := m.next.RoundTrip(req)
 	switch {
+	case err != nil && errors.Is(req.Context().Err(), context.Canceled):
+		// Called off: the quorum was met without this witness (tessera
+		// and the Trillian client cancel the others' requests), or the
+		// log is closing. Neither a cosignature nor a failure: a
+		// healthy witness slower than the quorum is not shown failing.
 	case err != nil:
 		c.failures.Add(1)
 	case resp.StatusCode == http.StatusOK:

@@ -1,6 +1,7 @@
 package transparency_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -224,4 +225,50 @@ func twoWitnessKeys(t *testing.T) (vkey, vkey2 string) {
 		t.Fatal(err)
 	}
 	return vkey, vkey2
+}
+
+// A request called off (its context cancelled: tessera and the Trillian
+// client cancel the slower witnesses' once the quorum is met) counts
+// neither as a cosignature nor as a failure; one that timed out is a
+// failure.
+func TestWitnessMeterCalledOff(t *testing.T) {
+	vkey, _ := twoWitnessKeys(t)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select { // a slow witness
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	_, urls, err := transparency.ParseWitnessPolicy([]byte("witness w " + vkey + " " + srv.URL + "/w\nquorum w\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := srv.URL + "/w/add-checkpoint"
+	meter := transparency.NewWitnessMeter(urls, http.DefaultTransport)
+	client := transparency.NewWitnessClient(meter, time.Minute)
+	post := func(ctx context.Context) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader("old 0\n\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp, err := client.Do(req); err == nil {
+			resp.Body.Close()
+			t.Fatal("the slow witness answered")
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	post(ctx)
+	if s := meter.Snapshot(); len(s) != 1 || s[0].Failures != 0 || s[0].Cosigned != 0 {
+		t.Errorf("after a request called off: Snapshot() = %+v, want no failure", s)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	post(ctx)
+	if s := meter.Snapshot(); len(s) != 1 || s[0].Failures != 1 {
+		t.Errorf("after a request timed out: Snapshot() = %+v, want 1 failure", s)
+	}
 }
