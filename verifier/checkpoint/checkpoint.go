@@ -182,6 +182,8 @@ func ParseKey(text string) (*Key, error) {
 		k.verifier = &verifier{name: name, id: keyID(name, raw), verify: func(msg, sig []byte) bool {
 			return len(sig) == mldsa44.SignatureSize && mldsa44.Verify(pk, msg, nil, sig)
 		}}
+	case raw[0] == algCosignatureV1:
+		return nil, verdict.Errorf(verdict.MsgLogKeyWitness, clip(text))
 	default:
 		return nil, verdict.Errorf(verdict.MsgLogKeyType, clip(text), raw[0])
 	}

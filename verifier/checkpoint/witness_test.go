@@ -247,3 +247,14 @@ func TestCosignaturesOneKeyTwoNames(t *testing.T) {
 		t.Errorf("ParseWitnesses, one key spelt twice: %d %v", len(ws), err)
 	}
 }
+
+// A witness's cosignature/v1 key given where a log's key is wanted (rngctl
+// witness serve --log, rngverify --log-key) is named for what it is.
+func TestParseKeyWitnessKey(t *testing.T) {
+	w := receipttest.NewWitness("bailiff.test", 1)
+	_, err := checkpoint.ParseKey(w.VKey)
+	var me *verdict.MsgError
+	if !errors.As(err, &me) || me.Msg.ID != verdict.MsgLogKeyWitness {
+		t.Fatalf("ParseKey(a witness key) = %v, want %s", err, verdict.MsgLogKeyWitness)
+	}
+}
