@@ -317,8 +317,11 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		return nil, fmt.Errorf("tilelog: %w", err)
 	}
 	// tessera logs through klog (process-wide): send it to the first
-	// opened log's logger rather than to stderr.
-	klogOnce.Do(func() { klog.SetLogger(logr.FromSlogHandler(cfg.Logger.Handler())) })
+	// opened log's logger rather than to stderr, each kind of message at
+	// most once per klogRepeat (repeatLimiter).
+	klogOnce.Do(func() {
+		klog.SetLogger(logr.FromSlogHandler(newRepeatLimiter(cfg.Logger.Handler(), klogRepeat, time.Now)))
+	})
 	if err := mkdirAll(cfg.Dir); err != nil {
 		return nil, fmt.Errorf("tilelog: couldn't create log directory: %w", err)
 	}
