@@ -618,6 +618,9 @@ type eligibilityResult struct {
 	el        *promo.Eligibility
 	stats     rpromo.IngestStats
 	summary   Summary
+	// inputs are the input files, hashed as they were read: the stake
+	// files in order, then the closed accounts (the freeze binds them).
+	inputs []promo.InputFile
 }
 
 // Summary is summary.json: the counts of an eligibility run.
@@ -633,6 +636,9 @@ type Summary struct {
 	Draws        []SummaryDraw    `json:"draws"`
 	ECredits     int64            `json:"e_credits"`
 	ECreditCents int64            `json:"e_credit_cents"`
+	// Inputs are the files read, with their SHA-256s: what a freeze of
+	// them binds (promo.InputsDigest) and its receipt lists.
+	Inputs []promo.InputFile `json:"inputs"`
 }
 
 // SummaryDay is one participation day's counts.
@@ -658,7 +664,10 @@ type eligibilityInputs struct {
 	rules     *promo.Rules
 	rulesFile []byte
 	closed    promo.Closed
-	stakes    []*os.File // as c.stakes; nil for standard input
+	// closedFile is the closed accounts' input file (its SHA-256 as
+	// read), nil without --closed.
+	closedFile *promo.InputFile
+	stakes     []*os.File // as c.stakes; nil for standard input
 }
 
 func (in *eligibilityInputs) close() {
@@ -697,11 +706,18 @@ func (c *promoCmd) openInputs() (*eligibilityInputs, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--closed %s: couldn't open the closed accounts: %w", c.closed, rngd.Pathless(err))
 		}
-		in.closed, err = rpromo.ReadClosed(f)
+		// Hashed as it is read, to its end (the freeze binds it).
+		h := sha256.New()
+		tee := io.TeeReader(f, h)
+		in.closed, err = rpromo.ReadClosed(tee)
+		if err == nil {
+			_, err = io.Copy(io.Discard, tee)
+		}
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("--closed %s: %w", c.closed, err)
 		}
+		in.closedFile = &promo.InputFile{Role: promo.InputClosed, Name: c.closed, SHA256: hex.EncodeToString(h.Sum(nil))}
 	}
 	for _, name := range c.stakes {
 		var f *os.File
@@ -771,8 +787,14 @@ func (c *promoCmd) eligibility(ctx context.Context, in *eligibilityInputs, o *ou
 	defer rej.Close()
 	t := promo.NewTally(r)
 	var total rpromo.IngestStats
+	var inputs []promo.InputFile
 	for i, name := range c.stakes {
-		st, err := c.ingest(ctx, name, in.stakes[i], t, rej)
+		st, sum, err := c.ingest(ctx, name, in.stakes[i], t, rej)
+		shown := name
+		if name == "-" {
+			shown = "stdin" // as rejected.txt names it
+		}
+		inputs = append(inputs, promo.NewInputFile(promo.InputStakes, shown, sum))
 		total.Lines += st.Lines
 		total.Rejected += st.Rejected
 		total.Counted += st.Counted
@@ -786,8 +808,11 @@ func (c *promoCmd) eligibility(ctx context.Context, in *eligibilityInputs, o *ou
 	if err := rej.Close(); err != nil {
 		return nil, fmt.Errorf("rejected.txt: %w", err)
 	}
+	if in.closedFile != nil {
+		inputs = append(inputs, *in.closedFile)
+	}
 	el := t.Eligibility(in.closed)
-	var sum Summary
+	sum := Summary{Inputs: inputs}
 	if err := o.write(ctx, "e-credits.csv", 0o644, func(w io.Writer) error {
 		var err error
 		sum.ECredits, sum.ECreditCents, err = rpromo.WriteECredits(w, el)
@@ -814,7 +839,7 @@ func (c *promoCmd) eligibility(ctx context.Context, in *eligibilityInputs, o *ou
 	if err := o.write(ctx, "summary.json", 0o644, func(w io.Writer) error { _, err := w.Write(append(js, '\n')); return err }); err != nil {
 		return nil, err
 	}
-	return &eligibilityResult{rules: r, rulesFile: data, el: el, stats: total, summary: sum}, nil
+	return &eligibilityResult{rules: r, rulesFile: data, el: el, stats: total, summary: sum, inputs: inputs}, nil
 }
 
 // printSummary prints eligibility's counts, once its report is in place.
@@ -829,13 +854,20 @@ func (c *promoCmd) printSummary(res *eligibilityResult) {
 	for _, d := range sum.Draws {
 		fmt.Fprintf(c.env.Stdout, "draw %s: %d entrants (%d withheld: closed accounts)\n", d.Draw, d.Entrants, d.Withheld)
 	}
+	// What a freeze of these files binds, and the bailiff compares
+	// (rngverify freeze --stakes … --closed …).
+	for _, in := range sum.Inputs {
+		fmt.Fprintf(c.env.Stdout, "input %s %s sha256:%s\n", in.Role, in.Name, in.SHA256)
+	}
 }
 
 func centsString(c int64) string { return fmt.Sprintf("%d.%02d", c/100, c%100) }
 
 // ingest reads one stake file with a progress bar on standard error; its
-// rejections go to rejects as "<file>:<line>: <field>: <reason>".
-func (c *promoCmd) ingest(ctx context.Context, name string, f *os.File, t *promo.Tally, rejects io.Writer) (rpromo.IngestStats, error) {
+// rejections go to rejects as "<file>:<line>: <field>: <reason>". It
+// returns the file's SHA-256, of the bytes read (standard input too: what
+// was streamed), to their end.
+func (c *promoCmd) ingest(ctx context.Context, name string, f *os.File, t *promo.Tally, rejects io.Writer) (rpromo.IngestStats, [32]byte, error) {
 	var in io.Reader = c.env.Stdin
 	var size int64
 	if f != nil {
@@ -867,14 +899,23 @@ func (c *promoCmd) ingest(ctx context.Context, name string, f *os.File, t *promo
 	if name == "-" {
 		label = "stdin"
 	}
-	st, err := rpromo.IngestFile(ctx, label, in, rpromo.FormatOf(name), t, rejects, progress)
+	h := sha256.New()
+	tee := io.TeeReader(in, h)
+	st, err := rpromo.IngestFile(ctx, label, tee, rpromo.FormatOf(name), t, rejects, progress)
+	if err == nil {
+		// Whatever the framing left unread is hashed too: the digest is
+		// the whole file's.
+		_, err = io.Copy(io.Discard, tee)
+	}
 	if progress != nil {
 		fmt.Fprintln(c.env.Stderr)
 	}
+	var sum [32]byte
 	if err != nil {
-		return st, fmt.Errorf("--stakes %s: %w", name, err)
+		return st, sum, fmt.Errorf("--stakes %s: %w", name, err)
 	}
-	return st, nil
+	h.Sum(sum[:0])
+	return st, sum, nil
 }
 
 // open opens the keys, the entropy generator and the log.
@@ -1046,7 +1087,7 @@ func (c *promoCmd) shareCommitmentFlags(r *promo.Rules, draws []int) (map[int][3
 func freezeRequest(res *eligibilityResult, j int) rpromo.FreezeRequest {
 	return rpromo.FreezeRequest{
 		Rules: res.rules, RulesFile: res.rulesFile, DrawIndex: j, Entrants: res.el.Entrants[j], Withheld: res.el.WithheldEntries[j],
-		Rows: res.stats.Lines, Rejected: res.stats.Rejected, Excluded: res.stats.Excluded,
+		Rows: res.stats.Lines, Rejected: res.stats.Rejected, Excluded: res.stats.Excluded, Inputs: res.inputs,
 	}
 }
 

@@ -95,7 +95,7 @@ func TestPromoReceiptsReissue(t *testing.T) {
 		{"a draw not frozen", []string{"--draw", "2", "--closed", closed}, ExitFail, "bonus-crescendo/2: draw not frozen: the log holds no promo_freeze record of it; no receipt", false},
 		{"every draw, three not frozen", []string{"--closed", closed}, ExitFail, "bonus-crescendo/2: draw not frozen", false},
 		{"a draw not of the rules", []string{"--draw", "9", "--closed", closed}, ExitUsage, `--draw "9" is not a draw of bonus-crescendo`, false},
-		{"other stakes", []string{"--draw", "1", "--stakes", other, "--closed", closed}, ExitFail, "not the inputs of the freeze: the entrant list given", true},
+		{"other stakes", []string{"--draw", "1", "--stakes", other, "--closed", closed}, ExitFail, `not the inputs of the freeze: stakes file "` + other + `" has SHA-256 `, true},
 		{"other rules", []string{"--draw", "1", "--rules", rulesCopy, "--closed", closed}, ExitFail, "not the inputs of the freeze: the rules file given", true},
 	} {
 		out := refused

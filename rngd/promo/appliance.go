@@ -325,6 +325,11 @@ type Meta struct {
 	Rows         int64    `json:"rows"`
 	// Excluded counts valid stake rows that did not count, by reason.
 	Excluded map[string]int64 `json:"excluded_rows,omitempty"`
+	// Inputs are the files the entrant list was computed from, whose
+	// roles and SHA-256s the freeze binds (promo_freeze inputs), with
+	// their names as given: what the receipt lists. None for a freeze
+	// made before freezes bound them.
+	Inputs []promo.InputFile `json:"inputs,omitempty"`
 }
 
 // FreezeRequest freezes one draw.
@@ -342,6 +347,12 @@ type FreezeRequest struct {
 	// required when the rules announce a beacon round for the draw
 	// (promo.ErrNoShareCommitment), optional otherwise.
 	ShareCommitment [32]byte
+	// Inputs are the files Entrants was computed from, each hashed as it
+	// was read: the stake files in the order read, then the closed
+	// accounts (promo.InputsDigest). The freeze binds them; a re-issue
+	// (ReissueReceipt) must give the same. None: the freeze binds no
+	// input file.
+	Inputs []promo.InputFile
 }
 
 // Frozen is a logged freeze.
@@ -453,6 +464,7 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 	rec, err := promo.NewFreeze(promo.FreezeInput{
 		Operation: r.Operation, RulesHash: promo.RulesHash(req.RulesFile), Draw: draw, Tree: tree,
 		Reserves: d.Reserves, Beacon: beacon, KeyID: a.cfg.KeyID, ShareCommitment: req.ShareCommitment, R: rv, Now: now,
+		Inputs: req.Inputs,
 	})
 	if err != nil {
 		return abandon(err)
@@ -466,7 +478,7 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 		Operation: r.Operation, OpTitle: r.Title, Draw: draw, Title: d.Title, Prize: d.Prize, ValueCents: d.ValueCents,
 		Currency: r.Currency, Date: d.Date, LatestDate: r.LatestDate(req.DrawIndex), Timezone: r.Timezone, Reserves: d.Reserves, Beacon: beacon,
 		Participants: participants, Withheld: req.Withheld, Entrants: len(req.Entrants),
-		Rejected: req.Rejected, Rows: req.Rows,
+		Rejected: req.Rejected, Rows: req.Rows, Inputs: req.Inputs,
 	}
 	for i, n := range req.Excluded {
 		if i > 0 && n > 0 {
@@ -534,6 +546,11 @@ func (a *Appliance) resumeFreeze(ctx context.Context, draw, dir string, lp logge
 	var meta Meta
 	if err := readJSON(filepath.Join(dir, "meta.json"), &meta); err != nil {
 		return nil, err
+	}
+	// The receipt lists meta.json's input files: they must be those the
+	// record binds.
+	if err := checkMetaInputs(fr, meta); err != nil {
+		return nil, fmt.Errorf("%s: freeze.leaf is not re-sent (inspect %s): %w", draw, dir, err)
 	}
 	// The record was checked against the rules when it was made; it is
 	// checked again before it is sent, as before it is drawn (Draw): a file
@@ -1156,6 +1173,14 @@ func (a *Appliance) ReissueReceipt(ctx context.Context, req FreezeRequest) (*Fre
 	if h := promo.RulesHash(req.RulesFile); hex.EncodeToString(h[:]) != frozenRules {
 		return nil, fmt.Errorf("%s: %w: the rules file given (sha256 %x) is not the one the freeze binds (sha256 %s); no receipt", draw, ErrNotFreezeInputs, h, frozenRules)
 	}
+	// The input files given are the freeze's (a freeze binding none, made
+	// before freezes did, cannot tell: its list decides), named when one
+	// differs: before the list, which another file changes too.
+	if st.freeze.Inputs != ([32]byte{}) {
+		if err := sameInputs(draw, st.meta.Inputs, req.Inputs); err != nil {
+			return nil, err
+		}
+	}
 	// The root of the list given under the draw's key K, so that any other
 	// list is told from the frozen one by the log's record itself.
 	list := &promo.EntrantList{Draw: draw, Key: st.list.Key, Accounts: req.Entrants}
@@ -1176,6 +1201,40 @@ func (a *Appliance) ReissueReceipt(ctx context.Context, req FreezeRequest) (*Fre
 	return a.receipt(ctx, draw, st)
 }
 
+// sameInputs returns an ErrNotFreezeInputs error naming the first of the
+// files given that is not the freeze's (frozen: its meta.json's, which
+// the record binds), or the role whose number of files differs; nil when
+// they are the same files, in the same order (names aside).
+func sameInputs(draw string, frozen, given []promo.InputFile) error {
+	if err := promo.CompareInputFiles(frozen, given); err != nil {
+		var ce *promo.CheckError
+		if errors.As(err, &ce) {
+			err = ce.Err
+		}
+		return fmt.Errorf("%s: %w: %w; no receipt", draw, ErrNotFreezeInputs, err)
+	}
+	return nil
+}
+
+// checkMetaInputs: the input files meta.json lists (which the receipt
+// shows) are those the freeze record f binds, or none when it binds none.
+func checkMetaInputs(f *record.PromoFreeze, meta Meta) error {
+	if f.Inputs == ([32]byte{}) {
+		if len(meta.Inputs) > 0 {
+			return fmt.Errorf("meta.json lists %d input files, the freeze record binds none", len(meta.Inputs))
+		}
+		return nil
+	}
+	d, err := promo.InputsDigest(meta.Inputs)
+	if err == nil && d != f.Inputs {
+		err = fmt.Errorf("they encode to %x, the record binds %x", d, f.Inputs)
+	}
+	if err != nil {
+		return fmt.Errorf("meta.json's input files are not those the freeze record binds: %w", err)
+	}
+	return nil
+}
+
 // receipt is the receipt of draw, whose state is st, against the log's
 // latest checkpoint.
 func (a *Appliance) receipt(ctx context.Context, draw string, st *drawState) (*FreezeReceipt, error) {
@@ -1188,6 +1247,9 @@ func (a *Appliance) receipt(ctx context.Context, draw string, st *drawState) (*F
 		return nil, err
 	}
 	f := st.freeze
+	if err := checkMetaInputs(f, st.meta); err != nil {
+		return nil, fmt.Errorf("%s: %w; inspect %s", draw, err, st.dir)
+	}
 	lh := sha256.Sum256(st.list.Format())
 	fl := record.LeafHash(st.freezeLeaf)
 	return &FreezeReceipt{
@@ -1198,7 +1260,7 @@ func (a *Appliance) receipt(ctx context.Context, draw string, st *drawState) (*F
 		Freeze:         promo.LoggedRecord{Index: st.freezeIdx, Record: string(st.freezeLeaf), Proof: promo.ProofHex(p)},
 		FreezeLeafHash: hex.EncodeToString(fl[:]),
 		Checkpoint:     string(cp.Note), LogKeys: a.cfg.Log.VerifierKeys(),
-		EntrantsFile: hex.EncodeToString(lh[:]),
+		EntrantsFile: hex.EncodeToString(lh[:]), Inputs: st.meta.Inputs,
 	}, nil
 }
 

@@ -219,6 +219,21 @@ func WriteReceiptPDF(w io.Writer, r *FreezeReceipt) error {
 		d.field("Engagement de l'huissier sur sa contribution", r.ShareCommitment, true)
 	}
 	d.field("Gel effectué le", frenchTime(r.FrozenAt), false)
+	if len(r.Inputs) > 0 {
+		// The files the list was computed from, which the freeze binds:
+		// the bailiff asks the operator for them and compares
+		// (rngverify freeze --stakes … --closed …).
+		d.heading("Fichiers d'entrée (engagés par le gel)")
+		n := 0
+		for _, in := range r.Inputs {
+			label := "Comptes clos (SHA-256)"
+			if in.Role == promo.InputStakes {
+				n++
+				label = fmt.Sprintf("Mises, fichier %d (SHA-256)", n)
+			}
+			d.field(label, in.SHA256+"\n"+d.exact(in.Name), true)
+		}
+	}
 	d.heading("Journal de transparence")
 	d.field("Index de l'enregistrement", fmt.Sprint(r.Freeze.Index), false)
 	d.field("Empreinte du gel", r.FreezeLeafHash, true)

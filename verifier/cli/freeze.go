@@ -1,11 +1,16 @@
 package cli
 
 import (
+	"context"
+	"crypto/sha256"
 	"errors"
 	"flag"
+	"io"
+	"os"
 	"slices"
 
 	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/promo/stakes"
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/verdict"
 )
@@ -14,11 +19,16 @@ func init() {
 	register("freeze", verdict.MsgCmdFreeze, runFreeze)
 }
 
-// runFreeze is rngverify freeze FILE [--entrants LIST]: the bailiff checks
-// the receipt the appliance gave at a promotion's freeze.
+// runFreeze is rngverify freeze FILE [--entrants LIST] [--stakes FILE ...
+// --closed FILE]: the bailiff checks the receipt the appliance gave at a
+// promotion's freeze, and the input files the operator gave them.
 func runFreeze(env Env) int {
 	c := newCommon("freeze")
 	entrants := c.fs.String("entrants", "", "")
+	var stakes multiFlag
+	c.fs.Var(&stakes, "stakes", "")
+	closed := c.fs.String("closed", "", "")
+	rules := c.fs.String("rules", "", "")
 	pos, err := c.parse(env.Args)
 	if errors.Is(err, flag.ErrHelp) {
 		return c.help(env, verdict.MsgUsageFreeze)
@@ -56,6 +66,34 @@ func runFreeze(env Env) int {
 			listRefused = &why
 		}
 	}
+	if *closed != "" && len(stakes) == 0 {
+		return c.usageErr(env, verdict.M(verdict.MsgCLIClosedNoStakes))
+	}
+	if *rules != "" && (len(stakes) == 0 || *entrants == "") {
+		return c.usageErr(env, verdict.M(verdict.MsgCLIFreezeRecompute))
+	}
+	inputs := &receipt.FreezeInputs{}
+	if *rules != "" {
+		// The entrants recomputed from the files, hashed as they are read.
+		if inputs, err = recomputeEntrants(*rules, stakes, *closed); err != nil {
+			return c.usageErr(env, receipt.Cause(err))
+		}
+	} else {
+		// The input files are hashed as they are read (a stake file may
+		// hold millions of rows): only their SHA-256s are compared.
+		for _, in := range []struct {
+			role, flag string
+			names      []string
+		}{{promo.InputStakes, "--stakes", stakes}, {promo.InputClosed, "--closed", nonEmpty(*closed)}} {
+			for _, name := range in.names {
+				sum, err := fileSHA256(name)
+				if err != nil {
+					return c.usageErr(env, verdict.M(verdict.MsgCLIReadInput, in.flag, name, receipt.Cause(fileErr(err))))
+				}
+				inputs.Files = append(inputs.Files, promo.NewInputFile(in.role, name, sum))
+			}
+		}
+	}
 	c.input = pos[0]
 	file, err := readInput(env, pos[0])
 	if err != nil {
@@ -64,10 +102,80 @@ func runFreeze(env Env) int {
 	if c.otherCommand(env, file, pos[0]) {
 		return ExitUsage
 	}
-	if listRefused != nil {
-		return c.report(env, receipt.VerifyFreezeListRefused(file, *listRefused, a), nil)
+	return c.report(env, receipt.VerifyFreezeFiles(file, list, listRefused, inputs, a), nil)
+}
+
+// recomputeEntrants reads the rules and the input files (each once,
+// hashed as it is read) and recomputes the eligibility from them with
+// stakes.Recompute, the code rngctl promo freeze reads them with.
+func recomputeEntrants(rulesPath string, stakeNames []string, closedName string) (*receipt.FreezeInputs, error) {
+	rulesFile, err := readFileMax(rulesPath, maxRules, verdict.MsgLimitRules)
+	if err != nil {
+		return nil, verdict.Errorf(verdict.MsgCLIFreezeRules, rulesPath, receipt.Cause(fileErr(err)))
 	}
-	return c.report(env, receipt.VerifyFreeze(file, list, a), nil)
+	r, err := promo.ParseRules(rulesFile)
+	if err != nil {
+		return nil, verdict.Errorf(verdict.MsgCLIFreezeRules, rulesPath, receipt.Cause(err))
+	}
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	open := func(flag, name string) (stakes.File, error) {
+		f, err := os.Open(name)
+		if err != nil {
+			return stakes.File{}, verdict.Errorf(verdict.MsgCLIReadInput, flag, name, receipt.Cause(fileErr(err)))
+		}
+		files = append(files, f)
+		return stakes.File{Name: name, R: f}, nil
+	}
+	var sf []stakes.File
+	for _, name := range stakeNames {
+		f, err := open("--stakes", name)
+		if err != nil {
+			return nil, err
+		}
+		sf = append(sf, f)
+	}
+	var cf *stakes.File
+	if closedName != "" {
+		f, err := open("--closed", closedName)
+		if err != nil {
+			return nil, err
+		}
+		cf = &f
+	}
+	rc, err := stakes.Recompute(context.Background(), r, sf, cf)
+	if err != nil {
+		return nil, verdict.Errorf(verdict.MsgCLIRecompute, err)
+	}
+	return &receipt.FreezeInputs{Files: rc.Inputs, RulesFile: rulesFile, Eligibility: rc.Eligibility}, nil
+}
+
+// fileSHA256 is the SHA-256 of the file at path, read once, streamed.
+func fileSHA256(path string) ([32]byte, error) {
+	var sum [32]byte
+	f, err := os.Open(path)
+	if err != nil {
+		return sum, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return sum, err
+	}
+	h.Sum(sum[:0])
+	return sum, nil
+}
+
+// nonEmpty is []string{s}, or none for "".
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }
 
 // barePin reports whether p pins a key by its fingerprint alone (a log

@@ -156,7 +156,7 @@ func TestFreezeCommandTampered(t *testing.T) {
 		{"missing list", []string{"freeze", freezeFile, "--pin", pin, "--entrants", filepath.Join(dir, "none.txt")}, ExitUsage, "couldn't read the entrant list"},
 		{"no file", []string{"freeze", "--pin", pin}, ExitUsage, "missing the freeze receipt FILE"},
 		{"two files", []string{"freeze", freezeFile, freezeFile, "--pin", pin}, ExitUsage, "unexpected argument"},
-		{"bad flag", []string{"freeze", freezeFile, "--rules", "x", "--pin", pin}, ExitUsage, "not defined"},
+		{"bad flag", []string{"freeze", freezeFile, "--reserves", "3", "--pin", pin}, ExitUsage, "not defined"},
 		{"bad lang", []string{"freeze", freezeFile, "--pin", pin, "--lang", "de"}, ExitUsage, "--lang"},
 	}
 	for _, c := range cases {

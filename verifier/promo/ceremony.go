@@ -167,12 +167,17 @@ type FreezeInput struct {
 	// ShareCommitment is the bailiff's ShareCommitment(Draw, s), required
 	// with a beacon (optional without).
 	ShareCommitment [32]byte
+	// Inputs are the files the entrant list was computed from, stake
+	// files first (InputsDigest); the record binds their digest. None:
+	// the freeze binds no input file, as older ones.
+	Inputs []InputFile
 }
 
 // NewFreeze makes the freeze record (step 1). It fails when there is no
 // entrant (there is nothing to draw), no VRF key is named (the key is
 // bound at the freeze, before the bailiff's share exists) or a beacon is
-// announced without the bailiff's share commitment (ErrNoShareCommitment).
+// announced without the bailiff's share commitment (ErrNoShareCommitment),
+// or its input files are not a freeze's (InputsDigest).
 func NewFreeze(in FreezeInput) (*record.PromoFreeze, error) {
 	n := uint64(in.Tree.Size())
 	if n == 0 {
@@ -207,13 +212,21 @@ func NewFreeze(in FreezeInput) (*record.PromoFreeze, error) {
 			return nil, fmt.Errorf("%s: %w", in.Draw, ErrNoShareCommitment)
 		}
 	}
+	var inputs [32]byte
+	if len(in.Inputs) > 0 {
+		d, err := InputsDigest(in.Inputs)
+		if err != nil {
+			return nil, fmt.Errorf("input files: %w", err)
+		}
+		inputs = d
+	}
 	return &record.PromoFreeze{
 		Time: in.Now.UTC().Truncate(time.Second), Draw: in.Draw,
 		Promotion: in.Operation, Rules: in.RulesHash,
 		Root: in.Tree.Root(), Count: n,
 		Winners: WinnersPerDraw, Reserves: Ranked(in.Reserves, n) - WinnersPerDraw,
 		Commit: record.Commit(in.R), Beacon: in.Beacon, Key: in.KeyID,
-		ShareCommitment: in.ShareCommitment,
+		ShareCommitment: in.ShareCommitment, Inputs: inputs,
 	}, nil
 }
 

@@ -20,7 +20,7 @@ import (
 // Only the freeze record (Freeze), the checkpoint and the proof are the
 // log's; every other member is what the receipt displays, checked against
 // the record (count, root, commitment, reserves, beacon, share
-// commitment, time, rules hash, leaf hash), or informative: Title, Days,
+// commitment, time, rules hash, leaf hash, input files), or informative: Title, Days,
 // Withheld and Participants are the appliance's bookkeeping, in no record
 // (Participants must be Count + Withheld).
 type FreezeReceipt struct {
@@ -48,6 +48,11 @@ type FreezeReceipt struct {
 	// (hex), for the bailiff to compare with the one they computed; none
 	// in freezes logged before freezes held one.
 	ShareCommitment string `json:"share_commitment,omitempty"`
+	// Inputs are the files the entrant list was computed from (the stake
+	// files, then the closed accounts), whose roles and SHA-256s the
+	// freeze binds (InputsDigest, promo_freeze inputs); none in freezes
+	// logged before freezes bound them. The names are display only.
+	Inputs []InputFile `json:"inputs,omitempty"`
 }
 
 // FreezeReceiptJSON is the receipt file's bytes (indented JSON); the PDF
@@ -71,6 +76,16 @@ const (
 	CheckReceiptFields = "receipt-fields"
 	// CheckEntrantsFile: the list's SHA-256 is the receipt's entrants_sha256.
 	CheckEntrantsFile = "entrants-sha256"
+	// CheckFreezeInputs: the input files the receipt lists are those the
+	// freeze record binds (InputsDigest); a freeze binding none (logged
+	// before freezes did) passes it, FreezeVerified.Inputs nil.
+	CheckFreezeInputs = "freeze-inputs"
+	// CheckInputFiles: the files the bailiff was given are the freeze's
+	// input files (CompareInputFiles).
+	CheckInputFiles = "input-files"
+	// CheckEntrantsRecomputed: the entrant list recomputed from the input
+	// files under the frozen rules is the frozen one (CheckRecomputed).
+	CheckEntrantsRecomputed = "entrants-recomputed"
 )
 
 // FreezeVerified is what a successful VerifyFreezeReceipt established.
@@ -87,6 +102,9 @@ type FreezeVerified struct {
 	// EntrantsFile is the entrant list file's SHA-256 (hex), only when the
 	// list was given and checked.
 	EntrantsFile string
+	// Inputs are the input files the freeze binds, as the receipt lists
+	// them (checked against the record); nil when it binds none.
+	Inputs []InputFile
 }
 
 // VerifyFreezeReceipt checks a freeze receipt file offline: that it is one
@@ -97,7 +115,8 @@ type FreezeVerified struct {
 // index, that it holds the share commitment it must (CheckShareCommitted),
 // that the receipt displays what that record says (draw, count,
 // entrant root, commitment, reserves, beacon, share commitment, time,
-// rules hash, leaf hash) and, with the bailiff's entrant list, that the
+// rules hash, leaf hash), that its input files are those the record binds
+// (CheckFreezeInputs) and, with the bailiff's entrant list, that the
 // list is this draw's, canonical, hashes under its key to the frozen root
 // and count, and is the file whose SHA-256 the receipt gives. Only
 // a.LogKeys is used of the anchors: a freeze holds no VRF proof, and its
@@ -173,6 +192,15 @@ func VerifyFreezeReceipt(file []byte, list *EntrantList, a Anchors) (*FreezeVeri
 		return nil, fail(CheckReceiptFields, verdict.MsgFreezeListDigest, r.EntrantsFile)
 	}
 
+	// 4b. The input files the receipt lists are those the freeze binds:
+	//     their roles and SHA-256s, in order, encode to its inputs.
+	if err := checkFreezeInputs(f, r.Inputs); err != nil {
+		return nil, err
+	}
+	if len(r.Inputs) > 0 {
+		v.Inputs = r.Inputs
+	}
+
 	// 5. The bailiff's path: the list is the frozen one, and the file the
 	//    receipt names.
 	if list == nil {
@@ -188,6 +216,25 @@ func VerifyFreezeReceipt(file []byte, list *EntrantList, a Anchors) (*FreezeVeri
 		return nil, fail(CheckEntrantsFile, verdict.MsgFreezeListFile, v.EntrantsFile, r.EntrantsFile)
 	}
 	return v, nil
+}
+
+// checkFreezeInputs: the input files a receipt lists encode to the inputs
+// the freeze f binds, and list none when it binds none.
+func checkFreezeInputs(f *record.PromoFreeze, files []InputFile) error {
+	if f.Inputs == ([32]byte{}) {
+		if len(files) > 0 {
+			return fail(CheckFreezeInputs, verdict.MsgFreezeInputsUnbound, len(files))
+		}
+		return nil
+	}
+	d, err := InputsDigest(files)
+	if err != nil {
+		return fail(CheckFreezeInputs, verdict.MsgFreezeInputsBad, err)
+	}
+	if d != f.Inputs {
+		return fail(CheckFreezeInputs, verdict.MsgFreezeInputsDiffer, len(files), hex.EncodeToString(d[:]), hex.EncodeToString(f.Inputs[:]))
+	}
+	return nil
 }
 
 // ShareCommitmentHex is the share commitment the freeze f holds, in hex, as

@@ -164,25 +164,47 @@ func TestVerifyFreezeReceiptTampered(t *testing.T) {
 // FuzzVerifyFreezeReceipt: a freeze receipt is untrusted input. Whatever
 // the bytes, VerifyFreezeReceipt does not panic and fails with a
 // *CheckError in the catalog's words; what it accepts, with or without the
-// entrant list, is the fixture's receipt but for white space, member order,
-// the informative members (title, days, withheld, participants), its own
-// log keys when the anchors give them, and without the list the list's
-// SHA-256: the record, the proof and every displayed member are bound.
+// entrant list, is one of the fixtures' receipts (freeze-receipt.json,
+// binding no input file; freeze-inputs-receipt.json, binding three) but
+// for white space, member order, the informative members (title, days,
+// withheld, participants, the input files' names), its own log keys when
+// the anchors give them, and without the list the list's SHA-256: the
+// record, the proof, every displayed member and the input files' roles,
+// order and SHA-256s are bound.
 func FuzzVerifyFreezeReceipt(f *testing.F) {
 	file, rc, list, a := freezeFixture(f)
+	ifile, irc, ilist, ia := freezeInputsFixture(f)
+	fixtures := []struct {
+		file []byte
+		rc   FreezeReceipt
+		list *EntrantList
+		a    Anchors
+	}{{file, rc, list, a}, {ifile, irc, ilist, ia}}
 	compact, _ := json.Marshal(rc)
+	icompact, _ := json.Marshal(irc)
 	for _, b := range [][]byte{
 		file, compact, append(bytes.Clone(file), " \n"...),
+		ifile, icompact,
 		// Slightly broken.
 		bytes.Replace(file, []byte(`"count": 5`), []byte(`"count": 6`), 1),
 		bytes.Replace(file, []byte(`"v": 1,`), []byte(`"v": 1, "v": 1,`), 1),
 		append(bytes.Clone(file), '}'), file[:len(file)/2], []byte(`{"v":1}`), []byte(`[]`),
+		bytes.Replace(ifile, []byte(`"role": "closed"`), []byte(`"role": "stakes"`), 1),
+		bytes.Replace(ifile, []byte(`"name": "stakes-1.csv"`), []byte(`"name": "renamed.csv"`), 1),
+		bytes.Replace(ifile, []byte(`"sha256": "`), []byte(`"sha256": "0`), 1),
+		bytes.Replace(ifile, []byte(`"role": "stakes",`), []byte(`"role": "stakes", "role": "stakes",`), 1),
+		bytes.Replace(ifile, []byte(`"inputs": [`), []byte(`"inputs": [{"role":"stakes","name":"x","sha256":"`+strings.Repeat("0", 64)+`"},`), 1),
+		bytes.Replace(ifile, []byte(`"inputs": [`), []byte(`"inputs": [{"role":"stakes","extra":1},`), 1),
 	} {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		for _, l := range []*EntrantList{nil, list} {
-			v, err := VerifyFreezeReceipt(b, l, a)
+		for k := range 4 {
+			fx, l := fixtures[k/2], fixtures[k/2].list
+			if k%2 == 0 {
+				l = nil
+			}
+			v, err := VerifyFreezeReceipt(b, l, fx.a)
 			if err != nil {
 				var ce *CheckError
 				if !errors.As(err, &ce) || ce.Msg.ID == "" || v != nil {
@@ -195,26 +217,43 @@ func FuzzVerifyFreezeReceipt(f *testing.F) {
 				t.Fatalf("accepted %q, which encoding/json refuses: %v", b, err)
 			}
 			// Only the informative members (in no record) may differ, the
-			// receipt's log keys (the anchors' are used), and without the
-			// list its SHA-256.
-			r.Title, r.Days, r.Withheld, r.Participants, r.LogKeys = rc.Title, rc.Days, rc.Withheld, rc.Participants, rc.LogKeys
-			if l == nil {
-				r.EntrantsFile = rc.EntrantsFile
+			// receipt's log keys (the anchors' are used), the input files'
+			// names, and without the list its SHA-256.
+			want := fx.rc
+			r.Title, r.Days, r.Withheld, r.Participants, r.LogKeys = want.Title, want.Days, want.Withheld, want.Participants, want.LogKeys
+			if len(r.Inputs) == len(want.Inputs) {
+				for j := range r.Inputs {
+					r.Inputs[j].Name = want.Inputs[j].Name
+				}
 			}
-			if again := FreezeReceiptJSON(&r); !bytes.Equal(again, file) {
+			if l == nil {
+				r.EntrantsFile = want.EntrantsFile
+			}
+			if again := FreezeReceiptJSON(&r); !bytes.Equal(again, fx.file) {
 				t.Fatalf("accepted %q, another receipt than the fixture: %s", b, again)
 			}
 		}
 	})
 }
 
-// The fuzz seeds load: the fixture verifies, so the round trip runs.
+// The fuzz seeds load: the fixtures verify, each under its anchors (as the
+// fuzz target runs them), so the round trip runs.
 func TestFreezeFuzzSeedsVerify(t *testing.T) {
 	file, _, list, a := freezeFixture(t)
-	compact, _ := json.Marshal(json.RawMessage(file))
-	for _, b := range [][]byte{file, append(bytes.Clone(file), " \n"...), compact} {
-		if _, err := VerifyFreezeReceipt(b, list, a); err != nil {
-			t.Errorf("seed %.40q: %v", b, err)
+	ifile, _, ilist, ia := freezeInputsFixture(t)
+	renamed := bytes.Replace(ifile, []byte(`"name": "stakes-1.csv"`), []byte(`"name": "renamed.csv"`), 1)
+	for _, c := range []struct {
+		file []byte
+		list *EntrantList
+		a    Anchors
+	}{{file, list, a}, {append(bytes.Clone(file), " \n"...), list, a}, {compactJSON(file), list, a}, {ifile, ilist, ia}, {compactJSON(ifile), ilist, ia}, {renamed, ilist, ia}} {
+		if _, err := VerifyFreezeReceipt(c.file, c.list, c.a); err != nil {
+			t.Errorf("seed %.40q: %v", c.file, err)
 		}
 	}
+}
+
+func compactJSON(b []byte) []byte {
+	out, _ := json.Marshal(json.RawMessage(b))
+	return out
 }

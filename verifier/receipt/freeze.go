@@ -1,6 +1,7 @@
 package receipt
 
 import (
+	"encoding/hex"
 	"encoding/json"
 
 	"tirage.fr/tirage/verifier/promo"
@@ -12,7 +13,7 @@ import (
 var (
 	freezeChecks = []string{
 		promo.CheckReceiptFormat, promo.CheckCheckpoint, promo.CheckFreezeRecord, promo.CheckFreezeInclusion,
-		promo.CheckRules, promo.CheckShareCommitment, promo.CheckReceiptFields,
+		promo.CheckRules, promo.CheckShareCommitment, promo.CheckReceiptFields, promo.CheckFreezeInputs,
 	}
 	freezeListChecks = []string{promo.CheckEntrantList, promo.CheckEntrantRoot, promo.CheckEntrantsFile}
 )
@@ -31,7 +32,19 @@ var (
 // Facts are shown only when the log key is trusted: under an untrusted key
 // the draw, index and leaf hash are only what the receipt says.
 func VerifyFreeze(file []byte, list *promo.EntrantList, a Anchors) *verdict.Verdict {
-	return verifyFreeze(file, list, nil, a)
+	return VerifyFreezeFiles(file, list, nil, nil, a)
+}
+
+// FreezeInputs is what the bailiff was given of a freeze's input files.
+type FreezeInputs struct {
+	// Files are the files' roles and SHA-256s, stake files first, in the
+	// order of the freeze's.
+	Files []promo.InputFile
+	// RulesFile and Eligibility, when Eligibility is not nil: the rules
+	// given and the eligibility recomputed from the files under them
+	// (stakes.Recompute), checked as entrants-recomputed.
+	RulesFile   []byte
+	Eligibility *promo.Eligibility
 }
 
 // VerifyFreezeListRefused is VerifyFreeze for a receipt given with an
@@ -40,10 +53,16 @@ func VerifyFreeze(file []byte, list *promo.EntrantList, a Anchors) *verdict.Verd
 // entrant-list failed with why — whatever the receipt's checks found, so
 // that both are seen — and the list's other checks not reached.
 func VerifyFreezeListRefused(file []byte, why verdict.Msg, a Anchors) *verdict.Verdict {
-	return verifyFreeze(file, nil, &why, a)
+	return VerifyFreezeFiles(file, nil, &why, nil, a)
 }
 
-func verifyFreeze(file []byte, list *promo.EntrantList, listRefused *verdict.Msg, a Anchors) *verdict.Verdict {
+// VerifyFreezeFiles is VerifyFreeze (listRefused nil) or
+// VerifyFreezeListRefused, with the input files the bailiff was given (in:
+// nil or no Files, not given), compared with those the freeze binds
+// (promo.CompareInputFiles) as check input-files, and with the entrants
+// recomputed from them (in.Eligibility), checked against the frozen list
+// (promo.CheckRecomputed) as entrants-recomputed.
+func VerifyFreezeFiles(file []byte, list *promo.EntrantList, listRefused *verdict.Msg, in *FreezeInputs, a Anchors) *verdict.Verdict {
 	v := verdict.New(DocFreezeReceipt, verdict.MsgSubjectFreezeReceipt)
 	draw, docKeys := freezeProbe(file)
 	if draw != "" {
@@ -81,6 +100,25 @@ func verifyFreeze(file []byte, list *promo.EntrantList, listRefused *verdict.Msg
 	case list == nil:
 		v.Skip(promo.CheckEntrantRoot, verdict.MsgPublicOnly)
 	}
+	if in == nil {
+		in = &FreezeInputs{}
+	}
+	freezeInputs(v, res, in.Files)
+	if in.Eligibility != nil {
+		switch {
+		case res == nil || listRefused != nil:
+			v.Skip(promo.CheckEntrantsRecomputed, verdict.MsgNotReached)
+		case list == nil:
+			v.Skip(promo.CheckEntrantsRecomputed, verdict.MsgRecomputedNoList)
+		default:
+			if err := promo.CheckRecomputed(res.Freeze, in.RulesFile, in.Eligibility, list.Key); err != nil {
+				_, ce := failedCheck(err, promo.CheckEntrantsRecomputed)
+				v.Fail(promo.CheckEntrantsRecomputed, verdict.MsgSame, CheckErrorMsg(ce))
+			} else {
+				v.Pass(promo.CheckEntrantsRecomputed, verdict.MsgRecomputedOK, res.Freeze.Count)
+			}
+		}
+	}
 	// The witnesses, on the receipt's checkpoint (it includes the freeze:
 	// freeze-inclusion), under the keys promo.VerifyFreezeReceipt used.
 	cpKeys := logKeys
@@ -107,9 +145,45 @@ func verifyFreeze(file []byte, list *promo.EntrantList, listRefused *verdict.Msg
 		if res.EntrantsFile != "" {
 			v.FactNamed(verdict.M(verdict.MsgFreezeFactList), verdict.MsgSha256, res.EntrantsFile)
 		}
+		// The files the bailiff asks the operator for, to compare.
+		n := map[string]int{}
+		for _, in := range res.Inputs {
+			n[in.Role]++
+			v.FactNamed(verdict.M(verdict.MsgFreezeFactInput, in.Role, n[in.Role]), verdict.MsgFreezeFactInputValue, in.SHA256, in.Name)
+		}
 		v.FactNamed(verdict.M(verdict.MsgFreezeFactReceipt), verdict.MsgSha256, promo.Fingerprint(file))
 	}
 	return v
+}
+
+// freezeInputs says what the freeze binds of its input files (freeze-inputs:
+// a freeze binding none, logged before freezes did, is noted, not failed)
+// and, with the files given, whether they are those (input-files).
+func freezeInputs(v *verdict.Verdict, res *promo.FreezeVerified, files []promo.InputFile) {
+	if res != nil {
+		if res.Inputs == nil {
+			v.Set(promo.CheckFreezeInputs, verdict.StatusSkip, verdict.MsgFreezeInputsNone)
+		} else {
+			v.Set(promo.CheckFreezeInputs, verdict.StatusPass, verdict.MsgFreezeInputsOK, len(res.Inputs), hex.EncodeToString(res.Freeze.Inputs[:]))
+		}
+	}
+	switch {
+	case len(files) == 0 && res != nil && res.Inputs == nil:
+		// Nothing to ask for: freeze-inputs says so.
+	case len(files) == 0:
+		v.Skip(promo.CheckInputFiles, verdict.MsgInputFilesNotGiven)
+	case res == nil:
+		v.Skip(promo.CheckInputFiles, verdict.MsgNotReached)
+	case res.Inputs == nil:
+		v.Skip(promo.CheckInputFiles, verdict.MsgInputFilesUnchecked)
+	default:
+		if err := promo.CompareInputFiles(res.Inputs, files); err != nil {
+			_, ce := failedCheck(err, promo.CheckInputFiles)
+			v.Fail(promo.CheckInputFiles, verdict.MsgSame, CheckErrorMsg(ce))
+		} else {
+			v.Pass(promo.CheckInputFiles, verdict.MsgInputFilesOK, len(files))
+		}
+	}
 }
 
 // FreezeDraw is the draw a freeze receipt names ("" when it names none or

@@ -67,7 +67,7 @@ func TestVerifyFreezeListRefused(t *testing.T) {
 		got = append(got, c.Name+" "+string(c.Status))
 	}
 	want := []string{"log-key pass", "format pass", "checkpoint-signature pass", "freeze-record pass", "freeze-inclusion pass",
-		"rules-hash pass", "share-commitment pass", "receipt-fields pass", "entrant-list fail", "entrant-root skip", "entrants-sha256 skip"}
+		"rules-hash pass", "share-commitment pass", "receipt-fields pass", "freeze-inputs skip", "entrant-list fail", "entrant-root skip", "entrants-sha256 skip"}
 	if strings.Join(got, ", ") != strings.Join(want, ", ") {
 		t.Errorf("checks %q, want %q", got, want)
 	}

@@ -167,7 +167,7 @@ func alphaDoc(t *testing.T) string {
 		{record.KindPick, "pick `index` (0 = first) of `number`: good or losing, VRF proof and β"},
 		{record.KindDecision, "at tier 1..3: continue or stop"},
 		{record.KindGameEnd, "won / lost / expired / refunded, amounts, and r revealed"},
-		{record.KindPromoFreeze, "a promotion draw's entrant list frozen: root, count, winners, reserves, H(r), beacon round, the VRF key that will draw it, the bailiff's share commitment"},
+		{record.KindPromoFreeze, "a promotion draw's entrant list frozen: root, count, winners, reserves, H(r), beacon round, the VRF key that will draw it, the bailiff's share commitment, the digest of the input files (stakes, closed accounts)"},
 		{record.KindPromoDraw, "the promotion draw: r, bailiff share s, beacon value, ranking (winners then reserves), proof"},
 		{record.KindAttestation, "the digest of a signed statement (DSSE), its type and signing key"},
 	} {
@@ -344,6 +344,10 @@ func alphaDoc(t *testing.T) string {
 	p("together could try shares once the round is published and keep the winners they prefer. A\n")
 	p("freeze logged before `share_commitment` existed holds none: its draw verifies, and verifiers say\n")
 	p("the beacon does not rule out such a choice.\n\n")
+	p("A freeze's `inputs` binds the files the entrant list was computed from: SHA-256(\"tirage/freeze-inputs/v1\"\n")
+	p("|| u32be(n) || for each of the n files, in order (the stake files as given, then the closed\n")
+	p("accounts): u32be(len(role)) || role || SHA-256(file)), role `stakes` or `closed`\n")
+	p("(`promo.InputsDigest`; docs/promotions.md). A freeze logged before `inputs` existed binds none.\n\n")
 	root := sha256.Sum256([]byte("entrants"))
 	share := []byte("bailiff share")
 	beacon := bytes.Repeat([]byte{0xee}, 32)

@@ -440,6 +440,11 @@ type PromoFreeze struct {
 	// ShareCommitment is promo.ShareCommitment(draw, share) of the share
 	// the draw must hold; zero in older freezes.
 	ShareCommitment [32]byte `rec:"share_commitment,omitempty"`
+	// Inputs is promo.InputsDigest of the input files the entrant list
+	// was computed from (the stake files, then the closed accounts): their
+	// roles and SHA-256s, in order. Zero in older freezes, which bind no
+	// input file.
+	Inputs [32]byte `rec:"inputs,omitempty"`
 }
 
 // Kind implements Record.

@@ -49,7 +49,7 @@ func samples() []record.Record {
 		&record.GameEnd{Time: t0.Add(9 * time.Minute), Game: "g-000042", Result: record.ResultWon, Tier: 2, Win: 12000, Secret: secret, Prev: h32("previous leaf")},
 		&record.PromoFreeze{Time: t0, Draw: "BC-2016-1", Promotion: "bonus-crescendo", Rules: h32("rules file"), Root: h32("entrants"), Count: 48213,
 			Winners: 1, Reserves: 3, Commit: record.Commit(secret), Beacon: "drand quicknet round 1234567", Key: "vrf-1",
-			ShareCommitment: h32("bailiff share commitment")},
+			ShareCommitment: h32("bailiff share commitment"), Inputs: h32("freeze input files")},
 		&record.PromoDraw{Time: t0.Add(time.Hour), Draw: "BC-2016-1", Root: h32("entrants"), Count: 48213, Winners: 1, Reserves: 3,
 			Commit: record.Commit(secret), Secret: secret, Share: []byte("bailiff share"),
 			Beacon: "drand quicknet round 1234567", BeaconValue: bytes.Repeat([]byte{0xee}, 32),
@@ -168,7 +168,7 @@ func TestRejects(t *testing.T) {
 }
 
 // TestPromoFreezeKey: a freeze names the VRF key that will draw it, as
-// "key" between "draw" and "kind"; a freeze logged before "key" existed
+// "key" between "draw" (or "inputs") and "kind"; a freeze logged before "key" existed
 // (the golden leaf without it) still parses, to a record without a key,
 // and formats back to the same bytes. An empty "key" member is not
 // canonical (omitted when empty).
@@ -177,7 +177,7 @@ func TestPromoFreezeKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(golden, []byte(`"draw":"BC-2016-1","key":"vrf-1","kind":"promo_freeze"`)) {
+	if !bytes.Contains(golden, []byte(`","key":"vrf-1","kind":"promo_freeze"`)) {
 		t.Fatalf("the golden freeze does not name its key where the canonical order puts it: %s", golden)
 	}
 	legacy := bytes.Replace(golden, []byte(`"key":"vrf-1",`), nil, 1)
@@ -244,6 +244,53 @@ func TestPromoFreezeShareCommitment(t *testing.T) {
 		"all zero":  `"share_commitment":"` + strings.Repeat("0", 64) + `"`,
 		"too short": `"share_commitment":"` + hex.EncodeToString(c[:31]) + `"`,
 		"upper hex": `"share_commitment":"` + strings.ToUpper(hex.EncodeToString(c[:])) + `"`,
+	} {
+		leaf := bytes.Replace(golden, []byte(member), []byte(bad), 1)
+		if _, err := record.Parse(leaf); !errors.Is(err, record.ErrMalformed) {
+			t.Errorf("%s: %v, want %v", name, err, record.ErrMalformed)
+		}
+	}
+}
+
+// TestPromoFreezeInputs: a freeze binds its input files' digest as
+// "inputs" between "draw" and "key"; a freeze logged before it existed
+// (the golden leaf without it) still parses, to a record binding none, and
+// formats back to the same bytes. An all-zero member is not canonical
+// (omitted when empty), nor is one of another length or in upper case.
+func TestPromoFreezeInputs(t *testing.T) {
+	golden, err := os.ReadFile(goldenPath(record.KindPromoFreeze))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := h32("freeze input files")
+	member := `"inputs":"` + hex.EncodeToString(in[:]) + `"`
+	if !bytes.Contains(golden, []byte(`"draw":"BC-2016-1",`+member+`,"key":`)) {
+		t.Fatalf("the golden freeze does not hold its inputs where the canonical order puts them: %s", golden)
+	}
+	legacy := bytes.Replace(golden, []byte(member+`,`), nil, 1)
+	for _, tc := range []struct {
+		name string
+		leaf []byte
+		want [32]byte
+	}{{"with inputs", golden, in}, {"legacy, none", legacy, [32]byte{}}} {
+		r, err := record.Parse(tc.leaf)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		f, ok := r.(*record.PromoFreeze)
+		if !ok || f.Inputs != tc.want {
+			t.Fatalf("%s: parsed %+v, want inputs %x", tc.name, r, tc.want)
+		}
+		back, err := record.Format(f)
+		if err != nil || !bytes.Equal(back, tc.leaf) {
+			t.Errorf("%s: formats back to %s (%v), want %s", tc.name, back, err, tc.leaf)
+		}
+	}
+	for name, bad := range map[string]string{
+		"all zero":  `"inputs":"` + strings.Repeat("0", 64) + `"`,
+		"too short": `"inputs":"` + hex.EncodeToString(in[:31]) + `"`,
+		"upper hex": `"inputs":"` + strings.ToUpper(hex.EncodeToString(in[:])) + `"`,
+		"empty":     `"inputs":""`,
 	} {
 		leaf := bytes.Replace(golden, []byte(member), []byte(bad), 1)
 		if _, err := record.Parse(leaf); !errors.Is(err, record.ErrMalformed) {

@@ -2642,6 +2642,60 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"entrants_sha256 du reçu, « %s », n'est pas un SHA-256 (64 chiffres hexadécimaux minuscules)"},
 	MsgFreezeListFile: {"the entrant list's SHA-256 is %s, the receipt says %s",
 		"le SHA-256 de la liste des participants est %s, le reçu indique %s"},
+	// The input files a freeze binds (promo.InputsDigest, promo_freeze
+	// inputs; freeze-inputs and input-files checks).
+	MsgFreezeInputsNoStakes: {"no stake file first among the input files: a freeze's entrants are counted from its stake files",
+		"aucun fichier de mises en tête des fichiers d'entrée : les participants d'un gel sont comptés à partir de ses fichiers de mises"},
+	MsgFreezeInputRole: {"input file %d: role %q is neither stakes nor closed",
+		"fichier d'entrée %d : le rôle « %s » n'est ni stakes ni closed"},
+	MsgFreezeInputClosedLast: {"input file %d: the closed-accounts file must be the last one",
+		"fichier d'entrée %d : le fichier des comptes clos doit être le dernier"},
+	MsgFreezeInputDigest: {"input file %d: sha256 %q is not a SHA-256 (64 lowercase hex digits)",
+		"fichier d'entrée %d : sha256 « %s » n'est pas un SHA-256 (64 chiffres hexadécimaux minuscules)"},
+	MsgFreezeInputsBad: {"the receipt's input files are not a freeze's: %w",
+		"les fichiers d'entrée du reçu ne sont pas ceux d'un gel : %w"},
+	MsgFreezeInputsDiffer: {"the %d input files the receipt lists encode to %s, the freeze record binds %s: the list was edited, or is not this freeze's",
+		"les %d fichiers d'entrée que liste le reçu donnent %s, l'enregistrement du gel engage %s : la liste a été modifiée, ou n'est pas celle de ce gel"},
+	MsgFreezeInputsUnbound: {"the receipt lists %d input files, but the freeze record binds none",
+		"le reçu liste %d fichiers d'entrée, mais l'enregistrement du gel n'en engage aucun"},
+	MsgFreezeInputsOK: {"the freeze binds the %d input files the receipt lists (%s)",
+		"le gel engage les %d fichiers d'entrée que liste le reçu (%s)"},
+	MsgFreezeInputsNone: {"the freeze binds no input files (logged before freezes did): an entrant left out of the stake files before the freeze cannot be detected from it",
+		"le gel n'engage aucun fichier d'entrée (journalisé avant que les gels ne le fassent) : un participant retiré des fichiers de mises avant le gel ne peut pas y être détecté"},
+	MsgInputFilesCount: {"%d %s files given, the freeze binds %d",
+		"%d fichiers %s fournis, le gel en engage %d"},
+	MsgInputFileDiffers: {"%s file %q has SHA-256 %s, but the freeze's %s file %d (%q on the receipt) has %s: it is not the file the entrants were computed from",
+		"le fichier %s « %s » a pour SHA-256 %s, mais le fichier %s n° %d du gel (« %s » sur le reçu) a %s : ce n'est pas le fichier à partir duquel les participants ont été calculés"},
+	MsgInputFilesOK: {"the %d files given are the freeze's input files, in order",
+		"les %d fichiers fournis sont les fichiers d'entrée du gel, dans l'ordre"},
+	MsgInputFilesNotGiven: {"no input file given (--stakes, --closed): ask the operator for the stake and closed-accounts files to check that the entrants were computed from them",
+		"aucun fichier d'entrée fourni (--stakes, --closed) : demandez à l'exploitant les fichiers de mises et des comptes clos pour vérifier que les participants en ont été calculés"},
+	MsgInputFilesUnchecked: {"the files given cannot be checked: the freeze binds no input files",
+		"les fichiers fournis ne peuvent pas être vérifiés : le gel n'engage aucun fichier d'entrée"},
+	MsgRecomputedOK: {"the %d entrants recomputed from the input files under the frozen rules hash, under the list's key, to the frozen root and count: these files give the frozen list",
+		"les %d participants recalculés à partir des fichiers d'entrée selon le règlement gelé donnent, sous la clé de la liste, la racine et le nombre gelés : ces fichiers donnent la liste gelée"},
+	MsgRecomputedCount: {"the input files give %d entrants under the frozen rules, the freeze %d: the frozen list is not the one these files give",
+		"les fichiers d'entrée donnent %d participants selon le règlement gelé, le gel %d : la liste gelée n'est pas celle que donnent ces fichiers"},
+	MsgRecomputedRoot: {"the input files give %d entrants under the frozen rules, as many as frozen, but another list: it does not hash to the frozen root",
+		"les fichiers d'entrée donnent %d participants selon le règlement gelé, autant que gelés, mais une autre liste : elle ne donne pas la racine gelée"},
+	MsgRecomputedRules: {"the entrants were not recomputed under the rules the freeze binds",
+		"les participants n'ont pas été recalculés selon le règlement qu'engage le gel"},
+	MsgRecomputedNoList: {"the entrant list (--entrants LIST) is needed: its key hashes the list",
+		"la liste des participants (--entrants LISTE) est nécessaire : sa clé sert au hachage de la liste"},
+	MsgCLIFreezeRecompute: {"--rules FILE recomputes the entrant list from the input files: it needs --stakes FILE (and --closed FILE, as at the freeze) and --entrants LIST (the list's key)",
+		"--rules FICHIER recalcule la liste des participants à partir des fichiers d'entrée : il demande --stakes FICHIER (et --closed FICHIER, comme lors du gel) et --entrants LISTE (la clé de la liste)"},
+	MsgCLIFreezeRules: {"--rules %s: %v",
+		"--rules %s : %v"},
+	MsgCLIRecompute: {"couldn't read the input files: %v",
+		"impossible de lire les fichiers d'entrée : %v"},
+	MsgFreezeFactInput: {"%s file %d",
+		"fichier %s n° %d"},
+	MsgFreezeFactInputValue: {"sha256:%s (%s)",
+		"sha256:%s (%s)"},
+	MsgCLIClosedNoStakes: {"--closed FILE needs the freeze's stake files too (--stakes FILE, in the receipt's order)",
+		"--closed FICHIER demande aussi les fichiers de mises du gel (--stakes FICHIER, dans l'ordre du reçu)"},
+	MsgCLIReadInput: {"couldn't read %s %s: %v",
+		"impossible de lire %s %s : %v"},
 	MsgSubjectFreezeReceipt: {"promotion freeze receipt",
 		"reçu de gel promotionnel"},
 	MsgSubjectFreeze: {"freeze of promotion draw %s",
@@ -2803,6 +2857,36 @@ const (
 	MsgCLIMissingFreeze     MsgID = "cli-missing-freeze"
 	MsgCLIReadFreeze        MsgID = "cli-read-freeze"
 	MsgCLINoAnchorFreeze    MsgID = "cli-no-anchor-freeze"
+)
+
+// The input files a freeze binds: message ids.
+const (
+	MsgFreezeInputsNoStakes  MsgID = "freeze-inputs-no-stakes"
+	MsgFreezeInputRole       MsgID = "freeze-input-role"
+	MsgFreezeInputClosedLast MsgID = "freeze-input-closed-last"
+	MsgFreezeInputDigest     MsgID = "freeze-input-digest"
+	MsgFreezeInputsBad       MsgID = "freeze-inputs-bad"
+	MsgFreezeInputsDiffer    MsgID = "freeze-inputs-differ"
+	MsgFreezeInputsUnbound   MsgID = "freeze-inputs-unbound"
+	MsgFreezeInputsOK        MsgID = "freeze-inputs-ok"
+	MsgFreezeInputsNone      MsgID = "freeze-inputs-none"
+	MsgInputFilesCount       MsgID = "input-files-count"
+	MsgInputFileDiffers      MsgID = "input-file-differs"
+	MsgInputFilesOK          MsgID = "input-files-ok"
+	MsgInputFilesNotGiven    MsgID = "input-files-not-given"
+	MsgInputFilesUnchecked   MsgID = "input-files-unchecked"
+	MsgFreezeFactInput       MsgID = "freeze-fact-input"
+	MsgFreezeFactInputValue  MsgID = "freeze-fact-input-value"
+	MsgCLIReadInput          MsgID = "cli-read-input"
+	MsgCLIClosedNoStakes     MsgID = "cli-closed-no-stakes"
+	MsgRecomputedOK          MsgID = "recomputed-ok"
+	MsgRecomputedCount       MsgID = "recomputed-count"
+	MsgRecomputedRoot        MsgID = "recomputed-root"
+	MsgRecomputedRules       MsgID = "recomputed-rules"
+	MsgRecomputedNoList      MsgID = "recomputed-no-list"
+	MsgCLIFreezeRecompute    MsgID = "cli-freeze-recompute"
+	MsgCLIFreezeRules        MsgID = "cli-freeze-rules"
+	MsgCLIRecompute          MsgID = "cli-recompute"
 )
 
 // The bailiff's share commitment's message ids.

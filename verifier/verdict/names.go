@@ -114,6 +114,12 @@ var titles = map[string][2]text{
 		{"What the freeze receipt shows (count, root, commitment, reserves, beacon, share commitment, time, rules, leaf hash) is what the logged freeze record says.", "Ce qu'affiche le reçu de gel (nombre, racine, engagement, suppléants, balise, engagement sur la contribution, heure, règlement, empreinte de la feuille) est ce que dit l'enregistrement du gel journalisé."}},
 	"entrants-sha256": {{"entrant list file", "fichier de la liste"},
 		{"The entrant list given is the very file whose SHA-256 the freeze receipt gives.", "La liste des participants fournie est exactement le fichier dont le reçu de gel donne le SHA-256."}},
+	"freeze-inputs": {{"input files bound", "fichiers d'entrée engagés"},
+		{"The stake and closed-accounts files the receipt lists (their SHA-256s, in order) are those the logged freeze record binds: the entrant list was computed from these files, fixed at the freeze.", "Les fichiers de mises et des comptes clos que liste le reçu (leurs SHA-256, dans l'ordre) sont ceux qu'engage l'enregistrement du gel journalisé : la liste des participants a été calculée à partir de ces fichiers, fixés lors du gel."}},
+	"entrants-recomputed": {{"entrants recomputed", "participants recalculés"},
+		{"The entrant list recomputed from the input files given, under the frozen rules and with the code the appliance froze with, is the frozen list: nobody was left out of it or added to it.", "La liste des participants recalculée à partir des fichiers d'entrée fournis, selon le règlement gelé et avec le code avec lequel l'appareil a gelé, est la liste gelée : personne n'en a été retiré ni ajouté."}},
+	"input-files": {{"input files given", "fichiers d'entrée fournis"},
+		{"The stake and closed-accounts files you were given are, byte for byte, the files the freeze binds: the operator cannot have withheld a player's rows from them unseen.", "Les fichiers de mises et des comptes clos qui vous ont été fournis sont, octet pour octet, ceux qu'engage le gel : l'exploitant ne peut en avoir retiré les lignes d'un joueur sans que cela se voie."}},
 
 	// Attestations (rngverify attestation, docs/attestations.md; "attestations": rngverify audit).
 	"envelope": {{"envelope", "enveloppe"},

@@ -3,7 +3,7 @@ package verdict
 // rngverify freeze's usage text (MsgUsageFreeze), in the catalog like the
 // other commands' (usage.go).
 const (
-	usageFreezeEN = `usage: rngverify freeze FILE [--entrants LIST] (trust flags) [--lang fr|en] [--json]
+	usageFreezeEN = `usage: rngverify freeze FILE [--entrants LIST] [--stakes FILE ... [--closed FILE] [--rules FILE]] (trust flags) [--lang fr|en] [--json]
 
 Checks a promotion's freeze receipt (<draw>-receipt.json, the file whose
 SHA-256 the receipt's PDF prints), as the appliance hands it to the bailiff
@@ -15,11 +15,21 @@ at the freeze, offline:
                     entrant root, commitment H(r), reserves, beacon, the
                     bailiff's share commitment (shown: compare it with the
                     one rngverify share-commitment printed), time, rules
-                    SHA-256 and the record's leaf hash
+                    SHA-256 and the record's leaf hash; the input files the
+                    receipt lists (role, SHA-256) are those the record binds
+                    (a freeze logged before freezes bound them is noted)
   --entrants LIST   the bailiff's checks too: the private entrant list
                     (<draw>-entrants.txt) is this draw's, canonical, hashes
                     under its key to the frozen root and count, and is the
                     file whose SHA-256 the receipt gives
+  --stakes FILE     (repeatable, in the receipt's order) and --closed FILE:
+                    the operator's stake and closed-accounts files are, byte
+                    for byte, the input files the freeze binds; the first
+                    that differs is named
+  --rules FILE      with --stakes, --closed and --entrants: the entrant list
+                    recomputed from those files under the rules (the frozen
+                    ones), with the code rngctl froze with, hashes under the
+                    list's key to the frozen root and count
 
 The log's keys must be given (trust flags below: the operator's published key
 file or fingerprint, its key announcement record, or --state); the receipt's
@@ -28,7 +38,7 @@ own keys are never trusted. Without them, rngverify freeze refuses to run
 nothing against the appliance (NOT VERIFIED, exit 1).
 
 `
-	usageFreezeFR = `utilisation : rngverify freeze FICHIER [--entrants LISTE] (options de confiance) [--lang fr|en] [--json]
+	usageFreezeFR = `utilisation : rngverify freeze FICHIER [--entrants LISTE] [--stakes FICHIER ... [--closed FICHIER] [--rules FICHIER]] (options de confiance) [--lang fr|en] [--json]
 
 Vérifie hors ligne le reçu de gel d'une opération promotionnelle
 (<tirage>-receipt.json, le fichier dont le PDF du reçu imprime le SHA-256),
@@ -43,11 +53,23 @@ tel que l'appareil le remet à l'huissier lors du gel :
                     engagement de l'huissier sur sa contribution (affiché :
                     comparez-le à celui qu'a imprimé rngverify
                     share-commitment), heure, SHA-256 du règlement et
-                    empreinte de la feuille
+                    empreinte de la feuille ; les fichiers d'entrée que liste
+                    le reçu (rôle, SHA-256) sont ceux qu'engage
+                    l'enregistrement (un gel journalisé avant que les gels ne
+                    les engagent est signalé)
   --entrants LISTE  les vérifications de l'huissier aussi : la liste privée des
                     participants (<tirage>-entrants.txt) est celle de ce
                     tirage, canonique, donne sous sa clé la racine et le nombre
                     gelés, et c'est le fichier dont le reçu donne le SHA-256
+  --stakes FICHIER  (répétable, dans l'ordre du reçu) et --closed FICHIER :
+                    les fichiers de mises et des comptes clos de l'exploitant
+                    sont, octet pour octet, les fichiers d'entrée qu'engage le
+                    gel ; le premier qui diffère est nommé
+  --rules FICHIER   avec --stakes, --closed et --entrants : la liste des
+                    participants recalculée à partir de ces fichiers selon le
+                    règlement (celui du gel), avec le code avec lequel rngctl a
+                    gelé, donne sous la clé de la liste la racine et le nombre
+                    gelés
 
 Les clés du journal doivent être fournies (options de confiance ci-dessous :
 le fichier de clés ou l'empreinte publiés par l'exploitant, son annonce de
