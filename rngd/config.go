@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	_ "time/tzdata" // Europe/Paris without the system zoneinfo
 	"unicode"
@@ -871,17 +872,18 @@ func (l *LogConfig) checkWitnesses() error {
 	}
 	// Whoever may write the policy may name a witness of their own (one
 	// that cosigns whatever it is sent); whoever may read it, the
-	// credentials its URLs may hold (a bastion's password, a token).
-	fi, err := os.Stat(l.WitnessPolicy)
+	// credentials its URLs may hold (a bastion's password, a token). Its
+	// owner may do both, whatever its mode: root or rngd's user only. The
+	// file checked is the file read.
+	b, fi, err := boundedfile.ReadStat(l.WitnessPolicy, transparency.MaxWitnessPolicy)
 	if err != nil {
-		return fmt.Errorf("config log.witness_policy %s: %w", l.WitnessPolicy, Pathless(err))
+		return fmt.Errorf("config log.witness_policy %s: %w", l.WitnessPolicy, err)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid != 0 && int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("config log.witness_policy %s is owned by uid %d, neither root nor rngd's user (uid %d), who could name a witness of their own: chown it", l.WitnessPolicy, st.Uid, os.Geteuid())
 	}
 	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
 		return fmt.Errorf("config log.witness_policy %s has mode %04o: writable by group or others, who could name a witness of their own: chmod go-w it (0644, 0600 with credentials in its URLs)", l.WitnessPolicy, perm)
-	}
-	b, err := boundedfile.Read(l.WitnessPolicy, transparency.MaxWitnessPolicy)
-	if err != nil {
-		return fmt.Errorf("config log.witness_policy %s: %w", l.WitnessPolicy, err)
 	}
 	_, urls, err := transparency.ParseWitnessPolicy(b)
 	if err != nil {

@@ -146,3 +146,26 @@ func TestConfigWitnessPolicyMode(t *testing.T) {
 		}
 	}
 }
+
+// log.witness_policy owned by a user other than root and rngd's is
+// refused, whatever its mode: its owner may write it (chmod it first).
+func TestConfigWitnessPolicyOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("chown needs root")
+	}
+	cosig, _ := witnessVKeys(t, "bailiff.example/witness")
+	p := writePolicy(t, "witness bailiff "+cosig+" http://127.0.0.1:7490\nquorum bailiff\n")
+	if err := os.Chmod(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := checkTOML(t, configTOML(map[string]string{"log.witness_policy": `"` + p + `"`})); err != nil {
+		t.Fatalf("owned by root: %v", err)
+	}
+	if err := os.Chown(p, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	_, err := checkTOML(t, configTOML(map[string]string{"log.witness_policy": `"` + p + `"`}))
+	if want := "config log.witness_policy " + p + " is owned by uid 65534, neither root nor rngd's user (uid 0)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("owned by uid 65534: %v; want %q", err, want)
+	}
+}

@@ -135,6 +135,10 @@ var (
 		"Requests to a witness that failed (no reply, or a reply other than 200 and 409). Checkpoints wait for the policy's quorum: "+
 			"while it is not reached tirage_log_checkpoint_wait_seconds grows, and past log.checkpoint_timeout every draw is refused.",
 		[]string{"witness", "url"}, nil)
+	witnessCalledOffDesc = prometheus.NewDesc("tirage_log_witness_called_off_total",
+		"Requests to a witness called off before it replied, the quorum met without it: a slower witness's now and then; "+
+			"all of them, with no cosignature, a witness that no longer replies.",
+		[]string{"witness", "url"}, nil)
 	witnessLastDesc = prometheus.NewDesc("tirage_log_witness_last_cosignature_timestamp_seconds",
 		"When a witness last cosigned a checkpoint (Unix time; absent until it has).",
 		[]string{"witness", "url"}, nil)
@@ -144,6 +148,7 @@ func (c witnessCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- witnessCosignedDesc
 	ch <- witnessConflictDesc
 	ch <- witnessFailedDesc
+	ch <- witnessCalledOffDesc
 	ch <- witnessLastDesc
 }
 
@@ -152,6 +157,7 @@ func (c witnessCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(witnessCosignedDesc, prometheus.CounterValue, float64(w.Cosigned), w.Name, w.URL)
 		ch <- prometheus.MustNewConstMetric(witnessConflictDesc, prometheus.CounterValue, float64(w.Conflicts), w.Name, w.URL)
 		ch <- prometheus.MustNewConstMetric(witnessFailedDesc, prometheus.CounterValue, float64(w.Failures), w.Name, w.URL)
+		ch <- prometheus.MustNewConstMetric(witnessCalledOffDesc, prometheus.CounterValue, float64(w.CalledOff), w.Name, w.URL)
 		if !w.LastCosigned.IsZero() {
 			ch <- prometheus.MustNewConstMetric(witnessLastDesc, prometheus.GaugeValue, float64(w.LastCosigned.UnixNano())/1e9, w.Name, w.URL)
 		}

@@ -140,6 +140,9 @@ func testWitnessedReceipts(t *testing.T, useTrillian bool) {
 	if l := grepLines(m, "tirage_log_witness_last_cosignature_timestamp_seconds{"); l == "" {
 		t.Errorf("/metrics has no time of the last cosignature:\n%s", grepLines(m, "tirage_log_witness"))
 	}
+	if l := grepLines(m, `tirage_log_witness_called_off_total{url="`+tw.URL+`/add-checkpoint",witness="bailiff.test/witness"}`); l == "" {
+		t.Errorf("/metrics has no count of the requests called off:\n%s", grepLines(m, "tirage_log_witness"))
+	}
 }
 
 // withWitness is a newTestDaemon option: a test witness of the daemon's

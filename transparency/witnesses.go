@@ -104,15 +104,22 @@ func shownURL(endpoint string, user *url.Userinfo, query string) string {
 	if query != "" {
 		pairs := strings.Split(query, "&")
 		for i, p := range pairs {
-			if k, _, ok := strings.Cut(p, "="); ok {
-				pairs[i] = k + "=xxxxx"
-			} else {
-				pairs[i] = "xxxxx"
-			}
+			pairs[i] = redactPair(p)
 		}
 		u.RawQuery = strings.Join(pairs, "&")
 	}
 	return u.Redacted()
+}
+
+// redactPair is a query's key=value pair with its value redacted
+// ("key=xxxxx"), or all of it ("xxxxx") when it is a bare value: no '=',
+// or one that ends it or is followed by another, as in a token in base64
+// with its padding ("?dGVzdA==").
+func redactPair(p string) string {
+	if k, v, ok := strings.Cut(p, "="); ok && v != "" && v[0] != '=' {
+		return k + "=xxxxx"
+	}
+	return "xxxxx"
 }
 
 // stripCredentials returns policy with the user information and the query
@@ -124,8 +131,8 @@ func shownURL(endpoint string, user *url.Userinfo, query string) string {
 // http:// or https:// with a
 // host (tessera would take "user:password@host/" as an opaque URL, password
 // and all, and quote it in every error); a '#' inside a URL's credentials
-// (it starts a comment: the URL would end there, at another host); two
-// witnesses at one add-checkpoint URL (tessera keeps one of them, so a
+// or its query (it starts a comment: the URL would end there, at another
+// host, or with a token cut short); two witnesses at one add-checkpoint URL (tessera keeps one of them, so a
 // quorum of both could never be met, and one's credentials would be sent
 // for the other).
 func stripCredentials(policy []byte) ([]byte, map[string]WitnessURL, error) {
@@ -142,8 +149,8 @@ func stripCredentials(policy []byte) ([]byte, map[string]WitnessURL, error) {
 			out = append(out, line...)
 			continue
 		}
-		if comment != "" && strings.HasSuffix(text, f[3]) && strings.Contains(strings.Fields(comment)[0], "@") {
-			return nil, nil, fmt.Errorf("line %d, witness %s: a '#' in its URL starts a comment, the URL ends there (write it %%23 in a password; the URL is not quoted: it holds credentials)", i+1, f[1])
+		if comment != "" && strings.HasSuffix(text, f[3]) && (strings.Contains(strings.Fields(comment)[0], "@") || strings.Contains(f[3], "?")) {
+			return nil, nil, fmt.Errorf("line %d, witness %s: a '#' in its URL starts a comment, the URL ends there (write it %%23 in a password or a query value; the URL is not quoted: it holds credentials)", i+1, f[1])
 		}
 		u, err := url.Parse(f[3])
 		if err != nil && strings.ContainsAny(f[3], "@?") {
@@ -188,9 +195,9 @@ func stripCredentials(policy []byte) ([]byte, map[string]WitnessURL, error) {
 // token's last "@".
 var urlCredentials = regexp.MustCompile(`(^|\s)((?:[A-Za-z][A-Za-z0-9+.-]*:)?//)?[^\s]*@`)
 
-// queryValues is a URL query's values in a policy line: after '?' or
-// '&', a key and '=' (kept), or a bare value.
-var queryValues = regexp.MustCompile(`([?&])([^=&\s]*=)?[^&\s]*`)
+// queryPairs is a URL query's pairs in a policy line, each after its '?'
+// or '&' (redacted by redactPair).
+var queryPairs = regexp.MustCompile(`[?&][^&\s]*`)
 
 // policyError is err, tessera's, with no URL password nor query value in
 // it: tessera's messages quote a policy line or URL whole, and rngd prints
@@ -201,7 +208,12 @@ var queryValues = regexp.MustCompile(`([?&])([^=&\s]*=)?[^&\s]*`)
 // error is that of the policy so redacted.
 func policyError(policy []byte, err error) error {
 	redacted := urlCredentials.ReplaceAll(policy, []byte("${1}${2}xxxxx@"))
-	redacted = queryValues.ReplaceAll(redacted, []byte("${1}${2}xxxxx"))
+	redacted = queryPairs.ReplaceAllFunc(redacted, func(p []byte) []byte {
+		if len(p) == 1 {
+			return p
+		}
+		return append(p[:1:1], redactPair(string(p[1:]))...)
+	})
 	if bytes.Equal(redacted, policy) {
 		return err
 	}
@@ -220,8 +232,10 @@ type WitnessStat struct {
 	// replies giving another size than the one sent (409, retried with
 	// that size), Failures every other reply or a request that got no
 	// reply, but for one called off (its context cancelled: the quorum
-	// was met without it), which counts in none.
-	Cosigned, Conflicts, Failures uint64
+	// was met without it), which counts in CalledOff only: a witness
+	// whose requests are all called off (down with no reply, never
+	// refusing) shows them there, not as healthy.
+	Cosigned, Conflicts, Failures, CalledOff uint64
 	// LastCosigned is when the last cosignature came (zero: none yet).
 	LastCosigned time.Time
 }
@@ -236,8 +250,8 @@ type WitnessMeter struct {
 }
 
 type witnessCounts struct {
-	cosigned, conflicts, failures atomic.Uint64
-	last                          atomic.Int64 // unix nanoseconds
+	cosigned, conflicts, failures, calledOff atomic.Uint64
+	last                                     atomic.Int64 // unix nanoseconds
 }
 
 // NewWitnessMeter returns a meter for the witnesses urls lists (as
@@ -284,7 +298,9 @@ func (m *WitnessMeter) RoundTrip(req *http.Request) (*http.Response, error) {
 		// Called off: the quorum was met without this witness (tessera
 		// and the Trillian client cancel the others' requests), or the
 		// log is closing. Neither a cosignature nor a failure: a
-		// healthy witness slower than the quorum is not shown failing.
+		// healthy witness slower than the quorum is not shown failing,
+		// nor one that never replies as healthy (CalledOff).
+		c.calledOff.Add(1)
 	case err != nil:
 		c.failures.Add(1)
 	case resp.StatusCode == http.StatusOK:
@@ -308,7 +324,7 @@ func (m *WitnessMeter) Snapshot() []WitnessStat {
 		if !ok {
 			w.Shown = u // a URL of no witness of the policy: no credentials
 		}
-		s := WitnessStat{Name: w.Name, URL: w.Shown, Cosigned: c.cosigned.Load(), Conflicts: c.conflicts.Load(), Failures: c.failures.Load()}
+		s := WitnessStat{Name: w.Name, URL: w.Shown, Cosigned: c.cosigned.Load(), Conflicts: c.conflicts.Load(), Failures: c.failures.Load(), CalledOff: c.calledOff.Load()}
 		if t := c.last.Load(); t != 0 {
 			s.LastCosigned = time.Unix(0, t)
 		}

@@ -32,33 +32,44 @@ func FuzzWitnessPolicySecrets(f *testing.F) {
 	} {
 		f.Add(s[0], s[1], s[2], s[3])
 	}
-	token := regexp.MustCompile(`^[A-Za-z0-9]{6,}$`)
 	f.Fuzz(func(t *testing.T, scheme, rest, password, value string) {
-		line := "witness w " + vkey + " " + scheme + "user:" + password + "@" + rest + "&k=" + value
-		if !strings.Contains(rest, "?") {
-			line = "witness w " + vkey + " " + scheme + "user:" + password + "@" + rest + "?k=" + value
-		}
-		if !token.MatchString(password) || !token.MatchString(value) || strings.Count(line, password) != 1 || strings.Count(line, value) != 1 ||
-			strings.ContainsAny(scheme+rest, "\n#") || strings.Contains(password, value) || strings.Contains(value, password) {
-			return
-		}
-		hides := func(s string) bool { return !strings.Contains(s, password) && !strings.Contains(s, value) }
-		g, urls, err := transparency.ParseWitnessPolicy([]byte(line + "\nquorum w\n"))
-		if err != nil {
-			if !hides(err.Error()) {
-				t.Fatalf("%q: %v", line, err)
-			}
-			return
-		}
-		for e := range g.Endpoints() {
-			if !hides(e) {
-				t.Fatalf("%q: endpoint %q", line, e)
-			}
-		}
-		for e, w := range urls {
-			if !hides(e) || !hides(w.Shown) || !w.HasCredentials() {
-				t.Fatalf("%q: %q shown as %q", line, e, w.Shown)
-			}
+		for _, pair := range []string{"k=" + value, value + "=="} { // a key's value; a bare token in base64
+			fuzzWitnessSecrets(t, vkey, scheme, rest, password, value, pair)
 		}
 	})
 }
+
+// fuzzWitnessSecrets is one case of FuzzWitnessPolicySecrets: the query
+// pair holds value.
+func fuzzWitnessSecrets(t *testing.T, vkey, scheme, rest, password, value, pair string) {
+	t.Helper()
+	line := "witness w " + vkey + " " + scheme + "user:" + password + "@" + rest + "&" + pair
+	if !strings.Contains(rest, "?") {
+		line = "witness w " + vkey + " " + scheme + "user:" + password + "@" + rest + "?" + pair
+	}
+	if !token.MatchString(password) || !token.MatchString(value) || strings.Count(line, password) != 1 || strings.Count(line, value) != 1 ||
+		strings.ContainsAny(scheme+rest, "\n#") || strings.Contains(password, value) || strings.Contains(value, password) {
+		return
+	}
+	hides := func(s string) bool { return !strings.Contains(s, password) && !strings.Contains(s, value) }
+	g, urls, err := transparency.ParseWitnessPolicy([]byte(line + "\nquorum w\n"))
+	if err != nil {
+		if !hides(err.Error()) {
+			t.Fatalf("%q: %v", line, err)
+		}
+		return
+	}
+	for e := range g.Endpoints() {
+		if !hides(e) {
+			t.Fatalf("%q: endpoint %q", line, e)
+		}
+	}
+	for e, w := range urls {
+		if !hides(e) || !hides(w.Shown) || !w.HasCredentials() {
+			t.Fatalf("%q: %q shown as %q", line, e, w.Shown)
+		}
+	}
+}
+
+// token is a secret of FuzzWitnessPolicySecrets: 6 letters and digits or more.
+var token = regexp.MustCompile(`^[A-Za-z0-9]{6,}$`)

@@ -92,6 +92,7 @@ func TestWitnessPolicyRefusedURLs(t *testing.T) {
 		"ftp":           {"witness w " + vkey + " ftp://bastion:s3cret@192.0.2.1/\nquorum w\n", "its URL is not http"},
 		"no host":       {"witness w " + vkey + " https:///w\nquorum w\n", `its URL "https:///w" is not http`},
 		"'#' password":  {"witness w " + vkey + " https://bastion:12345#s3cret@192.0.2.1/\nquorum w\n", "line 1, witness w: a '#' in its URL starts a comment"},
+		"'#' query":     {"witness w " + vkey + " https://192.0.2.1/w?token=12345#s3cret\nquorum w\n", "line 1, witness w: a '#' in its URL starts a comment"},
 		"one URL":       {"witness a " + vkey + " https://alice:s3cret@192.0.2.1/w\nwitness b " + vkey2 + " https://bob:s3cret@192.0.2.1/w/\ngroup g any a b\nquorum g\n", "line 2: witnesses a and b have one URL, https://192.0.2.1/w/add-checkpoint"},
 		"one URL plain": {"witness a " + vkey + " https://192.0.2.1/w\nwitness b " + vkey2 + " https://192.0.2.1/w\ngroup g all a b\nquorum g\n", "witnesses a and b have one URL"},
 	} {
@@ -105,6 +106,7 @@ func TestWitnessPolicyRefusedURLs(t *testing.T) {
 	for _, p := range []string{
 		"witness w " + vkey + " https://bastion:s3cret@192.0.2.1/ # the bailiff's\nquorum w\n",
 		"witness w " + vkey + " https://bastion:12345%23s3cret@192.0.2.1/\nquorum w\n",
+		"witness w " + vkey + " https://192.0.2.1/w?token=12345%23s3cret # the bailiff's\nquorum w\n",
 	} {
 		if _, _, err := transparency.ParseWitnessPolicy([]byte(p)); err != nil {
 			t.Errorf("ParseWitnessPolicy(%q) = %v", p, err)
@@ -262,13 +264,35 @@ func TestWitnessMeterCalledOff(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	post(ctx)
-	if s := meter.Snapshot(); len(s) != 1 || s[0].Failures != 0 || s[0].Cosigned != 0 {
-		t.Errorf("after a request called off: Snapshot() = %+v, want no failure", s)
+	if s := meter.Snapshot(); len(s) != 1 || s[0].Failures != 0 || s[0].Cosigned != 0 || s[0].CalledOff != 1 {
+		t.Errorf("after a request called off: Snapshot() = %+v, want no failure, 1 called off", s)
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	post(ctx)
-	if s := meter.Snapshot(); len(s) != 1 || s[0].Failures != 1 {
-		t.Errorf("after a request timed out: Snapshot() = %+v, want 1 failure", s)
+	if s := meter.Snapshot(); len(s) != 1 || s[0].Failures != 1 || s[0].CalledOff != 1 {
+		t.Errorf("after a request timed out: Snapshot() = %+v, want 1 failure, still 1 called off", s)
+	}
+}
+
+// A bare token in a witness URL's query that ends in '=' (base64 with its
+// padding: "?dGVzdA==") is redacted whole, not taken for a key shown
+// before an empty value: in the URL shown and in tessera's refusals.
+func TestWitnessPolicyQueryBase64Token(t *testing.T) {
+	vkey, _ := twoWitnessKeys(t)
+	for query, shown := range map[string]string{
+		"dGVzdDEyMw==":            "xxxxx",
+		"dGVzdDEyMw=":             "xxxxx",
+		"k=v&dGVzdDEyMw==":        "k=xxxxx&xxxxx",
+		"token=dGVzdDEyMw==&auth": "token=xxxxx&xxxxx",
+	} {
+		_, urls, err := transparency.ParseWitnessPolicy([]byte("witness w " + vkey + " https://192.0.2.1/w?" + query + "\nquorum w\n"))
+		if w := urls["https://192.0.2.1/w/add-checkpoint"]; err != nil || w.Shown != "https://192.0.2.1/w/add-checkpoint?"+shown {
+			t.Errorf("?%s: shown %q (%v), want ?%s", query, w.Shown, err, shown)
+		}
+		_, _, err = transparency.ParseWitnessPolicy([]byte("witness w " + vkey + " https://192.0.2.1/w?" + query + " x\nquorum w\n"))
+		if err == nil || strings.Contains(err.Error(), "dGVzdDEyMw") || !strings.Contains(err.Error(), "invalid witness definition") {
+			t.Errorf("?%s, a field too many: %v; want refused without the token", query, err)
+		}
 	}
 }

@@ -493,6 +493,11 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 		meta.Days = append(meta.Days, r.Days[i].Date)
 	}
 	mj, _ := json.MarshalIndent(meta, "", "  ")
+	if int64(len(mj)+1) > maxMetaFile {
+		// It could not be read back (readJSON): the draw, once frozen,
+		// could never be drawn.
+		return abandon(fmt.Errorf("%s: freeze refused: its meta.json would be %d bytes, over %d (the rules' titles and prize are too long)", draw, len(mj)+1, maxMetaFile))
+	}
 	for _, f := range []struct {
 		name string
 		data []byte

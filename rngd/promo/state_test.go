@@ -1,6 +1,7 @@
 package promo
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -49,5 +50,28 @@ func TestMetaNamesItsDraw(t *testing.T) {
 	var m Meta
 	if err := decodeJSON("meta.json", []byte(`{"draw":"op/1"}`), &m); err != nil || m.Draw != "op/1" {
 		t.Errorf(`meta.json {"draw":"op/1"}: %+v, %v`, m, err)
+	}
+}
+
+// A freeze whose meta.json would be larger than readJSON reads (a prize
+// over 1 MiB in the rules) is refused before anything is written or
+// appended: frozen, the draw could never be drawn (meta.json damaged).
+func TestFreezeMetaTooLarge(t *testing.T) {
+	r, rulesFile := exampleRules(t)
+	r.Draws[0].Prize = strings.Repeat("<", maxMetaFile/6) // "\u003c" in JSON
+	tmp := t.TempDir()
+	data := filepath.Join(tmp, "data")
+	a, lg := openRandAppliance(t, data, testKeys(t, filepath.Join(tmp, "keys")), &clock{t: freezeAt})
+	defer lg.Close()
+	appends := lg.Stats().Appends
+	_, err := a.Freeze(context.Background(), FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: fiveOf})
+	if err == nil || !strings.Contains(err.Error(), "meta.json would be") {
+		t.Fatalf("Freeze with a prize of %d bytes: %v; want refused", len(r.Draws[0].Prize), err)
+	}
+	if n := lg.Stats().Appends; n != appends {
+		t.Errorf("%d appends after the refusal, want %d", n, appends)
+	}
+	if _, err := os.Stat(filepath.Join(data, "promo", "bonus-crescendo", "1", "meta.json")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("meta.json after the refusal: %v", err)
 	}
 }

@@ -143,6 +143,7 @@ func TestFrenchReasons(t *testing.T) {
 		{"log key name", second(checkpoint.ParseKeys("\nbad name+01234567+AQ==\n")), `line 2: log key "bad name+01234567+AQ==": bad name`, "ligne 2 : clé de journal « bad name+01234567+AQ== » : nom invalide"},
 		{"log key id", second(checkpoint.ParseKey("o+xyz+AQ==")), `log key "o+xyz+AQ==": bad key id`, "identifiant de clé invalide"},
 		{"log key type", second(checkpoint.ParseKey("o+01234567+BwAA")), "unknown signature type 0x07", "type de signature 0x07 inconnu"},
+		{"log key of a witness", second(checkpoint.ParseKey("o+01234567+BAAA")), "a witness's cosignature/v1 key (type 0x04), not a log's signed-note key", "clé cosignature/v1 d'un témoin (type 0x04), pas la clé de note signée d'un journal"},
 		{"no log key", second(checkpoint.ParseKeys("# none\n")), "no log key found", "aucune clé de journal trouvée"},
 		{"state version", second(checkpoint.ParseState([]byte(`{"v":2}`))), "trust state: version 2, want 1", "état de confiance : version 2, 1 attendue"},
 		{"state keys", second(checkpoint.ParseState([]byte(`{"v":1,"logs":{"o":{"keys":[]}}}`))), `trust state: log "o": no key`, "état de confiance : journal « o » : aucune clé"},

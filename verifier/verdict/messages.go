@@ -1260,7 +1260,7 @@ var messages = map[MsgID]text{
 	MsgLogKeyType: {"log key %q: unknown signature type 0x%02x",
 		"clé de journal « %s » : type de signature 0x%02x inconnu"},
 	MsgLogKeyWitness: {"log key %q: a witness's cosignature/v1 key (type 0x04), not a log's signed-note key: give the log's verifier key (its /log/vkey)",
-		"clé de journal « %s » : clé cosignature/v1 d'un témoin (type 0x04), pas la clé de note signée d'un journal : donnez la clé de vérification du journal (son /log/vkey)"},
+		"clé de journal « %s » : clé cosignature/v1 d'un témoin (type 0x04), pas la clé de note signée d'un journal : donnez la clé de vérification du journal (son « /log/vkey »)"},
 	MsgLogKeyMismatch: {"log key %q: key id does not match the key",
 		"clé de journal « %s » : l'identifiant ne correspond pas à la clé"},
 	MsgNoLogKeyFound: {"no log key found",

@@ -10,25 +10,38 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
 // Read reads a file of at most limit bytes; a larger one is refused with a
 // *TooLargeError.
 func Read(path string, limit int64) ([]byte, error) {
+	b, _, err := ReadStat(path, limit)
+	return b, err
+}
+
+// ReadStat is Read, and returns the file's information too: that of the
+// file read (its mode, its owner), not of whatever the path names when it
+// is looked up again.
+func ReadStat(path string, limit int64) ([]byte, fs.FileInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, Pathless(err)
+		return nil, nil, Pathless(err)
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, Pathless(err)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, Pathless(err)
+		return nil, nil, Pathless(err)
 	}
 	if int64(len(b)) > limit {
-		return nil, &TooLargeError{Limit: limit}
+		return nil, nil, &TooLargeError{Limit: limit}
 	}
-	return b, nil
+	return b, fi, nil
 }
 
 // TooLargeError: a file Read refused, larger than Limit bytes.
