@@ -126,7 +126,7 @@ type witnessCollector struct{ l witnessedLog }
 
 var (
 	witnessCosignedDesc = prometheus.NewDesc("tirage_log_witness_cosignatures_total",
-		"Checkpoints a witness of log.witness_policy cosigned (C2SP tlog-witness replies 200), by witness key name and URL.",
+		"Checkpoints a witness of log.witness_policy cosigned (C2SP tlog-witness replies 200 whose cosignature verifies under its key in the policy), by witness key name and URL.",
 		[]string{"witness", "url"}, nil)
 	witnessConflictDesc = prometheus.NewDesc("tirage_log_witness_conflicts_total",
 		"Replies of a witness giving another tree size than the one sent (409, retried with its size at once): a few after a restart or a witness's reset are normal.",

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -15,6 +17,7 @@ import (
 	"time"
 
 	"github.com/transparency-dev/tessera"
+	"golang.org/x/mod/sumdb/note"
 )
 
 // Witnesses, for both backends: a witness policy names the witnesses
@@ -62,7 +65,7 @@ func ParseWitnessPolicy(policy []byte) (tessera.WitnessGroup, map[string]Witness
 	urls := map[string]WitnessURL{}
 	for endpoint, v := range g.Endpoints() {
 		w := secrets[endpoint]
-		w.Name, w.Shown = v.Name(), shownURL(endpoint, w.user, w.query)
+		w.Name, w.Shown, w.verifier = v.Name(), shownURL(endpoint, w.user, w.query), v
 		urls[endpoint] = w
 	}
 	return g, urls, nil
@@ -79,6 +82,9 @@ type WitnessURL struct {
 	// query, which WitnessMeter adds to the endpoint ("": none).
 	user  *url.Userinfo
 	query string
+	// verifier is the witness's cosignature key (the policy's), which
+	// WitnessMeter checks a reply's cosignature with.
+	verifier note.Verifier
 }
 
 // HasCredentials reports whether the witness's URL in the policy holds
@@ -304,8 +310,17 @@ func (m *WitnessMeter) RoundTrip(req *http.Request) (*http.Response, error) {
 	case err != nil:
 		c.failures.Add(1)
 	case resp.StatusCode == http.StatusOK:
-		c.cosigned.Add(1)
-		c.last.Store(time.Now().UnixNano())
+		// Counted a cosignature only once it verifies under the
+		// witness's key in the policy: a witness replying 200 with
+		// another key's (the policy's key wrong, an impostor at the
+		// URL) is failing the quorum, not cosigning.
+		var ok bool
+		if resp, ok = cosignedReply(req, resp, w.verifier); ok {
+			c.cosigned.Add(1)
+			c.last.Store(time.Now().UnixNano())
+		} else {
+			c.failures.Add(1)
+		}
 	case resp.StatusCode == http.StatusConflict:
 		c.conflicts.Add(1)
 	default:
@@ -344,4 +359,46 @@ func NewWitnessClient(meter *WitnessMeter, timeout time.Duration) *http.Client {
 		Timeout:       timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+}
+
+// maxCosignatureReply bounds the add-checkpoint reply WitnessMeter reads
+// (C2SP tlog-witness: the witness's cosignature lines, a few hundred
+// bytes); tessera and the Trillian client then read it from memory.
+const maxCosignatureReply = 64 << 10
+
+// cosignedReply reports whether resp, a witness's 200 reply to the
+// add-checkpoint request req, holds a cosignature of req's checkpoint that
+// verifies under v, and returns resp with its body, read, put back for
+// the caller. A request whose body cannot be had again (no GetBody), or a
+// reply that cannot be read, is no cosignature.
+func cosignedReply(req *http.Request, resp *http.Response, v note.Verifier) (*http.Response, bool) {
+	reply, err := io.ReadAll(io.LimitReader(resp.Body, maxCosignatureReply+1))
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(reply))
+	if err != nil || len(reply) > maxCosignatureReply || v == nil || req.GetBody == nil {
+		return resp, false
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return resp, false
+	}
+	defer body.Close()
+	sent, err := io.ReadAll(io.LimitReader(body, MaxWitnessPolicy+1<<20))
+	if err != nil {
+		return resp, false
+	}
+	// The request is "old N", the consistency proof's lines, a blank
+	// line, then the checkpoint's signed note, whose text ends at its own
+	// blank line: the cosignature lines sign that text.
+	_, cp, ok := bytes.Cut(sent, []byte("\n\n"))
+	if !ok {
+		return resp, false
+	}
+	text, _, ok := bytes.Cut(cp, []byte("\n\n"))
+	if !ok {
+		return resp, false
+	}
+	cosigned := slices.Concat(text, []byte("\n\n"), reply)
+	_, err = note.Open(cosigned, note.VerifierList(v))
+	return resp, err == nil
 }

@@ -1,16 +1,21 @@
 package transparency_test
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"golang.org/x/mod/sumdb/note"
+
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/witness"
 	"tirage.fr/tirage/transparency/witness/witnesstest"
+	"tirage.fr/tirage/verifier/receipt/receipttest"
 )
 
 // A policy line tessera refuses is quoted in its error, which rngd prints
@@ -295,4 +300,70 @@ func TestWitnessPolicyQueryBase64Token(t *testing.T) {
 			t.Errorf("?%s, a field too many: %v; want refused without the token", query, err)
 		}
 	}
+}
+
+// A 200 reply counts as a cosignature only when its cosignature verifies
+// under the witness's key in the policy over the checkpoint sent: a
+// witness replying with another key's (the policy's key wrong, an impostor
+// at its URL) or with no valid line is failing, not cosigning.
+func TestWitnessMeterVerifiesCosignature(t *testing.T) {
+	named := receipttest.NewWitness("w.test", 1)
+	impostor := receipttest.NewWitness("w.test", 2) // the same name, another key
+	signer := func() note.Signer {
+		skey, _, err := note.GenerateKey(nil, "log.test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := note.NewSigner(skey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}()
+	cp, err := note.Sign(&note.Note{Text: "log.test\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"}, signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		reply    func(sent []byte) string
+		cosigned bool
+	}{
+		"its cosignature": {func(sent []byte) string { return lastLine(named.Cosign(sent, time.Now())) }, true},
+		"another key's":   {func(sent []byte) string { return lastLine(impostor.Cosign(sent, time.Now())) }, false},
+		"of another checkpoint": {func([]byte) string {
+			other, _ := note.Sign(&note.Note{Text: "log.test\n2\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n"}, signer)
+			return lastLine(named.Cosign(other, time.Now()))
+		}, false},
+		"no line": {func([]byte) string { return "" }, false},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			_, sent, _ := strings.Cut(string(b), "\n\n")
+			io.WriteString(w, tc.reply([]byte(sent)))
+		}))
+		_, urls, err := transparency.ParseWitnessPolicy([]byte("witness w " + named.VKey + " " + srv.URL + "\nquorum w\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		meter := transparency.NewWitnessMeter(urls, http.DefaultTransport)
+		resp, err := transparency.NewWitnessClient(meter, 5*time.Second).Post(srv.URL+"/add-checkpoint", "text/plain", bytes.NewReader(append([]byte("old 0\n\n"), cp...)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body) // the reply is still there for tessera
+		resp.Body.Close()
+		srv.Close()
+		s := meter.Snapshot()
+		if len(s) != 1 || (s[0].Cosigned == 1) != tc.cosigned || (s[0].Failures == 1) == tc.cosigned || s[0].LastCosigned.IsZero() == tc.cosigned {
+			t.Errorf("%s: Snapshot() = %+v, want cosigned %v", name, s, tc.cosigned)
+		}
+		if tc.cosigned && !strings.HasPrefix(string(got), "— w.test ") {
+			t.Errorf("%s: the caller read %q, not the cosignature", name, got)
+		}
+	}
+}
+
+func lastLine(signed []byte) string {
+	lines := strings.SplitAfter(strings.TrimSuffix(string(signed), "\n"), "\n")
+	return lines[len(lines)-1] + "\n"
 }
