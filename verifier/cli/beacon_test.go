@@ -158,3 +158,27 @@ func TestCertificateRankingAgainstRules(t *testing.T) {
 		}
 	}
 }
+
+// TestCertificateDatesShown: with --rules, a certificate drawn within its
+// dates shows draw-dates passed, titled in both languages (before, the
+// check ran but no row said so: a bailiff could not tell the dates were
+// checked); without --rules there is no such row.
+func TestCertificateDatesShown(t *testing.T) {
+	cert, rules, trust := beaconCertificate(t, 0, "", nil)
+	code, out, errs := runCLI(append([]string{"certificate", cert}, trust...)...)
+	if code != ExitOK || strings.Contains(out, "draw-dates") {
+		t.Fatalf("without --rules: exit %d, want %d and no draw-dates row\n%s%s", code, ExitOK, out, errs)
+	}
+	for lang, want := range map[string]string{
+		"en": "[PASS] draw-dates             dates — frozen after the participation period, drawn between the draw's date and its latest date",
+		"fr": "[OK] draw-dates             dates — gelé après la période de participation, tiré entre la date du tirage et sa date limite",
+	} {
+		code, out, errs := runCLI(append([]string{"certificate", cert, "--rules", rules, "--lang", lang}, trust...)...)
+		if code != ExitOK || !strings.Contains(out, want) {
+			t.Errorf("--rules --lang %s: exit %d, want %d and %q\n%s%s", lang, code, ExitOK, want, out, errs)
+		}
+		if lang == "fr" {
+			frenchOK(t, "draw-dates", out+errs)
+		}
+	}
+}

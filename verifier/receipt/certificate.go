@@ -328,6 +328,9 @@ func CertificateAgainst(v *verdict.Verdict, file []byte, lists map[string]*promo
 		v.Set(promo.CheckRules, verdict.StatusFail, verdict.MsgSame, Cause(err))
 	case given.Rules != nil:
 		v.Set(promo.CheckRules, verdict.StatusPass, verdict.MsgRulesGiven)
+		// promo.Verify checked the dates (only with the rules): say so,
+		// or a bailiff cannot tell they were checked.
+		v.Set(promo.CheckDates, verdict.StatusPass, verdict.MsgDatesKept)
 		if BeaconUnannounced(v) { // and the rules promised none
 			v.Set(promo.CheckBeacon, verdict.StatusSkip, verdict.MsgBeaconNoneNorRules)
 		}

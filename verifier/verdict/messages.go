@@ -279,6 +279,7 @@ const (
 	MsgNotCertificate        MsgID = "not-certificate"
 	MsgListOtherDraw         MsgID = "list-other-draw"
 	MsgRulesGiven            MsgID = "rules-given"
+	MsgDatesKept             MsgID = "dates-kept"
 	MsgTOFU                  MsgID = "tofu"
 	MsgPromoNotCertificate   MsgID = "promo-not-certificate"
 	MsgPromoVersion          MsgID = "promo-version"
@@ -1383,6 +1384,8 @@ var messages = map[MsgID]text{
 		"la liste des participants est celle du tirage « %s », le certificat celui du tirage « %s »"},
 	MsgRulesGiven: {"the rules file given is the frozen one",
 		"le fichier de règlement fourni est bien celui qui a été gelé"},
+	MsgDatesKept: {"frozen after the participation period, drawn between the draw's date and its latest date (the records' times, in the rules' time zone)",
+		"gelé après la période de participation, tiré entre la date du tirage et sa date limite (heures des enregistrements, dans le fuseau du règlement)"},
 	MsgTOFU: {"on first use (--tofu): the certificate's own keys, fingerprints printed on stderr",
 		"à la première utilisation (--tofu) : les propres clés du certificat, empreintes affichées sur la sortie d'erreur"},
 	MsgPromoNotCertificate: {"not a certificate: %w",

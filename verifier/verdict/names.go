@@ -94,6 +94,8 @@ var titles = map[string][2]text{
 		{"The draw was made under the rules file that was frozen.", "Le tirage a été fait selon le règlement qui avait été gelé."}},
 	"freeze-draw-link": {{"freeze then draw", "gel puis tirage"},
 		{"The draw is the draw of this freeze, logged after it, with the same list.", "Le tirage est bien celui de ce gel, journalisé après lui, sur la même liste."}},
+	"draw-dates": {{"dates", "dates"},
+		{"The entrant list was frozen once the participation period was over, and the ceremony held between the draw's date and its latest date, as the rules given set them, by the times sealed in the log.", "La liste des participants a été gelée une fois la période de participation terminée, et la cérémonie tenue entre la date du tirage et sa date limite, telles que les fixe le règlement fourni, selon les heures scellées dans le journal."}},
 	"bailiff-share": {{"bailiff's share", "contribution de l'huissier"},
 		{"The bailiff's contribution entered at the ceremony is in the draw.", "La contribution saisie par l'huissier lors de la cérémonie entre dans le tirage."}},
 	"share-commitment": {{"bailiff's share committed", "contribution de l'huissier engagée"},
