@@ -151,7 +151,7 @@ func recomputeEntrants(rulesPath string, stakeNames []string, closedName string)
 	if err != nil {
 		return nil, verdict.Errorf(verdict.MsgCLIRecompute, err)
 	}
-	return &receipt.FreezeInputs{Files: rc.Inputs, RulesFile: rulesFile, Eligibility: rc.Eligibility}, nil
+	return &receipt.FreezeInputs{Files: rc.Inputs, RulesFile: rulesFile, Eligibility: rc.Eligibility, Rows: rc.Stats.Lines, Rejected: rc.Stats.Rejected}, nil
 }
 
 // fileSHA256 is the SHA-256 of the file at path, read once, streamed.

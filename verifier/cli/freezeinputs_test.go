@@ -187,3 +187,62 @@ func TestFreezeCommandInputsEdited(t *testing.T) {
 		t.Errorf("edited receipt: exit %d\n%s", code, out)
 	}
 }
+
+// Without --rules, a verdict whose input files pass does not read as if
+// the frozen list were what they give: entrants-recomputed is skipped,
+// saying how to check it, whenever the freeze binds files or files are
+// given (a legacy freeze checked without any: nothing to say).
+func TestFreezeCommandNotRecomputed(t *testing.T) {
+	_, pin := freezeInputsFixture(t)
+	in := func(name string) string { return filepath.Join(freezeInputsDir, name) }
+	right := []string{"--stakes", in("stakes-1.csv"), "--stakes", in("stakes-2.csv"), "--closed", in("closed.csv")}
+	_, _, lk := freezeReceiptFixture(t)
+	for _, c := range []struct {
+		name string
+		args []string
+		skip bool
+	}{
+		{"files given", append([]string{"freeze", freezeInputsFile, "--pin", pin, "--entrants", freezeInputsEntrants}, right...), true},
+		{"no file given", []string{"freeze", freezeInputsFile, "--pin", pin, "--entrants", freezeInputsEntrants}, true},
+		{"legacy freeze, files given", append([]string{"freeze", freezeFile, "--pin", lk.Fingerprint()}, right...), true},
+		{"legacy freeze, no file", []string{"freeze", freezeFile, "--pin", lk.Fingerprint()}, false},
+	} {
+		code, out, _ := run(t, c.args...)
+		skipped := strings.Contains(out, "[skip] entrants-recomputed") &&
+			strings.Contains(out, "not recomputed (--rules FILE, with --stakes, --closed and --entrants): that the frozen list is what the input files give is not checked")
+		if code != ExitOK || skipped != c.skip || (!c.skip && strings.Contains(out, "entrants-recomputed")) {
+			t.Errorf("%s: exit %d, skipped %v, want %v:\n%s", c.name, code, skipped, c.skip, out)
+		}
+	}
+	code, out, _ := run(t, append([]string{"freeze", freezeInputsFile, "--pin", pin, "--entrants", freezeInputsEntrants, "--lang", "fr"}, right...)...)
+	if code != ExitOK || !strings.Contains(out, "que la liste gelée soit bien celle que donnent les fichiers d'entrée n'est pas vérifié") {
+		t.Errorf("fr: exit %d\n%s", code, out)
+	}
+	frenchOK(t, "not recomputed", out)
+}
+
+// With --rules, the rows the reader read and rejected are facts: an
+// entrant whose rows were made malformed before the freeze is left out of
+// the recomputed list as of the frozen one, and only this count shows it.
+func TestFreezeCommandRecomputedRows(t *testing.T) {
+	_, pin := freezeInputsFixture(t)
+	in := func(name string) string { return filepath.Join(freezeInputsDir, name) }
+	s2, err := os.ReadFile(in("stakes-2.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := write(t, t.TempDir(), "stakes-2.csv", append(s2, "s9,zed,2016-06-16T11:30:00+02:00,loto,12.00,web\n"...))
+	for _, c := range []struct {
+		stakes2 string
+		want    string
+	}{
+		{in("stakes-2.csv"), "stake rows recomputed: 8 read, 0 rejected (malformed or duplicate: they count for no one"},
+		{bad, "stake rows recomputed: 9 read, 1 rejected (malformed or duplicate: they count for no one"},
+	} {
+		_, out, _ := run(t, "freeze", freezeInputsFile, "--pin", pin, "--entrants", freezeInputsEntrants, "--rules", "../../examples/bonus-crescendo.yaml",
+			"--stakes", in("stakes-1.csv"), "--stakes", c.stakes2, "--closed", in("closed.csv"))
+		if !strings.Contains(out, c.want) || !strings.Contains(out, "[PASS] entrants-recomputed") {
+			t.Errorf("%s: no %q in\n%s", c.stakes2, c.want, out)
+		}
+	}
+}

@@ -45,6 +45,9 @@ type FreezeInputs struct {
 	// (stakes.Recompute), checked as entrants-recomputed.
 	RulesFile   []byte
 	Eligibility *promo.Eligibility
+	// Rows and Rejected are the stake rows read and rejected (malformed
+	// or duplicate) while recomputing Eligibility: shown as a fact.
+	Rows, Rejected int64
 }
 
 // VerifyFreezeListRefused is VerifyFreeze for a receipt given with an
@@ -104,19 +107,24 @@ func VerifyFreezeFiles(file []byte, list *promo.EntrantList, listRefused *verdic
 		in = &FreezeInputs{}
 	}
 	freezeInputs(v, res, in.Files)
-	if in.Eligibility != nil {
-		switch {
-		case res == nil || listRefused != nil:
-			v.Skip(promo.CheckEntrantsRecomputed, verdict.MsgNotReached)
-		case list == nil:
-			v.Skip(promo.CheckEntrantsRecomputed, verdict.MsgRecomputedNoList)
-		default:
-			if err := promo.CheckRecomputed(res.Freeze, in.RulesFile, in.Eligibility, list.Key); err != nil {
-				_, ce := failedCheck(err, promo.CheckEntrantsRecomputed)
-				v.Fail(promo.CheckEntrantsRecomputed, verdict.MsgSame, CheckErrorMsg(ce))
-			} else {
-				v.Pass(promo.CheckEntrantsRecomputed, verdict.MsgRecomputedOK, res.Freeze.Count)
-			}
+	switch {
+	case in.Eligibility == nil:
+		// Files bound or given, the list not recomputed from them: the
+		// verdict must not read as if it were (input-files proves the
+		// files are the freeze's, not that its list is what they give).
+		if res != nil && (res.Inputs != nil || len(in.Files) > 0) {
+			v.Skip(promo.CheckEntrantsRecomputed, verdict.MsgRecomputedNotAsked)
+		}
+	case res == nil || listRefused != nil:
+		v.Skip(promo.CheckEntrantsRecomputed, verdict.MsgNotReached)
+	case list == nil:
+		v.Skip(promo.CheckEntrantsRecomputed, verdict.MsgRecomputedNoList)
+	default:
+		if err := promo.CheckRecomputed(res.Freeze, in.RulesFile, in.Eligibility, list.Key); err != nil {
+			_, ce := failedCheck(err, promo.CheckEntrantsRecomputed)
+			v.Fail(promo.CheckEntrantsRecomputed, verdict.MsgSame, CheckErrorMsg(ce))
+		} else {
+			v.Pass(promo.CheckEntrantsRecomputed, verdict.MsgRecomputedOK, res.Freeze.Count)
 		}
 	}
 	// The witnesses, on the receipt's checkpoint (it includes the freeze:
@@ -150,6 +158,12 @@ func VerifyFreezeFiles(file []byte, list *promo.EntrantList, listRefused *verdic
 		for _, in := range res.Inputs {
 			n[in.Role]++
 			v.FactNamed(verdict.M(verdict.MsgFreezeFactInput, in.Role, n[in.Role]), verdict.MsgFreezeFactInputValue, in.SHA256, in.Name)
+		}
+		// Rows the reader rejected count for no one: an entrant whose rows
+		// were made malformed is left out of the recomputed list as of
+		// the frozen one, so the bailiff sees how many there were.
+		if in.Eligibility != nil {
+			v.FactNamed(verdict.M(verdict.MsgFreezeFactRows), verdict.MsgFreezeFactRowsValue, in.Rows, in.Rejected)
 		}
 		v.FactNamed(verdict.M(verdict.MsgFreezeFactReceipt), verdict.MsgSha256, promo.Fingerprint(file))
 	}

@@ -2683,6 +2683,8 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"les fichiers d'entrée donnent %d participants selon le règlement gelé, autant que gelés, mais une autre liste : elle ne donne pas la racine gelée"},
 	MsgRecomputedRules: {"the entrants were not recomputed under the rules the freeze binds",
 		"les participants n'ont pas été recalculés selon le règlement qu'engage le gel"},
+	MsgRecomputedNotAsked: {"list not recomputed (--rules FILE, with --stakes, --closed and --entrants): that the frozen list is what the input files give is not checked",
+		"liste non recalculée (--rules FICHIER, avec --stakes, --closed et --entrants) : que la liste gelée soit bien celle que donnent les fichiers d'entrée n'est pas vérifié"},
 	MsgRecomputedNoList: {"the entrant list (--entrants LIST) is needed: its key hashes the list",
 		"la liste des participants (--entrants LISTE) est nécessaire : sa clé sert au hachage de la liste"},
 	MsgCLIFreezeRecompute: {"--rules FILE recomputes the entrant list from the input files: it needs --stakes FILE (and --closed FILE, as at the freeze) and --entrants LIST (the list's key)",
@@ -2693,6 +2695,10 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"impossible de lire les fichiers d'entrée : %v"},
 	MsgFreezeFactInput: {"%s file %d",
 		"fichier %s n° %d"},
+	MsgFreezeFactRows: {"stake rows recomputed",
+		"lignes de mises recalculées"},
+	MsgFreezeFactRowsValue: {"%d read, %d rejected (malformed or duplicate: they count for no one; rngctl's rejected.txt lists them)",
+		"%d lues, %d rejetées (mal formées ou en double : elles ne comptent pour personne ; le fichier rejected.txt de rngctl les liste)"},
 	MsgFreezeFactInputValue: {"sha256:%s (%s)",
 		"sha256:%s (%s)"},
 	MsgCLIClosedNoStakes: {"--closed FILE needs the freeze's stake files too (--stakes FILE, in the receipt's order)",
@@ -2880,6 +2886,8 @@ const (
 	MsgInputFilesUnchecked   MsgID = "input-files-unchecked"
 	MsgFreezeFactInput       MsgID = "freeze-fact-input"
 	MsgFreezeFactInputValue  MsgID = "freeze-fact-input-value"
+	MsgFreezeFactRows        MsgID = "freeze-fact-rows"
+	MsgFreezeFactRowsValue   MsgID = "freeze-fact-rows-value"
 	MsgCLIReadInput          MsgID = "cli-read-input"
 	MsgCLIClosedNoStakes     MsgID = "cli-closed-no-stakes"
 	MsgRecomputedOK          MsgID = "recomputed-ok"
@@ -2887,6 +2895,7 @@ const (
 	MsgRecomputedRoot        MsgID = "recomputed-root"
 	MsgRecomputedRules       MsgID = "recomputed-rules"
 	MsgRecomputedNoList      MsgID = "recomputed-no-list"
+	MsgRecomputedNotAsked    MsgID = "recomputed-not-asked"
 	MsgCLIFreezeRecompute    MsgID = "cli-freeze-recompute"
 	MsgCLIFreezeRules        MsgID = "cli-freeze-rules"
 	MsgCLIRecompute          MsgID = "cli-recompute"
