@@ -1279,6 +1279,12 @@ func (c *promoCmd) runDraw(ctx context.Context) error {
 	if br.Verified() {
 		fmt.Fprintf(c.env.Stderr, "beacon: %s round %d, signature verified; randomness %x\n", br.Chain, br.Round, br.Randomness)
 	}
+	// What the ceremony refuses whatever the share (a draw run already,
+	// outside the rules' dates, another key), refused before the bailiff
+	// types it.
+	if err := a.CheckDraw(ctx, c.draw, beacon); err != nil {
+		return err
+	}
 	// The prompt of rngverify share-commitment, which reads the share as
 	// this ceremony does.
 	prompt := verdict.M(verdict.MsgCLISharePromptText)

@@ -13,6 +13,7 @@ import (
 
 	"tirage.fr/tirage/internal/peertest"
 	"tirage.fr/tirage/verifier/cli"
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 func promoRun(stdin string, args ...string) (int, string, string) {
@@ -101,7 +102,9 @@ func TestPromoCeremonyCLI(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, "winner ") || strings.Count(stdout, "reserve ") != 3 {
 		t.Fatalf("draw: exit %d\n%s\n%s", code, stdout, errs)
 	}
-	if code, _, errs := promoRun("another share\n", append([]string{"draw", "--draw", "bonus-crescendo/1", "--out", out2}, common...)...); code != ExitFail || !strings.Contains(errs, "no second draw") {
+	// Refused before the bailiff is asked for a share.
+	if code, _, errs := promoRun("another share\n", append([]string{"draw", "--draw", "bonus-crescendo/1", "--out", out2}, common...)...); code != ExitFail || !strings.Contains(errs, "no second draw") ||
+		strings.Contains(errs, verdict.M(verdict.MsgCLISharePromptText).Text("en")) {
 		t.Fatalf("second draw: exit %d %s", code, errs)
 	}
 	// The certificate is never overwritten: refused before the ceremony.

@@ -796,6 +796,24 @@ type Drawn struct {
 
 // Draw runs the ceremony of a frozen draw, once.
 func (a *Appliance) Draw(ctx context.Context, req DrawRequest) (*Drawn, error) {
+	return a.draw(ctx, req, false)
+}
+
+// CheckDraw runs, before the bailiff is asked for the share, the checks of
+// Draw that do not need it, with Draw's errors: a draw already run
+// (ErrDrawn), not frozen, frozen in the log with another list, outside the
+// rules' dates, a beacon value not the announced round's, a VRF key
+// announced after the freeze or not the one it names. A draw whose record
+// was made but not yet sent passes: it is re-sent only with the share
+// entered then. Nothing is locked or appended.
+func (a *Appliance) CheckDraw(ctx context.Context, draw string, beaconValue []byte) error {
+	_, err := a.draw(ctx, DrawRequest{Draw: draw, BeaconValue: beaconValue}, true)
+	return err
+}
+
+// draw is Draw, or with check CheckDraw: it returns before the first step
+// that needs the share.
+func (a *Appliance) draw(ctx context.Context, req DrawRequest, check bool) (*Drawn, error) {
 	if _, err := a.drawDir(req.Draw); err != nil {
 		return nil, err
 	}
@@ -824,6 +842,9 @@ func (a *Appliance) Draw(ctx context.Context, req DrawRequest) (*Drawn, error) {
 			return nil, fmt.Errorf("%s: %w (log index %d)", req.Draw, ErrDrawn, st.drawIdx)
 		}
 		// The append of this very record did not complete: re-send it, never a new one.
+		if check {
+			return nil, nil
+		}
 		if string(st.draw.Share) != req.Share {
 			return nil, fmt.Errorf("%s: %w; its record (with the share entered then) was not yet published and is re-sent only with that same share", req.Draw, ErrDrawn)
 		}
@@ -879,6 +900,9 @@ func (a *Appliance) Draw(ctx context.Context, req DrawRequest) (*Drawn, error) {
 		return nil, fmt.Errorf("%s: %w: this ceremony is on VRF key %q, the freeze (record %d) names VRF key %q; "+
 			"hold it with that key (rngctl promo draw --vrf-label LABEL, the label of key %q); nothing was drawn",
 			req.Draw, ErrKeyNotFrozen, a.cfg.KeyID, st.freezeIdx, k, k)
+	}
+	if check {
+		return nil, nil
 	}
 	// The freeze must be in a published checkpoint before anything is drawn.
 	if _, err := a.cfg.Log.AwaitCheckpoint(ctx, st.freezeIdx+1); err != nil {
