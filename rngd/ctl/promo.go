@@ -27,6 +27,7 @@ import (
 	rpromo "tirage.fr/tirage/rngd/promo"
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/promo/stakes"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
 )
@@ -707,17 +708,16 @@ func (c *promoCmd) openInputs() (*eligibilityInputs, error) {
 			return nil, fmt.Errorf("--closed %s: couldn't open the closed accounts: %w", c.closed, rngd.Pathless(err))
 		}
 		// Hashed as it is read, to its end (the freeze binds it).
-		h := sha256.New()
-		tee := io.TeeReader(f, h)
-		in.closed, err = rpromo.ReadClosed(tee)
-		if err == nil {
-			_, err = io.Copy(io.Discard, tee)
-		}
+		sum, err := stakes.Hashed(f, func(r io.Reader) (err error) {
+			in.closed, err = rpromo.ReadClosed(r)
+			return err
+		})
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("--closed %s: %w", c.closed, err)
 		}
-		in.closedFile = &promo.InputFile{Role: promo.InputClosed, Name: c.closed, SHA256: hex.EncodeToString(h.Sum(nil))}
+		closedFile := promo.NewInputFile(promo.InputClosed, c.closed, sum)
+		in.closedFile = &closedFile
 	}
 	for _, name := range c.stakes {
 		var f *os.File
@@ -899,22 +899,17 @@ func (c *promoCmd) ingest(ctx context.Context, name string, f *os.File, t *promo
 	if name == "-" {
 		label = "stdin"
 	}
-	h := sha256.New()
-	tee := io.TeeReader(in, h)
-	st, err := rpromo.IngestFile(ctx, label, tee, rpromo.FormatOf(name), t, rejects, progress)
-	if err == nil {
-		// Whatever the framing left unread is hashed too: the digest is
-		// the whole file's.
-		_, err = io.Copy(io.Discard, tee)
-	}
+	var st rpromo.IngestStats
+	sum, err := stakes.Hashed(in, func(r io.Reader) (err error) {
+		st, err = rpromo.IngestFile(ctx, label, r, rpromo.FormatOf(name), t, rejects, progress)
+		return err
+	})
 	if progress != nil {
 		fmt.Fprintln(c.env.Stderr)
 	}
-	var sum [32]byte
 	if err != nil {
 		return st, sum, fmt.Errorf("--stakes %s: %w", name, err)
 	}
-	h.Sum(sum[:0])
 	return st, sum, nil
 }
 

@@ -12,10 +12,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/csv"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"slices"
 	"strings"
@@ -697,12 +697,11 @@ func Recompute(ctx context.Context, r *promo.Rules, stakeFiles []File, closed *F
 	out := &Recomputed{}
 	t := promo.NewTally(r)
 	for _, f := range stakeFiles {
-		h := sha256.New()
-		tee := io.TeeReader(f.R, h)
-		st, err := IngestFile(ctx, f.Name, tee, FormatOf(f.Name), t, io.Discard, nil)
-		if err == nil {
-			_, err = io.Copy(io.Discard, tee)
-		}
+		var st IngestStats
+		sum, err := Hashed(f.R, func(r io.Reader) (err error) {
+			st, err = IngestFile(ctx, f.Name, r, FormatOf(f.Name), t, io.Discard, nil)
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
@@ -712,22 +711,58 @@ func Recompute(ctx context.Context, r *promo.Rules, stakeFiles []File, closed *F
 		for i, n := range st.Excluded {
 			out.Stats.Excluded[i] += n
 		}
-		out.Inputs = append(out.Inputs, promo.InputFile{Role: promo.InputStakes, Name: f.Name, SHA256: hex.EncodeToString(h.Sum(nil))})
+		out.Inputs = append(out.Inputs, promo.NewInputFile(promo.InputStakes, f.Name, sum))
 	}
 	var c promo.Closed
 	if closed != nil {
-		h := sha256.New()
-		tee := io.TeeReader(closed.R, h)
-		var err error
-		c, err = ReadClosed(tee)
-		if err == nil {
-			_, err = io.Copy(io.Discard, tee)
-		}
+		sum, err := Hashed(closed.R, func(r io.Reader) (err error) {
+			c, err = ReadClosed(r)
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", closed.Name, err)
 		}
-		out.Inputs = append(out.Inputs, promo.InputFile{Role: promo.InputClosed, Name: closed.Name, SHA256: hex.EncodeToString(h.Sum(nil))})
+		out.Inputs = append(out.Inputs, promo.NewInputFile(promo.InputClosed, closed.Name, sum))
 	}
 	out.Eligibility = t.Eligibility(c)
 	return out, nil
+}
+
+// Hashed gives read the bytes of r and returns their SHA-256, to r's end:
+// what read leaves unread is read and hashed after it, so that the digest
+// is the whole file's (a freeze binds it) — but r is never read again once
+// it has given its end (standard input on a terminal would wait for a
+// second end of file). read's error is returned as it is.
+func Hashed(r io.Reader, read func(io.Reader) error) ([32]byte, error) {
+	x := &hashReader{r: r, h: sha256.New()}
+	var sum [32]byte
+	if err := read(x); err != nil {
+		return sum, err
+	}
+	if !x.eof {
+		if _, err := io.Copy(io.Discard, x); err != nil {
+			return sum, err
+		}
+	}
+	x.h.Sum(sum[:0])
+	return sum, nil
+}
+
+// hashReader hashes what it reads and notes r's end.
+type hashReader struct {
+	r   io.Reader
+	h   hash.Hash
+	eof bool
+}
+
+func (x *hashReader) Read(p []byte) (int, error) {
+	if x.eof {
+		return 0, io.EOF
+	}
+	n, err := x.r.Read(p)
+	x.h.Write(p[:n])
+	if err == io.EOF {
+		x.eof = true
+	}
+	return n, err
 }
