@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"flag"
 	"io"
@@ -69,13 +68,18 @@ func runFreeze(env Env) int {
 	if *closed != "" && len(stakes) == 0 {
 		return c.usageErr(env, verdict.M(verdict.MsgCLIClosedNoStakes))
 	}
+	// "-" is standard input, which is read once: for the receipt or for
+	// one input file.
+	if n := countDash(append([]string{pos[0], *closed}, stakes...)); n > 1 {
+		return c.usageErr(env, verdict.M(verdict.MsgCLIStdinTwice, n))
+	}
 	if *rules != "" && (len(stakes) == 0 || *entrants == "") {
 		return c.usageErr(env, verdict.M(verdict.MsgCLIFreezeRecompute))
 	}
 	inputs := &receipt.FreezeInputs{}
 	if *rules != "" {
 		// The entrants recomputed from the files, hashed as they are read.
-		if inputs, err = recomputeEntrants(*rules, stakes, *closed); err != nil {
+		if inputs, err = recomputeEntrants(env, *rules, stakes, *closed); err != nil {
 			return c.usageErr(env, receipt.Cause(err))
 		}
 	} else {
@@ -86,7 +90,7 @@ func runFreeze(env Env) int {
 			names      []string
 		}{{promo.InputStakes, "--stakes", stakes}, {promo.InputClosed, "--closed", nonEmpty(*closed)}} {
 			for _, name := range in.names {
-				sum, err := fileSHA256(name)
+				sum, err := fileSHA256(env, name)
 				if err != nil {
 					return c.usageErr(env, verdict.M(verdict.MsgCLIReadInput, in.flag, name, receipt.Cause(fileErr(err))))
 				}
@@ -108,7 +112,7 @@ func runFreeze(env Env) int {
 // recomputeEntrants reads the rules and the input files (each once,
 // hashed as it is read) and recomputes the eligibility from them with
 // stakes.Recompute, the code rngctl promo freeze reads them with.
-func recomputeEntrants(rulesPath string, stakeNames []string, closedName string) (*receipt.FreezeInputs, error) {
+func recomputeEntrants(env Env, rulesPath string, stakeNames []string, closedName string) (*receipt.FreezeInputs, error) {
 	rulesFile, err := readFileMax(rulesPath, maxRules, verdict.MsgLimitRules)
 	if err != nil {
 		return nil, verdict.Errorf(verdict.MsgCLIFreezeRules, rulesPath, receipt.Cause(fileErr(err)))
@@ -117,14 +121,14 @@ func recomputeEntrants(rulesPath string, stakeNames []string, closedName string)
 	if err != nil {
 		return nil, verdict.Errorf(verdict.MsgCLIFreezeRules, rulesPath, receipt.Cause(err))
 	}
-	var files []*os.File
+	var files []io.Closer
 	defer func() {
 		for _, f := range files {
 			f.Close()
 		}
 	}()
 	open := func(flag, name string) (stakes.File, error) {
-		f, err := os.Open(name)
+		f, err := openInputFile(env, name)
 		if err != nil {
 			return stakes.File{}, verdict.Errorf(verdict.MsgCLIReadInput, flag, name, receipt.Cause(fileErr(err)))
 		}
@@ -154,20 +158,34 @@ func recomputeEntrants(rulesPath string, stakeNames []string, closedName string)
 	return &receipt.FreezeInputs{Files: rc.Inputs, RulesFile: rulesFile, Eligibility: rc.Eligibility, Rows: rc.Stats.Lines, Rejected: rc.Stats.Rejected}, nil
 }
 
-// fileSHA256 is the SHA-256 of the file at path, read once, streamed.
-func fileSHA256(path string) ([32]byte, error) {
-	var sum [32]byte
-	f, err := os.Open(path)
+// fileSHA256 is the SHA-256 of the file at path ("-": standard input),
+// read once, streamed.
+func fileSHA256(env Env, path string) ([32]byte, error) {
+	f, err := openInputFile(env, path)
 	if err != nil {
-		return sum, err
+		return [32]byte{}, err
 	}
 	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return sum, err
+	return stakes.Hashed(f, func(io.Reader) error { return nil })
+}
+
+// openInputFile opens an input file of a freeze, "-" being standard input.
+func openInputFile(env Env, path string) (io.ReadCloser, error) {
+	if path == "-" {
+		return io.NopCloser(env.Stdin), nil
 	}
-	h.Sum(sum[:0])
-	return sum, nil
+	return os.Open(path)
+}
+
+// countDash counts the names that are "-" (standard input).
+func countDash(names []string) int {
+	n := 0
+	for _, name := range names {
+		if name == "-" {
+			n++
+		}
+	}
+	return n
 }
 
 // nonEmpty is []string{s}, or none for "".

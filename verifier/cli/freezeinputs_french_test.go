@@ -70,6 +70,7 @@ func TestFreezeInputsFrench(t *testing.T) {
 		{"freeze", freezeInputsFile, "--pin", pin, "--lang", "fr", "--rules", rules, "--stakes", in("stakes-1.csv")},
 		freeze(freezeInputsFile, append([]string{"--rules", in("none.yaml")}, right...)...),
 		freeze(freezeInputsFile, "--rules", rules, "--stakes", in("closed.csv")),
+		freeze(freezeInputsFile, "--stakes", "-", "--closed", "-"),
 	} {
 		_, out, errs := run(t, args...)
 		frenchOK(t, strings.Join(args, " "), out+errs)

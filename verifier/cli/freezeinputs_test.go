@@ -246,3 +246,33 @@ func TestFreezeCommandRecomputedRows(t *testing.T) {
 		}
 	}
 }
+
+// "-" reads an input file from standard input, as rngctl promo freeze
+// takes it; standard input is read once: given twice, refused (exit 2).
+func TestFreezeCommandInputStdin(t *testing.T) {
+	_, pin := freezeInputsFixture(t)
+	in := func(name string) string { return filepath.Join(freezeInputsDir, name) }
+	stakes2, err := os.ReadFile(in("stakes-2.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runStdin := func(stdin string, extra ...string) (int, string, string) {
+		var out, errb strings.Builder
+		args := append([]string{"freeze", freezeInputsFile, "--pin", pin, "--entrants", freezeInputsEntrants}, extra...)
+		code := Run(Env{Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb})
+		return code, out.String(), errb.String()
+	}
+	for _, rules := range [][]string{nil, {"--rules", "../../examples/bonus-crescendo.yaml"}} {
+		args := append([]string{"--stakes", in("stakes-1.csv"), "--stakes", "-", "--closed", in("closed.csv")}, rules...)
+		if code, out, errs := runStdin(string(stakes2), args...); code != ExitOK || !strings.Contains(out, "[PASS] input-files") {
+			t.Errorf("stakes file 2 on standard input %v: exit %d\n%s%s", rules, code, out, errs)
+		}
+		if code, out, _ := runStdin(string(stakes2[:len(stakes2)-2]), args...); code != ExitFail || !strings.Contains(out, "[FAIL] input-files") {
+			t.Errorf("stakes file 2 cut short on standard input %v: exit %d\n%s", rules, code, out)
+		}
+	}
+	code, _, errs := runStdin("", "--stakes", "-", "--stakes", in("stakes-2.csv"), "--closed", "-")
+	if code != ExitUsage || !strings.Contains(errs, "standard input (-) given 2 times") {
+		t.Errorf("standard input twice: exit %d %s", code, errs)
+	}
+}

@@ -2703,6 +2703,8 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"sha256:%s (%s)"},
 	MsgCLIClosedNoStakes: {"--closed FILE needs the freeze's stake files too (--stakes FILE, in the receipt's order)",
 		"--closed FICHIER demande aussi les fichiers de mises du gel (--stakes FICHIER, dans l'ordre du reçu)"},
+	MsgCLIStdinTwice: {"standard input (-) given %d times: it is read once, for the receipt or for one input file; give the others as files",
+		"entrée standard (-) donnée %d fois : elle n'est lue qu'une fois, pour le reçu ou pour un seul fichier d'entrée ; donnez les autres en fichiers"},
 	MsgCLIReadInput: {"couldn't read %s %s: %v",
 		"impossible de lire %s %s : %v"},
 	MsgSubjectFreezeReceipt: {"promotion freeze receipt",
@@ -2890,6 +2892,7 @@ const (
 	MsgFreezeFactRowsValue   MsgID = "freeze-fact-rows-value"
 	MsgCLIReadInput          MsgID = "cli-read-input"
 	MsgCLIClosedNoStakes     MsgID = "cli-closed-no-stakes"
+	MsgCLIStdinTwice         MsgID = "cli-stdin-twice"
 	MsgRecomputedOK          MsgID = "recomputed-ok"
 	MsgRecomputedCount       MsgID = "recomputed-count"
 	MsgRecomputedRoot        MsgID = "recomputed-root"

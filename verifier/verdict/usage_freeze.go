@@ -25,7 +25,7 @@ at the freeze, offline:
   --stakes FILE     (repeatable, in the receipt's order) and --closed FILE:
                     the operator's stake and closed-accounts files are, byte
                     for byte, the input files the freeze binds; the first
-                    that differs is named
+                    that differs is named; - is standard input (once)
   --rules FILE      with --stakes, --closed and --entrants: the entrant list
                     recomputed from those files under the rules (the frozen
                     ones), with the code rngctl froze with, hashes under the
@@ -64,7 +64,8 @@ tel que l'appareil le remet à l'huissier lors du gel :
   --stakes FICHIER  (répétable, dans l'ordre du reçu) et --closed FICHIER :
                     les fichiers de mises et des comptes clos de l'exploitant
                     sont, octet pour octet, les fichiers d'entrée qu'engage le
-                    gel ; le premier qui diffère est nommé
+                    gel ; le premier qui diffère est nommé ; - est l'entrée
+                    standard (une fois)
   --rules FICHIER   avec --stakes, --closed et --entrants : la liste des
                     participants recalculée à partir de ces fichiers selon le
                     règlement (celui du gel), avec le code avec lequel rngctl a
