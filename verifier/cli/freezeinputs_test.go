@@ -74,7 +74,7 @@ func TestFreezeCommandInputFiles(t *testing.T) {
 	}
 	// In French.
 	code, out, _ = run1(append(filtered, "--lang", "fr")...)
-	if code != ExitFail || !strings.Contains(out, `le fichier stakes « `+in("stakes-2-filtered.csv")+` » a pour SHA-256 `) {
+	if code != ExitFail || !strings.Contains(out, `le fichier de mises « `+in("stakes-2-filtered.csv")+` » a pour SHA-256 `) {
 		t.Errorf("fr: exit %d\n%s", code, out)
 	}
 	// A stake file left out, the closed accounts left out, files in

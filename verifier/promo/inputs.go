@@ -88,14 +88,14 @@ func inputsPreimage(files []InputFile) ([]byte, error) {
 func CompareInputFiles(bound, given []InputFile) error {
 	for _, role := range []string{InputStakes, InputClosed} {
 		if n, m := countRole(bound, role), countRole(given, role); n != m {
-			return fail(CheckInputFiles, verdict.MsgInputFilesCount, m, role, n)
+			return fail(CheckInputFiles, verdict.MsgInputFilesCount, m, verdict.Term(role), n)
 		}
 	}
 	// Same counts by role, stakes first in both: the files pair up in order.
 	for i, g := range given {
 		b := bound[i]
 		if g.Role != b.Role || g.SHA256 != b.SHA256 {
-			return fail(CheckInputFiles, verdict.MsgInputFileDiffers, g.Role, g.Name, g.SHA256, b.Role, i+1, b.Name, b.SHA256)
+			return fail(CheckInputFiles, verdict.MsgInputFileDiffers, verdict.Term(g.Role), g.Name, g.SHA256, verdict.Term(b.Role), i+1, b.Name, b.SHA256)
 		}
 	}
 	return nil

@@ -157,7 +157,7 @@ func VerifyFreezeFiles(file []byte, list *promo.EntrantList, listRefused *verdic
 		n := map[string]int{}
 		for _, in := range res.Inputs {
 			n[in.Role]++
-			v.FactNamed(verdict.M(verdict.MsgFreezeFactInput, in.Role, n[in.Role]), verdict.MsgFreezeFactInputValue, in.SHA256, in.Name)
+			v.FactNamed(verdict.M(verdict.MsgFreezeFactInput, verdict.Term(in.Role), n[in.Role]), verdict.MsgFreezeFactInputValue, in.SHA256, in.Name)
 		}
 		// Rows the reader rejected count for no one: an entrant whose rows
 		// were made malformed is left out of the recomputed list as of

@@ -29,6 +29,11 @@ var vocabulary = map[Term]text{
 	"expired":  {"expired", "expirée"},
 	"refunded": {"refunded", "remboursée"},
 
+	// Roles of a freeze's input files (promo.InputStakes, InputClosed),
+	// after "file" ("fichier de mises", "fichier des comptes clos").
+	"stakes": {"stakes", "de mises"},
+	"closed": {"closed", "des comptes clos"},
+
 	// Trust modes (checkpoint.TrustPinned, TrustFirstUse).
 	"pinned":    {"pinned", "épinglée"},
 	"first-use": {"first-use", "confiance à la première utilisation"},
