@@ -885,6 +885,9 @@ type auditor struct {
 	// whose freeze holds no share commitment (logged before freezes held
 	// one), by entry.
 	uncommitted []drawEntry
+	// unbound are the promotion freezes that bind no input files (logged
+	// before freezes bound them), by entry.
+	unbound []drawEntry
 }
 
 // drawEntry is a promotion draw record: its draw id and log entry.
@@ -1110,6 +1113,9 @@ func (a *auditor) add(index uint64, leaf []byte) {
 			return // the first freeze stays the one its draw must match
 		}
 		a.frozen[x.Draw] = firstLeaf{index, record.LeafHash(leaf)}
+		if x.Inputs == ([32]byte{}) {
+			a.unbound = append(a.unbound, drawEntry{x.Draw, index})
+		}
 		// Its draw counts under the keys announced before the freeze (as
 		// a certificate's), and only under the one it names: bound before
 		// the bailiff's share exists, the key cannot be chosen once the
@@ -1587,6 +1593,13 @@ func (a *auditor) finish() {
 			at = append(at, verdict.M(verdict.MsgDrawAt, e.draw, e.entry))
 		}
 		v.Fact("share not committed", verdict.MsgAuditSharesUncommitted, n, at)
+	}
+	if n := len(a.unbound); n > 0 {
+		var at verdict.Series
+		for _, e := range a.unbound[:min(n, maxIssues)] {
+			at = append(at, verdict.M(verdict.MsgDrawAt, e.draw, e.entry))
+		}
+		v.Fact("inputs not bound", verdict.MsgAuditFreezesUnbound, n, at)
 	}
 	a.attestationsReport()
 	a.rulesFacts()

@@ -2742,6 +2742,8 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"le gel n'a annoncé aucune ronde de balise et ne contient aucun engagement sur la contribution : aucun n'est nécessaire sans balise"},
 	MsgAuditSharesUncommitted: {"promotion draws whose freeze holds no commitment to the bailiff's share though they bind a beacon round (freezes logged before freezes held one): %d (%s); their share was not fixed before the round was published, so the beacon does not rule out a choice of the winners by the operator and the bailiff together",
 		"tirages promotionnels dont le gel ne contient aucun engagement sur la contribution de l'huissier alors qu'ils intègrent une ronde de balise (gels journalisés avant que les gels n'en contiennent) : %d (%s) ; leur contribution n'était pas fixée avant la publication de la ronde, si bien que la balise n'exclut pas un choix des gagnants par l'exploitant et l'huissier ensemble"},
+	MsgAuditFreezesUnbound: {"promotion freezes that bind no input files (logged before freezes bound them): %d (%s); whether their entrant lists are what the operator's stake and closed-accounts files give cannot be checked (rngverify freeze --rules)",
+		"gels promotionnels qui n'engagent aucun fichier d'entrée (journalisés avant que les gels n'en engagent) : %d (%s) ; on ne peut pas vérifier que leurs listes de participants sont celles que donnent les fichiers de mises et de comptes clos de l'exploitant (rngverify freeze --rules)"},
 	MsgShareNone: {"no share entered",
 		"aucune contribution saisie"},
 	MsgShareLong: {"share longer than %d bytes",
@@ -2912,6 +2914,7 @@ const (
 	MsgShareUncommitted          MsgID = "share-uncommitted"
 	MsgShareCommitmentNone       MsgID = "share-commitment-none"
 	MsgAuditSharesUncommitted    MsgID = "audit-shares-uncommitted"
+	MsgAuditFreezesUnbound       MsgID = "audit-freezes-unbound"
 	MsgShareNone                 MsgID = "share-none"
 	MsgShareLong                 MsgID = "share-long"
 	MsgCmdShareCommitment        MsgID = "cmd-share-commitment"

@@ -48,6 +48,7 @@ var vocabulary = map[Term]text{
 	"draw":                    {"draw", "tirage"},
 	"bailiff's share":         {"bailiff's share", "contribution de l'huissier"},
 	"share not committed":     {"share not committed", "contribution non engagée"},
+	"inputs not bound":        {"inputs not bound", "fichiers d'entrée non engagés"},
 	"certificate fingerprint": {"certificate fingerprint", "empreinte du certificat"},
 	"trust":                   {"trust", "confiance"},
 	"checkpoint":              {"checkpoint", "point de contrôle"},
