@@ -28,10 +28,7 @@ import (
 func TestFreezeReceiptVerifies(t *testing.T) {
 	ctx := context.Background()
 	r, rulesFile := exampleRules(t)
-	tmp := t.TempDir()
-	c := &clock{t: freezeAt}
-	a, lg := openRandAppliance(t, filepath.Join(tmp, "data"), testKeys(t, filepath.Join(tmp, "keys")), c)
-	defer lg.Close()
+	a, _ := newAppliance(t)
 	if _, err := a.Freeze(ctx, FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: fiveOf, Withheld: 2}); err != nil {
 		t.Fatal(err)
 	}

@@ -55,10 +55,7 @@ func inputsOf(files []struct{ role, name, data string }) []promo.InputFile {
 func TestFreezeBindsInputs(t *testing.T) {
 	ctx := context.Background()
 	r, rulesFile := exampleRules(t)
-	tmp := t.TempDir()
-	c := &clock{t: freezeAt}
-	a, lg := openRandAppliance(t, filepath.Join(tmp, "data"), testKeys(t, filepath.Join(tmp, "keys")), c)
-	defer lg.Close()
+	a, lg := newAppliance(t)
 	inputs := inputsOf(inputFiles)
 	req := FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: fiveOf, Withheld: 1, Inputs: inputs}
 	fz, err := a.Freeze(ctx, req)
@@ -170,10 +167,7 @@ func TestFreezeBindsInputs(t *testing.T) {
 func TestReissueLegacyFreezeInputs(t *testing.T) {
 	ctx := context.Background()
 	r, rulesFile := exampleRules(t)
-	tmp := t.TempDir()
-	c := &clock{t: freezeAt}
-	a, lg := openRandAppliance(t, filepath.Join(tmp, "data"), testKeys(t, filepath.Join(tmp, "keys")), c)
-	defer lg.Close()
+	a, _ := newAppliance(t)
 	req := FreezeRequest{Rules: r, RulesFile: rulesFile, DrawIndex: 0, Entrants: fiveOf, Withheld: 2}
 	fz, err := a.Freeze(ctx, req)
 	if err != nil {

@@ -35,6 +35,17 @@ func openRandAppliance(t *testing.T, data string, keys hsm.Backend, c *clock) (*
 	return a, lg.(*tilelog.Log)
 }
 
+// newAppliance opens an appliance in a fresh directory with fresh
+// software keys, its clock at freezeAt; its log is closed when the test
+// ends.
+func newAppliance(t *testing.T) (*Appliance, *tilelog.Log) {
+	t.Helper()
+	tmp := t.TempDir()
+	a, lg := openRandAppliance(t, filepath.Join(tmp, "data"), testKeys(t, filepath.Join(tmp, "keys")), &clock{t: freezeAt})
+	t.Cleanup(func() { lg.Close() })
+	return a, lg
+}
+
 // frozenDraw is an appliance in a fresh directory (data, its keystore in
 // keys) whose clock c stood at the given time when it froze
 // bonus-crescendo/1 of the example rules with fiveOf (fz). The caller

@@ -26,14 +26,7 @@ func TestAuditFreezeInputsUnbound(t *testing.T) {
 		if v.Status() != verdict.StatusPass {
 			t.Fatalf("%s:\n%s", tc.name, v.Text("en"))
 		}
-		var en, fr []string
-		for _, f := range v.Facts {
-			if f.Name == "inputs not bound" {
-				_, e := f.Text("en")
-				_, r := f.Text("fr")
-				en, fr = append(en, e), append(fr, r)
-			}
-		}
+		en, fr := factTexts(v, "inputs not bound")
 		if !tc.fact {
 			if len(en) > 0 {
 				t.Errorf("%s: %q", tc.name, en)

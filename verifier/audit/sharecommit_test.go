@@ -47,14 +47,7 @@ func TestAuditShareUncommitted(t *testing.T) {
 		if v.Status() != verdict.StatusPass {
 			t.Fatalf("%s:\n%s", tc.name, v.Text("en"))
 		}
-		var en, fr []string
-		for _, f := range v.Facts {
-			if f.Name == "share not committed" {
-				_, e := f.Text("en")
-				_, r := f.Text("fr")
-				en, fr = append(en, e), append(fr, r)
-			}
-		}
+		en, fr := factTexts(v, "share not committed")
 		if !tc.fact {
 			if len(en) > 0 {
 				t.Errorf("%s: %q", tc.name, en)
@@ -67,4 +60,16 @@ func TestAuditShareUncommitted(t *testing.T) {
 			t.Errorf("%s: facts %q / %q\n%s", tc.name, en, fr, v.Text("en"))
 		}
 	}
+}
+
+// factTexts are the texts, in English and French, of v's facts called name.
+func factTexts(v *verdict.Verdict, name string) (en, fr []string) {
+	for _, f := range v.Facts {
+		if f.Name == name {
+			_, e := f.Text("en")
+			_, r := f.Text("fr")
+			en, fr = append(en, e), append(fr, r)
+		}
+	}
+	return en, fr
 }
