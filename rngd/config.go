@@ -257,7 +257,11 @@ type LogConfig struct {
 	// the embedded log stalls past checkpoint_timeout (every draw refused)
 	// until it is reached again, the Trillian backend refuses each new
 	// checkpoint (LOG_UNAVAILABLE) and, past trillian_append_timeout, the
-	// draws waiting for one. Unset: no witnesses.
+	// draws waiting for one. The file must be owned by root or rngd's
+	// user and not writable by group or others (whoever may write it may
+	// name a witness of their own), nor readable by them when a witness
+	// URL holds credentials (a password, a query: mode 0600). Unset: no
+	// witnesses.
 	WitnessPolicy string `toml:"witness_policy"`
 	// WitnessTimeout bounds how long one checkpoint waits for the quorum
 	// (default 2s; 100ms to half of checkpoint_timeout, or with backend
@@ -891,7 +895,7 @@ func (l *LogConfig) checkWitnesses() error {
 	}
 	for _, w := range urls {
 		if w.HasCredentials() && openToOthers(fi.Mode()) {
-			return fmt.Errorf("config log.witness_policy %s has mode %04o: readable by group or others, and witness %s's URL holds credentials: chmod 600 it", l.WitnessPolicy, fi.Mode().Perm(), w.Name)
+			return fmt.Errorf("config log.witness_policy %s has mode %04o: readable by group or others, and witness %s's URL holds credentials: chmod 600 it", l.WitnessPolicy, fi.Mode().Perm(), w.PolicyName)
 		}
 	}
 	l.witnessPolicy = b

@@ -131,7 +131,7 @@ func TestConfigWitnessPolicyMode(t *testing.T) {
 		{"https://bastion:s3cret@127.0.0.1:7490", 0o600, ""},
 		{"https://127.0.0.1:7490/?token=s3cret", 0o600, ""},
 		{"https://bastion:s3cret@127.0.0.1:7490", 0o620, "has mode 0620: writable by group or others"},
-		{"https://bastion:s3cret@127.0.0.1:7490", 0o644, "has mode 0644: readable by group or others, and witness bailiff.example/witness's URL holds credentials: chmod 600 it"},
+		{"https://bastion:s3cret@127.0.0.1:7490", 0o644, "has mode 0644: readable by group or others, and witness bailiff's URL holds credentials: chmod 600 it"},
 		{"https://127.0.0.1:7490/?token=s3cret", 0o640, "has mode 0640: readable by group or others"},
 		{"https://t0ken@127.0.0.1:7490", 0o604, "has mode 0604: readable by group or others"},
 	} {

@@ -132,7 +132,7 @@ var (
 		"Replies of a witness giving another tree size than the one sent (409, retried with its size at once): a few after a restart or a witness's reset are normal.",
 		[]string{"witness", "url"}, nil)
 	witnessFailedDesc = prometheus.NewDesc("tirage_log_witness_failures_total",
-		"Requests to a witness that failed (no reply, or a reply other than 200 and 409). Checkpoints wait for the policy's quorum: "+
+		"Requests to a witness that failed (no reply, a reply other than 200 and 409, or a 200 whose cosignature does not verify under its key in the policy; not those called off). Checkpoints wait for the policy's quorum: "+
 			"while it is not reached tirage_log_checkpoint_wait_seconds grows, and past log.checkpoint_timeout every draw is refused.",
 		[]string{"witness", "url"}, nil)
 	witnessCalledOffDesc = prometheus.NewDesc("tirage_log_witness_called_off_total",

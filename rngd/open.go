@@ -1372,8 +1372,8 @@ func Rebuild(ctx context.Context, cfg Config) (uint64, error) {
 	return e.rebuilt, nil
 }
 
-// witnessList names the witnesses for the banner (their URLs' passwords
-// redacted: transparency.WitnessStat).
+// witnessList names the witnesses for the banner (their URLs' passwords and
+// query values redacted: transparency.WitnessStat).
 func witnessList(ws []transparency.WitnessStat) string {
 	var names []string
 	for _, w := range ws {

@@ -51,7 +51,7 @@ func ParseWitnessPolicy(policy []byte) (tessera.WitnessGroup, map[string]Witness
 	if len(policy) > MaxWitnessPolicy {
 		return tessera.WitnessGroup{}, nil, fmt.Errorf("witness policy of %d bytes: at most %d", len(policy), MaxWitnessPolicy)
 	}
-	stripped, secrets, err := stripCredentials(policy)
+	stripped, witnesses, err := stripCredentials(policy)
 	if err != nil {
 		return tessera.WitnessGroup{}, nil, fmt.Errorf("witness policy: %w", err)
 	}
@@ -64,7 +64,7 @@ func ParseWitnessPolicy(policy []byte) (tessera.WitnessGroup, map[string]Witness
 	}
 	urls := map[string]WitnessURL{}
 	for endpoint, v := range g.Endpoints() {
-		w := secrets[endpoint]
+		w := witnesses[endpoint]
 		w.Name, w.Shown, w.verifier = v.Name(), shownURL(endpoint, w.user, w.query), v
 		urls[endpoint] = w
 	}
@@ -77,6 +77,9 @@ type WitnessURL struct {
 	// banner and status show it (shownURL: a password and the query's
 	// values redacted, "xxxxx").
 	Name, Shown string
+	// PolicyName is the witness's NAME in its policy line ("witness NAME
+	// VKEY URL"), which errors about that line name.
+	PolicyName string
 	// user is the URL's user information in the policy, sent by
 	// WitnessMeter as HTTP basic authentication (nil: none); query its
 	// query, which WitnessMeter adds to the endpoint ("": none).
@@ -129,8 +132,9 @@ func redactPair(p string) string {
 }
 
 // stripCredentials returns policy with the user information and the query
-// of each witness line's URL removed, and those (a WitnessURL's user and
-// query) by the add-checkpoint URL tessera makes of the URL stripped
+// of each witness line's URL removed, and each witness line's WitnessURL
+// (its policy name, user and query) by the add-checkpoint URL tessera
+// makes of the URL stripped
 // (tessera.NewWitness: the URL joined with "/add-checkpoint"). A line it
 // cannot read is left as it is, for tessera to refuse (policyError). It
 // refuses, quoting no URL that may hold credentials: a URL that is not
@@ -142,8 +146,7 @@ func redactPair(p string) string {
 // quorum of both could never be met, and one's credentials would be sent
 // for the other).
 func stripCredentials(policy []byte) ([]byte, map[string]WitnessURL, error) {
-	secrets := map[string]WitnessURL{}
-	names := map[string]string{} // add-checkpoint URL → witness name
+	witnesses := map[string]WitnessURL{} // by add-checkpoint URL
 	var out []byte
 	for i, line := range bytes.SplitAfter(policy, []byte("\n")) {
 		text, comment := string(line), ""
@@ -174,7 +177,7 @@ func stripCredentials(policy []byte) ([]byte, map[string]WitnessURL, error) {
 			}
 			return nil, nil, fmt.Errorf("line %d, witness %s: its URL%s is not http:// or https:// with a host", i+1, f[1], shown)
 		}
-		w := WitnessURL{user: u.User, query: u.RawQuery}
+		w := WitnessURL{PolicyName: f[1], user: u.User, query: u.RawQuery}
 		u.User, u.RawQuery = nil, ""
 		stripped := u.String()
 		if u, err = url.Parse(stripped); err != nil { // as tessera reads it
@@ -182,18 +185,17 @@ func stripCredentials(policy []byte) ([]byte, map[string]WitnessURL, error) {
 			continue
 		}
 		endpoint := u.JoinPath("/add-checkpoint").String()
-		if other, ok := names[endpoint]; ok {
-			return nil, nil, fmt.Errorf("line %d: witnesses %s and %s have one URL, %s: one witness per URL", i+1, other, f[1], endpoint)
+		if other, ok := witnesses[endpoint]; ok {
+			return nil, nil, fmt.Errorf("line %d: witnesses %s and %s have one URL, %s: one witness per URL", i+1, other.PolicyName, f[1], endpoint)
 		}
-		names[endpoint] = f[1]
+		witnesses[endpoint] = w
 		if !w.HasCredentials() {
 			out = append(out, line...)
 			continue
 		}
-		secrets[endpoint] = w
 		out = fmt.Appendf(out, "witness %s %s %s\n", f[1], f[2], stripped)
 	}
-	return out, secrets, nil
+	return out, witnesses, nil
 }
 
 // urlCredentials is what a URL's user information may hold in a policy
@@ -232,15 +234,17 @@ func policyError(policy []byte, err error) error {
 // WitnessStat is what the log saw of one witness since it opened.
 type WitnessStat struct {
 	// Name is the witness's key name, URL its add-checkpoint endpoint
-	// (a password in it, a bastion's, redacted: it is shown in metrics).
+	// (a password and the query's values in it redacted: it is shown in
+	// metrics; WitnessURL.Shown).
 	Name, URL string
-	// Cosigned counts the replies with a cosignature (200), Conflicts the
-	// replies giving another size than the one sent (409, retried with
-	// that size), Failures every other reply or a request that got no
-	// reply, but for one called off (its context cancelled: the quorum
-	// was met without it), which counts in CalledOff only: a witness
-	// whose requests are all called off (down with no reply, never
-	// refusing) shows them there, not as healthy.
+	// Cosigned counts the replies with a cosignature (200) that verifies
+	// under the witness's key in the policy, Conflicts the replies giving
+	// another size than the one sent (409, retried with that size),
+	// Failures every other reply (a 200 whose cosignature does not verify
+	// too) or a request that got no reply, but for one called off (its
+	// context cancelled: the quorum was met without it), which counts in
+	// CalledOff only: a witness whose requests are all called off (down
+	// with no reply, never refusing) shows them there, not as healthy.
 	Cosigned, Conflicts, Failures, CalledOff uint64
 	// LastCosigned is when the last cosignature came (zero: none yet).
 	LastCosigned time.Time

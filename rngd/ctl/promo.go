@@ -46,7 +46,7 @@ const promoUsage = `usage: rngctl promo SUBCOMMAND [FLAGS]
   eligibility         read stakes, write the e-credit report and rejections; no log
   freeze              eligibility, then freeze each draw's entrant list into the log
   receipts            re-issue the receipts of draws frozen already (freeze's flags
-                        and inputs; nothing appended to the log)
+                        and its very input files; nothing appended to the log)
   draw                the bailiff's ceremony for one frozen draw (once), then its certificate
   certificate         re-issue a drawn draw's certificate and documents
 
@@ -59,6 +59,8 @@ eligibility, freeze and receipts:
   --stakes FILE         stake file, CSV or JSON Lines (.jsonl), - for standard input;
                         repeat the flag for several files
   --closed FILE         closed accounts (CSV: account[,closed_at])
+                        each file's SHA-256 is printed ("input ROLE NAME sha256:HEX");
+                        freeze binds them, in order; receipts refuses other files
   --out DIR             where to write e-credits.csv, rejected.txt, summary.json
                         and (freeze, receipts) each draw's receipt and private entrant list
   --quiet               no progress bar
@@ -99,7 +101,9 @@ draw:
   --out DIR             where to write certificate.json, proces-verbal.pdf, annexe-privee.pdf
 
 The share is read from standard input after the freeze receipt's fingerprint
-is shown: it is typed at the ceremony, never put on a command line. An
+is shown, and only for a draw that can be held (not run already, within the
+rules' dates, under the VRF key its freeze names): it is typed at the
+ceremony, never put on a command line. An
 interrupt (Ctrl-C) at the share, passphrase or PIN prompt draws nothing: what
 was typed is not used. --stakes - is refused when the passphrase or PIN would
 be read from standard input too.
@@ -795,12 +799,7 @@ func (c *promoCmd) eligibility(ctx context.Context, in *eligibilityInputs, o *ou
 			shown = "stdin" // as rejected.txt names it
 		}
 		inputs = append(inputs, promo.NewInputFile(promo.InputStakes, shown, sum))
-		total.Lines += st.Lines
-		total.Rejected += st.Rejected
-		total.Counted += st.Counted
-		for i, n := range st.Excluded {
-			total.Excluded[i] += n
-		}
+		total.Add(st)
 		if err != nil {
 			return nil, err
 		}

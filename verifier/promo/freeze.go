@@ -78,7 +78,8 @@ const (
 	CheckEntrantsFile = "entrants-sha256"
 	// CheckFreezeInputs: the input files the receipt lists are those the
 	// freeze record binds (InputsDigest); a freeze binding none (logged
-	// before freezes did) passes it, FreezeVerified.Inputs nil.
+	// before freezes did) is no error, FreezeVerified.Inputs nil (the
+	// verdict shows it skipped: receipt.VerifyFreeze).
 	CheckFreezeInputs = "freeze-inputs"
 	// CheckInputFiles: the files the bailiff was given are the freeze's
 	// input files (CompareInputFiles).

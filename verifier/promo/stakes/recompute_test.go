@@ -110,3 +110,18 @@ func TestRecompute(t *testing.T) {
 		t.Error("recomputed under another key: passed")
 	}
 }
+
+// Add sums every count, the exclusions by reason included: rngctl's
+// summary and rngverify's rows fact add several files' stats with it.
+func TestIngestStatsAdd(t *testing.T) {
+	a := IngestStats{Lines: 5, Rejected: 1, Counted: 3}
+	a.Excluded[0], a.Excluded[promo.NumExclusions-1] = 1, 2
+	b := IngestStats{Lines: 7, Rejected: 2, Counted: 4}
+	b.Excluded[promo.NumExclusions-1] = 3
+	a.Add(b)
+	want := IngestStats{Lines: 12, Rejected: 3, Counted: 7}
+	want.Excluded[0], want.Excluded[promo.NumExclusions-1] = 1, 5
+	if a != want {
+		t.Errorf("sum %+v, want %+v", a, want)
+	}
+}

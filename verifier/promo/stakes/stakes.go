@@ -46,6 +46,16 @@ type IngestStats struct {
 	Excluded [promo.NumExclusions]int64
 }
 
+// Add adds o's counts to s's (several stake files read into one tally).
+func (s *IngestStats) Add(o IngestStats) {
+	s.Lines += o.Lines
+	s.Rejected += o.Rejected
+	s.Counted += o.Counted
+	for i, n := range o.Excluded {
+		s.Excluded[i] += n
+	}
+}
+
 // Ingest streams stake rows from r into t. Every rejected row is written to
 // rejects as "<line>: <field>: <reason>" (line numbers are 1-based lines of
 // the file, the CSV header being line 1); nothing is dropped silently. A
@@ -705,12 +715,7 @@ func Recompute(ctx context.Context, r *promo.Rules, stakeFiles []File, closed *F
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
-		out.Stats.Lines += st.Lines
-		out.Stats.Rejected += st.Rejected
-		out.Stats.Counted += st.Counted
-		for i, n := range st.Excluded {
-			out.Stats.Excluded[i] += n
-		}
+		out.Stats.Add(st)
 		out.Inputs = append(out.Inputs, promo.NewInputFile(promo.InputStakes, f.Name, sum))
 	}
 	var c promo.Closed
