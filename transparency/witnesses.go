@@ -370,6 +370,11 @@ func NewWitnessClient(meter *WitnessMeter, timeout time.Duration) *http.Client {
 // bytes); tessera and the Trillian client then read it from memory.
 const maxCosignatureReply = 64 << 10
 
+// maxAddCheckpoint bounds the add-checkpoint request cosignedReply reads
+// again (our own: "old N", a consistency proof of at most 63 hashes, the
+// checkpoint, a few kilobytes).
+const maxAddCheckpoint = 1 << 20
+
 // cosignedReply reports whether resp, a witness's 200 reply to the
 // add-checkpoint request req, holds a cosignature of req's checkpoint that
 // verifies under v, and returns resp with its body, read, put back for
@@ -387,7 +392,7 @@ func cosignedReply(req *http.Request, resp *http.Response, v note.Verifier) (*ht
 		return resp, false
 	}
 	defer body.Close()
-	sent, err := io.ReadAll(io.LimitReader(body, MaxWitnessPolicy+1<<20))
+	sent, err := io.ReadAll(io.LimitReader(body, maxAddCheckpoint))
 	if err != nil {
 		return resp, false
 	}
