@@ -368,6 +368,9 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if l.signed, err = l.checkOrigin(); err != nil {
 		return fail(err)
 	}
+	// No checkpoint yet (a new log, or one whose first was not cosigned):
+	// read here, before tessera's signer may set l.signed.
+	noCheckpoint := l.signed == nil
 	// The leaf index is opened before tessera and the pipeline start, so
 	// that its failure has nothing running to stop.
 	l.index, err = openLeafIndex(filepath.Join(cfg.Dir, leafIndexFile))
@@ -415,7 +418,7 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if err := l.recover(bgctx, reader); err != nil {
 		return fail(err)
 	}
-	if l.signed == nil {
+	if noCheckpoint {
 		if err := l.awaitFirstCheckpoint(ctx); err != nil {
 			return fail(err)
 		}
