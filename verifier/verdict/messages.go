@@ -852,6 +852,7 @@ const (
 	MsgLimitKeyFile  MsgID = "limit-key-file"
 	MsgLimitRules    MsgID = "limit-rules"
 	MsgLimitState    MsgID = "limit-state"
+	MsgLimitInput    MsgID = "limit-input"
 
 	// Transcripts whose emission record is not proven in the log.
 	MsgDeadlineNotProven MsgID = "deadline-not-proven"
@@ -2500,6 +2501,8 @@ Code de sortie :
 		"un règlement"},
 	MsgLimitState: {"the trust state",
 		"l'état de confiance"},
+	MsgLimitInput: {"a freeze's input file on the browser page, which holds it whole (the 10-million-row CSV stake file of docs/bench/promo.md, 710 MB, fits in it; rngverify freeze --stakes, --closed streams it, with no limit)",
+		"un fichier d'entrée d'un gel sur la page du navigateur, qui le garde entier en mémoire (le fichier de mises CSV de 10 millions de lignes de docs/bench/promo.md, 710 Mo, y tient ; rngverify freeze --stakes, --closed le lit au fil de l'eau, sans limite)"},
 	// Transcripts whose emission record is not proven in the log.
 	MsgDeadlineNotProven: {"start deadline (art. 2.2.4) not checked: the emission record is not proven in the log",
 		"date limite de début de partie (art. 2.2.4) non vérifiée : rien ne prouve que l'enregistrement d'émission figure dans le journal"},

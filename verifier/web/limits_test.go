@@ -60,11 +60,11 @@ func TestSizeLimits(t *testing.T) {
 	}
 
 	html := string(readFile(t, "static/index.html"))
-	m := regexp.MustCompile(`const LIMITS = \{ document: (\d+) << 20, entrants: (\d+) << 20, keyFile: (\d+) << 20, rules: (\d+) << 20 \};`).FindStringSubmatch(html)
+	m := regexp.MustCompile(`const LIMITS = \{ document: (\d+) << 20, entrants: (\d+) << 20, keyFile: (\d+) << 20, rules: (\d+) << 20, input: (\d+) << 20 \};`).FindStringSubmatch(html)
 	if m == nil {
 		t.Fatal("index.html has no LIMITS")
 	}
-	for i, want := range []int{web.MaxDocument, web.MaxEntrants, web.MaxKeyFile, web.MaxRules} {
+	for i, want := range []int{web.MaxDocument, web.MaxEntrants, web.MaxKeyFile, web.MaxRules, web.MaxInput} {
 		if n, _ := strconv.Atoi(m[i+1]); n<<20 != want {
 			t.Errorf("index.html's LIMITS %s: %d MiB, want %d MiB", m[0], n, want>>20)
 		}

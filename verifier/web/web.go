@@ -31,7 +31,11 @@
 // A promotion's freeze receipt is checked as by rngverify freeze: its log
 // keys anchored as a certificate's, and, when the draw's entrant list is
 // among the documents, the bailiff's checks too (rngverify freeze
-// --entrants); without it, NoteEntrantsMissing. An attestation is checked
+// --entrants); without it, NoteEntrantsMissing. The freeze's input files,
+// given apart (the stake files in order, the closed-accounts file:
+// ReadInputs, VerifyInputs), are compared with those it binds and, with
+// the rules, the entrants recomputed from them, as by rngverify freeze
+// --stakes, --closed, --rules; without them, NoteInputsMissing. An attestation is checked
 // as by rngverify attestation with the key announcements given as anchors
 // for --attestation-key: an announcement is trusted there, so its
 // attestation keys need no pin (those typed are the log's and VRF keys',
@@ -167,6 +171,10 @@ type Result struct {
 	// particular, in the catalog's words (NoteRulesOtherOperation: the
 	// two operations, as rngverify certificate --rules says them).
 	NoteDetail *verdict.Msg
+	// MoreNotes are the notes after Note, if a document has several (a
+	// freeze receipt given neither its entrant list nor its input files:
+	// NoteEntrantsMissing, then NoteInputsMissing).
+	MoreNotes []string
 }
 
 // Verify verifies every document among docs (receipts, transcripts,
@@ -210,6 +218,19 @@ func Verify(docs, anchors []File, pins string, rules *File) []Result {
 // rngverify's words, reported first (NoteQuorumRefused), and every witness
 // is required.
 func VerifyQuorum(docs, anchors []File, pins string, rules *File, quorum string) []Result {
+	return VerifyInputs(docs, anchors, pins, rules, quorum, nil)
+}
+
+// VerifyInputs is VerifyQuorum with a promotion freeze's input files, read
+// by ReadInputs under the same rules (nil: none given), as rngverify
+// freeze --stakes FILE … --closed FILE [--rules FILE]: every freeze
+// receipt among docs is checked with them (input-files, and with the
+// rules and its draw's entrant list, entrants-recomputed). An input file
+// ReadInputs refused is reported first (NoteInputsRefused). A freeze
+// receipt whose freeze binds input files, checked without them, carries
+// NoteInputsMissing; with them but without the rules,
+// NoteRecomputeMissing.
+func VerifyInputs(docs, anchors []File, pins string, rules *File, quorum string, inputs *Inputs) []Result {
 	// The game rules' time zone, as rngverify's default --tz (the page
 	// embeds the zone database: time/tzdata in wasm).
 	var a receipt.Anchors
@@ -259,6 +280,9 @@ func VerifyQuorum(docs, anchors []File, pins string, rules *File, quorum string)
 		if r := refusedRules(*rules); r != nil {
 			out = append(out, *r)
 		}
+	}
+	if inputs != nil {
+		out = append(out, inputs.refused...)
 	}
 	lists := map[string]*promo.EntrantList{}
 	listFile := map[string]string{}          // draw → the file of its first list
@@ -328,6 +352,7 @@ func VerifyQuorum(docs, anchors []File, pins string, rules *File, quorum string)
 	for _, f := range checked {
 		var v *verdict.Verdict
 		note, detail := "", (*verdict.Msg)(nil)
+		var more []string
 		switch receipt.Detect(f.Data) {
 		case receipt.DocReceipt:
 			v = receipt.VerifyReceipt(f.Data, a)
@@ -335,15 +360,14 @@ func VerifyQuorum(docs, anchors []File, pins string, rules *File, quorum string)
 			v = receipt.VerifyTranscript(f.Data, a)
 		case receipt.DocFreezeReceipt:
 			draw := receipt.FreezeDraw(f.Data)
-			list := lists[draw]
-			switch why := refusedList[draw]; {
-			case list == nil && why != nil:
-				v = receipt.VerifyFreezeListRefused(f.Data, *why, a)
-			default:
-				v = receipt.VerifyFreeze(f.Data, list, a)
-				if list == nil {
-					note = NoteEntrantsMissing
-				}
+			list, why := lists[draw], refusedList[draw]
+			if list != nil {
+				why = nil
+			}
+			var notes []string
+			v, notes = verifyFreeze(f.Data, list, why, inputs, a)
+			if len(notes) > 0 {
+				note, more = notes[0], notes[1:]
 			}
 		case receipt.DocAttestation:
 			v = receipt.VerifyAttestation(f.Data, f.Name, receipt.AttestationInputs{Announcements: anns})
@@ -368,7 +392,7 @@ func VerifyQuorum(docs, anchors []File, pins string, rules *File, quorum string)
 			}
 		}
 		if len(v.Parts) == 0 {
-			out = append(out, Result{File: f.Name, Verdict: v, Note: note, NoteDetail: detail})
+			out = append(out, Result{File: f.Name, Verdict: v, Note: note, NoteDetail: detail, MoreNotes: more})
 			continue
 		}
 		// A GetReceipts reply: each receipt is shown as its own result
@@ -546,7 +570,8 @@ type pageResult struct {
 	Facts   []verdict.Fact `json:"facts,omitempty"` // localized name and value only
 	Note    string         `json:"note,omitempty"`  // Result.Note, which the page words
 	// NoteDetail is Result.NoteDetail in the page's language.
-	NoteDetail string `json:"note_detail,omitempty"`
+	NoteDetail string   `json:"note_detail,omitempty"`
+	MoreNotes  []string `json:"more_notes,omitempty"` // Result.MoreNotes
 }
 
 // Render encodes results for the page in lang ("fr" or "en").
@@ -554,7 +579,7 @@ func Render(results []Result, lang string) []byte {
 	out := make([]pageResult, 0, len(results))
 	for _, r := range results {
 		v := r.Verdict
-		p := pageResult{File: r.File, Kind: v.Kind, Subject: v.SubjectText(lang), Verdict: string(v.Status()), Summary: v.Summary(lang), Note: r.Note}
+		p := pageResult{File: r.File, Kind: v.Kind, Subject: v.SubjectText(lang), Verdict: string(v.Status()), Summary: v.Summary(lang), Note: r.Note, MoreNotes: r.MoreNotes}
 		if r.NoteDetail != nil {
 			p.NoteDetail = r.NoteDetail.Text(lang)
 		}

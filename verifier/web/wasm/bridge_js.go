@@ -3,6 +3,8 @@
 package main
 
 import (
+	"strconv"
+	"strings"
 	"syscall/js"
 	_ "time/tzdata" // Europe/Paris for the game rules, inside the page
 
@@ -11,18 +13,24 @@ import (
 
 func serve() {
 	c := copies{}
+	var read inputsRead
 	js.Global().Set("tirageVerify", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		if len(args) != 6 {
-			return js.ValueOf(`[{"file":"","verdict":"fail","summary":"tirageVerify(files, anchors, pins, rules, lang, quorum)","checks":[]}]`)
+		if len(args) != 8 {
+			return js.ValueOf(`[{"file":"","verdict":"fail","summary":"tirageVerify(files, anchors, pins, rules, lang, quorum, stakes, closed)","checks":[]}]`)
 		}
 		seen := map[int]bool{}
 		docs, anchors := c.files(args[0], seen), c.files(args[1], seen)
-		var rules *web.File
-		if r := c.files(args[3], seen); len(r) > 0 {
-			rules = &r[len(r)-1] // the page keeps one: the last given
+		last := func(l []web.File) *web.File { // the page keeps one: the last given
+			if len(l) == 0 {
+				return nil
+			}
+			return &l[len(l)-1]
 		}
+		rules := last(c.files(args[3], seen))
+		stakes, closed := c.files(args[6], seen), last(c.files(args[7], seen))
 		c.keep(seen)
-		return js.ValueOf(string(web.Render(web.VerifyQuorum(docs, anchors, args[2].String(), rules, args[5].String()), args[4].String())))
+		in := read.get(ids(args[3], args[6], args[7]), func() *web.Inputs { return web.ReadInputs(stakes, closed, rules) })
+		return js.ValueOf(string(web.Render(web.VerifyInputs(docs, anchors, args[2].String(), rules, args[5].String(), in), args[4].String())))
 	}))
 	js.Global().Set("tirageReady", js.ValueOf(true))
 	if cb := js.Global().Get("onTirageReady"); cb.Type() == js.TypeFunction {
@@ -76,4 +84,40 @@ func (c copies) keep(seen map[int]bool) {
 			delete(c, id)
 		}
 	}
+}
+
+// inputsRead is the last web.ReadInputs, by the ids of the files it read:
+// a freeze's input files are hashed (and the entrants recomputed from
+// them) once, not on every call (a keystroke, a language chosen).
+type inputsRead struct {
+	key string // "" : none kept
+	in  *web.Inputs
+}
+
+// get returns the inputs kept under key, or reads them (read) and keeps
+// them; an empty key (a file without an id) is read every time.
+func (r *inputsRead) get(key string, read func() *web.Inputs) *web.Inputs {
+	if key != "" && key == r.key {
+		return r.in
+	}
+	in := read()
+	r.key, r.in = key, in
+	return in
+}
+
+// ids is the ids of the files of the lists, in order, a list apart from
+// the next; "" if a file has none.
+func ids(lists ...js.Value) string {
+	var b strings.Builder
+	for _, l := range lists {
+		for i := range l.Length() {
+			v := l.Index(i).Get("id")
+			if v.Type() != js.TypeNumber {
+				return ""
+			}
+			b.WriteString(strconv.Itoa(v.Int()) + ",")
+		}
+		b.WriteString("|")
+	}
+	return b.String()
 }

@@ -1,7 +1,7 @@
 // Command wasm is rngverify's browser page engine: built with GOOS=js
 // GOARCH=wasm (scripts/wasm.sh), it exposes to the page's JavaScript
 //
-//	tirageVerify(files, anchors, pins, rules, lang, quorum) → JSON string
+//	tirageVerify(files, anchors, pins, rules, lang, quorum, stakes, closed) → JSON string
 //
 // where files (the documents to check: receipts, transcripts,
 // certificates, freeze receipts, attestations, entrant lists), anchors
@@ -14,11 +14,16 @@
 // file to be copied into Go once — a call forgets the files it is not
 // given), pins a string of pinned key
 // fingerprints, lang "fr" or "en", and quorum the witnesses' quorum as
-// typed ("": all of them); the JSON is package web's Render of
-// web.VerifyQuorum(files, anchors, pins, rules, quorum). Only anchors and pins are
-// trusted; certificates are checked against the rules, as by rngverify
-// certificate --rules. It makes no network request. Built for another
-// platform it only says what it is.
+// typed ("": all of them), stakes (a freeze's stake files, in the order
+// of its receipt) and closed (its closed-accounts file, none or one: the
+// last is taken) arrays of files too; the JSON is package web's Render of
+// web.VerifyInputs(files, anchors, pins, rules, quorum,
+// web.ReadInputs(stakes, closed, rules)), the inputs read once for the
+// same files (their ids). Only anchors and pins are trusted; certificates
+// are checked against the rules, as by rngverify certificate --rules, and
+// freeze receipts against the input files (and the rules), as by
+// rngverify freeze --stakes, --closed, --rules. It makes no network
+// request. Built for another platform it only says what it is.
 package main
 
 func main() { serve() }
