@@ -28,6 +28,7 @@ func runFreeze(env Env) int {
 	c.fs.Var(&stakes, "stakes", "")
 	closed := c.fs.String("closed", "", "")
 	rules := c.fs.String("rules", "", "")
+	account := c.fs.String("account", "", "")
 	pos, err := c.parse(env.Args)
 	if errors.Is(err, flag.ErrHelp) {
 		return c.help(env, verdict.MsgUsageFreeze)
@@ -76,10 +77,22 @@ func runFreeze(env Env) int {
 	if *rules != "" && (len(stakes) == 0 || *entrants == "") {
 		return c.usageErr(env, verdict.M(verdict.MsgCLIFreezeRecompute))
 	}
+	// A player disputes the draw: the account's answer needs the list's
+	// key; its rows are noted as the files are read, with everyone's.
+	accountSet := false
+	c.fs.Visit(func(f *flag.Flag) { accountSet = accountSet || f.Name == "account" })
+	if accountSet {
+		switch {
+		case promo.CheckAccount(*account) != nil:
+			return c.usageErr(env, verdict.M(verdict.MsgCLIAccountBad, *account))
+		case *entrants == "":
+			return c.usageErr(env, verdict.M(verdict.MsgCLIAccountNoList))
+		}
+	}
 	inputs := &receipt.FreezeInputs{}
 	if *rules != "" {
 		// The entrants recomputed from the files, hashed as they are read.
-		if inputs, err = recomputeEntrants(env, *rules, stakes, *closed); err != nil {
+		if inputs, err = recomputeEntrants(env, *rules, stakes, *closed, *account); err != nil {
 			return c.usageErr(env, receipt.Cause(err))
 		}
 	} else {
@@ -98,6 +111,7 @@ func runFreeze(env Env) int {
 			}
 		}
 	}
+	inputs.Account = *account
 	c.input = pos[0]
 	file, err := readInput(env, pos[0])
 	if err != nil {
@@ -112,7 +126,8 @@ func runFreeze(env Env) int {
 // recomputeEntrants reads the rules and the input files (each once,
 // hashed as it is read) and recomputes the eligibility from them with
 // stakes.Recompute, the code rngctl promo freeze reads them with.
-func recomputeEntrants(env Env, rulesPath string, stakeNames []string, closedName string) (*receipt.FreezeInputs, error) {
+// The rows of account (none: "") are noted as they are read.
+func recomputeEntrants(env Env, rulesPath string, stakeNames []string, closedName, account string) (*receipt.FreezeInputs, error) {
 	rulesFile, err := readFileMax(rulesPath, maxRules, verdict.MsgLimitRules)
 	if err != nil {
 		return nil, verdict.Errorf(verdict.MsgCLIFreezeRules, rulesPath, receipt.Cause(fileErr(err)))
@@ -151,7 +166,7 @@ func recomputeEntrants(env Env, rulesPath string, stakeNames []string, closedNam
 		}
 		cf = &f
 	}
-	rc, err := stakes.Recompute(context.Background(), r, sf, cf)
+	rc, err := stakes.RecomputeAccount(context.Background(), r, sf, cf, account)
 	if err != nil {
 		return nil, verdict.Errorf(verdict.MsgCLIRecompute, err)
 	}

@@ -48,6 +48,9 @@ type Eligibility struct {
 	tally  *Tally
 	closed Closed
 	order  []uint32 // account ids sorted by account string
+	// drawEnds[j] is midnight ending draw j's date: an account closed
+	// before it is not valid on the draw date (withheld).
+	drawEnds []time.Time
 
 	// Participants[i] is how many accounts reached day i's minimum.
 	Participants []int
@@ -81,9 +84,9 @@ func (t *Tally) Eligibility(closed Closed) *Eligibility {
 		deadlines[i] = r.startAfter(r.Days[i].Date, r.ECredit.PaymentWithinDays+1)
 	}
 	// Midnight ending each draw's date: closed before it, not valid on the draw date.
-	drawDates := make([]time.Time, len(r.Draws))
+	e.drawEnds = make([]time.Time, len(r.Draws))
 	for j := range r.Draws {
-		drawDates[j] = r.startAfter(r.Draws[j].Date, 1)
+		e.drawEnds[j] = r.startAfter(r.Draws[j].Date, 1)
 	}
 	for _, id := range e.order {
 		acct := t.accounts[id]
@@ -101,7 +104,7 @@ func (t *Tally) Eligibility(closed Closed) *Eligibility {
 			if !e.participated(id, j) {
 				continue
 			}
-			if isClosed && closedAt.Before(drawDates[j]) {
+			if e.withheld(acct, j) {
 				e.WithheldEntries[j]++
 				continue
 			}
@@ -109,6 +112,14 @@ func (t *Tally) Eligibility(closed Closed) *Eligibility {
 		}
 	}
 	return e
+}
+
+// withheld reports whether account, had it taken part in draw j, is
+// withheld from it: closed at or before the draw's date (that day
+// included).
+func (e *Eligibility) withheld(account string, j int) bool {
+	at, closed := e.closed[account]
+	return closed && at.Before(e.drawEnds[j])
 }
 
 func (e *Eligibility) participated(id uint32, j int) bool {

@@ -313,6 +313,8 @@ type Tally struct {
 	// Rows counts the stakes added; Excluded counts those not counting, by reason.
 	Rows     int64
 	Excluded [NumExclusions]int64
+	// watch notes one account's rows (Watch); nil: none.
+	watch *AccountRows
 }
 
 // NewTally starts an empty tally for rules.
@@ -322,7 +324,8 @@ func NewTally(r *Rules) *Tally {
 
 // Add counts stake s read from line. It returns a *DuplicateError (and
 // changes nothing) when the stake id was seen before, otherwise why the
-// stake does not count (Counts if it does).
+// stake does not count (Counts if it does). A reader gives the rows it
+// rejects, duplicates included, to Reject.
 func (t *Tally) Add(line int, s *Stake) (Exclusion, error) {
 	key := idKey(s.ID)
 	if first, dup := t.seen[key]; dup {
@@ -337,6 +340,9 @@ func (t *Tally) Add(line int, s *Stake) (Exclusion, error) {
 	t.next = max(t.next, at)
 	t.Rows++
 	day, why := t.rules.Classify(s)
+	if t.watch != nil {
+		t.noteAdded(line, s, why)
+	}
 	if why != Counts {
 		t.Excluded[why]++
 		return why, nil

@@ -48,6 +48,11 @@ type FreezeInputs struct {
 	// Rows and Rejected are the stake rows read and rejected (malformed
 	// or duplicate) while recomputing Eligibility: shown as a fact.
 	Rows, Rejected int64
+	// Account, when not empty, is the account a player disputes the draw
+	// for: once every check passed, facts say whether it is in the frozen
+	// list and, with Eligibility (whose tally watched it), why
+	// (accountFacts).
+	Account string
 }
 
 // VerifyFreezeListRefused is VerifyFreeze for a receipt given with an
@@ -166,6 +171,9 @@ func VerifyFreezeFiles(file []byte, list *promo.EntrantList, listRefused *verdic
 			v.FactNamed(verdict.M(verdict.MsgFreezeFactRows), verdict.MsgFreezeFactRowsValue, in.Rows, in.Rejected)
 		}
 		v.FactNamed(verdict.M(verdict.MsgFreezeFactReceipt), verdict.MsgSha256, promo.Fingerprint(file))
+	}
+	if in.Account != "" {
+		accountFacts(v, res, list, in)
 	}
 	return v
 }

@@ -2731,6 +2731,52 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"impossible de lire le reçu de gel : %v"},
 	MsgCLINoAnchorFreeze: {"no trust anchor: give the operator's log key (--log-key FILE, --pin FINGERPRINT, or its key announcement with --log-key) or --state FILE; the receipt's own keys are not trusted",
 		"aucune ancre de confiance : fournissez la clé du journal de l'exploitant (--log-key FICHIER, --pin EMPREINTE, ou son annonce de clés avec --log-key) ou --state FICHIER ; les propres clés du reçu ne sont pas acceptées"},
+	// A player disputes a draw: one account's answer (rngverify freeze
+	// --account; promo.FindEntrant, promo.Eligibility.Standing).
+	MsgAccountFact: {"account %s",
+		"compte %s"},
+	MsgAccountIn: {"in the frozen entrant list of %s: entrant %d of %d (index %d), pseudonym %s",
+		"présent dans la liste gelée des participants de %s : participant %d sur %d (index %d), pseudonyme %s"},
+	MsgAccountInRoot: {"its leaf %s is in the receipt's entrants_root %s: inclusion proof of %d hashes verified",
+		"sa feuille %s figure dans la racine entrants_root du reçu, %s : preuve d'inclusion de %d empreintes vérifiée"},
+	MsgAccountOut: {"not in the frozen entrant list of %s (%d entrants; the list hashes to the frozen root)",
+		"absent de la liste gelée des participants de %s (%d participants ; la liste donne la racine gelée)"},
+	MsgAccountProof: {"entrant %d (pseudonym %s): its leaf's inclusion proof, computed from the list, does not verify against the frozen root and count: the list is not the frozen one",
+		"participant %d (pseudonyme %s) : la preuve d'inclusion de sa feuille, calculée à partir de la liste, ne se vérifie pas avec la racine et le nombre gelés : la liste n'est pas celle du gel"},
+	MsgAccountAskFiles: {"why: give the freeze's input files and its rules too (--stakes, --closed, --rules) to recompute its stakes",
+		"pourquoi : fournissez aussi les fichiers d'entrée du gel et son règlement (--stakes, --closed, --rules) pour recalculer ses mises"},
+	MsgAccountDayReached: {"%s: %d cents counted, minimum %d: took part",
+		"%s : %d centimes comptés, minimum %d : a participé"},
+	MsgAccountDayBelow: {"%s: %d cents counted, minimum %d: below the minimum",
+		"%s : %d centimes comptés, minimum %d : sous le minimum"},
+	MsgAccountRowsCounted: {"stake rows: %d counted, %d not counted or rejected",
+		"lignes de mises : %d comptées, %d non comptées ou rejetées"},
+	MsgAccountRowExcluded: {"%s:%d not counted: %s",
+		"%s:%d non comptée : %s"},
+	MsgAccountRowRejected: {"%s:%d rejected: %s",
+		"%s:%d rejetée (motif, en anglais : « %s »)"},
+	MsgAccountRowsMore: {"%d more rows not counted or rejected (not listed)",
+		"%d autres lignes non comptées ou rejetées (non listées)"},
+	MsgAccountClosedAt: {"closed at %s, at or before the draw date %s: its entry is withheld",
+		"clos le %s, au plus tard à la date du tirage, %s : sa participation est écartée"},
+	MsgAccountClosedUnknown: {"closed at an unknown date (counted as before everything), so by the draw date %s: its entry is withheld",
+		"clos à une date inconnue (comptée comme antérieure à tout), donc avant la date du tirage, %s : sa participation est écartée"},
+	MsgAccountClosedAfter: {"closed at %s, after the draw date %s: its entry stands",
+		"clos le %s, après la date du tirage, %s : sa participation est maintenue"},
+	MsgAccountWhyNoStake: {"why: no stake of it counted on the draw's days",
+		"pourquoi : aucune de ses mises n'a compté les jours du tirage"},
+	MsgAccountWhyBelow: {"why: its counted stakes stayed below the minimum on every day of the draw",
+		"pourquoi : ses mises comptées sont restées sous le minimum chacun des jours du tirage"},
+	MsgAccountWhyClosed: {"why: it took part, but its account was closed by the draw date",
+		"pourquoi : il a participé, mais son compte était clos à la date du tirage"},
+	MsgAccountWhyEntrant: {"the input files make it an entrant: it took part, and its account was open on the draw date",
+		"les fichiers d'entrée en font un participant : il a participé, et son compte était ouvert à la date du tirage"},
+	MsgAccountNotAnswered: {"not answered: a check above did not pass",
+		"sans réponse : une vérification ci-dessus a échoué"},
+	MsgCLIAccountBad: {"--account %q: not an account id ([A-Za-z0-9._:-]{1,64}, as in the stake files)",
+		"--account « %s » : ce n'est pas un identifiant de compte ([A-Za-z0-9._:-]{1,64}, comme dans les fichiers de mises)"},
+	MsgCLIAccountNoList: {"--account ACCOUNT needs the entrant list (--entrants LIST): its key finds the account's leaf",
+		"--account COMPTE demande la liste des participants (--entrants LISTE) : sa clé retrouve la feuille du compte"},
 	// The bailiff's share commitment (promo.ShareCommitment, promo_freeze
 	// share_commitment; rngverify share-commitment).
 	MsgShareCommitmentOpen: {"the share does not open the commitment the freeze holds (%s): it is not the share the bailiff committed to at the freeze, before the beacon round was published",
@@ -2959,4 +3005,31 @@ const (
 	MsgCLIQuorumNoWitness     MsgID = "cli-quorum-no-witness"
 	MsgCLIWitnessRecorded     MsgID = "cli-witness-recorded"
 	MsgCLIWitnessesDiffer     MsgID = "cli-witnesses-differ"
+)
+
+// A player disputes a draw: one account's answer's message ids (rngverify
+// freeze --account).
+const (
+	MsgAccountFact          MsgID = "account-fact"
+	MsgAccountIn            MsgID = "account-in"
+	MsgAccountInRoot        MsgID = "account-in-root"
+	MsgAccountOut           MsgID = "account-out"
+	MsgAccountProof         MsgID = "account-proof"
+	MsgAccountAskFiles      MsgID = "account-ask-files"
+	MsgAccountDayReached    MsgID = "account-day-reached"
+	MsgAccountDayBelow      MsgID = "account-day-below"
+	MsgAccountRowsCounted   MsgID = "account-rows-counted"
+	MsgAccountRowExcluded   MsgID = "account-row-excluded"
+	MsgAccountRowRejected   MsgID = "account-row-rejected"
+	MsgAccountRowsMore      MsgID = "account-rows-more"
+	MsgAccountClosedAt      MsgID = "account-closed-at"
+	MsgAccountClosedUnknown MsgID = "account-closed-unknown"
+	MsgAccountClosedAfter   MsgID = "account-closed-after"
+	MsgAccountWhyNoStake    MsgID = "account-why-no-stake"
+	MsgAccountWhyBelow      MsgID = "account-why-below"
+	MsgAccountWhyClosed     MsgID = "account-why-closed"
+	MsgAccountWhyEntrant    MsgID = "account-why-entrant"
+	MsgAccountNotAnswered   MsgID = "account-not-answered"
+	MsgCLIAccountBad        MsgID = "cli-account-bad"
+	MsgCLIAccountNoList     MsgID = "cli-account-no-list"
 )

@@ -3,7 +3,7 @@ package verdict
 // rngverify freeze's usage text (MsgUsageFreeze), in the catalog like the
 // other commands' (usage.go).
 const (
-	usageFreezeEN = `usage: rngverify freeze FILE [--entrants LIST] [--stakes FILE ... [--closed FILE] [--rules FILE]] (trust flags) [--lang fr|en] [--json]
+	usageFreezeEN = `usage: rngverify freeze FILE [--entrants LIST] [--account ACCOUNT] [--stakes FILE ... [--closed FILE] [--rules FILE]] (trust flags) [--lang fr|en] [--json]
 
 Checks a promotion's freeze receipt (<draw>-receipt.json, the file whose
 SHA-256 the receipt's PDF prints), as the appliance hands it to the bailiff
@@ -30,6 +30,14 @@ at the freeze, offline:
                     recomputed from those files under the rules (the frozen
                     ones), with the code rngctl froze with, hashes under the
                     list's key to the frozen root and count
+  --account ACCOUNT with --entrants: a player disputes the draw. Once every
+                    check passed, one line per fact: whether the account is
+                    in the frozen list (index, pseudonym, its leaf's inclusion
+                    proof verified against the receipt's entrants_root) and,
+                    with --stakes, --closed and --rules, why: its total on
+                    each day of the draw against the minimum, its closure,
+                    its rows not counted or rejected. Not being in the list
+                    is a fact (exit 0), not a failure
 
 The log's keys must be given (trust flags below: the operator's published key
 file or fingerprint, its key announcement record, or --state); the receipt's
@@ -38,7 +46,7 @@ own keys are never trusted. Without them, rngverify freeze refuses to run
 nothing against the appliance (NOT VERIFIED, exit 1).
 
 `
-	usageFreezeFR = `utilisation : rngverify freeze FICHIER [--entrants LISTE] [--stakes FICHIER ... [--closed FICHIER] [--rules FICHIER]] (options de confiance) [--lang fr|en] [--json]
+	usageFreezeFR = `utilisation : rngverify freeze FICHIER [--entrants LISTE] [--account COMPTE] [--stakes FICHIER ... [--closed FICHIER] [--rules FICHIER]] (options de confiance) [--lang fr|en] [--json]
 
 Vérifie hors ligne le reçu de gel d'une opération promotionnelle
 (<tirage>-receipt.json, le fichier dont le PDF du reçu imprime le SHA-256),
@@ -71,6 +79,15 @@ tel que l'appareil le remet à l'huissier lors du gel :
                     règlement (celui du gel), avec le code avec lequel rngctl a
                     gelé, donne sous la clé de la liste la racine et le nombre
                     gelés
+  --account COMPTE  avec --entrants : un joueur conteste le tirage. Une fois
+                    toutes les vérifications réussies, un fait par ligne : le
+                    compte figure-t-il dans la liste gelée (index, pseudonyme,
+                    preuve d'inclusion de sa feuille vérifiée avec la racine
+                    entrants_root du reçu) et, avec --stakes, --closed et
+                    --rules, pourquoi : son total de chaque jour du tirage
+                    face au minimum, sa clôture, ses lignes non comptées ou
+                    rejetées. Être absent de la liste est un fait (code 0),
+                    pas un échec
 
 Les clés du journal doivent être fournies (options de confiance ci-dessous :
 le fichier de clés ou l'empreinte publiés par l'exploitant, son annonce de

@@ -64,4 +64,13 @@ var vocabulary = map[Term]text{
 	"object": {"object", "objet"},
 	"bool":   {"bool", "booléen"},
 	"string": {"string", "chaîne"},
+
+	// Why a valid stake row does not count (promo.Exclusion's String).
+	"outside the participation period":                  {"outside the participation period", "hors de la période de participation"},
+	"channel not counted":                               {"channel not counted", "canal non compté"},
+	"game not in the day's range":                       {"game not in the day's range", "jeu hors de la gamme du jour"},
+	"subscription not taken on the stake's day":         {"subscription not taken on the stake's day", "abonnement non souscrit le jour de la mise"},
+	"abo+ stake not debited on the day it was recorded": {"abo+ stake not debited on the day it was recorded", "mise Abo+ non débitée le jour de son enregistrement"},
+	"subscription stakes excluded":                      {"subscription stakes excluded", "mises par abonnement exclues"},
+	"abo+ stakes excluded":                              {"abo+ stakes excluded", "mises Abo+ exclues"},
 }

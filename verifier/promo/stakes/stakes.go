@@ -177,6 +177,7 @@ func IngestFile(ctx context.Context, name string, r io.Reader, format string, t 
 				}
 			}
 			st.Rejected++
+			t.Reject(p.line, &p.s, err)
 			if _, e := fmt.Fprintf(rw, "%s: %v\n", where(p.line), err); e != nil && werr == nil {
 				werr = e
 				cancel()
@@ -704,8 +705,20 @@ type Recomputed struct {
 // A file refused (one rngctl would have refused too) is an error naming
 // it.
 func Recompute(ctx context.Context, r *promo.Rules, stakeFiles []File, closed *File) (*Recomputed, error) {
+	return RecomputeAccount(ctx, r, stakeFiles, closed, "")
+}
+
+// RecomputeAccount is Recompute, noting as it reads them the rows of
+// account that do not count (promo.Tally.Watch; promo.Eligibility.Standing
+// gives them with the account's standing): one reading of the files
+// answers for everyone and for that account. An empty account is
+// Recompute.
+func RecomputeAccount(ctx context.Context, r *promo.Rules, stakeFiles []File, closed *File, account string) (*Recomputed, error) {
 	out := &Recomputed{}
 	t := promo.NewTally(r)
+	if account != "" {
+		t.Watch(account)
+	}
 	for _, f := range stakeFiles {
 		var st IngestStats
 		sum, err := Hashed(f.R, func(r io.Reader) (err error) {
