@@ -302,7 +302,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	tr := &tileReader{ctx: ctx, fetch: cfg.Fetch, cache: map[tlog.Tile][]byte{}}
 	hr := tlog.TileHashReader(cp.Tree(), tr)
 	if cfg.Last != nil {
-		res.Proof = consistent(v, cfg.Last, cp, hr)
+		res.Proof = consistent(v, cfg.Last, cp, hr, tr)
 	}
 
 	a := newAuditor(cfg, v, res)
@@ -462,6 +462,7 @@ func (a *auditor) read(ctx context.Context, hr tlog.HashReader, from int64, cp *
 			n := first + int64(i)
 			if tlog.RecordHash(leaf) != hashes[i] {
 				a.entryIssue(verdict.MsgEntryMismatch, n)
+				a.refused = append(a.refused, uint64(n))
 				continue
 			}
 			a.add(uint64(n), leaf)
@@ -480,11 +481,12 @@ func (a *auditor) read(ctx context.Context, hr tlog.HashReader, from int64, cp *
 // It returns the consistency proof checked (for checkpoint.LogState.Advance).
 func Consistency(ctx context.Context, f Fetcher, last, cp *checkpoint.Checkpoint, v *verdict.Verdict) tlog.TreeProof {
 	tr := &tileReader{ctx: ctx, fetch: f, cache: map[tlog.Tile][]byte{}}
-	return consistent(v, last, cp, tlog.TileHashReader(cp.Tree(), tr))
+	return consistent(v, last, cp, tlog.TileHashReader(cp.Tree(), tr), tr)
 }
 
-// consistent checks the log against the last trusted checkpoint.
-func consistent(v *verdict.Verdict, last, cp *checkpoint.Checkpoint, hr tlog.HashReader) tlog.TreeProof {
+// consistent checks the log against the last trusted checkpoint; hr reads
+// cp's tree, tr the log's tiles (for a smaller cp, the trusted tree's).
+func consistent(v *verdict.Verdict, last, cp *checkpoint.Checkpoint, hr tlog.HashReader, tr tlog.TileReader) tlog.TreeProof {
 	var proof tlog.TreeProof
 	if last.Size < cp.Size && last.Size > 0 {
 		p, err := tlog.ProveTree(cp.Size, last.Size, hr)
@@ -495,6 +497,20 @@ func consistent(v *verdict.Verdict, last, cp *checkpoint.Checkpoint, hr tlog.Has
 		proof = p
 	}
 	if cp.Size < last.Size {
+		// A smaller checkpoint is no proof by itself (a stale read: a
+		// cache, another front end), unless the trusted tree, read from
+		// the log's tiles authenticated against the trusted checkpoint,
+		// does not extend it: two signed histories (as the follow loop
+		// and rngverify receipt --log find them). Tiles that cannot be
+		// read leave it stale.
+		if cp.Size > 0 {
+			if p, err := tlog.ProveTree(last.Size, cp.Size, tlog.TileHashReader(last.Tree(), tr)); err == nil {
+				if err := checkpoint.Consistent(cp, last, p); errors.Is(err, checkpoint.ErrFork) {
+					inconsistent(v, err, verdict.MsgConsistencyOnlineFork, cp.Size, cp.RootText(), last.Size, last.RootText())
+					return nil
+				}
+			}
+		}
 		v.Fail(verdict.CheckConsistent, verdict.MsgRolledBack, cp.Size, last.Size)
 		return nil
 	}
@@ -783,6 +799,10 @@ type job struct {
 	// and the first ids (keyView.first); 0 otherwise.
 	unbound  int
 	unboundF []string
+	// refused is an entry refused (not matching the tree) after the
+	// game's start and before its last record (an open game: anywhere
+	// after its start), which may be one of its records; -1: none.
+	refused int64
 }
 
 // emission is an emission's first record.
@@ -881,6 +901,11 @@ type auditor struct {
 	entryBad issueList // entries that do not match the tree
 	recBad   issueList // malformed records
 	recNew   issueList // records of a version or kind this verifier does not know
+	// refused are the entries that do not match the tree, in log order
+	// (the reading goroutine's, as entryBad): left out, they may be
+	// records of a game, whose chain then breaks through no fault of the
+	// appliance.
+	refused []uint64
 	// uncommitted are the promotion draws that pass with a beacon round
 	// whose freeze holds no share commitment (logged before freezes held
 	// one), by entry.
@@ -1071,7 +1096,13 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		gid := x.(record.GameRecord).GameID()
 		p, ok := a.games[gid]
 		if !ok {
-			a.issue(verdict.CheckGames, true, verdict.MsgOrphanRecord, index, verdict.Term(x.Kind()), gid)
+			orphan := verdict.M(verdict.MsgOrphanRecord, index, verdict.Term(x.Kind()), gid)
+			if n := len(a.refused); n > 0 {
+				// Its start may be an entry refused before it.
+				a.issue(verdict.CheckGames, false, verdict.MsgSame, notProven(int64(a.refused[n-1]), orphan))
+				return
+			}
+			a.issue(verdict.CheckGames, true, verdict.MsgSame, orphan)
 			return
 		}
 		_, end := x.(*record.GameEnd)
@@ -1185,11 +1216,29 @@ func (a *auditor) submit(gid string, p *pending, ended bool) {
 			g.StartDeadline = e.dead
 		}
 	}
-	j := job{game: gid, g: g}
+	j := job{game: gid, g: g, refused: a.refusedAfter(p.indices[0])}
+	if ended && j.refused >= int64(p.indices[len(p.indices)-1]) {
+		j.refused = -1
+	}
 	if !ended {
 		j.open, j.latest, j.active = p, a.latest, a.active
 	}
 	a.jobs <- j
+}
+
+// refusedAfter is the first entry refused after entry i, or -1.
+func (a *auditor) refusedAfter(i uint64) int64 {
+	k, _ := slices.BinarySearch(a.refused, i+1)
+	if k == len(a.refused) {
+		return -1
+	}
+	return int64(a.refused[k])
+}
+
+// notProven is why a finding resting on a game's records read without the
+// refused entry n proves nothing: n may be one of them.
+func notProven(n int64, finding verdict.Msg) verdict.Msg {
+	return verdict.M(verdict.MsgNotProof, verdict.M(verdict.MsgWhyEntryRefused, n), finding)
 }
 
 // played is the game a ticket played, and its emission.
@@ -1371,7 +1420,11 @@ func (a *auditor) run(j job) {
 		if c.Message != nil {
 			why = *c.Message
 		}
-		a.issue(verdict.CheckGames, c.Status == verdict.StatusMisbehaviour, verdict.MsgGameCheck, j.game, c.Name, why)
+		misbehaviour := c.Status == verdict.StatusMisbehaviour
+		if misbehaviour && j.refused >= 0 {
+			why, misbehaviour = notProven(j.refused, why), false
+		}
+		a.issue(verdict.CheckGames, misbehaviour, verdict.MsgGameCheck, j.game, c.Name, why)
 	} else if j.open != nil && p != nil {
 		a.unsealed(j, p)
 	}

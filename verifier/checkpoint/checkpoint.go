@@ -91,8 +91,12 @@ type Checkpoint struct {
 func (c *Checkpoint) Tree() tlog.Tree { return tlog.Tree{N: c.Size, Hash: c.Root} }
 
 func (c *Checkpoint) String() string {
-	return fmt.Sprintf("%s size %d root %s", c.Origin, c.Size, base64.StdEncoding.EncodeToString(c.Root[:]))
+	return fmt.Sprintf("%s size %d root %s", c.Origin, c.Size, c.RootText())
 }
+
+// RootText is the root as the checkpoint spells it (base64): the one
+// spelling of a root in a verdict.
+func (c *Checkpoint) RootText() string { return base64.StdEncoding.EncodeToString(c.Root[:]) }
 
 // Signature types.
 const (

@@ -191,4 +191,21 @@ func TestDocumentStateCheckpointUnreadable(t *testing.T) {
 	if code != ExitUsage || !strings.Contains(errs, "--state") || out != "" {
 		t.Errorf("receipt with a damaged state checkpoint: exit %d\n%s%s", code, out, errs)
 	}
+	// rngverify log and audit refuse it alike, in the same words (before,
+	// "state file: invalid signature …": neither the flag nor the log).
+	want := `--state: trust state: log "` + receipttest.Origin + `": last trusted checkpoint: invalid signature by `
+	for _, cmd := range []string{"receipt", "log", "audit"} {
+		args := []string{cmd, "--dir", tiles, "--state", state}
+		if cmd == "receipt" {
+			args = []string{cmd, forked, "--state", state, pin}
+		}
+		code, out, errs := run(t, args...)
+		if code != ExitUsage || !strings.Contains(errs, want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 || out != "" {
+			t.Errorf("%s with a damaged state checkpoint: exit %d, want %d and one line with %q:\n%s%s", cmd, code, ExitUsage, want, out, errs)
+		}
+		code, _, errs = run(t, append(args, "--lang", "fr")...)
+		if code != ExitUsage || !strings.Contains(errs, `--state : état de confiance : journal « `+receipttest.Origin+` » : dernier point de contrôle de confiance : `) {
+			t.Errorf("%s --lang fr with a damaged state checkpoint: exit %d\n%s", cmd, code, errs)
+		}
+	}
 }

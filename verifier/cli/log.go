@@ -328,8 +328,10 @@ func runFollow(env Env, full bool) int {
 	}
 	last, err := ls.Last()
 	if err != nil {
-		l.conclude(env, verdict.MsgCLIStateErr, name, receipt.Cause(err))
-		return ExitUsage
+		// Named as receipt, game, certificate and freeze name it (trust.go):
+		// the flag, the log, and that it is the last trusted checkpoint.
+		return l.usageErr(env, receipt.Cause(verdict.Errorf(verdict.MsgCLIFlagErr, "--state",
+			verdict.Errorf(verdict.MsgStateLog, cp.Origin, verdict.Errorf(verdict.MsgStateLast, err)))))
 	}
 	var extra func(io.Writer)
 	var proof tlog.TreeProof

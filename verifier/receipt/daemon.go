@@ -88,6 +88,9 @@ func FromProtoJSON(b []byte) (*Receipt, error) {
 			return nil, verdict.Errorf(verdict.MsgLeafHashWrong)
 		}
 	}
+	if err := drawFieldsOfRecord(&p); err != nil {
+		return nil, err
+	}
 	if p.VrfKeyID != "" {
 		r.VRFKey = &VRFKey{ID: p.VrfKeyID, Suite: p.VrfSuite, PublicKey: hex.EncodeToString(p.VrfPublicKey)}
 	}
@@ -110,6 +113,30 @@ func FromProtoJSON(b []byte) (*Receipt, error) {
 		}
 	}
 	return r, nil
+}
+
+// drawFieldsOfRecord checks that the receipt's vrfProof and vrfOutput,
+// when given, are the record's proof and β. The verdict checks the
+// record's (the logged ones); a receipt showing others beside them would
+// pass with a proof and an output that nothing verified, read by whoever
+// reads the receipt rather than the record. A record that does not parse
+// is left to the verdict's record check.
+func drawFieldsOfRecord(p *protoReceipt) error {
+	if len(p.VrfProof) == 0 && len(p.VrfOutput) == 0 {
+		return nil
+	}
+	rec, err := record.Parse(p.Record)
+	if err != nil {
+		return nil
+	}
+	_, proof, beta := drawOf(rec)
+	if len(p.VrfProof) > 0 && !bytes.Equal(p.VrfProof, proof) {
+		return verdict.Errorf(verdict.MsgProtoFieldNotRec, "vrfProof", "proof")
+	}
+	if len(p.VrfOutput) > 0 && !bytes.Equal(p.VrfOutput, beta) {
+		return verdict.Errorf(verdict.MsgProtoFieldNotRec, "vrfOutput", "beta")
+	}
+	return nil
 }
 
 // The daemon's GetTranscript and GetReceipts replies, as grpcurl or

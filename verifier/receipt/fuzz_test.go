@@ -325,6 +325,14 @@ func protoJSON(f *testing.F, rc *receipt.Receipt) []byte {
 	if rc.Alpha != "" {
 		m["vrfAlpha"] = unhex(rc.Alpha)
 	}
+	// The record's proof and β, as rngd gives them beside it (they must be
+	// the record's: TestReceiptDrawFieldsAreRecords).
+	switch x, _ := record.Parse([]byte(rc.Record)); x := x.(type) {
+	case *record.GameStart:
+		m["vrfProof"], m["vrfOutput"] = x.Proof, x.Beta
+	case *record.Pick:
+		m["vrfProof"], m["vrfOutput"] = x.Proof, x.Beta
+	}
 	if rc.Start != nil {
 		m["startRecord"], m["startLogIndex"] = []byte(rc.Start.Record), strconv.FormatUint(rc.Start.Index, 10)
 		var sp [][]byte

@@ -681,4 +681,4 @@ func CheckpointMsg(cp *checkpoint.Checkpoint) verdict.Msg {
 
 // rootText is cp's root as the checkpoint spells it (base64): the one
 // spelling of a root in a verdict.
-func rootText(cp *checkpoint.Checkpoint) string { return base64.StdEncoding.EncodeToString(cp.Root[:]) }
+func rootText(cp *checkpoint.Checkpoint) string { return cp.RootText() }

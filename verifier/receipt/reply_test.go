@@ -388,3 +388,53 @@ func TestRepeatedMembers(t *testing.T) {
 	ok := []byte(`{"receipts": [` + string(one) + `, ` + string(other) + `]}`)
 	expect(t, receipt.VerifyReceipt(ok, keyed(t, a)), verdict.StatusPass, "")
 }
+
+// TestReceiptDrawFieldsAreRecords: a protobuf receipt's vrfProof and
+// vrfOutput, which rngd fills with the record's proof and β, must be them.
+// The verdict checks the logged record's; before, a receipt whose vrfOutput
+// (the β a player reads, rngdemo prints) or vrfProof was edited passed,
+// exit 0, with values nothing verified.
+func TestReceiptDrawFieldsAreRecords(t *testing.T) {
+	a := appliance(t, 93)
+	g := play(t, a, receipttest.Play{Game: "g-drawfields"})
+	for k := range g.Indices {
+		pb := pbReceipt(t, a.Receipt(g, k, true))
+		rec, err := record.Parse(pb.Record)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var proof, beta []byte
+		switch r := rec.(type) {
+		case *record.GameStart:
+			proof, beta = r.Proof, r.Beta
+		case *record.Pick:
+			proof, beta = r.Proof, r.Beta
+		}
+		reply := func(pb *qodv1.Receipt) []byte {
+			return grpcurl(t, &qodv1.GetReceiptsResponse{Receipts: []*qodv1.Receipt{pb}})
+		}
+		flip := func(b []byte) []byte {
+			b = bytes.Clone(b)
+			b[len(b)/2] ^= 1
+			return b
+		}
+		if proof == nil {
+			// A record that draws nothing: a receipt showing a draw is refused.
+			pb.VrfOutput = make([]byte, 32)
+			formatFails(t, string(rec.Kind()), receipt.VerifyReceipt(reply(pb), keyed(t, a)), "receipts[0]: vrfOutput is not the record's beta")
+			continue
+		}
+		pb.VrfProof, pb.VrfOutput = proof, beta
+		expect(t, receipt.VerifyReceipt(reply(pb), keyed(t, a)), verdict.StatusPass, "")
+		good := proto.Clone(pb).(*qodv1.Receipt)
+		pb.VrfProof = flip(proof)
+		v := receipt.VerifyReceipt(reply(pb), keyed(t, a))
+		formatFails(t, "vrfProof", v, "receipts[0]: vrfProof is not the record's proof: the receipt shows another value than the logged record it proves")
+		if c := v.First(); c == nil || !strings.Contains(c.Reason("fr"), "vrfProof n'est pas le champ proof de l'enregistrement") {
+			t.Errorf("vrfProof edited, in French:\n%s", v.Text("fr"))
+		}
+		pb = good
+		pb.VrfOutput = flip(beta)
+		formatFails(t, "vrfOutput", receipt.VerifyReceipt(reply(pb), keyed(t, a)), "receipts[0]: vrfOutput is not the record's beta")
+	}
+}

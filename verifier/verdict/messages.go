@@ -518,7 +518,6 @@ const (
 	MsgCLIURLBad        MsgID = "cli-url-bad"
 	MsgCLIStateFile     MsgID = "cli-state-file"
 	MsgCLIFollowBad     MsgID = "cli-follow-bad"
-	MsgCLIStateErr      MsgID = "cli-state-err"
 	MsgCLISaveState     MsgID = "cli-save-state"
 	MsgUsageReceipt     MsgID = "usage-receipt"
 	MsgUsageGame        MsgID = "usage-game"
@@ -771,6 +770,7 @@ const (
 	MsgDeadlineNotChecked MsgID = "deadline-not-checked"
 	MsgProtoFieldNotInt   MsgID = "proto-field-not-int"
 	MsgProtoFieldNotHash  MsgID = "proto-field-not-hash"
+	MsgProtoFieldNotRec   MsgID = "proto-field-not-record"
 
 	// Misbehaviour that rests on what is not proven to be the appliance's
 	// is a failure, not proof (receipt: VerifyReceipt, VerifyTranscript,
@@ -778,6 +778,7 @@ const (
 	MsgNotProof        MsgID = "not-proof"
 	MsgWhyNotIncluded  MsgID = "why-not-included"
 	MsgWhyNotAdjacent  MsgID = "why-not-adjacent"
+	MsgWhyEntryRefused MsgID = "why-entry-refused"
 	MsgWhyKeyUntrusted MsgID = "why-key-untrusted"
 	MsgWhySuite        MsgID = "why-suite"
 	MsgWhyLayout       MsgID = "why-layout"
@@ -1873,8 +1874,6 @@ var messages = map[MsgID]text{
 		"fichier d'état %s : %s"},
 	MsgCLIFollowBad: {"--follow: audit only, at least 1s",
 		"--follow : avec audit seulement, au moins 1s"},
-	MsgCLIStateErr: {"rngverify %s: state file: %s",
-		"rngverify %s : fichier d'état : %s"},
 	MsgCLISaveState: {"rngverify %s: couldn't save the trust state: %s",
 		"rngverify %s : impossible d'enregistrer l'état de confiance : %s"},
 	MsgCmdAudit: {"follow the whole log: re-verify every record and game, statistics against the exact probabilities",
@@ -2374,6 +2373,8 @@ Code de sortie :
 		"%s « %s » n'est pas un entier décimal"},
 	MsgProtoFieldNotHash: {"%s[%d] is not 32 bytes",
 		"%s[%d] n'est pas de 32 octets"},
+	MsgProtoFieldNotRec: {"%s is not the record's %s: the receipt shows another value than the logged record it proves",
+		"%s n'est pas le champ %s de l'enregistrement : le reçu montre une autre valeur que celle de l'enregistrement journalisé qu'il prouve"},
 
 	// Misbehaviour that rests on what is not proven to be the appliance's.
 	MsgNotProof: {"%v: not proof of misbehaviour: %v",
@@ -2382,6 +2383,8 @@ Code de sortie :
 		"rien ne prouve que ces enregistrements soient ceux de l'appareil (%v ne figure pas sous un point de contrôle signé par une clé de journal de confiance)"},
 	MsgWhyNotAdjacent: {"the transcript is not proven complete: records %d and %d are not adjacent in the log, and a record between them may have been left out",
 		"rien ne prouve que la transcription soit complète : les enregistrements %d et %d ne se suivent pas dans le journal, et un enregistrement a pu être omis entre eux"},
+	MsgWhyEntryRefused: {"entry %d, which may be one of the game's records, does not match the signed tree and was left out: the game's records are not proven complete",
+		"l'entrée %d, qui peut être un enregistrement de la partie, ne correspond pas à l'arbre signé et a été écartée : rien ne prouve que les enregistrements de la partie soient complets"},
 	MsgWhyKeyUntrusted: {"VRF key %s is not a trusted key",
 		"la clé VRF %s n'est pas une clé de confiance"},
 	MsgWhySuite: {"the proof verifies under suite %s: the document names another suite, and a pinned fingerprint fixes only the key's bytes",
