@@ -26,6 +26,7 @@ import (
 	"tirage.fr/tirage/hsm"
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/atomicfile"
 	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/record"
@@ -443,6 +444,16 @@ func (s *qodService) GetReceipts(ctx context.Context, req *qodv1.GetReceiptsRequ
 	return &qodv1.GetReceiptsResponse{Receipts: r}, err
 }
 
+// witnessStatus is what Status tells of a witness: every count the log
+// keeps of it (those /metrics exports, tirage_log_witness_*).
+func witnessStatus(w transparency.WitnessStat) *adminv1.WitnessStatus {
+	ws := &adminv1.WitnessStatus{Name: w.Name, Url: w.URL, Cosignatures: w.Cosigned, Conflicts: w.Conflicts, Failures: w.Failures, CalledOff: w.CalledOff}
+	if !w.LastCosigned.IsZero() {
+		ws.LastCosigned = timestamppb.New(w.LastCosigned)
+	}
+	return ws
+}
+
 // adminService is tirage.admin.v1.Admin.
 type adminService struct {
 	adminv1.UnimplementedAdminServer
@@ -491,11 +502,7 @@ func (s *adminService) Status(ctx context.Context, _ *adminv1.StatusRequest) (*a
 	}
 	if wl, ok := s.e.tlog.(witnessedLog); ok {
 		for _, w := range wl.Witnesses() {
-			ws := &adminv1.WitnessStatus{Name: w.Name, Url: w.URL, Cosignatures: w.Cosigned, Conflicts: w.Conflicts, Failures: w.Failures}
-			if !w.LastCosigned.IsZero() {
-				ws.LastCosigned = timestamppb.New(w.LastCosigned)
-			}
-			r.Witnesses = append(r.Witnesses, ws)
+			r.Witnesses = append(r.Witnesses, witnessStatus(w))
 		}
 	}
 	if s.addrs != nil {

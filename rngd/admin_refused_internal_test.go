@@ -14,8 +14,10 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
+	"tirage.fr/tirage/transparency"
 )
 
 // The refused peers' log lines: one per uid per minute, the next one
@@ -147,5 +149,23 @@ func TestAdminMaxRecvMsgSizeHoldsABatch(t *testing.T) {
 	n := proto.Size(&adminv1.ImportManifestRequest{Part: &adminv1.ImportManifestRequest_Tickets{Tickets: batch}})
 	if n != 470_004 || 4*n > adminMaxRecvMsgSize {
 		t.Errorf("a batch of %d tickets at worst: %d bytes, want 470,004, at most a quarter of adminMaxRecvMsgSize (%d)", ticketBatch, n, adminMaxRecvMsgSize)
+	}
+}
+
+// Status tells every count the log keeps of a witness, the requests
+// called off (tirage_log_witness_called_off_total) too: rngctl qod status
+// shows a witness that no longer replies, all its requests called off, as
+// such.
+func TestWitnessStatus(t *testing.T) {
+	last := time.Date(2026, 12, 3, 16, 40, 5, 0, time.UTC)
+	got := witnessStatus(transparency.WitnessStat{Name: "bailiff.example/witness", URL: "http://192.0.2.10:7490/add-checkpoint",
+		Cosigned: 12, Conflicts: 1, Failures: 2, CalledOff: 30, LastCosigned: last})
+	want := &adminv1.WitnessStatus{Name: "bailiff.example/witness", Url: "http://192.0.2.10:7490/add-checkpoint",
+		Cosignatures: 12, Conflicts: 1, Failures: 2, CalledOff: 30, LastCosigned: timestamppb.New(last)}
+	if !proto.Equal(got, want) {
+		t.Errorf("witnessStatus = %v, want %v", got, want)
+	}
+	if got := witnessStatus(transparency.WitnessStat{Name: "w"}); got.LastCosigned != nil {
+		t.Errorf("a witness that never cosigned: last cosigned %v", got.LastCosigned)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	_ "time/tzdata" // Europe/Paris without the system zoneinfo
 	"unicode"
@@ -24,7 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"tirage.fr/tirage/rngd/entropy"
-	"tirage.fr/tirage/rngd/internal/boundedfile"
+	"tirage.fr/tirage/rngd/internal/witnesspolicy"
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/tilelog"
 	"tirage.fr/tirage/transparency/trillian"
@@ -260,8 +259,10 @@ type LogConfig struct {
 	// draws waiting for one. The file must be owned by root or rngd's
 	// user and not writable by group or others (whoever may write it may
 	// name a witness of their own), nor readable by them when a witness
-	// URL holds credentials (a password, a query: mode 0600). Unset: no
-	// witnesses.
+	// URL holds credentials (a password, a query: mode 0600); the
+	// directory holding it likewise owned by root or rngd's user and not
+	// writable by group or others (who could swap the file). rngctl promo
+	// --witness-policy checks its file the same way. Unset: no witnesses.
 	WitnessPolicy string `toml:"witness_policy"`
 	// WitnessTimeout bounds how long one checkpoint waits for the quorum
 	// (default 2s; 100ms to half of checkpoint_timeout, or with backend
@@ -874,29 +875,11 @@ func (l *LogConfig) checkWitnesses() error {
 	if w := l.WitnessTimeout.Duration; w < 100*time.Millisecond || 2*w > bound {
 		return fmt.Errorf("config log.witness_timeout = %s: want 100ms to half of %s (%s)", l.WitnessTimeout, field, Duration{bound})
 	}
-	// Whoever may write the policy may name a witness of their own (one
-	// that cosigns whatever it is sent); whoever may read it, the
-	// credentials its URLs may hold (a bastion's password, a token). Its
-	// owner may do both, whatever its mode: root or rngd's user only. The
-	// file checked is the file read.
-	b, fi, err := boundedfile.ReadStat(l.WitnessPolicy, transparency.MaxWitnessPolicy)
+	// Read with rngctl promo --witness-policy's checks: owner, mode, and
+	// the directory holding it (witnesspolicy.Read).
+	b, err := witnesspolicy.Read(l.WitnessPolicy)
 	if err != nil {
 		return fmt.Errorf("config log.witness_policy %s: %w", l.WitnessPolicy, err)
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid != 0 && int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("config log.witness_policy %s is owned by uid %d, neither root nor rngd's user (uid %d), who could name a witness of their own: chown it", l.WitnessPolicy, st.Uid, os.Geteuid())
-	}
-	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
-		return fmt.Errorf("config log.witness_policy %s has mode %04o: writable by group or others, who could name a witness of their own: chmod go-w it (0644, 0600 with credentials in its URLs)", l.WitnessPolicy, perm)
-	}
-	_, urls, err := transparency.ParseWitnessPolicy(b)
-	if err != nil {
-		return fmt.Errorf("config log.witness_policy %s: %w", l.WitnessPolicy, err)
-	}
-	for _, w := range urls {
-		if w.HasCredentials() && openToOthers(fi.Mode()) {
-			return fmt.Errorf("config log.witness_policy %s has mode %04o: readable by group or others, and witness %s's URL holds credentials: chmod 600 it", l.WitnessPolicy, fi.Mode().Perm(), w.PolicyName)
-		}
 	}
 	l.witnessPolicy = b
 	return nil

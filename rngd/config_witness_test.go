@@ -126,21 +126,21 @@ func TestConfigWitnessPolicyMode(t *testing.T) {
 		want string // "": accepted
 	}{
 		{"http://127.0.0.1:7490", 0o644, ""},
-		{"http://127.0.0.1:7490", 0o664, "has mode 0664: writable by group or others"},
-		{"http://127.0.0.1:7490", 0o646, "has mode 0646: writable by group or others"},
+		{"http://127.0.0.1:7490", 0o664, "it has mode 0664: writable by group or others"},
+		{"http://127.0.0.1:7490", 0o646, "it has mode 0646: writable by group or others"},
 		{"https://bastion:s3cret@127.0.0.1:7490", 0o600, ""},
 		{"https://127.0.0.1:7490/?token=s3cret", 0o600, ""},
-		{"https://bastion:s3cret@127.0.0.1:7490", 0o620, "has mode 0620: writable by group or others"},
-		{"https://bastion:s3cret@127.0.0.1:7490", 0o644, "has mode 0644: readable by group or others, and witness bailiff's URL holds credentials: chmod 600 it"},
-		{"https://127.0.0.1:7490/?token=s3cret", 0o640, "has mode 0640: readable by group or others"},
-		{"https://t0ken@127.0.0.1:7490", 0o604, "has mode 0604: readable by group or others"},
+		{"https://bastion:s3cret@127.0.0.1:7490", 0o620, "it has mode 0620: writable by group or others"},
+		{"https://bastion:s3cret@127.0.0.1:7490", 0o644, "it has mode 0644: readable by group or others, and witness bailiff's URL holds credentials: chmod 600 it"},
+		{"https://127.0.0.1:7490/?token=s3cret", 0o640, "it has mode 0640: readable by group or others"},
+		{"https://t0ken@127.0.0.1:7490", 0o604, "it has mode 0604: readable by group or others"},
 	} {
 		p := policy(tc.url, tc.mode)
 		_, err := checkTOML(t, configTOML(map[string]string{"log.witness_policy": `"` + p + `"`}))
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s, mode %04o: %v", tc.url, tc.mode, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), "config log.witness_policy "+p+" "+tc.want) ||
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), "config log.witness_policy "+p+": "+tc.want) ||
 			strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "t0ken")):
 			t.Errorf("%s, mode %04o: %v; want %q", tc.url, tc.mode, err, tc.want)
 		}
@@ -165,7 +165,23 @@ func TestConfigWitnessPolicyOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := checkTOML(t, configTOML(map[string]string{"log.witness_policy": `"` + p + `"`}))
-	if want := "config log.witness_policy " + p + " is owned by uid 65534, neither root nor rngd's user (uid 0)"; err == nil || !strings.Contains(err.Error(), want) {
+	if want := "config log.witness_policy " + p + ": it is owned by uid 65534, neither root nor the user reading it (uid 0)"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("owned by uid 65534: %v; want %q", err, want)
+	}
+}
+
+// log.witness_policy in a directory group or others may write is refused:
+// they could swap the file for a policy naming a witness of their own.
+func TestConfigWitnessPolicyDirectory(t *testing.T) {
+	cosig, _ := witnessVKeys(t, "bailiff.example/witness")
+	p := writePolicy(t, "witness bailiff "+cosig+" http://127.0.0.1:7490\nquorum bailiff\n")
+	dir := filepath.Dir(p)
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o700) })
+	_, err := checkTOML(t, configTOML(map[string]string{"log.witness_policy": `"` + p + `"`}))
+	if want := "config log.witness_policy " + p + ": its directory " + dir + " has mode 0777: writable by group or others, who could swap the file: chmod go-w it"; err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("policy in a 0777 directory: %v; want %q", err, want)
 	}
 }

@@ -23,9 +23,8 @@ import (
 
 	"tirage.fr/tirage/rngd"
 	"tirage.fr/tirage/rngd/entropy"
-	"tirage.fr/tirage/rngd/internal/boundedfile"
+	"tirage.fr/tirage/rngd/internal/witnesspolicy"
 	rpromo "tirage.fr/tirage/rngd/promo"
-	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/promo/stakes"
 	"tirage.fr/tirage/verifier/record"
@@ -86,7 +85,9 @@ freeze, receipts, draw and certificate (the offline ceremony on the appliance):
                         it is published (as rngd's log.witness_policy; see
                         examples/witnesses.policy): a freeze receipt's checkpoint then
                         carries their times, which rngverify freeze --witness holds
-                        against the announced beacon round
+                        against the announced beacon round. Owned by root or you, not
+                        writable by group or others (0600 with credentials in its
+                        URLs), in a directory alike, as rngd checks it
   --vrf-label L         VRF key (default vrf): a freeze names it; draw: the key the freeze names, any other is refused; --log-label L: log key (default log)
   --entropy KIND        hwrng (default), rdseed or tpm, mixed with getrandom;
   --min-entropy H       its declared min-entropy per byte, 0 < H <= 8 (default 4)
@@ -369,7 +370,7 @@ func (c *promoCmd) gen(ctx context.Context) error {
 	if c.accounts < 0 {
 		return usagef("--accounts %d: want 1 or more (0: one per 8 rows)", c.accounts)
 	}
-	if c.format != rpromo.FormatCSV && c.format != rpromo.FormatJSONL {
+	if c.format != stakes.FormatCSV && c.format != stakes.FormatJSONL {
 		return usagef("--format must be csv or jsonl")
 	}
 	if c.genClosed != "" && filepath.Clean(c.genClosed) == filepath.Clean(c.out) {
@@ -621,7 +622,7 @@ type eligibilityResult struct {
 	rules     *promo.Rules
 	rulesFile []byte
 	el        *promo.Eligibility
-	stats     rpromo.IngestStats
+	stats     stakes.IngestStats
 	summary   Summary
 	// inputs are the input files, hashed as they were read: the stake
 	// files in order, then the closed accounts (the freeze binds them).
@@ -713,7 +714,7 @@ func (c *promoCmd) openInputs() (*eligibilityInputs, error) {
 		}
 		// Hashed as it is read, to its end (the freeze binds it).
 		sum, err := stakes.Hashed(f, func(r io.Reader) (err error) {
-			in.closed, err = rpromo.ReadClosed(r)
+			in.closed, err = stakes.ReadClosed(r)
 			return err
 		})
 		f.Close()
@@ -790,7 +791,7 @@ func (c *promoCmd) eligibility(ctx context.Context, in *eligibilityInputs, o *ou
 	}
 	defer rej.Close()
 	t := promo.NewTally(r)
-	var total rpromo.IngestStats
+	var total stakes.IngestStats
 	var inputs []promo.InputFile
 	for i, name := range c.stakes {
 		st, sum, err := c.ingest(ctx, name, in.stakes[i], t, rej)
@@ -866,7 +867,7 @@ func centsString(c int64) string { return fmt.Sprintf("%d.%02d", c/100, c%100) }
 // rejections go to rejects as "<file>:<line>: <field>: <reason>". It
 // returns the file's SHA-256, of the bytes read (standard input too: what
 // was streamed), to their end.
-func (c *promoCmd) ingest(ctx context.Context, name string, f *os.File, t *promo.Tally, rejects io.Writer) (rpromo.IngestStats, [32]byte, error) {
+func (c *promoCmd) ingest(ctx context.Context, name string, f *os.File, t *promo.Tally, rejects io.Writer) (stakes.IngestStats, [32]byte, error) {
 	var in io.Reader = c.env.Stdin
 	var size int64
 	if f != nil {
@@ -874,7 +875,7 @@ func (c *promoCmd) ingest(ctx context.Context, name string, f *os.File, t *promo
 			size = fi.Size()
 			// Stake rows are about 75 (CSV) or 125 (JSON Lines) bytes.
 			perRow := int64(70)
-			if rpromo.FormatOf(name) == rpromo.FormatJSONL {
+			if stakes.FormatOf(name) == stakes.FormatJSONL {
 				perRow = 115
 			}
 			t.Grow(int(size / perRow))
@@ -898,9 +899,9 @@ func (c *promoCmd) ingest(ctx context.Context, name string, f *os.File, t *promo
 	if name == "-" {
 		label = "stdin"
 	}
-	var st rpromo.IngestStats
+	var st stakes.IngestStats
 	sum, err := stakes.Hashed(in, func(r io.Reader) (err error) {
-		st, err = rpromo.IngestFile(ctx, label, r, rpromo.FormatOf(name), t, rejects, progress)
+		st, err = stakes.IngestFile(ctx, label, r, stakes.FormatOf(name), t, rejects, progress)
 		return err
 	})
 	if progress != nil {
@@ -919,11 +920,10 @@ func (c *promoCmd) open(ctx context.Context) (*rpromo.Appliance, func(), error) 
 	}
 	var policy []byte
 	if c.witnessPolicy != "" {
-		b, err := boundedfile.Read(c.witnessPolicy, transparency.MaxWitnessPolicy)
+		// Read with rngd's log.witness_policy checks: owner, mode, and
+		// the directory holding it.
+		b, err := witnesspolicy.Read(c.witnessPolicy)
 		if err != nil {
-			return nil, nil, usagef("--witness-policy %s: %v", c.witnessPolicy, err)
-		}
-		if _, _, err := transparency.ParseWitnessPolicy(b); err != nil {
 			return nil, nil, usagef("--witness-policy %s: %v", c.witnessPolicy, err)
 		}
 		policy = b

@@ -111,7 +111,7 @@ func TestPromoFreezeBindsInputFiles(t *testing.T) {
 	}
 	// Nor without the closed accounts.
 	code, _, errs = promoRun("", append([]string{"receipts", "--rules", exampleRules, "--stakes", stakes, "--draw", "1", "--out", filepath.Join(dir, "re")}, common...)...)
-	if code != ExitFail || !strings.Contains(errs, "0 closed files given, the freeze binds 1") {
+	if code != ExitFail || !strings.Contains(errs, "number of closed files given: 0, the freeze binds 1") {
 		t.Errorf("receipts without the closed accounts: exit %d %q", code, errs)
 	}
 	// From the same bytes on standard input: re-issued, listing the

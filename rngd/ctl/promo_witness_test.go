@@ -92,3 +92,48 @@ func TestPromoFreezeWitnessed(t *testing.T) {
 		t.Fatalf("rngverify freeze with a witness that never cosigned: exit %d\n%s", c, o)
 	}
 }
+
+// rngctl promo --witness-policy reads the policy with rngd's
+// log.witness_policy checks (witnesspolicy.Read): a policy group or others
+// may write, one readable by them holding credentials, or one in a
+// directory they may write, is refused before the keys are opened, with
+// the flag named and the secret not shown.
+func TestPromoWitnessPolicyChecks(t *testing.T) {
+	dir, keysDir, pass := promoCeremonySetup(t)
+	stakes := filepath.Join(dir, "stakes.csv")
+	if code, _, errs := promoRun("", "gen", "--rules", exampleRules, "--rows", "200", "--out", stakes); code != ExitOK {
+		t.Fatalf("gen: %s", errs)
+	}
+	_, vkey, err := witness.GenerateKey("huissier.test/witness")
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy := func(sub, url string, mode, dirMode os.FileMode) string {
+		d := filepath.Join(dir, sub)
+		os.Mkdir(d, 0o700)
+		p := filepath.Join(d, "witnesses.policy")
+		if err := os.WriteFile(p, []byte("witness huissier "+vkey+" "+url+"\nquorum huissier\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(p, mode)
+		os.Chmod(d, dirMode)
+		t.Cleanup(func() { os.Chmod(d, 0o700) })
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		p    string
+		want string
+	}{
+		{"group-writable", policy("a", "http://127.0.0.1:1", 0o664, 0o755), ": it has mode 0664: writable by group or others"},
+		{"credentials readable", policy("b", "https://bastion:s3cret@127.0.0.1:1", 0o644, 0o755), ": it has mode 0644: readable by group or others, and witness huissier's URL holds credentials: chmod 600 it"},
+		{"open directory", policy("c", "http://127.0.0.1:1", 0o644, 0o777), ": its directory " + filepath.Join(dir, "c") + " has mode 0777: writable by group or others"},
+	} {
+		code, _, errs := promoRun("", "freeze", "--rules", exampleRules, "--stakes", stakes, "--out", filepath.Join(dir, "out-"+tc.name), "--quiet", "--draw", "1",
+			"--data", filepath.Join(dir, "data"), "--origin", "tirage.test/ctl", "--backend", "software", "--allow-software", "--keys", keysDir, "--passphrase-file", pass,
+			"--witness-policy", tc.p)
+		if code != ExitUsage || !strings.Contains(errs, "--witness-policy "+tc.p+tc.want) || strings.Contains(errs, "s3cret") {
+			t.Errorf("%s: exit %d %s; want %q", tc.name, code, errs, tc.want)
+		}
+	}
+}

@@ -107,7 +107,7 @@ func runQoD(ctx context.Context, env Env) int {
 			if w.LastCosigned != nil {
 				last = "last " + w.LastCosigned.AsTime().UTC().Format(time.RFC3339)
 			}
-			logState += fmt.Sprintf("\nwitness %s %s: %d cosignatures (%s), %d conflicts, %d failures", w.Name, w.Url, w.Cosignatures, last, w.Conflicts, w.Failures)
+			logState += fmt.Sprintf("\nwitness %s %s: %d cosignatures (%s), %d conflicts, %d failures, %d called off (the quorum met without it)", w.Name, w.Url, w.Cosignatures, last, w.Conflicts, w.Failures, w.CalledOff)
 		}
 		games := fmt.Sprintf("unfinished games %d, of which %d past their deadline in their refund grace (rngctl qod list-expired)", s.GamesUnfinished, s.GamesInRefundGrace)
 		if s.StoreFailure != "" { // not counted: 0 is not none

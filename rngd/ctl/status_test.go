@@ -88,17 +88,19 @@ func TestQoDListExpired(t *testing.T) {
 }
 
 // qod status names each witness of the log with what rngd saw of it: the
-// operator sees a witness that stopped cosigning before the log stalls.
+// operator sees a witness that stopped cosigning before the log stalls,
+// one whose requests are all called off (it no longer replies, the quorum
+// met without it) too.
 func TestQoDStatusWitnesses(t *testing.T) {
 	last := time.Date(2026, 12, 3, 16, 40, 5, 0, time.UTC)
 	code, out, errs := runFixed(t, fixedAdmin{status: &adminv1.StatusResponse{Version: "test", LogOrigin: "tirage.test/log", LogSize: 7,
 		Witnesses: []*adminv1.WitnessStatus{
 			{Name: "huissier.example/witness", Url: "http://192.0.2.10:7490/add-checkpoint", Cosignatures: 12, Conflicts: 1, LastCosigned: timestamppb.New(last)},
-			{Name: "auditor.example/witness", Url: "http://192.0.2.11:7490/add-checkpoint", Failures: 4},
+			{Name: "auditor.example/witness", Url: "http://192.0.2.11:7490/add-checkpoint", Failures: 4, CalledOff: 30},
 		}}}, "qod", "status")
 	want := "log tirage.test/log size 7\n" +
-		"witness huissier.example/witness http://192.0.2.10:7490/add-checkpoint: 12 cosignatures (last 2026-12-03T16:40:05Z), 1 conflicts, 0 failures\n" +
-		"witness auditor.example/witness http://192.0.2.11:7490/add-checkpoint: 0 cosignatures (none since rngd started), 0 conflicts, 4 failures\n"
+		"witness huissier.example/witness http://192.0.2.10:7490/add-checkpoint: 12 cosignatures (last 2026-12-03T16:40:05Z), 1 conflicts, 0 failures, 0 called off (the quorum met without it)\n" +
+		"witness auditor.example/witness http://192.0.2.11:7490/add-checkpoint: 0 cosignatures (none since rngd started), 0 conflicts, 4 failures, 30 called off (the quorum met without it)\n"
 	if code != ExitOK || !strings.Contains(out, want) {
 		t.Errorf("qod status: exit %d\n%s%s\nwant %q", code, out, errs, want)
 	}

@@ -1,8 +1,9 @@
-// Package promo runs promotions on the appliance: it ingests stake files,
-// computes eligibility and e-credits with the pure rules of
-// tirage.fr/tirage/verifier/promo, freezes each draw's entrant list into the
-// transparency log, runs the bailiff's ceremony and writes the certificate,
-// the freeze receipt and the procès-verbal (JSON and PDF).
+// Package promo runs promotions on the appliance: it computes eligibility
+// and e-credits with the pure rules of tirage.fr/tirage/verifier/promo from
+// the stake files tirage.fr/tirage/verifier/promo/stakes reads, freezes
+// each draw's entrant list into the transparency log, runs the bailiff's
+// ceremony and writes the certificate, the freeze receipt and the
+// procès-verbal (JSON and PDF).
 //
 // # State
 //

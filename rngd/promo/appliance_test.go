@@ -19,6 +19,7 @@ import (
 	"tirage.fr/tirage/rngd/entropy"
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/promo/stakes"
 	"tirage.fr/tirage/verifier/vrf"
 )
 
@@ -77,24 +78,24 @@ func TestBonusCrescendoOffline(t *testing.T) {
 	ctx := context.Background()
 	r, rulesFile := exampleRules(t)
 	tmp := t.TempDir()
-	var stakes bytes.Buffer
-	if err := Generate(&stakes, r, GenConfig{Rows: 20_000, Accounts: 1500, Seed: 42, Format: FormatCSV, Defects: true}); err != nil {
+	var stakeFile bytes.Buffer
+	if err := Generate(&stakeFile, r, GenConfig{Rows: 20_000, Accounts: 1500, Seed: 42, Format: stakes.FormatCSV, Defects: true}); err != nil {
 		t.Fatal(err)
 	}
 	// Edge rows on top of the synthetic ones.
-	stakes.WriteString("edge1,E1,2016-06-16T23:59:59+02:00,loto,1200,web,,,\n")
-	stakes.WriteString("edge2,E2,2016-06-17T00:00:00+02:00,loto,1200,web,,,\n")
-	stakes.WriteString("edge3,E3,2016-06-16T10:00:00+02:00,loto\n")
+	stakeFile.WriteString("edge1,E1,2016-06-16T23:59:59+02:00,loto,1200,web,,,\n")
+	stakeFile.WriteString("edge2,E2,2016-06-17T00:00:00+02:00,loto,1200,web,,,\n")
+	stakeFile.WriteString("edge3,E3,2016-06-16T10:00:00+02:00,loto\n")
 	var closed bytes.Buffer
 	GenerateClosed(&closed, r, 1500, 42)
-	closedSet, err := ReadClosed(&closed)
+	closedSet, err := stakes.ReadClosed(&closed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tally := promo.NewTally(r)
 	var rejects bytes.Buffer
 	var progressed int
-	st, err := Ingest(ctx, &stakes, FormatCSV, tally, &rejects, func(lines, bytes int64) { progressed++ })
+	st, err := stakes.Ingest(ctx, &stakeFile, stakes.FormatCSV, tally, &rejects, func(lines, bytes int64) { progressed++ })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/promo/stakes"
 )
 
 func exampleRules(t testing.TB) (*promo.Rules, []byte) {
@@ -26,7 +27,7 @@ func exampleRules(t testing.TB) (*promo.Rules, []byte) {
 func BenchmarkIngestCSV(b *testing.B) {
 	r, _ := exampleRules(b)
 	var buf bytes.Buffer
-	if err := Generate(&buf, r, GenConfig{Rows: 1_000_000, Seed: 1, Format: FormatCSV, Defects: true}); err != nil {
+	if err := Generate(&buf, r, GenConfig{Rows: 1_000_000, Seed: 1, Format: stakes.FormatCSV, Defects: true}); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(buf.Len()))
@@ -34,7 +35,7 @@ func BenchmarkIngestCSV(b *testing.B) {
 	for range b.N {
 		t := promo.NewTally(r)
 		t.Grow(1_000_000)
-		if _, err := Ingest(context.Background(), bytes.NewReader(buf.Bytes()), FormatCSV, t, io.Discard, nil); err != nil {
+		if _, err := stakes.Ingest(context.Background(), bytes.NewReader(buf.Bytes()), stakes.FormatCSV, t, io.Discard, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -43,14 +44,14 @@ func BenchmarkIngestCSV(b *testing.B) {
 func BenchmarkIngestJSONL(b *testing.B) {
 	r, _ := exampleRules(b)
 	var buf bytes.Buffer
-	if err := Generate(&buf, r, GenConfig{Rows: 1_000_000, Seed: 1, Format: FormatJSONL, Defects: true}); err != nil {
+	if err := Generate(&buf, r, GenConfig{Rows: 1_000_000, Seed: 1, Format: stakes.FormatJSONL, Defects: true}); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(buf.Len()))
 	b.ResetTimer()
 	for range b.N {
 		t := promo.NewTally(r)
-		if _, err := Ingest(context.Background(), bytes.NewReader(buf.Bytes()), FormatJSONL, t, io.Discard, nil); err != nil {
+		if _, err := stakes.Ingest(context.Background(), bytes.NewReader(buf.Bytes()), stakes.FormatJSONL, t, io.Discard, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/promo/stakes"
 )
 
 // formatClosed writes closed accounts in ReadClosed's canonical form:
@@ -56,7 +57,7 @@ func FuzzReadClosed(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := ReadClosed(bytes.NewReader(b))
+		c, err := stakes.ReadClosed(bytes.NewReader(b))
 		if err != nil {
 			m := errLine.FindStringSubmatch(err.Error())
 			if c != nil || !strings.HasPrefix(err.Error(), "closed accounts: ") || m == nil {
@@ -73,7 +74,7 @@ func FuzzReadClosed(f *testing.F) {
 			}
 		}
 		canon := formatClosed(c)
-		back, err := ReadClosed(bytes.NewReader(canon))
+		back, err := stakes.ReadClosed(bytes.NewReader(canon))
 		if err != nil {
 			t.Fatalf("canonical form %q: %v", canon, err)
 		}

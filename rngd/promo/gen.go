@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/promo/stakes"
 )
 
 // GenConfig configures the synthetic stake generator.
@@ -17,7 +18,7 @@ type GenConfig struct {
 	Rows     int64  // stake rows to write
 	Accounts int    // distinct accounts (default Rows/8, at least 1)
 	Seed     uint64 // same seed, same file
-	Format   string // FormatCSV or FormatJSONL
+	Format   string // stakes.FormatCSV or stakes.FormatJSONL
 	// Defects adds, about once per 10,000 rows each, a malformed row and a
 	// duplicate row, so that rejection reporting is exercised.
 	Defects bool
@@ -49,7 +50,7 @@ func Generate(w io.Writer, r *promo.Rules, cfg GenConfig) error {
 	loc := r.Location()
 
 	bw := bufio.NewWriterSize(w, 1<<20)
-	if cfg.Format == FormatCSV {
+	if cfg.Format == stakes.FormatCSV {
 		bw.WriteString("id,account,time,game,amount_cents,channel,kind,subscribed_at,debited_at\n")
 	}
 	var line []byte
@@ -74,7 +75,7 @@ func Generate(w io.Writer, r *promo.Rules, cfg GenConfig) error {
 		}
 		line = line[:0]
 		malformed := cfg.Defects && i%9973 == 5
-		if cfg.Format == FormatJSONL {
+		if cfg.Format == stakes.FormatJSONL {
 			line = append(line, `{"id":"s`...)
 			line = strconv.AppendInt(line, id, 10)
 			line = append(line, `","account":"A`...)

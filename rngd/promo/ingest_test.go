@@ -8,21 +8,22 @@ import (
 	"testing"
 
 	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/promo/stakes"
 )
 
 // The JSON Lines and CSV readers see the same rows the same way.
 func TestIngestFormatsAgree(t *testing.T) {
 	r, _ := exampleRules(t)
 	tallies := map[string]*promo.Tally{}
-	stats := map[string]IngestStats{}
-	for _, f := range []string{FormatCSV, FormatJSONL} {
+	stats := map[string]stakes.IngestStats{}
+	for _, f := range []string{stakes.FormatCSV, stakes.FormatJSONL} {
 		var buf bytes.Buffer
 		if err := Generate(&buf, r, GenConfig{Rows: 30_000, Accounts: 2000, Seed: 3, Format: f, Defects: true}); err != nil {
 			t.Fatal(err)
 		}
 		tallies[f] = promo.NewTally(r)
 		var rej bytes.Buffer
-		st, err := Ingest(context.Background(), &buf, f, tallies[f], &rej, nil)
+		st, err := stakes.Ingest(context.Background(), &buf, f, tallies[f], &rej, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,14 +32,14 @@ func TestIngestFormatsAgree(t *testing.T) {
 		}
 		stats[f] = st
 	}
-	c, j := stats[FormatCSV], stats[FormatJSONL]
+	c, j := stats[stakes.FormatCSV], stats[stakes.FormatJSONL]
 	if c.Lines != j.Lines || c.Rejected != j.Rejected || c.Counted != j.Counted || c.Excluded != j.Excluded {
 		t.Fatalf("csv %+v, jsonl %+v", c, j)
 	}
 	for a := range 2000 {
 		acct := "A" + strconv.Itoa(a)
 		for d := range r.Days {
-			if tallies[FormatCSV].Total(acct, d) != tallies[FormatJSONL].Total(acct, d) {
+			if tallies[stakes.FormatCSV].Total(acct, d) != tallies[stakes.FormatJSONL].Total(acct, d) {
 				t.Fatalf("%s day %d differs", acct, d)
 			}
 		}
@@ -50,19 +51,19 @@ func TestIngestFormatsAgree(t *testing.T) {
 func FuzzIngest(f *testing.F) {
 	r, _ := exampleRules(f)
 	var csv, jl bytes.Buffer
-	Generate(&csv, r, GenConfig{Rows: 20, Seed: 1, Format: FormatCSV, Defects: true})
-	Generate(&jl, r, GenConfig{Rows: 20, Seed: 1, Format: FormatJSONL, Defects: true})
+	Generate(&csv, r, GenConfig{Rows: 20, Seed: 1, Format: stakes.FormatCSV, Defects: true})
+	Generate(&jl, r, GenConfig{Rows: 20, Seed: 1, Format: stakes.FormatJSONL, Defects: true})
 	f.Add(csv.Bytes(), false)
 	f.Add(jl.Bytes(), true)
 	f.Add([]byte("id,account,time,game,amount_cents,channel\n\"\n"), false)
 	f.Fuzz(func(t *testing.T, b []byte, jsonl bool) {
-		format := FormatCSV
+		format := stakes.FormatCSV
 		if jsonl {
-			format = FormatJSONL
+			format = stakes.FormatJSONL
 		}
 		tl := promo.NewTally(r)
 		var rej bytes.Buffer
-		st, err := Ingest(context.Background(), bytes.NewReader(b), format, tl, &rej, nil)
+		st, err := stakes.Ingest(context.Background(), bytes.NewReader(b), format, tl, &rej, nil)
 		if err != nil {
 			return // header-level problems refuse the whole file
 		}
@@ -88,7 +89,7 @@ func TestECreditReport(t *testing.T) {
 		"3,al,2016-06-13T09:00:00+02:00,illiko-action,999,web\n" +
 		"4,cy,2016-06-13T09:00:00+02:00,illiko-action,5000,web\n"
 	tl := promo.NewTally(r)
-	if _, err := Ingest(context.Background(), strings.NewReader(in), FormatCSV, tl, &bytes.Buffer{}, nil); err != nil {
+	if _, err := stakes.Ingest(context.Background(), strings.NewReader(in), stakes.FormatCSV, tl, &bytes.Buffer{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer

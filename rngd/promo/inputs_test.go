@@ -113,9 +113,9 @@ func TestFreezeBindsInputs(t *testing.T) {
 		says   string
 	}{
 		{"a stake file filtered", inputsOf(edited), `stakes file "stakes-2-filtered.csv" has SHA-256 `},
-		{"a stake file missing", inputsOf(inputFiles[1:]), "1 stakes files given, the freeze binds 2"},
-		{"no closed accounts", inputsOf(inputFiles[:2]), "0 closed files given, the freeze binds 1"},
-		{"no input file", nil, "0 stakes files given, the freeze binds 2"},
+		{"a stake file missing", inputsOf(inputFiles[1:]), "number of stakes files given: 1, the freeze binds 2"},
+		{"no closed accounts", inputsOf(inputFiles[:2]), "number of closed files given: 0, the freeze binds 1"},
+		{"no input file", nil, "number of stakes files given: 0, the freeze binds 2"},
 		{"stake files swapped", inputsOf([]struct{ role, name, data string }{inputFiles[1], inputFiles[0], inputFiles[2]}), `stakes file "stakes-2.csv" has SHA-256 `},
 	} {
 		q := req

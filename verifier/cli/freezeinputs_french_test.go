@@ -105,16 +105,7 @@ func TestFreezeInputsFrench(t *testing.T) {
 	frenchOK(t, "library", strings.Join(outs[len(outs)-2:], "\n"))
 
 	all := strings.Join(outs, "\n")
-	src, err := os.ReadFile("../verdict/messages.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, block, _ := strings.Cut(string(src), "// The input files a freeze binds: message ids.")
-	block, _, _ = strings.Cut(block, "\n)")
-	decl := regexp.MustCompile(`(?m)^\s*(Msg\w*)\s+MsgID = "([^"]+)"`).FindAllStringSubmatch(block, -1)
-	if len(decl) < 27 {
-		t.Fatalf("found only %d input-file messages in messages.go", len(decl))
-	}
+	decl := catalogIDs(t, "// The input files a freeze binds: message ids.", "\n)", 27)
 	verb := regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z]`)
 	for _, d := range decl {
 		frag := ""

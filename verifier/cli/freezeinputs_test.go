@@ -54,7 +54,7 @@ func TestFreezeCommandInputFiles(t *testing.T) {
 	}
 	for _, want := range []string{
 		"[PASS] freeze-inputs", "the freeze binds the 3 input files the receipt lists (",
-		"[PASS] input-files", "the 3 files given are the freeze's input files, in order",
+		"[PASS] input-files", "the files given (3) are the freeze's input files, in order",
 		"stakes file 1: sha256:" + rc.Inputs[0].SHA256 + " (stakes-1.csv)", "stakes file 2: sha256:" + rc.Inputs[1].SHA256 + " (stakes-2.csv)",
 		"closed file 1: sha256:" + rc.Inputs[2].SHA256 + " (closed.csv)",
 	} {
@@ -83,8 +83,8 @@ func TestFreezeCommandInputFiles(t *testing.T) {
 		args []string
 		says string
 	}{
-		{[]string{"--stakes", in("stakes-2.csv"), "--closed", in("closed.csv")}, "1 stakes files given, the freeze binds 2"},
-		{[]string{"--stakes", in("stakes-1.csv"), "--stakes", in("stakes-2.csv")}, "0 closed files given, the freeze binds 1"},
+		{[]string{"--stakes", in("stakes-2.csv"), "--closed", in("closed.csv")}, "number of stakes files given: 1, the freeze binds 2"},
+		{[]string{"--stakes", in("stakes-1.csv"), "--stakes", in("stakes-2.csv")}, "number of closed files given: 0, the freeze binds 1"},
 		{[]string{"--stakes", in("stakes-2.csv"), "--stakes", in("stakes-1.csv"), "--closed", in("closed.csv")}, `stakes file "` + in("stakes-2.csv") + `" has SHA-256`},
 	} {
 		if code, out, _ := run1(c.args...); code != ExitFail || !strings.Contains(out, "[FAIL] input-files") || !strings.Contains(out, c.says) {

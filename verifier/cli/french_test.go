@@ -732,16 +732,7 @@ func TestFrenchRecordReasons(t *testing.T) {
 		}
 	}
 	// Every message of package record's in the catalog is reached above.
-	src, err := os.ReadFile("../verdict/messages.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, block, _ := strings.Cut(string(src), "// Package record's refusals (record.Parse")
-	block, _, _ = strings.Cut(block, "\n\n")
-	decl := regexp.MustCompile(`(?m)^\s*(Msg\w*)\s+MsgID = "([^"]+)"`).FindAllStringSubmatch(block, -1)
-	if len(decl) < 80 {
-		t.Fatalf("found only %d record messages in messages.go", len(decl))
-	}
+	decl := catalogIDs(t, "// Package record's refusals (record.Parse", "\n\n", 80)
 	for _, d := range decl {
 		id := verdict.MsgID(d[2])
 		if why, ok := unreachableRecordMsgs[id]; ok {

@@ -12,6 +12,24 @@ import (
 	"tirage.fr/tirage/verifier/receipt/receipttest"
 )
 
+// catalogIDs returns the message ids messages.go declares after the
+// comment marker up to end ("\n)": its const block's end), each as its
+// name and id; fewer than least fails the test (the marker moved).
+func catalogIDs(t *testing.T, marker, end string, least int) [][]string {
+	t.Helper()
+	src, err := os.ReadFile("../verdict/messages.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, _ := strings.Cut(string(src), marker)
+	block, _, _ = strings.Cut(block, end)
+	decl := regexp.MustCompile(`(?m)^\s*(Msg\w*)\s+MsgID = "([^"]+)"`).FindAllStringSubmatch(block, -1)
+	if len(decl) < least {
+		t.Fatalf("found only %d messages after %q in messages.go", len(decl), marker)
+	}
+	return decl
+}
+
 // english are words that give away an English sentence in French output.
 // Ids, hashes, check names and file names never contain them as words.
 var english = regexp.MustCompile(`\b(the|does|not|record|records|pick|proof|key|trusted|is|of|and|with|gives|recorded|verify|under|log|size|checkpoint|root)\b`)

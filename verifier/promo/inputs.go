@@ -88,7 +88,7 @@ func inputsPreimage(files []InputFile) ([]byte, error) {
 func CompareInputFiles(bound, given []InputFile) error {
 	for _, role := range []string{InputStakes, InputClosed} {
 		if n, m := countRole(bound, role), countRole(given, role); n != m {
-			return fail(CheckInputFiles, verdict.MsgInputFilesCount, m, verdict.Term(role), n)
+			return fail(CheckInputFiles, verdict.MsgInputFilesCount, verdict.Term(role), m, n)
 		}
 	}
 	// Same counts by role, stakes first in both: the files pair up in order.

@@ -220,8 +220,8 @@ func TestCompareInputFiles(t *testing.T) {
 			verdict.MsgInputFileDiffers, `stakes file "mine.csv" has SHA-256 ` + strings.Repeat("ab", 32) + `, but the freeze's stakes file 2 ("stakes-2.csv" on the receipt) has ` + bound[1].SHA256},
 		{"the closed accounts differ", given(func(l []InputFile) []InputFile { l[2].SHA256 = strings.Repeat("cd", 32); return l }),
 			verdict.MsgInputFileDiffers, `closed file "closed.csv" has SHA-256 `},
-		{"a stake file missing", given(func(l []InputFile) []InputFile { return l[1:] }), verdict.MsgInputFilesCount, "1 stakes files given, the freeze binds 2"},
-		{"no closed accounts", given(func(l []InputFile) []InputFile { return l[:2] }), verdict.MsgInputFilesCount, "0 closed files given, the freeze binds 1"},
+		{"a stake file missing", given(func(l []InputFile) []InputFile { return l[1:] }), verdict.MsgInputFilesCount, "number of stakes files given: 1, the freeze binds 2"},
+		{"no closed accounts", given(func(l []InputFile) []InputFile { return l[:2] }), verdict.MsgInputFilesCount, "number of closed files given: 0, the freeze binds 1"},
 		{"swapped", given(func(l []InputFile) []InputFile { l[0], l[1] = l[1], l[0]; return l }), verdict.MsgInputFileDiffers, `stakes file "stakes-2.csv" has SHA-256 `},
 	} {
 		err := CompareInputFiles(bound, c.given)
@@ -232,5 +232,15 @@ func TestCompareInputFiles(t *testing.T) {
 		if ce != nil && ce.Msg.Text("fr") == ce.Msg.Text("en") {
 			t.Errorf("%s: no French", c.name)
 		}
+	}
+	// A count of one or none reads right in both languages ("1 stakes
+	// files given" did not).
+	err := CompareInputFiles(bound, given(func(l []InputFile) []InputFile { return l[1:] }))
+	var ce *CheckError
+	if !errors.As(err, &ce) {
+		t.Fatalf("a stake file missing: %v", err)
+	}
+	if en, fr := ce.Msg.Text("en"), ce.Msg.Text("fr"); en != "number of stakes files given: 1, the freeze binds 2" || fr != "nombre de fichiers de mises fournis : 1, le gel en engage 2" {
+		t.Errorf("a stake file missing: %q / %q", en, fr)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"time"
+
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // Stake kinds (column "kind").
@@ -158,17 +160,14 @@ func parseInstant(v string) (time.Time, error) {
 // fraction, one-digit fields. Every time of the operator's inputs (stakes,
 // closed accounts) is read by it.
 func ParseTime(s string) (time.Time, error) {
-	bad := func(why string) (time.Time, error) {
-		return time.Time{}, fmt.Errorf("not an RFC 3339 date-time: %s", why)
-	}
 	// full-date "T" partial-time without the fraction: 2006-01-02T15:04:05.
 	const head = "dddd-dd-ddTdd:dd:dd"
 	if len(s) < len(head) {
-		return bad("too short")
+		return time.Time{}, verdict.Errorf(verdict.MsgTimeTooShort)
 	}
 	for i := range len(head) {
 		if c := s[i]; head[i] == 'd' && !isDigit(c) || head[i] != 'd' && c != head[i] {
-			return bad(fmt.Sprintf("want %s at byte %d", head, i+1))
+			return time.Time{}, verdict.Errorf(verdict.MsgTimeWant, head, i+1)
 		}
 	}
 	rest := s[len(head):]
@@ -178,7 +177,7 @@ func ParseTime(s string) (time.Time, error) {
 			n++
 		}
 		if n == 1 {
-			return bad("no digit after '.'")
+			return time.Time{}, verdict.Errorf(verdict.MsgTimeFraction)
 		}
 		rest = rest[n:]
 	}
@@ -187,16 +186,16 @@ func ParseTime(s string) (time.Time, error) {
 	case rest == "Z":
 	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && isDigit(rest[1]) && isDigit(rest[2]) && rest[3] == ':' && isDigit(rest[4]) && isDigit(rest[5]):
 		if h, m := rest[1:3], rest[4:6]; h > "23" || m > "59" {
-			return bad("offset " + rest + " out of range (hours 00-23, minutes 00-59)")
+			return time.Time{}, verdict.Errorf(verdict.MsgTimeOffsetRange, rest)
 		}
 	default:
-		return bad("want an offset Z or ±hh:mm after the seconds")
+		return time.Time{}, verdict.Errorf(verdict.MsgTimeOffset)
 	}
 	// The shape is right: time.Parse checks the ranges of the fields
 	// (month, day of the month, hour, minute, second).
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("not an RFC 3339 date-time: %w", err)
+		return time.Time{}, verdict.Errorf(verdict.MsgTimeFields, err)
 	}
 	return t, nil
 }

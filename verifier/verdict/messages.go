@@ -2671,12 +2671,12 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"le gel engage les %d fichiers d'entrée que liste le reçu (%s)"},
 	MsgFreezeInputsNone: {"the freeze binds no input files (logged before freezes did): an entrant left out of the stake files before the freeze cannot be detected from it",
 		"le gel n'engage aucun fichier d'entrée (journalisé avant que les gels ne le fassent) : un participant retiré des fichiers de mises avant le gel ne peut pas y être détecté"},
-	MsgInputFilesCount: {"%d %s files given, the freeze binds %d",
-		"%d fichiers %s fournis, le gel en engage %d"},
+	MsgInputFilesCount: {"number of %s files given: %d, the freeze binds %d",
+		"nombre de fichiers %s fournis : %d, le gel en engage %d"},
 	MsgInputFileDiffers: {"%s file %q has SHA-256 %s, but the freeze's %s file %d (%q on the receipt) has %s: it is not the file the entrants were computed from",
 		"le fichier %s « %s » a pour SHA-256 %s, mais le fichier %s n° %d du gel (« %s » sur le reçu) a %s : ce n'est pas le fichier à partir duquel les participants ont été calculés"},
-	MsgInputFilesOK: {"the %d files given are the freeze's input files, in order",
-		"les %d fichiers fournis sont les fichiers d'entrée du gel, dans l'ordre"},
+	MsgInputFilesOK: {"the files given (%d) are the freeze's input files, in order",
+		"les fichiers fournis (%d) sont les fichiers d'entrée du gel, dans l'ordre"},
 	MsgInputFilesNotGiven: {"no input file given (--stakes, --closed): ask the operator for the stake and closed-accounts files to check that the entrants were computed from them",
 		"aucun fichier d'entrée fourni (--stakes, --closed) : demandez à l'exploitant les fichiers de mises et des comptes clos pour vérifier que les participants en ont été calculés"},
 	MsgInputFilesUnchecked: {"the files given cannot be checked: the freeze binds no input files",
@@ -2699,6 +2699,59 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"--rules %s : %v"},
 	MsgCLIRecompute: {"couldn't read the input files: %v",
 		"impossible de lire les fichiers d'entrée : %v"},
+
+	// The stake and closed-accounts files package stakes reads (rngverify
+	// freeze --rules); row errors go to rngctl's rejected.txt, in English.
+	MsgStakesEmpty: {"stake file: line 1: no header line (the file is empty)",
+		"fichier de mises : ligne 1 : pas de ligne d'en-tête (le fichier est vide)"},
+	MsgStakesRead: {"stake file: line %d: %v",
+		"fichier de mises : ligne %d : %v"},
+	MsgStakesRunOn: {"no line end within %d MiB: not a stake file (a row is at most %d KiB)",
+		"pas de fin de ligne en %d Mio : ce n'est pas un fichier de mises (une ligne fait au plus %d Kio)"},
+	MsgStakesHeaderLong: {"stake file: line %d: header longer than %d bytes",
+		"fichier de mises : ligne %d : en-tête de plus de %d octets"},
+	MsgStakesHeader: {"stake file: line %d: header: %v",
+		"fichier de mises : ligne %d : en-tête : %v"},
+	MsgStakesUnknownColumn: {"stake file: line %d: unknown column %q (want %s)",
+		"fichier de mises : ligne %d : colonne « %s » inconnue (colonnes possibles : %s)"},
+	MsgStakesColumnTwice: {"stake file: line %d: column %q twice",
+		"fichier de mises : ligne %d : colonne « %s » en double"},
+	MsgStakesMissingColumn: {"stake file: line %d: missing column %q",
+		"fichier de mises : ligne %d : colonne « %s » manquante"},
+	MsgCSVQuoteNotClosed: {"column %d: quoted field not closed on its line",
+		"colonne %d : champ entre guillemets non refermé sur sa ligne"},
+	MsgCSVExtraneousQuote: {"column %d: extraneous \" in quoted field",
+		"colonne %d : guillemet \" de trop dans un champ entre guillemets"},
+	MsgCSVBareQuote: {"column %d: bare \" in non-quoted field",
+		"colonne %d : guillemet \" isolé dans un champ sans guillemets"},
+	MsgCSVQuote: {"column %d: extraneous or missing \" in quoted field",
+		"colonne %d : guillemet \" de trop ou manquant dans un champ entre guillemets"},
+	MsgClosedEmpty: {"closed accounts: line 1: no header line (the file is empty)",
+		"comptes clos : ligne 1 : pas de ligne d'en-tête (le fichier est vide)"},
+	MsgClosedHeader: {"closed accounts: line 1: header must be account or account,closed_at",
+		"comptes clos : ligne 1 : l'en-tête doit être account ou account,closed_at"},
+	MsgClosedLine: {"closed accounts: line %d: %v",
+		"comptes clos : ligne %d : %v"},
+	MsgClosedRead: {"closed accounts: %v",
+		"comptes clos : %v"},
+	MsgClosedFields: {"closed accounts: line %d: not as many fields (%d) as the header (%d)",
+		"comptes clos : ligne %d : autre nombre de champs (%d) que l'en-tête (%d)"},
+	MsgClosedAccount: {"closed accounts: line %d: account: must match [A-Za-z0-9._:-]{1,64}, got %q",
+		"comptes clos : ligne %d : account : doit être de la forme [A-Za-z0-9._:-]{1,64}, et non « %s »"},
+	MsgClosedAt: {"closed accounts: line %d: closed_at: want RFC 3339 with an offset, got %q: %v",
+		"comptes clos : ligne %d : closed_at : date RFC 3339 avec décalage horaire attendue, et non « %s » : %v"},
+	MsgTimeTooShort: {"not an RFC 3339 date-time: too short",
+		"pas une date RFC 3339 : trop courte"},
+	MsgTimeWant: {"not an RFC 3339 date-time: want %s at byte %d",
+		"pas une date RFC 3339 : %s attendu à l'octet %d"},
+	MsgTimeFraction: {"not an RFC 3339 date-time: no digit after '.'",
+		"pas une date RFC 3339 : aucun chiffre après le « . »"},
+	MsgTimeOffsetRange: {"not an RFC 3339 date-time: offset %s out of range (hours 00-23, minutes 00-59)",
+		"pas une date RFC 3339 : décalage %s hors limites (heures 00 à 23, minutes 00 à 59)"},
+	MsgTimeOffset: {"not an RFC 3339 date-time: want an offset Z or ±hh:mm after the seconds",
+		"pas une date RFC 3339 : décalage Z ou ±hh:mm attendu après les secondes"},
+	MsgTimeFields: {"not an RFC 3339 date-time: %v",
+		"pas une date RFC 3339 : %v"},
 	MsgFreezeFactInput: {"%s file %d",
 		"fichier %s n° %d"},
 	MsgFreezeFactRows: {"stake rows recomputed",
@@ -2956,6 +3009,35 @@ const (
 	MsgCLIFreezeRecompute    MsgID = "cli-freeze-recompute"
 	MsgCLIFreezeRules        MsgID = "cli-freeze-rules"
 	MsgCLIRecompute          MsgID = "cli-recompute"
+)
+
+// The stake and closed-accounts files package stakes reads: message ids.
+const (
+	MsgStakesEmpty         MsgID = "stakes-empty"
+	MsgStakesRead          MsgID = "stakes-read"
+	MsgStakesRunOn         MsgID = "stakes-run-on"
+	MsgStakesHeaderLong    MsgID = "stakes-header-long"
+	MsgStakesHeader        MsgID = "stakes-header"
+	MsgStakesUnknownColumn MsgID = "stakes-unknown-column"
+	MsgStakesColumnTwice   MsgID = "stakes-column-twice"
+	MsgStakesMissingColumn MsgID = "stakes-missing-column"
+	MsgCSVQuoteNotClosed   MsgID = "csv-quote-not-closed"
+	MsgCSVExtraneousQuote  MsgID = "csv-extraneous-quote"
+	MsgCSVBareQuote        MsgID = "csv-bare-quote"
+	MsgCSVQuote            MsgID = "csv-quote"
+	MsgClosedEmpty         MsgID = "closed-empty"
+	MsgClosedHeader        MsgID = "closed-header"
+	MsgClosedLine          MsgID = "closed-line"
+	MsgClosedRead          MsgID = "closed-read"
+	MsgClosedFields        MsgID = "closed-fields"
+	MsgClosedAccount       MsgID = "closed-account"
+	MsgClosedAt            MsgID = "closed-at"
+	MsgTimeTooShort        MsgID = "time-too-short"
+	MsgTimeWant            MsgID = "time-want"
+	MsgTimeFraction        MsgID = "time-fraction"
+	MsgTimeOffsetRange     MsgID = "time-offset-range"
+	MsgTimeOffset          MsgID = "time-offset"
+	MsgTimeFields          MsgID = "time-fields"
 )
 
 // The bailiff's share commitment's message ids.

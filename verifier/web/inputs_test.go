@@ -64,13 +64,13 @@ func TestFreezeInputsOnPage(t *testing.T) {
 		want
 	}{
 		{"the freeze's files", []string{in("stakes-1.csv"), in("stakes-2.csv")}, in("closed.csv"), false,
-			want{verdict.StatusPass, "pass", "skip", "the 3 files given are the freeze's input files, in order", []string{web.NoteRecomputeMissing}}},
+			want{verdict.StatusPass, "pass", "skip", "the files given (3) are the freeze's input files, in order", []string{web.NoteRecomputeMissing}}},
 		{"a stake file altered by one byte", []string{in("stakes-1.csv"), alteredPath}, in("closed.csv"), false,
 			want{verdict.StatusFail, "fail", "skip", `stakes file "` + alteredPath + `" has SHA-256 `, []string{web.NoteRecomputeMissing}}},
 		{"in another order", []string{in("stakes-2.csv"), in("stakes-1.csv")}, in("closed.csv"), false,
 			want{verdict.StatusFail, "fail", "skip", `stakes file "` + in("stakes-2.csv") + `" has SHA-256`, []string{web.NoteRecomputeMissing}}},
 		{"the closed accounts left out", []string{in("stakes-1.csv"), in("stakes-2.csv")}, "", false,
-			want{verdict.StatusFail, "fail", "skip", "0 closed files given, the freeze binds 1", []string{web.NoteRecomputeMissing}}},
+			want{verdict.StatusFail, "fail", "skip", "number of closed files given: 0, the freeze binds 1", []string{web.NoteRecomputeMissing}}},
 		{"recomputed", []string{in("stakes-1.csv"), in("stakes-2.csv")}, in("closed.csv"), true,
 			want{verdict.StatusPass, "pass", "pass", "the 5 entrants recomputed from the input files under the frozen rules", nil}},
 		{"recomputed from the filtered file", []string{in("stakes-1.csv"), in("stakes-2-filtered.csv")}, in("closed.csv"), true,

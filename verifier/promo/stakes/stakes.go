@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"tirage.fr/tirage/verifier/promo"
+	"tirage.fr/tirage/verifier/verdict"
 )
 
 // Input formats of stake files.
@@ -278,21 +279,21 @@ func ingestCSV(br *bufio.Reader, st *IngestStats, push func(rawRow) error, tick 
 	var header []string
 	for header == nil {
 		b, long, err := readLine(br)
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("stake file: line %d: %w", line+1, err)
+		if err == io.EOF {
+			return verdict.Errorf(verdict.MsgStakesEmpty)
 		}
 		if err != nil {
-			return fmt.Errorf("stake file: line 1: couldn't read the header: %w", err)
+			return verdict.Errorf(verdict.MsgStakesRead, line+1, err)
 		}
 		line++
 		if long {
-			return fmt.Errorf("stake file: line %d: header longer than %d bytes", line, maxLine)
+			return verdict.Errorf(verdict.MsgStakesHeaderLong, line, maxLine)
 		}
 		if len(b) == 0 {
 			continue
 		}
 		if header, err = splitCSVLine(b, nil); err != nil {
-			return fmt.Errorf("stake file: line %d: header: %w", line, err)
+			return verdict.Errorf(verdict.MsgStakesHeader, line, err)
 		}
 	}
 	cols := make([]int, len(header)) // file column → StakeColumns index
@@ -301,16 +302,16 @@ func ingestCSV(br *bufio.Reader, st *IngestStats, push func(rawRow) error, tick 
 		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
 		cols[i] = slices.Index(promo.StakeColumns, h)
 		if cols[i] < 0 {
-			return fmt.Errorf("stake file: line %d: unknown column %q (want %s)", line, h, strings.Join(promo.StakeColumns, ","))
+			return verdict.Errorf(verdict.MsgStakesUnknownColumn, line, clip(h), strings.Join(promo.StakeColumns, ","))
 		}
 		if seen[h] {
-			return fmt.Errorf("stake file: line %d: column %q twice", line, h)
+			return verdict.Errorf(verdict.MsgStakesColumnTwice, line, clip(h))
 		}
 		seen[h] = true
 	}
 	for _, c := range promo.StakeColumns[:6] {
 		if !seen[c] {
-			return fmt.Errorf("stake file: line %d: missing column %q", line, c)
+			return verdict.Errorf(verdict.MsgStakesMissingColumn, line, c)
 		}
 	}
 	var rec []string
@@ -320,7 +321,7 @@ func ingestCSV(br *bufio.Reader, st *IngestStats, push func(rawRow) error, tick 
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("stake file: line %d: %w", line+1, err)
+			return verdict.Errorf(verdict.MsgStakesRead, line+1, err)
 		}
 		line++
 		if len(b) == 0 && !long {
@@ -379,7 +380,7 @@ func readLine(br *bufio.Reader) (b []byte, long bool, err error) {
 }
 
 // errRunOn refuses a stake file with a line longer than maxRunOn.
-var errRunOn = fmt.Errorf("no line end within %d MiB: not a stake file (a row is at most %d KiB)", maxRunOn>>20, maxLine>>10)
+var errRunOn = verdict.Errorf(verdict.MsgStakesRunOn, maxRunOn>>20, maxLine>>10)
 
 // splitCSVLine splits one line into its RFC 4180 fields (appended to
 // dst[:0]): comma-separated, a field may be quoted, "" in a quoted field
@@ -395,7 +396,7 @@ func splitCSVLine(b []byte, dst []string) ([]string, error) {
 			for {
 				j := bytes.IndexByte(b[i:], '"')
 				if j < 0 {
-					return dst, fmt.Errorf("column %d: quoted field not closed on its line", open)
+					return dst, verdict.Errorf(verdict.MsgCSVQuoteNotClosed, open)
 				}
 				v = append(v, b[i:i+j]...)
 				i += j + 1
@@ -411,7 +412,7 @@ func splitCSVLine(b []byte, dst []string) ([]string, error) {
 				return dst, nil
 			}
 			if b[i] != ',' {
-				return dst, fmt.Errorf("column %d: extraneous \" in quoted field", i+1)
+				return dst, verdict.Errorf(verdict.MsgCSVExtraneousQuote, i+1)
 			}
 			i++
 			continue
@@ -421,7 +422,7 @@ func splitCSVLine(b []byte, dst []string) ([]string, error) {
 			end = i + j
 		}
 		if k := bytes.IndexByte(b[i:end], '"'); k >= 0 {
-			return dst, fmt.Errorf("column %d: bare \" in non-quoted field", i+k+1)
+			return dst, verdict.Errorf(verdict.MsgCSVBareQuote, i+k+1)
 		}
 		dst = append(dst, string(b[i:end]))
 		if end == len(b) {
@@ -563,7 +564,7 @@ func decodeJSONLineStd(b []byte) ([9]string, error) {
 		key, _ := tok.(string)
 		col := slices.Index(promo.StakeColumns, key)
 		if col < 0 {
-			return f, fmt.Errorf("json: unknown field %q", clipKey(key))
+			return f, fmt.Errorf("json: unknown field %q", clip(key))
 		}
 		if seen[col] {
 			return f, fmt.Errorf("json: field %q twice", key)
@@ -592,8 +593,8 @@ func decodeJSONLineStd(b []byte) ([9]string, error) {
 	return f, nil
 }
 
-// clipKey shortens an unknown key for the rejection report.
-func clipKey(k string) string {
+// clip shortens a column name or key for an error.
+func clip(k string) string {
 	if len(k) > 40 {
 		return k[:40] + "…"
 	}
@@ -615,7 +616,7 @@ func ingestJSONL(br *bufio.Reader, st *IngestStats, push func(rawRow) error, tic
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("stake file: line %d: %w", line+1, err)
+			return verdict.Errorf(verdict.MsgStakesRead, line+1, err)
 		}
 		line++
 		if line == 1 { // a byte order mark, as ingestCSV takes it
@@ -647,11 +648,14 @@ func ReadClosed(r io.Reader) (promo.Closed, error) {
 	cr := csv.NewReader(bufio.NewReader(r))
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, verdict.Errorf(verdict.MsgClosedEmpty)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("closed accounts: line 1: couldn't read the header: %w", err)
+		return nil, closedReadError(err)
 	}
 	if len(header) < 1 || len(header) > 2 || strings.TrimPrefix(header[0], "\ufeff") != "account" || (len(header) == 2 && header[1] != "closed_at") {
-		return nil, errors.New("closed accounts: line 1: header must be account or account,closed_at")
+		return nil, verdict.Errorf(verdict.MsgClosedHeader)
 	}
 	out := promo.Closed{}
 	for {
@@ -660,25 +664,43 @@ func ReadClosed(r io.Reader) (promo.Closed, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("closed accounts: %w", err)
+			return nil, closedReadError(err)
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) != len(header) {
-			return nil, fmt.Errorf("closed accounts: line %d: %d fields, the header has %d", line, len(rec), len(header))
+			return nil, verdict.Errorf(verdict.MsgClosedFields, line, len(rec), len(header))
 		}
-		if err := promo.CheckAccount(rec[0]); err != nil {
-			return nil, fmt.Errorf("closed accounts: line %d: %w", line, err)
+		if promo.CheckAccount(rec[0]) != nil {
+			return nil, verdict.Errorf(verdict.MsgClosedAccount, line, clip(rec[0]))
 		}
 		var at time.Time
 		if len(rec) == 2 && rec[1] != "" {
 			if at, err = promo.ParseTime(rec[1]); err != nil {
-				return nil, fmt.Errorf("closed accounts: line %d: closed_at: want RFC 3339 with an offset, got %q: %w", line, rec[1], err)
+				return nil, verdict.Errorf(verdict.MsgClosedAt, line, clip(rec[1]), err)
 			}
 		}
 		if prev, dup := out[rec[0]]; !dup || at.Before(prev) {
 			out[rec[0]] = at
 		}
 	}
+}
+
+// closedReadError is an error of encoding/csv reading the closed
+// accounts in the catalog's terms: a parse error named with its line (a
+// quote out of place with its column too), a read that failed as it is.
+func closedReadError(err error) error {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		return verdict.Errorf(verdict.MsgClosedRead, err)
+	}
+	why := pe.Err
+	switch pe.Err {
+	case csv.ErrBareQuote:
+		why = verdict.Errorf(verdict.MsgCSVBareQuote, pe.Column)
+	case csv.ErrQuote:
+		why = verdict.Errorf(verdict.MsgCSVQuote, pe.Column)
+	}
+	return verdict.Errorf(verdict.MsgClosedLine, pe.Line, why)
 }
 
 // File is an input file to read: its name (as given; display only, and
@@ -726,7 +748,7 @@ func RecomputeAccount(ctx context.Context, r *promo.Rules, stakeFiles []File, cl
 			return err
 		})
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.Name, err)
+			return nil, verdict.Errorf(verdict.MsgColon, f.Name, err)
 		}
 		out.Stats.Add(st)
 		out.Inputs = append(out.Inputs, promo.NewInputFile(promo.InputStakes, f.Name, sum))
@@ -738,7 +760,7 @@ func RecomputeAccount(ctx context.Context, r *promo.Rules, stakeFiles []File, cl
 			return err
 		})
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", closed.Name, err)
+			return nil, verdict.Errorf(verdict.MsgColon, closed.Name, err)
 		}
 		out.Inputs = append(out.Inputs, promo.NewInputFile(promo.InputClosed, closed.Name, sum))
 	}

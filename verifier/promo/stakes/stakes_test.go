@@ -17,7 +17,8 @@ import (
 func TestIngestBadInput(t *testing.T) {
 	r, _ := exampleRules(t)
 	for _, c := range []struct{ format, in, err string }{
-		{FormatCSV, "", "couldn't read the header"},
+		{FormatCSV, "", "stake file: line 1: no header line (the file is empty)"},
+		{FormatCSV, "\n\r\n", "stake file: line 1: no header line (the file is empty)"},
 		{FormatCSV, "id,account,when\n", `unknown column "when"`},
 		{FormatCSV, "id,account,time,game,amount_cents\n", `missing column "channel"`},
 		{FormatCSV, "id,id,account,time,game,amount_cents,channel\n", `column "id" twice`},

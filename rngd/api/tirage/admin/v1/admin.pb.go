@@ -640,10 +640,16 @@ type WitnessStatus struct {
 	Cosignatures uint64 `protobuf:"varint,3,opt,name=cosignatures,proto3" json:"cosignatures,omitempty"`
 	// Replies giving another tree size than the one sent (409, retried).
 	Conflicts uint64 `protobuf:"varint,4,opt,name=conflicts,proto3" json:"conflicts,omitempty"`
-	// Requests that failed (no reply, or another status).
+	// Requests that failed (no reply, or another status; not those called
+	// off).
 	Failures uint64 `protobuf:"varint,5,opt,name=failures,proto3" json:"failures,omitempty"`
 	// When it last cosigned; unset if it has not since rngd started.
-	LastCosigned  *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=last_cosigned,json=lastCosigned,proto3" json:"last_cosigned,omitempty"`
+	LastCosigned *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=last_cosigned,json=lastCosigned,proto3" json:"last_cosigned,omitempty"`
+	// Requests called off before it replied, the quorum met without it
+	// (tirage_log_witness_called_off_total): a slower witness's now and
+	// then; all of them, with no cosignature, a witness that no longer
+	// replies.
+	CalledOff     uint64 `protobuf:"varint,7,opt,name=called_off,json=calledOff,proto3" json:"called_off,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -718,6 +724,13 @@ func (x *WitnessStatus) GetLastCosigned() *timestamppb.Timestamp {
 		return x.LastCosigned
 	}
 	return nil
+}
+
+func (x *WitnessStatus) GetCalledOff() uint64 {
+	if x != nil {
+		return x.CalledOff
+	}
+	return 0
 }
 
 type ListExpiredGamesRequest struct {
@@ -1619,14 +1632,16 @@ const file_tirage_admin_v1_admin_proto_rawDesc = "" +
 	"\x0fentropy_failure\x18\x0e \x01(\tR\x0eentropyFailure\x12!\n" +
 	"\fkeys_failure\x18\x0f \x01(\tR\vkeysFailure\x12'\n" +
 	"\x0fsecrets_failure\x18\x10 \x01(\tR\x0esecretsFailure\x12<\n" +
-	"\twitnesses\x18\x11 \x03(\v2\x1e.tirage.admin.v1.WitnessStatusR\twitnesses\"\xd4\x01\n" +
+	"\twitnesses\x18\x11 \x03(\v2\x1e.tirage.admin.v1.WitnessStatusR\twitnesses\"\xf3\x01\n" +
 	"\rWitnessStatus\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x10\n" +
 	"\x03url\x18\x02 \x01(\tR\x03url\x12\"\n" +
 	"\fcosignatures\x18\x03 \x01(\x04R\fcosignatures\x12\x1c\n" +
 	"\tconflicts\x18\x04 \x01(\x04R\tconflicts\x12\x1a\n" +
 	"\bfailures\x18\x05 \x01(\x04R\bfailures\x12?\n" +
-	"\rlast_cosigned\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\flastCosigned\"U\n" +
+	"\rlast_cosigned\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\flastCosigned\x12\x1d\n" +
+	"\n" +
+	"called_off\x18\a \x01(\x04R\tcalledOff\"U\n" +
 	"\x17ListExpiredGamesRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
