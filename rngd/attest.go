@@ -286,7 +286,7 @@ func (e *engine) checkSelf(st *attestations.Statement, b *attestations.Build, lk
 	if !slices.ContainsFunc(b.Keys, func(k attestations.BuildKey) bool {
 		return k.Use == announce.UseVRF && k.ID == e.keyID && k.Fingerprint == hsm.Fingerprint(e.pub)
 	}) {
-		return refuse(reasonAttestationNotSelf, "predicate.keys: the VRF key this rngd draws with, %q (fingerprint %s), is not listed", e.keyID, hsm.Fingerprint(e.pub))
+		return refuse(reasonAttestationNotSelf, "predicate.keys: the VRF key this rngd draws with, %q (fingerprint %s), is not listed: make the statement with rngctl attest build --vrf-label %s (keys.vrf_label)", e.keyID, hsm.Fingerprint(e.pub), e.keyID)
 	}
 	// CheckKeys matched each listed key's id to the log's: a log key with
 	// this fingerprint is the one announced.

@@ -292,7 +292,10 @@ func TestLogAttestationBuild(t *testing.T) {
 			in.Keys[1].Fingerprint = record.Fingerprint(in.Keys[1].PublicKey)
 		}, "predicate.keys[1].fingerprint"},
 		{"a key not announced", func(in *attestations.BuildInput) { in.Keys[1].ID = "log-2" }, `predicate.keys[1]: key "log-2" is not announced`},
-		{"without the VRF key", func(in *attestations.BuildInput) { in.Keys = in.Keys[1:] }, "the VRF key this rngd draws with"},
+		// It names the flag that lists it (after a rotation, attest build's
+		// default label is not the key in use).
+		{"without the VRF key", func(in *attestations.BuildInput) { in.Keys = in.Keys[1:] }, "the VRF key this rngd draws with, \"vrf\" (fingerprint "},
+		{"without the VRF key, its flag", func(in *attestations.BuildInput) { in.Keys = in.Keys[1:] }, "is not listed: make the statement with rngctl attest build --vrf-label vrf (keys.vrf_label)"},
 		{"without the log key", func(in *attestations.BuildInput) {
 			in.Keys = slices.DeleteFunc(in.Keys, func(k record.Key) bool { return k.Use == announce.UseLog })
 		}, "the log key this rngd signs checkpoints with"},

@@ -97,11 +97,17 @@ type GRPCConfig struct {
 	// Listen is the address, default "127.0.0.1:7443".
 	Listen string `toml:"listen"`
 	// CertFile and KeyFile are the daemon's certificate and key (PEM).
+	// KeyFile is refused at start when group or others may access it
+	// (chmod 600 it, as keys.pin_file) or another user than root or
+	// rngd's owns it: whoever reads it can answer the game servers and
+	// auditors as rngd.
 	CertFile string `toml:"cert_file"`
 	KeyFile  string `toml:"key_file"`
 	// ClientCAFile is the CA bundle that issues game servers' client
 	// certificates. A game server's identity is its certificate's first DNS
-	// SAN, or its subject CN when it has none.
+	// SAN, or its subject CN when it has none. It must be owned by root or
+	// rngd's user and writable by neither group nor others (whoever may
+	// change it may add a CA of their own): else the start is refused.
 	ClientCAFile string `toml:"client_ca_file"`
 	// MaxConcurrentStreams bounds in-flight calls per connection (default 1024).
 	MaxConcurrentStreams uint32 `toml:"max_concurrent_streams"`
@@ -127,7 +133,9 @@ type AuditConfig struct {
 	// (the log stays readable over HTTP /log/, http.listen).
 	Listen string `toml:"listen"`
 	// ClientCAFile, when set, restricts the listener to auditors holding
-	// a client certificate issued by this CA bundle (verified, TLS 1.3).
+	// a client certificate issued by this CA bundle (verified, TLS 1.3);
+	// owned by root or rngd's user, writable by neither group nor others,
+	// as grpc.client_ca_file.
 	// Default: none, any client may read the log.
 	ClientCAFile string `toml:"client_ca_file"`
 	// MaxConnections bounds the listener's open connections, TLS

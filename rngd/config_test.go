@@ -328,6 +328,18 @@ func TestStartRefusedChangesNothing(t *testing.T) {
 		"missing certificate": {func(c *Config) { c.GRPC.CertFile = filepath.Join(dir, "none.pem") }, "grpc.cert_file"},
 		"missing key":         {func(c *Config) { c.GRPC.KeyFile = filepath.Join(dir, "none.key") }, "grpc.key_file"},
 		"missing ca":          {func(c *Config) { c.GRPC.ClientCAFile = filepath.Join(dir, "none.pem") }, "grpc.client_ca_file"},
+		// The daemon's TLS key, readable by its group: refused as a PIN file is.
+		"key open to group": {func(c *Config) {
+			c.GRPC.KeyFile = copyMode(t, c.GRPC.KeyFile, filepath.Join(dir, "open.key"), 0o640)
+		}, "grpc.key_file " + filepath.Join(dir, "open.key") + ": the private key is open to group or others (mode 0640): chmod 600 it"},
+		// The CA bundles that admit clients, writable by group or others:
+		// whoever may change one may add a CA of their own.
+		"ca writable by group": {func(c *Config) {
+			c.GRPC.ClientCAFile = copyMode(t, c.GRPC.ClientCAFile, filepath.Join(dir, "group.pem"), 0o664)
+		}, "grpc.client_ca_file: the ca bundle " + filepath.Join(dir, "group.pem") + " has mode 0664: writable by group or others"},
+		"audit ca writable by others": {func(c *Config) {
+			c.Audit.ClientCAFile = copyMode(t, c.GRPC.ClientCAFile, filepath.Join(dir, "others.pem"), 0o646)
+		}, "audit.client_ca_file: the ca bundle " + filepath.Join(dir, "others.pem") + " has mode 0646: writable by group or others"},
 		"bad ca":              {func(c *Config) { c.GRPC.ClientCAFile = badCA }, "grpc.client_ca_file"},
 		"negative sweep":      {func(c *Config) { c.Game.SweepInterval = Duration{-time.Second} }, "game.sweep_interval"},
 		"negative retention":  {func(c *Config) { c.Game.ReplyRetention = Duration{-time.Hour} }, "game.reply_retention"},
@@ -349,6 +361,58 @@ func TestStartRefusedChangesNothing(t *testing.T) {
 	} {
 		cfg := freshConfig(t, td)
 		tc.mod(&cfg)
+		startFails(t, name, cfg, tc.want)
+		untouched(t, name, cfg)
+	}
+}
+
+// copyMode copies the file from to to, with mode (umask aside), and
+// returns to.
+func copyMode(t *testing.T, from, to string, mode os.FileMode) string {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(to, mode); err != nil {
+		t.Fatal(err)
+	}
+	return to
+}
+
+// The daemon's TLS key and the client CA bundles owned by another user
+// than root or rngd's are refused: that user could read the key, or add a
+// CA of their own. As root (chown).
+func TestTLSFilesOwnerChecked(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("chown to another user needs root")
+	}
+	td := newTestDaemon(t)
+	dir := t.TempDir()
+	for name, tc := range map[string]struct {
+		mod  func(*Config) string
+		want string
+	}{
+		"key": {func(c *Config) string {
+			c.GRPC.KeyFile = copyMode(t, c.GRPC.KeyFile, filepath.Join(dir, "k.key"), 0o600)
+			return c.GRPC.KeyFile
+		}, "grpc.key_file " + filepath.Join(dir, "k.key") + ": the private key is owned by uid 4242, neither root nor the user reading it (uid 0), who could read it: chown it"},
+		"grpc ca": {func(c *Config) string {
+			c.GRPC.ClientCAFile = copyMode(t, c.GRPC.ClientCAFile, filepath.Join(dir, "ca.pem"), 0o644)
+			return c.GRPC.ClientCAFile
+		}, "grpc.client_ca_file: the ca bundle " + filepath.Join(dir, "ca.pem") + " is owned by uid 4242"},
+		"audit ca": {func(c *Config) string {
+			c.Audit.ClientCAFile = copyMode(t, c.GRPC.ClientCAFile, filepath.Join(dir, "audit.pem"), 0o644)
+			return c.Audit.ClientCAFile
+		}, "audit.client_ca_file: the ca bundle " + filepath.Join(dir, "audit.pem") + " is owned by uid 4242"},
+	} {
+		cfg := freshConfig(t, td)
+		if err := os.Chown(tc.mod(&cfg), 4242, -1); err != nil {
+			t.Fatal(err)
+		}
 		startFails(t, name, cfg, tc.want)
 		untouched(t, name, cfg)
 	}
@@ -480,6 +544,22 @@ func TestPassphraseFile(t *testing.T) {
 	if _, err := ReadSecretFile(secret); err == nil || strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("ReadSecretFile of a missing file: %v", err)
 	}
+}
+
+// A PIN or passphrase file of another user than root or rngd's is refused,
+// mode 0600 or not: its owner may read it. As root (chown).
+func TestSecretFileOwnerChecked(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("chown to another user needs root")
+	}
+	td := newTestDaemon(t)
+	cfg := freshConfig(t, td)
+	cfg.Keys.PassphraseFile = copyMode(t, cfg.Keys.PassphraseFile, filepath.Join(t.TempDir(), "pass"), 0o600)
+	if err := os.Chown(cfg.Keys.PassphraseFile, 4242, -1); err != nil {
+		t.Fatal(err)
+	}
+	startFails(t, "passphrase of uid 4242", cfg, "keys.passphrase_file: the file is owned by uid 4242, neither root nor the user reading it (uid 0), who could read it: chown it")
+	untouched(t, "passphrase of uid 4242", cfg)
 }
 
 // keys.announcement_file is read up to 4 MiB.

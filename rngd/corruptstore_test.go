@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -156,4 +157,10 @@ func TestLostSecretsReportedAtStart(t *testing.T) {
 	if n := counterValue(td.d.engine.metrics.alarms.WithLabelValues("store")); n < 1 {
 		t.Errorf("store alarm %v, want raised", n)
 	}
+	// The refusal says what was lost: secrets.db's secret, not a rebuild
+	// of the state store (which did not happen here).
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := td.client("server-a").Pick(ctx, &qodv1.PickRequest{RequestId: "ls-pick", GameId: g1.GameId, Number: 1})
+	wantRefusal(t, err, reasonSecretLost, "secrets.db does not hold it")
 }

@@ -682,7 +682,7 @@ func TestE2ERestartAndRebuild(t *testing.T) {
 				t.Fatalf("game in play after losing the store: %v, was %v", g, was)
 			}
 			_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: id, Number: loadtest.NextNumber(g)})
-			wantRefusal(t, err, reasonSecretLost, "secret was lost")
+			wantRefusal(t, err, reasonSecretLost, "secret r was lost")
 			r, err := td.admin().RefundGame(ctx, &adminv1.RefundGameRequest{RequestId: rid(), GameId: id, Reason: "state store lost"})
 			if err != nil || r.Game.Status != qodv1.Status_STATUS_REFUNDED {
 				t.Fatalf("refund: %v %v", r, err)

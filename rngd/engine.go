@@ -268,7 +268,9 @@ func (e *engine) prove(alpha []byte) (proof, beta []byte, err error) {
 		e.keysFailure.Store(&err)
 		e.metrics.alarms.WithLabelValues("keys").Inc()
 		e.log.Error("vrf prove failure: draw refused", "err", err)
-		return nil, nil, refuse(reasonKeysUnavailable, "key custody unavailable, nothing was drawn (retry later with the same request_id): %v", err)
+		// The backend's error begins with hsm.ErrUnavailable's words: said once.
+		why := strings.TrimPrefix(err.Error(), hsm.ErrUnavailable.Error()+": ")
+		return nil, nil, refuse(reasonKeysUnavailable, "key custody unavailable, nothing was drawn (retry later with the same request_id): %s", why)
 	}
 	if e.keysFailure.Load() != nil {
 		e.keysFailure.Store(nil)
@@ -1359,7 +1361,7 @@ func (e *engine) resumeCut(ctx context.Context, c call, sg *storedGame, reply *q
 // playable refuses draws for a game whose secret was lost (see Rebuild).
 func (e *engine) playable(sg *storedGame) error {
 	if !sg.HasSecret && !sg.Game.Phase.Over() {
-		return refuse(reasonSecretLost, "game_id: game %q cannot continue: its secret was lost when the state store was rebuilt; the operator must refund it", sg.Game.ID)
+		return refuse(reasonSecretLost, "game_id: game %q cannot continue: its secret r was lost (secrets.db does not hold it: lost, or another data directory's); the operator must refund it", sg.Game.ID)
 	}
 	return nil
 }

@@ -11,12 +11,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
 	bolt "go.etcd.io/bbolt"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"tirage.fr/tirage/hsm"
@@ -50,6 +52,13 @@ type failingProver struct{ hsm.VRFProver }
 
 func (failingProver) Prove([]byte) ([]byte, error) {
 	return nil, errors.New("pkcs11: CKR_DEVICE_REMOVED: " + hsm.ErrUnavailable.Error())
+}
+
+// tokenGoneProver fails as hsm/pkcs11 does when the token lost the key.
+type tokenGoneProver struct{ hsm.VRFProver }
+
+func (tokenGoneProver) Prove([]byte) ([]byte, error) {
+	return nil, fmt.Errorf("%w: token \"t\": RSA-FDH-VRF prove with key \"vrf\": pkcs11: 0x82: CKR_OBJECT_HANDLE_INVALID", hsm.ErrUnavailable)
 }
 
 // failingLog refuses appends as a full disk would (err nil), or with err.
@@ -122,6 +131,17 @@ func TestFailClosed(t *testing.T) {
 	if alarm("keys") != 1 {
 		t.Fatalf("keys alarm %v", alarm("keys"))
 	}
+	// A backend's error as hsm/pkcs11 words it: the reply says "key custody
+	// unavailable" once, then why.
+	e.prover = tokenGoneProver{prover}
+	_, err = a.Pick(ctx, &qodv1.PickRequest{RequestId: "retry-me", GameId: g.GameId, Number: 5})
+	wantRefusal(t, err, reasonKeysUnavailable, "nothing was drawn (retry later with the same request_id): token \"t\": RSA-FDH-VRF prove")
+	if n := strings.Count(status.Convert(err).Message(), "key custody unavailable"); n != 1 {
+		t.Errorf("KEYS_UNAVAILABLE says \"key custody unavailable\" %d times: %q", n, status.Convert(err).Message())
+	}
+	e.prover = prover
+	e.keysProbeAt.Store(0)
+	wantReady(t, td, true, "")
 
 	tl := e.tlog
 	e.tlog = failingLog{Log: tl}

@@ -497,7 +497,9 @@ func checkDataDir(dir string) error {
 // ReadSecretFile reads a passphrase or PIN file the way rngctl reads one
 // (rngctl keys --passphrase-file, --pin-file): a regular file or a FIFO
 // group or others may access is refused (chmod 600 it: another user could
-// read what a FIFO's writer sends, or send a secret of their own), at most
+// read what a FIFO's writer sends, or send a secret of their own), and so
+// is one another user than root or rngd's owns (rngctl does not check
+// that: a keys engineer may run it on a file of theirs), at most
 // MaxSecretFile bytes are read, one trailing newline (LF or CRLF) is
 // dropped, and an empty secret is refused. Its errors never name the path
 // nor hold the content, in case an operator typed the secret where the
@@ -514,6 +516,10 @@ func ReadSecretFile(path string) ([]byte, error) {
 	}
 	if SecretFileOpen(fi) {
 		return nil, fmt.Errorf("the file is readable by others (mode %04o): chmod 600 it", fi.Mode().Perm())
+	}
+	// Its owner may read it whatever its mode: root or rngd's user only.
+	if err := boundedfile.CheckOwner(fi, "the file", "read it"); err != nil {
+		return nil, err
 	}
 	b, err := ReadSecretFrom(f)
 	if err != nil {

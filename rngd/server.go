@@ -38,6 +38,7 @@ import (
 
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/rngd/internal/boundedfile"
 	auditpb "tirage.fr/tirage/transparency/auditpb/v1"
 )
 
@@ -116,7 +117,7 @@ func openListeners(cfg Config) (*listeners, error) {
 	if cfg.Audit.Listen != "" {
 		var pool *x509.CertPool
 		if cfg.Audit.ClientCAFile != "" {
-			if pool, err = loadPool(cfg.Audit.ClientCAFile); err != nil {
+			if pool, err = loadTrustedPool(cfg.Audit.ClientCAFile); err != nil {
 				return nil, fmt.Errorf("audit.client_ca_file: %w", err)
 			}
 		}
@@ -143,17 +144,73 @@ func openListeners(cfg Config) (*listeners, error) {
 	return l, nil
 }
 
-// serverTLS is ServerTLS with errors that name the config keys.
+// serverTLS is ServerTLS with errors that name the config keys, and with
+// the files checked: the daemon's TLS key is refused when group or others
+// may access it, as a PIN file is (whoever reads it can answer the game
+// servers and auditors as rngd), and the CA bundle when another user may
+// change it (loadTrustedPool).
 func serverTLS(c GRPCConfig) (*tls.Config, error) {
-	pair, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
+	certPEM, err := os.ReadFile(c.CertFile)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read grpc.cert_file %s: %w", c.CertFile, Pathless(err))
+	}
+	keyPEM, err := readKeyFile(c.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("grpc.key_file %s: %w", c.KeyFile, err)
+	}
+	defer clear(keyPEM)
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't load the server certificate (grpc.cert_file %s, grpc.key_file %s): %w", c.CertFile, c.KeyFile, Pathless(err))
 	}
-	pool, err := loadPool(c.ClientCAFile)
+	pool, err := loadTrustedPool(c.ClientCAFile)
 	if err != nil {
 		return nil, fmt.Errorf("grpc.client_ca_file: %w", err)
 	}
 	return mutualTLS(pair, pool), nil
+}
+
+// maxTLSFile bounds a TLS key or CA bundle rngd reads (a bundle of a few
+// hundred certificates fits).
+const maxTLSFile = 1 << 20
+
+// readKeyFile reads a private key file that only its owner, root or rngd's
+// user, may access (SecretFileOpen: a regular file or FIFO open to group or
+// others is refused). Its errors hold no path and nothing of the file.
+func readKeyFile(path string) ([]byte, error) {
+	b, fi, err := boundedfile.ReadStat(path, maxTLSFile)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read the key: %w", err)
+	}
+	if err := boundedfile.CheckOwner(fi, "the private key", "read it"); err != nil {
+		clear(b)
+		return nil, err
+	}
+	if SecretFileOpen(fi) {
+		clear(b)
+		return nil, fmt.Errorf("the private key is open to group or others (mode %04o): chmod 600 it", fi.Mode().Perm())
+	}
+	return b, nil
+}
+
+// loadTrustedPool is loadPool for a CA bundle rngd trusts to admit
+// clients: whoever may change it may add a CA of their own and make
+// certificates for any identity (a game server's: its games), so it must
+// be owned by root or rngd's user and writable by neither group nor
+// others, as log.witness_policy. The file checked is the file read.
+func loadTrustedPool(caFile string) (*x509.CertPool, error) {
+	b, fi, err := boundedfile.ReadStat(caFile, maxTLSFile)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read the ca bundle: %w", err)
+	}
+	if err := boundedfile.CheckWriters(fi, "the ca bundle "+caFile, "add a CA of their own", "go-w it"); err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		return nil, fmt.Errorf("no certificate in the ca bundle %s", caFile)
+	}
+	return pool, nil
 }
 
 // streamWorkers is how many goroutines of each TCP listener's server serve

@@ -776,7 +776,7 @@ func (c *keysCmd) reportAnnouncement(b hsm.Backend, leaf []byte) error {
 	c.printKeys(keys, c.where(), b.Software(), false)
 	h := record.LeafHash(leaf)
 	fmt.Fprintf(c.env.Stdout, "announcement: %s (%d bytes, leaf hash %x)\n", c.announcement, len(leaf), h[:])
-	fmt.Fprintln(c.env.Stdout, "append it as the log's first entry before any draw (rngd does so at its first start).")
+	fmt.Fprintln(c.env.Stdout, "set keys.announcement_file to it: rngd appends it as the log's first record at its first start, or, with a VRF key the log has not announced, at the start that rotates to that key (docs/keys.md).")
 	return nil
 }
 

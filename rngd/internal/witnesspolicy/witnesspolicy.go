@@ -14,10 +14,8 @@ package witnesspolicy
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"tirage.fr/tirage/rngd/internal/boundedfile"
 	"tirage.fr/tirage/transparency"
@@ -39,7 +37,7 @@ func Read(path string) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("its directory %s: %w", dir, boundedfile.Pathless(err))
 		}
-		if err := checkWriters(fi, "its directory "+dir, "swap the file", "go-w it"); err != nil {
+		if err := boundedfile.CheckWriters(fi, "its directory "+dir, "swap the file", "go-w it"); err != nil {
 			return nil, err
 		}
 	}
@@ -47,7 +45,7 @@ func Read(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkWriters(fi, "it", "name a witness of their own", "go-w it (0644, 0600 with credentials in its URLs)"); err != nil {
+	if err := boundedfile.CheckWriters(fi, "it", "name a witness of their own", "go-w it (0644, 0600 with credentials in its URLs)"); err != nil {
 		return nil, err
 	}
 	_, urls, err := transparency.ParseWitnessPolicy(b)
@@ -60,18 +58,4 @@ func Read(path string) ([]byte, error) {
 		}
 	}
 	return b, nil
-}
-
-// checkWriters refuses fi (called name in the error) when another user
-// than root and the one reading it may write it: its owner, whatever its
-// mode, or group or others by its mode; could says what they could do,
-// chmod how to close it.
-func checkWriters(fi fs.FileInfo, name, could, chmod string) error {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid != 0 && int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("%s is owned by uid %d, neither root nor the user reading it (uid %d), who could %s: chown it", name, st.Uid, os.Geteuid(), could)
-	}
-	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
-		return fmt.Errorf("%s has mode %04o: writable by group or others, who could %s: chmod %s", name, perm, could, chmod)
-	}
-	return nil
 }
