@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -122,8 +121,9 @@ func putAttestedBuild(tx *bolt.Tx, r *record.Attestation, index uint64) error {
 // noteBuildAttested sets tirage_build_attested from the store: whether the
 // log holds a build attestation of the running executable and of the
 // configuration file rngd started with (none for a Config made in code).
-// Without one, with warn (at the start), it says so: a WARN (in dev mode
-// an INFO), with the command that makes one.
+// Without one, with warn (at the start), it says so: a WARN with the
+// command that makes one; in dev mode an INFO saying that its keystore has
+// no attestation key to make one with (a production keystore has).
 func (e *engine) noteBuildAttested(warn bool) {
 	exe, err := executableSHA256()
 	if err != nil {
@@ -149,11 +149,16 @@ func (e *engine) noteBuildAttested(warn bool) {
 	if !warn {
 		return
 	}
-	level := slog.LevelWarn
 	if e.cfg.Dev {
-		level = slog.LevelInfo
+		// Dev mode's keystore has no attestation key (docs/keys.md):
+		// rngctl attest build would find none to sign with.
+		e.log.Info("no build attestation of this rngd in the log: auditors cannot tie its draws to a known build; "+
+			"dev mode's keystore has no attestation key, so none can be made here: attestations need a production keystore "+
+			"(rngctl keys init makes the attestation key; docs/keys.md, docs/attestations.md)",
+			"executable_sha256", record.Hex(exe), "config_sha256", hex.EncodeToString(e.cfg.fileSHA256))
+		return
 	}
-	e.log.Log(context.Background(), level, "no build attestation of this rngd in the log: auditors cannot tie its draws to a known build; "+
+	e.log.Warn("no build attestation of this rngd in the log: auditors cannot tie its draws to a known build; "+
 		"sign one with rngctl attest build, then log it with rngctl attest log (docs/attestations.md)",
 		"executable_sha256", record.Hex(exe), "config_sha256", hex.EncodeToString(e.cfg.fileSHA256))
 }

@@ -10,6 +10,7 @@ import (
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/transparency/checkpoint"
 	"tirage.fr/tirage/verifier/qod"
+	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/vrf"
 )
 
@@ -31,6 +32,8 @@ type VerifiedGame struct {
 // take it from the receipts): every VRF proof against its α and β, the
 // replay of the state machine with verifier/qod (outcomes, amounts, hash
 // links, H(r)), and the inclusion of every record in a signed checkpoint.
+// A receipt's vrf_proof and vrf_output must be its record's, as rngverify
+// requires (receipt.DrawFieldsOfRecord).
 // A receipt without a checkpoint is reported as not included, not as an
 // error.
 func VerifyReceipts(receipts []*qodv1.Receipt, logVKey string, vrfKey []byte, loc *time.Location) (VerifiedGame, error) {
@@ -47,6 +50,11 @@ func VerifyReceipts(receipts []*qodv1.Receipt, logVKey string, vrfKey []byte, lo
 	leaves := make([][]byte, len(receipts))
 	for i, r := range receipts {
 		leaves[i] = r.Record
+		// The proof and β shown are the record's (rngverify's check):
+		// the replay below verifies the record's, not the receipt's.
+		if err := receipt.DrawFieldsOfRecord(r.Record, r.VrfProof, r.VrfOutput); err != nil {
+			return v, fmt.Errorf("receipt %d (log index %d): %w", i, r.LogIndex, err)
+		}
 		if len(r.VrfProof) > 0 {
 			key := vrfKey
 			if key == nil {

@@ -453,7 +453,7 @@ func (a *auditor) read(ctx context.Context, hr tlog.HashReader, from int64, cp *
 		hashes, err := hr.ReadHashes(idx)
 		if err != nil {
 			if strings.Contains(err.Error(), "inconsistent") || strings.Contains(err.Error(), "malformed") {
-				a.entryIssue(verdict.MsgTilesMismatch, first, end-1, receipt.Cause(tlogError(err)))
+				a.entryIssue(verdict.MsgServedTilesMismatch, first, end-1, tilePath(tlog.Tile{H: 8, L: 0, N: start / 256, W: int(end - start)}), receipt.Cause(tlogError(err)))
 				return nil
 			}
 			return verdict.Errorf(verdict.MsgAuditTilesRead, first, end-1, err)
@@ -461,7 +461,7 @@ func (a *auditor) read(ctx context.Context, hr tlog.HashReader, from int64, cp *
 		for i, leaf := range leaves[first-start:] {
 			n := first + int64(i)
 			if tlog.RecordHash(leaf) != hashes[i] {
-				a.entryIssue(verdict.MsgEntryMismatch, n)
+				a.entryIssue(verdict.MsgServedEntryMismatch, n, tilePath(tlog.Tile{H: 8, L: -1, N: start / 256, W: int(end - start)}))
 				a.refused = append(a.refused, uint64(n))
 				continue
 			}
@@ -1581,7 +1581,11 @@ func (a *auditor) finish() {
 	v := a.v
 
 	if a.entryBad.n > 0 {
-		v.Misbehaviour(verdict.CheckEntries, verdict.MsgSame, a.entryBad.first)
+		// Entry bundles and hash tiles are not signed: bytes that do not
+		// match the signed checkpoint are the server's, a mirror's or the
+		// transport's, never proof against the appliance (docs/verifier.md,
+		// Misbehaviour needs records proven to be the appliance's).
+		v.Fail(verdict.CheckEntries, verdict.MsgNotProof, verdict.M(verdict.MsgServedNotSigned), a.entryBad.first)
 	} else {
 		v.Pass(verdict.CheckEntries, verdict.MsgEntriesOK, a.res.Records)
 	}

@@ -115,17 +115,55 @@ func TestAuditCheating(t *testing.T) {
 	}
 }
 
+// TestAuditTamperedEntry: an entry bundle or a hash tile that does not
+// match the signed checkpoint fails the entries check, naming the entry
+// and the bundle (the tiles), and proves nothing: bundles and tiles are
+// not signed, so anyone between the log and the auditor (a mirror, the
+// transport) can serve such bytes. Before, it was MISBEHAVIOUR PROVEN.
 func TestAuditTamperedEntry(t *testing.T) {
-	a := logWith(t, 5, nil)
-	f := a.Tiles()
-	for p, b := range f {
-		if len(p) > 13 && p[:13] == "tile/entries/" {
-			b[10] ^= 1
-		}
+	a := logWith(t, 60, nil) // two bundles: the second one is tampered
+	if a.Size() < 257 {
+		t.Fatalf("log of %d entries does not span two bundles", a.Size())
 	}
-	v := run(t, a, f, nil).Verdict
-	if c := v.Find(verdict.CheckEntries); c == nil || c.Status != verdict.StatusMisbehaviour {
-		t.Fatalf("tampered entry:\n%s", v.Text("en"))
+	for _, tc := range []struct {
+		name, prefix string
+		en, fr       string
+	}{
+		{"bundle", "tile/entries/001", "entry 256 (entry bundle tile/entries/001.p/", "entrée 256 (paquet d'entrées tile/entries/001.p/"},
+		// The level-0 tiles authenticate one another (through the tiles
+		// above): the first bundle's hashes cannot be read.
+		{"tile", "tile/0/001", "entries 0..255: the hash tiles served (tile/0/000, with the tiles authenticating it) do not match the signed tree", "entrées 0..255 : les tuiles d'empreintes servies (tile/0/000, avec les tuiles qui l'authentifient) ne correspondent pas à l'arbre signé"},
+	} {
+		f := a.Tiles()
+		for p, b := range f {
+			if strings.HasPrefix(p, tc.prefix) {
+				b[10] ^= 1
+			}
+		}
+		keys, err := checkpoint.ParseKeys(string(a.LogKeyFile()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := audit.Run(context.Background(), audit.Config{Fetch: files(f), LogKeys: keys, Workers: 2, Location: a.Location,
+			VRFPins: []string{a.VRFFingerprint()}, Now: clock(a)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := res.Verdict
+		c := v.Find(verdict.CheckEntries)
+		if c == nil || c.Status != verdict.StatusFail {
+			t.Fatalf("%s tampered: want a failure, not proof:\n%s", tc.name, v.Text("en"))
+		}
+		if v.Status() == verdict.StatusMisbehaviour {
+			t.Errorf("%s tampered: the verdict claims misbehaviour:\n%s", tc.name, v.Text("en"))
+		}
+		want := "the data the log served does not match its signed checkpoint (entry bundles and hash tiles are not signed: a corrupt mirror, the transport or the log's server may have changed them): not proof of misbehaviour: " + tc.en
+		if !strings.Contains(c.Detail, want) {
+			t.Errorf("%s tampered: reason, want %q:\n%s", tc.name, want, c.Detail)
+		}
+		if fr := c.Reason("fr"); !strings.Contains(fr, "ce n'est pas une preuve de manquement : "+tc.fr) {
+			t.Errorf("%s tampered: French reason:\n%s", tc.name, fr)
+		}
 	}
 }
 

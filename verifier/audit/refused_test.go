@@ -52,7 +52,7 @@ func TestAuditRefusedEntryGames(t *testing.T) {
 			f := a.Tiles()
 			n := editLeaf(t, f, tc.kind, `"time":"2`, `"time":"3`)
 			v := run(t, a, f, nil).Verdict
-			if c := v.Find(verdict.CheckEntries); c == nil || c.Status != verdict.StatusMisbehaviour {
+			if c := v.Find(verdict.CheckEntries); c == nil || c.Status != verdict.StatusFail {
 				t.Fatalf("edited entry %d not reported:\n%s", n, v.Text("en"))
 			}
 			c := v.Find(verdict.CheckGames)

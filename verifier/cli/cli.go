@@ -22,6 +22,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"slices"
 	"sort"
@@ -91,10 +92,14 @@ func usage(w io.Writer, lang string) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	width := 0 // the summaries start in one column, after the longest name
+	for _, n := range names {
+		width = max(width, len(n))
+	}
 	var b strings.Builder
 	b.WriteString(verdict.M(verdict.MsgCLIUsage).Text(lang))
 	for _, n := range names {
-		b.WriteString(verdict.M(verdict.MsgCLIUsageLine, n, verdict.M(commands[n].summary)).Text(lang))
+		b.WriteString(verdict.M(verdict.MsgCLIUsageLine, fmt.Sprintf("%-*s", width, n), verdict.M(commands[n].summary)).Text(lang))
 	}
 	io.WriteString(w, b.String())
 }

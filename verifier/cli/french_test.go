@@ -309,9 +309,9 @@ func TestFrenchCLI(t *testing.T) {
 		code   int
 		en, fr string // on stdout or stderr, after the run in each language
 	}{
-		{"usage", []string{}, ExitUsage, "usage: rngverify COMMAND [ARGS]\n\ncommands:\n  attestation  check a signed attestation",
-			"utilisation : rngverify COMMANDE [ARGUMENTS] [--lang fr|en]\n\ncommandes :\n  attestation  vérifier une attestation signée"},
-		{"help", []string{"help"}, ExitOK, "  vrf          check one RFC 9381 VRF proof and print its output β\n", "  vrf          vérifier une preuve VRF (RFC 9381) et afficher sa sortie β\n"},
+		{"usage", []string{}, ExitUsage, "usage: rngverify COMMAND [ARGS]\n\ncommands:\n  attestation      check a signed attestation",
+			"utilisation : rngverify COMMANDE [ARGUMENTS] [--lang fr|en]\n\ncommandes :\n  attestation      vérifier une attestation signée"},
+		{"help", []string{"help"}, ExitOK, "  vrf              check one RFC 9381 VRF proof and print its output β\n", "  vrf              vérifier une preuve VRF (RFC 9381) et afficher sa sortie β\n"},
 		{"unknown command", []string{"verify"}, ExitUsage, "rngverify: unknown command \"verify\" (rngverify help lists them)\n", "rngverify : commande « verify » inconnue"},
 		{"not json", []string{"certificate", notJSON, "--tofu"}, ExitUsage, "hello.json is not a promotion certificate: invalid character 'h' looking for beginning of value\n",
 			"hello.json n'est pas un certificat de tirage promotionnel : ce n'est pas du JSON valide (erreur de syntaxe à l'octet 1)\n"},

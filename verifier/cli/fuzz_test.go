@@ -18,6 +18,8 @@ func FuzzParseVRFKeyFile(f *testing.F) {
 	f.Add([]byte("# the appliance's key\nECVRF-P256-SHA256-SSWU 0360fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6\n"))
 	f.Add([]byte("ECVRF-P256-SHA256-TAI 0360fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6"))
 	f.Add([]byte("ECVRF-P256-SHA256-SSWU 04"))
+	// rngctl keys export-public's lines (LABEL ALGORITHM HEX): refused.
+	f.Add([]byte("vrf ECVRF-P256-SHA256-SSWU 0360fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29fb6\nlog Ed25519 302a300506032b6570032100aa\n"))
 	if ann, err := os.ReadFile("../announce/testdata/announcement.json"); err == nil {
 		f.Add(ann)
 	} else {

@@ -36,6 +36,20 @@ type logFlags struct {
 	// recorded: the witnesses given were recorded in the state (first
 	// given for the log), to be said once the state is saved.
 	recorded bool
+	// unrecorded is the log-key reason when the keys were trusted by this
+	// run (the state knew no such log) and are not recorded after all
+	// (the state is saved only when the verdict passes): it then says
+	// so, with no "since", as nothing was recorded.
+	unrecorded *verdict.Msg
+}
+
+// logKeyRow is the log-key check of the verdict v reports: said not
+// recorded when the keys were first trusted by this run and the state is
+// not saved (saved: whether it is).
+func (l *logFlags) logKeyRow(v *verdict.Verdict, saved bool) {
+	if c := v.Find(verdict.CheckLogKey); c != nil && l.unrecorded != nil && !saved && c.Status == verdict.StatusPass {
+		c.Set(verdict.StatusPass, *l.unrecorded)
+	}
 }
 
 func newLogFlags(name string) *logFlags {
@@ -109,6 +123,7 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 			return nil, nil, err
 		}
 	}
+	fresh := ls == nil
 	if ls == nil {
 		// Keys given (--log-key, or pinned with --pin) or, with --tofu and
 		// none given (runFollow refuses both), the keys served.
@@ -165,6 +180,10 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 		fps = append(fps, k.Algorithm+" "+k.Fingerprint())
 	}
 	v.Pass(verdict.CheckLogKey, verdict.MsgLogKeyTrust, strings.Join(fps, ", "), verdict.Term(ls.Trust), ls.Since)
+	if fresh {
+		m := verdict.M(verdict.MsgLogKeyTrustUnrecorded, strings.Join(fps, ", "), verdict.Term(ls.Trust))
+		l.unrecorded = &m
+	}
 	cp, err := checkpoint.Open(note, keys)
 	if err != nil {
 		v.Fail(verdict.CheckSignature, verdict.MsgSame, receipt.Cause(err))
@@ -324,6 +343,7 @@ func runFollow(env Env, full bool) int {
 		return ExitUsage
 	}
 	if cp == nil {
+		l.logKeyRow(v, false)
 		return l.report(env, v, nil)
 	}
 	last, err := ls.Last()
@@ -365,6 +385,11 @@ func runFollow(env Env, full bool) int {
 			if res == nil {
 				return ExitUsage
 			}
+		}
+		// The keys the log is checked with head the audit's verdict, as
+		// they head log's.
+		if c := v.Find(verdict.CheckLogKey); c != nil {
+			res.Verdict.Checks = append([]verdict.Check{*c}, res.Verdict.Checks...)
 		}
 		v, proof = res.Verdict, res.Proof
 		if res.Checkpoint != nil {
@@ -411,6 +436,7 @@ func runFollow(env Env, full bool) int {
 			l.conclude(env, verdict.MsgCLIWitnessRecorded, name, cp.Origin, l.statePath(), ls.Quorum, strings.Join(names, ", "))
 		}
 	}
+	l.logKeyRow(v, v.Status() == verdict.StatusPass)
 	return l.report(env, v, extra)
 }
 

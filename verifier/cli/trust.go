@@ -396,6 +396,14 @@ func parseVRFKeyFile(b []byte) ([]*vrf.PublicKey, []string, []receipt.AnnouncedK
 			return nil, nil, nil, verdict.Errorf(verdict.MsgVRFKeyLineForm, i+1)
 		}
 		s, err := vrf.ParseSuite(suite)
+		if f := strings.Fields(line); err != nil && len(f) == 3 {
+			// rngctl keys export-public's line, "LABEL ALGORITHM HEX":
+			// the keystore's every key, the log's among them.
+			if _, serr := vrf.ParseSuite(f[1]); serr == nil {
+				return nil, nil, nil, verdict.Errorf(verdict.MsgVRFKeyLineExport, i+1, f[0], f[1])
+			}
+			return nil, nil, nil, verdict.Errorf(verdict.MsgVRFKeyLineNotVRF, i+1, f[0], f[1])
+		}
 		if err != nil {
 			return nil, nil, nil, verdict.Errorf(verdict.MsgVRFKeyLineSuite, i+1, verdict.M(verdict.MsgUnknownSuite, suite))
 		}

@@ -92,7 +92,7 @@ func FromProtoJSON(b []byte) (*Receipt, error) {
 		return nil, err
 	}
 	if p.VrfKeyID != "" {
-		r.VRFKey = &VRFKey{ID: p.VrfKeyID, Suite: p.VrfSuite, PublicKey: hex.EncodeToString(p.VrfPublicKey)}
+		r.VRFKey = &VRFKey{ID: p.VrfKeyID, Suite: p.VrfSuite, PublicKey: hex.EncodeToString(p.VrfPublicKey), daemon: true}
 	}
 	if len(p.VrfAlpha) > 0 {
 		r.Alpha = hex.EncodeToString(p.VrfAlpha)
@@ -115,25 +115,33 @@ func FromProtoJSON(b []byte) (*Receipt, error) {
 	return r, nil
 }
 
-// drawFieldsOfRecord checks that the receipt's vrfProof and vrfOutput,
-// when given, are the record's proof and β. The verdict checks the
-// record's (the logged ones); a receipt showing others beside them would
-// pass with a proof and an output that nothing verified, read by whoever
-// reads the receipt rather than the record. A record that does not parse
-// is left to the verdict's record check.
+// drawFieldsOfRecord checks a protobuf receipt's draw fields against its
+// record (DrawFieldsOfRecord).
 func drawFieldsOfRecord(p *protoReceipt) error {
-	if len(p.VrfProof) == 0 && len(p.VrfOutput) == 0 {
+	return DrawFieldsOfRecord(p.Record, p.VrfProof, p.VrfOutput)
+}
+
+// DrawFieldsOfRecord checks that a daemon receipt's vrfProof and vrfOutput
+// (tirage.qod.v1.Receipt vrf_proof, vrf_output), when given, are the proof
+// and β of its record rec. The verdict checks the record's (the logged
+// ones); a receipt showing others beside them would pass with a proof and
+// an output that nothing verified, read by whoever reads the receipt
+// rather than the record. A record that does not parse is left to the
+// record check (nil). The daemon's own check of its receipts
+// (rngd.VerifyReceipts) applies it too.
+func DrawFieldsOfRecord(rec, vrfProof, vrfOutput []byte) error {
+	if len(vrfProof) == 0 && len(vrfOutput) == 0 {
 		return nil
 	}
-	rec, err := record.Parse(p.Record)
+	r, err := record.Parse(rec)
 	if err != nil {
 		return nil
 	}
-	_, proof, beta := drawOf(rec)
-	if len(p.VrfProof) > 0 && !bytes.Equal(p.VrfProof, proof) {
+	_, proof, beta := drawOf(r)
+	if len(vrfProof) > 0 && !bytes.Equal(vrfProof, proof) {
 		return verdict.Errorf(verdict.MsgProtoFieldNotRec, "vrfProof", "proof")
 	}
-	if len(p.VrfOutput) > 0 && !bytes.Equal(p.VrfOutput, beta) {
+	if len(vrfOutput) > 0 && !bytes.Equal(vrfOutput, beta) {
 		return verdict.Errorf(verdict.MsgProtoFieldNotRec, "vrfOutput", "beta")
 	}
 	return nil

@@ -8,10 +8,8 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 
-	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/receipt/receipttest"
-	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
 )
 
@@ -25,16 +23,7 @@ func TestProtoJSONReceipt(t *testing.T) {
 	if err := json.Unmarshal(a.Receipt(g, 1, true), &rc); err != nil {
 		t.Fatal(err)
 	}
-	pb := &qodv1.Receipt{Record: []byte(rc.Record), LogIndex: rc.Index, Checkpoint: []byte(rc.Checkpoint),
-		VrfSuite: rc.VRFKey.Suite, VrfKeyId: rc.VRFKey.ID}
-	h := record.LeafHash([]byte(rc.Record))
-	pb.LeafHash = h[:]
-	pb.VrfPublicKey, _ = hex.DecodeString(rc.VRFKey.PublicKey)
-	pb.VrfAlpha, _ = hex.DecodeString(rc.Alpha)
-	for _, p := range rc.Proof {
-		b, _ := hex.DecodeString(p)
-		pb.InclusionProof = append(pb.InclusionProof, b)
-	}
+	pb := protoOf(&rc)
 	b, err := protojson.Marshal(pb)
 	if err != nil {
 		t.Fatal(err)

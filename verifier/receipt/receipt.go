@@ -160,6 +160,25 @@ type VRFKey struct {
 	ID        string `json:"id"`
 	Suite     string `json:"suite"`
 	PublicKey string `json:"public_key"` // hex, as rngverify vrf --pk takes it
+	// daemon: read from the daemon's protobuf receipt (FromProtoJSON),
+	// whose fields are vrfSuite and vrfPublicKey: what errors name.
+	daemon bool
+}
+
+// keyError is err, from parseVRFKey(*k), naming the receipt's field that
+// holds what it refused: its suite, or its public key (missing, said so).
+func (k *VRFKey) keyError(err error) verdict.Msg {
+	suite, pub := "vrf_key.suite", "vrf_key.public_key"
+	if k.daemon {
+		suite, pub = "vrfSuite", "vrfPublicKey"
+	}
+	switch _, serr := vrf.ParseSuite(k.Suite); {
+	case serr != nil:
+		return verdict.M(verdict.MsgReceiptKeyField, suite, Cause(err))
+	case k.PublicKey == "":
+		return verdict.M(verdict.MsgReceiptKeyMissing, pub, k.ID)
+	}
+	return verdict.M(verdict.MsgReceiptKeyField, pub, Cause(err))
 }
 
 // Receipt is one sealed record.

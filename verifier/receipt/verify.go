@@ -427,7 +427,7 @@ func receiptKey(v *verdict.Verdict, ev *evidence, a *Anchors, k *VRFKey, keyID s
 		pk, err := parseVRFKey(*k)
 		switch {
 		case err != nil:
-			v.Fail(verdict.CheckVRFKey, verdict.MsgSame, Cause(err))
+			v.Fail(verdict.CheckVRFKey, verdict.MsgSame, k.keyError(err))
 		default:
 			fp := record.Hex(record.Fingerprint(pk.Bytes()))
 			pair := a.pairOf(keyID, pk, nil)

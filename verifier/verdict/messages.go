@@ -329,8 +329,6 @@ const (
 	MsgEmissionBad            MsgID = "emission-bad"
 	MsgOrphanRecord           MsgID = "orphan-record"
 	MsgDrawNoFreeze           MsgID = "draw-no-freeze"
-	MsgTilesMismatch          MsgID = "tiles-mismatch"
-	MsgEntryMismatch          MsgID = "entry-mismatch"
 	MsgEntry                  MsgID = "entry"
 	MsgEntryKey               MsgID = "entry-key"
 	MsgEntryKeyNotPinned      MsgID = "entry-key-not-pinned"
@@ -1482,10 +1480,6 @@ var messages = map[MsgID]text{
 		"entrée %d : « %s » de la partie %s, qui n'a jamais commencé (ou est déjà terminée)"},
 	MsgDrawNoFreeze: {"entry %d: draw %s has no freeze before it",
 		"entrée %d : le tirage %s n'est précédé d'aucun gel"},
-	MsgTilesMismatch: {"tiles %d..%d do not match the signed tree: %s",
-		"les tuiles %d..%d ne correspondent pas à l'arbre signé : %s"},
-	MsgEntryMismatch: {"entry %d does not match the signed tree",
-		"l'entrée %d ne correspond pas à l'arbre signé"},
 	MsgEntry: {"entry %d: %s",
 		"entrée %d : %s"},
 	MsgEntryKey: {"entry %d: key %s: %s",
@@ -2921,6 +2915,23 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"rngverify %s : journal « %s » : témoins enregistrés dans %s : chaque exécution suivante avec cet état exige les cosignatures de %d d'entre eux (%s), --witness fourni ou non"},
 	MsgCLIWitnessesDiffer: {"logs %q and %q require different witnesses: give the --witness (and --witness-quorum) the state records for the document's log",
 		"les journaux « %s » et « %s » exigent des témoins différents : donnez les --witness (et --witness-quorum) que l'état enregistre pour le journal du document"},
+	// Audit follow-up (2026-12): unsigned served data, receipt key fields.
+	MsgLogKeyTrustUnrecorded: {"%s (%s, not recorded: the state file records a log's keys with a checkpoint that verifies)",
+		"%s (%s, non enregistrée : le fichier d'état n'enregistre les clés d'un journal qu'avec un point de contrôle vérifié)"},
+	MsgVRFKeyLineNotVRF: {"line %d: key %q (%s) is not a VRF key (a line of rngctl keys export-public, which prints the log key too): give the VRF key as \"SUITE HEX\" (its suite, then what rngctl keys export-public --label vrf prints) or the key announcement; a log key goes to --log-key (rngctl keys export-public --label log --format vkey --origin ORIGIN, or the log's /log/vkey)",
+		"ligne %d : la clé « %s » (%s) n'est pas une clé VRF (une ligne de rngctl keys export-public, qui affiche aussi la clé du journal) : donnez la clé VRF sous la forme « SUITE HEX » (sa suite, puis ce qu'affiche rngctl keys export-public --label vrf) ou l'annonce des clés ; une clé du journal se donne à --log-key (rngctl keys export-public --label log --format vkey --origin ORIGINE, ou /log/vkey du journal)"},
+	MsgVRFKeyLineExport: {"line %d: a line of rngctl keys export-public (key %q): give its suite and key alone, \"%s HEX\", or the key announcement",
+		"ligne %d : une ligne de rngctl keys export-public (clé « %s ») : donnez sa suite et sa clé seules, « %s HEX », ou l'annonce des clés"},
+	MsgReceiptKeyField: {"%s: %s",
+		"%s : %s"},
+	MsgReceiptKeyMissing: {"%s is missing: the receipt names VRF key %q without its public key",
+		"%s est absent : le reçu désigne la clé VRF « %s » sans sa clé publique"},
+	MsgServedNotSigned: {"the data the log served does not match its signed checkpoint (entry bundles and hash tiles are not signed: a corrupt mirror, the transport or the log's server may have changed them)",
+		"les données servies par le journal ne correspondent pas à son point de contrôle signé (paquets d'entrées et tuiles d'empreintes ne sont pas signés : un miroir corrompu, le transport ou le serveur du journal ont pu les modifier)"},
+	MsgServedEntryMismatch: {"entry %d (entry bundle %s): its bytes do not hash to the leaf the signed tree holds",
+		"entrée %d (paquet d'entrées %s) : son empreinte n'est pas la feuille que contient l'arbre signé"},
+	MsgServedTilesMismatch: {"entries %d..%d: the hash tiles served (%s, with the tiles authenticating it) do not match the signed tree: %s",
+		"entrées %d..%d : les tuiles d'empreintes servies (%s, avec les tuiles qui l'authentifient) ne correspondent pas à l'arbre signé : %s"},
 }
 
 // rngverify attestation's message ids.
@@ -3117,4 +3128,18 @@ const (
 	MsgAccountNotAnswered   MsgID = "account-not-answered"
 	MsgCLIAccountBad        MsgID = "cli-account-bad"
 	MsgCLIAccountNoList     MsgID = "cli-account-no-list"
+)
+
+// Audit follow-up (2026-12): data the log serves unsigned (entry bundles,
+// hash tiles) proves nothing against the appliance; trust-anchor and
+// receipt field messages.
+const (
+	MsgServedNotSigned       MsgID = "served-not-signed"
+	MsgServedEntryMismatch   MsgID = "served-entry-mismatch"
+	MsgServedTilesMismatch   MsgID = "served-tiles-mismatch"
+	MsgReceiptKeyField       MsgID = "receipt-key-field"
+	MsgReceiptKeyMissing     MsgID = "receipt-key-missing"
+	MsgVRFKeyLineNotVRF      MsgID = "vrf-key-line-not-vrf"
+	MsgVRFKeyLineExport      MsgID = "vrf-key-line-export"
+	MsgLogKeyTrustUnrecorded MsgID = "log-key-trust-unrecorded"
 )

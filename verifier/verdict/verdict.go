@@ -43,6 +43,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Status is the result of one check.
@@ -364,8 +365,9 @@ func (v *Verdict) Text(lang string) string {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "%s%s\n", l.word("subject"), v.SubjectText(lang))
+	w := l.statusWidth(v.Checks)
 	for _, c := range v.Checks {
-		fmt.Fprintf(&b, "  [%s] %-22s %s", l.word(string(c.Status)), c.Name, Title(c.Name, lang))
+		fmt.Fprintf(&b, "  %*s %-22s %s", w, "["+l.word(string(c.Status))+"]", c.Name, Title(c.Name, lang))
 		if r := c.Reason(lang); r != "" {
 			fmt.Fprintf(&b, " — %s", r)
 		}
@@ -378,6 +380,20 @@ func (v *Verdict) Text(lang string) string {
 	b.WriteString(v.Summary(lang))
 	b.WriteString("\n")
 	return b.String()
+}
+
+// statusWidth is the width, in runes, of the widest "[STATUS]" in l among
+// checks: the statuses are right-aligned on it, so that the check column
+// is aligned whatever the statuses (MISBEHAVIOUR, and French's OK, ÉCHEC,
+// —), and a status stays next to its check's name. Only the statuses
+// present count: a verdict of passes, failures and skips in English is
+// laid out as it always was.
+func (l language) statusWidth(checks []Check) int {
+	w := 0
+	for _, c := range checks {
+		w = max(w, utf8.RuneCountInString(l.word(string(c.Status)))+2)
+	}
+	return w
 }
 
 // Summary is the verdict's one-line conclusion in lang.
