@@ -827,3 +827,102 @@ func TestAdminPeerCredentials(t *testing.T) {
 		t.Fatalf("a user not allowed reached the admin API: %v", err)
 	}
 }
+
+// With log.receipt_wait, a retry's reply carries the checkpoint and the
+// inclusion proofs as the first reply did (a game server whose first
+// reply was lost gets them too), and is otherwise the same reply; before,
+// a retry got the stored reply, without them.
+func TestE2EReceiptWaitRetry(t *testing.T) {
+	td := newTestDaemon(t, func(c *Config) { c.Log.ReceiptWait = Duration{5 * time.Second} })
+	codes1 := td.emission("RWR", "2026-12-31", 2)
+	a := td.client("server-a")
+	ctx := context.Background()
+	sreq := &qodv1.StartGameRequest{RequestId: rid(), Code: codes1[1]}
+	first, err := a.StartGame(ctx, sreq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := first.Game
+	preq := &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: loadtest.NextNumber(g)}
+	pick, err := a.Pick(ctx, preq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := func(r *qodv1.GameReply) *qodv1.GameReply {
+		r = proto.Clone(r).(*qodv1.GameReply)
+		for _, rc := range []*qodv1.Receipt{r.Receipt, r.EndReceipt} {
+			if rc != nil {
+				rc.Checkpoint, rc.InclusionProof = nil, nil
+				rc.StartRecord, rc.StartLogIndex, rc.StartInclusionProof = nil, 0, nil
+			}
+		}
+		return r
+	}
+	vkey := td.d.engine.tlog.VerifierKeys()[0]
+	for name, c := range map[string]struct {
+		first *qodv1.GameReply
+		retry func() (*qodv1.GameReply, error)
+	}{
+		"start": {first, func() (*qodv1.GameReply, error) { return a.StartGame(ctx, sreq) }},
+		"pick":  {pick, func() (*qodv1.GameReply, error) { return a.Pick(ctx, preq) }},
+	} {
+		again, err := c.retry()
+		if err != nil {
+			t.Fatalf("%s retry: %v", name, err)
+		}
+		if !proto.Equal(bare(again), bare(c.first)) {
+			t.Fatalf("%s retry: another reply:\n%v\n%v", name, again, c.first)
+		}
+		r := again.Receipt
+		if len(r.Checkpoint) == 0 || (r.LogIndex > 0 && len(r.InclusionProof) == 0) {
+			t.Fatalf("%s retry: receipt without its checkpoint and inclusion proof (the first had them: %t)", name, len(c.first.Receipt.Checkpoint) > 0)
+		}
+		if name == "pick" && len(r.StartRecord) == 0 {
+			t.Fatalf("pick retry: receipt without its start record")
+		}
+		if name != "start" {
+			continue
+		}
+		if v, err := VerifyReceipts([]*qodv1.Receipt{r}, vkey, nil, td.d.engine.loc); err != nil || v.Included != 1 {
+			t.Fatalf("%s retry: %+v %v", name, v, err)
+		}
+	}
+}
+
+// A call whose client gave up (deadline passed, cancelled) before rngd
+// drew is still drawn, sealed and stored, as docs/rngd.md says: its retry
+// with the same request id gets that draw byte for byte, and the game
+// holds it once.
+func TestCancelledCallDrawnOnce(t *testing.T) {
+	td := newTestDaemon(t)
+	codes1 := td.emission("CX", "2026-12-31", 2)
+	a := td.client("server-a")
+	ctx := context.Background()
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	sreq := &qodv1.StartGameRequest{RequestId: rid(), Code: codes1[1]}
+	first, err := td.d.engine.startGame(gone, "server-a", sreq)
+	if err != nil {
+		t.Fatalf("start with a cancelled context: %v", err)
+	}
+	g := first.Game
+	preq := &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: loadtest.NextNumber(g)}
+	pfirst, err := td.d.engine.pick(gone, "server-a", preq)
+	if err != nil {
+		t.Fatalf("pick with a cancelled context: %v", err)
+	}
+	enc := func(m proto.Message) string {
+		b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+		return string(b)
+	}
+	if again, err := a.StartGame(ctx, sreq); err != nil || enc(again) != enc(first) {
+		t.Fatalf("start retry: %v\n%v\n%v", err, again, first)
+	}
+	if again, err := a.Pick(ctx, preq); err != nil || enc(again) != enc(pfirst) {
+		t.Fatalf("pick retry: %v\n%v\n%v", err, again, pfirst)
+	}
+	got, err := a.GetGame(ctx, &qodv1.GetGameRequest{GameId: g.GameId})
+	if err != nil || len(got.Picks) != 1 {
+		t.Fatalf("game after a cancelled pick and its retry: %v %v", got, err)
+	}
+}

@@ -1164,7 +1164,7 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 	}
 	reply := new(qodv1.GameReply)
 	if ok, err := e.replayed(c, reply); ok || err != nil {
-		return reply, err
+		return e.replayInclusion(ctx, reply, ok, err)
 	}
 	if err := e.storeHealth(); err != nil {
 		return nil, err
@@ -1172,7 +1172,7 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 	defer e.lockRequest(c)()
 	defer e.locks.lock("ticket/" + hex.EncodeToString(ticket[:]))()
 	if ok, err := e.replayed(c, reply); ok || err != nil {
-		return reply, err
+		return e.replayInclusion(ctx, reply, ok, err)
 	}
 	// Read without waiting for the store's writer: a start not yet
 	// committed shows in the ticket (store.ticket), and emissions change
@@ -1288,6 +1288,7 @@ func (e *engine) enterGame(ctx context.Context, c call, id, server string, reply
 		return nil, unlock, false, refuse(reasonGameIDMissing, "game_id: required")
 	}
 	if done, err = e.replayed(c, reply); done || err != nil {
+		_, err = e.replayInclusion(ctx, reply, done, err)
 		return nil, unlock, done, err
 	}
 	if err = e.storeHealth(); err != nil {
@@ -1297,6 +1298,7 @@ func (e *engine) enterGame(ctx context.Context, c call, id, server string, reply
 	unlockGame := e.locks.lock("game/" + id)
 	unlock = func() { unlockGame(); unlockReq() }
 	if done, err = e.replayed(c, reply); done || err != nil {
+		_, err = e.replayInclusion(ctx, reply, done, err)
 		return nil, unlock, done, err
 	}
 	if sg, err = e.loadGame(id, server); err != nil {
@@ -1979,11 +1981,37 @@ func (e *engine) startOf(id string) (*qodv1.Receipt, error) {
 }
 
 // withInclusion adds inclusion proofs to a mutating call's reply when
-// log.receipt_wait asks for them (the stored reply, returned to retries,
-// has none).
+// log.receipt_wait asks for them. The stored reply has none: a retry gets
+// them from replayInclusion.
 func (e *engine) withInclusion(ctx context.Context, reply *qodv1.GameReply) *qodv1.GameReply {
-	if w := e.cfg.Log.ReceiptWait.Duration; w > 0 && reply.Receipt != nil {
+	if e.cfg.Log.ReceiptWait.Duration > 0 && reply.Receipt != nil {
 		reply = proto.Clone(reply).(*qodv1.GameReply)
+		e.includeInPlace(ctx, reply)
+	}
+	return reply
+}
+
+// replayInclusion is what a retry answers when replayed found its stored
+// reply (ok) or refused it (err): the reply gets the checkpoint and
+// inclusion proofs the first reply carried under log.receipt_wait — the
+// same checkpoint's, or a later one's when the log signed another since;
+// without them a game server whose first reply was lost would never get
+// the proofs it is configured to receive. reply is the retry's own copy
+// (replayed merges the stored reply into it).
+func (e *engine) replayInclusion(ctx context.Context, reply *qodv1.GameReply, ok bool, err error) (*qodv1.GameReply, error) {
+	if err != nil || !ok {
+		return reply, err
+	}
+	if e.cfg.Log.ReceiptWait.Duration > 0 && reply.Receipt != nil {
+		e.includeInPlace(ctx, reply)
+	}
+	return reply, nil
+}
+
+// includeInPlace adds to reply's receipts the checkpoint and inclusion
+// proofs (log.receipt_wait).
+func (e *engine) includeInPlace(ctx context.Context, reply *qodv1.GameReply) {
+	if w := e.cfg.Log.ReceiptWait.Duration; w > 0 && reply.Receipt != nil {
 		rs := []*qodv1.Receipt{reply.Receipt}
 		if reply.EndReceipt != nil {
 			rs = append(rs, reply.EndReceipt)
@@ -1994,7 +2022,6 @@ func (e *engine) withInclusion(ctx context.Context, reply *qodv1.GameReply) *qod
 		}
 		e.proveInclusion(ctx, w, start, rs...)
 	}
-	return reply
 }
 
 // receiptWait bounds how long GetReceipts waits for a checkpoint covering

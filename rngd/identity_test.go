@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
@@ -46,4 +47,20 @@ func TestIdentityCharacters(t *testing.T) {
 		t.Fatalf("server-a lists %v (%v)", l.GetGames(), err)
 	}
 	start(t, td.client("server-a"), codes1[2])
+}
+
+// checkIdentity's refusal says which rule the character breaks: '#' is
+// printable ASCII, so "not printable ASCII other than '#'" read as a
+// contradiction for an identity such as "a#b".
+func TestIdentityMessage(t *testing.T) {
+	for id, want := range map[string]string{
+		"a#b":   "character 2 is '#'",
+		"a\x01": "character 2 is not printable ASCII",
+		"aé":    "character 2 is not printable ASCII",
+	} {
+		err := checkIdentity(id)
+		if err == nil || !strings.Contains(err.Error(), want) || (id != "a#b" && strings.Contains(err.Error(), "#")) {
+			t.Errorf("checkIdentity(%q) = %v, want a message with %q", id, err, want)
+		}
+	}
 }

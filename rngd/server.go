@@ -615,8 +615,11 @@ func checkIdentity(id string) error {
 		return fmt.Errorf("%d characters, at most %d", len(id), maxIdentity)
 	}
 	for i := 0; i < len(id); i++ {
-		if c := id[i]; c < 0x20 || c > 0x7e || c == '#' {
-			return fmt.Errorf("character %d is not printable ASCII other than '#'", i+1)
+		switch c := id[i]; {
+		case c == '#':
+			return fmt.Errorf("character %d is '#', which no identity may hold (it marks the operator's requests)", i+1)
+		case c < 0x20 || c > 0x7e:
+			return fmt.Errorf("character %d is not printable ASCII", i+1)
 		}
 	}
 	return nil

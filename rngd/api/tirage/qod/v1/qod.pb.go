@@ -3,13 +3,31 @@
 // A game server authenticates with its own TLS client certificate (mutual TLS);
 // its identity is the certificate's first DNS SAN, or its subject CN when it
 // has none. A game belongs to the server that started it: any other server
-// gets PERMISSION_DENIED.
+// gets PERMISSION_DENIED. A connection without a certificate, or with one the
+// game servers' CA did not issue (or expired), is refused by the TLS handshake
+// before any call reaches rngd: the client's gRPC library reports UNAVAILABLE,
+// with no reason detail (grpc-go: "remote error: tls: certificate required",
+// or a broken pipe for another CA's certificate). Retrying does not help: fix
+// the certificate.
 //
 // Every mutating call carries a request_id chosen by the game server (1..128
 // printable ASCII characters, unique per server). Replaying a request_id with
 // the same content returns the very same reply, without drawing again;
 // replaying it with other content is refused with ALREADY_EXISTS and changes
-// nothing.
+// nothing. The content is the request's fields as sent: a code spelled
+// otherwise (lower case, with hyphens) is other content. With the operator's
+// log.receipt_wait set, the receipts of a replayed reply carry a checkpoint
+// and inclusion proofs as the first reply's did, of a later checkpoint when
+// the log has signed one since; every other byte is the same.
+//
+// Deadlines and cancellation: once a mutating call has reached rngd, its draw
+// and its record are not cancelled with the call. A client whose deadline
+// passed (DEADLINE_EXCEEDED) or that cancelled (CANCELLED) cannot tell
+// whether the call was drawn: it retries with the same request_id, which
+// returns the reply of the draw if there was one, or draws now — never a
+// second draw. Never retry with a new request_id: a StartGame drawn under the
+// old one then answers CODE_PLAYED (its game is listed by
+// ListUnfinishedGames), a Pick NUMBER_PICKED, AT_TIER or GAME_OVER.
 //
 // Every reply that changes a game comes after the record of that change has
 // been durably appended to the transparency log, and carries a Receipt: the
@@ -34,7 +52,8 @@
 //     PAGE_SIZE_INVALID (ListUnfinishedGames: negative page_size),
 //     PAGE_TOKEN_INVALID (ListUnfinishedGames: a page_token that is not a
 //     next_page_token this server's ListUnfinishedGames returned).
-//   UNAUTHENTICATED: CLIENT_CERT_REQUIRED (no verified client certificate),
+//   UNAUTHENTICATED: CLIENT_CERT_REQUIRED (no verified client certificate:
+//     the TLS handshake refuses such a connection first, see above),
 //     IDENTITY_INVALID (the certificate names no usable identity).
 //   PERMISSION_DENIED: GAME_NOT_OWNED (another game server's game).
 //   NOT_FOUND: UNKNOWN_GAME, UNKNOWN_CODE (in no imported manifest).
