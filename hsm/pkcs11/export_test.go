@@ -5,6 +5,7 @@ package pkcs11
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	p11 "github.com/miekg/pkcs11"
 )
@@ -110,4 +111,23 @@ func LoadedModules() map[string]int {
 		out[m.path] += m.refs
 	}
 	return out
+}
+
+// SetClock makes now the clock of t's reopen rate limit.
+func (t *Token) SetClock(now func() time.Time) {
+	t.state.Lock()
+	defer t.state.Unlock()
+	t.now = now
+}
+
+// ReopenEvery is the least time between two attempts to reopen a lost token.
+const ReopenEvery = reopenEvery
+
+// CloseSessions closes every session of t's application on its slot behind
+// its back, as a network HSM that dropped its link does.
+func (t *Token) CloseSessions() error {
+	t.state.Lock()
+	slot := t.slot
+	t.state.Unlock()
+	return t.ctx.CloseAllSessions(slot)
 }

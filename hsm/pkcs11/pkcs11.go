@@ -63,9 +63,36 @@
 // read-write sessions; each operation takes one session for its duration,
 // so as many operations run in parallel as there are sessions. Every error
 // of the token during Prove or Sign is returned wrapped in hsm.ErrUnavailable:
-// the draw is refused, nothing is retried and nothing falls back. A token
-// that went away (device removed, session closed) stays failed until the
-// daemon reopens it.
+// the draw is refused, nothing is retried and nothing falls back.
+//
+// A token that went away is reopened by the Token itself, never within the
+// operation that found it gone. An operation that fails with a code saying
+// the session, the login, the token or the library's state is gone
+// (CKR_SESSION_HANDLE_INVALID, CKR_SESSION_CLOSED, CKR_USER_NOT_LOGGED_IN,
+// CKR_DEVICE_REMOVED, CKR_TOKEN_NOT_PRESENT, CKR_TOKEN_NOT_RECOGNIZED,
+// CKR_SLOT_ID_INVALID, CKR_DEVICE_ERROR, CKR_CRYPTOKI_NOT_INITIALIZED,
+// CKR_GENERAL_ERROR) fails, and the token is lost: every operation fails
+// at once with hsm.ErrUnavailable and the cause, except one every second
+// (at most), which first reopens it: with no call running in the token,
+// it re-initialises the library (C_Finalize, C_Initialize) when no other
+// Token of this process uses it (SoftHSM2 finds tokens again only so),
+// finds the slot by the token's label, opens the sessions and logs in
+// with the PIN given to Open. A library another open Token uses is not
+// re-initialised, and a token with calls stuck in it is reopened only once
+// they have returned. A key handle the token no longer knows
+// (CKR_OBJECT_HANDLE_INVALID, CKR_KEY_HANDLE_INVALID: SoftHSM2's answer
+// once its token files are gone) fails the operation too, and the key is
+// looked for again at its next use. A prover or signer finds its key
+// again, in a reopened token or after such an answer, by its label, with
+// the checks VRFProver and Signer make, and uses it only if it is the key
+// it was made with, its public key and CKA_ID the same: another key under
+// the label (a replaced token) fails every operation with ErrKeyChanged
+// and the token is lost again (a later reopen tries again: the original
+// token put back serves again), as it is when the key is not found. A PIN
+// the token refuses when reopened is not tried again (a retried wrong PIN
+// would lock it): the token then stays failed until the daemon restarts.
+// The loss and the reopening are logged once each at warn level (the same
+// loss again at debug level), a replaced key at error level.
 //
 // A token that stops answering (a network HSM behind a dead link) must not
 // stall draws silently: each operation, the wait for a free session
@@ -93,9 +120,10 @@
 // label, and when a public key object marked private is shown anyway.
 //
 // The PIN is handed to the PKCS#11 library as a Go string (the only form
-// github.com/miekg/pkcs11 takes), which cannot be wiped; Config.PIN itself
-// is not kept after Open. Errors name the token, the label and the PKCS#11
-// return value, never the PIN.
+// github.com/miekg/pkcs11 takes), which cannot be wiped. Config.PIN itself
+// is not kept after Open, but the Token keeps a copy of it, to log in
+// again when it reopens the token; Close wipes the copy. Errors and logs
+// name the token, the label and the PKCS#11 return value, never the PIN.
 //
 // # Build
 //
@@ -118,8 +146,9 @@ type Config struct {
 	// TokenLabel selects the token (CKA_LABEL of the token, trailing spaces
 	// ignored). Exactly one present token must carry it.
 	TokenLabel string
-	// PIN is the user PIN. Open uses it to log in and does not keep it; the
-	// caller should zero it after Open. PublicKeys, which does not log in,
+	// PIN is the user PIN. Open uses it to log in and keeps a copy of it,
+	// not it, to log in again when the token is reopened (see the package
+	// doc); the caller should zero it after Open. PublicKeys, which does not log in,
 	// takes none.
 	PIN []byte
 	// Sessions is the number of sessions kept open, hence of operations run
@@ -145,3 +174,9 @@ var ErrNotBuilt = errors.New("built without PKCS#11 support: rebuild with cgo en
 // DefaultModule is the module of Debian's softhsm2 package, a software
 // token (see the package doc): for tests and development, not production.
 const DefaultModule = "/usr/lib/softhsm/libsofthsm2.so"
+
+// ErrKeyChanged is returned (wrapped in hsm.ErrUnavailable) by a prover or
+// signer whose token, lost and reopened, holds under the key's label a key
+// that is not the one it was made with: a replaced token. The key is never
+// used; put the original token back.
+var ErrKeyChanged = errors.New("another key under the label in use")

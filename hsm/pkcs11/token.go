@@ -3,6 +3,7 @@
 package pkcs11
 
 import (
+	"bytes"
 	"context"
 	"crypto"
 	"crypto/ecdsa"
@@ -156,27 +157,97 @@ func isCode(err error, code uint) bool {
 
 // Token is an open PKCS#11 token. It implements hsm.Backend.
 type Token struct {
-	mod     *module
-	ctx     *p11.Ctx
-	slot    uint
-	label   string
-	rsaBits int
-	log     *slog.Logger
-	eddsa   bool          // the token has CKM_EDDSA and CKM_EC_EDWARDS_KEY_PAIR_GEN
-	soft    bool          // a software token, whose keys are files on the host (softwareToken)
-	login   bool          // logged in (Open); false for PublicKeys's read-only session
-	timeout time.Duration // Config.CallTimeout
+	mod      *module
+	ctx      *p11.Ctx
+	label    string
+	rsaBits  int
+	log      *slog.Logger
+	eddsa    bool          // the token has CKM_EDDSA and CKM_EC_EDWARDS_KEY_PAIR_GEN
+	soft     bool          // a software token, whose keys are files on the host (softwareToken)
+	login    bool          // logged in (Open); false for PublicKeys's read-only session
+	timeout  time.Duration // Config.CallTimeout
+	nsess    int           // sessions per conn
+	sessFlag uint          // C_OpenSession flags
 
-	mu       sync.RWMutex // operations hold it for reading, Close for writing
-	closed   bool         // guarded by mu
-	sessions chan p11.SessionHandle
-	all      []p11.SessionHandle // every session, for Close
-	running  sync.WaitGroup      // calls running in the token, timed out or not
-	stuck    atomic.Int64        // calls still running after their caller timed out
+	mu      sync.RWMutex   // operations hold it for reading, Close for writing
+	closed  bool           // guarded by mu
+	running sync.WaitGroup // calls running in the token, timed out or not, and reopens
+	stuck   atomic.Int64   // calls still running after their caller timed out
+
+	// calls is held for reading by every call from the moment it takes a
+	// session until the session is back in its conn's pool, and for
+	// writing (TryLock only) by reopen: the token is reopened, and its
+	// library re-initialised, with no call in it.
+	calls sync.RWMutex
+
+	state     sync.Mutex       // guards the fields below
+	cur       *conn            // the sessions in use; nil while the token is lost
+	stale     []*conn          // conns lost, whose sessions reopen or shutdown closes
+	slot      uint             // the slot held in mod.open
+	gen       uint64           // generation of the latest conn
+	lost      error            // why the token is lost (cur nil), or why it last failed to reopen
+	lostMsg   string           // lost's text when it was logged, so that a repeated loss is logged once
+	quiet     bool             // the last loss was not logged at warn level: nor is its reopening
+	lostAt    time.Time        // when the token was lost
+	tried     time.Time        // last loss or reopen attempt: the next is reopenEvery later
+	reopening bool             // a reopen is running
+	final     error            // reopen refused for good (PIN refused): not tried again
+	pin       []byte           // copy of Config.PIN, to log in again on reopen; wiped by shutdown
+	now       func() time.Time // the clock of the reopen rate limit (tests)
 
 	genMu sync.Mutex // serialises key generation (label uniqueness)
 
 	beforeSign func() // tests: run before C_SignInit
+}
+
+// conn is one opening of the token: its sessions, logged in. A token that
+// is lost and reopened gets a new conn, of a new generation; key handles
+// found in an older one are found again before use (keyHandle).
+type conn struct {
+	gen      uint64
+	sessions chan p11.SessionHandle // the free sessions
+	all      []p11.SessionHandle    // every session, for closing
+}
+
+// reopenEvery is the least time between a token's loss, or an attempt to
+// reopen it, and the next attempt.
+const reopenEvery = time.Second
+
+// lostCodes are the PKCS#11 return values after which the token is taken
+// for lost and reopened (see the package doc, "Sessions and failure"):
+// the session or the login is gone (SESSION_HANDLE_INVALID,
+// SESSION_CLOSED, USER_NOT_LOGGED_IN), the token or its link is
+// (DEVICE_REMOVED, TOKEN_NOT_PRESENT, TOKEN_NOT_RECOGNIZED, SLOT_ID_INVALID,
+// DEVICE_ERROR: network HSM clients report a dead link so), or the library
+// lost its state (CRYPTOKI_NOT_INITIALIZED, GENERAL_ERROR, which the
+// standard says only re-initialising the library cures). A key's handle
+// that is no longer valid (OBJECT_HANDLE_INVALID, KEY_HANDLE_INVALID:
+// SoftHSM2's answer once its token files are gone) is not: the key is
+// found again by label at its next use (keyHandle), and the token taken
+// for lost only if it is not there. Errors about the request itself
+// (mechanism, data, key type, PIN, memory) are not either: reopening would
+// not change them.
+var lostCodes = []uint{
+	p11.CKR_SESSION_HANDLE_INVALID, p11.CKR_SESSION_CLOSED, p11.CKR_USER_NOT_LOGGED_IN,
+	p11.CKR_DEVICE_REMOVED, p11.CKR_TOKEN_NOT_PRESENT, p11.CKR_TOKEN_NOT_RECOGNIZED, p11.CKR_SLOT_ID_INVALID,
+	p11.CKR_DEVICE_ERROR, p11.CKR_CRYPTOKI_NOT_INITIALIZED, p11.CKR_GENERAL_ERROR,
+}
+
+// reopenError is a failure to find a key again after a reopen: the token
+// is taken for lost, as on a code of lostCodes.
+type reopenError struct{ err error }
+
+func (e *reopenError) Error() string { return e.err.Error() }
+func (e *reopenError) Unwrap() error { return e.err }
+
+// isLost reports whether err means the token is gone (see lostCodes).
+func isLost(err error) bool {
+	var r *reopenError
+	if errors.As(err, &r) {
+		return true
+	}
+	var e p11.Error
+	return errors.As(err, &e) && slices.Contains(lostCodes, uint(e))
 }
 
 var _ hsm.Backend = (*Token)(nil)
@@ -349,39 +420,71 @@ func openToken(cfg Config, login bool) (*Token, error) {
 		return nil, fmt.Errorf("PKCS#11 token %q is already open in this process", cfg.TokenLabel)
 	}
 	t := &Token{mod: m, ctx: m.ctx, slot: slot, label: cfg.TokenLabel, rsaBits: bits, log: log,
-		timeout: timeout, login: login, soft: soft, sessions: make(chan p11.SessionHandle, n)}
-	for range n {
-		sh, err := t.ctx.OpenSession(slot, flags)
-		if err != nil {
-			t.shutdown(false)
-			return nil, fmt.Errorf("%w: couldn't open a session on token %q: %w", hsm.ErrUnavailable, cfg.TokenLabel, err)
-		}
-		t.all = append(t.all, sh)
-		t.sessions <- sh
+		timeout: timeout, login: login, soft: soft, nsess: n, sessFlag: flags, now: time.Now}
+	if login {
+		t.pin = bytes.Clone(cfg.PIN)
 	}
+	c, err := t.openConn(slot, false)
+	if err != nil {
+		t.shutdown(false)
+		if errors.Is(err, hsm.ErrBadCredentials) && !isCode(err, p11.CKR_PIN_LOCKED) && !isCode(err, p11.CKR_PIN_EXPIRED) {
+			log.Warn("pkcs11: login refused", "token", cfg.TokenLabel, "err", err)
+		}
+		return nil, err
+	}
+	t.gen, c.gen, t.cur = 1, 1, c
 	if !login {
 		log.Info("pkcs11: token opened read-only, not logged in", "module", cfg.Module, "token", cfg.TokenLabel, "slot", slot,
 			"software", soft, "call_timeout", timeout)
 		return t, nil
 	}
-	if f := beforeLogin.Load(); f != nil {
-		(*f)()
-	}
-	if err := t.ctx.Login(t.all[0], p11.CKU_USER, string(cfg.PIN)); err != nil {
-		t.shutdown(false)
-		switch {
-		case isCode(err, p11.CKR_PIN_INCORRECT), isCode(err, p11.CKR_PIN_INVALID), isCode(err, p11.CKR_PIN_LEN_RANGE):
-			log.Warn("pkcs11: login refused", "token", cfg.TokenLabel, "err", err)
-			return nil, fmt.Errorf("%w: token %q refused the PIN (%w)", hsm.ErrBadCredentials, cfg.TokenLabel, err)
-		case isCode(err, p11.CKR_PIN_LOCKED), isCode(err, p11.CKR_PIN_EXPIRED):
-			return nil, fmt.Errorf("%w: token %q: PIN locked or expired, the security officer must reset it (%w)", hsm.ErrBadCredentials, cfg.TokenLabel, err)
-		}
-		return nil, fmt.Errorf("%w: couldn't log in to token %q: %w", hsm.ErrUnavailable, cfg.TokenLabel, err)
-	}
-	t.eddsa = t.hasMechanisms(ckmEdDSA, ckmECEdwardsKeyPairGen)
+	t.eddsa = t.hasMechanisms(slot, ckmEdDSA, ckmECEdwardsKeyPairGen)
 	log.Info("pkcs11: token opened", "module", cfg.Module, "token", cfg.TokenLabel, "slot", slot,
 		"sessions", n, "eddsa", t.eddsa, "software", soft, "call_timeout", timeout)
 	return t, nil
+}
+
+// openConn opens t's sessions on slot and, if t logs in, logs in with its
+// PIN. On reopen, a token still logged in (CKR_USER_ALREADY_LOGGED_IN: the
+// login this Token made with the PIN Open checked) is taken as it is.
+func (t *Token) openConn(slot uint, reopen bool) (*conn, error) {
+	c := &conn{sessions: make(chan p11.SessionHandle, t.nsess)}
+	for range t.nsess {
+		sh, err := t.ctx.OpenSession(slot, t.sessFlag)
+		if err != nil {
+			t.closeConn(c)
+			return nil, fmt.Errorf("%w: couldn't open a session on token %q: %w", hsm.ErrUnavailable, t.label, err)
+		}
+		c.all = append(c.all, sh)
+		c.sessions <- sh
+	}
+	if !t.login {
+		return c, nil
+	}
+	if f := beforeLogin.Load(); f != nil {
+		(*f)()
+	}
+	err := t.ctx.Login(c.all[0], p11.CKU_USER, string(t.pin))
+	if err == nil || reopen && isCode(err, p11.CKR_USER_ALREADY_LOGGED_IN) {
+		return c, nil
+	}
+	t.closeConn(c)
+	switch {
+	case isCode(err, p11.CKR_PIN_INCORRECT), isCode(err, p11.CKR_PIN_INVALID), isCode(err, p11.CKR_PIN_LEN_RANGE):
+		return nil, fmt.Errorf("%w: token %q refused the PIN (%w)", hsm.ErrBadCredentials, t.label, err)
+	case isCode(err, p11.CKR_PIN_LOCKED), isCode(err, p11.CKR_PIN_EXPIRED):
+		return nil, fmt.Errorf("%w: token %q: PIN locked or expired, the security officer must reset it (%w)", hsm.ErrBadCredentials, t.label, err)
+	}
+	return nil, fmt.Errorf("%w: couldn't log in to token %q: %w", hsm.ErrUnavailable, t.label, err)
+}
+
+// closeConn closes the sessions of c, ignoring errors (the token may be
+// gone).
+func (t *Token) closeConn(c *conn) {
+	for _, sh := range c.all {
+		t.ctx.CloseSession(sh)
+	}
+	c.all = nil
 }
 
 // findSlot finds the slot of the token labelled label in m, loaded as
@@ -443,8 +546,8 @@ func softwareToken(fields ...string) bool {
 	return false
 }
 
-func (t *Token) hasMechanisms(want ...uint) bool {
-	ms, err := t.ctx.GetMechanismList(t.slot)
+func (t *Token) hasMechanisms(slot uint, want ...uint) bool {
+	ms, err := t.ctx.GetMechanismList(slot)
 	if err != nil {
 		return false
 	}
@@ -460,17 +563,25 @@ func (t *Token) hasMechanisms(want ...uint) bool {
 	return true
 }
 
-// shutdown logs out (if t logged in and loggedIn), closes the sessions and
-// releases the module.
+// shutdown logs out (if t logged in and loggedIn), closes the sessions of
+// every conn, wipes the PIN and releases the module. No call may be
+// running.
 func (t *Token) shutdown(loggedIn bool) {
-	if loggedIn && t.login && len(t.all) > 0 {
-		t.ctx.Logout(t.all[0])
+	t.state.Lock()
+	cur, conns, slot := t.cur, t.stale, t.slot
+	t.cur, t.stale = nil, nil
+	t.state.Unlock()
+	if cur != nil {
+		if loggedIn && t.login && len(cur.all) > 0 {
+			t.ctx.Logout(cur.all[0])
+		}
+		conns = append(conns, cur)
 	}
-	for _, sh := range t.all {
-		t.ctx.CloseSession(sh)
+	for _, c := range conns {
+		t.closeConn(c)
 	}
-	t.all = nil
-	t.mod.release(t.slot, true)
+	clear(t.pin)
+	t.mod.release(slot, true)
 }
 
 // Close logs out, closes the sessions and, with the last token of the
@@ -533,6 +644,13 @@ func (t *Token) EdDSA() bool { return t.eddsa }
 // session goes back to the pool only once its call has ended. f must share
 // nothing with the caller but its result.
 func call[T any](t *Token, timeout time.Duration, f func(sh p11.SessionHandle) (T, error)) (T, error) {
+	return callIn(t, timeout, func(sh p11.SessionHandle, _ uint64) (T, error) { return f(sh) })
+}
+
+// callIn is call, f also given the generation of the conn of sh. An error
+// of f that means the token is gone (isLost) marks it lost: the call
+// fails, and a later one reopens the token (conn).
+func callIn[T any](t *Token, timeout time.Duration, f func(sh p11.SessionHandle, gen uint64) (T, error)) (T, error) {
 	var zero T
 	t.mu.RLock()
 	defer t.mu.RUnlock()
@@ -541,10 +659,26 @@ func call[T any](t *Token, timeout time.Duration, f func(sh p11.SessionHandle) (
 	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
+	c, err := t.conn(timer.C, timeout)
+	if err != nil {
+		return zero, err
+	}
+	// Only a reopen holds calls for writing: the token was lost since.
+	if !t.calls.TryRLock() {
+		return zero, t.unavailable()
+	}
+	t.state.Lock()
+	current := t.cur == c
+	t.state.Unlock()
+	if !current {
+		t.calls.RUnlock()
+		return zero, t.unavailable()
+	}
 	var sh p11.SessionHandle
 	select {
-	case sh = <-t.sessions:
+	case sh = <-c.sessions:
 	case <-timer.C:
+		t.calls.RUnlock()
 		n := t.stuck.Load()
 		t.log.Error("pkcs11: no session free: the token is not answering", "token", t.label, "timeout", timeout, "stuck", n)
 		return zero, fmt.Errorf("%w: token %q: no session free within %v (%d calls stuck in the token): %w",
@@ -558,8 +692,12 @@ func call[T any](t *Token, timeout time.Duration, f func(sh p11.SessionHandle) (
 	start := time.Now()
 	t.running.Add(1)
 	go func() {
-		v, err := f(sh)
-		t.sessions <- sh
+		v, err := f(sh, c.gen)
+		if isLost(err) {
+			t.markLost(c, err)
+		}
+		c.sessions <- sh // never blocks: the channel holds every session of c
+		t.calls.RUnlock()
 		t.running.Done()
 		done <- result{v, err}
 	}()
@@ -576,6 +714,196 @@ func call[T any](t *Token, timeout time.Duration, f func(sh p11.SessionHandle) (
 	}()
 	t.log.Error("pkcs11: token call timed out: the token is not answering", "token", t.label, "timeout", timeout)
 	return zero, fmt.Errorf("%w: token %q did not answer within %v: %w", hsm.ErrUnavailable, t.label, timeout, context.DeadlineExceeded)
+}
+
+// conn returns the token's current conn. While the token is lost it fails
+// at once (unavailable), except once every reopenEvery, when it reopens
+// the token, waiting for it until expired.
+func (t *Token) conn(expired <-chan time.Time, timeout time.Duration) (*conn, error) {
+	t.state.Lock()
+	if c := t.cur; c != nil {
+		t.state.Unlock()
+		return c, nil
+	}
+	if t.final != nil || t.reopening || t.now().Sub(t.tried) < reopenEvery {
+		t.state.Unlock()
+		return nil, t.unavailable()
+	}
+	t.reopening, t.tried = true, t.now()
+	t.state.Unlock()
+	done := make(chan error, 1)
+	t.running.Add(1)
+	go func() {
+		err := t.reopen()
+		t.running.Done()
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			return nil, err
+		}
+	case <-expired:
+		t.stuck.Add(1)
+		go func() {
+			<-done
+			t.stuck.Add(-1)
+		}()
+		t.log.Error("pkcs11: token did not answer while being reopened", "token", t.label, "timeout", timeout)
+		return nil, fmt.Errorf("%w: token %q did not answer within %v while being reopened: %w", hsm.ErrUnavailable, t.label, timeout, context.DeadlineExceeded)
+	}
+	t.state.Lock()
+	c := t.cur
+	t.state.Unlock()
+	if c == nil {
+		return nil, t.unavailable()
+	}
+	return c, nil
+}
+
+// unavailable is the error of a call refused while the token is lost.
+func (t *Token) unavailable() error {
+	t.state.Lock()
+	cause, final := t.lost, t.final
+	t.state.Unlock()
+	switch {
+	case final != nil:
+		return final
+	case cause == nil: // lost and reopened while this call started
+		return fmt.Errorf("%w: token %q is being reopened", hsm.ErrUnavailable, t.label)
+	}
+	return &lostError{label: t.label, cause: cause}
+}
+
+// lostError refuses a call while the token is lost; it wraps
+// hsm.ErrUnavailable and the cause, and says the first once.
+type lostError struct {
+	label string
+	cause error
+}
+
+func (e *lostError) Error() string {
+	why := strings.TrimPrefix(e.cause.Error(), hsm.ErrUnavailable.Error()+": ")
+	return fmt.Sprintf("%s: token %q lost, reopened at most once every %v by a later call: %s", hsm.ErrUnavailable, e.label, reopenEvery, why)
+}
+
+func (e *lostError) Unwrap() []error { return []error{hsm.ErrUnavailable, e.cause} }
+
+// markLost takes the token for lost, because of err in a call on c: every
+// call fails until one reopens it (conn). A later loss for the same cause
+// is logged at debug level only.
+func (t *Token) markLost(c *conn, err error) {
+	t.state.Lock()
+	if t.cur != c { // already lost, or reopened since
+		t.state.Unlock()
+		return
+	}
+	t.cur = nil
+	t.stale = append(t.stale, c)
+	t.lost, t.lostAt, t.tried = err, t.now(), t.now()
+	msg := err.Error()
+	warn := msg != t.lostMsg
+	t.lostMsg, t.quiet = msg, !warn
+	t.state.Unlock()
+	level := slog.LevelDebug
+	if warn {
+		level = slog.LevelWarn
+	}
+	t.log.Log(context.Background(), level, "pkcs11: token lost: every call refused until it is reopened", "token", t.label,
+		"err", err, "retry_every", reopenEvery)
+}
+
+// reopen reopens a lost token (see the package doc): with no call in it,
+// it re-initialises the library if no other token of this process uses
+// it, finds the slot labelled as the token, opens the sessions and logs
+// in again. The keys are found again, and checked, by the call that
+// first uses them (keyHandle). A PIN the token refuses is not tried again.
+func (t *Token) reopen() error {
+	err := t.reopenIn()
+	t.state.Lock()
+	t.reopening = false
+	if err != nil {
+		t.lost = err
+		if errors.Is(err, hsm.ErrBadCredentials) {
+			t.final = fmt.Errorf("%w: token %q, reopened: %w; the PIN is not tried again, as retrying it would lock the token: restart rngd",
+				hsm.ErrUnavailable, t.label, err)
+			err = t.final
+		}
+	}
+	t.state.Unlock()
+	if errors.Is(err, hsm.ErrBadCredentials) {
+		t.log.Error("pkcs11: token refused the PIN when reopened: not tried again", "token", t.label, "err", err)
+	} else if err != nil {
+		t.log.Debug("pkcs11: token not reopened", "token", t.label, "err", err)
+	}
+	return err
+}
+
+func (t *Token) reopenIn() error {
+	if !t.calls.TryLock() {
+		return fmt.Errorf("%w: token %q: calls are still running in it: it is reopened once they have returned", hsm.ErrUnavailable, t.label)
+	}
+	defer t.calls.Unlock()
+	t.state.Lock()
+	stale, old := t.stale, t.slot
+	t.stale = nil
+	t.state.Unlock()
+	modules.Lock()
+	alone := t.mod.refs == 1
+	var initErr error
+	if alone {
+		// No call is in the library (calls): finalising it drops the
+		// stale sessions and makes it look for its tokens again, which
+		// some libraries (SoftHSM2) do only when initialised.
+		t.ctx.Finalize()
+		initErr = t.ctx.Initialize()
+	}
+	modules.Unlock()
+	if initErr != nil {
+		return fmt.Errorf("%w: couldn't initialise PKCS#11 module %s again: %w", hsm.ErrUnavailable, t.mod.path, initErr)
+	}
+	if !alone {
+		for _, c := range stale {
+			t.closeConn(c)
+		}
+	}
+	slot, ti, err := findSlot(t.mod, t.mod.path, t.label)
+	if err != nil {
+		return err
+	}
+	if slot != old {
+		modules.Lock()
+		busy := t.mod.open[slot]
+		if !busy {
+			delete(t.mod.open, old)
+			t.mod.open[slot] = true
+		}
+		modules.Unlock()
+		if busy {
+			return fmt.Errorf("%w: PKCS#11 token %q is back in slot %d, already open in this process", hsm.ErrUnavailable, t.label, slot)
+		}
+		t.state.Lock()
+		t.slot = slot
+		t.state.Unlock()
+	}
+	c, err := t.openConn(slot, true)
+	if err != nil {
+		return err
+	}
+	t.state.Lock()
+	t.gen++
+	c.gen, t.cur = t.gen, c
+	cause, lostFor, quiet := t.lost, t.now().Sub(t.lostAt), t.quiet
+	t.lost = nil
+	t.state.Unlock()
+	level := slog.LevelWarn
+	if quiet {
+		level = slog.LevelDebug
+	}
+	t.log.Log(context.Background(), level, "pkcs11: token reopened: its keys are checked again before use", "token", t.label,
+		"slot", slot, "manufacturer", trimField(ti.ManufacturerID), "model", trimField(ti.Model),
+		"lost_for", lostFor.Round(time.Millisecond), "lost_because", cause)
+	return nil
 }
 
 // session runs f with a session of the pool, bounded by Config.CallTimeout
@@ -914,41 +1242,113 @@ func (t *Token) publicKeys(want []string) ([]hsm.Key, error) {
 // found is a key pair found by lookup.
 type found struct {
 	obj  object
+	key  hsm.Key
 	pub  crypto.PublicKey // signing keys
 	vpub *vrf.PublicKey   // VRF keys
-	alg  string
+}
+
+// keyRef is a key a prover or signer uses: the key pair found under its
+// label when the prover or signer was made, and its private key's handle in
+// the conn of generation gen. In a later conn (the token was lost and
+// reopened), keyHandle finds it again by label and checks it is the same
+// key.
+type keyRef struct {
+	label, purpose string
+	id             []byte // CKA_ID
+	public         []byte // hsm.Key.Public
+
+	mu   sync.Mutex // guards priv and gen
+	priv p11.ObjectHandle
+	gen  uint64
+}
+
+// forget drops ref's handle in the conn of generation gen, which the token
+// no longer knows: the next use finds the key again (keyHandle).
+func (ref *keyRef) forget(gen uint64) {
+	ref.mu.Lock()
+	defer ref.mu.Unlock()
+	if ref.gen == gen {
+		ref.gen = 0 // no conn's
+	}
 }
 
 // lookup finds the key pair labelled label with the given purpose and
 // checks that its private key is sensitive and not extractable.
-func (t *Token) lookup(label, purpose string) (found, error) {
-	return call(t, t.timeout, func(sh p11.SessionHandle) (found, error) {
-		objs, err := t.objects(sh, label)
+func (t *Token) lookup(label, purpose string) (*keyRef, found, error) {
+	type res struct {
+		ref *keyRef
+		f   found
+	}
+	r, err := callIn(t, t.timeout, func(sh p11.SessionHandle, gen uint64) (res, error) {
+		f, err := t.lookupIn(sh, label, purpose)
 		if err != nil {
-			return found{}, fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)
+			return res{}, err
 		}
-		if len(objs) > 1 {
-			return found{}, fmt.Errorf("token %q holds %d private keys labelled %q: remove all but one", t.label, len(objs), label)
-		}
-		if len(objs) == 0 {
-			return found{}, fmt.Errorf("%w: no %s key labelled %q on token %q", hsm.ErrNotFound, purpose, label, t.label)
-		}
-		if objs[0].pubs != 1 {
-			return found{}, fmt.Errorf("key %q on token %q has %d public key objects of its label and ID, want one: refusing to use it",
-				label, t.label, objs[0].pubs)
-		}
-		k, p, vp, err := t.key(sh, objs[0])
-		if err != nil {
-			return found{}, err
-		}
-		if k.Purpose != purpose {
-			return found{}, fmt.Errorf("%w: key %q on token %q is a %s key, not a %s key", hsm.ErrNotFound, label, t.label, k.Purpose, purpose)
-		}
-		if err := t.checkProtected(sh, objs[0]); err != nil {
-			return found{}, err
-		}
-		return found{obj: objs[0], pub: p, vpub: vp, alg: k.Algorithm}, nil
+		return res{&keyRef{label: label, purpose: purpose, id: f.obj.id, public: f.key.Public, priv: f.obj.priv, gen: gen}, f}, nil
 	})
+	return r.ref, r.f, err
+}
+
+// lookupIn is lookup in session sh.
+func (t *Token) lookupIn(sh p11.SessionHandle, label, purpose string) (found, error) {
+	objs, err := t.objects(sh, label)
+	if err != nil {
+		return found{}, fmt.Errorf("%w: %w", hsm.ErrUnavailable, err)
+	}
+	if len(objs) > 1 {
+		return found{}, fmt.Errorf("token %q holds %d private keys labelled %q: remove all but one", t.label, len(objs), label)
+	}
+	if len(objs) == 0 {
+		return found{}, fmt.Errorf("%w: no %s key labelled %q on token %q", hsm.ErrNotFound, purpose, label, t.label)
+	}
+	if objs[0].pubs != 1 {
+		return found{}, fmt.Errorf("key %q on token %q has %d public key objects of its label and ID, want one: refusing to use it",
+			label, t.label, objs[0].pubs)
+	}
+	k, p, vp, err := t.key(sh, objs[0])
+	if err != nil {
+		return found{}, err
+	}
+	if k.Purpose != purpose {
+		return found{}, fmt.Errorf("%w: key %q on token %q is a %s key, not a %s key", hsm.ErrNotFound, label, t.label, k.Purpose, purpose)
+	}
+	if err := t.checkProtected(sh, objs[0]); err != nil {
+		return found{}, err
+	}
+	return found{obj: objs[0], key: k, pub: p, vpub: vp}, nil
+}
+
+// keyHandle returns the handle of ref's private key in session sh, of
+// the conn of generation gen. In a conn newer than ref's, or once the
+// token said its handle is invalid (forget), the key is found again by its
+// label and must be the same key, its public key and CKA_ID
+// those ref was made with: a token that came back with another key under
+// the label (a replaced token) fails with ErrKeyChanged. Every failure to
+// find it again takes the token for lost (reopenError): tried again at the
+// next reopen, never another key.
+func (t *Token) keyHandle(sh p11.SessionHandle, gen uint64, ref *keyRef) (p11.ObjectHandle, error) {
+	ref.mu.Lock()
+	priv, at := ref.priv, ref.gen
+	ref.mu.Unlock()
+	if at == gen {
+		return priv, nil
+	}
+	f, err := t.lookupIn(sh, ref.label, ref.purpose)
+	if err != nil {
+		if isLost(err) {
+			return 0, err
+		}
+		return 0, &reopenError{fmt.Errorf("key %q not found again on token %q once reopened: %w", ref.label, t.label, err)}
+	}
+	if !bytes.Equal(f.key.Public, ref.public) || !bytes.Equal(f.obj.id, ref.id) {
+		t.log.Error("pkcs11: token reopened with another key under a label in use: refused", "token", t.label, "label", ref.label)
+		return 0, &reopenError{fmt.Errorf("%w: token %q, reopened, holds under label %q a key that is not the one in use "+
+			"(its public key or CKA_ID differ: a replaced token?): refusing to use it; put the original token back", ErrKeyChanged, t.label, ref.label)}
+	}
+	ref.mu.Lock()
+	ref.priv, ref.gen = f.obj.priv, gen
+	ref.mu.Unlock()
+	return f.obj.priv, nil
 }
 
 // checkProtected refuses a private key the token would let out, and one
@@ -984,20 +1384,20 @@ func isTrue(b []byte) bool { return len(b) == 1 && b[0] != 0 }
 
 // VRFProver returns the RSA-FDH-VRF prover of key label.
 func (t *Token) VRFProver(label string) (hsm.VRFProver, error) {
-	f, err := t.lookup(label, hsm.PurposeVRF)
+	ref, f, err := t.lookup(label, hsm.PurposeVRF)
 	if err != nil {
 		return nil, err
 	}
-	return &prover{t: t, label: label, priv: f.obj.priv, pub: f.vpub}, nil
+	return &prover{t: t, label: label, key: ref, pub: f.vpub}, nil
 }
 
 // Signer returns the signer of key label.
 func (t *Token) Signer(label string) (hsm.Signer, error) {
-	f, err := t.lookup(label, hsm.PurposeSign)
+	ref, f, err := t.lookup(label, hsm.PurposeSign)
 	if err != nil {
 		return nil, err
 	}
-	return &signer{t: t, label: label, priv: f.obj.priv, pub: f.pub, alg: f.alg}, nil
+	return &signer{t: t, label: label, key: ref, pub: f.pub, alg: f.key.Algorithm}, nil
 }
 
 // GenerateVRF makes an RSA-FDH-VRF-SHA256 key pair on the token.
@@ -1118,13 +1518,20 @@ func (t *Token) failed(err error, what string) error {
 	return fmt.Errorf("%w: token %q: %s: %w", hsm.ErrUnavailable, t.label, what, err)
 }
 
-// sign runs C_SignInit + C_Sign with mech and the private key priv.
-func (t *Token) sign(mech uint, priv p11.ObjectHandle, data []byte) ([]byte, error) {
-	return call(t, t.timeout, func(sh p11.SessionHandle) ([]byte, error) {
+// sign runs C_SignInit + C_Sign with mech and the private key of key.
+func (t *Token) sign(mech uint, key *keyRef, data []byte) ([]byte, error) {
+	return callIn(t, t.timeout, func(sh p11.SessionHandle, gen uint64) ([]byte, error) {
+		priv, err := t.keyHandle(sh, gen, key)
+		if err != nil {
+			return nil, err
+		}
 		if t.beforeSign != nil {
 			t.beforeSign()
 		}
 		if err := t.ctx.SignInit(sh, []*p11.Mechanism{p11.NewMechanism(mech, nil)}, priv); err != nil {
+			if isCode(err, p11.CKR_KEY_HANDLE_INVALID) || isCode(err, p11.CKR_OBJECT_HANDLE_INVALID) {
+				key.forget(gen)
+			}
 			return nil, err
 		}
 		return t.ctx.Sign(sh, data)
@@ -1134,7 +1541,7 @@ func (t *Token) sign(mech uint, priv p11.ObjectHandle, data []byte) ([]byte, err
 type prover struct {
 	t     *Token
 	label string
-	priv  p11.ObjectHandle
+	key   *keyRef
 	pub   *vrf.PublicKey
 }
 
@@ -1150,7 +1557,7 @@ func (p *prover) Prove(alpha []byte) ([]byte, error) {
 		return nil, err
 	}
 	// 4. s = RSASP1(K, m), on the token (CKM_RSA_X_509 is the raw primitive).
-	s, err := p.t.sign(p11.CKM_RSA_X_509, p.priv, em)
+	s, err := p.t.sign(p11.CKM_RSA_X_509, p.key, em)
 	if err != nil {
 		return nil, p.t.failed(err, fmt.Sprintf("RSA-FDH-VRF prove with key %q", p.label))
 	}
@@ -1172,7 +1579,7 @@ func (p *prover) Prove(alpha []byte) ([]byte, error) {
 type signer struct {
 	t     *Token
 	label string
-	priv  p11.ObjectHandle
+	key   *keyRef
 	pub   crypto.PublicKey
 	alg   string
 }
@@ -1204,7 +1611,7 @@ func (s *signer) signChecked(data, msg []byte) ([]byte, error) {
 	if s.alg == hsm.ECDSAP256SHA256 {
 		mech = p11.CKM_ECDSA
 	}
-	sig, err := s.t.sign(mech, s.priv, data)
+	sig, err := s.t.sign(mech, s.key, data)
 	if err != nil {
 		return nil, s.t.failed(err, fmt.Sprintf("%s sign with key %q", s.alg, s.label))
 	}

@@ -95,7 +95,7 @@ func runQoD(ctx context.Context, env Env) int {
 		}
 		for _, f := range []struct{ what, why string }{
 			{"entropy FAILED, every start refused (rngctl entropy status): ", s.EntropyFailure},
-			{"keys FAILED, every draw refused until a proof succeeds: ", s.KeysFailure},
+			{"keys FAILED, every draw refused until a proof succeeds (rngd tries once a second; a PKCS#11 token that is back is reopened by itself): ", s.KeysFailure},
 			{"secret store FAILED, every start refused until rngd restarts: ", s.SecretsFailure},
 		} {
 			if f.why != "" {
