@@ -102,6 +102,17 @@ func TestAuditAttestations(t *testing.T) {
 		})
 	}
 
+	// A build statement of keys other than the log announced, with an
+	// entry before it refused (altered on the wire): the announcements
+	// read may not be all the log made, so not proof — a failure.
+	refused := logWith(t, 1, nil)
+	refused.Append(app.Announcement)
+	refused.Append(mustFormat(t, rec(app, badBuild)))
+	v := run(t, refused, flipEntry(t, refused.Tiles(), refused.Size(), 1), nil).Verdict
+	if ch := v.Find("attestations"); ch == nil || ch.Status != verdict.StatusFail || !strings.Contains(ch.Detail, "not proof of misbehaviour") || v.Status() != verdict.StatusFail {
+		t.Fatalf("build of other keys, an entry refused before it:\n%s", v.Text("en"))
+	}
+
 	// Announced after the record: not a key of the log yet.
 	a := logWith(t, 1, nil)
 	a.Append(mustFormat(t, rec(app, paytable)))

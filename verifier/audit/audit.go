@@ -1071,14 +1071,14 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		}
 		a.tickets[x.Ticket] = played{game: x.Game, emission: x.Emission}
 		if _, ok := a.emissions[x.Emission]; !ok {
-			a.issue(verdict.CheckGames, true, verdict.MsgEmissionUnregistered, x.Game, index, x.Emission)
+			a.missing(verdict.CheckGames, verdict.M(verdict.MsgEmissionUnregistered, x.Game, index, x.Emission))
 		}
 		// rngd starts only a code of a manifest it imported, and logs the
 		// manifest before it takes any of its codes: an emission cannot
 		// start more games than its manifests logged before hold tickets.
 		a.starts[x.Emission]++
 		if n, m := a.starts[x.Emission], a.manifest[x.Emission]; n > m {
-			a.issue(verdict.CheckGames, true, verdict.MsgAuditStartUnmanifested, x.Game, index, n, x.Emission, m)
+			a.missing(verdict.CheckGames, verdict.M(verdict.MsgAuditStartUnmanifested, x.Game, index, n, x.Emission, m))
 		}
 		// Its ticket and S against the manifest files given.
 		a.manifestStart(index, x)
@@ -1171,7 +1171,7 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		}
 		f, ok := a.freezes[x.Draw]
 		if !ok {
-			a.issue(verdict.CheckPromotions, true, verdict.MsgDrawNoFreeze, index, x.Draw)
+			a.missing(verdict.CheckPromotions, verdict.M(verdict.MsgDrawNoFreeze, index, x.Draw))
 			return
 		}
 		delete(a.freezes, x.Draw)
@@ -1224,6 +1224,18 @@ func (a *auditor) submit(gid string, p *pending, ended bool) {
 		j.open, j.latest, j.active = p, a.latest, a.active
 	}
 	a.jobs <- j
+}
+
+// missing records finding, a record the log lacks before the entry being
+// read (an emission, a manifest, a freeze): misbehaviour, unless an entry
+// was refused before it (not matching the signed tree, left out), which
+// may be that record: then a failure, not proof.
+func (a *auditor) missing(check string, finding verdict.Msg) {
+	if n := len(a.refused); n > 0 {
+		a.issue(check, false, verdict.MsgNotProof, verdict.M(verdict.MsgWhyRecordRefused, a.refused[n-1]), finding)
+		return
+	}
+	a.issue(check, true, verdict.MsgSame, finding)
 }
 
 // refusedAfter is the first entry refused after entry i, or -1.

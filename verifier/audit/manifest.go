@@ -169,7 +169,9 @@ func (a *auditor) manifestStart(index uint64, x *record.GameStart) {
 	for i, g := range e.given {
 		names[i] = g.file.Name
 	}
-	a.issue(verdict.CheckGames, true, verdict.MsgAuditStartNotInManifest, x.Game, index, x.Ticket[:], e.logged, x.Emission, strings.Join(names, ", "))
+	// "Every manifest logged before it" is of the entries read: one
+	// refused before it may be another manifest record.
+	a.missing(verdict.CheckGames, verdict.M(verdict.MsgAuditStartNotInManifest, x.Game, index, x.Ticket[:], e.logged, x.Emission, strings.Join(names, ", ")))
 }
 
 // manifestFacts says what the manifest files given checked: each file with

@@ -63,36 +63,36 @@ func TestFreezeCommandAccount(t *testing.T) {
 	}{
 		{"bob", true, []string{
 			"account bob: in the frozen entrant list of bonus-crescendo/1: entrant 2 of 5 (index 1), pseudonym " + promo.Pseudonym(bobLeaf),
-			"account bob: its leaf " + hex.EncodeToString(bobLeaf[:]) + " is in the receipt's entrants_root " + rc.Root + ": inclusion proof of 3 hashes verified",
-			"account bob: 2016-06-16: 1300 cents counted, minimum 1200: took part",
-			"account bob: stake rows: 2 counted, 0 not counted or rejected",
+			"account bob: its leaf " + hex.EncodeToString(bobLeaf[:]) + " is in the receipt's entrants_root " + rc.Root + ": inclusion proof verified (hashes: 3)",
+			"account bob: 2016-06-16: counted (cents): 1300, minimum 1200: took part",
+			"account bob: stake rows counted: 2, not counted or rejected: 0",
 			"account bob: the input files make it an entrant: it took part, and its account was open on the draw date",
 		}},
 		{"bob", false, []string{
 			"account bob: in the frozen entrant list of bonus-crescendo/1: entrant 2 of 5 (index 1), pseudonym " + promo.Pseudonym(bobLeaf),
-			"account bob: its leaf " + hex.EncodeToString(bobLeaf[:]) + " is in the receipt's entrants_root " + rc.Root + ": inclusion proof of 3 hashes verified",
+			"account bob: its leaf " + hex.EncodeToString(bobLeaf[:]) + " is in the receipt's entrants_root " + rc.Root + ": inclusion proof verified (hashes: 3)",
 		}},
 		{"frank", true, []string{
-			"account frank: not in the frozen entrant list of bonus-crescendo/1 (5 entrants; the list hashes to the frozen root)",
-			"account frank: 2016-06-16: 500 cents counted, minimum 1200: below the minimum",
-			"account frank: stake rows: 1 counted, 0 not counted or rejected",
+			"account frank: not in the frozen entrant list of bonus-crescendo/1 (entrants: 5; the list hashes to the frozen root)",
+			"account frank: 2016-06-16: counted (cents): 500, minimum 1200: below the minimum",
+			"account frank: stake rows counted: 1, not counted or rejected: 0",
 			"account frank: why: its counted stakes stayed below the minimum on every day of the draw",
 		}},
 		{"frank", false, []string{
-			"account frank: not in the frozen entrant list of bonus-crescendo/1 (5 entrants; the list hashes to the frozen root)",
+			"account frank: not in the frozen entrant list of bonus-crescendo/1 (entrants: 5; the list hashes to the frozen root)",
 			"account frank: why: give the freeze's input files and its rules too (--stakes, --closed, --rules) to recompute its stakes",
 		}},
 		{"mallory", true, []string{
-			"account mallory: not in the frozen entrant list of bonus-crescendo/1 (5 entrants; the list hashes to the frozen root)",
-			"account mallory: 2016-06-16: 2000 cents counted, minimum 1200: took part",
+			"account mallory: not in the frozen entrant list of bonus-crescendo/1 (entrants: 5; the list hashes to the frozen root)",
+			"account mallory: 2016-06-16: counted (cents): 2000, minimum 1200: took part",
 			"account mallory: closed at 2016-06-18T08:00:00Z, at or before the draw date 2016-06-21: its entry is withheld",
-			"account mallory: stake rows: 1 counted, 0 not counted or rejected",
+			"account mallory: stake rows counted: 1, not counted or rejected: 0",
 			"account mallory: why: it took part, but its account was closed by the draw date",
 		}},
 		{"zed", true, []string{
-			"account zed: not in the frozen entrant list of bonus-crescendo/1 (5 entrants; the list hashes to the frozen root)",
-			"account zed: 2016-06-16: 0 cents counted, minimum 1200: below the minimum",
-			"account zed: stake rows: 0 counted, 0 not counted or rejected",
+			"account zed: not in the frozen entrant list of bonus-crescendo/1 (entrants: 5; the list hashes to the frozen root)",
+			"account zed: 2016-06-16: counted (cents): 0, minimum 1200: below the minimum",
+			"account zed: stake rows counted: 0, not counted or rejected: 0",
 			"account zed: why: no stake of it counted on the draw's days",
 		}},
 	} {
@@ -110,10 +110,10 @@ func TestFreezeCommandAccount(t *testing.T) {
 	code, out, _ := freeze("mallory", append(files, "--lang", "fr")...)
 	frenchOK(t, "mallory fr", out)
 	want := []string{
-		"compte mallory : absent de la liste gelée des participants de bonus-crescendo/1 (5 participants ; la liste donne la racine gelée)",
-		"compte mallory : 2016-06-16 : 2000 centimes comptés, minimum 1200 : a participé",
+		"compte mallory : absent de la liste gelée des participants de bonus-crescendo/1 (participants : 5 ; la liste donne la racine gelée)",
+		"compte mallory : 2016-06-16 : compté (centimes) : 2000, minimum 1200 : a participé",
 		"compte mallory : clos le 2016-06-18T08:00:00Z, au plus tard à la date du tirage, 2016-06-21 : sa participation est écartée",
-		"compte mallory : lignes de mises : 1 comptées, 0 non comptées ou rejetées",
+		"compte mallory : lignes de mises comptées : 1, non comptées ou rejetées : 0",
 		"compte mallory : pourquoi : il a participé, mais son compte était clos à la date du tirage",
 	}
 	if got := accountLines(out, "mallory"); code != ExitOK || strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -200,6 +200,7 @@ func TestAccountFrench(t *testing.T) {
 		{"freeze", freezeInputsFile, "--pin", pin, "--entrants", freezeInputsEntrants, "--account", "x y", "--lang", "fr"},
 		{"freeze", freezeInputsFile, "--pin", pin, "--account", "bob", "--lang", "fr"},
 		{"freeze", freezeInputsFile, "--pin", pin, "--entrants", "../promo/testdata/freeze-inputs/closed.csv", "--account", "bob", "--lang", "fr"},
+		append([]string{"freeze", freezeFile, "--pin", legacyPin(t), "--entrants", legacyEntrants, "--account", "frank", "--lang", "fr"}, files...),
 	} {
 		_, out, errs := run(t, args...)
 		frenchOK(t, strings.Join(args, " "), out+errs)
@@ -254,11 +255,11 @@ func TestAccountFrench(t *testing.T) {
 		case "frank":
 			for _, want := range []string{
 				"account frank: closed at 2016-06-25T08:00:00Z, after the draw date 2016-06-21: its entry stands",
-				"account frank: stake rows: 1 counted, 22 not counted or rejected",
+				"account frank: stake rows counted: 1, not counted or rejected: 22",
 				"account frank: stakes-1.csv:6 not counted: channel not counted",
 				"account frank: stakes-1.csv:7 rejected: amount_cents: must be",
 				"account frank: stakes-1.csv:9 not counted: outside the participation period",
-				"account frank: 2 more rows not counted or rejected (not listed)",
+				"account frank: rows not counted or rejected beyond those listed: 2",
 				"account frank: why: its counted stakes stayed below the minimum on every day of the draw",
 			} {
 				if !strings.Contains(en, want) {
@@ -310,4 +311,62 @@ func TestAccountFrench(t *testing.T) {
 			t.Errorf("%s: no case above reaches it (%q)", d[1], frag)
 		}
 	}
+}
+
+// legacyEntrants is the entrant list of freezeFile, a freeze logged before
+// freezes bound their input files: the same accounts as the files of
+// freezeInputsDir give.
+const legacyEntrants = "../promo/testdata/freeze-entrants.txt"
+
+func legacyPin(t *testing.T) string {
+	_, _, lk := freezeReceiptFixture(t)
+	return lk.Fingerprint()
+}
+
+// A freeze that binds no input files (logged before freezes did) gives the
+// same list from files edited for one account — its rows taken out, its
+// closure — so the files are not proven the freeze's (input-files
+// skipped) and the why is not answered from them: only whether the
+// account is in the list, on the frozen root's word. Before, frank's row
+// taken out made the answer "no stake of it counted", where the freeze's
+// files say below the minimum; mallory's row and closure taken out, "no
+// stake" where they say closed by the draw date.
+func TestFreezeCommandAccountUnboundFiles(t *testing.T) {
+	in := func(name string) string { return filepath.Join(freezeInputsDir, name) }
+	dir := t.TempDir()
+	s1, _ := os.ReadFile(in("stakes-1.csv"))
+	s2, _ := os.ReadFile(in("stakes-2.csv"))
+	edited1 := write(t, dir, "stakes-1.csv", []byte(strings.Replace(string(s1), "s4,mallory,2016-06-16T12:00:00+02:00,loto,2000,web\n", "", 1)))
+	edited2 := write(t, dir, "stakes-2.csv", []byte(strings.Replace(string(s2), "s8,frank,2016-06-16T11:30:00+02:00,loto,500,web\n", "", 1)))
+	closed := write(t, dir, "closed.csv", []byte("account,closed_at\n"))
+	if strings.Contains(readString(t, edited1), "mallory") || strings.Contains(readString(t, edited2), "frank") {
+		t.Fatal("fixture: rows not taken out")
+	}
+	for _, files := range [][]string{
+		{"--stakes", in("stakes-1.csv"), "--stakes", in("stakes-2.csv"), "--closed", in("closed.csv")},
+		{"--stakes", edited1, "--stakes", edited2, "--closed", closed},
+	} {
+		for _, account := range []string{"frank", "mallory"} {
+			args := append([]string{"freeze", freezeFile, "--pin", legacyPin(t), "--entrants", legacyEntrants, "--account", account, "--rules", "../../examples/bonus-crescendo.yaml"}, files...)
+			code, out, errs := run(t, args...)
+			if code != ExitOK || !strings.Contains(out, "[PASS] entrants-recomputed") || !strings.Contains(out, "[skip] input-files") {
+				t.Fatalf("%q: exit %d %s\n%s", args, code, errs, out)
+			}
+			want := []string{
+				"account " + account + ": not in the frozen entrant list of bonus-crescendo/1 (entrants: 5; the list hashes to the frozen root)",
+				"account " + account + ": why: not answered from these files: the freeze binds no input files (logged before freezes did), so nothing proves they are the ones it was computed from",
+			}
+			if got := accountLines(out, account); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%q:\n%s\nwant\n%s", args, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		}
+	}
+}
+
+func readString(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -15,7 +15,9 @@ import (
 // its totals on the draw's days against their minimum, its closure, its
 // rows that did not count (promo.Eligibility.Standing). An account not in
 // the list is a fact, not a failure. Nothing is answered unless every
-// check passed: not on a list, or files, that are not the freeze's.
+// check passed: not on a list, or files, that are not the freeze's; and
+// why only from files input-files proved the freeze's (a freeze binding
+// none: not answered from them).
 func accountFacts(v *verdict.Verdict, res *promo.FreezeVerified, list *promo.EntrantList, in *FreezeInputs) {
 	name := verdict.M(verdict.MsgAccountFact, in.Account)
 	fact := func(id verdict.MsgID, args ...any) { v.FactNamed(name, id, args...) }
@@ -39,6 +41,14 @@ func accountFacts(v *verdict.Verdict, res *promo.FreezeVerified, list *promo.Ent
 	}
 	var st *promo.Standing
 	if in.Eligibility != nil {
+		// Why, from the files, only from files proven the freeze's: a
+		// freeze binding none (input-files skipped) gives the same list
+		// from files edited for this account (its rows taken out, its
+		// closure) — another reason, on the operator's word.
+		if c := v.Find(promo.CheckInputFiles); c == nil || c.Status != verdict.StatusPass {
+			fact(verdict.MsgAccountFilesUnbound)
+			return
+		}
 		st, _ = in.Eligibility.Standing(f.Draw, in.Account)
 	}
 	if st == nil {

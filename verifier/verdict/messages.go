@@ -777,13 +777,16 @@ const (
 	MsgWhyNotIncluded  MsgID = "why-not-included"
 	MsgWhyNotAdjacent  MsgID = "why-not-adjacent"
 	MsgWhyEntryRefused MsgID = "why-entry-refused"
-	MsgWhyKeyUntrusted MsgID = "why-key-untrusted"
-	MsgWhySuite        MsgID = "why-suite"
-	MsgWhyLayout       MsgID = "why-layout"
-	MsgWhyReceiptKey   MsgID = "why-receipt-key"
-	MsgWhyAlpha        MsgID = "why-alpha"
-	MsgWhyCheckpoint   MsgID = "why-checkpoint"
-	MsgWhyCertificate  MsgID = "why-certificate"
+	// MsgWhyRecordRefused: a record missing before an entry (its
+	// emission, manifest, freeze) may be an entry refused before it.
+	MsgWhyRecordRefused MsgID = "why-record-refused"
+	MsgWhyKeyUntrusted  MsgID = "why-key-untrusted"
+	MsgWhySuite         MsgID = "why-suite"
+	MsgWhyLayout        MsgID = "why-layout"
+	MsgWhyReceiptKey    MsgID = "why-receipt-key"
+	MsgWhyAlpha         MsgID = "why-alpha"
+	MsgWhyCheckpoint    MsgID = "why-checkpoint"
+	MsgWhyCertificate   MsgID = "why-certificate"
 	// The document's own pairing of a key id with a key, which no key
 	// announcement the verifier authenticated proves; relabelled: the
 	// proof verifies under another trusted key.
@@ -2377,6 +2380,8 @@ Code de sortie :
 		"rien ne prouve que ces enregistrements soient ceux de l'appareil (%v ne figure pas sous un point de contrôle signé par une clé de journal de confiance)"},
 	MsgWhyNotAdjacent: {"the transcript is not proven complete: records %d and %d are not adjacent in the log, and a record between them may have been left out",
 		"rien ne prouve que la transcription soit complète : les enregistrements %d et %d ne se suivent pas dans le journal, et un enregistrement a pu être omis entre eux"},
+	MsgWhyRecordRefused: {"entry %d, which may be the record missing here, does not match the signed tree and was left out",
+		"l'entrée %d, qui peut être l'enregistrement qui manque ici, ne correspond pas à l'arbre signé et a été écartée"},
 	MsgWhyEntryRefused: {"entry %d, which may be one of the game's records, does not match the signed tree and was left out: the game's records are not proven complete",
 		"l'entrée %d, qui peut être un enregistrement de la partie, ne correspond pas à l'arbre signé et a été écartée : rien ne prouve que les enregistrements de la partie soient complets"},
 	MsgWhyKeyUntrusted: {"VRF key %s is not a trusted key",
@@ -2787,26 +2792,26 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"compte %s"},
 	MsgAccountIn: {"in the frozen entrant list of %s: entrant %d of %d (index %d), pseudonym %s",
 		"présent dans la liste gelée des participants de %s : participant %d sur %d (index %d), pseudonyme %s"},
-	MsgAccountInRoot: {"its leaf %s is in the receipt's entrants_root %s: inclusion proof of %d hashes verified",
-		"sa feuille %s figure dans la racine entrants_root du reçu, %s : preuve d'inclusion de %d empreintes vérifiée"},
-	MsgAccountOut: {"not in the frozen entrant list of %s (%d entrants; the list hashes to the frozen root)",
-		"absent de la liste gelée des participants de %s (%d participants ; la liste donne la racine gelée)"},
+	MsgAccountInRoot: {"its leaf %s is in the receipt's entrants_root %s: inclusion proof verified (hashes: %d)",
+		"sa feuille %s figure dans la racine entrants_root du reçu, %s : preuve d'inclusion vérifiée (empreintes : %d)"},
+	MsgAccountOut: {"not in the frozen entrant list of %s (entrants: %d; the list hashes to the frozen root)",
+		"absent de la liste gelée des participants de %s (participants : %d ; la liste donne la racine gelée)"},
 	MsgAccountProof: {"entrant %d (pseudonym %s): its leaf's inclusion proof, computed from the list, does not verify against the frozen root and count: the list is not the frozen one",
 		"participant %d (pseudonyme %s) : la preuve d'inclusion de sa feuille, calculée à partir de la liste, ne se vérifie pas avec la racine et le nombre gelés : la liste n'est pas celle du gel"},
 	MsgAccountAskFiles: {"why: give the freeze's input files and its rules too (--stakes, --closed, --rules) to recompute its stakes",
 		"pourquoi : fournissez aussi les fichiers d'entrée du gel et son règlement (--stakes, --closed, --rules) pour recalculer ses mises"},
-	MsgAccountDayReached: {"%s: %d cents counted, minimum %d: took part",
-		"%s : %d centimes comptés, minimum %d : a participé"},
-	MsgAccountDayBelow: {"%s: %d cents counted, minimum %d: below the minimum",
-		"%s : %d centimes comptés, minimum %d : sous le minimum"},
-	MsgAccountRowsCounted: {"stake rows: %d counted, %d not counted or rejected",
-		"lignes de mises : %d comptées, %d non comptées ou rejetées"},
+	MsgAccountDayReached: {"%s: counted (cents): %d, minimum %d: took part",
+		"%s : compté (centimes) : %d, minimum %d : a participé"},
+	MsgAccountDayBelow: {"%s: counted (cents): %d, minimum %d: below the minimum",
+		"%s : compté (centimes) : %d, minimum %d : sous le minimum"},
+	MsgAccountRowsCounted: {"stake rows counted: %d, not counted or rejected: %d",
+		"lignes de mises comptées : %d, non comptées ou rejetées : %d"},
 	MsgAccountRowExcluded: {"%s:%d not counted: %s",
 		"%s:%d non comptée : %s"},
 	MsgAccountRowRejected: {"%s:%d rejected: %s",
 		"%s:%d rejetée (motif, en anglais : « %s »)"},
-	MsgAccountRowsMore: {"%d more rows not counted or rejected (not listed)",
-		"%d autres lignes non comptées ou rejetées (non listées)"},
+	MsgAccountRowsMore: {"rows not counted or rejected beyond those listed: %d",
+		"lignes non comptées ou rejetées au-delà de celles listées : %d"},
 	MsgAccountClosedAt: {"closed at %s, at or before the draw date %s: its entry is withheld",
 		"clos le %s, au plus tard à la date du tirage, %s : sa participation est écartée"},
 	MsgAccountClosedUnknown: {"closed at an unknown date (counted as before everything), so by the draw date %s: its entry is withheld",
@@ -2823,6 +2828,8 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"les fichiers d'entrée en font un participant : il a participé, et son compte était ouvert à la date du tirage"},
 	MsgAccountNotAnswered: {"not answered: a check above did not pass",
 		"sans réponse : une vérification ci-dessus a échoué"},
+	MsgAccountFilesUnbound: {"why: not answered from these files: the freeze binds no input files (logged before freezes did), so nothing proves they are the ones it was computed from",
+		"pourquoi : sans réponse d'après ces fichiers : le gel n'engage aucun fichier d'entrée (enregistré avant que les gels le fassent), rien ne prouve donc qu'ils soient ceux dont il a été calculé"},
 	MsgCLIAccountBad: {"--account %q: not an account id ([A-Za-z0-9._:-]{1,64}, as in the stake files)",
 		"--account « %s » : ce n'est pas un identifiant de compte ([A-Za-z0-9._:-]{1,64}, comme dans les fichiers de mises)"},
 	MsgCLIAccountNoList: {"--account ACCOUNT needs the entrant list (--entrants LIST): its key finds the account's leaf",
@@ -3126,6 +3133,7 @@ const (
 	MsgAccountWhyClosed     MsgID = "account-why-closed"
 	MsgAccountWhyEntrant    MsgID = "account-why-entrant"
 	MsgAccountNotAnswered   MsgID = "account-not-answered"
+	MsgAccountFilesUnbound  MsgID = "account-files-unbound"
 	MsgCLIAccountBad        MsgID = "cli-account-bad"
 	MsgCLIAccountNoList     MsgID = "cli-account-no-list"
 )

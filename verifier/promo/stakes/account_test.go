@@ -19,7 +19,8 @@ func TestRecomputeAccount(t *testing.T) {
 		"r1,dave,2016-06-16T13:00:00+02:00,loto,12.00,web\n" + // malformed amount
 		"r2,dave,2016-06-16T13:00:00+02:00,loto,800,retail\n" + // channel not counted
 		"r3,dave,2016-06-16T13:00:00,loto,800,web\n" + // no offset
-		"r4,dave,2016-06-16T13:00:00+02:00,loto,800\n" // a field short: account unread
+		"r4,dave,2016-06-16T13:00:00+02:00,loto,800\n" + // a field short: account unread
+		",dave,2016-06-16T13:00:00+02:00,loto,800,web\n" // no id: rejected before the account, still dave's
 	s2 := recStakes2 +
 		`{"id":"r2","account":"dave","time":"2016-06-16T14:00:00+02:00","game":"loto","amount_cents":900,"channel":"web"}` + "\n" + // duplicate of stakes-1.csv's
 		`{"id":"r5","account":"dave","time":"2016-06-16T14:00:00+02:00","game":"loto","amount_cents":-900,"channel":"web"}` + "\n"
@@ -48,6 +49,7 @@ func TestRecomputeAccount(t *testing.T) {
 		"stakes-1.csv:5 amount_cents: must be",
 		"stakes-1.csv:6 channel not counted",
 		"stakes-1.csv:7 time: ",
+		"stakes-1.csv:9 id: required",
 		"stakes-2.jsonl:4 id: duplicate stake id (first seen in stakes-1.csv on line 6)",
 		"stakes-2.jsonl:5 amount_cents: must be",
 	}

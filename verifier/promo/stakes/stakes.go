@@ -246,6 +246,11 @@ func (j *ingestJob) parse() {
 			}
 		}
 		p.s, p.err = promo.ParseStake(r.f)
+		if p.err != nil && p.s.Account == "" && promo.CheckAccount(r.f[1]) == nil {
+			// Rejected before its account was read (its id): still the
+			// row of that account, for a watched one (Tally.Reject).
+			p.s.Account = r.f[1]
+		}
 	}
 	j.rows = nil
 	close(j.done)
