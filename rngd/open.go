@@ -325,7 +325,14 @@ func openLog(ctx context.Context, cfg Config, c *components) error {
 			AppendTimeout: cfg.Log.TrillianAppendTimeout.Duration, Resync: c.resync,
 			WitnessPolicy: cfg.Log.witnessPolicy, WitnessTimeout: cfg.Log.WitnessTimeout.Duration})
 		if err != nil {
-			return fmt.Errorf("couldn't open the trillian log: %w", err)
+			// Name the keys that choose the tree: a wrong one is the
+			// likeliest cause of a refusal (another tree's root does not
+			// extend trillian-checkpoint: a rollback to the log).
+			hint := ""
+			if errors.Is(err, transparency.ErrSecurity) {
+				hint = fmt.Sprintf("; if log.trillian_address or log.trillian_tree_id changed, set them back: %s holds a checkpoint of the tree this appliance logged to", filepath.Join(cfg.DataDir, trillianStateFile))
+			}
+			return fmt.Errorf("couldn't open the trillian log (log.trillian_address %s, log.trillian_tree_id %d): %w%s", cfg.Log.TrillianAddress, cfg.Log.TrillianTreeID, err, hint)
 		}
 	default:
 		if cfg.wrapLogSigner != nil {

@@ -96,3 +96,35 @@ func TestE2ETrillian(t *testing.T) {
 		t.Errorf("state file's checkpoint, the log's checkpoint of %d leaves:\n%s", st.LogSize, note)
 	}
 }
+
+// A start refused for the tree log.trillian_tree_id names says which keys
+// chose it: another tree (whose root does not extend the data directory's
+// trillian-checkpoint: refused as a rollback) is most often a wrong id, not
+// a rolled-back database.
+func TestTrillianWrongTreeNamesKeys(t *testing.T) {
+	addr, tree := trillianTree(t)
+	td := newTestDaemon(t, func(c *Config) {
+		c.Log = LogConfig{Backend: "trillian", TrillianAddress: addr, TrillianTreeID: tree, TrillianPlaintext: true}
+	})
+	td.stop()
+	_, other := trillianTree(t)
+	for _, c := range []struct {
+		tree int64
+		want []string
+	}{
+		{other, []string{"log.trillian_tree_id " + strconv.FormatInt(other, 10), "log.trillian_address " + addr, "set them back", trillianStateFile}},
+		{tree + 1, []string{"log.trillian_tree_id " + strconv.FormatInt(tree+1, 10), "no tree"}},
+	} {
+		td.cfg.Log.TrillianTreeID = c.tree
+		err := td.tryStart()
+		if err == nil {
+			td.stop()
+			t.Fatalf("tree %d: started", c.tree)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("tree %d: error %q lacks %q", c.tree, err, w)
+			}
+		}
+	}
+}

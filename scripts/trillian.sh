@@ -8,11 +8,15 @@
 #   scripts/trillian.sh down   stops them by PID (.run/*.pid)
 #   scripts/trillian.sh status
 #
-# .run/trillian.env (read by transparency/trillian tests and by rngd in dev mode):
+# .run/trillian.env (read by the Trillian tests; rngd reads log.trillian_address and
+# log.trillian_tree_id from its config, set them from it):
 #   TRILLIAN_LOG_ADDR   log server gRPC address (admin API on the same port)
 #   TRILLIAN_TREE_ID    a ready LOG tree
 #   TRILLIAN_MYSQL_URI  the DSN the servers use (dev-only credentials, local socket stack)
 # `up` is idempotent: a running stack is reused; binaries are rebuilt only when go.mod changes.
+# A stack stopped (down, a crash, a reboot) comes back as it was, for an rngd pointed at it:
+# MariaDB on its port and the log server on its address when still free, the same tree
+# (.run/trillian.tree) while the database holds it as an ACTIVE LOG tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -92,10 +96,17 @@ mariadb_up() {
       --auth-root-authentication-method=socket --skip-test-db >"$DB/install.log" 2>&1 ||
       { cat "$DB/install.log" >&2; exit 1; }
   fi
-  local port
-  port=$(free_port)
+  local port old
+  old=$(cat "$DB/port" 2>/dev/null || true)
+  port=$old
+  if [[ ! $port =~ ^[0-9]+$ ]] || (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    port=$(free_port)
+    [ -z "$old" ] || log "MariaDB's port $old is taken: it starts on $port"
+  fi
   echo "$port" >"$DB/port"
-  DB_RESTARTED=1 # servers still running would point at the old port
+  # Servers still running would point at the old port; on the same one they
+  # reconnect by themselves.
+  [ "$port" = "$old" ] || DB_RESTARTED=1
   mariadbd --no-defaults --datadir="$DB/data" "${user[@]}" --socket="$DB/mysqld.sock" \
     --port="$port" --bind-address=127.0.0.1 --skip-name-resolve --pid-file="$DB/mariadbd.pid" \
     --log-error="$DB/mariadbd.log" --innodb-buffer-pool-size=128M --max-connections=500 \
@@ -135,7 +146,6 @@ trillian_up() {
   if [ -n "${DB_RESTARTED:-}" ]; then
     stop "$RUN/trillian_log_signer.pid"
     stop "$RUN/trillian_log_server.pid"
-    rm -f "$ENV"
   fi
   port=$(cat "$DB/port")
   pass=$(cat "$DB/password")
@@ -143,8 +153,19 @@ trillian_up() {
   # The DSN holds a password: pass it in a 0600 flag file, never on the command line.
   (umask 077 && echo "--mysql_uri='$uri'" >"$RUN/trillian.flags")
   if ! alive "$RUN/trillian_log_server.pid"; then
-    local rpc
-    rpc=$(free_port)
+    local rpc=
+    # A log server that stopped (crashed, killed) comes back on its address, if
+    # still free: rngd's log.trillian_address names it, and rngd recovers from
+    # the outage by itself only if the log server answers there again.
+    if [ -f "$RUN/trillian_log_server.addr" ]; then
+      rpc=$(cat "$RUN/trillian_log_server.addr")
+      rpc=${rpc##*:}
+      if [[ ! $rpc =~ ^[0-9]+$ ]] || (exec 3<>"/dev/tcp/127.0.0.1/$rpc") 2>/dev/null; then
+        log "the log server's address 127.0.0.1:$rpc is taken: it starts on another port (update log.trillian_address)"
+        rpc=
+      fi
+    fi
+    [ -n "$rpc" ] || rpc=$(free_port)
     # No HTTP endpoint: metrics are not used, and one port less to collide.
     "$BIN/trillian_log_server" --rpc_endpoint="127.0.0.1:$rpc" --http_endpoint= \
       --storage_system=mysql --quota_system=noop --config="$RUN/trillian.flags" --mysql_max_conns=100 \
@@ -170,10 +191,16 @@ trillian_up() {
     alive "$RUN/$d.pid" || { tail -20 "$RUN/$d.log" >&2; log "$d exited at start"; exit 1; }
   done
   local tree
-  tree=$(sed -n 's/^TRILLIAN_TREE_ID=//p' "$ENV" 2>/dev/null || true)
-  if [ -z "$tree" ]; then
+  # The tree made by an earlier up, while the database holds it as an active
+  # LOG tree: an rngd on it would otherwise lose its log (a new tree's root
+  # does not extend its trillian-checkpoint).
+  tree=$(cat "$RUN/trillian.tree" 2>/dev/null || true)
+  if [[ ! $tree =~ ^[0-9]+$ ]] ||
+    [ "$(sql -N trillian -e "SELECT COUNT(*) FROM Trees WHERE TreeId=$tree AND TreeType='LOG' AND TreeState='ACTIVE' AND (Deleted IS NULL OR Deleted=0)")" != 1 ]; then
+    [ -z "$tree" ] || log "tree $tree is not an active LOG tree of this database (re-initialised?): creating another"
     tree=$("$BIN/createtree" --admin_server="$addr" --display_name=tirage --max_root_duration=0 2>"$RUN/createtree.log") ||
       { cat "$RUN/createtree.log" >&2; exit 1; }
+    echo "$tree" >"$RUN/trillian.tree"
   fi
   (
     umask 077 # it holds the database password: 0600 from the start
@@ -213,7 +240,9 @@ down)
   stop "$RUN/trillian_log_signer.pid"
   stop "$RUN/trillian_log_server.pid"
   stop "$RUN/mariadbd.pid"
-  rm -f "$ENV" "$RUN/trillian_log_server.addr" "$RUN/trillian.flags"
+  # The log server's address and the tree (trillian_log_server.addr,
+  # trillian.tree) are kept for the next up.
+  rm -f "$ENV" "$RUN/trillian.flags"
   log "down"
   ;;
 status)

@@ -283,6 +283,11 @@ type Log struct {
 	recWG sync.WaitGroup
 	bg    context.Context
 
+	// tileMu guards tileRoots: the roots of full tiles, by level and
+	// index, computed for tiles of the level above (tiles.go).
+	tileMu    sync.Mutex
+	tileRoots map[[2]uint64]tlog.Hash
+
 	// mu guards everything below.
 	mu        sync.Mutex
 	closed    bool
@@ -503,6 +508,9 @@ func (l *Log) fail(err error) {
 // refusedUntil says, in an error, until when an outage refuses appends.
 func (l *Log) refusedUntil() string {
 	if l.cfg.Resync != nil {
+		if l.wit != nil {
+			return "appends refused until Trillian answers again and every recorded leaf is integrated in a checkpoint the witness policy's quorum cosigned (the log recovers by itself)"
+		}
 		return "appends refused until Trillian answers again and every recorded leaf is integrated (the log recovers by itself)"
 	}
 	return "appends refused until the log is reopened"
@@ -875,7 +883,15 @@ func (l *Log) appendRecorded(ctx context.Context, leaf []byte) (uint64, error) {
 	note := l.pendingNote()
 	switch {
 	case timedOut:
-		err = fmt.Errorf("trillian: %w: leaf not integrated within %v (signer or database stalled); %s; %s: %w", transparency.ErrUnavailable, l.cfg.AppendTimeout, note, l.refusedUntil(), err)
+		cause := "the log server, signer or database stalled or unreachable"
+		if l.wit != nil {
+			if werr := l.wit.lastFailure(); werr != nil {
+				// The leaf may well be integrated: its checkpoint
+				// waits for the witnesses' quorum.
+				cause = fmt.Sprintf("or its checkpoint not cosigned: the witness policy's quorum did not cosign the last checkpoint (%v)", werr)
+			}
+		}
+		err = fmt.Errorf("trillian: %w: leaf not integrated within %v (%s); %s; %s: %w", transparency.ErrUnavailable, l.cfg.AppendTimeout, cause, note, l.refusedUntil(), err)
 	case errors.Is(err, transparency.ErrClosed):
 		err = fmt.Errorf("trillian: %w: closed while the leaf waited for integration; %s", transparency.ErrClosed, note)
 	case err == l.failure():

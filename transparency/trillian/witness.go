@@ -110,6 +110,15 @@ func (w *witnesses) refusal(size uint64) error {
 	return nil
 }
 
+// lastFailure returns the error of the last round if it failed (nil once
+// a round succeeded since), for an append that timed out to say that its
+// checkpoint waits for the witnesses, not for Trillian.
+func (w *witnesses) lastFailure() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.failedErr
+}
+
 // proofFunc returns a consistency proof from old to the checkpoint's size.
 type proofFunc func(ctx context.Context, old, size uint64) (tlog.TreeProof, error)
 

@@ -2,6 +2,7 @@ package trillian_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -276,4 +277,61 @@ func TestWitnessConfig(t *testing.T) {
 			t.Errorf("%s: Open = %v, want an error naming %q", name, err, tc.want)
 		}
 	}
+}
+
+// An append that times out while the witnesses do not cosign says so: its
+// leaf is integrated, the checkpoint covering it waits for the quorum, and
+// the operator must look at the witnesses, not at Trillian.
+func TestWitnessDownAppendTimeoutNamesWitnesses(t *testing.T) {
+	conn := dial(t)
+	tree := newTree(t, conn)
+	s := signers(t)
+	const origin = "tirage.fr/log/witness-timeout"
+	_, _, vkeys, err := transparency.CheckpointKeys(origin, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := witnesstest.Start(t, "bailiff.test/witness", vkeys)
+	l, err := trillian.Open(t.Context(), trillian.Config{Conn: conn, TreeID: tree, Origin: origin, Signers: s,
+		StateFile: filepath.Join(t.TempDir(), "trillian-checkpoint"), Resync: func(context.Context, *checkpoint.Checkpoint) error { return nil },
+		AppendTimeout: 2 * time.Second, WitnessPolicy: tw.Policy("bailiff"), WitnessTimeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	other, err := trillian.Open(t.Context(), trillian.Config{Conn: conn, TreeID: tree, Origin: origin, Signers: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := l.Append(t.Context(), []byte("cosigned")); err != nil {
+		t.Fatal(err)
+	}
+	tw.Down.Store(true)
+	// A round fails (a larger tree, the witness down) before the append:
+	// the append's own round then fails too, whatever its timing.
+	if _, err := other.Append(t.Context(), []byte("by another writer")); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := l.Checkpoint(t.Context())
+		if errors.Is(err, transparency.ErrUnavailable) && strings.Contains(err.Error(), "quorum not met") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Checkpoint with the witness down = %v, want a quorum not met", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_, err = l.Append(t.Context(), []byte("while the witness is down"))
+	if !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("Append with the witness down = %v, want ErrUnavailable", err)
+	}
+	for _, want := range []string{"witness policy's quorum did not cosign", "cosigned (the log recovers by itself)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Append's error lacks %q: %v", want, err)
+		}
+	}
+	tw.Down.Store(false)
 }
