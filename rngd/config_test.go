@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -331,7 +332,7 @@ func TestStartRefusedChangesNothing(t *testing.T) {
 		// The daemon's TLS key, readable by its group: refused as a PIN file is.
 		"key open to group": {func(c *Config) {
 			c.GRPC.KeyFile = copyMode(t, c.GRPC.KeyFile, filepath.Join(dir, "open.key"), 0o640)
-		}, "grpc.key_file " + filepath.Join(dir, "open.key") + ": the private key is open to group or others (mode 0640): chmod 600 it"},
+		}, "grpc.key_file " + filepath.Join(dir, "open.key") + ": the private key is open to group or others (mode 0640): chmod 600 it, owned by the user rngd runs as (uid " + strconv.Itoa(os.Geteuid()) + ") — give rngd its own copy if another service shares it"},
 		// The CA bundles that admit clients, writable by group or others:
 		// whoever may change one may add a CA of their own.
 		"ca writable by group": {func(c *Config) {

@@ -188,7 +188,7 @@ func readKeyFile(path string) ([]byte, error) {
 	}
 	if SecretFileOpen(fi) {
 		clear(b)
-		return nil, fmt.Errorf("the private key is open to group or others (mode %04o): chmod 600 it", fi.Mode().Perm())
+		return nil, fmt.Errorf("the private key is open to group or others (mode %04o): chmod 600 it, owned by the user rngd runs as (uid %d) — give rngd its own copy if another service shares it", fi.Mode().Perm(), os.Geteuid())
 	}
 	return b, nil
 }

@@ -12,20 +12,36 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 )
 
 // Read reads a file of at most limit bytes; a larger one is refused with a
 // *TooLargeError.
 func Read(path string, limit int64) ([]byte, error) {
-	b, _, err := ReadStat(path, limit)
+	b, _, err := read(path, limit, false)
 	return b, err
 }
 
-// ReadStat is Read, and returns the file's information too: that of the
-// file read (its mode, its owner), not of whatever the path names when it
-// is looked up again.
+// ReadStat is Read of a regular file, and returns the file's information
+// too: that of the file read (its mode, its owner), not of whatever the
+// path names when it is looked up again, for the caller to check. Anything
+// else (a FIFO, a device, a directory) is refused before it is read, with
+// ErrNotRegular: a FIFO nobody writes would hang the reader.
 func ReadStat(path string, limit int64) ([]byte, fs.FileInfo, error) {
-	f, err := os.Open(path)
+	return read(path, limit, true)
+}
+
+// ErrNotRegular: a file ReadStat refused, not a regular file.
+var ErrNotRegular = errors.New("not a regular file")
+
+func read(path string, limit int64, regular bool) ([]byte, fs.FileInfo, error) {
+	flag := os.O_RDONLY
+	if regular {
+		// Opening a FIFO for reading waits for a writer; non-blocking, it
+		// returns at once and is refused below. A regular file ignores it.
+		flag |= syscall.O_NONBLOCK
+	}
+	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return nil, nil, Pathless(err)
 	}
@@ -33,6 +49,9 @@ func ReadStat(path string, limit int64) ([]byte, fs.FileInfo, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, nil, Pathless(err)
+	}
+	if regular && !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%w (%s)", ErrNotRegular, fi.Mode().Type())
 	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
