@@ -85,7 +85,7 @@ func TestFreezeCommandAccount(t *testing.T) {
 		{"mallory", true, []string{
 			"account mallory: not in the frozen entrant list of bonus-crescendo/1 (entrants: 5; the list hashes to the frozen root)",
 			"account mallory: 2016-06-16: counted (cents): 2000, minimum 1200: took part",
-			"account mallory: closed at 2016-06-18T08:00:00Z, at or before the draw date 2016-06-21: its entry is withheld",
+			"account mallory: closed at 2016-06-18T08:00:00Z, at or before the draw date 2016-06-21: the closure withholds it from the draw",
 			"account mallory: stake rows counted: 1, not counted or rejected: 0",
 			"account mallory: why: it took part, but its account was closed by the draw date",
 		}},
@@ -112,7 +112,7 @@ func TestFreezeCommandAccount(t *testing.T) {
 	want := []string{
 		"compte mallory : absent de la liste gelée des participants de bonus-crescendo/1 (participants : 5 ; la liste donne la racine gelée)",
 		"compte mallory : 2016-06-16 : compté (centimes) : 2000, minimum 1200 : a participé",
-		"compte mallory : clos le 2016-06-18T08:00:00Z, au plus tard à la date du tirage, 2016-06-21 : sa participation est écartée",
+		"compte mallory : clos le 2016-06-18T08:00:00Z, au plus tard à la date du tirage, 2016-06-21 : la clôture l'écarte du tirage",
 		"compte mallory : lignes de mises comptées : 1, non comptées ou rejetées : 0",
 		"compte mallory : pourquoi : il a participé, mais son compte était clos à la date du tirage",
 	}
@@ -254,7 +254,7 @@ func TestAccountFrench(t *testing.T) {
 		switch account {
 		case "frank":
 			for _, want := range []string{
-				"account frank: closed at 2016-06-25T08:00:00Z, after the draw date 2016-06-21: its entry stands",
+				"account frank: closed at 2016-06-25T08:00:00Z, after the draw date 2016-06-21: the closure does not withhold it",
 				"account frank: stake rows counted: 1, not counted or rejected: 22",
 				"account frank: stakes-1.csv:6 not counted: channel not counted",
 				"account frank: stakes-1.csv:7 rejected: amount_cents: must be",
@@ -267,7 +267,7 @@ func TestAccountFrench(t *testing.T) {
 				}
 			}
 		case "gus":
-			if !strings.Contains(en, "account gus: closed at an unknown date (counted as before everything), so by the draw date 2016-06-21: its entry is withheld") ||
+			if !strings.Contains(en, "account gus: closed at an unknown date (counted as before everything), so by the draw date 2016-06-21: the closure withholds it from the draw") ||
 				!strings.Contains(en, "account gus: why: it took part, but its account was closed by the draw date") {
 				t.Errorf("gus:\n%s", en)
 			}
