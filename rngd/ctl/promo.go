@@ -48,6 +48,8 @@ const promoUsage = `usage: rngctl promo SUBCOMMAND [FLAGS]
                         and its very input files; nothing appended to the log)
   draw                the bailiff's ceremony for one frozen draw (once), then its certificate
   certificate         re-issue a drawn draw's certificate and documents
+  entrant-proof       write one player's proof of their entry in a frozen draw
+                        (rngverify entrant checks it; no other entrant revealed)
 
 gen:
   --rules FILE --out FILE [--rows N] [--accounts N] [--seed S] [--format csv|jsonl]
@@ -70,7 +72,13 @@ freeze:
                         each draw whose rules announce a beacon round (else
                         optional); DRAW= may be left out when one draw is frozen;
                         repeat the flag for several draws
-freeze, receipts, draw and certificate (the offline ceremony on the appliance):
+entrant-proof:
+  --draw ID --account ACCOUNT --out FILE
+                        the account's opening, index and inclusion proof in the
+                        frozen root, with the freeze receipt (a new FILE, mode 0600);
+                        an account not in the frozen list is refused (exit 1),
+                        as is a freeze made before entrant proofs existed
+freeze, receipts, draw, certificate and entrant-proof (the offline ceremony on the appliance):
   --data DIR            data directory: log/ (embedded tile log) and promo/ (draw state);
                         freeze creates the log, the others refuse a DIR without one
   --origin NAME         the log's origin (checkpoint name), e.g. tirage.fr/promo/<appliance>
@@ -130,6 +138,7 @@ type promoCmd struct {
 	minEntropy                             float64
 	shareFile, beacon, beaconPrev, format  string
 	shareCommitments                       stringList
+	account                                string
 	witnessPolicy                          string
 	rows                                   int64
 	accounts                               int
@@ -208,6 +217,11 @@ func runPromo(ctx context.Context, env Env) int {
 		logFlags()
 		fs.StringVar(&c.out, "out", "", "")
 		run = c.certificate
+	case "entrant-proof":
+		logFlags()
+		fs.StringVar(&c.account, "account", "", "")
+		fs.StringVar(&c.out, "out", "", "")
+		run = c.entrantProof
 	default:
 		return usageError(env, "promo", "promo: unknown subcommand %q", env.Args[0])
 	}
@@ -252,7 +266,7 @@ func nothingDone(sub string) string {
 // signed by the same key under the same origin).
 func (c *promoCmd) checkFlags(sub string) error {
 	switch sub {
-	case "freeze", "receipts", "draw", "certificate":
+	case "freeze", "receipts", "draw", "certificate", "entrant-proof":
 	default:
 		return nil
 	}
@@ -1346,6 +1360,45 @@ func (c *promoCmd) certificate(ctx context.Context) error {
 	}
 	defer closeAll()
 	return c.writeCertificate(ctx, a, o)
+}
+
+// entrantProof writes the entrant proof of --account in --draw into the
+// new file --out (mode 0600: it names the player's account), for that
+// player to check with rngverify entrant. An account not in the frozen
+// list is refused (exit 1), nothing written.
+func (c *promoCmd) entrantProof(ctx context.Context) error {
+	if c.draw == "" || c.account == "" || c.out == "" {
+		return usagef("--draw ID, --account ACCOUNT and --out FILE are required")
+	}
+	if !promo.ValidDrawID(c.draw) {
+		return usagef("--draw %q: want <operation>/<id>", c.draw)
+	}
+	if err := promo.CheckAccount(c.account); err != nil {
+		return usagef("--account: %v", err)
+	}
+	if err := checkNewOutput("--out", c.out); err != nil {
+		return err
+	}
+	a, closeAll, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	p, file, err := a.EntrantProof(ctx, c.draw, c.account)
+	if err != nil {
+		return err
+	}
+	tmp, err := stageFile(ctx, "--out", c.out, 0o600, func(w io.Writer) error { _, err := w.Write(file); return err })
+	if err != nil {
+		return err
+	}
+	if err := renameNew(tmp, c.out); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("--out %s: %w", c.out, rngd.Pathless(err))
+	}
+	fmt.Fprintf(c.env.Stdout, "entrant proof %s: %s is entrant %d of %d of %s; the player checks it with rngverify entrant %s --log-key …\n",
+		c.out, c.account, p.Index+1, p.Count, c.draw, filepath.Base(c.out))
+	return nil
 }
 
 // writeCertificate writes the certificate of c.draw and its documents

@@ -236,7 +236,7 @@ func checkFreezeReceipt(t *testing.T, dir, base string, logKeys []string) *rprom
 	if err != nil {
 		t.Fatalf("%s: private list: %v", base, err)
 	}
-	tree, err := list.Tree()
+	tree, err := list.ForFreeze(f).Tree()
 	if err != nil || tree.Root() != f.Root || uint64(tree.Size()) != f.Count {
 		t.Fatalf("%s: the private list does not hash to the frozen root and count (%v)", base, err)
 	}

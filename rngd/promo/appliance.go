@@ -446,7 +446,9 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 		return abandon(fmt.Errorf("entropy failure, freeze refused: %w", err))
 	}
 	defer clear(secret[:])
-	list := &promo.EntrantList{Draw: draw, Accounts: req.Entrants}
+	// New freezes commit under scheme 2: each entrant can be given their
+	// own opening (EntrantProof) without revealing anyone else.
+	list := &promo.EntrantList{Draw: draw, Accounts: req.Entrants, Scheme: promo.EntrantSchemeNew}
 	copy(list.Key[:], secret[:32])
 	var rv [32]byte
 	copy(rv[:], secret[32:])
@@ -1014,6 +1016,8 @@ func (a *Appliance) load(draw string) (*drawState, error) {
 	if st.list, err = promo.ParseEntrantList(lb); err != nil {
 		return nil, err
 	}
+	// The list's leaves are of the scheme its freeze states.
+	st.list.Scheme = fr.EntrantScheme
 	if st.tree, err = st.list.Tree(); err != nil {
 		return nil, err
 	}
@@ -1158,6 +1162,40 @@ func (a *Appliance) Receipt(ctx context.Context, draw string) (*FreezeReceipt, e
 	return a.receipt(ctx, draw, st)
 }
 
+// EntrantProof returns the entrant proof of account in the frozen draw
+// (promo.EntrantProof: its opening under the freeze key, its inclusion
+// proof in the frozen root, and the freeze receipt against the log's
+// latest checkpoint), verified before it is returned. Nothing is appended.
+// Refused with promo.ErrNotEntrant when the account is not in the frozen
+// list, promo.ErrEntrantSchemeV1 for a freeze made before entrant proofs
+// existed (scheme 1), ErrNotFrozen when the draw was not frozen here.
+func (a *Appliance) EntrantProof(ctx context.Context, draw, account string) (*promo.EntrantProof, []byte, error) {
+	st, err := a.load(draw)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.list.Scheme != promo.EntrantSchemeV2 {
+		return nil, nil, fmt.Errorf("%s: %w", draw, promo.ErrEntrantSchemeV1)
+	}
+	// Refused before waiting for a checkpoint.
+	if _, in := slices.BinarySearch(st.list.Accounts, account); !in {
+		return nil, nil, fmt.Errorf("%s: account %q: %w (%d entrants); nothing written", draw, account, promo.ErrNotEntrant, len(st.list.Accounts))
+	}
+	rc, err := a.receipt(ctx, draw, st)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := promo.NewEntrantProof(st.list, st.tree, promo.FreezeReceiptJSON(rc), account)
+	if err != nil {
+		return nil, nil, err
+	}
+	file := promo.EntrantProofJSON(p)
+	if _, err := promo.VerifyEntrantProof(file, promo.Anchors{LogKeys: a.cfg.Log.VerifierKeys(), Reserves: -1}); err != nil {
+		return nil, nil, fmt.Errorf("%s: the entrant proof made does not verify: %w", draw, err)
+	}
+	return p, file, nil
+}
+
 // ReissueReceipt returns again the receipt of a freeze the log holds
 // already (its publication failed, or it was lost), given the request that
 // made it; nothing is appended. It is refused with ErrNotFrozen when the
@@ -1213,7 +1251,7 @@ func (a *Appliance) ReissueReceipt(ctx context.Context, req FreezeRequest) (*Fre
 	}
 	// The root of the list given under the draw's key K, so that any other
 	// list is told from the frozen one by the log's record itself.
-	list := &promo.EntrantList{Draw: draw, Key: st.list.Key, Accounts: req.Entrants}
+	list := &promo.EntrantList{Draw: draw, Key: st.list.Key, Accounts: req.Entrants, Scheme: f.EntrantScheme}
 	tree, err := list.Tree()
 	if err != nil {
 		return nil, fmt.Errorf("%s: the entrant list given: %w", draw, err)

@@ -35,10 +35,11 @@ func TestOtherCommandNamed(t *testing.T) {
 		{"testdata/rngd/transcript-reply.json", "game", "is a transcript (or rngd's GetTranscript reply): check it with rngverify game", "est une transcription de partie (ou une réponse GetTranscript de rngd) : vérifiez-la avec rngverify game"},
 		{"testdata/promo-certificate.json", "certificate", "is a promotion draw certificate: check it with rngverify certificate", "est un certificat de tirage promotionnel : vérifiez-le avec rngverify certificate"},
 		{freezeFile, "freeze", "is a promotion's freeze receipt: check it with rngverify freeze", "est le reçu de gel d'une opération promotionnelle : vérifiez-le avec rngverify freeze"},
+		{"../promo/testdata/entrant-proof.json", "entrant", "is a player's entrant proof: check it with rngverify entrant", "est la preuve de participation d'un joueur : vérifiez-la avec rngverify entrant"},
 		{write(t, dir, "paytable.dsse.json", env), "attestation", "is an attestation (a DSSE envelope or an attestation record): check it with rngverify attestation", "est une attestation (enveloppe DSSE ou enregistrement d'attestation) : vérifiez-la avec rngverify attestation"},
 		{write(t, dir, "record.json", leaf), "attestation", "is an attestation (a DSSE envelope or an attestation record): check it with rngverify attestation", "est une attestation (enveloppe DSSE ou enregistrement d'attestation) : vérifiez-la avec rngverify attestation"},
 	}
-	for _, cmd := range []string{"receipt", "game", "certificate", "freeze", "attestation"} {
+	for _, cmd := range []string{"receipt", "game", "certificate", "freeze", "attestation", "entrant"} {
 		for _, d := range docs {
 			if _, err := os.Stat(d.path); err != nil {
 				t.Fatal(err)

@@ -79,6 +79,7 @@ var documentCommands = map[string]struct {
 	receipt.DocTranscript:    {"game", verdict.MsgCLIUseGame},
 	receipt.DocCertificate:   {"certificate", verdict.MsgCLIUseCert},
 	receipt.DocFreezeReceipt: {"freeze", verdict.MsgCLIUseFreeze},
+	receipt.DocEntrantProof:  {"entrant", verdict.MsgCLIUseEntrant},
 	receipt.DocAttestation:   {"attestation", verdict.MsgCLIUseAttest},
 }
 

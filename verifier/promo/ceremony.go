@@ -227,6 +227,7 @@ func NewFreeze(in FreezeInput) (*record.PromoFreeze, error) {
 		Winners: WinnersPerDraw, Reserves: Ranked(in.Reserves, n) - WinnersPerDraw,
 		Commit: record.Commit(in.R), Beacon: in.Beacon, Key: in.KeyID,
 		ShareCommitment: in.ShareCommitment, Inputs: inputs,
+		EntrantScheme: in.Tree.Scheme(),
 	}, nil
 }
 

@@ -528,7 +528,7 @@ func checkFrozenList(list *EntrantList, f *record.PromoFreeze) error {
 	if list.Draw != f.Draw {
 		return fail(CheckEntrantList, verdict.MsgPromoListDraw, list.Draw, f.Draw)
 	}
-	t, err := list.Tree()
+	t, err := list.ForFreeze(f).Tree()
 	if err != nil {
 		return fail(CheckEntrantList, verdict.MsgPromoErr, err)
 	}

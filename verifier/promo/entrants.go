@@ -8,12 +8,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
 )
 
@@ -33,7 +35,49 @@ import (
 // test whether an account is in the list. The bailiff receives K with the
 // list and recomputes everything. The pseudonymous id of entrant i is the
 // first 8 bytes of leaf_i in hex, grouped by four (e.g. "3f2a-91bc-0d4e-77a1").
+//
+// That is scheme 1, of the freezes whose promo_freeze record states no
+// entrant_scheme. It hides the list, but no player can check their own
+// entry: data_i cannot be recomputed without K, and K opens every leaf.
+// Scheme 2 (entrant_scheme 2, every freeze made since) gives each entrant
+// an opening of their own:
+//
+//	salt_i = HMAC-SHA-256(K, "tirage/promo/entrant-salt/v2" || u32be(len(D)) || D || u32be(len(A_i)) || A_i)
+//	data_i = SHA-256("tirage/promo/entrant/v2" || u32be(len(D)) || D || u32be(len(A_i)) || A_i || salt_i)
+//	leaf_i = SHA-256(0x00 || data_i)
+//
+// The tree, the order, the root and the pseudonyms are as in scheme 1.
+// Given (D, A_i, salt_i) anyone recomputes leaf_i and checks its
+// inclusion proof against the frozen root (EntrantProof): it is binding —
+// the fields are length-prefixed under a domain of their own, so another
+// draw or account gives the same leaf only with a SHA-256 collision — and
+// reveals nothing of the others: salt_i is a PRF output under K, so
+// knowing it tells nothing of K or of any other salt, and without a leaf's
+// salt (256 unknown bits) nobody can test an account id against it.
 const entrantDomain = "tirage/promo/entrant/v1"
+
+// Scheme 2's domains.
+const (
+	entrantDomainV2 = "tirage/promo/entrant/v2"
+	entrantSaltV2   = "tirage/promo/entrant-salt/v2"
+)
+
+// Entrant commitment schemes, as a promo_freeze record's entrant_scheme
+// states them (record.PromoFreeze.EntrantScheme): 0 (absent) is scheme 1.
+const (
+	EntrantSchemeV1 uint64 = 0
+	EntrantSchemeV2 uint64 = 2
+	// EntrantSchemeNew is the scheme the appliance freezes with.
+	EntrantSchemeNew = EntrantSchemeV2
+)
+
+// EntrantSchemeName is the scheme's version as the documents print it (1 or 2).
+func EntrantSchemeName(scheme uint64) uint64 {
+	if scheme == EntrantSchemeV1 {
+		return 1
+	}
+	return scheme
+}
 
 // EntrantList is a draw's canonical entrant list with its freeze key. It is
 // private: it goes to the bailiff and stays on the appliance.
@@ -41,6 +85,18 @@ type EntrantList struct {
 	Draw     string   // full draw id, operation/id
 	Key      [32]byte // the freeze key K
 	Accounts []string // sorted, no duplicates
+	// Scheme is the entrant commitment scheme of the leaves (EntrantSchemeV1,
+	// the zero value, or EntrantSchemeV2). The list file does not hold it:
+	// it is the freeze's (ForFreeze).
+	Scheme uint64
+}
+
+// ForFreeze is the list under the entrant commitment scheme the freeze
+// f states (a copy: l is not changed).
+func (l *EntrantList) ForFreeze(f *record.PromoFreeze) *EntrantList {
+	c := *l
+	c.Scheme = f.EntrantScheme
+	return &c
 }
 
 // Canonicalize sorts accounts and removes duplicates, in place.
@@ -65,6 +121,50 @@ func EntrantData(key [32]byte, draw, account string) [32]byte {
 	return out
 }
 
+// EntrantSalt is salt_i of scheme 2, account's opening in draw: what the
+// player is given to check their own entry (EntrantProof).
+func EntrantSalt(key [32]byte, draw, account string) [32]byte {
+	m := hmac.New(sha256.New, key[:])
+	m.Write([]byte(entrantSaltV2))
+	writeLP(m, draw)
+	writeLP(m, account)
+	var out [32]byte
+	m.Sum(out[:0])
+	return out
+}
+
+// EntrantDataV2 is data_i of scheme 2 from the account's opening salt.
+func EntrantDataV2(draw, account string, salt [32]byte) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(entrantDomainV2))
+	writeLP(h, draw)
+	writeLP(h, account)
+	h.Write(salt[:])
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// EntrantLeaf is leaf_i of account in draw under the freeze key and scheme.
+func EntrantLeaf(scheme uint64, key [32]byte, draw, account string) (tlog.Hash, error) {
+	switch scheme {
+	case EntrantSchemeV1:
+		d := EntrantData(key, draw, account)
+		return tlog.RecordHash(d[:]), nil
+	case EntrantSchemeV2:
+		d := EntrantDataV2(draw, account, EntrantSalt(key, draw, account))
+		return tlog.RecordHash(d[:]), nil
+	}
+	return tlog.Hash{}, verdict.Errorf(verdict.MsgRecordEntrantScheme, scheme)
+}
+
+func writeLP(w io.Writer, s string) {
+	var l [4]byte
+	binary.BigEndian.PutUint32(l[:], uint32(len(s)))
+	w.Write(l[:])
+	io.WriteString(w, s)
+}
+
 // Pseudonym is the public id of an entrant: its leaf hash's first 8 bytes.
 func Pseudonym(leaf tlog.Hash) string {
 	h := hex.EncodeToString(leaf[:8])
@@ -74,6 +174,7 @@ func Pseudonym(leaf tlog.Hash) string {
 // EntrantTree is the Merkle tree over a list's leaves, all hashes kept in the
 // tlog storage layout so that inclusion proofs can be made for any entrant.
 type EntrantTree struct {
+	scheme uint64 // the list's entrant commitment scheme
 	n      int64
 	hashes []tlog.Hash
 	leaves []tlog.Hash
@@ -100,10 +201,14 @@ func (l *EntrantList) Tree() (*EntrantTree, error) {
 	t := &EntrantTree{
 		hashes: make([]tlog.Hash, 0, 2*len(l.Accounts)),
 		leaves: make([]tlog.Hash, 0, len(l.Accounts)),
+		scheme: l.Scheme,
 	}
 	for _, a := range l.Accounts {
-		d := EntrantData(l.Key, l.Draw, a)
-		if err := t.add(tlog.RecordHash(d[:])); err != nil {
+		leaf, err := EntrantLeaf(l.Scheme, l.Key, l.Draw, a)
+		if err != nil {
+			return nil, err
+		}
+		if err := t.add(leaf); err != nil {
 			return nil, err
 		}
 	}
@@ -120,6 +225,9 @@ func (t *EntrantTree) add(leaf tlog.Hash) error {
 	t.n++
 	return nil
 }
+
+// Scheme is the entrant commitment scheme of the tree's leaves.
+func (t *EntrantTree) Scheme() uint64 { return t.scheme }
 
 // Size is the number of entrants.
 func (t *EntrantTree) Size() int64 { return t.n }

@@ -127,7 +127,7 @@ func CheckRecomputed(f *record.PromoFreeze, rulesFile []byte, el *Eligibility, k
 	if el == nil || el.rules == nil || len(el.Entrants) != len(r.Draws) || el.rules.FullDrawID(j) != f.Draw {
 		return fail(CheckEntrantsRecomputed, verdict.MsgRecomputedRules)
 	}
-	list := &EntrantList{Draw: f.Draw, Key: key, Accounts: el.Entrants[j]}
+	list := &EntrantList{Draw: f.Draw, Key: key, Accounts: el.Entrants[j], Scheme: f.EntrantScheme}
 	t, err := list.Tree()
 	if err != nil {
 		return fail(CheckEntrantsRecomputed, verdict.MsgPromoErr, err)

@@ -26,7 +26,7 @@ func accountFacts(v *verdict.Verdict, res *promo.FreezeVerified, list *promo.Ent
 		return
 	}
 	f := res.Freeze
-	e, err := promo.FindEntrant(list, f, in.Account)
+	e, err := promo.FindEntrant(list.ForFreeze(f), f, in.Account)
 	if err != nil {
 		check, ce := failedCheck(err, promo.CheckEntrantRoot)
 		v.Set(check, verdict.StatusFail, verdict.MsgSame, CheckErrorMsg(ce))

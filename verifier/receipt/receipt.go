@@ -255,6 +255,7 @@ func Detect(b []byte) string {
 		LeafHash    json.RawMessage `json:"freeze_leaf_hash"`
 		PayloadType json.RawMessage `json:"payloadType"`
 		Kind        json.RawMessage `json:"kind"`
+		Entrant     json.RawMessage `json:"freeze_receipt"`
 	}
 	t := bytes.TrimSpace(b)
 	if len(t) > 0 && t[0] == '{' {
@@ -276,6 +277,8 @@ func Detect(b []byte) string {
 			return DocTranscript
 		case probe.DrawRecord != nil:
 			return DocCertificate
+		case probe.Entrant != nil:
+			return DocEntrantProof
 		case probe.Freeze != nil || probe.LeafHash != nil: // a certificate has a freeze too
 			return DocFreezeReceipt
 		case probe.PayloadType != nil || string(probe.Kind) == `"`+string(record.KindAttestation)+`"`:

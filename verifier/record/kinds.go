@@ -445,10 +445,19 @@ type PromoFreeze struct {
 	// roles and SHA-256s, in order. Zero in older freezes, which bind no
 	// input file.
 	Inputs [32]byte `rec:"inputs,omitempty"`
+	// EntrantScheme is the entrant commitment scheme of the frozen root
+	// (verifier/promo: EntrantSchemeV2, whose per-entrant opening lets a
+	// player prove their own entry); 0, absent, in freezes logged before
+	// it existed, which used scheme 1. 1 is never written (absent says it).
+	EntrantScheme uint64 `rec:"entrant_scheme,omitempty"`
 }
 
 // Kind implements Record.
 func (*PromoFreeze) Kind() Kind { return KindPromoFreeze }
+
+// MaxEntrantScheme is the latest entrant commitment scheme a freeze may
+// state (verifier/promo).
+const MaxEntrantScheme = 2
 
 func (r *PromoFreeze) validate() error {
 	if r.Draw == "" || r.Promotion == "" {
@@ -459,6 +468,9 @@ func (r *PromoFreeze) validate() error {
 	}
 	if err := checkBeacon(r.Beacon); err != nil {
 		return err
+	}
+	if r.EntrantScheme == 1 || r.EntrantScheme > MaxEntrantScheme {
+		return verdict.Errorf(verdict.MsgRecordEntrantScheme, r.EntrantScheme)
 	}
 	return checkTime("time", r.Time)
 }

@@ -673,6 +673,7 @@ const (
 	MsgRecordResultNoWin     MsgID = "record-result-no-win"
 	MsgRecordResult          MsgID = "record-result"
 	MsgRecordWinners         MsgID = "record-winners"
+	MsgRecordEntrantScheme   MsgID = "record-entrant-scheme"
 	MsgRecordBeaconRef       MsgID = "record-beacon-ref"
 	MsgRecordBeaconRound     MsgID = "record-beacon-round"
 	MsgRecordShare           MsgID = "record-share"
@@ -2208,6 +2209,8 @@ Code de sortie :
 		"champ « result » : « %s », alors que « won », « lost », « expired » ou « refunded » est attendu"},
 	MsgRecordWinners: {"winners + reserves (%d + %d) must be 1..count (%d)",
 		"gagnants + réserves (%d + %d) doit être compris entre 1 et le nombre de participants (%d)"},
+	MsgRecordEntrantScheme: {"entrant_scheme: %d is no entrant commitment scheme this verifier knows (absent: 1; 2)",
+		"champ « entrant_scheme » : %d n'est pas un schéma d'engagement des participants connu de ce vérificateur (absent : 1 ; 2)"},
 	MsgRecordBeaconRef: {"beacon: %q is not drand:<chain hash, 64 lowercase hex>:<round>",
 		"champ « beacon » : « %s » n'est pas de la forme drand:<empreinte de la chaîne, 64 chiffres hexadécimaux en minuscules>:<ronde>"},
 	MsgRecordBeaconRound: {"beacon: round out of range",
@@ -2786,6 +2789,48 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"impossible de lire le reçu de gel : %v"},
 	MsgCLINoAnchorFreeze: {"no trust anchor: give the operator's log key (--log-key FILE, --pin FINGERPRINT, or its key announcement with --log-key) or --state FILE; the receipt's own keys are not trusted",
 		"aucune ancre de confiance : fournissez la clé du journal de l'exploitant (--log-key FICHIER, --pin EMPREINTE, ou son annonce de clés avec --log-key) ou --state FICHIER ; les propres clés du reçu ne sont pas acceptées"},
+	// rngverify entrant: a player's entrant proof (promo.VerifyEntrantProof).
+	MsgEntrantNotProof: {"not an entrant proof: %w",
+		"ce n'est pas une preuve de participation : %w"},
+	MsgEntrantSalt: {"salt: want 64 lowercase hex digits (the account's opening, 32 bytes)",
+		"champ « salt » : 64 chiffres hexadécimaux en minuscules sont attendus (l'ouverture du compte, 32 octets)"},
+	MsgEntrantAccount: {"account %q: not an account id ([A-Za-z0-9._:-]{1,64})",
+		"champ « account » : « %s » n'est pas un identifiant de compte ([A-Za-z0-9._:-]{1,64})"},
+	MsgEntrantSchemeOld: {"the freeze commits its entrants under scheme %d (logged before entrant proofs existed): no entrant can be proven alone",
+		"le gel engage ses participants selon le schéma %d (journalisé avant l'existence des preuves de participation) : aucun participant ne peut être prouvé seul"},
+	MsgEntrantSchemeOK: {"the freeze commits its entrants under scheme %d: each has an opening of their own",
+		"le gel engage ses participants selon le schéma %d : chacun a une ouverture qui lui est propre"},
+	MsgEntrantField: {"the proof says %s %s, the logged freeze record %s",
+		"la preuve indique %s %s, l'enregistrement du gel journalisé %s"},
+	MsgEntrantIndex: {"index %d is beyond the %d frozen entrants",
+		"l'index %d dépasse les %d participants gelés"},
+	MsgEntrantProofHex: {"proof: hash %d is not 64 hex digits",
+		"champ « proof » : l'empreinte %d ne fait pas 64 chiffres hexadécimaux"},
+	MsgEntrantNotIn: {"the leaf %s recomputed from account %s and its salt is not entrant %d of the %d frozen: its inclusion proof does not verify against the frozen entrants_root %s",
+		"la feuille %s recalculée à partir du compte %s et de son sel n'est pas le participant %d des %d gelés : sa preuve d'inclusion ne se vérifie pas avec la racine gelée entrants_root %s"},
+	MsgEntrantIn: {"account %s is entrant %d of the %d frozen for %s: its leaf, recomputed from the account and its salt, is in the frozen entrants_root (inclusion proof of %d hashes)",
+		"le compte %s est le participant %d des %d gelés pour %s : sa feuille, recalculée à partir du compte et de son sel, figure dans la racine gelée entrants_root (preuve d'inclusion de %d empreintes)"},
+	MsgSubjectEntrantProof: {"promotion entrant proof",
+		"preuve de participation à un tirage promotionnel"},
+	MsgSubjectEntrant: {"entry of account %s in promotion draw %s",
+		"participation du compte %s au tirage promotionnel %s"},
+	MsgEntrantFactAccount: {"account",
+		"compte"},
+	MsgEntrantFactValue: {"%s: entrant %d of %d (index %d) of %s",
+		"%s : participant %d sur %d (index %d) de %s"},
+	MsgEntrantFactPseudo: {"pseudonym (as the certificate and the procès-verbal print it)",
+		"pseudonyme (tel que l'impriment le certificat et le procès-verbal)"},
+	MsgCmdEntrant: {"check a player's entrant proof offline: the freeze is in the log, and the account, with its own opening, is in the frozen entrant list (no other entrant revealed)",
+		"vérifier hors ligne la preuve de participation d'un joueur : le gel figure dans le journal, et le compte, avec son ouverture propre, est dans la liste gelée des participants (aucun autre participant révélé)"},
+	MsgUsageEntrant: {usageEntrantEN, usageEntrantFR},
+	MsgCLIMissingEntrant: {"missing the entrant proof FILE",
+		"il manque le FICHIER de la preuve de participation"},
+	MsgCLIReadEntrant: {"couldn't read the entrant proof: %v",
+		"impossible de lire la preuve de participation : %v"},
+	MsgCLINoAnchorEntrant: {"no trust anchor: give the operator's log key (--log-key FILE, --pin FINGERPRINT, or its key announcement with --log-key) or --state FILE; the proof's own keys are not trusted",
+		"aucune ancre de confiance : fournissez la clé du journal de l'exploitant (--log-key FICHIER, --pin EMPREINTE, ou son annonce de clés avec --log-key) ou --state FICHIER ; les propres clés de la preuve ne sont pas acceptées"},
+	MsgCLIUseEntrant: {"%s is a player's entrant proof: check it with rngverify entrant",
+		"%s est la preuve de participation d'un joueur : vérifiez-la avec rngverify entrant"},
 	// A player disputes a draw: one account's answer (rngverify freeze
 	// --account; promo.FindEntrant, promo.Eligibility.Standing).
 	MsgAccountFact: {"account %s",
@@ -2993,6 +3038,31 @@ const (
 	MsgCLIMissingFreeze     MsgID = "cli-missing-freeze"
 	MsgCLIReadFreeze        MsgID = "cli-read-freeze"
 	MsgCLINoAnchorFreeze    MsgID = "cli-no-anchor-freeze"
+)
+
+// rngverify entrant: a player's entrant proof (promo.VerifyEntrantProof).
+const (
+	MsgEntrantNotProof     MsgID = "entrant-not-proof"
+	MsgEntrantSalt         MsgID = "entrant-salt"
+	MsgEntrantAccount      MsgID = "entrant-account"
+	MsgEntrantSchemeOld    MsgID = "entrant-scheme-old"
+	MsgEntrantSchemeOK     MsgID = "entrant-scheme-ok"
+	MsgEntrantField        MsgID = "entrant-field"
+	MsgEntrantIndex        MsgID = "entrant-index"
+	MsgEntrantProofHex     MsgID = "entrant-proof-hex"
+	MsgEntrantNotIn        MsgID = "entrant-not-in"
+	MsgEntrantIn           MsgID = "entrant-in"
+	MsgSubjectEntrantProof MsgID = "subject-entrant-proof"
+	MsgSubjectEntrant      MsgID = "subject-entrant"
+	MsgEntrantFactAccount  MsgID = "entrant-fact-account"
+	MsgEntrantFactValue    MsgID = "entrant-fact-value"
+	MsgEntrantFactPseudo   MsgID = "entrant-fact-pseudonym"
+	MsgCmdEntrant          MsgID = "cmd-entrant"
+	MsgUsageEntrant        MsgID = "usage-entrant"
+	MsgCLIMissingEntrant   MsgID = "cli-missing-entrant"
+	MsgCLIReadEntrant      MsgID = "cli-read-entrant"
+	MsgCLINoAnchorEntrant  MsgID = "cli-no-anchor-entrant"
+	MsgCLIUseEntrant       MsgID = "cli-use-entrant"
 )
 
 // The input files a freeze binds: message ids.

@@ -111,6 +111,11 @@ var titles = map[string][2]text{
 	"entrant-root": {{"entrant list frozen", "liste gelée"},
 		{"The entrant list hashes to the root and count frozen before the draw.", "La liste des participants donne la racine et le nombre gelés avant le tirage."}},
 
+	// Entrant proofs (promo.VerifyEntrantProof).
+	"entrant-scheme": {{"entrant commitments", "engagement des participants"},
+		{"The freeze commits each entrant under scheme 2, which gives every entrant an opening of their own: one entry can be proven without revealing any other.", "Le gel engage chaque participant selon le schéma 2, qui donne à chacun une ouverture propre : une participation se prouve sans en révéler aucune autre."}},
+	"entrant-inclusion": {{"account in the list", "compte dans la liste"},
+		{"The account's leaf, recomputed from the account and its opening, is in the entrant list frozen before the draw.", "La feuille du compte, recalculée à partir du compte et de son ouverture, figure dans la liste des participants gelée avant le tirage."}},
 	// Freeze receipts (promo.VerifyFreezeReceipt).
 	"receipt-fields": {{"receipt matches the log", "reçu conforme au journal"},
 		{"What the freeze receipt shows (count, root, commitment, reserves, beacon, share commitment, time, rules, leaf hash) is what the logged freeze record says.", "Ce qu'affiche le reçu de gel (nombre, racine, engagement, suppléants, balise, engagement sur la contribution, heure, règlement, empreinte de la feuille) est ce que dit l'enregistrement du gel journalisé."}},

@@ -329,7 +329,7 @@ func VerifyInputs(docs, anchors []File, pins string, rules *File, quorum string,
 				continue
 			}
 			lists[l.Draw], listFile[l.Draw] = l, f.Name
-		case receipt.DocReceipt, receipt.DocTranscript, receipt.DocCertificate, receipt.DocFreezeReceipt, receipt.DocAttestation:
+		case receipt.DocReceipt, receipt.DocTranscript, receipt.DocCertificate, receipt.DocFreezeReceipt, receipt.DocAttestation, receipt.DocEntrantProof:
 			checked = append(checked, f)
 		default:
 			v := verdict.New("", verdict.MsgSame, f.Name)
@@ -358,6 +358,8 @@ func VerifyInputs(docs, anchors []File, pins string, rules *File, quorum string,
 			v = receipt.VerifyReceipt(f.Data, a)
 		case receipt.DocTranscript:
 			v = receipt.VerifyTranscript(f.Data, a)
+		case receipt.DocEntrantProof:
+			v = receipt.VerifyEntrant(f.Data, a)
 		case receipt.DocFreezeReceipt:
 			draw := receipt.FreezeDraw(f.Data)
 			list, why := lists[draw], refusedList[draw]
