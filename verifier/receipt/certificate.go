@@ -177,11 +177,7 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 	} else if len(a.VRFKeys) > 0 {
 		anchors.VRFPublicKey = hex.EncodeToString(a.VRFKeys[0].Bytes())
 	}
-	if len(logKeys) == 0 {
-		v.Fail(verdict.CheckLogKey, verdict.MsgNoTrustedLogKeyCert)
-	} else {
-		v.Pass(verdict.CheckLogKey, verdict.MsgKeyCount, len(logKeys))
-	}
+	logKeyCheck(v, logKeys)
 	list := lists[probe.Draw]
 	checks := certificateChecks
 	if list != nil {
@@ -189,25 +185,16 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 	}
 	res, err := promo.Verify(file, list, anchors)
 	failed, ce := failedCheck(err, promo.CheckFormat)
-	reached := true
-	for _, c := range checks {
-		switch {
-		case !reached:
-			v.Skip(c, verdict.MsgNotReached)
-		case c == failed:
-			reached = false
-			if certificateMisbehaviour[c] {
-				v.Misbehaviour(c, verdict.MsgSame, CheckErrorMsg(ce))
-				if why := certificateWhy(file, ce, len(logKeys) > 0, anchors.VRFPublicKey != "", a); why != nil {
-					downgrade(&v.Checks[len(v.Checks)-1], *why)
-				}
-			} else {
-				v.Fail(c, verdict.MsgSame, CheckErrorMsg(ce))
-			}
-		default:
-			v.Pass(c, verdict.NoDetail)
+	checksInOrder(v, checks, failed, ce, func(c string) bool {
+		if !certificateMisbehaviour[c] {
+			return false
 		}
-	}
+		v.Misbehaviour(c, verdict.MsgSame, CheckErrorMsg(ce))
+		if why := certificateWhy(file, ce, len(logKeys) > 0, anchors.VRFPublicKey != "", a); why != nil {
+			downgrade(&v.Checks[len(v.Checks)-1], *why)
+		}
+		return true
+	}, nil)
 	if list == nil {
 		v.Skip(promo.CheckEntrantRoot, verdict.MsgPublicOnly)
 	}
@@ -358,4 +345,36 @@ func failedCheck(err error, format string) (string, *promo.CheckError) {
 		return format, &promo.CheckError{Check: format, Err: err}
 	}
 	return "", nil
+}
+
+// checksInOrder sets checks on v in their order, as a promotion document's
+// verification stops at its first failed check (failed, ce): those before
+// it pass, with no detail unless pass (when not nil) sets one and reports
+// true; the failed one fails with ce's reason, unless fail (when not nil)
+// sets it otherwise and reports true; those after it are not reached.
+func checksInOrder(v *verdict.Verdict, checks []string, failed string, ce *promo.CheckError, fail, pass func(c string) bool) {
+	reached := true
+	for _, c := range checks {
+		switch {
+		case !reached:
+			v.Skip(c, verdict.MsgNotReached)
+		case c == failed:
+			reached = false
+			if fail == nil || !fail(c) {
+				v.Fail(c, verdict.MsgSame, CheckErrorMsg(ce))
+			}
+		case pass == nil || !pass(c):
+			v.Pass(c, verdict.NoDetail)
+		}
+	}
+}
+
+// logKeyCheck sets a promotion document's log-key check: the log keys
+// trusted to check it (none: it fails).
+func logKeyCheck(v *verdict.Verdict, logKeys []string) {
+	if len(logKeys) == 0 {
+		v.Fail(verdict.CheckLogKey, verdict.MsgNoTrustedLogKeyCert)
+	} else {
+		v.Pass(verdict.CheckLogKey, verdict.MsgKeyCount, len(logKeys))
+	}
 }

@@ -36,30 +36,21 @@ func VerifyEntrant(file []byte, a Anchors) *verdict.Verdict {
 	}
 	_, docKeys := freezeProbe(probe.FreezeReceipt)
 	logKeys := a.TrustedLogKeyTexts(docKeys)
-	if len(logKeys) == 0 {
-		v.Fail(verdict.CheckLogKey, verdict.MsgNoTrustedLogKeyCert)
-	} else {
-		v.Pass(verdict.CheckLogKey, verdict.MsgKeyCount, len(logKeys))
-	}
+	logKeyCheck(v, logKeys)
 	res, err := promo.VerifyEntrantProof(file, promo.Anchors{LogKeys: logKeys, Reserves: -1})
 	failed, ce := failedCheck(err, promo.CheckReceiptFormat)
-	reached := true
-	for _, c := range entrantChecks {
-		switch {
-		case !reached:
-			v.Skip(c, verdict.MsgNotReached)
-		case c == failed:
-			reached = false
-			v.Fail(c, verdict.MsgSame, CheckErrorMsg(ce))
-		case c == promo.CheckEntrantScheme:
+	checksInOrder(v, entrantChecks, failed, ce, nil, func(c string) bool {
+		switch c {
+		case promo.CheckEntrantScheme:
 			// Passed: the only scheme with openings.
 			v.Pass(c, verdict.MsgEntrantSchemeOK, promo.EntrantSchemeName(promo.EntrantSchemeV2))
-		case c == promo.CheckEntrantInclusion:
+		case promo.CheckEntrantInclusion:
 			v.Pass(c, verdict.MsgEntrantIn, res.Account, res.Index+1, res.Count, res.Freeze.Draw, res.Proof)
 		default:
-			v.Pass(c, verdict.NoDetail)
+			return false
 		}
-	}
+		return true
+	})
 	// The witnesses, on the receipt's checkpoint (it includes the freeze).
 	cpKeys := logKeys
 	if len(cpKeys) == 0 {

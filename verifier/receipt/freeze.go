@@ -77,29 +77,14 @@ func VerifyFreezeFiles(file []byte, list *promo.EntrantList, listRefused *verdic
 		v.SetSubject(verdict.MsgSubjectFreeze, draw)
 	}
 	logKeys := a.TrustedLogKeyTexts(docKeys)
-	if len(logKeys) == 0 {
-		v.Fail(verdict.CheckLogKey, verdict.MsgNoTrustedLogKeyCert)
-	} else {
-		v.Pass(verdict.CheckLogKey, verdict.MsgKeyCount, len(logKeys))
-	}
+	logKeyCheck(v, logKeys)
 	checks := freezeChecks
 	if list != nil {
 		checks = append(append([]string(nil), checks...), freezeListChecks...)
 	}
 	res, err := promo.VerifyFreezeReceipt(file, list, promo.Anchors{LogKeys: logKeys, Reserves: -1})
 	failed, ce := failedCheck(err, promo.CheckReceiptFormat)
-	reached := true
-	for _, c := range checks {
-		switch {
-		case !reached:
-			v.Skip(c, verdict.MsgNotReached)
-		case c == failed:
-			reached = false
-			v.Fail(c, verdict.MsgSame, CheckErrorMsg(ce))
-		default:
-			v.Pass(c, verdict.NoDetail)
-		}
-	}
+	checksInOrder(v, checks, failed, ce, nil, nil)
 	switch {
 	case listRefused != nil:
 		v.Fail(promo.CheckEntrantList, verdict.MsgSame, *listRefused)
