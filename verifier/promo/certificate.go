@@ -640,8 +640,10 @@ func checkInclusion(tree tlog.Tree, r LoggedRecord) error {
 func parseProof(p []string) (tlog.RecordProof, error) {
 	out := make(tlog.RecordProof, len(p))
 	for i, s := range p {
+		// Lowercase only, as every hash of a promotion document: one
+		// spelling per proof.
 		b, err := hex.DecodeString(s)
-		if err != nil || len(b) != tlog.HashSize {
+		if err != nil || len(b) != tlog.HashSize || hex.EncodeToString(b) != s {
 			return nil, verdict.Errorf(verdict.MsgPromoProofHex, i)
 		}
 		copy(out[i][:], b)

@@ -66,7 +66,7 @@ func TestLoggedRecordReasonsInFrench(t *testing.T) {
 		{"freeze proof hash not hex", func() error {
 			_, err := VerifyFreezeReceipt(freeze(func(r *FreezeReceipt) { r.Freeze.Proof[0] = "zz" }), nil, a)
 			return err
-		}, CheckFreezeInclusion, "proof hash 0 is not 32 bytes of hex", "l'empreinte 0 de la preuve n'est pas de 32 octets en hexadécimal"},
+		}, CheckFreezeInclusion, "proof hash 0 is not 32 bytes of lowercase hex", "l'empreinte 0 de la preuve n'est pas de 32 octets en hexadécimal minuscule"},
 		{"freeze of another kind", func() error {
 			_, err := Verify(cert(func(c *Certificate) { c.Freeze, c.DrawRecord = c.DrawRecord, c.Freeze }), nil, Anchors{Reserves: 2})
 			return err
@@ -86,7 +86,7 @@ func TestLoggedRecordReasonsInFrench(t *testing.T) {
 		{"pick proof hash not hex", func() error {
 			_, err := Verify(cert(func(c *Certificate) { c.Picks[0].Proof[1] = "zz" }), nil, Anchors{Reserves: 2})
 			return err
-		}, CheckPickInclusion, "rank 1: proof hash 1 is not 32 bytes of hex", "rang 1 : l'empreinte 1 de la preuve n'est pas de 32 octets en hexadécimal"},
+		}, CheckPickInclusion, "rank 1: proof hash 1 is not 32 bytes of lowercase hex", "rang 1 : l'empreinte 1 de la preuve n'est pas de 32 octets en hexadécimal minuscule"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

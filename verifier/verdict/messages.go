@@ -1454,8 +1454,8 @@ var messages = map[MsgID]text{
 		"un enregistrement d'un autre type"},
 	MsgPromoIndexBeyond: {"index %d not below the checkpoint's size %d",
 		"l'index %d n'est pas inférieur à la taille %d du point de contrôle"},
-	MsgPromoProofHex: {"proof hash %d is not 32 bytes of hex",
-		"l'empreinte %d de la preuve n'est pas de 32 octets en hexadécimal"},
+	MsgPromoProofHex: {"proof hash %d is not 32 bytes of lowercase hex",
+		"l'empreinte %d de la preuve n'est pas de 32 octets en hexadécimal minuscule"},
 
 	// Audit and rngverify log.
 	MsgFollowedCheckpoint: {"followed checkpoint: %s",
