@@ -264,10 +264,15 @@ func FuzzReplies(f *testing.F) {
 		}
 		pass := true
 		for i, rc := range rcs {
-			w := receipt.VerifyReceipt(receipt.Marshal(rc), anchors)
+			conv := receipt.Marshal(rc)
+			if lossy(conv) {
+				pass = pass && v.Parts[i].Status() == verdict.StatusPass
+				continue
+			}
+			w := receipt.VerifyReceipt(conv, anchors)
 			got, _ := json.Marshal(v.Parts[i].Checks)
 			want, _ := json.Marshal(w.Checks)
-			if !bytes.Equal(got, want) {
+			if !bytes.Equal(nativeFields(got), want) {
 				t.Fatalf("receipt %d verifies unlike its conversion:\n%s\n---\n%s", i, v.Parts[i].Text("en"), w.Text("en"))
 			}
 			pass = pass && w.Status() == verdict.StatusPass
@@ -298,11 +303,15 @@ func FuzzFromProtoJSON(f *testing.F) {
 			return
 		}
 		var m map[string]json.RawMessage
-		if json.Unmarshal(b, &m) != nil || m["leafHash"] == nil || m["type"] != nil {
+		if json.Unmarshal(b, &m) != nil || m["leafHash"] == nil || m["record"] == nil || m["type"] != nil {
 			return // not read as protojson by VerifyReceipt
 		}
-		v, w := receipt.VerifyReceipt(b, anchors), receipt.VerifyReceipt(receipt.Marshal(r), anchors)
-		if !bytes.Equal(v.JSON(), w.JSON()) {
+		conv := receipt.Marshal(r)
+		if lossy(conv) {
+			return
+		}
+		v, w := receipt.VerifyReceipt(b, anchors), receipt.VerifyReceipt(conv, anchors)
+		if !bytes.Equal(nativeFields(v.JSON()), w.JSON()) {
 			t.Fatalf("protojson receipt verifies unlike its conversion:\n%s\n---\n%s", v.JSON(), w.JSON())
 		}
 	})
@@ -418,4 +427,22 @@ func FuzzVerifyCertificate(f *testing.F) {
 			}
 		}
 	})
+}
+
+// nativeFields is a verdict of a daemon receipt (protobuf JSON) with its
+// VRF key's field names as its conversion (receipt.Marshal) spells them:
+// the reasons name the field of the form read, the only way the two
+// verdicts may differ.
+func nativeFields(b []byte) []byte {
+	b = bytes.ReplaceAll(b, []byte("vrfPublicKey"), []byte("vrf_key.public_key"))
+	return bytes.ReplaceAll(b, []byte("vrfSuite"), []byte("vrf_key.suite"))
+}
+
+// lossy says whether a conversion (receipt.Marshal) of a daemon receipt
+// lost bytes: a record or checkpoint is bytes in the daemon's reply, and
+// what is not UTF-8 cannot be carried by the conversion's JSON strings
+// (encoding/json puts U+FFFD in its place), so the conversion is another
+// document, whose verdict's wording may differ.
+func lossy(conv []byte) bool {
+	return bytes.Contains(conv, []byte("\\ufffd")) || bytes.Contains(conv, []byte("\xef\xbf\xbd"))
 }
