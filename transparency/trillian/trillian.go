@@ -64,6 +64,11 @@
 // Config.Resync an outage fails the log closed until it is reopened. A
 // security failure (ErrSecurity: below) never recovers.
 //
+// While the log is idle, a probe reads the root every
+// Config.HealthInterval without a root read, so that Health reports a log
+// server or database that stopped answering before a draw is refused; the
+// probe never fails the log closed, nor accepts the root it reads.
+//
 // # Checkpoints
 //
 // Trillian v1.8 returns unsigned log roots. The appliance signs the
@@ -126,6 +131,10 @@ import (
 // DefaultPollInterval is how often the root is polled while appends wait.
 const DefaultPollInterval = 5 * time.Millisecond
 
+// DefaultHealthInterval is how often an idle log reads Trillian's root to
+// keep Health current (Config.HealthInterval).
+const DefaultHealthInterval = 5 * time.Second
+
 // DefaultAppendTimeout bounds an Append (QueueLeaf and the wait for the
 // signer to integrate the leaf).
 const DefaultAppendTimeout = 30 * time.Second
@@ -174,6 +183,20 @@ type Config struct {
 	StateFile string
 	// RPCTimeout bounds each Trillian call (default 10 s).
 	RPCTimeout time.Duration
+	// HealthInterval is how often the health probe reads Trillian's root
+	// (GetLatestSignedLogRoot, bounded by HealthInterval and RPCTimeout)
+	// while no root was read for that long — no append, checkpoint or
+	// follower poll succeeded meanwhile (default DefaultHealthInterval).
+	// A probe that fails makes Health return its error (the log server or
+	// its database down, stalled or unreachable) until a root read
+	// succeeds, so that an idle appliance reports an outage before a draw
+	// is refused. It never fails the log closed, nor accepts the root it
+	// reads: a root below one already seen, or another root for the size
+	// last signed, is reported by Health and left to the next append or
+	// checkpoint (checkRoot, sign). A stopped signer alone is not seen by
+	// it (the log server still answers, the root does not grow): the next
+	// append reports it (AppendTimeout).
+	HealthInterval time.Duration
 	// AppendTimeout bounds a whole Append, whatever its context (default
 	// DefaultAppendTimeout): rngd appends with a context that is never
 	// cancelled, so with the signer stopped an append would otherwise
@@ -282,6 +305,8 @@ type Log struct {
 	// starts).
 	recWG sync.WaitGroup
 	bg    context.Context
+	// probeWG counts the health probe (Close waits for it).
+	probeWG sync.WaitGroup
 
 	// tileMu guards tileRoots: the roots of full tiles, by level and
 	// index, computed for tiles of the level above (tiles.go).
@@ -304,6 +329,8 @@ type Log struct {
 	resyncing bool                   // Config.Resync runs: checkpoints are served, appends are not
 	roots     map[uint64]tlog.Hash   // roots authenticated against cp (verify.go)
 	pending   [][]byte               // leaves that may be queued, unacknowledged: read by Open or the recovery, or kept without StateFile (pending.go)
+	rootRead  time.Time              // when a root was last read (any caller): the probe waits for HealthInterval without one
+	probeErr  error                  // the health probe's failure, until a root is read: Health reports it (never fails the log)
 }
 
 var _ transparency.Log = (*Log)(nil)
@@ -327,6 +354,12 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	}
 	if cfg.PendingTimeout == 0 {
 		cfg.PendingTimeout = DefaultPendingTimeout
+	}
+	if cfg.HealthInterval == 0 {
+		cfg.HealthInterval = DefaultHealthInterval
+	}
+	if cfg.HealthInterval < 0 {
+		return nil, fmt.Errorf("trillian: Config.HealthInterval %v: want a positive duration", cfg.HealthInterval)
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -398,6 +431,8 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		<-l.done
 		return nil, err
 	}
+	l.probeWG.Add(1)
+	go l.probe(bg)
 	return l, nil
 }
 
@@ -419,6 +454,15 @@ func (l *Log) rpcCtx(ctx context.Context) (context.Context, context.CancelFunc) 
 
 // root reads Trillian's latest (unsigned) log root.
 func (l *Log) root(ctx context.Context) (*types.LogRootV1, error) {
+	r, err := l.readRoot(ctx)
+	if err == nil {
+		l.answered()
+	}
+	return r, err
+}
+
+// readRoot is root without answered: the health probe's read.
+func (l *Log) readRoot(ctx context.Context) (*types.LogRootV1, error) {
 	ctx, cancel := l.rpcCtx(ctx)
 	defer cancel()
 	resp, err := l.client.GetLatestSignedLogRoot(ctx, &tpb.GetLatestSignedLogRootRequest{LogId: l.cfg.TreeID})
@@ -438,6 +482,87 @@ func (l *Log) root(ctx context.Context) (*types.LogRootV1, error) {
 		return nil, fmt.Errorf("trillian: %w: log root of %d leaves, beyond any log (%d)", transparency.ErrUnavailable, r.TreeSize, uint64(vcheckpoint.MaxTreeSize))
 	}
 	return &r, nil
+}
+
+// answered records a root read: Trillian's log server and database
+// answer, so the health probe's failure, if any, is over (a root below
+// the floor is for the reader's checkRoot to judge).
+func (l *Log) answered() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.rootRead = time.Now()
+	if l.probeErr != nil {
+		l.probeErr = nil
+		l.cfg.Logger.Info("trillian: the log server answers again (a root was read)")
+	}
+}
+
+// probe keeps Health current while the log is idle (Config.HealthInterval):
+// every interval without a root read, it reads one. Its failure is
+// Health's until a root is read again (answered); it never fails the log
+// closed and never accepts the root it reads (probeOnce). It stops with
+// Close (ctx).
+func (l *Log) probe(ctx context.Context) {
+	defer l.probeWG.Done()
+	t := time.NewTicker(l.cfg.HealthInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		l.mu.Lock()
+		// A log failed closed reports its failure, and its recovery
+		// reads roots; appends that wait have the follower poll.
+		due := l.failed == nil && l.nwait == 0 && time.Since(l.rootRead) >= l.cfg.HealthInterval
+		l.mu.Unlock()
+		if !due {
+			continue
+		}
+		err := l.probeOnce(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		l.mu.Lock()
+		switch {
+		case err != nil && l.probeErr == nil:
+			l.cfg.Logger.Warn("trillian: health probe failed: the log is not failed closed, but appends would fail; Health reports it until a root is read", "err", err)
+		case err == nil && l.probeErr != nil:
+			l.cfg.Logger.Info("trillian: health probe succeeds again")
+		}
+		l.probeErr = err
+		if err == nil {
+			l.rootRead = time.Now()
+		}
+		l.mu.Unlock()
+	}
+}
+
+// probeOnce reads the root, bounded by Config.HealthInterval, and checks
+// it against what the log has seen without accepting it: neither seen nor
+// the checkpoint changes, and a root below the floor, or another root for
+// the size last signed, is only reported (the next append or checkpoint
+// re-reads it, and checkRoot or sign decide: replica lag, or a rollback or
+// fork that fails the log closed).
+func (l *Log) probeOnce(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, l.cfg.HealthInterval)
+	defer cancel()
+	root, err := l.readRoot(ctx)
+	if err != nil {
+		return fmt.Errorf("trillian: health probe: the log server or its database did not answer (tree %d, within %v): %w", l.cfg.TreeID, min(l.cfg.HealthInterval, l.cfg.RPCTimeout), err)
+	}
+	floor := l.floor()
+	l.mu.Lock()
+	cp := l.cp
+	l.mu.Unlock()
+	switch {
+	case root.TreeSize < floor:
+		return fmt.Errorf("trillian: %w: health probe: tree %d: root of %d leaves below the %d already seen (a lagging replica, or a rollback: the next append or checkpoint decides)", transparency.ErrUnavailable, l.cfg.TreeID, root.TreeSize, floor)
+	case cp != nil && root.TreeSize == cp.Size && !bytes.Equal(root.RootHash, cp.Hash[:]):
+		return fmt.Errorf("trillian: %w: health probe: tree %d: another root for tree size %d than the one signed (the next append or checkpoint decides)", transparency.ErrUnavailable, l.cfg.TreeID, cp.Size)
+	}
+	return nil
 }
 
 // floor is the largest tree size seen so far: signed, or read by the
@@ -1453,9 +1578,19 @@ func (l *Log) VerifierKeys() []string { return l.vkeys }
 func (l *Log) Stats() transparency.Stats { return l.meter.Stats() }
 
 // Health implements transparency.Health: the rollback, fork, timed-out
-// append or other failure that failed the log closed, nil while it takes
-// appends — again, once the recovery ended an outage (Config.Resync).
-func (l *Log) Health() error { return l.failure() }
+// append or other failure that failed the log closed; else, while idle,
+// the health probe's failure (Config.HealthInterval: the log server or
+// its database not answering), until a root is read again; nil while it
+// takes appends — again, once the recovery ended an outage
+// (Config.Resync).
+func (l *Log) Health() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.failed != nil {
+		return l.failed
+	}
+	return l.probeErr
+}
 
 // Close implements transparency.Log. Appends still waiting return
 // ErrClosed (their leaves are queued in Trillian and will be integrated, but
@@ -1474,6 +1609,7 @@ func (l *Log) Close() error {
 	l.mu.Unlock()
 	l.cancel()
 	<-l.done
+	l.probeWG.Wait()
 	l.inflight.Wait()
 	// The recovery's attempt ends with the follower (its waits) and ctx.
 	l.recWG.Wait()
