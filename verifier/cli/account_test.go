@@ -93,7 +93,7 @@ func TestFreezeCommandAccount(t *testing.T) {
 			"account zed: not in the frozen entrant list of bonus-crescendo/1 (entrants: 5; the list hashes to the frozen root)",
 			"account zed: 2016-06-16: counted (cents): 0, minimum 1200: below the minimum",
 			"account zed: stake rows counted: 0, not counted or rejected: 0",
-			"account zed: why: no stake of it counted on the draw's days",
+			"account zed: why: no row of the stake files names this account (is it the id the operator's files use?)",
 		}},
 	} {
 		var extra []string
@@ -207,8 +207,8 @@ func TestAccountFrench(t *testing.T) {
 		outs = append(outs, out+errs)
 	}
 
-	// Files giving the frozen list, with more rows of frank's and gus's,
-	// and frank closed after the draw date, gus at an unknown date.
+	// Files giving the frozen list, with more rows of frank's, gus's and
+	// hank's, and frank closed after the draw date, gus at an unknown date.
 	file, err := os.ReadFile(freezeInputsFile)
 	if err != nil {
 		t.Fatal(err)
@@ -219,6 +219,7 @@ func TestAccountFrench(t *testing.T) {
 	for i := range promo.MaxAccountRows {
 		more += "f" + strings.Repeat("x", i+1) + ",frank,2016-06-10T10:00:00+02:00,loto,100,web\n"
 	}
+	more += "h1,hank,2016-06-16T10:00:00+02:00,loto,5000,retail\n" // hank: a row, none counted
 	closed := "account,closed_at\nmallory,2016-06-18T10:00:00+02:00\nfrank,2016-06-25T10:00:00+02:00\ngus,\n"
 	rulesFile, err := os.ReadFile("../../examples/bonus-crescendo.yaml")
 	if err != nil {
@@ -237,7 +238,7 @@ func TestAccountFrench(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, account := range []string{"frank", "gus"} {
+	for _, account := range []string{"frank", "gus", "hank"} {
 		re, err := stakes.RecomputeAccount(context.Background(), rules, []stakes.File{{Name: "stakes-1.csv", R: strings.NewReader(string(s1) + more)}, {Name: "stakes-2.csv", R: strings.NewReader(string(s2))}},
 			&stakes.File{Name: "closed.csv", R: strings.NewReader(closed)}, account)
 		if err != nil {
@@ -270,6 +271,10 @@ func TestAccountFrench(t *testing.T) {
 			if !strings.Contains(en, "account gus: closed at an unknown date (counted as before everything), so by the draw date 2016-06-21: the closure withholds it from the draw") ||
 				!strings.Contains(en, "account gus: why: it took part, but its account was closed by the draw date") {
 				t.Errorf("gus:\n%s", en)
+			}
+		case "hank": // a row, not counted: its stakes did not count, not "no row names it"
+			if !strings.Contains(en, "account hank: why: no stake of it counted on the draw's days") {
+				t.Errorf("hank:\n%s", en)
 			}
 		}
 	}

@@ -89,6 +89,12 @@ func accountFacts(v *verdict.Verdict, res *promo.FreezeVerified, list *promo.Ent
 	case promo.WhyEntrant:
 		fact(verdict.MsgAccountWhyEntrant)
 	case promo.WhyNoStake:
+		if r := st.Rows; r != nil && r.Counted == 0 && len(r.Rows) == 0 && r.More == 0 {
+			// No row names it at all: likely a mistyped id, not a
+			// player whose stakes did not count.
+			fact(verdict.MsgAccountWhyNoRow)
+			break
+		}
 		fact(verdict.MsgAccountWhyNoStake)
 	case promo.WhyBelowMinimum:
 		fact(verdict.MsgAccountWhyBelow)

@@ -2865,6 +2865,8 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"clos le %s, après la date du tirage, %s : la clôture ne l'écarte pas"},
 	MsgAccountWhyNoStake: {"why: no stake of it counted on the draw's days",
 		"pourquoi : aucune de ses mises n'a compté les jours du tirage"},
+	MsgAccountWhyNoRow: {"why: no row of the stake files names this account (is it the id the operator's files use?)",
+		"pourquoi : aucune ligne des fichiers de mises ne nomme ce compte (est-ce l'identifiant qu'emploient les fichiers de l'exploitant ?)"},
 	MsgAccountWhyBelow: {"why: its counted stakes stayed below the minimum on every day of the draw",
 		"pourquoi : ses mises comptées sont restées sous le minimum chacun des jours du tirage"},
 	MsgAccountWhyClosed: {"why: it took part, but its account was closed by the draw date",
@@ -3199,6 +3201,7 @@ const (
 	MsgAccountClosedUnknown MsgID = "account-closed-unknown"
 	MsgAccountClosedAfter   MsgID = "account-closed-after"
 	MsgAccountWhyNoStake    MsgID = "account-why-no-stake"
+	MsgAccountWhyNoRow      MsgID = "account-why-no-row"
 	MsgAccountWhyBelow      MsgID = "account-why-below"
 	MsgAccountWhyClosed     MsgID = "account-why-closed"
 	MsgAccountWhyEntrant    MsgID = "account-why-entrant"
