@@ -93,7 +93,7 @@ var (
 	descFailures = prometheus.NewDesc("tirage_log_append_failures_total", "Appends refused because the log backend failed (each one is a refused draw).", nil, nil)
 	descInFlight = prometheus.NewDesc("tirage_log_append_queue_depth", "Appends waiting to be durably sequenced.", nil, nil)
 	descLatency  = prometheus.NewDesc("tirage_log_append_latency_seconds", "Time from Append to durable sequencing.", nil, nil)
-	descUp       = prometheus.NewDesc("tirage_log_up", "1 while the transparency log takes appends, 0 while it has failed closed and refuses every draw (an outage, or an integrity failure).", nil, nil)
+	descUp       = prometheus.NewDesc("tirage_log_up", "1 while the transparency log takes appends, 0 while it has failed (an outage, an integrity failure, or a Trillian backend whose health probe finds it not answering) and draws are refused.", nil, nil)
 )
 
 type collector struct{ l Log }

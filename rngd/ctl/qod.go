@@ -91,7 +91,7 @@ func runQoD(ctx context.Context, env Env) int {
 		}
 		logState := ""
 		if s.LogFailure != "" {
-			logState = "\nlog FAILED CLOSED, every draw refused: " + s.LogFailure
+			logState = "\nlog FAILED, every draw refused: " + s.LogFailure
 		}
 		for _, f := range []struct{ what, why string }{
 			{"entropy FAILED, every start refused (rngctl entropy status): ", s.EntropyFailure},

@@ -59,7 +59,7 @@ func TestQoDStatusLogFailure(t *testing.T) {
 	}{
 		{"", "log tirage.test/log size 7\nunfinished games 2, of which 1 past their deadline in their refund grace (rngctl qod list-expired)\n"},
 		{"trillian: transparency log unavailable: leaf not integrated within 30s",
-			"log tirage.test/log size 7\nlog FAILED CLOSED, every draw refused: trillian: transparency log unavailable: leaf not integrated within 30s\nunfinished games 2, of which 1 past their deadline in their refund grace (rngctl qod list-expired)\n"},
+			"log tirage.test/log size 7\nlog FAILED, every draw refused: trillian: transparency log unavailable: leaf not integrated within 30s\nunfinished games 2, of which 1 past their deadline in their refund grace (rngctl qod list-expired)\n"},
 	} {
 		code, out, errs := runFixed(t, fixedAdmin{status: &adminv1.StatusResponse{Version: "test", LogOrigin: "tirage.test/log", LogSize: 7,
 			GamesUnfinished: 2, GamesInRefundGrace: 1, LogFailure: c.failure}}, "qod", "status")
