@@ -250,6 +250,12 @@ func loadPool(caFile string) (*x509.CertPool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("couldn't read the ca bundle: %w", err)
 	}
+	return poolFrom(pem, caFile)
+}
+
+// poolFrom is the pool of the certificates of the ca bundle caFile, read
+// as pem.
+func poolFrom(pem []byte, caFile string) (*x509.CertPool, error) {
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(pem) {
 		return nil, fmt.Errorf("no certificate in the ca bundle %s", caFile)

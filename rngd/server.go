@@ -174,9 +174,9 @@ func serverTLS(c GRPCConfig) (*tls.Config, error) {
 // hundred certificates fits).
 const maxTLSFile = 1 << 20
 
-// readKeyFile reads a private key file that only its owner, root or rngd's
-// user, may access (SecretFileOpen: a regular file or FIFO open to group or
-// others is refused). Its errors hold no path and nothing of the file.
+// readKeyFile reads a private key file, a regular file (ReadStat) that
+// only its owner, root or rngd's user, may access (SecretFileOpen). Its
+// errors hold no path and nothing of the file.
 func readKeyFile(path string) ([]byte, error) {
 	b, fi, err := boundedfile.ReadStat(path, maxTLSFile)
 	if err != nil {
@@ -206,11 +206,7 @@ func loadTrustedPool(caFile string) (*x509.CertPool, error) {
 	if err := boundedfile.CheckWriters(fi, "the ca bundle "+caFile, "add a CA of their own", "go-w it"); err != nil {
 		return nil, err
 	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(b) {
-		return nil, fmt.Errorf("no certificate in the ca bundle %s", caFile)
-	}
-	return pool, nil
+	return poolFrom(b, caFile)
 }
 
 // streamWorkers is how many goroutines of each TCP listener's server serve

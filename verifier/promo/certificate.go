@@ -640,15 +640,25 @@ func checkInclusion(tree tlog.Tree, r LoggedRecord) error {
 func parseProof(p []string) (tlog.RecordProof, error) {
 	out := make(tlog.RecordProof, len(p))
 	for i, s := range p {
-		// Lowercase only, as every hash of a promotion document: one
-		// spelling per proof.
-		b, err := hex.DecodeString(s)
-		if err != nil || len(b) != tlog.HashSize || hex.EncodeToString(b) != s {
+		h, ok := parseHash(s)
+		if !ok {
 			return nil, verdict.Errorf(verdict.MsgPromoProofHex, i)
 		}
-		copy(out[i][:], b)
+		out[i] = h
 	}
 	return out, nil
+}
+
+// parseHash reads a hash of a proof: 64 lowercase hex digits only, as
+// every hash of a promotion document (one spelling per proof).
+func parseHash(s string) (tlog.Hash, bool) {
+	var h tlog.Hash
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != tlog.HashSize || hex.EncodeToString(b) != s {
+		return h, false
+	}
+	copy(h[:], b)
+	return h, true
 }
 
 // CertificateInput is what the appliance gathers to certify a draw.

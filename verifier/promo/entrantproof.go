@@ -144,11 +144,11 @@ func VerifyEntrantProof(file []byte, a Anchors) (*EntrantVerified, error) {
 	}
 	proof := make(tlog.RecordProof, len(p.Proof))
 	for i, s := range p.Proof {
-		b, err := hex.DecodeString(s)
-		if err != nil || len(b) != tlog.HashSize {
+		h, ok := parseHash(s)
+		if !ok {
 			return nil, fail(CheckEntrantInclusion, verdict.MsgEntrantProofHex, i)
 		}
-		copy(proof[i][:], b)
+		proof[i] = h
 	}
 	d := EntrantDataV2(f.Draw, p.Account, salt)
 	leaf := tlog.RecordHash(d[:])

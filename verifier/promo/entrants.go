@@ -109,13 +109,8 @@ func Canonicalize(accounts []string) []string {
 func EntrantData(key [32]byte, draw, account string) [32]byte {
 	m := hmac.New(sha256.New, key[:])
 	m.Write([]byte(entrantDomain))
-	var l [4]byte
-	binary.BigEndian.PutUint32(l[:], uint32(len(draw)))
-	m.Write(l[:])
-	m.Write([]byte(draw))
-	binary.BigEndian.PutUint32(l[:], uint32(len(account)))
-	m.Write(l[:])
-	m.Write([]byte(account))
+	writeLP(m, draw)
+	writeLP(m, account)
 	var out [32]byte
 	m.Sum(out[:0])
 	return out
