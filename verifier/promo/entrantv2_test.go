@@ -241,6 +241,8 @@ func TestEntrantProofTampered(t *testing.T) {
 		{"proof", edit(func(q *EntrantProof) { q.Proof[0] = flip(q.Proof[0]) }), CheckEntrantInclusion, verdict.MsgEntrantNotIn},
 		{"proof cut", edit(func(q *EntrantProof) { q.Proof = q.Proof[1:] }), CheckEntrantInclusion, verdict.MsgEntrantNotIn},
 		{"proof hex", edit(func(q *EntrantProof) { q.Proof[0] = "zz" }), CheckEntrantInclusion, verdict.MsgEntrantProofHex},
+		// The same hash spelled in upper case: one spelling per proof.
+		{"proof upper case", edit(func(q *EntrantProof) { q.Proof[0] = "A" + strings.Repeat("0", 63) }), CheckEntrantInclusion, verdict.MsgEntrantProofHex},
 		{"count", edit(func(q *EntrantProof) { q.Count = 8 }), CheckEntrantInclusion, verdict.MsgEntrantField},
 		{"draw", edit(func(q *EntrantProof) { q.Draw = "bonus-crescendo/2" }), CheckEntrantInclusion, verdict.MsgEntrantField},
 		{"salt short", edit(func(q *EntrantProof) { q.Salt = q.Salt[2:] }), CheckReceiptFormat, verdict.MsgEntrantSalt},
