@@ -54,7 +54,10 @@ type Eligibility struct {
 
 	// Participants[i] is how many accounts reached day i's minimum.
 	Participants []int
-	// WithheldECredits[i] is how many of them were closed by the payment deadline.
+	// WithheldECredits[i] is how many of them were closed by the payment
+	// deadline: the e-credits withheld, 0 on a day that pays none
+	// (e_credit_cents 0). Participants[i] is the e-credits paid (ECredits)
+	// plus those withheld, on a day that pays one.
 	WithheldECredits []int
 	// WithheldEntries[j] is how many participants of draw j's days were
 	// closed by the draw date.
@@ -96,7 +99,7 @@ func (t *Tally) Eligibility(closed Closed) *Eligibility {
 				continue
 			}
 			e.Participants[i]++
-			if isClosed && closedAt.Before(deadlines[i]) {
+			if r.Days[i].ECreditCents > 0 && isClosed && closedAt.Before(deadlines[i]) {
 				e.WithheldECredits[i]++
 			}
 		}
