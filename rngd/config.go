@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"tirage.fr/tirage/rngd/entropy"
+	"tirage.fr/tirage/rngd/entropy/drbg"
 	"tirage.fr/tirage/rngd/internal/witnesspolicy"
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/tilelog"
@@ -1044,6 +1045,9 @@ func (e *EntropyConfig) check(dev bool) error {
 	}
 	if e.ReseedRequests > math.MaxInt64 { // a negative TOML integer, wrapped
 		return fmt.Errorf("config entropy.reseed_requests = %d: want a positive count", int64(e.ReseedRequests))
+	}
+	if e.ReseedRequests > drbg.ReseedLimit {
+		return fmt.Errorf("config entropy.reseed_requests = %d: want at most 2^48 = %d, HMAC_DRBG's reseed interval (SP 800-90A Table 2)", e.ReseedRequests, uint64(drbg.ReseedLimit))
 	}
 	if err := positive("entropy.reseed_interval", &e.ReseedInterval, time.Minute); err != nil {
 		return err

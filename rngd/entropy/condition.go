@@ -22,8 +22,12 @@ type rawInput struct {
 // each prefixed by its name and length so that no two different inputs
 // encode alike. It returns outLen bytes: Y_j = HMAC(K, j || outLen || input)
 // for j = 1, 2, …, truncated. Per §3.1.5.1.2 the output carries at most
-// min(h_in, 8·outLen) bits of entropy, where h_in is the entropy credited to
-// the inputs; the caller sizes inputs so that h_in meets its requirement.
+// min(h_in, 8·outLen, 256) bits of entropy, where h_in is the entropy
+// credited to the inputs and 256 the narrowest internal width nw of
+// SHA-256 (Output_Entropy works with n = min(n_out, nw)): however long the
+// output, it carries at most 256 bits, and full entropy for a 256-bit output
+// needs h_in ≥ 320. The caller sizes inputs so that h_in meets its
+// requirement.
 func condition(inputs []rawInput, outLen int) []byte {
 	out := make([]byte, 0, outLen+sha256.Size)
 	var n [4]byte

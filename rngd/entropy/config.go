@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"math"
 	"time"
+
+	"tirage.fr/tirage/rngd/entropy/drbg"
 )
 
 // Defaults, chosen conservatively.
@@ -13,10 +15,13 @@ const (
 	// DefaultAlpha is the false-alarm probability per health test and sample
 	// (SP 800-90B §4.4 recommends 2^-20 ≤ α ≤ 2^-40).
 	DefaultAlpha = 0x1p-30
-	// DefaultRequiredEntropy is the credited entropy, in bits, each seed must
-	// carry: 1.5 × the DRBG's 256-bit security strength, as SP 800-90A
-	// §8.6.7 asks of entropy input and nonce taken together. At least
-	// MinRequiredEntropy.
+	// DefaultRequiredEntropy is the credited entropy, in bits, the raw input
+	// of each seed must carry (h_in of the conditioning component): a margin
+	// over MinRequiredEntropy. The conditioned seed carries at most 256 bits
+	// whatever h_in (SP 800-90B §3.1.5.1.2 caps h_out at the narrowest
+	// internal width, 256 for SHA-256), which is the entropy input the
+	// DRBG's 256-bit security strength needs (SP 800-90A §10.1.2.3); it is
+	// not 1.5 × that strength of entropy in the seed.
 	DefaultRequiredEntropy = 384
 	// MinRequiredEntropy is the least RequiredEntropy: the conditioning
 	// component (HMAC-SHA-256, output blocks of 256 bits) gives a 256-bit
@@ -85,7 +90,8 @@ type Config struct {
 	// (default 384, minimum MinRequiredEntropy: 320).
 	RequiredEntropy int
 	// ReseedRequests is the number of DRBG requests after which the DRBG is
-	// reseeded (default 1024). A request is one SP 800-90A generate call,
+	// reseeded (default 1024, at most 2^48: SP 800-90A's reseed_interval
+	// for HMAC_DRBG). A request is one SP 800-90A generate call,
 	// of at most 64 KiB: a Read of up to 64 KiB is one request, a longer
 	// Read is ⌈len(p) / 64 KiB⌉ and may reseed between them (see Read).
 	ReseedRequests uint64
@@ -97,7 +103,7 @@ type Config struct {
 	// of a longer one; each Read then costs a full seed from the hardware.
 	PredictionResistance bool
 	// Personalization is the DRBG's personalization string (SP 800-90A
-	// §8.7.1), e.g. the appliance's identity. Not secret.
+	// §8.7.1), e.g. the appliance's identity, at most 64 KiB. Not secret.
 	Personalization []byte
 	// Logger receives health events and reseed failures. Default: discard.
 	Logger *slog.Logger
@@ -116,6 +122,10 @@ type Config struct {
 	// clock as Clock (default time.After); tests inject one to fire the read
 	// deadline without waiting.
 	After func(d time.Duration) <-chan time.Time
+
+	// selfTest is the DRBG's known-answer self-test (default
+	// drbg.SelfTest); tests inject a failing one.
+	selfTest func() error
 }
 
 func (c *Config) withDefaults() (Config, error) {
@@ -135,6 +145,14 @@ func (c *Config) withDefaults() (Config, error) {
 	if n.ReseedRequests == 0 {
 		n.ReseedRequests = DefaultReseedRequests
 	}
+	if n.ReseedRequests > drbg.ReseedLimit {
+		// Beyond it the DRBG would refuse to generate (reseed required)
+		// before the Generator's schedule reseeds it.
+		return n, fmt.Errorf("entropy: config ReseedRequests = %d, want at most 2^48 (HMAC_DRBG's reseed_interval, SP 800-90A Table 2)", n.ReseedRequests)
+	}
+	if len(n.Personalization) > drbg.MaxInput {
+		return n, fmt.Errorf("entropy: config Personalization is %d bytes, want at most %d", len(n.Personalization), drbg.MaxInput)
+	}
 	if n.ReseedInterval == 0 {
 		n.ReseedInterval = DefaultReseedInterval
 	}
@@ -149,6 +167,9 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	if n.After == nil {
 		n.After = time.After
+	}
+	if n.selfTest == nil {
+		n.selfTest = drbg.SelfTest
 	}
 	if n.Logger == nil {
 		n.Logger = slog.New(slog.DiscardHandler)

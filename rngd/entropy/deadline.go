@@ -58,7 +58,7 @@ func (s *stallGuard) start(n int) {
 	s.inflight = p
 	src := s.src
 	go func() {
-		p.n, p.err = io.ReadFull(src, p.buf)
+		p.n, p.err = readSource(src, p.buf)
 		close(p.done)
 	}()
 }

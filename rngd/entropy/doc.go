@@ -61,6 +61,9 @@
 // before every request with PredictionResistance. A request is one SP
 // 800-90A generate call of at most 64 KiB: a Read of up to 64 KiB is one, a
 // longer Read is served in 64 KiB requests and counts each of them.
+// Before every instantiation and reseed the DRBG passes its known-answer
+// self-test (SP 800-90A §11.3, drbg.SelfTest); a failure refuses draws
+// (ErrSelfTest) until an operator Retest passes it again.
 //
 // No seed, raw sample or DRBG state appears in an error, a log line or a
 // metric.

@@ -24,6 +24,12 @@ import (
 // also holds a *HealthError per failed source.
 var ErrUnhealthy = errors.New("entropy unhealthy")
 
+// ErrSelfTest means the DRBG failed its known-answer self-test (SP 800-90A
+// §11.3), which runs before every instantiation and reseed: the error also
+// wraps ErrUnhealthy, and the Generator refuses draws, with the alarm, until
+// an operator Retest passes the self-test again.
+var ErrSelfTest = drbg.ErrSelfTest
+
 // ErrClosed is returned after Close.
 var ErrClosed = errors.New("entropy: generator closed")
 
@@ -98,7 +104,10 @@ type Generator struct {
 	seeds    uint64 // number of (re)seeds, part of the instantiation nonce
 	refusing bool   // the healthy sources fall short; logged once per episode
 	degraded bool   // a source failed, the others meet the requirement; logged once per episode
-	closed   bool
+	// selfTestErr is the DRBG's failed self-test, the error Read returns
+	// until a Retest passes it again (the error state of SP 800-90A §11.3).
+	selfTestErr error
+	closed      bool
 }
 
 // New opens the configured sources, runs the start-up health tests on every
@@ -296,8 +305,8 @@ func (g *Generator) status() []SourceStatus {
 // the start-up tests on every physical source, failed or not, marks each
 // healthy or failed by the outcome (a failed non-physical source: by
 // whether it reads again), and, if the healthy sources meet the
-// required entropy, instantiates a fresh DRBG from them. Nothing recovers
-// without it.
+// required entropy and the DRBG passes its self-test again, instantiates a
+// fresh DRBG from them. Nothing recovers without it.
 func (g *Generator) Retest(ctx context.Context) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -311,6 +320,7 @@ func (g *Generator) Retest(ctx context.Context) error {
 	if err := g.startup(ctx); err != nil {
 		return err
 	}
+	g.selfTestErr = nil // seed runs the self-test again
 	if g.drbg != nil {
 		g.drbg.Wipe()
 		g.drbg = nil
@@ -321,7 +331,8 @@ func (g *Generator) Retest(ctx context.Context) error {
 // Collectors returns the Prometheus collectors for the daemon to register.
 func (g *Generator) Collectors() []prometheus.Collector { return g.m.collectors() }
 
-// Close wipes the DRBG state and closes the sources New opened.
+// Close wipes the DRBG state and the raw samples the health tests keep,
+// and closes the sources New opened.
 func (g *Generator) Close() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -332,6 +343,11 @@ func (g *Generator) Close() error {
 	if g.drbg != nil {
 		g.drbg.Wipe()
 		g.drbg = nil
+	}
+	for _, st := range g.sources {
+		if st.health != nil {
+			st.health.Reset()
+		}
 	}
 	return g.closeSources()
 }
@@ -450,6 +466,10 @@ func (g *Generator) tally() (credited float64, failures []error, failed []string
 // requirement) and refusing. g.mu is held.
 func (g *Generator) healthy() error {
 	credited, failures, failed := g.tally()
+	if g.selfTestErr != nil {
+		g.m.healthy.Set(0)
+		return g.selfTestErr
+	}
 	if credited >= float64(g.cfg.RequiredEntropy) {
 		g.m.healthy.Set(1)
 		if g.refusing {
@@ -500,6 +520,17 @@ func (g *Generator) seed(instantiate bool) error {
 	if err := g.healthy(); err != nil {
 		return err
 	}
+	// SP 800-90A §11.3: known-answer tests before each instantiation and
+	// reseed; a failure is an error state that only a Retest leaves.
+	if err := g.cfg.selfTest(); err != nil {
+		if g.drbg != nil {
+			g.drbg.Wipe()
+			g.drbg = nil
+		}
+		g.selfTestErr = fmt.Errorf("entropy: the DRBG failed its known-answer self-test (SP 800-90A §11.3); draws refused until an operator retest: %w", errors.Join(ErrUnhealthy, err))
+		g.log.Error("entropy: the DRBG failed its known-answer self-test; draws refused until an operator retest", "err", err.Error())
+		return g.healthy()
+	}
 	var inputs []rawInput
 	defer func() {
 		for _, in := range inputs {
@@ -544,7 +575,9 @@ func (g *Generator) seed(instantiate bool) error {
 	now := g.cfg.Clock()
 	if instantiate || g.drbg == nil {
 		// The nonce (SP 800-90A §8.6.7): an instantiation counter and the
-		// time; the entropy input already carries the nonce's entropy.
+		// time. It is one that does not repeat (§8.6.7 b), not one with
+		// entropy: the conditioned entropy input carries at most 256 bits
+		// (condition), the security strength, and no more.
 		nonce := binary.BigEndian.AppendUint64(nil, g.seeds)
 		nonce = binary.BigEndian.AppendUint64(nonce, uint64(now.UnixNano()))
 		d, err := drbg.NewHMAC(material, nonce, g.cfg.Personalization)

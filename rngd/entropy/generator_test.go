@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -91,6 +92,15 @@ func (s *faultSource) Read(p []byte) (int, error) {
 	switch s.mode {
 	case "broken":
 		return 0, errors.New("device unplugged")
+	case "fault-with-data":
+		// A full buffer and an error: the device reports a fault along
+		// with its last samples.
+		for i := range p {
+			p[i] = byte(s.r.Uint32())
+		}
+		s.out.Write(p)
+		s.n += len(p)
+		return len(p), errors.New("device reports a fault")
 	case "stuck":
 		for i := range p {
 			p[i] = 0xa5
@@ -557,6 +567,9 @@ func TestConfigErrors(t *testing.T) {
 		{"only getrandom", func(c *Config) { c.Sources = []SourceConfig{{Kind: KindGetrandom}} }, "RequiredEntropy"},
 		{"duplicate", func(c *Config) { c.Sources = append(c.Sources, c.Sources[0]) }, "used twice"},
 		{"interval", func(c *Config) { c.ReseedInterval = -time.Second }, "ReseedInterval"},
+		// SP 800-90A Table 2: HMAC_DRBG's reseed_interval is at most 2^48.
+		{"reseed requests", func(c *Config) { c.ReseedRequests = drbg.ReseedLimit + 1 }, "ReseedRequests"},
+		{"personalization", func(c *Config) { c.Personalization = make([]byte, drbg.MaxInput+1) }, "Personalization"},
 	} {
 		c := good()
 		tc.mod(&c)
@@ -899,5 +912,207 @@ func TestDefaultSeedBytesBounded(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "Sources[0] (s)") || !strings.Contains(err.Error(), "more than 65536 raw bytes per seed") {
 			t.Errorf("MinEntropy %g: %v, want a refusal naming the source and the bound", h, err)
 		}
+	}
+}
+
+// TestSourceErrorWithFullRead: a source that fills the buffer and returns
+// an error (io.Reader allows both) reports a fault; its samples are not
+// used, the draw is refused and the alarm raised, as for any failed read.
+// io.ReadFull would take the full buffer and drop the error.
+func TestSourceErrorWithFullRead(t *testing.T) {
+	h := newHarness(t, 1, func(c *Config) { c.ReseedRequests = 1 })
+	buf := make([]byte, 32)
+	if _, err := h.g.Read(buf); err != nil {
+		t.Fatal(err)
+	}
+	h.srcs[0].set("fault-with-data")
+	n, err := h.g.Read(buf)
+	var he *HealthError
+	if !errors.As(err, &he) || he.Test != TestRead || !errors.Is(err, ErrUnhealthy) || n != 0 {
+		t.Fatalf("Read after the source reported a fault: n=%d err=%v, want a refused draw (read failure)", n, err)
+	}
+	if !bytes.Equal(buf, make([]byte, 32)) {
+		t.Error("refused Read left bytes in the buffer")
+	}
+	checkAlarm(t, h.g, "faultA", TestRead)
+}
+
+// emptySource returns (0, nil) for its first empty Reads, then samples.
+type emptySource struct {
+	empty int
+	r     *rand.Rand
+}
+
+func (s *emptySource) Name() string   { return "empty" }
+func (s *emptySource) Physical() bool { return true }
+func (s *emptySource) Read(p []byte) (int, error) {
+	if s.empty > 0 {
+		s.empty--
+		return 0, nil
+	}
+	for i := range p {
+		p[i] = byte(s.r.Uint32())
+	}
+	return len(p), nil
+}
+
+// TestSourceNoProgress: a source whose Read keeps returning nothing and no
+// error is a broken device (io.Reader discourages it); it fails its read
+// with io.ErrNoProgress after maxEmptyReads such reads in a row instead of
+// being polled in a busy loop until it answers (io.ReadFull never gives up).
+func TestSourceNoProgress(t *testing.T) {
+	src := &emptySource{r: rand.New(rand.NewChaCha8([32]byte{3}))}
+	g, err := New(Config{Sources: []SourceConfig{{Source: src, MinEntropy: 6}}, ReseedRequests: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	src.empty = maxEmptyReads - 1 // tolerated: data comes after
+	if _, err := g.Read(make([]byte, 32)); err != nil {
+		t.Fatalf("after %d empty reads then data: %v", maxEmptyReads-1, err)
+	}
+	src.empty = 10 * maxEmptyReads
+	_, err = g.Read(make([]byte, 32))
+	var he *HealthError
+	if !errors.As(err, &he) || he.Test != TestRead || !errors.Is(err, io.ErrNoProgress) {
+		t.Fatalf("Read from a source making no progress: %v, want a read failure wrapping io.ErrNoProgress", err)
+	}
+}
+
+// TestConcurrentReadsWhileReseedFails: eight goroutines draw (a reseed
+// before every request) while the only physical source breaks. Each
+// goroutine, once refused, stays refused; every refused read is zeroed and
+// counted; the failure is counted and logged once.
+func TestConcurrentReadsWhileReseedFails(t *testing.T) {
+	h := newHarness(t, 1, func(c *Config) { c.ReseedRequests = 1 })
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	refused := 0
+	for i := range 8 {
+		wg.Go(func() {
+			failed := false
+			for j := range 50 {
+				if i == 3 && j == 10 {
+					h.srcs[0].set("broken")
+				}
+				r := make([]byte, 32)
+				_, err := h.g.Read(r)
+				switch {
+				case err == nil && failed:
+					t.Error("a Read succeeded after a refused one")
+					return
+				case err != nil:
+					if !errors.Is(err, ErrUnhealthy) || !bytes.Equal(r, make([]byte, 32)) {
+						t.Errorf("refused Read: %v, buffer zeroed %v", err, bytes.Equal(r, make([]byte, 32)))
+					}
+					failed = true
+					mu.Lock()
+					refused++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if refused == 0 {
+		t.Fatal("no Read was refused")
+	}
+	checkAlarm(t, h.g, "faultA", TestRead)
+	if v := metricValue(t, h.g, "tirage_entropy_refused_reads_total"); v != float64(refused) {
+		t.Errorf("refused_reads_total = %v, want %d", v, refused)
+	}
+	if n := strings.Count(h.logs.String(), "source failed health test"); n != 1 {
+		t.Errorf("%d failure log lines, want 1", n)
+	}
+}
+
+// TestDRBGSelfTest: the DRBG's known-answer self-test (SP 800-90A §11.3)
+// runs before the instantiation in New and before every reseed; a failure
+// refuses New, or puts a running Generator in an error state: draws refused
+// (zeroed, counted) with ErrSelfTest and ErrUnhealthy, the alarm gauge at 0,
+// Healthy failing, one ERROR line, no recovery until a Retest passes it.
+func TestDRBGSelfTest(t *testing.T) {
+	broken := errors.New("returned bits differ")
+	failing := func() error { return fmt.Errorf("%w: %w", drbg.ErrSelfTest, broken) }
+	_, err := New(Config{Sources: []SourceConfig{{Source: newFaultSource("s", 1), MinEntropy: 6}}, selfTest: failing})
+	if !errors.Is(err, ErrSelfTest) || !errors.Is(err, ErrUnhealthy) {
+		t.Fatalf("New with a failing DRBG self-test: %v, want ErrSelfTest", err)
+	}
+
+	var mu sync.Mutex
+	fail := false
+	runs := 0
+	h := newHarness(t, 1, func(c *Config) {
+		c.ReseedRequests = 1
+		c.selfTest = func() error {
+			mu.Lock()
+			defer mu.Unlock()
+			runs++
+			if fail {
+				return failing()
+			}
+			return nil
+		}
+	})
+	buf := make([]byte, 32)
+	for range 2 { // the second Read reseeds
+		if _, err := h.g.Read(buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if runs != 2 {
+		t.Errorf("self-test ran %d times for an instantiation and a reseed, want 2", runs)
+	}
+	mu.Lock()
+	fail = true
+	mu.Unlock()
+	for range 3 {
+		n, err := h.g.Read(buf)
+		if n != 0 || !errors.Is(err, ErrSelfTest) || !errors.Is(err, ErrUnhealthy) || !bytes.Equal(buf, make([]byte, 32)) {
+			t.Fatalf("Read after a failed self-test: n=%d err=%v, want a refused, zeroed draw", n, err)
+		}
+	}
+	mu.Lock()
+	fail = false // the self-test would pass now: still no recovery without a retest
+	mu.Unlock()
+	if _, err := h.g.Read(buf); !errors.Is(err, ErrSelfTest) {
+		t.Fatalf("Read after the self-test failed once: %v, want refused until a retest", err)
+	}
+	if err := h.g.Healthy(); !errors.Is(err, ErrSelfTest) {
+		t.Errorf("Healthy: %v, want ErrSelfTest", err)
+	}
+	if v := metricValue(t, h.g, "tirage_entropy_generator_healthy"); v != 0 {
+		t.Errorf("generator_healthy = %v, want 0", v)
+	}
+	if v := metricValue(t, h.g, "tirage_entropy_refused_reads_total"); v != 4 {
+		t.Errorf("refused_reads_total = %v, want 4", v)
+	}
+	if n := strings.Count(h.logs.String(), "failed its known-answer self-test"); n != 1 {
+		t.Errorf("%d log lines about the self-test, want 1", n)
+	}
+	if err := h.g.Retest(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.g.Read(buf); err != nil {
+		t.Fatalf("Read after a retest: %v", err)
+	}
+	if v := metricValue(t, h.g, "tirage_entropy_generator_healthy"); v != 1 {
+		t.Errorf("generator_healthy after a retest = %v, want 1", v)
+	}
+}
+
+// TestCloseWipesSampleState: the health tests keep the last raw sample
+// (the RCT's run value) and the APT window's first sample, both part of a
+// seed's input; Close wipes them with the DRBG state.
+func TestCloseWipesSampleState(t *testing.T) {
+	h := newHarness(t, 1, nil)
+	ht := h.g.sources[0].health
+	out := h.srcs[0].produced()
+	if last := out[len(out)-1]; ht.rctA != last || last == 0 {
+		t.Fatalf("RCT value %#x, last sample %#x: the test's premise does not hold", ht.rctA, last)
+	}
+	h.g.Close()
+	if ht.rctA != 0 || ht.aptA != 0 || ht.rctB != 0 || ht.aptB != 0 {
+		t.Errorf("after Close the health tests still hold samples: RCT %#x, APT %#x", ht.rctA, ht.aptA)
 	}
 }

@@ -2,7 +2,6 @@ package entropy
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"math/big"
 	"sync"
@@ -30,8 +29,17 @@ const (
 // rctCutoff is the Repetition Count Test cutoff of SP 800-90B §4.4.1:
 // C = 1 + ceil(-log2(α) / H), for min-entropy H bits per sample and false
 // alarm probability α.
+//
+// A quotient within float64 rounding of an integer is that integer: H is
+// declared in decimal (0.7) and read as the nearest float64, and 21/0.7
+// comes out as 30.000000000000004, whose ceiling would raise the cutoff by
+// one over the standard's.
 func rctCutoff(h, alpha float64) int {
-	return 1 + int(math.Ceil(-math.Log2(alpha)/h))
+	x := -math.Log2(alpha) / h
+	if r := math.Round(x); math.Abs(x-r) <= 1e-9*r {
+		x = r
+	}
+	return 1 + int(math.Ceil(x))
 }
 
 // aptCutoff is the Adaptive Proportion Test cutoff of SP 800-90B §4.4.2 for
@@ -164,7 +172,7 @@ func (t *HealthTest) Reset() {
 func (t *HealthTest) Startup(src Source) error {
 	buf := make([]byte, t.startupBytes())
 	defer clear(buf)
-	if _, err := io.ReadFull(src, buf); err != nil {
+	if _, err := readSource(src, buf); err != nil {
 		return &HealthError{Source: t.source, Test: TestRead, Detail: "read failed during start-up tests", Err: err}
 	}
 	return t.startup(buf)

@@ -64,9 +64,35 @@ func TestRCTCutoff(t *testing.T) {
 		{8, 0x1p-20, 4}, // 1 + ⌈2.5⌉
 		{8, 0x1p-40, 6},
 		{2, 0x1p-30, 16},
+		// -log2(α)/H is an integer that float64 division rounds up
+		// (21/0.7 = 30.000000000000004): C = 1 + 30, not 1 + 31.
+		{0.7, 0x1p-21, 31},
+		{1.4, 0x1p-21, 16},
+		{0.35, 0x1p-21, 61},
 	} {
 		if got := rctCutoff(tc.h, tc.alpha); got != tc.want {
 			t.Errorf("H=%v α=%g: RCT cutoff %d, want %d", tc.h, tc.alpha, got, tc.want)
+		}
+	}
+}
+
+// TestCutoffsDocTable checks the cutoff table of docs/entropy.md (W = 512,
+// α = 2^-20 and 2^-30), recomputed independently with exact rational
+// arithmetic (Python fractions: C = 1 + ⌈-log2 α / H⌉; the smallest C with
+// P(Binomial(512, 2^-H) ≥ C) ≤ α).
+func TestCutoffsDocTable(t *testing.T) {
+	for _, tc := range []struct {
+		h              float64
+		e              int
+		wantRCT, wantC int
+	}{
+		{1, 20, 21, 311}, {2, 20, 11, 177}, {4, 20, 6, 62}, {6, 20, 5, 25}, {8, 20, 4, 13},
+		{1, 30, 31, 325}, {2, 30, 16, 190}, {4, 30, 9, 71}, {6, 30, 6, 31}, {8, 30, 5, 16},
+		{1, 40, 41, 336}, {3, 40, 15, 123}, {8, 40, 6, 19},
+	} {
+		a := math.Ldexp(1, -tc.e)
+		if r, c := rctCutoff(tc.h, a), aptCutoff(512, tc.h, a); r != tc.wantRCT || c != tc.wantC {
+			t.Errorf("H=%v α=2^-%d: RCT %d APT %d, want %d %d", tc.h, tc.e, r, c, tc.wantRCT, tc.wantC)
 		}
 	}
 }

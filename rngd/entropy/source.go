@@ -11,8 +11,9 @@ import (
 )
 
 // A Source produces raw samples: bytes, each an 8-bit sample for the health
-// tests. Read fills p completely or returns an error; a Source need not be
-// safe for concurrent use (the Generator serialises its calls).
+// tests. Read fills p completely or returns an error; any error fails the
+// read, even one returned with a full buffer. A Source need not be safe for
+// concurrent use (the Generator serialises its calls).
 type Source interface {
 	// Name identifies the source in metrics, logs and errors.
 	Name() string
@@ -132,6 +133,40 @@ func (s getrandomSource) Read(p []byte) (int, error) {
 			return n, fmt.Errorf("entropy: getrandom: %w", err)
 		}
 		n += m
+	}
+	return n, nil
+}
+
+// maxEmptyReads is the number of Reads in a row returning no bytes and no
+// error after which readSource gives up with io.ErrNoProgress (bufio's
+// limit too).
+const maxEmptyReads = 100
+
+// readSource fills p from src. Unlike io.ReadFull, any error fails the
+// read, even one returned with the last bytes (io.Reader allows both at
+// once): a source that reports a fault has not delivered samples to trust,
+// and io.ReadFull would drop the error. A source that returns no bytes and
+// no error maxEmptyReads times in a row fails with io.ErrNoProgress rather
+// than be polled in a busy loop.
+func readSource(src Source, p []byte) (int, error) {
+	n, empty := 0, 0
+	for n < len(p) {
+		m, err := src.Read(p[n:])
+		if m < 0 || m > len(p)-n {
+			return n, fmt.Errorf("entropy: source %s: Read returned %d bytes for a %d-byte buffer", src.Name(), m, len(p)-n)
+		}
+		n += m
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return n, err
+		}
+		if m > 0 {
+			empty = 0
+		} else if empty++; empty >= maxEmptyReads {
+			return n, io.ErrNoProgress
+		}
 	}
 	return n, nil
 }

@@ -9,6 +9,10 @@
 // resistance (§9.3.1 step 7) is the caller's choice: reseed with fresh entropy
 // before every Generate call.
 //
+// SelfTest is the health testing of §11.3 (known-answer tests of each
+// function, the wipe of Uninstantiate, error handling), for the caller to
+// run before each instantiation and reseed.
+//
 // The internal state (Key, V) is secret: it never appears in an error, a
 // String method or a log line. Wipe zeroes it.
 package drbg
@@ -30,9 +34,9 @@ const (
 	MaxRequest = 1 << 16
 	// ReseedLimit is reseed_interval of SP 800-90A Table 2 (2^48 requests).
 	ReseedLimit = 1 << 48
-	// maxInput is the limit we put on entropy, nonce, personalization and
+	// MaxInput is the limit, in bytes, we put on entropy, nonce, personalization and
 	// additional inputs (the standard allows 2^35 bits; we need far less).
-	maxInput = 1 << 16
+	MaxInput = 1 << 16
 
 	outlen = sha256.Size
 )
@@ -57,7 +61,7 @@ func NewHMAC(entropyInput, nonce, personalization []byte) (*HMAC, error) {
 	if len(entropyInput) < MinEntropyInput {
 		return nil, fmt.Errorf("drbg: entropy input is %d bytes, need at least %d", len(entropyInput), MinEntropyInput)
 	}
-	if len(entropyInput) > maxInput || len(nonce) > maxInput || len(personalization) > maxInput {
+	if len(entropyInput) > MaxInput || len(nonce) > MaxInput || len(personalization) > MaxInput {
 		return nil, errors.New("drbg: instantiate input too long")
 	}
 	d := new(HMAC)
@@ -83,7 +87,7 @@ func (d *HMAC) Reseed(entropyInput, additionalInput []byte) error {
 	if len(entropyInput) < MinEntropyInput {
 		return fmt.Errorf("drbg: entropy input is %d bytes, need at least %d", len(entropyInput), MinEntropyInput)
 	}
-	if len(entropyInput) > maxInput || len(additionalInput) > maxInput {
+	if len(entropyInput) > MaxInput || len(additionalInput) > MaxInput {
 		return errors.New("drbg: reseed input too long")
 	}
 	// 1. seed_material = entropy_input || additional_input.
@@ -132,7 +136,7 @@ func (d *HMAC) generateCheck(out, additionalInput []byte) error {
 	if len(out) > MaxRequest {
 		return fmt.Errorf("drbg: request of %d bytes exceeds %d", len(out), MaxRequest)
 	}
-	if len(additionalInput) > maxInput {
+	if len(additionalInput) > MaxInput {
 		return errors.New("drbg: additional input too long")
 	}
 	// 1. If reseed_counter > reseed_interval, return an indication that a

@@ -161,7 +161,7 @@ func TestHMACGenerateErrorZeroes(t *testing.T) {
 	}{
 		{"after wipe", func() *HMAC { d := fresh(); d.Wipe(); return d }, 32, nil},
 		{"too long", fresh, MaxRequest + 1, nil},
-		{"additional input too long", fresh, 32, make([]byte, maxInput+1)},
+		{"additional input too long", fresh, 32, make([]byte, MaxInput+1)},
 		{"reseed required", func() *HMAC { d := fresh(); d.reseedCounter = ReseedLimit + 1; return d }, 32, nil},
 	} {
 		out := bytes.Repeat([]byte{0x5a}, tc.n)
