@@ -56,7 +56,8 @@
 //     il a cliqué sur CONTINUER" — from the instant of the start, 30 calendar
 //     days at the same wall-clock time, and never less than 30 × 24 hours
 //     (PlayDeadline: across the change to summer time the calendar reading
-//     would give 719 hours). At or after it a pick,
+//     would give 719 hours); where that wall-clock time occurs twice (the
+//     clock set back), the later one (721 hours). At or after it a pick,
 //     continue or stop is refused (ErrExpired) and the game can be expired
 //     (Expire): it is over, with no gain and no refund.
 //   - Refund (art. 2.2.11): the operator may refund (3 €) any unfinished
@@ -177,16 +178,41 @@ func StartDeadline(closure string, loc *time.Location) (time.Time, error) {
 // started: the same wall-clock time 30 calendar days later in loc, or 30
 // × 24 hours after started if that is later (a window across the change to
 // summer time would otherwise last 719 hours). Across the change to winter
-// time the calendar reading is the later one (721 hours).
+// time the calendar reading is the later one (721 hours); where its
+// wall-clock time occurs twice (started in the hour before the clock is set
+// back, 30 days earlier), it is the second (latestWallClock; pinned by
+// TestPlayDeadlineRepeatedWallClock), 721 hours too.
 func PlayDeadline(started time.Time, loc *time.Location) time.Time {
 	if loc == nil {
 		loc = time.UTC
 	}
-	calendar := started.In(loc).AddDate(0, 0, 30).UTC()
+	calendar := latestWallClock(started.In(loc).AddDate(0, 0, 30))
 	if elapsed := started.Add(30 * 24 * time.Hour).UTC(); elapsed.After(calendar) {
 		return elapsed
 	}
 	return calendar
+}
+
+// latestWallClock is the latest instant, in UTC, whose wall-clock reading
+// in t's location is t's: t itself but where that reading occurs twice
+// (the clock set back), then the second. It does not rely on time.Date's
+// choice in an overlap, which Go leaves unspecified. The candidates are
+// the reading under each offset in force 12 hours around t.
+func latestWallClock(t time.Time) time.Time {
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	wall := time.Date(y, mo, d, h, mi, s, t.Nanosecond(), time.UTC)
+	latest := t.UTC()
+	for _, around := range []time.Duration{-12 * time.Hour, 12 * time.Hour} {
+		_, offset := t.Add(around).Zone()
+		c := wall.Add(-time.Duration(offset) * time.Second)
+		cy, cmo, cd := c.In(t.Location()).Date()
+		ch, cmi, cs := c.In(t.Location()).Clock()
+		if cy == y && cmo == mo && cd == d && ch == h && cmi == mi && cs == s && c.After(latest) {
+			latest = c
+		}
+	}
+	return latest
 }
 
 // PlayDeadlineFloorFrom is when PlayDeadline's floor of 30 × 24 hours

@@ -109,3 +109,37 @@ func TestRefundGraceLegacy(t *testing.T) {
 		}
 	}
 }
+
+// "Trente jours à compter du moment" where the same wall-clock time 30
+// days later occurs twice (the clock set back at 03:00 CEST to 02:00 CET on
+// the last Sunday of October): the deadline is the later of the two, 721
+// hours, as PlayDeadline's other readings keep the one longer for the
+// player. Where that wall-clock time does not exist (the clock put forward
+// at 02:00 CET to 03:00 CEST), the 720-hour floor gives 03:30 CEST. The
+// sealed deadline is recomputed exactly on replay (SealedPlayDeadline), so
+// a verifier that took the earlier 02:30 (720 hours; Python's zoneinfo
+// with fold=0) would fail honest games: docs/alpha.md §6 states the choice.
+func TestPlayDeadlineRepeatedWallClock(t *testing.T) {
+	for _, c := range []struct {
+		started, want time.Time
+		hours         time.Duration
+	}{
+		// 02:30 CEST on 1 October 2027 → 02:30 CET on 31 October, the second 02:30.
+		{time.Date(2027, 10, 1, 0, 30, 0, 0, time.UTC), time.Date(2027, 10, 31, 1, 30, 0, 0, time.UTC), 721},
+		// 02:00:00 and 02:59:59 CEST: the first and last second of the repeated hour.
+		{time.Date(2027, 10, 1, 0, 0, 0, 0, time.UTC), time.Date(2027, 10, 31, 1, 0, 0, 0, time.UTC), 721},
+		{time.Date(2027, 10, 1, 0, 59, 59, 0, time.UTC), time.Date(2027, 10, 31, 1, 59, 59, 0, time.UTC), 721},
+		// 02:30 CET on 26 February 2027: 02:30 on 28 March does not exist; 03:30 CEST.
+		{time.Date(2027, 2, 26, 1, 30, 0, 0, time.UTC), time.Date(2027, 3, 28, 1, 30, 0, 0, time.UTC), 720},
+	} {
+		got := qod.PlayDeadline(c.started, paris)
+		if !got.Equal(c.want) || got.Sub(c.started) != c.hours*time.Hour {
+			t.Errorf("PlayDeadline(%s, %s) = %s (%s), want %s (%d h)", c.started.Format(time.RFC3339),
+				c.started.In(paris).Format("15:04:05 MST"), got.Format(time.RFC3339), got.In(paris).Format("15:04:05 MST"),
+				c.want.Format(time.RFC3339), c.hours)
+		}
+		if earlier := c.started.Add(720 * time.Hour); c.hours == 721 && qod.SealedPlayDeadline(c.started, earlier, paris) {
+			t.Errorf("start %s: the earlier 02:30 (720 h) accepted as its sealed deadline", c.started.Format(time.RFC3339))
+		}
+	}
+}
