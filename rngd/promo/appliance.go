@@ -37,8 +37,8 @@
 //
 // # Dates
 //
-// A freeze is refused before the draw's participation period has ended,
-// and a ceremony outside the draw's date and latest date
+// A freeze is refused before the draw's participation period has ended
+// or after the last day its ceremony may be held, and a ceremony outside the draw's date and latest date
 // (promo.Rules.FreezeFrom, DrawWindow), by the clock that stamps the
 // record: the verifier checks the same instants (promo.Verify with the
 // rules file, check draw-dates). A refusal logs and locks nothing.
@@ -440,6 +440,12 @@ func (a *Appliance) Freeze(ctx context.Context, req FreezeRequest) (*Frozen, err
 	if from := r.FreezeFrom(req.DrawIndex); now.Before(from) {
 		return abandon(fmt.Errorf("%s: freeze refused at %s: the participation period ends on %s at 24:00 %s time (%s); freeze after it",
 			draw, promo.FormatTime(now), r.FreezeAfter(req.DrawIndex), r.Timezone, promo.FormatTime(from)))
+	}
+	// Nor once the last day the rules allow its ceremony is over: that
+	// list could never be drawn.
+	if _, until := r.DrawWindow(req.DrawIndex); !now.Before(until) {
+		return abandon(fmt.Errorf("%s: freeze refused at %s: the rules allow its ceremony until %s inclusive, %s time (%s), so a list frozen now could never be drawn",
+			draw, promo.FormatTime(now), r.LatestDate(req.DrawIndex), r.Timezone, promo.FormatTime(until)))
 	}
 	var secret [64]byte // K || r
 	if _, err := io.ReadFull(a.cfg.Entropy, secret[:]); err != nil {

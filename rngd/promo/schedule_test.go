@@ -17,7 +17,7 @@ import (
 
 // The appliance keeps the dates of the rules (art. 2.1, 2.4), by the times of
 // the records it logs: no freeze before the participation period has ended
-// (19 June 2016 at 24:00, Paris time), no ceremony before the draw's date
+// (19 June 2016 at 24:00, Paris time) or after its latest date, no ceremony before the draw's date
 // (21 June) or after its latest date (21 July, included). A refusal logs
 // nothing and locks nothing; the certificate is checked against the rules.
 func TestScheduleKept(t *testing.T) {
@@ -35,6 +35,17 @@ func TestScheduleKept(t *testing.T) {
 		c.t = at
 		_, err := a.Freeze(ctx, req)
 		if err == nil || !strings.Contains(err.Error(), "bonus-crescendo/4: freeze refused at "+promo.FormatTime(at)+": the participation period ends on 2016-06-19 at 24:00 Europe/Paris time (2016-06-19T22:00:00Z)") {
+			t.Fatalf("freeze at %s: %v", at, err)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("a refused freeze left %s: %v", dir, err)
+		}
+	}
+	// Once the latest date is over, a list frozen could never be drawn.
+	for _, at := range []time.Time{time.Date(2016, 7, 22, 0, 0, 0, 0, paris), time.Date(2017, 1, 5, 9, 0, 0, 0, paris)} {
+		c.t = at
+		_, err := a.Freeze(ctx, req)
+		if err == nil || !strings.Contains(err.Error(), "bonus-crescendo/4: freeze refused at "+promo.FormatTime(at)+": the rules allow its ceremony until 2016-07-21 inclusive, Europe/Paris time (2016-07-21T22:00:00Z)") {
 			t.Fatalf("freeze at %s: %v", at, err)
 		}
 		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {

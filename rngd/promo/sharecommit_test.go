@@ -32,6 +32,8 @@ func TestResumeRefusesUncommittedFreeze(t *testing.T) {
 	}
 	_, data := exampleRules(t)
 	data = bytes.Replace(data, []byte("    reserves: 3\n"), []byte(fmt.Sprintf("    reserves: 3\n    beacon: {source: \"drand quicknet\", chain: quicknet, round: %d}\n", round)), 1)
+	// Frozen years after the example's draws: a latest date that allows it.
+	data = bytes.Replace(data, []byte("    latest_date: 2016-07-21\n"), []byte("    latest_date: 2099-12-31\n"), 1)
 	r, err := promo.ParseRules(data)
 	if err != nil {
 		t.Fatal(err)
