@@ -97,7 +97,7 @@ func wantCutReply(t *testing.T, cut *qodv1.PickRequest, r *qodv1.GameReply, err 
 	if err != nil {
 		t.Fatalf("retry of the cut pick: %v", err)
 	}
-	if r.Pick == nil || !r.Pick.Losing || r.Pick.Number != cut.Number || r.Game.Status != qodv1.Status_STATUS_LOST || r.EndReceipt == nil || r.Receipt == nil || len(r.Game.Secret) != 32 {
+	if r.Pick == nil || !r.Pick.Losing || uint64(r.Pick.Number) != cut.Number || r.Game.Status != qodv1.Status_STATUS_LOST || r.EndReceipt == nil || r.Receipt == nil || len(r.Game.Secret) != 32 {
 		t.Fatalf("retry of the cut pick: %v", r)
 	}
 	if !bytes.Contains(r.EndReceipt.Record, []byte(`"kind":"game_end"`)) || !bytes.Contains(r.Receipt.Record, []byte(`"kind":"pick"`)) {

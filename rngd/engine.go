@@ -247,7 +247,7 @@ func (e *engine) random(n int) ([]byte, error) {
 	if _, err := io.ReadFull(e.entropy, b); err != nil {
 		e.metrics.alarms.WithLabelValues("entropy").Inc()
 		e.log.Error("entropy failure: draw refused", "err", err)
-		return nil, refuse(reasonEntropyUnavailable, "entropy unavailable, nothing was drawn (retry later with the same request_id): %v", err)
+		return nil, refuseHiding(reasonEntropyUnavailable, err, "entropy unavailable: nothing was drawn (retry later with the same request_id); the operator is alerted")
 	}
 	return b, nil
 }
@@ -268,9 +268,12 @@ func (e *engine) prove(alpha []byte) (proof, beta []byte, err error) {
 		e.keysFailure.Store(&err)
 		e.metrics.alarms.WithLabelValues("keys").Inc()
 		e.log.Error("vrf prove failure: draw refused", "err", err)
-		// The backend's error begins with hsm.ErrUnavailable's words: said once.
+		// The backend's error (token and key labels, the PKCS#11 return
+		// code) is the operator's: logged above and on the admin socket,
+		// never sent to a game server. It begins with hsm.ErrUnavailable's
+		// words: said once.
 		why := strings.TrimPrefix(err.Error(), hsm.ErrUnavailable.Error()+": ")
-		return nil, nil, refuse(reasonKeysUnavailable, "key custody unavailable, nothing was drawn (retry later with the same request_id): %s", why)
+		return nil, nil, refuseHiding(reasonKeysUnavailable, errors.New(why), "key custody unavailable: nothing was drawn (retry later with the same request_id); the operator is alerted")
 	}
 	if e.keysFailure.Load() != nil {
 		e.keysFailure.Store(nil)
@@ -369,15 +372,15 @@ func (e *engine) refuseLog(err error, what, retry string) error {
 func logRefusal(err error, closed, recovers bool, what, retry string) error {
 	switch {
 	case errors.Is(err, transparency.ErrSecurity):
-		return refuse(reasonLogIntegrity, "transparency log integrity failure: %s; draws are refused until an operator investigates: %v", what, err)
+		return refuseHiding(reasonLogIntegrity, err, "transparency log integrity failure: %s; draws are refused until an operator investigates", what)
 	case errors.Is(err, tilelog.ErrCheckpointStalled):
-		return refuse(reasonLogUnavailable, "transparency log unavailable: %s (the log cannot sign checkpoints: it refuses appends until one is signed again, which it retries by itself; retry later%s): %v", what, retry, err)
+		return refuseHiding(reasonLogUnavailable, err, "transparency log unavailable: %s (the log cannot sign checkpoints: it refuses appends until one is signed again, which it retries by itself; retry later%s)", what, retry)
 	case closed && recovers:
-		return refuse(reasonLogUnavailable, "transparency log unavailable: %s (the log failed closed: it refuses every append until the log server answers again and rngd has caught up with it, which it does by itself; retry later%s): %v", what, retry, err)
+		return refuseHiding(reasonLogUnavailable, err, "transparency log unavailable: %s (the log failed closed: it refuses every append until the log server answers again and rngd has caught up with it, which it does by itself; retry later%s)", what, retry)
 	case closed:
-		return refuse(reasonLogUnavailable, "transparency log unavailable: %s (the log failed closed: it refuses every append until rngd is restarted, which reopens it; retry after the restart%s): %v", what, retry, err)
+		return refuseHiding(reasonLogUnavailable, err, "transparency log unavailable: %s (the log failed closed: it refuses every append until rngd is restarted, which reopens it; retry after the restart%s)", what, retry)
 	default:
-		return refuse(reasonLogUnavailable, "transparency log unavailable: %s (retry later%s): %v", what, retry, err)
+		return refuseHiding(reasonLogUnavailable, err, "transparency log unavailable: %s (retry later%s)", what, retry)
 	}
 }
 
@@ -394,7 +397,10 @@ type appendError struct {
 	sealed string
 }
 
-func (a *appendError) Error() string { return a.GRPCStatus().Message() }
+func (a *appendError) Error() string {
+	st, cause := hiddenCause(a.GRPCStatus())
+	return operatorMessage(st.Message(), cause)
+}
 
 func (a *appendError) Unwrap() error { return a.err }
 
@@ -436,7 +442,7 @@ type sealed struct {
 func (e *engine) seal(ctx context.Context, sg *storedGame, rec record.Record, alpha, proof, beta []byte) (sealed, error) {
 	leaf, err := record.Format(rec)
 	if err != nil {
-		return sealed{}, refuse(reasonInternal, "couldn't format the %s record: %v", rec.Kind(), err)
+		return sealed{}, refuseHiding(reasonInternal, err, "couldn't format the %s record", rec.Kind())
 	}
 	idx, err := e.appendLeaf(ctx, leaf)
 	if err != nil {
@@ -539,7 +545,7 @@ func newCall(server, method string, req proto.Message) (call, error) {
 	m.ProtoReflect().Clear(fd)
 	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
 	if err != nil {
-		return call{}, refuse(reasonInternal, "couldn't encode the request: %v", err)
+		return call{}, refuseHiding(reasonInternal, err, "couldn't encode the request")
 	}
 	return call{server: server, id: id, req: record.RequestID(server, id), digest: requestDigest(method, b)}, nil
 }
@@ -572,7 +578,7 @@ func (e *engine) replayed(c call, out proto.Message) (bool, error) {
 				// again.
 				return false, storeError(err)
 			}
-			return false, refuse(reasonInternal, "stored reply of request_id %q: %v", c.id, err)
+			return false, refuseHiding(reasonInternal, err, "stored reply of request_id %q", c.id)
 		}
 		if reply == nil {
 			// The call was cut short between its records (see replyOf):
@@ -582,7 +588,7 @@ func (e *engine) replayed(c call, out proto.Message) (bool, error) {
 		proto.Merge(out, reply)
 	default:
 		if err := proto.Unmarshal(sr.reply, out); err != nil {
-			return false, refuse(reasonInternal, "stored reply of request_id %q is corrupt: %v", c.id, err)
+			return false, refuseHiding(reasonInternal, err, "stored reply of request_id %q is corrupt", c.id)
 		}
 	}
 	return true, nil
@@ -746,7 +752,7 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 		} else {
 			b, err := proto.Marshal(reply)
 			if err != nil {
-				return refuse(reasonInternal, "couldn't encode the reply: %v", err)
+				return refuseHiding(reasonInternal, err, "couldn't encode the reply")
 			}
 			sr.reply = b
 		}
@@ -809,7 +815,7 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 	if err != nil {
 		// The records are in the log but not in the store: the store is
 		// behind the log and is rebuilt at the next start.
-		return refuse(reasonStoreUnavailable, "state store failure after sealing (the record is in the log; restart rngd to rebuild the store from it): %v", err)
+		return refuseHiding(reasonStoreUnavailable, err, "state store failure after sealing (the record is in the log; restart rngd to rebuild the store from it)")
 	}
 	return nil
 }
@@ -830,7 +836,7 @@ func (e *engine) secretsFailed(err error) {
 // failed.
 func (e *engine) storeHealth() error {
 	if err := e.store.health(); err != nil {
-		return refuse(reasonStoreUnavailable, "state store unavailable, nothing was drawn: %v", err)
+		return refuseHiding(reasonStoreUnavailable, err, "state store unavailable, nothing was drawn")
 	}
 	return nil
 }
@@ -918,7 +924,7 @@ func (e *engine) fillSecrets(tx *bolt.Tx, games []*storedGame) error {
 			inPlay[i].Secret, inPlay[i].HasSecret = r, ok
 		})
 		if err != nil {
-			return refuse(reasonSecretsUnavailable, "secret store: %v", err)
+			return refuseHiding(reasonSecretsUnavailable, err, "secret store unavailable (retry later)")
 		}
 	}
 	for _, sg := range games {
@@ -982,7 +988,7 @@ func ruleError(err error) error {
 			return refuse(rr.r, "%s: %v", rr.field, err)
 		}
 	}
-	return refuse(reasonInternal, "%v", err)
+	return refuseHiding(reasonInternal, err, "internal error: the operator is alerted")
 }
 
 // storeError is a failure to read the state store as a refusal: one
@@ -993,9 +999,9 @@ func storeError(err error) error {
 		return err
 	}
 	if errors.Is(err, errStoreFailed) {
-		return refuse(reasonStoreUnavailable, "state store unavailable: %v", err)
+		return refuseHiding(reasonStoreUnavailable, err, "state store unavailable")
 	}
-	return refuse(reasonInternal, "state store: %v", err)
+	return refuseHiding(reasonInternal, err, "state store failure: the operator is alerted")
 }
 
 // emissionTicket is a ticket about to start a game.
@@ -1094,7 +1100,7 @@ func gameID(server string, now time.Time, rnd []byte) string {
 //     dropOrphanSecrets.
 func (e *engine) keepSecret(id string, r [32]byte) error {
 	if err := e.secrets.keep(id, r); err != nil {
-		return refuse(reasonSecretsUnavailable, "secret store unavailable, nothing was drawn: %v", err)
+		return refuseHiding(reasonSecretsUnavailable, err, "secret store unavailable, nothing was drawn")
 	}
 	return nil
 }
@@ -1276,7 +1282,7 @@ func (e *engine) pick(ctx context.Context, server string, req *qodv1.PickRequest
 		return nil, err
 	}
 	sg.Game = g
-	return e.finish(ctx, &c, sg, now, []sealed{s}, &qodv1.PickResult{Number: req.Number, Losing: losing})
+	return e.finish(ctx, &c, sg, now, []sealed{s}, &qodv1.PickResult{Number: uint32(number), Losing: losing})
 }
 
 // enterGame checks the call's request id, locks the game and loads it for
@@ -1334,7 +1340,7 @@ func (e *engine) resumeCut(ctx context.Context, c call, sg *storedGame, reply *q
 	}
 	rec, err := record.Parse(leaf)
 	if err != nil {
-		return false, refuse(reasonInternal, "game %s: its last record: %v", sg.Game.ID, err)
+		return false, refuseHiding(reasonInternal, err, "game %s: its last record", sg.Game.ID)
 	}
 	gr, ok := rec.(record.GameRecord)
 	if !ok {
@@ -1349,7 +1355,7 @@ func (e *engine) resumeCut(ctx context.Context, c call, sg *storedGame, reply *q
 	}
 	r, err := e.recordReceipt(sg, leaf, index)
 	if err != nil {
-		return false, refuse(reasonInternal, "game %s: its last record: %v", sg.Game.ID, err)
+		return false, refuseHiding(reasonInternal, err, "game %s: its last record", sg.Game.ID)
 	}
 	c.prior = 1
 	out, err := e.finish(ctx, &c, sg, e.now(), []sealed{{leaf: leaf, index: index, receipt: r}}, pick)

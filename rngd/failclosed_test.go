@@ -131,13 +131,22 @@ func TestFailClosed(t *testing.T) {
 	if alarm("keys") != 1 {
 		t.Fatalf("keys alarm %v", alarm("keys"))
 	}
-	// A backend's error as hsm/pkcs11 words it: the reply says "key custody
-	// unavailable" once, then why.
+	// A backend's error as hsm/pkcs11 words it: the game server's reply
+	// says "key custody unavailable" once, and nothing of the token (its
+	// label, the key's, the PKCS#11 code): those are in the log.
 	e.prover = tokenGoneProver{prover}
 	_, err = a.Pick(ctx, &qodv1.PickRequest{RequestId: "retry-me", GameId: g.GameId, Number: 5})
-	wantRefusal(t, err, reasonKeysUnavailable, "nothing was drawn (retry later with the same request_id): token \"t\": RSA-FDH-VRF prove")
+	wantRefusal(t, err, reasonKeysUnavailable, "key custody unavailable: nothing was drawn (retry later with the same request_id); the operator is alerted")
 	if n := strings.Count(status.Convert(err).Message(), "key custody unavailable"); n != 1 {
 		t.Errorf("KEYS_UNAVAILABLE says \"key custody unavailable\" %d times: %q", n, status.Convert(err).Message())
+	}
+	for _, w := range []string{`token`, `"vrf"`, "pkcs11", "0x82", "CKR_"} {
+		if strings.Contains(status.Convert(err).Message(), w) {
+			t.Errorf("KEYS_UNAVAILABLE to a game server says %q: %q", w, status.Convert(err).Message())
+		}
+	}
+	if !bytes.Contains(td.logs(), []byte(`RSA-FDH-VRF prove with key \"vrf\": pkcs11: 0x82: CKR_OBJECT_HANDLE_INVALID`)) {
+		t.Error("the log does not say why the key custody failed")
 	}
 	e.prover = prover
 	e.keysProbeAt.Store(0)
@@ -343,7 +352,7 @@ func cutLosingPick(t *testing.T, a qodv1.QuitteOuDoubleClient, codes1 []string) 
 	ctx := context.Background()
 	for _, code := range codes1[1:] {
 		g := start(t, a, code).Game
-		for n := uint32(1); n <= 30; n++ {
+		for n := uint64(1); n <= 30; n++ {
 			req := &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: n}
 			r, err := a.Pick(ctx, req)
 			if err != nil {
@@ -376,7 +385,7 @@ func TestRetryAfterEndRefused(t *testing.T) {
 	if err != nil {
 		t.Fatalf("retry of the cut pick: %v", err)
 	}
-	if r.Pick == nil || !r.Pick.Losing || r.Pick.Number != cut.Number || r.Game.Status != qodv1.Status_STATUS_LOST || r.EndReceipt == nil || len(r.Game.Secret) != 32 {
+	if r.Pick == nil || !r.Pick.Losing || uint64(r.Pick.Number) != cut.Number || r.Game.Status != qodv1.Status_STATUS_LOST || r.EndReceipt == nil || len(r.Game.Secret) != 32 {
 		t.Fatalf("retry of the cut pick: %v", r)
 	}
 	again, err := a.Pick(ctx, cut)

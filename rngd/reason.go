@@ -151,6 +151,70 @@ func refuse(r reason, format string, args ...any) error {
 	return withReason(status.New(reasons[r], fmt.Sprintf(format, args...)), r).Err()
 }
 
+// refuseHiding is a refusal for reason r whose message, made of format and
+// args, is for any caller, and whose cause is the operator's only: what a
+// component said when it failed (token and key labels, PKCS#11 return codes,
+// file paths, DSNs, SQL errors) is no game server's business. The cause
+// travels apart, in a google.rpc.DebugInfo detail, which observed takes off
+// every reply: it logs it, and puts it back in the message on the operator's
+// admin socket only (operatorMessage).
+func refuseHiding(r reason, cause error, format string, args ...any) error {
+	st := withReason(status.New(reasons[r], fmt.Sprintf(format, args...)), r)
+	if cause == nil {
+		return st.Err()
+	}
+	d, err := st.WithDetails(&errdetails.DebugInfo{Detail: cause.Error()})
+	if err != nil {
+		return st.Err()
+	}
+	return &hidingError{st: d, cause: cause.Error()}
+}
+
+// hidingError is refuseHiding's refusal: its status (GRPCStatus) holds the
+// cause in a DebugInfo detail; its text, for rngd's own log lines, says it.
+type hidingError struct {
+	st    *status.Status
+	cause string
+}
+
+func (h *hidingError) Error() string {
+	return fmt.Sprintf("rpc error: code = %s desc = %s", h.st.Code(), operatorMessage(h.st.Message(), h.cause))
+}
+
+func (h *hidingError) GRPCStatus() *status.Status { return h.st }
+
+// hiddenCause splits st into the status a caller may get (without its
+// DebugInfo detail, refuseHiding) and the cause it held, "" when none.
+func hiddenCause(st *status.Status) (*status.Status, string) {
+	p := st.Proto()
+	var cause string
+	kept := p.Details[:0:0]
+	for _, a := range p.Details {
+		var di errdetails.DebugInfo
+		if a.MessageIs(&di) {
+			if a.UnmarshalTo(&di) == nil {
+				cause = di.Detail
+			}
+			continue
+		}
+		kept = append(kept, a)
+	}
+	if len(kept) == len(p.Details) {
+		return st, ""
+	}
+	p.Details = kept
+	return status.FromProto(p), cause
+}
+
+// operatorMessage is st's message with its hidden cause, as the operator's
+// log and admin socket read it.
+func operatorMessage(msg, cause string) string {
+	if cause == "" {
+		return msg
+	}
+	return msg + ": " + cause
+}
+
 // withReason adds r's ErrorInfo detail to st.
 func withReason(st *status.Status, r reason) *status.Status {
 	d, err := st.WithDetails(&errdetails.ErrorInfo{Reason: string(r), Domain: reasonDomain})

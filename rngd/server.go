@@ -555,6 +555,18 @@ func (d *Daemon) observed(ctx context.Context, fullMethod string, start time.Tim
 	}
 	err = withFallbackReason(err)
 	d.engine.metrics.refused(err)
+	// A refusal's hidden cause (refuseHiding) goes to the log, and back in
+	// the message on the operator's admin socket only.
+	public, cause := hiddenCause(status.Convert(err))
+	full := operatorMessage(public.Message(), cause)
+	if cause != "" {
+		if strings.HasPrefix(fullMethod, "/"+adminv1.Admin_ServiceDesc.ServiceName+"/") {
+			p := public.Proto()
+			p.Message = full
+			public = status.FromProto(p)
+		}
+		err = public.Err()
+	}
 	lvl := slog.LevelInfo
 	c := status.Code(err)
 	switch {
@@ -571,7 +583,7 @@ func (d *Daemon) observed(ctx context.Context, fullMethod string, start time.Tim
 	// "msg" (and its time, level and source under "time", "level",
 	// "source"), and a JSON line with a key twice is read differently by
 	// different parsers (most keep the last).
-	d.log.Log(ctx, lvl, "call refused", "method", method, "code", c.String(), "reason", string(reasonOf(err)), "detail", status.Convert(err).Message())
+	d.log.Log(ctx, lvl, "call refused", "method", method, "code", c.String(), "reason", string(reasonOf(err)), "detail", full)
 	return err
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	"google.golang.org/grpc/status"
 
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/verifier/record"
@@ -605,7 +606,12 @@ func TestCorruptStoredRequestRefused(t *testing.T) {
 			if err == nil {
 				t.Fatalf("replied %v", reply)
 			}
-			wantRefusal(t, err, reasonInternal, "corrupt requests entry")
+			// The store's words are the operator's: in the log, not in
+			// the game server's reply.
+			wantRefusal(t, err, reasonInternal, "state store failure: the operator is alerted")
+			if strings.Contains(status.Convert(err).Message(), "corrupt requests entry") || !bytes.Contains(td.logs(), []byte("corrupt requests entry")) {
+				t.Errorf("the store's error: in the reply %q, or not logged", status.Convert(err).Message())
+			}
 		})
 	}
 }

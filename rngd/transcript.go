@@ -39,7 +39,7 @@ func (e *engine) transcript(ctx context.Context, server, id string) ([]byte, err
 	}
 	keyID, err := gameKey(leaves)
 	if err != nil {
-		return nil, refuse(reasonInternal, "game %s: couldn't read its VRF key from its records: %v", id, err)
+		return nil, refuseHiding(reasonInternal, err, "game %s: couldn't read its VRF key from its records", id)
 	}
 	cp, err := e.tlog.Checkpoint(ctx)
 	if err != nil {

@@ -232,6 +232,11 @@ func runPromo(ctx context.Context, env Env) int {
 	if err == nil {
 		err = run(ctx)
 	}
+	// A --draw the rules do not define is the flag's mistake, not a draw
+	// left to freeze.
+	if ude := (*rpromo.UndefinedDrawError)(nil); errors.As(err, &ude) {
+		err = usagef("--draw: %v", ude)
+	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "%s: %s\n", c.name, strings.ReplaceAll(err.Error(), "\n", "; "))
 		if errors.Is(err, errUsage) {

@@ -151,3 +151,45 @@ func hexOf(b []byte) string {
 	}
 	return string(out)
 }
+
+// entrant-proof, draw and certificate of a draw id the rules do not define
+// say so, naming --draw and the draws the rules define (usage, exit 2), not
+// that the draw was not frozen; a draw the rules define but not frozen
+// still says it was not frozen.
+func TestPromoUndefinedDraw(t *testing.T) {
+	dir, keysDir, pass := promoCeremonySetup(t)
+	stakes, closed := filepath.Join(dir, "stakes.csv"), filepath.Join(dir, "closed.csv")
+	if code, _, errs := promoRun("", "gen", "--rules", exampleRules, "--rows", "200", "--out", stakes, "--closed", closed); code != ExitOK {
+		t.Fatalf("gen: %s", errs)
+	}
+	common := []string{"--data", filepath.Join(dir, "data"), "--origin", "tirage.test/ctl", "--backend", "software", "--allow-software", "--keys", keysDir, "--passphrase-file", pass}
+	if code, stdout, errs := promoRun("", append([]string{"freeze", "--rules", exampleRules, "--stakes", stakes, "--closed", closed, "--draw", "1", "--out", filepath.Join(dir, "out"), "--quiet"}, common...)...); code != ExitOK {
+		t.Fatalf("freeze: exit %d\n%s%s", code, stdout, errs)
+	}
+	rules, err := os.ReadFile(exampleRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := promo.ParseRules(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, d := range r.Draws {
+		ids = append(ids, d.ID)
+	}
+	want := "--draw: bonus-crescendo/9 is not a draw of the rules of bonus-crescendo: they define " + strings.Join(ids, ", ")
+	for _, sub := range [][]string{
+		{"entrant-proof", "--draw", "bonus-crescendo/9", "--account", "a1", "--out", absentOut(dir)},
+		{"certificate", "--draw", "bonus-crescendo/9", "--out", absentOut(dir)},
+	} {
+		code, _, errs := promoRun("", append(sub, common...)...)
+		if code != ExitUsage || !strings.Contains(errs, want) || strings.Contains(errs, "not frozen") {
+			t.Errorf("%s of an undefined draw: exit %d, %q, want %q", sub[0], code, errs, want)
+		}
+	}
+	code, _, errs := promoRun("", append([]string{"entrant-proof", "--draw", "bonus-crescendo/2", "--account", "a1", "--out", absentOut(dir)}, common...)...)
+	if code != ExitFail || !strings.Contains(errs, "bonus-crescendo/2: draw not frozen") {
+		t.Errorf("entrant-proof of a draw not frozen: exit %d, %q", code, errs)
+	}
+}

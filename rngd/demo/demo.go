@@ -207,7 +207,7 @@ func (s *summary) add(v rngd.VerifiedGame) {
 
 // play picks numbers in a fixed order, continuing until tier stopAt.
 func play(ctx context.Context, gs qodv1.QuitteOuDoubleClient, g *qodv1.Game, stopAt int) (*qodv1.Game, error) {
-	order := []uint32{7, 13, 21, 2, 28, 16, 9, 30, 4, 11, 25, 18, 1, 23, 14, 6, 27, 19, 10, 3, 29, 12, 22, 5, 17, 26, 8, 24, 15, 20}
+	order := []uint64{7, 13, 21, 2, 28, 16, 9, 30, 4, 11, 25, 18, 1, 23, 14, 6, 27, 19, 10, 3, 29, 12, 22, 5, 17, 26, 8, 24, 15, 20}
 	next := 0
 	for n := 0; ; n++ {
 		var r *qodv1.GameReply

@@ -205,12 +205,12 @@ games:
 }
 
 // NextNumber is the lowest number of the grid (1..30) the game has not picked.
-func NextNumber(g *qodv1.Game) uint32 {
-	picked := map[uint32]bool{}
+func NextNumber(g *qodv1.Game) uint64 {
+	picked := map[uint64]bool{}
 	for _, p := range g.Picks {
-		picked[p.Number] = true
+		picked[uint64(p.Number)] = true
 	}
-	for n := uint32(1); ; n++ {
+	for n := uint64(1); ; n++ {
 		if !picked[n] {
 			return n
 		}

@@ -277,6 +277,67 @@ func other(ls []loggedLeaf, leaf []byte) (loggedLeaf, bool) {
 	return loggedLeaf{}, false
 }
 
+// UndefinedDrawError is a draw id none of its operation's rules define (a
+// mistyped --draw), as the rules frozen with the operation's other draws
+// state them. It is not frozen either: errors.Is(err, ErrNotFrozen) holds.
+type UndefinedDrawError struct {
+	Draw      string   // the draw id asked for, <operation>/<id>
+	Operation string   // its operation
+	Defined   []string // the ids of the draws its rules define, in order
+}
+
+// maxListedDraws is how many draw ids an UndefinedDrawError lists.
+const maxListedDraws = 10
+
+func (e *UndefinedDrawError) Error() string {
+	ids := e.Defined
+	more := ""
+	if len(ids) > maxListedDraws {
+		ids, more = ids[:maxListedDraws], fmt.Sprintf(", … (%d draws)", len(e.Defined))
+	}
+	return fmt.Sprintf("%s is not a draw of the rules of %s: they define %s%s", e.Draw, e.Operation, strings.Join(ids, ", "), more)
+}
+
+// Is makes an undefined draw a draw not frozen (ErrNotFrozen).
+func (e *UndefinedDrawError) Is(target error) bool { return target == ErrNotFrozen }
+
+// undefinedDraw returns an UndefinedDrawError when the rules frozen with
+// another draw of draw's operation (its rules.yaml) define no draw id; nil
+// when they define it, or when no draw of the operation was frozen here (the
+// rules are not known).
+func (a *Appliance) undefinedDraw(draw string) error {
+	op, id, _ := strings.Cut(draw, "/")
+	ents, err := os.ReadDir(filepath.Join(a.cfg.Dir, op))
+	if err != nil {
+		return nil
+	}
+	var defined []string
+	known := false
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(a.cfg.Dir, op, e.Name(), "rules.yaml"))
+		if err != nil {
+			continue
+		}
+		r, err := promo.ParseRules(b)
+		if err != nil || r.Operation != op {
+			continue
+		}
+		known = true
+		for _, d := range r.Draws {
+			if d.ID == id {
+				return nil
+			}
+			if !slices.Contains(defined, d.ID) {
+				defined = append(defined, d.ID)
+			}
+		}
+	}
+	if !known {
+		return nil
+	}
+	return &UndefinedDrawError{Draw: draw, Operation: op, Defined: defined}
+}
+
 // Errors a caller may act on.
 var (
 	// ErrFrozen: the draw was frozen already; its list cannot change.
@@ -991,6 +1052,9 @@ func (a *Appliance) load(draw string) (*drawState, error) {
 	}
 	st := &drawState{dir: dir, drawIdx: -1}
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		if err := a.undefinedDraw(draw); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%s: %w", draw, ErrNotFrozen)
 	}
 	idx, err := readIndex(filepath.Join(dir, "freeze.idx"))

@@ -856,6 +856,8 @@ const (
 	MsgLimitRules    MsgID = "limit-rules"
 	MsgLimitState    MsgID = "limit-state"
 	MsgLimitInput    MsgID = "limit-input"
+	// The browser page: a freeze's input files over their limit together.
+	MsgInputsTooLarge MsgID = "inputs-too-large"
 
 	// Transcripts whose emission record is not proven in the log.
 	MsgDeadlineNotProven MsgID = "deadline-not-proven"
@@ -2508,6 +2510,8 @@ Code de sortie :
 		"l'état de confiance"},
 	MsgLimitInput: {"a freeze's input file on the browser page, which holds it whole (the 10-million-row CSV stake file of docs/bench/promo.md, 710 MB, fits in it; rngverify freeze --stakes, --closed streams it, with no limit)",
 		"un fichier d'entrée d'un gel sur la page du navigateur, qui le garde entier en mémoire (le fichier de mises CSV de 10 millions de lignes de docs/bench/promo.md, 710 Mo, y tient ; rngverify freeze --stakes, --closed le lit au fil de l'eau, sans limite)"},
+	MsgInputsTooLarge: {"%s takes the freeze's input files over %d MiB in all (%d MiB, %d files), the limit for them together on the browser page, which holds them all in memory at once (rngverify freeze --stakes, --closed streams them, with no limit)",
+		"%s porte les fichiers d'entrée du gel au-delà de %d Mio en tout (%d Mio, %d fichiers), la limite pour leur ensemble sur la page du navigateur, qui les garde tous en mémoire à la fois (rngverify freeze --stakes, --closed les lit au fil de l'eau, sans limite)"},
 	// Transcripts whose emission record is not proven in the log.
 	MsgDeadlineNotProven: {"start deadline (art. 2.2.4) not checked: the emission record is not proven in the log",
 		"date limite de début de partie (art. 2.2.4) non vérifiée : rien ne prouve que l'enregistrement d'émission figure dans le journal"},

@@ -19,6 +19,16 @@ import (
 // docs/bench/promo.md (710 MB) fits.
 const MaxInput = receipt.MaxEntrants
 
+// MaxInputsTotal is the most the page reads of a freeze's input files
+// together (the stake files and the closed-accounts file): each is bounded
+// by MaxInput, but the page holds them all in memory at once, in the tab
+// and in the verifier (whose WebAssembly memory is 4 GiB at most), so it
+// bounds their sum too: two files at MaxInput fit, as does the 710 MB
+// stake file of docs/bench/promo.md twice over. The files beyond are
+// refused by name (NoteInputsRefused, MsgInputsTooLarge), as one over
+// MaxInput is; rngverify freeze streams them, with no limit.
+const MaxInputsTotal = 2 * MaxInput
+
 // Notes on a freeze receipt's input files.
 const (
 	// NoteInputsMissing: a freeze receipt whose freeze binds input files,
@@ -32,7 +42,8 @@ const (
 	// recomputed from the files.
 	NoteRecomputeMissing = "recompute-missing"
 	// NoteInputsRefused: an input file the page does not use — larger than
-	// MaxInput, or a closed-accounts file without stake files (as
+	// MaxInput, one that takes the files' sum over MaxInputsTotal, or a
+	// closed-accounts file without stake files (as
 	// rngverify freeze refuses --closed without --stakes); every freeze
 	// receipt then fails input-files with the reason.
 	NoteInputsRefused = "inputs-refused"
@@ -62,9 +73,10 @@ type Inputs struct {
 // accounts (closed, nil: none), each hashed; with the draw's rules (rules
 // not nil, the rules zone's file), the entrants are recomputed from them
 // too with stakes.Recompute, the code rngctl promo freeze counted them
-// with. Nothing given: nil. A file larger than MaxInput, or a closed-accounts
-// file without stake files, is refused by name (NoteInputsRefused), and no
-// file is used. The result is the same for the same files: the page
+// with. Nothing given: nil. A file larger than MaxInput, the file that
+// takes their sum (by their sizes, File.size) over MaxInputsTotal, or a
+// closed-accounts file without stake files, is refused by name
+// (NoteInputsRefused), and no file is used. The result is the same for the same files: the page
 // reads them once, and verifies with it on every call (VerifyInputs).
 func ReadInputs(stakeFiles []File, closed *File, rules *File) *Inputs {
 	if len(stakeFiles) == 0 && closed == nil {
@@ -86,9 +98,20 @@ func ReadInputs(stakeFiles []File, closed *File, rules *File) *Inputs {
 			refuse(*closed, verdict.M(verdict.MsgCLIClosedNoStakes))
 		}
 	}
+	var total int64
 	for _, f := range all {
 		if f.size() > MaxInput {
 			refuse(f, verdict.M(verdict.MsgFileTooLarge, f.Name, MaxInput>>20, verdict.M(verdict.MsgLimitInput)))
+		}
+		total += f.size()
+	}
+	if in.refusedWhy == nil && total > MaxInputsTotal {
+		var sum int64
+		for _, f := range all {
+			if sum += f.size(); sum > MaxInputsTotal {
+				refuse(f, verdict.M(verdict.MsgInputsTooLarge, f.Name, MaxInputsTotal>>20, (total+1<<20-1)>>20, len(all)))
+				break
+			}
 		}
 	}
 	if in.refusedWhy != nil {

@@ -275,3 +275,45 @@ func FuzzReadInputs(f *testing.F) {
 		}
 	})
 }
+
+// TestFreezeInputsTotal: input files each within web.MaxInput but over
+// web.MaxInputsTotal together (by their declared sizes: the page does not
+// read them) are refused, by the name of the file that takes the sum over,
+// reported first, in English and French, and every freeze receipt fails
+// input-files with the reason; files summing to the limit are not refused.
+func TestFreezeInputsTotal(t *testing.T) {
+	_, pin := inputsPin(t)
+	in := func(name string, size int64) web.File {
+		f := web.File{Name: name, Data: readFile(t, filepath.Join(inputsDir, name))}
+		f.Size = max(size, int64(len(f.Data)))
+		return f
+	}
+	receiptFile := web.File{Name: "freeze.json", Data: readFile(t, inputsReceipt)}
+	list := web.File{Name: "entrants.txt", Data: readFile(t, inputsEntrants)}
+	closed := in("closed.csv", 0)
+	over := []web.File{in("stakes-1.csv", web.MaxInput), in("stakes-2.csv", web.MaxInput)}
+	rs := web.VerifyInputs([]web.File{receiptFile, list}, nil, pin, nil, "", web.ReadInputs(over, &closed, nil))
+	if len(rs) != 2 || rs[0].File != "closed.csv" || rs[0].Note != web.NoteInputsRefused {
+		t.Fatalf("%d results, first %q note %q; want closed.csv refused first", len(rs), rs[0].File, rs[0].Note)
+	}
+	const (
+		en = "closed.csv takes the freeze's input files over 2048 MiB in all (2049 MiB, 3 files), the limit for them together on the browser page"
+		fr = "closed.csv porte les fichiers d'entrée du gel au-delà de 2048 Mio en tout (2049 Mio, 3 fichiers), la limite pour leur ensemble sur la page du navigateur"
+	)
+	ch := rs[0].Verdict.Find(promo.CheckInputFiles)
+	if ch == nil || ch.Status != verdict.StatusFail || !strings.HasPrefix(ch.Reason("en"), en) || !strings.HasPrefix(ch.Reason("fr"), fr) {
+		t.Errorf("the refusal:\n%s\n%s", rs[0].Verdict.Text("en"), rs[0].Verdict.Text("fr"))
+	}
+	v := results(rs).get("freeze.json").Verdict
+	if ch := v.Find(promo.CheckInputFiles); ch == nil || ch.Status != verdict.StatusFail || !strings.HasPrefix(ch.Reason("en"), en) {
+		t.Errorf("the receipt:\n%s", v.Text("en"))
+	}
+	// At the limit: read (the files' data differ from the frozen ones'
+	// only by the sizes declared here).
+	at := []web.File{in("stakes-1.csv", web.MaxInput), in("stakes-2.csv", web.MaxInputsTotal-web.MaxInput-int64(len(closed.Data)))}
+	for _, r := range web.VerifyInputs([]web.File{receiptFile, list}, nil, pin, nil, "", web.ReadInputs(at, &closed, nil)) {
+		if r.Note == web.NoteInputsRefused {
+			t.Errorf("files summing to web.MaxInputsTotal: %s refused\n%s", r.File, r.Verdict.Text("en"))
+		}
+	}
+}

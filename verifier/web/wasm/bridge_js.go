@@ -27,7 +27,10 @@ func serve() {
 			return &l[len(l)-1]
 		}
 		rules := last(c.files(args[3], seen))
-		stakes, closed := c.files(args[6], seen), last(c.files(args[7], seen))
+		// Input files over web.MaxInputsTotal together are not copied:
+		// web.ReadInputs refuses them by their sizes.
+		whole := declared(args[6])+declared(args[7]) <= web.MaxInputsTotal
+		stakes, closed := c.filesOf(args[6], seen, whole), last(c.filesOf(args[7], seen, whole))
 		c.keep(seen)
 		in := read.get(ids(args[3], args[6], args[7]), func() *web.Inputs { return web.ReadInputs(stakes, closed, rules) })
 		return js.ValueOf(string(web.Render(web.VerifyInputs(docs, anchors, args[2].String(), rules, args[5].String(), in), args[4].String())))
@@ -50,6 +53,12 @@ type copies map[int]web.File
 // copying into Go those not copied before and marking every id in seen. A
 // file without a numeric id is copied every time.
 func (c copies) files(list js.Value, seen map[int]bool) []web.File {
+	return c.filesOf(list, seen, true)
+}
+
+// filesOf is files; unless whole, a file not copied before is given by its
+// name and size only (web.File.Size, no data), and not kept.
+func (c copies) filesOf(list js.Value, seen map[int]bool, whole bool) []web.File {
 	out := make([]web.File, list.Length())
 	for i := range out {
 		f := list.Index(i)
@@ -63,6 +72,10 @@ func (c copies) files(list js.Value, seen map[int]bool) []web.File {
 			}
 		}
 		data := f.Get("data")
+		if !whole {
+			out[i] = web.File{Name: f.Get("name").String(), Size: size(f)}
+			continue
+		}
 		b := make([]byte, data.Length())
 		js.CopyBytesToGo(b, data)
 		out[i] = web.File{Name: f.Get("name").String(), Data: b}
@@ -74,6 +87,25 @@ func (c copies) files(list js.Value, seen map[int]bool) []web.File {
 		}
 	}
 	return out
+}
+
+// size is a file's size as the page gives it: its declared size, or the
+// length of its data when larger (web.File.size).
+func size(f js.Value) int64 {
+	n := int64(f.Get("data").Length())
+	if s := f.Get("size"); s.Type() == js.TypeNumber {
+		n = max(n, int64(s.Float()))
+	}
+	return n
+}
+
+// declared is the sum of the sizes of a list's files.
+func declared(list js.Value) int64 {
+	var n int64
+	for i := range list.Length() {
+		n += size(list.Index(i))
+	}
+	return n
 }
 
 // keep forgets the copies of the files the page no longer keeps: every

@@ -65,7 +65,8 @@
 //     over), SECRET_LOST (the game's secret was lost: only the operator's
 //     refund ends it).
 //   UNAVAILABLE (retry later with the same request_id; the message says
-//     whether the call's record was sealed): ENTROPY_UNAVAILABLE,
+//     whether the call's record was sealed, and nothing of the failed
+//     component's own words: those are the operator's): ENTROPY_UNAVAILABLE,
 //     KEYS_UNAVAILABLE, LOG_UNAVAILABLE, STORE_UNAVAILABLE,
 //     SECRETS_UNAVAILABLE, CLOCK_BACKWARDS, CHECKPOINT_PENDING (no signed
 //     checkpoint covers the game yet: GetTranscript).
@@ -362,8 +363,11 @@ type PickRequest struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	RequestId string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	GameId    string                 `protobuf:"bytes,2,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
-	// A number of the grid, 1..30, not picked before in this game.
-	Number        uint32 `protobuf:"varint,3,opt,name=number,proto3" json:"number,omitempty"`
+	// A number of the grid, 1..30, not picked before in this game. uint64
+	// (wire-compatible with the uint32 it was): a varint above 2^32-1 is
+	// refused (INVALID_ARGUMENT, NUMBER_RANGE), where a uint32 field would
+	// have been decoded as its low 32 bits.
+	Number        uint64 `protobuf:"varint,3,opt,name=number,proto3" json:"number,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -412,7 +416,7 @@ func (x *PickRequest) GetGameId() string {
 	return ""
 }
 
-func (x *PickRequest) GetNumber() uint32 {
+func (x *PickRequest) GetNumber() uint64 {
 	if x != nil {
 		return x.Number
 	}
@@ -1210,7 +1214,7 @@ const file_tirage_qod_v1_qod_proto_rawDesc = "" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x17\n" +
 	"\agame_id\x18\x02 \x01(\tR\x06gameId\x12\x16\n" +
-	"\x06number\x18\x03 \x01(\rR\x06number\"|\n" +
+	"\x06number\x18\x03 \x01(\x04R\x06number\"|\n" +
 	"\rDecideRequest\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x17\n" +

@@ -65,7 +65,8 @@
 //     over), SECRET_LOST (the game's secret was lost: only the operator's
 //     refund ends it).
 //   UNAVAILABLE (retry later with the same request_id; the message says
-//     whether the call's record was sealed): ENTROPY_UNAVAILABLE,
+//     whether the call's record was sealed, and nothing of the failed
+//     component's own words: those are the operator's): ENTROPY_UNAVAILABLE,
 //     KEYS_UNAVAILABLE, LOG_UNAVAILABLE, STORE_UNAVAILABLE,
 //     SECRETS_UNAVAILABLE, CLOCK_BACKWARDS, CHECKPOINT_PENDING (no signed
 //     checkpoint covers the game yet: GetTranscript).
