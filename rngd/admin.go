@@ -314,7 +314,9 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 		return storeError(err)
 	}
 	if err := writeManifest(e.manifestPath(rootHash), tickets); err != nil {
-		return refuse(reasonInternal, "couldn't keep the manifest: %v", err)
+		// A full disk, most likely: nothing is imported nor sealed, and
+		// the same import goes through once the cause is fixed.
+		return refuse(reasonManifestUnavailable, "couldn't keep the manifest (nothing was imported: free space in data_dir, then retry the same import): %v", err)
 	}
 	var rh [32]byte
 	copy(rh[:], rootHash)

@@ -77,7 +77,7 @@ func TestCheckpointStall(t *testing.T) {
 	waitFor("the stall", func() bool { return errors.Is(health(), tilelog.ErrCheckpointStalled) })
 	before := alarm()
 	_, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: codes[3]})
-	wantRefusal(t, err, reasonLogUnavailable, "the log cannot sign checkpoints")
+	wantRefusal(t, err, reasonLogUnavailable, "the log cannot publish signed checkpoints")
 	if msg := err.Error(); strings.Contains(msg, "restart") || !strings.Contains(msg, "retries by itself") {
 		t.Errorf("refusal %q: want a retry later, without restart", msg)
 	}

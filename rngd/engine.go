@@ -366,7 +366,7 @@ func (e *engine) refuseLog(err error, what, retry string) error {
 // log failed closed (closed: logFailedClosed) and does not recover by
 // itself (recovers: engine.logRecovers), retrying later does not help
 // either, only once rngd is restarted, and the message says so. An
-// embedded log that cannot sign checkpoints (tilelog.ErrCheckpointStalled)
+// embedded log that cannot publish checkpoints (tilelog.ErrCheckpointStalled)
 // reports itself failed closed too, but recovers by itself, and without a
 // resync: it refused the append before journaling it.
 func logRefusal(err error, closed, recovers bool, what, retry string) error {
@@ -374,7 +374,7 @@ func logRefusal(err error, closed, recovers bool, what, retry string) error {
 	case errors.Is(err, transparency.ErrSecurity):
 		return refuseHiding(reasonLogIntegrity, err, "transparency log integrity failure: %s; draws are refused until an operator investigates", what)
 	case errors.Is(err, tilelog.ErrCheckpointStalled):
-		return refuseHiding(reasonLogUnavailable, err, "transparency log unavailable: %s (the log cannot sign checkpoints: it refuses appends until one is signed again, which it retries by itself; retry later%s)", what, retry)
+		return refuseHiding(reasonLogUnavailable, err, "transparency log unavailable: %s (the log cannot publish signed checkpoints: it refuses appends until one is published again, which it retries by itself; retry later%s)", what, retry)
 	case closed && recovers:
 		return refuseHiding(reasonLogUnavailable, err, "transparency log unavailable: %s (the log failed closed: it refuses every append until the log server answers again and rngd has caught up with it, which it does by itself; retry later%s)", what, retry)
 	case closed:

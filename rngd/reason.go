@@ -86,6 +86,9 @@ const (
 	reasonSecretsUnavailable reason = "SECRETS_UNAVAILABLE" // the secret store failed
 	reasonClockBackwards     reason = "CLOCK_BACKWARDS"     // the clock is before the game's last event: nothing drawn
 	reasonCheckpointPending  reason = "CHECKPOINT_PENDING"  // no signed checkpoint covers the game's records yet
+	// admin ImportManifest: the manifest's file could not be kept in
+	// data_dir/manifests (a full disk): nothing imported nor sealed.
+	reasonManifestUnavailable reason = "MANIFEST_UNAVAILABLE"
 
 	// rngd cannot go on without an operator (INTERNAL).
 	reasonLogIntegrity reason = "LOG_INTEGRITY" // the log was found rolled back or forked (transparency.ErrSecurity): draws refused
@@ -133,13 +136,14 @@ var reasons = map[reason]codes.Code{
 	reasonAttestationKeyUnknown: codes.FailedPrecondition,
 	reasonAttestationNotSelf:    codes.FailedPrecondition,
 
-	reasonEntropyUnavailable: codes.Unavailable,
-	reasonKeysUnavailable:    codes.Unavailable,
-	reasonLogUnavailable:     codes.Unavailable,
-	reasonStoreUnavailable:   codes.Unavailable,
-	reasonSecretsUnavailable: codes.Unavailable,
-	reasonClockBackwards:     codes.Unavailable,
-	reasonCheckpointPending:  codes.Unavailable,
+	reasonEntropyUnavailable:  codes.Unavailable,
+	reasonKeysUnavailable:     codes.Unavailable,
+	reasonLogUnavailable:      codes.Unavailable,
+	reasonStoreUnavailable:    codes.Unavailable,
+	reasonSecretsUnavailable:  codes.Unavailable,
+	reasonClockBackwards:      codes.Unavailable,
+	reasonCheckpointPending:   codes.Unavailable,
+	reasonManifestUnavailable: codes.Unavailable,
 
 	reasonLogIntegrity: codes.Internal,
 	reasonInternal:     codes.Internal,

@@ -104,7 +104,7 @@ func TestLogRefusedStartSecrets(t *testing.T) {
 	// (both proven by their packages' tests): not taken.
 	stalled := fmt.Errorf("tilelog: %w: %w: no checkpoint signed", transparency.ErrUnavailable, tilelog.ErrCheckpointStalled)
 	e.tlog = failingLog{Log: tl, err: transparency.NotAppended(stalled)}
-	refuse("the log cannot sign checkpoints")
+	refuse("the log cannot publish signed checkpoints")
 	onlyInPlay("checkpoints stalled")
 	e.tlog = failingLog{Log: tl, err: transparency.NotAppended(fmt.Errorf("trillian: couldn't queue leaf: %w: quota", transparency.ErrUnavailable))}
 	refuse("the record was not sealed")

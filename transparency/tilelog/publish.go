@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"time"
 
 	"github.com/transparency-dev/tessera/api/layout"
@@ -377,6 +379,15 @@ func (l *Log) checkPublished(now time.Time) {
 		if err != nil {
 			cause = fmt.Errorf("%w; reading it: %w", cause, err)
 		}
+		// Tessera only logs why it could not publish; a checkpoint that
+		// cannot be written (a full disk) is told here, where /healthz and
+		// every refused append show it, rather than left to be taken for
+		// a key failure. Probed once, when the stall begins.
+		if l.stallErr() == nil {
+			if werr := probeWritable(l.tilesDir); werr != nil {
+				cause = fmt.Errorf("%w; the checkpoint's directory %s cannot be written: %w", cause, l.tilesDir, werr)
+			}
+		}
 		// Until the tree seen is covered: ending at the late leaf would
 		// stall again at once for the next.
 		l.stall(until, cause)
@@ -409,6 +420,61 @@ func (l *Log) resume(size uint64) {
 	l.cfg.Logger.Info("transparency log checkpoints published again: appends resume", "size", size, "stalled", time.Since(l.stallAt))
 	l.stalled = nil
 	l.stallc = make(chan struct{})
+	if n, err := removeCheckpointTemps(l.tilesDir); n > 0 || err != nil {
+		l.cfg.Logger.Info("transparency log: temporary checkpoint files of failed publications removed", "count", n, "err", err)
+	}
+}
+
+// probeWritable writes and syncs a small file in dir, as a checkpoint is
+// written, and removes it: nil when a checkpoint could be written there.
+func probeWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".probe-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(make([]byte, 512))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// checkpointTemp is the name of tessera's temporary checkpoint file: the
+// checkpoint's name and a random number (posix createTemp).
+var checkpointTemp = regexp.MustCompile(`^` + regexp.QuoteMeta(layout.CheckpointPath) + `[0-9]+$`)
+
+// removeCheckpointTemps deletes tessera's temporary checkpoint files in
+// tiles. Tessera v1.0.4 leaves one behind at every publication whose write
+// fails (createTemp clears the name it then tries to remove): during a
+// full-disk stall, one per checkpoint interval, never removed. They are
+// never read: a checkpoint is published by renaming its temporary file.
+// Called at Open, before tessera starts, and when a stall ends: a
+// publication writing its temporary file then would see it removed and
+// fail, to be retried at the next interval; the published checkpoint is
+// never touched.
+func removeCheckpointTemps(tiles string) (int, error) {
+	ents, err := os.ReadDir(tiles)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, nil
+		}
+		return 0, err
+	}
+	n := 0
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !checkpointTemp.MatchString(e.Name()) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(tiles, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }
 
 // stallErr is the stall's error, nil while checkpoints are published.

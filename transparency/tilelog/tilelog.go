@@ -377,6 +377,11 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if err != nil {
 		return fail(err)
 	}
+	// Temporary checkpoint files failed publications left (a full disk):
+	// before tessera starts publishing.
+	if n, err := removeCheckpointTemps(l.tilesDir); n > 0 || err != nil {
+		cfg.Logger.Info("transparency log: temporary checkpoint files of failed publications removed", "count", n, "err", err)
+	}
 	pcfg := posix.Config{Path: l.tilesDir}
 	if witnessURLs != nil {
 		l.witnesses = transparency.NewWitnessMeter(witnessURLs, http.DefaultTransport.(*http.Transport).Clone())

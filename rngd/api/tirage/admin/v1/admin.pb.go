@@ -24,6 +24,9 @@
 //     manifest is already imported).
 //   FAILED_PRECONDITION: NOT_EXPIRED (an expiry before the play window is
 //     over).
+//   UNAVAILABLE: MANIFEST_UNAVAILABLE (ImportManifest: the manifest file
+//     could not be kept, e.g. a full disk; nothing was imported: retry the
+//     same import once there is room).
 //   LogAttestation: INVALID_ARGUMENT ATTESTATION_INVALID (the envelope,
 //     its signature, its statement or its predicate: a wrong paytable);
 //     FAILED_PRECONDITION ATTESTATION_KEY_UNKNOWN (the envelope's key is not
