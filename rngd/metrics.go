@@ -168,7 +168,8 @@ func (c witnessCollector) Collect(ch chan<- prometheus.Metric) {
 // how far signed checkpoints trail its tree. tirage_log_checkpoint_wait_seconds
 // is the one to alert on: it grows only while leaves wait for a checkpoint
 // (an idle log publishes none, and that is no fault), and past
-// log.checkpoint_timeout the log stalls and refuses every draw.
+// log.checkpoint_timeout the log stalls and refuses every draw. With them,
+// whether its leaf hash index keeps up (tilelog.Log.IndexHealth).
 func checkpointGauges(l *tilelog.Log) []prometheus.Collector {
 	return []prometheus.Collector{
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -186,6 +187,16 @@ func checkpointGauges(l *tilelog.Log) []prometheus.Collector {
 				"and refuses every draw, until it publishes one again by itself; 0 otherwise.",
 		}, func() float64 {
 			if l.Lag().Stalled {
+				return 1
+			}
+			return 0
+		}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "tirage_log_leaf_index_failing",
+			Help: "1 while the embedded log's leaf hash index (log/leafhash.db) cannot be brought up to its tree (a full or unwritable disk; retried every second): " +
+				"draws go on (it is not on their path), auditors' inclusion proofs by leaf hash are refused (UNAVAILABLE) until it catches up by itself; 0 otherwise.",
+		}, func() float64 {
+			if l.IndexHealth() != nil {
 				return 1
 			}
 			return 0

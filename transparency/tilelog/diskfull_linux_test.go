@@ -3,6 +3,7 @@ package tilelog_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/mod/sumdb/tlog"
+
+	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/tilelog"
 )
 
@@ -159,4 +163,72 @@ func TestOpenRemovesCheckpointTemps(t *testing.T) {
 		}
 	}
 	appendLeaves(t, l, 1, 1)
+}
+
+// A full disk under the leaf hash index (leafhash.db alone on a small file
+// system): appends go on (the index is not on their path) and Health says
+// nothing, but IndexHealth reports the full disk and names the file (before:
+// a WARN line a second, nothing an operator's metrics could see), and
+// InclusionProofByHash is refused ErrUnavailable. Once space is back, the
+// index catches up by itself.
+func TestLeafIndexDiskFull(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounts a small tmpfs under the leaf index to fill it: needs root")
+	}
+	dir := t.TempDir()
+	small := filepath.Join(t.TempDir(), "small")
+	mountTmpfs(t, small, 1<<20)
+	db := filepath.Join(dir, "leafhash.db")
+	if err := os.Symlink(filepath.Join(small, "leafhash.db"), db); err != nil {
+		t.Fatal(err)
+	}
+	l, err := tilelog.Open(context.Background(), tilelog.Config{Dir: dir, Origin: origin, Signers: testSigners(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	appendLeaves(t, l, 0, 1)
+	if _, err := l.AwaitCheckpoint(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	awaitIndex := func(failing bool) error {
+		t.Helper()
+		for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+			if err := l.IndexHealth(); (err != nil) == failing {
+				return err
+			}
+			if time.Since(start) > 10*time.Second {
+				t.Fatalf("IndexHealth = %v still after 10 s", l.IndexHealth())
+			}
+		}
+	}
+	if err := awaitIndex(false); err != nil {
+		t.Fatal(err)
+	}
+	filler := fill(t, small)
+	const n = 100 // the index then needs pages the full disk has not
+	appendLeaves(t, l, 1, n)
+	if _, err := l.AwaitCheckpoint(t.Context(), n+1); err != nil {
+		t.Fatal(err)
+	}
+	err = awaitIndex(true)
+	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), db) {
+		t.Fatalf("IndexHealth with the index's disk full = %v, want no space left naming %s", err, db)
+	}
+	if err := l.Health(); err != nil {
+		t.Errorf("Health with only the index's disk full = %v, want nil (not on the append path)", err)
+	}
+	appendLeaves(t, l, n+1, 1)
+	last := tlog.RecordHash(fmt.Appendf(nil, "leaf %d", n))
+	if _, _, err := l.InclusionProofByHash(t.Context(), last, n+1); !errors.Is(err, transparency.ErrUnavailable) {
+		t.Errorf("InclusionProofByHash with the index's disk full = %v, want ErrUnavailable", err)
+	}
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	awaitIndex(false)
+	if idx, _, err := l.InclusionProofByHash(t.Context(), last, n+1); err != nil || idx != n {
+		t.Errorf("InclusionProofByHash once space is back = %d, %v, want %d", idx, err, n)
+	}
 }

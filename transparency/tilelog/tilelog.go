@@ -183,7 +183,7 @@ type Config struct {
 	wrapAdd func(tessera.AddFn) tessera.AddFn
 }
 
-var klogOnce sync.Once
+var tesseraLogsOnce sync.Once
 
 // Log is the embedded backend; it implements transparency.Log and
 // transparency.Tiles.
@@ -200,6 +200,9 @@ type Log struct {
 	cancel   context.CancelFunc
 	lock     *os.File
 	index    *leafIndex
+	// indexErr is why the last background update of the index failed
+	// (refreshIndex), nil once it caught up: IndexHealth.
+	indexErr atomic.Pointer[error]
 	tiles    tileCache
 	bg       sync.WaitGroup
 
@@ -316,11 +319,22 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tilelog: %w", err)
 	}
-	// tessera logs through klog (process-wide): send it to the first
-	// opened log's logger rather than to stderr, each kind of message at
-	// most once per klogRepeat (repeatLimiter).
-	klogOnce.Do(func() {
-		klog.SetLogger(logr.FromSlogHandler(newRepeatLimiter(cfg.Logger.Handler(), klogRepeat, time.Now)))
+	// tessera logs through klog and through log/slog's default logger
+	// (its POSIX driver's "Failed to remove temporary file", once per
+	// failed write), both process-wide: send them to the first opened
+	// log's logger rather than to stderr in plain text, each kind of
+	// message at most once per klogRepeat (repeatLimiter). klog's own
+	// verbosity (V(1) and up) stays off; slog's default logger also
+	// carries the standard log package's lines.
+	tesseraLogsOnce.Do(func() {
+		h := newRepeatLimiter(cfg.Logger.Handler(), klogRepeat, time.Now)
+		klog.SetLogger(logr.FromSlogHandler(h))
+		// Not when the logger given is slog's default: its handler writes
+		// through the log package, which SetDefault would send back to it
+		// (a loop).
+		if cfg.Logger.Handler() != slog.Default().Handler() {
+			slog.SetDefault(slog.New(h))
+		}
 	})
 	if err := mkdirAll(cfg.Dir); err != nil {
 		return nil, fmt.Errorf("tilelog: couldn't create log directory: %w", err)
@@ -1130,9 +1144,28 @@ func (l *Log) refreshIndex(ctx context.Context) {
 		l.fail(l.recordSecurity(fmt.Errorf("leaf index: %w", err)))
 		return
 	}
-	if err != nil {
-		l.cfg.Logger.Warn("transparency log leaf index", "err", err)
+	if ctx.Err() != nil {
+		return // closing
 	}
+	if err != nil {
+		l.indexErr.Store(&err)
+		l.cfg.Logger.Warn("transparency log leaf index", "err", err)
+		return
+	}
+	l.indexErr.Store(nil)
+}
+
+// IndexHealth reports whether the leaf hash index (leafhash.db) keeps up
+// with the tree: nil, or why its last update failed (a full or unwritable
+// disk; retried every indexInterval). The index is not on the append path:
+// appends go on, Health says nothing of it, and only InclusionProofByHash
+// (an auditor's proof by leaf hash) is refused, ErrUnavailable, until it
+// catches up. For metrics (rngd's tirage_log_leaf_index_failing).
+func (l *Log) IndexHealth() error {
+	if err := l.indexErr.Load(); err != nil {
+		return *err
+	}
+	return nil
 }
 
 // leafIndexFile, in Config.Dir, is the leaf hash index.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"tirage.fr/tirage/verifier/announce"
+	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
@@ -52,6 +53,9 @@ func runAttestation(env Env) int {
 		b, err := readFileMax(f, maxKeyFile, verdict.MsgLimitKeyFile)
 		if err != nil {
 			return c.usageErr(env, verdict.M(verdict.MsgCLIFlagErr, "--attestation-key", receipt.Cause(fileErr(err))))
+		}
+		if keys, err := checkpoint.ParseKeys(string(b)); !isAnnouncement(b) && err == nil {
+			return c.usageErr(env, verdict.M(verdict.MsgAttestLogVKey, f, keys[0].Name))
 		}
 		ann, err := announce.Parse([]byte(strings.TrimSpace(string(b))))
 		if err != nil {

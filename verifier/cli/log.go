@@ -133,6 +133,10 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 		}
 		if *l.tofu || needServed(a) {
 			served, err := f.Fetch(ctx, "vkey")
+			if err != nil && l.announcedLog[0] != "" {
+				// Not "give --log-key FILE": the user did, an announcement.
+				return nil, nil, verdict.Errorf(verdict.MsgCLIKeysAnnounced, l.announcedLog[0], l.announcedLog[1], err)
+			}
 			if err != nil {
 				return nil, nil, verdict.Errorf(verdict.MsgCLIKeysRead, err)
 			}

@@ -52,6 +52,11 @@ type common struct {
 	// input is the document being checked (its path, "-" for stdin), named
 	// when it is unreadable.
 	input string
+	// announcedLog is the flag and file of a key announcement given
+	// ("--log-key", path) that pins a log key: by its fingerprint only, so
+	// log and audit name it when the log's keys to match it with cannot be
+	// read (set by anchors).
+	announcedLog [2]string
 }
 
 func newCommon(name string) *common {
@@ -256,6 +261,7 @@ func (c *common) anchors() (receipt.Anchors, error) {
 				return a, verdict.Errorf(verdict.MsgCLIFlagFile, "--log-key", f, err)
 			}
 			a.Pins, a.Announced = append(a.Pins, pins...), append(a.Announced, ids...)
+			c.noteAnnounced("--log-key", f, pins)
 			continue
 		}
 		keys, err := checkpoint.ParseKeys(string(b))
@@ -274,6 +280,7 @@ func (c *common) anchors() (receipt.Anchors, error) {
 			return a, verdict.Errorf(verdict.MsgCLIFlagFile, "--vrf-key", f, err)
 		}
 		a.VRFKeys, a.Pins, a.Announced = append(a.VRFKeys, keys...), append(a.Pins, pins...), append(a.Announced, ids...)
+		c.noteAnnounced("--vrf-key", f, pins)
 	}
 	if *c.state != "" {
 		s, err := c.loadState()
@@ -300,6 +307,21 @@ func (c *common) anchors() (receipt.Anchors, error) {
 		}
 	}
 	return a, nil
+}
+
+// noteAnnounced records the first key announcement, given with flag in
+// file f, whose pins name a log key (a bare fingerprint: a VRF key's pin
+// has its suite).
+func (c *common) noteAnnounced(flag, f string, pins []string) {
+	if c.announcedLog[0] != "" {
+		return
+	}
+	for _, p := range pins {
+		if s, _, err := receipt.ParsePin(p); err == nil && s == "" {
+			c.announcedLog = [2]string{flag, f}
+			return
+		}
+	}
 }
 
 // stateWitnesses applies the witnesses the state s requires to the
@@ -392,6 +414,9 @@ func parseVRFKeyFile(b []byte) ([]*vrf.PublicKey, []string, []receipt.AnnouncedK
 			continue
 		}
 		suite, h, ok := strings.Cut(line, " ")
+		if k, err := checkpoint.ParseKey(line); !ok && err == nil {
+			return nil, nil, nil, verdict.Errorf(verdict.MsgVRFKeyLineLogVKey, i+1, k.Name, k.Algorithm)
+		}
 		if !ok {
 			return nil, nil, nil, verdict.Errorf(verdict.MsgVRFKeyLineForm, i+1)
 		}

@@ -2980,6 +2980,12 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 		"ligne %d : la clé « %s » (%s) n'est pas une clé VRF (une ligne de rngctl keys export-public, qui affiche aussi la clé du journal) : donnez la clé VRF sous la forme « SUITE HEX » (sa suite, puis ce qu'affiche rngctl keys export-public --label vrf) ou l'annonce des clés ; une clé du journal se donne à --log-key (rngctl keys export-public --label log --format vkey --origin ORIGINE, ou /log/vkey du journal)"},
 	MsgVRFKeyLineExport: {"line %d: a line of rngctl keys export-public (key %q): give its suite and key alone, \"%s HEX\", or the key announcement",
 		"ligne %d : une ligne de rngctl keys export-public (clé « %s ») : donnez sa suite et sa clé seules, « %s HEX », ou l'annonce des clés"},
+	MsgVRFKeyLineLogVKey: {"line %d: the verifier key of log %q (%s, a signed-note key as /log/vkey serves it) is not a VRF key: give it to --log-key; a VRF key is \"SUITE HEX\" or the key announcement",
+		"ligne %d : la clé de vérification du journal « %s » (%s, une clé signed-note telle que la sert /log/vkey) n'est pas une clé VRF : donnez-la à --log-key ; une clé VRF s'écrit « SUITE HEX » ou se donne par l'annonce des clés"},
+	MsgCLIKeysAnnounced: {"%s %s is a key announcement: it names the log key by its fingerprint only, to be matched with the keys the log serves at vkey, and they couldn't be read (%w): give the log's verifier key itself with --log-key FILE (as /log/vkey serves it, or rngctl keys export-public --label log --format vkey --origin ORIGIN)",
+		"%s %s est une annonce des clés : elle ne désigne la clé du journal que par son empreinte, à rapprocher des clés que sert le journal (vkey), qui n'ont pu être lues (%v) : donnez la clé de vérification du journal elle-même avec --log-key FICHIER (telle que la sert /log/vkey, ou rngctl keys export-public --label log --format vkey --origin ORIGINE)"},
+	MsgAttestLogVKey: {"--attestation-key %s: the verifier key of log %q (a signed-note key as /log/vkey serves it), not a key announcement: give the appliance's key announcement record (JSON, the log's first record)",
+		"--attestation-key %s : la clé de vérification du journal « %s » (une clé signed-note telle que la sert /log/vkey), pas une annonce des clés : donnez l'enregistrement d'annonce des clés de l'appareil (JSON, le premier enregistrement du journal)"},
 	MsgReceiptKeyField: {"%s: %s",
 		"%s : %s"},
 	MsgReceiptKeyMissing: {"%s is missing: the receipt names VRF key %q without its public key",
@@ -3227,4 +3233,7 @@ const (
 	MsgVRFKeyLineNotVRF      MsgID = "vrf-key-line-not-vrf"
 	MsgVRFKeyLineExport      MsgID = "vrf-key-line-export"
 	MsgLogKeyTrustUnrecorded MsgID = "log-key-trust-unrecorded"
+	MsgVRFKeyLineLogVKey     MsgID = "vrf-key-line-log-vkey"
+	MsgCLIKeysAnnounced      MsgID = "cli-keys-announced"
+	MsgAttestLogVKey         MsgID = "attest-log-vkey"
 )

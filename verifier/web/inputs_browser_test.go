@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"tirage.fr/tirage/verifier/web"
 )
 
 // TestBrowserPageFreezeInputs: in headless Chromium, a freeze receipt that
@@ -138,4 +140,45 @@ func TestBrowserPageFreezeInputs(t *testing.T) {
 			t.Errorf("%s: input-files reads %q, want %q", c.lang, d, c.want)
 		}
 	}
+
+	// Stake files over web.MaxInputsTotal together, by their declared
+	// sizes (two sparse files of web.MaxInput with the freeze's): none is
+	// read — the page read each whole, 2 GiB into the tab, before the
+	// verifier refused them by their sizes — and the verifier refuses the
+	// one that takes the sum over, in rngverify's words; the
+	// closed-accounts file given then is not read either. The stake files
+	// cleared and the freeze's given again, they fit: the closed-accounts
+	// file is read then, and input-files passes.
+	lang("en")
+	sparse := func(name string) string {
+		p := put(name, nil)
+		if err := os.Truncate(p, web.MaxInput); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	big1, big2 := sparse("big-1.csv"), sparse("big-2.csv")
+	if err := chromedp.Do(ctx, chromedp.Click("#clear-stakes"), chromedp.Click("#clear-closed"),
+		chromedp.SetUploadFiles("#stakes", []string{s1, s2, big1, big2})); err != nil {
+		t.Fatal(err)
+	}
+	upload("#closed", closed)
+	shows("input files over the total", "fail", map[string]string{"input-files": "fail"})
+	refused := `#results section[data-file="big-2.csv"][data-note="inputs-refused"]`
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('`+refused+`') !== null`, chromedp.WithPollingTimeout(time.Minute))); err != nil {
+		t.Fatalf("big-2.csv not refused: %v: %s", err, text("#results"))
+	}
+	if s := text(refused); !strings.Contains(s, "big-2.csv takes the freeze's input files over 2048 MiB in all (2049 MiB, 5 files)") {
+		t.Errorf("big-2.csv refused as %q", s)
+	}
+	held, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...stakes, ...closed].map((f) => f.name + ":" + f.data.length).join(" ")`))
+	if want := "stakes-1.csv:0 stakes-2.csv:0 big-1.csv:0 big-2.csv:0 closed.csv:0"; err != nil || held != want {
+		t.Errorf("the page holds (name:bytes) %q (%v), want %q: none read", held, err, want)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click("#clear-stakes")); err != nil {
+		t.Fatal(err)
+	}
+	upload("#stakes", s1)
+	upload("#stakes", s2)
+	shows("the freeze's files again", "pass", map[string]string{"input-files": "pass", "entrants-recomputed": "pass"})
 }

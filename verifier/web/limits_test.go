@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -23,7 +24,7 @@ import (
 // over 16 MiB, a trusted key file over 1 MiB — not read as "not a Tirage
 // file" or a key file; one at the limit is read. An entrant list may be
 // larger than a document. The page's LIMITS (how much of a file it reads)
-// are these.
+// are these, and its INPUTS_TOTAL is MaxInputsTotal.
 func TestSizeLimits(t *testing.T) {
 	over := bytes.Repeat([]byte{' '}, web.MaxDocument+1)
 	list := append([]byte(receipt.EntrantsHead), bytes.Repeat([]byte{'\n'}, web.MaxDocument)...)
@@ -68,6 +69,9 @@ func TestSizeLimits(t *testing.T) {
 		if n, _ := strconv.Atoi(m[i+1]); n<<20 != want {
 			t.Errorf("index.html's LIMITS %s: %d MiB, want %d MiB", m[0], n, want>>20)
 		}
+	}
+	if !strings.Contains(html, fmt.Sprintf("const INPUTS_TOTAL = %d * (1 << 20);", web.MaxInputsTotal>>20)) {
+		t.Errorf("index.html's INPUTS_TOTAL is not web.MaxInputsTotal (%d MiB)", web.MaxInputsTotal>>20)
 	}
 	if !strings.Contains(html, `const ENTRANTS_HEAD = "`+strings.ReplaceAll(receipt.EntrantsHead, "\n", `\n`)+`";`) {
 		t.Error("index.html's ENTRANTS_HEAD is not receipt.EntrantsHead")
