@@ -70,6 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	rngd.TuneRuntime()
 	cfg.Logger = slog.New(slog.NewJSONHandler(stderr, nil))
+	rngd.RouteGRPCLogs(cfg.Logger)
 	cfg.Banner = stdout
 	ctx, stop := rngd.SignalContext()
 	defer stop()
