@@ -372,8 +372,12 @@ func TestDrawsHelp(t *testing.T) {
 			}
 		}
 	}
+	// A ticket quit (QUITTER): nothing drawn, its outcome empty.
+	if _, err := a.Quit(ctx, &qodv1.QuitRequest{RequestId: rid(), Code: cs[len(cs)-1]}); err != nil {
+		t.Fatal(err)
+	}
 	counted := seen()
-	for _, k := range []record.Kind{record.KindEmission, record.KindManifest, record.KindGameStart, record.KindPick, record.KindDecision, record.KindGameEnd} {
+	for _, k := range []record.Kind{record.KindEmission, record.KindManifest, record.KindGameStart, record.KindTicketQuit, record.KindPick, record.KindDecision, record.KindGameEnd} {
 		if len(counted[string(k)]) == 0 {
 			t.Fatalf("no %s counted after a game to its end: %v", k, counted)
 		}
@@ -391,7 +395,7 @@ func TestDrawsHelp(t *testing.T) {
 					t.Errorf("game_start outcome %q", o)
 				}
 			case o == "":
-				if kind != string(record.KindEmission) && kind != string(record.KindManifest) {
+				if kind != string(record.KindEmission) && kind != string(record.KindManifest) && kind != string(record.KindTicketQuit) {
 					t.Errorf("kind %s counted with an empty outcome", kind)
 				}
 			case !word(o):

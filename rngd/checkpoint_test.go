@@ -181,6 +181,8 @@ func TestRuleErrorNamesField(t *testing.T) {
 		{qod.ErrNotExpired, reasonNotExpired, "game_id"},
 		{qod.ErrStartClosed, reasonDeadlinePassed, "code"},
 		{qod.ErrTicketPlayed, reasonCodePlayed, "code"},
+		{qod.ErrTicketQuit, reasonTicketQuit, "code"},
+		{qod.ErrTicketStarted, reasonTicketStarted, "code"},
 		{fmt.Errorf("number 31: %w", qod.ErrNumberRange), reasonNumberRange, "number"},
 	} {
 		err := ruleError(tc.err)

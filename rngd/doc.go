@@ -38,7 +38,10 @@
 // entropy, the keys or the log refuses the call with UNAVAILABLE and raises
 // tirage_alarms_total; nothing is drawn twice: α depends only on the game,
 // its secret, the pick index and the number, so a retried draw has the
-// same outcome.
+// same outcome. A player's QUITTER (Quit) draws nothing: under the
+// ticket's lock it seals a ticket_quit record, then stores the ticket as
+// quit and the reply, waiting for the store's commit; a ticket quit never
+// starts, a ticket started is never quit (quit.go).
 //
 // # State
 //

@@ -222,11 +222,21 @@ type storedGame struct {
 	commit [32]byte
 }
 
-// storedTicket is a manifest entry as the store keeps it.
+// storedTicket is a manifest entry as the store keeps it. Game and Quit
+// exclude each other (art. 2.2.3): startGame and quit check both under the
+// ticket's lock.
 type storedTicket struct {
 	Emission string
 	Stake    int64
-	Game     string `json:",omitempty"` // set once the code has started a game
+	Game     string      `json:",omitempty"` // set once the code has started a game
+	Quit     *storedQuit `json:",omitempty"` // set once the code was quit (QUITTER)
+}
+
+// storedQuit is a ticket's quit: its ticket_quit record's time and log
+// index.
+type storedQuit struct {
+	At    time.Time
+	Index uint64
 }
 
 // storedEmission is an emission as the store keeps it.
@@ -968,6 +978,8 @@ var ruleReasons = []struct {
 	{qod.ErrExpired, reasonGameExpired, "game_id"},
 	{qod.ErrStartClosed, reasonDeadlinePassed, "code"},
 	{qod.ErrTicketPlayed, reasonCodePlayed, "code"},
+	{qod.ErrTicketQuit, reasonTicketQuit, "code"},
+	{qod.ErrTicketStarted, reasonTicketStarted, "code"},
 	{qod.ErrNotExpired, reasonNotExpired, "game_id"},
 	{qod.ErrRefundClosed, reasonGameExpired, "game_id"},
 }
@@ -1158,7 +1170,26 @@ func (e *engine) drawPick(sg *storedGame, number int, now time.Time) (g qod.Game
 	return
 }
 
-// startGame is "CONTINUER".
+// enterTicket checks a call on a ticket (a start, a quit) against its
+// request id, then locks the request id and the ticket and checks again.
+// done reports a retry: reply then holds the stored reply. The caller
+// defers unlock in every case.
+func (e *engine) enterTicket(c call, ticket [32]byte, reply proto.Message) (unlock func(), done bool, err error) {
+	unlock = func() {}
+	if done, err = e.replayed(c, reply); done || err != nil {
+		return unlock, done, err
+	}
+	if err = e.storeHealth(); err != nil {
+		return unlock, false, err
+	}
+	unlockReq := e.lockRequest(c)
+	unlockTicket := e.locks.lock("ticket/" + hex.EncodeToString(ticket[:]))
+	unlock = func() { unlockTicket(); unlockReq() }
+	done, err = e.replayed(c, reply)
+	return unlock, done, err
+}
+
+// startGame is "CONTINUER". A ticket quit ("QUITTER", quit) never starts.
 func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartGameRequest) (*qodv1.GameReply, error) {
 	c, err := newCall(server, "StartGame", req)
 	if err != nil {
@@ -1169,16 +1200,13 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 		return nil, refuse(reasonCodeInvalid, "code: %v", err)
 	}
 	reply := new(qodv1.GameReply)
-	if ok, err := e.replayed(c, reply); ok || err != nil {
-		return e.replayInclusion(ctx, reply, ok, err)
-	}
-	if err := e.storeHealth(); err != nil {
+	unlock, done, err := e.enterTicket(c, ticket, reply)
+	defer unlock()
+	if err != nil {
 		return nil, err
 	}
-	defer e.lockRequest(c)()
-	defer e.locks.lock("ticket/" + hex.EncodeToString(ticket[:]))()
-	if ok, err := e.replayed(c, reply); ok || err != nil {
-		return e.replayInclusion(ctx, reply, ok, err)
+	if done {
+		return e.replayInclusion(ctx, reply, true, nil)
 	}
 	// Read without waiting for the store's writer: a start not yet
 	// committed shows in the ticket (store.ticket), and emissions change
@@ -1199,6 +1227,9 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 	}
 	if t.Game != "" {
 		return nil, refuse(reasonCodePlayed, "code: %v", qod.ErrTicketPlayed)
+	}
+	if t.Quit != nil {
+		return nil, ticketQuitRefusal(t.Quit)
 	}
 	now := e.now()
 	if !now.Before(em.StartDeadline) {

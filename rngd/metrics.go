@@ -35,7 +35,7 @@ type metrics struct {
 // appended without seal and not counted).
 const drawsHelp = "Records sealed in the log, by kind and outcome. " +
 	"kind: game_start (outcome: the multipliers m1..m4, e.g. x2323), pick (good, losing), decision (continue, stop), " +
-	"game_end (won, lost, expired, refunded); and the operator's emission and manifest (outcome empty)."
+	"game_end (won, lost, expired, refunded), ticket_quit (a QUITTER, outcome empty); and the operator's emission and manifest (outcome empty)."
 
 // countedHelp says when the games' gauges are counted (engine.countGames):
 // a game started, ended or past its deadline since shows at the next count.

@@ -70,6 +70,8 @@ const (
 	reasonGameExpired    reason = "GAME_EXPIRED"    // the 30-day play window is over
 	reasonNotExpired     reason = "NOT_EXPIRED"     // an expiry before the play window is over
 	reasonSecretLost     reason = "SECRET_LOST"     // the game's secret r was lost: only a refund ends it
+	reasonTicketQuit     reason = "TICKET_QUIT"     // StartGame, Quit: the ticket was quit (QUITTER, art. 2.2.3)
+	reasonTicketStarted  reason = "TICKET_STARTED"  // Quit: the ticket started a game (CONTINUER is irrevocable)
 	// admin LogAttestation: the envelope's key is not an attestation key
 	// the log announced; a build statement of another rngd (executable,
 	// configuration file, keys).
@@ -133,6 +135,8 @@ var reasons = map[reason]codes.Code{
 	reasonGameExpired:           codes.FailedPrecondition,
 	reasonNotExpired:            codes.FailedPrecondition,
 	reasonSecretLost:            codes.FailedPrecondition,
+	reasonTicketQuit:            codes.FailedPrecondition,
+	reasonTicketStarted:         codes.FailedPrecondition,
 	reasonAttestationKeyUnknown: codes.FailedPrecondition,
 	reasonAttestationNotSelf:    codes.FailedPrecondition,
 

@@ -118,6 +118,15 @@ func TestRefusalReasons(t *testing.T) {
 	refusedFor(t, td, reasonCodeInvalid, "code", startCode(rid(), "ABC"))
 	refusedFor(t, td, reasonUnknownCode, "code", startCode(rid(), "ZZZZZZZZZZZZZZZZZZ"))
 	refusedFor(t, td, reasonCodePlayed, "already played", startCode(rid(), codes1[next]))
+	// QUITTER and CONTINUER exclude each other (art. 2.2.3).
+	if _, err := a.Quit(ctx, &qodv1.QuitRequest{RequestId: rid(), Code: codes1[19]}); err != nil {
+		t.Fatal(err)
+	}
+	refusedFor(t, td, reasonTicketQuit, "code: ticket quit", startCode(rid(), codes1[19]))
+	refusedFor(t, td, reasonTicketStarted, "code: ticket already started stage 2", func() error {
+		_, err := a.Quit(ctx, &qodv1.QuitRequest{RequestId: rid(), Code: codes1[next]})
+		return err
+	})
 
 	// A refunded game is over.
 	over := start(t, a, codes1[next+1]).Game

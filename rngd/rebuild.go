@@ -19,7 +19,8 @@ import (
 )
 
 // rebuild replaces the store's contents with what the first size records of
-// the log say, replaying every game with verifier/qod. It keeps the secrets
+// the log say, replaying every game with verifier/qod, and marking the
+// tickets started or quit. It keeps the secrets
 // r of unfinished games (the log reveals r only at a game's end): a game
 // whose secret is missing can no longer be played; it can be refunded. It
 // keeps the stored replies too, and restores from the log the reply of every
@@ -191,8 +192,13 @@ func (r *rebuilder) apply(tx *bolt.Tx, index uint64, leaf []byte) error {
 		if ok, err := getJSON(tx, bucketTickets, v.Ticket[:], &t); err != nil || !ok {
 			return fmt.Errorf("game %s: ticket %x not in any manifest", v.Game, v.Ticket)
 		}
+		if t.Quit != nil {
+			return fmt.Errorf("game %s: its ticket was quit at log index %d, and a ticket quit never starts (rngd refuses it: TICKET_QUIT); the log breaks the rules, an operator must investigate (rngverify audit)", v.Game, t.Quit.Index)
+		}
 		t.Game = v.Game
 		return putJSON(tx, bucketTickets, v.Ticket[:], &t)
+	case *record.TicketQuit:
+		return r.ticketQuit(tx, index, leaf, v)
 	case record.GameRecord:
 		g := r.games[v.GameID()]
 		if g == nil && r.incremental {
@@ -220,12 +226,40 @@ func (r *rebuilder) apply(tx *bolt.Tx, index uint64, leaf []byte) error {
 	return nil
 }
 
+// ticketQuit applies a ticket_quit (log index): its ticket reads as quit,
+// and the reply of the game server's Quit that sealed it is stored, as
+// the call would have stored it (adminReply), so that its retry after a
+// crash gets it. Applied again (a tail partly in the store), it changes
+// nothing. A quit of a ticket not imported, started or quit before is
+// refused: rngd seals none (quit), and a store that read the ticket as
+// open again would let it start.
+func (r *rebuilder) ticketQuit(tx *bolt.Tx, index uint64, leaf []byte, v *record.TicketQuit) error {
+	var t storedTicket
+	if ok, err := getJSON(tx, bucketTickets, v.Ticket[:], &t); err != nil || !ok {
+		return fmt.Errorf("ticket_quit: ticket %x not in any manifest", v.Ticket)
+	}
+	switch {
+	case t.Quit != nil && t.Quit.Index == index:
+		return nil // applied already
+	case t.Quit != nil:
+		return fmt.Errorf("ticket_quit: ticket %x was quit already at log index %d (rngd refuses a second quit: TICKET_QUIT); the log breaks the rules, an operator must investigate (rngverify audit)", v.Ticket, t.Quit.Index)
+	case t.Game != "":
+		return fmt.Errorf("ticket_quit: ticket %x started game %s (rngd refuses its quit: TICKET_STARTED); the log breaks the rules, an operator must investigate (rngverify audit)", v.Ticket, t.Game)
+	}
+	if err := r.adminReply(tx, v.Req, v.ReqDigest, v.Time, quitReplied(v, r.e.receipt(leaf, index, nil, nil, nil))); err != nil {
+		return err
+	}
+	t.Quit = &storedQuit{At: v.Time, Index: index}
+	return putJSON(tx, bucketTickets, v.Ticket[:], &t)
+}
+
 // adminReply stores the reply of the operator's call that sealed an
-// emission, a manifest or an attestation record (its "req" and
-// "req_digest"; none in records logged before they existed), as the call
-// would have stored it had it committed: a crash between the log's append
-// and the store's commit then leaves its retry the same reply, not
-// EMISSION_EXISTS, and the same request id with other content refused. As
+// emission, a manifest or an attestation record, or of the game server's
+// Quit that sealed a ticket_quit (its "req" and "req_digest"; none in
+// records logged before they existed), as the call would have stored it
+// had it committed: a crash between the log's append and the store's
+// commit then leaves its retry the same reply, not EMISSION_EXISTS or
+// TICKET_QUIT, and the same request id with other content refused. As
 // storeReplies does, it keeps a reply already stored (one getRequest cannot
 // read is written again) and restores none older than
 // game.reply_retention.

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"time"
 
+	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/transparency/checkpoint"
 	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/receipt"
+	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/vrf"
 )
 
@@ -82,25 +84,14 @@ func VerifyReceipts(receipts []*qodv1.Receipt, logVKey string, vrfKey []byte, lo
 				v.Proofs++
 			}
 		}
-		if len(r.Checkpoint) == 0 {
-			continue
-		}
-		cp, err := checkpoint.Open(r.Checkpoint, noteVerifier)
+		size, err := included(r, noteVerifier)
 		if err != nil {
-			return v, fmt.Errorf("receipt %d: checkpoint: %w", i, err)
+			return v, fmt.Errorf("receipt %d: %w", i, err)
 		}
-		proof := make(tlog.RecordProof, len(r.InclusionProof))
-		for j, h := range r.InclusionProof {
-			if len(h) != tlog.HashSize {
-				return v, fmt.Errorf("receipt %d: inclusion proof hash %d has %d bytes", i, j, len(h))
-			}
-			copy(proof[j][:], h)
+		if size > 0 {
+			v.Included++
+			v.CheckpointSize = max(v.CheckpointSize, size)
 		}
-		if err := tlog.CheckRecord(proof, int64(cp.Size), cp.Hash, int64(r.LogIndex), tlog.RecordHash(r.Record)); err != nil {
-			return v, fmt.Errorf("receipt %d (log index %d): not included in checkpoint %d: %w", i, r.LogIndex, cp.Size, err)
-		}
-		v.Included++
-		v.CheckpointSize = max(v.CheckpointSize, cp.Size)
 	}
 	rep, err := qod.Replay(leaves, qod.ReplayConfig{Location: loc, Verify: func(_ string, alpha, proof []byte) ([]byte, error) {
 		if pk == nil {
@@ -115,5 +106,76 @@ func VerifyReceipts(receipts []*qodv1.Receipt, logVKey string, vrfKey []byte, lo
 	if rep.Ended && rep.ProofsChecked != v.Proofs {
 		return v, fmt.Errorf("replay checked %d proofs, the receipts carry %d", rep.ProofsChecked, v.Proofs)
 	}
+	return v, nil
+}
+
+// included checks the receipt's inclusion proof in its checkpoint, signed
+// by the log key of verifier: the checkpoint's size once proven, 0 for a
+// receipt without a checkpoint.
+func included(r *qodv1.Receipt, verifier note.Verifier) (uint64, error) {
+	if len(r.Checkpoint) == 0 {
+		return 0, nil
+	}
+	cp, err := checkpoint.Open(r.Checkpoint, verifier)
+	if err != nil {
+		return 0, fmt.Errorf("checkpoint: %w", err)
+	}
+	proof := make(tlog.RecordProof, len(r.InclusionProof))
+	for j, h := range r.InclusionProof {
+		if len(h) != tlog.HashSize {
+			return 0, fmt.Errorf("inclusion proof hash %d has %d bytes", j, len(h))
+		}
+		copy(proof[j][:], h)
+	}
+	if err := tlog.CheckRecord(proof, int64(cp.Size), cp.Hash, int64(r.LogIndex), tlog.RecordHash(r.Record)); err != nil {
+		return 0, fmt.Errorf("log index %d: not included in checkpoint %d: %w", r.LogIndex, cp.Size, err)
+	}
+	return cp.Size, nil
+}
+
+// VerifiedQuit is what VerifyQuitReceipt established about a Quit's
+// receipt.
+type VerifiedQuit struct {
+	Quit *record.TicketQuit
+	// CheckpointSize is the size of the signed checkpoint the record is
+	// proven included in; 0 when the receipt carries none (by default:
+	// log.receipt_wait unset).
+	CheckpointSize uint64
+}
+
+// VerifyQuitReceipt checks the receipt of a Quit (QuitResponse.receipt),
+// offline, trusting only the log's verifier key logVKey: its record is a
+// ticket_quit whose leaf hash the receipt shows, with no VRF member
+// (QUITTER draws nothing), keeping an S of the prize table; and, when it
+// carries a checkpoint, its inclusion in it. That the ticket never started
+// a game nor was quit again, only the whole log shows (rngverify audit).
+// rngverify receipt checks the same receipt as grpcurl prints it.
+func VerifyQuitReceipt(r *qodv1.Receipt, logVKey string) (VerifiedQuit, error) {
+	var v VerifiedQuit
+	verifier, err := checkpoint.ParseVerifierKey(logVKey)
+	if err != nil {
+		return v, fmt.Errorf("log verifier key: %w", err)
+	}
+	rec, err := record.Parse(r.Record)
+	if err != nil {
+		return v, err
+	}
+	q, ok := rec.(*record.TicketQuit)
+	if !ok {
+		return v, fmt.Errorf("a %s record, not a ticket_quit", rec.Kind())
+	}
+	if h := record.LeafHash(r.Record); !bytes.Equal(h[:], r.LeafHash) {
+		return v, fmt.Errorf("leaf_hash is not the record's")
+	}
+	if len(r.VrfAlpha)+len(r.VrfProof)+len(r.VrfOutput)+len(r.VrfPublicKey) > 0 || r.VrfSuite != "" || r.VrfKeyId != "" || len(r.StartRecord) > 0 {
+		return v, fmt.Errorf("a ticket_quit draws nothing and belongs to no game: the receipt shows VRF or start members")
+	}
+	if err := qod.CheckStake(q.Stake); err != nil {
+		return v, fmt.Errorf("ticket_quit: %w", err)
+	}
+	if v.CheckpointSize, err = included(r, verifier); err != nil {
+		return v, err
+	}
+	v.Quit = q
 	return v, nil
 }

@@ -31,7 +31,8 @@ import (
 //	            "prefix"  → n: every log record below index n is applied (uint64, BE)
 //	            "format"  → storeFormat (uint64, big endian)
 //	emissions   emission id → JSON emission
-//	tickets     SHA-256(code) → JSON ticket (emission, stake, game once played)
+//	tickets     SHA-256(code) → JSON ticket (emission, stake, game once played,
+//	            or its quit once quit: time and log index)
 //	games       game id → JSON game
 //	receipts    game id ‖ 0x00 ‖ seq (uint32 BE) → log index (8, BE) ‖ leaf
 //	requests    record.RequestID(server, request id) → digest (32) ‖ time (8) ‖ kind (1) ‖ …
@@ -70,10 +71,13 @@ var (
 
 // storeFormat is the layout above. Format 1 (no "format" key) kept whole
 // receipts and whole replies, format 2 had no "prefix", format 3 kept the
-// secrets in a bucket of state.db, format 4 had no requests-by-time:
-// openStore upgrades them (see upgrade; Open moves format 3's secrets to
-// secrets.db, see moveSecrets).
-const storeFormat = 5
+// secrets in a bucket of state.db, format 4 had no requests-by-time,
+// format 5 had no ticket quit (a ticket's "Quit"): openStore upgrades them
+// (see upgrade; Open moves format 3's secrets to secrets.db, see
+// moveSecrets). Format 6 is format 5's layout; it is a format of its own so
+// that an older rngd refuses the file rather than read a ticket quit as
+// one it may start.
+const storeFormat = 6
 
 // store is the bbolt file and its writer. Calls hand their changes to the
 // writer, which applies them in order, many calls to a transaction (one
@@ -194,9 +198,13 @@ func upgrade(tx *bolt.Tx) (bool, error) {
 	if format == storeFormat {
 		return false, nil
 	}
+	if format == 5 {
+		// Format 5 holds no quit: the layout is format 6's.
+		return false, meta.Put(keyFormat, u64(storeFormat))
+	}
 	if format >= 3 {
 		// Format 3's secrets bucket is moved out by Open (moveSecrets);
-		// the rest is as format 5 has it, but for requests-by-time.
+		// the rest is as format 6 has it, but for requests-by-time.
 		if err := indexRequests(tx); err != nil {
 			return false, err
 		}

@@ -60,7 +60,13 @@
 // time its timed records span, a silence counting at most MaxActiveGap
 // (an outage does not count against the appliance). A ticket (the hash of its
 // code) plays once across all emissions, and an emission starts no more
-// games than its manifests logged before them hold tickets.
+// games than its manifests logged before them hold tickets. A ticket's
+// QUITTER (a ticket_quit record, art. 2.2.3) excludes its CONTINUER: a
+// ticket both quit and started, in either order, or quit twice, is
+// misbehaviour; a quit keeps a gain of the prize table, of a ticket of a
+// manifest of an emission registered before it (checked against the
+// manifest files given, as a start's), and an emission starts and quits
+// no more tickets than its manifests hold.
 //
 // # Speed
 //
@@ -859,8 +865,10 @@ type auditor struct {
 	suites    map[string]announced // VRF key fingerprint → its first announcement
 	emissions map[string]*emission
 	tickets   map[[32]byte]played // ticket hash → the game it played
+	quits     map[[32]byte]quit   // ticket hash → its first ticket_quit
 	manifest  map[string]uint64   // emission → tickets in its manifests logged so far
 	starts    map[string]uint64   // emission → games started so far
+	plays     map[string]uint64   // emission → tickets started or quit so far
 	started   map[gameKey]uint64  // every game started → its start's entry
 	games     map[string]*pending
 	frozen    map[string]firstLeaf  // every draw frozen → its freeze
@@ -939,7 +947,7 @@ func (l *issueList) add(m verdict.Msg) {
 
 func newAuditor(cfg Config, v *verdict.Verdict, res *Result) *auditor {
 	a := &auditor{cfg: cfg, v: v, res: res, keys: &keyRing{keys: map[string]ringKey{}}, suites: map[string]announced{}, emissions: map[string]*emission{},
-		games: map[string]*pending{}, tickets: map[[32]byte]played{}, manifest: map[string]uint64{}, starts: map[string]uint64{}, started: map[gameKey]uint64{},
+		games: map[string]*pending{}, tickets: map[[32]byte]played{}, quits: map[[32]byte]quit{}, manifest: map[string]uint64{}, starts: map[string]uint64{}, plays: map[string]uint64{}, started: map[gameKey]uint64{},
 		frozen: map[string]firstLeaf{}, drawn: map[string]firstLeaf{}, freezes: map[string]frozenDraw{}, kinds: map[record.Kind]int{},
 		rules: map[string]*givenRules{}, ruled: map[string]ruledFreeze{}, unruled: map[string]*unruled{},
 		byRoot: map[[32]byte]*Manifest{}, matched: map[*Manifest]uint64{}, mans: map[string]*emissionManifests{},
@@ -1069,16 +1077,27 @@ func (a *auditor) add(index uint64, leaf []byte) {
 				a.issue(verdict.CheckGames, true, verdict.MsgTicketOtherEmission, x.Game, index, x.Emission, first.game, first.emission)
 			}
 		}
-		a.tickets[x.Ticket] = played{game: x.Game, emission: x.Emission}
+		// A ticket quit never starts stage 2 (art. 2.2.3: QUITTER
+		// renounces it). The quit is the ticket's, whatever its emission.
+		if q, quit := a.quits[x.Ticket]; quit {
+			a.issue(verdict.CheckGames, true, verdict.MsgAuditStartAfterQuit, x.Game, index, q.index)
+		}
+		if _, again := a.tickets[x.Ticket]; !again {
+			a.tickets[x.Ticket] = played{game: x.Game, emission: x.Emission, index: index}
+		}
 		if _, ok := a.emissions[x.Emission]; !ok {
 			a.missing(verdict.CheckGames, verdict.M(verdict.MsgEmissionUnregistered, x.Game, index, x.Emission))
 		}
 		// rngd starts only a code of a manifest it imported, and logs the
 		// manifest before it takes any of its codes: an emission cannot
-		// start more games than its manifests logged before hold tickets.
+		// start more games than its manifests logged before hold tickets,
+		// nor start and quit more tickets than that.
 		a.starts[x.Emission]++
+		a.plays[x.Emission]++
 		if n, m := a.starts[x.Emission], a.manifest[x.Emission]; n > m {
 			a.missing(verdict.CheckGames, verdict.M(verdict.MsgAuditStartUnmanifested, x.Game, index, n, x.Emission, m))
+		} else if n, m := a.plays[x.Emission], a.manifest[x.Emission]; n > m {
+			a.missing(verdict.CheckGames, verdict.M(verdict.MsgAuditPlaysUnmanifested, index, verdict.Term(x.Kind()), x.Emission, n, m))
 		}
 		// Its ticket and S against the manifest files given.
 		a.manifestStart(index, x)
@@ -1089,6 +1108,8 @@ func (a *auditor) add(index uint64, leaf []byte) {
 		a.games[x.Game] = p
 		a.touched = p
 		heap.Push(&a.graces, p)
+	case *record.TicketQuit:
+		a.ticketQuit(index, x)
 	case *record.Manifest:
 		a.manifest[x.Emission] += x.Count
 		a.manifestRecord(index, x)
@@ -1253,8 +1274,43 @@ func notProven(n int64, finding verdict.Msg) verdict.Msg {
 	return verdict.M(verdict.MsgNotProof, verdict.M(verdict.MsgWhyEntryRefused, n), finding)
 }
 
-// played is the game a ticket played, and its emission.
-type played struct{ game, emission string }
+// played is the game a ticket played, its emission and its start's entry.
+type played struct {
+	game, emission string
+	index          uint64
+}
+
+// quit is a ticket's first ticket_quit: its entry.
+type quit struct{ index uint64 }
+
+// ticketQuit reads a ticket_quit (entry index): the player's QUITTER (art.
+// 2.2.3), which excludes CONTINUER. A ticket started (before or after) or
+// quit before is misbehaviour: rngd refuses a quit of a ticket started
+// (TICKET_STARTED), a start of a ticket quit and a second quit (TICKET_QUIT;
+// the same call retried gets its first reply, no second record). The quit
+// keeps S, a gain of the prize table, of a manifest of an emission
+// registered before, as a start's S (manifestPlay).
+func (a *auditor) ticketQuit(index uint64, x *record.TicketQuit) {
+	if q, again := a.quits[x.Ticket]; again {
+		a.issue(verdict.CheckGames, true, verdict.MsgAuditQuitAgain, index, x.Ticket[:], q.index)
+	} else {
+		a.quits[x.Ticket] = quit{index: index}
+	}
+	if p, started := a.tickets[x.Ticket]; started {
+		a.issue(verdict.CheckGames, true, verdict.MsgAuditQuitAfterStart, index, x.Ticket[:], p.game, p.index)
+	}
+	if err := qod.CheckStake(x.Stake); err != nil {
+		a.issue(verdict.CheckGames, true, verdict.MsgAuditQuitBad, index, receipt.Cause(err))
+	}
+	if _, ok := a.emissions[x.Emission]; !ok {
+		a.missing(verdict.CheckGames, verdict.M(verdict.MsgAuditQuitUnregistered, index, x.Emission))
+	}
+	a.plays[x.Emission]++
+	if n, m := a.plays[x.Emission], a.manifest[x.Emission]; n > m {
+		a.missing(verdict.CheckGames, verdict.M(verdict.MsgAuditPlaysUnmanifested, index, verdict.Term(x.Kind()), x.Emission, n, m))
+	}
+	a.manifestQuit(index, x)
+}
 
 // engineTime is the time of a record that rngd's engine, or the promotion
 // appliance (rngd/promo), times when it appends it (see MaxTimeSkew); ok
@@ -1273,6 +1329,8 @@ func engineTime(r record.Record) (t time.Time, ok bool) {
 	case *record.Manifest:
 		return x.Time, true
 	case *record.GameStart:
+		return x.Time, true
+	case *record.TicketQuit:
 		return x.Time, true
 	case *record.Pick:
 		return x.Time, true

@@ -32,6 +32,9 @@ func FuzzAudit(f *testing.F) {
 		f.Add(base.Leaf(i), base.Leaf(g.Indices[len(g.Indices)-1]))
 	}
 	f.Add(base.Leaf(p.Freeze), base.Leaf(p.Draw))
+	_, quit := base.Quit(g.Ticket, 0) // a quit of the game's ticket, and the start: the ticket rules
+	f.Add(base.Leaf(quit), base.Leaf(g.Indices[0]))
+	f.Add(base.Leaf(quit), base.Leaf(quit))
 	f.Add(base.Leaf(0), base.Leaf(1))
 	keys, err := checkpoint.ParseKeys(string(base.LogKeyFile()))
 	if err != nil {

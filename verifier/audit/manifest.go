@@ -96,6 +96,8 @@ type emissionManifests struct {
 	missing int                // manifest records whose file was not given
 	checked int                // starts checked against the files given
 	blind   int                // starts whose ticket is in no file given, some manifest not given
+	// The same for the ticket_quit records (manifestQuit).
+	quitChecked, quitBlind int
 }
 
 // manifestRecord notes a record.Manifest (entry index) when manifest files
@@ -151,27 +153,53 @@ func (a *auditor) manifestStart(index uint64, x *record.GameStart) {
 	if e == nil {
 		return
 	}
-	for _, g := range e.given {
-		if s, ok := g.file.stakeOf(x.Ticket); ok {
-			if s != x.Stake {
-				a.issue(verdict.CheckGames, true, verdict.MsgAuditStartStake, x.Game, index, x.Ticket[:], x.Stake, g.file.Name, g.index, s)
-			} else {
-				e.checked++
-			}
-			return
-		}
-	}
-	if e.missing > 0 {
+	switch g, s, found, names := e.lookup(x.Ticket); {
+	case found && s != x.Stake:
+		a.issue(verdict.CheckGames, true, verdict.MsgAuditStartStake, x.Game, index, x.Ticket[:], x.Stake, g.file.Name, g.index, s)
+	case found:
+		e.checked++
+	case e.missing > 0:
 		e.blind++
+	default:
+		// "Every manifest logged before it" is of the entries read: one
+		// refused before it may be another manifest record.
+		a.missing(verdict.CheckGames, verdict.M(verdict.MsgAuditStartNotInManifest, x.Game, index, x.Ticket[:], e.logged, x.Emission, names))
+	}
+}
+
+// manifestQuit checks a ticket_quit x (entry index) as manifestStart does
+// a start: the S it keeps is its ticket's in the manifests of its emission
+// logged before it.
+func (a *auditor) manifestQuit(index uint64, x *record.TicketQuit) {
+	e := a.mans[x.Emission]
+	if e == nil {
 		return
 	}
-	names := make([]string, len(e.given))
-	for i, g := range e.given {
-		names[i] = g.file.Name
+	switch g, s, found, names := e.lookup(x.Ticket); {
+	case found && s != x.Stake:
+		a.issue(verdict.CheckGames, true, verdict.MsgAuditQuitStake, index, x.Ticket[:], x.Stake, g.file.Name, g.index, s)
+	case found:
+		e.quitChecked++
+	case e.missing > 0:
+		e.quitBlind++
+	default:
+		a.missing(verdict.CheckGames, verdict.M(verdict.MsgAuditQuitNotInManifest, index, x.Ticket[:], e.logged, x.Emission, names))
 	}
-	// "Every manifest logged before it" is of the entries read: one
-	// refused before it may be another manifest record.
-	a.missing(verdict.CheckGames, verdict.M(verdict.MsgAuditStartNotInManifest, x.Game, index, x.Ticket[:], e.logged, x.Emission, strings.Join(names, ", ")))
+}
+
+// lookup finds ticket h in the manifest files given of the emission: the
+// file's record and h's gain S when found, else the files' names.
+func (e *emissionManifests) lookup(h [32]byte) (g loggedManifest, stake int64, found bool, names string) {
+	for _, g := range e.given {
+		if s, ok := g.file.stakeOf(h); ok {
+			return g, s, true, ""
+		}
+	}
+	n := make([]string, len(e.given))
+	for i, g := range e.given {
+		n[i] = g.file.Name
+	}
+	return loggedManifest{}, 0, false, strings.Join(n, ", ")
 }
 
 // manifestFacts says what the manifest files given checked: each file with
@@ -197,6 +225,9 @@ func (a *auditor) manifestFacts() {
 			a.v.FactNamed(label, verdict.MsgAuditManifestEmissionChecked, em, e.logged, e.checked)
 		} else {
 			a.v.FactNamed(label, verdict.MsgAuditManifestEmissionUnchecked, em, e.missing, e.logged, e.checked, e.blind)
+		}
+		if e.quitChecked+e.quitBlind > 0 {
+			a.v.FactNamed(label, verdict.MsgAuditManifestQuits, em, e.quitChecked, e.quitBlind)
 		}
 	}
 }

@@ -1,7 +1,7 @@
 // Package qod holds the rules of Quitte ou Double, stage 2: the paytable with
 // exact rationals, the game's state machine and the replay of a game's
 // records. Source: /work/shared/spec/quitte-ou-double.md and the operator's
-// rules (règlement, art. 2.2.4–2.2.11); where they differ, the rules win.
+// rules (règlement, art. 2.2.3–2.2.11); where they differ, the rules win.
 //
 // # API
 //
@@ -42,6 +42,18 @@
 //  4. once the game is over, or to expire or refund it, one game_end
 //     revealing r: result Game.Result(), tier Game.Tier, win Game.Win,
 //     refund Game.RefundAmount.
+//
+// # QUITTER
+//
+// Art. 2.2.3: once the code is entered the player either clicks CONTINUER
+// (the start, irrevocable) or QUITTER, which renounces stage 2: the player
+// keeps the stage-1 gain S, payable as any gain (art. 3.1). QUITTER draws
+// nothing; the daemon seals it as a ticket_quit record (record.TicketQuit),
+// after which the ticket never starts a game (ErrTicketQuit), as a ticket
+// started is never quit (ErrTicketStarted). The rules set no deadline on
+// QUITTER: art. 2.2.4's 29 days after the closure bound "cliquer sur le
+// bouton CONTINUER et ainsi commencer le jeu digital" only, and art. 5's 90
+// days bound the payment of S, not the choice.
 //
 // # Time rules
 //
@@ -96,6 +108,11 @@ var (
 	ErrRefundClosed = errors.New("refund window over: expire the game")      // art. 2.2.10: refund after play deadline + MaxRefundGrace
 	ErrTimeOrder    = errors.New("event time before the game's last event")  // the clock went backwards
 	ErrTicketPlayed = errors.New("ticket code already played")               // a code starts one game only (the daemon checks)
+	// A ticket's two choices exclude each other (art. 2.2.3): CONTINUER is
+	// irrevocable, and QUITTER renounces stage 2 (the daemon and the
+	// audit check both; record.TicketQuit).
+	ErrTicketQuit    = errors.New("ticket quit: the player renounced stage 2 and kept S (QUITTER)")
+	ErrTicketStarted = errors.New("ticket already started stage 2 (CONTINUER is irrevocable)")
 )
 
 // Phase is where a game stands.

@@ -41,6 +41,8 @@ var causes = []struct {
 	{qod.ErrRefundClosed, verdict.MsgCauseRefundClosed},
 	{qod.ErrTimeOrder, verdict.MsgCauseTimeOrder},
 	{qod.ErrTicketPlayed, verdict.MsgCauseTicketPlayed},
+	{qod.ErrTicketQuit, verdict.MsgCauseTicketQuit},
+	{qod.ErrTicketStarted, verdict.MsgCauseTicketStarted},
 	{qod.ErrTranscript, verdict.MsgCauseTranscript},
 	{promo.ErrEntrantList, verdict.MsgCauseEntrantList},
 	{errInclusion, verdict.MsgCauseInclusion},

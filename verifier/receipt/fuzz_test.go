@@ -33,11 +33,14 @@ func seeds(f *testing.F) ([][]byte, receipt.Anchors) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	_, quit := a.Quit(g.Ticket, 0) // a quit of a ticket started: its receipt alone passes (only the log shows both)
 	keys, _ := checkpoint.ParseKeys(string(a.LogKeyFile()))
 	tr := a.Transcript(g, receipttest.TranscriptOptions{})
 	docs := [][]byte{tr, a.Receipt(g, 0, true), a.Receipt(g, 1, true), a.Receipt(g, len(g.Indices)-1, false), []byte("{}"), []byte(`{"v":1,"type":"tirage/receipt"}`), a.PromoReceipt(p, true),
 		// The daemon's replies, as grpcurl prints them.
-		grpcurl(f, &qodv1.GetTranscriptResponse{Document: tr}), receiptsReply(f, a, g), []byte(`{"document":""}`), []byte(`{"receipts":[{}]}`)}
+		grpcurl(f, &qodv1.GetTranscriptResponse{Document: tr}), receiptsReply(f, a, g), []byte(`{"document":""}`), []byte(`{"receipts":[{}]}`),
+		// A ticket_quit's receipt (rngd's Quit reply).
+		a.RecordReceipt(quit)}
 	return docs, receipt.Anchors{LogKeys: keys, Pins: []string{a.VRFPin()}, Location: a.Location}
 }
 

@@ -25,6 +25,11 @@
 // handed out before the game ends should omit it; its proof is then checked
 // from the game's transcript once r is revealed.
 //
+// A ticket_quit record (the player's QUITTER, art. 2.2.3) draws nothing:
+// its receipt carries no vrf_key, and its outcome check is that the S the
+// player keeps is a gain of the prize table. That the ticket never started
+// a game, nor was quit twice, only the whole log shows (verifier/audit).
+//
 // α alone proves nothing about r: an appliance could draw a pick with any r
 // it likes. What ties r to the game is the commitment H(r) logged at its
 // start (for a promotion draw, at its freeze) before the draw. So a pick's

@@ -240,6 +240,14 @@ func verifyReceipt(v *verdict.Verdict, rc *Receipt, a Anchors) *verdict.Verdict 
 		default:
 			v.Pass(verdict.CheckOutcome, verdict.MsgMultipliers, m)
 		}
+	case *record.TicketQuit:
+		// QUITTER draws nothing: the player keeps S, which must be a gain
+		// of the prize table, as a start's.
+		if err := qod.CheckStake(r.Stake); err != nil {
+			v.Misbehaviour(verdict.CheckOutcome, verdict.MsgQuitErr, Cause(err))
+		} else {
+			v.Pass(verdict.CheckOutcome, verdict.MsgQuitKept, r.Stake)
+		}
 	case *record.PromoDraw:
 		idx, err := promo.Picks(r.Beta, r.Winners+r.Reserves, r.Count)
 		ok := err == nil && len(idx) == len(r.Ranking)

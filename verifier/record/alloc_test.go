@@ -26,7 +26,7 @@ func craftedLeaves(t testing.TB) map[string][]byte {
 		return []byte(prefix + strings.TrimSuffix(strings.Repeat(unit, n), ",") + suffix)
 	}
 	draw := func(ranking string, n int) []byte {
-		leaf, err := record.Format(samples()[8]) // a draw: count 48213, 1 winner, 3 reserves
+		leaf, err := record.Format(sample(record.KindPromoDraw)) // a draw: count 48213, 1 winner, 3 reserves
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +61,7 @@ func craftedLeaves(t testing.TB) map[string][]byte {
 	}
 	// A valid short ranking of a draw of 2^23 entrants: a leaf of a few
 	// hundred bytes that a bit set of its entrants would make cost 1 MiB.
-	large, err := record.Format(samples()[8])
+	large, err := record.Format(sample(record.KindPromoDraw))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 // minSize+1 bytes, its comma included).
 func TestMinSize(t *testing.T) {
 	n := 0
-	for _, k := range []Kind{KindKey, KindEmission, KindManifest, KindGameStart, KindPick, KindDecision,
+	for _, k := range []Kind{KindKey, KindEmission, KindManifest, KindGameStart, KindTicketQuit, KindPick, KindDecision,
 		KindGameEnd, KindPromoFreeze, KindPromoDraw, KindAttestation} {
 		n += checkSlices(t, reflect.TypeOf(newRecord(k)).Elem(), string(k))
 	}

@@ -164,6 +164,7 @@ func alphaDoc(t *testing.T) string {
 		{record.KindEmission, "an emission, its closure date and the derived start deadline (closure + 29 days, see §6)"},
 		{record.KindManifest, "a ticket manifest: Merkle root, count, total of stakes"},
 		{record.KindGameStart, "stage 2 started: stake S, multipliers, tier amounts, H(r), 30-day expiry, VRF proof and β"},
+		{record.KindTicketQuit, "stage 2 renounced (\"QUITTER\", art. 2.2.3): the ticket hash, S kept by the player, the game server; nothing drawn, and the ticket never starts a game"},
 		{record.KindPick, "pick `index` (0 = first) of `number`: good or losing, VRF proof and β"},
 		{record.KindDecision, "at tier 1..3: continue or stop"},
 		{record.KindGameEnd, "won / lost / expired / refunded, amounts, and r revealed"},

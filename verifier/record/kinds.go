@@ -188,6 +188,48 @@ func (r *GameStart) validate() error {
 	return checkTime("time", r.Time)
 }
 
+// TicketQuit records the player's "QUITTER" (règlement art. 2.2.3): once
+// the ticket's 18-character code is entered, the player renounces stage 2
+// and keeps the stage-1 gain S, payable as any gain (art. 3.1). Nothing is
+// drawn. The ticket can never start a game afterwards, as a started ticket
+// can never be quit: a log holding both for one ticket, or a ticket quit
+// twice, is the appliance's misbehaviour (verifier/audit).
+//
+// Its members are game_start's, with the same meaning: the ticket hash,
+// its emission and S (from the operator's manifest), the time, and the game
+// server that recorded the choice (its certificate identity). A new kind,
+// its members are all required: rngd always knows the server, and Req and
+// ReqDigest identify the call (RequestID), so that its retry is answered
+// from the log alone.
+type TicketQuit struct {
+	Time      time.Time `rec:"time"`
+	Emission  string    `rec:"emission"`
+	Ticket    [32]byte  `rec:"ticket"`     // hash of the ticket's 18-character code (TicketHash)
+	Stake     int64     `rec:"stake"`      // S, cents: what the player keeps
+	Server    string    `rec:"server"`     // the game server that recorded the choice
+	Req       [32]byte  `rec:"req"`        // RequestID of the call that sealed this record
+	ReqDigest [32]byte  `rec:"req_digest"` // that call's content digest
+}
+
+// Kind implements Record.
+func (*TicketQuit) Kind() Kind { return KindTicketQuit }
+
+func (r *TicketQuit) validate() error {
+	switch {
+	case r.Emission == "":
+		return verdict.Errorf(verdict.MsgRecordEmpty, "emission")
+	case r.Server == "":
+		return verdict.Errorf(verdict.MsgRecordEmpty, "server")
+	case r.Stake <= 0:
+		return verdict.Errorf(verdict.MsgRecordStake, r.Stake)
+	case r.Req == [32]byte{}:
+		return verdict.Errorf(verdict.MsgRecordEmpty, "req")
+	case r.ReqDigest == [32]byte{}:
+		return verdict.Errorf(verdict.MsgRecordEmpty, "req_digest")
+	}
+	return checkTime("time", r.Time)
+}
+
 // checkVRF requires key, proof and β together (or, when optional, none).
 func checkVRF(key string, proof, beta []byte, optional bool) error {
 	n := 0

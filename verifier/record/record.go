@@ -12,8 +12,9 @@
 //	f := record.Fingerprint(publicKey)               // SHA-256 of an announced key
 //
 // Every kind is a struct implementing Record: *KeyAnnouncement, *Emission,
-// *Manifest, *GameStart, *Pick, *Decision, *GameEnd, *PromoFreeze,
-// *PromoDraw, *Attestation. Parse returns one of those pointers.
+// *Manifest, *GameStart, *TicketQuit, *Pick, *Decision, *GameEnd,
+// *PromoFreeze, *PromoDraw, *Attestation. Parse returns one of those
+// pointers.
 //
 // # Encoding (version 1)
 //
@@ -39,7 +40,10 @@
 // version. The optional members "req" and "req_digest" of the game records,
 // then of emission, manifest and attestation (see RequestID), "server" of
 // game_start, and
-// "rules" and "key" of promo_freeze were added that way.
+// "rules" and "key" of promo_freeze were added that way. A kind may be
+// added within version 1 too, as ticket_quit was: a verifier that does not
+// know it refuses its records as ErrUnknownKind (not ErrMalformed), and
+// its members are all required from the start.
 //
 // # Hash links
 //
@@ -108,6 +112,7 @@ const (
 	KindEmission    Kind = "emission"     // a ticket emission registered with its closure date
 	KindManifest    Kind = "manifest"     // a ticket manifest imported: Merkle root and count
 	KindGameStart   Kind = "game_start"   // stage 2 started ("CONTINUER"): multipliers, H(r)
+	KindTicketQuit  Kind = "ticket_quit"  // stage 2 renounced ("QUITTER"): the player keeps S
 	KindPick        Kind = "pick"         // one number picked: good or losing
 	KindDecision    Kind = "decision"     // at a tier: continue or stop
 	KindGameEnd     Kind = "game_end"     // won, lost, expired or refunded; reveals r
@@ -143,6 +148,8 @@ func newRecord(k Kind) Record {
 		return new(Manifest)
 	case KindGameStart:
 		return new(GameStart)
+	case KindTicketQuit:
+		return new(TicketQuit)
 	case KindPick:
 		return new(Pick)
 	case KindDecision:

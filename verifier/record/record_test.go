@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -42,6 +43,8 @@ func samples() []record.Record {
 			Commit: record.Commit(secret), Expires: t0.AddDate(0, 0, 30),
 			Key: "vrf-1", Proof: bytes.Repeat([]byte{0xaa}, 81), Beta: bytes.Repeat([]byte{0xbb}, 32),
 			Server: "gs-1.example", Req: record.RequestID("gs-1.example", "req-1"), ReqDigest: h32("start request")},
+		&record.TicketQuit{Time: t0, Emission: "QOD-2026-07", Ticket: ticket, Stake: 2000, Server: "gs-1.example",
+			Req: record.RequestID("gs-1.example", "req-0"), ReqDigest: h32("quit request")},
 		&record.Pick{Time: t0.Add(time.Minute), Game: "g-000042", Index: 0, Number: 17, Outcome: record.OutcomeGood,
 			Key: "vrf-1", Proof: bytes.Repeat([]byte{0xcc}, 81), Beta: bytes.Repeat([]byte{0xdd}, 32), Prev: h32("previous leaf"),
 			Req: record.RequestID("gs-1.example", "req-2"), ReqDigest: h32("pick request")},
@@ -58,6 +61,16 @@ func samples() []record.Record {
 		&record.Attestation{Time: t0, Subject: "qod/paytable", Type: "https://tirage.fr/attestation/paytable/v1",
 			Digest: sha256.Sum256([]byte("{}")), Key: "att-1", Statement: []byte("{}")},
 	}
+}
+
+// sample is the record of kind k among samples.
+func sample(k record.Kind) record.Record {
+	for _, r := range samples() {
+		if r.Kind() == k {
+			return r
+		}
+	}
+	panic("no sample of kind " + string(k))
 }
 
 func goldenPath(k record.Kind) string { return filepath.Join("testdata", "golden", string(k)+".json") }
@@ -91,8 +104,52 @@ func TestGolden(t *testing.T) {
 			t.Errorf("%s: parsed %+v, want %+v", r.Kind(), back, r)
 		}
 	}
-	if len(kinds) != 10 {
-		t.Errorf("samples cover %d kinds, want all 10", len(kinds))
+	if len(kinds) != 11 {
+		t.Errorf("samples cover %d kinds, want all 11", len(kinds))
+	}
+}
+
+// TestTicketQuitRequired: every member of a ticket_quit is required (a
+// kind new in version 1, none of its records lacks one): a leaf without
+// one, or with an empty or zero one, is refused naming it.
+func TestTicketQuitRequired(t *testing.T) {
+	golden, err := os.ReadFile(goldenPath(record.KindTicketQuit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := record.Parse(golden)
+	q, ok := r.(*record.TicketQuit)
+	if err != nil || !ok {
+		t.Fatalf("golden ticket_quit: %T %v", r, err)
+	}
+	g := string(golden)
+	members := map[string]string{"emission": `"QOD-2026-07"`, "server": `"gs-1.example"`, "stake": "2000", "time": `"2026-11-30T09:15:00Z"`,
+		"req": fmt.Sprintf(`"%x"`, q.Req), "req_digest": fmt.Sprintf(`"%x"`, q.ReqDigest), "ticket": fmt.Sprintf(`"%x"`, q.Ticket)}
+	refused := func(name, leaf, says string) {
+		t.Helper()
+		if _, err := record.Parse([]byte(leaf)); !errors.Is(err, record.ErrMalformed) || !strings.Contains(err.Error(), says) {
+			t.Errorf("%s: %v, want %v saying %q (%s)", name, err, record.ErrMalformed, says, leaf)
+		}
+	}
+	for m, v := range members {
+		member := `"` + m + `":` + v
+		if !strings.Contains(g, member+",") {
+			t.Fatalf("test bug: %s not in %s", member, g)
+		}
+		refused("without "+m, strings.Replace(g, member+",", "", 1), m+": missing")
+	}
+	zero := `"` + strings.Repeat("0", 64) + `"`
+	for _, c := range []struct{ member, value, says string }{
+		{"emission", `""`, "emission: empty"},
+		{"server", `""`, "server: empty"},
+		{"stake", "0", "stake: 0 cents"},
+		{"stake", "-300", "stake: -300 cents"},
+		{"req", zero, "req: empty"},
+		{"req_digest", zero, "req_digest: empty"},
+		{"ticket", `"00"`, "ticket"},
+	} {
+		member := `"` + c.member + `":` + members[c.member]
+		refused(c.member+" "+c.value, strings.Replace(g, member, `"`+c.member+`":`+c.value, 1), c.says)
 	}
 }
 

@@ -45,6 +45,8 @@ const (
 	MsgCauseRefundClosed        MsgID = "cause-refund-closed"
 	MsgCauseTimeOrder           MsgID = "cause-time-order"
 	MsgCauseTicketPlayed        MsgID = "cause-ticket-played"
+	MsgCauseTicketQuit          MsgID = "cause-ticket-quit"
+	MsgCauseTicketStarted       MsgID = "cause-ticket-started"
 	MsgCauseEntrantList         MsgID = "cause-entrant-list"
 	MsgCauseInclusion           MsgID = "cause-inclusion"
 
@@ -114,6 +116,8 @@ const (
 	MsgStartMultipliers    MsgID = "start-multipliers"
 	MsgStartAmounts        MsgID = "start-amounts"
 	MsgMultipliers         MsgID = "multipliers"
+	MsgQuitErr             MsgID = "quit-err"
+	MsgQuitKept            MsgID = "quit-kept"
 	MsgRanking             MsgID = "ranking"
 	MsgRankingWrong        MsgID = "ranking-wrong"
 	MsgEmissionNotEmission MsgID = "emission-not-emission"
@@ -816,6 +820,13 @@ const (
 	MsgAuditTimeAhead         MsgID = "audit-time-ahead"
 	MsgTicketOtherEmission    MsgID = "ticket-other-emission"
 	MsgAuditStartUnmanifested MsgID = "audit-start-unmanifested"
+	// Audit: the tickets quit (ticket_quit, QUITTER, art. 2.2.3).
+	MsgAuditQuitAgain         MsgID = "audit-quit-again"
+	MsgAuditQuitAfterStart    MsgID = "audit-quit-after-start"
+	MsgAuditStartAfterQuit    MsgID = "audit-start-after-quit"
+	MsgAuditQuitBad           MsgID = "audit-quit-bad"
+	MsgAuditQuitUnregistered  MsgID = "audit-quit-unregistered"
+	MsgAuditPlaysUnmanifested MsgID = "audit-plays-unmanifested"
 	// Durations in audit messages, in the largest unit that divides them.
 	MsgSpanDay     MsgID = "span-day"
 	MsgSpanDays    MsgID = "span-days"
@@ -840,6 +851,9 @@ const (
 	MsgAuditManifestUnmatched         MsgID = "audit-manifest-unmatched"
 	MsgAuditManifestEmissionChecked   MsgID = "audit-manifest-emission-checked"
 	MsgAuditManifestEmissionUnchecked MsgID = "audit-manifest-emission-unchecked"
+	MsgAuditQuitStake                 MsgID = "audit-quit-stake"
+	MsgAuditQuitNotInManifest         MsgID = "audit-quit-not-in-manifest"
+	MsgAuditManifestQuits             MsgID = "audit-manifest-quits"
 	MsgCLITimeSkewBad                 MsgID = "cli-time-skew-bad"
 	MsgCLIReadManifest                MsgID = "cli-read-manifest"
 	MsgUsageAuditManifest             MsgID = "usage-audit-manifest"
@@ -944,6 +958,10 @@ var messages = map[MsgID]text{
 		"événement daté d'avant le dernier événement de la partie"},
 	MsgCauseTicketPlayed: {"ticket code already played",
 		"code de ticket déjà joué"},
+	MsgCauseTicketQuit: {"ticket quit: the player renounced stage 2 and kept S (QUITTER)",
+		"ticket abandonné : le joueur a renoncé à l'étape 2 et conservé S (QUITTER)"},
+	MsgCauseTicketStarted: {"ticket already started stage 2 (CONTINUER is irrevocable)",
+		"ticket ayant déjà commencé l'étape 2 (CONTINUER est irrévocable)"},
 	MsgCauseEntrantList: {"invalid entrant list",
 		"liste des participants invalide"},
 	MsgCauseInclusion: {"invalid transparency proof",
@@ -1080,6 +1098,10 @@ var messages = map[MsgID]text{
 		"début de partie : montants %v, le règlement donne %v"},
 	MsgMultipliers: {"multipliers %v",
 		"multiplicateurs %v"},
+	MsgQuitErr: {"ticket_quit: %s",
+		"renonciation : %s"},
+	MsgQuitKept: {"QUITTER (art. 2.2.3): the player renounced stage 2 and keeps S = %d cents, a gain of the prize table; by the rules the ticket can no longer start a game (the audit checks the whole log for it)",
+		"QUITTER (art. 2.2.3) : le joueur a renoncé à l'étape 2 et conserve S = %d centimes, un gain du barème ; selon le règlement, le ticket ne peut plus commencer de partie (l'audit le vérifie sur tout le journal)"},
 	MsgRanking: {"ranking %v",
 		"classement %v"},
 	MsgRankingWrong: {"ranking %v, β gives %v",
@@ -2435,6 +2457,18 @@ Code de sortie :
 		"%d datée(s) à rebours de l'ordre du journal ou en avance (tolérance %s) : %s"},
 	MsgTicketOtherEmission: {"game %s (entry %d, emission %q): its ticket already played game %s under emission %q, and a ticket's code belongs to one emission",
 		"partie %s (entrée %d, émission « %s ») : son ticket a déjà joué la partie %s sous l'émission « %s », or le code d'un ticket appartient à une seule émission"},
+	MsgAuditQuitAgain: {"ticket_quit (entry %d): ticket %x was quit already at entry %d, and a ticket is quit once (a retry of the same call gets its first reply, no second record)",
+		"renonciation (entrée %d) : le ticket %x avait déjà été abandonné à l'entrée %d, or un ticket n'est abandonné qu'une fois (la même requête rejouée reçoit sa première réponse, sans second enregistrement)"},
+	MsgAuditQuitAfterStart: {"ticket_quit (entry %d): ticket %x is quit, but it started game %s at entry %d, and CONTINUER is irrevocable (art. 2.2.3)",
+		"renonciation (entrée %d) : le ticket %x est abandonné, mais il a commencé la partie %s à l'entrée %d, or CONTINUER est irrévocable (art. 2.2.3)"},
+	MsgAuditStartAfterQuit: {"game %s (entry %d): its ticket was quit at entry %d (QUITTER, art. 2.2.3), and a ticket quit never starts stage 2",
+		"partie %s (entrée %d) : son ticket avait été abandonné à l'entrée %d (QUITTER, art. 2.2.3), or un ticket abandonné ne commence jamais l'étape 2"},
+	MsgAuditQuitBad: {"ticket_quit (entry %d): %s",
+		"renonciation (entrée %d) : %s"},
+	MsgAuditQuitUnregistered: {"ticket_quit (entry %d): emission %q was not registered before",
+		"renonciation (entrée %d) : l'émission « %s » n'avait pas été enregistrée auparavant"},
+	MsgAuditPlaysUnmanifested: {"entry %d (%s): emission %q has %d ticket(s) started or quit so far, more than the %d tickets its manifests logged before hold",
+		"entrée %d (%s) : l'émission « %s » compte %d ticket(s) commencé(s) ou abandonné(s) à ce point, plus que les %d tickets de ses manifestes journalisés auparavant"},
 	MsgAuditStartUnmanifested: {"game %s (entry %d) is start %d of emission %q, whose manifests logged before it hold %d tickets",
 		"la partie %s (entrée %d) est le début de partie n° %d de l'émission « %s », dont les manifestes journalisés avant lui comptent %d tickets"},
 
@@ -2465,6 +2499,12 @@ Code de sortie :
 		"émission %s : ses %d manifeste(s) journalisé(s) tous fournis ; %d début(s) de partie vérifié(s) au regard de ceux-ci (ticket et S)"},
 	MsgAuditManifestEmissionUnchecked: {"emission %s: %d of its %d logged manifest(s) not given (--manifest FILE): %d start(s) checked against the files given, %d not checked (their ticket is in no file given)",
 		"émission %s : %d de ses %d manifeste(s) journalisé(s) non fourni(s) (--manifest FICHIER) : %d début(s) de partie vérifié(s) au regard des fichiers fournis, %d non vérifié(s) (leur ticket ne figure dans aucun fichier fourni)"},
+	MsgAuditQuitStake: {"ticket_quit (entry %d) keeps ticket %x's S = %d cents, but manifest %s, logged at entry %d, gives that ticket S = %d cents: the appliance signed a quit that contradicts the manifest it logged",
+		"la renonciation (entrée %d) conserve pour le ticket %x S = %d centimes, mais le manifeste %s, journalisé à l'entrée %d, donne à ce ticket S = %d centimes : l'appareil a signé une renonciation qui contredit le manifeste qu'il a journalisé"},
+	MsgAuditQuitNotInManifest: {"ticket_quit (entry %d) quits ticket %x, which is in none of the %d manifest(s) of emission %q logged before it, all given (%s): the appliance signed a quit of a ticket it never logged",
+		"la renonciation (entrée %d) abandonne le ticket %x, qui ne figure dans aucun des %d manifeste(s) de l'émission « %s » journalisés avant elle, tous fournis (%s) : l'appareil a signé la renonciation d'un ticket qu'il n'a jamais journalisé"},
+	MsgAuditManifestQuits: {"emission %s: %d ticket_quit record(s) checked against the manifest files given (ticket and S), %d not checked (their ticket is in no file given)",
+		"émission %s : %d renonciation(s) vérifiée(s) au regard des manifestes fournis (ticket et S), %d non vérifiée(s) (leur ticket ne figure dans aucun fichier fourni)"},
 	MsgCLITimeSkewBad: {"--time-skew %s: want a duration from 1s to 24h (default 10m)",
 		"--time-skew %s : durée attendue entre 1s et 24h (par défaut 10m)"},
 	MsgCLIReadManifest: {"couldn't read the manifest: %v",

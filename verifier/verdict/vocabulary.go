@@ -9,6 +9,7 @@ var vocabulary = map[Term]text{
 	"emission":     {"emission", "émission"},
 	"manifest":     {"manifest", "manifeste de tickets"},
 	"game_start":   {"game_start", "début de partie"},
+	"ticket_quit":  {"ticket_quit", "renonciation à l'étape 2 (QUITTER)"},
 	"pick":         {"pick", "sélection"},
 	"decision":     {"decision", "décision au palier"},
 	"game_end":     {"game_end", "fin de partie"},

@@ -555,6 +555,34 @@ func (a *Appliance) ForgeStart(game string, stake int64, m [qod.Tiers]int) (*Gam
 	return &Game{ID: game, Ticket: ticket, Indices: []uint64{a.Append(leaf)}, Alphas: [][]byte{nil}}, nil
 }
 
+// Quit logs a ticket_quit, a game server's QUITTER as rngd seals it: the
+// player renounces stage 2 for ticket (zero: a fresh one) and keeps its
+// gain S (stake; 0: 1000). It returns the ticket and the record's index.
+// Nothing stops it from quitting a ticket started or quit before: a
+// cheating appliance's log.
+func (a *Appliance) Quit(ticket [32]byte, stake int64) ([32]byte, uint64) {
+	if ticket == ([32]byte{}) {
+		a.rng.Read(ticket[:])
+	}
+	if stake == 0 {
+		stake = 1000
+	}
+	a.manifest()
+	id := fmt.Sprintf("quit-%d", a.Size())
+	leaf := must(record.Format(&record.TicketQuit{Time: a.tick(), Emission: "E1", Ticket: ticket, Stake: stake, Server: "gs-test",
+		Req: record.RequestID("gs-test", id), ReqDigest: sha256.Sum256([]byte(id))}))
+	return ticket, a.Append(leaf)
+}
+
+// RecordReceipt exports the receipt of log record i, one that draws
+// nothing (a ticket_quit, an emission…), proofs against the current
+// checkpoint.
+func (a *Appliance) RecordReceipt(i uint64) []byte {
+	n := a.Size()
+	return receipt.Marshal(&receipt.Receipt{V: 1, Type: receipt.TypeReceipt, Index: i, Record: string(a.leaves[i]), Proof: a.Inclusion(i, n),
+		Checkpoint: string(a.Checkpoint()), LogKeys: a.LogKeys})
+}
+
 // VRFPin is the VRF key's suite pin, "SUITE:FP" (receipt.ParsePin): it
 // trusts the key's bytes and its suite, as a verifier given the key does.
 func (a *Appliance) VRFPin() string { return receipt.VRFPin(a.VRF.Public()) }

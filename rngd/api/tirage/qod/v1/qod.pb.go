@@ -27,17 +27,19 @@
 // returns the reply of the draw if there was one, or draws now — never a
 // second draw. Never retry with a new request_id: a StartGame drawn under the
 // old one then answers CODE_PLAYED (its game is listed by
-// ListUnfinishedGames), a Pick NUMBER_PICKED, AT_TIER or GAME_OVER.
+// ListUnfinishedGames), a Pick NUMBER_PICKED, AT_TIER or GAME_OVER, a Quit
+// TICKET_QUIT.
 //
-// Every reply that changes a game comes after the record of that change has
-// been durably appended to the transparency log, and carries a Receipt: the
-// record bytes, their log index, the VRF proof and what an auditor needs to
-// check them offline.
+// Every reply that changes a game or a ticket comes after the record of that
+// change has been durably appended to the transparency log, and carries a
+// Receipt: the record bytes, their log index, the VRF proof and what an
+// auditor needs to check them offline.
 //
 // Status codes: INVALID_ARGUMENT (a malformed field, named in the message),
 // NOT_FOUND (unknown game or code), PERMISSION_DENIED (another server's game),
 // FAILED_PRECONDITION (a rule of the game forbids the call now: already picked,
-// game over, not at a tier, past the start deadline, code already played),
+// game over, not at a tier, past the start deadline, code already played,
+// ticket quit, ticket started),
 // ALREADY_EXISTS (request_id reused with other content), UNAVAILABLE (entropy,
 // key or log failure: nothing was drawn; retry later with the same request_id).
 //
@@ -63,7 +65,10 @@
 //     AT_TIER (a pick while a decision is due), NOT_AT_TIER (continue or
 //     stop while playing), NUMBER_PICKED, GAME_EXPIRED (the 30 days are
 //     over), SECRET_LOST (the game's secret was lost: only the operator's
-//     refund ends it).
+//     refund ends it), TICKET_QUIT (StartGame, Quit: the ticket was quit,
+//     QUITTER; a Quit retried with its first request_id gets its first
+//     reply), TICKET_STARTED (Quit: the ticket started a game, and
+//     CONTINUER is irrevocable).
 //   UNAVAILABLE (retry later with the same request_id; the message says
 //     whether the call's record was sealed, and nothing of the failed
 //     component's own words: those are the operator's): ENTROPY_UNAVAILABLE,
@@ -359,6 +364,132 @@ func (x *StartGameRequest) GetCode() string {
 	return ""
 }
 
+type QuitRequest struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	RequestId string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The ticket's 18-character stage-2 code, as printed (case-insensitive).
+	Code          string `protobuf:"bytes,2,opt,name=code,proto3" json:"code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QuitRequest) Reset() {
+	*x = QuitRequest{}
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QuitRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QuitRequest) ProtoMessage() {}
+
+func (x *QuitRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QuitRequest.ProtoReflect.Descriptor instead.
+func (*QuitRequest) Descriptor() ([]byte, []int) {
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *QuitRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *QuitRequest) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+type QuitResponse struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	EmissionId string                 `protobuf:"bytes,1,opt,name=emission_id,json=emissionId,proto3" json:"emission_id,omitempty"`
+	// The stage-1 gain S the player keeps, in euro cents (from the
+	// operator's manifest, never from the game server).
+	StakeCents int64 `protobuf:"varint,2,opt,name=stake_cents,json=stakeCents,proto3" json:"stake_cents,omitempty"`
+	// When the choice was sealed: the ticket_quit record's time.
+	QuitAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=quit_at,json=quitAt,proto3" json:"quit_at,omitempty"`
+	// The sealed ticket_quit record (no VRF fields: nothing is drawn). With
+	// log.receipt_wait set it carries a checkpoint and its inclusion proof.
+	Receipt       *Receipt `protobuf:"bytes,4,opt,name=receipt,proto3" json:"receipt,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QuitResponse) Reset() {
+	*x = QuitResponse{}
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QuitResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QuitResponse) ProtoMessage() {}
+
+func (x *QuitResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QuitResponse.ProtoReflect.Descriptor instead.
+func (*QuitResponse) Descriptor() ([]byte, []int) {
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *QuitResponse) GetEmissionId() string {
+	if x != nil {
+		return x.EmissionId
+	}
+	return ""
+}
+
+func (x *QuitResponse) GetStakeCents() int64 {
+	if x != nil {
+		return x.StakeCents
+	}
+	return 0
+}
+
+func (x *QuitResponse) GetQuitAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.QuitAt
+	}
+	return nil
+}
+
+func (x *QuitResponse) GetReceipt() *Receipt {
+	if x != nil {
+		return x.Receipt
+	}
+	return nil
+}
+
 type PickRequest struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	RequestId string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
@@ -374,7 +505,7 @@ type PickRequest struct {
 
 func (x *PickRequest) Reset() {
 	*x = PickRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[3]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -386,7 +517,7 @@ func (x *PickRequest) String() string {
 func (*PickRequest) ProtoMessage() {}
 
 func (x *PickRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[3]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -399,7 +530,7 @@ func (x *PickRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PickRequest.ProtoReflect.Descriptor instead.
 func (*PickRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{3}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *PickRequest) GetRequestId() string {
@@ -434,7 +565,7 @@ type DecideRequest struct {
 
 func (x *DecideRequest) Reset() {
 	*x = DecideRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[4]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -446,7 +577,7 @@ func (x *DecideRequest) String() string {
 func (*DecideRequest) ProtoMessage() {}
 
 func (x *DecideRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[4]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -459,7 +590,7 @@ func (x *DecideRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideRequest.ProtoReflect.Descriptor instead.
 func (*DecideRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{4}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *DecideRequest) GetRequestId() string {
@@ -492,7 +623,7 @@ type GetGameRequest struct {
 
 func (x *GetGameRequest) Reset() {
 	*x = GetGameRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[5]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -504,7 +635,7 @@ func (x *GetGameRequest) String() string {
 func (*GetGameRequest) ProtoMessage() {}
 
 func (x *GetGameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[5]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -517,7 +648,7 @@ func (x *GetGameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGameRequest.ProtoReflect.Descriptor instead.
 func (*GetGameRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{5}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetGameRequest) GetGameId() string {
@@ -543,7 +674,7 @@ type ListUnfinishedGamesRequest struct {
 
 func (x *ListUnfinishedGamesRequest) Reset() {
 	*x = ListUnfinishedGamesRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[6]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -555,7 +686,7 @@ func (x *ListUnfinishedGamesRequest) String() string {
 func (*ListUnfinishedGamesRequest) ProtoMessage() {}
 
 func (x *ListUnfinishedGamesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[6]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -568,7 +699,7 @@ func (x *ListUnfinishedGamesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListUnfinishedGamesRequest.ProtoReflect.Descriptor instead.
 func (*ListUnfinishedGamesRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{6}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListUnfinishedGamesRequest) GetPageSize() int32 {
@@ -597,7 +728,7 @@ type ListUnfinishedGamesResponse struct {
 
 func (x *ListUnfinishedGamesResponse) Reset() {
 	*x = ListUnfinishedGamesResponse{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[7]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -609,7 +740,7 @@ func (x *ListUnfinishedGamesResponse) String() string {
 func (*ListUnfinishedGamesResponse) ProtoMessage() {}
 
 func (x *ListUnfinishedGamesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[7]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -622,7 +753,7 @@ func (x *ListUnfinishedGamesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListUnfinishedGamesResponse.ProtoReflect.Descriptor instead.
 func (*ListUnfinishedGamesResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{7}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListUnfinishedGamesResponse) GetGames() []*Game {
@@ -648,7 +779,7 @@ type GetReceiptsRequest struct {
 
 func (x *GetReceiptsRequest) Reset() {
 	*x = GetReceiptsRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[8]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -660,7 +791,7 @@ func (x *GetReceiptsRequest) String() string {
 func (*GetReceiptsRequest) ProtoMessage() {}
 
 func (x *GetReceiptsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[8]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -673,7 +804,7 @@ func (x *GetReceiptsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReceiptsRequest.ProtoReflect.Descriptor instead.
 func (*GetReceiptsRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{8}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetReceiptsRequest) GetGameId() string {
@@ -692,7 +823,7 @@ type GetReceiptsResponse struct {
 
 func (x *GetReceiptsResponse) Reset() {
 	*x = GetReceiptsResponse{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[9]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -704,7 +835,7 @@ func (x *GetReceiptsResponse) String() string {
 func (*GetReceiptsResponse) ProtoMessage() {}
 
 func (x *GetReceiptsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[9]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -717,7 +848,7 @@ func (x *GetReceiptsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReceiptsResponse.ProtoReflect.Descriptor instead.
 func (*GetReceiptsResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{9}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetReceiptsResponse) GetReceipts() []*Receipt {
@@ -744,7 +875,7 @@ type GameReply struct {
 
 func (x *GameReply) Reset() {
 	*x = GameReply{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[10]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -756,7 +887,7 @@ func (x *GameReply) String() string {
 func (*GameReply) ProtoMessage() {}
 
 func (x *GameReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[10]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -769,7 +900,7 @@ func (x *GameReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameReply.ProtoReflect.Descriptor instead.
 func (*GameReply) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{10}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GameReply) GetGame() *Game {
@@ -810,7 +941,7 @@ type PickResult struct {
 
 func (x *PickResult) Reset() {
 	*x = PickResult{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[11]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -822,7 +953,7 @@ func (x *PickResult) String() string {
 func (*PickResult) ProtoMessage() {}
 
 func (x *PickResult) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[11]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -835,7 +966,7 @@ func (x *PickResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PickResult.ProtoReflect.Descriptor instead.
 func (*PickResult) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{11}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *PickResult) GetNumber() uint32 {
@@ -888,7 +1019,7 @@ type Game struct {
 
 func (x *Game) Reset() {
 	*x = Game{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[12]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -900,7 +1031,7 @@ func (x *Game) String() string {
 func (*Game) ProtoMessage() {}
 
 func (x *Game) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[12]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -913,7 +1044,7 @@ func (x *Game) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Game.ProtoReflect.Descriptor instead.
 func (*Game) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{12}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Game) GetGameId() string {
@@ -1071,7 +1202,7 @@ type Receipt struct {
 
 func (x *Receipt) Reset() {
 	*x = Receipt{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[13]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1083,7 +1214,7 @@ func (x *Receipt) String() string {
 func (*Receipt) ProtoMessage() {}
 
 func (x *Receipt) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[13]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1096,7 +1227,7 @@ func (x *Receipt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Receipt.ProtoReflect.Descriptor instead.
 func (*Receipt) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{13}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Receipt) GetRecord() []byte {
@@ -1209,7 +1340,18 @@ const file_tirage_qod_v1_qod_proto_rawDesc = "" +
 	"\x10StartGameRequest\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
-	"\x04code\x18\x02 \x01(\tR\x04code\"]\n" +
+	"\x04code\x18\x02 \x01(\tR\x04code\"@\n" +
+	"\vQuitRequest\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
+	"\x04code\x18\x02 \x01(\tR\x04code\"\xb7\x01\n" +
+	"\fQuitResponse\x12\x1f\n" +
+	"\vemission_id\x18\x01 \x01(\tR\n" +
+	"emissionId\x12\x1f\n" +
+	"\vstake_cents\x18\x02 \x01(\x03R\n" +
+	"stakeCents\x123\n" +
+	"\aquit_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x06quitAt\x120\n" +
+	"\areceipt\x18\x04 \x01(\v2\x16.tirage.qod.v1.ReceiptR\areceipt\"]\n" +
 	"\vPickRequest\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x17\n" +
@@ -1302,9 +1444,10 @@ const file_tirage_qod_v1_qod_proto_rawDesc = "" +
 	"STATUS_WON\x10\x03\x12\x0f\n" +
 	"\vSTATUS_LOST\x10\x04\x12\x12\n" +
 	"\x0eSTATUS_EXPIRED\x10\x05\x12\x13\n" +
-	"\x0fSTATUS_REFUNDED\x10\x062\xb7\x04\n" +
+	"\x0fSTATUS_REFUNDED\x10\x062\xf8\x04\n" +
 	"\x0eQuitteOuDouble\x12F\n" +
-	"\tStartGame\x12\x1f.tirage.qod.v1.StartGameRequest\x1a\x18.tirage.qod.v1.GameReply\x12<\n" +
+	"\tStartGame\x12\x1f.tirage.qod.v1.StartGameRequest\x1a\x18.tirage.qod.v1.GameReply\x12?\n" +
+	"\x04Quit\x12\x1a.tirage.qod.v1.QuitRequest\x1a\x1b.tirage.qod.v1.QuitResponse\x12<\n" +
 	"\x04Pick\x12\x1a.tirage.qod.v1.PickRequest\x1a\x18.tirage.qod.v1.GameReply\x12@\n" +
 	"\x06Decide\x12\x1c.tirage.qod.v1.DecideRequest\x1a\x18.tirage.qod.v1.GameReply\x12=\n" +
 	"\aGetGame\x12\x1d.tirage.qod.v1.GetGameRequest\x1a\x13.tirage.qod.v1.Game\x12l\n" +
@@ -1325,58 +1468,64 @@ func file_tirage_qod_v1_qod_proto_rawDescGZIP() []byte {
 }
 
 var file_tirage_qod_v1_qod_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_tirage_qod_v1_qod_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_tirage_qod_v1_qod_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_tirage_qod_v1_qod_proto_goTypes = []any{
 	(Decision)(0),                       // 0: tirage.qod.v1.Decision
 	(Status)(0),                         // 1: tirage.qod.v1.Status
 	(*GetTranscriptRequest)(nil),        // 2: tirage.qod.v1.GetTranscriptRequest
 	(*GetTranscriptResponse)(nil),       // 3: tirage.qod.v1.GetTranscriptResponse
 	(*StartGameRequest)(nil),            // 4: tirage.qod.v1.StartGameRequest
-	(*PickRequest)(nil),                 // 5: tirage.qod.v1.PickRequest
-	(*DecideRequest)(nil),               // 6: tirage.qod.v1.DecideRequest
-	(*GetGameRequest)(nil),              // 7: tirage.qod.v1.GetGameRequest
-	(*ListUnfinishedGamesRequest)(nil),  // 8: tirage.qod.v1.ListUnfinishedGamesRequest
-	(*ListUnfinishedGamesResponse)(nil), // 9: tirage.qod.v1.ListUnfinishedGamesResponse
-	(*GetReceiptsRequest)(nil),          // 10: tirage.qod.v1.GetReceiptsRequest
-	(*GetReceiptsResponse)(nil),         // 11: tirage.qod.v1.GetReceiptsResponse
-	(*GameReply)(nil),                   // 12: tirage.qod.v1.GameReply
-	(*PickResult)(nil),                  // 13: tirage.qod.v1.PickResult
-	(*Game)(nil),                        // 14: tirage.qod.v1.Game
-	(*Receipt)(nil),                     // 15: tirage.qod.v1.Receipt
-	(*timestamppb.Timestamp)(nil),       // 16: google.protobuf.Timestamp
+	(*QuitRequest)(nil),                 // 5: tirage.qod.v1.QuitRequest
+	(*QuitResponse)(nil),                // 6: tirage.qod.v1.QuitResponse
+	(*PickRequest)(nil),                 // 7: tirage.qod.v1.PickRequest
+	(*DecideRequest)(nil),               // 8: tirage.qod.v1.DecideRequest
+	(*GetGameRequest)(nil),              // 9: tirage.qod.v1.GetGameRequest
+	(*ListUnfinishedGamesRequest)(nil),  // 10: tirage.qod.v1.ListUnfinishedGamesRequest
+	(*ListUnfinishedGamesResponse)(nil), // 11: tirage.qod.v1.ListUnfinishedGamesResponse
+	(*GetReceiptsRequest)(nil),          // 12: tirage.qod.v1.GetReceiptsRequest
+	(*GetReceiptsResponse)(nil),         // 13: tirage.qod.v1.GetReceiptsResponse
+	(*GameReply)(nil),                   // 14: tirage.qod.v1.GameReply
+	(*PickResult)(nil),                  // 15: tirage.qod.v1.PickResult
+	(*Game)(nil),                        // 16: tirage.qod.v1.Game
+	(*Receipt)(nil),                     // 17: tirage.qod.v1.Receipt
+	(*timestamppb.Timestamp)(nil),       // 18: google.protobuf.Timestamp
 }
 var file_tirage_qod_v1_qod_proto_depIdxs = []int32{
-	0,  // 0: tirage.qod.v1.DecideRequest.decision:type_name -> tirage.qod.v1.Decision
-	14, // 1: tirage.qod.v1.ListUnfinishedGamesResponse.games:type_name -> tirage.qod.v1.Game
-	15, // 2: tirage.qod.v1.GetReceiptsResponse.receipts:type_name -> tirage.qod.v1.Receipt
-	14, // 3: tirage.qod.v1.GameReply.game:type_name -> tirage.qod.v1.Game
-	15, // 4: tirage.qod.v1.GameReply.receipt:type_name -> tirage.qod.v1.Receipt
-	13, // 5: tirage.qod.v1.GameReply.pick:type_name -> tirage.qod.v1.PickResult
-	15, // 6: tirage.qod.v1.GameReply.end_receipt:type_name -> tirage.qod.v1.Receipt
-	1,  // 7: tirage.qod.v1.Game.status:type_name -> tirage.qod.v1.Status
-	13, // 8: tirage.qod.v1.Game.picks:type_name -> tirage.qod.v1.PickResult
-	16, // 9: tirage.qod.v1.Game.started_at:type_name -> google.protobuf.Timestamp
-	16, // 10: tirage.qod.v1.Game.expires_at:type_name -> google.protobuf.Timestamp
-	16, // 11: tirage.qod.v1.Game.ended_at:type_name -> google.protobuf.Timestamp
-	4,  // 12: tirage.qod.v1.QuitteOuDouble.StartGame:input_type -> tirage.qod.v1.StartGameRequest
-	5,  // 13: tirage.qod.v1.QuitteOuDouble.Pick:input_type -> tirage.qod.v1.PickRequest
-	6,  // 14: tirage.qod.v1.QuitteOuDouble.Decide:input_type -> tirage.qod.v1.DecideRequest
-	7,  // 15: tirage.qod.v1.QuitteOuDouble.GetGame:input_type -> tirage.qod.v1.GetGameRequest
-	8,  // 16: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:input_type -> tirage.qod.v1.ListUnfinishedGamesRequest
-	10, // 17: tirage.qod.v1.QuitteOuDouble.GetReceipts:input_type -> tirage.qod.v1.GetReceiptsRequest
-	2,  // 18: tirage.qod.v1.QuitteOuDouble.GetTranscript:input_type -> tirage.qod.v1.GetTranscriptRequest
-	12, // 19: tirage.qod.v1.QuitteOuDouble.StartGame:output_type -> tirage.qod.v1.GameReply
-	12, // 20: tirage.qod.v1.QuitteOuDouble.Pick:output_type -> tirage.qod.v1.GameReply
-	12, // 21: tirage.qod.v1.QuitteOuDouble.Decide:output_type -> tirage.qod.v1.GameReply
-	14, // 22: tirage.qod.v1.QuitteOuDouble.GetGame:output_type -> tirage.qod.v1.Game
-	9,  // 23: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:output_type -> tirage.qod.v1.ListUnfinishedGamesResponse
-	11, // 24: tirage.qod.v1.QuitteOuDouble.GetReceipts:output_type -> tirage.qod.v1.GetReceiptsResponse
-	3,  // 25: tirage.qod.v1.QuitteOuDouble.GetTranscript:output_type -> tirage.qod.v1.GetTranscriptResponse
-	19, // [19:26] is the sub-list for method output_type
-	12, // [12:19] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	18, // 0: tirage.qod.v1.QuitResponse.quit_at:type_name -> google.protobuf.Timestamp
+	17, // 1: tirage.qod.v1.QuitResponse.receipt:type_name -> tirage.qod.v1.Receipt
+	0,  // 2: tirage.qod.v1.DecideRequest.decision:type_name -> tirage.qod.v1.Decision
+	16, // 3: tirage.qod.v1.ListUnfinishedGamesResponse.games:type_name -> tirage.qod.v1.Game
+	17, // 4: tirage.qod.v1.GetReceiptsResponse.receipts:type_name -> tirage.qod.v1.Receipt
+	16, // 5: tirage.qod.v1.GameReply.game:type_name -> tirage.qod.v1.Game
+	17, // 6: tirage.qod.v1.GameReply.receipt:type_name -> tirage.qod.v1.Receipt
+	15, // 7: tirage.qod.v1.GameReply.pick:type_name -> tirage.qod.v1.PickResult
+	17, // 8: tirage.qod.v1.GameReply.end_receipt:type_name -> tirage.qod.v1.Receipt
+	1,  // 9: tirage.qod.v1.Game.status:type_name -> tirage.qod.v1.Status
+	15, // 10: tirage.qod.v1.Game.picks:type_name -> tirage.qod.v1.PickResult
+	18, // 11: tirage.qod.v1.Game.started_at:type_name -> google.protobuf.Timestamp
+	18, // 12: tirage.qod.v1.Game.expires_at:type_name -> google.protobuf.Timestamp
+	18, // 13: tirage.qod.v1.Game.ended_at:type_name -> google.protobuf.Timestamp
+	4,  // 14: tirage.qod.v1.QuitteOuDouble.StartGame:input_type -> tirage.qod.v1.StartGameRequest
+	5,  // 15: tirage.qod.v1.QuitteOuDouble.Quit:input_type -> tirage.qod.v1.QuitRequest
+	7,  // 16: tirage.qod.v1.QuitteOuDouble.Pick:input_type -> tirage.qod.v1.PickRequest
+	8,  // 17: tirage.qod.v1.QuitteOuDouble.Decide:input_type -> tirage.qod.v1.DecideRequest
+	9,  // 18: tirage.qod.v1.QuitteOuDouble.GetGame:input_type -> tirage.qod.v1.GetGameRequest
+	10, // 19: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:input_type -> tirage.qod.v1.ListUnfinishedGamesRequest
+	12, // 20: tirage.qod.v1.QuitteOuDouble.GetReceipts:input_type -> tirage.qod.v1.GetReceiptsRequest
+	2,  // 21: tirage.qod.v1.QuitteOuDouble.GetTranscript:input_type -> tirage.qod.v1.GetTranscriptRequest
+	14, // 22: tirage.qod.v1.QuitteOuDouble.StartGame:output_type -> tirage.qod.v1.GameReply
+	6,  // 23: tirage.qod.v1.QuitteOuDouble.Quit:output_type -> tirage.qod.v1.QuitResponse
+	14, // 24: tirage.qod.v1.QuitteOuDouble.Pick:output_type -> tirage.qod.v1.GameReply
+	14, // 25: tirage.qod.v1.QuitteOuDouble.Decide:output_type -> tirage.qod.v1.GameReply
+	16, // 26: tirage.qod.v1.QuitteOuDouble.GetGame:output_type -> tirage.qod.v1.Game
+	11, // 27: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:output_type -> tirage.qod.v1.ListUnfinishedGamesResponse
+	13, // 28: tirage.qod.v1.QuitteOuDouble.GetReceipts:output_type -> tirage.qod.v1.GetReceiptsResponse
+	3,  // 29: tirage.qod.v1.QuitteOuDouble.GetTranscript:output_type -> tirage.qod.v1.GetTranscriptResponse
+	22, // [22:30] is the sub-list for method output_type
+	14, // [14:22] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_tirage_qod_v1_qod_proto_init() }
@@ -1390,7 +1539,7 @@ func file_tirage_qod_v1_qod_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tirage_qod_v1_qod_proto_rawDesc), len(file_tirage_qod_v1_qod_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   14,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -27,17 +27,19 @@
 // returns the reply of the draw if there was one, or draws now — never a
 // second draw. Never retry with a new request_id: a StartGame drawn under the
 // old one then answers CODE_PLAYED (its game is listed by
-// ListUnfinishedGames), a Pick NUMBER_PICKED, AT_TIER or GAME_OVER.
+// ListUnfinishedGames), a Pick NUMBER_PICKED, AT_TIER or GAME_OVER, a Quit
+// TICKET_QUIT.
 //
-// Every reply that changes a game comes after the record of that change has
-// been durably appended to the transparency log, and carries a Receipt: the
-// record bytes, their log index, the VRF proof and what an auditor needs to
-// check them offline.
+// Every reply that changes a game or a ticket comes after the record of that
+// change has been durably appended to the transparency log, and carries a
+// Receipt: the record bytes, their log index, the VRF proof and what an
+// auditor needs to check them offline.
 //
 // Status codes: INVALID_ARGUMENT (a malformed field, named in the message),
 // NOT_FOUND (unknown game or code), PERMISSION_DENIED (another server's game),
 // FAILED_PRECONDITION (a rule of the game forbids the call now: already picked,
-// game over, not at a tier, past the start deadline, code already played),
+// game over, not at a tier, past the start deadline, code already played,
+// ticket quit, ticket started),
 // ALREADY_EXISTS (request_id reused with other content), UNAVAILABLE (entropy,
 // key or log failure: nothing was drawn; retry later with the same request_id).
 //
@@ -63,7 +65,10 @@
 //     AT_TIER (a pick while a decision is due), NOT_AT_TIER (continue or
 //     stop while playing), NUMBER_PICKED, GAME_EXPIRED (the 30 days are
 //     over), SECRET_LOST (the game's secret was lost: only the operator's
-//     refund ends it).
+//     refund ends it), TICKET_QUIT (StartGame, Quit: the ticket was quit,
+//     QUITTER; a Quit retried with its first request_id gets its first
+//     reply), TICKET_STARTED (Quit: the ticket started a game, and
+//     CONTINUER is irrevocable).
 //   UNAVAILABLE (retry later with the same request_id; the message says
 //     whether the call's record was sealed, and nothing of the failed
 //     component's own words: those are the operator's): ENTROPY_UNAVAILABLE,
@@ -95,6 +100,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	QuitteOuDouble_StartGame_FullMethodName           = "/tirage.qod.v1.QuitteOuDouble/StartGame"
+	QuitteOuDouble_Quit_FullMethodName                = "/tirage.qod.v1.QuitteOuDouble/Quit"
 	QuitteOuDouble_Pick_FullMethodName                = "/tirage.qod.v1.QuitteOuDouble/Pick"
 	QuitteOuDouble_Decide_FullMethodName              = "/tirage.qod.v1.QuitteOuDouble/Decide"
 	QuitteOuDouble_GetGame_FullMethodName             = "/tirage.qod.v1.QuitteOuDouble/GetGame"
@@ -112,6 +118,21 @@ type QuitteOuDoubleClient interface {
 	// from the game server), draws the four tier multipliers and commits to
 	// the game's secret.
 	StartGame(ctx context.Context, in *StartGameRequest, opts ...grpc.CallOption) (*GameReply, error)
+	// Quit is the player's "QUITTER" (règlement art. 2.2.3): once the code is
+	// entered, the player renounces stage 2 and keeps the stage-1 gain S
+	// (payable as any gain, art. 3.1). It looks the ticket up by its code, as
+	// StartGame does, draws nothing, and seals the choice in the log (a
+	// ticket_quit record: the ticket hash, emission, S, time and the calling
+	// game server) before it replies. From then on the ticket never starts a
+	// game (StartGame: TICKET_QUIT) and is quit once (another request_id:
+	// TICKET_QUIT; the same request_id and code: the same reply). A ticket
+	// that started a game cannot be quit (TICKET_STARTED: CONTINUER is
+	// irrevocable). The rules set no deadline on QUITTER (art. 2.2.4's 29
+	// days bound CONTINUER): a Quit after the emission's start deadline is
+	// taken. As with StartGame, a code is no game server's before it is
+	// played: a Quit by another game server than the one that quit it is
+	// TICKET_QUIT, not PERMISSION_DENIED.
+	Quit(ctx context.Context, in *QuitRequest, opts ...grpc.CallOption) (*QuitResponse, error)
 	// Pick draws whether the chosen number is good or losing.
 	Pick(ctx context.Context, in *PickRequest, opts ...grpc.CallOption) (*GameReply, error)
 	// Decide answers the question asked at tiers 1 to 3: stop and win the
@@ -159,6 +180,16 @@ func (c *quitteOuDoubleClient) StartGame(ctx context.Context, in *StartGameReque
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GameReply)
 	err := c.cc.Invoke(ctx, QuitteOuDouble_StartGame_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *quitteOuDoubleClient) Quit(ctx context.Context, in *QuitRequest, opts ...grpc.CallOption) (*QuitResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(QuitResponse)
+	err := c.cc.Invoke(ctx, QuitteOuDouble_Quit_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -234,6 +265,21 @@ type QuitteOuDoubleServer interface {
 	// from the game server), draws the four tier multipliers and commits to
 	// the game's secret.
 	StartGame(context.Context, *StartGameRequest) (*GameReply, error)
+	// Quit is the player's "QUITTER" (règlement art. 2.2.3): once the code is
+	// entered, the player renounces stage 2 and keeps the stage-1 gain S
+	// (payable as any gain, art. 3.1). It looks the ticket up by its code, as
+	// StartGame does, draws nothing, and seals the choice in the log (a
+	// ticket_quit record: the ticket hash, emission, S, time and the calling
+	// game server) before it replies. From then on the ticket never starts a
+	// game (StartGame: TICKET_QUIT) and is quit once (another request_id:
+	// TICKET_QUIT; the same request_id and code: the same reply). A ticket
+	// that started a game cannot be quit (TICKET_STARTED: CONTINUER is
+	// irrevocable). The rules set no deadline on QUITTER (art. 2.2.4's 29
+	// days bound CONTINUER): a Quit after the emission's start deadline is
+	// taken. As with StartGame, a code is no game server's before it is
+	// played: a Quit by another game server than the one that quit it is
+	// TICKET_QUIT, not PERMISSION_DENIED.
+	Quit(context.Context, *QuitRequest) (*QuitResponse, error)
 	// Pick draws whether the chosen number is good or losing.
 	Pick(context.Context, *PickRequest) (*GameReply, error)
 	// Decide answers the question asked at tiers 1 to 3: stop and win the
@@ -279,6 +325,9 @@ type UnimplementedQuitteOuDoubleServer struct{}
 
 func (UnimplementedQuitteOuDoubleServer) StartGame(context.Context, *StartGameRequest) (*GameReply, error) {
 	return nil, status.Error(codes.Unimplemented, "method StartGame not implemented")
+}
+func (UnimplementedQuitteOuDoubleServer) Quit(context.Context, *QuitRequest) (*QuitResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Quit not implemented")
 }
 func (UnimplementedQuitteOuDoubleServer) Pick(context.Context, *PickRequest) (*GameReply, error) {
 	return nil, status.Error(codes.Unimplemented, "method Pick not implemented")
@@ -333,6 +382,24 @@ func _QuitteOuDouble_StartGame_Handler(srv interface{}, ctx context.Context, dec
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(QuitteOuDoubleServer).StartGame(ctx, req.(*StartGameRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _QuitteOuDouble_Quit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(QuitRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QuitteOuDoubleServer).Quit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: QuitteOuDouble_Quit_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QuitteOuDoubleServer).Quit(ctx, req.(*QuitRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -455,6 +522,10 @@ var QuitteOuDouble_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "StartGame",
 			Handler:    _QuitteOuDouble_StartGame_Handler,
+		},
+		{
+			MethodName: "Quit",
+			Handler:    _QuitteOuDouble_Quit_Handler,
 		},
 		{
 			MethodName: "Pick",
