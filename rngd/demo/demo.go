@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	"tirage.fr/tirage/rngd"
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
@@ -54,6 +55,9 @@ type Config struct {
 func Run(ctx context.Context, c Config) error {
 	if c.Games < 1 {
 		return fmt.Errorf("games %d: want 1 or more", c.Games)
+	}
+	if c.Tickets < 2 {
+		return fmt.Errorf("tickets %d: want 2 or more (one to play, the last to quit)", c.Tickets)
 	}
 	out := c.Out
 	adm, err := grpc.NewClient("unix:"+c.AdminSocket, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -111,7 +115,8 @@ func Run(ctx context.Context, c Config) error {
 	var total summary
 	played := 0
 	run := time.Now().UnixNano()
-	for i := 0; i < len(ticketCodes) && played < c.Games; i++ {
+	// The manifest's last ticket is kept for the player who clicks QUITTER.
+	for i := 0; i < len(ticketCodes)-1 && played < c.Games; i++ {
 		reply, err := gs.StartGame(ctx, &qodv1.StartGameRequest{RequestId: fmt.Sprintf("demo-%d-start-%d", run, i), Code: ticketCodes[i]})
 		if rngd.RefusalReason(err) == "CODE_PLAYED" {
 			continue // played by an earlier run
@@ -146,6 +151,9 @@ func Run(ctx context.Context, c Config) error {
 	}
 	fmt.Fprintf(out, "\n== verification summary: %d games, %d records, %d VRF proofs verified, %d records proven in signed checkpoints, every game replayed by verifier/qod: OK\n",
 		total.games, total.records, total.proofs, total.included)
+	if err := quit(ctx, gs, ticketCodes[len(ticketCodes)-1], run, st, out); err != nil {
+		return err
+	}
 	if c.TranscriptDir != "" {
 		vkey := filepath.Join(c.TranscriptDir, "log.vkey")
 		if err := os.WriteFile(vkey, []byte(strings.Join(st.LogVerifierKeys, "\n")+"\n"), 0o644); err != nil {
@@ -161,6 +169,32 @@ func Run(ctx context.Context, c Config) error {
 			fmt.Fprintf(out, "   auditors over gRPC (no client certificate): go tool grpcurl -cacert %s %s tirage.transparency.audit.v1.Audit/Checkpoint\n", c.PKI.CA(), h)
 		}
 	}
+	return nil
+}
+
+// quit shows QUITTER on code: the player keeps S, the choice is sealed
+// (its receipt checked offline), and the ticket can no longer start. An
+// earlier run's quit is shown by the refusal alone.
+func quit(ctx context.Context, gs qodv1.QuitteOuDoubleClient, code string, run int64, st *adminv1.StatusResponse, out io.Writer) error {
+	reply, err := gs.Quit(ctx, &qodv1.QuitRequest{RequestId: fmt.Sprintf("demo-%d-quit", run), Code: code})
+	switch {
+	case rngd.RefusalReason(err) == "TICKET_QUIT":
+		fmt.Fprintf(out, "\n== player: QUITTER on the last ticket was sealed by an earlier run (%v)\n", status.Convert(err).Message())
+	case err != nil:
+		return fmt.Errorf("quit: %w", err)
+	default:
+		v, err := rngd.VerifyQuitReceipt(reply.Receipt, st.LogVerifierKeys[0])
+		if err != nil {
+			return fmt.Errorf("the quit does not verify: %w", err)
+		}
+		fmt.Fprintf(out, "\n== player: QUITTER on the last ticket, keeps %s (log index %d; receipt verified: ticket_quit of emission %s)\n",
+			money(reply.StakeCents), reply.Receipt.LogIndex, v.Quit.Emission)
+	}
+	_, err = gs.StartGame(ctx, &qodv1.StartGameRequest{RequestId: fmt.Sprintf("demo-%d-start-quit", run), Code: code})
+	if r := rngd.RefusalReason(err); r != "TICKET_QUIT" {
+		return fmt.Errorf("CONTINUER after QUITTER: %v (reason %q), want refused TICKET_QUIT", err, r)
+	}
+	fmt.Fprintf(out, "   CONTINUER on it afterwards: refused, %s %s\n", rngd.RefusalReason(err), status.Code(err))
 	return nil
 }
 

@@ -29,7 +29,15 @@ func TestDemo(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run %d: %v\n%s", run, err, out.String())
 		}
-		if !strings.Contains(out.String(), "verification summary: 3 games") || strings.Count(out.String(), "VERDICT: every check passed") != 3 {
+		if testing.Verbose() {
+			t.Log(out.String())
+		}
+		quit := "QUITTER on the last ticket, keeps"
+		if run > 0 {
+			quit = "QUITTER on the last ticket was sealed by an earlier run"
+		}
+		if !strings.Contains(out.String(), "verification summary: 3 games") || strings.Count(out.String(), "VERDICT: every check passed") != 3 ||
+			!strings.Contains(out.String(), quit) || !strings.Contains(out.String(), "CONTINUER on it afterwards: refused, TICKET_QUIT FailedPrecondition") {
 			t.Fatalf("run %d output:\n%s", run, out.String())
 		}
 	}
@@ -44,7 +52,7 @@ func TestDemo(t *testing.T) {
 func TestDemoTicketsUsedUp(t *testing.T) {
 	d := rngdtest.Start(t, "client")
 	cfg := Config{GRPC: d.GRPC, AdminSocket: d.Admin, PKI: d.PKI, Client: "client",
-		Emission: "DEMO", Closure: "2099-12-31", Tickets: 3, Games: 2, Seed: []byte("demo test")}
+		Emission: "DEMO", Closure: "2099-12-31", Tickets: 4, Games: 2, Seed: []byte("demo test")} // the 4th: QUITTER
 	var out bytes.Buffer
 	cfg.Out = &out
 	if err := Run(context.Background(), cfg); err != nil {
