@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -147,6 +148,31 @@ func TestFailClosed(t *testing.T) {
 	}
 	if !bytes.Contains(td.logs(), []byte(`RSA-FDH-VRF prove with key \"vrf\": pkcs11: 0x82: CKR_OBJECT_HANDLE_INVALID`)) {
 		t.Error("the log does not say why the key custody failed")
+	}
+	// Nor does /healthz, which anyone reaching http.listen reads: it names
+	// the component; rngctl qod status says why.
+	e.keysProbeAt.Store(0)
+	resp, err := http.Get("http://" + td.d.Addrs().HTTP + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hz, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hzBody struct{ Components map[string]string }
+	if err := json.Unmarshal(hz, &hzBody); err != nil || hzBody.Components["keys"] != healthzFailed {
+		t.Errorf("/healthz with the token gone: %s (%v), want keys %q", hz, err, healthzFailed)
+	}
+	for _, w := range []string{`token`, `\"vrf\"`, "pkcs11", "0x82", "CKR_"} {
+		if bytes.Contains(hz, []byte(w)) {
+			t.Errorf("/healthz says %q: %s", w, hz)
+		}
+	}
+	st, err := td.admin().Status(ctx, &adminv1.StatusRequest{})
+	if err != nil || !strings.Contains(st.GetKeysFailure(), "CKR_OBJECT_HANDLE_INVALID") {
+		t.Errorf("admin Status keys_failure %q (%v), want the PKCS#11 code", st.GetKeysFailure(), err)
 	}
 	e.prover = prover
 	e.keysProbeAt.Store(0)

@@ -472,6 +472,9 @@ func (w *stoppingWatch) Send(r *healthpb.HealthCheckResponse) error {
 	return nil
 }
 
+// healthzFailed is what /healthz says of a failed component.
+const healthzFailed = "failed: rngctl qod status and rngd's log say why"
+
 func (d *Daemon) healthz(w http.ResponseWriter, r *http.Request) {
 	comps := d.ready.check()
 	resp, _ := d.health.Check(r.Context(), &healthpb.HealthCheckRequest{})
@@ -480,12 +483,16 @@ func (d *Daemon) healthz(w http.ResponseWriter, r *http.Request) {
 	if resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}
-	// What failed, for the operator (errors carry no secret).
+	// Which component failed, not its own words: anyone who reaches
+	// http.listen reads /healthz, and a component's error (token and key
+	// labels, PKCS#11 return codes, file paths, the log server's or the
+	// database's errors) is the operator's only, as in a refusal
+	// (refuseHiding): rngctl qod status and rngd's log say it.
 	byName := map[string]string{}
 	for _, c := range comps {
 		byName[c.name] = "ok"
 		if c.err != nil {
-			byName[c.name] = c.err.Error()
+			byName[c.name] = healthzFailed
 		}
 	}
 	json.NewEncoder(w).Encode(map[string]any{"status": st, "components": byName, "dev_mode": d.cfg.Dev, "version": d.cfg.Version})

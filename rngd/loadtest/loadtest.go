@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+	"google.golang.org/protobuf/proto"
 
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 )
@@ -52,6 +53,10 @@ type Config struct {
 	// RequestPrefix starts the request id of every StartGame (default "b-"):
 	// runs against the same daemon with the same codes must differ in it.
 	RequestPrefix string
+	// Reply, when set, is called with every call the daemon answered
+	// (StartGame, Pick, Decide: a *qodv1.StartGameRequest, PickRequest or
+	// DecideRequest) and its reply, on the session's goroutine.
+	Reply func(req proto.Message, reply *qodv1.GameReply)
 }
 
 // ErrOutOfTickets is returned when Codes ran dry before the target.
@@ -125,7 +130,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	var wg sync.WaitGroup
 	for w := range sessions {
 		wg.Go(func() {
-			s := session{c: cfg.Conns[w%len(cfg.Conns)], lim: lim}
+			s := session{c: cfg.Conns[w%len(cfg.Conns)], lim: lim, reply: cfg.Reply}
 			defer func() { mu.Lock(); lat = append(lat, s.lat...); mu.Unlock() }()
 			if err := s.play(ctx, cfg.Codes, prefix, cfg.Draws, &draws, &picks); err != nil {
 				fail(err)
@@ -140,9 +145,17 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 
 // session is one game server's sequence of games.
 type session struct {
-	c   qodv1.QuitteOuDoubleClient
-	lim *rate.Limiter
-	lat []time.Duration
+	c     qodv1.QuitteOuDoubleClient
+	lim   *rate.Limiter
+	lat   []time.Duration
+	reply func(proto.Message, *qodv1.GameReply) // Config.Reply
+}
+
+// answered passes an answered call to Config.Reply.
+func (s *session) answered(req proto.Message, r *qodv1.GameReply) {
+	if s.reply != nil {
+		s.reply(req, r)
+	}
 }
 
 // timed makes a draw call after the pacer lets it go and samples its latency.
@@ -171,23 +184,26 @@ games:
 		default:
 			return ErrOutOfTickets
 		}
-		r, err := s.timed(ctx, func() (*qodv1.GameReply, error) {
-			return s.c.StartGame(ctx, &qodv1.StartGameRequest{RequestId: prefix + code, Code: code})
-		})
+		start := &qodv1.StartGameRequest{RequestId: prefix + code, Code: code}
+		r, err := s.timed(ctx, func() (*qodv1.GameReply, error) { return s.c.StartGame(ctx, start) })
 		if err != nil {
 			return fmt.Errorf("start game: %w", err)
 		}
+		s.answered(start, r)
 		draws.Add(1)
 		g := r.Game
 		for n := 0; draws.Load() < target; n++ {
 			rid := g.GameId + "-" + strconv.Itoa(n)
+			var req proto.Message
 			switch g.Status {
 			case qodv1.Status_STATUS_AT_TIER:
-				r, err = s.c.Decide(ctx, &qodv1.DecideRequest{RequestId: rid, GameId: g.GameId, Decision: qodv1.Decision_DECISION_CONTINUE})
+				decide := &qodv1.DecideRequest{RequestId: rid, GameId: g.GameId, Decision: qodv1.Decision_DECISION_CONTINUE}
+				req = decide
+				r, err = s.c.Decide(ctx, decide)
 			case qodv1.Status_STATUS_PLAYING:
-				r, err = s.timed(ctx, func() (*qodv1.GameReply, error) {
-					return s.c.Pick(ctx, &qodv1.PickRequest{RequestId: rid, GameId: g.GameId, Number: NextNumber(g)})
-				})
+				pick := &qodv1.PickRequest{RequestId: rid, GameId: g.GameId, Number: NextNumber(g)}
+				req = pick
+				r, err = s.timed(ctx, func() (*qodv1.GameReply, error) { return s.c.Pick(ctx, pick) })
 				if err == nil {
 					draws.Add(1)
 					picks.Add(1)
@@ -198,6 +214,7 @@ games:
 			if err != nil {
 				return fmt.Errorf("game %s: %w", g.GameId, err)
 			}
+			s.answered(req, r)
 			g = r.Game
 		}
 	}

@@ -403,34 +403,47 @@ func dial(tb testing.TB, addr string, pki rngd.DevPKI, name string, n int) ([]qo
 type histogramSums struct{ sum, count float64 }
 
 // appendHistogram reads the durable-append latency histogram from the
-// daemon's /metrics (Prometheus text format, unlabelled series).
+// daemon's /metrics.
 func (d *daemon) appendHistogram(b *testing.B) histogramSums {
-	resp, err := http.Get("http://" + d.http + "/metrics")
+	m, err := d.metrics()
 	if err != nil {
 		b.Fatal(err)
 	}
+	return histogramSums{sum: m["tirage_log_append_seconds_sum"], count: m["tirage_log_append_seconds_count"]}
+}
+
+// metrics reads the daemon's /metrics (Prometheus text format): every
+// series by its name, labels included as written.
+func (d *daemon) metrics() (map[string]float64, error) {
+	resp, err := http.Get("http://" + d.http + "/metrics")
+	if err != nil {
+		return nil, err
+	}
 	defer resp.Body.Close()
-	var h histogramSums
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("/metrics: %s", resp.Status)
+	}
+	m := map[string]float64{}
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		name, value, ok := strings.Cut(sc.Text(), " ")
-		var dst *float64
-		switch name {
-		case "tirage_log_append_seconds_sum":
-			dst = &h.sum
-		case "tirage_log_append_seconds_count":
-			dst = &h.count
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
 		}
-		if ok && dst != nil {
-			if *dst, err = strconv.ParseFloat(value, 64); err != nil {
-				b.Fatalf("/metrics %s: %v", name, err)
-			}
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
+			return nil, fmt.Errorf("/metrics: %q: no value", line)
 		}
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			return nil, fmt.Errorf("/metrics: %q: %w", line, err)
+		}
+		m[line[:i]] = v
 	}
 	if err := sc.Err(); err != nil {
-		b.Fatal(err)
+		return nil, fmt.Errorf("/metrics: %w", err)
 	}
-	return h
+	return m, nil
 }
 
 // userHZ is the unit of the CPU times in /proc/<pid>/stat: USER_HZ, which

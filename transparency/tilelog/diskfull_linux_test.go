@@ -75,7 +75,7 @@ func checkpointTemps(t *testing.T, tiles string) []string {
 // A full disk under the checkpoint (walked on a real file system,
 // 2026-12-04): the leaves go on being integrated, tessera cannot write the
 // checkpoint and only logs it, and the log stalls after CheckpointTimeout.
-// The stall's error — what /healthz and every refused draw show — names
+// The stall's error — what Health and every refused append carry — names
 // the disk, not only the missing checkpoint (before: "no checkpoint
 // covering leaf 1 published within …", the operator left to guess a key
 // failure). Each failed publication (10 a second) left a temporary file

@@ -380,9 +380,10 @@ func (l *Log) checkPublished(now time.Time) {
 			cause = fmt.Errorf("%w; reading it: %w", cause, err)
 		}
 		// Tessera only logs why it could not publish; a checkpoint that
-		// cannot be written (a full disk) is told here, where /healthz and
-		// every refused append show it, rather than left to be taken for
-		// a key failure. Probed once, when the stall begins.
+		// cannot be written (a full disk) is told here, in the error
+		// Health and every refused append carry (rngd's log and rngctl
+		// qod status show it), rather than left to be taken for a key
+		// failure. Probed once, when the stall begins.
 		if l.stallErr() == nil {
 			if werr := probeWritable(l.tilesDir); werr != nil {
 				cause = fmt.Errorf("%w; the checkpoint's directory %s cannot be written: %w", cause, l.tilesDir, werr)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/klog/v2"
 
@@ -95,4 +96,47 @@ func tesseraLogsChildMain(t *testing.T, path string) {
 	slog.Debug("verbose slog record")
 	log.Print("http: URL query contains semicolon") // net/http's server errors without ErrorLog
 	klog.Flush()
+}
+
+// defaultLoggerChild, in the environment, makes TestOpenWithDefaultLogger
+// the child process.
+const defaultLoggerChild = "TILELOG_DEFAULT_LOGGER_CHILD"
+
+// A log opened with a logger derived from slog.Default() (as rngd gives its
+// log Config.Logger.With("component", "log"), with Config.Logger
+// slog.Default()): that handler writes through the log package, so making
+// it slog's default (which sends the log package to the default handler)
+// deadlocked Open at tessera's first line, and any later line of the log
+// package or slog's default. Open returns, and every line reaches stderr
+// once, through the log package as before.
+func TestOpenWithDefaultLogger(t *testing.T) {
+	if os.Getenv(defaultLoggerChild) != "" {
+		l, err := tilelog.Open(context.Background(), tilelog.Config{Dir: t.TempDir(), Origin: origin, Signers: testSigners(t),
+			Logger: slog.Default().With("component", "log")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		log.Print("a line of the log package")
+		slog.Info("a line of slog's default logger")
+		return
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestOpenWithDefaultLogger$", "-test.count=1")
+	cmd.Env = append(os.Environ(), defaultLoggerChild+"=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("child still running after 30 s (a logging loop?): %v\n%s", err, stderr.String())
+	}
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, stderr.String())
+	}
+	for _, line := range []string{"Initializing directory for POSIX log", "a line of the log package", "a line of slog's default logger"} {
+		if n := strings.Count(stderr.String(), line); n != 1 {
+			t.Errorf("%q on stderr %d times, want once:\n%s", line, n, stderr.String())
+		}
+	}
 }
