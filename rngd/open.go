@@ -1348,7 +1348,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	// are counted now (a read of the store).
 	e.countGames()
 	e.askSweep() // Serve's sweeper takes it (or the one a resync asked for)
-	httpHandlers, auditRegister := auditSurfaces(c.log)
+	httpHandlers, auditRegister := auditSurfaces(c.log, cfg.Logger.With("component", "audit"))
 	d := newDaemon(cfg, e, lis, httpHandlers, auditRegister)
 	d.closers = c.closers
 	d.banner(c)
@@ -1574,8 +1574,9 @@ func insecureNotes(cfg Config, softwareKeys bool) []insecureNote {
 // checkpoint and verifier key under /log/ on the HTTP listener, and the
 // gRPC audit service (tirage.transparency.audit.v1) on the auditors' own
 // gRPC listener (audit.listen), not on the game servers'.
-func auditSurfaces(l transparency.Log) (map[string]http.Handler, func(*grpc.Server)) {
+// A failure of the log is logged whole on logger; the auditor gets its kind.
+func auditSurfaces(l transparency.Log, logger *slog.Logger) (map[string]http.Handler, func(*grpc.Server)) {
 	return map[string]http.Handler{"/log/": transparency.NewHTTPHandler(l)}, func(s *grpc.Server) {
-		auditpb.RegisterAuditServer(s, transparency.NewAuditServer(l))
+		auditpb.RegisterAuditServer(s, transparency.NewAuditServer(l, logger))
 	}
 }

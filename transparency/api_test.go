@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -29,6 +30,7 @@ import (
 
 	"tirage.fr/tirage/transparency"
 	auditpb "tirage.fr/tirage/transparency/auditpb/v1"
+	"tirage.fr/tirage/transparency/checkpoint"
 	"tirage.fr/tirage/transparency/logtest"
 	"tirage.fr/tirage/transparency/tilelog"
 )
@@ -252,7 +254,7 @@ func TestAuditGRPC(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := grpc.NewServer()
-	auditpb.RegisterAuditServer(srv, transparency.NewAuditServer(l))
+	auditpb.RegisterAuditServer(srv, transparency.NewAuditServer(l, nil))
 	go srv.Serve(lis)
 	defer srv.Stop()
 	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -437,7 +439,7 @@ func TestAuditEntriesFitMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := grpc.NewServer()
-	auditpb.RegisterAuditServer(srv, transparency.NewAuditServer(bigLeaves{}))
+	auditpb.RegisterAuditServer(srv, transparency.NewAuditServer(bigLeaves{}, nil))
 	go srv.Serve(lis)
 	defer srv.Stop()
 	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -533,5 +535,54 @@ func TestNotAppended(t *testing.T) {
 	}
 	if transparency.NotAppended(nil) != nil {
 		t.Fatal("NotAppended(nil) != nil")
+	}
+}
+
+// failingLog fails every call with err.
+type failingLog struct {
+	transparency.Log
+	err error
+}
+
+func (f *failingLog) Checkpoint(context.Context) (*checkpoint.Checkpoint, error) { return nil, f.err }
+
+// A failure of the log reaches an auditor as its kind (the gRPC code) and a
+// message of its own, never the log's words: file paths, the database's
+// errors are the operator's log's (the HTTP surface says as little).
+func TestAuditGRPCHidesFailures(t *testing.T) {
+	const secret = "/srv/tirage/data/log/leafhash.db: input/output error"
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l failingLog
+	var logged bytes.Buffer
+	srv := grpc.NewServer()
+	auditpb.RegisterAuditServer(srv, transparency.NewAuditServer(&l, slog.New(slog.NewJSONHandler(&logged, nil))))
+	go srv.Serve(lis)
+	defer srv.Stop()
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	c := auditpb.NewAuditClient(conn)
+	for _, tc := range []struct {
+		err  error
+		want codes.Code
+	}{
+		{fmt.Errorf("tilelog: %w: %s", transparency.ErrUnavailable, secret), codes.Unavailable},
+		{fmt.Errorf("tilelog: %w: %s", transparency.ErrSecurity, secret), codes.DataLoss},
+		{errors.New(secret), codes.Internal},
+	} {
+		l.err = tc.err
+		logged.Reset()
+		_, err := c.Checkpoint(t.Context(), &auditpb.CheckpointRequest{})
+		if status.Code(err) != tc.want || strings.Contains(err.Error(), "leafhash.db") || strings.Contains(err.Error(), "/srv/") {
+			t.Errorf("log failing with %q: %v, want %v without the log's words", tc.err, err, tc.want)
+		}
+		if !strings.Contains(logged.String(), "leafhash.db: input/output error") {
+			t.Errorf("log failing with %q: the operator's log has %q, want the log's words", tc.err, logged.String())
+		}
 	}
 }
