@@ -249,20 +249,7 @@ func TestHTTPNoTiles(t *testing.T) {
 
 func TestAuditGRPC(t *testing.T) {
 	l, leaves := openLog(t, 20)
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	auditpb.RegisterAuditServer(srv, transparency.NewAuditServer(l, nil))
-	go srv.Serve(lis)
-	defer srv.Stop()
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	c := auditpb.NewAuditClient(conn)
+	c := auditClient(t, transparency.NewAuditServer(l, nil))
 	ctx := t.Context()
 
 	keys, err := c.VerifierKeys(ctx, &auditpb.VerifierKeysRequest{})
@@ -434,20 +421,7 @@ func (bigLeaves) Entries(_ context.Context, start, end, treeSize uint64) ([][]by
 // fewer (as the API allows) and the auditor reads on from start +
 // len(entries).
 func TestAuditEntriesFitMessage(t *testing.T) {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	auditpb.RegisterAuditServer(srv, transparency.NewAuditServer(bigLeaves{}, nil))
-	go srv.Serve(lis)
-	defer srv.Stop()
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	c := auditpb.NewAuditClient(conn)
+	c := auditClient(t, transparency.NewAuditServer(bigLeaves{}, nil))
 	const size = 2048
 	for start := uint64(0); start < size; {
 		resp, err := c.Entries(t.Context(), &auditpb.EntriesRequest{Start: start, End: size, TreeSize: size})
@@ -551,22 +525,9 @@ func (f *failingLog) Checkpoint(context.Context) (*checkpoint.Checkpoint, error)
 // errors are the operator's log's (the HTTP surface says as little).
 func TestAuditGRPCHidesFailures(t *testing.T) {
 	const secret = "/srv/tirage/data/log/leafhash.db: input/output error"
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var l failingLog
 	var logged bytes.Buffer
-	srv := grpc.NewServer()
-	auditpb.RegisterAuditServer(srv, transparency.NewAuditServer(&l, slog.New(slog.NewJSONHandler(&logged, nil))))
-	go srv.Serve(lis)
-	defer srv.Stop()
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	c := auditpb.NewAuditClient(conn)
+	c := auditClient(t, transparency.NewAuditServer(&l, slog.New(slog.NewJSONHandler(&logged, nil))))
 	for _, tc := range []struct {
 		err  error
 		want codes.Code
@@ -585,4 +546,23 @@ func TestAuditGRPCHidesFailures(t *testing.T) {
 			t.Errorf("log failing with %q: the operator's log has %q, want the log's words", tc.err, logged.String())
 		}
 	}
+}
+
+// auditClient serves srv to a client, over TCP, until the test ends.
+func auditClient(t *testing.T, srv auditpb.AuditServer) auditpb.AuditClient {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := grpc.NewServer()
+	auditpb.RegisterAuditServer(s, srv)
+	go s.Serve(lis)
+	t.Cleanup(s.Stop)
+	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return auditpb.NewAuditClient(conn)
 }
