@@ -175,6 +175,12 @@ func openEngineInto(ctx context.Context, cfg Config, c *components, level leveli
 		return nil, err
 	}
 	c.closers = append(c.closers, closerFunc(st.close))
+	if st.from != storeFormat {
+		// Said once: the next start finds the new format, and from now on an
+		// older rngd refuses the file (rolling back: docs/rngd.md, Upgrading).
+		cfg.Logger.Info("state store upgraded: an older rngd now refuses this file (docs/rngd.md, Upgrading)",
+			"from_format", st.from, "format", storeFormat, "file", st.db.Path())
+	}
 	sec, err := openSecrets(filepath.Join(cfg.DataDir, "secrets.db"))
 	if err != nil {
 		return nil, err

@@ -97,8 +97,11 @@ type store struct {
 	writer
 	// upgraded: the file held an older format, whose rest Open rebuilds.
 	upgraded bool
-	pending  map[[32]byte]storedRequest // guarded by mu: replies queued, not yet committed (with msg)
-	started  map[[32]byte]string        // guarded by mu: tickets played by starts not yet committed → game id
+	// from is the format the file held when opened (storeFormat for a new
+	// file): Open logs an upgrade, after which an older rngd refuses it.
+	from    uint64
+	pending map[[32]byte]storedRequest // guarded by mu: replies queued, not yet committed (with msg)
+	started map[[32]byte]string        // guarded by mu: tickets played by starts not yet committed → game id
 	// prefix is the store's "prefix": the log records below it are all
 	// committed; above holds the committed indices at or above it (calls
 	// commit in the order they finish, not in log order). Both change
@@ -158,6 +161,7 @@ func openBolt(path, what string, init func(tx *bolt.Tx) error) (db *bolt.DB, err
 
 func openStore(path string) (*store, error) {
 	var upgraded bool
+	var from uint64
 	db, err := openBolt(path, "state store", func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketRequests, bucketReqByTime, bucketUnfinished, bucketAttested} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
@@ -165,7 +169,7 @@ func openStore(path string) (*store, error) {
 			}
 		}
 		var err error
-		upgraded, err = upgrade(tx)
+		from, upgraded, err = upgrade(tx)
 		return err
 	})
 	if errors.Is(err, errStoreCorrupt) {
@@ -174,7 +178,7 @@ func openStore(path string) (*store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &store{writer: writer{db: db, failure: errStoreFailed, linger: storeLinger}, upgraded: upgraded,
+	s := &store{writer: writer{db: db, failure: errStoreFailed, linger: storeLinger}, upgraded: upgraded, from: from,
 		pending: map[[32]byte]storedRequest{}, started: map[[32]byte]string{}, above: map[uint64]struct{}{}}
 	s.finish, s.committed = s.finishBatch, s.dropPending
 	db.View(func(tx *bolt.Tx) error { s.prefix = prefixOf(tx); return nil })
@@ -185,30 +189,37 @@ func openStore(path string) (*store, error) {
 // upgrade brings a store of an older format to storeFormat: format 1's
 // stored replies become kind 0; its applied count goes back to 0, so that
 // Open rebuilds the rest (games, records, the prefix) from the log. It
-// reports whether the store held data of the older format.
-func upgrade(tx *bolt.Tx) (bool, error) {
+// returns the format the store held (storeFormat for a new one) and
+// whether it held data of a format that Open must rebuild.
+func upgrade(tx *bolt.Tx) (from uint64, rebuild bool, err error) {
 	meta := tx.Bucket(bucketMeta)
 	format := uint64(1)
 	if v := meta.Get(keyFormat); v != nil {
-		if len(v) != 8 || beUint64(v) > storeFormat || beUint64(v) < 2 {
-			return false, fmt.Errorf("state store format %x is not a format this rngd reads (up to %d; a newer rngd wrote it?)", v, storeFormat)
+		if len(v) != 8 || beUint64(v) < 2 {
+			return 0, false, fmt.Errorf("state store format %x is not a format of rngd's", v)
 		}
-		format = beUint64(v)
+		if format = beUint64(v); format > storeFormat {
+			return 0, false, fmt.Errorf("state store format %d is newer than this rngd reads (up to %d): a newer rngd wrote it; run that rngd, or move state.db aside for this one to rebuild it from the log, if the log holds no record this rngd does not know (docs/rngd.md, Upgrading)", format, storeFormat)
+		}
+	}
+	from = format
+	if meta.Get(keyFormat) == nil && meta.Get(keyApplied) == nil {
+		from = storeFormat // a new store
 	}
 	if format == storeFormat {
-		return false, nil
+		return from, false, nil
 	}
 	if format == 5 {
 		// Format 5 holds no quit: the layout is format 6's.
-		return false, meta.Put(keyFormat, u64(storeFormat))
+		return from, false, meta.Put(keyFormat, u64(storeFormat))
 	}
 	if format >= 3 {
 		// Format 3's secrets bucket is moved out by Open (moveSecrets);
 		// the rest is as format 6 has it, but for requests-by-time.
 		if err := indexRequests(tx); err != nil {
-			return false, err
+			return from, false, err
 		}
-		return false, meta.Put(keyFormat, u64(storeFormat))
+		return from, false, meta.Put(keyFormat, u64(storeFormat))
 	}
 	if format == 1 {
 		b := tx.Bucket(bucketRequests)
@@ -221,27 +232,27 @@ func upgrade(tx *bolt.Tx) (bool, error) {
 			return nil
 		})
 		if err != nil {
-			return false, err
+			return from, false, err
 		}
 		for i := range keys {
 			if err := b.Put(keys[i], vals[i]); err != nil {
-				return false, err
+				return from, false, err
 			}
 		}
 	}
 	if err := indexRequests(tx); err != nil {
-		return false, err
+		return from, false, err
 	}
 	old := meta.Get(keyApplied) != nil
 	if old {
 		if err := meta.Put(keyApplied, u64(0)); err != nil {
-			return false, err
+			return from, false, err
 		}
 	}
 	if err := meta.Put(keyPrefix, u64(0)); err != nil {
-		return false, err
+		return from, false, err
 	}
-	return old, meta.Put(keyFormat, u64(storeFormat))
+	return from, old, meta.Put(keyFormat, u64(storeFormat))
 }
 
 // finishBatch ends a batch's transaction: it writes the last state of each

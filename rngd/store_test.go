@@ -159,8 +159,50 @@ func TestStoreUpgrade(t *testing.T) {
 	})
 	st.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyFormat, u64(storeFormat+1)) })
 	st.close()
-	if _, err := openStore(path); err == nil || !strings.Contains(err.Error(), "format") {
-		t.Fatalf("open of a newer format: %v", err)
+	// Refused naming the format in decimal and what to do (it said
+	// "format 0000000000000007 … a newer rngd wrote it?").
+	want := fmt.Sprintf("state store format %d is newer than this rngd reads (up to %d): a newer rngd wrote it; run that rngd, or move state.db aside", storeFormat+1, storeFormat)
+	if _, err := openStore(path); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "docs/rngd.md, Upgrading") {
+		t.Fatalf("open of a newer format: %v, want %q and where to read more", err, want)
+	}
+}
+
+// rngd says in its log when it upgrades the state store's format (after
+// which an older rngd refuses the file), once: not for a new store, not at
+// the next start. It said nothing on 5 → 6 (the upgrade walk-through).
+func TestStoreUpgradeLogged(t *testing.T) {
+	td := newTestDaemon(t)
+	a := td.client("server-a")
+	g := start(t, a, td.emission("UL", "2026-12-31", 1)[0]).Game
+	const said = "state store upgraded"
+	if bytes.Contains(td.logs(), []byte(said)) {
+		t.Errorf("a new store logged %q:\n%s", said, td.logs())
+	}
+	td.stop()
+	state := filepath.Join(td.cfg.DataDir, "state.db")
+	db, err := bolt.Open(state, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyFormat, u64(5)) })
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := len(td.logs())
+	td.start()
+	logs := td.logs()[mark:]
+	if want := fmt.Sprintf("from_format=5 format=%d file=%s", storeFormat, state); !bytes.Contains(logs, []byte(said)) || !bytes.Contains(logs, []byte(want)) {
+		t.Errorf("upgrade from format 5: want %q with %q in the log:\n%s", said, want, logs)
+	}
+	if _, err := td.client("server-a").GetGame(context.Background(), &qodv1.GetGameRequest{GameId: g.GameId}); err != nil {
+		t.Fatalf("the game in play after the upgrade: %v", err)
+	}
+	td.stop()
+	mark = len(td.logs())
+	td.start()
+	if logs := td.logs()[mark:]; bytes.Contains(logs, []byte(said)) {
+		t.Errorf("logged %q again at the next start:\n%s", said, logs)
 	}
 }
 
