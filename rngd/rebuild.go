@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -147,6 +148,11 @@ type rebuildGame struct {
 
 func (r *rebuilder) apply(tx *bolt.Tx, index uint64, leaf []byte) error {
 	rec, err := record.Parse(leaf)
+	if errors.Is(err, record.ErrUnknownKind) || errors.Is(err, record.ErrVersion) {
+		// A record of a newer rngd (an upgrade rolled back): this one cannot
+		// say what the record changed, so it cannot start on this log.
+		return fmt.Errorf("%w: a newer rngd appended it: run that rngd (docs/rngd.md, Upgrading)", err)
+	}
 	if err != nil {
 		return err
 	}

@@ -657,3 +657,20 @@ func TestCorruptStoredRequestRefused(t *testing.T) {
 		})
 	}
 }
+
+// A log holding a record of a kind this rngd does not know (a newer
+// rngd's: an upgrade rolled back) refuses the start naming the record and
+// what to do; it said only `log record 79: record: kind "ticket_quit":
+// unknown record kind` (the upgrade walk-through, rngd of 9282edc).
+func TestNewerRecordRefused(t *testing.T) {
+	td := newTestDaemon(t)
+	idx, err := td.d.engine.tlog.Append(context.Background(), []byte(`{"kind":"from_a_newer_rngd","v":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	td.stop()
+	want := fmt.Sprintf(`log record %d: record: kind "from_a_newer_rngd": unknown record kind: a newer rngd appended it: run that rngd (docs/rngd.md, Upgrading)`, idx)
+	if err := td.tryStart(); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("start on a log with a newer rngd's record: %v, want %q", err, want)
+	}
+}
