@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	rtmetrics "runtime/metrics"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -169,11 +170,13 @@ func BenchmarkQoDDraws(b *testing.B) {
 	append0 := buckets(td.d.engine.metrics.appendSeconds)
 	sched0 := schedLatencies()
 	cosigned0 := witnessCosignatures(td)
+	stopProfile := profileDraws(b)
 	b.ResetTimer()
 	r, err := loadtest.Run(context.Background(), loadtest.Config{
 		Conns: conns, Codes: bench.codes, Sessions: clients, Draws: int64(b.N), Rate: pace,
 	})
 	b.StopTimer()
+	stopProfile()
 	if err != nil {
 		b.Error(err)
 	}
@@ -189,6 +192,32 @@ func BenchmarkQoDDraws(b *testing.B) {
 		// Checkpoints the witness cosigned meanwhile (one per checkpoint
 		// published): that it was in the loop.
 		b.ReportMetric(float64(witnessCosignatures(td)-cosigned0), "cosignatures")
+	}
+}
+
+// profileDraws starts a CPU profile of the whole process into the file
+// TIRAGE_BENCH_CPUPROFILE names, for the measured draws alone (go test's
+// -cpuprofile would also take the daemon's start and the tickets' import):
+// scripts/bench.d/rngd.sh splits it into where a draw's CPU goes. The
+// benchmark's first, one-draw round is not profiled. It returns the stop.
+func profileDraws(b *testing.B) (stop func()) {
+	path := os.Getenv("TIRAGE_BENCH_CPUPROFILE")
+	if path == "" || b.N == 1 {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		b.Fatalf("TIRAGE_BENCH_CPUPROFILE: %v", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Error(err)
+		}
 	}
 }
 

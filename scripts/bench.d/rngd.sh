@@ -94,6 +94,18 @@ hratio=$(awk -v a="$(get hpeak draws/s)" -v b="$(get hraw proofs/s)" 'BEGIN { pr
 a_call=(TIRAGE_BENCH_CLIENTS="$clients" -- -bench 'DaemonProcessCall$' -benchtime "$((4 * draws))x" ./rngd/loadtest/)
 bench call "${a_call[@]}"
 
+# 6. Where a draw's CPU goes: the in-process peak again, profiled over its
+# draws alone (TIRAGE_BENCH_CPUPROFILE), each sample counted in the first of
+# scripts/cpusplit.awk's categories its stack matches.
+a_prof=(TIRAGE_BENCH_CPUPROFILE="$tmp/draws.prof" "${a_peak[@]}")
+bench prof "${a_prof[@]}"
+go tool pprof -traces "$tmp/draws.prof" 2>/dev/null | awk -f scripts/cpusplit.awk > "$tmp/split"
+# us CATEGORY: its CPU µs per draw in the profiled run.
+us() { awk -v c="$1" -v n="$draws" '$1 == c { v = $2 } END { printf "%.1f", 1000 * v / n }' "$tmp/split"; }
+daemon_prof_us=$(awk -v n="$draws" '$1 != "loadgen" { v += $2 } END { printf "%.1f", 1000 * v / n }' "$tmp/split")
+# row LABEL CATEGORY: a row of the table, with its share of the daemon's CPU.
+row() { echo "| $1 | $(us "$2") | $(awk -v a="$(us "$2")" -v d="$daemon_prof_us" 'BEGIN { printf "%.0f", 100 * a / d }') % |"; }
+
 ratio=$(awk -v a="$peak" -v b="$proofs" 'BEGIN { printf "%.0f", 100*a/b }')
 proj=$(get ppeak daemon-draws/s-all-cores)
 pratio=$(awk -v a="$proj" -v b="$proofs" 'BEGIN { printf "%.0f", 100*a/b }')
@@ -178,6 +190,30 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "The bare call alone (gRPC, TLS, the network system calls) takes $(get call daemon-cpu-us/call) of those"
   echo "$left_us µs before a draw appends a record durably to the log and stores its state."
   echo
+  echo "### Where a draw's CPU goes"
+  echo
+  echo "The in-process peak once more ($draws draws, $(get prof draws/s) draws/s), profiled"
+  echo "(runtime/pprof, 100 Hz) over exactly its draws; each sample is counted once, in the first"
+  echo "row (in the table's order) that a frame of its stack belongs to (scripts/cpusplit.awk)."
+  echo "Rows are CPU µs per draw; the share is of the daemon's rows (all but the load generator)."
+  echo
+  echo "| where | µs per draw | of the daemon's |"
+  echo "|---|---:|---:|"
+  echo "| the load generator: the game servers' side of the calls (loadtest, gRPC client, its TLS) | $(us loadgen) | — |"
+  row "the VRF proof (keystore prover)" proof
+  row "the call's handler besides the proof: request check and replay lookup, game state, rules, record encoding, log enqueue, reply" handler
+  row "the state store, written behind (bbolt batch commits: pwrite, fdatasync)" store
+  row "the transparency log: journal and its fsync, leaf index, tessera's integration" log
+  row "gRPC's server transport and TLS (frames, HPACK, records, socket reads and writes)" transport
+  row "the Go garbage collector's background work (assists are in the row that allocated)" gc
+  row "other: scheduler, timers, metrics, runtime" other
+  echo "| **the daemon** | **$daemon_prof_us** | 100 % |"
+  echo
+  echo "A proof takes $(us proof) µs of CPU time in the daemon; the raw bound's $proof_us µs is wall-clock"
+  echo "time per core ($cores × 10⁶ / proofs/s), the machine's other load included. The 70 % goal leaves"
+  echo "$left_us µs per draw for everything but the proof; the daemon's other rows take"
+  echo "$(awk -v d="$daemon_prof_us" -v p="$(us proof)" 'BEGIN { printf "%.1f", d - p }') µs here."
+  echo
   echo "### Another suite: RSA-FDH-VRF-SHA256"
   echo
   echo "The same in-process peak with an RSA-2048 VRF key (a proof costs several times an EC one;"
@@ -225,6 +261,8 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "$(cmd "${a_hraw[@]}")"
   echo "$(cmd "${a_hpeak[@]}")"
   echo "$(cmd "${a_call[@]}")"
+  echo "$(cmd TIRAGE_BENCH_CPUPROFILE=draws.prof "${a_peak[@]}")"
+  echo "go tool pprof -traces draws.prof | awk -f scripts/cpusplit.awk"
   echo '```'
 } > docs/bench/rngd.md
 echo "bench: wrote docs/bench/rngd.md" >&2
