@@ -440,6 +440,17 @@ func (a *Anchors) pinned(fp string) bool {
 	return false
 }
 
+// pinsBare reports whether a pins a key by a bare fingerprint, as a log
+// key is pinned (--pin, or the key announcement given to --log-key).
+func (a *Anchors) pinsBare() bool {
+	for _, p := range a.Pins {
+		if s, _, err := ParsePin(p); err == nil && s == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // TrustedLogKeyTexts returns the texts of the log keys a trusts for a
 // document that offers the keys doc (a certificate's or a freeze receipt's
 // log_keys): the keys given, and those of doc whose fingerprint is pinned
@@ -600,8 +611,13 @@ func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, ent
 			fps = append(fps, k.Algorithm+" "+k.Fingerprint())
 		}
 		hint := verdict.M(verdict.MsgHintNoLogKey)
-		if len(fps) > 0 {
+		switch {
+		case len(fps) > 0:
 			hint = verdict.M(verdict.MsgHintLogKeys, strings.Join(fps, ", "))
+		case a.pinsBare():
+			// A pin, or an announcement's, had nothing to match: the user
+			// gave a key, but not one a document without keys can use.
+			hint = verdict.M(verdict.MsgHintPinNoLogKey)
 		}
 		v.Fail(verdict.CheckLogKey, verdict.MsgNoTrustedLogKey, hint)
 		v.Skip(verdict.CheckSignature, verdict.MsgNoTrustedLogKeyShort)

@@ -161,6 +161,7 @@ const (
 	MsgNoTrustedLogKey      MsgID = "no-trusted-log-key"
 	MsgHintNoLogKey         MsgID = "hint-no-log-key"
 	MsgHintLogKeys          MsgID = "hint-log-keys"
+	MsgHintPinNoLogKey      MsgID = "hint-pin-no-log-key"
 	MsgNoTrustedLogKeyShort MsgID = "no-trusted-log-key-short"
 	MsgUnauthenticated      MsgID = "unauthenticated"
 	MsgForkRoots            MsgID = "fork-roots"
@@ -1184,6 +1185,8 @@ var messages = map[MsgID]text{
 		"le document ne désigne aucune clé de journal"},
 	MsgHintLogKeys: {"the document names %s: compare with the appliance's published fingerprints and pin one",
 		"le document désigne %s : comparez avec les empreintes publiées de l'appareil et épinglez-en une"},
+	MsgHintPinNoLogKey: {"the document names no log key, and a pinned fingerprint (--pin, or a key announcement given to --log-key) is matched only with a key the document names: give the log's verifier key itself with --log-key FILE (as /log/vkey serves it)",
+		"le document ne désigne aucune clé de journal, et une empreinte épinglée (--pin, ou une annonce des clés donnée à --log-key) n'est rapprochée que d'une clé que désigne le document : donnez la clé de vérification du journal elle-même avec --log-key FICHIER (telle que la sert /log/vkey)"},
 	MsgNoTrustedLogKeyShort: {"no trusted log key",
 		"aucune clé de journal de confiance"},
 	MsgUnauthenticated: {"checkpoint not authenticated",
