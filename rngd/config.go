@@ -283,7 +283,7 @@ type LogConfig struct {
 	// this long for a checkpoint covering their records, so that the reply's
 	// receipts carry the signed checkpoint and the inclusion proofs (about
 	// one checkpoint interval more latency). Default 0: replies carry the
-	// log index; GetReceipts returns the proofs.
+	// log index; GetReceipts (GetQuit for a Quit) returns the proofs.
 	ReceiptWait Duration `toml:"receipt_wait"`
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/grpc"
+
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 )
 
@@ -18,26 +20,8 @@ func TestIdentityCharacters(t *testing.T) {
 	td := newTestDaemon(t)
 	codes1 := td.emission("ID", "2026-12-31", 10)
 	ctx := context.Background()
-	ca, caKey, err := loadCA(td.pki)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dial := func(name string) qodv1.QuitteOuDoubleClient {
-		tmpl := leafTemplate(name)
-		tmpl.DNSNames = []string{name}
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
-		cert, key := filepath.Join(td.dir, "odd.pem"), filepath.Join(td.dir, "odd.key")
-		if err := issue(tmpl, ca, caKey, cert, key); err != nil {
-			t.Fatal(err)
-		}
-		tc, err := ClientTLS(cert, key, td.pki.CA())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return qodv1.NewQuitteOuDoubleClient(td.connTLS(tc))
-	}
 	for _, name := range []string{"server-a\x00x", "#admin", "server-a\nx"} {
-		odd := dial(name)
+		odd := qodv1.NewQuitteOuDoubleClient(td.connAs(name))
 		_, err := odd.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: codes1[2]})
 		wantRefusal(t, err, reasonIdentityInvalid, "identity")
 	}
@@ -63,4 +47,27 @@ func TestIdentityMessage(t *testing.T) {
 			t.Errorf("checkIdentity(%q) = %v, want a message with %q", id, err, want)
 		}
 	}
+}
+
+// connAs connects to the daemon with a client certificate of the game
+// servers' CA naming name, whatever it holds.
+func (td *testDaemon) connAs(name string) *grpc.ClientConn {
+	t := td.t
+	t.Helper()
+	ca, caKey, err := loadCA(td.pki)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := leafTemplate(name)
+	tmpl.DNSNames = []string{name}
+	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	cert, key := filepath.Join(td.dir, "odd.pem"), filepath.Join(td.dir, "odd.key")
+	if err := issue(tmpl, ca, caKey, cert, key); err != nil {
+		t.Fatal(err)
+	}
+	tc, err := ClientTLS(cert, key, td.pki.CA())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return td.connTLS(tc)
 }

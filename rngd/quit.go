@@ -2,6 +2,8 @@ package rngd
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -62,12 +64,10 @@ func (e *engine) quit(ctx context.Context, server string, req *qodv1.QuitRequest
 	}
 	// As startGame reads it: a start not yet committed shows in the
 	// ticket (store.ticket); a quit is committed before its reply.
-	t, found, err := e.store.ticket(ticket)
+	t, err := e.importedTicket(ticket)
 	switch {
 	case err != nil:
-		return nil, storeError(err)
-	case !found:
-		return nil, refuse(reasonUnknownCode, "code: no ticket with this code in the imported manifests")
+		return nil, err
 	case t.Game != "":
 		return nil, refuse(reasonTicketStarted, "code: %v: the ticket started a game, QUITTER is no longer possible", qod.ErrTicketStarted)
 	case t.Quit != nil:
@@ -92,6 +92,20 @@ func (e *engine) quit(ctx context.Context, server string, req *qodv1.QuitRequest
 	return e.quitInclusion(ctx, reply), nil
 }
 
+// importedTicket reads the ticket of hash as the state store has it
+// (store.ticket: a start not yet committed shows): one in no imported
+// manifest is refused UNKNOWN_CODE.
+func (e *engine) importedTicket(hash [32]byte) (storedTicket, error) {
+	t, found, err := e.store.ticket(hash)
+	switch {
+	case err != nil:
+		return t, storeError(err)
+	case !found:
+		return t, refuse(reasonUnknownCode, "code: no ticket with this code in the imported manifests")
+	}
+	return t, nil
+}
+
 // ticketQuitRefusal refuses a call on a ticket quit at q: a start, or a
 // second quit.
 func ticketQuitRefusal(q *storedQuit) error {
@@ -114,4 +128,86 @@ func (e *engine) quitInclusion(ctx context.Context, reply *qodv1.QuitResponse) *
 		e.proveInclusion(ctx, w, nil, reply.Receipt)
 	}
 	return reply
+}
+
+// GetQuit returns the quit of a ticket, with the proofs a Quit reply
+// carries only under log.receipt_wait (qod.proto).
+func (s *qodService) GetQuit(ctx context.Context, req *qodv1.GetQuitRequest) (*qodv1.QuitResponse, error) {
+	server, err := callerIdentity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.e.getQuit(ctx, server, req.Code)
+}
+
+// getQuit is the quit of the ticket with code, for the game server that
+// quit it: Quit's reply, made from the log as rebuilder.ticketQuit makes
+// it, with the latest checkpoint and the record's inclusion proof
+// (proveInclusion, GetReceipts' wait). The state store only says where the
+// record is (storedQuit.Index): what the reply shows is the log's leaf
+// there, which must be this ticket's ticket_quit — else the store and the
+// log disagree, which is the operator's to investigate, not the game
+// server's to read. Read-only: it takes no lock, a quit being committed
+// before its reply.
+func (e *engine) getQuit(ctx context.Context, server, code string) (*qodv1.QuitResponse, error) {
+	ticket, err := record.TicketHash(code)
+	if err != nil {
+		return nil, refuse(reasonCodeInvalid, "code: %v", err)
+	}
+	t, err := e.importedTicket(ticket)
+	switch {
+	case err != nil:
+		return nil, err
+	case t.Game != "":
+		return nil, refuse(reasonTicketStarted, "code: %v: the ticket started a game, it has no quit (CONTINUER is irrevocable)", qod.ErrTicketStarted)
+	case t.Quit == nil:
+		return nil, refuse(reasonTicketNotQuit, "code: the ticket was not quit (QUITTER) and has not started a game")
+	}
+	idx := t.Quit.Index
+	wctx, cancel := context.WithTimeout(ctx, receiptWait)
+	cp, err := e.tlog.AwaitCheckpoint(wctx, idx+1)
+	cancel()
+	if err != nil {
+		if cp, err = e.tlog.Checkpoint(ctx); err != nil {
+			return nil, e.refuseLog(err, "couldn't read the log's checkpoint", "")
+		}
+	}
+	if cp.Size <= idx {
+		return nil, refuse(reasonCheckpointPending, "no checkpoint covers the ticket's quit (log index %d) yet: retry in a moment", idx)
+	}
+	leaves, err := e.tlog.Entries(ctx, idx, idx+1, cp.Size)
+	if err == nil && len(leaves) != 1 {
+		err = fmt.Errorf("%d entries returned", len(leaves))
+	}
+	if err != nil {
+		return nil, e.refuseLog(err, fmt.Sprintf("couldn't read log entry %d", idx), "")
+	}
+	rec, err := record.Parse(leaves[0])
+	q, ok := rec.(*record.TicketQuit)
+	switch {
+	case err == nil && !ok:
+		err = fmt.Errorf("a %s record", rec.Kind())
+	case err == nil && q.Ticket != ticket:
+		err = fmt.Errorf("the ticket_quit of ticket %x", q.Ticket)
+	}
+	if err != nil {
+		e.metrics.alarms.WithLabelValues("store").Inc()
+		return nil, refuseHiding(reasonInternal, fmt.Errorf("the state store keeps ticket %x quit at log index %d, and that record is not its ticket_quit: %w", ticket, idx, err),
+			"internal error: the operator is alerted")
+	}
+	if q.Server != server {
+		return nil, refuse(reasonQuitNotOwned, "code: the ticket was quit by another game server")
+	}
+	reply := quitReplied(q, e.receipt(leaves[0], idx, nil, nil, nil))
+	e.proveInclusion(ctx, receiptWait, nil, reply.Receipt)
+	if len(reply.Receipt.Checkpoint) == 0 {
+		// proveInclusion keeps a read's failure to itself: ask again for
+		// it, the reply being the proof.
+		_, err := e.tlog.InclusionProof(ctx, idx, cp.Size)
+		if err == nil {
+			err = errors.New("no inclusion proof")
+		}
+		return nil, e.refuseLog(err, fmt.Sprintf("couldn't prove log entry %d", idx), "")
+	}
+	return reply, nil
 }

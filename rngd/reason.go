@@ -45,11 +45,13 @@ const (
 	reasonClientCertRequired reason = "CLIENT_CERT_REQUIRED" // no verified client certificate
 	reasonIdentityInvalid    reason = "IDENTITY_INVALID"     // the certificate names no usable identity
 	reasonGameNotOwned       reason = "GAME_NOT_OWNED"       // the game belongs to another game server
+	reasonQuitNotOwned       reason = "QUIT_NOT_OWNED"       // GetQuit: another game server quit the ticket
 
 	// What is asked about does not exist (NOT_FOUND).
 	reasonUnknownGame     reason = "UNKNOWN_GAME"     // no game with this game_id
 	reasonUnknownCode     reason = "UNKNOWN_CODE"     // no ticket with this code in the imported manifests
 	reasonUnknownEmission reason = "UNKNOWN_EMISSION" // admin: no emission with this emission_id
+	reasonTicketNotQuit   reason = "TICKET_NOT_QUIT"  // GetQuit: the ticket was neither quit nor started (a started one: TICKET_STARTED)
 
 	// What a call would create exists already (ALREADY_EXISTS, as gRPC's
 	// status code guide says: "an entity a client attempted to create").
@@ -71,7 +73,7 @@ const (
 	reasonNotExpired     reason = "NOT_EXPIRED"     // an expiry before the play window is over
 	reasonSecretLost     reason = "SECRET_LOST"     // the game's secret r was lost: only a refund ends it
 	reasonTicketQuit     reason = "TICKET_QUIT"     // StartGame, Quit: the ticket was quit (QUITTER, art. 2.2.3)
-	reasonTicketStarted  reason = "TICKET_STARTED"  // Quit: the ticket started a game (CONTINUER is irrevocable)
+	reasonTicketStarted  reason = "TICKET_STARTED"  // Quit, GetQuit: the ticket started a game (CONTINUER is irrevocable)
 	// admin LogAttestation: the envelope's key is not an attestation key
 	// the log announced; a build statement of another rngd (executable,
 	// configuration file, keys).
@@ -87,7 +89,7 @@ const (
 	reasonStoreUnavailable   reason = "STORE_UNAVAILABLE"   // the state store failed
 	reasonSecretsUnavailable reason = "SECRETS_UNAVAILABLE" // the secret store failed
 	reasonClockBackwards     reason = "CLOCK_BACKWARDS"     // the clock is before the game's last event: nothing drawn
-	reasonCheckpointPending  reason = "CHECKPOINT_PENDING"  // no signed checkpoint covers the game's records yet
+	reasonCheckpointPending  reason = "CHECKPOINT_PENDING"  // no signed checkpoint covers the game's records (GetQuit: the quit) yet
 	// admin ImportManifest: the manifest's file could not be kept in
 	// data_dir/manifests (a full disk): nothing imported nor sealed.
 	reasonManifestUnavailable reason = "MANIFEST_UNAVAILABLE"
@@ -117,10 +119,12 @@ var reasons = map[reason]codes.Code{
 	reasonClientCertRequired: codes.Unauthenticated,
 	reasonIdentityInvalid:    codes.Unauthenticated,
 	reasonGameNotOwned:       codes.PermissionDenied,
+	reasonQuitNotOwned:       codes.PermissionDenied,
 
 	reasonUnknownGame:     codes.NotFound,
 	reasonUnknownCode:     codes.NotFound,
 	reasonUnknownEmission: codes.NotFound,
+	reasonTicketNotQuit:   codes.NotFound,
 
 	reasonRequestIDReused: codes.AlreadyExists,
 	reasonEmissionExists:  codes.AlreadyExists,

@@ -7,6 +7,7 @@
 package demo
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -172,9 +173,11 @@ func Run(ctx context.Context, c Config) error {
 	return nil
 }
 
-// quit shows QUITTER on code: the player keeps S, the choice is sealed
-// (its receipt checked offline), and the ticket can no longer start. An
-// earlier run's quit is shown by the refusal alone.
+// quit shows QUITTER on code: the player keeps S, the choice is sealed,
+// its receipt — fetched with GetQuit, with the signed checkpoint and the
+// inclusion proof that Quit's reply lacks without log.receipt_wait — is
+// checked offline, and the ticket can no longer start. An earlier run's
+// quit is shown by the refusal and its receipt.
 func quit(ctx context.Context, gs qodv1.QuitteOuDoubleClient, code string, run int64, st *adminv1.StatusResponse, out io.Writer) error {
 	reply, err := gs.Quit(ctx, &qodv1.QuitRequest{RequestId: fmt.Sprintf("demo-%d-quit", run), Code: code})
 	switch {
@@ -183,13 +186,24 @@ func quit(ctx context.Context, gs qodv1.QuitteOuDoubleClient, code string, run i
 	case err != nil:
 		return fmt.Errorf("quit: %w", err)
 	default:
-		v, err := rngd.VerifyQuitReceipt(reply.Receipt, st.LogVerifierKeys[0])
-		if err != nil {
-			return fmt.Errorf("the quit does not verify: %w", err)
-		}
-		fmt.Fprintf(out, "\n== player: QUITTER on the last ticket, keeps %s (log index %d; receipt verified: ticket_quit of emission %s)\n",
-			money(reply.StakeCents), reply.Receipt.LogIndex, v.Quit.Emission)
+		fmt.Fprintf(out, "\n== player: QUITTER on the last ticket, keeps %s (log index %d)\n", money(reply.StakeCents), reply.Receipt.LogIndex)
 	}
+	proven, err := gs.GetQuit(ctx, &qodv1.GetQuitRequest{Code: code})
+	if err != nil {
+		return fmt.Errorf("get quit: %w", err)
+	}
+	if reply != nil && (proven.Receipt.LogIndex != reply.Receipt.LogIndex || !bytes.Equal(proven.Receipt.Record, reply.Receipt.Record)) {
+		return fmt.Errorf("GetQuit's receipt (log index %d) is not the one Quit replied (log index %d)", proven.Receipt.LogIndex, reply.Receipt.LogIndex)
+	}
+	v, err := rngd.VerifyQuitReceipt(proven.Receipt, st.LogVerifierKeys[0])
+	if err != nil {
+		return fmt.Errorf("the quit does not verify: %w", err)
+	}
+	if v.CheckpointSize == 0 {
+		return fmt.Errorf("the quit's receipt (GetQuit) carries no signed checkpoint")
+	}
+	fmt.Fprintf(out, "   quit receipt (GetQuit) verified: ticket_quit of emission %s keeping %s, log index %d, included in the signed checkpoint of %d records\n",
+		v.Quit.Emission, money(v.Quit.Stake), proven.Receipt.LogIndex, v.CheckpointSize)
 	_, err = gs.StartGame(ctx, &qodv1.StartGameRequest{RequestId: fmt.Sprintf("demo-%d-start-quit", run), Code: code})
 	if r := rngd.RefusalReason(err); r != "TICKET_QUIT" {
 		return fmt.Errorf("CONTINUER after QUITTER: %v (reason %q), want refused TICKET_QUIT", err, r)

@@ -2,8 +2,9 @@
 //
 // A game server authenticates with its own TLS client certificate (mutual TLS);
 // its identity is the certificate's first DNS SAN, or its subject CN when it
-// has none. A game belongs to the server that started it: any other server
-// gets PERMISSION_DENIED. A connection without a certificate, or with one the
+// has none. A game belongs to the server that started it, a ticket's quit
+// to the server that quit it (GetQuit): any other server gets
+// PERMISSION_DENIED. A connection without a certificate, or with one the
 // game servers' CA did not issue (or expired), is refused by the TLS handshake
 // before any call reaches rngd: the client's gRPC library reports UNAVAILABLE,
 // with no reason detail (grpc-go: "remote error: tls: certificate required",
@@ -36,7 +37,8 @@
 // auditor needs to check them offline.
 //
 // Status codes: INVALID_ARGUMENT (a malformed field, named in the message),
-// NOT_FOUND (unknown game or code), PERMISSION_DENIED (another server's game),
+// NOT_FOUND (unknown game or code; GetQuit: a ticket not quit),
+// PERMISSION_DENIED (another server's game or quit),
 // FAILED_PRECONDITION (a rule of the game forbids the call now: already picked,
 // game over, not at a tier, past the start deadline, code already played,
 // ticket quit, ticket started),
@@ -57,8 +59,10 @@
 //   UNAUTHENTICATED: CLIENT_CERT_REQUIRED (no verified client certificate:
 //     the TLS handshake refuses such a connection first, see above),
 //     IDENTITY_INVALID (the certificate names no usable identity).
-//   PERMISSION_DENIED: GAME_NOT_OWNED (another game server's game).
-//   NOT_FOUND: UNKNOWN_GAME, UNKNOWN_CODE (in no imported manifest).
+//   PERMISSION_DENIED: GAME_NOT_OWNED (another game server's game),
+//     QUIT_NOT_OWNED (GetQuit: another game server quit the ticket).
+//   NOT_FOUND: UNKNOWN_GAME, UNKNOWN_CODE (in no imported manifest),
+//     TICKET_NOT_QUIT (GetQuit: the ticket was neither quit nor started).
 //   ALREADY_EXISTS: REQUEST_ID_REUSED (with other content).
 //   FAILED_PRECONDITION: DEADLINE_PASSED (start after the emission's closure
 //     + 29 days), CODE_PLAYED, GAME_OVER (won, lost, expired or refunded),
@@ -67,14 +71,15 @@
 //     over), SECRET_LOST (the game's secret was lost: only the operator's
 //     refund ends it), TICKET_QUIT (StartGame, Quit: the ticket was quit,
 //     QUITTER; a Quit retried with its first request_id gets its first
-//     reply), TICKET_STARTED (Quit: the ticket started a game, and
-//     CONTINUER is irrevocable).
+//     reply), TICKET_STARTED (Quit, GetQuit: the ticket started a game,
+//     and CONTINUER is irrevocable).
 //   UNAVAILABLE (retry later with the same request_id; the message says
 //     whether the call's record was sealed, and nothing of the failed
 //     component's own words: those are the operator's): ENTROPY_UNAVAILABLE,
 //     KEYS_UNAVAILABLE, LOG_UNAVAILABLE, STORE_UNAVAILABLE,
 //     SECRETS_UNAVAILABLE, CLOCK_BACKWARDS, CHECKPOINT_PENDING (no signed
-//     checkpoint covers the game yet: GetTranscript).
+//     checkpoint covers the game yet: GetTranscript; the ticket's quit yet:
+//     GetQuit).
 //   INTERNAL: LOG_INTEGRITY (the log was found rolled back or forked: draws
 //     are refused until an operator investigates), INTERNAL.
 
@@ -311,6 +316,51 @@ func (x *GetTranscriptResponse) GetDocument() []byte {
 	return nil
 }
 
+type GetQuitRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The ticket's 18-character stage-2 code, as printed (case-insensitive).
+	Code          string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetQuitRequest) Reset() {
+	*x = GetQuitRequest{}
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetQuitRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetQuitRequest) ProtoMessage() {}
+
+func (x *GetQuitRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetQuitRequest.ProtoReflect.Descriptor instead.
+func (*GetQuitRequest) Descriptor() ([]byte, []int) {
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *GetQuitRequest) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
 type StartGameRequest struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	RequestId string                 `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
@@ -322,7 +372,7 @@ type StartGameRequest struct {
 
 func (x *StartGameRequest) Reset() {
 	*x = StartGameRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[2]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -334,7 +384,7 @@ func (x *StartGameRequest) String() string {
 func (*StartGameRequest) ProtoMessage() {}
 
 func (x *StartGameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[2]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -347,7 +397,7 @@ func (x *StartGameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartGameRequest.ProtoReflect.Descriptor instead.
 func (*StartGameRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{2}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *StartGameRequest) GetRequestId() string {
@@ -375,7 +425,7 @@ type QuitRequest struct {
 
 func (x *QuitRequest) Reset() {
 	*x = QuitRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[3]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -387,7 +437,7 @@ func (x *QuitRequest) String() string {
 func (*QuitRequest) ProtoMessage() {}
 
 func (x *QuitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[3]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -400,7 +450,7 @@ func (x *QuitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuitRequest.ProtoReflect.Descriptor instead.
 func (*QuitRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{3}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *QuitRequest) GetRequestId() string {
@@ -426,7 +476,8 @@ type QuitResponse struct {
 	// When the choice was sealed: the ticket_quit record's time.
 	QuitAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=quit_at,json=quitAt,proto3" json:"quit_at,omitempty"`
 	// The sealed ticket_quit record (no VRF fields: nothing is drawn). With
-	// log.receipt_wait set it carries a checkpoint and its inclusion proof.
+	// log.receipt_wait set it carries a checkpoint and its inclusion proof;
+	// GetQuit's always does.
 	Receipt       *Receipt `protobuf:"bytes,4,opt,name=receipt,proto3" json:"receipt,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -434,7 +485,7 @@ type QuitResponse struct {
 
 func (x *QuitResponse) Reset() {
 	*x = QuitResponse{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[4]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -446,7 +497,7 @@ func (x *QuitResponse) String() string {
 func (*QuitResponse) ProtoMessage() {}
 
 func (x *QuitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[4]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -459,7 +510,7 @@ func (x *QuitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuitResponse.ProtoReflect.Descriptor instead.
 func (*QuitResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{4}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *QuitResponse) GetEmissionId() string {
@@ -505,7 +556,7 @@ type PickRequest struct {
 
 func (x *PickRequest) Reset() {
 	*x = PickRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[5]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -517,7 +568,7 @@ func (x *PickRequest) String() string {
 func (*PickRequest) ProtoMessage() {}
 
 func (x *PickRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[5]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -530,7 +581,7 @@ func (x *PickRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PickRequest.ProtoReflect.Descriptor instead.
 func (*PickRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{5}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *PickRequest) GetRequestId() string {
@@ -565,7 +616,7 @@ type DecideRequest struct {
 
 func (x *DecideRequest) Reset() {
 	*x = DecideRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[6]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -577,7 +628,7 @@ func (x *DecideRequest) String() string {
 func (*DecideRequest) ProtoMessage() {}
 
 func (x *DecideRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[6]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -590,7 +641,7 @@ func (x *DecideRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideRequest.ProtoReflect.Descriptor instead.
 func (*DecideRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{6}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *DecideRequest) GetRequestId() string {
@@ -623,7 +674,7 @@ type GetGameRequest struct {
 
 func (x *GetGameRequest) Reset() {
 	*x = GetGameRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[7]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -635,7 +686,7 @@ func (x *GetGameRequest) String() string {
 func (*GetGameRequest) ProtoMessage() {}
 
 func (x *GetGameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[7]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -648,7 +699,7 @@ func (x *GetGameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGameRequest.ProtoReflect.Descriptor instead.
 func (*GetGameRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{7}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetGameRequest) GetGameId() string {
@@ -674,7 +725,7 @@ type ListUnfinishedGamesRequest struct {
 
 func (x *ListUnfinishedGamesRequest) Reset() {
 	*x = ListUnfinishedGamesRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[8]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -686,7 +737,7 @@ func (x *ListUnfinishedGamesRequest) String() string {
 func (*ListUnfinishedGamesRequest) ProtoMessage() {}
 
 func (x *ListUnfinishedGamesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[8]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -699,7 +750,7 @@ func (x *ListUnfinishedGamesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListUnfinishedGamesRequest.ProtoReflect.Descriptor instead.
 func (*ListUnfinishedGamesRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{8}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListUnfinishedGamesRequest) GetPageSize() int32 {
@@ -728,7 +779,7 @@ type ListUnfinishedGamesResponse struct {
 
 func (x *ListUnfinishedGamesResponse) Reset() {
 	*x = ListUnfinishedGamesResponse{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[9]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -740,7 +791,7 @@ func (x *ListUnfinishedGamesResponse) String() string {
 func (*ListUnfinishedGamesResponse) ProtoMessage() {}
 
 func (x *ListUnfinishedGamesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[9]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -753,7 +804,7 @@ func (x *ListUnfinishedGamesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListUnfinishedGamesResponse.ProtoReflect.Descriptor instead.
 func (*ListUnfinishedGamesResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{9}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListUnfinishedGamesResponse) GetGames() []*Game {
@@ -779,7 +830,7 @@ type GetReceiptsRequest struct {
 
 func (x *GetReceiptsRequest) Reset() {
 	*x = GetReceiptsRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[10]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -791,7 +842,7 @@ func (x *GetReceiptsRequest) String() string {
 func (*GetReceiptsRequest) ProtoMessage() {}
 
 func (x *GetReceiptsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[10]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -804,7 +855,7 @@ func (x *GetReceiptsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReceiptsRequest.ProtoReflect.Descriptor instead.
 func (*GetReceiptsRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{10}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetReceiptsRequest) GetGameId() string {
@@ -823,7 +874,7 @@ type GetReceiptsResponse struct {
 
 func (x *GetReceiptsResponse) Reset() {
 	*x = GetReceiptsResponse{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[11]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -835,7 +886,7 @@ func (x *GetReceiptsResponse) String() string {
 func (*GetReceiptsResponse) ProtoMessage() {}
 
 func (x *GetReceiptsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[11]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -848,7 +899,7 @@ func (x *GetReceiptsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReceiptsResponse.ProtoReflect.Descriptor instead.
 func (*GetReceiptsResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{11}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetReceiptsResponse) GetReceipts() []*Receipt {
@@ -875,7 +926,7 @@ type GameReply struct {
 
 func (x *GameReply) Reset() {
 	*x = GameReply{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[12]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -887,7 +938,7 @@ func (x *GameReply) String() string {
 func (*GameReply) ProtoMessage() {}
 
 func (x *GameReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[12]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -900,7 +951,7 @@ func (x *GameReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameReply.ProtoReflect.Descriptor instead.
 func (*GameReply) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{12}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GameReply) GetGame() *Game {
@@ -941,7 +992,7 @@ type PickResult struct {
 
 func (x *PickResult) Reset() {
 	*x = PickResult{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[13]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -953,7 +1004,7 @@ func (x *PickResult) String() string {
 func (*PickResult) ProtoMessage() {}
 
 func (x *PickResult) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[13]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -966,7 +1017,7 @@ func (x *PickResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PickResult.ProtoReflect.Descriptor instead.
 func (*PickResult) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{13}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *PickResult) GetNumber() uint32 {
@@ -1019,7 +1070,7 @@ type Game struct {
 
 func (x *Game) Reset() {
 	*x = Game{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[14]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1031,7 +1082,7 @@ func (x *Game) String() string {
 func (*Game) ProtoMessage() {}
 
 func (x *Game) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[14]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1044,7 +1095,7 @@ func (x *Game) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Game.ProtoReflect.Descriptor instead.
 func (*Game) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{14}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Game) GetGameId() string {
@@ -1202,7 +1253,7 @@ type Receipt struct {
 
 func (x *Receipt) Reset() {
 	*x = Receipt{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[15]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1214,7 +1265,7 @@ func (x *Receipt) String() string {
 func (*Receipt) ProtoMessage() {}
 
 func (x *Receipt) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[15]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1227,7 +1278,7 @@ func (x *Receipt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Receipt.ProtoReflect.Descriptor instead.
 func (*Receipt) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{15}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Receipt) GetRecord() []byte {
@@ -1336,7 +1387,9 @@ const file_tirage_qod_v1_qod_proto_rawDesc = "" +
 	"\x14GetTranscriptRequest\x12\x17\n" +
 	"\agame_id\x18\x01 \x01(\tR\x06gameId\"3\n" +
 	"\x15GetTranscriptResponse\x12\x1a\n" +
-	"\bdocument\x18\x01 \x01(\fR\bdocument\"E\n" +
+	"\bdocument\x18\x01 \x01(\fR\bdocument\"$\n" +
+	"\x0eGetQuitRequest\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\tR\x04code\"E\n" +
 	"\x10StartGameRequest\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12\x12\n" +
@@ -1444,7 +1497,7 @@ const file_tirage_qod_v1_qod_proto_rawDesc = "" +
 	"STATUS_WON\x10\x03\x12\x0f\n" +
 	"\vSTATUS_LOST\x10\x04\x12\x12\n" +
 	"\x0eSTATUS_EXPIRED\x10\x05\x12\x13\n" +
-	"\x0fSTATUS_REFUNDED\x10\x062\xf8\x04\n" +
+	"\x0fSTATUS_REFUNDED\x10\x062\xbf\x05\n" +
 	"\x0eQuitteOuDouble\x12F\n" +
 	"\tStartGame\x12\x1f.tirage.qod.v1.StartGameRequest\x1a\x18.tirage.qod.v1.GameReply\x12?\n" +
 	"\x04Quit\x12\x1a.tirage.qod.v1.QuitRequest\x1a\x1b.tirage.qod.v1.QuitResponse\x12<\n" +
@@ -1453,7 +1506,8 @@ const file_tirage_qod_v1_qod_proto_rawDesc = "" +
 	"\aGetGame\x12\x1d.tirage.qod.v1.GetGameRequest\x1a\x13.tirage.qod.v1.Game\x12l\n" +
 	"\x13ListUnfinishedGames\x12).tirage.qod.v1.ListUnfinishedGamesRequest\x1a*.tirage.qod.v1.ListUnfinishedGamesResponse\x12T\n" +
 	"\vGetReceipts\x12!.tirage.qod.v1.GetReceiptsRequest\x1a\".tirage.qod.v1.GetReceiptsResponse\x12Z\n" +
-	"\rGetTranscript\x12#.tirage.qod.v1.GetTranscriptRequest\x1a$.tirage.qod.v1.GetTranscriptResponseB/Z-tirage.fr/tirage/rngd/api/tirage/qod/v1;qodv1b\x06proto3"
+	"\rGetTranscript\x12#.tirage.qod.v1.GetTranscriptRequest\x1a$.tirage.qod.v1.GetTranscriptResponse\x12E\n" +
+	"\aGetQuit\x12\x1d.tirage.qod.v1.GetQuitRequest\x1a\x1b.tirage.qod.v1.QuitResponseB/Z-tirage.fr/tirage/rngd/api/tirage/qod/v1;qodv1b\x06proto3"
 
 var (
 	file_tirage_qod_v1_qod_proto_rawDescOnce sync.Once
@@ -1468,61 +1522,64 @@ func file_tirage_qod_v1_qod_proto_rawDescGZIP() []byte {
 }
 
 var file_tirage_qod_v1_qod_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_tirage_qod_v1_qod_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_tirage_qod_v1_qod_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_tirage_qod_v1_qod_proto_goTypes = []any{
 	(Decision)(0),                       // 0: tirage.qod.v1.Decision
 	(Status)(0),                         // 1: tirage.qod.v1.Status
 	(*GetTranscriptRequest)(nil),        // 2: tirage.qod.v1.GetTranscriptRequest
 	(*GetTranscriptResponse)(nil),       // 3: tirage.qod.v1.GetTranscriptResponse
-	(*StartGameRequest)(nil),            // 4: tirage.qod.v1.StartGameRequest
-	(*QuitRequest)(nil),                 // 5: tirage.qod.v1.QuitRequest
-	(*QuitResponse)(nil),                // 6: tirage.qod.v1.QuitResponse
-	(*PickRequest)(nil),                 // 7: tirage.qod.v1.PickRequest
-	(*DecideRequest)(nil),               // 8: tirage.qod.v1.DecideRequest
-	(*GetGameRequest)(nil),              // 9: tirage.qod.v1.GetGameRequest
-	(*ListUnfinishedGamesRequest)(nil),  // 10: tirage.qod.v1.ListUnfinishedGamesRequest
-	(*ListUnfinishedGamesResponse)(nil), // 11: tirage.qod.v1.ListUnfinishedGamesResponse
-	(*GetReceiptsRequest)(nil),          // 12: tirage.qod.v1.GetReceiptsRequest
-	(*GetReceiptsResponse)(nil),         // 13: tirage.qod.v1.GetReceiptsResponse
-	(*GameReply)(nil),                   // 14: tirage.qod.v1.GameReply
-	(*PickResult)(nil),                  // 15: tirage.qod.v1.PickResult
-	(*Game)(nil),                        // 16: tirage.qod.v1.Game
-	(*Receipt)(nil),                     // 17: tirage.qod.v1.Receipt
-	(*timestamppb.Timestamp)(nil),       // 18: google.protobuf.Timestamp
+	(*GetQuitRequest)(nil),              // 4: tirage.qod.v1.GetQuitRequest
+	(*StartGameRequest)(nil),            // 5: tirage.qod.v1.StartGameRequest
+	(*QuitRequest)(nil),                 // 6: tirage.qod.v1.QuitRequest
+	(*QuitResponse)(nil),                // 7: tirage.qod.v1.QuitResponse
+	(*PickRequest)(nil),                 // 8: tirage.qod.v1.PickRequest
+	(*DecideRequest)(nil),               // 9: tirage.qod.v1.DecideRequest
+	(*GetGameRequest)(nil),              // 10: tirage.qod.v1.GetGameRequest
+	(*ListUnfinishedGamesRequest)(nil),  // 11: tirage.qod.v1.ListUnfinishedGamesRequest
+	(*ListUnfinishedGamesResponse)(nil), // 12: tirage.qod.v1.ListUnfinishedGamesResponse
+	(*GetReceiptsRequest)(nil),          // 13: tirage.qod.v1.GetReceiptsRequest
+	(*GetReceiptsResponse)(nil),         // 14: tirage.qod.v1.GetReceiptsResponse
+	(*GameReply)(nil),                   // 15: tirage.qod.v1.GameReply
+	(*PickResult)(nil),                  // 16: tirage.qod.v1.PickResult
+	(*Game)(nil),                        // 17: tirage.qod.v1.Game
+	(*Receipt)(nil),                     // 18: tirage.qod.v1.Receipt
+	(*timestamppb.Timestamp)(nil),       // 19: google.protobuf.Timestamp
 }
 var file_tirage_qod_v1_qod_proto_depIdxs = []int32{
-	18, // 0: tirage.qod.v1.QuitResponse.quit_at:type_name -> google.protobuf.Timestamp
-	17, // 1: tirage.qod.v1.QuitResponse.receipt:type_name -> tirage.qod.v1.Receipt
+	19, // 0: tirage.qod.v1.QuitResponse.quit_at:type_name -> google.protobuf.Timestamp
+	18, // 1: tirage.qod.v1.QuitResponse.receipt:type_name -> tirage.qod.v1.Receipt
 	0,  // 2: tirage.qod.v1.DecideRequest.decision:type_name -> tirage.qod.v1.Decision
-	16, // 3: tirage.qod.v1.ListUnfinishedGamesResponse.games:type_name -> tirage.qod.v1.Game
-	17, // 4: tirage.qod.v1.GetReceiptsResponse.receipts:type_name -> tirage.qod.v1.Receipt
-	16, // 5: tirage.qod.v1.GameReply.game:type_name -> tirage.qod.v1.Game
-	17, // 6: tirage.qod.v1.GameReply.receipt:type_name -> tirage.qod.v1.Receipt
-	15, // 7: tirage.qod.v1.GameReply.pick:type_name -> tirage.qod.v1.PickResult
-	17, // 8: tirage.qod.v1.GameReply.end_receipt:type_name -> tirage.qod.v1.Receipt
+	17, // 3: tirage.qod.v1.ListUnfinishedGamesResponse.games:type_name -> tirage.qod.v1.Game
+	18, // 4: tirage.qod.v1.GetReceiptsResponse.receipts:type_name -> tirage.qod.v1.Receipt
+	17, // 5: tirage.qod.v1.GameReply.game:type_name -> tirage.qod.v1.Game
+	18, // 6: tirage.qod.v1.GameReply.receipt:type_name -> tirage.qod.v1.Receipt
+	16, // 7: tirage.qod.v1.GameReply.pick:type_name -> tirage.qod.v1.PickResult
+	18, // 8: tirage.qod.v1.GameReply.end_receipt:type_name -> tirage.qod.v1.Receipt
 	1,  // 9: tirage.qod.v1.Game.status:type_name -> tirage.qod.v1.Status
-	15, // 10: tirage.qod.v1.Game.picks:type_name -> tirage.qod.v1.PickResult
-	18, // 11: tirage.qod.v1.Game.started_at:type_name -> google.protobuf.Timestamp
-	18, // 12: tirage.qod.v1.Game.expires_at:type_name -> google.protobuf.Timestamp
-	18, // 13: tirage.qod.v1.Game.ended_at:type_name -> google.protobuf.Timestamp
-	4,  // 14: tirage.qod.v1.QuitteOuDouble.StartGame:input_type -> tirage.qod.v1.StartGameRequest
-	5,  // 15: tirage.qod.v1.QuitteOuDouble.Quit:input_type -> tirage.qod.v1.QuitRequest
-	7,  // 16: tirage.qod.v1.QuitteOuDouble.Pick:input_type -> tirage.qod.v1.PickRequest
-	8,  // 17: tirage.qod.v1.QuitteOuDouble.Decide:input_type -> tirage.qod.v1.DecideRequest
-	9,  // 18: tirage.qod.v1.QuitteOuDouble.GetGame:input_type -> tirage.qod.v1.GetGameRequest
-	10, // 19: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:input_type -> tirage.qod.v1.ListUnfinishedGamesRequest
-	12, // 20: tirage.qod.v1.QuitteOuDouble.GetReceipts:input_type -> tirage.qod.v1.GetReceiptsRequest
+	16, // 10: tirage.qod.v1.Game.picks:type_name -> tirage.qod.v1.PickResult
+	19, // 11: tirage.qod.v1.Game.started_at:type_name -> google.protobuf.Timestamp
+	19, // 12: tirage.qod.v1.Game.expires_at:type_name -> google.protobuf.Timestamp
+	19, // 13: tirage.qod.v1.Game.ended_at:type_name -> google.protobuf.Timestamp
+	5,  // 14: tirage.qod.v1.QuitteOuDouble.StartGame:input_type -> tirage.qod.v1.StartGameRequest
+	6,  // 15: tirage.qod.v1.QuitteOuDouble.Quit:input_type -> tirage.qod.v1.QuitRequest
+	8,  // 16: tirage.qod.v1.QuitteOuDouble.Pick:input_type -> tirage.qod.v1.PickRequest
+	9,  // 17: tirage.qod.v1.QuitteOuDouble.Decide:input_type -> tirage.qod.v1.DecideRequest
+	10, // 18: tirage.qod.v1.QuitteOuDouble.GetGame:input_type -> tirage.qod.v1.GetGameRequest
+	11, // 19: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:input_type -> tirage.qod.v1.ListUnfinishedGamesRequest
+	13, // 20: tirage.qod.v1.QuitteOuDouble.GetReceipts:input_type -> tirage.qod.v1.GetReceiptsRequest
 	2,  // 21: tirage.qod.v1.QuitteOuDouble.GetTranscript:input_type -> tirage.qod.v1.GetTranscriptRequest
-	14, // 22: tirage.qod.v1.QuitteOuDouble.StartGame:output_type -> tirage.qod.v1.GameReply
-	6,  // 23: tirage.qod.v1.QuitteOuDouble.Quit:output_type -> tirage.qod.v1.QuitResponse
-	14, // 24: tirage.qod.v1.QuitteOuDouble.Pick:output_type -> tirage.qod.v1.GameReply
-	14, // 25: tirage.qod.v1.QuitteOuDouble.Decide:output_type -> tirage.qod.v1.GameReply
-	16, // 26: tirage.qod.v1.QuitteOuDouble.GetGame:output_type -> tirage.qod.v1.Game
-	11, // 27: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:output_type -> tirage.qod.v1.ListUnfinishedGamesResponse
-	13, // 28: tirage.qod.v1.QuitteOuDouble.GetReceipts:output_type -> tirage.qod.v1.GetReceiptsResponse
-	3,  // 29: tirage.qod.v1.QuitteOuDouble.GetTranscript:output_type -> tirage.qod.v1.GetTranscriptResponse
-	22, // [22:30] is the sub-list for method output_type
-	14, // [14:22] is the sub-list for method input_type
+	4,  // 22: tirage.qod.v1.QuitteOuDouble.GetQuit:input_type -> tirage.qod.v1.GetQuitRequest
+	15, // 23: tirage.qod.v1.QuitteOuDouble.StartGame:output_type -> tirage.qod.v1.GameReply
+	7,  // 24: tirage.qod.v1.QuitteOuDouble.Quit:output_type -> tirage.qod.v1.QuitResponse
+	15, // 25: tirage.qod.v1.QuitteOuDouble.Pick:output_type -> tirage.qod.v1.GameReply
+	15, // 26: tirage.qod.v1.QuitteOuDouble.Decide:output_type -> tirage.qod.v1.GameReply
+	17, // 27: tirage.qod.v1.QuitteOuDouble.GetGame:output_type -> tirage.qod.v1.Game
+	12, // 28: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:output_type -> tirage.qod.v1.ListUnfinishedGamesResponse
+	14, // 29: tirage.qod.v1.QuitteOuDouble.GetReceipts:output_type -> tirage.qod.v1.GetReceiptsResponse
+	3,  // 30: tirage.qod.v1.QuitteOuDouble.GetTranscript:output_type -> tirage.qod.v1.GetTranscriptResponse
+	7,  // 31: tirage.qod.v1.QuitteOuDouble.GetQuit:output_type -> tirage.qod.v1.QuitResponse
+	23, // [23:32] is the sub-list for method output_type
+	14, // [14:23] is the sub-list for method input_type
 	14, // [14:14] is the sub-list for extension type_name
 	14, // [14:14] is the sub-list for extension extendee
 	0,  // [0:14] is the sub-list for field type_name
@@ -1539,7 +1596,7 @@ func file_tirage_qod_v1_qod_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tirage_qod_v1_qod_proto_rawDesc), len(file_tirage_qod_v1_qod_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   16,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -2,8 +2,9 @@
 //
 // A game server authenticates with its own TLS client certificate (mutual TLS);
 // its identity is the certificate's first DNS SAN, or its subject CN when it
-// has none. A game belongs to the server that started it: any other server
-// gets PERMISSION_DENIED. A connection without a certificate, or with one the
+// has none. A game belongs to the server that started it, a ticket's quit
+// to the server that quit it (GetQuit): any other server gets
+// PERMISSION_DENIED. A connection without a certificate, or with one the
 // game servers' CA did not issue (or expired), is refused by the TLS handshake
 // before any call reaches rngd: the client's gRPC library reports UNAVAILABLE,
 // with no reason detail (grpc-go: "remote error: tls: certificate required",
@@ -36,7 +37,8 @@
 // auditor needs to check them offline.
 //
 // Status codes: INVALID_ARGUMENT (a malformed field, named in the message),
-// NOT_FOUND (unknown game or code), PERMISSION_DENIED (another server's game),
+// NOT_FOUND (unknown game or code; GetQuit: a ticket not quit),
+// PERMISSION_DENIED (another server's game or quit),
 // FAILED_PRECONDITION (a rule of the game forbids the call now: already picked,
 // game over, not at a tier, past the start deadline, code already played,
 // ticket quit, ticket started),
@@ -57,8 +59,10 @@
 //   UNAUTHENTICATED: CLIENT_CERT_REQUIRED (no verified client certificate:
 //     the TLS handshake refuses such a connection first, see above),
 //     IDENTITY_INVALID (the certificate names no usable identity).
-//   PERMISSION_DENIED: GAME_NOT_OWNED (another game server's game).
-//   NOT_FOUND: UNKNOWN_GAME, UNKNOWN_CODE (in no imported manifest).
+//   PERMISSION_DENIED: GAME_NOT_OWNED (another game server's game),
+//     QUIT_NOT_OWNED (GetQuit: another game server quit the ticket).
+//   NOT_FOUND: UNKNOWN_GAME, UNKNOWN_CODE (in no imported manifest),
+//     TICKET_NOT_QUIT (GetQuit: the ticket was neither quit nor started).
 //   ALREADY_EXISTS: REQUEST_ID_REUSED (with other content).
 //   FAILED_PRECONDITION: DEADLINE_PASSED (start after the emission's closure
 //     + 29 days), CODE_PLAYED, GAME_OVER (won, lost, expired or refunded),
@@ -67,14 +71,15 @@
 //     over), SECRET_LOST (the game's secret was lost: only the operator's
 //     refund ends it), TICKET_QUIT (StartGame, Quit: the ticket was quit,
 //     QUITTER; a Quit retried with its first request_id gets its first
-//     reply), TICKET_STARTED (Quit: the ticket started a game, and
-//     CONTINUER is irrevocable).
+//     reply), TICKET_STARTED (Quit, GetQuit: the ticket started a game,
+//     and CONTINUER is irrevocable).
 //   UNAVAILABLE (retry later with the same request_id; the message says
 //     whether the call's record was sealed, and nothing of the failed
 //     component's own words: those are the operator's): ENTROPY_UNAVAILABLE,
 //     KEYS_UNAVAILABLE, LOG_UNAVAILABLE, STORE_UNAVAILABLE,
 //     SECRETS_UNAVAILABLE, CLOCK_BACKWARDS, CHECKPOINT_PENDING (no signed
-//     checkpoint covers the game yet: GetTranscript).
+//     checkpoint covers the game yet: GetTranscript; the ticket's quit yet:
+//     GetQuit).
 //   INTERNAL: LOG_INTEGRITY (the log was found rolled back or forked: draws
 //     are refused until an operator investigates), INTERNAL.
 
@@ -107,6 +112,7 @@ const (
 	QuitteOuDouble_ListUnfinishedGames_FullMethodName = "/tirage.qod.v1.QuitteOuDouble/ListUnfinishedGames"
 	QuitteOuDouble_GetReceipts_FullMethodName         = "/tirage.qod.v1.QuitteOuDouble/GetReceipts"
 	QuitteOuDouble_GetTranscript_FullMethodName       = "/tirage.qod.v1.QuitteOuDouble/GetTranscript"
+	QuitteOuDouble_GetQuit_FullMethodName             = "/tirage.qod.v1.QuitteOuDouble/GetQuit"
 )
 
 // QuitteOuDoubleClient is the client API for QuitteOuDouble service.
@@ -166,6 +172,23 @@ type QuitteOuDoubleClient interface {
 	// rngverify checks it offline. Before the game ends its secret r is not
 	// revealed, so proofs can only be checked once it has ended.
 	GetTranscript(ctx context.Context, in *GetTranscriptRequest, opts ...grpc.CallOption) (*GetTranscriptResponse, error)
+	// GetQuit returns the quit of the ticket with this code as Quit replied
+	// it — emission, S, quit time and the receipt of its ticket_quit record
+	// (the same record bytes, leaf hash and log index) — with the latest
+	// signed checkpoint and the record's inclusion proof in it: the receipt
+	// that proves the QUITTER in a dispute (art. 4.2: the log counts), which
+	// Quit's own reply carries only with log.receipt_wait set. The record is
+	// read from the log. It waits up to 3 s for a checkpoint that covers the
+	// record, as GetReceipts does; when none does yet, it is refused
+	// CHECKPOINT_PENDING (UNAVAILABLE: retry in a moment). Read-only: it takes
+	// no request_id and changes nothing. A quit is its game server's, as a
+	// game is: another game server gets PERMISSION_DENIED (QUIT_NOT_OWNED).
+	// A ticket with no quit is refused by why it has none: never played,
+	// NOT_FOUND (TICKET_NOT_QUIT: there is no quit to return, and a Quit
+	// may still make one, as UNKNOWN_GAME is no game yet); started a game,
+	// FAILED_PRECONDITION (TICKET_STARTED, as Quit answers it: CONTINUER is
+	// irrevocable, the ticket never will have a quit).
+	GetQuit(ctx context.Context, in *GetQuitRequest, opts ...grpc.CallOption) (*QuitResponse, error)
 }
 
 type quitteOuDoubleClient struct {
@@ -256,6 +279,16 @@ func (c *quitteOuDoubleClient) GetTranscript(ctx context.Context, in *GetTranscr
 	return out, nil
 }
 
+func (c *quitteOuDoubleClient) GetQuit(ctx context.Context, in *GetQuitRequest, opts ...grpc.CallOption) (*QuitResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(QuitResponse)
+	err := c.cc.Invoke(ctx, QuitteOuDouble_GetQuit_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // QuitteOuDoubleServer is the server API for QuitteOuDouble service.
 // All implementations must embed UnimplementedQuitteOuDoubleServer
 // for forward compatibility.
@@ -313,6 +346,23 @@ type QuitteOuDoubleServer interface {
 	// rngverify checks it offline. Before the game ends its secret r is not
 	// revealed, so proofs can only be checked once it has ended.
 	GetTranscript(context.Context, *GetTranscriptRequest) (*GetTranscriptResponse, error)
+	// GetQuit returns the quit of the ticket with this code as Quit replied
+	// it — emission, S, quit time and the receipt of its ticket_quit record
+	// (the same record bytes, leaf hash and log index) — with the latest
+	// signed checkpoint and the record's inclusion proof in it: the receipt
+	// that proves the QUITTER in a dispute (art. 4.2: the log counts), which
+	// Quit's own reply carries only with log.receipt_wait set. The record is
+	// read from the log. It waits up to 3 s for a checkpoint that covers the
+	// record, as GetReceipts does; when none does yet, it is refused
+	// CHECKPOINT_PENDING (UNAVAILABLE: retry in a moment). Read-only: it takes
+	// no request_id and changes nothing. A quit is its game server's, as a
+	// game is: another game server gets PERMISSION_DENIED (QUIT_NOT_OWNED).
+	// A ticket with no quit is refused by why it has none: never played,
+	// NOT_FOUND (TICKET_NOT_QUIT: there is no quit to return, and a Quit
+	// may still make one, as UNKNOWN_GAME is no game yet); started a game,
+	// FAILED_PRECONDITION (TICKET_STARTED, as Quit answers it: CONTINUER is
+	// irrevocable, the ticket never will have a quit).
+	GetQuit(context.Context, *GetQuitRequest) (*QuitResponse, error)
 	mustEmbedUnimplementedQuitteOuDoubleServer()
 }
 
@@ -346,6 +396,9 @@ func (UnimplementedQuitteOuDoubleServer) GetReceipts(context.Context, *GetReceip
 }
 func (UnimplementedQuitteOuDoubleServer) GetTranscript(context.Context, *GetTranscriptRequest) (*GetTranscriptResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetTranscript not implemented")
+}
+func (UnimplementedQuitteOuDoubleServer) GetQuit(context.Context, *GetQuitRequest) (*QuitResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetQuit not implemented")
 }
 func (UnimplementedQuitteOuDoubleServer) mustEmbedUnimplementedQuitteOuDoubleServer() {}
 func (UnimplementedQuitteOuDoubleServer) testEmbeddedByValue()                        {}
@@ -512,6 +565,24 @@ func _QuitteOuDouble_GetTranscript_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _QuitteOuDouble_GetQuit_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetQuitRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(QuitteOuDoubleServer).GetQuit(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: QuitteOuDouble_GetQuit_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(QuitteOuDoubleServer).GetQuit(ctx, req.(*GetQuitRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // QuitteOuDouble_ServiceDesc is the grpc.ServiceDesc for QuitteOuDouble service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -550,6 +621,10 @@ var QuitteOuDouble_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetTranscript",
 			Handler:    _QuitteOuDouble_GetTranscript_Handler,
+		},
+		{
+			MethodName: "GetQuit",
+			Handler:    _QuitteOuDouble_GetQuit_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
