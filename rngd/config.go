@@ -279,7 +279,7 @@ type LogConfig struct {
 	WitnessTimeout Duration `toml:"witness_timeout"`
 	// witnessPolicy is the policy file's text, read and checked by check.
 	witnessPolicy []byte
-	// ReceiptWait, when set, makes StartGame, Pick and Decide wait up to
+	// ReceiptWait, when set, makes StartGame, Pick, Decide and Quit wait up to
 	// this long for a checkpoint covering their records, so that the reply's
 	// receipts carry the signed checkpoint and the inclusion proofs (about
 	// one checkpoint interval more latency). Default 0: replies carry the
