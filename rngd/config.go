@@ -86,6 +86,10 @@ type Config struct {
 	// (tests: a log key that stops signing).
 	wrapLogSigner func(crypto.Signer) crypto.Signer
 
+	// crlPoll, if set, is how often grpc.client_crl_file is read again
+	// (tests); default crlPollInterval.
+	crlPoll time.Duration
+
 	// fileSHA256 is the SHA-256 of the configuration file's bytes as
 	// LoadConfig read them (ConfigFromFlags without a file: of no bytes,
 	// the empty file, which gives the same defaults); nil for a Config made
@@ -110,6 +114,24 @@ type GRPCConfig struct {
 	// rngd's user and writable by neither group nor others (whoever may
 	// change it may add a CA of their own): else the start is refused.
 	ClientCAFile string `toml:"client_ca_file"`
+	// ClientCRLFile, when set, revokes game servers' certificates: one or
+	// more X.509 CRLs (PEM blocks "X509 CRL", or one DER CRL), each signed
+	// by a CA of ClientCAFile. A certificate a CRL lists (its issuer and
+	// serial number) is refused at the TLS handshake, and the calls of a
+	// connection opened before are refused UNAUTHENTICATED CERT_REVOKED.
+	// Read at start (a CRL that does not parse, that no CA of the bundle
+	// signed, or with a critical extension rngd does not process, such as
+	// a delta CRL's, refuses the start), then again every few seconds
+	// (crlPollInterval): a replacement is taken without restart, unless it
+	// is refused as at start or is older than the CRL in force (a lower
+	// CRL number, an earlier thisUpdate, a CA's CRL left out): then the
+	// CRL in force stays, and the refusal is logged and counted
+	// (tirage_alarms_total{component="crl"}, tirage_client_crl_refused).
+	// A CRL past its nextUpdate stays in force, with an alarm
+	// (tirage_client_crl_stale). Owned and writable as ClientCAFile (whoever
+	// may change it may drop a revocation). Default: none, nothing is
+	// revoked.
+	ClientCRLFile string `toml:"client_crl_file"`
 	// MaxConcurrentStreams bounds in-flight calls per connection (default 1024).
 	MaxConcurrentStreams uint32 `toml:"max_concurrent_streams"`
 	// MaxConnections bounds the listener's open connections, TLS

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 )
 
@@ -578,16 +580,25 @@ func TestAnnouncementFileBounded(t *testing.T) {
 // gaugeValue is the value of a gauge of the daemon's metrics.
 func gaugeValue(t *testing.T, td *testDaemon, name string) (float64, bool) {
 	t.Helper()
+	if mf := metricFamily(t, td, name); len(mf.GetMetric()) == 1 {
+		return mf.GetMetric()[0].GetGauge().GetValue(), true
+	}
+	return 0, false
+}
+
+// metricFamily is the daemon's metric name, nil when it has none.
+func metricFamily(t *testing.T, td *testDaemon, name string) *dto.MetricFamily {
+	t.Helper()
 	mfs, err := td.d.engine.metrics.reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, mf := range mfs {
-		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
-			return mf.GetMetric()[0].GetGauge().GetValue(), true
+		if mf.GetName() == name {
+			return mf
 		}
 	}
-	return 0, false
+	return nil
 }
 
 // A passphrase_file that is a FIFO no one writes to does not hold the start

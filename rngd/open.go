@@ -1472,6 +1472,9 @@ func (d *Daemon) banner(c *components) {
 	fmt.Fprintf(&b, "  process       %s\n", processProtection())
 	a := d.Addrs()
 	fmt.Fprintf(&b, "  grpc (mTLS)   %s  (client CA %s)\n", a.GRPC, cfg.GRPC.ClientCAFile)
+	if d.crl != nil {
+		fmt.Fprintf(&b, "  revoked by    %s  (%s)\n", cfg.GRPC.ClientCRLFile, d.crl.cur.Load().describe())
+	}
 	if a.Audit != "" {
 		who := "no client certificate: public"
 		if cfg.Audit.ClientCAFile != "" {

@@ -44,6 +44,7 @@ const (
 	// Who is asking (UNAUTHENTICATED, PERMISSION_DENIED).
 	reasonClientCertRequired reason = "CLIENT_CERT_REQUIRED" // no verified client certificate
 	reasonIdentityInvalid    reason = "IDENTITY_INVALID"     // the certificate names no usable identity
+	reasonCertRevoked        reason = "CERT_REVOKED"         // the certificate was revoked (grpc.client_crl_file) after the connection's handshake
 	reasonGameNotOwned       reason = "GAME_NOT_OWNED"       // the game belongs to another game server
 	reasonQuitNotOwned       reason = "QUIT_NOT_OWNED"       // GetQuit: another game server quit the ticket
 
@@ -118,6 +119,7 @@ var reasons = map[reason]codes.Code{
 
 	reasonClientCertRequired: codes.Unauthenticated,
 	reasonIdentityInvalid:    codes.Unauthenticated,
+	reasonCertRevoked:        codes.Unauthenticated,
 	reasonGameNotOwned:       codes.PermissionDenied,
 	reasonQuitNotOwned:       codes.PermissionDenied,
 

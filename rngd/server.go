@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -60,6 +61,7 @@ type Daemon struct {
 	lisAudit    net.Listener
 	lisAdm      net.Listener
 	lisHTTP     net.Listener
+	crl         *revocation // grpc.client_crl_file's, nil without one
 
 	// stopping is done once the shutdown begins: the health services'
 	// Watch streams end then (stoppingHealth).
@@ -95,6 +97,7 @@ func (d *Daemon) Addrs() Addrs {
 type listeners struct {
 	tls                      *tls.Config // the gRPC listener's: mutual TLS
 	auditTLS                 *tls.Config // the audit listener's: server certificate, client's optional
+	crl                      *revocation // grpc.client_crl_file's CRLs, nil without one
 	grpc, audit, http, admin net.Listener
 }
 
@@ -111,8 +114,15 @@ func (l *listeners) close() {
 func openListeners(cfg Config) (*listeners, error) {
 	l := new(listeners)
 	var err error
-	if l.tls, err = serverTLS(cfg.GRPC); err != nil {
+	var cas []*x509.Certificate
+	if l.tls, cas, err = serverTLS(cfg.GRPC); err != nil {
 		return nil, err
+	}
+	if cfg.GRPC.ClientCRLFile != "" {
+		if l.crl, err = openRevocation(cfg, cas); err != nil {
+			return nil, err
+		}
+		l.tls.VerifyConnection = l.crl.verifyConnection
 	}
 	if cfg.Audit.Listen != "" {
 		var pool *x509.CertPool
@@ -148,26 +158,27 @@ func openListeners(cfg Config) (*listeners, error) {
 // the files checked: the daemon's TLS key is refused when group or others
 // may access it, as a PIN file is (whoever reads it can answer the game
 // servers and auditors as rngd), and the CA bundle when another user may
-// change it (loadTrustedPool).
-func serverTLS(c GRPCConfig) (*tls.Config, error) {
+// change it (loadTrustedPool). It returns the bundle's CA certificates
+// too, which a CRL of grpc.client_crl_file must be signed by.
+func serverTLS(c GRPCConfig) (*tls.Config, []*x509.Certificate, error) {
 	certPEM, err := os.ReadFile(c.CertFile)
 	if err != nil {
-		return nil, fmt.Errorf("couldn't read grpc.cert_file %s: %w", c.CertFile, Pathless(err))
+		return nil, nil, fmt.Errorf("couldn't read grpc.cert_file %s: %w", c.CertFile, Pathless(err))
 	}
 	keyPEM, err := readKeyFile(c.KeyFile)
 	if err != nil {
-		return nil, fmt.Errorf("grpc.key_file %s: %w", c.KeyFile, err)
+		return nil, nil, fmt.Errorf("grpc.key_file %s: %w", c.KeyFile, err)
 	}
 	defer clear(keyPEM)
 	pair, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
-		return nil, fmt.Errorf("couldn't load the server certificate (grpc.cert_file %s, grpc.key_file %s): %w", c.CertFile, c.KeyFile, Pathless(err))
+		return nil, nil, fmt.Errorf("couldn't load the server certificate (grpc.cert_file %s, grpc.key_file %s): %w", c.CertFile, c.KeyFile, Pathless(err))
 	}
-	pool, err := loadTrustedPool(c.ClientCAFile)
+	pool, cas, err := loadTrustedCAs(c.ClientCAFile)
 	if err != nil {
-		return nil, fmt.Errorf("grpc.client_ca_file: %w", err)
+		return nil, nil, fmt.Errorf("grpc.client_ca_file: %w", err)
 	}
-	return mutualTLS(pair, pool), nil
+	return mutualTLS(pair, pool), cas, nil
 }
 
 // maxTLSFile bounds a TLS key or CA bundle rngd reads (a bundle of a few
@@ -199,14 +210,50 @@ func readKeyFile(path string) ([]byte, error) {
 // be owned by root or rngd's user and writable by neither group nor
 // others, as log.witness_policy. The file checked is the file read.
 func loadTrustedPool(caFile string) (*x509.CertPool, error) {
-	b, fi, err := boundedfile.ReadStat(caFile, maxTLSFile)
+	pool, _, err := loadTrustedCAs(caFile)
+	return pool, err
+}
+
+// loadTrustedCAs is loadTrustedPool, with the bundle's certificates (those
+// the pool holds: the PEM blocks of type CERTIFICATE that parse).
+func loadTrustedCAs(caFile string) (*x509.CertPool, []*x509.Certificate, error) {
+	b, err := readTrusted(caFile, "the ca bundle", "add a CA of their own")
 	if err != nil {
-		return nil, fmt.Errorf("couldn't read the ca bundle: %w", err)
+		return nil, nil, err
 	}
-	if err := boundedfile.CheckWriters(fi, "the ca bundle "+caFile, "add a CA of their own", "go-w it"); err != nil {
+	pool, err := poolFrom(b, caFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	var cas []*x509.Certificate
+	for rest := b; ; {
+		var blk *pem.Block
+		if blk, rest = pem.Decode(rest); blk == nil {
+			break
+		}
+		if blk.Type != "CERTIFICATE" {
+			continue
+		}
+		if c, err := x509.ParseCertificate(blk.Bytes); err == nil {
+			cas = append(cas, c)
+		}
+	}
+	return pool, cas, nil
+}
+
+// readTrusted reads a file that says which clients rngd admits (a CA
+// bundle, a CRL), called name in errors: it must be owned by root or
+// rngd's user and writable by neither group nor others, who could
+// otherwise do what could says. The file checked is the file read.
+func readTrusted(path, name, could string) ([]byte, error) {
+	b, fi, err := boundedfile.ReadStat(path, maxTLSFile)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read %s: %w", name, err)
+	}
+	if err := boundedfile.CheckWriters(fi, name+" "+path, could, "go-w it"); err != nil {
 		return nil, err
 	}
-	return poolFrom(b, caFile)
+	return b, nil
 }
 
 // streamWorkers is how many goroutines of each TCP listener's server serve
@@ -225,7 +272,7 @@ const streamWorkers = 256
 // game servers': an auditor needs no game server's certificate.
 func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Handler, registerAudit func(*grpc.Server)) *Daemon {
 	d := &Daemon{cfg: cfg, log: cfg.Logger, engine: e, health: health.NewServer(), auditHealth: health.NewServer(),
-		lisGRPC: l.grpc, lisAudit: l.audit, lisAdm: l.admin, lisHTTP: l.http}
+		lisGRPC: l.grpc, lisAudit: l.audit, lisAdm: l.admin, lisHTTP: l.http, crl: l.crl}
 	d.ready = &readiness{d: d, failing: map[string]bool{}}
 	d.stopping, d.stopWatches = context.WithCancel(context.Background())
 	// The TCP listeners' servers: the same limits and observation, their
@@ -245,7 +292,14 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 			grpc.ChainStreamInterceptor(append([]grpc.StreamServerInterceptor{d.observeStream}, stream...)...),
 		)
 	}
-	d.grpc = tcpServer(l.tls, cfg.GRPC.MaxConcurrentStreams, []grpc.UnaryServerInterceptor{d.held}, nil)
+	// A call of a connection whose certificate was revoked since its
+	// handshake is refused first (revocation), before the engine's gate.
+	unary, stream := []grpc.UnaryServerInterceptor{d.held}, []grpc.StreamServerInterceptor(nil)
+	if d.crl != nil {
+		d.crl.observe(e.metrics)
+		unary, stream = append([]grpc.UnaryServerInterceptor{d.crl.unary}, unary...), []grpc.StreamServerInterceptor{d.crl.stream}
+	}
+	d.grpc = tcpServer(l.tls, cfg.GRPC.MaxConcurrentStreams, unary, stream)
 	qodv1.RegisterQuitteOuDoubleServer(d.grpc, &qodService{e: e})
 	healthpb.RegisterHealthServer(d.grpc, stoppingHealth{checkedHealth{d.health, d.ready}, d.stopping})
 	reflection.Register(d.grpc)
@@ -324,6 +378,17 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	sweepCtx, stopSweep := context.WithCancel(ctx)
 	// Readiness is read again after every sweep (and at every probe).
 	go func() { defer close(sweepDone); d.engine.sweepLoop(sweepCtx, func() { d.ready.check() }) }()
+	crlDone := make(chan struct{})
+	go func() {
+		defer close(crlDone)
+		if d.crl != nil {
+			every := d.cfg.crlPoll
+			if every == 0 {
+				every = crlPollInterval
+			}
+			d.crl.watch(sweepCtx, every)
+		}
+	}()
 	d.auditHealth.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	d.auditHealth.SetServingStatus(auditpb.Audit_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 
@@ -335,6 +400,7 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	}
 	stopSweep()
 	<-sweepDone
+	<-crlDone
 	d.shutdown(drainTimeout)
 	return err
 }

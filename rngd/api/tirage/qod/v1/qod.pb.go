@@ -58,7 +58,10 @@
 //     next_page_token this server's ListUnfinishedGames returned).
 //   UNAUTHENTICATED: CLIENT_CERT_REQUIRED (no verified client certificate:
 //     the TLS handshake refuses such a connection first, see above),
-//     IDENTITY_INVALID (the certificate names no usable identity).
+//     IDENTITY_INVALID (the certificate names no usable identity),
+//     CERT_REVOKED (the operator revoked the certificate after the
+//     connection's handshake, grpc.client_crl_file: a new connection with
+//     it is refused at the handshake; a new certificate is needed).
 //   PERMISSION_DENIED: GAME_NOT_OWNED (another game server's game),
 //     QUIT_NOT_OWNED (GetQuit: another game server quit the ticket).
 //   NOT_FOUND: UNKNOWN_GAME, UNKNOWN_CODE (in no imported manifest),

@@ -1,0 +1,409 @@
+package rngd
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/peer"
+)
+
+// Revocation of game servers' certificates (grpc.client_crl_file).
+//
+// A game server's key that leaks lets whoever holds it play that server's
+// games and start others. The operator revokes its certificate with a CRL
+// (RFC 5280 §5) issued by the game servers' CA; rngd refuses a certificate
+// a CRL in force lists, matched by its issuer and serial number (§5.3.3,
+// §6.3.3 (b)–(f) for a complete CRL of the certificate's issuer):
+//
+//  1. at the TLS handshake (revocation.verifyConnection): the connection
+//     never reaches the API;
+//  2. on every call of a connection opened before the revocation
+//     (revocation.unary, revocation.stream, before the engine's gate and
+//     any handler: nothing is changed, nothing drawn): UNAUTHENTICATED
+//     CERT_REVOKED.
+//
+// The CRLs are read at start, where any fault refuses the start, and again
+// every crlPollInterval (revocation.watch). Only complete, direct CRLs are
+// taken (§6.3.3 (b)(1)): one with a critical extension (a delta CRL's
+// indicator, an issuing distribution point, an entry's certificate issuer)
+// is refused, as §5.2 and §5.3 require of an extension not processed.
+//
+// A CRL past its nextUpdate stays in force, with an alarm: its revocations
+// still hold (a later CRL could only add to them, or drop an expired
+// certificate), and refusing every game server because a CRL was not
+// renewed in time would stop the lottery for a clerical lapse, not for
+// anything the operator asked. The alarm says to issue a new one.
+
+// crlPollInterval is how often grpc.client_crl_file is read again: a
+// revocation takes effect within it.
+const crlPollInterval = 5 * time.Second
+
+// crlName and crlRisk name grpc.client_crl_file in readTrusted's errors.
+const (
+	crlName = "the crl"
+	crlRisk = "drop a revocation"
+)
+
+// revocation is the CRLs in force and the watch of grpc.client_crl_file.
+type revocation struct {
+	path  string
+	cas   []*x509.Certificate // grpc.client_ca_file's, which sign the CRLs
+	log   *slog.Logger
+	clock Clock
+
+	cur atomic.Pointer[crls] // in force; read by every handshake and call
+
+	refused atomic.Bool // the file holds CRLs refused (or cannot be read): cur is an older one
+	stale   atomic.Bool // a CRL in force is past its nextUpdate
+
+	// Only the watch's goroutine uses these.
+	refusedSum [sha256.Size]byte // of the file's bytes last refused
+	lastErr    string            // the refusal last logged
+
+	alarms     prometheus.Counter // tirage_alarms_total{component="crl"}; nil until newDaemon
+	handshakes prometheus.Counter // tirage_client_crl_handshakes_refused_total
+}
+
+// crls is a file's CRLs, one per issuing CA, and the certificates they
+// revoke.
+type crls struct {
+	lists   []*x509.RevocationList
+	revoked map[string]bool // revokedKey(issuer, serial)
+	sum     [sha256.Size]byte
+}
+
+// revokedKey is a certificate's key in crls.revoked: its issuer's DER name
+// (self-delimiting) followed by its serial number.
+func revokedKey(rawIssuer []byte, serial *big.Int) string {
+	return string(rawIssuer) + serial.Text(16)
+}
+
+// openRevocation reads grpc.client_crl_file, which the CAs cas must have
+// signed; its errors name the key and refuse the start.
+func openRevocation(cfg Config, cas []*x509.Certificate) (*revocation, error) {
+	r := &revocation{path: cfg.GRPC.ClientCRLFile, cas: cas, log: cfg.Logger.With("component", "crl"), clock: cfg.Clock}
+	b, err := readTrusted(r.path, crlName, crlRisk)
+	if err != nil {
+		return nil, fmt.Errorf("grpc.client_crl_file: %w", err)
+	}
+	c, err := parseCRLs(b, cas)
+	if err != nil {
+		return nil, fmt.Errorf("grpc.client_crl_file %s: %w", r.path, err)
+	}
+	r.cur.Store(c)
+	return r, nil
+}
+
+// parseCRLs parses b, one DER CRL or PEM blocks of type "X509 CRL", and
+// checks each CRL: signed by a CA of cas whose subject is its issuer, no
+// critical extension, one CRL per CA.
+func parseCRLs(b []byte, cas []*x509.Certificate) (*crls, error) {
+	var ders [][]byte
+	if bytes.Contains(b, []byte("-----BEGIN")) {
+		for rest := b; ; {
+			var blk *pem.Block
+			if blk, rest = pem.Decode(rest); blk == nil {
+				break
+			}
+			if blk.Type != "X509 CRL" {
+				return nil, fmt.Errorf("PEM block %d is %.40q, not an X509 CRL", len(ders)+1, blk.Type)
+			}
+			ders = append(ders, blk.Bytes)
+		}
+		if len(ders) == 0 {
+			return nil, errors.New("no PEM block: not a CRL")
+		}
+	} else {
+		ders = [][]byte{b}
+	}
+	c := &crls{revoked: map[string]bool{}, sum: sha256.Sum256(b)}
+	for i, der := range ders {
+		l, err := x509.ParseRevocationList(der)
+		if err != nil {
+			return nil, fmt.Errorf("CRL %d: not a CRL: %w", i+1, err)
+		}
+		if err := checkCRL(l, cas); err != nil {
+			return nil, fmt.Errorf("CRL %d (issuer %.120q): %w", i+1, l.Issuer.String(), err)
+		}
+		for _, o := range c.lists {
+			if bytes.Equal(o.RawIssuer, l.RawIssuer) {
+				return nil, fmt.Errorf("CRL %d (issuer %.120q): a second CRL of the same CA", i+1, l.Issuer.String())
+			}
+		}
+		c.lists = append(c.lists, l)
+		for _, e := range l.RevokedCertificateEntries {
+			c.revoked[revokedKey(l.RawIssuer, e.SerialNumber)] = true
+		}
+	}
+	return c, nil
+}
+
+// checkCRL checks that a CA of cas signed l, and that l holds no critical
+// extension.
+func checkCRL(l *x509.RevocationList, cas []*x509.Certificate) error {
+	for _, x := range l.Extensions {
+		if x.Critical {
+			return fmt.Errorf("critical extension %s (a delta or partitioned CRL?): rngd takes complete CRLs only", x.Id)
+		}
+	}
+	for _, e := range l.RevokedCertificateEntries {
+		for _, x := range e.Extensions {
+			if x.Critical {
+				return fmt.Errorf("entry %X: critical extension %s (an indirect CRL?): rngd takes direct CRLs only", e.SerialNumber, x.Id)
+			}
+		}
+	}
+	var sigErr error
+	for _, ca := range cas {
+		if !bytes.Equal(ca.RawSubject, l.RawIssuer) {
+			continue
+		}
+		if sigErr = l.CheckSignatureFrom(ca); sigErr == nil {
+			return nil
+		}
+	}
+	if sigErr != nil {
+		return fmt.Errorf("its signature does not verify under the CA of that name in grpc.client_ca_file: %w", sigErr)
+	}
+	return errors.New("no CA of grpc.client_ca_file has that name: it is not the game servers' CA's")
+}
+
+// notOlder refuses c when it would roll back the CRLs in force, cur: every
+// CA of cur needs a CRL in c with a CRL number and a thisUpdate no lower.
+func (c *crls) notOlder(cur *crls) error {
+	for _, o := range cur.lists {
+		var n *x509.RevocationList
+		for _, l := range c.lists {
+			if bytes.Equal(l.RawIssuer, o.RawIssuer) {
+				n = l
+			}
+		}
+		name := fmt.Sprintf("%.120q", o.Issuer.String())
+		switch {
+		case n == nil:
+			return fmt.Errorf("no CRL of %s, whose CRL is in force", name)
+		case o.Number != nil && n.Number == nil:
+			return fmt.Errorf("the CRL of %s has no CRL number, the one in force has %s", name, o.Number)
+		case o.Number != nil && n.Number.Cmp(o.Number) < 0:
+			return fmt.Errorf("the CRL of %s has CRL number %s, lower than the one in force (%s): an older CRL", name, n.Number, o.Number)
+		case n.ThisUpdate.Before(o.ThisUpdate):
+			return fmt.Errorf("the CRL of %s was issued %s, before the one in force (%s): an older CRL", name, n.ThisUpdate.UTC().Format(time.RFC3339), o.ThisUpdate.UTC().Format(time.RFC3339))
+		}
+	}
+	return nil
+}
+
+// revokedCert reports whether a CRL in force lists cert.
+func (r *revocation) revokedCert(cert *x509.Certificate) bool {
+	return r.cur.Load().revoked[revokedKey(cert.RawIssuer, cert.SerialNumber)]
+}
+
+// verifyConnection is the game servers' listener's tls.Config
+// VerifyConnection: a revoked client certificate fails the handshake (the
+// client reads a bad_certificate alert). It is counted, and logged at debug
+// level only: whoever holds a revoked key sets how often it happens.
+func (r *revocation) verifyConnection(cs tls.ConnectionState) error {
+	if len(cs.VerifiedChains) == 0 || len(cs.VerifiedChains[0]) == 0 {
+		return nil // the handshake refuses it (tls.RequireAndVerifyClientCert)
+	}
+	leaf := cs.VerifiedChains[0][0]
+	if !r.revokedCert(leaf) {
+		return nil
+	}
+	if r.handshakes != nil {
+		r.handshakes.Inc()
+	}
+	r.log.Debug("handshake refused: revoked client certificate", "identity", fmt.Sprintf("%.80q", Identity(leaf)), "serial", fmt.Sprintf("%X", leaf.SerialNumber))
+	return fmt.Errorf("client certificate %X is revoked (grpc.client_crl_file)", leaf.SerialNumber)
+}
+
+// check refuses a call whose connection's client certificate is revoked.
+// A call without one is left to callerIdentity.
+func (r *revocation) check(ctx context.Context) error {
+	p, ok := peer.FromContext(ctx)
+	if !ok {
+		return nil
+	}
+	ti, ok := p.AuthInfo.(credentials.TLSInfo)
+	if !ok || len(ti.State.VerifiedChains) == 0 || len(ti.State.VerifiedChains[0]) == 0 {
+		return nil
+	}
+	leaf := ti.State.VerifiedChains[0][0]
+	if r.revokedCert(leaf) {
+		return refuse(reasonCertRevoked, "the client certificate (serial %X) is revoked: the operator must issue this game server a new one", leaf.SerialNumber)
+	}
+	return nil
+}
+
+// unary and stream refuse every call of a connection whose certificate was
+// revoked after its handshake, before the call reaches anything else.
+func (r *revocation) unary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if err := r.check(ctx); err != nil {
+		return nil, err
+	}
+	return handler(ctx, req)
+}
+
+func (r *revocation) stream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	if err := r.check(ss.Context()); err != nil {
+		return err
+	}
+	return handler(srv, ss)
+}
+
+// observe registers the CRLs' series on m and keeps the alarm counter.
+func (r *revocation) observe(m *metrics) {
+	r.alarms = m.alarms.WithLabelValues("crl")
+	r.handshakes = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "tirage_client_crl_handshakes_refused_total",
+		Help: "TLS handshakes of the game servers' listener refused: the client certificate is revoked by grpc.client_crl_file.",
+	})
+	flag := func(b *atomic.Bool) func() float64 {
+		return func() float64 {
+			if b.Load() {
+				return 1
+			}
+			return 0
+		}
+	}
+	m.reg.MustRegister(r.handshakes,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "tirage_client_crl_refused",
+			Help: "1 while grpc.client_crl_file cannot be read or holds CRLs refused (unsigned by the CA, not parsing, older than those in force): the CRLs read before stay in force; 0 otherwise.",
+		}, flag(&r.refused)),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "tirage_client_crl_stale",
+			Help: "1 while a CRL of grpc.client_crl_file in force is past its nextUpdate: its revocations still hold, issue a new CRL; 0 otherwise.",
+		}, flag(&r.stale)),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "tirage_client_crl_next_update_timestamp_seconds",
+			Help: "The earliest nextUpdate of the CRLs of grpc.client_crl_file in force (Unix time; 0 when none has one): alert before it.",
+		}, func() float64 {
+			var first time.Time
+			for _, l := range r.cur.Load().lists {
+				if !l.NextUpdate.IsZero() && (first.IsZero() || l.NextUpdate.Before(first)) {
+					first = l.NextUpdate
+				}
+			}
+			if first.IsZero() {
+				return 0
+			}
+			return float64(first.Unix())
+		}),
+	)
+}
+
+// watch reads grpc.client_crl_file now and every interval until ctx ends.
+func (r *revocation) watch(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		r.poll()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// poll reads grpc.client_crl_file and takes its CRLs when they differ from
+// those in force and are not refused; then it checks their nextUpdate. The
+// whole file is read, not its stat: a CRL is small, and a rewrite in place
+// within the mtime's granularity is seen too.
+func (r *revocation) poll() {
+	defer r.checkStale()
+	b, err := readTrusted(r.path, crlName, crlRisk)
+	if err != nil {
+		r.reject(err)
+		return
+	}
+	cur := r.cur.Load()
+	sum := sha256.Sum256(b)
+	switch sum {
+	case cur.sum:
+		r.accepted()
+		return
+	case r.refusedSum:
+		return // refused already, and logged: still refused
+	}
+	c, err := parseCRLs(b, r.cas)
+	if err == nil {
+		err = c.notOlder(cur)
+	}
+	if err != nil {
+		r.refusedSum = sum
+		r.reject(err)
+		return
+	}
+	r.cur.Store(c)
+	r.accepted()
+	r.log.Info("grpc.client_crl_file read again: its CRLs are in force", "path", r.path, "crls", c.describe())
+}
+
+// reject raises the alarm for err, once per error.
+func (r *revocation) reject(err error) {
+	r.refused.Store(true)
+	if msg := err.Error(); msg != r.lastErr {
+		r.lastErr = msg
+		r.alarms.Inc()
+		r.log.Error("grpc.client_crl_file refused, the CRLs read before stay in force: fix or replace the file (rngd reads it every few seconds)", "path", r.path, "err", msg)
+	}
+}
+
+// accepted clears the refusal: the file holds the CRLs in force.
+func (r *revocation) accepted() {
+	if r.refused.Swap(false) {
+		r.log.Info("grpc.client_crl_file no longer refused", "path", r.path)
+	}
+	r.lastErr, r.refusedSum = "", [sha256.Size]byte{}
+}
+
+// checkStale raises the alarm when a CRL in force goes past its nextUpdate.
+func (r *revocation) checkStale() {
+	now := r.clock.Now()
+	var past []string
+	for _, l := range r.cur.Load().lists {
+		if !l.NextUpdate.IsZero() && now.After(l.NextUpdate) {
+			past = append(past, fmt.Sprintf("%.120q (next update %s)", l.Issuer.String(), l.NextUpdate.UTC().Format(time.RFC3339)))
+		}
+	}
+	switch stale := len(past) > 0; {
+	case stale && !r.stale.Swap(true):
+		r.alarms.Inc()
+		r.log.Error("grpc.client_crl_file: a CRL in force is past its next update: its revocations still hold, and any made after it are unknown to rngd until the file holds a newer CRL: issue one and replace the file",
+			"path", r.path, "stale", strings.Join(past, ", "))
+	case !stale && r.stale.Swap(false):
+		r.log.Info("grpc.client_crl_file: no CRL in force is past its next update", "path", r.path)
+	}
+}
+
+// describe says what c holds, for the log and the banner.
+func (c *crls) describe() string {
+	var parts []string
+	for _, l := range c.lists {
+		s := fmt.Sprintf("%.120q: %d revoked, issued %s", l.Issuer.String(), len(l.RevokedCertificateEntries), l.ThisUpdate.UTC().Format(time.RFC3339))
+		if l.Number != nil {
+			s += ", number " + l.Number.String()
+		}
+		if !l.NextUpdate.IsZero() {
+			s += ", next update " + l.NextUpdate.UTC().Format(time.RFC3339)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
