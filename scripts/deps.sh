@@ -9,8 +9,9 @@ set -euo pipefail
 # gcc and libc6-dev: cgo, which go test -race and the PKCS#11 backend need
 # (without a C compiler the go command turns cgo off: "-race requires cgo").
 # libprotobuf-dev: google/protobuf/*.proto, which the .proto files import
-# (protobuf-compiler only recommends it).
-pkgs=(curl time gcc libc6-dev softhsm2 opensc swtpm swtpm-tools mariadb-server mariadb-client protobuf-compiler libprotobuf-dev chromium ca-certificates)
+# (protobuf-compiler only recommends it). openssl: docs/rngd.md's certificate
+# and CRL commands, which TestCRLFromOpenSSL runs.
+pkgs=(curl time gcc libc6-dev softhsm2 opensc swtpm swtpm-tools mariadb-server mariadb-client protobuf-compiler libprotobuf-dev chromium ca-certificates openssl)
 
 # go_minor prints the minor version of a go1.N[.x] version string.
 go_minor() { local v=${1#go1.}; echo "${v%%[!0-9]*}"; }
