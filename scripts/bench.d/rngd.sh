@@ -94,17 +94,28 @@ hratio=$(awk -v a="$(get hpeak draws/s)" -v b="$(get hraw proofs/s)" 'BEGIN { pr
 a_call=(TIRAGE_BENCH_CLIENTS="$clients" -- -bench 'DaemonProcessCall$' -benchtime "$((4 * draws))x" ./rngd/loadtest/)
 bench call "${a_call[@]}"
 
-# 6. Where a draw's CPU goes: the in-process peak again, profiled over its
-# draws alone (TIRAGE_BENCH_CPUPROFILE), each sample counted in the first of
-# scripts/cpusplit.awk's categories its stack matches.
-a_prof=(TIRAGE_BENCH_CPUPROFILE="$tmp/draws.prof" "${a_peak[@]}")
+# 6. Where a draw's CPU goes: the in-process peak and half of it again,
+# each profiled over its draws alone (TIRAGE_BENCH_CPUPROFILE), each sample
+# counted in the first of scripts/cpusplit.awk's categories its stack
+# matches.
+a_prof=(TIRAGE_BENCH_CPUPROFILE="$tmp/peak.prof" "${a_peak[@]}")
 bench prof "${a_prof[@]}"
-go tool pprof -traces "$tmp/draws.prof" 2>/dev/null | awk -f scripts/cpusplit.awk > "$tmp/split"
-# us CATEGORY: its CPU µs per draw in the profiled run.
-us() { awk -v c="$1" -v n="$draws" '$1 == c { v = $2 } END { printf "%.1f", 1000 * v / n }' "$tmp/split"; }
-daemon_prof_us=$(awk -v n="$draws" '$1 != "loadgen" { v += $2 } END { printf "%.1f", 1000 * v / n }' "$tmp/split")
-# row LABEL CATEGORY: a row of the table, with its share of the daemon's CPU.
-row() { echo "| $1 | $(us "$2") | $(awk -v a="$(us "$2")" -v d="$daemon_prof_us" 'BEGIN { printf "%.0f", 100 * a / d }') % |"; }
+a_profh=(TIRAGE_BENCH_CPUPROFILE="$tmp/half.prof" "${a_half[@]}")
+bench profh "${a_profh[@]}"
+for r in peak half; do
+  go tool pprof -traces "$tmp/$r.prof" 2>/dev/null | awk -f scripts/cpusplit.awk > "$tmp/$r.split"
+done
+# us RUN CATEGORY: the category's CPU µs per draw in the profiled RUN (peak,
+# half); "daemon": all but the load generator's.
+us() {
+  local n=$draws
+  [ "$1" = half ] && n=$((draws / 2))
+  awk -v c="$2" -v n="$n" '$1 == c || (c == "daemon" && $1 != "loadgen") { v += $2 } END { printf "%.1f", 1000 * v / n }' "$tmp/$1.split"
+}
+# share RUN CATEGORY: its share of the daemon's CPU in RUN, in %.
+share() { awk -v a="$(us "$1" "$2")" -v d="$(us "$1" daemon)" 'BEGIN { printf "%.0f", 100 * a / d }'; }
+# row LABEL CATEGORY: a row of the table, at peak and at half of it.
+row() { echo "| $1 | $(us peak "$2") | $(share peak "$2") % | $(us half "$2") | $(share half "$2") % |"; }
 
 ratio=$(awk -v a="$peak" -v b="$proofs" 'BEGIN { printf "%.0f", 100*a/b }')
 proj=$(get ppeak daemon-draws/s-all-cores)
@@ -192,27 +203,30 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo
   echo "### Where a draw's CPU goes"
   echo
-  echo "The in-process peak once more ($draws draws, $(get prof draws/s) draws/s), profiled"
-  echo "(runtime/pprof, 100 Hz) over exactly its draws; each sample is counted once, in the first"
-  echo "row (in the table's order) that a frame of its stack belongs to (scripts/cpusplit.awk)."
-  echo "Rows are CPU µs per draw; the share is of the daemon's rows (all but the load generator)."
+  echo "The in-process peak ($draws draws, $(get prof draws/s) draws/s) and half of it ($((draws / 2)) draws paced"
+  echo "at $half/s) once more, profiled (runtime/pprof, 100 Hz) over exactly their draws; each sample"
+  echo "is counted once, in the first row (in the table's order) that a frame of its stack belongs to"
+  echo "(scripts/cpusplit.awk). CPU µs per draw, and the share of the daemon's (all rows but the"
+  echo "load generator's)."
   echo
-  echo "| where | µs per draw | of the daemon's |"
-  echo "|---|---:|---:|"
-  echo "| the load generator: the game servers' side of the calls (loadtest, gRPC client, its TLS) | $(us loadgen) | — |"
+  echo "| where | at peak, µs per draw | share | at half, µs per draw | share |"
+  echo "|---|---:|---:|---:|---:|"
+  echo "| the load generator: the game servers' side of the calls (loadtest, gRPC client, its TLS) | $(us peak loadgen) | — | $(us half loadgen) | — |"
   row "the VRF proof (keystore prover)" proof
   row "the call's handler besides the proof: request check and replay lookup, game state, rules, record encoding, log enqueue, reply" handler
   row "the state store, written behind (bbolt batch commits: pwrite, fdatasync)" store
-  row "the transparency log: journal and its fsync, leaf index, tessera's integration" log
+  row "the transparency log: journal and its fsync, leaf index, tessera's integration (a file written, fsynced and renamed, and its directory fsynced, per tile and bundle rewritten)" log
   row "gRPC's server transport and TLS (frames, HPACK, records, socket reads and writes)" transport
   row "the Go garbage collector's background work (assists are in the row that allocated)" gc
   row "other: scheduler, timers, metrics, runtime" other
-  echo "| **the daemon** | **$daemon_prof_us** | 100 % |"
+  echo "| **the daemon** | **$(us peak daemon)** | 100 % | **$(us half daemon)** | 100 % |"
   echo
-  echo "A proof takes $(us proof) µs of CPU time in the daemon; the raw bound's $proof_us µs is wall-clock"
-  echo "time per core ($cores × 10⁶ / proofs/s), the machine's other load included. The 70 % goal leaves"
-  echo "$left_us µs per draw for everything but the proof; the daemon's other rows take"
-  echo "$(awk -v d="$daemon_prof_us" -v p="$(us proof)" 'BEGIN { printf "%.1f", d - p }') µs here."
+  echo "A proof takes $(us peak proof) µs of CPU time in the daemon at peak; the raw bound's $proof_us µs is"
+  echo "wall-clock time per core ($cores × 10⁶ / proofs/s), the machine's other load included. The 70 % goal"
+  echo "leaves $left_us µs per draw for everything but the proof; at peak the daemon's other rows take"
+  echo "$(awk -v d="$(us peak daemon)" -v p="$(us peak proof)" 'BEGIN { printf "%.1f", d - p }') µs. At half of peak a draw costs more than at peak: the log, the store and the"
+  echo "transport work per batch, per fsync and per system call, and their batches are smaller; that"
+  echo "is what makes the paced run's CPU per draw above exceed the peak's."
   echo
   echo "### Another suite: RSA-FDH-VRF-SHA256"
   echo
@@ -244,8 +258,8 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "background. The mean append latency shows how much of a call's latency is the log's; the"
   echo "scheduler's p99 shows how long goroutines queue for one of the $cores cores, several times"
   echo "per call (transport, handler, journal), when the machine is busy."
-  echo "Paced, the daemon spends more CPU per draw than at peak, presumably because what a log"
-  echo "batch and the Go runtime's idle work cost is shared by fewer draws (not measured apart);"
+  echo "Paced, the daemon spends more CPU per draw than at peak: its log, store and transport work"
+  echo "per batch and per system call, and paced batches are smaller (Where a draw's CPU goes, above);"
   echo "the projection uses the peak figure."
   echo
   echo "Reproduce: \`bash scripts/bench.d/rngd.sh\` (DRAWS, CLIENTS), i.e."
@@ -261,8 +275,9 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "$(cmd "${a_hraw[@]}")"
   echo "$(cmd "${a_hpeak[@]}")"
   echo "$(cmd "${a_call[@]}")"
-  echo "$(cmd TIRAGE_BENCH_CPUPROFILE=draws.prof "${a_peak[@]}")"
-  echo "go tool pprof -traces draws.prof | awk -f scripts/cpusplit.awk"
+  echo "$(cmd TIRAGE_BENCH_CPUPROFILE=peak.prof "${a_peak[@]}")"
+  echo "$(cmd TIRAGE_BENCH_CPUPROFILE=half.prof "${a_half[@]}")"
+  echo "go tool pprof -traces peak.prof | awk -f scripts/cpusplit.awk"
   echo '```'
 } > docs/bench/rngd.md
 echo "bench: wrote docs/bench/rngd.md" >&2
