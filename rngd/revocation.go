@@ -127,6 +127,12 @@ func parseCRLs(b []byte, cas []*x509.Certificate) (*crls, error) {
 		if len(ders) == 0 {
 			return nil, errors.New("no PEM block: not a CRL")
 		}
+		// pem.Decode skips a block it cannot decode (bad base64, a wrong
+		// END line, cut short): the CRL in it, maybe another CA's, would be
+		// dropped without a word.
+		if n := bytes.Count(b, []byte("-----BEGIN")); n != len(ders) {
+			return nil, fmt.Errorf("%d PEM blocks begin, %d decode: a block is damaged or cut short", n, len(ders))
+		}
 	} else {
 		ders = [][]byte{b}
 	}

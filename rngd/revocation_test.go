@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,23 @@ func (iss crlIssuer) crlPEM(t testing.TB, n int64, this time.Time, certs ...*x50
 		t.Fatal(err)
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "X509 CRL", Bytes: der})
+}
+
+// anotherCA is a CA named "Another CA": the key of the dev PKI in dir,
+// self-signed.
+func anotherCA(t testing.TB, dir string) crlIssuer {
+	t.Helper()
+	iss := pkiIssuer(t, dir)
+	tmpl := leafTemplate("Another CA")
+	tmpl.IsCA, tmpl.BasicConstraintsValid, tmpl.KeyUsage = true, true, x509.KeyUsageCertSign|x509.KeyUsageCRLSign
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, iss.key.Public(), iss.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iss.ca, err = x509.ParseCertificate(der); err != nil {
+		t.Fatal(err)
+	}
+	return iss
 }
 
 // replaceFile puts b at path as an operator would: a new file renamed over
@@ -323,17 +341,7 @@ func TestCRLStartRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := td.clock.Now()
-	// A CA of another name: the other PKI's key, self-signed as "Another CA".
-	otherName := pkiIssuer(t, other.Dir)
-	tmpl := leafTemplate("Another CA")
-	tmpl.IsCA, tmpl.BasicConstraintsValid, tmpl.KeyUsage = true, true, x509.KeyUsageCertSign|x509.KeyUsageCRLSign
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, otherName.key.Public(), otherName.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if otherName.ca, err = x509.ParseCertificate(der); err != nil {
-		t.Fatal(err)
-	}
+	otherName := anotherCA(t, other.Dir)
 	caPEM, err := os.ReadFile(td.pki.CA())
 	if err != nil {
 		t.Fatal(err)
@@ -421,6 +429,51 @@ func TestParseCRLsSeed(t *testing.T) {
 	if err != nil || !c.revoked[revokedKey(a.RawIssuer, a.SerialNumber)] || len(c.revoked) != 1 {
 		t.Fatalf("parseCRLs: %v, %v", c, err)
 	}
+}
+
+// A file of CRLs one of whose PEM blocks does not decode is refused: the
+// CRL in it is not dropped without a word. pem.Decode skips such a block,
+// so a file of two CAs' CRLs, the second damaged (a character changed, its
+// END line mistyped, cut short), was taken with the first CA's alone: the
+// second CA's revocations were not in force, and no alarm said so.
+func TestParseCRLsDamagedBlock(t *testing.T) {
+	p, err := GenerateDevPKI(t.TempDir(), "server-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := GenerateDevPKI(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	iss, other := pkiIssuer(t, p.Dir), anotherCA(t, q.Dir)
+	cas := []*x509.Certificate{iss.ca, other.ca}
+	now := time.Now()
+	first := iss.crlPEM(t, 1, now, clientCert(t, p, "server-a"))
+	second := other.crlPEM(t, 1, now, iss.ca) // any certificate: its serial is what counts
+	if c, err := parseCRLs(append(append([]byte(nil), first...), second...), cas); err != nil || len(c.lists) != 2 {
+		t.Fatalf("both CRLs: %v", err)
+	}
+	lines := strings.SplitAfter(string(second), "\n")
+	bad := slices.Clone(lines)
+	bad[2] = "!!!!" + bad[2][4:]
+	for _, c := range []struct{ name, second string }{
+		{"bad base64", strings.Join(bad, "")},
+		{"wrong END line", strings.Replace(string(second), "-----END X509 CRL-----", "-----END X509 CRL----", 1)},
+		{"cut short", strings.Join(lines[:len(lines)-3], "")},
+	} {
+		b := append(append([]byte(nil), first...), c.second...)
+		if got, err := parseCRLs(b, cas); err == nil || !strings.Contains(err.Error(), "damaged or cut short") {
+			t.Errorf("%s: %v, %v; want refused, a block damaged", c.name, describeOrNil(got), err)
+		}
+	}
+}
+
+// describeOrNil is c.describe(), for a failure's message.
+func describeOrNil(c *crls) string {
+	if c == nil {
+		return "nothing taken"
+	}
+	return "took " + c.describe()
 }
 
 // The CRLs docs/rngd.md ("Revoking a game server's certificate") has
