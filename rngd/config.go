@@ -117,8 +117,9 @@ type GRPCConfig struct {
 	// ClientCRLFile, when set, revokes game servers' certificates: one or
 	// more X.509 CRLs (PEM blocks "X509 CRL", or one DER CRL), each signed
 	// by a CA of ClientCAFile. A certificate a CRL lists (its issuer and
-	// serial number) is refused at the TLS handshake, and the calls of a
-	// connection opened before are refused UNAUTHENTICATED CERT_REVOKED.
+	// serial number) is refused at the TLS handshake, and a connection
+	// opened before is closed when the CRL is taken (its calls until then
+	// refused UNAUTHENTICATED CERT_REVOKED).
 	// Read at start (a CRL that does not parse, that no CA of the bundle
 	// signed, or with a critical extension rngd does not process, such as
 	// a delta CRL's, refuses the start), then again every few seconds

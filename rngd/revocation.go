@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"net"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,10 +33,14 @@ import (
 //
 //  1. at the TLS handshake (revocation.verifyConnection): the connection
 //     never reaches the API;
-//  2. on every call of a connection opened before the revocation
-//     (revocation.unary, revocation.stream, before the engine's gate and
-//     any handler: nothing is changed, nothing drawn): UNAUTHENTICATED
-//     CERT_REVOKED.
+//  2. a connection opened before the revocation is closed when its CRL
+//     is taken (revocation.listener, creds, closeRevoked): its streams
+//     end (a health Watch, a reflection stream) and its
+//     grpc.max_connections slot is freed, so that a leaked key's holder
+//     who opened every slot before keeps none;
+//  3. on every call of a connection not yet closed (revocation.unary,
+//     revocation.stream, before the engine's gate and any handler: nothing
+//     is changed, nothing drawn): UNAUTHENTICATED CERT_REVOKED.
 //
 // The CRLs are read at start, where any fault refuses the start, and again
 // every crlPollInterval (revocation.watch). Only complete, direct CRLs are
@@ -74,6 +80,9 @@ type revocation struct {
 	refusedSum [sha256.Size]byte // of the file's bytes last refused
 	lastErr    string            // the refusal last logged
 
+	mu    sync.Mutex
+	conns map[*revocableConn]struct{} // guarded by mu: the listener's connections open
+
 	alarms     prometheus.Counter // tirage_alarms_total{component="crl"}; nil until newDaemon
 	handshakes prometheus.Counter // tirage_client_crl_handshakes_refused_total
 }
@@ -95,7 +104,8 @@ func revokedKey(rawIssuer []byte, serial *big.Int) string {
 // openRevocation reads grpc.client_crl_file, which the CAs cas must have
 // signed; its errors name the key and refuse the start.
 func openRevocation(cfg Config, cas []*x509.Certificate) (*revocation, error) {
-	r := &revocation{path: cfg.GRPC.ClientCRLFile, cas: cas, log: cfg.Logger.With("component", "crl"), clock: cfg.Clock}
+	r := &revocation{path: cfg.GRPC.ClientCRLFile, cas: cas, log: cfg.Logger.With("component", "crl"), clock: cfg.Clock,
+		conns: map[*revocableConn]struct{}{}}
 	b, err := readTrusted(r.path, crlName, crlRisk)
 	if err != nil {
 		return nil, fmt.Errorf("grpc.client_crl_file: %w", err)
@@ -358,7 +368,8 @@ func (r *revocation) poll() {
 	}
 	r.cur.Store(c)
 	r.accepted()
-	r.log.Info("grpc.client_crl_file read again: its CRLs are in force", "path", r.path, "crls", c.describe())
+	closed := r.closeRevoked()
+	r.log.Info("grpc.client_crl_file read again: its CRLs are in force", "path", r.path, "crls", c.describe(), "connections_closed", closed)
 }
 
 // reject raises the alarm for err, once per error.
@@ -396,6 +407,101 @@ func (r *revocation) checkStale() {
 	case !stale && r.stale.Swap(false):
 		r.log.Info("grpc.client_crl_file: no CRL in force is past its next update", "path", r.path)
 	}
+}
+
+// listener is the game servers' listener l, which keeps each connection
+// until it closes (gRPC closes the connection it accepted, whatever became
+// of its handshake), for closeRevoked.
+func (r *revocation) listener(l net.Listener) net.Listener {
+	return revocableListener{l, r}
+}
+
+type revocableListener struct {
+	net.Listener
+	r *revocation
+}
+
+func (l revocableListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return c, err
+	}
+	rc := &revocableConn{Conn: c, r: l.r}
+	l.r.mu.Lock()
+	l.r.conns[rc] = struct{}{}
+	l.r.mu.Unlock()
+	return rc, nil
+}
+
+// revocableConn is a connection of the game servers' listener, kept in
+// revocation.conns until it closes.
+type revocableConn struct {
+	net.Conn
+	r    *revocation
+	leaf *x509.Certificate // guarded by r.mu: the client's certificate, once its handshake is over
+}
+
+func (c *revocableConn) Close() error {
+	c.r.mu.Lock()
+	delete(c.r.conns, c)
+	c.r.mu.Unlock()
+	return c.Conn.Close()
+}
+
+// creds is the game servers' listener's transport credentials c, which
+// note each connection's client certificate for closeRevoked once its
+// handshake is over. A CRL taken since the handshake's check
+// (verifyConnection) that revokes it refuses the connection: closeRevoked
+// may have run before the certificate was noted.
+func (r *revocation) creds(c credentials.TransportCredentials) credentials.TransportCredentials {
+	return revocableCreds{c, r}
+}
+
+type revocableCreds struct {
+	credentials.TransportCredentials
+	r *revocation
+}
+
+func (c revocableCreds) ServerHandshake(raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	conn, ai, err := c.TransportCredentials.ServerHandshake(raw)
+	if err != nil {
+		return conn, ai, err
+	}
+	rc, ok := raw.(*revocableConn)
+	ti, isTLS := ai.(credentials.TLSInfo)
+	if !ok || !isTLS || len(ti.State.VerifiedChains) == 0 || len(ti.State.VerifiedChains[0]) == 0 {
+		return conn, ai, nil // left to callerIdentity
+	}
+	leaf := ti.State.VerifiedChains[0][0]
+	c.r.mu.Lock()
+	rc.leaf = leaf
+	c.r.mu.Unlock()
+	if c.r.revokedCert(leaf) {
+		conn.Close()
+		return nil, nil, fmt.Errorf("client certificate %X is revoked (grpc.client_crl_file)", leaf.SerialNumber)
+	}
+	return conn, ai, nil
+}
+
+func (c revocableCreds) Clone() credentials.TransportCredentials {
+	return revocableCreds{c.TransportCredentials.Clone(), c.r}
+}
+
+// closeRevoked closes the connections whose client certificates the CRLs
+// in force revoke, and returns how many.
+func (r *revocation) closeRevoked() int {
+	var revoked []*revocableConn
+	r.mu.Lock()
+	for c := range r.conns {
+		if c.leaf != nil && r.revokedCert(c.leaf) {
+			revoked = append(revoked, c)
+		}
+	}
+	r.mu.Unlock()
+	for _, c := range revoked {
+		c.Close()
+	}
+	return len(revoked)
 }
 
 // describe says what c holds, for the log and the banner.

@@ -17,7 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -190,10 +192,11 @@ func TestCRLRevokedAtHandshake(t *testing.T) {
 	}
 }
 
-// A CRL that revokes a certificate after its connection's handshake is
-// read without restart: the connection's next call is refused
-// UNAUTHENTICATED CERT_REVOKED, and changes nothing; the other game
-// servers play on.
+// A CRL in force that revokes a certificate after its connection's
+// handshake, the connection not closed yet (closeRevoked runs just after
+// the CRL is taken; here it is held back): the connection's calls are
+// refused UNAUTHENTICATED CERT_REVOKED, and change nothing; the other game
+// servers play on. closeRevoked then closes it.
 func TestCRLRevokesOpenConnection(t *testing.T) {
 	td := newTestDaemon(t, withCRL(t, 1))
 	ctx := context.Background()
@@ -221,12 +224,17 @@ func TestCRLRevokesOpenConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	iss := pkiIssuer(t, td.pki.Dir)
-	replaceFile(t, td.cfg.GRPC.ClientCRLFile, iss.crlPEM(t, 2, td.clock.Now(), clientCert(t, td.pki, "server-b")))
-	eventually(t, "server-b refused CERT_REVOKED", func() bool {
-		_, err := b.GetGame(ctx, &qodv1.GetGameRequest{GameId: g.GameId})
-		return RefusalReason(err) == string(reasonCertRevoked)
-	})
+	// The CRL in force first, the file after: the watch finds the file
+	// holds the CRLs in force, and closes nothing.
+	crl := pkiIssuer(t, td.pki.Dir).crlPEM(t, 2, td.clock.Now(), clientCert(t, td.pki, "server-b"))
+	c, err := parseCRLs(crl, td.d.crl.cas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	td.d.crl.cur.Store(c)
+	replaceFile(t, td.cfg.GRPC.ClientCRLFile, crl)
+	_, err = b.GetGame(ctx, &qodv1.GetGameRequest{GameId: g.GameId})
+	wantRefusal(t, err, reasonCertRevoked, "revoked")
 	before, err := td.d.engine.getGame("server-b", g.GameId)
 	if err != nil {
 		t.Fatal(err)
@@ -251,10 +259,64 @@ func TestCRLRevokesOpenConnection(t *testing.T) {
 		t.Errorf("%v handshakes refused, want the calls on the open connection", n)
 	}
 	start(t, a, codes1[2])
+	if n := td.d.crl.closeRevoked(); n != 1 {
+		t.Errorf("closeRevoked closed %d connections, want server-b's", n)
+	}
+	if _, err := b.GetGame(ctx, &qodv1.GetGameRequest{GameId: g.GameId}); status.Code(err) != codes.Unavailable {
+		t.Errorf("server-b's connection closed, then a call: %v, want UNAVAILABLE", err)
+	}
 	wantHandshakeRefused(t, td, "server-b")
 	// A resumed session is checked as a full handshake.
 	if cs, err := dialRead(); !cs.DidResume || err == nil || !strings.Contains(err.Error(), "bad certificate") {
 		t.Errorf("revoked certificate's resumed session: resumed %v, %v; want a bad certificate alert", cs.DidResume, err)
+	}
+}
+
+// A connection whose certificate a CRL revokes after its handshake is
+// closed when the CRL is taken: a stream it kept open (a health Watch)
+// ends, and its grpc.max_connections slot is freed. They stayed open: calls
+// were refused CERT_REVOKED, but a Watch went on, and whoever held a leaked
+// key and had opened every slot before the revocation kept them all (a call
+// every few minutes keeps a connection from idling out), the other game
+// servers locked out until a restart.
+func TestCRLClosesRevokedConnections(t *testing.T) {
+	td := newTestDaemon(t, withCRL(t, 1), func(c *Config) { c.GRPC.MaxConnections = 1 })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w, err := healthpb.NewHealthClient(td.conn("server-b")).Watch(ctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() {
+		for {
+			if _, err := w.Recv(); err != nil {
+				ended <- err
+				return
+			}
+		}
+	}()
+
+	replaceFile(t, td.cfg.GRPC.ClientCRLFile, pkiIssuer(t, td.pki.Dir).crlPEM(t, 2, td.clock.Now(), clientCert(t, td.pki, "server-b")))
+	select {
+	case err := <-ended:
+		if status.Code(err) != codes.Unavailable {
+			t.Errorf("the revoked connection's Watch ended with %v, want UNAVAILABLE (connection closed)", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the revoked connection's health Watch still open 10 s after the CRL")
+	}
+	// Its slot, the only one, is free for server-a.
+	actx, acancel := context.WithTimeout(ctx, 10*time.Second)
+	defer acancel()
+	if _, err := td.client("server-a").ListUnfinishedGames(actx, &qodv1.ListUnfinishedGamesRequest{}, grpc.WaitForReady(true)); err != nil {
+		t.Errorf("server-a, grpc.max_connections 1, after server-b's connection was revoked: %v", err)
+	}
+	if !strings.Contains(string(td.logs()), "connections_closed=1") {
+		t.Errorf("the CRL's log line does not say it closed one connection")
 	}
 }
 

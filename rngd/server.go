@@ -137,6 +137,9 @@ func openListeners(cfg Config) (*listeners, error) {
 		return nil, fmt.Errorf("couldn't listen on grpc.listen %s: %w", cfg.GRPC.Listen, err)
 	}
 	l.grpc = netutil.LimitListener(l.grpc, cfg.GRPC.MaxConnections)
+	if l.crl != nil {
+		l.grpc = l.crl.listener(l.grpc)
+	}
 	if cfg.Audit.Listen != "" {
 		if l.audit, err = net.Listen("tcp", cfg.Audit.Listen); err != nil {
 			l.close()
@@ -279,9 +282,9 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 	// own credentials.
 	// The game servers' calls hold the engine's gate (held); the
 	// auditors' read the log only.
-	tcpServer := func(tc *tls.Config, streams uint32, unary []grpc.UnaryServerInterceptor, stream []grpc.StreamServerInterceptor) *grpc.Server {
+	tcpServer := func(creds credentials.TransportCredentials, streams uint32, unary []grpc.UnaryServerInterceptor, stream []grpc.StreamServerInterceptor) *grpc.Server {
 		return grpc.NewServer(
-			grpc.Creds(credentials.NewTLS(tc)),
+			grpc.Creds(creds),
 			grpc.ConnectionTimeout(tcpHandshakeTimeout),
 			grpc.MaxConcurrentStreams(streams),
 			grpc.NumStreamWorkers(streamWorkers),
@@ -294,18 +297,21 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 	}
 	// A call of a connection whose certificate was revoked since its
 	// handshake is refused first (revocation), before the engine's gate.
+	// Its connection is closed when the CRL is taken (revocation.listener, creds).
+	creds := credentials.NewTLS(l.tls)
 	unary, stream := []grpc.UnaryServerInterceptor{d.held}, []grpc.StreamServerInterceptor(nil)
 	if d.crl != nil {
 		d.crl.observe(e.metrics)
+		creds = d.crl.creds(creds)
 		unary, stream = append([]grpc.UnaryServerInterceptor{d.crl.unary}, unary...), []grpc.StreamServerInterceptor{d.crl.stream}
 	}
-	d.grpc = tcpServer(l.tls, cfg.GRPC.MaxConcurrentStreams, unary, stream)
+	d.grpc = tcpServer(creds, cfg.GRPC.MaxConcurrentStreams, unary, stream)
 	qodv1.RegisterQuitteOuDoubleServer(d.grpc, &qodService{e: e})
 	healthpb.RegisterHealthServer(d.grpc, stoppingHealth{checkedHealth{d.health, d.ready}, d.stopping})
 	reflection.Register(d.grpc)
 
 	if d.lisAudit != nil {
-		d.audit = tcpServer(l.auditTLS, auditMaxConcurrentStreams, nil, nil)
+		d.audit = tcpServer(credentials.NewTLS(l.auditTLS), auditMaxConcurrentStreams, nil, nil)
 		if registerAudit != nil {
 			registerAudit(d.audit)
 		}
