@@ -663,14 +663,53 @@ func TestCorruptStoredRequestRefused(t *testing.T) {
 // what to do; it said only `log record 79: record: kind "ticket_quit":
 // unknown record kind` (the upgrade walk-through, rngd of 9282edc).
 func TestNewerRecordRefused(t *testing.T) {
+	idx, err := startOnRecord(t, `{"kind":"from_a_newer_rngd","v":1}`)
+	want := fmt.Sprintf(`log record %d: record: kind "from_a_newer_rngd": unknown record kind: a newer rngd appended it: run that rngd (docs/rngd.md, Upgrading)`, idx)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("start on a log with a newer rngd's record: %v, want %q", err, want)
+	}
+}
+
+// startOnRecord appends leaf to a test daemon's log, and starts it again:
+// the record's index, and the start's error.
+func startOnRecord(t *testing.T, leaf string) (uint64, error) {
+	t.Helper()
 	td := newTestDaemon(t)
-	idx, err := td.d.engine.tlog.Append(context.Background(), []byte(`{"kind":"from_a_newer_rngd","v":1}`))
+	idx, err := td.d.engine.tlog.Append(context.Background(), []byte(leaf))
 	if err != nil {
 		t.Fatal(err)
 	}
 	td.stop()
-	want := fmt.Sprintf(`log record %d: record: kind "from_a_newer_rngd": unknown record kind: a newer rngd appended it: run that rngd (docs/rngd.md, Upgrading)`, idx)
-	if err := td.tryStart(); err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("start on a log with a newer rngd's record: %v, want %q", err, want)
+	return idx, td.tryStart()
+}
+
+// A log record refused as of an unknown version or kind that no rngd
+// writes (a version below 1, a kind not named as kinds are: a damaged or
+// forged log) refuses the start as that, not as a newer rngd's record
+// ("run that rngd": there is none). Every ErrVersion or ErrUnknownKind was
+// read as an upgrade rolled back.
+func TestNotNewerRecordRefused(t *testing.T) {
+	idx, err := startOnRecord(t, `{"kind":"game_start","v":0}`)
+	want := fmt.Sprintf(`log record %d: record: `, idx)
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "damaged or forged") || strings.Contains(err.Error(), "newer rngd") {
+		t.Fatalf("start on a log with a record of version 0: %v, want %q… damaged or forged, no newer rngd", err, want)
+	}
+	for _, c := range []struct {
+		leaf  string
+		newer bool
+	}{
+		{`{"kind":"from_a_newer_rngd","v":1}`, true},
+		{`{"kind":"game_start","v":2}`, true},
+		{`{"v":2,"kind":"\u0000"}`, true},
+		{`{"kind":"game_start","v":0}`, false},
+		{`{"kind":"game_start","v":-1}`, false},
+		{`{"kind":"","v":1}`, false},
+		{`{"kind":"Game Start","v":1}`, false},
+		{`{"kind":"game_start\u0000","v":1}`, false},
+		{`{"kind":"_","v":1}`, false},
+	} {
+		if got := newerRecord([]byte(c.leaf)); got != c.newer {
+			t.Errorf("newerRecord(%s) = %v, want %v", c.leaf, got, c.newer)
+		}
 	}
 }
