@@ -207,7 +207,9 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "at $half/s) once more, profiled (runtime/pprof, 100 Hz) over exactly their draws; each sample"
   echo "is counted once, in the first row (in the table's order) that a frame of its stack belongs to"
   echo "(scripts/cpusplit.awk). CPU µs per draw, and the share of the daemon's (all rows but the"
-  echo "load generator's)."
+  echo "load generator's). The process's runtime is shared: the gc and other rows hold the load"
+  echo "generator's part of it too (its garbage, its goroutines' scheduling), so the daemon's total"
+  echo "is an upper bound."
   echo
   echo "| where | at peak, µs per draw | share | at half, µs per draw | share |"
   echo "|---|---:|---:|---:|---:|"
