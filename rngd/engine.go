@@ -24,6 +24,7 @@ import (
 	"tirage.fr/tirage/hsm"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/transparency"
+	"tirage.fr/tirage/transparency/checkpoint"
 	"tirage.fr/tirage/transparency/tilelog"
 	"tirage.fr/tirage/verifier/qod"
 	"tirage.fr/tirage/verifier/record"
@@ -1958,14 +1959,29 @@ func (e *engine) proveInclusion(ctx context.Context, wait time.Duration, start *
 	for _, r := range rs {
 		last = max(last, r.LogIndex)
 	}
+	cp, err := e.awaitCheckpoint(ctx, wait, last+1)
+	if err != nil {
+		return
+	}
+	e.includeIn(ctx, cp, start, rs...)
+}
+
+// awaitCheckpoint waits at most wait for a checkpoint of at least size
+// records; past it, it returns the latest.
+func (e *engine) awaitCheckpoint(ctx context.Context, wait time.Duration, size uint64) (*checkpoint.Checkpoint, error) {
 	wctx, cancel := context.WithTimeout(ctx, wait)
-	cp, err := e.tlog.AwaitCheckpoint(wctx, last+1)
+	cp, err := e.tlog.AwaitCheckpoint(wctx, size)
 	cancel()
 	if err != nil {
-		if cp, err = e.tlog.Checkpoint(ctx); err != nil {
-			return
-		}
+		return e.tlog.Checkpoint(ctx)
 	}
+	return cp, nil
+}
+
+// includeIn adds to each receipt of rs that cp covers cp and the record's
+// inclusion proof (and the start's, see proveInclusion). It returns the
+// first proof that could not be read; that receipt is left without.
+func (e *engine) includeIn(ctx context.Context, cp *checkpoint.Checkpoint, start *qodv1.Receipt, rs ...*qodv1.Receipt) error {
 	hashes := func(p tlog.RecordProof) [][]byte {
 		out := make([][]byte, 0, len(p))
 		for _, h := range p {
@@ -1979,12 +1995,16 @@ func (e *engine) proveInclusion(ctx context.Context, wait time.Duration, start *
 			startProof = hashes(p)
 		}
 	}
+	var first error
 	for _, r := range rs {
 		if r.LogIndex >= cp.Size {
 			continue
 		}
 		proof, err := e.tlog.InclusionProof(ctx, r.LogIndex, cp.Size)
 		if err != nil {
+			if first == nil {
+				first = err
+			}
 			continue
 		}
 		r.Checkpoint = cp.Note
@@ -1995,6 +2015,7 @@ func (e *engine) proveInclusion(ctx context.Context, wait time.Duration, start *
 			r.StartRecord, r.StartLogIndex, r.StartInclusionProof = start.Record, start.LogIndex, startProof
 		}
 	}
+	return first
 }
 
 // startOf is the receipt of game id's start record, without proofs (for

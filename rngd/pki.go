@@ -256,11 +256,34 @@ func loadPool(caFile string) (*x509.CertPool, error) {
 // poolFrom is the pool of the certificates of the ca bundle caFile, read
 // as pem.
 func poolFrom(pem []byte, caFile string) (*x509.CertPool, error) {
+	pool, _, err := caBundle(pem, caFile)
+	return pool, err
+}
+
+// caBundle parses the ca bundle caFile, read as b: the certificates that
+// x509.CertPool.AppendCertsFromPEM would take (PEM blocks of type
+// CERTIFICATE, without headers, that parse), each parsed once, and their
+// pool.
+func caBundle(b []byte, caFile string) (*x509.CertPool, []*x509.Certificate, error) {
 	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("no certificate in the ca bundle %s", caFile)
+	var cas []*x509.Certificate
+	for rest := b; ; {
+		var blk *pem.Block
+		if blk, rest = pem.Decode(rest); blk == nil {
+			break
+		}
+		if blk.Type != "CERTIFICATE" || len(blk.Headers) != 0 {
+			continue
+		}
+		if c, err := x509.ParseCertificate(blk.Bytes); err == nil {
+			pool.AddCert(c)
+			cas = append(cas, c)
+		}
 	}
-	return pool, nil
+	if len(cas) == 0 {
+		return nil, nil, fmt.Errorf("no certificate in the ca bundle %s", caFile)
+	}
+	return pool, cas, nil
 }
 
 // Identity is a game server's identity: the first DNS name of its verified

@@ -2,7 +2,6 @@ package rngd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -143,7 +142,7 @@ func (s *qodService) GetQuit(ctx context.Context, req *qodv1.GetQuitRequest) (*q
 // getQuit is the quit of the ticket with code, for the game server that
 // quit it: Quit's reply, made from the log as rebuilder.ticketQuit makes
 // it, with the latest checkpoint and the record's inclusion proof
-// (proveInclusion, GetReceipts' wait). The state store only says where the
+// (awaitCheckpoint with GetReceipts' wait, includeIn). The state store only says where the
 // record is (storedQuit.Index): what the reply shows is the log's leaf
 // there, which must be this ticket's ticket_quit — else the store and the
 // log disagree, which is the operator's to investigate, not the game
@@ -164,13 +163,9 @@ func (e *engine) getQuit(ctx context.Context, server, code string) (*qodv1.QuitR
 		return nil, refuse(reasonTicketNotQuit, "code: the ticket was not quit (QUITTER) and has not started a game")
 	}
 	idx := t.Quit.Index
-	wctx, cancel := context.WithTimeout(ctx, receiptWait)
-	cp, err := e.tlog.AwaitCheckpoint(wctx, idx+1)
-	cancel()
+	cp, err := e.awaitCheckpoint(ctx, receiptWait, idx+1)
 	if err != nil {
-		if cp, err = e.tlog.Checkpoint(ctx); err != nil {
-			return nil, e.refuseLog(err, "couldn't read the log's checkpoint", "")
-		}
+		return nil, e.refuseLog(err, "couldn't read the log's checkpoint", "")
 	}
 	if cp.Size <= idx {
 		return nil, refuse(reasonCheckpointPending, "no checkpoint covers the ticket's quit (log index %d) yet: retry in a moment", idx)
@@ -199,14 +194,8 @@ func (e *engine) getQuit(ctx context.Context, server, code string) (*qodv1.QuitR
 		return nil, refuse(reasonQuitNotOwned, "code: the ticket was quit by another game server")
 	}
 	reply := quitReplied(q, e.receipt(leaves[0], idx, nil, nil, nil))
-	e.proveInclusion(ctx, receiptWait, nil, reply.Receipt)
-	if len(reply.Receipt.Checkpoint) == 0 {
-		// proveInclusion keeps a read's failure to itself: ask again for
-		// it, the reply being the proof.
-		_, err := e.tlog.InclusionProof(ctx, idx, cp.Size)
-		if err == nil {
-			err = errors.New("no inclusion proof")
-		}
+	// The reply is the proof: one that cannot be read refuses it.
+	if err := e.includeIn(ctx, cp, nil, reply.Receipt); err != nil {
 		return nil, e.refuseLog(err, fmt.Sprintf("couldn't prove log entry %d", idx), "")
 	}
 	return reply, nil

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -151,7 +149,7 @@ type rebuildGame struct {
 func (r *rebuilder) apply(tx *bolt.Tx, index uint64, leaf []byte) error {
 	rec, err := record.Parse(leaf)
 	if errors.Is(err, record.ErrUnknownKind) || errors.Is(err, record.ErrVersion) {
-		if !newerRecord(leaf) {
+		if !record.Newer(leaf) {
 			return fmt.Errorf("%w: no rngd writes such a record: the log is damaged or forged", err)
 		}
 		// A record of a newer rngd (an upgrade rolled back): this one cannot
@@ -462,30 +460,3 @@ func (r *rebuilder) storeReplies(tx *bolt.Tx, sg *storedGame, recs []record.Game
 func (r *rebuilder) replyCutoff() time.Time {
 	return r.e.clock.Now().Add(-r.e.cfg.Game.ReplyRetention.Duration)
 }
-
-// newerRecord reports whether leaf, which record.Parse refused as of a
-// version or a kind it does not know, can be a newer rngd's: a version
-// above record.Version, or at record.Version a kind named as kinds are
-// (lower-case words joined by "_"). A version below it, or a kind no rngd
-// would name so, is no rngd's record, and is not to be read as an
-// upgrade rolled back.
-func newerRecord(leaf []byte) bool {
-	var top struct {
-		V    json.Number `json:"v"`
-		Kind string      `json:"kind"`
-	}
-	if json.Unmarshal(leaf, &top) != nil {
-		return false
-	}
-	v, err := top.V.Int64()
-	switch {
-	case err != nil || v < record.Version:
-		return false
-	case v > record.Version:
-		return true
-	}
-	return kindName.MatchString(top.Kind)
-}
-
-// kindName is how record kinds are named: "ticket_quit".
-var kindName = regexp.MustCompile(`^[a-z]+(_[a-z]+)*$`)

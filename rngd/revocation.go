@@ -233,11 +233,8 @@ func (r *revocation) revokedCert(cert *x509.Certificate) bool {
 // client reads a bad_certificate alert). It is counted, and logged at debug
 // level only: whoever holds a revoked key sets how often it happens.
 func (r *revocation) verifyConnection(cs tls.ConnectionState) error {
-	if len(cs.VerifiedChains) == 0 || len(cs.VerifiedChains[0]) == 0 {
-		return nil // the handshake refuses it (tls.RequireAndVerifyClientCert)
-	}
-	leaf := cs.VerifiedChains[0][0]
-	if !r.revokedCert(leaf) {
+	leaf := verifiedLeaf(cs) // none: the handshake refuses it (tls.RequireAndVerifyClientCert)
+	if leaf == nil || !r.revokedCert(leaf) {
 		return nil
 	}
 	if r.handshakes != nil {
@@ -254,12 +251,7 @@ func (r *revocation) check(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	ti, ok := p.AuthInfo.(credentials.TLSInfo)
-	if !ok || len(ti.State.VerifiedChains) == 0 || len(ti.State.VerifiedChains[0]) == 0 {
-		return nil
-	}
-	leaf := ti.State.VerifiedChains[0][0]
-	if r.revokedCert(leaf) {
+	if leaf := peerLeaf(p); leaf != nil && r.revokedCert(leaf) {
 		return refuse(reasonCertRevoked, "the client certificate (serial %X) is revoked: the operator must issue this game server a new one", leaf.SerialNumber)
 	}
 	return nil
@@ -469,10 +461,13 @@ func (c revocableCreds) ServerHandshake(raw net.Conn) (net.Conn, credentials.Aut
 	}
 	rc, ok := raw.(*revocableConn)
 	ti, isTLS := ai.(credentials.TLSInfo)
-	if !ok || !isTLS || len(ti.State.VerifiedChains) == 0 || len(ti.State.VerifiedChains[0]) == 0 {
+	if !ok || !isTLS {
+		return conn, ai, nil
+	}
+	leaf := verifiedLeaf(ti.State)
+	if leaf == nil {
 		return conn, ai, nil // left to callerIdentity
 	}
-	leaf := ti.State.VerifiedChains[0][0]
 	c.r.mu.Lock()
 	rc.leaf = leaf
 	c.r.mu.Unlock()

@@ -1,12 +1,12 @@
 package rngd
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -217,31 +217,13 @@ func loadTrustedPool(caFile string) (*x509.CertPool, error) {
 	return pool, err
 }
 
-// loadTrustedCAs is loadTrustedPool, with the bundle's certificates (those
-// the pool holds: the PEM blocks of type CERTIFICATE that parse).
+// loadTrustedCAs is loadTrustedPool, with the bundle's certificates.
 func loadTrustedCAs(caFile string) (*x509.CertPool, []*x509.Certificate, error) {
 	b, err := readTrusted(caFile, "the ca bundle", "add a CA of their own")
 	if err != nil {
 		return nil, nil, err
 	}
-	pool, err := poolFrom(b, caFile)
-	if err != nil {
-		return nil, nil, err
-	}
-	var cas []*x509.Certificate
-	for rest := b; ; {
-		var blk *pem.Block
-		if blk, rest = pem.Decode(rest); blk == nil {
-			break
-		}
-		if blk.Type != "CERTIFICATE" {
-			continue
-		}
-		if c, err := x509.ParseCertificate(blk.Bytes); err == nil {
-			cas = append(cas, c)
-		}
-	}
-	return pool, cas, nil
+	return caBundle(b, caFile)
 }
 
 // readTrusted reads a file that says which clients rngd admits (a CA
@@ -385,16 +367,12 @@ func (d *Daemon) Serve(ctx context.Context) error {
 	// Readiness is read again after every sweep (and at every probe).
 	go func() { defer close(sweepDone); d.engine.sweepLoop(sweepCtx, func() { d.ready.check() }) }()
 	crlDone := make(chan struct{})
-	go func() {
-		defer close(crlDone)
-		if d.crl != nil {
-			every := d.cfg.crlPoll
-			if every == 0 {
-				every = crlPollInterval
-			}
-			d.crl.watch(sweepCtx, every)
-		}
-	}()
+	if d.crl == nil {
+		close(crlDone)
+	} else {
+		every := cmp.Or(d.cfg.crlPoll, crlPollInterval)
+		go func() { defer close(crlDone); d.crl.watch(sweepCtx, every) }()
+	}
 	d.auditHealth.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	d.auditHealth.SetServingStatus(auditpb.Audit_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 
@@ -673,11 +651,11 @@ func callerIdentity(ctx context.Context) (string, error) {
 	if !ok {
 		return "", refuse(reasonClientCertRequired, "no peer")
 	}
-	ti, ok := p.AuthInfo.(credentials.TLSInfo)
-	if !ok || len(ti.State.VerifiedChains) == 0 || len(ti.State.VerifiedChains[0]) == 0 {
+	leaf := peerLeaf(p)
+	if leaf == nil {
 		return "", refuse(reasonClientCertRequired, "a verified client certificate is required")
 	}
-	id := Identity(ti.State.VerifiedChains[0][0])
+	id := Identity(leaf)
 	if id == "" {
 		return "", refuse(reasonIdentityInvalid, "client certificate names no identity (no DNS SAN, no CN)")
 	}
@@ -685,6 +663,25 @@ func callerIdentity(ctx context.Context) (string, error) {
 		return "", refuse(reasonIdentityInvalid, "client certificate identity %.80q: %v", id, err)
 	}
 	return id, nil
+}
+
+// peerLeaf is the client certificate p's TLS handshake verified, nil
+// without one.
+func peerLeaf(p *peer.Peer) *x509.Certificate {
+	ti, ok := p.AuthInfo.(credentials.TLSInfo)
+	if !ok {
+		return nil
+	}
+	return verifiedLeaf(ti.State)
+}
+
+// verifiedLeaf is the client certificate a TLS handshake verified, nil
+// without one.
+func verifiedLeaf(cs tls.ConnectionState) *x509.Certificate {
+	if len(cs.VerifiedChains) == 0 || len(cs.VerifiedChains[0]) == 0 {
+		return nil
+	}
+	return cs.VerifiedChains[0][0]
 }
 
 // maxIdentity bounds a game server's identity (a DNS name has at most 253

@@ -432,23 +432,19 @@ func AnnouncedAnchors(ka *record.KeyAnnouncement) (keys []*vrf.PublicKey, pins [
 // pinned reports whether fp is pinned by a bare fingerprint (a suite pin
 // names a VRF key, never a log key).
 func (a *Anchors) pinned(fp string) bool {
-	for _, p := range a.Pins {
-		if s, f, err := ParsePin(p); err == nil && s == "" && strings.EqualFold(f, fp) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(a.barePins(), func(f string) bool { return strings.EqualFold(f, fp) })
 }
 
-// pinsBare reports whether a pins a key by a bare fingerprint, as a log
-// key is pinned (--pin, or the key announcement given to --log-key).
-func (a *Anchors) pinsBare() bool {
+// barePins are the fingerprints a pins bare (no suite), as a log key is
+// pinned (--pin, or the key announcement given to --log-key).
+func (a *Anchors) barePins() []string {
+	var fps []string
 	for _, p := range a.Pins {
-		if s, _, err := ParsePin(p); err == nil && s == "" {
-			return true
+		if s, f, err := ParsePin(p); err == nil && s == "" {
+			fps = append(fps, f)
 		}
 	}
-	return false
+	return fps
 }
 
 // TrustedLogKeyTexts returns the texts of the log keys a trusts for a
@@ -614,7 +610,7 @@ func logCheck(v *verdict.Verdict, a *Anchors, note string, docKeys []string, ent
 		switch {
 		case len(fps) > 0:
 			hint = verdict.M(verdict.MsgHintLogKeys, strings.Join(fps, ", "))
-		case a.pinsBare():
+		case len(a.barePins()) > 0:
 			// A pin, or an announcement's, had nothing to match: the user
 			// gave a key, but not one a document without keys can use.
 			hint = verdict.M(verdict.MsgHintPinNoLogKey)

@@ -73,6 +73,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"time"
 
@@ -195,24 +196,19 @@ func appendValid(buf []byte, r Record) ([]byte, error) {
 	return e.buf, nil
 }
 
-// Parse decodes a leaf. It accepts exactly the bytes Format produces, so
-// Format(Parse(b)) == b, and rejects everything else with an error naming
-// the byte offset or the field (ErrMalformed, ErrUnknownKind, ErrVersion).
-func Parse(leaf []byte) (Record, error) {
-	if len(leaf) > MaxLeafSize {
-		return nil, verdict.Errorf(verdict.MsgRecordTooLarge, len(leaf), MaxLeafSize, ErrMalformed)
-	}
+// head scans leaf as one JSON object and returns its "kind" and "v"
+// members as scanned (nil when absent).
+func head(leaf []byte) (kind, version []byte, err error) {
 	p := parser{b: leaf}
 	if len(leaf) == 0 || leaf[0] != '{' {
-		return nil, p.errorf(verdict.MsgRecordNotObject)
+		return nil, nil, p.errorf(verdict.MsgRecordNotObject)
 	}
 	if err := p.scan(0); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if p.off != len(leaf) {
-		return nil, p.errorf(verdict.MsgRecordTrailing)
+		return nil, nil, p.errorf(verdict.MsgRecordTrailing)
 	}
-	var kind, version []byte
 	for key, val := range members(leaf) {
 		switch string(key) {
 		case "kind":
@@ -220,6 +216,46 @@ func Parse(leaf []byte) (Record, error) {
 		case "v":
 			version = val
 		}
+	}
+	return kind, version, nil
+}
+
+// Newer reports whether leaf, which Parse refused with ErrVersion or
+// ErrUnknownKind, can be a record of a later format: a version above
+// Version, or at Version a kind named as kinds are (lower-case words joined
+// by "_": a kind may be added within a version, as ticket_quit was). A
+// version below, or a kind no format would name so, is no format's
+// record: the leaf is damaged or forged.
+func Newer(leaf []byte) bool {
+	if len(leaf) > MaxLeafSize {
+		return false
+	}
+	kind, version, err := head(leaf)
+	if err != nil || version == nil || rawKind(version) != '0' {
+		return false
+	}
+	switch n := rawInteger(version); {
+	case n > Version:
+		return true
+	case n < Version:
+		return false
+	}
+	return kind != nil && rawKind(kind) == '"' && kindName.MatchString(rawString(kind))
+}
+
+// kindName is how record kinds are named: "ticket_quit".
+var kindName = regexp.MustCompile(`^[a-z]+(_[a-z]+)*$`)
+
+// Parse decodes a leaf. It accepts exactly the bytes Format produces, so
+// Format(Parse(b)) == b, and rejects everything else with an error naming
+// the byte offset or the field (ErrMalformed, ErrUnknownKind, ErrVersion).
+func Parse(leaf []byte) (Record, error) {
+	if len(leaf) > MaxLeafSize {
+		return nil, verdict.Errorf(verdict.MsgRecordTooLarge, len(leaf), MaxLeafSize, ErrMalformed)
+	}
+	kind, version, err := head(leaf)
+	if err != nil {
+		return nil, err
 	}
 	if version == nil || rawKind(version) != '0' {
 		return nil, decodeErr("v", verdict.MsgRecordVersionType)
