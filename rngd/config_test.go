@@ -147,6 +147,8 @@ func TestConfigErrors(t *testing.T) {
 		"negative audit connections":       {configTOML(map[string]string{"audit.max_connections": `-1`}), "audit.max_connections"},
 		"manifest bound too large":         {configTOML(map[string]string{"admin.max_manifest_tickets": `50000001`}), "admin.max_manifest_tickets = 50000001: at most 50000000"},
 		"negative batch age":               {configTOML(map[string]string{"log.batch_max_age": `"-1ms"`}), "log.batch_max_age"},
+		"negative journal interval":        {configTOML(map[string]string{"log.journal_interval": `"-1ms"`}), "log.journal_interval = -1ms: want a positive duration"},
+		"long journal interval":            {configTOML(map[string]string{"log.journal_interval": `"11ms"`}), "log.journal_interval = 11ms: at most 10ms"},
 		"negative batch size":              {configTOML(map[string]string{"log.batch_max_size": `-2`}), "log.batch_max_size"},
 		"negative receipts":                {configTOML(map[string]string{"log.receipt_wait": `"-1s"`}), "log.receipt_wait"},
 		"negative checkpoint":              {configTOML(map[string]string{"log.checkpoint_interval": `"-1s"`}), "log.checkpoint_interval"},
@@ -220,7 +222,7 @@ type configErrorCase struct {
 // Zero, or no key, selects the documented defaults.
 func TestConfigDefaults(t *testing.T) {
 	c, err := checkTOML(t, configTOML(map[string]string{
-		"game.sweep_interval": `"0s"`, "game.reply_retention": `"0s"`, "log.batch_max_age": `"0s"`, "log.checkpoint_interval": `"0s"`,
+		"game.sweep_interval": `"0s"`, "game.reply_retention": `"0s"`, "log.batch_max_age": `"0s"`, "log.journal_interval": `"0s"`, "log.checkpoint_interval": `"0s"`,
 		"log.trillian_append_timeout": `"0s"`, "entropy.reseed_interval": `"0s"`, "entropy.read_timeout": `"0s"`, "keys.sessions": `0`,
 	}))
 	if err != nil {
@@ -230,6 +232,7 @@ func TestConfigDefaults(t *testing.T) {
 		"game.sweep_interval":         {c.Game.SweepInterval.Duration, time.Minute},
 		"game.reply_retention":        {c.Game.ReplyRetention.Duration, 2400 * time.Hour},
 		"log.batch_max_age":           {c.Log.BatchMaxAge.Duration, 50 * time.Millisecond},
+		"log.journal_interval":        {c.Log.JournalInterval.Duration, time.Millisecond},
 		"log.checkpoint_interval":     {c.Log.CheckpointInterval.Duration, 100 * time.Millisecond},
 		"log.trillian_append_timeout": {c.Log.TrillianAppendTimeout.Duration, 30 * time.Second},
 		"entropy.reseed_interval":     {c.Entropy.ReseedInterval.Duration, time.Minute},

@@ -350,6 +350,7 @@ func openLog(ctx context.Context, cfg Config, c *components) error {
 			Signers:            signers,
 			BatchMaxAge:        cfg.Log.BatchMaxAge.Duration,
 			BatchMaxSize:       cfg.Log.BatchMaxSize,
+			JournalInterval:    cfg.Log.JournalInterval.Duration,
 			CheckpointInterval: cfg.Log.CheckpointInterval.Duration,
 			CheckpointTimeout:  cfg.Log.CheckpointTimeout.Duration,
 			WitnessPolicy:      cfg.Log.witnessPolicy,
@@ -1435,7 +1436,7 @@ func (d *Daemon) banner(c *components) {
 		}
 		fmt.Fprintf(&b, "  log           trillian %s tree %d (%s), origin %q\n", cfg.Log.TrillianAddress, cfg.Log.TrillianTreeID, tr, cfg.Log.Origin)
 	} else {
-		fmt.Fprintf(&b, "  log           tessera %s, origin %q, batch %s, checkpoint every %s\n", filepath.Join(cfg.DataDir, "log"), cfg.Log.Origin, cfg.Log.BatchMaxAge, cfg.Log.CheckpointInterval)
+		fmt.Fprintf(&b, "  log           tessera %s, origin %q, batch %s, journal fsyncs %s apart at least, checkpoint every %s\n", filepath.Join(cfg.DataDir, "log"), cfg.Log.Origin, cfg.Log.BatchMaxAge, cfg.Log.JournalInterval, cfg.Log.CheckpointInterval)
 	}
 	if wl, ok := c.log.(witnessedLog); ok {
 		if ws := wl.Witnesses(); len(ws) > 0 {

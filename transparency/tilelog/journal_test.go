@@ -803,3 +803,94 @@ func TestMkdirAll(t *testing.T) {
 		t.Fatal("mkdirAll under a file succeeded")
 	}
 }
+
+// journalGroups returns the leaf count of every group in the journal of the
+// log in dir, in order.
+func journalGroups(t *testing.T, dir string) []uint32 {
+	t.Helper()
+	segs, err := filepath.Glob(filepath.Join(dir, journalDir, "*"+journalExt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(segs)
+	var counts []uint32
+	for _, seg := range segs {
+		raw, err := os.ReadFile(seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for off := 0; off < len(raw); {
+			h, ok := parseHead(raw[off:])
+			if !ok {
+				t.Fatalf("%s: no group header at offset %d", seg, off)
+			}
+			counts = append(counts, h.count)
+			off += groupHeader + int(h.length)
+		}
+	}
+	return counts
+}
+
+// While appends arrive during the journal's writes, the next group waits
+// until JournalInterval after the last one began, and every append arriving
+// meanwhile shares its fsync; an appender alone, appending again once
+// acknowledged, is never held back.
+func TestJournalInterval(t *testing.T) {
+	const interval, spaced, alone = 3 * time.Second, 10, 5
+	dir := t.TempDir()
+	writing, release := make(chan struct{}), make(chan struct{})
+	var held atomic.Bool
+	l, err := Open(context.Background(), Config{Dir: dir, Origin: "example.com/interval", Signers: lagSigners(t), JournalInterval: interval,
+		beforeWrite: func() {
+			if held.CompareAndSwap(false, true) { // the first group only
+				close(writing)
+				<-release
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	appendAll := func(wg *sync.WaitGroup, leaf string) {
+		wg.Go(func() {
+			if _, err := l.Append(context.Background(), []byte(leaf)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	var wg sync.WaitGroup
+	appendAll(&wg, "first")
+	<-writing
+	// One append arrives while the first group is written...
+	appendAll(&wg, "during")
+	waitFor(t, func() bool {
+		l.pmu.Lock()
+		defer l.pmu.Unlock()
+		return len(l.queue) == 1
+	})
+	close(release)
+	// ...so the next group waits, and these, one every 2 ms, join it.
+	for i := range spaced {
+		appendAll(&wg, fmt.Sprintf("spaced %d", i))
+		time.Sleep(2 * time.Millisecond)
+	}
+	wg.Wait()
+	// Nothing arrived while that group was written: an appender alone is
+	// not held back (each append would wait for the interval if it were).
+	start := time.Now()
+	for i := range alone {
+		if _, err := l.Append(context.Background(), fmt.Appendf(nil, "alone %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if took := time.Since(start); took >= interval {
+		t.Fatalf("%d appends one after another took %v: held back by the journal interval (%v)", alone, took, interval)
+	}
+	want := []uint32{1, 1 + spaced}
+	for range alone {
+		want = append(want, 1)
+	}
+	if got := journalGroups(t, dir); !slices.Equal(got, want) {
+		t.Fatalf("journal groups of %v leaves, want %v", got, want)
+	}
+}

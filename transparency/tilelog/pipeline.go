@@ -17,9 +17,10 @@ import (
 )
 
 // The append pipeline. Append queues its leaf and waits; journalLoop takes
-// everything queued, journals it with one fsync and acknowledges each leaf
-// with its index; integrateLoop hands the journaled leaves to tessera, in
-// order, as they come; confirmLoop waits for tessera's futures in the same
+// everything queued (while appends keep arriving during its writes, at most
+// once per Config.JournalInterval), journals it with one fsync and
+// acknowledges each leaf with its index; integrateLoop hands the journaled
+// leaves to tessera, in order, as they come; confirmLoop waits for tessera's futures in the same
 // order and checks that tessera gave each leaf its journal index (tessera's
 // queue flushes batches one at a time, in order, and integrateLoop is its
 // only writer). Any failure stops the pipeline: appends are refused from
@@ -176,8 +177,16 @@ func (l *Log) fail(err error) error {
 func (l *Log) journalLoop() {
 	defer close(l.journalDone)
 	defer close(l.integrate)
+	var last time.Time // when the last group was taken
+	// busy: appends arrived while the last group was written. Only then
+	// is the next group spaced (space): an appender alone, who appends
+	// again once acknowledged, is never held back.
+	busy := false
 	for range l.wake {
 		for {
+			if busy {
+				l.space(last)
+			}
 			l.pmu.Lock()
 			batch, stopping, failed := l.queue, l.stopping, l.refusal()
 			l.queue = nil
@@ -188,6 +197,7 @@ func (l *Log) journalLoop() {
 				}
 				break
 			}
+			last = time.Now()
 			if failed == nil {
 				// Waiting for tessera may end with the pipeline failed
 				// (an append timed out meanwhile, its caller told the
@@ -205,7 +215,13 @@ func (l *Log) journalLoop() {
 			for i, r := range batch {
 				leaves[i] = r.leaf
 			}
+			if l.cfg.beforeWrite != nil {
+				l.cfg.beforeWrite()
+			}
 			first, err := l.journal.write(leaves)
+			l.pmu.Lock()
+			busy = len(l.queue) > 0
+			l.pmu.Unlock()
 			if err != nil {
 				err = l.fail(err)
 			} else {
@@ -228,6 +244,34 @@ func (l *Log) journalLoop() {
 			if err := l.journal.trim(l.integrated.Load()); err != nil {
 				l.fail(err)
 			}
+		}
+	}
+}
+
+// space holds journalLoop's next group until JournalInterval has passed
+// since the last one was taken (last), so that the appends arriving
+// meanwhile share its fsync; it does not wait when nothing is queued, nor
+// once Close has begun. journalLoop spaces groups only while appends
+// arrive during its writes (busy): concurrent appenders, whose next
+// appends are likely within the interval.
+func (l *Log) space(last time.Time) {
+	wait := time.Until(last.Add(l.cfg.JournalInterval))
+	if wait <= 0 {
+		return
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	for {
+		l.pmu.Lock()
+		idle, stopping := len(l.queue) == 0, l.stopping
+		l.pmu.Unlock()
+		if idle || stopping {
+			return
+		}
+		select {
+		case <-t.C:
+			return
+		case <-l.wake: // an append, or Close
 		}
 	}
 }
