@@ -233,11 +233,15 @@ type storedTicket struct {
 	Quit     *storedQuit `json:",omitempty"` // set once the code was quit (QUITTER)
 }
 
-// storedQuit is a ticket's quit: its ticket_quit record's time and log
-// index.
+// storedQuit is a ticket's quit: its ticket_quit record's time, log
+// index and game server. Server lets GetQuit refuse another game server
+// from the store, without waiting for a checkpoint and reading the log; it
+// is empty in a quit an older rngd stored (same format 6: an older rngd
+// ignores the field, and a quit without it is checked against the log).
 type storedQuit struct {
-	At    time.Time
-	Index uint64
+	At     time.Time
+	Index  uint64
+	Server string `json:",omitempty"`
 }
 
 // storedEmission is an emission as the store keeps it.

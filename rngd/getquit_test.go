@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -125,16 +126,16 @@ func TestGetQuit(t *testing.T) {
 	proven("after losing state.db", got)
 }
 
-// storeQuitIndex makes the state store keep the quit of ticket at log
-// index idx (a corrupt store).
-func storeQuitIndex(t *testing.T, td *testDaemon, ticket [32]byte, idx uint64) {
+// storeQuit makes the state store keep the quit of ticket as edit changes
+// it (a corrupt store, or one an older rngd wrote).
+func storeQuit(t *testing.T, td *testDaemon, ticket [32]byte, edit func(*storedQuit)) {
 	t.Helper()
 	err := td.d.engine.store.db.Update(func(tx *bolt.Tx) error {
 		var st storedTicket
 		if ok, err := getJSON(tx, bucketTickets, ticket[:], &st); err != nil || !ok {
 			return fmt.Errorf("ticket: %v %v", ok, err)
 		}
-		st.Quit.Index = idx
+		edit(st.Quit)
 		return putJSON(tx, bucketTickets, ticket[:], &st)
 	})
 	if err != nil {
@@ -161,7 +162,7 @@ func TestGetQuitStoreMismatch(t *testing.T) {
 	}
 	alarms := td.d.engine.metrics.alarms.WithLabelValues("store")
 	for what, idx := range map[string]uint64{"the manifest": q1.Receipt.LogIndex - 1, "another ticket's quit": q2.Receipt.LogIndex} {
-		storeQuitIndex(t, td, tickets[1].TicketHash, idx)
+		storeQuit(t, td, tickets[1].TicketHash, func(q *storedQuit) { q.Index = idx })
 		before := counterValue(alarms)
 		var got *qodv1.QuitResponse
 		refusedFor(t, td, reasonInternal, "internal error: the operator is alerted", func() error {
@@ -183,9 +184,150 @@ func TestGetQuitStoreMismatch(t *testing.T) {
 			t.Errorf("%s: the cause is not in rngd's log", what)
 		}
 	}
-	storeQuitIndex(t, td, tickets[1].TicketHash, q1.Receipt.LogIndex)
+	storeQuit(t, td, tickets[1].TicketHash, func(q *storedQuit) { q.Index = q1.Receipt.LogIndex })
 	if _, err := getQuit(a, cs[1]); err != nil {
 		t.Fatalf("the store mended: %v", err)
+	}
+	// A store naming another game server than the log's record: the
+	// log's is not shown to the one the store names, and the operator is
+	// alerted.
+	storeQuit(t, td, tickets[1].TicketHash, func(q *storedQuit) { q.Server = "server-b" })
+	before := counterValue(alarms)
+	refusedFor(t, td, reasonInternal, "internal error: the operator is alerted", func() error {
+		_, err := getQuit(td.client("server-b"), cs[1])
+		return err
+	})
+	if counterValue(alarms) != before+1 {
+		t.Errorf("another game server stored: the store's alarm was not raised")
+	}
+	if !bytes.Contains(td.logs(), []byte("its game server is not the one the store keeps")) {
+		t.Errorf("another game server stored: the cause is not in rngd's log")
+	}
+}
+
+// heldLog is a log whose checkpoints are held back (staleLog: none covers
+// a later record) and which counts what it is asked for: checkpoints and
+// entries.
+type heldLog struct {
+	staleLog
+	asked *atomic.Int64
+}
+
+func (l heldLog) Checkpoint(ctx context.Context) (*checkpoint.Checkpoint, error) {
+	l.asked.Add(1)
+	return l.staleLog.Checkpoint(ctx)
+}
+
+func (l heldLog) AwaitCheckpoint(ctx context.Context, size uint64) (*checkpoint.Checkpoint, error) {
+	l.asked.Add(1)
+	return l.staleLog.AwaitCheckpoint(ctx, size)
+}
+
+func (l heldLog) Entries(ctx context.Context, start, end, size uint64) ([][]byte, error) {
+	l.asked.Add(1)
+	return l.staleLog.Entries(ctx, start, end, size)
+}
+
+// Another game server's GetQuit is refused QUIT_NOT_OWNED from the state
+// store, which keeps the quit's game server: with the log's checkpoints
+// held back it asks the log nothing — before, it waited up to receiptWait
+// for a checkpoint covering the quit, and read the record, to refuse a
+// reply it would never give (here: CHECKPOINT_PENDING). The quitting game
+// server's own GetQuit does ask the log (the held log is in its path). The
+// store keeps the game server across a catch-up from the log, a rebuild
+// (rngctl state rebuild) and a lost state store.
+func TestGetQuitNotOwnedAtOnce(t *testing.T) {
+	td := newTestDaemon(t)
+	ctx := context.Background()
+	cs := td.emission("GN", "2026-12-31", 3)
+	e := td.d.engine
+	held, err := e.tlog.AwaitCheckpoint(ctx, e.tlog.(transparency.Sequencer).Sequenced())
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, unquit := td.snapshotState()
+	td.start()
+	if _, err := quitCode(td.client("server-a"), rid(), cs[1]); err != nil {
+		t.Fatal(err)
+	}
+	atOnce := func(when string) {
+		t.Helper()
+		e := td.d.engine
+		asked := new(atomic.Int64)
+		tl := e.tlog
+		e.tlog = heldLog{staleLog{tl, held}, asked}
+		defer func() { e.tlog = tl }()
+		a, b := td.client("server-a"), td.client("server-b")
+		ok := t.Run(when, func(t *testing.T) {
+			refusedFor(t, td, reasonQuitNotOwned, "code: the ticket was quit by another game server", func() error {
+				_, err := getQuit(b, cs[1])
+				return err
+			})
+			if n := asked.Load(); n != 0 {
+				t.Errorf("another game server's GetQuit asked the log %d times, want none", n)
+			}
+			_, err := getQuit(a, cs[1])
+			wantRefusal(t, err, reasonCheckpointPending, "no checkpoint covers the ticket's quit")
+			if asked.Load() == 0 {
+				t.Errorf("the quitting game server's GetQuit did not ask the held log")
+			}
+		})
+		if !ok {
+			t.FailNow()
+		}
+	}
+	atOnce("after the quit")
+	for _, step := range []struct {
+		when string
+		do   func() error // on the stopped daemon's data directory
+	}{
+		// The store as it was before the quit: Open catches it up from
+		// the log.
+		{"after a catch-up from the log", func() error { return os.WriteFile(state, unquit, 0o600) }},
+		{"after a rebuild", func() error { _, err := Rebuild(ctx, td.cfg); return err }},
+		{"after losing state.db", func() error { return os.Remove(state) }},
+	} {
+		td.stop()
+		if err := step.do(); err != nil {
+			t.Fatalf("%s: %v", step.when, err)
+		}
+		td.start()
+		atOnce(step.when)
+	}
+}
+
+// A quit stored without its game server (by an older rngd, in the same
+// store format 6) is checked against the log as before: another game
+// server is refused QUIT_NOT_OWNED once the record is read, the quitting
+// one gets its receipt.
+func TestGetQuitStoredWithoutServer(t *testing.T) {
+	td := newTestDaemon(t)
+	cs, tickets := DemoTickets("GO", []byte("test seed"), 3)
+	td.emission("GO", "2026-12-31", 3)
+	a, b := td.client("server-a"), td.client("server-b")
+	first, err := quitCode(a, rid(), cs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	storeQuit(t, td, tickets[1].TicketHash, func(q *storedQuit) { q.Server = "" })
+	raw := func() []byte {
+		var b []byte
+		td.d.engine.store.db.View(func(tx *bolt.Tx) error {
+			b = bytes.Clone(tx.Bucket(bucketTickets).Get(tickets[1].TicketHash[:]))
+			return nil
+		})
+		return b
+	}()
+	if bytes.Contains(raw, []byte("Server")) {
+		t.Fatalf("a quit stored without its game server: %s", raw)
+	}
+	refusedFor(t, td, reasonQuitNotOwned, "code: the ticket was quit by another game server", func() error {
+		_, err := getQuit(b, cs[1])
+		return err
+	})
+	got, err := getQuit(a, cs[1])
+	if err != nil || got.Receipt.LogIndex != first.Receipt.LogIndex || len(got.Receipt.Checkpoint) == 0 {
+		t.Fatalf("the quitting game server's GetQuit: %v %v", got, err)
 	}
 }
 

@@ -2,6 +2,7 @@ package rngd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -80,7 +81,7 @@ func (e *engine) quit(ctx context.Context, server string, req *qodv1.QuitRequest
 		return nil, err
 	}
 	reply = quitReplied(rec, s.receipt)
-	t.Quit = &storedQuit{At: now, Index: s.index}
+	t.Quit = &storedQuit{At: now, Index: s.index, Server: server}
 	err = e.commit(&c, reply, nil, []sealed{s}, func(tx *bolt.Tx) error {
 		return putJSON(tx, bucketTickets, ticket[:], &t)
 	})
@@ -142,11 +143,16 @@ func (s *qodService) GetQuit(ctx context.Context, req *qodv1.GetQuitRequest) (*q
 // getQuit is the quit of the ticket with code, for the game server that
 // quit it: Quit's reply, made from the log as rebuilder.ticketQuit makes
 // it, with the latest checkpoint and the record's inclusion proof
-// (awaitCheckpoint with GetReceipts' wait, includeIn). The state store only says where the
-// record is (storedQuit.Index): what the reply shows is the log's leaf
-// there, which must be this ticket's ticket_quit — else the store and the
-// log disagree, which is the operator's to investigate, not the game
-// server's to read. Read-only: it takes no lock, a quit being committed
+// (awaitCheckpoint with GetReceipts' wait, includeIn). Another game server
+// is refused at once when the state store names the quit's game server
+// (storedQuit.Server): it neither waits for a checkpoint nor has the log
+// read for a reply it will not get. Else the state store only says where
+// the record is (storedQuit.Index): what the reply shows is the log's leaf
+// there, which must be this ticket's ticket_quit, by the game server the
+// store names if it names one — else the store and the log disagree, which
+// is the operator's to investigate, not the game server's to read — and
+// the log's game server is the one the reply is for (a quit an older rngd
+// stored names none). Read-only: it takes no lock, a quit being committed
 // before its reply.
 func (e *engine) getQuit(ctx context.Context, server, code string) (*qodv1.QuitResponse, error) {
 	ticket, err := record.TicketHash(code)
@@ -161,6 +167,8 @@ func (e *engine) getQuit(ctx context.Context, server, code string) (*qodv1.QuitR
 		return nil, refuse(reasonTicketStarted, "code: %v: the ticket started a game, it has no quit (CONTINUER is irrevocable)", qod.ErrTicketStarted)
 	case t.Quit == nil:
 		return nil, refuse(reasonTicketNotQuit, "code: the ticket was not quit (QUITTER) and has not started a game")
+	case t.Quit.Server != "" && t.Quit.Server != server:
+		return nil, quitNotOwned()
 	}
 	idx := t.Quit.Index
 	cp, err := e.awaitCheckpoint(ctx, receiptWait, idx+1)
@@ -184,6 +192,8 @@ func (e *engine) getQuit(ctx context.Context, server, code string) (*qodv1.QuitR
 		err = fmt.Errorf("a %s record", rec.Kind())
 	case err == nil && q.Ticket != ticket:
 		err = fmt.Errorf("the ticket_quit of ticket %x", q.Ticket)
+	case err == nil && t.Quit.Server != "" && q.Server != t.Quit.Server:
+		err = errors.New("its game server is not the one the store keeps")
 	}
 	if err != nil {
 		e.metrics.alarms.WithLabelValues("store").Inc()
@@ -191,7 +201,7 @@ func (e *engine) getQuit(ctx context.Context, server, code string) (*qodv1.QuitR
 			"internal error: the operator is alerted")
 	}
 	if q.Server != server {
-		return nil, refuse(reasonQuitNotOwned, "code: the ticket was quit by another game server")
+		return nil, quitNotOwned()
 	}
 	reply := quitReplied(q, e.receipt(leaves[0], idx, nil, nil, nil))
 	// The reply is the proof: one that cannot be read refuses it.
@@ -199,4 +209,10 @@ func (e *engine) getQuit(ctx context.Context, server, code string) (*qodv1.QuitR
 		return nil, e.refuseLog(err, fmt.Sprintf("couldn't prove log entry %d", idx), "")
 	}
 	return reply, nil
+}
+
+// quitNotOwned refuses GetQuit to a game server that did not quit the
+// ticket: a quit's receipt is its game server's.
+func quitNotOwned() error {
+	return refuse(reasonQuitNotOwned, "code: the ticket was quit by another game server")
 }

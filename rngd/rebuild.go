@@ -236,9 +236,10 @@ func (r *rebuilder) apply(tx *bolt.Tx, index uint64, leaf []byte) error {
 }
 
 // ticketQuit applies a ticket_quit (log index): its ticket reads as quit,
-// and the reply of the game server's Quit that sealed it is stored, as
-// the call would have stored it (adminReply), so that its retry after a
-// crash gets it. Applied again (a tail partly in the store), it changes
+// by the record's game server (storedQuit.Server, for GetQuit), and the
+// reply of the game server's Quit that sealed it is stored, as the call
+// would have stored it (adminReply), so that its retry after a crash gets
+// it. Applied again (a tail partly in the store), it changes
 // nothing. A quit of a ticket not imported, started or quit before is
 // refused: rngd seals none (quit), and a store that read the ticket as
 // open again would let it start.
@@ -258,7 +259,7 @@ func (r *rebuilder) ticketQuit(tx *bolt.Tx, index uint64, leaf []byte, v *record
 	if err := r.adminReply(tx, v.Req, v.ReqDigest, v.Time, quitReplied(v, r.e.receipt(leaf, index, nil, nil, nil))); err != nil {
 		return err
 	}
-	t.Quit = &storedQuit{At: v.Time, Index: index}
+	t.Quit = &storedQuit{At: v.Time, Index: index, Server: v.Server}
 	return putJSON(tx, bucketTickets, v.Ticket[:], &t)
 }
 

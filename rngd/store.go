@@ -32,7 +32,8 @@ import (
 //	            "format"  → storeFormat (uint64, big endian)
 //	emissions   emission id → JSON emission
 //	tickets     SHA-256(code) → JSON ticket (emission, stake, game once played,
-//	            or its quit once quit: time and log index)
+//	            or its quit once quit: time, log index and game server —
+//	            the server is missing from a quit an older rngd stored)
 //	games       game id → JSON game
 //	receipts    game id ‖ 0x00 ‖ seq (uint32 BE) → log index (8, BE) ‖ leaf
 //	requests    record.RequestID(server, request id) → digest (32) ‖ time (8) ‖ kind (1) ‖ …
@@ -76,7 +77,11 @@ var (
 // (see upgrade; Open moves format 3's secrets to secrets.db, see
 // moveSecrets). Format 6 is format 5's layout; it is a format of its own so
 // that an older rngd refuses the file rather than read a ticket quit as
-// one it may start.
+// one it may start. A quit's game server (storedQuit.Server) came later
+// within format 6, not as a format of its own: an rngd that does not know
+// it ignores it (encoding/json skips unknown fields) and loses nothing it
+// reads, and a quit stored without it is read as before, its game server
+// taken from the log (getQuit).
 const storeFormat = 6
 
 // store is the bbolt file and its writer. Calls hand their changes to the

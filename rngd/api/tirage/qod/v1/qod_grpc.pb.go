@@ -185,7 +185,8 @@ type QuitteOuDoubleClient interface {
 	// record, as GetReceipts does; when none does yet, it is refused
 	// CHECKPOINT_PENDING (UNAVAILABLE: retry in a moment). Read-only: it takes
 	// no request_id and changes nothing. A quit is its game server's, as a
-	// game is: another game server gets PERMISSION_DENIED (QUIT_NOT_OWNED).
+	// game is: another game server gets PERMISSION_DENIED (QUIT_NOT_OWNED),
+	// at once, without the wait.
 	// A ticket with no quit is refused by why it has none: never played,
 	// NOT_FOUND (TICKET_NOT_QUIT: there is no quit to return, and a Quit
 	// may still make one, as UNKNOWN_GAME is no game yet); started a game,
@@ -359,7 +360,8 @@ type QuitteOuDoubleServer interface {
 	// record, as GetReceipts does; when none does yet, it is refused
 	// CHECKPOINT_PENDING (UNAVAILABLE: retry in a moment). Read-only: it takes
 	// no request_id and changes nothing. A quit is its game server's, as a
-	// game is: another game server gets PERMISSION_DENIED (QUIT_NOT_OWNED).
+	// game is: another game server gets PERMISSION_DENIED (QUIT_NOT_OWNED),
+	// at once, without the wait.
 	// A ticket with no quit is refused by why it has none: never played,
 	// NOT_FOUND (TICKET_NOT_QUIT: there is no quit to return, and a Quit
 	// may still make one, as UNKNOWN_GAME is no game yet); started a game,
