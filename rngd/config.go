@@ -45,7 +45,9 @@ type Config struct {
 	// DataDir holds everything the daemon keeps: the embedded log (log/),
 	// the state store (state.db), the unfinished games' secrets
 	// (secrets.db), the software keystore (keys/), imported
-	// manifests (manifests/), the admin socket and, in dev mode, the dev PKI
+	// manifests (manifests/), the admin socket, the newest CRLs of
+	// grpc.client_crl_file taken (client-crl-newest), the Trillian log's
+	// last checkpoint (trillian-checkpoint) and, in dev mode, the dev PKI
 	// (dev/). Default "./data". rngd creates it with mode 0700 and
 	// secrets.db with 0600, and refuses to start (and rngctl state rebuild
 	// refuses) when either is open to group or others or is not owned by
@@ -125,9 +127,12 @@ type GRPCConfig struct {
 	// a delta CRL's, refuses the start), then again every few seconds
 	// (crlPollInterval): a replacement is taken without restart, unless it
 	// is refused as at start or is older than the CRL in force (a lower
-	// CRL number, an earlier thisUpdate, a CA's CRL left out): then the
-	// CRL in force stays, and the refusal is logged and counted
-	// (tirage_alarms_total{component="crl"}, tirage_client_crl_refused).
+	// CRL number; with the same number or none, an earlier thisUpdate; a
+	// CA's CRL left out): then the CRL in force stays, and the refusal is
+	// logged and counted (tirage_alarms_total{component="crl"},
+	// tirage_client_crl_refused). The newest CRL taken of each CA is
+	// remembered in DataDir/client-crl-newest: a start on an older one is
+	// refused too (delete that file to go back on purpose).
 	// A CRL past its nextUpdate stays in force, with an alarm
 	// (tirage_client_crl_stale). Owned and writable as ClientCAFile (whoever
 	// may change it may drop a revocation). Default: none, nothing is

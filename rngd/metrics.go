@@ -69,7 +69,7 @@ func newMetrics(dev bool) *metrics {
 			Name: "tirage_log_append_queue", Help: "Records waiting for their durable append.",
 		}),
 		alarms: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "tirage_alarms_total", Help: "Failures that refused a draw, by component (entropy, keys, log, store); and crl: grpc.client_crl_file refused (the CRLs before stay in force) or a CRL in force past its nextUpdate. Any increase needs an operator.",
+			Name: "tirage_alarms_total", Help: "Failures that refused a draw, by component (entropy, keys, log, store); and crl: grpc.client_crl_file refused (the CRLs before stay in force) a CRL in force past its nextUpdate or issued in the future, or the CRLs in force not remembered in data_dir (client-crl-newest). Any increase needs an operator.",
 		}, []string{"component"}),
 		devMode: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "tirage_dev_mode", Help: "1 when the daemon runs in dev mode (insecure: never in production).",

@@ -12,6 +12,8 @@ import (
 	"log/slog"
 	"math/big"
 	"net"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,6 +50,12 @@ import (
 // indicator, an issuing distribution point, an entry's certificate issuer)
 // is refused, as §5.2 and §5.3 require of an extension not processed.
 //
+// The newest CRL taken of each CA is remembered in the data directory
+// (crlStateFile): a CRL older than it refuses the start, as it is refused
+// while running. A CRL issued in the future (thisUpdate more than
+// crlAheadTolerance ahead of rngd's clock) is taken, with an alarm: the CA
+// signed it, and its revocations hold whatever its clock said.
+//
 // A CRL past its nextUpdate stays in force, with an alarm: its revocations
 // still hold (a later CRL could only add to them, or drop an expired
 // certificate), and refusing every game server because a CRL was not
@@ -57,6 +65,13 @@ import (
 // crlPollInterval is how often grpc.client_crl_file is read again: a
 // revocation takes effect within it.
 const crlPollInterval = 5 * time.Second
+
+// crlAheadTolerance is how far ahead of rngd's clock a CRL's thisUpdate may
+// be without an alarm: two clocks a minute apart are common; a CA's clock
+// hours or days wrong (a time zone, a wrong date) is not, and with it every
+// later CRL without a CRL number is refused as older until the clock
+// catches up.
+const crlAheadTolerance = 5 * time.Minute
 
 // crlName and crlRisk name grpc.client_crl_file in readTrusted's errors.
 const (
@@ -68,6 +83,7 @@ const (
 type revocation struct {
 	path  string
 	cas   []*x509.Certificate // grpc.client_ca_file's, which sign the CRLs
+	state string              // data_dir/crlStateFile
 	log   *slog.Logger
 	clock Clock
 
@@ -76,9 +92,12 @@ type revocation struct {
 	refused atomic.Bool // the file holds CRLs refused (or cannot be read): cur is an older one
 	stale   atomic.Bool // a CRL in force is past its nextUpdate
 
-	// Only the watch's goroutine uses these.
+	// Only the watch's goroutine uses these (and openRevocation before it).
 	refusedSum [sha256.Size]byte // of the file's bytes last refused
 	lastErr    string            // the refusal last logged
+	saved      []crlMark         // what state holds
+	saveErr    string            // the failure to write state last logged
+	aheadSeen  *crls             // the CRLs last checked by checkAhead
 
 	mu    sync.Mutex
 	conns map[*revocableConn]struct{} // guarded by mu: the listener's connections open
@@ -102,10 +121,18 @@ func revokedKey(rawIssuer []byte, serial *big.Int) string {
 }
 
 // openRevocation reads grpc.client_crl_file, which the CAs cas must have
-// signed; its errors name the key and refuse the start.
+// signed, and the newest CRLs taken before (crlStateFile), which it must
+// not be older than; its errors name the key and refuse the start. It
+// writes nothing: the watch remembers the CRLs taken (remember), once the
+// data directory is open.
 func openRevocation(cfg Config, cas []*x509.Certificate) (*revocation, error) {
-	r := &revocation{path: cfg.GRPC.ClientCRLFile, cas: cas, log: cfg.Logger.With("component", "crl"), clock: cfg.Clock,
-		conns: map[*revocableConn]struct{}{}}
+	r := &revocation{path: cfg.GRPC.ClientCRLFile, cas: cas, state: filepath.Join(cfg.DataDir, crlStateFile),
+		log: cfg.Logger.With("component", "crl"), clock: cfg.Clock, conns: map[*revocableConn]struct{}{}}
+	saved, found, err := loadCRLState(r.state)
+	if err != nil {
+		return nil, fmt.Errorf("grpc.client_crl_file: %s, which remembers the newest CRL rngd took of each CA, is damaged: %w: "+
+			"restore it from a copy, or delete it to take the file's CRLs whatever came before (docs/rngd.md)", r.state, err)
+	}
 	b, err := readTrusted(r.path, crlName, crlRisk)
 	if err != nil {
 		return nil, fmt.Errorf("grpc.client_crl_file: %w", err)
@@ -114,6 +141,16 @@ func openRevocation(cfg Config, cas []*x509.Certificate) (*revocation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("grpc.client_crl_file %s: %w", r.path, err)
 	}
+	prev := crlPrev{marks: ofCAs(saved, cas), than: "the newest rngd took", had: "of which rngd took one before"}
+	if err := c.notOlder(prev); err != nil {
+		return nil, fmt.Errorf("grpc.client_crl_file %s: %w, refused as a rollback (%s remembers the newest CRL taken of each CA): "+
+			"put that CRL or a newer one back, or, to go back on purpose, delete %s (docs/rngd.md)", r.path, err, r.state, crlStateFile)
+	}
+	if !found {
+		r.log.Warn("grpc.client_crl_file: rngd remembers no CRL taken before: the file's CRLs are taken whatever came before, and remembered from now on "+
+			"(expected at the first start with a CRL file, or when the memory was deleted to go back to an older CRL)", "path", r.path, "memory", r.state)
+	}
+	r.saved = saved
 	r.cur.Store(c)
 	return r, nil
 }
@@ -196,31 +233,6 @@ func checkCRL(l *x509.RevocationList, cas []*x509.Certificate) error {
 		return fmt.Errorf("its signature does not verify under the CA of that name in grpc.client_ca_file: %w", sigErr)
 	}
 	return errors.New("no CA of grpc.client_ca_file has that name: it is not the game servers' CA's")
-}
-
-// notOlder refuses c when it would roll back the CRLs in force, cur: every
-// CA of cur needs a CRL in c with a CRL number and a thisUpdate no lower.
-func (c *crls) notOlder(cur *crls) error {
-	for _, o := range cur.lists {
-		var n *x509.RevocationList
-		for _, l := range c.lists {
-			if bytes.Equal(l.RawIssuer, o.RawIssuer) {
-				n = l
-			}
-		}
-		name := fmt.Sprintf("%.120q", o.Issuer.String())
-		switch {
-		case n == nil:
-			return fmt.Errorf("no CRL of %s, whose CRL is in force", name)
-		case o.Number != nil && n.Number == nil:
-			return fmt.Errorf("the CRL of %s has no CRL number, the one in force has %s", name, o.Number)
-		case o.Number != nil && n.Number.Cmp(o.Number) < 0:
-			return fmt.Errorf("the CRL of %s has CRL number %s, lower than the one in force (%s): an older CRL", name, n.Number, o.Number)
-		case n.ThisUpdate.Before(o.ThisUpdate):
-			return fmt.Errorf("the CRL of %s was issued %s, before the one in force (%s): an older CRL", name, n.ThisUpdate.UTC().Format(time.RFC3339), o.ThisUpdate.UTC().Format(time.RFC3339))
-		}
-	}
-	return nil
 }
 
 // revokedCert reports whether a CRL in force lists cert.
@@ -330,11 +342,11 @@ func (r *revocation) watch(ctx context.Context, interval time.Duration) {
 }
 
 // poll reads grpc.client_crl_file and takes its CRLs when they differ from
-// those in force and are not refused; then it checks their nextUpdate. The
-// whole file is read, not its stat: a CRL is small, and a rewrite in place
-// within the mtime's granularity is seen too.
+// those in force and are not refused; then it checks those in force
+// (settle). The whole file is read, not its stat: a CRL is small, and a
+// rewrite in place within the mtime's granularity is seen too.
 func (r *revocation) poll() {
-	defer r.checkStale()
+	defer r.settle()
 	b, err := readTrusted(r.path, crlName, crlRisk)
 	if err != nil {
 		r.reject(err)
@@ -351,7 +363,7 @@ func (r *revocation) poll() {
 	}
 	c, err := parseCRLs(b, r.cas)
 	if err == nil {
-		err = c.notOlder(cur)
+		err = c.notOlder(cur.inForce())
 	}
 	if err != nil {
 		r.refusedSum = sum
@@ -380,6 +392,66 @@ func (r *revocation) accepted() {
 		r.log.Info("grpc.client_crl_file no longer refused", "path", r.path)
 	}
 	r.lastErr, r.refusedSum = "", [sha256.Size]byte{}
+}
+
+// settle checks the CRLs in force after each read of the file, the first
+// (the start's CRLs) included: issued in the future (checkAhead),
+// remembered (remember), past their nextUpdate (checkStale).
+func (r *revocation) settle() {
+	r.checkAhead()
+	r.remember()
+	r.checkStale()
+}
+
+// checkAhead raises the alarm, once per CRLs taken, when a CRL in force was
+// issued more than crlAheadTolerance after rngd's clock. It stays in force:
+// the CA signed it, its revocations hold. A later CRL with a higher CRL
+// number replaces it; one without a number is refused as older until its
+// thisUpdate passes this one's.
+func (r *revocation) checkAhead() {
+	c := r.cur.Load()
+	if c == r.aheadSeen {
+		return
+	}
+	r.aheadSeen = c
+	now := r.clock.Now()
+	var ahead []string
+	for _, l := range c.lists {
+		if l.ThisUpdate.Sub(now) > crlAheadTolerance {
+			ahead = append(ahead, fmt.Sprintf("%.120q (issued %s)", l.Issuer.String(), l.ThisUpdate.UTC().Format(time.RFC3339)))
+		}
+	}
+	if len(ahead) == 0 {
+		return
+	}
+	r.alarms.Inc()
+	r.log.Error("grpc.client_crl_file: a CRL in force was issued in the future (its thisUpdate is ahead of rngd's clock): the CA's clock or rngd's is wrong, fix it; "+
+		"the CRL is in force, its revocations hold; a later CRL replaces it if its CRL number is higher, one without a number is refused until its thisUpdate is later than this one's",
+		"path", r.path, "ahead", strings.Join(ahead, ", "), "now", now.UTC().Format(time.RFC3339))
+}
+
+// remember writes the CRLs in force to the data directory (crlStateFile)
+// when they are newer than those it holds, for the next start. A failure
+// leaves the CRLs in force (their revocations must hold) and raises the
+// alarm, once per error; the next read tries again.
+func (r *revocation) remember() {
+	want := mergeMarks(r.saved, r.cur.Load().marks())
+	if slices.EqualFunc(want, r.saved, crlMark.equal) {
+		return
+	}
+	if err := saveCRLState(r.state, want); err != nil {
+		if msg := err.Error(); msg != r.saveErr {
+			r.saveErr = msg
+			r.alarms.Inc()
+			r.log.Error("grpc.client_crl_file: couldn't remember the CRLs in force in the data directory: they are in force, but after a restart rngd would take an older CRL; rngd tries again every few seconds",
+				"path", r.path, "memory", r.state, "err", msg)
+		}
+		return
+	}
+	if r.saveErr != "" {
+		r.log.Info("grpc.client_crl_file: the CRLs in force are remembered again", "memory", r.state)
+	}
+	r.saved, r.saveErr = want, ""
 }
 
 // checkStale raises the alarm when a CRL in force goes past its nextUpdate.

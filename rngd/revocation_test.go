@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"os"
 	"os/exec"
@@ -321,7 +322,8 @@ func TestCRLClosesRevokedConnections(t *testing.T) {
 }
 
 // A replacement CRL that is refused (not a CRL, not the CA's, older than
-// the one in force) leaves the one in force, raises the alarm and is
+// the one in force: a lower CRL number, or the same number and an earlier
+// thisUpdate) leaves the one in force, raises the alarm and is
 // logged; the file is read again, and a good CRL is taken.
 func TestCRLBadReplacementKeepsOld(t *testing.T) {
 	td := newTestDaemon(t, withCRL(t, 2, "server-b"))
@@ -337,7 +339,7 @@ func TestCRLBadReplacementKeepsOld(t *testing.T) {
 	}{
 		{"garbage", "not a CRL", []byte("not a crl")},
 		{"lower number", "lower than the one in force", iss.crlPEM(t, 1, now)},
-		{"earlier thisUpdate", "before the one in force", iss.crlPEM(t, 3, now.Add(-2*time.Hour))},
+		{"same number, earlier thisUpdate", "before the one in force", iss.crlPEM(t, 2, now.Add(-2*time.Hour))},
 		{"another key", "signature does not verify", pkiIssuer(t, other.Dir).crlPEM(t, 3, now)},
 	} {
 		before := crlAlarms(td)
@@ -366,6 +368,158 @@ func TestCRLBadReplacementKeepsOld(t *testing.T) {
 	})
 	if _, err := td.client("server-b").ListUnfinishedGames(context.Background(), &qodv1.ListUnfinishedGamesRequest{}); err != nil {
 		t.Errorf("server-b, no longer revoked: %v", err)
+	}
+}
+
+// rememberedNumber waits for td's data directory to remember, of the test
+// PKI's CA, the CRL number n.
+func rememberedNumber(t *testing.T, td *testDaemon, n int64) {
+	t.Helper()
+	path := filepath.Join(td.cfg.DataDir, crlStateFile)
+	eventually(t, fmt.Sprintf("CRL number %d remembered", n), func() bool {
+		ms, _, err := loadCRLState(path)
+		return err == nil && len(ms) == 1 && ms[0].number != nil && ms[0].number.Int64() == n
+	})
+}
+
+// wantStartRefused checks that td does not start, with one line naming
+// grpc.client_crl_file and each of want.
+func wantStartRefused(t *testing.T, td *testDaemon, name string, want ...string) {
+	t.Helper()
+	err := td.tryStart()
+	if err == nil {
+		td.stop()
+		t.Errorf("%s: started", name)
+		return
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "grpc.client_crl_file") || strings.Contains(msg, "\n") {
+		t.Errorf("%s: %q, want one line naming grpc.client_crl_file", name, msg)
+	}
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("%s: %q, want it to say %q", name, msg, w)
+		}
+	}
+}
+
+// The newest CRL taken is remembered in the data directory: a restart on
+// an older CRL file is refused, as a running rngd refuses it; the same CRL
+// or a newer one starts. The start took whatever the file held: whoever
+// could replace the file could lift a revocation by putting an older CRL
+// back and waiting for, or causing, a restart.
+func TestCRLRememberedAcrossRestart(t *testing.T) {
+	td := newTestDaemon(t, withCRL(t, 3, "server-b"))
+	state := filepath.Join(td.cfg.DataDir, crlStateFile)
+	nothingRemembered := "rngd remembers no CRL taken before"
+	if n := strings.Count(string(td.logs()), nothingRemembered); n != 1 {
+		t.Errorf("first start with a CRL file: %d warnings %q, want 1", n, nothingRemembered)
+	}
+	rememberedNumber(t, td, 3)
+	td.stop()
+	iss := pkiIssuer(t, td.pki.Dir)
+	now := td.clock.Now()
+	same, err := os.ReadFile(td.cfg.GRPC.ClientCRLFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	replaceFile(t, td.cfg.GRPC.ClientCRLFile, iss.crlPEM(t, 2, now)) // revokes nothing
+	wantStartRefused(t, td, "a lower CRL number", "lower than the newest rngd took (3)", state, "delete "+crlStateFile)
+	replaceFile(t, td.cfg.GRPC.ClientCRLFile, iss.crlPEM(t, 3, now.Add(-2*time.Hour)))
+	wantStartRefused(t, td, "the same number, issued earlier", "before the newest rngd took")
+
+	replaceFile(t, td.cfg.GRPC.ClientCRLFile, same)
+	td.start()
+	wantHandshakeRefused(t, td, "server-b")
+	td.stop()
+	replaceFile(t, td.cfg.GRPC.ClientCRLFile, iss.crlPEM(t, 4, now, clientCert(t, td.pki, "server-a")))
+	td.start()
+	rememberedNumber(t, td, 4)
+	wantHandshakeRefused(t, td, "server-a")
+	if n := strings.Count(string(td.logs()), nothingRemembered); n != 1 {
+		t.Errorf("restarts with the CRLs remembered: %d warnings %q in all, want the first start's", n, nothingRemembered)
+	}
+	td.stop()
+
+	// The documented way back: delete the memory.
+	replaceFile(t, td.cfg.GRPC.ClientCRLFile, iss.crlPEM(t, 1, now))
+	if err := os.Remove(state); err != nil {
+		t.Fatal(err)
+	}
+	td.start()
+	rememberedNumber(t, td, 1)
+	if n := strings.Count(string(td.logs()), nothingRemembered); n != 2 {
+		t.Errorf("a start after the memory was deleted: %d warnings %q in all, want 2", n, nothingRemembered)
+	}
+}
+
+// A memory of the CRLs taken that does not read whole and well refuses the
+// start, naming the file: taking the file's CRLs would forget it, and with
+// it the refusal of an older CRL.
+func TestCRLMemoryDamaged(t *testing.T) {
+	td := newTestDaemon(t, withCRL(t, 1))
+	rememberedNumber(t, td, 1)
+	td.stop()
+	state := filepath.Join(td.cfg.DataDir, crlStateFile)
+	good, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, content, want string
+	}{
+		{"empty", "", "not a CRL memory"},
+		{"cut short", string(good[:len(good)/2]), "not a CRL memory"},
+		{"garbage", "\x00\x01garbage", "not a CRL memory"},
+		{"two documents", string(good) + string(good), "more after it"},
+		{"unknown field", strings.Replace(string(good), `"crls"`, `"crl"`, 1), "unknown field"},
+		{"another format", strings.Replace(string(good), `"format": 1`, `"format": 2`, 1), "format 2, not 1"},
+		{"bad number", strings.Replace(string(good), `"number": "1"`, `"number": "-1"`, 1), "not a CRL number"},
+		{"bad issuer", strings.Replace(string(good), `"issuer": "`, `"issuer": "AAAA`, 1), "not a DER name"},
+	} {
+		if c.content == string(good) {
+			t.Fatalf("%s: the memory unchanged", c.name)
+		}
+		if err := os.WriteFile(state, []byte(c.content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		wantStartRefused(t, td, c.name, state, "is damaged", c.want)
+	}
+	if err := os.WriteFile(state, good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	td.start()
+}
+
+// A CRL issued in the future (a CA whose clock was ahead) is taken, with
+// an alarm; the correct CRL after it, of a higher CRL number but an earlier
+// thisUpdate, replaces it. It was refused as older, and every later one
+// with it, until rngd's clock passed the first one's thisUpdate: a
+// revocation made meanwhile did not take effect.
+func TestCRLFutureThenNumbered(t *testing.T) {
+	td := newTestDaemon(t, withCRL(t, 1))
+	iss := pkiIssuer(t, td.pki.Dir)
+	now := td.clock.Now()
+	before := crlAlarms(td)
+	replaceFile(t, td.cfg.GRPC.ClientCRLFile, iss.crlPEM(t, 2, now.AddDate(0, 1, 0)))
+	rememberedNumber(t, td, 2)
+	eventually(t, "the alarm of a CRL issued in the future", func() bool { return crlAlarms(td) == before+1 })
+	if !strings.Contains(string(td.logs()), "issued in the future") {
+		t.Errorf("no log line saying the CRL was issued in the future")
+	}
+	replaceFile(t, td.cfg.GRPC.ClientCRLFile, iss.crlPEM(t, 3, now, clientCert(t, td.pki, "server-b")))
+	rememberedNumber(t, td, 3)
+	wantHandshakeRefused(t, td, "server-b")
+	if v, _ := gaugeValue(t, td, "tirage_client_crl_refused"); v != 0 || crlAlarms(td) != before+1 {
+		t.Errorf("the correct CRL after one from the future: refused %v, %v alarms, want taken without one", v, crlAlarms(td)-before)
+	}
+	// A CRL a little ahead (clocks a minute apart) raises no alarm.
+	replaceFile(t, td.cfg.GRPC.ClientCRLFile, iss.crlPEM(t, 4, now.Add(time.Minute)))
+	rememberedNumber(t, td, 4)
+	time.Sleep(3 * testCRLPoll)
+	if crlAlarms(td) != before+1 {
+		t.Errorf("a CRL a minute ahead: %v alarms, want none", crlAlarms(td)-before-1)
 	}
 }
 
@@ -475,6 +629,47 @@ func FuzzParseCRLs(f *testing.F) {
 		c2, err := parseCRLs(again, cas)
 		if err != nil || !reflect.DeepEqual(c.revoked, c2.revoked) || len(c.lists) != len(c2.lists) {
 			t.Fatalf("read again: %v, revoked %v, want %v", err, c2, c.revoked)
+		}
+	})
+}
+
+// FuzzParseCRLState: whatever data_dir/client-crl-newest holds,
+// parseCRLState does not panic, and what it takes is the same written
+// again and read back.
+func FuzzParseCRLState(f *testing.F) {
+	p, err := GenerateDevPKI(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
+	ca := pkiIssuer(f, p.Dir).ca
+	at := time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)
+	for _, ms := range [][]crlMark{
+		nil,
+		{{issuer: ca.RawSubject, number: big.NewInt(7), thisUpdate: at}},
+		{{issuer: []byte{0x30, 0x00}, thisUpdate: at}, {issuer: ca.RawSubject, number: big.NewInt(0), thisUpdate: at}},
+	} {
+		b, err := formatCRLState(ms)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if back, err := parseCRLState(b); err != nil || !slices.EqualFunc(ms, back, crlMark.equal) {
+			f.Fatalf("seed %s: read back %v, %v", b, back, err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"format":1,"crls":[{"issuer":"MAA=","number":"01","this_update":"2026-12-04T00:00:00Z"}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ms, err := parseCRLState(b)
+		if err != nil {
+			return
+		}
+		again, err := formatCRLState(ms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms2, err := parseCRLState(again)
+		if err != nil || !slices.EqualFunc(ms, ms2, crlMark.equal) {
+			t.Fatalf("read again: %v, %v; want %v", err, ms2, ms)
 		}
 	})
 }
@@ -593,10 +788,10 @@ func TestCRLFromOpenSSL(t *testing.T) {
 	if !revoked(second, "server-b") || !revoked(second, "server-a") {
 		t.Fatalf("second CRL: %s", second.describe())
 	}
-	if err := second.notOlder(first); err != nil {
+	if err := second.notOlder(first.inForce()); err != nil {
 		t.Errorf("the second CRL replacing the first: %v", err)
 	}
-	if err := first.notOlder(second); err == nil {
+	if err := first.notOlder(second.inForce()); err == nil {
 		t.Errorf("the first CRL replaces the second")
 	}
 }
