@@ -270,12 +270,13 @@ type LogConfig struct {
 	// (default: the embedded log's, tilelog.DefaultBatchMaxSize, 1024).
 	BatchMaxSize uint `toml:"batch_max_size"`
 	// JournalInterval (embedded log only) is the least time between two
-	// fsyncs of the log's journal (default 1ms, at most 10ms): the records
-	// of the draws arriving meanwhile wait for the next and share it. An
-	// fsync costs about the same CPU however few records it syncs; paced
-	// at half of peak, 1ms gave 10 % less CPU per draw (docs/rngd.md,
-	// "Journal groups spaced"). A draw that finds the journal idle longer
-	// is written at once; others' replies wait up to this much longer.
+	// fsyncs of the log's journal while draws append concurrently (default
+	// 1ms, at most 10ms): the records of the draws arriving meanwhile wait
+	// for the next and share it. An fsync costs about the same CPU however
+	// few records it syncs; paced at half of peak, 1ms took 17 % off the
+	// log's CPU per draw (docs/rngd.md, "Journal groups spaced"). Replies
+	// wait up to this much longer; a lone caller, appending once answered,
+	// is not held back.
 	JournalInterval Duration `toml:"journal_interval"`
 	// CheckpointInterval is how often a checkpoint is signed (default 100ms,
 	// at most 1m).

@@ -29,6 +29,12 @@ import (
 // security failure, recorded durably (securityFile), and the log no longer
 // opens.
 
+// busyHold is how long journalLoop keeps spacing its groups after appends
+// last arrived during one of its writes: under steady concurrent load, a
+// write often ends with nothing queued, and the next append, taken at once,
+// would be a group of its own.
+const busyHold = 100 * time.Millisecond
+
 // integrateQueue bounds the journaled groups waiting for tessera.
 const integrateQueue = 256
 
@@ -178,13 +184,14 @@ func (l *Log) journalLoop() {
 	defer close(l.journalDone)
 	defer close(l.integrate)
 	var last time.Time // when the last group was taken
-	// busy: appends arrived while the last group was written. Only then
-	// is the next group spaced (space): an appender alone, who appends
-	// again once acknowledged, is never held back.
-	busy := false
+	// busy: until then, the journal has concurrent appenders (appends
+	// arrived while a group was written, within busyHold). Only then are
+	// groups spaced (space): an appender alone, who appends again once
+	// acknowledged, is never held back.
+	var busy time.Time
 	for range l.wake {
 		for {
-			if busy {
+			if time.Now().Before(busy) {
 				l.space(last)
 			}
 			l.pmu.Lock()
@@ -220,7 +227,9 @@ func (l *Log) journalLoop() {
 			}
 			first, err := l.journal.write(leaves)
 			l.pmu.Lock()
-			busy = len(l.queue) > 0
+			if len(l.queue) > 0 {
+				busy = time.Now().Add(busyHold)
+			}
 			l.pmu.Unlock()
 			if err != nil {
 				err = l.fail(err)
@@ -252,8 +261,8 @@ func (l *Log) journalLoop() {
 // since the last one was taken (last), so that the appends arriving
 // meanwhile share its fsync; it does not wait when nothing is queued, nor
 // once Close has begun. journalLoop spaces groups only while appends
-// arrive during its writes (busy): concurrent appenders, whose next
-// appends are likely within the interval.
+// arrive during its writes (busy, busyHold): concurrent appenders, whose
+// next appends are likely within the interval.
 func (l *Log) space(last time.Time) {
 	wait := time.Until(last.Add(l.cfg.JournalInterval))
 	if wait <= 0 {
