@@ -1086,6 +1086,12 @@ func (l *Log) Close() error {
 	if cerr := within(gctx, func() error { l.bg.Wait(); return l.index.close() }); err == nil {
 		err = cerr
 	}
+	// Tessera's background jobs may be in a round (quiesceTessera): the
+	// directory is not left to another opener, or removed, while they
+	// still write in it.
+	if cerr := within(gctx, func() error { return quiesceTessera(l.tilesDir) }); err == nil {
+		err = cerr
+	}
 	if cerr := l.lock.Close(); err == nil {
 		err = cerr
 	}
