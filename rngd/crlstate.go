@@ -65,6 +65,21 @@ func (m crlMark) name() string {
 	return n.String()
 }
 
+// check refuses a mark no CRL can have: a negative CRL number (RFC 5280
+// §5.2.3: a non-negative integer), a thisUpdate not within years 1 to
+// 9999. parseCRLState refuses such a mark, so checkCRL refuses its CRL:
+// taken, it would be remembered, and the next start refused the memory as
+// damaged.
+func (m crlMark) check() error {
+	if m.number != nil && m.number.Sign() < 0 {
+		return fmt.Errorf("CRL number %s is negative: not a CRL number (RFC 5280 §5.2.3)", m.number)
+	}
+	if y := m.thisUpdate.UTC().Year(); m.thisUpdate.IsZero() || y < 1 || y > 9999 {
+		return fmt.Errorf("thisUpdate %s: not a CRL's", m.thisUpdate.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
 // equal reports whether m and o are the same mark.
 func (m crlMark) equal(o crlMark) bool {
 	sameNumber := m.number == nil && o.number == nil || m.number != nil && o.number != nil && m.number.Cmp(o.number) == 0
@@ -214,12 +229,12 @@ func parseCRLState(b []byte) ([]crlMark, error) {
 		}
 		if j.Number != "" {
 			var ok bool
-			if m.number, ok = new(big.Int).SetString(j.Number, 10); !ok || m.number.Sign() < 0 || m.number.String() != j.Number {
+			if m.number, ok = new(big.Int).SetString(j.Number, 10); !ok || m.number.String() != j.Number {
 				return nil, fmt.Errorf("CRL %d: number %.40q is not a CRL number", i+1, j.Number)
 			}
 		}
-		if y := j.ThisUpdate.UTC().Year(); j.ThisUpdate.IsZero() || y < 1 || y > 9999 {
-			return nil, fmt.Errorf("CRL %d: no this_update, or not a CRL's", i+1)
+		if err := m.check(); err != nil {
+			return nil, fmt.Errorf("CRL %d: %w", i+1, err)
 		}
 		if slices.ContainsFunc(ms, func(o crlMark) bool { return bytes.Equal(o.issuer, m.issuer) }) {
 			return nil, fmt.Errorf("CRL %d: a second of the same CA", i+1)

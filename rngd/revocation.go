@@ -205,9 +205,13 @@ func parseCRLs(b []byte, cas []*x509.Certificate) (*crls, error) {
 	return c, nil
 }
 
-// checkCRL checks that a CA of cas signed l, and that l holds no critical
-// extension.
+// checkCRL checks that a CA of cas signed l, that l holds no critical
+// extension, and that its CRL number and thisUpdate are a CRL's
+// (crlMark.check).
 func checkCRL(l *x509.RevocationList, cas []*x509.Certificate) error {
+	if err := markOf(l).check(); err != nil {
+		return err
+	}
 	for _, x := range l.Extensions {
 		if x.Critical {
 			return fmt.Errorf("critical extension %s (a delta or partitioned CRL?): rngd takes complete CRLs only", x.Id)

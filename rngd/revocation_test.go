@@ -725,6 +725,41 @@ func TestParseCRLsDamagedBlock(t *testing.T) {
 	}
 }
 
+// A CRL that parseCRLs takes is one the memory of the CRLs taken
+// (crlStateFile) can hold and read back. A CA's CRL of a negative CRL number
+// (RFC 5280 §5.2.3: a non-negative integer; Go's parser takes one) or of a
+// thisUpdate before year 1 was taken and remembered, and the next start
+// refused the memory as damaged: every restart refused until the memory
+// was deleted, and then again.
+func TestParseCRLsRemembered(t *testing.T) {
+	p, err := GenerateDevPKI(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	iss := pkiIssuer(t, p.Dir)
+	now := time.Now()
+	for _, c := range []struct {
+		name string
+		crl  []byte
+	}{
+		{"a negative CRL number", iss.crlPEM(t, -1, now)},
+		{"thisUpdate in year 0", iss.crlPEM(t, 1, time.Date(0, 6, 1, 0, 0, 0, 0, time.UTC))},
+		{"thisUpdate the zero time", iss.crlPEM(t, 1, time.Time{})},
+	} {
+		got, err := parseCRLs(c.crl, []*x509.Certificate{iss.ca})
+		if err != nil {
+			continue // refused: never remembered
+		}
+		b, err := formatCRLState(got.marks())
+		if err == nil {
+			_, err = parseCRLState(b)
+		}
+		if err != nil {
+			t.Errorf("%s: %s, remembered as %s, which does not read back: %v", c.name, describeOrNil(got), b, err)
+		}
+	}
+}
+
 // describeOrNil is c.describe(), for a failure's message.
 func describeOrNil(c *crls) string {
 	if c == nil {
