@@ -174,9 +174,12 @@ type Config struct {
 	// (default DefaultBatchMaxSize).
 	BatchMaxSize uint
 	// JournalInterval is the least time between the starts of two journal
-	// group writes (default DefaultJournalInterval; negative: none).
-	// Appends that arrive sooner wait for the next group and share its
-	// fsync: an Append waits at most this much longer.
+	// group writes while appends are concurrent, that is while appends
+	// arrived during one of its writes in the last busyHold (default
+	// DefaultJournalInterval; negative: none). Appends that arrive sooner
+	// then wait for the next group and share its fsync: an Append waits
+	// at most this much longer. An appender alone, who appends again once
+	// acknowledged, is not held back: its groups may start closer.
 	JournalInterval time.Duration
 	// CheckpointInterval is the minimum time between checkpoints (default
 	// and minimum 100 ms).
