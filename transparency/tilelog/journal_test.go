@@ -894,3 +894,13 @@ func TestJournalInterval(t *testing.T) {
 		t.Fatalf("journal groups of %v leaves, want %v", got, want)
 	}
 }
+
+// Open refuses a JournalInterval that is not under AppendTimeout: spaced
+// appends would time out, and their timeouts fail the log closed.
+func TestJournalIntervalOverAppendTimeout(t *testing.T) {
+	_, err := Open(context.Background(), Config{Dir: t.TempDir(), Origin: "example.com/interval", Signers: lagSigners(t),
+		JournalInterval: time.Second, AppendTimeout: time.Second})
+	if err == nil || !strings.Contains(err.Error(), "JournalInterval") {
+		t.Fatalf("Open with JournalInterval = AppendTimeout: %v, want it refused", err)
+	}
+}

@@ -369,6 +369,9 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if cfg.AppendTimeout == 0 {
 		cfg.AppendTimeout = DefaultAppendTimeout
 	}
+	if cfg.JournalInterval >= cfg.AppendTimeout {
+		return nil, fmt.Errorf("tilelog: Config.JournalInterval %v is not under AppendTimeout (%v): spaced appends would time out and fail the log", cfg.JournalInterval, cfg.AppendTimeout)
+	}
 	if cfg.closeTimeout == 0 {
 		cfg.closeTimeout = DefaultCloseTimeout
 	}
