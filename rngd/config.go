@@ -118,8 +118,10 @@ type GRPCConfig struct {
 	ClientCAFile string `toml:"client_ca_file"`
 	// ClientCRLFile, when set, revokes game servers' certificates: one or
 	// more X.509 CRLs (PEM blocks "X509 CRL", or one DER CRL), each signed
-	// by a CA of ClientCAFile. A certificate a CRL lists (its issuer and
-	// serial number) is refused at the TLS handshake, and a connection
+	// by a CA of ClientCAFile (an intermediate's CRL: the intermediate in
+	// ClientCAFile). A certificate a CRL lists (its issuer and serial
+	// number), or one whose verified chain holds a CA certificate a CRL
+	// lists, is refused at the TLS handshake, and a connection
 	// opened before is closed when the CRL is taken (its calls until then
 	// refused UNAUTHENTICATED CERT_REVOKED).
 	// Read at start (a CRL that does not parse, that no CA of the bundle

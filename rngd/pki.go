@@ -93,10 +93,7 @@ func GenerateDevPKI(dir string, clients ...string) (DevPKI, error) {
 		if !reissue(p.ClientCert(name)) {
 			continue
 		}
-		tmpl := leafTemplate(name)
-		tmpl.DNSNames = []string{name}
-		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
-		if err := issue(tmpl, caCert, caKey, p.ClientCert(name), p.ClientKey(name)); err != nil {
+		if err := issue(clientTemplate(name), caCert, caKey, p.ClientCert(name), p.ClientKey(name)); err != nil {
 			return p, err
 		}
 	}
@@ -121,6 +118,15 @@ func leafTemplate(cn string) *x509.Certificate {
 		NotAfter:     now.AddDate(2, 0, 0),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 	}
+}
+
+// clientTemplate is the certificate of the game server name: its identity
+// is name.
+func clientTemplate(name string) *x509.Certificate {
+	tmpl := leafTemplate(name)
+	tmpl.DNSNames = []string{name}
+	tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	return tmpl
 }
 
 func makeCA(p DevPKI) (*x509.Certificate, *ecdsa.PrivateKey, error) {

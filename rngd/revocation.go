@@ -31,7 +31,12 @@ import (
 // games and start others. The operator revokes its certificate with a CRL
 // (RFC 5280 §5) issued by the game servers' CA; rngd refuses a certificate
 // a CRL in force lists, matched by its issuer and serial number (§5.3.3,
-// §6.3.3 (b)–(f) for a complete CRL of the certificate's issuer):
+// §6.3.3 (b)–(f) for a complete CRL of the certificate's issuer). Every
+// certificate of the chains the handshake verified is looked up
+// (revocation.revokedIn), not the client's alone (§6.1.3 (a)(3)): a CRL of
+// a root that revokes an intermediate CA refuses every certificate the
+// intermediate issued, whether the client sends the intermediate or it is
+// in grpc.client_ca_file. A refused certificate is refused:
 //
 //  1. at the TLS handshake (revocation.verifyConnection): the connection
 //     never reaches the API;
@@ -118,6 +123,11 @@ type crls struct {
 // (self-delimiting) followed by its serial number.
 func revokedKey(rawIssuer []byte, serial *big.Int) string {
 	return string(rawIssuer) + serial.Text(16)
+}
+
+// revokes reports whether a CRL of c lists cert.
+func (c *crls) revokes(cert *x509.Certificate) bool {
+	return c.revoked[revokedKey(cert.RawIssuer, cert.SerialNumber)]
 }
 
 // openRevocation reads grpc.client_crl_file, which the CAs cas must have
@@ -236,39 +246,83 @@ func checkCRL(l *x509.RevocationList, cas []*x509.Certificate) error {
 	if sigErr != nil {
 		return fmt.Errorf("its signature does not verify under the CA of that name in grpc.client_ca_file: %w", sigErr)
 	}
-	return errors.New("no CA of grpc.client_ca_file has that name: it is not the game servers' CA's")
+	return errors.New("no CA of grpc.client_ca_file has that name: it is not the game servers' CA's " +
+		"(an intermediate CA's CRL is taken once that CA is in grpc.client_ca_file: rngd checks a CRL when it reads it, against the bundle)")
 }
 
-// revokedCert reports whether a CRL in force lists cert.
-func (r *revocation) revokedCert(cert *x509.Certificate) bool {
-	return r.cur.Load().revoked[revokedKey(cert.RawIssuer, cert.SerialNumber)]
+// revokedIn is the first certificate of chains, a client's chains the
+// handshake verified, that a CRL in force lists; nil when none is. Each
+// certificate is looked up under its own issuer (revokedKey), the trust
+// anchor of grpc.client_ca_file that ends a chain too: an intermediate CA
+// put in the bundle is an anchor, and a client under it need not send it,
+// so a CRL of its issuer that revokes it would otherwise go unheeded. A
+// certificate revoked in any chain refuses the client: the chains share
+// its certificate, and rngd does not look for a way around a revoked CA.
+func (r *revocation) revokedIn(chains [][]*x509.Certificate) *x509.Certificate {
+	c := r.cur.Load()
+	for _, chain := range chains {
+		for _, cert := range chain {
+			if c.revokes(cert) {
+				return cert
+			}
+		}
+	}
+	return nil
+}
+
+// revokedWhat names cert, revoked, of the chain of the client certificate
+// leaf, for refusals: the client's certificate or a CA's above it. Only
+// what the client sent or the bundle holds, no secret.
+func revokedWhat(leaf, cert *x509.Certificate) string {
+	if cert == leaf {
+		return fmt.Sprintf("client certificate %X", leaf.SerialNumber)
+	}
+	return fmt.Sprintf("CA certificate %.120q (serial %X) of client certificate %X's chain", cert.Subject.String(), cert.SerialNumber, leaf.SerialNumber)
 }
 
 // verifyConnection is the game servers' listener's tls.Config
-// VerifyConnection: a revoked client certificate fails the handshake (the
-// client reads a bad_certificate alert). It is counted, and logged at debug
-// level only: whoever holds a revoked key sets how often it happens.
+// VerifyConnection: a client certificate revoked, or whose chain holds a
+// revoked CA (revokedIn), fails the handshake (the client reads a
+// bad_certificate alert). It is counted, and logged at debug level only:
+// whoever holds a revoked key sets how often it happens.
 func (r *revocation) verifyConnection(cs tls.ConnectionState) error {
 	leaf := verifiedLeaf(cs) // none: the handshake refuses it (tls.RequireAndVerifyClientCert)
-	if leaf == nil || !r.revokedCert(leaf) {
+	if leaf == nil {
+		return nil
+	}
+	cert := r.revokedIn(cs.VerifiedChains)
+	if cert == nil {
 		return nil
 	}
 	if r.handshakes != nil {
 		r.handshakes.Inc()
 	}
-	r.log.Debug("handshake refused: revoked client certificate", "identity", fmt.Sprintf("%.80q", Identity(leaf)), "serial", fmt.Sprintf("%X", leaf.SerialNumber))
-	return fmt.Errorf("client certificate %X is revoked (grpc.client_crl_file)", leaf.SerialNumber)
+	r.log.Debug("handshake refused: revoked client certificate", "identity", fmt.Sprintf("%.80q", Identity(leaf)), "serial", fmt.Sprintf("%X", leaf.SerialNumber),
+		"revoked", revokedWhat(leaf, cert))
+	return fmt.Errorf("%s is revoked (grpc.client_crl_file)", revokedWhat(leaf, cert))
 }
 
-// check refuses a call whose connection's client certificate is revoked.
-// A call without one is left to callerIdentity.
+// check refuses a call whose connection's client certificate, or a CA of
+// its chain, is revoked. A call without one is left to callerIdentity.
 func (r *revocation) check(ctx context.Context) error {
 	p, ok := peer.FromContext(ctx)
 	if !ok {
 		return nil
 	}
-	if leaf := peerLeaf(p); leaf != nil && r.revokedCert(leaf) {
+	ti, ok := p.AuthInfo.(credentials.TLSInfo)
+	if !ok {
+		return nil
+	}
+	leaf := verifiedLeaf(ti.State)
+	if leaf == nil {
+		return nil
+	}
+	switch cert := r.revokedIn(ti.State.VerifiedChains); {
+	case cert == leaf:
 		return refuse(reasonCertRevoked, "the client certificate (serial %X) is revoked: the operator must issue this game server a new one", leaf.SerialNumber)
+	case cert != nil:
+		return refuse(reasonCertRevoked, "the CA certificate %.120q (serial %X) that the client certificate (serial %X) chains through is revoked: the operator must issue this game server a new certificate under a CA in force",
+			cert.Subject.String(), cert.SerialNumber, leaf.SerialNumber)
 	}
 	return nil
 }
@@ -505,8 +559,8 @@ func (l revocableListener) Accept() (net.Conn, error) {
 // revocation.conns until it closes.
 type revocableConn struct {
 	net.Conn
-	r    *revocation
-	leaf *x509.Certificate // guarded by r.mu: the client's certificate, once its handshake is over
+	r      *revocation
+	chains [][]*x509.Certificate // guarded by r.mu: the client's verified chains, once its handshake is over
 }
 
 func (c *revocableConn) Close() error {
@@ -517,7 +571,7 @@ func (c *revocableConn) Close() error {
 }
 
 // creds is the game servers' listener's transport credentials c, which
-// note each connection's client certificate for closeRevoked once its
+// note each connection's client certificate chains for closeRevoked once its
 // handshake is over. A CRL taken since the handshake's check
 // (verifyConnection) that revokes it refuses the connection: closeRevoked
 // may have run before the certificate was noted.
@@ -545,11 +599,11 @@ func (c revocableCreds) ServerHandshake(raw net.Conn) (net.Conn, credentials.Aut
 		return conn, ai, nil // left to callerIdentity
 	}
 	c.r.mu.Lock()
-	rc.leaf = leaf
+	rc.chains = ti.State.VerifiedChains
 	c.r.mu.Unlock()
-	if c.r.revokedCert(leaf) {
+	if cert := c.r.revokedIn(ti.State.VerifiedChains); cert != nil {
 		conn.Close()
-		return nil, nil, fmt.Errorf("client certificate %X is revoked (grpc.client_crl_file)", leaf.SerialNumber)
+		return nil, nil, fmt.Errorf("%s is revoked (grpc.client_crl_file)", revokedWhat(leaf, cert))
 	}
 	return conn, ai, nil
 }
@@ -559,12 +613,13 @@ func (c revocableCreds) Clone() credentials.TransportCredentials {
 }
 
 // closeRevoked closes the connections whose client certificates the CRLs
-// in force revoke, and returns how many.
+// in force revoke, or a CA of their chains (revokedIn), and returns how
+// many.
 func (r *revocation) closeRevoked() int {
 	var revoked []*revocableConn
 	r.mu.Lock()
 	for c := range r.conns {
-		if c.leaf != nil && r.revokedCert(c.leaf) {
+		if c.chains != nil && r.revokedIn(c.chains) != nil {
 			revoked = append(revoked, c)
 		}
 	}

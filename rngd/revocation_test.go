@@ -65,17 +65,27 @@ func (iss crlIssuer) crlPEM(t testing.TB, n int64, this time.Time, certs ...*x50
 // self-signed.
 func anotherCA(t testing.TB, dir string) crlIssuer {
 	t.Helper()
-	iss := pkiIssuer(t, dir)
-	tmpl := leafTemplate("Another CA")
+	return newCA(t, "Another CA", pkiIssuer(t, dir).key, crlIssuer{})
+}
+
+// newCA is a CA named cn of key key, issued by parent; self-signed when
+// parent has no CA.
+func newCA(t testing.TB, cn string, key crypto.Signer, parent crlIssuer) crlIssuer {
+	t.Helper()
+	tmpl := leafTemplate(cn)
 	tmpl.IsCA, tmpl.BasicConstraintsValid, tmpl.KeyUsage = true, true, x509.KeyUsageCertSign|x509.KeyUsageCRLSign
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, iss.key.Public(), iss.key)
+	if parent.ca == nil {
+		parent = crlIssuer{tmpl, key}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent.ca, key.Public(), parent.key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if iss.ca, err = x509.ParseCertificate(der); err != nil {
+	ca, err := x509.ParseCertificate(der)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return iss
+	return crlIssuer{ca, key}
 }
 
 // replaceFile puts b at path as an operator would: a new file renamed over
@@ -284,7 +294,25 @@ func TestCRLClosesRevokedConnections(t *testing.T) {
 	td := newTestDaemon(t, withCRL(t, 1), func(c *Config) { c.GRPC.MaxConnections = 1 })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w, err := healthpb.NewHealthClient(td.conn("server-b")).Watch(ctx, &healthpb.HealthCheckRequest{})
+	ended := openWatch(t, ctx, td.conn("server-b"))
+	replaceFile(t, td.cfg.GRPC.ClientCRLFile, pkiIssuer(t, td.pki.Dir).crlPEM(t, 2, td.clock.Now(), clientCert(t, td.pki, "server-b")))
+	wantWatchClosed(t, ended, "the revoked connection")
+	// Its slot, the only one, is free for server-a.
+	actx, acancel := context.WithTimeout(ctx, 10*time.Second)
+	defer acancel()
+	if _, err := td.client("server-a").ListUnfinishedGames(actx, &qodv1.ListUnfinishedGamesRequest{}, grpc.WaitForReady(true)); err != nil {
+		t.Errorf("server-a, grpc.max_connections 1, after server-b's connection was revoked: %v", err)
+	}
+	if !strings.Contains(string(td.logs()), "connections_closed=1") {
+		t.Errorf("the CRL's log line does not say it closed one connection")
+	}
+}
+
+// openWatch opens a health Watch on conn, and returns the error it ends
+// with once it does.
+func openWatch(t *testing.T, ctx context.Context, conn grpc.ClientConnInterface) <-chan error {
+	t.Helper()
+	w, err := healthpb.NewHealthClient(conn).Watch(ctx, &healthpb.HealthCheckRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,24 +328,20 @@ func TestCRLClosesRevokedConnections(t *testing.T) {
 			}
 		}
 	}()
+	return ended
+}
 
-	replaceFile(t, td.cfg.GRPC.ClientCRLFile, pkiIssuer(t, td.pki.Dir).crlPEM(t, 2, td.clock.Now(), clientCert(t, td.pki, "server-b")))
+// wantWatchClosed waits, at most 10 s, for the Watch of openWatch that
+// ends to end UNAVAILABLE: its connection, what's, closed.
+func wantWatchClosed(t *testing.T, ended <-chan error, what string) {
+	t.Helper()
 	select {
 	case err := <-ended:
 		if status.Code(err) != codes.Unavailable {
-			t.Errorf("the revoked connection's Watch ended with %v, want UNAVAILABLE (connection closed)", err)
+			t.Errorf("%s's Watch ended with %v, want UNAVAILABLE (connection closed)", what, err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("the revoked connection's health Watch still open 10 s after the CRL")
-	}
-	// Its slot, the only one, is free for server-a.
-	actx, acancel := context.WithTimeout(ctx, 10*time.Second)
-	defer acancel()
-	if _, err := td.client("server-a").ListUnfinishedGames(actx, &qodv1.ListUnfinishedGamesRequest{}, grpc.WaitForReady(true)); err != nil {
-		t.Errorf("server-a, grpc.max_connections 1, after server-b's connection was revoked: %v", err)
-	}
-	if !strings.Contains(string(td.logs()), "connections_closed=1") {
-		t.Errorf("the CRL's log line does not say it closed one connection")
+		t.Fatalf("%s's health Watch still open 10 s after the CRL", what)
 	}
 }
 
