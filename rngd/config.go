@@ -91,6 +91,12 @@ type Config struct {
 	// crlPoll, if set, is how often grpc.client_crl_file is read again
 	// (tests); default crlPollInterval.
 	crlPoll time.Duration
+	// crlReadTimeout, if set, is how long a read of grpc.client_crl_file
+	// may take (tests); default crlReadTimeout.
+	crlReadTimeout time.Duration
+	// crlRead, if set, reads grpc.client_crl_file at path in readTrusted's
+	// place (tests: a read that hangs).
+	crlRead func(path string) ([]byte, error)
 
 	// fileSHA256 is the SHA-256 of the configuration file's bytes as
 	// LoadConfig read them (ConfigFromFlags without a file: of no bytes,
@@ -132,7 +138,8 @@ type GRPCConfig struct {
 	// CRL number; with the same number or none, an earlier thisUpdate; a
 	// CA's CRL left out): then the CRL in force stays, and the refusal is
 	// logged and counted (tirage_alarms_total{component="crl"},
-	// tirage_client_crl_refused). The newest CRL taken of each CA is
+	// tirage_client_crl_refused), as is a read that has not answered
+	// within crlReadTimeout. The newest CRL taken of each CA is
 	// remembered in DataDir/client-crl-newest: a start on an older one is
 	// refused too (delete that file to go back on purpose).
 	// A CRL past its nextUpdate stays in force, with an alarm

@@ -2,6 +2,7 @@ package rngd
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
@@ -50,7 +51,9 @@ import (
 //     is changed, nothing drawn): UNAUTHENTICATED CERT_REVOKED.
 //
 // The CRLs are read at start, where any fault refuses the start, and again
-// every crlPollInterval (revocation.watch). Only complete, direct CRLs are
+// every crlPollInterval (revocation.watch), each read on a goroutine of its
+// own: one that hangs (a hung network file system) is refused as failed
+// after crlReadTimeout, and holds neither the watch nor the shutdown. Only complete, direct CRLs are
 // taken (§6.3.3 (b)(1)): one with a critical extension (a delta CRL's
 // indicator, an issuing distribution point, an entry's certificate issuer)
 // is refused, as §5.2 and §5.3 require of an extension not processed.
@@ -71,6 +74,12 @@ import (
 // revocation takes effect within it.
 const crlPollInterval = 5 * time.Second
 
+// crlReadTimeout is how long a read of grpc.client_crl_file may take
+// before it is refused as failed, with the alarm (revocation.await): a
+// local file of at most 1 MiB reads in milliseconds; one on a network
+// file system whose server is gone may never answer.
+const crlReadTimeout = 5 * time.Second
+
 // crlAheadTolerance is how far ahead of rngd's clock a CRL's thisUpdate may
 // be without an alarm: two clocks a minute apart are common; a CA's clock
 // hours or days wrong (a time zone, a wrong date) is not, and with it every
@@ -86,11 +95,13 @@ const (
 
 // revocation is the CRLs in force and the watch of grpc.client_crl_file.
 type revocation struct {
-	path  string
-	cas   []*x509.Certificate // grpc.client_ca_file's, which sign the CRLs
-	state string              // data_dir/crlStateFile
-	log   *slog.Logger
-	clock Clock
+	path        string
+	cas         []*x509.Certificate // grpc.client_ca_file's, which sign the CRLs
+	state       string              // data_dir/crlStateFile
+	log         *slog.Logger
+	clock       Clock
+	read        func() ([]byte, error) // reads path (readTrusted)
+	readTimeout time.Duration          // crlReadTimeout
 
 	cur atomic.Pointer[crls] // in force; read by every handshake and call
 
@@ -137,13 +148,18 @@ func (c *crls) revokes(cert *x509.Certificate) bool {
 // data directory is open.
 func openRevocation(cfg Config, cas []*x509.Certificate) (*revocation, error) {
 	r := &revocation{path: cfg.GRPC.ClientCRLFile, cas: cas, state: filepath.Join(cfg.DataDir, crlStateFile),
-		log: cfg.Logger.With("component", "crl"), clock: cfg.Clock, conns: map[*revocableConn]struct{}{}}
+		log: cfg.Logger.With("component", "crl"), clock: cfg.Clock, conns: map[*revocableConn]struct{}{},
+		readTimeout: cmp.Or(cfg.crlReadTimeout, crlReadTimeout)}
+	r.read = func() ([]byte, error) { return readTrusted(r.path, crlName, crlRisk) }
+	if cfg.crlRead != nil {
+		r.read = func() ([]byte, error) { return cfg.crlRead(r.path) }
+	}
 	saved, found, err := loadCRLState(r.state)
 	if err != nil {
 		return nil, fmt.Errorf("grpc.client_crl_file: %s, which remembers the newest CRL rngd took of each CA, is damaged: %w: "+
 			"restore it from a copy, or delete it to take the file's CRLs whatever came before (docs/rngd.md)", r.state, err)
 	}
-	b, err := readTrusted(r.path, crlName, crlRisk)
+	b, err := r.read()
 	if err != nil {
 		return nil, fmt.Errorf("grpc.client_crl_file: %w", err)
 	}
@@ -385,12 +401,20 @@ func (r *revocation) observe(m *metrics) {
 	)
 }
 
-// watch reads grpc.client_crl_file now and every interval until ctx ends.
+// watch reads grpc.client_crl_file now and every interval until ctx ends,
+// one read at a time, each on a goroutine of its own (await): when ctx
+// ends during a read, watch returns at once, and the read is abandoned.
+// The whole file is read, not its stat: a CRL is small, and a rewrite in
+// place within the mtime's granularity is seen too.
 func (r *revocation) watch(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		r.poll()
+		res, ok := r.await(ctx)
+		if !ok {
+			return
+		}
+		r.poll(res.b, res.err)
 		select {
 		case <-ctx.Done():
 			return
@@ -399,13 +423,52 @@ func (r *revocation) watch(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// poll reads grpc.client_crl_file and takes its CRLs when they differ from
-// those in force and are not refused; then it checks those in force
-// (settle). The whole file is read, not its stat: a CRL is small, and a
-// rewrite in place within the mtime's granularity is seen too.
-func (r *revocation) poll() {
+// crlRead is what a read of grpc.client_crl_file returned.
+type crlRead struct {
+	b   []byte
+	err error
+}
+
+// await reads grpc.client_crl_file on a goroutine of its own and waits for
+// it; false when ctx ends first. A read that has not answered within
+// r.readTimeout is refused as failed (reject: the CRLs in force stay, with
+// the alarm), and the CRLs in force are checked (settle) every
+// r.readTimeout while it hangs; await still waits for it, so that a file
+// system that hangs holds one goroutine at most, not one a poll. A read
+// abandoned when ctx ends (the shutdown) ends its goroutine when it
+// answers, if ever.
+func (r *revocation) await(ctx context.Context) (crlRead, bool) {
+	done := make(chan crlRead, 1)
+	go func() {
+		b, err := r.read()
+		done <- crlRead{b, err}
+	}()
+	t := time.NewTimer(r.readTimeout)
+	defer t.Stop()
+	began, hung := time.Now(), false
+	for {
+		select {
+		case res := <-done:
+			return res, true
+		case <-t.C:
+			hung = true
+			r.reject(fmt.Errorf("couldn't read %s: no answer within %s (a network file system that hangs?): no other read starts until it answers", crlName, r.readTimeout))
+			r.settle()
+			t.Reset(r.readTimeout)
+		case <-ctx.Done():
+			if hung {
+				r.log.Warn("grpc.client_crl_file: a read that has not answered is abandoned (the shutdown does not wait for it)", "path", r.path, "waited", time.Since(began).Round(time.Millisecond).String())
+			}
+			return crlRead{}, false
+		}
+	}
+}
+
+// poll takes the CRLs of b, grpc.client_crl_file read (err: the read
+// failed), when they differ from those in force and are not refused; then
+// it checks those in force (settle).
+func (r *revocation) poll(b []byte, err error) {
 	defer r.settle()
-	b, err := readTrusted(r.path, crlName, crlRisk)
 	if err != nil {
 		r.reject(err)
 		return

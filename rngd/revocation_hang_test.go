@@ -1,0 +1,110 @@
+package rngd
+
+import (
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// hangingCRL is a test daemon's read of grpc.client_crl_file that hangs
+// while hang is set, until unblock answers it (a network file system whose
+// server is gone, then comes back).
+type hangingCRL struct {
+	hang    atomic.Bool
+	reads   atomic.Int64  // reads started
+	hung    chan struct{} // a read hangs
+	unblock chan struct{} // answers a read that hangs; closed when the test ends
+}
+
+// newHangingCRL is a test daemon with grpc.client_crl_file revoking
+// server-b, read by a hangingCRL, which it returns too. A read hangs for
+// 50 ms before it is refused.
+func newHangingCRL(t *testing.T) (*testDaemon, *hangingCRL) {
+	h := &hangingCRL{hung: make(chan struct{}, 1), unblock: make(chan struct{})}
+	td := newTestDaemon(t, withCRL(t, 1, "server-b"), func(c *Config) {
+		c.crlReadTimeout = 50 * time.Millisecond
+		c.crlRead = func(path string) ([]byte, error) {
+			h.reads.Add(1)
+			if h.hang.Load() {
+				select {
+				case h.hung <- struct{}{}:
+				default:
+				}
+				<-h.unblock
+			}
+			return readTrusted(path, crlName, crlRisk)
+		}
+	})
+	t.Cleanup(func() { close(h.unblock) }) // before td.stop: a shutdown that waits for the read ends
+	return td, h
+}
+
+// stopWithin stops td, a test daemon, and fails the test when the
+// shutdown takes more than 10 s.
+func stopWithin(t *testing.T, td *testDaemon, what string) {
+	t.Helper()
+	td.cancel()
+	select {
+	case err := <-td.done:
+		td.cancel = nil
+		if err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the shutdown still waits, 10 s after it began, for %s", what)
+	}
+}
+
+// crlRefused waits for tirage_client_crl_refused to be v.
+func crlRefused(t *testing.T, td *testDaemon, what string, v float64) {
+	t.Helper()
+	eventually(t, what, func() bool {
+		got, _ := gaugeValue(t, td, "tirage_client_crl_refused")
+		return got == v
+	})
+}
+
+// The shutdown does not wait for a read of grpc.client_crl_file that
+// hangs: Serve waited for the watch, which waited for the read, and the
+// daemon never stopped.
+func TestCRLReadHangsShutdown(t *testing.T) {
+	td, h := newHangingCRL(t)
+	h.hang.Store(true)
+	<-h.hung
+	stopWithin(t, td, "a read of grpc.client_crl_file that hangs")
+}
+
+// A read of grpc.client_crl_file that hangs is refused as failed after
+// its timeout, with the alarm, and the CRLs in force stay; no other read
+// starts until it answers, and once it does the file is taken again. A
+// read still hanging at the shutdown is abandoned, and logged. The watch
+// waited for the read, without a word.
+func TestCRLReadHangs(t *testing.T) {
+	td, h := newHangingCRL(t)
+	before := crlAlarms(td)
+	h.hang.Store(true)
+	<-h.hung
+	crlRefused(t, td, "a read that hangs refused", 1)
+	n := h.reads.Load()
+	time.Sleep(5 * td.cfg.crlReadTimeout)
+	if got := h.reads.Load(); got != n {
+		t.Errorf("%d reads started while one hung, want none", got-n)
+	}
+	if got := crlAlarms(td); got != before+1 {
+		t.Errorf("%v alarms for one read that hangs, want 1", got-before)
+	}
+	wantHandshakeRefused(t, td, "server-b")
+
+	h.hang.Store(false)
+	h.unblock <- struct{}{}
+	crlRefused(t, td, "the read that hung answers, the file is taken", 0)
+
+	h.hang.Store(true)
+	<-h.hung
+	crlRefused(t, td, "a read that hangs refused again", 1)
+	stopWithin(t, td, "a read of grpc.client_crl_file that hangs")
+	if !strings.Contains(string(td.logs()), "a read that has not answered is abandoned") {
+		t.Errorf("the shutdown did not log the read it abandoned")
+	}
+}
