@@ -103,6 +103,36 @@ func TestTOFUWithKeysRefused(t *testing.T) {
 	}
 }
 
+// TestPinMatchingNoServedKeyNamed: log and audit given a --pin that none
+// of the keys the log serves has name those keys and say the pin matched
+// none of them; before, the log-key row asked for "--log-key FILE, --pin
+// FINGERPRINT, or --tofu", as if no pin had been given.
+func TestPinMatchingNoServedKeyNamed(t *testing.T) {
+	dir := t.TempDir()
+	a := newAppliance(t, 21)
+	playGame(t, a, receipttest.Play{Game: "g-1"})
+	url := logServer(t, a)
+	k, err := checkpoint.ParseKey(a.LogKeys[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := strings.Repeat("0", 64)
+	for _, c := range []struct{ cmd, lang, served, pinned string }{
+		{"log", "en", `no trusted key for log "` + k.Name + `": it serves Ed25519 ` + k.Fingerprint() + ", ", "which no fingerprint pinned (--pin, or a key announcement given to --log-key) names"},
+		{"audit", "en", "it serves Ed25519 " + k.Fingerprint() + ", ", "which no fingerprint pinned"},
+		{"log", "fr", "il présente Ed25519 " + k.Fingerprint() + ", ", "qu'aucune empreinte épinglée"},
+	} {
+		state := filepath.Join(dir, c.cmd+c.lang+".json")
+		code, out, errs := run(t, c.cmd, "--url", url, "--pin", wrong, "--state", state, "--quiet", "--lang", c.lang)
+		if code != ExitFail || !strings.Contains(errs, c.served) || !strings.Contains(errs, c.pinned) || strings.Contains(errs, "--pin FINGERPRINT") || strings.Contains(errs, "--pin EMPREINTE") {
+			t.Errorf("%s --lang %s, a pin matching no served key: exit %d, want %q and %q\n%s%s", c.cmd, c.lang, code, c.served, c.pinned, out, errs)
+		}
+		if _, err := os.Stat(state); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: the state was written", c.cmd)
+		}
+	}
+}
+
 // TestCertificateReservesNegative: a negative --reserves is refused; before,
 // any negative count read as "not given".
 func TestCertificateReservesNegative(t *testing.T) {

@@ -131,6 +131,10 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 		if *l.tofu {
 			keys, mode = nil, checkpoint.TrustFirstUse
 		}
+		// unpinned lists the keys of the log it serves that no pin matched,
+		// to name them when no key is trusted: the user pinned a
+		// fingerprint, just not one of these.
+		var unpinned []string
 		if *l.tofu || needServed(a) {
 			served, err := f.Fetch(ctx, "vkey")
 			if err != nil && l.announcedLog[0] != "" {
@@ -148,6 +152,8 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 			for _, k := range offered {
 				if *l.tofu || pinnedFP(a.Pins, k.Fingerprint()) {
 					keys = append(keys, k)
+				} else if k.Name == origin {
+					unpinned = append(unpinned, k.Algorithm+" "+k.Fingerprint())
 				}
 			}
 		}
@@ -156,6 +162,10 @@ func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *chec
 			if k.Name == origin {
 				forLog = append(forLog, k)
 			}
+		}
+		if len(forLog) == 0 && len(unpinned) > 0 {
+			v.Fail(verdict.CheckLogKey, verdict.MsgPinMatchesNoServedKey, origin, strings.Join(unpinned, ", "))
+			return nil, nil, nil
 		}
 		if len(forLog) == 0 {
 			v.Fail(verdict.CheckLogKey, verdict.MsgNoKeyForLog, origin)

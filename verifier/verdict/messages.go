@@ -368,6 +368,7 @@ const (
 	MsgMalformedCheckpoint    MsgID = "malformed-checkpoint"
 	MsgUnreadableKeys         MsgID = "unreadable-keys"
 	MsgNoKeyForLog            MsgID = "no-key-for-log"
+	MsgPinMatchesNoServedKey  MsgID = "pin-matches-no-served-key"
 	MsgLogKeyTrust            MsgID = "log-key-trust"
 	MsgFirstCheckpoint        MsgID = "first-checkpoint"
 	MsgThroughput             MsgID = "throughput"
@@ -1579,6 +1580,8 @@ var messages = map[MsgID]text{
 		"le journal présente des clés illisibles : %s"},
 	MsgNoKeyForLog: {"no trusted key for log %q: give --log-key FILE, --pin FINGERPRINT, or --tofu to trust it on first use",
 		"aucune clé de confiance pour le journal « %s » : fournissez --log-key FICHIER, --pin EMPREINTE, ou --tofu pour lui faire confiance à la première utilisation"},
+	MsgPinMatchesNoServedKey: {"no trusted key for log %q: it serves %s, which no fingerprint pinned (--pin, or a key announcement given to --log-key) names: compare with the appliance's published fingerprints",
+		"aucune clé de confiance pour le journal « %s » : il présente %s, qu'aucune empreinte épinglée (--pin, ou une annonce des clés donnée à --log-key) ne désigne : comparez avec les empreintes publiées de l'appareil"},
 	MsgLogKeyTrust: {"%s (%s since %s)",
 		"%s (%s depuis %s)"},
 	MsgFirstCheckpoint: {"first checkpoint seen for this log",
