@@ -2,6 +2,7 @@ package cli
 
 import (
 	"crypto/rand"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,7 +35,8 @@ func TestVRFKeyExportPublicLines(t *testing.T) {
 
 // TestLogKeyRowUnrecorded: a first run of rngverify log with a key the
 // checkpoint does not verify under records nothing in the state, so its
-// log-key row says so instead of "pinned since <now>"; a first run that
+// log-key row says so instead of "pinned since <now>", and so does an
+// audit whose checkpoint verifies but an entry does not; a first run that
 // passes says since when. rngverify audit shows the log-key row too.
 func TestLogKeyRowUnrecorded(t *testing.T) {
 	const dir = "testdata/rngd"
@@ -47,12 +49,36 @@ func TestLogKeyRowUnrecorded(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state.json")
 	code, out, _ := run(t, "log", "--dir", tiles, "--log-key", wrong, "--state", state)
 	if code != ExitFail || !strings.Contains(out, "[FAIL] checkpoint-signature") || strings.Contains(out, "since") ||
-		!strings.Contains(out, "(pinned, not recorded: the state file records a log's keys with a checkpoint that verifies)") {
+		!strings.Contains(out, "(pinned, not recorded: the state file records a log's keys with a checkpoint only once every check passed)") {
 		t.Errorf("log with a wrong key: exit %d\n%s", code, out)
 	}
 	code, out, _ = run(t, "log", "--dir", tiles, "--log-key", wrong, "--state", state, "--lang", "fr")
 	if code != ExitFail || strings.Contains(out, "depuis") || !strings.Contains(out, "non enregistrée : le fichier d'état") {
 		t.Errorf("log with a wrong key, French: exit %d\n%s", code, out)
+	}
+	// An audit whose checkpoint verifies but whose entries do not match
+	// it records nothing either: the row must not say the checkpoint did
+	// not verify (it said "with a checkpoint that verifies").
+	bad := t.TempDir()
+	if err := os.CopyFS(bad, os.DirFS(tiles)); err != nil {
+		t.Fatal(err)
+	}
+	bundle := filepath.Join(bad, "tile", "entries", "000.p", "59")
+	b, err := os.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-2] ^= 1 // a byte of the last entry
+	if err := os.WriteFile(bundle, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run(t, "audit", "--dir", bad, "--log-key", key, "--state", state, "--quiet")
+	if code != ExitFail || !strings.Contains(out, "[PASS] checkpoint-signature") || !strings.Contains(out, "[FAIL] entries") || strings.Contains(out, "since") ||
+		!strings.Contains(out, "(pinned, not recorded: the state file records a log's keys with a checkpoint only once every check passed)") {
+		t.Errorf("audit of an altered entry: exit %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(state); err == nil {
+		t.Error("audit of an altered entry: the state was written")
 	}
 	for _, cmd := range []string{"log", "audit"} {
 		state := filepath.Join(t.TempDir(), "state.json")

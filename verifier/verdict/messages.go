@@ -3020,8 +3020,8 @@ SHA-256 de l'enveloppe qu'il contient. docs/attestations.md décrit les formats.
 	MsgCLIWitnessesDiffer: {"logs %q and %q require different witnesses: give the --witness (and --witness-quorum) the state records for the document's log",
 		"les journaux « %s » et « %s » exigent des témoins différents : donnez les --witness (et --witness-quorum) que l'état enregistre pour le journal du document"},
 	// Audit follow-up (2026-12): unsigned served data, receipt key fields.
-	MsgLogKeyTrustUnrecorded: {"%s (%s, not recorded: the state file records a log's keys with a checkpoint that verifies)",
-		"%s (%s, non enregistrée : le fichier d'état n'enregistre les clés d'un journal qu'avec un point de contrôle vérifié)"},
+	MsgLogKeyTrustUnrecorded: {"%s (%s, not recorded: the state file records a log's keys with a checkpoint only once every check passed)",
+		"%s (%s, non enregistrée : le fichier d'état n'enregistre les clés d'un journal avec un point de contrôle qu'une fois toutes les vérifications réussies)"},
 	MsgVRFKeyLineNotVRF: {"line %d: key %q (%s) is not a VRF key (a line of rngctl keys export-public, which prints the log key too): give the VRF key as \"SUITE HEX\" (its suite, then what rngctl keys export-public --label vrf prints) or the key announcement; a log key goes to --log-key (rngctl keys export-public --label log --format vkey --origin ORIGIN, or the log's /log/vkey)",
 		"ligne %d : la clé « %s » (%s) n'est pas une clé VRF (une ligne de rngctl keys export-public, qui affiche aussi la clé du journal) : donnez la clé VRF sous la forme « SUITE HEX » (sa suite, puis ce qu'affiche rngctl keys export-public --label vrf) ou l'annonce des clés ; une clé du journal se donne à --log-key (rngctl keys export-public --label log --format vkey --origin ORIGINE, ou /log/vkey du journal)"},
 	MsgVRFKeyLineExport: {"line %d: a line of rngctl keys export-public (key %q): give its suite and key alone, \"%s HEX\", or the key announcement",
