@@ -133,6 +133,34 @@ func TestPinMatchingNoServedKeyNamed(t *testing.T) {
 	}
 }
 
+// TestPromoDocumentPinMatchingNoKeyNamed: a certificate or freeze receipt
+// checked with a --pin that none of its log keys has fails log-key naming
+// the keys the document names, to compare with the appliance's published
+// fingerprints, as a receipt's check does; before, it said only "give the
+// log's key file or pin its fingerprint", naming no key.
+func TestPromoDocumentPinMatchingNoKeyNamed(t *testing.T) {
+	logKeys, _ := certKeys(t)
+	ck, err := checkpoint.ParseKey(logKeys[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, fk := freezeReceiptFixture(t)
+	wrong := strings.Repeat("ab", 32)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"certificate", certFile}, "check log-key: no trusted log key: give the log's key file or pin its fingerprint (the document names Ed25519 " + ck.Fingerprint() + ": compare with the appliance's published fingerprints and pin one)"},
+		{[]string{"freeze", freezeFile}, "check log-key: no trusted log key: give the log's key file or pin its fingerprint (the document names Ed25519 " + fk.Fingerprint()},
+		{[]string{"certificate", certFile, "--lang", "fr"}, "(le document désigne Ed25519 " + ck.Fingerprint() + " : comparez avec les empreintes publiées"},
+	} {
+		code, out, errs := runCLI(append(c.args, "--pin", wrong)...)
+		if code != ExitFail || !strings.Contains(errs, c.want) {
+			t.Errorf("%s, a pin of no key of the document: exit %d, want %q\n%s%s", c.args, code, c.want, out, errs)
+		}
+	}
+}
+
 // TestCertificateReservesNegative: a negative --reserves is refused; before,
 // any negative count read as "not given".
 func TestCertificateReservesNegative(t *testing.T) {

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
+	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/promo"
 	"tirage.fr/tirage/verifier/record"
 	"tirage.fr/tirage/verifier/verdict"
@@ -177,7 +179,7 @@ func VerifyCertificate(file []byte, lists map[string]*promo.EntrantList, a Ancho
 	} else if len(a.VRFKeys) > 0 {
 		anchors.VRFPublicKey = hex.EncodeToString(a.VRFKeys[0].Bytes())
 	}
-	logKeyCheck(v, logKeys)
+	logKeyCheck(v, logKeys, probe.LogKeys)
 	list := lists[probe.Draw]
 	checks := certificateChecks
 	if list != nil {
@@ -370,11 +372,22 @@ func checksInOrder(v *verdict.Verdict, checks []string, failed string, ce *promo
 }
 
 // logKeyCheck sets a promotion document's log-key check: the log keys
-// trusted to check it (none: it fails).
-func logKeyCheck(v *verdict.Verdict, logKeys []string) {
-	if len(logKeys) == 0 {
+// trusted to check it (none: it fails, naming the keys the document names,
+// docKeys, to compare with the appliance's published fingerprints, as a
+// receipt's check does).
+func logKeyCheck(v *verdict.Verdict, logKeys, docKeys []string) {
+	var fps []string
+	for _, t := range docKeys {
+		if k, err := checkpoint.ParseKey(t); err == nil {
+			fps = append(fps, k.Algorithm+" "+k.Fingerprint())
+		}
+	}
+	switch {
+	case len(logKeys) == 0 && len(fps) > 0:
+		v.Fail(verdict.CheckLogKey, verdict.MsgNoTrustedLogKeyCertNamed, verdict.M(verdict.MsgHintLogKeys, strings.Join(fps, ", ")))
+	case len(logKeys) == 0:
 		v.Fail(verdict.CheckLogKey, verdict.MsgNoTrustedLogKeyCert)
-	} else {
+	default:
 		v.Pass(verdict.CheckLogKey, verdict.MsgKeyCount, len(logKeys))
 	}
 }

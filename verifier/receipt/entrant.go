@@ -36,7 +36,7 @@ func VerifyEntrant(file []byte, a Anchors) *verdict.Verdict {
 	}
 	_, docKeys := freezeProbe(probe.FreezeReceipt)
 	logKeys := a.TrustedLogKeyTexts(docKeys)
-	logKeyCheck(v, logKeys)
+	logKeyCheck(v, logKeys, docKeys)
 	res, err := promo.VerifyEntrantProof(file, promo.Anchors{LogKeys: logKeys, Reserves: -1})
 	failed, ce := failedCheck(err, promo.CheckReceiptFormat)
 	checksInOrder(v, entrantChecks, failed, ce, nil, func(c string) bool {

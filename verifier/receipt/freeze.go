@@ -77,7 +77,7 @@ func VerifyFreezeFiles(file []byte, list *promo.EntrantList, listRefused *verdic
 		v.SetSubject(verdict.MsgSubjectFreeze, draw)
 	}
 	logKeys := a.TrustedLogKeyTexts(docKeys)
-	logKeyCheck(v, logKeys)
+	logKeyCheck(v, logKeys, docKeys)
 	checks := freezeChecks
 	if list != nil {
 		checks = append(append([]string(nil), checks...), freezeListChecks...)
