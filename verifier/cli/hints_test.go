@@ -61,3 +61,43 @@ func TestOtherCommandNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestAnchorAndDocumentSwapped: a key file (the log's verifier keys, its
+// key announcement) or an entrant list given as the document to check is
+// refused as unreadable input (exit 2, one line) naming the flag that
+// takes it; a document given to --log-key or --vrf-key is refused (exit 2)
+// saying it is a document to check. Before, rngverify game log.vkey said
+// "not a transcript: invalid character 'i' in literal true", game
+// --log-key t.json "bad key announcement: record: record: byte 1:
+// whitespace is not canonical".
+func TestAnchorAndDocumentSwapped(t *testing.T) {
+	dir := t.TempDir()
+	a, err := attestationstest.New(7, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann := write(t, dir, "announcement.json", a.Announcement)
+	vkey := "testdata/rngd/log.vkey"
+	transcript := "testdata/rngd/transcript.json"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"game", vkey, "--log-key", vkey}, "rngverify game: unreadable input: " + vkey + " is a file of log verifier keys (as /log/vkey serves them), a trust anchor, not a document to check: give it with --log-key FILE, and the document as FILE\n"},
+		{[]string{"receipt", ann, "--log-key", vkey}, "rngverify receipt: unreadable input: " + ann + " is the log's key announcement record, a trust anchor, not a document to check: give it with --log-key FILE or --vrf-key FILE, and the document as FILE\n"},
+		{[]string{"freeze", entrantFile, "--log-key", vkey}, "rngverify freeze: unreadable input: " + entrantFile + " is a promotion's entrant list: give it with --entrants LIST to rngverify freeze or rngverify certificate"},
+		{[]string{"game", transcript, "--log-key", transcript}, "rngverify game: --log-key " + transcript + ": a document to check (rngverify game reads it), not a key file: give the operator's key file or key announcement here, and the document as FILE"},
+		{[]string{"receipt", "r.json", "--vrf-key", certFile}, "rngverify receipt: --vrf-key " + certFile + ": a document to check (rngverify certificate reads it), not a key file"},
+		{[]string{"game", vkey, "--log-key", vkey, "--lang", "fr"}, "rngverify game : fichier illisible : " + vkey + " est un fichier de clés de vérification du journal (tel que le sert /log/vkey), une ancre de confiance, et non un document à vérifier"},
+		{[]string{"game", transcript, "--log-key", transcript, "--lang", "fr"}, "--log-key " + transcript + " : un document à vérifier (rngverify game le lit), et non un fichier de clés"},
+	} {
+		code, out, errs := run(t, c.args...)
+		if code != ExitUsage || out != "" || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, errs, c.want)
+		}
+	}
+	// The documents themselves, with their anchors, still pass.
+	if code, out, errs := run(t, "game", transcript, "--log-key", vkey); code != ExitOK {
+		t.Errorf("game: exit %d\n%s%s", code, out, errs)
+	}
+}

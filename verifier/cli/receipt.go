@@ -83,17 +83,37 @@ var documentCommands = map[string]struct {
 	receipt.DocAttestation:   {"attestation", verdict.MsgCLIUseAttest},
 }
 
+// otherInputs: what else than a document receipt.Detect names, given as
+// the document to check, and the hint that names the flag taking it (a
+// key file or an entrant list, swapped with the document). The flags are
+// the trust flags and --entrants: attestation, which takes neither, says
+// what it reads itself.
+var otherInputs = map[string]verdict.MsgID{
+	receipt.DocLogKeys:   verdict.MsgCLIUseLogKeys,
+	receipt.DocKeyRecord: verdict.MsgCLIUseAnnouncement,
+	receipt.DocEntrants:  verdict.MsgCLIUseEntrants,
+}
+
 // otherCommand reports whether b (read from file) is a document that
 // another command than c's checks (GetReceipts' output given to game, a
-// certificate given to freeze, say), having then said which one, as an
-// unreadable input (exit 2). A document of no known kind is left to c's
-// own parser, which says what is wrong with it.
+// certificate given to freeze, say), or a key file or entrant list given
+// in the document's place, having then said which command or flag takes
+// it, as an unreadable input (exit 2). A document of no known kind is
+// left to c's own parser, which says what is wrong with it.
 func (c *common) otherCommand(env Env, b []byte, file string) bool {
-	d, ok := documentCommands[receipt.Detect(b)]
-	if !ok || d.name == c.name {
+	kind := receipt.Detect(b)
+	use, ok := otherInputs[kind]
+	ok = ok && c.name != "attestation"
+	if d, doc := documentCommands[kind]; doc {
+		if d.name == c.name {
+			return false
+		}
+		use, ok = d.use, true
+	}
+	if !ok {
 		return false
 	}
-	c.conclude(env, verdict.MsgCLIUnreadable, c.name, verdict.M(d.use, file))
+	c.conclude(env, verdict.MsgCLIUnreadable, c.name, verdict.M(use, file))
 	return true
 }
 

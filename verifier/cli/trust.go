@@ -392,6 +392,11 @@ func isAnnouncement(b []byte) bool { return strings.HasPrefix(strings.TrimSpace(
 // key each id names (receipt.AnnouncedAnchors). A tampered announcement is
 // refused with the failing check named.
 func announcedKeys(b []byte) ([]*vrf.PublicKey, []string, []receipt.AnnouncedKey, error) {
+	if d, ok := documentCommands[receipt.Detect(b)]; ok {
+		// The document given to the key flag (the two swapped): not
+		// "bad key announcement: record: …".
+		return nil, nil, nil, verdict.Errorf(verdict.MsgCLIDocumentNotKeys, d.name)
+	}
 	ka, err := announce.Parse([]byte(strings.TrimSpace(string(b))))
 	if err != nil {
 		return nil, nil, nil, err

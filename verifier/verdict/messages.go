@@ -429,6 +429,14 @@ const (
 	MsgCLIUseCert      MsgID = "cli-use-certificate"
 	MsgCLIUseFreeze    MsgID = "cli-use-freeze"
 	MsgCLIUseAttest    MsgID = "cli-use-attestation"
+	// MsgCLIUseLogKeys, MsgCLIUseAnnouncement and MsgCLIUseEntrants name
+	// a trust anchor or an entrant list given as the document to check,
+	// and the flag that takes it; MsgCLIDocumentNotKeys a document given
+	// to a key flag.
+	MsgCLIUseLogKeys      MsgID = "cli-use-log-keys"
+	MsgCLIUseAnnouncement MsgID = "cli-use-announcement"
+	MsgCLIUseEntrants     MsgID = "cli-use-entrants"
+	MsgCLIDocumentNotKeys MsgID = "cli-document-not-keys"
 
 	// Entrant lists (promo.ParseEntrantList, verdict.Errorf in promo).
 	MsgListHeader       MsgID = "list-header"
@@ -1715,6 +1723,14 @@ var messages = map[MsgID]text{
 		"%s est le reçu de gel d'une opération promotionnelle : vérifiez-le avec rngverify freeze"},
 	MsgCLIUseAttest: {"%s is an attestation (a DSSE envelope or an attestation record): check it with rngverify attestation",
 		"%s est une attestation (enveloppe DSSE ou enregistrement d'attestation) : vérifiez-la avec rngverify attestation"},
+	MsgCLIUseLogKeys: {"%s is a file of log verifier keys (as /log/vkey serves them), a trust anchor, not a document to check: give it with --log-key FILE, and the document as FILE",
+		"%s est un fichier de clés de vérification du journal (tel que le sert /log/vkey), une ancre de confiance, et non un document à vérifier : donnez-le avec --log-key FICHIER, et le document comme FICHIER"},
+	MsgCLIUseAnnouncement: {"%s is the log's key announcement record, a trust anchor, not a document to check: give it with --log-key FILE or --vrf-key FILE, and the document as FILE",
+		"%s est l'annonce des clés du journal, une ancre de confiance, et non un document à vérifier : donnez-la avec --log-key FICHIER ou --vrf-key FICHIER, et le document comme FICHIER"},
+	MsgCLIUseEntrants: {"%s is a promotion's entrant list: give it with --entrants LIST to rngverify freeze or rngverify certificate, with the freeze receipt or certificate of its draw as FILE",
+		"%s est une liste de participants d'une opération promotionnelle : donnez-la avec --entrants LISTE à rngverify freeze ou rngverify certificate, avec le reçu de gel ou le certificat de son tirage comme FICHIER"},
+	MsgCLIDocumentNotKeys: {"a document to check (rngverify %s reads it), not a key file: give the operator's key file or key announcement here, and the document as FILE",
+		"un document à vérifier (rngverify %s le lit), et non un fichier de clés : donnez ici le fichier de clés ou l'annonce des clés de l'exploitant, et le document comme FICHIER"},
 	MsgCLICouldntRead: {"rngverify %s: couldn't read %s: %s",
 		"rngverify %s : impossible de lire %s : %s"},
 
