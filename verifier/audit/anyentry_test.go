@@ -124,6 +124,47 @@ func TestAuditHashTileAltered(t *testing.T) {
 	}
 }
 
+// TestAuditHashTileReadsOn: a level-0 hash tile served altered leaves its
+// entries out, as entries that do not match the tree, and the audit reads
+// the entries after it, which later tiles authenticate; before, it
+// stopped at that tile, and the entries after it were audited by no check
+// while games, promotions and records passed over what had been read.
+func TestAuditHashTileReadsOn(t *testing.T) {
+	a := logWith(t, 60, nil)
+	if a.Size() <= 256 {
+		t.Fatalf("log of %d entries does not span two bundles", a.Size())
+	}
+	f := a.Tiles()
+	const p = "tile/0/000" // the hashes of entries 0..255
+	b, ok := f[p]
+	if !ok {
+		t.Fatalf("no tile %s", p)
+	}
+	b = append([]byte(nil), b...)
+	b[100] ^= 0x01
+	f[p] = b
+	res := run(t, a, f, nil)
+	v := res.Verdict
+	if c := v.Find(verdict.CheckEntries); v.Status() != verdict.StatusFail || c == nil || c.Status != verdict.StatusFail || !strings.Contains(c.Reason("en"), "entries 0..255: the hash tiles served (tile/0/000") {
+		t.Fatalf("altered hash tile: want the entries check to fail naming entries 0..255\n%s", v.Text("en"))
+	}
+	var after int // game starts read after the altered tile
+	for n := int64(256); n < a.Size(); n++ {
+		if strings.Contains(string(a.Leaf(uint64(n))), `"kind":"game_start"`) {
+			after++
+		}
+	}
+	if after == 0 {
+		t.Fatal("no game starts after entry 255")
+	}
+	if res.Records != a.Size() || res.Games < after {
+		t.Errorf("records %d of %d, games %d, want at least the %d started after entry 255:\n%s", res.Records, a.Size(), res.Games, after, v.Text("en"))
+	}
+	if c := v.Find(verdict.CheckGames); c == nil || c.Status != verdict.StatusFail {
+		t.Errorf("games: want FAIL (their key announcement, entry 0, was left out)\n%s", v.Text("en"))
+	}
+}
+
 // TestAuditAnyEntryRefusedManifests: with every manifest file given, a
 // start whose ticket is in none is misbehaviour — unless a manifest
 // record may be missing: an entry refused before it (the second

@@ -457,15 +457,22 @@ func (a *auditor) read(ctx context.Context, hr tlog.HashReader, from int64, cp *
 			idx = append(idx, tlog.StoredHashIndex(0, i))
 		}
 		hashes, err := hr.ReadHashes(idx)
-		if err != nil {
-			if strings.Contains(err.Error(), "inconsistent") || strings.Contains(err.Error(), "malformed") {
-				a.entryIssue(verdict.MsgServedTilesMismatch, first, end-1, tilePath(tlog.Tile{H: 8, L: 0, N: start / 256, W: int(end - start)}), receipt.Cause(tlogError(err)))
-				return nil
-			}
+		if err != nil && !strings.Contains(err.Error(), "inconsistent") && !strings.Contains(err.Error(), "malformed") {
 			return verdict.Errorf(verdict.MsgAuditTilesRead, first, end-1, err)
+		}
+		if err != nil {
+			// These entries cannot be authenticated: each is left out as
+			// an entry that does not match the tree, and the audit reads
+			// on (it stopped here, leaving every later entry unaudited
+			// under checks that passed over what was read).
+			a.entryIssue(verdict.MsgServedTilesMismatch, first, end-1, tilePath(tlog.Tile{H: 8, L: 0, N: start / 256, W: int(end - start)}), receipt.Cause(tlogError(err)))
 		}
 		for i, leaf := range leaves[first-start:] {
 			n := first + int64(i)
+			if err != nil {
+				a.refused = append(a.refused, uint64(n))
+				continue
+			}
 			if tlog.RecordHash(leaf) != hashes[i] {
 				a.entryIssue(verdict.MsgServedEntryMismatch, n, tilePath(tlog.Tile{H: 8, L: -1, N: start / 256, W: int(end - start)}))
 				a.refused = append(a.refused, uint64(n))
