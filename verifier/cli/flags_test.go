@@ -161,6 +161,28 @@ func TestPromoDocumentPinMatchingNoKeyNamed(t *testing.T) {
 	}
 }
 
+// TestCheckpointMissingNamed: log and audit given a --url or --dir that
+// serves no checkpoint (rngd's HTTP address without /log, the data
+// directory's log/ rather than log/tiles) name the URL read and ask
+// whether it is the log's prefix; before, the URL said only "couldn't
+// read the checkpoint: checkpoint: file does not exist".
+func TestCheckpointMissingNamed(t *testing.T) {
+	dir := t.TempDir()
+	a := newAppliance(t, 21)
+	playGame(t, a, receipttest.Play{Game: "g-1"})
+	root := strings.TrimSuffix(logServer(t, a), "/log")
+	key := write(t, dir, "log.vkey", a.LogKeyFile())
+	for _, c := range []struct{ args, want []string }{
+		{[]string{"log", "--url", root}, []string{"rngverify log: couldn't read the checkpoint: " + root + "/checkpoint: file does not exist (HTTP 404 Not Found): is --url the log's prefix, under which it serves checkpoint, vkey and tile/ (rngd: http://HOST:PORT/log)"}},
+		{[]string{"audit", "--url", root, "--quiet"}, []string{"rngverify audit: couldn't read the checkpoint: " + root + "/checkpoint: file does not exist (HTTP 404 Not Found): is --url"}},
+		{[]string{"log", "--dir", dir}, []string{"rngverify log: couldn't read the checkpoint: open " + filepath.Join(dir, "checkpoint") + ": no such file or directory: is --url", "or --dir its tile directory (rngd: DATA_DIR/log/tiles)?"}},
+		{[]string{"log", "--url", root, "--lang", "fr"}, []string{"rngverify log : impossible de lire le point de contrôle : ", root + "/checkpoint: file does not exist (HTTP 404 Not Found) » : --url est-il le préfixe du journal"}},
+	} {
+		code, out, errs := run(t, append(c.args, "--log-key", key, "--state", filepath.Join(dir, "st.json"))...)
+		oneLine(t, strings.Join(c.args, " "), code, out, errs, c.want...)
+	}
+}
+
 // TestCertificateReservesNegative: a negative --reserves is refused; before,
 // any negative count read as "not given".
 func TestCertificateReservesNegative(t *testing.T) {

@@ -102,6 +102,10 @@ func sameHost(req *http.Request, via []*http.Request) error {
 // means the verdict records why.
 func (l *logFlags) trust(ctx context.Context, env Env, f audit.Fetcher, st *checkpoint.State, v *verdict.Verdict) (*checkpoint.LogState, *checkpoint.Checkpoint, error) {
 	note, err := f.Fetch(ctx, "checkpoint")
+	if errors.Is(err, fs.ErrNotExist) {
+		// Most likely not the log's address: say which one it is.
+		return nil, nil, verdict.Errorf(verdict.MsgAuditCheckpointMissing, err)
+	}
 	if err != nil {
 		return nil, nil, verdict.Errorf(verdict.MsgAuditCheckpointRead, err)
 	}
@@ -571,11 +575,13 @@ func (h *httpFetcher) Fetch(ctx context.Context, path string) ([]byte, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
+	// The URL, not the path alone: a --url that is not the log's prefix
+	// (rngd's HTTP address without /log) shows here.
 	if resp.StatusCode == http.StatusNotFound {
-		return nil, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
+		return nil, fmt.Errorf("%s: %w (HTTP %s)", req.URL.Redacted(), fs.ErrNotExist, resp.Status)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: HTTP %s", path, resp.Status)
+		return nil, fmt.Errorf("%s: HTTP %s", req.URL.Redacted(), resp.Status)
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxFetch+1))
 	if err != nil {

@@ -396,14 +396,16 @@ const (
 	MsgUsageAuditRules     MsgID = "usage-audit-rules"
 
 	// Errors of the audit's reading (verdict.Errorf in audit).
-	MsgAuditCheckpointRead  MsgID = "audit-checkpoint-read"
-	MsgAuditStopped         MsgID = "audit-stopped"
-	MsgAuditTilesRead       MsgID = "audit-tiles-read"
-	MsgAuditBundleRead      MsgID = "audit-bundle-read"
-	MsgAuditBundleTruncated MsgID = "audit-bundle-truncated"
-	MsgAuditBundleCount     MsgID = "audit-bundle-count"
-	MsgCLIKeysRead          MsgID = "cli-keys-read"
-	MsgCLIError             MsgID = "cli-error"
+	MsgAuditCheckpointRead MsgID = "audit-checkpoint-read"
+	// MsgAuditCheckpointMissing: the log serves no checkpoint at all.
+	MsgAuditCheckpointMissing MsgID = "audit-checkpoint-missing"
+	MsgAuditStopped           MsgID = "audit-stopped"
+	MsgAuditTilesRead         MsgID = "audit-tiles-read"
+	MsgAuditBundleRead        MsgID = "audit-bundle-read"
+	MsgAuditBundleTruncated   MsgID = "audit-bundle-truncated"
+	MsgAuditBundleCount       MsgID = "audit-bundle-count"
+	MsgCLIKeysRead            MsgID = "cli-keys-read"
+	MsgCLIError               MsgID = "cli-error"
 
 	// The browser page.
 	MsgNotTirageFile MsgID = "not-tirage-file"
@@ -1665,6 +1667,8 @@ var messages = map[MsgID]text{
 	// Errors of the audit's reading (verdict.Errorf in audit).
 	MsgAuditCheckpointRead: {"couldn't read the checkpoint: %w",
 		"impossible de lire le point de contrôle : %[1]v"},
+	MsgAuditCheckpointMissing: {"couldn't read the checkpoint: %w: is --url the log's prefix, under which it serves checkpoint, vkey and tile/ (rngd: http://HOST:PORT/log), or --dir its tile directory (rngd: DATA_DIR/log/tiles)?",
+		"impossible de lire le point de contrôle : %[1]v : --url est-il le préfixe du journal, sous lequel il sert checkpoint, vkey et tile/ (rngd : http://HÔTE:PORT/log), ou --dir son répertoire de tuiles (rngd : DATA_DIR/log/tiles) ?"},
 	MsgAuditStopped: {"audit stopped after %d of %d entries: %w",
 		"audit interrompu après %d entrées sur %d : %v"},
 	MsgAuditTilesRead: {"couldn't read the hash tiles of entries %d..%d: %w",
