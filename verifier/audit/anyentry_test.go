@@ -165,6 +165,25 @@ func TestAuditHashTileReadsOn(t *testing.T) {
 	}
 }
 
+// TestAuditKeyAnnouncementRefused: the log's key announcement served
+// altered leaves the audit with no VRF key, and its vrf-key row says an
+// entry left out may be one, not that the log announces none.
+func TestAuditKeyAnnouncementRefused(t *testing.T) {
+	a := logWith(t, 2, nil)
+	if !strings.Contains(string(a.Leaf(0)), `"kind":"key"`) {
+		t.Fatalf("entry 0 is not the key announcement: %.60s", a.Leaf(0))
+	}
+	res := run(t, a, flipEntry(t, a.Tiles(), a.Size(), 0), nil)
+	v := res.Verdict
+	c := v.Find(verdict.CheckVRFKey)
+	if want := "no VRF key announced in the entries that match the signed tree: entry 0, which may be a key announcement, does not match it and was left out"; v.Status() != verdict.StatusFail || c == nil || c.Status != verdict.StatusSkip || c.Reason("en") != want {
+		t.Errorf("key announcement altered: want vrf-key skipped with %q\n%s", want, v.Text("en"))
+	}
+	if c != nil && !strings.Contains(c.Reason("fr"), "l'entrée 0, qui peut être une annonce des clés") {
+		t.Errorf("French: %s", c.Reason("fr"))
+	}
+}
+
 // TestAuditAnyEntryRefusedManifests: with every manifest file given, a
 // start whose ticket is in none is misbehaviour — unless a manifest
 // record may be missing: an entry refused before it (the second

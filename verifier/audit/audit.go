@@ -1700,6 +1700,9 @@ func (a *auditor) finish() {
 		v.Misbehaviour(verdict.CheckVRFKey, verdict.MsgSame, bad[:min(len(bad), maxIssues)])
 	case a.keyBad.n > 0:
 		v.Fail(verdict.CheckVRFKey, verdict.MsgSame, a.keyBad.first)
+	case len(a.keys.keys) == 0 && len(a.refused) > 0:
+		// Not "none announced in the log": the log's may be left out.
+		v.Skip(verdict.CheckVRFKey, verdict.MsgNoKeyAnnouncedRefused, a.refused[0])
 	case len(a.keys.keys) == 0:
 		v.Skip(verdict.CheckVRFKey, verdict.MsgNoKeyAnnounced)
 	default:

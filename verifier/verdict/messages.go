@@ -359,23 +359,25 @@ const (
 	MsgKeysAnnouncedPinned    MsgID = "keys-announced-pinned"
 	MsgKeysAnnounced          MsgID = "keys-announced"
 	MsgNoKeyAnnounced         MsgID = "no-key-announced"
-	MsgGamesOK                MsgID = "games-ok"
-	MsgDrawsOK                MsgID = "draws-ok"
-	MsgFailing                MsgID = "failing"
-	MsgCellBad                MsgID = "cell-bad"
-	MsgTooFewDraws            MsgID = "too-few-draws"
-	MsgStatsOK                MsgID = "stats-ok" // |z| > limit, normal approximation: no longer emitted (see MsgStatsExactOK)
-	MsgStatsExactOK           MsgID = "stats-exact-ok"
-	MsgCellLosingPick         MsgID = "cell-losing-pick"
-	MsgCellTriple             MsgID = "cell-triple"
-	MsgMalformedCheckpoint    MsgID = "malformed-checkpoint"
-	MsgUnreadableKeys         MsgID = "unreadable-keys"
-	MsgNoKeyForLog            MsgID = "no-key-for-log"
-	MsgPinMatchesNoServedKey  MsgID = "pin-matches-no-served-key"
-	MsgLogKeyTrust            MsgID = "log-key-trust"
-	MsgFirstCheckpoint        MsgID = "first-checkpoint"
-	MsgThroughput             MsgID = "throughput"
-	MsgTrustState             MsgID = "trust-state"
+	// MsgNoKeyAnnouncedRefused: none read, and an entry left out may be one.
+	MsgNoKeyAnnouncedRefused MsgID = "no-key-announced-refused"
+	MsgGamesOK               MsgID = "games-ok"
+	MsgDrawsOK               MsgID = "draws-ok"
+	MsgFailing               MsgID = "failing"
+	MsgCellBad               MsgID = "cell-bad"
+	MsgTooFewDraws           MsgID = "too-few-draws"
+	MsgStatsOK               MsgID = "stats-ok" // |z| > limit, normal approximation: no longer emitted (see MsgStatsExactOK)
+	MsgStatsExactOK          MsgID = "stats-exact-ok"
+	MsgCellLosingPick        MsgID = "cell-losing-pick"
+	MsgCellTriple            MsgID = "cell-triple"
+	MsgMalformedCheckpoint   MsgID = "malformed-checkpoint"
+	MsgUnreadableKeys        MsgID = "unreadable-keys"
+	MsgNoKeyForLog           MsgID = "no-key-for-log"
+	MsgPinMatchesNoServedKey MsgID = "pin-matches-no-served-key"
+	MsgLogKeyTrust           MsgID = "log-key-trust"
+	MsgFirstCheckpoint       MsgID = "first-checkpoint"
+	MsgThroughput            MsgID = "throughput"
+	MsgTrustState            MsgID = "trust-state"
 
 	// Audit: an id logged twice (emission, game, promotion freeze or draw).
 	MsgGameIDAgain   MsgID = "game-id-again"
@@ -1571,6 +1573,8 @@ var messages = map[MsgID]text{
 		"%d clé(s) annoncée(s) dans le journal (non épinglées : comparez leurs empreintes avec celles publiées)"},
 	MsgNoKeyAnnounced: {"no VRF key announced in the log",
 		"aucune clé VRF annoncée dans le journal"},
+	MsgNoKeyAnnouncedRefused: {"no VRF key announced in the entries that match the signed tree: entry %d, which may be a key announcement, does not match it and was left out",
+		"aucune clé VRF annoncée dans les entrées conformes à l'arbre signé : l'entrée %d, qui peut être une annonce des clés, ne lui correspond pas et a été écartée"},
 	MsgGamesOK: {"%d games (%d unfinished), %d VRF proofs",
 		"%d parties (%d non terminées), %d preuves VRF"},
 	MsgDrawsOK: {"%d draws",
