@@ -50,7 +50,8 @@ import (
 //     revocation.stream, before the engine's gate and any handler: nothing
 //     is changed, nothing drawn): UNAUTHENTICATED CERT_REVOKED.
 //
-// The CRLs are read at start, where any fault refuses the start, and again
+// The CRLs are read at start, where any fault refuses the start (a read
+// that has not answered within crlReadTimeout too), and again
 // every crlPollInterval (revocation.watch), each read on a goroutine of its
 // own: one that hangs (a hung network file system) is refused as failed
 // after crlReadTimeout, and holds neither the watch nor the shutdown. Only complete, direct CRLs are
@@ -159,7 +160,7 @@ func openRevocation(cfg Config, cas []*x509.Certificate) (*revocation, error) {
 		return nil, fmt.Errorf("grpc.client_crl_file: %s, which remembers the newest CRL rngd took of each CA, is damaged: %w: "+
 			"restore it from a copy, or delete it to take the file's CRLs whatever came before (docs/rngd.md)", r.state, err)
 	}
-	b, err := r.read()
+	b, err := r.readAtStart()
 	if err != nil {
 		return nil, fmt.Errorf("grpc.client_crl_file: %w", err)
 	}
@@ -438,11 +439,7 @@ type crlRead struct {
 // abandoned when ctx ends (the shutdown) ends its goroutine when it
 // answers, if ever.
 func (r *revocation) await(ctx context.Context) (crlRead, bool) {
-	done := make(chan crlRead, 1)
-	go func() {
-		b, err := r.read()
-		done <- crlRead{b, err}
-	}()
+	done := r.startRead()
 	t := time.NewTimer(r.readTimeout)
 	defer t.Stop()
 	began, hung := time.Now(), false
@@ -461,6 +458,33 @@ func (r *revocation) await(ctx context.Context) (crlRead, bool) {
 			}
 			return crlRead{}, false
 		}
+	}
+}
+
+// startRead reads grpc.client_crl_file on a goroutine of its own, which
+// sends what it read on the channel returned and ends, whether or not
+// anyone still waits for it.
+func (r *revocation) startRead() <-chan crlRead {
+	done := make(chan crlRead, 1)
+	go func() {
+		b, err := r.read()
+		done <- crlRead{b, err}
+	}()
+	return done
+}
+
+// readAtStart is the start's read of grpc.client_crl_file: one that has
+// not answered within r.readTimeout refuses the start (the start does not
+// watch the shutdown's signal, and would wait for it without a word), its
+// goroutine left to end when it answers, if ever.
+func (r *revocation) readAtStart() ([]byte, error) {
+	t := time.NewTimer(r.readTimeout)
+	defer t.Stop()
+	select {
+	case res := <-r.startRead():
+		return res.b, res.err
+	case <-t.C:
+		return nil, fmt.Errorf("couldn't read %s: no answer within %s (a network file system that hangs?): keep the file on a local disk", crlName, r.readTimeout)
 	}
 }
 

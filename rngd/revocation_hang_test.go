@@ -1,6 +1,7 @@
 package rngd
 
 import (
+	"context"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -106,5 +107,34 @@ func TestCRLReadHangs(t *testing.T) {
 	stopWithin(t, td, "a read of grpc.client_crl_file that hangs")
 	if !strings.Contains(string(td.logs()), "a read that has not answered is abandoned") {
 		t.Errorf("the shutdown did not log the read it abandoned")
+	}
+}
+
+// A read of grpc.client_crl_file that hangs at the start refuses the start
+// after its timeout, in one line naming the key: the start waited for it,
+// without a word, and a SIGTERM (SignalContext's context, which the start
+// does not watch) did not stop it.
+func TestCRLReadHangsAtStart(t *testing.T) {
+	td, h := newHangingCRL(t)
+	td.stop()
+	h.hang.Store(true)
+	refused := make(chan error, 1)
+	go func() {
+		d, err := Start(context.Background(), td.cfg)
+		if err == nil {
+			d.shutdown(0)
+		}
+		refused <- err
+	}()
+	select {
+	case err := <-refused:
+		if err == nil {
+			t.Fatalf("a start whose read of grpc.client_crl_file hangs: started")
+		}
+		if msg := err.Error(); !strings.Contains(msg, "grpc.client_crl_file") || !strings.Contains(msg, "no answer within") || strings.Contains(msg, "\n") {
+			t.Errorf("%q, want one line naming grpc.client_crl_file and the read that did not answer", msg)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the start still waits, 10 s after it began, for a read of grpc.client_crl_file that hangs")
 	}
 }
