@@ -272,13 +272,19 @@ func checkCRL(l *x509.RevocationList, cas []*x509.Certificate) error {
 // certificate is looked up under its own issuer (revokedKey), the trust
 // anchor of grpc.client_ca_file that ends a chain too: an intermediate CA
 // put in the bundle is an anchor, and a client under it need not send it,
-// so a CRL of its issuer that revokes it would otherwise go unheeded. A
+// so a CRL of its issuer that revokes it would otherwise go unheeded. An
+// anchor that is its own issuer (a root) is not: it is trusted as the
+// bundle holds it (RFC 5280 §6.1.1 (d)), and its own CRL lists the
+// certificates it issued, one of which may have its serial number. A
 // certificate revoked in any chain refuses the client: the chains share
 // its certificate, and rngd does not look for a way around a revoked CA.
 func (r *revocation) revokedIn(chains [][]*x509.Certificate) *x509.Certificate {
 	c := r.cur.Load()
 	for _, chain := range chains {
-		for _, cert := range chain {
+		for i, cert := range chain {
+			if i > 0 && i == len(chain)-1 && bytes.Equal(cert.RawIssuer, cert.RawSubject) {
+				continue // a root of the bundle
+			}
 			if c.revokes(cert) {
 				return cert
 			}

@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/pem"
 	"os"
 	"path/filepath"
@@ -136,5 +137,45 @@ func TestCRLRevokesIntermediateInBundle(t *testing.T) {
 	}
 	if _, err := td.client("server-a").ListUnfinishedGames(ctx, &qodv1.ListUnfinishedGamesRequest{}); err != nil {
 		t.Errorf("server-a: %v", err)
+	}
+}
+
+// The self-signed root a chain ends at is not looked up in its own CRL: it
+// is trusted as grpc.client_ca_file holds it (RFC 5280 §6.1.1 (d)), and a
+// certificate it issued with the root's serial number (a PKI that numbers
+// its certificates from 1, the root's too), revoked, refused every game
+// server under the root.
+func TestCRLRootNotLookedUp(t *testing.T) {
+	p, err := GenerateDevPKI(t.TempDir(), "server-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := pkiIssuer(t, p.Dir)
+	tmpl := clientTemplate("server-x")
+	tmpl.SerialNumber = root.ca.SerialNumber
+	if err := issue(tmpl, root.ca, root.key.(*ecdsa.PrivateKey), p.ClientCert("server-x"), p.ClientKey("server-x")); err != nil {
+		t.Fatal(err)
+	}
+	c, err := parseCRLs(root.crlPEM(t, 1, time.Now(), clientCert(t, p, "server-x")), []*x509.Certificate{root.ca})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &revocation{}
+	r.cur.Store(c)
+	pool := x509.NewCertPool()
+	pool.AddCert(root.ca)
+	chains := func(name string) [][]*x509.Certificate {
+		chains, err := clientCert(t, p, name).Verify(x509.VerifyOptions{Roots: pool, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return chains
+	}
+	if cert := r.revokedIn(chains("server-a")); cert != nil {
+		t.Errorf("server-a, not revoked: refused, %s", revokedWhat(chains("server-a")[0][0], cert))
+	}
+	x := chains("server-x")
+	if cert := r.revokedIn(x); cert != x[0][0] {
+		t.Errorf("server-x, revoked: revokedIn is %v, want its certificate", cert)
 	}
 }
