@@ -111,6 +111,7 @@ type revocation struct {
 
 	// Only the watch's goroutine uses these (and openRevocation before it).
 	refusedSum [sha256.Size]byte // of the file's bytes last refused
+	refusedErr error             // why they were
 	lastErr    string            // the refusal last logged
 	saved      []crlMark         // what state holds
 	saveErr    string            // the failure to write state last logged
@@ -510,14 +511,18 @@ func (r *revocation) poll(b []byte, err error) {
 		r.accepted()
 		return
 	case r.refusedSum:
-		return // refused already, and logged: still refused
+		// Refused already, and logged: logged again only when another
+		// refusal came between (a read that failed or hung), which the
+		// log would otherwise leave as the cause.
+		r.reject(r.refusedErr)
+		return
 	}
 	c, err := parseCRLs(b, r.cas)
 	if err == nil {
 		err = c.notOlder(cur.inForce())
 	}
 	if err != nil {
-		r.refusedSum = sum
+		r.refusedSum, r.refusedErr = sum, err
 		r.reject(err)
 		return
 	}
@@ -542,7 +547,7 @@ func (r *revocation) accepted() {
 	if r.refused.Swap(false) {
 		r.log.Info("grpc.client_crl_file no longer refused", "path", r.path)
 	}
-	r.lastErr, r.refusedSum = "", [sha256.Size]byte{}
+	r.lastErr, r.refusedSum, r.refusedErr = "", [sha256.Size]byte{}, nil
 }
 
 // settle checks the CRLs in force after each read of the file, the first

@@ -138,3 +138,24 @@ func TestCRLReadHangsAtStart(t *testing.T) {
 		t.Fatalf("the start still waits, 10 s after it began, for a read of grpc.client_crl_file that hangs")
 	}
 }
+
+// A file refused, then a read that hangs and answers with the same file:
+// the file's refusal is logged again, after the hang's. It was not (the
+// file was refused already), and the last word of the log was that the
+// read did not answer, though the file was what stayed refused.
+func TestCRLReadHangsOnRefusedFile(t *testing.T) {
+	td, h := newHangingCRL(t)
+	const refusal, hang = "CRL 1: not a CRL", "no answer within"
+	replaceFile(t, td.cfg.GRPC.ClientCRLFile, []byte("not a crl"))
+	eventually(t, "the file refused", func() bool { return strings.Contains(string(td.logs()), refusal) })
+	h.hang.Store(true)
+	<-h.hung
+	eventually(t, "the read that hangs refused", func() bool { return strings.Contains(string(td.logs()), hang) })
+	h.hang.Store(false)
+	h.unblock <- struct{}{}
+	eventually(t, "the file's refusal logged again, after the read that hung", func() bool {
+		logs := string(td.logs())
+		return strings.LastIndex(logs, refusal) > strings.LastIndex(logs, hang)
+	})
+	crlRefused(t, td, "the file refused still", 1)
+}
