@@ -132,7 +132,8 @@ type GRPCConfig struct {
 	// refused UNAUTHENTICATED CERT_REVOKED).
 	// Read at start (a CRL that does not parse, that no CA of the bundle
 	// signed, or with a critical extension rngd does not process, such as
-	// a delta CRL's, refuses the start), then again every few seconds
+	// a delta CRL's, refuses the start, as does a read that has not
+	// answered within crlReadTimeout, 5s: keep the file on a local disk), then again every few seconds
 	// (crlPollInterval): a replacement is taken without restart, unless it
 	// is refused as at start or is older than the CRL in force (a lower
 	// CRL number; with the same number or none, an earlier thisUpdate; a
