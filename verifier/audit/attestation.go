@@ -120,5 +120,5 @@ func (a *auditor) attestationsReport() {
 	if k.records == 0 {
 		return
 	}
-	a.report(checkAttestations, verdict.M(verdict.MsgAttestAuditOK, k.records, k.ok, k.keyOnly))
+	a.report(checkAttestations, verdict.M(verdict.MsgAttestAuditOK, k.records, k.ok, k.keyOnly), k.records, verdict.NoDetail)
 }

@@ -259,7 +259,7 @@ type Result struct {
 	Stats      *Stats
 	Records    int64 // entries verified
 	Games      int   // games verified (ended and unfinished)
-	Proofs     int   // VRF proofs verified
+	Proofs     int   // VRF proofs verified: the games' and the promotion draws'
 	// SecretLost counts the games ended (refund or expiry) without their
 	// secret r, which the appliance lost: their draws could not be
 	// checked (a fact of the verdict, not a failure).
@@ -332,6 +332,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// was checked to extend it). A cancellation during the first pass
 	// leaves the audit incomplete: an error.
 	stopped := func(err error) bool { return err != nil && ctx.Err() != nil }
+	first := cp
 	for readErr == nil && cfg.Follow > 0 && a.entryBad.n == 0 {
 		if err := cfg.Wait(ctx, cfg.Follow); err != nil {
 			break // the caller stopped following: not an error
@@ -415,16 +416,33 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Followed++
 	}
 	if res.Followed > 0 {
-		v.SetSubject(verdict.MsgSubjectLogFollowed, cp.Origin, cp.Size, res.Followed)
-		if v.Find(verdict.CheckConsistent) == nil {
-			v.Pass(verdict.CheckConsistent, verdict.MsgFollowedOK, res.Followed)
-		}
+		followed(v, cfg.Last, first, cp, res.Followed)
 	}
 	a.finish()
 	if readErr != nil {
 		return res, verdict.Errorf(verdict.MsgAuditStopped, res.Records, cp.Size, readErr)
 	}
 	return res, nil
+}
+
+// followed says what an audit that followed the log checked up to its
+// end, cp, the last checkpoint followed in full (n of them after first,
+// the first audited): the subject, and the checkpoint-signature and
+// log-consistency rows that passed, which named first (it said "size 75
+// extends the trusted size 66" of an audit up to 84). A row that failed
+// as the audit followed (a checkpoint not signed, one that does not
+// extend cp) is kept after it.
+func followed(v *verdict.Verdict, last, first, cp *checkpoint.Checkpoint, n int) {
+	v.SetSubject(verdict.MsgSubjectLogFollowed, cp.Origin, cp.Size, n)
+	if c := v.Find(verdict.CheckSignature); c != nil && c.Status == verdict.StatusPass {
+		c.Set(verdict.StatusPass, verdict.M(verdict.MsgSame, receipt.CheckpointMsg(cp)))
+	}
+	switch c := v.Find(verdict.CheckConsistent); {
+	case c == nil:
+		v.Pass(verdict.CheckConsistent, verdict.MsgFollowedOK, cp.Size, first.Size, n)
+	case c.Status == verdict.StatusPass && last != nil:
+		c.Set(verdict.StatusPass, verdict.M(verdict.MsgFollowedExtends, cp.Size, last.Size, first.Size, n))
+	}
 }
 
 // wait is the default Config.Wait.
@@ -913,9 +931,12 @@ type auditor struct {
 	issues   map[string][]verdict.Msg
 	misbehav map[string]bool
 	counts   map[string]int
-	entryBad issueList // entries that do not match the tree
-	recBad   issueList // malformed records
-	recNew   issueList // records of a version or kind this verifier does not know
+	// drawProofs counts the promotion draws' VRF proofs verified: in
+	// res.Proofs, but not the games'.
+	drawProofs int
+	entryBad   issueList // entries that do not match the tree
+	recBad     issueList // malformed records
+	recNew     issueList // records of a version or kind this verifier does not know
 	// refused are the entries that do not match the tree, in log order
 	// (the reading goroutine's, as entryBad): left out, they may be
 	// records of a game, whose chain then breaks through no fault of the
@@ -1629,6 +1650,7 @@ func (a *auditor) runPromo(j job) {
 		a.uncommitted = append(a.uncommitted, drawEntry{d.Draw, j.drawIdx})
 	}
 	a.res.Proofs++
+	a.drawProofs++
 	a.mu.Unlock()
 }
 
@@ -1682,6 +1704,9 @@ func (a *auditor) finish() {
 		} else {
 			v.Fail(verdict.CheckRecord, verdict.MsgSame, why)
 		}
+	case len(a.kinds) == 0 && len(a.refused) > 0:
+		// Not a pass over nothing: every entry read was left out.
+		v.Skip(verdict.CheckRecord, verdict.MsgRecordsRefused, len(a.refused))
 	default:
 		kinds := make([]record.Kind, 0, len(a.kinds))
 		for k := range a.kinds {
@@ -1712,7 +1737,8 @@ func (a *auditor) finish() {
 			v.Pass(verdict.CheckVRFKey, verdict.MsgKeysAnnounced, len(a.keys.keys))
 		}
 	}
-	a.report(verdict.CheckGames, verdict.M(verdict.MsgGamesOK, a.res.Games, len(ids), a.res.Proofs))
+	a.report(verdict.CheckGames, verdict.M(verdict.MsgGamesOK, a.res.Games, len(ids), a.res.Proofs-a.drawProofs), a.res.Games,
+		verdict.MsgGamesRefused)
 	if a.res.SecretLost > 0 {
 		v.Fact("secret lost", verdict.MsgGamesSecretLost, a.res.SecretLost)
 	}
@@ -1722,7 +1748,7 @@ func (a *auditor) finish() {
 	for _, r := range left {
 		a.checkRules(r, time.Time{})
 	}
-	a.report(verdict.CheckPromotions, verdict.M(verdict.MsgDrawsOK, a.counts["promo-ok"]))
+	a.report(verdict.CheckPromotions, verdict.M(verdict.MsgDrawsOK, a.counts["promo-ok"]), a.counts["promo-ok"], verdict.MsgDrawsRefused)
 	if n := len(a.uncommitted); n > 0 {
 		slices.SortFunc(a.uncommitted, func(x, y drawEntry) int { return cmp.Compare(x.entry, y.entry) })
 		var at verdict.Series
@@ -1744,9 +1770,14 @@ func (a *auditor) finish() {
 	a.res.Stats.check(v)
 }
 
-func (a *auditor) report(check string, ok verdict.Msg) {
+// report writes check: ok when it found no issue in the n items it
+// checked; when it checked none and entries were left out, which may hold
+// some, it is skipped saying so (refused), not passed over nothing.
+func (a *auditor) report(check string, ok verdict.Msg, n int, refused verdict.MsgID) {
 	issues := a.issues[check]
 	switch {
+	case len(issues) == 0 && n == 0 && len(a.refused) > 0:
+		a.v.Skip(check, refused, len(a.refused), a.refused[0])
 	case len(issues) == 0:
 		a.v.Pass(check, verdict.MsgSame, ok)
 	case a.misbehav[check]:

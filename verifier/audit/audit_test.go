@@ -200,7 +200,7 @@ func TestAuditPromotions(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := run(t, a, a.Tiles(), nil)
-	if c := res.Verdict.Find(verdict.CheckPromotions); c == nil || c.Status != verdict.StatusPass || c.Detail != "1 draws" {
+	if c := res.Verdict.Find(verdict.CheckPromotions); c == nil || c.Status != verdict.StatusPass || c.Detail != "1 draw(s)" {
 		t.Fatalf("honest draw:\n%s", res.Verdict.Text("en"))
 	}
 	if err := a.PromoDraw("d2", 50, true); err != nil {

@@ -111,7 +111,7 @@ func TestAuditManifestHonest(t *testing.T) {
 	if v.Status() != verdict.StatusPass {
 		t.Fatalf("honest log with its manifest:\n%s", v.Text("en"))
 	}
-	wantGames(t, v, verdict.StatusPass, "8 games", fmt.Sprintf("e1.csv (emission E1, 20 tickets, root %x): logged at entry 2", m.Root),
+	wantGames(t, v, verdict.StatusPass, "8 game(s)", fmt.Sprintf("e1.csv (emission E1, 20 tickets, root %x): logged at entry 2", m.Root),
 		"emission E1: its 1 logged manifest(s) all given; 8 start(s) checked against them (ticket and S)")
 	if fr := v.Text("fr"); !strings.Contains(fr, "émission E1 : ses 1 manifeste(s) journalisé(s) tous fournis ; 8 début(s) de partie vérifié(s)") {
 		t.Errorf("French:\n%s", fr)
@@ -121,7 +121,7 @@ func TestAuditManifestHonest(t *testing.T) {
 	edited[3].StakeCents = qod.Stakes[(3+1)%len(qod.Stakes)]
 	e := readManifest(t, "edited.csv", edited)
 	v = runManifests(t, a, e)
-	wantGames(t, v, verdict.StatusPass, "8 games", fmt.Sprintf("edited.csv (emission E1, 20 tickets, root %x): no manifest record in the log has this root", e.Root),
+	wantGames(t, v, verdict.StatusPass, "8 game(s)", fmt.Sprintf("edited.csv (emission E1, 20 tickets, root %x): no manifest record in the log has this root", e.Root),
 		"emission E1: 1 of its 1 logged manifest(s) not given (--manifest FILE): 0 start(s) checked against the files given, 8 not checked")
 	if v.Status() != verdict.StatusPass {
 		t.Fatalf("an unmatched file fails nothing:\n%s", v.Text("en"))
@@ -179,9 +179,9 @@ func TestAuditManifestSeveral(t *testing.T) {
 	second2 := a.Size() - 1
 	playTicket(t, a, "g-second", second[0].TicketHash, second[0].StakeCents)
 
-	wantGames(t, runManifests(t, a, m1, m2), verdict.StatusPass, "3 games", "first.csv", fmt.Sprintf("second.csv (emission E1, 10 tickets, root %x): logged at entry %d", m2.Root, second2),
+	wantGames(t, runManifests(t, a, m1, m2), verdict.StatusPass, "3 game(s)", "first.csv", fmt.Sprintf("second.csv (emission E1, 10 tickets, root %x): logged at entry %d", m2.Root, second2),
 		"emission E1: its 2 logged manifest(s) all given; 3 start(s) checked")
-	wantGames(t, runManifests(t, a, m2), verdict.StatusPass, "3 games", "second.csv", "emission E1: 1 of its 2 logged manifest(s) not given (--manifest FILE): 1 start(s) checked against the files given, 2 not checked")
+	wantGames(t, runManifests(t, a, m2), verdict.StatusPass, "3 game(s)", "second.csv", "emission E1: 1 of its 2 logged manifest(s) not given (--manifest FILE): 1 start(s) checked against the files given, 2 not checked")
 
 	// S contradicted in the file given: misbehaviour all the same.
 	playTicket(t, a, "g-second-wrong", second[1].TicketHash, second[2].StakeCents)

@@ -79,7 +79,7 @@ func TestAuditQuitManifest(t *testing.T) {
 	m := readManifest(t, "e1.csv", tks)
 	a := manifested(t, tks, 2)
 	a.Quit(tks[5].TicketHash, tks[5].StakeCents)
-	wantGames(t, runManifests(t, a, m), verdict.StatusPass, "2 games", "e1.csv (emission E1",
+	wantGames(t, runManifests(t, a, m), verdict.StatusPass, "2 game(s)", "e1.csv (emission E1",
 		"emission E1: its 1 logged manifest(s) all given; 2 start(s) checked",
 		"emission E1: 1 ticket_quit record(s) checked against the manifest files given (ticket and S), 0 not checked")
 

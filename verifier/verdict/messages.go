@@ -327,7 +327,8 @@ const (
 	MsgFollowedCheckpoint     MsgID = "followed-checkpoint"
 	MsgFollowedNotAfter       MsgID = "followed-not-after"
 	MsgFollowedNotExtend      MsgID = "followed-not-extend"
-	MsgFollowedOK             MsgID = "followed-ok"
+	MsgFollowedOK             MsgID = "followed-ok"      // up to the last checkpoint followed, from the first one audited
+	MsgFollowedExtends        MsgID = "followed-extends" // the same, from the trusted one
 	MsgConsistencyUnbuildable MsgID = "consistency-unbuildable"
 	MsgRolledBack             MsgID = "rolled-back"
 	MsgExtends                MsgID = "extends"
@@ -363,6 +364,11 @@ const (
 	MsgNoKeyAnnouncedRefused MsgID = "no-key-announced-refused"
 	MsgGamesOK               MsgID = "games-ok"
 	MsgDrawsOK               MsgID = "draws-ok"
+	// MsgRecordsRefused, MsgGamesRefused and MsgDrawsRefused: a check
+	// that checked nothing, every entry (that could be one) left out.
+	MsgRecordsRefused        MsgID = "records-refused"
+	MsgGamesRefused          MsgID = "games-refused"
+	MsgDrawsRefused          MsgID = "draws-refused"
 	MsgFailing               MsgID = "failing"
 	MsgCellBad               MsgID = "cell-bad"
 	MsgTooFewDraws           MsgID = "too-few-draws"
@@ -1005,8 +1011,8 @@ var messages = map[MsgID]text{
 		"journal de transparence %s"},
 	MsgSubjectLogEntries: {"log %s, %d entries",
 		"journal de transparence %s, %d entrées"},
-	MsgSubjectLogFollowed: {"log %s, %d entries (%d checkpoints followed)",
-		"journal de transparence %s, %d entrées (%d points de contrôle suivis)"},
+	MsgSubjectLogFollowed: {"log %s, %d entries (%d checkpoint(s) followed)",
+		"journal de transparence %s, %d entrées (%d point(s) de contrôle suivi(s))"},
 	MsgSubjectReceiptsReply: {"GetReceipts reply, %d receipt(s)",
 		"réponse GetReceipts, %d reçu(s)"},
 	MsgSubjectReplyReceipt: {"%s (%d of %d)",
@@ -1509,8 +1515,10 @@ var messages = map[MsgID]text{
 		"point de contrôle suivi de taille %d après la taille %d : %v"},
 	MsgFollowedNotExtend: {"followed checkpoint of size %d does not extend size %d: %s",
 		"le point de contrôle suivi de taille %d ne prolonge pas celui de taille %d : %s"},
-	MsgFollowedOK: {"each of the %d checkpoints followed extends the one before",
-		"chacun des %d points de contrôle suivis prolonge le précédent"},
+	MsgFollowedOK: {"size %d extends size %d, the first checkpoint audited: each of the %d checkpoint(s) followed extends the one before",
+		"la taille %d prolonge la taille %d, le premier point de contrôle audité : chacun des %d point(s) de contrôle suivi(s) prolonge le précédent"},
+	MsgFollowedExtends: {"size %d extends the trusted size %d, through size %d, the first checkpoint audited, and each of the %d checkpoint(s) followed after it",
+		"la taille %d prolonge la taille de confiance %d, par la taille %d, le premier point de contrôle audité, et chacun des %d point(s) de contrôle suivi(s) après lui"},
 	MsgConsistencyUnbuildable: {"couldn't build the consistency proof from size %d: %s",
 		"impossible de construire la preuve de cohérence depuis la taille %d : %s"},
 	MsgRolledBack: {"the log serves size %d, smaller than the trusted size %d: a stale or rolled-back log",
@@ -1575,10 +1583,16 @@ var messages = map[MsgID]text{
 		"aucune clé VRF annoncée dans le journal"},
 	MsgNoKeyAnnouncedRefused: {"no VRF key announced in the entries that match the signed tree: entry %d, which may be a key announcement, does not match it and was left out",
 		"aucune clé VRF annoncée dans les entrées conformes à l'arbre signé : l'entrée %d, qui peut être une annonce des clés, ne lui correspond pas et a été écartée"},
-	MsgGamesOK: {"%d games (%d unfinished), %d VRF proofs",
-		"%d parties (%d non terminées), %d preuves VRF"},
-	MsgDrawsOK: {"%d draws",
-		"%d tirages"},
+	MsgGamesOK: {"%d game(s) (%d unfinished), %d VRF proof(s)",
+		"%d partie(s) (%d non terminée(s)), %d preuve(s) VRF"},
+	MsgDrawsOK: {"%d draw(s)",
+		"%d tirage(s)"},
+	MsgRecordsRefused: {"no record checked: every entry read (%d) was left out, not matching the signed tree (see entries)",
+		"aucun enregistrement vérifié : toutes les entrées lues (%d) ont été écartées, faute de correspondre à l'arbre signé (voir entries)"},
+	MsgGamesRefused: {"no game checked: the entries left out (%d, from entry %d), which do not match the signed tree (see entries), may hold games",
+		"aucune partie vérifiée : les entrées écartées (%d, à partir de l'entrée %d), qui ne correspondent pas à l'arbre signé (voir entries), peuvent en contenir"},
+	MsgDrawsRefused: {"no promotion draw checked: the entries left out (%d, from entry %d), which do not match the signed tree (see entries), may hold draws",
+		"aucun tirage de promotion vérifié : les entrées écartées (%d, à partir de l'entrée %d), qui ne correspondent pas à l'arbre signé (voir entries), peuvent en contenir"},
 	MsgFailing: {"%d failing: %s",
 		"%d en échec : %s"},
 	MsgCellBad: {"%s: %d of %d, expected %s (p = %d/%d), z = %s",
