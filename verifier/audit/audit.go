@@ -333,6 +333,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// leaves the audit incomplete: an error.
 	stopped := func(err error) bool { return err != nil && ctx.Err() != nil }
 	first := cp
+	size := cp.Size // of the checkpoint whose entries are read
 	for readErr == nil && cfg.Follow > 0 && a.entryBad.n == 0 {
 		if err := cfg.Wait(ctx, cfg.Follow); err != nil {
 			break // the caller stopped following: not an error
@@ -393,6 +394,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			inconsistent(v, err, verdict.MsgFollowedNotExtend, next.Size, cp.Size)
 			break
 		}
+		size = next.Size
 		readErr = a.read(ctx, nhr, cp.Size, next)
 		if stopped(readErr) {
 			readErr = nil
@@ -418,11 +420,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if res.Followed > 0 {
 		followed(v, cfg.Last, first, cp, res.Followed)
 	}
-	a.finish()
 	if readErr != nil {
-		return res, verdict.Errorf(verdict.MsgAuditStopped, res.Records, cp.Size, readErr)
+		readErr = verdict.Errorf(verdict.MsgAuditStopped, res.Records, size, readErr)
+		a.stopped = readErr
 	}
-	return res, nil
+	a.finish()
+	return res, readErr
 }
 
 // followed says what an audit that followed the log checked up to its
@@ -934,9 +937,13 @@ type auditor struct {
 	// drawProofs counts the promotion draws' VRF proofs verified: in
 	// res.Proofs, but not the games'.
 	drawProofs int
-	entryBad   issueList // entries that do not match the tree
-	recBad     issueList // malformed records
-	recNew     issueList // records of a version or kind this verifier does not know
+	// stopped, when set, is why the audit stopped before the end of the
+	// checkpoint it read (Run's error): the entries check fails with it,
+	// and a check that checked nothing says so, not that all was well.
+	stopped  error
+	entryBad issueList // entries that do not match the tree
+	recBad   issueList // malformed records
+	recNew   issueList // records of a version or kind this verifier does not know
 	// refused are the entries that do not match the tree, in log order
 	// (the reading goroutine's, as entryBad): left out, they may be
 	// records of a game, whose chain then breaks through no fault of the
@@ -1679,14 +1686,26 @@ func (a *auditor) finish() {
 	a.wg.Wait()
 	v := a.v
 
+	var why []verdict.Msg // the entries check's failures
+	if a.stopped != nil {
+		// Not "N entries match the signed tree" of the entries read (the
+		// caller added the failure as a second entries row).
+		why = append(why, receipt.Cause(a.stopped))
+	}
 	if a.entryBad.n > 0 {
 		// Entry bundles and hash tiles are not signed: bytes that do not
 		// match the signed checkpoint are the server's, a mirror's or the
 		// transport's, never proof against the appliance (docs/verifier.md,
 		// Misbehaviour needs records proven to be the appliance's).
-		v.Fail(verdict.CheckEntries, verdict.MsgNotProof, verdict.M(verdict.MsgServedNotSigned), a.entryBad.first)
-	} else {
+		why = append(why, verdict.M(verdict.MsgNotProof, verdict.M(verdict.MsgServedNotSigned), a.entryBad.first))
+	}
+	switch len(why) {
+	case 0:
 		v.Pass(verdict.CheckEntries, verdict.MsgEntriesOK, a.res.Records)
+	case 1:
+		v.Fail(verdict.CheckEntries, why[0].ID, why[0].Args...)
+	default:
+		v.Fail(verdict.CheckEntries, verdict.MsgSame, why)
 	}
 	switch {
 	case a.recBad.n > 0:
@@ -1707,6 +1726,8 @@ func (a *auditor) finish() {
 	case len(a.kinds) == 0 && len(a.refused) > 0:
 		// Not a pass over nothing: every entry read was left out.
 		v.Skip(verdict.CheckRecord, verdict.MsgRecordsRefused, len(a.refused))
+	case len(a.kinds) == 0 && a.stopped != nil:
+		v.Skip(verdict.CheckRecord, verdict.MsgNotCheckedStopped)
 	default:
 		kinds := make([]record.Kind, 0, len(a.kinds))
 		for k := range a.kinds {
@@ -1728,6 +1749,9 @@ func (a *auditor) finish() {
 	case len(a.keys.keys) == 0 && len(a.refused) > 0:
 		// Not "none announced in the log": the log's may be left out.
 		v.Skip(verdict.CheckVRFKey, verdict.MsgNoKeyAnnouncedRefused, a.refused[0])
+	case len(a.keys.keys) == 0 && a.stopped != nil:
+		// Nor when the entries after the stop were not read.
+		v.Skip(verdict.CheckVRFKey, verdict.MsgNotCheckedStopped)
 	case len(a.keys.keys) == 0:
 		v.Skip(verdict.CheckVRFKey, verdict.MsgNoKeyAnnounced)
 	default:
@@ -1772,12 +1796,15 @@ func (a *auditor) finish() {
 
 // report writes check: ok when it found no issue in the n items it
 // checked; when it checked none and entries were left out, which may hold
-// some, it is skipped saying so (refused), not passed over nothing.
+// some, it is skipped saying so (refused), not passed over nothing, and
+// likewise when the audit stopped before the end.
 func (a *auditor) report(check string, ok verdict.Msg, n int, refused verdict.MsgID) {
 	issues := a.issues[check]
 	switch {
 	case len(issues) == 0 && n == 0 && len(a.refused) > 0:
 		a.v.Skip(check, refused, len(a.refused), a.refused[0])
+	case len(issues) == 0 && n == 0 && a.stopped != nil:
+		a.v.Skip(check, verdict.MsgNotCheckedStopped)
 	case len(issues) == 0:
 		a.v.Pass(check, verdict.MsgSame, ok)
 	case a.misbehav[check]:

@@ -3,6 +3,7 @@ package audit_test
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"strings"
 	"testing"
 	"time"
@@ -153,4 +154,107 @@ func TestAuditPromoProofsCounted(t *testing.T) {
 	wantRow(t, v, verdict.CheckGames, verdict.StatusPass,
 		fmt.Sprintf("3 game(s) (0 unfinished), %d VRF proof(s)", games.Proofs), fmt.Sprintf("3 partie(s) (0 non terminée(s)), %d preuve(s) VRF", games.Proofs))
 	wantRow(t, v, verdict.CheckPromotions, verdict.StatusPass, "1 draw(s)", "1 tirage(s)")
+}
+
+// hiding serves a's current tiles but those under prefix: a log server
+// that lost them, or a transport that fails.
+type hiding struct {
+	a      *receipttest.Appliance
+	prefix string
+}
+
+func (h hiding) Fetch(ctx context.Context, path string) ([]byte, error) {
+	if strings.HasPrefix(path, h.prefix) {
+		return nil, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
+	}
+	return files(h.a.Tiles()).Fetch(ctx, path)
+}
+
+// TestAuditStoppedRows: an audit that stops before the end of the log (an
+// entry bundle it cannot read) fails its one entries row with why, and a
+// check that checked nothing is skipped saying the audit stopped. Before,
+// entries said PASS ("0 entries match the signed tree") and rngverify
+// added a second, failing, entries row, while record, vrf-key ("no VRF key
+// announced in the log"), games and promotions passed over nothing.
+func TestAuditStoppedRows(t *testing.T) {
+	a := logWith(t, 60, nil)
+	if a.Size() <= 256 {
+		t.Fatalf("log of %d entries does not span two bundles", a.Size())
+	}
+	keys, err := checkpoint.ParseKeys(string(a.LogKeyFile()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	audited := func(prefix string) *verdict.Verdict {
+		t.Helper()
+		res, err := audit.Run(context.Background(), audit.Config{Fetch: hiding{a, prefix}, LogKeys: keys, Workers: 2, Location: a.Location,
+			VRFPins: []string{a.VRFFingerprint()}, Now: clock(a)})
+		if res == nil || err == nil {
+			t.Fatalf("%s not served: want the audit stopped, got %v", prefix, err)
+		}
+		v := res.Verdict
+		var rows []verdict.Check
+		for _, c := range v.Checks {
+			if c.Name == verdict.CheckEntries {
+				rows = append(rows, c)
+			}
+		}
+		if want := "audit stopped after " + fmt.Sprint(res.Records) + " of " + fmt.Sprint(a.Size()) + " entries: "; len(rows) != 1 || rows[0].Status != verdict.StatusFail ||
+			!strings.HasPrefix(rows[0].Detail, want) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s not served: want one entries row failing with %q (error %v)\n%s", prefix, want, err, v.Text("en"))
+		}
+		return v
+	}
+	v := audited("tile/entries/001")
+	if c := v.Find(verdict.CheckRecord); c == nil || c.Status != verdict.StatusPass {
+		t.Errorf("the records read before the stop: want record to pass\n%s", v.Text("en"))
+	}
+	v = audited("tile/entries/000")
+	for _, check := range []string{verdict.CheckRecord, verdict.CheckVRFKey, verdict.CheckGames, verdict.CheckPromotions} {
+		wantRow(t, v, check, verdict.StatusSkip, "none checked: the audit stopped before the end of the log (see entries)",
+			"aucune vérification : l'audit s'est arrêté avant la fin du journal (voir entries)")
+	}
+}
+
+// TestAuditFollowStoppedSize: an audit that stops reading a followed
+// checkpoint's entries counts them out of that checkpoint's size. Before,
+// it said "audit stopped after 256 of 100 entries", the size of the
+// checkpoint before.
+func TestAuditFollowStoppedSize(t *testing.T) {
+	a := logWith(t, 10, nil)
+	if a.Size() >= 256 {
+		t.Fatalf("log of %d entries spans two bundles", a.Size())
+	}
+	first := a.Size()
+	keys, _ := checkpoint.ParseKeys(string(a.LogKeyFile()))
+	rounds := 0
+	res, err := audit.Run(context.Background(), audit.Config{Fetch: hiding{a, "tile/entries/001"}, LogKeys: keys, Follow: time.Hour, Location: a.Location, Workers: 2,
+		VRFPins: []string{a.VRFFingerprint()}, Now: clock(a),
+		Wait: func(ctx context.Context, _ time.Duration) error {
+			if rounds++; rounds > 1 {
+				t.Fatal("followed on after the audit stopped")
+			}
+			for i := 0; a.Size() <= 300; i++ {
+				if _, err := a.PlayGame(receipttest.Play{Game: fmt.Sprintf("more-%d", i), StopAt: 1}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return nil
+		}})
+	if want := fmt.Sprintf("audit stopped after 256 of %d entries: ", a.Size()); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("want %q, got %v", want, err)
+	}
+	if c := res.Verdict.Find(verdict.CheckSignature); res.Followed != 0 || c == nil || c.Detail != cpText(mustOpen(t, keys, first, a), "en") {
+		t.Errorf("followed %d: want the first checkpoint, size %d, audited in full\n%s", res.Followed, first, res.Verdict.Text("en"))
+	}
+}
+
+// mustOpen is a's checkpoint of size n.
+func mustOpen(t *testing.T, keys []*checkpoint.Key, n int64, a *receipttest.Appliance) *checkpoint.Checkpoint {
+	t.Helper()
+	cp, err := checkpoint.Open(a.CheckpointAt(n), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cp
 }

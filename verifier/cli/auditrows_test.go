@@ -50,3 +50,25 @@ func TestAuditAllRefusedRows(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditStoppedOneEntriesRow: rngverify audit of a log whose entry
+// bundle cannot be read shows one entries row, failing with why the audit
+// stopped, and skips the checks that checked nothing. Before, it showed
+// "[PASS] entries — 0 entries match the signed tree" and, after the other
+// rows (passing over nothing), a second entries row that failed.
+func TestAuditStoppedOneEntriesRow(t *testing.T) {
+	const dir = "testdata/rngd"
+	bad := t.TempDir()
+	if err := os.CopyFS(bad, os.DirFS(filepath.Join(dir, "tiles"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(bad, "tile", "entries", "000.p", "59")); err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "state.json")
+	code, out, errs := run(t, "audit", "--dir", bad, "--log-key", filepath.Join(dir, "log.vkey"), "--state", state, "--quiet")
+	if code != ExitFail || strings.Count(out, "] entries ") != 1 || !strings.Contains(out, "[FAIL] entries                log entries — audit stopped after 0 of 59 entries: ") ||
+		!strings.Contains(out, "[skip] games                  games — none checked: the audit stopped before the end of the log (see entries)") {
+		t.Errorf("bundle missing: exit %d\n%s%s", code, out, errs)
+	}
+}

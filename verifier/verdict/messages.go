@@ -366,9 +366,11 @@ const (
 	MsgDrawsOK               MsgID = "draws-ok"
 	// MsgRecordsRefused, MsgGamesRefused and MsgDrawsRefused: a check
 	// that checked nothing, every entry (that could be one) left out.
-	MsgRecordsRefused        MsgID = "records-refused"
-	MsgGamesRefused          MsgID = "games-refused"
-	MsgDrawsRefused          MsgID = "draws-refused"
+	MsgRecordsRefused MsgID = "records-refused"
+	MsgGamesRefused   MsgID = "games-refused"
+	MsgDrawsRefused   MsgID = "draws-refused"
+	// MsgNotCheckedStopped: the same, the audit stopped before the end.
+	MsgNotCheckedStopped     MsgID = "not-checked-stopped"
 	MsgFailing               MsgID = "failing"
 	MsgCellBad               MsgID = "cell-bad"
 	MsgTooFewDraws           MsgID = "too-few-draws"
@@ -1591,6 +1593,8 @@ var messages = map[MsgID]text{
 		"aucun enregistrement vérifié : toutes les entrées lues (%d) ont été écartées, faute de correspondre à l'arbre signé (voir entries)"},
 	MsgGamesRefused: {"no game checked: the entries left out (%d, from entry %d), which do not match the signed tree (see entries), may hold games",
 		"aucune partie vérifiée : les entrées écartées (%d, à partir de l'entrée %d), qui ne correspondent pas à l'arbre signé (voir entries), peuvent en contenir"},
+	MsgNotCheckedStopped: {"none checked: the audit stopped before the end of the log (see entries)",
+		"aucune vérification : l'audit s'est arrêté avant la fin du journal (voir entries)"},
 	MsgDrawsRefused: {"no promotion draw checked: the entries left out (%d, from entry %d), which do not match the signed tree (see entries), may hold draws",
 		"aucun tirage de promotion vérifié : les entrées écartées (%d, à partir de l'entrée %d), qui ne correspondent pas à l'arbre signé (voir entries), peuvent en contenir"},
 	MsgFailing: {"%d failing: %s",
