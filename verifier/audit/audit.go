@@ -334,7 +334,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	stopped := func(err error) bool { return err != nil && ctx.Err() != nil }
 	first := cp
 	size := cp.Size // of the checkpoint whose entries are read
-	for readErr == nil && cfg.Follow > 0 && a.entryBad.n == 0 {
+	// A log whose first checkpoint failed log-consistency (a fork of the
+	// trusted one, a stale read) is not followed: the verdict is given at
+	// once (it followed such a log until interrupted).
+	trusted := func() bool { c := v.Find(verdict.CheckConsistent); return c == nil || c.Status == verdict.StatusPass }
+	for readErr == nil && cfg.Follow > 0 && a.entryBad.n == 0 && trusted() {
 		if err := cfg.Wait(ctx, cfg.Follow); err != nil {
 			break // the caller stopped following: not an error
 		}

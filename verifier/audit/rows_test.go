@@ -258,3 +258,33 @@ func mustOpen(t *testing.T, keys []*checkpoint.Key, n int64, a *receipttest.Appl
 	}
 	return cp
 }
+
+// TestAuditFollowAfterFork: an audit whose first checkpoint is proven a
+// fork of the trusted one (or fails log-consistency otherwise) does not go
+// on following the log: the verdict is given at once. Before, it followed
+// the forked log until interrupted, as if nothing were wrong.
+func TestAuditFollowAfterFork(t *testing.T) {
+	a := logWith(t, 3, nil)
+	keys, _ := checkpoint.ParseKeys(string(a.LogKeyFile()))
+	n := a.Size()
+	fork := a.Fork(n - 3) // another history, which the auditor trusted
+	for fork.Size() < n-1 {
+		fork.Append([]byte("not a record"))
+	}
+	trusted := mustOpen(t, keys, n-1, fork)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := audit.Run(ctx, audit.Config{Fetch: live{a}, LogKeys: keys, Last: trusted, Follow: time.Hour, Location: a.Location, Workers: 2,
+		VRFPins: []string{a.VRFFingerprint()}, Now: clock(a),
+		Wait: func(ctx context.Context, _ time.Duration) error {
+			t.Error("followed a log proven forked")
+			cancel()
+			return ctx.Err()
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Verdict.Find(verdict.CheckConsistent); c == nil || c.Status != verdict.StatusMisbehaviour {
+		t.Errorf("want log-consistency misbehaviour:\n%s", res.Verdict.Text("en"))
+	}
+}
