@@ -257,7 +257,7 @@ type Result struct {
 	Verdict    *verdict.Verdict
 	Checkpoint *checkpoint.Checkpoint // the checkpoint audited (nil if it could not be opened)
 	Stats      *Stats
-	Records    int64 // entries verified
+	Records    int64 // entries read: verified, or left out as not matching the signed tree (see the entries check)
 	Games      int   // games verified (ended and unfinished)
 	Proofs     int   // VRF proofs verified: the games' and the promotion draws'
 	// SecretLost counts the games ended (refund or expiry) without their
