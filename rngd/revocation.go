@@ -294,6 +294,16 @@ func (r *revocation) revokedIn(chains [][]*x509.Certificate) *x509.Certificate {
 	return nil
 }
 
+// revokedOf is the client certificate cs verified (nil without one) and
+// the first certificate of its verified chains a CRL in force lists
+// (revokedIn; nil when none is, or without a client certificate).
+func (r *revocation) revokedOf(cs tls.ConnectionState) (leaf, revoked *x509.Certificate) {
+	if leaf = verifiedLeaf(cs); leaf == nil {
+		return nil, nil
+	}
+	return leaf, r.revokedIn(cs.VerifiedChains)
+}
+
 // revokedWhat names cert, revoked, of the chain of the client certificate
 // leaf, for refusals: the client's certificate or a CA's above it. Only
 // what the client sent or the bundle holds, no secret.
@@ -310,11 +320,7 @@ func revokedWhat(leaf, cert *x509.Certificate) string {
 // bad_certificate alert). It is counted, and logged at debug level only:
 // whoever holds a revoked key sets how often it happens.
 func (r *revocation) verifyConnection(cs tls.ConnectionState) error {
-	leaf := verifiedLeaf(cs) // none: the handshake refuses it (tls.RequireAndVerifyClientCert)
-	if leaf == nil {
-		return nil
-	}
-	cert := r.revokedIn(cs.VerifiedChains)
+	leaf, cert := r.revokedOf(cs) // no leaf: the handshake refuses it (tls.RequireAndVerifyClientCert)
 	if cert == nil {
 		return nil
 	}
@@ -337,14 +343,11 @@ func (r *revocation) check(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	leaf := verifiedLeaf(ti.State)
-	if leaf == nil {
-		return nil
-	}
-	switch cert := r.revokedIn(ti.State.VerifiedChains); {
+	switch leaf, cert := r.revokedOf(ti.State); {
+	case cert == nil:
 	case cert == leaf:
 		return refuse(reasonCertRevoked, "the client certificate (serial %X) is revoked: the operator must issue this game server a new one", leaf.SerialNumber)
-	case cert != nil:
+	default:
 		return refuse(reasonCertRevoked, "the CA certificate %.120q (serial %X) that the client certificate (serial %X) chains through is revoked: the operator must issue this game server a new certificate under a CA in force",
 			cert.Subject.String(), cert.SerialNumber, leaf.SerialNumber)
 	}
@@ -692,14 +695,14 @@ func (c revocableCreds) ServerHandshake(raw net.Conn) (net.Conn, credentials.Aut
 	if !ok || !isTLS {
 		return conn, ai, nil
 	}
-	leaf := verifiedLeaf(ti.State)
+	leaf, cert := c.r.revokedOf(ti.State)
 	if leaf == nil {
 		return conn, ai, nil // left to callerIdentity
 	}
 	c.r.mu.Lock()
 	rc.chains = ti.State.VerifiedChains
 	c.r.mu.Unlock()
-	if cert := c.r.revokedIn(ti.State.VerifiedChains); cert != nil {
+	if cert != nil {
 		conn.Close()
 		return nil, nil, fmt.Errorf("%s is revoked (grpc.client_crl_file)", revokedWhat(leaf, cert))
 	}

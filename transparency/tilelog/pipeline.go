@@ -20,8 +20,8 @@ import (
 // everything queued (while appends keep arriving during its writes, at most
 // once per Config.JournalInterval), journals it with one fsync and
 // acknowledges each leaf with its index; integrateLoop hands the journaled
-// leaves to tessera, in order, as they come; confirmLoop waits for tessera's futures in the same
-// order and checks that tessera gave each leaf its journal index (tessera's
+// leaves to tessera, in order, as they come; confirmLoop waits for
+// tessera's futures in the same order and checks that tessera gave each leaf its journal index (tessera's
 // queue flushes batches one at a time, in order, and integrateLoop is its
 // only writer). Any failure stops the pipeline: appends are refused from
 // then on (fail closed) until the log is reopened, which replays the

@@ -491,19 +491,19 @@ func (a *auditor) read(ctx context.Context, hr tlog.HashReader, from int64, cp *
 			// on (it stopped here, leaving every later entry unaudited
 			// under checks that passed over what was read).
 			a.entryIssue(verdict.MsgServedTilesMismatch, first, end-1, tilePath(tlog.Tile{H: 8, L: 0, N: start / 256, W: int(end - start)}), receipt.Cause(tlogError(err)))
-		}
-		for i, leaf := range leaves[first-start:] {
-			n := first + int64(i)
-			if err != nil {
+			for n := first; n < end; n++ {
 				a.refused = append(a.refused, uint64(n))
-				continue
 			}
-			if tlog.RecordHash(leaf) != hashes[i] {
-				a.entryIssue(verdict.MsgServedEntryMismatch, n, tilePath(tlog.Tile{H: 8, L: -1, N: start / 256, W: int(end - start)}))
-				a.refused = append(a.refused, uint64(n))
-				continue
+		} else {
+			for i, leaf := range leaves[first-start:] {
+				n := first + int64(i)
+				if tlog.RecordHash(leaf) != hashes[i] {
+					a.entryIssue(verdict.MsgServedEntryMismatch, n, tilePath(tlog.Tile{H: 8, L: -1, N: start / 256, W: int(end - start)}))
+					a.refused = append(a.refused, uint64(n))
+					continue
+				}
+				a.add(uint64(n), leaf)
 			}
-			a.add(uint64(n), leaf)
 		}
 		a.res.Records = end
 		if a.cfg.Progress != nil {
