@@ -91,12 +91,16 @@ type Config struct {
 	// crlPoll, if set, is how often grpc.client_crl_file is read again
 	// (tests); default crlPollInterval.
 	crlPoll time.Duration
-	// crlReadTimeout, if set, is how long a read of grpc.client_crl_file
-	// may take (tests); default crlReadTimeout.
-	crlReadTimeout time.Duration
+	// trustedReadTimeout, if set, is how long a read of
+	// grpc.client_crl_file or of a CA bundle (grpc.client_ca_file,
+	// audit.client_ca_file) may take (tests); default trustedReadTimeout.
+	trustedReadTimeout time.Duration
 	// crlRead, if set, reads grpc.client_crl_file at path in readTrusted's
 	// place (tests: a read that hangs).
 	crlRead func(path string) ([]byte, error)
+	// caRead, if set, reads a CA bundle at path in readTrusted's place
+	// (tests: a read that hangs).
+	caRead func(path string) ([]byte, error)
 
 	// fileSHA256 is the SHA-256 of the configuration file's bytes as
 	// LoadConfig read them (ConfigFromFlags without a file: of no bytes,
@@ -120,12 +124,16 @@ type GRPCConfig struct {
 	// certificates. A game server's identity is its certificate's first DNS
 	// SAN, or its subject CN when it has none. It must be owned by root or
 	// rngd's user and writable by neither group nor others (whoever may
-	// change it may add a CA of their own): else the start is refused.
+	// change it may add a CA of their own): else the start is refused, as
+	// it is when its read has not answered within trustedReadTimeout, 5s
+	// (a network file system that hangs: keep the file on a local disk).
 	ClientCAFile string `toml:"client_ca_file"`
 	// ClientCRLFile, when set, revokes game servers' certificates: one or
 	// more X.509 CRLs (PEM blocks "X509 CRL", or one DER CRL), each signed
 	// by a CA of ClientCAFile (an intermediate's CRL: the intermediate in
-	// ClientCAFile). A certificate a CRL lists (its issuer and serial
+	// ClientCAFile), one per CA: a CA is its name and its key, so two CAs
+	// of one name (a CA re-keyed) each have their own. A certificate a CRL
+	// lists (its issuer, whose key verified it, and its serial
 	// number), or one whose verified chain holds a CA certificate a CRL
 	// lists, is refused at the TLS handshake, and a connection
 	// opened before is closed when the CRL is taken (its calls until then
@@ -133,14 +141,14 @@ type GRPCConfig struct {
 	// Read at start (a CRL that does not parse, that no CA of the bundle
 	// signed, or with a critical extension rngd does not process, such as
 	// a delta CRL's, refuses the start, as does a read that has not
-	// answered within crlReadTimeout, 5s: keep the file on a local disk), then again every few seconds
+	// answered within trustedReadTimeout, 5s: keep the file on a local disk), then again every few seconds
 	// (crlPollInterval): a replacement is taken without restart, unless it
 	// is refused as at start or is older than the CRL in force (a lower
 	// CRL number; with the same number or none, an earlier thisUpdate; a
 	// CA's CRL left out): then the CRL in force stays, and the refusal is
 	// logged and counted (tirage_alarms_total{component="crl"},
 	// tirage_client_crl_refused), as is a read that has not answered
-	// within crlReadTimeout. The newest CRL taken of each CA is
+	// within trustedReadTimeout. The newest CRL taken of each CA is
 	// remembered in DataDir/client-crl-newest: a start on an older one is
 	// refused too (delete that file to go back on purpose).
 	// A CRL past its nextUpdate stays in force, with an alarm

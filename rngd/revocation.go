@@ -32,7 +32,13 @@ import (
 // games and start others. The operator revokes its certificate with a CRL
 // (RFC 5280 §5) issued by the game servers' CA; rngd refuses a certificate
 // a CRL in force lists, matched by its issuer and serial number (§5.3.3,
-// §6.3.3 (b)–(f) for a complete CRL of the certificate's issuer). Every
+// §6.3.3 (b)–(f) for a complete CRL of the certificate's issuer). A CA is
+// its name and its key: a CRL is the CA's of grpc.client_ca_file whose
+// subject is its issuer and whose key verifies its signature (checkCRL;
+// §6.3.3 (f), (g)), and a certificate is looked up under the CA whose key
+// verified it in its chain (revokedKey), so that two CAs of one name (a CA
+// re-keyed, both in the bundle while the old one's certificates expire)
+// each have their CRL, which revokes its own certificates only. Every
 // certificate of the chains the handshake verified is looked up
 // (revocation.revokedIn), not the client's alone (§6.1.3 (a)(3)): a CRL of
 // a root that revokes an intermediate CA refuses every certificate the
@@ -51,10 +57,10 @@ import (
 //     is changed, nothing drawn): UNAUTHENTICATED CERT_REVOKED.
 //
 // The CRLs are read at start, where any fault refuses the start (a read
-// that has not answered within crlReadTimeout too), and again
+// that has not answered within trustedReadTimeout too, readWithin), and again
 // every crlPollInterval (revocation.watch), each read on a goroutine of its
 // own: one that hangs (a hung network file system) is refused as failed
-// after crlReadTimeout, and holds neither the watch nor the shutdown. Only complete, direct CRLs are
+// after trustedReadTimeout, and holds neither the watch nor the shutdown. Only complete, direct CRLs are
 // taken (§6.3.3 (b)(1)): one with a critical extension (a delta CRL's
 // indicator, an issuing distribution point, an entry's certificate issuer)
 // is refused, as §5.2 and §5.3 require of an extension not processed.
@@ -75,11 +81,14 @@ import (
 // revocation takes effect within it.
 const crlPollInterval = 5 * time.Second
 
-// crlReadTimeout is how long a read of grpc.client_crl_file may take
-// before it is refused as failed, with the alarm (revocation.await): a
-// local file of at most 1 MiB reads in milliseconds; one on a network
-// file system whose server is gone may never answer.
-const crlReadTimeout = 5 * time.Second
+// trustedReadTimeout is how long a read of a file that says which clients
+// rngd admits (readTrusted: grpc.client_crl_file, grpc.client_ca_file,
+// audit.client_ca_file) may take before it is refused as failed: at the
+// start, the start is refused (readWithin); while running, the CRLs in
+// force stay, with the alarm (revocation.await). A local file of at most
+// 1 MiB reads in milliseconds; one on a network file system whose server
+// is gone may never answer.
+const trustedReadTimeout = 5 * time.Second
 
 // crlAheadTolerance is how far ahead of rngd's clock a CRL's thisUpdate may
 // be without an alarm: two clocks a minute apart are common; a CA's clock
@@ -102,7 +111,12 @@ type revocation struct {
 	log         *slog.Logger
 	clock       Clock
 	read        func() ([]byte, error) // reads path (readTrusted)
-	readTimeout time.Duration          // crlReadTimeout
+	readTimeout time.Duration          // trustedReadTimeout
+
+	// issuers is issuersOf(cas): a chain that ends at a CA of the bundle
+	// holds no certificate above it to look it up under. Set once, by
+	// openRevocation.
+	issuers map[string]*x509.Certificate
 
 	cur atomic.Pointer[crls] // in force; read by every handshake and call
 
@@ -128,19 +142,40 @@ type revocation struct {
 // revoke.
 type crls struct {
 	lists   []*x509.RevocationList
-	revoked map[string]bool // revokedKey(issuer, serial)
+	cas     []*x509.Certificate // cas[i], of grpc.client_ca_file, signed lists[i] (checkCRL)
+	revoked map[string]bool     // revokedKey(issuer, serial)
 	sum     [sha256.Size]byte
 }
 
-// revokedKey is a certificate's key in crls.revoked: its issuer's DER name
-// (self-delimiting) followed by its serial number.
-func revokedKey(rawIssuer []byte, serial *big.Int) string {
-	return string(rawIssuer) + serial.Text(16)
+// revokedKey is a certificate's key in crls.revoked: the public key of the
+// CA that issued it (its DER SubjectPublicKeyInfo) and the CA's DER name,
+// both self-delimiting, followed by its serial number. A CA of another key
+// is another CA, even of the same name: its serial numbers are its own.
+func revokedKey(issuer *x509.Certificate, serial *big.Int) string {
+	return string(issuer.RawSubjectPublicKeyInfo) + string(issuer.RawSubject) + serial.Text(16)
 }
 
-// revokes reports whether a CRL of c lists cert.
-func (c *crls) revokes(cert *x509.Certificate) bool {
-	return c.revoked[revokedKey(cert.RawIssuer, cert.SerialNumber)]
+// sameCA reports whether a and b are certificates of the same CA: the same
+// name and the same key.
+func sameCA(a, b *x509.Certificate) bool {
+	return bytes.Equal(a.RawSubject, b.RawSubject) && bytes.Equal(a.RawSubjectPublicKeyInfo, b.RawSubjectPublicKeyInfo)
+}
+
+// issuersOf maps each certificate of cas, by its DER, to the certificate
+// of cas that issued it: whose subject is its issuer and whose key
+// verifies its signature. One that no certificate of cas issued is left
+// out.
+func issuersOf(cas []*x509.Certificate) map[string]*x509.Certificate {
+	m := map[string]*x509.Certificate{}
+	for _, cert := range cas {
+		for _, ca := range cas {
+			if bytes.Equal(ca.RawSubject, cert.RawIssuer) && cert.CheckSignatureFrom(ca) == nil {
+				m[string(cert.Raw)] = ca
+				break
+			}
+		}
+	}
+	return m
 }
 
 // openRevocation reads grpc.client_crl_file, which the CAs cas must have
@@ -151,7 +186,7 @@ func (c *crls) revokes(cert *x509.Certificate) bool {
 func openRevocation(cfg Config, cas []*x509.Certificate) (*revocation, error) {
 	r := &revocation{path: cfg.GRPC.ClientCRLFile, cas: cas, state: filepath.Join(cfg.DataDir, crlStateFile),
 		log: cfg.Logger.With("component", "crl"), clock: cfg.Clock, conns: map[*revocableConn]struct{}{},
-		readTimeout: cmp.Or(cfg.crlReadTimeout, crlReadTimeout)}
+		readTimeout: cmp.Or(cfg.trustedReadTimeout, trustedReadTimeout), issuers: issuersOf(cas)}
 	r.read = func() ([]byte, error) { return readTrusted(r.path, crlName, crlRisk) }
 	if cfg.crlRead != nil {
 		r.read = func() ([]byte, error) { return cfg.crlRead(r.path) }
@@ -161,7 +196,7 @@ func openRevocation(cfg Config, cas []*x509.Certificate) (*revocation, error) {
 		return nil, fmt.Errorf("grpc.client_crl_file: %s, which remembers the newest CRL rngd took of each CA, is damaged: %w: "+
 			"restore it from a copy, or delete it to take the file's CRLs whatever came before (docs/rngd.md)", r.state, err)
 	}
-	b, err := r.readAtStart()
+	b, err := readWithin(r.read, r.readTimeout, crlName)
 	if err != nil {
 		return nil, fmt.Errorf("grpc.client_crl_file: %w", err)
 	}
@@ -184,8 +219,8 @@ func openRevocation(cfg Config, cas []*x509.Certificate) (*revocation, error) {
 }
 
 // parseCRLs parses b, one DER CRL or PEM blocks of type "X509 CRL", and
-// checks each CRL: signed by a CA of cas whose subject is its issuer, no
-// critical extension, one CRL per CA.
+// checks each CRL: signed by a CA of cas whose subject is its issuer
+// (checkCRL), no critical extension, one CRL per CA (its name and key).
 func parseCRLs(b []byte, cas []*x509.Certificate) (*crls, error) {
 	var ders [][]byte
 	if bytes.Contains(b, []byte("-----BEGIN")) {
@@ -217,76 +252,96 @@ func parseCRLs(b []byte, cas []*x509.Certificate) (*crls, error) {
 		if err != nil {
 			return nil, fmt.Errorf("CRL %d: not a CRL: %w", i+1, err)
 		}
-		if err := checkCRL(l, cas); err != nil {
+		ca, err := checkCRL(l, cas)
+		if err != nil {
 			return nil, fmt.Errorf("CRL %d (issuer %.120q): %w", i+1, l.Issuer.String(), err)
 		}
-		for _, o := range c.lists {
-			if bytes.Equal(o.RawIssuer, l.RawIssuer) {
-				return nil, fmt.Errorf("CRL %d (issuer %.120q): a second CRL of the same CA", i+1, l.Issuer.String())
-			}
+		if slices.ContainsFunc(c.cas, func(o *x509.Certificate) bool { return sameCA(o, ca) }) {
+			return nil, fmt.Errorf("CRL %d (issuer %s): a second CRL of the same CA (its name and key)", i+1, markOf(l, ca).ca())
 		}
-		c.lists = append(c.lists, l)
+		c.lists, c.cas = append(c.lists, l), append(c.cas, ca)
 		for _, e := range l.RevokedCertificateEntries {
-			c.revoked[revokedKey(l.RawIssuer, e.SerialNumber)] = true
+			c.revoked[revokedKey(ca, e.SerialNumber)] = true
 		}
 	}
 	return c, nil
 }
 
-// checkCRL checks that a CA of cas signed l, that l holds no critical
-// extension, and that its CRL number and thisUpdate are a CRL's
-// (crlMark.check).
-func checkCRL(l *x509.RevocationList, cas []*x509.Certificate) error {
-	if err := markOf(l).check(); err != nil {
-		return err
+// checkCRL checks that l holds no critical extension, that its CRL number
+// and thisUpdate are a CRL's (crlMark.check), and that a CA of cas signed
+// it, which it returns: one whose subject is l's issuer, whose key
+// verifies l's signature and, when both carry one, whose subject key
+// identifier is l's authority key identifier (RFC 5280 §5.2.1). Of two
+// CAs of one name (a CA re-keyed), the one whose key signed l.
+func checkCRL(l *x509.RevocationList, cas []*x509.Certificate) (*x509.Certificate, error) {
+	if err := markOf(l, nil).check(); err != nil {
+		return nil, err
 	}
 	for _, x := range l.Extensions {
 		if x.Critical {
-			return fmt.Errorf("critical extension %s (a delta or partitioned CRL?): rngd takes complete CRLs only", x.Id)
+			return nil, fmt.Errorf("critical extension %s (a delta or partitioned CRL?): rngd takes complete CRLs only", x.Id)
 		}
 	}
 	for _, e := range l.RevokedCertificateEntries {
 		for _, x := range e.Extensions {
 			if x.Critical {
-				return fmt.Errorf("entry %X: critical extension %s (an indirect CRL?): rngd takes direct CRLs only", e.SerialNumber, x.Id)
+				return nil, fmt.Errorf("entry %X: critical extension %s (an indirect CRL?): rngd takes direct CRLs only", e.SerialNumber, x.Id)
 			}
 		}
 	}
-	var sigErr error
+	var sigErr, keyIDErr error
 	for _, ca := range cas {
 		if !bytes.Equal(ca.RawSubject, l.RawIssuer) {
 			continue
 		}
-		if sigErr = l.CheckSignatureFrom(ca); sigErr == nil {
-			return nil
+		if sigErr = l.CheckSignatureFrom(ca); sigErr != nil {
+			continue
 		}
+		if len(l.AuthorityKeyId) > 0 && len(ca.SubjectKeyId) > 0 && !bytes.Equal(l.AuthorityKeyId, ca.SubjectKeyId) {
+			keyIDErr = fmt.Errorf("its authority key identifier %X is not the subject key identifier %X of the CA of that name whose key verifies it: a CRL rngd does not take", l.AuthorityKeyId, ca.SubjectKeyId)
+			continue
+		}
+		return ca, nil
 	}
-	if sigErr != nil {
-		return fmt.Errorf("its signature does not verify under the CA of that name in grpc.client_ca_file: %w", sigErr)
+	switch {
+	case keyIDErr != nil:
+		return nil, keyIDErr
+	case sigErr != nil:
+		return nil, fmt.Errorf("its signature does not verify under the CA of that name in grpc.client_ca_file: %w", sigErr)
 	}
-	return errors.New("no CA of grpc.client_ca_file has that name: it is not the game servers' CA's " +
+	return nil, errors.New("no CA of grpc.client_ca_file has that name: it is not the game servers' CA's " +
 		"(an intermediate CA's CRL is taken once that CA is in grpc.client_ca_file: rngd checks a CRL when it reads it, against the bundle)")
 }
 
 // revokedIn is the first certificate of chains, a client's chains the
 // handshake verified, that a CRL in force lists; nil when none is. Each
-// certificate is looked up under its own issuer (revokedKey), the trust
-// anchor of grpc.client_ca_file that ends a chain too: an intermediate CA
-// put in the bundle is an anchor, and a client under it need not send it,
-// so a CRL of its issuer that revokes it would otherwise go unheeded. An
-// anchor that is its own issuer (a root) is not: it is trusted as the
-// bundle holds it (RFC 5280 §6.1.1 (d)), and its own CRL lists the
-// certificates it issued, one of which may have its serial number. A
-// certificate revoked in any chain refuses the client: the chains share
-// its certificate, and rngd does not look for a way around a revoked CA.
+// certificate is looked up under its own issuer (revokedKey), the
+// certificate above it in the chain, whose key verified it: not under its
+// issuer's name, which a CA re-keyed shares with its old self. The trust
+// anchor of grpc.client_ca_file that ends a chain is looked up too, under
+// the CA of the bundle that issued it (revocation.issuers): an
+// intermediate CA put in the bundle is an anchor, and a client under it
+// need not send it, so a CRL of its issuer that revokes it would otherwise
+// go unheeded. An anchor that is its own issuer (a root) is not: it is
+// trusted as the bundle holds it (RFC 5280 §6.1.1 (d)), and its own CRL
+// lists the certificates it issued, one of which may have its serial
+// number. A certificate revoked in any chain refuses the client: the
+// chains share its certificate, and rngd does not look for a way around a
+// revoked CA.
 func (r *revocation) revokedIn(chains [][]*x509.Certificate) *x509.Certificate {
 	c := r.cur.Load()
 	for _, chain := range chains {
 		for i, cert := range chain {
-			if i > 0 && i == len(chain)-1 && bytes.Equal(cert.RawIssuer, cert.RawSubject) {
+			var issuer *x509.Certificate
+			switch {
+			case i+1 < len(chain):
+				issuer = chain[i+1]
+			case i > 0 && bytes.Equal(cert.RawIssuer, cert.RawSubject):
 				continue // a root of the bundle
+			default:
+				issuer = r.issuers[string(cert.Raw)] // nil: no CA of the bundle issued it, none has a CRL of it
 			}
-			if c.revokes(cert) {
+			if issuer != nil && c.revoked[revokedKey(issuer, cert.SerialNumber)] {
 				return cert
 			}
 		}
@@ -434,8 +489,8 @@ func (r *revocation) watch(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// crlRead is what a read of grpc.client_crl_file returned.
-type crlRead struct {
+// fileRead is what a read of a file (startRead) returned.
+type fileRead struct {
 	b   []byte
 	err error
 }
@@ -448,8 +503,8 @@ type crlRead struct {
 // system that hangs holds one goroutine at most, not one a poll. A read
 // abandoned when ctx ends (the shutdown) ends its goroutine when it
 // answers, if ever.
-func (r *revocation) await(ctx context.Context) (crlRead, bool) {
-	done := r.startRead()
+func (r *revocation) await(ctx context.Context) (fileRead, bool) {
+	done := startRead(r.read)
 	t := time.NewTimer(r.readTimeout)
 	defer t.Stop()
 	began, hung := time.Now(), false
@@ -466,35 +521,37 @@ func (r *revocation) await(ctx context.Context) (crlRead, bool) {
 			if hung {
 				r.log.Warn("grpc.client_crl_file: a read that has not answered is abandoned (the shutdown does not wait for it)", "path", r.path, "waited", time.Since(began).Round(time.Millisecond).String())
 			}
-			return crlRead{}, false
+			return fileRead{}, false
 		}
 	}
 }
 
-// startRead reads grpc.client_crl_file on a goroutine of its own, which
-// sends what it read on the channel returned and ends, whether or not
-// anyone still waits for it.
-func (r *revocation) startRead() <-chan crlRead {
-	done := make(chan crlRead, 1)
+// startRead calls read on a goroutine of its own, which sends what it
+// read on the channel returned and ends, whether or not anyone still waits
+// for it.
+func startRead(read func() ([]byte, error)) <-chan fileRead {
+	done := make(chan fileRead, 1)
 	go func() {
-		b, err := r.read()
-		done <- crlRead{b, err}
+		b, err := read()
+		done <- fileRead{b, err}
 	}()
 	return done
 }
 
-// readAtStart is the start's read of grpc.client_crl_file: one that has
-// not answered within r.readTimeout refuses the start (the start does not
-// watch the shutdown's signal, and would wait for it without a word), its
+// readWithin is the start's read of a file rngd trusts (readTrusted:
+// grpc.client_crl_file, a CA bundle), called name in errors, on a
+// goroutine of its own (startRead): one that has not answered within
+// timeout refuses the start (the start does not watch the shutdown's
+// signal, and would wait for it without a word, SIGTERM unheeded), its
 // goroutine left to end when it answers, if ever.
-func (r *revocation) readAtStart() ([]byte, error) {
-	t := time.NewTimer(r.readTimeout)
+func readWithin(read func() ([]byte, error), timeout time.Duration, name string) ([]byte, error) {
+	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
-	case res := <-r.startRead():
+	case res := <-startRead(read):
 		return res.b, res.err
 	case <-t.C:
-		return nil, fmt.Errorf("couldn't read %s: no answer within %s (a network file system that hangs?): keep the file on a local disk", crlName, r.readTimeout)
+		return nil, fmt.Errorf("couldn't read %s: no answer within %s (a network file system that hangs?): keep the file on a local disk", name, timeout)
 	}
 }
 
@@ -575,9 +632,9 @@ func (r *revocation) checkAhead() {
 	r.aheadSeen = c
 	now := r.clock.Now()
 	var ahead []string
-	for _, l := range c.lists {
+	for i, l := range c.lists {
 		if l.ThisUpdate.Sub(now) > crlAheadTolerance {
-			ahead = append(ahead, fmt.Sprintf("%.120q (issued %s)", l.Issuer.String(), l.ThisUpdate.UTC().Format(time.RFC3339)))
+			ahead = append(ahead, fmt.Sprintf("%s (issued %s)", c.ca(i), l.ThisUpdate.UTC().Format(time.RFC3339)))
 		}
 	}
 	if len(ahead) == 0 {
@@ -617,9 +674,10 @@ func (r *revocation) remember() {
 func (r *revocation) checkStale() {
 	now := r.clock.Now()
 	var past []string
-	for _, l := range r.cur.Load().lists {
+	c := r.cur.Load()
+	for i, l := range c.lists {
 		if !l.NextUpdate.IsZero() && now.After(l.NextUpdate) {
-			past = append(past, fmt.Sprintf("%.120q (next update %s)", l.Issuer.String(), l.NextUpdate.UTC().Format(time.RFC3339)))
+			past = append(past, fmt.Sprintf("%s (next update %s)", c.ca(i), l.NextUpdate.UTC().Format(time.RFC3339)))
 		}
 	}
 	switch stale := len(past) > 0; {
@@ -734,8 +792,8 @@ func (r *revocation) closeRevoked() int {
 // describe says what c holds, for the log and the banner.
 func (c *crls) describe() string {
 	var parts []string
-	for _, l := range c.lists {
-		s := fmt.Sprintf("%.120q: %d revoked, issued %s", l.Issuer.String(), len(l.RevokedCertificateEntries), l.ThisUpdate.UTC().Format(time.RFC3339))
+	for i, l := range c.lists {
+		s := fmt.Sprintf("%s: %d revoked, issued %s", c.ca(i), len(l.RevokedCertificateEntries), l.ThisUpdate.UTC().Format(time.RFC3339))
 		if l.Number != nil {
 			s += ", number " + l.Number.String()
 		}
@@ -745,4 +803,10 @@ func (c *crls) describe() string {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// ca names the CA of c's CRL i, its name and key (crlMark.ca), for
+// messages.
+func (c *crls) ca(i int) string {
+	return markOf(c.lists[i], c.cas[i]).ca()
 }

@@ -2,6 +2,8 @@ package rngd
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -24,7 +26,7 @@ type hangingCRL struct {
 func newHangingCRL(t *testing.T) (*testDaemon, *hangingCRL) {
 	h := &hangingCRL{hung: make(chan struct{}, 1), unblock: make(chan struct{})}
 	td := newTestDaemon(t, withCRL(t, 1, "server-b"), func(c *Config) {
-		c.crlReadTimeout = 50 * time.Millisecond
+		c.trustedReadTimeout = 50 * time.Millisecond
 		c.crlRead = func(path string) ([]byte, error) {
 			h.reads.Add(1)
 			if h.hang.Load() {
@@ -88,7 +90,7 @@ func TestCRLReadHangs(t *testing.T) {
 	<-h.hung
 	crlRefused(t, td, "a read that hangs refused", 1)
 	n := h.reads.Load()
-	time.Sleep(5 * td.cfg.crlReadTimeout)
+	time.Sleep(5 * td.cfg.trustedReadTimeout)
 	if got := h.reads.Load(); got != n {
 		t.Errorf("%d reads started while one hung, want none", got-n)
 	}
@@ -118,9 +120,17 @@ func TestCRLReadHangsAtStart(t *testing.T) {
 	td, h := newHangingCRL(t)
 	td.stop()
 	h.hang.Store(true)
+	startRefusedWithin(t, td.cfg, "grpc.client_crl_file", "no answer within")
+}
+
+// startRefusedWithin starts a daemon of cfg whose read of the file of key
+// hangs, and checks that the start is refused within 10 s, in one line
+// naming key and saying want.
+func startRefusedWithin(t *testing.T, cfg Config, key, want string) {
+	t.Helper()
 	refused := make(chan error, 1)
 	go func() {
-		d, err := Start(context.Background(), td.cfg)
+		d, err := Start(context.Background(), cfg)
 		if err == nil {
 			d.shutdown(0)
 		}
@@ -129,13 +139,13 @@ func TestCRLReadHangsAtStart(t *testing.T) {
 	select {
 	case err := <-refused:
 		if err == nil {
-			t.Fatalf("a start whose read of grpc.client_crl_file hangs: started")
+			t.Fatalf("a start whose read of %s hangs: started", key)
 		}
-		if msg := err.Error(); !strings.Contains(msg, "grpc.client_crl_file") || !strings.Contains(msg, "no answer within") || strings.Contains(msg, "\n") {
-			t.Errorf("%q, want one line naming grpc.client_crl_file and the read that did not answer", msg)
+		if msg := err.Error(); !strings.Contains(msg, key) || !strings.Contains(msg, want) || strings.Contains(msg, "\n") {
+			t.Errorf("%q, want one line naming %s and saying %q", msg, key, want)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatalf("the start still waits, 10 s after it began, for a read of grpc.client_crl_file that hangs")
+		t.Fatalf("the start still waits, 10 s after it began, for a read of %s that hangs", key)
 	}
 }
 
@@ -158,4 +168,34 @@ func TestCRLReadHangsOnRefusedFile(t *testing.T) {
 		return strings.LastIndex(logs, refusal) > strings.LastIndex(logs, hang)
 	})
 	crlRefused(t, td, "the file refused still", 1)
+}
+
+// A read of a CA bundle (grpc.client_ca_file, audit.client_ca_file) that
+// hangs at the start refuses the start after its timeout, in one line
+// naming the key, as grpc.client_crl_file's does, and nothing is created:
+// the start waited for it, without a word, and a SIGTERM did not stop it.
+func TestCABundleReadHangsAtStart(t *testing.T) {
+	td := newTestDaemon(t)
+	td.stop()
+	caPEM, err := os.ReadFile(td.pki.CA())
+	if err != nil {
+		t.Fatal(err)
+	}
+	unblock := make(chan struct{})
+	t.Cleanup(func() { close(unblock) })
+	for _, key := range []string{"grpc.client_ca_file", "audit.client_ca_file"} {
+		cfg := freshConfig(t, td)
+		cfg.Audit.ClientCAFile = filepath.Join(t.TempDir(), "auditors.pem")
+		replaceFile(t, cfg.Audit.ClientCAFile, caPEM)
+		hangs := map[string]string{"grpc.client_ca_file": cfg.GRPC.ClientCAFile, "audit.client_ca_file": cfg.Audit.ClientCAFile}[key]
+		cfg.trustedReadTimeout = 50 * time.Millisecond
+		cfg.caRead = func(path string) ([]byte, error) {
+			if path == hangs {
+				<-unblock
+			}
+			return readTrusted(path, caBundleName, "add a CA of their own")
+		}
+		startRefusedWithin(t, cfg, key, "couldn't read the ca bundle: no answer within 50ms")
+		untouched(t, key, cfg)
+	}
 }

@@ -498,7 +498,9 @@ func TestCRLMemoryDamaged(t *testing.T) {
 		{"garbage", "\x00\x01garbage", "not a CRL memory"},
 		{"two documents", string(good) + string(good), "more after it"},
 		{"unknown field", strings.Replace(string(good), `"crls"`, `"crl"`, 1), "unknown field"},
-		{"another format", strings.Replace(string(good), `"format": 1`, `"format": 2`, 1), "format 2, not 1"},
+		{"another format", strings.Replace(string(good), `"format": 2`, `"format": 3`, 1), "format 3, not 2 or 1"},
+		{"a key in format 1", strings.Replace(string(good), `"format": 2`, `"format": 1`, 1), "a key in format 1"},
+		{"bad key", strings.Replace(string(good), `"key": "`, `"key": "AAAA`, 1), "not a SHA-256"},
 		{"bad number", strings.Replace(string(good), `"number": "1"`, `"number": "-1"`, 1), "not a CRL number"},
 		{"bad issuer", strings.Replace(string(good), `"issuer": "`, `"issuer": "AAAA`, 1), "not a DER name"},
 	} {
@@ -671,6 +673,7 @@ func FuzzParseCRLState(f *testing.F) {
 		nil,
 		{{issuer: ca.RawSubject, number: big.NewInt(7), thisUpdate: at}},
 		{{issuer: []byte{0x30, 0x00}, thisUpdate: at}, {issuer: ca.RawSubject, number: big.NewInt(0), thisUpdate: at}},
+		{{issuer: ca.RawSubject, key: keyID(ca), number: big.NewInt(7), thisUpdate: at}, {issuer: ca.RawSubject, number: big.NewInt(3), thisUpdate: at}},
 	} {
 		b, err := formatCRLState(ms)
 		if err != nil {
@@ -682,6 +685,7 @@ func FuzzParseCRLState(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(`{"format":1,"crls":[{"issuer":"MAA=","number":"01","this_update":"2026-12-04T00:00:00Z"}]}`))
+	f.Add([]byte(`{"format":1,"crls":[{"issuer":"MAA=","number":"1","this_update":"2026-12-04T00:00:00Z"}]}`)) // an older rngd's, by name
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ms, err := parseCRLState(b)
 		if err != nil {
@@ -707,7 +711,7 @@ func TestParseCRLsSeed(t *testing.T) {
 	iss := pkiIssuer(t, p.Dir)
 	a := clientCert(t, p, "server-a")
 	c, err := parseCRLs(iss.crlPEM(t, 1, time.Now(), a), []*x509.Certificate{iss.ca})
-	if err != nil || !c.revoked[revokedKey(a.RawIssuer, a.SerialNumber)] || len(c.revoked) != 1 {
+	if err != nil || !c.revoked[revokedKey(iss.ca, a.SerialNumber)] || len(c.revoked) != 1 {
 		t.Fatalf("parseCRLs: %v, %v", c, err)
 	}
 }
@@ -837,7 +841,7 @@ func TestCRLFromOpenSSL(t *testing.T) {
 	}
 	revoked := func(c *crls, name string) bool {
 		cert := clientCert(t, p, name)
-		return c.revoked[revokedKey(cert.RawIssuer, cert.SerialNumber)]
+		return c.revoked[revokedKey(pkiIssuer(t, p.Dir).ca, cert.SerialNumber)]
 	}
 	first := issue("server-b")
 	if !revoked(first, "server-b") || revoked(first, "server-a") {

@@ -115,7 +115,7 @@ func openListeners(cfg Config) (*listeners, error) {
 	l := new(listeners)
 	var err error
 	var cas []*x509.Certificate
-	if l.tls, cas, err = serverTLS(cfg.GRPC); err != nil {
+	if l.tls, cas, err = serverTLS(cfg); err != nil {
 		return nil, err
 	}
 	if cfg.GRPC.ClientCRLFile != "" {
@@ -127,7 +127,7 @@ func openListeners(cfg Config) (*listeners, error) {
 	if cfg.Audit.Listen != "" {
 		var pool *x509.CertPool
 		if cfg.Audit.ClientCAFile != "" {
-			if pool, err = loadTrustedPool(cfg.Audit.ClientCAFile); err != nil {
+			if pool, err = loadTrustedPool(cfg, cfg.Audit.ClientCAFile); err != nil {
 				return nil, fmt.Errorf("audit.client_ca_file: %w", err)
 			}
 		}
@@ -157,13 +157,15 @@ func openListeners(cfg Config) (*listeners, error) {
 	return l, nil
 }
 
-// serverTLS is ServerTLS with errors that name the config keys, and with
-// the files checked: the daemon's TLS key is refused when group or others
-// may access it, as a PIN file is (whoever reads it can answer the game
-// servers and auditors as rngd), and the CA bundle when another user may
-// change it (loadTrustedPool). It returns the bundle's CA certificates
-// too, which a CRL of grpc.client_crl_file must be signed by.
-func serverTLS(c GRPCConfig) (*tls.Config, []*x509.Certificate, error) {
+// serverTLS is ServerTLS of cfg.GRPC with errors that name the config
+// keys, and with the files checked: the daemon's TLS key is refused when
+// group or others may access it, as a PIN file is (whoever reads it can
+// answer the game servers and auditors as rngd), and the CA bundle when
+// another user may change it, or when its read does not answer in time
+// (loadTrustedPool). It returns the bundle's CA certificates too, which a
+// CRL of grpc.client_crl_file must be signed by.
+func serverTLS(cfg Config) (*tls.Config, []*x509.Certificate, error) {
+	c := cfg.GRPC
 	certPEM, err := os.ReadFile(c.CertFile)
 	if err != nil {
 		return nil, nil, fmt.Errorf("couldn't read grpc.cert_file %s: %w", c.CertFile, Pathless(err))
@@ -177,7 +179,7 @@ func serverTLS(c GRPCConfig) (*tls.Config, []*x509.Certificate, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("couldn't load the server certificate (grpc.cert_file %s, grpc.key_file %s): %w", c.CertFile, c.KeyFile, Pathless(err))
 	}
-	pool, cas, err := loadTrustedCAs(c.ClientCAFile)
+	pool, cas, err := loadTrustedCAs(cfg, c.ClientCAFile)
 	if err != nil {
 		return nil, nil, fmt.Errorf("grpc.client_ca_file: %w", err)
 	}
@@ -211,20 +213,31 @@ func readKeyFile(path string) ([]byte, error) {
 // clients: whoever may change it may add a CA of their own and make
 // certificates for any identity (a game server's: its games), so it must
 // be owned by root or rngd's user and writable by neither group nor
-// others, as log.witness_policy. The file checked is the file read.
-func loadTrustedPool(caFile string) (*x509.CertPool, error) {
-	pool, _, err := loadTrustedCAs(caFile)
+// others, as log.witness_policy. The file checked is the file read. A
+// read that has not answered within trustedReadTimeout (a network file
+// system that hangs) refuses the start, as grpc.client_crl_file's does
+// (readWithin): the start would wait for it without a word, and SIGTERM
+// would not end it.
+func loadTrustedPool(cfg Config, caFile string) (*x509.CertPool, error) {
+	pool, _, err := loadTrustedCAs(cfg, caFile)
 	return pool, err
 }
 
 // loadTrustedCAs is loadTrustedPool, with the bundle's certificates.
-func loadTrustedCAs(caFile string) (*x509.CertPool, []*x509.Certificate, error) {
-	b, err := readTrusted(caFile, "the ca bundle", "add a CA of their own")
+func loadTrustedCAs(cfg Config, caFile string) (*x509.CertPool, []*x509.Certificate, error) {
+	read := func() ([]byte, error) { return readTrusted(caFile, caBundleName, "add a CA of their own") }
+	if cfg.caRead != nil {
+		read = func() ([]byte, error) { return cfg.caRead(caFile) }
+	}
+	b, err := readWithin(read, cmp.Or(cfg.trustedReadTimeout, trustedReadTimeout), caBundleName)
 	if err != nil {
 		return nil, nil, err
 	}
 	return caBundle(b, caFile)
 }
+
+// caBundleName names a CA bundle in readTrusted's and readWithin's errors.
+const caBundleName = "the ca bundle"
 
 // readTrusted reads a file that says which clients rngd admits (a CA
 // bundle, a CRL), called name in errors: it must be owned by root or
