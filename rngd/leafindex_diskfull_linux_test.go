@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// A full disk under the embedded log's leaf hash index (log/leafhash.db
+// A full disk under the embedded log's leaf hash index (log/leafhash/
 // alone on a small file system, as walked on 2026-12-04): draws go on (the
 // index is not on their path) and readiness stays SERVING, but
 // tirage_log_leaf_index_failing says so (before: a WARN line a second and
@@ -17,7 +17,7 @@ import (
 // itself once space is back.
 func TestLeafIndexDiskFullGauge(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("mounts a small tmpfs under log/leafhash.db to fill it: needs root")
+		t.Skip("mounts a small tmpfs under log/leafhash/ to fill it: needs root")
 	}
 	small := filepath.Join(t.TempDir(), "small")
 	if err := os.Mkdir(small, 0o700); err != nil {
@@ -31,7 +31,10 @@ func TestLeafIndexDiskFullGauge(t *testing.T) {
 		if err := os.MkdirAll(filepath.Join(c.DataDir, "log"), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Symlink(filepath.Join(small, "leafhash.db"), filepath.Join(c.DataDir, "log", "leafhash.db")); err != nil {
+		if err := os.Mkdir(filepath.Join(small, "leafhash"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(small, "leafhash"), filepath.Join(c.DataDir, "log", "leafhash")); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -193,7 +193,7 @@ func checkpointGauges(l *tilelog.Log) []prometheus.Collector {
 		}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "tirage_log_leaf_index_failing",
-			Help: "1 while the embedded log's leaf hash index (log/leafhash.db) cannot be brought up to its tree (a full or unwritable disk; retried every second): " +
+			Help: "1 while the embedded log's leaf hash index (log/leafhash/) cannot be brought up to its tree (a full or unwritable disk; retried every second): " +
 				"draws go on (it is not on their path), auditors' inclusion proofs by leaf hash are refused (UNAVAILABLE) until it catches up by itself; 0 otherwise.",
 		}, func() float64 {
 			if l.IndexHealth() != nil {

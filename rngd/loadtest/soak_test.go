@@ -84,7 +84,7 @@ type soakSample struct {
 //
 // Every 30 s (a quarter of shorter runs) it samples the daemon's RSS, Go
 // heap and goroutines (its /metrics), open files (/proc/<pid>/fd), the sizes
-// of state.db, log/tiles and log/leafhash.db, and the partial tiles and
+// of state.db, log/tiles and log/leafhash/, and the partial tiles and
 // bundles under log/tiles, and sends again a sample of the calls answered
 // since (one in 97, same request id: the same reply is owed). It checks
 // that partial files stay bounded and that those a checkpoint made
@@ -168,7 +168,7 @@ func TestSoak(t *testing.T) {
 		}
 		s.draws, s.calls = draws.Load(), calls.Load()
 		samples = append(samples, s)
-		t.Logf("%v: %d draws, log %d, RSS %s (anon %s, file %s), heap %s, %d goroutines, %d fds, state.db %s, tiles %s (%d files), leafhash.db %s, partials %d (obsolete %d)",
+		t.Logf("%v: %d draws, log %d, RSS %s (anon %s, file %s), heap %s, %d goroutines, %d fds, state.db %s, tiles %s (%d files), leafhash %s, partials %d (obsolete %d)",
 			s.at.Round(time.Second), s.draws, s.logSize, mib(s.rss), mib(s.rssAnon), mib(s.rssFile), mib(s.heap), s.goroutines, s.fds, mib(s.stateDB), mib(s.tiles), s.tileFiles, mib(s.leafDB), s.partials, s.obsolete)
 	}
 	resent := 0
@@ -256,7 +256,7 @@ func TestSoak(t *testing.T) {
 	} else {
 		t.Logf("state.db: %s", st)
 	}
-	t.Logf("%d draws, %d calls answered, %d records (log of %d leaves, %.2f a draw); RSS %s → %s MiB; state.db %s, tiles %s (%s on disk), leafhash.db %s",
+	t.Logf("%d draws, %d calls answered, %d records (log of %d leaves, %.2f a draw); RSS %s → %s MiB; state.db %s, tiles %s (%s on disk), leafhash %s",
 		last.draws, last.calls, len(records), size, float64(size)/float64(max(1, last.draws)), mib(first.rss), mib(last.rss),
 		per(first.stateDB, last.stateDB), per(first.tiles, last.tiles), per(first.tilesDisk, last.tilesDisk), per(first.leafDB, last.leafDB))
 	if !t.Failed() {
@@ -446,7 +446,7 @@ func (d *daemon) sample(at time.Duration) (soakSample, error) {
 		return s, err
 	}
 	logDir := filepath.Join(d.data, "log")
-	if s.leafDB, err = fileSize(filepath.Join(logDir, "leafhash.db")); err != nil {
+	if s.leafDB, err = dirSize(filepath.Join(logDir, "leafhash")); err != nil {
 		return s, err
 	}
 	tiles := filepath.Join(logDir, "tiles")
@@ -505,6 +505,22 @@ func storeUse(path string) (string, error) {
 	return b.String(), err
 }
 
+// dirSize is the size of the files directly in directory p (the leaf
+// index's runs; one merged away meanwhile is not counted).
+func dirSize(p string) (int64, error) {
+	des, err := os.ReadDir(p)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, de := range des {
+		if fi, err := de.Info(); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n, nil
+}
+
 func fileSize(p string) (int64, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
@@ -517,7 +533,7 @@ func fileSize(p string) (int64, error) {
 func soakTable(samples []soakSample) string {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "t\tdraws\tdraws/s\tlog size\tRSS\tanon\tfile\theap\tgoroutines\tfds\tstate.db\ttiles\ttiles disk\ttile files\tleafhash.db\tpartials\tobsolete\t")
+	fmt.Fprintln(w, "t\tdraws\tdraws/s\tlog size\tRSS\tanon\tfile\theap\tgoroutines\tfds\tstate.db\ttiles\ttiles disk\ttile files\tleafhash\tpartials\tobsolete\t")
 	for i, s := range samples {
 		rate := 0.0
 		if i > 0 {

@@ -165,7 +165,7 @@ func TestOpenRemovesCheckpointTemps(t *testing.T) {
 	appendLeaves(t, l, 1, 1)
 }
 
-// A full disk under the leaf hash index (leafhash.db alone on a small file
+// A full disk under the leaf hash index (leafhash/ alone on a small file
 // system): appends go on (the index is not on their path) and Health says
 // nothing, but IndexHealth reports the full disk and names the file (before:
 // a WARN line a second, nothing an operator's metrics could see), and
@@ -178,8 +178,11 @@ func TestLeafIndexDiskFull(t *testing.T) {
 	dir := t.TempDir()
 	small := filepath.Join(t.TempDir(), "small")
 	mountTmpfs(t, small, 1<<20)
-	db := filepath.Join(dir, "leafhash.db")
-	if err := os.Symlink(filepath.Join(small, "leafhash.db"), db); err != nil {
+	db := filepath.Join(dir, "leafhash")
+	if err := os.Mkdir(filepath.Join(small, "leafhash"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(small, "leafhash"), db); err != nil {
 		t.Fatal(err)
 	}
 	l, err := tilelog.Open(context.Background(), tilelog.Config{Dir: dir, Origin: origin, Signers: testSigners(t)})
@@ -206,7 +209,7 @@ func TestLeafIndexDiskFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	filler := fill(t, small)
-	const n = 100 // the index then needs pages the full disk has not
+	const n = 100 // the index then needs a run the full disk has no room for
 	appendLeaves(t, l, 1, n)
 	if _, err := l.AwaitCheckpoint(t.Context(), n+1); err != nil {
 		t.Fatal(err)

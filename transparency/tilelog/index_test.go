@@ -1,17 +1,29 @@
 package tilelog
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"math/bits"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"golang.org/x/mod/sumdb/tlog"
+
+	"tirage.fr/tirage/transparency"
 )
 
 // The leaf hash index keeps, for a leaf appended more than once, its first
 // index: within one batch (the puts are sorted by hash) and across batches.
 func TestLeafIndexFirstIndex(t *testing.T) {
-	x, err := openLeafIndex(filepath.Join(t.TempDir(), "index.db"))
+	x, err := openLeafIndex(filepath.Join(t.TempDir(), leafIndexDir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,4 +60,297 @@ func TestLeafIndexFirstIndex(t *testing.T) {
 	if n, err := x.next(); err != nil || n != 102 {
 		t.Errorf("next %d %v, want 102", n, err)
 	}
+}
+
+// indexModel is what the index must answer: each leaf's first index.
+type indexModel map[tlog.Hash]uint64
+
+func (m indexModel) add(first uint64, entries [][]byte) {
+	for i, e := range entries {
+		if _, ok := m[tlog.RecordHash(e)]; !ok {
+			m[tlog.RecordHash(e)] = first + uint64(i)
+		}
+	}
+}
+
+// check compares every lookup of m, and a few absent hashes, with x.
+func (m indexModel) check(t *testing.T, x *leafIndex, next uint64) {
+	t.Helper()
+	for h, want := range m {
+		if want >= next {
+			continue
+		}
+		got, ok, err := x.lookup(h)
+		if err != nil || !ok || got != want {
+			t.Fatalf("lookup %x: %d %v %v, want %d", h[:4], got, ok, err, want)
+		}
+	}
+	for i := range 100 {
+		if _, ok, err := x.lookup(tlog.RecordHash(fmt.Appendf(nil, "absent %d", i))); ok || err != nil {
+			t.Fatalf("absent %d: found %v, %v", i, ok, err)
+		}
+	}
+	if n, err := x.next(); err != nil || n != next {
+		t.Fatalf("next %d %v, want %d", n, err, next)
+	}
+}
+
+// Batches of every size, with leaves repeated within and across batches,
+// merged as they come: every leaf keeps its first index, the runs stay
+// few (each more than twice the size of the next), and a reopened index
+// answers the same.
+func TestLeafIndexRunsMerged(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), leafIndexDir)
+	x, err := openLeafIndex(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { x.close() }()
+	rnd := rand.New(rand.NewPCG(1, 2))
+	m := indexModel{}
+	var next uint64
+	for b := range 300 {
+		n := 1 + rnd.IntN(700)
+		if b%50 == 0 {
+			n = 5000 // more than a block's worth many times over
+		}
+		batch := make([][]byte, n)
+		for i := range batch {
+			if rnd.IntN(20) == 0 && next > 0 { // a leaf logged again
+				batch[i] = fmt.Appendf(nil, "leaf %d", rnd.Uint64N(next+uint64(i)))
+			} else {
+				batch[i] = fmt.Appendf(nil, "leaf %d", next+uint64(i))
+			}
+		}
+		if err := x.add(next, batch); err != nil {
+			t.Fatal(err)
+		}
+		m.add(next, batch)
+		next += uint64(n)
+		if err := x.compact(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < len(x.runs); i++ {
+			if p, q := x.runs[i-1], x.runs[i]; p.end-p.first <= 2*(q.end-q.first) || p.end != q.first {
+				t.Fatalf("after batch %d, runs %d [%d, %d) and %d [%d, %d) left unmerged", b, i-1, p.first, p.end, i, q.first, q.end)
+			}
+		}
+	}
+	m.check(t, x, next)
+	if max := bits.Len64(next) + 1; len(x.runs) > max {
+		t.Errorf("%d runs for %d leaves, want at most %d", len(x.runs), next, max)
+	}
+	if err := x.close(); err != nil {
+		t.Fatal(err)
+	}
+	if x, err = openLeafIndex(dir); err != nil {
+		t.Fatal(err)
+	}
+	m.check(t, x, next)
+	if des, _ := os.ReadDir(dir); len(des) != len(x.runs) {
+		t.Errorf("%d files for %d runs", len(des), len(x.runs))
+	}
+}
+
+// What a crash leaves is sorted out at open: a merge's inputs beside the
+// merged run, an unfinished file, a damaged run and what follows it, a run
+// after a gap. The index keeps the longest tiling from leaf 0 it can trust
+// and indexes the rest again; a block that no longer matches its checksum
+// fails the lookup (ErrUnavailable naming the file), never answers wrong.
+func TestLeafIndexOpenAfterCrash(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), leafIndexDir)
+	x, err := openLeafIndex(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaves := func(first, n int) [][]byte {
+		var b [][]byte
+		for i := range n {
+			b = append(b, fmt.Appendf(nil, "leaf %d", first+i))
+		}
+		return b
+	}
+	m := indexModel{}
+	for _, r := range [][2]int{{0, 300}, {300, 300}, {600, 100}} {
+		if err := x.add(uint64(r[0]), leaves(r[0], r[1])); err != nil {
+			t.Fatal(err)
+		}
+		m.add(uint64(r[0]), leaves(r[0], r[1]))
+	}
+	// The first two merged, as compact would, but the inputs kept.
+	a, b := x.runs[0], x.runs[1]
+	var es []indexEntry
+	for i, l := range leaves(0, 600) {
+		es = append(es, indexEntry{tlog.RecordHash(l), uint64(i)})
+	}
+	slices.SortFunc(es, compareEntries)
+	merged, err := x.writeRun(0, 600, yieldAll(es))
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged.f.Close()
+	if err := x.close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{runName(700, 800) + ".tmp", runName(900, 950)} { // unfinished; after a gap
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if x, err = openLeafIndex(dir); err != nil {
+		t.Fatal(err)
+	}
+	m.check(t, x, 700)
+	if len(x.runs) != 2 || x.runs[0].end != 600 {
+		t.Fatalf("runs after open: %d, the first to %d; want the merged run and [600, 700)", len(x.runs), x.runs[0].end)
+	}
+	for _, p := range []string{a.path, b.path, filepath.Join(dir, runName(700, 800)+".tmp"), filepath.Join(dir, runName(900, 950))} {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s after open: %v, want removed", filepath.Base(p), err)
+		}
+	}
+
+	// A block altered: the lookups that read it fail, naming the file.
+	path := x.runs[0].path
+	x.close()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{0xff}, 100); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if x, err = openLeafIndex(dir); err != nil {
+		t.Fatal(err)
+	}
+	var failed int
+	for h := range m {
+		if _, _, err := x.lookup(h); err != nil {
+			failed++
+			if !errors.Is(err, transparency.ErrUnavailable) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("lookup in an altered block: %v, want ErrUnavailable naming %s", err, path)
+			}
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no lookup read the altered block")
+	}
+
+	// Its trailer altered: the run is dropped with the run after it, and
+	// their leaves are to be indexed again.
+	x.close()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err = os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{0xff}, fi.Size()-10); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if x, err = openLeafIndex(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer x.close()
+	if n, _ := x.next(); n != 0 || len(x.runs) != 0 {
+		t.Fatalf("after a damaged first run: next %d, %d runs; want 0, 0", n, len(x.runs))
+	}
+	if des, _ := os.ReadDir(dir); len(des) != 0 {
+		t.Errorf("%d files left", len(des))
+	}
+}
+
+// Lookups go on while runs are added and merged (compact runs beside the
+// catch-up, refreshIndex after it): each finds its leaf at its index.
+func TestLeafIndexLookupDuringMerge(t *testing.T) {
+	x, err := openLeafIndex(filepath.Join(t.TempDir(), leafIndexDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.close()
+	var (
+		wg   sync.WaitGroup
+		done = make(chan struct{})
+		high atomic.Uint64 // leaves indexed so far
+	)
+	for g := range 4 {
+		wg.Go(func() {
+			rnd := rand.New(rand.NewPCG(uint64(g), 0))
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				n := high.Load()
+				if n == 0 {
+					continue
+				}
+				i := rnd.Uint64N(n)
+				got, ok, err := x.lookup(tlog.RecordHash(fmt.Appendf(nil, "leaf %d", i)))
+				if err != nil || !ok || got != i {
+					t.Errorf("lookup(leaf %d) = %d, %v, %v", i, got, ok, err)
+					return
+				}
+			}
+		})
+	}
+	var merges sync.WaitGroup
+	for next := 0; next < 40_000; next += 500 {
+		var batch [][]byte
+		for i := range 500 {
+			batch = append(batch, fmt.Appendf(nil, "leaf %d", next+i))
+		}
+		if err := x.add(uint64(next), batch); err != nil {
+			t.Fatal(err)
+		}
+		high.Store(uint64(next + 500))
+		merges.Wait()
+		merges.Go(func() {
+			if err := x.compact(t.Context()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	merges.Wait()
+	close(done)
+	wg.Wait()
+}
+
+// A merge stops when its context is done (the log closing; Close waits for
+// the index's goroutine): its inputs stay, its unfinished run goes.
+func TestLeafIndexMergeStops(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), leafIndexDir)
+	x, err := openLeafIndex(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.close()
+	m := indexModel{}
+	for _, first := range []int{0, 5000} {
+		var batch [][]byte
+		for i := range 5000 {
+			batch = append(batch, fmt.Appendf(nil, "leaf %d", first+i))
+		}
+		if err := x.add(uint64(first), batch); err != nil {
+			t.Fatal(err)
+		}
+		m.add(uint64(first), batch)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := x.compact(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("compact with its context done = %v, want context.Canceled", err)
+	}
+	if len(x.runs) != 2 {
+		t.Fatalf("%d runs after a stopped merge, want its 2 inputs", len(x.runs))
+	}
+	if des, _ := os.ReadDir(dir); len(des) != 2 {
+		t.Errorf("%d files after a stopped merge, want its 2 inputs", len(des))
+	}
+	m.check(t, x, 10_000)
 }

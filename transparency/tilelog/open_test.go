@@ -3,12 +3,16 @@ package tilelog_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
 
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/tilelog"
@@ -91,13 +95,13 @@ func TestOpenLeafIndexFailure(t *testing.T) {
 	}
 	awaitNoLogGoroutines(t, "after Close")
 
-	// A directory where the index file should be: bbolt cannot open it,
+	// A file where the index's directory should be: it cannot be opened,
 	// even as root.
-	index := filepath.Join(dir, "leafhash.db")
-	if err := os.Remove(index); err != nil {
+	index := filepath.Join(dir, "leafhash")
+	if err := os.RemoveAll(index); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Mkdir(index, 0o700); err != nil {
+	if err := os.WriteFile(index, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	_, err = tilelog.Open(context.Background(), cfg)
@@ -127,5 +131,44 @@ func TestOpenLeafIndexFailure(t *testing.T) {
 	got, err := l.Entries(t.Context(), 0, 2, cp.Size)
 	if err != nil || string(got[0]) != "first" || string(got[1]) != "second" {
 		t.Fatalf("Entries = %q, %v; want first, second", got, err)
+	}
+}
+
+// The leaf index of an older version (leafhash.db, a bbolt file) is removed
+// at Open and the index built again from the tree: the leaves logged
+// before are found by hash.
+func TestOpenRemovesOldLeafIndex(t *testing.T) {
+	dir := t.TempDir()
+	cfg := tilelog.Config{Dir: dir, Origin: origin, Signers: testSigners(t)}
+	l, err := tilelog.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendLeaves(t, l, 0, 3)
+	if _, err := l.AwaitCheckpoint(t.Context(), 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(dir, "leafhash.db")
+	if err := os.RemoveAll(filepath.Join(dir, "leafhash")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(old, []byte("an older version's bbolt file"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if l, err = tilelog.Open(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := os.Stat(old); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s after Open: %v, want removed", old, err)
+	}
+	for i := range 3 {
+		idx, _, err := l.InclusionProofByHash(t.Context(), tlog.RecordHash(fmt.Appendf(nil, "leaf %d", i)), 3)
+		if err != nil || idx != uint64(i) {
+			t.Errorf("InclusionProofByHash(leaf %d) = %d, %v", i, idx, err)
+		}
 	}
 }

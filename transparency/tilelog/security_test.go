@@ -2,7 +2,6 @@ package tilelog
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
 	"golang.org/x/mod/sumdb/tlog"
 
 	"tirage.fr/tirage/transparency"
@@ -149,7 +147,7 @@ func TestIndexRefreshSecurityFailure(t *testing.T) {
 	}
 	// Every leaf is integrated: the journal may go; without the index,
 	// the next Open indexes every entry again.
-	for _, p := range []string{journalDir, "leafhash.db"} {
+	for _, p := range []string{journalDir, leafIndexDir} {
 		if err := os.RemoveAll(filepath.Join(cfg.Dir, p)); err != nil {
 			t.Fatal(err)
 		}
@@ -181,12 +179,16 @@ func TestInclusionProofByHashChecksIndex(t *testing.T) {
 	if idx, _, err := l.InclusionProofByHash(ctx, h, 2); err != nil || idx != 0 {
 		t.Fatalf("InclusionProofByHash(a) = %d, %v; want 0", idx, err)
 	}
-	err := l.index.db.Update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketLeaf).Put(h[:], binary.BigEndian.AppendUint64(nil, 1))
-	})
+	// The index's one run, of leaves 0 and 1, rewritten to name leaf 1
+	// for "a".
+	if err := l.index.close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := l.index.writeRun(0, 2, yieldAll([]indexEntry{{h, 1}}))
 	if err != nil {
 		t.Fatal(err)
 	}
+	l.index.runs = []*run{r}
 	if idx, _, err := l.InclusionProofByHash(ctx, h, 2); !errors.Is(err, transparency.ErrSecurity) {
 		t.Fatalf("InclusionProofByHash(a) with the index naming leaf 1 = %d, %v; want ErrSecurity", idx, err)
 	}

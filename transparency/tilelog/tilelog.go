@@ -9,8 +9,9 @@
 //	                       (served verbatim under /log/ by transparency.NewHTTPHandler;
 //	                       partials a checkpoint made obsolete removed within gcInterval)
 //	journal/               the write-ahead journal (journal.go)
-//	leafhash.db            bbolt index from RFC 6962 leaf hash to first index,
-//	                       rebuilt from the entry bundles (never authoritative)
+//	leafhash/              index from RFC 6962 leaf hash to first index, in
+//	                       sorted runs (leafindex.go), rebuilt from the entry
+//	                       bundles (never authoritative)
 //	LOCK                   flock held while the log is open (one writer per directory)
 //	SECURITY-FAILURE       written when tessera put an acknowledged leaf at another
 //	                       index than the journal's, when a checkpoint to sign or
@@ -69,7 +70,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,7 +82,6 @@ import (
 	"github.com/transparency-dev/tessera/api"
 	"github.com/transparency-dev/tessera/api/layout"
 	"github.com/transparency-dev/tessera/storage/posix"
-	bolt "go.etcd.io/bbolt"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 	"k8s.io/klog/v2"
@@ -450,7 +449,12 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	noCheckpoint := l.signed == nil
 	// The leaf index is opened before tessera and the pipeline start, so
 	// that its failure has nothing running to stop.
-	l.index, err = openLeafIndex(filepath.Join(cfg.Dir, leafIndexFile))
+	if err := os.Remove(filepath.Join(cfg.Dir, oldLeafIndexFile)); err == nil {
+		cfg.Logger.Info("transparency log: the leaf hash index of an older version removed; it is built again from the tree", "file", oldLeafIndexFile)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fail(fmt.Errorf("tilelog: %w: couldn't remove the older leaf index: %w", transparency.ErrUnavailable, err))
+	}
+	l.index, err = openLeafIndex(filepath.Join(cfg.Dir, leafIndexDir))
 	if err != nil {
 		return fail(err)
 	}
@@ -824,7 +828,7 @@ func (l *Log) InclusionProofByHash(ctx context.Context, leafHash tlog.Hash, tree
 	}
 	if stored[0] != leafHash {
 		return 0, nil, fmt.Errorf("tilelog: %w: the leaf hash index %s names leaf %d for hash %x, but the tree holds another leaf there (delete the index while the log is closed: it is rebuilt from the tree)",
-			transparency.ErrSecurity, filepath.Join(l.cfg.Dir, leafIndexFile), idx, leafHash[:])
+			transparency.ErrSecurity, filepath.Join(l.cfg.Dir, leafIndexDir), idx, leafHash[:])
 	}
 	p, err := l.InclusionProof(ctx, idx, treeSize)
 	return idx, p, err
@@ -1210,6 +1214,9 @@ func (l *Log) refreshIndex(ctx context.Context) {
 		return
 	}
 	err = l.catchUpIndex(ctx, cp.Size)
+	if err == nil {
+		err = l.index.compact(ctx)
+	}
 	if errors.Is(err, transparency.ErrSecurity) {
 		l.fail(l.recordSecurity(fmt.Errorf("leaf index: %w", err)))
 		return
@@ -1225,7 +1232,7 @@ func (l *Log) refreshIndex(ctx context.Context) {
 	l.indexErr.Store(nil)
 }
 
-// IndexHealth reports whether the leaf hash index (leafhash.db) keeps up
+// IndexHealth reports whether the leaf hash index (leafhash/) keeps up
 // with the tree: nil, or why its last update failed (a full or unwritable
 // disk; retried every indexInterval). The index is not on the append path:
 // appends go on, Health says nothing of it, and only InclusionProofByHash
@@ -1238,12 +1245,14 @@ func (l *Log) IndexHealth() error {
 	return nil
 }
 
-// leafIndexFile, in Config.Dir, is the leaf hash index.
-const leafIndexFile = "leafhash.db"
-
-// indexBatch is how many leaves the index adds in one transaction (16
-// entry bundles): one fsync, and each B+tree page written once, for all.
+// indexBatch is how many leaves at most the index adds in one run (16
+// entry bundles).
 const indexBatch = 16 * layout.EntryBundleWidth
+
+// maxRuns bounds the leaf index's runs during a long catch-up (a rebuild):
+// they are merged once there are more (refreshIndex merges them after each
+// catch-up in any case).
+const maxRuns = 64
 
 // catchUpIndex indexes leaves up to size (at least).
 func (l *Log) catchUpIndex(ctx context.Context, size uint64) error {
@@ -1271,101 +1280,11 @@ func (l *Log) catchUpIndex(ctx context.Context, size uint64) error {
 		if err := l.index.add(first, batch); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// leafIndex maps leaf hashes to their first index, in bbolt.
-type leafIndex struct {
-	mu sync.Mutex // serialises catch-up
-	db *bolt.DB
-}
-
-var (
-	bucketLeaf = []byte("leaf")
-	bucketMeta = []byte("meta")
-	keyNext    = []byte("next")
-)
-
-func openLeafIndex(path string) (*leafIndex, error) {
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		return nil, fmt.Errorf("tilelog: %w: couldn't open leaf index: %w", transparency.ErrUnavailable, err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		if _, err := tx.CreateBucketIfNotExists(bucketLeaf); err != nil {
-			return err
-		}
-		_, err := tx.CreateBucketIfNotExists(bucketMeta)
-		return err
-	})
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("tilelog: %w: couldn't init leaf index: %w", transparency.ErrUnavailable, err)
-	}
-	return &leafIndex{db: db}, nil
-}
-
-func (x *leafIndex) next() (uint64, error) {
-	var n uint64
-	err := x.db.View(func(tx *bolt.Tx) error {
-		if v := tx.Bucket(bucketMeta).Get(keyNext); len(v) == 8 {
-			n = binary.BigEndian.Uint64(v)
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("tilelog: %w: leaf index: %w", transparency.ErrUnavailable, err)
-	}
-	return n, nil
-}
-
-// add indexes entries, the leaves first, first+1, …: each hash keeps the
-// first index it was seen at. The puts go in key order, so that the
-// transaction walks the B+tree once.
-func (x *leafIndex) add(first uint64, entries [][]byte) error {
-	type put struct {
-		h   tlog.Hash
-		idx uint64
-	}
-	puts := make([]put, len(entries))
-	for i, e := range entries {
-		puts[i] = put{tlog.RecordHash(e), first + uint64(i)}
-	}
-	// Stable: of equal hashes in the batch, the first index is put first,
-	// and the later ones find it (a transaction reads its own puts).
-	slices.SortStableFunc(puts, func(a, b put) int { return bytes.Compare(a.h[:], b.h[:]) })
-	err := x.db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketLeaf)
-		for _, p := range puts {
-			if b.Get(p.h[:]) != nil {
-				continue
-			}
-			if err := b.Put(p.h[:], binary.BigEndian.AppendUint64(nil, p.idx)); err != nil {
+		if l.index.count() > maxRuns {
+			if err := l.index.compact(ctx); err != nil {
 				return err
 			}
 		}
-		return tx.Bucket(bucketMeta).Put(keyNext, binary.BigEndian.AppendUint64(nil, first+uint64(len(entries))))
-	})
-	if err != nil {
-		return fmt.Errorf("tilelog: %w: leaf index: %w", transparency.ErrUnavailable, err)
 	}
 	return nil
 }
-
-func (x *leafIndex) lookup(h tlog.Hash) (uint64, bool, error) {
-	var idx uint64
-	var ok bool
-	err := x.db.View(func(tx *bolt.Tx) error {
-		if v := tx.Bucket(bucketLeaf).Get(h[:]); len(v) == 8 {
-			idx, ok = binary.BigEndian.Uint64(v), true
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, false, fmt.Errorf("tilelog: %w: leaf index: %w", transparency.ErrUnavailable, err)
-	}
-	return idx, ok, nil
-}
-
-func (x *leafIndex) close() error { return x.db.Close() }

@@ -1,0 +1,73 @@
+package tilelog
+
+import (
+	"crypto/rand"
+	"fmt"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BenchmarkLeafIndex is the leaf hash index's cost as the log grows: on an
+// index already holding leaves=N random leaves, each op is a second's
+// catch-up of indexBatch leaves (a run written, then merged as compact
+// does). cpu-us/leaf is the process's CPU time (user and system, of every
+// thread) per leaf over the ops, disk-B/leaf the runs' size per leaf
+// indexed, runs how many there are at the end. scripts/bench.d/transparency.sh
+// puts it in docs/bench/transparency.md.
+func BenchmarkLeafIndex(b *testing.B) {
+	for _, n := range []int{0, 1 << 20, 1 << 22} {
+		b.Run(fmt.Sprintf("leaves=%d", n), func(b *testing.B) {
+			x, err := openLeafIndex(filepath.Join(b.TempDir(), leafIndexDir))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer x.close()
+			var next uint64
+			batch := func() {
+				entries := make([][]byte, indexBatch)
+				for i := range entries {
+					entries[i] = []byte(rand.Text())
+				}
+				if err := x.add(next, entries); err != nil {
+					b.Fatal(err)
+				}
+				next += indexBatch
+				if err := x.compact(b.Context()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for next < uint64(n) {
+				batch()
+			}
+			cpu0 := processCPU(b)
+			b.ResetTimer()
+			for b.Loop() {
+				batch()
+			}
+			b.StopTimer()
+			leaves := float64(b.N * indexBatch)
+			b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/leaves, "cpu-us/leaf")
+			var size int64
+			for _, r := range x.runs {
+				fi, err := r.f.Stat()
+				if err != nil {
+					b.Fatal(err)
+				}
+				size += fi.Size()
+			}
+			b.ReportMetric(float64(size)/float64(next), "disk-B/leaf")
+			b.ReportMetric(float64(len(x.runs)), "runs")
+		})
+	}
+}
+
+// processCPU is the process's CPU time so far.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
