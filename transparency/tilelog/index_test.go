@@ -62,6 +62,15 @@ func TestLeafIndexFirstIndex(t *testing.T) {
 	}
 }
 
+// testLeaves are the leaves "leaf first" … "leaf first+n-1".
+func testLeaves(first, n int) [][]byte {
+	var b [][]byte
+	for i := range n {
+		b = append(b, fmt.Appendf(nil, "leaf %d", first+i))
+	}
+	return b
+}
+
 // indexModel is what the index must answer: each leaf's first index.
 type indexModel map[tlog.Hash]uint64
 
@@ -163,24 +172,17 @@ func TestLeafIndexOpenAfterCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaves := func(first, n int) [][]byte {
-		var b [][]byte
-		for i := range n {
-			b = append(b, fmt.Appendf(nil, "leaf %d", first+i))
-		}
-		return b
-	}
 	m := indexModel{}
 	for _, r := range [][2]int{{0, 300}, {300, 300}, {600, 100}} {
-		if err := x.add(uint64(r[0]), leaves(r[0], r[1])); err != nil {
+		if err := x.add(uint64(r[0]), testLeaves(r[0], r[1])); err != nil {
 			t.Fatal(err)
 		}
-		m.add(uint64(r[0]), leaves(r[0], r[1]))
+		m.add(uint64(r[0]), testLeaves(r[0], r[1]))
 	}
 	// The first two merged, as compact would, but the inputs kept.
 	a, b := x.runs[0], x.runs[1]
 	var es []indexEntry
-	for i, l := range leaves(0, 600) {
+	for i, l := range testLeaves(0, 600) {
 		es = append(es, indexEntry{tlog.RecordHash(l), uint64(i)})
 	}
 	slices.SortFunc(es, compareEntries)
@@ -353,4 +355,57 @@ func TestLeafIndexMergeStops(t *testing.T) {
 		t.Errorf("%d files after a stopped merge, want its 2 inputs", len(des))
 	}
 	m.check(t, x, 10_000)
+}
+
+// A closed index refuses lookups, adds and merges (ErrClosed):
+// InclusionProofByHash may be under way when the log closes (Close waits
+// for refreshIndex, not for it), and so may its catch-up and merges.
+// Before, a lookup answered "not found" for a leaf it had indexed (rngd's
+// promo appliance takes that for a record not logged), an add appended a
+// run whose file was never closed, and a merge that ended after close
+// panicked (its inputs no longer among the runs).
+func TestLeafIndexClosed(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), leafIndexDir)
+	x, err := openLeafIndex(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, first := range []int{0, 100} {
+		if err := x.add(uint64(first), testLeaves(first, 100)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The inputs of a merge under way, open apart from the index's.
+	var inputs []*run
+	for _, r := range x.runs {
+		c, err := openRun(r.path, r.first, r.end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.f.Close()
+		inputs = append(inputs, c)
+	}
+	if err := x.close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := x.lookup(tlog.RecordHash([]byte("leaf 5"))); ok || !errors.Is(err, transparency.ErrClosed) {
+		t.Errorf("lookup on a closed index: found %v, %v; want ErrClosed", ok, err)
+	}
+	if err := x.add(0, testLeaves(0, 10)); !errors.Is(err, transparency.ErrClosed) {
+		t.Errorf("add on a closed index: %v, want ErrClosed", err)
+	}
+	if err := x.merge(t.Context(), inputs[0], inputs[1]); !errors.Is(err, transparency.ErrClosed) {
+		t.Errorf("merge ending on a closed index: %v, want ErrClosed", err)
+	}
+	// What the merge wrote stands for its inputs at the next open.
+	if x, err = openLeafIndex(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer x.close()
+	if n, _ := x.next(); n != 200 {
+		t.Errorf("reopened: next %d, want 200", n)
+	}
+	if idx, ok, err := x.lookup(tlog.RecordHash([]byte("leaf 150"))); err != nil || !ok || idx != 150 {
+		t.Errorf("reopened: lookup(leaf 150) = %d, %v, %v; want 150", idx, ok, err)
+	}
 }

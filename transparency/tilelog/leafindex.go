@@ -68,9 +68,16 @@ type leafIndex struct {
 	cmu sync.Mutex // serialises compact
 	dir string
 
-	rmu  sync.RWMutex // runs; a lookup holds it for reading while it reads their files
+	rmu  sync.RWMutex // runs and closed; a lookup holds it for reading while it reads their files
 	runs []*run       // ordered by first, tiling [0, next)
+	// closed is set by close: lookups, adds and merges are refused
+	// (errIndexClosed), since InclusionProofByHash, its catch-up and its
+	// merges may still be under way when the log closes.
+	closed bool
 }
+
+// errIndexClosed is a use of the index after close: never "not found".
+var errIndexClosed = fmt.Errorf("tilelog: %w: leaf index closed", transparency.ErrClosed)
 
 // run is one open run file.
 type run struct {
@@ -275,6 +282,9 @@ func (r *run) search(h tlog.Hash, buf []byte) (uint64, bool, error) {
 func (x *leafIndex) next() (uint64, error) {
 	x.rmu.RLock()
 	defer x.rmu.RUnlock()
+	if x.closed {
+		return 0, errIndexClosed
+	}
 	if len(x.runs) == 0 {
 		return 0, nil
 	}
@@ -287,7 +297,9 @@ func (x *leafIndex) add(first uint64, entries [][]byte) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	if next, _ := x.next(); first != next {
+	if next, err := x.next(); err != nil {
+		return err
+	} else if first != next {
 		return indexErr("leaves from %d added, the index is at %d", first, next)
 	}
 	es := make([]indexEntry, len(entries))
@@ -301,8 +313,13 @@ func (x *leafIndex) add(first uint64, entries [][]byte) error {
 		return err
 	}
 	x.rmu.Lock()
+	defer x.rmu.Unlock()
+	if x.closed {
+		// The run stays on disk: the next open keeps it.
+		r.f.Close()
+		return errIndexClosed
+	}
 	x.runs = append(x.runs, r)
-	x.rmu.Unlock()
 	return nil
 }
 
@@ -467,6 +484,13 @@ func (x *leafIndex) merge(ctx context.Context, a, b *run) error {
 		return err
 	}
 	x.rmu.Lock()
+	if x.closed {
+		x.rmu.Unlock()
+		// The merged run stays on disk: the next open keeps it and
+		// removes its inputs.
+		m.f.Close()
+		return errIndexClosed
+	}
 	i := slices.Index(x.runs, a)
 	x.runs = slices.Replace(x.runs, i, i+2, m)
 	x.rmu.Unlock()
@@ -515,6 +539,9 @@ func (rr *runReader) next() (indexEntry, bool, error) {
 func (x *leafIndex) lookup(h tlog.Hash) (uint64, bool, error) {
 	x.rmu.RLock()
 	defer x.rmu.RUnlock()
+	if x.closed {
+		return 0, false, errIndexClosed
+	}
 	buf := make([]byte, blockEntries*entrySize+4)
 	// The oldest run holding h has its first index.
 	for _, r := range x.runs {
@@ -533,6 +560,8 @@ func (x *leafIndex) count() int {
 	return len(x.runs)
 }
 
+// close closes the runs' files; any later use of the index is refused
+// (errIndexClosed).
 func (x *leafIndex) close() error {
 	x.rmu.Lock()
 	defer x.rmu.Unlock()
@@ -540,6 +569,6 @@ func (x *leafIndex) close() error {
 	for _, r := range x.runs {
 		errs = append(errs, r.f.Close())
 	}
-	x.runs = nil
+	x.runs, x.closed = nil, true
 	return errors.Join(errs...)
 }

@@ -181,14 +181,17 @@ func TestInclusionProofByHashChecksIndex(t *testing.T) {
 	}
 	// The index's one run, of leaves 0 and 1, rewritten to name leaf 1
 	// for "a".
-	if err := l.index.close(); err != nil {
-		t.Fatal(err)
-	}
 	r, err := l.index.writeRun(0, 2, yieldAll([]indexEntry{{h, 1}}))
 	if err != nil {
 		t.Fatal(err)
 	}
+	l.index.rmu.Lock()
+	old := l.index.runs
 	l.index.runs = []*run{r}
+	l.index.rmu.Unlock()
+	for _, o := range old {
+		o.f.Close()
+	}
 	if idx, _, err := l.InclusionProofByHash(ctx, h, 2); !errors.Is(err, transparency.ErrSecurity) {
 		t.Fatalf("InclusionProofByHash(a) with the index naming leaf 1 = %d, %v; want ErrSecurity", idx, err)
 	}
