@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"container/heap"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -32,8 +34,9 @@ import (
 // covering a range of leaves [first, end) and named after it; together they
 // tile [0, next). Each catch-up writes one run for its new leaves, and runs
 // are then merged from the newest while the one before is at most twice as
-// large (compact), so there are at most about log2(leaves) runs and a leaf
-// is rewritten about log2(leaves / batch) times, in sequential writes. The
+// large (compact; those a step merges, in one pass), so there are at most
+// about log2(leaves) runs and a leaf is rewritten at most about
+// log2(leaves / batch) times, in sequential writes. The
 // B+tree this replaced (bbolt, keys in hash order) rewrote a page of 4 KiB
 // for nearly every leaf once the index no longer fitted in a few pages: its
 // CPU per leaf grew from 2 µs on an empty log to 20 µs at 400,000 leaves,
@@ -74,6 +77,8 @@ type leafIndex struct {
 	// (errIndexClosed), since InclusionProofByHash, its catch-up and its
 	// merges may still be under way when the log closes.
 	closed bool
+
+	written atomic.Uint64 // entries written in runs, all told (tests)
 }
 
 // errIndexClosed is a use of the index after close: never "not found".
@@ -407,11 +412,16 @@ func (x *leafIndex) writeRun(first, end uint64, each func(yield func(indexEntry)
 		return nil, err
 	}
 	r.f, r.path = f, path
+	x.written.Add(n)
 	return r, nil
 }
 
-// compact merges the newest two runs while the older is at most twice the
-// size of the newer (in leaves covered). Lookups go on meanwhile; add may
+// compact merges runs until each is more than twice the size (in leaves
+// covered) of the next: from the newest pair where the older is at most
+// twice the newer, with each run before while it is at most twice the
+// size of those merged, all in one merge (mergeable). Merged two by two, a
+// long catch-up's runs of a batch each (maxRuns of them) wrote a leaf
+// again at each step (s+s, 2s+s, …). Lookups go on meanwhile; add may
 // append runs. A merge stops when ctx is done (the log closing), its
 // inputs kept.
 func (x *leafIndex) compact(ctx context.Context) error {
@@ -419,67 +429,38 @@ func (x *leafIndex) compact(ctx context.Context) error {
 	defer x.cmu.Unlock()
 	for {
 		x.rmu.RLock()
-		var a, b *run
-		for i := len(x.runs) - 1; i >= 1; i-- {
-			if p, q := x.runs[i-1], x.runs[i]; p.end-p.first <= 2*(q.end-q.first) {
-				a, b = p, q
-				break
-			}
-		}
+		rs := x.mergeable()
 		x.rmu.RUnlock()
-		if a == nil {
+		if rs == nil {
 			return nil
 		}
-		if err := x.merge(ctx, a, b); err != nil {
+		if err := x.merge(ctx, rs); err != nil {
 			return err
 		}
 	}
 }
 
-// merge replaces the adjacent runs a and b with one run.
-func (x *leafIndex) merge(ctx context.Context, a, b *run) error {
-	m, err := x.writeRun(a.first, b.end, func(yield func(indexEntry) error) error {
-		ra, rb := newRunReader(a), newRunReader(b)
-		ea, oka, err := ra.next()
-		if err != nil {
-			return err
+// mergeable is the adjacent runs compact merges next, oldest first, or nil.
+// The caller holds rmu.
+func (x *leafIndex) mergeable() []*run {
+	size := func(r *run) uint64 { return r.end - r.first }
+	for i := len(x.runs) - 1; i >= 1; i-- {
+		if size(x.runs[i-1]) > 2*size(x.runs[i]) {
+			continue
 		}
-		eb, okb, err := rb.next()
-		if err != nil {
-			return err
+		j, sum := i-1, size(x.runs[i-1])+size(x.runs[i])
+		for j > 0 && size(x.runs[j-1]) <= 2*sum {
+			j--
+			sum += size(x.runs[j])
 		}
-		var n int
-		for oka || okb {
-			c := 1 // take b's
-			if oka && okb {
-				c = bytes.Compare(ea.h[:], eb.h[:])
-			} else if oka {
-				c = -1
-			}
-			e := ea
-			switch {
-			case c < 0:
-				ea, oka, err = ra.next()
-			case c > 0:
-				e = eb
-				eb, okb, err = rb.next()
-			default: // the same leaf in both: a's index is the first
-				if eb, okb, err = rb.next(); err == nil {
-					ea, oka, err = ra.next()
-				}
-			}
-			if n++; err == nil && n%4096 == 0 {
-				err = ctx.Err()
-			}
-			if err != nil {
-				return err
-			}
-			if err := yield(e); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+		return slices.Clone(x.runs[j : i+1])
+	}
+	return nil
+}
+
+// merge replaces the adjacent runs rs (oldest first) with one run.
+func (x *leafIndex) merge(ctx context.Context, rs []*run) error {
+	m, err := x.writeRun(rs[0].first, rs[len(rs)-1].end, mergeRuns(ctx, rs))
 	if err != nil {
 		return err
 	}
@@ -491,11 +472,11 @@ func (x *leafIndex) merge(ctx context.Context, a, b *run) error {
 		m.f.Close()
 		return errIndexClosed
 	}
-	i := slices.Index(x.runs, a)
-	x.runs = slices.Replace(x.runs, i, i+2, m)
+	i := slices.Index(x.runs, rs[0])
+	x.runs = slices.Replace(x.runs, i, i+len(rs), m)
 	x.rmu.Unlock()
-	// No lookup reads a or b any more (they held rmu while they did).
-	for _, r := range []*run{a, b} {
+	// No lookup reads rs any more (they held rmu while they did).
+	for _, r := range rs {
 		r.f.Close()
 		if err := os.Remove(r.path); err != nil {
 			return indexErr("%w", err)
@@ -504,35 +485,95 @@ func (x *leafIndex) merge(ctx context.Context, a, b *run) error {
 	return nil
 }
 
+// mergeRuns is writeRun's each for the entries of the adjacent runs rs in
+// hash order, each hash once with its first index: entries compare by hash
+// then index, and of equal hashes the oldest run's comes first. It stops
+// when ctx is done.
+func mergeRuns(ctx context.Context, rs []*run) func(yield func(indexEntry) error) error {
+	return func(yield func(indexEntry) error) error {
+		h := make(runHeap, 0, len(rs))
+		for _, r := range rs {
+			rr := &runReader{r: r, buf: make([]byte, blockEntries*entrySize+4)}
+			if err := rr.advance(); err != nil {
+				return err
+			}
+			if rr.ok {
+				h = append(h, rr)
+			}
+		}
+		heap.Init(&h)
+		var last tlog.Hash
+		for n := 0; len(h) > 0; n++ {
+			rr := h[0]
+			e := rr.head
+			if err := rr.advance(); err != nil {
+				return err
+			}
+			if rr.ok {
+				heap.Fix(&h, 0)
+			} else {
+				heap.Pop(&h)
+			}
+			if n%4096 == 4095 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if n > 0 && e.h == last {
+				continue // a later index of a hash written
+			}
+			last = e.h
+			if err := yield(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // runReader reads a run's entries in order, checking each block.
 type runReader struct {
 	r    *run
 	b    int // the next block
 	body []byte
 	buf  []byte
+	head indexEntry // the entry read, if ok
+	ok   bool       // false once the entries are all read
 }
 
-func newRunReader(r *run) *runReader {
-	return &runReader{r: r, buf: make([]byte, blockEntries*entrySize+4)}
-}
-
-func (rr *runReader) next() (indexEntry, bool, error) {
+// advance reads the next entry into head.
+func (rr *runReader) advance() error {
 	if len(rr.body) == 0 {
 		if rr.b == len(rr.r.fences) {
-			return indexEntry{}, false, nil
+			rr.ok = false
+			return nil
 		}
 		body, err := rr.r.readBlock(rr.b, rr.buf)
 		if err != nil {
-			return indexEntry{}, false, err
+			return err
 		}
 		rr.body = body
 		rr.b++
 	}
-	var e indexEntry
-	copy(e.h[:], rr.body)
-	e.idx = binary.BigEndian.Uint64(rr.body[tlog.HashSize:])
+	copy(rr.head.h[:], rr.body)
+	rr.head.idx = binary.BigEndian.Uint64(rr.body[tlog.HashSize:])
 	rr.body = rr.body[entrySize:]
-	return e, true, nil
+	rr.ok = true
+	return nil
+}
+
+// runHeap is a container/heap of run readers, the least head first.
+type runHeap []*runReader
+
+func (h runHeap) Len() int           { return len(h) }
+func (h runHeap) Less(i, j int) bool { return compareEntries(h[i].head, h[j].head) < 0 }
+func (h runHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *runHeap) Push(rr any)       { *h = append(*h, rr.(*runReader)) }
+func (h *runHeap) Pop() any {
+	old := *h
+	rr := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return rr
 }
 
 // lookup is the first index of the leaf of hash h, if indexed.
