@@ -2,11 +2,16 @@ package tilelog
 
 import (
 	"crypto/rand"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
+
+	"tirage.fr/tirage/transparency"
 )
 
 // BenchmarkLeafIndex is the leaf hash index's cost as the log grows: on an
@@ -70,4 +75,29 @@ func processCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// A write that fails inside a run (the disk full once the run outgrows
+// writeRun's buffer, here /dev/full under the run's temporary name) is
+// ErrUnavailable, as one at the run's end is, and the temporary file goes.
+// Before, it came back bare, no outage of the index: a batch of indexBatch
+// leaves is 40 times the buffer.
+func TestLeafIndexWriteFails(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), leafIndexDir)
+	x, err := openLeafIndex(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.close()
+	const n = 5000
+	tmp := filepath.Join(dir, runName(0, n)+".tmp")
+	if err := os.Symlink("/dev/full", tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.add(0, testLeaves(0, n)); !errors.Is(err, transparency.ErrUnavailable) || !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("add on a full disk: %v, want ErrUnavailable and ENOSPC", err)
+	}
+	if _, err := os.Lstat(tmp); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s after a failed add: %v, want removed", tmp, err)
+	}
 }

@@ -370,7 +370,10 @@ func (x *leafIndex) writeRun(first, end uint64, each func(yield func(indexEntry)
 		w.Write(block)
 		_, err := w.Write(binary.BigEndian.AppendUint32(nil, crc32.Checksum(block, castagnoli)))
 		block = block[:0]
-		return err
+		if err != nil {
+			return indexErr("%w", err)
+		}
+		return nil
 	}
 	err = each(func(e indexEntry) error {
 		block = append(block, e.h[:]...)
@@ -385,7 +388,7 @@ func (x *leafIndex) writeRun(first, end uint64, each func(yield func(indexEntry)
 		return nil, err
 	}
 	if err := flush(); err != nil {
-		return nil, indexErr("%w", err)
+		return nil, err
 	}
 	w.Write(fences)
 	t := append([]byte(runMagic), make([]byte, runTrailer-len(runMagic))...)
