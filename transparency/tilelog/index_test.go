@@ -2,8 +2,10 @@ package tilelog
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"math/bits"
 	"math/rand/v2"
@@ -446,4 +448,53 @@ func TestLeafIndexCompactOnce(t *testing.T) {
 		t.Errorf("%d runs after compact, want 1", n)
 	}
 	m.check(t, x, runs*size)
+}
+
+// A run whose trailer checks but counts more entries than its file can
+// hold (written by hand: a CRC is no seal) is damaged and dropped at open.
+// Before, a count whose size wrapped around 2^64 to the file's passed the
+// size check, and open panicked allocating its fences (exabytes).
+func TestLeafIndexTrailerCountTooLarge(t *testing.T) {
+	// n entries (102k of them, in k blocks) take 4,092k+40 bytes: find a
+	// k that wraps to a small size.
+	var k, size uint64
+	for c := uint64(1); ; c++ {
+		// 1,023k = c (mod 2^62), for 4,092k = 4c (mod 2^64);
+		// 0xeffbfeffbfeffbff is 1,023's inverse mod 2^64.
+		k = c * 0xeffbfeffbfeffbff & (1<<62 - 1)
+		if k < (1<<63)/102 && k > 1<<50 {
+			size = 4*c + runTrailer
+			break
+		}
+	}
+	n := 102 * k
+	if n*entrySize+k*12+runTrailer != size {
+		t.Fatalf("n %d does not wrap to %d bytes", n, size)
+	}
+	dir := filepath.Join(t.TempDir(), leafIndexDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, size)
+	tr := b[size-runTrailer:]
+	copy(tr, runMagic)
+	binary.BigEndian.PutUint64(tr[8:], n)
+	binary.BigEndian.PutUint64(tr[16:], 0)
+	binary.BigEndian.PutUint64(tr[24:], n)
+	binary.BigEndian.PutUint32(tr[36:], crc32.Checksum(tr[:36], castagnoli))
+	path := filepath.Join(dir, runName(0, n))
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	x, err := openLeafIndex(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.close()
+	if x.count() != 0 {
+		t.Errorf("%d runs, want the damaged one dropped", x.count())
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s: %v, want removed", path, err)
+	}
 }

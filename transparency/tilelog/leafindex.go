@@ -224,6 +224,10 @@ func readRun(f *os.File, first, end uint64) (*run, error) {
 	if binary.BigEndian.Uint64(t[16:]) != first || binary.BigEndian.Uint64(t[24:]) != end || n == 0 || n > end-first {
 		return nil, damaged("trailer does not match its name")
 	}
+	// Bounded first, so that the size below cannot wrap around.
+	if n > uint64(size)/entrySize {
+		return nil, damaged("wrong size")
+	}
 	blocks := (n + blockEntries - 1) / blockEntries
 	if uint64(size) != n*entrySize+blocks*4+blocks*8+runTrailer {
 		return nil, damaged("wrong size")
