@@ -91,6 +91,9 @@ type run struct {
 	fences     []uint64 // per block
 	f          *os.File
 	path       string
+	// damaged is set when a block did not match its checksum: repair
+	// removes the run, and those after it, at the next catch-up.
+	damaged atomic.Bool
 }
 
 type indexEntry struct {
@@ -261,7 +264,8 @@ func (r *run) readBlock(b int, buf []byte) ([]byte, error) {
 	}
 	body := buf[:entries*entrySize]
 	if crc32.Checksum(body, castagnoli) != binary.BigEndian.Uint32(buf[len(body):]) {
-		return nil, indexErr("%s: block %d does not match its checksum (delete %s while the log is closed: it is rebuilt from the tree)", r.path, b, filepath.Dir(r.path))
+		r.damaged.Store(true)
+		return nil, indexErr("%s: block %d does not match its checksum (the run is removed and its leaves indexed again at the next catch-up)", r.path, b)
 	}
 	return body, nil
 }
@@ -599,6 +603,31 @@ func (x *leafIndex) lookup(h tlog.Hash) (uint64, bool, error) {
 		}
 	}
 	return 0, false, nil
+}
+
+// repair removes the first run a read found damaged and every run after
+// it, so that the catch-up indexes their leaves again from the tree. It
+// returns the removed run's path and first leaf, if any. Under mu (a
+// catch-up's); it waits for a merge under way (a merge reading the damaged
+// run fails, and would otherwise be retried on it for ever).
+func (x *leafIndex) repair() (path string, first uint64, err error) {
+	x.cmu.Lock()
+	defer x.cmu.Unlock()
+	x.rmu.Lock()
+	defer x.rmu.Unlock()
+	i := slices.IndexFunc(x.runs, func(r *run) bool { return r.damaged.Load() })
+	if i < 0 || x.closed {
+		return "", 0, nil
+	}
+	path, first = x.runs[i].path, x.runs[i].first
+	for _, r := range x.runs[i:] {
+		r.f.Close()
+		if rerr := os.Remove(r.path); rerr != nil && err == nil {
+			err = indexErr("%w", rerr)
+		}
+	}
+	x.runs = x.runs[:i]
+	return path, first, err
 }
 
 // count is the number of runs.

@@ -239,3 +239,40 @@ func BenchmarkProveConsistent(b *testing.B) {
 		}
 	}
 }
+
+// A run whose block no longer matches its checksum (the disk's damage)
+// fails the lookups that read it, ErrUnavailable, then is removed with the
+// runs after it at the next catch-up, which indexes their leaves again from
+// the tree: the index repairs itself, where before it answered
+// ErrUnavailable until an operator deleted it.
+func TestLeafIndexRepairsDamagedRun(t *testing.T) {
+	cfg := Config{Dir: t.TempDir(), Origin: "example.com/repair", Signers: lagSigners(t)}
+	leaves := []string{"a", "b", "c", "d"}
+	l, _ := openAppended(t, cfg, leaves...)
+	defer l.Close()
+	ctx := context.Background()
+	if err := l.catchUpIndex(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	l.index.rmu.RLock()
+	path := l.index.runs[0].path
+	l.index.rmu.RUnlock()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{0xff, 0xff}, 3); err != nil { // in block 0, the only one
+		t.Fatal(err)
+	}
+	f.Close()
+	h := tlog.RecordHash([]byte("c"))
+	if _, _, err := l.InclusionProofByHash(ctx, h, 4); !errors.Is(err, transparency.ErrUnavailable) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("InclusionProofByHash reading a damaged block = %v, want ErrUnavailable naming %s", err, path)
+	}
+	for i, leaf := range leaves {
+		idx, _, err := l.InclusionProofByHash(ctx, tlog.RecordHash([]byte(leaf)), 4)
+		if err != nil || idx != uint64(i) {
+			t.Fatalf("InclusionProofByHash(%s) after the damage was seen = %d, %v; want %d", leaf, idx, err, i)
+		}
+	}
+}

@@ -1258,6 +1258,9 @@ const maxRuns = 64
 func (l *Log) catchUpIndex(ctx context.Context, size uint64) error {
 	l.index.mu.Lock()
 	defer l.index.mu.Unlock()
+	if path, first, err := l.index.repair(); path != "" {
+		l.cfg.Logger.Warn("transparency log leaf index: a run with a damaged block removed, with the runs after it; their leaves are indexed again from the tree", "file", path, "from_leaf", first, "err", err)
+	}
 	next, err := l.index.next()
 	if err != nil {
 		return err
