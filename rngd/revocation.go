@@ -322,10 +322,13 @@ func checkCRL(l *x509.RevocationList, cas []*x509.Certificate) (*x509.Certificat
 // the CA of the bundle that issued it (revocation.issuers): an
 // intermediate CA put in the bundle is an anchor, and a client under it
 // need not send it, so a CRL of its issuer that revokes it would otherwise
-// go unheeded. An anchor that is its own issuer (a root) is not: it is
-// trusted as the bundle holds it (RFC 5280 §6.1.1 (d)), and its own CRL
-// lists the certificates it issued, one of which may have its serial
-// number. A certificate revoked in any chain refuses the client: the
+// go unheeded. An anchor its own key signed (a self-signed root) is not:
+// it is trusted as the bundle holds it (RFC 5280 §6.1.1 (d)), and its own
+// CRL lists the certificates it issued, one of which may have its serial
+// number. One of its own name signed by another key is (a CA re-keyed:
+// the link certificate of its new key, which its old key signed), under
+// that CA: it was skipped as a root, by name, and the old CA's CRL that
+// revokes it went unheeded. A certificate revoked in any chain refuses the client: the
 // chains share its certificate, and rngd does not look for a way around a
 // revoked CA.
 func (r *revocation) revokedIn(chains [][]*x509.Certificate) *x509.Certificate {
@@ -336,10 +339,11 @@ func (r *revocation) revokedIn(chains [][]*x509.Certificate) *x509.Certificate {
 			switch {
 			case i+1 < len(chain):
 				issuer = chain[i+1]
-			case i > 0 && bytes.Equal(cert.RawIssuer, cert.RawSubject):
-				continue // a root of the bundle
 			default:
 				issuer = r.issuers[string(cert.Raw)] // nil: no CA of the bundle issued it, none has a CRL of it
+				if i > 0 && issuer != nil && sameCA(issuer, cert) {
+					continue // a root of the bundle: its own key signed it
+				}
 			}
 			if issuer != nil && c.revoked[revokedKey(issuer, cert.SerialNumber)] {
 				return cert

@@ -162,7 +162,7 @@ func TestCRLRootNotLookedUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &revocation{}
+	r := &revocation{issuers: issuersOf([]*x509.Certificate{root.ca})}
 	r.cur.Store(c)
 	pool := x509.NewCertPool()
 	pool.AddCert(root.ca)

@@ -264,3 +264,69 @@ func hasMark(ms []crlMark, id []byte, n int64) bool {
 	}
 	return false
 }
+
+// A CA re-keyed under the same name whose new key the old certified (a
+// link certificate: self-issued, not self-signed, RFC 4210 §4.4's
+// NewWithOld), in grpc.client_ca_file beside the old CA, is an anchor the
+// new key's game servers' chains end at: a CRL of the old CA that revokes
+// it refuses them, as an intermediate of the bundle's revocation by its
+// issuer does. The new CA's self-signed certificate, beside it, is a root,
+// not looked up. An anchor that was its own issuer by name was not looked
+// up: the old CA's revocation of the link went unheeded.
+func TestCRLRevokesLinkCertificate(t *testing.T) {
+	p, err := GenerateDevPKI(t.TempDir(), "server-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := pkiIssuer(t, p.Dir)
+	newKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := newCA(t, old.ca.Subject.CommonName, newKey, old)
+	root := newCA(t, old.ca.Subject.CommonName, newKey, crlIssuer{})
+	if !bytes.Equal(link.ca.RawIssuer, link.ca.RawSubject) || !bytes.Equal(root.ca.RawSubject, old.ca.RawSubject) {
+		t.Fatal("the link certificate is not self-issued, or the new CA not of the old one's name")
+	}
+	if err := issue(clientTemplate("server-n"), link.ca, newKey, p.ClientCert("server-n"), p.ClientKey("server-n")); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for _, c := range []struct {
+		name    string
+		cas     []*x509.Certificate
+		crl     []byte
+		revoked *x509.Certificate
+	}{
+		{"the old CA revokes the link", []*x509.Certificate{old.ca, link.ca}, old.crlPEM(t, 1, now, link.ca), link.ca},
+		{"the old CA revokes another serial", []*x509.Certificate{old.ca, link.ca}, old.crlPEM(t, 1, now, clientCert(t, p, "server-a")), nil},
+		{"the new root's CRL lists its own serial", []*x509.Certificate{root.ca}, root.crlPEM(t, 1, now, root.ca), nil},
+		{"the new root's CRL lists its own serial, the link beside it", []*x509.Certificate{link.ca, root.ca}, root.crlPEM(t, 1, now, root.ca), nil},
+	} {
+		pool := x509.NewCertPool()
+		for _, ca := range c.cas {
+			pool.AddCert(ca)
+		}
+		chains, err := clientCert(t, p, "server-n").Verify(x509.VerifyOptions{Roots: pool, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		crls, err := parseCRLs(c.crl, c.cas)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		r := &revocation{issuers: issuersOf(c.cas)}
+		r.cur.Store(crls)
+		if got := r.revokedIn(chains); got != c.revoked {
+			t.Errorf("%s: revokedIn %s, want %s", c.name, serialOf(got), serialOf(c.revoked))
+		}
+	}
+}
+
+// serialOf is cert's serial number for messages; "none" when cert is nil.
+func serialOf(cert *x509.Certificate) string {
+	if cert == nil {
+		return "none"
+	}
+	return fmt.Sprintf("serial %X", cert.SerialNumber)
+}
