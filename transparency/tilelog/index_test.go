@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -497,4 +498,27 @@ func TestLeafIndexTrailerCountTooLarge(t *testing.T) {
 	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("%s: %v, want removed", path, err)
 	}
+}
+
+// A catch-up with nothing to repair does not wait for a merge under way:
+// repair takes compact's lock only when a run was found damaged.
+func TestLeafIndexRepairDoesNotWaitForMerge(t *testing.T) {
+	x, err := openLeafIndex(filepath.Join(t.TempDir(), leafIndexDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.close()
+	x.cmu.Lock() // a merge under way
+	done := make(chan struct{})
+	go func() {
+		x.repair()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Error("repair with nothing damaged waited for compact's lock")
+	}
+	x.cmu.Unlock()
+	<-done
 }

@@ -611,6 +611,14 @@ func (x *leafIndex) lookup(h tlog.Hash) (uint64, bool, error) {
 // catch-up's); it waits for a merge under way (a merge reading the damaged
 // run fails, and would otherwise be retried on it for ever).
 func (x *leafIndex) repair() (path string, first uint64, err error) {
+	// Most catch-ups find nothing damaged, and must not wait for a merge
+	// (cmu) to find out: the lookups that follow them would wait too.
+	x.rmu.RLock()
+	damaged := slices.ContainsFunc(x.runs, func(r *run) bool { return r.damaged.Load() })
+	x.rmu.RUnlock()
+	if !damaged {
+		return "", 0, nil
+	}
 	x.cmu.Lock()
 	defer x.cmu.Unlock()
 	x.rmu.Lock()
