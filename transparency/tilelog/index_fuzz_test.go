@@ -51,7 +51,7 @@ func FuzzLeafIndexRun(f *testing.F) {
 			t.Fatalf("openRun: %v, want a run or errDamagedRun", err)
 		}
 		defer r.f.Close()
-		buf := make([]byte, blockEntries*entrySize+4)
+		buf := make([]byte, blockSize)
 		for b := range r.fences {
 			body, err := r.readBlock(b, buf)
 			if err != nil {

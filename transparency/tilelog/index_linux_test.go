@@ -81,14 +81,9 @@ func processCPU(b *testing.B) time.Duration {
 // writeRun's buffer, here /dev/full under the run's temporary name) is
 // ErrUnavailable, as one at the run's end is, and the temporary file goes.
 // Before, it came back bare, no outage of the index: a batch of indexBatch
-// leaves is 40 times the buffer.
+// leaves is 2.5 times the buffer (160 KiB).
 func TestLeafIndexWriteFails(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), leafIndexDir)
-	x, err := openLeafIndex(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.close()
+	x, dir := newTestIndex(t)
 	const n = 5000
 	tmp := filepath.Join(dir, runName(0, n)+".tmp")
 	if err := os.Symlink("/dev/full", tmp); err != nil {

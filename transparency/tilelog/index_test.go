@@ -26,11 +26,7 @@ import (
 // The leaf hash index keeps, for a leaf appended more than once, its first
 // index: within one batch (the puts are sorted by hash) and across batches.
 func TestLeafIndexFirstIndex(t *testing.T) {
-	x, err := openLeafIndex(filepath.Join(t.TempDir(), leafIndexDir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.close()
+	x, _ := newTestIndex(t)
 	leaf := func(i int) []byte { return fmt.Appendf(nil, "leaf %d", i) }
 	// Batch 1: leaves 0..99, with leaf 7 again at 50 and at 90.
 	var batch [][]byte
@@ -72,6 +68,19 @@ func testLeaves(first, n int) [][]byte {
 		b = append(b, fmt.Appendf(nil, "leaf %d", first+i))
 	}
 	return b
+}
+
+// newTestIndex opens an empty index in a temporary directory, closed when
+// the test ends; dir is its directory.
+func newTestIndex(t *testing.T) (x *leafIndex, dir string) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), leafIndexDir)
+	x, err := openLeafIndex(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { x.close() })
+	return x, dir
 }
 
 // indexModel is what the index must answer: each leaf's first index.
@@ -272,11 +281,7 @@ func TestLeafIndexOpenAfterCrash(t *testing.T) {
 // Lookups go on while runs are added and merged (compact runs beside the
 // catch-up, refreshIndex after it): each finds its leaf at its index.
 func TestLeafIndexLookupDuringMerge(t *testing.T) {
-	x, err := openLeafIndex(filepath.Join(t.TempDir(), leafIndexDir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.close()
+	x, _ := newTestIndex(t)
 	var (
 		wg   sync.WaitGroup
 		done = make(chan struct{})
@@ -329,12 +334,7 @@ func TestLeafIndexLookupDuringMerge(t *testing.T) {
 // A merge stops when its context is done (the log closing; Close waits for
 // the index's goroutine): its inputs stay, its unfinished run goes.
 func TestLeafIndexMergeStops(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), leafIndexDir)
-	x, err := openLeafIndex(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.close()
+	x, dir := newTestIndex(t)
 	m := indexModel{}
 	for _, first := range []int{0, 5000} {
 		var batch [][]byte
@@ -421,11 +421,7 @@ func TestLeafIndexClosed(t *testing.T) {
 // 2.3 s and 3 writes a leaf merging each group at once). A leaf repeated
 // in every run keeps its first index.
 func TestLeafIndexCompactOnce(t *testing.T) {
-	x, err := openLeafIndex(filepath.Join(t.TempDir(), leafIndexDir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.close()
+	x, _ := newTestIndex(t)
 	const runs, size = maxRuns + 1, 100
 	m := indexModel{}
 	for i := range runs {
@@ -503,11 +499,7 @@ func TestLeafIndexTrailerCountTooLarge(t *testing.T) {
 // A catch-up with nothing to repair does not wait for a merge under way:
 // repair takes compact's lock only when a run was found damaged.
 func TestLeafIndexRepairDoesNotWaitForMerge(t *testing.T) {
-	x, err := openLeafIndex(filepath.Join(t.TempDir(), leafIndexDir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.close()
+	x, _ := newTestIndex(t)
 	x.cmu.Lock() // a merge under way
 	done := make(chan struct{})
 	go func() {

@@ -55,8 +55,11 @@ const (
 	oldLeafIndexFile = "leafhash.db"
 
 	entrySize    = tlog.HashSize + 8
-	blockEntries = 102 // a block and its checksum: 4,084 bytes
-	runMagic     = "TLIXRUN1"
+	blockEntries = 102 // entries of a full block
+	// blockSize is a full block and its checksum: 4,084 bytes, what a
+	// block is read into.
+	blockSize = blockEntries*entrySize + 4
+	runMagic  = "TLIXRUN1"
 	// runTrailer: magic, entries, first, end (each 8 bytes), the fences'
 	// CRC-32C and the trailer's own, of the 40 bytes before it.
 	runTrailer = 8 + 3*8 + 2*4
@@ -252,7 +255,7 @@ func readRun(f *os.File, first, end uint64) (*run, error) {
 // blockAt is the offset and the number of entries of block b.
 func (r *run) blockAt(b int) (off int64, entries int) {
 	entries = int(min(blockEntries, r.n-uint64(b)*blockEntries))
-	return int64(b) * (blockEntries*entrySize + 4), entries
+	return int64(b) * blockSize, entries
 }
 
 // readBlock reads block b into buf and checks it.
@@ -504,7 +507,7 @@ func mergeRuns(ctx context.Context, rs []*run) func(yield func(indexEntry) error
 	return func(yield func(indexEntry) error) error {
 		h := make(runHeap, 0, len(rs))
 		for _, r := range rs {
-			rr := &runReader{r: r, buf: make([]byte, blockEntries*entrySize+4)}
+			rr := &runReader{r: r, buf: make([]byte, blockSize)}
 			if err := rr.advance(); err != nil {
 				return err
 			}
@@ -594,7 +597,7 @@ func (x *leafIndex) lookup(h tlog.Hash) (uint64, bool, error) {
 	if x.closed {
 		return 0, false, errIndexClosed
 	}
-	buf := make([]byte, blockEntries*entrySize+4)
+	buf := make([]byte, blockSize)
 	// The oldest run holding h has its first index.
 	for _, r := range x.runs {
 		idx, ok, err := r.search(h, buf)
