@@ -73,6 +73,10 @@ type leafIndex struct {
 	mu  sync.Mutex // serialises catch-up (add)
 	cmu sync.Mutex // serialises compact
 	dir string
+	// matched is set, under mu, once the runs opened were found to index
+	// the tree beside them, or removed (matchIndex, at the first catch-up
+	// after open).
+	matched bool
 
 	rmu  sync.RWMutex // runs and closed; a lookup holds it for reading while it reads their files
 	runs []*run       // ordered by first, tiling [0, next)
@@ -631,6 +635,28 @@ func (x *leafIndex) repair() (path string, first uint64, err error) {
 		return "", 0, nil
 	}
 	path, first = x.runs[i].path, x.runs[i].first
+	return path, first, x.drop(i)
+}
+
+// reset removes every run, so that the catch-up indexes the whole tree
+// again: they index another tree (matchIndex). Under mu; it waits for a
+// merge under way.
+func (x *leafIndex) reset() error {
+	x.cmu.Lock()
+	defer x.cmu.Unlock()
+	x.rmu.Lock()
+	defer x.rmu.Unlock()
+	if x.closed {
+		return errIndexClosed
+	}
+	return x.drop(0)
+}
+
+// drop closes and removes the runs from the i-th on; they are no longer
+// among the runs even when a file could not be removed (matchIndex checks
+// the runs again at the next open). The caller holds cmu and rmu.
+func (x *leafIndex) drop(i int) error {
+	var err error
 	for _, r := range x.runs[i:] {
 		r.f.Close()
 		if rerr := os.Remove(r.path); rerr != nil && err == nil {
@@ -638,7 +664,7 @@ func (x *leafIndex) repair() (path string, first uint64, err error) {
 		}
 	}
 	x.runs = x.runs[:i]
-	return path, first, err
+	return err
 }
 
 // count is the number of runs.

@@ -11,7 +11,8 @@
 //	journal/               the write-ahead journal (journal.go)
 //	leafhash/              index from RFC 6962 leaf hash to first index, in
 //	                       sorted runs (leafindex.go), rebuilt from the entry
-//	                       bundles (never authoritative)
+//	                       bundles (never authoritative), and when it does
+//	                       not index tiles/ (checked once per Open: matchIndex)
 //	LOCK                   flock held while the log is open (one writer per directory)
 //	SECURITY-FAILURE       written when tessera put an acknowledged leaf at another
 //	                       index than the journal's, when a checkpoint to sign or
@@ -822,16 +823,25 @@ func (l *Log) InclusionProofByHash(ctx context.Context, leafHash tlog.Hash, tree
 	}
 	// The index is not authoritative: the tree must hold the leaf at the
 	// index it names.
-	stored, err := r.ReadHashes([]int64{tlog.StoredHashIndex(0, int64(idx))})
+	stored, err := readLeafHash(r, idx)
 	if err != nil {
-		return 0, nil, proofErr(fmt.Sprintf("couldn't read leaf hash %d", idx), err)
+		return 0, nil, err
 	}
-	if stored[0] != leafHash {
+	if stored != leafHash {
 		return 0, nil, fmt.Errorf("tilelog: %w: the leaf hash index %s names leaf %d for hash %x, but the tree holds another leaf there (delete the index while the log is closed: it is rebuilt from the tree)",
 			transparency.ErrSecurity, filepath.Join(l.cfg.Dir, leafIndexDir), idx, leafHash[:])
 	}
 	p, err := l.InclusionProof(ctx, idx, treeSize)
 	return idx, p, err
+}
+
+// readLeafHash is the hash of leaf i in the tree r reads, authenticated.
+func readLeafHash(r tlog.HashReader, i uint64) (tlog.Hash, error) {
+	h, err := r.ReadHashes([]int64{tlog.StoredHashIndex(0, int64(i))})
+	if err != nil {
+		return tlog.Hash{}, proofErr(fmt.Sprintf("couldn't read leaf hash %d", i), err)
+	}
+	return h[0], nil
 }
 
 // ConsistencyProof implements transparency.Log.
@@ -1261,6 +1271,11 @@ func (l *Log) catchUpIndex(ctx context.Context, size uint64) error {
 	if path, first, err := l.index.repair(); path != "" {
 		l.cfg.Logger.Warn("transparency log leaf index: a run with a damaged block removed, with the runs after it; their leaves are indexed again from the tree", "file", path, "from_leaf", first, "err", err)
 	}
+	if !l.index.matched {
+		if err := l.matchIndex(); err != nil {
+			return err
+		}
+	}
 	next, err := l.index.next()
 	if err != nil {
 		return err
@@ -1290,4 +1305,77 @@ func (l *Log) catchUpIndex(ctx context.Context, size uint64) error {
 		}
 	}
 	return nil
+}
+
+// matchIndex checks, at the first catch-up after Open, that the leaf hash
+// index indexes the tree beside it, and removes it if not, so that the
+// catch-up indexes the tree again; a WARN names the directory and what did
+// not match. An index left beside a tree that replaced its own (tiles/
+// deleted or replaced, a new log started in the directory) would
+// otherwise answer from the old tree: when it covers as many leaves as
+// the new one or more, the catch-up adds nothing, and InclusionProofByHash
+// finds no leaf the new tree holds ("not logged" to a caller retrying an
+// append), or reports ErrSecurity for a hash the old tree held at an index
+// where the new one holds another leaf. The check costs a few tile reads
+// and two lookups, once per Open: the index covers no more leaves than the
+// latest checkpoint, and the tree's first and last leaves it covers are
+// indexed at their index, or at an earlier one holding the same leaf (a
+// hash keeps its first index). It is made here rather than in Open: the
+// catch-up holds the index's mu, before every lookup, and a failed tree
+// read is an outage of the index only, as in the rest of the catch-up
+// (returned, the index kept as it is, retried at the next catch-up), where
+// in Open it would refuse the log. Under the index's mu.
+func (l *Log) matchIndex() error {
+	next, err := l.index.next()
+	if err != nil {
+		return err
+	}
+	var mismatch string
+	if next > 0 {
+		r, cp, err := l.hashReader(0)
+		if err != nil {
+			return err
+		}
+		if next > cp.Size {
+			mismatch = fmt.Sprintf("it indexes %d leaves, the tree holds %d", next, cp.Size)
+		} else if mismatch, err = l.indexMismatch(r, next); err != nil {
+			return err
+		}
+	}
+	if mismatch != "" {
+		l.cfg.Logger.Warn("transparency log leaf index: it does not index the tree beside it (tiles/ replaced?): removed, the tree is indexed again", "dir", l.index.dir, "mismatch", mismatch)
+		if err := l.index.reset(); err != nil {
+			return err
+		}
+	}
+	l.index.matched = true
+	return nil
+}
+
+// indexMismatch is what the index, which covers the leaves [0, next) of
+// the tree r reads, does not match of its first and last leaves, or "".
+func (l *Log) indexMismatch(r tlog.HashReader, next uint64) (string, error) {
+	for _, i := range []uint64{0, next - 1} {
+		h, err := readLeafHash(r, i)
+		if err != nil {
+			return "", err
+		}
+		idx, ok, err := l.index.lookup(h)
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case !ok:
+			return fmt.Sprintf("leaf %d of the tree is not indexed", i), nil
+		case idx > i:
+			return fmt.Sprintf("leaf %d of the tree is indexed at %d", i, idx), nil
+		case idx < i:
+			if first, err := readLeafHash(r, idx); err != nil {
+				return "", err
+			} else if first != h {
+				return fmt.Sprintf("leaf %d of the tree is indexed at %d, where the tree holds another leaf", i, idx), nil
+			}
+		}
+	}
+	return "", nil
 }
