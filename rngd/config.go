@@ -92,8 +92,9 @@ type Config struct {
 	// (tests); default crlPollInterval.
 	crlPoll time.Duration
 	// trustedReadTimeout, if set, is how long a read of
-	// grpc.client_crl_file or of a CA bundle (grpc.client_ca_file,
-	// audit.client_ca_file) may take (tests); default trustedReadTimeout.
+	// grpc.client_crl_file, of a CA bundle (grpc.client_ca_file,
+	// audit.client_ca_file), of grpc.cert_file or of grpc.key_file may
+	// take (tests); default trustedReadTimeout.
 	trustedReadTimeout time.Duration
 	// crlRead, if set, reads grpc.client_crl_file at path in readTrusted's
 	// place (tests: a read that hangs).
@@ -101,6 +102,10 @@ type Config struct {
 	// caRead, if set, reads a CA bundle at path in readTrusted's place
 	// (tests: a read that hangs).
 	caRead func(path string) ([]byte, error)
+	// certRead and keyRead, if set, read grpc.cert_file and grpc.key_file
+	// at path in readCertFile's and readKeyFile's place (tests: a read that
+	// hangs).
+	certRead, keyRead func(path string) ([]byte, error)
 
 	// fileSHA256 is the SHA-256 of the configuration file's bytes as
 	// LoadConfig read them (ConfigFromFlags without a file: of no bytes,
@@ -117,7 +122,9 @@ type GRPCConfig struct {
 	// KeyFile is refused at start when group or others may access it
 	// (chmod 600 it, as keys.pin_file) or another user than root or
 	// rngd's owns it: whoever reads it can answer the game servers and
-	// auditors as rngd.
+	// auditors as rngd. A read of either that has not answered within
+	// trustedReadTimeout, 5s, refuses the start (a network file system
+	// that hangs: keep the files on a local disk).
 	CertFile string `toml:"cert_file"`
 	KeyFile  string `toml:"key_file"`
 	// ClientCAFile is the CA bundle that issues game servers' client

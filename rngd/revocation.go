@@ -83,8 +83,10 @@ const crlPollInterval = 5 * time.Second
 
 // trustedReadTimeout is how long a read of a file that says which clients
 // rngd admits (readTrusted: grpc.client_crl_file, grpc.client_ca_file,
-// audit.client_ca_file) may take before it is refused as failed: at the
-// start, the start is refused (readWithin); while running, the CRLs in
+// audit.client_ca_file), or of the daemon's own certificate and key
+// (grpc.cert_file, grpc.key_file), may take before it is refused as
+// failed: at the start, the start is refused (readWithin); while running
+// (the CRLs only: rngd reads the others at the start only), the CRLs in
 // force stay, with the alarm (revocation.await). A local file of at most
 // 1 MiB reads in milliseconds; one on a network file system whose server
 // is gone may never answer.
@@ -543,7 +545,8 @@ func startRead(read func() ([]byte, error)) <-chan fileRead {
 }
 
 // readWithin is the start's read of a file rngd trusts (readTrusted:
-// grpc.client_crl_file, a CA bundle), called name in errors, on a
+// grpc.client_crl_file, a CA bundle; readAtStart: those and the daemon's
+// certificate and key), called name in errors, on a
 // goroutine of its own (startRead): one that has not answered within
 // timeout refuses the start (the start does not watch the shutdown's
 // signal, and would wait for it without a word, SIGTERM unheeded), its

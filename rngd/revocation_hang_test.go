@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -197,5 +198,53 @@ func TestCABundleReadHangsAtStart(t *testing.T) {
 		}
 		startRefusedWithin(t, cfg, key, "couldn't read the ca bundle: no answer within 50ms")
 		untouched(t, key, cfg)
+	}
+}
+
+// A read of the daemon's certificate or key (grpc.cert_file, grpc.key_file)
+// that hangs at the start refuses the start after its timeout, in one line
+// naming the key, as a CA bundle's does, and nothing is created; so does a
+// certificate file that is a FIFO nobody writes. The start waited for
+// them, without a word, and a SIGTERM did not stop it.
+func TestServerCertReadHangsAtStart(t *testing.T) {
+	td := newTestDaemon(t)
+	td.stop()
+	unblock := make(chan struct{})
+	t.Cleanup(func() { close(unblock) })
+	hang := func(read func(path string) ([]byte, error)) func(path string) ([]byte, error) {
+		return func(path string) ([]byte, error) {
+			<-unblock
+			return read(path)
+		}
+	}
+	for _, name := range []string{"grpc.cert_file", "grpc.key_file", "grpc.cert_file, a FIFO"} {
+		t.Run(name, func(t *testing.T) {
+			cfg := freshConfig(t, td)
+			cfg.trustedReadTimeout = 50 * time.Millisecond
+			key, want := "grpc.cert_file", "couldn't read the certificate: no answer within 50ms"
+			switch name {
+			case "grpc.cert_file":
+				cfg.certRead = hang(readCertFile)
+			case "grpc.key_file":
+				cfg.keyRead = hang(readKeyFile)
+				key, want = "grpc.key_file", "couldn't read the key: no answer within 50ms"
+			default:
+				cfg.GRPC.CertFile = filepath.Join(t.TempDir(), "rngd.pem")
+				if err := syscall.Mkfifo(cfg.GRPC.CertFile, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { openFIFO(cfg.GRPC.CertFile) }) // ends the read that waits for a writer
+			}
+			startRefusedWithin(t, cfg, key, want)
+			untouched(t, name, cfg)
+		})
+	}
+}
+
+// openFIFO opens the FIFO at path for writing, if a reader waits on it,
+// and closes it: the reader reads the end of the file.
+func openFIFO(path string) {
+	if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		f.Close()
 	}
 }

@@ -161,16 +161,18 @@ func openListeners(cfg Config) (*listeners, error) {
 // keys, and with the files checked: the daemon's TLS key is refused when
 // group or others may access it, as a PIN file is (whoever reads it can
 // answer the game servers and auditors as rngd), and the CA bundle when
-// another user may change it, or when its read does not answer in time
-// (loadTrustedPool). It returns the bundle's CA certificates too, which a
-// CRL of grpc.client_crl_file must be signed by.
+// another user may change it (loadTrustedPool). A read of any of the three
+// that has not answered within trustedReadTimeout refuses the start
+// (readAtStart). It returns the bundle's CA certificates too, which a CRL
+// of grpc.client_crl_file must be signed by. The audit listener serves the
+// same certificate; rngd reads these files at the start only.
 func serverTLS(cfg Config) (*tls.Config, []*x509.Certificate, error) {
 	c := cfg.GRPC
-	certPEM, err := os.ReadFile(c.CertFile)
+	certPEM, err := readAtStart(cfg, c.CertFile, certName, readCertFile, cfg.certRead)
 	if err != nil {
-		return nil, nil, fmt.Errorf("couldn't read grpc.cert_file %s: %w", c.CertFile, Pathless(err))
+		return nil, nil, fmt.Errorf("grpc.cert_file %s: %w", c.CertFile, err)
 	}
-	keyPEM, err := readKeyFile(c.KeyFile)
+	keyPEM, err := readAtStart(cfg, c.KeyFile, keyName, readKeyFile, cfg.keyRead)
 	if err != nil {
 		return nil, nil, fmt.Errorf("grpc.key_file %s: %w", c.KeyFile, err)
 	}
@@ -190,13 +192,43 @@ func serverTLS(cfg Config) (*tls.Config, []*x509.Certificate, error) {
 // hundred certificates fits).
 const maxTLSFile = 1 << 20
 
+// readAtStart is the start's read of the TLS file at path, called name in
+// errors: read(path), or hook(path) in its place when hook is set (tests:
+// a read that hangs), on a goroutine of its own (readWithin): one that has
+// not answered within trustedReadTimeout (a network file system that
+// hangs, a FIFO nobody writes) refuses the start, which would otherwise
+// wait for it without a word, SIGTERM unheeded.
+func readAtStart(cfg Config, path, name string, read, hook func(path string) ([]byte, error)) ([]byte, error) {
+	if hook != nil {
+		read = hook
+	}
+	return readWithin(func() ([]byte, error) { return read(path) }, cmp.Or(cfg.trustedReadTimeout, trustedReadTimeout), name)
+}
+
+// certName and keyName name grpc.cert_file and grpc.key_file in
+// readCertFile's, readKeyFile's and readWithin's errors.
+const (
+	certName = "the certificate"
+	keyName  = "the key"
+)
+
+// readCertFile reads the daemon's certificate file. Its errors hold no
+// path and nothing of the file.
+func readCertFile(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read %s: %w", certName, Pathless(err))
+	}
+	return b, nil
+}
+
 // readKeyFile reads a private key file, a regular file (ReadStat) that
 // only its owner, root or rngd's user, may access (SecretFileOpen). Its
 // errors hold no path and nothing of the file.
 func readKeyFile(path string) ([]byte, error) {
 	b, fi, err := boundedfile.ReadStat(path, maxTLSFile)
 	if err != nil {
-		return nil, fmt.Errorf("couldn't read the key: %w", err)
+		return nil, fmt.Errorf("couldn't read %s: %w", keyName, err)
 	}
 	if err := boundedfile.CheckOwner(fi, "the private key", "read it"); err != nil {
 		clear(b)
@@ -216,7 +248,7 @@ func readKeyFile(path string) ([]byte, error) {
 // others, as log.witness_policy. The file checked is the file read. A
 // read that has not answered within trustedReadTimeout (a network file
 // system that hangs) refuses the start, as grpc.client_crl_file's does
-// (readWithin): the start would wait for it without a word, and SIGTERM
+// (readAtStart): the start would wait for it without a word, and SIGTERM
 // would not end it.
 func loadTrustedPool(cfg Config, caFile string) (*x509.CertPool, error) {
 	pool, _, err := loadTrustedCAs(cfg, caFile)
@@ -225,11 +257,8 @@ func loadTrustedPool(cfg Config, caFile string) (*x509.CertPool, error) {
 
 // loadTrustedCAs is loadTrustedPool, with the bundle's certificates.
 func loadTrustedCAs(cfg Config, caFile string) (*x509.CertPool, []*x509.Certificate, error) {
-	read := func() ([]byte, error) { return readTrusted(caFile, caBundleName, "add a CA of their own") }
-	if cfg.caRead != nil {
-		read = func() ([]byte, error) { return cfg.caRead(caFile) }
-	}
-	b, err := readWithin(read, cmp.Or(cfg.trustedReadTimeout, trustedReadTimeout), caBundleName)
+	read := func(path string) ([]byte, error) { return readTrusted(path, caBundleName, "add a CA of their own") }
+	b, err := readAtStart(cfg, caFile, caBundleName, read, cfg.caRead)
 	if err != nil {
 		return nil, nil, err
 	}
