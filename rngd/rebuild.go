@@ -270,14 +270,11 @@ func (r *rebuilder) ticketQuit(tx *bolt.Tx, index uint64, leaf []byte, v *record
 // had it committed: a crash between the log's append and the store's
 // commit then leaves its retry the same reply, not EMISSION_EXISTS or
 // TICKET_QUIT, and the same request id with other content refused. As
-// storeReplies does, it keeps a reply already stored (one getRequest cannot
-// read is written again) and restores none older than
+// storeReplies does, it keeps a reply already stored unless a later call
+// took its request id (keepsReply) and restores none older than
 // game.reply_retention.
 func (r *rebuilder) adminReply(tx *bolt.Tx, req, digest [32]byte, at time.Time, reply proto.Message) error {
-	if req == ([32]byte{}) || at.Before(r.replyCutoff()) {
-		return nil
-	}
-	if _, ok, _ := getRequest(tx, req); ok {
+	if req == ([32]byte{}) || prunedAt(at.Unix(), r.replyCutoff()) || keepsReply(tx, req, digest, at) {
 		return nil
 	}
 	b, err := proto.Marshal(reply)
@@ -429,10 +426,11 @@ func requestOf(rec record.GameRecord) (req, digest [32]byte, at time.Time) {
 // storeReplies stores, for each call that sealed records of the game (a run
 // of records with the same "req"), its reply as those records (see
 // engine.replyOf, which makes it again on a retry). A reply already stored
-// is kept: that of a call cut short before its end record (a losing pick)
-// covers its records without the end, and replyOf counts the end that
-// follows them as the call's, wherever it was stored from. Nor does a call older than game.reply_retention get one: the
-// sweeper would prune it.
+// is kept (keepsReply): that of a call cut short before its end record (a
+// losing pick) covers its records without the end, and replyOf counts the
+// end that follows them as the call's, wherever it was stored from. Nor
+// does a call older than game.reply_retention get one: the sweeper would
+// prune it.
 func (r *rebuilder) storeReplies(tx *bolt.Tx, sg *storedGame, recs []record.GameRecord) error {
 	cutoff := r.replyCutoff()
 	for i, j := 0, 0; i < len(recs); i = j {
@@ -442,10 +440,7 @@ func (r *rebuilder) storeReplies(tx *bolt.Tx, sg *storedGame, recs []record.Game
 				break
 			}
 		}
-		if req == ([32]byte{}) || at.Before(cutoff) {
-			continue
-		}
-		if _, ok, _ := getRequest(tx, req); ok {
+		if req == ([32]byte{}) || prunedAt(at.Unix(), cutoff) || keepsReply(tx, req, digest, at) {
 			continue
 		}
 		sr := storedRequest{digest: digest, at: at.Unix(), game: sg.Game.ID, first: uint32(i), end: uint32(j)}
@@ -456,8 +451,24 @@ func (r *rebuilder) storeReplies(tx *bolt.Tx, sg *storedGame, recs []record.Game
 	return nil
 }
 
+// keepsReply reports whether the reply stored for req stands against the
+// call of the log that sealed records with req and digest at time at: it
+// does when it is that call's (the same digest: stored by its commit, or by
+// an earlier replay), or that of a call made since. A reply of another
+// call, stored before at, is an older call's whose reply the sweeper had
+// pruned when the log's call took its request id again — restored since
+// by a rebuild whose game.reply_retention reaches further back (raised, or
+// the clock set back): the later call's replaces it, or its retry would be
+// refused as a reuse of the id. A reply getRequest cannot read is written
+// again.
+func keepsReply(tx *bolt.Tx, req, digest [32]byte, at time.Time) bool {
+	sr, ok, _ := getRequest(tx, req)
+	return ok && (sr.digest == digest || sr.at >= at.Unix())
+}
+
 // replyCutoff is when the oldest reply a rebuild restores was given: the
-// sweeper prunes those before it (game.reply_retention).
+// sweeper prunes those before it (game.reply_retention), by the second
+// (prunedAt).
 func (r *rebuilder) replyCutoff() time.Time {
 	return r.e.clock.Now().Add(-r.e.cfg.Game.ReplyRetention.Duration)
 }

@@ -221,3 +221,88 @@ func TestSameRequestIDConcurrent(t *testing.T) {
 		t.Fatalf("%d starts in the log for 10 request ids", starts)
 	}
 }
+
+// A request id is free again once its reply is pruned (game.reply_retention):
+// a game server that then uses it again makes a new call, whose retry gets
+// its own reply — also after the state store is lost and rebuilt from a log
+// that holds both calls under the id, with a retention long enough to cover
+// them both (raised since, or a clock set back): the later call's reply is
+// restored, not the earlier one's, which would refuse the retry as a reuse
+// of the id (REQUEST_ID_REUSED). Both kinds of stored reply: a Quit's
+// (whole, restored by adminReply) and a StartGame's (its records,
+// storeReplies).
+func TestRequestIDReusedAfterPrune(t *testing.T) {
+	td := newTestDaemon(t)
+	ctx := context.Background()
+	codes := td.emission("RP", "2027-06-30", 4)
+	a := td.client("server-a")
+	if _, err := quitCode(a, "quit-id", codes[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: "start-id", Code: codes[1]}); err != nil {
+		t.Fatal(err)
+	}
+	// Past the retention: the first game expires (sealed by the sweeper)
+	// and both replies are pruned.
+	td.clock.Advance(101 * 24 * time.Hour)
+	e := td.d.engine
+	if _, err := e.sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.prune(ctx)
+	quit, err := quitCode(a, "quit-id", codes[2])
+	if err != nil {
+		t.Fatalf("quit under a pruned request id: %v", err)
+	}
+	startReq := &qodv1.StartGameRequest{RequestId: "start-id", Code: codes[3]}
+	started, err := a.StartGame(ctx, startReq)
+	if err != nil {
+		t.Fatalf("start under a pruned request id: %v", err)
+	}
+	state, _ := td.snapshotState()
+	if err := os.Remove(state); err != nil {
+		t.Fatal(err)
+	}
+	td.cfg.Game.ReplyRetention = Duration{200 * 24 * time.Hour}
+	td.start()
+	a = td.client("server-a")
+	if again, err := quitCode(a, "quit-id", codes[2]); err != nil || !proto.Equal(again, quit) {
+		t.Fatalf("quit retried after the rebuild: %v, %v\nwant its reply\n%v", again, err, quit)
+	}
+	if again, err := a.StartGame(ctx, startReq); err != nil || !proto.Equal(again, started) {
+		t.Fatalf("start retried after the rebuild: %v, %v\nwant its reply\n%v", again, err, started)
+	}
+}
+
+// A rebuild restores every reply the sweeper would keep, to the second:
+// the sweeper prunes the replies stored in a second before the cutoff's
+// (pruneRequests), so a reply of the cutoff's own second is restored too,
+// and kept by the next prune. Here a quit whose commit was lost (a crash)
+// is caught up from the log half a second short of game.reply_retention
+// after it.
+func TestRebuildCutoffIsPrunes(t *testing.T) {
+	td := newTestDaemon(t)
+	ctx := context.Background()
+	codes := td.emission("RC", "2026-12-31", 2)
+	state, before := td.snapshotState()
+	td.start()
+	reqID := rid()
+	first, err := quitCode(td.client("server-a"), reqID, codes[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	td.stop()
+	if err := os.WriteFile(state, before, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	td.clock.Advance(100*24*time.Hour + 500*time.Millisecond) // the default retention
+	td.start()
+	a := td.client("server-a")
+	if again, err := quitCode(a, reqID, codes[0]); err != nil || !proto.Equal(again, first) {
+		t.Fatalf("retry after the catch-up: %v, %v\nwant its reply\n%v", again, err, first)
+	}
+	td.d.engine.prune(ctx)
+	if again, err := quitCode(a, reqID, codes[0]); err != nil || !proto.Equal(again, first) {
+		t.Fatalf("retry after the prune: %v, %v\nwant its reply\n%v", again, err, first)
+	}
+}

@@ -564,7 +564,7 @@ func (s *store) pruneRequests(cutoff time.Time, limit int) (int, error) {
 		// may skip the next key (etcd-io/bbolt#146).
 		var due [][]byte
 		c := tx.Bucket(bucketReqByTime).Cursor()
-		for k, _ := c.First(); k != nil && len(due) < limit && int64(beUint64(k)) < cutoff.Unix(); k, _ = c.Next() {
+		for k, _ := c.First(); k != nil && len(due) < limit && prunedAt(int64(beUint64(k)), cutoff); k, _ = c.Next() {
 			due = append(due, bytes.Clone(k))
 		}
 		reqs, byTime := tx.Bucket(bucketRequests), tx.Bucket(bucketReqByTime)
@@ -585,6 +585,13 @@ func (s *store) pruneRequests(cutoff time.Time, limit int) (int, error) {
 		return nil
 	})
 	return n, err
+}
+
+// prunedAt reports whether a reply stored at (unix seconds) is one
+// pruneRequests deletes at cutoff: one stored in a second before cutoff's.
+// A rebuild restores the others (rebuilder.replyCutoff).
+func prunedAt(at int64, cutoff time.Time) bool {
+	return at < cutoff.Unix()
 }
 
 func receiptKey(gameID string, seq uint32) []byte {
