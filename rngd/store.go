@@ -105,8 +105,8 @@ type store struct {
 	// from is the format the file held when opened (storeFormat for a new
 	// file): Open logs an upgrade, after which an older rngd refuses it.
 	from    uint64
-	pending map[[32]byte]storedRequest // guarded by mu: replies queued, not yet committed (with msg)
-	started map[[32]byte]string        // guarded by mu: tickets played by starts not yet committed → game id
+	pending map[[32]byte]*storedRequest // guarded by mu: replies queued, not yet committed (with msg)
+	started map[[32]byte]string         // guarded by mu: tickets played by starts not yet committed → game id
 	// prefix is the store's "prefix": the log records below it are all
 	// committed; above holds the committed indices at or above it (calls
 	// commit in the order they finish, not in log order). Both change
@@ -184,7 +184,7 @@ func openStore(path string) (*store, error) {
 		return nil, err
 	}
 	s := &store{writer: writer{db: db, failure: errStoreFailed, linger: storeLinger}, upgraded: upgraded, from: from,
-		pending: map[[32]byte]storedRequest{}, started: map[[32]byte]string{}, above: map[uint64]struct{}{}}
+		pending: map[[32]byte]*storedRequest{}, started: map[[32]byte]string{}, above: map[uint64]struct{}{}}
 	s.finish, s.committed = s.finishBatch, s.dropPending
 	db.View(func(tx *bolt.Tx) error { s.prefix = prefixOf(tx); return nil })
 	s.start()
@@ -305,10 +305,12 @@ func (s *store) advancePrefix(tx *bolt.Tx, batch []storeWrite) error {
 }
 
 // dropPending forgets the replies and played tickets of a committed batch:
-// the store has them.
+// the store has them. A reply handed over since under the same request
+// (the call stored again) stays until its own commit: should that fail,
+// the store has only the first.
 func (s *store) dropPending(batch []storeWrite) {
 	for _, w := range batch {
-		if w.has {
+		if w.reply != nil && s.pending[w.req] == w.reply {
 			delete(s.pending, w.req)
 		}
 		if w.started != "" {
@@ -322,10 +324,13 @@ func (s *store) dropPending(batch []storeWrite) {
 // req, when not nil, is the call's reply (under w.req), and w.started the
 // game that played w.ticket: both are kept in memory until then.
 func (s *store) write(w storeWrite, req *storedRequest, wait bool) error {
-	w.has = req != nil
+	if req != nil {
+		r := *req // its own: dropPending tells it from a later one's
+		w.reply = &r
+	}
 	return s.hand(w, wait, func() {
-		if req != nil {
-			s.pending[w.req] = *req
+		if w.reply != nil {
+			s.pending[w.req] = w.reply
 		}
 		if w.started != "" {
 			s.started[w.ticket] = w.started
@@ -365,11 +370,13 @@ func (s *store) view(fn func(tx *bolt.Tx) error) error {
 // by the store's health, or acknowledged from the log (TestStoreFailure).
 func (s *store) request(req [32]byte) (storedRequest, bool, error) {
 	s.mu.Lock()
-	r, ok := s.pending[req]
+	p := s.pending[req]
 	s.mu.Unlock()
-	if ok {
-		return r, true, nil
+	if p != nil {
+		return *p, true, nil
 	}
+	var r storedRequest
+	var ok bool
 	var corrupt error
 	s.db.View(func(tx *bolt.Tx) error {
 		r, ok, corrupt = getRequest(tx, req)

@@ -3,6 +3,7 @@ package rngd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -693,5 +694,48 @@ func TestNotNewerRecordRefused(t *testing.T) {
 	want := fmt.Sprintf(`log record %d: record: `, idx)
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "damaged or forged") || strings.Contains(err.Error(), "newer rngd") {
 		t.Fatalf("start on a log with a record of version 0: %v, want %q… damaged or forged, no newer rngd", err, want)
+	}
+}
+
+// A request stored twice (a call cut short before its end record, then its
+// retry, which seals the end: resumeCut), the second time while the first
+// is being committed: the first commit does not take the second reply out
+// of the pending replies, which answer the call's retries until the second
+// is committed — and after, should that commit fail (the reply was
+// acknowledged; the store's file holds only the first, which names the
+// records without the end).
+func TestPendingReplyOfLaterWrite(t *testing.T) {
+	st, err := openStore(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	req := record.RequestID("gs", "cut")
+	cut := storedRequest{digest: [32]byte{1}, at: 1, game: "gs/game", first: 1, end: 2}
+	done := storedRequest{digest: [32]byte{1}, at: 2, game: "gs/game", first: 1, end: 3, msg: &qodv1.GameReply{}}
+	// The writer is held inside the first commit while the second is
+	// handed over; the second commit fails.
+	release, holding := make(chan struct{}), make(chan struct{})
+	let := sync.OnceFunc(func() { close(release) })
+	defer let() // before st.close, even when the test fails
+	first := storeWrite{req: req, fn: func(tx *bolt.Tx) error {
+		close(holding)
+		<-release
+		return putRequest(tx, req, cut)
+	}}
+	if err := st.write(first, &cut, false); err != nil {
+		t.Fatal(err)
+	}
+	<-holding
+	second := storeWrite{req: req, fn: func(*bolt.Tx) error { return fmt.Errorf("no space left on device") }}
+	if err := st.write(second, &done, false); err != nil {
+		t.Fatal(err)
+	}
+	let()
+	if err := st.sync(); !errors.Is(err, errStoreFailed) {
+		t.Fatalf("sync: %v, want the second commit's failure", err)
+	}
+	if r, ok, err := st.request(req); err != nil || !ok || r.end != done.end || r.msg == nil {
+		t.Fatalf("request after the second commit failed: %+v %v %v, want the second reply, pending", r, ok, err)
 	}
 }

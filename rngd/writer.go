@@ -57,7 +57,10 @@ type storeWrite struct {
 	// fn: a game's later calls in the batch supersede it.
 	game *storedGame
 	req  [32]byte // its request key, when pending holds its reply
-	has  bool
+	// reply, when not nil, is the reply the store's pending map holds
+	// under req until the commit (store.write): a later change may hold
+	// another there by then (the same call stored again: resumeCut).
+	reply *storedRequest
 	// started, when not empty, is the game a start played ticket with:
 	// the store's started map holds it until the commit.
 	ticket  [32]byte
