@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/mod/sumdb/tlog"
 
+	"tirage.fr/tirage/internal/hashindex"
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/checkpoint"
 )
@@ -181,16 +182,14 @@ func TestInclusionProofByHashChecksIndex(t *testing.T) {
 	}
 	// The index's one run, of leaves 0 and 1, rewritten to name leaf 1
 	// for "a".
-	r, err := l.index.writeRun(0, 2, yieldAll([]indexEntry{{h, 1}}))
+	l.index.mu.Lock() // no catch-up meanwhile
+	err := l.index.Reset()
+	if err == nil {
+		err = l.index.Add(0, 2, []hashindex.Entry{{Hash: h, Value: 1}})
+	}
+	l.index.mu.Unlock()
 	if err != nil {
 		t.Fatal(err)
-	}
-	l.index.rmu.Lock()
-	old := l.index.runs
-	l.index.runs = []*run{r}
-	l.index.rmu.Unlock()
-	for _, o := range old {
-		o.f.Close()
 	}
 	if idx, _, err := l.InclusionProofByHash(ctx, h, 2); !errors.Is(err, transparency.ErrSecurity) {
 		t.Fatalf("InclusionProofByHash(a) with the index naming leaf 1 = %d, %v; want ErrSecurity", idx, err)
@@ -254,9 +253,7 @@ func TestLeafIndexRepairsDamagedRun(t *testing.T) {
 	if err := l.catchUpIndex(ctx, 4); err != nil {
 		t.Fatal(err)
 	}
-	l.index.rmu.RLock()
-	path := l.index.runs[0].path
-	l.index.rmu.RUnlock()
+	path := filepath.Join(l.index.dir, runFiles(t, l.index.dir)[0].Name())
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)

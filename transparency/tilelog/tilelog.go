@@ -10,7 +10,7 @@
 //	                       partials a checkpoint made obsolete removed within gcInterval)
 //	journal/               the write-ahead journal (journal.go)
 //	leafhash/              index from RFC 6962 leaf hash to first index, in
-//	                       sorted runs (leafindex.go), rebuilt from the entry
+//	                       sorted runs (internal/hashindex), rebuilt from the entry
 //	                       bundles (never authoritative), and when it does
 //	                       not index tiles/ (checked once per Open: matchIndex)
 //	LOCK                   flock held while the log is open (one writer per directory)
@@ -434,7 +434,7 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 			l.journal.close()
 		}
 		if l.index != nil {
-			l.index.close()
+			l.index.Close()
 		}
 		lock.Close()
 		return nil, err
@@ -814,7 +814,7 @@ func (l *Log) InclusionProofByHash(ctx context.Context, leafHash tlog.Hash, tree
 	if err := l.catchUpIndex(ctx, treeSize); err != nil {
 		return 0, nil, err
 	}
-	idx, ok, err := l.index.lookup(leafHash)
+	idx, ok, err := l.index.Lookup(leafHash)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -1103,7 +1103,7 @@ func (l *Log) Close() error {
 	if cerr := l.journal.close(); err == nil {
 		err = cerr
 	}
-	if cerr := within(gctx, func() error { l.bg.Wait(); return l.index.close() }); err == nil {
+	if cerr := within(gctx, func() error { l.bg.Wait(); return l.index.Close() }); err == nil {
 		err = cerr
 	}
 	// Tessera's background jobs may be in a round (quiesceTessera): the
@@ -1225,7 +1225,7 @@ func (l *Log) refreshIndex(ctx context.Context) {
 	}
 	err = l.catchUpIndex(ctx, cp.Size)
 	if err == nil {
-		err = l.index.compact(ctx)
+		err = l.index.Compact(ctx)
 	}
 	if errors.Is(err, transparency.ErrSecurity) {
 		l.fail(l.recordSecurity(fmt.Errorf("leaf index: %w", err)))
@@ -1268,7 +1268,7 @@ const maxRuns = 64
 func (l *Log) catchUpIndex(ctx context.Context, size uint64) error {
 	l.index.mu.Lock()
 	defer l.index.mu.Unlock()
-	if path, first, err := l.index.repair(); path != "" {
+	if path, first, err := l.index.Repair(); path != "" {
 		l.cfg.Logger.Warn("transparency log leaf index: a run with a damaged block removed, with the runs after it; their leaves are indexed again from the tree", "file", path, "from_leaf", first, "err", err)
 	}
 	if !l.index.matched {
@@ -1276,7 +1276,7 @@ func (l *Log) catchUpIndex(ctx context.Context, size uint64) error {
 			return err
 		}
 	}
-	next, err := l.index.next()
+	next, err := l.index.Next()
 	if err != nil {
 		return err
 	}
@@ -1298,8 +1298,8 @@ func (l *Log) catchUpIndex(ctx context.Context, size uint64) error {
 		if err := l.index.add(first, batch); err != nil {
 			return err
 		}
-		if l.index.count() > maxRuns {
-			if err := l.index.compact(ctx); err != nil {
+		if l.index.Count() > maxRuns {
+			if err := l.index.Compact(ctx); err != nil {
 				return err
 			}
 		}
@@ -1326,7 +1326,7 @@ func (l *Log) catchUpIndex(ctx context.Context, size uint64) error {
 // (returned, the index kept as it is, retried at the next catch-up), where
 // in Open it would refuse the log. Under the index's mu.
 func (l *Log) matchIndex() error {
-	next, err := l.index.next()
+	next, err := l.index.Next()
 	if err != nil {
 		return err
 	}
@@ -1344,7 +1344,7 @@ func (l *Log) matchIndex() error {
 	}
 	if mismatch != "" {
 		l.cfg.Logger.Warn("transparency log leaf index: it does not index the tree beside it (tiles/ replaced?): removed, the tree is indexed again", "dir", l.index.dir, "mismatch", mismatch)
-		if err := l.index.reset(); err != nil {
+		if err := l.index.Reset(); err != nil {
 			return err
 		}
 	}
@@ -1360,7 +1360,7 @@ func (l *Log) indexMismatch(r tlog.HashReader, next uint64) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		idx, ok, err := l.index.lookup(h)
+		idx, ok, err := l.index.Lookup(h)
 		if err != nil {
 			return "", err
 		}
