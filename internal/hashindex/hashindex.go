@@ -97,6 +97,13 @@ type Options struct {
 	Err func(error) error
 	// Closed is the error of any use after Close; nil is ErrClosed.
 	Closed error
+	// Filter keeps a Bloom filter of each run's hashes in memory (10 bits
+	// an entry), so that a lookup of a hash the index does not hold reads
+	// no block: for an index asked mostly for hashes it does not hold (a
+	// store's request ids, each looked up before it is stored). Open reads
+	// the runs in the background to build theirs; lookups read blocks
+	// until then.
+	Filter bool
 }
 
 // Index is an open index. Add, Repair and Reset are one writer's: the
@@ -116,6 +123,11 @@ type Index struct {
 	closed bool
 
 	written atomic.Uint64 // entries written in runs, all told (tests)
+
+	// stop ends buildFilters, which closes built when it returns (nil
+	// without Options.Filter).
+	stop  context.CancelFunc
+	built chan struct{}
 }
 
 // run is one open run file.
@@ -128,6 +140,9 @@ type run struct {
 	// damaged is set when a block did not match its checksum: Repair
 	// removes the run, and those after it.
 	damaged atomic.Bool
+	// filter, with Options.Filter, holds the run's hashes (nil until
+	// built).
+	filter atomic.Pointer[filter]
 }
 
 func runName(first, end uint64) string {
@@ -228,6 +243,11 @@ func Open(dir string, opt Options) (*Index, error) {
 			x.Close()
 			return nil, x.fail(err)
 		}
+	}
+	if opt.Filter {
+		ctx, stop := context.WithCancel(context.Background())
+		x.stop, x.built = stop, make(chan struct{})
+		go x.buildFilters(ctx, slices.Clone(x.runs))
 	}
 	return x, nil
 }
@@ -377,7 +397,7 @@ func (x *Index) Add(first, end uint64, entries []Entry) error {
 	}
 	slices.SortFunc(es, x.compare)
 	es = slices.CompactFunc(es, func(a, b Entry) bool { return a.Hash == b.Hash })
-	r, err := x.writeRun(first, end, yieldAll(es))
+	r, err := x.writeRun(first, end, uint64(len(es)), yieldAll(es))
 	if err != nil {
 		return err
 	}
@@ -407,7 +427,9 @@ func yieldAll(es []Entry) func(yield func(Entry) error) error {
 // writeRun writes the run [first, end) of the entries each yields, in
 // order, durably (a temporary file synced, renamed, its directory synced),
 // and opens it.
-func (x *Index) writeRun(first, end uint64, each func(yield func(Entry) error) error) (_ *run, err error) {
+// With Options.Filter it builds the run's filter as it writes, for at
+// most hint entries.
+func (x *Index) writeRun(first, end, hint uint64, each func(yield func(Entry) error) error) (_ *run, err error) {
 	path := filepath.Join(x.dir, runName(first, end))
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
@@ -425,7 +447,11 @@ func (x *Index) writeRun(first, end uint64, each func(yield func(Entry) error) e
 		n      uint64
 		fences []byte
 		block  = make([]byte, 0, blockEntries*entrySize)
+		filter *filter
 	)
+	if x.opt.Filter {
+		filter = newFilter(hint)
+	}
 	flush := func() error {
 		if len(block) == 0 {
 			return nil
@@ -440,6 +466,9 @@ func (x *Index) writeRun(first, end uint64, each func(yield func(Entry) error) e
 		return nil
 	}
 	err = each(func(e Entry) error {
+		if filter != nil {
+			filter.add(&e.Hash)
+		}
 		block = append(block, e.Hash[:]...)
 		block = binary.BigEndian.AppendUint64(block, e.Value)
 		n++
@@ -479,6 +508,9 @@ func (x *Index) writeRun(first, end uint64, each func(yield func(Entry) error) e
 		return nil, err
 	}
 	r.f, r.path = f, path
+	if filter != nil {
+		r.filter.Store(filter)
+	}
 	x.written.Add(n)
 	return r, nil
 }
@@ -527,7 +559,11 @@ func (x *Index) mergeable() []*run {
 
 // merge replaces the adjacent runs rs (oldest first) with one run.
 func (x *Index) merge(ctx context.Context, rs []*run) error {
-	m, err := x.writeRun(rs[0].first, rs[len(rs)-1].end, x.mergeRuns(ctx, rs))
+	var hint uint64
+	for _, r := range rs {
+		hint += r.n
+	}
+	m, err := x.writeRun(rs[0].first, rs[len(rs)-1].end, hint, x.mergeRuns(ctx, rs))
 	if err != nil {
 		return err
 	}
@@ -662,13 +698,19 @@ func (x *Index) Lookup(h [32]byte) (uint64, bool, error) {
 	if x.closed {
 		return 0, false, x.closedErr()
 	}
-	buf := make([]byte, blockSize)
+	var buf []byte // made when a block is read (a filter may spare it)
 	// The oldest run holding h has its first value; the newest, its
 	// last.
 	for i := range x.runs {
 		r := x.runs[i]
 		if x.opt.Latest {
 			r = x.runs[len(x.runs)-1-i]
+		}
+		if f := r.filter.Load(); f != nil && !f.has(&h) {
+			continue
+		}
+		if buf == nil {
+			buf = make([]byte, blockSize)
 		}
 		v, ok, err := x.search(r, h, buf)
 		if err != nil || ok {
@@ -745,6 +787,10 @@ func (x *Index) Count() int {
 // Close closes the runs' files; any later use of the index is refused
 // (Options.Closed).
 func (x *Index) Close() error {
+	if x.stop != nil {
+		x.stop()
+		<-x.built
+	}
 	x.rmu.Lock()
 	defer x.rmu.Unlock()
 	var errs []error

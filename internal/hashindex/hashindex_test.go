@@ -356,7 +356,7 @@ func TestOpenAfterCrash(t *testing.T) {
 	a, b := x.runs[0], x.runs[1]
 	es := testEntries(0, 600)
 	slices.SortFunc(es, x.compare)
-	merged, err := x.writeRun(0, 600, yieldAll(es))
+	merged, err := x.writeRun(0, 600, uint64(len(es)), yieldAll(es))
 	if err != nil {
 		t.Fatal(err)
 	}
