@@ -807,7 +807,7 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 			}
 		}
 		if sr != nil {
-			if err := putRequest(tx, key, *sr); err != nil {
+			if err := e.store.putRequest(tx, key, *sr); err != nil {
 				return err
 			}
 		}
@@ -839,6 +839,14 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 func (e *engine) storeFailed(err error) {
 	e.metrics.alarms.WithLabelValues("store").Inc()
 	e.log.Error("state store write failed after a durable append: draws are refused; restart rngd to rebuild the store from the log", "err", err)
+}
+
+// requestIndexFailed reports a flush of the state store's request index
+// that failed (alarm and log): its replies stay in memory, and are found,
+// until a flush succeeds.
+func (e *engine) requestIndexFailed(err error) {
+	e.metrics.alarms.WithLabelValues("store").Inc()
+	e.log.Error("state store request index: couldn't write its replies to disk; they are kept in memory meanwhile", "err", err)
 }
 
 // secretsFailed reports the secret store's failure (alarm and log).

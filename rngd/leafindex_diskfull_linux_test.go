@@ -23,10 +23,7 @@ func TestLeafIndexDiskFullGauge(t *testing.T) {
 	if err := os.Mkdir(small, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mount("tmpfs", small, "tmpfs", 0, "size=1m"); err != nil {
-		t.Skipf("mount a tmpfs at %s: %v (needs mount rights)", small, err)
-	}
-	t.Cleanup(func() { syscall.Unmount(small, syscall.MNT_DETACH) })
+	smallFS(t, small, "1m")
 	td := newTestDaemon(t, func(c *Config) {
 		if err := os.MkdirAll(filepath.Join(c.DataDir, "log"), 0o700); err != nil {
 			t.Fatal(err)
@@ -58,20 +55,7 @@ func TestLeafIndexDiskFullGauge(t *testing.T) {
 	waitFor(0)
 
 	// Fill the index's file system, then draw: every start is taken.
-	filler := filepath.Join(small, "filler")
-	f, err := os.Create(filler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for buf := make([]byte, 4096); ; {
-		if _, err := f.Write(buf); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatal(err)
-			}
-			break
-		}
-	}
-	f.Close()
+	filler := fillUp(t, small)
 	for _, c := range codes[:30] {
 		start(t, a, c)
 	}
@@ -83,4 +67,33 @@ func TestLeafIndexDiskFullGauge(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(0)
+}
+
+// smallFS mounts a tmpfs of size over dir until the test ends; the test is
+// skipped where it cannot (not root, no mount rights).
+func smallFS(t *testing.T, dir, size string) {
+	t.Helper()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
+		t.Skipf("mount a tmpfs at %s: %v (needs mount rights)", dir, err)
+	}
+	t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+}
+
+// fillUp fills dir's file system with a file, whose removal frees it.
+func fillUp(t *testing.T, dir string) (filler string) {
+	t.Helper()
+	filler = filepath.Join(dir, "filler")
+	f, err := os.Create(filler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for buf := make([]byte, 4096); ; {
+		if _, err := f.Write(buf); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatal(err)
+			}
+			return filler
+		}
+	}
 }

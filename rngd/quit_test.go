@@ -286,30 +286,41 @@ func TestQuitStartRace(t *testing.T) {
 	}
 }
 
-// A store of format 5 (before ticket quits) opens as format 6 with
-// nothing rebuilt: the layout is the same; format 6 only keeps an older
-// rngd from reading a quit ticket as one it may start.
+// A store of format 5 (before ticket quits) or 6 (before the request log)
+// opens as format 7 with nothing rebuilt: format 6 only keeps an older rngd
+// from reading a quit ticket as one it may start, format 7 one that would
+// not find the replies of the request log; the replies an older rngd
+// stored stay where it stored them, and are found.
 func TestStoreUpgradeFormat5(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "state.db")
-	st, err := openStore(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.db.Update(func(tx *bolt.Tx) error {
-		tx.Bucket(bucketMeta).Put(keyApplied, u64(9))
-		return tx.Bucket(bucketMeta).Put(keyFormat, u64(5))
-	})
-	st.close()
-	if st, err = openStore(path); err != nil {
-		t.Fatal(err)
-	}
-	defer st.close()
-	st.db.View(func(tx *bolt.Tx) error {
-		if st.upgraded || appliedCount(tx) != 9 || beUint64(tx.Bucket(bucketMeta).Get(keyFormat)) != 6 {
-			t.Errorf("upgraded %v, applied %d, format %x", st.upgraded, appliedCount(tx), tx.Bucket(bucketMeta).Get(keyFormat))
+	for _, format := range []uint64{5, 6} {
+		path := filepath.Join(t.TempDir(), "state.db")
+		st, err := openStore(path)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return nil
-	})
+		req := record.RequestID("gs", "older")
+		st.db.Update(func(tx *bolt.Tx) error {
+			tx.Bucket(bucketMeta).Put(keyApplied, u64(9))
+			if err := putLegacyRequest(tx, req, storedRequest{digest: [32]byte{5}, at: 1_700_000_000, reply: []byte("older")}); err != nil {
+				return err
+			}
+			return tx.Bucket(bucketMeta).Put(keyFormat, u64(format))
+		})
+		st.close()
+		if st, err = openStore(path); err != nil {
+			t.Fatal(err)
+		}
+		st.db.View(func(tx *bolt.Tx) error {
+			if st.upgraded || appliedCount(tx) != 9 || beUint64(tx.Bucket(bucketMeta).Get(keyFormat)) != storeFormat {
+				t.Errorf("format %d: upgraded %v, applied %d, format %x", format, st.upgraded, appliedCount(tx), tx.Bucket(bucketMeta).Get(keyFormat))
+			}
+			if r, ok, err := st.getRequest(tx, req); !ok || err != nil || string(r.reply) != "older" {
+				t.Errorf("format %d: the reply an older rngd stored: %+v %v %v", format, r, ok, err)
+			}
+			return nil
+		})
+		st.close()
+	}
 }
 
 // With log.receipt_wait the Quit reply's receipt, and its retry's, carry

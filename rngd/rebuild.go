@@ -274,14 +274,14 @@ func (r *rebuilder) ticketQuit(tx *bolt.Tx, index uint64, leaf []byte, v *record
 // took its request id (keepsReply) and restores none older than
 // game.reply_retention.
 func (r *rebuilder) adminReply(tx *bolt.Tx, req, digest [32]byte, at time.Time, reply proto.Message) error {
-	if req == ([32]byte{}) || prunedAt(at.Unix(), r.replyCutoff()) || keepsReply(tx, req, digest, at) {
+	if req == ([32]byte{}) || prunedAt(at.Unix(), r.replyCutoff()) || keepsReply(r.e.store, tx, req, digest, at) {
 		return nil
 	}
 	b, err := proto.Marshal(reply)
 	if err != nil {
 		return fmt.Errorf("couldn't encode the reply of request %x: %w", req, err)
 	}
-	return putRequest(tx, req, storedRequest{digest: digest, at: at.Unix(), reply: b})
+	return r.e.store.putRequest(tx, req, storedRequest{digest: digest, at: at.Unix(), reply: b})
 }
 
 // stored loads a game the store holds, with its records, into the games in
@@ -440,11 +440,11 @@ func (r *rebuilder) storeReplies(tx *bolt.Tx, sg *storedGame, recs []record.Game
 				break
 			}
 		}
-		if req == ([32]byte{}) || prunedAt(at.Unix(), cutoff) || keepsReply(tx, req, digest, at) {
+		if req == ([32]byte{}) || prunedAt(at.Unix(), cutoff) || keepsReply(r.e.store, tx, req, digest, at) {
 			continue
 		}
 		sr := storedRequest{digest: digest, at: at.Unix(), game: sg.Game.ID, first: uint32(i), end: uint32(j)}
-		if err := putRequest(tx, req, sr); err != nil {
+		if err := r.e.store.putRequest(tx, req, sr); err != nil {
 			return err
 		}
 	}
@@ -461,8 +461,8 @@ func (r *rebuilder) storeReplies(tx *bolt.Tx, sg *storedGame, recs []record.Game
 // the clock set back): the later call's replaces it, or its retry would be
 // refused as a reuse of the id. A reply getRequest cannot read is written
 // again.
-func keepsReply(tx *bolt.Tx, req, digest [32]byte, at time.Time) bool {
-	sr, ok, _ := getRequest(tx, req)
+func keepsReply(s *store, tx *bolt.Tx, req, digest [32]byte, at time.Time) bool {
+	sr, ok, _ := s.getRequest(tx, req)
 	return ok && (sr.digest == digest || sr.at >= at.Unix())
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -36,13 +37,20 @@ import (
 //	            the server is missing from a quit an older rngd stored)
 //	games       game id → JSON game
 //	receipts    game id ‖ 0x00 ‖ seq (uint32 BE) → log index (8, BE) ‖ leaf
-//	requests    record.RequestID(server, request id) → digest (32) ‖ time (8) ‖ kind (1) ‖ …
+//	request-log seq (8, BE) → request key (32) ‖ value: the replies of
+//	            mutating calls in the order they were stored, found through
+//	            the request index (requests.go); the request key is
+//	            record.RequestID(server, request id); the value is
+//	            digest (32) ‖ time (8) ‖ kind (1) ‖ …
 //	              kind 0: the proto reply (the operator's calls)
 //	              kind 1: first (4, BE) ‖ end (4, BE) ‖ game id: the call sealed
 //	                      the game's records first..end-1 (see engine.replyOf)
-//	requests-by-time  time (8, BE) ‖ request key (32) → empty: the requests in
-//	            the order they were stored, so that the sweeper prunes the old
-//	            ones without reading the others
+//	request-meta  "next" → the request log's next seq; "id" → the store's id
+//	requests    request key → value: the replies an rngd of format 6 or
+//	            older stored, read and pruned until none is left
+//	requests-by-time  time (8, BE) ‖ request key (32) → empty: those of
+//	            requests in the order they were stored, so that the sweeper
+//	            prunes the old ones without reading the others
 //	unfinished  server ‖ 0x00 ‖ game id → expiry (unix seconds, BE)
 //	attested-builds  executable SHA-256 (32) ‖ configuration file SHA-256 (32)
 //	            → log index (8, BE) of the first build attestation logged of
@@ -50,10 +58,11 @@ import (
 //
 // What the log does not hold, each unfinished game's secret r (the log only
 // reveals it at the game's end), is in a file of its own, secrets.db (see
-// secretStore), which Rebuild leaves alone. Rebuild keeps the requests
-// bucket and adds to it the reply of every call whose records carry its
-// request identity ("req", "req_digest"), so a retry after a crash between
-// the append and the store's commit gets its original reply.
+// secretStore), which Rebuild leaves alone. Rebuild keeps the replies
+// (request-log, request-meta, requests) and adds the reply of every call
+// whose records carry its request identity ("req", "req_digest"), so a
+// retry after a crash between the append and the store's commit gets its
+// original reply.
 var (
 	bucketMeta       = []byte("meta")
 	bucketEmissions  = []byte("emissions")
@@ -73,16 +82,18 @@ var (
 // storeFormat is the layout above. Format 1 (no "format" key) kept whole
 // receipts and whole replies, format 2 had no "prefix", format 3 kept the
 // secrets in a bucket of state.db, format 4 had no requests-by-time,
-// format 5 had no ticket quit (a ticket's "Quit"): openStore upgrades them
-// (see upgrade; Open moves format 3's secrets to secrets.db, see
-// moveSecrets). Format 6 is format 5's layout; it is a format of its own so
-// that an older rngd refuses the file rather than read a ticket quit as
-// one it may start. A quit's game server (storedQuit.Server) came later
-// within format 6, not as a format of its own: an rngd that does not know
-// it ignores it (encoding/json skips unknown fields) and loses nothing it
-// reads, and a quit stored without it is read as before, its game server
-// taken from the log (getQuit).
-const storeFormat = 6
+// format 5 had no ticket quit (a ticket's "Quit"), format 6 no request log
+// (its replies in requests alone): openStore upgrades them (see upgrade;
+// Open moves format 3's secrets to secrets.db, see moveSecrets). Format 6
+// is format 5's layout; it is a format of its own so that an older rngd
+// refuses the file rather than read a ticket quit as one it may start, and
+// format 7 so that one refuses it rather than miss the replies of the
+// request log (a retry would draw again). A quit's game server
+// (storedQuit.Server) came later within format 6, not as a format of its
+// own: an rngd that does not know it ignores it (encoding/json skips
+// unknown fields) and loses nothing it reads, and a quit stored without it
+// is read as before, its game server taken from the log (getQuit).
+const storeFormat = 7
 
 // store is the bbolt file and its writer. Calls hand their changes to the
 // writer, which applies them in order, many calls to a transaction (one
@@ -114,6 +125,8 @@ type store struct {
 	// and caughtUp's.
 	prefix uint64
 	above  map[uint64]struct{}
+	// reqs indexes the request log (requests.go).
+	reqs *requestIndex
 }
 
 // storeLinger is how long the state store's writer lets a batch nobody
@@ -168,7 +181,7 @@ func openStore(path string) (*store, error) {
 	var upgraded bool
 	var from uint64
 	db, err := openBolt(path, "state store", func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketRequests, bucketReqByTime, bucketUnfinished, bucketAttested} {
+		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketRequests, bucketReqByTime, bucketRequestLog, bucketRequestMeta, bucketUnfinished, bucketAttested} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -187,6 +200,11 @@ func openStore(path string) (*store, error) {
 		pending: map[[32]byte]*storedRequest{}, started: map[[32]byte]string{}, above: map[uint64]struct{}{}}
 	s.finish, s.committed = s.finishBatch, s.dropPending
 	db.View(func(tx *bolt.Tx) error { s.prefix = prefixOf(tx); return nil })
+	if err := s.openRequests(filepath.Dir(path)); err != nil {
+		s.closeRequests()
+		db.Close()
+		return nil, err
+	}
 	s.start()
 	return s, nil
 }
@@ -214,8 +232,10 @@ func upgrade(tx *bolt.Tx) (from uint64, rebuild bool, err error) {
 	if format == storeFormat {
 		return from, false, nil
 	}
-	if format == 5 {
-		// Format 5 holds no quit: the layout is format 6's.
+	if format == 5 || format == 6 {
+		// Format 5 holds no quit and format 6 no request log: their
+		// replies stay in the requests bucket, read and pruned as before,
+		// and the request log starts empty.
 		return from, false, meta.Put(keyFormat, u64(storeFormat))
 	}
 	if format >= 3 {
@@ -356,6 +376,12 @@ func (s *store) ticket(hash [32]byte) (t storedTicket, found bool, err error) {
 	return t, found, err
 }
 
+// close commits what is queued, closes the file and the request index.
+func (s *store) close() error {
+	err := s.writer.close()
+	return errors.Join(err, s.closeRequests())
+}
+
 // view reads the store once every change handed over so far is committed.
 func (s *store) view(fn func(tx *bolt.Tx) error) error {
 	if err := s.sync(); err != nil {
@@ -377,9 +403,16 @@ func (s *store) request(req [32]byte) (storedRequest, bool, error) {
 	}
 	var r storedRequest
 	var ok bool
+	seq, located, err := s.reqs.locate(s, req)
+	if err != nil {
+		return storedRequest{}, false, err
+	}
+	if !located && !s.reqs.legacy.Load() {
+		return storedRequest{}, false, nil // a new request: no read of the file
+	}
 	var corrupt error
 	s.db.View(func(tx *bolt.Tx) error {
-		r, ok, corrupt = getRequest(tx, req)
+		r, ok, corrupt = s.requestAt(tx, req, seq, located)
 		return nil
 	})
 	return r, ok, corrupt
@@ -471,11 +504,12 @@ const (
 	replyRecords = 1 // first (4) ‖ end (4) ‖ game id
 )
 
-// getRequest returns the request stored for req: false when there is none,
-// an error when its value is not one encodeRequest writes (state.db gone
-// bad: bbolt checks no data page), which must not pass for a new request
-// (the call would be made again) nor for an empty reply.
-func getRequest(tx *bolt.Tx, req [32]byte) (storedRequest, bool, error) {
+// getLegacyRequest returns the request stored for req in the requests
+// bucket (formats up to 6): false when there is none, an error when its
+// value is not one encodeRequest writes (state.db gone bad: bbolt checks no
+// data page), which must not pass for a new request (the call would be
+// made again) nor for an empty reply.
+func getLegacyRequest(tx *bolt.Tx, req [32]byte) (storedRequest, bool, error) {
 	raw := tx.Bucket(bucketRequests).Get(req[:])
 	if raw == nil {
 		return storedRequest{}, false, nil
@@ -509,13 +543,6 @@ func decodeRequest(raw []byte) (storedRequest, error) {
 		return storedRequest{}, fmt.Errorf("unknown kind %d", raw[requestHeader])
 	}
 	return r, nil
-}
-
-func putRequest(tx *bolt.Tx, req [32]byte, r storedRequest) error {
-	if err := tx.Bucket(bucketRequests).Put(req[:], encodeRequest(r)); err != nil {
-		return err
-	}
-	return tx.Bucket(bucketReqByTime).Put(timeKey(r.at, req), nil)
 }
 
 // encodeRequest is r's value in the requests bucket: its records when it
@@ -561,12 +588,12 @@ func indexRequests(tx *bolt.Tx) error {
 	return nil
 }
 
-// pruneRequests deletes the replies stored before cutoff, oldest first, at
-// most limit of them, and returns how many it deleted. It reads only the
-// entries it deletes (requests-by-time), in one transaction.
-func (s *store) pruneRequests(cutoff time.Time, limit int) (int, error) {
-	n := 0
-	err := s.db.Update(func(tx *bolt.Tx) error {
+// pruneLegacyRequests deletes the replies stored before cutoff in the
+// requests bucket (formats up to 6), oldest first, at most limit of them,
+// and returns how many it deleted and whether none is left. It reads only
+// the entries it deletes (requests-by-time), in one transaction.
+func (s *store) pruneLegacyRequests(cutoff time.Time, limit int) (n int, empty bool, err error) {
+	err = s.db.Update(func(tx *bolt.Tx) error {
 		// Collected first, then deleted: a bbolt cursor that deletes
 		// may skip the next key (etcd-io/bbolt#146).
 		var due [][]byte
@@ -589,9 +616,11 @@ func (s *store) pruneRequests(cutoff time.Time, limit int) (int, error) {
 				return err
 			}
 		}
+		k, _ := reqs.Cursor().First()
+		empty = k == nil
 		return nil
 	})
-	return n, err
+	return n, empty, err
 }
 
 // prunedAt reports whether a reply stored at (unix seconds) is one

@@ -19,16 +19,83 @@ import (
 	"tirage.fr/tirage/verifier/record"
 )
 
-// Stored replies older than the retention are pruned, oldest first, every
-// one of them (a bbolt cursor that deletes would skip some), limit at a
-// time; newer ones stay and read back intact, and so does a request stored
-// again after its first time was indexed.
+// Stored replies older than the retention are pruned from the request log,
+// oldest first, limit at a time, up to the first one stored after the
+// cutoff; newer ones stay and read back intact, and so does a request
+// stored again after its first time was pruned (its latest reply).
 func TestPruneRequests(t *testing.T) {
 	st, err := openStore(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.close()
+	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	cutoff := t0.AddDate(0, 0, -100)
+	const n = 3000
+	old := func(i int) bool { return i < 2*n/3 }
+	id := func(i int) string { return fmt.Sprintf("req-%d", i) }
+	err = st.db.Update(func(tx *bolt.Tx) error {
+		for i := range n {
+			at := t0.Add(time.Duration(i) * time.Second)
+			if old(i) {
+				at = t0.AddDate(0, 0, -200).Add(time.Duration(i) * time.Second)
+			}
+			if err := st.putRequest(tx, record.RequestID("gs", id(i)), storedRequest{digest: [32]byte{byte(i)}, at: at.Unix(), reply: []byte(id(i))}); err != nil {
+				return err
+			}
+		}
+		// Stored again, after the cutoff: its first reply is due, its
+		// second is not.
+		return st.putRequest(tx, record.RequestID("gs", id(1)), storedRequest{digest: [32]byte{1}, at: t0.Unix(), reply: []byte("again")})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.pruneRequests(cutoff, 10); err != nil || got != 10 {
+		t.Fatalf("pruned %d (limit 10): %v", got, err)
+	}
+	if got, err := st.pruneRequests(cutoff, n); err != nil || got != 2*n/3-10 {
+		t.Fatalf("pruned %d, want %d: %v", got, 2*n/3-10, err)
+	}
+	if got, err := st.pruneRequests(cutoff, n); err != nil || got != 0 {
+		t.Fatalf("pruned %d more: %v", got, err)
+	}
+	st.db.View(func(tx *bolt.Tx) error {
+		for i := range n {
+			r, ok, err := st.getRequest(tx, record.RequestID("gs", id(i)))
+			switch {
+			case err != nil:
+				t.Errorf("%s: %v", id(i), err)
+			case i == 1:
+				if !ok || string(r.reply) != "again" || r.at != t0.Unix() {
+					t.Errorf("%s stored again: %+v %v", id(i), r, ok)
+				}
+			case old(i):
+				if ok {
+					t.Errorf("%s not pruned", id(i))
+				}
+			case !ok || string(r.reply) != id(i) || r.digest[0] != byte(i) || r.at < t0.Unix():
+				t.Errorf("%s: %+v %v", id(i), r, ok)
+			}
+		}
+		if got, want := tx.Bucket(bucketRequestLog).Stats().KeyN, n/3+1; got != want {
+			t.Errorf("the request log holds %d replies, want %d", got, want)
+		}
+		return nil
+	})
+}
+
+// The replies an older rngd stored in the requests bucket (formats up to 6)
+// are pruned as they were, by time: every one of them (a bbolt cursor that
+// deletes would skip some), limit at a time, after the request log's, and
+// newer ones stay and read back intact, and so does a request stored again
+// after its first time was indexed.
+func TestPruneLegacyRequests(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	st, err := openStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	cutoff := t0.AddDate(0, 0, -100)
 	// Old and new requests interleaved in key order, over many pages.
@@ -41,17 +108,22 @@ func TestPruneRequests(t *testing.T) {
 			if old(i) {
 				at = t0.AddDate(0, 0, -200).Add(time.Duration(i) * time.Second)
 			}
-			if err := putRequest(tx, record.RequestID("gs", id(i)), storedRequest{digest: [32]byte{byte(i)}, at: at.Unix(), reply: []byte(id(i))}); err != nil {
+			if err := putLegacyRequest(tx, record.RequestID("gs", id(i)), storedRequest{digest: [32]byte{byte(i)}, at: at.Unix(), reply: []byte(id(i))}); err != nil {
 				return err
 			}
 		}
 		// Stored again, at a time after the cutoff: its first index
 		// entry is due, the request is not.
-		return putRequest(tx, record.RequestID("gs", id(1)), storedRequest{digest: [32]byte{1}, at: t0.Unix(), reply: []byte(id(1))})
+		return putLegacyRequest(tx, record.RequestID("gs", id(1)), storedRequest{digest: [32]byte{1}, at: t0.Unix(), reply: []byte(id(1))})
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	st.close()
+	if st, err = openStore(path); err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
 	if got, err := st.pruneRequests(cutoff, 1); err != nil || got != 0 {
 		// The oldest index entry is request 1's first time.
 		t.Fatalf("pruned %d (limit 1, the re-stored request first): %v", got, err)
@@ -67,7 +139,7 @@ func TestPruneRequests(t *testing.T) {
 	}
 	st.db.View(func(tx *bolt.Tx) error {
 		for i := range n {
-			r, ok, _ := getRequest(tx, record.RequestID("gs", id(i)))
+			r, ok, _ := st.getRequest(tx, record.RequestID("gs", id(i)))
 			if old(i) && i != 1 {
 				if ok {
 					t.Errorf("%s not pruned", id(i))
@@ -81,6 +153,21 @@ func TestPruneRequests(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// putLegacyRequest stores r as rngd did up to format 6: in the requests
+// bucket, indexed by time.
+func putLegacyRequest(tx *bolt.Tx, req [32]byte, r storedRequest) error {
+	if err := tx.Bucket(bucketRequests).Put(req[:], encodeRequest(r)); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketReqByTime).Put(timeKey(r.at, req), nil)
+}
+
+// storedReplies is the number of replies the store holds, in its request
+// log and in an older format's requests bucket.
+func storedReplies(tx *bolt.Tx) int {
+	return tx.Bucket(bucketRequestLog).Stats().KeyN + tx.Bucket(bucketRequests).Stats().KeyN
 }
 
 // indexed reports whether requests-by-time indexes every stored request.
@@ -133,7 +220,7 @@ func TestStoreUpgrade(t *testing.T) {
 		t.Error("not reported as upgraded")
 	}
 	st.db.View(func(tx *bolt.Tx) error {
-		r, ok, _ := getRequest(tx, req)
+		r, ok, _ := st.getRequest(tx, req)
 		if !ok || string(r.reply) != "reply bytes" || r.at != 1_700_000_000 || r.game != "" {
 			t.Errorf("upgraded reply: %+v %v", r, ok)
 		}
@@ -153,7 +240,7 @@ func TestStoreUpgrade(t *testing.T) {
 		t.Error("upgraded twice")
 	}
 	st.db.View(func(tx *bolt.Tx) error {
-		if r, ok, _ := getRequest(tx, req); !ok || string(r.reply) != "reply bytes" || appliedCount(tx) != 7 {
+		if r, ok, _ := st.getRequest(tx, req); !ok || string(r.reply) != "reply bytes" || appliedCount(tx) != 7 {
 			t.Errorf("second open: %+v %v applied %d", r, ok, appliedCount(tx))
 		}
 		return nil
@@ -222,7 +309,7 @@ func TestStoreUpgradeFormat2(t *testing.T) {
 		meta.Put(keyFormat, u64(2))
 		meta.Delete(keyPrefix)
 		meta.Put(keyApplied, u64(9))
-		return putRequest(tx, req, ref)
+		return putLegacyRequest(tx, req, ref)
 	})
 	st.close()
 	if st, err = openStore(path); err != nil {
@@ -233,7 +320,7 @@ func TestStoreUpgradeFormat2(t *testing.T) {
 		t.Errorf("upgraded %v, prefix %d", st.upgraded, st.prefix)
 	}
 	st.db.View(func(tx *bolt.Tx) error {
-		r, ok, _ := getRequest(tx, req)
+		r, ok, _ := st.getRequest(tx, req)
 		if !ok || r.game != ref.game || r.first != 2 || r.end != 4 || r.digest != ref.digest {
 			t.Errorf("reference after the upgrade: %+v %v", r, ok)
 		}
@@ -384,7 +471,7 @@ func TestStoreUpgradeFormat3(t *testing.T) {
 		if f := beUint64(tx.Bucket(bucketMeta).Get(keyFormat)); f != storeFormat {
 			t.Errorf("format %d, want %d", f, storeFormat)
 		}
-		if n := tx.Bucket(bucketRequests).Stats().KeyN; n < len(ids) {
+		if n := storedReplies(tx); n < len(ids) {
 			t.Errorf("%d stored replies for %d starts", n, len(ids))
 		}
 		indexed(t, tx)
@@ -451,16 +538,18 @@ func TestTicketPlayedBeforeCommit(t *testing.T) {
 func TestSweeperPrunesReplies(t *testing.T) {
 	td := newTestDaemon(t)
 	a := td.client("server-a")
-	codes := td.emission("PR", "2026-12-31", 1)
+	codes := td.emission("PR", "2027-12-31", 1)
 	e := td.d.engine
+	// The operator's calls above are due too.
+	td.clock.Advance(e.cfg.Game.ReplyRetention.Duration + time.Hour)
 	t0 := td.clock.Now()
 	due := pruneChunk + 7
-	var kept int // the operator's calls above
+	var operator int
 	err := e.store.db.Update(func(tx *bolt.Tx) error {
-		kept = tx.Bucket(bucketRequests).Stats().KeyN
+		operator = tx.Bucket(bucketRequestLog).Stats().KeyN
 		for i := range due {
-			at := t0.Add(-e.cfg.Game.ReplyRetention.Duration - time.Duration(i+1)*time.Second)
-			if err := putRequest(tx, record.RequestID("server-a", fmt.Sprint("old-", i)), storedRequest{at: at.Unix(), reply: []byte("x")}); err != nil {
+			at := t0.Add(-e.cfg.Game.ReplyRetention.Duration - time.Duration(due-i)*time.Second)
+			if err := e.store.putRequest(tx, record.RequestID("server-a", fmt.Sprint("old-", i)), storedRequest{at: at.Unix(), reply: []byte("x")}); err != nil {
 				return err
 			}
 		}
@@ -476,16 +565,13 @@ func TestSweeperPrunesReplies(t *testing.T) {
 	}
 	e.prune(context.Background())
 	e.store.view(func(tx *bolt.Tx) error {
-		if n := tx.Bucket(bucketRequests).Stats().KeyN; n != kept+1 {
-			t.Errorf("%d stored replies after pruning, want %d (the operator's and the start's)", n, kept+1)
-		}
-		if n := tx.Bucket(bucketReqByTime).Stats().KeyN; n != kept+1 {
-			t.Errorf("requests-by-time: %d entries, want %d", n, kept+1)
+		if n := storedReplies(tx); n != 1 {
+			t.Errorf("%d stored replies after pruning, want 1 (the start's)", n)
 		}
 		return nil
 	})
-	if !bytes.Contains(td.logs(), []byte(fmt.Sprintf("stored replies pruned\" count=%d ", due))) {
-		t.Errorf("no log of %d replies pruned:\n%s", due, td.logs())
+	if !bytes.Contains(td.logs(), []byte(fmt.Sprintf("stored replies pruned\" count=%d ", operator+due))) {
+		t.Errorf("no log of %d replies pruned:\n%s", operator+due, td.logs())
 	}
 	again, err := a.StartGame(context.Background(), req)
 	if err != nil || again.Game.GameId != first.Game.GameId {
@@ -627,11 +713,11 @@ func TestCorruptStoredRequestRefused(t *testing.T) {
 	err = db.Update(func(tx *bolt.Tx) error {
 		for i, v := range corrupt {
 			req := record.RequestID("server-a", reqs[i].RequestId)
-			old := tx.Bucket(bucketRequests).Get(req[:])
+			seq, old := loggedRequest(tx, req)
 			if len(old) < requestHeader {
 				return fmt.Errorf("stored reply of %s: %x", reqs[i].RequestId, old)
 			}
-			if err := tx.Bucket(bucketRequests).Put(req[:], append(bytes.Clone(old[:requestHeader]), v...)); err != nil {
+			if err := tx.Bucket(bucketRequestLog).Put(seq, append(append(req[:], old[:requestHeader]...), v...)); err != nil {
 				return err
 			}
 		}
@@ -652,7 +738,7 @@ func TestCorruptStoredRequestRefused(t *testing.T) {
 			// The store's words are the operator's: in the log, not in
 			// the game server's reply.
 			wantRefusal(t, err, reasonInternal, "state store failure: the operator is alerted")
-			if strings.Contains(status.Convert(err).Message(), "corrupt requests entry") || !bytes.Contains(td.logs(), []byte("corrupt requests entry")) {
+			if strings.Contains(status.Convert(err).Message(), "corrupt request-log entry") || !bytes.Contains(td.logs(), []byte("corrupt request-log entry")) {
 				t.Errorf("the store's error: in the reply %q, or not logged", status.Convert(err).Message())
 			}
 		})
@@ -721,7 +807,7 @@ func TestPendingReplyOfLaterWrite(t *testing.T) {
 	first := storeWrite{req: req, fn: func(tx *bolt.Tx) error {
 		close(holding)
 		<-release
-		return putRequest(tx, req, cut)
+		return st.putRequest(tx, req, cut)
 	}}
 	if err := st.write(first, &cut, false); err != nil {
 		t.Fatal(err)
@@ -738,4 +824,16 @@ func TestPendingReplyOfLaterWrite(t *testing.T) {
 	if r, ok, err := st.request(req); err != nil || !ok || r.end != done.end || r.msg == nil {
 		t.Fatalf("request after the second commit failed: %+v %v %v, want the second reply, pending", r, ok, err)
 	}
+}
+
+// loggedRequest is the key and value (after the request key) of req's
+// latest reply in the request log, or nil.
+func loggedRequest(tx *bolt.Tx, req [32]byte) (key, value []byte) {
+	tx.Bucket(bucketRequestLog).ForEach(func(k, v []byte) error {
+		if bytes.HasPrefix(v, req[:]) {
+			key, value = bytes.Clone(k), bytes.Clone(v[32:])
+		}
+		return nil
+	})
+	return key, value
 }

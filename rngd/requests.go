@@ -1,0 +1,471 @@
+package rngd
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"tirage.fr/tirage/internal/hashindex"
+)
+
+// The replies of mutating calls, by request key (record.RequestID of the
+// game server and its request id), are kept in the state store in the order
+// they were stored, and found through an index beside it.
+//
+// A B+tree keyed by request key (the "requests" bucket of formats up to 6)
+// puts each new key on a page of its own once the tree is much larger than
+// a commit: the store's commits then rewrote about a page for every call,
+// and the more so the longer the daemon had run (the writer's CPU per draw
+// grew from 25 µs with 50,000 draws stored to 35 µs at a million, against
+// 15 and 18 µs with ordered keys; docs/rngd.md, Figures). Now:
+//
+//	request-log   seq (8, BE) → request key (32) ‖ the value encodeRequest
+//	              makes: appended in order, so a commit writes the last pages
+//	request-meta  "next" → the next seq (8, BE); "id" → the store's id (16):
+//	              Rebuild leaves this bucket and request-log alone
+//
+// The index maps each request key to the seq of its latest reply:
+// immutable sorted runs (internal/hashindex) in the data directory's
+// requests-<id>/, covering the seqs [0, next), and, above next, a map in
+// memory of the replies committed since (recent), which a background flush
+// writes as a run every requestFlush replies. Open fills the map again from
+// request-log. The index is derived data: the directory is named after the
+// store's id, so an index left by another state.db (one moved aside, then
+// rebuilt from the log) is removed, and an index covering seqs the store
+// does not have (a state.db restored from a copy) is rebuilt from
+// request-log. A request key the index names is checked against the
+// request log's entry: a mismatch is the store's corruption, never "no
+// such request" (which would let a retry draw again).
+var (
+	bucketRequestLog  = []byte("request-log")
+	bucketRequestMeta = []byte("request-meta")
+	keyNext           = []byte("next")
+	keyStoreID        = []byte("id")
+)
+
+// requestFlush is how many replies the index keeps in memory before it
+// writes them as a run.
+const requestFlush = 16384
+
+// requestBatch bounds one run written while the index catches up (a
+// rebuilt index).
+const requestBatch = 1 << 18
+
+// requestIndexPrefix names the index's directory: requestIndexPrefix + the
+// store's id in hex.
+const requestIndexPrefix = "requests-"
+
+// requestIndex is the index of request-log. Its recent map and indexed are
+// guarded by the store's mu, as pending is.
+type requestIndex struct {
+	x *hashindex.Index
+	// mu is held for reading by lookups in the runs, and for writing while
+	// a damaged run is removed and its replies indexed again, so that no
+	// lookup misses them meanwhile.
+	mu sync.RWMutex
+	// fmu serialises flushes.
+	fmu sync.Mutex
+	// broken is the failure of a flush that removed damaged runs and could
+	// not index their replies again: lookups fail until one succeeds.
+	broken atomic.Pointer[error]
+	// low is the first seq request-log still holds (those below are
+	// pruned): merges drop the index's entries below it.
+	low atomic.Uint64
+	// legacy: the requests bucket of an older format still holds replies.
+	legacy atomic.Bool
+
+	recent  map[[32]byte]uint64 // guarded by store.mu: replies committed at or above indexed
+	indexed uint64              // guarded by store.mu: the runs cover the seqs below it
+
+	kick   chan struct{}
+	cancel context.CancelFunc
+	done   chan struct{}
+	// onErr is told of a flush that failed (alarm and log); the replies
+	// stay in memory meanwhile, and are found.
+	onErr func(error)
+}
+
+// openRequests opens the request index of s, whose state.db is in dir:
+// the store's id and next seq (made for a new store), its index (rebuilt
+// when it is not this store's), the replies above it read into memory.
+func (s *store) openRequests(dir string) error {
+	var id []byte
+	var next, low uint64
+	var legacy bool
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		rm := tx.Bucket(bucketRequestMeta)
+		if id = bytes.Clone(rm.Get(keyStoreID)); len(id) != 16 {
+			id = make([]byte, 16)
+			rand.Read(id)
+			if err := rm.Put(keyStoreID, id); err != nil {
+				return err
+			}
+		}
+		next = seqOf(rm.Get(keyNext))
+		low = next
+		if k, _ := tx.Bucket(bucketRequestLog).Cursor().First(); k != nil {
+			low = beUint64(k)
+		}
+		k, _ := tx.Bucket(bucketRequests).Cursor().First()
+		legacy = k != nil
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("couldn't read the state store's request meta: %w", err)
+	}
+	q := &requestIndex{recent: map[[32]byte]uint64{}, kick: make(chan struct{}, 1), done: make(chan struct{}), onErr: func(error) {}}
+	q.low.Store(low)
+	q.legacy.Store(legacy)
+	name := requestIndexPrefix + hex.EncodeToString(id)
+	if err := removeOtherIndexes(dir, name); err != nil {
+		return err
+	}
+	q.x, err = hashindex.Open(filepath.Join(dir, name), hashindex.Options{
+		Latest: true,
+		Filter: true,
+		Keep:   func(seq uint64) bool { return seq >= q.low.Load() },
+		Err: func(err error) error {
+			return fmt.Errorf("state store request index %s: %w", filepath.Join(dir, name), err)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	s.reqs = q
+	if n, err := q.x.Next(); err != nil {
+		return err
+	} else if n > next {
+		// Seqs the store never gave: the index of a later copy of this
+		// state.db.
+		if err := q.x.Reset(); err != nil {
+			return err
+		}
+	}
+	// Caught up in runs (merged by the flusher), then the rest into
+	// memory.
+	if err := s.flushRequests(context.Background(), requestFlush); err != nil {
+		return err
+	}
+	indexed, err := q.x.Next()
+	if err != nil {
+		return err
+	}
+	err = s.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketRequestLog).Cursor()
+		for k, v := c.Seek(u64(indexed)); k != nil; k, v = c.Next() {
+			if len(v) < 32 {
+				return fmt.Errorf("corrupt %s entry %x: %d bytes", bucketRequestLog, k, len(v))
+			}
+			q.recent[[32]byte(v)] = beUint64(k)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	q.indexed = indexed
+	ctx, cancel := context.WithCancel(context.Background())
+	q.cancel = cancel
+	go s.flusher(ctx)
+	return nil
+}
+
+// removeOtherIndexes removes the request indexes in dir but name's.
+func removeOtherIndexes(dir, name string) error {
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("couldn't read the data directory: %w", err)
+	}
+	for _, de := range des {
+		if strings.HasPrefix(de.Name(), requestIndexPrefix) && de.Name() != name {
+			if err := os.RemoveAll(filepath.Join(dir, de.Name())); err != nil {
+				return fmt.Errorf("couldn't remove another state store's request index: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+func seqOf(v []byte) uint64 {
+	if len(v) != 8 {
+		return 0
+	}
+	return beUint64(v)
+}
+
+// flusher writes the replies in memory as runs when asked (kick), and
+// merges the runs, until ctx is done.
+func (s *store) flusher(ctx context.Context) {
+	q := s.reqs
+	defer close(q.done)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-q.kick:
+		}
+		err := s.flushRequests(ctx, requestFlush)
+		if err == nil {
+			err = q.x.Compact(ctx)
+		}
+		if err != nil && ctx.Err() == nil {
+			q.onErr(err)
+			// Retried once a second, until it succeeds (every
+			// commit asks again meanwhile).
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(requestRetry):
+			}
+			q.flushSoon()
+		}
+	}
+}
+
+// requestRetry spaces the flushes of the request index after one failed.
+const requestRetry = time.Second
+
+// flushRequests writes as runs the replies of request-log from the index's
+// next seq, while at least atLeast of them are not yet in runs, and drops
+// them from memory. A damaged run (a lookup or a merge found a block that
+// does not match its checksum) is first removed, with the runs after it,
+// and their replies indexed again, lookups waiting meanwhile: none may
+// miss a reply (a retry would draw again). Until that succeeds, lookups
+// fail.
+func (s *store) flushRequests(ctx context.Context, atLeast uint64) error {
+	q := s.reqs
+	q.fmu.Lock()
+	defer q.fmu.Unlock()
+	q.mu.Lock()
+	path, _, err := q.x.Repair()
+	if path == "" && err == nil && q.broken.Load() == nil {
+		q.mu.Unlock()
+		return s.indexRequests(ctx, atLeast)
+	}
+	defer q.mu.Unlock()
+	if err == nil {
+		err = s.indexRequests(ctx, 1)
+	}
+	if err != nil {
+		q.broken.Store(&err)
+		return err
+	}
+	q.broken.Store(nil)
+	return nil
+}
+
+// indexRequests writes as runs the replies of request-log from the index's
+// next seq, while at least atLeast of them are not yet in runs, and drops
+// them from memory. Under fmu.
+func (s *store) indexRequests(ctx context.Context, atLeast uint64) error {
+	q := s.reqs
+	for {
+		first, err := q.x.Next()
+		if err != nil {
+			return err
+		}
+		var end uint64
+		var es []hashindex.Entry
+		err = s.db.View(func(tx *bolt.Tx) error {
+			end = min(seqOf(tx.Bucket(bucketRequestMeta).Get(keyNext)), first+requestBatch)
+			if end < first+atLeast {
+				return nil
+			}
+			c := tx.Bucket(bucketRequestLog).Cursor()
+			for k, v := c.Seek(u64(first)); k != nil && beUint64(k) < end; k, v = c.Next() {
+				if len(v) < 32 {
+					return fmt.Errorf("corrupt %s entry %x: %d bytes", bucketRequestLog, k, len(v))
+				}
+				es = append(es, hashindex.Entry{Hash: [32]byte(v), Value: beUint64(k)})
+			}
+			return nil
+		})
+		if err != nil || end < first+atLeast {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := q.x.Add(first, end, es); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		for _, e := range es {
+			if seq, ok := q.recent[e.Hash]; ok && seq == e.Value {
+				delete(q.recent, e.Hash)
+			}
+		}
+		q.indexed = end
+		s.mu.Unlock()
+	}
+}
+
+// putRequest stores r, the reply of the request of key req, at the request
+// log's next seq. Once tx commits, the index finds it.
+func (s *store) putRequest(tx *bolt.Tx, req [32]byte, r storedRequest) error {
+	rm := tx.Bucket(bucketRequestMeta)
+	seq := seqOf(rm.Get(keyNext))
+	v := append(req[:], encodeRequest(r)...)
+	b := tx.Bucket(bucketRequestLog)
+	b.FillPercent = 1 // appended in order: no page is split twice
+	if err := b.Put(u64(seq), v); err != nil {
+		return err
+	}
+	if err := rm.Put(keyNext, u64(seq+1)); err != nil {
+		return err
+	}
+	tx.OnCommit(func() { s.committedRequest(req, seq) })
+	return nil
+}
+
+// committedRequest notes in memory the reply of req committed at seq, and
+// asks for a flush once enough are there.
+func (s *store) committedRequest(req [32]byte, seq uint64) {
+	q := s.reqs
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if seq < q.indexed {
+		return // a flush read it from the file first
+	}
+	q.recent[req] = seq
+	if seq+1-q.indexed >= requestFlush {
+		q.flushSoon()
+	}
+}
+
+// flushSoon wakes the flusher.
+func (q *requestIndex) flushSoon() {
+	select {
+	case q.kick <- struct{}{}:
+	default:
+	}
+}
+
+// locate is the seq of req's latest reply in the request log, if the
+// index holds one: in memory, else in the runs. An error when the index
+// cannot say (never "none" then: the call would be made again).
+func (q *requestIndex) locate(s *store, req [32]byte) (uint64, bool, error) {
+	s.mu.Lock()
+	seq, ok := q.recent[req]
+	s.mu.Unlock()
+	if ok {
+		return seq, true, nil
+	}
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	if broken := q.broken.Load(); broken != nil {
+		return 0, false, *broken
+	}
+	seq, ok, err := q.x.Lookup(req)
+	if err != nil {
+		q.flushSoon() // which repairs a damaged run
+	}
+	return seq, ok, err
+}
+
+// getRequest returns the reply stored for req as tx sees it: false when
+// there is none, an error when the store or its index cannot say (never
+// "none" then: the call would be made again).
+func (s *store) getRequest(tx *bolt.Tx, req [32]byte) (storedRequest, bool, error) {
+	seq, ok, err := s.reqs.locate(s, req)
+	if err != nil {
+		return storedRequest{}, false, err
+	}
+	return s.requestAt(tx, req, seq, ok)
+}
+
+// requestAt reads req's reply at seq in the request log (when located),
+// or in an older format's requests bucket.
+func (s *store) requestAt(tx *bolt.Tx, req [32]byte, seq uint64, located bool) (storedRequest, bool, error) {
+	if located {
+		v := tx.Bucket(bucketRequestLog).Get(u64(seq))
+		switch {
+		case v == nil:
+			// Pruned.
+		case len(v) < 32 || !bytes.Equal(v[:32], req[:]):
+			return storedRequest{}, false, fmt.Errorf("corrupt %s entry %d: not the request %x the index names", bucketRequestLog, seq, req)
+		default:
+			r, err := decodeRequest(v[32:])
+			if err != nil {
+				return storedRequest{}, false, fmt.Errorf("corrupt %s entry %d: %w", bucketRequestLog, seq, err)
+			}
+			return r, true, nil
+		}
+	}
+	if s.reqs.legacy.Load() {
+		return getLegacyRequest(tx, req)
+	}
+	return storedRequest{}, false, nil
+}
+
+// pruneRequests deletes the replies stored before cutoff, oldest first, at
+// most limit of them, and returns how many it deleted: from the request
+// log, in the order they were stored (it stops at the first reply stored
+// at or after cutoff), then from an older format's requests bucket.
+func (s *store) pruneRequests(cutoff time.Time, limit int) (int, error) {
+	var n int
+	var low uint64
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		// Collected first, then deleted: a bbolt cursor that deletes
+		// may skip the next key (etcd-io/bbolt#146).
+		var due [][]byte
+		c := tx.Bucket(bucketRequestLog).Cursor()
+		k, v := c.First()
+		for ; k != nil && len(due) < limit; k, v = c.Next() {
+			if len(v) < 32+requestHeader {
+				return fmt.Errorf("corrupt %s entry %x: %d bytes", bucketRequestLog, k, len(v))
+			}
+			if !prunedAt(int64(beUint64(v[32+32:])), cutoff) {
+				break
+			}
+			due = append(due, bytes.Clone(k))
+		}
+		low = seqOf(tx.Bucket(bucketRequestMeta).Get(keyNext))
+		if k != nil {
+			low = beUint64(k)
+		}
+		b := tx.Bucket(bucketRequestLog)
+		for _, k := range due {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		n = len(due)
+		return nil
+	})
+	if err != nil {
+		return n, err
+	}
+	s.reqs.low.Store(low)
+	if n == limit || !s.reqs.legacy.Load() {
+		return n, nil
+	}
+	m, empty, err := s.pruneLegacyRequests(cutoff, limit-n)
+	if empty {
+		s.reqs.legacy.Store(false)
+	}
+	return n + m, err
+}
+
+// closeRequests stops the flusher and closes the index.
+func (s *store) closeRequests() error {
+	q := s.reqs
+	if q == nil {
+		return nil
+	}
+	if q.cancel != nil {
+		q.cancel()
+		<-q.done
+	}
+	return q.x.Close()
+}

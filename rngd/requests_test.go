@@ -1,0 +1,264 @@
+package rngd
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"tirage.fr/tirage/verifier/record"
+)
+
+// putRequests stores the replies of requests "<prefix>i" for i in [from,
+// to), 1,000 to a transaction, their reply the request id.
+func putRequests(t *testing.T, st *store, prefix string, from, to int, at time.Time) {
+	t.Helper()
+	for i := from; i < to; i += 1000 {
+		err := st.db.Update(func(tx *bolt.Tx) error {
+			for j := i; j < min(i+1000, to); j++ {
+				id := fmt.Sprint(prefix, j)
+				if err := st.putRequest(tx, record.RequestID("gs", id), storedRequest{digest: [32]byte{byte(j)}, at: at.Unix(), reply: []byte(id)}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// wantReplies checks that the requests "<prefix>i", i in [from, to), have
+// the reply want(i) ("" for none).
+func wantReplies(t *testing.T, st *store, prefix string, from, to int, want func(i int) string) {
+	t.Helper()
+	bad := 0
+	for i := from; i < to && bad < 5; i++ {
+		id := fmt.Sprint(prefix, i)
+		r, ok, err := st.request(record.RequestID("gs", id))
+		switch w := want(i); {
+		case err != nil:
+			t.Errorf("%s: %v", id, err)
+			bad++
+		case w == "" && ok:
+			t.Errorf("%s: found %q, want none", id, r.reply)
+			bad++
+		case w != "" && (!ok || string(r.reply) != w):
+			t.Errorf("%s: %q %v, want %q", id, r.reply, ok, w)
+			bad++
+		}
+	}
+}
+
+// recentCount is the number of replies the index holds in memory.
+func recentCount(st *store) int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return len(st.reqs.recent)
+}
+
+// The request index holds the replies in runs once there are enough of
+// them, the rest in memory, and finds every one, before and after a
+// reopen: a request stored again has its latest reply, in memory or in a
+// newer run, and merges keep it; pruned replies are dropped by merges and
+// not found; the others are.
+func TestRequestIndex(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	st, err := openStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	const n = 3*requestFlush + 1234
+	putRequests(t, st, "a-", 0, n, t0)
+	// Stored again later: the first requestFlush of them.
+	again := func(i int) bool { return i < requestFlush }
+	err = st.db.Update(func(tx *bolt.Tx) error {
+		for i := range requestFlush {
+			id := fmt.Sprint("a-", i)
+			if err := st.putRequest(tx, record.RequestID("gs", id), storedRequest{at: t0.Add(time.Hour).Unix(), reply: []byte("again " + id)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := func(i int) string {
+		if again(i) {
+			return fmt.Sprint("again a-", i)
+		}
+		return fmt.Sprint("a-", i)
+	}
+	wantReplies(t, st, "a-", 0, n, reply)
+	if err := st.close(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = openStore(path); err != nil {
+		t.Fatal(err)
+	}
+	if got := st.reqs.x.Count(); got == 0 {
+		t.Error("no run after a reopen")
+	}
+	if got := recentCount(st); got >= requestFlush {
+		t.Errorf("%d replies in memory after a reopen, want fewer than %d", got, requestFlush)
+	}
+	wantReplies(t, st, "a-", 0, n, reply)
+	wantReplies(t, st, "b-", 0, 100, func(int) string { return "" })
+
+	// The first replies pruned (all but those stored again later), then
+	// the runs merged into one: the pruned ones are dropped from it.
+	if got, err := st.pruneRequests(t0.Add(time.Second), n); err != nil || got != n {
+		t.Fatalf("pruned %d, want %d: %v", got, n, err)
+	}
+	putRequests(t, st, "c-", 0, 2*requestFlush, t0.Add(2*time.Hour))
+	if err := st.flushRequests(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.reqs.x.Compact(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	wantReplies(t, st, "a-", 0, n, func(i int) string {
+		if again(i) {
+			return reply(i)
+		}
+		return ""
+	})
+	wantReplies(t, st, "c-", 0, 2*requestFlush, func(i int) string { return fmt.Sprint("c-", i) })
+	st.close()
+}
+
+// An index that is not its store's is not used: one of another state.db
+// (moved aside, the store rebuilt) is removed, and one covering replies the
+// store does not have (a copy of state.db put back) is rebuilt from the
+// store; neither answers a request from the other store's replies.
+func TestRequestIndexOfAnotherStore(t *testing.T) {
+	dir, t0 := t.TempDir(), time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	path := filepath.Join(dir, "state.db")
+	storeInRuns(t, path, requestFlush, t0)
+	copyFile(t, path, path+".copy")
+	st, err := openStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Replies the copy does not have, in runs.
+	putRequests(t, st, "b-", 0, 2*requestFlush, t0)
+	if err := st.flushRequests(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	st.close()
+
+	t.Run("copy put back", func(t *testing.T) {
+		copyFile(t, path+".copy", path)
+		st, err := openStore(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.close()
+		// New replies take the seqs the index gave b- replies.
+		putRequests(t, st, "c-", 0, 2*requestFlush, t0)
+		wantReplies(t, st, "a-", 0, requestFlush, func(i int) string { return fmt.Sprint("a-", i) })
+		wantReplies(t, st, "b-", 0, 2*requestFlush, func(int) string { return "" })
+		wantReplies(t, st, "c-", 0, 2*requestFlush, func(i int) string { return fmt.Sprint("c-", i) })
+	})
+	t.Run("another store", func(t *testing.T) {
+		if err := os.Rename(path, path+".aside"); err != nil {
+			t.Fatal(err)
+		}
+		st, err := openStore(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.close()
+		des, _ := os.ReadDir(dir)
+		var indexes []string
+		for _, de := range des {
+			if strings.HasPrefix(de.Name(), requestIndexPrefix) {
+				indexes = append(indexes, de.Name())
+			}
+		}
+		if len(indexes) != 1 {
+			t.Errorf("request indexes in the data directory: %v, want the new store's alone", indexes)
+		}
+		wantReplies(t, st, "a-", 0, requestFlush, func(int) string { return "" })
+		wantReplies(t, st, "c-", 0, 100, func(int) string { return "" })
+	})
+}
+
+// storeInRuns makes the store at path with the replies of requests "a-i",
+// i in [0, n), indexed in runs, and closes it.
+func storeInRuns(t *testing.T, path string, n int, at time.Time) {
+	t.Helper()
+	st, err := openStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	putRequests(t, st, "a-", 0, n, at)
+	if err := st.flushRequests(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A run of the index that does not match its checksum fails the lookups
+// that read it — never "no such request", which would let a retry draw
+// again — and the next flush removes it and indexes its replies again from
+// the store, after which they are found.
+func TestRequestIndexDamagedRun(t *testing.T) {
+	dir, t0 := t.TempDir(), time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	path := filepath.Join(dir, "state.db")
+	storeInRuns(t, path, requestFlush, t0)
+	runs, _ := filepath.Glob(filepath.Join(dir, requestIndexPrefix+"*", "*"))
+	if len(runs) != 1 {
+		t.Fatalf("runs: %v, want one", runs)
+	}
+	b, err := os.ReadFile(runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(b)/2; i += 4096 {
+		b[i+100] ^= 1 // an entry of every block of the first half
+	}
+	if err := os.WriteFile(runs[0], b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := openStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	failed := 0
+	for i := range requestFlush {
+		r, ok, err := st.request(record.RequestID("gs", fmt.Sprint("a-", i)))
+		switch {
+		case err != nil:
+			failed++
+		case !ok || string(r.reply) != fmt.Sprint("a-", i):
+			t.Fatalf("a-%d: %q %v, want its reply or an error", i, r.reply, ok)
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no lookup failed on the damaged run")
+	}
+	if err := st.flushRequests(t.Context(), requestFlush); err != nil {
+		t.Fatal(err)
+	}
+	wantReplies(t, st, "a-", 0, requestFlush, func(i int) string { return fmt.Sprint("a-", i) })
+}
