@@ -86,6 +86,14 @@ type requestIndex struct {
 
 	recent  map[[32]byte]uint64 // guarded by store.mu: replies committed at or above indexed
 	indexed uint64              // guarded by store.mu: the runs cover the seqs below it
+	// tx is the write transaction that last stored a reply, and txPuts
+	// the replies it stored, by seq: until it commits, neither recent nor
+	// the runs hold them, and getRequest in that transaction (a rebuild's
+	// keepsReply, which must see the reply it stored for an earlier record)
+	// finds them there. Guarded by store.mu; a transaction rolled back is
+	// never current again (tx keeps it from being reused).
+	tx     *bolt.Tx
+	txPuts map[[32]byte]uint64
 
 	kick   chan struct{}
 	cancel context.CancelFunc
@@ -324,8 +332,26 @@ func (s *store) putRequest(tx *bolt.Tx, req [32]byte, r storedRequest) error {
 	if err := rm.Put(keyNext, u64(seq+1)); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	if q := s.reqs; q.tx != tx {
+		q.tx, q.txPuts = tx, map[[32]byte]uint64{}
+		tx.OnCommit(func() { s.committedTx(tx) })
+	}
+	s.reqs.txPuts[req] = seq
+	s.mu.Unlock()
 	tx.OnCommit(func() { s.committedRequest(req, seq) })
 	return nil
+}
+
+// committedTx forgets the replies tx stored, now committed: its other
+// commit handlers (committedRequest) note them in recent; tx itself reads
+// no more. Those of a later transaction stay.
+func (s *store) committedTx(tx *bolt.Tx) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reqs.tx == tx {
+		s.reqs.tx, s.reqs.txPuts = nil, nil
+	}
 }
 
 // committedRequest notes in memory the reply of req committed at seq, and
@@ -352,11 +378,17 @@ func (q *requestIndex) flushSoon() {
 }
 
 // locate is the seq of req's latest reply in the request log, if the
-// index holds one: in memory, else in the runs. An error when the index
-// cannot say (never "none" then: the call would be made again).
-func (q *requestIndex) locate(s *store, req [32]byte) (uint64, bool, error) {
+// index holds one: stored by tx (a write transaction, or nil), in memory,
+// else in the runs. An error when the index cannot say (never "none" then:
+// the call would be made again).
+func (q *requestIndex) locate(s *store, tx *bolt.Tx, req [32]byte) (uint64, bool, error) {
 	s.mu.Lock()
 	seq, ok := q.recent[req]
+	if tx != nil && q.tx == tx {
+		if put, stored := q.txPuts[req]; stored {
+			seq, ok = put, true // stored since: later than recent's
+		}
+	}
 	s.mu.Unlock()
 	if ok {
 		return seq, true, nil
@@ -373,11 +405,13 @@ func (q *requestIndex) locate(s *store, req [32]byte) (uint64, bool, error) {
 	return seq, ok, err
 }
 
-// getRequest returns the reply stored for req as tx sees it: false when
-// there is none, an error when the store or its index cannot say (never
-// "none" then: the call would be made again).
+// getRequest returns the reply stored for req as tx sees it (the replies
+// tx stored itself included: a rebuild's keepsReply must see the reply it
+// stored for an earlier record): false when there is none, an error when
+// the store or its index cannot say (never "none" then: the call would be
+// made again).
 func (s *store) getRequest(tx *bolt.Tx, req [32]byte) (storedRequest, bool, error) {
-	seq, ok, err := s.reqs.locate(s, req)
+	seq, ok, err := s.reqs.locate(s, tx, req)
 	if err != nil {
 		return storedRequest{}, false, err
 	}

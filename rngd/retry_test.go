@@ -306,3 +306,60 @@ func TestRebuildCutoffIsPrunes(t *testing.T) {
 		t.Fatalf("retry after the prune: %v, %v\nwant its reply\n%v", again, err, first)
 	}
 }
+
+// A rebuild's transaction sees the replies it stored itself: a request id
+// taken again after its first call's reply was pruned, whose second call's
+// game ended in the log before the first call's game (expired later by
+// the sweeper), is restored with the second call's reply, though the first
+// call's game is stored after it in the same transaction. The request log's
+// index learns of a reply only when its transaction commits: keepsReply,
+// not seeing the second call's reply, let the first call's replace it, and
+// the second call's retry was refused REQUEST_ID_REUSED.
+func TestRebuildSeesItsOwnReplies(t *testing.T) {
+	td := newTestDaemon(t)
+	ctx := context.Background()
+	codes := td.emission("RO", "2027-06-30", 2)
+	a := td.client("server-a")
+	if _, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: "start-id", Code: codes[0]}); err != nil {
+		t.Fatal(err)
+	}
+	// Past the retention, the first game not yet swept: its reply is
+	// pruned, and a second game is started under the same id and ended.
+	td.clock.Advance(101 * 24 * time.Hour)
+	e := td.d.engine
+	if err := e.store.sync(); err != nil {
+		t.Fatal(err)
+	}
+	e.prune(ctx)
+	startReq := &qodv1.StartGameRequest{RequestId: "start-id", Code: codes[1]}
+	started, err := a.StartGame(ctx, startReq)
+	if err != nil {
+		t.Fatalf("start under a pruned request id: %v", err)
+	}
+	for g := started.Game; g.Status == qodv1.Status_STATUS_PLAYING || g.Status == qodv1.Status_STATUS_AT_TIER; {
+		var r *qodv1.GameReply
+		if g.Status == qodv1.Status_STATUS_AT_TIER {
+			r, err = a.Decide(ctx, &qodv1.DecideRequest{RequestId: rid(), GameId: g.GameId, Decision: qodv1.Decision_DECISION_STOP})
+		} else {
+			r, err = a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: loadtest.NextNumber(g)})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		g = r.Game
+	}
+	// The first game's end is sealed after the second's.
+	if _, err := e.sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	state, _ := td.snapshotState()
+	if err := os.Remove(state); err != nil {
+		t.Fatal(err)
+	}
+	td.cfg.Game.ReplyRetention = Duration{200 * 24 * time.Hour}
+	td.start()
+	a = td.client("server-a")
+	if again, err := a.StartGame(ctx, startReq); err != nil || !proto.Equal(again, started) {
+		t.Fatalf("start retried after the rebuild: %v, %v\nwant its reply\n%v", again, err, started)
+	}
+}

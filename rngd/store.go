@@ -403,7 +403,7 @@ func (s *store) request(req [32]byte) (storedRequest, bool, error) {
 	}
 	var r storedRequest
 	var ok bool
-	seq, located, err := s.reqs.locate(s, req)
+	seq, located, err := s.reqs.locate(s, nil, req)
 	if err != nil {
 		return storedRequest{}, false, err
 	}
