@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"tirage.fr/tirage/internal/hashindex"
+	"tirage.fr/tirage/transparency/atomicfile"
 )
 
 // The replies of mutating calls, by request key (record.RequestID of the
@@ -31,8 +33,9 @@ import (
 //
 //	request-log   seq (8, BE) → request key (32) ‖ the value encodeRequest
 //	              makes: appended in order, so a commit writes the last pages
-//	request-meta  "next" → the next seq (8, BE); "id" → the store's id (16):
-//	              Rebuild leaves this bucket and request-log alone
+//	request-meta  "next" → the next seq (8, BE); "id" → the store's id (16),
+//	              new at every open: Rebuild leaves this bucket and
+//	              request-log alone
 //
 // The index maps each request key to the seq of its latest reply:
 // immutable sorted runs (internal/hashindex) in the data directory's
@@ -43,7 +46,11 @@ import (
 // store's id, so an index left by another state.db (one moved aside, then
 // rebuilt from the log) is removed, and an index covering seqs the store
 // does not have (a state.db restored from a copy) is rebuilt from
-// request-log. A request key the index names is checked against the
+// request-log. The id changes at every open (the directory renamed with
+// it): two copies of one state.db that both went on from it (a copy put
+// back and run, then the other put back) give the same seqs to other
+// requests, and the index of one, though it covers no seq the other lacks,
+// would miss the other's replies there. A request key the index names is checked against the
 // request log's entry: a mismatch is the store's corruption, never "no
 // such request" (which would let a retry draw again).
 var (
@@ -104,20 +111,19 @@ type requestIndex struct {
 }
 
 // openRequests opens the request index of s, whose state.db is in dir:
-// the store's id and next seq (made for a new store), its index (rebuilt
-// when it is not this store's), the replies above it read into memory.
+// the store's new id and its next seq, its index (rebuilt when it is not
+// this store's), the replies above it read into memory.
 func (s *store) openRequests(dir string) error {
-	var id []byte
+	var old, id []byte
 	var next, low uint64
 	var legacy bool
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		rm := tx.Bucket(bucketRequestMeta)
-		if id = bytes.Clone(rm.Get(keyStoreID)); len(id) != 16 {
-			id = make([]byte, 16)
-			rand.Read(id)
-			if err := rm.Put(keyStoreID, id); err != nil {
-				return err
-			}
+		old = bytes.Clone(rm.Get(keyStoreID))
+		id = make([]byte, 16)
+		rand.Read(id)
+		if err := rm.Put(keyStoreID, id); err != nil {
+			return err
 		}
 		next = seqOf(rm.Get(keyNext))
 		low = next
@@ -135,6 +141,9 @@ func (s *store) openRequests(dir string) error {
 	q.low.Store(low)
 	q.legacy.Store(legacy)
 	name := requestIndexPrefix + hex.EncodeToString(id)
+	if err := renameIndex(dir, old, name); err != nil {
+		return err
+	}
 	if err := removeOtherIndexes(dir, name); err != nil {
 		return err
 	}
@@ -185,6 +194,27 @@ func (s *store) openRequests(dir string) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	q.cancel = cancel
 	go s.flusher(ctx)
+	return nil
+}
+
+// renameIndex renames the request index of the store's previous id, if
+// any, to name (the new id's, committed), durably. A crash before the
+// rename leaves the index under a name no id of the store's names: the
+// next open removes it and indexes request-log again.
+func renameIndex(dir string, old []byte, name string) error {
+	if len(old) != 16 {
+		return nil
+	}
+	err := os.Rename(filepath.Join(dir, requestIndexPrefix+hex.EncodeToString(old)), filepath.Join(dir, name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err == nil {
+		err = atomicfile.SyncDir(dir)
+	}
+	if err != nil {
+		return fmt.Errorf("couldn't rename the state store's request index: %w", err)
+	}
 	return nil
 }
 

@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// A full disk under the state store's request index (requests-<id>/ alone
-// on a small file system): the flush fails, is reported (onErr: the alarm
+// A full disk under the state store's request index (requests-<id>/ a link
+// to a small file system): the flush fails, is reported (onErr: the alarm
 // and an ERROR line) and retried once a second, the replies it could not
 // write stay in memory and are found, and once space is back the flush
 // succeeds by itself.
@@ -31,7 +31,19 @@ func TestRequestIndexDiskFull(t *testing.T) {
 	if len(index) != 1 {
 		t.Fatalf("request indexes: %v", index)
 	}
-	smallFS(t, index[0], "4m")
+	// The index's directory a link to one on a small file system (the
+	// store renames the index at every open).
+	small := filepath.Join(t.TempDir(), "small")
+	if err := os.Mkdir(small, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	smallFS(t, small, "4m")
+	if err := os.Remove(index[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(small, index[0]); err != nil {
+		t.Fatal(err)
+	}
 	if st, err = openStore(path); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +55,7 @@ func TestRequestIndexDiskFull(t *testing.T) {
 		}
 		failures.Add(1)
 	}
-	filler := fillUp(t, index[0])
+	filler := fillUp(t, small)
 	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	const n = 2 * requestFlush
 	putRequests(t, st, "a-", 0, n, t0)

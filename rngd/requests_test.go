@@ -262,3 +262,51 @@ func TestRequestIndexDamagedRun(t *testing.T) {
 	}
 	wantReplies(t, st, "a-", 0, requestFlush, func(i int) string { return fmt.Sprint("a-", i) })
 }
+
+// Two copies of one state.db that went on apart (a copy put back and run,
+// then the other put back) give the same seqs to other requests: the
+// index one of them left is not the other's, though it covers no seq the
+// other lacks. It was kept, and a request the other stored under a seq
+// the index gave another request was not found (its retry would draw
+// again).
+func TestRequestIndexOfDivergedCopy(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.db")
+	st, err := openStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	putRequests(t, st, "a-", 0, requestFlush, t0)
+	st.close()
+	copyFile(t, path, path+".copy")
+	// The store goes on: b- in the seqs [requestFlush, 2*requestFlush).
+	if st, err = openStore(path); err != nil {
+		t.Fatal(err)
+	}
+	putRequests(t, st, "b-", 0, requestFlush, t0)
+	if err := st.flushRequests(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	st.close()
+	copyFile(t, path, path+".b")
+	// The copy put back goes on: c- in the same seqs, indexed.
+	copyFile(t, path+".copy", path)
+	if st, err = openStore(path); err != nil {
+		t.Fatal(err)
+	}
+	putRequests(t, st, "c-", 0, requestFlush, t0)
+	if err := st.flushRequests(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	st.close()
+	// The other put back.
+	copyFile(t, path+".b", path)
+	if st, err = openStore(path); err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	wantReplies(t, st, "a-", 0, requestFlush, func(i int) string { return fmt.Sprint("a-", i) })
+	wantReplies(t, st, "b-", 0, requestFlush, func(i int) string { return fmt.Sprint("b-", i) })
+	wantReplies(t, st, "c-", 0, 100, func(int) string { return "" })
+}
