@@ -310,3 +310,65 @@ func TestRequestIndexOfDivergedCopy(t *testing.T) {
 	wantReplies(t, st, "b-", 0, requestFlush, func(i int) string { return fmt.Sprint("b-", i) })
 	wantReplies(t, st, "c-", 0, 100, func(int) string { return "" })
 }
+
+// A lookup waiting for the index (a damaged run being replaced: its mu held
+// while the flush reads request-log) does not hold a read transaction of
+// state.db meanwhile: a commit that grows the file waits for every read
+// transaction to end before it maps the file again, and the read the flush
+// then begins waits behind that commit (sync.RWMutex), so that the lookup,
+// the commit and the flush all waited for one another, the store's writer
+// with them. Here the test holds the index's mu as the flush does.
+func TestRequestLookupHoldsNoReadWhileIndexRepaired(t *testing.T) {
+	st, err := openStore(filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	q := st.reqs
+	q.mu.Lock()
+	locked := true
+	defer func() {
+		if locked {
+			q.mu.Unlock()
+		}
+	}()
+	looked := make(chan error, 1)
+	go func() {
+		_, _, err := st.request(record.RequestID("gs", "a-1"))
+		looked <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // the lookup waits for q.mu
+	grown := make(chan error, 1)
+	go func() {
+		grown <- st.db.Update(func(tx *bolt.Tx) error {
+			b, err := tx.CreateBucketIfNotExists([]byte("test-growth"))
+			if err != nil {
+				return err
+			}
+			return b.Put([]byte("k"), make([]byte, 8<<20)) // the file grows
+		})
+	}()
+	time.Sleep(100 * time.Millisecond) // the commit waits to map the file again
+	// What the flush does next, q.mu held: read request-log.
+	read := make(chan error, 1)
+	go func() { read <- st.db.View(func(*bolt.Tx) error { return nil }) }()
+	select {
+	case err := <-read:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		q.mu.Unlock()
+		locked = false
+		<-read
+		t.Fatal("a read of state.db waited for a lookup waiting for the index: deadlock")
+	}
+	if err := <-grown; err != nil {
+		t.Fatal(err)
+	}
+	q.mu.Unlock()
+	locked = false
+	if err := <-looked; err != nil {
+		t.Fatal(err)
+	}
+}
