@@ -33,6 +33,25 @@ func putRequests(t *testing.T, st *store, prefix string, from, to int, at time.T
 	}
 }
 
+// putIndexed stores the replies of putRequests, then writes them as runs.
+func putIndexed(t *testing.T, st *store, prefix string, from, to int, at time.Time) {
+	t.Helper()
+	putRequests(t, st, prefix, from, to, at)
+	if err := st.flushRequests(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mustOpenStore opens the state store at path.
+func mustOpenStore(t *testing.T, path string) *store {
+	t.Helper()
+	st, err := openStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 // wantReplies checks that the requests "<prefix>i", i in [from, to), have
 // the reply want(i) ("" for none).
 func wantReplies(t *testing.T, st *store, prefix string, from, to int, want func(i int) string) {
@@ -143,15 +162,9 @@ func TestRequestIndexOfAnotherStore(t *testing.T) {
 	path := filepath.Join(dir, "state.db")
 	storeInRuns(t, path, requestFlush, t0)
 	copyFile(t, path, path+".copy")
-	st, err := openStore(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := mustOpenStore(t, path)
 	// Replies the copy does not have, in runs.
-	putRequests(t, st, "b-", 0, 2*requestFlush, t0)
-	if err := st.flushRequests(t.Context(), 1); err != nil {
-		t.Fatal(err)
-	}
+	putIndexed(t, st, "b-", 0, 2*requestFlush, t0)
 	st.close()
 
 	t.Run("copy put back", func(t *testing.T) {
@@ -195,15 +208,9 @@ func TestRequestIndexOfAnotherStore(t *testing.T) {
 // i in [0, n), indexed in runs, and closes it.
 func storeInRuns(t *testing.T, path string, n int, at time.Time) {
 	t.Helper()
-	st, err := openStore(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := mustOpenStore(t, path)
 	defer st.close()
-	putRequests(t, st, "a-", 0, n, at)
-	if err := st.flushRequests(t.Context(), 1); err != nil {
-		t.Fatal(err)
-	}
+	putIndexed(t, st, "a-", 0, n, at)
 }
 
 func copyFile(t *testing.T, from, to string) {
@@ -270,41 +277,25 @@ func TestRequestIndexDamagedRun(t *testing.T) {
 // the index gave another request was not found (its retry would draw
 // again).
 func TestRequestIndexOfDivergedCopy(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "state.db")
-	st, err := openStore(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path := filepath.Join(t.TempDir(), "state.db")
+	st := mustOpenStore(t, path)
 	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	putRequests(t, st, "a-", 0, requestFlush, t0)
 	st.close()
 	copyFile(t, path, path+".copy")
 	// The store goes on: b- in the seqs [requestFlush, 2*requestFlush).
-	if st, err = openStore(path); err != nil {
-		t.Fatal(err)
-	}
-	putRequests(t, st, "b-", 0, requestFlush, t0)
-	if err := st.flushRequests(t.Context(), 1); err != nil {
-		t.Fatal(err)
-	}
+	st = mustOpenStore(t, path)
+	putIndexed(t, st, "b-", 0, requestFlush, t0)
 	st.close()
 	copyFile(t, path, path+".b")
 	// The copy put back goes on: c- in the same seqs, indexed.
 	copyFile(t, path+".copy", path)
-	if st, err = openStore(path); err != nil {
-		t.Fatal(err)
-	}
-	putRequests(t, st, "c-", 0, requestFlush, t0)
-	if err := st.flushRequests(t.Context(), 1); err != nil {
-		t.Fatal(err)
-	}
+	st = mustOpenStore(t, path)
+	putIndexed(t, st, "c-", 0, requestFlush, t0)
 	st.close()
 	// The other put back.
 	copyFile(t, path+".b", path)
-	if st, err = openStore(path); err != nil {
-		t.Fatal(err)
-	}
+	st = mustOpenStore(t, path)
 	defer st.close()
 	wantReplies(t, st, "a-", 0, requestFlush, func(i int) string { return fmt.Sprint("a-", i) })
 	wantReplies(t, st, "b-", 0, requestFlush, func(i int) string { return fmt.Sprint("b-", i) })
@@ -319,10 +310,7 @@ func TestRequestIndexOfDivergedCopy(t *testing.T) {
 // the commit and the flush all waited for one another, the store's writer
 // with them. Here the test holds the index's mu as the flush does.
 func TestRequestLookupHoldsNoReadWhileIndexRepaired(t *testing.T) {
-	st, err := openStore(filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := mustOpenStore(t, filepath.Join(t.TempDir(), "state.db"))
 	defer st.close()
 	q := st.reqs
 	q.mu.Lock()

@@ -222,6 +222,18 @@ func TestSameRequestIDConcurrent(t *testing.T) {
 	}
 }
 
+// rebuildWithRetention stops the daemon, removes its state store and starts
+// it again with game.reply_retention d: the store is rebuilt from the log.
+func (td *testDaemon) rebuildWithRetention(d time.Duration) {
+	td.t.Helper()
+	state, _ := td.snapshotState()
+	if err := os.Remove(state); err != nil {
+		td.t.Fatal(err)
+	}
+	td.cfg.Game.ReplyRetention = Duration{d}
+	td.start()
+}
+
 // A request id is free again once its reply is pruned (game.reply_retention):
 // a game server that then uses it again makes a new call, whose retry gets
 // its own reply — also after the state store is lost and rebuilt from a log
@@ -259,12 +271,7 @@ func TestRequestIDReusedAfterPrune(t *testing.T) {
 	if err != nil {
 		t.Fatalf("start under a pruned request id: %v", err)
 	}
-	state, _ := td.snapshotState()
-	if err := os.Remove(state); err != nil {
-		t.Fatal(err)
-	}
-	td.cfg.Game.ReplyRetention = Duration{200 * 24 * time.Hour}
-	td.start()
+	td.rebuildWithRetention(200 * 24 * time.Hour)
 	a = td.client("server-a")
 	if again, err := quitCode(a, "quit-id", codes[2]); err != nil || !proto.Equal(again, quit) {
 		t.Fatalf("quit retried after the rebuild: %v, %v\nwant its reply\n%v", again, err, quit)
@@ -352,12 +359,7 @@ func TestRebuildSeesItsOwnReplies(t *testing.T) {
 	if _, err := e.sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	state, _ := td.snapshotState()
-	if err := os.Remove(state); err != nil {
-		t.Fatal(err)
-	}
-	td.cfg.Game.ReplyRetention = Duration{200 * 24 * time.Hour}
-	td.start()
+	td.rebuildWithRetention(200 * 24 * time.Hour)
 	a = td.client("server-a")
 	if again, err := a.StartGame(ctx, startReq); err != nil || !proto.Equal(again, started) {
 		t.Fatalf("start retried after the rebuild: %v, %v\nwant its reply\n%v", again, err, started)
