@@ -205,7 +205,9 @@ func openEngineInto(ctx context.Context, cfg Config, c *components, level leveli
 		entropy: c.entropy, metrics: newMetrics(cfg.Dev), proving: make(chan struct{}, runtime.GOMAXPROCS(0)),
 		sweepc: make(chan struct{}, 1), demoScan: MaxDemoTickets,
 	}
-	st.onFail, sec.onFail, st.reqs.onErr = e.storeFailed, e.secretsFailed, e.requestIndexFailed
+	st.onFail, sec.onFail = e.storeFailed, e.secretsFailed
+	onErr := e.requestIndexFailed
+	st.reqs.onErr.Store(&onErr)
 	e.metrics.reg.MustRegister(c.entropy.Collectors()...)
 	e.metrics.reg.MustRegister(softwareKeysGauge(c.keys.Software()))
 	e.metrics.reg.MustRegister(transparency.NewCollector(c.log))

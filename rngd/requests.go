@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -33,6 +34,7 @@ import (
 //
 //	request-log   seq (8, BE) → request key (32) ‖ the value encodeRequest
 //	              makes: appended in order, so a commit writes the last pages
+//	              (and requests-by-time, time ‖ seq, for the sweeper)
 //	request-meta  "next" → the next seq (8, BE); "id" → the store's id (16),
 //	              new at every open: Rebuild leaves this bucket and
 //	              request-log alone
@@ -105,9 +107,10 @@ type requestIndex struct {
 	kick   chan struct{}
 	cancel context.CancelFunc
 	done   chan struct{}
-	// onErr is told of a flush that failed (alarm and log); the replies
-	// stay in memory meanwhile, and are found.
-	onErr func(error)
+	// onErr is told of a flush that failed (alarm and log; set once the
+	// engine is made, while the flusher runs); the replies stay in memory
+	// meanwhile, and are found.
+	onErr atomic.Pointer[func(error)]
 }
 
 // openRequests opens the request index of s, whose state.db is in dir:
@@ -137,7 +140,7 @@ func (s *store) openRequests(dir string) error {
 	if err != nil {
 		return fmt.Errorf("couldn't read the state store's request meta: %w", err)
 	}
-	q := &requestIndex{recent: map[[32]byte]uint64{}, kick: make(chan struct{}, 1), done: make(chan struct{}), onErr: func(error) {}}
+	q := &requestIndex{recent: map[[32]byte]uint64{}, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	q.low.Store(low)
 	q.legacy.Store(legacy)
 	name := requestIndexPrefix + hex.EncodeToString(id)
@@ -257,7 +260,9 @@ func (s *store) flusher(ctx context.Context) {
 			err = q.x.Compact(ctx)
 		}
 		if err != nil && ctx.Err() == nil {
-			q.onErr(err)
+			if onErr := q.onErr.Load(); onErr != nil {
+				(*onErr)(err)
+			}
 			// Retried once a second, until it succeeds (every
 			// commit asks again meanwhile).
 			select {
@@ -360,6 +365,12 @@ func (s *store) putRequest(tx *bolt.Tx, req [32]byte, r storedRequest) error {
 		return err
 	}
 	if err := rm.Put(keyNext, u64(seq+1)); err != nil {
+		return err
+	}
+	byTime := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(make([]byte, 0, 16), uint64(r.at)), seq)
+	bt := tx.Bucket(bucketReqByTime)
+	bt.FillPercent = 1 // in time order, but for a clock set back
+	if err := bt.Put(byTime, nil); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -473,63 +484,77 @@ func (s *store) requestAt(tx *bolt.Tx, req [32]byte, seq uint64, located bool) (
 }
 
 // pruneRequests deletes the replies stored before cutoff, oldest first, at
-// most limit of them, and returns how many it deleted: from the request
-// log, in the order they were stored (it stops at the first reply stored
-// at or after cutoff), then from an older format's requests bucket.
+// most limit of them, and returns how many it deleted. It reads only the
+// entries it deletes, in requests-by-time (time ‖ seq of the request log;
+// time ‖ request key of an older format's requests bucket), in one
+// transaction: a reply stored with a time ahead of the others (a clock set
+// forward, then back) holds up none of those stored after it.
 func (s *store) pruneRequests(cutoff time.Time, limit int) (int, error) {
 	var n int
 	var low uint64
+	var legacy bool
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		// Collected first, then deleted: a bbolt cursor that deletes
 		// may skip the next key (etcd-io/bbolt#146).
 		var due [][]byte
-		c := tx.Bucket(bucketRequestLog).Cursor()
-		k, v := c.First()
-		for ; k != nil && len(due) < limit; k, v = c.Next() {
-			if len(v) < 32+requestHeader {
-				return fmt.Errorf("corrupt %s entry %x: %d bytes", bucketRequestLog, k, len(v))
-			}
-			if !prunedAt(int64(beUint64(v[32+32:])), cutoff) {
-				break
-			}
+		c := tx.Bucket(bucketReqByTime).Cursor()
+		for k, _ := c.First(); k != nil && len(due) < limit && prunedAt(int64(beUint64(k)), cutoff); k, _ = c.Next() {
 			due = append(due, bytes.Clone(k))
 		}
-		low = seqOf(tx.Bucket(bucketRequestMeta).Get(keyNext))
-		if k != nil {
-			low = beUint64(k)
-		}
-		b := tx.Bucket(bucketRequestLog)
+		log, reqs, byTime := tx.Bucket(bucketRequestLog), tx.Bucket(bucketRequests), tx.Bucket(bucketReqByTime)
 		for _, k := range due {
-			if err := b.Delete(k); err != nil {
+			switch len(k) {
+			case 8 + 8: // a reply of the request log
+				if log.Get(k[8:]) != nil {
+					if err := log.Delete(k[8:]); err != nil {
+						return err
+					}
+					n++
+				}
+			case 8 + 32:
+				// An older format's: the request itself goes only if
+				// it is the one indexed (stored at that time).
+				req := k[8:]
+				if v := reqs.Get(req); len(v) >= requestHeader && beUint64(v[32:]) == beUint64(k) {
+					if err := reqs.Delete(req); err != nil {
+						return err
+					}
+					n++
+				}
+			}
+			if err := byTime.Delete(k); err != nil {
 				return err
 			}
 		}
-		n = len(due)
+		low = seqOf(tx.Bucket(bucketRequestMeta).Get(keyNext))
+		if k, _ := log.Cursor().First(); k != nil {
+			low = beUint64(k)
+		}
+		k, _ := reqs.Cursor().First()
+		legacy = k != nil
 		return nil
 	})
 	if err != nil {
 		return n, err
 	}
 	s.reqs.low.Store(low)
-	if n == limit || !s.reqs.legacy.Load() {
-		return n, nil
+	s.reqs.legacy.Store(legacy)
+	return n, nil
+}
+
+// stopFlusher stops the flusher and waits for it.
+func (s *store) stopFlusher() {
+	if q := s.reqs; q != nil && q.cancel != nil {
+		q.cancel()
+		<-q.done
 	}
-	m, empty, err := s.pruneLegacyRequests(cutoff, limit-n)
-	if empty {
-		s.reqs.legacy.Store(false)
-	}
-	return n + m, err
 }
 
 // closeRequests stops the flusher and closes the index.
 func (s *store) closeRequests() error {
-	q := s.reqs
-	if q == nil {
+	if s.reqs == nil {
 		return nil
 	}
-	if q.cancel != nil {
-		q.cancel()
-		<-q.done
-	}
-	return q.x.Close()
+	s.stopFlusher()
+	return s.reqs.x.Close()
 }

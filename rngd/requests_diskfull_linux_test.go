@@ -49,12 +49,13 @@ func TestRequestIndexDiskFull(t *testing.T) {
 	}
 	defer st.close()
 	var failures atomic.Int32
-	st.reqs.onErr = func(err error) {
+	onErr := func(err error) {
 		if !errors.Is(err, syscall.ENOSPC) {
 			t.Errorf("flush failed with %v, want ENOSPC", err)
 		}
 		failures.Add(1)
 	}
+	st.reqs.onErr.Store(&onErr)
 	filler := fillUp(t, small)
 	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	const n = 2 * requestFlush

@@ -48,9 +48,10 @@ import (
 //	request-meta  "next" → the request log's next seq; "id" → the store's id
 //	requests    request key → value: the replies an rngd of format 6 or
 //	            older stored, read and pruned until none is left
-//	requests-by-time  time (8, BE) ‖ request key (32) → empty: those of
-//	            requests in the order they were stored, so that the sweeper
-//	            prunes the old ones without reading the others
+//	requests-by-time  time (8, BE) ‖ seq (8, BE) of request-log, or
+//	            time ‖ request key (32) of requests → empty: the replies in
+//	            the order of their times, so that the sweeper prunes the old
+//	            ones without reading the others
 //	unfinished  server ‖ 0x00 ‖ game id → expiry (unix seconds, BE)
 //	attested-builds  executable SHA-256 (32) ‖ configuration file SHA-256 (32)
 //	            → log index (8, BE) of the first build attestation logged of
@@ -378,6 +379,7 @@ func (s *store) ticket(hash [32]byte) (t storedTicket, found bool, err error) {
 
 // close commits what is queued, closes the file and the request index.
 func (s *store) close() error {
+	s.stopFlusher() // which reads the file
 	err := s.writer.close()
 	return errors.Join(err, s.closeRequests())
 }
@@ -586,41 +588,6 @@ func indexRequests(tx *bolt.Tx) error {
 		}
 	}
 	return nil
-}
-
-// pruneLegacyRequests deletes the replies stored before cutoff in the
-// requests bucket (formats up to 6), oldest first, at most limit of them,
-// and returns how many it deleted and whether none is left. It reads only
-// the entries it deletes (requests-by-time), in one transaction.
-func (s *store) pruneLegacyRequests(cutoff time.Time, limit int) (n int, empty bool, err error) {
-	err = s.db.Update(func(tx *bolt.Tx) error {
-		// Collected first, then deleted: a bbolt cursor that deletes
-		// may skip the next key (etcd-io/bbolt#146).
-		var due [][]byte
-		c := tx.Bucket(bucketReqByTime).Cursor()
-		for k, _ := c.First(); k != nil && len(due) < limit && prunedAt(int64(beUint64(k)), cutoff); k, _ = c.Next() {
-			due = append(due, bytes.Clone(k))
-		}
-		reqs, byTime := tx.Bucket(bucketRequests), tx.Bucket(bucketReqByTime)
-		for _, k := range due {
-			// The request itself goes only if it is the one indexed
-			// (stored at that time).
-			req := k[8:]
-			if v := reqs.Get(req); len(v) >= requestHeader && beUint64(v[32:]) == beUint64(k) {
-				if err := reqs.Delete(req); err != nil {
-					return err
-				}
-				n++
-			}
-			if err := byTime.Delete(k); err != nil {
-				return err
-			}
-		}
-		k, _ := reqs.Cursor().First()
-		empty = k == nil
-		return nil
-	})
-	return n, empty, err
 }
 
 // prunedAt reports whether a reply stored at (unix seconds) is one

@@ -20,9 +20,11 @@ import (
 )
 
 // Stored replies older than the retention are pruned from the request log,
-// oldest first, limit at a time, up to the first one stored after the
-// cutoff; newer ones stay and read back intact, and so does a request
-// stored again after its first time was pruned (its latest reply).
+// oldest first by the time they were stored, limit at a time; newer ones
+// stay and read back intact — one stored first with a time ahead of the
+// others (a clock set forward, then back) holds up none of those after it
+// — and so does a request stored again after its first time was pruned
+// (its latest reply).
 func TestPruneRequests(t *testing.T) {
 	st, err := openStore(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
@@ -34,7 +36,11 @@ func TestPruneRequests(t *testing.T) {
 	const n = 3000
 	old := func(i int) bool { return i < 2*n/3 }
 	id := func(i int) string { return fmt.Sprintf("req-%d", i) }
+	ahead := record.RequestID("gs", "ahead")
 	err = st.db.Update(func(tx *bolt.Tx) error {
+		if err := st.putRequest(tx, ahead, storedRequest{at: t0.AddDate(1, 0, 0).Unix(), reply: []byte("ahead")}); err != nil {
+			return err
+		}
 		for i := range n {
 			at := t0.Add(time.Duration(i) * time.Second)
 			if old(i) {
@@ -78,8 +84,14 @@ func TestPruneRequests(t *testing.T) {
 				t.Errorf("%s: %+v %v", id(i), r, ok)
 			}
 		}
-		if got, want := tx.Bucket(bucketRequestLog).Stats().KeyN, n/3+1; got != want {
+		if r, ok, err := st.getRequest(tx, ahead); !ok || err != nil || string(r.reply) != "ahead" {
+			t.Errorf("the reply stored ahead: %q %v %v", r.reply, ok, err)
+		}
+		if got, want := tx.Bucket(bucketRequestLog).Stats().KeyN, n/3+2; got != want {
 			t.Errorf("the request log holds %d replies, want %d", got, want)
+		}
+		if got, want := tx.Bucket(bucketReqByTime).Stats().KeyN, n/3+2; got != want {
+			t.Errorf("requests-by-time holds %d entries, want %d", got, want)
 		}
 		return nil
 	})
