@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -87,9 +88,10 @@ type requestIndex struct {
 	// broken is the failure of a flush that removed damaged runs and could
 	// not index their replies again: lookups fail until one succeeds.
 	broken atomic.Pointer[error]
-	// low is the first seq request-log still holds (those below are
-	// pruned): merges drop the index's entries below it.
-	low atomic.Uint64
+	// floor tells the seqs request-log no longer holds (pruned), whose
+	// entries merges drop (Options.Keep); set when the store opens and
+	// after each prune that deleted replies.
+	floor atomic.Pointer[requestFloor]
 	// legacy: the requests bucket of an older format still holds replies.
 	legacy atomic.Bool
 
@@ -118,7 +120,8 @@ type requestIndex struct {
 // this store's), the replies above it read into memory.
 func (s *store) openRequests(dir string) error {
 	var old, id []byte
-	var next, low uint64
+	var next uint64
+	var floor *requestFloor
 	var legacy bool
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		rm := tx.Bucket(bucketRequestMeta)
@@ -129,10 +132,7 @@ func (s *store) openRequests(dir string) error {
 			return err
 		}
 		next = seqOf(rm.Get(keyNext))
-		low = next
-		if k, _ := tx.Bucket(bucketRequestLog).Cursor().First(); k != nil {
-			low = beUint64(k)
-		}
+		floor = readFloor(tx)
 		k, _ := tx.Bucket(bucketRequests).Cursor().First()
 		legacy = k != nil
 		return nil
@@ -141,7 +141,7 @@ func (s *store) openRequests(dir string) error {
 		return fmt.Errorf("couldn't read the state store's request meta: %w", err)
 	}
 	q := &requestIndex{recent: map[[32]byte]uint64{}, kick: make(chan struct{}, 1), done: make(chan struct{})}
-	q.low.Store(low)
+	q.floor.Store(floor)
 	q.legacy.Store(legacy)
 	name := requestIndexPrefix + hex.EncodeToString(id)
 	if err := renameIndex(dir, old, name); err != nil {
@@ -153,7 +153,7 @@ func (s *store) openRequests(dir string) error {
 	q.x, err = hashindex.Open(filepath.Join(dir, name), hashindex.Options{
 		Latest: true,
 		Filter: true,
-		Keep:   func(seq uint64) bool { return seq >= q.low.Load() },
+		Keep:   func(seq uint64) bool { return q.floor.Load().holds(seq) },
 		Err: func(err error) error {
 			return fmt.Errorf("state store request index %s: %w", filepath.Join(dir, name), err)
 		},
@@ -491,7 +491,7 @@ func (s *store) requestAt(tx *bolt.Tx, req [32]byte, seq uint64, located bool) (
 // forward, then back) holds up none of those stored after it.
 func (s *store) pruneRequests(cutoff time.Time, limit int) (int, error) {
 	var n int
-	var low uint64
+	var floor *requestFloor
 	var legacy bool
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		// Collected first, then deleted: a bbolt cursor that deletes
@@ -526,9 +526,8 @@ func (s *store) pruneRequests(cutoff time.Time, limit int) (int, error) {
 				return err
 			}
 		}
-		low = seqOf(tx.Bucket(bucketRequestMeta).Get(keyNext))
-		if k, _ := log.Cursor().First(); k != nil {
-			low = beUint64(k)
+		if n > 0 {
+			floor = readFloor(tx)
 		}
 		k, _ := reqs.Cursor().First()
 		legacy = k != nil
@@ -537,9 +536,51 @@ func (s *store) pruneRequests(cutoff time.Time, limit int) (int, error) {
 	if err != nil {
 		return n, err
 	}
-	s.reqs.low.Store(low)
+	if floor != nil {
+		s.reqs.floor.Store(floor)
+	}
 	s.reqs.legacy.Store(legacy)
 	return n, nil
+}
+
+// requestFloorSeqs is how many of the first seqs request-log holds a
+// requestFloor lists.
+const requestFloorSeqs = 1024
+
+// A requestFloor tells the seqs request-log no longer holds (pruned): those
+// below low, but for its first seqs, which may lie far below low: the
+// sweeper prunes by time, and a reply stored with a time ahead of those
+// after it (a clock set forward, then back) outlives them. With low the
+// first seq alone, such a reply held up the merges' dropping of every
+// reply pruned after it until its own time came (on disk, and in the
+// filters in memory).
+type requestFloor struct {
+	first []uint64 // request-log's first seqs, at most requestFloorSeqs, ascending
+	low   uint64   // request-log holds no seq below it but first's
+}
+
+// readFloor reads request-log's floor in tx.
+func readFloor(tx *bolt.Tx) *requestFloor {
+	f := &requestFloor{low: seqOf(tx.Bucket(bucketRequestMeta).Get(keyNext))}
+	c := tx.Bucket(bucketRequestLog).Cursor()
+	k, _ := c.First()
+	for ; k != nil && len(f.first) < requestFloorSeqs; k, _ = c.Next() {
+		f.first = append(f.first, beUint64(k))
+	}
+	if k != nil {
+		f.low = beUint64(k)
+	}
+	return f
+}
+
+// holds reports whether request-log may hold seq (it did when f was read:
+// it holds no seq f says it does not, since seqs are given once).
+func (f *requestFloor) holds(seq uint64) bool {
+	if seq >= f.low {
+		return true
+	}
+	_, found := slices.BinarySearch(f.first, seq)
+	return found
 }
 
 // stopFlusher stops the flusher and waits for it.

@@ -360,3 +360,51 @@ func TestRequestLookupHoldsNoReadWhileIndexRepaired(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A reply stored first with a time ahead of the others (a clock set
+// forward, then back) holds up none of the index's merges either: they
+// drop the entries of the replies pruned after it, as they drop those of
+// replies pruned in order, and keep its own. Merges dropped only the seqs
+// below the first one request-log still held, that reply's: the index kept
+// the entry of every reply stored after it, on disk and in its filters,
+// until its time came.
+func TestPruneRequestsIndexAhead(t *testing.T) {
+	st := mustOpenStore(t, filepath.Join(t.TempDir(), "state.db"))
+	defer st.close()
+	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	ahead := record.RequestID("gs", "ahead")
+	err := st.db.Update(func(tx *bolt.Tx) error {
+		return st.putRequest(tx, ahead, storedRequest{at: t0.AddDate(1, 0, 0).Unix(), reply: []byte("ahead")})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	putIndexed(t, st, "old-", 0, requestFlush, t0.AddDate(0, 0, -200))
+	if got, err := st.pruneRequests(t0.AddDate(0, 0, -100), 2*requestFlush); err != nil || got != requestFlush {
+		t.Fatalf("pruned %d, want %d: %v", got, requestFlush, err)
+	}
+	// A run as large, which the next compaction merges with the first.
+	putIndexed(t, st, "new-", 0, requestFlush, t0)
+	if err := st.reqs.x.Compact(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := st.reqs.x.Count(); got != 1 {
+		t.Fatalf("%d runs after the compaction, want 1", got)
+	}
+	kept := 0
+	for i := range requestFlush {
+		if _, ok, err := st.reqs.x.Lookup(record.RequestID("gs", fmt.Sprint("old-", i))); err != nil {
+			t.Fatal(err)
+		} else if ok {
+			kept++
+		}
+	}
+	if kept > 0 {
+		t.Errorf("the merged run holds %d of the %d pruned replies, want none", kept, requestFlush)
+	}
+	if r, ok, err := st.request(ahead); err != nil || !ok || string(r.reply) != "ahead" {
+		t.Errorf("the reply stored ahead: %q %v %v", r.reply, ok, err)
+	}
+	wantReplies(t, st, "old-", 0, requestFlush, func(int) string { return "" })
+	wantReplies(t, st, "new-", 0, requestFlush, func(i int) string { return fmt.Sprint("new-", i) })
+}
