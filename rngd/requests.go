@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -98,11 +98,12 @@ type requestIndex struct {
 	recent  map[[32]byte]uint64 // guarded by store.mu: replies committed at or above indexed
 	indexed uint64              // guarded by store.mu: the runs cover the seqs below it
 	// tx is the write transaction that last stored a reply, and txPuts
-	// the replies it stored, by seq: until it commits, neither recent nor
-	// the runs hold them, and getRequest in that transaction (a rebuild's
-	// keepsReply, which must see the reply it stored for an earlier record)
-	// finds them there. Guarded by store.mu; a transaction rolled back is
-	// never current again (tx keeps it from being reused).
+	// the seqs of the replies it stored, by request key: until it commits
+	// (committedTx moves them to recent), neither recent nor the runs hold
+	// them, and getRequest in that transaction (a rebuild's keepsReply,
+	// which must see the reply it stored for an earlier record) finds them
+	// there. Guarded by store.mu; a transaction rolled back is never
+	// current again (tx keeps it from being reused).
 	tx     *bolt.Tx
 	txPuts map[[32]byte]uint64
 
@@ -131,7 +132,7 @@ func (s *store) openRequests(dir string) error {
 		if err := rm.Put(keyStoreID, id); err != nil {
 			return err
 		}
-		next = seqOf(rm.Get(keyNext))
+		next = storedUint64(rm.Get(keyNext))
 		floor = readFloor(tx)
 		k, _ := tx.Bucket(bucketRequests).Cursor().First()
 		legacy = k != nil
@@ -181,14 +182,7 @@ func (s *store) openRequests(dir string) error {
 		return err
 	}
 	err = s.db.View(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketRequestLog).Cursor()
-		for k, v := c.Seek(u64(indexed)); k != nil; k, v = c.Next() {
-			if len(v) < 32 {
-				return fmt.Errorf("corrupt %s entry %x: %d bytes", bucketRequestLog, k, len(v))
-			}
-			q.recent[[32]byte(v)] = beUint64(k)
-		}
-		return nil
+		return eachLogged(tx, indexed, math.MaxUint64, func(req [32]byte, seq uint64) { q.recent[req] = seq })
 	})
 	if err != nil {
 		return err
@@ -235,13 +229,6 @@ func removeOtherIndexes(dir, name string) error {
 		}
 	}
 	return nil
-}
-
-func seqOf(v []byte) uint64 {
-	if len(v) != 8 {
-		return 0
-	}
-	return beUint64(v)
 }
 
 // flusher writes the replies in memory as runs when asked (kick), and
@@ -320,18 +307,13 @@ func (s *store) indexRequests(ctx context.Context, atLeast uint64) error {
 		var end uint64
 		var es []hashindex.Entry
 		err = s.db.View(func(tx *bolt.Tx) error {
-			end = min(seqOf(tx.Bucket(bucketRequestMeta).Get(keyNext)), first+requestBatch)
+			end = min(storedUint64(tx.Bucket(bucketRequestMeta).Get(keyNext)), first+requestBatch)
 			if end < first+atLeast {
 				return nil
 			}
-			c := tx.Bucket(bucketRequestLog).Cursor()
-			for k, v := c.Seek(u64(first)); k != nil && beUint64(k) < end; k, v = c.Next() {
-				if len(v) < 32 {
-					return fmt.Errorf("corrupt %s entry %x: %d bytes", bucketRequestLog, k, len(v))
-				}
-				es = append(es, hashindex.Entry{Hash: [32]byte(v), Value: beUint64(k)})
-			}
-			return nil
+			return eachLogged(tx, first, end, func(req [32]byte, seq uint64) {
+				es = append(es, hashindex.Entry{Hash: req, Value: seq})
+			})
 		})
 		if err != nil || end < first+atLeast {
 			return err
@@ -353,11 +335,24 @@ func (s *store) indexRequests(ctx context.Context, atLeast uint64) error {
 	}
 }
 
+// eachLogged calls fn with the request key and seq of each reply of
+// request-log in tx whose seq is in [from, end), in order.
+func eachLogged(tx *bolt.Tx, from, end uint64, fn func(req [32]byte, seq uint64)) error {
+	c := tx.Bucket(bucketRequestLog).Cursor()
+	for k, v := c.Seek(u64(from)); k != nil && beUint64(k) < end; k, v = c.Next() {
+		if len(v) < 32 {
+			return fmt.Errorf("corrupt %s entry %x: %d bytes", bucketRequestLog, k, len(v))
+		}
+		fn([32]byte(v), beUint64(k))
+	}
+	return nil
+}
+
 // putRequest stores r, the reply of the request of key req, at the request
 // log's next seq. Once tx commits, the index finds it.
 func (s *store) putRequest(tx *bolt.Tx, req [32]byte, r storedRequest) error {
 	rm := tx.Bucket(bucketRequestMeta)
-	seq := seqOf(rm.Get(keyNext))
+	seq := storedUint64(rm.Get(keyNext))
 	v := append(req[:], encodeRequest(r)...)
 	b := tx.Bucket(bucketRequestLog)
 	b.FillPercent = 1 // appended in order: no page is split twice
@@ -367,10 +362,9 @@ func (s *store) putRequest(tx *bolt.Tx, req [32]byte, r storedRequest) error {
 	if err := rm.Put(keyNext, u64(seq+1)); err != nil {
 		return err
 	}
-	byTime := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(make([]byte, 0, 16), uint64(r.at)), seq)
 	bt := tx.Bucket(bucketReqByTime)
 	bt.FillPercent = 1 // in time order, but for a clock set back
-	if err := bt.Put(byTime, nil); err != nil {
+	if err := bt.Put(timeKey(r.at, u64(seq)), nil); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -380,32 +374,29 @@ func (s *store) putRequest(tx *bolt.Tx, req [32]byte, r storedRequest) error {
 	}
 	s.reqs.txPuts[req] = seq
 	s.mu.Unlock()
-	tx.OnCommit(func() { s.committedRequest(req, seq) })
 	return nil
 }
 
-// committedTx forgets the replies tx stored, now committed: its other
-// commit handlers (committedRequest) note them in recent; tx itself reads
-// no more. Those of a later transaction stay.
+// committedTx notes in memory the replies tx stored, now committed (the
+// latest of a request tx stored twice), but those a flush read from the
+// file first, and asks for a flush once enough are there. Those of a later
+// transaction stay in txPuts.
 func (s *store) committedTx(tx *bolt.Tx) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.reqs.tx == tx {
-		s.reqs.tx, s.reqs.txPuts = nil, nil
-	}
-}
-
-// committedRequest notes in memory the reply of req committed at seq, and
-// asks for a flush once enough are there.
-func (s *store) committedRequest(req [32]byte, seq uint64) {
 	q := s.reqs
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if seq < q.indexed {
-		return // a flush read it from the file first
+	if q.tx != tx {
+		return
 	}
-	q.recent[req] = seq
-	if seq+1-q.indexed >= requestFlush {
+	var top uint64
+	for req, seq := range q.txPuts {
+		if seq >= q.indexed {
+			q.recent[req] = seq
+		}
+		top = max(top, seq+1)
+	}
+	q.tx, q.txPuts = nil, nil
+	if top >= q.indexed+requestFlush {
 		q.flushSoon()
 	}
 }
@@ -561,7 +552,7 @@ type requestFloor struct {
 
 // readFloor reads request-log's floor in tx.
 func readFloor(tx *bolt.Tx) *requestFloor {
-	f := &requestFloor{low: seqOf(tx.Bucket(bucketRequestMeta).Get(keyNext))}
+	f := &requestFloor{low: storedUint64(tx.Bucket(bucketRequestMeta).Get(keyNext))}
 	c := tx.Bucket(bucketRequestLog).Cursor()
 	k, _ := c.First()
 	for ; k != nil && len(f.first) < requestFloorSeqs; k, _ = c.Next() {

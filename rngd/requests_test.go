@@ -232,6 +232,14 @@ func TestRequestIndexDamagedRun(t *testing.T) {
 	dir, t0 := t.TempDir(), time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	path := filepath.Join(dir, "state.db")
 	storeInRuns(t, path, requestFlush, t0)
+	// Damaged once the store is open: a repair at open (its flush, after
+	// the run's filter was built in the background and found the damage)
+	// would leave no lookup to fail.
+	st, err := openStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
 	runs, _ := filepath.Glob(filepath.Join(dir, requestIndexPrefix+"*", "*"))
 	if len(runs) != 1 {
 		t.Fatalf("runs: %v, want one", runs)
@@ -240,17 +248,17 @@ func TestRequestIndexDamagedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < len(b)/2; i += 4096 {
-		b[i+100] ^= 1 // an entry of every block of the first half
-	}
-	if err := os.WriteFile(runs[0], b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	st, err := openStore(path)
+	f, err := os.OpenFile(runs[0], os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.close()
+	for i := 0; i < len(b)/2; i += 4096 {
+		// An entry of every block of the first half, in place.
+		if _, err := f.WriteAt([]byte{b[i+100] ^ 1}, int64(i+100)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
 	failed := 0
 	for i := range requestFlush {
 		r, ok, err := st.request(record.RequestID("gs", fmt.Sprint("a-", i)))

@@ -242,7 +242,7 @@ func upgrade(tx *bolt.Tx) (from uint64, rebuild bool, err error) {
 	if format >= 3 {
 		// Format 3's secrets bucket is moved out by Open (moveSecrets);
 		// the rest is as format 6 has it, but for requests-by-time.
-		if err := indexRequests(tx); err != nil {
+		if err := indexLegacyRequests(tx); err != nil {
 			return from, false, err
 		}
 		return from, false, meta.Put(keyFormat, u64(storeFormat))
@@ -266,7 +266,7 @@ func upgrade(tx *bolt.Tx) (from uint64, rebuild bool, err error) {
 			}
 		}
 	}
-	if err := indexRequests(tx); err != nil {
+	if err := indexLegacyRequests(tx); err != nil {
 		return from, false, err
 	}
 	old := meta.Get(keyApplied) != nil
@@ -431,22 +431,23 @@ func joinKey(a string, b []byte) []byte {
 	return append(k, b...)
 }
 
-// appliedCount returns the number of log records the store has applied.
-func appliedCount(tx *bolt.Tx) uint64 {
-	v := tx.Bucket(bucketMeta).Get(keyApplied)
+// storedUint64 is a count or an index the store keeps (8 bytes, big
+// endian): 0 when there is none.
+func storedUint64(v []byte) uint64 {
 	if len(v) != 8 {
 		return 0
 	}
-	return binary.BigEndian.Uint64(v)
+	return beUint64(v)
+}
+
+// appliedCount returns the number of log records the store has applied.
+func appliedCount(tx *bolt.Tx) uint64 {
+	return storedUint64(tx.Bucket(bucketMeta).Get(keyApplied))
 }
 
 // prefixOf is the stored prefix (0 when there is none).
 func prefixOf(tx *bolt.Tx) uint64 {
-	v := tx.Bucket(bucketMeta).Get(keyPrefix)
-	if len(v) != 8 {
-		return 0
-	}
-	return binary.BigEndian.Uint64(v)
+	return storedUint64(tx.Bucket(bucketMeta).Get(keyPrefix))
 }
 
 // caughtUp records in tx, a write transaction, that the store now applies
@@ -563,18 +564,20 @@ func encodeRequest(r storedRequest) []byte {
 	return append(v, r.reply...)
 }
 
-// timeKey is req's key in requests-by-time.
-func timeKey(at int64, req [32]byte) []byte {
-	return append(binary.BigEndian.AppendUint64(make([]byte, 0, 40), uint64(at)), req[:]...)
+// timeKey is a reply's key in requests-by-time: the time it was stored,
+// then what finds it (its seq in request-log, or an older format's request
+// key in requests).
+func timeKey(at int64, what []byte) []byte {
+	return append(binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(what)), uint64(at)), what...)
 }
 
-// indexRequests fills requests-by-time from the requests bucket (the
+// indexLegacyRequests fills requests-by-time from the requests bucket (the
 // upgrade from a format without it).
-func indexRequests(tx *bolt.Tx) error {
+func indexLegacyRequests(tx *bolt.Tx) error {
 	var keys [][]byte
 	err := tx.Bucket(bucketRequests).ForEach(func(k, v []byte) error {
 		if len(k) == 32 && len(v) >= requestHeader {
-			keys = append(keys, timeKey(int64(beUint64(v[32:])), [32]byte(k)))
+			keys = append(keys, timeKey(int64(beUint64(v[32:])), k))
 		}
 		return nil
 	})

@@ -173,7 +173,7 @@ func putLegacyRequest(tx *bolt.Tx, req [32]byte, r storedRequest) error {
 	if err := tx.Bucket(bucketRequests).Put(req[:], encodeRequest(r)); err != nil {
 		return err
 	}
-	return tx.Bucket(bucketReqByTime).Put(timeKey(r.at, req), nil)
+	return tx.Bucket(bucketReqByTime).Put(timeKey(r.at, req[:]), nil)
 }
 
 // storedReplies is the number of replies the store holds, in its request
@@ -187,7 +187,7 @@ func indexed(t *testing.T, tx *bolt.Tx) {
 	t.Helper()
 	byTime := tx.Bucket(bucketReqByTime)
 	tx.Bucket(bucketRequests).ForEach(func(k, v []byte) error {
-		if byTime.Get(timeKey(int64(beUint64(v[32:])), [32]byte(k))) == nil {
+		if byTime.Get(timeKey(int64(beUint64(v[32:])), k)) == nil {
 			t.Errorf("request %x not in requests-by-time", k)
 		}
 		return nil
