@@ -66,7 +66,8 @@ func Announce(now time.Time, keys []AnnouncedKey) ([]byte, error) {
 	}
 	leaf, err := announce.Seal(ann, func(i int, m []byte) ([]byte, error) {
 		if keys[i].Use == UseVRF {
-			return keys[i].Prover.Prove(m)
+			pi, _, err := keys[i].Prover.Prove(m)
+			return pi, err
 		}
 		return keys[i].Signer.Sign(m)
 	})

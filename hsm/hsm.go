@@ -82,10 +82,10 @@ type VRFProver interface {
 	Suite() vrf.Suite
 	// PublicKey is the key that verifies the proofs.
 	PublicKey() *vrf.PublicKey
-	// Prove returns the proof π for alpha. The output β is vrf.Verify of the
-	// proof; callers compute it with the same verifier code auditors run.
-	// An error means no proof: the draw must be refused.
-	Prove(alpha []byte) (proof []byte, err error)
+	// Prove returns the proof π for alpha and its output β, computed by the
+	// verifier/vrf code auditors run (β is what vrf.Verify returns for the
+	// proof). An error means no proof: the draw must be refused.
+	Prove(alpha []byte) (proof, beta []byte, err error)
 }
 
 // Key describes one key of a backend, public parts only.

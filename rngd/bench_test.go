@@ -136,7 +136,7 @@ func BenchmarkVRFProveParallel(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			alpha := []byte(fmt.Sprintf("bench alpha %d", n.Add(1)))
-			if _, err := p.Prove(alpha); err != nil {
+			if _, _, err := p.Prove(alpha); err != nil {
 				b.Error(err)
 				return
 			}

@@ -29,10 +29,11 @@
 // ALREADY_EXISTS); lock the game (or, for a start, the ticket); validate
 // against the stored state with verifier/qod (bad input: a status naming the
 // field, nothing changes); build α with verifier/record; prove it with the
-// key custody (hsm); β = ProofToHash(π); outcome and next state by
-// verifier/qod; format the record (verifier/record), linked to the game's
-// previous record by leaf hash; append it durably to the log; then store the
-// new state, the receipt and the reply in one bbolt transaction, and reply.
+// key custody (hsm), which returns π and β = ProofToHash(π), computed by
+// verifier/vrf; outcome and next state by verifier/qod; format the record
+// (verifier/record), linked to the game's previous record by leaf hash;
+// append it durably to the log; then store the new state, the receipt and
+// the reply in one bbolt transaction, and reply.
 // A game's secret r comes from the DRBG (rngd/entropy), is committed (H(r))
 // in the start record and revealed in the end record. Any failure of the
 // entropy, the keys or the log refuses the call with UNAVAILABLE and raises

@@ -274,10 +274,12 @@ func (e *engine) prove(alpha []byte) (proof, beta []byte, err error) {
 		defer func() { <-e.proving }()
 	}
 	start := time.Now()
-	proof, err = e.prover.Prove(alpha)
+	proof, beta, err = e.prover.Prove(alpha)
 	e.metrics.proveSeconds.Observe(time.Since(start).Seconds())
-	if err == nil {
-		beta, err = vrf.ProofToHash(e.suite, proof)
+	if err == nil && len(beta) != vrf.OutputSize {
+		// A backend's bug (hsm.VRFProver returns β with π): refused as the
+		// key custody's failure, not as the game's rules' (qod.ErrBeta).
+		err = fmt.Errorf("%w: the key custody returned a %d-byte VRF output with its proof, not %d", hsm.ErrUnavailable, len(beta), vrf.OutputSize)
 	}
 	if err != nil {
 		e.keysFailure.Store(&err)
@@ -317,7 +319,7 @@ func (e *engine) keysHealth() error {
 	if at := e.keysProbeAt.Load(); now-at < int64(keysProbeEvery) || !e.keysProbeAt.CompareAndSwap(at, now) {
 		return *last
 	}
-	if _, err := e.prover.Prove(probeAlpha); err != nil {
+	if _, _, err := e.prover.Prove(probeAlpha); err != nil {
 		return err
 	}
 	e.keysFailure.CompareAndSwap(last, nil)

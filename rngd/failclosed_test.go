@@ -51,15 +51,23 @@ func (s *stuckAfter) Read(p []byte) (int, error) {
 // failingProver is key custody that has lost its token.
 type failingProver struct{ hsm.VRFProver }
 
-func (failingProver) Prove([]byte) ([]byte, error) {
-	return nil, errors.New("pkcs11: CKR_DEVICE_REMOVED: " + hsm.ErrUnavailable.Error())
+func (failingProver) Prove([]byte) (proof, beta []byte, err error) {
+	return nil, nil, errors.New("pkcs11: CKR_DEVICE_REMOVED: " + hsm.ErrUnavailable.Error())
 }
 
 // tokenGoneProver fails as hsm/pkcs11 does when the token lost the key.
 type tokenGoneProver struct{ hsm.VRFProver }
 
-func (tokenGoneProver) Prove([]byte) ([]byte, error) {
-	return nil, fmt.Errorf("%w: token \"t\": RSA-FDH-VRF prove with key \"vrf\": pkcs11: 0x82: CKR_OBJECT_HANDLE_INVALID", hsm.ErrUnavailable)
+func (tokenGoneProver) Prove([]byte) (proof, beta []byte, err error) {
+	return nil, nil, fmt.Errorf("%w: token \"t\": RSA-FDH-VRF prove with key \"vrf\": pkcs11: 0x82: CKR_OBJECT_HANDLE_INVALID", hsm.ErrUnavailable)
+}
+
+// betalessProver proves, but returns no β with its proof: a backend's bug.
+type betalessProver struct{ hsm.VRFProver }
+
+func (p betalessProver) Prove(alpha []byte) (proof, beta []byte, err error) {
+	proof, _, err = p.VRFProver.Prove(alpha)
+	return proof, nil, err
 }
 
 // failingLog refuses appends as a full disk would (err nil), or with err.
@@ -174,6 +182,13 @@ func TestFailClosed(t *testing.T) {
 	if err != nil || !strings.Contains(st.GetKeysFailure(), "CKR_OBJECT_HANDLE_INVALID") {
 		t.Errorf("admin Status keys_failure %q (%v), want the PKCS#11 code", st.GetKeysFailure(), err)
 	}
+	// A backend that returns its proof without β: refused as the key
+	// custody's failure (it was the game rules' ErrBeta).
+	e.prover = betalessProver{prover}
+	unchanged(t, a, g.GameId, reasonKeysUnavailable, "key custody unavailable", func() error {
+		_, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: "retry-me", GameId: g.GameId, Number: 5})
+		return err
+	})
 	e.prover = prover
 	e.keysProbeAt.Store(0)
 	wantReady(t, td, true, "")

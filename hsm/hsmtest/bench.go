@@ -24,7 +24,7 @@ func Bench(b *testing.B, backend hsm.Backend) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			op = func(alpha []byte) error { _, err := p.Prove(alpha); return err }
+			op = func(alpha []byte) error { _, _, err := p.Prove(alpha); return err }
 		case hsm.PurposeSign:
 			s, err := backend.Signer(k.Label)
 			if err != nil {

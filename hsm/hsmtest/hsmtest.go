@@ -122,7 +122,7 @@ func Run(t *testing.T, h Harness) {
 	}
 	t.Run("AfterClose", func(t *testing.T) {
 		for label, p := range provers {
-			if _, err := p.Prove(alpha); !errors.Is(r.note(err), hsm.ErrUnavailable) {
+			if _, _, err := p.Prove(alpha); !errors.Is(r.note(err), hsm.ErrUnavailable) {
 				t.Errorf("%s: Prove after Close: err = %v, want ErrUnavailable", label, err)
 			}
 		}
@@ -156,7 +156,8 @@ func Run(t *testing.T, h Harness) {
 			if !p2.PublicKey().Equal(p.PublicKey()) {
 				t.Errorf("%s: public key changed across Close/Open", label)
 			}
-			if _, err := vrf.Verify(p.PublicKey(), alpha, r.prove(t, p2, alpha)); err != nil {
+			pi, _ := r.prove(t, p2, alpha)
+			if _, err := vrf.Verify(p.PublicKey(), alpha, pi); err != nil {
 				t.Errorf("%s: proof after reopening does not verify: %v", label, err)
 			}
 		}
@@ -215,19 +216,19 @@ func (r *run) note(err error) error {
 
 func (r *run) label(s string) string { return r.prefix + s }
 
-func (r *run) prove(t *testing.T, p hsm.VRFProver, alpha []byte) []byte {
+func (r *run) prove(t *testing.T, p hsm.VRFProver, alpha []byte) (proof, beta []byte) {
 	t.Helper()
-	pi, err := p.Prove(alpha)
+	pi, beta, err := p.Prove(alpha)
 	if err != nil {
 		t.Fatalf("Prove: %v", r.note(err))
 	}
-	return pi
+	return pi, beta
 }
 
 func (r *run) checkProvers(t *testing.T, provers map[string]hsm.VRFProver) {
 	for label, p := range provers {
 		for _, alpha := range [][]byte{nil, []byte("sample"), bytes.Repeat([]byte{0xA5}, 1000)} {
-			pi := r.prove(t, p, alpha)
+			pi, proved := r.prove(t, p, alpha)
 			if want := vrf.ProofSize(p.Suite(), p.PublicKey()); len(pi) != want {
 				t.Errorf("%s: proof has %d bytes, want %d", label, len(pi), want)
 			}
@@ -236,11 +237,14 @@ func (r *run) checkProvers(t *testing.T, provers map[string]hsm.VRFProver) {
 				t.Errorf("%s: proof for %d-byte alpha does not verify: %v", label, len(alpha), err)
 				continue
 			}
+			if !bytes.Equal(proved, beta) {
+				t.Errorf("%s: Prove returned β %x, the verifier computes %x", label, proved, beta)
+			}
 			if len(beta) != vrf.OutputSize {
 				t.Errorf("%s: beta has %d bytes", label, len(beta))
 			}
 			// RFC 9381 §3: one output per alpha; both suites prove deterministically.
-			if pi2 := r.prove(t, p, alpha); !bytes.Equal(pi, pi2) {
+			if pi2, _ := r.prove(t, p, alpha); !bytes.Equal(pi, pi2) {
 				t.Errorf("%s: two proofs for the same alpha differ", label)
 			}
 			if _, err := vrf.Verify(p.PublicKey(), append(alpha, 0), pi); !errors.Is(err, vrf.ErrInvalidProof) {
@@ -401,7 +405,7 @@ func (r *run) checkConcurrent(t *testing.T, provers map[string]hsm.VRFProver, si
 			for i := range r.h.Rounds {
 				alpha := fmt.Appendf(nil, "goroutine %d round %d", g, i)
 				for label, p := range provers {
-					pi, err := p.Prove(alpha)
+					pi, _, err := p.Prove(alpha)
 					if err == nil {
 						_, err = vrf.Verify(p.PublicKey(), alpha, pi)
 					}

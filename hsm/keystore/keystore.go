@@ -622,17 +622,17 @@ type prover struct {
 func (p *prover) Suite() vrf.Suite          { return p.sk.Suite() }
 func (p *prover) PublicKey() *vrf.PublicKey { return p.sk.Public() }
 
-func (p *prover) Prove(alpha []byte) ([]byte, error) {
+func (p *prover) Prove(alpha []byte) (proof, beta []byte, err error) {
 	p.s.mu.RLock()
 	defer p.s.mu.RUnlock()
 	if p.s.closed {
-		return nil, errClosed
+		return nil, nil, errClosed
 	}
-	pi, err := p.sk.Prove(alpha)
+	pi, beta, err := p.sk.ProveHash(alpha)
 	if err != nil {
-		return nil, fmt.Errorf("%w: software VRF prove: %w", hsm.ErrUnavailable, err)
+		return nil, nil, fmt.Errorf("%w: software VRF prove: %w", hsm.ErrUnavailable, err)
 	}
-	return pi, nil
+	return pi, beta, nil
 }
 
 type edSigner struct {

@@ -88,7 +88,7 @@ func TestTokenReopened(t *testing.T) {
 		t.Fatal(err)
 	}
 	pub := p.PublicKey()
-	if _, err := p.Prove([]byte("before")); err != nil {
+	if _, _, err := p.Prove([]byte("before")); err != nil {
 		t.Fatal(err)
 	}
 
@@ -97,7 +97,7 @@ func TestTokenReopened(t *testing.T) {
 	move(t, files, aside)
 	var errs []string
 	for i := range 3 {
-		pi, err := p.Prove([]byte("away"))
+		pi, _, err := p.Prove([]byte("away"))
 		wantUnavailable(t, "Prove with the token files away", pi, err, tok.Label)
 		if err != nil {
 			errs = append(errs, err.Error())
@@ -106,15 +106,15 @@ func TestTokenReopened(t *testing.T) {
 			clock.next() // a reopen, which does not find the token
 		}
 	}
-	pi, err := p.Prove([]byte("away"))
+	pi, _, err := p.Prove([]byte("away"))
 	wantUnavailable(t, "Prove after a reopen without the token", pi, err, `no PKCS#11 token labelled "tirage-reopen"`)
 
 	move(t, aside, files)
-	pi, err = p.Prove([]byte("back"))
+	pi, _, err = p.Prove([]byte("back"))
 	wantUnavailable(t, "Prove with the token back, within the rate limit", pi, err, "reopened at most once every")
 	clock.next()
 	alpha := []byte("back")
-	pi, err = p.Prove(alpha)
+	pi, _, err = p.Prove(alpha)
 	if err != nil {
 		t.Fatalf("Prove once the token is back: %v", err)
 	}
@@ -148,11 +148,11 @@ func TestSessionsClosedReopened(t *testing.T) {
 	if err := tk.CloseSessions(); err != nil {
 		t.Fatal(err)
 	}
-	pi, err := p.Prove([]byte("closed"))
+	pi, _, err := p.Prove([]byte("closed"))
 	wantUnavailable(t, "Prove with the sessions closed", pi, err, "CKR_SESSION_HANDLE_INVALID")
 	clock.next()
 	alpha := []byte("reopened")
-	if pi, err = p.Prove(alpha); err != nil {
+	if pi, _, err = p.Prove(alpha); err != nil {
 		t.Fatalf("Prove once reopened: %v", err)
 	}
 	if _, err := vrf.Verify(p.PublicKey(), alpha, pi); err != nil {
@@ -206,7 +206,7 @@ func TestReplacedTokenRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	pub := p.PublicKey()
-	if _, err := p.Prove([]byte("original")); err != nil {
+	if _, _, err := p.Prove([]byte("original")); err != nil {
 		t.Fatal(err)
 	}
 
@@ -217,18 +217,18 @@ func TestReplacedTokenRefused(t *testing.T) {
 	// SoftHSM2 answers CKR_OBJECT_HANDLE_INVALID, then, the key looked
 	// for again, shows none: the token is lost.
 	for range 2 {
-		pi, err := p.Prove([]byte("replaced"))
+		pi, _, err := p.Prove([]byte("replaced"))
 		wantUnavailable(t, "Prove on the replaced token", pi, err, label)
 	}
 	for i := range 3 {
 		clock.next()
-		pi, err := p.Prove([]byte("replaced"))
+		pi, _, err := p.Prove([]byte("replaced"))
 		wantUnavailable(t, "Prove with the replaced token reopened", pi, err, `holds under label "vrf" a key that is not the one in use`)
 		if !errors.Is(err, pkcs11.ErrKeyChanged) {
 			t.Errorf("reopen %d of the replaced token: err = %v, want ErrKeyChanged", i, err)
 		}
 		// Between reopens, the refusal says why too.
-		if _, err := p.Prove([]byte("replaced")); !errors.Is(err, pkcs11.ErrKeyChanged) || !errors.Is(err, hsm.ErrUnavailable) {
+		if _, _, err := p.Prove([]byte("replaced")); !errors.Is(err, pkcs11.ErrKeyChanged) || !errors.Is(err, hsm.ErrUnavailable) {
 			t.Errorf("Prove between reopens of the replaced token: err = %v, want ErrUnavailable and ErrKeyChanged", err)
 		}
 	}
@@ -237,7 +237,7 @@ func TestReplacedTokenRefused(t *testing.T) {
 	move(t, aside, files)
 	clock.next()
 	alpha := []byte("original again")
-	pi, err := p.Prove(alpha)
+	pi, _, err := p.Prove(alpha)
 	if err != nil {
 		t.Fatalf("Prove with the original token back: %v", err)
 	}
@@ -268,11 +268,11 @@ func TestReopenRefusedPINNotRetried(t *testing.T) {
 	move(t, files, aside)
 	move(t, otherFiles, files)
 	for range 2 {
-		pi, err := p.Prove([]byte("a"))
+		pi, _, err := p.Prove([]byte("a"))
 		wantUnavailable(t, "Prove on the replaced token", pi, err, label)
 	}
 	clock.next()
-	pi, err := p.Prove([]byte("a"))
+	pi, _, err := p.Prove([]byte("a"))
 	wantUnavailable(t, "Prove when the reopened token refuses the PIN", pi, err, "not tried again")
 	if !errors.Is(err, hsm.ErrBadCredentials) {
 		t.Errorf("err = %v, want ErrBadCredentials", err)
@@ -281,7 +281,7 @@ func TestReopenRefusedPINNotRetried(t *testing.T) {
 	move(t, files, otherFiles)
 	move(t, aside, files)
 	clock.next()
-	pi, err = p.Prove([]byte("a"))
+	pi, _, err = p.Prove([]byte("a"))
 	wantUnavailable(t, "Prove after the PIN was refused", pi, err, "not tried again")
 }
 
@@ -311,7 +311,7 @@ func TestReopenConcurrent(t *testing.T) {
 			alpha := []byte{byte(g)}
 			for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
 				wasBack := back.Load()
-				pi, err := p.Prove(alpha)
+				pi, _, err := p.Prove(alpha)
 				switch {
 				case err == nil:
 					if _, err := vrf.Verify(pub, alpha, pi); err != nil {

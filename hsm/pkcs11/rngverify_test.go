@@ -50,7 +50,7 @@ func TestRSAFDHProofsVerify(t *testing.T) {
 	}
 
 	for _, alpha := range [][]byte{{}, []byte("tirage pick 1"), bytes.Repeat([]byte{0xff}, 300)} {
-		pi, err := p.Prove(alpha)
+		pi, _, err := p.Prove(alpha)
 		if err != nil {
 			t.Fatal(err)
 		}

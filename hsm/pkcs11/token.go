@@ -1548,32 +1548,34 @@ type prover struct {
 func (p *prover) Suite() vrf.Suite          { return vrf.SuiteRSAFDH256 }
 func (p *prover) PublicKey() *vrf.PublicKey { return p.pub }
 
-// Prove computes π for alpha (RFC 9381 §4.1).
-func (p *prover) Prove(alpha []byte) ([]byte, error) {
+// Prove computes π for alpha (RFC 9381 §4.1), and β as the host check
+// before release computes it.
+func (p *prover) Prove(alpha []byte) (proof, beta []byte, err error) {
 	// 1.–3. EM = MGF1(suite_string || 0x01 || I2OSP(k, 4) || I2OSP(n, k) || alpha, k - 1),
 	//       m = OS2IP(EM), left-padded to k bytes for the token.
 	em, err := vrf.RSAFDHEncode(p.pub, alpha)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// 4. s = RSASP1(K, m), on the token (CKM_RSA_X_509 is the raw primitive).
 	s, err := p.t.sign(p11.CKM_RSA_X_509, p.key, em)
 	if err != nil {
-		return nil, p.t.failed(err, fmt.Sprintf("RSA-FDH-VRF prove with key %q", p.label))
+		return nil, nil, p.t.failed(err, fmt.Sprintf("RSA-FDH-VRF prove with key %q", p.label))
 	}
 	// 5. pi_string = I2OSP(s, k).
 	k := len(em)
 	if len(s) > k {
-		return nil, fmt.Errorf("%w: token %q returned %d bytes for a %d-byte modulus", hsm.ErrUnavailable, p.t.label, len(s), k)
+		return nil, nil, fmt.Errorf("%w: token %q returned %d bytes for a %d-byte modulus", hsm.ErrUnavailable, p.t.label, len(s), k)
 	}
 	pi := make([]byte, k)
 	copy(pi[k-len(s):], s)
 	// Check before release: a faulty result must not leave (see package doc).
-	if _, err := vrf.Verify(p.pub, alpha, pi); err != nil {
+	beta, err = vrf.Verify(p.pub, alpha, pi)
+	if err != nil {
 		p.t.log.Error("pkcs11: token returned an RSA-FDH-VRF proof that does not verify", "token", p.t.label, "label", p.label)
-		return nil, fmt.Errorf("%w: token %q returned a proof that does not verify under key %q", hsm.ErrUnavailable, p.t.label, p.label)
+		return nil, nil, fmt.Errorf("%w: token %q returned a proof that does not verify under key %q", hsm.ErrUnavailable, p.t.label, p.label)
 	}
-	return pi, nil
+	return pi, beta, nil
 }
 
 type signer struct {

@@ -153,7 +153,7 @@ func TestFailClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Prove([]byte("before")); err != nil {
+	if _, _, err := p.Prove([]byte("before")); err != nil {
 		t.Fatal(err)
 	}
 
@@ -162,7 +162,7 @@ func TestFailClosed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if pi, err := p.Prove([]byte("after")); !errors.Is(err, hsm.ErrUnavailable) || pi != nil {
+	if pi, _, err := p.Prove([]byte("after")); !errors.Is(err, hsm.ErrUnavailable) || pi != nil {
 		t.Errorf("Prove with the key gone: proof %x, err %v; want ErrUnavailable", pi, err)
 	}
 	if sig, err := s.Sign([]byte("after")); !errors.Is(err, hsm.ErrUnavailable) || sig != nil {
@@ -240,7 +240,7 @@ func TestStalledToken(t *testing.T) {
 	// stuck session is back once its call returns.
 	release := tk.StallSigns()
 	bounded("Prove on a stalled token", "did not answer within 300ms", func() error {
-		pi, err := p.Prove([]byte("stalled"))
+		pi, _, err := p.Prove([]byte("stalled"))
 		if pi != nil {
 			t.Errorf("Prove on a stalled token returned a proof")
 		}
@@ -265,7 +265,7 @@ func TestStalledToken(t *testing.T) {
 	release = tk.StallSigns()
 	defer release()
 	bounded("Sign on a stalled token", "did not answer within", func() error { _, err := s.Sign([]byte("a")); return err })
-	bounded("Prove on a stalled token", "did not answer within", func() error { _, err := p.Prove([]byte("b")); return err })
+	bounded("Prove on a stalled token", "did not answer within", func() error { _, _, err := p.Prove([]byte("b")); return err })
 	bounded("Sign with every session stuck", "no session free within 300ms (2 calls stuck", func() error { _, err := s.Sign([]byte("c")); return err })
 	bounded("Keys with every session stuck", "no session free", func() error { _, err := b.Keys(); return err })
 	start := time.Now()
@@ -276,7 +276,7 @@ func TestStalledToken(t *testing.T) {
 	if !errors.Is(err, hsm.ErrUnavailable) || !strings.Contains(err.Error(), "2 calls still stuck") {
 		t.Errorf("Close with calls stuck: err = %v, want ErrUnavailable naming 2 stuck calls", err)
 	}
-	if _, err := p.Prove([]byte("closed")); !errors.Is(err, hsm.ErrUnavailable) || !strings.Contains(err.Error(), "closed") {
+	if _, _, err := p.Prove([]byte("closed")); !errors.Is(err, hsm.ErrUnavailable) || !strings.Contains(err.Error(), "closed") {
 		t.Errorf("Prove after Close: %v", err)
 	}
 	if b2, err := pkcs11.Open(cfg); err == nil || !strings.Contains(err.Error(), "already open") {
@@ -304,7 +304,7 @@ func TestStalledToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p2.Prove([]byte("reopened")); err != nil {
+	if _, _, err := p2.Prove([]byte("reopened")); err != nil {
 		t.Errorf("Prove on the reopened token: %v", err)
 	}
 	for _, msg := range []string{"token call timed out", "no session free", "token closed with calls stuck", "stuck token call returned"} {
@@ -365,7 +365,7 @@ func TestImportedKeyRefused(t *testing.T) {
 		t.Fatalf("imported key attributes %v: the test expects sensitive, not extractable", a)
 	}
 	if p, err := b.VRFProver("vrf"); err == nil {
-		pi, _ := p.Prove([]byte("known key"))
+		pi, _, _ := p.Prove([]byte("known key"))
 		t.Errorf("VRFProver accepted an imported RSA key (proof %d bytes)", len(pi))
 	} else if !strings.Contains(err.Error(), "imported") {
 		t.Errorf("VRFProver of an imported key: %v, want it to say the key was imported", err)

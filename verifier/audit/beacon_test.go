@@ -70,8 +70,10 @@ func TestAuditPromoBeacon(t *testing.T) {
 
 type auditProver struct{ sk *vrf.PrivateKey }
 
-func (p auditProver) PublicKey() *vrf.PublicKey          { return p.sk.Public() }
-func (p auditProver) Prove(alpha []byte) ([]byte, error) { return p.sk.Prove(alpha) }
+func (p auditProver) PublicKey() *vrf.PublicKey { return p.sk.Public() }
+func (p auditProver) Prove(alpha []byte) (proof, beta []byte, err error) {
+	return p.sk.ProveHash(alpha)
+}
 
 // publishedRound is a real drand round of verifier/beacon/testdata/rounds.json,
 // with its value as a draw binds it (σ, or σ_{n-1} || σ for the chained scheme).

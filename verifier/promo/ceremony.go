@@ -99,10 +99,11 @@ func FreezeRules(f *record.PromoFreeze) (operation, rulesHash string, err error)
 	return m[1], m[2], nil
 }
 
-// Prover proves VRF statements; hsm.VRFProver satisfies it.
+// Prover proves VRF statements; hsm.VRFProver satisfies it. Run takes β
+// from its own check of the proof, not from Prove.
 type Prover interface {
 	PublicKey() *vrf.PublicKey
-	Prove(alpha []byte) ([]byte, error)
+	Prove(alpha []byte) (proof, beta []byte, err error)
 }
 
 // BeaconRound is a beacon value checked against the freeze's announcement.
@@ -333,7 +334,7 @@ func (c *Ceremony) Run() (*record.PromoDraw, error) {
 	}
 	alpha := record.PromoDrawAlpha(f.Draw, f.Root, f.Count, f.Commit, c.R, []byte(c.Share), c.BeaconValue)
 	pk := c.Prover.PublicKey()
-	proof, err := c.Prover.Prove(alpha)
+	proof, _, err := c.Prover.Prove(alpha)
 	if err != nil {
 		return nil, fmt.Errorf("couldn't prove the draw: %w", err)
 	}

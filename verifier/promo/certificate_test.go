@@ -41,8 +41,8 @@ func (d *detReader) Read(p []byte) (int, error) {
 
 type softProver struct{ sk *vrf.PrivateKey }
 
-func (p softProver) PublicKey() *vrf.PublicKey          { return p.sk.Public() }
-func (p softProver) Prove(alpha []byte) ([]byte, error) { return p.sk.Prove(alpha) }
+func (p softProver) PublicKey() *vrf.PublicKey                          { return p.sk.Public() }
+func (p softProver) Prove(alpha []byte) (proof, beta []byte, err error) { return p.sk.ProveHash(alpha) }
 
 func testProver(t testing.TB) softProver {
 	sk, err := vrf.GenerateKey(vrf.SuiteP256SSWU, &detReader{})
@@ -563,7 +563,7 @@ func TestForgedDrawRecordFails(t *testing.T) {
 func (f *fixture) prove(t *testing.T, d *record.PromoDraw) {
 	t.Helper()
 	var err error
-	if d.Proof, err = f.prover.Prove(d.Alpha()); err != nil {
+	if d.Proof, _, err = f.prover.Prove(d.Alpha()); err != nil {
 		t.Fatal(err)
 	}
 	d.Beta, _ = vrf.Verify(f.prover.PublicKey(), d.Alpha(), d.Proof)

@@ -150,7 +150,7 @@ type countingProver struct {
 	n int
 }
 
-func (p *countingProver) Prove(alpha []byte) ([]byte, error) {
+func (p *countingProver) Prove(alpha []byte) (proof, beta []byte, err error) {
 	p.n++
 	return p.softProver.Prove(alpha)
 }

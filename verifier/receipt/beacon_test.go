@@ -16,8 +16,10 @@ import (
 
 type beaconProver struct{ sk *vrf.PrivateKey }
 
-func (p beaconProver) PublicKey() *vrf.PublicKey          { return p.sk.Public() }
-func (p beaconProver) Prove(alpha []byte) ([]byte, error) { return p.sk.Prove(alpha) }
+func (p beaconProver) PublicKey() *vrf.PublicKey { return p.sk.Public() }
+func (p beaconProver) Prove(alpha []byte) (proof, beta []byte, err error) {
+	return p.sk.ProveHash(alpha)
+}
 
 // TestPromoReceiptBeacon: a promotion draw's receipt checks the beacon value
 // the draw binds against the round its freeze announced, as the certificate

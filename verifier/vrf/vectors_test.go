@@ -172,6 +172,10 @@ func TestVectors(t *testing.T) {
 			if err != nil || !bytes.Equal(b, beta) {
 				t.Errorf("ProofToHash = %x, %v; want %x", b, err, beta)
 			}
+			got, b, err = sk.ProveHash(alpha)
+			if err != nil || !bytes.Equal(got, pi) || !bytes.Equal(b, beta) {
+				t.Errorf("ProveHash = %x, %x, %v; want %x, %x", got, b, err, pi, beta)
+			}
 
 			if s == SuiteRSAFDH256 {
 				em, err := RSAFDHEncode(pk, alpha)

@@ -320,6 +320,24 @@ func (sk *PrivateKey) Prove(alpha []byte) ([]byte, error) {
 	return sk.rsa.prove(sk.pub.rsa, alpha)
 }
 
+// ProveHash is [PrivateKey.Prove] that also returns the proof's output β,
+// as [ProofToHash] and [Verify] compute it, from the Γ just computed rather
+// than decoded again from π (for P-256 a square root mod p: ProofToHash
+// takes 3.5 µs, a proof 133, BenchmarkProofToHash and BenchmarkProve on a
+// 2-core AMD EPYC guest).
+func (sk *PrivateKey) ProveHash(alpha []byte) (proof, beta []byte, err error) {
+	proof, err = sk.Prove(alpha)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sk.suite.isEC() {
+		// proof[:ptLen] is point_to_string(Γ) of the point prove computed:
+		// canonical, so it is what decodeProof would give back.
+		return proof, ecProofToHash(sk.suite, proof[:ptLen]), nil
+	}
+	return proof, rsaProofToHash(proof), nil
+}
+
 var errDestroyed = errors.New("vrf: private key was destroyed")
 
 // Destroy overwrites the secret values of sk (best effort: the Go runtime may

@@ -551,6 +551,9 @@ func TestNilAndMisuse(t *testing.T) {
 	if _, err := (&PrivateKey{}).Prove(nil); err == nil {
 		t.Error("zero PrivateKey proves")
 	}
+	if pi, beta, err := (&PrivateKey{}).ProveHash(nil); err == nil || pi != nil || beta != nil {
+		t.Error("zero PrivateKey proves (ProveHash)")
+	}
 	var nilKey *PublicKey
 	if !nilKey.Equal(nil) || nilKey.Equal(e.pk) || e.pk.Equal(nil) {
 		t.Error("Equal with nil")

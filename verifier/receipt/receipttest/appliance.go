@@ -787,5 +787,5 @@ func (a *Appliance) PromoDrawWith(id string, n int, cheat PromoCheat) (*Promo, e
 
 type prover struct{ sk *vrf.PrivateKey }
 
-func (p prover) PublicKey() *vrf.PublicKey          { return p.sk.Public() }
-func (p prover) Prove(alpha []byte) ([]byte, error) { return p.sk.Prove(alpha) }
+func (p prover) PublicKey() *vrf.PublicKey                          { return p.sk.Public() }
+func (p prover) Prove(alpha []byte) (proof, beta []byte, err error) { return p.sk.ProveHash(alpha) }
