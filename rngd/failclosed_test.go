@@ -285,6 +285,57 @@ func TestStoreFailure(t *testing.T) {
 	}
 }
 
+// A retry of an acknowledged call whose state.db can no longer be read
+// (closed under the daemon, before any commit fails) is refused
+// STORE_UNAVAILABLE and draws nothing: its stored reply is not read as
+// none (a new call: a pick's was refused NUMBER_PICKED, from the game
+// cached in memory, or INTERNAL, by the reads after it). After a restart
+// the retry gets its first reply, and the log holds no record of the
+// refused one.
+func TestRetryStoreUnreadable(t *testing.T) {
+	td := newTestDaemon(t)
+	a := td.client("server-a")
+	g := start(t, a, td.emission("SU", "2026-12-31", 1)[0]).Game
+	req := &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: 1}
+	ctx := t.Context()
+	picked, err := a.Pick(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := td.d.engine
+	if err := e.store.sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.db.Close(); err != nil { // the file is gone from under the store
+		t.Fatal(err)
+	}
+	if err := e.store.health(); err != nil {
+		t.Fatalf("store health before any commit failed: %v", err)
+	}
+	_, err = a.Pick(ctx, req)
+	wantRefusal(t, err, reasonStoreUnavailable, "state store unavailable")
+
+	td.restart()
+	a = td.client("server-a")
+	again, err := a.Pick(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Receipt.LogIndex != picked.Receipt.LogIndex || len(again.Game.Picks) != len(picked.Game.Picks) {
+		t.Fatalf("retry after the restart: record %d, picks %v; want the first reply's %d, %v",
+			again.Receipt.LogIndex, again.Game.Picks, picked.Receipt.LogIndex, picked.Game.Picks)
+	}
+	if again.Game.Status == qodv1.Status_STATUS_PLAYING {
+		next, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := next.Receipt.LogIndex, picked.Receipt.LogIndex+1; got != want {
+			t.Fatalf("the next pick is at log index %d, want %d: the refused retry appended something", got, want)
+		}
+	}
+}
+
 // A secret store that can no longer commit: no start is drawn (its secret
 // could not be kept), with UNAVAILABLE and the store alarm, and nothing of
 // it reaches the log; the games in play go on (their secrets are kept), and

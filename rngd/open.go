@@ -268,7 +268,7 @@ func (e *engine) dropOrphanSecrets() error {
 		return fmt.Errorf("couldn't read the secret store: %w", err)
 	}
 	var orphans, ended, lost []string
-	e.store.view(func(tx *bolt.Tx) error {
+	err = e.store.view(func(tx *bolt.Tx) error {
 		kept := make(map[string]bool, len(ids))
 		for _, id := range ids {
 			kept[id] = true
@@ -292,6 +292,10 @@ func (e *engine) dropOrphanSecrets() error {
 		}
 		return nil
 	})
+	if err != nil {
+		// Not "no game lost its secret": the alarm would be left unraised.
+		return fmt.Errorf("couldn't read the state store's games: %w", err)
+	}
 	if len(lost) > 0 {
 		e.metrics.alarms.WithLabelValues("store").Inc()
 		e.log.Error("unfinished games without their secret r in secrets.db (lost, or not this data directory's): their draws are refused (SECRET_LOST), they can only be refunded; an operator must investigate",
@@ -620,7 +624,11 @@ func (e *engine) logSize(ctx context.Context) (uint64, error) {
 		return 0, fmt.Errorf("couldn't read the log's checkpoint: %w", err)
 	}
 	var applied uint64
-	e.store.view(func(tx *bolt.Tx) error { applied = appliedCount(tx); return nil })
+	if err := e.store.view(func(tx *bolt.Tx) error { applied = appliedCount(tx); return nil }); err != nil {
+		// Not a store at 0: the check of a store ahead of the log would
+		// be skipped, and catchUp wait for a checkpoint it cannot use.
+		return 0, fmt.Errorf("couldn't read how far the state store is: %w", err)
+	}
 	want := max(applied, cp.Size+1)
 	var sequenced uint64
 	if s, ok := e.tlog.(transparency.Sequencer); ok {
@@ -654,7 +662,11 @@ func (e *engine) catchUp(ctx context.Context) error {
 		return err
 	}
 	var applied, prefix uint64
-	e.store.view(func(tx *bolt.Tx) error { applied, prefix = appliedCount(tx), prefixOf(tx); return nil })
+	if err := e.store.view(func(tx *bolt.Tx) error { applied, prefix = appliedCount(tx), prefixOf(tx); return nil }); err != nil {
+		// Not a store at 0, behind the log: applying the whole log to a
+		// store that cannot be read would fail, saying otherwise.
+		return fmt.Errorf("couldn't read how far the state store is: %w", err)
+	}
 	if applied == size && prefix == size {
 		return nil
 	}

@@ -133,9 +133,7 @@ func (s *store) openRequests(dir string) error {
 			return err
 		}
 		next = storedUint64(rm.Get(keyNext))
-		floor = readFloor(tx)
-		k, _ := tx.Bucket(bucketRequests).Cursor().First()
-		legacy = k != nil
+		floor, legacy = readFloor(tx), legacyLeft(tx)
 		return nil
 	})
 	if err != nil {
@@ -520,8 +518,7 @@ func (s *store) pruneRequests(cutoff time.Time, limit int) (int, error) {
 		if n > 0 {
 			floor = readFloor(tx)
 		}
-		k, _ := reqs.Cursor().First()
-		legacy = k != nil
+		legacy = legacyLeft(tx)
 		return nil
 	})
 	if err != nil {
@@ -532,6 +529,13 @@ func (s *store) pruneRequests(cutoff time.Time, limit int) (int, error) {
 	}
 	s.reqs.legacy.Store(legacy)
 	return n, nil
+}
+
+// legacyLeft reports whether the requests bucket of an older format still
+// holds replies in tx.
+func legacyLeft(tx *bolt.Tx) bool {
+	k, _ := tx.Bucket(bucketRequests).Cursor().First()
+	return k != nil
 }
 
 // requestFloorSeqs is how many of the first seqs request-log holds a

@@ -18,7 +18,7 @@ import (
 // succeeds by itself.
 func TestRequestIndexDiskFull(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("mounts a small tmpfs over requests-<id>/ to fill it: needs root")
+		t.Skip("links requests-<id>/ to a small tmpfs it mounts, to fill it: needs root")
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.db")

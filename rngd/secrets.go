@@ -109,20 +109,25 @@ func (s *secretStore) readAll(ids []string, got func(i int, r [32]byte, ok bool)
 func moveSecrets(st *store, sec *secretStore) error {
 	var keys, vals [][]byte
 	var found bool
-	st.db.View(func(tx *bolt.Tx) error {
+	err := st.db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketSecrets)
-		if found = b != nil; found {
-			b.ForEach(func(k, v []byte) error {
-				keys, vals = append(keys, bytes.Clone(k)), append(vals, bytes.Clone(v))
-				return nil
-			})
+		if found = b != nil; !found {
+			return nil
 		}
-		return nil
+		return b.ForEach(func(k, v []byte) error {
+			keys, vals = append(keys, bytes.Clone(k)), append(vals, bytes.Clone(v))
+			return nil
+		})
 	})
+	if err != nil {
+		// Not "nothing to move": the secrets would stay behind, and the
+		// draws of their games be refused (SECRET_LOST).
+		return fmt.Errorf("couldn't move the secrets to the secret store: reading state.db: %w", err)
+	}
 	if !found {
 		return nil
 	}
-	err := sec.hand(storeWrite{fn: func(tx *bolt.Tx) error {
+	err = sec.hand(storeWrite{fn: func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketSecrets)
 		for i := range keys {
 			if err := b.Put(keys[i], vals[i]); err != nil {

@@ -393,9 +393,10 @@ func (s *store) view(fn func(tx *bolt.Tx) error) error {
 }
 
 // request returns the reply stored for req, committed or pending: false
-// when there is none, an error when its value is corrupt (getRequest). A
-// store that cannot be read at all reads as none: the call is then refused
-// by the store's health, or acknowledged from the log (TestStoreFailure).
+// when there is none, an error when its value is corrupt (getRequest) or
+// when the file cannot be read (closed under the daemon): errStoreFailed
+// then, never "none", which would make a retry a new call
+// (TestRequestStoreUnreadable).
 func (s *store) request(req [32]byte) (storedRequest, bool, error) {
 	s.mu.Lock()
 	p := s.pending[req]
@@ -413,10 +414,13 @@ func (s *store) request(req [32]byte) (storedRequest, bool, error) {
 		return storedRequest{}, false, nil // a new request: no read of the file
 	}
 	var corrupt error
-	s.db.View(func(tx *bolt.Tx) error {
+	err = s.db.View(func(tx *bolt.Tx) error {
 		r, ok, corrupt = s.requestAt(tx, req, seq, located)
 		return nil
 	})
+	if err != nil {
+		return storedRequest{}, false, fmt.Errorf("%w: couldn't read the reply stored for request %x in state.db: %w", errStoreFailed, req, err)
+	}
 	return r, ok, corrupt
 }
 
