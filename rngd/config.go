@@ -24,6 +24,7 @@ import (
 
 	"tirage.fr/tirage/rngd/entropy"
 	"tirage.fr/tirage/rngd/entropy/drbg"
+	"tirage.fr/tirage/rngd/internal/boundedfile"
 	"tirage.fr/tirage/rngd/internal/witnesspolicy"
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/tilelog"
@@ -568,11 +569,17 @@ type systemClock struct{}
 
 func (systemClock) Now() time.Time { return time.Now() }
 
-// LoadConfig reads a TOML config file. Unknown keys are an error (a typo must
-// not silently fall back to a default).
+// maxConfigFile bounds the config file LoadConfig reads: examples/rngd.toml,
+// every key documented, is 12 KiB; a damaged or mistaken file (a log, a
+// disk image named by --config) is refused, not read whole.
+const maxConfigFile = 1 << 20
+
+// LoadConfig reads a TOML config file of at most maxConfigFile bytes.
+// Unknown keys are an error (a typo must not silently fall back to a
+// default).
 func LoadConfig(path string) (Config, error) {
 	var c Config
-	b, err := os.ReadFile(path)
+	b, err := boundedfile.Read(path, maxConfigFile)
 	if err != nil {
 		return c, fmt.Errorf("couldn't read config %s: %w", path, err)
 	}

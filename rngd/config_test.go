@@ -373,17 +373,11 @@ func TestStartRefusedChangesNothing(t *testing.T) {
 	}
 }
 
-// copyMode copies the file from to to, with mode (umask aside), and
-// returns to.
+// copyMode copies the file from to to (copyFile), with mode, and returns
+// to.
 func copyMode(t *testing.T, from, to string, mode os.FileMode) string {
 	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	copyFile(t, from, to)
 	if err := os.Chmod(to, mode); err != nil {
 		t.Fatal(err)
 	}
@@ -732,5 +726,26 @@ func TestEntropySampleAndSeedBytes(t *testing.T) {
 	e := EntropyConfig{Sources: src}
 	if err := e.check(false); err != nil || src[0] != (EntropySource{Kind: "hwrng", MinEntropy: 0.5, SampleBits: 1}) {
 		t.Errorf("check: %v, sources now %+v", err, src)
+	}
+}
+
+// A config file larger than maxConfigFile is refused, in an error naming
+// the file: LoadConfig read it whole, whatever its size. One of
+// maxConfigFile bytes is read.
+func TestConfigFileBounded(t *testing.T) {
+	toml := configTOML(nil)
+	p := filepath.Join(t.TempDir(), "rngd.toml")
+	if err := os.WriteFile(p, []byte(toml+strings.Repeat("\n", maxConfigFile-len(toml)+1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := "couldn't read config " + p + ": larger than 1 MiB"
+	if _, err := LoadConfig(p); err == nil || err.Error() != want {
+		t.Fatalf("LoadConfig of a file of maxConfigFile+1 bytes: %v; want %q", err, want)
+	}
+	if err := os.Truncate(p, maxConfigFile); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := LoadConfig(p); err != nil || c.Log.Origin != "tirage.test/rngd" {
+		t.Errorf("LoadConfig of a file of maxConfigFile bytes: origin %q, %v", c.Log.Origin, err)
 	}
 }

@@ -554,24 +554,14 @@ func ReadSecretFile(path string) ([]byte, error) {
 
 // readSecretCtx is ReadSecretFile, given up when ctx is done (SIGTERM while
 // a FIFO's writer has not written yet: the read is left blocked, the start
-// refused).
+// refused) on a goroutine of its own (readUntil): what the read returns if
+// it ever answers is wiped.
 func readSecretCtx(ctx context.Context, path string) ([]byte, error) {
-	type result struct {
-		b   []byte
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		b, err := ReadSecretFile(path)
-		done <- result{b, err}
-	}()
-	select {
-	case r := <-done:
-		return r.b, r.err
-	case <-ctx.Done():
-		go func() { clear((<-done).b) }() // wiped if it ever comes
+	res, ok := readUntil(ctx, func() ([]byte, error) { return ReadSecretFile(path) })
+	if !ok {
 		return nil, fmt.Errorf("not read: %w", ctx.Err())
 	}
+	return res.b, res.err
 }
 
 // ReadSecretFrom reads a secret of at most MaxSecretFile bytes from r.

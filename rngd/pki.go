@@ -15,6 +15,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"tirage.fr/tirage/rngd/internal/boundedfile"
 )
 
 // DevPKI names the files of a development PKI made by [GenerateDevPKI]: a CA,
@@ -67,20 +69,29 @@ func GenerateDevPKI(dir string, clients ...string) (DevPKI, error) {
 	if err != nil {
 		return p, err
 	}
-	// reissue: the certificate at path is missing, expiring or not the CA's.
-	reissue := func(path string) bool {
-		b, err := os.ReadFile(path)
+	// reissue: the certificate at path is missing, expiring or not the
+	// CA's; one that cannot be read otherwise (larger than maxTLSFile,
+	// say) is an error.
+	reissue := func(path string) (bool, error) {
+		b, err := readTLSFile(devFiles, path)
+		if errors.Is(err, os.ErrNotExist) {
+			return true, nil
+		}
 		if err != nil {
-			return true
+			return false, err
 		}
 		blk, _ := pem.Decode(b)
 		if blk == nil {
-			return true
+			return true, nil
 		}
 		c, err := x509.ParseCertificate(blk.Bytes)
-		return err != nil || expiring(c) || c.CheckSignatureFrom(caCert) != nil
+		return err != nil || expiring(c) || c.CheckSignatureFrom(caCert) != nil, nil
 	}
-	if reissue(p.ServerCert()) {
+	again, err := reissue(p.ServerCert())
+	if err != nil {
+		return p, err
+	}
+	if again {
 		tmpl := leafTemplate("rngd")
 		tmpl.DNSNames = []string{"localhost", "rngd"}
 		tmpl.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}
@@ -90,7 +101,11 @@ func GenerateDevPKI(dir string, clients ...string) (DevPKI, error) {
 		}
 	}
 	for _, name := range clients {
-		if !reissue(p.ClientCert(name)) {
+		again, err := reissue(p.ClientCert(name))
+		if err != nil {
+			return p, err
+		}
+		if !again {
 			continue
 		}
 		if err := issue(clientTemplate(name), caCert, caKey, p.ClientCert(name), p.ClientKey(name)); err != nil {
@@ -129,6 +144,50 @@ func clientTemplate(name string) *x509.Certificate {
 	return tmpl
 }
 
+// devFiles names the dev PKI's files in readTLSFile's errors.
+const devFiles = "the dev pki's"
+
+// readTLSFile reads the TLS file at path (a certificate, a key, a CA
+// bundle), called name in errors, of at most maxTLSFile bytes: a damaged
+// or planted huge file is not read whole. Its errors name the file (name
+// and path: a path given as a certificate's, a key's or a bundle's, no
+// secret) and hold nothing of it; one missing is os.ErrNotExist.
+func readTLSFile(name, path string) ([]byte, error) {
+	b, err := boundedfile.Read(path, maxTLSFile)
+	if err != nil {
+		return nil, fmt.Errorf("couldn't read %s %s: %w", name, path, err)
+	}
+	return b, nil
+}
+
+// loadKeyPair reads the certificate certFile and its key keyFile
+// (readTLSFile, both called name in errors) and parses them as a pair
+// (keyPair, which wipes what was read). tls.LoadX509KeyPair read both
+// whole, whatever their size, and left the key on the heap.
+func loadKeyPair(certFile, keyFile, name string) (tls.Certificate, error) {
+	certPEM, err := readTLSFile(name, certFile)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	keyPEM, err := readTLSFile(name, keyFile)
+	if err != nil {
+		clear(certPEM)
+		return tls.Certificate{}, err
+	}
+	return keyPair(certPEM, keyPEM)
+}
+
+// keyPair parses a certificate and its key (tls.X509KeyPair) and wipes
+// both files' bytes once parsed: the key's, and the certificate's, which
+// may hold the key too (one PEM file for both, which tls.X509KeyPair
+// takes: a block of each kind). The pair holds copies (the DER decoded
+// from the PEM).
+func keyPair(certPEM, keyPEM []byte) (tls.Certificate, error) {
+	defer clear(certPEM)
+	defer clear(keyPEM)
+	return tls.X509KeyPair(certPEM, keyPEM)
+}
+
 func makeCA(p DevPKI) (*x509.Certificate, *ecdsa.PrivateKey, error) {
 	tmpl := leafTemplate("Tirage dev CA")
 	tmpl.IsCA = true
@@ -149,12 +208,11 @@ func makeCA(p DevPKI) (*x509.Certificate, *ecdsa.PrivateKey, error) {
 	return cert, key, err
 }
 
+// loadCA reads the dev PKI's CA and its key (loadKeyPair). Its error is
+// os.ErrNotExist when either is missing: GenerateDevPKI then makes a CA.
 func loadCA(p DevPKI) (*x509.Certificate, *ecdsa.PrivateKey, error) {
-	pair, err := tls.LoadX509KeyPair(p.CA(), filepath.Join(p.Dir, devCAKey))
+	pair, err := loadKeyPair(p.CA(), filepath.Join(p.Dir, devCAKey), devFiles)
 	if err != nil {
-		if _, statErr := os.Stat(p.CA()); errors.Is(statErr, os.ErrNotExist) {
-			return nil, nil, statErr
-		}
 		return nil, nil, fmt.Errorf("couldn't load the dev ca: %w", err)
 	}
 	key, ok := pair.PrivateKey.(*ecdsa.PrivateKey)
@@ -191,21 +249,6 @@ func writeKeyPair(der []byte, key *ecdsa.PrivateKey, certPath, keyPath string) e
 	return nil
 }
 
-// ServerTLS is the TLS configuration of the game servers' listener: TLS 1.3,
-// the daemon's certificate, and client certificates required and verified
-// against the CA bundle in caFile.
-func ServerTLS(certFile, keyFile, caFile string) (*tls.Config, error) {
-	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		return nil, fmt.Errorf("couldn't load the server certificate: %w", err)
-	}
-	pool, err := loadPool(caFile)
-	if err != nil {
-		return nil, err
-	}
-	return mutualTLS(pair, pool), nil
-}
-
 // mutualTLS is the game servers' listener's TLS: 1.3, the daemon's
 // certificate, client certificates required and verified against pool.
 func mutualTLS(pair tls.Certificate, pool *x509.CertPool) *tls.Config {
@@ -229,9 +272,9 @@ func readTLS(pair tls.Certificate, pool *x509.CertPool) *tls.Config {
 }
 
 // ClientTLS is the TLS configuration of a game server: its certificate, and
-// the CA that issued the daemon's.
+// the CA that issued the daemon's. Each file is at most maxTLSFile bytes.
 func ClientTLS(certFile, keyFile, caFile string) (*tls.Config, error) {
-	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+	pair, err := loadKeyPair(certFile, keyFile, "the client's")
 	if err != nil {
 		return nil, fmt.Errorf("couldn't load the client certificate: %w", err)
 	}
@@ -251,10 +294,12 @@ func clientTLSRoots(caFile string) (*tls.Config, error) {
 	return &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}, nil
 }
 
+// loadPool is the pool of the certificates of the ca bundle caFile, of at
+// most maxTLSFile bytes (readTLSFile).
 func loadPool(caFile string) (*x509.CertPool, error) {
-	pem, err := os.ReadFile(caFile)
+	pem, err := readTLSFile(caBundleName, caFile)
 	if err != nil {
-		return nil, fmt.Errorf("couldn't read the ca bundle: %w", err)
+		return nil, err
 	}
 	return poolFrom(pem, caFile)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/pem"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -101,4 +102,62 @@ func TestDevPKIRenewsExpired(t *testing.T) {
 		}
 		check(t, p)
 	})
+}
+
+// The files ClientTLS and clientTLSRoots (log.trillian_ca_file
+// at the start) read, a certificate, its key and a CA bundle, are refused
+// when larger than maxTLSFile, in an error naming the file and holding
+// nothing of it: each was read whole, whatever its size. A file of
+// maxTLSFile bytes is read.
+func TestTLSFilesBounded(t *testing.T) {
+	p, err := GenerateDevPKI(t.TempDir(), "client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []string{p.ClientCert("client"), p.ClientKey("client"), p.CA()}
+	names := []string{"the client's", "the client's", caBundleName}
+	for i := range files {
+		t.Run("ClientTLS/"+filepath.Base(files[i]), func(t *testing.T) {
+			args := append([]string(nil), files...)
+			args[i] = sized(t, files[i], maxTLSFile+1)
+			_, err := ClientTLS(args[0], args[1], args[2])
+			want := "couldn't read " + names[i] + " " + args[i] + ": larger than 1 MiB"
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("ClientTLS with %s of maxTLSFile+1 bytes: %v; want %q", filepath.Base(files[i]), err, want)
+			}
+			if strings.Contains(err.Error(), "-----BEGIN") {
+				t.Errorf("the error holds the file's content: %v", err)
+			}
+			args[i] = sized(t, files[i], maxTLSFile)
+			if _, err := ClientTLS(args[0], args[1], args[2]); err != nil {
+				t.Errorf("ClientTLS with %s of maxTLSFile bytes: %v", filepath.Base(files[i]), err)
+			}
+		})
+	}
+	t.Run("clientTLSRoots", func(t *testing.T) {
+		big := sized(t, p.CA(), maxTLSFile+1)
+		want := "couldn't read the ca bundle " + big + ": larger than 1 MiB"
+		if _, err := clientTLSRoots(big); err == nil || err.Error() != want {
+			t.Fatalf("clientTLSRoots of a bundle of maxTLSFile+1 bytes: %v; want %q", err, want)
+		}
+		if _, err := clientTLSRoots(sized(t, p.CA(), maxTLSFile)); err != nil {
+			t.Errorf("clientTLSRoots of a bundle of maxTLSFile bytes: %v", err)
+		}
+	})
+}
+
+// sized is a copy of the file at src, in a directory of its own, grown
+// with newlines (that parse as before) to n bytes; grow grows a file in
+// place.
+func sized(t *testing.T, src string, n int) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	if err := os.WriteFile(dst, append(b, strings.Repeat("\n", n-len(b))...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dst
 }

@@ -545,20 +545,34 @@ func startRead(read func() ([]byte, error)) <-chan fileRead {
 }
 
 // readWithin is the start's read of a file rngd trusts (readTrusted:
-// grpc.client_crl_file, a CA bundle; readAtStart: those and the daemon's
-// certificate and key), called name in errors, on a
-// goroutine of its own (startRead): one that has not answered within
-// timeout refuses the start (the start does not watch the shutdown's
-// signal, and would wait for it without a word, SIGTERM unheeded), its
-// goroutine left to end when it answers, if ever.
+// grpc.client_crl_file, a CA bundle; readAtStart: a CA bundle and the
+// daemon's certificate and key), called name in errors, on a goroutine of its own
+// (readUntil): one that has not answered within timeout refuses the start
+// (the start does not watch the shutdown's signal, and would wait for it
+// without a word, SIGTERM unheeded), its goroutine left to end when it
+// answers, if ever, and what it read then wiped.
 func readWithin(read func() ([]byte, error), timeout time.Duration, name string) ([]byte, error) {
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case res := <-startRead(read):
-		return res.b, res.err
-	case <-t.C:
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	res, ok := readUntil(ctx, read)
+	if !ok {
 		return nil, fmt.Errorf("couldn't read %s: no answer within %s (a network file system that hangs?): keep the file on a local disk", name, timeout)
+	}
+	return res.b, res.err
+}
+
+// readUntil calls read on a goroutine of its own (startRead) and waits for
+// it until ctx is done; false then, the read abandoned: what it returns if
+// it ever answers is wiped (clear), since it may be a secret (a key, a
+// PIN) and nobody else holds it to wipe it.
+func readUntil(ctx context.Context, read func() ([]byte, error)) (fileRead, bool) {
+	done := startRead(read)
+	select {
+	case res := <-done:
+		return res, true
+	case <-ctx.Done():
+		go func() { clear((<-done).b) }()
+		return fileRead{}, false
 	}
 }
 

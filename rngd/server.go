@@ -157,15 +157,18 @@ func openListeners(cfg Config) (*listeners, error) {
 	return l, nil
 }
 
-// serverTLS is ServerTLS of cfg.GRPC with errors that name the config
-// keys, and with the files checked: the daemon's TLS key is refused when
-// group or others may access it, as a PIN file is (whoever reads it can
-// answer the game servers and auditors as rngd), and the CA bundle when
-// another user may change it (loadTrustedPool). A read of any of the three
-// that has not answered within trustedReadTimeout refuses the start
-// (readAtStart). It returns the bundle's CA certificates too, which a CRL
-// of grpc.client_crl_file must be signed by. The audit listener serves the
-// same certificate; rngd reads these files at the start only.
+// serverTLS is the game servers' listener's TLS (mutualTLS) of cfg.GRPC,
+// with errors that name the config keys, and with the files checked: the
+// daemon's TLS key is refused when group or others may access it, as a PIN
+// file is (whoever reads it can answer the game servers and auditors as
+// rngd), and the CA bundle when another user may change it
+// (loadTrustedPool). A read of any of the three that has not answered
+// within trustedReadTimeout refuses the start (readAtStart). The
+// certificate's and the key's bytes are wiped once parsed (keyPair: the
+// certificate file may hold the key too). It returns the bundle's CA
+// certificates too, which a CRL of grpc.client_crl_file must be signed by.
+// The audit listener serves the same certificate; rngd reads these files at
+// the start only.
 func serverTLS(cfg Config) (*tls.Config, []*x509.Certificate, error) {
 	c := cfg.GRPC
 	certPEM, err := readAtStart(cfg, c.CertFile, certName, readCertFile, cfg.certRead)
@@ -174,10 +177,10 @@ func serverTLS(cfg Config) (*tls.Config, []*x509.Certificate, error) {
 	}
 	keyPEM, err := readAtStart(cfg, c.KeyFile, keyName, readKeyFile, cfg.keyRead)
 	if err != nil {
+		clear(certPEM) // it may hold the key too (keyPair)
 		return nil, nil, fmt.Errorf("grpc.key_file %s: %w", c.KeyFile, err)
 	}
-	defer clear(keyPEM)
-	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	pair, err := keyPair(certPEM, keyPEM)
 	if err != nil {
 		return nil, nil, fmt.Errorf("couldn't load the server certificate (grpc.cert_file %s, grpc.key_file %s): %w", c.CertFile, c.KeyFile, Pathless(err))
 	}
@@ -188,8 +191,8 @@ func serverTLS(cfg Config) (*tls.Config, []*x509.Certificate, error) {
 	return mutualTLS(pair, pool), cas, nil
 }
 
-// maxTLSFile bounds a TLS key or CA bundle rngd reads (a bundle of a few
-// hundred certificates fits).
+// maxTLSFile bounds a TLS certificate, key or CA bundle rngd reads (a
+// bundle of a few hundred certificates fits).
 const maxTLSFile = 1 << 20
 
 // readAtStart is the start's read of the TLS file at path, called name in
@@ -212,12 +215,12 @@ const (
 	keyName  = "the key"
 )
 
-// readCertFile reads the daemon's certificate file. Its errors hold no
-// path and nothing of the file.
+// readCertFile reads the daemon's certificate file, of at most maxTLSFile
+// bytes. Its errors hold no path and nothing of the file.
 func readCertFile(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+	b, err := boundedfile.Read(path, maxTLSFile)
 	if err != nil {
-		return nil, fmt.Errorf("couldn't read %s: %w", certName, Pathless(err))
+		return nil, fmt.Errorf("couldn't read %s: %w", certName, err)
 	}
 	return b, nil
 }
@@ -265,7 +268,8 @@ func loadTrustedCAs(cfg Config, caFile string) (*x509.CertPool, []*x509.Certific
 	return caBundle(b, caFile)
 }
 
-// caBundleName names a CA bundle in readTrusted's and readWithin's errors.
+// caBundleName names a CA bundle in readTrusted's, readWithin's and
+// readTLSFile's errors.
 const caBundleName = "the ca bundle"
 
 // readTrusted reads a file that says which clients rngd admits (a CA
