@@ -308,11 +308,17 @@ func (x *Index) readRun(f *os.File, first, end uint64) (*run, error) {
 	if crc32.Checksum(fb, castagnoli) != binary.BigEndian.Uint32(t[32:]) {
 		return nil, damaged("bad fences")
 	}
-	r := &run{first: first, end: end, n: n, fences: make([]uint64, blocks)}
+	return newRun(first, end, n, fb), nil
+}
+
+// newRun is the run [first, end) of n entries whose fences are fb (8 bytes
+// a block, as in its file), without its file.
+func newRun(first, end, n uint64, fb []byte) *run {
+	r := &run{first: first, end: end, n: n, fences: make([]uint64, len(fb)/8)}
 	for i := range r.fences {
 		r.fences[i] = binary.BigEndian.Uint64(fb[8*i:])
 	}
-	return r, nil
+	return r
 }
 
 // blockAt is the offset and the number of entries of block b.
@@ -331,7 +337,7 @@ func (x *Index) readBlock(r *run, b int, buf []byte) ([]byte, error) {
 	body := buf[:entries*entrySize]
 	if crc32.Checksum(body, castagnoli) != binary.BigEndian.Uint32(buf[len(body):]) {
 		r.damaged.Store(true)
-		return nil, x.fail(fmt.Errorf("%s: block %d does not match its checksum (the run is removed and its entries indexed again at the next catch-up)", r.path, b))
+		return nil, x.fail(fmt.Errorf("%s: block %d does not match its checksum (the run is removed and its entries indexed again at the writer's next Repair)", r.path, b))
 	}
 	return body, nil
 }
@@ -426,7 +432,7 @@ func yieldAll(es []Entry) func(yield func(Entry) error) error {
 
 // writeRun writes the run [first, end) of the entries each yields, in
 // order, durably (a temporary file synced, renamed, its directory synced),
-// and opens it.
+// and keeps it open.
 // With Options.Filter it builds the run's filter as it writes, for at
 // most hint entries.
 func (x *Index) writeRun(first, end, hint uint64, each func(yield func(Entry) error) error) (_ *run, err error) {
@@ -503,10 +509,8 @@ func (x *Index) writeRun(first, end, hint uint64, each func(yield func(Entry) er
 	if err := atomicfile.SyncDir(x.dir); err != nil {
 		return nil, x.fail(err)
 	}
-	r, err := x.readRun(f, first, end)
-	if err != nil {
-		return nil, err
-	}
+	// The run as written (its file is not read back for it).
+	r := newRun(first, end, n, fences)
 	r.f, r.path = f, path
 	if filter != nil {
 		r.filter.Store(filter)

@@ -1,6 +1,7 @@
 package hashindex
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -546,7 +547,7 @@ func TestMergeStops(t *testing.T) {
 func TestClosed(t *testing.T) {
 	errMine := errors.New("mine closed")
 	for _, closed := range []error{nil, errMine} {
-		want := cmpOr(closed, ErrClosed)
+		want := cmp.Or(closed, ErrClosed)
 		x, _ := newTestIndex(t, Options{Closed: closed})
 		for _, first := range []int{0, 100} {
 			add(t, x, uint64(first), testEntries(first, 100))
@@ -586,14 +587,6 @@ func TestClosed(t *testing.T) {
 		}
 		checkLookup(t, x, map[uint64]uint64{150: 150})
 	}
-}
-
-// cmpOr is a if not nil, else b.
-func cmpOr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // A long catch-up's runs (65 of them, tilelog's maxRuns+1) are merged in

@@ -20,7 +20,8 @@ import (
 func BenchmarkLeafIndex(b *testing.B) {
 	for _, n := range []int{0, 1 << 20, 1 << 22} {
 		b.Run(fmt.Sprintf("leaves=%d", n), func(b *testing.B) {
-			x, err := openLeafIndex(filepath.Join(b.TempDir(), leafIndexDir))
+			dir := filepath.Join(b.TempDir(), leafIndexDir)
+			x, err := openLeafIndex(dir)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -51,7 +52,7 @@ func BenchmarkLeafIndex(b *testing.B) {
 			leaves := float64(b.N * indexBatch)
 			b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/leaves, "cpu-us/leaf")
 			var size int64
-			des, err := os.ReadDir(x.dir)
+			des, err := os.ReadDir(dir)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -26,8 +26,7 @@ const (
 // leafIndex is the leaf hash index and the state of its catch-up.
 type leafIndex struct {
 	*hashindex.Index
-	mu  sync.Mutex // serialises catch-up (Add, Repair, Reset)
-	dir string
+	mu sync.Mutex // serialises catch-up (Add, Repair, Reset)
 	// matched is set, under mu, once the runs opened were found to index
 	// the tree beside them, or removed (matchIndex, at the first catch-up
 	// after open).
@@ -49,7 +48,7 @@ func openLeafIndex(dir string) (*leafIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &leafIndex{Index: x, dir: dir}, nil
+	return &leafIndex{Index: x}, nil
 }
 
 // add indexes entries, the leaves first, first+1, … (first is Next()): each

@@ -253,7 +253,8 @@ func TestLeafIndexRepairsDamagedRun(t *testing.T) {
 	if err := l.catchUpIndex(ctx, 4); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(l.index.dir, runFiles(t, l.index.dir)[0].Name())
+	dir := filepath.Join(cfg.Dir, leafIndexDir)
+	path := filepath.Join(dir, runFiles(t, dir)[0].Name())
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)

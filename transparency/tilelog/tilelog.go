@@ -1343,7 +1343,7 @@ func (l *Log) matchIndex() error {
 		}
 	}
 	if mismatch != "" {
-		l.cfg.Logger.Warn("transparency log leaf index: it does not index the tree beside it (tiles/ replaced?): removed, the tree is indexed again", "dir", l.index.dir, "mismatch", mismatch)
+		l.cfg.Logger.Warn("transparency log leaf index: it does not index the tree beside it (tiles/ replaced?): removed, the tree is indexed again", "dir", filepath.Join(l.cfg.Dir, leafIndexDir), "mismatch", mismatch)
 		if err := l.index.Reset(); err != nil {
 			return err
 		}
