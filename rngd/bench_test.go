@@ -3,6 +3,7 @@ package rngd
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	rtmetrics "runtime/metrics"
@@ -55,14 +56,19 @@ func benchDaemon(b testing.TB) *testDaemon {
 	return bench.td
 }
 
-// newBenchDaemon is newTestDaemon with the production log defaults and the
-// system clock; with TIRAGE_BENCH_KEYS=pkcs11, its keys are in a SoftHSM2
-// token (the production custody: RSA-FDH-VRF-SHA256 proofs made by the
-// token, each checked by the host before release).
+// newBenchDaemon is newTestDaemon with the production log defaults, the
+// system clock and cmd/rngd's logger (JSON lines at INFO; WARN and ERROR
+// go to the benchmark's log, no line is kept: kept in memory, the log grew
+// with every run against one daemon, the bench's step 7 runs 21, and the
+// heap the collector scans with it); with TIRAGE_BENCH_KEYS=pkcs11, its
+// keys are in a SoftHSM2 token (the production custody:
+// RSA-FDH-VRF-SHA256 proofs made by the token, each checked by the host
+// before release).
 func newBenchDaemon(b testing.TB) *testDaemon {
 	mods := []func(*Config){func(c *Config) {
 		c.Log.BatchMaxAge = Duration{}
 		c.Clock = nil
+		c.Logger = slog.New(slog.NewJSONHandler(testWriter{t: b}, nil))
 	}}
 	if os.Getenv("TIRAGE_BENCH_KEYS") == "pkcs11" {
 		if hsmKeys == nil {

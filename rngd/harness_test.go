@@ -116,8 +116,9 @@ func newTestDaemon(t testing.TB, mods ...func(*Config)) *testDaemon {
 	return td
 }
 
-// testWriter sends the daemon's log lines to the test log and keeps them
-// (every level) for the no-secrets check.
+// testWriter sends the daemon's WARN and ERROR lines (text or JSON) to the
+// test log, and keeps every line (every level) in all, unless all is nil,
+// for the no-secrets check.
 type testWriter struct {
 	t   testing.TB
 	mu  *sync.Mutex
@@ -125,10 +126,13 @@ type testWriter struct {
 }
 
 func (w testWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	*w.all = append(*w.all, p...)
-	w.mu.Unlock()
-	if bytes.Contains(p, []byte("level=WARN")) || bytes.Contains(p, []byte("level=ERROR")) {
+	if w.all != nil {
+		w.mu.Lock()
+		*w.all = append(*w.all, p...)
+		w.mu.Unlock()
+	}
+	if bytes.Contains(p, []byte("level=WARN")) || bytes.Contains(p, []byte("level=ERROR")) ||
+		bytes.Contains(p, []byte(`"level":"WARN"`)) || bytes.Contains(p, []byte(`"level":"ERROR"`)) {
 		w.t.Log(string(p))
 	}
 	return len(p), nil
