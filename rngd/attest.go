@@ -131,10 +131,16 @@ func (e *engine) noteBuildAttested(warn bool) {
 	}
 	var index []byte
 	if err == nil && e.cfg.fileSHA256 != nil {
-		e.store.view(func(tx *bolt.Tx) error {
+		err = e.store.view(func(tx *bolt.Tx) error {
 			index = bytes.Clone(tx.Bucket(bucketAttested).Get(attestedBuildKey(exe, e.cfg.fileSHA256)))
 			return nil
 		})
+		if err != nil {
+			// Not "none in the log": tirage_build_attested keeps what it
+			// said, and the store's failure is raised (storeFailed).
+			e.log.Warn("couldn't look up this rngd's build attestation in the state store", "err", err)
+			return
+		}
 	}
 	if len(index) == 8 {
 		if e.buildAttested.Swap(true) {

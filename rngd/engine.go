@@ -837,10 +837,12 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 	return nil
 }
 
-// storeFailed reports the writer's failure (alarm and log).
+// storeFailed reports the writer's failure (alarm and log): a commit that
+// failed, after the durable append of its records, or a read that could
+// not begin.
 func (e *engine) storeFailed(err error) {
 	e.metrics.alarms.WithLabelValues("store").Inc()
-	e.log.Error("state store write failed after a durable append: draws are refused; restart rngd to rebuild the store from the log", "err", err)
+	e.log.Error("state store failed: draws are refused; restart rngd to rebuild the store from the log", "err", err)
 }
 
 // requestIndexFailed reports a flush of the state store's request index
@@ -1229,7 +1231,7 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 	var em storedEmission
 	t, found, err := e.store.ticket(ticket)
 	if err == nil && found {
-		err = e.store.db.View(func(tx *bolt.Tx) error {
+		err = e.store.read(func(tx *bolt.Tx) error {
 			_, err := getJSON(tx, bucketEmissions, []byte(t.Emission), &em)
 			return err
 		})
@@ -1615,7 +1617,7 @@ func (e *engine) sweep(ctx context.Context) ([]string, error) {
 	now := e.now()
 	grace := e.cfg.Game.refundGrace()
 	var due []string
-	e.store.view(func(tx *bolt.Tx) error {
+	err := e.store.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketUnfinished).ForEach(func(k, v []byte) error {
 			_, id, _ := strings.Cut(string(k), "\x00")
 			if stageOf(v, now, grace) == stageDue {
@@ -1629,6 +1631,10 @@ func (e *engine) sweep(ctx context.Context) ([]string, error) {
 			return nil
 		})
 	})
+	if err != nil {
+		// Not "no game due": the sweep would say it ended none.
+		return nil, storeError(fmt.Errorf("couldn't read the unfinished games: %w", err))
+	}
 	var ended []string
 	for _, id := range due {
 		if _, err := e.endGame(ctx, nil, id, ""); err != nil {
@@ -2046,7 +2052,7 @@ func (e *engine) startOf(id string) (*qodv1.Receipt, error) {
 	// As committed, without waiting for the writer; a start still in the
 	// writer's lingering batch (a pick soon after its start) has it
 	// committed first: once, since it is then in the file.
-	if err := e.store.db.View(read); err == nil {
+	if err := e.store.read(read); err == nil {
 		return r, nil
 	}
 	return r, e.store.view(read)

@@ -40,6 +40,9 @@ func TestRequestStoreUnreadable(t *testing.T) {
 			t.Errorf("%s with the file closed: %q %v %v, want errStoreFailed wrapping %v", id, r.reply, ok, err, bolterrors.ErrDatabaseNotOpen)
 		}
 	}
+	if err := st.health(); !errors.Is(err, errStoreFailed) {
+		t.Errorf("store health after a read that could not begin: %v, want errStoreFailed", err)
+	}
 	// A new request still needs no read of the file.
 	if _, ok, err := st.request(record.RequestID("gs", "new")); ok || err != nil {
 		t.Errorf("a new request with the file closed: %v %v, want none", ok, err)
@@ -103,5 +106,24 @@ func TestStoreUnreadableAtRecovery(t *testing.T) {
 	}
 	if strings.Contains(string(td.logs()), "state store is behind the log") {
 		t.Error("catchUp took a state store it could not read for one behind the log")
+	}
+	// The sweep's read of the unfinished games: STORE_UNAVAILABLE, not
+	// "no game due" (it said it ended none).
+	ended, err := e.sweep(context.Background())
+	wantRefusal(t, err, reasonStoreUnavailable, "state store unavailable")
+	if ended != nil {
+		t.Errorf("sweep of an unreadable store ended %v", ended)
+	}
+	// The look-up of the build attestation keeps what the gauge said (it
+	// read none, and set it to 0).
+	e.cfg.fileSHA256 = make([]byte, 32)
+	e.buildAttested.Store(true)
+	e.metrics.buildAttested.Set(1)
+	e.noteBuildAttested(false)
+	if v, _ := gaugeValue(t, td, "tirage_build_attested"); v != 1 || !e.buildAttested.Load() {
+		t.Errorf("tirage_build_attested %v after a look-up that could not read the store, want 1 kept", v)
+	}
+	if !strings.Contains(string(td.logs()), "couldn't look up this rngd's build attestation") {
+		t.Error("the failed look-up of the build attestation is not logged")
 	}
 }

@@ -200,7 +200,10 @@ func openStore(path string) (*store, error) {
 	s := &store{writer: writer{db: db, failure: errStoreFailed, linger: storeLinger}, upgraded: upgraded, from: from,
 		pending: map[[32]byte]*storedRequest{}, started: map[[32]byte]string{}, above: map[uint64]struct{}{}}
 	s.finish, s.committed = s.finishBatch, s.dropPending
-	db.View(func(tx *bolt.Tx) error { s.prefix = prefixOf(tx); return nil })
+	if err := db.View(func(tx *bolt.Tx) error { s.prefix = prefixOf(tx); return nil }); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := s.openRequests(filepath.Dir(path)); err != nil {
 		s.closeRequests()
 		db.Close()
@@ -367,7 +370,7 @@ func (s *store) ticket(hash [32]byte) (t storedTicket, found bool, err error) {
 	s.mu.Unlock()
 	// The map is read first: a start leaves it only once committed, so
 	// what it no longer holds, the file does.
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.read(func(tx *bolt.Tx) error {
 		found, err = getJSON(tx, bucketTickets, hash[:], &t)
 		return err
 	})
@@ -385,11 +388,13 @@ func (s *store) close() error {
 }
 
 // view reads the store once every change handed over so far is committed.
+// A read that cannot begin fails the store (writer.read): its error is
+// never taken for an empty store.
 func (s *store) view(fn func(tx *bolt.Tx) error) error {
 	if err := s.sync(); err != nil {
 		return err
 	}
-	return s.db.View(fn)
+	return s.read(fn)
 }
 
 // request returns the reply stored for req, committed or pending: false
@@ -414,12 +419,12 @@ func (s *store) request(req [32]byte) (storedRequest, bool, error) {
 		return storedRequest{}, false, nil // a new request: no read of the file
 	}
 	var corrupt error
-	err = s.db.View(func(tx *bolt.Tx) error {
+	err = s.read(func(tx *bolt.Tx) error {
 		r, ok, corrupt = s.requestAt(tx, req, seq, located)
 		return nil
 	})
 	if err != nil {
-		return storedRequest{}, false, fmt.Errorf("%w: couldn't read the reply stored for request %x in state.db: %w", errStoreFailed, req, err)
+		return storedRequest{}, false, fmt.Errorf("couldn't read the reply stored for request %x: %w", req, err)
 	}
 	return r, ok, corrupt
 }

@@ -196,6 +196,33 @@ func (w *writer) hand(c storeWrite, wait bool, add func()) error {
 	return nil
 }
 
+// readFailed records that a read of the file could not begin (closed
+// under the daemon, its mapping lost): the writer's failure, as a commit's
+// would be, told to onFail once; later changes are refused. It returns the
+// failure.
+func (w *writer) readFailed(err error) error {
+	err = fmt.Errorf("%w: a read of the file could not begin: %w", w.failure, err)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.failed == nil {
+		w.failed = err
+		w.onFail(err)
+		w.cond.Broadcast()
+	}
+	return err
+}
+
+// read runs fn in a read transaction of the file, without waiting for the
+// queue; a transaction that cannot begin is readFailed.
+func (w *writer) read(fn func(*bolt.Tx) error) error {
+	tx, err := w.db.Begin(false)
+	if err != nil {
+		return w.readFailed(err)
+	}
+	defer tx.Rollback()
+	return fn(tx)
+}
+
 // health is the writer's failure, if any.
 func (w *writer) health() error {
 	w.mu.Lock()
