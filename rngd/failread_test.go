@@ -12,6 +12,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/verifier/record"
 )
 
@@ -126,4 +127,27 @@ func TestStoreUnreadableAtRecovery(t *testing.T) {
 	if !strings.Contains(string(td.logs()), "couldn't look up this rngd's build attestation") {
 		t.Error("the failed look-up of the build attestation is not logged")
 	}
+}
+
+// A replay (rebuild or catch-up) whose request index cannot say where a
+// stored reply is (its runs unreadable) fails: keepsReply took that for no
+// reply, and the log's call's reply replaced the one stored, a later
+// call's once the id was used again.
+func TestReplayRequestIndexUnreadable(t *testing.T) {
+	st := mustOpenStore(t, filepath.Join(t.TempDir(), "state.db"))
+	defer st.close()
+	t0 := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	putIndexed(t, st, "run-", 0, 3, t0)
+	broken := errors.New("the request index's runs cannot be read")
+	st.reqs.broken.Store(&broken)
+	cfg := Config{Game: GameConfig{ReplyRetention: Duration{100 * 24 * time.Hour}}}
+	r := rebuilder{e: &engine{store: st, cfg: cfg, clock: &testClock{t: t0.Add(2 * time.Hour)}}}
+	err := st.db.Update(func(tx *bolt.Tx) error {
+		return r.adminReply(tx, record.RequestID("gs", "run-1"), [32]byte{0xff}, t0.Add(time.Hour), &qodv1.QuitResponse{EmissionId: "E"})
+	})
+	if !errors.Is(err, broken) || !strings.Contains(err.Error(), "couldn't look up the reply stored for request") {
+		t.Errorf("adminReply with the index unreadable: %v, want its error", err)
+	}
+	st.reqs.broken.Store(nil)
+	wantReplies(t, st, "run-", 0, 3, func(i int) string { return fmt.Sprint("run-", i) })
 }

@@ -274,8 +274,11 @@ func (r *rebuilder) ticketQuit(tx *bolt.Tx, index uint64, leaf []byte, v *record
 // took its request id (keepsReply) and restores none older than
 // game.reply_retention.
 func (r *rebuilder) adminReply(tx *bolt.Tx, req, digest [32]byte, at time.Time, reply proto.Message) error {
-	if req == ([32]byte{}) || prunedAt(at.Unix(), r.replyCutoff()) || keepsReply(r.e.store, tx, req, digest, at) {
+	if req == ([32]byte{}) || prunedAt(at.Unix(), r.replyCutoff()) {
 		return nil
+	}
+	if keep, err := keepsReply(r.e.store, tx, req, digest, at); keep || err != nil {
+		return err
 	}
 	b, err := proto.Marshal(reply)
 	if err != nil {
@@ -440,7 +443,12 @@ func (r *rebuilder) storeReplies(tx *bolt.Tx, sg *storedGame, recs []record.Game
 				break
 			}
 		}
-		if req == ([32]byte{}) || prunedAt(at.Unix(), cutoff) || keepsReply(r.e.store, tx, req, digest, at) {
+		if req == ([32]byte{}) || prunedAt(at.Unix(), cutoff) {
+			continue
+		}
+		if keep, err := keepsReply(r.e.store, tx, req, digest, at); err != nil {
+			return err
+		} else if keep {
 			continue
 		}
 		sr := storedRequest{digest: digest, at: at.Unix(), game: sg.Game.ID, first: uint32(i), end: uint32(j)}
@@ -459,11 +467,17 @@ func (r *rebuilder) storeReplies(tx *bolt.Tx, sg *storedGame, recs []record.Game
 // pruned when the log's call took its request id again — restored since
 // by a rebuild whose game.reply_retention reaches further back (raised, or
 // the clock set back): the later call's replaces it, or its retry would be
-// refused as a reuse of the id. A reply getRequest cannot read is written
-// again.
-func keepsReply(s *store, tx *bolt.Tx, req, digest [32]byte, at time.Time) bool {
-	sr, ok, _ := s.getRequest(tx, req)
-	return ok && (sr.digest == digest || sr.at >= at.Unix())
+// refused as a reuse of the id. A stored reply that cannot be decoded is
+// written again; an index that cannot say where the reply is (its runs
+// unreadable) fails the replay: taken for none, the log's call's reply
+// would replace a later call's.
+func keepsReply(s *store, tx *bolt.Tx, req, digest [32]byte, at time.Time) (bool, error) {
+	seq, located, err := s.reqs.locate(s, tx, req)
+	if err != nil {
+		return false, fmt.Errorf("couldn't look up the reply stored for request %x: %w", req, err)
+	}
+	sr, ok, _ := s.requestAt(tx, req, seq, located)
+	return ok && (sr.digest == digest || sr.at >= at.Unix()), nil
 }
 
 // replyCutoff is when the oldest reply a rebuild restores was given: the

@@ -100,7 +100,7 @@ type requestIndex struct {
 	// tx is the write transaction that last stored a reply, and txPuts
 	// the seqs of the replies it stored, by request key: until it commits
 	// (committedTx moves them to recent), neither recent nor the runs hold
-	// them, and getRequest in that transaction (a rebuild's keepsReply,
+	// them, and locate in that transaction (a rebuild's keepsReply,
 	// which must see the reply it stored for an earlier record) finds them
 	// there. Guarded by store.mu; a transaction rolled back is never
 	// current again (tx keeps it from being reused).
@@ -433,19 +433,6 @@ func (q *requestIndex) locate(s *store, tx *bolt.Tx, req [32]byte) (uint64, bool
 		q.flushSoon() // which repairs a damaged run
 	}
 	return seq, ok, err
-}
-
-// getRequest returns the reply stored for req as tx sees it (the replies
-// tx stored itself included: a rebuild's keepsReply must see the reply it
-// stored for an earlier record): false when there is none, an error when
-// the store or its index cannot say (never "none" then: the call would be
-// made again).
-func (s *store) getRequest(tx *bolt.Tx, req [32]byte) (storedRequest, bool, error) {
-	seq, ok, err := s.reqs.locate(s, tx, req)
-	if err != nil {
-		return storedRequest{}, false, err
-	}
-	return s.requestAt(tx, req, seq, ok)
 }
 
 // requestAt reads req's reply at seq in the request log (when located),

@@ -398,7 +398,7 @@ func (s *store) view(fn func(tx *bolt.Tx) error) error {
 }
 
 // request returns the reply stored for req, committed or pending: false
-// when there is none, an error when its value is corrupt (getRequest) or
+// when there is none, an error when its value is corrupt (requestAt) or
 // when the file cannot be read (closed under the daemon): errStoreFailed
 // then, never "none", which would make a retry a new call
 // (TestRequestStoreUnreadable).

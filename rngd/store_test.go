@@ -19,6 +19,17 @@ import (
 	"tirage.fr/tirage/verifier/record"
 )
 
+// getRequest returns the reply stored for req as tx sees it (the replies
+// tx stored itself included): false when there is none, an error when the
+// store or its index cannot say.
+func (s *store) getRequest(tx *bolt.Tx, req [32]byte) (storedRequest, bool, error) {
+	seq, ok, err := s.reqs.locate(s, tx, req)
+	if err != nil {
+		return storedRequest{}, false, err
+	}
+	return s.requestAt(tx, req, seq, ok)
+}
+
 // Stored replies older than the retention are pruned from the request log,
 // oldest first by the time they were stored, limit at a time; newer ones
 // stay and read back intact — one stored first with a time ahead of the
