@@ -206,7 +206,9 @@ func (w *writer) readFailed(err error) error {
 	defer w.mu.Unlock()
 	if w.failed == nil {
 		w.failed = err
-		w.onFail(err)
+		if w.onFail != nil { // nil until start
+			w.onFail(err)
+		}
 		w.cond.Broadcast()
 	}
 	return err
