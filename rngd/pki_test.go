@@ -145,19 +145,3 @@ func TestTLSFilesBounded(t *testing.T) {
 		}
 	})
 }
-
-// sized is a copy of the file at src, in a directory of its own, grown
-// with newlines (that parse as before) to n bytes; grow grows a file in
-// place.
-func sized(t *testing.T, src string, n int) string {
-	t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(t.TempDir(), filepath.Base(src))
-	if err := os.WriteFile(dst, append(b, strings.Repeat("\n", n-len(b))...), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}

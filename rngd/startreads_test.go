@@ -11,8 +11,22 @@ import (
 	"time"
 )
 
+// sized is a copy of the file at src, in a directory of its own, grown
+// to n bytes (grow).
+func sized(t *testing.T, src string, n int) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	copyFile(t, src, dst)
+	fi, err := os.Stat(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grow(t, dst, n-int(fi.Size()))
+	return dst
+}
+
 // grow appends n newlines to the file at path: a file that still parses
-// as before, read whole, but is larger; sized grows a copy.
+// as before, read whole, but is larger.
 func grow(t *testing.T, path string, n int) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
