@@ -151,6 +151,12 @@ func BenchmarkVRFProveParallel(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "proofs/s")
 }
 
+// storePagesWritten is how many pages state.db's commits have written.
+func storePagesWritten(td *testDaemon) int64 {
+	st := td.d.engine.store.db.Stats()
+	return st.TxStats.GetWrite()
+}
+
 // BenchmarkQoDDraws plays games over gRPC + mTLS with TIRAGE_BENCH_CLIENTS
 // concurrent game sessions (default 256) until b.N draws (starts and picks)
 // are done: the daemon's peak. TIRAGE_BENCH_RATE, when set, paces the
@@ -181,6 +187,7 @@ func BenchmarkQoDDraws(b *testing.B) {
 	append0 := buckets(td.d.engine.metrics.appendSeconds)
 	sched0 := schedLatencies()
 	cosigned0 := witnessCosignatures(td)
+	pages0 := storePagesWritten(td)
 	stopProfile := profileDraws(b)
 	b.ResetTimer()
 	r, err := loadtest.Run(context.Background(), loadtest.Config{
@@ -195,6 +202,8 @@ func BenchmarkQoDDraws(b *testing.B) {
 	b.ReportMetric(r.PicksPerSecond(), "picks/s")
 	b.ReportMetric(loadtest.Milliseconds(r.P50()), "p50-ms")
 	b.ReportMetric(loadtest.Milliseconds(r.P99()), "p99-ms")
+	b.ReportMetric(loadtest.Milliseconds(r.StartQuantile(0.99)), "start-p99-ms")
+	b.ReportMetric(float64(storePagesWritten(td)-pages0)/float64(max(r.Draws, 1)), "store-pages/draw")
 	appendSum, appendN := histogram(td.d.engine.metrics.appendSeconds)
 	b.ReportMetric(1000*(appendSum-appendSum0)/math.Max(1, float64(appendN-appendN0)), "append-mean-ms")
 	b.ReportMetric(1000*bucketQuantile(append0, buckets(td.d.engine.metrics.appendSeconds), 0.99), "append-p99-ms")

@@ -69,6 +69,8 @@ type Result struct {
 	Elapsed time.Duration // wall time from the first call to the last reply
 	// Latencies of every draw, sorted ascending.
 	Latencies []time.Duration
+	// StartLatencies are those of the starts alone, sorted ascending.
+	StartLatencies []time.Duration
 }
 
 // DrawsPerSecond is Draws over Elapsed.
@@ -84,6 +86,11 @@ func (r Result) Quantile(f float64) time.Duration {
 		return 0
 	}
 	return r.Latencies[int(f*float64(len(r.Latencies)-1))]
+}
+
+// StartQuantile is Quantile over the starts alone.
+func (r Result) StartQuantile(f float64) time.Duration {
+	return Result{Latencies: r.StartLatencies}.Quantile(f)
 }
 
 // P50 is the median latency.
@@ -115,7 +122,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	var (
 		draws, picks atomic.Int64
 		mu           sync.Mutex
-		lat          []time.Duration
+		lat, starts  []time.Duration
 		firstErr     error
 	)
 	fail := func(err error) {
@@ -131,24 +138,31 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	for w := range sessions {
 		wg.Go(func() {
 			s := session{c: cfg.Conns[w%len(cfg.Conns)], lim: lim, reply: cfg.Reply}
-			defer func() { mu.Lock(); lat = append(lat, s.lat...); mu.Unlock() }()
+			defer func() {
+				mu.Lock()
+				lat = append(lat, s.lat...)
+				starts = append(starts, s.starts...)
+				mu.Unlock()
+			}()
 			if err := s.play(ctx, cfg.Codes, prefix, cfg.Draws, &draws, &picks); err != nil {
 				fail(err)
 			}
 		})
 	}
 	wg.Wait()
-	r := Result{Draws: draws.Load(), Picks: picks.Load(), Elapsed: time.Since(t0), Latencies: lat}
+	r := Result{Draws: draws.Load(), Picks: picks.Load(), Elapsed: time.Since(t0), Latencies: lat, StartLatencies: starts}
 	slices.Sort(r.Latencies)
+	slices.Sort(r.StartLatencies)
 	return r, firstErr
 }
 
 // session is one game server's sequence of games.
 type session struct {
-	c     qodv1.QuitteOuDoubleClient
-	lim   *rate.Limiter
-	lat   []time.Duration
-	reply func(proto.Message, *qodv1.GameReply) // Config.Reply
+	c      qodv1.QuitteOuDoubleClient
+	lim    *rate.Limiter
+	lat    []time.Duration
+	starts []time.Duration                       // the starts' latencies, also in lat
+	reply  func(proto.Message, *qodv1.GameReply) // Config.Reply
 }
 
 // answered passes an answered call to Config.Reply.
@@ -189,6 +203,7 @@ games:
 		if err != nil {
 			return fmt.Errorf("start game: %w", err)
 		}
+		s.starts = append(s.starts, s.lat[len(s.lat)-1])
 		s.answered(start, r)
 		draws.Add(1)
 		g := r.Game

@@ -168,6 +168,8 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "| paced at half of peak: achieved draws/s | $(get half draws/s) |"
   echo "| p50 / p99 latency at half of peak | $(get half p50-ms) ms / $(get half p99-ms) ms (goal p99 ≤ 25 ms) |"
   echo "| mean durable log append (journal) at peak / at half | $(get peak append-mean-ms) ms / $(get half append-mean-ms) ms |"
+  echo "| p99 of the starts alone at peak / at half | $(get peak start-p99-ms) ms / $(get half start-p99-ms) ms |"
+  echo "| state.db pages written per draw at peak / at half | $(get peak store-pages/draw) / $(get half store-pages/draw) |"
   echo "| p99 durable log append at peak / at half (upper bound: the histogram's bucket, within a factor of 2) | ≤ $(get peak append-p99-ms) ms / ≤ $(get half append-p99-ms) ms |"
   echo "| p99 wait of a runnable goroutine for a CPU (Go scheduler) at peak / at half | $(get peak sched-p99-ms) ms / $(get half sched-p99-ms) ms |"
   echo
