@@ -34,7 +34,7 @@ func (e *engine) rebuild(ctx context.Context, size uint64) error {
 	}
 	e.games.reset()
 	err := e.store.db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketUnfinished, bucketAttested} {
+		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketRecords, bucketUnfinished, bucketAttested} {
 			if err := tx.DeleteBucket(b); err != nil {
 				return err
 			}

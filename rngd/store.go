@@ -24,7 +24,10 @@ import (
 // load: a game's records are kept as the log has them (the leaf and its
 // index; a receipt is made from them when asked for), and the reply to a
 // game call is kept as a reference to the game's records, from which the
-// reply is made again on a retry.
+// reply is made again on a retry. The leaves are keyed by their log index,
+// so that a commit appends them to the last pages of their bucket: keyed by
+// game, as format 7 kept them, each game in play dirtied pages of its own,
+// which made most of what a commit wrote.
 //
 // Buckets:
 //
@@ -36,7 +39,11 @@ import (
 //	            or its quit once quit: time, log index and game server —
 //	            the server is missing from a quit an older rngd stored)
 //	games       game id → JSON game
-//	receipts    game id ‖ 0x00 ‖ seq (uint32 BE) → log index (8, BE) ‖ leaf
+//	receipts    game id ‖ 0x00 ‖ seq (uint32 BE) → log index (8, BE) of the
+//	            game's record seq, whose leaf is in records (a record that a
+//	            store of format 7 or older stored: log index ‖ leaf, read as
+//	            it is)
+//	records     log index (8, BE) → leaf: the games' records
 //	request-log seq (8, BE) → request key (32) ‖ value: the replies of
 //	            mutating calls in the order they were stored, found through
 //	            the request index (requests.go); the request key is
@@ -70,10 +77,12 @@ var (
 	bucketTickets    = []byte("tickets")
 	bucketGames      = []byte("games")
 	bucketReceipts   = []byte("receipts")
+	bucketRecords    = []byte("records")
 	bucketRequests   = []byte("requests")
 	bucketReqByTime  = []byte("requests-by-time")
 	bucketUnfinished = []byte("unfinished")
 	bucketSecrets    = []byte("secrets")
+	bucketReserve    = []byte("reserve")
 	bucketAttested   = []byte("attested-builds")
 	keyApplied       = []byte("applied")
 	keyFormat        = []byte("format")
@@ -93,8 +102,11 @@ var (
 // (storedQuit.Server) came later within format 6, not as a format of its
 // own: an rngd that does not know it ignores it (encoding/json skips
 // unknown fields) and loses nothing it reads, and a quit stored without it
-// is read as before, its game server taken from the log (getQuit).
-const storeFormat = 7
+// is read as before, its game server taken from the log (getQuit). Format
+// 8 keeps new records' leaves in records, by log index: an older rngd
+// would find none of them, so it refuses the file; the records a format 7
+// or older stored stay where they are, and are read there.
+const storeFormat = 8
 
 // store is the bbolt file and its writer. Calls hand their changes to the
 // writer, which applies them in order, many calls to a transaction (one
@@ -182,7 +194,7 @@ func openStore(path string) (*store, error) {
 	var upgraded bool
 	var from uint64
 	db, err := openBolt(path, "state store", func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketRequests, bucketReqByTime, bucketRequestLog, bucketRequestMeta, bucketUnfinished, bucketAttested} {
+		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketRecords, bucketRequests, bucketReqByTime, bucketRequestLog, bucketRequestMeta, bucketUnfinished, bucketAttested} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -236,10 +248,11 @@ func upgrade(tx *bolt.Tx) (from uint64, rebuild bool, err error) {
 	if format == storeFormat {
 		return from, false, nil
 	}
-	if format == 5 || format == 6 {
-		// Format 5 holds no quit and format 6 no request log: their
-		// replies stay in the requests bucket, read and pruned as before,
-		// and the request log starts empty.
+	if format >= 5 {
+		// Format 5 holds no quit, format 6 no request log and format 7
+		// no records bucket: their replies stay in the requests bucket,
+		// read and pruned as before, the request log starts empty, and
+		// their records stay with their games (gameRecords reads both).
 		return from, false, meta.Put(keyFormat, u64(storeFormat))
 	}
 	if format >= 3 {
@@ -613,11 +626,16 @@ func receiptKey(gameID string, seq uint32) []byte {
 	return binary.BigEndian.AppendUint32(joinKey(gameID, nil), seq)
 }
 
-// putRecord stores a game's record seq: its log index and leaf.
+// putRecord stores a game's record seq: its log index under the game, its
+// leaf under the index.
 func putRecord(tx *bolt.Tx, gameID string, seq uint32, index uint64, leaf []byte) error {
-	v := make([]byte, 0, 8+len(leaf))
-	v = binary.BigEndian.AppendUint64(v, index)
-	return tx.Bucket(bucketReceipts).Put(receiptKey(gameID, seq), append(v, leaf...))
+	if err := tx.Bucket(bucketReceipts).Put(receiptKey(gameID, seq), u64(index)); err != nil {
+		return err
+	}
+	b := tx.Bucket(bucketRecords)
+	// Indices mostly grow: a page the next one will not go into is full.
+	b.FillPercent = 1
+	return b.Put(u64(index), leaf)
 }
 
 // gameRecords reads a game's records 0..n-1: their leaves and log indices.
@@ -627,8 +645,14 @@ func gameRecords(tx *bolt.Tx, gameID string, n uint32) (leaves [][]byte, indices
 		if len(v) < 8 {
 			return nil, nil, fmt.Errorf("game %s: record %d missing from the state store", gameID, seq)
 		}
+		leaf := v[8:] // stored by format 7 or older
+		if len(leaf) == 0 {
+			if leaf = tx.Bucket(bucketRecords).Get(v[:8]); len(leaf) == 0 {
+				return nil, nil, fmt.Errorf("game %s: record %d (log index %d) missing from the state store", gameID, seq, beUint64(v))
+			}
+		}
 		indices = append(indices, beUint64(v))
-		leaves = append(leaves, bytes.Clone(v[8:]))
+		leaves = append(leaves, bytes.Clone(leaf))
 	}
 	return leaves, indices, nil
 }
