@@ -946,9 +946,13 @@ func (e *engine) fillSecrets(tx *bolt.Tx, games []*storedGame) error {
 			ids, inPlay = append(ids, sg.Game.ID), append(inPlay, sg)
 		}
 	}
+	missing := map[*storedGame]bool{}
 	if len(ids) > 0 {
 		err := e.secrets.readAll(ids, func(i int, r [32]byte, ok bool) {
 			inPlay[i].Secret, inPlay[i].HasSecret = r, ok
+			if !ok {
+				missing[inPlay[i]] = true
+			}
 		})
 		if err != nil {
 			return refuseHiding(reasonSecretsUnavailable, err, "secret store unavailable (retry later)")
@@ -969,6 +973,14 @@ func (e *engine) fillSecrets(tx *bolt.Tx, games []*storedGame) error {
 		start, ok := rec.(*record.GameStart)
 		if !ok {
 			continue
+		}
+		if missing[sg] {
+			// Taken from the reserve, its move to the game not committed.
+			r, ok, err := e.secrets.reserved(start.Commit)
+			if err != nil {
+				return refuseHiding(reasonSecretsUnavailable, err, "secret store unavailable (retry later)")
+			}
+			sg.Secret, sg.HasSecret = r, ok
 		}
 		if !sg.Ended && sg.HasSecret && record.Commit(sg.Secret) != start.Commit {
 			e.metrics.alarms.WithLabelValues("store").Inc()
@@ -1047,21 +1059,26 @@ type startDraw struct {
 	alpha, proof, beta []byte
 }
 
-// drawStart is the draw of a game's start: r and the game id from the DRBG,
-// kept by keep (when not nil) before anything is proved, then α =
-// record.StartAlpha, π from the key custody, β from π, and the multipliers
-// by verifier/qod (no draw when S = 50,000 €). A draw refused once r is
-// kept (key custody unavailable, a rule) forgets r again (forgetSecret):
-// nothing of it can reach the log.
-func (e *engine) drawStart(server string, t emissionTicket, now, deadline time.Time, keep func(id string, r [32]byte) error) (d startDraw, err error) {
-	rnd, err := e.random(32 + 16)
+// drawStart is the draw of a game's start: the game id from the DRBG, r
+// durable already from keep (the secret store's reserve, see keepSecret),
+// or from the DRBG when keep is nil, then α = record.StartAlpha, π from the
+// key custody, β from π, and the multipliers by verifier/qod (no draw when
+// S = 50,000 €). A draw refused once r is kept (key custody unavailable, a
+// rule) forgets r again (forgetSecret): nothing of it can reach the log.
+func (e *engine) drawStart(server string, t emissionTicket, now, deadline time.Time, keep func(id string) ([32]byte, error)) (d startDraw, err error) {
+	rnd, err := e.random(16)
 	if err != nil {
 		return d, err
 	}
-	copy(d.secret[:], rnd)
-	id := gameID(server, now, rnd[32:])
-	if keep != nil {
-		if err := keep(id, d.secret); err != nil {
+	id := gameID(server, now, rnd)
+	if keep == nil {
+		r, err := e.random(32)
+		if err != nil {
+			return d, err
+		}
+		copy(d.secret[:], r)
+	} else {
+		if d.secret, err = keep(id); err != nil {
 			return d, err
 		}
 		defer func() {
@@ -1101,10 +1118,12 @@ func gameID(server string, now time.Time, rnd []byte) string {
 	return server + "/" + hex.EncodeToString(b[:]) + hex.EncodeToString(rnd[:10])
 }
 
-// keepSecret commits a game's secret r to the secret store before its start
-// is drawn and appended: the log reveals r only at the game's end, so rngd
-// must hold it from the moment the start record can exist — a crash
-// right after the append then loses nothing.
+// keepSecret gives a game its secret r, durable in the secret store before
+// its start is drawn and appended: the log reveals r only at the game's
+// end, so rngd must hold it from the moment the start record can exist — a
+// crash right after the append then loses nothing. r comes from the
+// store's reserve, committed ahead (secretStore.take): the start does not
+// wait for a commit.
 //
 // A start refused after keepSecret leaves r behind only when its record
 // may still reach the log; otherwise it forgets r at once
@@ -1127,11 +1146,12 @@ func gameID(server string, now time.Time, rnd []byte) string {
 //     and the store has caught up with it: at the next start of rngd, or
 //     when the Trillian log ends its outage (resync), see
 //     dropOrphanSecrets.
-func (e *engine) keepSecret(id string, r [32]byte) error {
-	if err := e.secrets.keep(id, r); err != nil {
-		return refuseHiding(reasonSecretsUnavailable, err, "secret store unavailable, nothing was drawn")
+func (e *engine) keepSecret(id string) ([32]byte, error) {
+	r, err := e.secrets.take(id)
+	if _, refused := status.FromError(err); err != nil && !refused {
+		return r, refuseHiding(reasonSecretsUnavailable, err, "secret store unavailable, nothing was drawn")
 	}
-	return nil
+	return r, err // nil, or the DRBG's refusal (e.random)
 }
 
 // forgetSecret drops the secret keepSecret kept for game id, whose start

@@ -339,10 +339,14 @@ func TestRetryStoreUnreadable(t *testing.T) {
 	}
 }
 
-// A secret store that can no longer commit: no start is drawn (its secret
-// could not be kept), with UNAVAILABLE and the store alarm, and nothing of
-// it reaches the log; the games in play go on (their secrets are kept), and
-// after a restart starts are drawn again.
+// A secret store that can no longer commit: once its writer has found it
+// out, no start is drawn (no secret could be kept), with UNAVAILABLE and
+// the store alarm, and nothing of it reaches the log; the games in play go
+// on (their secrets are kept), and after a restart starts are drawn again.
+// A start drawn before the failure is found has its secret already: it was
+// committed to the reserve before being taken (secretStore.take). Its move
+// to the game is what fails; the restart moves it (settleReserve), and the
+// game plays on.
 func TestSecretStoreFailure(t *testing.T) {
 	td := newTestDaemon(t)
 	codes1 := td.emission("SS", "2026-12-31", 10)
@@ -351,8 +355,15 @@ func TestSecretStoreFailure(t *testing.T) {
 	started := start(t, a, codes1[1])
 	g := started.Game
 	e := td.d.engine
+	if err := e.secrets.sync(); err != nil {
+		t.Fatal(err)
+	}
 	if err := e.secrets.db.Close(); err != nil { // the file is gone from under the writer
 		t.Fatal(err)
+	}
+	window := start(t, a, codes1[3]).Game // before the writer finds the failure out
+	if err := e.secrets.sync(); err == nil {
+		t.Fatal("the secret store's writer committed to a closed file")
 	}
 	_, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: rid(), Code: codes1[2]})
 	wantRefusal(t, err, reasonSecretsUnavailable, "secret store unavailable, nothing was drawn")
@@ -362,16 +373,19 @@ func TestSecretStoreFailure(t *testing.T) {
 		t.Fatalf("store alarm %v, want 1", m.GetCounter().GetValue())
 	}
 	// The game in play goes on; the refused start appended nothing: the
-	// pick's record follows the game's start in the log.
+	// pick's record follows the last start in the log.
 	picked, err := a.Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: 1})
 	if err != nil {
 		t.Fatalf("pick with the secret store down: %v", err)
 	}
-	if got, want := picked.Receipt.LogIndex, started.Receipt.LogIndex+1; got != want {
+	if got, want := picked.Receipt.LogIndex, started.Receipt.LogIndex+2; got != want {
 		t.Fatalf("the pick is at log index %d, want %d: the refused start appended something", got, want)
 	}
 	td.restart()
 	start(t, td.client("server-a"), codes1[2])
+	if _, err := td.client("server-a").Pick(ctx, &qodv1.PickRequest{RequestId: rid(), GameId: window.GameId, Number: 1}); err != nil {
+		t.Fatalf("pick of the game started before the failure was found, after the restart: %v", err)
+	}
 }
 
 // A start refused after its secret was kept, by an append whose outcome

@@ -206,6 +206,7 @@ func openEngineInto(ctx context.Context, cfg Config, c *components, level leveli
 		sweepc: make(chan struct{}, 1), demoScan: MaxDemoTickets,
 	}
 	st.onFail, sec.onFail = e.storeFailed, e.secretsFailed
+	sec.draw = e.random
 	onErr := e.requestIndexFailed
 	st.reqs.onErr.Store(&onErr)
 	e.metrics.reg.MustRegister(c.entropy.Collectors()...)
@@ -229,6 +230,9 @@ func openEngineInto(ctx context.Context, cfg Config, c *components, level leveli
 	if err != nil {
 		return nil, err
 	}
+	if err := e.settleReserve(); err != nil {
+		return nil, err
+	}
 	if err := e.dropOrphanSecrets(); err != nil {
 		return nil, err
 	}
@@ -236,6 +240,87 @@ func openEngineInto(ctx context.Context, cfg Config, c *components, level leveli
 	e.logRecovers = cfg.Log.Backend == "trillian"
 	c.engine.Store(e)
 	return e, nil
+}
+
+// settleReserve empties the secret store's reserve (secretStore.take) at
+// the start of rngd, after catchUp, before any call. A secret it still
+// holds was either never taken, or taken by a start whose move to its game
+// a crash lost: the start record of an unfinished game that secrets.db
+// does not hold under its id commits to it (H(r)). Those are moved to
+// their games; the others are dropped, never given to a game after a
+// restart, since one may have been taken by a start whose record did not
+// reach the log.
+func (e *engine) settleReserve() error {
+	reserve := map[[32]byte][32]byte{}
+	kept := map[string]bool{}
+	err := e.secrets.db.View(func(tx *bolt.Tx) error {
+		err := tx.Bucket(bucketReserve).ForEach(func(k, v []byte) error {
+			if len(v) == 32 {
+				reserve[record.Commit([32]byte(v))] = [32]byte(v)
+			}
+			return nil
+		})
+		if err != nil || len(reserve) == 0 {
+			return err
+		}
+		return tx.Bucket(bucketSecrets).ForEach(func(k, _ []byte) error {
+			kept[string(k)] = true
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("couldn't read the secret store: %w", err)
+	}
+	if len(reserve) == 0 {
+		return nil // nor any of its secrets left behind, bad ones aside (the drop below)
+	}
+	moved := map[string][32]byte{}
+	{
+		err = e.store.view(func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketUnfinished).ForEach(func(k, _ []byte) error {
+				_, id, _ := strings.Cut(string(k), "\x00")
+				if kept[id] {
+					return nil
+				}
+				leaves, _, err := gameRecords(tx, id, 1)
+				if err != nil {
+					return err
+				}
+				rec, err := record.Parse(leaves[0])
+				if err != nil {
+					return fmt.Errorf("game %s: its start record: %w", id, err)
+				}
+				if start, ok := rec.(*record.GameStart); ok {
+					if r, ok := reserve[start.Commit]; ok {
+						moved[id] = r
+					}
+				}
+				return nil
+			})
+		})
+		if err != nil {
+			return fmt.Errorf("couldn't read the state store's games: %w", err)
+		}
+	}
+	err = e.secrets.hand(storeWrite{fn: func(tx *bolt.Tx) error {
+		for id, r := range moved {
+			if err := tx.Bucket(bucketSecrets).Put([]byte(id), r[:]); err != nil {
+				return err
+			}
+		}
+		if err := tx.DeleteBucket(bucketReserve); err != nil {
+			return err
+		}
+		_, err := tx.CreateBucket(bucketReserve)
+		return err
+	}}, true, nil)
+	if err != nil {
+		return fmt.Errorf("couldn't settle the secret store's reserve: %w", err)
+	}
+	if len(moved) > 0 {
+		e.log.Info("secrets of starts whose move from the reserve a crash lost moved to their games", "count", len(moved))
+	}
+	return nil
 }
 
 // dropOrphanSecrets forgets the secrets of starts that never reached the

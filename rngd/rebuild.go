@@ -392,6 +392,12 @@ func (r *rebuilder) storeGame(tx *bolt.Tx, g *rebuildGame) error {
 		return err
 	} else if ok {
 		sg.Secret, sg.HasSecret = s, record.Commit(s) == g.start.Commit
+	} else if s, ok, err := e.secrets.reserved(g.start.Commit); err != nil {
+		return err
+	} else if ok {
+		// Taken from the reserve, its move to the game lost in a crash:
+		// settleReserve moves it.
+		sg.Secret, sg.HasSecret = s, true
 	}
 	if !sg.HasSecret && !sg.Ended {
 		r.lost++

@@ -5,23 +5,35 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"tirage.fr/tirage/verifier/record"
 )
 
 // The secret store is a bbolt file of its own, secrets.db in the data
 // directory: the one thing rngd keeps that the log cannot give back, each
 // unfinished game's secret r (the log reveals r only in the game's end
-// record). One bucket:
+// record). Two buckets:
 //
 //	secrets   game id → r (32 bytes), from before the start is drawn to the end
+//	reserve   H(r) (record.Commit, 32 bytes) → r: secrets drawn ahead and
+//	          committed, not yet given to a game (take)
 //
-// It is apart from state.db for the start's sake: a start waits, before it
-// is drawn, until its r is committed, and a commit of this file holds only
-// the secrets handed over meanwhile (a few pages), where a commit of
-// state.db holds every call's records and replies. A start then waits for
-// a small commit, not behind the state store's large ones. A rebuild of
-// state.db from the log leaves this file alone.
+// A start must not be drawn before its r is durable, and it need not wait
+// for a commit for that: its r comes from the reserve, drawn from the DRBG
+// and committed ahead, reserveSize at a time, and its move to the game's id
+// is committed behind (the writer lingers, as the state store's does). A
+// crash before that commit leaves r in the reserve, where the start
+// record's commitment H(r) finds it (reserved): Open moves it to its game
+// and drops the rest of the reserve (settleReserve), so that no secret is
+// ever given to two games. Before, every start waited for a commit of its
+// own r: about one commit, two fdatasyncs, a start, on the disk the log's
+// journal syncs to. A rebuild of state.db from the log leaves this file
+// alone.
 
 // errSecretsFailed wraps the secret store's failure for every later change.
 var errSecretsFailed = errors.New("the secret store failed; restart rngd")
@@ -29,11 +41,31 @@ var errSecretsFailed = errors.New("the secret store failed; restart rngd")
 // secretStore is secrets.db and its writer.
 type secretStore struct {
 	writer
+	// draw reads n bytes of the DRBG (engine.random), which the reserve's
+	// secrets come from.
+	draw func(n int) ([]byte, error)
+
+	refill  sync.Mutex  // held by the one refill at a time
+	filling atomic.Bool // a refill runs in the background
+	poolMu  sync.Mutex
+	pool    [][32]byte // the reserve's secrets as committed, none yet taken
 }
+
+// reserveSize is how many secrets a refill draws and commits; the next
+// refill starts in the background once half of them are taken.
+const reserveSize = 128
+
+// secretsLinger is how long the secret store's writer lets a batch nobody
+// waits for grow: the moves of taken secrets to their games (a crash
+// before their commit loses none, see take) and the drops of ended games'.
+const secretsLinger = 250 * time.Millisecond
 
 func openSecrets(path string) (*secretStore, error) {
 	db, err := openBolt(path, "secret store", func(tx *bolt.Tx) error {
-		_, err := tx.CreateBucketIfNotExists(bucketSecrets)
+		if _, err := tx.CreateBucketIfNotExists(bucketSecrets); err != nil {
+			return err
+		}
+		_, err := tx.CreateBucketIfNotExists(bucketReserve)
 		return err
 	})
 	if errors.Is(err, errStoreCorrupt) {
@@ -43,9 +75,100 @@ func openSecrets(path string) (*secretStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &secretStore{writer{db: db, failure: errSecretsFailed}}
+	s := &secretStore{writer: writer{db: db, failure: errSecretsFailed, linger: secretsLinger}}
 	s.start()
 	return s, nil
+}
+
+// take gives game id a secret r that is already durable: one of the
+// reserve's, whose move to id it hands to the writer without waiting
+// (until committed, reserved finds r by its commitment). It refills the
+// reserve first when it is empty, and in the background when half of it
+// is taken. A refill's error (the DRBG's, the writer's) is returned as is.
+func (s *secretStore) take(id string) (r [32]byte, err error) {
+	for {
+		s.poolMu.Lock()
+		n := len(s.pool)
+		if n > 0 {
+			r, s.pool[n-1] = s.pool[n-1], [32]byte{}
+			s.pool = s.pool[:n-1]
+		}
+		s.poolMu.Unlock()
+		if n > 0 {
+			if n-1 < reserveSize/2 && s.filling.CompareAndSwap(false, true) {
+				go func() {
+					defer s.filling.Store(false)
+					s.fill() // a failure is the DRBG's or the writer's alarm
+				}()
+			}
+			break
+		}
+		if err := s.fill(); err != nil {
+			return r, err
+		}
+	}
+	c := record.Commit(r)
+	return r, s.hand(storeWrite{fn: func(tx *bolt.Tx) error {
+		if err := tx.Bucket(bucketSecrets).Put([]byte(id), r[:]); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketReserve).Delete(c[:])
+	}}, false, nil)
+}
+
+// fill draws reserveSize secrets, commits them to the reserve and adds
+// them to the pool, unless the pool holds half of that already (another
+// refill came first).
+func (s *secretStore) fill() error {
+	s.refill.Lock()
+	defer s.refill.Unlock()
+	s.poolMu.Lock()
+	n := len(s.pool)
+	s.poolMu.Unlock()
+	if n >= reserveSize/2 {
+		return nil
+	}
+	rnd, err := s.draw(32 * reserveSize)
+	if err != nil {
+		return err
+	}
+	fresh := make([][32]byte, reserveSize)
+	for i := range fresh {
+		copy(fresh[i][:], rnd[32*i:])
+	}
+	clear(rnd)
+	err = s.hand(storeWrite{fn: func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketReserve)
+		for _, r := range fresh {
+			c := record.Commit(r)
+			if err := b.Put(c[:], r[:]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}, true, nil)
+	if err != nil {
+		clear(fresh)
+		return err
+	}
+	s.poolMu.Lock()
+	s.pool = append(s.pool, fresh...)
+	s.poolMu.Unlock()
+	return nil
+}
+
+// reserved returns the reserve's secret whose commitment H(r) is c, as
+// committed: that of a start whose move to its game (take) is not
+// committed yet, or was lost in a crash.
+func (s *secretStore) reserved(c [32]byte) (r [32]byte, ok bool, err error) {
+	err = s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketReserve).Get(c[:])
+		if ok = len(v) == 32; ok {
+			copy(r[:], v)
+		}
+		return nil
+	})
+	return r, ok && record.Commit(r) == c, err
 }
 
 // keep commits game id's secret r, and returns once it is durable.

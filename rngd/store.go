@@ -114,9 +114,9 @@ const storeFormat = 8
 // wait for its commit — its records are already durable in the log, which
 // is the source of truth, and a crash before the commit leaves the store
 // behind the log, which Open then catches up from the log. A game's secret
-// r, which the log does not hold until the end, is committed (waited for)
-// to the secret store before its start is drawn (engine.keepSecret); the
-// operator's changes wait for theirs.
+// r, which the log does not hold until the end, is durable in the secret
+// store before its start is drawn (engine.keepSecret, from the store's
+// reserve); the operator's changes wait for theirs.
 //
 // Readers see every change handed over before them: the games in play are
 // cached by the engine, the replies of calls not yet committed are kept in

@@ -1,0 +1,126 @@
+package rngd
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/verifier/record"
+)
+
+// A start takes its secret r from the secret store's reserve, committed
+// there before it is taken, and its game keeps it under its id; the
+// reserve's other secrets are never given to a game after a restart
+// (settleReserve drops them: one may have been taken by a start that did
+// not reach the log), and a game whose move from the reserve a crash lost
+// finds its secret again by its start record's commitment, as the store
+// catches up with the log.
+func TestSecretReserve(t *testing.T) {
+	td := newTestDaemon(t)
+	codes := td.emission("SR", "2026-12-31", 10)
+	state, before := td.snapshotState()
+	td.start()
+	a := td.client("server-a")
+	g1 := start(t, a, codes[0]).Game
+	commitOf := func(id string) (c [32]byte) {
+		t.Helper()
+		if err := td.d.engine.store.sync(); err != nil {
+			t.Fatal(err)
+		}
+		err := td.d.engine.store.db.View(func(tx *bolt.Tx) error {
+			leaves, _, err := gameRecords(tx, id, 1)
+			if err != nil {
+				return err
+			}
+			rec, err := record.Parse(leaves[0])
+			if err != nil {
+				return err
+			}
+			c = rec.(*record.GameStart).Commit
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	c1 := commitOf(g1.GameId)
+	td.stop()
+
+	path := filepath.Join(td.cfg.DataDir, "secrets.db")
+	old := map[[32]byte]bool{}
+	readMeta(t, path, func(tx *bolt.Tx) {
+		tx.Bucket(bucketReserve).ForEach(func(k, v []byte) error {
+			if record.Commit([32]byte(v)) != [32]byte(k) {
+				t.Errorf("reserve: %x under %x, not its commitment", v, k)
+			}
+			old[[32]byte(k)] = true
+			return nil
+		})
+		if r := tx.Bucket(bucketSecrets).Get([]byte(g1.GameId)); len(r) != 32 || record.Commit([32]byte(r)) != c1 {
+			t.Errorf("game %s keeps %x, not the secret its start commits to", g1.GameId, r)
+		}
+	})
+	if len(old) != reserveSize-1 || old[c1] {
+		t.Fatalf("the reserve holds %d secrets after a start (its own among them: %v), want %d others", len(old), old[c1], reserveSize-1)
+	}
+
+	// A crash lost g1's move from the reserve, and the state store's
+	// commit of its start: its secret is in the reserve alone, its start
+	// in the log alone (catchUp applies it).
+	if err := os.WriteFile(state, before, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		r := tx.Bucket(bucketSecrets).Get([]byte(g1.GameId))
+		if err := tx.Bucket(bucketReserve).Put(c1[:], r); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketSecrets).Delete([]byte(g1.GameId))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	td.start()
+	if err := td.d.engine.secrets.sync(); err != nil {
+		t.Fatal(err)
+	}
+	g2 := start(t, td.client("server-a"), codes[1]).Game
+	if c2 := commitOf(g2.GameId); old[c2] {
+		t.Fatal("a secret of the reserve before the restart was given to a game after it")
+	}
+	if _, err := td.client("server-a").Pick(context.Background(), &qodv1.PickRequest{RequestId: rid(), GameId: g1.GameId, Number: 1}); err != nil {
+		t.Fatalf("pick of the game whose secret was in the reserve alone: %v", err)
+	}
+	td.stop()
+	readMeta(t, path, func(tx *bolt.Tx) {
+		n := 0
+		tx.Bucket(bucketReserve).ForEach(func(k, _ []byte) error {
+			n++
+			if old[[32]byte(k)] {
+				t.Errorf("a secret of the reserve before the restart is still in it: %x", k)
+			}
+			return nil
+		})
+		if n != reserveSize-1 {
+			t.Errorf("the reserve holds %d secrets after the restart and a start, want %d", n, reserveSize-1)
+		}
+		if r := tx.Bucket(bucketSecrets).Get([]byte(g1.GameId)); len(r) != 32 || record.Commit([32]byte(r)) != c1 {
+			t.Errorf("after the restart game %s keeps %x, not the secret its start commits to", g1.GameId, r)
+		}
+	})
+	if logs := string(td.logs()); !strings.Contains(logs, "moved to their games") || !strings.Contains(logs, "count=1") {
+		t.Errorf("the move of g1's secret is not logged:\n%s", logs)
+	}
+}
