@@ -253,14 +253,15 @@ func openEngineInto(ctx context.Context, cfg Config, c *components, level leveli
 func (e *engine) settleReserve() error {
 	reserve := map[[32]byte][32]byte{}
 	kept := map[string]bool{}
+	left := 0 // entries in the reserve, one gone bad included
 	err := e.secrets.db.View(func(tx *bolt.Tx) error {
 		err := tx.Bucket(bucketReserve).ForEach(func(k, v []byte) error {
-			if len(v) == 32 {
+			if left++; len(v) == 32 {
 				reserve[record.Commit([32]byte(v))] = [32]byte(v)
 			}
 			return nil
 		})
-		if err != nil || len(reserve) == 0 {
+		if err != nil || left == 0 {
 			return err
 		}
 		return tx.Bucket(bucketSecrets).ForEach(func(k, _ []byte) error {
@@ -271,36 +272,34 @@ func (e *engine) settleReserve() error {
 	if err != nil {
 		return fmt.Errorf("couldn't read the secret store: %w", err)
 	}
-	if len(reserve) == 0 {
-		return nil // nor any of its secrets left behind, bad ones aside (the drop below)
+	if left == 0 {
+		return nil
 	}
 	moved := map[string][32]byte{}
-	{
-		err = e.store.view(func(tx *bolt.Tx) error {
-			return tx.Bucket(bucketUnfinished).ForEach(func(k, _ []byte) error {
-				_, id, _ := strings.Cut(string(k), "\x00")
-				if kept[id] {
-					return nil
-				}
-				leaves, _, err := gameRecords(tx, id, 1)
-				if err != nil {
-					return err
-				}
-				rec, err := record.Parse(leaves[0])
-				if err != nil {
-					return fmt.Errorf("game %s: its start record: %w", id, err)
-				}
-				if start, ok := rec.(*record.GameStart); ok {
-					if r, ok := reserve[start.Commit]; ok {
-						moved[id] = r
-					}
-				}
+	err = e.store.view(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketUnfinished).ForEach(func(k, _ []byte) error {
+			_, id, _ := strings.Cut(string(k), "\x00")
+			if kept[id] {
 				return nil
-			})
+			}
+			leaves, _, err := gameRecords(tx, id, 1)
+			if err != nil {
+				return err
+			}
+			rec, err := record.Parse(leaves[0])
+			if err != nil {
+				return fmt.Errorf("game %s: its start record: %w", id, err)
+			}
+			if start, ok := rec.(*record.GameStart); ok {
+				if r, ok := reserve[start.Commit]; ok {
+					moved[id] = r
+				}
+			}
+			return nil
 		})
-		if err != nil {
-			return fmt.Errorf("couldn't read the state store's games: %w", err)
-		}
+	})
+	if err != nil {
+		return fmt.Errorf("couldn't read the state store's games: %w", err)
 	}
 	err = e.secrets.hand(storeWrite{fn: func(tx *bolt.Tx) error {
 		for id, r := range moved {

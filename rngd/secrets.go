@@ -30,8 +30,8 @@ import (
 // crash before that commit leaves r in the reserve, where the start
 // record's commitment H(r) finds it (reserved): Open moves it to its game
 // and drops the rest of the reserve (settleReserve), so that no secret is
-// ever given to two games. Before, every start waited for a commit of its
-// own r: about one commit, two fdatasyncs, a start, on the disk the log's
+// ever given to two games. Before, every start waited for a commit of the
+// secrets handed over meanwhile, two fdatasyncs each, on the disk the log's
 // journal syncs to. A rebuild of state.db from the log leaves this file
 // alone.
 
