@@ -1,12 +1,15 @@
 package rngd
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	dto "github.com/prometheus/client_model/go"
 	bolt "go.etcd.io/bbolt"
 
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
@@ -122,5 +125,44 @@ func TestSecretReserve(t *testing.T) {
 	})
 	if logs := string(td.logs()); !strings.Contains(logs, "moved to their games") || !strings.Contains(logs, "count=1") {
 		t.Errorf("the move of g1's secret is not logged:\n%s", logs)
+	}
+}
+
+// A game read from the state store while its secret's move from the
+// reserve is not committed yet (the moves linger) finds its secret in the
+// reserve by its start record's commitment: its draws go on, and the
+// secret is not counted lost.
+func TestSecretReserveBeforeMove(t *testing.T) {
+	td := newTestDaemon(t)
+	codes := td.emission("SM", "2026-12-31", 10)
+	a := td.client("server-a")
+	g := start(t, a, codes[0]).Game
+	e := td.d.engine
+	if err := e.store.sync(); err != nil {
+		t.Fatal(err)
+	}
+	// As committed before the move: the secret in the reserve alone.
+	err := e.secrets.hand(storeWrite{fn: func(tx *bolt.Tx) error {
+		r := bytes.Clone(tx.Bucket(bucketSecrets).Get([]byte(g.GameId)))
+		if len(r) != 32 {
+			return fmt.Errorf("game %s keeps no secret", g.GameId)
+		}
+		c := record.Commit([32]byte(r))
+		if err := tx.Bucket(bucketReserve).Put(c[:], r); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketSecrets).Delete([]byte(g.GameId))
+	}}, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.games.reset() // read from the store
+	if _, err := a.Pick(context.Background(), &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: 1}); err != nil {
+		t.Fatalf("pick of a game whose secret is in the reserve: %v", err)
+	}
+	var m dto.Metric
+	e.metrics.alarms.WithLabelValues("store").Write(&m)
+	if v := m.GetCounter().GetValue(); v != 0 {
+		t.Errorf("store alarm %v: the secret was counted lost", v)
 	}
 }
