@@ -148,7 +148,7 @@ func (e *engine) catchUpGated(ctx context.Context) error {
 	// hold: the log's recovery settled every leaf whose append failed
 	// (trillian.Config.Resync), and no start is under way (the gate), so
 	// none of them can still reach the log.
-	if err := e.dropOrphanSecrets(); err != nil {
+	if err := e.dropOrphanSecrets(false); err != nil {
 		e.log.Warn("couldn't drop the secrets of the starts refused during the outage: dropped at the next start of rngd", "err", err)
 	}
 	// A build attestation the outage cut off from its reply may be among
@@ -946,13 +946,9 @@ func (e *engine) fillSecrets(tx *bolt.Tx, games []*storedGame) error {
 			ids, inPlay = append(ids, sg.Game.ID), append(inPlay, sg)
 		}
 	}
-	missing := map[*storedGame]bool{}
 	if len(ids) > 0 {
 		err := e.secrets.readAll(ids, func(i int, r [32]byte, ok bool) {
 			inPlay[i].Secret, inPlay[i].HasSecret = r, ok
-			if !ok {
-				missing[inPlay[i]] = true
-			}
 		})
 		if err != nil {
 			return refuseHiding(reasonSecretsUnavailable, err, "secret store unavailable (retry later)")
@@ -962,20 +958,15 @@ func (e *engine) fillSecrets(tx *bolt.Tx, games []*storedGame) error {
 		if sg.Records == 0 || (sg.Ended && sg.HasSecret) {
 			continue
 		}
-		leaves, _, err := gameRecords(tx, sg.Game.ID, 1)
+		start, err := startRecord(tx, sg.Game.ID)
 		if err != nil {
 			return err
 		}
-		rec, err := record.Parse(leaves[0])
-		if err != nil {
-			return fmt.Errorf("game %s: its start record: %w", sg.Game.ID, err)
-		}
-		start, ok := rec.(*record.GameStart)
-		if !ok {
+		if start == nil {
 			continue
 		}
-		if missing[sg] {
-			// Taken from the reserve, its move to the game not committed.
+		if !sg.Ended && !sg.HasSecret {
+			// Taken from the reserve, its move to the game not committed?
 			r, ok, err := e.secrets.reserved(start.Commit)
 			if err != nil {
 				return refuseHiding(reasonSecretsUnavailable, err, "secret store unavailable (retry later)")
@@ -992,6 +983,21 @@ func (e *engine) fillSecrets(tx *bolt.Tx, games []*storedGame) error {
 		}
 	}
 	return nil
+}
+
+// startRecord is game id's record 0 as the state store holds it: its
+// start record, nil when it is not one.
+func startRecord(tx *bolt.Tx, id string) (*record.GameStart, error) {
+	leaves, _, err := gameRecords(tx, id, 1)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := record.Parse(leaves[0])
+	if err != nil {
+		return nil, fmt.Errorf("game %s: its start record: %w", id, err)
+	}
+	start, _ := rec.(*record.GameStart)
+	return start, nil
 }
 
 // ruleReasons are the reasons of the state machine's refusals, and the

@@ -345,7 +345,7 @@ func TestRetryStoreUnreadable(t *testing.T) {
 // on (their secrets are kept), and after a restart starts are drawn again.
 // A start drawn before the failure is found has its secret already: it was
 // committed to the reserve before being taken (secretStore.take). Its move
-// to the game is what fails; the restart moves it (settleReserve), and the
+// to the game is what fails; the restart moves it (dropOrphanSecrets), and the
 // game plays on.
 func TestSecretStoreFailure(t *testing.T) {
 	td := newTestDaemon(t)

@@ -98,7 +98,7 @@ func TestStoreUnreadableAtRecovery(t *testing.T) {
 	if size, err := e.logSize(context.Background()); !errors.Is(err, bolterrors.ErrDatabaseNotOpen) {
 		t.Errorf("logSize with state.db closed: %d, %v; want %v", size, err, bolterrors.ErrDatabaseNotOpen)
 	}
-	if err := e.dropOrphanSecrets(); !errors.Is(err, bolterrors.ErrDatabaseNotOpen) {
+	if err := e.dropOrphanSecrets(false); !errors.Is(err, bolterrors.ErrDatabaseNotOpen) {
 		t.Errorf("dropOrphanSecrets with state.db closed: %v, want %v", err, bolterrors.ErrDatabaseNotOpen)
 	}
 	err := e.catchUp(context.Background())

@@ -230,96 +230,13 @@ func openEngineInto(ctx context.Context, cfg Config, c *components, level leveli
 	if err != nil {
 		return nil, err
 	}
-	if err := e.settleReserve(); err != nil {
-		return nil, err
-	}
-	if err := e.dropOrphanSecrets(); err != nil {
+	if err := e.dropOrphanSecrets(true); err != nil {
 		return nil, err
 	}
 	e.noteBuildAttested(true)
 	e.logRecovers = cfg.Log.Backend == "trillian"
 	c.engine.Store(e)
 	return e, nil
-}
-
-// settleReserve empties the secret store's reserve (secretStore.take) at
-// the start of rngd, after catchUp, before any call. A secret it still
-// holds was either never taken, or taken by a start whose move to its game
-// a crash lost: the start record of an unfinished game that secrets.db
-// does not hold under its id commits to it (H(r)). Those are moved to
-// their games; the others are dropped, never given to a game after a
-// restart, since one may have been taken by a start whose record did not
-// reach the log.
-func (e *engine) settleReserve() error {
-	reserve := map[[32]byte][32]byte{}
-	kept := map[string]bool{}
-	left := 0 // entries in the reserve, one gone bad included
-	err := e.secrets.db.View(func(tx *bolt.Tx) error {
-		err := tx.Bucket(bucketReserve).ForEach(func(k, v []byte) error {
-			if left++; len(v) == 32 {
-				reserve[record.Commit([32]byte(v))] = [32]byte(v)
-			}
-			return nil
-		})
-		if err != nil || left == 0 {
-			return err
-		}
-		return tx.Bucket(bucketSecrets).ForEach(func(k, _ []byte) error {
-			kept[string(k)] = true
-			return nil
-		})
-	})
-	if err != nil {
-		return fmt.Errorf("couldn't read the secret store: %w", err)
-	}
-	if left == 0 {
-		return nil
-	}
-	moved := map[string][32]byte{}
-	err = e.store.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketUnfinished).ForEach(func(k, _ []byte) error {
-			_, id, _ := strings.Cut(string(k), "\x00")
-			if kept[id] {
-				return nil
-			}
-			leaves, _, err := gameRecords(tx, id, 1)
-			if err != nil {
-				return err
-			}
-			rec, err := record.Parse(leaves[0])
-			if err != nil {
-				return fmt.Errorf("game %s: its start record: %w", id, err)
-			}
-			if start, ok := rec.(*record.GameStart); ok {
-				if r, ok := reserve[start.Commit]; ok {
-					moved[id] = r
-				}
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		return fmt.Errorf("couldn't read the state store's games: %w", err)
-	}
-	err = e.secrets.hand(storeWrite{fn: func(tx *bolt.Tx) error {
-		for id, r := range moved {
-			if err := tx.Bucket(bucketSecrets).Put([]byte(id), r[:]); err != nil {
-				return err
-			}
-		}
-		if err := tx.DeleteBucket(bucketReserve); err != nil {
-			return err
-		}
-		_, err := tx.CreateBucket(bucketReserve)
-		return err
-	}}, true, nil)
-	if err != nil {
-		return fmt.Errorf("couldn't settle the secret store's reserve: %w", err)
-	}
-	if len(moved) > 0 {
-		e.log.Info("secrets of starts whose move from the reserve a crash lost moved to their games", "count", len(moved))
-	}
-	return nil
 }
 
 // dropOrphanSecrets forgets the secrets of starts that never reached the
@@ -340,9 +257,31 @@ func (e *engine) settleReserve() error {
 // in play whose secret secrets.db does not hold (lost with it, or a
 // secrets.db of another data directory) raise the store alarm: nothing else
 // says so before their draws are refused.
-func (e *engine) dropOrphanSecrets() error {
+//
+// With settle, at the start of rngd only (while it runs, the reserve is its
+// own), it first empties the secret store's reserve (secretStore.take). A
+// secret the reserve still holds was either never taken, or taken by a
+// start whose move to its game a crash lost: the start record of a game in
+// play that secrets.db does not hold under its id commits to it (H(r)).
+// Those are moved to their games; the others are dropped, never given to a
+// game after a restart, since one may have been taken by a start whose
+// record did not reach the log.
+func (e *engine) dropOrphanSecrets(settle bool) error {
 	var ids []string
+	reserve := map[[32]byte][32]byte{}
+	left := 0 // the reserve's entries, one gone bad included
 	err := e.secrets.db.View(func(tx *bolt.Tx) error {
+		if settle {
+			err := tx.Bucket(bucketReserve).ForEach(func(_, v []byte) error {
+				if left++; len(v) == 32 {
+					reserve[record.Commit([32]byte(v))] = [32]byte(v)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
 		return tx.Bucket(bucketSecrets).ForEach(func(k, _ []byte) error {
 			ids = append(ids, string(k))
 			return nil
@@ -352,17 +291,33 @@ func (e *engine) dropOrphanSecrets() error {
 		return fmt.Errorf("couldn't read the secret store: %w", err)
 	}
 	var orphans, ended, lost []string
+	moved := map[string][32]byte{}
 	err = e.store.view(func(tx *bolt.Tx) error {
 		kept := make(map[string]bool, len(ids))
 		for _, id := range ids {
 			kept[id] = true
 		}
-		tx.Bucket(bucketUnfinished).ForEach(func(k, _ []byte) error {
-			if _, id, _ := strings.Cut(string(k), "\x00"); !kept[id] {
-				lost = append(lost, id)
+		err := tx.Bucket(bucketUnfinished).ForEach(func(k, _ []byte) error {
+			_, id, _ := strings.Cut(string(k), "\x00")
+			if kept[id] {
+				return nil
 			}
+			if len(reserve) > 0 {
+				start, err := startRecord(tx, id)
+				if err != nil {
+					return err
+				}
+				if r, ok := reserve[start.Commit]; ok {
+					moved[id] = r
+					return nil
+				}
+			}
+			lost = append(lost, id)
 			return nil
 		})
+		if err != nil {
+			return err
+		}
 		for _, id := range ids {
 			var sg struct{ Ended bool } // storedGame's, the rest unread
 			switch ok, err := getJSON(tx, bucketGames, []byte(id), &sg); {
@@ -379,6 +334,26 @@ func (e *engine) dropOrphanSecrets() error {
 	if err != nil {
 		// Not "no game lost its secret": the alarm would be left unraised.
 		return fmt.Errorf("couldn't read the state store's games: %w", err)
+	}
+	if left > 0 {
+		err := e.secrets.hand(storeWrite{fn: func(tx *bolt.Tx) error {
+			for id, r := range moved {
+				if err := tx.Bucket(bucketSecrets).Put([]byte(id), r[:]); err != nil {
+					return err
+				}
+			}
+			if err := tx.DeleteBucket(bucketReserve); err != nil {
+				return err
+			}
+			_, err := tx.CreateBucket(bucketReserve)
+			return err
+		}}, true, nil)
+		if err != nil {
+			return fmt.Errorf("couldn't settle the secret store's reserve: %w", err)
+		}
+		if len(moved) > 0 {
+			e.log.Info("secrets of starts whose move from the reserve a crash lost moved to their games", "count", len(moved))
+		}
 	}
 	if len(lost) > 0 {
 		e.metrics.alarms.WithLabelValues("store").Inc()

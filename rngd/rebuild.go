@@ -396,7 +396,7 @@ func (r *rebuilder) storeGame(tx *bolt.Tx, g *rebuildGame) error {
 		return err
 	} else if ok {
 		// Taken from the reserve, its move to the game lost in a crash:
-		// settleReserve moves it.
+		// dropOrphanSecrets moves it.
 		sg.Secret, sg.HasSecret = s, true
 	}
 	if !sg.HasSecret && !sg.Ended {

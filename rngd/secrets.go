@@ -29,7 +29,7 @@ import (
 // is committed behind (the writer lingers, as the state store's does). A
 // crash before that commit leaves r in the reserve, where the start
 // record's commitment H(r) finds it (reserved): Open moves it to its game
-// and drops the rest of the reserve (settleReserve), so that no secret is
+// and drops the rest of the reserve (dropOrphanSecrets), so that no secret is
 // ever given to two games. Before, every start waited for a commit of the
 // secrets handed over meanwhile, two fdatasyncs each, on the disk the log's
 // journal syncs to. A rebuild of state.db from the log leaves this file
@@ -48,8 +48,11 @@ type secretStore struct {
 	refill  sync.Mutex  // held by the one refill at a time
 	filling atomic.Bool // a refill runs in the background
 	poolMu  sync.Mutex
-	pool    [][32]byte // the reserve's secrets as committed, none yet taken
+	pool    []reserveEntry // the reserve's secrets as committed, none yet taken
 }
+
+// reserveEntry is a secret of the reserve and its commitment H(r), its key.
+type reserveEntry struct{ r, c [32]byte }
 
 // reserveSize is how many secrets a refill draws and commits; the next
 // refill starts in the background once half of them are taken.
@@ -85,12 +88,13 @@ func openSecrets(path string) (*secretStore, error) {
 // (until committed, reserved finds r by its commitment). It refills the
 // reserve first when it is empty, and in the background when half of it
 // is taken. A refill's error (the DRBG's, the writer's) is returned as is.
-func (s *secretStore) take(id string) (r [32]byte, err error) {
+func (s *secretStore) take(id string) ([32]byte, error) {
+	var e reserveEntry
 	for {
 		s.poolMu.Lock()
 		n := len(s.pool)
 		if n > 0 {
-			r, s.pool[n-1] = s.pool[n-1], [32]byte{}
+			e, s.pool[n-1] = s.pool[n-1], reserveEntry{}
 			s.pool = s.pool[:n-1]
 		}
 		s.poolMu.Unlock()
@@ -104,15 +108,14 @@ func (s *secretStore) take(id string) (r [32]byte, err error) {
 			break
 		}
 		if err := s.fill(); err != nil {
-			return r, err
+			return [32]byte{}, err
 		}
 	}
-	c := record.Commit(r)
-	return r, s.hand(storeWrite{fn: func(tx *bolt.Tx) error {
-		if err := tx.Bucket(bucketSecrets).Put([]byte(id), r[:]); err != nil {
+	return e.r, s.hand(storeWrite{fn: func(tx *bolt.Tx) error {
+		if err := tx.Bucket(bucketSecrets).Put([]byte(id), e.r[:]); err != nil {
 			return err
 		}
-		return tx.Bucket(bucketReserve).Delete(c[:])
+		return tx.Bucket(bucketReserve).Delete(e.c[:])
 	}}, false, nil)
 }
 
@@ -132,16 +135,17 @@ func (s *secretStore) fill() error {
 	if err != nil {
 		return err
 	}
-	fresh := make([][32]byte, reserveSize)
+	fresh := make([]reserveEntry, reserveSize)
 	for i := range fresh {
-		copy(fresh[i][:], rnd[32*i:])
+		e := &fresh[i]
+		copy(e.r[:], rnd[32*i:])
+		e.c = record.Commit(e.r)
 	}
 	clear(rnd)
 	err = s.hand(storeWrite{fn: func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketReserve)
-		for _, r := range fresh {
-			c := record.Commit(r)
-			if err := b.Put(c[:], r[:]); err != nil {
+		for _, e := range fresh {
+			if err := b.Put(e.c[:], e.r[:]); err != nil {
 				return err
 			}
 		}
