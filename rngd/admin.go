@@ -612,7 +612,7 @@ func (e *engine) listExpired(req *adminv1.ListExpiredGamesRequest) (*adminv1.Lis
 			for i, p := range batch {
 				_, id, _ := bytes.Cut(p.key, []byte{0})
 				games[i] = new(storedGame)
-				if _, err := getJSON(tx, bucketGames, id, games[i]); err != nil {
+				if _, err := getStoredGame(tx, id, games[i]); err != nil {
 					return err
 				}
 			}

@@ -617,7 +617,7 @@ func (e *engine) storedReply(sr storedRequest) (*qodv1.GameReply, error) {
 	var reply *qodv1.GameReply
 	err := e.store.view(func(tx *bolt.Tx) error {
 		sg := new(storedGame)
-		if ok, err := getJSON(tx, bucketGames, []byte(sr.game), sg); err != nil || !ok {
+		if ok, err := getStoredGame(tx, []byte(sr.game), sg); err != nil || !ok {
 			return fmt.Errorf("game %s not in the state store (%v)", sr.game, err)
 		}
 		if err := e.fillSecret(tx, sg); err != nil {
@@ -881,7 +881,11 @@ func putGame(tx *bolt.Tx, sg *storedGame, full bool) error {
 		c.Secret = [32]byte{}
 		stored = &c
 	}
-	if err := putJSON(tx, bucketGames, []byte(sg.Game.ID), stored); err != nil {
+	raw, err := appendGame(make([]byte, 0, 256), stored)
+	if err != nil {
+		return fmt.Errorf("game %s: %w", sg.Game.ID, err)
+	}
+	if err := tx.Bucket(bucketGames).Put([]byte(sg.Game.ID), raw); err != nil {
 		return err
 	}
 	key := joinKey(sg.Server, []byte(sg.Game.ID))
@@ -906,7 +910,7 @@ func (e *engine) loadGame(id, server string) (*storedGame, error) {
 		var found bool
 		err := e.store.view(func(tx *bolt.Tx) error {
 			var err error
-			if found, err = getJSON(tx, bucketGames, []byte(id), sg); err != nil || !found {
+			if found, err = getStoredGame(tx, []byte(id), sg); err != nil || !found {
 				return err
 			}
 			return e.fillSecret(tx, sg)
@@ -1651,7 +1655,7 @@ func (e *engine) sweep(ctx context.Context) ([]string, error) {
 				return nil
 			}
 			var sg storedGame
-			if ok, _ := getJSON(tx, bucketGames, []byte(id), &sg); ok && sg.Game.Phase.Over() && !sg.Ended {
+			if ok, _ := getStoredGame(tx, []byte(id), &sg); ok && sg.Game.Phase.Over() && !sg.Ended {
 				due = append(due, id)
 			}
 			return nil
@@ -1977,7 +1981,7 @@ func (e *engine) listGames(prefix, after []byte, limit int) (out []*qodv1.Game, 
 			}
 			_, id, _ := bytes.Cut(k, []byte{0})
 			sg := new(storedGame)
-			if _, err := getJSON(tx, bucketGames, id, sg); err != nil {
+			if _, err := getStoredGame(tx, id, sg); err != nil {
 				return err
 			}
 			games = append(games, sg)

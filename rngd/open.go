@@ -319,8 +319,8 @@ func (e *engine) dropOrphanSecrets(settle bool) error {
 			return err
 		}
 		for _, id := range ids {
-			var sg struct{ Ended bool } // storedGame's, the rest unread
-			switch ok, err := getJSON(tx, bucketGames, []byte(id), &sg); {
+			var sg storedGame
+			switch ok, err := getStoredGame(tx, []byte(id), &sg); {
 			case err != nil:
 				// Kept: the store is what is wrong.
 			case !ok:
@@ -1197,7 +1197,7 @@ func (e *engine) checkRotation(lk *loggedKeys, cur keyInUse) error {
 		return tx.Bucket(bucketUnfinished).ForEach(func(k, _ []byte) error {
 			_, id, _ := bytes.Cut(k, []byte{0})
 			var sg storedGame
-			ok, err := getJSON(tx, bucketGames, id, &sg)
+			ok, err := getStoredGame(tx, id, &sg)
 			if err != nil {
 				return fmt.Errorf("game %s: %w", id, err)
 			}

@@ -298,7 +298,7 @@ func (r *rebuilder) stored(tx *bolt.Tx, id string) (*rebuildGame, error) {
 		return g, nil
 	}
 	var sg storedGame
-	if ok, err := getJSON(tx, bucketGames, []byte(id), &sg); err != nil || !ok {
+	if ok, err := getStoredGame(tx, []byte(id), &sg); err != nil || !ok {
 		return nil, err
 	}
 	if sg.Ended {

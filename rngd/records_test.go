@@ -3,6 +3,7 @@ package rngd
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"testing"
 
@@ -17,7 +18,8 @@ import (
 // only the index (receipts): a commit appends the leaves instead of
 // dirtying a page of every game in play. The records a store of format 7
 // kept with their games (index ‖ leaf) are read where they are: after the
-// upgrade, the game in play comes back, a retry of each call gets its first
+// upgrade, the game in play comes back (stored as JSON, as format 8 and
+// older stored the games), a retry of each call gets its first
 // reply (made again from its records), and the game plays on.
 func TestStoreUpgradeFormat7Records(t *testing.T) {
 	td := newTestDaemon(t)
@@ -102,6 +104,21 @@ func TestStoreUpgradeFormat7Records(t *testing.T) {
 		if err := tx.DeleteBucket(bucketRecords); err != nil {
 			return err
 		}
+		// Its games in JSON, as format 8 and older wrote them.
+		games := tx.Bucket(bucketGames)
+		keys = keys[:0]
+		if err := games.ForEach(func(k, _ []byte) error { keys = append(keys, bytes.Clone(k)); return nil }); err != nil {
+			return err
+		}
+		for _, k := range keys {
+			var sg storedGame
+			if _, err := getStoredGame(tx, k, &sg); err != nil {
+				return err
+			}
+			if err := putJSON(tx, bucketGames, k, &sg); err != nil {
+				return err
+			}
+		}
 		return tx.Bucket(bucketMeta).Put(keyFormat, u64(7))
 	})
 	db.Close()
@@ -139,6 +156,15 @@ func TestStoreUpgradeFormat7Records(t *testing.T) {
 		}
 		if v := tx.Bucket(bucketReceipts).Get(receiptKey(g.GameId, 2)); len(v) != 8 || !bytes.Equal(tx.Bucket(bucketRecords).Get(v), after[2]) {
 			t.Errorf("the record stored after the upgrade: %x under its game", v)
+		}
+		// The game, changed by the pick, is written again compactly.
+		var sg storedGame
+		raw := tx.Bucket(bucketGames).Get([]byte(g.GameId))
+		if ok, err := getStoredGame(tx, []byte(g.GameId), &sg); !ok || err != nil || sg.Records != 3 {
+			t.Errorf("the game after the upgrade and a pick: %v %v, %d records, want 3", ok, err, sg.Records)
+		}
+		if js, _ := json.Marshal(&sg); len(raw) == 0 || raw[0] != gameEncoding || len(raw) > len(js)/3 {
+			t.Errorf("the game after the upgrade and a pick: %d bytes, first %#x, want the compact encoding (its JSON: %d bytes)", len(raw), raw[:min(len(raw), 1)], len(js))
 		}
 		return nil
 	})

@@ -323,11 +323,11 @@ func TestVRFRotationRefusalOverGameSecretLost(t *testing.T) {
 	// As if its end had not been sealed and secrets.db were lost.
 	if err := e.store.db.Update(func(tx *bolt.Tx) error {
 		var sg storedGame
-		if _, err := getJSON(tx, bucketGames, []byte(g.GameId), &sg); err != nil {
+		if _, err := getStoredGame(tx, []byte(g.GameId), &sg); err != nil {
 			return err
 		}
 		sg.Ended, sg.HasSecret, sg.Secret = false, false, [32]byte{}
-		if err := putJSON(tx, bucketGames, []byte(g.GameId), &sg); err != nil {
+		if err := putGame(tx, &sg, false); err != nil {
 			return err
 		}
 		return tx.Bucket(bucketUnfinished).Put(joinKey(sg.Server, []byte(g.GameId)), u64(uint64(sg.Game.Expires.Unix())))

@@ -284,7 +284,7 @@ func scrubSecrets(st *store, sec *secretStore) error {
 		return tx.Bucket(bucketUnfinished).ForEach(func(k, _ []byte) error {
 			_, id, _ := strings.Cut(string(k), "\x00")
 			sg := new(storedGame)
-			if ok, err := getJSON(tx, bucketGames, []byte(id), sg); err != nil || !ok {
+			if ok, err := getStoredGame(tx, []byte(id), sg); err != nil || !ok {
 				return err
 			}
 			if !sg.Ended && sg.Secret != ([32]byte{}) {

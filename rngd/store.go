@@ -38,7 +38,9 @@ import (
 //	tickets     SHA-256(code) → JSON ticket (emission, stake, game once played,
 //	            or its quit once quit: time, log index and game server —
 //	            the server is missing from a quit an older rngd stored)
-//	games       game id → JSON game
+//	games       game id → game, in the compact encoding of gamecodec.go
+//	            (a game that a store of format 8 or older stored: JSON,
+//	            read as it is)
 //	receipts    game id ‖ 0x00 ‖ seq (uint32 BE) → log index (8, BE) of the
 //	            game's record seq, whose leaf is in records (a record that a
 //	            store of format 7 or older stored: log index ‖ leaf, read as
@@ -105,8 +107,11 @@ var (
 // is read as before, its game server taken from the log (getQuit). Format
 // 8 keeps new records' leaves in records, by log index: an older rngd
 // would find none of them, so it refuses the file; the records a format 7
-// or older stored stay where they are, and are read there.
-const storeFormat = 8
+// or older stored stay where they are, and are read there. Format 9 writes
+// the games in a compact encoding (gamecodec.go), which an older rngd would
+// take for corrupt JSON; the JSON games of format 8 or older are read as
+// they are.
+const storeFormat = 9
 
 // store is the bbolt file and its writer. Calls hand their changes to the
 // writer, which applies them in order, many calls to a transaction (one
@@ -249,10 +254,12 @@ func upgrade(tx *bolt.Tx) (from uint64, rebuild bool, err error) {
 		return from, false, nil
 	}
 	if format >= 5 {
-		// Format 5 holds no quit, format 6 no request log and format 7
-		// no records bucket: their replies stay in the requests bucket,
-		// read and pruned as before, the request log starts empty, and
-		// their records stay with their games (gameRecords reads both).
+		// Format 5 holds no quit, format 6 no request log, format 7 no
+		// records bucket and format 8 only JSON games: their replies stay
+		// in the requests bucket, read and pruned as before, the request
+		// log starts empty, their records stay with their games
+		// (gameRecords reads both), and their games stay JSON until they
+		// change (getStoredGame reads both).
 		return from, false, meta.Put(keyFormat, u64(storeFormat))
 	}
 	if format >= 3 {

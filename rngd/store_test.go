@@ -627,7 +627,7 @@ func TestSecretNotInStateStore(t *testing.T) {
 		readMeta(t, state, func(tx *bolt.Tx) {
 			for _, g := range games {
 				var sg storedGame
-				getJSON(tx, bucketGames, []byte(g.GameId), &sg)
+				getStoredGame(tx, []byte(g.GameId), &sg)
 				if !sg.HasSecret {
 					t.Errorf("game %s stored without HasSecret", g.GameId)
 				}
@@ -641,7 +641,7 @@ func TestSecretNotInStateStore(t *testing.T) {
 	if n := storedSecrets(); n != 0 {
 		t.Fatalf("%d secrets of games in play in state.db", n)
 	}
-	// As an older rngd left them: r in state.db's games, and the first
+	// As an older rngd left them: r in state.db's (JSON) games, and the first
 	// game's gone from secrets.db.
 	for _, f := range []struct {
 		path string
@@ -650,7 +650,7 @@ func TestSecretNotInStateStore(t *testing.T) {
 		{state, func(tx *bolt.Tx) error {
 			for _, g := range games {
 				var sg storedGame
-				getJSON(tx, bucketGames, []byte(g.GameId), &sg)
+				getStoredGame(tx, []byte(g.GameId), &sg)
 				sg.Secret = kept[g.GameId]
 				if err := putJSON(tx, bucketGames, []byte(g.GameId), &sg); err != nil {
 					return err

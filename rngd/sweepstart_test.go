@@ -18,7 +18,7 @@ func storedEnded(t *testing.T, e *engine, id string) bool {
 	t.Helper()
 	var sg storedGame
 	err := e.store.view(func(tx *bolt.Tx) error {
-		_, err := getJSON(tx, bucketGames, []byte(id), &sg)
+		_, err := getStoredGame(tx, []byte(id), &sg)
 		return err
 	})
 	if err != nil {

@@ -168,7 +168,7 @@ func TestStoreGameOncePerBatch(t *testing.T) {
 	err = st.view(func(tx *bolt.Tx) error {
 		for id, want := range map[string]uint32{"g1": 5, "g2": 5} {
 			var g storedGame
-			if ok, err := getJSON(tx, bucketGames, []byte(id), &g); err != nil || !ok {
+			if ok, err := getStoredGame(tx, []byte(id), &g); err != nil || !ok {
 				return fmt.Errorf("game %s: found %v, %v", id, ok, err)
 			}
 			if g.Records != want {
