@@ -64,7 +64,7 @@ const reserveSize = 128
 const secretsLinger = 250 * time.Millisecond
 
 func openSecrets(path string) (*secretStore, error) {
-	db, err := openBolt(path, "secret store", func(tx *bolt.Tx) error {
+	db, err := openBolt(path, "secret store", 0, func(tx *bolt.Tx) error {
 		if _, err := tx.CreateBucketIfNotExists(bucketSecrets); err != nil {
 			return err
 		}
