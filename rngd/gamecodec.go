@@ -16,9 +16,10 @@ import (
 // compact encoding below: about 245 bytes for a game in play, whose JSON,
 // as format 8 and older wrote it (its hashes as arrays of numbers), is
 // about 820. Every game in play is written again at each of its calls, and
-// its JSON made a third of the pages a commit wrote per draw. A game stored as JSON is read as it
-// is: its first byte is '{', never a version of the encoding below, and it
-// is written again in the compact encoding at its next change.
+// its JSON made a third of the pages a commit wrote per draw. A game
+// stored as JSON is read as it is: its first byte is '{', never a version
+// of the encoding below, and it is written again in the compact encoding
+// at its next change.
 //
 // Encoding version 1, in order (uvarint and varint as encoding/binary
 // writes them; a string or a time is its length as a uvarint, then its
@@ -62,9 +63,18 @@ func getStoredGame(tx *bolt.Tx, id []byte, sg *storedGame) (bool, error) {
 }
 
 // decodeGame reads a game as the store keeps it: the compact encoding, or
-// the JSON of format 8 and older.
+// the JSON of format 8 and older. A value it refuses leaves sg zero, not
+// half read.
 func decodeGame(raw []byte, sg *storedGame) error {
 	*sg = storedGame{}
+	err := decodeGameInto(raw, sg)
+	if err != nil {
+		*sg = storedGame{}
+	}
+	return err
+}
+
+func decodeGameInto(raw []byte, sg *storedGame) error {
 	if len(raw) > 0 && raw[0] == '{' {
 		return json.Unmarshal(raw, sg)
 	}

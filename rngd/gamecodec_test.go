@@ -89,7 +89,8 @@ func TestGameEncodingRoundTrip(t *testing.T) {
 }
 
 // A stored game that is cut short, has bytes after it, or names an
-// encoding this rngd does not know is refused, naming what is wrong.
+// encoding this rngd does not know is refused, naming what is wrong, and
+// nothing of it is read.
 func TestGameEncodingRefused(t *testing.T) {
 	sg := storedGame{Game: qod.Game{ID: "server-a/0192", Emission: "E1", Stake: 5000, Phase: qod.Playing,
 		Started: time.Unix(1_780_000_000, 0).UTC()}, Server: "server-a", Records: 2, LastIndex: 7}
@@ -111,10 +112,13 @@ func TestGameEncodingRefused(t *testing.T) {
 		{"long", append([]byte{1, 0}, 0xff, 0xff, 0x01), "a field of 32767 bytes"},
 		{"json", []byte(`{"Game":`), ""},
 	} {
-		var got storedGame
+		got := sg
 		err := decodeGame(c.raw, &got)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
+		}
+		if !reflect.DeepEqual(got, storedGame{}) {
+			t.Errorf("%s: refused, and left the game %+v, want it zero", c.name, got)
 		}
 	}
 }
