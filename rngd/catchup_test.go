@@ -224,6 +224,21 @@ func readMeta(t *testing.T, path string, f func(tx *bolt.Tx)) {
 	db.View(func(tx *bolt.Tx) error { f(tx); return nil })
 }
 
+// updateBolt changes a stopped daemon's bbolt file at path in one
+// transaction.
+func updateBolt(t *testing.T, path string, fn func(tx *bolt.Tx) error) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(fn)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // writeMeta puts a stopped daemon's store prefix and applied count back.
 func writeMeta(t *testing.T, path string, prefix, applied uint64) {
 	t.Helper()

@@ -143,9 +143,9 @@ func FuzzDecodeGame(f *testing.F) {
 		}
 		again, err := appendGame(nil, &sg)
 		if err != nil {
-			// A time that JSON read but the binary encoding cannot
-			// write (an offset of a fraction of a minute from before
-			// Go's version 2) is refused at putGame, not lost.
+			// A time that JSON read but time's binary encoding cannot
+			// write (a zone offset of exactly −1 minute, which it keeps
+			// for UTC) is refused at putGame, not lost.
 			return
 		}
 		var back storedGame

@@ -307,9 +307,11 @@ func (e *engine) dropOrphanSecrets(settle bool) error {
 				if err != nil {
 					return err
 				}
-				if r, ok := reserve[start.Commit]; ok {
-					moved[id] = r
-					return nil
+				if start != nil {
+					if r, ok := reserve[start.Commit]; ok {
+						moved[id] = r
+						return nil
+					}
 				}
 			}
 			lost = append(lost, id)

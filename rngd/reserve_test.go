@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	dto "github.com/prometheus/client_model/go"
 	bolt "go.etcd.io/bbolt"
 
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
@@ -153,9 +152,44 @@ func TestSecretReserveBeforeMove(t *testing.T) {
 	if _, err := a.Pick(context.Background(), &qodv1.PickRequest{RequestId: rid(), GameId: g.GameId, Number: 1}); err != nil {
 		t.Fatalf("pick of a game whose secret is in the reserve: %v", err)
 	}
-	var m dto.Metric
-	e.metrics.alarms.WithLabelValues("store").Write(&m)
-	if v := m.GetCounter().GetValue(); v != 0 {
+	if v := counterValue(e.metrics.alarms.WithLabelValues("store")); v != 0 {
 		t.Errorf("store alarm %v: the secret was counted lost", v)
+	}
+}
+
+// A game in play whose secret is in neither secrets.db nor the reserve,
+// and whose record 0 in the state store is not a start record (a damaged
+// store), is counted lost when rngd starts with a reserve to settle: the
+// settle step looks for its start's commitment and finds none, without
+// failing the start of rngd.
+func TestSecretReserveSettleNoStartRecord(t *testing.T) {
+	td := newTestDaemon(t)
+	codes := td.emission("SN", "2026-12-31", 10)
+	a := td.client("server-a")
+	g1 := start(t, a, codes[0]).Game
+	g2 := start(t, a, codes[1]).Game
+	if _, err := a.Pick(context.Background(), &qodv1.PickRequest{RequestId: rid(), GameId: g2.GameId, Number: 1}); err != nil {
+		t.Fatal(err)
+	}
+	e := td.d.engine
+	if err := e.store.sync(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.secrets.sync(); err != nil {
+		t.Fatal(err)
+	}
+	td.stop()
+	// g1's record 0 names g2's pick, not a start record, and g1's secret
+	// is gone.
+	updateBolt(t, filepath.Join(td.cfg.DataDir, "state.db"), func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketReceipts)
+		return b.Put(receiptKey(g1.GameId, 0), bytes.Clone(b.Get(receiptKey(g2.GameId, 1))))
+	})
+	updateBolt(t, filepath.Join(td.cfg.DataDir, "secrets.db"), func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketSecrets).Delete([]byte(g1.GameId))
+	})
+	td.start()
+	if v := counterValue(td.d.engine.metrics.alarms.WithLabelValues("store")); v != 1 {
+		t.Errorf("store alarm %v after the start, want 1 (g1's secret lost)", v)
 	}
 }

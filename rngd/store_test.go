@@ -643,33 +643,18 @@ func TestSecretNotInStateStore(t *testing.T) {
 	}
 	// As an older rngd left them: r in state.db's (JSON) games, and the first
 	// game's gone from secrets.db.
-	for _, f := range []struct {
-		path string
-		fn   func(tx *bolt.Tx) error
-	}{
-		{state, func(tx *bolt.Tx) error {
-			for _, g := range games {
-				var sg storedGame
-				getStoredGame(tx, []byte(g.GameId), &sg)
-				sg.Secret = kept[g.GameId]
-				if err := putJSON(tx, bucketGames, []byte(g.GameId), &sg); err != nil {
-					return err
-				}
+	updateBolt(t, state, func(tx *bolt.Tx) error {
+		for _, g := range games {
+			var sg storedGame
+			getStoredGame(tx, []byte(g.GameId), &sg)
+			sg.Secret = kept[g.GameId]
+			if err := putJSON(tx, bucketGames, []byte(g.GameId), &sg); err != nil {
+				return err
 			}
-			return nil
-		}},
-		{secrets, func(tx *bolt.Tx) error { return tx.Bucket(bucketSecrets).Delete([]byte(games[0].GameId)) }},
-	} {
-		db, err := bolt.Open(f.path, 0o600, nil)
-		if err != nil {
-			t.Fatal(err)
 		}
-		err = db.Update(f.fn)
-		db.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+		return nil
+	})
+	updateBolt(t, secrets, func(tx *bolt.Tx) error { return tx.Bucket(bucketSecrets).Delete([]byte(games[0].GameId)) })
 	td.start()
 	a = td.client("server-a")
 	for _, g := range games {
