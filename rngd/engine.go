@@ -18,6 +18,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -551,20 +552,47 @@ func checkRequestID(id string) error {
 	return nil
 }
 
-// newCall identifies a call by the content of req without its request_id.
+// newCall identifies a call by the content of req without its request_id:
+// the digest of req's deterministic encoding with the request_id field's
+// bytes left out, which is the encoding of req with request_id cleared
+// (the fields are encoded one after another, an empty string not at all),
+// without the copy of req that clearing it would take.
 func newCall(server, method string, req proto.Message) (call, error) {
-	m := proto.Clone(req)
-	fd := m.ProtoReflect().Descriptor().Fields().ByName("request_id")
-	id := m.ProtoReflect().Get(fd).String()
+	m := req.ProtoReflect()
+	fd := m.Descriptor().Fields().ByName("request_id")
+	id := m.Get(fd).String()
 	if err := checkRequestID(id); err != nil {
 		return call{}, err
 	}
-	m.ProtoReflect().Clear(fd)
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(req)
+	if err == nil {
+		b, err = withoutField(b, fd.Number())
+	}
 	if err != nil {
 		return call{}, refuseHiding(reasonInternal, err, "couldn't encode the request")
 	}
 	return call{server: server, id: id, req: record.RequestID(server, id), digest: requestDigest(method, b)}, nil
+}
+
+// withoutField returns the encoded message b without its fields numbered
+// n, in place.
+func withoutField(b []byte, n protowire.Number) ([]byte, error) {
+	out := b[:0]
+	for rest := b; len(rest) > 0; {
+		num, typ, tagLen := protowire.ConsumeTag(rest)
+		if tagLen < 0 {
+			return nil, protowire.ParseError(tagLen)
+		}
+		valLen := protowire.ConsumeFieldValue(num, typ, rest[tagLen:])
+		if valLen < 0 {
+			return nil, protowire.ParseError(valLen)
+		}
+		if num != n {
+			out = append(out, rest[:tagLen+valLen]...)
+		}
+		rest = rest[tagLen+valLen:]
+	}
+	return out, nil
 }
 
 // replayed returns the stored reply of c into out (true), or false when c is
@@ -1537,12 +1565,11 @@ func (e *engine) finish(ctx context.Context, c *call, sg *storedGame, now time.T
 // game's secret r, so it is shown only once the game has ended (its end
 // record reveals r); before that a receipt carries π and β, and the proof is
 // checked from the transcript after the end.
+// r is the caller's own (made for this reply), and is changed.
 func publicReceipt(r *qodv1.Receipt, ended bool) *qodv1.Receipt {
-	if r == nil || ended || len(r.VrfAlpha) == 0 {
-		return r
+	if r != nil && !ended {
+		r.VrfAlpha = nil
 	}
-	r = proto.Clone(r).(*qodv1.Receipt)
-	r.VrfAlpha = nil
 	return r
 }
 
@@ -1824,12 +1851,18 @@ func (e *engine) gameProto(sg *storedGame, now time.Time) *qodv1.Game {
 	case sg.commit != [32]byte{}: // the secret was lost, not its commitment
 		p.Commitment = bytes.Clone(sg.commit[:])
 	}
+	p.Multipliers = make([]uint32, qod.Tiers)
+	p.TierAmountsCents = make([]int64, qod.Tiers)
 	for t := range qod.Tiers {
-		p.Multipliers = append(p.Multipliers, uint32(g.Multipliers[t]))
-		p.TierAmountsCents = append(p.TierAmountsCents, g.Amounts[t])
+		p.Multipliers[t], p.TierAmountsCents[t] = uint32(g.Multipliers[t]), g.Amounts[t]
 	}
-	for i, n := range g.PickedNumbers() {
-		p.Picks = append(p.Picks, &qodv1.PickResult{Number: uint32(n), Losing: g.Phase == qod.Lost && i == g.Picks-1})
+	if picked := g.PickedNumbers(); len(picked) > 0 {
+		results := make([]qodv1.PickResult, len(picked)) // one allocation for all
+		p.Picks = make([]*qodv1.PickResult, len(picked))
+		for i, n := range picked {
+			results[i].Number, results[i].Losing = uint32(n), g.Phase == qod.Lost && i == g.Picks-1
+			p.Picks[i] = &results[i]
+		}
 	}
 	switch g.Phase {
 	case qod.Playing:

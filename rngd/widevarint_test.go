@@ -3,10 +3,15 @@ package rngd
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 )
@@ -90,5 +95,111 @@ func TestPickDigestStable(t *testing.T) {
 		if want := requestDigest("Pick", old); c.digest != want {
 			t.Errorf("number %d: digest changed", n)
 		}
+	}
+}
+
+// newCall's digest is that of the request's deterministic encoding with
+// request_id cleared, for every request that carries one, whatever its
+// fields hold (a stored digest of an earlier rngd must match its retry).
+func TestCallDigestOfClearedRequest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	n := 0
+	protoregistry.GlobalTypes.RangeMessages(func(mt protoreflect.MessageType) bool {
+		d := mt.Descriptor()
+		fd := d.Fields().ByName("request_id")
+		if !strings.HasPrefix(string(d.FullName()), "tirage.") || fd == nil {
+			return true
+		}
+		n++
+		for i := range 50 {
+			m := mt.New()
+			fillProto(rng, m, 0)
+			m.Set(fd, protoreflect.ValueOfString(fmt.Sprintf("req-%d", i)))
+			if i%5 == 0 { // fields of a newer client's
+				m.SetUnknown(protowire.AppendVarint(protowire.AppendTag(nil, 999, protowire.VarintType), rng.Uint64()))
+			}
+			c, err := newCall("server-a", "M", m.Interface())
+			if err != nil {
+				t.Fatalf("%s: %v", d.FullName(), err)
+			}
+			cleared := proto.Clone(m.Interface())
+			cleared.ProtoReflect().Clear(fd)
+			b, err := proto.MarshalOptions{Deterministic: true}.Marshal(cleared)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.digest != requestDigest("M", b) {
+				t.Fatalf("%s: digest differs from the cleared request's for %v", d.FullName(), m)
+			}
+			if c.id != fmt.Sprintf("req-%d", i) || m.Get(fd).String() != c.id {
+				t.Fatalf("%s: request id %q, request left with %q", d.FullName(), c.id, m.Get(fd).String())
+			}
+		}
+		return true
+	})
+	if n < 5 {
+		t.Fatalf("only %d request messages with a request_id registered", n)
+	}
+}
+
+// fillProto sets every field of m to a random value (nested messages to a
+// depth of 3), some left empty.
+func fillProto(rng *rand.Rand, m protoreflect.Message, depth int) {
+	fields := m.Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if rng.IntN(4) == 0 || fd.ContainingOneof() != nil && m.WhichOneof(fd.ContainingOneof()) != nil {
+			continue
+		}
+		switch {
+		case fd.IsList():
+			l := m.Mutable(fd).List()
+			for range rng.IntN(4) {
+				if fd.Kind() == protoreflect.MessageKind {
+					if depth < 3 {
+						fillProto(rng, l.AppendMutable().Message(), depth+1)
+					}
+					continue
+				}
+				l.Append(randomValue(rng, fd))
+			}
+		case fd.IsMap():
+			// no request has a map
+		case fd.Kind() == protoreflect.MessageKind || fd.Kind() == protoreflect.GroupKind:
+			if depth < 3 {
+				fillProto(rng, m.Mutable(fd).Message(), depth+1)
+			}
+		default:
+			m.Set(fd, randomValue(rng, fd))
+		}
+	}
+}
+
+func randomValue(rng *rand.Rand, fd protoreflect.FieldDescriptor) protoreflect.Value {
+	switch fd.Kind() {
+	case protoreflect.BoolKind:
+		return protoreflect.ValueOfBool(rng.IntN(2) == 1)
+	case protoreflect.EnumKind:
+		return protoreflect.ValueOfEnum(protoreflect.EnumNumber(rng.IntN(4)))
+	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
+		return protoreflect.ValueOfInt32(int32(rng.Uint32()))
+	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
+		return protoreflect.ValueOfInt64(int64(rng.Uint64()))
+	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
+		return protoreflect.ValueOfUint32(rng.Uint32())
+	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
+		return protoreflect.ValueOfUint64(rng.Uint64())
+	case protoreflect.FloatKind:
+		return protoreflect.ValueOfFloat32(rng.Float32())
+	case protoreflect.DoubleKind:
+		return protoreflect.ValueOfFloat64(rng.Float64())
+	case protoreflect.StringKind:
+		return protoreflect.ValueOfString(fmt.Sprintf("s%x", rng.Uint64()>>rng.IntN(64)))
+	default: // bytes
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		return protoreflect.ValueOfBytes(b)
 	}
 }
