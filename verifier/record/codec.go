@@ -159,7 +159,7 @@ func (e *encoder) value(v reflect.Value, path string) error {
 	t := v.Type()
 	switch {
 	case t == timeType:
-		tm := v.Interface().(time.Time)
+		tm, _ := reflect.TypeAssert[time.Time](v)
 		if tm.Nanosecond() != 0 {
 			return encodeErr(path, verdict.MsgRecordTimeFraction, tm.UTC().Format(time.RFC3339Nano))
 		}
@@ -167,12 +167,12 @@ func (e *encoder) value(v reflect.Value, path string) error {
 			return encodeErr(path, verdict.MsgRecordYear, y)
 		}
 		e.buf = append(e.buf, '"')
-		e.buf = tm.UTC().AppendFormat(e.buf, timeLayout)
+		e.buf = appendTime(e.buf, tm.UTC())
 		e.buf = append(e.buf, '"')
 		return nil
 	case (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && t.Elem().Kind() == reflect.Uint8:
 		e.buf = append(e.buf, '"')
-		if t.Kind() == reflect.Slice {
+		if t.Kind() == reflect.Slice || v.CanAddr() {
 			e.buf = hex.AppendEncode(e.buf, v.Bytes())
 		} else {
 			b := make([]byte, v.Len())
@@ -229,6 +229,35 @@ func (e *encoder) value(v reflect.Value, path string) error {
 		return encodeErr(path, verdict.MsgRecordUnsupportedType, t.String())
 	}
 	return nil
+}
+
+// appendTime appends t (UTC, year 1970..9999) as timeLayout formats it,
+// without reading the layout at each call as time.Time.AppendFormat does.
+func appendTime(b []byte, t time.Time) []byte {
+	year, month, day := t.Date()
+	hour, min, sec := t.Clock()
+	b = appendDigits(b, year, 4)
+	b = append(b, '-')
+	b = appendDigits(b, int(month), 2)
+	b = append(b, '-')
+	b = appendDigits(b, day, 2)
+	b = append(b, 'T')
+	b = appendDigits(b, hour, 2)
+	b = append(b, ':')
+	b = appendDigits(b, min, 2)
+	b = append(b, ':')
+	b = appendDigits(b, sec, 2)
+	return append(b, 'Z')
+}
+
+// appendDigits appends the n last decimal digits of v ≥ 0.
+func appendDigits(b []byte, v, n int) []byte {
+	b = append(b, make([]byte, n)...)
+	for i := len(b) - 1; i >= len(b)-n; i-- {
+		b[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return b
 }
 
 // Parse reads a leaf twice and builds no tree of its values. scan checks the

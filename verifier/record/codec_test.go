@@ -107,3 +107,22 @@ func TestFirstBadEntry(t *testing.T) {
 		}
 	}
 }
+
+// appendTime writes what time.Time.AppendFormat writes with timeLayout,
+// for every second the encoder accepts (years 1970..9999).
+func TestAppendTime(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	lo := time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	hi := time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix()
+	times := []int64{lo, hi, 0, 951782400 /* 2000-02-29 */, 4107542399 /* 2100-02-28T23:59:59 */}
+	for range 100_000 {
+		times = append(times, lo+rng.Int64N(hi-lo+1))
+	}
+	for _, s := range times {
+		tm := time.Unix(s, 0).UTC()
+		got, want := appendTime([]byte("x"), tm), tm.AppendFormat([]byte("x"), timeLayout)
+		if string(got) != string(want) {
+			t.Fatalf("%d: %s, want %s", s, got, want)
+		}
+	}
+}

@@ -172,7 +172,7 @@ func newRecord(k Kind) Record {
 // precision, a non-ASCII string, an integer beyond 2^53−1) or breaks the
 // kind's rules (an unknown outcome, a number outside 1..30, …).
 func Format(r Record) ([]byte, error) {
-	return appendRecord(make([]byte, 0, 512), r)
+	return appendRecord(make([]byte, 0, 1024), r) // a pick's or a start's leaf fits (under 1,000 bytes)
 }
 
 // appendRecord appends Format(r) to buf: Parse passes a buffer the size of
