@@ -51,6 +51,9 @@ import (
 //	p50-ms, p99-ms             latency of a draw call
 //	append-mean-ms             mean durable log append (the daemon's /metrics)
 //	daemon-cpu-us/draw         daemon CPU per draw
+//	daemon-sys-cpu-us/draw     of which in the kernel (system calls: the
+//	                           sockets, the fsyncs and file writes; page
+//	                           faults; what interrupts charge to it)
 //	loadgen-cpu-us/draw        load generator CPU per draw
 //	daemon-draws/s-all-cores   NumCPU · 10⁶ / daemon-cpu-us/draw: the draws
 //	                           per second of the daemon with every core its
@@ -94,20 +97,22 @@ func BenchmarkDaemonProcess(b *testing.B) {
 	}
 
 	perDraw := func(t time.Duration) float64 { return float64(t.Microseconds()) / math.Max(1, float64(r.Draws)) }
-	daemonUS := perDraw(cpu1 - cpu0)
+	used := cpu1.sub(cpu0)
+	daemonUS := perDraw(used.total())
 	b.ReportMetric(r.DrawsPerSecond(), "draws/s")
 	b.ReportMetric(r.PicksPerSecond(), "picks/s")
 	b.ReportMetric(Milliseconds(r.P50()), "p50-ms")
 	b.ReportMetric(Milliseconds(r.P99()), "p99-ms")
 	b.ReportMetric(1000*(append1.sum-append0.sum)/math.Max(1, append1.count-append0.count), "append-mean-ms")
 	b.ReportMetric(daemonUS, "daemon-cpu-us/draw")
+	b.ReportMetric(perDraw(used.system), "daemon-sys-cpu-us/draw")
 	b.ReportMetric(perDraw(self1-self0), "loadgen-cpu-us/draw")
 	if daemonUS > 0 {
 		b.ReportMetric(float64(runtime.NumCPU())*1e6/daemonUS, "daemon-draws/s-all-cores")
 	}
 	hangUp()
 	d.stop(b)
-	b.Logf("daemon CPU: %v in the window of %v; %v over its whole life (wait4 rusage)", cpu1-cpu0, r.Elapsed, d.lifeCPU)
+	b.Logf("daemon CPU: %v in the window of %v; %v over its whole life (wait4 rusage)", used.total(), r.Elapsed, d.lifeCPU)
 }
 
 // BenchmarkDaemonProcessCall is the floor under every draw: the same rngd
@@ -120,6 +125,7 @@ func BenchmarkDaemonProcess(b *testing.B) {
 //
 //	calls/s                   GetGame calls per second
 //	daemon-cpu-us/call        daemon CPU per call
+//	daemon-sys-cpu-us/call    of which in the kernel
 //	loadgen-cpu-us/call       load generator CPU per call
 func BenchmarkDaemonProcessCall(b *testing.B) {
 	sessions := 256
@@ -173,7 +179,9 @@ func BenchmarkDaemonProcessCall(b *testing.B) {
 	}
 	perCall := func(t time.Duration) float64 { return float64(t.Microseconds()) / float64(b.N) }
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
-	b.ReportMetric(perCall(cpu1-cpu0), "daemon-cpu-us/call")
+	used := cpu1.sub(cpu0)
+	b.ReportMetric(perCall(used.total()), "daemon-cpu-us/call")
+	b.ReportMetric(perCall(used.system), "daemon-sys-cpu-us/call")
 	b.ReportMetric(perCall(self1-self0), "loadgen-cpu-us/call")
 	hangUp()
 	d.stop(b)
@@ -453,31 +461,39 @@ func (d *daemon) metrics() (map[string]float64, error) {
 // the error is under 1 %.
 const userHZ = 100
 
-// processCPU is the CPU time (user + system, all threads) a process used so
-// far, from fields 14 and 15 of /proc/<pid>/stat.
-func processCPU(pid int) (time.Duration, error) {
+// cpuTime is a process's CPU time so far, all threads: in user space, and
+// in the kernel on its behalf (system calls, page faults).
+type cpuTime struct{ user, system time.Duration }
+
+func (c cpuTime) total() time.Duration { return c.user + c.system }
+
+func (c cpuTime) sub(d cpuTime) cpuTime { return cpuTime{c.user - d.user, c.system - d.system} }
+
+// processCPU is the CPU time a process used so far, from fields 14 (utime)
+// and 15 (stime) of /proc/<pid>/stat.
+func processCPU(pid int) (cpuTime, error) {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, err
+		return cpuTime{}, err
 	}
 	// "pid (comm) state ppid ...": comm may hold spaces, so count after ')'.
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: no ')'", pid)
+		return cpuTime{}, fmt.Errorf("/proc/%d/stat: no ')'", pid)
 	}
 	f := strings.Fields(string(stat[i+1:]))
 	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: %d fields after comm", pid, len(f))
+		return cpuTime{}, fmt.Errorf("/proc/%d/stat: %d fields after comm", pid, len(f))
 	}
-	var ticks int64
-	for _, s := range f[11:13] { // fields 14 (utime) and 15 (stime); f[0] is field 3
+	var ticks [2]int64
+	for j, s := range f[11:13] { // fields 14 (utime) and 15 (stime); f[0] is field 3
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+			return cpuTime{}, fmt.Errorf("/proc/%d/stat: %w", pid, err)
 		}
-		ticks += n
+		ticks[j] = n
 	}
-	return time.Duration(ticks) * time.Second / userHZ, nil
+	return cpuTime{time.Duration(ticks[0]) * time.Second / userHZ, time.Duration(ticks[1]) * time.Second / userHZ}, nil
 }
 
 // selfCPU is the CPU time (user + system) this process used so far.

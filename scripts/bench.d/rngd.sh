@@ -195,6 +195,7 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "| paced at half of peak: achieved draws/s | $(get phalf draws/s) |"
   echo "| p50 / p99 latency at half of peak | $(get phalf p50-ms) ms / $(get phalf p99-ms) ms (goal p99 ≤ 25 ms) |"
   echo "| daemon CPU per draw at peak / at half | $(get ppeak daemon-cpu-us/draw) µs / $(get phalf daemon-cpu-us/draw) µs |"
+  echo "| of which in the kernel (system calls, page faults: /proc/<pid>/stat's stime) | $(get ppeak daemon-sys-cpu-us/draw) µs / $(get phalf daemon-sys-cpu-us/draw) µs |"
   echo "| load generator CPU per draw at peak / at half | $(get ppeak loadgen-cpu-us/draw) µs / $(get phalf loadgen-cpu-us/draw) µs |"
   echo "| **projected daemon draws/s on all $cores cores** | **$proj** |"
   echo "| projected daemon / raw VRF bound | ${pratio} % (goal ≥ 70 %) |"
@@ -210,6 +211,7 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "|---|---:|"
   echo "| a draw at peak (proof, durable log append, store, handler, transport) | $daemon_us |"
   echo "| a unary call that draws nothing: GetGame over mTLS, answered from memory ($((4 * draws)) calls, $clients sessions; $(get call calls/s) calls/s) | $(get call daemon-cpu-us/call) |"
+  echo "| of which in the kernel | $(get call daemon-sys-cpu-us/call) |"
   echo "| the load generator's side of that call | $(get call loadgen-cpu-us/call) |"
   echo
   echo "The bare call alone (gRPC, TLS, the network system calls) takes $(get call daemon-cpu-us/call) of those"
