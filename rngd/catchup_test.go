@@ -242,20 +242,12 @@ func updateBolt(t *testing.T, path string, fn func(tx *bolt.Tx) error) {
 // writeMeta puts a stopped daemon's store prefix and applied count back.
 func writeMeta(t *testing.T, path string, prefix, applied uint64) {
 	t.Helper()
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	err = db.Update(func(tx *bolt.Tx) error {
+	updateBolt(t, path, func(tx *bolt.Tx) error {
 		if err := tx.Bucket(bucketMeta).Put(keyPrefix, u64(prefix)); err != nil {
 			return err
 		}
 		return tx.Bucket(bucketMeta).Put(keyApplied, u64(applied))
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // fakeLog is a log whose checkpoints the test sets: latest is the current

@@ -171,14 +171,10 @@ func (e *encoder) value(v reflect.Value, path string) error {
 		e.buf = append(e.buf, '"')
 		return nil
 	case (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && t.Elem().Kind() == reflect.Uint8:
+		// A byte array is addressable here, as every value encodeTop
+		// reaches from the record's pointer is: Bytes reads it in place.
 		e.buf = append(e.buf, '"')
-		if t.Kind() == reflect.Slice || v.CanAddr() {
-			e.buf = hex.AppendEncode(e.buf, v.Bytes())
-		} else {
-			b := make([]byte, v.Len())
-			reflect.Copy(reflect.ValueOf(b), v)
-			e.buf = hex.AppendEncode(e.buf, b)
-		}
+		e.buf = hex.AppendEncode(e.buf, v.Bytes())
 		e.buf = append(e.buf, '"')
 		return nil
 	}
