@@ -38,11 +38,14 @@ func newToken(t *testing.T) *token {
 
 func (k *token) Sign(r io.Reader, digest []byte, opts crypto.SignerOpts) ([]byte, error) {
 	k.mu.Lock()
-	down, hung, slow := k.down, k.hung, k.slow
+	hung, slow := k.hung, k.slow
 	k.mu.Unlock()
 	if hung != nil {
 		<-hung
 	}
+	k.mu.Lock()
+	down := k.down // as set when released
+	k.mu.Unlock()
 	time.Sleep(slow)
 	if down != nil {
 		return nil, down
@@ -276,7 +279,14 @@ func TestCheckpointSignerHangs(t *testing.T) {
 	// Hung again, with a leaf not covered yet: Close waits for tessera's
 	// checkpoint only until the stall is found.
 	hung = make(chan struct{})
-	t.Cleanup(func() { close(hung) })
+	t.Cleanup(func() {
+		// Close gave up on the round hung in Sign (quiesceTessera waits
+		// journalCloseGrace): released, the round fails rather than
+		// write a checkpoint while TempDir's cleanup removes the
+		// directory ("directory not empty").
+		tok.set(errors.New("token removed"), nil)
+		close(hung)
+	})
 	tok.set(nil, hung)
 	appendLeaves(t, l, 3, 1)
 	closed = true
