@@ -395,6 +395,12 @@ func writeManifest(path string, tickets []Ticket) error {
 type qodService struct {
 	qodv1.UnimplementedQuitteOuDoubleServer
 	e *engine
+	// Play's: the listener's unary interceptors, chained, that each call
+	// on a stream goes through; the daemon's shutdown; the connections'
+	// calls in flight.
+	unary    grpc.UnaryServerInterceptor
+	stopping context.Context
+	slots    *playSlots
 }
 
 func (s *qodService) StartGame(ctx context.Context, req *qodv1.StartGameRequest) (*qodv1.GameReply, error) {

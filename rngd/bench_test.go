@@ -18,6 +18,7 @@ import (
 
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/rngd/loadtest"
+	"tirage.fr/tirage/rngd/playstream"
 	"tirage.fr/tirage/transparency/witness/witnesstest"
 )
 
@@ -183,7 +184,11 @@ func BenchmarkQoDDraws(b *testing.B) {
 	for i := range conns {
 		cc := td.conn("server-a")
 		defer cc.Close()
-		conns[i] = qodv1.NewQuitteOuDoubleClient(cc)
+		if os.Getenv("TIRAGE_BENCH_PLAY") == "1" {
+			conns[i] = playstream.New(cc)
+		} else {
+			conns[i] = qodv1.NewQuitteOuDoubleClient(cc)
+		}
 	}
 	appendSum0, appendN0 := histogram(td.d.engine.metrics.appendSeconds)
 	append0 := buckets(td.d.engine.metrics.appendSeconds)

@@ -221,10 +221,19 @@ func verifyGame(t *testing.T, td *testDaemon, c qodv1.QuitteOuDoubleClient, g *q
 	}
 }
 
-func TestE2EGameRules(t *testing.T) {
+func TestE2EGameRules(t *testing.T) { testGameRules(t, (*testDaemon).client) }
+
+// TestPlayGameRules is TestE2EGameRules with StartGame, Quit, Pick, Decide
+// and GetGame as calls on Play streams (rngd/playstream): the same replies,
+// refusals (code, message, reason) and metrics as the unary calls.
+func TestPlayGameRules(t *testing.T) { testGameRules(t, (*testDaemon).playClient) }
+
+// testGameRules plays every rule and bad input through the game servers'
+// clients that client makes.
+func testGameRules(t *testing.T, client func(td *testDaemon, name string) qodv1.QuitteOuDoubleClient) {
 	td := newTestDaemon(t)
 	codesE1 := td.emission("E1", "2026-12-15", 700)
-	a, b := td.client("server-a"), td.client("server-b")
+	a, b := client(td, "server-a"), client(td, "server-b")
 	ctx := context.Background()
 
 	t.Run("start", func(t *testing.T) {

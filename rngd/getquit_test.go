@@ -375,8 +375,8 @@ func TestGetQuitLogFailures(t *testing.T) {
 	refusedForLogReads(t, td, get, false)
 }
 
-// Every method of the game servers' service, GetQuit included, goes
-// through the daemon's interceptors and checks: timed by method
+// Every method of the game servers' service, GetQuit included, and every
+// call Play carries, goes through the daemon's interceptors and checks: timed by method
 // (tirage_call_seconds), refused IDENTITY_INVALID for a certificate naming
 // no usable identity, and RESOURCE_EXHAUSTED for a request over
 // tcpMaxRecvMsgSize. A method added without its identity check fails here.
@@ -403,7 +403,47 @@ func TestGameServerMethods(t *testing.T) {
 			t.Errorf("%s with a %d-byte request: %v, want RESOURCE_EXHAUSTED", m.MethodName, len(big), err)
 		}
 	}
-	if !names["GetQuit"] || len(qodv1.QuitteOuDouble_ServiceDesc.Streams) != 0 {
+	if !names["GetQuit"] || len(qodv1.QuitteOuDouble_ServiceDesc.Streams) != 1 || qodv1.QuitteOuDouble_ServiceDesc.Streams[0].StreamName != "Play" {
 		t.Fatalf("the service's methods: %v, streams %v", names, qodv1.QuitteOuDouble_ServiceDesc.Streams)
+	}
+	// Play's calls are its methods': the same checks, as results.
+	ps, err := qodv1.NewQuitteOuDoubleClient(odd).Play(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range []*qodv1.PlayCall{
+		{Call: &qodv1.PlayCall_StartGame{StartGame: &qodv1.StartGameRequest{}}},
+		{Call: &qodv1.PlayCall_Quit{Quit: &qodv1.QuitRequest{}}},
+		{Call: &qodv1.PlayCall_Pick{Pick: &qodv1.PickRequest{}}},
+		{Call: &qodv1.PlayCall_Decide{Decide: &qodv1.DecideRequest{}}},
+		{Call: &qodv1.PlayCall_GetGame{GetGame: &qodv1.GetGameRequest{}}},
+	} {
+		m := c.ProtoReflect()
+		method := string(m.WhichOneof(m.Descriptor().Oneofs().ByName("call")).Message().Name())
+		method = strings.TrimSuffix(method, "Request")
+		calls := td.d.engine.metrics.callSeconds.WithLabelValues(method).(prometheus.Histogram)
+		n := counterValue(calls)
+		c.Tag = uint64(i)
+		if err := ps.Send(c); err != nil {
+			t.Fatal(err)
+		}
+		r, err := ps.Recv()
+		if err != nil || r.Tag != uint64(i) {
+			t.Fatalf("%s on Play: %v %v", method, r, err)
+		}
+		wantRefusal(t, refusalErr(r), reasonIdentityInvalid, "identity")
+		if got := counterValue(calls); got != n+1 {
+			t.Errorf("%s on Play: tirage_call_seconds counted %v calls, want 1", method, got-n)
+		}
+	}
+	big, err := qodv1.NewQuitteOuDoubleClient(cc).Play(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Send(&qodv1.PlayCall{Call: &qodv1.PlayCall_GetGame{GetGame: &qodv1.GetGameRequest{GameId: strings.Repeat("x", tcpMaxRecvMsgSize)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := big.Recv(); status.Code(err) != codes.ResourceExhausted {
+		t.Errorf("Play with a call over %d bytes: %v, want RESOURCE_EXHAUSTED", tcpMaxRecvMsgSize, err)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/rngd/entropy"
+	"tirage.fr/tirage/rngd/playstream"
 	"tirage.fr/tirage/verifier/vrf"
 )
 
@@ -192,6 +193,15 @@ func (td *testDaemon) restart() {
 func (td *testDaemon) client(name string) qodv1.QuitteOuDoubleClient {
 	td.t.Helper()
 	return qodv1.NewQuitteOuDoubleClient(td.conn(name))
+}
+
+// playClient connects as the game server name, its game calls on a Play
+// stream (rngd/playstream).
+func (td *testDaemon) playClient(name string) qodv1.QuitteOuDoubleClient {
+	td.t.Helper()
+	c := playstream.New(td.conn(name))
+	td.t.Cleanup(func() { c.Close(context.Background()) })
+	return c
 }
 
 func (td *testDaemon) conn(name string) *grpc.ClientConn {

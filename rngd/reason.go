@@ -40,6 +40,7 @@ const (
 	reasonPageSizeInvalid     reason = "PAGE_SIZE_INVALID"     // ListUnfinishedGames, admin ListExpiredGames: page_size negative
 	reasonPageTokenInvalid    reason = "PAGE_TOKEN_INVALID"    // ListUnfinishedGames, admin ListExpiredGames: page_token not one returned to this caller
 	reasonAttestationInvalid  reason = "ATTESTATION_INVALID"   // admin LogAttestation: envelope, signature, statement or predicate (a wrong paytable)
+	reasonCallMissing         reason = "CALL_MISSING"          // Play: a PlayCall that holds no call
 
 	// Who is asking (UNAUTHENTICATED, PERMISSION_DENIED).
 	reasonClientCertRequired reason = "CLIENT_CERT_REQUIRED" // no verified client certificate
@@ -116,6 +117,7 @@ var reasons = map[reason]codes.Code{
 	reasonPageSizeInvalid:     codes.InvalidArgument,
 	reasonPageTokenInvalid:    codes.InvalidArgument,
 	reasonAttestationInvalid:  codes.InvalidArgument,
+	reasonCallMissing:         codes.InvalidArgument,
 
 	reasonClientCertRequired: codes.Unauthenticated,
 	reasonIdentityInvalid:    codes.Unauthenticated,

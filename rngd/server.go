@@ -334,7 +334,10 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 		unary, stream = append([]grpc.UnaryServerInterceptor{d.crl.unary}, unary...), []grpc.StreamServerInterceptor{d.crl.stream}
 	}
 	d.grpc = tcpServer(creds, cfg.GRPC.MaxConcurrentStreams, unary, stream)
-	qodv1.RegisterQuitteOuDoubleServer(d.grpc, &qodService{e: e})
+	qodv1.RegisterQuitteOuDoubleServer(d.grpc, &qodService{e: e,
+		unary:    chainUnary(append([]grpc.UnaryServerInterceptor{d.observe}, unary...)...),
+		stopping: d.stopping,
+		slots:    &playSlots{maxInFlight: int(cfg.GRPC.MaxConcurrentStreams)}})
 	healthpb.RegisterHealthServer(d.grpc, stoppingHealth{checkedHealth{d.health, d.ready}, d.stopping})
 	reflection.Register(d.grpc)
 
@@ -636,7 +639,8 @@ func (d *Daemon) observeStream(srv any, ss grpc.ServerStream, info *grpc.StreamS
 	if strings.HasPrefix(info.FullMethod, "/grpc.reflection.") {
 		return handler(srv, stoppingRecv{ss, d.stopping})
 	}
-	if !strings.HasPrefix(info.FullMethod, "/tirage.") {
+	// Play's calls are observed one by one, as unary calls (qodService.Play).
+	if !strings.HasPrefix(info.FullMethod, "/tirage.") || info.FullMethod == qodv1.QuitteOuDouble_Play_FullMethodName {
 		return handler(srv, ss)
 	}
 	start := time.Now()

@@ -13,7 +13,7 @@ function ms(v) {
 function flush(   c) {
   if (val == "") return
   c = "other"
-  if (stack ~ /tirage\/rngd\/loadtest\.|grpc\.\(\*ClientConn\)|grpc\.invoke|grpc\.\(\*clientStream\)|grpc\.\(\*csAttempt\)|transport\.\(\*http2Client\)|transport\.NewHTTP2Client|\(\*quitteOuDoubleClient\)/) c = "loadgen"
+  if (stack ~ /tirage\/rngd\/loadtest\.|grpc\.\(\*ClientConn\)|grpc\.invoke|grpc\.\(\*clientStream\)|grpc\.\(\*csAttempt\)|transport\.\(\*http2Client\)|transport\.NewHTTP2Client|\(\*quitteOuDoubleClient\)|tirage\/rngd\/playstream\./) c = "loadgen"
   else if (stack ~ /hsm\/keystore\.\(\*prover\)\.Prove/) c = "proof"
   else if (stack ~ /rngd\.\(\*Daemon\)\.(held|observe)/) c = "handler"
   else if (stack ~ /rngd\.\(\*writer\)\.run/) c = "store"

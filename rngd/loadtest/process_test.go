@@ -29,6 +29,7 @@ import (
 	"tirage.fr/tirage/rngd"
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/rngd/playstream"
 )
 
 // BenchmarkDaemonProcess is the load test as ghz would run it: the real
@@ -402,10 +403,18 @@ func dial(tb testing.TB, addr string, pki rngd.DevPKI, name string, n int) ([]qo
 		if h.Status != healthpb.HealthCheckResponse_SERVING {
 			tb.Fatalf("health: %v", h.Status)
 		}
-		out = append(out, qodv1.NewQuitteOuDoubleClient(cc))
+		if benchPlay() {
+			out = append(out, playstream.New(cc))
+		} else {
+			out = append(out, qodv1.NewQuitteOuDoubleClient(cc))
+		}
 	}
 	return out, closeAll
 }
+
+// benchPlay is whether the game servers' calls go on Play streams, one a
+// connection (TIRAGE_BENCH_PLAY=1), instead of a unary call each.
+func benchPlay() bool { return os.Getenv("TIRAGE_BENCH_PLAY") == "1" }
 
 // histogramSums is a Prometheus histogram's sum and count.
 type histogramSums struct{ sum, count float64 }

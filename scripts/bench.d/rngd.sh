@@ -70,6 +70,14 @@ phalf=$(half_of "$ppeak")
 a_phalf=(TIRAGE_BENCH_RATE="$phalf" TIRAGE_BENCH_CLIENTS="$clients" TIRAGE_BENCH_TICKETS=$((draws / 5)) -- -bench 'DaemonProcess$' -benchtime "$((draws / 2))x" ./rngd/loadtest/)
 bench phalf "${a_phalf[@]}"
 
+# 3b. The same with the game servers' calls on Play streams, one a
+# connection (rngd/playstream), instead of a unary call each.
+a_qpeak=(TIRAGE_BENCH_PLAY=1 "${a_ppeak[@]}")
+bench qpeak "${a_qpeak[@]}"
+qhalf=$(half_of "$(get qpeak draws/s)")
+a_qhalf=(TIRAGE_BENCH_PLAY=1 TIRAGE_BENCH_RATE="$qhalf" TIRAGE_BENCH_CLIENTS="$clients" TIRAGE_BENCH_TICKETS=$((draws / 5)) -- -bench 'DaemonProcess$' -benchtime "$((draws / 2))x" ./rngd/loadtest/)
+bench qhalf "${a_qhalf[@]}"
+
 # 4. The same in-process peak with the RSA-FDH-VRF-SHA256 suite (the one HSMs
 # without EC VRF support use): a proof costs several times more, the
 # daemon's own work per draw the same.
@@ -93,6 +101,8 @@ hratio=$(awk -v a="$(get hpeak draws/s)" -v b="$(get hraw proofs/s)" 'BEGIN { pr
 # (GetGame answered from memory), against the same rngd binary.
 a_call=(TIRAGE_BENCH_CLIENTS="$clients" -- -bench 'DaemonProcessCall$' -benchtime "$((4 * draws))x" ./rngd/loadtest/)
 bench call "${a_call[@]}"
+a_qcall=(TIRAGE_BENCH_PLAY=1 "${a_call[@]}")
+bench qcall "${a_qcall[@]}"
 
 # 6. Where a draw's CPU goes: the in-process peak and half of it again,
 # each profiled over its draws alone (TIRAGE_BENCH_CPUPROFILE), each sample
@@ -132,6 +142,8 @@ row() { echo "| $1 | $(us peak "$2") | $(share peak "$2") % | $(us half "$2") | 
 ratio=$(awk -v a="$peak" -v b="$proofs" 'BEGIN { printf "%.0f", 100*a/b }')
 proj=$(get ppeak daemon-draws/s-all-cores)
 pratio=$(awk -v a="$proj" -v b="$proofs" 'BEGIN { printf "%.0f", 100*a/b }')
+qproj=$(get qpeak daemon-draws/s-all-cores)
+qratio=$(awk -v a="$qproj" -v b="$proofs" 'BEGIN { printf "%.0f", 100*a/b }')
 cores=$(nproc)
 # What 70 % leaves for everything but the proof, per draw, in CPU µs.
 proof_us=$(awk -v c="$(nproc)" -v p="$proofs" 'BEGIN { printf "%.0f", c*1e6/p }')
@@ -201,6 +213,26 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "| projected daemon / raw VRF bound | ${pratio} % (goal ≥ 70 %) |"
   echo "| mean durable log append (journal) at peak / at half | $(get ppeak append-mean-ms) ms / $(get phalf append-mean-ms) ms |"
   echo
+  echo "### Daemon in its own process, the calls on Play streams"
+  echo
+  echo "The same, the load generator's calls on Play streams (qod.proto, Play: one long-lived stream"
+  echo "a connection carries every StartGame, Pick and Decide, each with its tag; rngd/playstream)"
+  echo "instead of a unary call each: the same handler, records and replies, without an HTTP/2"
+  echo "stream, headers and trailers per call."
+  echo
+  echo "| measure | value |"
+  echo "|---|---:|"
+  echo "| rngd draws/s at peak ($draws draws, load generator on the same cores) | $(get qpeak draws/s) |"
+  echo "| of which picks/s | $(get qpeak picks/s) |"
+  echo "| p50 / p99 latency at peak (closed loop, $clients sessions) | $(get qpeak p50-ms) ms / $(get qpeak p99-ms) ms |"
+  echo "| paced at half of peak: achieved draws/s | $(get qhalf draws/s) |"
+  echo "| p50 / p99 latency at half of peak | $(get qhalf p50-ms) ms / $(get qhalf p99-ms) ms (goal p99 ≤ 25 ms) |"
+  echo "| daemon CPU per draw at peak / at half | $(get qpeak daemon-cpu-us/draw) µs / $(get qhalf daemon-cpu-us/draw) µs |"
+  echo "| of which in the kernel | $(get qpeak daemon-sys-cpu-us/draw) µs / $(get qhalf daemon-sys-cpu-us/draw) µs |"
+  echo "| load generator CPU per draw at peak / at half | $(get qpeak loadgen-cpu-us/draw) µs / $(get qhalf loadgen-cpu-us/draw) µs |"
+  echo "| **projected daemon draws/s on all $cores cores** | **$qproj** |"
+  echo "| projected daemon / raw VRF bound | ${qratio} % (goal ≥ 70 %) |"
+  echo
   echo "### What the 70 % goal leaves for the rest of a draw"
   echo
   echo "A proof costs $cores × 10⁶ / $proofs = **$proof_us µs** of one core (the raw bound above). At 70 %"
@@ -213,6 +245,9 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "| a unary call that draws nothing: GetGame over mTLS, answered from memory ($((4 * draws)) calls, $clients sessions; $(get call calls/s) calls/s) | $(get call daemon-cpu-us/call) |"
   echo "| of which in the kernel | $(get call daemon-sys-cpu-us/call) |"
   echo "| the load generator's side of that call | $(get call loadgen-cpu-us/call) |"
+  echo "| the same GetGame as a call on a Play stream ($(get qcall calls/s) calls/s) | $(get qcall daemon-cpu-us/call) |"
+  echo "| of which in the kernel | $(get qcall daemon-sys-cpu-us/call) |"
+  echo "| the load generator's side of that call | $(get qcall loadgen-cpu-us/call) |"
   echo
   echo "The bare call alone (gRPC, TLS, the network system calls) takes $(get call daemon-cpu-us/call) of those"
   echo "$left_us µs before a draw appends a record durably to the log and stores its state."
@@ -306,9 +341,12 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "$(cmd "${a_rraw[@]}")"
   echo "$(cmd "${a_rpeak[@]}")"
   echo "$(cmd "${a_phalf[@]}")"
+  echo "$(cmd "${a_qpeak[@]}")"
+  echo "$(cmd "${a_qhalf[@]}")"
   echo "$(cmd "${a_hraw[@]}")"
   echo "$(cmd "${a_hpeak[@]}")"
   echo "$(cmd "${a_call[@]}")"
+  echo "$(cmd "${a_qcall[@]}")"
   echo "$(cmd TIRAGE_BENCH_CPUPROFILE=peak.prof "${a_peak[@]}")"
   echo "$(cmd TIRAGE_BENCH_CPUPROFILE=half.prof "${a_half[@]}")"
   echo "$(cmd TIRAGE_BENCH_CPUPROFILE=aged.prof "${a_aged[@]:1}")"

@@ -55,7 +55,8 @@
 //     GAME_ID_MISSING, NUMBER_RANGE (not 1..30), DECISION_INVALID,
 //     PAGE_SIZE_INVALID (ListUnfinishedGames: negative page_size),
 //     PAGE_TOKEN_INVALID (ListUnfinishedGames: a page_token that is not a
-//     next_page_token this server's ListUnfinishedGames returned).
+//     next_page_token this server's ListUnfinishedGames returned),
+//     CALL_MISSING (Play: a PlayCall that holds no call).
 //   UNAUTHENTICATED: CLIENT_CERT_REQUIRED (no verified client certificate:
 //     the TLS handshake refuses such a connection first, see above),
 //     IDENTITY_INVALID (the certificate names no usable identity),
@@ -97,6 +98,7 @@ package qodv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	anypb "google.golang.org/protobuf/types/known/anypb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -230,6 +232,340 @@ func (Status) EnumDescriptor() ([]byte, []int) {
 	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{1}
 }
 
+// PlayCall is one call on a Play stream.
+type PlayCall struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Chosen by the client, returned with the call's result; rngd does not
+	// read it.
+	Tag uint64 `protobuf:"varint,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	// Types that are valid to be assigned to Call:
+	//
+	//	*PlayCall_StartGame
+	//	*PlayCall_Pick
+	//	*PlayCall_Decide
+	//	*PlayCall_GetGame
+	//	*PlayCall_Quit
+	Call          isPlayCall_Call `protobuf_oneof:"call"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayCall) Reset() {
+	*x = PlayCall{}
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayCall) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayCall) ProtoMessage() {}
+
+func (x *PlayCall) ProtoReflect() protoreflect.Message {
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayCall.ProtoReflect.Descriptor instead.
+func (*PlayCall) Descriptor() ([]byte, []int) {
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *PlayCall) GetTag() uint64 {
+	if x != nil {
+		return x.Tag
+	}
+	return 0
+}
+
+func (x *PlayCall) GetCall() isPlayCall_Call {
+	if x != nil {
+		return x.Call
+	}
+	return nil
+}
+
+func (x *PlayCall) GetStartGame() *StartGameRequest {
+	if x != nil {
+		if x, ok := x.Call.(*PlayCall_StartGame); ok {
+			return x.StartGame
+		}
+	}
+	return nil
+}
+
+func (x *PlayCall) GetPick() *PickRequest {
+	if x != nil {
+		if x, ok := x.Call.(*PlayCall_Pick); ok {
+			return x.Pick
+		}
+	}
+	return nil
+}
+
+func (x *PlayCall) GetDecide() *DecideRequest {
+	if x != nil {
+		if x, ok := x.Call.(*PlayCall_Decide); ok {
+			return x.Decide
+		}
+	}
+	return nil
+}
+
+func (x *PlayCall) GetGetGame() *GetGameRequest {
+	if x != nil {
+		if x, ok := x.Call.(*PlayCall_GetGame); ok {
+			return x.GetGame
+		}
+	}
+	return nil
+}
+
+func (x *PlayCall) GetQuit() *QuitRequest {
+	if x != nil {
+		if x, ok := x.Call.(*PlayCall_Quit); ok {
+			return x.Quit
+		}
+	}
+	return nil
+}
+
+type isPlayCall_Call interface {
+	isPlayCall_Call()
+}
+
+type PlayCall_StartGame struct {
+	StartGame *StartGameRequest `protobuf:"bytes,2,opt,name=start_game,json=startGame,proto3,oneof"`
+}
+
+type PlayCall_Pick struct {
+	Pick *PickRequest `protobuf:"bytes,3,opt,name=pick,proto3,oneof"`
+}
+
+type PlayCall_Decide struct {
+	Decide *DecideRequest `protobuf:"bytes,4,opt,name=decide,proto3,oneof"`
+}
+
+type PlayCall_GetGame struct {
+	GetGame *GetGameRequest `protobuf:"bytes,5,opt,name=get_game,json=getGame,proto3,oneof"`
+}
+
+type PlayCall_Quit struct {
+	Quit *QuitRequest `protobuf:"bytes,6,opt,name=quit,proto3,oneof"`
+}
+
+func (*PlayCall_StartGame) isPlayCall_Call() {}
+
+func (*PlayCall_Pick) isPlayCall_Call() {}
+
+func (*PlayCall_Decide) isPlayCall_Call() {}
+
+func (*PlayCall_GetGame) isPlayCall_Call() {}
+
+func (*PlayCall_Quit) isPlayCall_Call() {}
+
+// PlayResult answers one PlayCall.
+type PlayResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The call's tag.
+	Tag uint64 `protobuf:"varint,1,opt,name=tag,proto3" json:"tag,omitempty"`
+	// Types that are valid to be assigned to Result:
+	//
+	//	*PlayResult_GameReply
+	//	*PlayResult_Game
+	//	*PlayResult_Quit
+	//	*PlayResult_Refusal
+	Result        isPlayResult_Result `protobuf_oneof:"result"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayResult) Reset() {
+	*x = PlayResult{}
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayResult) ProtoMessage() {}
+
+func (x *PlayResult) ProtoReflect() protoreflect.Message {
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayResult.ProtoReflect.Descriptor instead.
+func (*PlayResult) Descriptor() ([]byte, []int) {
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *PlayResult) GetTag() uint64 {
+	if x != nil {
+		return x.Tag
+	}
+	return 0
+}
+
+func (x *PlayResult) GetResult() isPlayResult_Result {
+	if x != nil {
+		return x.Result
+	}
+	return nil
+}
+
+func (x *PlayResult) GetGameReply() *GameReply {
+	if x != nil {
+		if x, ok := x.Result.(*PlayResult_GameReply); ok {
+			return x.GameReply
+		}
+	}
+	return nil
+}
+
+func (x *PlayResult) GetGame() *Game {
+	if x != nil {
+		if x, ok := x.Result.(*PlayResult_Game); ok {
+			return x.Game
+		}
+	}
+	return nil
+}
+
+func (x *PlayResult) GetQuit() *QuitResponse {
+	if x != nil {
+		if x, ok := x.Result.(*PlayResult_Quit); ok {
+			return x.Quit
+		}
+	}
+	return nil
+}
+
+func (x *PlayResult) GetRefusal() *Refusal {
+	if x != nil {
+		if x, ok := x.Result.(*PlayResult_Refusal); ok {
+			return x.Refusal
+		}
+	}
+	return nil
+}
+
+type isPlayResult_Result interface {
+	isPlayResult_Result()
+}
+
+type PlayResult_GameReply struct {
+	// StartGame's, Pick's or Decide's reply.
+	GameReply *GameReply `protobuf:"bytes,2,opt,name=game_reply,json=gameReply,proto3,oneof"`
+}
+
+type PlayResult_Game struct {
+	// GetGame's reply.
+	Game *Game `protobuf:"bytes,3,opt,name=game,proto3,oneof"`
+}
+
+type PlayResult_Quit struct {
+	// Quit's reply.
+	Quit *QuitResponse `protobuf:"bytes,4,opt,name=quit,proto3,oneof"`
+}
+
+type PlayResult_Refusal struct {
+	// The call was refused: the status the unary call would have ended
+	// with.
+	Refusal *Refusal `protobuf:"bytes,5,opt,name=refusal,proto3,oneof"`
+}
+
+func (*PlayResult_GameReply) isPlayResult_Result() {}
+
+func (*PlayResult_Game) isPlayResult_Result() {}
+
+func (*PlayResult_Quit) isPlayResult_Result() {}
+
+func (*PlayResult_Refusal) isPlayResult_Result() {}
+
+// Refusal is a refused call's status, with google.rpc.Status's fields and
+// numbers (a client may decode it as one): the gRPC code, the message
+// naming the problem, and the details, among them the ErrorInfo whose
+// reason is in the list above.
+type Refusal struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Code          int32                  `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
+	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	Details       []*anypb.Any           `protobuf:"bytes,3,rep,name=details,proto3" json:"details,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Refusal) Reset() {
+	*x = Refusal{}
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Refusal) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Refusal) ProtoMessage() {}
+
+func (x *Refusal) ProtoReflect() protoreflect.Message {
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Refusal.ProtoReflect.Descriptor instead.
+func (*Refusal) Descriptor() ([]byte, []int) {
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Refusal) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *Refusal) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *Refusal) GetDetails() []*anypb.Any {
+	if x != nil {
+		return x.Details
+	}
+	return nil
+}
+
 type GetTranscriptRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	GameId        string                 `protobuf:"bytes,1,opt,name=game_id,json=gameId,proto3" json:"game_id,omitempty"`
@@ -239,7 +575,7 @@ type GetTranscriptRequest struct {
 
 func (x *GetTranscriptRequest) Reset() {
 	*x = GetTranscriptRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[0]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -251,7 +587,7 @@ func (x *GetTranscriptRequest) String() string {
 func (*GetTranscriptRequest) ProtoMessage() {}
 
 func (x *GetTranscriptRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[0]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -264,7 +600,7 @@ func (x *GetTranscriptRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTranscriptRequest.ProtoReflect.Descriptor instead.
 func (*GetTranscriptRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{0}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *GetTranscriptRequest) GetGameId() string {
@@ -284,7 +620,7 @@ type GetTranscriptResponse struct {
 
 func (x *GetTranscriptResponse) Reset() {
 	*x = GetTranscriptResponse{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[1]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -296,7 +632,7 @@ func (x *GetTranscriptResponse) String() string {
 func (*GetTranscriptResponse) ProtoMessage() {}
 
 func (x *GetTranscriptResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[1]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -309,7 +645,7 @@ func (x *GetTranscriptResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTranscriptResponse.ProtoReflect.Descriptor instead.
 func (*GetTranscriptResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{1}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *GetTranscriptResponse) GetDocument() []byte {
@@ -329,7 +665,7 @@ type GetQuitRequest struct {
 
 func (x *GetQuitRequest) Reset() {
 	*x = GetQuitRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[2]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -341,7 +677,7 @@ func (x *GetQuitRequest) String() string {
 func (*GetQuitRequest) ProtoMessage() {}
 
 func (x *GetQuitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[2]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -354,7 +690,7 @@ func (x *GetQuitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetQuitRequest.ProtoReflect.Descriptor instead.
 func (*GetQuitRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{2}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetQuitRequest) GetCode() string {
@@ -375,7 +711,7 @@ type StartGameRequest struct {
 
 func (x *StartGameRequest) Reset() {
 	*x = StartGameRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[3]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -387,7 +723,7 @@ func (x *StartGameRequest) String() string {
 func (*StartGameRequest) ProtoMessage() {}
 
 func (x *StartGameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[3]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -400,7 +736,7 @@ func (x *StartGameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartGameRequest.ProtoReflect.Descriptor instead.
 func (*StartGameRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{3}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *StartGameRequest) GetRequestId() string {
@@ -428,7 +764,7 @@ type QuitRequest struct {
 
 func (x *QuitRequest) Reset() {
 	*x = QuitRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[4]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -440,7 +776,7 @@ func (x *QuitRequest) String() string {
 func (*QuitRequest) ProtoMessage() {}
 
 func (x *QuitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[4]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -453,7 +789,7 @@ func (x *QuitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuitRequest.ProtoReflect.Descriptor instead.
 func (*QuitRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{4}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *QuitRequest) GetRequestId() string {
@@ -488,7 +824,7 @@ type QuitResponse struct {
 
 func (x *QuitResponse) Reset() {
 	*x = QuitResponse{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[5]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -500,7 +836,7 @@ func (x *QuitResponse) String() string {
 func (*QuitResponse) ProtoMessage() {}
 
 func (x *QuitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[5]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -513,7 +849,7 @@ func (x *QuitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuitResponse.ProtoReflect.Descriptor instead.
 func (*QuitResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{5}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *QuitResponse) GetEmissionId() string {
@@ -559,7 +895,7 @@ type PickRequest struct {
 
 func (x *PickRequest) Reset() {
 	*x = PickRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[6]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -571,7 +907,7 @@ func (x *PickRequest) String() string {
 func (*PickRequest) ProtoMessage() {}
 
 func (x *PickRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[6]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -584,7 +920,7 @@ func (x *PickRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PickRequest.ProtoReflect.Descriptor instead.
 func (*PickRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{6}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *PickRequest) GetRequestId() string {
@@ -619,7 +955,7 @@ type DecideRequest struct {
 
 func (x *DecideRequest) Reset() {
 	*x = DecideRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[7]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -631,7 +967,7 @@ func (x *DecideRequest) String() string {
 func (*DecideRequest) ProtoMessage() {}
 
 func (x *DecideRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[7]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -644,7 +980,7 @@ func (x *DecideRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideRequest.ProtoReflect.Descriptor instead.
 func (*DecideRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{7}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *DecideRequest) GetRequestId() string {
@@ -677,7 +1013,7 @@ type GetGameRequest struct {
 
 func (x *GetGameRequest) Reset() {
 	*x = GetGameRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[8]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -689,7 +1025,7 @@ func (x *GetGameRequest) String() string {
 func (*GetGameRequest) ProtoMessage() {}
 
 func (x *GetGameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[8]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -702,7 +1038,7 @@ func (x *GetGameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGameRequest.ProtoReflect.Descriptor instead.
 func (*GetGameRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{8}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetGameRequest) GetGameId() string {
@@ -728,7 +1064,7 @@ type ListUnfinishedGamesRequest struct {
 
 func (x *ListUnfinishedGamesRequest) Reset() {
 	*x = ListUnfinishedGamesRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[9]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -740,7 +1076,7 @@ func (x *ListUnfinishedGamesRequest) String() string {
 func (*ListUnfinishedGamesRequest) ProtoMessage() {}
 
 func (x *ListUnfinishedGamesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[9]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -753,7 +1089,7 @@ func (x *ListUnfinishedGamesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListUnfinishedGamesRequest.ProtoReflect.Descriptor instead.
 func (*ListUnfinishedGamesRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{9}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListUnfinishedGamesRequest) GetPageSize() int32 {
@@ -782,7 +1118,7 @@ type ListUnfinishedGamesResponse struct {
 
 func (x *ListUnfinishedGamesResponse) Reset() {
 	*x = ListUnfinishedGamesResponse{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[10]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -794,7 +1130,7 @@ func (x *ListUnfinishedGamesResponse) String() string {
 func (*ListUnfinishedGamesResponse) ProtoMessage() {}
 
 func (x *ListUnfinishedGamesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[10]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -807,7 +1143,7 @@ func (x *ListUnfinishedGamesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListUnfinishedGamesResponse.ProtoReflect.Descriptor instead.
 func (*ListUnfinishedGamesResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{10}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListUnfinishedGamesResponse) GetGames() []*Game {
@@ -833,7 +1169,7 @@ type GetReceiptsRequest struct {
 
 func (x *GetReceiptsRequest) Reset() {
 	*x = GetReceiptsRequest{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[11]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -845,7 +1181,7 @@ func (x *GetReceiptsRequest) String() string {
 func (*GetReceiptsRequest) ProtoMessage() {}
 
 func (x *GetReceiptsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[11]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -858,7 +1194,7 @@ func (x *GetReceiptsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReceiptsRequest.ProtoReflect.Descriptor instead.
 func (*GetReceiptsRequest) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{11}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetReceiptsRequest) GetGameId() string {
@@ -877,7 +1213,7 @@ type GetReceiptsResponse struct {
 
 func (x *GetReceiptsResponse) Reset() {
 	*x = GetReceiptsResponse{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[12]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -889,7 +1225,7 @@ func (x *GetReceiptsResponse) String() string {
 func (*GetReceiptsResponse) ProtoMessage() {}
 
 func (x *GetReceiptsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[12]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -902,7 +1238,7 @@ func (x *GetReceiptsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReceiptsResponse.ProtoReflect.Descriptor instead.
 func (*GetReceiptsResponse) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{12}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *GetReceiptsResponse) GetReceipts() []*Receipt {
@@ -929,7 +1265,7 @@ type GameReply struct {
 
 func (x *GameReply) Reset() {
 	*x = GameReply{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[13]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -941,7 +1277,7 @@ func (x *GameReply) String() string {
 func (*GameReply) ProtoMessage() {}
 
 func (x *GameReply) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[13]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -954,7 +1290,7 @@ func (x *GameReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameReply.ProtoReflect.Descriptor instead.
 func (*GameReply) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{13}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *GameReply) GetGame() *Game {
@@ -995,7 +1331,7 @@ type PickResult struct {
 
 func (x *PickResult) Reset() {
 	*x = PickResult{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[14]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1007,7 +1343,7 @@ func (x *PickResult) String() string {
 func (*PickResult) ProtoMessage() {}
 
 func (x *PickResult) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[14]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1020,7 +1356,7 @@ func (x *PickResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PickResult.ProtoReflect.Descriptor instead.
 func (*PickResult) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{14}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PickResult) GetNumber() uint32 {
@@ -1073,7 +1409,7 @@ type Game struct {
 
 func (x *Game) Reset() {
 	*x = Game{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[15]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1085,7 +1421,7 @@ func (x *Game) String() string {
 func (*Game) ProtoMessage() {}
 
 func (x *Game) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[15]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1098,7 +1434,7 @@ func (x *Game) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Game.ProtoReflect.Descriptor instead.
 func (*Game) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{15}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Game) GetGameId() string {
@@ -1256,7 +1592,7 @@ type Receipt struct {
 
 func (x *Receipt) Reset() {
 	*x = Receipt{}
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[16]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1268,7 +1604,7 @@ func (x *Receipt) String() string {
 func (*Receipt) ProtoMessage() {}
 
 func (x *Receipt) ProtoReflect() protoreflect.Message {
-	mi := &file_tirage_qod_v1_qod_proto_msgTypes[16]
+	mi := &file_tirage_qod_v1_qod_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1281,7 +1617,7 @@ func (x *Receipt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Receipt.ProtoReflect.Descriptor instead.
 func (*Receipt) Descriptor() ([]byte, []int) {
-	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{16}
+	return file_tirage_qod_v1_qod_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Receipt) GetRecord() []byte {
@@ -1386,7 +1722,29 @@ var File_tirage_qod_v1_qod_proto protoreflect.FileDescriptor
 
 const file_tirage_qod_v1_qod_proto_rawDesc = "" +
 	"\n" +
-	"\x17tirage/qod/v1/qod.proto\x12\rtirage.qod.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"/\n" +
+	"\x17tirage/qod/v1/qod.proto\x12\rtirage.qod.v1\x1a\x19google/protobuf/any.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbe\x02\n" +
+	"\bPlayCall\x12\x10\n" +
+	"\x03tag\x18\x01 \x01(\x04R\x03tag\x12@\n" +
+	"\n" +
+	"start_game\x18\x02 \x01(\v2\x1f.tirage.qod.v1.StartGameRequestH\x00R\tstartGame\x120\n" +
+	"\x04pick\x18\x03 \x01(\v2\x1a.tirage.qod.v1.PickRequestH\x00R\x04pick\x126\n" +
+	"\x06decide\x18\x04 \x01(\v2\x1c.tirage.qod.v1.DecideRequestH\x00R\x06decide\x12:\n" +
+	"\bget_game\x18\x05 \x01(\v2\x1d.tirage.qod.v1.GetGameRequestH\x00R\agetGame\x120\n" +
+	"\x04quit\x18\x06 \x01(\v2\x1a.tirage.qod.v1.QuitRequestH\x00R\x04quitB\x06\n" +
+	"\x04call\"\xf5\x01\n" +
+	"\n" +
+	"PlayResult\x12\x10\n" +
+	"\x03tag\x18\x01 \x01(\x04R\x03tag\x129\n" +
+	"\n" +
+	"game_reply\x18\x02 \x01(\v2\x18.tirage.qod.v1.GameReplyH\x00R\tgameReply\x12)\n" +
+	"\x04game\x18\x03 \x01(\v2\x13.tirage.qod.v1.GameH\x00R\x04game\x121\n" +
+	"\x04quit\x18\x04 \x01(\v2\x1b.tirage.qod.v1.QuitResponseH\x00R\x04quit\x122\n" +
+	"\arefusal\x18\x05 \x01(\v2\x16.tirage.qod.v1.RefusalH\x00R\arefusalB\b\n" +
+	"\x06result\"g\n" +
+	"\aRefusal\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x12.\n" +
+	"\adetails\x18\x03 \x03(\v2\x14.google.protobuf.AnyR\adetails\"/\n" +
 	"\x14GetTranscriptRequest\x12\x17\n" +
 	"\agame_id\x18\x01 \x01(\tR\x06gameId\"3\n" +
 	"\x15GetTranscriptResponse\x12\x1a\n" +
@@ -1500,7 +1858,7 @@ const file_tirage_qod_v1_qod_proto_rawDesc = "" +
 	"STATUS_WON\x10\x03\x12\x0f\n" +
 	"\vSTATUS_LOST\x10\x04\x12\x12\n" +
 	"\x0eSTATUS_EXPIRED\x10\x05\x12\x13\n" +
-	"\x0fSTATUS_REFUNDED\x10\x062\xbf\x05\n" +
+	"\x0fSTATUS_REFUNDED\x10\x062\xff\x05\n" +
 	"\x0eQuitteOuDouble\x12F\n" +
 	"\tStartGame\x12\x1f.tirage.qod.v1.StartGameRequest\x1a\x18.tirage.qod.v1.GameReply\x12?\n" +
 	"\x04Quit\x12\x1a.tirage.qod.v1.QuitRequest\x1a\x1b.tirage.qod.v1.QuitResponse\x12<\n" +
@@ -1510,7 +1868,8 @@ const file_tirage_qod_v1_qod_proto_rawDesc = "" +
 	"\x13ListUnfinishedGames\x12).tirage.qod.v1.ListUnfinishedGamesRequest\x1a*.tirage.qod.v1.ListUnfinishedGamesResponse\x12T\n" +
 	"\vGetReceipts\x12!.tirage.qod.v1.GetReceiptsRequest\x1a\".tirage.qod.v1.GetReceiptsResponse\x12Z\n" +
 	"\rGetTranscript\x12#.tirage.qod.v1.GetTranscriptRequest\x1a$.tirage.qod.v1.GetTranscriptResponse\x12E\n" +
-	"\aGetQuit\x12\x1d.tirage.qod.v1.GetQuitRequest\x1a\x1b.tirage.qod.v1.QuitResponseB/Z-tirage.fr/tirage/rngd/api/tirage/qod/v1;qodv1b\x06proto3"
+	"\aGetQuit\x12\x1d.tirage.qod.v1.GetQuitRequest\x1a\x1b.tirage.qod.v1.QuitResponse\x12>\n" +
+	"\x04Play\x12\x17.tirage.qod.v1.PlayCall\x1a\x19.tirage.qod.v1.PlayResult(\x010\x01B/Z-tirage.fr/tirage/rngd/api/tirage/qod/v1;qodv1b\x06proto3"
 
 var (
 	file_tirage_qod_v1_qod_proto_rawDescOnce sync.Once
@@ -1525,67 +1884,83 @@ func file_tirage_qod_v1_qod_proto_rawDescGZIP() []byte {
 }
 
 var file_tirage_qod_v1_qod_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_tirage_qod_v1_qod_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_tirage_qod_v1_qod_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_tirage_qod_v1_qod_proto_goTypes = []any{
 	(Decision)(0),                       // 0: tirage.qod.v1.Decision
 	(Status)(0),                         // 1: tirage.qod.v1.Status
-	(*GetTranscriptRequest)(nil),        // 2: tirage.qod.v1.GetTranscriptRequest
-	(*GetTranscriptResponse)(nil),       // 3: tirage.qod.v1.GetTranscriptResponse
-	(*GetQuitRequest)(nil),              // 4: tirage.qod.v1.GetQuitRequest
-	(*StartGameRequest)(nil),            // 5: tirage.qod.v1.StartGameRequest
-	(*QuitRequest)(nil),                 // 6: tirage.qod.v1.QuitRequest
-	(*QuitResponse)(nil),                // 7: tirage.qod.v1.QuitResponse
-	(*PickRequest)(nil),                 // 8: tirage.qod.v1.PickRequest
-	(*DecideRequest)(nil),               // 9: tirage.qod.v1.DecideRequest
-	(*GetGameRequest)(nil),              // 10: tirage.qod.v1.GetGameRequest
-	(*ListUnfinishedGamesRequest)(nil),  // 11: tirage.qod.v1.ListUnfinishedGamesRequest
-	(*ListUnfinishedGamesResponse)(nil), // 12: tirage.qod.v1.ListUnfinishedGamesResponse
-	(*GetReceiptsRequest)(nil),          // 13: tirage.qod.v1.GetReceiptsRequest
-	(*GetReceiptsResponse)(nil),         // 14: tirage.qod.v1.GetReceiptsResponse
-	(*GameReply)(nil),                   // 15: tirage.qod.v1.GameReply
-	(*PickResult)(nil),                  // 16: tirage.qod.v1.PickResult
-	(*Game)(nil),                        // 17: tirage.qod.v1.Game
-	(*Receipt)(nil),                     // 18: tirage.qod.v1.Receipt
-	(*timestamppb.Timestamp)(nil),       // 19: google.protobuf.Timestamp
+	(*PlayCall)(nil),                    // 2: tirage.qod.v1.PlayCall
+	(*PlayResult)(nil),                  // 3: tirage.qod.v1.PlayResult
+	(*Refusal)(nil),                     // 4: tirage.qod.v1.Refusal
+	(*GetTranscriptRequest)(nil),        // 5: tirage.qod.v1.GetTranscriptRequest
+	(*GetTranscriptResponse)(nil),       // 6: tirage.qod.v1.GetTranscriptResponse
+	(*GetQuitRequest)(nil),              // 7: tirage.qod.v1.GetQuitRequest
+	(*StartGameRequest)(nil),            // 8: tirage.qod.v1.StartGameRequest
+	(*QuitRequest)(nil),                 // 9: tirage.qod.v1.QuitRequest
+	(*QuitResponse)(nil),                // 10: tirage.qod.v1.QuitResponse
+	(*PickRequest)(nil),                 // 11: tirage.qod.v1.PickRequest
+	(*DecideRequest)(nil),               // 12: tirage.qod.v1.DecideRequest
+	(*GetGameRequest)(nil),              // 13: tirage.qod.v1.GetGameRequest
+	(*ListUnfinishedGamesRequest)(nil),  // 14: tirage.qod.v1.ListUnfinishedGamesRequest
+	(*ListUnfinishedGamesResponse)(nil), // 15: tirage.qod.v1.ListUnfinishedGamesResponse
+	(*GetReceiptsRequest)(nil),          // 16: tirage.qod.v1.GetReceiptsRequest
+	(*GetReceiptsResponse)(nil),         // 17: tirage.qod.v1.GetReceiptsResponse
+	(*GameReply)(nil),                   // 18: tirage.qod.v1.GameReply
+	(*PickResult)(nil),                  // 19: tirage.qod.v1.PickResult
+	(*Game)(nil),                        // 20: tirage.qod.v1.Game
+	(*Receipt)(nil),                     // 21: tirage.qod.v1.Receipt
+	(*anypb.Any)(nil),                   // 22: google.protobuf.Any
+	(*timestamppb.Timestamp)(nil),       // 23: google.protobuf.Timestamp
 }
 var file_tirage_qod_v1_qod_proto_depIdxs = []int32{
-	19, // 0: tirage.qod.v1.QuitResponse.quit_at:type_name -> google.protobuf.Timestamp
-	18, // 1: tirage.qod.v1.QuitResponse.receipt:type_name -> tirage.qod.v1.Receipt
-	0,  // 2: tirage.qod.v1.DecideRequest.decision:type_name -> tirage.qod.v1.Decision
-	17, // 3: tirage.qod.v1.ListUnfinishedGamesResponse.games:type_name -> tirage.qod.v1.Game
-	18, // 4: tirage.qod.v1.GetReceiptsResponse.receipts:type_name -> tirage.qod.v1.Receipt
-	17, // 5: tirage.qod.v1.GameReply.game:type_name -> tirage.qod.v1.Game
-	18, // 6: tirage.qod.v1.GameReply.receipt:type_name -> tirage.qod.v1.Receipt
-	16, // 7: tirage.qod.v1.GameReply.pick:type_name -> tirage.qod.v1.PickResult
-	18, // 8: tirage.qod.v1.GameReply.end_receipt:type_name -> tirage.qod.v1.Receipt
-	1,  // 9: tirage.qod.v1.Game.status:type_name -> tirage.qod.v1.Status
-	16, // 10: tirage.qod.v1.Game.picks:type_name -> tirage.qod.v1.PickResult
-	19, // 11: tirage.qod.v1.Game.started_at:type_name -> google.protobuf.Timestamp
-	19, // 12: tirage.qod.v1.Game.expires_at:type_name -> google.protobuf.Timestamp
-	19, // 13: tirage.qod.v1.Game.ended_at:type_name -> google.protobuf.Timestamp
-	5,  // 14: tirage.qod.v1.QuitteOuDouble.StartGame:input_type -> tirage.qod.v1.StartGameRequest
-	6,  // 15: tirage.qod.v1.QuitteOuDouble.Quit:input_type -> tirage.qod.v1.QuitRequest
-	8,  // 16: tirage.qod.v1.QuitteOuDouble.Pick:input_type -> tirage.qod.v1.PickRequest
-	9,  // 17: tirage.qod.v1.QuitteOuDouble.Decide:input_type -> tirage.qod.v1.DecideRequest
-	10, // 18: tirage.qod.v1.QuitteOuDouble.GetGame:input_type -> tirage.qod.v1.GetGameRequest
-	11, // 19: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:input_type -> tirage.qod.v1.ListUnfinishedGamesRequest
-	13, // 20: tirage.qod.v1.QuitteOuDouble.GetReceipts:input_type -> tirage.qod.v1.GetReceiptsRequest
-	2,  // 21: tirage.qod.v1.QuitteOuDouble.GetTranscript:input_type -> tirage.qod.v1.GetTranscriptRequest
-	4,  // 22: tirage.qod.v1.QuitteOuDouble.GetQuit:input_type -> tirage.qod.v1.GetQuitRequest
-	15, // 23: tirage.qod.v1.QuitteOuDouble.StartGame:output_type -> tirage.qod.v1.GameReply
-	7,  // 24: tirage.qod.v1.QuitteOuDouble.Quit:output_type -> tirage.qod.v1.QuitResponse
-	15, // 25: tirage.qod.v1.QuitteOuDouble.Pick:output_type -> tirage.qod.v1.GameReply
-	15, // 26: tirage.qod.v1.QuitteOuDouble.Decide:output_type -> tirage.qod.v1.GameReply
-	17, // 27: tirage.qod.v1.QuitteOuDouble.GetGame:output_type -> tirage.qod.v1.Game
-	12, // 28: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:output_type -> tirage.qod.v1.ListUnfinishedGamesResponse
-	14, // 29: tirage.qod.v1.QuitteOuDouble.GetReceipts:output_type -> tirage.qod.v1.GetReceiptsResponse
-	3,  // 30: tirage.qod.v1.QuitteOuDouble.GetTranscript:output_type -> tirage.qod.v1.GetTranscriptResponse
-	7,  // 31: tirage.qod.v1.QuitteOuDouble.GetQuit:output_type -> tirage.qod.v1.QuitResponse
-	23, // [23:32] is the sub-list for method output_type
-	14, // [14:23] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	8,  // 0: tirage.qod.v1.PlayCall.start_game:type_name -> tirage.qod.v1.StartGameRequest
+	11, // 1: tirage.qod.v1.PlayCall.pick:type_name -> tirage.qod.v1.PickRequest
+	12, // 2: tirage.qod.v1.PlayCall.decide:type_name -> tirage.qod.v1.DecideRequest
+	13, // 3: tirage.qod.v1.PlayCall.get_game:type_name -> tirage.qod.v1.GetGameRequest
+	9,  // 4: tirage.qod.v1.PlayCall.quit:type_name -> tirage.qod.v1.QuitRequest
+	18, // 5: tirage.qod.v1.PlayResult.game_reply:type_name -> tirage.qod.v1.GameReply
+	20, // 6: tirage.qod.v1.PlayResult.game:type_name -> tirage.qod.v1.Game
+	10, // 7: tirage.qod.v1.PlayResult.quit:type_name -> tirage.qod.v1.QuitResponse
+	4,  // 8: tirage.qod.v1.PlayResult.refusal:type_name -> tirage.qod.v1.Refusal
+	22, // 9: tirage.qod.v1.Refusal.details:type_name -> google.protobuf.Any
+	23, // 10: tirage.qod.v1.QuitResponse.quit_at:type_name -> google.protobuf.Timestamp
+	21, // 11: tirage.qod.v1.QuitResponse.receipt:type_name -> tirage.qod.v1.Receipt
+	0,  // 12: tirage.qod.v1.DecideRequest.decision:type_name -> tirage.qod.v1.Decision
+	20, // 13: tirage.qod.v1.ListUnfinishedGamesResponse.games:type_name -> tirage.qod.v1.Game
+	21, // 14: tirage.qod.v1.GetReceiptsResponse.receipts:type_name -> tirage.qod.v1.Receipt
+	20, // 15: tirage.qod.v1.GameReply.game:type_name -> tirage.qod.v1.Game
+	21, // 16: tirage.qod.v1.GameReply.receipt:type_name -> tirage.qod.v1.Receipt
+	19, // 17: tirage.qod.v1.GameReply.pick:type_name -> tirage.qod.v1.PickResult
+	21, // 18: tirage.qod.v1.GameReply.end_receipt:type_name -> tirage.qod.v1.Receipt
+	1,  // 19: tirage.qod.v1.Game.status:type_name -> tirage.qod.v1.Status
+	19, // 20: tirage.qod.v1.Game.picks:type_name -> tirage.qod.v1.PickResult
+	23, // 21: tirage.qod.v1.Game.started_at:type_name -> google.protobuf.Timestamp
+	23, // 22: tirage.qod.v1.Game.expires_at:type_name -> google.protobuf.Timestamp
+	23, // 23: tirage.qod.v1.Game.ended_at:type_name -> google.protobuf.Timestamp
+	8,  // 24: tirage.qod.v1.QuitteOuDouble.StartGame:input_type -> tirage.qod.v1.StartGameRequest
+	9,  // 25: tirage.qod.v1.QuitteOuDouble.Quit:input_type -> tirage.qod.v1.QuitRequest
+	11, // 26: tirage.qod.v1.QuitteOuDouble.Pick:input_type -> tirage.qod.v1.PickRequest
+	12, // 27: tirage.qod.v1.QuitteOuDouble.Decide:input_type -> tirage.qod.v1.DecideRequest
+	13, // 28: tirage.qod.v1.QuitteOuDouble.GetGame:input_type -> tirage.qod.v1.GetGameRequest
+	14, // 29: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:input_type -> tirage.qod.v1.ListUnfinishedGamesRequest
+	16, // 30: tirage.qod.v1.QuitteOuDouble.GetReceipts:input_type -> tirage.qod.v1.GetReceiptsRequest
+	5,  // 31: tirage.qod.v1.QuitteOuDouble.GetTranscript:input_type -> tirage.qod.v1.GetTranscriptRequest
+	7,  // 32: tirage.qod.v1.QuitteOuDouble.GetQuit:input_type -> tirage.qod.v1.GetQuitRequest
+	2,  // 33: tirage.qod.v1.QuitteOuDouble.Play:input_type -> tirage.qod.v1.PlayCall
+	18, // 34: tirage.qod.v1.QuitteOuDouble.StartGame:output_type -> tirage.qod.v1.GameReply
+	10, // 35: tirage.qod.v1.QuitteOuDouble.Quit:output_type -> tirage.qod.v1.QuitResponse
+	18, // 36: tirage.qod.v1.QuitteOuDouble.Pick:output_type -> tirage.qod.v1.GameReply
+	18, // 37: tirage.qod.v1.QuitteOuDouble.Decide:output_type -> tirage.qod.v1.GameReply
+	20, // 38: tirage.qod.v1.QuitteOuDouble.GetGame:output_type -> tirage.qod.v1.Game
+	15, // 39: tirage.qod.v1.QuitteOuDouble.ListUnfinishedGames:output_type -> tirage.qod.v1.ListUnfinishedGamesResponse
+	17, // 40: tirage.qod.v1.QuitteOuDouble.GetReceipts:output_type -> tirage.qod.v1.GetReceiptsResponse
+	6,  // 41: tirage.qod.v1.QuitteOuDouble.GetTranscript:output_type -> tirage.qod.v1.GetTranscriptResponse
+	10, // 42: tirage.qod.v1.QuitteOuDouble.GetQuit:output_type -> tirage.qod.v1.QuitResponse
+	3,  // 43: tirage.qod.v1.QuitteOuDouble.Play:output_type -> tirage.qod.v1.PlayResult
+	34, // [34:44] is the sub-list for method output_type
+	24, // [24:34] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_tirage_qod_v1_qod_proto_init() }
@@ -1593,13 +1968,26 @@ func file_tirage_qod_v1_qod_proto_init() {
 	if File_tirage_qod_v1_qod_proto != nil {
 		return
 	}
+	file_tirage_qod_v1_qod_proto_msgTypes[0].OneofWrappers = []any{
+		(*PlayCall_StartGame)(nil),
+		(*PlayCall_Pick)(nil),
+		(*PlayCall_Decide)(nil),
+		(*PlayCall_GetGame)(nil),
+		(*PlayCall_Quit)(nil),
+	}
+	file_tirage_qod_v1_qod_proto_msgTypes[1].OneofWrappers = []any{
+		(*PlayResult_GameReply)(nil),
+		(*PlayResult_Game)(nil),
+		(*PlayResult_Quit)(nil),
+		(*PlayResult_Refusal)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_tirage_qod_v1_qod_proto_rawDesc), len(file_tirage_qod_v1_qod_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   17,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -55,7 +55,8 @@
 //     GAME_ID_MISSING, NUMBER_RANGE (not 1..30), DECISION_INVALID,
 //     PAGE_SIZE_INVALID (ListUnfinishedGames: negative page_size),
 //     PAGE_TOKEN_INVALID (ListUnfinishedGames: a page_token that is not a
-//     next_page_token this server's ListUnfinishedGames returned).
+//     next_page_token this server's ListUnfinishedGames returned),
+//     CALL_MISSING (Play: a PlayCall that holds no call).
 //   UNAUTHENTICATED: CLIENT_CERT_REQUIRED (no verified client certificate:
 //     the TLS handshake refuses such a connection first, see above),
 //     IDENTITY_INVALID (the certificate names no usable identity),
@@ -116,6 +117,7 @@ const (
 	QuitteOuDouble_GetReceipts_FullMethodName         = "/tirage.qod.v1.QuitteOuDouble/GetReceipts"
 	QuitteOuDouble_GetTranscript_FullMethodName       = "/tirage.qod.v1.QuitteOuDouble/GetTranscript"
 	QuitteOuDouble_GetQuit_FullMethodName             = "/tirage.qod.v1.QuitteOuDouble/GetQuit"
+	QuitteOuDouble_Play_FullMethodName                = "/tirage.qod.v1.QuitteOuDouble/Play"
 )
 
 // QuitteOuDoubleClient is the client API for QuitteOuDouble service.
@@ -193,6 +195,33 @@ type QuitteOuDoubleClient interface {
 	// FAILED_PRECONDITION (TICKET_STARTED, as Quit answers it: CONTINUER is
 	// irrevocable, the ticket never will have a quit).
 	GetQuit(ctx context.Context, in *GetQuitRequest, opts ...grpc.CallOption) (*QuitResponse, error)
+	// Play carries many calls on one long-lived stream, for a game server
+	// that makes many: each PlayCall holds one StartGame, Quit, Pick, Decide
+	// or GetGame request and a tag of the client's choosing; each PlayResult
+	// answers one call with its tag and either the reply the unary call would
+	// have returned or the refusal it would have ended with (its code,
+	// message and ErrorInfo, as a google.rpc.Status). A call on the stream is
+	// that unary call: the same identity (the stream's client certificate),
+	// ownership, request_id and replay rules, records, metrics and refusals;
+	// a refused call does not end the stream. The stream saves each call the
+	// HTTP/2 stream, its headers and its trailers: about a third of the
+	// daemon's CPU for a call that draws nothing (docs/rngd.md, Play).
+	//
+	// Calls on a stream run concurrently, as calls on a connection do:
+	// results come as the calls end, not in the order they came, and a
+	// client that needs one call's effect before the next (a game's pick
+	// after its start) waits for the first's result. The Play streams of a
+	// connection hold at most grpc.max_concurrent_streams calls in flight
+	// together: the next call is read when one ends. A call has no deadline
+	// of its own; it ends when its stream does (the draw's record may still
+	// be sealed: retry it with the same request_id, as after a cancelled
+	// unary call).
+	//
+	// When rngd shuts down, a stream stops taking calls, sends the results of
+	// those in flight, then ends with UNAVAILABLE: a call the client sent
+	// that got no result was not taken, and is retried (with its request_id)
+	// on a new stream.
+	Play(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[PlayCall, PlayResult], error)
 }
 
 type quitteOuDoubleClient struct {
@@ -293,6 +322,19 @@ func (c *quitteOuDoubleClient) GetQuit(ctx context.Context, in *GetQuitRequest, 
 	return out, nil
 }
 
+func (c *quitteOuDoubleClient) Play(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[PlayCall, PlayResult], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &QuitteOuDouble_ServiceDesc.Streams[0], QuitteOuDouble_Play_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[PlayCall, PlayResult]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type QuitteOuDouble_PlayClient = grpc.BidiStreamingClient[PlayCall, PlayResult]
+
 // QuitteOuDoubleServer is the server API for QuitteOuDouble service.
 // All implementations must embed UnimplementedQuitteOuDoubleServer
 // for forward compatibility.
@@ -368,6 +410,33 @@ type QuitteOuDoubleServer interface {
 	// FAILED_PRECONDITION (TICKET_STARTED, as Quit answers it: CONTINUER is
 	// irrevocable, the ticket never will have a quit).
 	GetQuit(context.Context, *GetQuitRequest) (*QuitResponse, error)
+	// Play carries many calls on one long-lived stream, for a game server
+	// that makes many: each PlayCall holds one StartGame, Quit, Pick, Decide
+	// or GetGame request and a tag of the client's choosing; each PlayResult
+	// answers one call with its tag and either the reply the unary call would
+	// have returned or the refusal it would have ended with (its code,
+	// message and ErrorInfo, as a google.rpc.Status). A call on the stream is
+	// that unary call: the same identity (the stream's client certificate),
+	// ownership, request_id and replay rules, records, metrics and refusals;
+	// a refused call does not end the stream. The stream saves each call the
+	// HTTP/2 stream, its headers and its trailers: about a third of the
+	// daemon's CPU for a call that draws nothing (docs/rngd.md, Play).
+	//
+	// Calls on a stream run concurrently, as calls on a connection do:
+	// results come as the calls end, not in the order they came, and a
+	// client that needs one call's effect before the next (a game's pick
+	// after its start) waits for the first's result. The Play streams of a
+	// connection hold at most grpc.max_concurrent_streams calls in flight
+	// together: the next call is read when one ends. A call has no deadline
+	// of its own; it ends when its stream does (the draw's record may still
+	// be sealed: retry it with the same request_id, as after a cancelled
+	// unary call).
+	//
+	// When rngd shuts down, a stream stops taking calls, sends the results of
+	// those in flight, then ends with UNAVAILABLE: a call the client sent
+	// that got no result was not taken, and is retried (with its request_id)
+	// on a new stream.
+	Play(grpc.BidiStreamingServer[PlayCall, PlayResult]) error
 	mustEmbedUnimplementedQuitteOuDoubleServer()
 }
 
@@ -404,6 +473,9 @@ func (UnimplementedQuitteOuDoubleServer) GetTranscript(context.Context, *GetTran
 }
 func (UnimplementedQuitteOuDoubleServer) GetQuit(context.Context, *GetQuitRequest) (*QuitResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetQuit not implemented")
+}
+func (UnimplementedQuitteOuDoubleServer) Play(grpc.BidiStreamingServer[PlayCall, PlayResult]) error {
+	return status.Error(codes.Unimplemented, "method Play not implemented")
 }
 func (UnimplementedQuitteOuDoubleServer) mustEmbedUnimplementedQuitteOuDoubleServer() {}
 func (UnimplementedQuitteOuDoubleServer) testEmbeddedByValue()                        {}
@@ -588,6 +660,13 @@ func _QuitteOuDouble_GetQuit_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _QuitteOuDouble_Play_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(QuitteOuDoubleServer).Play(&grpc.GenericServerStream[PlayCall, PlayResult]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type QuitteOuDouble_PlayServer = grpc.BidiStreamingServer[PlayCall, PlayResult]
+
 // QuitteOuDouble_ServiceDesc is the grpc.ServiceDesc for QuitteOuDouble service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -632,6 +711,13 @@ var QuitteOuDouble_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _QuitteOuDouble_GetQuit_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "Play",
+			Handler:       _QuitteOuDouble_Play_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+	},
 	Metadata: "tirage/qod/v1/qod.proto",
 }
