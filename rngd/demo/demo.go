@@ -27,6 +27,7 @@ import (
 	"tirage.fr/tirage/rngd"
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/rngd/playstream"
 	"tirage.fr/tirage/verifier/checkpoint"
 	"tirage.fr/tirage/verifier/receipt"
 	"tirage.fr/tirage/verifier/record"
@@ -110,6 +111,10 @@ func Run(ctx context.Context, c Config) error {
 	}
 	defer cc.Close()
 	gs := qodv1.NewQuitteOuDoubleClient(cc)
+	// The always-continue games go as calls on a Play stream, as a busy
+	// game server's would: the same replies and receipts.
+	stream := playstream.New(cc)
+	defer stream.Close(ctx)
 
 	// Strategies: stop at tier 1, stop at tier 2, then always continue.
 	strategies := []int{1, 2, 4}
@@ -118,6 +123,11 @@ func Run(ctx context.Context, c Config) error {
 	run := time.Now().UnixNano()
 	// The manifest's last ticket is kept for the player who clicks QUITTER.
 	for i := 0; i < len(ticketCodes)-1 && played < c.Games; i++ {
+		stopAt := strategies[min(played, len(strategies)-1)]
+		gs := gs
+		if stopAt >= 4 {
+			gs = stream
+		}
 		reply, err := gs.StartGame(ctx, &qodv1.StartGameRequest{RequestId: fmt.Sprintf("demo-%d-start-%d", run, i), Code: ticketCodes[i]})
 		if rngd.RefusalReason(err) == "CODE_PLAYED" {
 			continue // played by an earlier run
@@ -125,7 +135,6 @@ func Run(ctx context.Context, c Config) error {
 		if err != nil {
 			return fmt.Errorf("start: %w", err)
 		}
-		stopAt := strategies[min(played, len(strategies)-1)]
 		g, err := play(ctx, gs, reply.Game, stopAt)
 		if err != nil {
 			return err
@@ -298,7 +307,7 @@ func printGame(out io.Writer, g *qodv1.Game, rs []*qodv1.Receipt, stopAt int) {
 	}
 	strategy := fmt.Sprintf("stop at tier %d", stopAt)
 	if stopAt >= 4 {
-		strategy = "always continue"
+		strategy = "always continue, its calls on a Play stream"
 	}
 	fmt.Fprintf(out, "\n-- game %s  stake %s  tiers %s  (%s)\n", g.GameId, money(g.StakeCents), strings.Join(tiers, " "), strategy)
 	for _, r := range rs {
