@@ -398,9 +398,10 @@ type qodService struct {
 	// Play's: the listener's unary interceptors, chained, that each call
 	// on a stream goes through; the daemon's shutdown; the connections'
 	// calls in flight.
-	unary    grpc.UnaryServerInterceptor
-	stopping context.Context
-	slots    *playSlots
+	unary       grpc.UnaryServerInterceptor
+	stopping    context.Context
+	slots       *playSlots
+	idleWorkers int32 // 0: playIdleWorkers
 }
 
 func (s *qodService) StartGame(ctx context.Context, req *qodv1.StartGameRequest) (*qodv1.GameReply, error) {

@@ -1,10 +1,12 @@
 package rngd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -53,8 +55,12 @@ func (s *qodService) Play(ss qodv1.QuitteOuDouble_PlayServer) error {
 	}
 	// Workers run the calls, one after another, and keep the stack a call
 	// grew (as the listener's stream workers do for unary calls): a call
-	// that finds none idle starts one. They end with the stream.
+	// that finds none idle starts one. They end with the stream, or when
+	// playIdleWorkers others are idle already: a burst of calls leaves no
+	// more behind for the stream's life.
 	work := make(chan *qodv1.PlayCall)
+	var idle atomic.Int32
+	maxIdle := cmp.Or(s.idleWorkers, playIdleWorkers)
 	run := func(call *qodv1.PlayCall) {
 		defer calls.Done()
 		res := s.playCall(ctx, call)
@@ -66,9 +72,18 @@ func (s *qodService) Play(ss qodv1.QuitteOuDouble_PlayServer) error {
 		<-conn.slots
 	}
 	worker := func(call *qodv1.PlayCall) {
-		run(call)
-		for call := range work {
+		for {
 			run(call)
+			if idle.Add(1) > maxIdle {
+				idle.Add(-1)
+				return
+			}
+			var ok bool
+			call, ok = <-work
+			idle.Add(-1)
+			if !ok {
+				return
+			}
 		}
 	}
 	read := make(chan error, 1)
@@ -131,6 +146,10 @@ func statusOf(err error) *status.Status {
 	}
 	return status.FromContextError(err)
 }
+
+// playIdleWorkers is how many idle workers a Play stream keeps
+// (qodService.idleWorkers, when set).
+const playIdleWorkers = 64
 
 // playCall runs one call of a Play stream through the unary interceptors,
 // under its unary twin's method name, and makes its result.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -387,4 +388,36 @@ func FuzzPlayCall(f *testing.F) {
 			t.Fatalf("refusal lost: %v", r)
 		}
 	})
+}
+
+// A burst of calls leaves at most its idle workers' bound behind it for
+// the stream's life.
+func TestPlayIdleWorkers(t *testing.T) {
+	h := newPlayHarness(100)
+	h.s.idleWorkers = 2
+	s, done := h.stream("127.0.0.1")
+	time.Sleep(10 * time.Millisecond) // the stream's own goroutines are up
+	base := runtime.NumGoroutine()
+	for i := range uint64(20) {
+		s.in <- &qodv1.PlayCall{Tag: i, Call: &qodv1.PlayCall_GetGame{GetGame: &qodv1.GetGameRequest{}}}
+	}
+	h.waitInFlight(t, 20)
+	if n := runtime.NumGoroutine(); n < base+20 {
+		t.Fatalf("%d goroutines running 20 calls, %d before", n, base)
+	}
+	close(h.release)
+	for range 20 {
+		<-s.out
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > base+2 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > base+2 {
+		t.Fatalf("%d goroutines after the burst, %d before: more than 2 idle workers kept", n, base)
+	}
+	close(s.in)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 }
