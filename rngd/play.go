@@ -23,8 +23,8 @@ import (
 // unary call's. The stream saves the HTTP/2 stream, headers and trailers a
 // unary call costs.
 //
-// Calls run concurrently, each on a goroutine of its own, and their results
-// are sent as they end. A connection's Play streams hold at most
+// Calls run concurrently, on the stream's workers, and their results are
+// sent as they end. A connection's Play streams hold at most
 // maxInFlight calls together (playSlots): the stream reads no further call
 // until one ends, and HTTP/2 flow control holds the client's back.
 //
