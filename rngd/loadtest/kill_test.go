@@ -28,7 +28,13 @@ type acked struct {
 // gets, sent again with its request id, the very reply it got — the same
 // records, proofs and log indices — every game reads back, and no game in
 // play lost its secret.
-func TestKillUnderLoad(t *testing.T) {
+func TestKillUnderLoad(t *testing.T) { testKillUnderLoad(t, false) }
+
+// TestKillUnderLoadPlay is TestKillUnderLoad with the game calls on Play
+// streams, before the kill and after the restart.
+func TestKillUnderLoadPlay(t *testing.T) { testKillUnderLoad(t, true) }
+
+func testKillUnderLoad(t *testing.T, play bool) {
 	if testing.Short() {
 		t.Skip("builds and runs the rngd binary")
 	}
@@ -37,7 +43,7 @@ func TestKillUnderLoad(t *testing.T) {
 	d := startDaemonIn(t, bin, dir)
 	codes := emission(t, d.admin, "KILL", 4000)
 	pki := rngd.DevPKI{Dir: filepath.Join(d.data, "dev")}
-	conns, hangUp := dial(t, d.grpc, pki, "client", 4)
+	conns, hangUp := dialPlay(t, d.grpc, pki, "client", 4, play)
 
 	var mu sync.Mutex
 	var acks []acked
@@ -115,7 +121,7 @@ func TestKillUnderLoad(t *testing.T) {
 	}
 
 	d = startDaemonIn(t, bin, dir)
-	conns, _ = dial(t, d.grpc, pki, "client", 1)
+	conns, _ = dialPlay(t, d.grpc, pki, "client", 1, play)
 	ctx := context.Background()
 	games := map[string]bool{}
 	for i, a := range acks {

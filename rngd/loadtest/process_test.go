@@ -378,6 +378,12 @@ func emission(tb testing.TB, adminSocket, id string, n int) chan string {
 // of the test, or earlier by the returned func.
 func dial(tb testing.TB, addr string, pki rngd.DevPKI, name string, n int) ([]qodv1.QuitteOuDoubleClient, func()) {
 	tb.Helper()
+	return dialPlay(tb, addr, pki, name, n, benchPlay())
+}
+
+// dialPlay is dial, the game calls on Play streams when play is set.
+func dialPlay(tb testing.TB, addr string, pki rngd.DevPKI, name string, n int, play bool) ([]qodv1.QuitteOuDoubleClient, func()) {
+	tb.Helper()
 	tc, err := rngd.ClientTLS(pki.ClientCert(name), pki.ClientKey(name), pki.CA())
 	if err != nil {
 		tb.Fatal(err)
@@ -406,7 +412,7 @@ func dial(tb testing.TB, addr string, pki rngd.DevPKI, name string, n int) ([]qo
 		if h.Status != healthpb.HealthCheckResponse_SERVING {
 			tb.Fatalf("health: %v", h.Status)
 		}
-		if benchPlay() {
+		if play {
 			out = append(out, playstream.New(cc))
 		} else {
 			out = append(out, qodv1.NewQuitteOuDoubleClient(cc))
