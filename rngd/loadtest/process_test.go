@@ -260,6 +260,9 @@ func startDaemonIn(tb testing.TB, bin, dir string) *daemon {
 		tb.Fatal(err)
 	}
 	d.cmd = exec.Command(bin, "--config", cfg)
+	// TIRAGE_BENCH_DAEMON_ENV: VAR=value pairs for the daemon alone (e.g.
+	// GOMAXPROCS=2), to measure a runtime setting.
+	d.cmd.Env = append(os.Environ(), strings.Fields(os.Getenv("TIRAGE_BENCH_DAEMON_ENV"))...)
 	d.cmd.Stderr = logf // slog JSON
 	stdout, err := d.cmd.StdoutPipe()
 	if err != nil {
