@@ -36,7 +36,8 @@ func refusalErr(r *qodv1.PlayResult) error {
 // their call's tag; a refused call (an empty one, an unknown game) is
 // refused with the unary call's code, message and reason and the stream
 // goes on; a call on the stream is its unary twin (a StartGame retried as
-// a unary call with its request_id gets the same reply); the client's end
+// a unary call with its request_id gets the same reply, and the other
+// way); the client's end
 // of the stream ends it once every result is sent.
 func TestPlayStream(t *testing.T) {
 	td := newTestDaemon(t)
@@ -77,6 +78,18 @@ func TestPlayStream(t *testing.T) {
 	again, err := qodv1.NewQuitteOuDoubleClient(cc).StartGame(context.Background(), startReq)
 	if err != nil || !proto.Equal(again, reply) {
 		t.Fatalf("the unary retry of the stream's start: %v, %v; want the same reply", again, err)
+	}
+	// And the other way: a unary start, retried on the stream.
+	unaryReq := &qodv1.StartGameRequest{RequestId: rid(), Code: codes1[2]}
+	first, err := qodv1.NewQuitteOuDoubleClient(cc).StartGame(context.Background(), unaryReq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ps.Send(&qodv1.PlayCall{Tag: 11, Call: &qodv1.PlayCall_StartGame{StartGame: unaryReq}}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := ps.Recv(); err != nil || r.Tag != 11 || !proto.Equal(r.GetGameReply(), first) {
+		t.Fatalf("the stream's retry of a unary start: %v, %v; want the same reply", r, err)
 	}
 	if d := counterValue(td.d.engine.metrics.refusals.WithLabelValues(string(reasonCallMissing), codes.InvalidArgument.String())) - missing0; d != 1 {
 		t.Errorf("tirage_refusals_total{reason=CALL_MISSING} rose by %v, want 1", d)
