@@ -18,7 +18,6 @@ import (
 
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 	"tirage.fr/tirage/rngd/loadtest"
-	"tirage.fr/tirage/rngd/playstream"
 	"tirage.fr/tirage/transparency/witness/witnesstest"
 )
 
@@ -184,11 +183,7 @@ func BenchmarkQoDDraws(b *testing.B) {
 	for i := range conns {
 		cc := td.conn("server-a")
 		defer cc.Close()
-		if os.Getenv("TIRAGE_BENCH_PLAY") == "1" {
-			conns[i] = playstream.New(cc)
-		} else {
-			conns[i] = qodv1.NewQuitteOuDoubleClient(cc)
-		}
+		conns[i] = loadtest.Client(cc, loadtest.PlayFromEnv())
 	}
 	appendSum0, appendN0 := histogram(td.d.engine.metrics.appendSeconds)
 	append0 := buckets(td.d.engine.metrics.appendSeconds)

@@ -161,22 +161,15 @@ func (s *qodService) playCall(ctx context.Context, c *qodv1.PlayCall) *qodv1.Pla
 	)
 	switch x := c.Call.(type) {
 	case *qodv1.PlayCall_StartGame:
-		method, req = qodv1.QuitteOuDouble_StartGame_FullMethodName, x.StartGame
-		h = func(ctx context.Context, req any) (any, error) {
-			return s.StartGame(ctx, req.(*qodv1.StartGameRequest))
-		}
+		method, req, h = unaryTwin(qodv1.QuitteOuDouble_StartGame_FullMethodName, x.StartGame, s.StartGame)
 	case *qodv1.PlayCall_Pick:
-		method, req = qodv1.QuitteOuDouble_Pick_FullMethodName, x.Pick
-		h = func(ctx context.Context, req any) (any, error) { return s.Pick(ctx, req.(*qodv1.PickRequest)) }
+		method, req, h = unaryTwin(qodv1.QuitteOuDouble_Pick_FullMethodName, x.Pick, s.Pick)
 	case *qodv1.PlayCall_Decide:
-		method, req = qodv1.QuitteOuDouble_Decide_FullMethodName, x.Decide
-		h = func(ctx context.Context, req any) (any, error) { return s.Decide(ctx, req.(*qodv1.DecideRequest)) }
+		method, req, h = unaryTwin(qodv1.QuitteOuDouble_Decide_FullMethodName, x.Decide, s.Decide)
 	case *qodv1.PlayCall_GetGame:
-		method, req = qodv1.QuitteOuDouble_GetGame_FullMethodName, x.GetGame
-		h = func(ctx context.Context, req any) (any, error) { return s.GetGame(ctx, req.(*qodv1.GetGameRequest)) }
+		method, req, h = unaryTwin(qodv1.QuitteOuDouble_GetGame_FullMethodName, x.GetGame, s.GetGame)
 	case *qodv1.PlayCall_Quit:
-		method, req = qodv1.QuitteOuDouble_Quit_FullMethodName, x.Quit
-		h = func(ctx context.Context, req any) (any, error) { return s.Quit(ctx, req.(*qodv1.QuitRequest)) }
+		method, req, h = unaryTwin(qodv1.QuitteOuDouble_Quit_FullMethodName, x.Quit, s.Quit)
 	default:
 		// Counted and logged as a refusal of Play itself.
 		method, req = qodv1.QuitteOuDouble_Play_FullMethodName, c
@@ -200,6 +193,12 @@ func (s *qodService) playCall(ctx context.Context, c *qodv1.PlayCall) *qodv1.Pla
 		r.Result = &qodv1.PlayResult_Quit{Quit: v}
 	}
 	return r
+}
+
+// unaryTwin is the unary method fn, named method, as the interceptors'
+// handler of its request req.
+func unaryTwin[Req, Resp any](method string, req Req, fn func(context.Context, Req) (Resp, error)) (string, any, grpc.UnaryHandler) {
+	return method, req, func(ctx context.Context, req any) (any, error) { return fn(ctx, req.(Req)) }
 }
 
 // chainUnary is interceptors run as gRPC runs a server's chain: the first

@@ -309,7 +309,11 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 	// The TCP listeners' servers: the same limits and observation, their
 	// own credentials.
 	// The game servers' calls hold the engine's gate (held); the
-	// auditors' read the log only.
+	// auditors' read the log only. unary is the listener's whole chain,
+	// observed first (observed): Play runs its calls through it too.
+	observed := func(u ...grpc.UnaryServerInterceptor) []grpc.UnaryServerInterceptor {
+		return append([]grpc.UnaryServerInterceptor{d.observe}, u...)
+	}
 	tcpServer := func(creds credentials.TransportCredentials, streams uint32, unary []grpc.UnaryServerInterceptor, stream []grpc.StreamServerInterceptor) *grpc.Server {
 		return grpc.NewServer(
 			grpc.Creds(creds),
@@ -319,7 +323,7 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 			grpc.MaxRecvMsgSize(tcpMaxRecvMsgSize),
 			grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 			grpc.KeepaliveParams(tcpKeepalive),
-			grpc.ChainUnaryInterceptor(append([]grpc.UnaryServerInterceptor{d.observe}, unary...)...),
+			grpc.ChainUnaryInterceptor(unary...),
 			grpc.ChainStreamInterceptor(append([]grpc.StreamServerInterceptor{d.observeStream}, stream...)...),
 		)
 	}
@@ -333,16 +337,17 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 		creds = d.crl.creds(creds)
 		unary, stream = append([]grpc.UnaryServerInterceptor{d.crl.unary}, unary...), []grpc.StreamServerInterceptor{d.crl.stream}
 	}
-	d.grpc = tcpServer(creds, cfg.GRPC.MaxConcurrentStreams, unary, stream)
+	gameUnary := observed(unary...)
+	d.grpc = tcpServer(creds, cfg.GRPC.MaxConcurrentStreams, gameUnary, stream)
 	qodv1.RegisterQuitteOuDoubleServer(d.grpc, &qodService{e: e,
-		unary:    chainUnary(append([]grpc.UnaryServerInterceptor{d.observe}, unary...)...),
+		unary:    chainUnary(gameUnary...),
 		stopping: d.stopping,
 		slots:    &playSlots{maxInFlight: int(cfg.GRPC.MaxConcurrentStreams)}})
 	healthpb.RegisterHealthServer(d.grpc, stoppingHealth{checkedHealth{d.health, d.ready}, d.stopping})
 	reflection.Register(d.grpc)
 
 	if d.lisAudit != nil {
-		d.audit = tcpServer(credentials.NewTLS(l.auditTLS), auditMaxConcurrentStreams, nil, nil)
+		d.audit = tcpServer(credentials.NewTLS(l.auditTLS), auditMaxConcurrentStreams, observed(), nil)
 		if registerAudit != nil {
 			registerAudit(d.audit)
 		}

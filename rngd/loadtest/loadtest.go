@@ -24,6 +24,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -31,10 +32,25 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
+	"tirage.fr/tirage/rngd/playstream"
 )
+
+// Client is a game server's client of cc: its game calls on a Play stream
+// (rngd/playstream) when play is set, else a unary call each.
+func Client(cc grpc.ClientConnInterface, play bool) qodv1.QuitteOuDoubleClient {
+	if play {
+		return playstream.New(cc)
+	}
+	return qodv1.NewQuitteOuDoubleClient(cc)
+}
+
+// PlayFromEnv is whether the benchmarks' game servers make their game calls
+// on Play streams: TIRAGE_BENCH_PLAY=1.
+func PlayFromEnv() bool { return os.Getenv("TIRAGE_BENCH_PLAY") == "1" }
 
 // Config is one load run.
 type Config struct {

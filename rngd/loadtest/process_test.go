@@ -29,7 +29,6 @@ import (
 	"tirage.fr/tirage/rngd"
 	adminv1 "tirage.fr/tirage/rngd/api/tirage/admin/v1"
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
-	"tirage.fr/tirage/rngd/playstream"
 )
 
 // BenchmarkDaemonProcess is the load test as ghz would run it: the real
@@ -381,7 +380,7 @@ func emission(tb testing.TB, adminSocket, id string, n int) chan string {
 // of the test, or earlier by the returned func.
 func dial(tb testing.TB, addr string, pki rngd.DevPKI, name string, n int) ([]qodv1.QuitteOuDoubleClient, func()) {
 	tb.Helper()
-	return dialPlay(tb, addr, pki, name, n, benchPlay())
+	return dialPlay(tb, addr, pki, name, n, PlayFromEnv())
 }
 
 // dialPlay is dial, the game calls on Play streams when play is set.
@@ -415,18 +414,10 @@ func dialPlay(tb testing.TB, addr string, pki rngd.DevPKI, name string, n int, p
 		if h.Status != healthpb.HealthCheckResponse_SERVING {
 			tb.Fatalf("health: %v", h.Status)
 		}
-		if play {
-			out = append(out, playstream.New(cc))
-		} else {
-			out = append(out, qodv1.NewQuitteOuDoubleClient(cc))
-		}
+		out = append(out, Client(cc, play))
 	}
 	return out, closeAll
 }
-
-// benchPlay is whether the game servers' calls go on Play streams, one a
-// connection (TIRAGE_BENCH_PLAY=1), instead of a unary call each.
-func benchPlay() bool { return os.Getenv("TIRAGE_BENCH_PLAY") == "1" }
 
 // histogramSums is a Prometheus histogram's sum and count.
 type histogramSums struct{ sum, count float64 }

@@ -24,6 +24,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	qodv1 "tirage.fr/tirage/rngd/api/tirage/qod/v1"
 )
@@ -104,9 +105,7 @@ func (c *Client) receive(st *stream) {
 				c.st = nil
 			}
 			c.mu.Unlock()
-			st.mu.Lock()
-			st.err = err
-			st.mu.Unlock()
+			st.err = err // read only once done is closed
 			close(st.done)
 			st.cancel()
 			return
@@ -163,60 +162,43 @@ func (c *Client) call(ctx context.Context, call *qodv1.PlayCall) (*qodv1.PlayRes
 	}
 }
 
-// errReply is a result that holds another reply than the call's.
-func errReply(r *qodv1.PlayResult) error {
-	return status.Errorf(codes.Internal, "playstream: result %d holds %T, not the call's reply", r.Tag, r.Result)
-}
-
-// gameReply is StartGame's, Pick's and Decide's.
-func (c *Client) gameReply(ctx context.Context, call *qodv1.PlayCall) (*qodv1.GameReply, error) {
+// reply sends call and returns its result's reply, which get reads (nil
+// when the result holds another).
+func reply[T proto.Message](c *Client, ctx context.Context, call *qodv1.PlayCall, get func(*qodv1.PlayResult) T) (T, error) {
+	var none T
 	r, err := c.call(ctx, call)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
-	if g := r.GetGameReply(); g != nil {
-		return g, nil
+	if v := get(r); v.ProtoReflect().IsValid() {
+		return v, nil
 	}
-	return nil, errReply(r)
+	return none, status.Errorf(codes.Internal, "playstream: result %d holds %T, not the call's reply", r.Tag, r.Result)
 }
 
 // StartGame is the unary StartGame's, on the stream.
 func (c *Client) StartGame(ctx context.Context, req *qodv1.StartGameRequest, _ ...grpc.CallOption) (*qodv1.GameReply, error) {
-	return c.gameReply(ctx, &qodv1.PlayCall{Call: &qodv1.PlayCall_StartGame{StartGame: req}})
+	return reply(c, ctx, &qodv1.PlayCall{Call: &qodv1.PlayCall_StartGame{StartGame: req}}, (*qodv1.PlayResult).GetGameReply)
 }
 
 // Pick is the unary Pick's, on the stream.
 func (c *Client) Pick(ctx context.Context, req *qodv1.PickRequest, _ ...grpc.CallOption) (*qodv1.GameReply, error) {
-	return c.gameReply(ctx, &qodv1.PlayCall{Call: &qodv1.PlayCall_Pick{Pick: req}})
+	return reply(c, ctx, &qodv1.PlayCall{Call: &qodv1.PlayCall_Pick{Pick: req}}, (*qodv1.PlayResult).GetGameReply)
 }
 
 // Decide is the unary Decide's, on the stream.
 func (c *Client) Decide(ctx context.Context, req *qodv1.DecideRequest, _ ...grpc.CallOption) (*qodv1.GameReply, error) {
-	return c.gameReply(ctx, &qodv1.PlayCall{Call: &qodv1.PlayCall_Decide{Decide: req}})
+	return reply(c, ctx, &qodv1.PlayCall{Call: &qodv1.PlayCall_Decide{Decide: req}}, (*qodv1.PlayResult).GetGameReply)
 }
 
 // GetGame is the unary GetGame's, on the stream.
 func (c *Client) GetGame(ctx context.Context, req *qodv1.GetGameRequest, _ ...grpc.CallOption) (*qodv1.Game, error) {
-	r, err := c.call(ctx, &qodv1.PlayCall{Call: &qodv1.PlayCall_GetGame{GetGame: req}})
-	if err != nil {
-		return nil, err
-	}
-	if g := r.GetGame(); g != nil {
-		return g, nil
-	}
-	return nil, errReply(r)
+	return reply(c, ctx, &qodv1.PlayCall{Call: &qodv1.PlayCall_GetGame{GetGame: req}}, (*qodv1.PlayResult).GetGame)
 }
 
 // Quit is the unary Quit's, on the stream.
 func (c *Client) Quit(ctx context.Context, req *qodv1.QuitRequest, _ ...grpc.CallOption) (*qodv1.QuitResponse, error) {
-	r, err := c.call(ctx, &qodv1.PlayCall{Call: &qodv1.PlayCall_Quit{Quit: req}})
-	if err != nil {
-		return nil, err
-	}
-	if q := r.GetQuit(); q != nil {
-		return q, nil
-	}
-	return nil, errReply(r)
+	return reply(c, ctx, &qodv1.PlayCall{Call: &qodv1.PlayCall_Quit{Quit: req}}, (*qodv1.PlayResult).GetQuit)
 }
 
 // Close ends the client's stream once the calls in flight have their

@@ -19,8 +19,9 @@ import (
 
 // server is a Play peer over real gRPC on loopback: it holds the calls of
 // each stream until it has batch of them, then answers them in reverse
-// order (a game id for GetGame, a refusal for Pick); a call for the game
-// "end" ends the stream UNAVAILABLE without an answer.
+// order (a game id for GetGame, Quit's reply for the game "wrong", a
+// refusal for Pick); a call for the game "end" ends the stream UNAVAILABLE
+// without an answer.
 type server struct {
 	qodv1.UnimplementedQuitteOuDoubleServer
 	batch   int
@@ -46,6 +47,9 @@ func (s *server) Play(ps qodv1.QuitteOuDouble_PlayServer) error {
 			switch x := held[i].Call.(type) {
 			case *qodv1.PlayCall_GetGame:
 				r.Result = &qodv1.PlayResult_Game{Game: &qodv1.Game{GameId: x.GetGame.GameId}}
+				if x.GetGame.GameId == "wrong" {
+					r.Result = &qodv1.PlayResult_Quit{Quit: &qodv1.QuitResponse{}}
+				}
 			default:
 				st, _ := status.New(codes.FailedPrecondition, "number: already picked").WithDetails(&errdetails.ErrorInfo{Reason: "NUMBER_PICKED", Domain: "tirage.fr"})
 				p := st.Proto()
@@ -106,6 +110,11 @@ func TestResultsByTag(t *testing.T) {
 	wg.Wait()
 	if n := srv.streams.Load(); n != 1 {
 		t.Errorf("%d streams opened for four calls, want 1", n)
+	}
+	// A result that holds another call's reply is refused, not returned.
+	c2, _ := serve(t, 1)
+	if g, err := c2.GetGame(ctx, &qodv1.GetGameRequest{GameId: "wrong"}); status.Code(err) != codes.Internal || g != nil {
+		t.Errorf("GetGame answered with Quit's reply: %v %v, want INTERNAL", g, err)
 	}
 	if err := c.Close(ctx); err != nil {
 		t.Errorf("Close: %v", err)
