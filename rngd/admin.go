@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -395,13 +396,15 @@ func writeManifest(path string, tickets []Ticket) error {
 type qodService struct {
 	qodv1.UnimplementedQuitteOuDoubleServer
 	e *engine
-	// Play's: the listener's unary interceptors, chained, that each call
-	// on a stream goes through; the daemon's shutdown; the connections'
-	// calls in flight.
-	unary       grpc.UnaryServerInterceptor
-	stopping    context.Context
-	slots       *playSlots
-	idleWorkers int32 // 0: playIdleWorkers
+	// Play's: the listener's unary interceptors, that each call on a
+	// stream goes through (chained in twins); the daemon's shutdown; the
+	// connections' calls in flight.
+	interceptors []grpc.UnaryServerInterceptor
+	twinsOnce    sync.Once
+	twins        *playTwins
+	stopping     context.Context
+	slots        *playSlots
+	idleWorkers  int32 // 0: playIdleWorkers
 }
 
 func (s *qodService) StartGame(ctx context.Context, req *qodv1.StartGameRequest) (*qodv1.GameReply, error) {

@@ -3,6 +3,7 @@ package rngd
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -564,14 +565,21 @@ func newCall(server, method string, req proto.Message) (call, error) {
 	if err := checkRequestID(id); err != nil {
 		return call{}, err
 	}
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(req)
+	// The call's digest identifies its content: SHA-256 of the method,
+	// 0x00, and the deterministic encoding of the request without its
+	// request id; hashed from one buffer.
+	var buf [512]byte
+	head := len(method) + 1
+	b := append(append(buf[:0], method...), 0)
+	b, err := proto.MarshalOptions{Deterministic: true}.MarshalAppend(b, req)
+	var content []byte
 	if err == nil {
-		b, err = withoutField(b, fd.Number())
+		content, err = withoutField(b[head:], fd.Number()) // in place
 	}
 	if err != nil {
 		return call{}, refuseHiding(reasonInternal, err, "couldn't encode the request")
 	}
-	return call{server: server, id: id, req: record.RequestID(server, id), digest: requestDigest(method, b)}, nil
+	return call{server: server, id: id, req: record.RequestID(server, id), digest: sha256.Sum256(b[:head+len(content)])}, nil
 }
 
 // withoutField returns the encoded message b without its fields numbered

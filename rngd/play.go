@@ -154,30 +154,27 @@ const playIdleWorkers = 64
 // playCall runs one call of a Play stream through the unary interceptors,
 // under its unary twin's method name, and makes its result.
 func (s *qodService) playCall(ctx context.Context, c *qodv1.PlayCall) *qodv1.PlayResult {
+	t := s.playTwins()
 	var (
-		method string
-		req    any
-		h      grpc.UnaryHandler
+		req any
+		h   grpc.UnaryHandler
 	)
 	switch x := c.Call.(type) {
 	case *qodv1.PlayCall_StartGame:
-		method, req, h = unaryTwin(qodv1.QuitteOuDouble_StartGame_FullMethodName, x.StartGame, s.StartGame)
+		req, h = x.StartGame, t.startGame
 	case *qodv1.PlayCall_Pick:
-		method, req, h = unaryTwin(qodv1.QuitteOuDouble_Pick_FullMethodName, x.Pick, s.Pick)
+		req, h = x.Pick, t.pick
 	case *qodv1.PlayCall_Decide:
-		method, req, h = unaryTwin(qodv1.QuitteOuDouble_Decide_FullMethodName, x.Decide, s.Decide)
+		req, h = x.Decide, t.decide
 	case *qodv1.PlayCall_GetGame:
-		method, req, h = unaryTwin(qodv1.QuitteOuDouble_GetGame_FullMethodName, x.GetGame, s.GetGame)
+		req, h = x.GetGame, t.getGame
 	case *qodv1.PlayCall_Quit:
-		method, req, h = unaryTwin(qodv1.QuitteOuDouble_Quit_FullMethodName, x.Quit, s.Quit)
+		req, h = x.Quit, t.quit
 	default:
 		// Counted and logged as a refusal of Play itself.
-		method, req = qodv1.QuitteOuDouble_Play_FullMethodName, c
-		h = func(context.Context, any) (any, error) {
-			return nil, refuse(reasonCallMissing, "call: a PlayCall holds one of start_game, pick, decide, get_game, quit")
-		}
+		req, h = c, t.missing
 	}
-	resp, err := s.unary(ctx, req, &grpc.UnaryServerInfo{Server: s, FullMethod: method}, h)
+	resp, err := h(ctx, req)
 	r := &qodv1.PlayResult{Tag: c.Tag}
 	if err != nil {
 		st := statusOf(err).Proto()
@@ -195,23 +192,46 @@ func (s *qodService) playCall(ctx context.Context, c *qodv1.PlayCall) *qodv1.Pla
 	return r
 }
 
-// unaryTwin is the unary method fn, named method, as the interceptors'
-// handler of its request req.
-func unaryTwin[Req, Resp any](method string, req Req, fn func(context.Context, Req) (Resp, error)) (string, any, grpc.UnaryHandler) {
-	return method, req, func(ctx context.Context, req any) (any, error) { return fn(ctx, req.(Req)) }
+// playTwins are the handlers of the calls a Play stream carries: each its
+// unary twin through the interceptors, chained once for all its calls.
+type playTwins struct {
+	startGame, pick, decide, getGame, quit, missing grpc.UnaryHandler
 }
 
-// chainUnary is interceptors run as gRPC runs a server's chain: the first
-// outermost, the handler last.
-func chainUnary(interceptors ...grpc.UnaryServerInterceptor) grpc.UnaryServerInterceptor {
-	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		next := handler
-		for i := len(interceptors) - 1; i >= 0; i-- {
-			in, h := interceptors[i], next
-			next = func(ctx context.Context, req any) (any, error) { return in(ctx, req, info, h) }
+// playTwins returns s's, made at the first call.
+func (s *qodService) playTwins() *playTwins {
+	s.twinsOnce.Do(func() {
+		s.twins = &playTwins{
+			startGame: unaryTwin(s, qodv1.QuitteOuDouble_StartGame_FullMethodName, s.StartGame),
+			pick:      unaryTwin(s, qodv1.QuitteOuDouble_Pick_FullMethodName, s.Pick),
+			decide:    unaryTwin(s, qodv1.QuitteOuDouble_Decide_FullMethodName, s.Decide),
+			getGame:   unaryTwin(s, qodv1.QuitteOuDouble_GetGame_FullMethodName, s.GetGame),
+			quit:      unaryTwin(s, qodv1.QuitteOuDouble_Quit_FullMethodName, s.Quit),
+			missing: chainHandler(s.interceptors, &grpc.UnaryServerInfo{Server: s, FullMethod: qodv1.QuitteOuDouble_Play_FullMethodName},
+				func(context.Context, any) (any, error) {
+					return nil, refuse(reasonCallMissing, "call: a PlayCall holds one of start_game, pick, decide, get_game, quit")
+				}),
 		}
-		return next(ctx, req)
+	})
+	return s.twins
+}
+
+// unaryTwin is the unary method fn, named method, through s's interceptors.
+func unaryTwin[Req, Resp any](s *qodService, method string, fn func(context.Context, Req) (Resp, error)) grpc.UnaryHandler {
+	return chainHandler(s.interceptors, &grpc.UnaryServerInfo{Server: s, FullMethod: method},
+		func(ctx context.Context, req any) (any, error) { return fn(ctx, req.(Req)) })
+}
+
+// chainHandler is handler behind interceptors as gRPC runs a server's
+// chain (the first outermost, the handler last), for calls of info's
+// method: built once, run for each.
+func chainHandler(interceptors []grpc.UnaryServerInterceptor, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) grpc.UnaryHandler {
+	next := handler
+	for i := len(interceptors) - 1; i >= 0; i-- {
+		in, h := interceptors[i], next
+		next = func(ctx context.Context, req any) (any, error) { return in(ctx, req, info, h) }
 	}
+	return next
 }
 
 // playSlots bounds the calls in flight on a connection's Play streams

@@ -199,7 +199,7 @@ func newPlayHarness(maxInFlight int) *playHarness {
 	var stopping context.Context
 	stopping, h.stop = context.WithCancel(context.Background())
 	h.s = &qodService{stopping: stopping, slots: &playSlots{maxInFlight: maxInFlight},
-		unary: func(ctx context.Context, req any, info *grpc.UnaryServerInfo, _ grpc.UnaryHandler) (any, error) {
+		interceptors: []grpc.UnaryServerInterceptor{func(ctx context.Context, req any, info *grpc.UnaryServerInfo, _ grpc.UnaryHandler) (any, error) {
 			h.mu.Lock()
 			h.in++
 			h.most = max(h.most, h.in)
@@ -209,7 +209,7 @@ func newPlayHarness(maxInFlight int) *playHarness {
 			h.in--
 			h.mu.Unlock()
 			return &qodv1.Game{GameId: info.FullMethod}, nil
-		}}
+		}}}
 	return h
 }
 
@@ -321,9 +321,10 @@ func TestPlayShutdownSendsInFlight(t *testing.T) {
 	}
 }
 
-// chainUnary runs interceptors as gRPC chains a server's: the first
-// outermost, each seeing the call's info, the handler last.
-func TestChainUnary(t *testing.T) {
+// chainHandler runs interceptors as gRPC chains a server's: the first
+// outermost, each seeing the call's info, the handler last; built once,
+// the chain runs each call afresh.
+func TestChainHandler(t *testing.T) {
 	var order []string
 	mk := func(name string) grpc.UnaryServerInterceptor {
 		return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
@@ -333,13 +334,17 @@ func TestChainUnary(t *testing.T) {
 			return r, err
 		}
 	}
-	resp, err := chainUnary(mk("a"), mk("b"))(context.Background(), "req", &grpc.UnaryServerInfo{FullMethod: "/m"},
+	h := chainHandler([]grpc.UnaryServerInterceptor{mk("a"), mk("b")}, &grpc.UnaryServerInfo{FullMethod: "/m"},
 		func(_ context.Context, req any) (any, error) {
 			order = append(order, "handler "+req.(string))
-			return "resp", nil
+			return "resp " + req.(string), nil
 		})
-	if want := "a>/m b>/m handler req <b <a"; strings.Join(order, " ") != want || resp != "resp" || err != nil {
-		t.Fatalf("%s, %v, %v; want %s", strings.Join(order, " "), resp, err, want)
+	for _, req := range []string{"x", "y"} {
+		order = nil
+		resp, err := h(context.Background(), req)
+		if want := "a>/m b>/m handler " + req + " <b <a"; strings.Join(order, " ") != want || resp != "resp "+req || err != nil {
+			t.Fatalf("%s, %v, %v; want %s", strings.Join(order, " "), resp, err, want)
+		}
 	}
 }
 
@@ -372,13 +377,13 @@ func FuzzPlayCall(f *testing.F) {
 		}
 		var ran string
 		var got any
-		s := &qodService{unary: func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		s := &qodService{interceptors: []grpc.UnaryServerInterceptor{func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 			ran, got = info.FullMethod, req
 			if info.FullMethod == qodv1.QuitteOuDouble_Play_FullMethodName {
 				return h(ctx, req)
 			}
 			return nil, refuse(reasonUnknownGame, "game_id: test")
-		}}
+		}}}
 		r := s.playCall(context.Background(), c)
 		if r.Tag != c.Tag || r.Result == nil {
 			t.Fatalf("call %v: result %v", c, r)

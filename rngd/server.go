@@ -3,7 +3,6 @@ package rngd
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -340,9 +339,9 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 	gameUnary := observed(unary...)
 	d.grpc = tcpServer(creds, cfg.GRPC.MaxConcurrentStreams, gameUnary, stream)
 	qodv1.RegisterQuitteOuDoubleServer(d.grpc, &qodService{e: e,
-		unary:    chainUnary(gameUnary...),
-		stopping: d.stopping,
-		slots:    &playSlots{maxInFlight: int(cfg.GRPC.MaxConcurrentStreams)}})
+		interceptors: gameUnary,
+		stopping:     d.stopping,
+		slots:        &playSlots{maxInFlight: int(cfg.GRPC.MaxConcurrentStreams)}})
 	healthpb.RegisterHealthServer(d.grpc, stoppingHealth{checkedHealth{d.health, d.ready}, d.stopping})
 	reflection.Register(d.grpc)
 
@@ -1350,15 +1349,4 @@ func adminGateStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, ha
 		return err
 	}
 	return handler(srv, ss)
-}
-
-// requestDigest identifies a mutating call's content: the method and the
-// deterministic encoding of the request without its request id.
-func requestDigest(method string, content []byte) [32]byte {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00", method)
-	h.Write(content)
-	var d [32]byte
-	h.Sum(d[:0])
-	return d
 }

@@ -2,6 +2,7 @@ package rngd
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -139,6 +140,34 @@ func TestCallDigestOfClearedRequest(t *testing.T) {
 	})
 	if n < 5 {
 		t.Fatalf("only %d request messages with a request_id registered", n)
+	}
+}
+
+// requestDigest is newCall's digest as its doc states it, computed apart:
+// SHA-256 of method, 0x00, content.
+func requestDigest(method string, content []byte) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(method))
+	h.Write([]byte{0})
+	h.Write(content)
+	return [32]byte(h.Sum(nil))
+}
+
+// A request larger than newCall's buffer on the stack gets the same digest.
+func TestCallDigestLargeRequest(t *testing.T) {
+	for _, n := range []int{0, 400, 495, 496, 497, 511, 512, 4096} {
+		req := &qodv1.StartGameRequest{RequestId: "r-1", Code: strings.Repeat("C", n)}
+		c, err := newCall("server-a", "StartGame", req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(&qodv1.StartGameRequest{Code: req.Code})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.digest != requestDigest("StartGame", b) {
+			t.Errorf("code of %d bytes: digest differs from the cleared request's", n)
+		}
 	}
 }
 

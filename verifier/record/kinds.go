@@ -260,15 +260,14 @@ func checkRequest(req, digest [32]byte) error {
 // content can be answered from the log alone, and the same id with other
 // content refused.
 func RequestID(caller, id string) [32]byte {
-	h := sha256.New()
-	h.Write([]byte("tirage/request/v1"))
+	const prefix = "tirage/request/v1"
+	var buf [256]byte // one hash of one buffer: no allocation for common ids
+	b := append(buf[:0], prefix...)
 	for _, s := range []string{caller, id} {
-		h.Write(binary.BigEndian.AppendUint32(nil, uint32(len(s))))
-		h.Write([]byte(s))
+		b = binary.BigEndian.AppendUint32(b, uint32(len(s)))
+		b = append(b, s...)
 	}
-	var out [32]byte
-	h.Sum(out[:0])
-	return out
+	return sha256.Sum256(b)
 }
 
 // Pick records one number picked and whether it is good or losing.
