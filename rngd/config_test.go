@@ -231,7 +231,7 @@ func TestConfigDefaults(t *testing.T) {
 	for key, got := range map[string][2]time.Duration{
 		"game.sweep_interval":         {c.Game.SweepInterval.Duration, time.Minute},
 		"game.reply_retention":        {c.Game.ReplyRetention.Duration, 2400 * time.Hour},
-		"log.batch_max_age":           {c.Log.BatchMaxAge.Duration, 50 * time.Millisecond},
+		"log.batch_max_age":           {c.Log.BatchMaxAge.Duration, 250 * time.Millisecond},
 		"log.journal_interval":        {c.Log.JournalInterval.Duration, time.Millisecond},
 		"log.checkpoint_interval":     {c.Log.CheckpointInterval.Duration, 100 * time.Millisecond},
 		"log.trillian_append_timeout": {c.Log.TrillianAppendTimeout.Duration, 30 * time.Second},
@@ -241,6 +241,9 @@ func TestConfigDefaults(t *testing.T) {
 		if got[0] != got[1] {
 			t.Errorf("%s = %s, want %s", key, got[0], got[1])
 		}
+	}
+	if c.Log.BatchMaxSize != 4096 {
+		t.Errorf("log.batch_max_size = %d, want 4096", c.Log.BatchMaxSize)
 	}
 	if c.Keys.Backend != "software" || c.Log.Backend != "tessera" || c.Log.Origin != "tirage.test/rngd" {
 		t.Errorf("defaults: keys %q, log %q origin %q", c.Keys.Backend, c.Log.Backend, c.Log.Origin)
