@@ -63,6 +63,12 @@ type Config struct {
 	// binary refuses a config with dev = true.
 	Dev bool `toml:"dev"`
 
+	// LogLevel is the least level of the slog records cmd/rngd writes:
+	// "debug", "info" (default), "warn" or "error". At debug each game's
+	// start and end are logged too (at peak, thousands of lines a
+	// second: the transparency log and the metrics hold them already).
+	LogLevel slog.Level `toml:"log_level"`
+
 	GRPC    GRPCConfig    `toml:"grpc"`
 	Audit   AuditConfig   `toml:"audit"`
 	HTTP    HTTPConfig    `toml:"http"`

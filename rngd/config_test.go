@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -132,6 +133,7 @@ func TestConfigErrors(t *testing.T) {
 		"localtime zone":      {configTOML(map[string]string{"game.time_zone": `"localtime"`}), `game.time_zone = "localtime"`},
 		"bad backend":         {configTOML(map[string]string{"log.backend": `"mysql"`}), "log.backend"},
 		"bad duration":        {configTOML(map[string]string{"game.sweep_interval": `"soon"`}), "game.sweep_interval"},
+		"bad log level":       {configTOML(map[string]string{"log_level": `"loud"`}), "log_level"},
 		"bad keys":            {configTOML(map[string]string{"keys.backend": `"tpm"`}), "keys.backend"},
 		"grpc.listen":         {configTOML(map[string]string{"grpc.listen": `"7443"`}), "grpc.listen"},
 		"grpc port":           {configTOML(map[string]string{"grpc.listen": `"127.0.0.1:99999"`}), "grpc.listen"},
@@ -240,6 +242,15 @@ func TestConfigDefaults(t *testing.T) {
 	} {
 		if got[0] != got[1] {
 			t.Errorf("%s = %s, want %s", key, got[0], got[1])
+		}
+	}
+	if c.LogLevel != slog.LevelInfo {
+		t.Errorf("log_level = %v, want INFO", c.LogLevel)
+	}
+	for in, want := range map[string]slog.Level{"debug": slog.LevelDebug, "warn": slog.LevelWarn, "ERROR": slog.LevelError} {
+		c, err := checkTOML(t, configTOML(map[string]string{"log_level": `"` + in + `"`}))
+		if err != nil || c.LogLevel != want {
+			t.Errorf("log_level %q: %v, %v; want %v", in, c.LogLevel, err, want)
 		}
 	}
 	if c.Log.BatchMaxSize != 4096 {

@@ -1355,7 +1355,7 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 	if err != nil {
 		return nil, err
 	}
-	e.log.Info("game started", "game", id, "emission", t.Emission, "stake_cents", t.Stake, "log_index", s.index)
+	e.log.Debug("game started", "game", id, "emission", t.Emission, "stake_cents", t.Stake, "log_index", s.index)
 	return e.withInclusion(ctx, reply), nil
 }
 
@@ -1603,7 +1603,7 @@ func (e *engine) sealEnd(ctx context.Context, c *call, sg *storedGame, now time.
 		return s, err
 	}
 	sg.Ended, sg.EndedAt = true, now
-	e.log.Info("game ended", "game", g.ID, "result", g.Result(), "tier", g.Tier, "win_cents", g.Win, "log_index", s.index)
+	e.log.Debug("game ended", "game", g.ID, "result", g.Result(), "tier", g.Tier, "win_cents", g.Win, "log_index", s.index)
 	return s, nil
 }
 

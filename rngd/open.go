@@ -1491,6 +1491,7 @@ func (d *Daemon) banner(c *components) {
 	}
 	fmt.Fprintf(&b, "rngd %s\n", cfg.Version)
 	fmt.Fprintf(&b, "  data dir      %s\n", cfg.DataDir)
+	fmt.Fprintf(&b, "  log level     %s (slog JSON on stderr)\n", strings.ToLower(cfg.LogLevel.String()))
 	if cfg.Log.Backend == "trillian" {
 		tr := "TLS, CA " + cfg.Log.TrillianCAFile
 		if cfg.Log.TrillianCAFile == "" {

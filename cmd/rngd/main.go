@@ -69,7 +69,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	rngd.TuneRuntime()
-	cfg.Logger = slog.New(slog.NewJSONHandler(stderr, nil))
+	cfg.Logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	rngd.RouteGRPCLogs(cfg.Logger)
 	cfg.Banner = stdout
 	ctx, stop := rngd.SignalContext()

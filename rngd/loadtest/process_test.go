@@ -245,9 +245,15 @@ func startDaemon(tb testing.TB, bin string) *daemon {
 // startDaemonIn is startDaemon on dir, which may hold a daemon's data
 // directory from before (its log is appended to).
 func startDaemonIn(tb testing.TB, bin, dir string) *daemon {
+	return startDaemonWith(tb, bin, dir, "")
+}
+
+// startDaemonWith is startDaemonIn with top, more top-level keys of the
+// configuration (before its tables).
+func startDaemonWith(tb testing.TB, bin, dir, top string) *daemon {
 	d := &daemon{data: filepath.Join(dir, "data"), logPath: filepath.Join(dir, "rngd.log"), done: make(chan error, 1)}
 	cfg := filepath.Join(dir, "rngd.toml")
-	toml := fmt.Sprintf("data_dir = %q\ndev = true\n\n[grpc]\nlisten = \"127.0.0.1:0\"\n\n[audit]\nlisten = \"127.0.0.1:0\"\n\n[http]\nlisten = \"127.0.0.1:0\"\n", d.data)
+	toml := top + "\n" + fmt.Sprintf("data_dir = %q\ndev = true\n\n[grpc]\nlisten = \"127.0.0.1:0\"\n\n[audit]\nlisten = \"127.0.0.1:0\"\n\n[http]\nlisten = \"127.0.0.1:0\"\n", d.data)
 	// TIRAGE_BENCH_TOML: more of the daemon's configuration, its own
 	// tables (e.g. "[log]\nbatch_max_age = \"200ms\""), to measure a setting.
 	toml += "\n" + os.Getenv("TIRAGE_BENCH_TOML") + "\n"
