@@ -139,18 +139,16 @@ const (
 	// maxBundlesPerRun), so the collector keeps up with 25 856/gcInterval
 	// leaves/s at most: with tessera's default, a minute, that is 430/s,
 	// and above it obsolete partials (files and inodes) piled up without
-	// bound. 100 ms keeps up with 258 k/s, 3.5 × the most this log
-	// appends (BenchmarkAppend: 70–72 k/s). It is also the shortest
-	// CheckpointInterval: the collector frees only what a published
-	// checkpoint covers, so running more often finds nothing new. It is
-	// not CheckpointInterval itself: with a longer one, a checkpoint may
-	// cover more than one run frees, and the next runs, before the next
-	// checkpoint, go on where it stopped. The price: every run rewrites
-	// tessera's small GC state file (an O_SYNC write and a directory
-	// fsync), even when the log is idle, unless its size is a multiple of
-	// 256: about 45 KB/s of writes on an idle log here (write_bytes of
+	// bound. 250 ms keeps up with 103 k/s, 1.4 × the most this log
+	// appends (BenchmarkAppend: 70–72 k/s). The collector frees only what
+	// a published checkpoint covers: with rngd's batches of 250 ms, a run
+	// more often finds nothing new. But every run rewrites tessera's small
+	// GC state file (an O_SYNC write of a new file and a directory fsync),
+	// even when the log is idle, unless its size is a multiple of 256: at
+	// 100 ms those writes took 0.6 % of rngd's CPU at peak (perf, 2026-12-06),
+	// and about 45 KB/s of writes on an idle log (write_bytes of
 	// /proc/self/io; nothing with a minute, 5 KB/s with a second).
-	gcInterval = 100 * time.Millisecond
+	gcInterval = 250 * time.Millisecond
 )
 
 // Config configures the embedded log.
