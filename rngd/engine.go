@@ -567,11 +567,17 @@ func newCall(server, method string, req proto.Message) (call, error) {
 	}
 	// The call's digest identifies its content: SHA-256 of the method,
 	// 0x00, and the deterministic encoding of the request without its
-	// request id; hashed from one buffer.
-	var buf [512]byte
+	// request id; hashed from one buffer, reused (callBuffers).
+	bp := callBuffers.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= maxCallBuffer {
+			callBuffers.Put(bp)
+		}
+	}()
 	head := len(method) + 1
-	b := append(append(buf[:0], method...), 0)
+	b := append(append((*bp)[:0], method...), 0)
 	b, err := proto.MarshalOptions{Deterministic: true}.MarshalAppend(b, req)
+	*bp = b[:0]
 	var content []byte
 	if err == nil {
 		content, err = withoutField(b[head:], fd.Number()) // in place
@@ -581,6 +587,13 @@ func newCall(server, method string, req proto.Message) (call, error) {
 	}
 	return call{server: server, id: id, req: record.RequestID(server, id), digest: sha256.Sum256(b[:head+len(content)])}, nil
 }
+
+// callBuffers hold newCall's encodings: a request is at most
+// tcpMaxRecvMsgSize; a buffer grown past maxCallBuffer (an admin call's
+// large request) is left to the collector.
+var callBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+const maxCallBuffer = 4 << 10
 
 // withoutField returns the encoded message b without its fields numbered
 // n, in place.

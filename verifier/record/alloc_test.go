@@ -156,3 +156,10 @@ func TestTicketHashAllocs(t *testing.T) {
 		}
 	}
 }
+
+// RequestID hashes on the stack: no allocation a call.
+func TestRequestIDAllocs(t *testing.T) {
+	if n := testing.AllocsPerRun(200, func() { record.RequestID("server-a.example", "req-1") }); n != 0 {
+		t.Errorf("RequestID: %v allocations, want 0", n)
+	}
+}

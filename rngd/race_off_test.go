@@ -1,0 +1,5 @@
+//go:build !race
+
+package rngd
+
+const raceEnabled = false
