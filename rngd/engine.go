@@ -504,7 +504,7 @@ func (e *engine) receipt(leaf []byte, idx uint64, alpha, proof, beta []byte) *qo
 type call struct {
 	server, id string
 	req        [32]byte // record.RequestID(server, id): the key of its stored reply
-	digest     [32]byte // requestDigest of its content
+	digest     [32]byte // the digest of its content (newCall)
 	// prior is how many of the records handed to commit were sealed and
 	// stored by an earlier attempt of the call (one cut short: resumeCut).
 	prior int
