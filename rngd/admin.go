@@ -72,8 +72,8 @@ func (e *engine) createEmission(ctx context.Context, req *adminv1.CreateEmission
 	if ok, err := e.replayed(c, reply); ok || err != nil {
 		return reply, err
 	}
-	defer e.lockRequest(c)()
-	defer e.locks.lock("emission/" + req.EmissionId)()
+	defer e.lockRequest(c).unlock()
+	defer e.locks.lock("emission/" + req.EmissionId).unlock()
 	if ok, err := e.replayed(c, reply); ok || err != nil {
 		return reply, err
 	}
@@ -279,9 +279,9 @@ func (e *engine) importManifest(ctx context.Context, stream grpc.ClientStreaming
 			return err
 		}
 	}
-	defer e.lockRequest(c)()
+	defer e.lockRequest(c).unlock()
 	// One import at a time: a code may appear in one manifest only.
-	defer e.locks.lock("manifests")()
+	defer e.locks.lock("manifests").unlock()
 	if em, err = e.emission(h.EmissionId); err != nil { // as of now, under the lock
 		return err
 	}

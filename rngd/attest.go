@@ -48,7 +48,7 @@ func (e *engine) logAttestation(ctx context.Context, req *adminv1.LogAttestation
 	if ok, err := e.replayed(c, reply); ok || err != nil {
 		return reply, err
 	}
-	defer e.lockRequest(c)()
+	defer e.lockRequest(c).unlock()
 	if ok, err := e.replayed(c, reply); ok || err != nil {
 		return reply, err
 	}

@@ -62,8 +62,14 @@ type engine struct {
 	logPub  []byte // the log key's public key, as announced (DER SubjectPublicKeyInfo)
 	entropy io.Reader
 	metrics *metrics
-	locks   keyLocks
-	games   gameCache
+	// The calls' locks, by request identity, game, ticket, and the
+	// operator's (an emission, "manifests"): a call takes its request's
+	// first, then at most one other.
+	reqLocks    keyLocks[[32]byte]
+	gameLocks   keyLocks[string]
+	ticketLocks keyLocks[[32]byte]
+	locks       keyLocks[string]
+	games       gameCache
 	// countMu orders countGames: the gauges it sets last are from its
 	// latest read of the store.
 	countMu sync.Mutex
@@ -524,8 +530,8 @@ func (c *call) fresh(recs []sealed) []sealed {
 // original, or the same id with other content) must not both pass the
 // stored-reply check and both draw. It is taken before the game's, ticket's
 // or emission's lock, never after.
-func (e *engine) lockRequest(c call) (unlock func()) {
-	return e.locks.lock("req/" + string(c.req[:]))
+func (e *engine) lockRequest(c call) heldLock[[32]byte] {
+	return e.reqLocks.lock(c.req)
 }
 
 // stamp returns the call's request identity for the records it seals (zero
@@ -1278,9 +1284,9 @@ func (e *engine) enterTicket(c call, ticket [32]byte, reply proto.Message) (unlo
 	if err = e.storeHealth(); err != nil {
 		return unlock, false, err
 	}
-	unlockReq := e.lockRequest(c)
-	unlockTicket := e.locks.lock("ticket/" + hex.EncodeToString(ticket[:]))
-	unlock = func() { unlockTicket(); unlockReq() }
+	req := e.lockRequest(c)
+	t := e.ticketLocks.lock(ticket)
+	unlock = func() { t.unlock(); req.unlock() }
 	done, err = e.replayed(c, reply)
 	return unlock, done, err
 }
@@ -1427,9 +1433,9 @@ func (e *engine) enterGame(ctx context.Context, c call, id, server string, reply
 	if err = e.storeHealth(); err != nil {
 		return nil, unlock, false, err
 	}
-	unlockReq := e.lockRequest(c)
-	unlockGame := e.locks.lock("game/" + id)
-	unlock = func() { unlockGame(); unlockReq() }
+	req := e.lockRequest(c)
+	g := e.gameLocks.lock(id)
+	unlock = func() { g.unlock(); req.unlock() }
 	if done, err = e.replayed(c, reply); done || err != nil {
 		_, err = e.replayInclusion(ctx, reply, done, err)
 		return nil, unlock, done, err
@@ -1625,9 +1631,9 @@ func (e *engine) sealEnd(ctx context.Context, c *call, sg *storedGame, now time.
 func (e *engine) endGame(ctx context.Context, c *call, id string, refundReason string) (*qodv1.GameReply, error) {
 	refund := refundReason != ""
 	if c != nil {
-		defer e.lockRequest(*c)()
+		defer e.lockRequest(*c).unlock()
 	}
-	defer e.locks.lock("game/" + id)()
+	defer e.gameLocks.lock(id).unlock()
 	reply := new(qodv1.GameReply)
 	if c != nil {
 		if ok, err := e.replayed(*c, reply); ok || err != nil {
