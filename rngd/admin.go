@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -396,15 +395,21 @@ func writeManifest(path string, tickets []Ticket) error {
 type qodService struct {
 	qodv1.UnimplementedQuitteOuDoubleServer
 	e *engine
-	// Play's: the listener's unary interceptors, that each call on a
-	// stream goes through (chained in twins); the daemon's shutdown; the
+	// Play's: its calls' handlers, each through the listener's unary
+	// interceptors (newQodService); the daemon's shutdown; the
 	// connections' calls in flight.
-	interceptors []grpc.UnaryServerInterceptor
-	twinsOnce    sync.Once
-	twins        *playTwins
-	stopping     context.Context
-	slots        *playSlots
-	idleWorkers  int32 // 0: playIdleWorkers
+	twins       playTwins
+	stopping    context.Context
+	slots       *playSlots
+	idleWorkers int32 // 0: playIdleWorkers
+}
+
+// newQodService is the game servers' service of e; Play runs its calls
+// through interceptors, the listener's unary chain.
+func newQodService(e *engine, interceptors []grpc.UnaryServerInterceptor, stopping context.Context, slots *playSlots) *qodService {
+	s := &qodService{e: e, stopping: stopping, slots: slots}
+	s.twins = newPlayTwins(s, interceptors)
+	return s
 }
 
 func (s *qodService) StartGame(ctx context.Context, req *qodv1.StartGameRequest) (*qodv1.GameReply, error) {

@@ -154,7 +154,7 @@ const playIdleWorkers = 64
 // playCall runs one call of a Play stream through the unary interceptors,
 // under its unary twin's method name, and makes its result.
 func (s *qodService) playCall(ctx context.Context, c *qodv1.PlayCall) *qodv1.PlayResult {
-	t := s.playTwins()
+	t := &s.twins
 	var (
 		req any
 		h   grpc.UnaryHandler
@@ -198,28 +198,26 @@ type playTwins struct {
 	startGame, pick, decide, getGame, quit, missing grpc.UnaryHandler
 }
 
-// playTwins returns s's, made at the first call.
-func (s *qodService) playTwins() *playTwins {
-	s.twinsOnce.Do(func() {
-		s.twins = &playTwins{
-			startGame: unaryTwin(s, qodv1.QuitteOuDouble_StartGame_FullMethodName, s.StartGame),
-			pick:      unaryTwin(s, qodv1.QuitteOuDouble_Pick_FullMethodName, s.Pick),
-			decide:    unaryTwin(s, qodv1.QuitteOuDouble_Decide_FullMethodName, s.Decide),
-			getGame:   unaryTwin(s, qodv1.QuitteOuDouble_GetGame_FullMethodName, s.GetGame),
-			quit:      unaryTwin(s, qodv1.QuitteOuDouble_Quit_FullMethodName, s.Quit),
-			missing: chainHandler(s.interceptors, &grpc.UnaryServerInfo{Server: s, FullMethod: qodv1.QuitteOuDouble_Play_FullMethodName},
-				func(context.Context, any) (any, error) {
-					return nil, refuse(reasonCallMissing, "call: a PlayCall holds one of start_game, pick, decide, get_game, quit")
-				}),
-		}
-	})
-	return s.twins
+func newPlayTwins(s *qodService, interceptors []grpc.UnaryServerInterceptor) playTwins {
+	// twin is the unary method fn, named method, through the interceptors.
+	twin := func(method string, fn grpc.UnaryHandler) grpc.UnaryHandler {
+		return chainHandler(interceptors, &grpc.UnaryServerInfo{Server: s, FullMethod: method}, fn)
+	}
+	return playTwins{
+		startGame: twin(qodv1.QuitteOuDouble_StartGame_FullMethodName, handlerOf(s.StartGame)),
+		pick:      twin(qodv1.QuitteOuDouble_Pick_FullMethodName, handlerOf(s.Pick)),
+		decide:    twin(qodv1.QuitteOuDouble_Decide_FullMethodName, handlerOf(s.Decide)),
+		getGame:   twin(qodv1.QuitteOuDouble_GetGame_FullMethodName, handlerOf(s.GetGame)),
+		quit:      twin(qodv1.QuitteOuDouble_Quit_FullMethodName, handlerOf(s.Quit)),
+		missing: twin(qodv1.QuitteOuDouble_Play_FullMethodName, func(context.Context, any) (any, error) {
+			return nil, refuse(reasonCallMissing, "call: a PlayCall holds one of start_game, pick, decide, get_game, quit")
+		}),
+	}
 }
 
-// unaryTwin is the unary method fn, named method, through s's interceptors.
-func unaryTwin[Req, Resp any](s *qodService, method string, fn func(context.Context, Req) (Resp, error)) grpc.UnaryHandler {
-	return chainHandler(s.interceptors, &grpc.UnaryServerInfo{Server: s, FullMethod: method},
-		func(ctx context.Context, req any) (any, error) { return fn(ctx, req.(Req)) })
+// handlerOf is the typed method fn as a gRPC handler.
+func handlerOf[Req, Resp any](fn func(context.Context, Req) (Resp, error)) grpc.UnaryHandler {
+	return func(ctx context.Context, req any) (any, error) { return fn(ctx, req.(Req)) }
 }
 
 // chainHandler is handler behind interceptors as gRPC runs a server's

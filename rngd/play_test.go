@@ -198,18 +198,17 @@ func newPlayHarness(maxInFlight int) *playHarness {
 	h := &playHarness{release: make(chan struct{})}
 	var stopping context.Context
 	stopping, h.stop = context.WithCancel(context.Background())
-	h.s = &qodService{stopping: stopping, slots: &playSlots{maxInFlight: maxInFlight},
-		interceptors: []grpc.UnaryServerInterceptor{func(ctx context.Context, req any, info *grpc.UnaryServerInfo, _ grpc.UnaryHandler) (any, error) {
-			h.mu.Lock()
-			h.in++
-			h.most = max(h.most, h.in)
-			h.mu.Unlock()
-			<-h.release
-			h.mu.Lock()
-			h.in--
-			h.mu.Unlock()
-			return &qodv1.Game{GameId: info.FullMethod}, nil
-		}}}
+	h.s = newQodService(nil, []grpc.UnaryServerInterceptor{func(ctx context.Context, req any, info *grpc.UnaryServerInfo, _ grpc.UnaryHandler) (any, error) {
+		h.mu.Lock()
+		h.in++
+		h.most = max(h.most, h.in)
+		h.mu.Unlock()
+		<-h.release
+		h.mu.Lock()
+		h.in--
+		h.mu.Unlock()
+		return &qodv1.Game{GameId: info.FullMethod}, nil
+	}}, stopping, &playSlots{maxInFlight: maxInFlight})
 	return h
 }
 
@@ -377,13 +376,13 @@ func FuzzPlayCall(f *testing.F) {
 		}
 		var ran string
 		var got any
-		s := &qodService{interceptors: []grpc.UnaryServerInterceptor{func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+		s := newQodService(nil, []grpc.UnaryServerInterceptor{func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 			ran, got = info.FullMethod, req
 			if info.FullMethod == qodv1.QuitteOuDouble_Play_FullMethodName {
 				return h(ctx, req)
 			}
 			return nil, refuse(reasonUnknownGame, "game_id: test")
-		}}}
+		}}, nil, nil)
 		r := s.playCall(context.Background(), c)
 		if r.Tag != c.Tag || r.Result == nil {
 			t.Fatalf("call %v: result %v", c, r)

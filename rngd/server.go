@@ -338,10 +338,7 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 	}
 	gameUnary := observed(unary...)
 	d.grpc = tcpServer(creds, cfg.GRPC.MaxConcurrentStreams, gameUnary, stream)
-	qodv1.RegisterQuitteOuDoubleServer(d.grpc, &qodService{e: e,
-		interceptors: gameUnary,
-		stopping:     d.stopping,
-		slots:        &playSlots{maxInFlight: int(cfg.GRPC.MaxConcurrentStreams)}})
+	qodv1.RegisterQuitteOuDoubleServer(d.grpc, newQodService(e, gameUnary, d.stopping, &playSlots{maxInFlight: int(cfg.GRPC.MaxConcurrentStreams)}))
 	healthpb.RegisterHealthServer(d.grpc, stoppingHealth{checkedHealth{d.health, d.ready}, d.stopping})
 	reflection.Register(d.grpc)
 

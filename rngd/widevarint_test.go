@@ -153,9 +153,11 @@ func requestDigest(method string, content []byte) [32]byte {
 	return [32]byte(h.Sum(nil))
 }
 
-// A request larger than newCall's buffer on the stack gets the same digest.
+// A request around and past newCall's buffer (512 bytes, grown, and past
+// maxCallBuffer, then left out of the pool) gets the same digest, as does
+// the next call on a buffer a larger one grew.
 func TestCallDigestLargeRequest(t *testing.T) {
-	for _, n := range []int{0, 400, 495, 496, 497, 511, 512, 4096} {
+	for _, n := range []int{0, 400, 495, 496, 497, 511, 512, 4096, 3000, 10} {
 		req := &qodv1.StartGameRequest{RequestId: "r-1", Code: strings.Repeat("C", n)}
 		c, err := newCall("server-a", "StartGame", req)
 		if err != nil {

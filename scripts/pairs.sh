@@ -86,8 +86,8 @@ for i in $(seq 1 "$pairs"); do
     echo "pairs: a run printed no result (A: $ra; B: $rb)" >&2
     exit 1
   fi
-  d=$(awk -v a="$ca" -v b="$cb" 'BEGIN { printf "%+.1f", b - a }')
-  sum=$(awk -v s="$sum" -v d="$d" 'BEGIN { print s + d }')
+  d=$(awk -v a="$ca" -v b="$cb" 'BEGIN { printf "%+.3g", b - a }')
+  sum=$(awk -v s="$sum" -v a="$ca" -v b="$cb" 'BEGIN { print s + b - a }')
   echo "| $i | $ca | $cb | $d | $(get "daemon-sys-cpu-us/$unit" "$ra") | $(get "daemon-sys-cpu-us/$unit" "$rb") | $(get "${unit}s/s" "$ra") | $(get "${unit}s/s" "$rb") |"
 done
-awk -v s="$sum" -v n="$pairs" -v u="$unit" 'BEGIN { printf "mean B − A: %+.1f µs a %s\n", s / n, u }'
+awk -v s="$sum" -v n="$pairs" -v u="$unit" 'BEGIN { printf "mean B − A: %+.3g µs a %s\n", s / n, u }'

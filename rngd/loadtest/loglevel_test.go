@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"tirage.fr/tirage/rngd"
@@ -38,13 +37,7 @@ func TestLogLevel(t *testing.T) {
 		if tc.startLines {
 			d.stop(t) // which checks the drain's INFO line
 		} else {
-			if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-				t.Fatal(err)
-			}
-			if err := <-d.done; err != nil {
-				t.Fatalf("%q: rngd after SIGTERM: %v", tc.top, err)
-			}
-			d.stopped = true
+			d.terminate(t)
 		}
 		b, err := os.ReadFile(d.logPath)
 		if err != nil {
