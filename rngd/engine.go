@@ -226,8 +226,9 @@ type storedGame struct {
 	LastIndex uint64    // its log index
 	Ended     bool      // the end record is sealed
 	EndedAt   time.Time // its time
-	// commit is H(r) from the start record, for a game whose secret was
-	// lost (HasSecret false): not stored, read by fillSecret.
+	// commit is H(r), not stored: from the start record (fillSecret; the
+	// only one a game whose secret was lost has), or from r at the start.
+	// Zero when not known yet: gameProto then hashes Secret.
 	commit [32]byte
 }
 
@@ -475,7 +476,7 @@ func (e *engine) seal(ctx context.Context, sg *storedGame, rec record.Record, al
 	}
 	s := sealed{leaf: leaf, index: idx, receipt: e.receipt(leaf, idx, alpha, proof, beta)}
 	if sg != nil {
-		sg.LastHash = record.LeafHash(leaf)
+		sg.LastHash = [32]byte(s.receipt.LeafHash) // record.LeafHash(leaf), hashed once
 		sg.LastIndex = idx
 		sg.Records++
 	}
@@ -986,8 +987,8 @@ func (e *engine) loadGame(id, server string) (*storedGame, error) {
 // fillSecret reads into sg, a game read from state.db in tx, its secret r
 // while it is in play: state.db keeps r only once the end record reveals it
 // (putGame). A secret gone from secrets.db (lost) leaves the game without
-// one: it can only be refunded. The commitment H(r) of a game without its
-// secret is read from its start record, which holds it.
+// one: it can only be refunded. The commitment H(r) is read from the start
+// record (sg.commit), which holds it: the one a game without its secret has.
 func (e *engine) fillSecret(tx *bolt.Tx, sg *storedGame) error {
 	return e.fillSecrets(tx, []*storedGame{sg})
 }
@@ -1037,9 +1038,7 @@ func (e *engine) fillSecrets(tx *bolt.Tx, games []*storedGame) error {
 			e.log.Error("the secret r kept in secrets.db for a game in play does not match the commitment of its start record: counted as lost (it can only be refunded); an operator must investigate", "game", sg.Game.ID)
 			sg.Secret, sg.HasSecret = [32]byte{}, false
 		}
-		if !sg.HasSecret {
-			sg.commit = start.Commit
-		}
+		sg.commit = start.Commit
 	}
 	return nil
 }
@@ -1272,17 +1271,29 @@ func (e *engine) drawPick(sg *storedGame, number int, now time.Time) (g qod.Game
 	return
 }
 
-// enterTicket checks a call on a ticket (a start, a quit) against its
-// request id, then locks the request id and the ticket and checks again.
-// done reports a retry: reply then holds the stored reply. The caller
-// defers unlock in every case.
+// storeUsable is the state store's health, checked before a call takes
+// its locks: a failed store refuses the call, unless it is a retry whose
+// reply the store holds (done: reply holds it), which is answered. A call
+// on a healthy store looks for its stored reply under its locks only.
+func (e *engine) storeUsable(c call, reply proto.Message) (done bool, err error) {
+	health := e.storeHealth()
+	if health == nil {
+		return false, nil
+	}
+	if done, err = e.replayed(c, reply); done || err != nil {
+		return done, err
+	}
+	return false, health
+}
+
+// enterTicket locks the request id and the ticket of a call on a ticket
+// (a start, a quit), then checks the call against its request id (after
+// storeUsable). done reports a retry: reply then holds the stored reply.
+// The caller defers unlock in every case.
 func (e *engine) enterTicket(c call, ticket [32]byte, reply proto.Message) (unlock func(), done bool, err error) {
 	unlock = func() {}
-	if done, err = e.replayed(c, reply); done || err != nil {
+	if done, err = e.storeUsable(c, reply); done || err != nil {
 		return unlock, done, err
-	}
-	if err = e.storeHealth(); err != nil {
-		return unlock, false, err
 	}
 	req := e.lockRequest(c)
 	t := e.ticketLocks.lock(ticket)
@@ -1314,13 +1325,10 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 	// committed shows in the ticket (store.ticket), and emissions change
 	// only by the operator's calls, which wait for their commits.
 	var em storedEmission
-	t, found, err := e.store.ticket(ticket)
-	if err == nil && found {
-		err = e.store.read(func(tx *bolt.Tx) error {
-			_, err := getJSON(tx, bucketEmissions, []byte(t.Emission), &em)
-			return err
-		})
-	}
+	t, found, err := e.store.ticketThen(ticket, func(tx *bolt.Tx, t storedTicket) error {
+		_, err := getJSON(tx, bucketEmissions, []byte(t.Emission), &em)
+		return err
+	})
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -1346,13 +1354,14 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 		return nil, err
 	}
 	g, id, secret, alpha, proof, beta := d.game, d.game.ID, d.secret, d.alpha, d.proof, d.beta
+	commitment := record.Commit(secret)
 	rec := &record.GameStart{Time: now, Game: id, Emission: t.Emission, Ticket: ticket, Stake: t.Stake,
-		Multipliers: g.Multipliers, Amounts: g.Amounts, Commit: record.Commit(secret), Expires: g.Expires, Server: server}
+		Multipliers: g.Multipliers, Amounts: g.Amounts, Commit: commitment, Expires: g.Expires, Server: server}
 	rec.Req, rec.ReqDigest = c.stamp()
 	if beta != nil {
 		rec.Key, rec.Proof, rec.Beta = e.keyID, proof, beta
 	}
-	sg := &storedGame{Game: g, Server: server, Secret: secret, HasSecret: true}
+	sg := &storedGame{Game: g, Server: server, Secret: secret, HasSecret: true, commit: commitment}
 	// The log may have failed while the key custody proved (a slow HSM):
 	// looked at again, so that r is forgotten rather than left behind.
 	if err := e.logRefusingStarts(); err != nil {
@@ -1418,20 +1427,18 @@ func (e *engine) pick(ctx context.Context, server string, req *qodv1.PickRequest
 	return e.finish(ctx, &c, sg, now, []sealed{s}, &qodv1.PickResult{Number: uint32(number), Losing: losing})
 }
 
-// enterGame checks the call's request id, locks the game and loads it for
-// server. done reports a retry: reply then holds the stored reply. The
+// enterGame locks the call's request id and game, checks the call against
+// its request id (after storeUsable) and loads the game for server. done
+// reports a retry: reply then holds the stored reply. The
 // caller defers unlock in every case.
 func (e *engine) enterGame(ctx context.Context, c call, id, server string, reply *qodv1.GameReply) (sg *storedGame, unlock func(), done bool, err error) {
 	unlock = func() {}
 	if id == "" {
 		return nil, unlock, false, refuse(reasonGameIDMissing, "game_id: required")
 	}
-	if done, err = e.replayed(c, reply); done || err != nil {
+	if done, err = e.storeUsable(c, reply); done || err != nil {
 		_, err = e.replayInclusion(ctx, reply, done, err)
 		return nil, unlock, done, err
-	}
-	if err = e.storeHealth(); err != nil {
-		return nil, unlock, false, err
 	}
 	req := e.lockRequest(c)
 	g := e.gameLocks.lock(id)
@@ -1872,11 +1879,11 @@ func (e *engine) gameProto(sg *storedGame, now time.Time) *qodv1.Game {
 		LastLogIndex: sg.LastIndex,
 	}
 	switch {
+	case sg.commit != [32]byte{}: // the secret's commitment, or a lost one's
+		p.Commitment = bytes.Clone(sg.commit[:])
 	case sg.HasSecret:
 		c := record.Commit(sg.Secret)
 		p.Commitment = c[:]
-	case sg.commit != [32]byte{}: // the secret was lost, not its commitment
-		p.Commitment = bytes.Clone(sg.commit[:])
 	}
 	p.Multipliers = make([]uint32, qod.Tiers)
 	p.TierAmountsCents = make([]int64, qod.Tiers)

@@ -400,14 +400,22 @@ func (s *store) write(w storeWrite, req *storedRequest, wait bool) error {
 // ticket reads a ticket as the calls handed over so far left it, without
 // waiting for the writer: a start not yet committed marks it played.
 func (s *store) ticket(hash [32]byte) (t storedTicket, found bool, err error) {
+	return s.ticketThen(hash, nil)
+}
+
+// ticketThen is ticket, and then, when the ticket is found, runs then in
+// the same read transaction.
+func (s *store) ticketThen(hash [32]byte, then func(tx *bolt.Tx, t storedTicket) error) (t storedTicket, found bool, err error) {
 	s.mu.Lock()
 	game, started := s.started[hash]
 	s.mu.Unlock()
 	// The map is read first: a start leaves it only once committed, so
 	// what it no longer holds, the file does.
 	err = s.read(func(tx *bolt.Tx) error {
-		found, err = getJSON(tx, bucketTickets, hash[:], &t)
-		return err
+		if found, err = getJSON(tx, bucketTickets, hash[:], &t); err != nil || !found || then == nil {
+			return err
+		}
+		return then(tx, t)
 	})
 	if started {
 		t.Game = game
