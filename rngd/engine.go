@@ -865,11 +865,9 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 			}
 		}
 		if sr != nil {
-			if err := e.store.putRequest(tx, key, *sr); err != nil {
-				return err
-			}
+			return e.store.putRequest(tx, key, *sr)
 		}
-		return markApplied(tx, uint64(len(fresh)))
+		return nil // the records' count: the batch's finish (w.indices)
 	}
 	err := e.store.write(w, sr, wait)
 	if game != nil {

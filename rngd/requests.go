@@ -106,6 +106,9 @@ type requestIndex struct {
 	// current again (tx keeps it from being reused).
 	tx     *bolt.Tx
 	txPuts map[[32]byte]uint64
+	// txNext is the seq of tx's next reply: request-meta's next as tx
+	// left it, read once a transaction.
+	txNext uint64
 
 	kick   chan struct{}
 	cancel context.CancelFunc
@@ -350,7 +353,13 @@ func eachLogged(tx *bolt.Tx, from, end uint64, fn func(req [32]byte, seq uint64)
 // log's next seq. Once tx commits, the index finds it.
 func (s *store) putRequest(tx *bolt.Tx, req [32]byte, r storedRequest) error {
 	rm := tx.Bucket(bucketRequestMeta)
-	seq := storedUint64(rm.Get(keyNext))
+	s.mu.Lock()
+	if q := s.reqs; q.tx != tx {
+		q.tx, q.txPuts, q.txNext = tx, map[[32]byte]uint64{}, storedUint64(rm.Get(keyNext))
+		tx.OnCommit(func() { s.committedTx(tx) })
+	}
+	seq := s.reqs.txNext
+	s.mu.Unlock()
 	v := append(req[:], encodeRequest(r)...)
 	b := tx.Bucket(bucketRequestLog)
 	b.FillPercent = 1 // appended in order: no page is split twice
@@ -366,11 +375,8 @@ func (s *store) putRequest(tx *bolt.Tx, req [32]byte, r storedRequest) error {
 		return err
 	}
 	s.mu.Lock()
-	if q := s.reqs; q.tx != tx {
-		q.tx, q.txPuts = tx, map[[32]byte]uint64{}
-		tx.OnCommit(func() { s.committedTx(tx) })
-	}
 	s.reqs.txPuts[req] = seq
+	s.reqs.txNext = seq + 1
 	s.mu.Unlock()
 	return nil
 }

@@ -340,18 +340,22 @@ func (s *store) finishBatch(tx *bolt.Tx, batch []storeWrite) error {
 	return s.advancePrefix(tx, batch)
 }
 
-// advancePrefix: the records a batch applied are committed, and the prefix
-// moves past those now all committed.
+// advancePrefix: the records a batch applied are committed (counted in
+// keyApplied once a batch), and the prefix moves past those now all
+// committed.
 func (s *store) advancePrefix(tx *bolt.Tx, batch []storeWrite) error {
-	moved := false
+	var n uint64
 	for _, w := range batch {
 		for _, i := range w.indices {
 			s.above[i] = struct{}{}
-			moved = true
+			n++
 		}
 	}
-	if !moved {
+	if n == 0 {
 		return nil
+	}
+	if err := markApplied(tx, n); err != nil {
+		return err
 	}
 	for {
 		if _, ok := s.above[s.prefix]; !ok {
