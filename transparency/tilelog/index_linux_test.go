@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
 )
 
 // BenchmarkLeafIndex is the leaf hash index's cost as the log grows: on an
@@ -28,11 +30,11 @@ func BenchmarkLeafIndex(b *testing.B) {
 			defer x.Close()
 			var next uint64
 			batch := func() {
-				entries := make([][]byte, indexBatch)
-				for i := range entries {
-					entries[i] = []byte(rand.Text())
+				hashes := make([]tlog.Hash, indexBatch)
+				for i := range hashes {
+					hashes[i] = tlog.RecordHash([]byte(rand.Text()))
 				}
-				if err := x.add(next, entries); err != nil {
+				if err := x.add(next, hashes); err != nil {
 					b.Fatal(err)
 				}
 				next += indexBatch

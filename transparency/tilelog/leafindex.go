@@ -51,12 +51,12 @@ func openLeafIndex(dir string) (*leafIndex, error) {
 	return &leafIndex{Index: x}, nil
 }
 
-// add indexes entries, the leaves first, first+1, … (first is Next()): each
-// hash keeps the first index it was seen at.
-func (x *leafIndex) add(first uint64, entries [][]byte) error {
-	es := make([]hashindex.Entry, len(entries))
-	for i, e := range entries {
-		es[i] = hashindex.Entry{Hash: tlog.RecordHash(e), Value: first + uint64(i)}
+// add indexes hashes, the leaf hashes of the leaves first, first+1, …
+// (first is Next()): each hash keeps the first index it was seen at.
+func (x *leafIndex) add(first uint64, hashes []tlog.Hash) error {
+	es := make([]hashindex.Entry, len(hashes))
+	for i, h := range hashes {
+		es[i] = hashindex.Entry{Hash: h, Value: first + uint64(i)}
 	}
-	return x.Add(first, first+uint64(len(entries)), es)
+	return x.Add(first, first+uint64(len(hashes)), es)
 }

@@ -864,17 +864,24 @@ func (l *Log) ConsistencyProof(ctx context.Context, oldSize, newSize uint64) (tl
 // Entries implements transparency.Log. Each entry is checked against its
 // leaf hash in the authenticated tiles.
 func (l *Log) Entries(ctx context.Context, start, end, treeSize uint64) ([][]byte, error) {
+	out, _, err := l.entries(start, end, treeSize)
+	return out, err
+}
+
+// entries is Entries, with the entries' leaf hashes (those they were
+// checked against).
+func (l *Log) entries(start, end, treeSize uint64) ([][]byte, []tlog.Hash, error) {
 	end, err := transparency.CheckRange(start, end, treeSize)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r, _, err := l.hashReader(treeSize)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out, err := l.readEntries(start, end, treeSize)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	idx := make([]int64, len(out))
 	for i := range out {
@@ -882,14 +889,14 @@ func (l *Log) Entries(ctx context.Context, start, end, treeSize uint64) ([][]byt
 	}
 	hashes, err := r.ReadHashes(idx)
 	if err != nil {
-		return nil, proofErr("couldn't read leaf hashes", err)
+		return nil, nil, proofErr("couldn't read leaf hashes", err)
 	}
 	for i, e := range out {
 		if tlog.RecordHash(e) != hashes[i] {
-			return nil, fmt.Errorf("tilelog: %w: entry %d does not match its leaf hash", transparency.ErrSecurity, start+uint64(i))
+			return nil, nil, fmt.Errorf("tilelog: %w: entry %d does not match its leaf hash", transparency.ErrSecurity, start+uint64(i))
 		}
 	}
-	return out, nil
+	return out, hashes, nil
 }
 
 // readEntries reads leaves [start, end) from the entry bundles of a tree of
@@ -1280,18 +1287,18 @@ func (l *Log) catchUpIndex(ctx context.Context, size uint64) error {
 	}
 	for next < size {
 		first := next
-		var batch [][]byte
+		var batch []tlog.Hash
 		for next < size && next-first < indexBatch {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			end := min(size, (next/layout.EntryBundleWidth+1)*layout.EntryBundleWidth)
-			entries, err := l.Entries(ctx, next, end, size)
+			_, hashes, err := l.entries(next, end, size)
 			if err != nil {
 				return err
 			}
-			batch = append(batch, entries...)
-			next += uint64(len(entries))
+			batch = append(batch, hashes...)
+			next += uint64(len(hashes))
 		}
 		if err := l.index.add(first, batch); err != nil {
 			return err
