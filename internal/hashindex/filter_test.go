@@ -1,6 +1,7 @@
 package hashindex
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"testing"
@@ -83,5 +84,45 @@ func TestFilterClose(t *testing.T) {
 	case <-x.built:
 	default:
 		t.Fatal("Close returned with the filters still being built")
+	}
+}
+
+// buildFilters stops when its context is done (Close cancels it): a run it
+// has not read by then keeps no filter, and its lookups read its blocks.
+// Run with a context already done, it gives no run a filter; run to its
+// end, every run.
+func TestFilterBuildStops(t *testing.T) {
+	x, dir := newTestIndex(t, Options{})
+	add(t, x, 0, testEntries(0, 10_000))
+	add(t, x, 10_000, testEntries(10_000, 10_000))
+	x.Close()
+	x, err := Open(dir, testOptions(Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if len(x.runs) != 2 {
+		t.Fatalf("%d runs, want 2", len(x.runs))
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	x.built = make(chan struct{})
+	x.buildFilters(ctx, x.runs)
+	for _, r := range x.runs {
+		if r.filter.Load() != nil {
+			t.Fatalf("run %s got a filter from a build stopped before it began", r.path)
+		}
+	}
+	for i := range 20_000 {
+		if v, ok, err := x.Lookup(hashOf(uint64(i))); err != nil || !ok || v != uint64(i) {
+			t.Fatalf("entry %d without filters: %d %v %v", i, v, ok, err)
+		}
+	}
+	x.built = make(chan struct{})
+	x.buildFilters(t.Context(), x.runs)
+	for _, r := range x.runs {
+		if r.filter.Load() == nil {
+			t.Fatalf("run %s has no filter after a whole build", r.path)
+		}
 	}
 }
