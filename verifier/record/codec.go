@@ -121,9 +121,11 @@ func (e *encoder) encodeTop(r Record) error {
 // object writes struct v; at the top level (kind set) the members "kind"
 // and "v" take their places among the fields in key order.
 func (e *encoder) object(v reflect.Value, path string, kind Kind) error {
-	fs := fieldsOf(v.Type())
+	var fs []field
 	if kind != "" {
 		fs = topFieldsOf(v.Type())
+	} else {
+		fs = fieldsOf(v.Type())
 	}
 	e.buf = append(e.buf, '{')
 	first := true
