@@ -307,12 +307,14 @@ type LogConfig struct {
 	BatchMaxSize uint `toml:"batch_max_size"`
 	// JournalInterval (embedded log only) is the least time between two
 	// fsyncs of the log's journal while draws append concurrently (default
-	// 1ms, at most 10ms): the records of the draws arriving meanwhile wait
+	// 4ms, at most 10ms): the records of the draws arriving meanwhile wait
 	// for the next and share it. An fsync costs about the same CPU however
-	// few records it syncs; paced at half of peak, 1ms took 17 % off the
-	// log's CPU per draw (docs/rngd.md, "Journal groups spaced"). Replies
-	// wait up to this much longer; a lone caller, appending once answered,
-	// is not held back.
+	// few records it syncs: 4ms instead of 1ms took about 6 µs off the
+	// daemon's CPU per draw at peak in seven alternating pairs, and about
+	// 25 µs at half of peak, whose p50 rose from 1.8 to 4.5 ms and p99
+	// from 11–13 to 13–14 ms (docs/rngd.md, "2026-12-06 (stop 39)").
+	// Replies wait up to this much longer; a lone caller, appending once
+	// answered, is not held back.
 	JournalInterval Duration `toml:"journal_interval"`
 	// CheckpointInterval is how often a checkpoint is signed (default 100ms,
 	// at most 1m).
@@ -838,8 +840,9 @@ const (
 
 // The embedded log's batches by default (LogConfig.BatchMaxAge, BatchMaxSize).
 const (
-	defaultBatchMaxAge  = 250 * time.Millisecond
-	defaultBatchMaxSize = 4096
+	defaultBatchMaxAge     = 250 * time.Millisecond
+	defaultBatchMaxSize    = 4096
+	defaultJournalInterval = 4 * time.Millisecond
 )
 
 // maxJournalInterval bounds log.journal_interval: a reply waits for its
@@ -909,7 +912,7 @@ func (l *LogConfig) check(dev bool) error {
 	if l.BatchMaxSize == 0 {
 		l.BatchMaxSize = defaultBatchMaxSize
 	}
-	if err := positive("log.journal_interval", &l.JournalInterval, tilelog.DefaultJournalInterval); err != nil {
+	if err := positive("log.journal_interval", &l.JournalInterval, defaultJournalInterval); err != nil {
 		return err
 	}
 	if err := atMost("log.journal_interval", l.JournalInterval, maxJournalInterval, "every draw's reply may wait that much longer for its record's fsync"); err != nil {

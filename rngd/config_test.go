@@ -234,7 +234,7 @@ func TestConfigDefaults(t *testing.T) {
 		"game.sweep_interval":         {c.Game.SweepInterval.Duration, time.Minute},
 		"game.reply_retention":        {c.Game.ReplyRetention.Duration, 2400 * time.Hour},
 		"log.batch_max_age":           {c.Log.BatchMaxAge.Duration, 250 * time.Millisecond},
-		"log.journal_interval":        {c.Log.JournalInterval.Duration, time.Millisecond},
+		"log.journal_interval":        {c.Log.JournalInterval.Duration, 4 * time.Millisecond},
 		"log.checkpoint_interval":     {c.Log.CheckpointInterval.Duration, 100 * time.Millisecond},
 		"log.trillian_append_timeout": {c.Log.TrillianAppendTimeout.Duration, 30 * time.Second},
 		"entropy.reseed_interval":     {c.Entropy.ReseedInterval.Duration, time.Minute},
