@@ -70,6 +70,12 @@ type engine struct {
 	ticketLocks keyLocks[[32]byte]
 	locks       keyLocks[string]
 	games       gameCache
+	// deadlines keeps, by emission id, what a start reads of its emission
+	// (an emissionDeadline), read from the store once: neither its closure
+	// nor its start deadline changes once it is registered (its manifests
+	// change its tickets and roots only). A rebuild or a catch-up empties
+	// it, as it does games.
+	deadlines sync.Map
 	// countMu orders countGames: the gauges it sets last are from its
 	// latest read of the store.
 	countMu sync.Mutex
@@ -696,8 +702,7 @@ func (e *engine) storedReply(sr storedRequest) (*qodv1.GameReply, error) {
 
 // replayConfig is how verifier/qod replays a game of emission.
 func (e *engine) replayConfig(tx *bolt.Tx, emission string) qod.ReplayConfig {
-	var em storedEmission
-	getJSON(tx, bucketEmissions, []byte(emission), &em)
+	em, _ := e.emissionDeadline(tx, emission)
 	return qod.ReplayConfig{StartDeadline: em.StartDeadline, Location: e.loc}
 }
 
@@ -1300,6 +1305,29 @@ func (e *engine) enterTicket(c call, ticket [32]byte, reply proto.Message) (unlo
 	return unlock, done, err
 }
 
+// emissionDeadline is what a start checks of its emission.
+type emissionDeadline struct {
+	Closure       string
+	StartDeadline time.Time
+}
+
+// emissionDeadline reads emission's closure and start deadline in tx, or
+// from e.deadlines. An emission the store does not hold has a zero
+// deadline, which refuses the start.
+func (e *engine) emissionDeadline(tx *bolt.Tx, emission string) (emissionDeadline, error) {
+	if d, ok := e.deadlines.Load(emission); ok {
+		return d.(emissionDeadline), nil
+	}
+	var em storedEmission
+	found, err := getJSON(tx, bucketEmissions, []byte(emission), &em)
+	if err != nil || !found {
+		return emissionDeadline{}, err
+	}
+	d := emissionDeadline{Closure: em.Closure, StartDeadline: em.StartDeadline}
+	e.deadlines.Store(emission, d)
+	return d, nil
+}
+
 // startGame is "CONTINUER". A ticket quit ("QUITTER", quit) never starts.
 func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartGameRequest) (*qodv1.GameReply, error) {
 	c, err := newCall(server, "StartGame", req)
@@ -1322,9 +1350,9 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 	// Read without waiting for the store's writer: a start not yet
 	// committed shows in the ticket (store.ticket), and emissions change
 	// only by the operator's calls, which wait for their commits.
-	var em storedEmission
-	t, found, err := e.store.ticketThen(ticket, func(tx *bolt.Tx, t storedTicket) error {
-		_, err := getJSON(tx, bucketEmissions, []byte(t.Emission), &em)
+	var em emissionDeadline
+	t, found, err := e.store.ticketThen(ticket, func(tx *bolt.Tx, t storedTicket) (err error) {
+		em, err = e.emissionDeadline(tx, t.Emission)
 		return err
 	})
 	if err != nil {
@@ -1342,7 +1370,7 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 	now := e.now()
 	if !now.Before(em.StartDeadline) {
 		return nil, refuse(reasonDeadlinePassed, "code: start deadline passed: emission %s closed on %s, stage 2 could start until %s",
-			em.ID, em.Closure, em.StartDeadline.Format(time.RFC3339))
+			t.Emission, em.Closure, em.StartDeadline.Format(time.RFC3339))
 	}
 	if err := e.logRefusingStarts(); err != nil {
 		return nil, err

@@ -33,6 +33,7 @@ func (e *engine) rebuild(ctx context.Context, size uint64) error {
 		return err
 	}
 	e.games.reset()
+	e.deadlines.Clear()
 	err := e.store.db.Update(func(tx *bolt.Tx) error {
 		for _, b := range [][]byte{bucketMeta, bucketEmissions, bucketTickets, bucketGames, bucketReceipts, bucketRecords, bucketUnfinished, bucketAttested} {
 			if err := tx.DeleteBucket(b); err != nil {
@@ -66,6 +67,7 @@ func (e *engine) applyTail(ctx context.Context, from, size uint64) error {
 		return err
 	}
 	e.games.reset()
+	e.deadlines.Clear()
 	r := rebuilder{e: e, games: map[string]*rebuildGame{}, incremental: true}
 	if err := r.replay(ctx, from, size); err != nil {
 		return err
