@@ -1276,8 +1276,10 @@ func (e *engine) drawPick(sg *storedGame, number int, now time.Time) (g qod.Game
 
 // storeUsable is the state store's health, checked before a call takes
 // its locks: a failed store refuses the call, unless it is a retry whose
-// reply the store holds (done: reply holds it), which is answered. A call
-// on a healthy store looks for its stored reply under its locks only.
+// reply can still be read (done: reply holds it; a game call's reply,
+// made again from its records, waits for the store and is refused too,
+// TestRetryAndRefundAfterStoreFailure). A call on a healthy store looks
+// for its stored reply under its locks only.
 func (e *engine) storeUsable(c call, reply proto.Message) (done bool, err error) {
 	health := e.storeHealth()
 	if health == nil {
@@ -1455,8 +1457,8 @@ func (e *engine) pick(ctx context.Context, server string, req *qodv1.PickRequest
 
 // enterGame locks the call's request id and game, checks the call against
 // its request id (after storeUsable) and loads the game for server. done
-// reports a retry: reply then holds the stored reply. The
-// caller defers unlock in every case.
+// reports a retry: reply then holds the stored reply. The caller defers
+// unlock in every case.
 func (e *engine) enterGame(ctx context.Context, c call, id, server string, reply *qodv1.GameReply) (sg *storedGame, unlock func(), done bool, err error) {
 	unlock = func() {}
 	if id == "" {
