@@ -702,7 +702,7 @@ func (e *engine) storedReply(sr storedRequest) (*qodv1.GameReply, error) {
 
 // replayConfig is how verifier/qod replays a game of emission.
 func (e *engine) replayConfig(tx *bolt.Tx, emission string) qod.ReplayConfig {
-	em, _ := e.emissionDeadline(tx, emission)
+	em, _ := e.deadlineOf(tx, emission)
 	return qod.ReplayConfig{StartDeadline: em.StartDeadline, Location: e.loc}
 }
 
@@ -1313,10 +1313,10 @@ type emissionDeadline struct {
 	StartDeadline time.Time
 }
 
-// emissionDeadline reads emission's closure and start deadline in tx, or
+// deadlineOf reads emission's closure and start deadline in tx, or
 // from e.deadlines. An emission the store does not hold has a zero
 // deadline, which refuses the start.
-func (e *engine) emissionDeadline(tx *bolt.Tx, emission string) (emissionDeadline, error) {
+func (e *engine) deadlineOf(tx *bolt.Tx, emission string) (emissionDeadline, error) {
 	if d, ok := e.deadlines.Load(emission); ok {
 		return d.(emissionDeadline), nil
 	}
@@ -1354,7 +1354,7 @@ func (e *engine) startGame(ctx context.Context, server string, req *qodv1.StartG
 	// only by the operator's calls, which wait for their commits.
 	var em emissionDeadline
 	t, found, err := e.store.ticketThen(ticket, func(tx *bolt.Tx, t storedTicket) (err error) {
-		em, err = e.emissionDeadline(tx, t.Emission)
+		em, err = e.deadlineOf(tx, t.Emission)
 		return err
 	})
 	if err != nil {

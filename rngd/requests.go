@@ -353,12 +353,16 @@ func eachLogged(tx *bolt.Tx, from, end uint64, fn func(req [32]byte, seq uint64)
 // log's next seq. Once tx commits, the index finds it.
 func (s *store) putRequest(tx *bolt.Tx, req [32]byte, r storedRequest) error {
 	rm := tx.Bucket(bucketRequestMeta)
+	// The seq is taken, and the reply noted in txPuts, before the puts: a
+	// put that fails fails tx, which is then never current again.
 	s.mu.Lock()
-	if q := s.reqs; q.tx != tx {
+	q := s.reqs
+	if q.tx != tx {
 		q.tx, q.txPuts, q.txNext = tx, map[[32]byte]uint64{}, storedUint64(rm.Get(keyNext))
 		tx.OnCommit(func() { s.committedTx(tx) })
 	}
-	seq := s.reqs.txNext
+	seq := q.txNext
+	q.txPuts[req], q.txNext = seq, seq+1
 	s.mu.Unlock()
 	v := append(req[:], encodeRequest(r)...)
 	b := tx.Bucket(bucketRequestLog)
@@ -374,10 +378,6 @@ func (s *store) putRequest(tx *bolt.Tx, req [32]byte, r storedRequest) error {
 	if err := bt.Put(timeKey(r.at, u64(seq)), nil); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	s.reqs.txPuts[req] = seq
-	s.reqs.txNext = seq + 1
-	s.mu.Unlock()
 	return nil
 }
 

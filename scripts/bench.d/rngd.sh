@@ -48,6 +48,9 @@ cmd() {
 # The daemon's GOMAXPROCS, as rngd.TuneRuntime sets it in cmd/rngd.
 procs=$((2 * $(nproc)))
 half_of() { awk -v p="$1" 'BEGIN { printf "%.0f", p/2 }'; }
+# pct A B: A as a percentage of B, with a decimal: a ratio to a goal is not
+# rounded up to it (69.5 % is not 70 %).
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100*a/b }'; }
 
 # 1. The raw VRF bound.
 a_raw=(TIRAGE_BENCH_TICKETS=100 -- -bench 'VRFProveParallel' -benchtime 3s ./rngd/)
@@ -86,7 +89,7 @@ a_rraw=(TIRAGE_BENCH_SUITE=$rsa TIRAGE_BENCH_TICKETS=100 -- -bench 'VRFProvePara
 bench rraw "${a_rraw[@]}"
 a_rpeak=(TIRAGE_BENCH_SUITE=$rsa TIRAGE_BENCH_CLIENTS="$clients" TIRAGE_BENCH_TICKETS=$((draws / 6)) -- -bench 'QoDDraws$' -benchtime "$((draws / 2))x" -cpu "$procs" ./rngd/)
 bench rpeak "${a_rpeak[@]}"
-rratio=$(awk -v a="$(get rpeak draws/s)" -v b="$(get rraw proofs/s)" 'BEGIN { printf "%.1f", 100*a/b }')
+rratio=$(pct "$(get rpeak draws/s)" "$(get rraw proofs/s)")
 
 # 4b. The production custody: the keys in a PKCS#11 token (SoftHSM2 here),
 # RSA-FDH-VRF-SHA256 proofs made by the token and checked by the host before
@@ -95,7 +98,7 @@ a_hraw=(TIRAGE_BENCH_KEYS=pkcs11 TIRAGE_BENCH_TICKETS=100 -- -bench 'VRFProvePar
 bench hraw "${a_hraw[@]}"
 a_hpeak=(TIRAGE_BENCH_KEYS=pkcs11 TIRAGE_BENCH_CLIENTS="$clients" TIRAGE_BENCH_TICKETS=$((draws / 6)) -- -bench 'QoDDraws$' -benchtime "$((draws / 2))x" -cpu "$procs" ./rngd/)
 bench hpeak "${a_hpeak[@]}"
-hratio=$(awk -v a="$(get hpeak draws/s)" -v b="$(get hraw proofs/s)" 'BEGIN { printf "%.1f", 100*a/b }')
+hratio=$(pct "$(get hpeak draws/s)" "$(get hraw proofs/s)")
 
 # 5. The floor under every draw: a unary call over mTLS that draws nothing
 # (GetGame answered from memory), against the same rngd binary.
@@ -139,12 +142,11 @@ share() { awk -v a="$(us "$1" "$2")" -v d="$(us "$1" daemon)" 'BEGIN { printf "%
 # row LABEL CATEGORY: a row of the table, at peak and at half of it.
 row() { echo "| $1 | $(us peak "$2") | $(share peak "$2") % | $(us half "$2") | $(share half "$2") % |"; }
 
-# Ratios to a goal keep a decimal: 69.5 % is not 70 %.
-ratio=$(awk -v a="$peak" -v b="$proofs" 'BEGIN { printf "%.1f", 100*a/b }')
+ratio=$(pct "$peak" "$proofs")
 proj=$(get ppeak daemon-draws/s-all-cores)
-pratio=$(awk -v a="$proj" -v b="$proofs" 'BEGIN { printf "%.1f", 100*a/b }')
+pratio=$(pct "$proj" "$proofs")
 qproj=$(get qpeak daemon-draws/s-all-cores)
-qratio=$(awk -v a="$qproj" -v b="$proofs" 'BEGIN { printf "%.1f", 100*a/b }')
+qratio=$(pct "$qproj" "$proofs")
 cores=$(nproc)
 # What 70 % leaves for everything but the proof, per draw, in CPU µs.
 proof_us=$(awk -v c="$(nproc)" -v p="$proofs" 'BEGIN { printf "%.0f", c*1e6/p }')
