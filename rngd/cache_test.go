@@ -31,7 +31,8 @@ func TestCacheAfterHandOver(t *testing.T) {
 	e := td.d.engine
 	ctx := context.Background()
 	g := start(t, td.client("server-a"), codes1[3]).Game
-	before, _ := e.games.get(g.GameId)
+	var before storedGame
+	e.games.get(g.GameId, &before)
 
 	gl := heldAppendLog{e.tlog, make(chan struct{})}
 	e.tlog = gl
@@ -47,7 +48,8 @@ func TestCacheAfterHandOver(t *testing.T) {
 	close(gl.gate)
 	deadline := time.Now().Add(time.Second)
 	for time.Now().Before(deadline) {
-		if now, _ := e.games.get(g.GameId); now.Records != before.Records {
+		var now storedGame
+		if e.games.get(g.GameId, &now); now.Records != before.Records {
 			e.store.mu.Unlock()
 			t.Fatalf("the game's new state (%d records) is shown before its change reaches the store's writer", now.Records)
 		}
@@ -62,5 +64,32 @@ func TestCacheAfterHandOver(t *testing.T) {
 	rs, err := e.receipts(cctx, "server-a", g.GameId)
 	if err != nil || len(rs) < 2 {
 		t.Fatalf("receipts after the pick: %d, %v", len(rs), err)
+	}
+}
+
+// A game got from the cache is the caller's: changing it, as a call
+// changes the game it loaded, leaves the cache as it was put.
+func TestGameCacheCopies(t *testing.T) {
+	var c gameCache
+	put := &storedGame{Records: 3}
+	put.Game.ID = "server-a/g"
+	c.put(put)
+	var got storedGame
+	if !c.get("server-a/g", &got) || got.Records != 3 {
+		t.Fatalf("get = %+v, want the game put", got)
+	}
+	got.Records++
+	var again storedGame
+	if c.get("server-a/g", &again); again.Records != 3 {
+		t.Fatalf("the cache shows %d records after a caller changed its copy, want 3", again.Records)
+	}
+	if c.get("server-a/other", &again) {
+		t.Fatal("get found a game never put")
+	}
+	ended := *put
+	ended.Ended = true
+	c.put(&ended)
+	if c.get("server-a/g", &again) {
+		t.Fatal("an ended game stays in the cache")
 	}
 }

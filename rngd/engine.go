@@ -182,32 +182,38 @@ func (e *engine) askSweep() {
 }
 
 // gameCache keeps the games in play in memory, as last committed, so that
-// a call does not decode its game from the store. Entries are values:
-// callers get copies.
+// a call does not decode its game from the store. It holds the games it is
+// given, which nobody changes once given (commit's own copy); callers get
+// copies.
 type gameCache struct {
 	mu sync.RWMutex
-	m  map[string]storedGame // guarded by mu
+	m  map[string]*storedGame // guarded by mu
 }
 
-func (c *gameCache) get(id string) (storedGame, bool) {
+// get copies game id into sg, when cached.
+func (c *gameCache) get(id string, sg *storedGame) bool {
 	c.mu.RLock()
-	defer c.mu.RUnlock()
-	sg, ok := c.m[id]
-	return sg, ok
+	cached, ok := c.m[id]
+	c.mu.RUnlock()
+	if ok {
+		*sg = *cached
+	}
+	return ok
 }
 
-// put caches a game as just handed to the store (an ended game leaves the
-// cache: a later read waits for the store's commit of its end).
+// put caches sg as just handed to the store (an ended game leaves the
+// cache: a later read waits for the store's commit of its end). sg is the
+// cache's from then on: neither the caller nor the cache changes it.
 func (c *gameCache) put(sg *storedGame) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = make(map[string]storedGame)
+		c.m = make(map[string]*storedGame)
 	}
 	if sg.Ended {
 		delete(c.m, sg.Game.ID)
 	} else {
-		c.m[sg.Game.ID] = *sg
+		c.m[sg.Game.ID] = sg
 	}
 }
 
@@ -963,9 +969,7 @@ func (e *engine) loadGame(id, server string) (*storedGame, error) {
 		return nil, refuse(reasonGameIDMissing, "game_id: required")
 	}
 	sg := new(storedGame)
-	if cached, ok := e.games.get(id); ok {
-		*sg = cached
-	} else {
+	if !e.games.get(id, sg) {
 		var found bool
 		err := e.store.view(func(tx *bolt.Tx) error {
 			var err error
