@@ -51,6 +51,16 @@ half_of() { awk -v p="$1" 'BEGIN { printf "%.0f", p/2 }'; }
 # pct A B: A as a percentage of B, with a decimal: a ratio to a goal is not
 # rounded up to it (69.5 % is not 70 %).
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100*a/b }'; }
+# busy RUN: the share of the cores the daemon and the load generator kept
+# busy in an own-process RUN, in % (one decimal): (daemon + load generator
+# CPU µs a draw) × draws/s / (cores × 10⁶). The projection to all cores
+# holds only for a daemon that keeps them busy: one that leaves a core idle
+# while it waits (as with GOMAXPROCS at the cores, docs/rngd.md) spends
+# less CPU a draw and serves fewer draws.
+busy() {
+  awk -v d="$(get "$1" daemon-cpu-us/draw)" -v l="$(get "$1" loadgen-cpu-us/draw)" \
+    -v r="$(get "$1" draws/s)" -v c="$(nproc)" 'BEGIN { printf "%.1f", 100*(d+l)*r/(c*1e6) }'
+}
 
 # 1. The raw VRF bound.
 a_raw=(TIRAGE_BENCH_TICKETS=100 -- -bench 'VRFProveParallel' -benchtime 3s ./rngd/)
@@ -212,6 +222,7 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "| daemon CPU per draw at peak / at half | $(get ppeak daemon-cpu-us/draw) µs / $(get phalf daemon-cpu-us/draw) µs |"
   echo "| of which in the kernel (system calls, page faults: /proc/<pid>/stat's stime) | $(get ppeak daemon-sys-cpu-us/draw) µs / $(get phalf daemon-sys-cpu-us/draw) µs |"
   echo "| load generator CPU per draw at peak / at half | $(get ppeak loadgen-cpu-us/draw) µs / $(get phalf loadgen-cpu-us/draw) µs |"
+  echo "| cores kept busy at peak by the daemon and the load generator (the projection's premise) | $(busy ppeak) % |"
   echo "| **projected daemon draws/s on all $cores cores** | **$proj** |"
   echo "| projected daemon / raw VRF bound | ${pratio} % (goal ≥ 70 %) |"
   echo "| mean durable log append (journal) at peak / at half | $(get ppeak append-mean-ms) ms / $(get phalf append-mean-ms) ms |"
@@ -233,6 +244,7 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "| daemon CPU per draw at peak / at half | $(get qpeak daemon-cpu-us/draw) µs / $(get qhalf daemon-cpu-us/draw) µs |"
   echo "| of which in the kernel | $(get qpeak daemon-sys-cpu-us/draw) µs / $(get qhalf daemon-sys-cpu-us/draw) µs |"
   echo "| load generator CPU per draw at peak / at half | $(get qpeak loadgen-cpu-us/draw) µs / $(get qhalf loadgen-cpu-us/draw) µs |"
+  echo "| cores kept busy at peak by the daemon and the load generator (the projection's premise) | $(busy qpeak) % |"
   echo "| **projected daemon draws/s on all $cores cores** | **$qproj** |"
   echo "| projected daemon / raw VRF bound | ${qratio} % (goal ≥ 70 %) |"
   echo
