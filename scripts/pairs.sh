@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Alternating pairs: the daemon's CPU per draw of two versions of rngd, run
-# one after the other, N times, so that the machine's drift (±5 % from
-# minute to minute on this shared machine) falls on both alike. A single
-# bench run cannot tell a change of a few µs a draw from that drift.
+# one after the other, N times, A first in odd pairs and B first in even
+# ones, so that the machine's drift (±5 % from minute to minute on this
+# shared machine) falls on both alike. A single bench run cannot tell a
+# change of a few µs a draw from that drift; use an even number of pairs.
 #
 #   scripts/pairs.sh [-n PAIRS] [-d DRAWS] [-u] [-c] REV_A [REV_B]
 #
 # REV_A and REV_B are git revisions; REV_B defaults to the working tree.
 # Each side's rngd/loadtest benchmark builds cmd/rngd from its own tree.
-#   -n  pairs (default 3)
+#   -n  pairs (default 4)
 #   -d  draws a run (default 60000; tickets: a third of that)
 #   -u  unary calls (default: Play streams)
 #   -c  BenchmarkDaemonProcessCall (bare GetGame calls, 4 × DRAWS) instead
@@ -18,7 +19,7 @@
 # scripts/pairs.sh HEAD HEAD.
 source "$(dirname "${BASH_SOURCE[0]}")/benchlib.sh"
 
-pairs=3 draws=60000 play=1 bench='DaemonProcess$'
+pairs=4 draws=60000 play=1 bench='DaemonProcess$'
 while getopts n:d:uc opt; do
   case $opt in
     n) pairs=$OPTARG ;;
@@ -79,8 +80,16 @@ echo "| pair | A µs/$unit | B µs/$unit | B − A | A kernel | B kernel | A ${u
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
 sum=0
 for i in $(seq 1 "$pairs"); do
-  ra=$(run a)
-  rb=$(run b)
+  # A first in odd pairs, B first in even ones (A B B A …): a drift of the
+  # machine during the pairs falls on both sides alike instead of always
+  # on the side that runs second.
+  if [ $((i % 2)) = 1 ]; then
+    ra=$(run a)
+    rb=$(run b)
+  else
+    rb=$(run b)
+    ra=$(run a)
+  fi
   ca=$(get "daemon-cpu-us/$unit" "$ra") cb=$(get "daemon-cpu-us/$unit" "$rb")
   if [ -z "$ca" ] || [ -z "$cb" ]; then
     echo "pairs: a run printed no result (A: $ra; B: $rb)" >&2
