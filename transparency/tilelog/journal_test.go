@@ -443,14 +443,10 @@ func TestJournalReappearedSegment(t *testing.T) {
 	}
 }
 
-// Tessera stalls (a hung disk): once the journal is maxLag leaves ahead,
-// appends cannot be journaled. Callers without a deadline (rngd's) must
-// still get ErrUnavailable after AppendTimeout — a refused, counted draw —
-// and a caller whose context ends gets ErrUnavailable too (the contract of
-// transparency.Log.Append), not a bare context error.
-func TestAppendTesseraStalled(t *testing.T) {
-	release, released := make(chan struct{}), false
-	stall := func(add tessera.AddFn) tessera.AddFn {
+// stallUntil wraps tessera's Add (Config.wrapAdd): the leaves are added,
+// but none is confirmed integrated until release is closed (a hung disk).
+func stallUntil(release <-chan struct{}) func(tessera.AddFn) tessera.AddFn {
+	return func(add tessera.AddFn) tessera.AddFn {
 		return func(ctx context.Context, e *tessera.Entry) tessera.IndexFuture {
 			f := add(ctx, e)
 			return func() (tessera.Index, error) {
@@ -459,6 +455,16 @@ func TestAppendTesseraStalled(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Tessera stalls (a hung disk): once the journal is maxLag leaves ahead,
+// appends cannot be journaled. Callers without a deadline (rngd's) must
+// still get ErrUnavailable after AppendTimeout — a refused, counted draw —
+// and a caller whose context ends gets ErrUnavailable too (the contract of
+// transparency.Log.Append), not a bare context error.
+func TestAppendTesseraStalled(t *testing.T) {
+	release, released := make(chan struct{}), false
+	stall := stallUntil(release)
 	const lag = 4
 	l, err := Open(context.Background(), Config{Dir: t.TempDir(), Origin: "example.com/stall", Signers: lagSigners(t),
 		maxLag: lag, wrapAdd: stall, AppendTimeout: 200 * time.Millisecond})
@@ -492,8 +498,11 @@ func TestAppendTesseraStalled(t *testing.T) {
 	}()
 	select {
 	case err := <-done:
-		if !errors.Is(err, transparency.ErrUnavailable) || errors.Is(err, transparency.ErrNotAppended) {
-			t.Fatalf("Append with tessera stalled: err = %v, want ErrUnavailable, not ErrNotAppended (it may be journaled yet)", err)
+		// ErrNotAppended too when journalLoop, woken by the failure,
+		// refused it unwritten before the timeout woke it (the leaf of a
+		// write under way is never refused: TestAppendJournalWriteStalled).
+		if !errors.Is(err, transparency.ErrUnavailable) {
+			t.Fatalf("Append with tessera stalled: err = %v, want ErrUnavailable", err)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Append with tessera stalled still waits after 10 s (AppendTimeout 200 ms)")
@@ -510,6 +519,94 @@ func TestAppendTesseraStalled(t *testing.T) {
 	released = true
 	if _, err := l.Append(context.Background(), []byte("after the stall")); !errors.Is(err, transparency.ErrUnavailable) {
 		t.Fatalf("Append after a timed-out append: err = %v, want the log failed closed", err)
+	}
+}
+
+// The journal's write hangs (a hung disk) with a leaf in it: its Append,
+// without a deadline, must end after AppendTimeout with ErrUnavailable and
+// never ErrNotAppended, since the write may yet land; the log fails closed.
+func TestAppendJournalWriteStalled(t *testing.T) {
+	writing, release := make(chan struct{}), make(chan struct{})
+	var held atomic.Bool
+	const timeout = 200 * time.Millisecond
+	l, err := Open(context.Background(), Config{Dir: t.TempDir(), Origin: "example.com/hung", Signers: lagSigners(t), AppendTimeout: timeout,
+		beforeWrite: func() {
+			if held.CompareAndSwap(false, true) {
+				close(writing)
+				<-release
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	defer close(release)
+	done := make(chan error, 1)
+	go func() {
+		_, err := l.Append(context.Background(), []byte("in a hung write"))
+		done <- err
+	}()
+	<-writing
+	select {
+	case err := <-done:
+		if !errors.Is(err, transparency.ErrUnavailable) || errors.Is(err, transparency.ErrNotAppended) {
+			t.Fatalf("Append in a hung journal write: err = %v, want ErrUnavailable, not ErrNotAppended (the write may land)", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("Append in a hung journal write still waits after 10 s (AppendTimeout %v)", timeout)
+	}
+	if err := l.Health(); !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("Health after a hung journal write = %v, want the log failed closed", err)
+	}
+}
+
+// Tessera stalls and every caller gives up before AppendTimeout (a
+// deadline of its own): the log must still fail closed once an append has
+// waited AppendTimeout unanswered, so that a stall raises the alarm
+// (Health) and later appends are refused at once, not each after its
+// caller's deadline, while the stalled leaf may yet be journaled.
+func TestAppendTimeoutWithoutWaiters(t *testing.T) {
+	release := make(chan struct{})
+	stall := stallUntil(release)
+	const lag, timeout = 2, 200 * time.Millisecond
+	l, err := Open(context.Background(), Config{Dir: t.TempDir(), Origin: "example.com/stall", Signers: lagSigners(t),
+		maxLag: lag, wrapAdd: stall, AppendTimeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		close(release)
+		l.Close()
+	}()
+	for i := range lag {
+		if _, err := l.Append(context.Background(), fmt.Appendf(nil, "journaled %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := l.Append(ctx, []byte("stalled, its caller gone")); !errors.Is(err, transparency.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Append past its deadline: err = %v, want ErrUnavailable wrapping DeadlineExceeded", err)
+	}
+	if err := l.Health(); err != nil {
+		t.Fatalf("Health = %v right after a caller's deadline, want nil (only AppendTimeout fails the log)", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for l.Health() == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("Health still nil 10 s after an append stalled unanswered (AppendTimeout %v)", timeout)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := l.Health(); !errors.Is(err, transparency.ErrUnavailable) || !strings.Contains(err.Error(), "not journaled within 200ms") {
+		t.Fatalf("Health after the stall = %v, want ErrUnavailable naming the timeout", err)
+	}
+	start := time.Now()
+	if _, err := l.Append(context.Background(), []byte("after the stall")); !errors.Is(err, transparency.ErrUnavailable) {
+		t.Fatalf("Append after the stall: err = %v, want the log failed closed", err)
+	}
+	if d := time.Since(start); d > timeout/2 {
+		t.Fatalf("Append after the stall took %v, want it refused at once", d)
 	}
 }
 
@@ -614,15 +711,7 @@ func TestAppendTimedOutNotJournaled(t *testing.T) {
 	var once sync.Once
 	unstall := func() { once.Do(func() { close(release) }) }
 	t.Cleanup(unstall)
-	stall := func(add tessera.AddFn) tessera.AddFn {
-		return func(ctx context.Context, e *tessera.Entry) tessera.IndexFuture {
-			f := add(ctx, e)
-			return func() (tessera.Index, error) {
-				<-release
-				return f()
-			}
-		}
-	}
+	stall := stallUntil(release)
 	const lag = 4
 	l, err := Open(context.Background(), Config{Dir: dir, Origin: "example.com/timedout", Signers: signers,
 		maxLag: lag, wrapAdd: stall, AppendTimeout: 200 * time.Millisecond})

@@ -48,6 +48,7 @@ const maxLag = 8192
 type appendReq struct {
 	leaf []byte
 	done chan appendResult
+	at   time.Time // when Append queued it (watchAppends)
 }
 
 type appendResult struct {
@@ -197,6 +198,7 @@ func (l *Log) journalLoop() {
 			l.pmu.Lock()
 			batch, stopping, failed := l.queue, l.stopping, l.refusal()
 			l.queue = nil
+			l.writing = oldest(batch)
 			l.pmu.Unlock()
 			if len(batch) == 0 {
 				if stopping {
@@ -216,6 +218,7 @@ func (l *Log) journalLoop() {
 				for _, r := range batch {
 					r.done <- appendResult{err: transparency.NotAppended(failed)}
 				}
+				l.answered()
 				continue
 			}
 			leaves := make([][]byte, len(batch))
@@ -239,6 +242,7 @@ func (l *Log) journalLoop() {
 			for i, r := range batch {
 				r.done <- appendResult{index: first + uint64(i), err: err}
 			}
+			l.answered()
 			if err != nil {
 				continue
 			}
@@ -255,6 +259,66 @@ func (l *Log) journalLoop() {
 			}
 		}
 	}
+}
+
+// oldest is when the first of a group's appends was queued (zero for none).
+func oldest(batch []appendReq) time.Time {
+	var t time.Time
+	for _, r := range batch {
+		if t.IsZero() || r.at.Before(t) {
+			t = r.at
+		}
+	}
+	return t
+}
+
+// answered notes that journalLoop has answered its group.
+func (l *Log) answered() {
+	l.pmu.Lock()
+	l.writing = time.Time{}
+	l.pmu.Unlock()
+}
+
+func errAppendTimeout(d time.Duration) error {
+	return fmt.Errorf("append: leaf not journaled within %v (journal or tessera stalled)", d)
+}
+
+// watchAppends is the appends' timeout: every tenth of AppendTimeout it
+// looks at the oldest append not yet answered, queued or in the group
+// journalLoop holds, and once one has waited AppendTimeout it fails the
+// log and wakes every waiting Append (timedOut). A stalled journal or
+// tessera so fails the log closed even when every caller gave up first
+// (a deadline of its own). It returns then, or once journalLoop has
+// returned: every append queued is answered by then, and later ones are
+// refused (stopping).
+func (l *Log) watchAppends() {
+	defer l.bg.Done()
+	t := time.NewTicker(max(l.cfg.AppendTimeout/10, time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-l.journalDone:
+			return
+		case now := <-t.C:
+			if l.overdue(now) {
+				l.fail(errAppendTimeout(l.cfg.AppendTimeout))
+				close(l.timedOut)
+				return
+			}
+		}
+	}
+}
+
+// overdue reports whether an append not yet answered was queued
+// AppendTimeout or more before now.
+func (l *Log) overdue(now time.Time) bool {
+	l.pmu.Lock()
+	defer l.pmu.Unlock()
+	t := l.writing
+	if q := oldest(l.queue); !q.IsZero() && (t.IsZero() || q.Before(t)) {
+		t = q
+	}
+	return !t.IsZero() && now.Sub(t) >= l.cfg.AppendTimeout
 }
 
 // space holds journalLoop's next group until JournalInterval has passed

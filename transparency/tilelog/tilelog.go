@@ -194,10 +194,13 @@ type Config struct {
 	// journaled, whatever its context (default DefaultAppendTimeout).
 	// rngd appends with a context that is never cancelled: a journal or
 	// tessera that stalls (a hung disk) would otherwise hold every draw,
-	// and its game, for ever. Past it Append fails with ErrUnavailable (a
-	// refused draw, counted) and the log fails closed: every later append
-	// is refused until it is reopened, since the leaf may still be
-	// journaled, unacknowledged, and must not be contradicted meanwhile.
+	// and its game, for ever. Once an append has waited that long
+	// unanswered, whether its caller still waits or not (checked every
+	// tenth of it: at most 1.1 × AppendTimeout), the log fails closed and
+	// every Append still waiting fails with ErrUnavailable (a refused
+	// draw, counted): every later append is refused until the log is
+	// reopened, since the leaf may still be journaled, unacknowledged, and
+	// must not be contradicted meanwhile.
 	AppendTimeout time.Duration
 	// WitnessPolicy, when set, names the witnesses that must cosign every
 	// checkpoint before it is published (witness.go, transparency.ParseWitnessPolicy):
@@ -260,9 +263,14 @@ type Log struct {
 
 	// The append pipeline (journal.go): Append queues, journalLoop journals
 	// and acknowledges, integrateLoop hands the journaled leaves to tessera.
-	journal    *journal
-	pmu        sync.Mutex
-	queue      []appendReq   // guarded by pmu
+	journal *journal
+	pmu     sync.Mutex
+	queue   []appendReq // guarded by pmu
+	// writing is when the oldest append of the group journalLoop holds
+	// (being journaled, or waiting for tessera) was queued; zero once the
+	// group is answered. Guarded by pmu; watchAppends reads it.
+	writing    time.Time
+	timedOut   chan struct{} // closed by watchAppends: an append waited AppendTimeout
 	failed     error         // guarded by pmu: the pipeline stopped (fail closed)
 	failedc    chan struct{} // closed when failed is set
 	stopping   bool          // guarded by pmu
@@ -408,6 +416,7 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	l.tiles.m = make(map[tlog.Tile][]byte)
 	l.caughtUp.L = &l.pmu
 	l.failedc = make(chan struct{})
+	l.timedOut = make(chan struct{})
 	l.stallc = make(chan struct{})
 	// fail undoes what Open did so far. Nothing may fail once
 	// journalLoop is started: it is not stopped here.
@@ -511,6 +520,8 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	}
 	l.wake = make(chan struct{}, 1)
 	go l.journalLoop()
+	l.bg.Add(1)
+	go l.watchAppends()
 	l.every(bgctx, indexInterval, l.refreshIndex)
 	l.every(bgctx, l.cfg.CheckpointInterval/2, func(context.Context) { l.checkPublished(time.Now()) })
 	return l, nil
@@ -605,7 +616,7 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 		return 0, transparency.NotAppended(transparency.ErrClosed)
 	}
 	done := l.meter.Start()
-	req := appendReq{leaf: bytes.Clone(leaf), done: make(chan appendResult, 1)}
+	req := appendReq{leaf: bytes.Clone(leaf), done: make(chan appendResult, 1), at: time.Now()}
 	l.pmu.Lock()
 	if l.stopping {
 		l.pmu.Unlock()
@@ -623,8 +634,9 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 	case l.wake <- struct{}{}:
 	default:
 	}
-	timeout := time.NewTimer(l.cfg.AppendTimeout)
-	defer timeout.Stop()
+	// One watchdog for the log (watchAppends), not a timer an append: a
+	// timer a call cost the daemon about 2 µs a draw (docs/rngd.md, stop
+	// 41).
 	var err error
 	select {
 	case r := <-req.done:
@@ -632,7 +644,7 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 		return r.index, r.err
 	case <-ctx.Done():
 		err = fmt.Errorf("tilelog: append: leaf not journaled yet: %w: %w", transparency.ErrUnavailable, ctx.Err())
-	case <-timeout.C:
+	case <-l.timedOut:
 	}
 	// The leaf's answer may have come with the deadline or the timeout
 	// (select picks among ready cases at random): a leaf journaled is
@@ -651,7 +663,7 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 		// (journalLoop refuses, unwritten, a batch it was waiting to
 		// write when the log failed: only a journal write under way
 		// when the timeout fell can still land.)
-		err = l.fail(fmt.Errorf("append: leaf not journaled within %v (journal or tessera stalled)", l.cfg.AppendTimeout))
+		err = l.fail(errAppendTimeout(l.cfg.AppendTimeout))
 	}
 	// The leaf may still be appended: it was never acknowledged.
 	done(err)
