@@ -17,6 +17,7 @@ require (
 	github.com/google/go-tpm v0.9.8
 	github.com/google/trillian v1.8.0
 	github.com/miekg/pkcs11 v1.1.2
+	github.com/planetscale/vtprotobuf v0.6.1-0.20240319094008-0393e58bdf10
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/transparency-dev/formats v0.0.0-20251017110053-404c0d5b696c
@@ -111,7 +112,6 @@ require (
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/petermattis/goid v0.0.0-20260113132338-7c7de50cc741 // indirect
-	github.com/planetscale/vtprotobuf v0.6.1-0.20240319094008-0393e58bdf10 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/spf13/pflag v1.0.10 // indirect
@@ -163,6 +163,7 @@ tool (
 	github.com/fullstorydev/grpcurl/cmd/grpcurl
 	github.com/google/trillian/cmd/trillian_log_server
 	github.com/google/trillian/cmd/trillian_log_signer
+	github.com/planetscale/vtprotobuf/cmd/protoc-gen-go-vtproto
 	golang.org/x/vuln/cmd/govulncheck
 	google.golang.org/grpc/cmd/protoc-gen-go-grpc
 	google.golang.org/protobuf/cmd/protoc-gen-go

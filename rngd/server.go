@@ -316,6 +316,7 @@ func newDaemon(cfg Config, e *engine, l *listeners, extraHTTP map[string]http.Ha
 	tcpServer := func(creds credentials.TransportCredentials, streams uint32, unary []grpc.UnaryServerInterceptor, stream []grpc.StreamServerInterceptor) *grpc.Server {
 		return grpc.NewServer(
 			grpc.Creds(creds),
+			grpc.ForceServerCodecV2(replyCodec{}),
 			grpc.ConnectionTimeout(tcpHandshakeTimeout),
 			grpc.MaxConcurrentStreams(streams),
 			grpc.NumStreamWorkers(streamWorkers),

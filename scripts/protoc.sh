@@ -20,3 +20,18 @@ protoc_go() {
     --go-grpc_out=. --go-grpc_opt=paths=source_relative \
     "$@")
 }
+
+# protoc_vt DIR FILE...: also generates, beside them, the messages' size and
+# marshal methods (protoc-gen-go-vtproto, pinned by go.mod): rngd's codec
+# (rngd/codec.go) encodes its game servers' replies with them, about four
+# times as fast as the generic encoder. Decoding stays protobuf-go's, which
+# checks that strings are UTF-8 (vtprotobuf's does not: its issue 146).
+protoc_vt() {
+  local dir=$1 gen_vt
+  shift
+  gen_vt=$(go tool -n protoc-gen-go-vtproto)
+  (cd "$dir" && "$PROTOC" -I . -I /usr/include \
+    --plugin=protoc-gen-go-vtproto="$gen_vt" \
+    --go-vtproto_out=. --go-vtproto_opt=paths=source_relative,features=marshal+size \
+    "$@")
+}
