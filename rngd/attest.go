@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -251,7 +250,7 @@ func (e *engine) announcedKeys(ctx context.Context) (*loggedKeys, error) {
 	if err != nil || !lk.pending || !ok {
 		return lk, err
 	}
-	wctx, cancel := context.WithTimeout(ctx, 3*e.cfg.Log.CheckpointInterval.Duration+time.Second)
+	wctx, cancel := context.WithTimeout(ctx, e.checkpointWait())
 	defer cancel()
 	if later, err := e.tlog.AwaitCheckpoint(wctx, s.Sequenced()); err == nil {
 		return e.loggedKeysUpTo(ctx, later.Size, true)

@@ -23,7 +23,7 @@ import (
 
 // The daemon benchmarks: a load generator plays games as game servers do,
 // over gRPC with mutual TLS, against a daemon with the production
-// components (tessera log with its default 50 ms batches, bbolt store,
+// components (tessera log with its default batches, bbolt store,
 // software VRF key, hwrng-seeded DRBG), and the raw VRF-prove throughput of
 // the same key on all cores, for comparison. scripts/bench.d/rngd.sh runs
 // them and writes docs/bench/rngd.md.

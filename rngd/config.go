@@ -289,21 +289,23 @@ type LogConfig struct {
 	// has a default, "tirage.fr/dev-log".
 	Origin string `toml:"origin"`
 	// BatchMaxAge bounds how long a journaled record waits for its batch to
-	// be integrated into the tree (default 250ms). Replies do not wait for it
+	// be integrated into the tree (default 1s). Replies do not wait for it
 	// (the append is acknowledged once journaled, see transparency/tilelog),
 	// only inclusion proofs do: a fresh draw's proof exists within about
-	// this age plus one checkpoint interval. Tessera writes each of a
-	// batch's files (its entry bundles and tiles, the partial ones at the
-	// tree's edge included) to a new file, synced, with its directory: per
-	// record, a longer batch writes fewer. At peak, 250ms and 4,096 records
-	// instead of 50ms and 1,024 took about 4 µs less of the daemon's CPU per
-	// draw in six alternating pairs, and journal appends 0.3–1.5 ms less
-	// (docs/rngd.md, "2026-12-06 (stop 38)"); 50ms instead of 10ms had
-	// given 5 % less CPU and 7 % more draws per second.
+	// twice this age plus one checkpoint interval (a batch gathers while the
+	// one before waits in tessera). Tessera writes each of a batch's files
+	// (its entry bundles and tiles, the partial ones at the tree's edge
+	// included) to a new file, synced, with its directory, and later
+	// removes the partial ones: per record, a longer batch writes fewer. At
+	// peak, 1s and 16,384 records instead of 250ms and 4,096 took about 9 µs
+	// less of the daemon's CPU per draw in six alternating pairs
+	// (docs/rngd.md, "2026-12-06 (stop 42)"); 250ms instead of 50ms had
+	// given about 4 µs, and 50ms instead of 10ms 5 % less CPU.
 	BatchMaxAge Duration `toml:"batch_max_age"`
 	// BatchMaxSize writes a batch as soon as it holds this many records
-	// (default 4096: a batch's age, not its size, ends it at this machine's
-	// peak, about 1,700 records).
+	// (default 16384, at most 65536: a batch's age, not its size, ends it
+	// at this machine's peak, about 10,000 records). The embedded log holds
+	// up to twice this many records journaled ahead of the tree in memory.
 	BatchMaxSize uint `toml:"batch_max_size"`
 	// JournalInterval (embedded log only) is the least time between two
 	// fsyncs of the log's journal while draws append concurrently (default
@@ -840,8 +842,8 @@ const (
 
 // The embedded log's batches by default (LogConfig.BatchMaxAge, BatchMaxSize).
 const (
-	defaultBatchMaxAge     = 250 * time.Millisecond
-	defaultBatchMaxSize    = 4096
+	defaultBatchMaxAge     = time.Second
+	defaultBatchMaxSize    = 16384
 	defaultJournalInterval = 4 * time.Millisecond
 )
 
@@ -920,6 +922,9 @@ func (l *LogConfig) check(dev bool) error {
 	}
 	if l.BatchMaxSize > math.MaxInt64 { // a negative TOML integer, wrapped
 		return fmt.Errorf("config log.batch_max_size = %d: want a positive count", int64(l.BatchMaxSize))
+	}
+	if l.BatchMaxSize > tilelog.MaxBatchSize {
+		return fmt.Errorf("config log.batch_max_size = %d: want at most %d records (twice a batch waits in memory)", l.BatchMaxSize, tilelog.MaxBatchSize)
 	}
 	if err := positive("log.checkpoint_interval", &l.CheckpointInterval, 100*time.Millisecond); err != nil {
 		return err

@@ -152,6 +152,7 @@ func TestConfigErrors(t *testing.T) {
 		"negative journal interval":        {configTOML(map[string]string{"log.journal_interval": `"-1ms"`}), "log.journal_interval = -1ms: want a positive duration"},
 		"long journal interval":            {configTOML(map[string]string{"log.journal_interval": `"11ms"`}), "log.journal_interval = 11ms: at most 10ms"},
 		"negative batch size":              {configTOML(map[string]string{"log.batch_max_size": `-2`}), "log.batch_max_size"},
+		"batch size too large":             {configTOML(map[string]string{"log.batch_max_size": `65537`}), "log.batch_max_size = 65537: want at most 65536 records"},
 		"negative receipts":                {configTOML(map[string]string{"log.receipt_wait": `"-1s"`}), "log.receipt_wait"},
 		"negative checkpoint":              {configTOML(map[string]string{"log.checkpoint_interval": `"-1s"`}), "log.checkpoint_interval"},
 		"negative trillian append timeout": {configTOML(map[string]string{"log.trillian_append_timeout": `"-1s"`}), "log.trillian_append_timeout"},
@@ -233,7 +234,7 @@ func TestConfigDefaults(t *testing.T) {
 	for key, got := range map[string][2]time.Duration{
 		"game.sweep_interval":         {c.Game.SweepInterval.Duration, time.Minute},
 		"game.reply_retention":        {c.Game.ReplyRetention.Duration, 2400 * time.Hour},
-		"log.batch_max_age":           {c.Log.BatchMaxAge.Duration, 250 * time.Millisecond},
+		"log.batch_max_age":           {c.Log.BatchMaxAge.Duration, time.Second},
 		"log.journal_interval":        {c.Log.JournalInterval.Duration, 4 * time.Millisecond},
 		"log.checkpoint_interval":     {c.Log.CheckpointInterval.Duration, 100 * time.Millisecond},
 		"log.trillian_append_timeout": {c.Log.TrillianAppendTimeout.Duration, 30 * time.Second},
@@ -253,8 +254,8 @@ func TestConfigDefaults(t *testing.T) {
 			t.Errorf("log_level %q: %v, %v; want %v", in, c.LogLevel, err, want)
 		}
 	}
-	if c.Log.BatchMaxSize != 4096 {
-		t.Errorf("log.batch_max_size = %d, want 4096", c.Log.BatchMaxSize)
+	if c.Log.BatchMaxSize != 16384 {
+		t.Errorf("log.batch_max_size = %d, want 16384", c.Log.BatchMaxSize)
 	}
 	if c.Keys.Backend != "software" || c.Log.Backend != "tessera" || c.Log.Origin != "tirage.test/rngd" {
 		t.Errorf("defaults: keys %q, log %q origin %q", c.Keys.Backend, c.Log.Backend, c.Log.Origin)

@@ -664,6 +664,14 @@ func TrimNewline(b []byte) []byte {
 // typed in the wrong place): boundedfile.Pathless, for rngctl's commands.
 func Pathless(err error) error { return boundedfile.Pathless(err) }
 
+// checkpointWait bounds a wait for a checkpoint covering every leaf the
+// log sequenced: their batch ends (up to two batch ages, one gathering
+// while the one before is in tessera), then a checkpoint comes (a few
+// checkpoint intervals), with a second to spare.
+func (e *engine) checkpointWait() time.Duration {
+	return 2*e.cfg.Log.BatchMaxAge.Duration + 3*e.cfg.Log.CheckpointInterval.Duration + time.Second
+}
+
 // logSize is the number of leaves in the log: the latest checkpoint's size,
 // once it covers every leaf the log sequenced before a restart. A log that
 // knows how many it holds (transparency.Sequencer: the embedded journal) is
@@ -688,7 +696,7 @@ func (e *engine) logSize(ctx context.Context) (uint64, error) {
 			return cp.Size, nil
 		}
 	}
-	wctx, cancel := context.WithTimeout(ctx, 3*e.cfg.Log.CheckpointInterval.Duration+time.Second)
+	wctx, cancel := context.WithTimeout(ctx, e.checkpointWait())
 	defer cancel()
 	later, err := e.tlog.AwaitCheckpoint(wctx, want)
 	switch {

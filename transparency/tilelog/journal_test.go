@@ -345,6 +345,49 @@ func TestJournalLag(t *testing.T) {
 	}
 }
 
+// maxLag is at least twice BatchMaxSize: with a batch larger than the
+// default maxLag, the journal takes a batch and more ahead of tessera
+// instead of holding appends at maxLag (which, with a batch still
+// gathering until its age ends it, would hold them for that age). Tessera
+// is stalled here, so the journal alone acknowledges the appends. A batch
+// size over MaxBatchSize is refused.
+func TestJournalAheadOfGatheringBatch(t *testing.T) {
+	const appenders, each = 100, 100 // 10,000 leaves > maxLag
+	release := make(chan struct{})
+	l, err := Open(context.Background(), Config{Dir: t.TempDir(), Origin: "example.com/lag", Signers: lagSigners(t),
+		BatchMaxSize: 12000, JournalInterval: time.Millisecond, AppendTimeout: 5 * time.Second, wrapAdd: stallUntil(release)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for w := range appenders {
+		wg.Go(func() {
+			for i := range each {
+				if _, err := l.Append(context.Background(), fmt.Appendf(nil, "gather %d %d", w, i)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	integrated := l.integrated.Load()
+	close(release)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if integrated != 0 {
+		t.Fatalf("%d leaves confirmed integrated while tessera was stalled", integrated)
+	}
+	if l.lagSeen < appenders*each {
+		t.Fatalf("the journal was at most %d leaves ahead of tessera, want %d", l.lagSeen, appenders*each)
+	}
+	_, err = Open(context.Background(), Config{Dir: t.TempDir(), Origin: "example.com/lag", Signers: lagSigners(t), BatchMaxSize: MaxBatchSize + 1})
+	if err == nil || !strings.Contains(err.Error(), "BatchMaxSize") {
+		t.Fatalf("Open with BatchMaxSize %d: %v, want refused", MaxBatchSize+1, err)
+	}
+}
+
 func lagSigners(t testing.TB) []crypto.Signer {
 	_, k, err := ed25519.GenerateKey(nil)
 	if err != nil {

@@ -35,15 +35,24 @@ import (
 // would be a group of its own.
 const busyHold = 100 * time.Millisecond
 
-// integrateQueue bounds the journaled groups waiting for tessera.
-const integrateQueue = 256
+// integrateQueue bounds the journaled groups waiting for tessera: more than
+// the journal writes (at most one group a JournalInterval, 250 a second at
+// rngd's 4 ms) while integrateLoop waits for one batch (up to BatchMaxAge
+// and its integration), so that the journal never waits for it.
+const integrateQueue = 4096
 
 // maxLag bounds the leaves journaled but not yet integrated by tessera: past
 // it, journalLoop waits for tessera, and appends with it. So appends are
 // acknowledged no faster, over time, than tessera integrates them; a crash
 // leaves at most this many leaves to replay; and an acknowledged leaf is in
 // the tree within about maxLag / (tessera's rate) (well under a second here).
+// It is at least twice BatchMaxSize (Open): one batch in tessera, the next
+// gathering; with less, the journal would wait out each batch's age.
 const maxLag = 8192
+
+// MaxBatchSize bounds Config.BatchMaxSize: the leaves journaled ahead of the
+// tree (twice a batch) are held in memory.
+const MaxBatchSize = 1 << 16
 
 type appendReq struct {
 	leaf []byte

@@ -340,6 +340,9 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	if cfg.BatchMaxSize == 0 {
 		cfg.BatchMaxSize = DefaultBatchMaxSize
 	}
+	if cfg.BatchMaxSize > MaxBatchSize {
+		return nil, fmt.Errorf("tilelog: Config.BatchMaxSize %d: want at most %d leaves", cfg.BatchMaxSize, MaxBatchSize)
+	}
 	if cfg.JournalInterval == 0 {
 		cfg.JournalInterval = DefaultJournalInterval
 	}
@@ -370,7 +373,7 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		}
 	}
 	if cfg.maxLag == 0 {
-		cfg.maxLag = maxLag
+		cfg.maxLag = max(maxLag, 2*uint64(cfg.BatchMaxSize))
 	}
 	if cfg.AppendTimeout == 0 {
 		cfg.AppendTimeout = DefaultAppendTimeout
@@ -506,7 +509,7 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	// The journal's tail goes through the pipeline (recover) before
 	// journalLoop, its writer from then on, starts.
 	l.integrate = make(chan journaled, integrateQueue)
-	l.futures = make(chan pendingLeaf, maxLag)
+	l.futures = make(chan pendingLeaf, max(maxLag, cfg.maxLag))
 	l.journalDone, l.pipelineDone = make(chan struct{}), make(chan struct{})
 	go l.integrateLoop(bgctx)
 	go l.confirmLoop()
