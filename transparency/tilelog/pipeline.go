@@ -43,11 +43,11 @@ const integrateQueue = 4096
 
 // maxLag bounds the leaves journaled but not yet integrated by tessera: past
 // it, journalLoop waits for tessera, and appends with it. So appends are
-// acknowledged no faster, over time, than tessera integrates them; a crash
-// leaves at most this many leaves to replay; and an acknowledged leaf is in
-// the tree within about maxLag / (tessera's rate) (well under a second here).
-// It is at least twice BatchMaxSize (Open): one batch in tessera, the next
-// gathering; with less, the journal would wait out each batch's age.
+// acknowledged no faster, over time, than tessera integrates them, and a
+// crash leaves at most that many leaves to replay. The bound Open uses is
+// at least twice BatchMaxSize: one batch in tessera, the next gathering;
+// with less, the journal would wait out each batch's age. An acknowledged
+// leaf is then in the tree within about two batch ages.
 const maxLag = 8192
 
 // MaxBatchSize bounds Config.BatchMaxSize: the leaves journaled ahead of the
