@@ -160,3 +160,25 @@ func dropWellKnownUnknowns(m protoreflect.Message) {
 		return true
 	})
 }
+
+// BenchmarkReplyCodec: a pick's reply that ends its game (game, receipt,
+// end receipt) encoded by gRPC's proto codec and by replyCodec.
+func BenchmarkReplyCodec(b *testing.B) {
+	reply := codecReplies()[0]
+	for _, c := range []struct {
+		name  string
+		codec interface {
+			Marshal(any) (mem.BufferSlice, error)
+		}
+	}{{"grpc", protoCodec}, {"generated", replyCodec{}}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				data, err := c.codec.Marshal(reply)
+				if err != nil {
+					b.Fatal(err)
+				}
+				data.Free()
+			}
+		})
+	}
+}

@@ -297,8 +297,8 @@ type LogConfig struct {
 	// (its entry bundles and tiles, the partial ones at the tree's edge
 	// included) to a new file, synced, with its directory, and later
 	// removes the partial ones: per record, a longer batch writes fewer. At
-	// peak, 1s and 16,384 records instead of 250ms and 4,096 took about 9 µs
-	// less of the daemon's CPU per draw in six alternating pairs
+	// peak, 1s and 16,384 records instead of 250ms and 4,096 took 6.6 µs
+	// less of the daemon's CPU per draw in eight alternating pairs
 	// (docs/rngd.md, "2026-12-06 (stop 42)"); 250ms instead of 50ms had
 	// given about 4 µs, and 50ms instead of 10ms 5 % less CPU.
 	BatchMaxAge Duration `toml:"batch_max_age"`

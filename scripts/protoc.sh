@@ -23,7 +23,7 @@ protoc_go() {
 
 # protoc_vt DIR FILE...: also generates, beside them, the messages' size and
 # marshal methods (protoc-gen-go-vtproto, pinned by go.mod): rngd's codec
-# (rngd/codec.go) encodes its game servers' replies with them, about four
+# (rngd/codec.go) encodes its game servers' replies with them, about three
 # times as fast as the generic encoder. Decoding stays protobuf-go's, which
 # checks that strings are UTF-8 (vtprotobuf's does not: its issue 146).
 protoc_vt() {

@@ -40,8 +40,13 @@ type Meter struct {
 // Start records the start of an append; call the returned func with the
 // append's error when it is answered.
 func (m *Meter) Start() func(error) {
+	return m.StartAt(time.Now())
+}
+
+// StartAt is Start for an append that began at t0, for a caller that has
+// read the clock already (tilelog's Append, for its watchdog).
+func (m *Meter) StartAt(t0 time.Time) func(error) {
 	m.inFlight.Add(1)
-	t0 := time.Now()
 	return func(err error) {
 		m.inFlight.Add(-1)
 		switch {
