@@ -134,6 +134,7 @@ func TestConfigErrors(t *testing.T) {
 		"bad backend":         {configTOML(map[string]string{"log.backend": `"mysql"`}), "log.backend"},
 		"bad duration":        {configTOML(map[string]string{"game.sweep_interval": `"soon"`}), "game.sweep_interval"},
 		"bad log level":       {configTOML(map[string]string{"log_level": `"loud"`}), "log_level"},
+		"bad scheduling":      {configTOML(map[string]string{"scheduling": `"fifo"`}), `scheduling = "fifo"`},
 		"bad keys":            {configTOML(map[string]string{"keys.backend": `"tpm"`}), "keys.backend"},
 		"grpc.listen":         {configTOML(map[string]string{"grpc.listen": `"7443"`}), "grpc.listen"},
 		"grpc port":           {configTOML(map[string]string{"grpc.listen": `"127.0.0.1:99999"`}), "grpc.listen"},
@@ -253,6 +254,12 @@ func TestConfigDefaults(t *testing.T) {
 		if err != nil || c.LogLevel != want {
 			t.Errorf("log_level %q: %v, %v; want %v", in, c.LogLevel, err, want)
 		}
+	}
+	if c.Scheduling != SchedBatch {
+		t.Errorf("scheduling = %q, want %q", c.Scheduling, SchedBatch)
+	}
+	if c, err := checkTOML(t, configTOML(map[string]string{"scheduling": `"inherit"`})); err != nil || c.Scheduling != SchedInherit {
+		t.Errorf("scheduling \"inherit\": %q, %v", c.Scheduling, err)
 	}
 	if c.Log.BatchMaxSize != 16384 {
 		t.Errorf("log.batch_max_size = %d, want 16384", c.Log.BatchMaxSize)

@@ -1374,6 +1374,12 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	if err := checkDataDir(cfg.DataDir); err != nil {
 		return nil, err
 	}
+	// Before the components start their goroutines' threads, which then
+	// inherit the policy.
+	sched, serr := applyScheduling(cfg.Scheduling)
+	if serr != nil {
+		cfg.Logger.Warn("scheduling: the threads' policy is left as rngd was started with: draws cost more CPU", "scheduling", cfg.Scheduling, "err", serr)
+	}
 	if cfg.Dev {
 		if _, err := GenerateDevPKI(filepath.Join(cfg.DataDir, "dev"), "client", "client2"); err != nil {
 			return nil, err
@@ -1431,6 +1437,7 @@ func Start(ctx context.Context, cfg Config) (_ *Daemon, err error) {
 	httpHandlers, auditRegister := auditSurfaces(c.log, cfg.Logger.With("component", "audit"))
 	d := newDaemon(cfg, e, lis, httpHandlers, auditRegister)
 	d.closers = c.closers
+	d.sched = sched
 	d.banner(c)
 	return d, nil
 }
@@ -1545,6 +1552,7 @@ func (d *Daemon) banner(c *components) {
 	fmt.Fprintf(&b, "  entropy       %s -> HMAC_DRBG\n", strings.Join(kinds, " + "))
 	fmt.Fprintf(&b, "  time zone     %s, sweep every %s, refund grace %s\n", cfg.Game.TimeZone, cfg.Game.SweepInterval, Duration{cfg.Game.refundGrace()})
 	fmt.Fprintf(&b, "  process       %s\n", processProtection())
+	fmt.Fprintf(&b, "  scheduling    %s\n", d.sched)
 	a := d.Addrs()
 	fmt.Fprintf(&b, "  grpc (mTLS)   %s  (client CA %s)\n", a.GRPC, cfg.GRPC.ClientCAFile)
 	if d.crl != nil {
@@ -1563,7 +1571,7 @@ func (d *Daemon) banner(c *components) {
 	fmt.Fprintf(&b, "  admin         unix:%s  (uids %v, mode %04o)\n", a.Admin, cfg.Admin.AllowedUIDs, adminSocketMode(cfg.Admin.AllowedUIDs))
 	io.WriteString(w, b.String())
 	d.log.Info("rngd started", "version", cfg.Version, "dev_mode", cfg.Dev, "software_keys", software, "grpc", a.GRPC, "audit", a.Audit, "http", a.HTTP,
-		"admin", a.Admin, "vrf_key", d.engine.keyID, "vrf_fingerprint", hsm.Fingerprint(d.engine.pub))
+		"admin", a.Admin, "vrf_key", d.engine.keyID, "vrf_fingerprint", hsm.Fingerprint(d.engine.pub), "scheduling", d.sched)
 	if cfg.Dev {
 		d.log.Warn("DEV MODE: not for production")
 	}

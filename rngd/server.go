@@ -47,6 +47,7 @@ import (
 // read-only HTTP listener) in front of the draw engine.
 type Daemon struct {
 	cfg         Config
+	sched       string // the threads' scheduling policy, for the banner (applyScheduling)
 	log         *slog.Logger
 	engine      *engine
 	health      *health.Server // the game servers' and the operator's listeners', and /healthz
