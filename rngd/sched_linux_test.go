@@ -103,6 +103,11 @@ func TestApplyScheduling(t *testing.T) {
 			t.Fatalf("%v\n%s", err, out)
 		}
 		s := string(out)
+		if strings.Contains(s, "error: ") && strings.Contains(s, unix.EPERM.Error()) {
+			// A sandbox (seccomp, a container) that forbids
+			// sched_setattr: the daemon then logs a warning and serves.
+			t.Skipf("sched_setattr not permitted here:\n%s", s)
+		}
 		i, j, k, l := strings.Index(s, "before "), strings.Index(s, "after "), strings.Index(s, "later "), strings.Index(s, "banner: ")
 		if i < 0 || j < 0 || k < 0 || l < 0 {
 			t.Fatalf("scheduling = %s: child output:\n%s", policy, s)
