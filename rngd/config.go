@@ -78,8 +78,8 @@ type Config struct {
 	// monitor, which wakes every 20 µs or so while goroutines wait in
 	// fsyncs, and the threads woken by the log's and the network's
 	// goroutines no longer cut VRF proofs off to resume them on cold
-	// caches. On 2 cores it takes about a tenth off the daemon's CPU a draw
-	// and did not change the p99 at half of peak (docs/rngd.md). Threads
+	// caches. On 2 cores it took 14 µs (6 %) off the daemon's CPU a draw
+	// and did not raise the p99 at half of peak (docs/rngd.md). Threads
 	// under a real-time policy or SCHED_IDLE are left alone. Use "inherit"
 	// where rngd shares its CPUs with work whose wake-ups must preempt it.
 	Scheduling string `toml:"scheduling"`
