@@ -27,15 +27,25 @@ func TestProtectProcess(t *testing.T) {
 		fmt.Printf("before: %s\ncore %d/%d dumpable %d\nafter: %s\n", before, lim.Cur, lim.Max, dumpable, processProtection())
 		return
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestProtectProcess$")
-	cmd.Env = append(os.Environ(), "TIRAGE_PROTECT_CHILD=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	out := childTest(t, "TestProtectProcess", "TIRAGE_PROTECT_CHILD=1")
 	for _, want := range []string{"before: UNPROTECTED", "core 0/0 dumpable 0", "after: core dumps off, not dumpable"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("child output lacks %q:\n%s", want, out)
 		}
 	}
+}
+
+// childTest runs the test named test alone in a child process (this test
+// binary) with env added, for a test that changes process-wide state
+// (limits, scheduling policies) the test process must keep, and returns
+// the child's output.
+func childTest(t *testing.T, test, env string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	return string(out)
 }

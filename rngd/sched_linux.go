@@ -18,15 +18,11 @@ const (
 )
 
 // applyScheduling sets the scheduling policy of the process's threads as
-// the config key scheduling says, and describes the outcome for the
-// banner. With SchedBatch, every thread under SCHED_OTHER (the kernel's
-// SCHED_NORMAL), the default policy, goes under SCHED_BATCH with its nice
-// value kept: a thread that wakes (the Go runtime's monitor, which wakes
-// every 20 µs or so while goroutines block in fsyncs; a goroutine's thread
-// after a write) then waits for the running one's time slice instead of
-// preempting it, so a VRF proof is no longer cut off and resumed on cold
-// caches. The threads the Go runtime starts later are cloned from these
-// and inherit the policy. Threads under another policy (a real-time one,
+// the config key scheduling says (why: Config.Scheduling), and describes
+// the outcome for the banner. With SchedBatch, every thread under
+// SCHED_OTHER (the kernel's SCHED_NORMAL) goes under SCHED_BATCH with its
+// nice value kept; the threads the Go runtime starts later are cloned from
+// these and inherit it. Threads under another policy (a real-time one,
 // SCHED_IDLE) were put there by the operator and are left alone. An error
 // leaves the daemon serving under the policies it had: this is
 // throughput, not safety, and the caller logs it.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
@@ -36,8 +35,9 @@ func policies(t *testing.T, tid int) (map[uint32]int, int32) {
 	return by, nice
 }
 
-// newThreads makes the Go runtime start n more threads: n goroutines
-// locked to their threads at once, all alive until the returned func.
+// newThreads makes the Go runtime start more threads: n goroutines locked
+// to their threads at once, all alive until the returned func (the
+// runtime may give some of them idle threads it had).
 func newThreads(n int) (stop func()) {
 	var ready sync.WaitGroup
 	release := make(chan struct{})
@@ -91,18 +91,11 @@ func TestApplyScheduling(t *testing.T) {
 	}
 	// child runs the test in a child process with the policy and returns
 	// its counts: threads under SCHED_OTHER and SCHED_BATCH before the
-	// call, after it, and after newThreads(8) (the runtime may reuse idle
-	// threads for some); the nice
-	// value after it; and the banner's description.
+	// call, after it, and after newThreads(8); the nice value after it;
+	// and the banner's description.
 	type counts struct{ other, batch int }
 	child := func(policy string) (before, after, later counts, nice int, banner string) {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestApplyScheduling$")
-		cmd.Env = append(os.Environ(), "TIRAGE_SCHED_CHILD="+policy)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%v\n%s", err, out)
-		}
-		s := string(out)
+		s := childTest(t, "TestApplyScheduling", "TIRAGE_SCHED_CHILD="+policy)
 		if strings.Contains(s, "error: ") && strings.Contains(s, unix.EPERM.Error()) {
 			// A sandbox (seccomp, a container) that forbids
 			// sched_setattr: the daemon then logs a warning and serves.

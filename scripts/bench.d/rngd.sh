@@ -173,7 +173,7 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "twice the cores as cmd/rngd sets them (rngd.TuneRuntime), and the daemon's threads under"
   echo "SCHED_BATCH (scheduling = \"batch\", the default: a waking thread does not preempt a proof)."
   echo "The raw bound's benchmark and the one-process one start a daemon in their own process:"
-  echo "their proofs and load generator run under SCHED_BATCH too."
+  echo "the raw bound's proofs, and the one-process load generator, run under SCHED_BATCH too."
   echo "Every reply waits for the durable append of its records (the journal's fsync); a start's"
   echo "secret r is durable before it is drawn (committed ahead to secrets.db's reserve)."
   echo "A draw is a start (multipliers) or a pick: one VRF proof each. Raw bound: proofs with the"
