@@ -2,7 +2,6 @@ package vrf
 
 import (
 	"crypto"
-	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -297,38 +296,61 @@ func nonceRFC6979(x *[qLen]byte, hString []byte) *bigmod.Nat {
 	for i := range v {
 		v[i] = 0x01
 	}
-	mac := func(key []byte, parts ...[]byte) [sha256.Size]byte {
-		m := hmac.New(sha256.New, key)
-		for _, p := range parts {
-			m.Write(p)
-		}
-		var out [sha256.Size]byte
-		m.Sum(out[:0])
-		return out
-	}
 	// d. K = HMAC_K(V || 0x00 || int2octets(x) || bits2octets(h1))
-	k = mac(k[:], v[:], []byte{0x00}, x[:], hOct)
+	k = hmacSHA256(&k, v[:], []byte{0x00}, x[:], hOct)
 	// e. V = HMAC_K(V)
-	v = mac(k[:], v[:])
+	v = hmacSHA256(&k, v[:])
 	// f. K = HMAC_K(V || 0x01 || int2octets(x) || bits2octets(h1))
-	k = mac(k[:], v[:], []byte{0x01}, x[:], hOct)
+	k = hmacSHA256(&k, v[:], []byte{0x01}, x[:], hOct)
 	// g. V = HMAC_K(V)
-	v = mac(k[:], v[:])
+	v = hmacSHA256(&k, v[:])
 	defer clear(k[:])
 	defer clear(v[:])
 	// h. Loop until k is in [1, q-1].
 	for {
 		// 1.-2. T = V = HMAC_K(V), tlen = qlen
-		v = mac(k[:], v[:])
+		v = hmacSHA256(&k, v[:])
 		// 3. k = bits2int(T)
 		kn, err := bigmod.NewNat().SetBytes(v[:], scalarQ)
 		if err == nil && kn.IsZero() == 0 {
 			return kn
 		}
 		// K = HMAC_K(V || 0x00); V = HMAC_K(V)
-		k = mac(k[:], v[:], []byte{0x00})
-		v = mac(k[:], v[:])
+		k = hmacSHA256(&k, v[:], []byte{0x00})
+		v = hmacSHA256(&k, v[:])
 	}
+}
+
+// hmacSHA256 is HMAC-SHA-256 (RFC 2104) of the concatenated parts under a
+// 32-byte key, for the RFC 6979 nonce: on the stack, where crypto/hmac
+// allocates its two hash states and their saved pads for every key, and
+// the nonce takes five keys (half of what a proof allocated). The parts
+// are at most 97 bytes (V ‖ 0x0X ‖ x ‖ h1); more would only spill to the
+// heap. TestNonceRFC6979's known answers check it, as do RFC 9381's.
+func hmacSHA256(key *[sha256.Size]byte, parts ...[]byte) [sha256.Size]byte {
+	const block = 64 // SHA-256's block size; the key is shorter: zero-padded
+	var buf [block + 2*sha256.Size + 1 + sha256.Size]byte
+	b := buf[:block]
+	for i := range b {
+		b[i] = 0x36 // ipad
+	}
+	for i, c := range key {
+		b[i] ^= c
+	}
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	inner := sha256.Sum256(b)
+	b = buf[:block]
+	for i := range b {
+		b[i] = 0x5c // opad
+	}
+	for i, c := range key {
+		b[i] ^= c
+	}
+	out := sha256.Sum256(append(b, inner[:]...))
+	clear(buf[:]) // the padded key
+	return out
 }
 
 // challenge is ECVRF_challenge_generation (§5.4.3) over the encoded points
