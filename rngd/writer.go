@@ -80,6 +80,10 @@ func (w *writer) start() {
 
 func (w *writer) run() {
 	defer close(w.exited)
+	// spare is the array of the batch before, emptied: the queue fills it
+	// next, instead of growing a new one from nothing each batch (a batch
+	// holds thousands of changes at peak).
+	var spare []storeWrite
 	for {
 		w.mu.Lock()
 		for !w.due() {
@@ -90,7 +94,7 @@ func (w *writer) run() {
 			return
 		}
 		batch, upto, err := w.queue, w.queued, w.failed
-		w.queue = nil
+		w.queue = spare
 		for _, c := range batch {
 			if c.done != nil {
 				w.urgent--
@@ -129,6 +133,8 @@ func (w *writer) run() {
 				c.done <- err
 			}
 		}
+		clear(batch) // its games, replies and funcs are garbage now
+		spare = batch[:0]
 	}
 }
 
