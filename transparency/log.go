@@ -107,7 +107,9 @@ type Log interface {
 	// ErrInvalidLeaf. Backend failures (and a ctx done before the leaf is
 	// sequenced) wrap ErrUnavailable. An error does not prove the leaf is
 	// absent: it may have been in flight and appear later, unacknowledged;
-	// unless it is ErrInvalidLeaf or wraps ErrNotAppended.
+	// unless it is ErrInvalidLeaf or wraps ErrNotAppended. The log may keep
+	// leaf, without a copy, until it is written: the caller does not change
+	// it afterwards, whatever Append returns.
 	Append(ctx context.Context, leaf []byte) (uint64, error)
 
 	// Checkpoint returns the latest signed checkpoint.

@@ -624,7 +624,9 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 	}
 	now := time.Now() // the latency's start and the watchdog's: one clock read
 	done := l.meter.StartAt(now)
-	req := appendReq{leaf: bytes.Clone(leaf), done: make(chan appendResult, 1), at: now}
+	// leaf is the log's (transparency.Log): journaled and handed to
+	// tessera as it is, not copied (0.7 KB a draw).
+	req := appendReq{leaf: leaf, done: make(chan appendResult, 1), at: now}
 	l.pmu.Lock()
 	if l.stopping {
 		l.pmu.Unlock()
