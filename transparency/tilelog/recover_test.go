@@ -181,20 +181,35 @@ func TestMisplacedLeafRefusesReopen(t *testing.T) {
 	release := make(chan struct{})
 	cfg := Config{Dir: t.TempDir(), Origin: "example.com/misplaced", Signers: lagSigners(t)}
 	swapped := cfg
-	swapped.wrapAdd = swapAfter(1, release)
+	var added atomic.Int64 // leaves integrateLoop handed to tessera
+	swapped.wrapAdd = func(add tessera.AddFn) tessera.AddFn {
+		swap := swapAfter(1, release)(add)
+		return func(ctx context.Context, e *tessera.Entry) tessera.IndexFuture {
+			added.Add(1)
+			return swap(ctx, e)
+		}
+	}
 	l, err := Open(context.Background(), swapped)
 	if err != nil {
 		close(release)
 		t.Fatal(err)
 	}
 	// "second" and "third" are journaled while "first" is in tessera:
-	// integrateLoop then adds them together.
+	// integrateLoop then adds them together. The journal answers an append
+	// before it hands the leaf's group on to integrateLoop, so each step
+	// is awaited: "first" added to tessera alone, then both later groups
+	// queued before "first" is released (added alone, "second" would wait
+	// for ever for "third", which swapAfter holds it for).
 	for i, leaf := range []string{"first", "second", "third"} {
 		if idx, err := l.Append(context.Background(), []byte(leaf)); err != nil || idx != uint64(i) {
 			close(release)
 			t.Fatalf("Append(%s) = %d, %v; want %d", leaf, idx, err, i)
 		}
+		if i == 0 {
+			waitFor(t, func() bool { return added.Load() == 1 })
+		}
 	}
+	waitFor(t, func() bool { return len(l.integrate) == 2 })
 	close(release)
 	waitFor(t, func() bool { return l.Health() != nil })
 	if err := l.Health(); !errors.Is(err, transparency.ErrSecurity) || errors.Is(err, transparency.ErrUnavailable) {
