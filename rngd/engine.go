@@ -819,14 +819,13 @@ func (e *engine) replyOf(sg *storedGame, leaves [][]byte, indices []uint64, firs
 // the log does not hold yet, was committed before: keepSecret). The game
 // cache is updated as soon as the change is handed over; only the
 // operator's calls, which change no game, wait for the store's commit. A
-// game call's reply is stored as the records it sealed. sg, the game's new
-// state, is the cache's and the store's from then on: the caller, which
-// returns after, changes it no more (no copy: 0.9 KB a draw).
-func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sealed, extra func(tx *bolt.Tx) error) error {
+// game call's reply is stored as the records it sealed. game, the game's
+// new state, is the cache's and the store's from then on: the caller,
+// which returns after, changes it no more (no copy: 0.9 KB a draw).
+func (e *engine) commit(c *call, reply proto.Message, game *storedGame, recs []sealed, extra func(tx *bolt.Tx) error) error {
 	fresh := c.fresh(recs)
 	var sr *storedRequest
 	var key [32]byte
-	game := sg
 	if c != nil {
 		sr, key = &storedRequest{digest: c.digest, at: e.clock.Now().Unix(), msg: reply}, c.req
 		if game != nil && len(recs) > 0 {
@@ -839,7 +838,7 @@ func (e *engine) commit(c *call, reply proto.Message, sg *storedGame, recs []sea
 			sr.reply = b
 		}
 	}
-	wait := sg == nil
+	wait := game == nil
 	indices := make([]uint64, len(fresh))
 	for i, r := range fresh {
 		indices[i] = r.index

@@ -328,29 +328,37 @@ func nonceRFC6979(x *[qLen]byte, hString []byte) *bigmod.Nat {
 // are at most 97 bytes (V ‖ 0x0X ‖ x ‖ h1); more would only spill to the
 // heap. TestNonceRFC6979's known answers check it, as do RFC 9381's.
 func hmacSHA256(key *[sha256.Size]byte, parts ...[]byte) [sha256.Size]byte {
-	const block = 64 // SHA-256's block size; the key is shorter: zero-padded
-	var buf [block + 2*sha256.Size + 1 + sha256.Size]byte
-	b := buf[:block]
-	for i := range b {
-		b[i] = 0x36 // ipad
-	}
-	for i, c := range key {
-		b[i] ^= c
-	}
+	var buf hmacBuf
+	b := hmacPad(&buf, key, 0x36) // ipad
 	for _, p := range parts {
 		b = append(b, p...)
 	}
 	inner := sha256.Sum256(b)
-	b = buf[:block]
+	out := sha256.Sum256(append(hmacPad(&buf, key, 0x5c), inner[:]...)) // opad
+	// The padded key goes with the call.
+	clear(buf[:])
+	return out
+}
+
+// hmacBlock is SHA-256's block size; an HMAC key shorter than it is
+// zero-padded to it.
+const hmacBlock = 64
+
+// hmacBuf holds a padded key and what is hashed after it: the longest is
+// the nonce's V ‖ 0x0X ‖ x ‖ h1.
+type hmacBuf [hmacBlock + 2*sha256.Size + 1 + sha256.Size]byte
+
+// hmacPad writes key ⊕ pad, the key zero-padded to a block, at the start of
+// buf and returns that block.
+func hmacPad(buf *hmacBuf, key *[sha256.Size]byte, pad byte) []byte {
+	b := buf[:hmacBlock]
 	for i := range b {
-		b[i] = 0x5c // opad
+		b[i] = pad
 	}
 	for i, c := range key {
 		b[i] ^= c
 	}
-	out := sha256.Sum256(append(b, inner[:]...))
-	clear(buf[:]) // the padded key
-	return out
+	return b
 }
 
 // challenge is ECVRF_challenge_generation (§5.4.3) over the encoded points
