@@ -335,7 +335,7 @@ func hmacSHA256(key *[sha256.Size]byte, parts ...[]byte) [sha256.Size]byte {
 	}
 	inner := sha256.Sum256(b)
 	out := sha256.Sum256(append(hmacPad(&buf, key, 0x5c), inner[:]...)) // opad
-	// The padded key goes with the call.
+	// Clear the padded key (and the message after it) before returning.
 	clear(buf[:])
 	return out
 }
