@@ -95,10 +95,17 @@ type processLifetime struct{ testing.TB }
 
 func (processLifetime) Cleanup(func()) {}
 
+// TempDir is under TIRAGE_BENCH_DATA if set, and kept (the bench removes
+// that directory when it ends, so that no measured step pays for the removal
+// of a daemon's data before it: rngd/loadtest's benchDataDir).
 func (processLifetime) TempDir() string {
-	d, err := os.MkdirTemp("", "rngd-bench-")
+	root := os.Getenv("TIRAGE_BENCH_DATA")
+	d, err := os.MkdirTemp(root, "rngd-bench-")
 	if err != nil {
 		panic(err)
+	}
+	if root != "" {
+		return d
 	}
 	benchDirs.Lock()
 	benchDirs.list = append(benchDirs.list, d)

@@ -45,6 +45,9 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
+# The daemons' data directories, kept until the pairs end (as scripts/bench.d/rngd.sh).
+export TIRAGE_BENCH_DATA=$tmp/data
+mkdir "$TIRAGE_BENCH_DATA"
 
 # tree SIDE REV: the side's source tree (a worktree of REV, or this one).
 tree() {

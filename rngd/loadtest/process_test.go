@@ -249,7 +249,25 @@ type daemon struct {
 // gRPC and HTTP listeners on ports the kernel picks (the banner says which),
 // and waits until it serves.
 func startDaemon(tb testing.TB, bin string) *daemon {
-	return startDaemonIn(tb, bin, tb.TempDir())
+	return startDaemonIn(tb, bin, benchDataDir(tb))
+}
+
+// benchDataDir is a fresh directory for a benchmark daemon's data: under
+// TIRAGE_BENCH_DATA if set, kept (the bench removes that directory when it
+// ends), else tb.TempDir, removed when the benchmark run ends. Kept, no
+// measured run pays for the removal of the run before it: on ext4 without a
+// journal, each file created in a block group skips the inodes freed there
+// within the last minute or more (docs/rngd.md, stops 45 and 46).
+func benchDataDir(tb testing.TB) string {
+	root := os.Getenv("TIRAGE_BENCH_DATA")
+	if root == "" {
+		return tb.TempDir()
+	}
+	d, err := os.MkdirTemp(root, "rngd-")
+	if err != nil {
+		tb.Fatalf("TIRAGE_BENCH_DATA: %v", err)
+	}
+	return d
 }
 
 // startDaemonIn is startDaemon on dir, which may hold a daemon's data
