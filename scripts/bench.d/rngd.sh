@@ -385,7 +385,7 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "between steps, it costs the next ones CPU in the file system; docs/rngd.md, stop 46):"
   echo
   echo '```'
-  echo "$(cmd "${a_raw[@]:1}")   # again before, between and after the two DaemonProcess peaks"
+  echo "$(cmd "${a_raw[@]:1}")   # and again before and after each DaemonProcess peak below"
   echo "$(cmd "${a_peak[@]}")"
   echo "$(cmd "${a_half[@]}")"
   echo "$(cmd "${a_ppeak[@]}")"
