@@ -304,7 +304,7 @@ type LogConfig struct {
 	// has a default, "tirage.fr/dev-log".
 	Origin string `toml:"origin"`
 	// BatchMaxAge bounds how long a journaled record waits for its batch to
-	// be integrated into the tree (default 2s). Replies do not wait for it
+	// be integrated into the tree (default 1s). Replies do not wait for it
 	// (the append is acknowledged once journaled, see transparency/tilelog),
 	// only inclusion proofs do: a fresh draw's proof exists within about
 	// twice this age plus one checkpoint interval (a batch gathers while the
@@ -316,16 +316,15 @@ type LogConfig struct {
 	// less of the daemon's CPU per draw in eight alternating pairs
 	// (docs/rngd.md, "2026-12-06 (stop 42)"); 250ms instead of 50ms had
 	// given about 4 µs, and 50ms instead of 10ms 5 % less CPU. 2s and
-	// 32,768 records instead of 1s and 16,384: 3.5 µs less in twelve pairs,
-	// all lower, and no change to the p99 at half of peak that fifteen
-	// paced pairs could tell (stop 46); a fresh draw's inclusion proof
-	// about 4 s later instead of 2.
+	// 32,768 records took 3.5 µs less in twelve pairs, but a longer batch
+	// writes more files at once, and the unary calls' p99 at half of peak
+	// came out higher in fourteen of 23 paced pairs (by 0.7–2.0 ms on
+	// average in three sets; stop 46): not kept.
 	BatchMaxAge Duration `toml:"batch_max_age"`
 	// BatchMaxSize writes a batch as soon as it holds this many records
-	// (default 32768, at most 65536: a batch's age, not its size, ends it
-	// at this machine's peak, about 21,000 records in 2s). The embedded log
-	// holds up to twice this many records journaled ahead of the tree in
-	// memory.
+	// (default 16384, at most 65536: a batch's age, not its size, ends it
+	// at this machine's peak, about 10,000 records). The embedded log holds
+	// up to twice this many records journaled ahead of the tree in memory.
 	BatchMaxSize uint `toml:"batch_max_size"`
 	// JournalInterval (embedded log only) is the least time between two
 	// fsyncs of the log's journal while draws append concurrently (default
@@ -870,8 +869,8 @@ const (
 
 // The embedded log's batches by default (LogConfig.BatchMaxAge, BatchMaxSize).
 const (
-	defaultBatchMaxAge     = 2 * time.Second
-	defaultBatchMaxSize    = 32768
+	defaultBatchMaxAge     = time.Second
+	defaultBatchMaxSize    = 16384
 	defaultJournalInterval = 4 * time.Millisecond
 )
 

@@ -235,7 +235,7 @@ func TestConfigDefaults(t *testing.T) {
 	for key, got := range map[string][2]time.Duration{
 		"game.sweep_interval":         {c.Game.SweepInterval.Duration, time.Minute},
 		"game.reply_retention":        {c.Game.ReplyRetention.Duration, 2400 * time.Hour},
-		"log.batch_max_age":           {c.Log.BatchMaxAge.Duration, 2 * time.Second},
+		"log.batch_max_age":           {c.Log.BatchMaxAge.Duration, time.Second},
 		"log.journal_interval":        {c.Log.JournalInterval.Duration, 4 * time.Millisecond},
 		"log.checkpoint_interval":     {c.Log.CheckpointInterval.Duration, 100 * time.Millisecond},
 		"log.trillian_append_timeout": {c.Log.TrillianAppendTimeout.Duration, 30 * time.Second},
@@ -261,8 +261,8 @@ func TestConfigDefaults(t *testing.T) {
 	if c, err := checkTOML(t, configTOML(map[string]string{"scheduling": `"inherit"`})); err != nil || c.Scheduling != SchedInherit {
 		t.Errorf("scheduling \"inherit\": %q, %v", c.Scheduling, err)
 	}
-	if c.Log.BatchMaxSize != 32768 {
-		t.Errorf("log.batch_max_size = %d, want 32768", c.Log.BatchMaxSize)
+	if c.Log.BatchMaxSize != 16384 {
+		t.Errorf("log.batch_max_size = %d, want 16384", c.Log.BatchMaxSize)
 	}
 	if c.Keys.Backend != "software" || c.Log.Backend != "tessera" || c.Log.Origin != "tirage.test/rngd" {
 		t.Errorf("defaults: keys %q, log %q origin %q", c.Keys.Backend, c.Log.Backend, c.Log.Origin)
