@@ -56,6 +56,8 @@ half_of() { awk -v p="$1" 'BEGIN { printf "%.0f", p/2 }'; }
 # pct A B: A as a percentage of B, with a decimal: a ratio to a goal is not
 # rounded up to it (69.5 % is not 70 %).
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", 100*a/b }'; }
+# mean A B: the mean of two measures of the raw bound, to the proof.
+mean() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", (a+b)/2 }'; }
 # busy RUN: the share of the cores the daemon and the load generator kept
 # busy in an own-process RUN, in % (one decimal): (daemon + load generator
 # CPU µs a draw) × draws/s / (cores × 10⁶). The projection to all cores
@@ -88,8 +90,6 @@ bench half "${a_half[@]}"
 # two measured on either side of it. The Play figures are the median run's
 # of the three (all three ratios are reported). Then half of each peak,
 # paced.
-# mean A B: the mean of two measures of the raw bound, to the proof.
-mean() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", (a+b)/2 }'; }
 bench raw1 "${a_raw[@]}"
 a_ppeak=(TIRAGE_BENCH_CLIENTS="$clients" TIRAGE_BENCH_TICKETS=$((draws / 3)) -- -bench 'DaemonProcess$' -benchtime "${draws}x" ./rngd/loadtest/)
 bench ppeak "${a_ppeak[@]}"
