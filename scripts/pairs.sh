@@ -5,7 +5,7 @@
 # shared machine) falls on both alike. A single bench run cannot tell a
 # change of a few µs a draw from that drift; use an even number of pairs.
 #
-#   scripts/pairs.sh [-n PAIRS] [-d DRAWS] [-u] [-c] REV_A [REV_B]
+#   scripts/pairs.sh [-n PAIRS] [-d DRAWS] [-u] [-c] [-r RATE] REV_A [REV_B]
 #
 # REV_A and REV_B are git revisions; REV_B defaults to the working tree.
 # Each side's rngd/loadtest benchmark builds cmd/rngd from its own tree.
@@ -14,24 +14,29 @@
 #   -u  unary calls (default: Play streams)
 #   -c  BenchmarkDaemonProcessCall (bare GetGame calls, 4 × DRAWS) instead
 #       of draws
+#   -r  draws paced at RATE a second (open loop, as the bench's half of
+#       peak) instead of the peak: the table gives each run's latency (p99,
+#       the slowest draw, the durable appends' p99 bound) beside its CPU
+#       a draw; use -d 10000 as the bench does
 # TOML_A, TOML_B: extra daemon configuration for a side (TIRAGE_BENCH_TOML),
 # to compare settings on one revision: TOML_B=$'[log]\nbatch_max_age = "1s"'
 # scripts/pairs.sh HEAD HEAD.
 source "$(dirname "${BASH_SOURCE[0]}")/benchlib.sh"
 
-pairs=4 draws=60000 play=1 bench='DaemonProcess$'
-while getopts n:d:uc opt; do
+pairs=4 draws=60000 play=1 bench='DaemonProcess$' rate=
+while getopts n:d:ucr: opt; do
   case $opt in
     n) pairs=$OPTARG ;;
     d) draws=$OPTARG ;;
     u) play=0 ;;
     c) bench='DaemonProcessCall$' ;;
-    *) sed -n '2,19p' "$0" >&2; exit 2 ;;
+    r) rate=$OPTARG ;;
+    *) sed -n '2,23p' "$0" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  sed -n '2,19p' "$0" >&2
+  sed -n '2,23p' "$0" >&2
   exit 2
 fi
 n=$draws
@@ -69,7 +74,7 @@ done
 run() {
   local d=dir_$1 t=TOML_${1^^}
   (cd "${!d}/rngd/loadtest" &&
-    TIRAGE_BENCH_TOML="${!t:-}" TIRAGE_BENCH_PLAY=$play TIRAGE_BENCH_CLIENTS=256 TIRAGE_BENCH_TICKETS=$((draws / 3 + 100)) \
+    TIRAGE_BENCH_TOML="${!t:-}" TIRAGE_BENCH_RATE="$rate" TIRAGE_BENCH_PLAY=$play TIRAGE_BENCH_CLIENTS=256 TIRAGE_BENCH_TICKETS=$((draws / 3 + 100)) \
       "$tmp/$1.test" -test.run '^$' -test.bench "$bench" -test.benchtime "${n}x" 2>&1) |
     awk '/^Benchmark/ { for (i = 3; i < NF; i++) if ($(i + 1) ~ /[a-z]/) printf "%s=%s ", $(i + 1), $i }'
 }
@@ -78,9 +83,15 @@ get() { tr ' ' '\n' <<<"$2" | sed -n "s|^$1=||p"; }
 
 unit=draw
 [ "$bench" = 'DaemonProcessCall$' ] && unit=call
-echo "pairs: A=$1 B=${2:-working tree}, $pairs pairs of ${n} ${unit}s, $([ $play = 1 ] && echo Play streams || echo unary calls); load $(loadavg)"
-echo "| pair | A µs/$unit | B µs/$unit | B − A | A kernel | B kernel | A ${unit}s/s | B ${unit}s/s |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "pairs: A=$1 B=${2:-working tree}, $pairs pairs of ${n} ${unit}s, $([ $play = 1 ] && echo Play streams || echo unary calls)${rate:+, paced at $rate a second}; load $(loadavg)"
+if [ -n "$rate" ]; then
+  echo "| pair | A p99 ms | B p99 ms | A slowest | B slowest | A append p99 ≤ | B append p99 ≤ | A µs/$unit | B µs/$unit |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+else
+  echo "| pair | A µs/$unit | B µs/$unit | B − A | A kernel | B kernel | A ${unit}s/s | B ${unit}s/s |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+fi
+psum=0
 sum=0
 for i in $(seq 1 "$pairs"); do
   # A first in odd pairs, B first in even ones (A B B A …): a drift of the
@@ -100,6 +111,13 @@ for i in $(seq 1 "$pairs"); do
   fi
   d=$(awk -v a="$ca" -v b="$cb" 'BEGIN { printf "%+.3g", b - a }')
   sum=$(awk -v s="$sum" -v a="$ca" -v b="$cb" 'BEGIN { print s + b - a }')
-  echo "| $i | $ca | $cb | $d | $(get "daemon-sys-cpu-us/$unit" "$ra") | $(get "daemon-sys-cpu-us/$unit" "$rb") | $(get "${unit}s/s" "$ra") | $(get "${unit}s/s" "$rb") |"
+  if [ -n "$rate" ]; then
+    pa=$(get p99-ms "$ra") pb=$(get p99-ms "$rb")
+    psum=$(awk -v s="$psum" -v a="$pa" -v b="$pb" 'BEGIN { print s + b - a }')
+    echo "| $i | $pa | $pb | $(get max-ms "$ra") | $(get max-ms "$rb") | $(get append-p99-ms "$ra") | $(get append-p99-ms "$rb") | $ca | $cb |"
+  else
+    echo "| $i | $ca | $cb | $d | $(get "daemon-sys-cpu-us/$unit" "$ra") | $(get "daemon-sys-cpu-us/$unit" "$rb") | $(get "${unit}s/s" "$ra") | $(get "${unit}s/s" "$rb") |"
+  fi
 done
+[ -n "$rate" ] && awk -v s="$psum" -v n="$pairs" 'BEGIN { printf "mean B − A: %+.3g ms of p99\n", s / n }'
 awk -v s="$sum" -v n="$pairs" -v u="$unit" 'BEGIN { printf "mean B − A: %+.3g µs a %s\n", s / n, u }'
