@@ -2,10 +2,10 @@
 # rngd end to end: Quitte ou Double draws (starts and picks) per second and
 # their latency, from a load generator playing games over gRPC + mutual TLS
 # against a daemon with the embedded log (its journal, then tessera in
-# batches, rngd's defaults: log.batch_max_age), the bbolt store, the software VRF key and the
-# hwrng-seeded DRBG; side by side with the raw VRF-prove throughput of the
-# same key on all cores, in the same run. Then the latency at half of the
-# measured peak (open-loop pacing).
+# batches of rngd's log.batch_max_age), the bbolt store, the software VRF
+# key and the hwrng-seeded DRBG; side by side with the raw VRF-prove
+# throughput of the same key on all cores, in the same run. Then the
+# latency at half of the measured peak (open-loop pacing).
 #
 # Twice: the daemon in the benchmark's own process (rngd BenchmarkQoDDraws),
 # then the real rngd binary in a process of its own (rngd/loadtest
