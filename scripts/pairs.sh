@@ -17,7 +17,9 @@
 #   -r  draws paced at RATE a second (open loop, as the bench's half of
 #       peak) instead of the peak: the table gives each run's latency (p99,
 #       the slowest draw, the durable appends' p99 bound) beside its CPU
-#       a draw; use -d 10000 as the bench does
+#       a draw; the default 60,000 draws are the bench's half-of-peak
+#       step (a run of 10,000 ends before the daemon's first garbage
+#       collection at full heap, and misses the tail that comes with it)
 # TOML_A, TOML_B: extra daemon configuration for a side (TIRAGE_BENCH_TOML),
 # to compare settings on one revision: TOML_B=$'[log]\nbatch_max_age = "1s"'
 # scripts/pairs.sh HEAD HEAD.
@@ -31,12 +33,12 @@ while getopts n:d:ucr: opt; do
     u) play=0 ;;
     c) bench='DaemonProcessCall$' ;;
     r) rate=$OPTARG ;;
-    *) sed -n '2,23p' "$0" >&2; exit 2 ;;
+    *) sed -n '2,25p' "$0" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  sed -n '2,23p' "$0" >&2
+  sed -n '2,25p' "$0" >&2
   exit 2
 fi
 n=$draws

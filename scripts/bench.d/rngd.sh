@@ -14,6 +14,12 @@
 # every core its own. Writes docs/bench/rngd.md.
 . "$(dirname "$0")/../benchlib.sh"
 draws=${DRAWS:-20000}
+# The steps paced at half of peak: 60,000 draws (12–15 s) a step. A step
+# of 10,000 (2 s, as until 2026-12-07) ended on a fresh daemon before its
+# first garbage collection at full heap, and the slowest draws of a
+# sustained load come with those (docs/rngd.md, stop 48): ten alternated
+# pairs, the p99 of 10,000 draws 15.7 ms on average, of 60,000 21.8 ms.
+hdraws=${HALF_DRAWS:-$((3 * draws))}
 clients=${CLIENTS:-256}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -79,7 +85,7 @@ a_peak=(TIRAGE_BENCH_CLIENTS="$clients" TIRAGE_BENCH_TICKETS=$((draws / 3)) -- -
 bench peak "${a_peak[@]}"
 peak=$(get peak draws/s)
 half=$(half_of "$peak")
-a_half=(TIRAGE_BENCH_RATE="$half" TIRAGE_BENCH_CLIENTS="$clients" TIRAGE_BENCH_TICKETS=$((draws / 5)) -- -bench 'QoDDraws$' -benchtime "$((draws / 2))x" -cpu "$procs" ./rngd/)
+a_half=(TIRAGE_BENCH_RATE="$half" TIRAGE_BENCH_CLIENTS="$clients" TIRAGE_BENCH_TICKETS=$((hdraws / 3)) -- -bench 'QoDDraws$' -benchtime "${hdraws}x" -cpu "$procs" ./rngd/)
 bench half "${a_half[@]}"
 
 # 3. The rngd binary in its own process: its peak with a unary call each
@@ -111,10 +117,10 @@ cp "$tmp/qpeak$k" "$tmp/qpeak"
 qratios=$(printf '%s\n' "${qruns[@]}" | sort -k2n | awk '{ printf "%s%s %%", (NR > 1 ? ", " : ""), $1 }')
 ppeak=$(get ppeak draws/s)
 phalf=$(half_of "$ppeak")
-a_phalf=(TIRAGE_BENCH_RATE="$phalf" TIRAGE_BENCH_CLIENTS="$clients" TIRAGE_BENCH_TICKETS=$((draws / 5)) -- -bench 'DaemonProcess$' -benchtime "$((draws / 2))x" ./rngd/loadtest/)
+a_phalf=(TIRAGE_BENCH_RATE="$phalf" TIRAGE_BENCH_CLIENTS="$clients" TIRAGE_BENCH_TICKETS=$((hdraws / 3)) -- -bench 'DaemonProcess$' -benchtime "${hdraws}x" ./rngd/loadtest/)
 bench phalf "${a_phalf[@]}"
 qhalf=$(half_of "$(get qpeak draws/s)")
-a_qhalf=(TIRAGE_BENCH_PLAY=1 TIRAGE_BENCH_RATE="$qhalf" TIRAGE_BENCH_CLIENTS="$clients" TIRAGE_BENCH_TICKETS=$((draws / 5)) -- -bench 'DaemonProcess$' -benchtime "$((draws / 2))x" ./rngd/loadtest/)
+a_qhalf=(TIRAGE_BENCH_PLAY=1 TIRAGE_BENCH_RATE="$qhalf" TIRAGE_BENCH_CLIENTS="$clients" TIRAGE_BENCH_TICKETS=$((hdraws / 3)) -- -bench 'DaemonProcess$' -benchtime "${hdraws}x" ./rngd/loadtest/)
 bench qhalf "${a_qhalf[@]}"
 
 # 4. The same in-process peak with the RSA-FDH-VRF-SHA256 suite (the one HSMs
@@ -169,7 +175,7 @@ done
 # half, aged); "daemon": all but the load generator's.
 us() {
   local n=$draws
-  [ "$1" = half ] && n=$((draws / 2))
+  [ "$1" = half ] && n=$hdraws
   [ "$1" = aged ] && n=50000
   awk -v c="$2" -v n="$n" '$1 == c || (c == "daemon" && $1 != "loadgen") { v += $2 } END { printf "%.1f", 1000 * v / n }' "$tmp/$1.split"
 }
@@ -303,7 +309,7 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo
   echo "### Where a draw's CPU goes"
   echo
-  echo "The in-process peak ($draws draws, $(get prof draws/s) draws/s) and half of it ($((draws / 2)) draws paced"
+  echo "The in-process peak ($draws draws, $(get prof draws/s) draws/s) and half of it ($hdraws draws paced"
   echo "at $half/s) once more, profiled (runtime/pprof, 100 Hz) over exactly their draws; each sample"
   echo "is counted once, in the first row (in the table's order) that a frame of its stack belongs to"
   echo "(scripts/cpusplit.awk). CPU µs per draw, and the share of the daemon's (all rows but the"
