@@ -57,6 +57,11 @@ import (
 //	prove-p99-ms               a VRF proof's p99, at most (likewise): a
 //	                           proof waits for no file, so a long one is a
 //	                           core taken away (the machine's load)
+//	daemon-gc-cycles           the daemon's garbage collections in the
+//	                           window (its go_gc_duration_seconds_count):
+//	                           a sustained load's slowest draws come with
+//	                           them, and a window too short to hold any
+//	                           misses that tail (docs/rngd.md, stop 48)
 //	daemon-cpu-us/draw         daemon CPU per draw
 //	daemon-sys-cpu-us/draw     of which in the kernel (system calls: the
 //	                           sockets, the fsyncs and file writes; page
@@ -85,6 +90,7 @@ func BenchmarkDaemonProcess(b *testing.B) {
 	conns, hangUp := dial(b, d.grpc, rngd.DevPKI{Dir: filepath.Join(d.data, "dev")}, "client", 8)
 
 	append0, prove0 := d.histogram(b, "tirage_log_append_seconds"), d.histogram(b, "tirage_vrf_prove_seconds")
+	gc0 := d.gcCycles(b)
 	cpu0, err := processCPU(d.cmd.Process.Pid)
 	if err != nil {
 		b.Fatal(err)
@@ -99,6 +105,7 @@ func BenchmarkDaemonProcess(b *testing.B) {
 		b.Fatal(err)
 	}
 	append1, prove1 := d.histogram(b, "tirage_log_append_seconds"), d.histogram(b, "tirage_vrf_prove_seconds")
+	gc1 := d.gcCycles(b)
 	if runErr != nil {
 		b.Error(runErr)
 	}
@@ -114,6 +121,7 @@ func BenchmarkDaemonProcess(b *testing.B) {
 	b.ReportMetric(mean(append0, append1), "append-mean-ms")
 	b.ReportMetric(quantileBound(append0, append1, 0.99), "append-p99-ms")
 	b.ReportMetric(quantileBound(prove0, prove1, 0.99), "prove-p99-ms")
+	b.ReportMetric(gc1-gc0, "daemon-gc-cycles")
 	b.ReportMetric(daemonUS, "daemon-cpu-us/draw")
 	b.ReportMetric(perDraw(used.system), "daemon-sys-cpu-us/draw")
 	b.ReportMetric(perDraw(self1-self0), "loadgen-cpu-us/draw")
@@ -491,6 +499,19 @@ func (d *daemon) histogram(b *testing.B, name string) histogram {
 		b.Fatalf("/metrics: no histogram %s", name)
 	}
 	return h
+}
+
+// gcCycles is the daemon's garbage collections since it started.
+func (d *daemon) gcCycles(b *testing.B) float64 {
+	m, err := d.metrics()
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, ok := m["go_gc_duration_seconds_count"]
+	if !ok {
+		b.Fatal("/metrics: no go_gc_duration_seconds_count")
+	}
+	return n
 }
 
 // mean is the mean observation between a and z, in milliseconds.
