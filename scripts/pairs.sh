@@ -16,10 +16,11 @@
 #       of draws
 #   -r  draws paced at RATE a second (open loop, as the bench's half of
 #       peak) instead of the peak: the table gives each run's latency (p99,
-#       the slowest draw, the durable appends' p99 bound) beside its CPU
-#       a draw; the default 60,000 draws are the bench's half-of-peak
-#       step (a run of 10,000 ends before the daemon's first garbage
-#       collection at full heap, and misses the tail that comes with it)
+#       the slowest draw, the durable appends' p99 bound), the daemon's
+#       garbage collections in its window, and its CPU a draw; the
+#       default 60,000 draws are the bench's half-of-peak step (a run of
+#       10,000 ends before the daemon's first garbage collection past
+#       start-up, and misses the tail that comes with those)
 # TOML_A, TOML_B: extra daemon configuration for a side (TIRAGE_BENCH_TOML),
 # to compare settings on one revision: TOML_B=$'[log]\nbatch_max_age = "1s"'
 # scripts/pairs.sh HEAD HEAD.
@@ -33,12 +34,12 @@ while getopts n:d:ucr: opt; do
     u) play=0 ;;
     c) bench='DaemonProcessCall$' ;;
     r) rate=$OPTARG ;;
-    *) sed -n '2,25p' "$0" >&2; exit 2 ;;
+    *) sed -n '2,26p' "$0" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  sed -n '2,25p' "$0" >&2
+  sed -n '2,26p' "$0" >&2
   exit 2
 fi
 n=$draws
@@ -82,13 +83,20 @@ run() {
 }
 # get METRIC RUN: a metric's value in a run's output.
 get() { tr ' ' '\n' <<<"$2" | sed -n "s|^$1=||p"; }
+# gcs RUN: the daemon's garbage collections in a run's window (— from a
+# revision before the benchmark reported them).
+gcs() {
+  local v
+  v=$(get daemon-gc-cycles "$1")
+  if [ -n "$v" ]; then awk -v v="$v" 'BEGIN { printf "%.0f", v }'; else echo "—"; fi
+}
 
 unit=draw
 [ "$bench" = 'DaemonProcessCall$' ] && unit=call
 echo "pairs: A=$1 B=${2:-working tree}, $pairs pairs of ${n} ${unit}s, $([ $play = 1 ] && echo Play streams || echo unary calls)${rate:+, paced at $rate a second}; load $(loadavg)"
 if [ -n "$rate" ]; then
-  echo "| pair | A p99 ms | B p99 ms | A slowest | B slowest | A append p99 ≤ | B append p99 ≤ | A µs/$unit | B µs/$unit |"
-  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| pair | A p99 ms | B p99 ms | A slowest | B slowest | A append p99 ≤ | B append p99 ≤ | A GCs | B GCs | A µs/$unit | B µs/$unit |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 else
   echo "| pair | A µs/$unit | B µs/$unit | B − A | A kernel | B kernel | A ${unit}s/s | B ${unit}s/s |"
   echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -116,7 +124,7 @@ for i in $(seq 1 "$pairs"); do
   if [ -n "$rate" ]; then
     pa=$(get p99-ms "$ra") pb=$(get p99-ms "$rb")
     psum=$(awk -v s="$psum" -v a="$pa" -v b="$pb" 'BEGIN { print s + b - a }')
-    echo "| $i | $pa | $pb | $(get max-ms "$ra") | $(get max-ms "$rb") | $(get append-p99-ms "$ra") | $(get append-p99-ms "$rb") | $ca | $cb |"
+    echo "| $i | $pa | $pb | $(get max-ms "$ra") | $(get max-ms "$rb") | $(get append-p99-ms "$ra") | $(get append-p99-ms "$rb") | $(gcs "$ra") | $(gcs "$rb") | $ca | $cb |"
   else
     echo "| $i | $ca | $cb | $d | $(get "daemon-sys-cpu-us/$unit" "$ra") | $(get "daemon-sys-cpu-us/$unit" "$rb") | $(get "${unit}s/s" "$ra") | $(get "${unit}s/s" "$rb") |"
   fi
