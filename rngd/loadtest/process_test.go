@@ -59,9 +59,10 @@ import (
 //	                           core taken away (the machine's load)
 //	daemon-gc-cycles           the daemon's garbage collections in the
 //	                           window (its go_gc_duration_seconds_count):
-//	                           a sustained load's slowest draws come with
-//	                           them, and a window too short to hold any
-//	                           misses that tail (docs/rngd.md, stop 48)
+//	                           most of a sustained load's slowest draws
+//	                           come with them, and a window too short to
+//	                           hold any misses that tail (docs/rngd.md,
+//	                           stop 48)
 //	daemon-cpu-us/draw         daemon CPU per draw
 //	daemon-sys-cpu-us/draw     of which in the kernel (system calls: the
 //	                           sockets, the fsyncs and file writes; page
