@@ -13,6 +13,13 @@
 # generator's: what the daemon costs per draw, and what it would serve with
 # every core its own. Writes docs/bench/rngd.md.
 . "$(dirname "$0")/../benchlib.sh"
+# Step 4b draws with a SoftHSM2 token: without it the run would stop there,
+# minutes in (as it did run straight after a machine's boot, before make
+# deps: docs/rngd.md, stop 48).
+if [ ! -e /usr/lib/softhsm/libsofthsm2.so ]; then
+  echo "rngd bench: SoftHSM2 is not installed (/usr/lib/softhsm/libsofthsm2.so): run make deps first, or make bench" >&2
+  exit 1
+fi
 draws=${DRAWS:-20000}
 # The steps paced at half of peak: 60,000 draws (12–15 s) a step. A step
 # of 10,000 (2 s, as until 2026-12-07) ended on a fresh daemon before its
