@@ -9,6 +9,11 @@
 # the other areas' figures would lose.
 needs_services=" transparency "
 if [ "${1:-}" != "--assemble" ]; then
+  # The Debian packages the areas use (SoftHSM2 for rngd's PKCS#11 step,
+  # MariaDB for Trillian's), as make bench installs them first: run alone
+  # on a fresh machine the script would otherwise stop minutes in. A
+  # dpkg query per package when all are present.
+  bash scripts/deps.sh
   . scripts/services.sh
   trap services_down EXIT
   mkdir -p docs/bench

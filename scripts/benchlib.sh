@@ -15,3 +15,10 @@ bench_raw() {
   raw=$(mktemp)
   trap 'rm -f "$raw"' EXIT
 }
+
+# whole V prints a benchmark metric as a whole number (go test prints one
+# with four significant digits: 12.00 for a count of 12), or — when V is
+# empty (a revision from before the benchmark reported it).
+whole() {
+  if [ -n "$1" ]; then awk -v v="$1" 'BEGIN { printf "%.0f", v }'; else echo "—"; fi
+}

@@ -83,13 +83,6 @@ run() {
 }
 # get METRIC RUN: a metric's value in a run's output.
 get() { tr ' ' '\n' <<<"$2" | sed -n "s|^$1=||p"; }
-# gcs RUN: the daemon's garbage collections in a run's window (— from a
-# revision before the benchmark reported them).
-gcs() {
-  local v
-  v=$(get daemon-gc-cycles "$1")
-  if [ -n "$v" ]; then awk -v v="$v" 'BEGIN { printf "%.0f", v }'; else echo "—"; fi
-}
 
 unit=draw
 [ "$bench" = 'DaemonProcessCall$' ] && unit=call
@@ -124,7 +117,7 @@ for i in $(seq 1 "$pairs"); do
   if [ -n "$rate" ]; then
     pa=$(get p99-ms "$ra") pb=$(get p99-ms "$rb")
     psum=$(awk -v s="$psum" -v a="$pa" -v b="$pb" 'BEGIN { print s + b - a }')
-    echo "| $i | $pa | $pb | $(get max-ms "$ra") | $(get max-ms "$rb") | $(get append-p99-ms "$ra") | $(get append-p99-ms "$rb") | $(gcs "$ra") | $(gcs "$rb") | $ca | $cb |"
+    echo "| $i | $pa | $pb | $(get max-ms "$ra") | $(get max-ms "$rb") | $(get append-p99-ms "$ra") | $(get append-p99-ms "$rb") | $(whole "$(get daemon-gc-cycles "$ra")") | $(whole "$(get daemon-gc-cycles "$rb")") | $ca | $cb |"
   else
     echo "| $i | $ca | $cb | $d | $(get "daemon-sys-cpu-us/$unit" "$ra") | $(get "daemon-sys-cpu-us/$unit" "$rb") | $(get "${unit}s/s" "$ra") | $(get "${unit}s/s" "$rb") |"
   fi

@@ -13,15 +13,8 @@
 # generator's: what the daemon costs per draw, and what it would serve with
 # every core its own. Writes docs/bench/rngd.md.
 . "$(dirname "$0")/../benchlib.sh"
-# Step 4b draws with a SoftHSM2 token: without it the run would stop there,
-# minutes in (as it did run straight after a machine's boot, before make
-# deps: docs/rngd.md, stop 48).
-if [ ! -e /usr/lib/softhsm/libsofthsm2.so ]; then
-  echo "rngd bench: SoftHSM2 is not installed (/usr/lib/softhsm/libsofthsm2.so): run make deps first, or make bench" >&2
-  exit 1
-fi
 draws=${DRAWS:-20000}
-# The steps paced at half of peak: 60,000 draws (12–15 s) a step. A step
+# The steps paced at half of peak: 60,000 draws (12–13 s) a step. A step
 # of 10,000 (2 s, as until 2026-12-07) ended on a fresh daemon before its
 # first garbage collection past start-up, and most of a sustained load's
 # slowest draws come with those (docs/rngd.md, stop 48): ten alternated
@@ -52,9 +45,6 @@ bench() {
 }
 # get OUT UNIT: the value of metric UNIT in $tmp/OUT.
 get() { awk -v u="$2" '{ for (i=3;i<=NF;i++) if ($(i+1)==u) v=$i } END { print v }' "$tmp/$1"; }
-# count OUT UNIT: metric UNIT in $tmp/OUT as a whole number (go test
-# prints a metric with four significant digits: 12.00).
-count() { awk -v v="$(get "$1" "$2")" 'BEGIN { printf "%.0f", v }'; }
 # cmd ENV... -- GO-TEST-ARGS...: the command line, for the reproduce section.
 cmd() {
   local s=""
@@ -272,7 +262,7 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "| projected daemon / raw VRF bound | ${pratio} % (goal ≥ 70 %) |"
   echo "| mean durable log append (journal) at peak / at half | $(get ppeak append-mean-ms) ms / $(get phalf append-mean-ms) ms |"
   echo "| at half of peak: the slowest draw; p99 of the durable appends and of the VRF proofs (at most: the histograms' bucket bounds) | $(get phalf max-ms) ms; ≤ $(get phalf append-p99-ms) ms, ≤ $(get phalf prove-p99-ms) ms |"
-  echo "| at half of peak: the daemon's garbage collections in the window ($hdraws draws; most of a sustained load's slowest draws come with them) | $(count phalf daemon-gc-cycles) |"
+  echo "| at half of peak: the daemon's garbage collections in the window ($hdraws draws; most of a sustained load's slowest draws come with them) | $(whole "$(get phalf daemon-gc-cycles)") |"
   echo
   echo "### Daemon in its own process, the calls on Play streams"
   echo
@@ -298,7 +288,7 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "| **projected daemon draws/s on all $cores cores** | **$qproj** |"
   echo "| projected daemon / raw VRF bound | ${qratio} % (goal ≥ 70 %) |"
   echo "| at half of peak: the slowest draw; p99 of the durable appends and of the VRF proofs (at most) | $(get qhalf max-ms) ms; ≤ $(get qhalf append-p99-ms) ms, ≤ $(get qhalf prove-p99-ms) ms |"
-  echo "| at half of peak: the daemon's garbage collections in the window | $(count qhalf daemon-gc-cycles) |"
+  echo "| at half of peak: the daemon's garbage collections in the window | $(whole "$(get qhalf daemon-gc-cycles)") |"
   echo
   echo "### What the 70 % goal leaves for the rest of a draw"
   echo
