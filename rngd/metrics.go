@@ -41,10 +41,25 @@ const drawsHelp = "Records sealed in the log, by kind and outcome. " +
 // a game started, ended or past its deadline since shows at the next count.
 const countedHelp = "(counted at the start, after each sweep (game.sweep_interval) and after each refund)."
 
+// latencyBuckets are the latency histograms' upper bounds, seconds.
+var latencyBuckets = prometheus.ExponentialBuckets(0.0002, 2, 16) // 0.2 ms … 6.5 s
+
+// journalFsyncs is the embedded log's tirage_log_journal_fsync_seconds,
+// fed by its journal (tilelog.Config.JournalSynced): made when the log is
+// opened, before the engine's metrics, and registered with them.
+func journalFsyncs() prometheus.Histogram {
+	return prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name: "tirage_log_journal_fsync_seconds",
+		Help: "Latency of the embedded log journal's fsyncs, one a group of records: the disk's share of tirage_log_append_seconds (every draw's reply waits for one). " +
+			"A rise with no rise in draws is the disk slowing down.",
+		Buckets: latencyBuckets,
+	})
+}
+
 func newMetrics(dev bool) *metrics {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	latency := prometheus.ExponentialBuckets(0.0002, 2, 16) // 0.2 ms … 6.5 s
+	latency := latencyBuckets
 	m := &metrics{
 		reg: reg,
 		draws: prometheus.NewCounterVec(prometheus.CounterOpts{

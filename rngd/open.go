@@ -65,6 +65,9 @@ type components struct {
 	// with nothing changed.
 	trillianCreds credentials.TransportCredentials
 	log           transparency.Log
+	// journalFsyncs is the embedded log's journal fsync histogram (nil
+	// with Trillian), registered with the engine's metrics.
+	journalFsyncs prometheus.Histogram
 	closers       []io.Closer
 	// engine is the engine once it is level with the log (openEngineInto):
 	// the log's recovery from an outage catches it up (engine.resync).
@@ -214,6 +217,9 @@ func openEngineInto(ctx context.Context, cfg Config, c *components, level leveli
 	e.metrics.reg.MustRegister(transparency.NewCollector(c.log))
 	if tl, ok := c.log.(*tilelog.Log); ok {
 		e.metrics.reg.MustRegister(checkpointGauges(tl)...)
+	}
+	if c.journalFsyncs != nil {
+		e.metrics.reg.MustRegister(c.journalFsyncs)
 	}
 	if wl, ok := c.log.(witnessedLog); ok {
 		e.metrics.reg.MustRegister(witnessCollector{wl})
@@ -411,6 +417,7 @@ func openLog(ctx context.Context, cfg Config, c *components) error {
 		if cfg.wrapLogSigner != nil {
 			signers = []crypto.Signer{cfg.wrapLogSigner(signers[0])}
 		}
+		fsyncs := journalFsyncs()
 		c.log, err = tilelog.Open(ctx, tilelog.Config{
 			Dir:                filepath.Join(cfg.DataDir, "log"),
 			Origin:             cfg.Log.Origin,
@@ -418,6 +425,7 @@ func openLog(ctx context.Context, cfg Config, c *components) error {
 			BatchMaxAge:        cfg.Log.BatchMaxAge.Duration,
 			BatchMaxSize:       cfg.Log.BatchMaxSize,
 			JournalInterval:    cfg.Log.JournalInterval.Duration,
+			JournalSynced:      func(d time.Duration) { fsyncs.Observe(d.Seconds()) },
 			CheckpointInterval: cfg.Log.CheckpointInterval.Duration,
 			CheckpointTimeout:  cfg.Log.CheckpointTimeout.Duration,
 			WitnessPolicy:      cfg.Log.witnessPolicy,
@@ -427,6 +435,7 @@ func openLog(ctx context.Context, cfg Config, c *components) error {
 		if err != nil {
 			return fmt.Errorf("couldn't open the log: %w", err)
 		}
+		c.journalFsyncs = fsyncs
 	}
 	c.closers = append(c.closers, c.log)
 	return nil

@@ -121,7 +121,7 @@ func TestBannerKeys(t *testing.T) {
 }
 
 // Item 7's series exist on /metrics and move: draws by kind and outcome,
-// call latency, VRF and append latency, the append queue, entropy health,
+// call latency, VRF and append latency, the journal's fsyncs, the append queue, entropy health,
 // refusals by reason; tirage_games_unfinished holds the games in play from
 // the start, not only after the first sweep.
 func TestMetricsMove(t *testing.T) {
@@ -155,6 +155,12 @@ func TestMetricsMove(t *testing.T) {
 		if !strings.Contains(m, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
+	}
+	// The journal's fsyncs: one at least for each draw (and the
+	// emission's records before them), acknowledged one at a time here.
+	var fsyncs int
+	if _, err := fmt.Sscan(strings.TrimPrefix(grepLines(m, "tirage_log_journal_fsync_seconds_count "), "tirage_log_journal_fsync_seconds_count "), &fsyncs); err != nil || fsyncs < 2 {
+		t.Errorf("journal fsyncs counted: %q (%v), want 2 or more", grepLines(m, "tirage_log_journal_fsync_seconds_count"), err)
 	}
 	// A second game, without picks, stays in play.
 	if _, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: "s2", Code: codes1[1]}); err != nil {

@@ -54,6 +54,10 @@ import (
 //	append-mean-ms             mean durable log append (the daemon's /metrics)
 //	append-p99-ms              its p99, at most (the upper bound of the
 //	                           histogram's bucket that holds it)
+//	fsync-mean-ms, fsync-p99-ms the journal's fsyncs (one a group of
+//	                           records, every reply waits for one): their
+//	                           mean, and their p99 at most (likewise): the
+//	                           disk's share of the appends
 //	prove-p99-ms               a VRF proof's p99, at most (likewise): a
 //	                           proof waits for no file, so a long one is a
 //	                           core taken away (the machine's load)
@@ -119,6 +123,8 @@ func BenchmarkDaemonProcess(b *testing.B) {
 	b.ReportMetric(Milliseconds(r.Quantile(1)), "max-ms")
 	b.ReportMetric(mean(w0.append, w1.append), "append-mean-ms")
 	b.ReportMetric(quantileBound(w0.append, w1.append, 0.99), "append-p99-ms")
+	b.ReportMetric(mean(w0.fsync, w1.fsync), "fsync-mean-ms")
+	b.ReportMetric(quantileBound(w0.fsync, w1.fsync, 0.99), "fsync-p99-ms")
 	b.ReportMetric(quantileBound(w0.prove, w1.prove, 0.99), "prove-p99-ms")
 	b.ReportMetric(w1.gcCycles-w0.gcCycles, "daemon-gc-cycles")
 	b.ReportMetric(daemonUS, "daemon-cpu-us/draw")
@@ -478,6 +484,7 @@ type histogram struct {
 // at each end of its window, all from one scrape.
 type window struct {
 	append, prove histogram // tirage_log_append_seconds, tirage_vrf_prove_seconds
+	fsync         histogram // tirage_log_journal_fsync_seconds
 	gcCycles      float64   // garbage collections since the daemon started
 }
 
@@ -494,6 +501,7 @@ func (d *daemon) window(b *testing.B) window {
 	return window{
 		append:   histogramOf(b, m, "tirage_log_append_seconds"),
 		prove:    histogramOf(b, m, "tirage_vrf_prove_seconds"),
+		fsync:    histogramOf(b, m, "tirage_log_journal_fsync_seconds"),
 		gcCycles: gc,
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/atomicfile"
@@ -74,6 +75,9 @@ type journal struct {
 	buf  []byte
 	// maxSegment is the size past which a new segment starts.
 	maxSegment int64
+	// synced, when set, is told how long each group's fsync took
+	// (Config.JournalSynced).
+	synced func(time.Duration)
 }
 
 // journalRecord is a leaf read back from the journal.
@@ -363,8 +367,12 @@ func (j *journal) write(leaves [][]byte) (uint64, error) {
 	if _, err := j.f.Write(j.buf); err != nil {
 		return 0, fmt.Errorf("couldn't write the journal: %w", err)
 	}
+	t0 := time.Now()
 	if err := j.f.Sync(); err != nil {
 		return 0, fmt.Errorf("couldn't sync the journal: %w", err)
+	}
+	if j.synced != nil {
+		j.synced(time.Since(t0))
 	}
 	j.size += int64(len(j.buf))
 	j.next += uint64(len(leaves))

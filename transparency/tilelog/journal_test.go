@@ -1036,3 +1036,28 @@ func TestJournalIntervalOverAppendTimeout(t *testing.T) {
 		t.Fatalf("Open with JournalInterval = AppendTimeout: %v, want it refused", err)
 	}
 }
+
+// Config.JournalSynced hears of each journal fsync, once a group, with how
+// long it took; an appender alone has a group (and an fsync) to each leaf.
+func TestJournalSynced(t *testing.T) {
+	var syncs, took atomic.Int64
+	l, err := Open(context.Background(), Config{Dir: t.TempDir(), Origin: "example.com/synced", Signers: lagSigners(t),
+		JournalSynced: func(d time.Duration) { syncs.Add(1); took.Add(int64(d)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, err := l.Append(context.Background(), fmt.Appendf(nil, "synced %d", i)); err != nil {
+			t.Fatal(err)
+		}
+		if n := syncs.Load(); n != int64(i+1) {
+			t.Fatalf("%d fsyncs heard of after %d appends alone, want one each", n, i+1)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if took.Load() <= 0 {
+		t.Fatalf("fsyncs took %v in all, want more than nothing", time.Duration(took.Load()))
+	}
+}

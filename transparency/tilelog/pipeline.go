@@ -87,6 +87,7 @@ func (l *Log) recover(ctx context.Context, reader tessera.LogReader) error {
 		return fmt.Errorf("tilelog: %w", err)
 	}
 	l.journal = j
+	j.synced = l.cfg.JournalSynced
 	l.integrated.Store(size)
 	l.sequenced.Store(j.next)
 	held, tail := splitRecords(recs, size)

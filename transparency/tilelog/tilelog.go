@@ -183,6 +183,12 @@ type Config struct {
 	// at most this much longer. An appender alone, who appends again once
 	// acknowledged, is not held back: its groups may start closer.
 	JournalInterval time.Duration
+	// JournalSynced, when set, is called after each fsync of the journal
+	// with how long the fsync took (rngd's tirage_log_journal_fsync_seconds):
+	// the disk's share of an Append's latency. It runs on the journal's
+	// goroutine, between a group's fsync and its acknowledgement, and must
+	// not block.
+	JournalSynced func(time.Duration)
 	// CheckpointInterval is the minimum time between checkpoints (default
 	// and minimum 100 ms).
 	CheckpointInterval time.Duration
