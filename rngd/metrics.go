@@ -51,7 +51,7 @@ func journalFsyncs() prometheus.Histogram {
 	return prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name: "tirage_log_journal_fsync_seconds",
 		Help: "Latency of the embedded log journal's fsyncs, one a group of records: the disk's share of tirage_log_append_seconds (every draw's reply waits for one). " +
-			"A rise with no rise in draws is the disk slowing down.",
+			"The call's wall time: on busy cores it holds the wait for one once the disk is done. A rise with no rise in draws is the disk slowing down.",
 		Buckets: latencyBuckets,
 	})
 }
