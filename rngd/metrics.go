@@ -59,7 +59,6 @@ func journalFsyncs() prometheus.Histogram {
 func newMetrics(dev bool) *metrics {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	latency := latencyBuckets
 	m := &metrics{
 		reg: reg,
 		draws: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -69,13 +68,13 @@ func newMetrics(dev bool) *metrics {
 			Name: "tirage_refusals_total", Help: "Refused calls by reason (the ErrorInfo reason of the refusal, else its status code's name) and gRPC status code.",
 		}, []string{"reason", "code"}),
 		callSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "tirage_call_seconds", Help: "Latency of the game servers', the operator's and the auditors' calls.", Buckets: latency,
+			Name: "tirage_call_seconds", Help: "Latency of the game servers', the operator's and the auditors' calls.", Buckets: latencyBuckets,
 		}, []string{"method"}),
 		proveSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "tirage_vrf_prove_seconds", Help: "Latency of VRF proofs.", Buckets: latency,
+			Name: "tirage_vrf_prove_seconds", Help: "Latency of VRF proofs.", Buckets: latencyBuckets,
 		}),
 		appendSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "tirage_log_append_seconds", Help: "Latency of durable log appends.", Buckets: latency,
+			Name: "tirage_log_append_seconds", Help: "Latency of durable log appends.", Buckets: latencyBuckets,
 		}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "tirage_calls_in_flight", Help: "Calls being processed (the game servers', the operator's and the auditors').",

@@ -158,9 +158,10 @@ func TestMetricsMove(t *testing.T) {
 	}
 	// The journal's fsyncs: one at least for each draw (and the
 	// emission's records before them), acknowledged one at a time here.
+	const fsyncCount = "tirage_log_journal_fsync_seconds_count"
 	var fsyncs int
-	if _, err := fmt.Sscan(strings.TrimPrefix(grepLines(m, "tirage_log_journal_fsync_seconds_count "), "tirage_log_journal_fsync_seconds_count "), &fsyncs); err != nil || fsyncs < 2 {
-		t.Errorf("journal fsyncs counted: %q (%v), want 2 or more", grepLines(m, "tirage_log_journal_fsync_seconds_count"), err)
+	if _, err := fmt.Sscanf(grepLines(m, fsyncCount+" "), fsyncCount+" %d", &fsyncs); err != nil || fsyncs < 2 {
+		t.Errorf("journal fsyncs counted: %q (%v), want 2 or more", grepLines(m, fsyncCount), err)
 	}
 	// A second game, without picks, stays in play.
 	if _, err := a.StartGame(ctx, &qodv1.StartGameRequest{RequestId: "s2", Code: codes1[1]}); err != nil {
