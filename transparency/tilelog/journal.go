@@ -51,12 +51,29 @@ import (
 // newest), and older segments wholly below the integrated size may be
 // missing: a segment that reappears after a crash, before a gap, is only
 // deleted again.
+//
+// Reused segments. The first integrated segment trim would delete is kept
+// instead as journal/reuse.seg, and the next segment is that file renamed
+// (its name made durable before any write), its groups written over the old
+// ones from offset 0. Writes that stay inside a file's length change no
+// metadata the data needs, so fdatasync then flushes the data alone, with no
+// file-system journal commit: most groups' syncs are that cheap once the
+// journal has reused its first segment (PostgreSQL recycles its WAL
+// segments for the same reason). Only the newest segment may hold bytes
+// after its last group, its previous life's: the end of its groups is a
+// bad group with no later group, as for a torn write, or a header whose
+// first index is below the segment's own (an older group); a bad group's
+// body may then be followed by those bytes too. Open cuts them off. A
+// segment that is left for the next is first cut to its groups' length and
+// synced, so an older segment ends at its last group, as before.
 const (
 	journalDir  = "journal"
 	journalExt  = ".wal"
 	groupHeader = 4 + 8 + 4 + 4 + 4 + 4
 	// segmentBytes is the size past which the journal starts a new segment.
-	segmentBytes = 64 << 20
+	segmentBytes = 16 << 20
+	// reuseName is the integrated segment kept for the next segment.
+	reuseName = "reuse.seg"
 )
 
 var (
@@ -67,9 +84,14 @@ var (
 // journal is the segment files. It is used by one goroutine at a time.
 type journal struct {
 	dir  string
-	f    *os.File // the newest segment, open for appending
-	size int64    // its length
-	next uint64   // index of the next record
+	f    *os.File // the newest segment, open for writing
+	size int64    // the length of its groups, where the next is written
+	// fileLen is its file's length: more than size when the file is a
+	// reused segment's.
+	fileLen int64
+	// spare says journal/reuse.seg is there, for the next segment.
+	spare bool
+	next  uint64 // index of the next record
 	// segs are the segments' first indices, oldest first; the last is f's.
 	segs []uint64
 	buf  []byte
@@ -148,14 +170,22 @@ func openJournal(dir string, from uint64, logger *slog.Logger) (*journal, []jour
 				}
 				// Its leaves would have started at j.next: groups follow
 				// on from one another.
-				logger.Warn("transparency log journal: torn tail cut off (never acknowledged)",
-					"segment", segmentName(first), "offset", good, "bytes", len(raw)-good, "index", j.next, "reason", err)
+				if olderGroup(raw[good:], first) {
+					logger.Info("transparency log journal: a reused segment's older groups cut off",
+						"segment", segmentName(first), "offset", good, "bytes", len(raw)-good, "index", j.next)
+				} else {
+					logger.Warn("transparency log journal: torn tail cut off (never acknowledged)",
+						"segment", segmentName(first), "offset", good, "bytes", len(raw)-good, "index", j.next, "reason", err)
+				}
 			}
-			if j.f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
+			if j.f, err = os.OpenFile(path, os.O_WRONLY, 0o600); err != nil {
 				return nil, nil, fmt.Errorf("couldn't open the journal: %w", err)
 			}
-			j.size = int64(good)
+			j.size, j.fileLen = int64(good), int64(good)
 		}
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, reuseName)); err == nil && fi.Mode().IsRegular() {
+		j.spare = true
 	}
 	if j.next < from {
 		// Everything journaled is integrated and old segments are gone, or
@@ -246,6 +276,9 @@ func parseSegment(raw []byte, first uint64) (recs []journalRecord, good int, tor
 		if !ok {
 			return recs, off, !laterGroup(raw, off, want), errors.New("bad group header")
 		}
+		if h.first < first {
+			return recs, off, true, fmt.Errorf("an older group (index %d) of a reused segment", h.first)
+		}
 		if h.first != want {
 			return recs, off, false, fmt.Errorf("group starts at index %d, want %d", h.first, want)
 		}
@@ -255,7 +288,7 @@ func parseSegment(raw []byte, first uint64) (recs []journalRecord, good int, tor
 		}
 		body := raw[off+groupHeader : end]
 		if crc32.Checksum(body, crcTable) != h.crc {
-			return recs, off, end == len(raw), errors.New("group checksum mismatch")
+			return recs, off, !laterGroup(raw, off, want), errors.New("group checksum mismatch")
 		}
 		n := len(recs)
 		if recs, err = parseBody(recs, body, want, h.count); err != nil {
@@ -318,6 +351,22 @@ func laterGroup(raw []byte, off int, want uint64) bool {
 	}
 }
 
+// olderGroup reports whether tail holds a group header whose first index is
+// below first, the index of the segment it is in: bytes of a reused
+// segment's previous life.
+func olderGroup(tail []byte, first uint64) bool {
+	for i := 0; ; i++ {
+		j := bytes.Index(tail[i:], groupMagic[:])
+		if j < 0 {
+			return false
+		}
+		i += j
+		if h, ok := parseHead(tail[i:]); ok && h.first < first {
+			return true
+		}
+	}
+}
+
 // appendGroup appends the group of leaves from index first to b.
 func appendGroup(b []byte, first uint64, leaves [][]byte) []byte {
 	start := len(b)
@@ -336,21 +385,51 @@ func appendGroup(b []byte, first uint64, leaves [][]byte) []byte {
 	return b
 }
 
-// newSegment starts a segment at j.next (and makes its name durable).
+// newSegment starts a segment at j.next (and makes its name durable): the
+// spare segment renamed, when there is one, else a new file. The segment
+// it follows is first cut to its groups and synced.
 func (j *journal) newSegment() error {
+	if j.f != nil && j.fileLen > j.size {
+		if err := j.f.Truncate(j.size); err != nil {
+			return fmt.Errorf("couldn't cut a reused journal segment: %w", err)
+		}
+		if err := j.f.Sync(); err != nil {
+			return fmt.Errorf("couldn't sync the journal: %w", err)
+		}
+		j.fileLen = j.size
+	}
 	path := filepath.Join(j.dir, segmentName(j.next))
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+	var f *os.File
+	var err error
+	reused := false
+	if j.spare {
+		j.spare = false
+		err = os.Rename(filepath.Join(j.dir, reuseName), path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("couldn't reuse a journal segment: %w", err)
+		}
+		reused = err == nil
+	}
+	if reused {
+		f, err = os.OpenFile(path, os.O_WRONLY, 0o600)
+	} else {
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	}
 	if err != nil {
 		return fmt.Errorf("couldn't create a journal segment: %w", err)
 	}
-	if err := atomicfile.SyncDir(j.dir); err != nil {
+	fi, err := f.Stat()
+	if err == nil {
+		err = atomicfile.SyncDir(j.dir)
+	}
+	if err != nil {
 		f.Close()
 		return err
 	}
 	if j.f != nil {
 		j.f.Close()
 	}
-	j.f, j.size = f, 0
+	j.f, j.size, j.fileLen = f, 0, fi.Size()
 	j.segs = append(j.segs, j.next)
 	return nil
 }
@@ -364,17 +443,18 @@ func (j *journal) write(leaves [][]byte) (uint64, error) {
 	}
 	first := j.next
 	j.buf = appendGroup(j.buf[:0], first, leaves)
-	if _, err := j.f.Write(j.buf); err != nil {
+	if _, err := j.f.WriteAt(j.buf, j.size); err != nil {
 		return 0, fmt.Errorf("couldn't write the journal: %w", err)
 	}
 	t0 := time.Now()
-	if err := j.f.Sync(); err != nil {
+	if err := datasync(j.f); err != nil {
 		return 0, fmt.Errorf("couldn't sync the journal: %w", err)
 	}
 	if j.synced != nil {
 		j.synced(time.Since(t0))
 	}
 	j.size += int64(len(j.buf))
+	j.fileLen = max(j.fileLen, j.size)
 	j.next += uint64(len(leaves))
 	if cap(j.buf) > 4<<20 {
 		j.buf = nil
@@ -389,7 +469,15 @@ func (j *journal) write(leaves [][]byte) (uint64, error) {
 func (j *journal) trim(size uint64) error {
 	removed := false
 	for len(j.segs) > 1 && j.segs[1] <= size {
-		if err := os.Remove(filepath.Join(j.dir, segmentName(j.segs[0]))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		path := filepath.Join(j.dir, segmentName(j.segs[0]))
+		if !j.spare {
+			// Kept for the next segment (see Reused segments above).
+			err := os.Rename(path, filepath.Join(j.dir, reuseName))
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("couldn't keep an integrated journal segment: %w", err)
+			}
+			j.spare = err == nil
+		} else if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("couldn't delete an integrated journal segment: %w", err)
 		}
 		j.segs = j.segs[1:]
@@ -401,9 +489,21 @@ func (j *journal) trim(size uint64) error {
 	return nil
 }
 
+// close closes the newest segment, cut to its groups first when it is a
+// reused one: a journal closed cleanly holds no older bytes, and reads as
+// before segments were reused (an older rngd rolled back to reads it).
 func (j *journal) close() error {
 	if j.f == nil {
 		return nil
 	}
-	return j.f.Close()
+	var err error
+	if j.fileLen > j.size {
+		if err = j.f.Truncate(j.size); err == nil {
+			err = j.f.Sync()
+		}
+		if err != nil {
+			err = fmt.Errorf("couldn't cut a reused journal segment: %w", err)
+		}
+	}
+	return errors.Join(err, j.f.Close())
 }

@@ -297,20 +297,24 @@ func TestJournalGap(t *testing.T) {
 }
 
 // FuzzParseSegment: any bytes parse without panic into consecutive records
-// that lie within the input.
+// from the segment's first index that lie within the input, with a
+// reason whenever bytes are left after them.
 func FuzzParseSegment(f *testing.F) {
-	f.Add([]byte{})
+	f.Add([]byte{}, uint16(0))
 	for _, n := range []int{1, 3} {
 		g := appendGroup(nil, 0, journalLeaves(0, n))
-		f.Add(appendGroup(g, uint64(n), journalLeaves(n, 2)))
+		f.Add(appendGroup(g, uint64(n), journalLeaves(n, 2)), uint16(0))
+		f.Add(appendGroup(g, uint64(n), journalLeaves(n, 2)), uint16(1)) // older groups
+		reused := appendGroup(nil, 9, journalLeaves(9, 2))
+		f.Add(append(reused, g[len(reused)%len(g):]...), uint16(9))
 	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		recs, good, _, _ := parseSegment(raw, 0)
-		if good > len(raw) {
-			t.Fatalf("good %d > %d", good, len(raw))
+	f.Fuzz(func(t *testing.T, raw []byte, first uint16) {
+		recs, good, _, err := parseSegment(raw, uint64(first))
+		if good > len(raw) || (good < len(raw)) != (err != nil) {
+			t.Fatalf("good %d of %d, %v", good, len(raw), err)
 		}
 		for i, r := range recs {
-			if r.index != uint64(i) {
+			if r.index != uint64(first)+uint64(i) {
 				t.Fatalf("record %d has index %d", i, r.index)
 			}
 		}
