@@ -40,9 +40,8 @@ import (
 // all big endian; the indices of a group are first .. first+count-1 and
 // follow on from the group before, across segments. A group is written only
 // after the one before it is synced (and acknowledged), so at Open a bad
-// group is a torn write, never acknowledged, only when nothing follows it:
-// its header is whole and its body ends at the end of the file, or no whole
-// group follows it (a valid header opening a body that matches its checksum,
+// group is a torn write, never acknowledged, only when no whole group
+// follows it (a valid header opening a body that matches its checksum,
 // with a first index that can follow the bad group; a header alone may be
 // bytes of a leaf of the torn group, see laterGroup). It is cut off. A bad
 // group followed by a group, or in an older segment, is corruption: Open
@@ -55,17 +54,16 @@ import (
 // Reused segments. The first integrated segment trim would delete is kept
 // instead as journal/reuse.seg, and the next segment is that file renamed
 // (its name made durable before any write), its groups written over the old
-// ones from offset 0. Writes that stay inside a file's length change no
-// metadata the data needs, so fdatasync then flushes the data alone, with no
-// file-system journal commit: most groups' syncs are that cheap once the
-// journal has reused its first segment (PostgreSQL recycles its WAL
-// segments for the same reason). Only the newest segment may hold bytes
-// after its last group, its previous life's: the end of its groups is a
-// bad group with no later group, as for a torn write, or a header whose
-// first index is below the segment's own (an older group); a bad group's
-// body may then be followed by those bytes too. Open cuts them off. A
-// segment that is left for the next is first cut to its groups' length and
-// synced, so an older segment ends at its last group, as before.
+// ones from offset 0. A write inside the file's length changes no metadata
+// the data needs, so fdatasync flushes the data without a file-system
+// journal commit (PostgreSQL recycles its WAL segments for the same
+// reason; docs/rngd.md, stop 50, has what it saves here). Only the newest
+// segment may hold bytes after its last group, its previous life's: its
+// groups end at a bad group with no whole later group, as for a torn
+// write, or at a header whose first index is below the segment's own (an
+// older group). Open cuts them off. A segment left for the next, and the
+// newest at close, are first cut to their groups and synced, so an older
+// segment, and a journal closed cleanly, end at their last group as before.
 const (
 	journalDir  = "journal"
 	journalExt  = ".wal"
