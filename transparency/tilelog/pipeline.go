@@ -88,6 +88,9 @@ func (l *Log) recover(ctx context.Context, reader tessera.LogReader) error {
 	}
 	l.journal = j
 	j.synced = l.cfg.JournalSynced
+	if l.cfg.segmentBytes > 0 {
+		j.maxSegment = l.cfg.segmentBytes
+	}
 	l.integrated.Store(size)
 	l.sequenced.Store(j.next)
 	held, tail := splitRecords(recs, size)

@@ -226,6 +226,8 @@ type Config struct {
 
 	// maxLag overrides the package's maxLag (tests).
 	maxLag uint64
+	// segmentBytes overrides the journal's segmentBytes (tests).
+	segmentBytes int64
 	// closeTimeout overrides DefaultCloseTimeout (tests).
 	closeTimeout time.Duration
 	// wrapAdd, if set, wraps tessera's Add (tests).
