@@ -144,6 +144,9 @@ func TestMetricsMove(t *testing.T) {
 		`tirage_draws_total{kind="pick",outcome="`,
 		`tirage_call_seconds_count{method="Pick"} 2`,
 		`tirage_call_seconds_count{method="StartGame"} 1`,
+		// A bound at the p99 goal, 25 ms: the calls over it counted.
+		`tirage_call_seconds_bucket{method="Pick",le="0.025"} `,
+		`tirage_log_append_seconds_bucket{le="0.025"} `,
 		`tirage_vrf_prove_seconds_count`,
 		`tirage_log_append_seconds_count`,
 		`tirage_log_append_queue 0`,
