@@ -21,6 +21,7 @@ import (
 
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/checkpoint"
+	"tirage.fr/tirage/transparency/logtest"
 	"tirage.fr/tirage/transparency/trillian"
 )
 
@@ -98,24 +99,6 @@ func (c *outageConn) Invoke(ctx context.Context, method string, args, reply any,
 	return err
 }
 
-// logBuffer collects a logger's lines, for concurrent writers and readers.
-type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // eventually polls cond every 20 ms until it holds, failing after limit.
 func eventually(t *testing.T, limit time.Duration, what string, cond func() bool) {
 	t.Helper()
@@ -134,14 +117,14 @@ type outageFixture struct {
 	conn    *outageConn
 	tree    int64
 	cfg     trillian.Config
-	logs    *logBuffer
+	logs    *logtest.Buffer
 	resyncs atomic.Int32
 	resyncd atomic.Uint64 // the size of the checkpoint Resync was given
 }
 
 func newOutageFixture(t *testing.T, mode string) *outageFixture {
 	conn := dial(t)
-	f := &outageFixture{conn: newOutageConn(conn, mode), tree: newTree(t, conn), logs: &logBuffer{}}
+	f := &outageFixture{conn: newOutageConn(conn, mode), tree: newTree(t, conn), logs: &logtest.Buffer{}}
 	f.cfg = trillian.Config{Conn: f.conn, TreeID: f.tree, Origin: "tirage.fr/log/outage", Signers: signers(t),
 		StateFile:     filepath.Join(t.TempDir(), "trillian-checkpoint"),
 		AppendTimeout: 3 * time.Second, PendingTimeout: 2 * time.Second,

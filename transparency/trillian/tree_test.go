@@ -22,6 +22,7 @@ import (
 
 	"tirage.fr/tirage/transparency"
 	"tirage.fr/tirage/transparency/checkpoint"
+	"tirage.fr/tirage/transparency/logtest"
 	"tirage.fr/tirage/transparency/trillian"
 )
 
@@ -203,7 +204,7 @@ func TestRecoverKeepsRefusedLeaf(t *testing.T) {
 	leaf := []byte("timed out in the outage, refused during the recovery")
 	var calls atomic.Int32
 	var resyncs atomic.Int32
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	cfg := p.cfg
 	// The append's QueueLeaf reaches the fake (queued, the signer
 	// stalled); the recovery's are refused.
@@ -277,7 +278,7 @@ func TestFrozenTreeFailsClosed(t *testing.T) {
 	p := newPendingFixture(t, 2)
 	var frozen atomic.Bool
 	var resyncs atomic.Int32
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	cfg := p.cfg
 	cfg.AppendTimeout = 5 * time.Second
 	cfg.Conn = frozenConn{p.conn, &frozen}

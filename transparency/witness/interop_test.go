@@ -1,7 +1,6 @@
 package witness_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -9,7 +8,6 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,27 +16,10 @@ import (
 	"github.com/transparency-dev/tessera/storage/posix"
 	"golang.org/x/mod/sumdb/note"
 
+	"tirage.fr/tirage/transparency/logtest"
 	"tirage.fr/tirage/transparency/witness"
 	vcheckpoint "tirage.fr/tirage/verifier/checkpoint"
 )
-
-// syncBuffer is a log sink the handler's goroutines write to.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // A real peer: tessera's appender (POSIX driver) with our witness as its
 // one required witness publishes only checkpoints our witness cosigned,
@@ -56,7 +37,7 @@ func TestTesseraInterop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
+	var logs logtest.Buffer
 	wit, err := witness.New(witness.Config{Signer: signer, Logs: logKeys, StateDir: t.TempDir(),
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {

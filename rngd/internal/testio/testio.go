@@ -8,28 +8,13 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"sync"
 	"testing"
+
+	"tirage.fr/tirage/transparency/logtest"
 )
 
 // Buffer is a bytes.Buffer safe for concurrent writers and readers.
-type Buffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *Buffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// String returns what was written so far.
-func (s *Buffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type Buffer = logtest.Buffer
 
 // CopyExecutable copies the running test binary to dst (which must not
 // exist), mode 0755 whatever the umask.

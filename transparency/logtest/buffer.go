@@ -1,0 +1,26 @@
+package logtest
+
+import (
+	"bytes"
+	"sync"
+)
+
+// Buffer collects what goroutines write (a logger's lines) while a test
+// reads it: a bytes.Buffer safe for concurrent writers and readers.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *Buffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns what was written so far.
+func (s *Buffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
