@@ -61,6 +61,13 @@ import (
 //	prove-p99-ms               a VRF proof's p99, at most (likewise): a
 //	                           proof waits for no file, so a long one is a
 //	                           core taken away (the machine's load)
+//	pick-mean-ms, pick-p99-ms  a pick in the daemon (tirage_call_seconds
+//	                           {method="Pick"}: from the call's start, in
+//	                           its worker, to its result): its mean, and
+//	                           its p99 at most (likewise); against p99-ms,
+//	                           what of a draw's tail is in the daemon's
+//	                           handler and what before or after it (the
+//	                           transport, both processes' scheduling)
 //	daemon-gc-cycles           the daemon's garbage collections in the
 //	                           window (its go_gc_duration_seconds_count):
 //	                           most of a sustained load's slowest draws
@@ -126,6 +133,8 @@ func BenchmarkDaemonProcess(b *testing.B) {
 	b.ReportMetric(mean(w0.fsync, w1.fsync), "fsync-mean-ms")
 	b.ReportMetric(quantileBound(w0.fsync, w1.fsync, 0.99), "fsync-p99-ms")
 	b.ReportMetric(quantileBound(w0.prove, w1.prove, 0.99), "prove-p99-ms")
+	b.ReportMetric(mean(w0.pick, w1.pick), "pick-mean-ms")
+	b.ReportMetric(quantileBound(w0.pick, w1.pick, 0.99), "pick-p99-ms")
 	b.ReportMetric(w1.gcCycles-w0.gcCycles, "daemon-gc-cycles")
 	b.ReportMetric(daemonUS, "daemon-cpu-us/draw")
 	b.ReportMetric(perDraw(used.system), "daemon-sys-cpu-us/draw")
@@ -485,6 +494,7 @@ type histogram struct {
 type window struct {
 	append, prove histogram // tirage_log_append_seconds, tirage_vrf_prove_seconds
 	fsync         histogram // tirage_log_journal_fsync_seconds
+	pick          histogram // tirage_call_seconds{method="Pick"}
 	gcCycles      float64   // garbage collections since the daemon started
 }
 
@@ -499,18 +509,22 @@ func (d *daemon) window(b *testing.B) window {
 		b.Fatal("/metrics: no go_gc_duration_seconds_count")
 	}
 	return window{
-		append:   histogramOf(b, m, "tirage_log_append_seconds"),
-		prove:    histogramOf(b, m, "tirage_vrf_prove_seconds"),
-		fsync:    histogramOf(b, m, "tirage_log_journal_fsync_seconds"),
+		append:   histogramOf(b, m, "tirage_log_append_seconds", ""),
+		prove:    histogramOf(b, m, "tirage_vrf_prove_seconds", ""),
+		fsync:    histogramOf(b, m, "tirage_log_journal_fsync_seconds", ""),
+		pick:     histogramOf(b, m, "tirage_call_seconds", `method="Pick"`),
 		gcCycles: gc,
 	}
 }
 
-// histogramOf is histogram name (a series without labels) of the scraped
-// metrics m.
-func histogramOf(b *testing.B, m map[string]float64, name string) histogram {
-	h := histogram{sum: m[name+"_sum"], count: m[name+"_count"], buckets: map[float64]float64{}}
-	prefix := name + `_bucket{le="`
+// histogramOf is the series of histogram name with labels (`method="Pick"`;
+// empty: a histogram without labels) of the scraped metrics m.
+func histogramOf(b *testing.B, m map[string]float64, name, labels string) histogram {
+	series, prefix := "", name+`_bucket{le="`
+	if labels != "" {
+		series, prefix = "{"+labels+"}", name+`_bucket{`+labels+`,le="`
+	}
+	h := histogram{sum: m[name+"_sum"+series], count: m[name+"_count"+series], buckets: map[float64]float64{}}
 	for k, v := range m {
 		le, ok := strings.CutPrefix(k, prefix)
 		if !ok {
@@ -522,7 +536,9 @@ func histogramOf(b *testing.B, m map[string]float64, name string) histogram {
 		}
 		h.buckets[bound] = v
 	}
-	if len(h.buckets) == 0 {
+	// A labelled series appears with its first observation: none yet at
+	// the window's start is none to subtract.
+	if len(h.buckets) == 0 && labels == "" {
 		b.Fatalf("/metrics: no histogram %s", name)
 	}
 	return h

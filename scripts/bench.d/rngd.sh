@@ -261,7 +261,7 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "| **projected daemon draws/s on all $cores cores** | **$proj** |"
   echo "| projected daemon / raw VRF bound | ${pratio} % (goal ≥ 70 %) |"
   echo "| mean durable log append (journal) at peak / at half | $(get ppeak append-mean-ms) ms / $(get phalf append-mean-ms) ms |"
-  echo "| at half of peak: the slowest draw; p99 of the durable appends, of the journal's fsyncs and of the VRF proofs (at most: the histograms' bucket bounds) | $(get phalf max-ms) ms; ≤ $(get phalf append-p99-ms) ms, ≤ $(get phalf fsync-p99-ms) ms, ≤ $(get phalf prove-p99-ms) ms |"
+  echo "| at half of peak: the slowest draw; p99 of a pick in the daemon (from its start to its result: against the draws' p99, the part of the tail in the handler), of the durable appends, of the journal's fsyncs and of the VRF proofs (at most: the histograms' bucket bounds) | $(get phalf max-ms) ms; ≤ $(get phalf pick-p99-ms) ms, ≤ $(get phalf append-p99-ms) ms, ≤ $(get phalf fsync-p99-ms) ms, ≤ $(get phalf prove-p99-ms) ms |"
   echo "| mean fsync of the journal at peak / at half (one a group of records; every reply waits for one: the disk's share) | $(get ppeak fsync-mean-ms) ms / $(get phalf fsync-mean-ms) ms |"
   echo "| at half of peak: the daemon's garbage collections in the window ($hdraws draws; most of a sustained load's slowest draws come with them) | $(whole "$(get phalf daemon-gc-cycles)") |"
   echo
@@ -288,7 +288,7 @@ daemon_us=$(get ppeak daemon-cpu-us/draw)
   echo "| cores kept busy at peak by the daemon and the load generator (the projection's premise) | $(busy qpeak) % |"
   echo "| **projected daemon draws/s on all $cores cores** | **$qproj** |"
   echo "| projected daemon / raw VRF bound | ${qratio} % (goal ≥ 70 %) |"
-  echo "| at half of peak: the slowest draw; p99 of the durable appends, of the journal's fsyncs and of the VRF proofs (at most) | $(get qhalf max-ms) ms; ≤ $(get qhalf append-p99-ms) ms, ≤ $(get qhalf fsync-p99-ms) ms, ≤ $(get qhalf prove-p99-ms) ms |"
+  echo "| at half of peak: the slowest draw; p99 of a pick in the daemon, of the durable appends, of the journal's fsyncs and of the VRF proofs (at most) | $(get qhalf max-ms) ms; ≤ $(get qhalf pick-p99-ms) ms, ≤ $(get qhalf append-p99-ms) ms, ≤ $(get qhalf fsync-p99-ms) ms, ≤ $(get qhalf prove-p99-ms) ms |"
   echo "| mean fsync of the journal at peak / at half | $(get qpeak fsync-mean-ms) ms / $(get qhalf fsync-mean-ms) ms |"
   echo "| at half of peak: the daemon's garbage collections in the window | $(whole "$(get qhalf daemon-gc-cycles)") |"
   echo
