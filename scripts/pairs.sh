@@ -16,8 +16,9 @@
 #       of draws
 #   -r  draws paced at RATE a second (open loop, as the bench's half of
 #       peak) instead of the peak: the table gives each run's latency (p99,
-#       the slowest draw, the p99 bounds of the durable appends and of
-#       the journal's fsyncs: blank for a revision before 2026-12-07), the daemon's
+#       the slowest draw, the p99 bounds of a pick in the daemon, of the
+#       durable appends and of the journal's fsyncs: the fsyncs' blank for
+#       a revision before 2026-12-07, the pick's before stop 50), the daemon's
 #       garbage collections in its window, and its CPU a draw; the
 #       default 60,000 draws are the bench's half-of-peak step (a run of
 #       10,000 ends before the daemon's first garbage collection past
@@ -89,8 +90,8 @@ unit=draw
 [ "$bench" = 'DaemonProcessCall$' ] && unit=call
 echo "pairs: A=$1 B=${2:-working tree}, $pairs pairs of ${n} ${unit}s, $([ $play = 1 ] && echo Play streams || echo unary calls)${rate:+, paced at $rate a second}; load $(loadavg)"
 if [ -n "$rate" ]; then
-  echo "| pair | A p99 ms | B p99 ms | A slowest | B slowest | A append p99 ≤ | B append p99 ≤ | A fsync p99 ≤ | B fsync p99 ≤ | A GCs | B GCs | A µs/$unit | B µs/$unit |"
-  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| pair | A p99 ms | B p99 ms | A slowest | B slowest | A pick p99 ≤ | B pick p99 ≤ | A append p99 ≤ | B append p99 ≤ | A fsync p99 ≤ | B fsync p99 ≤ | A GCs | B GCs | A µs/$unit | B µs/$unit |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 else
   echo "| pair | A µs/$unit | B µs/$unit | B − A | A kernel | B kernel | A ${unit}s/s | B ${unit}s/s |"
   echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -118,7 +119,7 @@ for i in $(seq 1 "$pairs"); do
   if [ -n "$rate" ]; then
     pa=$(get p99-ms "$ra") pb=$(get p99-ms "$rb")
     psum=$(awk -v s="$psum" -v a="$pa" -v b="$pb" 'BEGIN { print s + b - a }')
-    echo "| $i | $pa | $pb | $(get max-ms "$ra") | $(get max-ms "$rb") | $(get append-p99-ms "$ra") | $(get append-p99-ms "$rb") | $(get fsync-p99-ms "$ra") | $(get fsync-p99-ms "$rb") | $(whole "$(get daemon-gc-cycles "$ra")") | $(whole "$(get daemon-gc-cycles "$rb")") | $ca | $cb |"
+    echo "| $i | $pa | $pb | $(get max-ms "$ra") | $(get max-ms "$rb") | $(get pick-p99-ms "$ra") | $(get pick-p99-ms "$rb") | $(get append-p99-ms "$ra") | $(get append-p99-ms "$rb") | $(get fsync-p99-ms "$ra") | $(get fsync-p99-ms "$rb") | $(whole "$(get daemon-gc-cycles "$ra")") | $(whole "$(get daemon-gc-cycles "$rb")") | $ca | $cb |"
   else
     echo "| $i | $ca | $cb | $d | $(get "daemon-sys-cpu-us/$unit" "$ra") | $(get "daemon-sys-cpu-us/$unit" "$rb") | $(get "${unit}s/s" "$ra") | $(get "${unit}s/s" "$rb") |"
   fi
