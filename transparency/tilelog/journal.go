@@ -3,6 +3,7 @@ package tilelog
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -84,9 +85,6 @@ type journal struct {
 	dir  string
 	f    *os.File // the newest segment, open for writing
 	size int64    // the length of its groups, where the next is written
-	// fileLen is its file's length: more than size when the file is a
-	// reused segment's.
-	fileLen int64
 	// spare says journal/reuse.seg is there, for the next segment.
 	spare bool
 	next  uint64 // index of the next record
@@ -168,18 +166,17 @@ func openJournal(dir string, from uint64, logger *slog.Logger) (*journal, []jour
 				}
 				// Its leaves would have started at j.next: groups follow
 				// on from one another.
+				level, msg := slog.LevelWarn, "transparency log journal: torn tail cut off (never acknowledged)"
 				if olderGroup(raw[good:], first) {
-					logger.Info("transparency log journal: a reused segment's older groups cut off",
-						"segment", segmentName(first), "offset", good, "bytes", len(raw)-good, "index", j.next)
-				} else {
-					logger.Warn("transparency log journal: torn tail cut off (never acknowledged)",
-						"segment", segmentName(first), "offset", good, "bytes", len(raw)-good, "index", j.next, "reason", err)
+					level, msg = slog.LevelInfo, "transparency log journal: a reused segment's older groups cut off"
 				}
+				logger.Log(context.Background(), level, msg,
+					"segment", segmentName(first), "offset", good, "bytes", len(raw)-good, "index", j.next, "reason", err)
 			}
 			if j.f, err = os.OpenFile(path, os.O_WRONLY, 0o600); err != nil {
 				return nil, nil, fmt.Errorf("couldn't open the journal: %w", err)
 			}
-			j.size, j.fileLen = int64(good), int64(good)
+			j.size = int64(good)
 		}
 	}
 	if fi, err := os.Lstat(filepath.Join(dir, reuseName)); err == nil && fi.Mode().IsRegular() {
@@ -329,21 +326,29 @@ const minRecord = 4 + 1
 // must follow want by at least one record and at most as many as fit
 // between the two.
 func laterGroup(raw []byte, off int, want uint64) bool {
-	for i := off + 1; ; i++ {
+	return anyHead(raw, off+1, func(i int, h groupHead) bool {
+		if h.first <= want || h.first-want > uint64(max(i-off-groupHeader, 0)/minRecord) {
+			return false
+		}
+		end := i + groupHeader + int(h.length)
+		if end > len(raw) || crc32.Checksum(raw[i+groupHeader:end], crcTable) != h.crc {
+			return false
+		}
+		_, err := parseBody(nil, raw[i+groupHeader:end], h.first, h.count)
+		return err == nil
+	})
+}
+
+// anyHead reports whether raw, from offset from on, holds a valid group
+// header at some offset i for which match(i, header) holds.
+func anyHead(raw []byte, from int, match func(i int, h groupHead) bool) bool {
+	for i := from; ; i++ {
 		j := bytes.Index(raw[i:], groupMagic[:])
 		if j < 0 {
 			return false
 		}
 		i += j
-		h, ok := parseHead(raw[i:])
-		if !ok || h.first <= want || h.first-want > uint64(max(i-off-groupHeader, 0)/minRecord) {
-			continue
-		}
-		end := i + groupHeader + int(h.length)
-		if end > len(raw) || crc32.Checksum(raw[i+groupHeader:end], crcTable) != h.crc {
-			continue
-		}
-		if _, err := parseBody(nil, raw[i+groupHeader:end], h.first, h.count); err == nil {
+		if h, ok := parseHead(raw[i:]); ok && match(i, h) {
 			return true
 		}
 	}
@@ -353,16 +358,7 @@ func laterGroup(raw []byte, off int, want uint64) bool {
 // below first, the index of the segment it is in: bytes of a reused
 // segment's previous life.
 func olderGroup(tail []byte, first uint64) bool {
-	for i := 0; ; i++ {
-		j := bytes.Index(tail[i:], groupMagic[:])
-		if j < 0 {
-			return false
-		}
-		i += j
-		if h, ok := parseHead(tail[i:]); ok && h.first < first {
-			return true
-		}
-	}
+	return anyHead(tail, 0, func(_ int, h groupHead) bool { return h.first < first })
 }
 
 // appendGroup appends the group of leaves from index first to b.
@@ -387,48 +383,50 @@ func appendGroup(b []byte, first uint64, leaves [][]byte) []byte {
 // spare segment renamed, when there is one, else a new file. The segment
 // it follows is first cut to its groups and synced.
 func (j *journal) newSegment() error {
-	if j.f != nil && j.fileLen > j.size {
-		if err := j.f.Truncate(j.size); err != nil {
-			return fmt.Errorf("couldn't cut a reused journal segment: %w", err)
+	if j.f != nil {
+		if err := j.cutTail(); err != nil {
+			return err
 		}
-		if err := j.f.Sync(); err != nil {
-			return fmt.Errorf("couldn't sync the journal: %w", err)
-		}
-		j.fileLen = j.size
 	}
 	path := filepath.Join(j.dir, segmentName(j.next))
-	var f *os.File
-	var err error
-	reused := false
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	if j.spare {
 		j.spare = false
-		err = os.Rename(filepath.Join(j.dir, reuseName), path)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		switch err := os.Rename(filepath.Join(j.dir, reuseName), path); {
+		case err == nil:
+			flags = os.O_WRONLY
+		case !errors.Is(err, fs.ErrNotExist):
 			return fmt.Errorf("couldn't reuse a journal segment: %w", err)
 		}
-		reused = err == nil
 	}
-	if reused {
-		f, err = os.OpenFile(path, os.O_WRONLY, 0o600)
-	} else {
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	}
+	f, err := os.OpenFile(path, flags, 0o600)
 	if err != nil {
 		return fmt.Errorf("couldn't create a journal segment: %w", err)
 	}
-	fi, err := f.Stat()
-	if err == nil {
-		err = atomicfile.SyncDir(j.dir)
-	}
-	if err != nil {
+	if err := atomicfile.SyncDir(j.dir); err != nil {
 		f.Close()
 		return err
 	}
 	if j.f != nil {
 		j.f.Close()
 	}
-	j.f, j.size, j.fileLen = f, 0, fi.Size()
+	j.f, j.size = f, 0
 	j.segs = append(j.segs, j.next)
+	return nil
+}
+
+// cutTail cuts the newest segment's file to its groups and syncs it, when
+// it is longer (a reused segment's older bytes after them).
+func (j *journal) cutTail() error {
+	fi, err := j.f.Stat()
+	if err == nil && fi.Size() > j.size {
+		if err = j.f.Truncate(j.size); err == nil {
+			err = j.f.Sync()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("couldn't cut a reused journal segment: %w", err)
+	}
 	return nil
 }
 
@@ -452,7 +450,6 @@ func (j *journal) write(leaves [][]byte) (uint64, error) {
 		j.synced(time.Since(t0))
 	}
 	j.size += int64(len(j.buf))
-	j.fileLen = max(j.fileLen, j.size)
 	j.next += uint64(len(leaves))
 	if cap(j.buf) > 4<<20 {
 		j.buf = nil
@@ -494,14 +491,5 @@ func (j *journal) close() error {
 	if j.f == nil {
 		return nil
 	}
-	var err error
-	if j.fileLen > j.size {
-		if err = j.f.Truncate(j.size); err == nil {
-			err = j.f.Sync()
-		}
-		if err != nil {
-			err = fmt.Errorf("couldn't cut a reused journal segment: %w", err)
-		}
-	}
-	return errors.Join(err, j.f.Close())
+	return errors.Join(j.cutTail(), j.f.Close())
 }

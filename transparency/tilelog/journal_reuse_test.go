@@ -64,7 +64,7 @@ func TestJournalReusesSegment(t *testing.T) {
 	}
 	j.f.Close() // a crash: close would cut segment 25 to its group
 	if fi, err := os.Stat(filepath.Join(dir, segmentName(24))); err != nil || fi.Size() != int64(len(appendGroup(nil, 24, journalLeaves(24, 1)))) {
-		t.Fatalf("segment 24 not cut to its group when left: %v, %v", fi.Size(), err)
+		t.Fatalf("segment 24 not cut to its group when left: %v, %v", fi, err)
 	}
 
 	var buf bytes.Buffer
@@ -117,7 +117,7 @@ func TestJournalCloseCutsReusedSegment(t *testing.T) {
 	}
 	fi, err := os.Stat(filepath.Join(dir, segmentName(15)))
 	if want := int64(len(appendGroup(nil, 15, journalLeaves(15, 1)))); err != nil || fi.Size() != want {
-		t.Fatalf("reused segment 15 closed: %v, %v bytes; want %d", err, fi.Size(), want)
+		t.Fatalf("reused segment 15 closed: %v, %v; want %d bytes", err, fi, want)
 	}
 	var buf bytes.Buffer
 	j, recs, err := openJournal(dir, 15, slog.New(slog.NewTextHandler(&buf, nil)))
