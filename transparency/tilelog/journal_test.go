@@ -573,16 +573,10 @@ func TestAppendTesseraStalled(t *testing.T) {
 // without a deadline, must end after AppendTimeout with ErrUnavailable and
 // never ErrNotAppended, since the write may yet land; the log fails closed.
 func TestAppendJournalWriteStalled(t *testing.T) {
-	writing, release := make(chan struct{}), make(chan struct{})
-	var held atomic.Bool
+	hold, writing, release := holdFirstWrite()
 	const timeout = 200 * time.Millisecond
 	l, err := Open(context.Background(), Config{Dir: t.TempDir(), Origin: "example.com/hung", Signers: lagSigners(t), AppendTimeout: timeout,
-		beforeWrite: func() {
-			if held.CompareAndSwap(false, true) {
-				close(writing)
-				<-release
-			}
-		}})
+		beforeWrite: hold})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -967,6 +961,49 @@ func journalGroups(t *testing.T, dir string) []uint32 {
 	return counts
 }
 
+// holdFirstWrite returns a Config.beforeWrite that holds the journal's
+// first group before its write: writing is closed once it is held, and
+// closing release lets the write go on.
+func holdFirstWrite() (hold func(), writing, release chan struct{}) {
+	writing, release = make(chan struct{}), make(chan struct{})
+	var held atomic.Bool
+	return func() {
+		if held.CompareAndSwap(false, true) {
+			close(writing)
+			<-release
+		}
+	}, writing, release
+}
+
+// appender returns a func that appends a leaf to l in the background, in
+// wg, failing t if the append fails.
+func appender(t *testing.T, l *Log, wg *sync.WaitGroup) func(leaf string) {
+	return func(leaf string) {
+		wg.Go(func() {
+			if _, err := l.Append(context.Background(), []byte(leaf)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
+// spaceNext has l's journal space its next group: a first append, held in
+// its write (holdFirstWrite's writing and release), and one arriving
+// meanwhile, after which the write goes on. Appends made next wait with
+// the second for the journal interval.
+func spaceNext(t *testing.T, l *Log, writing, release chan struct{}, appendOne func(string)) {
+	t.Helper()
+	appendOne("first")
+	<-writing
+	appendOne("during")
+	waitFor(t, func() bool {
+		l.pmu.Lock()
+		defer l.pmu.Unlock()
+		return len(l.queue) == 1
+	})
+	close(release)
+}
+
 // While appends arrive during the journal's writes, the next group waits
 // until JournalInterval after the last one began, and every append arriving
 // meanwhile shares its fsync; an appender alone, appending again once
@@ -974,40 +1011,19 @@ func journalGroups(t *testing.T, dir string) []uint32 {
 func TestJournalInterval(t *testing.T) {
 	const interval, spaced, alone = 3 * time.Second, 10, 5
 	dir := t.TempDir()
-	writing, release := make(chan struct{}), make(chan struct{})
-	var held atomic.Bool
+	hold, writing, release := holdFirstWrite()
 	l, err := Open(context.Background(), Config{Dir: dir, Origin: "example.com/interval", Signers: lagSigners(t), JournalInterval: interval,
-		beforeWrite: func() {
-			if held.CompareAndSwap(false, true) { // the first group only
-				close(writing)
-				<-release
-			}
-		}})
+		beforeWrite: hold})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	appendAll := func(wg *sync.WaitGroup, leaf string) {
-		wg.Go(func() {
-			if _, err := l.Append(context.Background(), []byte(leaf)); err != nil {
-				t.Error(err)
-			}
-		})
-	}
 	var wg sync.WaitGroup
-	appendAll(&wg, "first")
-	<-writing
-	// One append arrives while the first group is written...
-	appendAll(&wg, "during")
-	waitFor(t, func() bool {
-		l.pmu.Lock()
-		defer l.pmu.Unlock()
-		return len(l.queue) == 1
-	})
-	close(release)
-	// ...so the next group waits, and these, one every 2 ms, join it.
+	appendOne := appender(t, l, &wg)
+	spaceNext(t, l, writing, release, appendOne)
+	// The next group waits, and these, one every 2 ms, join it.
 	for i := range spaced {
-		appendAll(&wg, fmt.Sprintf("spaced %d", i))
+		appendOne(fmt.Sprintf("spaced %d", i))
 		time.Sleep(2 * time.Millisecond)
 	}
 	wg.Wait()
@@ -1027,6 +1043,39 @@ func TestJournalInterval(t *testing.T) {
 		want = append(want, 1)
 	}
 	if got := journalGroups(t, dir); !slices.Equal(got, want) {
+		t.Fatalf("journal groups of %v leaves, want %v", got, want)
+	}
+}
+
+// Close does not wait out a spacing in progress: the appends it holds are
+// journaled and acknowledged at once.
+func TestJournalIntervalClose(t *testing.T) {
+	const interval = 20 * time.Second
+	dir := t.TempDir()
+	hold, writing, release := holdFirstWrite()
+	l, err := Open(context.Background(), Config{Dir: dir, Origin: "example.com/interval", Signers: lagSigners(t),
+		JournalInterval: interval, AppendTimeout: time.Minute, beforeWrite: hold})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	appendOne := appender(t, l, &wg)
+	spaceNext(t, l, writing, release, appendOne)
+	appendOne("spaced")
+	waitFor(t, func() bool { // journalLoop holds both for the interval
+		l.pmu.Lock()
+		defer l.pmu.Unlock()
+		return len(l.queue) == 2
+	})
+	start := time.Now()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if took := time.Since(start); took >= interval/2 {
+		t.Fatalf("Close took %v: it waited out the journal interval (%v)", took, interval)
+	}
+	if got, want := journalGroups(t, dir), []uint32{1, 2}; !slices.Equal(got, want) {
 		t.Fatalf("journal groups of %v leaves, want %v", got, want)
 	}
 }

@@ -337,28 +337,29 @@ func (l *Log) overdue(now time.Time) bool {
 // space holds journalLoop's next group until JournalInterval has passed
 // since the last one was taken (last), so that the appends arriving
 // meanwhile share its fsync; it does not wait when nothing is queued, nor
-// once Close has begun. journalLoop spaces groups only while appends
-// arrive during its writes (busy, busyHold): concurrent appenders, whose
-// next appends are likely within the interval.
+// once Close has begun (stopc). journalLoop spaces groups only while
+// appends arrive during its writes (busy, busyHold): concurrent appenders,
+// whose next appends are likely within the interval. It does not listen
+// to wake: the queue, once it holds an append, only grows until
+// journalLoop takes it, so the appends arriving meanwhile have nothing to
+// tell it, and each would wake it (about 20 a group at rngd's half of
+// peak: a goroutine, often a thread, woken for nothing).
 func (l *Log) space(last time.Time) {
 	wait := time.Until(last.Add(l.cfg.JournalInterval))
 	if wait <= 0 {
 		return
 	}
+	l.pmu.Lock()
+	idle, stopping := len(l.queue) == 0, l.stopping
+	l.pmu.Unlock()
+	if idle || stopping {
+		return
+	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
-	for {
-		l.pmu.Lock()
-		idle, stopping := len(l.queue) == 0, l.stopping
-		l.pmu.Unlock()
-		if idle || stopping {
-			return
-		}
-		select {
-		case <-t.C:
-			return
-		case <-l.wake: // an append, or Close
-		}
+	select {
+	case <-t.C:
+	case <-l.stopc:
 	}
 }
 

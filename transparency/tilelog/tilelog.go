@@ -286,6 +286,7 @@ type Log struct {
 	failed     error         // guarded by pmu: the pipeline stopped (fail closed)
 	failedc    chan struct{} // closed when failed is set
 	stopping   bool          // guarded by pmu
+	stopc      chan struct{} // closed once stopping is set (Close)
 	wake       chan struct{}
 	integrate  chan journaled
 	futures    chan pendingLeaf // added to tessera, in order, not yet confirmed
@@ -533,7 +534,7 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 			return fail(err)
 		}
 	}
-	l.wake = make(chan struct{}, 1)
+	l.wake, l.stopc = make(chan struct{}, 1), make(chan struct{})
 	go l.journalLoop()
 	l.bg.Add(1)
 	go l.watchAppends()
@@ -1097,6 +1098,7 @@ func (l *Log) Close() error {
 	l.pmu.Lock()
 	l.stopping = true
 	l.pmu.Unlock()
+	close(l.stopc)
 	select {
 	case l.wake <- struct{}{}:
 	default:
