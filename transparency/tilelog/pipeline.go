@@ -251,6 +251,9 @@ func (l *Log) journalLoop() {
 				err = l.fail(err)
 			} else {
 				l.sequenced.Store(l.journal.next)
+				// Before the answers: an appender that sees its leaf
+				// acknowledged sees the lag it made (the tests).
+				l.lagSeen = max(l.lagSeen, l.journal.next-l.integrated.Load())
 			}
 			for i, r := range batch {
 				r.done <- appendResult{index: first + uint64(i), err: err}
@@ -259,7 +262,6 @@ func (l *Log) journalLoop() {
 			if err != nil {
 				continue
 			}
-			l.lagSeen = max(l.lagSeen, l.journal.next-l.integrated.Load())
 			// A stalled tessera must not hold the journal (Close waits
 			// for journalLoop): once the pipeline failed, the journal
 			// keeps the group for the next Open.
