@@ -209,7 +209,7 @@ func (l *Log) journalLoop() {
 				l.space(last)
 			}
 			l.pmu.Lock()
-			batch, stopping, failed := l.queue, l.stopping, l.refusal()
+			batch, stopping, failed := l.queue, l.stopping(), l.refusal()
 			l.queue = nil
 			l.writing = oldest(batch)
 			l.pmu.Unlock()
@@ -352,9 +352,9 @@ func (l *Log) space(last time.Time) {
 		return
 	}
 	l.pmu.Lock()
-	idle, stopping := len(l.queue) == 0, l.stopping
+	idle := len(l.queue) == 0
 	l.pmu.Unlock()
-	if idle || stopping {
+	if idle {
 		return
 	}
 	t := time.NewTimer(wait)
@@ -362,6 +362,16 @@ func (l *Log) space(last time.Time) {
 	select {
 	case <-t.C:
 	case <-l.stopc:
+	}
+}
+
+// stopping reports whether Close has begun (stopc).
+func (l *Log) stopping() bool {
+	select {
+	case <-l.stopc:
+		return true
+	default:
+		return false
 	}
 }
 

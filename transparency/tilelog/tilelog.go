@@ -281,12 +281,13 @@ type Log struct {
 	// writing is when the oldest append of the group journalLoop holds
 	// (being journaled, or waiting for tessera) was queued; zero once the
 	// group is answered. Guarded by pmu; watchAppends reads it.
-	writing    time.Time
-	timedOut   chan struct{} // closed by watchAppends: an append waited AppendTimeout
-	failed     error         // guarded by pmu: the pipeline stopped (fail closed)
-	failedc    chan struct{} // closed when failed is set
-	stopping   bool          // guarded by pmu
-	stopc      chan struct{} // closed once stopping is set (Close)
+	writing  time.Time
+	timedOut chan struct{} // closed by watchAppends: an append waited AppendTimeout
+	failed   error         // guarded by pmu: the pipeline stopped (fail closed)
+	failedc  chan struct{} // closed when failed is set
+	// stopc is closed, under pmu, once Close has begun (stopping): no
+	// append is queued after it.
+	stopc      chan struct{}
 	wake       chan struct{}
 	integrate  chan journaled
 	futures    chan pendingLeaf // added to tessera, in order, not yet confirmed
@@ -637,7 +638,7 @@ func (l *Log) Append(ctx context.Context, leaf []byte) (uint64, error) {
 	// tessera as it is, not copied (0.7 KB a draw).
 	req := appendReq{leaf: leaf, done: make(chan appendResult, 1), at: now}
 	l.pmu.Lock()
-	if l.stopping {
+	if l.stopping() {
 		l.pmu.Unlock()
 		done(transparency.ErrClosed)
 		return 0, transparency.NotAppended(transparency.ErrClosed)
@@ -1096,9 +1097,8 @@ func (l *Log) Close() error {
 	// Acknowledge what is queued, let tessera integrate everything
 	// journaled, then stop tessera.
 	l.pmu.Lock()
-	l.stopping = true
-	l.pmu.Unlock()
 	close(l.stopc)
+	l.pmu.Unlock()
 	select {
 	case l.wake <- struct{}{}:
 	default:
